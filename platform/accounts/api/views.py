@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+from django.contrib.auth import authenticate, get_user_model, login, logout
+from django.middleware.csrf import get_token
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, permissions, status, viewsets
+from rest_framework.authentication import CSRFCheck
+from rest_framework.decorators import action
+from rest_framework.exceptions import APIException, PermissionDenied
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts import services
+from accounts.api.serializers import (
+    ApiTokenCreatedSerializer,
+    ApiTokenSerializer,
+    CsrfSerializer,
+    LoginSerializer,
+    UserCreateSerializer,
+    UserSerializer,
+)
+from accounts.models import ApiToken
+
+
+class CsrfView(APIView):
+    permission_classes = [permissions.AllowAny]
+    authentication_classes: list = []
+
+    @extend_schema(responses=CsrfSerializer, summary="Set the CSRF cookie for browser sessions")
+    def get(self, request):
+        return Response({"csrf_token": get_token(request)})
+
+
+class InvalidCredentials(APIException):
+    status_code = 400
+    default_code = "invalid_credentials"
+    default_detail = "Wrong username or password."
+
+
+def _enforce_csrf(request) -> None:
+    """Login is a session write too: without this, a third-party page could log a browser in."""
+    check = CSRFCheck(lambda req: None)
+    check.process_request(request)
+    reason = check.process_view(request, None, (), {})
+    if reason:
+        raise PermissionDenied(f"CSRF check failed: {reason}. Fetch /api/v1/auth/csrf/ and send X-CSRFToken.")
+
+
+class LoginView(APIView):
+    permission_classes = [permissions.AllowAny]
+    authentication_classes: list = []
+
+    @extend_schema(request=LoginSerializer, responses=UserSerializer, summary="Log in with a browser session")
+    def post(self, request):
+        _enforce_csrf(request._request)
+        serializer = LoginSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = authenticate(request._request, **serializer.validated_data)
+        if user is None:
+            raise InvalidCredentials()
+        login(request._request, user)
+        return Response(UserSerializer(user).data)
+
+
+class LogoutView(APIView):
+    @extend_schema(request=None, responses={204: None}, summary="End the browser session")
+    def post(self, request):
+        logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeView(APIView):
+    @extend_schema(responses=UserSerializer, summary="The user behind this session or token")
+    def get(self, request):
+        return Response(UserSerializer(request.user).data)
+
+
+class ApiTokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Personal API tokens. Keys are hashed at rest and shown once, at creation."""
+
+    serializer_class = ApiTokenSerializer
+    queryset = ApiToken.objects.none()
+
+    def get_queryset(self):
+        return self.request.user.api_tokens.all()
+
+    @extend_schema(request=ApiTokenSerializer, responses={201: ApiTokenCreatedSerializer})
+    def create(self, request):
+        serializer = ApiTokenSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        issued = services.api_token_create(user=request.user, **serializer.validated_data)
+        data = ApiTokenCreatedSerializer(issued.token).data | {"key": issued.key}
+        return Response(data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses=ApiTokenSerializer)
+    @action(detail=True, methods=["post"])
+    def revoke(self, request, pk=None):
+        token = services.api_token_revoke(token=self.get_object())
+        return Response(ApiTokenSerializer(token).data)
+
+
+class UserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Accounts on this installation; only administrators list and create them."""
+
+    serializer_class = UserSerializer
+    permission_classes = [permissions.IsAdminUser]
+    queryset = get_user_model().objects.order_by("username")
+
+    @extend_schema(request=UserCreateSerializer, responses={201: UserSerializer})
+    def create(self, request):
+        serializer = UserCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = services.user_create(**serializer.validated_data)
+        return Response(UserSerializer(user).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,203 @@
+"""Settings read from environment variables, failing loudly on malformed values.
+
+Every variable Sampan reads is declared in ``ENV_VARS`` so docs and the docker-compose check
+can be verified against the code. A bad value raises ``EnvError`` naming the variable, before
+anything starts.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+
+class EnvError(ImproperlyConfigured):
+    def __init__(self, name: str, problem: str) -> None:
+        super().__init__(f"environment variable {name}: {problem}")
+        self.name = name
+
+
+@dataclass(frozen=True)
+class EnvVar:
+    name: str
+    help: str
+
+
+ENV_VARS: dict[str, EnvVar] = {
+    v.name: v
+    for v in [
+        EnvVar("SAMPAN_HOME", "data directory for the embedded database, broker, blobs (default ~/.sampan)"),
+        EnvVar("SAMPAN_HOST", "address the web server binds (default 127.0.0.1)"),
+        EnvVar("SAMPAN_PORT", "port the web server listens on (default 8000)"),
+        EnvVar("DATABASE_URL", "postgres://user:pass@host:5432/name; unset: SQLite under SAMPAN_HOME"),
+        EnvVar("CELERY_BROKER_URL", "redis://host:6379/0 or amqp://...; unset: filesystem transport under SAMPAN_HOME"),
+        EnvVar("DJANGO_SECRET_KEY", "secret key; required in production"),
+        EnvVar("DJANGO_SETTINGS_MODULE", "config.settings.local (default) or config.settings.production"),
+        EnvVar("DJANGO_ALLOWED_HOSTS", "comma-separated host names; required in production"),
+        EnvVar("SAMPAN_CSRF_TRUSTED_ORIGINS", "comma-separated origins such as https://sampan.example.com"),
+        EnvVar("SAMPAN_SECURE_COOKIES", "true when served over HTTPS (production default true)"),
+        EnvVar("SAMPAN_ADMIN_USERNAME", "username of the first administrator (default admin)"),
+        EnvVar("SAMPAN_ADMIN_PASSWORD", "password of the first administrator; required to create one in production"),
+        EnvVar("SAMPAN_ADMIN_EMAIL", "e-mail of the first administrator"),
+        EnvVar("SAMPAN_WORKER_QUEUES", "queues a worker consumes: auto (cpu, plus gpu when a GPU is found), or a list"),
+        EnvVar("SAMPAN_WORKER_CONCURRENCY", "worker processes per worker host (default 1)"),
+        EnvVar("SAMPAN_JOB_HEARTBEAT_SECONDS", "how often a running job reports it is alive (default 5)"),
+        EnvVar("SAMPAN_JOB_STALE_SECONDS", "a running job silent this long is reaped (default 60)"),
+        EnvVar("SAMPAN_JOB_MAX_ATTEMPTS", "attempts before a job whose worker keeps dying is failed (default 3)"),
+        EnvVar("SAMPAN_REAPER_INTERVAL_SECONDS", "how often the reaper looks for stale jobs (default 15)"),
+        EnvVar("SAMPAN_MAX_REQUEST_BYTES", "largest API request body accepted (default 10 MiB)"),
+        EnvVar("SAMPAN_WEB_THREADS", "request threads of the web process (default 8)"),
+        EnvVar("SAMPAN_LOG_LEVEL", "DEBUG, INFO, WARNING or ERROR (default INFO)"),
+    ]
+}
+
+
+def _raw(name: str) -> str | None:
+    if name not in ENV_VARS:
+        raise KeyError(f"{name} is read but not declared in config.env.ENV_VARS")
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return None
+    return value.strip()
+
+
+def env_str(name: str, default: str | None = None) -> str | None:
+    value = _raw(name)
+    return default if value is None else value
+
+
+def env_required(name: str) -> str:
+    value = _raw(name)
+    if value is None:
+        raise EnvError(name, "is required here but not set")
+    return value
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    value = _raw(name)
+    if value is None:
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise EnvError(name, f"expected an integer, got {value!r}") from None
+    if minimum is not None and number < minimum:
+        raise EnvError(name, f"must be at least {minimum}, got {number}")
+    if maximum is not None and number > maximum:
+        raise EnvError(name, f"must be at most {maximum}, got {number}")
+    return number
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = _raw(name)
+    if value is None:
+        return default
+    if value.lower() in _TRUE:
+        return True
+    if value.lower() in _FALSE:
+        return False
+    raise EnvError(name, f"expected true/false, got {value!r}")
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    value = _raw(name)
+    if value is None:
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_choice(name: str, default: str, choices: set[str]) -> str:
+    value = _raw(name)
+    if value is None:
+        return default
+    if value.upper() not in choices:
+        raise EnvError(name, f"expected one of {', '.join(sorted(choices))}, got {value!r}")
+    return value.upper()
+
+
+def sampan_home() -> Path:
+    value = _raw("SAMPAN_HOME")
+    path = Path(value).expanduser() if value else Path.home() / ".sampan"
+    if path.exists() and not path.is_dir():
+        raise EnvError("SAMPAN_HOME", f"{path} exists and is not a directory")
+    path.mkdir(parents=True, exist_ok=True)
+    return path.resolve()
+
+
+def database_from_url(name: str, default_sqlite: Path) -> dict:
+    """DATABASES['default'] from a postgres:// or sqlite:// URL; SQLite under SAMPAN_HOME when unset."""
+    value = _raw(name)
+    if value is None:
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": str(default_sqlite),
+            "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"},
+        }
+    parts = urlsplit(value)
+    if parts.scheme in {"postgres", "postgresql", "pgsql"}:
+        try:
+            port = parts.port
+        except ValueError:
+            raise EnvError(name, f"port is not a number in {_redact(value)}") from None
+        db_name = unquote(parts.path.lstrip("/"))
+        if not parts.hostname and not parse_qs(parts.query).get("host"):
+            raise EnvError(name, f"no host in {_redact(value)}; expected postgres://user:pass@host:5432/name")
+        if not db_name or "/" in db_name:
+            raise EnvError(name, f"no database name in {_redact(value)}; expected postgres://user:pass@host:5432/name")
+        options = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        host = options.pop("host", parts.hostname or "")
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": db_name,
+            "USER": unquote(parts.username or ""),
+            "PASSWORD": unquote(parts.password or ""),
+            "HOST": host,
+            "PORT": str(port or ""),
+            "CONN_MAX_AGE": 60,
+            "CONN_HEALTH_CHECKS": True,
+            "OPTIONS": options,
+        }
+    if parts.scheme == "sqlite":
+        path = unquote(value[len("sqlite://"):])
+        if not path.startswith("/") or len(path) < 2:
+            raise EnvError(name, f"expected sqlite:////absolute/path.db, got {value!r}")
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": path, "OPTIONS": {"timeout": 30}}
+    raise EnvError(name, f"unsupported scheme {parts.scheme!r} in {_redact(value)}; use postgres:// or sqlite://")
+
+
+BROKER_SCHEMES = {"redis", "rediss", "amqp", "amqps", "pyamqp", "filesystem", "sqla+postgresql", "sqla+sqlite"}
+
+
+def broker_url(name: str) -> str | None:
+    """The broker URL if set and well formed; None means the embedded filesystem transport."""
+    value = _raw(name)
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in BROKER_SCHEMES:
+        raise EnvError(name, f"unsupported scheme {parts.scheme!r}; use redis://host:6379/0 or amqp://host:5672//")
+    if parts.scheme in {"redis", "rediss", "amqp", "amqps", "pyamqp"}:
+        if not parts.hostname:
+            raise EnvError(name, f"no host in {_redact(value)}")
+        try:
+            parts.port  # noqa: B018 - raises on a non-numeric port
+        except ValueError:
+            raise EnvError(name, f"port is not a number in {_redact(value)}") from None
+    if parts.scheme in {"redis", "rediss"} and parts.path.strip("/") and not parts.path.strip("/").isdigit():
+        raise EnvError(name, f"redis database must be a number, got {parts.path!r}")
+    return value
+
+
+def _redact(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password:
+        return url.replace(f":{parts.password}@", ":***@")
+    return url

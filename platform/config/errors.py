@@ -1,0 +1,150 @@
+"""One error body for every 4xx/5xx: {"error": {"code", "message", "details"}}.
+
+DRF exceptions go through ``api_exception_handler``; Django-level failures (unknown routes,
+oversized bodies, crashes) through ``ApiErrorMiddleware`` and the handler views in config.urls.
+No traceback ever reaches a client.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+logger = logging.getLogger("sampan.errors")
+
+
+def error_body(code: str, message: str, details: Any = None) -> dict:
+    return {"error": {"code": code, "message": message, "details": details if details is not None else {}}}
+
+
+def error_response(status_code: int, code: str, message: str, details: Any = None) -> JsonResponse:
+    return JsonResponse(error_body(code, message, details), status=status_code)
+
+
+def _first_message(detail: Any, path: str = "") -> str:
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            where = key if key != "non_field_errors" else ""
+            return _first_message(value, f"{path}.{where}".strip(".") if where else path)
+        return "Invalid input."
+    if isinstance(detail, list):
+        return _first_message(detail[0], path) if detail else "Invalid input."
+    return f"{path}: {detail}" if path else str(detail)
+
+
+def api_exception_handler(exc: Exception, context: dict) -> Response | None:
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound("Not found.")
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    elif isinstance(exc, RequestDataTooBig):
+        return Response(error_body("request_too_large", str(exc) or "Request body is too large."), status=413)
+    response = exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        code, message, details = "invalid", _first_message(exc.detail), exc.detail
+    else:
+        detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
+        code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
+        message = str(detail) if not isinstance(detail, (dict, list)) else _first_message(detail)
+        details = detail if isinstance(detail, (dict, list)) else {}
+        if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+            details = {"retry_after_seconds": int(exc.wait)}
+    response.data = error_body(str(code), message, details)
+    return response
+
+
+class ApiErrorMiddleware:
+    """Rejects oversized bodies before they are read and turns crashes into the error shape."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        from django.conf import settings
+
+        length = request.META.get("CONTENT_LENGTH") or "0"
+        try:
+            size = int(length)
+        except ValueError:
+            return error_response(400, "bad_request", "Content-Length header is not a number.")
+        limit = settings.SAMPAN_MAX_REQUEST_BYTES
+        if size > limit:
+            return error_response(
+                413, "request_too_large", f"Request body is {size} bytes; the limit is {limit} bytes.",
+                {"limit_bytes": limit, "size_bytes": size},
+            )
+        return self.get_response(request)
+
+    def process_exception(self, request, exc):
+        if isinstance(exc, RequestDataTooBig):
+            return error_response(413, "request_too_large", "Request body is too large.")
+        if isinstance(exc, SuspiciousOperation):
+            return error_response(400, "bad_request", "Request rejected: " + exc.__class__.__name__)
+        if isinstance(exc, Http404):
+            return None
+        logger.exception("unhandled error on %s %s", request.method, request.path)
+        return error_response(500, "server_error", "Internal server error. The details are in the server log.")
+
+
+def handler400(request, exception=None):
+    return error_response(400, "bad_request", "Bad request.")
+
+
+def handler403(request, exception=None):
+    return error_response(403, "permission_denied", "You do not have permission to perform this action.")
+
+
+def handler404(request, exception=None):
+    return error_response(404, "not_found", f"No route matches {request.path}.")
+
+
+def handler500(request):
+    return error_response(500, "server_error", "Internal server error. The details are in the server log.")
+
+
+def csrf_failure(request, reason=""):
+    return error_response(403, "csrf_failed", f"CSRF check failed: {reason}")
+
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["code", "message", "details"],
+            "properties": {
+                "code": {"type": "string"},
+                "message": {"type": "string"},
+                "details": {},
+            },
+        }
+    },
+}
+
+
+def add_error_responses(result: dict, generator, request, public) -> dict:
+    """drf-spectacular hook: document the shared error body on every operation."""
+    result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    ref = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    for path, operations in result.get("paths", {}).items():
+        for method, operation in operations.items():
+            responses = operation.setdefault("responses", {})
+            codes = ["401", "403"]
+            if method in {"post", "put", "patch"}:
+                codes.append("400")
+            if "{" in path:
+                codes.append("404")
+            for code in codes:
+                responses.setdefault(code, {"description": "Error", **ref})
+    return result
+
+

@@ -1,0 +1,212 @@
+"""Settings shared by every environment; everything configurable comes from config.env."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from config.env import (
+    broker_url,
+    database_from_url,
+    env_bool,
+    env_choice,
+    env_int,
+    env_list,
+    env_str,
+    sampan_home,
+)
+
+PLATFORM_DIR = Path(__file__).resolve().parents[2]
+REPO_DIR = PLATFORM_DIR.parent
+FRONTEND_DIST = REPO_DIR / "frontend" / "dist"
+SAMPAN_HOME = sampan_home()
+
+SECRET_KEY = env_str("DJANGO_SECRET_KEY") or "dev-only-insecure-key-not-for-production"
+DEBUG = False
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("SAMPAN_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "accounts.apps.AccountsConfig",
+    "workspaces.apps.WorkspacesConfig",
+    "jobs.apps.JobsConfig",
+    "datasets.apps.DatasetsConfig",
+    "training.apps.TrainingConfig",
+    "automl.apps.AutomlConfig",
+    "deploy.apps.DeployConfig",
+]
+
+MIDDLEWARE = [
+    "config.errors.ApiErrorMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+AUTH_USER_MODEL = "accounts.User"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+DATABASES = {"default": database_from_url("DATABASE_URL", SAMPAN_HOME / "sampan.sqlite3")}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = SAMPAN_HOME / "static"
+# The built single-page app is served from the site root (index.html, /assets/...).
+WHITENOISE_ROOT = FRONTEND_DIST if FRONTEND_DIST.is_dir() else None
+WHITENOISE_INDEX_FILE = False
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(SAMPAN_HOME / "blobs")}},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+SAMPAN_MAX_REQUEST_BYTES = env_int("SAMPAN_MAX_REQUEST_BYTES", 10 * 1024 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = SAMPAN_MAX_REQUEST_BYTES
+
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.ApiTokenAuthentication",
+        "accounts.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PAGINATION_CLASS": "config.pagination.PageNumberPagination",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "config.errors.api_exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Sampan API",
+    "DESCRIPTION": "The REST API behind the Sampan browser app and SDK. Errors always have the shape "
+    '{"error": {"code", "message", "details"}}.',
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "JobStatusEnum": "jobs.models.JobStatus",
+        "RoleEnum": "workspaces.models.Role",
+        "TokenStatusEnum": ["active", "revoked", "expired"],
+        "JobEventTypeEnum": "jobs.models.JobEventType",
+    },
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.errors.add_error_responses"],
+}
+
+# --- jobs and Celery -------------------------------------------------------------------------
+SAMPAN_JOB_HEARTBEAT_SECONDS = env_int("SAMPAN_JOB_HEARTBEAT_SECONDS", 5, minimum=1, maximum=600)
+SAMPAN_JOB_STALE_SECONDS = env_int("SAMPAN_JOB_STALE_SECONDS", 60, minimum=3, maximum=86400)
+if SAMPAN_JOB_STALE_SECONDS <= 2 * SAMPAN_JOB_HEARTBEAT_SECONDS:
+    from config.env import EnvError
+
+    raise EnvError(
+        "SAMPAN_JOB_STALE_SECONDS",
+        f"must be more than twice SAMPAN_JOB_HEARTBEAT_SECONDS ({SAMPAN_JOB_HEARTBEAT_SECONDS})",
+    )
+SAMPAN_JOB_MAX_ATTEMPTS = env_int("SAMPAN_JOB_MAX_ATTEMPTS", 3, minimum=1, maximum=100)
+SAMPAN_REAPER_INTERVAL_SECONDS = env_int("SAMPAN_REAPER_INTERVAL_SECONDS", 15, minimum=1, maximum=3600)
+SAMPAN_WORKER_QUEUES = env_str("SAMPAN_WORKER_QUEUES", "auto")
+SAMPAN_WORKER_CONCURRENCY = env_int("SAMPAN_WORKER_CONCURRENCY", 1, minimum=1, maximum=64)
+SAMPAN_WEB_THREADS = env_int("SAMPAN_WEB_THREADS", 8, minimum=1, maximum=256)
+SAMPAN_HOST = env_str("SAMPAN_HOST", "127.0.0.1")
+SAMPAN_PORT = env_int("SAMPAN_PORT", 8000, minimum=1, maximum=65535)
+
+_broker = broker_url("CELERY_BROKER_URL")
+SAMPAN_EMBEDDED_BROKER = _broker is None
+if _broker is None:
+    _queue_dir = SAMPAN_HOME / "broker"
+    for sub in ("queue", "processed", "control"):
+        (_queue_dir / sub).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_queue_dir / "queue"),
+        "data_folder_out": str(_queue_dir / "queue"),
+        "processed_folder": str(_queue_dir / "processed"),
+        "control_folder": str(_queue_dir / "control"),
+        "store_processed": False,
+        "polling_interval": 0.5,
+    }
+else:
+    CELERY_BROKER_URL = _broker
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 12 * 3600}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = "cpu"
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BEAT_SCHEDULE = {
+    "reap-stale-jobs": {"task": "jobs.reap_stale", "schedule": float(SAMPAN_REAPER_INTERVAL_SECONDS), "options": {"queue": "cpu", "expires": float(SAMPAN_REAPER_INTERVAL_SECONDS)}},
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(SAMPAN_HOME / "celerybeat-schedule")
+
+LOG_LEVEL = env_choice("SAMPAN_LOG_LEVEL", "INFO", {"DEBUG", "INFO", "WARNING", "ERROR"})
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {"django.request": {"level": "ERROR"}},
+}
+
+SAMPAN_SECURE_COOKIES = env_bool("SAMPAN_SECURE_COOKIES", False)
+CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
+SAMPAN_PRODUCTION = False

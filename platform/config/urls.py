@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+from accounts.api.views import ApiTokenViewSet, CsrfView, LoginView, LogoutView, MeView, UserViewSet
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from jobs.api.views import JobKindListView, JobViewSet, WorkerNodeListView
+from rest_framework.routers import DefaultRouter
+from workspaces.api.views import MembershipViewSet, ProjectViewSet, WorkspaceViewSet
+
+from config import errors, health, spa
+
+router = DefaultRouter(trailing_slash=True)
+router.include_root_view = False
+router.register("tokens", ApiTokenViewSet, basename="token")
+router.register("users", UserViewSet, basename="user")
+router.register("workspaces", WorkspaceViewSet, basename="workspace")
+router.register(r"workspaces/(?P<workspace_id>\d+)/members", MembershipViewSet, basename="membership")
+router.register("projects", ProjectViewSet, basename="project")
+router.register("jobs", JobViewSet, basename="job")
+
+api_v1 = [
+    path("auth/csrf/", CsrfView.as_view(), name="auth-csrf"),
+    path("auth/login/", LoginView.as_view(), name="auth-login"),
+    path("auth/logout/", LogoutView.as_view(), name="auth-logout"),
+    path("auth/me/", MeView.as_view(), name="auth-me"),
+    path("job-kinds/", JobKindListView.as_view(), name="job-kinds"),
+    path("workers/", WorkerNodeListView.as_view(), name="workers"),
+    *router.urls,
+]
+
+urlpatterns = [
+    path("api/v1/", include(api_v1)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("healthz", health.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    # Everything else that is not an API, admin or static path is a browser route of the SPA.
+    re_path(r"^(?!api/|admin/|static/|healthz)(?P<path>.*)$", spa.index, name="spa"),
+]
+
+handler400 = errors.handler400
+handler403 = errors.handler403
+handler404 = errors.handler404
+handler500 = errors.handler500

@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from workspaces.api.serializers import MemberWorkspaceField
+from workspaces.selectors import projects_for
+
+from jobs import registry
+from jobs.models import Job, JobEvent, WorkerNode
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class MemberProjectField(serializers.PrimaryKeyRelatedField):
+    def get_queryset(self):
+        return projects_for(user=self.context["request"].user)
+
+
+class JobSerializer(serializers.ModelSerializer):
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Job
+        fields = [
+            "id", "workspace", "project", "kind", "params", "status", "queue", "attempt", "max_attempts",
+            "lease_owner", "heartbeat_at", "cancel_requested", "progress", "result", "error", "created_by",
+            "created_at", "enqueued_at", "started_at", "finished_at",
+        ]
+        read_only_fields = fields
+
+
+class JobCreateSerializer(serializers.Serializer):
+    workspace = MemberWorkspaceField(required=False, help_text="Defaults to the project's workspace.")
+    project = MemberProjectField(required=False, allow_null=True)
+    kind = serializers.CharField(max_length=64)
+    params = serializers.DictField(required=False, default=dict)
+
+    def validate(self, attrs):
+        project, workspace = attrs.get("project"), attrs.get("workspace")
+        if workspace is None and project is None:
+            raise serializers.ValidationError({"workspace": ["Give a workspace or a project."]})
+        if project is not None and workspace is not None and project.workspace_id != workspace.pk:
+            raise serializers.ValidationError({"project": ["The project is not in that workspace."]})
+        attrs["workspace"] = workspace or project.workspace
+        kind = registry.get(attrs["kind"])
+        if kind is None:
+            names = ", ".join(k.name for k in registry.all_kinds())
+            raise serializers.ValidationError({"kind": [f"Unknown job kind {attrs['kind']!r}; known kinds: {names}."]})
+        params = kind.params_serializer(data=attrs.get("params") or {})
+        if not params.is_valid():
+            raise serializers.ValidationError({"params": params.errors})
+        attrs["params"] = params.validated_data
+        return attrs
+
+
+class JobEventSerializer(serializers.ModelSerializer):
+    seq = serializers.IntegerField(source="id", read_only=True)
+
+    class Meta:
+        model = JobEvent
+        fields = ["seq", "at", "type", "message", "data"]
+        read_only_fields = fields
+
+
+class JobKindSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    title = serializers.CharField()
+    description = serializers.CharField()
+    prefers_gpu = serializers.BooleanField()
+
+
+class WorkerNodeSerializer(serializers.ModelSerializer):
+    alive = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = WorkerNode
+        fields = ["hostname", "queues", "devices", "concurrency", "started_at", "last_seen", "alive"]
+        read_only_fields = fields

@@ -1,0 +1,95 @@
+from __future__ import annotations
+
+from django_filters import rest_framework as filters
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+from workspaces.permissions import WorkspaceRolePermission, require_role
+
+from jobs import registry, selectors, services
+from jobs.api.serializers import (
+    JobCreateSerializer,
+    JobEventSerializer,
+    JobKindSerializer,
+    JobSerializer,
+    WorkerNodeSerializer,
+)
+from jobs.models import Job, JobEventType
+
+
+class JobFilter(filters.FilterSet):
+    class Meta:
+        model = Job
+        fields = ["workspace", "project", "status", "kind"]
+
+
+class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Background jobs in the caller's workspaces, with live status and a progress series."""
+
+    serializer_class = JobSerializer
+    queryset = Job.objects.none()
+    permission_classes = [WorkspaceRolePermission]
+    filterset_class = JobFilter
+
+    def get_queryset(self):
+        return selectors.jobs_for(user=self.request.user)
+
+    @staticmethod
+    def workspace_id_of(obj) -> int:
+        return obj.workspace_id
+
+    @extend_schema(request=JobCreateSerializer, responses={201: JobSerializer})
+    def create(self, request):
+        serializer = JobCreateSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        require_role(user=request.user, workspace_id=data["workspace"].pk, action="start jobs")
+        job = services.job_create(
+            workspace=data["workspace"], project=data.get("project"), kind=data["kind"], params=data["params"],
+            user=request.user,
+        )
+        return Response(JobSerializer(job).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses=JobSerializer)
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        job = self.get_object()
+        return Response(JobSerializer(services.job_cancel(job=job)).data)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("type", OpenApiTypes.STR, enum=[t.value for t in JobEventType], required=False),
+            OpenApiParameter("after", OpenApiTypes.INT, required=False, description="Only events with seq > after."),
+        ],
+        responses=JobEventSerializer(many=True),
+    )
+    @action(detail=True, methods=["get"])
+    def events(self, request, pk=None):
+        job = self.get_object()
+        event_type = request.query_params.get("type")
+        if event_type and event_type not in JobEventType.values:
+            raise ValidationError({"type": [f"Unknown event type {event_type!r}; use one of {', '.join(JobEventType.values)}."]})
+        after = request.query_params.get("after")
+        if after is not None:
+            try:
+                after = int(after)
+            except ValueError:
+                raise ValidationError({"after": ["Must be an integer."]}) from None
+        page = self.paginate_queryset(selectors.events_of(job=job, type=event_type, after=after))
+        return self.get_paginated_response(JobEventSerializer(page, many=True).data)
+
+
+class JobKindListView(APIView):
+    @extend_schema(responses=JobKindSerializer(many=True), summary="Kinds of job this installation can run")
+    def get(self, request):
+        return Response(JobKindSerializer(registry.all_kinds(), many=True).data)
+
+
+class WorkerNodeListView(APIView):
+    @extend_schema(responses=WorkerNodeSerializer(many=True), summary="Worker hosts seen recently")
+    def get(self, request):
+        return Response(WorkerNodeSerializer(selectors.worker_nodes(), many=True).data)

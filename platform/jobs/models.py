@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class JobStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+FINISHED = frozenset({JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED})
+
+
+class Job(models.Model):
+    """One piece of background work. This row, not Celery, is the record of what happened.
+
+    queued -> running -> succeeded | failed | cancelled; running -> queued when the reaper finds
+    the worker gone (heartbeat stale) and attempts remain.
+    """
+
+    workspace = models.ForeignKey("workspaces.Workspace", on_delete=models.CASCADE, related_name="jobs")
+    project = models.ForeignKey("workspaces.Project", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs")
+    kind = models.CharField(max_length=64, db_index=True)
+    params = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED, db_index=True)
+    queue = models.CharField(max_length=32, default="cpu")
+    attempt = models.PositiveIntegerField(default=0, help_text="Starts so far; the running attempt's number.")
+    max_attempts = models.PositiveIntegerField(default=3)
+    lease_owner = models.CharField(max_length=200, blank=True, help_text="Worker process holding the job.")
+    heartbeat_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    cancel_requested = models.BooleanField(default=False)
+    progress = models.JSONField(default=dict, blank=True, help_text="The latest progress report.")
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "heartbeat_at"], name="job_status_heartbeat")]
+
+    def __str__(self) -> str:
+        return f"job {self.pk} {self.kind} {self.status}"
+
+
+class JobEventType(models.TextChoices):
+    STATUS = "status", "Status"
+    PROGRESS = "progress", "Progress"
+    LOG = "log", "Log"
+
+
+class JobEvent(models.Model):
+    """Append-only history of a job: status changes, the progress series, notable log lines."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="events")
+    at = models.DateTimeField(auto_now_add=True)
+    type = models.CharField(max_length=16, choices=JobEventType.choices)
+    message = models.CharField(max_length=500, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["job", "type", "id"], name="jobevent_job_type")]
+
+
+class WorkerNode(models.Model):
+    """A live Celery worker host, kept fresh by a heartbeat thread in the worker's main process."""
+
+    hostname = models.CharField(max_length=200, unique=True)
+    queues = models.JSONField(default=list)
+    devices = models.JSONField(default=dict)
+    concurrency = models.PositiveIntegerField(default=1)
+    pid = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField()
+    last_seen = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["hostname"]

@@ -1,0 +1,217 @@
+"""Writes for jobs. Every state change is a conditional UPDATE on the row, so two workers (or a
+worker and the reaper) can never both win: a duplicate delivery, a zombie worker or a late
+heartbeat finds the row no longer matching and does nothing."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from rest_framework import exceptions
+
+from jobs import registry
+from jobs.models import FINISHED, Job, JobEvent, JobEventType, JobStatus, WorkerNode
+
+logger = logging.getLogger("sampan.jobs")
+
+WORKER_ALIVE_SECONDS = 30
+
+
+class JobConflict(exceptions.APIException):
+    status_code = 409
+    default_code = "job_conflict"
+    default_detail = "The job is not in a state that allows this."
+
+
+def _event(job_id: int, type: str, message: str, data: dict | None = None) -> None:
+    JobEvent.objects.create(job_id=job_id, type=type, message=message[:500], data=data or {})
+
+
+def _send(job_id: int, *, kind: str, queue: str) -> None:
+    """Publish the job's message. Only ever called from transaction.on_commit (or outside one)."""
+    from config.celery import app
+
+    app.send_task(registry.get(kind).task_name, args=[job_id], queue=queue, routing_key=queue)
+
+
+def _enqueue_on_commit(job: Job) -> None:
+    job_id, kind, queue = job.pk, job.kind, job.queue
+    transaction.on_commit(lambda: _send(job_id, kind=kind, queue=queue))
+
+
+def choose_queue(kind: registry.JobKind) -> str:
+    """`gpu` when the kind can use one and a live worker consumes that queue; `cpu` otherwise."""
+    if kind.prefers_gpu and any("gpu" in node.queues for node in workers_alive()):
+        return "gpu"
+    return "cpu"
+
+
+@transaction.atomic
+def job_create(*, workspace, kind: str, params: dict, user=None, project=None, max_attempts: int | None = None) -> Job:
+    """Record a job and enqueue it once the transaction commits.
+
+    e.g. ``job_create(workspace=ws, kind="system.check", params={"seconds": 2}, user=u)``
+    """
+    job_kind = registry.get(kind)
+    if job_kind is None:
+        raise exceptions.ValidationError({"kind": [f"Unknown job kind {kind!r}."]})
+    job = Job.objects.create(
+        workspace=workspace,
+        project=project,
+        kind=kind,
+        params=params,
+        queue=choose_queue(job_kind),
+        max_attempts=max_attempts or settings.SAMPAN_JOB_MAX_ATTEMPTS,
+        created_by=user if user is not None and user.is_authenticated else None,
+        enqueued_at=timezone.now(),
+    )
+    _event(job.pk, JobEventType.STATUS, f"queued on {job.queue}", {"status": JobStatus.QUEUED})
+    _enqueue_on_commit(job)
+    return job
+
+
+def job_claim(*, job_id: int, worker: str) -> Job | None:
+    """Take a queued job for ``worker``; None when someone else has it or it is finished/cancelled."""
+    now = timezone.now()
+    claimed = Job.objects.filter(pk=job_id, status=JobStatus.QUEUED, cancel_requested=False).update(
+        status=JobStatus.RUNNING, attempt=F("attempt") + 1, lease_owner=worker, heartbeat_at=now, started_at=now
+    )
+    if claimed != 1:
+        status = Job.objects.filter(pk=job_id).values_list("status", flat=True).first()
+        if status is not None:
+            _event(job_id, JobEventType.LOG, f"delivery to {worker} ignored: job is {status}", {"worker": worker})
+        return None
+    job = Job.objects.get(pk=job_id)
+    _event(job_id, JobEventType.STATUS, f"running on {worker} (attempt {job.attempt} of {job.max_attempts})",
+           {"status": JobStatus.RUNNING, "attempt": job.attempt, "worker": worker})
+    return job
+
+
+def _held(job: Job):
+    return Job.objects.filter(pk=job.pk, status=JobStatus.RUNNING, lease_owner=job.lease_owner, attempt=job.attempt)
+
+
+def job_heartbeat(*, job: Job) -> tuple[bool, bool]:
+    """Refresh the lease. Returns (still_held, cancel_requested)."""
+    held = _held(job).update(heartbeat_at=timezone.now())
+    if held != 1:
+        return False, False
+    cancel = Job.objects.filter(pk=job.pk).values_list("cancel_requested", flat=True).first()
+    return True, bool(cancel)
+
+
+def job_cancel_requested(*, job: Job) -> bool:
+    return bool(Job.objects.filter(pk=job.pk).values_list("cancel_requested", flat=True).first())
+
+
+def job_report_progress(*, job: Job, data: dict[str, Any], message: str = "", record: bool = True) -> bool:
+    """Store the latest progress (and, when ``record``, append it to the series)."""
+    held = _held(job).update(progress=data, heartbeat_at=timezone.now())
+    if held == 1 and record:
+        _event(job.pk, JobEventType.PROGRESS, message, data)
+    return held == 1
+
+
+def _finish(job: Job, status: str, *, message: str, **fields) -> bool:
+    with transaction.atomic():
+        done = _held(job).update(status=status, finished_at=timezone.now(), lease_owner="", **fields)
+        if done == 1:
+            _event(job.pk, JobEventType.STATUS, message, {"status": status, "attempt": job.attempt})
+    return done == 1
+
+
+def job_succeed(*, job: Job, result: dict) -> bool:
+    return _finish(job, JobStatus.SUCCEEDED, message="succeeded", result=result, error="")
+
+
+def job_fail(*, job: Job, error: str) -> bool:
+    return _finish(job, JobStatus.FAILED, message=f"failed: {error}"[:500], error=error)
+
+
+def job_mark_cancelled(*, job: Job) -> bool:
+    return _finish(job, JobStatus.CANCELLED, message="cancelled while running")
+
+
+@transaction.atomic
+def job_cancel(*, job: Job) -> Job:
+    """Cancel a job: a queued job stops at once; a running one is asked to stop and its worker
+    ends it within a heartbeat (keeping whatever checkpoint it wrote)."""
+    job = Job.objects.select_for_update().get(pk=job.pk)
+    if job.status in FINISHED:
+        raise JobConflict(f"Job {job.pk} already {job.status}; there is nothing to cancel.")
+    if job.status == JobStatus.QUEUED:
+        job.status = JobStatus.CANCELLED
+        job.cancel_requested = True
+        job.finished_at = timezone.now()
+        job.save(update_fields=["status", "cancel_requested", "finished_at"])
+        _event(job.pk, JobEventType.STATUS, "cancelled before it started", {"status": JobStatus.CANCELLED})
+    elif not job.cancel_requested:
+        job.cancel_requested = True
+        job.save(update_fields=["cancel_requested"])
+        _event(job.pk, JobEventType.LOG, "cancel requested")
+    return job
+
+
+def jobs_reap_stale(*, now=None) -> dict[str, list[int]]:
+    """Requeue running jobs whose worker went silent; fail them once attempts are used up.
+
+    Also re-sends the message of jobs queued for very long (a broker that lost it); duplicates
+    are harmless because claiming is conditional.
+    """
+    now = now or timezone.now()
+    stale = timedelta(seconds=settings.SAMPAN_JOB_STALE_SECONDS)
+    outcome: dict[str, list[int]] = {"requeued": [], "failed": [], "cancelled": [], "resent": []}
+    for job_id in Job.objects.filter(status=JobStatus.RUNNING, heartbeat_at__lt=now - stale).values_list("pk", flat=True):
+        with transaction.atomic():
+            job = Job.objects.select_for_update().filter(pk=job_id, status=JobStatus.RUNNING, heartbeat_at__lt=now - stale).first()
+            if job is None:
+                continue
+            silent = int((now - job.heartbeat_at).total_seconds())
+            lost = f"worker {job.lease_owner or '?'} lost: no heartbeat for {silent}s on attempt {job.attempt} of {job.max_attempts}"
+            if job.cancel_requested:
+                job.status, key, message = JobStatus.CANCELLED, "cancelled", f"cancelled ({lost})"
+            elif job.attempt >= job.max_attempts:
+                job.status, key = JobStatus.FAILED, "failed"
+                job.error = message = f"{lost}; gave up after {job.max_attempts} attempts"
+            else:
+                job.status, key, message = JobStatus.QUEUED, "requeued", f"requeued ({lost})"
+            job.lease_owner = ""
+            if job.status == JobStatus.QUEUED:
+                job.enqueued_at = now
+                _enqueue_on_commit(job)
+            else:
+                job.finished_at = now
+            job.save(update_fields=["status", "lease_owner", "error", "enqueued_at", "finished_at"])
+            _event(job.pk, JobEventType.STATUS, message, {"status": job.status, "attempt": job.attempt})
+            outcome[key].append(job.pk)
+            logger.warning("reaper: job %s %s", job.pk, message)
+    forgotten = Job.objects.filter(status=JobStatus.QUEUED, enqueued_at__lt=now - 10 * stale)
+    for job in forgotten:
+        if Job.objects.filter(pk=job.pk, status=JobStatus.QUEUED, enqueued_at=job.enqueued_at).update(enqueued_at=now):
+            _send(job.pk, kind=job.kind, queue=job.queue)
+            outcome["resent"].append(job.pk)
+    return outcome
+
+
+# --- worker hosts -----------------------------------------------------------------------------
+
+
+def workers_alive():
+    return WorkerNode.objects.filter(last_seen__gte=timezone.now() - timedelta(seconds=WORKER_ALIVE_SECONDS))
+
+
+def worker_node_beat(*, hostname: str, queues: list[str], devices: dict, concurrency: int, pid: int, started_at) -> None:
+    WorkerNode.objects.update_or_create(
+        hostname=hostname,
+        defaults={"queues": queues, "devices": devices, "concurrency": concurrency, "pid": pid,
+                  "started_at": started_at, "last_seen": timezone.now()},
+    )
+
+
+def worker_node_gone(*, hostname: str) -> None:
+    WorkerNode.objects.filter(hostname=hostname).delete()

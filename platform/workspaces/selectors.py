@@ -1,0 +1,36 @@
+"""Reads scoped by workspace membership: the single place tenancy is decided."""
+
+from __future__ import annotations
+
+from django.db.models import Count, OuterRef, QuerySet, Subquery
+
+from workspaces.models import Membership, Project, Role, Workspace
+
+
+def workspaces_for(*, user) -> QuerySet[Workspace]:
+    role = Membership.objects.filter(workspace=OuterRef("pk"), user=user).values("role")[:1]
+    return (
+        Workspace.objects.filter(memberships__user=user)
+        .annotate(role=Subquery(role), member_count=Count("memberships", distinct=True))
+        .order_by("name", "id")
+    )
+
+
+def role_in(*, user, workspace_id: int) -> Role | None:
+    if not user.is_authenticated:
+        return None
+    role = Membership.objects.filter(workspace_id=workspace_id, user=user).values_list("role", flat=True).first()
+    return Role(role) if role else None
+
+
+def scoped_to_member(queryset: QuerySet, *, user, workspace_field: str = "workspace") -> QuerySet:
+    """Filter any queryset to rows in workspaces the user belongs to."""
+    return queryset.filter(**{f"{workspace_field}__memberships__user": user})
+
+
+def projects_for(*, user) -> QuerySet[Project]:
+    return scoped_to_member(Project.objects.select_related("created_by"), user=user)
+
+
+def memberships_of(*, workspace_id: int) -> QuerySet[Membership]:
+    return Membership.objects.filter(workspace_id=workspace_id).select_related("user")

@@ -1,0 +1,71 @@
+"""Writes for workspaces, memberships and projects."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from rest_framework.exceptions import ValidationError
+
+from workspaces.models import Membership, Project, Role, Workspace
+
+
+@transaction.atomic
+def workspace_create(*, user, name: str, description: str = "") -> Workspace:
+    """Create a workspace owned by ``user``; e.g. ``workspace_create(user=u, name="Vision team")``."""
+    workspace = Workspace.objects.create(name=name.strip(), description=description, created_by=user)
+    Membership.objects.create(workspace=workspace, user=user, role=Role.OWNER)
+    return workspace
+
+
+def _owners(workspace_id: int, *, exclude: int | None = None) -> int:
+    qs = Membership.objects.filter(workspace_id=workspace_id, role=Role.OWNER)
+    if exclude is not None:
+        qs = qs.exclude(pk=exclude)
+    return qs.count()
+
+
+@transaction.atomic
+def membership_add(*, workspace: Workspace, username: str, role: str) -> Membership:
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise ValidationError({"username": [f"No user is named {username!r}."]})
+    if Membership.objects.filter(workspace=workspace, user=user).exists():
+        raise ValidationError({"username": [f"{username!r} is already a member of this workspace."]})
+    return Membership.objects.create(workspace=workspace, user=user, role=role)
+
+
+@transaction.atomic
+def membership_set_role(*, membership: Membership, role: str) -> Membership:
+    Membership.objects.select_for_update().filter(workspace_id=membership.workspace_id).exists()
+    if membership.role == Role.OWNER and role != Role.OWNER and _owners(membership.workspace_id, exclude=membership.pk) == 0:
+        raise ValidationError({"role": ["A workspace needs at least one owner; make someone else owner first."]})
+    membership.role = role
+    membership.save(update_fields=["role"])
+    return membership
+
+
+@transaction.atomic
+def membership_remove(*, membership: Membership) -> None:
+    Membership.objects.select_for_update().filter(workspace_id=membership.workspace_id).exists()
+    if membership.role == Role.OWNER and _owners(membership.workspace_id, exclude=membership.pk) == 0:
+        raise ValidationError({"role": ["The last owner cannot be removed; make someone else owner first."]})
+    membership.delete()
+
+
+def project_create(*, user, workspace: Workspace, name: str, description: str = "") -> Project:
+    try:
+        with transaction.atomic():
+            return Project.objects.create(workspace=workspace, name=name.strip(), description=description, created_by=user)
+    except IntegrityError:
+        raise ValidationError({"name": [f"A project named {name.strip()!r} already exists in this workspace."]}) from None
+
+
+def project_update(*, project: Project, **fields) -> Project:
+    for key, value in fields.items():
+        setattr(project, key, value.strip() if key == "name" else value)
+    try:
+        with transaction.atomic():
+            project.save()
+    except IntegrityError:
+        raise ValidationError({"name": [f"A project named {project.name!r} already exists in this workspace."]}) from None
+    return project
