@@ -1,0 +1,101 @@
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { paths } from './schema';
+
+/** The error every failed API call throws: the server's `{"error": {code, message, details}}` body. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details: unknown;
+
+  constructor({ status, code, message, details }: { status: number; code: string; message: string; details?: unknown }) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+
+  /** True when the caller has no (or an expired) session: the app sends them to the login page. */
+  get isUnauthenticated(): boolean {
+    return this.status === 401 || this.code === 'not_authenticated' || this.code === 'authentication_failed';
+  }
+}
+
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function readCookie(name: string): string | null {
+  for (const part of document.cookie.split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) return decodeURIComponent(rest.join('='));
+  }
+  return null;
+}
+
+/** Django's CSRF check: unsafe methods carry the `csrftoken` cookie back as a header. */
+export const csrfMiddleware: Middleware = {
+  onRequest({ request }) {
+    if (!UNSAFE_METHODS.has(request.method.toUpperCase())) return undefined;
+    const token = readCookie('csrftoken');
+    if (token) request.headers.set('X-CSRFToken', token);
+    return request;
+  },
+};
+
+async function errorFromResponse(response: Response): Promise<ApiError> {
+  let body: unknown = null;
+  const text = await response.clone().text();
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
+  const envelope = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
+  if (envelope && typeof envelope === 'object') {
+    return new ApiError({
+      status: response.status,
+      code: typeof envelope.code === 'string' ? envelope.code : `http_${response.status}`,
+      message: typeof envelope.message === 'string' && envelope.message ? envelope.message : response.statusText,
+      details: envelope.details,
+    });
+  }
+  return new ApiError({
+    status: response.status,
+    code: `http_${response.status}`,
+    message: `${response.status} ${response.statusText || 'request failed'}`.trim(),
+    details: body ?? text.slice(0, 500),
+  });
+}
+
+/** Non-2xx responses become a thrown ApiError, so callers only ever see data. */
+export const errorMiddleware: Middleware = {
+  async onResponse({ response }) {
+    if (!response.ok) throw await errorFromResponse(response);
+    return undefined;
+  },
+  onError({ error }) {
+    if (error instanceof ApiError) return error;
+    return new ApiError({
+      status: 0,
+      code: 'network_error',
+      message: 'Cannot reach the Sampan server. Check your connection and try again.',
+      details: error instanceof Error ? error.message : String(error),
+    });
+  },
+};
+
+export const api = createClient<paths>({
+  // An absolute base keeps Request construction valid outside a browser (tests run in jsdom).
+  baseUrl: typeof window === 'undefined' ? '' : window.location.origin,
+  credentials: 'same-origin',
+  // Resolve fetch per call so tests can stub the global.
+  fetch: (request: Request) => globalThis.fetch(request),
+});
+api.use(csrfMiddleware, errorMiddleware);
+
+/** The data of a successful call; the middleware already threw for failures. */
+export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data } = await call;
+  return data as T;
+}
+
+export type Paginated<T> = { count: number; next?: string | null; previous?: string | null; results: T[] };

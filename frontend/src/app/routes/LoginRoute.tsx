@@ -1,0 +1,27 @@
+import { Center, Paper, Stack, Text, Title } from '@mantine/core';
+import { Navigate, useLocation, useNavigate } from 'react-router';
+import { LoginForm, useMe } from '@/features/auth';
+
+export function LoginRoute() {
+  const { data: user } = useMe();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const from = (location.state as { from?: string } | null)?.from;
+  const target = from && from !== '/login' ? from : '/workspaces';
+  if (user) return <Navigate to={target} replace />;
+  return (
+    <Center mih="100vh" bg="var(--mantine-color-gray-0)">
+      <Paper withBorder shadow="sm" p="xl" w={380} radius="lg">
+        <Stack gap="lg">
+          <Stack gap={2}>
+            <Title order={2}>Sampan</Title>
+            <Text c="dimmed" size="sm">
+              Sign in to your AI workspace
+            </Text>
+          </Stack>
+          <LoginForm onSuccess={() => navigate(target, { replace: true })} />
+        </Stack>
+      </Paper>
+    </Center>
+  );
+}

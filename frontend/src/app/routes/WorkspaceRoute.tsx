@@ -1,0 +1,59 @@
+import { Anchor, Breadcrumbs, Group, Stack, Tabs } from '@mantine/core';
+import { Link, useNavigate, useParams } from 'react-router';
+import { NotFound } from '@/components/NotFound';
+import { QueryState } from '@/components/QueryState';
+import { JobsPanel } from '@/features/jobs';
+import { CreateProjectButton, ProjectsTable } from '@/features/projects';
+import { MembersPanel, useWorkspace, WorkspaceHeader } from '@/features/workspaces';
+
+export function WorkspaceRoute() {
+  const workspaceId = Number(useParams().workspaceId);
+  const navigate = useNavigate();
+  const { data: workspace, isPending, error } = useWorkspace(workspaceId);
+  if (!Number.isInteger(workspaceId)) return <NotFound what="workspace" />;
+  if (!workspace) return <QueryState isPending={isPending} error={error} what="workspace" />;
+
+  const canEdit = workspace.role === 'owner' || workspace.role === 'editor';
+  return (
+    <Stack>
+      <Breadcrumbs>
+        <Anchor component={Link} to="/workspaces">
+          Workspaces
+        </Anchor>
+        <span>{workspace.name}</span>
+      </Breadcrumbs>
+      <WorkspaceHeader workspace={workspace} />
+      <Tabs defaultValue="projects" keepMounted={false}>
+        <Tabs.List>
+          <Tabs.Tab value="projects" data-testid="tab-projects">
+            Projects
+          </Tabs.Tab>
+          <Tabs.Tab value="members" data-testid="tab-members">
+            Members
+          </Tabs.Tab>
+          <Tabs.Tab value="jobs" data-testid="tab-jobs">
+            Jobs
+          </Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="projects" pt="md">
+          <Stack>
+            <Group justify="flex-end">
+              <CreateProjectButton
+                workspaceId={workspace.id}
+                disabled={!canEdit}
+                onCreated={(project) => navigate(`/projects/${project.id}`)}
+              />
+            </Group>
+            <ProjectsTable workspaceId={workspace.id} />
+          </Stack>
+        </Tabs.Panel>
+        <Tabs.Panel value="members" pt="md">
+          <MembersPanel workspaceId={workspace.id} canManage={workspace.role === 'owner'} />
+        </Tabs.Panel>
+        <Tabs.Panel value="jobs" pt="md">
+          <JobsPanel workspaceId={workspace.id} runDisabledReason={canEdit ? null : 'Viewers cannot run jobs'} />
+        </Tabs.Panel>
+      </Tabs>
+    </Stack>
+  );
+}

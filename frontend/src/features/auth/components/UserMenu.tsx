@@ -1,0 +1,45 @@
+import { Avatar, Group, Menu, Text, UnstyledButton } from '@mantine/core';
+import { useNavigate } from 'react-router';
+import { useLogout, useMe } from '../hooks/useAuth';
+
+export function UserMenu() {
+  const { data: user } = useMe();
+  const logoutMutation = useLogout();
+  const navigate = useNavigate();
+  if (!user) return null;
+
+  return (
+    <Menu position="bottom-end" withArrow shadow="md" width={220}>
+      <Menu.Target>
+        <UnstyledButton data-testid="user-menu" aria-label="User menu">
+          <Group gap="xs" wrap="nowrap">
+            <Avatar size="sm" radius="xl" color="blue">
+              {user.username.slice(0, 2).toUpperCase()}
+            </Avatar>
+            <Text size="sm" fw={500} visibleFrom="sm">
+              {user.username}
+            </Text>
+          </Group>
+        </UnstyledButton>
+      </Menu.Target>
+      <Menu.Dropdown>
+        <Menu.Label>
+          Signed in as {user.username}
+          {user.is_staff ? ' (staff)' : ''}
+        </Menu.Label>
+        {user.is_staff && (
+          <Menu.Item component="a" href="/admin/">
+            Django admin
+          </Menu.Item>
+        )}
+        <Menu.Item
+          color="red"
+          data-testid="logout"
+          onClick={() => logoutMutation.mutate(undefined, { onSettled: () => navigate('/login', { replace: true }) })}
+        >
+          Log out
+        </Menu.Item>
+      </Menu.Dropdown>
+    </Menu>
+  );
+}

@@ -1,0 +1,6 @@
+export { authKeys } from './api/auth';
+export type { User } from './api/auth';
+export { LoginForm } from './components/LoginForm';
+export { RequireAuth } from './components/RequireAuth';
+export { UserMenu } from './components/UserMenu';
+export { useCsrfCookie, useMe } from './hooks/useAuth';

@@ -1,0 +1,80 @@
+import { api, unwrap } from '@/api/client';
+import type { paths } from '@/api/schema';
+
+type JobPage = paths['/api/v1/jobs/']['get']['responses'][200]['content']['application/json'];
+type JobEventPage = paths['/api/v1/jobs/{id}/events/']['get']['responses'][200]['content']['application/json'];
+export type Job = JobPage['results'][number];
+export type JobEvent = JobEventPage['results'][number];
+export type JobKind = paths['/api/v1/job-kinds/']['get']['responses'][200]['content']['application/json'][number];
+export type JobCreateBody = NonNullable<paths['/api/v1/jobs/']['post']['requestBody']>['content']['application/json'];
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+export type JobFilters = {
+  workspace?: number | null;
+  project?: number | null;
+  status?: JobStatus | null;
+  kind?: string | null;
+  page?: number;
+};
+
+export const JOBS_PAGE_SIZE = 20;
+
+export const jobKeys = {
+  all: ['jobs'] as const,
+  lists: () => [...jobKeys.all, 'list'] as const,
+  list: (filters: JobFilters) => [...jobKeys.lists(), filters] as const,
+  detail: (id: number) => [...jobKeys.all, 'detail', id] as const,
+  events: (id: number) => [...jobKeys.all, 'detail', id, 'events'] as const,
+  kinds: ['job-kinds'] as const,
+};
+
+export function listJobs(filters: JobFilters) {
+  return unwrap(
+    api.GET('/api/v1/jobs/', {
+      params: {
+        query: {
+          workspace: filters.workspace ?? undefined,
+          project: filters.project ?? undefined,
+          status: filters.status ?? undefined,
+          kind: filters.kind ?? undefined,
+          page: filters.page && filters.page > 1 ? filters.page : undefined,
+          page_size: JOBS_PAGE_SIZE,
+        },
+      },
+    }),
+  );
+}
+
+export function getJob(id: number) {
+  return unwrap(api.GET('/api/v1/jobs/{id}/', { params: { path: { id } } }));
+}
+
+export function createJob(body: JobCreateBody) {
+  return unwrap(api.POST('/api/v1/jobs/', { body }));
+}
+
+export function cancelJob(id: number) {
+  return unwrap(api.POST('/api/v1/jobs/{id}/cancel/', { params: { path: { id } } }));
+}
+
+const EVENTS_PAGE_SIZE = 500;
+const EVENTS_MAX_PAGES = 10;
+
+/** A job's events in order, following pages up to a cap (a job's series is small). */
+export async function listJobEvents(id: number): Promise<JobEvent[]> {
+  const events: JobEvent[] = [];
+  for (let page = 1; page <= EVENTS_MAX_PAGES; page += 1) {
+    const data = await unwrap(
+      api.GET('/api/v1/jobs/{id}/events/', {
+        params: { path: { id }, query: { page: page > 1 ? page : undefined, page_size: EVENTS_PAGE_SIZE } },
+      }),
+    );
+    events.push(...data.results);
+    if (!data.next) break;
+  }
+  return events;
+}
+
+export function listJobKinds() {
+  return unwrap(api.GET('/api/v1/job-kinds/'));
+}

@@ -1,0 +1,106 @@
+import { Alert, Code, Group, Paper, SimpleGrid, Skeleton, Stack, Tabs, Text, Title } from '@mantine/core';
+import type { ReactNode } from 'react';
+import { formatDateTime, formatDuration, formatRelative } from '@/lib/datetime';
+import { errorMessage } from '@/lib/notifications';
+import { isActive } from '../api/jobState';
+import { useJob, useJobKinds } from '../hooks/useJobs';
+import { CancelJobButton } from './CancelJobButton';
+import { JobEventsView } from './JobEventsView';
+import { JobProgressBar } from './JobProgressBar';
+import { JobResultView } from './JobResultView';
+import { JobStatusBadge } from './JobStatusBadge';
+
+function Field({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <Stack gap={0}>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <Text size="sm" component="div">
+        {children}
+      </Text>
+    </Stack>
+  );
+}
+
+/** Everything about one job, kept live while it is queued or running. */
+export function JobDetail({ jobId }: { jobId: number }) {
+  const { data: job, isPending, isError, error } = useJob(jobId);
+  const { data: kinds } = useJobKinds();
+  if (isPending) return <Skeleton h={240} />;
+  if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
+
+  const kind = kinds?.find((item) => item.name === job.kind);
+  const live = isActive(job.status);
+  return (
+    <Stack data-testid="job-detail">
+      <Group justify="space-between" align="flex-start">
+        <Stack gap={2}>
+          <Group gap="sm">
+            <Title order={3}>
+              Job #{job.id} · {kind?.title ?? job.kind}
+            </Title>
+            <JobStatusBadge id={job.id} status={job.status} testId="job-detail-status" />
+          </Group>
+          {kind?.description && (
+            <Text size="sm" c="dimmed">
+              {kind.description}
+            </Text>
+          )}
+        </Stack>
+        <CancelJobButton job={job} size="sm" />
+      </Group>
+
+      <JobProgressBar job={job} showMessage />
+
+      {job.error && (
+        <Alert color="red" title="Error" data-testid="job-error">
+          <Code block fz="xs" bg="transparent">
+            {job.error}
+          </Code>
+        </Alert>
+      )}
+
+      <Paper withBorder p="md">
+        <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="md" verticalSpacing="sm">
+          <Field label="Kind">
+            <Code>{job.kind}</Code>
+          </Field>
+          <Field label="Queue">{job.queue || '—'}</Field>
+          <Field label="Attempt">
+            <span data-testid="job-detail-attempt">
+              {job.attempt}/{job.max_attempts}
+            </span>
+          </Field>
+          <Field label="Created by">{String(job.created_by ?? '—')}</Field>
+          <Field label="Created">{formatDateTime(job.created_at)}</Field>
+          <Field label="Started">{formatDateTime(job.started_at)}</Field>
+          <Field label="Finished">{formatDateTime(job.finished_at)}</Field>
+          <Field label="Duration">{formatDuration(job.started_at, job.finished_at)}</Field>
+          <Field label="Worker">{job.lease_owner || '—'}</Field>
+          <Field label="Heartbeat">{job.heartbeat_at ? formatRelative(job.heartbeat_at) : '—'}</Field>
+          <Field label="Cancel requested">{job.cancel_requested ? 'yes' : 'no'}</Field>
+        </SimpleGrid>
+      </Paper>
+
+      <Tabs defaultValue="result" keepMounted={false}>
+        <Tabs.List>
+          <Tabs.Tab value="result">Result</Tabs.Tab>
+          <Tabs.Tab value="events">Events</Tabs.Tab>
+          <Tabs.Tab value="params">Parameters</Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="result" pt="sm">
+          <JobResultView result={job.result} />
+        </Tabs.Panel>
+        <Tabs.Panel value="events" pt="sm">
+          <JobEventsView jobId={job.id} live={live} />
+        </Tabs.Panel>
+        <Tabs.Panel value="params" pt="sm">
+          <Code block fz="xs">
+            {JSON.stringify(job.params ?? {}, null, 2)}
+          </Code>
+        </Tabs.Panel>
+      </Tabs>
+    </Stack>
+  );
+}

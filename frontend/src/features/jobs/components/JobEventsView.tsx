@@ -1,0 +1,89 @@
+import { LineChart } from '@mantine/charts';
+import { Alert, Badge, Paper, ScrollArea, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import { formatDateTime } from '@/lib/datetime';
+import { errorMessage } from '@/lib/notifications';
+import { readProgress } from '../api/jobState';
+import type { JobEvent } from '../api/jobs';
+import { useJobEvents } from '../hooks/useJobs';
+
+const TYPE_COLORS: Record<string, string> = { status: 'violet', progress: 'blue', log: 'gray' };
+
+/** Progress events as (seconds since the first event, percent) points. */
+export function progressSeries(events: JobEvent[]): { second: number; percent: number }[] {
+  if (events.length === 0) return [];
+  const start = new Date(events[0].at).getTime();
+  return events
+    .filter((event) => event.type === 'progress')
+    .map((event) => ({ event, fraction: readProgress(event.data).fraction }))
+    .filter((point): point is { event: JobEvent; fraction: number } => point.fraction !== null)
+    .map(({ event, fraction }) => ({
+      second: Math.round((new Date(event.at).getTime() - start) / 100) / 10,
+      percent: Math.round(fraction * 1000) / 10,
+    }));
+}
+
+export function JobEventsView({ jobId, live }: { jobId: number; live: boolean }) {
+  const { data: events, isPending, isError, error } = useJobEvents(jobId, live);
+  if (isPending) return <Skeleton h={120} />;
+  if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
+  const series = progressSeries(events);
+  return (
+    <Stack gap="sm">
+      {series.length > 1 && (
+        <Paper withBorder p="sm">
+          <Title order={5} mb="xs">
+            Progress over time
+          </Title>
+          <LineChart
+            h={180}
+            data={series}
+            dataKey="second"
+            series={[{ name: 'percent', label: 'Progress %', color: 'blue.6' }]}
+            curveType="linear"
+            withDots={series.length < 40}
+            yAxisProps={{ domain: [0, 100] }}
+            xAxisLabel="seconds"
+            data-testid="job-progress-chart"
+          />
+        </Paper>
+      )}
+      <Paper withBorder>
+        <ScrollArea.Autosize mah={320}>
+          <Table fz="xs" verticalSpacing={4} stickyHeader data-testid="job-events">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th w={40}>#</Table.Th>
+                <Table.Th>Time</Table.Th>
+                <Table.Th>Type</Table.Th>
+                <Table.Th>Message</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {events.length === 0 && (
+                <Table.Tr>
+                  <Table.Td colSpan={4}>
+                    <Text size="xs" c="dimmed">
+                      No events yet.
+                    </Text>
+                  </Table.Td>
+                </Table.Tr>
+              )}
+              {events.map((event) => (
+                <Table.Tr key={event.seq}>
+                  <Table.Td>{event.seq}</Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDateTime(event.at)}</Table.Td>
+                  <Table.Td>
+                    <Badge size="xs" variant="light" color={TYPE_COLORS[event.type] ?? 'gray'}>
+                      {event.type}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>{event.message}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </ScrollArea.Autosize>
+      </Paper>
+    </Stack>
+  );
+}

@@ -1,0 +1,37 @@
+import { Group, Progress, Stack, Text } from '@mantine/core';
+import { progressPercent, readProgress } from '../api/jobState';
+import type { Job } from '../api/jobs';
+
+const BAR_COLORS: Record<string, string> = { failed: 'red', cancelled: 'orange', succeeded: 'teal' };
+
+export function JobProgressBar({ job, showMessage = false }: { job: Pick<Job, 'id' | 'status' | 'progress'>; showMessage?: boolean }) {
+  const percent = progressPercent(job);
+  const { message, step, total } = readProgress(job.progress);
+  const running = job.status === 'running';
+  return (
+    <Stack gap={4} miw={140}>
+      <Group gap="xs" wrap="nowrap">
+        <Progress
+          value={percent}
+          color={BAR_COLORS[job.status] ?? 'blue'}
+          striped={running}
+          animated={running}
+          flex={1}
+          aria-label={`Progress ${percent}%`}
+          data-testid={`job-progress-${job.id}`}
+          data-value={percent}
+        />
+        <Text size="xs" c="dimmed" w={44} ta="right">
+          {percent}%
+        </Text>
+      </Group>
+      {showMessage && (message || (step !== null && total !== null)) && (
+        <Text size="xs" c="dimmed" data-testid={`job-progress-message-${job.id}`}>
+          {step !== null && total !== null ? `Step ${step}/${total}` : ''}
+          {step !== null && total !== null && message ? ' · ' : ''}
+          {message}
+        </Text>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,16 @@
+import { Badge, Loader } from '@mantine/core';
+import { STATUS_COLORS } from '../api/jobState';
+
+export function JobStatusBadge({ id, status, testId }: { id: number; status: string; testId?: string }) {
+  return (
+    <Badge
+      color={STATUS_COLORS[status] ?? 'gray'}
+      variant={status === 'running' ? 'filled' : 'light'}
+      leftSection={status === 'running' ? <Loader size={10} color="white" /> : undefined}
+      data-testid={testId ?? `job-status-${id}`}
+      data-status={status}
+    >
+      {status}
+    </Badge>
+  );
+}

@@ -1,0 +1,2 @@
+export { JobDetail } from './components/JobDetail';
+export { JobsPanel } from './components/JobsPanel';

@@ -1,0 +1,1 @@
+export { TokensPanel } from './components/TokensPanel';

@@ -1,0 +1,44 @@
+import { Badge, Code, HoverCard, Stack, Text } from '@mantine/core';
+import { formatRelative } from '@/lib/datetime';
+import { useWorkers } from '../hooks/useWorkers';
+
+/** "N workers online" in the header; hover for hostnames, queues and devices. */
+export function WorkersIndicator() {
+  const { data, isError } = useWorkers();
+  const workers = data ?? [];
+  const alive = workers.filter((worker) => worker.alive);
+  const color = isError ? 'gray' : alive.length > 0 ? 'teal' : 'red';
+  const label = isError ? 'workers unknown' : `${alive.length} ${alive.length === 1 ? 'worker' : 'workers'} online`;
+  return (
+    <HoverCard width={320} shadow="md" position="bottom-end" withArrow>
+      <HoverCard.Target>
+        <Badge variant="dot" color={color} size="lg" data-testid="workers-indicator" data-alive={alive.length}>
+          {label}
+        </Badge>
+      </HoverCard.Target>
+      <HoverCard.Dropdown>
+        {workers.length === 0 ? (
+          <Text size="sm">No worker has reported in. Jobs stay queued until one starts.</Text>
+        ) : (
+          <Stack gap="xs">
+            {workers.map((worker) => (
+              <Stack key={worker.hostname} gap={0}>
+                <Text size="sm" fw={500} c={worker.alive ? undefined : 'dimmed'}>
+                  {worker.hostname} {worker.alive ? '' : '(offline)'}
+                </Text>
+                <Text size="xs" c="dimmed">
+                  queues: {worker.queues.join(', ') || '—'} · seen {formatRelative(worker.last_seen)}
+                </Text>
+                {worker.devices !== null && worker.devices !== undefined && (
+                  <Code fz={10} block>
+                    {JSON.stringify(worker.devices)}
+                  </Code>
+                )}
+              </Stack>
+            ))}
+          </Stack>
+        )}
+      </HoverCard.Dropdown>
+    </HoverCard>
+  );
+}

@@ -1,0 +1,1 @@
+export { WorkersIndicator } from './components/WorkersIndicator';

@@ -1,0 +1,35 @@
+import { api, unwrap } from '@/api/client';
+import type { paths } from '@/api/schema';
+import { LIST_PAGE_SIZE, type WorkspaceRole } from './workspaces';
+
+type MembershipPage = paths['/api/v1/workspaces/{workspace_id}/members/']['get']['responses'][200]['content']['application/json'];
+export type Membership = MembershipPage['results'][number];
+
+export function listMembers(workspaceId: number) {
+  return unwrap(
+    api.GET('/api/v1/workspaces/{workspace_id}/members/', {
+      params: { path: { workspace_id: workspaceId }, query: { page_size: LIST_PAGE_SIZE } },
+    }),
+  );
+}
+
+export function addMember(workspaceId: number, body: { username: string; role: WorkspaceRole }) {
+  return unwrap(
+    api.POST('/api/v1/workspaces/{workspace_id}/members/', { params: { path: { workspace_id: workspaceId } }, body }),
+  );
+}
+
+export function changeMemberRole(workspaceId: number, membershipId: number, role: WorkspaceRole) {
+  return unwrap(
+    api.PATCH('/api/v1/workspaces/{workspace_id}/members/{id}/', {
+      params: { path: { workspace_id: workspaceId, id: membershipId } },
+      body: { role },
+    }),
+  );
+}
+
+export async function removeMember(workspaceId: number, membershipId: number) {
+  await api.DELETE('/api/v1/workspaces/{workspace_id}/members/{id}/', {
+    params: { path: { workspace_id: workspaceId, id: membershipId } },
+  });
+}

@@ -1,0 +1,12 @@
+import { Badge } from '@mantine/core';
+
+const ROLE_COLORS: Record<string, string> = { owner: 'grape', editor: 'blue', viewer: 'gray' };
+
+export function RoleBadge({ role }: { role: string | null | undefined }) {
+  if (!role) return null;
+  return (
+    <Badge variant="light" color={ROLE_COLORS[role] ?? 'gray'} data-testid="role-badge">
+      {role}
+    </Badge>
+  );
+}
