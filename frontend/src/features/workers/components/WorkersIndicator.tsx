@@ -2,6 +2,10 @@ import { Badge, Code, HoverCard, Stack, Text } from '@mantine/core';
 import { formatRelative } from '@/lib/datetime';
 import { useWorkers } from '../hooks/useWorkers';
 
+function queueNames(queues: unknown): string {
+  return Array.isArray(queues) && queues.length > 0 ? queues.map(String).join(', ') : '—';
+}
+
 /** "N workers online" in the header; hover for hostnames, queues and devices. */
 export function WorkersIndicator() {
   const { data, isError } = useWorkers();
@@ -27,7 +31,7 @@ export function WorkersIndicator() {
                   {worker.hostname} {worker.alive ? '' : '(offline)'}
                 </Text>
                 <Text size="xs" c="dimmed">
-                  queues: {worker.queues.join(', ') || '—'} · seen {formatRelative(worker.last_seen)}
+                  queues: {queueNames(worker.queues)} · seen {formatRelative(worker.last_seen)}
                 </Text>
                 {worker.devices !== null && worker.devices !== undefined && (
                   <Code fz={10} block>
