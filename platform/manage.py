@@ -9,7 +9,15 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     from django.core.management import execute_from_command_line
 
-    execute_from_command_line(sys.argv)
+    try:
+        execute_from_command_line(sys.argv)
+    except Exception as exc:
+        from config.env import EnvError
+
+        if not isinstance(exc, EnvError):
+            raise
+        sys.stderr.write(f"Sampan cannot start: {exc}\n")
+        sys.exit(2)
 
 
 if __name__ == "__main__":

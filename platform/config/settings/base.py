@@ -94,6 +94,7 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATIC_ROOT = SAMPAN_HOME / "static"
+STATIC_ROOT.mkdir(exist_ok=True)
 # The built single-page app is served from the site root (index.html, /assets/...).
 WHITENOISE_ROOT = FRONTEND_DIST if FRONTEND_DIST.is_dir() else None
 WHITENOISE_INDEX_FILE = False

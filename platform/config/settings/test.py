@@ -1,5 +1,15 @@
-"""Tests: real PostgreSQL and Redis (DATABASE_URL / CELERY_BROKER_URL from the Makefile)."""
+"""Tests: real PostgreSQL and Redis. Defaults match the services CI machines start; override with
+DATABASE_URL / CELERY_BROKER_URL. Short heartbeat and stale intervals so fault tests run quickly."""
 
-from .base import *  # noqa: F403
+import os
+import tempfile
+
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/test")
+os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
+os.environ.setdefault("SAMPAN_HOME", os.path.join(tempfile.gettempdir(), f"sampan-test-{os.getuid()}"))
+os.environ.setdefault("SAMPAN_JOB_HEARTBEAT_SECONDS", "1")
+os.environ.setdefault("SAMPAN_JOB_STALE_SECONDS", "4")
+
+from .base import *  # noqa: E402,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

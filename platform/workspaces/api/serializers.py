@@ -54,6 +54,7 @@ class ProjectSerializer(serializers.ModelSerializer):
         model = Project
         fields = ["id", "workspace", "name", "description", "created_at", "created_by"]
         read_only_fields = ["id", "created_at", "created_by"]
+        validators: list = []  # uniqueness is checked by the service, with a message that names the project
 
     def validate_name(self, value: str) -> str:
         if not value.strip():

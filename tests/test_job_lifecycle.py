@@ -1,0 +1,158 @@
+"""The job machinery against a real Celery worker process, real Redis and real PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import signal
+from datetime import timedelta
+
+import pytest
+from celery.signals import after_task_publish
+from django.db import transaction
+from django.utils import timezone
+
+from conftest import wait_for
+from jobs.models import Job, JobEvent, JobStatus
+from jobs.services import _send, job_cancel, job_create, jobs_reap_stale
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+
+def status_of(job: Job) -> str:
+    return Job.objects.values_list("status", flat=True).get(pk=job.pk)
+
+
+def wait_status(job: Job, status: str, timeout: float = 60) -> Job:
+    wait_for(lambda: status_of(job) == status, timeout=timeout, what=f"job {job.pk} to be {status} "
+             f"(is {status_of(job)}; events: {list(JobEvent.objects.filter(job=job).values_list('message', flat=True))})")
+    return Job.objects.get(pk=job.pk)
+
+
+def claims(job: Job) -> int:
+    return JobEvent.objects.filter(job=job, type="status", message__startswith="running on").count()
+
+
+@pytest.fixture
+def publishes():
+    sent: list[tuple[str, list]] = []
+
+    def record(sender=None, body=None, **kwargs):
+        sent.append((sender, list(body[0]) if isinstance(body, (list, tuple)) else body))
+
+    after_task_publish.connect(record, weak=False)
+    yield sent
+    after_task_publish.disconnect(record)
+
+
+def test_system_check_runs_on_worker_with_progress(live_worker, tenants, api_client):
+    client = api_client(tenants["alice"])
+    response = client.post("/api/v1/jobs/", {"project": tenants["project_a"].pk, "kind": "system.check",
+                                             "params": {"seconds": 1.5}}, format="json")
+    assert response.status_code == 201, response.json()
+    job = wait_status(Job.objects.get(pk=response.json()["id"]), JobStatus.SUCCEEDED)
+    assert job.attempt == 1 and job.workspace_id == tenants["ws_a"].pk
+    assert job.result["devices"]["cpu_count"] >= 1
+    assert job.result["versions"]["python"].startswith("3.")
+    assert job.result["computation"]["gflops"] > 0
+    series = client.get(f"/api/v1/jobs/{job.pk}/events/?type=progress").json()["results"]
+    fractions = [event["data"]["fraction"] for event in series]
+    assert len(fractions) >= 2 and fractions == sorted(fractions) and fractions[-1] == 1.0
+
+
+def test_rolled_back_transaction_enqueues_nothing(live_worker, tenants, publishes):
+    with pytest.raises(RuntimeError):
+        with transaction.atomic():
+            doomed = job_create(workspace=tenants["ws_a"], kind="system.check", params={"seconds": 0.2})
+            raise RuntimeError("roll back")
+    assert not Job.objects.filter(pk=doomed.pk).exists()
+    assert publishes == []
+
+    with transaction.atomic():
+        job = job_create(workspace=tenants["ws_a"], kind="system.check", params={"seconds": 0.2})
+        assert publishes == [], "published before the transaction committed"
+    assert publishes == [("jobs.system_check", [job.pk])]
+    wait_status(job, JobStatus.SUCCEEDED)
+
+
+def test_duplicated_message_runs_the_job_once(live_worker, tenants):
+    job = job_create(workspace=tenants["ws_a"], kind="system.check", params={"seconds": 0.5})
+    _send(job.pk, kind=job.kind, queue=job.queue)  # the broker delivers the same job twice
+    job = wait_status(job, JobStatus.SUCCEEDED)
+    wait_for(lambda: JobEvent.objects.filter(job=job, message__contains="ignored").exists(), timeout=30,
+             what="the duplicate delivery to be seen and ignored")
+    assert claims(job) == 1
+    assert job.attempt == 1
+
+
+def _stale_running_job(tenants, *, attempt: int, max_attempts: int = 3) -> Job:
+    return Job.objects.create(
+        workspace=tenants["ws_a"], kind="system.check", params={"seconds": 0.3}, status=JobStatus.RUNNING,
+        attempt=attempt, max_attempts=max_attempts, lease_owner="gone-host/4242",
+        heartbeat_at=timezone.now() - timedelta(minutes=5), started_at=timezone.now() - timedelta(minutes=6),
+    )
+
+
+def test_reaper_requeues_a_job_whose_heartbeat_went_stale(live_worker, tenants):
+    from config.celery import app
+
+    job = _stale_running_job(tenants, attempt=1)
+    fresh = Job.objects.create(workspace=tenants["ws_a"], kind="system.check", status=JobStatus.RUNNING, attempt=1,
+                               lease_owner="busy-host/1", heartbeat_at=timezone.now() + timedelta(minutes=5))
+    app.send_task("jobs.reap_stale", queue="cpu")  # the periodic task, run by the worker
+    job = wait_status(job, JobStatus.SUCCEEDED)
+    assert job.attempt == 2
+    requeued = JobEvent.objects.get(job=job, message__startswith="requeued")
+    assert "gone-host/4242" in requeued.message and "no heartbeat" in requeued.message
+    assert status_of(fresh) == JobStatus.RUNNING, "a job with a fresh heartbeat must be left alone"
+
+
+def test_max_attempts_ends_in_failed_with_the_reason(live_worker, tenants):
+    job = _stale_running_job(tenants, attempt=3, max_attempts=3)
+    outcome = jobs_reap_stale()
+    assert outcome["failed"] == [job.pk]
+    job.refresh_from_db()
+    assert job.status == JobStatus.FAILED and job.finished_at is not None
+    assert "no heartbeat" in job.error and "gave up after 3 attempts" in job.error
+
+
+def test_cancel_a_queued_job_never_runs_it(live_worker, tenants):
+    with transaction.atomic():
+        job = job_create(workspace=tenants["ws_a"], kind="system.check", params={"seconds": 0.2})
+        job_cancel(job=job)
+    assert status_of(job) == JobStatus.CANCELLED
+    wait_for(lambda: JobEvent.objects.filter(job=job, message__contains="ignored").exists(), timeout=30,
+             what="the worker to receive and ignore the cancelled job")
+    assert claims(job) == 0
+
+
+def test_cancel_a_running_job_stops_it_within_seconds(live_worker, tenants, api_client):
+    client = api_client(tenants["alice"])
+    job = job_create(workspace=tenants["ws_a"], kind="system.check", params={"seconds": 120})
+    wait_status(job, JobStatus.RUNNING)
+    wait_for(lambda: Job.objects.get(pk=job.pk).progress.get("step"), timeout=30, what="first progress")
+    response = client.post(f"/api/v1/jobs/{job.pk}/cancel/")
+    assert response.status_code == 200 and response.json()["cancel_requested"] is True
+    job = wait_status(job, JobStatus.CANCELLED, timeout=10)
+    assert job.progress["fraction"] < 0.5
+
+    again = client.post(f"/api/v1/jobs/{job.pk}/cancel/")
+    assert again.status_code == 409
+    assert again.json()["error"]["code"] == "job_conflict"
+
+
+def test_worker_process_killed_mid_job_is_requeued_and_completes(live_worker, tenants):
+    job = job_create(workspace=tenants["ws_a"], kind="system.check", params={"seconds": 5})
+    job = wait_status(job, JobStatus.RUNNING)
+    wait_for(lambda: Job.objects.get(pk=job.pk).progress.get("step"), timeout=30, what="first progress")
+    pid = int(job.lease_owner.rsplit("/", 1)[1])
+    os.kill(pid, signal.SIGKILL)  # the process running the job dies without a word
+
+    def reaped() -> bool:
+        jobs_reap_stale()
+        return status_of(job) != JobStatus.RUNNING or Job.objects.get(pk=job.pk).attempt > 1
+
+    wait_for(reaped, timeout=60, interval=1, what="the reaper to notice the dead worker")
+    job = wait_status(job, JobStatus.SUCCEEDED, timeout=90)
+    assert job.attempt == 2
+    assert claims(job) == 2
+    assert live_worker.alive(), "the worker host must survive the loss of one process"

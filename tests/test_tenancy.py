@@ -1,0 +1,159 @@
+"""Tenancy over every registered API route: new routes are covered automatically, and a route
+without a fixture below fails the test until someone says how to address its objects.
+
+- another tenant's objects answer 404 for every method the route allows;
+- a viewer's writes answer 403;
+- lists never show another tenant's rows.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver
+
+pytestmark = pytest.mark.django_db
+
+WRITE_METHODS = {"post", "put", "patch", "delete"}
+
+
+def api_routes() -> list[tuple[str, str, set[str]]]:
+    """(route name, route regex, HTTP methods) for every pattern under /api/v1/."""
+    found = []
+
+    def walk(patterns, prefix: str) -> None:
+        for entry in patterns:
+            regex = prefix + str(entry.pattern)
+            if isinstance(entry, URLResolver):
+                walk(entry.url_patterns, regex)
+            elif isinstance(entry, URLPattern) and regex.startswith("api/v1/"):
+                callback = entry.callback
+                actions = getattr(callback, "actions", None)
+                if actions:
+                    methods = set(actions)
+                else:
+                    view = callback.view_class
+                    methods = {m for m in view.http_method_names if hasattr(view, m) and m not in {"options", "head"}}
+                if r"\.(?P<format>" in regex or "<drf_format_suffix" in regex:
+                    continue
+                found.append((entry.name, regex, methods))
+
+    walk(get_resolver().url_patterns, "")
+    return found
+
+
+# How to address tenant A's object for each route that takes ids; "staff" routes are admin-only.
+OBJECT_ROUTES = {
+    "workspace-detail": lambda t: {"pk": t["ws_a"].pk},
+    "membership-list": lambda t: {"workspace_id": t["ws_a"].pk},
+    "membership-detail": lambda t: {"workspace_id": t["ws_a"].pk, "pk": t["carol_membership"].pk},
+    "project-detail": lambda t: {"pk": t["project_a"].pk},
+    "job-detail": lambda t: {"pk": t["job_a"].pk},
+    "job-cancel": lambda t: {"pk": t["job_a"].pk},
+    "job-events": lambda t: {"pk": t["job_a"].pk},
+    "token-detail": lambda t: {"pk": t["alice_token"].pk},
+    "token-revoke": lambda t: {"pk": t["alice_token"].pk},
+}
+STAFF_ROUTES = {"user-list", "user-detail"}
+# Routes without ids: what a viewer of workspace A may not create there (None: personal or open routes).
+CREATE_IN_A = {
+    "project-list": lambda t: {"workspace": t["ws_a"].pk, "name": "viewer's project"},
+    "job-list": lambda t: {"workspace": t["ws_a"].pk, "kind": "system.check"},
+}
+PERSONAL_OR_OPEN = {"auth-csrf", "auth-login", "auth-logout", "auth-me", "token-list", "workspace-list",
+                    "job-kinds", "workers"}
+
+ROUTES = api_routes()
+
+
+def url_for(regex: str, kwargs: dict) -> str:
+    path = regex
+    for key, value in kwargs.items():
+        path = re.sub(rf"\(\?P<{key}>[^)]*\)", str(value), path)
+    path = path.replace("^", "").replace("$", "")
+    path = re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(kwargs[m.group(1)]), path)
+    assert "(?P<" not in path and "<" not in path, f"unfilled parameter in {path}"
+    return "/" + path
+
+
+@pytest.fixture
+def world(tenants):
+    from accounts.services import api_token_create
+
+    tenants["alice_token"] = api_token_create(user=tenants["alice"], name="alice's").token
+    return tenants
+
+
+def test_every_api_route_is_classified():
+    names = {name for name, _, _ in ROUTES}
+    unknown = names - set(OBJECT_ROUTES) - STAFF_ROUTES - set(CREATE_IN_A) - PERSONAL_OR_OPEN
+    assert not unknown, f"new API routes need a tenancy fixture in tests/test_tenancy.py: {sorted(unknown)}"
+    assert len(ROUTES) >= 15
+
+
+@pytest.mark.parametrize(("name", "regex", "methods"), [r for r in ROUTES if r[0] in OBJECT_ROUTES],
+                         ids=lambda v: v if isinstance(v, str) and not v.startswith("api/") else "")
+def test_other_tenant_gets_404(name, regex, methods, world, api_client):
+    url = url_for(regex, OBJECT_ROUTES[name](world))
+    bob = api_client(world["bob"])
+    owner = api_client(world["alice"])
+    if "get" in methods:
+        assert owner.get(url).status_code == 200, f"the owner cannot read {url}"
+    for method in sorted(methods):
+        response = getattr(bob, method)(url, {}, format="json")
+        assert response.status_code == 404, f"{method.upper()} {url} as another tenant: {response.status_code}"
+        assert response.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize(("name", "regex", "methods"), [r for r in ROUTES if r[0] in OBJECT_ROUTES and r[0].split("-")[0] != "token"],
+                         ids=lambda v: v if isinstance(v, str) and not v.startswith("api/") else "")
+def test_viewer_cannot_write(name, regex, methods, world, api_client):
+    url = url_for(regex, OBJECT_ROUTES[name](world))
+    carol = api_client(world["carol"])
+    if "get" in methods:
+        assert carol.get(url).status_code == 200, f"a viewer can read {url}"
+    for method in sorted(methods & WRITE_METHODS):
+        response = getattr(carol, method)(url, {"role": "owner", "name": "x"}, format="json")
+        assert response.status_code == 403, f"{method.upper()} {url} as viewer: {response.status_code} {response.content[:200]}"
+        assert response.json()["error"]["code"] == "permission_denied"
+
+
+@pytest.mark.parametrize(("name", "regex", "methods"), [r for r in ROUTES if r[0] in CREATE_IN_A],
+                         ids=lambda v: v if isinstance(v, str) and not v.startswith("api/") else "")
+def test_viewer_cannot_create_and_other_tenant_cannot_target(name, regex, methods, world, api_client):
+    url = url_for(regex, {})
+    body = CREATE_IN_A[name](world)
+    viewer = api_client(world["carol"]).post(url, body, format="json")
+    assert viewer.status_code == 403, viewer.content
+    stranger = api_client(world["bob"]).post(url, body, format="json")
+    assert stranger.status_code == 400, stranger.content
+    assert "workspace" in stranger.json()["error"]["details"]
+    listed = api_client(world["bob"]).get(url).json()["results"]
+    assert all(row["workspace"] == world["ws_b"].pk for row in listed)
+
+
+@pytest.mark.parametrize("name", sorted(STAFF_ROUTES))
+def test_staff_routes_refuse_ordinary_users(name, world, api_client):
+    regex = next(r for n, r, _ in ROUTES if n == name)
+    url = url_for(regex, {"pk": world["alice"].pk})
+    assert api_client(world["bob"]).get(url).status_code == 403
+
+
+def test_lists_show_only_own_tenant(world, api_client):
+    bob = api_client(world["bob"])
+    assert [w["name"] for w in bob.get("/api/v1/workspaces/").json()["results"]] == ["Workspace B"]
+    assert [p["name"] for p in bob.get("/api/v1/projects/").json()["results"]] == ["Project B"]
+    assert bob.get("/api/v1/jobs/").json()["count"] == 0
+    assert bob.get(f"/api/v1/projects/?workspace={world['ws_a'].pk}").json()["count"] == 0
+    assert bob.get("/api/v1/tokens/").json()["count"] == 0
+
+
+def test_editor_can_write_content_but_not_manage_members(world, api_client):
+    erin = api_client(world["erin"])
+    created = erin.post("/api/v1/projects/", {"workspace": world["ws_a"].pk, "name": "Erin's"}, format="json")
+    assert created.status_code == 201
+    assert erin.patch(f"/api/v1/projects/{world['project_a'].pk}/", {"description": "edited"}, format="json").status_code == 200
+    members = f"/api/v1/workspaces/{world['ws_a'].pk}/members/"
+    assert erin.post(members, {"username": "bob", "role": "viewer"}, format="json").status_code == 403
+    assert erin.delete(f"/api/v1/workspaces/{world['ws_a'].pk}/").status_code == 403
