@@ -1,0 +1,62 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { ADMIN, apiError, fakeApi, json, page } from '@/test/fakeApi';
+import { renderWithApp } from '@/test/render';
+import { AppRoutes } from './AppRoutes';
+
+const WORKSPACE = { id: 7, name: 'Vision team', description: 'Cats and dogs', role: 'owner', member_count: 2, created_at: '2026-01-02T03:04:05Z' };
+
+describe('routing and session handling', () => {
+  it('sends a visitor without a session to the login page, then back where they were going', async () => {
+    let loggedIn = false;
+    document.cookie = 'csrftoken=tok; path=/';
+    fakeApi({
+      'GET /api/v1/auth/me/': () => (loggedIn ? json(ADMIN) : apiError(403, 'not_authenticated', 'Authentication credentials were not provided.')),
+      'POST /api/v1/auth/login/': () => {
+        loggedIn = true;
+        return json(ADMIN);
+      },
+      'GET /api/v1/workspaces/': json(page([WORKSPACE])),
+      'GET /api/v1/workers/': json([]),
+      'GET /api/v1/tokens/': json(page([])),
+    });
+    renderWithApp(<AppRoutes />, { route: '/tokens' });
+
+    expect(await screen.findByTestId('login-form')).toBeInTheDocument();
+    const user = userEvent.setup();
+    await user.type(screen.getByTestId('login-username'), 'admin');
+    await user.type(screen.getByTestId('login-password'), 'pw');
+    await user.click(screen.getByTestId('login-submit'));
+
+    expect(await screen.findByTestId('tokens-empty')).toBeInTheDocument();
+    expect(screen.getByTestId('nav-api-docs')).toHaveAttribute('href', '/api/docs/');
+  });
+
+  it('goes to /login when an API call answers 401 in the middle of a session', async () => {
+    fakeApi({
+      'GET /api/v1/auth/me/': json(ADMIN),
+      'GET /api/v1/workspaces/': () => apiError(401, 'not_authenticated', 'Session expired.'),
+      'GET /api/v1/workers/': json([]),
+    });
+    renderWithApp(<AppRoutes />, { route: '/workspaces' });
+    expect(await screen.findByTestId('login-form')).toBeInTheDocument();
+  });
+
+  it('shows a not-found page for unknown client routes', async () => {
+    fakeApi({ 'GET /api/v1/auth/me/': json(ADMIN) });
+    renderWithApp(<AppRoutes />, { route: '/no/such/page' });
+    expect(await screen.findByTestId('not-found')).toHaveTextContent('This page does not exist');
+  });
+
+  it('shows not-found for a workspace the API answers 404 for', async () => {
+    fakeApi({
+      'GET /api/v1/auth/me/': json(ADMIN),
+      'GET /api/v1/workers/': json([{ hostname: 'w1', queues: ['cpu'], devices: {}, last_seen: '2026-01-01T00:00:00Z', alive: true }]),
+      'GET /api/v1/workspaces/999/': () => apiError(404, 'not_found', 'Not found.'),
+    });
+    renderWithApp(<AppRoutes />, { route: '/workspaces/999' });
+    expect(await screen.findByTestId('not-found')).toHaveTextContent('This workspace does not exist');
+    await waitFor(() => expect(screen.getByTestId('workers-indicator')).toHaveTextContent('1 worker online'));
+  });
+});

@@ -1,0 +1,73 @@
+import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { fakeApi, page } from '@/test/fakeApi';
+import { renderWithApp } from '@/test/render';
+import { JobDetail } from './JobDetail';
+
+const FINISHED = {
+  id: 5,
+  workspace: 1,
+  project: null,
+  kind: 'system.check',
+  status: 'succeeded',
+  queue: 'cpu',
+  attempt: 1,
+  max_attempts: 3,
+  lease_owner: 'worker-a',
+  heartbeat_at: '2026-11-29T10:00:03Z',
+  params: { seconds: 2 },
+  progress: { fraction: 1, message: 'done' },
+  result: {
+    versions: { python: '3.12.1', torch: '2.5.0' },
+    devices: { cuda_available: false, cpu_count: 2 },
+    computation: { matmul_checksum: 12.5, ok: true },
+  },
+  error: '',
+  cancel_requested: false,
+  created_by: 'admin',
+  created_at: '2026-11-29T10:00:00Z',
+  enqueued_at: '2026-11-29T10:00:00Z',
+  started_at: '2026-11-29T10:00:01Z',
+  finished_at: '2026-11-29T10:00:03Z',
+};
+
+describe('JobDetail', () => {
+  it('shows status, attempt, the result sections and the event log', async () => {
+    fakeApi({
+      'GET /api/v1/jobs/5/': FINISHED,
+      'GET /api/v1/job-kinds/': [{ name: 'system.check', title: 'System check', description: 'Versions, devices and a small computation', prefers_gpu: false }],
+      'GET /api/v1/jobs/5/events/': page([
+        { seq: 1, at: '2026-11-29T10:00:01Z', type: 'status', message: 'running', data: {} },
+        { seq: 2, at: '2026-11-29T10:00:02Z', type: 'progress', message: 'step 1', data: { fraction: 0.5 } },
+        { seq: 3, at: '2026-11-29T10:00:03Z', type: 'status', message: 'succeeded', data: {} },
+      ]),
+    });
+    renderWithApp(<JobDetail jobId={5} />);
+
+    expect(await screen.findByTestId('job-detail-status')).toHaveTextContent('succeeded');
+    expect(screen.getByText('Job #5 · System check')).toBeInTheDocument();
+    expect(screen.getByTestId('job-detail-attempt')).toHaveTextContent('1/3');
+    expect(screen.getByTestId('job-result-versions')).toHaveTextContent('torch');
+    expect(screen.getByTestId('job-result-versions')).toHaveTextContent('2.5.0');
+    expect(screen.getByTestId('job-result-computation')).toHaveTextContent('12.5');
+    expect(screen.getByTestId('job-result-devices')).toHaveTextContent('cuda_available');
+    expect(screen.queryByTestId('job-error')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('job-cancel-5')).not.toBeInTheDocument();
+
+    await userEvent.setup().click(screen.getByRole('tab', { name: 'Events' }));
+    const log = await screen.findByTestId('job-events');
+    expect(log).toHaveTextContent('step 1');
+    expect(log).toHaveTextContent('succeeded');
+  });
+
+  it('shows the error text of a failed job', async () => {
+    fakeApi({
+      'GET /api/v1/jobs/5/': { ...FINISHED, status: 'failed', result: null, error: 'RuntimeError: no device' },
+      'GET /api/v1/job-kinds/': [],
+    });
+    renderWithApp(<JobDetail jobId={5} />);
+    expect(await screen.findByTestId('job-error')).toHaveTextContent('RuntimeError: no device');
+    expect(screen.getByTestId('job-detail-status')).toHaveTextContent('failed');
+  });
+});
