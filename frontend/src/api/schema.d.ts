@@ -662,7 +662,7 @@ export interface components {
         };
         WorkerNode: {
             readonly hostname: string;
-            readonly queues: unknown;
+            readonly queues: string[];
             readonly devices: unknown;
             readonly concurrency: number;
             /** Format: date-time */
@@ -2205,7 +2205,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                workspace_id: string;
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2253,7 +2253,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                workspace_id: string;
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2316,7 +2316,7 @@ export interface operations {
             path: {
                 /** @description A unique integer value identifying this membership. */
                 id: number;
-                workspace_id: string;
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2366,7 +2366,7 @@ export interface operations {
             path: {
                 /** @description A unique integer value identifying this membership. */
                 id: number;
-                workspace_id: string;
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2429,7 +2429,7 @@ export interface operations {
             path: {
                 /** @description A unique integer value identifying this membership. */
                 id: number;
-                workspace_id: string;
+                workspace_id: number;
             };
             cookie?: never;
         };
@@ -2478,7 +2478,7 @@ export interface operations {
             path: {
                 /** @description A unique integer value identifying this membership. */
                 id: number;
-                workspace_id: string;
+                workspace_id: number;
             };
             cookie?: never;
         };

@@ -71,6 +71,7 @@ class JobKindSerializer(serializers.Serializer):
 
 class WorkerNodeSerializer(serializers.ModelSerializer):
     alive = serializers.BooleanField(read_only=True)
+    queues = serializers.ListField(child=serializers.CharField(), read_only=True)
 
     class Meta:
         model = WorkerNode

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from django_filters import rest_framework as filters
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -39,6 +39,10 @@ class WorkspaceViewSet(viewsets.ModelViewSet):
         serializer.instance = self.get_queryset().get(pk=workspace.pk)
 
 
+@extend_schema_view(**{
+    action: extend_schema(parameters=[OpenApiParameter("workspace_id", int, OpenApiParameter.PATH)])
+    for action in ("list", "create", "retrieve", "update", "partial_update", "destroy")
+})
 class MembershipViewSet(
     mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, mixins.DestroyModelMixin,
     viewsets.GenericViewSet,

@@ -1,0 +1,57 @@
+# Sampan: `make up` runs the platform, `make test` runs every test. See README.md.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+NPM ?= npm
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: up dev install frontend api-client test test-python test-frontend browser lint clean
+
+up: install frontend ## start web + worker (embedded SQLite/filesystem broker unless DATABASE_URL/CELERY_BROKER_URL are set)
+	$(PY) platform/manage.py up
+
+dev: install frontend/node_modules/.installed ## Django + worker on :8000 and the Vite dev server on :5173
+	@trap 'kill 0' EXIT; $(PY) platform/manage.py up & (cd frontend && $(NPM) run dev -- --host 127.0.0.1)
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml sdk/pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "Sampan needs Python >= 3.11"; exit 1; }
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]' -e ./sdk
+	touch $@
+
+frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
+	cd frontend && $(NPM) ci --no-audit --no-fund
+	touch $@
+
+frontend: frontend/dist/index.html
+
+frontend/dist/index.html: frontend/node_modules/.installed $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/public -type f 2>/dev/null)
+	cd frontend && $(NPM) run build
+
+api-client: install frontend/node_modules/.installed ## regenerate frontend/openapi.json and the TypeScript client
+	$(PY) platform/manage.py spectacular --format openapi-json --file frontend/openapi.json --validate --fail-on-warn
+	cd frontend && $(NPM) run gen:api
+
+browser: ## headless Chromium for the browser tests (Debian package)
+	@test -x $(CHROMIUM) || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  elif command -v sudo >/dev/null; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "Install Chromium (Debian: apt-get install chromium) or set CHROMIUM=/path/to/chromium"; exit 1; fi; }
+
+test: install frontend browser test-frontend test-python ## every test: frontend unit, backend, integration, browser e2e
+
+test-frontend: frontend/node_modules/.installed
+	cd frontend && $(NPM) run typecheck && $(NPM) test
+
+test-python: install frontend browser
+	CHROMIUM=$(CHROMIUM) $(PY) -m pytest $(PYTEST_ARGS)
+
+lint: install
+	$(VENV)/bin/ruff check platform workers tests benchmarks sdk
+
+clean:
+	rm -rf $(VENV) frontend/node_modules frontend/dist artifacts
