@@ -5,7 +5,7 @@ import { UserMenu } from '@/features/auth';
 import { WorkersIndicator } from '@/features/workers';
 
 const NAV = [
-  { to: '/workspaces', label: 'Workspaces', testId: 'nav-workspaces' },
+  { to: '/workspaces', label: 'Workspaces', testId: 'nav-workspaces', also: ['/projects'] },
   { to: '/jobs', label: 'Jobs', testId: 'nav-jobs' },
   { to: '/tokens', label: 'API tokens', testId: 'nav-tokens' },
 ];
@@ -46,7 +46,7 @@ export function AppLayout() {
               component={RouterNavLink}
               to={item.to}
               label={item.label}
-              active={location.pathname.startsWith(item.to)}
+              active={[item.to, ...(item.also ?? [])].some((prefix) => location.pathname.startsWith(prefix))}
               onClick={close}
               data-testid={item.testId}
             />

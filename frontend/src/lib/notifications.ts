@@ -15,7 +15,9 @@ export function errorDetailLines(error: unknown): string[] {
   for (const [field, value] of Object.entries(error.details as Record<string, unknown>)) {
     const messages = Array.isArray(value) ? value.map(String) : [String(value)];
     for (const message of messages) {
-      if (message !== error.message) lines.push(field === 'non_field_errors' ? message : `${field}: ${message}`);
+      const line = field === 'non_field_errors' ? message : `${field}: ${message}`;
+      // The envelope's message usually repeats the first field error already.
+      if (line !== error.message && message !== error.message) lines.push(line);
     }
   }
   return lines;

@@ -1,14 +1,16 @@
 import { Alert, Code, Group, Paper, SimpleGrid, Skeleton, Stack, Tabs, Text, Title } from '@mantine/core';
-import type { ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { formatDateTime, formatDuration, formatRelative } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
 import { isActive } from '../api/jobState';
 import { useJob, useJobKinds } from '../hooks/useJobs';
 import { CancelJobButton } from './CancelJobButton';
-import { JobEventsView } from './JobEventsView';
 import { JobProgressBar } from './JobProgressBar';
 import { JobResultView } from './JobResultView';
 import { JobStatusBadge } from './JobStatusBadge';
+
+// The events view carries the charting library; load it only when the tab opens.
+const JobEventsView = lazy(() => import('./JobEventsView').then((module) => ({ default: module.JobEventsView })));
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -93,7 +95,9 @@ export function JobDetail({ jobId }: { jobId: number }) {
           <JobResultView result={job.result} />
         </Tabs.Panel>
         <Tabs.Panel value="events" pt="sm">
-          <JobEventsView jobId={job.id} live={live} />
+          <Suspense fallback={<Skeleton h={120} />}>
+            <JobEventsView jobId={job.id} live={live} />
+          </Suspense>
         </Tabs.Panel>
         <Tabs.Panel value="params" pt="sm">
           <Code block fz="xs">

@@ -1,3 +1,4 @@
+import '@mantine/charts/styles.css';
 import { LineChart } from '@mantine/charts';
 import { Alert, Badge, Paper, ScrollArea, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
 import { formatDateTime } from '@/lib/datetime';
@@ -41,7 +42,7 @@ export function JobEventsView({ jobId, live }: { jobId: number; live: boolean })
             series={[{ name: 'percent', label: 'Progress %', color: 'blue.6' }]}
             curveType="linear"
             withDots={series.length < 40}
-            yAxisProps={{ domain: [0, 100] }}
+            yAxisProps={{ domain: [0, 100], ticks: [0, 25, 50, 75, 100] }}
             xAxisLabel="seconds"
             data-testid="job-progress-chart"
           />

@@ -27,9 +27,7 @@ export function JobProgressBar({ job, showMessage = false }: { job: Pick<Job, 'i
       </Group>
       {showMessage && (message || (step !== null && total !== null)) && (
         <Text size="xs" c="dimmed" data-testid={`job-progress-message-${job.id}`}>
-          {step !== null && total !== null ? `Step ${step}/${total}` : ''}
-          {step !== null && total !== null && message ? ' · ' : ''}
-          {message}
+          {message || `Step ${step}/${total}`}
         </Text>
       )}
     </Stack>

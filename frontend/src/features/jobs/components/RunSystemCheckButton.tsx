@@ -20,7 +20,6 @@ export function RunSystemCheckButton({
   return (
     <Tooltip label={reason} disabled={!reason}>
       <Button
-        variant="light"
         disabled={!!reason}
         loading={createMutation.isPending}
         data-testid="run-system-check"
