@@ -11,6 +11,7 @@ from config.env import env_str
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from accounts.models import User
 from accounts.services import admin_ensure
 
 PASSWORD_FILE = "initial-admin.txt"
@@ -25,14 +26,13 @@ class Command(BaseCommand):
         password = env_str("SAMPAN_ADMIN_PASSWORD")
         production = getattr(settings, "SAMPAN_PRODUCTION", False)
         if production and password is None:
-            from accounts.models import User
-
             if not User.objects.filter(is_superuser=True).exists():
                 raise CommandError(
                     "No administrator exists and SAMPAN_ADMIN_PASSWORD is not set. Production never uses a "
                     "default password: set SAMPAN_ADMIN_PASSWORD (and SAMPAN_ADMIN_USERNAME) or run "
                     "`manage.py createsuperuser`."
                 )
+        existed = User.objects.filter(is_superuser=True).exists()
         user, generated = admin_ensure(username=username, email=email, password=password)
         secret_file = settings.SAMPAN_HOME / PASSWORD_FILE
         if generated:
@@ -41,5 +41,7 @@ class Command(BaseCommand):
                 fh.write(f"username: {user.username}\npassword: {generated}\n")
             self.stdout.write(f"Created administrator {user.username!r} with password {generated}")
             self.stdout.write(f"(saved in {secret_file}; change it after logging in)")
-        else:
+        elif existed:
             self.stdout.write(f"Administrator {user.username!r} exists.")
+        else:
+            self.stdout.write(f"Created administrator {user.username!r} with the password from SAMPAN_ADMIN_PASSWORD.")

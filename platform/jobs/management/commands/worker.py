@@ -39,6 +39,9 @@ class Command(BaseCommand):
 
         devices = detect_devices()
         queue_list = resolve_queues(queues, devices)
+        if "gpu" in queue_list and not devices.get("cuda"):
+            self.stderr.write(self.style.WARNING(
+                "warning: consuming the gpu queue but no CUDA device was found; GPU jobs will run on the CPU"))
         if "gpu" in queue_list:
             concurrency = 1  # one training process per GPU; run one worker per GPU on multi-GPU hosts
         os.environ["SAMPAN_DETECTED_DEVICES"] = json.dumps(devices)
