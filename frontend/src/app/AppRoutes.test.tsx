@@ -43,6 +43,45 @@ describe('routing and session handling', () => {
     expect(await screen.findByTestId('login-form')).toBeInTheDocument();
   });
 
+  it('logs out from the user menu and lands on the login page', async () => {
+    let loggedIn = true;
+    const server = fakeApi({
+      'GET /api/v1/auth/me/': () => (loggedIn ? json(ADMIN) : apiError(401, 'not_authenticated', 'Not signed in.')),
+      'POST /api/v1/auth/logout/': () => {
+        loggedIn = false;
+        return new Response(null, { status: 204 });
+      },
+      'GET /api/v1/workspaces/': json(page([WORKSPACE])),
+      'GET /api/v1/workers/': json([]),
+    });
+    renderWithApp(<AppRoutes />, { route: '/workspaces' });
+    expect(await screen.findByTestId('workspace-link-7')).toHaveTextContent('Vision team');
+    const user = userEvent.setup();
+    await user.click(screen.getByTestId('user-menu'));
+    await user.click(await screen.findByTestId('logout'));
+    expect(await screen.findByTestId('login-form')).toBeInTheDocument();
+    expect(server.callsTo('POST', '/api/v1/auth/logout/')).toHaveLength(1);
+    expect(screen.queryByText('Vision team')).not.toBeInTheDocument();
+  });
+
+  it("shows a project with its own jobs, and a viewer cannot run checks there", async () => {
+    const server = fakeApi({
+      'GET /api/v1/auth/me/': json(ADMIN),
+      'GET /api/v1/workers/': json([]),
+      'GET /api/v1/projects/4/': json({ id: 4, workspace: 7, name: 'Pets', description: 'classify pets', created_at: '2026-01-02T03:04:05Z', created_by: 'alice' }),
+      'GET /api/v1/workspaces/7/': json({ ...WORKSPACE, role: 'viewer' }),
+      'GET /api/v1/job-kinds/': json([]),
+      'GET /api/v1/jobs/': json(page([])),
+    });
+    renderWithApp(<AppRoutes />, { route: '/projects/4' });
+    expect(await screen.findByTestId('project-title')).toHaveTextContent('Pets');
+    expect(await screen.findByText('Vision team')).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByTestId('run-system-check')).toBeDisabled());
+    const jobsCall = server.callsTo('GET', '/api/v1/jobs/')[0];
+    expect(jobsCall.search.get('project')).toBe('4');
+    expect(jobsCall.search.get('workspace')).toBe('7');
+  });
+
   it('shows a not-found page for unknown client routes', async () => {
     fakeApi({ 'GET /api/v1/auth/me/': json(ADMIN) });
     renderWithApp(<AppRoutes />, { route: '/no/such/page' });
