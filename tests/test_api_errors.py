@@ -144,3 +144,7 @@ def test_browser_routes_serve_the_app_not_an_api_error(client):
     response = client.get("/workspaces/1")
     assert response.status_code in (200, 503)
     assert response["Content-Type"].startswith("text/html")
+
+
+def test_missing_built_asset_is_a_404_not_the_app_page(client):
+    assert_error(client.get("/assets/index-deadbeef.js"), 404, "not_found")

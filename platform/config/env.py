@@ -52,6 +52,19 @@ ENV_VARS: dict[str, EnvVar] = {
         EnvVar("SAMPAN_MAX_REQUEST_BYTES", "largest API request body accepted (default 10 MiB)"),
         EnvVar("SAMPAN_WEB_THREADS", "request threads of the web process (default 8)"),
         EnvVar("SAMPAN_LOG_LEVEL", "DEBUG, INFO, WARNING or ERROR (default INFO)"),
+        EnvVar("SAMPAN_DATASET_MAX_UPLOAD_BYTES",
+               "largest archive (or set of image files) one dataset import accepts (default 2 GiB; "
+               "SAMPAN_MAX_REQUEST_BYTES caps every request body first)"),
+        EnvVar("SAMPAN_DATASET_MAX_UNCOMPRESSED_BYTES",
+               "largest total uncompressed size of an imported archive, checked while streaming (default 8 GiB)"),
+        EnvVar("SAMPAN_DATASET_MAX_FILES", "most files one dataset import may hold (default 200000)"),
+        EnvVar("SAMPAN_DATASET_MAX_COMPRESSION_RATIO",
+               "highest uncompressed/compressed ratio of an imported archive or of one entry over 1 MiB (default 100)"),
+        EnvVar("SAMPAN_DATASET_MAX_IMAGE_PIXELS",
+               "largest image (width x height) a dataset accepts; larger ones are rejected, never decoded (default 50000000)"),
+        EnvVar("SAMPAN_DATASET_MAX_IMAGE_BYTES", "largest single image file a dataset accepts (default 64 MiB)"),
+        EnvVar("SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES",
+               "imports with more files than this run as a background job instead of inside the request (default 300)"),
     ]
 }
 

@@ -36,7 +36,8 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     # Everything else that is not an API, admin or static path is a browser route of the SPA.
-    re_path(r"^(?!api/|admin/|static/|healthz)(?P<path>.*)$", spa.index, name="spa"),
+    # Built assets that do not exist are a 404, never index.html served as JavaScript.
+    re_path(r"^(?!api/|admin/|static/|assets/|healthz)(?P<path>.*)$", spa.index, name="spa"),
 ]
 
 handler400 = errors.handler400

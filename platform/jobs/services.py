@@ -119,7 +119,7 @@ def job_report_progress(*, job: Job, data: dict[str, Any], message: str = "", re
 
 def _finish(job: Job, status: str, *, message: str, **fields) -> bool:
     with transaction.atomic():
-        done = _held(job).update(status=status, finished_at=timezone.now(), lease_owner="", **fields)
+        done = _held(job).update(status=status, finished_at=timezone.now(), **fields)
         if done == 1:
             _event(job.pk, JobEventType.STATUS, message, {"status": status, "attempt": job.attempt})
     return done == 1

@@ -1128,22 +1128,11 @@ export interface operations {
             query?: {
                 /** @description Only events with seq > after. */
                 after?: number;
-                kind?: string;
                 /** @description A page number within the paginated result set. */
                 page?: number;
                 /** @description Number of results to return per page. */
                 page_size?: number;
-                project?: number;
-                /**
-                 * @description * `queued` - Queued
-                 *     * `running` - Running
-                 *     * `succeeded` - Succeeded
-                 *     * `failed` - Failed
-                 *     * `cancelled` - Cancelled
-                 */
-                status?: "cancelled" | "failed" | "queued" | "running" | "succeeded";
                 type?: "log" | "progress" | "status";
-                workspace?: number;
             };
             header?: never;
             path: {

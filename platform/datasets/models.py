@@ -1,0 +1,174 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class TaskType(models.TextChoices):
+    IMAGE_CLASSIFICATION = "image_classification", "Image classification"
+
+
+class Dataset(models.Model):
+    """Samples of one task type inside a project. ``workspace`` repeats the project's workspace
+    (projects never move) so tenancy filters need one join less."""
+
+    workspace = models.ForeignKey("workspaces.Workspace", on_delete=models.CASCADE, related_name="datasets")
+    project = models.ForeignKey("workspaces.Project", on_delete=models.CASCADE, related_name="datasets")
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True, max_length=2000)
+    task_type = models.CharField(max_length=32, choices=TaskType.choices, default=TaskType.IMAGE_CLASSIFICATION)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["project", "name"], name="dataset_name_unique_in_project")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Label(models.Model):
+    """A class of an image classification dataset; its name is the folder name on import/export."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="labels")
+    name = models.CharField(max_length=100)
+    color = models.CharField(max_length=7, blank=True, help_text="#rrggbb for the labeling UI.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [models.UniqueConstraint(fields=["dataset", "name"], name="label_name_unique_in_dataset")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ImportStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+
+
+class ImportSource(models.TextChoices):
+    ARCHIVE = "archive", "Archive (zip or tar)"
+    FILES = "files", "Image files"
+
+
+class ImportBatch(models.Model):
+    """One import into a dataset with its per-file outcome. Imported files are the samples that
+    point here; ``problems`` lists every file that was not imported and why."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="imports")
+    source = models.CharField(max_length=16, choices=ImportSource.choices)
+    filename = models.CharField(max_length=255, blank=True, help_text="The archive's name, for archive imports.")
+    upload_key = models.CharField(max_length=300, blank=True, help_text="Stored archive awaiting a background import.")
+    size_bytes = models.BigIntegerField(default=0)
+    label_name = models.CharField(max_length=100, blank=True, help_text="Label given to every imported file, if any.")
+    status = models.CharField(max_length=16, choices=ImportStatus.choices, default=ImportStatus.QUEUED)
+    job = models.OneToOneField("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="dataset_import")
+    files = models.PositiveIntegerField(default=0, help_text="Files considered (directories and OS junk excluded).")
+    imported = models.PositiveIntegerField(default=0)
+    duplicates = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    ignored = models.PositiveIntegerField(default=0, help_text="Directories, dot files, __MACOSX, our own manifest.csv.")
+    labels_created = models.JSONField(default=list, blank=True)
+    problems = models.JSONField(default=list, blank=True, help_text="[{file, code, message}] for files not imported.")
+    error_code = models.CharField(max_length=64, blank=True)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+
+class Sample(models.Model):
+    """One image. The blob is content-addressed (sha256 of the stored, re-encoded bytes), so the
+    same picture is stored once and a second copy in a dataset is reported as a duplicate."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="samples", db_index=False)
+    label = models.ForeignKey(Label, null=True, blank=True, on_delete=models.SET_NULL, related_name="samples",
+                              db_index=False)
+    label_version = models.PositiveIntegerField(
+        default=0, help_text="Bumped on every label change; label writes must send the version they saw.")
+    sha256 = models.CharField(max_length=64)
+    blob_key = models.CharField(max_length=200)
+    thumbnail_key = models.CharField(max_length=200)
+    original_name = models.CharField(max_length=255)
+    format = models.CharField(max_length=8, help_text="Format detected from the content: JPEG, PNG, BMP, WEBP, GIF.")
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    size_bytes = models.PositiveIntegerField(help_text="Size of the stored (re-encoded) image.")
+    import_batch = models.ForeignKey(ImportBatch, null=True, blank=True, on_delete=models.SET_NULL, related_name="samples")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["dataset", "sha256"], name="sample_content_unique_in_dataset")]
+        indexes = [
+            # the list's default order, and every per-dataset lookup
+            models.Index(fields=["dataset", "id"], name="sample_dataset_id"),
+            # label filters, per-label counts (index-only GROUP BY) and label merge/delete
+            models.Index(fields=["dataset", "label", "id"], name="sample_dataset_label_id"),
+        ]
+
+    def __str__(self) -> str:
+        return self.original_name
+
+
+class Split(models.TextChoices):
+    TRAIN = "train", "Train"
+    VAL = "val", "Validation"
+    TEST = "test", "Test"
+
+
+class DatasetVersion(models.Model):
+    """An immutable snapshot of a dataset's labeled samples, their labels and a seeded, stratified
+    train/val/test split. Later changes to samples or labels never touch it."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    note = models.CharField(max_length=500, blank=True)
+    seed = models.BigIntegerField()
+    train_ratio = models.FloatField()
+    val_ratio = models.FloatField()
+    test_ratio = models.FloatField()
+    classes = models.JSONField(default=list, help_text="Label names; a sample's label index points here.")
+    counts = models.JSONField(default=dict, help_text='{"train": {"cat": 40, ...}, "val": {...}, "test": {...}}')
+    sample_count = models.PositiveIntegerField(default=0)
+    unlabeled_excluded = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-number"]
+        constraints = [models.UniqueConstraint(fields=["dataset", "number"], name="version_number_unique_in_dataset")]
+
+    @property
+    def name(self) -> str:
+        return f"V{self.number}"
+
+    def __str__(self) -> str:
+        return f"{self.dataset_id}:{self.name}"
+
+
+class VersionSample(models.Model):
+    """A sample as it was when the version was made. ``sample`` links to the live sample and
+    becomes null if that sample is deleted; everything training needs is copied here."""
+
+    version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="entries", db_index=False)
+    sample = models.ForeignKey(Sample, null=True, on_delete=models.SET_NULL, related_name="version_entries")
+    split = models.CharField(max_length=5, choices=Split.choices)
+    label_index = models.PositiveIntegerField()
+    label_name = models.CharField(max_length=100)
+    blob_key = models.CharField(max_length=200)
+    sha256 = models.CharField(max_length=64)
+    original_name = models.CharField(max_length=255)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["version", "split", "sample"], name="versionsample_split")]
