@@ -12,7 +12,6 @@ import time
 
 import pytest
 import requests
-
 from conftest import ARTIFACTS, MANAGE, REPO, free_port, wait_for
 
 pytestmark = pytest.mark.integration

@@ -8,10 +8,9 @@ from datetime import timedelta
 
 import pytest
 from celery.signals import after_task_publish
+from conftest import wait_for
 from django.db import transaction
 from django.utils import timezone
-
-from conftest import wait_for
 from jobs.models import Job, JobEvent, JobStatus
 from jobs.services import _send, job_cancel, job_create, jobs_reap_stale
 

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 import schemathesis
+from config.wsgi import application
 from django.core.management import call_command
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
-
-from config.wsgi import application
 
 REPO = Path(__file__).resolve().parents[1]
 FRONTEND = REPO / "frontend"
@@ -54,7 +53,6 @@ def fuzz_auth(db, make_user, token_for):
     keep the WSGI handler from closing the test transaction's connection between requests."""
     from django.core.signals import request_finished, request_started
     from django.db import close_old_connections
-
     from workspaces.services import project_create, workspace_create
 
     request_started.disconnect(close_old_connections)

@@ -12,7 +12,6 @@ from pathlib import Path
 import psutil
 import pytest
 import requests
-
 from conftest import REPO, live_env
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"]).resolve()
@@ -24,9 +23,9 @@ def has_libtorch(pid: int) -> bool:
 
 
 def test_platform_is_stdlib_in_the_test_process():
-    import django  # noqa: F401 - after Django is set up by pytest-django
-
     import platform
+
+    import django  # noqa: F401 - after Django is set up by pytest-django
 
     assert Path(platform.__file__).resolve().parent == STDLIB
     assert not (REPO / "platform" / "__init__.py").exists()

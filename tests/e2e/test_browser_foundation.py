@@ -7,7 +7,6 @@ import os
 import subprocess
 
 import pytest
-
 from conftest import ARTIFACTS, REPO
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.django_db(transaction=True)]
