@@ -13,6 +13,8 @@ import re
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from tests.datasets.factories import tenancy_objects as ds
+
 pytestmark = pytest.mark.django_db
 
 WRITE_METHODS = {"post", "put", "patch", "delete"}
@@ -54,12 +56,28 @@ OBJECT_ROUTES = {
     "job-events": lambda t: {"pk": t["job_a"].pk},
     "token-detail": lambda t: {"pk": t["alice_token"].pk},
     "token-revoke": lambda t: {"pk": t["alice_token"].pk},
+    "dataset-detail": lambda t: {"pk": ds(t)["dataset"].pk},
+    "dataset-statistics": lambda t: {"pk": ds(t)["dataset"].pk},
+    "dataset-export": lambda t: {"pk": ds(t)["dataset"].pk},
+    "dataset-label-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
+    "dataset-label-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["label"].pk},
+    "dataset-label-merge": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["label"].pk},
+    "dataset-sample-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
+    "dataset-sample-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["sample"].pk},
+    "dataset-sample-image": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["sample"].pk},
+    "dataset-sample-thumbnail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["sample"].pk},
+    "dataset-sample-bulk-label": lambda t: {"dataset_id": ds(t)["dataset"].pk},
+    "dataset-import-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
+    "dataset-import-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["import"].pk},
+    "dataset-version-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
+    "dataset-version-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["version"].pk},
 }
 STAFF_ROUTES = {"user-list", "user-detail"}
 # Routes without ids: what a viewer of workspace A may not create there (None: personal or open routes).
 CREATE_IN_A = {
     "project-list": lambda t: {"workspace": t["ws_a"].pk, "name": "viewer's project"},
     "job-list": lambda t: {"workspace": t["ws_a"].pk, "kind": "system.check"},
+    "dataset-list": lambda t: {"workspace": t["ws_a"].pk, "project": t["project_a"].pk, "name": "viewer's dataset"},
 }
 PERSONAL_OR_OPEN = {"auth-csrf", "auth-login", "auth-logout", "auth-me", "token-list", "workspace-list",
                     "job-kinds", "workers"}

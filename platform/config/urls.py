@@ -1,6 +1,13 @@
 from __future__ import annotations
 
 from accounts.api.views import ApiTokenViewSet, CsrfView, LoginView, LogoutView, MeView, UserViewSet
+from datasets.api.views import (
+    DatasetVersionViewSet,
+    DatasetViewSet,
+    ImportBatchViewSet,
+    LabelViewSet,
+    SampleViewSet,
+)
 from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -18,6 +25,11 @@ router.register("workspaces", WorkspaceViewSet, basename="workspace")
 router.register(r"workspaces/(?P<workspace_id>\d+)/members", MembershipViewSet, basename="membership")
 router.register("projects", ProjectViewSet, basename="project")
 router.register("jobs", JobViewSet, basename="job")
+router.register("datasets", DatasetViewSet, basename="dataset")
+router.register(r"datasets/(?P<dataset_id>\d+)/labels", LabelViewSet, basename="dataset-label")
+router.register(r"datasets/(?P<dataset_id>\d+)/samples", SampleViewSet, basename="dataset-sample")
+router.register(r"datasets/(?P<dataset_id>\d+)/imports", ImportBatchViewSet, basename="dataset-import")
+router.register(r"datasets/(?P<dataset_id>\d+)/versions", DatasetVersionViewSet, basename="dataset-version")
 
 api_v1 = [
     path("auth/csrf/", CsrfView.as_view(), name="auth-csrf"),

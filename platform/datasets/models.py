@@ -91,8 +91,7 @@ class Sample(models.Model):
     same picture is stored once and a second copy in a dataset is reported as a duplicate."""
 
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="samples", db_index=False)
-    label = models.ForeignKey(Label, null=True, blank=True, on_delete=models.SET_NULL, related_name="samples",
-                              db_index=False)
+    label = models.ForeignKey(Label, null=True, blank=True, on_delete=models.SET_NULL, related_name="samples")
     label_version = models.PositiveIntegerField(
         default=0, help_text="Bumped on every label change; label writes must send the version they saw.")
     sha256 = models.CharField(max_length=64)

@@ -72,6 +72,334 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/datasets/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Datasets in the caller's workspaces, with sample and label counts. */
+        get: operations["datasets_list"];
+        put?: never;
+        /** @description Datasets in the caller's workspaces, with sample and label counts. */
+        post: operations["datasets_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/imports/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Imports into a dataset: upload an archive or image files; each import records per-file outcomes. */
+        get: operations["datasets_imports_list"];
+        put?: never;
+        /**
+         * Import an archive or image files (201 done; 202 running as a background job)
+         * @description Imports into a dataset: upload an archive or image files; each import records per-file outcomes.
+         */
+        post: operations["datasets_imports_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/imports/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Imports into a dataset: upload an archive or image files; each import records per-file outcomes. */
+        get: operations["datasets_imports_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/labels/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Labels of a dataset. Every change says how many samples it touches (``dry_run`` to ask first). */
+        get: operations["datasets_labels_list"];
+        put?: never;
+        /** @description Labels of a dataset. Every change says how many samples it touches (``dry_run`` to ask first). */
+        post: operations["datasets_labels_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/labels/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Labels of a dataset. Every change says how many samples it touches (``dry_run`` to ask first). */
+        get: operations["datasets_labels_retrieve"];
+        /** @description Labels of a dataset. Every change says how many samples it touches (``dry_run`` to ask first). */
+        put: operations["datasets_labels_update"];
+        post?: never;
+        /**
+         * Delete a label; its samples become unlabeled
+         * @description Labels of a dataset. Every change says how many samples it touches (``dry_run`` to ask first).
+         */
+        delete: operations["datasets_labels_destroy"];
+        options?: never;
+        head?: never;
+        /** @description Labels of a dataset. Every change says how many samples it touches (``dry_run`` to ask first). */
+        patch: operations["datasets_labels_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/labels/{id}/merge/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge this label into another: its samples move there, it is deleted
+         * @description Labels of a dataset. Every change says how many samples it touches (``dry_run`` to ask first).
+         */
+        post: operations["datasets_labels_merge_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/samples/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of samples with the dataset's counts
+         * @description Samples of a dataset: filtered pages with counts, label writes with optimistic concurrency,
+         *     the image and its thumbnail.
+         */
+        get: operations["datasets_samples_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/samples/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Samples of a dataset: filtered pages with counts, label writes with optimistic concurrency,
+         *     the image and its thumbnail.
+         */
+        get: operations["datasets_samples_retrieve"];
+        put?: never;
+        post?: never;
+        /**
+         * @description Samples of a dataset: filtered pages with counts, label writes with optimistic concurrency,
+         *     the image and its thumbnail.
+         */
+        delete: operations["datasets_samples_destroy"];
+        options?: never;
+        head?: never;
+        /**
+         * Set a sample's label (409 if it changed since label_version)
+         * @description Samples of a dataset: filtered pages with counts, label writes with optimistic concurrency,
+         *     the image and its thumbnail.
+         */
+        patch: operations["datasets_samples_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/samples/{id}/image/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The stored image (re-encoded JPEG or PNG)
+         * @description Samples of a dataset: filtered pages with counts, label writes with optimistic concurrency,
+         *     the image and its thumbnail.
+         */
+        get: operations["datasets_samples_image_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/samples/{id}/thumbnail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A JPEG thumbnail, at most 128 px on its longer side
+         * @description Samples of a dataset: filtered pages with counts, label writes with optimistic concurrency,
+         *     the image and its thumbnail.
+         */
+        get: operations["datasets_samples_thumbnail_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/samples/bulk-label/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Label many samples at once: all or nothing, 409 listing the ones changed meanwhile
+         * @description Samples of a dataset: filtered pages with counts, label writes with optimistic concurrency,
+         *     the image and its thumbnail.
+         */
+        post: operations["datasets_samples_bulk_label_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/versions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Dataset versions: immutable snapshots with a seeded, stratified train/val/test split. */
+        get: operations["datasets_versions_list"];
+        put?: never;
+        /**
+         * Snapshot the labeled samples as a new version
+         * @description Dataset versions: immutable snapshots with a seeded, stratified train/val/test split.
+         */
+        post: operations["datasets_versions_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/versions/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Dataset versions: immutable snapshots with a seeded, stratified train/val/test split. */
+        get: operations["datasets_versions_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Datasets in the caller's workspaces, with sample and label counts. */
+        get: operations["datasets_retrieve"];
+        /** @description Datasets in the caller's workspaces, with sample and label counts. */
+        put: operations["datasets_update"];
+        post?: never;
+        /** @description Datasets in the caller's workspaces, with sample and label counts. */
+        delete: operations["datasets_destroy"];
+        options?: never;
+        head?: never;
+        /** @description Datasets in the caller's workspaces, with sample and label counts. */
+        patch: operations["datasets_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/datasets/{id}/export/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download as a zip: a folder per class plus manifest.csv
+         * @description Datasets in the caller's workspaces, with sample and label counts.
+         */
+        get: operations["datasets_export_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{id}/statistics/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per-class counts and image size distribution
+         * @description Datasets in the caller's workspaces, with sample and label counts.
+         */
+        get: operations["datasets_statistics_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/job-kinds/": {
         parameters: {
             query?: never;
@@ -397,8 +725,192 @@ export interface components {
             /** Format: date-time */
             expires_at?: string | null;
         };
+        BulkLabelItem: {
+            /** Format: int64 */
+            id: number;
+            label_version: number;
+        };
+        BulkLabelItemRequest: {
+            /** Format: int64 */
+            id: number;
+            label_version: number;
+        };
+        BulkLabelRequest: {
+            /**
+             * Format: int64
+             * @description A label id of this dataset, or null to unlabel.
+             */
+            label: number | null;
+            items: components["schemas"]["BulkLabelItemRequest"][];
+        };
+        BulkLabelResult: {
+            updated: number;
+            /** @description Each sample's new label_version. */
+            samples: components["schemas"]["BulkLabelItem"][];
+        };
         Csrf: {
             csrf_token: string;
+        };
+        Dataset: {
+            readonly id: number;
+            /** @description Defaults to the project's workspace. */
+            workspace?: number;
+            project: number;
+            name: string;
+            description?: string;
+            /** @default image_classification */
+            task_type: components["schemas"]["TaskTypeEnum"];
+            readonly sample_count: number;
+            readonly labeled_count: number;
+            readonly label_count: number;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        DatasetRequest: {
+            /** @description Defaults to the project's workspace. */
+            workspace?: number;
+            project: number;
+            name: string;
+            description?: string;
+            /** @default image_classification */
+            task_type: components["schemas"]["TaskTypeEnum"];
+        };
+        DatasetStatistics: {
+            total: number;
+            labeled: number;
+            unlabeled: number;
+            per_label: components["schemas"]["PerLabelCount"][];
+            formats: components["schemas"]["FormatCount"][];
+            size_buckets: components["schemas"]["SizeBucket"][];
+            /** @description The 50 most common width x height. */
+            common_sizes: components["schemas"]["SizeCount"][];
+            width: components["schemas"]["Range"];
+            height: components["schemas"]["Range"];
+        };
+        DatasetVersion: {
+            readonly id: number;
+            readonly dataset: number;
+            readonly number: number;
+            /** @description V1, V2, ... */
+            readonly name: string;
+            readonly note: string;
+            readonly seed: number;
+            /** Format: double */
+            readonly train_ratio: number;
+            /** Format: double */
+            readonly val_ratio: number;
+            /** Format: double */
+            readonly test_ratio: number;
+            /** @description Label names; label index i is classes[i]. */
+            readonly classes: string[];
+            /** @description Per split, per class: {"train": {"cat": 40}, "val": {...}, "test": {...}}. */
+            readonly counts: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
+            readonly totals: {
+                [key: string]: number;
+            };
+            readonly sample_count: number;
+            readonly unlabeled_excluded: number;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        DatasetVersionCreateRequest: {
+            /**
+             * Format: double
+             * @default 0.8
+             */
+            train_ratio: number;
+            /**
+             * Format: double
+             * @default 0.1
+             */
+            val_ratio: number;
+            /**
+             * Format: double
+             * @default 0.1
+             */
+            test_ratio: number;
+            /**
+             * Format: int64
+             * @description Same samples + same seed = same split. Random if omitted.
+             */
+            seed?: number;
+            /** @default  */
+            note: string;
+        };
+        FormatCount: {
+            format: string;
+            count: number;
+        };
+        ImportBatch: {
+            readonly id: number;
+            readonly dataset: number;
+            readonly source: components["schemas"]["SourceEnum"];
+            /** @description The archive's name, for archive imports. */
+            readonly filename: string;
+            readonly size_bytes: number;
+            /** @description Label given to every imported file, if any. */
+            readonly label_name: string;
+            readonly status: components["schemas"]["ImportBatchStatusEnum"];
+            readonly job: number | null;
+            /** @description The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports. */
+            readonly progress: {
+                [key: string]: unknown;
+            };
+            /** @description Files considered (directories and OS junk excluded). */
+            readonly files: number;
+            readonly imported: number;
+            readonly duplicates: number;
+            readonly failed: number;
+            /** @description Directories, dot files, __MACOSX, our own manifest.csv. */
+            readonly ignored: number;
+            readonly labels_created: string[];
+            readonly problems: components["schemas"]["ImportProblem"][];
+            readonly error_code: string;
+            readonly error: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `succeeded` - Succeeded
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        ImportBatchStatusEnum: "queued" | "running" | "succeeded" | "failed";
+        ImportCreateRequest: {
+            /**
+             * Format: binary
+             * @description A zip, tar, tar.gz, tar.bz2 or tar.xz: a folder per class gives labels, files at the root are unlabeled.
+             */
+            archive?: string;
+            /** @description Image files (JPEG, PNG, BMP, WebP, GIF), recognised by content. */
+            files?: string[];
+            /** @description Label for every uploaded file, or for an archive's root files. */
+            label?: string;
+            /**
+             * @description Import an archive in a background job (answers 202; big archives always do).
+             * @default false
+             */
+            background: boolean;
+        };
+        ImportProblem: {
+            file: string;
+            /** @description duplicate, not_an_image, corrupt_image, truncated_image, too_many_pixels, file_too_large, encrypted, corrupt_entry, bad_label */
+            code: string;
+            message: string;
         };
         Job: {
             readonly id: number;
@@ -470,6 +982,42 @@ export interface components {
          * @enum {string}
          */
         JobStatusEnum: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+        Label: {
+            readonly id: number;
+            name: string;
+            /** @description #rrggbb; picked if empty. */
+            color?: string;
+            /** @description Samples with this label: what a rename, merge or delete changes. */
+            readonly sample_count: number;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        LabelChange: {
+            /** @description The label deleted, or merged away. */
+            label: number;
+            /** @description For a merge: the label that got the samples. */
+            into?: number;
+            /** @description Samples whose label changes (or would, on a dry run). */
+            affected_samples: number;
+            dry_run: boolean;
+        };
+        LabelMergeRequest: {
+            /**
+             * Format: int64
+             * @description The label that receives this label's samples.
+             */
+            into: number;
+            /**
+             * @description Only say how many samples would change.
+             * @default false
+             */
+            dry_run: boolean;
+        };
+        LabelRequest: {
+            name: string;
+            /** @description #rrggbb; picked if empty. */
+            color?: string;
+        };
         LoginRequest: {
             username: string;
             password: string;
@@ -488,6 +1036,8 @@ export interface components {
         MembershipRequest: {
             role: components["schemas"]["RoleEnum"];
         };
+        /** @enum {unknown} */
+        NullEnum: null;
         PaginatedApiTokenList: {
             /** @example 123 */
             count: number;
@@ -502,6 +1052,51 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["ApiToken"][];
+        };
+        PaginatedDatasetList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Dataset"][];
+        };
+        PaginatedDatasetVersionList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["DatasetVersion"][];
+        };
+        PaginatedImportBatchList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["ImportBatch"][];
         };
         PaginatedJobEventList: {
             /** @example 123 */
@@ -533,6 +1128,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Job"][];
         };
+        PaginatedLabelList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Label"][];
+        };
         PaginatedMembershipList: {
             /** @example 123 */
             count: number;
@@ -562,6 +1172,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Project"][];
+        };
+        PaginatedSamplePageList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["SamplePage"][];
         };
         PaginatedUserList: {
             /** @example 123 */
@@ -593,6 +1218,20 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Workspace"][];
         };
+        PatchedDatasetRequest: {
+            /** @description Defaults to the project's workspace. */
+            workspace?: number;
+            project?: number;
+            name?: string;
+            description?: string;
+            /** @default image_classification */
+            task_type: components["schemas"]["TaskTypeEnum"];
+        };
+        PatchedLabelRequest: {
+            name?: string;
+            /** @description #rrggbb; picked if empty. */
+            color?: string;
+        };
         PatchedMembershipRequest: {
             role?: components["schemas"]["RoleEnum"];
         };
@@ -601,9 +1240,24 @@ export interface components {
             name?: string;
             description?: string;
         };
+        PatchedSampleLabelWriteRequest: {
+            /**
+             * Format: int64
+             * @description A label id of this dataset, or null to unlabel.
+             */
+            label?: number | null;
+            /** @description The sample's label_version you last saw; a stale one answers 409 with the current value. */
+            label_version?: number;
+        };
         PatchedWorkspaceRequest: {
             name?: string;
             description?: string;
+        };
+        PerLabelCount: {
+            id: number;
+            name: string;
+            color: string;
+            count: number;
         };
         Project: {
             readonly id: number;
@@ -620,6 +1274,12 @@ export interface components {
             name: string;
             description?: string;
         };
+        Range: {
+            min: number | null;
+            max: number | null;
+            /** Format: double */
+            mean: number | null;
+        };
         /**
          * @description * `owner` - Owner
          *     * `editor` - Editor
@@ -627,6 +1287,68 @@ export interface components {
          * @enum {string}
          */
         RoleEnum: "owner" | "editor" | "viewer";
+        Sample: {
+            readonly id: number;
+            readonly original_name: string;
+            readonly label: number | null;
+            readonly label_name: string | null;
+            /** @description Bumped on every label change; label writes must send the version they saw. */
+            readonly label_version: number;
+            readonly width: number;
+            readonly height: number;
+            /** @description Format detected from the content: JPEG, PNG, BMP, WEBP, GIF. */
+            readonly format: string;
+            /** @description Size of the stored (re-encoded) image. */
+            readonly size_bytes: number;
+            readonly sha256: string;
+            /** @description The sample's split in the version filtered by, else null. */
+            readonly split: (components["schemas"]["SplitEnum"] | components["schemas"]["NullEnum"]) | null;
+            readonly image_url: string;
+            readonly thumbnail_url: string;
+            readonly import_batch: number | null;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        SampleCounts: {
+            total: number;
+            labeled: number;
+            unlabeled: number;
+            per_label: components["schemas"]["PerLabelCount"][];
+        };
+        SamplePage: {
+            /** @description Samples matching the filters. */
+            count: number;
+            /** Format: uri */
+            next: string | null;
+            /** Format: uri */
+            previous: string | null;
+            /** @description The whole dataset's counts (labeling progress). */
+            counts: components["schemas"]["SampleCounts"];
+            results: components["schemas"]["Sample"][];
+        };
+        SizeBucket: {
+            /** @description Longer side at most this; null: larger. */
+            max_side: number | null;
+            count: number;
+        };
+        SizeCount: {
+            width: number;
+            height: number;
+            count: number;
+        };
+        /**
+         * @description * `archive` - Archive (zip or tar)
+         *     * `files` - Image files
+         * @enum {string}
+         */
+        SourceEnum: "archive" | "files";
+        /** @enum {string} */
+        SplitEnum: "train" | "val" | "test";
+        /**
+         * @description * `image_classification` - Image classification
+         * @enum {string}
+         */
+        TaskTypeEnum: "image_classification";
         /**
          * @description * `active` - active
          *     * `revoked` - revoked
@@ -867,6 +1589,1579 @@ export interface operations {
             };
             /** @description Error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                project?: number;
+                /** @description * `image_classification` - Image classification */
+                task_type?: "image_classification";
+                workspace?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedDatasetList"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DatasetRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dataset"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_imports_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedImportBatchList"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_imports_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": components["schemas"]["ImportCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportBatch"];
+                };
+            };
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportBatch"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    datasets_imports_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                /** @description A unique integer value identifying this import batch. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportBatch"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_labels_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedLabelList"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_labels_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LabelRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_labels_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                /** @description A unique integer value identifying this label. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_labels_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                /** @description A unique integer value identifying this label. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LabelRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_labels_destroy: {
+        parameters: {
+            query?: {
+                /** @description Only say how many samples would change; change nothing. */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path: {
+                dataset_id: number;
+                /** @description A unique integer value identifying this label. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_labels_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                /** @description A unique integer value identifying this label. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedLabelRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_labels_merge_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                /** @description A unique integer value identifying this label. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LabelMergeRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelChange"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_samples_list: {
+        parameters: {
+            query?: {
+                /** @description Only samples with this label id. */
+                label?: number;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description Part of the original file name. */
+                search?: string;
+                /**
+                 * @description With version: only this split.
+                 *
+                 *     * `train` - Train
+                 *     * `val` - Validation
+                 *     * `test` - Test
+                 */
+                split?: "train" | "val" | "test";
+                /** @description true: only unlabeled samples; false: only labeled ones. */
+                unlabeled?: boolean | null;
+                /** @description Only samples in this dataset version (id). */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedSamplePageList"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_samples_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                /** @description A unique integer value identifying this sample. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sample"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_samples_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                /** @description A unique integer value identifying this sample. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_samples_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                /** @description A unique integer value identifying this sample. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedSampleLabelWriteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sample"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_samples_image_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                /** @description A unique integer value identifying this sample. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/*": string;
+                };
+            };
+            /** @description No response body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_samples_thumbnail_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                /** @description A unique integer value identifying this sample. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                };
+            };
+            /** @description No response body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_samples_bulk_label_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkLabelRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkLabelResult"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_versions_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedDatasetVersionList"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_versions_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DatasetVersionCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetVersion"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_versions_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                /** @description A unique integer value identifying this dataset version. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetVersion"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this dataset. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dataset"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this dataset. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DatasetRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dataset"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this dataset. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this dataset. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedDatasetRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dataset"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_export_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Export this dataset version (id) instead of the current samples. */
+                version?: number;
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this dataset. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description folder per class + manifest.csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_statistics_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this dataset. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetStatistics"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,270 @@
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from jobs.api.serializers import MemberProjectField
+from rest_framework import serializers
+from workspaces.api.serializers import MemberWorkspaceField
+
+from datasets.models import Dataset, DatasetVersion, ImportBatch, ImportStatus, Label, Sample, Split, TaskType
+
+HEX_COLOR = r"^#[0-9a-fA-F]{6}$"
+MAX_ID = 2**63 - 1
+
+
+class DatasetSerializer(serializers.ModelSerializer):
+    workspace = MemberWorkspaceField(required=False, help_text="Defaults to the project's workspace.")
+    project = MemberProjectField()
+    task_type = serializers.ChoiceField(choices=TaskType.choices, default=TaskType.IMAGE_CLASSIFICATION)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    sample_count = serializers.IntegerField(read_only=True)
+    labeled_count = serializers.IntegerField(read_only=True)
+    label_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Dataset
+        fields = ["id", "workspace", "project", "name", "description", "task_type", "sample_count", "labeled_count",
+                  "label_count", "created_by", "created_at"]
+        read_only_fields = ["id", "created_by", "created_at"]
+        validators: list = []  # uniqueness is checked by the service, with a message that names the dataset
+
+    def validate_name(self, value: str) -> str:
+        if not value.strip():
+            raise serializers.ValidationError("Name must not be blank.")
+        return value
+
+    def validate(self, attrs):
+        project, workspace = attrs.get("project"), attrs.get("workspace")
+        if self.instance is not None:
+            if (project is not None and project.pk != self.instance.project_id) or (
+                    workspace is not None and workspace.pk != self.instance.workspace_id):
+                raise serializers.ValidationError({"project": ["A dataset cannot move to another project."]})
+            if "task_type" in attrs and attrs["task_type"] != self.instance.task_type:
+                raise serializers.ValidationError({"task_type": ["A dataset's task type cannot change."]})
+            return attrs
+        if project is not None and workspace is not None and project.workspace_id != workspace.pk:
+            raise serializers.ValidationError({"project": ["The project is not in that workspace."]})
+        return attrs
+
+
+class LabelSerializer(serializers.ModelSerializer):
+    name = serializers.CharField(max_length=100)
+    color = serializers.RegexField(HEX_COLOR, required=False, allow_blank=True, help_text="#rrggbb; picked if empty.")
+    sample_count = serializers.IntegerField(read_only=True, help_text="Samples with this label: what a rename, "
+                                            "merge or delete changes.")
+
+    class Meta:
+        model = Label
+        fields = ["id", "name", "color", "sample_count", "created_at"]
+        read_only_fields = ["id", "created_at"]
+        validators: list = []
+
+
+class LabelMergeSerializer(serializers.Serializer):
+    into = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="The label that receives this label's samples.")
+    dry_run = serializers.BooleanField(default=False, help_text="Only say how many samples would change.")
+
+
+class LabelChangeSerializer(serializers.Serializer):
+    label = serializers.IntegerField(help_text="The label deleted, or merged away.")
+    into = serializers.IntegerField(required=False, help_text="For a merge: the label that got the samples.")
+    affected_samples = serializers.IntegerField(help_text="Samples whose label changes (or would, on a dry run).")
+    dry_run = serializers.BooleanField()
+
+
+class SampleSerializer(serializers.ModelSerializer):
+    label_name = serializers.CharField(source="label.name", read_only=True, allow_null=True, default=None)
+    split = serializers.SerializerMethodField(help_text="The sample's split in the version filtered by, else null.")
+    image_url = serializers.SerializerMethodField()
+    thumbnail_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Sample
+        fields = ["id", "original_name", "label", "label_name", "label_version", "width", "height", "format",
+                  "size_bytes", "sha256", "split", "image_url", "thumbnail_url", "import_batch", "created_at"]
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.ChoiceField(choices=Split.choices, allow_null=True))
+    def get_split(self, sample) -> str | None:
+        return getattr(sample, "split", None)
+
+    def get_image_url(self, sample) -> str:
+        return f"/api/v1/datasets/{sample.dataset_id}/samples/{sample.pk}/image/"
+
+    def get_thumbnail_url(self, sample) -> str:
+        return f"/api/v1/datasets/{sample.dataset_id}/samples/{sample.pk}/thumbnail/"
+
+
+class SampleLabelWriteSerializer(serializers.Serializer):
+    label = serializers.IntegerField(allow_null=True, min_value=1, max_value=MAX_ID,
+                                     help_text="A label id of this dataset, or null to unlabel.")
+    label_version = serializers.IntegerField(min_value=0, max_value=2**31 - 1, help_text="The sample's label_version you last saw; "
+                                             "a stale one answers 409 with the current value.")
+
+
+class BulkLabelItemSerializer(serializers.Serializer):
+    id = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+    label_version = serializers.IntegerField(min_value=0, max_value=2**31 - 1)
+
+
+class BulkLabelSerializer(serializers.Serializer):
+    label = serializers.IntegerField(allow_null=True, min_value=1, max_value=MAX_ID, help_text="A label id of this dataset, or null to unlabel.")
+    items = BulkLabelItemSerializer(many=True, allow_empty=False, max_length=5000)
+
+
+class BulkLabelResultSerializer(serializers.Serializer):
+    updated = serializers.IntegerField()
+    samples = BulkLabelItemSerializer(many=True, help_text="Each sample's new label_version.")
+
+
+class SampleQuerySerializer(serializers.Serializer):
+    label = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID, help_text="Only samples with this label id.")
+    unlabeled = serializers.BooleanField(required=False, allow_null=True, default=None,
+                                         help_text="true: only unlabeled samples; false: only labeled ones.")
+    version = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID,
+                                       help_text="Only samples in this dataset version (id).")
+    split = serializers.ChoiceField(choices=Split.choices, required=False, help_text="With version: only this split.")
+    search = serializers.CharField(required=False, max_length=200, help_text="Part of the original file name.")
+
+
+class PerLabelCountSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    color = serializers.CharField()
+    count = serializers.IntegerField()
+
+
+class SampleCountsSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    labeled = serializers.IntegerField()
+    unlabeled = serializers.IntegerField()
+    per_label = PerLabelCountSerializer(many=True)
+
+
+class SamplePageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="Samples matching the filters.")
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    counts = SampleCountsSerializer(help_text="The whole dataset's counts (labeling progress).")
+    results = SampleSerializer(many=True)
+
+
+class FormatCountSerializer(serializers.Serializer):
+    format = serializers.CharField()
+    count = serializers.IntegerField()
+
+
+class SizeBucketSerializer(serializers.Serializer):
+    max_side = serializers.IntegerField(allow_null=True, help_text="Longer side at most this; null: larger.")
+    count = serializers.IntegerField()
+
+
+class SizeCountSerializer(serializers.Serializer):
+    width = serializers.IntegerField()
+    height = serializers.IntegerField()
+    count = serializers.IntegerField()
+
+
+class RangeSerializer(serializers.Serializer):
+    min = serializers.IntegerField(allow_null=True)
+    max = serializers.IntegerField(allow_null=True)
+    mean = serializers.FloatField(allow_null=True)
+
+
+class DatasetStatisticsSerializer(SampleCountsSerializer):
+    formats = FormatCountSerializer(many=True)
+    size_buckets = SizeBucketSerializer(many=True)
+    common_sizes = SizeCountSerializer(many=True, help_text="The 50 most common width x height.")
+    width = RangeSerializer()
+    height = RangeSerializer()
+
+
+class ImportProblemSerializer(serializers.Serializer):
+    file = serializers.CharField()
+    code = serializers.CharField(help_text="duplicate, not_an_image, corrupt_image, truncated_image, "
+                                 "too_many_pixels, file_too_large, encrypted, corrupt_entry, bad_label")
+    message = serializers.CharField()
+
+
+class ImportBatchSerializer(serializers.ModelSerializer):
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    status = serializers.SerializerMethodField()
+    progress = serializers.SerializerMethodField()
+    problems = ImportProblemSerializer(many=True, read_only=True)
+    labels_created = serializers.ListField(child=serializers.CharField(), read_only=True)
+
+    class Meta:
+        model = ImportBatch
+        fields = ["id", "dataset", "source", "filename", "size_bytes", "label_name", "status", "job", "progress",
+                  "files", "imported", "duplicates", "failed", "ignored", "labels_created", "problems", "error_code",
+                  "error", "created_by", "created_at", "finished_at"]
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.ChoiceField(choices=ImportStatus.choices))
+    def get_status(self, batch) -> str:
+        # A job the reaper failed (its worker kept dying) never reached our code: show its end.
+        if batch.status in (ImportStatus.QUEUED, ImportStatus.RUNNING) and batch.job is not None \
+                and batch.job.status in ("failed", "cancelled"):
+            return ImportStatus.FAILED
+        return batch.status
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_progress(self, batch) -> dict:
+        """The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports."""
+        return batch.job.progress if batch.job is not None else {}
+
+
+class ImportCreateSerializer(serializers.Serializer):
+    archive = serializers.FileField(required=False, help_text="A zip, tar, tar.gz, tar.bz2 or tar.xz: a folder "
+                                    "per class gives labels, files at the root are unlabeled.")
+    files = serializers.ListField(child=serializers.FileField(), required=False,
+                                  help_text="Image files (JPEG, PNG, BMP, WebP, GIF), recognised by content.")
+    label = serializers.CharField(required=False, allow_blank=True, max_length=100,
+                                  help_text="Label for every uploaded file, or for an archive's root files.")
+    background = serializers.BooleanField(default=False, help_text="Import an archive in a background job "
+                                          "(answers 202; big archives always do).")
+
+    def validate(self, attrs):
+        if bool(attrs.get("archive")) == bool(attrs.get("files")):
+            raise serializers.ValidationError({"archive": ["Upload either one archive or image files."]})
+        if attrs.get("files") and attrs.get("background"):
+            raise serializers.ValidationError({"background": ["Background imports take an archive."]})
+        return attrs
+
+
+class DatasetVersionCreateSerializer(serializers.Serializer):
+    train_ratio = serializers.FloatField(default=0.8, min_value=0, max_value=1)
+    val_ratio = serializers.FloatField(default=0.1, min_value=0, max_value=1)
+    test_ratio = serializers.FloatField(default=0.1, min_value=0, max_value=1)
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1,
+                                    help_text="Same samples + same seed = same split. Random if omitted.")
+    note = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
+
+    def validate(self, attrs):
+        total = attrs["train_ratio"] + attrs["val_ratio"] + attrs["test_ratio"]
+        if abs(total - 1.0) > 1e-6:
+            raise serializers.ValidationError({"train_ratio": [f"train_ratio + val_ratio + test_ratio must be 1, "
+                                                               f"not {total:g}."]})
+        if attrs["train_ratio"] <= 0:
+            raise serializers.ValidationError({"train_ratio": ["The training split needs a ratio above 0."]})
+        return attrs
+
+
+class DatasetVersionSerializer(serializers.ModelSerializer):
+    name = serializers.CharField(read_only=True, help_text="V1, V2, ...")
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    classes = serializers.ListField(child=serializers.CharField(), read_only=True,
+                                    help_text="Label names; label index i is classes[i].")
+    counts = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()), read_only=True,
+                                   help_text='Per split, per class: {"train": {"cat": 40}, "val": {...}, "test": {...}}.')
+    totals = serializers.SerializerMethodField()
+
+    class Meta:
+        model = DatasetVersion
+        fields = ["id", "dataset", "number", "name", "note", "seed", "train_ratio", "val_ratio", "test_ratio",
+                  "classes", "counts", "totals", "sample_count", "unlabeled_excluded", "created_by", "created_at"]
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.DictField(child=serializers.IntegerField()))
+    def get_totals(self, version) -> dict:
+        return {split: sum(per_class.values()) for split, per_class in version.counts.items()}

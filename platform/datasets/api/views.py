@@ -1,0 +1,338 @@
+from __future__ import annotations
+
+from config.pagination import PageNumberPagination
+from django.core.files.storage import default_storage
+from django.http import FileResponse, HttpResponseNotModified
+from django.utils.functional import cached_property
+from django_filters import rest_framework as filters
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+from workspaces.permissions import WorkspaceRolePermission, require_role
+
+from datasets import selectors, services
+from datasets.api.serializers import (
+    BulkLabelResultSerializer,
+    BulkLabelSerializer,
+    DatasetSerializer,
+    DatasetStatisticsSerializer,
+    DatasetVersionCreateSerializer,
+    DatasetVersionSerializer,
+    ImportBatchSerializer,
+    ImportCreateSerializer,
+    LabelChangeSerializer,
+    LabelMergeSerializer,
+    LabelSerializer,
+    SampleLabelWriteSerializer,
+    SamplePageSerializer,
+    SampleQuerySerializer,
+    SampleSerializer,
+)
+from datasets.models import Dataset, DatasetVersion, ImportBatch, ImportStatus, Label, Sample
+
+DATASET_ID = OpenApiParameter("dataset_id", int, OpenApiParameter.PATH)
+DRY_RUN = OpenApiParameter("dry_run", OpenApiTypes.BOOL, required=False,
+                           description="Only say how many samples would change; change nothing.")
+IMMUTABLE = "private, max-age=31536000, immutable"
+
+
+def _blob_response(request, *, key: str, etag: str, filename: str) -> FileResponse | HttpResponseNotModified:
+    """An image blob with caching headers: a sample's content never changes under its URL."""
+    quoted = f'"{etag}"'
+    if quoted in request.headers.get("If-None-Match", ""):
+        response = HttpResponseNotModified()
+    else:
+        try:
+            blob = default_storage.open(key, "rb")
+        except FileNotFoundError:
+            raise NotFound("The image file is missing from storage.") from None
+        response = FileResponse(blob, content_type=services.content_type_of(key), filename=filename)
+        response["Content-Disposition"] = response["Content-Disposition"].replace("attachment", "inline")
+    response["ETag"] = quoted
+    response["Cache-Control"] = IMMUTABLE
+    return response
+
+
+def _dry_run(request) -> bool:
+    return request.query_params.get("dry_run", "").lower() in {"1", "true", "yes", "on"}
+
+
+class DatasetFilter(filters.FilterSet):
+    class Meta:
+        model = Dataset
+        fields = ["workspace", "project", "task_type"]
+
+
+class DatasetViewSet(viewsets.ModelViewSet):
+    """Datasets in the caller's workspaces, with sample and label counts."""
+
+    serializer_class = DatasetSerializer
+    queryset = Dataset.objects.none()
+    permission_classes = [WorkspaceRolePermission]
+    filterset_class = DatasetFilter
+
+    def get_queryset(self):
+        return selectors.datasets_for(user=self.request.user)
+
+    @staticmethod
+    def workspace_id_of(obj) -> int:
+        return obj.workspace_id
+
+    def perform_content_negotiation(self, request, force=False):
+        return super().perform_content_negotiation(request, force=True)  # the export is a zip, errors JSON
+
+    def perform_create(self, serializer):
+        data = dict(serializer.validated_data)
+        data.pop("workspace", None)
+        require_role(user=self.request.user, workspace_id=data["project"].workspace_id, action="create datasets")
+        dataset = services.dataset_create(user=self.request.user, **data)
+        serializer.instance = self.get_queryset().get(pk=dataset.pk)
+
+    def perform_update(self, serializer):
+        data = {k: v for k, v in serializer.validated_data.items() if k in {"name", "description"}}
+        services.dataset_update(dataset=serializer.instance, **data)
+        serializer.instance = self.get_queryset().get(pk=serializer.instance.pk)
+
+    def perform_destroy(self, instance):
+        services.dataset_delete(dataset=instance)
+
+    @extend_schema(responses=DatasetStatisticsSerializer, summary="Per-class counts and image size distribution")
+    @action(detail=True, methods=["get"])
+    def statistics(self, request, pk=None):
+        return Response(selectors.dataset_statistics(dataset=self.get_object()))
+
+    @extend_schema(
+        parameters=[OpenApiParameter("version", int, required=False,
+                                     description="Export this dataset version (id) instead of the current samples.")],
+        responses={(200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY, description="folder per class + manifest.csv")},
+        summary="Download as a zip: a folder per class plus manifest.csv",
+    )
+    @action(detail=True, methods=["get"])
+    def export(self, request, pk=None):
+        dataset = self.get_object()
+        version = None
+        if request.query_params.get("version"):
+            try:
+                version = DatasetVersion.objects.get(dataset=dataset, pk=int(request.query_params["version"]))
+            except (ValueError, DatasetVersion.DoesNotExist):
+                raise ValidationError({"version": ["No such version in this dataset."]}) from None
+        archive, filename = services.dataset_export(dataset=dataset, version=version)
+        return FileResponse(archive, as_attachment=True, filename=filename, content_type="application/zip")
+
+
+class DatasetChildMixin:
+    """Nested under /datasets/{dataset_id}/: another tenant's dataset is a 404 for every method."""
+
+    request: object
+    kwargs: dict
+
+    @cached_property
+    def dataset(self) -> Dataset:
+        found = selectors.dataset_for(user=self.request.user, dataset_id=self.kwargs["dataset_id"])
+        if found is None:
+            raise NotFound("No such dataset.")
+        return found
+
+    def workspace_id_of(self, obj) -> int:
+        return self.dataset.workspace_id
+
+    def require_writer(self, action: str) -> None:
+        require_role(user=self.request.user, workspace_id=self.dataset.workspace_id, action=action)
+
+
+def _nested(*names: str):
+    """Document the dataset_id path parameter on a nested viewset's actions."""
+    return extend_schema_view(**{name: extend_schema(parameters=[DATASET_ID]) for name in names})
+
+
+@_nested("list", "create", "retrieve", "update", "partial_update", "destroy", "merge")
+class LabelViewSet(DatasetChildMixin, viewsets.ModelViewSet):
+    """Labels of a dataset. Every change says how many samples it touches (``dry_run`` to ask first)."""
+
+    serializer_class = LabelSerializer
+    queryset = Label.objects.none()
+    permission_classes = [WorkspaceRolePermission]
+
+    def get_queryset(self):
+        return selectors.labels_of(dataset=self.dataset)
+
+    def create(self, request, *args, **kwargs):
+        self.require_writer("create labels")
+        return super().create(request, *args, **kwargs)
+
+    def perform_create(self, serializer):
+        label = services.label_create(dataset=self.dataset, **serializer.validated_data)
+        serializer.instance = self.get_queryset().get(pk=label.pk)
+
+    def perform_update(self, serializer):
+        services.label_update(label=serializer.instance, **serializer.validated_data)
+        serializer.instance = self.get_queryset().get(pk=serializer.instance.pk)
+
+    @extend_schema(parameters=[DATASET_ID, DRY_RUN], responses=LabelChangeSerializer,
+                   summary="Delete a label; its samples become unlabeled")
+    def destroy(self, request, *args, **kwargs):
+        label = self.get_object()
+        dry_run = _dry_run(request)
+        affected = services.label_delete(label=label, dry_run=dry_run)
+        return Response({"label": label.pk, "affected_samples": affected, "dry_run": dry_run})
+
+    @extend_schema(request=LabelMergeSerializer, responses=LabelChangeSerializer,
+                   summary="Merge this label into another: its samples move there, it is deleted")
+    @action(detail=True, methods=["post"])
+    def merge(self, request, dataset_id=None, pk=None):
+        label = self.get_object()
+        body = LabelMergeSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        into = Label.objects.filter(dataset=self.dataset, pk=body.validated_data["into"]).first()
+        if into is None:
+            raise ValidationError({"into": [f"No label {body.validated_data['into']} in this dataset."]})
+        affected = services.label_merge(label=label, into=into, dry_run=body.validated_data["dry_run"])
+        return Response({"label": label.pk, "into": into.pk, "affected_samples": affected,
+                         "dry_run": body.validated_data["dry_run"]})
+
+
+class SamplePagination(PageNumberPagination):
+    page_size = 100
+
+    def paginate_sample_list(self, found: selectors.SampleList, request, view) -> list:
+        known = found.count
+
+        class KnownCountPaginator(self.django_paginator_class):  # type: ignore[name-defined,misc]
+            @cached_property
+            def count(self):
+                return known if known is not None else super().count
+
+        self.django_paginator_class = KnownCountPaginator
+        self.counts = found.counts
+        return self.paginate_queryset(found.queryset, request, view=view)
+
+    def get_paginated_response(self, data):
+        response = super().get_paginated_response(data)
+        response.data["counts"] = self.counts.as_dict()
+        return response
+
+
+@_nested("list", "retrieve", "partial_update", "destroy", "bulk_label", "image", "thumbnail")
+class SampleViewSet(DatasetChildMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
+    """Samples of a dataset: filtered pages with counts, label writes with optimistic concurrency,
+    the image and its thumbnail."""
+
+    serializer_class = SampleSerializer
+    queryset = Sample.objects.none()
+    permission_classes = [WorkspaceRolePermission]
+    pagination_class = SamplePagination
+    filter_backends: list = []
+
+    def get_queryset(self):
+        return Sample.objects.filter(dataset=self.dataset).select_related("label")
+
+    def perform_content_negotiation(self, request, force=False):
+        return super().perform_content_negotiation(request, force=True)  # images for <img>, errors JSON
+
+    @extend_schema(parameters=[DATASET_ID, SampleQuerySerializer], responses=SamplePageSerializer,
+                   summary="A page of samples with the dataset's counts")
+    def list(self, request, dataset_id=None):
+        query = SampleQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        found = selectors.sample_list(dataset=self.dataset, **query.validated_data)
+        page = self.paginator.paginate_sample_list(found, request, self)
+        return self.paginator.get_paginated_response(SampleSerializer(page, many=True).data)
+
+    @extend_schema(request=SampleLabelWriteSerializer, responses=SampleSerializer,
+                   summary="Set a sample's label (409 if it changed since label_version)")
+    def partial_update(self, request, dataset_id=None, pk=None):
+        sample = self.get_object()
+        body = SampleLabelWriteSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        sample = services.sample_set_label(dataset=self.dataset, sample_id=sample.pk, label_id=body.validated_data["label"],
+                                           label_version=body.validated_data["label_version"])
+        return Response(SampleSerializer(sample).data)
+
+    def perform_destroy(self, instance):
+        services.sample_delete(sample=instance)
+
+    @extend_schema(request=BulkLabelSerializer, responses=BulkLabelResultSerializer,
+                   summary="Label many samples at once: all or nothing, 409 listing the ones changed meanwhile")
+    @action(detail=False, methods=["post"], url_path="bulk-label")
+    def bulk_label(self, request, dataset_id=None):
+        self.require_writer("label samples")
+        body = BulkLabelSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        samples = services.samples_bulk_set_label(dataset=self.dataset, label_id=body.validated_data["label"],
+                                                  items=body.validated_data["items"])
+        return Response({"updated": len(samples), "samples": samples})
+
+    @extend_schema(responses={(200, "image/*"): OpenApiResponse(OpenApiTypes.BINARY), 304: None},
+                   summary="The stored image (re-encoded JPEG or PNG)")
+    @action(detail=True, methods=["get"])
+    def image(self, request, dataset_id=None, pk=None):
+        sample = self.get_object()
+        return _blob_response(request, key=sample.blob_key, etag=sample.sha256,
+                              filename=f"{sample.pk}.{sample.blob_key.rsplit('.', 1)[-1]}")
+
+    @extend_schema(responses={(200, "image/jpeg"): OpenApiResponse(OpenApiTypes.BINARY), 304: None},
+                   summary="A JPEG thumbnail, at most 128 px on its longer side")
+    @action(detail=True, methods=["get"])
+    def thumbnail(self, request, dataset_id=None, pk=None):
+        sample = self.get_object()
+        return _blob_response(request, key=sample.thumbnail_key, etag=f"{sample.sha256}-thumb",
+                              filename=f"{sample.pk}-thumb.jpg")
+
+
+@_nested("list", "create", "retrieve")
+class ImportBatchViewSet(DatasetChildMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Imports into a dataset: upload an archive or image files; each import records per-file outcomes."""
+
+    serializer_class = ImportBatchSerializer
+    queryset = ImportBatch.objects.none()
+    permission_classes = [WorkspaceRolePermission]
+    parser_classes = [MultiPartParser, FormParser, JSONParser]
+
+    def get_queryset(self):
+        return selectors.imports_of(dataset=self.dataset)
+
+    @extend_schema(
+        request={"multipart/form-data": ImportCreateSerializer},
+        responses={201: ImportBatchSerializer, 202: ImportBatchSerializer, 413: OpenApiResponse(description="too large")},
+        summary="Import an archive or image files (201 done; 202 running as a background job)",
+    )
+    def create(self, request, dataset_id=None):
+        self.require_writer("import samples")
+        body = ImportCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        if data.get("archive"):
+            batch = services.import_archive(dataset=self.dataset, upload=data["archive"], user=request.user,
+                                            label_name=data.get("label", ""), background=data["background"])
+        else:
+            batch = services.import_files(dataset=self.dataset, files=data["files"], user=request.user,
+                                          label_name=data.get("label", ""))
+        code = status.HTTP_202_ACCEPTED if batch.status == ImportStatus.QUEUED else status.HTTP_201_CREATED
+        return Response(ImportBatchSerializer(self.get_queryset().get(pk=batch.pk)).data, status=code)
+
+
+@_nested("list", "create", "retrieve")
+class DatasetVersionViewSet(DatasetChildMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
+                            viewsets.GenericViewSet):
+    """Dataset versions: immutable snapshots with a seeded, stratified train/val/test split."""
+
+    serializer_class = DatasetVersionSerializer
+    queryset = DatasetVersion.objects.none()
+    permission_classes = [WorkspaceRolePermission]
+
+    def get_queryset(self):
+        return selectors.versions_of(dataset=self.dataset)
+
+    @extend_schema(request=DatasetVersionCreateSerializer, responses={201: DatasetVersionSerializer},
+                   summary="Snapshot the labeled samples as a new version")
+    def create(self, request, dataset_id=None):
+        self.require_writer("create dataset versions")
+        body = DatasetVersionCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        version = services.dataset_version_create(dataset=self.dataset, user=request.user, **body.validated_data)
+        return Response(DatasetVersionSerializer(version).data, status=status.HTTP_201_CREATED)
+

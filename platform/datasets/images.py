@@ -1,0 +1,121 @@
+"""Image intake: recognise the format from the content, refuse pixel floods before decoding,
+decode fully (which finds truncated and corrupt files), re-encode, and make a thumbnail.
+
+Re-encoding means no uploaded byte is ever served back: JPEG stays JPEG (quality 95), every
+other accepted format (PNG, BMP, WebP, GIF's first frame) becomes PNG. The stored bytes' sha256
+is the content address of the blob and the dataset's duplicate key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import warnings
+from dataclasses import dataclass
+
+from PIL import Image, ImageOps
+
+ACCEPTED_FORMATS = ("JPEG", "PNG", "BMP", "WEBP", "GIF")
+THUMBNAIL_SIZE = 128
+CONTENT_TYPES = {"jpg": "image/jpeg", "png": "image/png"}
+
+
+class ImageRejected(Exception):
+    """One file is not importable; ``code`` is machine-readable, the message names the problem."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedImage:
+    sha256: str
+    data: bytes
+    extension: str  # "jpg" or "png": the stored format
+    thumbnail: bytes  # JPEG
+    format: str  # detected source format
+    width: int
+    height: int
+
+
+def configure_pillow(*, max_pixels: int) -> None:
+    """Process-wide: Pillow's own decompression-bomb guard errors instead of warning."""
+    Image.MAX_IMAGE_PIXELS = max_pixels
+    warnings.simplefilter("error", Image.DecompressionBombWarning)
+
+
+def _normalised(image: Image.Image) -> Image.Image:
+    if image.mode in ("RGB", "L", "RGBA"):
+        return image
+    has_alpha = image.mode in ("LA", "PA", "RGBa", "La") or "transparency" in image.info
+    return image.convert("RGBA" if has_alpha else "RGB")
+
+
+def _thumbnail(image: Image.Image) -> bytes:
+    thumb = image.copy()
+    thumb.thumbnail((THUMBNAIL_SIZE, THUMBNAIL_SIZE), Image.Resampling.BILINEAR, reducing_gap=2.0)
+    if thumb.mode == "RGBA":
+        background = Image.new("RGB", thumb.size, (255, 255, 255))
+        background.paste(thumb, mask=thumb.getchannel("A"))
+        thumb = background
+    elif thumb.mode != "RGB" and thumb.mode != "L":
+        thumb = thumb.convert("RGB")
+    out = io.BytesIO()
+    thumb.save(out, "JPEG", quality=80)
+    return out.getvalue()
+
+
+def prepare_image(data: bytes, *, max_pixels: int) -> PreparedImage:
+    """Verify ``data`` as an image by content and return its re-encoded form and thumbnail.
+
+    e.g. ``prepare_image(open("cat.jpg", "rb").read(), max_pixels=50_000_000).extension == "jpg"``
+    Raises ImageRejected for anything that is not a whole, acceptable image.
+    """
+    try:
+        image = Image.open(io.BytesIO(data), formats=ACCEPTED_FORMATS)
+    except Image.UnidentifiedImageError:
+        raise ImageRejected("not_an_image", "not a JPEG, PNG, BMP, WebP or GIF image (checked by content)") from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise ImageRejected("too_many_pixels", f"more than the {max_pixels:,}-pixel limit") from None
+    except (OSError, ValueError, SyntaxError) as exc:
+        raise ImageRejected("corrupt_image", f"unreadable image header ({exc})") from None
+    width, height = image.size
+    source_format = image.format or "?"
+    if width < 1 or height < 1:
+        raise ImageRejected("corrupt_image", f"image has no pixels ({width}x{height})")
+    if width * height > max_pixels:
+        # Refused from the header alone: a pixel flood is never decoded.
+        raise ImageRejected(
+            "too_many_pixels",
+            f"{width}x{height} is {width * height:,} pixels, over the {max_pixels:,}-pixel limit "
+            "(SAMPAN_DATASET_MAX_IMAGE_PIXELS)",
+        )
+    try:
+        image.load()  # GIF and animated WebP: the first frame
+        if source_format in ("JPEG", "WEBP"):
+            image = ImageOps.exif_transpose(image)
+        image = _normalised(image)
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise ImageRejected("too_many_pixels", f"more than the {max_pixels:,}-pixel limit") from None
+    except (OSError, ValueError, SyntaxError, EOFError) as exc:
+        message = str(exc) or type(exc).__name__
+        code = "truncated_image" if "truncated" in message.lower() else "corrupt_image"
+        raise ImageRejected(code, f"cannot decode the {source_format} data: {message}") from None
+    out = io.BytesIO()
+    if source_format == "JPEG" and image.mode in ("RGB", "L"):
+        image.save(out, "JPEG", quality=95)
+        extension = "jpg"
+    else:
+        image.save(out, "PNG")
+        extension = "png"
+    stored = out.getvalue()
+    return PreparedImage(
+        sha256=hashlib.sha256(stored).hexdigest(),
+        data=stored,
+        extension=extension,
+        thumbnail=_thumbnail(image),
+        format=source_format,
+        width=image.width,
+        height=image.height,
+    )

@@ -1,0 +1,123 @@
+"""Real images and archives for the data service's tests: sklearn's bundled handwritten digits
+written as PNG (and other formats), packed into zip and tar archives."""
+
+from __future__ import annotations
+
+import io
+import struct
+import tarfile
+import zipfile
+import zlib
+from functools import cache
+
+from PIL import Image
+
+
+@cache
+def _digits():
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    return digits.images, digits.target
+
+
+def digit_image(index: int, *, size: int = 32, mode: str = "L") -> Image.Image:
+    images, _ = _digits()
+    pixels = (images[index % len(images)] * (255 / 16)).astype("uint8")
+    image = Image.fromarray(pixels, mode="L").resize((size, size), Image.Resampling.NEAREST)
+    return image.convert(mode)
+
+
+def digit_class(index: int) -> int:
+    _, targets = _digits()
+    return int(targets[index % len(targets)])
+
+
+def digit_bytes(index: int, *, format: str = "PNG", size: int = 32, mode: str = "L") -> bytes:
+    out = io.BytesIO()
+    digit_image(index, size=size, mode=mode).save(out, format)
+    return out.getvalue()
+
+
+def digits_by_class(per_class: int, classes: range | list[int] = range(10)) -> dict[str, list[bytes]]:
+    """{"3": [png, ...], ...}: the first ``per_class`` digits of each class, distinct images."""
+    _, targets = _digits()
+    found: dict[str, list[bytes]] = {str(c): [] for c in classes}
+    for index, target in enumerate(targets):
+        key = str(int(target))
+        if key in found and len(found[key]) < per_class:
+            found[key].append(digit_bytes(index))
+    return found
+
+
+def folder_layout(per_class: int, classes: range | list[int] = range(10), unlabeled: int = 0) -> dict[str, bytes]:
+    """A folder-per-class archive's entries, plus ``unlabeled`` files at the root."""
+    entries = {f"{label}/{label}_{i:04d}.png": data
+               for label, images in digits_by_class(per_class, classes).items() for i, data in enumerate(images)}
+    for i in range(unlabeled):
+        entries[f"loose_{i:04d}.png"] = digit_bytes(1000 + i)
+    return entries
+
+
+def make_zip(entries: dict[str, bytes], *, compression: int = zipfile.ZIP_DEFLATED) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return out.getvalue()
+
+
+def make_tar(entries: dict[str, bytes], *, mode: str = "w:gz") -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode=mode) as archive:
+        for name, data in entries.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def pixel_flood_png(width: int = 100_000, height: int = 100_000) -> bytes:
+    """A valid-looking PNG header claiming width x height pixels, with almost no data."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)  # 1-bit greyscale
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b"")
+
+
+def upload(name: str, data: bytes, content_type: str = "application/octet-stream"):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile(name, data, content_type=content_type)
+
+
+def dataset_with_samples(*, user, project, name: str = "Digits", per_class: int = 3, classes=range(3), unlabeled: int = 0):
+    """A dataset imported through the real import service."""
+    from datasets.services import dataset_create, import_archive
+
+    dataset = dataset_create(user=user, project=project, name=name, task_type="image_classification")
+    if per_class or unlabeled:
+        archive = make_zip(folder_layout(per_class, classes, unlabeled))
+        import_archive(dataset=dataset, upload=upload("digits.zip", archive), user=user)
+    return dataset
+
+
+def tenancy_objects(world: dict) -> dict:
+    """Objects in workspace A for tests/test_tenancy.py's route map: a dataset with two labels and
+    samples, an import, and a version. Made once per world."""
+    if "datasets" not in world:
+        from datasets.models import ImportBatch, Label, Sample
+        from datasets.services import dataset_version_create
+
+        dataset = dataset_with_samples(user=world["alice"], project=world["project_a"], name="Tenancy digits",
+                                       per_class=2, classes=range(2))
+        world["datasets"] = {
+            "dataset": dataset,
+            "label": Label.objects.filter(dataset=dataset).order_by("name").first(),
+            "other_label": Label.objects.filter(dataset=dataset).order_by("name").last(),
+            "sample": Sample.objects.filter(dataset=dataset).first(),
+            "import": ImportBatch.objects.filter(dataset=dataset).first(),
+            "version": dataset_version_create(dataset=dataset, user=world["alice"], seed=1),
+        }
+    return world["datasets"]
