@@ -1,0 +1,44 @@
+"""The task templates this installation offers, by name. Safe to import in the web process.
+
+>>> from workers.templates import registry
+>>> [t.name for t in registry.all()]
+['image_classification']
+>>> registry.get("image_classification").title
+'Image classification'
+"""
+
+from __future__ import annotations
+
+from workers.image_classification.template import TEMPLATE as IMAGE_CLASSIFICATION
+from workers.templates.declaration import TaskTemplate
+
+
+class UnknownTemplate(KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+_TEMPLATES: dict[str, TaskTemplate] = {}
+
+
+def register(template: TaskTemplate) -> TaskTemplate:
+    """Add a template; registering the same declaration twice is harmless, a different one is an error."""
+    existing = _TEMPLATES.get(template.name)
+    if existing is not None and existing is not template:
+        raise ValueError(f"task template {template.name!r} registered twice")
+    _TEMPLATES[template.name] = template
+    return template
+
+
+def get(name: str) -> TaskTemplate:
+    try:
+        return _TEMPLATES[name]
+    except KeyError:
+        raise UnknownTemplate(f"unknown task template {name!r}; available: {', '.join(_TEMPLATES)}") from None
+
+
+def all() -> list[TaskTemplate]:  # noqa: A001 - the registry's public vocabulary: registry.all()
+    return list(_TEMPLATES.values())
+
+
+register(IMAGE_CLASSIFICATION)
