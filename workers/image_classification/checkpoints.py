@@ -1,0 +1,114 @@
+"""Checkpoints written atomically, with a completion marker last; resume ignores anything else.
+
+Layout under a run's ``checkpoints/`` folder::
+
+    epoch-0003-step-000000120.pt            torch.save of the training state
+    epoch-0003-step-000000120.pt.complete   JSON: checkpoint name, epoch, step, bytes, sha256
+
+Writing: temp file in the same folder, flush + fsync, ``os.replace`` onto the final name, fsync
+of the folder, then the marker the same way. A process killed at any point leaves either a
+complete checkpoint (marker present, size and digest match) or files that resume ignores and the
+next run deletes. Checkpoints are read with ``weights_only=True``; their contents are tensors and
+plain containers only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from workers.image_classification.atomic_files import TEMP_PREFIX, atomic_write, atomic_write_json, sha256_of
+
+__all__ = ["CheckpointInfo", "atomic_write", "atomic_write_json", "complete_checkpoints", "load_latest",
+           "remove_incomplete", "save_checkpoint", "sha256_of"]
+
+MARKER_SUFFIX = ".complete"
+NAME_PATTERN = re.compile(r"^epoch-(\d{4,})-step-(\d{9,})\.pt$")
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    path: Path
+    epoch: int
+    step: int
+    bytes: int
+    sha256: str
+
+    @property
+    def marker(self) -> Path:
+        return self.path.with_name(self.path.name + MARKER_SUFFIX)
+
+
+def checkpoint_name(epoch: int, step: int) -> str:
+    return f"epoch-{epoch:04d}-step-{step:09d}.pt"
+
+
+def save_checkpoint(directory: Path, state: dict[str, Any], *, epoch: int, step: int, keep: int = 2) -> CheckpointInfo:
+    """Write ``state`` as the checkpoint of (epoch, step), then its marker; keep the newest ``keep``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / checkpoint_name(epoch, step)
+    atomic_write(path, lambda handle: torch.save(state, handle))
+    info = CheckpointInfo(path=path, epoch=epoch, step=step, bytes=path.stat().st_size, sha256=sha256_of(path))
+    atomic_write_json(info.marker, {"checkpoint": path.name, "epoch": epoch, "step": step, "bytes": info.bytes,
+                                    "sha256": info.sha256})
+    for old in complete_checkpoints(directory)[keep:]:
+        old.marker.unlink(missing_ok=True)  # marker first: a crash in between leaves an ignored file
+        old.path.unlink(missing_ok=True)
+    return info
+
+
+def complete_checkpoints(directory: Path) -> list[CheckpointInfo]:
+    """Checkpoints whose marker is present and agrees with the file's size, newest first."""
+    found = []
+    if not directory.is_dir():
+        return found
+    for marker in directory.glob("*.pt" + MARKER_SUFFIX):
+        path = marker.with_name(marker.name.removesuffix(MARKER_SUFFIX))
+        if not NAME_PATTERN.match(path.name):
+            continue
+        try:
+            meta = json.loads(marker.read_text())
+            info = CheckpointInfo(path=path, epoch=int(meta["epoch"]), step=int(meta["step"]),
+                                  bytes=int(meta["bytes"]), sha256=str(meta["sha256"]))
+            if meta["checkpoint"] != path.name or path.stat().st_size != info.bytes:
+                continue
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        found.append(info)
+    return sorted(found, key=lambda info: (info.step, info.epoch), reverse=True)
+
+
+def remove_incomplete(directory: Path) -> list[str]:
+    """Delete temp files and checkpoints without a valid marker (left by a killed writer)."""
+    if not directory.is_dir():
+        return []
+    complete = {info.path.name for info in complete_checkpoints(directory)}
+    removed = []
+    for path in directory.iterdir():
+        stale_checkpoint = NAME_PATTERN.match(path.name) and path.name not in complete
+        stale_marker = path.name.endswith(MARKER_SUFFIX) and path.name.removesuffix(MARKER_SUFFIX) not in complete
+        if path.is_file() and (path.name.startswith(TEMP_PREFIX) or stale_checkpoint or stale_marker):
+            path.unlink(missing_ok=True)
+            removed.append(path.name)
+    return sorted(removed)
+
+
+def load_latest(directory: Path, *, map_location: str | torch.device = "cpu") -> tuple[dict[str, Any] | None, CheckpointInfo | None, list[str]]:
+    """The newest complete checkpoint that verifies and loads: (state, info, skipped reasons)."""
+    skipped = []
+    for info in complete_checkpoints(directory):
+        if sha256_of(info.path) != info.sha256:
+            skipped.append(f"{info.path.name}: content does not match its marker's sha256")
+            continue
+        try:
+            state = torch.load(info.path, map_location=map_location, weights_only=True)
+        except Exception as exc:  # a damaged file: fall back to the previous checkpoint
+            skipped.append(f"{info.path.name}: {type(exc).__name__}: {exc}"[:500])
+            continue
+        return state, info, skipped
+    return None, None, skipped

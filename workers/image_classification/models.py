@@ -1,0 +1,194 @@
+"""The networks, written with torch alone, and transfer learning from an uploaded backbone.
+
+- ``cnn_small`` (preset fast): six 3x3 conv-BN-ReLU layers in three stages, global pooling.
+- ``resnet_narrow`` (preset balanced): a ResNet with one basic block per stage, widths 32-256 and
+  a 3x3 stride-2 stem, sized for small images and CPUs.
+- ``resnet18`` (preset accurate): ResNet-18 with the usual 7x7 stem; its parameter names follow
+  the common ResNet-18 layout (``conv1``, ``bn1``, ``layer1.0.conv1``, ..., ``fc``), so a
+  ResNet-18 state_dict trained elsewhere can serve as its backbone.
+
+Every model ends in ``fc`` (the classification head), which a backbone never provides.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+from torch import nn
+
+HEAD_PREFIX = "fc."
+
+
+def conv_bn_relu(in_channels: int, out_channels: int) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(in_channels, out_channels, 3, padding=1, bias=False),
+        nn.BatchNorm2d(out_channels),
+        nn.ReLU(inplace=True),
+    )
+
+
+class SmallCNN(nn.Module):
+    def __init__(self, num_classes: int, widths: tuple[int, int, int] = (32, 64, 128), dropout: float = 0.2) -> None:
+        super().__init__()
+        a, b, c = widths
+        self.features = nn.Sequential(
+            conv_bn_relu(3, a), conv_bn_relu(a, a), nn.MaxPool2d(2),
+            conv_bn_relu(a, b), conv_bn_relu(b, b), nn.MaxPool2d(2),
+            conv_bn_relu(b, c), conv_bn_relu(c, c),
+        )
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.dropout = nn.Dropout(dropout)
+        self.fc = nn.Linear(c, num_classes)
+        _init_weights(self)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(self.dropout(torch.flatten(self.pool(self.features(x)), 1)))
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int, stride: int = 1) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(in_channels, out_channels, 3, stride=stride, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(out_channels)
+        self.relu = nn.ReLU(inplace=True)
+        self.conv2 = nn.Conv2d(out_channels, out_channels, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(out_channels)
+        self.downsample: nn.Module | None = None
+        if stride != 1 or in_channels != out_channels:
+            self.downsample = nn.Sequential(
+                nn.Conv2d(in_channels, out_channels, 1, stride=stride, bias=False), nn.BatchNorm2d(out_channels))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        identity = x if self.downsample is None else self.downsample(x)
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return self.relu(out + identity)
+
+
+class ResNet(nn.Module):
+    def __init__(self, num_classes: int, *, blocks: tuple[int, ...], widths: tuple[int, ...], stem: str) -> None:
+        super().__init__()
+        first = widths[0]
+        if stem == "imagenet":
+            self.conv1 = nn.Conv2d(3, first, 7, stride=2, padding=3, bias=False)
+            self.maxpool: nn.Module = nn.MaxPool2d(3, stride=2, padding=1)
+        elif stem == "small":
+            self.conv1 = nn.Conv2d(3, first, 3, stride=2, padding=1, bias=False)
+            self.maxpool = nn.Identity()
+        else:
+            raise ValueError(f"unknown stem {stem!r}")
+        self.bn1 = nn.BatchNorm2d(first)
+        self.relu = nn.ReLU(inplace=True)
+        in_channels = first
+        for stage, (count, width) in enumerate(zip(blocks, widths, strict=True), start=1):
+            layers = []
+            for index in range(count):
+                stride = 2 if stage > 1 and index == 0 else 1
+                layers.append(BasicBlock(in_channels, width, stride))
+                in_channels = width
+            setattr(self, f"layer{stage}", nn.Sequential(*layers))
+        self.stages = len(blocks)
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(in_channels, num_classes)
+        _init_weights(self)
+        for module in self.modules():  # each residual branch starts as identity: steadier early training
+            if isinstance(module, BasicBlock):
+                nn.init.zeros_(module.bn2.weight)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+        for stage in range(1, self.stages + 1):
+            x = getattr(self, f"layer{stage}")(x)
+        return self.fc(torch.flatten(self.avgpool(x), 1))
+
+
+def _init_weights(model: nn.Module) -> None:
+    for module in model.modules():
+        if isinstance(module, nn.Conv2d):
+            nn.init.kaiming_normal_(module.weight, mode="fan_out", nonlinearity="relu")
+        elif isinstance(module, nn.BatchNorm2d):
+            nn.init.ones_(module.weight)
+            nn.init.zeros_(module.bias)
+
+
+ARCHITECTURES = {
+    "cnn_small": lambda num_classes: SmallCNN(num_classes),
+    "resnet_narrow": lambda num_classes: ResNet(num_classes, blocks=(1, 1, 1, 1), widths=(32, 64, 128, 256),
+                                                stem="small"),
+    "resnet18": lambda num_classes: ResNet(num_classes, blocks=(2, 2, 2, 2), widths=(64, 128, 256, 512),
+                                           stem="imagenet"),
+}
+
+
+def build_model(arch: str, num_classes: int) -> nn.Module:
+    if arch not in ARCHITECTURES:
+        raise ValueError(f"unknown model {arch!r}; one of {', '.join(ARCHITECTURES)}")
+    if num_classes < 2:
+        raise ValueError("a classifier needs at least 2 classes")
+    return ARCHITECTURES[arch](num_classes)
+
+
+class BackboneError(ValueError):
+    """The backbone file was refused or does not fit the model; the message says why."""
+
+
+def read_state_dict(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
+    """Load a state_dict with ``weights_only=True`` (never unpickling arbitrary objects).
+
+    Accepts a plain state_dict, or a dict holding one under ``model`` or ``state_dict`` (Sampan's
+    checkpoints and model files, and common training scripts' checkpoints).
+    """
+    try:
+        loaded = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:
+        found = re.search(r"GLOBAL (\S+)", str(exc))
+        what = f"a pickled {found.group(1)} object" if found else "objects other than tensors and plain containers"
+        raise BackboneError(f"{os.fspath(path)}: refused: it holds {what}; backbones are read with "
+                            "weights_only=True and may contain only tensors") from None
+    except (RuntimeError, EOFError, OSError, ValueError) as exc:
+        raise BackboneError(f"{os.fspath(path)}: not a readable PyTorch state_dict file ({exc})") from None
+    if isinstance(loaded, Mapping):
+        for key in ("model", "state_dict"):
+            if isinstance(loaded.get(key), Mapping):
+                loaded = loaded[key]
+                break
+    if not isinstance(loaded, Mapping) or not loaded or not all(
+            isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in loaded.items()):
+        raise BackboneError(f"{os.fspath(path)}: not a state_dict (a mapping of parameter names to tensors)")
+    state = dict(loaded)
+    if all(k.startswith("module.") for k in state):  # saved from DataParallel / DistributedDataParallel
+        state = {k.removeprefix("module."): v for k, v in state.items()}
+    return state
+
+
+def load_backbone(model: nn.Module, path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Copy every parameter and buffer except the head (``fc``) from a state_dict file into ``model``.
+
+    Every non-head entry must match by name and shape, else :class:`BackboneError` lists the
+    missing, unexpected and mis-shaped keys. Returns what was loaded, for the run's lineage.
+    """
+    state = read_state_dict(path)
+    expected = {k: v for k, v in model.state_dict().items() if not k.startswith(HEAD_PREFIX)}
+    given = {k: v for k, v in state.items() if not k.startswith(HEAD_PREFIX)}
+    missing = sorted(set(expected) - set(given))
+    unexpected = sorted(set(given) - set(expected))
+    mismatched = sorted(f"{k} (file {tuple(given[k].shape)}, model {tuple(expected[k].shape)})"
+                        for k in set(given) & set(expected) if given[k].shape != expected[k].shape)
+    if missing or unexpected or mismatched:
+        problems = []
+        for title, keys in (("missing", missing), ("unexpected", unexpected), ("shape mismatch", mismatched)):
+            if keys:
+                shown = ", ".join(keys[:20]) + (f" ... and {len(keys) - 20} more" if len(keys) > 20 else "")
+                problems.append(f"{title} ({len(keys)}): {shown}")
+        raise BackboneError(f"{os.fspath(path)} does not fit the {type(model).__name__} backbone: " + "; ".join(problems))
+    with torch.no_grad():
+        targets = model.state_dict()
+        for key, value in given.items():
+            targets[key].copy_(value.to(dtype=targets[key].dtype))
+    return {"path": os.fspath(path), "tensors": len(given),
+            "ignored_head": sorted(k for k in state if k.startswith(HEAD_PREFIX))}

@@ -1,0 +1,147 @@
+"""The preprocessing spec and its reference implementation in Pillow + NumPy (no torch).
+
+Training's evaluation transform and every serving path (ONNX Runtime in the platform, in an
+on-prem package, in a device SDK) apply the same spec, written next to the model as
+``preprocess.json``::
+
+    {"format": "sampan.preprocess/1", "image_size": [H, W], "resize_mode": "stretch",
+     "crop_fraction": 1.0, "resample": "bilinear", "color": "RGB", "alpha_background": [255, 255, 255],
+     "scale": 1/255, "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225],
+     "layout": "NCHW", "dtype": "float32"}
+
+Steps: decode, apply the EXIF orientation, composite any alpha channel over ``alpha_background``,
+convert to RGB; resize with Pillow (``stretch``: straight to W x H; ``center_crop``: shorter side
+to ``round(side / crop_fraction)`` then a centred W x H crop); ``x = (pixel * scale - mean) / std``
+per channel in float32; HWC -> CHW.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from PIL import Image, ImageOps
+
+FORMAT = "sampan.preprocess/1"
+IMAGENET_MEAN = (0.485, 0.456, 0.406)
+IMAGENET_STD = (0.229, 0.224, 0.225)
+RESIZE_MODES = ("stretch", "center_crop")
+RESAMPLE = {"bilinear": Image.Resampling.BILINEAR, "bicubic": Image.Resampling.BICUBIC,
+            "nearest": Image.Resampling.NEAREST}
+
+
+class PreprocessingSpecError(ValueError):
+    pass
+
+
+def make_spec(image_size: int | Sequence[int], *, resize_mode: str = "stretch", crop_fraction: float = 1.0,
+              resample: str = "bilinear", mean: Sequence[float] = IMAGENET_MEAN,
+              std: Sequence[float] = IMAGENET_STD) -> dict[str, Any]:
+    """A preprocessing spec (JSON-able dict) for square or ``[height, width]`` model inputs."""
+    size = [int(image_size), int(image_size)] if isinstance(image_size, int) else [int(v) for v in image_size]
+    spec = {
+        "format": FORMAT,
+        "image_size": size,
+        "resize_mode": resize_mode,
+        "crop_fraction": float(crop_fraction),
+        "resample": resample,
+        "color": "RGB",
+        "alpha_background": [255, 255, 255],
+        "scale": 1.0 / 255.0,
+        "mean": [float(v) for v in mean],
+        "std": [float(v) for v in std],
+        "layout": "NCHW",
+        "dtype": "float32",
+    }
+    return validate_spec(spec)
+
+
+def validate_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """Check a spec read from JSON; returns it as a plain dict. Raises PreprocessingSpecError."""
+    if not isinstance(spec, Mapping) or spec.get("format") != FORMAT:
+        raise PreprocessingSpecError(f"not a preprocessing spec of format {FORMAT!r}")
+    size = spec.get("image_size")
+    if (not isinstance(size, list | tuple) or len(size) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
+        raise PreprocessingSpecError("image_size must be [height, width] in pixels")
+    if spec.get("resize_mode") not in RESIZE_MODES:
+        raise PreprocessingSpecError(f"resize_mode must be one of {', '.join(RESIZE_MODES)}")
+    if not 0.0 < float(spec.get("crop_fraction", 0)) <= 1.0:
+        raise PreprocessingSpecError("crop_fraction must be in (0, 1]")
+    if spec.get("resample") not in RESAMPLE:
+        raise PreprocessingSpecError(f"resample must be one of {', '.join(RESAMPLE)}")
+    for key in ("mean", "std"):
+        values = spec.get(key)
+        if not isinstance(values, list | tuple) or len(values) != 3:
+            raise PreprocessingSpecError(f"{key} must list 3 numbers (R, G, B)")
+    if any(float(v) <= 0 for v in spec["std"]):
+        raise PreprocessingSpecError("std values must be positive")
+    if spec.get("color") != "RGB" or spec.get("layout") != "NCHW" or spec.get("dtype") != "float32":
+        raise PreprocessingSpecError("only RGB, NCHW, float32 inputs are supported")
+    return dict(spec)
+
+
+def open_image(source: str | os.PathLike[str] | bytes, spec: Mapping[str, Any] | None = None) -> Image.Image:
+    """Decode an image file or bytes (the first frame of an animation), upright and in RGB.
+
+    Raises ``PIL.UnidentifiedImageError`` (an ``OSError``) for data Pillow cannot read.
+    """
+    stream = io.BytesIO(source) if isinstance(source, bytes) else source
+    with Image.open(stream) as image:
+        image.load()
+        upright = ImageOps.exif_transpose(image)
+    return to_rgb(upright, spec)
+
+
+def to_rgb(image: Image.Image, spec: Mapping[str, Any] | None = None) -> Image.Image:
+    """RGB with any transparency composited over the spec's background (white by default)."""
+    if image.mode == "RGB":
+        return image
+    has_alpha = image.mode in ("RGBA", "LA", "PA", "RGBa", "La") or (
+        image.mode == "P" and "transparency" in image.info)
+    if not has_alpha:
+        return image.convert("RGB")
+    background = tuple((spec or {}).get("alpha_background", (255, 255, 255)))
+    rgba = image.convert("RGBA")
+    canvas = Image.new("RGBA", rgba.size, background + (255,))
+    canvas.alpha_composite(rgba)
+    return canvas.convert("RGB")
+
+
+def resize_for_model(image: Image.Image, spec: Mapping[str, Any]) -> Image.Image:
+    """The deterministic geometric step: the RGB image resized (and cropped) to the model's input size."""
+    height, width = spec["image_size"]
+    resample = RESAMPLE[spec["resample"]]
+    if spec["resize_mode"] == "stretch":
+        return image.resize((width, height), resample)
+    # center_crop: scale so the crop box (the target size / crop_fraction) fits, then take the centre
+    fraction = float(spec["crop_fraction"])
+    scale = max(width / fraction / image.width, height / fraction / image.height)
+    resized_w, resized_h = max(width, round(image.width * scale)), max(height, round(image.height * scale))
+    resized = image.resize((resized_w, resized_h), resample)
+    left, top = (resized_w - width) // 2, (resized_h - height) // 2
+    return resized.crop((left, top, left + width, top + height))
+
+
+def normalization(spec: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Per-channel (mean, std) as float32 arrays shaped (3, 1, 1)."""
+    mean = np.asarray(spec["mean"], dtype=np.float32).reshape(3, 1, 1)
+    std = np.asarray(spec["std"], dtype=np.float32).reshape(3, 1, 1)
+    return mean, std
+
+
+def preprocess_numpy(image: Image.Image, spec: Mapping[str, Any]) -> np.ndarray:
+    """One decoded image -> the model's float32 input, shaped (3, H, W)."""
+    pixels = np.asarray(resize_for_model(to_rgb(image, spec), spec), dtype=np.uint8)
+    chw = pixels.transpose(2, 0, 1).astype(np.float32) * np.float32(spec["scale"])
+    mean, std = normalization(spec)
+    return (chw - mean) / std
+
+
+def preprocess_batch(images: Sequence[Image.Image], spec: Mapping[str, Any]) -> np.ndarray:
+    """Several images -> one float32 batch shaped (N, 3, H, W)."""
+    return np.stack([preprocess_numpy(image, spec) for image in images]) if images else np.zeros(
+        (0, 3, *spec["image_size"]), dtype=np.float32)

@@ -1,0 +1,460 @@
+"""The image classification trainer: ``train(spec, manifest, out_dir, report) -> result``.
+
+One call trains (or resumes) a run in ``out_dir``, then writes the model file, the ONNX export and
+its JSON companions. Progress goes through ``report`` (see ``workers.progress``): a point every
+``REPORT_INTERVAL_S`` during an epoch and a milestone at each epoch's end. ``JobCancelled`` raised
+by ``report`` is honoured after saving a checkpoint, so the next call continues where this stopped.
+
+Files in ``out_dir``::
+
+    checkpoints/epoch-*-step-*.pt(.complete)   training state, every epoch (see checkpoints.py)
+    model.pt          the weights to deploy (best validation epoch), with arch, classes, preprocessing
+    model.onnx        the ONNX export of model.pt, verified against torch
+    preprocess.json   the preprocessing spec; labels.json: class names in output order
+    result.json       the returned result
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import random
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from workers.image_classification import checkpoints
+from workers.image_classification.data import (
+    DECODED_CACHE_BYTES,
+    EpochSampler,
+    ImageSamples,
+    default_loader_workers,
+    make_loader,
+    usable_cpus,
+)
+from workers.image_classification.manifest import Manifest, parse_manifest
+from workers.image_classification.models import build_model, load_backbone
+from workers.image_classification.preprocessing import make_spec
+from workers.image_classification.template import TEMPLATE
+from workers.image_classification.transforms import EvalTransform, TrainTransform
+from workers.progress import JobCancelled, Report, silent_report
+
+CHECKPOINT_FORMAT = "sampan.image_classification.checkpoint/1"
+MODEL_FORMAT = "sampan.image_classification.model/1"
+REPORT_INTERVAL_S = 0.5  # between step reports; epoch ends are always reported
+KEEP_CHECKPOINTS = 2
+
+
+class TrainingDiverged(RuntimeError):
+    pass
+
+
+def resolve_device(device: str | None) -> torch.device:
+    """``None`` or ``"auto"``: CUDA when available, else CPU; otherwise the named device."""
+    if device in (None, "auto"):
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    resolved = torch.device(device)
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} was requested but CUDA is not available here")
+    return resolved
+
+
+def train(spec: Mapping[str, Any], manifest: Mapping[str, Any], out_dir: str | Path, report: Report = silent_report,
+          *, device: str | None = None, backbone: str | Path | None = None, num_workers: int | None = None,
+          threads: int | None = None) -> dict[str, Any]:
+    """Train an image classifier on ``manifest`` with the parameters ``spec``; resume if ``out_dir``
+    holds a complete checkpoint of the same run.
+
+    ``spec``: a preset name under ``"preset"`` plus parameter overrides, e.g. ``{"preset": "fast",
+    "epochs": 5}``; the output of ``TEMPLATE.validate_params`` is accepted as is.
+    ``backbone``: a state_dict file to initialise all but the head from (ignored when resuming).
+    ``device``: ``"auto"`` (default), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``. ``num_workers`` and
+    ``threads``: data-loader processes and torch's intra-op threads (defaults suit the host).
+
+    Raises ``TemplateParamError`` or ``ManifestError`` for bad input, ``JobCancelled`` when
+    ``report`` asks to stop (after saving a checkpoint).
+    """
+    params = TEMPLATE.validate_params(spec.get("preset"), spec)
+    data = parse_manifest(manifest, check_files=True)
+    run = TrainingRun(params, data, Path(out_dir), report, device=resolve_device(device), backbone=backbone,
+                      num_workers=num_workers, threads=threads)
+    previous_threads = torch.get_num_threads()
+    try:
+        return run.execute()
+    finally:
+        torch.set_num_threads(previous_threads)
+
+
+def run_fingerprint(params: Mapping[str, Any], data: Manifest, backbone: str | Path | None) -> str:
+    backbone_digest = checkpoints.sha256_of(Path(backbone)) if backbone else None
+    canonical = json.dumps({"params": dict(params), "data": data.fingerprint(), "backbone": backbone_digest},
+                           sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def rng_state() -> dict[str, Any]:
+    numpy_state = np.random.get_state()
+    return {
+        "python": random.getstate(),
+        "numpy": {"name": numpy_state[0], "keys": torch.from_numpy(numpy_state[1].astype(np.int64)),
+                  "pos": int(numpy_state[2]), "has_gauss": int(numpy_state[3]), "cached_gaussian": float(numpy_state[4])},
+        "torch": torch.get_rng_state(),
+        "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+    }
+
+
+def restore_rng_state(state: Mapping[str, Any]) -> None:
+    python = state["python"]
+    random.setstate((python[0], tuple(python[1]), python[2]))
+    n = state["numpy"]
+    np.random.set_state((n["name"], n["keys"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached_gaussian"]))
+    torch.set_rng_state(state["torch"])
+    if state["cuda"] and torch.cuda.is_available() and len(state["cuda"]) == torch.cuda.device_count():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def lr_schedule(optimizer: torch.optim.Optimizer, params: Mapping[str, Any], steps_per_epoch: int):
+    total = params["epochs"] * steps_per_epoch
+    if params["schedule"] == "onecycle":
+        return torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=params["learning_rate"], total_steps=total,
+                                                   pct_start=0.25)
+    warmup = params["warmup_epochs"] * steps_per_epoch
+
+    def factor(step: int) -> float:  # a closure, so the scheduler's state_dict holds only numbers
+        if step < warmup:
+            return (step + 1) / warmup
+        return 0.5 * (1.0 + math.cos(math.pi * (step - warmup) / max(1, total - warmup)))
+
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+
+
+def parameter_groups(model: nn.Module, weight_decay: float) -> list[dict[str, Any]]:
+    """Decay conv and linear weights only, not biases or normalization scales."""
+    decay, no_decay = [], []
+    for parameter in model.parameters():
+        (decay if parameter.ndim > 1 else no_decay).append(parameter)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+class TrainingRun:
+    def __init__(self, params: dict[str, Any], data: Manifest, out_dir: Path, report: Report, *,
+                 device: torch.device, backbone: str | Path | None, num_workers: int | None,
+                 threads: int | None) -> None:
+        self.params = params
+        self.data = data
+        self.out_dir = out_dir
+        self.checkpoint_dir = out_dir / "checkpoints"
+        self.report = report
+        self.device = device
+        self.backbone = backbone
+        cpus = usable_cpus()
+        self.num_workers = default_loader_workers(device.type, cpus) if num_workers is None else num_workers
+        self.threads = threads or max(1, cpus - self.num_workers)
+        self.fingerprint = run_fingerprint(params, data, backbone)
+        self.preprocessing = make_spec(params["image_size"])
+        self.train_samples = data.split("train")
+        self.val_samples = data.split("val")
+        self.batch_size = min(params["batch_size"], len(self.train_samples))
+        if self.batch_size < 2:
+            raise ValueError("training needs at least 2 samples in the train split")
+        self.steps_per_epoch = len(self.train_samples) // self.batch_size  # the last partial batch is dropped
+        self.total_steps = params["epochs"] * self.steps_per_epoch
+        self.use_amp = device.type == "cuda" and torch.cuda.is_bf16_supported()
+
+    # --- set-up ---------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        params = self.params
+        torch.set_num_threads(self.threads)
+        random.seed(params["seed"])
+        np.random.seed(params["seed"])
+        torch.manual_seed(params["seed"])
+        if self.device.type == "cuda":
+            torch.backends.cudnn.benchmark = True
+        self.model = build_model(params["model"], len(self.data.classes))
+        self.backbone_info = load_backbone(self.model, self.backbone) if self.backbone else None
+        self.model.to(self.device, memory_format=torch.channels_last)
+        self.optimizer = torch.optim.AdamW(parameter_groups(self.model, params["weight_decay"]),
+                                           lr=params["learning_rate"])
+        self.scheduler = lr_schedule(self.optimizer, params, self.steps_per_epoch)
+        self.criterion = nn.CrossEntropyLoss(label_smoothing=params["label_smoothing"])
+        cache = DECODED_CACHE_BYTES // max(1, self.num_workers)
+        train_transform = TrainTransform(self.preprocessing, augmentation=params["augmentation"],
+                                         horizontal_flip=params["horizontal_flip"])
+        self.train_set = ImageSamples(self.train_samples, train_transform, seed=params["seed"], cache_bytes=cache)
+        self.sampler = EpochSampler(len(self.train_set), seed=params["seed"])
+        self.train_loader = make_loader(self.train_set, batch_size=self.batch_size, sampler=self.sampler,
+                                        num_workers=self.num_workers, device_type=self.device.type, drop_last=True)
+        self.val_loader = None
+        if self.val_samples:
+            val_set = ImageSamples(self.val_samples, EvalTransform(self.preprocessing), seed=params["seed"],
+                                   cache_bytes=cache)
+            self.val_loader = make_loader(val_set, batch_size=2 * self.batch_size, sampler=None,
+                                          num_workers=self.num_workers, device_type=self.device.type, drop_last=False)
+
+    def _resume(self) -> None:
+        """Load the newest complete checkpoint, if any; otherwise start at epoch 0."""
+        self.removed_files = checkpoints.remove_incomplete(self.checkpoint_dir)
+        state, info, self.skipped_checkpoints = checkpoints.load_latest(self.checkpoint_dir, map_location=self.device)
+        self.epoch, self.batch_in_epoch, self.step = 0, 0, 0
+        self.epoch_progress: dict[str, float] = {}
+        self.history: list[dict[str, Any]] = []
+        self.best: dict[str, Any] | None = None
+        self.best_model: dict[str, torch.Tensor] | None = None
+        self.elapsed_before = 0.0
+        self.resumed_from = None
+        self.last_checkpoint = info
+        if state is None:
+            return
+        if state.get("format") != CHECKPOINT_FORMAT or state.get("fingerprint") != self.fingerprint:
+            raise ValueError(f"{self.out_dir} holds checkpoints of a different run (other parameters, data or "
+                             "backbone); train in an empty directory or delete its checkpoints/")
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        self.epoch, self.batch_in_epoch, self.step = state["epoch"], state["batch_in_epoch"], state["step"]
+        self.epoch_progress = dict(state["epoch_progress"] or {})
+        self.history = list(state["history"])
+        self.best = state["best"]
+        self.best_model = state["best_model"]
+        self.elapsed_before = float(state["elapsed_s"])
+        self.backbone_info = state["backbone"]
+        restore_rng_state(state["rng"])
+        assert info is not None
+        self.resumed_from = {"epoch": self.epoch, "step": self.step, "batch_in_epoch": self.batch_in_epoch,
+                             "checkpoint": str(info.path)}
+
+    # --- the loop -------------------------------------------------------------------------------
+
+    def execute(self) -> dict[str, Any]:
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self._build()
+        self._resume()
+        self.started = time.monotonic()
+        self.run_steps = 0  # steps taken by this call (for the ETA)
+        self.run_step_seconds = 0.0
+        self.val_seconds: list[float] = []
+        dirty = False  # weights changed since the last checkpoint
+        try:
+            while self.epoch < self.params["epochs"]:
+                dirty = True
+                self._train_epoch()
+                val_loss, val_acc, val_seconds = self._validate()
+                self._finish_epoch(val_loss, val_acc, val_seconds)
+                self._save()
+                dirty = False
+                self._report_epoch()
+        except JobCancelled:
+            if dirty:
+                self._save()
+            raise
+        return self._finish()
+
+    def _train_epoch(self) -> None:
+        model, device, params = self.model, self.device, self.params
+        model.train()
+        epochs = params["epochs"]
+        self.sampler.set_epoch(self.epoch, skip=self.batch_in_epoch * self.batch_size)
+        progress = self.epoch_progress or {"loss_sum": 0.0, "correct": 0, "seen": 0, "seconds": 0.0}
+        loss_sum = torch.zeros((), dtype=torch.float64, device=device)
+        correct = torch.zeros((), dtype=torch.int64, device=device)
+        seen_before, seconds_before = int(progress["seen"]), float(progress["seconds"])
+        seen = 0
+        epoch_start = time.monotonic()
+        last_report = epoch_start
+        autocast = torch.autocast("cuda", dtype=torch.bfloat16) if self.use_amp else contextlib.nullcontext()
+
+        def snapshot() -> dict[str, float]:
+            return {"loss_sum": float(progress["loss_sum"]) + float(loss_sum), "correct": int(progress["correct"]) + int(correct),
+                    "seen": seen_before + seen, "seconds": seconds_before + time.monotonic() - epoch_start}
+
+        for inputs, labels in self.train_loader:
+            inputs = inputs.to(device, non_blocking=True, memory_format=torch.channels_last)
+            labels = labels.to(device, non_blocking=True)
+            with autocast:
+                logits = model(inputs)
+                loss = self.criterion(logits, labels)
+            self.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            self.optimizer.step()
+            self.scheduler.step()
+            self.step += 1
+            self.batch_in_epoch += 1
+            self.run_steps += 1
+            loss_sum += loss.detach() * labels.shape[0]
+            correct += (logits.detach().argmax(1) == labels).sum()
+            seen += labels.shape[0]
+            now = time.monotonic()
+            if now - last_report >= REPORT_INTERVAL_S:
+                last_report = now
+                self.epoch_progress = current = snapshot()
+                self.run_step_seconds = now - self.started - sum(self.val_seconds)
+                self._check_finite(current)
+                self.report(
+                    f"epoch {self.epoch + 1}/{epochs}, step {self.step}/{self.total_steps}",
+                    fraction=self.step / self.total_steps, epoch=self.epoch + 1, epochs=epochs, step=self.step,
+                    steps=self.total_steps, loss=current["loss_sum"] / max(1, current["seen"]),
+                    train_acc=current["correct"] / max(1, current["seen"]),
+                    lr=self.optimizer.param_groups[0]["lr"],
+                    samples_per_s=seen / max(1e-9, now - epoch_start), eta_s=self._eta())
+        self.epoch_progress = snapshot()
+        self.run_step_seconds = time.monotonic() - self.started - sum(self.val_seconds)
+        self._check_finite(self.epoch_progress)
+
+    def _check_finite(self, progress: Mapping[str, float]) -> None:
+        if not math.isfinite(progress["loss_sum"]):
+            raise TrainingDiverged(f"the training loss is not finite at epoch {self.epoch + 1}, step {self.step}; "
+                                   "try a lower learning_rate")
+
+    @torch.inference_mode()
+    def _validate(self) -> tuple[float | None, float | None, float]:
+        if self.val_loader is None:
+            return None, None, 0.0
+        started = time.monotonic()
+        self.model.eval()
+        loss_sum = torch.zeros((), dtype=torch.float64, device=self.device)
+        correct = torch.zeros((), dtype=torch.int64, device=self.device)
+        autocast = torch.autocast("cuda", dtype=torch.bfloat16) if self.use_amp else contextlib.nullcontext()
+        total = 0
+        for inputs, labels in self.val_loader:
+            inputs = inputs.to(self.device, non_blocking=True, memory_format=torch.channels_last)
+            labels = labels.to(self.device, non_blocking=True)
+            with autocast:
+                logits = self.model(inputs)
+            loss_sum += nn.functional.cross_entropy(logits.float(), labels, reduction="sum")
+            correct += (logits.argmax(1) == labels).sum()
+            total += labels.shape[0]
+        seconds = time.monotonic() - started
+        self.val_seconds.append(seconds)
+        return float(loss_sum) / total, int(correct) / total, seconds
+
+    def _finish_epoch(self, val_loss: float | None, val_acc: float | None, val_seconds: float) -> None:
+        progress = self.epoch_progress
+        self.epoch += 1
+        entry = {
+            "epoch": self.epoch,
+            "step": self.step,
+            "train_loss": progress["loss_sum"] / max(1, progress["seen"]),
+            "train_acc": progress["correct"] / max(1, progress["seen"]),
+            "val_loss": val_loss,
+            "val_acc": val_acc,
+            "lr": self.optimizer.param_groups[0]["lr"],
+            "samples_per_s": progress["seen"] / max(1e-9, progress["seconds"]),
+            "train_seconds": progress["seconds"],
+            "val_seconds": val_seconds,
+        }
+        self.history.append(entry)
+        self.batch_in_epoch = 0
+        self.epoch_progress = {}
+        if val_acc is not None and (self.best is None or val_acc > self.best["val_acc"]):
+            self.best = {"epoch": self.epoch, "val_acc": val_acc, "val_loss": val_loss}
+            self.best_model = {k: v.detach().to("cpu", copy=True) for k, v in self.model.state_dict().items()}
+
+    def _eta(self) -> float:
+        remaining_steps = self.total_steps - self.step
+        per_step = self.run_step_seconds / self.run_steps if self.run_steps else 0.0
+        per_validation = sum(self.val_seconds) / len(self.val_seconds) if self.val_seconds else 0.0
+        remaining_epochs = self.params["epochs"] - self.epoch - (0 if self.batch_in_epoch == 0 else 1)
+        return remaining_steps * per_step + max(0, remaining_epochs) * per_validation
+
+    def _report_epoch(self) -> None:
+        entry = self.history[-1]
+        epochs = self.params["epochs"]
+        self.report(
+            f"epoch {self.epoch}/{epochs} done: val_acc {entry['val_acc']:.4f}" if entry["val_acc"] is not None
+            else f"epoch {self.epoch}/{epochs} done",
+            fraction=self.step / self.total_steps, milestone=True, epoch=self.epoch, epochs=epochs, step=self.step,
+            steps=self.total_steps, loss=entry["train_loss"], train_acc=entry["train_acc"], val_loss=entry["val_loss"],
+            val_acc=entry["val_acc"], lr=entry["lr"], samples_per_s=entry["samples_per_s"], eta_s=self._eta(),
+            best_epoch=self.best["epoch"] if self.best else None)
+
+    # --- persistence ----------------------------------------------------------------------------
+
+    def _state(self) -> dict[str, Any]:
+        return {
+            "format": CHECKPOINT_FORMAT,
+            "fingerprint": self.fingerprint,
+            "arch": self.params["model"],
+            "num_classes": len(self.data.classes),
+            "classes": list(self.data.classes),
+            "preprocessing": self.preprocessing,
+            "params": dict(self.params),
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "scheduler": self.scheduler.state_dict(),
+            "epoch": self.epoch,
+            "batch_in_epoch": self.batch_in_epoch,
+            "step": self.step,
+            "epoch_progress": self.epoch_progress if self.batch_in_epoch else None,
+            "history": self.history,
+            "best": self.best,
+            "best_model": self.best_model,
+            "backbone": self.backbone_info,
+            "rng": rng_state(),
+            "elapsed_s": self.elapsed_before + time.monotonic() - self.started,
+        }
+
+    def _save(self) -> None:
+        self.last_checkpoint = checkpoints.save_checkpoint(self.checkpoint_dir, self._state(), epoch=self.epoch,
+                                                           step=self.step, keep=KEEP_CHECKPOINTS)
+
+    def _finish(self) -> dict[str, Any]:
+        from workers.image_classification.export import export_onnx
+
+        weights = self.best_model if self.best_model is not None else self.model.state_dict()
+        chosen_epoch = self.best["epoch"] if self.best else self.epoch
+        model_path = self.out_dir / "model.pt"
+        model_file = {
+            "format": MODEL_FORMAT, "arch": self.params["model"], "num_classes": len(self.data.classes),
+            "classes": list(self.data.classes), "preprocessing": self.preprocessing, "params": dict(self.params),
+            "epoch": chosen_epoch, "model": {k: v.detach().cpu() for k, v in weights.items()},
+        }
+        checkpoints.atomic_write(model_path, lambda handle: torch.save(model_file, handle))
+        self.report("exporting the model to ONNX", fraction=1.0, milestone=True, epoch=self.epoch,
+                    epochs=self.params["epochs"], step=self.step, steps=self.total_steps, eta_s=0.0)
+        onnx_info = export_onnx(model_path, self.out_dir / "model.onnx")
+        preprocess_path, labels_path = self.out_dir / "preprocess.json", self.out_dir / "labels.json"
+        checkpoints.atomic_write_json(preprocess_path, self.preprocessing)
+        checkpoints.atomic_write_json(labels_path, list(self.data.classes))
+        last = self.history[-1]
+        train_seconds = sum(h["train_seconds"] for h in self.history)
+        samples = sum(h["samples_per_s"] * h["train_seconds"] for h in self.history)
+        assert self.last_checkpoint is not None
+        result = {
+            "template": TEMPLATE.name,
+            "params": dict(self.params),
+            "classes": list(self.data.classes),
+            "epochs": self.epoch,
+            "best_epoch": chosen_epoch,
+            "metrics": {
+                "train_loss": last["train_loss"], "train_acc": last["train_acc"],
+                "val_loss": last["val_loss"], "val_acc": last["val_acc"],
+                "best_val_acc": self.best["val_acc"] if self.best else None,
+                "samples_per_s": samples / max(1e-9, train_seconds),
+                "train_seconds": train_seconds,
+                "elapsed_s": self.elapsed_before + time.monotonic() - self.started,
+            },
+            "history": self.history,
+            "checkpoint": str(self.last_checkpoint.path),
+            "model": str(model_path),
+            "onnx": str(self.out_dir / "model.onnx"),
+            "export": onnx_info,
+            "preprocessing": self.preprocessing,
+            "preprocessing_path": str(preprocess_path),
+            "labels_path": str(labels_path),
+            "data": self.data.summary(),
+            "resumed_from": self.resumed_from,
+            "skipped_checkpoints": self.skipped_checkpoints,
+            "backbone": self.backbone_info,
+            "runtime": {"device": str(self.device), "threads": self.threads, "loader_workers": self.num_workers,
+                        "amp": "bfloat16" if self.use_amp else None, "torch": torch.__version__},
+        }
+        checkpoints.atomic_write_json(self.out_dir / "result.json", result)
+        return result
