@@ -40,7 +40,9 @@ class PreparedImage:
 
 
 def configure_pillow(*, max_pixels: int) -> None:
-    """Process-wide: Pillow's own decompression-bomb guard errors instead of warning."""
+    """Process-wide: Pillow's own decompression-bomb guard errors instead of warning, for every
+    image any code in this process opens. ``prepare_image`` does not rely on it: it refuses an
+    image over ``max_pixels`` from the header itself, whatever the warning filters are."""
     Image.MAX_IMAGE_PIXELS = max_pixels
     warnings.simplefilter("error", Image.DecompressionBombWarning)
 
@@ -76,8 +78,9 @@ def prepare_image(data: bytes, *, max_pixels: int) -> PreparedImage:
         image = Image.open(io.BytesIO(data), formats=ACCEPTED_FORMATS)
     except Image.UnidentifiedImageError:
         raise ImageRejected("not_an_image", "not a JPEG, PNG, BMP, WebP or GIF image (checked by content)") from None
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        raise ImageRejected("too_many_pixels", f"more than the {max_pixels:,}-pixel limit") from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise ImageRejected("too_many_pixels", f"{exc} (over the {max_pixels:,}-pixel limit, "
+                            "SAMPAN_DATASET_MAX_IMAGE_PIXELS)") from None
     except (OSError, ValueError, SyntaxError) as exc:
         raise ImageRejected("corrupt_image", f"unreadable image header ({exc})") from None
     width, height = image.size
@@ -96,8 +99,8 @@ def prepare_image(data: bytes, *, max_pixels: int) -> PreparedImage:
         if source_format in ("JPEG", "WEBP"):
             image = ImageOps.exif_transpose(image)
         image = _normalised(image)
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        raise ImageRejected("too_many_pixels", f"more than the {max_pixels:,}-pixel limit") from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise ImageRejected("too_many_pixels", f"{exc} (SAMPAN_DATASET_MAX_IMAGE_PIXELS)") from None
     except (OSError, ValueError, SyntaxError, EOFError) as exc:
         message = str(exc) or type(exc).__name__
         code = "truncated_image" if "truncated" in message.lower() else "corrupt_image"

@@ -10,6 +10,7 @@ import zipfile
 import zlib
 from functools import cache
 
+import pytest
 from PIL import Image
 
 
@@ -121,3 +122,40 @@ def tenancy_objects(world: dict) -> dict:
             "version": dataset_version_create(dataset=dataset, user=world["alice"], seed=1),
         }
     return world["datasets"]
+
+
+# --- fixtures (imported by the test modules: a conftest.py here would shadow tests/conftest.py) ---
+
+
+@pytest.fixture(name="isolated_storage")
+def isolated_storage_fixture(settings, tmp_path):
+    """Blobs in this test's own directory, so 'nothing was written' can be checked."""
+    root = tmp_path / "blobs"
+    root.mkdir()
+    settings.STORAGES = {**settings.STORAGES, "default": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(root)}}}
+    return root
+
+
+@pytest.fixture(name="digits")
+def digits_fixture(tenants, isolated_storage):
+    """alice's empty image classification dataset in project A."""
+    from datasets.services import dataset_create
+
+    return dataset_create(user=tenants["alice"], project=tenants["project_a"], name="Digits",
+                          task_type="image_classification")
+
+
+def blob_files(root) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+def snapshot(dataset) -> dict:
+    """Everything a failed import must leave as it was."""
+    from datasets.models import ImportBatch, Label, Sample
+
+    return {
+        "samples": sorted(Sample.objects.filter(dataset=dataset).values_list("sha256", "label__name", "label_version")),
+        "labels": sorted(Label.objects.filter(dataset=dataset).values_list("name", flat=True)),
+        "imports": ImportBatch.objects.filter(dataset=dataset).count(),
+    }

@@ -215,9 +215,9 @@ class ImportBatchSerializer(serializers.ModelSerializer):
 
 
 class ImportCreateSerializer(serializers.Serializer):
-    archive = serializers.FileField(required=False, help_text="A zip, tar, tar.gz, tar.bz2 or tar.xz: a folder "
+    archive = serializers.FileField(required=False, allow_empty_file=True, help_text="A zip, tar, tar.gz, tar.bz2 or tar.xz: a folder "
                                     "per class gives labels, files at the root are unlabeled.")
-    files = serializers.ListField(child=serializers.FileField(), required=False,
+    files = serializers.ListField(child=serializers.FileField(allow_empty_file=True), required=False,
                                   help_text="Image files (JPEG, PNG, BMP, WebP, GIF), recognised by content.")
     label = serializers.CharField(required=False, allow_blank=True, max_length=100,
                                   help_text="Label for every uploaded file, or for an archive's root files.")
