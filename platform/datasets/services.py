@@ -361,7 +361,6 @@ def _commit(*, dataset: Dataset, run: _ImportRun, batch: ImportBatch, files: int
         batch.problems = run.problems[:MAX_PROBLEMS_LISTED]
         batch.status = ImportStatus.SUCCEEDED
         batch.finished_at = timezone.now()
-        batch.upload_key = ""
         batch.save()
         now = timezone.now()
         for chunk in _chunks(fresh, INSERT_BATCH):
@@ -520,7 +519,7 @@ def import_batch_run(*, batch_id: int, job, report: Report) -> dict:
         rejected = isinstance(exc, ImportRejected)
         message = _first_message(exc.detail) if rejected else f"{type(exc).__name__}: {exc}"
         ImportBatch.objects.filter(pk=batch.pk).update(
-            status=ImportStatus.FAILED, finished_at=timezone.now(), error=message[:4000], upload_key="",
+            status=ImportStatus.FAILED, finished_at=timezone.now(), error=message[:4000],
             error_code=(exc.default_code if rejected else "cancelled" if isinstance(exc, JobCancelled) else "error")[:64],
             problems=exc.detail.get("problems", []) if rejected else [])
         default_storage.delete(upload_key)

@@ -11,6 +11,8 @@ import zlib
 from functools import cache
 
 import pytest
+from django.core.files import File
+from django.core.files.storage import FileSystemStorage
 from PIL import Image
 
 
@@ -159,3 +161,13 @@ def snapshot(dataset) -> dict:
         "labels": sorted(Label.objects.filter(dataset=dataset).values_list("name", flat=True)),
         "imports": ImportBatch.objects.filter(dataset=dataset).count(),
     }
+
+
+class NoLocalPathStorage(FileSystemStorage):
+    """Behaves like object storage (S3 and the like): files have no local path."""
+
+    def path(self, name):
+        raise NotImplementedError("this storage has no local paths")
+
+    def _open(self, name, mode="rb"):
+        return File(open(super().path(name), mode))  # noqa: SIM115 - a storage returns an open File

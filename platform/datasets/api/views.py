@@ -102,7 +102,7 @@ class DatasetViewSet(viewsets.ModelViewSet):
 
     @extend_schema(responses=DatasetStatisticsSerializer, summary="Per-class counts and image size distribution")
     @action(detail=True, methods=["get"])
-    def statistics(self, request, pk=None):
+    def statistics(self, request, *args, **kwargs):
         return Response(selectors.dataset_statistics(dataset=self.get_object()))
 
     @extend_schema(
@@ -112,7 +112,7 @@ class DatasetViewSet(viewsets.ModelViewSet):
         summary="Download as a zip: a folder per class plus manifest.csv",
     )
     @action(detail=True, methods=["get"])
-    def export(self, request, pk=None):
+    def export(self, request, *args, **kwargs):
         dataset = self.get_object()
         version = None
         if request.query_params.get("version"):
@@ -183,7 +183,7 @@ class LabelViewSet(DatasetChildMixin, viewsets.ModelViewSet):
     @extend_schema(request=LabelMergeSerializer, responses=LabelChangeSerializer,
                    summary="Merge this label into another: its samples move there, it is deleted")
     @action(detail=True, methods=["post"])
-    def merge(self, request, dataset_id=None, pk=None):
+    def merge(self, request, *args, **kwargs):
         label = self.get_object()
         body = LabelMergeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -235,7 +235,7 @@ class SampleViewSet(DatasetChildMixin, mixins.RetrieveModelMixin, mixins.Destroy
 
     @extend_schema(parameters=[DATASET_ID, SampleQuerySerializer], responses=SamplePageSerializer,
                    summary="A page of samples with the dataset's counts")
-    def list(self, request, dataset_id=None):
+    def list(self, request, *args, **kwargs):
         query = SampleQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         found = selectors.sample_list(dataset=self.dataset, **query.validated_data)
@@ -244,7 +244,7 @@ class SampleViewSet(DatasetChildMixin, mixins.RetrieveModelMixin, mixins.Destroy
 
     @extend_schema(request=SampleLabelWriteSerializer, responses=SampleSerializer,
                    summary="Set a sample's label (409 if it changed since label_version)")
-    def partial_update(self, request, dataset_id=None, pk=None):
+    def partial_update(self, request, *args, **kwargs):
         sample = self.get_object()
         body = SampleLabelWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -258,7 +258,7 @@ class SampleViewSet(DatasetChildMixin, mixins.RetrieveModelMixin, mixins.Destroy
     @extend_schema(request=BulkLabelSerializer, responses=BulkLabelResultSerializer,
                    summary="Label many samples at once: all or nothing, 409 listing the ones changed meanwhile")
     @action(detail=False, methods=["post"], url_path="bulk-label")
-    def bulk_label(self, request, dataset_id=None):
+    def bulk_label(self, request, *args, **kwargs):
         self.require_writer("label samples")
         body = BulkLabelSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -269,7 +269,7 @@ class SampleViewSet(DatasetChildMixin, mixins.RetrieveModelMixin, mixins.Destroy
     @extend_schema(responses={(200, "image/*"): OpenApiResponse(OpenApiTypes.BINARY), 304: None},
                    summary="The stored image (re-encoded JPEG or PNG)")
     @action(detail=True, methods=["get"])
-    def image(self, request, dataset_id=None, pk=None):
+    def image(self, request, *args, **kwargs):
         sample = self.get_object()
         return _blob_response(request, key=sample.blob_key, etag=sample.sha256,
                               filename=f"{sample.pk}.{sample.blob_key.rsplit('.', 1)[-1]}")
@@ -277,7 +277,7 @@ class SampleViewSet(DatasetChildMixin, mixins.RetrieveModelMixin, mixins.Destroy
     @extend_schema(responses={(200, "image/jpeg"): OpenApiResponse(OpenApiTypes.BINARY), 304: None},
                    summary="A JPEG thumbnail, at most 128 px on its longer side")
     @action(detail=True, methods=["get"])
-    def thumbnail(self, request, dataset_id=None, pk=None):
+    def thumbnail(self, request, *args, **kwargs):
         sample = self.get_object()
         return _blob_response(request, key=sample.thumbnail_key, etag=f"{sample.sha256}-thumb",
                               filename=f"{sample.pk}-thumb.jpg")
@@ -300,7 +300,7 @@ class ImportBatchViewSet(DatasetChildMixin, mixins.ListModelMixin, mixins.Retrie
         responses={201: ImportBatchSerializer, 202: ImportBatchSerializer, 413: OpenApiResponse(description="too large")},
         summary="Import an archive or image files (201 done; 202 running as a background job)",
     )
-    def create(self, request, dataset_id=None):
+    def create(self, request, *args, **kwargs):
         self.require_writer("import samples")
         body = ImportCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -329,7 +329,7 @@ class DatasetVersionViewSet(DatasetChildMixin, mixins.ListModelMixin, mixins.Ret
 
     @extend_schema(request=DatasetVersionCreateSerializer, responses={201: DatasetVersionSerializer},
                    summary="Snapshot the labeled samples as a new version")
-    def create(self, request, dataset_id=None):
+    def create(self, request, *args, **kwargs):
         self.require_writer("create dataset versions")
         body = DatasetVersionCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
