@@ -71,6 +71,9 @@ OBJECT_ROUTES = {
     "dataset-import-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["import"].pk},
     "dataset-version-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
     "dataset-version-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["version"].pk},
+    "model-version-detail": lambda t: {"pk": model_version(t).pk},
+    "model-version-evaluation": lambda t: {"pk": model_version(t).pk},
+    "model-version-onnx": lambda t: {"pk": model_version(t).pk},
 }
 STAFF_ROUTES = {"user-list", "user-detail"}
 # Routes without ids: what a viewer of workspace A may not create there (None: personal or open routes).
@@ -78,9 +81,31 @@ CREATE_IN_A = {
     "project-list": lambda t: {"workspace": t["ws_a"].pk, "name": "viewer's project"},
     "job-list": lambda t: {"workspace": t["ws_a"].pk, "kind": "system.check"},
     "dataset-list": lambda t: {"workspace": t["ws_a"].pk, "project": t["project_a"].pk, "name": "viewer's dataset"},
+    "training-jobs": lambda t: {"dataset_version": ds(t)["version"].pk, "preset": "fast"},
 }
+# The field a stranger's create is refused on (their target does not exist for them).
+CREATE_TARGET_FIELD = {"training-jobs": "dataset_version"}
+# Collection routes that read tenant objects named in the query string.
+QUERY_ROUTES = {"model-version-list", "model-version-compare"}
 PERSONAL_OR_OPEN = {"auth-csrf", "auth-login", "auth-logout", "auth-me", "token-list", "workspace-list",
-                    "job-kinds", "workers"}
+                    "job-kinds", "workers", "templates", "template-detail"}
+
+
+def model_version(world: dict):
+    """A model version of project A with a stored (placeholder) ONNX file."""
+    if "model_version" not in world:
+        from django.core.files.base import ContentFile
+        from django.core.files.storage import default_storage
+
+        from training.models import ModelVersion
+
+        key = default_storage.save("models/tenancy/model.onnx", ContentFile(b"placeholder"))
+        world["model_version"] = ModelVersion.objects.create(
+            workspace=world["ws_a"], project=world["project_a"], number=1, dataset_version=ds(world)["version"],
+            template="image_classification", preset="fast", onnx_key=key,
+            evaluation={"accuracy": 0.5, "per_class": [{"class": "0", "f1": 0.5}]},
+        )
+    return world["model_version"]
 
 ROUTES = api_routes()
 
@@ -105,7 +130,7 @@ def world(tenants):
 
 def test_every_api_route_is_classified():
     names = {name for name, _, _ in ROUTES}
-    unknown = names - set(OBJECT_ROUTES) - STAFF_ROUTES - set(CREATE_IN_A) - PERSONAL_OR_OPEN
+    unknown = names - set(OBJECT_ROUTES) - STAFF_ROUTES - set(CREATE_IN_A) - PERSONAL_OR_OPEN - QUERY_ROUTES
     assert not unknown, f"new API routes need a tenancy fixture in tests/test_tenancy.py: {sorted(unknown)}"
     assert len(ROUTES) >= 15
 
@@ -146,9 +171,21 @@ def test_viewer_cannot_create_and_other_tenant_cannot_target(name, regex, method
     assert viewer.status_code == 403, viewer.content
     stranger = api_client(world["bob"]).post(url, body, format="json")
     assert stranger.status_code == 400, stranger.content
-    assert "workspace" in stranger.json()["error"]["details"]
-    listed = api_client(world["bob"]).get(url).json()["results"]
-    assert all(row["workspace"] == world["ws_b"].pk for row in listed)
+    assert CREATE_TARGET_FIELD.get(name, "workspace") in stranger.json()["error"]["details"]
+    if "get" in methods:
+        listed = api_client(world["bob"]).get(url).json()["results"]
+        assert all(row["workspace"] == world["ws_b"].pk for row in listed)
+
+
+def test_query_routes_hide_other_tenants(world, api_client):
+    mv = model_version(world)
+    bob, alice = api_client(world["bob"]), api_client(world["alice"])
+    assert bob.get("/api/v1/model-versions/").json()["count"] == 0
+    assert bob.get(f"/api/v1/model-versions/?project={world['project_a'].pk}").json()["count"] == 0
+    assert alice.get("/api/v1/model-versions/").json()["count"] == 1
+    compare = f"/api/v1/model-versions/compare/?a={mv.pk}&b={mv.pk}"
+    assert alice.get(compare).status_code == 200
+    assert bob.get(compare).status_code == 404
 
 
 @pytest.mark.parametrize("name", sorted(STAFF_ROUTES))

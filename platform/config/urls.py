@@ -13,6 +13,12 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from jobs.api.views import JobKindListView, JobViewSet, WorkerNodeListView
 from rest_framework.routers import DefaultRouter
+from training.api.views import (
+    ModelVersionViewSet,
+    TemplateDetailView,
+    TemplateListView,
+    TrainingJobCreateView,
+)
 from workspaces.api.views import MembershipViewSet, ProjectViewSet, WorkspaceViewSet
 
 from config import errors, health, spa
@@ -30,6 +36,7 @@ router.register(r"datasets/(?P<dataset_id>\d+)/labels", LabelViewSet, basename="
 router.register(r"datasets/(?P<dataset_id>\d+)/samples", SampleViewSet, basename="dataset-sample")
 router.register(r"datasets/(?P<dataset_id>\d+)/imports", ImportBatchViewSet, basename="dataset-import")
 router.register(r"datasets/(?P<dataset_id>\d+)/versions", DatasetVersionViewSet, basename="dataset-version")
+router.register("model-versions", ModelVersionViewSet, basename="model-version")
 
 api_v1 = [
     path("auth/csrf/", CsrfView.as_view(), name="auth-csrf"),
@@ -38,6 +45,9 @@ api_v1 = [
     path("auth/me/", MeView.as_view(), name="auth-me"),
     path("job-kinds/", JobKindListView.as_view(), name="job-kinds"),
     path("workers/", WorkerNodeListView.as_view(), name="workers"),
+    path("templates/", TemplateListView.as_view(), name="templates"),
+    path("templates/<str:name>/", TemplateDetailView.as_view(), name="template-detail"),
+    path("training-jobs/", TrainingJobCreateView.as_view(), name="training-jobs"),
     *router.urls,
 ]
 

@@ -16,6 +16,9 @@ class JobKind:
     params_serializer: type[serializers.Serializer]
     prefers_gpu: bool = False
     tags: tuple[str, ...] = field(default_factory=tuple)
+    # Kinds started through their own endpoint (e.g. training through /training-jobs/) set the
+    # endpoint here; POST /jobs/ refuses them so their domain checks cannot be skipped.
+    start_endpoint: str | None = None
 
 
 _KINDS: dict[str, JobKind] = {}

@@ -9,3 +9,6 @@ class TrainingConfig(AppConfig):
     name = "training"
     label = "training"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from training import kinds  # noqa: F401 - registers the training job kind

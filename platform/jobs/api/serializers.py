@@ -44,8 +44,10 @@ class JobCreateSerializer(serializers.Serializer):
         attrs["workspace"] = workspace or project.workspace
         kind = registry.get(attrs["kind"])
         if kind is None:
-            names = ", ".join(k.name for k in registry.all_kinds())
+            names = ", ".join(k.name for k in registry.all_kinds() if not k.start_endpoint)
             raise serializers.ValidationError({"kind": [f"Unknown job kind {attrs['kind']!r}; known kinds: {names}."]})
+        if kind.start_endpoint:
+            raise serializers.ValidationError({"kind": [f"Start {kind.name!r} jobs through {kind.start_endpoint}."]})
         params = kind.params_serializer(data=attrs.get("params") or {})
         if not params.is_valid():
             raise serializers.ValidationError({"params": params.errors})

@@ -1,0 +1,108 @@
+from __future__ import annotations
+
+from django.core.files.storage import default_storage
+from django.http import FileResponse
+from django.shortcuts import get_object_or_404
+from django_filters import rest_framework as filters
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from jobs.api.serializers import JobSerializer
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+from workspaces.permissions import WorkspaceRolePermission, require_role
+
+from training import selectors, services
+from training.api.serializers import (
+    ComparisonSerializer,
+    ModelVersionEvaluationSerializer,
+    ModelVersionSerializer,
+    TemplateSerializer,
+    TrainingJobCreateSerializer,
+)
+from training.models import ModelVersion
+from workers.templates import registry
+
+
+class TemplateListView(APIView):
+    @extend_schema(responses=TemplateSerializer(many=True), summary="Task templates with presets and parameters")
+    def get(self, request):
+        return Response([t.as_dict() for t in registry.all()])
+
+
+class TemplateDetailView(APIView):
+    @extend_schema(responses=TemplateSerializer, summary="One task template")
+    def get(self, request, name: str):
+        try:
+            return Response(registry.get(name).as_dict())
+        except KeyError as exc:
+            raise NotFound(str(exc)) from None
+
+
+class TrainingJobCreateView(APIView):
+    @extend_schema(request=TrainingJobCreateSerializer, responses={201: JobSerializer},
+                   summary="Train a template on a dataset version (a job on the gpu queue when a GPU worker is up)")
+    def post(self, request):
+        serializer = TrainingJobCreateSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        version = data["dataset_version"]
+        require_role(user=request.user, workspace_id=version.dataset.workspace_id, action="start training")
+        job = services.training_job_create(user=request.user, dataset_version=version, template=data.get("template"),
+                                           preset=data.get("preset"), params=data.get("params"))
+        return Response(JobSerializer(job).data, status=status.HTTP_201_CREATED)
+
+
+class ModelVersionFilter(filters.FilterSet):
+    class Meta:
+        model = ModelVersion
+        fields = ["workspace", "project", "dataset_version"]
+
+
+class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Trained model versions with lineage, metrics, the evaluation report and the ONNX file."""
+
+    serializer_class = ModelVersionSerializer
+    queryset = ModelVersion.objects.none()
+    permission_classes = [WorkspaceRolePermission]
+    filterset_class = ModelVersionFilter
+
+    def get_queryset(self):
+        return selectors.model_versions_for(user=self.request.user)
+
+    @staticmethod
+    def workspace_id_of(obj) -> int:
+        return obj.workspace_id
+
+    @extend_schema(responses=ModelVersionEvaluationSerializer)
+    @action(detail=True, methods=["get"], filter_backends=[])
+    def evaluation(self, request, pk=None):
+        version = self.get_object()
+        return Response({"id": version.pk, "name": version.name, "evaluation": version.evaluation})
+
+    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
+    @action(detail=True, methods=["get"], filter_backends=[])
+    def onnx(self, request, pk=None):
+        version = self.get_object()
+        if not version.onnx_key or not default_storage.exists(version.onnx_key):
+            raise NotFound("This model version has no ONNX file.")
+        return FileResponse(default_storage.open(version.onnx_key, "rb"), as_attachment=True,
+                            filename=f"model-{version.project_id}-{version.name}.onnx",
+                            content_type="application/octet-stream")
+
+    @extend_schema(parameters=[OpenApiParameter("a", OpenApiTypes.INT, required=True),
+                               OpenApiParameter("b", OpenApiTypes.INT, required=True)],
+                   responses=ComparisonSerializer)
+    @action(detail=False, methods=["get"], filter_backends=[])
+    def compare(self, request):
+        ids = {}
+        for key in ("a", "b"):
+            try:
+                ids[key] = int(request.query_params[key])
+            except (KeyError, ValueError):
+                raise ValidationError({key: ["Give two model version ids as ?a=<id>&b=<id>."]}) from None
+        queryset = self.get_queryset()
+        a, b = (get_object_or_404(queryset, pk=ids[k]) for k in ("a", "b"))
+        return Response(selectors.per_class_deltas(a, b))
