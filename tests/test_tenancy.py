@@ -103,7 +103,8 @@ def model_version(world: dict):
         world["model_version"] = ModelVersion.objects.create(
             workspace=world["ws_a"], project=world["project_a"], number=1, dataset_version=ds(world)["version"],
             template="image_classification", preset="fast", onnx_key=key,
-            evaluation={"accuracy": 0.5, "per_class": [{"class": "0", "f1": 0.5}]},
+            evaluation={"accuracy": 0.5, "macro": {"f1": 0.5}, "weighted": {"f1": 0.5}, "top_k_accuracy": {"1": 0.5},
+                    "per_class": [{"class": "0", "precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 2}]},
         )
     return world["model_version"]
 

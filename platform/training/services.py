@@ -98,12 +98,14 @@ def model_version_record(*, job: Job, dataset_version: DatasetVersion, template:
     prefix = f"models/project-{project.pk}/v{number}-job-{job.pk}"
     checkpoint_key, _ = _store(checkpoint, f"{prefix}/checkpoint.pt")
     onnx_key, onnx_sha = _store(onnx, f"{prefix}/model.onnx")
-    headline = {k: evaluation[k] for k in ("accuracy", "macro_f1", "weighted_f1", "top_k_accuracy") if k in evaluation}
+    headline = {"accuracy": evaluation["accuracy"], "macro_f1": evaluation["macro"]["f1"],
+                "weighted_f1": evaluation["weighted"]["f1"], "top_k_accuracy": evaluation["top_k_accuracy"]}
     return ModelVersion.objects.create(
         workspace_id=job.workspace_id, project=project, number=number, dataset_version=dataset_version, job=job,
         template=template, preset=params.get("preset", ""), params=params, code_version=code_version(),
         classes=result.get("classes", []), preprocessing=result.get("preprocessing", {}),
         checkpoint_key=checkpoint_key, onnx_key=onnx_key, onnx_sha256=onnx_sha,
-        metrics={"test": headline, "training": result.get("metrics", {})}, evaluation=evaluation,
+        metrics={"test": headline, "training": result.get("metrics", {}), "epochs": result.get("epochs"),
+                 "best_epoch": result.get("best_epoch"), "runtime": result.get("runtime", {})}, evaluation=evaluation,
         created_by=job.created_by,
     )

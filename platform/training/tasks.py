@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from celery import shared_task
 from django.conf import settings
 from jobs.runner import run_job
@@ -19,10 +21,11 @@ def _train(job, report) -> dict:
     manifest = dataset_version_manifest(version=version)
     run_dir = settings.SAMPAN_HOME / "runs" / f"job-{job.pk}"  # kept across attempts: resume from checkpoints
     result = template.load("train")(job.params["params"], manifest, run_dir, report)
-    evaluation = template.load("evaluate")(result, manifest, report=report)
+    evaluation = template.load("evaluate")(result["onnx"], manifest, preprocessing=result["preprocessing"],
+                                           report=report)
     model_version = services.model_version_record(
-        job=job, dataset_version=version, template=template.name, params=job.params["params"], result=result,
-        evaluation=evaluation, checkpoint=result["checkpoint"], onnx=result["onnx"],
+        job=job, dataset_version=version, template=template.name, params=result["params"], result=result,
+        evaluation=evaluation, checkpoint=Path(result["model"]), onnx=Path(result["onnx"]),
     )
     return {"model_version": model_version.pk, "name": model_version.name, "metrics": model_version.metrics}
 

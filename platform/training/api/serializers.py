@@ -57,5 +57,11 @@ class ModelVersionEvaluationSerializer(serializers.Serializer):
 class ComparisonSerializer(serializers.Serializer):
     a = serializers.IntegerField()
     b = serializers.IntegerField()
-    overall = serializers.DictField()
-    per_class = serializers.ListField(child=serializers.DictField())
+    a_name = serializers.CharField()
+    b_name = serializers.CharField()
+    accuracy = serializers.DictField(help_text="{a, b, delta}; every delta is b minus a")
+    macro_f1 = serializers.DictField()
+    weighted_f1 = serializers.DictField()
+    top_k_accuracy = serializers.DictField()
+    per_class = serializers.ListField(child=serializers.DictField(),
+                                      help_text="[{class, precision: {a, b, delta}, recall, f1, support: {a, b}}]")

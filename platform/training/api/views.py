@@ -105,4 +105,4 @@ class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
                 raise ValidationError({key: ["Give two model version ids as ?a=<id>&b=<id>."]}) from None
         queryset = self.get_queryset()
         a, b = (get_object_or_404(queryset, pk=ids[k]) for k in ("a", "b"))
-        return Response(selectors.per_class_deltas(a, b))
+        return Response(selectors.model_versions_compared(a, b))
