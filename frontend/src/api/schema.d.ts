@@ -887,9 +887,22 @@ export interface components {
         Comparison: {
             a: number;
             b: number;
-            overall: {
+            a_name: string;
+            b_name: string;
+            /** @description {a, b, delta}; every delta is b minus a */
+            accuracy: {
                 [key: string]: unknown;
             };
+            macro_f1: {
+                [key: string]: unknown;
+            };
+            weighted_f1: {
+                [key: string]: unknown;
+            };
+            top_k_accuracy: {
+                [key: string]: unknown;
+            };
+            /** @description [{class, precision: {a, b, delta}, recall, f1, support: {a, b}}] */
             per_class: {
                 [key: string]: unknown;
             }[];
