@@ -15,8 +15,9 @@ import tempfile
 import time
 import zipfile
 import zlib
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
@@ -275,6 +276,24 @@ def _store_blob(key: str, data: bytes) -> None:
         default_storage.delete(saved)
 
 
+def _prepare_and_store(data: bytes, max_pixels: int) -> _Staged | ImageRejected:
+    """Verify, re-encode and thumbnail one image and store both blobs (runs in a worker thread:
+    Pillow's codecs and file writes release the GIL)."""
+    try:
+        image = prepare_image(data, max_pixels=max_pixels)
+    except ImageRejected as exc:
+        return exc
+    key, thumb_key = blob_key_for(image.sha256, image.extension), thumbnail_key_for(image.sha256)
+    _store_blob(key, image.data)
+    _store_blob(thumb_key, image.thumbnail)
+    return _Staged(name="", label=None, sha256=image.sha256, blob_key=key, thumbnail_key=thumb_key,
+                   format=image.format, width=image.width, height=image.height, size=len(image.data))
+
+
+IMPORT_THREADS = min(4, os.cpu_count() or 1)
+IMPORT_WINDOW = 64  # images in flight: bounds memory whatever the archive's size
+
+
 @dataclass
 class _ImportRun:
     """One import in progress: files verified and stored so far, and every file's problem."""
@@ -292,25 +311,28 @@ class _ImportRun:
     def problem(self, name: str, code: str, message: str) -> None:
         self.problems.append({"file": name, "code": code, "message": message})
 
-    def add(self, name: str, label: str | None, data: bytes) -> None:
+    def feed(self, files: Iterable[tuple[str, str | None, bytes]]) -> None:
+        """Process (name, label, bytes) in parallel threads, taking the outcomes in file order."""
+        window: deque = deque()
+        with ThreadPoolExecutor(max_workers=IMPORT_THREADS, thread_name_prefix="sampan-import") as pool:
+            for name, label, data in files:
+                window.append((name, label, pool.submit(_prepare_and_store, data, self.max_pixels)))
+                if len(window) >= IMPORT_WINDOW:
+                    self._take(*window.popleft())
+            while window:
+                self._take(*window.popleft())
+
+    def _take(self, name: str, label: str | None, outcome: Future) -> None:
         self.done += 1
-        try:
-            image = prepare_image(data, max_pixels=self.max_pixels)
-        except ImageRejected as exc:
-            self.problem(name, exc.code, str(exc))
+        staged = outcome.result()
+        if isinstance(staged, ImageRejected):
+            self.problem(name, staged.code, str(staged))
+        elif staged.sha256 in self.seen:
+            self.problem(name, "duplicate", f"the same image as {self.seen[staged.sha256]!r} earlier in this import")
         else:
-            if image.sha256 in self.seen:
-                self.problem(name, "duplicate", f"the same image as {self.seen[image.sha256]!r} earlier in this import")
-            else:
-                self.seen[image.sha256] = name
-                key = blob_key_for(image.sha256, image.extension)
-                thumb_key = thumbnail_key_for(image.sha256)
-                _store_blob(key, image.data)
-                _store_blob(thumb_key, image.thumbnail)
-                self.staged.append(_Staged(
-                    name=name[-255:], label=label or self.label_name, sha256=image.sha256, blob_key=key,
-                    thumbnail_key=thumb_key, format=image.format, width=image.width, height=image.height,
-                    size=len(image.data)))
+            self.seen[staged.sha256] = name
+            staged.name, staged.label = name[-255:], label or self.label_name
+            self.staged.append(staged)
         self.progress()
 
     def progress(self, *, force: bool = False) -> None:
@@ -399,8 +421,7 @@ def _import_archive_now(*, dataset: Dataset, fileobj: IO[bytes], scan, batch: Im
     run = _ImportRun(label_name=label_name or None, report=report, total=len(scan.entries),
                      max_pixels=settings.SAMPAN_DATASET_MAX_IMAGE_PIXELS)
     try:
-        for entry, data in archive_files(fileobj, scan, limits=_limits()):
-            run.add(entry.name, entry.label, data)
+        run.feed((entry.name, entry.label, data) for entry, data in archive_files(fileobj, scan, limits=_limits()))
     except ArchiveRejected as exc:
         raise ImportRejected(str(exc), code=exc.code, field="archive") from None
     for entry in scan.entries:
@@ -458,17 +479,23 @@ def import_files(*, dataset: Dataset, files: list, user, label_name: str = "") -
     _check_upload_size(sum(f.size for f in files), f"The upload of {len(files)} files")
     run = _ImportRun(label_name=label_name or None, total=len(files),
                      max_pixels=settings.SAMPAN_DATASET_MAX_IMAGE_PIXELS)
+    readable = []
     for upload in files:
         name = PurePosixPath(upload.name or "unnamed").name
         if upload.size > limits.max_file_bytes:
             run.problem(name, "file_too_large", f"{upload.size:,} bytes, over the {limits.max_file_bytes:,}-byte "
                         "limit for one image (SAMPAN_DATASET_MAX_IMAGE_BYTES)")
-            continue
-        upload.seek(0)
-        run.add(name, None, upload.read())
+        else:
+            readable.append((name, upload))
+    run.feed((name, None, _read_upload(upload)) for name, upload in readable)
     batch = ImportBatch(dataset=dataset, source=ImportSource.FILES, size_bytes=sum(f.size for f in files),
                         label_name=label_name, created_by=user)
     return _commit(dataset=dataset, run=run, batch=batch, files=len(files), ignored=0)
+
+
+def _read_upload(upload) -> bytes:
+    upload.seek(0)
+    return upload.read()
 
 
 def _open_stored(key: str) -> tuple[IO[bytes], int]:
