@@ -64,7 +64,7 @@ class ImportBatch(models.Model):
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="imports")
     source = models.CharField(max_length=16, choices=ImportSource.choices)
     filename = models.CharField(max_length=255, blank=True, help_text="The archive's name, for archive imports.")
-    upload_key = models.CharField(max_length=300, blank=True, help_text="Stored archive awaiting a background import.")
+    upload_key = models.CharField(max_length=300, blank=True, help_text="Where a background import's archive was stored; the file is deleted when the import ends.")
     size_bytes = models.BigIntegerField(default=0)
     label_name = models.CharField(max_length=100, blank=True, help_text="Label given to every imported file, if any.")
     status = models.CharField(max_length=16, choices=ImportStatus.choices, default=ImportStatus.QUEUED)
