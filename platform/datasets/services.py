@@ -105,6 +105,16 @@ def _label_name(name: str) -> str:
     return name
 
 
+def _upload_label(name: str) -> str:
+    """The optional label of an import, checked like any label name (reported as the ``label`` field)."""
+    if not name:
+        return ""
+    try:
+        return _label_name(name)
+    except ValidationError as exc:
+        raise ValidationError({"label": exc.detail["name"]}) from None
+
+
 def _color_for(name: str) -> str:
     return PALETTE[zlib.crc32(name.encode()) % len(PALETTE)]
 
@@ -441,7 +451,7 @@ def import_archive(*, dataset: Dataset, upload, user, label_name: str = "", back
     """
     from jobs.services import job_create
 
-    label_name = _label_name(label_name) if label_name else ""
+    label_name = _upload_label(label_name)
     _check_upload_size(upload.size, f"The archive {upload.name!r}")
     upload.seek(0)
     scan = _scan(upload, size=upload.size)
@@ -469,7 +479,7 @@ def import_archive(*, dataset: Dataset, upload, user, label_name: str = "", back
 def import_files(*, dataset: Dataset, files: list, user, label_name: str = "") -> ImportBatch:
     """Import image files uploaded together (drag and drop): each is verified by content; bad
     ones are reported by name and the rest import. All get ``label_name`` if given."""
-    label_name = _label_name(label_name) if label_name else ""
+    label_name = _upload_label(label_name)
     limits = _limits()
     if not files:
         raise ImportRejected("No files were uploaded.", code="empty_upload", field="files")

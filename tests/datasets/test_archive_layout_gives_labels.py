@@ -54,3 +54,11 @@ def test_a_flat_archive_is_unlabeled_unless_a_label_is_given(digits, tenants, ap
     labels = imported(client, digits, "flat.zip", make_zip({"b.png": digit_bytes(2), "x/c.png": digit_bytes(3)}),
                       label="twos")
     assert labels == {"a.png": None, "b.png": "twos", "x/c.png": "x"}
+
+
+def test_the_upload_label_must_be_a_usable_label_name(digits, tenants, api_client):
+    response = api_client(tenants["alice"]).post(
+        f"/api/v1/datasets/{digits.pk}/imports/", {"files": [upload("a.png", digit_bytes(1))], "label": "a/b"},
+        format="multipart")
+    assert response.status_code == 400 and response.json()["error"]["message"].startswith("label: 'a/b' cannot be a label")
+    assert not Sample.objects.filter(dataset=digits).exists()
