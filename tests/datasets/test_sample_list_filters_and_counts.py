@@ -127,3 +127,15 @@ def test_sample_delete_keeps_versions(listed, tenants):
     sample = Sample.objects.filter(dataset=listed["dataset"], label__isnull=False).first()
     assert listed["client"].delete(f"{listed['url']}{sample.pk}/").status_code == 204
     assert VersionSample.objects.filter(version=version, blob_key=sample.blob_key, sample=None).count() == 1
+
+
+def test_deleting_a_dataset_removes_its_rows(listed, tenants):
+    from datasets.models import Dataset, DatasetVersion, ImportBatch
+
+    dataset = listed["dataset"]
+    dataset_version_create(dataset=dataset, user=tenants["alice"], seed=1)
+    assert listed["client"].delete(f"/api/v1/datasets/{dataset.pk}/").status_code == 204
+    assert not Dataset.objects.filter(pk=dataset.pk).exists()
+    for model in (Sample, Label, DatasetVersion, ImportBatch):
+        assert not model.objects.filter(dataset_id=dataset.pk).exists(), model
+    assert not VersionSample.objects.exists()
