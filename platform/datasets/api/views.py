@@ -51,7 +51,6 @@ def _blob_response(request, *, key: str, etag: str, filename: str) -> FileRespon
         except FileNotFoundError:
             raise NotFound("The image file is missing from storage.") from None
         response = FileResponse(blob, content_type=services.content_type_of(key), filename=filename)
-        response["Content-Disposition"] = response["Content-Disposition"].replace("attachment", "inline")
     response["ETag"] = quoted
     response["Cache-Control"] = IMMUTABLE
     return response
