@@ -572,29 +572,33 @@ def import_batch_run(*, batch_id: int, job, report: Report) -> dict:
 # --- dataset versions --------------------------------------------------------------------------
 
 
-def _allocate(n: int, ratios: tuple[float, float, float]) -> list[int]:
-    """Largest-remainder rounding of n * ratios (ties to train, then val)."""
-    raw = [n * r for r in ratios]
-    counts = [math.floor(x) for x in raw]
-    order = sorted(range(3), key=lambda i: (-(raw[i] - counts[i]), i))
-    for i in order[: n - sum(counts)]:
-        counts[i] += 1
-    return counts
-
-
 def stratified_split(*, members: dict[str, list[int]], ratios: tuple[float, float, float], seed: int) -> dict[int, str]:
-    """Split each class separately by ``ratios`` (train, val, test). The same members and seed
-    always give the same split, and one class's split does not depend on the others.
+    """Split every class by ``ratios`` (train, val, test); the same members and seed always give
+    the same split.
+
+    Each class gets floor(n * ratio) samples per split; the few left over go, class by class, to
+    the split furthest below its share of the whole dataset so far. So a class of 10 at
+    0.8/0.1/0.1 splits exactly 8/1/1, and classes of 6 still fill val and test between them
+    (rounding each class alone would put all of them in train and val).
 
     e.g. ``stratified_split(members={"cat": [1, 2, 3, 4]}, ratios=(0.5, 0.25, 0.25), seed=7)``
     """
+    names = [Split.TRAIN, Split.VAL, Split.TEST]
+    assigned, seen = [0, 0, 0], 0
     splits: dict[int, str] = {}
     for name in sorted(members):
         ids = sorted(members[name])
         random.Random(f"{seed}:{name}").shuffle(ids)
-        n_train, n_val, _ = _allocate(len(ids), ratios)
+        seen += len(ids)
+        counts = [math.floor(len(ids) * r) for r in ratios]
+        for _ in range(len(ids) - sum(counts)):
+            deficit = [seen * r - (assigned[i] + counts[i]) if r > 0 else -math.inf for i, r in enumerate(ratios)]
+            counts[deficit.index(max(deficit))] += 1
+        for i in range(3):
+            assigned[i] += counts[i]
+        bounds = [counts[0], counts[0] + counts[1]]
         for position, sample_id in enumerate(ids):
-            splits[sample_id] = Split.TRAIN if position < n_train else Split.VAL if position < n_train + n_val else Split.TEST
+            splits[sample_id] = names[0] if position < bounds[0] else names[1] if position < bounds[1] else names[2]
     return splits
 
 

@@ -69,12 +69,17 @@ def test_version_is_stratified_and_reproducible(ten_per_class):
     assert client.get(f"{url}{v1['id']}/").json() == v1
 
 
-def test_one_class_split_does_not_depend_on_the_others():
-    ratios = (0.5, 0.25, 0.25)
-    alone = stratified_split(members={"a": list(range(8))}, ratios=ratios, seed=5)
-    together = stratified_split(members={"a": list(range(8)), "b": list(range(100, 108))}, ratios=ratios, seed=5)
-    assert {k: v for k, v in together.items() if k < 100} == alone
-    assert Counter(alone.values()) == {"train": 4, "val": 2, "test": 2}
+def test_small_classes_still_fill_every_split():
+    members = {name: list(range(i * 100, i * 100 + 6)) for i, name in enumerate("abc")}
+    split = stratified_split(members=members, ratios=(0.8, 0.1, 0.1), seed=5)
+    assert Counter(split.values()) == {"train": 14, "val": 2, "test": 2}
+    for name, ids in members.items():  # each class within one sample of its own share
+        per_class = Counter(split[i] for i in ids)
+        assert 4 <= per_class["train"] <= 5 and per_class["val"] <= 1 and per_class["test"] <= 1, (name, per_class)
+    assert stratified_split(members=members, ratios=(0.8, 0.1, 0.1), seed=5) == split
+    exact = stratified_split(members={"a": list(range(8)), "b": list(range(100, 108))}, ratios=(0.5, 0.25, 0.25), seed=5)
+    assert Counter(exact[i] for i in range(8)) == {"train": 4, "val": 2, "test": 2}
+    assert set(stratified_split(members=members, ratios=(0.9, 0.1, 0.0), seed=1).values()) == {"train", "val"}
 
 
 @pytest.mark.parametrize(("body", "says"), [
