@@ -103,7 +103,9 @@ class EpochSampler(Sampler[tuple[int, int]]):
 
 
 def make_loader(dataset: Dataset, *, batch_size: int, sampler: Sampler[Any] | Sequence[int] | None,
-                num_workers: int, device_type: str, drop_last: bool) -> DataLoader:
+                num_workers: int, device_type: str, drop_last: bool, seed: int) -> DataLoader:
+    # The loader's own generator: starting an epoch's iterator then draws nothing from torch's
+    # global generator, whose state (dropout) a checkpoint restores to the exact step.
     return DataLoader(dataset, batch_size=batch_size, sampler=sampler, shuffle=False, drop_last=drop_last,
                       num_workers=num_workers, pin_memory=device_type == "cuda",
-                      persistent_workers=num_workers > 0)
+                      persistent_workers=num_workers > 0, generator=torch.Generator().manual_seed(seed))

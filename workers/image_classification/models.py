@@ -1,6 +1,7 @@
 """The networks, written with torch alone, and transfer learning from an uploaded backbone.
 
-- ``cnn_small`` (preset fast): six 3x3 conv-BN-ReLU layers in three stages, global pooling.
+- ``cnn_small`` (preset fast): six 3x3 conv-BN-ReLU layers in three stages (16, 32, 64 channels),
+  global pooling.
 - ``resnet_narrow`` (preset balanced): a ResNet with one basic block per stage, widths 32-256 and
   a 3x3 stride-2 stem, sized for small images and CPUs.
 - ``resnet18`` (preset accurate): ResNet-18 with the usual 7x7 stem; its parameter names follow
@@ -33,7 +34,7 @@ def conv_bn_relu(in_channels: int, out_channels: int) -> nn.Sequential:
 
 
 class SmallCNN(nn.Module):
-    def __init__(self, num_classes: int, widths: tuple[int, int, int] = (32, 64, 128), dropout: float = 0.2) -> None:
+    def __init__(self, num_classes: int, widths: tuple[int, int, int] = (16, 32, 64), dropout: float = 0.2) -> None:
         super().__init__()
         a, b, c = widths
         self.features = nn.Sequential(
@@ -146,12 +147,14 @@ def read_state_dict(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
     try:
         loaded = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as exc:
-        found = re.search(r"GLOBAL (\S+)", str(exc))
-        what = f"a pickled {found.group(1)} object" if found else "objects other than tensors and plain containers"
-        raise BackboneError(f"{os.fspath(path)}: refused: it holds {what}; backbones are read with "
-                            "weights_only=True and may contain only tensors") from None
-    except (RuntimeError, EOFError, OSError, ValueError) as exc:
-        raise BackboneError(f"{os.fspath(path)}: not a readable PyTorch state_dict file ({exc})") from None
+        found = re.search(r"Unsupported global: GLOBAL (\S+)", str(exc))
+        if found is None:
+            raise BackboneError(f"{os.fspath(path)}: not a readable PyTorch state_dict file") from None
+        raise BackboneError(f"{os.fspath(path)}: refused: it holds a pickled {found.group(1)} object; backbones "
+                            "are read with weights_only=True and may contain only tensors") from None
+    except (RuntimeError, EOFError, OSError, ValueError, KeyError) as exc:
+        reason = str(exc).split(". ")[0]
+        raise BackboneError(f"{os.fspath(path)}: not a readable PyTorch state_dict file ({reason})") from None
     if isinstance(loaded, Mapping):
         for key in ("model", "state_dict"):
             if isinstance(loaded.get(key), Mapping):

@@ -121,16 +121,28 @@ def restore_rng_state(state: Mapping[str, Any]) -> None:
 
 
 def lr_schedule(optimizer: torch.optim.Optimizer, params: Mapping[str, Any], steps_per_epoch: int):
+    """Per-step learning-rate factors. cosine: linear warm-up over ``warmup_epochs``, then cosine
+    decay to 0. onecycle: cosine rise from lr/25 to lr over the first 25 % of steps, then cosine
+    decay to lr/250000 (the one-cycle policy's learning rate, defined for any number of steps)."""
     total = params["epochs"] * steps_per_epoch
-    if params["schedule"] == "onecycle":
-        return torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=params["learning_rate"], total_steps=total,
-                                                   pct_start=0.25)
-    warmup = params["warmup_epochs"] * steps_per_epoch
 
-    def factor(step: int) -> float:  # a closure, so the scheduler's state_dict holds only numbers
-        if step < warmup:
-            return (step + 1) / warmup
-        return 0.5 * (1.0 + math.cos(math.pi * (step - warmup) / max(1, total - warmup)))
+    def anneal(start: float, end: float, progress: float) -> float:
+        return end + (start - end) * 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
+
+    if params["schedule"] == "onecycle":
+        rise = max(1, round(0.25 * total))
+
+        def factor(step: int) -> float:  # closures: the scheduler's state_dict then holds only numbers
+            if step < rise:
+                return anneal(1 / 25, 1.0, step / rise)
+            return anneal(1.0, 1 / 250_000, (step - rise) / max(1, total - rise))
+    else:
+        warmup = params["warmup_epochs"] * steps_per_epoch
+
+        def factor(step: int) -> float:
+            if step < warmup:
+                return (step + 1) / warmup
+            return anneal(1.0, 0.0, (step - warmup) / max(1, total - warmup))
 
     return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
 
@@ -191,13 +203,15 @@ class TrainingRun:
         self.train_set = ImageSamples(self.train_samples, train_transform, seed=params["seed"], cache_bytes=cache)
         self.sampler = EpochSampler(len(self.train_set), seed=params["seed"])
         self.train_loader = make_loader(self.train_set, batch_size=self.batch_size, sampler=self.sampler,
-                                        num_workers=self.num_workers, device_type=self.device.type, drop_last=True)
+                                        num_workers=self.num_workers, device_type=self.device.type, drop_last=True,
+                                        seed=params["seed"])
         self.val_loader = None
         if self.val_samples:
             val_set = ImageSamples(self.val_samples, EvalTransform(self.preprocessing), seed=params["seed"],
                                    cache_bytes=cache)
             self.val_loader = make_loader(val_set, batch_size=2 * self.batch_size, sampler=None,
-                                          num_workers=self.num_workers, device_type=self.device.type, drop_last=False)
+                                          num_workers=self.num_workers, device_type=self.device.type, drop_last=False,
+                                          seed=params["seed"])
 
     def _resume(self) -> None:
         """Load the newest complete checkpoint, if any; otherwise start at epoch 0."""

@@ -1,0 +1,76 @@
+"""A training process killed with SIGKILL in the middle of an epoch (no chance to save anything)
+is resumed by the next call from the last complete checkpoint and finishes with every epoch."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from digits_data import Recorder, write_digits
+
+from workers.image_classification import trainer
+from workers.image_classification.checkpoints import complete_checkpoints
+from workers.image_classification.trainer import train
+
+REPO = Path(__file__).resolve().parents[2]
+SPEC = {"preset": "fast", "epochs": 3, "batch_size": 32, "horizontal_flip": False}
+
+CHILD = textwrap.dedent("""
+    import json, pathlib, sys, time
+    from workers.image_classification import trainer
+
+    trainer.REPORT_INTERVAL_S = 0.0
+    spec, manifest_path, out_dir, signals = sys.argv[1:5]
+    signals = pathlib.Path(signals)
+
+    def report(message="", *, fraction=None, milestone=False, **metrics):
+        if milestone and metrics.get("epoch") == 1 and "val_acc" in metrics:
+            (signals / "epoch-1-done").touch()
+        if not milestone and metrics.get("epoch") == 2 and metrics["step"] >= 7:
+            (signals / "inside-epoch-2").write_text(str(metrics["step"]))
+            time.sleep(600)  # stay mid-epoch until killed
+
+    trainer.train(json.loads(spec), json.loads(pathlib.Path(manifest_path).read_text()), out_dir, report)
+""")
+
+
+def test_a_run_killed_mid_epoch_resumes_from_its_last_complete_checkpoint(tmp_path, monkeypatch):
+    manifest = write_digits(tmp_path / "digits", per_class=24)  # 5 steps per epoch
+    manifest_path = tmp_path / "manifest.json"
+    manifest_path.write_text(json.dumps(manifest))
+    out_dir, signals = tmp_path / "run", tmp_path / "signals"
+    signals.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    child = subprocess.Popen([sys.executable, "-c", CHILD, json.dumps(SPEC), str(manifest_path), str(out_dir),
+                              str(signals)], cwd=REPO, env=env, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while not (signals / "inside-epoch-2").exists():
+            assert child.poll() is None, child.stderr.read().decode()[-3000:]
+            assert time.monotonic() < deadline, "the child never reached epoch 2"
+            time.sleep(0.05)
+        os.kill(child.pid, signal.SIGKILL)
+        assert child.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        child.stderr.close()
+    assert (signals / "epoch-1-done").exists() and int((signals / "inside-epoch-2").read_text()) >= 7
+    assert [(c.epoch, c.step) for c in complete_checkpoints(out_dir / "checkpoints")] == [(1, 5)]
+
+    monkeypatch.setattr(trainer, "REPORT_INTERVAL_S", 0.0)
+    recorder = Recorder()
+    result = train(SPEC, manifest, out_dir, recorder)
+    assert result["resumed_from"]["epoch"] == 1 and result["resumed_from"]["step"] == 5
+    assert recorder.calls[0]["epoch"] == 2 and recorder.calls[0]["step"] == 6
+    assert [c["epoch"] for c in recorder.epoch_ends()] == [2, 3]
+    assert [h["epoch"] for h in result["history"]] == [1, 2, 3] and result["epochs"] == 3
+    assert result["history"][-1]["step"] == 15
+    assert Path(result["onnx"]).is_file()
