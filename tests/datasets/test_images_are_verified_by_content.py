@@ -76,6 +76,8 @@ def test_bad_files_are_reported_by_name_while_the_rest_imports(digits, tenants, 
     assert stored == {"cats/good-1.png": "PNG", "cats/good-2.png": "PNG", "dogs/png-named.jpg": "PNG", "dogs/bmp.bmp": "BMP"}
     assert sorted(Label.objects.filter(dataset=digits).values_list("name", flat=True)) == ["cats", "dogs"]
     assert api_client(tenants["alice"]).get(f"{imports_url(digits)}{body['id']}/").json()["problems"] == body["problems"]
+    listed = api_client(tenants["alice"]).get(imports_url(digits)).json()["results"]
+    assert [(row["id"], row["failed"]) for row in listed] == [(body["id"], 5)] and "problems" not in listed[0]
 
 
 def test_an_upload_where_nothing_imports_is_a_400_naming_each_file(digits, tenants, api_client):

@@ -214,6 +214,14 @@ class ImportBatchSerializer(serializers.ModelSerializer):
         return batch.job.progress if batch.job is not None else {}
 
 
+class ImportBatchSummarySerializer(ImportBatchSerializer):
+    """An import in lists: the counts without the per-file problems (see the import's detail)."""
+
+    class Meta(ImportBatchSerializer.Meta):
+        fields = [f for f in ImportBatchSerializer.Meta.fields if f != "problems"]
+        read_only_fields = fields
+
+
 class ImportCreateSerializer(serializers.Serializer):
     archive = serializers.FileField(required=False, allow_empty_file=True, help_text="A zip, tar, tar.gz, tar.bz2 or tar.xz: a folder "
                                     "per class gives labels, files at the root are unlabeled.")

@@ -23,6 +23,7 @@ from datasets.api.serializers import (
     DatasetVersionCreateSerializer,
     DatasetVersionSerializer,
     ImportBatchSerializer,
+    ImportBatchSummarySerializer,
     ImportCreateSerializer,
     LabelChangeSerializer,
     LabelMergeSerializer,
@@ -292,7 +293,11 @@ class ImportBatchViewSet(DatasetChildMixin, mixins.ListModelMixin, mixins.Retrie
     parser_classes = [MultiPartParser, FormParser, JSONParser]
 
     def get_queryset(self):
-        return selectors.imports_of(dataset=self.dataset)
+        imports = selectors.imports_of(dataset=self.dataset)
+        return imports.defer("problems") if self.action == "list" else imports
+
+    def get_serializer_class(self):
+        return ImportBatchSummarySerializer if self.action == "list" else ImportBatchSerializer
 
     @extend_schema(
         request={"multipart/form-data": ImportCreateSerializer},
