@@ -152,6 +152,7 @@ SPECTACULAR_SETTINGS = {
         "RoleEnum": "workspaces.models.Role",
         "TokenStatusEnum": ["active", "revoked", "expired"],
         "JobEventTypeEnum": "jobs.models.JobEventType",
+        "ImportStatusEnum": "datasets.models.ImportStatus",
     },
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.errors.add_error_responses"],
 }
