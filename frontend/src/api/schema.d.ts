@@ -1017,7 +1017,7 @@ export interface components {
             readonly size_bytes: number;
             /** @description Label given to every imported file, if any. */
             readonly label_name: string;
-            readonly status: components["schemas"]["ImportBatchStatusEnum"];
+            readonly status: components["schemas"]["ImportStatusEnum"];
             readonly job: number | null;
             /** @description The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports. */
             readonly progress: {
@@ -1041,14 +1041,39 @@ export interface components {
             /** Format: date-time */
             readonly finished_at: string | null;
         };
-        /**
-         * @description * `queued` - Queued
-         *     * `running` - Running
-         *     * `succeeded` - Succeeded
-         *     * `failed` - Failed
-         * @enum {string}
-         */
-        ImportBatchStatusEnum: "queued" | "running" | "succeeded" | "failed";
+        /** @description An import in lists: the counts without the per-file problems (see the import's detail). */
+        ImportBatchSummary: {
+            readonly id: number;
+            readonly dataset: number;
+            readonly source: components["schemas"]["SourceEnum"];
+            /** @description The archive's name, for archive imports. */
+            readonly filename: string;
+            readonly size_bytes: number;
+            /** @description Label given to every imported file, if any. */
+            readonly label_name: string;
+            readonly status: components["schemas"]["ImportStatusEnum"];
+            readonly job: number | null;
+            /** @description The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports. */
+            readonly progress: {
+                [key: string]: unknown;
+            };
+            /** @description Files considered (directories and OS junk excluded). */
+            readonly files: number;
+            readonly imported: number;
+            readonly duplicates: number;
+            readonly failed: number;
+            /** @description Directories, dot files, __MACOSX, our own manifest.csv. */
+            readonly ignored: number;
+            readonly labels_created: string[];
+            readonly error_code: string;
+            readonly error: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
         ImportCreateRequest: {
             /**
              * Format: binary
@@ -1071,6 +1096,14 @@ export interface components {
             code: string;
             message: string;
         };
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `succeeded` - Succeeded
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        ImportStatusEnum: "queued" | "running" | "succeeded" | "failed";
         Job: {
             readonly id: number;
             readonly workspace: number;
@@ -1275,7 +1308,7 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["DatasetVersion"][];
         };
-        PaginatedImportBatchList: {
+        PaginatedImportBatchSummaryList: {
             /** @example 123 */
             count: number;
             /**
@@ -1288,7 +1321,7 @@ export interface components {
              * @example http://api.example.org/accounts/?page=2
              */
             previous?: string | null;
-            results: components["schemas"]["ImportBatch"][];
+            results: components["schemas"]["ImportBatchSummary"][];
         };
         PaginatedJobEventList: {
             /** @example 123 */
@@ -1950,7 +1983,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaginatedImportBatchList"];
+                    "application/json": components["schemas"]["PaginatedImportBatchSummaryList"];
                 };
             };
             /** @description Error */
