@@ -162,6 +162,7 @@ async function main() {
       await page.waitForURL(new RegExp(`/projects/${projectId}/?$`));
       const title = (await page.getByTestId('project-title').innerText()).trim();
       if (title !== projectName) fail(`project page shows "${title}", expected "${projectName}"`);
+      await page.getByTestId('tab-jobs').click();
       await page.getByTestId('jobs-panel').waitFor();
       await screenshot(page, 'project');
     });

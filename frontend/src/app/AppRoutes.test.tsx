@@ -73,7 +73,7 @@ describe('routing and session handling', () => {
       'GET /api/v1/job-kinds/': json([]),
       'GET /api/v1/jobs/': json(page([])),
     });
-    renderWithApp(<AppRoutes />, { route: '/projects/4' });
+    renderWithApp(<AppRoutes />, { route: '/projects/4/jobs' });
     expect(await screen.findByTestId('project-title')).toHaveTextContent('Pets');
     expect(await screen.findByText('Vision team')).toBeInTheDocument();
     await waitFor(() => expect(screen.getByTestId('run-system-check')).toBeDisabled());

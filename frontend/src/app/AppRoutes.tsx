@@ -1,14 +1,25 @@
+import { Skeleton } from '@mantine/core';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { Navigate, Route, Routes } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { RequireAuth } from '@/features/auth';
 import { AppLayout } from './AppLayout';
-import { JobRoute } from './routes/JobRoute';
 import { JobsRoute } from './routes/JobsRoute';
 import { LoginRoute } from './routes/LoginRoute';
-import { ProjectRoute } from './routes/ProjectRoute';
 import { TokensRoute } from './routes/TokensRoute';
 import { WorkspaceRoute } from './routes/WorkspaceRoute';
 import { WorkspacesRoute } from './routes/WorkspacesRoute';
+
+// Pages with the labeler, the training curves and the charts load when first visited.
+const ProjectRoute = lazy(() => import('./routes/ProjectRoute').then((module) => ({ default: module.ProjectRoute })));
+const JobRoute = lazy(() => import('./routes/JobRoute').then((module) => ({ default: module.JobRoute })));
+const DatasetRoute = lazy(() => import('./routes/DatasetRoute').then((module) => ({ default: module.DatasetRoute })));
+const ModelVersionRoute = lazy(() => import('./routes/ModelVersionRoute').then((module) => ({ default: module.ModelVersionRoute })));
+const CompareRoute = lazy(() => import('./routes/CompareRoute').then((module) => ({ default: module.CompareRoute })));
+
+function Lazy({ children }: { children: ReactNode }) {
+  return <Suspense fallback={<Skeleton h={240} />}>{children}</Suspense>;
+}
 
 export function AppRoutes() {
   return (
@@ -24,9 +35,12 @@ export function AppRoutes() {
         <Route index element={<Navigate to="/workspaces" replace />} />
         <Route path="/workspaces" element={<WorkspacesRoute />} />
         <Route path="/workspaces/:workspaceId" element={<WorkspaceRoute />} />
-        <Route path="/projects/:projectId" element={<ProjectRoute />} />
+        <Route path="/projects/:projectId/:tab?" element={<Lazy><ProjectRoute /></Lazy>} />
+        <Route path="/datasets/:datasetId/:tab?" element={<Lazy><DatasetRoute /></Lazy>} />
+        <Route path="/model-versions/compare" element={<Lazy><CompareRoute /></Lazy>} />
+        <Route path="/model-versions/:modelVersionId" element={<Lazy><ModelVersionRoute /></Lazy>} />
         <Route path="/jobs" element={<JobsRoute />} />
-        <Route path="/jobs/:jobId" element={<JobRoute />} />
+        <Route path="/jobs/:jobId" element={<Lazy><JobRoute /></Lazy>} />
         <Route path="/tokens" element={<TokensRoute />} />
       </Route>
       <Route path="*" element={<NotFound />} />

@@ -2,6 +2,7 @@ import { Anchor, Breadcrumbs, Stack } from '@mantine/core';
 import { Link, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { JobDetail } from '@/features/jobs';
+import { TrainingMonitor } from '@/features/training';
 
 export function JobRoute() {
   const jobId = Number(useParams().jobId);
@@ -14,7 +15,7 @@ export function JobRoute() {
         </Anchor>
         <span>#{jobId}</span>
       </Breadcrumbs>
-      <JobDetail jobId={jobId} />
+      <JobDetail jobId={jobId} extra={(job) => (job.kind === 'training.run' ? <TrainingMonitor job={job} /> : null)} />
     </Stack>
   );
 }

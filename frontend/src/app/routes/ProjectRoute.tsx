@@ -1,19 +1,26 @@
-import { Anchor, Breadcrumbs, Stack, Title } from '@mantine/core';
-import { Link, useParams } from 'react-router';
+import { Anchor, Breadcrumbs, Group, Stack, Tabs } from '@mantine/core';
+import { Link, useNavigate, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { QueryState } from '@/components/QueryState';
+import { CreateDatasetButton, DatasetsTable } from '@/features/datasets';
 import { JobsPanel } from '@/features/jobs';
 import { ProjectHeader, useProject } from '@/features/projects';
+import { ModelVersionsTable } from '@/features/training';
 import { useWorkspace } from '@/features/workspaces';
 
+const TABS = ['datasets', 'models', 'jobs'] as const;
+
 export function ProjectRoute() {
-  const projectId = Number(useParams().projectId);
+  const params = useParams();
+  const projectId = Number(params.projectId);
+  const tab = TABS.find((item) => item === params.tab) ?? 'datasets';
+  const navigate = useNavigate();
   const { data: project, isPending, error } = useProject(projectId);
   const { data: workspace } = useWorkspace(project?.workspace ?? Number.NaN);
   if (!Number.isInteger(projectId)) return <NotFound what="project" />;
   if (!project) return <QueryState isPending={isPending} error={error} what="project" />;
 
-  const canRun = !workspace || workspace.role !== 'viewer';
+  const canEdit = !workspace || workspace.role !== 'viewer';
   return (
     <Stack>
       <Breadcrumbs>
@@ -26,14 +33,37 @@ export function ProjectRoute() {
         <span>{project.name}</span>
       </Breadcrumbs>
       <ProjectHeader project={project} />
-      <Title order={4} mt="md">
-        Jobs
-      </Title>
-      <JobsPanel
-        workspaceId={project.workspace}
-        projectId={project.id}
-        runDisabledReason={canRun ? null : 'Viewers cannot run jobs'}
-      />
+      <Tabs value={tab} onChange={(value) => navigate(`/projects/${project.id}/${value}`)} keepMounted={false}>
+        <Tabs.List>
+          <Tabs.Tab value="datasets" data-testid="tab-datasets">
+            Datasets
+          </Tabs.Tab>
+          <Tabs.Tab value="models" data-testid="tab-models">
+            Models
+          </Tabs.Tab>
+          <Tabs.Tab value="jobs" data-testid="tab-jobs">
+            Jobs
+          </Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="datasets" pt="md">
+          <Stack>
+            <Group justify="flex-end">
+              <CreateDatasetButton projectId={project.id} disabled={!canEdit} onCreated={(dataset) => navigate(`/datasets/${dataset.id}`)} />
+            </Group>
+            <DatasetsTable projectId={project.id} />
+          </Stack>
+        </Tabs.Panel>
+        <Tabs.Panel value="models" pt="md">
+          <ModelVersionsTable projectId={project.id} onCompare={(a, b) => navigate(`/model-versions/compare?a=${a}&b=${b}`)} />
+        </Tabs.Panel>
+        <Tabs.Panel value="jobs" pt="md">
+          <JobsPanel
+            workspaceId={project.workspace}
+            projectId={project.id}
+            runDisabledReason={canEdit ? null : 'Viewers cannot run jobs'}
+          />
+        </Tabs.Panel>
+      </Tabs>
     </Stack>
   );
 }

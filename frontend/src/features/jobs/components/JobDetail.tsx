@@ -3,6 +3,7 @@ import { lazy, Suspense, type ReactNode } from 'react';
 import { formatDateTime, formatDuration, formatRelative } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
 import { isActive } from '../api/jobState';
+import type { Job } from '../api/jobs';
 import { useJob, useJobKinds } from '../hooks/useJobs';
 import { CancelJobButton } from './CancelJobButton';
 import { JobProgressBar } from './JobProgressBar';
@@ -25,8 +26,11 @@ function Field({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-/** Everything about one job, kept live while it is queued or running. */
-export function JobDetail({ jobId }: { jobId: number }) {
+/**
+ * Everything about one job, kept live while it is queued or running. `extra` renders more about
+ * the job (e.g. a training job's live curves) under its progress bar.
+ */
+export function JobDetail({ jobId, extra }: { jobId: number; extra?: (job: Job) => ReactNode }) {
   const { data: job, isPending, isError, error } = useJob(jobId);
   const { data: kinds } = useJobKinds();
   if (isPending) return <Skeleton h={240} />;
@@ -54,6 +58,8 @@ export function JobDetail({ jobId }: { jobId: number }) {
       </Group>
 
       <JobProgressBar job={job} showMessage />
+
+      {extra?.(job)}
 
       {job.error && (
         <Alert color="red" title="Error" data-testid="job-error">

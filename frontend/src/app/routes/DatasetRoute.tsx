@@ -1,0 +1,99 @@
+import { Anchor, Breadcrumbs, Stack, Tabs } from '@mantine/core';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { NotFound } from '@/components/NotFound';
+import { QueryState } from '@/components/QueryState';
+import { DatasetHeader, ImportPanel, LabelingPanel, StatisticsPanel, useDataset, useVersions, VersionsPanel } from '@/features/datasets';
+import { useProject } from '@/features/projects';
+import { TrainingForm } from '@/features/training';
+import { useWorkspace } from '@/features/workspaces';
+
+const TABS = ['import', 'label', 'statistics', 'versions', 'train'] as const;
+/** A labeler link may name samples (`?samples=1,2,3`), e.g. from an evaluation report. */
+const MAX_PICKED_SAMPLES = 500;
+
+function parseSampleIds(value: string | null): number[] | null {
+  if (!value) return null;
+  const ids = value
+    .split(',')
+    .map((part) => Number(part))
+    .filter((id) => Number.isInteger(id) && id > 0);
+  return ids.length ? [...new Set(ids)].slice(0, MAX_PICKED_SAMPLES) : null;
+}
+
+export function DatasetRoute() {
+  const params = useParams();
+  const datasetId = Number(params.datasetId);
+  const tab = TABS.find((item) => item === params.tab) ?? 'label';
+  const [search, setSearch] = useSearchParams();
+  const navigate = useNavigate();
+  const { data: dataset, isPending, error } = useDataset(datasetId);
+  const { data: project } = useProject(dataset?.project ?? Number.NaN);
+  const { data: workspace } = useWorkspace(dataset?.workspace ?? Number.NaN);
+  const versions = useVersions(dataset ? datasetId : Number.NaN);
+  if (!Number.isInteger(datasetId)) return <NotFound what="dataset" />;
+  if (!dataset) return <QueryState isPending={isPending} error={error} what="dataset" />;
+
+  const canEdit = !workspace || workspace.role !== 'viewer';
+  const sampleIds = parseSampleIds(search.get('samples'));
+  return (
+    <Stack>
+      <Breadcrumbs>
+        <Anchor component={Link} to={`/workspaces/${dataset.workspace}`}>
+          {workspace?.name ?? `Workspace ${dataset.workspace}`}
+        </Anchor>
+        <Anchor component={Link} to={`/projects/${dataset.project}`}>
+          {project?.name ?? `Project ${dataset.project}`}
+        </Anchor>
+        <span>{dataset.name}</span>
+      </Breadcrumbs>
+      <DatasetHeader dataset={dataset} />
+      <Tabs value={tab} onChange={(value) => navigate(`/datasets/${dataset.id}/${value}`)} keepMounted={false}>
+        <Tabs.List>
+          <Tabs.Tab value="import" data-testid="tab-import">
+            Import
+          </Tabs.Tab>
+          <Tabs.Tab value="label" data-testid="tab-label">
+            Label
+          </Tabs.Tab>
+          <Tabs.Tab value="statistics" data-testid="tab-statistics">
+            Statistics
+          </Tabs.Tab>
+          <Tabs.Tab value="versions" data-testid="tab-versions">
+            Versions
+          </Tabs.Tab>
+          <Tabs.Tab value="train" data-testid="tab-train">
+            Train
+          </Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="import" pt="md">
+          <ImportPanel datasetId={dataset.id} disabled={!canEdit} />
+        </Tabs.Panel>
+        <Tabs.Panel value="label" pt="md">
+          <LabelingPanel
+            datasetId={dataset.id}
+            canEdit={canEdit}
+            sampleIds={sampleIds}
+            onClearSampleIds={() => {
+              search.delete('samples');
+              setSearch(search);
+            }}
+          />
+        </Tabs.Panel>
+        <Tabs.Panel value="statistics" pt="md">
+          <StatisticsPanel datasetId={dataset.id} />
+        </Tabs.Panel>
+        <Tabs.Panel value="versions" pt="md">
+          <VersionsPanel datasetId={dataset.id} canEdit={canEdit} />
+        </Tabs.Panel>
+        <Tabs.Panel value="train" pt="md">
+          <TrainingForm
+            taskType={dataset.task_type}
+            versions={versions.data ?? []}
+            disabled={!canEdit}
+            onStarted={(job) => navigate(`/jobs/${job.id}`)}
+          />
+        </Tabs.Panel>
+      </Tabs>
+    </Stack>
+  );
+}

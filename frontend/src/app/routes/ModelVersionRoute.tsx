@@ -1,0 +1,30 @@
+import { Anchor, Breadcrumbs, Stack } from '@mantine/core';
+import { Link, useNavigate, useParams } from 'react-router';
+import { NotFound } from '@/components/NotFound';
+import { useProject } from '@/features/projects';
+import { EvaluationReport, useModelVersion } from '@/features/training';
+
+export function ModelVersionRoute() {
+  const modelVersionId = Number(useParams().modelVersionId);
+  const navigate = useNavigate();
+  const { data: version } = useModelVersion(modelVersionId);
+  const { data: project } = useProject(version?.project ?? Number.NaN);
+  if (!Number.isInteger(modelVersionId)) return <NotFound what="model version" />;
+  return (
+    <Stack>
+      <Breadcrumbs>
+        {version && (
+          <Anchor component={Link} to={`/projects/${version.project}/models`}>
+            {project?.name ?? `Project ${version.project}`}
+          </Anchor>
+        )}
+        <span>Model {version?.name ?? `#${modelVersionId}`}</span>
+      </Breadcrumbs>
+      <EvaluationReport
+        modelVersionId={modelVersionId}
+        onFixLabels={(datasetId, sampleIds) => navigate(`/datasets/${datasetId}/label?samples=${sampleIds.join(',')}`)}
+        onCompare={(a, b) => navigate(`/model-versions/compare?a=${a}&b=${b}`)}
+      />
+    </Stack>
+  );
+}

@@ -1,0 +1,74 @@
+import { api, postFormWithProgress, unwrap, type UploadProgress } from '@/api/client';
+import type { components } from '@/api/schema';
+
+export type ImportBatch = components['schemas']['ImportBatch'];
+export type ImportProblem = components['schemas']['ImportProblem'];
+/** An import as lists show it: the counts, without the per-file problems. */
+export type ImportBatchSummary = components['schemas']['ImportBatchSummary'];
+
+const ARCHIVE_PATTERN = /\.(zip|tar|tgz|tar\.gz|tbz2|tar\.bz2|txz|tar\.xz)$/i;
+
+export function isArchive(file: File): boolean {
+  return ARCHIVE_PATTERN.test(file.name);
+}
+
+/** An archive always imports as a background job, so its progress can be followed. */
+export function uploadArchive(datasetId: number, archive: File, label: string, onProgress?: (progress: UploadProgress) => void) {
+  const form = new FormData();
+  form.append('archive', archive, archive.name);
+  form.append('background', 'true');
+  if (label.trim()) form.append('label', label.trim());
+  return postFormWithProgress<ImportBatch>(`/api/v1/datasets/${datasetId}/imports/`, form, { onProgress });
+}
+
+export function uploadImages(datasetId: number, files: File[], label: string, onProgress?: (progress: UploadProgress) => void) {
+  const form = new FormData();
+  for (const file of files) form.append('files', file, file.name);
+  if (label.trim()) form.append('label', label.trim());
+  return postFormWithProgress<ImportBatch>(`/api/v1/datasets/${datasetId}/imports/`, form, { onProgress });
+}
+
+// The server refuses request bodies over its limit (10 MiB by default), so images go in batches.
+export const IMAGE_BATCH_BYTES = 8 * 1024 * 1024;
+export const IMAGE_BATCH_FILES = 200;
+
+/** Image files grouped into uploads under the request size limit, in their order. */
+export function batchFiles(files: File[], maxBytes = IMAGE_BATCH_BYTES, maxFiles = IMAGE_BATCH_FILES): File[][] {
+  const batches: File[][] = [];
+  let current: File[] = [];
+  let bytes = 0;
+  for (const file of files) {
+    if (current.length > 0 && (bytes + file.size > maxBytes || current.length >= maxFiles)) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(file);
+    bytes += file.size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+export function getImport(datasetId: number, id: number) {
+  return unwrap(api.GET('/api/v1/datasets/{dataset_id}/imports/{id}/', { params: { path: { dataset_id: datasetId, id } } }));
+}
+
+export function listImports(datasetId: number) {
+  return unwrap(api.GET('/api/v1/datasets/{dataset_id}/imports/', { params: { path: { dataset_id: datasetId }, query: { page_size: 20 } } }));
+}
+
+export function isImportActive(batch: Pick<ImportBatch, 'status'>): boolean {
+  return batch.status === 'queued' || batch.status === 'running';
+}
+
+/** 0..1 from the background job's progress, or null when it has not said. */
+export function importFraction(batch: Pick<ImportBatch, 'status' | 'progress'>): number | null {
+  if (batch.status === 'succeeded' || batch.status === 'failed') return 1;
+  const progress = batch.progress as Record<string, unknown>;
+  if (typeof progress.fraction === 'number') return Math.max(0, Math.min(1, progress.fraction));
+  if (typeof progress.processed === 'number' && typeof progress.total === 'number' && progress.total > 0) {
+    return Math.max(0, Math.min(1, progress.processed / progress.total));
+  }
+  return null;
+}

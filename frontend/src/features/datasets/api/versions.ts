@@ -1,0 +1,33 @@
+import { api, unwrap } from '@/api/client';
+import type { components } from '@/api/schema';
+
+export type DatasetVersion = components['schemas']['DatasetVersion'];
+export type DatasetVersionCreateBody = components['schemas']['DatasetVersionCreateRequest'];
+
+export async function listVersions(datasetId: number): Promise<DatasetVersion[]> {
+  const data = await unwrap(
+    api.GET('/api/v1/datasets/{dataset_id}/versions/', { params: { path: { dataset_id: datasetId }, query: { page_size: 100 } } }),
+  );
+  return data.results;
+}
+
+export function createVersion(datasetId: number, body: DatasetVersionCreateBody) {
+  return unwrap(api.POST('/api/v1/datasets/{dataset_id}/versions/', { params: { path: { dataset_id: datasetId } }, body }));
+}
+
+export type Ratios = { train_ratio: number; val_ratio: number; test_ratio: number };
+
+/** Field errors for split ratios, the same rules the server applies. */
+export function validateRatios(ratios: Ratios): Partial<Record<keyof Ratios, string>> {
+  const errors: Partial<Record<keyof Ratios, string>> = {};
+  for (const key of ['train_ratio', 'val_ratio', 'test_ratio'] as const) {
+    const value = ratios[key];
+    if (!Number.isFinite(value) || value < 0 || value > 1) errors[key] = 'Between 0 and 1';
+  }
+  if (!errors.train_ratio && ratios.train_ratio <= 0) errors.train_ratio = 'The training split needs a ratio above 0';
+  const total = ratios.train_ratio + ratios.val_ratio + ratios.test_ratio;
+  if (Object.keys(errors).length === 0 && Math.abs(total - 1) > 1e-6) {
+    errors.test_ratio = `The three ratios must add up to 1 (now ${Math.round(total * 1000) / 1000})`;
+  }
+  return errors;
+}

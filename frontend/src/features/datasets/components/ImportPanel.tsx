@@ -1,0 +1,170 @@
+import { Alert, Button, Group, Paper, Progress, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
+import { useRef, useState, type DragEvent } from 'react';
+import { errorMessage } from '@/lib/notifications';
+import { exportUrl } from '../api/datasets';
+import { batchFiles, isArchive, uploadArchive, uploadImages, type ImportBatch } from '../api/imports';
+import { datasetKeys } from '../api/keys';
+import { useImports } from '../hooks/useImports';
+import { ImportBatchView, ImportReport } from './ImportReport';
+
+type Upload = { name: string; loaded: number; total: number };
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+}
+
+/**
+ * Drop images and archives: images upload in batches under the request limit, each archive
+ * becomes a background import job whose progress and per-file problems are shown here.
+ */
+export function ImportPanel({ datasetId, disabled = false }: { datasetId: number; disabled?: boolean }) {
+  const queryClient = useQueryClient();
+  const inputRef = useRef<HTMLInputElement>(null);
+  const [over, setOver] = useState(false);
+  const [label, setLabel] = useState('');
+  const [upload, setUpload] = useState<Upload | null>(null);
+  const [uploadError, setUploadError] = useState<string | null>(null);
+  const [batchIds, setBatchIds] = useState<number[]>([]);
+  const { data: recent } = useImports(datasetId);
+
+  const busy = upload !== null;
+
+  const start = async (files: File[]) => {
+    if (busy || disabled || files.length === 0) return;
+    setUploadError(null);
+    const archives = files.filter(isArchive);
+    const images = files.filter((file) => !isArchive(file));
+    const total = files.reduce((sum, file) => sum + file.size, 0) || 1;
+    let done = 0;
+    const record = (batch: ImportBatch) => {
+      queryClient.setQueryData(datasetKeys.importBatch(datasetId, batch.id), batch);
+      setBatchIds((ids) => [batch.id, ...ids]);
+    };
+    try {
+      for (const archive of archives) {
+        setUpload({ name: archive.name, loaded: done, total });
+        const batch = await uploadArchive(datasetId, archive, label, (progress) =>
+          setUpload({ name: archive.name, loaded: done + progress.loaded * (archive.size / (progress.total || 1)), total }),
+        );
+        done += archive.size;
+        record(batch);
+      }
+      const batches = batchFiles(images);
+      for (const [index, chunk] of batches.entries()) {
+        const name = batches.length > 1 ? `${images.length} images (part ${index + 1} of ${batches.length})` : `${images.length} images`;
+        const bytes = chunk.reduce((sum, file) => sum + file.size, 0);
+        setUpload({ name, loaded: done, total });
+        const batch = await uploadImages(datasetId, chunk, label, (progress) =>
+          setUpload({ name, loaded: done + progress.loaded * (bytes / (progress.total || 1)), total }),
+        );
+        done += bytes;
+        record(batch);
+      }
+    } catch (error) {
+      setUploadError(errorMessage(error));
+    } finally {
+      setUpload(null);
+      void queryClient.invalidateQueries({ queryKey: datasetKeys.detail(datasetId) });
+    }
+  };
+
+  const onDrop = (event: DragEvent) => {
+    event.preventDefault();
+    setOver(false);
+    void start(Array.from(event.dataTransfer.files));
+  };
+
+  const percent = upload ? Math.min(100, Math.round((1000 * upload.loaded) / upload.total) / 10) : 0;
+  const shownIds = new Set(batchIds);
+  const earlier = (recent?.results ?? []).filter((batch) => !shownIds.has(batch.id));
+
+  return (
+    <Stack>
+      <Group justify="space-between" align="flex-end">
+        <TextInput
+          label="Label for the dropped files (optional)"
+          description="Archives: a folder per class gives labels; this one goes to files at the root."
+          placeholder="e.g. cat"
+          value={label}
+          onChange={(event) => setLabel(event.currentTarget.value)}
+          w={420}
+          disabled={disabled || busy}
+          data-testid="import-label-input"
+        />
+        <Button component="a" href={exportUrl(datasetId)} download variant="default" data-testid="import-export-download">
+          Download export (zip)
+        </Button>
+      </Group>
+      <Paper
+        withBorder
+        p="xl"
+        radius="md"
+        data-testid="import-dropzone"
+        data-over={over || undefined}
+        onDragOver={(event) => {
+          event.preventDefault();
+          if (!disabled && !busy) setOver(true);
+        }}
+        onDragLeave={() => setOver(false)}
+        onDrop={onDrop}
+        onClick={() => !disabled && !busy && inputRef.current?.click()}
+        style={{
+          borderStyle: 'dashed',
+          borderWidth: 2,
+          cursor: disabled || busy ? 'not-allowed' : 'pointer',
+          background: over ? 'var(--mantine-color-blue-0)' : undefined,
+          borderColor: over ? 'var(--mantine-color-blue-5)' : undefined,
+        }}
+      >
+        <input
+          ref={inputRef}
+          type="file"
+          multiple
+          hidden
+          accept="image/*,.zip,.tar,.tgz,.gz,.bz2,.xz"
+          data-testid="import-file-input"
+          onChange={(event) => {
+            const files = Array.from(event.currentTarget.files ?? []);
+            event.currentTarget.value = '';
+            void start(files);
+          }}
+        />
+        <Stack align="center" gap={4}>
+          <Title order={4}>{disabled ? 'Viewers cannot import' : 'Drop images or archives here'}</Title>
+          <Text c="dimmed" size="sm" ta="center">
+            JPEG, PNG, BMP, WebP or GIF files, or a zip / tar.gz with a folder per class (files at its root stay unlabeled).
+            <br />
+            Or click to choose files.
+          </Text>
+        </Stack>
+      </Paper>
+      {upload && (
+        <Paper withBorder p="sm" data-testid="upload-progress-panel">
+          <Text size="sm" mb={4}>
+            Uploading {upload.name} · {formatBytes(upload.loaded)} of {formatBytes(upload.total)}
+          </Text>
+          <Progress value={percent} striped animated aria-label={`Upload ${percent}%`} data-testid="upload-progress" data-value={percent} />
+        </Paper>
+      )}
+      {uploadError && (
+        <Alert color="red" title="Upload refused" withCloseButton onClose={() => setUploadError(null)} data-testid="upload-error">
+          {uploadError}
+        </Alert>
+      )}
+      {batchIds.map((id) => (
+        <ImportReport key={id} datasetId={datasetId} batchId={id} />
+      ))}
+      {earlier.length > 0 && (
+        <Stack gap="xs">
+          <Title order={5}>Earlier imports</Title>
+          {earlier.slice(0, 5).map((batch) => (
+            <ImportBatchView key={batch.id} batch={batch} />
+          ))}
+        </Stack>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,145 @@
+import { Alert, Badge, Group, Paper, Progress, ScrollArea, SimpleGrid, Skeleton, Stack, Table, Text } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import { formatDateTime } from '@/lib/datetime';
+import { errorMessage } from '@/lib/notifications';
+import { importFraction, isImportActive, type ImportBatch, type ImportBatchSummary } from '../api/imports';
+import { datasetKeys } from '../api/keys';
+import { useImportBatch } from '../hooks/useImports';
+
+const STATUS_COLORS: Record<string, string> = { queued: 'gray', running: 'blue', succeeded: 'teal', failed: 'red' };
+
+const PROBLEM_TITLES: Record<string, string> = {
+  duplicate: 'Duplicate',
+  not_an_image: 'Not an image',
+  corrupt_image: 'Corrupt image',
+  truncated_image: 'Truncated image',
+  too_many_pixels: 'Too many pixels',
+  file_too_large: 'File too large',
+  encrypted: 'Encrypted',
+  corrupt_entry: 'Corrupt archive entry',
+  bad_label: 'Bad label',
+};
+
+function Count({ label, value, testId, color }: { label: string; value: number; testId: string; color?: string }) {
+  return (
+    <Stack gap={0}>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <Text fw={600} c={color} data-testid={testId}>
+        {value}
+      </Text>
+    </Stack>
+  );
+}
+
+export function ImportBatchView({ batch }: { batch: ImportBatch | ImportBatchSummary }) {
+  const problems = 'problems' in batch ? batch.problems : [];
+  const active = isImportActive(batch);
+  const fraction = importFraction(batch);
+  const percent = fraction === null ? 0 : Math.round(fraction * 1000) / 10;
+  const duplicates = problems.filter((problem) => problem.code === 'duplicate');
+  const failures = problems.filter((problem) => problem.code !== 'duplicate');
+  return (
+    <Paper withBorder p="md" data-testid={`import-${batch.id}`} data-status={batch.status}>
+      <Stack gap="sm">
+        <Group justify="space-between">
+          <Group gap="xs">
+            <Text fw={600}>{batch.source === 'archive' ? batch.filename || 'Archive' : `${batch.files} image files`}</Text>
+            <Badge color={STATUS_COLORS[batch.status] ?? 'gray'} variant={active ? 'filled' : 'light'} data-testid={`import-status-${batch.id}`}>
+              {batch.status}
+            </Badge>
+            {batch.job !== null && (
+              <Text size="xs" c="dimmed">
+                job #{batch.job}
+              </Text>
+            )}
+          </Group>
+          <Text size="xs" c="dimmed">
+            {formatDateTime(batch.created_at)}
+          </Text>
+        </Group>
+        {(active || batch.source === 'archive') && (
+          <Group gap="xs" wrap="nowrap">
+            <Progress
+              value={percent}
+              striped={active}
+              animated={active}
+              color={batch.status === 'failed' ? 'red' : batch.status === 'succeeded' ? 'teal' : 'blue'}
+              flex={1}
+              aria-label={`Import ${percent}%`}
+              data-testid={`import-progress-${batch.id}`}
+              data-value={percent}
+            />
+            <Text size="xs" c="dimmed" w={48} ta="right">
+              {percent}%
+            </Text>
+          </Group>
+        )}
+        {batch.error && (
+          <Alert color="red" variant="light" data-testid={`import-error-${batch.id}`}>
+            {batch.error}
+          </Alert>
+        )}
+        <SimpleGrid cols={{ base: 3, sm: 6 }}>
+          <Count label="Files" value={batch.files} testId={`import-files-${batch.id}`} />
+          <Count label="Imported" value={batch.imported} testId={`import-imported-${batch.id}`} color="teal" />
+          <Count label="Duplicates" value={batch.duplicates} testId={`import-duplicates-${batch.id}`} color={batch.duplicates ? 'orange' : undefined} />
+          <Count label="Failed" value={batch.failed} testId={`import-failed-${batch.id}`} color={batch.failed ? 'red' : undefined} />
+          <Count label="Ignored" value={batch.ignored} testId={`import-ignored-${batch.id}`} />
+          <Count label="New labels" value={batch.labels_created.length} testId={`import-labels-${batch.id}`} />
+        </SimpleGrid>
+        {batch.labels_created.length > 0 && (
+          <Text size="xs" c="dimmed">
+            Labels created: {batch.labels_created.join(', ')}
+          </Text>
+        )}
+        {problems.length > 0 && (
+          <ScrollArea.Autosize mah={240}>
+            <Table fz="xs" verticalSpacing={4} stickyHeader data-testid={`import-problems-${batch.id}`}>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>File</Table.Th>
+                  <Table.Th>Problem</Table.Th>
+                  <Table.Th>Details</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {[...failures, ...duplicates].map((problem, index) => (
+                  <Table.Tr key={`${problem.file}-${index}`} data-testid="import-problem" data-code={problem.code}>
+                    <Table.Td style={{ wordBreak: 'break-all' }}>{problem.file}</Table.Td>
+                    <Table.Td>
+                      <Badge size="xs" color={problem.code === 'duplicate' ? 'orange' : 'red'} variant="light">
+                        {PROBLEM_TITLES[problem.code] ?? problem.code}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>{problem.message}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </ScrollArea.Autosize>
+        )}
+      </Stack>
+    </Paper>
+  );
+}
+
+/** One import, followed live while its background job runs; the dataset refreshes when it ends. */
+export function ImportReport({ datasetId, batchId }: { datasetId: number; batchId: number }) {
+  const queryClient = useQueryClient();
+  const { data: batch, isPending, isError, error } = useImportBatch(datasetId, batchId);
+  const wasActive = useRef<boolean | null>(null);
+  const active = batch ? isImportActive(batch) : null;
+  useEffect(() => {
+    if (active === null) return;
+    if (wasActive.current === true && !active) {
+      void queryClient.invalidateQueries({ queryKey: datasetKeys.detail(datasetId) });
+    }
+    wasActive.current = active;
+  }, [active, datasetId, queryClient]);
+  if (isPending) return <Skeleton h={80} />;
+  if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
+  return <ImportBatchView batch={batch} />;
+}

@@ -1,0 +1,460 @@
+import {
+  Alert,
+  Badge,
+  Box,
+  Button,
+  Grid,
+  Group,
+  Image,
+  Kbd,
+  Pagination,
+  Paper,
+  Progress,
+  Select,
+  SimpleGrid,
+  Skeleton,
+  Stack,
+  Text,
+  TextInput,
+} from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
+import { errorMessage } from '@/lib/notifications';
+import type { Label } from '../api/labels';
+import { SAMPLES_PAGE_SIZE, type Sample, type SampleFilters } from '../api/samples';
+import { useLabels } from '../hooks/useLabels';
+import { useLabeling, useSamplePage, useSamplesByIds } from '../hooks/useSamples';
+import { LabelsManager } from './LabelsManager';
+
+const FALLBACK_COLUMNS = 6;
+
+/** The number of columns the grid shows now (CSS grid), for up/down arrows. */
+function columnsOf(grid: HTMLElement | null): number {
+  if (!grid) return FALLBACK_COLUMNS;
+  const template = getComputedStyle(grid).gridTemplateColumns;
+  const count = template ? template.split(' ').filter(Boolean).length : 0;
+  return count > 0 ? count : FALLBACK_COLUMNS;
+}
+
+function isTyping(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.closest('[role="dialog"]')) return true;
+  return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
+}
+
+function filterValue(label: SampleFilters['label']): string {
+  return label === null ? 'all' : String(label);
+}
+
+function parseFilter(value: string | null): SampleFilters['label'] {
+  if (!value || value === 'all') return null;
+  if (value === 'unlabeled' || value === 'labeled') return value;
+  return Number(value);
+}
+
+function LabelBadge({ sample, labels }: { sample: Sample; labels: Label[] }) {
+  if (sample.label === null) {
+    return (
+      <Badge size="xs" color="gray" variant="outline">
+        unlabeled
+      </Badge>
+    );
+  }
+  const color = labels.find((label) => label.id === sample.label)?.color || undefined;
+  return (
+    <Badge size="xs" variant="filled" color={color} style={{ maxWidth: '100%' }}>
+      {sample.label_name ?? `#${sample.label}`}
+    </Badge>
+  );
+}
+
+/**
+ * The labeler: a thumbnail grid with server-side filters and pages, a large preview, labels by
+ * click or keys (1-9, arrows, Ctrl/Cmd+Z), multi-select with bulk assignment and the progress.
+ * With `sampleIds` it shows just those samples (e.g. from an evaluation report).
+ */
+export function LabelingPanel({
+  datasetId,
+  canEdit,
+  sampleIds = null,
+  onClearSampleIds,
+}: {
+  datasetId: number;
+  canEdit: boolean;
+  sampleIds?: number[] | null;
+  onClearSampleIds?: () => void;
+}) {
+  const { data: labels = [] } = useLabels(datasetId);
+  const [labelFilter, setLabelFilter] = useState<SampleFilters['label']>(null);
+  const [searchInput, setSearchInput] = useState('');
+  const [search] = useDebouncedValue(searchInput, 300);
+  const [page, setPage] = useState(1);
+  const filters: SampleFilters = { label: labelFilter, search, page };
+  const byIds = sampleIds !== null;
+  const pageQuery = useSamplePage(datasetId, byIds ? { label: null, search: '', page: 1 } : filters);
+  const picked = useSamplesByIds(datasetId, sampleIds ?? []);
+  const samples = useMemo(() => (byIds ? picked.samples : (pageQuery.data?.results ?? [])), [byIds, picked.samples, pageQuery.data]);
+  const counts = pageQuery.data?.counts;
+  const pages = byIds || !pageQuery.data ? 1 : Math.max(1, Math.ceil(pageQuery.data.count / SAMPLES_PAGE_SIZE));
+
+  const [current, setCurrent] = useState(0);
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const [anchor, setAnchor] = useState(0);
+  const [bulkTarget, setBulkTarget] = useState<string | null>(null);
+  const pendingMove = useRef<'first' | 'last' | null>(null);
+  const gridRef = useRef<HTMLDivElement>(null);
+  const { assign, undo, canUndo, pending, conflict, clearConflict } = useLabeling(datasetId, labels);
+
+  // A new page starts at its first sample (or its last, when arrowing back into it).
+  const pageKey = byIds ? `ids:${sampleIds?.join(',')}` : JSON.stringify(filters);
+  useEffect(() => {
+    setSelected(new Set());
+    if (pendingMove.current === 'last') setCurrent(Number.MAX_SAFE_INTEGER);
+    else setCurrent(0);
+    pendingMove.current = null;
+  }, [pageKey]);
+
+  const currentIndex = samples.length === 0 ? -1 : Math.min(current, samples.length - 1);
+  const currentSample = currentIndex >= 0 ? samples[currentIndex] : undefined;
+
+  const changeFilter = (next: SampleFilters['label']) => {
+    setLabelFilter(next);
+    setPage(1);
+  };
+
+  const move = useCallback(
+    (delta: number) => {
+      if (samples.length === 0) return;
+      const target = currentIndex + delta;
+      if (target >= samples.length) {
+        if (!byIds && page < pages) {
+          pendingMove.current = 'first';
+          setPage(page + 1);
+        } else setCurrent(samples.length - 1);
+        return;
+      }
+      if (target < 0) {
+        if (!byIds && page > 1) {
+          pendingMove.current = 'last';
+          setPage(page - 1);
+        } else setCurrent(0);
+        return;
+      }
+      setCurrent(target);
+      setAnchor(target);
+    },
+    [samples.length, currentIndex, byIds, page, pages],
+  );
+
+  /** Labels the selection, or else the current sample (and moves on to the next one). */
+  const assignLabel = useCallback(
+    (labelId: number | null) => {
+      if (!canEdit) return;
+      if (selected.size > 0) {
+        void assign([...selected], labelId);
+        return;
+      }
+      if (!currentSample) return;
+      void assign([currentSample.id], labelId);
+      if (currentIndex < samples.length - 1) {
+        setCurrent(currentIndex + 1);
+        setAnchor(currentIndex + 1);
+      }
+    },
+    [canEdit, selected, currentSample, currentIndex, samples.length, assign],
+  );
+
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (isTyping(event.target)) return;
+      if ((event.ctrlKey || event.metaKey) && !event.shiftKey && event.key.toLowerCase() === 'z') {
+        event.preventDefault();
+        if (canEdit) void undo();
+        return;
+      }
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      const columns = columnsOf(gridRef.current);
+      if (/^[1-9]$/.test(event.key)) {
+        const label = labels[Number(event.key) - 1];
+        if (label) {
+          event.preventDefault();
+          assignLabel(label.id);
+        }
+      } else if (event.key === '0') {
+        event.preventDefault();
+        assignLabel(null);
+      } else if (event.key === 'ArrowRight') {
+        event.preventDefault();
+        move(1);
+      } else if (event.key === 'ArrowLeft') {
+        event.preventDefault();
+        move(-1);
+      } else if (event.key === 'ArrowDown') {
+        event.preventDefault();
+        move(columns);
+      } else if (event.key === 'ArrowUp') {
+        event.preventDefault();
+        move(-columns);
+      } else if (event.key === 'Escape') {
+        setSelected(new Set());
+      }
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, [labels, assignLabel, move, undo, canEdit]);
+
+  const clickTile = (event: MouseEvent, index: number) => {
+    const sample = samples[index];
+    if (event.shiftKey) {
+      const [from, to] = [Math.min(anchor, index), Math.max(anchor, index)];
+      setSelected(new Set(samples.slice(from, to + 1).map((item) => item.id)));
+    } else if (event.ctrlKey || event.metaKey) {
+      setSelected((previous) => {
+        const next = new Set(previous);
+        if (next.size === 0 && currentSample && currentSample.id !== sample.id) next.add(currentSample.id);
+        if (next.has(sample.id)) next.delete(sample.id);
+        else next.add(sample.id);
+        return next;
+      });
+      setAnchor(index);
+    } else {
+      setSelected(new Set());
+      setAnchor(index);
+    }
+    setCurrent(index);
+  };
+
+  const labeledPercent = counts && counts.total ? Math.round((1000 * counts.labeled) / counts.total) / 10 : 0;
+  const filterOptions = [
+    { value: 'all', label: 'All samples' },
+    { value: 'unlabeled', label: `Unlabeled${counts ? ` (${counts.unlabeled})` : ''}` },
+    { value: 'labeled', label: `Labeled${counts ? ` (${counts.labeled})` : ''}` },
+    ...labels.map((label) => ({
+      value: String(label.id),
+      label: `${label.name} (${counts?.per_label.find((row) => row.id === label.id)?.count ?? label.sample_count})`,
+    })),
+  ];
+  const loading = byIds ? picked.isPending : pageQuery.isPending;
+
+  return (
+    <Grid gap="md" data-testid="labeling-panel">
+      <Grid.Col span={{ base: 12, md: 2.5 }}>
+        <Stack gap="sm">
+          <Paper withBorder p="sm">
+            <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+              Progress
+            </Text>
+            <Text fw={600} data-testid="labeling-progress" data-labeled={counts?.labeled} data-total={counts?.total}>
+              {counts ? `${counts.labeled} / ${counts.total} labeled` : '…'}
+            </Text>
+            <Progress value={labeledPercent} size="sm" mt={4} aria-label={`${labeledPercent}% labeled`} />
+          </Paper>
+          <LabelsManager datasetId={datasetId} labels={labels} canEdit={canEdit} />
+          <Paper withBorder p="sm">
+            <Text size="xs" c="dimmed">
+              <Kbd>1</Kbd>–<Kbd>9</Kbd> label · <Kbd>0</Kbd> unlabel · arrows move · <Kbd>Ctrl</Kbd>/<Kbd>⌘</Kbd>+<Kbd>Z</Kbd> undo ·
+              Shift/Ctrl-click to select several · <Kbd>Esc</Kbd> clears the selection
+            </Text>
+          </Paper>
+        </Stack>
+      </Grid.Col>
+
+      <Grid.Col span={{ base: 12, md: 6 }}>
+        <Stack gap="sm">
+          {byIds ? (
+            <Alert color="blue" variant="light" data-testid="labeling-sample-filter">
+              <Group justify="space-between">
+                <Text size="sm">
+                  Showing {sampleIds?.length} picked sample{sampleIds?.length === 1 ? '' : 's'}
+                  {picked.missing.length > 0 ? ` (${picked.missing.length} no longer exist)` : ''}.
+                </Text>
+                {onClearSampleIds && (
+                  <Button size="xs" variant="light" onClick={onClearSampleIds} data-testid="labeling-show-all">
+                    Show all samples
+                  </Button>
+                )}
+              </Group>
+            </Alert>
+          ) : (
+            <Group gap="sm" align="flex-end">
+              <Select
+                label="Show"
+                data={filterOptions}
+                value={filterValue(labelFilter)}
+                onChange={(value) => changeFilter(parseFilter(value))}
+                allowDeselect={false}
+                w={220}
+                size="xs"
+                data-testid="labeling-filter"
+              />
+              <TextInput
+                label="File name"
+                placeholder="Search"
+                value={searchInput}
+                onChange={(event) => {
+                  setSearchInput(event.currentTarget.value);
+                  setPage(1);
+                }}
+                size="xs"
+                w={180}
+                data-testid="labeling-search"
+              />
+              <Text size="xs" c="dimmed" data-testid="labeling-count">
+                {pageQuery.data ? `${pageQuery.data.count} matching` : ''}
+              </Text>
+            </Group>
+          )}
+
+          {conflict && (
+            <Alert color="orange" title="Not saved: changed by someone else" withCloseButton onClose={clearConflict} data-testid="label-conflict">
+              <Text size="sm">{conflict.message}</Text>
+              {conflict.current.map((item) => (
+                <Text size="sm" key={item.id} data-testid={`label-conflict-current-${item.id}`}>
+                  Sample {item.id} is now {item.label_name ? `labeled "${item.label_name}"` : 'unlabeled'} (version {item.label_version}).
+                </Text>
+              ))}
+              <Text size="xs" c="dimmed">
+                The grid shows the current labels; label again if you still want to change them.
+              </Text>
+            </Alert>
+          )}
+
+          {selected.size > 0 && (
+            <Paper withBorder p="xs" data-testid="bulk-bar">
+              <Group gap="sm">
+                <Text size="sm" fw={600} data-testid="bulk-count">
+                  {selected.size} selected
+                </Text>
+                <Select
+                  size="xs"
+                  placeholder="Label"
+                  data={[{ value: 'none', label: '(unlabeled)' }, ...labels.map((label) => ({ value: String(label.id), label: label.name }))]}
+                  value={bulkTarget}
+                  onChange={setBulkTarget}
+                  w={180}
+                  data-testid="bulk-label-select"
+                />
+                <Button
+                  size="xs"
+                  disabled={!canEdit || bulkTarget === null}
+                  onClick={() => bulkTarget !== null && assignLabel(bulkTarget === 'none' ? null : Number(bulkTarget))}
+                  data-testid="bulk-label-apply"
+                >
+                  Apply to {selected.size}
+                </Button>
+                <Button size="xs" variant="subtle" onClick={() => setSelected(new Set())} data-testid="bulk-clear">
+                  Clear selection
+                </Button>
+              </Group>
+            </Paper>
+          )}
+
+          {loading && <Skeleton h={320} />}
+          {!byIds && pageQuery.isError && <Alert color="red">{errorMessage(pageQuery.error)}</Alert>}
+          {!loading && samples.length === 0 && (
+            <Paper withBorder p="xl" ta="center" data-testid="labeling-empty">
+              <Text c="dimmed">No samples match.</Text>
+            </Paper>
+          )}
+          <SimpleGrid cols={{ base: 3, sm: 4, lg: 6 }} spacing={6} ref={gridRef} data-testid="sample-grid">
+            {samples.map((sample, index) => {
+              const isCurrent = index === currentIndex;
+              const isSelected = selected.has(sample.id);
+              return (
+                <Paper
+                  key={sample.id}
+                  withBorder
+                  p={4}
+                  role="button"
+                  aria-pressed={isSelected}
+                  aria-label={sample.original_name}
+                  onClick={(event) => clickTile(event, index)}
+                  data-testid={`sample-tile-${sample.id}`}
+                  data-current={isCurrent || undefined}
+                  data-selected={isSelected || undefined}
+                  data-label={sample.label ?? ''}
+                  data-label-version={sample.label_version}
+                  style={{
+                    cursor: 'pointer',
+                    userSelect: 'none',
+                    outline: isCurrent ? '2px solid var(--mantine-color-blue-6)' : undefined,
+                    background: isSelected ? 'var(--mantine-color-blue-0)' : undefined,
+                  }}
+                >
+                  <Box h={84} style={{ display: 'flex', alignItems: 'center', justifyContent: 'center', overflow: 'hidden' }}>
+                    <img src={sample.thumbnail_url} alt={sample.original_name} loading="lazy" style={{ maxWidth: '100%', maxHeight: 84, imageRendering: 'pixelated' }} />
+                  </Box>
+                  <LabelBadge sample={sample} labels={labels} />
+                </Paper>
+              );
+            })}
+          </SimpleGrid>
+          {pages > 1 && (
+            <Group justify="center">
+              <Pagination total={pages} value={page} onChange={setPage} size="sm" data-testid="labeling-pagination" />
+            </Group>
+          )}
+        </Stack>
+      </Grid.Col>
+
+      <Grid.Col span={{ base: 12, md: 3.5 }}>
+        <Paper withBorder p="sm" data-testid="sample-preview" pos="sticky" top={70}>
+          {currentSample ? (
+            <Stack gap="xs">
+              <Image
+                src={currentSample.image_url}
+                alt={currentSample.original_name}
+                fit="contain"
+                h={280}
+                style={{ imageRendering: currentSample.width < 128 ? 'pixelated' : undefined }}
+                data-testid="sample-preview-image"
+              />
+              <Text size="sm" fw={600} truncate title={currentSample.original_name} data-testid="sample-preview-name">
+                {currentSample.original_name}
+              </Text>
+              <Group gap="xs">
+                <LabelBadge sample={currentSample} labels={labels} />
+                <Text size="xs" c="dimmed">
+                  {currentSample.width}×{currentSample.height} {currentSample.format}
+                </Text>
+              </Group>
+              <Group gap={4}>
+                {labels.map((label, index) => (
+                  <Button
+                    key={label.id}
+                    size="compact-xs"
+                    variant={currentSample.label === label.id ? 'filled' : 'light'}
+                    color={label.color || undefined}
+                    disabled={!canEdit}
+                    onClick={() => assignLabel(label.id)}
+                    data-testid={`assign-label-${label.id}`}
+                  >
+                    {index < 9 ? `${index + 1} · ` : ''}
+                    {label.name}
+                  </Button>
+                ))}
+              </Group>
+              <Group gap="xs">
+                <Button size="compact-xs" variant="subtle" color="gray" disabled={!canEdit} onClick={() => assignLabel(null)} data-testid="assign-unlabeled">
+                  0 · Unlabel
+                </Button>
+                <Button size="compact-xs" variant="subtle" disabled={!canEdit || !canUndo} onClick={() => void undo()} data-testid="label-undo">
+                  Undo
+                </Button>
+                {pending > 0 && (
+                  <Text size="xs" c="dimmed" data-testid="label-saving">
+                    saving…
+                  </Text>
+                )}
+              </Group>
+            </Stack>
+          ) : (
+            <Text c="dimmed" size="sm">
+              Pick a sample.
+            </Text>
+          )}
+        </Paper>
+      </Grid.Col>
+    </Grid>
+  );
+}

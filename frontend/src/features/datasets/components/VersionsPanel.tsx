@@ -1,0 +1,175 @@
+import { Accordion, Alert, Badge, Button, Group, NumberInput, Paper, Skeleton, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useState, type FormEvent } from 'react';
+import { ApiError } from '@/api/client';
+import { formatDateTime } from '@/lib/datetime';
+import { errorMessage, notifySuccess } from '@/lib/notifications';
+import { validateRatios, type DatasetVersion, type Ratios } from '../api/versions';
+import { useCreateVersion, useVersions } from '../hooks/useVersions';
+
+const SPLITS = ['train', 'val', 'test'] as const;
+
+function fieldErrors(error: unknown): Record<string, string> {
+  if (!(error instanceof ApiError) || !error.details || typeof error.details !== 'object') return {};
+  return Object.fromEntries(
+    Object.entries(error.details as Record<string, unknown>).map(([key, value]) => [key, Array.isArray(value) ? value.join(' ') : String(value)]),
+  );
+}
+
+function CreateVersionForm({ datasetId, disabled }: { datasetId: number; disabled: boolean }) {
+  const [ratios, setRatios] = useState<Ratios>({ train_ratio: 0.8, val_ratio: 0.1, test_ratio: 0.1 });
+  const [seed, setSeed] = useState<number | string>('');
+  const [note, setNote] = useState('');
+  const create = useCreateVersion(datasetId);
+  const local = validateRatios(ratios);
+  const server = fieldErrors(create.error);
+  const invalid = Object.keys(local).length > 0;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (invalid) return;
+    create.mutate(
+      { ...ratios, seed: typeof seed === 'number' ? seed : undefined, note: note.trim() },
+      { onSuccess: (version) => notifySuccess(`Dataset version ${version.name} created with ${version.sample_count} samples.`) },
+    );
+  };
+
+  const ratioInput = (key: keyof Ratios, label: string) => (
+    <NumberInput
+      label={label}
+      value={ratios[key]}
+      onChange={(value) => setRatios((previous) => ({ ...previous, [key]: typeof value === 'number' ? value : Number.NaN }))}
+      min={0}
+      max={1}
+      step={0.05}
+      decimalScale={3}
+      w={130}
+      error={local[key] ?? server[key]}
+      data-testid={`version-${key.replace('_ratio', '')}-ratio`}
+    />
+  );
+
+  return (
+    <Paper withBorder p="md">
+      <form onSubmit={submit}>
+        <Stack gap="sm">
+          <Title order={5}>Create a version</Title>
+          <Text size="sm" c="dimmed">
+            A version is an immutable snapshot of the labeled samples with a stratified train / validation / test split. Unlabeled samples are left
+            out.
+          </Text>
+          {create.isError && !Object.keys(server).some((key) => key.endsWith('_ratio') || key === 'seed') && (
+            <Alert color="red" variant="light" data-testid="version-create-error">
+              {errorMessage(create.error)}
+            </Alert>
+          )}
+          <Group align="flex-start">
+            {ratioInput('train_ratio', 'Train')}
+            {ratioInput('val_ratio', 'Validation')}
+            {ratioInput('test_ratio', 'Test')}
+            <NumberInput
+              label="Seed"
+              placeholder="random"
+              value={seed}
+              onChange={setSeed}
+              min={0}
+              allowDecimal={false}
+              w={130}
+              error={server.seed}
+              data-testid="version-seed"
+            />
+            <TextInput label="Note" value={note} onChange={(event) => setNote(event.currentTarget.value)} w={220} data-testid="version-note" />
+          </Group>
+          <Group>
+            <Button type="submit" disabled={disabled || invalid} loading={create.isPending} data-testid="version-create-submit">
+              Create version
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Paper>
+  );
+}
+
+function VersionCounts({ version }: { version: DatasetVersion }) {
+  return (
+    <Table fz="sm" verticalSpacing={4} data-testid={`version-counts-${version.id}`}>
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>Class</Table.Th>
+          {SPLITS.map((split) => (
+            <Table.Th key={split}>{split}</Table.Th>
+          ))}
+          <Table.Th>Total</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {version.classes.map((name) => {
+          const per = SPLITS.map((split) => version.counts[split]?.[name] ?? 0);
+          return (
+            <Table.Tr key={name}>
+              <Table.Td>{name}</Table.Td>
+              {per.map((count, index) => (
+                <Table.Td key={SPLITS[index]}>{count}</Table.Td>
+              ))}
+              <Table.Td>{per.reduce((a, b) => a + b, 0)}</Table.Td>
+            </Table.Tr>
+          );
+        })}
+        <Table.Tr fw={600}>
+          <Table.Td>All</Table.Td>
+          {SPLITS.map((split) => (
+            <Table.Td key={split}>{version.totals[split] ?? 0}</Table.Td>
+          ))}
+          <Table.Td>{version.sample_count}</Table.Td>
+        </Table.Tr>
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+export function VersionsPanel({ datasetId, canEdit }: { datasetId: number; canEdit: boolean }) {
+  const { data: versions, isPending, isError, error } = useVersions(datasetId);
+  return (
+    <Stack data-testid="versions-panel">
+      <CreateVersionForm datasetId={datasetId} disabled={!canEdit} />
+      {isPending && <Skeleton h={120} />}
+      {isError && <Alert color="red">{errorMessage(error)}</Alert>}
+      {versions && versions.length === 0 && (
+        <Text c="dimmed" ta="center" data-testid="versions-empty">
+          No versions yet.
+        </Text>
+      )}
+      {versions && versions.length > 0 && (
+        <Accordion variant="separated" multiple defaultValue={[String(versions[0].id)]} data-testid="versions-list">
+          {versions.map((version) => (
+            <Accordion.Item key={version.id} value={String(version.id)} data-testid={`version-row-${version.id}`}>
+              <Accordion.Control>
+                <Group gap="sm">
+                  <Text fw={700} data-testid={`version-name-${version.id}`}>
+                    {version.name}
+                  </Text>
+                  <Badge variant="light">{version.sample_count} samples</Badge>
+                  <Badge variant="light" color="gray">
+                    {version.classes.length} classes
+                  </Badge>
+                  <Text size="xs" c="dimmed">
+                    split {version.train_ratio}/{version.val_ratio}/{version.test_ratio} · seed {version.seed} · {formatDateTime(version.created_at)}
+                    {version.unlabeled_excluded ? ` · ${version.unlabeled_excluded} unlabeled left out` : ''}
+                  </Text>
+                </Group>
+              </Accordion.Control>
+              <Accordion.Panel>
+                {version.note && (
+                  <Text size="sm" mb="xs">
+                    {version.note}
+                  </Text>
+                )}
+                <VersionCounts version={version} />
+              </Accordion.Panel>
+            </Accordion.Item>
+          ))}
+        </Accordion>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,11 @@
+export type { Dataset } from './api/datasets';
+export type { DatasetVersion } from './api/versions';
+export { CreateDatasetButton } from './components/CreateDatasetButton';
+export { DatasetHeader } from './components/DatasetHeader';
+export { DatasetsTable } from './components/DatasetsTable';
+export { ImportPanel } from './components/ImportPanel';
+export { LabelingPanel } from './components/LabelingPanel';
+export { StatisticsPanel } from './components/StatisticsPanel';
+export { VersionsPanel } from './components/VersionsPanel';
+export { useDataset, useDatasets } from './hooks/useDatasets';
+export { useVersions } from './hooks/useVersions';

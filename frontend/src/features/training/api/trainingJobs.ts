@@ -1,0 +1,38 @@
+import { api, unwrap } from '@/api/client';
+import type { components } from '@/api/schema';
+
+export type TrainingJobBody = components['schemas']['TrainingJobCreateRequest'];
+export type Job = components['schemas']['Job'];
+export type JobEvent = components['schemas']['JobEvent'];
+
+export function startTraining(body: TrainingJobBody) {
+  return unwrap(api.POST('/api/v1/training-jobs/', { body }));
+}
+
+const PAGE_SIZE = 500;
+const MAX_PAGES = 40;
+
+/** Progress events with seq > `after` (all of them without it), following pages. */
+export async function listProgressEvents(jobId: number, after: number | null): Promise<JobEvent[]> {
+  const events: JobEvent[] = [];
+  for (let page = 1; page <= MAX_PAGES; page += 1) {
+    const data = await unwrap(
+      api.GET('/api/v1/jobs/{id}/events/', {
+        params: {
+          path: { id: jobId },
+          query: { type: 'progress', after: after ?? undefined, page: page > 1 ? page : undefined, page_size: PAGE_SIZE },
+        },
+      }),
+    );
+    events.push(...data.results);
+    if (!data.next) break;
+  }
+  return events;
+}
+
+/** The model version a finished training job recorded (its `result.model_version`). */
+export function modelVersionOf(job: Pick<Job, 'result'>): { id: number; name: string } | null {
+  const result = job.result as { model_version?: unknown; name?: unknown } | null;
+  if (!result || typeof result.model_version !== 'number') return null;
+  return { id: result.model_version, name: typeof result.name === 'string' ? result.name : `#${result.model_version}` };
+}

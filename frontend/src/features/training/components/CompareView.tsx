@@ -1,0 +1,162 @@
+import '@mantine/charts/styles.css';
+import { BarChart } from '@mantine/charts';
+import { Alert, Group, Paper, Select, SimpleGrid, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import { errorMessage } from '@/lib/notifications';
+import { readComparison, type Pair } from '../api/evaluation';
+import { formatPercent } from '../api/modelVersions';
+import { useComparison, useModelVersions } from '../hooks/useTraining';
+
+function Delta({ value, testId }: { value: number | null; testId?: string }) {
+  if (value === null) return <Text size="sm">—</Text>;
+  const points = value * 100;
+  const color = Math.abs(points) < 0.05 ? 'dimmed' : points > 0 ? 'teal' : 'red';
+  return (
+    <Text size="sm" c={color} fw={600} data-testid={testId} data-value={value}>
+      {points > 0 ? '+' : ''}
+      {points.toFixed(1)} pt
+    </Text>
+  );
+}
+
+function PairCells({ pair, testId }: { pair: Pair; testId?: string }) {
+  return (
+    <>
+      <Table.Td>{formatPercent(pair.a)}</Table.Td>
+      <Table.Td>{formatPercent(pair.b)}</Table.Td>
+      <Table.Td>
+        <Delta value={pair.delta} testId={testId} />
+      </Table.Td>
+    </>
+  );
+}
+
+/** Two model versions side by side: overall metrics and per-class deltas (b minus a). */
+export function CompareView({
+  projectId,
+  a,
+  b,
+  onChange,
+}: {
+  projectId: number | null;
+  a: number | null;
+  b: number | null;
+  onChange: (a: number | null, b: number | null) => void;
+}) {
+  const versions = useModelVersions(projectId ?? Number.NaN);
+  const { data, isPending, isError, error, fetchStatus } = useComparison(a, b);
+  const options = (versions.data?.results ?? []).map((version) => ({ value: String(version.id), label: version.name }));
+  const comparison = data ? readComparison(data) : null;
+  const chart = comparison?.perClass.map((row) => ({ class: row.class, [data?.a_name ?? 'A']: row.f1.a ?? 0, [data?.b_name ?? 'B']: row.f1.b ?? 0 })) ?? [];
+
+  return (
+    <Stack data-testid="compare-view">
+      <Group align="flex-end">
+        <Select
+          label="A"
+          data={options}
+          value={a === null ? null : String(a)}
+          onChange={(value) => onChange(value ? Number(value) : null, b)}
+          w={160}
+          data-testid="compare-a"
+        />
+        <Select
+          label="B"
+          data={options}
+          value={b === null ? null : String(b)}
+          onChange={(value) => onChange(a, value ? Number(value) : null)}
+          w={160}
+          data-testid="compare-b"
+        />
+        <Text size="sm" c="dimmed">
+          Deltas are B minus A, in percentage points.
+        </Text>
+      </Group>
+      {(a === null || b === null || a === b) && <Text c="dimmed">Pick two different model versions.</Text>}
+      {isPending && fetchStatus !== 'idle' && <Skeleton h={200} />}
+      {isError && <Alert color="red">{errorMessage(error)}</Alert>}
+      {data && comparison && (
+        <>
+          <Paper withBorder p="md">
+            <Title order={5} mb="xs">
+              Overall
+            </Title>
+            <Table fz="sm" data-testid="compare-overall">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Metric</Table.Th>
+                  <Table.Th>{data.a_name}</Table.Th>
+                  <Table.Th>{data.b_name}</Table.Th>
+                  <Table.Th>Δ</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {comparison.overall.map((row) => (
+                  <Table.Tr key={row.metric}>
+                    <Table.Td>{row.metric}</Table.Td>
+                    <PairCells pair={row.pair} testId={`compare-overall-delta-${row.metric.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`} />
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Paper>
+          <SimpleGrid cols={{ base: 1, lg: 2 }}>
+            <Paper withBorder p="md">
+              <Title order={5} mb="xs">
+                Per class
+              </Title>
+              <Table.ScrollContainer minWidth={640}>
+                <Table fz="sm" data-testid="compare-per-class">
+                  <Table.Thead>
+                    <Table.Tr>
+                      <Table.Th>Class</Table.Th>
+                      <Table.Th>F1 {data.a_name}</Table.Th>
+                      <Table.Th>F1 {data.b_name}</Table.Th>
+                      <Table.Th>Δ F1</Table.Th>
+                      <Table.Th>Δ precision</Table.Th>
+                      <Table.Th>Δ recall</Table.Th>
+                      <Table.Th>Support</Table.Th>
+                    </Table.Tr>
+                  </Table.Thead>
+                  <Table.Tbody>
+                    {comparison.perClass.map((row) => (
+                      <Table.Tr key={row.class} data-testid={`compare-class-${row.class}`}>
+                        <Table.Td>{row.class}</Table.Td>
+                        <PairCells pair={row.f1} testId={`compare-class-f1-delta-${row.class}`} />
+                        <Table.Td>
+                          <Delta value={row.precision.delta} />
+                        </Table.Td>
+                        <Table.Td>
+                          <Delta value={row.recall.delta} />
+                        </Table.Td>
+                        <Table.Td>
+                          {row.support.a ?? '—'} / {row.support.b ?? '—'}
+                        </Table.Td>
+                      </Table.Tr>
+                    ))}
+                  </Table.Tbody>
+                </Table>
+              </Table.ScrollContainer>
+            </Paper>
+            <Paper withBorder p="md" data-testid="compare-chart">
+              <Title order={5} mb="xs">
+                F1 per class
+              </Title>
+              <BarChart
+                h={Math.max(240, chart.length * 28)}
+                data={chart}
+                dataKey="class"
+                series={[
+                  { name: data.a_name, color: 'gray.5' },
+                  { name: data.b_name, color: 'blue.6' },
+                ]}
+                yAxisProps={{ domain: [0, 1] }}
+                valueFormatter={(value) => `${(value * 100).toFixed(1)}%`}
+                withLegend
+              />
+            </Paper>
+          </SimpleGrid>
+        </>
+      )}
+    </Stack>
+  );
+}

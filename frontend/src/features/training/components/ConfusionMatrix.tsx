@@ -1,0 +1,80 @@
+import { Box, ScrollArea, Table, Text, Tooltip, UnstyledButton } from '@mantine/core';
+import type { Evaluation } from '../api/evaluation';
+
+export type CellPick = { trueIndex: number; predictedIndex: number; sampleIds: number[] };
+
+/** White to blue by the share of the true class's samples; the diagonal in teal. */
+function cellColor(share: number, diagonal: boolean): string {
+  const alpha = share === 0 ? 0 : 0.12 + 0.8 * share;
+  return diagonal ? `rgba(18, 184, 134, ${alpha})` : `rgba(250, 82, 82, ${alpha})`;
+}
+
+/**
+ * The confusion matrix as a heatmap (rows: true class, columns: predicted). Each non-empty cell
+ * is a button that hands its samples (ids from the report) to `onPick`.
+ */
+export function ConfusionMatrix({ evaluation, onPick }: { evaluation: Evaluation; onPick: (pick: CellPick) => void }) {
+  const { classes, counts, cellSamples } = evaluation;
+  return (
+    <ScrollArea type="auto">
+      <Table withTableBorder withColumnBorders fz="xs" data-testid="confusion-matrix" style={{ width: 'auto' }}>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>
+              <Text size="xs" c="dimmed">
+                true ↓ / predicted →
+              </Text>
+            </Table.Th>
+            {classes.map((name) => (
+              <Table.Th key={name} ta="center" style={{ minWidth: 44 }}>
+                {name}
+              </Table.Th>
+            ))}
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {classes.map((trueName, trueIndex) => {
+            const row = counts[trueIndex] ?? [];
+            const rowTotal = row.reduce((sum, count) => sum + count, 0);
+            return (
+              <Table.Tr key={trueName}>
+                <Table.Th>{trueName}</Table.Th>
+                {classes.map((predictedName, predictedIndex) => {
+                  const count = row[predictedIndex] ?? 0;
+                  const sampleIds = cellSamples[trueIndex]?.[predictedIndex] ?? [];
+                  const share = rowTotal ? count / rowTotal : 0;
+                  const testId = `cm-cell-${trueIndex}-${predictedIndex}`;
+                  return (
+                    <Table.Td key={predictedName} p={0} style={{ background: cellColor(share, trueIndex === predictedIndex) }}>
+                      <Tooltip label={`${count} ${trueName} image${count === 1 ? '' : 's'} predicted as ${predictedName}`} withinPortal>
+                        {count > 0 ? (
+                          <UnstyledButton
+                            w="100%"
+                            h={36}
+                            ta="center"
+                            fw={trueIndex === predictedIndex ? 700 : 500}
+                            fz="sm"
+                            onClick={() => onPick({ trueIndex, predictedIndex, sampleIds })}
+                            data-testid={testId}
+                            data-count={count}
+                            aria-label={`${count} ${trueName} predicted as ${predictedName}`}
+                          >
+                            {count}
+                          </UnstyledButton>
+                        ) : (
+                          <Box h={36} ta="center" c="dimmed" pt={8} data-testid={testId} data-count={0}>
+                            ·
+                          </Box>
+                        )}
+                      </Tooltip>
+                    </Table.Td>
+                  );
+                })}
+              </Table.Tr>
+            );
+          })}
+        </Table.Tbody>
+      </Table>
+    </ScrollArea>
+  );
+}

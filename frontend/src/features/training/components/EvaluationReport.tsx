@@ -1,0 +1,341 @@
+import '@mantine/charts/styles.css';
+import { BarChart } from '@mantine/charts';
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  Code,
+  Group,
+  Image,
+  Modal,
+  Paper,
+  Select,
+  SimpleGrid,
+  Skeleton,
+  Stack,
+  Table,
+  Text,
+  Title,
+} from '@mantine/core';
+import { useMemo, useState } from 'react';
+import { Link } from 'react-router';
+import { formatDateTime } from '@/lib/datetime';
+import { errorMessage } from '@/lib/notifications';
+import { readEvaluation, type Evaluation } from '../api/evaluation';
+import { formatPercent, onnxUrl, sampleThumbnailUrl, type ModelVersion } from '../api/modelVersions';
+import { useDatasetVersionNames, useEvaluation, useModelVersion, useModelVersions } from '../hooks/useTraining';
+import { ConfusionMatrix, type CellPick } from './ConfusionMatrix';
+import { datasetVersionLabel } from './ModelVersionsTable';
+
+function Metric({ label, value, testId }: { label: string; value: string; testId: string }) {
+  return (
+    <Paper withBorder p="sm">
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <Text fw={700} size="xl" data-testid={testId}>
+        {value}
+      </Text>
+    </Paper>
+  );
+}
+
+function Lineage({ version }: { version: ModelVersion }) {
+  const names = useDatasetVersionNames([version]);
+  const params = version.params && typeof version.params === 'object' ? Object.entries(version.params as Record<string, unknown>) : [];
+  return (
+    <Paper withBorder p="md" data-testid="model-lineage">
+      <Title order={5} mb="xs">
+        Lineage
+      </Title>
+      <SimpleGrid cols={{ base: 2, md: 4 }} spacing="sm">
+        <Stack gap={0}>
+          <Text size="xs" c="dimmed">
+            Dataset version
+          </Text>
+          {version.dataset !== null ? (
+            <Anchor component={Link} to={`/datasets/${version.dataset}/versions`} size="sm" data-testid="model-lineage-dataset-version">
+              {datasetVersionLabel(version, names)}
+            </Anchor>
+          ) : (
+            <Text size="sm">—</Text>
+          )}
+        </Stack>
+        <Stack gap={0}>
+          <Text size="xs" c="dimmed">
+            Template · preset
+          </Text>
+          <Text size="sm" data-testid="model-lineage-template">
+            {version.template} · {version.preset || '—'}
+          </Text>
+        </Stack>
+        <Stack gap={0}>
+          <Text size="xs" c="dimmed">
+            Code version
+          </Text>
+          <Code fz="xs">{version.code_version || '—'}</Code>
+        </Stack>
+        <Stack gap={0}>
+          <Text size="xs" c="dimmed">
+            Training job · created
+          </Text>
+          <Text size="sm">
+            {version.job !== null ? (
+              <Anchor component={Link} to={`/jobs/${version.job}`}>
+                #{version.job}
+              </Anchor>
+            ) : (
+              '—'
+            )}{' '}
+            · {formatDateTime(version.created_at)}
+          </Text>
+        </Stack>
+      </SimpleGrid>
+      <Group gap={6} mt="sm" data-testid="model-lineage-params">
+        {params.map(([key, value]) => (
+          <Badge key={key} variant="outline" color="gray" tt="none">
+            {key}: {String(value)}
+          </Badge>
+        ))}
+      </Group>
+    </Paper>
+  );
+}
+
+function Thumbnail({ datasetId, sampleId, caption, testId }: { datasetId: number | null; sampleId: number; caption?: string; testId: string }) {
+  return (
+    <Paper withBorder p={4} data-testid={testId} data-sample-id={sampleId}>
+      {datasetId !== null ? (
+        <Image src={sampleThumbnailUrl(datasetId, sampleId)} alt={`sample ${sampleId}`} h={84} fit="contain" style={{ imageRendering: 'pixelated' }} />
+      ) : (
+        <Text size="xs">#{sampleId}</Text>
+      )}
+      {caption && (
+        <Text size="xs" ta="center" mt={2}>
+          {caption}
+        </Text>
+      )}
+    </Paper>
+  );
+}
+
+function PerClass({ evaluation }: { evaluation: Evaluation }) {
+  const chart = evaluation.perClass.map((row) => ({ class: row.class, precision: row.precision, recall: row.recall, f1: row.f1 }));
+  return (
+    <SimpleGrid cols={{ base: 1, lg: 2 }}>
+      <Paper withBorder p="md">
+        <Title order={5} mb="xs">
+          Per class
+        </Title>
+        <Table fz="sm" verticalSpacing={4} data-testid="eval-per-class">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Class</Table.Th>
+              <Table.Th>Precision</Table.Th>
+              <Table.Th>Recall</Table.Th>
+              <Table.Th>F1</Table.Th>
+              <Table.Th>Support</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {evaluation.perClass.map((row) => (
+              <Table.Tr key={row.class} data-testid={`eval-class-${row.index}`}>
+                <Table.Td>{row.class}</Table.Td>
+                <Table.Td>{formatPercent(row.precision)}</Table.Td>
+                <Table.Td>{formatPercent(row.recall)}</Table.Td>
+                <Table.Td>{formatPercent(row.f1)}</Table.Td>
+                <Table.Td>{row.support}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Paper>
+      <Paper withBorder p="md" data-testid="eval-per-class-chart" data-points={chart.length}>
+        <Title order={5} mb="xs">
+          Precision, recall and F1 per class
+        </Title>
+        <BarChart
+          h={Math.max(240, chart.length * 28)}
+          data={chart}
+          dataKey="class"
+          series={[
+            { name: 'precision', color: 'blue.6' },
+            { name: 'recall', color: 'teal.6' },
+            { name: 'f1', label: 'F1', color: 'orange.6' },
+          ]}
+          yAxisProps={{ domain: [0, 1] }}
+          valueFormatter={(value) => `${(value * 100).toFixed(1)}%`}
+          withLegend
+          tickLine="y"
+        />
+      </Paper>
+    </SimpleGrid>
+  );
+}
+
+/**
+ * A model version's evaluation report: lineage, headline metrics, per-class scores, a clickable
+ * confusion matrix that opens the test images behind a cell, and the most confident mistakes.
+ */
+export function EvaluationReport({
+  modelVersionId,
+  onFixLabels,
+  onCompare,
+}: {
+  modelVersionId: number;
+  onFixLabels: (datasetId: number, sampleIds: number[]) => void;
+  onCompare: (a: number, b: number) => void;
+}) {
+  const { data: version, isPending, isError, error } = useModelVersion(modelVersionId);
+  const evaluationQuery = useEvaluation(modelVersionId);
+  const siblings = useModelVersions(version?.project ?? Number.NaN);
+  const evaluation = useMemo(() => (evaluationQuery.data ? readEvaluation(evaluationQuery.data.evaluation) : null), [evaluationQuery.data]);
+  const [pick, setPick] = useState<CellPick | null>(null);
+
+  if (isPending) return <Skeleton h={300} />;
+  if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
+  const datasetId = version.dataset;
+  const others = (siblings.data?.results ?? []).filter((item) => item.id !== version.id);
+
+  return (
+    <Stack data-testid="evaluation-report">
+      <Group justify="space-between" align="flex-start">
+        <Group gap="sm">
+          <Title order={2} data-testid="model-version-name">
+            Model {version.name}
+          </Title>
+          {evaluation && (
+            <Badge size="lg" color="teal" variant="light">
+              {evaluation.split} accuracy {formatPercent(evaluation.accuracy)}
+            </Badge>
+          )}
+        </Group>
+        <Group gap="xs" align="flex-end">
+          {others.length > 0 && (
+            <Select
+              size="xs"
+              placeholder="Compare with…"
+              data={others.map((item) => ({ value: String(item.id), label: item.name }))}
+              onChange={(value) => value && onCompare(version.id, Number(value))}
+              w={160}
+              data-testid="model-compare-select"
+            />
+          )}
+          <Button component="a" href={onnxUrl(version.id)} download variant="default" size="xs" data-testid="model-onnx-download">
+            Download ONNX
+          </Button>
+        </Group>
+      </Group>
+      <Lineage version={version} />
+
+      {evaluationQuery.isPending && <Skeleton h={200} />}
+      {evaluationQuery.isError && <Alert color="red">{errorMessage(evaluationQuery.error)}</Alert>}
+      {evaluationQuery.data && !evaluation && (
+        <Alert color="yellow" data-testid="evaluation-missing">
+          This model version has no evaluation report.
+        </Alert>
+      )}
+      {evaluation && (
+        <>
+          <Text size="sm" c="dimmed">
+            On {evaluation.samples} {evaluation.split} images of {evaluation.classes.length} classes.
+          </Text>
+          <SimpleGrid cols={{ base: 2, sm: 4 }}>
+            <Metric label="Accuracy" value={formatPercent(evaluation.accuracy)} testId="eval-accuracy" />
+            {evaluation.topK
+              .filter((row) => row.k !== '1')
+              .map((row) => (
+                <Metric key={row.k} label={`Top-${row.k} accuracy`} value={formatPercent(row.accuracy)} testId={`eval-top-${row.k}`} />
+              ))}
+          </SimpleGrid>
+          <SimpleGrid cols={{ base: 3, sm: 6 }}>
+            <Metric label="Macro precision" value={formatPercent(evaluation.macro.precision)} testId="eval-macro-precision" />
+            <Metric label="Macro recall" value={formatPercent(evaluation.macro.recall)} testId="eval-macro-recall" />
+            <Metric label="Macro F1" value={formatPercent(evaluation.macro.f1)} testId="eval-macro-f1" />
+            <Metric label="Weighted precision" value={formatPercent(evaluation.weighted.precision)} testId="eval-weighted-precision" />
+            <Metric label="Weighted recall" value={formatPercent(evaluation.weighted.recall)} testId="eval-weighted-recall" />
+            <Metric label="Weighted F1" value={formatPercent(evaluation.weighted.f1)} testId="eval-weighted-f1" />
+          </SimpleGrid>
+          <PerClass evaluation={evaluation} />
+          <Paper withBorder p="md">
+            <Title order={5} mb={4}>
+              Confusion matrix
+            </Title>
+            <Text size="xs" c="dimmed" mb="sm">
+              Click a cell to see its test images.
+            </Text>
+            <ConfusionMatrix evaluation={evaluation} onPick={setPick} />
+          </Paper>
+          <Paper withBorder p="md" data-testid="eval-mistakes">
+            <Title order={5} mb="sm">
+              Most confident mistakes
+            </Title>
+            {evaluation.mistakes.length === 0 ? (
+              <Text size="sm" c="dimmed">
+                No mistakes on the {evaluation.split} split.
+              </Text>
+            ) : (
+              <>
+                <SimpleGrid cols={{ base: 3, sm: 5, lg: 8 }} spacing="xs">
+                  {evaluation.mistakes.map((mistake) => (
+                    <Thumbnail
+                      key={mistake.sample}
+                      datasetId={datasetId}
+                      sampleId={mistake.sample}
+                      testId={`mistake-${mistake.sample}`}
+                      caption={`${mistake.trueClass} → ${mistake.predictedClass} (${formatPercent(mistake.confidence, 0)})`}
+                    />
+                  ))}
+                </SimpleGrid>
+                {datasetId !== null && (
+                  <Button
+                    mt="sm"
+                    size="xs"
+                    variant="light"
+                    onClick={() => onFixLabels(datasetId, evaluation.mistakes.map((mistake) => mistake.sample))}
+                    data-testid="mistakes-fix-labels"
+                  >
+                    Fix labels in the labeler
+                  </Button>
+                )}
+              </>
+            )}
+          </Paper>
+        </>
+      )}
+
+      <Modal
+        opened={pick !== null}
+        onClose={() => setPick(null)}
+        size="xl"
+        title={
+          pick && evaluation
+            ? `${pick.sampleIds.length} ${evaluation.classes[pick.trueIndex]} image${pick.sampleIds.length === 1 ? '' : 's'} predicted as ${evaluation.classes[pick.predictedIndex]}`
+            : ''
+        }
+      >
+        {pick && (
+          <Stack data-testid="cm-cell-samples" data-true={pick.trueIndex} data-predicted={pick.predictedIndex}>
+            {pick.sampleIds.length === 0 ? (
+              <Text c="dimmed">The report lists no samples for this cell.</Text>
+            ) : (
+              <SimpleGrid cols={{ base: 3, sm: 6 }} spacing="xs">
+                {pick.sampleIds.map((id) => (
+                  <Thumbnail key={id} datasetId={datasetId} sampleId={id} testId={`cm-sample-${id}`} />
+                ))}
+              </SimpleGrid>
+            )}
+            {datasetId !== null && pick.sampleIds.length > 0 && (
+              <Group>
+                <Button onClick={() => onFixLabels(datasetId, pick.sampleIds)} data-testid="cm-fix-labels">
+                  Fix labels in the labeler
+                </Button>
+              </Group>
+            )}
+          </Stack>
+        )}
+      </Modal>
+    </Stack>
+  );
+}

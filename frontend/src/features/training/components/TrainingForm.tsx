@@ -1,0 +1,160 @@
+import { Accordion, Alert, Badge, Button, Group, Paper, Select, SimpleGrid, Skeleton, Stack, Text, Title, UnstyledButton } from '@mantine/core';
+import { useMemo, useState } from 'react';
+import { ApiError } from '@/api/client';
+import type { components } from '@/api/schema';
+import { errorMessage } from '@/lib/notifications';
+import { readParams, readPresets } from '../api/templates';
+import type { Job } from '../api/trainingJobs';
+import { useStartTraining, useTemplates } from '../hooks/useTraining';
+import { AdvancedSettings, type Overrides } from './AdvancedSettings';
+
+type DatasetVersion = components['schemas']['DatasetVersion'];
+
+/** Server validation details keyed by field: `params.<name>` go to that parameter's input. */
+export function splitTrainingErrors(error: unknown): { params: Record<string, string>; fields: Record<string, string>; other: string | null } {
+  const params: Record<string, string> = {};
+  const fields: Record<string, string> = {};
+  if (!(error instanceof ApiError)) return { params, fields, other: error ? errorMessage(error) : null };
+  const details = error.details && typeof error.details === 'object' ? (error.details as Record<string, unknown>) : {};
+  for (const [key, value] of Object.entries(details)) {
+    const message = Array.isArray(value) ? value.map(String).join(' ') : String(value);
+    if (key.startsWith('params.')) params[key.slice('params.'.length)] = message;
+    else fields[key] = message;
+  }
+  const known = Object.keys(params).length > 0 || 'preset' in fields || 'dataset_version' in fields;
+  return { params, fields, other: known ? null : errorMessage(error) };
+}
+
+/**
+ * Start a training run: a dataset version, a preset card, and advanced settings generated from
+ * the template's parameters. The server's validation messages show on the fields they concern.
+ */
+export function TrainingForm({
+  taskType,
+  versions,
+  disabled = false,
+  onStarted,
+}: {
+  taskType: string;
+  versions: DatasetVersion[];
+  disabled?: boolean;
+  onStarted: (job: Job) => void;
+}) {
+  const { data: templates, isPending, isError, error } = useTemplates();
+  const template = templates?.find((item) => item.name === taskType);
+  const params = useMemo(() => (template ? readParams(template) : []), [template]);
+  const presets = useMemo(() => (template ? readPresets(template) : []), [template]);
+  const [versionId, setVersionId] = useState<number | null>(null);
+  const [presetName, setPresetName] = useState<string | null>(null);
+  const [overrides, setOverrides] = useState<Overrides>({});
+  const [advancedOpen, setAdvancedOpen] = useState<string | null>(null);
+  const start = useStartTraining();
+
+  if (isPending) return <Skeleton h={240} />;
+  if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
+  if (!template) return <Alert color="red">No training template for {taskType} datasets.</Alert>;
+
+  const chosenVersion = versionId ?? versions[0]?.id ?? null;
+  const chosenPreset = presetName ?? template.default_preset;
+  const preset = presets.find((item) => item.name === chosenPreset);
+  const errors = splitTrainingErrors(start.error);
+
+  const submit = () => {
+    if (chosenVersion === null) return;
+    start.mutate(
+      { dataset_version: chosenVersion, template: template.name, preset: chosenPreset, params: overrides },
+      {
+        onSuccess: onStarted,
+        onError: (failure) => {
+          if (Object.keys(splitTrainingErrors(failure).params).length > 0) setAdvancedOpen('advanced');
+        },
+      },
+    );
+  };
+
+  return (
+    <Stack data-testid="training-form">
+      {versions.length === 0 ? (
+        <Alert color="yellow" data-testid="training-no-versions">
+          Create a dataset version first (Versions tab): training runs on an immutable snapshot with a train/validation/test split.
+        </Alert>
+      ) : (
+        <Select
+          label="Dataset version"
+          data={versions.map((version) => ({
+            value: String(version.id),
+            label: `${version.name} · ${version.sample_count} samples · ${version.classes.length} classes`,
+          }))}
+          value={chosenVersion === null ? null : String(chosenVersion)}
+          onChange={(value) => value && setVersionId(Number(value))}
+          allowDeselect={false}
+          w={420}
+          error={errors.fields.dataset_version}
+          data-testid="training-version-select"
+        />
+      )}
+
+      <Stack gap={4}>
+        <Title order={5}>Preset</Title>
+        <SimpleGrid cols={{ base: 1, sm: 3 }}>
+          {presets.map((item) => {
+            const selected = item.name === chosenPreset;
+            return (
+              <UnstyledButton key={item.name} onClick={() => setPresetName(item.name)} data-testid={`preset-card-${item.name}`} data-selected={selected || undefined}>
+                <Paper
+                  withBorder
+                  p="md"
+                  h="100%"
+                  style={{ borderColor: selected ? 'var(--mantine-color-blue-6)' : undefined, borderWidth: selected ? 2 : 1 }}
+                >
+                  <Group justify="space-between" mb={4}>
+                    <Text fw={700}>{item.title}</Text>
+                    {item.name === template.default_preset && (
+                      <Badge size="xs" variant="light">
+                        default
+                      </Badge>
+                    )}
+                  </Group>
+                  <Text size="sm" c="dimmed">
+                    {item.description}
+                  </Text>
+                  <Text size="xs" c="dimmed" mt={6}>
+                    {['model', 'epochs', 'image_size']
+                      .filter((name) => name in item.values)
+                      .map((name) => `${name.replace('_', ' ')} ${String(item.values[name])}`)
+                      .join(' · ')}
+                  </Text>
+                </Paper>
+              </UnstyledButton>
+            );
+          })}
+        </SimpleGrid>
+        {errors.fields.preset && (
+          <Text c="red" size="sm" data-testid="training-preset-error">
+            {errors.fields.preset}
+          </Text>
+        )}
+      </Stack>
+
+      <Accordion variant="contained" value={advancedOpen} onChange={setAdvancedOpen} data-testid="advanced-settings">
+        <Accordion.Item value="advanced">
+          <Accordion.Control data-testid="advanced-settings-toggle">Advanced settings</Accordion.Control>
+          <Accordion.Panel>
+            <AdvancedSettings params={params} preset={preset} overrides={overrides} errors={errors.params} onChange={setOverrides} />
+          </Accordion.Panel>
+        </Accordion.Item>
+      </Accordion>
+
+      {(errors.other || Object.keys(errors.params).length > 0) && (
+        <Alert color="red" variant="light" data-testid="training-error">
+          {errors.other ?? `Check the advanced settings: ${Object.entries(errors.params).map(([name, message]) => `${name}: ${message}`).join('; ')}`}
+        </Alert>
+      )}
+      <Group>
+        <Button size="md" onClick={submit} disabled={disabled || chosenVersion === null} loading={start.isPending} data-testid="training-start">
+          Start training
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
