@@ -77,9 +77,11 @@ def machine() -> str:
     with connection.cursor() as cursor:
         cursor.execute("SHOW server_version")
         pg = cursor.fetchone()[0].split()[0]
+    load = os.getloadavg()[0]
     return (f"{datetime.date.today().isoformat()} on {cpu}, {os.cpu_count()} cores, Linux {stdlib_platform.release()}; "
             f"Python {stdlib_platform.python_version()}, Django {django.get_version()}, Pillow {PIL.__version__}, "
-            f"PostgreSQL {pg} (psycopg {psycopg.__version__}) on the same machine")
+            f"PostgreSQL {pg} (psycopg {psycopg.__version__}) on the same machine; 1-minute load average "
+            f"{load:.1f} at the end of the run (other work shares these cores)")
 
 
 def write_section(section: str, title: str, body: str) -> None:

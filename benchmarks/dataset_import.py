@@ -8,12 +8,12 @@ image distinct). Each round, alternating the order:
 - Sampan: POST /api/v1/datasets/{id}/imports/ with the archive, in-process through Django's test
   client with a Bearer token (middleware, authentication, multipart parsing, the whole view): the
   archive is checked (names, links, sizes, ratio), every image is verified by content and fully
-  decoded, re-encoded, given a 128 px JPEG thumbnail, both are written to the blob storage (a
-  fresh local directory each round, so every blob is really written), and the samples and labels
-  are inserted into PostgreSQL. The request imports synchronously (the sync limit is raised for
+  decoded and re-encoded; a 32x32 image is its own thumbnail (anything over 128 px gets a JPEG
+  thumbnail blob); blobs go to the storage (a fresh local directory each round, so every blob is
+  really written), and the samples and labels are inserted into PostgreSQL. The request imports synchronously (the sync limit is raised for
   the run); a background `datasets.import` job runs the same function.
 - for orientation, the image work alone (Pillow: verify, re-encode, thumbnail) without storage,
-  database or HTTP.
+  database or HTTP, and the same import of 500 PNGs at 256x256, which get thumbnails of their own.
 
     .venv/bin/python benchmarks/dataset_import.py            # print the Markdown table
     .venv/bin/python benchmarks/dataset_import.py --write    # also update docs/benchmarks.md
@@ -37,10 +37,11 @@ from dataset_bench import DEFAULT_DATABASE_URL, drop_database, machine, setup_dj
 
 SECTION = "dataset_import"
 TARGET_IMAGES_PER_S = 1000
+LARGE = 256  # the extra row: images big enough to get a thumbnail of their own
 
 
-def build_archive(n_images: int) -> tuple[bytes, int]:
-    """A folder-per-class zip of n distinct 32x32 RGB PNGs made from sklearn's digits."""
+def build_archive(n_images: int, size: int = 32) -> tuple[bytes, int]:
+    """A folder-per-class zip of n distinct size x size RGB PNGs made from sklearn's digits."""
     import numpy as np
     from PIL import Image
     from sklearn.datasets import load_digits
@@ -54,7 +55,7 @@ def build_archive(n_images: int) -> tuple[bytes, int]:
             pixels = (digits.images[k] * (255 / 16)).astype("uint8")
             if i // len(digits.images) % 2:
                 pixels = pixels.T  # the second pass over the digits: transposed, so still distinct
-            grey = Image.fromarray(pixels, "L").resize((32, 32), Image.Resampling.BILINEAR)
+            grey = Image.fromarray(pixels, "L").resize((size, size), Image.Resampling.BILINEAR)
             tint = np.array([1.0, 0.6 + 0.04 * digits.target[k], 0.9])
             rgb = Image.fromarray((np.asarray(grey)[..., None] * tint).astype("uint8"), "RGB")
             png = io.BytesIO()
@@ -81,15 +82,15 @@ def image_work_only(data: bytes, max_pixels: int) -> None:
 
 
 class SampanImport:
-    def __init__(self, archive: bytes, n_images: int) -> None:
+    def __init__(self, archive: bytes, n_images: int, size: int, user=None, project=None) -> None:
         from accounts.models import User
         from accounts.services import api_token_create
         from workspaces.services import project_create, workspace_create
 
-        self.archive, self.n_images = archive, n_images
-        self.user = User.objects.create_user("bench", password="x" * 20)
-        workspace = workspace_create(user=self.user, name="Benchmark")
-        self.project = project_create(user=self.user, workspace=workspace, name="Import")
+        self.archive, self.n_images, self.size = archive, n_images, size
+        self.user = user or User.objects.create_user("bench", password="x" * 20)
+        self.project = project or project_create(user=self.user, workspace=workspace_create(user=self.user, name="Bench"),
+                                                 name="Import")
         self.token = api_token_create(user=self.user, name="bench").key
         self.round = 0
 
@@ -101,7 +102,7 @@ class SampanImport:
         from django.test import Client, override_settings
 
         self.round += 1
-        dataset = dataset_create(user=self.user, project=self.project, name=f"round {self.round}",
+        dataset = dataset_create(user=self.user, project=self.project, name=f"{self.size}px round {self.round}",
                                  task_type="image_classification")
         blobs = tempfile.mkdtemp(prefix="blobs-", dir=settings.SAMPAN_HOME)
         storages = {**settings.STORAGES, "default": {"BACKEND": "django.core.files.storage.FileSystemStorage",
@@ -117,8 +118,10 @@ class SampanImport:
         if response.status_code != 201 or body["imported"] != self.n_images:
             raise SystemExit(f"import failed: {response.status_code} {str(body)[:500]}")
         stored = sum(1 for p in Path(blobs).rglob("*") if p.is_file())
-        if stored != 2 * self.n_images or Sample.objects.filter(dataset=dataset).count() != self.n_images:
-            raise SystemExit(f"expected {2 * self.n_images} blobs and {self.n_images} samples, found {stored} blobs")
+        blobs_per_image = 1 if self.size <= 128 else 2  # small images are their own thumbnails
+        if stored != blobs_per_image * self.n_images or Sample.objects.filter(dataset=dataset).count() != self.n_images:
+            raise SystemExit(f"expected {blobs_per_image * self.n_images} blobs and {self.n_images} samples, "
+                             f"found {stored} blobs")
         return elapsed
 
 
@@ -126,6 +129,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--images", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--large-images", type=int, default=500, help=f"how many {LARGE}x{LARGE} PNGs in the extra row")
     parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
     parser.add_argument("--write", action="store_true", help=f"replace the {SECTION} section of docs/benchmarks.md")
     args = parser.parse_args()
@@ -135,18 +139,21 @@ def main() -> int:
         from django.conf import settings
 
         archive, raw = build_archive(args.images)
-        sampan = SampanImport(archive, args.images)
+        sampan = SampanImport(archive, args.images, 32)
+        large_archive, _ = build_archive(args.large_images, size=LARGE)
+        large = SampanImport(large_archive, args.large_images, LARGE, user=sampan.user, project=sampan.project)
         read_archive(archive)  # warm the code paths once; not counted
         image_work_only(archive, settings.SAMPAN_DATASET_MAX_IMAGE_PIXELS)
-        times: dict[str, list[float]] = {"read": [], "sampan": [], "images": []}
+        times: dict[str, list[float]] = {"read": [], "sampan": [], "images": [], "large": []}
         for index in range(args.rounds):
             steps = [("read", lambda: _timed(read_archive, archive)), ("sampan", sampan),
-                     ("images", lambda: _timed(image_work_only, archive, settings.SAMPAN_DATASET_MAX_IMAGE_PIXELS))]
+                     ("images", lambda: _timed(image_work_only, archive, settings.SAMPAN_DATASET_MAX_IMAGE_PIXELS)),
+                     ("large", large)]
             for name, step in steps if index % 2 == 0 else steps[::-1]:
                 times[name].append(step())
             print(f"round {index + 1}: " + ", ".join(f"{k} {v[-1] * 1000:.0f} ms" for k, v in times.items()),
                   file=sys.stderr)
-        body, ok = report(times, args.images, len(archive), raw)
+        body, ok = report(times, args.images, args.large_images, len(archive), raw)
     finally:
         drop_database(args.database_url)
     print(body)
@@ -162,12 +169,14 @@ def _timed(fn, *args) -> float:
     return time.perf_counter() - started
 
 
-def report(times: dict[str, list[float]], n: int, archive_bytes: int, raw_bytes: int) -> tuple[str, bool]:
+def report(times: dict[str, list[float]], n: int, n_large: int, archive_bytes: int, raw_bytes: int) -> tuple[str, bool]:
     med = {k: statistics.median(v) for k, v in times.items()}
-    rate = {k: n / v for k, v in med.items()}
+    rate = {k: (n_large if k == "large" else n) / v for k, v in med.items()}
     ok = rate["sampan"] >= TARGET_IMAGES_PER_S
-    row = lambda label, key: (f"| {label} | {med[key] * 1000:,.0f} ms | {rate[key]:,.0f} | "  # noqa: E731
-                              f"{rate[key] / rate['read']:.3f} |")
+
+    def row(label: str, key: str) -> str:
+        return f"| {label} | {med[key] * 1000:,.0f} ms | {rate[key]:,.0f} | {rate[key] / rate['read']:.3f} |"
+
     lines = [
         f"Measured {machine()}. Medians of {len(times['sampan'])} rounds, steps alternating. The archive: {n:,} "
         f"distinct 32x32 RGB PNGs from sklearn's digits in 10 class folders, a {archive_bytes / 1024:,.0f} KiB zip "
@@ -177,13 +186,18 @@ def report(times: dict[str, list[float]], n: int, archive_bytes: int, raw_bytes:
         "| --- | ---: | ---: | ---: |",
         row("baseline: read every member of the zip (zipfile)", "read"),
         row("**Sampan: `POST /api/v1/datasets/{id}/imports/`** (check the archive, verify and decode each image, "
-            "re-encode, 128 px thumbnail, write both blobs, insert samples and labels)", "sampan"),
+            "re-encode, thumbnail, store the blobs, insert samples and labels)", "sampan"),
         row("for orientation: the Pillow work alone (verify, re-encode, thumbnail; no storage, database, HTTP)", "images"),
+        row(f"for orientation: the same import of {n_large:,} PNGs at {LARGE}x{LARGE}, each with its own 128 px "
+            "JPEG thumbnail blob", "large"),
         "",
-        f"Target: at least {TARGET_IMAGES_PER_S:,} images/s for the import, verified and thumbnailed: "
-        + ("met." if ok else "**not met**.") + " Reading the archive is the floor any importer pays; the rest "
-        "of the time is the image work (about two thirds) and writing two blobs per image to the filesystem "
-        "storage plus one multi-row INSERT per 2,000 samples.",
+        f"Target: at least {TARGET_IMAGES_PER_S:,} images/s for the import of 32x32 PNGs, verified and thumbnailed: "
+        + ("met." if ok else "**not met**.") + " A 32x32 image already fits a 128 px thumbnail, so it is its own "
+        "thumbnail (one blob per image; a smaller JPEG copy would only lose quality); the last row shows the cost "
+        "when thumbnails are made. Reading the archive is the floor any importer pays; the rest is the image "
+        "work, writing the blobs through Django's storage API (about 150 us per file on the local filesystem, "
+        "several system calls each) and one multi-row INSERT per 2,000 samples. The images are processed by a "
+        "small thread pool (Pillow's codecs and file writes release the GIL).",
     ]
     return "\n".join(lines), ok
 

@@ -293,9 +293,12 @@ def _prepare_and_store(data: bytes, max_pixels: int) -> _Staged | ImageRejected:
         image = prepare_image(data, max_pixels=max_pixels)
     except ImageRejected as exc:
         return exc
-    key, thumb_key = blob_key_for(image.sha256, image.extension), thumbnail_key_for(image.sha256)
+    key = blob_key_for(image.sha256, image.extension)
     _store_blob(key, image.data)
-    _store_blob(thumb_key, image.thumbnail)
+    thumb_key = key
+    if image.thumbnail is not None:
+        thumb_key = thumbnail_key_for(image.sha256)
+        _store_blob(thumb_key, image.thumbnail)
     return _Staged(name="", label=None, sha256=image.sha256, blob_key=key, thumbnail_key=thumb_key,
                    format=image.format, width=image.width, height=image.height, size=len(image.data))
 

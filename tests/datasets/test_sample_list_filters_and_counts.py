@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from PIL import Image
 
-from tests.datasets.factories import dataset_with_samples, isolated_storage_fixture  # noqa: F401 - fixtures
+from tests.datasets.factories import dataset_with_samples, isolated_storage_fixture, upload  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.django_db
 
@@ -91,17 +91,25 @@ def test_query_budget_does_not_grow_with_the_page_size(listed, django_assert_max
 
 def test_image_and_thumbnail_are_served_with_caching_headers(listed):
     client = listed["client"]
-    sample = Sample.objects.filter(dataset=listed["dataset"]).first()
+    big = io.BytesIO()
+    Image.new("RGB", (300, 200), (200, 30, 30)).save(big, "PNG")
+    client.post(f"/api/v1/datasets/{listed['dataset'].pk}/imports/", {"files": [upload("big.png", big.getvalue())]},
+                format="multipart")
+    sample = Sample.objects.get(dataset=listed["dataset"], original_name="big.png")
     image = client.get(f"{listed['url']}{sample.pk}/image/", HTTP_ACCEPT="image/png")
     assert image.status_code == 200 and image["Content-Type"] == "image/png"
     assert image["ETag"] == f'"{sample.sha256}"' and "immutable" in image["Cache-Control"]
     assert "private" in image["Cache-Control"]
-    assert Image.open(io.BytesIO(b"".join(image.streaming_content))).size == (sample.width, sample.height)
+    assert Image.open(io.BytesIO(b"".join(image.streaming_content))).size == (300, 200)
     again = client.get(f"{listed['url']}{sample.pk}/image/", HTTP_IF_NONE_MATCH=f'"{sample.sha256}"')
     assert again.status_code == 304
     thumb = client.get(f"{listed['url']}{sample.pk}/thumbnail/")
-    assert thumb.status_code == 200 and thumb["Content-Type"] == "image/jpeg"
-    assert Image.open(io.BytesIO(b"".join(thumb.streaming_content))).format == "JPEG"
+    assert thumb.status_code == 200 and thumb["Content-Type"] == "image/jpeg" and "immutable" in thumb["Cache-Control"]
+    assert Image.open(io.BytesIO(b"".join(thumb.streaming_content))).size == (128, 85)
+    small = Sample.objects.filter(dataset=listed["dataset"], width=32).first()
+    own = client.get(f"{listed['url']}{small.pk}/thumbnail/")
+    assert own["Content-Type"] == "image/png", "a 32 px image is its own thumbnail"
+    assert b"".join(own.streaming_content) == b"".join(client.get(f"{listed['url']}{small.pk}/image/").streaming_content)
     missing = client.get(f"{listed['url']}{10**9}/image/")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
 

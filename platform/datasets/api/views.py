@@ -274,13 +274,13 @@ class SampleViewSet(DatasetChildMixin, mixins.RetrieveModelMixin, mixins.Destroy
         return _blob_response(request, key=sample.blob_key, etag=sample.sha256,
                               filename=f"{sample.pk}.{sample.blob_key.rsplit('.', 1)[-1]}")
 
-    @extend_schema(responses={(200, "image/jpeg"): OpenApiResponse(OpenApiTypes.BINARY), 304: None},
-                   summary="A JPEG thumbnail, at most 128 px on its longer side")
+    @extend_schema(responses={(200, "image/*"): OpenApiResponse(OpenApiTypes.BINARY), 304: None},
+                   summary="A thumbnail at most 128 px on its longer side (JPEG; a smaller image is its own)")
     @action(detail=True, methods=["get"])
     def thumbnail(self, request, *args, **kwargs):
         sample = self.get_object()
         return _blob_response(request, key=sample.thumbnail_key, etag=f"{sample.sha256}-thumb",
-                              filename=f"{sample.pk}-thumb.jpg")
+                              filename=f"{sample.pk}-thumbnail.{sample.thumbnail_key.rsplit('.', 1)[-1]}")
 
 
 @_nested("list", "create", "retrieve")
