@@ -268,7 +268,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A JPEG thumbnail, at most 128 px on its longer side
+         * A thumbnail at most 128 px on its longer side (JPEG; a smaller image is its own)
          * @description Samples of a dataset: filtered pages with counts, label writes with optimistic concurrency,
          *     the image and its thumbnail.
          */
@@ -2852,7 +2852,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "image/jpeg": string;
+                    "image/*": string;
                 };
             };
             /** @description No response body */
