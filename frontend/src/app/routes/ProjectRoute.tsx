@@ -48,7 +48,7 @@ export function ProjectRoute() {
         <Tabs.Panel value="datasets" pt="md">
           <Stack>
             <Group justify="flex-end">
-              <CreateDatasetButton projectId={project.id} disabled={!canEdit} onCreated={(dataset) => navigate(`/datasets/${dataset.id}`)} />
+              <CreateDatasetButton projectId={project.id} disabled={!canEdit} onCreated={(dataset) => navigate(`/datasets/${dataset.id}/import`)} />
             </Group>
             <DatasetsTable projectId={project.id} />
           </Stack>

@@ -50,7 +50,11 @@ export function useTrainingCurves(jobId: number, live: boolean) {
 }
 
 export function useModelVersions(projectId: number) {
-  return useQuery({ queryKey: trainingKeys.modelVersionList(projectId), queryFn: () => listModelVersions(projectId) });
+  return useQuery({
+    queryKey: trainingKeys.modelVersionList(projectId),
+    queryFn: () => listModelVersions(projectId),
+    enabled: Number.isFinite(projectId),
+  });
 }
 
 export function useModelVersion(id: number) {
