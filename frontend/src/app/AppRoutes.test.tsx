@@ -82,6 +82,32 @@ describe('routing and session handling', () => {
     expect(jobsCall.search.get('workspace')).toBe('7');
   });
 
+  it('lists a project\'s datasets on its first tab and opens the labeler from a report with the picked samples', async () => {
+    fakeApi({
+      'GET /api/v1/auth/me/': json(ADMIN),
+      'GET /api/v1/workers/': json([]),
+      'GET /api/v1/projects/4/': json({ id: 4, workspace: 7, name: 'Pets', description: '', created_at: '2026-01-02T03:04:05Z', created_by: 'alice' }),
+      'GET /api/v1/workspaces/7/': json(WORKSPACE),
+      'GET /api/v1/datasets/': json(
+        page([{ id: 3, workspace: 7, project: 4, name: 'photos', description: '', task_type: 'image_classification', sample_count: 10, labeled_count: 4, label_count: 2, created_by: 'alice', created_at: '2026-01-02T03:04:05Z' }]),
+      ),
+      'GET /api/v1/datasets/3/': json({ id: 3, workspace: 7, project: 4, name: 'photos', description: '', task_type: 'image_classification', sample_count: 10, labeled_count: 4, label_count: 2, created_by: 'alice', created_at: '2026-01-02T03:04:05Z' }),
+      'GET /api/v1/datasets/3/versions/': json(page([])),
+      'GET /api/v1/datasets/3/labels/': json(page([])),
+      'GET /api/v1/datasets/3/samples/': json({ count: 0, next: null, previous: null, counts: { total: 10, labeled: 4, unlabeled: 6, per_label: [] }, results: [] }),
+      'GET /api/v1/datasets/3/samples/5/': json({ id: 5, original_name: 'five.png', label: null, label_name: null, label_version: 0, width: 8, height: 8, format: 'PNG', size_bytes: 1, sha256: 'a', split: null, image_url: '/i/5', thumbnail_url: '/t/5', import_batch: null, created_at: '2026-01-02T03:04:05Z' }),
+    });
+    const { unmount } = renderWithApp(<AppRoutes />, { route: '/projects/4' });
+    expect(await screen.findByTestId('dataset-link-3')).toHaveAttribute('href', '/datasets/3');
+    expect(screen.getByTestId('dataset-row-3')).toHaveTextContent('4 / 10');
+    unmount();
+
+    renderWithApp(<AppRoutes />, { route: '/datasets/3/label?samples=5' });
+    expect(await screen.findByTestId('labeling-sample-filter')).toHaveTextContent('Showing 1 picked sample');
+    expect(await screen.findByTestId('sample-tile-5')).toBeInTheDocument();
+    expect(screen.getByTestId('dataset-export')).toHaveAttribute('href', '/api/v1/datasets/3/export/');
+  });
+
   it('shows a not-found page for unknown client routes', async () => {
     fakeApi({ 'GET /api/v1/auth/me/': json(ADMIN) });
     renderWithApp(<AppRoutes />, { route: '/no/such/page' });

@@ -64,7 +64,7 @@ export function TrainingForm({
     start.mutate(
       { dataset_version: chosenVersion, template: template.name, preset: chosenPreset, params: overrides },
       {
-        onSuccess: onStarted,
+        onSuccess: (job) => onStarted(job),
         onError: (failure) => {
           if (Object.keys(splitTrainingErrors(failure).params).length > 0) setAdvancedOpen('advanced');
         },

@@ -1,0 +1,124 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { apiError, fakeApi, json, type RecordedCall } from '@/test/fakeApi';
+import { renderWithApp } from '@/test/render';
+import { TrainingForm } from './TrainingForm';
+
+export const TEMPLATE = {
+  name: 'image_classification',
+  title: 'Image classification',
+  description: 'Assign one label to each image.',
+  data_kind: 'image',
+  default_preset: 'balanced',
+  presets: [
+    { name: 'fast', title: 'Fast', description: 'A small CNN.', values: { model: 'cnn_small', epochs: 10, image_size: 32, schedule: 'onecycle' } },
+    { name: 'balanced', title: 'Balanced', description: 'A narrow ResNet.', values: { model: 'resnet_narrow', epochs: 15, image_size: 64 } },
+    { name: 'accurate', title: 'Accurate', description: 'ResNet-18.', values: { model: 'resnet18', epochs: 30, image_size: 128 } },
+  ],
+  params: [
+    { name: 'model', type: 'choice', title: 'Model', help: 'The network.', default: 'resnet_narrow', choices: ['cnn_small', 'resnet_narrow', 'resnet18'] },
+    { name: 'epochs', type: 'int', title: 'Epochs', help: 'Passes over the training split.', default: 15, minimum: 1, maximum: 500, log: false },
+    { name: 'learning_rate', type: 'float', title: 'Learning rate', help: 'Peak learning rate.', default: 0.002, minimum: 0.000001, maximum: 1, log: true },
+    { name: 'horizontal_flip', type: 'bool', title: 'Horizontal flip', help: 'Mirror images.', default: true },
+    { name: 'warmup_epochs', type: 'int', title: 'Warm-up epochs', help: '', default: 1, minimum: 0, maximum: 50, log: false },
+  ],
+  search_space: [],
+  metrics: ['loss'],
+};
+
+const VERSIONS = [
+  {
+    id: 8,
+    dataset: 1,
+    number: 2,
+    name: 'V2',
+    note: '',
+    seed: 1,
+    train_ratio: 0.8,
+    val_ratio: 0.1,
+    test_ratio: 0.1,
+    classes: ['cat', 'dog'],
+    counts: {},
+    totals: {},
+    sample_count: 120,
+    unlabeled_excluded: 0,
+    created_by: 'admin',
+    created_at: '2026-11-29T10:00:00Z',
+  },
+];
+
+describe('TrainingForm', () => {
+  it('builds advanced settings from the template, sends only overrides, and shows the server messages on the fields', async () => {
+    const server = fakeApi({
+      'GET /api/v1/templates/': [TEMPLATE],
+      'POST /api/v1/training-jobs/': () =>
+        apiError(400, 'invalid', 'params.epochs: must be between 1 and 500, got 900', {
+          'params.epochs': ['must be between 1 and 500, got 900'],
+          'params.warmup_epochs': ['must be less than epochs (900), got 1000'],
+        }),
+    });
+    const onStarted = vi.fn();
+    renderWithApp(<TrainingForm taskType="image_classification" versions={VERSIONS} onStarted={onStarted} />);
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('preset-card-fast'));
+    expect(screen.getByTestId('preset-card-fast')).toHaveAttribute('data-selected', 'true');
+    await user.click(screen.getByTestId('advanced-settings-toggle'));
+
+    const epochs = await screen.findByTestId('param-epochs');
+    expect(epochs).toHaveValue('10'); // the fast preset's value
+    expect(screen.getByText(/Passes over the training split\. · 1 – 500 · preset: 10/)).toBeInTheDocument();
+    expect(screen.getByTestId('param-model')).toHaveValue('cnn_small');
+    await user.clear(epochs);
+    await user.type(epochs, '900');
+    await user.clear(screen.getByTestId('param-warmup_epochs'));
+    await user.type(screen.getByTestId('param-warmup_epochs'), '1000');
+    await user.click(screen.getByTestId('training-start'));
+
+    await waitFor(() => expect(server.callsTo('POST', '/api/v1/training-jobs/')).toHaveLength(1));
+    expect(server.callsTo('POST', '/api/v1/training-jobs/')[0].body).toEqual({
+      dataset_version: 8,
+      template: 'image_classification',
+      preset: 'fast',
+      params: { epochs: 900, warmup_epochs: 1000 },
+    });
+    const epochsField = screen.getByTestId('param-epochs').closest('.mantine-InputWrapper-root') as HTMLElement;
+    expect(await within(epochsField).findByText('must be between 1 and 500, got 900')).toBeInTheDocument();
+    const warmupField = screen.getByTestId('param-warmup_epochs').closest('.mantine-InputWrapper-root') as HTMLElement;
+    expect(within(warmupField).getByText('must be less than epochs (900), got 1000')).toBeInTheDocument();
+    expect(screen.getByTestId('training-error')).toHaveTextContent('Check the advanced settings');
+    expect(onStarted).not.toHaveBeenCalled();
+  });
+
+  it('starts a run with the default preset and hands the job over', async () => {
+    const job = { id: 77, kind: 'training.run', status: 'queued' };
+    const server = fakeApi({
+      'GET /api/v1/templates/': [TEMPLATE],
+      'POST /api/v1/training-jobs/': (call: RecordedCall) => json({ ...job, params: call.body }, 201),
+    });
+    const onStarted = vi.fn();
+    renderWithApp(<TrainingForm taskType="image_classification" versions={VERSIONS} onStarted={onStarted} />);
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('training-start'));
+    await waitFor(() => expect(onStarted).toHaveBeenCalledWith(expect.objectContaining({ id: 77 })));
+    expect(server.callsTo('POST', '/api/v1/training-jobs/')[0].body).toEqual({
+      dataset_version: 8,
+      template: 'image_classification',
+      preset: 'balanced',
+      params: {},
+    });
+  });
+
+  it('shows a version problem on the version field', async () => {
+    fakeApi({
+      'GET /api/v1/templates/': [TEMPLATE],
+      'POST /api/v1/training-jobs/': () =>
+        apiError(400, 'invalid', 'dataset_version: V2 has 1 labeled class (cat); training needs at least 2.', {
+          dataset_version: ['V2 has 1 labeled class (cat); training needs at least 2.'],
+        }),
+    });
+    renderWithApp(<TrainingForm taskType="image_classification" versions={VERSIONS} onStarted={vi.fn()} />);
+    await userEvent.setup().click(await screen.findByTestId('training-start'));
+    expect(await screen.findByText('V2 has 1 labeled class (cat); training needs at least 2.')).toBeInTheDocument();
+  });
+});
