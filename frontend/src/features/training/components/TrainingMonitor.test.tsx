@@ -6,7 +6,7 @@ import { toCurves } from '../api/curves';
 import { TrainingMonitor } from './TrainingMonitor';
 
 function progress(seq: number, data: Record<string, unknown>) {
-  return { seq, at: '2026-11-29T10:00:00Z', type: 'progress', message: '', data };
+  return { seq, at: '2026-11-29T10:00:00Z', type: 'progress' as const, message: '', data };
 }
 
 const STEP1 = progress(3, { epoch: 1, epochs: 2, step: 1, steps: 4, loss: 2.3, train_acc: 0.1, lr: 0.001, samples_per_s: 50, eta_s: 20, fraction: 0.25 });
