@@ -433,6 +433,9 @@ async function main() {
       await page.getByTestId('cm-fix-labels').click();
       await page.waitForURL(new RegExp(`/datasets/${datasetId}/label\\?samples=`));
       await page.getByTestId('labeling-sample-filter').waitFor();
+      await page
+        .waitForFunction((expected) => document.querySelectorAll('[data-testid^="sample-tile-"]').length === expected, shown)
+        .catch(() => {});
       const tiles = await page.locator('[data-testid^="sample-tile-"]').count();
       if (tiles !== shown) fail(`the labeler shows ${tiles} samples for the cell's ${shown}`);
       await screenshot(page, 'fix-labels');

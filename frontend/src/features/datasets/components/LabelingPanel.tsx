@@ -3,6 +3,7 @@ import {
   Badge,
   Box,
   Button,
+  ColorSwatch,
   Grid,
   Group,
   Image,
@@ -382,7 +383,7 @@ export function LabelingPanel({
                   }}
                 >
                   <Box h={84} style={{ display: 'flex', alignItems: 'center', justifyContent: 'center', overflow: 'hidden' }}>
-                    <img src={sample.thumbnail_url} alt={sample.original_name} loading="lazy" style={{ maxWidth: '100%', maxHeight: 84, imageRendering: 'pixelated' }} />
+                    <img src={sample.thumbnail_url} alt={sample.original_name} loading="lazy" style={{ width: '100%', height: 84, objectFit: 'contain', imageRendering: sample.width < 84 ? 'pixelated' : undefined }} />
                   </Box>
                   <LabelBadge sample={sample} labels={labels} />
                 </Paper>
@@ -423,8 +424,9 @@ export function LabelingPanel({
                   <Button
                     key={label.id}
                     size="compact-xs"
-                    variant={currentSample.label === label.id ? 'filled' : 'light'}
+                    variant={currentSample.label === label.id ? 'filled' : 'default'}
                     color={label.color || undefined}
+                    leftSection={<ColorSwatch color={label.color || '#868e96'} size={8} />}
                     disabled={!canEdit}
                     onClick={() => assignLabel(label.id)}
                     data-testid={`assign-label-${label.id}`}
