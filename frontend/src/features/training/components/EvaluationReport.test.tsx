@@ -104,7 +104,7 @@ describe('EvaluationReport', () => {
       '/api/v1/datasets/3/samples/203/thumbnail/',
       '/api/v1/datasets/3/samples/204/thumbnail/',
     ]);
-    expect(screen.getByRole('dialog', { name: '3 dog images predicted as dog' })).toBeInTheDocument();
+    expect(screen.getByRole('dialog', { name: '3 images of "dog" predicted as "dog"' })).toBeInTheDocument();
 
     await user.click(within(panel).getByTestId('cm-fix-labels'));
     expect(onFixLabels).toHaveBeenCalledWith(3, [202, 203, 204]);

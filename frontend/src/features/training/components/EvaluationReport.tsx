@@ -311,7 +311,7 @@ export function EvaluationReport({
         size="xl"
         title={
           pick && evaluation
-            ? `${pick.sampleIds.length} ${evaluation.classes[pick.trueIndex]} image${pick.sampleIds.length === 1 ? '' : 's'} predicted as ${evaluation.classes[pick.predictedIndex]}`
+            ? `${pick.sampleIds.length} image${pick.sampleIds.length === 1 ? '' : 's'} of "${evaluation.classes[pick.trueIndex]}" predicted as "${evaluation.classes[pick.predictedIndex]}"`
             : ''
         }
       >
