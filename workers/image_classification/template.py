@@ -31,8 +31,9 @@ PARAMS = (
           help="Images are resized to image_size x image_size pixels before the model sees them."),
     Param("augmentation", "choice", "Augmentation", "standard", choices=AUGMENTATIONS,
           help="Random resized crop and colour jitter (brightness, contrast, saturation), from none to strong."),
-    Param("horizontal_flip", "bool", "Horizontal flip", True,
-          help="Mirror half of the training images; turn off when left and right matter (text, digits)."),
+    Param("horizontal_flip", "bool", "Horizontal flip", False,
+          help="Mirror half of the training images. Off by default because a mirrored digit, letter or sign "
+               "can be a different class; turn it on for photos where a mirror image is the same class."),
     Param("schedule", "choice", "Learning-rate schedule", "cosine", choices=("cosine", "onecycle"),
           help="cosine: linear warm-up then cosine decay; onecycle: the one-cycle policy."),
     Param("warmup_epochs", "int", "Warm-up epochs", 1, low=0, high=50,
