@@ -148,3 +148,24 @@ def test_browser_routes_serve_the_app_not_an_api_error(client):
 
 def test_missing_built_asset_is_a_404_not_the_app_page(client):
     assert_error(client.get("/assets/index-deadbeef.js"), 404, "not_found")
+
+
+def test_multipart_uploads_may_exceed_the_json_body_limit(make_user, client, token_for, settings):
+    """A large file upload is not refused by the JSON body cap; the endpoint's own limit applies."""
+    from workspaces.services import project_create, workspace_create
+
+    settings.SAMPAN_MAX_REQUEST_BYTES = 2048
+    user = make_user("ned")
+    project = project_create(user=user, workspace=workspace_create(user=user, name="W"), name="P")
+    key = token_for(user)
+    dataset = client.post("/api/v1/datasets/", {"workspace": project.workspace_id, "project": project.pk,
+                                                "name": "D"}, content_type="application/json", **bearer(key)).json()
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    junk = SimpleUploadedFile("big.zip", b"not a zip" * 1000, content_type="application/zip")
+    response = client.post(f"/api/v1/datasets/{dataset['id']}/imports/", {"archive": junk}, **bearer(key))
+    assert response.status_code == 400, response.content  # judged as an archive, not refused as too large
+    assert response.json()["error"]["code"] != "request_too_large"
+    big_json = client.post("/api/v1/workspaces/", data='{"name": "' + "x" * 4096 + '"}',
+                           content_type="application/json", **bearer(key))
+    assert_error(big_json, 413, "request_too_large")

@@ -49,12 +49,12 @@ ENV_VARS: dict[str, EnvVar] = {
         EnvVar("SAMPAN_JOB_STALE_SECONDS", "a running job silent this long is reaped (default 60)"),
         EnvVar("SAMPAN_JOB_MAX_ATTEMPTS", "attempts before a job whose worker keeps dying is failed (default 3)"),
         EnvVar("SAMPAN_REAPER_INTERVAL_SECONDS", "how often the reaper looks for stale jobs (default 15)"),
-        EnvVar("SAMPAN_MAX_REQUEST_BYTES", "largest API request body accepted (default 10 MiB)"),
+        EnvVar("SAMPAN_MAX_REQUEST_BYTES", "largest API request body accepted, file uploads aside (default 10 MiB)"),
         EnvVar("SAMPAN_WEB_THREADS", "request threads of the web process (default 8)"),
         EnvVar("SAMPAN_LOG_LEVEL", "DEBUG, INFO, WARNING or ERROR (default INFO)"),
         EnvVar("SAMPAN_DATASET_MAX_UPLOAD_BYTES",
-               "largest archive (or set of image files) one dataset import accepts (default 2 GiB; "
-               "SAMPAN_MAX_REQUEST_BYTES caps every request body first)"),
+               "largest archive (or set of image files) one dataset import accepts; it also caps "
+               "multipart upload requests (default 2 GiB)"),
         EnvVar("SAMPAN_DATASET_MAX_UNCOMPRESSED_BYTES",
                "largest total uncompressed size of an imported archive, checked while streaming (default 8 GiB)"),
         EnvVar("SAMPAN_DATASET_MAX_FILES", "most files one dataset import may hold (default 200000)"),

@@ -76,6 +76,9 @@ class ApiErrorMiddleware:
         except ValueError:
             return error_response(400, "bad_request", "Content-Length header is not a number.")
         limit = settings.SAMPAN_MAX_REQUEST_BYTES
+        if request.META.get("CONTENT_TYPE", "").startswith("multipart/form-data"):
+            # File uploads stream to disk; the endpoint enforces its own limit on each file.
+            limit = max(limit, settings.SAMPAN_MAX_UPLOAD_REQUEST_BYTES)
         if size > limit:
             return error_response(
                 413, "request_too_large", f"Request body is {size} bytes; the limit is {limit} bytes.",

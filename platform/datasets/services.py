@@ -668,15 +668,20 @@ def dataset_version_manifest(*, version: DatasetVersion, cache_dir: Path | None 
     """What the compute plane trains on: local file paths, label indexes into ``classes``, splits.
 
     e.g. ``dataset_version_manifest(version=v)`` ->
-    ``{"classes": ["cat", "dog"], "samples": [{"path": "/.../ab12....png", "label": 0, "split": "train"}, ...]}``
+    ``{"classes": ["cat", "dog"], "samples": [{"path": "/.../ab12....png", "label": 0, "split": "train", "id": 17}]}``
     With local filesystem storage the paths are the blobs themselves; other storages are
     downloaded once into ``cache_dir`` (default SAMPAN_HOME/cache).
     """
     cache = Path(cache_dir) if cache_dir is not None else Path(settings.SAMPAN_HOME) / "cache"
-    rows = VersionSample.objects.filter(version=version).order_by("pk").values_list("blob_key", "label_index", "split")
+    rows = VersionSample.objects.filter(version=version).order_by("pk").values_list(
+        "pk", "sample_id", "blob_key", "label_index", "split")
     return {
         "classes": list(version.classes),
-        "samples": [{"path": _local_path(key, cache), "label": index, "split": split} for key, index, split in rows],
+        # ``id`` is the dataset's sample id, so evaluation reports point at samples the UI can open;
+        # a sample deleted since the snapshot keeps a reference that cannot be mistaken for one.
+        "samples": [{"path": _local_path(key, cache), "label": index, "split": split,
+                     "id": sample_id if sample_id is not None else f"deleted-{entry}"}
+                    for entry, sample_id, key, index, split in rows],
     }
 
 

@@ -19,7 +19,9 @@ def _train(job, report) -> dict:
     template = registry.get(job.params["template"])
     version = DatasetVersion.objects.select_related("dataset").get(pk=job.params["dataset_version"])
     manifest = dataset_version_manifest(version=version)
-    run_dir = settings.SAMPAN_HOME / "runs" / f"job-{job.pk}"  # kept across attempts: resume from checkpoints
+    # One directory per job, kept across its attempts so a retry resumes from the checkpoints;
+    # the creation time keeps it unique even if the database is reset under the same SAMPAN_HOME.
+    run_dir = settings.SAMPAN_HOME / "runs" / f"job-{job.pk}-{job.created_at:%Y%m%d%H%M%S%f}"
     result = template.load("train")(job.params["params"], manifest, run_dir, report)
     evaluation = template.load("evaluate")(result["onnx"], manifest, preprocessing=result["preprocessing"],
                                            report=report)
@@ -27,7 +29,8 @@ def _train(job, report) -> dict:
         job=job, dataset_version=version, template=template.name, params=result["params"], result=result,
         evaluation=evaluation, checkpoint=Path(result["model"]), onnx=Path(result["onnx"]),
     )
-    return {"model_version": model_version.pk, "name": model_version.name, "metrics": model_version.metrics}
+    return {"model_version": model_version.pk, "name": model_version.name, "metrics": model_version.metrics,
+            "resumed_from": result.get("resumed_from"), "run_dir": str(run_dir)}
 
 
 @shared_task(name="training.run")
