@@ -70,7 +70,10 @@ class Recorder:
         return [c for c in self.calls if c["milestone"] and "val_acc" in c]
 
     def steps(self) -> list[dict[str, Any]]:
-        return [c for c in self.calls if not c["milestone"]]
+        return [c for c in self.calls if not c["milestone"] and "validated" not in c]
+
+    def validations(self) -> list[dict[str, Any]]:
+        return [c for c in self.calls if "validated" in c]
 
 
 @functools.cache

@@ -106,6 +106,23 @@ def test_cancel_inside_an_epoch_saves_that_step_and_resumes_from_it(small_digits
     assert_same_run(result, uninterrupted)
 
 
+def test_cancel_during_validation_resumes_with_that_validation(small_digits, uninterrupted, tmp_path):
+    out_dir = tmp_path / "run"
+    first = CancelWhen(lambda call: "validated" in call and call["epoch"] == 3)
+    with pytest.raises(JobCancelled):
+        train(SPEC, small_digits, out_dir, first)
+    assert [c["epoch"] for c in first.epoch_ends()] == [1, 2]
+    (newest, *_) = complete_checkpoints(out_dir / "checkpoints")
+    assert (newest.epoch, newest.step) == (2, 15)  # epoch 3's training is saved, its validation is not done
+    assert torch.load(newest.path, weights_only=True)["batch_in_epoch"] == 5
+
+    second = Recorder()
+    result = train(SPEC, small_digits, out_dir, second)
+    assert second.steps() == [] or second.steps()[0]["epoch"] == 4
+    assert [c["epoch"] for c in second.epoch_ends()] == [3, 4]
+    assert_same_run(result, uninterrupted)
+
+
 def test_a_finished_run_only_exports_again(small_digits, uninterrupted, tmp_path):
     out_dir = tmp_path / "run"
     shutil.copytree(uninterrupted["checkpoint"].rsplit("/checkpoints/", 1)[0] + "/checkpoints", out_dir / "checkpoints")

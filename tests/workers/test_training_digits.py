@@ -63,8 +63,10 @@ def test_progress_reports_epochs_as_milestones_and_steps_at_most_twice_a_second(
     steps = recorder.steps()
     assert steps, "no step reports during a ~10 s run"
     for step in steps:
-        assert {"epoch", "step", "loss", "train_acc", "samples_per_s", "eta_s"} <= set(step)
-        assert 0 < step["fraction"] < 1
+        assert {"epoch", "epochs", "step", "steps", "loss", "train_acc", "lr", "samples_per_s", "eta_s"} <= set(step)
+        assert 0 < step["fraction"] <= 1
+    for validation in recorder.validations():
+        assert {"epoch", "step", "validated", "validation_size"} <= set(validation)
     fractions = [c["fraction"] for c in recorder.calls]
     assert fractions == sorted(fractions)
     for before, after in zip(recorder.calls, recorder.calls[1:], strict=False):

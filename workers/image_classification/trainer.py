@@ -1,9 +1,20 @@
 """The image classification trainer: ``train(spec, manifest, out_dir, report) -> result``.
 
 One call trains (or resumes) a run in ``out_dir``, then writes the model file, the ONNX export and
-its JSON companions. Progress goes through ``report`` (see ``workers.progress``): a point every
-``REPORT_INTERVAL_S`` during an epoch and a milestone at each epoch's end. ``JobCancelled`` raised
-by ``report`` is honoured after saving a checkpoint, so the next call continues where this stopped.
+its JSON companions. ``JobCancelled`` raised by ``report`` is honoured after saving a checkpoint
+(also in the middle of an epoch), so the next call continues exactly where this one stopped.
+
+Progress (``report(message, fraction=..., milestone=..., **metrics)``, see ``workers.progress``),
+at most one non-milestone call per ``REPORT_INTERVAL_S``:
+
+- training steps: ``epoch`` (1-based, the epoch in progress), ``epochs``, ``step`` (optimizer
+  steps so far), ``steps`` (in the whole run), ``loss`` and ``train_acc`` (running means over the
+  epoch so far), ``lr``, ``samples_per_s`` (this epoch), ``eta_s``;
+- validation: ``epoch``, ``epochs``, ``step``, ``steps``, ``validated``, ``validation_size``;
+- end of each epoch, ``milestone=True``: ``epoch`` (just completed), ``epochs``, ``step``,
+  ``steps``, ``loss``, ``train_acc``, ``val_loss``, ``val_acc`` (None without a val split),
+  ``lr``, ``samples_per_s``, ``eta_s``, ``best_epoch``;
+- before the export, ``milestone=True``: ``epoch``, ``epochs``, ``step``, ``steps``, ``eta_s=0``.
 
 Files in ``out_dir``::
 
@@ -282,7 +293,7 @@ class TrainingRun:
         seen_before, seconds_before = int(progress["seen"]), float(progress["seconds"])
         seen = 0
         epoch_start = time.monotonic()
-        last_report = epoch_start
+        self.last_report = epoch_start
         autocast = torch.autocast("cuda", dtype=torch.bfloat16) if self.use_amp else contextlib.nullcontext()
 
         def snapshot() -> dict[str, float]:
@@ -306,8 +317,8 @@ class TrainingRun:
             correct += (logits.detach().argmax(1) == labels).sum()
             seen += labels.shape[0]
             now = time.monotonic()
-            if now - last_report >= REPORT_INTERVAL_S:
-                last_report = now
+            if now - self.last_report >= REPORT_INTERVAL_S:
+                self.last_report = now
                 self.epoch_progress = current = snapshot()
                 self.run_step_seconds = now - self.started - sum(self.val_seconds)
                 self._check_finite(current)
@@ -337,6 +348,7 @@ class TrainingRun:
         correct = torch.zeros((), dtype=torch.int64, device=self.device)
         autocast = torch.autocast("cuda", dtype=torch.bfloat16) if self.use_amp else contextlib.nullcontext()
         total = 0
+        size = len(self.val_loader.dataset)
         for inputs, labels in self.val_loader:
             inputs = inputs.to(self.device, non_blocking=True, memory_format=torch.channels_last)
             labels = labels.to(self.device, non_blocking=True)
@@ -345,6 +357,12 @@ class TrainingRun:
             loss_sum += nn.functional.cross_entropy(logits.float(), labels, reduction="sum")
             correct += (logits.argmax(1) == labels).sum()
             total += labels.shape[0]
+            now = time.monotonic()
+            if now - self.last_report >= REPORT_INTERVAL_S:  # a long validation stays cancellable
+                self.last_report = now
+                self.report(f"epoch {self.epoch + 1}/{self.params['epochs']}: validating, {total}/{size} images",
+                            fraction=self.step / self.total_steps, epoch=self.epoch + 1, epochs=self.params["epochs"],
+                            step=self.step, steps=self.total_steps, validated=total, validation_size=size)
         seconds = time.monotonic() - started
         self.val_seconds.append(seconds)
         return float(loss_sum) / total, int(correct) / total, seconds
@@ -466,6 +484,7 @@ class TrainingRun:
             "data": self.data.summary(),
             "resumed_from": self.resumed_from,
             "skipped_checkpoints": self.skipped_checkpoints,
+            "removed_incomplete_files": self.removed_files,
             "backbone": self.backbone_info,
             "runtime": {"device": str(self.device), "threads": self.threads, "loader_workers": self.num_workers,
                         "amp": "bfloat16" if self.use_amp else None, "torch": torch.__version__},
