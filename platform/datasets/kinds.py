@@ -9,11 +9,6 @@ from rest_framework import serializers
 class DatasetImportParams(serializers.Serializer):
     import_batch = serializers.IntegerField(help_text="The import batch whose stored archive to import.")
 
-    def validate(self, attrs):
-        # The batch, its stored upload and the job are created together by the import service.
-        raise serializers.ValidationError(
-            "Dataset imports start with POST /api/v1/datasets/{id}/imports/ (an archive upload), not here.")
-
 
 DATASET_IMPORT = register(
     JobKind(
@@ -23,5 +18,7 @@ DATASET_IMPORT = register(
         task_name="datasets.import",
         params_serializer=DatasetImportParams,
         prefers_gpu=False,
+        # The batch, its stored upload and the job are created together by the import service.
+        start_endpoint="/api/v1/datasets/{id}/imports/",
     )
 )
