@@ -183,7 +183,7 @@ def test_upload_over_the_import_size_limit_answers_413(stocked, settings):
 
 
 def test_request_over_the_body_limit_answers_413_before_it_is_read(stocked, settings):
-    settings.SAMPAN_MAX_REQUEST_BYTES = 4_096
+    settings.SAMPAN_MAX_REQUEST_BYTES = settings.SAMPAN_MAX_UPLOAD_REQUEST_BYTES = 4_096
     archive = make_zip({f"cats/{i}.png": digit_bytes(600 + i) for i in range(30)}, compression=zipfile.ZIP_STORED)
     response = post_archive(stocked["client"], stocked["dataset"], "large.zip", archive)
     assert_refused(stocked, response, status=413, code="request_too_large", says="the limit is 4096 bytes")
