@@ -304,6 +304,7 @@ def _prepare_and_store(data: bytes, max_pixels: int) -> _Staged | ImageRejected:
 
 
 IMPORT_THREADS = min(4, os.cpu_count() or 1)
+SYNC_IMPORT_MAX_BYTES = 64 * 1024 * 1024  # bigger archives (unpacked) import in a job, whatever their file count
 IMPORT_WINDOW = 64  # images in flight: bounds memory whatever the archive's size
 
 
@@ -447,7 +448,8 @@ def _import_archive_now(*, dataset: Dataset, fileobj: IO[bytes], scan, batch: Im
 
 def import_archive(*, dataset: Dataset, upload, user, label_name: str = "", background: bool = False) -> ImportBatch:
     """Import a zip or tar(.gz/.bz2/.xz) upload: checked whole first (nothing is written for a
-    refused archive), then small archives import now and big ones (or ``background=True``) in a
+    refused archive), then small archives import now and big ones (more files than
+    SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES or over 64 MiB unpacked, or ``background=True``) in a
     ``datasets.import`` job. ``upload`` is a file object with ``name`` and ``size``.
 
     e.g. ``import_archive(dataset=d, upload=request.FILES["archive"], user=u).imported``
@@ -460,7 +462,9 @@ def import_archive(*, dataset: Dataset, upload, user, label_name: str = "", back
     scan = _scan(upload, size=upload.size)
     batch = ImportBatch(dataset=dataset, source=ImportSource.ARCHIVE, filename=PurePosixPath(upload.name).name[-255:],
                         size_bytes=upload.size, label_name=label_name, created_by=user)
-    if not background and len(scan.entries) <= settings.SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES:
+    small = len(scan.entries) <= settings.SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES and \
+        scan.uncompressed_bytes <= SYNC_IMPORT_MAX_BYTES
+    if not background and small:
         batch.status = ImportStatus.RUNNING
         return _import_archive_now(dataset=dataset, fileobj=upload, scan=scan, batch=batch, label_name=label_name)
     upload.seek(0)

@@ -62,3 +62,24 @@ def test_the_upload_label_must_be_a_usable_label_name(digits, tenants, api_clien
         format="multipart")
     assert response.status_code == 400 and response.json()["error"]["message"].startswith("label: 'a/b' cannot be a label")
     assert not Sample.objects.filter(dataset=digits).exists()
+
+
+def test_big_archives_go_to_a_background_job(digits, tenants, api_client, settings, monkeypatch):
+    from datasets import services
+    from jobs.models import Job
+
+    client = api_client(tenants["alice"])
+    archive = make_zip({f"cat/{i}.png": digit_bytes(i) for i in range(4)})
+    settings.SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES = 3  # more files than this
+    by_count = client.post(f"/api/v1/datasets/{digits.pk}/imports/", {"archive": upload("a.zip", archive)},
+                           format="multipart")
+    settings.SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES = 300
+    monkeypatch.setattr(services, "SYNC_IMPORT_MAX_BYTES", 100)  # or more bytes than this, unpacked
+    by_size = client.post(f"/api/v1/datasets/{digits.pk}/imports/", {"archive": upload("b.zip", archive)},
+                          format="multipart")
+    for response in (by_count, by_size):
+        assert response.status_code == 202, response.json()
+        body = response.json()
+        assert (body["status"], body["files"], body["imported"]) == ("queued", 4, 0)
+        assert Job.objects.get(pk=body["job"]).kind == "datasets.import"
+    assert not Sample.objects.filter(dataset=digits).exists()
