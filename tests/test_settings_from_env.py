@@ -34,6 +34,10 @@ def manage(*args: str, tmp_path: Path, **env: str) -> subprocess.CompletedProces
         ("SAMPAN_SECURE_COOKIES", "maybe", "expected true/false"),
         ("SAMPAN_JOB_STALE_SECONDS", "2", "at least 3"),
         ("SAMPAN_LOG_LEVEL", "LOUD", "expected one of"),
+        ("SAMPAN_STORAGE_URL", "ftp://files/blobs", "unsupported scheme"),
+        ("SAMPAN_STORAGE_URL", "s3:///prefix", "no bucket"),
+        ("SAMPAN_STORAGE_URL", "s3://bucket?endpoint_url=minio:9000", "endpoint_url must be an http(s) URL"),
+        ("SAMPAN_STORAGE_URL", "s3://bucket?colour=blue", "unknown option"),
     ],
 )
 def test_malformed_variable_stops_startup_naming_it(variable, value, says, tmp_path):

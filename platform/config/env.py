@@ -49,6 +49,10 @@ ENV_VARS: dict[str, EnvVar] = {
         EnvVar("SAMPAN_JOB_STALE_SECONDS", "a running job silent this long is reaped (default 60)"),
         EnvVar("SAMPAN_JOB_MAX_ATTEMPTS", "attempts before a job whose worker keeps dying is failed (default 3)"),
         EnvVar("SAMPAN_REAPER_INTERVAL_SECONDS", "how often the reaper looks for stale jobs (default 15)"),
+        EnvVar("SAMPAN_STORAGE_URL", "blob storage: unset for files under SAMPAN_HOME/blobs, or "
+               "s3://bucket/prefix?endpoint_url=https://minio:9000&region=us-east-1 for S3-compatible storage"),
+        EnvVar("SAMPAN_STORAGE_ACCESS_KEY", "S3 access key (else boto3's usual sources: AWS_ACCESS_KEY_ID, roles)"),
+        EnvVar("SAMPAN_STORAGE_SECRET_KEY", "S3 secret key (else boto3's usual sources: AWS_SECRET_ACCESS_KEY, roles)"),
         EnvVar("SAMPAN_MAX_REQUEST_BYTES", "largest API request body accepted, file uploads aside (default 10 MiB)"),
         EnvVar("SAMPAN_WEB_THREADS", "request threads of the web process (default 8)"),
         EnvVar("SAMPAN_LOG_LEVEL", "DEBUG, INFO, WARNING or ERROR (default INFO)"),
@@ -65,6 +69,8 @@ ENV_VARS: dict[str, EnvVar] = {
         EnvVar("SAMPAN_DATASET_MAX_IMAGE_BYTES", "largest single image file a dataset accepts (default 64 MiB)"),
         EnvVar("SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES",
                "imports with more files than this run as a background job instead of inside the request (default 300)"),
+        EnvVar("SAMPAN_BACKBONE_MAX_UPLOAD_BYTES",
+               "largest backbone state_dict file (transfer learning weights) one upload accepts (default 512 MiB)"),
     ]
 }
 
@@ -214,3 +220,45 @@ def _redact(url: str) -> str:
     if parts.password:
         return url.replace(f":{parts.password}@", ":***@")
     return url
+
+
+_S3_OPTIONS = {"endpoint_url", "region", "addressing_style", "signature_version"}
+
+
+def storage_from_url(name: str, default_location: Path) -> dict:
+    """STORAGES['default']: the local filesystem under SAMPAN_HOME, or S3-compatible object storage."""
+    value = _raw(name)
+    if value is None:
+        return {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(default_location)}}
+    parts = urlsplit(value)
+    if parts.scheme != "s3":
+        raise EnvError(name, f"unsupported scheme {parts.scheme!r}; use s3://bucket/prefix?endpoint_url=... or leave it unset")
+    if not parts.hostname:
+        raise EnvError(name, f"no bucket in {value!r}; expected s3://bucket/prefix")
+    query = parse_qs(parts.query)
+    unknown = sorted(set(query) - _S3_OPTIONS)
+    if unknown:
+        raise EnvError(name, f"unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(_S3_OPTIONS))}")
+    options: dict = {"bucket_name": parts.hostname, "location": parts.path.strip("/"), "file_overwrite": True,
+                     "querystring_auth": False, "default_acl": None}
+    if "endpoint_url" in query:
+        endpoint = query["endpoint_url"][-1]
+        if urlsplit(endpoint).scheme not in {"http", "https"} or not urlsplit(endpoint).hostname:
+            raise EnvError(name, f"endpoint_url must be an http(s) URL, got {endpoint!r}")
+        options["endpoint_url"] = endpoint
+    if "region" in query:
+        options["region_name"] = query["region"][-1]
+    if "addressing_style" in query:
+        style = query["addressing_style"][-1]
+        if style not in {"path", "virtual", "auto"}:
+            raise EnvError(name, f"addressing_style must be path, virtual or auto, got {style!r}")
+        options["addressing_style"] = style
+    if "signature_version" in query:
+        options["signature_version"] = query["signature_version"][-1]
+    access, secret = env_str("SAMPAN_STORAGE_ACCESS_KEY"), env_str("SAMPAN_STORAGE_SECRET_KEY")
+    if (access is None) != (secret is None):
+        raise EnvError("SAMPAN_STORAGE_SECRET_KEY" if secret is None else "SAMPAN_STORAGE_ACCESS_KEY",
+                       "set both SAMPAN_STORAGE_ACCESS_KEY and SAMPAN_STORAGE_SECRET_KEY, or neither")
+    if access is not None:
+        options.update(access_key=access, secret_key=secret)
+    return {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": options}

@@ -14,6 +14,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from jobs.api.views import JobKindListView, JobViewSet, WorkerNodeListView
 from rest_framework.routers import DefaultRouter
 from training.api.views import (
+    BackboneViewSet,
     ModelVersionViewSet,
     TemplateDetailView,
     TemplateListView,
@@ -37,6 +38,7 @@ router.register(r"datasets/(?P<dataset_id>\d+)/samples", SampleViewSet, basename
 router.register(r"datasets/(?P<dataset_id>\d+)/imports", ImportBatchViewSet, basename="dataset-import")
 router.register(r"datasets/(?P<dataset_id>\d+)/versions", DatasetVersionViewSet, basename="dataset-version")
 router.register("model-versions", ModelVersionViewSet, basename="model-version")
+router.register("backbones", BackboneViewSet, basename="backbone")
 
 api_v1 = [
     path("auth/csrf/", CsrfView.as_view(), name="auth-csrf"),

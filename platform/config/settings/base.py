@@ -13,6 +13,7 @@ from config.env import (
     env_list,
     env_str,
     sampan_home,
+    storage_from_url,
 )
 
 PLATFORM_DIR = Path(__file__).resolve().parents[2]
@@ -99,7 +100,7 @@ STATIC_ROOT.mkdir(exist_ok=True)
 WHITENOISE_ROOT = FRONTEND_DIST if FRONTEND_DIST.is_dir() else None
 WHITENOISE_INDEX_FILE = False
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(SAMPAN_HOME / "blobs")}},
+    "default": storage_from_url("SAMPAN_STORAGE_URL", SAMPAN_HOME / "blobs"),
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
@@ -116,6 +117,11 @@ SAMPAN_DATASET_MAX_COMPRESSION_RATIO = env_int("SAMPAN_DATASET_MAX_COMPRESSION_R
 SAMPAN_DATASET_MAX_IMAGE_PIXELS = env_int("SAMPAN_DATASET_MAX_IMAGE_PIXELS", 50_000_000, minimum=1)
 SAMPAN_DATASET_MAX_IMAGE_BYTES = env_int("SAMPAN_DATASET_MAX_IMAGE_BYTES", 64 * 1024**2, minimum=1024)
 SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES = env_int("SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES", 300, minimum=0)
+
+# --- training: uploaded backbone state_dicts (transfer learning) --------------------------------
+# ResNet-18 is about 45 MB; the limit leaves room for bigger checkpoints that wrap a state_dict.
+SAMPAN_BACKBONE_MAX_UPLOAD_BYTES = env_int("SAMPAN_BACKBONE_MAX_UPLOAD_BYTES", 512 * 1024**2, minimum=1024)
+SAMPAN_MAX_UPLOAD_REQUEST_BYTES = max(SAMPAN_MAX_UPLOAD_REQUEST_BYTES, SAMPAN_BACKBONE_MAX_UPLOAD_BYTES + 1024 * 1024)
 
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
