@@ -40,6 +40,7 @@ def test_a_pickled_object_is_refused_and_never_executed(tmp_path):
     (b"\x00garbage", "not a readable PyTorch state_dict file$"),
     (b"PK\x03\x04 truncated", r"not a readable PyTorch state_dict file \(PytorchStreamReader failed reading zip"),
     (b"hello world", "not a readable PyTorch state_dict file"),
+    (b"these are not the weights you are looking for", r"not a readable PyTorch state_dict file \(pop from empty"),
 ])
 def test_files_that_are_not_state_dicts_are_refused(tmp_path, content, message):
     path = tmp_path / "backbone.pt"

@@ -152,7 +152,7 @@ def read_state_dict(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
             raise BackboneError(f"{os.fspath(path)}: not a readable PyTorch state_dict file") from None
         raise BackboneError(f"{os.fspath(path)}: refused: it holds a pickled {found.group(1)} object; backbones "
                             "are read with weights_only=True and may contain only tensors") from None
-    except (RuntimeError, EOFError, OSError, ValueError, KeyError) as exc:
+    except Exception as exc:  # arbitrary bytes make the weights-only unpickler fail in many ways (IndexError, ...)
         reason = str(exc).split(". ")[0]
         raise BackboneError(f"{os.fspath(path)}: not a readable PyTorch state_dict file ({reason})") from None
     if isinstance(loaded, Mapping):
