@@ -74,6 +74,7 @@ OBJECT_ROUTES = {
     "model-version-detail": lambda t: {"pk": model_version(t).pk},
     "model-version-evaluation": lambda t: {"pk": model_version(t).pk},
     "model-version-onnx": lambda t: {"pk": model_version(t).pk},
+    "backbone-detail": lambda t: {"pk": backbone(t).pk},
 }
 STAFF_ROUTES = {"user-list", "user-detail"}
 # Routes without ids: what a viewer of workspace A may not create there (None: personal or open routes).
@@ -82,9 +83,10 @@ CREATE_IN_A = {
     "job-list": lambda t: {"workspace": t["ws_a"].pk, "kind": "system.check"},
     "dataset-list": lambda t: {"workspace": t["ws_a"].pk, "project": t["project_a"].pk, "name": "viewer's dataset"},
     "training-jobs": lambda t: {"dataset_version": ds(t)["version"].pk, "preset": "fast"},
+    "backbone-list": lambda t: {"project": t["project_a"].pk, "name": "viewer's backbone"},
 }
 # The field a stranger's create is refused on (their target does not exist for them).
-CREATE_TARGET_FIELD = {"training-jobs": "dataset_version"}
+CREATE_TARGET_FIELD = {"training-jobs": "dataset_version", "backbone-list": "project"}
 # Collection routes that read tenant objects named in the query string.
 QUERY_ROUTES = {"model-version-list", "model-version-compare"}
 PERSONAL_OR_OPEN = {"auth-csrf", "auth-login", "auth-logout", "auth-me", "token-list", "workspace-list",
@@ -107,6 +109,20 @@ def model_version(world: dict):
                     "per_class": [{"class": "0", "precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 2}]},
         )
     return world["model_version"]
+
+
+def backbone(world: dict):
+    """A checked backbone of project A (its file is a placeholder: no route here reads it)."""
+    if "backbone" not in world:
+        from training.models import Backbone
+
+        world["backbone"] = Backbone.objects.create(
+            workspace=world["ws_a"], project=world["project_a"], name="ResNet-18", filename="resnet18.pt",
+            blob_key="backbones/00/placeholder.pt", sha256="0" * 64, size_bytes=1, status="valid",
+            summary={"architecture": "resnet18", "fits": ["resnet18"], "tensors": 122, "parameters": 11689512,
+                     "head_classes": 1000, "dtypes": ["float32", "int64"]})
+    return world["backbone"]
+
 
 ROUTES = api_routes()
 

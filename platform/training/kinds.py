@@ -1,4 +1,5 @@
-"""The training job kind: runs a template's trainer, exports ONNX, evaluates, records a model version."""
+"""The training job kinds: a training run (a template's trainer, the ONNX export, the evaluation, a
+model version) and the check of an uploaded backbone."""
 
 from __future__ import annotations
 
@@ -11,6 +12,11 @@ class TrainingRunParams(serializers.Serializer):
     template = serializers.CharField()
     preset = serializers.CharField()
     params = serializers.DictField()
+    backbone = serializers.IntegerField(required=False, help_text="The backbone to initialise the model from.")
+
+
+class BackboneCheckParams(serializers.Serializer):
+    backbone = serializers.IntegerField(help_text="The backbone whose file to check.")
 
 
 TRAINING_RUN = register(
@@ -22,5 +28,18 @@ TRAINING_RUN = register(
         params_serializer=TrainingRunParams,
         prefers_gpu=True,
         start_endpoint="/api/v1/training-jobs/",
+    )
+)
+
+BACKBONE_CHECK = register(
+    JobKind(
+        name="training.check_backbone",
+        title="Backbone check",
+        description="Reads an uploaded backbone with weights_only=True and records it as valid (with the model "
+                    "it fits) or invalid (with the reason).",
+        task_name="training.check_backbone",
+        params_serializer=BackboneCheckParams,
+        prefers_gpu=False,
+        start_endpoint="/api/v1/backbones/",
     )
 )

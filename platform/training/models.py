@@ -24,6 +24,9 @@ class ModelVersion(models.Model):
     checkpoint_key = models.CharField(max_length=300, blank=True)
     onnx_key = models.CharField(max_length=300, blank=True)
     onnx_sha256 = models.CharField(max_length=64, blank=True)
+    backbone = models.JSONField(null=True, blank=True, help_text="The uploaded backbone the run started from "
+                                "({id, name, sha256, tensors}); null when trained from scratch. Kept when the "
+                                "backbone is deleted.")
     metrics = models.JSONField(default=dict, help_text="Headline test metrics and the training summary.")
     evaluation = models.JSONField(default=dict, help_text="The full evaluation report on the test split.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
@@ -36,6 +39,50 @@ class ModelVersion(models.Model):
     @property
     def name(self) -> str:
         return f"V{self.number}"
+
+    def __str__(self) -> str:
+        return f"{self.project_id}:{self.name}"
+
+
+class BackboneStatus(models.TextChoices):
+    PENDING = "pending", "Being checked"
+    VALID = "valid", "Valid"
+    INVALID = "invalid", "Invalid"
+
+
+class Backbone(models.Model):
+    """A state_dict a user uploaded to initialise training runs from (transfer learning).
+
+    The web process never unpickles it: a ``training.check_backbone`` job on a worker reads it with
+    ``weights_only=True`` and records ``valid`` with a summary, or ``invalid`` with the reason.
+    The file is stored content-addressed (``backbones/<sha256>.pt``), shared by equal uploads.
+    """
+
+    workspace = models.ForeignKey("workspaces.Workspace", on_delete=models.CASCADE, related_name="backbones")
+    project = models.ForeignKey("workspaces.Project", on_delete=models.CASCADE, related_name="backbones")
+    name = models.CharField(max_length=200)
+    filename = models.CharField(max_length=255, blank=True, help_text="The uploaded file's name.")
+    blob_key = models.CharField(max_length=300)
+    sha256 = models.CharField(max_length=64, db_index=True)
+    size_bytes = models.PositiveBigIntegerField()
+    status = models.CharField(max_length=16, choices=BackboneStatus.choices, default=BackboneStatus.PENDING)
+    error = models.TextField(blank=True, help_text="Why the file was refused (status invalid).")
+    summary = models.JSONField(default=dict, blank=True,
+                               help_text="For a valid file: architecture (the model it fits, or null), fits, "
+                                         "tensors, parameters, head_classes, dtypes.")
+    job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                            help_text="The job that checks the file.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    checked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["project", "name"], name="backbone_name_unique")]
+
+    @property
+    def summary_or_none(self) -> dict | None:
+        return self.summary if self.status == BackboneStatus.VALID else None
 
     def __str__(self) -> str:
         return f"{self.project_id}:{self.name}"

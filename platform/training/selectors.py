@@ -3,11 +3,15 @@ from __future__ import annotations
 from django.db.models import QuerySet
 from workspaces.selectors import scoped_to_member
 
-from training.models import ModelVersion
+from training.models import Backbone, ModelVersion
 
 
 def model_versions_for(*, user) -> QuerySet[ModelVersion]:
     return scoped_to_member(ModelVersion.objects.select_related("dataset_version", "created_by"), user=user)
+
+
+def backbones_for(*, user) -> QuerySet[Backbone]:
+    return scoped_to_member(Backbone.objects.select_related("created_by"), user=user)
 
 
 def model_versions_compared(a: ModelVersion, b: ModelVersion) -> dict:

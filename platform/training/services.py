@@ -1,23 +1,27 @@
-"""Writes for training: starting a training job and recording the model version it produces."""
+"""Writes for training: uploaded backbones and their checks, starting a training job, and recording
+the model version it produces."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 from importlib import metadata
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from datasets.models import DatasetVersion
 from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import default_storage
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
-from jobs.models import Job
+from django.utils import timezone
+from jobs.models import Job, JobStatus
 from jobs.services import job_create
+from rest_framework import exceptions, status
 from rest_framework.exceptions import ValidationError
 
-from training.models import ModelVersion
+from training.models import Backbone, BackboneStatus, ModelVersion
 from workers.templates import TemplateParamError, registry
 
 
@@ -44,10 +48,157 @@ def template_named(name: str):
         raise ValidationError({"template": [str(exc)]}) from None
 
 
+class BackboneTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "upload_too_large"
+
+    def __init__(self, message: str, **details) -> None:
+        super().__init__(message)
+        self.detail = {"file": [message], **details}  # type: ignore[assignment] - plain JSON, numbers kept
+
+
+class BackboneConflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "backbone_in_use"
+
+
+class BackboneUnavailable(Exception):
+    """The stored file is missing or no longer matches its sha256."""
+
+
+def backbone_blob_key(sha256: str) -> str:
+    return f"backbones/{sha256[:2]}/{sha256}.pt"
+
+
+def _sha256_of(fileobj) -> str:
+    digest = hashlib.sha256()
+    fileobj.seek(0)
+    for chunk in iter(lambda: fileobj.read(1 << 20), b""):
+        digest.update(chunk)
+    fileobj.seek(0)
+    return digest.hexdigest()
+
+
+def backbone_create(*, user, project, upload, name: str = "") -> Backbone:
+    """Store an uploaded state_dict file (content-addressed) and queue the job that checks it.
+
+    The web process never reads the file's contents beyond hashing them: the
+    ``training.check_backbone`` job on a worker decides valid or invalid.
+
+    e.g. ``backbone_create(user=u, project=p, upload=request.FILES["file"], name="ResNet-18 ImageNet")``
+    """
+    limit = settings.SAMPAN_BACKBONE_MAX_UPLOAD_BYTES
+    if upload.size > limit:
+        raise BackboneTooLarge(f"The file {upload.name!r} is {upload.size:,} bytes; a backbone may be at most "
+                               f"{limit:,} bytes (SAMPAN_BACKBONE_MAX_UPLOAD_BYTES).",
+                               size_bytes=upload.size, limit_bytes=limit)
+    if upload.size == 0:
+        raise ValidationError({"file": [f"The file {upload.name!r} is empty."]})
+    filename = PurePosixPath(upload.name or "backbone.pt").name[-255:]
+    name = (name or "").strip() or PurePosixPath(filename).stem or "backbone"
+    if Backbone.objects.filter(project=project, name=name).exists():
+        raise ValidationError({"name": [f"This project already has a backbone named {name!r}."]})
+    sha256 = _sha256_of(upload)
+    same = Backbone.objects.filter(project=project, sha256=sha256).first()
+    if same is not None:
+        raise ValidationError({"file": [f"This file is already uploaded to the project as {same.name!r}."]})
+    key = backbone_blob_key(sha256)
+    if not default_storage.exists(key):
+        saved = default_storage.save(key, File(upload, name=filename))
+        if saved != key:  # a concurrent upload stored the same content first
+            default_storage.delete(saved)
+    try:
+        with transaction.atomic():
+            backbone = Backbone.objects.create(
+                workspace_id=project.workspace_id, project=project, name=name, filename=filename, blob_key=key,
+                sha256=sha256, size_bytes=upload.size, created_by=user if user.is_authenticated else None)
+            backbone.job = job_create(workspace=project.workspace, project=project, kind="training.check_backbone",
+                                      params={"backbone": backbone.pk}, user=user)
+            backbone.save(update_fields=["job"])
+    except IntegrityError:  # a concurrent upload took the name
+        raise ValidationError({"name": [f"This project already has a backbone named {name!r}."]}) from None
+    return backbone
+
+
+def backbone_fetch(*, backbone: Backbone, dest: Path) -> Path:
+    """Copy the stored file to ``dest`` on this host (storage may be remote), checking its sha256.
+
+    A ``dest`` already holding the right bytes (a retried job) is kept as it is.
+    """
+    if dest.is_file():
+        with dest.open("rb") as existing:
+            if _sha256_of(existing) == backbone.sha256:
+                return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    partial = dest.with_name(dest.name + ".partial")
+    digest = hashlib.sha256()
+    try:
+        with default_storage.open(backbone.blob_key, "rb") as source, partial.open("wb") as out:
+            for chunk in iter(lambda: source.read(1 << 20), b""):
+                digest.update(chunk)
+                out.write(chunk)
+            out.flush()
+            os.fsync(out.fileno())
+    except FileNotFoundError:
+        partial.unlink(missing_ok=True)
+        raise BackboneUnavailable(f"The file of backbone {backbone.name!r} is missing from storage.") from None
+    if digest.hexdigest() != backbone.sha256:
+        partial.unlink(missing_ok=True)
+        raise BackboneUnavailable(f"The stored file of backbone {backbone.name!r} no longer matches its sha256.")
+    os.replace(partial, dest)
+    return dest
+
+
+def backbone_record_check(*, backbone: Backbone, summary: dict[str, Any] | None = None, error: str = "") -> Backbone:
+    """Record the outcome of a backbone's check: valid with ``summary``, or invalid with ``error``."""
+    backbone.status = BackboneStatus.INVALID if error else BackboneStatus.VALID
+    backbone.error = error[:4000]
+    backbone.summary = {} if error else (summary or {})
+    backbone.checked_at = timezone.now()
+    Backbone.objects.filter(pk=backbone.pk).update(status=backbone.status, error=backbone.error,
+                                                   summary=backbone.summary, checked_at=backbone.checked_at)
+    return backbone
+
+
+@transaction.atomic
+def backbone_delete(*, backbone: Backbone) -> None:
+    """Delete a backbone; its file too unless another backbone holds the same content. Refused
+    while a queued or running training job will read it. Model versions keep its name and sha256."""
+    running = list(Job.objects.filter(kind="training.run", params__backbone=backbone.pk,
+                                      status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).values_list("pk", flat=True))
+    if running:
+        jobs = ", ".join(f"#{pk}" for pk in running)
+        raise BackboneConflict(f"Backbone {backbone.name!r} is in use by training job {jobs}; cancel it or wait "
+                               "until it finishes.")
+    key = backbone.blob_key
+    backbone.delete()
+    if not Backbone.objects.filter(blob_key=key).exists():
+        transaction.on_commit(lambda: default_storage.delete(key))
+
+
+def _check_backbone_for_run(*, backbone: Backbone, dataset_version: DatasetVersion, model: str | None) -> None:
+    if backbone.project_id != dataset_version.dataset.project_id:
+        raise ValidationError({"backbone": [f"Backbone {backbone.name!r} belongs to another project; upload it to "
+                                            "the project of this dataset to train with it."]})
+    if backbone.status == BackboneStatus.PENDING:
+        raise ValidationError({"backbone": [f"Backbone {backbone.name!r} is still being checked; start the run "
+                                            "when its status is valid."]})
+    if backbone.status == BackboneStatus.INVALID:
+        raise ValidationError({"backbone": [f"Backbone {backbone.name!r} is invalid: {backbone.error}"]})
+    fits = backbone.summary.get("fits", [])
+    if model is not None and model not in fits:
+        fitting = (f"it fits {', '.join(fits)}" if fits else
+                   "its keys and shapes match none of this template's models")
+        raise ValidationError({"backbone": [f"Backbone {backbone.name!r} does not fit the {model} model of this "
+                                            f"run: {fitting}."]})
+
+
 @transaction.atomic
 def training_job_create(*, user, dataset_version: DatasetVersion, template: str | None = None,
-                        preset: str | None = None, params: dict[str, Any] | None = None) -> Job:
-    """Validate the run's parameters and data, then queue it (on `gpu` when a GPU worker is alive).
+                        preset: str | None = None, params: dict[str, Any] | None = None,
+                        backbone: Backbone | None = None) -> Job:
+    """Validate the run's parameters, data and backbone, then queue it (on `gpu` when a GPU worker
+    is alive). ``backbone``: a valid backbone of the same project to initialise all but the head from.
 
     e.g. ``training_job_create(user=u, dataset_version=v, preset="fast", params={"epochs": 3})``
     """
@@ -62,13 +213,18 @@ def training_job_create(*, user, dataset_version: DatasetVersion, template: str 
     except TemplateParamError as exc:
         field = exc.field if exc.field == "preset" else f"params.{exc.field}"
         raise ValidationError({field: [exc.message]}) from None
+    if backbone is not None:
+        _check_backbone_for_run(backbone=backbone, dataset_version=dataset_version, model=values.get("model"))
     dataset_version_check_trainable(version=dataset_version, min_per_class=chosen.data.min_samples_per_class)
+    job_params: dict[str, Any] = {"dataset_version": dataset_version.pk, "template": chosen.name,
+                                  "preset": values["preset"], "params": values}
+    if backbone is not None:
+        job_params["backbone"] = backbone.pk
     return job_create(
         workspace=dataset_version.dataset.workspace,
         project=dataset_version.dataset.project,
         kind="training.run",
-        params={"dataset_version": dataset_version.pk, "template": chosen.name, "preset": values["preset"],
-                "params": values},
+        params=job_params,
         user=user,
     )
 
@@ -88,8 +244,10 @@ def _store(path: Path, key: str) -> tuple[str, str]:
 
 @transaction.atomic
 def model_version_record(*, job: Job, dataset_version: DatasetVersion, template: str, params: dict[str, Any],
-                         result: dict[str, Any], evaluation: dict[str, Any], checkpoint: Path, onnx: Path) -> ModelVersion:
-    """Record a finished training run as the project's next model version (V1, V2, ...)."""
+                         result: dict[str, Any], evaluation: dict[str, Any], checkpoint: Path, onnx: Path,
+                         backbone: Backbone | None = None) -> ModelVersion:
+    """Record a finished training run as the project's next model version (V1, V2, ...); its
+    lineage names the ``backbone`` the run started from, if any."""
     existing = ModelVersion.objects.filter(job=job).first()
     if existing is not None:  # a retried job that had already recorded its model
         return existing
@@ -104,6 +262,9 @@ def model_version_record(*, job: Job, dataset_version: DatasetVersion, template:
         workspace_id=job.workspace_id, project=project, number=number, dataset_version=dataset_version, job=job,
         template=template, preset=params.get("preset", ""), params=params, code_version=code_version(),
         classes=result.get("classes", []), preprocessing=result.get("preprocessing", {}),
+        backbone=None if backbone is None else {
+            "id": backbone.pk, "name": backbone.name, "sha256": backbone.sha256,
+            "tensors": (result.get("backbone") or {}).get("tensors")},
         checkpoint_key=checkpoint_key, onnx_key=onnx_key, onnx_sha256=onnx_sha,
         metrics={"test": headline, "training": result.get("metrics", {}), "epochs": result.get("epochs"),
                  "best_epoch": result.get("best_epoch"), "runtime": result.get("runtime", {})}, evaluation=evaluation,

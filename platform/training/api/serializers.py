@@ -3,10 +3,12 @@ from __future__ import annotations
 from datasets.models import DatasetVersion
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
+from jobs.api.serializers import MemberProjectField
 from rest_framework import serializers
 from workspaces.selectors import scoped_to_member
 
-from training.models import ModelVersion
+from training import selectors
+from training.models import Backbone, ModelVersion
 
 
 @extend_schema_field(OpenApiTypes.INT)
@@ -16,11 +18,52 @@ class MemberDatasetVersionField(serializers.PrimaryKeyRelatedField):
                                 workspace_field="dataset__workspace")
 
 
+@extend_schema_field(OpenApiTypes.INT)
+class MemberBackboneField(serializers.PrimaryKeyRelatedField):
+    def get_queryset(self):
+        return selectors.backbones_for(user=self.context["request"].user)
+
+
 class TrainingJobCreateSerializer(serializers.Serializer):
     dataset_version = MemberDatasetVersionField()
     template = serializers.CharField(required=False, help_text="Defaults to the dataset's task type.")
     preset = serializers.CharField(required=False, help_text="fast, balanced or accurate; defaults to the template's.")
     params = serializers.DictField(required=False, default=dict, help_text="Advanced settings overriding the preset.")
+    backbone = MemberBackboneField(required=False, allow_null=True,
+                                   help_text="A valid backbone of the dataset's project: transfer learning "
+                                             "initialises all but the classification head from it.")
+
+
+class BackboneSummarySerializer(serializers.Serializer):
+    architecture = serializers.CharField(allow_null=True, help_text="The model the file fits, or null.")
+    fits = serializers.ListField(child=serializers.CharField(), help_text="Every model the file can initialise.")
+    tensors = serializers.IntegerField()
+    parameters = serializers.IntegerField(help_text="Learned values (batch-norm statistics aside).")
+    head_classes = serializers.IntegerField(allow_null=True, help_text="Outputs of the file's own head (fc), "
+                                                                       "which training replaces.")
+    dtypes = serializers.ListField(child=serializers.CharField())
+
+
+class BackboneSerializer(serializers.ModelSerializer):
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    summary = BackboneSummarySerializer(read_only=True, allow_null=True, source="summary_or_none")
+
+    class Meta:
+        model = Backbone
+        fields = ["id", "workspace", "project", "name", "filename", "sha256", "size_bytes", "status", "error",
+                  "summary", "job", "created_by", "created_at", "checked_at"]
+        read_only_fields = fields
+
+
+class BackboneTargetSerializer(serializers.Serializer):
+    project = MemberProjectField(help_text="The project the backbone belongs to.")
+
+
+class BackboneCreateSerializer(BackboneTargetSerializer):
+    file = serializers.FileField(allow_empty_file=True, help_text="A PyTorch state_dict (torch.save(model."
+                                 "state_dict())), or a checkpoint holding one under 'model' or 'state_dict'.")
+    name = serializers.CharField(required=False, allow_blank=True, max_length=200,
+                                 help_text="Defaults to the file's name without its extension.")
 
 
 class TemplateSerializer(serializers.Serializer):
@@ -35,15 +78,24 @@ class TemplateSerializer(serializers.Serializer):
     metrics = serializers.ListField(child=serializers.CharField())
 
 
+class ModelVersionBackboneSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The backbone's id (it may have been deleted since).")
+    name = serializers.CharField()
+    sha256 = serializers.CharField()
+    tensors = serializers.IntegerField(allow_null=True, help_text="Entries copied into the model.")
+
+
 class ModelVersionSerializer(serializers.ModelSerializer):
     name = serializers.CharField(read_only=True)
+    backbone = ModelVersionBackboneSerializer(read_only=True, allow_null=True,
+                                              help_text="The backbone the run started from; null: from scratch.")
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     dataset = serializers.IntegerField(source="dataset_version.dataset_id", read_only=True, allow_null=True)
 
     class Meta:
         model = ModelVersion
         fields = ["id", "name", "number", "workspace", "project", "dataset", "dataset_version", "job", "template",
-                  "preset", "params", "code_version", "classes", "preprocessing", "onnx_sha256", "metrics",
+                  "preset", "params", "backbone", "code_version", "classes", "preprocessing", "onnx_sha256", "metrics",
                   "created_by", "created_at"]
         read_only_fields = fields
 

@@ -5,24 +5,28 @@ from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from jobs.api.serializers import JobSerializer
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 from workspaces.permissions import WorkspaceRolePermission, require_role
 
 from training import selectors, services
 from training.api.serializers import (
+    BackboneCreateSerializer,
+    BackboneSerializer,
+    BackboneTargetSerializer,
     ComparisonSerializer,
     ModelVersionEvaluationSerializer,
     ModelVersionSerializer,
     TemplateSerializer,
     TrainingJobCreateSerializer,
 )
-from training.models import ModelVersion
+from training.models import Backbone, ModelVersion
 from workers.templates import registry
 
 
@@ -51,8 +55,58 @@ class TrainingJobCreateView(APIView):
         version = data["dataset_version"]
         require_role(user=request.user, workspace_id=version.dataset.workspace_id, action="start training")
         job = services.training_job_create(user=request.user, dataset_version=version, template=data.get("template"),
-                                           preset=data.get("preset"), params=data.get("params"))
+                                           preset=data.get("preset"), params=data.get("params"),
+                                           backbone=data.get("backbone"))
         return Response(JobSerializer(job).data, status=status.HTTP_201_CREATED)
+
+
+class BackboneFilter(filters.FilterSet):
+    class Meta:
+        model = Backbone
+        fields = ["workspace", "project", "status"]
+
+
+class BackboneViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin,
+                      viewsets.GenericViewSet):
+    """Uploaded backbone state_dicts for transfer learning, each checked on a worker (valid/invalid)."""
+
+    serializer_class = BackboneSerializer
+    queryset = Backbone.objects.none()
+    permission_classes = [WorkspaceRolePermission]
+    filterset_class = BackboneFilter
+    parser_classes = [MultiPartParser, FormParser, JSONParser]
+
+    def get_queryset(self):
+        return selectors.backbones_for(user=self.request.user)
+
+    @staticmethod
+    def workspace_id_of(obj) -> int:
+        return obj.workspace_id
+
+    @extend_schema(
+        request={"multipart/form-data": BackboneCreateSerializer},
+        responses={201: BackboneSerializer, 413: OpenApiResponse(description="file over the size limit")},
+        summary="Upload a state_dict (status pending until a worker has read it with weights_only=True)",
+    )
+    def create(self, request, *args, **kwargs):
+        # The project first: a viewer is refused (403) before the upload itself is judged.
+        target = BackboneTargetSerializer(data=request.data, context={"request": request})
+        target.is_valid(raise_exception=True)
+        project = target.validated_data["project"]
+        require_role(user=request.user, workspace_id=project.workspace_id, action="upload backbones")
+        body = BackboneCreateSerializer(data=request.data, context={"request": request})
+        body.is_valid(raise_exception=True)
+        backbone = services.backbone_create(user=request.user, project=project, upload=body.validated_data["file"],
+                                            name=body.validated_data.get("name", ""))
+        return Response(BackboneSerializer(backbone).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses={204: None, 409: OpenApiResponse(description="a queued or running training job uses it")},
+                   summary="Delete a backbone (model versions keep its name and sha256 in their lineage)")
+    def destroy(self, request, *args, **kwargs):
+        return super().destroy(request, *args, **kwargs)
+
+    def perform_destroy(self, instance):
+        services.backbone_delete(backbone=instance)
 
 
 class ModelVersionFilter(filters.FilterSet):
