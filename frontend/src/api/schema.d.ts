@@ -72,6 +72,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/backbones/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Uploaded backbone state_dicts for transfer learning, each checked on a worker (valid/invalid). */
+        get: operations["backbones_list"];
+        put?: never;
+        /**
+         * Upload a state_dict (status pending until a worker has read it with weights_only=True)
+         * @description Uploaded backbone state_dicts for transfer learning, each checked on a worker (valid/invalid).
+         */
+        post: operations["backbones_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/backbones/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Uploaded backbone state_dicts for transfer learning, each checked on a worker (valid/invalid). */
+        get: operations["backbones_retrieve"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a backbone (model versions keep its name and sha256 in their lineage)
+         * @description Uploaded backbone state_dicts for transfer learning, each checked on a worker (valid/invalid).
+         */
+        delete: operations["backbones_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/datasets/": {
         parameters: {
             query?: never;
@@ -861,6 +903,58 @@ export interface components {
             /** Format: date-time */
             expires_at?: string | null;
         };
+        Backbone: {
+            readonly id: number;
+            readonly workspace: number;
+            readonly project: number;
+            readonly name: string;
+            /** @description The uploaded file's name. */
+            readonly filename: string;
+            readonly sha256: string;
+            readonly size_bytes: number;
+            readonly status: components["schemas"]["BackboneStatusEnum"];
+            /** @description Why the file was refused (status invalid). */
+            readonly error: string;
+            readonly summary: components["schemas"]["BackboneSummary"] | null;
+            /** @description The job that checks the file. */
+            readonly job: number | null;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly checked_at: string | null;
+        };
+        BackboneCreateRequest: {
+            /** @description The project the backbone belongs to. */
+            project: number;
+            /**
+             * Format: binary
+             * @description A PyTorch state_dict (torch.save(model.state_dict())), or a checkpoint holding one under 'model' or 'state_dict'.
+             */
+            file: string;
+            /** @description Defaults to the file's name without its extension. */
+            name?: string;
+        };
+        /**
+         * @description * `pending` - Being checked
+         *     * `valid` - Valid
+         *     * `invalid` - Invalid
+         * @enum {string}
+         */
+        BackboneStatusEnum: "pending" | "valid" | "invalid";
+        BackboneSummary: {
+            /** @description The model the file fits, or null. */
+            architecture: string | null;
+            /** @description Every model the file can initialise. */
+            fits: string[];
+            tensors: number;
+            /** @description Learned values (batch-norm statistics aside). */
+            parameters: number;
+            /** @description Outputs of the file's own head (fc), which training replaces. */
+            head_classes: number | null;
+            dtypes: string[];
+        };
         BulkLabelItem: {
             /** Format: int64 */
             id: number;
@@ -1241,6 +1335,8 @@ export interface components {
             readonly preset: string;
             /** @description Every parameter the trainer used, after preset and overrides. */
             readonly params: unknown;
+            /** @description The backbone the run started from; null: from scratch. */
+            readonly backbone: components["schemas"]["ModelVersionBackbone"] | null;
             /** @description Sampan version (and git commit when known). */
             readonly code_version: string;
             readonly classes: unknown;
@@ -1253,6 +1349,14 @@ export interface components {
             readonly created_by: string;
             /** Format: date-time */
             readonly created_at: string;
+        };
+        ModelVersionBackbone: {
+            /** @description The backbone's id (it may have been deleted since). */
+            id: number;
+            name: string;
+            sha256: string;
+            /** @description Entries copied into the model. */
+            tensors: number | null;
         };
         ModelVersionEvaluation: {
             id: number;
@@ -1277,6 +1381,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["ApiToken"][];
+        };
+        PaginatedBackboneList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Backbone"][];
         };
         PaginatedDatasetList: {
             /** @example 123 */
@@ -1623,6 +1742,8 @@ export interface components {
             params?: {
                 [key: string]: unknown;
             };
+            /** @description A valid backbone of the dataset's project: transfer learning initialises all but the classification head from it. */
+            backbone?: number | null;
         };
         User: {
             readonly id: number;
@@ -1863,6 +1984,217 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    backbones_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                project?: number;
+                /**
+                 * @description * `pending` - Being checked
+                 *     * `valid` - Valid
+                 *     * `invalid` - Invalid
+                 */
+                status?: "invalid" | "pending" | "valid";
+                workspace?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedBackboneList"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    backbones_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["BackboneCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Backbone"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description file over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    backbones_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this backbone. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Backbone"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    backbones_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this backbone. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description a queued or running training job uses it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
