@@ -41,6 +41,12 @@ def code_version() -> str:
         return version
 
 
+def run_dir_for(job: Job) -> Path:
+    """A training job's working directory, kept across its attempts so a retry resumes from the
+    checkpoints; the creation time keeps it unique if the database is reset under the same SAMPAN_HOME."""
+    return Path(settings.SAMPAN_HOME) / "runs" / f"job-{job.pk}-{job.created_at:%Y%m%d%H%M%S%f}"
+
+
 def template_named(name: str):
     try:
         return registry.get(name)

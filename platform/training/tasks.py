@@ -6,7 +6,6 @@ import tempfile
 from pathlib import Path
 
 from celery import shared_task
-from django.conf import settings
 from jobs.runner import run_job
 
 
@@ -34,9 +33,7 @@ def _train(job, report) -> dict:
     template = registry.get(job.params["template"])
     version = DatasetVersion.objects.select_related("dataset").get(pk=job.params["dataset_version"])
     manifest = dataset_version_manifest(version=version)
-    # One directory per job, kept across its attempts so a retry resumes from the checkpoints;
-    # the creation time keeps it unique even if the database is reset under the same SAMPAN_HOME.
-    run_dir = settings.SAMPAN_HOME / "runs" / f"job-{job.pk}-{job.created_at:%Y%m%d%H%M%S%f}"
+    run_dir = services.run_dir_for(job)
     backbone, backbone_path = _backbone_file(job, run_dir)
     extra = {} if backbone_path is None else {"backbone": backbone_path}
     try:

@@ -122,3 +122,26 @@ def test_worker_killed_mid_training_resumes_from_its_last_checkpoint(live_worker
     assert job.result["resumed_from"] is not None and job.result["resumed_from"]["epoch"] >= 2
     assert job.result["metrics"]["epochs"] == 6
     assert validated_epochs() == set(range(1, 7))
+
+
+def test_cancel_stops_training_within_seconds_and_keeps_the_last_checkpoint(live_worker, tenants, api_client):
+    import time
+
+    client = api_client(tenants["alice"])
+    version = digits_version(tenants, api_client, per_class=30)
+    started = client.post("/api/v1/training-jobs/", {"dataset_version": version["id"], "preset": "balanced",
+                                                     "params": {"epochs": 40}}, format="json")
+    job_id = started.json()["id"]
+    wait_for(lambda: JobEvent.objects.filter(job_id=job_id, type="progress", data__has_key="val_acc").exists(),
+             timeout=300, interval=0.2, what="a finished epoch")
+    asked = time.monotonic()
+    assert client.post(f"/api/v1/jobs/{job_id}/cancel/").status_code == 200
+    job = wait_for(lambda: (j := Job.objects.get(pk=job_id)).status != "running" and j, timeout=30, interval=0.2,
+                   what="the training to stop")
+    assert job.status == "cancelled", (job.status, job.error)
+    assert time.monotonic() - asked < 15
+    from training.services import run_dir_for
+
+    checkpoints = list((run_dir_for(job) / "checkpoints").glob("*"))
+    assert checkpoints, "the cancelled run keeps its checkpoint for a later resume"
+    assert not client.get(f"/api/v1/model-versions/?project={tenants['project_a'].pk}").json()["count"]
