@@ -88,6 +88,7 @@ export function DatasetRoute() {
         <Tabs.Panel value="train" pt="md">
           <TrainingForm
             taskType={dataset.task_type}
+            projectId={dataset.project}
             versions={versions.data ?? []}
             disabled={!canEdit}
             onStarted={(job) => navigate(`/jobs/${job.id}`)}

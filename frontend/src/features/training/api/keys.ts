@@ -7,4 +7,6 @@ export const trainingKeys = {
   evaluation: (id: number) => [...trainingKeys.modelVersions, 'detail', id, 'evaluation'] as const,
   comparison: (a: number, b: number) => [...trainingKeys.modelVersions, 'compare', a, b] as const,
   datasetVersion: (datasetId: number, id: number) => ['datasets', 'detail', datasetId, 'versions', id] as const,
+  backbones: ['backbones'] as const,
+  backboneList: (projectId: number) => [...trainingKeys.backbones, 'list', { project: projectId }] as const,
 };

@@ -79,10 +79,25 @@ describe('EvaluationReport', () => {
     expect(screen.getByTestId('eval-class-2')).toHaveTextContent('50.0%');
     expect(screen.getByTestId('model-onnx-download')).toHaveAttribute('href', '/api/v1/model-versions/9/onnx/');
     expect(screen.getByTestId('model-lineage-template')).toHaveTextContent('image_classification · fast');
+    expect(screen.getByTestId('model-lineage-backbone')).toHaveTextContent('none (trained from scratch)');
     await waitFor(() => expect(screen.getByTestId('model-lineage-dataset-version')).toHaveTextContent('V2'));
     const mistake = screen.getByTestId('mistake-301');
     expect(mistake).toHaveTextContent('fox → dog (93%)');
     expect(within(mistake).getByRole('img')).toHaveAttribute('src', '/api/v1/datasets/3/samples/301/thumbnail/');
+  });
+
+  it('names the pretrained weights a version started from in its lineage', async () => {
+    const sha256 = 'ab12cd34ef56'.padEnd(64, '0');
+    fakeApi({
+      'GET /api/v1/model-versions/9/': json({ ...VERSION, backbone: { id: 5, name: 'resnet18-imagenet', sha256, tensors: 120 } }),
+      'GET /api/v1/model-versions/9/evaluation/': json({ id: 9, name: 'V1', evaluation: EVALUATION }),
+      'GET /api/v1/model-versions/': json(page([VERSION])),
+      'GET /api/v1/datasets/3/versions/8/': json({ id: 8, name: 'V2' }),
+    });
+    renderWithApp(<EvaluationReport modelVersionId={9} onFixLabels={vi.fn()} onCompare={vi.fn()} />);
+    const backbone = await screen.findByTestId('model-lineage-backbone');
+    await waitFor(() => expect(backbone).toHaveTextContent('resnet18-imagenet ab12cd34ef56 · 120 tensors loaded'));
+    expect(backbone).toHaveAttribute('title', `sha256 ${sha256}`);
   });
 
   it('opens the test images behind a confusion-matrix cell and hands them to the labeler', async () => {

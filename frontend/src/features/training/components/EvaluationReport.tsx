@@ -49,7 +49,7 @@ function Lineage({ version }: { version: ModelVersion }) {
       <Title order={5} mb="xs">
         Lineage
       </Title>
-      <SimpleGrid cols={{ base: 2, md: 4 }} spacing="sm">
+      <SimpleGrid cols={{ base: 2, md: 5 }} spacing="sm">
         <Stack gap={0}>
           <Text size="xs" c="dimmed">
             Dataset version
@@ -69,6 +69,21 @@ function Lineage({ version }: { version: ModelVersion }) {
           <Text size="sm" data-testid="model-lineage-template">
             {version.template} · {version.preset || '—'}
           </Text>
+        </Stack>
+        <Stack gap={0}>
+          <Text size="xs" c="dimmed">
+            Pretrained weights
+          </Text>
+          {version.backbone ? (
+            <Text size="sm" data-testid="model-lineage-backbone" title={`sha256 ${version.backbone.sha256}`}>
+              {version.backbone.name} <Code fz="xs">{version.backbone.sha256.slice(0, 12)}</Code>
+              {version.backbone.tensors !== null ? ` · ${version.backbone.tensors} tensors loaded` : ''}
+            </Text>
+          ) : (
+            <Text size="sm" data-testid="model-lineage-backbone">
+              none (trained from scratch)
+            </Text>
+          )}
         </Stack>
         <Stack gap={0}>
           <Text size="xs" c="dimmed">

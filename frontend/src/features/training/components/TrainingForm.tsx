@@ -3,10 +3,12 @@ import { useMemo, useState } from 'react';
 import { ApiError } from '@/api/client';
 import type { components } from '@/api/schema';
 import { errorMessage } from '@/lib/notifications';
+import { backboneFits, formatCount, type Backbone } from '../api/backbones';
 import { readParams, readPresets } from '../api/templates';
 import type { Job } from '../api/trainingJobs';
-import { useStartTraining, useTemplates } from '../hooks/useTraining';
+import { useBackbones, useStartTraining, useTemplates } from '../hooks/useTraining';
 import { AdvancedSettings, type Overrides } from './AdvancedSettings';
+import { BackbonesPanel } from './BackbonesPanel';
 
 type DatasetVersion = components['schemas']['DatasetVersion'];
 
@@ -21,21 +23,31 @@ export function splitTrainingErrors(error: unknown): { params: Record<string, st
     if (key.startsWith('params.')) params[key.slice('params.'.length)] = message;
     else fields[key] = message;
   }
-  const known = Object.keys(params).length > 0 || 'preset' in fields || 'dataset_version' in fields;
+  const known = Object.keys(params).length > 0 || 'preset' in fields || 'dataset_version' in fields || 'backbone' in fields;
   return { params, fields, other: known ? null : errorMessage(error) };
 }
 
+const NO_BACKBONE = 'none';
+
+function backboneLabel(backbone: Backbone): string {
+  const summary = backbone.summary;
+  return summary ? `${backbone.name} · ${summary.architecture ?? 'unrecognised'} · ${formatCount(summary.parameters)} parameters` : backbone.name;
+}
+
 /**
- * Start a training run: a dataset version, a preset card, and advanced settings generated from
+ * Start a training run: a dataset version, a preset card, optional pretrained weights (a valid
+ * backbone of the project, uploaded and checked right here), and advanced settings generated from
  * the template's parameters. The server's validation messages show on the fields they concern.
  */
 export function TrainingForm({
   taskType,
+  projectId,
   versions,
   disabled = false,
   onStarted,
 }: {
   taskType: string;
+  projectId: number;
   versions: DatasetVersion[];
   disabled?: boolean;
   onStarted: (job: Job) => void;
@@ -48,6 +60,11 @@ export function TrainingForm({
   const [presetName, setPresetName] = useState<string | null>(null);
   const [overrides, setOverrides] = useState<Overrides>({});
   const [advancedOpen, setAdvancedOpen] = useState<string | null>(null);
+  const [weightsOpen, setWeightsOpen] = useState<string | null>(null);
+  const [backboneId, setBackboneId] = useState<number | null>(null);
+  // An upload from this form is chosen once its check finds it valid (unless another was picked).
+  const [awaitingId, setAwaitingId] = useState<number | null>(null);
+  const backbones = useBackbones(projectId);
   const start = useStartTraining();
 
   if (isPending) return <Skeleton h={240} />;
@@ -58,18 +75,27 @@ export function TrainingForm({
   const chosenPreset = presetName ?? template.default_preset;
   const preset = presets.find((item) => item.name === chosenPreset);
   const errors = splitTrainingErrors(start.error);
+  const validBackbones = (backbones.data?.results ?? []).filter((backbone) => backbone.status === 'valid');
+  const chosenBackbone =
+    validBackbones.find((backbone) => backbone.id === backboneId) ??
+    (backboneId === null ? validBackbones.find((backbone) => backbone.id === awaitingId) : undefined) ??
+    null;
+  const modelDefault = params.find((param) => param.name === 'model')?.default;
+  const rawModel = overrides.model ?? preset?.values.model ?? modelDefault;
+  const model = typeof rawModel === 'string' ? rawModel : null;
+  const misfit = chosenBackbone !== null && model !== null && !backboneFits(chosenBackbone, model);
 
   const submit = () => {
     if (chosenVersion === null) return;
-    start.mutate(
-      { dataset_version: chosenVersion, template: template.name, preset: chosenPreset, params: overrides },
-      {
-        onSuccess: (job) => onStarted(job),
-        onError: (failure) => {
-          if (Object.keys(splitTrainingErrors(failure).params).length > 0) setAdvancedOpen('advanced');
-        },
+    const body = { dataset_version: chosenVersion, template: template.name, preset: chosenPreset, params: overrides };
+    start.mutate(chosenBackbone ? { ...body, backbone: chosenBackbone.id } : body, {
+      onSuccess: (job) => onStarted(job),
+      onError: (failure) => {
+        const problems = splitTrainingErrors(failure);
+        if (Object.keys(problems.params).length > 0) setAdvancedOpen('advanced');
+        if ('backbone' in problems.fields) setWeightsOpen('weights');
       },
-    );
+    });
   };
 
   return (
@@ -135,6 +161,56 @@ export function TrainingForm({
           </Text>
         )}
       </Stack>
+
+      <Accordion variant="contained" value={weightsOpen} onChange={setWeightsOpen} data-testid="pretrained-weights">
+        <Accordion.Item value="weights">
+          <Accordion.Control data-testid="pretrained-weights-toggle">
+            <Group gap="xs">
+              <Text>Pretrained weights (transfer learning)</Text>
+              {chosenBackbone && (
+                <Badge size="sm" variant="light" data-testid="pretrained-weights-chosen">
+                  {chosenBackbone.name}
+                </Badge>
+              )}
+            </Group>
+          </Accordion.Control>
+          <Accordion.Panel>
+            <Stack>
+              <Select
+                label="Initialise the model from"
+                description="Only backbones whose check found them valid. The classification head always starts fresh."
+                data={[
+                  { value: NO_BACKBONE, label: 'Nothing: train from scratch' },
+                  ...validBackbones.map((backbone) => ({ value: String(backbone.id), label: backboneLabel(backbone) })),
+                ]}
+                value={chosenBackbone ? String(chosenBackbone.id) : NO_BACKBONE}
+                onChange={(value) => {
+                  setBackboneId(value && value !== NO_BACKBONE ? Number(value) : null);
+                  setAwaitingId(null);
+                }}
+                allowDeselect={false}
+                w={420}
+                error={errors.fields.backbone}
+                data-testid="training-backbone-select"
+              />
+              {misfit && chosenBackbone && (
+                <Alert color="yellow" variant="light" data-testid="training-backbone-misfit">
+                  {chosenBackbone.name} fits {chosenBackbone.summary?.fits.join(', ') || 'none of the built-in models'}, but this run
+                  trains {model}. Choose the preset or the Model (advanced settings) that matches.
+                </Alert>
+              )}
+              <BackbonesPanel
+                projectId={projectId}
+                canEdit={!disabled}
+                onUploaded={(backbone) => {
+                  setBackboneId(null);
+                  setAwaitingId(backbone.id);
+                }}
+              />
+            </Stack>
+          </Accordion.Panel>
+        </Accordion.Item>
+      </Accordion>
 
       <Accordion variant="contained" value={advancedOpen} onChange={setAdvancedOpen} data-testid="advanced-settings">
         <Accordion.Item value="advanced">

@@ -1,5 +1,7 @@
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
+import type { UploadProgress } from '@/api/client';
+import { deleteBackbone, listBackbones, uploadBackbone } from '../api/backbones';
 import { mergeEvents } from '../api/curves';
 import { trainingKeys } from '../api/keys';
 import {
@@ -86,5 +88,33 @@ export function useDatasetVersionNames(versions: Pick<ModelVersion, 'dataset' | 
       staleTime: Infinity,
     })),
     combine: (results) => new Map(results.flatMap((result) => (result.data ? [[result.data.id, result.data.name] as const] : []))),
+  });
+}
+
+/** A project's backbones; polled while any is still being checked, so its status updates live. */
+export function useBackbones(projectId: number) {
+  return useQuery({
+    queryKey: trainingKeys.backboneList(projectId),
+    queryFn: () => listBackbones(projectId),
+    enabled: Number.isFinite(projectId),
+    refetchInterval: (query) => (query.state.data?.results.some((backbone) => backbone.status === 'pending') ? LIVE_INTERVAL_MS : false),
+  });
+}
+
+export function useUploadBackbone(projectId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ file, name, onProgress }: { file: File; name: string; onProgress?: (progress: UploadProgress) => void }) =>
+      uploadBackbone({ project: projectId, file, name }, onProgress),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: trainingKeys.backboneList(projectId) }),
+    meta: { handlesOwnErrors: true },
+  });
+}
+
+export function useDeleteBackbone(projectId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: deleteBackbone,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: trainingKeys.backboneList(projectId) }),
   });
 }
