@@ -5,5 +5,5 @@ declaration), ``manifest`` (the training data spec and its checks), ``preprocess
 preprocessing spec and its NumPy implementation), ``predictor`` (ONNX Runtime inference),
 ``metrics``, ``evaluation``, ``onnx_model`` (self-containment check) and ``atomic_files``.
 Torch modules, imported only inside a worker's task body: ``transforms``, ``models``, ``data``,
-``checkpoints``, ``trainer``, ``export``.
+``checkpoints``, ``trainer``, ``export``, ``backbones`` (what an uploaded state_dict holds).
 """
