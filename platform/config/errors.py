@@ -134,20 +134,27 @@ ERROR_SCHEMA = {
 }
 
 
+PAGINATION_PARAMETERS = {"page", "page_size"}  # a bad page is a 404, a bad page_size the default
+
+
 def add_error_responses(result: dict, generator, request, public) -> dict:
-    """drf-spectacular hook: document the shared error body on every operation."""
+    """drf-spectacular hook: document the shared error body on every operation: 401 and 403
+    everywhere, 404 on paths with ids, 400 where a body or a GET's query filters can be invalid,
+    and as the body of any other documented error that names no schema of its own (e.g. a 413)."""
     result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
     ref = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     for path, operations in result.get("paths", {}).items():
         for method, operation in operations.items():
             responses = operation.setdefault("responses", {})
+            for code, response in responses.items():
+                if code.isdigit() and int(code) >= 400 and not response.get("content"):
+                    response.update(ref)
             codes = ["401", "403"]
-            if method in {"post", "put", "patch"}:
+            filters = {p["name"] for p in operation.get("parameters", []) if p["in"] == "query"} - PAGINATION_PARAMETERS
+            if method in {"post", "put", "patch"} or (method == "get" and filters):
                 codes.append("400")
             if "{" in path:
                 codes.append("404")
             for code in codes:
                 responses.setdefault(code, {"description": "Error", **ref})
     return result
-
-

@@ -88,10 +88,12 @@ class SampleList:
 
 
 def sample_list(*, dataset: Dataset, label: int | None = None, unlabeled: bool | None = None,
-                version: int | None = None, split: str | None = None, search: str | None = None) -> SampleList:
+                version: int | None = None, split: str | None = None, search: str | None = None,
+                ids: list[int] | None = None) -> SampleList:
     """Samples of a dataset, filtered, in id order, with the dataset's counts. The filtered count
     is taken from the counts when the filter is by label alone (the common case), so a page costs
-    four queries whatever its size. ``version`` is a dataset version's id; ``split`` needs it."""
+    four queries whatever its size. ``version`` is a dataset version's id; ``split`` needs it;
+    ``ids`` picks samples by id (those not in the dataset are simply not found)."""
     queryset = Sample.objects.filter(dataset=dataset).select_related("label").order_by("id")
     counts = sample_counts(dataset=dataset)
     known: int | None = counts.total
@@ -117,6 +119,9 @@ def sample_list(*, dataset: Dataset, label: int | None = None, unlabeled: bool |
         known = None
     if search:
         queryset = queryset.filter(original_name__icontains=search)
+        known = None
+    if ids is not None:
+        queryset = queryset.filter(pk__in=ids)
         known = None
     return SampleList(queryset=queryset, count=known, counts=counts, version=found_version)
 

@@ -15,6 +15,7 @@ from tests.datasets.factories import (  # noqa: F401 - fixtures
     make_zip,
     upload,
 )
+from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F401 - every answer checked against the schema
 
 pytestmark = pytest.mark.django_db
 

@@ -11,6 +11,7 @@ from django.core.files.storage import default_storage
 from jobs.models import Job, JobEvent, JobStatus
 
 from tests.datasets.factories import folder_layout, make_tar, make_zip, upload
+from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F401 - every answer checked against the schema
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

@@ -1,5 +1,5 @@
-"""The sample list: server-side filters, counts from the database, a query budget that does not
-grow with the page size; images and thumbnails with caching headers; chart statistics."""
+"""The sample list: server-side filters (picked ids among them), counts from the database, a query
+budget that does not grow with the page size; images and thumbnails with caching headers; chart statistics."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from PIL import Image
 
 from tests.datasets.factories import dataset_with_samples, isolated_storage_fixture, upload  # noqa: F401 - fixtures
+from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F401 - every answer checked against the schema
 
 pytestmark = pytest.mark.django_db
 
@@ -75,10 +76,48 @@ def test_split_filter_within_a_version(listed, tenants):
     assert unknown.status_code == 400 and "No version" in unknown.json()["error"]["message"]
 
 
+def test_picked_ids_come_back_in_pages(listed, tenants):
+    client, url, dataset = listed["client"], listed["url"], listed["dataset"]
+    ids = list(Sample.objects.filter(dataset=dataset).order_by("-id").values_list("pk", flat=True)[:12])
+    elsewhere = dataset_with_samples(user=tenants["bob"], project=tenants["project_b"], per_class=1, classes=range(1))
+    foreign = Sample.objects.get(dataset=elsewhere).pk
+    picked = ",".join(map(str, [*ids, foreign, 10**12, ids[0]]))
+    first = client.get(f"{url}?ids={picked}&page_size=5").json()
+    assert first["count"] == 12, "another dataset's sample and an unknown id are not found; a repeat counts once"
+    assert [row["id"] for row in first["results"]] == sorted(ids)[:5]
+    assert first["counts"]["total"] == 27 and "page=2" in first["next"]
+    last = client.get(f"{url}?ids={picked}&page_size=5&page=3").json()
+    assert [row["id"] for row in last["results"]] == sorted(ids)[10:] and last["next"] is None
+    repeated = client.get(url, {"ids": [str(ids[0]), f"{ids[1]},{ids[2]}"]}).json()
+    assert repeated["count"] == 3, "ids=1&ids=2,3 works too"
+    label = listed["labels"]["2"]
+    in_label = Sample.objects.filter(dataset=dataset, label=label).values_list("pk", flat=True)
+    both = client.get(f"{url}?ids={','.join(map(str, ids + list(in_label)))}&label={label.pk}").json()
+    assert sorted(row["id"] for row in both["results"]) == sorted(in_label), "other filters still apply"
+
+
+@pytest.mark.parametrize(("ids", "message"), [
+    ("", "ids: No sample ids: give comma-separated sample ids, e.g. ids=1,2,3."),
+    ("1,x,3", "ids: 'x' is not a sample id: give comma-separated sample ids, e.g. ids=1,2,3."),
+    ("1,-2", "ids: '-2' is not a sample id"),
+    ("0", "ids: '0' is not a sample id"),
+    ("1,,2", "ids: '' is not a sample id"),
+    (str(2**63), f"ids: '{2**63}' is not a sample id"),
+    (",".join(map(str, range(1, 502))), "ids: At most 500 sample ids at once; got 501."),
+])
+def test_bad_ids_answer_400_naming_the_problem(listed, ids, message):
+    response = listed["client"].get(f"{listed['url']}?ids={ids}")
+    assert response.status_code == 400 and response.json()["error"]["code"] == "invalid"
+    assert response.json()["error"]["message"].startswith(message), response.json()
+    assert listed["client"].get(f"{listed['url']}?ids={','.join(map(str, range(1, 501)))}").status_code == 200
+
+
 def test_query_budget_does_not_grow_with_the_page_size(listed, django_assert_max_num_queries):
     client, url = listed["client"], listed["url"]
     label = listed["labels"]["1"].pk
-    for query, budget in (("", 4), (f"label={label}", 4), ("unlabeled=true", 4), ("search=loose", 5)):
+    ids = ",".join(str(pk) for pk in Sample.objects.filter(dataset=listed["dataset"]).values_list("pk", flat=True))
+    for query, budget in (("", 4), (f"label={label}", 4), ("unlabeled=true", 4), ("search=loose", 5),
+                          (f"ids={ids}", 5)):
         counted = []
         for page_size in (2, 25):
             with CaptureQueriesContext(connection) as queries:
@@ -87,6 +126,8 @@ def test_query_budget_does_not_grow_with_the_page_size(listed, django_assert_max
         assert counted[0] == counted[1] <= budget, (query, counted, [q["sql"] for q in queries.captured_queries])
     with django_assert_max_num_queries(4):
         client.get(f"{url}?page_size=500")
+    with django_assert_max_num_queries(5):
+        client.get(f"{url}?page_size=500&ids={ids}")
 
 
 def test_image_and_thumbnail_are_served_with_caching_headers(listed):

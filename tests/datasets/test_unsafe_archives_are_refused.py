@@ -21,6 +21,7 @@ from tests.datasets.factories import (  # noqa: F401 - fixtures
     snapshot,
     upload,
 )
+from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F401 - every answer checked against the schema
 
 pytestmark = pytest.mark.django_db
 

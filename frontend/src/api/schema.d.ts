@@ -201,7 +201,7 @@ export interface paths {
         put: operations["datasets_labels_update"];
         post?: never;
         /**
-         * Delete a label; its samples become unlabeled
+         * Delete a label; its samples become unlabeled (dry_run: only count them)
          * @description Labels of a dataset. Every change says how many samples it touches (``dry_run`` to ask first).
          */
         delete: operations["datasets_labels_destroy"];
@@ -955,11 +955,22 @@ export interface components {
             head_classes: number | null;
             dtypes: string[];
         };
-        BulkLabelItem: {
-            /** Format: int64 */
-            id: number;
-            label_version: number;
+        BulkLabelConflict: {
+            error: components["schemas"]["BulkLabelConflictBody"];
         };
+        BulkLabelConflictBody: {
+            code: components["schemas"]["LabelConflictCodeEnum"];
+            /** @description The sentence to show a person. */
+            message: string;
+            details: components["schemas"]["BulkLabelConflictDetails"];
+        };
+        BulkLabelConflictDetails: {
+            /** @description The message again, as a field error. */
+            items: string[];
+            /** @description The samples that changed since the versions sent, as they are now. */
+            conflicts: components["schemas"]["CurrentLabel"][];
+        };
+        BulkLabelConflictOrDeleted: components["schemas"]["BulkLabelConflict"] | components["schemas"]["LabelDeleted"];
         BulkLabelItemRequest: {
             /** Format: int64 */
             id: number;
@@ -975,8 +986,7 @@ export interface components {
         };
         BulkLabelResult: {
             updated: number;
-            /** @description Each sample's new label_version. */
-            samples: components["schemas"]["BulkLabelItem"][];
+            samples: components["schemas"]["LabeledSample"][];
         };
         Comparison: {
             a: number;
@@ -1004,20 +1014,27 @@ export interface components {
         Csrf: {
             csrf_token: string;
         };
+        /** @description A sample's label as the server holds it now (what a 409 reports). */
+        CurrentLabel: {
+            id: number;
+            label: number | null;
+            label_name: string | null;
+            label_version: number;
+        };
         Dataset: {
             readonly id: number;
             /** @description Defaults to the project's workspace. */
-            workspace?: number;
+            workspace: number;
             project: number;
             name: string;
-            description?: string;
+            description: string;
             /** @default image_classification */
             task_type: components["schemas"]["TaskTypeEnum"];
             readonly sample_count: number;
             readonly labeled_count: number;
             readonly label_count: number;
-            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            readonly created_by: string;
+            /** @description The creator's username; null once that user is deleted. */
+            readonly created_by: string | null;
             /** Format: date-time */
             readonly created_at: string;
         };
@@ -1069,8 +1086,8 @@ export interface components {
             };
             readonly sample_count: number;
             readonly unlabeled_excluded: number;
-            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            readonly created_by: string;
+            /** @description The creator's username; null once that user is deleted. */
+            readonly created_by: string | null;
             /** Format: date-time */
             readonly created_at: string;
         };
@@ -1128,8 +1145,8 @@ export interface components {
             readonly problems: components["schemas"]["ImportProblem"][];
             readonly error_code: string;
             readonly error: string;
-            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            readonly created_by: string;
+            /** @description The creator's username; null once that user is deleted. */
+            readonly created_by: string | null;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -1161,8 +1178,8 @@ export interface components {
             readonly labels_created: string[];
             readonly error_code: string;
             readonly error: string;
-            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            readonly created_by: string;
+            /** @description The creator's username; null once that user is deleted. */
+            readonly created_by: string | null;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -1272,7 +1289,7 @@ export interface components {
             readonly id: number;
             name: string;
             /** @description #rrggbb; picked if empty. */
-            color?: string;
+            color: string;
             /** @description Samples with this label: what a rename, merge or delete changes. */
             readonly sample_count: number;
             /** Format: date-time */
@@ -1286,6 +1303,29 @@ export interface components {
             /** @description Samples whose label changes (or would, on a dry run). */
             affected_samples: number;
             dry_run: boolean;
+        };
+        /**
+         * @description * `label_conflict` - label_conflict
+         * @enum {string}
+         */
+        LabelConflictCodeEnum: "label_conflict";
+        LabelDeleted: {
+            error: components["schemas"]["LabelDeletedBody"];
+        };
+        LabelDeletedBody: {
+            code: components["schemas"]["LabelDeletedCodeEnum"];
+            /** @description The sentence to show a person. */
+            message: string;
+            details: components["schemas"]["LabelDeletedDetails"];
+        };
+        /**
+         * @description * `label_deleted` - label_deleted
+         * @enum {string}
+         */
+        LabelDeletedCodeEnum: "label_deleted";
+        LabelDeletedDetails: {
+            /** @description The message again, as a field error. */
+            label: string[];
         };
         LabelMergeRequest: {
             /**
@@ -1304,6 +1344,12 @@ export interface components {
             /** @description #rrggbb; picked if empty. */
             color?: string;
         };
+        LabeledSample: {
+            id: number;
+            label: number | null;
+            /** @description The sample's new label_version. */
+            label_version: number;
+        };
         LoginRequest: {
             username: string;
             password: string;
@@ -1321,6 +1367,19 @@ export interface components {
         };
         MembershipRequest: {
             role: components["schemas"]["RoleEnum"];
+        };
+        MergeTargetDeleted: {
+            error: components["schemas"]["MergeTargetDeletedBody"];
+        };
+        MergeTargetDeletedBody: {
+            code: components["schemas"]["LabelDeletedCodeEnum"];
+            /** @description The sentence to show a person. */
+            message: string;
+            details: components["schemas"]["MergeTargetDeletedDetails"];
+        };
+        MergeTargetDeletedDetails: {
+            /** @description The message again, as a field error. */
+            into: string[];
         };
         ModelVersion: {
             readonly id: number;
@@ -1532,21 +1591,6 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Project"][];
         };
-        PaginatedSamplePageList: {
-            /** @example 123 */
-            count: number;
-            /**
-             * Format: uri
-             * @example http://api.example.org/accounts/?page=4
-             */
-            next?: string | null;
-            /**
-             * Format: uri
-             * @example http://api.example.org/accounts/?page=2
-             */
-            previous?: string | null;
-            results: components["schemas"]["SamplePage"][];
-        };
         PaginatedUserList: {
             /** @example 123 */
             count: number;
@@ -1604,9 +1648,9 @@ export interface components {
              * Format: int64
              * @description A label id of this dataset, or null to unlabel.
              */
-            label?: number | null;
+            label: number | null;
             /** @description The sample's label_version you last saw; a stale one answers 409 with the current value. */
-            label_version?: number;
+            label_version: number;
         };
         PatchedWorkspaceRequest: {
             name?: string;
@@ -1674,6 +1718,22 @@ export interface components {
             unlabeled: number;
             per_label: components["schemas"]["PerLabelCount"][];
         };
+        SampleLabelConflict: {
+            error: components["schemas"]["SampleLabelConflictBody"];
+        };
+        SampleLabelConflictBody: {
+            code: components["schemas"]["LabelConflictCodeEnum"];
+            /** @description The sentence to show a person. */
+            message: string;
+            details: components["schemas"]["SampleLabelConflictDetails"];
+        };
+        SampleLabelConflictDetails: {
+            /** @description The message again, as a field error. */
+            label_version: string[];
+            /** @description The sample's label now. */
+            current: components["schemas"]["CurrentLabel"];
+        };
+        SampleLabelWriteConflict: components["schemas"]["SampleLabelConflict"] | components["schemas"]["LabelDeleted"];
         SamplePage: {
             /** @description Samples matching the filters. */
             count: number;
@@ -2018,6 +2078,15 @@ export interface operations {
                 };
             };
             /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2090,7 +2159,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
         };
     };
@@ -2194,7 +2265,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
         };
     };
@@ -2222,6 +2295,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaginatedDatasetList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -2414,12 +2496,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description too large */
+            /** @description upload_too_large or request_too_large: over a size limit */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
         };
     };
@@ -2716,12 +2800,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description No response body */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["LabelChange"];
+                };
             };
             /** @description Error */
             401: {
@@ -2876,11 +2961,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description label_deleted: the target label was deleted or merged away meanwhile. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MergeTargetDeleted"];
+                };
+            };
         };
     };
     datasets_samples_list: {
         parameters: {
             query?: {
+                /** @description Only these samples, comma-separated: ids=1,2,3 (at most 500). Ids not in the dataset are left out, so count says how many of them exist. */
+                ids?: number[];
                 /** @description Only samples with this label id. */
                 label?: number;
                 /** @description A page number within the paginated result set. */
@@ -2915,7 +3011,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaginatedSamplePageList"];
+                    "application/json": components["schemas"]["SamplePage"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -3057,7 +3162,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["PatchedSampleLabelWriteRequest"];
             };
@@ -3105,6 +3210,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description label_conflict: the sample changed since label_version (details.current says how it is now); label_deleted: the label was deleted or merged away meanwhile. Nothing was saved. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SampleLabelWriteConflict"];
                 };
             };
         };
@@ -3280,6 +3394,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description label_conflict: some samples changed since the versions sent (details.conflicts); label_deleted: the label was deleted or merged away meanwhile. Nothing was saved. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkLabelConflictOrDeleted"];
                 };
             };
         };
@@ -3694,6 +3817,15 @@ export interface operations {
                 };
             };
             /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3839,6 +3971,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaginatedJobList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -4047,6 +4188,15 @@ export interface operations {
                 };
             };
             /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4098,6 +4248,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaginatedModelVersionList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -4288,6 +4447,15 @@ export interface operations {
                 };
             };
             /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4328,6 +4496,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaginatedProjectList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */

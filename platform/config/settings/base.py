@@ -161,6 +161,8 @@ SPECTACULAR_SETTINGS = {
         "TokenStatusEnum": ["active", "revoked", "expired"],
         "JobEventTypeEnum": "jobs.models.JobEventType",
         "ImportStatusEnum": "datasets.models.ImportStatus",
+        "LabelConflictCodeEnum": ["label_conflict"],
+        "LabelDeletedCodeEnum": ["label_deleted"],
     },
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.errors.add_error_responses"],
 }

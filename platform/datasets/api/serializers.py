@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import re
+
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from jobs.api.serializers import MemberProjectField
 from rest_framework import serializers
 from workspaces.api.serializers import MemberWorkspaceField
@@ -10,13 +12,20 @@ from datasets.models import Dataset, DatasetVersion, ImportBatch, ImportStatus, 
 
 HEX_COLOR = r"^#[0-9a-fA-F]{6}$"
 MAX_ID = 2**63 - 1
+MAX_SAMPLE_IDS = 500
+SAMPLE_ID = re.compile(r"[0-9]{1,19}")
+
+
+def _created_by() -> serializers.SlugRelatedField:
+    return serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True,
+                                        help_text="The creator's username; null once that user is deleted.")
 
 
 class DatasetSerializer(serializers.ModelSerializer):
     workspace = MemberWorkspaceField(required=False, help_text="Defaults to the project's workspace.")
     project = MemberProjectField()
     task_type = serializers.ChoiceField(choices=TaskType.choices, default=TaskType.IMAGE_CLASSIFICATION)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = _created_by()
     sample_count = serializers.IntegerField(read_only=True)
     labeled_count = serializers.IntegerField(read_only=True)
     label_count = serializers.IntegerField(read_only=True)
@@ -112,9 +121,44 @@ class BulkLabelSerializer(serializers.Serializer):
     items = BulkLabelItemSerializer(many=True, allow_empty=False, max_length=5000)
 
 
+class LabeledSampleSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    label = serializers.IntegerField(allow_null=True)
+    label_version = serializers.IntegerField(help_text="The sample's new label_version.")
+
+
 class BulkLabelResultSerializer(serializers.Serializer):
     updated = serializers.IntegerField()
-    samples = BulkLabelItemSerializer(many=True, help_text="Each sample's new label_version.")
+    samples = LabeledSampleSerializer(many=True)
+
+
+class CurrentLabelSerializer(serializers.Serializer):
+    """A sample's label as the server holds it now (what a 409 reports)."""
+
+    id = serializers.IntegerField()
+    label = serializers.IntegerField(allow_null=True)
+    label_name = serializers.CharField(allow_null=True)
+    label_version = serializers.IntegerField()
+
+
+class SampleIdsField(serializers.ListField):
+    """Sample ids from the query string: ``ids=1,2,3`` (a repeated ``ids=1&ids=2`` works too), each
+    value checked here so a 400 names the one that is wrong. The view documents the parameter."""
+
+    def to_internal_value(self, data) -> list[int]:
+        values = data if isinstance(data, list) else [data]
+        parts = [part.strip() for value in values for part in str(value).split(",")]
+        example = "give comma-separated sample ids, e.g. ids=1,2,3"
+        if parts == [""]:
+            raise serializers.ValidationError(f"No sample ids: {example}.")
+        ids: dict[int, None] = {}
+        for part in parts:
+            if not SAMPLE_ID.fullmatch(part) or not 1 <= int(part) <= MAX_ID:
+                raise serializers.ValidationError(f"{part!r} is not a sample id: {example}.")
+            ids[int(part)] = None
+        if len(ids) > MAX_SAMPLE_IDS:
+            raise serializers.ValidationError(f"At most {MAX_SAMPLE_IDS} sample ids at once; got {len(ids)}.")
+        return list(ids)
 
 
 class SampleQuerySerializer(serializers.Serializer):
@@ -125,6 +169,7 @@ class SampleQuerySerializer(serializers.Serializer):
                                        help_text="Only samples in this dataset version (id).")
     split = serializers.ChoiceField(choices=Split.choices, required=False, help_text="With version: only this split.")
     search = serializers.CharField(required=False, max_length=200, help_text="Part of the original file name.")
+    ids = SampleIdsField(required=False)
 
 
 class PerLabelCountSerializer(serializers.Serializer):
@@ -141,6 +186,7 @@ class SampleCountsSerializer(serializers.Serializer):
     per_label = PerLabelCountSerializer(many=True)
 
 
+@extend_schema_serializer(many=False)  # the page itself, which the list answers as one object
 class SamplePageSerializer(serializers.Serializer):
     count = serializers.IntegerField(help_text="Samples matching the filters.")
     next = serializers.URLField(allow_null=True)
@@ -187,7 +233,7 @@ class ImportProblemSerializer(serializers.Serializer):
 
 
 class ImportBatchSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = _created_by()
     status = serializers.SerializerMethodField()
     progress = serializers.SerializerMethodField()
     problems = ImportProblemSerializer(many=True, read_only=True)
@@ -260,7 +306,7 @@ class DatasetVersionCreateSerializer(serializers.Serializer):
 
 class DatasetVersionSerializer(serializers.ModelSerializer):
     name = serializers.CharField(read_only=True, help_text="V1, V2, ...")
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = _created_by()
     classes = serializers.ListField(child=serializers.CharField(), read_only=True,
                                     help_text="Label names; label index i is classes[i].")
     counts = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()), read_only=True,

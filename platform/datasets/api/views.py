@@ -15,7 +15,10 @@ from rest_framework.response import Response
 from workspaces.permissions import WorkspaceRolePermission, require_role
 
 from datasets import selectors, services
+from datasets.api.schema import BULK_LABEL_409, MERGE_409, SAMPLE_LABEL_WRITE_409
 from datasets.api.serializers import (
+    MAX_ID,
+    MAX_SAMPLE_IDS,
     BulkLabelResultSerializer,
     BulkLabelSerializer,
     DatasetSerializer,
@@ -38,6 +41,12 @@ from datasets.models import Dataset, DatasetVersion, ImportBatch, ImportStatus, 
 DATASET_ID = OpenApiParameter("dataset_id", int, OpenApiParameter.PATH)
 DRY_RUN = OpenApiParameter("dry_run", OpenApiTypes.BOOL, required=False,
                            description="Only say how many samples would change; change nothing.")
+SAMPLE_IDS = OpenApiParameter(
+    "ids", {"type": "array", "items": {"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID},
+            "maxItems": MAX_SAMPLE_IDS},
+    style="form", explode=False,
+    description=f"Only these samples, comma-separated: ids=1,2,3 (at most {MAX_SAMPLE_IDS}). Ids not in the "
+                "dataset are left out, so count says how many of them exist.")
 IMMUTABLE = "private, max-age=31536000, immutable"
 
 
@@ -172,15 +181,15 @@ class LabelViewSet(DatasetChildMixin, viewsets.ModelViewSet):
         services.label_update(label=serializer.instance, **serializer.validated_data)
         serializer.instance = self.get_queryset().get(pk=serializer.instance.pk)
 
-    @extend_schema(parameters=[DATASET_ID, DRY_RUN], responses=LabelChangeSerializer,
-                   summary="Delete a label; its samples become unlabeled")
+    @extend_schema(parameters=[DATASET_ID, DRY_RUN], responses={200: LabelChangeSerializer},
+                   summary="Delete a label; its samples become unlabeled (dry_run: only count them)")
     def destroy(self, request, *args, **kwargs):
         label = self.get_object()
         dry_run = _dry_run(request)
         affected = services.label_delete(label=label, dry_run=dry_run)
         return Response({"label": label.pk, "affected_samples": affected, "dry_run": dry_run})
 
-    @extend_schema(request=LabelMergeSerializer, responses=LabelChangeSerializer,
+    @extend_schema(request=LabelMergeSerializer, responses={200: LabelChangeSerializer, 409: MERGE_409},
                    summary="Merge this label into another: its samples move there, it is deleted")
     @action(detail=True, methods=["post"])
     def merge(self, request, *args, **kwargs):
@@ -233,7 +242,7 @@ class SampleViewSet(DatasetChildMixin, mixins.RetrieveModelMixin, mixins.Destroy
     def perform_content_negotiation(self, request, force=False):
         return super().perform_content_negotiation(request, force=True)  # images for <img>, errors JSON
 
-    @extend_schema(parameters=[DATASET_ID, SampleQuerySerializer], responses=SamplePageSerializer,
+    @extend_schema(parameters=[DATASET_ID, SampleQuerySerializer, SAMPLE_IDS], responses={200: SamplePageSerializer},
                    summary="A page of samples with the dataset's counts")
     def list(self, request, *args, **kwargs):
         query = SampleQuerySerializer(data=request.query_params)
@@ -242,7 +251,7 @@ class SampleViewSet(DatasetChildMixin, mixins.RetrieveModelMixin, mixins.Destroy
         page = self.paginator.paginate_sample_list(found, request, self)
         return self.paginator.get_paginated_response(SampleSerializer(page, many=True).data)
 
-    @extend_schema(request=SampleLabelWriteSerializer, responses=SampleSerializer,
+    @extend_schema(request=SampleLabelWriteSerializer, responses={200: SampleSerializer, 409: SAMPLE_LABEL_WRITE_409},
                    summary="Set a sample's label (409 if it changed since label_version)")
     def partial_update(self, request, *args, **kwargs):
         sample = self.get_object()
@@ -255,7 +264,7 @@ class SampleViewSet(DatasetChildMixin, mixins.RetrieveModelMixin, mixins.Destroy
     def perform_destroy(self, instance):
         services.sample_delete(sample=instance)
 
-    @extend_schema(request=BulkLabelSerializer, responses=BulkLabelResultSerializer,
+    @extend_schema(request=BulkLabelSerializer, responses={200: BulkLabelResultSerializer, 409: BULK_LABEL_409},
                    summary="Label many samples at once: all or nothing, 409 listing the ones changed meanwhile")
     @action(detail=False, methods=["post"], url_path="bulk-label")
     def bulk_label(self, request, *args, **kwargs):
@@ -301,7 +310,8 @@ class ImportBatchViewSet(DatasetChildMixin, mixins.ListModelMixin, mixins.Retrie
 
     @extend_schema(
         request={"multipart/form-data": ImportCreateSerializer},
-        responses={201: ImportBatchSerializer, 202: ImportBatchSerializer, 413: OpenApiResponse(description="too large")},
+        responses={201: ImportBatchSerializer, 202: ImportBatchSerializer,
+                   413: OpenApiResponse(description="upload_too_large or request_too_large: over a size limit")},
         summary="Import an archive or image files (201 done; 202 running as a background job)",
     )
     def create(self, request, *args, **kwargs):
