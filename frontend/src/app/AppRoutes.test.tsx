@@ -1,7 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { ADMIN, apiError, fakeApi, json, page } from '@/test/fakeApi';
+import { ADMIN, apiError, fakeApi, json, page, type RecordedCall } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { AppRoutes } from './AppRoutes';
 
@@ -94,8 +94,17 @@ describe('routing and session handling', () => {
       'GET /api/v1/datasets/3/': json({ id: 3, workspace: 7, project: 4, name: 'photos', description: '', task_type: 'image_classification', sample_count: 10, labeled_count: 4, label_count: 2, created_by: 'alice', created_at: '2026-01-02T03:04:05Z' }),
       'GET /api/v1/datasets/3/versions/': json(page([])),
       'GET /api/v1/datasets/3/labels/': json(page([])),
-      'GET /api/v1/datasets/3/samples/': json({ count: 0, next: null, previous: null, counts: { total: 10, labeled: 4, unlabeled: 6, per_label: [] }, results: [] }),
-      'GET /api/v1/datasets/3/samples/5/': json({ id: 5, original_name: 'five.png', label: null, label_name: null, label_version: 0, width: 8, height: 8, format: 'PNG', size_bytes: 1, sha256: 'a', split: null, image_url: '/i/5', thumbnail_url: '/t/5', import_batch: null, created_at: '2026-01-02T03:04:05Z' }),
+      'GET /api/v1/datasets/3/samples/': (call: RecordedCall) =>
+        json({
+          count: call.search.get('ids') === '5' ? 1 : 0,
+          next: null,
+          previous: null,
+          counts: { total: 10, labeled: 4, unlabeled: 6, per_label: [] },
+          results:
+            call.search.get('ids') === '5'
+              ? [{ id: 5, original_name: 'five.png', label: null, label_name: null, label_version: 0, width: 8, height: 8, format: 'PNG', size_bytes: 1, sha256: 'a', split: null, image_url: '/i/5', thumbnail_url: '/t/5', import_batch: null, created_at: '2026-01-02T03:04:05Z' }]
+              : [],
+        }),
     });
     const { unmount } = renderWithApp(<AppRoutes />, { route: '/projects/4' });
     expect(await screen.findByTestId('dataset-link-3')).toHaveAttribute('href', '/datasets/3');

@@ -9,15 +9,13 @@ import { useWorkspace } from '@/features/workspaces';
 
 const TABS = ['import', 'label', 'statistics', 'versions', 'train'] as const;
 /** A labeler link may name samples (`?samples=1,2,3`), e.g. from an evaluation report. */
-const MAX_PICKED_SAMPLES = 500;
-
 function parseSampleIds(value: string | null): number[] | null {
   if (!value) return null;
   const ids = value
     .split(',')
     .map((part) => Number(part))
     .filter((id) => Number.isInteger(id) && id > 0);
-  return ids.length ? [...new Set(ids)].slice(0, MAX_PICKED_SAMPLES) : null;
+  return ids.length ? [...new Set(ids)] : null;
 }
 
 export function DatasetRoute() {

@@ -65,7 +65,7 @@ export function isImportActive(batch: Pick<ImportBatch, 'status'>): boolean {
 /** 0..1 from the background job's progress, or null when it has not said. */
 export function importFraction(batch: Pick<ImportBatch, 'status' | 'progress'>): number | null {
   if (batch.status === 'succeeded' || batch.status === 'failed') return 1;
-  const progress = batch.progress as Record<string, unknown>;
+  const progress = batch.progress;
   if (typeof progress.fraction === 'number') return Math.max(0, Math.min(1, progress.fraction));
   if (typeof progress.processed === 'number' && typeof progress.total === 'number' && progress.total > 0) {
     return Math.max(0, Math.min(1, progress.processed / progress.total));

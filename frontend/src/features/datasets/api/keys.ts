@@ -8,7 +8,6 @@ export const datasetKeys = {
   labels: (id: number) => [...datasetKeys.detail(id), 'labels'] as const,
   samples: (id: number) => [...datasetKeys.detail(id), 'samples'] as const,
   samplePage: (id: number, filters: SampleFilters) => [...datasetKeys.samples(id), 'page', filters] as const,
-  sample: (id: number, sampleId: number) => [...datasetKeys.samples(id), 'one', sampleId] as const,
   imports: (id: number) => [...datasetKeys.detail(id), 'imports'] as const,
   importBatch: (id: number, batchId: number) => [...datasetKeys.imports(id), batchId] as const,
   versions: (id: number) => [...datasetKeys.detail(id), 'versions'] as const,

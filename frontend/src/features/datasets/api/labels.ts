@@ -38,16 +38,7 @@ export function mergeLabel(datasetId: number, id: number, into: number, dryRun: 
   );
 }
 
-/**
- * Deletes a label (its samples become unlabeled), or with `dryRun` only counts them. The server
- * answers 200 with a LabelChange body, although the schema documents a bodiless 204.
- */
-export async function deleteLabel(datasetId: number, id: number, dryRun: boolean): Promise<LabelChange> {
-  const { data, response } = await api.DELETE('/api/v1/datasets/{dataset_id}/labels/{id}/', {
-    params: { path: { dataset_id: datasetId, id }, query: { dry_run: dryRun } },
-    parseAs: 'text',
-  });
-  const text = typeof data === 'string' ? data : '';
-  if (response.status === 204 || !text) return { label: id, affected_samples: 0, dry_run: dryRun };
-  return JSON.parse(text) as LabelChange;
+/** Deletes a label (its samples become unlabeled), or with `dryRun` only counts them. */
+export function deleteLabel(datasetId: number, id: number, dryRun: boolean) {
+  return unwrap(api.DELETE('/api/v1/datasets/{dataset_id}/labels/{id}/', { params: { path: { dataset_id: datasetId, id }, query: { dry_run: dryRun } } }));
 }

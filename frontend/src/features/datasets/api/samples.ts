@@ -7,27 +7,36 @@ export type SampleCounts = components['schemas']['SampleCounts'];
 type SampleQuery = NonNullable<paths['/api/v1/datasets/{dataset_id}/samples/']['get']['parameters']['query']>;
 export type BulkLabelResult = components['schemas']['BulkLabelResult'];
 /** A sample's label as the server holds it now (what a 409 reports). */
-export type CurrentLabel = Pick<Sample, 'id' | 'label' | 'label_name' | 'label_version'>;
+export type CurrentLabel = components['schemas']['CurrentLabel'];
+/**
+ * The error of a label write's 409, as documented: `label_conflict` (the samples changed
+ * meanwhile; `details` has their current labels) or `label_deleted` (the label is gone).
+ */
+export type LabelWriteConflict =
+  | components['schemas']['SampleLabelWriteConflict']['error']
+  | components['schemas']['BulkLabelConflictOrDeleted']['error'];
 
 export const SAMPLES_PAGE_SIZE = 48;
+/** The most samples one list request may pick by id (the server's limit on `ids`). */
+export const MAX_PICKED_SAMPLES = 500;
 
-/** `label`: a label id, 'unlabeled', 'labeled' or null for all. */
-export type SampleFilters = { label: number | 'unlabeled' | 'labeled' | null; search: string; page: number };
+/** `label`: a label id, 'unlabeled', 'labeled' or null for all; `ids`: only these samples. */
+export type SampleFilters = { label: number | 'unlabeled' | 'labeled' | null; search: string; page: number; ids?: number[] };
 
-export async function listSamples(datasetId: number, filters: SampleFilters) {
+export function listSamples(datasetId: number, filters: SampleFilters) {
   const query: SampleQuery = { page_size: SAMPLES_PAGE_SIZE, page: filters.page > 1 ? filters.page : undefined };
   if (typeof filters.label === 'number') query.label = filters.label;
   else if (filters.label === 'unlabeled') query.unlabeled = true;
   else if (filters.label === 'labeled') query.unlabeled = false;
   if (filters.search.trim()) query.search = filters.search.trim();
-  // The schema documents this answer as a page of SamplePage objects (drf-spectacular wrapped the
-  // already-paginated SamplePage serializer once more); the server sends one SamplePage.
-  const page: unknown = await unwrap(api.GET('/api/v1/datasets/{dataset_id}/samples/', { params: { path: { dataset_id: datasetId }, query } }));
-  return page as SamplePage;
-}
-
-export function getSample(datasetId: number, id: number) {
-  return unwrap(api.GET('/api/v1/datasets/{dataset_id}/samples/{id}/', { params: { path: { dataset_id: datasetId, id } } }));
+  if (filters.ids) query.ids = filters.ids;
+  return unwrap(
+    api.GET('/api/v1/datasets/{dataset_id}/samples/', {
+      params: { path: { dataset_id: datasetId }, query },
+      // `ids` is documented comma-separated (style form, explode false): ids=1,2,3.
+      querySerializer: { array: { style: 'form', explode: false } },
+    }),
+  );
 }
 
 /** Sets one sample's label if it is still at `labelVersion` (else a 409 LabelConflict). */
@@ -47,19 +56,18 @@ export function bulkLabel(datasetId: number, label: number | null, items: { id: 
   );
 }
 
-function isCurrentLabel(value: unknown): value is CurrentLabel {
-  if (!value || typeof value !== 'object') return false;
-  const record = value as Record<string, unknown>;
-  return typeof record.id === 'number' && typeof record.label_version === 'number' && (record.label === null || typeof record.label === 'number');
+/** A label write's 409 error, typed as the schema documents it; null for any other error. */
+function labelWriteConflict(error: unknown): LabelWriteConflict | null {
+  if (!(error instanceof ApiError) || error.status !== 409) return null;
+  return { code: error.code, message: error.message, details: error.details } as LabelWriteConflict;
 }
 
 /**
- * The samples' current labels from a 409 answer: `details.current` for one sample,
+ * The samples' current labels from a `label_conflict` answer: `details.current` for one sample,
  * `details.conflicts` for a bulk write. Empty for any other error.
  */
 export function conflictsOf(error: unknown): CurrentLabel[] {
-  if (!(error instanceof ApiError) || error.status !== 409 || !error.details || typeof error.details !== 'object') return [];
-  const details = error.details as { current?: unknown; conflicts?: unknown };
-  const found = [details.current, ...(Array.isArray(details.conflicts) ? details.conflicts : [])];
-  return found.filter(isCurrentLabel);
+  const conflict = labelWriteConflict(error);
+  if (conflict?.code !== 'label_conflict') return [];
+  return 'current' in conflict.details ? [conflict.details.current] : conflict.details.conflicts;
 }

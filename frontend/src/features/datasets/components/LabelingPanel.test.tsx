@@ -187,6 +187,35 @@ describe('LabelingPanel', () => {
     expect(screen.getByTestId('labeling-progress')).toHaveTextContent('2 / 4 labeled');
   });
 
+  it('on a bulk 409 shows every sample that changed, as the server holds it now', async () => {
+    const stored = [sample({ id: 1 }), sample({ id: 2 }), sample({ id: 3 })];
+    const server = fakeApi({
+      'GET /api/v1/datasets/1/labels/': page(LABELS),
+      'GET /api/v1/datasets/1/samples/': json(samplePage(stored)),
+      'POST /api/v1/datasets/1/samples/bulk-label/': apiError(409, 'label_conflict', '2 of the 2 samples were relabeled by someone else since you loaded them; nothing was saved.', {
+        items: ['2 of the 2 samples were relabeled'],
+        conflicts: [
+          { id: 1, label: 12, label_name: 'dog', label_version: 3 },
+          { id: 2, label: null, label_name: null, label_version: 1 },
+        ],
+      }),
+      'GET /api/v1/datasets/1/': json({ id: 1 }),
+      'GET /api/v1/datasets/1/statistics/': json({}),
+    });
+    renderWithApp(<LabelingPanel datasetId={1} canEdit />);
+    const user = userEvent.setup();
+    await user.click(await screen.findByTestId('sample-tile-1'));
+    await user.keyboard('{Shift>}');
+    await user.click(screen.getByTestId('sample-tile-2'));
+    await user.keyboard('{/Shift}');
+    await screen.findByTestId('assign-label-11');
+    await user.keyboard('1');
+    const conflict = await screen.findByTestId('label-conflict');
+    expect(within(conflict).getByTestId('label-conflict-current-1')).toHaveTextContent('Sample 1 is now labeled "dog" (version 3)');
+    expect(within(conflict).getByTestId('label-conflict-current-2')).toHaveTextContent('Sample 2 is now unlabeled (version 1)');
+    expect(server.callsTo('POST', '/api/v1/datasets/1/samples/bulk-label/')).toHaveLength(1);
+  });
+
   it('sends the label and unlabeled filters to the server', async () => {
     const { server } = labelingServer([sample({ id: 1 })]);
     renderWithApp(<LabelingPanel datasetId={1} canEdit />);
@@ -200,18 +229,53 @@ describe('LabelingPanel', () => {
     await waitFor(() => expect(server.callsTo('GET', '/api/v1/datasets/1/samples/').some((call) => call.search.get('label') === '12')).toBe(true));
   });
 
-  it('shows just the picked samples when given sample ids', async () => {
+  it('shows just the picked samples when given sample ids, asking the server for them by id', async () => {
+    const stored = [sample({ id: 1 }), sample({ id: 5 }), sample({ id: 9, label: 11, label_name: 'cat' })];
     const server = fakeApi({
       'GET /api/v1/datasets/1/labels/': page(LABELS),
-      'GET /api/v1/datasets/1/samples/': json(samplePage([sample({ id: 1 }), sample({ id: 5 }), sample({ id: 9 })])),
-      'GET /api/v1/datasets/1/samples/5/': json(sample({ id: 5 })),
-      'GET /api/v1/datasets/1/samples/9/': json(sample({ id: 9, label: 11, label_name: 'cat' })),
+      'GET /api/v1/datasets/1/samples/': (call: RecordedCall) => json(pickedPage(stored, call)),
     });
-    renderWithApp(<LabelingPanel datasetId={1} canEdit sampleIds={[5, 9]} />);
-    expect(await screen.findByTestId('labeling-sample-filter')).toHaveTextContent('Showing 2 picked samples');
+    renderWithApp(<LabelingPanel datasetId={1} canEdit sampleIds={[5, 9, 404]} />);
     await screen.findByTestId('sample-tile-9');
     expect(screen.getByTestId('sample-tile-5')).toBeInTheDocument();
     expect(screen.queryByTestId('sample-tile-1')).not.toBeInTheDocument();
-    expect(server.callsTo('GET', '/api/v1/datasets/1/samples/5/')).toHaveLength(1);
+    await waitFor(() => expect(screen.getByTestId('labeling-sample-filter')).toHaveTextContent('Showing 3 picked samples (1 no longer exist).'));
+    expect(screen.getByTestId('labeling-progress')).toHaveTextContent('1 / 3 labeled');
+    const calls = server.callsTo('GET', '/api/v1/datasets/1/samples/');
+    expect(calls).toHaveLength(1);
+    expect(calls[0].search.get('ids')).toBe('5,9,404');
+    expect(server.calls.filter((call) => /\/samples\/\d+\/$/.test(call.path))).toEqual([]);
+  });
+
+  it('pages through many picked samples on the server, the first 500 of them', async () => {
+    const stored = Array.from({ length: 600 }, (_, index) => sample({ id: index + 1 }));
+    const picked = stored.map((item) => item.id).reverse();
+    const server = fakeApi({
+      'GET /api/v1/datasets/1/labels/': page(LABELS),
+      'GET /api/v1/datasets/1/samples/': (call: RecordedCall) => json(pickedPage(stored, call)),
+    });
+    renderWithApp(<LabelingPanel datasetId={1} canEdit sampleIds={picked} />);
+    await screen.findByTestId('sample-tile-101');
+    expect(screen.getByTestId('labeling-sample-filter')).toHaveTextContent('Showing 500 picked samples (the first 500 of 600).');
+    expect(screen.queryByTestId('sample-tile-149')).not.toBeInTheDocument();
+    const user = userEvent.setup();
+    await user.click(within(screen.getByTestId('labeling-pagination')).getByRole('button', { name: '2' }));
+    await screen.findByTestId('sample-tile-149');
+    const calls = server.callsTo('GET', '/api/v1/datasets/1/samples/');
+    expect(calls.map((call) => call.search.get('page'))).toEqual([null, '2']);
+    for (const call of calls) {
+      expect(call.search.get('ids')).toBe(picked.slice(0, 500).join(','));
+      expect(call.search.get('page_size')).toBe('48');
+    }
   });
 });
+
+/** The server's answer to a sample list request: its `ids` filter and its page. */
+function pickedPage(stored: ReturnType<typeof sample>[], call: RecordedCall) {
+  const ids = call.search.get('ids')?.split(',').map(Number);
+  const found = stored.filter((item) => !ids || ids.includes(item.id));
+  const size = Number(call.search.get('page_size') ?? 100);
+  const number = Number(call.search.get('page') ?? 1);
+  const results = found.slice((number - 1) * size, number * size);
+  return { ...samplePage(stored), count: found.length, next: number * size < found.length ? `?page=${number + 1}` : null, results };
+}

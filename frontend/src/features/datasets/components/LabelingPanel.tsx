@@ -22,9 +22,9 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import { errorMessage } from '@/lib/notifications';
 import type { Label } from '../api/labels';
-import { SAMPLES_PAGE_SIZE, type Sample, type SampleFilters } from '../api/samples';
+import { MAX_PICKED_SAMPLES, SAMPLES_PAGE_SIZE, type Sample, type SampleFilters } from '../api/samples';
 import { useLabels } from '../hooks/useLabels';
-import { useLabeling, useSamplePage, useSamplesByIds } from '../hooks/useSamples';
+import { useLabeling, useSamplePage } from '../hooks/useSamples';
 import { LabelsManager } from './LabelsManager';
 
 const FALLBACK_COLUMNS = 6;
@@ -72,7 +72,8 @@ function LabelBadge({ sample, labels }: { sample: Sample; labels: Label[] }) {
 /**
  * The labeler: a thumbnail grid with server-side filters and pages, a large preview, labels by
  * click or keys (1-9, arrows, Ctrl/Cmd+Z), multi-select with bulk assignment and the progress.
- * With `sampleIds` it shows just those samples (e.g. from an evaluation report).
+ * With `sampleIds` it shows just those samples (e.g. from an evaluation report), the first
+ * MAX_PICKED_SAMPLES of them, in pages like the rest.
  */
 export function LabelingPanel({
   datasetId,
@@ -90,13 +91,22 @@ export function LabelingPanel({
   const [searchInput, setSearchInput] = useState('');
   const [search] = useDebouncedValue(searchInput, 300);
   const [page, setPage] = useState(1);
-  const filters: SampleFilters = { label: labelFilter, search, page };
   const byIds = sampleIds !== null;
-  const pageQuery = useSamplePage(datasetId, byIds ? { label: null, search: '', page: 1 } : filters);
-  const picked = useSamplesByIds(datasetId, sampleIds ?? []);
-  const samples = useMemo(() => (byIds ? picked.samples : (pageQuery.data?.results ?? [])), [byIds, picked.samples, pageQuery.data]);
+  const picked = useMemo(() => sampleIds?.slice(0, MAX_PICKED_SAMPLES) ?? [], [sampleIds]);
+  // Other picked samples (or none: all samples) start at the first page.
+  const pickedKey = byIds ? picked.join(',') : null;
+  const [pageFor, setPageFor] = useState(pickedKey);
+  if (pageFor !== pickedKey) {
+    setPageFor(pickedKey);
+    setPage(1);
+  }
+  const filters: SampleFilters = byIds ? { label: null, search: '', page, ids: picked } : { label: labelFilter, search, page };
+  const pageQuery = useSamplePage(datasetId, filters);
+  const samples = useMemo(() => pageQuery.data?.results ?? [], [pageQuery.data]);
   const counts = pageQuery.data?.counts;
-  const pages = byIds || !pageQuery.data ? 1 : Math.max(1, Math.ceil(pageQuery.data.count / SAMPLES_PAGE_SIZE));
+  const pages = pageQuery.data ? Math.max(1, Math.ceil(pageQuery.data.count / SAMPLES_PAGE_SIZE)) : 1;
+  // Picked ids the dataset no longer has are not found: the filtered count says how many are.
+  const missing = byIds && pageQuery.data && !pageQuery.isPlaceholderData ? picked.length - pageQuery.data.count : 0;
 
   const [current, setCurrent] = useState(0);
   const [selected, setSelected] = useState<Set<number>>(new Set());
@@ -107,7 +117,7 @@ export function LabelingPanel({
   const { assign, undo, canUndo, pending, conflict, clearConflict } = useLabeling(datasetId, labels);
 
   // A new page starts at its first sample (or its last, when arrowing back into it).
-  const pageKey = byIds ? `ids:${sampleIds?.join(',')}` : JSON.stringify(filters);
+  const pageKey = JSON.stringify(filters);
   useEffect(() => {
     setSelected(new Set());
     if (pendingMove.current === 'last') setCurrent(Number.MAX_SAFE_INTEGER);
@@ -128,14 +138,14 @@ export function LabelingPanel({
       if (samples.length === 0) return;
       const target = currentIndex + delta;
       if (target >= samples.length) {
-        if (!byIds && page < pages) {
+        if (page < pages) {
           pendingMove.current = 'first';
           setPage(page + 1);
         } else setCurrent(samples.length - 1);
         return;
       }
       if (target < 0) {
-        if (!byIds && page > 1) {
+        if (page > 1) {
           pendingMove.current = 'last';
           setPage(page - 1);
         } else setCurrent(0);
@@ -144,7 +154,7 @@ export function LabelingPanel({
       setCurrent(target);
       setAnchor(target);
     },
-    [samples.length, currentIndex, byIds, page, pages],
+    [samples.length, currentIndex, page, pages],
   );
 
   /** Labels the selection, or else the current sample (and moves on to the next one). */
@@ -235,7 +245,7 @@ export function LabelingPanel({
       label: `${label.name} (${counts?.per_label.find((row) => row.id === label.id)?.count ?? label.sample_count})`,
     })),
   ];
-  const loading = byIds ? picked.isPending : pageQuery.isPending;
+  const loading = pageQuery.isPending;
 
   return (
     <Grid gap="md" data-testid="labeling-panel">
@@ -266,8 +276,9 @@ export function LabelingPanel({
             <Alert color="blue" variant="light" data-testid="labeling-sample-filter">
               <Group justify="space-between">
                 <Text size="sm">
-                  Showing {sampleIds?.length} picked sample{sampleIds?.length === 1 ? '' : 's'}
-                  {picked.missing.length > 0 ? ` (${picked.missing.length} no longer exist)` : ''}.
+                  Showing {picked.length} picked sample{picked.length === 1 ? '' : 's'}
+                  {sampleIds && sampleIds.length > picked.length ? ` (the first ${picked.length} of ${sampleIds.length})` : ''}
+                  {missing > 0 ? ` (${missing} no longer exist)` : ''}.
                 </Text>
                 {onClearSampleIds && (
                   <Button size="xs" variant="light" onClick={onClearSampleIds} data-testid="labeling-show-all">
@@ -351,7 +362,7 @@ export function LabelingPanel({
           )}
 
           {loading && <Skeleton h={320} />}
-          {!byIds && pageQuery.isError && <Alert color="red">{errorMessage(pageQuery.error)}</Alert>}
+          {pageQuery.isError && <Alert color="red">{errorMessage(pageQuery.error)}</Alert>}
           {!loading && samples.length === 0 && (
             <Paper withBorder p="xl" ta="center" data-testid="labeling-empty">
               <Text c="dimmed">No samples match.</Text>

@@ -1,4 +1,4 @@
-import { keepPreviousData, useQueries, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
 import { notifyError } from '@/lib/notifications';
 import { datasetKeys } from '../api/keys';
@@ -6,7 +6,6 @@ import type { Label } from '../api/labels';
 import {
   bulkLabel,
   conflictsOf,
-  getSample,
   listSamples,
   setSampleLabel,
   type CurrentLabel,
@@ -24,36 +23,19 @@ export function useSamplePage(datasetId: number, filters: SampleFilters, enabled
   });
 }
 
-/** Specific samples by id (e.g. the test images behind a confusion-matrix cell), one request each. */
-export function useSamplesByIds(datasetId: number, ids: number[]) {
-  return useQueries({
-    queries: ids.map((id) => ({ queryKey: datasetKeys.sample(datasetId, id), queryFn: () => getSample(datasetId, id) })),
-    combine: (results) => ({
-      samples: results.map((result) => result.data).filter((sample): sample is Sample => !!sample),
-      missing: ids.filter((_, index) => results[index].isError),
-      isPending: results.some((result) => result.isPending),
-    }),
-  });
-}
-
 type Known = Pick<Sample, 'id' | 'label' | 'label_name' | 'label_version'>;
 
 function pageQueries(datasetId: number) {
   return { queryKey: [...datasetKeys.samples(datasetId), 'page'] };
 }
 
-function oneQueries(datasetId: number) {
-  return { queryKey: [...datasetKeys.samples(datasetId), 'one'] };
-}
-
-/** The freshest copy of a sample among the cached pages and single-sample queries. */
+/** The freshest copy of a sample among the cached pages. */
 function findCached(queryClient: QueryClient, datasetId: number, id: number): Known | undefined {
   let found: Known | undefined;
   const consider = (sample: Known | undefined) => {
     if (sample && sample.id === id && (!found || sample.label_version > found.label_version)) found = sample;
   };
   for (const [, page] of queryClient.getQueriesData<SamplePage>(pageQueries(datasetId))) page?.results.forEach(consider);
-  for (const [, sample] of queryClient.getQueriesData<Sample>(oneQueries(datasetId))) consider(sample);
   return found;
 }
 
@@ -85,9 +67,6 @@ function storeSamples(queryClient: QueryClient, datasetId: number, updates: Know
     for (const update of updates) counts = shiftCounts(counts, previous.get(update.id) ?? null, update.label);
     return { ...page, counts, results: page.results.map((sample) => (byId.has(sample.id) ? { ...sample, ...byId.get(sample.id) } : sample)) };
   });
-  queryClient.setQueriesData<Sample>(oneQueries(datasetId), (sample) =>
-    sample && byId.has(sample.id) ? { ...sample, ...byId.get(sample.id) } : sample,
-  );
 }
 
 export type LabelConflictState = { message: string; current: CurrentLabel[] };
@@ -129,7 +108,7 @@ export function useLabeling(datasetId: number, labels: Label[]) {
           updated = [{ id: sample.id, label: sample.label, label_name: sample.label_name, label_version: sample.label_version }];
         } else {
           const result = await bulkLabel(datasetId, label, items.map((item) => ({ id: item.id, label_version: item.label_version })));
-          updated = result.samples.map((item) => ({ id: item.id, label, label_name: labelName(label), label_version: item.label_version }));
+          updated = result.samples.map((item) => ({ id: item.id, label: item.label, label_name: labelName(item.label), label_version: item.label_version }));
         }
         storeSamples(queryClient, datasetId, updated);
         if (recordUndo) {
