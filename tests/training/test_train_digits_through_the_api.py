@@ -87,6 +87,12 @@ def test_training_refuses_bad_parameters_and_untrainable_data(live_worker, tenan
     v1 = client.post(f"/api/v1/datasets/{one_class.pk}/versions/", {"seed": 1}, format="json").json()
     refused = client.post("/api/v1/training-jobs/", {"dataset_version": v1["id"]}, format="json")
     assert refused.status_code == 400 and "at least 2" in refused.json()["error"]["message"]
+
+    few = dataset_with_samples(user=tenants["alice"], project=tenants["project_a"], name="Few", per_class=3,
+                               classes=[4, 7])
+    v_few = client.post(f"/api/v1/datasets/{few.pk}/versions/", {"seed": 1}, format="json").json()
+    too_small = client.post("/api/v1/training-jobs/", {"dataset_version": v_few["id"]}, format="json")
+    assert too_small.status_code == 400 and "at least 5 samples" in too_small.json()["error"]["message"]
     assert not Job.objects.filter(kind="training.run").exists()
 
 
