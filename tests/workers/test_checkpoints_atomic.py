@@ -11,6 +11,7 @@ import torch
 
 from workers.image_classification import checkpoints
 from workers.image_classification.checkpoints import (
+    CheckpointWriter,
     complete_checkpoints,
     load_latest,
     remove_incomplete,
@@ -101,3 +102,24 @@ def test_checkpoints_are_loaded_without_unpickling_objects(tmp_path):
     state, found, skipped = load_latest(tmp_path)
     assert found == info and state["epoch"] == 1
     assert len(skipped) == 1 and skipped[0].startswith("epoch-0002-step-000000020.pt: UnpicklingError")
+
+
+def test_the_background_writer_saves_a_snapshot_and_hands_back_its_errors(tmp_path, monkeypatch):
+    writer = CheckpointWriter(tmp_path, keep=2)
+    state = _state(1)
+    writer.submit(state, epoch=1, step=10)
+    state["model"]["w"].fill_(99.0)  # training goes on while the write is in flight
+    state["history"].append({"epoch": 2})
+    info = writer.wait()
+    assert info is not None and info.epoch == 1 and complete_checkpoints(tmp_path) == [info]
+    saved = load_latest(tmp_path)[0]
+    assert torch.equal(saved["model"]["w"], _state(1)["model"]["w"]) and saved["history"] == [{"epoch": 1}]
+
+    def full_disk(obj, handle):
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(checkpoints.torch, "save", full_disk)
+    writer.submit(_state(2), epoch=2, step=20)
+    with pytest.raises(OSError, match="No space left"):
+        writer.wait()
+    assert writer.wait() == info and complete_checkpoints(tmp_path) == [info]

@@ -51,7 +51,8 @@ def test_a_run_killed_mid_epoch_resumes_from_its_last_complete_checkpoint(tmp_pa
                               str(signals)], cwd=REPO, env=env, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 120
-        while not (signals / "inside-epoch-2").exists():
+        # Mid-epoch 2, once epoch 1's checkpoint (written in the background) has its marker.
+        while not (signals / "inside-epoch-2").exists() or not complete_checkpoints(out_dir / "checkpoints"):
             assert child.poll() is None, child.stderr.read().decode()[-3000:]
             assert time.monotonic() < deadline, "the child never reached epoch 2"
             time.sleep(0.05)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,8 @@ import torch
 
 from workers.image_classification.atomic_files import TEMP_PREFIX, atomic_write, atomic_write_json, sha256_of
 
-__all__ = ["CheckpointInfo", "atomic_write", "atomic_write_json", "complete_checkpoints", "load_latest",
-           "remove_incomplete", "save_checkpoint", "sha256_of"]
+__all__ = ["CheckpointInfo", "CheckpointWriter", "atomic_write", "atomic_write_json", "complete_checkpoints",
+           "load_latest", "remove_incomplete", "save_checkpoint", "sha256_of"]
 
 MARKER_SUFFIX = ".complete"
 NAME_PATTERN = re.compile(r"^epoch-(\d{4,})-step-(\d{9,})\.pt$")
@@ -112,3 +113,54 @@ def load_latest(directory: Path, *, map_location: str | torch.device = "cpu") ->
             continue
         return state, info, skipped
     return None, None, skipped
+
+
+def cpu_copy(value: Any) -> Any:
+    """A snapshot of a state: every tensor copied to the CPU, containers rebuilt, the rest shared."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().to("cpu", copy=True)
+    if isinstance(value, dict):
+        return {k: cpu_copy(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(cpu_copy(v) for v in value)
+    return value
+
+
+class CheckpointWriter:
+    """Writes checkpoints on a background thread, one at a time, so training goes on during
+    torch.save, fsync and hashing.
+
+    ``submit`` first waits for the previous write, then snapshots the state (CPU copies of its
+    tensors) before returning, so the caller may keep changing the model. ``wait`` returns the
+    newest written checkpoint and re-raises a failed write. A process killed while a write is in
+    flight leaves that checkpoint without its marker: resume then uses the one before.
+    """
+
+    def __init__(self, directory: Path, *, keep: int) -> None:
+        self.directory = directory
+        self.keep = keep
+        self.last: CheckpointInfo | None = None
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
+
+    def submit(self, state: dict[str, Any], *, epoch: int, step: int) -> None:
+        self.wait()
+        snapshot = cpu_copy(state)
+        self._thread = threading.Thread(target=self._write, args=(snapshot, epoch, step), name="checkpoint-writer",
+                                        daemon=True)
+        self._thread.start()
+
+    def _write(self, state: dict[str, Any], epoch: int, step: int) -> None:
+        try:
+            self.last = save_checkpoint(self.directory, state, epoch=epoch, step=step, keep=self.keep)
+        except BaseException as exc:  # handed to the training thread by wait()
+            self._error = exc
+
+    def wait(self) -> CheckpointInfo | None:
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        return self.last

@@ -1,8 +1,10 @@
 """The image classification trainer: ``train(spec, manifest, out_dir, report) -> result``.
 
 One call trains (or resumes) a run in ``out_dir``, then writes the model file, the ONNX export and
-its JSON companions. ``JobCancelled`` raised by ``report`` is honoured after saving a checkpoint
-(also in the middle of an epoch), so the next call continues exactly where this one stopped.
+its JSON companions. A checkpoint is taken at the end of every epoch and written by a background
+thread while the next epoch trains. ``JobCancelled`` raised by ``report`` is honoured after the
+checkpoint is on disk (one is also taken in the middle of an epoch), so the next call continues
+exactly where this one stopped.
 
 Progress (``report(message, fraction=..., milestone=..., **metrics)``, see ``workers.progress``),
 at most one non-milestone call per ``REPORT_INTERVAL_S``:
@@ -235,7 +237,8 @@ class TrainingRun:
         self.best_model: dict[str, torch.Tensor] | None = None
         self.elapsed_before = 0.0
         self.resumed_from = None
-        self.last_checkpoint = info
+        self.writer = checkpoints.CheckpointWriter(self.checkpoint_dir, keep=KEEP_CHECKPOINTS)
+        self.writer.last = info
         if state is None:
             return
         if state.get("format") != CHECKPOINT_FORMAT or state.get("fingerprint") != self.fingerprint:
@@ -273,13 +276,20 @@ class TrainingRun:
                 self._train_epoch()
                 val_loss, val_acc, val_seconds = self._validate()
                 self._finish_epoch(val_loss, val_acc, val_seconds)
-                self._save()
+                self.writer.submit(self._state(), epoch=self.epoch, step=self.step)
                 dirty = False
                 self._report_epoch()
         except JobCancelled:
+            self.writer.wait()
             if dirty:
-                self._save()
+                self.writer.submit(self._state(), epoch=self.epoch, step=self.step)
+                self.writer.wait()
             raise
+        except BaseException:
+            with contextlib.suppress(Exception):  # keep the last good checkpoint; report the original error
+                self.writer.wait()
+            raise
+        self.writer.wait()
         return self._finish()
 
     def _train_epoch(self) -> None:
@@ -433,10 +443,6 @@ class TrainingRun:
             "elapsed_s": self.elapsed_before + time.monotonic() - self.started,
         }
 
-    def _save(self) -> None:
-        self.last_checkpoint = checkpoints.save_checkpoint(self.checkpoint_dir, self._state(), epoch=self.epoch,
-                                                           step=self.step, keep=KEEP_CHECKPOINTS)
-
     def _finish(self) -> dict[str, Any]:
         from workers.image_classification.export import export_onnx
 
@@ -458,7 +464,7 @@ class TrainingRun:
         last = self.history[-1]
         train_seconds = sum(h["train_seconds"] for h in self.history)
         samples = sum(h["samples_per_s"] * h["train_seconds"] for h in self.history)
-        assert self.last_checkpoint is not None
+        assert self.writer.last is not None
         result = {
             "template": TEMPLATE.name,
             "params": dict(self.params),
@@ -474,7 +480,7 @@ class TrainingRun:
                 "elapsed_s": self.elapsed_before + time.monotonic() - self.started,
             },
             "history": self.history,
-            "checkpoint": str(self.last_checkpoint.path),
+            "checkpoint": str(self.writer.last.path),
             "model": str(model_path),
             "onnx": str(self.out_dir / "model.onnx"),
             "export": onnx_info,
