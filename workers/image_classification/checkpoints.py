@@ -143,9 +143,11 @@ class CheckpointWriter:
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
 
-    def submit(self, state: dict[str, Any], *, epoch: int, step: int) -> None:
+    def submit(self, state: dict[str, Any], *, epoch: int, step: int, immutable: tuple[str, ...] = ()) -> None:
+        """Snapshot ``state`` and start writing it; top-level keys in ``immutable`` hold values the
+        caller never changes in place (only replaces), so they are shared instead of copied."""
         self.wait()
-        snapshot = cpu_copy(state)
+        snapshot = {k: v if k in immutable else cpu_copy(v) for k, v in state.items()}
         self._thread = threading.Thread(target=self._write, args=(snapshot, epoch, step), name="checkpoint-writer",
                                         daemon=True)
         self._thread.start()

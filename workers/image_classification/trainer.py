@@ -276,13 +276,13 @@ class TrainingRun:
                 self._train_epoch()
                 val_loss, val_acc, val_seconds = self._validate()
                 self._finish_epoch(val_loss, val_acc, val_seconds)
-                self.writer.submit(self._state(), epoch=self.epoch, step=self.step)
+                self._checkpoint()
                 dirty = False
                 self._report_epoch()
         except JobCancelled:
             self.writer.wait()
             if dirty:
-                self.writer.submit(self._state(), epoch=self.epoch, step=self.step)
+                self._checkpoint()
                 self.writer.wait()
             raise
         except BaseException:
@@ -442,6 +442,10 @@ class TrainingRun:
             "rng": rng_state(),
             "elapsed_s": self.elapsed_before + time.monotonic() - self.started,
         }
+
+    def _checkpoint(self) -> None:
+        # best_model is replaced on improvement, never changed in place: the writer may share it.
+        self.writer.submit(self._state(), epoch=self.epoch, step=self.step, immutable=("best_model",))
 
     def _finish(self) -> dict[str, Any]:
         from workers.image_classification.export import export_onnx
