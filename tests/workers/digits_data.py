@@ -6,7 +6,9 @@ splits them stratified and seeded. The loader converts them to RGB, as it does a
 
 from __future__ import annotations
 
+import atexit
 import functools
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,7 @@ def write_digits(root: Path, *, size: int = 32, per_class: int | None = None, fr
 def shared_digits() -> dict[str, Any]:
     """All 1,797 digits, written once per test session into a temporary folder."""
     root = Path(tempfile.mkdtemp(prefix="sampan-digits-"))
+    atexit.register(shutil.rmtree, root, True)
     return write_digits(root)
 
 
@@ -83,6 +86,7 @@ def trained_digits() -> tuple[dict[str, Any], dict[str, Any], Recorder, Path]:
 
     manifest = shared_digits()
     out_dir = Path(tempfile.mkdtemp(prefix="sampan-digits-run-"))
+    atexit.register(shutil.rmtree, out_dir, True)
     recorder = Recorder()
     result = train(TRAINED_SPEC, manifest, out_dir, recorder)
     return manifest, result, recorder, out_dir
