@@ -1,0 +1,44 @@
+"""What a package is built from: one model version's files and facts (no Django, no torch)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ModelArtifacts:
+    """A trained model version, as the package builders need it.
+
+    ``model_path``: the self-contained ``model.onnx``; ``preprocessing``: its preprocessing spec
+    (``preprocess.json``); ``classes``: class names in output order (``labels.json``);
+    ``template``: the task template's name; ``model_version``: what the package reports as its
+    version, e.g. ``{"id": 12, "name": "V3", "template": "image_classification"}`` (JSON-able;
+    more keys such as ``project`` or ``dataset_version`` are kept in the manifest);
+    ``test_images``: image files of the test split (test vectors and, for the device SDK, the
+    int8 model's accuracy); ``test_labels``: their class indices, when known.
+
+    >>> ModelArtifacts("run/model.onnx", spec, ["cat", "dog"], "image_classification",
+    ...                {"id": 3, "name": "V1"}, ["cat1.png"], [0])  # doctest: +SKIP
+    """
+
+    model_path: str | os.PathLike[str]
+    preprocessing: Mapping[str, Any]
+    classes: Sequence[str]
+    template: str
+    model_version: Mapping[str, Any]
+    test_images: Sequence[str | os.PathLike[str]] = field(default_factory=tuple)
+    test_labels: Sequence[int] | None = None
+
+    def __post_init__(self) -> None:
+        if not Path(self.model_path).is_file():
+            raise ValueError(f"model file {os.fspath(self.model_path)} does not exist")
+        if not self.classes:
+            raise ValueError("classes must name at least one class")
+        if self.test_labels is not None and len(self.test_labels) != len(self.test_images):
+            raise ValueError(f"{len(self.test_labels)} test labels for {len(self.test_images)} test images")
+        if self.test_labels is not None and any(not 0 <= int(label) < len(self.classes) for label in self.test_labels):
+            raise ValueError(f"test labels must be class indices in [0, {len(self.classes)})")
