@@ -4,6 +4,11 @@ from django.conf import settings
 from django.db import models
 
 
+class ModelVersionSource(models.TextChoices):
+    TRAINED = "trained", "Trained on the platform"
+    UPLOADED = "uploaded", "Uploaded (bring your own model)"
+
+
 class ModelVersion(models.Model):
     """A trained model (V1, V2, ... per project) with its full lineage: which dataset version,
     template, preset, parameters and code made it, the job that trained it, its artifacts,
@@ -12,6 +17,9 @@ class ModelVersion(models.Model):
     workspace = models.ForeignKey("workspaces.Workspace", on_delete=models.CASCADE, related_name="model_versions")
     project = models.ForeignKey("workspaces.Project", on_delete=models.CASCADE, related_name="model_versions")
     number = models.PositiveIntegerField()
+    source = models.CharField(max_length=16, choices=ModelVersionSource.choices, default=ModelVersionSource.TRAINED,
+                              help_text="trained: by a training job here; uploaded: an ONNX file or a state_dict "
+                                        "a developer brought (its file, format and sha256 in params).")
     dataset_version = models.ForeignKey("datasets.DatasetVersion", null=True, on_delete=models.SET_NULL,
                                         related_name="model_versions")
     job = models.OneToOneField("jobs.Job", null=True, on_delete=models.SET_NULL, related_name="model_version")
