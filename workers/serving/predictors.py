@@ -1,0 +1,92 @@
+"""Predictors: a model directory (``model.onnx``, ``preprocess.json``, ``labels.json``,
+``manifest.json``) -> an object answering ``predict(instances, top_k)`` with ONNX Runtime.
+
+Template-generic: ``PREDICTORS`` maps a template name to its predictor class as a ``"module:Class"``
+string, imported only when a model of that template is loaded. A predictor class takes
+``(model_dir, *, threads=None)`` and has ``template``, ``input_kind`` (``"image"``, ``"text"`` or
+``"tabular"``, what :func:`workers.serving.protocol.parse_request` decodes for it), ``classes``
+and ``predict(instances, top_k) -> [[{"label", "index", "score"}, ...], ...]``.
+
+>>> predictor = load_predictor("out/")  # doctest: +SKIP
+>>> predictor.predict([PIL.Image.open("3.png")], top_k=1)  # doctest: +SKIP
+[[{'index': 3, 'label': '3', 'score': 0.98}]]
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+PREDICTORS: dict[str, str] = {
+    "image_classification": "workers.serving.predictors:ImageClassificationPredictor",
+}
+DEFAULT_TEMPLATE = "image_classification"
+
+
+class Predictor(Protocol):
+    template: str
+    input_kind: str
+    classes: list[str]
+
+    def predict(self, instances: Sequence[Any], top_k: int) -> list[list[dict[str, Any]]]: ...
+
+
+class PredictorLoadError(RuntimeError):
+    """The model directory cannot be served; the message says why."""
+
+
+def _read_json(path: Path, default: Any = None) -> Any:
+    if not path.is_file():
+        if default is not None:
+            return default
+        raise PredictorLoadError(f"{path.name} is missing from {path.parent}")
+    try:
+        return json.loads(path.read_text())
+    except ValueError as exc:
+        raise PredictorLoadError(f"{path} is not valid JSON ({exc})") from None
+
+
+class ImageClassificationPredictor:
+    """Wraps :class:`workers.image_classification.predictor.ImageClassifier` (the evaluation's own)."""
+
+    template = "image_classification"
+    input_kind = "image"
+
+    def __init__(self, model_dir: str | os.PathLike[str], *, threads: int | None = None) -> None:
+        from workers.image_classification.predictor import ImageClassifier
+
+        model_dir = Path(model_dir)
+        preprocessing = _read_json(model_dir / "preprocess.json", default={}) or None
+        classes = _read_json(model_dir / "labels.json", default=[]) or None
+        self.classifier = ImageClassifier(model_dir / "model.onnx", preprocessing=preprocessing, classes=classes,
+                                          threads=threads)
+        self.classes = list(self.classifier.classes or [])
+
+    def predict(self, instances: Sequence[Any], top_k: int) -> list[list[dict[str, Any]]]:
+        return self.classifier.predict(instances, top_k=top_k)
+
+
+def predictor_class(template: str) -> type:
+    try:
+        target = PREDICTORS[template]
+    except KeyError:
+        raise PredictorLoadError(f"no predictor for template {template!r}; known: {', '.join(sorted(PREDICTORS))}") \
+            from None
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def load_predictor(model_dir: str | os.PathLike[str], *, template: str | None = None,
+                   threads: int | None = None) -> Predictor:
+    """The predictor of ``model_dir``; its template comes from ``manifest.json`` unless given."""
+    model_dir = Path(model_dir)
+    if template is None:
+        manifest = _read_json(model_dir / "manifest.json", default={"template": DEFAULT_TEMPLATE})
+        template = manifest.get("template") or DEFAULT_TEMPLATE
+    if not (model_dir / "model.onnx").is_file():
+        raise PredictorLoadError(f"model.onnx is missing from {model_dir}")
+    return predictor_class(template)(model_dir, threads=threads)

@@ -1,0 +1,282 @@
+"""The prediction request/response protocol shared by the hosted API, the on-prem server and the SDKs.
+
+No Django, no torch: Pillow and the standard library only, so packages vendor this file as it is.
+
+Requests (``parse_request``):
+
+- JSON ``{"instances": [{"image": "<base64>"}, ...], "top_k": 5}``, or ``{"image": "<base64>"}`` for
+  one image (a ``data:image/...;base64,`` prefix is accepted); text templates send
+  ``{"instances": [{"text": "..."}]}``, tabular ones ``{"instances": [{"<column>": value, ...}]}``.
+- ``multipart/form-data``: one or more parts named ``file`` (images), an optional field ``top_k``.
+- a raw image body (``Content-Type: image/*`` or ``application/octet-stream``): one image.
+
+Images are identified by their content (never the declared type or a file name), refused above a
+pixel limit from the header alone (a pixel flood is never decoded), and decoded upright.
+
+Responses (``response_body``)::
+
+    {"model_version": {"id": 12, "name": "V3", "template": "image_classification"},
+     "predictions": [{"top_k": [{"label": "3", "index": 3, "score": 0.98}, ...]}, ...],
+     "latency_ms": 0.42}
+
+Errors (``PredictionInputError.as_dict``): ``{"error": {"code", "message", "details"}}`` with
+status 400 (bad input), 413 (body, batch or image too large) or 415 (content type).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import json
+import warnings
+from dataclasses import dataclass, field
+from email.parser import BytesParser
+from email.policy import HTTP
+from typing import Any
+
+from PIL import Image, ImageOps
+
+INPUT_KINDS = ("image", "text", "tabular")
+DEFAULT_MAX_BATCH = 32
+DEFAULT_TOP_K = 5
+MAX_TOP_K = 1000
+DEFAULT_MAX_IMAGE_PIXELS = 40_000_000
+DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024
+DEFAULT_MAX_TEXT_CHARS = 100_000
+JSON_TYPES = ("application/json",)
+RAW_IMAGE_TYPES = ("application/octet-stream",)
+
+
+class PredictionInputError(ValueError):
+    """A request the predictor cannot answer; ``status`` is the HTTP status to reply with.
+
+    >>> PredictionInputError(400, "empty_input", "no instances").as_dict()["error"]["code"]
+    'empty_input'
+    """
+
+    def __init__(self, status: int, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details or {}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
+
+    def body(self) -> bytes:
+        return json.dumps(self.as_dict()).encode()
+
+
+@dataclass
+class ParsedRequest:
+    instances: list[Any]
+    top_k: int = DEFAULT_TOP_K
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def media_type(content_type: str | None) -> str:
+    """``"Image/PNG; charset=x"`` -> ``"image/png"``."""
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def check_body_size(length: int | None, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
+    """Refuse a body over the limit before reading it (413), from its declared Content-Length."""
+    if length is not None and length > max_body_bytes:
+        raise PredictionInputError(413, "body_too_large",
+                                   f"The request body is {length:,} bytes; at most {max_body_bytes:,} are accepted.",
+                                   {"size_bytes": length, "limit_bytes": max_body_bytes})
+
+
+def decode_image(data: bytes, *, where: str = "image", max_pixels: int = DEFAULT_MAX_IMAGE_PIXELS) -> Image.Image:
+    """Decode image bytes by content: the first frame, EXIF orientation applied, mode untouched."""
+    if not data:
+        raise PredictionInputError(400, "empty_input", f"{where} is empty.", {"field": where})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        try:
+            image = Image.open(io.BytesIO(data))
+        except Image.UnidentifiedImageError:
+            raise PredictionInputError(400, "invalid_image", f"{where} is not an image Pillow can read "
+                                       "(checked by content).", {"field": where}) from None
+        except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+            raise PredictionInputError(413, "image_too_large", f"{where}: {exc}", {"field": where}) from None
+        except (OSError, ValueError, SyntaxError) as exc:
+            raise PredictionInputError(400, "invalid_image", f"{where} has an unreadable image header ({exc}).",
+                                       {"field": where}) from None
+        width, height = image.size
+        if width < 1 or height < 1:
+            raise PredictionInputError(400, "invalid_image", f"{where} has no pixels ({width}x{height}).",
+                                       {"field": where})
+        if width * height > max_pixels:
+            raise PredictionInputError(413, "image_too_large",
+                                       f"{where} is {width}x{height} = {width * height:,} pixels, over the "
+                                       f"{max_pixels:,}-pixel limit.",
+                                       {"field": where, "pixels": width * height, "limit_pixels": max_pixels})
+        try:
+            image.load()
+            if image.format in ("JPEG", "WEBP", "TIFF", "MPO"):
+                image = ImageOps.exif_transpose(image)
+        except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+            raise PredictionInputError(413, "image_too_large", f"{where}: {exc}", {"field": where}) from None
+        except (OSError, ValueError, SyntaxError, EOFError) as exc:
+            message = str(exc) or type(exc).__name__
+            raise PredictionInputError(400, "invalid_image", f"{where} cannot be decoded as "
+                                       f"{image.format or 'an image'}: {message}.", {"field": where}) from None
+    return image
+
+
+def decode_base64(value: Any, *, where: str) -> bytes:
+    if not isinstance(value, str):
+        raise PredictionInputError(400, "invalid_base64", f"{where} must be a base64 string, got "
+                                   f"{type(value).__name__}.", {"field": where})
+    if value.startswith("data:"):  # a data URL as browsers' FileReader gives it
+        _, sep, value = value.partition(",")
+        if not sep:
+            raise PredictionInputError(400, "invalid_base64", f"{where} is a data URL without data.", {"field": where})
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        try:  # tolerate line breaks (e.g. `base64` without -w0) and URL-safe alphabets
+            return base64.b64decode("".join(value.split()).replace("-", "+").replace("_", "/"), validate=True)
+        except (binascii.Error, ValueError):
+            raise PredictionInputError(400, "invalid_base64", f"{where} is not valid base64.",
+                                       {"field": where}) from None
+
+
+def parse_top_k(value: Any) -> int:
+    if value is None:
+        return DEFAULT_TOP_K
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOP_K:
+        raise PredictionInputError(400, "invalid_top_k", f"top_k must be an integer from 1 to {MAX_TOP_K}, "
+                                   f"got {value!r}.", {"field": "top_k"})
+    return value
+
+
+def _check_batch(count: int, max_batch: int) -> None:
+    if count == 0:
+        raise PredictionInputError(400, "empty_input", "The request has no instances to predict.",
+                                   {"field": "instances"})
+    if count > max_batch:
+        raise PredictionInputError(413, "batch_too_large", f"The request has {count} instances; at most "
+                                   f"{max_batch} are accepted per request.", {"count": count, "max_batch": max_batch})
+
+
+def _instance(raw: Any, *, index: int, input_kind: str, max_pixels: int) -> Any:
+    where = f"instances[{index}]"
+    if not isinstance(raw, dict):
+        raise PredictionInputError(400, "invalid_instance", f"{where} must be an object.", {"field": where})
+    if input_kind == "image":
+        if "image" not in raw:
+            raise PredictionInputError(400, "invalid_instance", f"{where} has no 'image' (a base64 string).",
+                                       {"field": where})
+        return decode_image(decode_base64(raw["image"], where=f"{where}.image"), where=f"{where}.image",
+                            max_pixels=max_pixels)
+    if input_kind == "text":
+        text = raw.get("text")
+        if not isinstance(text, str):
+            raise PredictionInputError(400, "invalid_instance", f"{where}.text must be a string.",
+                                       {"field": f"{where}.text"})
+        if not text.strip():
+            raise PredictionInputError(400, "empty_input", f"{where}.text is empty.", {"field": f"{where}.text"})
+        if len(text) > DEFAULT_MAX_TEXT_CHARS:
+            raise PredictionInputError(413, "text_too_long", f"{where}.text has {len(text):,} characters; at most "
+                                       f"{DEFAULT_MAX_TEXT_CHARS:,} are accepted.", {"field": f"{where}.text"})
+        return text
+    if not raw:
+        raise PredictionInputError(400, "empty_input", f"{where} has no columns.", {"field": where})
+    return raw
+
+
+def _parse_json(body: bytes, *, input_kind: str, max_batch: int, max_pixels: int) -> ParsedRequest:
+    try:
+        payload = json.loads(body)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise PredictionInputError(400, "invalid_json", f"The body is not valid JSON ({exc}).") from None
+    if not isinstance(payload, dict):
+        raise PredictionInputError(400, "invalid_json", "The body must be a JSON object with 'instances'.")
+    top_k = parse_top_k(payload.get("top_k"))
+    if "instances" in payload:
+        raw = payload["instances"]
+        if not isinstance(raw, list):
+            raise PredictionInputError(400, "invalid_instance", "'instances' must be a list of objects.",
+                                       {"field": "instances"})
+    elif (input_kind == "image" and "image" in payload) or (input_kind == "text" and "text" in payload):
+        raw = [{k: v for k, v in payload.items() if k != "top_k"}]
+    else:
+        expected = {"image": "{\"instances\": [{\"image\": \"<base64>\"}]}",
+                    "text": "{\"instances\": [{\"text\": \"...\"}]}"}.get(input_kind, "{\"instances\": [{...}]}")
+        raise PredictionInputError(400, "empty_input", f"The body has no 'instances'; send {expected}.",
+                                   {"field": "instances"})
+    _check_batch(len(raw), max_batch)
+    instances = [_instance(item, index=i, input_kind=input_kind, max_pixels=max_pixels) for i, item in enumerate(raw)]
+    return ParsedRequest(instances=instances, top_k=top_k)
+
+
+def _parse_multipart(content_type: str, body: bytes, *, input_kind: str, max_batch: int,
+                     max_pixels: int) -> ParsedRequest:
+    if input_kind != "image":
+        raise PredictionInputError(415, "unsupported_media_type", "multipart/form-data is accepted for image "
+                                   "models only; send JSON {\"instances\": [...]}.")
+    if "boundary=" not in content_type:
+        raise PredictionInputError(400, "invalid_multipart", "The multipart/form-data Content-Type has no boundary.")
+    message = BytesParser(policy=HTTP).parsebytes(b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n"
+                                                  + body)
+    if not message.is_multipart():
+        raise PredictionInputError(400, "invalid_multipart", "The multipart/form-data body cannot be parsed.")
+    files: list[tuple[str, bytes]] = []
+    top_k_raw: Any = None
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        payload = part.get_payload(decode=True) or b""
+        if name == "file":
+            files.append((part.get_filename() or f"file {len(files) + 1}", payload))
+        elif name == "top_k":
+            top_k_raw = payload.decode("utf-8", "replace").strip()
+    top_k = parse_top_k(top_k_raw)
+    if not files:
+        raise PredictionInputError(400, "empty_input", "The multipart body has no part named 'file'.",
+                                   {"field": "file"})
+    _check_batch(len(files), max_batch)
+    images = [decode_image(data, where=f"file {filename!r}", max_pixels=max_pixels) for filename, data in files]
+    return ParsedRequest(instances=images, top_k=top_k)
+
+
+def parse_request(*, content_type: str | None, body: bytes, input_kind: str = "image",
+                  max_batch: int = DEFAULT_MAX_BATCH, max_image_pixels: int = DEFAULT_MAX_IMAGE_PIXELS,
+                  max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, query_top_k: str | None = None) -> ParsedRequest:
+    """Parse a prediction request body into instances the predictor takes (PIL images, texts, rows).
+
+    Raises :class:`PredictionInputError` naming the problem. ``query_top_k`` (``?top_k=3``) is
+    used for raw image bodies, which have nowhere else to say it.
+
+    >>> parse_request(content_type="application/json", body=b'{"instances": []}')  # doctest: +SKIP
+    PredictionInputError: The request has no instances to predict.
+    """
+    if input_kind not in INPUT_KINDS:
+        raise ValueError(f"input_kind must be one of {INPUT_KINDS}, got {input_kind!r}")
+    check_body_size(len(body), max_body_bytes=max_body_bytes)
+    kind = media_type(content_type)
+    if not body:
+        raise PredictionInputError(400, "empty_input", "The request body is empty.")
+    if kind in JSON_TYPES or kind.endswith("+json"):
+        return _parse_json(body, input_kind=input_kind, max_batch=max_batch, max_pixels=max_image_pixels)
+    if kind == "multipart/form-data":
+        return _parse_multipart(content_type or "", body, input_kind=input_kind, max_batch=max_batch,
+                                max_pixels=max_image_pixels)
+    if input_kind == "image" and (kind.startswith("image/") or kind in RAW_IMAGE_TYPES):
+        return ParsedRequest(instances=[decode_image(body, where="the request body", max_pixels=max_image_pixels)],
+                             top_k=parse_top_k(query_top_k))
+    accepted = "application/json, multipart/form-data or image/*" if input_kind == "image" else "application/json"
+    raise PredictionInputError(415, "unsupported_media_type", f"Content-Type {kind or '(none)'!r} is not accepted; "
+                               f"send {accepted}.", {"content_type": kind, "accepted": accepted})
+
+
+def response_body(*, model_version: dict[str, Any], predictions: list[list[dict[str, Any]]],
+                  latency_ms: float) -> bytes:
+    """The JSON response, as bytes."""
+    return json.dumps({"model_version": model_version, "predictions": [{"top_k": p} for p in predictions],
+                       "latency_ms": round(latency_ms, 3)}).encode()
