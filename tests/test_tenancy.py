@@ -84,9 +84,10 @@ CREATE_IN_A = {
     "dataset-list": lambda t: {"workspace": t["ws_a"].pk, "project": t["project_a"].pk, "name": "viewer's dataset"},
     "training-jobs": lambda t: {"dataset_version": ds(t)["version"].pk, "preset": "fast"},
     "backbone-list": lambda t: {"project": t["project_a"].pk, "name": "viewer's backbone"},
+    "model-version-upload": lambda t: {"project": t["project_a"].pk, "format": "onnx"},
 }
 # The field a stranger's create is refused on (their target does not exist for them).
-CREATE_TARGET_FIELD = {"training-jobs": "dataset_version", "backbone-list": "project"}
+CREATE_TARGET_FIELD = {"training-jobs": "dataset_version", "backbone-list": "project", "model-version-upload": "project"}
 # Collection routes that read tenant objects named in the query string.
 QUERY_ROUTES = {"model-version-list", "model-version-compare"}
 PERSONAL_OR_OPEN = {"auth-csrf", "auth-login", "auth-logout", "auth-me", "token-list", "workspace-list",

@@ -43,3 +43,26 @@ BACKBONE_CHECK = register(
         start_endpoint="/api/v1/backbones/",
     )
 )
+
+
+class ModelImportParams(serializers.Serializer):
+    blob_key = serializers.CharField()
+    sha256 = serializers.CharField()
+    filename = serializers.CharField()
+    architecture = serializers.CharField()
+    classes = serializers.ListField(child=serializers.CharField())
+    preprocessing = serializers.DictField()
+
+
+MODEL_IMPORT = register(
+    JobKind(
+        name="training.import_model",
+        title="Model import",
+        description="Reads an uploaded state_dict with weights_only=True, builds the template's architecture "
+                    "from it, exports ONNX and records it as an uploaded model version.",
+        task_name="training.import_model",
+        params_serializer=ModelImportParams,
+        prefers_gpu=False,
+        start_endpoint="/api/v1/model-versions/upload/",
+    )
+)

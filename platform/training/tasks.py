@@ -88,3 +88,14 @@ def _check_backbone(job, report) -> dict:
 @shared_task(name="training.check_backbone")
 def training_check_backbone(job_id: int) -> None:
     run_job(job_id, _check_backbone)
+
+
+def _import_model(job, report) -> dict:
+    from training.model_uploads import import_state_dict
+
+    return import_state_dict(job, report)
+
+
+@shared_task(name="training.import_model")
+def training_import_model(job_id: int) -> None:
+    run_job(job_id, _import_model)

@@ -94,7 +94,7 @@ class ModelVersionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ModelVersion
-        fields = ["id", "name", "number", "workspace", "project", "dataset", "dataset_version", "job", "template",
+        fields = ["id", "name", "number", "source", "workspace", "project", "dataset", "dataset_version", "job", "template",
                   "preset", "params", "backbone", "code_version", "classes", "preprocessing", "onnx_sha256", "metrics",
                   "created_by", "created_at"]
         read_only_fields = fields
@@ -117,3 +117,32 @@ class ComparisonSerializer(serializers.Serializer):
     top_k_accuracy = serializers.DictField()
     per_class = serializers.ListField(child=serializers.DictField(),
                                       help_text="[{class, precision: {a, b, delta}, recall, f1, support: {a, b}}]")
+
+
+class ModelVersionUploadTargetSerializer(serializers.Serializer):
+    project = MemberProjectField(help_text="The project the model version belongs to.")
+
+
+class ModelVersionUploadSerializer(ModelVersionUploadTargetSerializer):
+    format = serializers.ChoiceField(choices=["onnx", "state_dict"],
+                                     help_text="onnx: a self-contained ONNX classifier, registered at once (201); "
+                                               "state_dict: weights for one of the template's architectures, "
+                                               "turned into ONNX by a training.import_model job (202).")
+    file = serializers.FileField(allow_empty_file=True)
+    classes = serializers.JSONField(required=False, help_text="Class names in the order of the model's outputs "
+                                    "(a JSON array). Optional for an ONNX file exported by Sampan.")
+    preprocessing = serializers.JSONField(required=False, help_text="Preprocessing spec keys (a JSON object: "
+                                          "image_size [h, w], mean, std, resize_mode, ...) over the template's "
+                                          "defaults. Optional when the ONNX input has a fixed size.")
+    architecture = serializers.ChoiceField(choices=["cnn_small", "resnet_narrow", "resnet18"], required=False,
+                                           help_text="state_dict only: the template architecture it was trained as.")
+    image_size = serializers.IntegerField(required=False, min_value=8, max_value=1024,
+                                          help_text="state_dict only: square input size (default 64).")
+
+    def validate(self, attrs):
+        if attrs["format"] == "state_dict":
+            if not attrs.get("architecture"):
+                raise serializers.ValidationError({"architecture": ["A state_dict needs its architecture."]})
+            if attrs.get("classes") is None:
+                raise serializers.ValidationError({"classes": ["A state_dict needs its class names."]})
+        return attrs

@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 from workspaces.permissions import WorkspaceRolePermission, require_role
 
-from training import selectors, services
+from training import model_uploads, selectors, services
 from training.api.serializers import (
     BackboneCreateSerializer,
     BackboneSerializer,
@@ -23,6 +23,8 @@ from training.api.serializers import (
     ComparisonSerializer,
     ModelVersionEvaluationSerializer,
     ModelVersionSerializer,
+    ModelVersionUploadSerializer,
+    ModelVersionUploadTargetSerializer,
     TemplateSerializer,
     TrainingJobCreateSerializer,
 )
@@ -112,7 +114,7 @@ class BackboneViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.D
 class ModelVersionFilter(filters.FilterSet):
     class Meta:
         model = ModelVersion
-        fields = ["workspace", "project", "dataset_version"]
+        fields = ["workspace", "project", "dataset_version", "source"]
 
 
 class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -145,6 +147,33 @@ class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
         return FileResponse(default_storage.open(version.onnx_key, "rb"), as_attachment=True,
                             filename=f"model-{version.project_id}-{version.name}.onnx",
                             content_type="application/octet-stream")
+
+    @extend_schema(
+        request={"multipart/form-data": ModelVersionUploadSerializer},
+        responses={201: ModelVersionSerializer, 202: JobSerializer,
+                   413: OpenApiResponse(description="file over the size limit")},
+        summary="Bring your own model: an ONNX file (201, a model version) or a state_dict (202, the import job)",
+    )
+    @action(detail=False, methods=["post"], filter_backends=[],
+            parser_classes=[MultiPartParser, FormParser, JSONParser])
+    def upload(self, request):
+        # The project first: a viewer is refused (403) before the upload itself is judged.
+        target = ModelVersionUploadTargetSerializer(data=request.data, context={"request": request})
+        target.is_valid(raise_exception=True)
+        project = target.validated_data["project"]
+        require_role(user=request.user, workspace_id=project.workspace_id, action="upload models")
+        body = ModelVersionUploadSerializer(data=request.data, context={"request": request})
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        if data["format"] == "onnx":
+            version = model_uploads.model_version_upload_onnx(
+                user=request.user, project=project, upload=data["file"], classes=data.get("classes"),
+                preprocessing=data.get("preprocessing"))
+            return Response(ModelVersionSerializer(version).data, status=status.HTTP_201_CREATED)
+        job = model_uploads.model_version_upload_state_dict(
+            user=request.user, project=project, upload=data["file"], architecture=data["architecture"],
+            classes=data["classes"], preprocessing=data.get("preprocessing"), image_size=data.get("image_size"))
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(parameters=[OpenApiParameter("a", OpenApiTypes.INT, required=True),
                                OpenApiParameter("b", OpenApiTypes.INT, required=True)],
