@@ -1,0 +1,293 @@
+"""Sampan's SDE sampler: damped-momentum particles around a consensus point (DESIGN §8).
+
+The search space is encoded to [0, 1]^D. The first trials are scrambled Halton points. After that,
+trial t belongs to particle t mod N and moves that particle one step:
+
+    m <- max(0, 1 - 3a/k) m - a (x - p_i) - a (x - v)
+    x <- x + a m + s_k (x - v) * xi + e_min * xi'
+
+with p_i the particle's best evaluated point, v the consensus (softmin over the ranks of the best
+completed trials), k the particle's step count, xi and xi' standard normal, and reflection at the
+cube's faces. Everything a step needs (position, momentum, step count) is written to the new
+trial's system attrs, so any worker of any process can ask next: there is no generation barrier.
+When the particle's previous trial is still running, the ask returns an exploratory point drawn
+around the consensus instead, and the particle keeps its state. Late in a run some asks are local
+steps around the incumbent, inside a trust region set by the spread of the best trials. A
+particle that has collapsed onto the consensus without improving restarts at a fresh point.
+
+Only COMPLETE trials count as evaluations: pruned trials never become bests, failed ones are
+ignored, and both still advance their particle (their position is the particle's next start).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from optuna.distributions import BaseDistribution
+from optuna.samplers import BaseSampler
+from optuna.search_space import IntersectionSearchSpace
+from optuna.study import Study, StudyDirection
+from optuna.trial import FrozenTrial, TrialState
+
+from .encoding import SpaceEncoding
+from .qmc import halton
+
+_PREFIX = "sde:"
+_MOVE_KINDS = ("init", "move", "restart")
+
+
+class SdeSampler(BaseSampler):
+    """An asynchronous particle sampler (momentum + consensus) for single-objective studies.
+
+    Example::
+
+        sampler = SdeSampler(seed=0)
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(objective, n_trials=100)
+
+    Args:
+        seed: seed of every random choice (the same seed and the same completion order give the
+            same trials).
+        n_particles: N, the number of particles (default ``max(8, 4 + 3 ln D)``); keep it at least
+            the number of concurrent workers, otherwise workers find busy particles more often.
+        n_startup_trials: quasi-random trials before the particles move (default
+            ``max(N, min(D + 1, 2 N))`` plus nothing else).
+        step: a, the step size of the momentum update.
+        noise: s_0, the scale of the consensus noise s_k (annealed as s_0 / sqrt(k)).
+        e_min: the floor of the exploration noise (default ``0.02 / sqrt(D / 5)`` per coordinate).
+        temperature: the softmin temperature over ranks at the start, in units of N; annealed as
+            more trials complete.
+        local_fraction: the largest share of asks that take a local step around the incumbent.
+        local_radius: that step's scale relative to the spread of the best trials.
+        patience: steps without a personal improvement after which a collapsed particle restarts.
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int | None = None,
+        n_particles: int | None = None,
+        n_startup_trials: int | None = None,
+        step: float = 0.5,
+        noise: float = 0.5,
+        e_min: float | None = None,
+        temperature: float = 0.5,
+        local_fraction: float = 0.5,
+        local_radius: float = 1.0,
+        patience: int = 4,
+    ) -> None:
+        if n_particles is not None and n_particles < 2:
+            raise ValueError("n_particles must be at least 2")
+        if n_startup_trials is not None and n_startup_trials < 1:
+            raise ValueError("n_startup_trials must be at least 1")
+        self._seed = int(seed) if seed is not None else int(np.random.SeedSequence().entropy % (2**31))
+        self._n_particles = n_particles
+        self._n_startup_trials = n_startup_trials
+        self._step = step
+        self._noise = noise
+        self._e_min = e_min
+        self._temperature = temperature
+        self._local_fraction = local_fraction
+        self._local_radius = local_radius
+        self._patience = patience
+        self._search_space = IntersectionSearchSpace(include_pruned=True)
+        self._lock = threading.Lock()
+        self._encodings: dict[str, SpaceEncoding] = {}
+        # Encoded points of finished trials (immutable once finished), by (storage, trial id, space).
+        self._points: dict[tuple[int, int, str], np.ndarray] = {}
+
+    # -- Optuna's sampler interface -------------------------------------------------------------
+
+    def reseed_rng(self) -> None:
+        # Every random draw is seeded by (seed, trial number): copies of this sampler in other
+        # threads or processes never repeat each other's points, so there is nothing to reseed.
+        pass
+
+    def infer_relative_search_space(self, study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
+        self._raise_error_if_multi_objective(study)
+        with self._lock:
+            return self._search_space.calculate(study)
+
+    def sample_independent(
+        self, study: Study, trial: FrozenTrial, param_name: str, param_distribution: BaseDistribution
+    ) -> Any:
+        # Parameters outside the joint space (the first trials, dynamic ones): a Halton coordinate
+        # chosen by the parameter's position in this trial.
+        self._raise_error_if_multi_objective(study)
+        q = halton(self._seed, trial.number, len(trial.params))
+        return SpaceEncoding({param_name: param_distribution}).from_quantiles(np.array([q]))[param_name]
+
+    def sample_relative(
+        self, study: Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
+    ) -> dict[str, Any]:
+        if not search_space:
+            return {}
+        enc = self._encoding(search_space)
+        if enc.dim == 0:
+            return {}
+        dim = enc.dim
+        n_particles = self._n_particles or max(8, int(4 + 3 * math.log(dim)))
+        n_startup = self._n_startup_trials or max(n_particles, min(dim + 1, 2 * n_particles))
+        trials = study._get_trials(deepcopy=False, use_cache=True)
+        complete = [
+            t
+            for t in trials
+            if t.state == TrialState.COMPLETE and t.number != trial.number and _covers(t, search_space)
+        ]
+        if trial.number < n_startup or len(complete) < 2:
+            q = np.array([halton(self._seed, trial.number, j) for j in range(enc.n_free)])
+            self._set(study, trial, {"kind": "startup"})
+            return enc.from_quantiles(q)
+
+        rng = np.random.default_rng([self._seed, trial.number])
+        x_all = self._encoded(study, complete, enc)
+        sign = 1.0 if study.direction == StudyDirection.MINIMIZE else -1.0
+        y = sign * np.array([t.value for t in complete], dtype=float)
+        order = np.argsort(y, kind="stable")
+        ranks = np.empty(len(y))
+        ranks[order] = np.arange(len(y))
+        by_number = {t.number: i for i, t in enumerate(complete)}
+
+        # Softmin over ranks: the temperature falls as evaluations accumulate past the startup.
+        progress = max(0, len(complete) - n_startup) / n_particles
+        tau = max(1.0, self._temperature * n_particles / (1.0 + 0.5 * progress))
+        w = np.exp(-ranks / tau)
+        w /= w.sum()
+        v = w @ x_all
+        spread = np.sqrt(np.maximum(w @ (x_all - v) ** 2, 0.0))
+        e_min = self._e_min if self._e_min is not None else 0.02 / math.sqrt(max(dim, 5) / 5)
+        best = x_all[order[0]]
+
+        particle = trial.number % n_particles
+        history = [
+            t
+            for t in trials
+            if t.number < trial.number and t.system_attrs.get(_PREFIX + "particle") == particle
+        ]
+        moves = [t for t in history if t.system_attrs.get(_PREFIX + "kind") in _MOVE_KINDS]
+        prev = max(moves, key=lambda t: t.number) if moves else None
+
+        # Late in the run a share of the asks refine the incumbent inside a trust region.
+        local_share = self._local_fraction * min(1.0, progress / 8.0)
+        if rng.random() < local_share:
+            radius = np.maximum(self._local_radius * spread, e_min)
+            x = _reflect(best + radius * rng.standard_normal(dim))
+            self._set(study, trial, {"kind": "local", "particle": particle})
+            return enc.decode(x)
+
+        if prev is not None and not prev.state.is_finished():
+            # The particle is busy elsewhere: explore around the consensus, keep its state.
+            x = _reflect(v + np.maximum(spread, e_min) * rng.standard_normal(dim))
+            self._set(study, trial, {"kind": "explore", "particle": particle})
+            return enc.decode(x)
+
+        if prev is None or len(prev.system_attrs.get(_PREFIX + "x", ())) != dim:
+            # First move of this particle: start from the i-th best evaluated point.
+            origin = complete[order[particle % len(order)]]
+            x, m, k, epoch, kind = x_all[by_number[origin.number]], np.zeros(dim), 1, 0, "init"
+            p_best = x
+            origin_number = origin.number
+        else:
+            x = np.asarray(prev.system_attrs[_PREFIX + "x"], dtype=float)
+            m = np.asarray(prev.system_attrs[_PREFIX + "m"], dtype=float)
+            k = int(prev.system_attrs[_PREFIX + "k"]) + 1
+            epoch = int(prev.system_attrs.get(_PREFIX + "epoch", 0))
+            origin_number = prev.system_attrs.get(_PREFIX + "origin")
+            kind = "move"
+            p_best, stale = self._personal_best(history, epoch, origin_number, by_number, x_all, y, k)
+            if p_best is None:
+                p_best = x
+            collapsed = float(np.max(np.abs(x - v))) < 2 * e_min and float(np.max(np.abs(m))) < 2 * e_min
+            if stale >= self._patience and collapsed:
+                x = rng.random(dim)
+                m, k, epoch, kind = np.zeros(dim), 1, epoch + 1, "restart"
+                origin_number = None
+                self._set(study, trial, _state(particle, kind, x, m, k, epoch, origin_number))
+                return enc.decode(x)
+
+        a = self._step
+        s_k = self._noise / math.sqrt(k)
+        m = max(0.0, 1.0 - 3.0 * a / k) * m - a * (x - p_best) - a * (x - v)
+        x = x + a * m + s_k * (x - v) * rng.standard_normal(dim) + e_min * rng.standard_normal(dim)
+        x = _reflect(x)
+        self._set(study, trial, _state(particle, kind, x, m, k, epoch, origin_number))
+        return enc.decode(x)
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _encoding(self, search_space: dict[str, BaseDistribution]) -> SpaceEncoding:
+        enc = SpaceEncoding(search_space)
+        with self._lock:
+            return self._encodings.setdefault(enc.signature, enc)
+
+    def _encoded(self, study: Study, trials: Sequence[FrozenTrial], enc: SpaceEncoding) -> np.ndarray:
+        out = np.empty((len(trials), enc.dim))
+        storage_key = id(study._storage)
+        for i, t in enumerate(trials):
+            key = (storage_key, t._trial_id, enc.signature)
+            point = self._points.get(key)
+            if point is None:
+                stored = t.system_attrs.get(_PREFIX + "x")
+                if stored is not None and len(stored) == enc.dim and enc.decode(np.asarray(stored)) == {
+                    n: t.params[n] for n in enc.names
+                }:
+                    point = np.asarray(stored, dtype=float)
+                else:
+                    point = enc.encode(t.params)
+                self._points[key] = point
+            out[i] = point
+        return out
+
+    def _personal_best(
+        self,
+        history: list[FrozenTrial],
+        epoch: int,
+        origin_number: int | None,
+        by_number: dict[int, int],
+        x_all: np.ndarray,
+        y: np.ndarray,
+        k: int,
+    ) -> tuple[np.ndarray | None, int]:
+        """The particle's best COMPLETE point of this epoch and how many steps ago it improved."""
+        best_i, best_k = None, 1
+        if origin_number is not None and origin_number in by_number:
+            best_i = by_number[origin_number]
+        for t in sorted(history, key=lambda t: t.number):
+            if t.system_attrs.get(_PREFIX + "epoch", 0) != epoch or t.number not in by_number:
+                continue
+            i = by_number[t.number]
+            if best_i is None or y[i] < y[best_i]:
+                best_i, best_k = i, int(t.system_attrs.get(_PREFIX + "k", best_k))
+        if best_i is None:
+            return None, k
+        return x_all[best_i], k - best_k
+
+    def _set(self, study: Study, trial: FrozenTrial, attrs: dict[str, Any]) -> None:
+        for key, value in attrs.items():
+            study._storage.set_trial_system_attr(trial._trial_id, _PREFIX + key, value)
+
+
+def _state(particle: int, kind: str, x, m, k: int, epoch: int, origin: int | None) -> dict[str, Any]:
+    return {
+        "particle": particle,
+        "kind": kind,
+        "x": [float(c) for c in x],
+        "m": [float(c) for c in m],
+        "k": k,
+        "epoch": epoch,
+        "origin": origin,
+    }
+
+
+def _reflect(x: np.ndarray) -> np.ndarray:
+    """Fold a point back into [0, 1]^D by reflection at the faces."""
+    x = np.mod(x, 2.0)
+    return np.where(x > 1.0, 2.0 - x, x)
+
+
+def _covers(trial: FrozenTrial, search_space: dict[str, BaseDistribution]) -> bool:
+    return all(trial.distributions.get(name) == dist for name, dist in search_space.items())
