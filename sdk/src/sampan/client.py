@@ -1,38 +1,68 @@
+"""The entry point: ``Client`` and its resource namespaces."""
+
 from __future__ import annotations
 
 import os
 from typing import Any
 
-import requests
+from sampan._transport import Timeout, Transport
+from sampan.datasets import Datasets
+from sampan.deployments import Deployments, Packages
+from sampan.models import Backbones, Models
+from sampan.studies import Studies
+from sampan.training import Jobs, Training
+from sampan.workspaces import Projects, Workspaces
 
-
-class SampanError(Exception):
-    """An error answer from the platform, carrying its error code and message."""
-
-    def __init__(self, status: int, code: str, message: str, details: Any = None) -> None:
-        super().__init__(f"{status} {code}: {message}")
-        self.status, self.code, self.message, self.details = status, code, message, details
+DEFAULT_URL = "http://127.0.0.1:8000"
 
 
 class Client:
-    def __init__(self, base_url: str | None = None, api_key: str | None = None, *, timeout: float = 30.0) -> None:
-        self.base_url = (base_url or os.environ.get("SAMPAN_URL") or "http://127.0.0.1:8000").rstrip("/")
-        self.api_key = api_key or os.environ.get("SAMPAN_API_KEY")
-        self.timeout = timeout
-        self._session = requests.Session()
-        if self.api_key:
-            self._session.headers["Authorization"] = f"Bearer {self.api_key}"
+    """A client of one Sampan platform.
+
+    ``base_url`` and ``api_key`` default to ``SAMPAN_URL`` and ``SAMPAN_API_KEY``, then to what
+    ``sampan login`` stored (``~/.config/sampan/config.json``). API keys are personal tokens
+    (``spk_...``, created under Account > API tokens or ``POST /api/v1/tokens/``).
+
+    >>> client = Client()                    # SAMPAN_URL / SAMPAN_API_KEY
+    >>> project = client.projects.create("Digits")
+    >>> dataset = client.datasets.create("digits", project=project)
+    >>> dataset.upload("digits/")            # a folder per class
+    >>> job = dataset.create_version(seed=7).train("fast")
+    >>> model = job.wait().model_version()
+    """
+
+    def __init__(self, base_url: str | None = None, api_key: str | None = None, *, timeout: Timeout = 30.0,
+                 max_retries: int = 3, backoff: float = 0.5, max_backoff: float = 60.0) -> None:
+        stored: dict[str, Any] = {}
+        if base_url is None and api_key is None and not (os.environ.get("SAMPAN_URL") and os.environ.get("SAMPAN_API_KEY")):
+            from sampan.config import load_credentials
+
+            stored = load_credentials()
+        self.base_url = (base_url or os.environ.get("SAMPAN_URL") or stored.get("url") or DEFAULT_URL).rstrip("/")
+        self.api_key = api_key or os.environ.get("SAMPAN_API_KEY") or stored.get("api_key")
+        self.http = Transport(self.base_url, api_key=self.api_key, timeout=timeout, max_retries=max_retries,
+                              backoff=backoff, max_backoff=max_backoff)
+        self.workspaces = Workspaces(self)
+        self.projects = Projects(self)
+        self.datasets = Datasets(self)
+        self.training = Training(self)
+        self.jobs = Jobs(self)
+        self.models = Models(self)
+        self.backbones = Backbones(self)
+        self.studies = Studies(self)
+        self.deployments = Deployments(self)
+        self.packages = Packages(self)
+
+    def __repr__(self) -> str:
+        return f"<sampan.Client {self.base_url}>"
+
+    def me(self) -> dict[str, Any]:
+        """The user behind the API key."""
+        return self.http.get("auth/me/")
+
+    def health(self) -> dict[str, Any]:
+        return self.http.get("/healthz")
 
     def request(self, method: str, path: str, **kwargs: Any) -> Any:
-        response = self._session.request(method, f"{self.base_url}/api/v1/{path.lstrip('/')}", timeout=self.timeout, **kwargs)
-        if response.status_code >= 400:
-            try:
-                error = response.json()["error"]
-            except (ValueError, KeyError, TypeError):
-                error = {"code": "http_error", "message": response.text[:200], "details": {}}
-            raise SampanError(response.status_code, error["code"], error["message"], error.get("details"))
-        return response.json() if response.content else None
-
-    def me(self) -> dict:
-        """The user behind the API key."""
-        return self.request("GET", "auth/me/")
+        """Any API call: ``client.request("GET", "workers/")`` (path under /api/v1/)."""
+        return self.http.request(method, path, **kwargs)

@@ -1,0 +1,319 @@
+"""Datasets: upload (folder per class, archive, files, pandas DataFrame), labels, samples,
+versions and export."""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from sampan._resource import Resource
+from sampan._resource import id_of as _id
+from sampan._transport import _bar
+
+if TYPE_CHECKING:
+    from sampan.client import Client
+    from sampan.training import Job
+
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".gif", ".tif", ".tiff"})
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
+FileItem = str | os.PathLike[str] | tuple[str, bytes]
+
+
+@dataclass
+class UploadResult:
+    """What an upload did, summed over its imports (one per request)."""
+
+    imported: int = 0
+    duplicates: int = 0
+    failed: int = 0
+    ignored: int = 0
+    files: int = 0
+    labels_created: list[str] = field(default_factory=list)
+    problems: list[dict[str, Any]] = field(default_factory=list)
+    imports: list[int] = field(default_factory=list)
+
+    def add(self, batch: dict[str, Any]) -> None:
+        for key in ("imported", "duplicates", "failed", "ignored", "files"):
+            setattr(self, key, getattr(self, key) + int(batch.get(key) or 0))
+        self.labels_created += [n for n in batch.get("labels_created", []) if n not in self.labels_created]
+        self.problems += batch.get("problems", [])
+        self.imports.append(int(batch["id"]))
+
+
+class Label(Resource):
+    pass
+
+
+class DatasetVersion(Resource):
+    """An immutable snapshot of a dataset's labeled samples with a seeded train/val/test split."""
+
+    def url(self) -> str:
+        return f"datasets/{self.data['dataset']}/versions/{self.id}/"
+
+    def train(self, preset: str | None = None, *, params: dict[str, Any] | None = None, template: str | None = None,
+              backbone: int | Resource | None = None) -> Job:
+        """Start a training job on this version; see :meth:`sampan.training.Training.start`."""
+        return self._client.training.start(self, preset=preset, params=params, template=template, backbone=backbone)
+
+    def export(self, dest: str | os.PathLike[str], *, progress: bool = False) -> Path:
+        """Download this version as a zip (a folder per class plus manifest.csv)."""
+        return self._client.datasets.get(self.data["dataset"]).export(dest, version=self, progress=progress)
+
+
+class Dataset(Resource):
+    _path = "datasets/"
+
+    # --- uploads -------------------------------------------------------------------------------
+
+    def upload(self, source: str | os.PathLike[str] | Sequence[FileItem] | Any, *, label: str | None = None,
+               batch_size: int = 100, progress: bool = True) -> UploadResult:
+        """Upload images, with a progress bar.
+
+        ``source`` is one of:
+
+        - a folder: each sub-folder is a class (its name the label), files at its top are unlabeled
+          (or get ``label``);
+        - an archive (.zip, .tar, .tar.gz, ...): laid out the same way, unpacked by the server;
+        - a list of image files (paths, or ``(name, bytes)`` pairs), all given ``label`` if set;
+        - a pandas DataFrame with a ``path`` or a ``bytes`` column and an optional ``label`` column
+          (and ``name`` for bytes).
+
+        e.g. ``dataset.upload("digits/")`` -> ``UploadResult(imported=1797, ...)``
+        """
+        if _is_dataframe(source):
+            return self._upload_groups(_dataframe_groups(source, label), batch_size=batch_size, progress=progress)
+        if isinstance(source, (str, os.PathLike)):
+            path = Path(source)
+            if path.is_dir():
+                return self._upload_groups(_folder_groups(path, label), batch_size=batch_size, progress=progress)
+            if path.name.lower().endswith(ARCHIVE_SUFFIXES):
+                return self.upload_archive(path, label=label, progress=progress)
+            if path.is_file():
+                return self._upload_groups([(label, [path])], batch_size=batch_size, progress=progress)
+            raise FileNotFoundError(f"No such file or folder: {path}")
+        return self._upload_groups([(label, list(source))], batch_size=batch_size, progress=progress)
+
+    def upload_archive(self, archive: str | os.PathLike[str], *, label: str | None = None, background: bool = False,
+                       progress: bool = True, timeout: float = 3600) -> UploadResult:
+        """Upload one archive; waits for the server's import job when it runs in the background."""
+        path = Path(archive)
+        result = UploadResult()
+        bar = _bar(progress, total=1, desc=f"import {path.name}")
+        with path.open("rb") as fh:
+            body = {"label": label or "", "background": "true" if background else "false"}
+            batch = self._client.http.post(f"datasets/{self.id}/imports/", None, data=body,
+                                           files={"archive": (path.name, fh, "application/octet-stream")},
+                                           timeout=_upload_timeout(self._client, path.stat().st_size))
+        if batch["status"] in ("queued", "running"):
+            batch = self._wait_import(batch, bar=bar, timeout=timeout)
+        bar.update(1)
+        bar.close()
+        result.add(batch)
+        if batch["status"] == "failed":
+            from sampan.errors import SampanError
+
+            raise SampanError(f"Import {batch['id']} failed: {batch.get('error')}", code=batch.get("error_code") or "import_failed",
+                              details=batch)
+        return result
+
+    def _wait_import(self, batch: dict[str, Any], *, bar: Any, timeout: float) -> dict[str, Any]:
+        import time
+
+        deadline = time.monotonic() + timeout
+        while batch["status"] in ("queued", "running"):
+            if time.monotonic() > deadline:
+                from sampan.errors import WaitTimeout
+
+                raise WaitTimeout(f"Import {batch['id']} still {batch['status']} after {timeout:g} s")
+            fraction = (batch.get("progress") or {}).get("fraction")
+            if fraction is not None:
+                bar.set_postfix(done=f"{100 * float(fraction):.0f}%")
+            time.sleep(0.5)
+            batch = self._client.http.get(f"datasets/{self.id}/imports/{batch['id']}/")
+        return batch
+
+    def _upload_groups(self, groups: Iterable[tuple[str | None, list[Any]]], *, batch_size: int,
+                       progress: bool) -> UploadResult:
+        groups = [(name, items) for name, items in groups if items]
+        result = UploadResult()
+        bar = _bar(progress, total=sum(len(items) for _, items in groups), unit="img", desc=f"upload to {self.data.get('name', self.id)}")
+        try:
+            for label, items in groups:
+                for start in range(0, len(items), batch_size):
+                    chunk = items[start:start + batch_size]
+                    parts = [("files", _file_part(item)) for item in chunk]
+                    batch = self._client.http.post(f"datasets/{self.id}/imports/", None, data={"label": label or ""},
+                                                   files=parts, timeout=_upload_timeout(self._client, None))
+                    result.add(batch)
+                    bar.update(len(chunk))
+                    bar.set_postfix(imported=result.imported, duplicates=result.duplicates, failed=result.failed)
+        finally:
+            bar.close()
+        return result
+
+    # --- labels and samples ----------------------------------------------------------------------
+
+    def labels(self) -> list[Label]:
+        return [Label(self._client, item) for item in self._client.http.paginate(f"datasets/{self.id}/labels/")]
+
+    def create_label(self, name: str, color: str = "") -> Label:
+        return Label(self._client, self._client.http.post(f"datasets/{self.id}/labels/", {"name": name, "color": color}))
+
+    def rename_label(self, label: int | Label, name: str) -> Label:
+        return Label(self._client, self._client.http.patch(f"datasets/{self.id}/labels/{_id(label)}/", {"name": name}))
+
+    def delete_label(self, label: int | Label, *, dry_run: bool = False) -> dict[str, Any]:
+        """Delete a label (its samples become unlabeled); answers how many samples it touched."""
+        return self._client.http.delete(f"datasets/{self.id}/labels/{_id(label)}/", dry_run="true" if dry_run else "false")
+
+    def merge_labels(self, label: int | Label, into: int | Label, *, dry_run: bool = False) -> dict[str, Any]:
+        return self._client.http.post(f"datasets/{self.id}/labels/{_id(label)}/merge/",
+                                      {"into": _id(into), "dry_run": dry_run})
+
+    def label_id(self, label: int | str | Label | None) -> int | None:
+        """The id of a label given by id, object or name (None stays None)."""
+        if label is None or isinstance(label, (int, Label)):
+            return None if label is None else _id(label)
+        for item in self.labels():
+            if item["name"] == label:
+                return item.id
+        from sampan.errors import NotFound
+
+        raise NotFound(f"No label named {label!r} in dataset {self.id}.", code="not_found")
+
+    def samples(self, *, label: int | str | None = None, unlabeled: bool | None = None, version: int | None = None,
+                split: str | None = None, search: str | None = None) -> Iterator[dict[str, Any]]:
+        """Every sample matching the filters (id, original_name, label, label_version, split, ...)."""
+        params: dict[str, Any] = {"label": self.label_id(label), "version": version, "split": split, "search": search}
+        if unlabeled is not None:
+            params["unlabeled"] = "true" if unlabeled else "false"
+        return self._client.http.paginate(f"datasets/{self.id}/samples/", **params)
+
+    def set_label(self, sample: int | dict[str, Any], label: int | str | Label | None, *,
+                  label_version: int | None = None) -> dict[str, Any]:
+        """Set one sample's label. ``label_version`` (default: the sample's, if given as a dict)
+        guards against concurrent edits: a stale one raises :class:`sampan.Conflict`."""
+        sample_id = _id(sample)
+        if label_version is None:
+            label_version = sample["label_version"] if isinstance(sample, dict) else self._client.http.get(
+                f"datasets/{self.id}/samples/{sample_id}/")["label_version"]
+        return self._client.http.patch(f"datasets/{self.id}/samples/{sample_id}/",
+                                       {"label": self.label_id(label), "label_version": label_version})
+
+    def set_labels(self, samples: Sequence[dict[str, Any]], label: int | str | Label | None) -> dict[str, Any]:
+        """Label many samples at once (all or nothing; :class:`sampan.Conflict` lists those changed meanwhile)."""
+        items = [{"id": s["id"], "label_version": s["label_version"]} for s in samples]
+        return self._client.http.post(f"datasets/{self.id}/samples/bulk-label/",
+                                      {"label": self.label_id(label), "items": items})
+
+    def statistics(self) -> dict[str, Any]:
+        return self._client.http.get(f"datasets/{self.id}/statistics/")
+
+    # --- versions and export -----------------------------------------------------------------------
+
+    def create_version(self, *, train_ratio: float = 0.8, val_ratio: float = 0.1, test_ratio: float = 0.1,
+                       seed: int | None = None, note: str = "") -> DatasetVersion:
+        """Snapshot the labeled samples as a new version with a stratified split.
+
+        e.g. ``version = dataset.create_version(seed=7)``; ``version.name`` -> ``"V1"``
+        """
+        body: dict[str, Any] = {"train_ratio": train_ratio, "val_ratio": val_ratio, "test_ratio": test_ratio,
+                                "note": note}
+        if seed is not None:
+            body["seed"] = seed
+        return DatasetVersion(self._client, self._client.http.post(f"datasets/{self.id}/versions/", body))
+
+    def versions(self) -> list[DatasetVersion]:
+        return [DatasetVersion(self._client, v) for v in self._client.http.paginate(f"datasets/{self.id}/versions/")]
+
+    def version(self, version_id: int) -> DatasetVersion:
+        return DatasetVersion(self._client, self._client.http.get(f"datasets/{self.id}/versions/{int(version_id)}/"))
+
+    def imports(self) -> list[dict[str, Any]]:
+        return list(self._client.http.paginate(f"datasets/{self.id}/imports/"))
+
+    def export(self, dest: str | os.PathLike[str] | IO[bytes], *, version: int | DatasetVersion | None = None,
+               progress: bool = False) -> Path | None:
+        """Download the dataset (or one version) as a zip: a folder per class plus manifest.csv."""
+        params = {"version": _id(version)} if version is not None else None
+        return self._client.http.download(f"datasets/{self.id}/export/", dest, params=params, progress=progress,
+                                          description="export")
+
+
+class Datasets:
+    """``client.datasets``: list, get, create, update, delete (uploads and labels live on the dataset)."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def list(self, *, project: int | Resource | None = None, workspace: int | Resource | None = None) -> list[Dataset]:
+        return [Dataset(self._client, d) for d in self._client.http.paginate(
+            "datasets/", project=_id(project) if project is not None else None,
+            workspace=_id(workspace) if workspace is not None else None)]
+
+    def get(self, dataset_id: int) -> Dataset:
+        return Dataset(self._client, self._client.http.get(f"datasets/{int(dataset_id)}/"))
+
+    def create(self, name: str, *, project: int | Resource, task_type: str = "image_classification",
+               description: str = "") -> Dataset:
+        """e.g. ``client.datasets.create("digits", project=project)``"""
+        return Dataset(self._client, self._client.http.post("datasets/", {
+            "project": _id(project), "name": name, "task_type": task_type, "description": description}))
+
+    def update(self, dataset: int | Dataset, **fields: Any) -> Dataset:
+        return Dataset(self._client, self._client.http.patch(f"datasets/{_id(dataset)}/", fields))
+
+    def delete(self, dataset: int | Dataset) -> None:
+        self._client.http.delete(f"datasets/{_id(dataset)}/")
+
+
+# --- helpers for uploads --------------------------------------------------------------------------
+
+
+def _upload_timeout(client: Client, size: int | None) -> Any:
+    """Uploads get a longer read timeout than ordinary calls: the server verifies every image."""
+    base = client.http.timeout
+    read = base[1] if isinstance(base, tuple) else base
+    extra = (size or 0) / (1 << 20)  # a second per MiB on top
+    return (base[0] if isinstance(base, tuple) else base, max(read, 300.0) + extra)
+
+
+def _is_dataframe(obj: Any) -> bool:
+    return type(obj).__name__ == "DataFrame" and hasattr(obj, "columns")
+
+
+def _file_part(item: Any) -> tuple[str, Any, str]:
+    if isinstance(item, tuple):
+        name, content = item
+        return (str(name), content, mimetypes.guess_type(str(name))[0] or "application/octet-stream")
+    path = Path(item)
+    return (path.name, path.read_bytes(), mimetypes.guess_type(path.name)[0] or "application/octet-stream")
+
+
+def _folder_groups(root: Path, label: str | None) -> list[tuple[str | None, list[Any]]]:
+    def images(folder: Path) -> list[Path]:
+        return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
+
+    groups: list[tuple[str | None, list[Any]]] = [(label, list(images(root)))]
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        groups.append((folder.name, list(images(folder))))
+    return groups
+
+
+def _dataframe_groups(frame: Any, label: str | None) -> list[tuple[str | None, list[Any]]]:
+    if "path" not in frame.columns and "bytes" not in frame.columns:
+        raise ValueError("The DataFrame needs a 'path' or a 'bytes' column (and optionally 'label').")
+    groups: dict[str | None, list[Any]] = {}
+    for position, row in enumerate(frame.to_dict("records")):
+        value = row.get("label", label)
+        name = None if value is None or value != value else str(value)  # NaN != NaN: unlabeled
+        if "path" in frame.columns and row.get("path") is not None:
+            item: Any = row["path"]
+        else:
+            item = (str(row.get("name") or f"image-{position}.png"), bytes(row["bytes"]))
+        groups.setdefault(name, []).append(item)
+    return list(groups.items())

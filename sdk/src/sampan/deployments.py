@@ -1,0 +1,243 @@
+"""Deployments (hosted endpoints), their API keys, usage and predictions; on-prem packages."""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from sampan._resource import Resource
+from sampan._resource import id_of as _id
+from sampan.errors import JobFailed, WaitTimeout
+
+if TYPE_CHECKING:
+    from sampan.training import Job
+
+MAX_BATCH = 32  # the hosted endpoint's batch limit
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One image's answer: the best class first in ``top_k``."""
+
+    label: str
+    score: float
+    index: int
+    top_k: list[dict[str, Any]] = field(default_factory=list)
+    model_version: dict[str, Any] = field(default_factory=dict)
+
+
+def encode_image(image: Any) -> bytes:
+    """Image bytes for a request: a file path, bytes, a PIL image, or a NumPy array (H x W, H x W x 3/4;
+    uint8, or floats in [0, 1]) encoded as PNG."""
+    if isinstance(image, (bytes, bytearray, memoryview)):
+        return bytes(image)
+    if isinstance(image, (str, os.PathLike)):
+        return Path(image).read_bytes()
+    if hasattr(image, "save") and hasattr(image, "mode"):  # PIL.Image.Image
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG")
+        return buffer.getvalue()
+    if hasattr(image, "__array_interface__") or type(image).__module__ == "numpy":
+        import numpy as np
+
+        try:
+            from PIL import Image
+        except ImportError as exc:
+            raise ImportError("Predicting from a NumPy array needs Pillow: pip install 'sampan[images]'") from exc
+        array = np.asarray(image)
+        if array.dtype != np.uint8:
+            if array.size and float(array.max()) <= 1.0:
+                array = array * 255.0
+            array = np.clip(np.rint(array), 0, 255).astype(np.uint8)
+        if array.ndim == 3 and array.shape[2] == 1:
+            array = array[:, :, 0]
+        if array.ndim not in (2, 3) or (array.ndim == 3 and array.shape[2] not in (3, 4)):
+            raise ValueError(f"An image array must be H x W, H x W x 3 or H x W x 4; got shape {array.shape}.")
+        buffer = io.BytesIO()
+        Image.fromarray(array).save(buffer, format="PNG")
+        return buffer.getvalue()
+    raise TypeError(f"Cannot send a {type(image).__name__} as an image: give a path, bytes, a PIL image or a NumPy array.")
+
+
+class Deployment(Resource):
+    """A hosted endpoint serving one model version of a project.
+
+    >>> deployment = model.deploy("digits")
+    >>> deployment.create_key("notebook")          # the secret is kept on the object for predict()
+    >>> deployment.predict("3.png").label
+    '3'
+    """
+
+    _path = "deployments/"
+
+    def __init__(self, client: Any, data: dict[str, Any], key: str | None = None) -> None:
+        super().__init__(client, data)
+        self.key = key
+
+    # --- lifecycle -------------------------------------------------------------------------------
+
+    def _act(self, action: str, body: dict[str, Any] | None = None) -> Deployment:
+        self.data = self._client.http.post(f"deployments/{self.id}/{action}/", body or {})
+        return self
+
+    def switch(self, model_version: int | Resource) -> Deployment:
+        """Serve another model version of the same project (the previous one is kept for rollback)."""
+        return self._act("switch", {"model_version": _id(model_version)})
+
+    def rollback(self) -> Deployment:
+        return self._act("rollback")
+
+    def stop(self) -> Deployment:
+        return self._act("stop")
+
+    def start(self) -> Deployment:
+        return self._act("start")
+
+    def usage(self, window: str = "24h") -> dict[str, Any]:
+        """Calls, errors and latency percentiles: ``{totals, series}`` for window 1h, 24h or 7d."""
+        return self._client.http.get(f"deployments/{self.id}/usage/", window=window)
+
+    # --- keys ------------------------------------------------------------------------------------
+
+    def keys(self) -> list[dict[str, Any]]:
+        return list(self._client.http.paginate(f"deployments/{self.id}/keys/"))
+
+    def create_key(self, name: str = "sdk", *, expires_at: str | None = None,
+                   quota_per_minute: int | None = None) -> dict[str, Any]:
+        """Issue an API key for predictions; its secret (``key``, ``spd_...``) is answered once and kept
+        on this object, so :meth:`predict` uses it by default."""
+        body: dict[str, Any] = {"name": name}
+        if expires_at is not None:
+            body["expires_at"] = expires_at
+        if quota_per_minute is not None:
+            body["quota_per_minute"] = quota_per_minute
+        created = self._client.http.post(f"deployments/{self.id}/keys/", body)
+        self.key = created.get("key")
+        return created
+
+    def revoke_key(self, key: int | dict[str, Any]) -> None:
+        self._client.http.delete(f"deployments/{self.id}/keys/{_id(key)}/")
+
+    # --- predictions ------------------------------------------------------------------------------
+
+    def _key(self, key: str | None) -> str:
+        chosen = key or self.key or os.environ.get("SAMPAN_DEPLOYMENT_KEY")
+        if not chosen:
+            raise ValueError("predict() needs a deployment key: deployment.create_key(), key=..., or "
+                             "SAMPAN_DEPLOYMENT_KEY.")
+        return chosen
+
+    def predict_raw(self, images: list[Any], *, key: str | None = None, top_k: int = 5) -> dict[str, Any]:
+        """The endpoint's JSON answer for up to 32 images: ``{model_version, predictions, latency_ms}``."""
+        instances = [{"image": base64.b64encode(encode_image(image)).decode("ascii")} for image in images]
+        return self._client.http.request(
+            "POST", self.data.get("predict_url") or f"deployments/{self.id}/predict/",
+            json={"instances": instances, "top_k": top_k}, headers={"Authorization": f"Bearer {self._key(key)}"})
+
+    def predict(self, image: Any, *, key: str | None = None, top_k: int = 5) -> Prediction:
+        """Classify one image: a file path, bytes, a PIL image or a NumPy array."""
+        return self.predict_batch([image], key=key, top_k=top_k)[0]
+
+    def predict_batch(self, images: list[Any], *, key: str | None = None, top_k: int = 5,
+                      batch_size: int = MAX_BATCH) -> list[Prediction]:
+        """Classify many images (sent ``batch_size`` at a time); answers in the same order."""
+        answers: list[Prediction] = []
+        for start in range(0, len(images), batch_size):
+            body = self.predict_raw(list(images[start:start + batch_size]), key=key, top_k=top_k)
+            for ranked in body["predictions"]:
+                best = ranked["top_k"][0]
+                answers.append(Prediction(label=str(best["label"]), score=float(best["score"]),
+                                          index=int(best["index"]), top_k=ranked["top_k"],
+                                          model_version=body.get("model_version") or {}))
+        return answers
+
+
+class Deployments:
+    """``client.deployments``: create (deploy), list, get, rename, delete."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def list(self, *, project: int | Resource | None = None, model_version: int | Resource | None = None) -> list[Deployment]:
+        return [Deployment(self._client, d) for d in self._client.http.paginate(
+            "deployments/", project=_id(project) if project is not None else None,
+            model_version=_id(model_version) if model_version is not None else None)]
+
+    def get(self, deployment_id: int) -> Deployment:
+        return Deployment(self._client, self._client.http.get(f"deployments/{int(deployment_id)}/"))
+
+    def create(self, model_version: int | Resource, *, name: str | None = None) -> Deployment:
+        """Deploy a model version as a hosted endpoint (active at once).
+
+        e.g. ``deployment = client.deployments.create(model, name="digits")``
+        """
+        mv = model_version if isinstance(model_version, Resource) else self._client.models.get(_id(model_version))
+        body = {"model_version": mv.id, "project": mv.data["project"],
+                "name": name or f"{mv.data.get('name', 'model')}-{int(time.time())}"}
+        return Deployment(self._client, self._client.http.post("deployments/", body))
+
+    def rename(self, deployment: int | Deployment, name: str) -> Deployment:
+        return Deployment(self._client, self._client.http.patch(f"deployments/{_id(deployment)}/", {"name": name}))
+
+    def delete(self, deployment: int | Deployment) -> None:
+        self._client.http.delete(f"deployments/{_id(deployment)}/")
+
+
+class Package(Resource):
+    """An on-prem server package or a device SDK of a model version, built by a job."""
+
+    _path = "packages/"
+
+    def wait(self, *, timeout: float | None = 1800, poll: float = 1.0, progress: bool = True) -> Package:
+        """Wait for the build job (with its progress bar); raises :class:`sampan.JobFailed` if it failed."""
+        if self.data.get("job") is not None and self.data["status"] in ("queued", "running"):
+            job: Job = self._client.jobs.get(self.data["job"])
+            try:
+                job.wait(timeout=timeout, poll=poll, progress=progress)
+            except JobFailed:
+                pass  # the package's own error says it better
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.refresh().data["status"] in ("queued", "running"):
+            if deadline is not None and time.monotonic() > deadline:
+                raise WaitTimeout(f"Package {self.id} still {self.data['status']}", code="wait_timeout")
+            time.sleep(poll)
+        if self.data["status"] != "succeeded":
+            from sampan.errors import SampanError
+
+            raise SampanError(f"Package {self.id} {self.data['status']}: {self.data.get('error')}",
+                              code="package_failed", details=self.data)
+        return self
+
+    def download(self, dest: str | os.PathLike[str] | IO[bytes], *, progress: bool = False) -> Path | None:
+        """Save the archive (zip); 409 ``package_not_ready`` until it is built."""
+        return self._client.http.download(f"packages/{self.id}/download/", dest, progress=progress,
+                                          description=f"package {self.id}")
+
+
+class Packages:
+    """``client.packages``: create (build), list, get, delete."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def list(self, *, project: int | Resource | None = None, model_version: int | Resource | None = None,
+             kind: str | None = None) -> list[Package]:
+        return [Package(self._client, p) for p in self._client.http.paginate(
+            "packages/", project=_id(project) if project is not None else None,
+            model_version=_id(model_version) if model_version is not None else None, kind=kind)]
+
+    def get(self, package_id: int) -> Package:
+        return Package(self._client, self._client.http.get(f"packages/{int(package_id)}/"))
+
+    def create(self, model_version: int | Resource, *, kind: str = "server") -> Package:
+        """Build a ``server`` package (a standalone HTTP server) or a ``device`` SDK; ``.wait()`` for it."""
+        return Package(self._client, self._client.http.post("packages/", {"model_version": _id(model_version),
+                                                                          "kind": kind}))
+
+    def delete(self, package: int | Package) -> None:
+        self._client.http.delete(f"packages/{_id(package)}/")

@@ -1,0 +1,282 @@
+"""Model versions: lineage, metrics, the evaluation report (dataclass and DataFrame), the
+confusion-matrix plot, comparison, the ONNX file, and bring-your-own-model uploads."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from sampan import _html
+from sampan._resource import Resource
+from sampan._resource import id_of as _id
+
+if TYPE_CHECKING:
+    from sampan.deployments import Deployment, Package
+    from sampan.training import Job
+
+
+@dataclass(frozen=True)
+class ClassMetrics:
+    name: str
+    precision: float
+    recall: float
+    f1: float
+    support: int
+
+
+@dataclass(frozen=True)
+class EvaluationReport:
+    """A model version's evaluation on its dataset version's test split."""
+
+    model_version: int
+    name: str
+    split: str
+    samples: int
+    classes: list[str]
+    accuracy: float
+    macro_f1: float
+    weighted_f1: float
+    top_k_accuracy: dict[str, float]
+    per_class: list[ClassMetrics]
+    confusion_matrix: list[list[int]]
+    most_confident_mistakes: list[dict[str, Any]] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_api(cls, body: dict[str, Any]) -> EvaluationReport:
+        report = body.get("evaluation") or {}
+        if not report:
+            raise ValueError(f"Model version {body.get('name', body.get('id'))} has no evaluation report "
+                             "(an uploaded model is not evaluated).")
+        return cls(
+            model_version=int(body["id"]), name=str(body["name"]), split=report.get("split", "test"),
+            samples=int(report.get("samples", 0)), classes=list(report.get("classes", [])),
+            accuracy=float(report["accuracy"]), macro_f1=float(report["macro"]["f1"]),
+            weighted_f1=float(report["weighted"]["f1"]),
+            top_k_accuracy={str(k): float(v) for k, v in report.get("top_k_accuracy", {}).items()},
+            per_class=[ClassMetrics(str(r["class"]), float(r["precision"]), float(r["recall"]), float(r["f1"]),
+                                    int(r["support"])) for r in report.get("per_class", [])],
+            confusion_matrix=[list(map(int, row)) for row in (report.get("confusion_matrix") or {}).get("counts", [])],
+            most_confident_mistakes=list(report.get("most_confident_mistakes", [])), raw=report,
+        )
+
+    def to_dataframe(self) -> Any:
+        """Per-class precision, recall, f1 and support as a pandas DataFrame indexed by class."""
+        import pandas as pd
+
+        return pd.DataFrame([vars(row) for row in self.per_class]).set_index("name")
+
+    def confusion_dataframe(self) -> Any:
+        """The confusion matrix (rows: true class, columns: predicted) as a DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(self.confusion_matrix, index=pd.Index(self.classes, name="true"),
+                            columns=pd.Index(self.classes, name="predicted"))
+
+    def plot_confusion_matrix(self, ax: Any = None, *, normalize: bool = False, cmap: str = "Blues") -> Any:
+        """Draw the confusion matrix with matplotlib (``pip install sampan[plot]``); returns the Axes."""
+        return plot_confusion_matrix(self.confusion_matrix, self.classes, ax=ax, normalize=normalize, cmap=cmap,
+                                     title=f"{self.name}: accuracy {self.accuracy:.3f}")
+
+
+def plot_confusion_matrix(counts: list[list[int]], classes: list[str], *, ax: Any = None, normalize: bool = False,
+                          cmap: str = "Blues", title: str | None = None) -> Any:
+    """A confusion-matrix heat map with counts in the cells; returns the matplotlib Axes."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise ImportError("plot_confusion_matrix needs matplotlib: pip install 'sampan[plot]'") from exc
+    import numpy as np
+
+    matrix = np.asarray(counts, dtype=float)
+    if normalize:
+        matrix = matrix / np.maximum(matrix.sum(axis=1, keepdims=True), 1)
+    if ax is None:
+        size = max(4.0, 0.5 * len(classes) + 2)
+        _, ax = plt.subplots(figsize=(size, size))
+    image = ax.imshow(matrix, cmap=cmap)
+    ax.set_xticks(range(len(classes)), labels=classes, rotation=45 if max(map(len, classes), default=0) > 3 else 0)
+    ax.set_yticks(range(len(classes)), labels=classes)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true")
+    threshold = matrix.max() / 2 if matrix.size else 0
+    for i in range(matrix.shape[0]):
+        for j in range(matrix.shape[1]):
+            text = f"{matrix[i, j]:.2f}" if normalize else f"{int(matrix[i, j])}"
+            ax.text(j, i, text, ha="center", va="center", fontsize=8,
+                    color="white" if matrix[i, j] > threshold else "black")
+    if title:
+        ax.set_title(title)
+    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    return ax
+
+
+class ModelVersion(Resource):
+    """A model version (V1, V2, ... of a project): trained here (``source="trained"``) or uploaded."""
+
+    _path = "model-versions/"
+
+    def evaluation(self) -> EvaluationReport:
+        return EvaluationReport.from_api(self._client.http.get(f"model-versions/{self.id}/evaluation/"))
+
+    def compare(self, other: int | ModelVersion) -> dict[str, Any]:
+        """This version (a) against ``other`` (b); every delta is b minus a."""
+        return self._client.models.compare(self, other)
+
+    def download_onnx(self, dest: str | os.PathLike[str] | IO[bytes]) -> Path | None:
+        return self._client.http.download(f"model-versions/{self.id}/onnx/", dest)
+
+    def deploy(self, name: str | None = None) -> Deployment:
+        """Serve this version as a hosted endpoint; see :meth:`sampan.deployments.Deployments.create`."""
+        return self._client.deployments.create(self, name=name)
+
+    def package(self, kind: str = "server") -> Package:
+        """Build an on-prem server package or a device SDK of this version (a job)."""
+        return self._client.packages.create(self, kind=kind)
+
+    def _repr_html_(self) -> str:
+        evaluation = None
+        if self.data.get("source", "trained") == "trained":
+            try:
+                evaluation = self._client.http.get(f"model-versions/{self.id}/evaluation/").get("evaluation")
+            except Exception:  # a notebook's repr must not raise
+                evaluation = None
+        return _html.model_version(self.data, evaluation)
+
+
+class Models:
+    """``client.models``: model versions, evaluation, comparison, bring-your-own-model uploads."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def list(self, *, project: int | Resource | None = None, dataset_version: int | Resource | None = None,
+             source: str | None = None) -> list[ModelVersion]:
+        return [ModelVersion(self._client, m) for m in self._client.http.paginate(
+            "model-versions/", project=_id(project) if project is not None else None,
+            dataset_version=_id(dataset_version) if dataset_version is not None else None, source=source)]
+
+    def get(self, model_version_id: int) -> ModelVersion:
+        return ModelVersion(self._client, self._client.http.get(f"model-versions/{int(model_version_id)}/"))
+
+    def evaluation(self, model_version: int | ModelVersion) -> EvaluationReport:
+        return EvaluationReport.from_api(self._client.http.get(f"model-versions/{_id(model_version)}/evaluation/"))
+
+    def compare(self, a: int | ModelVersion, b: int | ModelVersion) -> dict[str, Any]:
+        """Two versions' evaluation reports side by side (accuracy, f1s, per class); deltas are b minus a."""
+        return self._client.http.get("model-versions/compare/", a=_id(a), b=_id(b))
+
+    def compare_frame(self, a: int | ModelVersion, b: int | ModelVersion) -> Any:
+        """The per-class comparison as a pandas DataFrame (columns like ``f1_a``, ``f1_b``, ``f1_delta``)."""
+        import pandas as pd
+
+        rows = []
+        for row in self.compare(a, b)["per_class"]:
+            flat: dict[str, Any] = {"class": row["class"]}
+            for metric in ("precision", "recall", "f1"):
+                for side in ("a", "b", "delta"):
+                    flat[f"{metric}_{side}"] = row[metric][side]
+            flat["support_a"], flat["support_b"] = row["support"]["a"], row["support"]["b"]
+            rows.append(flat)
+        return pd.DataFrame(rows).set_index("class")
+
+    def upload_onnx(self, path: str | os.PathLike[str], *, project: int | Resource, classes: list[str] | None = None,
+                    preprocessing: dict[str, Any] | None = None) -> ModelVersion:
+        """Register an ONNX classifier (input float32 [batch, 3, H, W], output [batch, len(classes)]).
+
+        ``preprocessing`` overrides the template's defaults (e.g. ``{"image_size": [32, 32],
+        "mean": [0.5] * 3, "std": [0.5] * 3}``); classes and preprocessing default to the file's own
+        metadata for a model exported by Sampan. Files referencing external data are refused.
+
+        e.g. ``client.models.upload_onnx("mnist.onnx", project=p, classes=[str(d) for d in range(10)])``
+        """
+        data: dict[str, Any] = {"project": _id(project), "format": "onnx"}
+        if classes is not None:
+            data["classes"] = json.dumps(list(classes))
+        if preprocessing is not None:
+            data["preprocessing"] = json.dumps(preprocessing)
+        path = Path(path)
+        with path.open("rb") as fh:
+            body = self._client.http.post("model-versions/upload/", None, data=data,
+                                          files={"file": (path.name, fh, "application/octet-stream")})
+        return ModelVersion(self._client, body)
+
+    def upload_state_dict(self, state_dict: str | os.PathLike[str] | bytes, *, project: int | Resource,
+                          architecture: str, classes: list[str], image_size: int | None = None,
+                          preprocessing: dict[str, Any] | None = None, wait: bool = True,
+                          progress: bool = True) -> ModelVersion | Job:
+        """Register a state_dict of one of the template's architectures (``cnn_small``, ``resnet_narrow``,
+        ``resnet18``): a worker reads it with ``weights_only=True``, builds the model and exports ONNX.
+
+        ``state_dict``: a file written by ``torch.save(model.state_dict(), path)``, or its bytes.
+        Returns the model version (``wait=True``) or the import job.
+        """
+        data: dict[str, Any] = {"project": _id(project), "format": "state_dict", "architecture": architecture,
+                                "classes": json.dumps(list(classes))}
+        if image_size is not None:
+            data["image_size"] = str(image_size)
+        if preprocessing is not None:
+            data["preprocessing"] = json.dumps(preprocessing)
+        if isinstance(state_dict, bytes):
+            files = {"file": ("state_dict.pt", state_dict, "application/octet-stream")}
+            body = self._client.http.post("model-versions/upload/", None, data=data, files=files)
+        else:
+            path = Path(state_dict)
+            with path.open("rb") as fh:
+                body = self._client.http.post("model-versions/upload/", None, data=data,
+                                              files={"file": (path.name, fh, "application/octet-stream")})
+        from sampan.training import Job
+
+        job = Job(self._client, body)
+        if not wait:
+            return job
+        return job.wait(progress=progress).model_version()
+
+
+class Backbone(Resource):
+    """An uploaded state_dict to start training runs from (transfer learning), checked on a worker."""
+
+    _path = "backbones/"
+
+    def wait_checked(self, *, timeout: float = 300, poll: float = 0.5) -> Backbone:
+        """Wait until a worker has checked the file (status ``valid`` or ``invalid``)."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while self.data["status"] == "pending":
+            if time.monotonic() > deadline:
+                from sampan.errors import WaitTimeout
+
+                raise WaitTimeout(f"Backbone {self.id} still pending after {timeout:g} s", code="wait_timeout")
+            time.sleep(poll)
+            self.refresh()
+        return self
+
+
+class Backbones:
+    """``client.backbones``: upload, list, get, delete."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def list(self, *, project: int | Resource | None = None) -> list[Backbone]:
+        return [Backbone(self._client, b) for b in self._client.http.paginate(
+            "backbones/", project=_id(project) if project is not None else None)]
+
+    def get(self, backbone_id: int) -> Backbone:
+        return Backbone(self._client, self._client.http.get(f"backbones/{int(backbone_id)}/"))
+
+    def upload(self, path: str | os.PathLike[str], *, project: int | Resource, name: str = "",
+               wait: bool = True) -> Backbone:
+        path = Path(path)
+        with path.open("rb") as fh:
+            body = self._client.http.post("backbones/", None, data={"project": _id(project), "name": name},
+                                          files={"file": (path.name, fh, "application/octet-stream")})
+        backbone = Backbone(self._client, body)
+        return backbone.wait_checked() if wait else backbone
+
+    def delete(self, backbone: int | Backbone) -> None:
+        self._client.http.delete(f"backbones/{_id(backbone)}/")

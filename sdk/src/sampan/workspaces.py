@@ -1,0 +1,92 @@
+"""Workspaces (tenants, with members and roles) and their projects."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sampan._resource import Resource
+from sampan._resource import id_of as _id
+
+if TYPE_CHECKING:
+    from sampan.client import Client
+
+
+class Workspace(Resource):
+    _path = "workspaces/"
+
+    def projects(self) -> list[Project]:
+        return self._client.projects.list(workspace=self.id)
+
+    def members(self) -> list[dict[str, Any]]:
+        return list(self._client.http.paginate(f"workspaces/{self.id}/members/"))
+
+    def add_member(self, username: str, role: str = "editor") -> dict[str, Any]:
+        """Add a user as ``owner``, ``editor`` or ``viewer``."""
+        return self._client.http.post(f"workspaces/{self.id}/members/", {"username": username, "role": role})
+
+
+class Project(Resource):
+    _path = "projects/"
+
+    def datasets(self) -> list[Any]:
+        return self._client.datasets.list(project=self.id)
+
+    def model_versions(self) -> list[Any]:
+        return self._client.models.list(project=self.id)
+
+
+class Workspaces:
+    """``client.workspaces``: list, get, create, update, delete."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def list(self) -> list[Workspace]:
+        return [Workspace(self._client, w) for w in self._client.http.paginate("workspaces/")]
+
+    def get(self, workspace_id: int) -> Workspace:
+        return Workspace(self._client, self._client.http.get(f"workspaces/{int(workspace_id)}/"))
+
+    def create(self, name: str, description: str = "") -> Workspace:
+        """e.g. ``client.workspaces.create("Vision team")`` (you become its owner)."""
+        return Workspace(self._client, self._client.http.post("workspaces/", {"name": name, "description": description}))
+
+    def update(self, workspace: int | Workspace, **fields: Any) -> Workspace:
+        return Workspace(self._client, self._client.http.patch(f"workspaces/{_id(workspace)}/", fields))
+
+    def delete(self, workspace: int | Workspace) -> None:
+        self._client.http.delete(f"workspaces/{_id(workspace)}/")
+
+
+class Projects:
+    """``client.projects``: list, get, create, update, delete."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def list(self, workspace: int | Workspace | None = None) -> list[Project]:
+        return [Project(self._client, p) for p in self._client.http.paginate(
+            "projects/", workspace=_id(workspace) if workspace is not None else None)]
+
+    def get(self, project_id: int) -> Project:
+        return Project(self._client, self._client.http.get(f"projects/{int(project_id)}/"))
+
+    def create(self, name: str, *, workspace: int | Workspace | None = None, description: str = "") -> Project:
+        """A project in ``workspace`` (default: your first workspace).
+
+        e.g. ``client.projects.create("Digits")``
+        """
+        if workspace is None:
+            workspaces = self._client.workspaces.list()
+            if not workspaces:
+                workspaces = [self._client.workspaces.create("My workspace")]
+            workspace = workspaces[0]
+        return Project(self._client, self._client.http.post(
+            "projects/", {"workspace": _id(workspace), "name": name, "description": description}))
+
+    def update(self, project: int | Project, **fields: Any) -> Project:
+        return Project(self._client, self._client.http.patch(f"projects/{_id(project)}/", fields))
+
+    def delete(self, project: int | Project) -> None:
+        self._client.http.delete(f"projects/{_id(project)}/")
+

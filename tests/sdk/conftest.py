@@ -1,0 +1,58 @@
+"""The SDK against a live platform: gunicorn + a Celery worker on the test PostgreSQL and Redis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.datasets.factories import digits_by_class
+
+
+@pytest.fixture
+def sdk(live_web, live_worker, tenants, token_for):
+    """A ``sampan.Client`` for alice (owner of workspace A) with a personal API token."""
+    import sampan
+
+    return sampan.Client(live_web, token_for(tenants["alice"]), timeout=60, backoff=0.1, max_backoff=2)
+
+
+@pytest.fixture
+def project(sdk, tenants):
+    return sdk.projects.get(tenants["project_a"].pk)
+
+
+def write_digits_folder(root: Path, *, per_class: int, classes=range(10)) -> Path:
+    """A folder per class of real digits PNGs (sklearn's bundled digits)."""
+    for label, images in digits_by_class(per_class, classes).items():
+        folder = root / label
+        folder.mkdir(parents=True, exist_ok=True)
+        for i, data in enumerate(images):
+            (folder / f"{label}_{i:03d}.png").write_bytes(data)
+    return root
+
+
+@pytest.fixture
+def digits_folder(tmp_path) -> Path:
+    return write_digits_folder(tmp_path / "digits", per_class=8)
+
+
+def deploy_api_available() -> bool:
+    from django.urls import NoReverseMatch, reverse
+
+    try:
+        reverse("deployment-list")
+        reverse("package-list")
+        return True
+    except NoReverseMatch:
+        return False
+
+
+def studies_api_available() -> bool:
+    from django.urls import NoReverseMatch, reverse
+
+    try:
+        reverse("study-list")
+        return True
+    except NoReverseMatch:
+        return False
