@@ -75,6 +75,13 @@ OBJECT_ROUTES = {
     "model-version-evaluation": lambda t: {"pk": model_version(t).pk},
     "model-version-onnx": lambda t: {"pk": model_version(t).pk},
     "backbone-detail": lambda t: {"pk": backbone(t).pk},
+    "study-detail": lambda t: {"pk": study(t).pk},
+    "study-trials": lambda t: {"pk": study(t).pk},
+    "study-results": lambda t: {"pk": study(t).pk},
+    "study-pause": lambda t: {"pk": study(t).pk},
+    "study-resume": lambda t: {"pk": study(t).pk},
+    "study-stop": lambda t: {"pk": study(t).pk},
+    "study-promote": lambda t: {"pk": study(t).pk},
 }
 STAFF_ROUTES = {"user-list", "user-detail"}
 # Routes without ids: what a viewer of workspace A may not create there (None: personal or open routes).
@@ -84,10 +91,11 @@ CREATE_IN_A = {
     "dataset-list": lambda t: {"workspace": t["ws_a"].pk, "project": t["project_a"].pk, "name": "viewer's dataset"},
     "training-jobs": lambda t: {"dataset_version": ds(t)["version"].pk, "preset": "fast"},
     "backbone-list": lambda t: {"project": t["project_a"].pk, "name": "viewer's backbone"},
+    "study-list": lambda t: {"dataset_version": ds(t)["version"].pk},
     "model-version-upload": lambda t: {"project": t["project_a"].pk, "format": "onnx"},
 }
 # The field a stranger's create is refused on (their target does not exist for them).
-CREATE_TARGET_FIELD = {"training-jobs": "dataset_version", "backbone-list": "project", "model-version-upload": "project"}
+CREATE_TARGET_FIELD = {"study-list": "dataset_version", "training-jobs": "dataset_version", "backbone-list": "project", "model-version-upload": "project"}
 # Collection routes that read tenant objects named in the query string.
 QUERY_ROUTES = {"model-version-list", "model-version-compare"}
 PERSONAL_OR_OPEN = {"auth-csrf", "auth-login", "auth-logout", "auth-me", "token-list", "workspace-list",
@@ -123,6 +131,19 @@ def backbone(world: dict):
             summary={"architecture": "resnet18", "fits": ["resnet18"], "tensors": 122, "parameters": 11689512,
                      "head_classes": 1000, "dtypes": ["float32", "int64"]})
     return world["backbone"]
+
+
+def study(world: dict):
+    """A study of project A (its rows only: no route here reads Optuna's record of it)."""
+    if "study" not in world:
+        from automl.models import Study
+
+        world["study"] = Study.objects.create(
+            workspace=world["ws_a"], project=world["project_a"], name="Tenancy study",
+            dataset_version=ds(world)["version"], template="image_classification", preset="fast",
+            search_space=[{"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True}],
+            objective={"metric": "val_acc", "direction": "maximize"}, n_trials=2, optuna_name="tenancy-study")
+    return world["study"]
 
 
 ROUTES = api_routes()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from accounts.api.views import ApiTokenViewSet, CsrfView, LoginView, LogoutView, MeView, UserViewSet
+from automl.api.views import StudyViewSet
 from datasets.api.views import (
     DatasetVersionViewSet,
     DatasetViewSet,
@@ -8,6 +9,7 @@ from datasets.api.views import (
     LabelViewSet,
     SampleViewSet,
 )
+from deploy.api.views import DeploymentKeyViewSet, DeploymentPredictView, DeploymentViewSet, PackageViewSet
 from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
@@ -39,6 +41,10 @@ router.register(r"datasets/(?P<dataset_id>\d+)/imports", ImportBatchViewSet, bas
 router.register(r"datasets/(?P<dataset_id>\d+)/versions", DatasetVersionViewSet, basename="dataset-version")
 router.register("model-versions", ModelVersionViewSet, basename="model-version")
 router.register("backbones", BackboneViewSet, basename="backbone")
+router.register("studies", StudyViewSet, basename="study")
+router.register("deployments", DeploymentViewSet, basename="deployment")
+router.register(r"deployments/(?P<deployment_id>\d+)/keys", DeploymentKeyViewSet, basename="deployment-key")
+router.register("packages", PackageViewSet, basename="package")
 
 api_v1 = [
     path("auth/csrf/", CsrfView.as_view(), name="auth-csrf"),
@@ -50,6 +56,7 @@ api_v1 = [
     path("templates/", TemplateListView.as_view(), name="templates"),
     path("templates/<str:name>/", TemplateDetailView.as_view(), name="template-detail"),
     path("training-jobs/", TrainingJobCreateView.as_view(), name="training-jobs"),
+    path("deployments/<int:pk>/predict/", DeploymentPredictView.as_view(), name="deployment-predict"),
     *router.urls,
 ]
 

@@ -215,6 +215,8 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULE = {
     "reap-stale-jobs": {"task": "jobs.reap_stale", "schedule": float(SAMPAN_REAPER_INTERVAL_SECONDS), "options": {"queue": "cpu", "expires": float(SAMPAN_REAPER_INTERVAL_SECONDS)}},
+    # studies: settle trials whose worker was lost for good and keep `parallelism` trials in flight
+    "reconcile-studies": {"task": "automl.reconcile", "schedule": float(SAMPAN_REAPER_INTERVAL_SECONDS), "options": {"queue": "cpu", "expires": float(SAMPAN_REAPER_INTERVAL_SECONDS)}},
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(SAMPAN_HOME / "celerybeat-schedule")
 

@@ -1,0 +1,188 @@
+from __future__ import annotations
+
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from jobs.api.serializers import MemberProjectField
+from rest_framework import serializers
+from training.selectors import model_versions_for
+
+from deploy.models import Deployment, DeploymentEvent, DeploymentKey, Package, PackageKind
+
+
+@extend_schema_field(OpenApiTypes.INT)
+class MemberModelVersionField(serializers.PrimaryKeyRelatedField):
+    def get_queryset(self):
+        return model_versions_for(user=self.context["request"].user)
+
+
+class DeploymentEventSerializer(serializers.ModelSerializer):
+    model_version_name = serializers.SerializerMethodField()
+    by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = DeploymentEvent
+        fields = ["action", "model_version", "model_version_name", "at", "by"]
+        read_only_fields = fields
+
+    def get_model_version_name(self, event) -> str | None:
+        return event.model_version.name if event.model_version is not None else None
+
+
+class DeploymentSerializer(serializers.ModelSerializer):
+    model_version_name = serializers.CharField(source="model_version.name", read_only=True)
+    template = serializers.CharField(source="model_version.template", read_only=True)
+    predict_url = serializers.SerializerMethodField()
+    history = DeploymentEventSerializer(source="events", many=True, read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Deployment
+        fields = ["id", "workspace", "project", "name", "model_version", "model_version_name", "template",
+                  "previous_model_version", "status", "predict_url", "history", "created_at", "created_by",
+                  "updated_at"]
+        read_only_fields = fields
+
+    def get_predict_url(self, deployment) -> str:
+        return f"/api/v1/deployments/{deployment.pk}/predict/"
+
+
+class DeploymentCreateSerializer(serializers.Serializer):
+    project = MemberProjectField(required=False, help_text="Defaults to the model version's project.")
+    model_version = MemberModelVersionField()
+    name = serializers.CharField(max_length=200)
+
+
+class DeploymentUpdateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+
+
+class DeploymentSwitchSerializer(serializers.Serializer):
+    model_version = MemberModelVersionField(help_text="A model version of the deployment's project.")
+
+
+class DeploymentKeySerializer(serializers.ModelSerializer):
+    status = serializers.SerializerMethodField()
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = DeploymentKey
+        fields = ["id", "name", "prefix", "expires_at", "quota_per_minute", "status", "revoked_at", "last_used_at",
+                  "created_at", "created_by"]
+        read_only_fields = fields
+
+    def get_status(self, key) -> str:
+        if key.revoked_at is not None:
+            return "revoked"
+        if key.expires_at is not None and key.expires_at <= timezone.now():
+            return "expired"
+        return "active"
+
+
+class DeploymentKeyCreatedSerializer(DeploymentKeySerializer):
+    key = serializers.CharField(read_only=True, help_text="The key itself (spd_...): shown this once, never again.")
+
+    class Meta(DeploymentKeySerializer.Meta):
+        fields = [*DeploymentKeySerializer.Meta.fields, "key"]
+        read_only_fields = fields
+
+
+class DeploymentKeyCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    expires_at = serializers.DateTimeField(required=False, allow_null=True)
+    quota_per_minute = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=10_000_000,
+                                                help_text="Calls per minute this key may make; 429 beyond.")
+
+
+class UsageFiguresSerializer(serializers.Serializer):
+    calls = serializers.IntegerField()
+    errors = serializers.IntegerField()
+    p50_ms = serializers.FloatField(allow_null=True)
+    p95_ms = serializers.FloatField(allow_null=True)
+    p99_ms = serializers.FloatField(allow_null=True)
+
+
+class UsagePointSerializer(UsageFiguresSerializer):
+    t = serializers.DateTimeField(help_text="Start of the bucket.")
+
+
+class DeploymentUsageSerializer(serializers.Serializer):
+    window = serializers.ChoiceField(choices=["1h", "24h", "7d"])
+    bucket_seconds = serializers.IntegerField()
+    totals = UsageFiguresSerializer()
+    series = UsagePointSerializer(many=True)
+
+
+class PackageSerializer(serializers.ModelSerializer):
+    model_version_name = serializers.CharField(source="model_version.name", read_only=True)
+    status = serializers.SerializerMethodField()
+    download_url = serializers.SerializerMethodField()
+    filename = serializers.SerializerMethodField()
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Package
+        fields = ["id", "workspace", "project", "model_version", "model_version_name", "kind", "status", "job",
+                  "size_bytes", "sha256", "report", "error", "download_url", "filename", "created_at", "built_at",
+                  "created_by"]
+        read_only_fields = fields
+
+    def get_status(self, package) -> str:
+        if package.blob_key:
+            return "succeeded"
+        if package.job is None:
+            return "failed"
+        return package.job.status
+
+    def get_download_url(self, package) -> str | None:
+        return f"/api/v1/packages/{package.pk}/download/" if package.blob_key else None
+
+    def get_filename(self, package) -> str:
+        return package_filename(package)
+
+
+def package_filename(package: Package) -> str:
+    kind = "server" if package.kind == PackageKind.SERVER else "device-sdk"
+    return f"sampan-{kind}-project{package.project_id}-{package.model_version.name}.zip"
+
+
+class PackageCreateSerializer(serializers.Serializer):
+    model_version = MemberModelVersionField()
+    kind = serializers.ChoiceField(choices=PackageKind.choices)
+
+
+class PredictInstanceSerializer(serializers.Serializer):
+    image = serializers.CharField(required=False, help_text="An image file, base64-encoded (a data: URL works too).")
+    text = serializers.CharField(required=False, help_text="For text templates.")
+
+
+class PredictRequestSerializer(serializers.Serializer):
+    instances = PredictInstanceSerializer(many=True, help_text="Up to SAMPAN_DEPLOY_MAX_BATCH (32) instances.")
+    top_k = serializers.IntegerField(required=False, min_value=1, max_value=1000, default=5)
+
+
+class PredictMultipartSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="An image; repeat the part for a batch.")
+    top_k = serializers.IntegerField(required=False, min_value=1, max_value=1000)
+
+
+class PredictionClassSerializer(serializers.Serializer):
+    label = serializers.CharField()
+    index = serializers.IntegerField()
+    score = serializers.FloatField()
+
+
+class PredictionSerializer(serializers.Serializer):
+    top_k = PredictionClassSerializer(many=True)
+
+
+class PredictModelVersionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    template = serializers.CharField()
+
+
+class PredictResponseSerializer(serializers.Serializer):
+    model_version = PredictModelVersionSerializer()
+    predictions = PredictionSerializer(many=True)
+    latency_ms = serializers.FloatField(help_text="Time spent in the server, decoding to answer.")

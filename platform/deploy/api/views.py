@@ -1,0 +1,253 @@
+from __future__ import annotations
+
+from django.core.files.storage import default_storage
+from django.http import FileResponse
+from django.shortcuts import get_object_or_404
+from django_filters import rest_framework as filters
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+from workspaces.permissions import WorkspaceRolePermission, require_role
+
+from deploy import selectors, services
+from deploy.api.authentication import DeploymentKeyAuthentication
+from deploy.api.predict import predict
+from deploy.api.serializers import (
+    DeploymentCreateSerializer,
+    DeploymentKeyCreatedSerializer,
+    DeploymentKeyCreateSerializer,
+    DeploymentKeySerializer,
+    DeploymentSerializer,
+    DeploymentSwitchSerializer,
+    DeploymentUpdateSerializer,
+    DeploymentUsageSerializer,
+    PackageCreateSerializer,
+    PackageSerializer,
+    PredictMultipartSerializer,
+    PredictRequestSerializer,
+    PredictResponseSerializer,
+    package_filename,
+)
+from deploy.models import Deployment, DeploymentStatus, Package
+
+
+class DeploymentFilter(filters.FilterSet):
+    class Meta:
+        model = Deployment
+        fields = ["workspace", "project", "model_version", "status"]
+
+
+@extend_schema_view(partial_update=extend_schema(request=DeploymentUpdateSerializer, summary="Rename a deployment"))
+class DeploymentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin,
+                        viewsets.GenericViewSet):
+    """Hosted prediction endpoints: each serves one model version, switchable and stoppable."""
+
+    serializer_class = DeploymentSerializer
+    queryset = Deployment.objects.none()
+    permission_classes = [WorkspaceRolePermission]
+    filterset_class = DeploymentFilter
+    http_method_names = ["get", "post", "patch", "delete"]
+
+    def get_queryset(self):
+        return selectors.deployments_for(user=self.request.user)
+
+    @staticmethod
+    def workspace_id_of(obj) -> int:
+        return obj.workspace_id
+
+    def _answer(self, deployment: Deployment, code: int = status.HTTP_200_OK) -> Response:
+        fresh = self.get_queryset().get(pk=deployment.pk)
+        return Response(DeploymentSerializer(fresh).data, status=code)
+
+    @extend_schema(request=DeploymentCreateSerializer, responses={201: DeploymentSerializer},
+                   summary="Deploy a model version as a hosted prediction endpoint")
+    def create(self, request):
+        serializer = DeploymentCreateSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        model_version = data["model_version"]
+        require_role(user=request.user, workspace_id=model_version.workspace_id, action="deploy models")
+        deployment = services.deployment_create(user=request.user, model_version=model_version, name=data["name"],
+                                                project=data.get("project"))
+        return self._answer(deployment, status.HTTP_201_CREATED)
+
+    def partial_update(self, request, pk=None):
+        deployment = self.get_object()
+        serializer = DeploymentUpdateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return self._answer(services.deployment_rename(deployment=deployment, name=serializer.validated_data["name"]))
+
+    def perform_destroy(self, instance):
+        services.deployment_delete(deployment=instance)
+
+    @extend_schema(request=DeploymentSwitchSerializer, responses=DeploymentSerializer,
+                   summary="Serve another model version (requests in flight finish on the old one)")
+    @action(detail=True, methods=["post"], filter_backends=[])
+    def switch(self, request, pk=None):
+        deployment = self.get_object()
+        serializer = DeploymentSwitchSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        return self._answer(services.deployment_switch(user=request.user, deployment=deployment,
+                                                       model_version=serializer.validated_data["model_version"]))
+
+    @extend_schema(request=None, responses=DeploymentSerializer, summary="Serve the previous model version again")
+    @action(detail=True, methods=["post"], filter_backends=[])
+    def rollback(self, request, pk=None):
+        return self._answer(services.deployment_rollback(user=request.user, deployment=self.get_object()))
+
+    @extend_schema(request=None, responses=DeploymentSerializer, summary="Stop serving (predictions answer 409)")
+    @action(detail=True, methods=["post"], filter_backends=[])
+    def stop(self, request, pk=None):
+        return self._answer(services.deployment_set_status(user=request.user, deployment=self.get_object(),
+                                                           status=DeploymentStatus.STOPPED))
+
+    @extend_schema(request=None, responses=DeploymentSerializer, summary="Serve again after a stop")
+    @action(detail=True, methods=["post"], filter_backends=[])
+    def start(self, request, pk=None):
+        return self._answer(services.deployment_set_status(user=request.user, deployment=self.get_object(),
+                                                           status=DeploymentStatus.ACTIVE))
+
+    @extend_schema(parameters=[OpenApiParameter("window", OpenApiTypes.STR, enum=list(selectors.WINDOWS),
+                                                description="1h (per minute), 24h (per hour, default) or 7d "
+                                                            "(per 6 hours)")],
+                   responses=DeploymentUsageSerializer, summary="Calls, errors and latency percentiles")
+    @action(detail=True, methods=["get"], filter_backends=[])
+    def usage(self, request, pk=None):
+        deployment = self.get_object()
+        window = request.query_params.get("window", "24h")
+        if window not in selectors.WINDOWS:
+            raise ValidationError({"window": [f"Choose one of {', '.join(selectors.WINDOWS)}."]})
+        return Response(selectors.deployment_usage(deployment=deployment, window=window))
+
+
+class DeploymentKeyViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
+    """API keys of one deployment: the key is answered once at creation; DELETE revokes it."""
+
+    serializer_class = DeploymentKeySerializer
+    pagination_class = None
+
+    def deployment(self) -> Deployment:
+        if not hasattr(self, "_deployment"):
+            self._deployment = get_object_or_404(selectors.deployments_for(user=self.request.user),
+                                                 pk=self.kwargs["deployment_id"])
+            if self.request.method not in ("GET", "HEAD", "OPTIONS"):
+                require_role(user=self.request.user, workspace_id=self._deployment.workspace_id,
+                             action="manage deployment keys")
+        return self._deployment
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Deployment.objects.none()
+        return selectors.deployment_keys_of(deployment=self.deployment())
+
+    @extend_schema(request=DeploymentKeyCreateSerializer, responses={201: DeploymentKeyCreatedSerializer},
+                   summary="Create an API key (the answer holds the key: shown once)")
+    def create(self, request, deployment_id=None):
+        deployment = self.deployment()
+        serializer = DeploymentKeyCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        key, secret = services.deployment_key_create(user=request.user, deployment=deployment,
+                                                     **serializer.validated_data)
+        data = DeploymentKeyCreatedSerializer(key).data
+        data["key"] = secret
+        return Response(data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses={204: None}, summary="Revoke a key (refused from the next request on)")
+    def destroy(self, request, *args, **kwargs):
+        return super().destroy(request, *args, **kwargs)
+
+    def perform_destroy(self, instance):
+        services.deployment_key_revoke(key=instance)
+
+
+class PackageFilter(filters.FilterSet):
+    class Meta:
+        model = Package
+        fields = ["workspace", "project", "model_version", "kind"]
+
+
+class PackageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin,
+                     viewsets.GenericViewSet):
+    """On-prem server packages and device SDKs of model versions, built by jobs, downloadable."""
+
+    serializer_class = PackageSerializer
+    queryset = Package.objects.none()
+    permission_classes = [WorkspaceRolePermission]
+    filterset_class = PackageFilter
+
+    def get_queryset(self):
+        return selectors.packages_for(user=self.request.user)
+
+    @staticmethod
+    def workspace_id_of(obj) -> int:
+        return obj.workspace_id
+
+    @extend_schema(request=PackageCreateSerializer, responses={201: PackageSerializer},
+                   summary="Build an on-prem server package or a device SDK (a deploy.build_package job)")
+    def create(self, request):
+        serializer = PackageCreateSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        model_version = serializer.validated_data["model_version"]
+        require_role(user=request.user, workspace_id=model_version.workspace_id, action="build packages")
+        package = services.package_create(user=request.user, model_version=model_version,
+                                          kind=serializer.validated_data["kind"])
+        return Response(PackageSerializer(self.get_queryset().get(pk=package.pk)).data, status=status.HTTP_201_CREATED)
+
+    def perform_destroy(self, instance):
+        services.package_delete(package=instance)
+
+    @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY,
+                              409: OpenApiResponse(description="not built (yet)")},
+                   summary="Download the archive (zip)")
+    @action(detail=True, methods=["get"], filter_backends=[])
+    def download(self, request, pk=None):
+        package = self.get_object()
+        if not package.blob_key:
+            raise services.DeployConflict("This package is not built yet; download it when its status is succeeded.",
+                                          code="package_not_ready")
+        if not default_storage.exists(package.blob_key):
+            raise NotFound("The archive of this package is missing from storage.")
+        return FileResponse(default_storage.open(package.blob_key, "rb"), as_attachment=True,
+                            filename=package_filename(package), content_type="application/zip")
+
+
+PREDICT_DESCRIPTION = """Authenticated only by a key of this deployment: `Authorization: Bearer spd_...` or
+`X-Sampan-Key: spd_...`. Send JSON `{"instances": [{"image": "<base64>"}], "top_k": 5}` (or
+`{"image": "<base64>"}`), multipart/form-data with `file` parts, or a raw image body (`image/*`,
+top_k from `?top_k=`). Errors: 400 bad input, 401 missing/invalid/revoked/expired key, 403 a key of
+another deployment, 409 deployment stopped, 413 body/batch/image too large, 415 content type, 429
+over the key's quota (Retry-After), 503 model unavailable."""
+
+
+class DeploymentPredictView(APIView):
+    """The hosted prediction endpoint. Requests skip DRF entirely (``dispatch`` hands them to the
+    plain Django view ``deploy.api.predict.predict``); this class exists so the endpoint is in the
+    OpenAPI schema."""
+
+    authentication_classes = [DeploymentKeyAuthentication]
+    permission_classes: list = []
+
+    def dispatch(self, request, *args, **kwargs):
+        return predict(request, int(kwargs["pk"]))
+
+    @extend_schema(
+        operation_id="deployments_predict",
+        summary="Predict with the deployment's model version",
+        description=PREDICT_DESCRIPTION,
+        parameters=[OpenApiParameter("top_k", OpenApiTypes.INT, required=False,
+                                     description="For raw image bodies: how many classes to answer.")],
+        request={"application/json": PredictRequestSerializer, "multipart/form-data": PredictMultipartSerializer,
+                 "image/*": OpenApiTypes.BINARY},
+        responses={200: PredictResponseSerializer,
+                   409: OpenApiResponse(description="the deployment is stopped"),
+                   413: OpenApiResponse(description="body, batch or image too large"),
+                   415: OpenApiResponse(description="unsupported content type"),
+                   429: OpenApiResponse(description="over the key's quota; see Retry-After"),
+                   503: OpenApiResponse(description="the model cannot be loaded")},
+    )
+    def post(self, request, pk: int):
+        return predict(request._request, int(pk))

@@ -1,0 +1,66 @@
+"""Reads for deployments: tenancy-scoped querysets and usage windows."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.db.models import QuerySet
+from django.utils import timezone
+from workspaces.selectors import scoped_to_member
+
+from deploy import usage
+from deploy.models import Deployment, DeploymentKey, Package, UsageMinute
+
+# window -> (length, bucket size)
+WINDOWS = {"1h": (timedelta(hours=1), timedelta(minutes=1)), "24h": (timedelta(hours=24), timedelta(hours=1)),
+           "7d": (timedelta(days=7), timedelta(hours=6))}
+
+
+def deployments_for(*, user) -> QuerySet[Deployment]:
+    return scoped_to_member(
+        Deployment.objects.select_related("model_version", "created_by").prefetch_related(
+            "events__model_version", "events__by"), user=user)
+
+
+def deployment_keys_of(*, deployment: Deployment) -> QuerySet[DeploymentKey]:
+    return DeploymentKey.objects.filter(deployment=deployment).select_related("created_by")
+
+
+def packages_for(*, user) -> QuerySet[Package]:
+    return scoped_to_member(Package.objects.select_related("model_version", "job", "created_by"), user=user)
+
+
+def deployment_usage(*, deployment: Deployment, window: str = "24h", now=None) -> dict[str, Any]:
+    """Calls, errors and latency percentiles of the last ``window`` (1h, 24h or 7d), in total and per
+    bucket (1 minute, 1 hour, 6 hours); buckets without calls are left out.
+
+    e.g. ``deployment_usage(deployment=d, window="1h")["totals"]["p95_ms"]``
+    """
+    length, bucket = WINDOWS[window]
+    now = now or timezone.now()
+    start = now - length
+    rows = UsageMinute.objects.filter(deployment=deployment, minute__gt=start - timedelta(minutes=1)).values_list(
+        "minute", "calls", "errors", "histogram")
+    step = int(bucket.total_seconds())
+    buckets: dict[int, list] = {}
+    total_calls = total_errors = 0
+    total_histograms = []
+    for minute, calls, errors, histogram in rows:
+        at = int(minute.timestamp()) // step * step
+        entry = buckets.setdefault(at, [0, 0, []])
+        entry[0] += calls
+        entry[1] += errors
+        entry[2].append(histogram)
+        total_calls += calls
+        total_errors += errors
+        total_histograms.append(histogram)
+
+    def figures(calls: int, errors: int, histograms: list) -> dict[str, Any]:
+        p50, p95, p99 = usage.percentiles(usage.merge(histograms))
+        return {"calls": calls, "errors": errors, "p50_ms": p50, "p95_ms": p95, "p99_ms": p99}
+
+    series = [{"t": datetime.fromtimestamp(at, tz=UTC).isoformat().replace("+00:00", "Z"),
+               **figures(*buckets[at])} for at in sorted(buckets)]
+    return {"window": window, "bucket_seconds": step, "totals": figures(total_calls, total_errors, total_histograms),
+            "series": series}

@@ -1,0 +1,262 @@
+"""The hosted prediction endpoint's machinery, kept per web process and off Django's slow paths.
+
+- Serving state: a deployment's status, model version and keys, cached per process and checked on
+  every request against the deployment's ``serving_stamp`` (one indexed single-column read), so a
+  revoked key, a stop or a switch takes effect on the very next request in every process.
+- Predictors: each model version's files are copied from blob storage into
+  SAMPAN_HOME/serving-cache once, loaded into an ONNX Runtime session once per process, and kept.
+  A request takes the predictor of the state it read at its start, so a switch is atomic: requests
+  already running finish on the old session, later ones use the new one; nothing is dropped.
+  ONNX Runtime releases the GIL while it computes, so the other gthread threads keep serving.
+- Quotas: a fixed one-minute window per key, counted in Redis when the broker is Redis (shared by
+  every web process), else in this process (exact for the embedded single-process web server).
+- Usage: recorded in memory and written about once a second (deploy.usage).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.files.storage import default_storage
+from django.db import connection
+
+logger = logging.getLogger("sampan.deploy")
+
+DEFAULT_MAX_BATCH = 32
+
+
+def max_batch() -> int:
+    return int(getattr(settings, "SAMPAN_DEPLOY_MAX_BATCH", DEFAULT_MAX_BATCH))
+
+
+def max_body_bytes() -> int:
+    return int(getattr(settings, "SAMPAN_DEPLOY_MAX_BODY_BYTES", settings.SAMPAN_MAX_REQUEST_BYTES))
+
+
+def max_image_pixels() -> int:
+    return int(getattr(settings, "SAMPAN_DEPLOY_MAX_IMAGE_PIXELS", settings.SAMPAN_DATASET_MAX_IMAGE_PIXELS))
+
+
+@dataclass(frozen=True, slots=True)
+class KeyState:
+    id: int
+    revoked: bool
+    expires_at: float | None  # unix time
+    quota_per_minute: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelVersionState:
+    id: int
+    name: str
+    template: str
+    onnx_key: str
+    onnx_sha256: str
+    classes: tuple[str, ...]
+    preprocessing_json: str
+
+    @property
+    def public(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "template": self.template}
+
+
+@dataclass(frozen=True, slots=True)
+class DeploymentState:
+    id: int
+    stamp: int
+    active: bool
+    model_version: ModelVersionState
+    keys: Mapping[str, KeyState]  # by digest
+
+
+class ServingStates:
+    """Deployment id -> DeploymentState, reloaded when the stored stamp moves."""
+
+    def __init__(self) -> None:
+        self._states: dict[int, DeploymentState] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _stamp(deployment_id: int) -> int | None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT serving_stamp FROM deploy_deployment WHERE id = %s", [deployment_id])
+            row = cursor.fetchone()
+        return None if row is None else row[0]
+
+    @staticmethod
+    def _load(deployment_id: int) -> DeploymentState | None:
+        from deploy.models import Deployment, DeploymentKey, DeploymentStatus
+
+        deployment = Deployment.objects.select_related("model_version").filter(pk=deployment_id).first()
+        if deployment is None:
+            return None
+        mv = deployment.model_version
+        keys = {
+            digest: KeyState(id=pk, revoked=revoked_at is not None,
+                             expires_at=None if expires_at is None else expires_at.timestamp(), quota_per_minute=quota)
+            for pk, digest, revoked_at, expires_at, quota in DeploymentKey.objects.filter(
+                deployment_id=deployment_id).values_list("pk", "digest", "revoked_at", "expires_at", "quota_per_minute")
+        }
+        return DeploymentState(
+            id=deployment.pk, stamp=deployment.serving_stamp, active=deployment.status == DeploymentStatus.ACTIVE,
+            model_version=ModelVersionState(id=mv.pk, name=mv.name, template=mv.template, onnx_key=mv.onnx_key,
+                                            onnx_sha256=mv.onnx_sha256, classes=tuple(mv.classes),
+                                            preprocessing_json=json.dumps(mv.preprocessing)),
+            keys=keys)
+
+    def get(self, deployment_id: int) -> DeploymentState | None:
+        stamp = self._stamp(deployment_id)
+        if stamp is None:
+            self._states.pop(deployment_id, None)
+            return None
+        state = self._states.get(deployment_id)
+        if state is not None and state.stamp == stamp:
+            return state
+        state = self._load(deployment_id)
+        if state is not None:
+            with self._lock:
+                current = self._states.get(deployment_id)
+                if current is None or current.stamp <= state.stamp:
+                    self._states[deployment_id] = state
+        return state
+
+
+class ModelUnavailable(Exception):
+    """The model version's files cannot be read from storage or loaded."""
+
+
+class PredictorCache:
+    """Model version id -> loaded predictor, loaded once per process (one loader per version)."""
+
+    def __init__(self) -> None:
+        self._predictors: dict[int, Any] = {}
+        self._locks: dict[int, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def get(self, mv: ModelVersionState) -> Any:
+        predictor = self._predictors.get(mv.id)
+        if predictor is not None:
+            return predictor
+        with self._lock:
+            lock = self._locks.setdefault(mv.id, threading.Lock())
+        with lock:
+            predictor = self._predictors.get(mv.id)
+            if predictor is None:
+                predictor = self._predictors[mv.id] = self._load(mv)
+        return predictor
+
+    @staticmethod
+    def model_dir(mv: ModelVersionState) -> Path:
+        return Path(settings.SAMPAN_HOME) / "serving-cache" / f"model-version-{mv.id}-{mv.onnx_sha256[:16]}"
+
+    def _load(self, mv: ModelVersionState) -> Any:
+        from workers.serving.predictors import load_predictor
+
+        directory = self.model_dir(mv)
+        try:
+            if not (directory / "manifest.json").is_file():
+                materialize(mv, directory)
+            threads = int(getattr(settings, "SAMPAN_DEPLOY_ORT_THREADS", 1))
+            return load_predictor(directory, threads=threads)
+        except ModelUnavailable:
+            raise
+        except Exception as exc:
+            logger.exception("loading model version %s for serving failed", mv.id)
+            raise ModelUnavailable(f"Model version {mv.name} cannot be loaded: {type(exc).__name__}: {exc}") from None
+
+
+def materialize(mv: ModelVersionState, directory: Path) -> Path:
+    """Copy a model version's ONNX file from storage (checking its sha256) and write its JSON files."""
+    temp = directory.with_name(f".{directory.name}.{os.getpid()}.{threading.get_ident()}")
+    shutil.rmtree(temp, ignore_errors=True)
+    temp.mkdir(parents=True)
+    digest = hashlib.sha256()
+    try:
+        with default_storage.open(mv.onnx_key, "rb") as source, (temp / "model.onnx").open("wb") as out:
+            for chunk in iter(lambda: source.read(1 << 20), b""):
+                digest.update(chunk)
+                out.write(chunk)
+    except (FileNotFoundError, OSError) as exc:
+        shutil.rmtree(temp, ignore_errors=True)
+        raise ModelUnavailable(f"The ONNX file of model version {mv.name} cannot be read from storage ({exc}).") \
+            from None
+    if mv.onnx_sha256 and digest.hexdigest() != mv.onnx_sha256:
+        shutil.rmtree(temp, ignore_errors=True)
+        raise ModelUnavailable(f"The stored ONNX file of model version {mv.name} no longer matches its sha256.")
+    (temp / "preprocess.json").write_text(mv.preprocessing_json)
+    (temp / "labels.json").write_text(json.dumps(list(mv.classes)))
+    (temp / "manifest.json").write_text(json.dumps({"template": mv.template, "model_version": mv.public,
+                                                    "files": {"model.onnx": {"sha256": digest.hexdigest()}}}))
+    try:
+        os.replace(temp, directory)
+    except OSError:  # another process got there first: its copy is the same bytes
+        shutil.rmtree(temp, ignore_errors=True)
+    return directory
+
+
+class QuotaCounter:
+    """Calls per key per minute (fixed windows). ``hit`` returns seconds to wait, or 0 when allowed."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts: dict[tuple[int, int], int] = {}
+        self._redis: Any = None
+        self._redis_checked = False
+
+    def _client(self):
+        if not self._redis_checked:
+            self._redis_checked = True
+            url = getattr(settings, "CELERY_BROKER_URL", "") or ""
+            if url.startswith(("redis://", "rediss://")):
+                import redis
+
+                self._redis = redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
+        return self._redis
+
+    def hit(self, key: KeyState, now: float) -> int:
+        if not key.quota_per_minute:
+            return 0
+        window = int(now // 60)
+        retry_after = max(1, int(60 * (window + 1) - now + 0.999))
+        client = self._client()
+        if client is not None:
+            name = f"sampan:deploy:quota:{key.id}:{window}"
+            try:
+                pipe = client.pipeline()
+                pipe.incr(name)
+                pipe.expire(name, 120)
+                count = pipe.execute()[0]
+            except Exception:  # Redis away: count in this process rather than refuse or ignore the quota
+                logger.warning("quota counting in Redis failed; counting in this process", exc_info=True)
+                count = self._local(key.id, window)
+        else:
+            count = self._local(key.id, window)
+        return retry_after if count > key.quota_per_minute else 0
+
+    def _local(self, key_id: int, window: int) -> int:
+        with self._lock:
+            count = self._counts.get((key_id, window), 0) + 1
+            self._counts[(key_id, window)] = count
+            if len(self._counts) > 10_000:
+                for stale in [k for k in self._counts if k[1] < window]:
+                    del self._counts[stale]
+        return count
+
+
+def expired(key: KeyState, now: float) -> bool:
+    return key.expires_at is not None and key.expires_at <= now
+
+
+states = ServingStates()
+predictors = PredictorCache()
+quotas = QuotaCounter()
