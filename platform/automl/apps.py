@@ -4,8 +4,11 @@ from django.apps import AppConfig
 
 
 class AutomlConfig(AppConfig):
-    """Hyperparameter studies and the SDE sampler (built out by its own issue)."""
+    """Hyperparameter studies: trials run as jobs on any number of workers, sharing Optuna's storage."""
 
     name = "automl"
     label = "automl"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from automl import kinds  # noqa: F401 - registers the AutoML job kinds

@@ -61,6 +61,8 @@ SEARCH_SPACE = (
     SearchDimension("batch_size", "categorical", choices=(32, 64, 128)),
     SearchDimension("augmentation", "categorical", choices=("light", "standard", "strong")),
     SearchDimension("label_smoothing", "float", low=0.0, high=0.2),
+    SearchDimension("epochs", "int", low=5, high=30),
+    SearchDimension("model", "categorical", choices=("cnn_small", "resnet_narrow")),
 )
 
 

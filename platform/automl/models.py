@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class SamplerKind(models.TextChoices):
+    SDE = "sde", "SDE (Sampan's swarm sampler)"
+    TPE = "tpe", "TPE"
+    CMAES = "cmaes", "CMA-ES"
+    RANDOM = "random", "Random"
+
+
+class PrunerKind(models.TextChoices):
+    NONE = "none", "No pruning"
+    MEDIAN = "median", "Median"
+    SUCCESSIVE_HALVING = "successive_halving", "Successive halving"
+
+
+class StudyStatus(models.TextChoices):
+    RUNNING = "running", "Running"
+    PAUSED = "paused", "Paused"
+    STOPPED = "stopped", "Stopped"
+    COMPLETED = "completed", "Completed"
+
+
+class Study(models.Model):
+    """A hyperparameter search (HPO) over one template on one dataset version.
+
+    Optuna's own record of the study lives in its RDB storage (the platform's PostgreSQL, schema
+    ``optuna``; a SQLite file in embedded mode) under ``optuna_name``; this row holds what the
+    platform needs: the configuration, the status and the links to jobs and model versions.
+    """
+
+    workspace = models.ForeignKey("workspaces.Workspace", on_delete=models.CASCADE, related_name="studies")
+    project = models.ForeignKey("workspaces.Project", on_delete=models.CASCADE, related_name="studies")
+    name = models.CharField(max_length=200)
+    dataset_version = models.ForeignKey("datasets.DatasetVersion", on_delete=models.PROTECT, related_name="studies")
+    template = models.CharField(max_length=64)
+    preset = models.CharField(max_length=32, help_text="The preset every trial starts from.")
+    fixed_params = models.JSONField(default=dict, blank=True,
+                                    help_text="Parameters every trial uses as they are (not searched).")
+    search_space = models.JSONField(default=list, help_text="Optuna-shaped dimensions: [{name, type, low, high, "
+                                                            "log, step} | {name, type: categorical, choices}].")
+    objective = models.JSONField(default=dict, help_text="{metric, direction} from the template.")
+    sampler = models.CharField(max_length=16, choices=SamplerKind.choices, default=SamplerKind.SDE)
+    pruner = models.CharField(max_length=24, choices=PrunerKind.choices, default=PrunerKind.MEDIAN)
+    n_trials = models.PositiveIntegerField()
+    timeout_seconds = models.PositiveIntegerField(null=True, blank=True,
+                                                  help_text="Wall-time budget: no trial starts after it.")
+    parallelism = models.PositiveIntegerField(default=1, help_text="Trials in flight at once.")
+    seed = models.IntegerField(default=0)
+    report_seeds = models.PositiveIntegerField(default=3, help_text="Seeds of the honest-lift report (0: none).")
+    status = models.CharField(max_length=16, choices=StudyStatus.choices, default=StudyStatus.RUNNING, db_index=True)
+    optuna_name = models.CharField(max_length=100, unique=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "studies"
+
+    def __str__(self) -> str:
+        return f"study {self.pk} {self.name}"
+
+
+class TrialState(models.TextChoices):
+    RUNNING = "running", "Running"
+    COMPLETE = "complete", "Complete"
+    PRUNED = "pruned", "Pruned"
+    FAILED = "failed", "Failed"
+
+
+class Trial(models.Model):
+    """One point of a study: a training run (an ``automl.trial`` job) with sampled parameters."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="trials")
+    number = models.PositiveIntegerField(help_text="Optuna's trial number within the study.")
+    optuna_trial_id = models.BigIntegerField()
+    params = models.JSONField(default=dict, help_text="The sampled values of the search space.")
+    train_params = models.JSONField(default=dict, help_text="Every parameter the trainer used.")
+    state = models.CharField(max_length=16, choices=TrialState.choices, default=TrialState.RUNNING, db_index=True)
+    value = models.FloatField(null=True, blank=True, help_text="The objective (best validation metric).")
+    intermediate = models.JSONField(default=dict, blank=True, help_text="{epoch: validation metric}.")
+    pruned_at_epoch = models.PositiveIntegerField(null=True, blank=True)
+    test_metrics = models.JSONField(default=dict, blank=True, help_text="Headline metrics on the test split.")
+    artifacts = models.JSONField(default=dict, blank=True,
+                                 help_text="Blob keys of the model file and its ONNX export, plus the evaluation "
+                                           "and the trainer's result, for promotion.")
+    error = models.TextField(blank=True)
+    job = models.OneToOneField("jobs.Job", null=True, on_delete=models.SET_NULL, related_name="automl_trial")
+    model_version = models.OneToOneField("training.ModelVersion", null=True, blank=True, on_delete=models.SET_NULL,
+                                         related_name="automl_trial")
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["study", "number"]
+        constraints = [models.UniqueConstraint(fields=["study", "number"], name="trial_number_unique_in_study")]
+
+    @property
+    def duration_seconds(self) -> float | None:
+        if self.finished_at is None:
+            return None
+        return (self.finished_at - self.started_at).total_seconds()
+
+
+class ReportRole(models.TextChoices):
+    BASELINE = "baseline", "Default preset"
+    BEST = "best", "Best trial's parameters"
+
+
+class ReportRun(models.Model):
+    """One run of the honest-lift report: the default preset or the best trial's parameters,
+    trained again with one of the report's seeds on the same data, scored on the test split."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="report_runs")
+    role = models.CharField(max_length=16, choices=ReportRole.choices)
+    seed = models.IntegerField()
+    params = models.JSONField(default=dict)
+    job = models.OneToOneField("jobs.Job", null=True, on_delete=models.SET_NULL, related_name="automl_report_run")
+    test_metric = models.FloatField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    finished = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["study", "role", "seed"]
+        constraints = [models.UniqueConstraint(fields=["study", "role", "seed"], name="report_run_unique")]

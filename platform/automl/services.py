@@ -1,0 +1,499 @@
+"""Writes for studies: create, schedule trials as jobs, record what trials report, pause, resume,
+stop, promote the best trial, and the honest-lift report.
+
+The scheduler is ``study_schedule``: under a row lock on the study it settles trials whose job
+ended without telling (a worker lost for good), keeps ``parallelism`` trials in flight while the
+budget lasts, and finishes the study. It runs when a study starts or resumes, when a trial ends
+(called from the trial's task), and periodically (``automl.reconcile``), never by a task waiting
+on another.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import tempfile
+import uuid
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from django.core.files import File
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+from jobs.models import FINISHED
+from jobs.services import job_cancel, job_create
+from rest_framework import exceptions, status
+from rest_framework.exceptions import ValidationError
+
+from automl import engine
+from automl.models import (
+    PrunerKind,
+    ReportRole,
+    ReportRun,
+    SamplerKind,
+    Study,
+    StudyStatus,
+    Trial,
+    TrialState,
+)
+from workers.templates import TemplateParamError, registry
+
+logger = logging.getLogger("sampan.automl")
+
+MAX_TRIALS = 10_000
+MAX_PARALLELISM = 256
+MAX_REPORT_SEEDS = 10
+TEST_METRIC = "accuracy"  # the evaluation's headline metric, reported by the lift report
+
+
+class StudyConflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "study_conflict"
+
+
+# --- search spaces ----------------------------------------------------------------------------
+
+
+def default_search_space(template_name: str) -> list[dict[str, Any]]:
+    return [dim.as_dict() for dim in registry.get(template_name).search_space]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def search_space_validate(*, template, preset: str, fixed_params: dict[str, Any],
+                          search_space: Any) -> list[dict[str, Any]]:
+    """The search space in canonical form, or a 400 naming the field (``search_space[2].low``).
+
+    Every dimension must be a parameter of the template, not fixed as well, and every bound or
+    choice must be a value the trainer accepts together with the preset and the fixed parameters.
+    """
+    if not isinstance(search_space, list) or not search_space:
+        raise ValidationError({"search_space": ["Give a non-empty list of dimensions."]})
+    params = {p.name: p for p in template.params}
+    seen: set[str] = set()
+    clean: list[dict[str, Any]] = []
+    for index, dim in enumerate(search_space):
+        where = f"search_space[{index}]"
+
+        def bad(field: str, message: str, where: str = where):
+            return ValidationError({f"{where}.{field}" if field else where: [message]})
+
+        if not isinstance(dim, dict):
+            raise bad("", "Each dimension is an object {name, type, ...}.")
+        name = dim.get("name")
+        if name not in params:
+            raise bad("name", f"Unknown parameter {name!r}; {template.name} has {', '.join(sorted(params))}.")
+        if name in seen:
+            raise bad("name", f"{name!r} appears twice in the search space.")
+        if name in fixed_params:
+            raise bad("name", f"{name!r} is also a fixed parameter; search it or fix it, not both.")
+        if name == "seed":
+            raise bad("name", "The seed is the study's own setting, not a searched parameter.")
+        seen.add(name)
+        kind = dim.get("type")
+        param = params[name]
+        if kind == "categorical":
+            choices = dim.get("choices")
+            if not isinstance(choices, list) or not choices:
+                raise bad("choices", "A categorical dimension needs a non-empty list of choices.")
+            if len({repr(c) for c in choices}) != len(choices):
+                raise bad("choices", "Choices must be distinct.")
+            for choice in choices:
+                if not isinstance(choice, str | int | float | bool) or choice is None:
+                    raise bad("choices", f"Choice {choice!r} is not a string, number or boolean.")
+                try:
+                    param.validate(choice)
+                except TemplateParamError as exc:
+                    raise bad("choices", f"Choice {choice!r}: {name} {exc.message}.") from None
+            entry: dict[str, Any] = {"name": name, "type": "categorical", "choices": list(choices)}
+            corners = list(choices)
+        elif kind in ("int", "float"):
+            if param.kind not in ("int", "float") or (kind == "float" and param.kind == "int"):
+                raise bad("type", f"{name} is a {param.kind} parameter; use type "
+                                  f"{'categorical' if param.kind not in ('int', 'float') else param.kind}.")
+            low, high, log, step = dim.get("low"), dim.get("high"), dim.get("log", False), dim.get("step")
+            for field, value in (("low", low), ("high", high)):
+                if not _is_number(value) or (kind == "int" and not float(value).is_integer()):
+                    raise bad(field, f"Must be {'an integer' if kind == 'int' else 'a number'}, got {value!r}.")
+            if not low < high:
+                raise bad("high", f"Must be greater than low ({low}), got {high}.")
+            if not isinstance(log, bool):
+                raise bad("log", "Must be true or false.")
+            if log and low <= 0:
+                raise bad("low", "A log-scale dimension needs low > 0.")
+            if step is not None:
+                if not _is_number(step) or step <= 0 or (kind == "int" and not float(step).is_integer()):
+                    raise bad("step", f"Must be a positive {'integer' if kind == 'int' else 'number'}, got {step!r}.")
+                if log and not (kind == "int" and step == 1):
+                    raise bad("step", "A log-scale dimension cannot have a step.")
+            for field, value in (("low", low), ("high", high)):
+                try:
+                    param.validate(int(value) if kind == "int" else float(value))
+                except TemplateParamError as exc:
+                    raise bad(field, f"{name} {exc.message}.") from None
+            cast = int if kind == "int" else float
+            entry = {"name": name, "type": kind, "low": cast(low), "high": cast(high), "log": log}
+            if step is not None:
+                entry["step"] = cast(step)
+            corners = [cast(low), cast(high)]
+        else:
+            raise bad("type", f"Must be float, int or categorical, got {kind!r}.")
+        for value in corners:  # the template's cross-checks (e.g. warm-up shorter than the epochs)
+            try:
+                template.validate_params(preset, {**fixed_params, name: value})
+            except TemplateParamError as exc:
+                raise bad("name", f"With {name} = {value!r} the run is invalid: {exc.field} {exc.message}.") from None
+        clean.append(entry)
+    return clean
+
+
+# --- creating and scheduling ------------------------------------------------------------------
+
+
+@transaction.atomic
+def study_create(*, user, dataset_version, name: str = "", template: str | None = None, preset: str | None = None,
+                 fixed_params: dict[str, Any] | None = None, search_space: Any = None,
+                 sampler: str = SamplerKind.SDE, pruner: str = PrunerKind.MEDIAN, n_trials: int = 20,
+                 timeout_seconds: int | None = None, parallelism: int = 2, seed: int = 0,
+                 report_seeds: int = 3) -> Study:
+    """Validate a study, record it in Optuna's storage and start its first ``parallelism`` trials.
+
+    e.g. ``study_create(user=u, dataset_version=v, n_trials=20, parallelism=4,
+    fixed_params={"epochs": 5}, sampler="sde", pruner="median")``
+    """
+    from datasets.services import dataset_version_check_trainable
+    from training.services import template_named
+
+    chosen = template_named(template or dataset_version.dataset.task_type)
+    if chosen.name != dataset_version.dataset.task_type:
+        raise ValidationError({"template": [f"Template {chosen.name!r} cannot train a "
+                                            f"{dataset_version.dataset.task_type!r} dataset."]})
+    preset = preset or chosen.default_preset
+    fixed = dict(fixed_params or {})
+    fixed.setdefault("seed", seed)
+    try:
+        chosen.validate_params(preset, fixed)
+    except TemplateParamError as exc:
+        field = exc.field if exc.field == "preset" else f"fixed_params.{exc.field}"
+        raise ValidationError({field: [exc.message]}) from None
+    space = search_space_validate(template=chosen, preset=preset, fixed_params=fixed,
+                                  search_space=default_search_space(chosen.name) if search_space is None
+                                  else search_space)
+    if sampler not in SamplerKind.values:
+        raise ValidationError({"sampler": [f"Must be one of {', '.join(SamplerKind.values)}."]})
+    if pruner not in PrunerKind.values:
+        raise ValidationError({"pruner": [f"Must be one of {', '.join(PrunerKind.values)}."]})
+    for field, value, high in (("n_trials", n_trials, MAX_TRIALS), ("parallelism", parallelism, MAX_PARALLELISM),
+                               ("report_seeds", report_seeds, MAX_REPORT_SEEDS)):
+        low = 0 if field == "report_seeds" else 1
+        if not isinstance(value, int) or not low <= value <= high:
+            raise ValidationError({field: [f"Must be an integer between {low} and {high}."]})
+    if timeout_seconds is not None and (not isinstance(timeout_seconds, int) or timeout_seconds < 1):
+        raise ValidationError({"timeout_seconds": ["Must be a positive number of seconds, or null for no limit."]})
+    dataset_version_check_trainable(version=dataset_version, min_per_class=chosen.data.min_samples_per_class)
+    study = Study.objects.create(
+        workspace=dataset_version.dataset.workspace, project=dataset_version.dataset.project,
+        name=(name or "").strip()[:200] or f"{chosen.title} on {dataset_version.dataset.name} {dataset_version.name}",
+        dataset_version=dataset_version, template=chosen.name, preset=preset, fixed_params=fixed,
+        search_space=space, objective=dict(chosen.objective), sampler=sampler, pruner=pruner, n_trials=n_trials,
+        timeout_seconds=timeout_seconds, parallelism=parallelism, seed=seed, report_seeds=report_seeds,
+        optuna_name=f"sampan-{uuid.uuid4().hex}", created_by=user if user.is_authenticated else None,
+        started_at=timezone.now(),
+    )
+    engine.optuna_study_create(study)
+    _schedule_locked(study)
+    return study
+
+
+def _out_of_time(study: Study) -> bool:
+    return (study.timeout_seconds is not None and study.started_at is not None
+            and timezone.now() >= study.started_at + timedelta(seconds=study.timeout_seconds))
+
+
+def _ask(study: Study, trials_so_far: int) -> Trial | None:
+    """Ask Optuna for the next point and queue its training run as an ``automl.trial`` job."""
+    template = registry.get(study.template)
+    optuna_study = engine.optuna_study(study, seed=study.seed * 100_003 + trials_so_far)
+    asked = optuna_study.ask(engine.distributions(study.search_space))
+    params = dict(asked.params)
+    trial = Trial(study=study, number=asked.number, optuna_trial_id=asked._trial_id, params=params)
+    try:
+        trial.train_params = template.validate_params(study.preset, {**study.fixed_params, **params})
+    except TemplateParamError as exc:  # a combination the template refuses: the trial fails, the study goes on
+        from optuna.trial import TrialState as OptunaState
+
+        optuna_study.tell(asked.number, state=OptunaState.FAIL)
+        trial.state, trial.error, trial.finished_at = TrialState.FAILED, f"{exc.field}: {exc.message}", timezone.now()
+        trial.save()
+        return trial
+    trial.save()
+    trial.job = job_create(workspace=study.workspace, project=study.project, kind="automl.trial",
+                           params={"study": study.pk, "trial": trial.number}, user=study.created_by)
+    trial.save(update_fields=["job"])
+    return trial
+
+
+def _settle_lost_trials(study: Study) -> None:
+    """Trials whose job ended (failed, cancelled, or succeeded without recording) but which are
+    still running in our books: the worker died for good or the job was cancelled."""
+    lost = study.trials.filter(state=TrialState.RUNNING, job__status__in=list(FINISHED)).select_related("job")
+    for trial in lost:
+        error = trial.job.error or f"job {trial.job.pk} {trial.job.status}"
+        _trial_fail(trial, error=error)
+
+
+def _schedule_locked(study: Study) -> Study:
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    _settle_lost_trials(study)
+    trials = study.trials.all()
+    total = trials.count()
+    in_flight = trials.filter(state=TrialState.RUNNING).count()
+    if study.status == StudyStatus.RUNNING:
+        budget_left = study.n_trials - total
+        if _out_of_time(study):
+            budget_left = 0
+        free = min(budget_left, study.parallelism - in_flight)
+        for _ in range(max(0, free)):
+            trial = _ask(study, total)
+            total += 1
+            if trial is not None and trial.state == TrialState.RUNNING:
+                in_flight += 1
+        if in_flight == 0 and (total >= study.n_trials or _out_of_time(study)):
+            study.status = StudyStatus.COMPLETED
+            study.finished_at = timezone.now()
+            study.save(update_fields=["status", "finished_at"])
+            logger.info("study %s completed after %s trials", study.pk, total)
+            _report_start(study)
+    return study
+
+
+def study_schedule(*, study: Study) -> Study:
+    """Settle, fill the free slots and finish the study when its budget is spent (idempotent)."""
+    with transaction.atomic():
+        return _schedule_locked(study)
+
+
+def studies_reconcile() -> dict[str, int]:
+    """The periodic path: every running study is scheduled again; report runs whose job ended
+    without recording are settled. Runs from the beat schedule (``automl.reconcile``)."""
+    scheduled = 0
+    unsettled = Q(status=StudyStatus.RUNNING) | Q(trials__state=TrialState.RUNNING)
+    for study in Study.objects.filter(unsettled).distinct():
+        study_schedule(study=study)
+        scheduled += 1
+    settled = 0
+    for run in ReportRun.objects.filter(finished=False, job__status__in=list(FINISHED)).select_related("job"):
+        report_run_record(run=run, error=run.job.error or f"job {run.job.pk} {run.job.status}")
+        settled += 1
+    return {"studies": scheduled, "report_runs_settled": settled}
+
+
+# --- what trials report -----------------------------------------------------------------------
+
+
+def trial_report_epoch(*, trial: Trial, epoch: int, value: float) -> bool:
+    """Record a trial's validation value after ``epoch``; True when the pruner stops it there."""
+    import copy
+
+    storage = engine.storage()
+    storage.set_trial_intermediate_value(trial.optuna_trial_id, int(epoch), float(value))
+    trial.intermediate[str(int(epoch))] = float(value)
+    Trial.objects.filter(pk=trial.pk).update(intermediate=trial.intermediate)
+    study = trial.study
+    if study.pruner == PrunerKind.NONE:
+        return False
+    optuna_study = engine.optuna_study(study)
+    frozen = storage.get_trial(trial.optuna_trial_id)
+    return bool(optuna_study.pruner.prune(optuna_study, copy.deepcopy(frozen)))
+
+
+def _tell(trial: Trial, *, state, value: float | None = None) -> None:
+    from optuna.trial import TrialState as OptunaState
+
+    optuna_study = engine.optuna_study(trial.study)
+    current = engine.storage().get_trial(trial.optuna_trial_id)
+    if current.state.is_finished():
+        return
+    if state == OptunaState.COMPLETE:
+        optuna_study.tell(trial.number, value)
+    else:
+        optuna_study.tell(trial.number, state=state)
+
+
+def _trial_fail(trial: Trial, *, error: str) -> None:
+    from optuna.trial import TrialState as OptunaState
+
+    _tell(trial, state=OptunaState.FAIL)
+    Trial.objects.filter(pk=trial.pk, state=TrialState.RUNNING).update(
+        state=TrialState.FAILED, error=error[:4000], finished_at=timezone.now())
+
+
+def trial_record_failed(*, trial: Trial, error: str) -> None:
+    _trial_fail(trial, error=error)
+    study_schedule(study=trial.study)
+
+
+def trial_record_pruned(*, trial: Trial, epoch: int) -> None:
+    from optuna.trial import TrialState as OptunaState
+
+    _tell(trial, state=OptunaState.PRUNED)
+    values = [v for k, v in sorted(trial.intermediate.items(), key=lambda kv: int(kv[0]))]
+    Trial.objects.filter(pk=trial.pk, state=TrialState.RUNNING).update(
+        state=TrialState.PRUNED, pruned_at_epoch=epoch, value=values[-1] if values else None,
+        finished_at=timezone.now())
+    study_schedule(study=trial.study)
+
+
+def _store_file(path: Path, key: str) -> str:
+    with path.open("rb") as fh:
+        if default_storage.exists(key):
+            default_storage.delete(key)
+        return default_storage.save(key, File(fh, name=path.name))
+
+
+def trial_record_complete(*, trial: Trial, value: float, result: dict[str, Any], evaluation: dict[str, Any]) -> None:
+    """Store the trial's model and ONNX file (shared storage, so any host can promote it later),
+    tell Optuna the objective value and schedule the next trial."""
+    from optuna.trial import TrialState as OptunaState
+
+    prefix = f"automl/study-{trial.study_id}/trial-{trial.number}-job-{trial.job_id}"
+    artifacts = {
+        "model_key": _store_file(Path(result["model"]), f"{prefix}/model.pt"),
+        "onnx_key": _store_file(Path(result["onnx"]), f"{prefix}/model.onnx"),
+        "result": {k: v for k, v in result.items() if k not in ("history",)},
+        "evaluation": evaluation,
+    }
+    _tell(trial, state=OptunaState.COMPLETE, value=value)
+    headline = {"accuracy": evaluation.get("accuracy"), "macro_f1": (evaluation.get("macro") or {}).get("f1")}
+    Trial.objects.filter(pk=trial.pk, state=TrialState.RUNNING).update(
+        state=TrialState.COMPLETE, value=value, test_metrics=headline, artifacts=artifacts,
+        finished_at=timezone.now())
+    study_schedule(study=trial.study)
+
+
+# --- pause, resume, stop ----------------------------------------------------------------------
+
+
+@transaction.atomic
+def study_pause(*, study: Study) -> Study:
+    """No new trial starts; the ones in flight finish and count."""
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    if study.status != StudyStatus.RUNNING:
+        raise StudyConflict(f"Study {study.pk} is {study.status}; only a running study can be paused.")
+    study.status = StudyStatus.PAUSED
+    study.save(update_fields=["status"])
+    return study
+
+
+@transaction.atomic
+def study_resume(*, study: Study) -> Study:
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    if study.status != StudyStatus.PAUSED:
+        raise StudyConflict(f"Study {study.pk} is {study.status}; only a paused study can be resumed.")
+    study.status = StudyStatus.RUNNING
+    study.save(update_fields=["status"])
+    return _schedule_locked(study)
+
+
+@transaction.atomic
+def study_stop(*, study: Study) -> Study:
+    """End the study now: trials in flight are cancelled (their jobs stop within a heartbeat)."""
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    if study.status in (StudyStatus.STOPPED, StudyStatus.COMPLETED):
+        raise StudyConflict(f"Study {study.pk} is already {study.status}.")
+    study.status = StudyStatus.STOPPED
+    study.finished_at = timezone.now()
+    study.save(update_fields=["status", "finished_at"])
+    for trial in study.trials.filter(state=TrialState.RUNNING).select_related("job"):
+        if trial.job is not None and trial.job.status not in FINISHED:
+            trial.job = job_cancel(job=trial.job)
+        if trial.job is None or trial.job.status in FINISHED:  # a queued trial ends here; a running one
+            _trial_fail(trial, error="the study was stopped")  # ends when its worker sees the cancel
+    return study
+
+
+# --- promotion --------------------------------------------------------------------------------
+
+
+def trial_promote(*, user, trial: Trial):
+    """Make a model version of a completed trial: its stored model and ONNX file, its evaluation,
+    and a lineage naming the study, the trial number, its parameters and the dataset version.
+
+    e.g. ``trial_promote(user=u, trial=study.trials.get(number=3)).name`` -> ``"V4"``
+    """
+    from training.models import ModelVersion
+    from training.services import model_version_record
+
+    if trial.state != TrialState.COMPLETE or not trial.artifacts.get("onnx_key"):
+        raise StudyConflict(f"Trial {trial.number} is {trial.state}; only a completed trial can be promoted.")
+    if trial.model_version_id is not None:
+        raise StudyConflict(f"Trial {trial.number} is already model version {trial.model_version.name}.")
+    if trial.job is None:
+        raise StudyConflict(f"Trial {trial.number} lost its job record; it cannot be promoted.")
+    if ModelVersion.objects.filter(job=trial.job).exists():
+        raise StudyConflict(f"Trial {trial.number}'s run is already a model version.")
+    study = trial.study
+    artifacts = trial.artifacts
+    with tempfile.TemporaryDirectory(prefix="sampan-promote-") as tmp:
+        local = {}
+        for name, key in (("model.pt", artifacts["model_key"]), ("model.onnx", artifacts["onnx_key"])):
+            local[name] = Path(tmp) / name
+            with default_storage.open(key, "rb") as source, local[name].open("wb") as out:
+                for chunk in iter(lambda source=source: source.read(1 << 20), b""):
+                    out.write(chunk)
+        params = dict(trial.train_params)
+        result = dict(artifacts["result"])
+        result.setdefault("metrics", {})
+        result["metrics"] = {**result["metrics"], "automl": {
+            "study": study.pk, "study_name": study.name, "trial": trial.number, "searched_params": trial.params,
+            "objective": study.objective, "value": trial.value}}
+        with transaction.atomic():
+            locked = Trial.objects.select_for_update().get(pk=trial.pk)
+            if locked.model_version_id is not None:
+                raise StudyConflict(f"Trial {trial.number} was promoted meanwhile.")
+            version = model_version_record(
+                job=trial.job, dataset_version=study.dataset_version, template=study.template, params=params,
+                result=result, evaluation=artifacts["evaluation"], checkpoint=local["model.pt"],
+                onnx=local["model.onnx"])
+            if user is not None and user.is_authenticated:
+                ModelVersion.objects.filter(pk=version.pk).update(created_by=user)
+            locked.model_version = version
+            locked.save(update_fields=["model_version"])
+    return version
+
+
+# --- honest lift ------------------------------------------------------------------------------
+
+
+def _best_trial(study: Study) -> Trial | None:
+    order = "-value" if study.objective.get("direction", "maximize") == "maximize" else "value"
+    return study.trials.filter(state=TrialState.COMPLETE, value__isnull=False).order_by(order, "number").first()
+
+
+def _report_start(study: Study) -> None:
+    """Queue the honest-lift runs: the study's preset (with its fixed parameters) and the best
+    trial's parameters, each trained with the same ``report_seeds`` seeds on the same data."""
+    best = _best_trial(study)
+    if best is None or study.report_seeds == 0 or study.report_runs.exists():
+        return
+    template = registry.get(study.template)
+    for i in range(study.report_seeds):
+        seed = study.seed + i
+        for role, params in ((ReportRole.BASELINE, template.validate_params(study.preset, {**study.fixed_params,
+                                                                                           "seed": seed})),
+                             (ReportRole.BEST, {**best.train_params, "seed": seed})):
+            run = ReportRun.objects.create(study=study, role=role, seed=seed, params=params)
+            run.job = job_create(workspace=study.workspace, project=study.project, kind="automl.report_run",
+                                 params={"study": study.pk, "report_run": run.pk}, user=study.created_by)
+            run.save(update_fields=["job"])
+
+
+def report_run_record(*, run: ReportRun, test_metric: float | None = None, error: str = "") -> None:
+    ReportRun.objects.filter(pk=run.pk, finished=False).update(test_metric=test_metric, error=error[:4000],
+                                                                finished=True)
+

@@ -1,0 +1,112 @@
+"""Studies through the API without workers: the default search space, validation errors that name
+the field, pause/resume/stop, and Optuna's record of the study in PostgreSQL (schema optuna)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.datasets.factories import dataset_with_samples
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def version(tenants):
+    from datasets.services import dataset_version_create
+
+    dataset = dataset_with_samples(user=tenants["alice"], project=tenants["project_a"], name="Digits", per_class=6,
+                                   classes=range(3))
+    return dataset_version_create(dataset=dataset, user=tenants["alice"], seed=1)
+
+
+def post(client, version, **body):
+    return client.post("/api/v1/studies/", {"dataset_version": version.pk, **body}, format="json")
+
+
+def test_default_study_uses_the_templates_search_space_and_queues_parallel_trials(tenants, api_client, version):
+    from automl import engine
+    from automl.models import Study
+    from jobs.models import Job
+
+    client = api_client(tenants["alice"])
+    response = post(client, version, n_trials=5, parallelism=3)
+    assert response.status_code == 201, response.content
+    study = response.json()
+    names = {d["name"] for d in study["search_space"]}
+    assert {"learning_rate", "weight_decay", "batch_size", "epochs", "model", "augmentation"} <= names
+    assert study["sampler"] == "sde" and study["pruner"] == "median" and study["preset"] == "balanced"
+    assert study["status"] == "running" and study["trials"] == {"total": 3, "running": 3, "complete": 0,
+                                                                  "pruned": 0, "failed": 0}
+    jobs = Job.objects.filter(kind="automl.trial", params__study=study["id"])
+    assert jobs.count() == 3 and {j.status for j in jobs} == {"queued"}
+
+    trials = client.get(f"/api/v1/studies/{study['id']}/trials/").json()
+    assert [t["number"] for t in trials] == [0, 1, 2]
+    assert len({tuple(sorted(t["params"].items())) for t in trials}) == 3, "three distinct points"
+    for trial in trials:
+        lr = trial["params"]["learning_rate"]
+        assert 1e-4 <= lr <= 1e-2 and trial["params"]["model"] in ("cnn_small", "resnet_narrow")
+
+    # Optuna's own record lives in the platform's database
+    import optuna
+
+    loaded = optuna.load_study(study_name=Study.objects.get(pk=study["id"]).optuna_name, storage=engine.storage())
+    assert len(loaded.trials) == 3 and loaded.direction == optuna.study.StudyDirection.MAXIMIZE
+    assert engine.storage_url()[0].startswith("postgresql+psycopg://")
+
+    # jobs of a study cannot be started by hand through /jobs/
+    generic = client.post("/api/v1/jobs/", {"workspace": tenants["ws_a"].pk, "kind": "automl.trial"}, format="json")
+    assert generic.status_code == 400 and "/api/v1/studies/" in generic.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(("body", "field", "words"), [
+    ({"search_space": [{"name": "learning_rate", "type": "float", "low": 0.1, "high": 0.01}]},
+     "search_space[0].high", "greater than low"),
+    ({"search_space": [{"name": "learning_rate", "type": "float", "low": 0, "high": 0.1, "log": True}]},
+     "search_space[0].low", "log-scale"),
+    ({"search_space": [{"name": "colour", "type": "float", "low": 0, "high": 1}]}, "search_space[0].name", "Unknown"),
+    ({"search_space": [{"name": "model", "type": "categorical", "choices": ["resnet_narrow", "vgg"]}]},
+     "search_space[0].choices", "vgg"),
+    ({"search_space": [{"name": "epochs", "type": "int", "low": 0, "high": 5}]}, "search_space[0].low", "between"),
+    ({"search_space": [{"name": "batch_size", "type": "float", "low": 8, "high": 64}]}, "search_space[0].type", "int"),
+    ({"search_space": []}, "search_space", "non-empty"),
+    ({"fixed_params": {"epochs": 3}, "search_space": [{"name": "epochs", "type": "int", "low": 2, "high": 4}]},
+     "search_space[0].name", "fixed"),
+    ({"fixed_params": {"epochs": -1}}, "fixed_params.epochs", "between"),
+    ({"search_space": [{"name": "warmup_epochs", "type": "int", "low": 0, "high": 40}]}, "search_space[0].name",
+     "warmup_epochs"),
+    ({"sampler": "annealing"}, "sampler", ""),
+    ({"parallelism": 0}, "parallelism", ""),
+])
+def test_bad_studies_are_refused_naming_the_field(tenants, api_client, version, body, field, words):
+    from automl.models import Study
+
+    response = post(api_client(tenants["alice"]), version, **body)
+    assert response.status_code == 400, response.content
+    details = response.json()["error"]["details"]
+    assert field in details, details
+    assert words in " ".join(details[field])
+    assert not Study.objects.exists()
+
+
+def test_pause_resume_and_stop(tenants, api_client, version):
+    from jobs.models import Job
+
+    client = api_client(tenants["alice"])
+    study = post(client, version, n_trials=4, parallelism=1, search_space=[
+        {"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True}]).json()
+    url = f"/api/v1/studies/{study['id']}/"
+    assert client.post(url + "resume/").status_code == 409
+    paused = client.post(url + "pause/")
+    assert paused.status_code == 200 and paused.json()["status"] == "paused"
+    assert client.post(url + "pause/").status_code == 409
+    resumed = client.post(url + "resume/")
+    assert resumed.status_code == 200 and resumed.json()["status"] == "running"
+    assert resumed.json()["trials"]["total"] == 1, "resuming does not exceed the parallelism"
+    stopped = client.post(url + "stop/")
+    assert stopped.status_code == 200 and stopped.json()["status"] == "stopped"
+    assert set(Job.objects.filter(kind="automl.trial", params__study=study["id"]).values_list("status", flat=True)) \
+        == {"cancelled"}
+    assert client.post(url + "promote/", {}, format="json").status_code == 409
+    viewer = api_client(tenants["carol"]).post(url + "pause/")
+    assert viewer.status_code == 403
