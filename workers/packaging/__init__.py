@@ -8,5 +8,8 @@ ONNX with samples. Both take a :class:`ModelArtifacts` and return a JSON-able re
 from __future__ import annotations
 
 from workers.packaging.artifacts import ModelArtifacts
+from workers.packaging.device_sdk import build_device_sdk
+from workers.packaging.package_contents import PackagingError
+from workers.packaging.server_package import build_server_package
 
-__all__ = ["ModelArtifacts"]
+__all__ = ["ModelArtifacts", "PackagingError", "build_device_sdk", "build_server_package"]
