@@ -75,6 +75,16 @@ OBJECT_ROUTES = {
     "model-version-evaluation": lambda t: {"pk": model_version(t).pk},
     "model-version-onnx": lambda t: {"pk": model_version(t).pk},
     "backbone-detail": lambda t: {"pk": backbone(t).pk},
+    "deployment-detail": lambda t: {"pk": deployment(t).pk},
+    "deployment-switch": lambda t: {"pk": deployment(t).pk},
+    "deployment-rollback": lambda t: {"pk": deployment(t).pk},
+    "deployment-stop": lambda t: {"pk": deployment(t).pk},
+    "deployment-start": lambda t: {"pk": deployment(t).pk},
+    "deployment-usage": lambda t: {"pk": deployment(t).pk},
+    "deployment-key-list": lambda t: {"deployment_id": deployment(t).pk},
+    "deployment-key-detail": lambda t: {"deployment_id": deployment(t).pk, "pk": t["deployment_key"].pk},
+    "package-detail": lambda t: {"pk": package(t).pk},
+    "package-download": lambda t: {"pk": package(t).pk},
     "study-detail": lambda t: {"pk": study(t).pk},
     "study-trials": lambda t: {"pk": study(t).pk},
     "study-results": lambda t: {"pk": study(t).pk},
@@ -86,6 +96,8 @@ OBJECT_ROUTES = {
 STAFF_ROUTES = {"user-list", "user-detail"}
 # Routes without ids: what a viewer of workspace A may not create there (None: personal or open routes).
 CREATE_IN_A = {
+    "deployment-list": lambda t: {"model_version": model_version(t).pk, "name": "viewer's deployment"},
+    "package-list": lambda t: {"model_version": model_version(t).pk, "kind": "server"},
     "project-list": lambda t: {"workspace": t["ws_a"].pk, "name": "viewer's project"},
     "job-list": lambda t: {"workspace": t["ws_a"].pk, "kind": "system.check"},
     "dataset-list": lambda t: {"workspace": t["ws_a"].pk, "project": t["project_a"].pk, "name": "viewer's dataset"},
@@ -95,11 +107,12 @@ CREATE_IN_A = {
     "model-version-upload": lambda t: {"project": t["project_a"].pk, "format": "onnx"},
 }
 # The field a stranger's create is refused on (their target does not exist for them).
-CREATE_TARGET_FIELD = {"study-list": "dataset_version", "training-jobs": "dataset_version", "backbone-list": "project", "model-version-upload": "project"}
+CREATE_TARGET_FIELD = {"deployment-list": "model_version", "package-list": "model_version", "study-list": "dataset_version", "training-jobs": "dataset_version", "backbone-list": "project", "model-version-upload": "project"}
 # Collection routes that read tenant objects named in the query string.
 QUERY_ROUTES = {"model-version-list", "model-version-compare"}
+# deployment-predict is authenticated by deployment keys only (tests/deploy: other deployment's key -> 403).
 PERSONAL_OR_OPEN = {"auth-csrf", "auth-login", "auth-logout", "auth-me", "token-list", "workspace-list",
-                    "job-kinds", "workers", "templates", "template-detail"}
+                    "job-kinds", "workers", "templates", "template-detail", "deployment-predict"}
 
 
 def model_version(world: dict):
@@ -118,6 +131,34 @@ def model_version(world: dict):
                     "per_class": [{"class": "0", "precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 2}]},
         )
     return world["model_version"]
+
+
+def deployment(world: dict):
+    """A deployment of project A's model version, with one key."""
+    if "deployment" not in world:
+        from deploy.models import Deployment
+        from deploy.services import deployment_key_create
+
+        world["deployment"] = Deployment.objects.create(workspace=world["ws_a"], project=world["project_a"],
+                                                        name="Digits", model_version=model_version(world))
+        world["deployment_key"], _ = deployment_key_create(user=world["alice"], deployment=world["deployment"],
+                                                           name="key")
+    return world["deployment"]
+
+
+def package(world: dict):
+    """A built server package of project A's model version (its archive a placeholder)."""
+    if "package" not in world:
+        from django.core.files.base import ContentFile
+        from django.core.files.storage import default_storage
+
+        from deploy.models import Package
+
+        key = default_storage.save("packages/tenancy/package.zip", ContentFile(b"PK placeholder"))
+        world["package"] = Package.objects.create(workspace=world["ws_a"], project=world["project_a"],
+                                                  model_version=model_version(world), kind="server", blob_key=key,
+                                                  sha256="0" * 64, size_bytes=14)
+    return world["package"]
 
 
 def backbone(world: dict):
