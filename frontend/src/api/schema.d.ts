@@ -170,6 +170,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/datasets/{dataset_id}/imports/preview/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The column mapping step: a table file's columns, types, first rows and suggested mapping
+         * @description Imports into a dataset: upload an archive or image files; each import records per-file outcomes.
+         */
+        post: operations["datasets_imports_preview_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/datasets/{dataset_id}/labels/": {
         parameters: {
             query?: never;
@@ -422,6 +442,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/datasets/{id}/profile/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tabular datasets: per-column statistics and the target's balance ({} for others)
+         * @description Datasets in the caller's workspaces, with sample and label counts.
+         */
+        get: operations["datasets_profile_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/datasets/{id}/statistics/": {
         parameters: {
             query?: never;
@@ -434,6 +474,215 @@ export interface paths {
          * @description Datasets in the caller's workspaces, with sample and label counts.
          */
         get: operations["datasets_statistics_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Hosted prediction endpoints: each serves one model version, switchable and stoppable. */
+        get: operations["deployments_list"];
+        put?: never;
+        /**
+         * Deploy a model version as a hosted prediction endpoint
+         * @description Hosted prediction endpoints: each serves one model version, switchable and stoppable.
+         */
+        post: operations["deployments_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{deployment_id}/keys/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description API keys of one deployment: the key is answered once at creation; DELETE revokes it. */
+        get: operations["deployments_keys_list"];
+        put?: never;
+        /**
+         * Create an API key (the answer holds the key: shown once)
+         * @description API keys of one deployment: the key is answered once at creation; DELETE revokes it.
+         */
+        post: operations["deployments_keys_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{deployment_id}/keys/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a key (refused from the next request on)
+         * @description API keys of one deployment: the key is answered once at creation; DELETE revokes it.
+         */
+        delete: operations["deployments_keys_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Hosted prediction endpoints: each serves one model version, switchable and stoppable. */
+        get: operations["deployments_retrieve"];
+        put?: never;
+        post?: never;
+        /** @description Hosted prediction endpoints: each serves one model version, switchable and stoppable. */
+        delete: operations["deployments_destroy"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a deployment
+         * @description Hosted prediction endpoints: each serves one model version, switchable and stoppable.
+         */
+        patch: operations["deployments_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/deployments/{id}/predict/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Predict with the deployment's model version
+         * @description Authenticated only by a key of this deployment: `Authorization: Bearer spd_...` or
+         *     `X-Sampan-Key: spd_...`. Send JSON `{"instances": [{"image": "<base64>"}], "top_k": 5}` (or
+         *     `{"image": "<base64>"}`), multipart/form-data with `file` parts, or a raw image body (`image/*`,
+         *     top_k from `?top_k=`). Errors: 400 bad input, 401 missing/invalid/revoked/expired key, 403 a key of
+         *     another deployment, 409 deployment stopped, 413 body/batch/image too large, 415 content type, 429
+         *     over the key's quota (Retry-After), 503 model unavailable.
+         */
+        post: operations["deployments_predict"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{id}/rollback/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Serve the previous model version again
+         * @description Hosted prediction endpoints: each serves one model version, switchable and stoppable.
+         */
+        post: operations["deployments_rollback_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{id}/start/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Serve again after a stop
+         * @description Hosted prediction endpoints: each serves one model version, switchable and stoppable.
+         */
+        post: operations["deployments_start_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{id}/stop/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop serving (predictions answer 409)
+         * @description Hosted prediction endpoints: each serves one model version, switchable and stoppable.
+         */
+        post: operations["deployments_stop_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{id}/switch/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Serve another model version (requests in flight finish on the old one)
+         * @description Hosted prediction endpoints: each serves one model version, switchable and stoppable.
+         */
+        post: operations["deployments_switch_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{id}/usage/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Calls, errors and latency percentiles
+         * @description Hosted prediction endpoints: each serves one model version, switchable and stoppable.
+         */
+        get: operations["deployments_usage_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -613,6 +862,85 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/model-versions/upload/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bring your own model: an ONNX file (201, a model version) or a state_dict (202, the import job)
+         * @description Trained model versions with lineage, metrics, the evaluation report and the ONNX file.
+         */
+        post: operations["model_versions_upload_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/packages/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description On-prem server packages and device SDKs of model versions, built by jobs, downloadable. */
+        get: operations["packages_list"];
+        put?: never;
+        /**
+         * Build an on-prem server package or a device SDK (a deploy.build_package job)
+         * @description On-prem server packages and device SDKs of model versions, built by jobs, downloadable.
+         */
+        post: operations["packages_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/packages/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description On-prem server packages and device SDKs of model versions, built by jobs, downloadable. */
+        get: operations["packages_retrieve"];
+        put?: never;
+        post?: never;
+        /** @description On-prem server packages and device SDKs of model versions, built by jobs, downloadable. */
+        delete: operations["packages_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/packages/{id}/download/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the archive (zip)
+         * @description On-prem server packages and device SDKs of model versions, built by jobs, downloadable.
+         */
+        get: operations["packages_download_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects/": {
         parameters: {
             query?: never;
@@ -643,6 +971,164 @@ export interface paths {
         options?: never;
         head?: never;
         patch: operations["projects_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/studies/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Hyperparameter studies: trials are training runs on workers; results, pause/resume/stop, promote. */
+        get: operations["studies_list"];
+        put?: never;
+        /**
+         * Start a study: its first `parallelism` trials are queued at once
+         * @description Hyperparameter studies: trials are training runs on workers; results, pause/resume/stop, promote.
+         */
+        post: operations["studies_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/studies/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Hyperparameter studies: trials are training runs on workers; results, pause/resume/stop, promote. */
+        get: operations["studies_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/studies/{id}/pause/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause: no new trial starts; those in flight finish
+         * @description Hyperparameter studies: trials are training runs on workers; results, pause/resume/stop, promote.
+         */
+        post: operations["studies_pause_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/studies/{id}/promote/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Promote a completed trial (the best by default) to a model version with its lineage
+         * @description Hyperparameter studies: trials are training runs on workers; results, pause/resume/stop, promote.
+         */
+        post: operations["studies_promote_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/studies/{id}/results/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Best trial, optimization history, parameter importances and the honest-lift report
+         * @description Hyperparameter studies: trials are training runs on workers; results, pause/resume/stop, promote.
+         */
+        get: operations["studies_results_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/studies/{id}/resume/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused study
+         * @description Hyperparameter studies: trials are training runs on workers; results, pause/resume/stop, promote.
+         */
+        post: operations["studies_resume_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/studies/{id}/stop/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop: trials in flight are cancelled and the study ends
+         * @description Hyperparameter studies: trials are training runs on workers; results, pause/resume/stop, promote.
+         */
+        post: operations["studies_stop_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/studies/{id}/trials/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every trial: parameters, state, value, curves
+         * @description Hyperparameter studies: trials are training runs on workers; results, pause/resume/stop, promote.
+         */
+        get: operations["studies_trials_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/templates/": {
@@ -868,6 +1354,15 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description * `create` - Created
+         *     * `switch` - Switched
+         *     * `rollback` - Rolled back
+         *     * `stop` - Stopped
+         *     * `start` - Started
+         * @enum {string}
+         */
+        ActionEnum: "create" | "switch" | "rollback" | "stop" | "start";
         ApiToken: {
             readonly id: number;
             name: string;
@@ -903,6 +1398,13 @@ export interface components {
             /** Format: date-time */
             expires_at?: string | null;
         };
+        /**
+         * @description * `cnn_small` - cnn_small
+         *     * `resnet_narrow` - resnet_narrow
+         *     * `resnet18` - resnet18
+         * @enum {string}
+         */
+        ArchitectureEnum: "cnn_small" | "resnet_narrow" | "resnet18";
         Backbone: {
             readonly id: number;
             readonly workspace: number;
@@ -954,6 +1456,19 @@ export interface components {
             /** @description Outputs of the file's own head (fc), which training replaces. */
             head_classes: number | null;
             dtypes: string[];
+        };
+        BestTrial: {
+            number: number;
+            /** Format: double */
+            value: number;
+            params: {
+                [key: string]: unknown;
+            };
+            test_metrics: {
+                [key: string]: unknown;
+            };
+            model_version: number | null;
+            model_version_name?: string | null;
         };
         BulkLabelConflict: {
             error: components["schemas"]["BulkLabelConflictBody"];
@@ -1033,10 +1548,23 @@ export interface components {
             readonly sample_count: number;
             readonly labeled_count: number;
             readonly label_count: number;
+            /** @description Text datasets: {text_column, label_column}; tabular: {columns: [{name, type}], target, task}. Set by the first import; {} for image datasets. */
+            readonly schema: unknown;
             /** @description The creator's username; null once that user is deleted. */
             readonly created_by: string | null;
             /** Format: date-time */
             readonly created_at: string;
+        };
+        DatasetProfile: {
+            rows?: number;
+            /** @description Per column: name, type, count, missing, missing_share, unique; numeric: min, max, mean, std, histogram {edges, counts}; categorical/datetime: top [{value, count}]; text: mean_length, max_length. */
+            columns?: {
+                [key: string]: unknown;
+            }[];
+            /** @description name, type (classes | numeric), count, missing; classes: [{value, count}]; numeric: min, max, mean, std, histogram. */
+            target?: {
+                [key: string]: unknown;
+            };
         };
         DatasetRequest: {
             /** @description Defaults to the project's workspace. */
@@ -1086,6 +1614,8 @@ export interface components {
             };
             readonly sample_count: number;
             readonly unlabeled_excluded: number;
+            /** @description The dataset's schema when the version was made. */
+            readonly schema: unknown;
             /** @description The creator's username; null once that user is deleted. */
             readonly created_by: string | null;
             /** Format: date-time */
@@ -1115,19 +1645,123 @@ export interface components {
             /** @default  */
             note: string;
         };
+        Deployment: {
+            readonly id: number;
+            readonly workspace: number;
+            readonly project: number;
+            readonly name: string;
+            readonly model_version: number;
+            readonly model_version_name: string;
+            readonly template: string;
+            readonly previous_model_version: number | null;
+            readonly status: components["schemas"]["DeploymentStatusEnum"];
+            readonly predict_url: string;
+            readonly history: components["schemas"]["DeploymentEvent"][];
+            /** Format: date-time */
+            readonly created_at: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        DeploymentCreateRequest: {
+            /** @description Defaults to the model version's project. */
+            project?: number;
+            model_version: number;
+            name: string;
+        };
+        DeploymentEvent: {
+            readonly action: components["schemas"]["ActionEnum"];
+            readonly model_version: number | null;
+            readonly model_version_name: string | null;
+            /** Format: date-time */
+            readonly at: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly by: string;
+        };
+        DeploymentKey: {
+            readonly id: number;
+            readonly name: string;
+            /** @description The key's first characters, to recognise it. */
+            readonly prefix: string;
+            /** Format: date-time */
+            readonly expires_at: string | null;
+            readonly quota_per_minute: number | null;
+            readonly status: string;
+            /** Format: date-time */
+            readonly revoked_at: string | null;
+            /** Format: date-time */
+            readonly last_used_at: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+        };
+        DeploymentKeyCreateRequest: {
+            name: string;
+            /** Format: date-time */
+            expires_at?: string | null;
+            /** @description Calls per minute this key may make; 429 beyond. */
+            quota_per_minute?: number | null;
+        };
+        DeploymentKeyCreated: {
+            readonly id: number;
+            readonly name: string;
+            /** @description The key's first characters, to recognise it. */
+            readonly prefix: string;
+            /** Format: date-time */
+            readonly expires_at: string | null;
+            readonly quota_per_minute: number | null;
+            readonly status: string;
+            /** Format: date-time */
+            readonly revoked_at: string | null;
+            /** Format: date-time */
+            readonly last_used_at: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** @description The key itself (spd_...): shown this once, never again. */
+            readonly key: string;
+        };
+        /**
+         * @description * `active` - Active
+         *     * `stopped` - Stopped
+         * @enum {string}
+         */
+        DeploymentStatusEnum: "active" | "stopped";
+        DeploymentSwitchRequest: {
+            /** @description A model version of the deployment's project. */
+            model_version: number;
+        };
+        DeploymentUsage: {
+            window: components["schemas"]["WindowEnum"];
+            bucket_seconds: number;
+            totals: components["schemas"]["UsageFigures"];
+            series: components["schemas"]["UsagePoint"][];
+        };
         FormatCount: {
             format: string;
             count: number;
         };
+        HistoryPoint: {
+            trial: number;
+            /** Format: double */
+            value: number;
+            /** Format: double */
+            best: number;
+        };
         ImportBatch: {
             readonly id: number;
             readonly dataset: number;
-            readonly source: components["schemas"]["SourceEnum"];
+            readonly source: components["schemas"]["ImportSourceEnum"];
             /** @description The archive's name, for archive imports. */
             readonly filename: string;
             readonly size_bytes: number;
             /** @description Label given to every imported file, if any. */
             readonly label_name: string;
+            /** @description Table imports: the column mapping ({text_column, label_column} or {target_column}) and the encoding read. */
+            readonly mapping: unknown;
             readonly status: components["schemas"]["ImportStatusEnum"];
             readonly job: number | null;
             /** @description The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports. */
@@ -1156,12 +1790,14 @@ export interface components {
         ImportBatchSummary: {
             readonly id: number;
             readonly dataset: number;
-            readonly source: components["schemas"]["SourceEnum"];
+            readonly source: components["schemas"]["ImportSourceEnum"];
             /** @description The archive's name, for archive imports. */
             readonly filename: string;
             readonly size_bytes: number;
             /** @description Label given to every imported file, if any. */
             readonly label_name: string;
+            /** @description Table imports: the column mapping ({text_column, label_column} or {target_column}) and the encoding read. */
+            readonly mapping: unknown;
             readonly status: components["schemas"]["ImportStatusEnum"];
             readonly job: number | null;
             /** @description The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports. */
@@ -1196,6 +1832,19 @@ export interface components {
             /** @description Label for every uploaded file, or for an archive's root files. */
             label?: string;
             /**
+             * Format: binary
+             * @description Text and tabular datasets: a table file (CSV, TSV, JSONL, XLSX or Parquet) with a header row.
+             */
+            file?: string;
+            /** @description Text datasets: the column holding the texts (guessed if omitted). */
+            text_column?: string;
+            /** @description Text datasets: the column holding labels, if any (guessed). */
+            label_column?: string;
+            /** @description Tabular datasets: the column to predict (required at first). */
+            target_column?: string;
+            /** @description The text file's encoding when not UTF-8 (detected if omitted). */
+            encoding?: string;
+            /**
              * @description Import an archive in a background job (answers 202; big archives always do).
              * @default false
              */
@@ -1208,6 +1857,13 @@ export interface components {
             message: string;
         };
         /**
+         * @description * `archive` - Archive (zip or tar)
+         *     * `files` - Image files
+         *     * `table` - Table file (CSV, TSV, JSONL, XLSX, Parquet)
+         * @enum {string}
+         */
+        ImportSourceEnum: "archive" | "files" | "table";
+        /**
          * @description * `queued` - Queued
          *     * `running` - Running
          *     * `succeeded` - Succeeded
@@ -1215,6 +1871,11 @@ export interface components {
          * @enum {string}
          */
         ImportStatusEnum: "queued" | "running" | "succeeded" | "failed";
+        IntermediateValue: {
+            epoch: number;
+            /** Format: double */
+            value: number;
+        };
         Job: {
             readonly id: number;
             readonly workspace: number;
@@ -1285,6 +1946,12 @@ export interface components {
          * @enum {string}
          */
         JobStatusEnum: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+        /**
+         * @description * `server` - On-prem server package
+         *     * `device` - Device SDK
+         * @enum {string}
+         */
+        KindEnum: "server" | "device";
         Label: {
             readonly id: number;
             name: string;
@@ -1350,6 +2017,31 @@ export interface components {
             /** @description The sample's new label_version. */
             label_version: number;
         };
+        Lift: {
+            status: components["schemas"]["LiftStatusEnum"];
+            metric: string;
+            seeds: number[];
+            /** @description The study's preset with its fixed parameters. */
+            baseline: components["schemas"]["Spread"];
+            /** @description The best trial's parameters. */
+            best: components["schemas"]["Spread"];
+            /**
+             * Format: double
+             * @description best mean minus baseline mean
+             */
+            lift: number | null;
+            errors: {
+                [key: string]: unknown;
+            }[];
+        };
+        /**
+         * @description * `disabled` - disabled
+         *     * `not_started` - not_started
+         *     * `running` - running
+         *     * `finished` - finished
+         * @enum {string}
+         */
+        LiftStatusEnum: "disabled" | "not_started" | "running" | "finished";
         LoginRequest: {
             username: string;
             password: string;
@@ -1385,6 +2077,13 @@ export interface components {
             readonly id: number;
             readonly name: string;
             readonly number: number;
+            /**
+             * @description trained: by a training job here; uploaded: an ONNX file or a state_dict a developer brought (its file, format and sha256 in params).
+             *
+             *     * `trained` - Trained on the platform
+             *     * `uploaded` - Uploaded (bring your own model)
+             */
+            readonly source: components["schemas"]["ModelVersionSourceEnum"];
             readonly workspace: number;
             readonly project: number;
             readonly dataset: number | null;
@@ -1424,8 +2123,73 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @description * `trained` - Trained on the platform
+         *     * `uploaded` - Uploaded (bring your own model)
+         * @enum {string}
+         */
+        ModelVersionSourceEnum: "trained" | "uploaded";
+        /**
+         * @description * `onnx` - onnx
+         *     * `state_dict` - state_dict
+         * @enum {string}
+         */
+        ModelVersionUploadFormatEnum: "onnx" | "state_dict";
+        ModelVersionUploadRequest: {
+            /** @description The project the model version belongs to. */
+            project: number;
+            /**
+             * @description onnx: a self-contained ONNX classifier, registered at once (201); state_dict: weights for one of the template's architectures, turned into ONNX by a training.import_model job (202).
+             *
+             *     * `onnx` - onnx
+             *     * `state_dict` - state_dict
+             */
+            format: components["schemas"]["ModelVersionUploadFormatEnum"];
+            /** Format: binary */
+            file: string;
+            /** @description Class names in the order of the model's outputs (a JSON array). Optional for an ONNX file exported by Sampan. */
+            classes?: unknown;
+            /** @description Preprocessing spec keys (a JSON object: image_size [h, w], mean, std, resize_mode, ...) over the template's defaults. Optional when the ONNX input has a fixed size. */
+            preprocessing?: unknown;
+            /**
+             * @description state_dict only: the template architecture it was trained as.
+             *
+             *     * `cnn_small` - cnn_small
+             *     * `resnet_narrow` - resnet_narrow
+             *     * `resnet18` - resnet18
+             */
+            architecture?: components["schemas"]["ArchitectureEnum"];
+            /** @description state_dict only: square input size (default 64). */
+            image_size?: number;
+        };
         /** @enum {unknown} */
         NullEnum: null;
+        Package: {
+            readonly id: number;
+            readonly workspace: number;
+            readonly project: number;
+            readonly model_version: number;
+            readonly model_version_name: string;
+            readonly kind: components["schemas"]["KindEnum"];
+            readonly status: string;
+            readonly job: number | null;
+            readonly size_bytes: number | null;
+            readonly sha256: string;
+            readonly report: unknown;
+            readonly error: string;
+            readonly download_url: string | null;
+            readonly filename: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly built_at: string | null;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+        };
+        PackageCreateRequest: {
+            model_version: number;
+            kind: components["schemas"]["KindEnum"];
+        };
         PaginatedApiTokenList: {
             /** @example 123 */
             count: number;
@@ -1485,6 +2249,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["DatasetVersion"][];
+        };
+        PaginatedDeploymentList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Deployment"][];
         };
         PaginatedImportBatchSummaryList: {
             /** @example 123 */
@@ -1576,6 +2355,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["ModelVersion"][];
         };
+        PaginatedPackageList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Package"][];
+        };
         PaginatedProjectList: {
             /** @example 123 */
             count: number;
@@ -1590,6 +2384,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Project"][];
+        };
+        PaginatedStudyList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Study"][];
         };
         PaginatedUserList: {
             /** @example 123 */
@@ -1630,6 +2439,9 @@ export interface components {
             /** @default image_classification */
             task_type: components["schemas"]["TaskTypeEnum"];
         };
+        PatchedDeploymentUpdateRequest: {
+            name?: string;
+        };
         PatchedLabelRequest: {
             name?: string;
             /** @description #rrggbb; picked if empty. */
@@ -1662,6 +2474,49 @@ export interface components {
             color: string;
             count: number;
         };
+        PredictInstanceRequest: {
+            /** @description An image file, base64-encoded (a data: URL works too). */
+            image?: string;
+            /** @description For text templates. */
+            text?: string;
+        };
+        PredictModelVersion: {
+            id: number;
+            name: string;
+            template: string;
+        };
+        PredictMultipartRequest: {
+            /**
+             * Format: binary
+             * @description An image; repeat the part for a batch.
+             */
+            file: string;
+            top_k?: number;
+        };
+        PredictRequestRequest: {
+            /** @description Up to SAMPAN_DEPLOY_MAX_BATCH (32) instances. */
+            instances: components["schemas"]["PredictInstanceRequest"][];
+            /** @default 5 */
+            top_k: number;
+        };
+        PredictResponse: {
+            model_version: components["schemas"]["PredictModelVersion"];
+            predictions: components["schemas"]["Prediction"][];
+            /**
+             * Format: double
+             * @description Time spent in the server, decoding to answer.
+             */
+            latency_ms: number;
+        };
+        Prediction: {
+            top_k: components["schemas"]["PredictionClass"][];
+        };
+        PredictionClass: {
+            label: string;
+            index: number;
+            /** Format: double */
+            score: number;
+        };
         Project: {
             readonly id: number;
             workspace: number;
@@ -1677,6 +2532,17 @@ export interface components {
             name: string;
             description?: string;
         };
+        PromoteRequest: {
+            /** @description The trial's number; defaults to the best trial. */
+            trial?: number;
+        };
+        /**
+         * @description * `none` - No pruning
+         *     * `median` - Median
+         *     * `successive_halving` - Successive halving
+         * @enum {string}
+         */
+        PrunerEnum: "none" | "median" | "successive_halving";
         Range: {
             min: number | null;
             max: number | null;
@@ -1699,15 +2565,24 @@ export interface components {
             readonly label_version: number;
             readonly width: number;
             readonly height: number;
-            /** @description Format detected from the content: JPEG, PNG, BMP, WEBP, GIF. */
+            /** @description Format detected from the content: JPEG, PNG, BMP, WEBP, GIF; TEXT for a text, ROW for a table row. */
             readonly format: string;
-            /** @description Size of the stored (re-encoded) image. */
+            /** @description Size of the stored (re-encoded) image, or of the text/row. */
             readonly size_bytes: number;
             readonly sha256: string;
             /** @description The sample's split in the version filtered by, else null. */
             readonly split: (components["schemas"]["SplitEnum"] | components["schemas"]["NullEnum"]) | null;
             readonly image_url: string;
             readonly thumbnail_url: string;
+            /** @description Text datasets: the sample's text, verbatim. */
+            readonly text: string;
+            /** @description Tabular datasets: the row's feature values by column name, as read (numbers, strings, null for missing). */
+            readonly values: unknown;
+            /**
+             * Format: double
+             * @description Regression datasets: the numeric target.
+             */
+            readonly target: number | null;
             readonly import_batch: number | null;
             /** Format: date-time */
             readonly created_at: string;
@@ -1745,6 +2620,39 @@ export interface components {
             counts: components["schemas"]["SampleCounts"];
             results: components["schemas"]["Sample"][];
         };
+        /**
+         * @description * `sde` - SDE (Sampan's swarm sampler)
+         *     * `tpe` - TPE
+         *     * `cmaes` - CMA-ES
+         *     * `random` - Random
+         * @enum {string}
+         */
+        SamplerEnum: "sde" | "tpe" | "cmaes" | "random";
+        SearchDimension: {
+            /** @description A parameter of the template. */
+            name: string;
+            type: components["schemas"]["SearchDimensionTypeEnum"];
+            /**
+             * Format: double
+             * @description float and int dimensions
+             */
+            low?: number;
+            /** Format: double */
+            high?: number;
+            /** @description Sample on a log scale (low > 0). */
+            log?: boolean;
+            /** Format: double */
+            step?: number | null;
+            /** @description categorical dimensions: the values to choose from */
+            choices?: unknown[];
+        };
+        /**
+         * @description * `float` - float
+         *     * `int` - int
+         *     * `categorical` - categorical
+         * @enum {string}
+         */
+        SearchDimensionTypeEnum: "float" | "int" | "categorical";
         SizeBucket: {
             /** @description Longer side at most this; null: larger. */
             max_side: number | null;
@@ -1755,19 +2663,189 @@ export interface components {
             height: number;
             count: number;
         };
-        /**
-         * @description * `archive` - Archive (zip or tar)
-         *     * `files` - Image files
-         * @enum {string}
-         */
-        SourceEnum: "archive" | "files";
         /** @enum {string} */
         SplitEnum: "train" | "val" | "test";
+        Spread: {
+            values: number[];
+            /** Format: double */
+            mean: number | null;
+            /** Format: double */
+            std: number | null;
+            /** Format: double */
+            min: number | null;
+            /** Format: double */
+            max: number | null;
+        };
         /**
-         * @description * `image_classification` - Image classification
+         * @description * `running` - Running
+         *     * `complete` - Complete
+         *     * `pruned` - Pruned
+         *     * `failed` - Failed
          * @enum {string}
          */
-        TaskTypeEnum: "image_classification";
+        StateEnum: "running" | "complete" | "pruned" | "failed";
+        Study: {
+            readonly id: number;
+            readonly workspace: number;
+            readonly project: number;
+            readonly name: string;
+            readonly dataset: number;
+            readonly dataset_name: string;
+            readonly dataset_version: number;
+            readonly dataset_version_name: string;
+            readonly template: string;
+            /** @description The preset every trial starts from. */
+            readonly preset: string;
+            /** @description Parameters every trial uses as given. */
+            readonly fixed_params: {
+                [key: string]: unknown;
+            };
+            readonly search_space: components["schemas"]["SearchDimension"][];
+            /** @description {metric, direction}: what the trials are scored by. */
+            readonly objective: {
+                [key: string]: string;
+            };
+            readonly sampler: components["schemas"]["SamplerEnum"];
+            /** @description The sampler the trials are asked from (sde falls back to tpe while it is not installed). */
+            readonly sampler_in_use: string;
+            readonly pruner: components["schemas"]["PrunerEnum"];
+            readonly n_trials: number;
+            /** @description Wall-time budget: no trial starts after it. */
+            readonly timeout_seconds: number | null;
+            /** @description Trials in flight at once. */
+            readonly parallelism: number;
+            readonly seed: number;
+            /** @description Seeds of the honest-lift report (0: none). */
+            readonly report_seeds: number;
+            readonly status: components["schemas"]["StudyStatusEnum"];
+            readonly trials: {
+                total: number;
+                complete: number;
+                pruned: number;
+                failed: number;
+                running: number;
+            };
+            readonly best_trial: components["schemas"]["BestTrial"] | null;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
+        StudyCreateRequest: {
+            dataset_version: number;
+            name?: string;
+            /** @description Defaults to the dataset's task type. */
+            template?: string;
+            /** @description The preset every trial starts from; defaults to the template's (the honest-lift baseline). */
+            preset?: string;
+            /** @description Parameters every trial uses as given (e.g. a short epochs). */
+            fixed_params?: {
+                [key: string]: unknown;
+            };
+            /** @description A list of dimensions (see SearchDimension); defaults to the template's search space. */
+            search_space?: unknown;
+            /** @default sde */
+            sampler: components["schemas"]["SamplerEnum"];
+            /** @default median */
+            pruner: components["schemas"]["PrunerEnum"];
+            /**
+             * @description Trial budget.
+             * @default 20
+             */
+            n_trials: number;
+            /** @description Wall-time budget: no trial starts after it. */
+            timeout_seconds?: number | null;
+            /**
+             * @description Trials in flight.
+             * @default 2
+             */
+            parallelism: number;
+            /** @default 0 */
+            seed: number;
+            /**
+             * @description Seeds of the honest-lift report (0: no report).
+             * @default 3
+             */
+            report_seeds: number;
+        };
+        StudyResults: {
+            best_trial: components["schemas"]["BestTrial"] | null;
+            history: components["schemas"]["HistoryPoint"][];
+            /** @description PED-ANOVA importance per searched parameter (sums to 1). */
+            importances: {
+                [key: string]: number;
+            };
+            lift: components["schemas"]["Lift"];
+        };
+        /**
+         * @description * `running` - Running
+         *     * `paused` - Paused
+         *     * `stopped` - Stopped
+         *     * `completed` - Completed
+         * @enum {string}
+         */
+        StudyStatusEnum: "running" | "paused" | "stopped" | "completed";
+        TableColumn: {
+            name: string;
+            type: components["schemas"]["TableColumnTypeEnum"];
+        };
+        /**
+         * @description * `numeric` - numeric
+         *     * `categorical` - categorical
+         *     * `datetime` - datetime
+         *     * `text` - text
+         *     * `empty` - empty
+         * @enum {string}
+         */
+        TableColumnTypeEnum: "numeric" | "categorical" | "datetime" | "text" | "empty";
+        TablePreview: {
+            filename: string;
+            format: components["schemas"]["TablePreviewFormatEnum"];
+            /** @description utf-8, the detected encoding, or 'binary' for XLSX/Parquet. */
+            encoding: string;
+            /** @description Only the first 2 MiB of the file were read. */
+            partial: boolean;
+            rows_read: number;
+            columns: components["schemas"]["TableColumn"][];
+            /** @description The first rows, cells by column name. */
+            rows: {
+                [key: string]: unknown;
+            }[];
+            /** @description {text_column, label_column} or {target_column}; null: none found. */
+            suggested: {
+                [key: string]: string | null;
+            };
+        };
+        /**
+         * @description * `csv` - csv
+         *     * `tsv` - tsv
+         *     * `jsonl` - jsonl
+         *     * `xlsx` - xlsx
+         *     * `parquet` - parquet
+         * @enum {string}
+         */
+        TablePreviewFormatEnum: "csv" | "tsv" | "jsonl" | "xlsx" | "parquet";
+        TablePreviewRequestRequest: {
+            /**
+             * Format: binary
+             * @description A CSV, TSV, JSONL, XLSX or Parquet file.
+             */
+            file: string;
+            /** @default  */
+            encoding: string;
+        };
+        /**
+         * @description * `image_classification` - Image classification
+         *     * `text_classification` - Text classification
+         *     * `tabular_classification` - Tabular classification
+         *     * `tabular_regression` - Tabular regression
+         * @enum {string}
+         */
+        TaskTypeEnum: "image_classification" | "text_classification" | "tabular_classification" | "tabular_regression";
         Template: {
             name: string;
             title: string;
@@ -1805,6 +2883,59 @@ export interface components {
             /** @description A valid backbone of the dataset's project: transfer learning initialises all but the classification head from it. */
             backbone?: number | null;
         };
+        Trial: {
+            readonly id: number;
+            /** @description Optuna's trial number within the study. */
+            readonly number: number;
+            readonly state: components["schemas"]["StateEnum"];
+            /** @description The sampled values of the search space. */
+            readonly params: unknown;
+            /**
+             * Format: double
+             * @description The objective (best validation metric).
+             */
+            readonly value: number | null;
+            readonly intermediate: components["schemas"]["IntermediateValue"][];
+            readonly pruned_at_epoch: number | null;
+            /** @description Headline metrics on the test split. */
+            readonly test_metrics: unknown;
+            readonly error: string;
+            readonly job: number | null;
+            readonly job_status: string;
+            /** Format: double */
+            readonly duration_seconds: number | null;
+            /** Format: date-time */
+            readonly started_at: string;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+            readonly model_version: number | null;
+            readonly model_version_name: string;
+        };
+        UsageFigures: {
+            calls: number;
+            errors: number;
+            /** Format: double */
+            p50_ms: number | null;
+            /** Format: double */
+            p95_ms: number | null;
+            /** Format: double */
+            p99_ms: number | null;
+        };
+        UsagePoint: {
+            calls: number;
+            errors: number;
+            /** Format: double */
+            p50_ms: number | null;
+            /** Format: double */
+            p95_ms: number | null;
+            /** Format: double */
+            p99_ms: number | null;
+            /**
+             * Format: date-time
+             * @description Start of the bucket.
+             */
+            t: string;
+        };
         User: {
             readonly id: number;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
@@ -1831,6 +2962,13 @@ export interface components {
             email?: string;
             password: string;
         };
+        /**
+         * @description * `1h` - 1h
+         *     * `24h` - 24h
+         *     * `7d` - 7d
+         * @enum {string}
+         */
+        WindowEnum: "1h" | "24h" | "7d";
         WorkerNode: {
             readonly hostname: string;
             readonly queues: string[];
@@ -2279,8 +3417,13 @@ export interface operations {
                 /** @description Number of results to return per page. */
                 page_size?: number;
                 project?: number;
-                /** @description * `image_classification` - Image classification */
-                task_type?: "image_classification";
+                /**
+                 * @description * `image_classification` - Image classification
+                 *     * `text_classification` - Text classification
+                 *     * `tabular_classification` - Tabular classification
+                 *     * `tabular_regression` - Tabular regression
+                 */
+                task_type?: "image_classification" | "tabular_classification" | "tabular_regression" | "text_classification";
                 workspace?: number;
             };
             header?: never;
@@ -2526,6 +3669,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ImportBatch"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_imports_preview_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["TablePreviewRequestRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TablePreview"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -3854,6 +5058,55 @@ export interface operations {
             };
         };
     };
+    datasets_profile_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this dataset. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetProfile"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     datasets_statistics_retrieve: {
         parameters: {
             query?: never;
@@ -3872,6 +5125,840 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DatasetStatistics"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_list: {
+        parameters: {
+            query?: {
+                model_version?: number;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                project?: number;
+                /**
+                 * @description * `active` - Active
+                 *     * `stopped` - Stopped
+                 */
+                status?: "active" | "stopped";
+                workspace?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedDeploymentList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeploymentCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_keys_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentKey"][];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_keys_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeploymentKeyCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentKeyCreated"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_keys_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: string;
+                /** @description A unique integer value identifying this deployment. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this deployment. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this deployment. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this deployment. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedDeploymentUpdateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_predict: {
+        parameters: {
+            query?: {
+                /** @description For raw image bodies: how many classes to answer. */
+                top_k?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PredictRequestRequest"];
+                "multipart/form-data": components["schemas"]["PredictMultipartRequest"];
+                "image/*": string;
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PredictResponse"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the deployment is stopped */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body, batch or image too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description over the key's quota; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the model cannot be loaded */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_rollback_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this deployment. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_start_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this deployment. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_stop_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this deployment. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_switch_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this deployment. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeploymentSwitchRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_usage_retrieve: {
+        parameters: {
+            query?: {
+                /** @description 1h (per minute), 24h (per hour, default) or 7d (per 6 hours) */
+                window?: "1h" | "24h" | "7d";
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this deployment. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentUsage"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -4234,6 +6321,13 @@ export interface operations {
                 /** @description Number of results to return per page. */
                 page_size?: number;
                 project?: number;
+                /**
+                 * @description trained: by a training job here; uploaded: an ONNX file or a state_dict a developer brought (its file, format and sha256 in params).
+                 *
+                 *     * `trained` - Trained on the platform
+                 *     * `uploaded` - Uploaded (bring your own model)
+                 */
+                source?: "trained" | "uploaded";
                 workspace?: number;
             };
             header?: never;
@@ -4466,6 +6560,337 @@ export interface operations {
             };
             /** @description Error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    model_versions_upload_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ModelVersionUploadRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelVersion"];
+                };
+            };
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description file over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    packages_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description * `server` - On-prem server package
+                 *     * `device` - Device SDK
+                 */
+                kind?: "device" | "server";
+                model_version?: number;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                project?: number;
+                workspace?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedPackageList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    packages_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PackageCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Package"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    packages_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this package. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Package"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    packages_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this package. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    packages_download_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this package. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not built (yet) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4767,6 +7192,536 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    studies_list: {
+        parameters: {
+            query?: {
+                dataset_version?: number;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                project?: number;
+                /**
+                 * @description * `running` - Running
+                 *     * `paused` - Paused
+                 *     * `stopped` - Stopped
+                 *     * `completed` - Completed
+                 */
+                status?: "completed" | "paused" | "running" | "stopped";
+                workspace?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedStudyList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    studies_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StudyCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Study"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    studies_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this study. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Study"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    studies_pause_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this study. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Study"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the study's state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    studies_promote_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this study. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PromoteRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelVersion"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the study's state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    studies_results_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this study. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StudyResults"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    studies_resume_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this study. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Study"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the study's state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    studies_stop_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this study. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Study"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the study's state does not allow this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    studies_trials_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this study. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Trial"][];
                 };
             };
             /** @description Error */

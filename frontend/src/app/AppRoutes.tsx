@@ -16,6 +16,7 @@ const JobRoute = lazy(() => import('./routes/JobRoute').then((module) => ({ defa
 const DatasetRoute = lazy(() => import('./routes/DatasetRoute').then((module) => ({ default: module.DatasetRoute })));
 const ModelVersionRoute = lazy(() => import('./routes/ModelVersionRoute').then((module) => ({ default: module.ModelVersionRoute })));
 const CompareRoute = lazy(() => import('./routes/CompareRoute').then((module) => ({ default: module.CompareRoute })));
+const DeploymentRoute = lazy(() => import('./routes/DeploymentRoute').then((module) => ({ default: module.DeploymentRoute })));
 
 function Lazy({ children }: { children: ReactNode }) {
   return <Suspense fallback={<Skeleton h={240} />}>{children}</Suspense>;
@@ -39,6 +40,7 @@ export function AppRoutes() {
         <Route path="/datasets/:datasetId/:tab?" element={<Lazy><DatasetRoute /></Lazy>} />
         <Route path="/model-versions/compare" element={<Lazy><CompareRoute /></Lazy>} />
         <Route path="/model-versions/:modelVersionId" element={<Lazy><ModelVersionRoute /></Lazy>} />
+        <Route path="/deployments/:deploymentId/:tab?" element={<Lazy><DeploymentRoute /></Lazy>} />
         <Route path="/jobs" element={<JobsRoute />} />
         <Route path="/jobs/:jobId" element={<Lazy><JobRoute /></Lazy>} />
         <Route path="/tokens" element={<TokensRoute />} />

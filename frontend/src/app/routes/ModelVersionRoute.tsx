@@ -1,14 +1,17 @@
-import { Anchor, Breadcrumbs, Stack } from '@mantine/core';
+import { Anchor, Breadcrumbs, Stack, Title } from '@mantine/core';
 import { Link, useNavigate, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
+import { DeployButtons, PackagesPanel } from '@/features/deploy';
 import { useProject } from '@/features/projects';
 import { EvaluationReport, useModelVersion } from '@/features/training';
+import { useWorkspace } from '@/features/workspaces';
 
 export function ModelVersionRoute() {
   const modelVersionId = Number(useParams().modelVersionId);
   const navigate = useNavigate();
   const { data: version } = useModelVersion(modelVersionId);
   const { data: project } = useProject(version?.project ?? Number.NaN);
+  const { data: workspace } = useWorkspace(project?.workspace ?? Number.NaN);
   if (!Number.isInteger(modelVersionId)) return <NotFound what="model version" />;
   return (
     <Stack>
@@ -25,6 +28,17 @@ export function ModelVersionRoute() {
         onFixLabels={(datasetId, sampleIds) => navigate(`/datasets/${datasetId}/label?samples=${sampleIds.join(',')}`)}
         onCompare={(a, b) => navigate(`/model-versions/compare?a=${a}&b=${b}`)}
       />
+      {version && (
+        <>
+          <DeployButtons
+            version={version}
+            disabledReason={workspace?.role === 'viewer' ? 'Viewers cannot deploy' : null}
+            onDeployed={(deployment) => navigate(`/deployments/${deployment.id}/keys`)}
+          />
+          <Title order={4}>Packages</Title>
+          <PackagesPanel modelVersionId={version.id} />
+        </>
+      )}
     </Stack>
   );
 }

@@ -1,14 +1,15 @@
-import { Anchor, Breadcrumbs, Group, Stack, Tabs } from '@mantine/core';
+import { Anchor, Breadcrumbs, Group, Stack, Tabs, Title } from '@mantine/core';
 import { Link, useNavigate, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { QueryState } from '@/components/QueryState';
 import { CreateDatasetButton, DatasetsTable } from '@/features/datasets';
+import { DeploymentsTable, PackagesPanel } from '@/features/deploy';
 import { JobsPanel } from '@/features/jobs';
 import { ProjectHeader, useProject } from '@/features/projects';
 import { ModelVersionsTable } from '@/features/training';
 import { useWorkspace } from '@/features/workspaces';
 
-const TABS = ['datasets', 'models', 'jobs'] as const;
+const TABS = ['datasets', 'models', 'deployments', 'jobs'] as const;
 
 export function ProjectRoute() {
   const params = useParams();
@@ -41,6 +42,9 @@ export function ProjectRoute() {
           <Tabs.Tab value="models" data-testid="tab-models">
             Models
           </Tabs.Tab>
+          <Tabs.Tab value="deployments" data-testid="tab-deployments">
+            Deployments
+          </Tabs.Tab>
           <Tabs.Tab value="jobs" data-testid="tab-jobs">
             Jobs
           </Tabs.Tab>
@@ -55,6 +59,14 @@ export function ProjectRoute() {
         </Tabs.Panel>
         <Tabs.Panel value="models" pt="md">
           <ModelVersionsTable projectId={project.id} onCompare={(a, b) => navigate(`/model-versions/compare?a=${a}&b=${b}`)} />
+        </Tabs.Panel>
+        <Tabs.Panel value="deployments" pt="md">
+          <Stack>
+            <Title order={4}>Hosted APIs</Title>
+            <DeploymentsTable projectId={project.id} />
+            <Title order={4}>Packages</Title>
+            <PackagesPanel projectId={project.id} />
+          </Stack>
         </Tabs.Panel>
         <Tabs.Panel value="jobs" pt="md">
           <JobsPanel

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { expiryInDays } from './apiKeys';
+import { absolutePredictUrl } from './deployments';
+import { jobProgress, readCompressionReport } from './packages';
+import { sessionKeys } from './sessionKeys';
+import { predictSnippet } from './snippets';
+import { usageRows } from './usage';
+
+describe('deploy helpers', () => {
+  it('makes the predict URL absolute, keeping an absolute one', () => {
+    expect(absolutePredictUrl({ id: 4, predict_url: '/api/v1/deployments/4/predict/' }, 'http://host:8000')).toBe(
+      'http://host:8000/api/v1/deployments/4/predict/',
+    );
+    expect(absolutePredictUrl({ id: 4, predict_url: 'https://api.example.com/p/' }, 'http://host:8000')).toBe('https://api.example.com/p/');
+  });
+
+  it('writes snippets with the real endpoint, the key from the environment and the request formats', () => {
+    const options = { predictUrl: 'http://h/api/v1/deployments/7/predict/', deploymentId: 7, baseUrl: 'http://h' };
+    const curl = predictSnippet('curl', options);
+    expect(curl).toContain('curl -X POST "http://h/api/v1/deployments/7/predict/"');
+    expect(curl).toContain('Authorization: Bearer $SAMPAN_DEPLOYMENT_KEY');
+    expect(curl).toContain('-F "file=@digit.png"');
+    expect(curl).toContain('\\"instances\\"');
+    const python = predictSnippet('python', options);
+    expect(python).toContain('from sampan import Client');
+    expect(python).toContain('client = Client("http://h")');
+    expect(python).toContain('client.deployments.predict(\n    7,');
+    const js = predictSnippet('javascript', options);
+    expect(js).toContain("fetch('http://h/api/v1/deployments/7/predict/'");
+    expect(js).toContain("form.append('file', file)");
+  });
+
+  it('fills the buckets without calls so the time axis stays even', () => {
+    const now = new Date('2026-11-29T10:30:30Z');
+    const rows = usageRows(
+      {
+        bucket_seconds: 60,
+        series: [{ t: '2026-11-29T10:28:00Z', calls: 3, errors: 1, p50_ms: 0.5, p95_ms: 0.9, p99_ms: 1.2 }],
+      },
+      '1h',
+      now,
+    );
+    expect(rows).toHaveLength(60);
+    expect(rows.reduce((sum, row) => sum + row.calls, 0)).toBe(3);
+    expect(rows[rows.length - 3]).toMatchObject({ calls: 3, errors: 1, p50: 0.5, p99: 1.2 });
+    expect(rows[rows.length - 1]).toMatchObject({ calls: 0, errors: 0, p50: null });
+  });
+
+  it('reads compression reports in nested or flat shapes, and nothing else', () => {
+    expect(readCompressionReport({ fp32: { size_bytes: 4000, accuracy: 0.97 }, int8: { size_bytes: 1100, accuracy: 0.965 }, top1_agreement: 0.99 })).toEqual({
+      fp32: { size_bytes: 4000, accuracy: 0.97 },
+      int8: { size_bytes: 1100, accuracy: 0.965 },
+      agreement: 0.99,
+      samples: null,
+    });
+    expect(readCompressionReport({ compression: { fp32_size_bytes: 10, int8_size_bytes: 4, agreement: 1, samples: 50 } })).toMatchObject({
+      fp32: { size_bytes: 10 },
+      int8: { size_bytes: 4 },
+      agreement: 1,
+      samples: 50,
+    });
+    expect(readCompressionReport({ files: ['a'] })).toBeNull();
+    expect(readCompressionReport(null)).toBeNull();
+  });
+
+  it('reads a job progress as a percent', () => {
+    expect(jobProgress({ step: 1, total: 4, message: 'quantizing' })).toEqual({ percent: 25, message: 'quantizing' });
+    expect(jobProgress({ fraction: 2 })).toEqual({ percent: 100, message: '' });
+    expect(jobProgress(null)).toEqual({ percent: null, message: '' });
+  });
+
+  it('computes key expiry dates', () => {
+    expect(expiryInDays(null)).toBeNull();
+    expect(expiryInDays(30, new Date('2026-01-01T00:00:00Z'))).toBe('2026-01-31T00:00:00.000Z');
+  });
+
+  it('forgets a remembered key only when it is the revoked one', () => {
+    sessionKeys.remember(3, { id: 1, name: 'a', key: 'spd_a' });
+    sessionKeys.forget(3, 2);
+    expect(sessionKeys.get(3)?.key).toBe('spd_a');
+    sessionKeys.forget(3, 1);
+    expect(sessionKeys.get(3)).toBeUndefined();
+  });
+});

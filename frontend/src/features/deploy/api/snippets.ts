@@ -1,0 +1,65 @@
+/** Copy-paste client code for a deployment's prediction endpoint. */
+export type SnippetLanguage = 'curl' | 'python' | 'javascript';
+
+export const SNIPPET_LANGUAGES: { value: SnippetLanguage; label: string }[] = [
+  { value: 'curl', label: 'curl' },
+  { value: 'python', label: 'Python SDK' },
+  { value: 'javascript', label: 'JavaScript' },
+];
+
+const KEY_ENV = 'SAMPAN_DEPLOYMENT_KEY';
+
+export function predictSnippet(
+  language: SnippetLanguage,
+  { predictUrl, deploymentId, baseUrl, topK = 5 }: { predictUrl: string; deploymentId: number; baseUrl: string; topK?: number },
+): string {
+  switch (language) {
+    case 'curl':
+      return [
+        `# export ${KEY_ENV}=spd_...   (a key of this deployment)`,
+        `curl -X POST "${predictUrl}" \\`,
+        `  -H "Authorization: Bearer $${KEY_ENV}" \\`,
+        `  -F "file=@digit.png" \\`,
+        `  -F "top_k=${topK}"`,
+        '',
+        '# or JSON with base64 images (batches: several entries in "instances")',
+        `curl -X POST "${predictUrl}" \\`,
+        `  -H "Authorization: Bearer $${KEY_ENV}" \\`,
+        '  -H "Content-Type: application/json" \\',
+        `  -d "{\\"instances\\": [{\\"image\\": \\"$(base64 -w0 digit.png)\\"}], \\"top_k\\": ${topK}}"`,
+      ].join('\n');
+    case 'python':
+      return [
+        '# pip install sampan',
+        'import os',
+        '',
+        'from sampan import Client',
+        '',
+        `client = Client("${baseUrl}")  # or set SAMPAN_URL`,
+        'result = client.deployments.predict(',
+        `    ${deploymentId},`,
+        '    "digit.png",',
+        `    api_key=os.environ["${KEY_ENV}"],`,
+        `    top_k=${topK},`,
+        ')',
+        'for entry in result["predictions"][0]["top_k"]:',
+        '    print(entry["label"], round(entry["score"], 3))',
+      ].join('\n');
+    case 'javascript':
+      return [
+        `const key = process.env.${KEY_ENV}; // in a browser: ask your backend, never ship the key`,
+        'const form = new FormData();',
+        "form.append('file', file); // a File or Blob, e.g. from <input type=\"file\">",
+        `form.append('top_k', '${topK}');`,
+        '',
+        `const response = await fetch('${predictUrl}', {`,
+        "  method: 'POST',",
+        '  headers: { Authorization: `Bearer ${key}` },',
+        '  body: form,',
+        '});',
+        'const answer = await response.json();',
+        'if (!response.ok) throw new Error(answer.error.message);',
+        'console.log(answer.predictions[0].top_k); // [{ label, index, score }, ...]',
+      ].join('\n');
+  }
+}

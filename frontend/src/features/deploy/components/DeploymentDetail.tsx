@@ -1,0 +1,79 @@
+import { Group, Stack, Tabs, Text, Title } from '@mantine/core';
+import { QueryState } from '@/components/QueryState';
+import { useDeployment } from '../hooks/useDeploy';
+import { ApiKeysPanel } from './ApiKeysPanel';
+import { DeploymentOverview } from './DeploymentOverview';
+import { DeploymentStatusBadge } from './DeploymentStatusBadge';
+import { SnippetsPanel } from './SnippetsPanel';
+import { TryItPanel } from './TryItPanel';
+import { UsagePanel } from './UsagePanel';
+
+export const DEPLOYMENT_TABS = ['overview', 'keys', 'usage', 'try', 'code'] as const;
+export type DeploymentTab = (typeof DEPLOYMENT_TABS)[number];
+
+/** One hosted deployment: overview (status, version, history), keys, usage, try it, code. */
+export function DeploymentDetail({
+  deploymentId,
+  tab,
+  onTabChange,
+  onDeleted,
+  canEdit = true,
+}: {
+  deploymentId: number;
+  tab: DeploymentTab;
+  onTabChange: (tab: DeploymentTab) => void;
+  onDeleted: (projectId: number) => void;
+  canEdit?: boolean;
+}) {
+  const { data: deployment, isPending, error } = useDeployment(deploymentId);
+  if (!deployment) return <QueryState isPending={isPending} error={error} what="deployment" />;
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Group gap="sm">
+          <Title order={2} data-testid="deployment-name">
+            {deployment.name}
+          </Title>
+          <DeploymentStatusBadge id={deployment.id} status={deployment.status} />
+        </Group>
+        <Text c="dimmed" size="sm">
+          Hosted prediction API · serving {deployment.model_version_name}
+        </Text>
+      </Group>
+      <Tabs value={tab} onChange={(value) => value && onTabChange(value as DeploymentTab)} keepMounted={false}>
+        <Tabs.List>
+          <Tabs.Tab value="overview" data-testid="deployment-tab-overview">
+            Overview
+          </Tabs.Tab>
+          <Tabs.Tab value="keys" data-testid="deployment-tab-keys">
+            Keys
+          </Tabs.Tab>
+          <Tabs.Tab value="usage" data-testid="deployment-tab-usage">
+            Usage
+          </Tabs.Tab>
+          <Tabs.Tab value="try" data-testid="deployment-tab-try">
+            Try it
+          </Tabs.Tab>
+          <Tabs.Tab value="code" data-testid="deployment-tab-code">
+            Code
+          </Tabs.Tab>
+        </Tabs.List>
+        <Tabs.Panel value="overview" pt="md">
+          <DeploymentOverview deployment={deployment} canEdit={canEdit} onDeleted={() => onDeleted(deployment.project)} />
+        </Tabs.Panel>
+        <Tabs.Panel value="keys" pt="md">
+          <ApiKeysPanel deploymentId={deployment.id} canEdit={canEdit} onTry={() => onTabChange('try')} />
+        </Tabs.Panel>
+        <Tabs.Panel value="usage" pt="md">
+          <UsagePanel deploymentId={deployment.id} />
+        </Tabs.Panel>
+        <Tabs.Panel value="try" pt="md">
+          <TryItPanel deployment={deployment} />
+        </Tabs.Panel>
+        <Tabs.Panel value="code" pt="md">
+          <SnippetsPanel deployment={deployment} />
+        </Tabs.Panel>
+      </Tabs>
+    </Stack>
+  );
+}

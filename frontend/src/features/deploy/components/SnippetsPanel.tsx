@@ -1,0 +1,47 @@
+import { Button, Code, CopyButton, Group, Stack, Tabs, Text } from '@mantine/core';
+import { absolutePredictUrl, type Deployment } from '../api/deployments';
+import { predictSnippet, SNIPPET_LANGUAGES } from '../api/snippets';
+
+/** Copy-paste code that calls this deployment: curl, the Python SDK and JavaScript fetch. */
+export function SnippetsPanel({ deployment }: { deployment: Pick<Deployment, 'id' | 'predict_url'> }) {
+  const predictUrl = absolutePredictUrl(deployment);
+  const baseUrl = window.location.origin;
+  return (
+    <Stack>
+      <Text size="sm" c="dimmed">
+        Replace <Code>digit.png</Code> with your image and set <Code>SAMPAN_DEPLOYMENT_KEY</Code> to a key of this deployment. Answers hold the top-k
+        labels with scores, the model version and the server latency.
+      </Text>
+      <Tabs defaultValue="curl" keepMounted={false}>
+        <Tabs.List>
+          {SNIPPET_LANGUAGES.map((language) => (
+            <Tabs.Tab key={language.value} value={language.value} data-testid={`snippet-tab-${language.value}`}>
+              {language.label}
+            </Tabs.Tab>
+          ))}
+        </Tabs.List>
+        {SNIPPET_LANGUAGES.map((language) => {
+          const code = predictSnippet(language.value, { predictUrl, deploymentId: deployment.id, baseUrl });
+          return (
+            <Tabs.Panel key={language.value} value={language.value} pt="sm">
+              <Stack gap="xs">
+                <Group justify="flex-end">
+                  <CopyButton value={code}>
+                    {({ copied, copy }) => (
+                      <Button size="xs" variant="light" color={copied ? 'teal' : 'blue'} onClick={copy} data-testid={`snippet-copy-${language.value}`}>
+                        {copied ? 'Copied' : 'Copy'}
+                      </Button>
+                    )}
+                  </CopyButton>
+                </Group>
+                <Code block fz="xs" data-testid={`snippet-${language.value}`}>
+                  {code}
+                </Code>
+              </Stack>
+            </Tabs.Panel>
+          );
+        })}
+      </Tabs>
+    </Stack>
+  );
+}

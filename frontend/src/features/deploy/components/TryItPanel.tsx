@@ -1,0 +1,157 @@
+import { Alert, Badge, Button, FileButton, Group, Image, NumberInput, Paper, PasswordInput, Progress, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { useEffect, useState, type DragEvent } from 'react';
+import { ApiError } from '@/api/client';
+import { errorMessage } from '@/lib/notifications';
+import type { Deployment } from '../api/deployments';
+import { absolutePredictUrl } from '../api/deployments';
+import { formatMs } from '../api/usage';
+import { usePredict, useSessionKey } from '../hooks/useDeploy';
+
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/bmp', 'image/webp', 'image/tiff'];
+
+/** Drop an image, call the deployment's prediction endpoint with a key, see the top-k answer. */
+export function TryItPanel({ deployment }: { deployment: Pick<Deployment, 'id' | 'predict_url' | 'status'> }) {
+  const sessionKey = useSessionKey(deployment.id);
+  const [apiKey, setApiKey] = useState(sessionKey?.key ?? '');
+  const [file, setFile] = useState<File | null>(null);
+  const [preview, setPreview] = useState<string | null>(null);
+  const [topK, setTopK] = useState<number | string>(5);
+  const [dragging, setDragging] = useState(false);
+  const predict = usePredict(deployment.id);
+
+  // A key created in this tab after the panel mounted fills an empty field.
+  useEffect(() => {
+    if (sessionKey?.key) setApiKey((current) => current || sessionKey.key);
+  }, [sessionKey?.key]);
+
+  useEffect(() => {
+    if (!file) return undefined;
+    const url = URL.createObjectURL(file);
+    setPreview(url);
+    return () => URL.revokeObjectURL(url);
+  }, [file]);
+
+  const pick = (next: File | null) => {
+    setFile(next);
+    predict.reset();
+  };
+
+  const onDrop = (event: DragEvent<HTMLDivElement>) => {
+    event.preventDefault();
+    setDragging(false);
+    const dropped = event.dataTransfer.files?.[0];
+    if (dropped) pick(dropped);
+  };
+
+  const run = () => {
+    if (!file || !apiKey.trim()) return;
+    predict.mutate({ url: absolutePredictUrl(deployment), apiKey, file, topK: typeof topK === 'number' ? topK : 5 });
+  };
+
+  const answer = predict.data;
+  const top = answer?.predictions[0]?.top_k ?? [];
+  return (
+    <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
+      <Stack>
+        {deployment.status !== 'active' && (
+          <Alert color="yellow" variant="light" data-testid="try-stopped">
+            This deployment is stopped: calls are refused until you start it.
+          </Alert>
+        )}
+        <Paper
+          withBorder
+          p="lg"
+          onDragOver={(event) => {
+            event.preventDefault();
+            setDragging(true);
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={onDrop}
+          style={{ borderStyle: 'dashed', borderWidth: 2, background: dragging ? 'var(--mantine-color-blue-light)' : undefined }}
+          data-testid="try-dropzone"
+        >
+          <Stack align="center" gap="xs">
+            {preview ? (
+              <Image src={preview} alt={file?.name ?? 'chosen image'} h={160} w="auto" fit="contain" data-testid="try-preview" style={{ imageRendering: 'pixelated' }} />
+            ) : (
+              <Text c="dimmed" ta="center">
+                Drop an image here
+              </Text>
+            )}
+            <Group gap="xs">
+              <FileButton onChange={pick} accept={IMAGE_TYPES.join(',')}>
+                {(props) => (
+                  <Button variant="light" size="xs" {...props} data-testid="try-choose">
+                    {file ? 'Choose another image' : 'Choose an image'}
+                  </Button>
+                )}
+              </FileButton>
+              {file && (
+                <Text size="xs" c="dimmed" data-testid="try-file-name">
+                  {file.name} · {(file.size / 1024).toFixed(1)} KiB
+                </Text>
+              )}
+            </Group>
+          </Stack>
+        </Paper>
+        <PasswordInput
+          label="Deployment key"
+          description={sessionKey ? `Filled with “${sessionKey.name}”, created in this tab.` : 'Paste a key of this deployment (Keys tab).'}
+          placeholder="spd_..."
+          value={apiKey}
+          onChange={(event) => setApiKey(event.currentTarget.value)}
+          data-testid="try-key"
+        />
+        <Group align="flex-end">
+          <NumberInput label="Top k" min={1} max={20} allowDecimal={false} value={topK} onChange={setTopK} w={100} data-testid="try-top-k" />
+          <Button onClick={run} disabled={!file || !apiKey.trim()} loading={predict.isPending} data-testid="try-submit">
+            Predict
+          </Button>
+        </Group>
+      </Stack>
+      <Stack>
+        <Title order={5}>Answer</Title>
+        {predict.isError && (
+          <Alert color="red" variant="light" title={predict.error instanceof ApiError ? `${predict.error.status || 'network'} ${predict.error.code}` : 'Failed'} data-testid="try-error">
+            {errorMessage(predict.error)}
+          </Alert>
+        )}
+        {!answer && !predict.isError && (
+          <Text c="dimmed" size="sm">
+            Choose an image and press Predict.
+          </Text>
+        )}
+        {answer && (
+          <Paper withBorder p="md" data-testid="try-result">
+            <Group justify="space-between" mb="sm">
+              <Badge variant="light" data-testid="try-model-version">
+                {answer.model_version.name}
+              </Badge>
+              <Group gap="xs">
+                <Badge variant="outline" color="teal" data-testid="try-latency" title="Time spent by the server on the prediction">
+                  server {formatMs(answer.latency_ms)}
+                </Badge>
+                <Badge variant="outline" color="gray" title="From this browser, including the network">
+                  round trip {formatMs(answer.roundTripMs)}
+                </Badge>
+              </Group>
+            </Group>
+            <Stack gap="xs" data-testid="try-top-k-list">
+              {top.map((entry, rank) => (
+                <div key={entry.index} data-testid={`try-label-${rank}`} data-label={entry.label} data-score={entry.score}>
+                  <Group justify="space-between" gap="xs">
+                    <Text fw={rank === 0 ? 700 : 400}>{entry.label}</Text>
+                    <Text size="sm" c="dimmed">
+                      {(entry.score * 100).toFixed(1)}%
+                    </Text>
+                  </Group>
+                  <Progress value={entry.score * 100} color={rank === 0 ? 'teal' : 'blue'} size="md" aria-label={`${entry.label} ${(entry.score * 100).toFixed(1)}%`} />
+                </div>
+              ))}
+            </Stack>
+          </Paper>
+        )}
+      </Stack>
+    </SimpleGrid>
+  );
+}

@@ -1,0 +1,166 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useSyncExternalStore } from 'react';
+import { createDeploymentKey, listDeploymentKeys, revokeDeploymentKey } from '../api/apiKeys';
+import {
+  createDeployment,
+  deleteDeployment,
+  getDeployment,
+  listDeployments,
+  listProjectModelVersions,
+  rollbackDeployment,
+  startDeployment,
+  stopDeployment,
+  switchDeployment,
+  type Deployment,
+} from '../api/deployments';
+import { deployKeys, type UsageWindow } from '../api/keys';
+import { createPackage, getPackageJob, isBuilding, listPackages } from '../api/packages';
+import { predictImage } from '../api/predict';
+import { sessionKeys } from '../api/sessionKeys';
+import { getUsage } from '../api/usage';
+
+/** Poll about once a second while a package builds; usage refreshes every few seconds when live. */
+export const LIVE_INTERVAL_MS = 1000;
+export const USAGE_REFRESH_MS = 5000;
+
+export function useDeployments(projectId: number) {
+  return useQuery({
+    queryKey: deployKeys.deploymentList(projectId),
+    queryFn: () => listDeployments(projectId),
+    enabled: Number.isFinite(projectId),
+  });
+}
+
+export function useDeployment(id: number) {
+  return useQuery({ queryKey: deployKeys.deployment(id), queryFn: () => getDeployment(id), enabled: Number.isFinite(id) });
+}
+
+export function useProjectModelVersions(projectId: number | undefined) {
+  return useQuery({
+    queryKey: deployKeys.modelVersions(projectId ?? -1),
+    queryFn: () => listProjectModelVersions(projectId as number),
+    enabled: projectId !== undefined && Number.isFinite(projectId),
+  });
+}
+
+function useStoreDeployment() {
+  const queryClient = useQueryClient();
+  return (deployment: Deployment) => {
+    queryClient.setQueryData(deployKeys.deployment(deployment.id), deployment);
+    return queryClient.invalidateQueries({ queryKey: [...deployKeys.deployments, 'list'] });
+  };
+}
+
+export function useCreateDeployment() {
+  const store = useStoreDeployment();
+  return useMutation({ mutationFn: createDeployment, onSuccess: store, meta: { handlesOwnErrors: true } });
+}
+
+/** switch / rollback / stop / start: each answers the updated deployment. */
+export function useDeploymentAction() {
+  const store = useStoreDeployment();
+  return useMutation({
+    mutationFn: (
+      action: { kind: 'switch'; id: number; modelVersion: number } | { kind: 'rollback' | 'stop' | 'start'; id: number },
+    ) => {
+      switch (action.kind) {
+        case 'switch':
+          return switchDeployment({ id: action.id, modelVersion: action.modelVersion });
+        case 'rollback':
+          return rollbackDeployment(action.id);
+        case 'stop':
+          return stopDeployment(action.id);
+        case 'start':
+          return startDeployment(action.id);
+      }
+    },
+    onSuccess: store,
+  });
+}
+
+export function useDeleteDeployment() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: deleteDeployment,
+    onSuccess: (_data, id) => {
+      queryClient.removeQueries({ queryKey: deployKeys.deployment(id) });
+      return queryClient.invalidateQueries({ queryKey: [...deployKeys.deployments, 'list'] });
+    },
+  });
+}
+
+export function useDeploymentKeys(deploymentId: number) {
+  return useQuery({ queryKey: deployKeys.apiKeys(deploymentId), queryFn: () => listDeploymentKeys(deploymentId) });
+}
+
+export function useCreateDeploymentKey(deploymentId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: createDeploymentKey,
+    meta: { handlesOwnErrors: true },
+    onSuccess: (created) => {
+      sessionKeys.remember(deploymentId, { id: created.id, name: created.name, key: created.key });
+      return queryClient.invalidateQueries({ queryKey: deployKeys.apiKeys(deploymentId) });
+    },
+  });
+}
+
+export function useRevokeDeploymentKey(deploymentId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: revokeDeploymentKey,
+    onSuccess: (_data, { keyId }) => {
+      sessionKeys.forget(deploymentId, keyId);
+      return queryClient.invalidateQueries({ queryKey: deployKeys.apiKeys(deploymentId) });
+    },
+  });
+}
+
+/** The key of this deployment created in this tab, if any (re-renders when one is created or revoked). */
+export function useSessionKey(deploymentId: number) {
+  return useSyncExternalStore(sessionKeys.subscribe, () => sessionKeys.get(deploymentId));
+}
+
+export function useUsage(deploymentId: number, window: UsageWindow, live: boolean) {
+  return useQuery({
+    queryKey: deployKeys.usage(deploymentId, window),
+    queryFn: () => getUsage(deploymentId, window),
+    refetchInterval: live ? USAGE_REFRESH_MS : false,
+  });
+}
+
+export function usePredict(deploymentId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: predictImage,
+    meta: { handlesOwnErrors: true },
+    // A call (answered or refused) is counted in usage: show it without waiting for the next refresh.
+    onSettled: () => queryClient.invalidateQueries({ queryKey: [...deployKeys.deployment(deploymentId), 'usage'] }),
+  });
+}
+
+export function usePackages(filters: { project?: number; model_version?: number }) {
+  return useQuery({
+    queryKey: deployKeys.packageList(filters),
+    queryFn: () => listPackages(filters),
+    enabled: Object.values(filters).some((value) => value !== undefined && Number.isFinite(value)),
+    refetchInterval: (query) => (query.state.data?.results.some((pkg) => isBuilding(pkg.status)) ? LIVE_INTERVAL_MS : false),
+  });
+}
+
+export function usePackageJob(jobId: number | null, live: boolean) {
+  return useQuery({
+    queryKey: deployKeys.packageJob(jobId ?? -1),
+    queryFn: () => getPackageJob(jobId as number),
+    enabled: jobId !== null && live,
+    refetchInterval: live ? LIVE_INTERVAL_MS : false,
+  });
+}
+
+export function useCreatePackage() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: createPackage,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...deployKeys.packages, 'list'] }),
+  });
+}
