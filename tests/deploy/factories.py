@@ -30,11 +30,11 @@ def trained_digits_fixture(tmp_path_factory) -> Path:
 
 def model_version_from(world: dict, run: Path, *, number: int = 1, dataset_version=None, project=None):
     """Register ``run`` as model version V<number> of project A (or ``project``), its ONNX file in blob storage."""
+    import hashlib
+
     from django.core.files.base import ContentFile
     from django.core.files.storage import default_storage
     from training.models import ModelVersion
-
-    import hashlib
 
     project = project or world["project_a"]
     data = (run / "model.onnx").read_bytes()
