@@ -59,6 +59,8 @@ OBJECT_ROUTES = {
     "dataset-detail": lambda t: {"pk": ds(t)["dataset"].pk},
     "dataset-statistics": lambda t: {"pk": ds(t)["dataset"].pk},
     "dataset-export": lambda t: {"pk": ds(t)["dataset"].pk},
+    "dataset-profile": lambda t: {"pk": ds(t)["dataset"].pk},
+    "dataset-import-preview": lambda t: {"dataset_id": ds(t)["dataset"].pk},
     "dataset-label-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
     "dataset-label-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["label"].pk},
     "dataset-label-merge": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["label"].pk},

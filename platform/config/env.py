@@ -69,6 +69,8 @@ ENV_VARS: dict[str, EnvVar] = {
         EnvVar("SAMPAN_DATASET_MAX_IMAGE_BYTES", "largest single image file a dataset accepts (default 64 MiB)"),
         EnvVar("SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES",
                "imports with more files than this run as a background job instead of inside the request (default 300)"),
+        EnvVar("SAMPAN_DATASET_MAX_TABLE_BYTES",
+               "largest table file (CSV, TSV, JSONL, XLSX, Parquet) one text or tabular import accepts (default 256 MiB)"),
         EnvVar("SAMPAN_BACKBONE_MAX_UPLOAD_BYTES",
                "largest backbone state_dict file (transfer learning weights) one upload accepts (default 512 MiB)"),
     ]

@@ -7,6 +7,14 @@ from django.utils import timezone
 
 class TaskType(models.TextChoices):
     IMAGE_CLASSIFICATION = "image_classification", "Image classification"
+    TEXT_CLASSIFICATION = "text_classification", "Text classification"
+    TABULAR_CLASSIFICATION = "tabular_classification", "Tabular classification"
+    TABULAR_REGRESSION = "tabular_regression", "Tabular regression"
+
+
+IMAGE_TASKS = frozenset({TaskType.IMAGE_CLASSIFICATION})
+TABLE_TASKS = frozenset({TaskType.TABULAR_CLASSIFICATION, TaskType.TABULAR_REGRESSION})
+REGRESSION_TASKS = frozenset({TaskType.TABULAR_REGRESSION})
 
 
 class Dataset(models.Model):
@@ -18,6 +26,11 @@ class Dataset(models.Model):
     name = models.CharField(max_length=100)
     description = models.TextField(blank=True, max_length=2000)
     task_type = models.CharField(max_length=32, choices=TaskType.choices, default=TaskType.IMAGE_CLASSIFICATION)
+    schema = models.JSONField(default=dict, blank=True, help_text=(
+        "Tabular and text datasets: {columns: [{name, type}], target | text_column, label_column}, set by the "
+        "first import; later imports must have the same columns."))
+    profile = models.JSONField(default=dict, blank=True, help_text="Tabular datasets: per-column statistics "
+                               "(type, missing share, distribution) and the target's balance, as of the last import.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -55,6 +68,7 @@ class ImportStatus(models.TextChoices):
 class ImportSource(models.TextChoices):
     ARCHIVE = "archive", "Archive (zip or tar)"
     FILES = "files", "Image files"
+    TABLE = "table", "Table file (CSV, TSV, JSONL, XLSX, Parquet)"
 
 
 class ImportBatch(models.Model):
@@ -67,6 +81,8 @@ class ImportBatch(models.Model):
     upload_key = models.CharField(max_length=300, blank=True, help_text="Where a background import's archive was stored; the file is deleted when the import ends.")
     size_bytes = models.BigIntegerField(default=0)
     label_name = models.CharField(max_length=100, blank=True, help_text="Label given to every imported file, if any.")
+    mapping = models.JSONField(default=dict, blank=True, help_text="Table imports: the column mapping "
+                               "({text_column, label_column} or {target_column}) and the encoding read.")
     status = models.CharField(max_length=16, choices=ImportStatus.choices, default=ImportStatus.QUEUED)
     job = models.OneToOneField("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="dataset_import")
     files = models.PositiveIntegerField(default=0, help_text="Files considered (directories and OS junk excluded).")
@@ -87,21 +103,27 @@ class ImportBatch(models.Model):
 
 
 class Sample(models.Model):
-    """One image. The blob is content-addressed (sha256 of the stored, re-encoded bytes), so the
-    same picture is stored once and a second copy in a dataset is reported as a duplicate."""
+    """One image, text or table row. An image's blob is content-addressed (sha256 of the stored,
+    re-encoded bytes), so the same picture is stored once and a second copy in a dataset is
+    reported as a duplicate; a text or row is identified by the sha256 of its content the same way."""
 
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="samples", db_index=False)
     label = models.ForeignKey(Label, null=True, blank=True, on_delete=models.SET_NULL, related_name="samples")
     label_version = models.PositiveIntegerField(
         default=0, help_text="Bumped on every label change; label writes must send the version they saw.")
     sha256 = models.CharField(max_length=64)
-    blob_key = models.CharField(max_length=200)
-    thumbnail_key = models.CharField(max_length=200)
+    blob_key = models.CharField(max_length=200, blank=True)
+    thumbnail_key = models.CharField(max_length=200, blank=True)
     original_name = models.CharField(max_length=255)
-    format = models.CharField(max_length=8, help_text="Format detected from the content: JPEG, PNG, BMP, WEBP, GIF.")
-    width = models.PositiveIntegerField()
-    height = models.PositiveIntegerField()
-    size_bytes = models.PositiveIntegerField(help_text="Size of the stored (re-encoded) image.")
+    format = models.CharField(max_length=8, help_text="Format detected from the content: JPEG, PNG, BMP, WEBP, "
+                              "GIF; TEXT for a text, ROW for a table row.")
+    width = models.PositiveIntegerField(default=0)
+    height = models.PositiveIntegerField(default=0)
+    size_bytes = models.PositiveIntegerField(help_text="Size of the stored (re-encoded) image, or of the text/row.")
+    text = models.TextField(blank=True, help_text="Text datasets: the sample's text, verbatim.")
+    values = models.JSONField(null=True, blank=True, help_text="Tabular datasets: the row's feature values by "
+                              "column name, as read (numbers, strings, null for missing).")
+    target = models.FloatField(null=True, blank=True, help_text="Regression datasets: the numeric target.")
     import_batch = models.ForeignKey(ImportBatch, null=True, blank=True, on_delete=models.SET_NULL, related_name="samples")
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -137,6 +159,7 @@ class DatasetVersion(models.Model):
     val_ratio = models.FloatField()
     test_ratio = models.FloatField()
     classes = models.JSONField(default=list, help_text="Label names; a sample's label index points here.")
+    schema = models.JSONField(default=dict, blank=True, help_text="The dataset's schema when the version was made.")
     counts = models.JSONField(default=dict, help_text='{"train": {"cat": 40, ...}, "val": {...}, "test": {...}}')
     sample_count = models.PositiveIntegerField(default=0)
     unlabeled_excluded = models.PositiveIntegerField(default=0)
@@ -167,6 +190,9 @@ class VersionSample(models.Model):
     blob_key = models.CharField(max_length=200)
     sha256 = models.CharField(max_length=64)
     original_name = models.CharField(max_length=255)
+    text = models.TextField(blank=True)
+    values = models.JSONField(null=True, blank=True)
+    target = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]

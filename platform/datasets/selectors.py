@@ -14,6 +14,7 @@ from django.db.models import (
     Max,
     Min,
     OuterRef,
+    Q,
     QuerySet,
     Subquery,
     Value,
@@ -23,7 +24,16 @@ from django.db.models.functions import Coalesce, Greatest
 from rest_framework.exceptions import ValidationError
 from workspaces.selectors import scoped_to_member
 
-from datasets.models import Dataset, DatasetVersion, ImportBatch, Label, Sample
+from datasets.models import (
+    IMAGE_TASKS,
+    REGRESSION_TASKS,
+    Dataset,
+    DatasetVersion,
+    ImportBatch,
+    Label,
+    Sample,
+    TaskType,
+)
 
 
 def _count_of(queryset: QuerySet) -> Subquery:
@@ -35,7 +45,7 @@ def datasets_for(*, user) -> QuerySet[Dataset]:
     samples = Sample.objects.filter(dataset=OuterRef("pk"))
     return scoped_to_member(Dataset.objects.select_related("created_by"), user=user).annotate(
         sample_count=_count_of(samples),
-        labeled_count=_count_of(samples.filter(label__isnull=False)),
+        labeled_count=_count_of(samples.filter(Q(label__isnull=False) | Q(target__isnull=False))),
         label_count=_count_of(Label.objects.filter(dataset=OuterRef("pk"))),
     )
 
@@ -72,6 +82,9 @@ def sample_counts(*, dataset: Dataset) -> SampleCounts:
     """Two queries at any size: a GROUP BY label over the (dataset, label, id) index, and the labels."""
     by_label = dict(Sample.objects.filter(dataset=dataset).order_by().values_list("label_id").annotate(n=Count("*")))
     unlabeled = by_label.pop(None, 0)
+    if dataset.task_type in REGRESSION_TASKS:  # labeled: the row has a numeric target
+        unlabeled = Sample.objects.filter(dataset=dataset, target__isnull=True).count()
+        by_label = {"rows": Sample.objects.filter(dataset=dataset, target__isnull=False).count()}
     per_label = [{"id": pk, "name": name, "color": color, "count": by_label.get(pk, 0)}
                  for pk, name, color in Label.objects.filter(dataset=dataset).order_by("name", "id")
                  .values_list("pk", "name", "color")]
@@ -118,7 +131,9 @@ def sample_list(*, dataset: Dataset, label: int | None = None, unlabeled: bool |
         queryset = queryset.filter(**entries).annotate(split=F("version_entries__split"))  # reuses the join
         known = None
     if search:
-        queryset = queryset.filter(original_name__icontains=search)
+        queryset = queryset.filter(original_name__icontains=search) if dataset.task_type in IMAGE_TASKS else \
+            queryset.filter(text__icontains=search) if dataset.task_type == TaskType.TEXT_CLASSIFICATION else \
+            queryset.filter(original_name__icontains=search)
         known = None
     if ids is not None:
         queryset = queryset.filter(pk__in=ids)

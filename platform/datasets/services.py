@@ -5,7 +5,9 @@ versions, export, and the two helpers the training service calls
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import json
 import logging
 import math
 import os
@@ -27,7 +29,7 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 from rest_framework.exceptions import NotFound, ValidationError
 
@@ -35,6 +37,9 @@ from datasets.archives import ArchiveLimits, ArchiveRejected, archive_files, arc
 from datasets.exceptions import ImportRejected, LabelConflict, LabelDeleted, UploadTooLarge
 from datasets.images import CONTENT_TYPES, ImageRejected, prepare_image
 from datasets.models import (
+    IMAGE_TASKS,
+    REGRESSION_TASKS,
+    TABLE_TASKS,
     Dataset,
     DatasetVersion,
     ImportBatch,
@@ -43,7 +48,17 @@ from datasets.models import (
     Label,
     Sample,
     Split,
+    TaskType,
     VersionSample,
+)
+from datasets.tables import (
+    TableRejected,
+    as_number,
+    column_profile,
+    infer_type,
+    read_table,
+    table_format,
+    target_profile,
 )
 from workers.progress import JobCancelled
 
@@ -54,6 +69,8 @@ PALETTE = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f
            "#fabed4", "#469990", "#dcbeff", "#9a6324", "#800000", "#aaffc3", "#808000", "#000075"]
 INSERT_BATCH = 2000
 MAX_PROBLEMS_LISTED = 10_000
+ROWS_KEY = "rows"  # a regression version's counts: {"train": {"rows": n}, ...}
+MIN_REGRESSION_ROWS = 10
 
 
 # --- datasets ----------------------------------------------------------------------------------
@@ -456,6 +473,7 @@ def import_archive(*, dataset: Dataset, upload, user, label_name: str = "", back
     """
     from jobs.services import job_create
 
+    _require_images(dataset)
     label_name = _upload_label(label_name)
     _check_upload_size(upload.size, f"The archive {upload.name!r}")
     upload.seek(0)
@@ -486,6 +504,7 @@ def import_archive(*, dataset: Dataset, upload, user, label_name: str = "", back
 def import_files(*, dataset: Dataset, files: list, user, label_name: str = "") -> ImportBatch:
     """Import image files uploaded together (drag and drop): each is verified by content; bad
     ones are reported by name and the rest import. All get ``label_name`` if given."""
+    _require_images(dataset)
     label_name = _upload_label(label_name)
     limits = _limits()
     if not files:
@@ -554,9 +573,12 @@ def import_batch_run(*, batch_id: int, job, report: Report) -> dict:
     try:
         fileobj, size = _open_stored(upload_key)
         with fileobj:
-            scan = _scan(fileobj, size=size)
-            batch = _import_archive_now(dataset=batch.dataset, fileobj=fileobj, scan=scan, batch=batch,
-                                        label_name=batch.label_name, report=report)
+            if batch.source == ImportSource.TABLE:
+                batch = _import_table_now(dataset=batch.dataset, data=fileobj.read(), batch=batch, report=report)
+            else:
+                scan = _scan(fileobj, size=size)
+                batch = _import_archive_now(dataset=batch.dataset, fileobj=fileobj, scan=scan, batch=batch,
+                                            label_name=batch.label_name, report=report)
     except LeaseLost:
         raise  # another attempt owns the batch now
     except Exception as exc:
@@ -574,6 +596,335 @@ def import_batch_run(*, batch_id: int, job, report: Report) -> dict:
     report("imported", fraction=1.0, milestone=True, imported=batch.imported, problems=len(batch.problems))
     return {"import_batch": batch.pk, "imported": batch.imported, "duplicates": batch.duplicates,
             "failed": batch.failed, "labels_created": batch.labels_created}
+
+
+# --- table imports (text and tabular datasets) --------------------------------------------------
+
+SYNC_TABLE_MAX_BYTES = 8 * 1024 * 1024  # bigger table files are parsed by a `datasets.import` job
+TEXT_COLUMN_GUESSES = ("text", "content", "sentence", "review", "body", "message", "comment", "document", "title")
+LABEL_COLUMN_GUESSES = ("label", "labels", "category", "class", "target", "intent", "sentiment", "tag", "topic")
+MAX_CLASSES = 1000
+
+
+def _require_images(dataset: Dataset) -> None:
+    if dataset.task_type not in IMAGE_TASKS:
+        raise ImportRejected(f"{dataset.name!r} is a {dataset.get_task_type_display().lower()} dataset: import a "
+                             "table file (CSV, TSV, JSONL, XLSX or Parquet) as `file`, not images.",
+                             code="wrong_import_kind", field="archive")
+
+
+def _table_rejected(exc: TableRejected) -> ImportRejected:
+    return ImportRejected(str(exc), code=exc.code, field="file", **exc.details)
+
+
+def import_table(*, dataset: Dataset, upload, user, text_column: str = "", label_column: str = "",
+                 target_column: str = "", encoding: str = "", background: bool = False) -> ImportBatch:
+    """Import a table file into a text or tabular dataset. Files up to 8 MiB are read now (201);
+    bigger ones (or ``background=True``) by a ``datasets.import`` job (202). The column mapping
+    names the text and label columns (text datasets) or the target column (tabular datasets); the
+    first import fixes the dataset's schema.
+
+    e.g. ``import_table(dataset=d, upload=request.FILES["file"], user=u, target_column="species")``
+    """
+    from jobs.services import job_create
+
+    name = PurePosixPath(upload.name or "table.csv").name[-255:]
+    if dataset.task_type in IMAGE_TASKS:
+        raise ImportRejected(f"{dataset.name!r} is an image dataset: upload an archive or image files.",
+                             code="wrong_import_kind", field="file")
+    limit = settings.SAMPAN_DATASET_MAX_TABLE_BYTES
+    if upload.size > limit:
+        raise UploadTooLarge(f"The file {name!r} is {upload.size:,} bytes; one table file may be at most {limit:,} "
+                             "bytes (SAMPAN_DATASET_MAX_TABLE_BYTES). Split it into several files.", field="file",
+                             size_bytes=upload.size, limit_bytes=limit)
+    if upload.size == 0:
+        raise ImportRejected(f"The file {name!r} is empty.", code="empty_table", field="file")
+    upload.seek(0)
+    try:
+        table_format(name, upload.read(8))
+    except TableRejected as exc:
+        raise _table_rejected(exc) from None
+    mapping = {key: value.strip() for key, value in (("text_column", text_column), ("label_column", label_column),
+                                                     ("target_column", target_column), ("encoding", encoding))
+               if value and value.strip()}
+    batch = ImportBatch(dataset=dataset, source=ImportSource.TABLE, filename=name, size_bytes=upload.size,
+                        mapping=mapping, created_by=user)
+    if not background and upload.size <= SYNC_TABLE_MAX_BYTES:
+        upload.seek(0)
+        batch.status = ImportStatus.RUNNING
+        return _import_table_now(dataset=dataset, data=upload.read(), batch=batch)
+    upload.seek(0)
+    batch.upload_key = default_storage.save(f"imports/{uuid4().hex}/table", upload)
+    try:
+        with transaction.atomic():
+            batch.save()
+            batch.job = job_create(workspace=dataset.workspace, project=dataset.project, kind="datasets.import",
+                                   params={"import_batch": batch.pk}, user=user)
+            batch.save(update_fields=["job"])
+    except Exception:
+        default_storage.delete(batch.upload_key)
+        raise
+    return batch
+
+
+@dataclass(slots=True)
+class _Row:
+    name: str
+    label: str | None
+    sha256: str
+    size: int
+    text: str = ""
+    values: dict | None = None
+    target: float | None = None
+
+
+def _label_of(value: Any) -> str | None:
+    """A target/label cell as a label name: 1.0 -> "1", text stripped; None when missing."""
+    if value is None:
+        return None
+    number = as_number(value) if isinstance(value, int | float) else None
+    if number is not None and number.is_integer():
+        return str(int(number))
+    text = str(value).strip()
+    return text or None
+
+
+def _pick_column(columns: list[str], guesses: tuple[str, ...], exclude: set[str]) -> str | None:
+    by_lower = {c.lower(): c for c in columns if c not in exclude}
+    return next((by_lower[g] for g in guesses if g in by_lower), None)
+
+
+def _named_column(table, column: str, field: str, what: str) -> str:
+    if column not in table.columns:
+        raise ImportRejected(f"The file has no column named {column!r} for the {what}; its columns are "
+                             f"{', '.join(repr(c) for c in table.columns[:30])}.", code=f"no_{field}",
+                             field=field, columns=table.columns[:200])
+    return column
+
+
+def _text_plan(dataset: Dataset, table, mapping: dict, problems: list[dict]) -> tuple[dict, list[_Row]]:
+    schema = dataset.schema or {}
+    text_column = mapping.get("text_column") or schema.get("text_column")
+    if text_column:
+        _named_column(table, text_column, "text_column", "text")
+    else:
+        text_column = _pick_column(table.columns, TEXT_COLUMN_GUESSES, set())
+        if text_column is None:
+            kinds = {c: infer_type([r[c] for r in table.rows[:2000]]) for c in table.columns}
+            texts = [c for c in table.columns if kinds[c] == "text"]
+            text_column = texts[0] if len(texts) == 1 else None
+        if text_column is None:
+            raise ImportRejected(
+                f"No text column found: none of the columns ({', '.join(repr(c) for c in table.columns[:30])}) is "
+                "named like text, content or sentence, or is the one column of free text. Choose it with "
+                "text_column.", code="no_text_column", field="text_column", columns=table.columns[:200])
+    if all(r[text_column] is None or as_number(r[text_column]) is not None for r in table.rows):
+        raise ImportRejected(f"The column {text_column!r} holds no text (only numbers or empty cells); choose "
+                             "the column with the texts as text_column.", code="no_text_column", field="text_column",
+                             columns=table.columns[:200])
+    label_column = mapping.get("label_column") or schema.get("label_column")
+    if label_column:
+        _named_column(table, label_column, "label_column", "labels")
+        if label_column == text_column:
+            raise ImportRejected("The text and label columns must differ.", code="bad_mapping", field="label_column")
+    else:
+        label_column = _pick_column(table.columns, LABEL_COLUMN_GUESSES, {text_column})
+    rows: list[_Row] = []
+    seen: dict[str, int] = {}
+    for number, cells in enumerate(table.rows, start=1):
+        text = cells[text_column]
+        if text is None or not str(text).strip():
+            problems.append({"file": f"row {number}", "code": "empty_text", "message": f"the {text_column!r} cell is empty"})
+            continue
+        text = str(text)
+        sha = hashlib.sha256(text.encode()).hexdigest()
+        if sha in seen:
+            problems.append({"file": f"row {number}", "code": "duplicate",
+                             "message": f"the same text as row {seen[sha]} earlier in this file"})
+            continue
+        seen[sha] = number
+        label = _label_of(cells[label_column]) if label_column else None
+        if label is not None:
+            try:
+                label = _label_name(label)
+            except ValidationError as exc:
+                problems.append({"file": f"row {number}", "code": "bad_label", "message": str(exc.detail["name"][0])})
+                label = None
+        rows.append(_Row(name=f"row {number}: {text[:80]}"[:255], label=label, sha256=sha, size=len(text.encode()),
+                         text=text))
+    return {"text_column": text_column, "label_column": label_column or ""}, rows
+
+
+def _tabular_plan(dataset: Dataset, table, mapping: dict, problems: list[dict]) -> tuple[dict, list[_Row]]:
+    schema = dataset.schema or {}
+    regression = dataset.task_type in REGRESSION_TASKS
+    target = mapping.get("target_column") or schema.get("target")
+    if not target:
+        raise ImportRejected("Choose the target column (target_column): the column the model will predict. The "
+                             f"file's columns are {', '.join(repr(c) for c in table.columns[:30])}.",
+                             code="no_target_column", field="target_column", columns=table.columns[:200])
+    _named_column(table, target, "target_column", "target")
+    if schema.get("target") and target != schema["target"]:
+        raise ImportRejected(f"This dataset's target column is {schema['target']!r}; a later import cannot change it.",
+                             code="bad_mapping", field="target_column")
+    features = [c for c in table.columns if c != target]
+    if not features:
+        raise ImportRejected("The file has only the target column; a model needs at least one feature column.",
+                             code="no_feature_columns", field="file")
+    if schema.get("columns"):
+        expected = [c["name"] for c in schema["columns"]]
+        missing, extra = [c for c in expected if c not in features], [c for c in features if c not in expected]
+        if missing or extra:
+            raise ImportRejected(
+                "The file's columns differ from the dataset's: " + "; ".join(
+                    part for part in (f"missing {', '.join(map(repr, missing[:20]))}" if missing else "",
+                                      f"not in the dataset {', '.join(map(repr, extra[:20]))}" if extra else "")
+                    if part) + ".", code="schema_mismatch", field="file", missing=missing, extra=extra)
+        types = {c["name"]: c["type"] for c in schema["columns"]}
+    else:
+        types = {c: infer_type([r[c] for r in table.rows]) for c in features}
+    cells = [r[target] for r in table.rows]
+    if all(v is None for v in cells):
+        raise ImportRejected(f"The target column {target!r} is empty in every row; there is nothing to learn.",
+                             code="empty_target", field="target_column")
+    existing = Sample.objects.filter(dataset=dataset).exists()
+    if regression:
+        bad = [i for i, v in enumerate(cells) if v is not None and as_number(v) is None]
+        if bad:
+            raise ImportRejected(
+                f"The target column {target!r} must hold numbers for regression, but row {bad[0] + 1} has "
+                f"{cells[bad[0]]!r}" + (f" (and {len(bad) - 1} more rows)" if len(bad) > 1 else "") + ".",
+                code="non_numeric_target", field="target_column", rows=[i + 1 for i in bad[:100]])
+        distinct = {as_number(v) for v in cells if v is not None}
+        if len(distinct) < 2 and not existing:
+            raise ImportRejected(f"The target column {target!r} has the same value ({distinct.pop():g}) in every "
+                                 "row; regression needs a target that varies.", code="constant_target",
+                                 field="target_column")
+    else:
+        classes = {_label_of(v) for v in cells if v is not None}
+        if len(classes) < 2 and not existing:
+            raise ImportRejected(f"The target column {target!r} has only one class ({next(iter(classes))!r}); "
+                                 "classification needs at least two.", code="single_class", field="target_column")
+        if len(classes) > MAX_CLASSES:
+            raise ImportRejected(f"The target column {target!r} has {len(classes):,} distinct values, more than the "
+                                 f"{MAX_CLASSES} classes a classification dataset takes; is it a regression target?",
+                                 code="too_many_classes", field="target_column")
+    rows: list[_Row] = []
+    seen: dict[str, int] = {}
+    for number, row in enumerate(table.rows, start=1):
+        values = {}
+        for column in features:
+            value = row[column]
+            if types[column] == "numeric" and value is not None:
+                parsed = as_number(value)
+                value = parsed if parsed is not None else str(value)
+            elif value is not None and not isinstance(value, str):
+                value = str(value)
+            values[column] = value
+        label = None if regression else _label_of(row[target])
+        if label is not None:
+            try:
+                label = _label_name(label)
+            except ValidationError as exc:
+                problems.append({"file": f"row {number}", "code": "bad_label", "message": str(exc.detail["name"][0])})
+                label = None
+        value = as_number(row[target]) if regression else None
+        canonical = json.dumps([values, label, value], sort_keys=True, separators=(",", ":"))
+        sha = hashlib.sha256(canonical.encode()).hexdigest()
+        if sha in seen:
+            problems.append({"file": f"row {number}", "code": "duplicate",
+                             "message": f"the same row as row {seen[sha]} earlier in this file"})
+            continue
+        seen[sha] = number
+        rows.append(_Row(name=f"row {number}", label=label, sha256=sha, size=len(canonical), values=values,
+                         target=value))
+    return {"columns": [{"name": c, "type": types[c]} for c in features], "target": target,
+            "task": "regression" if regression else "classification"}, rows
+
+
+def dataset_profile(*, dataset: Dataset) -> dict:
+    """Per-column statistics and the target's balance over the dataset's current rows."""
+    schema = dataset.schema or {}
+    if dataset.task_type not in TABLE_TASKS or not schema.get("columns"):
+        return {}
+    rows = list(Sample.objects.filter(dataset=dataset).order_by("pk").values_list("values", "label__name", "target"))
+    columns = [column_profile(c["name"], c["type"], [(v or {}).get(c["name"]) for v, _, _ in rows])
+               for c in schema["columns"]]
+    regression = dataset.task_type in REGRESSION_TASKS
+    return {"rows": len(rows), "columns": columns, "target": {
+        "name": schema.get("target"),
+        **target_profile(regression=regression, labels=[label for _, label, _ in rows],
+                         targets=[target for _, _, target in rows])}}
+
+
+def _import_table_now(*, dataset: Dataset, data: bytes, batch: ImportBatch, report: Report | None = None) -> ImportBatch:
+    mapping = dict(batch.mapping or {})
+    try:
+        table = read_table(data, batch.filename, encoding=mapping.get("encoding") or None,
+                           max_rows=settings.SAMPAN_DATASET_MAX_FILES)
+    except TableRejected as exc:
+        raise _table_rejected(exc) from None
+    if report is not None:
+        report(f"read {len(table.rows)} rows", fraction=0.3, milestone=True, total=len(table.rows))
+    problems: list[dict] = []
+    plan = _text_plan if dataset.task_type == TaskType.TEXT_CLASSIFICATION else _tabular_plan
+    schema, rows = plan(dataset, table, mapping, problems)
+    mapping.update({k: v for k, v in schema.items() if k in ("text_column", "label_column")})
+    if "target" in schema:
+        mapping["target_column"] = schema["target"]
+    mapping.update(encoding=table.encoding, format=table.format)
+    with transaction.atomic():
+        locked = Dataset.objects.select_for_update().get(pk=dataset.pk)  # one import at a time
+        if locked.schema and locked.schema != schema and dataset.task_type == TaskType.TEXT_CLASSIFICATION:
+            schema = locked.schema  # the first import's mapping stays the dataset's
+        existing: dict[str, str] = {}
+        for chunk in _chunks([r.sha256 for r in rows], 5000):
+            existing.update(Sample.objects.filter(dataset=dataset, sha256__in=chunk).values_list("sha256", "original_name"))
+        fresh = []
+        for row in rows:
+            if row.sha256 in existing:
+                problems.append({"file": row.name[:60], "code": "duplicate",
+                                 "message": f"already in the dataset as {existing[row.sha256][:60]!r}"})
+            else:
+                fresh.append(row)
+        failed = sum(1 for p in problems if p["code"] != "duplicate")
+        if not fresh and failed:
+            listed = "; ".join(f"{p['file']}: {p['message']}" for p in problems[:5])
+            raise ImportRejected(f"No row could be imported ({failed} rejected): {listed}", code="nothing_imported",
+                                 field="file", problems=problems[:MAX_PROBLEMS_LISTED])
+        names = {r.label for r in fresh if r.label}
+        labels = {lab.name: lab for lab in Label.objects.filter(dataset=dataset, name__in=names)}
+        created = sorted(names - set(labels))
+        if created:
+            Label.objects.bulk_create([Label(dataset=dataset, name=n, color=_color_for(n)) for n in created],
+                                      ignore_conflicts=True)
+            labels = {lab.name: lab for lab in Label.objects.filter(dataset=dataset, name__in=names)}
+        batch.files = len(table.rows)
+        batch.imported = len(fresh)
+        batch.duplicates = len(problems) - failed
+        batch.failed = failed
+        batch.labels_created = created
+        batch.problems = problems[:MAX_PROBLEMS_LISTED]
+        batch.mapping = mapping
+        batch.status = ImportStatus.SUCCEEDED
+        batch.finished_at = timezone.now()
+        batch.save()
+        now = timezone.now()
+        kind = "TEXT" if dataset.task_type == TaskType.TEXT_CLASSIFICATION else "ROW"
+        for chunk in _chunks(fresh, INSERT_BATCH):
+            Sample.objects.bulk_create([
+                Sample(dataset=dataset, label=labels.get(r.label) if r.label else None, sha256=r.sha256,
+                       original_name=r.name, format=kind, size_bytes=r.size, text=r.text, values=r.values,
+                       target=r.target, import_batch=batch, created_at=now)
+                for r in chunk
+            ])
+        locked.schema = schema
+        locked.profile = dataset_profile(dataset=locked)
+        locked.save(update_fields=["schema", "profile"])
+        dataset.schema, dataset.profile = locked.schema, locked.profile
+    if report is not None:
+        report("imported", fraction=0.95, imported=batch.imported, problems=len(batch.problems))
+    return batch
 
 
 # --- dataset versions --------------------------------------------------------------------------
@@ -624,16 +975,20 @@ def dataset_version_create(*, dataset: Dataset, user, train_ratio: float = 0.8, 
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     with transaction.atomic():
         list(Dataset.objects.select_for_update().filter(pk=dataset.pk).values_list("pk"))
-        rows = list(Sample.objects.filter(dataset=dataset, label__isnull=False).order_by("pk")
+        regression = dataset.task_type in REGRESSION_TASKS
+        labeled = Q(target__isnull=False) if regression else Q(label__isnull=False)
+        rows = list(Sample.objects.filter(labeled, dataset=dataset).order_by("pk")
                     .values_list("pk", "label__name", "blob_key", "sha256", "original_name"))
         if not rows:
             raise ValidationError({"dataset": ["The dataset has no labeled samples; label some before making a version."]})
-        unlabeled = Sample.objects.filter(dataset=dataset, label__isnull=True).count()
+        unlabeled = Sample.objects.filter(~labeled, dataset=dataset).count()
         members: dict[str, list[int]] = defaultdict(list)
         for pk, name, *_ in rows:
-            members[name].append(pk)
-        classes = sorted(members)
-        index = {name: i for i, name in enumerate(classes)}
+            members[ROWS_KEY if regression else name].append(pk)
+        classes = [] if regression else sorted(members)
+        if regression:
+            rows = [(pk, ROWS_KEY, *rest) for pk, _, *rest in rows]
+        index = {name: i for i, name in enumerate(classes)} if classes else {ROWS_KEY: 0}
         splits = stratified_split(members=members, ratios=ratios, seed=seed)
         counts: dict[str, Counter] = {s.value: Counter() for s in Split}
         for pk, name, *_ in rows:
@@ -643,11 +998,17 @@ def dataset_version_create(*, dataset: Dataset, user, train_ratio: float = 0.8, 
         version = DatasetVersion.objects.create(
             dataset=dataset, number=number, note=note, seed=seed, train_ratio=ratios[0], val_ratio=ratios[1],
             test_ratio=ratios[2], classes=classes, counts={s: dict(sorted(c.items())) for s, c in counts.items()},
-            sample_count=len(rows), unlabeled_excluded=unlabeled, created_by=user)
+            sample_count=len(rows), unlabeled_excluded=unlabeled, schema=dataset.schema or {}, created_by=user)
+        content: dict[int, tuple] = {}
+        if dataset.task_type not in IMAGE_TASKS:
+            for chunk in _chunks([row[0] for row in rows], 5000):
+                content.update((pk, rest) for pk, *rest in Sample.objects.filter(pk__in=chunk)
+                               .values_list("pk", "text", "values", "target"))
         for chunk in _chunks(rows, 5000):
             VersionSample.objects.bulk_create([
                 VersionSample(version=version, sample_id=pk, split=splits[pk], label_index=index[name],
-                              label_name=name, blob_key=key, sha256=sha, original_name=original)
+                              label_name="" if regression else name, blob_key=key, sha256=sha, original_name=original,
+                              **dict(zip(("text", "values", "target"), content.get(pk, ("", None, None)), strict=True)))
                 for pk, name, key, sha, original in chunk
             ])
     return version
@@ -676,6 +1037,8 @@ def dataset_version_manifest(*, version: DatasetVersion, cache_dir: Path | None 
     With local filesystem storage the paths are the blobs themselves; other storages are
     downloaded once into ``cache_dir`` (default SAMPAN_HOME/cache).
     """
+    if version.dataset.task_type not in IMAGE_TASKS:
+        return _table_manifest(version=version)
     cache = Path(cache_dir) if cache_dir is not None else Path(settings.SAMPAN_HOME) / "cache"
     rows = VersionSample.objects.filter(version=version).order_by("pk").values_list(
         "pk", "sample_id", "blob_key", "label_index", "split")
@@ -689,9 +1052,51 @@ def dataset_version_manifest(*, version: DatasetVersion, cache_dir: Path | None 
     }
 
 
+def _table_manifest(*, version: DatasetVersion) -> dict:
+    """A text or tabular version for the compute plane, rows inline::
+
+        text:    {"kind": "text", "classes": [...], "samples": [{"id", "text", "label", "split"}]}
+        tabular: {"kind": "tabular", "task": "classification" | "regression", "columns": [{"name", "type"}],
+                  "target": name, "classes": [...], "samples": [{"id", "values", "label" | "target", "split"}]}
+    """
+    task_type = version.dataset.task_type
+    rows = VersionSample.objects.filter(version=version).order_by("pk").values_list(
+        "pk", "sample_id", "label_index", "split", "text", "values", "target")
+    regression = task_type in REGRESSION_TASKS
+    samples = []
+    for entry, sample_id, index, split, text, values, target in rows.iterator(chunk_size=5000):
+        sample: dict[str, Any] = {"id": sample_id if sample_id is not None else f"deleted-{entry}", "split": split}
+        if task_type == TaskType.TEXT_CLASSIFICATION:
+            sample["text"] = text
+        else:
+            sample["values"] = values or {}
+        if regression:
+            sample["target"] = target
+        else:
+            sample["label"] = index
+        samples.append(sample)
+    if task_type == TaskType.TEXT_CLASSIFICATION:
+        return {"kind": "text", "classes": list(version.classes), "samples": samples}
+    schema = version.schema or {}
+    return {"kind": "tabular", "task": "regression" if regression else "classification",
+            "columns": schema.get("columns", []), "target": schema.get("target"), "classes": list(version.classes),
+            "samples": samples}
+
+
 def dataset_version_check_trainable(*, version: DatasetVersion, min_per_class: int) -> None:
     """Raise a 400 naming the problem unless the version has >= 2 classes, each with at least
-    ``min_per_class`` samples. e.g. ``dataset_version_check_trainable(version=v, min_per_class=5)``"""
+    ``min_per_class`` samples (a regression version: enough rows and a target that varies).
+    e.g. ``dataset_version_check_trainable(version=v, min_per_class=5)``"""
+    if version.dataset.task_type in REGRESSION_TASKS:
+        targets = VersionSample.objects.filter(version=version).values_list("target", flat=True)
+        if version.sample_count < MIN_REGRESSION_ROWS:
+            raise ValidationError({"dataset_version": [
+                f"{version.name} has {version.sample_count} rows with a target; regression needs at least "
+                f"{MIN_REGRESSION_ROWS}."]})
+        if targets.distinct().count() < 2:
+            raise ValidationError({"dataset_version": [
+                f"{version.name}: the target has the same value in every row; there is nothing to learn."]})
+        return
     per_class: Counter = Counter()
     for split_counts in (version.counts or {}).values():
         per_class.update(split_counts)
@@ -733,6 +1138,8 @@ def dataset_export(*, dataset: Dataset, version: DatasetVersion | None = None) -
 
     Returns (file positioned at 0, download name).
     """
+    if dataset.task_type not in IMAGE_TASKS:
+        return _table_export(dataset=dataset, version=version)
     out = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)  # noqa: SIM115 - handed to the response
     manifest = io.StringIO()
     writer = csv.writer(manifest)
@@ -757,3 +1164,93 @@ def dataset_export(*, dataset: Dataset, version: DatasetVersion | None = None) -
     out.seek(0)
     safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in dataset.name)[:60] or "dataset"
     return out, f"{safe}{'-' + version.name if version else ''}.zip"
+
+
+def _table_export(*, dataset: Dataset, version: DatasetVersion | None) -> tuple[IO[bytes], str]:
+    """A zip holding ``data.csv``: the rows (text and label, or the feature columns and the target)
+    plus the split, every cell formula-injection safe. Re-importing it gives the same rows."""
+    schema = (version.schema if version is not None else dataset.schema) or {}
+    text = dataset.task_type == TaskType.TEXT_CLASSIFICATION
+    regression = dataset.task_type in REGRESSION_TASKS
+    if text:
+        label_header = schema.get("label_column") or "label"
+        header = [schema.get("text_column") or "text", label_header]
+    else:
+        features = [c["name"] for c in schema.get("columns", [])]
+        header = [*features, schema.get("target") or "target"]
+    if version is not None:
+        rows = VersionSample.objects.filter(version=version).order_by("pk").values_list(
+            "text", "values", "label_name", "target", "split")
+    else:
+        rows = ((t, v, label, target, "") for t, v, label, target in Sample.objects.filter(dataset=dataset)
+                .order_by("pk").values_list("text", "values", "label__name", "target"))
+    table = io.StringIO()
+    writer = csv.writer(table)
+    writer.writerow([csv_cell(h) for h in [*header, "split"]])
+    for sample_text, values, label, target, split in rows:
+        if text:
+            cells = [sample_text, label or ""]
+        else:
+            found = values or {}
+            goal = ("" if target is None else repr(target) if not float(target).is_integer() else int(target)) \
+                if regression else (label or "")
+            cells = [*("" if found.get(c) is None else found.get(c) for c in features), goal]
+        # numbers as numbers (a negative one is no formula); every text cell escaped
+        writer.writerow([c if isinstance(c, int | float) else csv_cell(c) for c in [*cells, split]])
+    out = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)  # noqa: SIM115 - handed to the response
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr(zipfile.ZipInfo("data.csv", date_time=(2000, 1, 1, 0, 0, 0)), table.getvalue().encode(),
+                         compress_type=zipfile.ZIP_DEFLATED)
+    out.seek(0)
+    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in dataset.name)[:60] or "dataset"
+    return out, f"{safe}{'-' + version.name if version else ''}.zip"
+
+
+PREVIEW_BYTES = 2 * 1024 * 1024
+PREVIEW_ROWS = 20
+
+
+def table_preview(*, dataset: Dataset, upload, encoding: str = "") -> dict:
+    """The column mapping step: a table file's columns with inferred types, its first rows and the
+    suggested mapping, read from at most the first 2 MiB of a text file. Stores nothing.
+
+    e.g. ``table_preview(dataset=d, upload=request.FILES["file"])["suggested"]`` -> ``{"text_column": "review", ...}``
+    """
+    name = PurePosixPath(upload.name or "table.csv").name[-255:]
+    if dataset.task_type in IMAGE_TASKS:
+        raise ImportRejected(f"{dataset.name!r} is an image dataset; table files go to text and tabular datasets.",
+                             code="wrong_import_kind", field="file")
+    limit = settings.SAMPAN_DATASET_MAX_TABLE_BYTES
+    if upload.size > limit:
+        raise UploadTooLarge(f"The file {name!r} is {upload.size:,} bytes; one table file may be at most {limit:,} "
+                             "bytes (SAMPAN_DATASET_MAX_TABLE_BYTES).", field="file", size_bytes=upload.size,
+                             limit_bytes=limit)
+    upload.seek(0)
+    head = upload.read(PREVIEW_BYTES + 1)
+    try:
+        fmt = table_format(name, head[:8])
+        if fmt in ("csv", "tsv", "jsonl"):
+            partial = len(head) > PREVIEW_BYTES
+            if partial:
+                head = head[:head.rfind(b"\n", 0, PREVIEW_BYTES) + 1] or head[:PREVIEW_BYTES]
+        elif len(head) > PREVIEW_BYTES:
+            upload.seek(0)
+            head, partial = upload.read(), False
+        else:
+            partial = False
+        table = read_table(head, name, encoding=encoding.strip() or None, max_rows=settings.SAMPAN_DATASET_MAX_FILES)
+    except TableRejected as exc:
+        raise _table_rejected(exc) from None
+    kinds = {c: infer_type([r[c] for r in table.rows]) for c in table.columns}
+    schema = dataset.schema or {}
+    suggested: dict[str, str | None]
+    if dataset.task_type == TaskType.TEXT_CLASSIFICATION:
+        text_column = schema.get("text_column") or _pick_column(table.columns, TEXT_COLUMN_GUESSES, set()) or next(
+            (c for c in table.columns if kinds[c] == "text"), None)
+        label_column = schema.get("label_column") or _pick_column(table.columns, LABEL_COLUMN_GUESSES, {text_column or ""})
+        suggested = {"text_column": text_column, "label_column": label_column}
+    else:
+        suggested = {"target_column": schema.get("target") or _pick_column(table.columns, LABEL_COLUMN_GUESSES, set())}
+    return {"filename": name, "format": table.format, "encoding": table.encoding, "partial": partial,
+            "rows_read": len(table.rows), "columns": [{"name": c, "type": kinds[c]} for c in table.columns],
+            "rows": table.rows[:PREVIEW_ROWS], "suggested": suggested}

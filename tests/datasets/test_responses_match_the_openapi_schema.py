@@ -44,6 +44,13 @@ def tour(client, *, project, dataset, gone_creator_dataset, settings) -> None:
     assert client.delete(f"{DATASETS}{new}/").status_code == 204
     client.get(f"{base}/")
     client.get(f"{base}/statistics/")
+    assert client.get(f"{base}/profile/").json() == {}  # image datasets have no table profile
+    table = client.post(DATASETS, {"project": project.pk, "name": "Table", "task_type": "tabular_classification"},
+                        format="json").json()["id"]
+    assert client.post(f"{DATASETS}{table}/imports/preview/", {"file": upload("t.csv", b"a,y\n1,x\n2,z\n")},
+                       format="multipart").status_code == 200
+    assert client.post(f"{DATASETS}{table}/imports/preview/", {"file": upload("t.pdf", b"%PDF")},
+                       format="multipart").status_code == 400
     assert client.get(f"{base}/export/").status_code == 200
     # creators deleted since: null, as documented
     gone = client.get(f"{DATASETS}{gone_creator_dataset.pk}/").json()

@@ -1461,14 +1461,14 @@ export interface components {
             number: number;
             /** Format: double */
             value: number;
+            model_version: number | null;
+            model_version_name?: string | null;
             params: {
                 [key: string]: unknown;
             };
             test_metrics: {
-                [key: string]: unknown;
+                [key: string]: number | null;
             };
-            model_version: number | null;
-            model_version_name?: string | null;
         };
         BulkLabelConflict: {
             error: components["schemas"]["BulkLabelConflictBody"];
@@ -1614,8 +1614,6 @@ export interface components {
             };
             readonly sample_count: number;
             readonly unlabeled_excluded: number;
-            /** @description The dataset's schema when the version was made. */
-            readonly schema: unknown;
             /** @description The creator's username; null once that user is deleted. */
             readonly created_by: string | null;
             /** Format: date-time */
@@ -2889,7 +2887,9 @@ export interface components {
             readonly number: number;
             readonly state: components["schemas"]["StateEnum"];
             /** @description The sampled values of the search space. */
-            readonly params: unknown;
+            readonly params: {
+                [key: string]: unknown;
+            };
             /**
              * Format: double
              * @description The objective (best validation metric).
@@ -2897,11 +2897,13 @@ export interface components {
             readonly value: number | null;
             readonly intermediate: components["schemas"]["IntermediateValue"][];
             readonly pruned_at_epoch: number | null;
-            /** @description Headline metrics on the test split. */
-            readonly test_metrics: unknown;
+            /** @description Headline metrics on the test split (completed trials). */
+            readonly test_metrics: {
+                [key: string]: number | null;
+            };
             readonly error: string;
             readonly job: number | null;
-            readonly job_status: string;
+            readonly job_status: string | null;
             /** Format: double */
             readonly duration_seconds: number | null;
             /** Format: date-time */
@@ -2909,7 +2911,7 @@ export interface components {
             /** Format: date-time */
             readonly finished_at: string | null;
             readonly model_version: number | null;
-            readonly model_version_name: string;
+            readonly model_version_name: string | null;
         };
         UsageFigures: {
             calls: number;

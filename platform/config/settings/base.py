@@ -117,6 +117,8 @@ SAMPAN_DATASET_MAX_COMPRESSION_RATIO = env_int("SAMPAN_DATASET_MAX_COMPRESSION_R
 SAMPAN_DATASET_MAX_IMAGE_PIXELS = env_int("SAMPAN_DATASET_MAX_IMAGE_PIXELS", 50_000_000, minimum=1)
 SAMPAN_DATASET_MAX_IMAGE_BYTES = env_int("SAMPAN_DATASET_MAX_IMAGE_BYTES", 64 * 1024**2, minimum=1024)
 SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES = env_int("SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES", 300, minimum=0)
+# Table files (CSV, TSV, JSONL, XLSX, Parquet) of text and tabular datasets: one file at most this big.
+SAMPAN_DATASET_MAX_TABLE_BYTES = env_int("SAMPAN_DATASET_MAX_TABLE_BYTES", 256 * 1024**2, minimum=1024)
 
 # --- training: uploaded backbone state_dicts (transfer learning) --------------------------------
 # ResNet-18 is about 45 MB; the limit leaves room for bigger checkpoints that wrap a state_dict.
@@ -161,6 +163,7 @@ SPECTACULAR_SETTINGS = {
         "TokenStatusEnum": ["active", "revoked", "expired"],
         "JobEventTypeEnum": "jobs.models.JobEventType",
         "ImportStatusEnum": "datasets.models.ImportStatus",
+        "ImportSourceEnum": "datasets.models.ImportSource",
         "LabelConflictCodeEnum": ["label_conflict"],
         "LabelDeletedCodeEnum": ["label_deleted"],
     },

@@ -29,12 +29,15 @@ class DatasetSerializer(serializers.ModelSerializer):
     sample_count = serializers.IntegerField(read_only=True)
     labeled_count = serializers.IntegerField(read_only=True)
     label_count = serializers.IntegerField(read_only=True)
+    schema = serializers.JSONField(read_only=True, help_text=(
+        "Text datasets: {text_column, label_column}; tabular: {columns: [{name, type}], target, task}. Set by the "
+        "first import; {} for image datasets."))
 
     class Meta:
         model = Dataset
         fields = ["id", "workspace", "project", "name", "description", "task_type", "sample_count", "labeled_count",
-                  "label_count", "created_by", "created_at"]
-        read_only_fields = ["id", "created_by", "created_at"]
+                  "label_count", "schema", "created_by", "created_at"]
+        read_only_fields = ["id", "schema", "created_by", "created_at"]
         validators: list = []  # uniqueness is checked by the service, with a message that names the dataset
 
     def validate_name(self, value: str) -> str:
@@ -90,7 +93,8 @@ class SampleSerializer(serializers.ModelSerializer):
     class Meta:
         model = Sample
         fields = ["id", "original_name", "label", "label_name", "label_version", "width", "height", "format",
-                  "size_bytes", "sha256", "split", "image_url", "thumbnail_url", "import_batch", "created_at"]
+                  "size_bytes", "sha256", "split", "image_url", "thumbnail_url", "text", "values", "target",
+                  "import_batch", "created_at"]
         read_only_fields = fields
 
     @extend_schema_field(serializers.ChoiceField(choices=Split.choices, allow_null=True))
@@ -241,7 +245,7 @@ class ImportBatchSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ImportBatch
-        fields = ["id", "dataset", "source", "filename", "size_bytes", "label_name", "status", "job", "progress",
+        fields = ["id", "dataset", "source", "filename", "size_bytes", "label_name", "mapping", "status", "job", "progress",
                   "files", "imported", "duplicates", "failed", "ignored", "labels_created", "problems", "error_code",
                   "error", "created_by", "created_at", "finished_at"]
         read_only_fields = fields
@@ -275,15 +279,59 @@ class ImportCreateSerializer(serializers.Serializer):
                                   help_text="Image files (JPEG, PNG, BMP, WebP, GIF), recognised by content.")
     label = serializers.CharField(required=False, allow_blank=True, max_length=100,
                                   help_text="Label for every uploaded file, or for an archive's root files.")
+    file = serializers.FileField(required=False, allow_empty_file=True, help_text="Text and tabular datasets: a "
+                                 "table file (CSV, TSV, JSONL, XLSX or Parquet) with a header row.")
+    text_column = serializers.CharField(required=False, allow_blank=True, max_length=200,
+                                        help_text="Text datasets: the column holding the texts (guessed if omitted).")
+    label_column = serializers.CharField(required=False, allow_blank=True, max_length=200,
+                                         help_text="Text datasets: the column holding labels, if any (guessed).")
+    target_column = serializers.CharField(required=False, allow_blank=True, max_length=200,
+                                          help_text="Tabular datasets: the column to predict (required at first).")
+    encoding = serializers.CharField(required=False, allow_blank=True, max_length=40,
+                                     help_text="The text file's encoding when not UTF-8 (detected if omitted).")
     background = serializers.BooleanField(default=False, help_text="Import an archive in a background job "
                                           "(answers 202; big archives always do).")
 
     def validate(self, attrs):
-        if bool(attrs.get("archive")) == bool(attrs.get("files")):
-            raise serializers.ValidationError({"archive": ["Upload either one archive or image files."]})
+        given = [name for name in ("archive", "files", "file") if attrs.get(name)]
+        if len(given) != 1:
+            raise serializers.ValidationError({"archive": ["Upload one archive, image files, or one table file "
+                                                           "(`file`)."]})
         if attrs.get("files") and attrs.get("background"):
             raise serializers.ValidationError({"background": ["Background imports take an archive."]})
         return attrs
+
+
+class TablePreviewRequestSerializer(serializers.Serializer):
+    file = serializers.FileField(allow_empty_file=True, help_text="A CSV, TSV, JSONL, XLSX or Parquet file.")
+    encoding = serializers.CharField(required=False, allow_blank=True, max_length=40, default="")
+
+
+class TableColumnSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    type = serializers.ChoiceField(choices=["numeric", "categorical", "datetime", "text", "empty"])
+
+
+class TablePreviewSerializer(serializers.Serializer):
+    filename = serializers.CharField()
+    format = serializers.ChoiceField(choices=["csv", "tsv", "jsonl", "xlsx", "parquet"])
+    encoding = serializers.CharField(help_text="utf-8, the detected encoding, or 'binary' for XLSX/Parquet.")
+    partial = serializers.BooleanField(help_text="Only the first 2 MiB of the file were read.")
+    rows_read = serializers.IntegerField()
+    columns = TableColumnSerializer(many=True)
+    rows = serializers.ListField(child=serializers.DictField(), help_text="The first rows, cells by column name.")
+    suggested = serializers.DictField(child=serializers.CharField(allow_null=True),
+                                      help_text="{text_column, label_column} or {target_column}; null: none found.")
+
+
+class DatasetProfileSerializer(serializers.Serializer):
+    rows = serializers.IntegerField(required=False)
+    columns = serializers.ListField(child=serializers.DictField(), required=False, help_text=(
+        "Per column: name, type, count, missing, missing_share, unique; numeric: min, max, mean, std, histogram "
+        "{edges, counts}; categorical/datetime: top [{value, count}]; text: mean_length, max_length."))
+    target = serializers.DictField(required=False, help_text=(
+        "name, type (classes | numeric), count, missing; classes: [{value, count}]; numeric: min, max, mean, std, "
+        "histogram."))
 
 
 class DatasetVersionCreateSerializer(serializers.Serializer):

@@ -21,6 +21,7 @@ from datasets.api.serializers import (
     MAX_SAMPLE_IDS,
     BulkLabelResultSerializer,
     BulkLabelSerializer,
+    DatasetProfileSerializer,
     DatasetSerializer,
     DatasetStatisticsSerializer,
     DatasetVersionCreateSerializer,
@@ -35,6 +36,8 @@ from datasets.api.serializers import (
     SamplePageSerializer,
     SampleQuerySerializer,
     SampleSerializer,
+    TablePreviewRequestSerializer,
+    TablePreviewSerializer,
 )
 from datasets.models import Dataset, DatasetVersion, ImportBatch, ImportStatus, Label, Sample
 
@@ -113,6 +116,12 @@ class DatasetViewSet(viewsets.ModelViewSet):
     @action(detail=True, methods=["get"])
     def statistics(self, request, *args, **kwargs):
         return Response(selectors.dataset_statistics(dataset=self.get_object()))
+
+    @extend_schema(responses=DatasetProfileSerializer,
+                   summary="Tabular datasets: per-column statistics and the target's balance ({} for others)")
+    @action(detail=True, methods=["get"])
+    def profile(self, request, *args, **kwargs):
+        return Response(self.get_object().profile or {})
 
     @extend_schema(
         parameters=[OpenApiParameter("version", int, required=False,
@@ -292,7 +301,7 @@ class SampleViewSet(DatasetChildMixin, mixins.RetrieveModelMixin, mixins.Destroy
                               filename=f"{sample.pk}-thumbnail.{sample.thumbnail_key.rsplit('.', 1)[-1]}")
 
 
-@_nested("list", "create", "retrieve")
+@_nested("list", "create", "retrieve", "preview")
 class ImportBatchViewSet(DatasetChildMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Imports into a dataset: upload an archive or image files; each import records per-file outcomes."""
 
@@ -319,7 +328,13 @@ class ImportBatchViewSet(DatasetChildMixin, mixins.ListModelMixin, mixins.Retrie
         body = ImportCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        if data.get("archive"):
+        if data.get("file"):
+            batch = services.import_table(dataset=self.dataset, upload=data["file"], user=request.user,
+                                          text_column=data.get("text_column", ""),
+                                          label_column=data.get("label_column", ""),
+                                          target_column=data.get("target_column", ""),
+                                          encoding=data.get("encoding", ""), background=data["background"])
+        elif data.get("archive"):
             batch = services.import_archive(dataset=self.dataset, upload=data["archive"], user=request.user,
                                             label_name=data.get("label", ""), background=data["background"])
         else:
@@ -327,6 +342,18 @@ class ImportBatchViewSet(DatasetChildMixin, mixins.ListModelMixin, mixins.Retrie
                                           label_name=data.get("label", ""))
         code = status.HTTP_202_ACCEPTED if batch.status == ImportStatus.QUEUED else status.HTTP_201_CREATED
         return Response(ImportBatchSerializer(self.get_queryset().get(pk=batch.pk)).data, status=code)
+
+
+    @extend_schema(request={"multipart/form-data": TablePreviewRequestSerializer},
+                   responses={200: TablePreviewSerializer},
+                   summary="The column mapping step: a table file's columns, types, first rows and suggested mapping")
+    @action(detail=False, methods=["post"])
+    def preview(self, request, *args, **kwargs):
+        self.require_writer("import samples")
+        body = TablePreviewRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        return Response(services.table_preview(dataset=self.dataset, upload=body.validated_data["file"],
+                                               encoding=body.validated_data["encoding"]))
 
 
 @_nested("list", "create", "retrieve")
