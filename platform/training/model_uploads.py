@@ -256,7 +256,8 @@ def import_state_dict(job: Job, report) -> dict[str, Any]:
         try:
             state = read_state_dict(local)
         except BackboneError as exc:
-            raise ValueError(str(exc).replace(str(local), filename)) from None
+            message = str(exc).replace(str(local), filename).replace("backbones are read", "uploads are read")
+            raise ValueError(message) from None
         classes = params["classes"]
         model = build_model(params["architecture"], len(classes))
         try:
