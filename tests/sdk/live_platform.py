@@ -1,4 +1,5 @@
-"""The SDK against a live platform: gunicorn + a Celery worker on the test PostgreSQL and Redis."""
+"""Fixtures for the SDK tests (imported by each module): a `sampan.Client` against a live platform,
+gunicorn + a Celery worker on the test PostgreSQL and Redis."""
 
 from __future__ import annotations
 
@@ -7,6 +8,21 @@ from pathlib import Path
 import pytest
 
 from tests.datasets.factories import digits_by_class
+
+__all__ = ["digits_folder", "project", "sdk", "wait_for", "write_digits_folder"]
+
+
+def wait_for(predicate, *, timeout: float = 30.0, interval: float = 0.2, what: str = "condition"):
+    """Poll ``predicate`` until it returns something truthy (as tests/conftest.py's wait_for, which a
+    module here cannot import by the name ``conftest`` reliably)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)
+    return value
 
 
 @pytest.fixture
