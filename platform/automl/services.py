@@ -448,10 +448,8 @@ def trial_promote(*, user, trial: Trial):
                     out.write(chunk)
         params = dict(trial.train_params)
         result = dict(artifacts["result"])
-        result.setdefault("metrics", {})
-        result["metrics"] = {**result["metrics"], "automl": {
-            "study": study.pk, "study_name": study.name, "trial": trial.number, "searched_params": trial.params,
-            "objective": study.objective, "value": trial.value}}
+        lineage = {"study": study.pk, "study_name": study.name, "trial": trial.number, "searched_params": trial.params,
+                   "objective": study.objective, "value": trial.value, "sampler": study.sampler}
         with transaction.atomic():
             locked = Trial.objects.select_for_update().get(pk=trial.pk)
             if locked.model_version_id is not None:
@@ -460,8 +458,11 @@ def trial_promote(*, user, trial: Trial):
                 job=trial.job, dataset_version=study.dataset_version, template=study.template, params=params,
                 result=result, evaluation=artifacts["evaluation"], checkpoint=local["model.pt"],
                 onnx=local["model.onnx"])
+            # the lineage names the study and trial next to the dataset version, template and params
+            version.metrics = {**version.metrics, "automl": lineage}
             if user is not None and user.is_authenticated:
-                ModelVersion.objects.filter(pk=version.pk).update(created_by=user)
+                version.created_by = user
+            ModelVersion.objects.filter(pk=version.pk).update(metrics=version.metrics, created_by=version.created_by)
             locked.model_version = version
             locked.save(update_fields=["model_version"])
     return version

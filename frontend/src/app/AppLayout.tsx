@@ -6,6 +6,7 @@ import { WorkersIndicator } from '@/features/workers';
 
 const NAV = [
   { to: '/workspaces', label: 'Workspaces', testId: 'nav-workspaces', also: ['/projects'] },
+  { to: '/studies', label: 'AutoML studies', testId: 'nav-studies' },
   { to: '/jobs', label: 'Jobs', testId: 'nav-jobs' },
   { to: '/tokens', label: 'API tokens', testId: 'nav-tokens' },
 ];

@@ -16,6 +16,9 @@ const JobRoute = lazy(() => import('./routes/JobRoute').then((module) => ({ defa
 const DatasetRoute = lazy(() => import('./routes/DatasetRoute').then((module) => ({ default: module.DatasetRoute })));
 const ModelVersionRoute = lazy(() => import('./routes/ModelVersionRoute').then((module) => ({ default: module.ModelVersionRoute })));
 const CompareRoute = lazy(() => import('./routes/CompareRoute').then((module) => ({ default: module.CompareRoute })));
+const StudiesRoute = lazy(() => import('./routes/StudiesRoute').then((module) => ({ default: module.StudiesRoute })));
+const NewStudyRoute = lazy(() => import('./routes/NewStudyRoute').then((module) => ({ default: module.NewStudyRoute })));
+const StudyRoute = lazy(() => import('./routes/StudyRoute').then((module) => ({ default: module.StudyRoute })));
 const DeploymentRoute = lazy(() => import('./routes/DeploymentRoute').then((module) => ({ default: module.DeploymentRoute })));
 
 function Lazy({ children }: { children: ReactNode }) {
@@ -41,6 +44,9 @@ export function AppRoutes() {
         <Route path="/model-versions/compare" element={<Lazy><CompareRoute /></Lazy>} />
         <Route path="/model-versions/:modelVersionId" element={<Lazy><ModelVersionRoute /></Lazy>} />
         <Route path="/deployments/:deploymentId/:tab?" element={<Lazy><DeploymentRoute /></Lazy>} />
+        <Route path="/studies" element={<Lazy><StudiesRoute /></Lazy>} />
+        <Route path="/studies/new" element={<Lazy><NewStudyRoute /></Lazy>} />
+        <Route path="/studies/:studyId" element={<Lazy><StudyRoute /></Lazy>} />
         <Route path="/jobs" element={<JobsRoute />} />
         <Route path="/jobs/:jobId" element={<Lazy><JobRoute /></Lazy>} />
         <Route path="/tokens" element={<TokensRoute />} />

@@ -45,19 +45,23 @@ class StudyCreateSerializer(serializers.Serializer):
 class BestTrialSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     value = serializers.FloatField()
-    params = serializers.DictField()
-    test_metrics = serializers.DictField()
     model_version = serializers.IntegerField(allow_null=True, source="model_version_id")
     model_version_name = serializers.CharField(allow_null=True, source="model_version.name", default=None)
+    params = serializers.DictField()
+    test_metrics = serializers.DictField(child=serializers.FloatField(allow_null=True))
 
 
 class StudySerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     dataset = serializers.IntegerField(source="dataset_version.dataset_id", read_only=True)
     dataset_name = serializers.CharField(source="dataset_version.dataset.name", read_only=True)
     dataset_version_name = serializers.CharField(source="dataset_version.name", read_only=True)
     sampler_in_use = serializers.SerializerMethodField(help_text="The sampler the trials are asked from (sde "
                                                                  "falls back to tpe while it is not installed).")
+    search_space = SearchDimensionSerializer(many=True, read_only=True)
+    fixed_params = serializers.DictField(read_only=True, help_text="Parameters every trial uses as given.")
+    objective = serializers.DictField(child=serializers.CharField(), read_only=True,
+                                      help_text="{metric, direction}: what the trials are scored by.")
     trials = serializers.SerializerMethodField()
     best_trial = serializers.SerializerMethodField()
 
@@ -96,10 +100,14 @@ class IntermediateValueSerializer(serializers.Serializer):
 
 
 class TrialSerializer(serializers.ModelSerializer):
+    params = serializers.DictField(read_only=True, help_text="The sampled values of the search space.")
+    test_metrics = serializers.DictField(child=serializers.FloatField(allow_null=True), read_only=True,
+                                         help_text="Headline metrics on the test split (completed trials).")
     intermediate = serializers.SerializerMethodField()
-    job_status = serializers.CharField(source="job.status", read_only=True, default=None)
+    job_status = serializers.CharField(source="job.status", read_only=True, default=None, allow_null=True)
     duration_seconds = serializers.FloatField(read_only=True, allow_null=True)
-    model_version_name = serializers.CharField(source="model_version.name", read_only=True, default=None)
+    model_version_name = serializers.CharField(source="model_version.name", read_only=True, default=None,
+                                               allow_null=True)
 
     class Meta:
         model = Trial

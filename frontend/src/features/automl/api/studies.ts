@@ -1,0 +1,133 @@
+import { api, unwrap } from '@/api/client';
+import type { components } from '@/api/schema';
+
+export type Study = components['schemas']['Study'];
+export type StudyCreate = components['schemas']['StudyCreateRequest'];
+export type Trial = components['schemas']['Trial'];
+export type StudyResults = components['schemas']['StudyResults'];
+export type SearchDimension = components['schemas']['SearchDimension'];
+export type ModelVersion = components['schemas']['ModelVersion'];
+export type Template = components['schemas']['Template'];
+
+export const SAMPLERS = [
+  { value: 'sde', label: 'SDE (Sampan)' },
+  { value: 'tpe', label: 'TPE' },
+  { value: 'cmaes', label: 'CMA-ES' },
+  { value: 'random', label: 'Random' },
+] as const;
+
+export const PRUNERS = [
+  { value: 'median', label: 'Median' },
+  { value: 'successive_halving', label: 'Successive halving' },
+  { value: 'none', label: 'No pruning' },
+] as const;
+
+export function listStudies(projectId?: number) {
+  return unwrap(api.GET('/api/v1/studies/', { params: { query: { project: projectId, page_size: 100 } } }));
+}
+
+export function getStudy(id: number) {
+  return unwrap(api.GET('/api/v1/studies/{id}/', { params: { path: { id } } }));
+}
+
+export function listTrials(id: number) {
+  return unwrap(api.GET('/api/v1/studies/{id}/trials/', { params: { path: { id } } }));
+}
+
+export function getResults(id: number) {
+  return unwrap(api.GET('/api/v1/studies/{id}/results/', { params: { path: { id } } }));
+}
+
+export function createStudy(body: StudyCreate) {
+  return unwrap(api.POST('/api/v1/studies/', { body }));
+}
+
+export type StudyAction = 'pause' | 'resume' | 'stop';
+
+export function studyAction(id: number, action: StudyAction) {
+  const options = { params: { path: { id } } };
+  if (action === 'pause') return unwrap(api.POST('/api/v1/studies/{id}/pause/', options));
+  if (action === 'resume') return unwrap(api.POST('/api/v1/studies/{id}/resume/', options));
+  return unwrap(api.POST('/api/v1/studies/{id}/stop/', options));
+}
+
+export function promoteTrial(id: number, trial?: number) {
+  return unwrap(api.POST('/api/v1/studies/{id}/promote/', { params: { path: { id } }, body: trial === undefined ? {} : { trial } }));
+}
+
+// What the create form needs to pick a dataset version (read straight from the REST API).
+export function listProjects() {
+  return unwrap(api.GET('/api/v1/projects/', { params: { query: { page_size: 100 } } }));
+}
+
+export function listDatasets(projectId: number) {
+  return unwrap(api.GET('/api/v1/datasets/', { params: { query: { project: projectId, page_size: 100 } } }));
+}
+
+export function listDatasetVersions(datasetId: number) {
+  return unwrap(api.GET('/api/v1/datasets/{dataset_id}/versions/', { params: { path: { dataset_id: datasetId }, query: { page_size: 100 } } }));
+}
+
+export function listTemplates() {
+  return unwrap(api.GET('/api/v1/templates/'));
+}
+
+/** A template's declared search space as dimensions the editor can show. */
+export function templateSearchSpace(template: Template): SearchDimension[] {
+  return template.search_space.flatMap((raw): SearchDimension[] => {
+    const name = typeof raw.name === 'string' ? raw.name : '';
+    const type = raw.type;
+    if (!name || (type !== 'float' && type !== 'int' && type !== 'categorical')) return [];
+    if (type === 'categorical') return [{ name, type, choices: Array.isArray(raw.choices) ? (raw.choices as unknown[]) : [] }];
+    return [{ name, type, low: Number(raw.low), high: Number(raw.high), log: raw.log === true, ...(typeof raw.step === 'number' ? { step: raw.step } : {}) }];
+  });
+}
+
+/**
+ * Problems the editor can see before asking the server (which validates again and names the
+ * field the same way: `search_space[1].high`).
+ */
+export function searchSpaceProblems(space: SearchDimension[]): Record<string, string> {
+  const problems: Record<string, string> = {};
+  const names = new Set<string>();
+  space.forEach((dim, index) => {
+    const at = `search_space[${index}]`;
+    if (!dim.name) problems[`${at}.name`] = 'Pick a parameter.';
+    else if (names.has(dim.name)) problems[`${at}.name`] = `${dim.name} appears twice.`;
+    names.add(dim.name);
+    if (dim.type === 'categorical') {
+      if (!dim.choices?.length) problems[`${at}.choices`] = 'Give at least one choice.';
+      return;
+    }
+    const { low, high } = dim;
+    if (typeof low !== 'number' || !Number.isFinite(low)) problems[`${at}.low`] = 'Must be a number.';
+    else if (typeof high !== 'number' || !Number.isFinite(high)) problems[`${at}.high`] = 'Must be a number.';
+    else if (!(low < high)) problems[`${at}.high`] = `Must be greater than low (${low}).`;
+    else if (dim.log && low <= 0) problems[`${at}.low`] = 'A log-scale dimension needs low > 0.';
+    if (dim.type === 'int' && ((typeof low === 'number' && !Number.isInteger(low)) || (typeof high === 'number' && !Number.isInteger(high))))
+      problems[`${at}.low`] = 'An int dimension needs whole numbers.';
+  });
+  if (space.length === 0) problems.search_space = 'Search at least one parameter.';
+  return problems;
+}
+
+/** The server's 400 details ({"search_space[0].high": ["..."]}) as one message per field. */
+export function fieldErrors(details: unknown): Record<string, string> {
+  if (!details || typeof details !== 'object') return {};
+  return Object.fromEntries(
+    Object.entries(details as Record<string, unknown>).map(([field, value]) => [field, Array.isArray(value) ? value.join(' ') : String(value)]),
+  );
+}
+
+export function isLive(study: Pick<Study, 'status' | 'trials'>): boolean {
+  return study.status === 'running' || study.trials.running > 0;
+}
+
+export function formatValue(value: number | null | undefined, digits = 4): string {
+  return typeof value === 'number' && Number.isFinite(value) ? value.toFixed(digits) : '—';
+}
+
+export function formatParam(value: unknown): string {
+  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : value.toPrecision(3);
+  return String(value);
+}

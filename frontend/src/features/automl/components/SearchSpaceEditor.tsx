@@ -1,0 +1,141 @@
+import { ActionIcon, Button, Checkbox, Group, NativeSelect, NumberInput, Stack, Table, Text, TextInput } from '@mantine/core';
+import type { SearchDimension } from '../api/studies';
+
+type Props = {
+  value: SearchDimension[];
+  onChange: (value: SearchDimension[]) => void;
+  parameters: string[];
+  errors: Record<string, string>;
+  onReset?: () => void;
+};
+
+function parseChoices(text: string): unknown[] {
+  return text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const number = Number(part);
+      if (part === 'true' || part === 'false') return part === 'true';
+      return Number.isFinite(number) && /^-?[\d.e+-]+$/i.test(part) ? number : part;
+    });
+}
+
+/**
+ * The study's search space as a table: one row per dimension (a template parameter with a float or
+ * int range, optionally on a log scale, or categorical choices). Errors are keyed like the server's
+ * (`search_space[1].high`) and shown under the field they name.
+ */
+export function SearchSpaceEditor({ value, onChange, parameters, errors, onReset }: Props) {
+  const update = (index: number, patch: Partial<SearchDimension>) =>
+    onChange(value.map((dim, i) => (i === index ? ({ ...dim, ...patch } as SearchDimension) : dim)));
+  const error = (index: number, field: string) => errors[`search_space[${index}].${field}`];
+
+  return (
+    <Stack gap="xs" data-testid="search-space-editor" data-dimensions={value.length}>
+      <Table withTableBorder verticalSpacing={4}>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Parameter</Table.Th>
+            <Table.Th>Type</Table.Th>
+            <Table.Th>Range or choices</Table.Th>
+            <Table.Th>Log</Table.Th>
+            <Table.Th />
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {value.map((dim, index) => (
+            <Table.Tr key={index} data-testid={`dim-${index}`}>
+              <Table.Td>
+                <NativeSelect
+                  aria-label="Parameter"
+                  data={[...new Set(['', ...parameters, dim.name])]}
+                  value={dim.name}
+                  onChange={(event) => update(index, { name: event.currentTarget.value })}
+                  error={error(index, 'name')}
+                  data-testid={`dim-${index}-name`}
+                />
+              </Table.Td>
+              <Table.Td>
+                <NativeSelect
+                  aria-label="Type"
+                  data={['float', 'int', 'categorical']}
+                  value={dim.type}
+                  onChange={(event) => {
+                    const type = event.currentTarget.value as SearchDimension['type'];
+                    update(index, type === 'categorical' ? { type, choices: dim.choices ?? [] } : { type, low: dim.low ?? 0, high: dim.high ?? 1 });
+                  }}
+                  error={error(index, 'type')}
+                  data-testid={`dim-${index}-type`}
+                />
+              </Table.Td>
+              <Table.Td>
+                {dim.type === 'categorical' ? (
+                  <TextInput
+                    aria-label="Choices"
+                    placeholder="comma, separated, choices"
+                    defaultValue={(dim.choices ?? []).join(', ')}
+                    onBlur={(event) => update(index, { choices: parseChoices(event.currentTarget.value) })}
+                    error={error(index, 'choices')}
+                    data-testid={`dim-${index}-choices`}
+                  />
+                ) : (
+                  <Group gap={4} wrap="nowrap" align="flex-start">
+                    <NumberInput
+                      aria-label="Low"
+                      value={dim.low ?? ''}
+                      onChange={(next) => update(index, { low: typeof next === 'number' ? next : Number(next) })}
+                      error={error(index, 'low')}
+                      decimalScale={8}
+                      w={120}
+                      data-testid={`dim-${index}-low`}
+                    />
+                    <NumberInput
+                      aria-label="High"
+                      value={dim.high ?? ''}
+                      onChange={(next) => update(index, { high: typeof next === 'number' ? next : Number(next) })}
+                      error={error(index, 'high')}
+                      decimalScale={8}
+                      w={120}
+                      data-testid={`dim-${index}-high`}
+                    />
+                  </Group>
+                )}
+              </Table.Td>
+              <Table.Td>
+                {dim.type !== 'categorical' && (
+                  <Checkbox
+                    aria-label="Log scale"
+                    checked={dim.log ?? false}
+                    onChange={(event) => update(index, { log: event.currentTarget.checked })}
+                    data-testid={`dim-${index}-log`}
+                  />
+                )}
+              </Table.Td>
+              <Table.Td>
+                <ActionIcon variant="subtle" color="red" aria-label="Remove dimension" onClick={() => onChange(value.filter((_, i) => i !== index))} data-testid={`dim-${index}-remove`}>
+                  ×
+                </ActionIcon>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      {errors.search_space && (
+        <Text c="red" size="sm" data-testid="search-space-error">
+          {errors.search_space}
+        </Text>
+      )}
+      <Group gap="xs">
+        <Button variant="light" size="xs" onClick={() => onChange([...value, { name: '', type: 'float', low: 0, high: 1, log: false }])} data-testid="dim-add">
+          Add dimension
+        </Button>
+        {onReset && (
+          <Button variant="subtle" size="xs" onClick={onReset} data-testid="dim-reset">
+            Template default
+          </Button>
+        )}
+      </Group>
+    </Stack>
+  );
+}

@@ -1,0 +1,3 @@
+export { StudiesTable } from './components/StudiesTable';
+export { StudyForm } from './components/StudyForm';
+export { StudyView } from './components/StudyView';
