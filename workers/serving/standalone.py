@@ -143,6 +143,22 @@ class PredictionHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Malformed requests, unknown methods and the like answer the platform's error shape too."""
+        try:
+            phrase = HTTPStatus(code).phrase
+        except ValueError:
+            phrase = "Error"
+        self.close_connection = True
+        body = error_body(f"http_{code}", message or phrase, {"explain": explain} if explain else None)
+        self.send_response(code, message)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD" and code >= 200 and code not in (HTTPStatus.NO_CONTENT, HTTPStatus.NOT_MODIFIED):
+            self.wfile.write(body)
+
     def _refuse(self, status: int, code: str, message: str, details: dict[str, Any] | None = None,
                 headers: dict[str, str] | None = None) -> None:
         self._drain_body()
@@ -229,7 +245,7 @@ class PredictionHandler(BaseHTTPRequestHandler):
         self._refuse(HTTPStatus.METHOD_NOT_ALLOWED, "method_not_allowed", f"{self.command} is not supported; "
                      "use POST /predict or GET /healthz.", headers={"Allow": "GET, POST"})
 
-    do_PUT = do_DELETE = do_PATCH = _method_not_allowed
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _method_not_allowed
 
 
 class PredictionServer(ThreadingHTTPServer):
