@@ -110,7 +110,7 @@ class UsageRecorder:
             self.writer = f"{socket.gethostname()}/{os.getpid()}"[:100]
             self._thread = threading.Thread(target=self._run, name="sampan-usage-flush", daemon=True)
             self._thread.start()
-            atexit.register(self.flush)
+            atexit.register(self._final_flush)
 
     def _run(self) -> None:
         from django.db import connection
@@ -118,10 +118,17 @@ class UsageRecorder:
         while True:
             time.sleep(FLUSH_SECONDS)
             try:
-                self.flush()
+                if not self.flush():
+                    connection.close()  # idle: hold no database connection
             except Exception:  # the database may be away for a moment; the next flush retries
                 logger.exception("writing deployment usage failed")
                 connection.close()
+
+    def _final_flush(self) -> None:
+        try:
+            self.flush()
+        except Exception as exc:  # exiting: the database may already be gone
+            logger.warning("the last deployment usage could not be written: %s", exc)
 
     def flush(self) -> int:
         """Write the minutes that changed since the last flush; returns how many rows were written."""
