@@ -1,4 +1,4 @@
-import { Anchor, Breadcrumbs, Stack, Title } from '@mantine/core';
+import { Anchor, Breadcrumbs, Stack } from '@mantine/core';
 import { Link, useNavigate, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { DeployButtons, PackagesPanel } from '@/features/deploy';
@@ -23,11 +23,6 @@ export function ModelVersionRoute() {
         )}
         <span>Model {version?.name ?? `#${modelVersionId}`}</span>
       </Breadcrumbs>
-      <EvaluationReport
-        modelVersionId={modelVersionId}
-        onFixLabels={(datasetId, sampleIds) => navigate(`/datasets/${datasetId}/label?samples=${sampleIds.join(',')}`)}
-        onCompare={(a, b) => navigate(`/model-versions/compare?a=${a}&b=${b}`)}
-      />
       {version && (
         <>
           <DeployButtons
@@ -35,10 +30,14 @@ export function ModelVersionRoute() {
             disabledReason={workspace?.role === 'viewer' ? 'Viewers cannot deploy' : null}
             onDeployed={(deployment) => navigate(`/deployments/${deployment.id}/keys`)}
           />
-          <Title order={4}>Packages</Title>
-          <PackagesPanel modelVersionId={version.id} />
+          <PackagesPanel modelVersionId={version.id} hideWhenEmpty />
         </>
       )}
+      <EvaluationReport
+        modelVersionId={modelVersionId}
+        onFixLabels={(datasetId, sampleIds) => navigate(`/datasets/${datasetId}/label?samples=${sampleIds.join(',')}`)}
+        onCompare={(a, b) => navigate(`/model-versions/compare?a=${a}&b=${b}`)}
+      />
     </Stack>
   );
 }

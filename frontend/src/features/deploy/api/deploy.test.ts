@@ -52,6 +52,26 @@ describe('deploy helpers', () => {
       int8: { size_bytes: 1100, accuracy: 0.965 },
       agreement: 0.99,
       samples: null,
+      calibrationImages: null,
+    });
+    // the device SDK builder's own shape
+    expect(
+      readCompressionReport({
+        kind: 'device',
+        compression: {
+          test_images: 40,
+          fp32: { file: 'model.fp32.onnx', bytes: 400_000, accuracy: 0.95 },
+          int8: { file: 'model.int8.onnx', bytes: 120_000, accuracy: 0.925 },
+          top1_agreement: 0.975,
+          quantization: { calibration_images: 300 },
+        },
+      }),
+    ).toEqual({
+      fp32: { size_bytes: 400_000, accuracy: 0.95 },
+      int8: { size_bytes: 120_000, accuracy: 0.925 },
+      agreement: 0.975,
+      samples: 40,
+      calibrationImages: 300,
     });
     expect(readCompressionReport({ compression: { fp32_size_bytes: 10, int8_size_bytes: 4, agreement: 1, samples: 50 } })).toMatchObject({
       fp32: { size_bytes: 10 },

@@ -61,12 +61,14 @@ export type CompressionReport = {
   int8: { size_bytes: number | null; accuracy: number | null };
   agreement: number | null;
   samples: number | null;
+  calibrationImages: number | null;
 };
 
 /**
  * Reads the device SDK's compression report. The builder's report is a free-form dict; this accepts
- * the shapes it may take ({fp32: {size_bytes, accuracy}, int8: {...}, top1_agreement} or flat keys
- * such as fp32_size_bytes / int8_accuracy / agreement) and answers null when there is none.
+ * the builder's ({compression: {fp32: {bytes, accuracy}, int8: {...}, top1_agreement, test_images,
+ * quantization: {calibration_images}}}) and flat keys such as fp32_size_bytes, and answers null
+ * when there is none.
  */
 export function readCompressionReport(report: unknown): CompressionReport | null {
   if (!report || typeof report !== 'object') return null;
@@ -76,14 +78,16 @@ export function readCompressionReport(report: unknown): CompressionReport | null
   const side = (name: 'fp32' | 'int8') => {
     const nested = (source[name] && typeof source[name] === 'object' ? source[name] : {}) as Record<string, unknown>;
     return {
-      size_bytes: num(nested.size_bytes) ?? num(nested.size) ?? num(source[`${name}_size_bytes`]) ?? num(source[`${name}_size`]),
+      size_bytes: num(nested.bytes) ?? num(nested.size_bytes) ?? num(nested.size) ?? num(source[`${name}_size_bytes`]) ?? num(source[`${name}_size`]),
       accuracy: num(nested.accuracy) ?? num(nested.test_accuracy) ?? num(source[`${name}_accuracy`]),
     };
   };
   const fp32 = side('fp32');
   const int8 = side('int8');
   const agreement = num(source.top1_agreement) ?? num(source.agreement) ?? num(source.top_1_agreement);
-  const samples = num(source.samples) ?? num(source.test_samples) ?? num(source.n_samples);
+  const samples = num(source.test_images) ?? num(source.samples) ?? num(source.test_samples);
+  const quantization = (source.quantization && typeof source.quantization === 'object' ? source.quantization : {}) as Record<string, unknown>;
+  const calibrationImages = num(quantization.calibration_images);
   if (fp32.size_bytes === null && int8.size_bytes === null && agreement === null) return null;
-  return { fp32, int8, agreement, samples };
+  return { fp32, int8, agreement, samples, calibrationImages };
 }

@@ -50,7 +50,8 @@ export function CompressionReport({ packageId, report }: { packageId: number; re
           </Table.Tbody>
           {report.samples !== null && (
             <Table.Caption>
-              on {report.samples} test images
+              accuracy on {report.samples} test images
+              {report.calibrationImages !== null ? `; int8 calibrated on ${report.calibrationImages} training images` : ''}
             </Table.Caption>
           )}
         </Table>

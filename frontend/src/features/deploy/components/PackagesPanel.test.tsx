@@ -35,7 +35,15 @@ describe('PackagesPanel', () => {
           ...PACKAGE,
           id: 6,
           kind: 'device',
-          report: { fp32: { size_bytes: 409_600, accuracy: 0.972 }, int8: { size_bytes: 112_640, accuracy: 0.968 }, top1_agreement: 0.991, samples: 360 },
+          report: {
+            compression: {
+              fp32: { bytes: 409_600, accuracy: 0.972 },
+              int8: { bytes: 112_640, accuracy: 0.968 },
+              top1_agreement: 0.991,
+              test_images: 360,
+              quantization: { calibration_images: 300 },
+            },
+          },
         },
         { ...PACKAGE, id: 8, status: 'failed', error: 'The model version has no ONNX file.', download_url: null },
       ]),
@@ -48,6 +56,7 @@ describe('PackagesPanel', () => {
     expect(screen.getByTestId('compression-int8-6')).toHaveTextContent('96.8%');
     expect(screen.getByTestId('compression-agreement-6')).toHaveTextContent('99.1%');
     expect(screen.getByTestId('compression-ratio-6')).toHaveTextContent('3.6× smaller');
+    expect(screen.getByTestId('compression-report-6')).toHaveTextContent('accuracy on 360 test images; int8 calibrated on 300 training images');
     expect(screen.getByTestId('package-error-8')).toHaveTextContent('no ONNX file');
     expect(screen.getByTestId('package-download-8')).toBeDisabled();
   });

@@ -32,12 +32,21 @@ function BuildProgress({ pkg }: { pkg: DeployPackage }) {
 }
 
 /** Built (and building) server packages and device SDKs; each archive can be downloaded again later. */
-export function PackagesPanel({ modelVersionId, projectId }: { modelVersionId?: number; projectId?: number }) {
+export function PackagesPanel({
+  modelVersionId,
+  projectId,
+  hideWhenEmpty = false,
+}: {
+  modelVersionId?: number;
+  projectId?: number;
+  hideWhenEmpty?: boolean;
+}) {
   const filters = modelVersionId !== undefined ? { model_version: modelVersionId } : { project: projectId };
   const { data, isPending, isError, error } = usePackages(filters);
   if (isPending) return <Skeleton h={80} />;
   if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
   if (data.results.length === 0) {
+    if (hideWhenEmpty) return null;
     return (
       <Paper withBorder p="lg" ta="center" data-testid="packages-empty">
         <Text c="dimmed" size="sm">

@@ -1,4 +1,4 @@
-import { AreaChart, LineChart } from '@mantine/charts';
+import { BarChart, LineChart } from '@mantine/charts';
 import { Alert, Group, Paper, SegmentedControl, SimpleGrid, Skeleton, Stack, Switch, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { errorMessage } from '@/lib/notifications';
@@ -70,7 +70,7 @@ export function UsagePanel({ deploymentId }: { deploymentId: number }) {
                 <Title order={6} mb="sm">
                   Calls and errors
                 </Title>
-                <AreaChart
+                <BarChart
                   h={220}
                   data={rows}
                   dataKey="t"
@@ -78,9 +78,7 @@ export function UsagePanel({ deploymentId }: { deploymentId: number }) {
                     { name: 'calls', color: 'blue.6' },
                     { name: 'errors', color: 'red.6' },
                   ]}
-                  curveType="monotone"
                   withLegend
-                  withDots={false}
                 />
               </Paper>
               <Paper withBorder p="md" data-testid="usage-latency-chart">
@@ -98,7 +96,7 @@ export function UsagePanel({ deploymentId }: { deploymentId: number }) {
                   ]}
                   connectNulls
                   withLegend
-                  withDots={false}
+                  dotProps={{ r: 3 }}
                 />
               </Paper>
             </SimpleGrid>
