@@ -262,8 +262,10 @@ def model_version_record(*, job: Job, dataset_version: DatasetVersion, template:
     prefix = f"models/project-{project.pk}/v{number}-job-{job.pk}"
     checkpoint_key, _ = _store(checkpoint, f"{prefix}/checkpoint.pt")
     onnx_key, onnx_sha = _store(onnx, f"{prefix}/model.onnx")
-    headline = {"accuracy": evaluation["accuracy"], "macro_f1": evaluation["macro"]["f1"],
-                "weighted_f1": evaluation["weighted"]["f1"], "top_k_accuracy": evaluation["top_k_accuracy"]}
+    # a template's evaluation may name its own headline (regression: MAE, RMSE, R2)
+    headline = evaluation.get("headline") or {
+        "accuracy": evaluation["accuracy"], "macro_f1": evaluation["macro"]["f1"],
+        "weighted_f1": evaluation["weighted"]["f1"], "top_k_accuracy": evaluation["top_k_accuracy"]}
     return ModelVersion.objects.create(
         workspace_id=job.workspace_id, project=project, number=number, dataset_version=dataset_version, job=job,
         template=template, preset=params.get("preset", ""), params=params, code_version=code_version(),

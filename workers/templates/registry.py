@@ -2,7 +2,7 @@
 
 >>> from workers.templates import registry
 >>> [t.name for t in registry.all()]
-['image_classification']
+['image_classification', 'tabular_classification', 'tabular_regression']
 >>> registry.get("image_classification").title
 'Image classification'
 """
@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 from workers.image_classification.template import TEMPLATE as IMAGE_CLASSIFICATION
+from workers.tabular.template import CLASSIFICATION as TABULAR_CLASSIFICATION
+from workers.tabular.template import REGRESSION as TABULAR_REGRESSION
 from workers.templates.declaration import TaskTemplate
 
 
@@ -42,3 +44,5 @@ def all() -> list[TaskTemplate]:  # noqa: A001 - the registry's public vocabular
 
 
 register(IMAGE_CLASSIFICATION)
+register(TABULAR_CLASSIFICATION)
+register(TABULAR_REGRESSION)

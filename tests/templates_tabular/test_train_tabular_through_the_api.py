@@ -1,0 +1,91 @@
+"""Tabular classification and regression through the REST API against PostgreSQL, Redis and a live
+worker: import real sklearn data (a background import job), version, train LightGBM and the MLP,
+read the evaluation, and serve the exported ONNX with the predictor taking original column names."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import wait_for
+from datasets.models import ImportBatch
+from jobs.models import Job
+
+from tests.datasets.factories import upload
+from tests.templates_tabular.tables import csv_bytes, frame, parquet_bytes
+from workers.tabular.predictor import TabularPredictor
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+
+def finished(job_id: int, timeout: float = 600) -> Job:
+    def done():
+        job = Job.objects.get(pk=job_id)
+        return job if job.status in ("succeeded", "failed", "cancelled") else None
+
+    job = wait_for(done, timeout=timeout, interval=1, what=f"job {job_id}")
+    assert job.status == "succeeded", f"{job.status}: {job.error}"
+    return job
+
+
+def table_version(client, tenants, *, task_type: str, name: str, filename: str, data: bytes) -> dict:
+    dataset = client.post("/api/v1/datasets/", {"project": tenants["project_a"].pk, "name": name,
+                                                "task_type": task_type}, format="json").json()["id"]
+    imported = client.post(f"/api/v1/datasets/{dataset}/imports/", {
+        "file": upload(filename, data), "target_column": "target", "background": True}, format="multipart")
+    assert imported.status_code == 202, imported.content
+    finished(imported.json()["job"], timeout=300)
+    assert ImportBatch.objects.get(pk=imported.json()["id"]).status == "succeeded"
+    version = client.post(f"/api/v1/datasets/{dataset}/versions/", {"seed": 11}, format="json")
+    assert version.status_code == 201, version.content
+    return version.json()
+
+
+def train(client, version: dict, **body) -> dict:
+    started = client.post("/api/v1/training-jobs/", {"dataset_version": version["id"], **body}, format="json")
+    assert started.status_code == 201, started.content
+    job = finished(started.json()["id"])
+    model = client.get(f"/api/v1/model-versions/{job.result['model_version']}/").json()
+    return model
+
+
+def onnx_of(client, model: dict, tmp_path) -> str:
+    response = client.get(f"/api/v1/model-versions/{model['id']}/onnx/")
+    assert response.status_code == 200
+    path = tmp_path / f"model-{model['id']}.onnx"
+    path.write_bytes(b"".join(response.streaming_content))
+    return str(path)
+
+
+def test_wine_gradient_boosted_trees_then_serving_rows(live_worker, tenants, api_client, tmp_path):
+    client = api_client(tenants["alice"])
+    version = table_version(client, tenants, task_type="tabular_classification", name="Wine", filename="wine.csv",
+                            data=csv_bytes("wine"))
+    model = train(client, version, preset="fast")
+    assert model["template"] == "tabular_classification" and model["params"]["model"] == "gbdt"
+    assert model["metrics"]["test"]["accuracy"] >= 0.85, model["metrics"]
+    report = client.get(f"/api/v1/model-versions/{model['id']}/evaluation/").json()["evaluation"]
+    assert sum(map(sum, report["confusion_matrix"]["counts"])) == report["samples"] == sum(version["counts"]["test"].values())
+    assert {f["feature"] for f in report["feature_importance"]} == set(frame("wine").columns) - {"target"}
+
+    predictor = TabularPredictor(onnx_of(client, model, tmp_path))
+    rows = frame("wine").drop(columns="target").to_dict("records")
+    answers = predictor.predict([rows[0], rows[-1], {**rows[0], "alcohol": None}], top_k=2)
+    assert [a[0]["label"] for a in answers[:2]] == ["class_0", "class_2"]
+    assert abs(sum(x["score"] for x in predictor.predict([rows[5]], top_k=3)[0]) - 1.0) < 1e-4
+    with pytest.raises(ValueError, match="none of the model's columns"):
+        predictor.predict([{"colour": "red"}])
+
+
+def test_diabetes_regression_with_the_mlp(live_worker, tenants, api_client, tmp_path):
+    client = api_client(tenants["alice"])
+    version = table_version(client, tenants, task_type="tabular_regression", name="Diabetes",
+                            filename="diabetes.parquet", data=parquet_bytes("diabetes"))
+    model = train(client, version, preset="neural", params={"epochs": 40})
+    assert model["template"] == "tabular_regression" and model["params"]["model"] == "mlp"
+    test = model["metrics"]["test"]
+    assert set(test) == {"mae", "rmse", "r2"} and test["r2"] > 0.2, test
+    report = client.get(f"/api/v1/model-versions/{model['id']}/evaluation/").json()["evaluation"]
+    assert len(report["residuals"]["points"]) == report["samples"] and report["feature_importance"]
+    predictor = TabularPredictor(onnx_of(client, model, tmp_path))
+    row = frame("diabetes").drop(columns="target").iloc[0].to_dict()
+    (answer,) = predictor.predict([row])
+    assert set(answer[0]) == {"value"} and 25 < answer[0]["value"] < 350

@@ -1,0 +1,76 @@
+"""Serving tabular models with ONNX Runtime and NumPy (no torch, no pandas): rows with the original
+column names in, classes with scores (classification) or a value (regression) out. Evaluation,
+hosted endpoints and packages share it."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from workers.image_classification.onnx_model import check_onnx_self_contained
+from workers.tabular.encoding import encode
+
+
+class TabularInputError(ValueError):
+    """A request row is not usable; the message names the row."""
+
+
+class TabularPredictor:
+    """An exported tabular model: ``model.onnx`` plus its encoding spec and class names (both
+    default to the model's metadata).
+
+    >>> predictor = TabularPredictor("model.onnx")  # doctest: +SKIP
+    >>> predictor.predict([{"alcohol": 13.2, "ash": 2.4}], top_k=1)  # doctest: +SKIP
+    [[{'index': 0, 'label': 'class_0', 'score': 0.97}]]
+    """
+
+    def __init__(self, model_path: str | os.PathLike[str], *, preprocessing: Mapping[str, Any] | None = None,
+                 classes: Sequence[str] | None = None, threads: int | None = None) -> None:
+        import onnxruntime
+
+        check_onnx_self_contained(model_path)
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3
+        if threads:
+            options.intra_op_num_threads = threads
+        self.session = onnxruntime.InferenceSession(os.fspath(model_path), options, providers=["CPUExecutionProvider"])
+        metadata = self.session.get_modelmeta().custom_metadata_map
+        if preprocessing is None and "sampan.preprocessing" not in metadata:
+            raise ValueError(f"{os.fspath(model_path)} carries no preprocessing spec; pass preprocessing=")
+        self.preprocessing = dict(preprocessing or json.loads(metadata["sampan.preprocessing"]))
+        if self.preprocessing.get("kind") != "tabular":
+            raise ValueError("not a tabular preprocessing spec")
+        self.regression = self.preprocessing["task"] == "regression"
+        self.classes = list(classes) if classes is not None else json.loads(metadata.get("sampan.classes", "[]"))
+        self.columns = [f["name"] for f in self.preprocessing["features"]]
+
+    def check_rows(self, rows: Sequence[Any]) -> list[Mapping[str, Any]]:
+        for i, row in enumerate(rows):
+            if not isinstance(row, Mapping):
+                raise TabularInputError(f"instance {i} must be an object of column values, got {type(row).__name__}")
+            if not any(name in row for name in self.columns):
+                raise TabularInputError(f"instance {i} has none of the model's columns "
+                                        f"({', '.join(self.columns[:20])})")
+        return list(rows)
+
+    def run(self, matrix: np.ndarray) -> np.ndarray:
+        (out,) = self.session.run([self.preprocessing["output"]], {self.preprocessing["input"]: matrix})
+        return np.asarray(out, dtype=np.float64)
+
+    def outputs(self, rows: Sequence[Mapping[str, Any]]) -> np.ndarray:
+        """Probabilities (rows, classes) or values (rows,)."""
+        out = self.run(encode(self.preprocessing, self.check_rows(rows)))
+        return out.reshape(-1) if self.regression else out
+
+    def predict(self, rows: Sequence[Mapping[str, Any]], top_k: int = 5) -> list[list[dict[str, Any]]]:
+        """Per row: the ``top_k`` classes, most likely first, or ``[{"value": v}]`` for regression."""
+        out = self.outputs(rows)
+        if self.regression:
+            return [[{"value": float(v)}] for v in out]
+        k = min(top_k, out.shape[1])
+        return [[{"index": int(i), "label": self.classes[i] if self.classes else str(i), "score": float(row[i])}
+                 for i in np.argsort(-row, kind="stable")[:k]] for row in out]
