@@ -45,7 +45,7 @@ export function SearchSpaceEditor({ value, onChange, parameters, errors, onReset
         </Table.Thead>
         <Table.Tbody>
           {value.map((dim, index) => (
-            <Table.Tr key={index} data-testid={`dim-${index}`}>
+            <Table.Tr key={`${index}-${dim.name}-${dim.type}`} data-testid={`dim-${index}`}>
               <Table.Td>
                 <NativeSelect
                   aria-label="Parameter"
