@@ -89,3 +89,37 @@ def test_diabetes_regression_with_the_mlp(live_worker, tenants, api_client, tmp_
     row = frame("diabetes").drop(columns="target").iloc[0].to_dict()
     (answer,) = predictor.predict([row])
     assert set(answer[0]) == {"value"} and 25 < answer[0]["value"] < 350
+
+
+def test_the_serving_protocol_loads_a_tabular_model_directory(tmp_path):
+    """workers.serving's load_predictor + parse_request serve rows with the original column names."""
+    import json
+
+    from workers.serving.predictors import load_predictor
+    from workers.serving.protocol import PredictionInputError, parse_request
+    from workers.tabular.trainer import train as train_tabular
+
+    data = frame("breast_cancer", rows=120)
+    columns = [c for c in data.columns if c != "target"]
+    classes = sorted(data["target"].unique())
+    samples = [{"id": i, "split": "test" if i % 5 == 0 else "train", "values": {c: float(row[c]) for c in columns},
+                "label": classes.index(row["target"])} for i, row in data.iterrows()]
+    result = train_tabular({"preset": "fast"}, {"kind": "tabular", "task": "classification", "target": "target",
+                                                "columns": [{"name": c, "type": "numeric"} for c in columns],
+                                                "classes": classes, "samples": samples}, tmp_path / "run")
+    model_dir = tmp_path / "model"
+    model_dir.mkdir()
+    (model_dir / "model.onnx").write_bytes(open(result["onnx"], "rb").read())
+    (model_dir / "preprocess.json").write_text(json.dumps(result["preprocessing"]))
+    (model_dir / "labels.json").write_text(json.dumps(classes))
+    (model_dir / "manifest.json").write_text(json.dumps({"template": "tabular_classification"}))
+    predictor = load_predictor(model_dir)
+    assert predictor.input_kind == "tabular" and predictor.classes == classes
+    rows = data.drop(columns="target").head(3).to_dict("records")
+    parsed = parse_request(content_type="application/json", body=json.dumps({"instances": rows, "top_k": 1}).encode(),
+                           input_kind="tabular", max_batch=8)
+    answers = predictor.predict(parsed.instances, parsed.top_k)
+    assert [a[0]["label"] for a in answers] == list(data["target"].head(3))
+    with pytest.raises(PredictionInputError) as refused:
+        predictor.predict([{"unknown": 1}], 1)
+    assert refused.value.status == 400 and "instance 0" in refused.value.message

@@ -23,6 +23,8 @@ from typing import Any, Protocol
 
 PREDICTORS: dict[str, str] = {
     "image_classification": "workers.serving.predictors:ImageClassificationPredictor",
+    "tabular_classification": "workers.tabular.predictor:TabularServingPredictor",
+    "tabular_regression": "workers.tabular.predictor:TabularServingPredictor",
 }
 DEFAULT_TEMPLATE = "image_classification"
 

@@ -74,3 +74,37 @@ class TabularPredictor:
         k = min(top_k, out.shape[1])
         return [[{"index": int(i), "label": self.classes[i] if self.classes else str(i), "score": float(row[i])}
                  for i in np.argsort(-row, kind="stable")[:k]] for row in out]
+
+
+class TabularServingPredictor:
+    """The serving protocol's predictor (``workers.serving.predictors``) for a model directory:
+    ``model.onnx`` + ``preprocess.json`` (the encoding) + ``labels.json``. Instances are rows with
+    the original column names; regression answers ``[{"value": v}]`` per row."""
+
+    template = "tabular_classification"
+    input_kind = "tabular"
+
+    def __init__(self, model_dir: str | os.PathLike[str], *, threads: int | None = None) -> None:
+        from pathlib import Path
+
+        model_dir = Path(model_dir)
+        preprocessing = _json_or_none(model_dir / "preprocess.json")
+        classes = _json_or_none(model_dir / "labels.json")
+        self.model = TabularPredictor(model_dir / "model.onnx", preprocessing=preprocessing, classes=classes,
+                                      threads=threads)
+        self.template = "tabular_regression" if self.model.regression else "tabular_classification"
+        self.classes = list(self.model.classes)
+
+    def predict(self, instances: Sequence[Any], top_k: int) -> list[list[dict[str, Any]]]:
+        from workers.serving.protocol import PredictionInputError
+
+        try:
+            return self.model.predict(instances, top_k=top_k)
+        except TabularInputError as exc:
+            raise PredictionInputError(400, "invalid_instance", str(exc)) from None
+
+
+def _json_or_none(path) -> Any:
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text()) or None
