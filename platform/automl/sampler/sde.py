@@ -29,7 +29,6 @@ from typing import Any
 import numpy as np
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler
-from optuna.search_space import IntersectionSearchSpace
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
@@ -38,6 +37,7 @@ from .qmc import halton
 
 _PREFIX = "sde:"
 _MOVE_KINDS = ("init", "move", "restart")
+_MISSING = object()
 
 
 class SdeSampler(BaseSampler):
@@ -94,7 +94,7 @@ class SdeSampler(BaseSampler):
         self._local_fraction = local_fraction
         self._local_radius = local_radius
         self._patience = patience
-        self._search_space = IntersectionSearchSpace(include_pruned=True)
+        self._spaces: dict[tuple[int, int], tuple[dict[str, BaseDistribution] | None, set[int]]] = {}
         self._lock = threading.Lock()
         self._encodings: dict[str, SpaceEncoding] = {}
         # Encoded points of finished trials (immutable once finished), by (storage, trial id, space).
@@ -109,8 +109,21 @@ class SdeSampler(BaseSampler):
 
     def infer_relative_search_space(self, study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
         self._raise_error_if_multi_objective(study)
+        # The intersection of the spaces of all finished (complete or pruned) trials, updated
+        # incrementally: finished trials never change.
+        key = (id(study._storage), study._study_id)
         with self._lock:
-            return self._search_space.calculate(study)
+            space, seen = self._spaces.get(key, (None, set()))
+            for t in study._get_trials(deepcopy=False, use_cache=True):
+                if t.state not in (TrialState.COMPLETE, TrialState.PRUNED) or t._trial_id in seen:
+                    continue
+                seen.add(t._trial_id)
+                if space is None:
+                    space = dict(t.distributions)
+                else:
+                    space = {n: d for n, d in space.items() if t.distributions.get(n) == d}
+            self._spaces[key] = (space, seen)
+        return dict(sorted((space or {}).items()))
 
     def sample_independent(
         self, study: Study, trial: FrozenTrial, param_name: str, param_distribution: BaseDistribution
@@ -133,18 +146,13 @@ class SdeSampler(BaseSampler):
         n_particles = self._n_particles or max(8, int(4 + 3 * math.log(dim)))
         n_startup = self._n_startup_trials or max(n_particles, min(dim + 1, 2 * n_particles))
         trials = study._get_trials(deepcopy=False, use_cache=True)
-        complete = [
-            t
-            for t in trials
-            if t.state == TrialState.COMPLETE and t.number != trial.number and _covers(t, search_space)
-        ]
+        complete, x_all = self._evaluated(study, trials, enc, search_space)
         if trial.number < n_startup or len(complete) < 2:
             q = np.array([halton(self._seed, trial.number, j) for j in range(enc.n_free)])
             self._set(study, trial, {"kind": "startup"})
             return enc.from_quantiles(q)
 
         rng = np.random.default_rng([self._seed, trial.number])
-        x_all = self._encoded(study, complete, enc)
         sign = 1.0 if study.direction == StudyDirection.MINIMIZE else -1.0
         y = sign * np.array([t.value for t in complete], dtype=float)
         order = np.argsort(y, kind="stable")
@@ -224,23 +232,33 @@ class SdeSampler(BaseSampler):
         with self._lock:
             return self._encodings.setdefault(enc.signature, enc)
 
-    def _encoded(self, study: Study, trials: Sequence[FrozenTrial], enc: SpaceEncoding) -> np.ndarray:
-        out = np.empty((len(trials), enc.dim))
+    def _evaluated(
+        self, study: Study, trials: Sequence[FrozenTrial], enc: SpaceEncoding, search_space: dict[str, BaseDistribution]
+    ) -> tuple[list[FrozenTrial], np.ndarray]:
+        """The COMPLETE trials that cover the space, and their points (cached: finished trials
+        never change). A particle's stored position is used when it decodes to the trial's
+        params: it keeps where the trial sat inside its int, step or categorical cell."""
         storage_key = id(study._storage)
-        for i, t in enumerate(trials):
+        complete, points = [], []
+        for t in trials:
+            if t.state != TrialState.COMPLETE:
+                continue
             key = (storage_key, t._trial_id, enc.signature)
-            point = self._points.get(key)
-            if point is None:
-                stored = t.system_attrs.get(_PREFIX + "x")
-                if stored is not None and len(stored) == enc.dim and enc.decode(np.asarray(stored)) == {
-                    n: t.params[n] for n in enc.names
-                }:
-                    point = np.asarray(stored, dtype=float)
-                else:
-                    point = enc.encode(t.params)
+            point = self._points.get(key, _MISSING)
+            if point is _MISSING:
+                point = None
+                if _covers(t, search_space):
+                    stored = t.system_attrs.get(_PREFIX + "x")
+                    params = {n: t.params[n] for n in enc.names}
+                    if stored is not None and len(stored) == enc.dim and enc.decode(np.asarray(stored)) == params:
+                        point = np.asarray(stored, dtype=float)
+                    else:
+                        point = enc.encode(t.params)
                 self._points[key] = point
-            out[i] = point
-        return out
+            if point is not None:
+                complete.append(t)
+                points.append(point)
+        return complete, (np.array(points) if points else np.empty((0, enc.dim)))
 
     def _personal_best(
         self,
