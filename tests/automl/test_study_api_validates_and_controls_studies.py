@@ -110,3 +110,30 @@ def test_pause_resume_and_stop(tenants, api_client, version):
     assert client.post(url + "promote/", {}, format="json").status_code == 409
     viewer = api_client(tenants["carol"]).post(url + "pause/")
     assert viewer.status_code == 403
+
+
+def test_wall_time_budget_and_failed_trials_end_the_study(tenants, api_client, version):
+    from datetime import timedelta
+
+    from automl.models import Study, Trial
+    from automl.services import trial_record_failed
+
+    client = api_client(tenants["alice"])
+    created = post(client, version, n_trials=10, parallelism=1, timeout_seconds=3600, report_seeds=2, search_space=[
+        {"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True}]).json()
+    study = Study.objects.get(pk=created["id"])
+    first = Trial.objects.get(study=study)
+    trial_record_failed(trial=first, error="RuntimeError: out of memory")
+    assert Trial.objects.filter(study=study).count() == 2, "a failed trial frees its slot for the next one"
+
+    Study.objects.filter(pk=study.pk).update(started_at=study.started_at - timedelta(hours=2))
+    second = Trial.objects.get(study=study, number=1)
+    trial_record_failed(trial=second, error="RuntimeError: out of memory")
+    body = client.get(f"/api/v1/studies/{study.pk}/").json()
+    assert body["status"] == "completed", "past its wall time no trial starts and the study ends"
+    assert body["trials"] == {"total": 2, "running": 0, "complete": 0, "pruned": 0, "failed": 2}
+    assert body["best_trial"] is None
+    results = client.get(f"/api/v1/studies/{study.pk}/results/").json()
+    assert results["lift"]["status"] == "not_started" and results["history"] == []
+    trials = client.get(f"/api/v1/studies/{study.pk}/trials/").json()
+    assert [t["error"] for t in trials] == ["RuntimeError: out of memory"] * 2
