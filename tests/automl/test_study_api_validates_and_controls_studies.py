@@ -1,11 +1,13 @@
 """Studies through the API without workers: the default search space, validation errors that name
-the field, pause/resume/stop, and Optuna's record of the study in PostgreSQL (schema optuna)."""
+the field, pause/resume/stop, and Optuna's record of the study in PostgreSQL (schema optuna). Every
+answer is checked against the OpenAPI schema (tests/openapi_conformance.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.datasets.factories import dataset_with_samples
+from tests.openapi_conformance import conforming_api_client_fixture, openapi_schema  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.django_db
 
@@ -137,3 +139,32 @@ def test_wall_time_budget_and_failed_trials_end_the_study(tenants, api_client, v
     assert results["lift"]["status"] == "not_started" and results["history"] == []
     trials = client.get(f"/api/v1/studies/{study.pk}/trials/").json()
     assert [t["error"] for t in trials] == ["RuntimeError: out of memory"] * 2
+
+
+def test_results_rank_parameters_and_keep_the_best_so_far(tenants, api_client, version):
+    import math
+
+    from automl.models import Trial
+    from automl.services import _tell
+    from optuna.trial import TrialState
+
+    client = api_client(tenants["alice"])
+    study = post(client, version, n_trials=12, parallelism=12, sampler="random", search_space=[
+        {"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True},
+        {"name": "augmentation", "type": "categorical", "choices": ["light", "strong"]}]).json()
+    # the score depends on the learning rate (peak at 1e-3) far more than on the augmentation
+    for trial in Trial.objects.filter(study_id=study["id"]).order_by("number"):
+        value = 1 - abs(math.log10(trial.params["learning_rate"]) + 3) / 2 + (0.01 if trial.params["augmentation"] == "light"
+                                                                              else 0)
+        _tell(trial, state=TrialState.COMPLETE, value=value)
+        Trial.objects.filter(pk=trial.pk).update(state="complete", value=value)
+
+    results = client.get(f"/api/v1/studies/{study['id']}/results/").json()
+    history = results["history"]
+    assert [p["trial"] for p in history] == list(range(12))
+    assert all(b["best"] >= a["best"] for a, b in zip(history, history[1:], strict=False))
+    assert results["best_trial"]["value"] == history[-1]["best"] == max(p["value"] for p in history)
+    importances = results["importances"]
+    assert set(importances) == {"learning_rate", "augmentation"}
+    assert sum(importances.values()) == pytest.approx(1.0)
+    assert importances["learning_rate"] > importances["augmentation"]

@@ -1,7 +1,7 @@
 """A study on digits with two live workers, against PostgreSQL (Optuna's storage too), Redis and
 real Celery worker processes: it spends its whole trial budget with pruning active, keeps going when
 one worker is SIGKILLed mid-trial, promotes its best trial to a model version with lineage and
-reports the honest lift against the preset."""
+reports the honest lift against the preset. Every answer is checked against the OpenAPI schema."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from conftest import start_worker, wait_for
 from jobs.models import Job
 
 from tests.datasets.factories import dataset_with_samples
+from tests.openapi_conformance import conforming_api_client_fixture, openapi_schema  # noqa: F401 - fixture
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
