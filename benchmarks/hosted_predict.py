@@ -1,0 +1,389 @@
+"""Hosted prediction endpoint against a raw in-process ONNX Runtime call, side by side.
+
+The web process is started exactly as `manage.py up` starts it (gunicorn, one gthread worker,
+8 threads, access log on) in embedded mode (SQLite, filesystem broker, a temporary SAMPAN_HOME),
+serving a deployment of a small CNN (the `fast` preset's cnn_small at 32x32, trained here for a
+few epochs on scikit-learn's digits). Every request carries the deployment's API key and one
+image (a 32x32 PNG). Measured, alternating over several rounds (medians):
+
+- raw: `InferenceSession.run` on the preprocessed tensor, in this process (same model, same
+  session options as serving: one intra-op thread); also the whole in-process pipeline
+  (parse the request body, decode, preprocess, run, top-k) for attribution;
+- hosted, sequential: one keep-alive client, base64 JSON body and raw image body, p50/p99 of the
+  client-side round trip;
+- hosted, 8 concurrent clients (8 processes, keep-alive): requests per second, against the raw
+  call's throughput from 8 threads.
+
+    nice -n 10 .venv/bin/python benchmarks/hosted_predict.py            # print the Markdown table
+    nice -n 10 .venv/bin/python benchmarks/hosted_predict.py --write    # also update docs/benchmarks.md
+    nice -n 10 .venv/bin/python benchmarks/hosted_predict.py --profile  # where a request's time goes
+
+Targets (two cores): p50 <= 1 ms and p99 <= 3 ms sequential; >= 1,500 requests/s with 8 clients.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import datetime
+import http.client
+import json
+import multiprocessing
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+PLATFORM_DIR = REPO / "platform"
+DOCS = REPO / "docs" / "benchmarks.md"
+SECTION = "hosted_predict"
+THREADS = 8
+CLIENTS = 8
+TARGETS = {"p50_ms": 1.0, "p99_ms": 3.0, "rps": 1500.0}
+
+SETUP = """
+import hashlib, json, sys
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from accounts.models import User
+from workspaces.services import project_create, workspace_create
+from training.models import ModelVersion
+from deploy import services
+run = {run!r}
+user = User.objects.create_user(username="bench", password="bench-password-1")
+workspace = workspace_create(user=user, name="Bench")
+project = project_create(user=user, workspace=workspace, name="Bench")
+data = open(run + "/model.onnx", "rb").read()
+key = default_storage.save("models/bench/model.onnx", ContentFile(data))
+mv = ModelVersion.objects.create(workspace=workspace, project=project, number=1, template="image_classification",
+    preset="fast", classes=json.load(open(run + "/labels.json")), preprocessing=json.load(open(run + "/preprocess.json")),
+    onnx_key=key, onnx_sha256=hashlib.sha256(data).hexdigest())
+deployment = services.deployment_create(user=user, model_version=mv, name="bench")
+_, secret = services.deployment_key_create(user=user, deployment=deployment, name="bench", quota_per_minute={quota})
+print("BENCH " + json.dumps({{"deployment": deployment.pk, "key": secret}}))
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    if str(PLATFORM_DIR) not in sys.path:
+        sys.path.insert(0, str(PLATFORM_DIR))
+    from config.env import ENV_VARS
+
+    env = {k: v for k, v in os.environ.items() if k not in ENV_VARS and not k.startswith("SAMPAN_")}
+    env.update(PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1", DJANGO_SETTINGS_MODULE="config.settings.local",
+               **extra)
+    return env
+
+
+def train(out: Path) -> Path:
+    sys.path.insert(0, str(REPO))
+    from tests.workers.digits_data import write_digits
+    from workers.templates import registry
+
+    template = registry.get("image_classification")
+    manifest = write_digits(out / "images", per_class=40)
+    params = template.validate_params("fast", {"epochs": 3, "image_size": 32, "augmentation": "none"})
+    template.load("train")(params, manifest, out / "run", lambda *a, **k: None)
+    return out / "run"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def summary(times_s: list[float]) -> dict[str, float]:
+    ms = [t * 1000 for t in times_s]
+    return {"p50_ms": percentile(ms, 0.5), "p99_ms": percentile(ms, 0.99), "mean_ms": statistics.fmean(ms)}
+
+
+# --- the hosted endpoint ---------------------------------------------------------------------------
+
+
+def request_bodies(image: bytes) -> dict[str, tuple[str, bytes]]:
+    return {"json": ("application/json", json.dumps({"instances": [{"image": base64.b64encode(image).decode()}],
+                                                    "top_k": 5}).encode()),
+            "raw": ("image/png", image)}
+
+
+def sequential(port: int, path: str, key: str, content_type: str, body: bytes, n: int) -> list[float]:
+    conn = http.client.HTTPConnection("127.0.0.1", port)
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": content_type}
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        conn.request("POST", path, body=body, headers=headers)
+        response = conn.getresponse()
+        data = response.read()
+        times.append(time.perf_counter() - start)
+        if response.status != 200:
+            raise RuntimeError(f"{response.status}: {data[:300]!r}")
+    conn.close()
+    return times
+
+
+def _client_process(port, path, key, content_type, body, start_at, stop_at, counts, index):
+    conn = http.client.HTTPConnection("127.0.0.1", port)
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": content_type}
+    done = errors = 0
+    while time.time() < start_at:
+        time.sleep(0.001)
+    while time.time() < stop_at:
+        conn.request("POST", path, body=body, headers=headers)
+        response = conn.getresponse()
+        response.read()
+        done += 1
+        errors += response.status != 200
+    counts[index] = done
+    counts[CLIENTS + index] = errors
+
+
+def concurrent(port: int, path: str, key: str, content_type: str, body: bytes, seconds: float) -> float:
+    counts = multiprocessing.Array("l", 2 * CLIENTS)
+    start_at = time.time() + 0.5
+    stop_at = start_at + seconds
+    procs = [multiprocessing.Process(target=_client_process,
+                                     args=(port, path, key, content_type, body, start_at, stop_at, counts, i))
+             for i in range(CLIENTS)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join()
+    if sum(counts[CLIENTS:]):
+        raise RuntimeError(f"{sum(counts[CLIENTS:])} requests failed under load")
+    return sum(counts[:CLIENTS]) / seconds
+
+
+# --- the raw in-process call ---------------------------------------------------------------------
+
+
+class Raw:
+    def __init__(self, run: Path, image: bytes) -> None:
+        sys.path.insert(0, str(REPO))
+        from workers.serving.predictors import load_predictor
+        from workers.serving.protocol import parse_request
+
+        self.parse_request = parse_request
+        self.predictor = load_predictor(run, threads=1)  # what the web process loads
+        classifier = self.predictor.classifier
+        self.session, self.input_name = classifier.session, classifier.input_name
+        from workers.image_classification.preprocessing import open_image, preprocess_batch
+
+        self.tensor = preprocess_batch([open_image(image)], classifier.preprocessing)
+        self.bodies = request_bodies(image)
+
+    def run_once(self) -> None:
+        self.session.run(None, {self.input_name: self.tensor})
+
+    def pipeline_once(self, kind: str = "json") -> None:
+        content_type, body = self.bodies[kind]
+        parsed = self.parse_request(content_type=content_type, body=body, input_kind="image", max_batch=32)
+        self.predictor.predict(parsed.instances, parsed.top_k)
+
+    def timed(self, fn, n: int) -> list[float]:
+        times = []
+        for _ in range(n):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        return times
+
+    def throughput(self, fn, seconds: float, threads: int = CLIENTS) -> float:
+        stop_at = time.perf_counter() + seconds
+        counts = [0] * threads
+
+        def worker(i: int) -> None:
+            while time.perf_counter() < stop_at:
+                fn()
+                counts[i] += 1
+
+        pool = [threading.Thread(target=worker, args=(i,)) for i in range(threads)]
+        for thread in pool:
+            thread.start()
+        for thread in pool:
+            thread.join()
+        return sum(counts) / seconds
+
+
+# --- orchestration -----------------------------------------------------------------------------
+
+
+def start_web(env: dict[str, str], log: Path) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    argv = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--chdir", str(PLATFORM_DIR),
+            "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", "1",
+            "--threads", str(THREADS), "--timeout", "120", "--graceful-timeout", "10",
+            "--access-logfile", "-", "--error-logfile", "-", "--no-control-socket"]
+    proc = subprocess.Popen(argv, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT, cwd=REPO)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status == 200:
+                return proc, port
+        except OSError:
+            pass
+        if proc.poll() is not None:
+            break
+        time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError(f"the web server did not start:\n{log.read_text()[-3000:]}")
+
+
+def profile_requests(env: dict[str, str], deployment: int, key: str, body: bytes, n: int = 3000) -> str:
+    """Profile n requests through Django's WSGI handler in one process (no HTTP server)."""
+    script = f"""
+import cProfile, io, pstats, sys
+sys.path.insert(0, {str(PLATFORM_DIR)!r}); sys.path.insert(0, {str(REPO)!r})
+import config.wsgi
+from django.test import Client
+client = Client()
+body = {body!r}
+path = "/api/v1/deployments/{deployment}/predict/"
+for _ in range(200):
+    client.post(path, body, content_type="application/json", HTTP_AUTHORIZATION="Bearer {key}")
+profiler = cProfile.Profile()
+profiler.enable()
+for _ in range({n}):
+    client.post(path, body, content_type="application/json", HTTP_AUTHORIZATION="Bearer {key}")
+profiler.disable()
+out = io.StringIO()
+pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(45)
+print(out.getvalue())
+"""
+    return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd="/",
+                          timeout=600).stdout
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--requests", type=int, default=2000, help="sequential requests per format per round")
+    parser.add_argument("--seconds", type=float, default=5.0, help="duration of each concurrent run")
+    parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
+    parser.add_argument("--profile", action="store_true", help="print a cProfile of requests through Django")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="sampan-bench-predict-") as tmp:
+        tmp_dir = Path(tmp)
+        print("training a small CNN on digits ...", file=sys.stderr)
+        run = train(tmp_dir)
+        from tests.datasets.factories import digit_bytes
+
+        image = digit_bytes(3)
+        env = clean_env(SAMPAN_HOME=str(tmp_dir / "home"))
+        manage = [sys.executable, str(PLATFORM_DIR / "manage.py")]
+        subprocess.run([*manage, "migrate", "--verbosity", "0"], env=env, check=True, cwd=REPO)
+        subprocess.run([*manage, "collectstatic", "--no-input", "--verbosity", "0"], env=env, check=True, cwd=REPO)
+        out = subprocess.run([*manage, "shell", "-c", SETUP.format(run=str(run), quota=10_000_000)], env=env,
+                             check=True, cwd=REPO, capture_output=True, text=True).stdout
+        created = json.loads(next(line for line in out.splitlines() if line.startswith("BENCH "))[6:])
+        path = f"/api/v1/deployments/{created['deployment']}/predict/"
+        bodies = request_bodies(image)
+        if args.profile:
+            print(profile_requests(env, created["deployment"], created["key"], bodies["json"][1]))
+            return 0
+
+        raw = Raw(run, image)
+        web, port = start_web(env, tmp_dir / "web.log")
+        results: dict[str, list] = {k: [] for k in ("raw_run", "raw_pipeline", "json", "raw", "raw_rps",
+                                                    "http_rps_json", "http_rps_raw")}
+        try:
+            for kind, (content_type, body) in bodies.items():  # warm up: the model loads on the first call
+                sequential(port, path, created["key"], content_type, body, 300)
+            raw.timed(raw.run_once, 500)
+            raw.timed(raw.pipeline_once, 500)
+            for round_ in range(args.rounds):
+                print(f"round {round_ + 1}/{args.rounds}", file=sys.stderr)
+                results["raw_run"].append(summary(raw.timed(raw.run_once, args.requests)))
+                results["raw_pipeline"].append(summary(raw.timed(raw.pipeline_once, args.requests)))
+                for kind, (content_type, body) in bodies.items():
+                    results[kind].append(summary(sequential(port, path, created["key"], content_type, body,
+                                                            args.requests)))
+                results["raw_rps"].append(raw.throughput(raw.run_once, args.seconds))
+                for kind, (content_type, body) in bodies.items():
+                    results[f"http_rps_{kind}"].append(concurrent(port, path, created["key"], content_type, body,
+                                                                  args.seconds))
+        finally:
+            web.terminate()
+            web.wait(timeout=20)
+
+    def med(name: str, field: str | None = None) -> float:
+        values = results[name] if field is None else [r[field] for r in results[name]]
+        return statistics.median(values)
+
+    table = render(med, args)
+    print(table)
+    if args.write:
+        write_section(table)
+    ok = (med("json", "p50_ms") <= TARGETS["p50_ms"] and med("json", "p99_ms") <= TARGETS["p99_ms"]
+          and med("http_rps_json") >= TARGETS["rps"])
+    return 0 if ok else 1
+
+
+def render(med, args) -> str:
+    raw50, raw99 = med("raw_run", "p50_ms"), med("raw_run", "p99_ms")
+    pipe50, pipe99 = med("raw_pipeline", "p50_ms"), med("raw_pipeline", "p99_ms")
+    rows = [
+        "| | p50 (ms) | p99 (ms) | p50 overhead over raw (ms) | p50 ratio to raw |",
+        "|---|---:|---:|---:|---:|",
+        f"| raw `InferenceSession.run` (preprocessed tensor, in-process) | {raw50:.3f} | {raw99:.3f} | | 1.0 |",
+        f"| in-process pipeline (parse JSON + base64, decode PNG, preprocess, run, top-5) | {pipe50:.3f} | "
+        f"{pipe99:.3f} | {pipe50 - raw50:.3f} | {pipe50 / raw50:.1f} |",
+    ]
+    for kind, title in (("json", "hosted, base64 JSON body"), ("raw", "hosted, raw image body")):
+        p50, p99 = med(kind, "p50_ms"), med(kind, "p99_ms")
+        rows.append(f"| {title} (sequential, keep-alive, key checked) | {p50:.3f} | {p99:.3f} | {p50 - raw50:.3f} | "
+                    f"{p50 / raw50:.1f} |")
+    raw_rps = med("raw_rps")
+    rows += [
+        "",
+        f"| {CLIENTS} concurrent clients | requests/s | ratio to raw |",
+        "|---|---:|---:|",
+        f"| raw `InferenceSession.run`, {CLIENTS} threads in-process | {raw_rps:,.0f} | 1.0 |",
+    ]
+    for kind, title in (("json", "base64 JSON body"), ("raw", "raw image body")):
+        rps = med(f"http_rps_{kind}")
+        rows.append(f"| hosted, {title} ({CLIENTS} client processes, keep-alive) | {rps:,.0f} | {rps / raw_rps:.3f} |")
+    json50, json99, rps = med("json", "p50_ms"), med("json", "p99_ms"), med("http_rps_json")
+    verdict = (f"Targets (p50 <= {TARGETS['p50_ms']:g} ms, p99 <= {TARGETS['p99_ms']:g} ms sequential, "
+               f">= {TARGETS['rps']:,.0f} requests/s with {CLIENTS} clients; base64 JSON): "
+               f"p50 {'met' if json50 <= TARGETS['p50_ms'] else 'MISSED'}, "
+               f"p99 {'met' if json99 <= TARGETS['p99_ms'] else 'MISSED'}, "
+               f"throughput {'met' if rps >= TARGETS['rps'] else 'MISSED'}.")
+    cpus = os.cpu_count()
+    header = (f"Measured {datetime.date.today():%Y-%m-%d} on {cpus} CPU cores, {args.rounds} rounds "
+              f"(medians), {args.requests} sequential requests per format per round, {args.seconds:g} s per "
+              f"concurrent run; model: cnn_small at 32x32 (10 classes), one 32x32 PNG per request; web: gunicorn "
+              f"1 gthread worker x {THREADS} threads, embedded mode (SQLite), access log on; clients on the same "
+              f"machine. `nice -n 10 .venv/bin/python benchmarks/hosted_predict.py --write`")
+    return "\n".join([header, "", *rows, "", verdict])
+
+
+def write_section(table: str) -> None:
+    text = DOCS.read_text()
+    start, end = f"<!-- {SECTION}:start -->", f"<!-- {SECTION}:end -->"
+    block = f"{start}\n## Hosted prediction endpoint (`benchmarks/hosted_predict.py`)\n\n{table}\n{end}"
+    if start in text:
+        text = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda _: block, text, flags=re.S)
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    DOCS.write_text(text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
