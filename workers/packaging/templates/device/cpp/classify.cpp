@@ -138,6 +138,8 @@ RGBImage resize(const RGBImage& in, int width, int height) {
     throw std::runtime_error(std::string("resample ") + spec::kResample + " is not supported by this sample");
   }
   RGBImage out = in;
+  // Pillow shrinks first: the vertical pass goes first when the width grows and the height shrinks
+  if (width > out.width && height < out.height) out = resample_pass(out, height, false, cubic);
   if (width != out.width) out = resample_pass(out, width, true, cubic);
   if (height != out.height) out = resample_pass(out, height, false, cubic);
   return out;

@@ -87,11 +87,18 @@ export function resizeRGB(rgb, width, height, outWidth, outHeight, resample = "b
   if (!filter) throw new Error(`resample ${resample} is not supported by this sample (bilinear, bicubic)`);
   let pixels = rgb;
   let w = width;
+  let h = height;
+  // Pillow shrinks first: the vertical pass goes first when the width grows and the height shrinks
+  const verticalFirst = outWidth > width && outHeight < height;
+  if (verticalFirst) {
+    pixels = resamplePass(pixels, w, h, outHeight, false, filter);
+    h = outHeight;
+  }
   if (outWidth !== width) {
-    pixels = resamplePass(pixels, w, height, outWidth, true, filter);
+    pixels = resamplePass(pixels, w, h, outWidth, true, filter);
     w = outWidth;
   }
-  if (outHeight !== height) pixels = resamplePass(pixels, w, height, outHeight, false, filter);
+  if (outHeight !== h) pixels = resamplePass(pixels, w, h, outHeight, false, filter);
   return pixels;
 }
 
