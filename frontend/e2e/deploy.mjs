@@ -230,7 +230,7 @@ async function main() {
       if (!curl.includes(url)) fail(`the curl snippet does not call ${url}`);
       await page.getByTestId('snippet-tab-python').click();
       const python = await page.getByTestId('snippet-python').innerText();
-      if (!python.includes('from sampan import Client') || !python.includes(`predict(\n    ${deploymentId},`)) fail(`the Python snippet: ${python}`);
+      if (!python.includes('from sampan import Client') || !python.includes(`client.deployments.get(${deploymentId})`)) fail(`the Python snippet: ${python}`);
       await page.getByTestId('snippet-tab-javascript').click();
       if (!(await page.getByTestId('snippet-javascript').innerText()).includes(url)) fail('the JavaScript snippet lacks the endpoint');
       await screenshot(page, 'snippets');

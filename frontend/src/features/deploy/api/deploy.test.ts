@@ -24,7 +24,8 @@ describe('deploy helpers', () => {
     const python = predictSnippet('python', options);
     expect(python).toContain('from sampan import Client');
     expect(python).toContain('client = Client("http://h")');
-    expect(python).toContain('client.deployments.predict(\n    7,');
+    expect(python).toContain('deployment = client.deployments.get(7)');
+    expect(python).toContain('answer = deployment.predict("digit.png", top_k=5)');
     const js = predictSnippet('javascript', options);
     expect(js).toContain("fetch('http://h/api/v1/deployments/7/predict/'");
     expect(js).toContain("form.append('file', file)");

@@ -31,19 +31,18 @@ export function predictSnippet(
     case 'python':
       return [
         '# pip install sampan',
-        'import os',
-        '',
         'from sampan import Client',
         '',
-        `client = Client("${baseUrl}")  # or set SAMPAN_URL`,
-        'result = client.deployments.predict(',
-        `    ${deploymentId},`,
-        '    "digit.png",',
-        `    api_key=os.environ["${KEY_ENV}"],`,
-        `    top_k=${topK},`,
-        ')',
-        'for entry in result["predictions"][0]["top_k"]:',
+        `client = Client("${baseUrl}")  # your personal API token in SAMPAN_API_KEY`,
+        `deployment = client.deployments.get(${deploymentId})`,
+        `# the deployment key comes from ${KEY_ENV} (or pass key="spd_...")`,
+        `answer = deployment.predict("digit.png", top_k=${topK})`,
+        'print(answer.label, answer.score)',
+        'for entry in answer.top_k:',
         '    print(entry["label"], round(entry["score"], 3))',
+        '',
+        '# many images, sent in batches of up to 32',
+        'answers = deployment.predict_batch(["a.png", "b.png", "c.png"])',
       ].join('\n');
     case 'javascript':
       return [

@@ -111,7 +111,9 @@ export function DeploymentOverview({
                 onClick={() => setConfirm({ kind: 'rollback' })}
                 data-testid="deployment-rollback"
               >
-                Roll back to {versionName(deployment.previous_model_version)}
+                {deployment.previous_model_version === null || deployment.previous_model_version === undefined
+                  ? 'Roll back'
+                  : `Roll back to ${versionName(deployment.previous_model_version)}`}
               </Button>
               <Button variant="subtle" color="red" disabled={!canEdit} onClick={() => setConfirm({ kind: 'delete' })} data-testid="deployment-delete">
                 Delete

@@ -86,7 +86,7 @@ export function PackagesPanel({
                   </Table.Td>
                   {modelVersionId === undefined && (
                     <Table.Td>
-                      <Link to={`/model-versions/${pkg.model_version}`}>#{pkg.model_version}</Link>
+                      <Link to={`/model-versions/${pkg.model_version}`}>{pkg.model_version_name}</Link>
                     </Table.Td>
                   )}
                   <Table.Td>

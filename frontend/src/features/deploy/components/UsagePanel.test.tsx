@@ -25,7 +25,8 @@ describe('UsagePanel', () => {
     const user = userEvent.setup();
     renderWithApp(<UsagePanel deploymentId={7} />);
     expect(await screen.findByTestId('usage-calls')).toHaveTextContent('3');
-    expect(screen.getByTestId('usage-errors')).toHaveTextContent('1 (33.3%)');
+    expect(screen.getByTestId('usage-errors')).toHaveTextContent('1');
+    expect(screen.getByTestId('usage-error-rate')).toHaveTextContent('33.3%');
     expect(screen.getByTestId('usage-p50')).toHaveTextContent('0.42 ms');
     expect(screen.getByTestId('usage-p99')).toHaveTextContent('1.50 ms');
     expect(screen.getByTestId('usage-calls-chart')).toBeInTheDocument();

@@ -54,7 +54,7 @@ export function UsagePanel({ deploymentId }: { deploymentId: number }) {
         <>
           <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }} data-testid="usage-totals" data-calls={data.totals.calls} data-errors={data.totals.errors}>
             <Stat label="Calls" value={String(data.totals.calls)} testId="usage-calls" />
-            <Stat label="Errors" value={`${data.totals.errors} (${errorRate(data.totals)})`} testId="usage-errors" />
+            <Stat label="Errors" value={String(data.totals.errors)} testId="usage-errors" />
             <Stat label="p50" value={formatMs(data.totals.p50_ms)} testId="usage-p50" />
             <Stat label="p95" value={formatMs(data.totals.p95_ms)} testId="usage-p95" />
             <Stat label="p99" value={formatMs(data.totals.p99_ms)} testId="usage-p99" />

@@ -1,0 +1,53 @@
+import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeApi, json, page } from '@/test/fakeApi';
+import { renderWithApp } from '@/test/render';
+import { DEPLOYMENT, KEY, MODEL_VERSIONS } from '../test/fixtures';
+import { DeploymentDetail } from './DeploymentDetail';
+import { DeploymentsTable } from './DeploymentsTable';
+
+describe('DeploymentDetail', () => {
+  it('shows the deployment with its tabs and hands tab changes to the route', async () => {
+    fakeApi({
+      'GET /api/v1/deployments/7/': json(DEPLOYMENT),
+      'GET /api/v1/deployments/7/keys/': json([KEY]),
+      'GET /api/v1/model-versions/': page(MODEL_VERSIONS),
+    });
+    const onTabChange = vi.fn();
+    const user = userEvent.setup();
+    renderWithApp(<DeploymentDetail deploymentId={7} tab="keys" onTabChange={onTabChange} onDeleted={vi.fn()} />);
+    expect(await screen.findByTestId('deployment-name')).toHaveTextContent('digits-api');
+    expect(await screen.findByTestId('deployment-key-row-3')).toHaveTextContent('mobile app');
+    await user.click(screen.getByTestId('deployment-tab-usage'));
+    expect(onTabChange).toHaveBeenCalledWith('usage');
+  });
+
+  it('shows not-found for a deployment the API answers 404 for', async () => {
+    fakeApi({});
+    renderWithApp(<DeploymentDetail deploymentId={99} tab="overview" onTabChange={vi.fn()} onDeleted={vi.fn()} />);
+    expect(await screen.findByTestId('not-found')).toHaveTextContent('This deployment does not exist');
+  });
+});
+
+describe('DeploymentsTable', () => {
+  it("lists a project's deployments with status, model version and endpoint", async () => {
+    const server = fakeApi({
+      'GET /api/v1/deployments/': page([DEPLOYMENT, { ...DEPLOYMENT, id: 8, name: 'old', status: 'stopped', model_version: 10, model_version_name: 'V1' }]),
+    });
+    renderWithApp(<DeploymentsTable projectId={4} />);
+    const row = await screen.findByTestId('deployment-row-7');
+    expect(row).toHaveTextContent('digits-api');
+    expect(row).toHaveTextContent('V3');
+    expect(row).toHaveTextContent(`${window.location.origin}/api/v1/deployments/7/predict/`);
+    expect(screen.getByTestId('deployment-status-8')).toHaveTextContent('stopped');
+    expect(screen.getByTestId('deployment-link-8')).toHaveAttribute('href', '/deployments/8');
+    expect(server.calls[0].search.get('project')).toBe('4');
+  });
+
+  it('explains how to deploy when there is nothing yet', async () => {
+    fakeApi({ 'GET /api/v1/deployments/': page([]) });
+    renderWithApp(<DeploymentsTable projectId={4} />);
+    expect(await screen.findByTestId('deployments-empty')).toHaveTextContent('Hosted API');
+  });
+});
