@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from sampan.client import Client
     from sampan.training import Job
 
+MAX_FILES_PER_REQUEST = 100  # Django's DATA_UPLOAD_MAX_NUMBER_FILES on the server
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".gif", ".tif", ".tiff"})
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 FileItem = str | os.PathLike[str] | tuple[str, bytes]
@@ -82,6 +83,9 @@ class Dataset(Resource):
         - a pandas DataFrame with a ``path`` or a ``bytes`` column and an optional ``label`` column
           (and ``name`` for bytes).
 
+        Files go up ``batch_size`` per request (at most 100, the server's limit); the server verifies
+        each image by content, skips duplicates and reports the rest in ``problems``.
+
         e.g. ``dataset.upload("digits/")`` -> ``UploadResult(imported=1797, ...)``
         """
         if _is_dataframe(source):
@@ -139,6 +143,7 @@ class Dataset(Resource):
     def _upload_groups(self, groups: Iterable[tuple[str | None, list[Any]]], *, batch_size: int,
                        progress: bool) -> UploadResult:
         groups = [(name, items) for name, items in groups if items]
+        batch_size = max(1, min(batch_size, MAX_FILES_PER_REQUEST))
         result = UploadResult()
         bar = _bar(progress, total=sum(len(items) for _, items in groups), unit="img", desc=f"upload to {self.data.get('name', self.id)}")
         try:
