@@ -7,7 +7,7 @@ import logging
 import statistics
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 from workspaces.selectors import scoped_to_member
 
 from automl.models import ReportRole, Study, Trial, TrialState
@@ -16,7 +16,9 @@ logger = logging.getLogger("sampan.automl")
 
 
 def studies_for(*, user) -> QuerySet[Study]:
-    studies = Study.objects.select_related("created_by", "dataset_version__dataset")
+    completed = Trial.objects.filter(state=TrialState.COMPLETE, value__isnull=False).select_related("model_version")
+    studies = Study.objects.select_related("created_by", "dataset_version__dataset").prefetch_related(
+        Prefetch("trials", queryset=completed.order_by("number"), to_attr="completed_trials"))
     return scoped_to_member(studies, user=user).order_by("-created_at", "-id").annotate(
         trial_count=Count("trials", distinct=True),
         complete_count=Count("trials", filter=Q(trials__state=TrialState.COMPLETE), distinct=True),
@@ -31,6 +33,11 @@ def trials_of(*, study: Study) -> QuerySet[Trial]:
 
 
 def best_trial(*, study: Study) -> Trial | None:
+    """The completed trial with the best value (the first such on ties)."""
+    completed = getattr(study, "completed_trials", None)
+    if completed is not None:  # prefetched by studies_for
+        maximize = study.objective.get("direction", "maximize") == "maximize"
+        return max(completed, key=lambda t: (t.value if maximize else -t.value, -t.number), default=None)
     order = "-value" if study.objective.get("direction", "maximize") == "maximize" else "value"
     return (study.trials.filter(state=TrialState.COMPLETE, value__isnull=False).select_related("model_version")
             .order_by(order, "number").first())

@@ -168,3 +168,13 @@ def test_results_rank_parameters_and_keep_the_best_so_far(tenants, api_client, v
     assert set(importances) == {"learning_rate", "augmentation"}
     assert sum(importances.values()) == pytest.approx(1.0)
     assert importances["learning_rate"] > importances["augmentation"]
+
+
+def test_study_list_costs_the_same_queries_for_many_studies(tenants, api_client, version, django_assert_max_num_queries):
+    client = api_client(tenants["alice"])
+    space = [{"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True}]
+    for _ in range(4):
+        assert post(client, version, n_trials=2, parallelism=1, search_space=space).status_code == 201
+    with django_assert_max_num_queries(8):
+        listed = client.get("/api/v1/studies/").json()
+    assert listed["count"] == 4 and all(row["trials"]["running"] == 1 for row in listed["results"])

@@ -64,6 +64,8 @@ class SdeSampler(BaseSampler):
         local_fraction: the largest share of asks that take a local step around the incumbent.
         local_radius: that step's scale relative to the spread of the best trials.
         patience: steps without a personal improvement after which a collapsed particle restarts.
+        explore_fraction: share of the other asks that sample around the consensus (as a busy
+            particle does) instead of moving a particle.
     """
 
     def __init__(
@@ -79,6 +81,7 @@ class SdeSampler(BaseSampler):
         local_fraction: float = 0.5,
         local_radius: float = 1.0,
         patience: int = 4,
+        explore_fraction: float = 0.0,
     ) -> None:
         if n_particles is not None and n_particles < 2:
             raise ValueError("n_particles must be at least 2")
@@ -94,6 +97,7 @@ class SdeSampler(BaseSampler):
         self._local_fraction = local_fraction
         self._local_radius = local_radius
         self._patience = patience
+        self._explore_fraction = explore_fraction
         self._spaces: dict[tuple[int, int], tuple[dict[str, BaseDistribution] | None, set[int]]] = {}
         self._lock = threading.Lock()
         self._encodings: dict[str, SpaceEncoding] = {}
@@ -181,17 +185,16 @@ class SdeSampler(BaseSampler):
 
         # Late in the run a share of the asks refine the incumbent inside a trust region.
         local_share = self._local_fraction * min(1.0, progress / 8.0)
+        busy = prev is not None and not prev.state.is_finished()
         if rng.random() < local_share:
             radius = np.maximum(self._local_radius * spread, e_min)
             x = _reflect(best + radius * rng.standard_normal(dim))
-            self._set(study, trial, {"kind": "local", "particle": particle})
-            return enc.decode(x)
-
-        if prev is not None and not prev.state.is_finished():
-            # The particle is busy elsewhere: explore around the consensus, keep its state.
+            return self._propose(study, trial, enc, trials, rng, x, e_min, {"kind": "local", "particle": particle})
+        if busy or rng.random() < self._explore_fraction:
+            # The particle is busy elsewhere (or this ask explores): sample around the consensus
+            # with the spread of the best trials; the particle keeps its state.
             x = _reflect(v + np.maximum(spread, e_min) * rng.standard_normal(dim))
-            self._set(study, trial, {"kind": "explore", "particle": particle})
-            return enc.decode(x)
+            return self._propose(study, trial, enc, trials, rng, x, e_min, {"kind": "explore", "particle": particle})
 
         if prev is None or len(prev.system_attrs.get(_PREFIX + "x", ())) != dim:
             # First move of this particle: start from the i-th best evaluated point.
@@ -212,18 +215,46 @@ class SdeSampler(BaseSampler):
             collapsed = float(np.max(np.abs(x - v))) < 2 * e_min and float(np.max(np.abs(m))) < 2 * e_min
             if stale >= self._patience and collapsed:
                 x = rng.random(dim)
-                m, k, epoch, kind = np.zeros(dim), 1, epoch + 1, "restart"
-                origin_number = None
-                self._set(study, trial, _state(particle, kind, x, m, k, epoch, origin_number))
-                return enc.decode(x)
+                state = _state(particle, "restart", x, np.zeros(dim), 1, epoch + 1, None)
+                return self._propose(study, trial, enc, trials, rng, x, e_min, state)
 
         a = self._step
         s_k = self._noise / math.sqrt(k)
         m = max(0.0, 1.0 - 3.0 * a / k) * m - a * (x - p_best) - a * (x - v)
         x = x + a * m + s_k * (x - v) * rng.standard_normal(dim) + e_min * rng.standard_normal(dim)
         x = _reflect(x)
-        self._set(study, trial, _state(particle, kind, x, m, k, epoch, origin_number))
-        return enc.decode(x)
+        return self._propose(study, trial, enc, trials, rng, x, e_min, _state(particle, kind, x, m, k, epoch, origin_number))
+
+    def _propose(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        enc: SpaceEncoding,
+        trials: Sequence[FrozenTrial],
+        rng: np.random.Generator,
+        x: np.ndarray,
+        e_min: float,
+        attrs: dict[str, Any],
+    ) -> dict[str, Any]:
+        """Decode x, nudging it first while it lands on the params of another trial: in int, step
+        and categorical spaces a particle would otherwise spend trials on configurations that
+        were already run (or are running)."""
+        params = enc.decode(x)
+        if any(c.kind in ("grid", "log_int", "categorical") for c in enc.columns):
+            taken = {
+                tuple(t.params.get(n, _MISSING) for n in enc.names) for t in trials if t.number != trial.number
+            }
+            scale = max(e_min, 0.05)
+            for _ in range(16):
+                if tuple(params[n] for n in enc.names) not in taken:
+                    break
+                x = _reflect(x + scale * rng.standard_normal(enc.dim))
+                params = enc.decode(x)
+                scale *= 1.3
+            if "x" in attrs:
+                attrs["x"] = [float(c) for c in x]
+        self._set(study, trial, attrs)
+        return params
 
     # -- internals ------------------------------------------------------------------------------
 
