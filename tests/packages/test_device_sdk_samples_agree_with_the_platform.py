@@ -90,7 +90,7 @@ def test_int8_keeps_accuracy_and_the_report_is_in_the_archive(sdk):
     assert manifest["models"]["int8"]["inputs"] == manifest["models"]["fp32"]["inputs"]
     package = json.loads((root / "javascript" / "package.json").read_text())
     assert package["dependencies"]["onnxruntime-web"].split(".")[0].isdigit()  # pinned, not a range
-    print(json.dumps(compression))
+    print(json.dumps({"device_sdk_bytes": report["size_bytes"], **compression}))
 
 
 def test_python_sample_in_a_fresh_venv_matches_the_platform(sdk, sample_python):

@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -117,10 +118,15 @@ def test_archive_holds_a_self_contained_model_a_manifest_with_every_sha256_and_n
     dockerfile = (root / "Dockerfile").read_text()
     user = [line.split()[1] for line in dockerfile.splitlines() if line.startswith("USER ")]
     assert user and user[-1].split(":")[0] not in ("root", "0")
+    # the base image runs the Python these pins were installed with below; the server listens outside
+    assert f"FROM python:{sys.version_info.major}.{sys.version_info.minor}-slim" in dockerfile
+    assert "SAMPAN_SERVER_HOST=0.0.0.0" in dockerfile and 'CMD ["python", "serve.py"]' in dockerfile
+    assert "pip install --no-cache-dir -r requirements.txt" in dockerfile
     assert json.loads((root / "labels.json").read_text()) == [str(d) for d in range(10)]
     assert report["sha256"] == hashlib.sha256(package["archive"].read_bytes()).hexdigest()
     assert report["size_bytes"] == package["archive"].stat().st_size and report["test_vectors"] == 20
     assert package["calls"][-1][1]["fraction"] == 1.0
+    print(json.dumps({"server_package_bytes": report["size_bytes"], "model_bytes": (root / "model.onnx").stat().st_size}))
 
 
 def test_fresh_venv_has_no_torch_and_runs_the_packaged_code(package):

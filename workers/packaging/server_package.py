@@ -63,10 +63,15 @@ def build_server_package(*, artifacts: ModelArtifacts, out_path: str | os.PathLi
     >>> build_server_package(artifacts=artifacts, out_path="server.zip")["sha256"]  # doctest: +SKIP
     '5f0c...'
     """
-    from workers.serving.predictors import PREDICTORS, load_predictor
+    from workers.serving.predictors import PREDICTORS, load_predictor, predictor_class
 
     if artifacts.template not in PREDICTORS:
         raise PackagingError(f"no predictor serves template {artifacts.template!r}; known: {', '.join(PREDICTORS)}")
+    input_kind = predictor_class(artifacts.template).input_kind
+    if input_kind != "image":
+        # the server and protocol would serve it; the test vectors are written for images only so far
+        raise PackagingError(f"server packages are built for image models so far; {artifacts.template!r} "
+                             f"takes {input_kind} input")
     when = created_at()
     with tempfile.TemporaryDirectory(prefix="sampan-server-package-") as temp:
         root = Path(temp)
