@@ -47,6 +47,8 @@ router.register(r"deployments/(?P<deployment_id>\d+)/keys", DeploymentKeyViewSet
 router.register("packages", PackageViewSet, basename="package")
 
 api_v1 = [
+    # first: the hot path of hosted predictions resolves without trying the other routes
+    path("deployments/<int:pk>/predict/", DeploymentPredictView.as_view(), name="deployment-predict"),
     path("auth/csrf/", CsrfView.as_view(), name="auth-csrf"),
     path("auth/login/", LoginView.as_view(), name="auth-login"),
     path("auth/logout/", LogoutView.as_view(), name="auth-logout"),
@@ -56,7 +58,6 @@ api_v1 = [
     path("templates/", TemplateListView.as_view(), name="templates"),
     path("templates/<str:name>/", TemplateDetailView.as_view(), name="template-detail"),
     path("training-jobs/", TrainingJobCreateView.as_view(), name="training-jobs"),
-    path("deployments/<int:pk>/predict/", DeploymentPredictView.as_view(), name="deployment-predict"),
     *router.urls,
 ]
 
