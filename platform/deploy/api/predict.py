@@ -103,7 +103,7 @@ def _answer(request, state: serving.DeploymentState, key: serving.KeyState, now:
         parsed = parse_request(content_type=request.META.get("CONTENT_TYPE"), body=request.body,
                                input_kind=predictor.input_kind, max_batch=serving.max_batch(),
                                max_image_pixels=serving.max_image_pixels(), max_body_bytes=limit,
-                               query_top_k=request.GET.get("top_k"))
+                               query_top_k=request.GET.get("top_k") if request.META.get("QUERY_STRING") else None)
     except PredictionInputError as exc:
         return HttpResponse(exc.body(), status=exc.status, content_type="application/json")
     predictions = predictor.predict(parsed.instances, parsed.top_k)
