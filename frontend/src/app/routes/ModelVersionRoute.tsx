@@ -30,7 +30,7 @@ export function ModelVersionRoute() {
             disabledReason={workspace?.role === 'viewer' ? 'Viewers cannot deploy' : null}
             onDeployed={(deployment) => navigate(`/deployments/${deployment.id}/keys`)}
           />
-          <PackagesPanel modelVersionId={version.id} hideWhenEmpty />
+          <PackagesPanel modelVersionId={version.id} hideWhenEmpty canEdit={workspace?.role !== 'viewer'} />
         </>
       )}
       <EvaluationReport

@@ -3,7 +3,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { QueryState } from '@/components/QueryState';
 import { CreateDatasetButton, DatasetsTable } from '@/features/datasets';
-import { DeploymentsTable, PackagesPanel } from '@/features/deploy';
+import { CreateDeploymentButton, DeploymentsTable, PackagesPanel } from '@/features/deploy';
 import { JobsPanel } from '@/features/jobs';
 import { ProjectHeader, useProject } from '@/features/projects';
 import { ModelVersionsTable } from '@/features/training';
@@ -62,10 +62,17 @@ export function ProjectRoute() {
         </Tabs.Panel>
         <Tabs.Panel value="deployments" pt="md">
           <Stack>
-            <Title order={4}>Hosted APIs</Title>
+            <Group justify="space-between">
+              <Title order={4}>Hosted APIs</Title>
+              <CreateDeploymentButton
+                projectId={project.id}
+                disabled={!canEdit}
+                onDeployed={(deployment) => navigate(`/deployments/${deployment.id}/keys`)}
+              />
+            </Group>
             <DeploymentsTable projectId={project.id} />
             <Title order={4}>Packages</Title>
-            <PackagesPanel projectId={project.id} />
+            <PackagesPanel projectId={project.id} canEdit={canEdit} />
           </Stack>
         </Tabs.Panel>
         <Tabs.Panel value="jobs" pt="md">

@@ -23,6 +23,10 @@ export function createPackage({ modelVersion, kind }: { modelVersion: number; ki
   return unwrap(api.POST('/api/v1/packages/', { body: { model_version: modelVersion, kind } }));
 }
 
+export function deletePackage(id: number) {
+  return unwrap(api.DELETE('/api/v1/packages/{id}/', { params: { path: { id } } }));
+}
+
 export function getPackageJob(jobId: number) {
   return unwrap(api.GET('/api/v1/jobs/{id}/', { params: { path: { id: jobId } } }));
 }

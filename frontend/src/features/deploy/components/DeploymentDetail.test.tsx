@@ -1,9 +1,10 @@
-import { screen } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import { fakeApi, json, page } from '@/test/fakeApi';
+import { fakeApi, json, page, type RecordedCall } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { DEPLOYMENT, KEY, MODEL_VERSIONS } from '../test/fixtures';
+import { CreateDeploymentButton } from './CreateDeploymentButton';
 import { DeploymentDetail } from './DeploymentDetail';
 import { DeploymentsTable } from './DeploymentsTable';
 
@@ -49,5 +50,25 @@ describe('DeploymentsTable', () => {
     fakeApi({ 'GET /api/v1/deployments/': page([]) });
     renderWithApp(<DeploymentsTable projectId={4} />);
     expect(await screen.findByTestId('deployments-empty')).toHaveTextContent('Hosted API');
+  });
+});
+
+describe('CreateDeploymentButton', () => {
+  it('deploys a picked model version of the project under a suggested name', async () => {
+    const server = fakeApi({
+      'GET /api/v1/model-versions/': page(MODEL_VERSIONS),
+      'POST /api/v1/deployments/': (call: RecordedCall) => json({ ...DEPLOYMENT, id: 30, ...(call.body as object) }, 201),
+      'GET /api/v1/deployments/': page([]),
+    });
+    const onDeployed = vi.fn();
+    const user = userEvent.setup();
+    renderWithApp(<CreateDeploymentButton projectId={4} onDeployed={onDeployed} />);
+    await user.click(screen.getByTestId('create-deployment'));
+    await user.click(await screen.findByTestId('create-deployment-version'));
+    await user.click(await screen.findByRole('option', { name: 'V2', hidden: true }));
+    expect(screen.getByTestId('create-deployment-name')).toHaveValue('v2-api');
+    await user.click(screen.getByTestId('create-deployment-submit'));
+    await waitFor(() => expect(onDeployed).toHaveBeenCalledTimes(1));
+    expect(server.callsTo('POST', '/api/v1/deployments/')[0].body).toEqual({ project: 4, model_version: 11, name: 'v2-api' });
   });
 });

@@ -1,4 +1,5 @@
 import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { fakeApi, json, page } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
@@ -59,5 +60,23 @@ describe('PackagesPanel', () => {
     expect(screen.getByTestId('compression-report-6')).toHaveTextContent('accuracy on 360 test images; int8 calibrated on 300 training images');
     expect(screen.getByTestId('package-error-8')).toHaveTextContent('no ONNX file');
     expect(screen.getByTestId('package-download-8')).toBeDisabled();
+  });
+
+  it('deletes a package after confirmation', async () => {
+    let packages = [PACKAGE];
+    const server = fakeApi({
+      'GET /api/v1/packages/': () => json(page(packages)),
+      'DELETE /api/v1/packages/5/': () => {
+        packages = [];
+        return new Response(null, { status: 204 });
+      },
+    });
+    const user = userEvent.setup();
+    renderWithApp(<PackagesPanel projectId={4} />);
+    await user.click(await screen.findByTestId('package-delete-5'));
+    expect(server.callsTo('DELETE', '/api/v1/packages/5/')).toHaveLength(0);
+    await user.click(await screen.findByTestId('package-delete-confirm'));
+    expect(await screen.findByTestId('packages-empty')).toBeInTheDocument();
+    expect(server.callsTo('DELETE', '/api/v1/packages/5/')).toHaveLength(1);
   });
 });

@@ -1,10 +1,10 @@
-import { Alert, Badge, Button, Code, Group, Paper, Progress, Skeleton, Stack, Table, Text, Tooltip } from '@mantine/core';
-import { Fragment } from 'react';
+import { Alert, Badge, Button, Code, Group, Modal, Paper, Progress, Skeleton, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { Fragment, useState } from 'react';
 import { Link } from 'react-router';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
 import { formatBytes, isBuilding, jobProgress, PACKAGE_KINDS, packageDownloadUrl, readCompressionReport, type DeployPackage, type PackageKind } from '../api/packages';
-import { usePackageJob, usePackages } from '../hooks/useDeploy';
+import { useDeletePackage, usePackageJob, usePackages } from '../hooks/useDeploy';
 import { CompressionReport } from './CompressionReport';
 
 const STATUS_COLORS: Record<string, string> = { queued: 'gray', running: 'blue', succeeded: 'teal', failed: 'red', cancelled: 'orange' };
@@ -36,13 +36,17 @@ export function PackagesPanel({
   modelVersionId,
   projectId,
   hideWhenEmpty = false,
+  canEdit = true,
 }: {
   modelVersionId?: number;
   projectId?: number;
   hideWhenEmpty?: boolean;
+  canEdit?: boolean;
 }) {
   const filters = modelVersionId !== undefined ? { model_version: modelVersionId } : { project: projectId };
   const { data, isPending, isError, error } = usePackages(filters);
+  const remove = useDeletePackage();
+  const [deleting, setDeleting] = useState<DeployPackage | null>(null);
   if (isPending) return <Skeleton h={80} />;
   if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
   if (data.results.length === 0) {
@@ -125,6 +129,16 @@ export function PackagesPanel({
                           Download
                         </Button>
                       )}
+                      <Button
+                        size="xs"
+                        variant="subtle"
+                        color="red"
+                        disabled={!canEdit || isBuilding(pkg.status)}
+                        onClick={() => setDeleting(pkg)}
+                        data-testid={`package-delete-${pkg.id}`}
+                      >
+                        Delete
+                      </Button>
                     </Group>
                   </Table.Td>
                 </Table.Tr>
@@ -145,6 +159,27 @@ export function PackagesPanel({
           })}
         </Table.Tbody>
       </Table>
+      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title="Delete package">
+        <Stack>
+          <Text>
+            Delete the {deleting ? (PACKAGE_KINDS[deleting.kind as PackageKind]?.title ?? deleting.kind).toLowerCase() : ''} #{deleting?.id}? Its archive is
+            removed; you can build it again from the model version.
+          </Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setDeleting(null)}>
+              Keep it
+            </Button>
+            <Button
+              color="red"
+              loading={remove.isPending}
+              onClick={() => deleting && remove.mutate(deleting.id, { onSettled: () => setDeleting(null) })}
+              data-testid="package-delete-confirm"
+            >
+              Delete
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
     </Paper>
   );
 }

@@ -14,7 +14,7 @@ import {
   type Deployment,
 } from '../api/deployments';
 import { deployKeys, type UsageWindow } from '../api/keys';
-import { createPackage, getPackageJob, isBuilding, listPackages } from '../api/packages';
+import { createPackage, deletePackage, getPackageJob, isBuilding, listPackages } from '../api/packages';
 import { predictImage } from '../api/predict';
 import { sessionKeys } from '../api/sessionKeys';
 import { getUsage } from '../api/usage';
@@ -161,6 +161,14 @@ export function useCreatePackage() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: createPackage,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...deployKeys.packages, 'list'] }),
+  });
+}
+
+export function useDeletePackage() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: deletePackage,
     onSuccess: () => queryClient.invalidateQueries({ queryKey: [...deployKeys.packages, 'list'] }),
   });
 }
