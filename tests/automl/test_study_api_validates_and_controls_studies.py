@@ -178,3 +178,23 @@ def test_study_list_costs_the_same_queries_for_many_studies(tenants, api_client,
     with django_assert_max_num_queries(8):
         listed = client.get("/api/v1/studies/").json()
     assert listed["count"] == 4 and all(row["trials"]["running"] == 1 for row in listed["results"])
+
+
+def test_a_trial_whose_worker_is_lost_for_good_fails_and_the_study_goes_on(tenants, api_client, version):
+    from automl.models import Trial
+    from automl.services import studies_reconcile
+    from jobs.models import Job
+
+    client = api_client(tenants["alice"])
+    study = post(client, version, n_trials=2, parallelism=1, search_space=[
+        {"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True}]).json()
+    first = Trial.objects.get(study_id=study["id"])
+    # what the reaper leaves when the last attempt's worker went silent too
+    lost = "worker vm/123 lost: no heartbeat for 61s on attempt 3 of 3; gave up after 3 attempts"
+    Job.objects.filter(pk=first.job_id).update(status="failed", attempt=3, error=lost)
+
+    assert studies_reconcile()["studies"] == 1
+    trials = client.get(f"/api/v1/studies/{study['id']}/trials/").json()
+    assert [(t["number"], t["state"]) for t in trials] == [(0, "failed"), (1, "running")]
+    assert trials[0]["error"] == lost and trials[0]["job_status"] == "failed"
+    assert client.get(f"/api/v1/studies/{study['id']}/").json()["status"] == "running"
