@@ -244,6 +244,35 @@ def start_web(env: dict[str, str], log: Path) -> tuple[subprocess.Popen, int]:
     raise RuntimeError(f"the web server did not start:\n{log.read_text()[-3000:]}")
 
 
+WSGI_TIMING = """
+import io, json, statistics, sys, time
+sys.path.insert(0, {platform!r}); sys.path.insert(0, {repo!r})
+from config.wsgi import application
+body = {body!r}
+environ = {{"REQUEST_METHOD": "POST", "PATH_INFO": {path!r}, "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "80",
+           "HTTP_HOST": "127.0.0.1", "wsgi.url_scheme": "http", "CONTENT_TYPE": "application/json",
+           "CONTENT_LENGTH": str(len(body)), "HTTP_AUTHORIZATION": "Bearer {key}"}}
+def call():
+    response = application({{**environ, "wsgi.input": io.BytesIO(body)}}, lambda status, headers: None)
+    b"".join(response)
+    response.close()
+for _ in range(300):
+    call()
+times = []
+for _ in range({n}):
+    start = time.perf_counter(); call(); times.append(time.perf_counter() - start)
+print("WSGI " + json.dumps(times))
+"""
+
+
+def wsgi_in_process(env: dict[str, str], path: str, key: str, body: bytes, n: int) -> list[float]:
+    """Django's whole handler (middleware, URL resolution, the view) called in a process, no HTTP."""
+    script = WSGI_TIMING.format(platform=str(PLATFORM_DIR), repo=str(REPO), body=body, path=path, key=key, n=n)
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd="/",
+                         timeout=600, check=True).stdout
+    return json.loads(next(line for line in out.splitlines() if line.startswith("WSGI "))[5:])
+
+
 def profile_requests(env: dict[str, str], deployment: int, key: str, body: bytes, n: int = 3000) -> str:
     """Profile n requests through Django's WSGI handler in one process (no HTTP server)."""
     script = f"""
@@ -300,10 +329,10 @@ def main() -> int:
 
         raw = Raw(run, image)
         web, port = start_web(env, tmp_dir / "web.log")
-        results: dict[str, list] = {k: [] for k in ("raw_run", "raw_pipeline", "json", "raw", "raw_rps",
+        results: dict[str, list] = {k: [] for k in ("raw_run", "raw_pipeline", "wsgi", "json", "raw", "raw_rps",
                                                     "http_rps_json", "http_rps_raw")}
         try:
-            for kind, (content_type, body) in bodies.items():  # warm up: the model loads on the first call
+            for content_type, body in bodies.values():  # warm up: the model loads on the first call
                 sequential(port, path, created["key"], content_type, body, 300)
             raw.timed(raw.run_once, 500)
             raw.timed(raw.pipeline_once, 500)
@@ -311,6 +340,8 @@ def main() -> int:
                 print(f"round {round_ + 1}/{args.rounds}", file=sys.stderr)
                 results["raw_run"].append(summary(raw.timed(raw.run_once, args.requests)))
                 results["raw_pipeline"].append(summary(raw.timed(raw.pipeline_once, args.requests)))
+                results["wsgi"].append(summary(wsgi_in_process(env, path, created["key"], bodies["json"][1],
+                                                               args.requests)))
                 for kind, (content_type, body) in bodies.items():
                     results[kind].append(summary(sequential(port, path, created["key"], content_type, body,
                                                             args.requests)))
@@ -344,6 +375,9 @@ def render(med, args) -> str:
         f"| raw `InferenceSession.run` (preprocessed tensor, in-process) | {raw50:.3f} | {raw99:.3f} | | 1.0 |",
         f"| in-process pipeline (parse JSON + base64, decode PNG, preprocess, run, top-5) | {pipe50:.3f} | "
         f"{pipe99:.3f} | {pipe50 - raw50:.3f} | {pipe50 / raw50:.1f} |",
+        f"| Django's WSGI handler in-process (middleware, URL, key check, the view; no HTTP), base64 JSON | "
+        f"{med('wsgi', 'p50_ms'):.3f} | {med('wsgi', 'p99_ms'):.3f} | {med('wsgi', 'p50_ms') - raw50:.3f} | "
+        f"{med('wsgi', 'p50_ms') / raw50:.1f} |",
     ]
     for kind, title in (("json", "hosted, base64 JSON body"), ("raw", "hosted, raw image body")):
         p50, p99 = med(kind, "p50_ms"), med(kind, "p99_ms")
@@ -366,12 +400,24 @@ def render(med, args) -> str:
                f"p99 {'met' if json99 <= TARGETS['p99_ms'] else 'MISSED'}, "
                f"throughput {'met' if rps >= TARGETS['rps'] else 'MISSED'}.")
     cpus = os.cpu_count()
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     header = (f"Measured {datetime.date.today():%Y-%m-%d} on {cpus} CPU cores, {args.rounds} rounds "
               f"(medians), {args.requests} sequential requests per format per round, {args.seconds:g} s per "
               f"concurrent run; model: cnn_small at 32x32 (10 classes), one 32x32 PNG per request; web: gunicorn "
               f"1 gthread worker x {THREADS} threads, embedded mode (SQLite), access log on; clients on the same "
-              f"machine. `nice -n 10 .venv/bin/python benchmarks/hosted_predict.py --write`")
-    return "\n".join([header, "", *rows, "", verdict])
+              f"machine; load average at the end {load} (other work on the machine). "
+              f"`nice -n 10 .venv/bin/python benchmarks/hosted_predict.py --write`")
+    wsgi50, http50 = med("wsgi", "p50_ms"), med("json", "p50_ms")
+    where = (f"Where a request's time goes (p50, base64 JSON, this run): ONNX Runtime {raw50:.3f} ms; "
+             f"JSON + base64 parsing, PNG decoding, preprocessing and top-k {pipe50 - raw50:.3f} ms; Django's "
+             f"handler around the view (the whole app's middleware chain, URL resolution, request and response "
+             f"objects, the key and stamp check, the usage record) {wsgi50 - pipe50:.3f} ms; gunicorn's HTTP "
+             f"handling, the loopback and the client {http50 - wsgi50:.3f} ms. Throughput is capped by one "
+             f"gunicorn worker process running all of that Python under one GIL (ONNX Runtime releases it, but it "
+             f"is the smaller part), and the {CLIENTS} client processes share the cores with the server. "
+             f"p99 is scheduling: even the raw in-process call's p99 is {raw99:.1f} ms on this machine while "
+             f"other work runs. Profile with `--profile`.")
+    return "\n".join([header, "", *rows, "", verdict, "", where])
 
 
 def write_section(table: str) -> None:
