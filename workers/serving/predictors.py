@@ -25,6 +25,7 @@ PREDICTORS: dict[str, str] = {
     "image_classification": "workers.serving.predictors:ImageClassificationPredictor",
     "tabular_classification": "workers.tabular.predictor:TabularServingPredictor",
     "tabular_regression": "workers.tabular.predictor:TabularServingPredictor",
+    "text_classification": "workers.text_classification.predictor:TextServingPredictor",
 }
 DEFAULT_TEMPLATE = "image_classification"
 

@@ -2,7 +2,7 @@
 
 >>> from workers.templates import registry
 >>> [t.name for t in registry.all()]
-['image_classification', 'tabular_classification', 'tabular_regression']
+['image_classification', 'tabular_classification', 'tabular_regression', 'text_classification']
 >>> registry.get("image_classification").title
 'Image classification'
 """
@@ -13,6 +13,7 @@ from workers.image_classification.template import TEMPLATE as IMAGE_CLASSIFICATI
 from workers.tabular.template import CLASSIFICATION as TABULAR_CLASSIFICATION
 from workers.tabular.template import REGRESSION as TABULAR_REGRESSION
 from workers.templates.declaration import TaskTemplate
+from workers.text_classification.template import TEMPLATE as TEXT_CLASSIFICATION
 
 
 class UnknownTemplate(KeyError):
@@ -46,3 +47,4 @@ def all() -> list[TaskTemplate]:  # noqa: A001 - the registry's public vocabular
 register(IMAGE_CLASSIFICATION)
 register(TABULAR_CLASSIFICATION)
 register(TABULAR_REGRESSION)
+register(TEXT_CLASSIFICATION)

@@ -1,0 +1,86 @@
+"""Text classification through the REST API against PostgreSQL, Redis and a live worker: import a
+real labeled corpus (Python's standard library docstrings by area), version, train the small
+from-scratch model and the MiniLM head, read the evaluation with its misclassified texts, and
+serve raw text from the exported ONNX + tokenizer through the serving protocol."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from conftest import wait_for
+from jobs.models import Job
+
+from tests.datasets.factories import upload
+from tests.templates_text.corpus import balanced
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+
+def finished(job_id: int, timeout: float = 900) -> Job:
+    def done():
+        job = Job.objects.get(pk=job_id)
+        return job if job.status in ("succeeded", "failed", "cancelled") else None
+
+    job = wait_for(done, timeout=timeout, interval=1, what=f"job {job_id}")
+    assert job.status == "succeeded", f"{job.status}: {job.error}"
+    return job
+
+
+def docstrings_version(client, tenants, per_class: int) -> dict:
+    dataset = client.post("/api/v1/datasets/", {"project": tenants["project_a"].pk, "name": "Docstrings",
+                                                "task_type": "text_classification"}, format="json").json()["id"]
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["text", "area"])
+    writer.writerows(balanced(per_class))
+    imported = client.post(f"/api/v1/datasets/{dataset}/imports/", {
+        "file": upload("docstrings.csv", out.getvalue().encode()), "label_column": "area"}, format="multipart")
+    assert imported.status_code == 201 and imported.json()["imported"] == 4 * per_class, imported.content
+    version = client.post(f"/api/v1/datasets/{dataset}/versions/", {"seed": 5, "train_ratio": 0.6, "val_ratio": 0.2,
+                                                                   "test_ratio": 0.2}, format="json")
+    assert version.status_code == 201, version.content
+    return version.json()
+
+
+def train(client, version: dict, **body) -> dict:
+    started = client.post("/api/v1/training-jobs/", {"dataset_version": version["id"], **body}, format="json")
+    assert started.status_code == 201, started.content
+    job = finished(started.json()["id"])
+    return client.get(f"/api/v1/model-versions/{job.result['model_version']}/").json()
+
+
+def test_minilm_head_and_the_small_model_then_serving_raw_text(live_worker, tenants, api_client, tmp_path):
+    from workers.serving.predictors import load_predictor
+    from workers.serving.protocol import parse_request
+
+    client = api_client(tenants["alice"])
+    version = docstrings_version(client, tenants, per_class=40)
+    minilm = train(client, version, preset="balanced", params={"epochs": 30})
+    assert minilm["template"] == "text_classification" and minilm["params"]["model"] == "minilm_head"
+    assert minilm["metrics"]["test"]["accuracy"] >= 0.7, minilm["metrics"]
+    report = client.get(f"/api/v1/model-versions/{minilm['id']}/evaluation/").json()["evaluation"]
+    assert sum(map(sum, report["confusion_matrix"]["counts"])) == report["samples"] == sum(version["counts"]["test"].values())
+    assert all(m["text"] and m["true_class"] != m["predicted_class"] for m in report["most_confident_mistakes"])
+    assert len(report["most_confident_mistakes"]) == report["misclassified"]
+
+    small = train(client, version, preset="fast", params={"epochs": 20})
+    assert small["params"]["model"] == "bag_of_embeddings" and small["metrics"]["test"]["accuracy"] > 0.25
+
+    model_dir = tmp_path / "served"
+    model_dir.mkdir()
+    onnx = client.get(f"/api/v1/model-versions/{minilm['id']}/onnx/")
+    (model_dir / "model.onnx").write_bytes(b"".join(onnx.streaming_content))
+    (model_dir / "preprocess.json").write_text(json.dumps(minilm["preprocessing"]))
+    (model_dir / "labels.json").write_text(json.dumps(minilm["classes"]))
+    (model_dir / "manifest.json").write_text(json.dumps({"template": "text_classification"}))
+    predictor = load_predictor(model_dir)
+    assert predictor.input_kind == "text" and predictor.classes == ["files", "network", "numbers", "text"]
+    body = {"instances": [{"text": "Return the square root of x."}, {"text": "Open a TCP connection to the host."}],
+            "top_k": 2}
+    parsed = parse_request(content_type="application/json", body=json.dumps(body).encode(), input_kind="text",
+                           max_batch=8)
+    answers = predictor.predict(parsed.instances, parsed.top_k)
+    assert [a[0]["label"] for a in answers] == ["numbers", "network"] and len(answers[0]) == 2
