@@ -54,6 +54,9 @@ def test_uploads_from_folder_zip_files_and_dataframe(sdk, project, digits_folder
                 zf.writestr(f"{label}/z{i}.png", data)
     from_zip = dataset.upload(archive, progress=False)
     assert from_zip.imported == 4 and len(from_zip.imports) == 1
+    in_background = sdk.datasets.create("archive job", project=project).upload_archive(archive, background=True,
+                                                                                       progress=False)
+    assert in_background.imported == 4  # the server answered 202 and the SDK waited for its import job
 
     files = []
     for i, data in enumerate(more["1"][10:12]):
@@ -95,7 +98,7 @@ def test_train_wait_evaluate_compare(sdk, project, digits_folder, capsys):
     dataset = sdk.datasets.create("digits", project=project)
     dataset.upload(digits_folder, progress=False)
     version = dataset.create_version(seed=1)
-    assert [t["name"] for t in sdk.training.templates()] == ["image_classification"]
+    assert "image_classification" in [t["name"] for t in sdk.training.templates()]
     assert "fast" in [p["name"] for p in sdk.training.template()["presets"]]
 
     job = version.train("fast", params=FAST)
