@@ -20,7 +20,9 @@ class Deployment(models.Model):
     workspace = models.ForeignKey("workspaces.Workspace", on_delete=models.CASCADE, related_name="deployments")
     project = models.ForeignKey("workspaces.Project", on_delete=models.CASCADE, related_name="deployments")
     name = models.CharField(max_length=200)
-    model_version = models.ForeignKey("training.ModelVersion", on_delete=models.PROTECT, related_name="deployments")
+    # RESTRICT, not PROTECT: a model version cannot be deleted while deployed, but deleting its project or
+    # workspace deletes both.
+    model_version = models.ForeignKey("training.ModelVersion", on_delete=models.RESTRICT, related_name="deployments")
     previous_model_version = models.ForeignKey("training.ModelVersion", null=True, blank=True,
                                                on_delete=models.SET_NULL, related_name="+")
     status = models.CharField(max_length=16, choices=DeploymentStatus.choices, default=DeploymentStatus.ACTIVE)

@@ -168,3 +168,18 @@ def test_stop_start_switch_and_rollback(live_web, tenants, api_client, trained_d
     assert alice.delete(f"{url}/").status_code == 204
     gone = post(live_web, deployment.pk, secret, json=body)
     assert gone.status_code == 401
+
+
+def test_deleting_a_project_deletes_its_deployments_and_a_deployed_version_is_kept(tenants, api_client,
+                                                                                  trained_digits):
+    from deploy.models import Deployment, DeploymentKey, Package
+    from django.db.models import RestrictedError
+
+    mv = model_version_from(tenants, trained_digits)
+    deployment, key, _ = deployment_with_key(tenants, mv)
+    Package.objects.create(workspace=tenants["ws_a"], project=tenants["project_a"], model_version=mv, kind="server")
+    with pytest.raises(RestrictedError):
+        mv.delete()
+    assert api_client(tenants["alice"]).delete(f"/api/v1/projects/{tenants['project_a'].pk}/").status_code == 204
+    assert not Deployment.objects.filter(pk=deployment.pk).exists()
+    assert not DeploymentKey.objects.filter(pk=key.pk).exists() and not Package.objects.exists()
