@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import rankdata, wilcoxon
 
+from benchmarks.hpo.problems import BBOB_NAMES
 from benchmarks.hpo.run import RESULTS, SAMPLERS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,7 +40,7 @@ def load(path: Path, sde_tag: str) -> list[dict]:
 def summarise(rows: list[dict]) -> list[dict]:
     settings = defaultdict(lambda: defaultdict(dict))
     for r in rows:
-        settings[(r["suite"], r["dim"], r["q"])][(r["problem"], r["seed"])][r["sampler"]] = r
+        settings[(r["suite"], r["dim"], r["q"])][(str(r["name"]), r["seed"])][r["sampler"]] = r
     out = []
     for (suite, dim, q), pairs in sorted(settings.items()):
         complete = {k: v for k, v in pairs.items() if all(s in v for s in SAMPLERS)}
@@ -103,6 +104,29 @@ def markdown(summary: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def by_problem(rows: list[dict], q: int) -> str:
+    """Mean rank per function or dataset (all seeds) at one q: where the sampler wins and loses."""
+    groups = defaultdict(lambda: defaultdict(dict))
+    for r in rows:
+        if r["q"] == q:
+            groups[(r["suite"], r["dim"], str(r["name"]))][r["seed"]][r["sampler"]] = r
+    lines = [f"| problem (q={q}) | " + " | ".join(LABELS[s] for s in SAMPLERS) + " |",
+             "| --- | " + " | ".join("---:" for _ in SAMPLERS) + " |"]
+    for (suite, dim, name), seeds in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2].zfill(3))):
+        ranks = defaultdict(list)
+        for by_sampler in seeds.values():
+            if all(s in by_sampler for s in SAMPLERS):
+                for s, rank in zip(SAMPLERS, rankdata([by_sampler[s]["regret"] for s in SAMPLERS]), strict=True):
+                    ranks[s].append(rank)
+        if not ranks:
+            continue
+        label = f"f{name} {BBOB_NAMES.get(int(name), '')}" if suite == "bbob" else name
+        best = min(np.mean(ranks[s]) for s in SAMPLERS)
+        cells = [(f"**{np.mean(ranks[s]):.1f}**" if np.mean(ranks[s]) == best else f"{np.mean(ranks[s]):.1f}") for s in SAMPLERS]
+        lines.append(f"| {suite} d={dim} {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def overall(summary: list[dict], q: int) -> dict[str, float]:
     sel = [s for s in summary if s["q"] == q]
     weights = [s["pairs"] for s in sel]
@@ -115,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sde-tag", default="")
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--by-problem", action="store_true", help="also print the mean rank per function/dataset")
     args = parser.parse_args(argv)
     summary = summarise(load(args.results, args.sde_tag))
     if args.json:
@@ -128,6 +153,10 @@ def main(argv: list[str] | None = None) -> int:
                          + ", ".join(f"{LABELS[k]} {v:.2f}" for k, v in o.items()))
     text = "\n".join(lines)
     print(text)
+    if args.by_problem:
+        rows = load(args.results, args.sde_tag)
+        for q in (1, 8):
+            print("\n" + by_problem(rows, q))
     if args.write:
         import optuna
 
