@@ -63,9 +63,9 @@ def _spec(preprocessing: dict[str, Any] | None, *, image_size: list[int] | None)
     """A full preprocessing spec: the template's defaults, the size, then the given keys."""
     from workers.image_classification.preprocessing import PreprocessingSpecError, make_spec, validate_spec
 
-    given = dict(preprocessing or {})
     if not isinstance(preprocessing or {}, dict):
         raise ValidationError({"preprocessing": ["Give the preprocessing as a JSON object."]})
+    given = dict(preprocessing or {})
     size = given.get("image_size", image_size)
     if isinstance(size, int) and not isinstance(size, bool):
         size = [size, size]
@@ -108,13 +108,20 @@ def check_uploaded_onnx(path: Path, *, filename: str, classes: list[str] | None,
     except onnx.checker.ValidationError as exc:
         raise refuse(f"not a valid ONNX model ({str(exc).splitlines()[0]})") from None
     metadata = {p.key: p.value for p in proto.metadata_props}
-    if classes is None and "sampan.classes" in metadata:
-        classes = json.loads(metadata["sampan.classes"])
+
+    def from_metadata(key: str) -> Any:
+        try:
+            return json.loads(metadata[key]) if key in metadata else None
+        except ValueError:
+            raise refuse(f"its metadata {key} is not valid JSON") from None
+
+    if classes is None:
+        classes = from_metadata("sampan.classes")
     if classes is None:
         raise ValidationError({"classes": ["Give the class names (the file carries none)."]})
     classes = _classes(classes)
-    if preprocessing is None and "sampan.preprocessing" in metadata:
-        preprocessing = json.loads(metadata["sampan.preprocessing"])
+    if preprocessing is None:
+        preprocessing = from_metadata("sampan.preprocessing")
     initializers = {t.name for t in proto.graph.initializer}
     inputs = [i for i in proto.graph.input if i.name not in initializers]
     if len(inputs) != 1 or len(proto.graph.output) < 1:

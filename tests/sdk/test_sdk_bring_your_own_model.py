@@ -58,6 +58,9 @@ def test_bad_onnx_uploads_are_refused_with_the_reason(sdk, project, tmp_path):
         sdk.models.upload_onnx(two, project=project, classes=["a", "b"], preprocessing={"image_size": [32, 32]})
     assert "differs from the model's input [16, 16]" in caught.value.message
     with pytest.raises(sampan.BadRequest) as caught:
+        sdk.models.upload_onnx(two, project=project, classes=["a", "b"], preprocessing=[16, 16])  # type: ignore[arg-type]
+    assert "JSON object" in caught.value.message
+    with pytest.raises(sampan.BadRequest) as caught:
         sdk.models.upload_onnx(two, project=project, classes=["a", "a"])
     assert "unique" in caught.value.message
     garbage = tmp_path / "garbage.onnx"
