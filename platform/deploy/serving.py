@@ -21,6 +21,7 @@ import logging
 import os
 import shutil
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,23 +184,37 @@ class ModelUnavailable(Exception):
 
 
 class PredictorCache:
-    """Model version id -> loaded predictor, loaded once per process (one loader per version)."""
+    """Model version id -> loaded predictor, loaded once per process (one loader per version).
+
+    At most SAMPAN_DEPLOY_MAX_LOADED_MODELS (default 8) stay loaded, the least recently used
+    leaving first; a request that still holds an evicted predictor finishes with it.
+    """
 
     def __init__(self) -> None:
-        self._predictors: dict[int, Any] = {}
+        self._predictors: OrderedDict[int, Any] = OrderedDict()
         self._locks: dict[int, threading.Lock] = {}
         self._lock = threading.Lock()
 
     def get(self, mv: ModelVersionState) -> Any:
         predictor = self._predictors.get(mv.id)
         if predictor is not None:
+            if next(reversed(self._predictors), None) != mv.id:
+                with self._lock:
+                    if mv.id in self._predictors:
+                        self._predictors.move_to_end(mv.id)
             return predictor
         with self._lock:
             lock = self._locks.setdefault(mv.id, threading.Lock())
         with lock:
             predictor = self._predictors.get(mv.id)
             if predictor is None:
-                predictor = self._predictors[mv.id] = self._load(mv)
+                predictor = self._load(mv)
+                limit = int(getattr(settings, "SAMPAN_DEPLOY_MAX_LOADED_MODELS", 8))
+                with self._lock:
+                    self._predictors[mv.id] = predictor
+                    while len(self._predictors) > max(1, limit):
+                        evicted, _ = self._predictors.popitem(last=False)
+                        self._locks.pop(evicted, None)
         return predictor
 
     @staticmethod
