@@ -9,7 +9,19 @@ import pytest
 
 from tests.datasets.factories import digits_by_class
 
-__all__ = ["digits_folder", "project", "sdk", "wait_for", "write_digits_folder"]
+__all__ = ["digits_folder", "project", "sdk", "wait_for", "web_process_has_torch", "write_digits_folder"]
+
+
+def web_process_has_torch(url: str) -> bool:
+    """Whether libtorch is mapped into the web server (gunicorn's master or workers) behind ``url``."""
+    import psutil
+
+    port = int(url.rsplit(":", 1)[1])
+    for conn in psutil.net_connections(kind="tcp"):
+        if conn.laddr and conn.laddr.port == port and conn.status == psutil.CONN_LISTEN:
+            master = psutil.Process(conn.pid)
+            return any("libtorch" in Path(f"/proc/{p.pid}/maps").read_text() for p in [master, *master.children()])
+    raise AssertionError(f"nothing listens on {url}")
 
 
 def wait_for(predicate, *, timeout: float = 30.0, interval: float = 0.2, what: str = "condition"):

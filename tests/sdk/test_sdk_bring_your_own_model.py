@@ -10,7 +10,7 @@ import json
 import pytest
 import sampan
 
-from tests.sdk.live_platform import digits_folder, project, sdk  # noqa: F401 - fixtures
+from tests.sdk.live_platform import digits_folder, project, sdk, web_process_has_torch  # noqa: F401 - fixtures
 from tests.sdk.onnx_models import PLAIN, brightness_classifier
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -37,6 +37,7 @@ def test_onnx_file_becomes_a_model_version(sdk, project, tmp_path):
     assert "uploaded" in model._repr_html_()
     with pytest.raises(ValueError, match="no evaluation report"):
         model.evaluation()
+    assert not web_process_has_torch(sdk.base_url), "the ONNX checks ran without torch in the web process"
 
 
 def test_bad_onnx_uploads_are_refused_with_the_reason(sdk, project, tmp_path):
