@@ -5382,7 +5382,7 @@ export interface operations {
             header?: never;
             path: {
                 deployment_id: string;
-                /** @description A unique integer value identifying this deployment. */
+                /** @description A unique integer value identifying this deployment key. */
                 id: number;
             };
             cookie?: never;

@@ -32,7 +32,7 @@ from deploy.api.serializers import (
     PredictResponseSerializer,
     package_filename,
 )
-from deploy.models import Deployment, DeploymentStatus, Package
+from deploy.models import Deployment, DeploymentKey, DeploymentStatus, Package
 
 
 class DeploymentFilter(filters.FilterSet):
@@ -140,8 +140,8 @@ class DeploymentKeyViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, view
         return self._deployment
 
     def get_queryset(self):
-        if getattr(self, "swagger_fake_view", False):
-            return Deployment.objects.none()
+        if getattr(self, "swagger_fake_view", False):  # schema generation: no request user
+            return DeploymentKey.objects.none()
         return selectors.deployment_keys_of(deployment=self.deployment())
 
     @extend_schema(request=DeploymentKeyCreateSerializer, responses={201: DeploymentKeyCreatedSerializer},
