@@ -1,6 +1,7 @@
 """The device SDK: the fp32 model and an int8 model (ONNX Runtime static quantization calibrated on
 training images), the JSON companions, test vectors for both, a compression report, and samples in
-Python (onnxruntime) and JavaScript (onnxruntime-web, in the browser and in Node)."""
+Python (onnxruntime), JavaScript (onnxruntime-web, in the browser and in Node) and C++ (the ONNX
+Runtime C++ API)."""
 
 from __future__ import annotations
 
