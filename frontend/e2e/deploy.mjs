@@ -263,6 +263,30 @@ async function main() {
       log(`stopped deployment answered ${refused}; history ${actions.join(' <- ')}`);
     });
 
+    await step('revoke the key (confirmed): the try-it panel forgets it and a pasted copy is refused with 401', async () => {
+      await page.getByTestId('deployment-tab-keys').click();
+      const revoke = page.locator('[data-testid^="deployment-key-revoke-"]').first();
+      const keyId = (await revoke.getAttribute('data-testid')).replace('deployment-key-revoke-', '');
+      await revoke.click();
+      const revoked = page.waitForResponse((response) => isApi(response, 'DELETE', `/api/v1/deployments/${deploymentId}/keys/${keyId}/`));
+      revoked.catch(() => {});
+      await page.getByTestId('deployment-key-revoke-confirm').click();
+      const response = await revoked;
+      if (response.status() !== 204) fail(`DELETE key answered ${response.status()}`);
+      await page.waitForFunction((id) => document.querySelector(`[data-testid="deployment-key-status-${id}"]`)?.textContent === 'revoked', keyId);
+      await page.getByTestId('deployment-tab-try').click();
+      if ((await page.getByTestId('try-key').inputValue()) !== '') fail('the try-it panel still holds the revoked key');
+      await page.locator('input[type="file"]').setInputFiles(imagePath);
+      await page.getByTestId('try-key').fill(secret);
+      await page.getByTestId('try-submit').click();
+      const error = page.getByTestId('try-error');
+      await error.waitFor();
+      const text = (await error.innerText()).replace(/\s+/g, ' ');
+      if (!text.includes('401') || !text.includes('key_revoked')) fail(`the refused call shows "${text}"`);
+      await screenshot(page, 'try-revoked');
+      log(`revoked key refused: ${text}`);
+    });
+
     const packages = await step('build an on-prem server package and a device SDK from the model version', async () => {
       await page.goto(`${baseUrl}/model-versions/${modelVersionId}`, { waitUntil: 'domcontentloaded' });
       await page.getByTestId('deploy-serving').waitFor();

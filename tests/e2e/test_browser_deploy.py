@@ -1,7 +1,8 @@
 """Browser end to end of deployment in headless Chromium against a live web process and worker.
 The trained model version is made through the API first (import, version, a short training run on
 the worker) to save time; every deploy step then goes through the UI: Deploy -> Hosted API, a key
-shown once, the try-it panel with a digit image, the call counted in usage, stop/start, and both
+shown once, the try-it panel with a digit image, the call counted in usage, stop/start, the key
+revoked (and refused with 401 without losing the session), and both
 packages built, their compression report shown and their archives downloaded."""
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ def test_deploy_try_it_usage_and_packages_through_the_ui(live_web, live_worker, 
     assert deployment.model_version_id == model_version and deployment.status == "active"
     key = DeploymentKey.objects.get(deployment=deployment)
     assert key.name == "e2e kiosk" and key.quota_per_minute == 600 and key.last_used_at is not None
+    assert key.revoked_at is not None, "revoked in the UI"
     assert summary["usage"]["calls"] == 1 and summary["usage"]["errors"] == 0
 
     # What the browser downloaded is the stored archive, and holds what each package promises.

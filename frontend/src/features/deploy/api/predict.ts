@@ -6,6 +6,20 @@ export type PredictionAnswer = components['schemas']['PredictResponse'];
 export type PredictResult = PredictionAnswer & { roundTripMs: number };
 
 /**
+ * A refused prediction call. Its 401 is about the deployment key, not the user's session, so it
+ * must not send the user to the login page as other 401 answers do.
+ */
+export class PredictionError extends ApiError {
+  override get isUnauthenticated(): boolean {
+    return false;
+  }
+}
+
+function predictionError(error: ApiError): PredictionError {
+  return new PredictionError({ status: error.status, code: error.code, message: error.message, details: error.details });
+}
+
+/**
  * Calls a deployment's prediction endpoint the way an outside client does: a multipart upload with
  * the deployment key as a bearer token and no session cookie, so the try-it panel proves the key
  * works on its own. Failures are thrown as ApiError with the server's message.
@@ -34,7 +48,7 @@ export async function predictImage({
       credentials: 'omit',
     });
   } catch (error) {
-    throw new ApiError({
+    throw new PredictionError({
       status: 0,
       code: 'network_error',
       message: 'Cannot reach the prediction endpoint.',
@@ -44,7 +58,7 @@ export async function predictImage({
   const text = await response.text();
   const roundTripMs = performance.now() - started;
   if (!response.ok) {
-    const error = errorFromText(response.status, response.statusText, text);
+    const error = predictionError(errorFromText(response.status, response.statusText, text));
     const retryAfter = response.headers.get('Retry-After');
     if (response.status === 429 && retryAfter) error.message = `${error.message} (retry after ${retryAfter}s)`;
     throw error;
@@ -52,6 +66,6 @@ export async function predictImage({
   try {
     return { ...(JSON.parse(text) as PredictionAnswer), roundTripMs };
   } catch {
-    throw new ApiError({ status: response.status, code: 'bad_response', message: 'The prediction endpoint sent an unreadable answer.' });
+    throw new PredictionError({ status: response.status, code: 'bad_response', message: 'The prediction endpoint sent an unreadable answer.' });
   }
 }

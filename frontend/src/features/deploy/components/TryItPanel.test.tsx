@@ -76,7 +76,8 @@ describe('TryItPanel', () => {
     URL.revokeObjectURL = vi.fn();
     stubPredict(() => apiError(401, 'key_revoked', 'This key was revoked.'));
     const user = userEvent.setup();
-    renderWithApp(<TryItPanel deployment={DEPLOYMENT} />);
+    const { queryClient } = renderWithApp(<TryItPanel deployment={DEPLOYMENT} />);
+    queryClient.setQueryData(['auth', 'me'], { id: 1, username: 'admin' });
     expect(screen.getByTestId('try-key')).toHaveValue('');
     const dropzone = screen.getByTestId('try-dropzone');
     const file = digit();
@@ -89,6 +90,8 @@ describe('TryItPanel', () => {
     expect(error).toHaveTextContent('401 key_revoked');
     expect(error).toHaveTextContent('This key was revoked.');
     expect(screen.queryByTestId('try-result')).not.toBeInTheDocument();
+    // a refused deployment key is not a lost session: the user stays signed in
+    expect(queryClient.getQueryData(['auth', 'me'])).toEqual({ id: 1, username: 'admin' });
   });
 
   it('says when over quota how long to wait', async () => {
