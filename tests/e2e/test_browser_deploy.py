@@ -2,14 +2,15 @@
 The trained model version is made through the API first (import, version, a short training run on
 the worker) to save time; every deploy step then goes through the UI: Deploy -> Hosted API, a key
 shown once, the try-it panel with a digit image, the call counted in usage, stop/start, the key
-revoked (and refused with 401 without losing the session), and both
-packages built, their compression report shown and their archives downloaded."""
+revoked (and refused with 401 without losing the session), and both packages built, their
+compression report shown and their archives downloaded."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import zipfile
 
@@ -68,6 +69,7 @@ def test_deploy_try_it_usage_and_packages_through_the_ui(live_web, live_worker, 
     image = tmp_path / "digit.png"
     image.write_bytes(digit_bytes(index))
     out_dir = ARTIFACTS / "e2e-deploy"
+    shutil.rmtree(out_dir, ignore_errors=True)  # no archive or screenshot of an earlier run
     env = dict(os.environ, SAMPAN_URL=live_web, SAMPAN_USER="e2e-deployer", SAMPAN_PASSWORD=PASSWORD,
                E2E_ARTIFACTS=str(out_dir), E2E_MODEL_VERSION=str(model_version), E2E_IMAGE=str(image),
                E2E_IMAGE_LABEL=str(digit_class(index)), CHROMIUM_PATH=os.environ.get("CHROMIUM", "/usr/bin/chromium"))

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Code, Group, Modal, Paper, Progress, Skeleton, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Code, Group, Modal, Paper, Progress, Skeleton, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { Fragment, useState } from 'react';
 import { Link } from 'react-router';
 import { formatDateTime } from '@/lib/datetime';
@@ -90,7 +90,9 @@ export function PackagesPanel({
                   </Table.Td>
                   {modelVersionId === undefined && (
                     <Table.Td>
-                      <Link to={`/model-versions/${pkg.model_version}`}>{pkg.model_version_name}</Link>
+                      <Anchor component={Link} to={`/model-versions/${pkg.model_version}`} size="sm">
+                        {pkg.model_version_name}
+                      </Anchor>
                     </Table.Td>
                   )}
                   <Table.Td>
