@@ -6,7 +6,23 @@ export type DatasetCreateBody = NonNullable<paths['/api/v1/datasets/']['post']['
 export type DatasetStatistics = components['schemas']['DatasetStatistics'];
 export type TaskType = components['schemas']['TaskTypeEnum'];
 
-export const TASK_TYPES: { value: TaskType; label: string }[] = [{ value: 'image_classification', label: 'Image classification' }];
+export const TASK_TYPES: { value: TaskType; label: string }[] = [
+  { value: 'image_classification', label: 'Image classification' },
+  { value: 'text_classification', label: 'Text classification' },
+  { value: 'tabular_classification', label: 'Tabular classification' },
+  { value: 'tabular_regression', label: 'Tabular regression' },
+];
+
+/** Text and tabular datasets import table files (with a column mapping) instead of images. */
+export function isTableDataset(taskType: TaskType): boolean {
+  return taskType !== 'image_classification';
+}
+
+export type DatasetProfile = components['schemas']['DatasetProfile'];
+
+export function getProfile(id: number) {
+  return unwrap(api.GET('/api/v1/datasets/{id}/profile/', { params: { path: { id } } }));
+}
 
 const LIST_PAGE_SIZE = 100;
 

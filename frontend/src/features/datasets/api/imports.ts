@@ -72,3 +72,27 @@ export function importFraction(batch: Pick<ImportBatch, 'status' | 'progress'>):
   }
   return null;
 }
+
+export type TablePreview = components['schemas']['TablePreview'];
+/** The column mapping of a table import: text datasets name text/label columns, tabular ones the target. */
+export type TableMapping = { text_column?: string; label_column?: string; target_column?: string; encoding?: string };
+const TABLE_PATTERN = /\.(csv|tsv|tab|txt|jsonl|ndjson|xlsx|xlsm|parquet|pq)$/i;
+
+export function isTableFile(file: File): boolean {
+  return TABLE_PATTERN.test(file.name);
+}
+
+/** The column mapping step: columns with inferred types, the first rows, a suggested mapping. */
+export function previewTable(datasetId: number, file: File, encoding = '') {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  if (encoding.trim()) form.append('encoding', encoding.trim());
+  return postFormWithProgress<TablePreview>(`/api/v1/datasets/${datasetId}/imports/preview/`, form, {});
+}
+
+export function uploadTable(datasetId: number, file: File, mapping: TableMapping, onProgress?: (progress: UploadProgress) => void) {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  for (const [key, value] of Object.entries(mapping)) if (value && value.trim()) form.append(key, value.trim());
+  return postFormWithProgress<ImportBatch>(`/api/v1/datasets/${datasetId}/imports/`, form, { onProgress });
+}

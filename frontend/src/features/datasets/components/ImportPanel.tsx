@@ -2,11 +2,13 @@ import { Alert, Button, Group, Paper, Progress, Stack, Text, TextInput, Title } 
 import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type DragEvent } from 'react';
 import { errorMessage } from '@/lib/notifications';
-import { exportUrl } from '../api/datasets';
+import { exportUrl, isTableDataset } from '../api/datasets';
 import { batchFiles, isArchive, uploadArchive, uploadImages, type ImportBatch } from '../api/imports';
 import { datasetKeys } from '../api/keys';
+import { useDataset } from '../hooks/useDatasets';
 import { useImports } from '../hooks/useImports';
 import { ImportBatchView, ImportReport } from './ImportReport';
+import { TableImportPanel } from './TableImportPanel';
 
 type Upload = { name: string; loaded: number; total: number };
 
@@ -21,6 +23,14 @@ function formatBytes(bytes: number): string {
  * becomes a background import job whose progress and per-file problems are shown here.
  */
 export function ImportPanel({ datasetId, disabled = false }: { datasetId: number; disabled?: boolean }) {
+  const { data: dataset } = useDataset(datasetId);
+  if (dataset && isTableDataset(dataset.task_type)) {
+    return <TableImportPanel datasetId={datasetId} taskType={dataset.task_type} disabled={disabled} />;
+  }
+  return <ImageImportPanel datasetId={datasetId} disabled={disabled} />;
+}
+
+function ImageImportPanel({ datasetId, disabled = false }: { datasetId: number; disabled?: boolean }) {
   const queryClient = useQueryClient();
   const inputRef = useRef<HTMLInputElement>(null);
   const [over, setOver] = useState(false);

@@ -23,6 +23,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } fr
 import { errorMessage } from '@/lib/notifications';
 import type { Label } from '../api/labels';
 import { MAX_PICKED_SAMPLES, SAMPLES_PAGE_SIZE, type Sample, type SampleFilters } from '../api/samples';
+import { useDataset } from '../hooks/useDatasets';
 import { useLabels } from '../hooks/useLabels';
 import { useLabeling, useSamplePage } from '../hooks/useSamples';
 import { LabelsManager } from './LabelsManager';
@@ -69,6 +70,19 @@ function LabelBadge({ sample, labels }: { sample: Sample; labels: Label[] }) {
   );
 }
 
+/** Text and table rows have no image: their tile shows the text, or the row's first values. */
+function isImage(sample: Sample): boolean {
+  return sample.format !== 'TEXT' && sample.format !== 'ROW';
+}
+
+function sampleText(sample: Sample): string {
+  if (sample.format === 'TEXT') return sample.text;
+  const values = (sample.values ?? {}) as Record<string, unknown>;
+  return Object.entries(values)
+    .map(([name, value]) => `${name}: ${value === null ? '—' : String(value)}`)
+    .join(' · ');
+}
+
 /**
  * The labeler: a thumbnail grid with server-side filters and pages, a large preview, labels by
  * click or keys (1-9, arrows, Ctrl/Cmd+Z), multi-select with bulk assignment and the progress.
@@ -89,6 +103,8 @@ export function LabelingPanel({
   const { data: labels = [] } = useLabels(datasetId);
   const [labelFilter, setLabelFilter] = useState<SampleFilters['label']>(null);
   const [searchInput, setSearchInput] = useState('');
+  const { data: dataset } = useDataset(datasetId);
+  const textual = dataset?.task_type === 'text_classification';
   const [search] = useDebouncedValue(searchInput, 300);
   const [page, setPage] = useState(1);
   const byIds = sampleIds !== null;
@@ -300,7 +316,7 @@ export function LabelingPanel({
                 data-testid="labeling-filter"
               />
               <TextInput
-                label="File name"
+                label={textual ? 'Text' : 'File name'}
                 placeholder="Search"
                 value={searchInput}
                 onChange={(event) => {
@@ -394,7 +410,13 @@ export function LabelingPanel({
                   }}
                 >
                   <Box h={84} style={{ display: 'flex', alignItems: 'center', justifyContent: 'center', overflow: 'hidden' }}>
-                    <img src={sample.thumbnail_url} alt={sample.original_name} loading="lazy" style={{ width: '100%', height: 84, objectFit: 'contain', imageRendering: sample.width < 84 ? 'pixelated' : undefined }} />
+                    {isImage(sample) ? (
+                      <img src={sample.thumbnail_url} alt={sample.original_name} loading="lazy" style={{ width: '100%', height: 84, objectFit: 'contain', imageRendering: sample.width < 84 ? 'pixelated' : undefined }} />
+                    ) : (
+                      <Text size="xs" lineClamp={5} w="100%" style={{ alignSelf: 'flex-start' }} data-testid={`sample-text-${sample.id}`}>
+                        {sampleText(sample)}
+                      </Text>
+                    )}
                   </Box>
                   <LabelBadge sample={sample} labels={labels} />
                 </Paper>
@@ -413,21 +435,27 @@ export function LabelingPanel({
         <Paper withBorder p="sm" data-testid="sample-preview" pos="sticky" top={70}>
           {currentSample ? (
             <Stack gap="xs">
-              <Image
-                src={currentSample.image_url}
-                alt={currentSample.original_name}
-                fit="contain"
-                h={280}
-                style={{ imageRendering: currentSample.width < 128 ? 'pixelated' : undefined }}
-                data-testid="sample-preview-image"
-              />
+              {isImage(currentSample) ? (
+                <Image
+                  src={currentSample.image_url}
+                  alt={currentSample.original_name}
+                  fit="contain"
+                  h={280}
+                  style={{ imageRendering: currentSample.width < 128 ? 'pixelated' : undefined }}
+                  data-testid="sample-preview-image"
+                />
+              ) : (
+                <Box mah={280} style={{ overflowY: 'auto', whiteSpace: 'pre-wrap' }} data-testid="sample-preview-text">
+                  <Text size="sm">{sampleText(currentSample)}</Text>
+                </Box>
+              )}
               <Text size="sm" fw={600} truncate title={currentSample.original_name} data-testid="sample-preview-name">
                 {currentSample.original_name}
               </Text>
               <Group gap="xs">
                 <LabelBadge sample={currentSample} labels={labels} />
                 <Text size="xs" c="dimmed">
-                  {currentSample.width}×{currentSample.height} {currentSample.format}
+                  {isImage(currentSample) ? `${currentSample.width}×${currentSample.height} ${currentSample.format}` : currentSample.format.toLowerCase()}
                 </Text>
               </Group>
               <Group gap={4}>

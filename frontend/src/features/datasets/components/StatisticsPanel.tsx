@@ -3,7 +3,8 @@ import { BarChart } from '@mantine/charts';
 import { Alert, Paper, SimpleGrid, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
 import { errorMessage } from '@/lib/notifications';
 import type { DatasetStatistics } from '../api/datasets';
-import { useStatistics } from '../hooks/useDatasets';
+import { useDataset, useStatistics } from '../hooks/useDatasets';
+import { ProfilePanel } from './ProfilePanel';
 
 /** Chart rows: one per label plus the unlabeled samples. */
 export function classRows(statistics: DatasetStatistics): { name: string; count: number; color: string }[] {
@@ -41,6 +42,12 @@ function range(r: DatasetStatistics['width']): string {
 }
 
 export function StatisticsPanel({ datasetId }: { datasetId: number }) {
+  const { data: dataset } = useDataset(datasetId);
+  const tabular = dataset?.task_type === 'tabular_classification' || dataset?.task_type === 'tabular_regression';
+  return tabular ? <ProfilePanel datasetId={datasetId} /> : <ImageStatisticsPanel datasetId={datasetId} />;
+}
+
+function ImageStatisticsPanel({ datasetId }: { datasetId: number }) {
   const { data: statistics, isPending, isError, error } = useStatistics(datasetId);
   if (isPending) return <Skeleton h={240} />;
   if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
