@@ -296,8 +296,9 @@ def studies_reconcile() -> dict[str, int]:
 # --- what trials report -----------------------------------------------------------------------
 
 
-def trial_report_epoch(*, trial: Trial, epoch: int, value: float) -> bool:
-    """Record a trial's validation value after ``epoch``; True when the pruner stops it there."""
+def trial_report_epoch(*, trial: Trial, epoch: int, value: float, may_prune: bool = True) -> bool:
+    """Record a trial's validation value after ``epoch``; True when the pruner stops it there
+    (asked only when ``may_prune``)."""
     import copy
 
     storage = engine.storage()
@@ -305,7 +306,7 @@ def trial_report_epoch(*, trial: Trial, epoch: int, value: float) -> bool:
     trial.intermediate[str(int(epoch))] = float(value)
     Trial.objects.filter(pk=trial.pk).update(intermediate=trial.intermediate)
     study = trial.study
-    if study.pruner == PrunerKind.NONE:
+    if study.pruner == PrunerKind.NONE or not may_prune:
         return False
     optuna_study = engine.optuna_study(study)
     frozen = storage.get_trial(trial.optuna_trial_id)

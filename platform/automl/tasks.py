@@ -33,7 +33,9 @@ class PruningReport:
         value = metrics.get(self.metric)
         if milestone and value is not None and metrics.get("epoch"):
             epoch = int(metrics["epoch"])
-            if services.trial_report_epoch(trial=self.trial, epoch=epoch, value=float(value)):
+            last = metrics.get("epochs") is not None and epoch >= int(metrics["epochs"])
+            # after the last epoch there is nothing left to save: the run completes and counts
+            if services.trial_report_epoch(trial=self.trial, epoch=epoch, value=float(value), may_prune=not last):
                 self.report(f"pruned after epoch {epoch}", milestone=True, epoch=epoch, pruned=True)
                 raise TrialPrunedHere(epoch)
 

@@ -18,7 +18,7 @@ from tests.openapi_conformance import conforming_api_client_fixture, openapi_sch
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
-EPOCHS = 6
+EPOCHS = 4
 N_TRIALS = 6
 
 
@@ -44,7 +44,7 @@ def test_study_spends_its_budget_on_two_workers_with_pruning_and_a_lost_worker(l
     from jobs.services import jobs_reap_stale
 
     client = api_client(tenants["alice"])
-    version = digits_version(tenants, api_client, per_class=20)
+    version = digits_version(tenants, api_client, per_class=15)
     second = start_worker("automl-worker-2")
     try:
         created = client.post("/api/v1/studies/", {
