@@ -107,6 +107,13 @@ describe('StudyView', () => {
     expect(link).toHaveTextContent('V4');
     expect(link).toHaveAttribute('href', '/model-versions/31');
     expect(server.callsTo('POST', '/api/v1/studies/7/promote/')[0].body).toEqual({});
+
+    // any completed trial can be promoted from its row; pruned ones cannot
+    expect(screen.queryByTestId('trial-2-promote')).toBeNull();
+    await userEvent.setup().click(screen.getByTestId('trial-0-promote'));
+    await waitFor(() => expect(server.callsTo('POST', '/api/v1/studies/7/promote/')).toHaveLength(2));
+    expect(server.callsTo('POST', '/api/v1/studies/7/promote/')[1].body).toEqual({ trial: 0 });
+    expect(await screen.findByTestId('trial-0-model-version')).toHaveAttribute('href', '/model-versions/31');
   }, 20_000);
 
   it('offers pause while running and polls the trials as they arrive', async () => {

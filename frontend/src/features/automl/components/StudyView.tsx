@@ -21,7 +21,24 @@ function Stat({ label, value, testId }: { label: string; value: string; testId: 
   );
 }
 
-function TrialsTable({ trials, space }: { trials: Trial[]; space: string[] }) {
+function TrialModel({ studyId, trial }: { studyId: number; trial: Trial }) {
+  const promote = usePromote(studyId);
+  const id = trial.model_version ?? promote.data?.id ?? null;
+  if (id !== null)
+    return (
+      <Anchor component={Link} to={`/model-versions/${id}`} size="sm" data-testid={`trial-${trial.number}-model-version`}>
+        {trial.model_version_name ?? promote.data?.name}
+      </Anchor>
+    );
+  if (trial.state !== 'complete') return <>—</>;
+  return (
+    <Button size="compact-xs" variant="subtle" onClick={() => promote.mutate(trial.number)} loading={promote.isPending} data-testid={`trial-${trial.number}-promote`}>
+      Promote
+    </Button>
+  );
+}
+
+function TrialsTable({ studyId, trials, space }: { studyId: number; trials: Trial[]; space: string[] }) {
   return (
     <Table striped withTableBorder data-testid="trials-table" data-rows={trials.length}>
       <Table.Thead>
@@ -36,6 +53,7 @@ function TrialsTable({ trials, space }: { trials: Trial[]; space: string[] }) {
           <Table.Th>Test acc.</Table.Th>
           <Table.Th>Duration</Table.Th>
           <Table.Th>Job</Table.Th>
+          <Table.Th>Model</Table.Th>
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
@@ -62,6 +80,9 @@ function TrialsTable({ trials, space }: { trials: Trial[]; space: string[] }) {
               ) : (
                 '—'
               )}
+            </Table.Td>
+            <Table.Td>
+              <TrialModel studyId={studyId} trial={trial} />
             </Table.Td>
           </Table.Tr>
         ))}
@@ -198,7 +219,7 @@ export function StudyView({ studyId }: { studyId: number }) {
         <ImportanceChart importances={results.data?.importances ?? {}} />
       </SimpleGrid>
       <Title order={5}>Trials</Title>
-      <TrialsTable trials={rows} space={space} />
+      <TrialsTable studyId={study.id} trials={rows} space={space} />
     </Stack>
   );
 }
