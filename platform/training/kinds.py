@@ -52,6 +52,12 @@ class ModelImportParams(serializers.Serializer):
     architecture = serializers.CharField()
     classes = serializers.ListField(child=serializers.CharField())
     preprocessing = serializers.DictField()
+    dataset_version = serializers.IntegerField(required=False, allow_null=True,
+                                               help_text="Evaluate the model on this version's test split.")
+
+
+class ModelEvaluationParams(serializers.Serializer):
+    model_version = serializers.IntegerField(help_text="The uploaded model version to evaluate.")
 
 
 MODEL_IMPORT = register(
@@ -62,6 +68,19 @@ MODEL_IMPORT = register(
                     "from it, exports ONNX and records it as an uploaded model version.",
         task_name="training.import_model",
         params_serializer=ModelImportParams,
+        prefers_gpu=False,
+        start_endpoint="/api/v1/model-versions/upload/",
+    )
+)
+
+MODEL_EVALUATION = register(
+    JobKind(
+        name="training.evaluate_model",
+        title="Model evaluation",
+        description="Evaluates an uploaded model version on its dataset version's test split and records the "
+                    "evaluation report.",
+        task_name="training.evaluate_model",
+        params_serializer=ModelEvaluationParams,
         prefers_gpu=False,
         start_endpoint="/api/v1/model-versions/upload/",
     )

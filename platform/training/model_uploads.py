@@ -79,6 +79,52 @@ def _spec(preprocessing: dict[str, Any] | None, *, image_size: list[int] | None)
         raise ValidationError({"preprocessing": [f"Invalid preprocessing: {exc}."]}) from None
 
 
+def _check_dataset_version(*, project, dataset_version, classes: list[str]) -> None:
+    """An evaluation set must be of the same project, and its classes the model's, in the same order."""
+    if dataset_version is None:
+        return
+    if dataset_version.dataset.project_id != project.pk:
+        raise ValidationError({"dataset_version": ["The dataset version belongs to another project."]})
+    if dataset_version.dataset.task_type != TEMPLATE:
+        raise ValidationError({"dataset_version": [f"An {TEMPLATE} model cannot be evaluated on a "
+                                                   f"{dataset_version.dataset.task_type} dataset."]})
+    if list(dataset_version.classes) != list(classes):
+        raise ValidationError({"dataset_version": [
+            f"The model's classes {classes} differ from dataset version {dataset_version.name}'s "
+            f"{list(dataset_version.classes)}; the model's outputs must follow the version's classes, in order."]})
+
+
+def _queue_evaluation(*, version: ModelVersion, user) -> Job:
+    job = job_create(workspace=version.project.workspace, project=version.project, kind="training.evaluate_model",
+                     params={"model_version": version.pk}, user=user)
+    ModelVersion.objects.filter(pk=version.pk).update(job=job)
+    version.job = job
+    return job
+
+
+def evaluate_uploaded(*, model_version_id: int, report) -> dict[str, Any]:
+    """The body of a ``training.evaluate_model`` job: the template's evaluation of an uploaded model
+    version on its dataset version's test split, recorded as its metrics and evaluation report."""
+    from datasets.services import dataset_version_manifest
+
+    from workers.templates import registry
+
+    version = ModelVersion.objects.select_related("dataset_version__dataset").get(pk=model_version_id)
+    manifest = dataset_version_manifest(version=version.dataset_version)
+    with tempfile.TemporaryDirectory(prefix="sampan-evaluate-") as tmp:
+        local = Path(tmp) / "model.onnx"
+        with default_storage.open(version.onnx_key, "rb") as source, local.open("wb") as out:
+            for chunk in iter(lambda: source.read(1 << 20), b""):
+                out.write(chunk)
+        evaluation = registry.get(version.template).load("evaluate")(local, manifest,
+                                                                     preprocessing=version.preprocessing, report=report)
+    evaluation["model"]["path"] = version.onnx_key
+    headline = {"accuracy": evaluation["accuracy"], "macro_f1": evaluation["macro"]["f1"],
+                "weighted_f1": evaluation["weighted"]["f1"], "top_k_accuracy": evaluation["top_k_accuracy"]}
+    ModelVersion.objects.filter(pk=version.pk).update(evaluation=evaluation, metrics={"test": headline})
+    return {"model_version": version.pk, "name": version.name, "metrics": {"test": headline}}
+
+
 def _dims(value_info) -> list[int | str]:
     return [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?")
             for d in value_info.type.tensor_type.shape.dim]
@@ -161,7 +207,7 @@ def check_uploaded_onnx(path: Path, *, filename: str, classes: list[str] | None,
 @transaction.atomic
 def model_version_record_upload(*, project, user, params: dict[str, Any], classes: list[str],
                                  preprocessing: dict[str, Any], onnx: Path, checkpoint: Path | None = None,
-                                 job: Job | None = None) -> ModelVersion:
+                                 job: Job | None = None, dataset_version=None) -> ModelVersion:
     """Record an uploaded model as the project's next model version (``source="uploaded"``)."""
     if job is not None:
         existing = ModelVersion.objects.filter(job=job).first()
@@ -174,7 +220,7 @@ def model_version_record_upload(*, project, user, params: dict[str, Any], classe
     checkpoint_key = _store(checkpoint, f"{prefix}/model.pt")[0] if checkpoint is not None else ""
     return ModelVersion.objects.create(
         workspace_id=project.workspace_id, project=project, number=number, source=ModelVersionSource.UPLOADED,
-        dataset_version=None, job=job, template=TEMPLATE, preset="", params=params, code_version=code_version(),
+        dataset_version=dataset_version, job=job, template=TEMPLATE, preset="", params=params, code_version=code_version(),
         classes=classes, preprocessing=preprocessing, checkpoint_key=checkpoint_key, onnx_key=onnx_key,
         onnx_sha256=onnx_sha, metrics={}, evaluation={},
         created_by=user if user is not None and user.is_authenticated else None,
@@ -182,8 +228,9 @@ def model_version_record_upload(*, project, user, params: dict[str, Any], classe
 
 
 def model_version_upload_onnx(*, user, project, upload, classes: list[str] | None = None,
-                              preprocessing: dict[str, Any] | None = None) -> ModelVersion:
-    """Register an uploaded ONNX classifier as a model version (checked here, see module docstring)."""
+                              preprocessing: dict[str, Any] | None = None, dataset_version=None) -> ModelVersion:
+    """Register an uploaded ONNX classifier as a model version (checked here, see module docstring).
+    With ``dataset_version``, a ``training.evaluate_model`` job evaluates it on that version's test split."""
     import onnx
 
     _check_size(upload)
@@ -196,6 +243,7 @@ def model_version_upload_onnx(*, user, project, upload, classes: list[str] | Non
         sha256 = _sha256_of(upload)
         proto, classes, spec = check_uploaded_onnx(path, filename=filename, classes=classes,
                                                    preprocessing=preprocessing)
+        _check_dataset_version(project=project, dataset_version=dataset_version, classes=classes)
         # The stored file describes itself, like the platform's exports.
         kept = [p for p in proto.metadata_props if not p.key.startswith("sampan.")]
         del proto.metadata_props[:]
@@ -206,9 +254,14 @@ def model_version_upload_onnx(*, user, project, upload, classes: list[str] | Non
             entry.key, entry.value = key, value
         final = Path(tmp) / "model.onnx"
         onnx.save(proto, str(final))
-        return model_version_record_upload(
-            project=project, user=user, classes=classes, preprocessing=spec, onnx=final,
-            params={"format": "onnx", "filename": filename, "sha256": sha256, "bytes": upload.size})
+        with transaction.atomic():
+            version = model_version_record_upload(
+                project=project, user=user, classes=classes, preprocessing=spec, onnx=final,
+                dataset_version=dataset_version,
+                params={"format": "onnx", "filename": filename, "sha256": sha256, "bytes": upload.size})
+            if dataset_version is not None:
+                _queue_evaluation(version=version, user=user)
+        return version
 
 
 def upload_blob_key(sha256: str) -> str:
@@ -218,7 +271,7 @@ def upload_blob_key(sha256: str) -> str:
 @transaction.atomic
 def model_version_upload_state_dict(*, user, project, upload, architecture: str, classes: list[str],
                                     preprocessing: dict[str, Any] | None = None,
-                                    image_size: int | None = None) -> Job:
+                                    image_size: int | None = None, dataset_version=None) -> Job:
     """Store an uploaded state_dict and queue the ``training.import_model`` job that turns it into a
     model version on a worker (the web process never unpickles it)."""
     _check_size(upload)
@@ -226,6 +279,7 @@ def model_version_upload_state_dict(*, user, project, upload, architecture: str,
         raise ValidationError({"architecture": [f"Unknown architecture {architecture!r}; one of "
                                                 f"{', '.join(ARCHITECTURES)}."]})
     classes = _classes(classes)
+    _check_dataset_version(project=project, dataset_version=dataset_version, classes=classes)
     spec = _spec(preprocessing, image_size=[image_size, image_size] if image_size else [64, 64])
     filename = PurePosixPath(upload.name or "model.pt").name[-255:]
     sha256 = _sha256_of(upload)
@@ -236,7 +290,8 @@ def model_version_upload_state_dict(*, user, project, upload, architecture: str,
             default_storage.delete(saved)
     return job_create(workspace=project.workspace, project=project, kind="training.import_model", user=user,
                       params={"blob_key": key, "sha256": sha256, "filename": filename, "bytes": upload.size,
-                              "architecture": architecture, "classes": classes, "preprocessing": spec})
+                              "architecture": architecture, "classes": classes, "preprocessing": spec,
+                              "dataset_version": dataset_version.pk if dataset_version is not None else None})
 
 
 def import_state_dict(job: Job, report) -> dict[str, Any]:
@@ -279,10 +334,18 @@ def import_state_dict(job: Job, report) -> dict[str, Any]:
         report("exporting to ONNX and checking it against torch", fraction=0.4)
         exported = export_onnx(model_file, Path(tmp) / "model.onnx")
         project = job.project
+        evaluation_set = None
+        if params.get("dataset_version") is not None:
+            from datasets.models import DatasetVersion
+
+            evaluation_set = DatasetVersion.objects.filter(pk=params["dataset_version"]).first()
         version = model_version_record_upload(
             project=project, user=job.created_by, job=job, classes=classes, preprocessing=params["preprocessing"],
-            onnx=Path(exported["path"]), checkpoint=model_file,
+            onnx=Path(exported["path"]), checkpoint=model_file, dataset_version=evaluation_set,
             params={"format": "state_dict", "filename": filename, "sha256": params["sha256"],
                     "bytes": params.get("bytes"), "architecture": params["architecture"]})
+    if evaluation_set is not None and not version.evaluation:
+        report("evaluating on the test split", fraction=0.8, milestone=True)
+        evaluate_uploaded(model_version_id=version.pk, report=report)
     report("recorded", fraction=1.0, milestone=True)
     return {"model_version": version.pk, "name": version.name, "onnx": {k: exported[k] for k in ("bytes", "sha256", "opset")}}

@@ -99,3 +99,14 @@ def _import_model(job, report) -> dict:
 @shared_task(name="training.import_model")
 def training_import_model(job_id: int) -> None:
     run_job(job_id, _import_model)
+
+
+def _evaluate_model(job, report) -> dict:
+    from training.model_uploads import evaluate_uploaded
+
+    return evaluate_uploaded(model_version_id=job.params["model_version"], report=report)
+
+
+@shared_task(name="training.evaluate_model")
+def training_evaluate_model(job_id: int) -> None:
+    run_job(job_id, _evaluate_model)

@@ -72,18 +72,24 @@ def test_bad_onnx_uploads_are_refused_with_the_reason(sdk, project, tmp_path):
     assert sdk.models.list(project=project) == []
 
 
-def test_state_dict_is_imported_by_a_worker_with_weights_only(sdk, project, tmp_path):
+def test_state_dict_is_imported_by_a_worker_with_weights_only(sdk, project, digits_folder, tmp_path):
     import torch
 
     from workers.image_classification.models import build_model
 
+    dataset = sdk.datasets.create("state_dict evaluation", project=project)
+    dataset.upload(digits_folder, progress=False)
+    version = dataset.create_version(seed=5)
     torch.manual_seed(0)
-    net = build_model("cnn_small", 3)
+    net = build_model("cnn_small", 10)
     weights = tmp_path / "mine.pt"
     torch.save(net.state_dict(), weights)
     model = sdk.models.upload_state_dict(weights, project=project, architecture="cnn_small",
-                                         classes=["a", "b", "c"], image_size=32, progress=False)
-    assert model.source == "uploaded" and model.classes == ["a", "b", "c"] and model.job is not None
+                                         classes=version.classes, image_size=32, progress=False,
+                                         dataset_version=version)
+    assert model.source == "uploaded" and model.classes == version.classes and model.job is not None
+    assert model.dataset_version == version.id
+    assert model.evaluation().samples == sum(version.counts["test"].values())
     assert model.params["format"] == "state_dict" and model.params["architecture"] == "cnn_small"
     assert model.preprocessing["image_size"] == [32, 32] and model.onnx_sha256
 
@@ -93,7 +99,7 @@ def test_state_dict_is_imported_by_a_worker_with_weights_only(sdk, project, tmp_
 
     stored = model.download_onnx(tmp_path / "imported.onnx")
     session = onnxruntime.InferenceSession(str(stored), providers=["CPUExecutionProvider"])
-    x = np.random.default_rng(0).standard_normal((2, 3, 32, 32)).astype(np.float32)
+    x = np.random.default_rng(0).standard_normal((2, 3, 32, 32)).astype(np.float32)  # batch of 2, 10 scores
     net.eval()
     with torch.no_grad():
         expected = net(torch.from_numpy(x)).numpy()
@@ -137,3 +143,22 @@ def test_state_dicts_that_are_unsafe_or_do_not_fit_fail_their_job(sdk, project, 
         sdk.models.upload_state_dict(wrong, project=project, architecture="vgg", classes=["a", "b"])
     assert "architecture" in bad.value.details
     assert sdk.models.list(project=project) == []
+
+
+def test_an_uploaded_model_is_evaluated_on_a_dataset_version(sdk, project, digits_folder, tmp_path):
+    dataset = sdk.datasets.create("evaluation set", project=project)
+    dataset.upload(digits_folder, progress=False)
+    version = dataset.create_version(seed=2)
+    path = brightness_classifier(tmp_path / "ten.onnx", outputs=10)
+    with pytest.raises(sampan.BadRequest) as caught:
+        sdk.models.upload_onnx(path, project=project, classes=[f"c{i}" for i in range(10)], dataset_version=version)
+    assert "differ from dataset version V1" in caught.value.message
+    model = sdk.models.upload_onnx(path, project=project, classes=version.classes, preprocessing=PLAIN,
+                                   dataset_version=version)
+    assert model.dataset_version == version.id and model.source == "uploaded"
+    report = model.evaluation()
+    assert report.samples == sum(version.counts["test"].values()) == sum(map(sum, report.confusion_matrix))
+    assert model.metrics["test"]["accuracy"] == pytest.approx(report.accuracy)
+    assert sdk.jobs.get(model.job).kind == "training.evaluate_model"
+    compared = sdk.models.compare(model, model)
+    assert compared["accuracy"]["delta"] == 0

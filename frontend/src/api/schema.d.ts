@@ -2159,6 +2159,8 @@ export interface components {
             architecture?: components["schemas"]["ArchitectureEnum"];
             /** @description state_dict only: square input size (default 64). */
             image_size?: number;
+            /** @description Evaluate the model on this dataset version's test split (same project; its classes in the model's output order). */
+            dataset_version?: number | null;
         };
         /** @enum {unknown} */
         NullEnum: null;

@@ -138,6 +138,9 @@ class ModelVersionUploadSerializer(ModelVersionUploadTargetSerializer):
                                            help_text="state_dict only: the template architecture it was trained as.")
     image_size = serializers.IntegerField(required=False, min_value=8, max_value=1024,
                                           help_text="state_dict only: square input size (default 64).")
+    dataset_version = MemberDatasetVersionField(required=False, allow_null=True,
+                                                help_text="Evaluate the model on this dataset version's test split "
+                                                          "(same project; its classes in the model's output order).")
 
     def validate(self, attrs):
         if attrs["format"] == "state_dict":

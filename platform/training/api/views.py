@@ -168,11 +168,12 @@ class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
         if data["format"] == "onnx":
             version = model_uploads.model_version_upload_onnx(
                 user=request.user, project=project, upload=data["file"], classes=data.get("classes"),
-                preprocessing=data.get("preprocessing"))
+                preprocessing=data.get("preprocessing"), dataset_version=data.get("dataset_version"))
             return Response(ModelVersionSerializer(version).data, status=status.HTTP_201_CREATED)
         job = model_uploads.model_version_upload_state_dict(
             user=request.user, project=project, upload=data["file"], architecture=data["architecture"],
-            classes=data["classes"], preprocessing=data.get("preprocessing"), image_size=data.get("image_size"))
+            classes=data["classes"], preprocessing=data.get("preprocessing"), image_size=data.get("image_size"),
+            dataset_version=data.get("dataset_version"))
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(parameters=[OpenApiParameter("a", OpenApiTypes.INT, required=True),

@@ -184,16 +184,22 @@ class Models:
         return pd.DataFrame(rows).set_index("class")
 
     def upload_onnx(self, path: str | os.PathLike[str], *, project: int | Resource, classes: list[str] | None = None,
-                    preprocessing: dict[str, Any] | None = None) -> ModelVersion:
+                    preprocessing: dict[str, Any] | None = None, dataset_version: int | Resource | None = None,
+                    wait: bool = True, progress: bool = False) -> ModelVersion:
         """Register an ONNX classifier (input float32 [batch, 3, H, W], output [batch, len(classes)]).
 
         ``preprocessing`` overrides the template's defaults (e.g. ``{"image_size": [32, 32],
         "mean": [0.5] * 3, "std": [0.5] * 3}``); classes and preprocessing default to the file's own
         metadata for a model exported by Sampan. Files referencing external data are refused.
 
+        With ``dataset_version`` (of the same project, its classes in the model's output order) a job
+        evaluates the model on that version's test split; ``wait=True`` waits for the report.
+
         e.g. ``client.models.upload_onnx("mnist.onnx", project=p, classes=[str(d) for d in range(10)])``
         """
         data: dict[str, Any] = {"project": _id(project), "format": "onnx"}
+        if dataset_version is not None:
+            data["dataset_version"] = _id(dataset_version)
         if classes is not None:
             data["classes"] = json.dumps(list(classes))
         if preprocessing is not None:
@@ -202,22 +208,29 @@ class Models:
         with path.open("rb") as fh:
             body = self._client.http.post("model-versions/upload/", None, data=data,
                                           files={"file": (path.name, fh, "application/octet-stream")})
-        return ModelVersion(self._client, body)
+        model = ModelVersion(self._client, body)
+        if wait and dataset_version is not None and model.data.get("job") is not None:
+            self._client.jobs.get(model.data["job"]).wait(progress=progress)
+            model.refresh()
+        return model
 
     def upload_state_dict(self, state_dict: str | os.PathLike[str] | bytes, *, project: int | Resource,
                           architecture: str, classes: list[str], image_size: int | None = None,
-                          preprocessing: dict[str, Any] | None = None, wait: bool = True,
-                          progress: bool = True) -> ModelVersion | Job:
+                          preprocessing: dict[str, Any] | None = None, dataset_version: int | Resource | None = None,
+                          wait: bool = True, progress: bool = True) -> ModelVersion | Job:
         """Register a state_dict of one of the template's architectures (``cnn_small``, ``resnet_narrow``,
         ``resnet18``): a worker reads it with ``weights_only=True``, builds the model and exports ONNX.
 
         ``state_dict``: a file written by ``torch.save(model.state_dict(), path)``, or its bytes.
-        Returns the model version (``wait=True``) or the import job.
+        ``dataset_version``: also evaluate it on that version's test split. Returns the model version
+        (``wait=True``) or the import job.
         """
         data: dict[str, Any] = {"project": _id(project), "format": "state_dict", "architecture": architecture,
                                 "classes": json.dumps(list(classes))}
         if image_size is not None:
             data["image_size"] = str(image_size)
+        if dataset_version is not None:
+            data["dataset_version"] = _id(dataset_version)
         if preprocessing is not None:
             data["preprocessing"] = json.dumps(preprocessing)
         if isinstance(state_dict, bytes):
