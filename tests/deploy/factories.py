@@ -1,4 +1,4 @@
-"""Deploy test material: a tiny digits classifier trained once per test module with the real trainer
+"""Deploy test material: a tiny digits classifier trained once per test session with the real trainer
 (fast preset, 3 epochs, 30 digits per class), model versions registered on it, deployments, keys."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from PIL import Image
 from tests.datasets.factories import digit_bytes, digit_class
 
 
-@pytest.fixture(scope="module", name="trained_digits")
+@pytest.fixture(scope="session", name="trained_digits")
 def trained_digits_fixture(tmp_path_factory) -> Path:
     """A trained run directory: model.onnx, preprocess.json, labels.json (classes "0".."9")."""
     from tests.workers.digits_data import write_digits
