@@ -74,6 +74,20 @@ def test_wine_gradient_boosted_trees_then_serving_rows(live_worker, tenants, api
     with pytest.raises(ValueError, match="none of the model's columns"):
         predictor.predict([{"colour": "red"}])
 
+    # the hosted deployment answers JSON rows with the original column names
+    deployment = client.post("/api/v1/deployments/", {"project": tenants["project_a"].pk, "model_version": model["id"],
+                                                      "name": "wine"}, format="json")
+    assert deployment.status_code == 201, deployment.content
+    key = client.post(f"/api/v1/deployments/{deployment.json()['id']}/keys/", {"name": "k"}, format="json").json()["key"]
+    from rest_framework.test import APIClient
+
+    caller = APIClient()
+    url = f"/api/v1/deployments/{deployment.json()['id']}/predict/"
+    answer = caller.post(url, {"instances": [rows[0], rows[-1]], "top_k": 1}, format="json", HTTP_AUTHORIZATION=f"Bearer {key}")
+    assert answer.status_code == 200, answer.content
+    assert [p["top_k"][0]["label"] for p in answer.json()["predictions"]] == ["class_0", "class_2"]
+    assert answer.json()["model_version"]["template"] == "tabular_classification"
+
 
 def test_diabetes_regression_with_the_mlp(live_worker, tenants, api_client, tmp_path):
     client = api_client(tenants["alice"])

@@ -84,3 +84,18 @@ def test_minilm_head_and_the_small_model_then_serving_raw_text(live_worker, tena
                            max_batch=8)
     answers = predictor.predict(parsed.instances, parsed.top_k)
     assert [a[0]["label"] for a in answers] == ["numbers", "network"] and len(answers[0]) == 2
+
+    # the hosted deployment takes raw text and answers the same as the predictor
+    deployment = client.post("/api/v1/deployments/", {"project": tenants["project_a"].pk, "model_version": minilm["id"],
+                                                      "name": "docstrings"}, format="json")
+    assert deployment.status_code == 201, deployment.content
+    key = client.post(f"/api/v1/deployments/{deployment.json()['id']}/keys/", {"name": "k"}, format="json").json()["key"]
+    from rest_framework.test import APIClient
+
+    hosted = APIClient().post(f"/api/v1/deployments/{deployment.json()['id']}/predict/", body, format="json",
+                              HTTP_AUTHORIZATION=f"Bearer {key}")
+    assert hosted.status_code == 200, hosted.content
+    served = [p["top_k"] for p in hosted.json()["predictions"]]
+    assert [[x["label"] for x in top] for top in served] == [[x["label"] for x in a] for a in answers]
+    assert all(abs(x["score"] - y["score"]) < 1e-5 for top, a in zip(served, answers, strict=True)
+               for x, y in zip(top, a, strict=True))
