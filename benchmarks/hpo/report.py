@@ -184,6 +184,18 @@ def main(argv: list[str] | None = None) -> int:
             doc = doc.rstrip("\n") + "\n\n" + section + "\n"
         DOCS.write_text(doc)
         print(f"wrote {DOCS}")
+        rows = load(args.results, args.sde_tag)
+        per_problem = (
+            "<!-- hpo-by-problem:start -->\n"
+            "Mean rank per function or dataset (10 seeds each; 1 = best of 5):\n\n"
+            + by_problem(rows, 8) + "\n\n" + by_problem(rows, 1) + "\n<!-- hpo-by-problem:end -->"
+        )
+        sampler_doc = DOCS.parent / "automl-sampler.md"
+        text_doc = sampler_doc.read_text()
+        text_doc = re.sub(r"<!-- hpo-by-problem:start -->.*?<!-- hpo-by-problem:end -->", lambda _: per_problem,
+                          text_doc, flags=re.S)
+        sampler_doc.write_text(text_doc)
+        print(f"wrote {sampler_doc}")
     return 0
 
 

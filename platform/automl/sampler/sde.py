@@ -78,10 +78,10 @@ class SdeSampler(BaseSampler):
         noise: float = 0.5,
         e_min: float | None = None,
         temperature: float = 0.5,
-        local_fraction: float = 0.5,
+        local_fraction: float = 0.3,
         local_radius: float = 1.0,
         patience: int = 4,
-        explore_fraction: float = 0.0,
+        explore_fraction: float = 0.5,
     ) -> None:
         if n_particles is not None and n_particles < 2:
             raise ValueError("n_particles must be at least 2")
