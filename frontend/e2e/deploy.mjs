@@ -4,11 +4,13 @@
 // log in -> open the model version -> Deploy -> Hosted API -> create a key (shown once) -> the
 // try-it panel, pre-filled with that key, classifies a digit image -> the call is counted in the
 // usage charts -> the code snippets carry the real endpoint -> stop and start with confirmation ->
+// switch to another model version (the answer names it) and roll back -> revoke the key ->
 // build an on-prem server package and a device SDK from the model version (live job progress) ->
 // the device SDK's compression report -> download both archives.
 //
 // Env: SAMPAN_URL (default http://127.0.0.1:8000), SAMPAN_USER, SAMPAN_PASSWORD,
 //      E2E_MODEL_VERSION (id of a trained model version the user can deploy),
+//      E2E_SWITCH_TO (another model version of the same project, to switch to and roll back from),
 //      E2E_IMAGE (a digit image), E2E_IMAGE_LABEL (its class, logged next to the answer),
 //      E2E_ARTIFACTS (screenshots and downloads, default ./e2e-artifacts),
 //      CHROMIUM_PATH (default /usr/bin/chromium), E2E_BUILD_TIMEOUT_S (default 600).
@@ -22,6 +24,7 @@ const baseUrl = (process.env.SAMPAN_URL || 'http://127.0.0.1:8000').replace(/\/+
 const username = process.env.SAMPAN_USER;
 const password = process.env.SAMPAN_PASSWORD;
 const modelVersionId = Number(process.env.E2E_MODEL_VERSION);
+const switchToId = Number(process.env.E2E_SWITCH_TO);
 const imagePath = process.env.E2E_IMAGE;
 const imageLabel = process.env.E2E_IMAGE_LABEL ?? '';
 const artifacts = path.resolve(process.env.E2E_ARTIFACTS || 'e2e-artifacts');
@@ -78,6 +81,7 @@ function isApi(response, method, pathname) {
 async function main() {
   if (!username || !password) fail('SAMPAN_USER and SAMPAN_PASSWORD must be set');
   if (!Number.isInteger(modelVersionId) || modelVersionId < 1) fail(`E2E_MODEL_VERSION must be a model version id, got ${process.env.E2E_MODEL_VERSION}`);
+  if (!Number.isInteger(switchToId) || switchToId === modelVersionId) fail(`E2E_SWITCH_TO must be another model version id, got ${process.env.E2E_SWITCH_TO}`);
   if (!imagePath) fail('E2E_IMAGE must name a digit image');
   const imageBytes = await readFile(imagePath).catch((error) => fail(`cannot read E2E_IMAGE ${imagePath}: ${error.message}`));
   await mkdir(artifacts, { recursive: true });
@@ -261,6 +265,47 @@ async function main() {
       if (actions.join(',') !== 'start,stop,create') fail(`history shows ${actions.join(', ')}`);
       await screenshot(page, 'overview');
       log(`stopped deployment answered ${refused}; history ${actions.join(' <- ')}`);
+    });
+
+    await step(`switch to model version #${switchToId} (confirmed): try-it answers from it; roll back`, async () => {
+      const select = page.getByTestId('deployment-switch-select');
+      await page.waitForFunction(() => !document.querySelector('[data-testid="deployment-switch-select"]')?.hasAttribute('disabled'));
+      await select.click();
+      const option = page.getByRole('option').first();
+      const targetName = (await option.innerText()).trim();
+      await option.click();
+      await page.getByTestId('deployment-switch').click();
+      const switched = page.waitForResponse((response) => isApi(response, 'POST', `/api/v1/deployments/${deploymentId}/switch/`));
+      switched.catch(() => {});
+      await page.getByTestId('deployment-confirm').click();
+      const response = await switched;
+      if (response.status() !== 200) fail(`switch answered ${response.status()}: ${await response.text()}`);
+      const sent = response.request().postDataJSON();
+      if (sent.model_version !== switchToId) fail(`the switch sent ${JSON.stringify(sent)}, expected model version #${switchToId}`);
+      await page.waitForFunction((name) => document.querySelector('[data-testid="deployment-model-version"]')?.textContent === name, targetName);
+      await page.getByTestId('deployment-tab-try').click();
+      await page.locator('input[type="file"]').setInputFiles(imagePath);
+      const called = page.waitForResponse((r) => isApi(r, 'POST', `/api/v1/deployments/${deploymentId}/predict/`));
+      called.catch(() => {});
+      await page.getByTestId('try-submit').click();
+      const answered = await called;
+      if (answered.status() !== 200) fail(`predict after the switch answered ${answered.status()}: ${await answered.text()}`);
+      const served = (await page.getByTestId('try-model-version').innerText()).trim();
+      if (served !== targetName) fail(`after switching to ${targetName} the answer came from ${served}`);
+      await screenshot(page, 'try-after-switch');
+      await page.getByTestId('deployment-tab-overview').click();
+      const rollback = page.getByTestId('deployment-rollback');
+      await page.waitForFunction(() => (document.querySelector('[data-testid="deployment-rollback"]')?.textContent ?? '').includes('Roll back to'));
+      await rollback.click();
+      await page.getByTestId('deployment-confirm').click();
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid="deployment-history-entry"]')?.getAttribute('data-action') === 'rollback',
+      );
+      const back = (await page.getByTestId('deployment-model-version').innerText()).trim();
+      const actions = await page.getByTestId('deployment-history-entry').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-action')));
+      if (actions.join(',') !== 'rollback,switch,start,stop,create') fail(`history shows ${actions.join(', ')}`);
+      await screenshot(page, 'rolled-back');
+      log(`switched to ${targetName} (the answer named it), rolled back to ${back}; history ${actions.join(' <- ')}`);
     });
 
     await step('revoke the key (confirmed): the try-it panel forgets it and a pasted copy is refused with 401', async () => {

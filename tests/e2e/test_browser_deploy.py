@@ -1,9 +1,9 @@
 """Browser end to end of deployment in headless Chromium against a live web process and worker.
 The trained model version is made through the API first (import, version, a short training run on
 the worker) to save time; every deploy step then goes through the UI: Deploy -> Hosted API, a key
-shown once, the try-it panel with a digit image, the call counted in usage, stop/start, the key
-revoked (and refused with 401 without losing the session), and both packages built, their
-compression report shown and their archives downloaded."""
+shown once, the try-it panel with a digit image, the call counted in usage, stop/start, a switch
+to another version and a rollback, the key revoked (and refused with 401 without losing the
+session), and both packages built, their compression report shown and their archives downloaded."""
 
 from __future__ import annotations
 
@@ -51,6 +51,20 @@ def trained_model_version(user, api_client) -> int:
     return int(job.result["model_version"])
 
 
+def uploaded_copy(model_version_id: int, user) -> int:
+    """The same ONNX registered again as an uploaded model version (V2), something to switch to."""
+    from django.core.files.storage import default_storage
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from training.model_uploads import model_version_upload_onnx
+    from training.models import ModelVersion
+
+    trained = ModelVersion.objects.get(pk=model_version_id)
+    with default_storage.open(trained.onnx_key, "rb") as stream:
+        data = stream.read()
+    upload = SimpleUploadedFile("digits-copy.onnx", data, content_type="application/octet-stream")
+    return model_version_upload_onnx(user=user, project=trained.project, upload=upload).pk
+
+
 def archive_names(path) -> set[str]:
     """The archive's file names below its single top folder."""
     with zipfile.ZipFile(path) as archive:
@@ -64,6 +78,7 @@ def test_deploy_try_it_usage_and_packages_through_the_ui(live_web, live_worker, 
     assert (REPO / "frontend" / "dist" / "index.html").exists(), "the frontend is not built: run `make frontend`"
     user = make_user("e2e-deployer", password=PASSWORD)
     model_version = trained_model_version(user, api_client)
+    switch_to = uploaded_copy(model_version, user)
 
     index = 7
     image = tmp_path / "digit.png"
@@ -71,7 +86,8 @@ def test_deploy_try_it_usage_and_packages_through_the_ui(live_web, live_worker, 
     out_dir = ARTIFACTS / "e2e-deploy"
     shutil.rmtree(out_dir, ignore_errors=True)  # no archive or screenshot of an earlier run
     env = dict(os.environ, SAMPAN_URL=live_web, SAMPAN_USER="e2e-deployer", SAMPAN_PASSWORD=PASSWORD,
-               E2E_ARTIFACTS=str(out_dir), E2E_MODEL_VERSION=str(model_version), E2E_IMAGE=str(image),
+               E2E_ARTIFACTS=str(out_dir), E2E_MODEL_VERSION=str(model_version), E2E_SWITCH_TO=str(switch_to),
+               E2E_IMAGE=str(image),
                E2E_IMAGE_LABEL=str(digit_class(index)), CHROMIUM_PATH=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
     result = subprocess.run(["node", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=1200,
                             cwd=REPO / "frontend")
@@ -83,6 +99,9 @@ def test_deploy_try_it_usage_and_packages_through_the_ui(live_web, live_worker, 
     summary = json.loads((out_dir / "deploy.json").read_text())
     deployment = Deployment.objects.get(pk=summary["deployment"])
     assert deployment.model_version_id == model_version and deployment.status == "active"
+    assert deployment.previous_model_version_id == switch_to, "switched to V2 and rolled back in the UI"
+    assert list(deployment.events.order_by("at", "pk").values_list("action", flat=True)) == [
+        "create", "stop", "start", "switch", "rollback"]
     key = DeploymentKey.objects.get(deployment=deployment)
     assert key.name == "e2e kiosk" and key.quota_per_minute == 600 and key.last_used_at is not None
     assert key.revoked_at is not None, "revoked in the UI"
