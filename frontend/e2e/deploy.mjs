@@ -162,6 +162,7 @@ async function main() {
       if (sent.quota_per_minute !== 600 || sent.name !== 'e2e kiosk') fail(`the key request sent ${JSON.stringify(sent)}`);
       const shown = (await page.getByTestId('deployment-key-secret').innerText()).trim();
       if (!shown.startsWith('spd_')) fail(`the key shown is "${shown.slice(0, 8)}...", not an spd_ key`);
+      await page.waitForTimeout(400); // let the dialogs' transitions end before the picture
       await screenshot(page, 'key-created');
       log(`key ${shown.slice(0, 12)}... shown once (quota 600/min)`);
       return shown;
