@@ -82,6 +82,11 @@ def test_deploy_create_key_and_predict_in_every_format(live_web, tenants, api_cl
     single = post(live_web, deployment["id"], secret, json={"image": "data:image/jpeg;base64," + b64(jpeg(0))})
     assert single.status_code == 200 and len(single.json()["predictions"][0]["top_k"]) == 5
 
+    # served by ONNX Runtime: the web process that answered never loaded torch
+    from tests.test_process_boundaries import _pid_listening, has_libtorch
+
+    assert not has_libtorch(_pid_listening(live_web))
+
 
 def test_keys_missing_invalid_revoked_expired_and_of_another_deployment(live_web, tenants, api_client,
                                                                         trained_digits):
