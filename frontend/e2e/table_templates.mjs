@@ -1,0 +1,201 @@
+#!/usr/bin/env node
+// Browser e2e of the text and tabular templates through the real UI of a live Sampan server:
+// log in -> workspace -> project -> a text or tabular dataset -> choose a table file, check the
+// column mapping step (preview, suggested columns) and import -> see the texts in the labeling
+// grid (text) or the profile charts (tabular) -> make a version -> train with the fast preset ->
+// wait for the job -> open the model version's evaluation report.
+//
+// Env: SAMPAN_URL, SAMPAN_USER, SAMPAN_PASSWORD, E2E_TASK (text_classification |
+//      tabular_classification), E2E_FILE (the table file), E2E_LABEL_COLUMN (text: the label
+//      column to map), E2E_ARTIFACTS, CHROMIUM_PATH, E2E_TRAIN_TIMEOUT_S (default 600).
+// Prints "PASSED: ... model version #N" and exits 0, or a "FAILED: ..." line and exits 1.
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const baseUrl = (process.env.SAMPAN_URL || 'http://127.0.0.1:8000').replace(/\/+$/, '');
+const username = process.env.SAMPAN_USER;
+const password = process.env.SAMPAN_PASSWORD;
+const task = process.env.E2E_TASK || 'tabular_classification';
+const filePath = process.env.E2E_FILE;
+const labelColumn = process.env.E2E_LABEL_COLUMN || '';
+const artifacts = path.resolve(process.env.E2E_ARTIFACTS || 'e2e-artifacts');
+const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const trainTimeoutMs = Number(process.env.E2E_TRAIN_TIMEOUT_S || 600) * 1000;
+const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
+const TASK_LABELS = { text_classification: 'Text classification', tabular_classification: 'Tabular classification' };
+
+const started = Date.now();
+function log(message) {
+  console.log(`[e2e ${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s] ${message}`);
+}
+
+class StepError extends Error {}
+function fail(message) {
+  throw new StepError(String(message).replace(/\s*\n\s*/g, ' — '));
+}
+
+async function step(description, action) {
+  log(`${description} ...`);
+  try {
+    return await action();
+  } catch (error) {
+    if (error instanceof StepError) throw error;
+    throw new StepError(`${description}: ${error instanceof Error ? error.message.split('\n')[0] : error}`);
+  }
+}
+
+let shots = 0;
+async function screenshot(page, name) {
+  shots += 1;
+  await page.screenshot({ path: path.join(artifacts, `${String(shots).padStart(2, '0')}-${name}.png`), fullPage: true });
+}
+
+function idFromUrl(page) {
+  return Number(new URL(page.url()).pathname.split('/').filter(Boolean)[1]);
+}
+
+function posted(page, pathname) {
+  const wait = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === pathname, { timeout: 120_000 });
+  wait.catch(() => {});
+  return wait;
+}
+
+async function main() {
+  if (!username || !password || !filePath) fail('SAMPAN_USER, SAMPAN_PASSWORD and E2E_FILE must be set');
+  if (!TASK_LABELS[task]) fail(`E2E_TASK must be one of ${Object.keys(TASK_LABELS).join(', ')}`);
+  await mkdir(artifacts, { recursive: true });
+  const browser = await chromium.launch({ executablePath, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+  page.setDefaultTimeout(20_000);
+  const pageErrors = [];
+  page.on('pageerror', (error) => {
+    pageErrors.push(error.message);
+    log(`page error: ${error.message}`);
+  });
+  const suffix = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+  try {
+    await step('log in', async () => {
+      await page.goto(`${baseUrl}/login`, { waitUntil: 'domcontentloaded' });
+      await page.getByTestId('login-username').fill(username);
+      await page.getByTestId('login-password').fill(password);
+      await page.getByTestId('login-submit').click();
+      await page.waitForURL(/\/workspaces\/?$/);
+    });
+    await step('create a workspace and a project', async () => {
+      await page.getByTestId('create-workspace').click();
+      await page.getByTestId('workspace-name-input').fill(`e2e ${task} ${suffix}`);
+      await page.getByTestId('workspace-create-submit').click();
+      await page.waitForURL(/\/workspaces\/\d+\/?$/);
+      await page.getByTestId('create-project').click();
+      await page.getByTestId('project-name-input').fill(`${task} ${suffix}`);
+      await page.getByTestId('project-create-submit').click();
+      await page.waitForURL(/\/projects\/\d+\/?$/);
+    });
+    const datasetId = await step(`create a ${TASK_LABELS[task]} dataset`, async () => {
+      await page.getByTestId('create-dataset').click();
+      await page.getByTestId('dataset-name-input').fill(`${task} ${suffix}`);
+      await page.getByTestId('dataset-task-type').click();
+      await page.getByRole('option', { name: TASK_LABELS[task] }).first().click();
+      await page.getByTestId('dataset-create-submit').click();
+      await page.waitForURL(/\/datasets\/\d+\/import\/?$/);
+      return idFromUrl(page);
+    });
+    await step(`choose ${path.basename(filePath)}, check the column mapping step and import`, async () => {
+      const preview = posted(page, `/api/v1/datasets/${datasetId}/imports/preview/`);
+      await page.getByTestId('table-file-input').setInputFiles(filePath);
+      const answer = await preview;
+      if (answer.status() !== 200) fail(`the preview answered ${answer.status()}: ${await answer.text()}`);
+      await page.getByTestId('table-mapping').waitFor();
+      await page.getByTestId('table-preview').waitFor();
+      if (labelColumn) {
+        await page.getByTestId('mapping-label-column').click();
+        await page.getByRole('option', { name: new RegExp(`^${labelColumn} \\(`) }).last().click();
+      }
+      const chosen = await page.getByTestId(task === 'text_classification' ? 'mapping-text-column' : 'mapping-target-column').inputValue();
+      log(`mapping suggested/chosen: ${chosen}${labelColumn ? `, labels from ${labelColumn}` : ''}`);
+      await screenshot(page, 'mapping');
+      const created = posted(page, `/api/v1/datasets/${datasetId}/imports/`);
+      await page.getByTestId('table-import').click();
+      const response = await created;
+      if (response.status() !== 201) fail(`the import answered ${response.status()}: ${await response.text()}`);
+      const batch = await response.json();
+      await page.getByTestId(`import-status-${batch.id}`).waitFor();
+      log(`import #${batch.id}: ${batch.imported} rows, ${batch.labels_created.length} labels`);
+      if (batch.imported < 10) fail(`only ${batch.imported} rows imported`);
+    });
+    if (task === 'text_classification') {
+      await step('see the texts in the labeling grid', async () => {
+        await page.getByTestId('tab-label').click();
+        await page.locator('[data-testid^="sample-text-"]').first().waitFor();
+        await page.locator('[data-testid^="sample-tile-"]').first().click();
+        await page.getByTestId('sample-preview-text').waitFor();
+        await screenshot(page, 'labeling');
+      });
+    } else {
+      await step('see the profile charts', async () => {
+        await page.getByTestId('tab-statistics').click();
+        await page.getByTestId('profile-target').waitFor();
+        await page.locator('[data-testid^="profile-column-"]').first().waitFor();
+        await screenshot(page, 'profile');
+      });
+    }
+    await step('create a dataset version', async () => {
+      await page.getByTestId('tab-versions').click();
+      await page.getByTestId('version-seed').fill('7');
+      const created = posted(page, `/api/v1/datasets/${datasetId}/versions/`);
+      await page.getByTestId('version-create-submit').click();
+      const response = await created;
+      if (response.status() !== 201) fail(`POST versions answered ${response.status()}: ${await response.text()}`);
+    });
+    const jobId = await step('train with the fast preset', async () => {
+      await page.getByTestId('tab-train').click();
+      await page.getByTestId('training-form').waitFor();
+      await page.getByTestId('preset-card-fast').click();
+      const created = posted(page, '/api/v1/training-jobs/');
+      await page.getByTestId('training-start').click();
+      const response = await created;
+      if (response.status() !== 201) fail(`POST /api/v1/training-jobs/ answered ${response.status()}: ${await response.text()}`);
+      const job = await response.json();
+      await page.waitForURL(new RegExp(`/jobs/${job.id}/?$`));
+      return job.id;
+    });
+    await step(`wait for job #${jobId}`, async () => {
+      const badge = page.getByTestId('job-detail-status');
+      const deadline = Date.now() + trainTimeoutMs;
+      for (;;) {
+        const status = ((await badge.textContent()) || '').trim();
+        if (TERMINAL.has(status)) {
+          if (status !== 'succeeded') fail(`job #${jobId} ${status}: ${await page.getByTestId('job-error').innerText().catch(() => '')}`);
+          break;
+        }
+        if (Date.now() > deadline) fail(`job #${jobId} still ${status}`);
+        await page.waitForTimeout(500);
+      }
+    });
+    const modelVersionId = await step("open the model version's evaluation report", async () => {
+      await page.getByTestId('training-model-link').click();
+      await page.waitForURL(/\/model-versions\/\d+\/?$/);
+      await page.getByTestId('eval-accuracy').waitFor({ timeout: 30_000 });
+      log(`test accuracy ${await page.getByTestId('eval-accuracy').innerText()}`);
+      await screenshot(page, 'evaluation');
+      return idFromUrl(page);
+    });
+    if (pageErrors.length) fail(`uncaught errors in the page: ${pageErrors.join(' | ')}`);
+    log(`PASSED: dataset #${datasetId}, job #${jobId}, model version #${modelVersionId}`);
+    await browser.close();
+    return 0;
+  } catch (error) {
+    await page.screenshot({ path: path.join(artifacts, 'failure.png'), fullPage: true }).catch(() => {});
+    await browser.close().catch(() => {});
+    throw error;
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(`[e2e] FAILED: ${error instanceof Error ? error.message : error}`);
+    process.exit(1);
+  },
+);
