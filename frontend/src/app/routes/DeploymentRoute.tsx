@@ -19,11 +19,15 @@ export function DeploymentRoute() {
     <Stack>
       <Breadcrumbs>
         {deployment && (
-          <Anchor component={Link} to={`/projects/${deployment.project}/deployments`}>
+          <Anchor component={Link} to={`/projects/${deployment.project}`}>
             {project?.name ?? `Project ${deployment.project}`}
           </Anchor>
         )}
-        <span>Deployments</span>
+        {deployment && (
+          <Anchor component={Link} to={`/projects/${deployment.project}/deployments`}>
+            Deployments
+          </Anchor>
+        )}
         <span>{deployment?.name ?? `#${deploymentId}`}</span>
       </Breadcrumbs>
       <DeploymentDetail
