@@ -295,8 +295,9 @@ class ImportCreateSerializer(serializers.Serializer):
     def validate(self, attrs):
         given = [name for name in ("archive", "files", "file") if attrs.get(name)]
         if len(given) != 1:
-            raise serializers.ValidationError({"archive": ["Upload one archive, image files, or one table file "
-                                                           "(`file`)."]})
+            raise serializers.ValidationError({"archive": ["Upload either one archive or image files (image "
+                                                           "datasets), or one table file as `file` (text and "
+                                                           "tabular datasets)."]})
         if attrs.get("files") and attrs.get("background"):
             raise serializers.ValidationError({"background": ["Background imports take an archive."]})
         return attrs
