@@ -127,7 +127,7 @@ def test_log_int_step_and_categorical_values_round_trip_and_stay_in_bounds():
     enc = SpaceEncoding(MIXED_SPACE)
     sorted_enc = SpaceEncoding(dict(sorted(MIXED_SPACE.items())))  # the sampler's column order
     assert enc.dim == 1 + 1 + 1 + 1 + 1 + 3 + 3  # the constant has no column
-    kinds = {t.system_attrs.get("sde:kind") for t in study.trials}
+    kinds = {t.system_attrs.get("sde", {}).get("kind") for t in study.trials}
     assert {"startup", "move"} <= kinds  # both the quasi-random and the particle phase ran
     seen_choices = set()
     for t in study.trials:
@@ -137,7 +137,7 @@ def test_log_int_step_and_categorical_values_round_trip_and_stay_in_bounds():
         u = enc.encode(t.params)
         assert np.all((u >= 0) & (u <= 1))
         assert enc.decode(u) == t.params
-        x = t.system_attrs.get("sde:x")
+        x = t.system_attrs.get("sde", {}).get("x")
         if x is not None:  # the particle's continuous position decodes to the trial's params
             assert sorted_enc.decode(np.asarray(x)) == t.params
         seen_choices.add(t.params["optimizer"])
@@ -191,8 +191,8 @@ def test_pruned_and_failed_trials_do_not_corrupt_the_state():
     assert sum(1 for x in late if x > 2.5 or x < -2.5) <= 5
     # Every particle step started from a finished position and is reproducible from the attrs.
     for t in study.trials:
-        if t.system_attrs.get("sde:kind") == "move":
-            assert len(t.system_attrs["sde:x"]) == 4 and t.system_attrs["sde:k"] >= 2
+        if t.system_attrs.get("sde", {}).get("kind") == "move":
+            assert len(t.system_attrs["sde"]["x"]) == 4 and t.system_attrs["sde"]["k"] >= 2
 
 
 def test_multi_objective_studies_get_a_clear_error():
@@ -271,17 +271,17 @@ def test_state_survives_between_processes_in_postgresql_storage(optuna_database_
     by_number = {t.number: t for t in trials}
     continued = 0
     for t in second:
-        attrs = t.system_attrs
-        if attrs.get("sde:kind") != "move":
+        attrs = t.system_attrs.get("sde", {})
+        if attrs.get("kind") != "move":
             continue
-        particle = attrs["sde:particle"]
+        particle = attrs["particle"]
         earlier = [
             u for u in trials
-            if u.number < t.number and u.system_attrs.get("sde:particle") == particle
-            and u.system_attrs.get("sde:kind") in ("init", "move", "restart")
+            if u.number < t.number and u.system_attrs.get("sde", {}).get("particle") == particle
+            and u.system_attrs.get("sde", {}).get("kind") in ("init", "move", "restart")
         ]
         prev = max(earlier, key=lambda u: u.number)
-        assert attrs["sde:k"] == prev.system_attrs["sde:k"] + 1  # the step count carried over
+        assert attrs["k"] == prev.system_attrs["sde"]["k"] + 1  # the step count carried over
         if prev.number < 30:
             continued += 1
             assert by_number[prev.number] in first

@@ -35,7 +35,7 @@ from optuna.trial import FrozenTrial, TrialState
 from .encoding import SpaceEncoding
 from .qmc import halton
 
-_PREFIX = "sde:"
+_ATTR = "sde"  # the system attr holding a trial's sampler state
 _MOVE_KINDS = ("init", "move", "restart")
 _MISSING = object()
 
@@ -178,9 +178,9 @@ class SdeSampler(BaseSampler):
         history = [
             t
             for t in trials
-            if t.number < trial.number and t.system_attrs.get(_PREFIX + "particle") == particle
+            if t.number < trial.number and _attrs(t).get("particle") == particle
         ]
-        moves = [t for t in history if t.system_attrs.get(_PREFIX + "kind") in _MOVE_KINDS]
+        moves = [t for t in history if _attrs(t).get("kind") in _MOVE_KINDS]
         prev = max(moves, key=lambda t: t.number) if moves else None
 
         # Late in the run a share of the asks refine the incumbent inside a trust region.
@@ -196,18 +196,18 @@ class SdeSampler(BaseSampler):
             x = _reflect(v + np.maximum(spread, e_min) * rng.standard_normal(dim))
             return self._propose(study, trial, enc, trials, rng, x, e_min, {"kind": "explore", "particle": particle})
 
-        if prev is None or len(prev.system_attrs.get(_PREFIX + "x", ())) != dim:
+        if prev is None or len(_attrs(prev).get("x", ())) != dim:
             # First move of this particle: start from the i-th best evaluated point.
             origin = complete[order[particle % len(order)]]
             x, m, k, epoch, kind = x_all[by_number[origin.number]], np.zeros(dim), 1, 0, "init"
             p_best = x
             origin_number = origin.number
         else:
-            x = np.asarray(prev.system_attrs[_PREFIX + "x"], dtype=float)
-            m = np.asarray(prev.system_attrs[_PREFIX + "m"], dtype=float)
-            k = int(prev.system_attrs[_PREFIX + "k"]) + 1
-            epoch = int(prev.system_attrs.get(_PREFIX + "epoch", 0))
-            origin_number = prev.system_attrs.get(_PREFIX + "origin")
+            x = np.asarray(_attrs(prev)["x"], dtype=float)
+            m = np.asarray(_attrs(prev)["m"], dtype=float)
+            k = int(_attrs(prev)["k"]) + 1
+            epoch = int(_attrs(prev).get("epoch", 0))
+            origin_number = _attrs(prev).get("origin")
             kind = "move"
             p_best, stale = self._personal_best(history, epoch, origin_number, by_number, x_all, y, k)
             if p_best is None:
@@ -279,7 +279,7 @@ class SdeSampler(BaseSampler):
             if point is _MISSING:
                 point = None
                 if _covers(t, search_space):
-                    stored = t.system_attrs.get(_PREFIX + "x")
+                    stored = _attrs(t).get("x")
                     params = {n: t.params[n] for n in enc.names}
                     if stored is not None and len(stored) == enc.dim and enc.decode(np.asarray(stored)) == params:
                         point = np.asarray(stored, dtype=float)
@@ -306,18 +306,18 @@ class SdeSampler(BaseSampler):
         if origin_number is not None and origin_number in by_number:
             best_i = by_number[origin_number]
         for t in sorted(history, key=lambda t: t.number):
-            if t.system_attrs.get(_PREFIX + "epoch", 0) != epoch or t.number not in by_number:
+            if _attrs(t).get("epoch", 0) != epoch or t.number not in by_number:
                 continue
             i = by_number[t.number]
             if best_i is None or y[i] < y[best_i]:
-                best_i, best_k = i, int(t.system_attrs.get(_PREFIX + "k", best_k))
+                best_i, best_k = i, int(_attrs(t).get("k", best_k))
         if best_i is None:
             return None, k
         return x_all[best_i], k - best_k
 
     def _set(self, study: Study, trial: FrozenTrial, attrs: dict[str, Any]) -> None:
-        for key, value in attrs.items():
-            study._storage.set_trial_system_attr(trial._trial_id, _PREFIX + key, value)
+        # One attribute, one write: with RDB storage every write is a round trip.
+        study._storage.set_trial_system_attr(trial._trial_id, _ATTR, attrs)
 
 
 def _state(particle: int, kind: str, x, m, k: int, epoch: int, origin: int | None) -> dict[str, Any]:
@@ -330,6 +330,10 @@ def _state(particle: int, kind: str, x, m, k: int, epoch: int, origin: int | Non
         "epoch": epoch,
         "origin": origin,
     }
+
+
+def _attrs(trial: FrozenTrial) -> dict[str, Any]:
+    return trial.system_attrs.get(_ATTR) or {}
 
 
 def _reflect(x: np.ndarray) -> np.ndarray:
