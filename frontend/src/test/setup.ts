@@ -1,6 +1,10 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
+
+// Lazily loaded routes are compiled on their first import in the test run (a second or more on a
+// busy machine); findBy*/waitFor wait for them instead of failing at the 1 s default.
+configure({ asyncUtilTimeout: 5000 });
 
 // Mantine reads these browser APIs that jsdom lacks.
 Object.defineProperty(window, 'matchMedia', {
