@@ -45,7 +45,7 @@ def unzip_package(archive: Path, into: Path) -> Path:
 def clean_env(venv: Path | None = None, **extra: str) -> dict[str, str]:
     """An environment without the platform's paths: only the venv (if any) and the system's binaries."""
     path = f"{venv / 'bin'}:/usr/local/bin:/usr/bin:/bin" if venv else "/usr/local/bin:/usr/bin:/bin"
-    env = {"PATH": path, "HOME": os.environ.get("HOME", "/root"), "LANG": "C.UTF-8"}
+    env = {"PATH": path, "HOME": os.environ.get("HOME", "/root"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
     env.update({k: v for k, v in os.environ.items() if k.startswith(("PIP_", "npm_config_"))})
     env.update(extra)
     return env

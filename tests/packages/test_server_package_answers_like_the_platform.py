@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -94,10 +95,12 @@ def as_scores(ranked: list[list[dict]]) -> np.ndarray:
 def test_archive_holds_a_self_contained_model_a_manifest_with_every_sha256_and_no_torch(package):
     root, report = package["root"], package["report"]
     manifest = json.loads((root / "manifest.json").read_text())
-    files = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    with zipfile.ZipFile(package["archive"]) as archive:  # the archive itself, not what running it added
+        contents = {name.split("/", 1)[1]: archive.read(name) for name in archive.namelist()}
+    files = set(contents)
     assert {e["path"] for e in manifest["files"]} == files - {"manifest.json"}
     for entry in manifest["files"]:
-        data = (root / entry["path"]).read_bytes()
+        data = contents[entry["path"]]
         assert hashlib.sha256(data).hexdigest() == entry["sha256"] and len(data) == entry["bytes"], entry["path"]
     assert {"model.onnx", "preprocess.json", "labels.json", "requirements.txt", "Dockerfile", "README.md", "serve.py",
             "test_vectors/expected.json", "workers/serving/standalone.py", "workers/serving/protocol.py",
@@ -179,6 +182,7 @@ def test_server_answers_json_multipart_and_raw_images_like_the_platform(package,
     assert json.loads(out)["allclose"] is True and json.loads(out)["top1_agreement"] == 1.0
     health = requests.get(f"{server}/healthz", timeout=5).json()
     assert health["status"] == "ok" and health["model_version"]["name"] == "V7"
+    assert requests.head(f"{server}/healthz", timeout=5).status_code == 200
 
 
 def _png(size=(40, 40)) -> bytes:
@@ -224,6 +228,10 @@ def test_server_names_the_problem_of_bad_bodies(server):
     assert status == 400 and error["code"] == "invalid_base64"
     answer = requests.get(f"{server}/nothing-here", timeout=10)
     assert answer.status_code == 404 and answer.json()["error"]["code"] == "not_found"
+    answer = requests.get(f"{server}/predict", timeout=10)
+    assert answer.status_code == 405 and answer.json()["error"]["code"] == "method_not_allowed"
+    answer = requests.request("TRACE", f"{server}/predict", timeout=10)
+    assert answer.status_code == 501 and answer.json()["error"]["code"] == "http_501"
     # the server is still healthy and answering after the refusals
     ok = requests.post(f"{server}/predict", data=_png(), headers={**headers, "Content-Type": "image/png"}, timeout=10)
     assert ok.status_code == 200 and len(ok.json()["predictions"]) == 1

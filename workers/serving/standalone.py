@@ -6,7 +6,7 @@ No Django, no torch, no outbound calls. Endpoints:
 - ``POST /predict`` (also ``/v1/predict``): the hosted API's request and response
   (see :mod:`workers.serving.protocol`), authenticated by ``Authorization: Bearer <key>`` or
   ``X-Sampan-Key: <key>`` against ``SAMPAN_SERVER_API_KEY``; ``?top_k=`` for raw image bodies.
-- ``GET /healthz``: ``{"status": "ok", "model_version": ..., "template": ...}`` without a key.
+- ``GET /healthz`` (also ``HEAD``): ``{"status": "ok", "model_version": ..., "template": ...}`` without a key.
 
 Settings (command-line options win over the environment)::
 
@@ -200,6 +200,15 @@ class PredictionHandler(BaseHTTPRequestHandler):
         else:
             self._refuse(HTTPStatus.NOT_FOUND, "not_found", f"No endpoint at {path}; use POST /predict or "
                          "GET /healthz.")
+
+    def do_HEAD(self) -> None:
+        if urlsplit(self.path).path in HEALTH_PATHS:
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        else:
+            self.send_error(HTTPStatus.METHOD_NOT_ALLOWED, "HEAD is accepted on /healthz only")
 
     def do_POST(self) -> None:
         url = urlsplit(self.path)
