@@ -141,6 +141,7 @@ def run(client: sampan.Client, images: Path, *, preset: str | None) -> dict[str,
     created, started, finished = (parse_time(job.data[k]) for k in ("created_at", "started_at", "finished_at"))
     return {
         "images": uploaded.imported, "duplicates": uploaded.duplicates, "test_images": len(test),
+        "train_images": version.totals.get("train", 0),
         "preset": model.preset, "model": model.params.get("model"), "epochs": model.params.get("epochs"),
         "image_size": model.params.get("image_size"),
         "accuracy_hosted": accuracy, "accuracy_report": model.metrics["test"]["accuracy"], "first_label": first.label,
@@ -193,7 +194,10 @@ def render(result: dict[str, Any], *, startup: float | None, load: tuple[float, 
         f"| **total: nothing -> hosted endpoint answered the test split** | **{result['total']:.1f}** |",
         "",
         f"Test accuracy through the hosted endpoint: {result['accuracy_hosted']:.4f} on {result['test_images']} "
-        f"test images (the evaluation report says {result['accuracy_report']:.4f}).",
+        f"test images (the evaluation report says {result['accuracy_report']:.4f}). Training ran at "
+        f"{result['epochs'] * result['train_images'] / result['steps']['train']:.0f} training samples/s here "
+        f"({result['epochs']} epochs x {result['train_images']:,} images, validation included); every step but "
+        f"training took {result['total'] - result['steps']['train']:.1f} s.",
         "",
         f"Target: at most {TARGET_SECONDS:.0f} s with test accuracy >= {TARGET_ACCURACY}: {'met' if met else 'NOT met'}.",
     ]
