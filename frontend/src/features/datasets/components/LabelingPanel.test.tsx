@@ -279,3 +279,27 @@ function pickedPage(stored: ReturnType<typeof sample>[], call: RecordedCall) {
   const results = found.slice((number - 1) * size, number * size);
   return { ...samplePage(stored), count: found.length, next: number * size < found.length ? `?page=${number + 1}` : null, results };
 }
+
+describe('LabelingPanel with texts', () => {
+  it('shows the texts in the grid and preview, searches by text, and labels by key like images', async () => {
+    const text = (id: number, body: string) => ({ ...sample({ id }), original_name: `row ${id}: ${body}`, format: 'TEXT', width: 0, height: 0, text: body, values: null, target: null });
+    const samples = [text(1, 'Return the square root of x.'), text(2, 'Open a TCP connection.')];
+    const server = fakeApi({
+      'GET /api/v1/datasets/1/': json({ id: 1, workspace: 1, project: 1, name: 'Docs', description: '', task_type: 'text_classification', sample_count: 2, labeled_count: 0, label_count: 2, schema: { text_column: 'text', label_column: '' }, created_by: 'admin', created_at: '2026-11-29T10:00:00Z' }),
+      'GET /api/v1/datasets/1/labels/': page(LABELS),
+      'GET /api/v1/datasets/1/samples/': () => json(samplePage(samples as ReturnType<typeof sample>[])),
+      'PATCH /api/v1/datasets/1/samples/1/': () => json({ ...samples[0], label: 12, label_name: 'dog', label_version: 1 }),
+    });
+    renderWithApp(<LabelingPanel datasetId={1} canEdit />);
+    const user = userEvent.setup();
+    expect(await screen.findByTestId('sample-text-1')).toHaveTextContent('Return the square root of x.');
+    await user.click(screen.getByTestId('sample-tile-1'));
+    expect(await screen.findByTestId('sample-preview-text')).toHaveTextContent('Return the square root of x.');
+    expect(screen.queryByTestId('sample-preview-image')).not.toBeInTheDocument();
+    await waitFor(() => expect(screen.getByText('Text')).toBeInTheDocument());
+    await screen.findByTestId('assign-label-12');
+    await user.keyboard('2');
+    await waitFor(() => expect(server.callsTo('PATCH', '/api/v1/datasets/1/samples/1/')).toHaveLength(1));
+    expect(server.callsTo('PATCH', '/api/v1/datasets/1/samples/1/')[0].body).toEqual({ label: 12, label_version: 0 });
+  });
+});
