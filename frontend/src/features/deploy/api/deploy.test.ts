@@ -103,3 +103,23 @@ describe('deploy helpers', () => {
     expect(sessionKeys.get(3)).toBeUndefined();
   });
 });
+
+describe('text and table deployments', () => {
+  it('knows the input of each template', async () => {
+    const { inputKindOf, parseRow } = await import('./predict');
+    expect(inputKindOf('image_classification')).toBe('image');
+    expect(inputKindOf('text_classification')).toBe('text');
+    expect(inputKindOf('tabular_regression')).toBe('tabular');
+    expect(inputKindOf(undefined)).toBe('image');
+    expect(parseRow('{"a": 1}')).toEqual({ a: 1 });
+    expect(() => parseRow('[1]')).toThrow('must be a JSON object');
+    expect(() => parseRow('{a: 1')).toThrow('not valid JSON');
+  });
+
+  it('writes JSON snippets for text models, plain HTTP in Python', () => {
+    const options = { predictUrl: 'http://h/api/v1/deployments/7/predict/', deploymentId: 7, baseUrl: 'http://h', kind: 'text' as const };
+    expect(predictSnippet('curl', options)).toContain(`-d '{"instances": [{"text": "Return the square root of x."}], "top_k": 5}'`);
+    expect(predictSnippet('python', options)).toContain('import requests');
+    expect(predictSnippet('javascript', options)).toContain("'Content-Type': 'application/json'");
+  });
+});

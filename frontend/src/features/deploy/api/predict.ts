@@ -19,34 +19,61 @@ function predictionError(error: ApiError): PredictionError {
   return new PredictionError({ status: error.status, code: error.code, message: error.message, details: error.details });
 }
 
+export type InputKind = 'image' | 'text' | 'tabular';
+
+/** What a deployment's prediction endpoint takes, from its model's template. */
+export function inputKindOf(template: string | null | undefined): InputKind {
+  if (template?.startsWith('text_')) return 'text';
+  if (template?.startsWith('tabular_')) return 'tabular';
+  return 'image';
+}
+
 /**
- * Calls a deployment's prediction endpoint the way an outside client does: a multipart upload with
- * the deployment key as a bearer token and no session cookie, so the try-it panel proves the key
- * works on its own. Failures are thrown as ApiError with the server's message.
+ * Parses the try-it panel's row for a tabular model: a JSON object of column -> value.
+ * Throws an Error naming the problem.
  */
-export async function predictImage({
+export function parseRow(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error('The row is not valid JSON: write it as {"column": value, ...}.');
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('The row must be a JSON object: {"column": value, ...}.');
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Calls a deployment's prediction endpoint the way an outside client does: the deployment key as
+ * a bearer token and no session cookie, so the try-it panel proves the key works on its own.
+ * Images go as a multipart upload, text and table rows as JSON instances. Failures are thrown as
+ * PredictionError with the server's message.
+ */
+export async function predict({
   url,
   apiKey,
-  file,
   topK,
-}: {
-  url: string;
-  apiKey: string;
-  file: File;
-  topK: number;
-}): Promise<PredictResult> {
-  const form = new FormData();
-  form.append('file', file, file.name);
-  form.append('top_k', String(topK));
+  ...input
+}: { url: string; apiKey: string; topK: number } & (
+  | { file: File }
+  | { text: string }
+  | { row: Record<string, unknown> }
+)): Promise<PredictResult> {
+  const headers: Record<string, string> = { Authorization: `Bearer ${apiKey.trim()}`, Accept: 'application/json' };
+  let body: BodyInit;
+  if ('file' in input) {
+    const form = new FormData();
+    form.append('file', input.file, input.file.name);
+    form.append('top_k', String(topK));
+    body = form;
+  } else {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify({ instances: ['text' in input ? { text: input.text } : input.row], top_k: topK });
+  }
   const started = performance.now();
   let response: Response;
   try {
-    response = await globalThis.fetch(url, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${apiKey.trim()}`, Accept: 'application/json' },
-      body: form,
-      credentials: 'omit',
-    });
+    response = await globalThis.fetch(url, { method: 'POST', headers, body, credentials: 'omit' });
   } catch (error) {
     throw new PredictionError({
       status: 0,

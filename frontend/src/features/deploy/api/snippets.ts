@@ -9,10 +9,60 @@ export const SNIPPET_LANGUAGES: { value: SnippetLanguage; label: string }[] = [
 
 const KEY_ENV = 'SAMPAN_DEPLOYMENT_KEY';
 
+const EXAMPLE_INSTANCE = { text: '{"text": "Return the square root of x."}', tabular: '{"column_a": 1.5, "column_b": "red"}' };
+
+/** Text and table templates take JSON instances; the SDK's predict() sends images, so plain HTTP here. */
+function jsonSnippet(language: SnippetLanguage, kind: 'text' | 'tabular', predictUrl: string, topK: number): string {
+  const instance = EXAMPLE_INSTANCE[kind];
+  switch (language) {
+    case 'curl':
+      return [
+        `# export ${KEY_ENV}=spd_...   (a key of this deployment)`,
+        `curl -X POST "${predictUrl}" \\`,
+        `  -H "Authorization: Bearer $${KEY_ENV}" \\`,
+        '  -H "Content-Type: application/json" \\',
+        `  -d '{"instances": [${instance}], "top_k": ${topK}}'`,
+      ].join('\n');
+    case 'python':
+      return [
+        'import os',
+        '',
+        'import requests',
+        '',
+        'answer = requests.post(',
+        `    "${predictUrl}",`,
+        `    headers={"Authorization": f"Bearer {os.environ['${KEY_ENV}']}"},`,
+        `    json={"instances": [${instance}], "top_k": ${topK}},`,
+        '    timeout=30,',
+        ').json()',
+        'print(answer["predictions"][0]["top_k"])',
+      ].join('\n');
+    case 'javascript':
+      return [
+        `const key = process.env.${KEY_ENV};`,
+        `const response = await fetch('${predictUrl}', {`,
+        "  method: 'POST',",
+        "  headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },",
+        `  body: JSON.stringify({ instances: [${instance}], top_k: ${topK} }),`,
+        '});',
+        'const answer = await response.json();',
+        'if (!response.ok) throw new Error(answer.error.message);',
+        'console.log(answer.predictions[0].top_k);',
+      ].join('\n');
+  }
+}
+
 export function predictSnippet(
   language: SnippetLanguage,
-  { predictUrl, deploymentId, baseUrl, topK = 5 }: { predictUrl: string; deploymentId: number; baseUrl: string; topK?: number },
+  {
+    predictUrl,
+    deploymentId,
+    baseUrl,
+    topK = 5,
+    kind = 'image',
+  }: { predictUrl: string; deploymentId: number; baseUrl: string; topK?: number; kind?: 'image' | 'text' | 'tabular' },
 ): string {
+  if (kind !== 'image') return jsonSnippet(language, kind, predictUrl, topK);
   switch (language) {
     case 'curl':
       return [

@@ -1,16 +1,25 @@
 import { Button, Code, CopyButton, Group, Stack, Tabs, Text } from '@mantine/core';
 import { absolutePredictUrl, type Deployment } from '../api/deployments';
+import { inputKindOf } from '../api/predict';
 import { predictSnippet, SNIPPET_LANGUAGES } from '../api/snippets';
 
 /** Copy-paste code that calls this deployment: curl, the Python SDK and JavaScript fetch. */
-export function SnippetsPanel({ deployment }: { deployment: Pick<Deployment, 'id' | 'predict_url'> }) {
+export function SnippetsPanel({ deployment }: { deployment: Pick<Deployment, 'id' | 'predict_url'> & { template?: string } }) {
+  const kind = inputKindOf(deployment.template);
   const predictUrl = absolutePredictUrl(deployment);
   const baseUrl = window.location.origin;
   return (
     <Stack>
       <Text size="sm" c="dimmed">
-        Replace <Code>digit.png</Code> with your image and set <Code>SAMPAN_DEPLOYMENT_KEY</Code> to a key of this deployment. Answers hold the top-k
-        labels with scores, the model version and the server latency.
+        {kind === 'image' ? (
+          <>
+            Replace <Code>digit.png</Code> with your image and set{' '}
+          </>
+        ) : (
+          <>Put your {kind === 'text' ? 'text' : 'row (the model’s columns)'} in the instances and set </>
+        )}
+        <Code>SAMPAN_DEPLOYMENT_KEY</Code> to a key of this deployment. Answers hold the top-k labels with scores, the model version and the
+        server latency.
       </Text>
       <Tabs defaultValue="curl" keepMounted={false}>
         <Tabs.List>
@@ -21,7 +30,7 @@ export function SnippetsPanel({ deployment }: { deployment: Pick<Deployment, 'id
           ))}
         </Tabs.List>
         {SNIPPET_LANGUAGES.map((language) => {
-          const code = predictSnippet(language.value, { predictUrl, deploymentId: deployment.id, baseUrl });
+          const code = predictSnippet(language.value, { predictUrl, deploymentId: deployment.id, baseUrl, kind });
           return (
             <Tabs.Panel key={language.value} value={language.value} pt="sm">
               <Stack gap="xs">

@@ -112,3 +112,34 @@ describe('TryItPanel', () => {
     await waitFor(() => expect(screen.getByTestId('try-error')).toHaveTextContent('retry after 42s'));
   });
 });
+
+describe('TryItPanel for text and table models', () => {
+  it('sends a text as a JSON instance', async () => {
+    const seen = stubPredict(() => json({ ...ANSWER, model_version: { id: 3, name: 'V1', template: 'text_classification' } }));
+    const user = userEvent.setup();
+    renderWithApp(<TryItPanel deployment={{ ...DEPLOYMENT, template: 'text_classification' }} />);
+    await user.type(screen.getByTestId('try-text'), 'Return the square root of x.');
+    await user.type(screen.getByTestId('try-key'), 'spd_text');
+    await user.click(screen.getByTestId('try-submit'));
+    await screen.findByTestId('try-result');
+    expect(JSON.parse(seen[0].init.body as string)).toEqual({ instances: [{ text: 'Return the square root of x.' }], top_k: 5 });
+    expect((seen[0].init.headers as Record<string, string>)['Content-Type']).toBe('application/json');
+  });
+
+  it('refuses a row that is not a JSON object before calling, and shows a regression value', async () => {
+    const seen = stubPredict(() => json({ model_version: { id: 4, name: 'V1', template: 'tabular_regression' }, predictions: [{ top_k: [{ value: 42.5 }] }], latency_ms: 0.3 }));
+    const user = userEvent.setup();
+    renderWithApp(<TryItPanel deployment={{ ...DEPLOYMENT, template: 'tabular_regression' }} />);
+    const input = screen.getByTestId('try-text');
+    await user.type(input, '[[1]');
+    await user.type(screen.getByTestId('try-key'), 'spd_rows');
+    await user.click(screen.getByTestId('try-submit'));
+    expect(await screen.findByText(/must be a JSON object/)).toBeInTheDocument();
+    expect(seen).toHaveLength(0);
+    await user.clear(input);
+    await user.type(input, '{{"rooms": 3}');
+    await user.click(screen.getByTestId('try-submit'));
+    expect(await screen.findByTestId('try-value-0')).toHaveTextContent('42.5');
+    expect(JSON.parse(seen[0].init.body as string)).toEqual({ instances: [{ rooms: 3 }], top_k: 5 });
+  });
+});

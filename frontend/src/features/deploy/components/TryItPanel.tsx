@@ -1,16 +1,23 @@
-import { Alert, Badge, Button, FileButton, Group, Image, NumberInput, Paper, PasswordInput, Progress, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Badge, Button, FileButton, Group, Image, NumberInput, Paper, PasswordInput, Progress, SimpleGrid, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useEffect, useState, type DragEvent } from 'react';
 import { ApiError } from '@/api/client';
 import { errorMessage } from '@/lib/notifications';
 import type { Deployment } from '../api/deployments';
 import { absolutePredictUrl } from '../api/deployments';
+import { inputKindOf, parseRow } from '../api/predict';
 import { formatMs } from '../api/usage';
 import { usePredict, useSessionKey } from '../hooks/useDeploy';
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/bmp', 'image/webp', 'image/tiff'];
 
-/** Drop an image, call the deployment's prediction endpoint with a key, see the top-k answer. */
-export function TryItPanel({ deployment }: { deployment: Pick<Deployment, 'id' | 'predict_url' | 'status'> }) {
+/**
+ * Drop an image (or type a text, or a table row as JSON, for those templates), call the
+ * deployment's prediction endpoint with a key, see the top-k answer.
+ */
+export function TryItPanel({ deployment }: { deployment: Pick<Deployment, 'id' | 'predict_url' | 'status'> & { template?: string } }) {
+  const kind = inputKindOf(deployment.template);
+  const [text, setText] = useState('');
+  const [inputError, setInputError] = useState<string | null>(null);
   const sessionKey = useSessionKey(deployment.id);
   const [apiKey, setApiKey] = useState(sessionKey?.key ?? '');
   const [file, setFile] = useState<File | null>(null);
@@ -43,9 +50,20 @@ export function TryItPanel({ deployment }: { deployment: Pick<Deployment, 'id' |
     if (dropped) pick(dropped);
   };
 
+  const ready = kind === 'image' ? file !== null : text.trim() !== '';
   const run = () => {
-    if (!file || !apiKey.trim()) return;
-    predict.mutate({ url: absolutePredictUrl(deployment), apiKey, file, topK: typeof topK === 'number' ? topK : 5 });
+    if (!ready || !apiKey.trim()) return;
+    const common = { url: absolutePredictUrl(deployment), apiKey, topK: typeof topK === 'number' ? topK : 5 };
+    setInputError(null);
+    if (kind === 'image' && file) predict.mutate({ ...common, file });
+    else if (kind === 'text') predict.mutate({ ...common, text });
+    else {
+      try {
+        predict.mutate({ ...common, row: parseRow(text) });
+      } catch (error) {
+        setInputError(error instanceof Error ? error.message : String(error));
+      }
+    }
   };
 
   const answer = predict.data;
@@ -58,6 +76,7 @@ export function TryItPanel({ deployment }: { deployment: Pick<Deployment, 'id' |
             This deployment is stopped: calls are refused until you start it.
           </Alert>
         )}
+        {kind === 'image' ? (
         <Paper
           withBorder
           p="lg"
@@ -94,6 +113,19 @@ export function TryItPanel({ deployment }: { deployment: Pick<Deployment, 'id' |
             </Group>
           </Stack>
         </Paper>
+        ) : (
+          <Textarea
+            label={kind === 'text' ? 'Text to classify' : 'Row (JSON: column -> value)'}
+            placeholder={kind === 'text' ? 'Type or paste a text' : '{"alcohol": 13.2, "malic_acid": 1.78}'}
+            autosize
+            minRows={5}
+            value={text}
+            onChange={(event) => setText(event.currentTarget.value)}
+            error={inputError}
+            styles={kind === 'tabular' ? { input: { fontFamily: 'var(--mantine-font-family-monospace)' } } : undefined}
+            data-testid="try-text"
+          />
+        )}
         <PasswordInput
           label="Deployment key"
           description={sessionKey ? `Filled with “${sessionKey.name}”, created in this tab.` : 'Paste a key of this deployment (Keys tab).'}
@@ -104,7 +136,7 @@ export function TryItPanel({ deployment }: { deployment: Pick<Deployment, 'id' |
         />
         <Group align="flex-end">
           <NumberInput label="Top k" min={1} max={20} allowDecimal={false} value={topK} onChange={setTopK} w={100} data-testid="try-top-k" />
-          <Button onClick={run} disabled={!file || !apiKey.trim()} loading={predict.isPending} data-testid="try-submit">
+          <Button onClick={run} disabled={!ready || !apiKey.trim()} loading={predict.isPending} data-testid="try-submit">
             Predict
           </Button>
         </Group>
@@ -118,7 +150,7 @@ export function TryItPanel({ deployment }: { deployment: Pick<Deployment, 'id' |
         )}
         {!answer && !predict.isError && (
           <Text c="dimmed" size="sm">
-            Choose an image and press Predict.
+            {kind === 'image' ? 'Choose an image' : kind === 'text' ? 'Type a text' : 'Write a row'} and press Predict.
           </Text>
         )}
         {answer && (
@@ -137,7 +169,12 @@ export function TryItPanel({ deployment }: { deployment: Pick<Deployment, 'id' |
               </Group>
             </Group>
             <Stack gap="xs" data-testid="try-top-k-list">
-              {top.map((entry, rank) => (
+              {top.map((entry, rank) =>
+                'value' in entry ? (
+                  <Text key={rank} fw={700} size="xl" data-testid={`try-value-${rank}`}>
+                    {String((entry as { value: unknown }).value)}
+                  </Text>
+                ) : (
                 <div key={entry.index} data-testid={`try-label-${rank}`} data-label={entry.label} data-score={entry.score}>
                   <Group justify="space-between" gap="xs">
                     <Text fw={rank === 0 ? 700 : 400}>{entry.label}</Text>
@@ -147,7 +184,8 @@ export function TryItPanel({ deployment }: { deployment: Pick<Deployment, 'id' |
                   </Group>
                   <Progress value={entry.score * 100} color={rank === 0 ? 'teal' : 'blue'} size="md" aria-label={`${entry.label} ${(entry.score * 100).toFixed(1)}%`} />
                 </div>
-              ))}
+                ),
+              )}
             </Stack>
           </Paper>
         )}

@@ -15,7 +15,7 @@ import {
 } from '../api/deployments';
 import { deployKeys, type UsageWindow } from '../api/keys';
 import { createPackage, deletePackage, getPackageJob, isBuilding, listPackages } from '../api/packages';
-import { predictImage } from '../api/predict';
+import { predict } from '../api/predict';
 import { sessionKeys } from '../api/sessionKeys';
 import { getUsage } from '../api/usage';
 
@@ -132,7 +132,7 @@ export function useUsage(deploymentId: number, window: UsageWindow, live: boolea
 export function usePredict(deploymentId: number) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: predictImage,
+    mutationFn: predict,
     meta: { handlesOwnErrors: true },
     // A call (answered or refused) is counted in usage: show it without waiting for the next refresh.
     onSettled: () => queryClient.invalidateQueries({ queryKey: [...deployKeys.deployment(deploymentId), 'usage'] }),
