@@ -61,6 +61,8 @@ def test_minilm_head_and_the_small_model_then_serving_raw_text(live_worker, tena
     minilm = train(client, version, preset="balanced", params={"epochs": 30})
     assert minilm["template"] == "text_classification" and minilm["params"]["model"] == "minilm_head"
     assert minilm["metrics"]["test"]["accuracy"] >= 0.7, minilm["metrics"]
+    # the tokenizer.json travels inside model.onnx (checked by sha256), not in every API answer
+    assert "tokenizer" not in minilm["preprocessing"] and len(minilm["preprocessing"]["tokenizer_sha256"]) == 64
     report = client.get(f"/api/v1/model-versions/{minilm['id']}/evaluation/").json()["evaluation"]
     assert sum(map(sum, report["confusion_matrix"]["counts"])) == report["samples"] == sum(version["counts"]["test"].values())
     assert all(m["text"] and m["true_class"] != m["predicted_class"] for m in report["most_confident_mistakes"])
@@ -84,6 +86,12 @@ def test_minilm_head_and_the_small_model_then_serving_raw_text(live_worker, tena
                            max_batch=8)
     answers = predictor.predict(parsed.instances, parsed.top_k)
     assert [a[0]["label"] for a in answers] == ["numbers", "network"] and len(answers[0]) == 2
+
+    from workers.text_classification.predictor import TextClassifier
+
+    forged = {**minilm["preprocessing"], "tokenizer_sha256": "0" * 64}
+    with pytest.raises(ValueError, match="does not match the model's"):
+        TextClassifier(model_dir / "model.onnx", preprocessing=forged)
 
     # the hosted deployment takes raw text and answers the same as the predictor
     deployment = client.post("/api/v1/deployments/", {"project": tenants["project_a"].pk, "model_version": minilm["id"],

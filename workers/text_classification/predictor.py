@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from workers.image_classification.onnx_model import check_onnx_self_contained
-from workers.text_classification.tokenization import TextTokenizer
+from workers.text_classification.tokenization import METADATA_KEY, TextTokenizer
 
 
 class TextClassifier:
@@ -35,7 +35,9 @@ class TextClassifier:
         if preprocessing is None and "sampan.preprocessing" not in metadata:
             raise ValueError(f"{os.fspath(model_path)} carries no preprocessing spec; pass preprocessing=")
         self.preprocessing = dict(preprocessing or json.loads(metadata["sampan.preprocessing"]))
-        self.tokenizer = TextTokenizer(self.preprocessing)
+        beside = Path(model_path).with_name("tokenizer.json")
+        shipped = metadata.get(METADATA_KEY) or (beside.read_text() if beside.is_file() else None)
+        self.tokenizer = TextTokenizer(self.preprocessing, shipped)
         self.classes = list(classes) if classes is not None else json.loads(metadata.get("sampan.classes", "[]"))
         self.batch_size = batch_size
 

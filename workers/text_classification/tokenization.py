@@ -2,12 +2,16 @@
 tokenizer.json shipped in the model's preprocessing spec (the MiniLM WordPiece vocabulary,
 lowercasing, truncation to ``max_length``, padding to the longest text of a batch).
 
-Spec: ``{"kind": "text", "tokenizer": "<tokenizer.json as a string>", "max_length": 128,
-"inputs": ["input_ids", "attention_mask"], "output": "probabilities"}``. No torch here.
+Spec (the model's preprocessing): ``{"kind": "text", "max_length": 128, "inputs": ["input_ids",
+"attention_mask"], "output": "probabilities", "tokenizer_sha256": "..."}``. The tokenizer.json itself
+(about 470 kB) travels with the model, not in every API answer: inside the ONNX file's metadata
+(``sampan.tokenizer``), as ``tokenizer.json`` next to it in run directories, or inline under
+``"tokenizer"``; its sha256 is checked wherever it comes from. No torch here.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +19,11 @@ from typing import Any
 import numpy as np
 
 INPUTS = ("input_ids", "attention_mask")
+METADATA_KEY = "sampan.tokenizer"
+
+
+def tokenizer_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def tokenizer_json(source: Path, *, max_length: int) -> str:
@@ -29,12 +38,18 @@ def tokenizer_json(source: Path, *, max_length: int) -> str:
 
 
 class TextTokenizer:
-    def __init__(self, spec: Mapping[str, Any]) -> None:
+    """``spec``'s tokenizer: ``tokenizer`` (a tokenizer.json string) when the spec has none inline."""
+
+    def __init__(self, spec: Mapping[str, Any], tokenizer: str | None = None) -> None:
         from tokenizers import Tokenizer
 
-        if spec.get("kind") != "text" or not isinstance(spec.get("tokenizer"), str):
-            raise ValueError("not a text preprocessing spec (kind 'text' with an inline tokenizer.json)")
-        self.tokenizer = Tokenizer.from_str(spec["tokenizer"])
+        source = spec.get("tokenizer") if isinstance(spec.get("tokenizer"), str) else tokenizer
+        if spec.get("kind") != "text" or not isinstance(source, str):
+            raise ValueError("not a text preprocessing spec, or its tokenizer.json is missing")
+        expected = spec.get("tokenizer_sha256")
+        if expected and tokenizer_sha256(source) != expected:
+            raise ValueError("the tokenizer.json does not match the model's (sha256 differs)")
+        self.tokenizer = Tokenizer.from_str(source)
         self.vocab_size = self.tokenizer.get_vocab_size()
 
     def __call__(self, texts: Sequence[str]) -> dict[str, np.ndarray]:

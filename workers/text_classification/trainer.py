@@ -23,7 +23,13 @@ from workers.progress import Report, silent_report
 from workers.text_classification.minilm import package_dir
 from workers.text_classification.models import BagOfEmbeddings, MiniLMClassifier
 from workers.text_classification.template import TEMPLATE
-from workers.text_classification.tokenization import INPUTS, TextTokenizer, tokenizer_json
+from workers.text_classification.tokenization import (
+    INPUTS,
+    METADATA_KEY,
+    TextTokenizer,
+    tokenizer_json,
+    tokenizer_sha256,
+)
 
 OUTPUT_NAME = "probabilities"
 EMBED_BATCH = 64
@@ -73,10 +79,9 @@ def train(spec: Mapping[str, Any], manifest: Mapping[str, Any], out_dir: str | P
     torch.manual_seed(params["seed"])
     generator = torch.Generator().manual_seed(params["seed"])
     classes = list(manifest["classes"])
-    preprocessing = {"kind": "text", "tokenizer": tokenizer_json(package_dir() / "tokenizer.json",
-                                                                 max_length=params["max_length"]),
-                     "max_length": params["max_length"], "inputs": list(INPUTS), "output": OUTPUT_NAME}
-    tokenizer = TextTokenizer(preprocessing)
+    preprocessing, tokenizer_text = _preprocessing(params["max_length"])
+    tokenizer = TextTokenizer(preprocessing, tokenizer_text)
+    (out / "tokenizer.json").write_text(tokenizer_text)
     train_set = [s for s in manifest["samples"] if s["split"] == "train"]
     val_set = [s for s in manifest["samples"] if s["split"] == "val"] or train_set
     train_texts, val_texts = [s["text"] for s in train_set], [s["text"] for s in val_set]
@@ -102,6 +107,13 @@ def train(spec: Mapping[str, Any], manifest: Mapping[str, Any], out_dir: str | P
             "params": params, "metrics": best, "epochs": len(history), "best_epoch": best.get("epoch"),
             "history": history, "export": verified,
             "runtime": {"seconds": time.monotonic() - started, "device": "cpu"}}
+
+
+def _preprocessing(max_length: int) -> tuple[dict[str, Any], str]:
+    """The model's preprocessing spec and its tokenizer.json (kept out of the spec, see tokenization)."""
+    text = tokenizer_json(package_dir() / "tokenizer.json", max_length=max_length)
+    return {"kind": "text", "max_length": max_length, "inputs": list(INPUTS), "output": OUTPUT_NAME,
+            "tokenizer_sha256": tokenizer_sha256(text), "tokenizer_in": f"model.onnx metadata {METADATA_KEY}"}, text
 
 
 def _evaluate_logits(logits: torch.Tensor, y: torch.Tensor) -> dict[str, float]:
@@ -209,7 +221,8 @@ def export_model(model: torch.nn.Module, path: Path, *, classes: list[str], prep
         check_onnx_self_contained(temp)
         proto = onnx.load(str(temp))
         for key, value in (("sampan.template", TEMPLATE.name), ("sampan.classes", json.dumps(classes)),
-                           ("sampan.preprocessing", json.dumps(preprocessing))):
+                           ("sampan.preprocessing", json.dumps(preprocessing)),
+                           (METADATA_KEY, tokenizer.tokenizer.to_str())):
             entry = proto.metadata_props.add()
             entry.key, entry.value = key, value
         onnx.save(proto, str(temp))
@@ -240,8 +253,6 @@ def export_onnx(checkpoint: str | os.PathLike[str], out_path: str | os.PathLike[
     else:
         model = MiniLMClassifier(len(state["classes"]), params["dropout"])
     model.load_state_dict(state["state_dict"])
-    preprocessing = {"kind": "text", "tokenizer": tokenizer_json(package_dir() / "tokenizer.json",
-                                                                 max_length=params["max_length"]),
-                     "max_length": params["max_length"], "inputs": list(INPUTS), "output": OUTPUT_NAME}
+    preprocessing, tokenizer_text = _preprocessing(params["max_length"])
     return export_model(model, Path(out_path), classes=list(state["classes"]), preprocessing=preprocessing,
-                        tokenizer=TextTokenizer(preprocessing), probe=["a short text", "another one"])
+                        tokenizer=TextTokenizer(preprocessing, tokenizer_text), probe=["a short text", "another one"])
