@@ -115,6 +115,7 @@ class SpaceEncoding:
         self.names = [c.name for c in self.columns]
         # One cube column per parameter with a choice to make (the startup design's dimension).
         self.n_free = sum(1 for c in self.columns if c.width)
+        self.discrete = any(c.kind in ("grid", "log_int", "categorical") and c.width for c in self.columns)
         self.signature = repr([(name, dist) for name, dist in search_space.items()])
 
     def encode(self, params: Mapping[str, Any]) -> np.ndarray:

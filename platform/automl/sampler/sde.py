@@ -240,7 +240,7 @@ class SdeSampler(BaseSampler):
         and categorical spaces a particle would otherwise spend trials on configurations that
         were already run (or are running)."""
         params = enc.decode(x)
-        if any(c.kind in ("grid", "log_int", "categorical") for c in enc.columns):
+        if enc.discrete:
             taken = {
                 tuple(t.params.get(n, _MISSING) for n in enc.names) for t in trials if t.number != trial.number
             }
