@@ -42,6 +42,11 @@ export function listProjectModelVersions(projectId: number) {
   return unwrap(api.GET('/api/v1/model-versions/', { params: { query: { project: projectId, page_size: 100 } } }));
 }
 
+/** A model version (its preprocessing spec tells a table model's columns). */
+export function getModelVersion(id: number) {
+  return unwrap(api.GET('/api/v1/model-versions/{id}/', { params: { path: { id } } }));
+}
+
 /** The prediction endpoint as an absolute URL (the server may answer a path). */
 export function absolutePredictUrl(deployment: Pick<Deployment, 'id' | 'predict_url'>, origin: string = window.location.origin): string {
   return new URL(deployment.predict_url || `/api/v1/deployments/${deployment.id}/predict/`, origin).toString();

@@ -10,4 +10,5 @@ export const deployKeys = {
   packageList: (filters: { project?: number; model_version?: number }) => [...deployKeys.packages, 'list', filters] as const,
   packageJob: (jobId: number) => [...deployKeys.packages, 'job', jobId] as const,
   modelVersions: (projectId: number) => ['model-versions', 'list', { project: projectId }] as const,
+  modelVersion: (id: number) => ['model-versions', 'detail', id] as const,
 };

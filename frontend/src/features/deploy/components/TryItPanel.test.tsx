@@ -142,4 +142,30 @@ describe('TryItPanel for text and table models', () => {
     expect(await screen.findByTestId('try-value-0')).toHaveTextContent('42.5');
     expect(JSON.parse(seen[0].init.body as string)).toEqual({ instances: [{ rooms: 3 }], top_k: 5 });
   });
+
+  it("fills in an example row from the model's columns", async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (input: RequestInfo | URL) => {
+        const url = input instanceof Request ? input.url : String(input);
+        if (url.endsWith('/api/v1/model-versions/12/')) {
+          return json({
+            id: 12,
+            preprocessing: {
+              kind: 'tabular',
+              features: [
+                { name: 'rooms', type: 'numeric', fill: 3.14159 },
+                { name: 'city', type: 'categorical', categories: ['Bern', 'Zurich'] },
+              ],
+            },
+          });
+        }
+        return apiError(404, 'not_found', url);
+      }),
+    );
+    const user = userEvent.setup();
+    renderWithApp(<TryItPanel deployment={{ ...DEPLOYMENT, template: 'tabular_classification', model_version: 12 }} />);
+    await user.click(await screen.findByTestId('try-example-row'));
+    expect(JSON.parse((screen.getByTestId('try-text') as HTMLTextAreaElement).value)).toEqual({ rooms: 3.142, city: 'Bern' });
+  });
 });

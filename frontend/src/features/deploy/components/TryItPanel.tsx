@@ -4,9 +4,9 @@ import { ApiError } from '@/api/client';
 import { errorMessage } from '@/lib/notifications';
 import type { Deployment } from '../api/deployments';
 import { absolutePredictUrl } from '../api/deployments';
-import { inputKindOf, parseRow } from '../api/predict';
+import { exampleRow, inputKindOf, parseRow } from '../api/predict';
 import { formatMs } from '../api/usage';
-import { usePredict, useSessionKey } from '../hooks/useDeploy';
+import { useModelVersion, usePredict, useSessionKey } from '../hooks/useDeploy';
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/bmp', 'image/webp', 'image/tiff'];
 
@@ -14,8 +14,14 @@ const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/bmp', 'image
  * Drop an image (or type a text, or a table row as JSON, for those templates), call the
  * deployment's prediction endpoint with a key, see the top-k answer.
  */
-export function TryItPanel({ deployment }: { deployment: Pick<Deployment, 'id' | 'predict_url' | 'status'> & { template?: string } }) {
+export function TryItPanel({
+  deployment,
+}: {
+  deployment: Pick<Deployment, 'id' | 'predict_url' | 'status'> & { template?: string; model_version?: number };
+}) {
   const kind = inputKindOf(deployment.template);
+  const { data: modelVersion } = useModelVersion(kind === 'tabular' && deployment.model_version !== undefined ? deployment.model_version : null);
+  const example = kind === 'tabular' ? exampleRow(modelVersion?.preprocessing) : null;
   const [text, setText] = useState('');
   const [inputError, setInputError] = useState<string | null>(null);
   const sessionKey = useSessionKey(deployment.id);
@@ -125,6 +131,13 @@ export function TryItPanel({ deployment }: { deployment: Pick<Deployment, 'id' |
             styles={kind === 'tabular' ? { input: { fontFamily: 'var(--mantine-font-family-monospace)' } } : undefined}
             data-testid="try-text"
           />
+        )}
+        {example && (
+          <Group>
+            <Button variant="subtle" size="xs" onClick={() => setText(JSON.stringify(example, null, 2))} data-testid="try-example-row">
+              Fill in an example row ({Object.keys(example).length} columns)
+            </Button>
+          </Group>
         )}
         <PasswordInput
           label="Deployment key"

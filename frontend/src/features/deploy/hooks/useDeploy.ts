@@ -5,6 +5,7 @@ import {
   createDeployment,
   deleteDeployment,
   getDeployment,
+  getModelVersion,
   listDeployments,
   listProjectModelVersions,
   rollbackDeployment,
@@ -33,6 +34,10 @@ export function useDeployments(projectId: number) {
 
 export function useDeployment(id: number) {
   return useQuery({ queryKey: deployKeys.deployment(id), queryFn: () => getDeployment(id), enabled: Number.isFinite(id) });
+}
+
+export function useModelVersion(id: number | null) {
+  return useQuery({ queryKey: deployKeys.modelVersion(id ?? -1), queryFn: () => getModelVersion(id as number), enabled: id !== null });
 }
 
 export function useProjectModelVersions(projectId: number | undefined) {
