@@ -1,3 +1,10 @@
+"""The WSGI application gunicorn serves: Django, with hosted predictions answered in front of it.
+
+``django_application`` is Django's own handler; ``application`` first gives
+POST /api/v1/deployments/<id>/predict/ to deploy.api.fastpath (the same answers as the view, without
+the middleware chain and request objects) and everything else to Django.
+"""
+
 from __future__ import annotations
 
 import os
@@ -5,4 +12,8 @@ import os
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
-application = get_wsgi_application()
+django_application = get_wsgi_application()
+
+from deploy.api.fastpath import PredictFastPath  # noqa: E402 - needs the apps loaded
+
+application = PredictFastPath(django_application)

@@ -1,5 +1,14 @@
-"""POST /api/v1/deployments/{id}/predict/ as a plain Django view: no DRF request, parsers,
-authentication classes or renderers on the hot path; bytes in, bytes out.
+"""POST /api/v1/deployments/{id}/predict/: bytes in, bytes out, no DRF on the hot path.
+
+``serve`` answers a prediction request from its WSGI environ (or ``request.META``, the same dict)
+and returns an ``Answer`` (status, headers, body). Two callers share it, so both give the same
+answers:
+
+- ``predict``, the plain Django view behind the URL route (the OpenAPI schema's view; reached when
+  a request comes through Django's handler, e.g. the test client or a request the WSGI fast path
+  hands to Django);
+- ``deploy.api.fastpath``, which config/wsgi.py puts in front of Django: it answers requests to
+  this path straight from the environ, without the middleware chain or an HttpRequest.
 
 Per request: one indexed read of the deployment's serving stamp (deploy.serving), a sha256 of the
 key, the quota counter when the key has a quota, the decode/preprocess/ONNX Runtime call, and an
@@ -12,6 +21,8 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from django.http import HttpResponse
 
@@ -23,23 +34,28 @@ logger = logging.getLogger("sampan.deploy")
 KEY_HEADER = "HTTP_X_SAMPAN_KEY"
 
 
-def _error(status: int, code: str, message: str, details: dict | None = None, headers: dict | None = None):
-    response = HttpResponse(json.dumps({"error": {"code": code, "message": message, "details": details or {}}}),
-                            status=status, content_type="application/json")
-    for name, value in (headers or {}).items():
-        response[name] = value
-    return response
+@dataclass(slots=True)
+class Answer:
+    status: int
+    body: bytes
+    headers: tuple[tuple[str, str], ...] = ()  # besides Content-Type (always application/json)
 
 
-def _unauthorized(code: str, message: str):
-    return _error(401, code, message, headers={"WWW-Authenticate": 'Bearer realm="deployment"'})
+def _error(status: int, code: str, message: str, details: dict | None = None,
+           headers: tuple[tuple[str, str], ...] = ()) -> Answer:
+    return Answer(status, json.dumps({"error": {"code": code, "message": message, "details": details or {}}})
+                  .encode(), headers)
 
 
-def presented_key(request) -> str | None:
-    key = request.META.get(KEY_HEADER)
+def _unauthorized(code: str, message: str) -> Answer:
+    return _error(401, code, message, headers=(("WWW-Authenticate", 'Bearer realm="deployment"'),))
+
+
+def presented_key(meta: Mapping) -> str | None:
+    key = meta.get(KEY_HEADER)
     if key:
         return key.strip()
-    header = request.META.get("HTTP_AUTHORIZATION", "")
+    header = meta.get("HTTP_AUTHORIZATION", "")
     scheme, _, value = header.partition(" ")
     if scheme.lower() == "bearer" and value.strip():
         return value.strip()
@@ -52,12 +68,15 @@ def _key_of_another_deployment(digest: str) -> bool:
     return DeploymentKey.objects.filter(digest=digest).exists()
 
 
-def predict(request, deployment_id: int):
-    started = time.perf_counter()
-    if request.method != "POST":
-        return _error(405, "method_not_allowed", f"Method {request.method} is not allowed; POST a prediction request.",
-                      headers={"Allow": "POST"})
-    raw_key = presented_key(request)
+def serve(deployment_id: int, *, method: str, meta: Mapping, read_body: Callable[[], bytes],
+          query_top_k: Callable[[], str | None], started: float | None = None) -> Answer:
+    """Answer one prediction request. ``meta`` is the WSGI environ; ``read_body`` is called at most
+    once, after the key, state and Content-Length checks; ``query_top_k`` gives ``?top_k=`` (or None)."""
+    started = time.perf_counter() if started is None else started
+    if method != "POST":
+        return _error(405, "method_not_allowed", f"Method {method} is not allowed; POST a prediction request.",
+                      headers=(("Allow", "POST"),))
+    raw_key = presented_key(meta)
     if not raw_key:
         return _unauthorized("missing_key", "Send a key of this deployment: 'Authorization: Bearer spd_...' or "
                                             "'X-Sampan-Key: spd_...'.")
@@ -73,13 +92,14 @@ def predict(request, deployment_id: int):
     now = time.time()
     if serving.expired(key, now):
         return _unauthorized("key_expired", "This deployment key has expired.")
-    response = _answer(request, state, key, now)
+    answer = _answer(meta, read_body, query_top_k, state, key, now)
     recorder.record(deployment_id=state.id, key_id=key.id, latency_ms=(time.perf_counter() - started) * 1000,
-                    error=response.status_code >= 400)
-    return response
+                    error=answer.status >= 400)
+    return answer
 
 
-def _answer(request, state: serving.DeploymentState, key: serving.KeyState, now: float):
+def _answer(meta: Mapping, read_body: Callable[[], bytes], query_top_k: Callable[[], str | None],
+            state: serving.DeploymentState, key: serving.KeyState, now: float) -> Answer:
     started = time.perf_counter()
     if not state.active:
         return _error(409, "deployment_stopped", "This deployment is stopped; start it to serve predictions.")
@@ -87,9 +107,9 @@ def _answer(request, state: serving.DeploymentState, key: serving.KeyState, now:
     if wait:
         return _error(429, "quota_exceeded", f"This key may make {key.quota_per_minute} calls per minute; retry in "
                       f"{wait} s.", {"retry_after_seconds": wait, "quota_per_minute": key.quota_per_minute},
-                      headers={"Retry-After": str(wait)})
+                      headers=(("Retry-After", str(wait)),))
     try:
-        length = int(request.META.get("CONTENT_LENGTH") or 0)
+        length = int(meta.get("CONTENT_LENGTH") or 0)
     except ValueError:
         return _error(400, "bad_request", "Content-Length header is not a number.")
     limit = serving.max_body_bytes()
@@ -99,16 +119,24 @@ def _answer(request, state: serving.DeploymentState, key: serving.KeyState, now:
         try:
             predictor = serving.predictors.get(mv)
         except serving.ModelUnavailable as exc:
-            return _error(503, "model_unavailable", str(exc), headers={"Retry-After": "30"})
-        parsed = parse_request(content_type=request.META.get("CONTENT_TYPE"), body=request.body,
+            return _error(503, "model_unavailable", str(exc), headers=(("Retry-After", "30"),))
+        parsed = parse_request(content_type=meta.get("CONTENT_TYPE"), body=read_body(),
                                input_kind=predictor.input_kind, max_batch=serving.max_batch(),
                                max_image_pixels=serving.max_image_pixels(), max_body_bytes=limit,
-                               query_top_k=request.GET.get("top_k") if request.META.get("QUERY_STRING") else None)
+                               query_top_k=query_top_k() if meta.get("QUERY_STRING") else None)
     except PredictionInputError as exc:
-        return HttpResponse(exc.body(), status=exc.status, content_type="application/json")
+        return Answer(exc.status, exc.body())
     predictions = predictor.predict(parsed.instances, parsed.top_k)
-    response = HttpResponse(response_body(model_version=mv.public, predictions=predictions,
-                                          latency_ms=(time.perf_counter() - started) * 1000),
-                            content_type="application/json")
-    response["X-Sampan-Model-Version"] = str(mv.id)
+    return Answer(200, response_body(model_version=mv.public, predictions=predictions,
+                                     latency_ms=(time.perf_counter() - started) * 1000),
+                  (("X-Sampan-Model-Version", str(mv.id)),))
+
+
+def predict(request, deployment_id: int):
+    """The Django view: the same answers as the WSGI fast path, through Django's request/response."""
+    answer = serve(deployment_id, method=request.method, meta=request.META, read_body=lambda: request.body,
+                   query_top_k=lambda: request.GET.get("top_k"))
+    response = HttpResponse(answer.body, status=answer.status, content_type="application/json")
+    for name, value in answer.headers:
+        response[name] = value
     return response
