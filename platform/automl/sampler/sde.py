@@ -66,6 +66,9 @@ class SdeSampler(BaseSampler):
         patience: steps without a personal improvement after which a collapsed particle restarts.
         explore_fraction: share of the other asks that sample around the consensus (as a busy
             particle does) instead of moving a particle.
+        smoothing: in spaces with int, step or categorical parameters, trials are ranked by a
+            Gaussian-kernel average of the values around them (this bandwidth in cube units), which
+            keeps a noisy lucky value from pulling the swarm; None ranks raw values.
     """
 
     def __init__(
@@ -82,6 +85,7 @@ class SdeSampler(BaseSampler):
         local_radius: float = 1.0,
         patience: int = 4,
         explore_fraction: float = 0.5,
+        smoothing: float | None = 0.25,
     ) -> None:
         if n_particles is not None and n_particles < 2:
             raise ValueError("n_particles must be at least 2")
@@ -98,6 +102,7 @@ class SdeSampler(BaseSampler):
         self._local_radius = local_radius
         self._patience = patience
         self._explore_fraction = explore_fraction
+        self._smoothing = smoothing
         self._spaces: dict[tuple[int, int], tuple[dict[str, BaseDistribution] | None, set[int]]] = {}
         self._lock = threading.Lock()
         self._encodings: dict[str, SpaceEncoding] = {}
@@ -159,7 +164,13 @@ class SdeSampler(BaseSampler):
         rng = np.random.default_rng([self._seed, trial.number])
         sign = 1.0 if study.direction == StudyDirection.MINIMIZE else -1.0
         y = sign * np.array([t.value for t in complete], dtype=float)
-        order = np.argsort(y, kind="stable")
+        score = y
+        if self._smoothing and enc.discrete and np.all(np.isfinite(y)):
+            # Noisy discrete spaces: rank by a kernel average over nearby configurations.
+            d2 = ((x_all[:, None, :] - x_all[None, :, :]) ** 2).sum(-1)
+            kern = np.exp(-d2 / (2 * self._smoothing**2))
+            score = kern @ y / kern.sum(1)
+        order = np.argsort(score, kind="stable")
         ranks = np.empty(len(y))
         ranks[order] = np.arange(len(y))
         by_number = {t.number: i for i, t in enumerate(complete)}
