@@ -227,7 +227,15 @@ def test_web_runs_gunicorn_with_the_wsgi_application_as_up_does():
     ((program, *args),) = argv_of(service("web"))
     assert program == "gunicorn"
     parsed = Config().parser().parse_args(args)  # exits on an option this gunicorn does not know
-    assert parsed.worker_class == "gthread" and parsed.workers == 1 and parsed.threads == 8
+    assert parsed.worker_class == "gthread" and parsed.threads == 8
+    # processes from SAMPAN_WEB_PROCESSES via platform/config/gunicorn.py (2 by default with Redis)
+    assert parsed.config == "platform/config/gunicorn.py" and parsed.workers is None
+    probe = "import runpy; print(runpy.run_path('platform/config/gunicorn.py')['workers'])"
+    env = {**environment_of(service("web")), "SAMPAN_HOME": "/tmp"}
+    for value, expected in (("", "2"), ("3", "3")):
+        result = subprocess.run([sys.executable, "-c", probe], env={**env, "SAMPAN_WEB_PROCESSES": value},
+                                cwd=REPO, capture_output=True, text=True, timeout=60)
+        assert result.stdout.split() == [expected], result.stderr[-2000:]
     assert parsed.bind == ["0.0.0.0:8000"] and parsed.control_socket_disable is True
     module, _, attribute = parsed.args[0].partition(":")
     source = REPO / parsed.chdir / (module.replace(".", "/") + ".py")

@@ -55,6 +55,9 @@ ENV_VARS: dict[str, EnvVar] = {
         EnvVar("SAMPAN_STORAGE_SECRET_KEY", "S3 secret key (else boto3's usual sources: AWS_SECRET_ACCESS_KEY, roles)"),
         EnvVar("SAMPAN_MAX_REQUEST_BYTES", "largest API request body accepted, file uploads aside (default 10 MiB)"),
         EnvVar("SAMPAN_WEB_THREADS", "request threads of the web process (default 8)"),
+        EnvVar("SAMPAN_WEB_PROCESSES",
+               "web server processes, each with SAMPAN_WEB_THREADS threads and its own copy of the served models "
+               "(default 2 with a Redis broker; 1 in embedded mode, where key quotas are counted per process)"),
         EnvVar("SAMPAN_LOG_LEVEL", "DEBUG, INFO, WARNING or ERROR (default INFO)"),
         EnvVar("SAMPAN_DATASET_MAX_UPLOAD_BYTES",
                "largest archive (or set of image files) one dataset import accepts; it also caps "

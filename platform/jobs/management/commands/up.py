@@ -35,7 +35,7 @@ class Command(BaseCommand):
             children.append(subprocess.Popen([sys.executable, manage, "worker", "--beat"], env=env))
         children.append(subprocess.Popen([
             sys.executable, "-m", "gunicorn", "config.wsgi:application", "--chdir", str(settings.PLATFORM_DIR),
-            "--bind", f"{host}:{port}", "--worker-class", "gthread", "--workers", "1",
+            "--bind", f"{host}:{port}", "--worker-class", "gthread", "--config", str(settings.PLATFORM_DIR / "config" / "gunicorn.py"),
             "--threads", str(settings.SAMPAN_WEB_THREADS), "--timeout", "120", "--graceful-timeout", "10",
             "--access-logfile", "-", "--error-logfile", "-", "--no-control-socket",
         ], env=env))

@@ -1,0 +1,24 @@
+"""gunicorn settings from Sampan's environment: ``gunicorn --config platform/config/gunicorn.py ...``
+(`manage.py up`, the Dockerfile and docker-compose.yml start the web server so). gunicorn executes
+this file before it changes into --chdir, so it puts platform/ on sys.path itself, as manage.py
+does. Options given on the command line win over these.
+
+- ``workers`` = SAMPAN_WEB_PROCESSES: web processes, each with SAMPAN_WEB_THREADS request threads.
+  More than one lets hosted predictions (and the rest of the API) use more than one core: a process
+  runs its Python under one GIL. Default 2 when the broker is Redis, which also counts the
+  deployment keys' quotas for every process; 1 in embedded mode, where quotas are counted per
+  process (with N processes a key could make up to N times its quota per minute). Each process
+  loads its own copy of Django and of every served model's ONNX Runtime session.
+"""
+
+import sys
+from pathlib import Path
+
+_platform_dir = str(Path(__file__).resolve().parents[1])
+if _platform_dir not in sys.path:
+    sys.path.insert(0, _platform_dir)
+
+from config.env import broker_url, env_int  # noqa: E402
+
+_quotas_shared = (broker_url("CELERY_BROKER_URL") or "").startswith(("redis://", "rediss://"))
+workers = env_int("SAMPAN_WEB_PROCESSES", 2 if _quotas_shared else 1, minimum=1, maximum=64)
