@@ -61,15 +61,18 @@ def sde_sampler_class():
     return SdeSampler
 
 
-def make_sampler(kind: str, *, seed: int):
+def make_sampler(kind: str, *, seed: int, study_seed: int | None = None, parallelism: int = 1):
     """A sampler of ``kind`` (sde, tpe, cmaes, random). ``seed`` differs per ask (the study's seed
-    plus the number of trials so far), so asks from different processes never replay one stream."""
+    plus the number of trials so far), so asks from different processes never replay one stream.
+    The SDE sampler takes the study's fixed seed instead: it draws from (seed, trial number) itself,
+    and one seed keeps its quasi-random start a single Halton sequence. It gets at least one
+    particle per concurrent trial, so parallel asks rarely find their particle busy."""
     import optuna
 
     if kind == "sde":
         sde = sde_sampler_class()
         if sde is not None:
-            return sde(seed=seed)
+            return sde(seed=seed if study_seed is None else study_seed, n_particles=max(8, parallelism))
         return optuna.samplers.TPESampler(seed=seed, constant_liar=True)
     if kind == "tpe":
         return optuna.samplers.TPESampler(seed=seed, constant_liar=True)
@@ -113,7 +116,8 @@ def optuna_study(study, *, seed: int | None = None):
     import optuna
 
     return optuna.load_study(study_name=study.optuna_name, storage=storage(),
-                             sampler=make_sampler(study.sampler, seed=study.seed if seed is None else seed),
+                             sampler=make_sampler(study.sampler, seed=study.seed if seed is None else seed,
+                                                  study_seed=study.seed, parallelism=study.parallelism),
                              pruner=make_pruner(study.pruner))
 
 
@@ -122,4 +126,6 @@ def optuna_study_create(study) -> None:
 
     direction = "maximize" if study.objective.get("direction", "maximize") == "maximize" else "minimize"
     optuna.create_study(study_name=study.optuna_name, storage=storage(), direction=direction,
-                        sampler=make_sampler(study.sampler, seed=study.seed), pruner=make_pruner(study.pruner))
+                        sampler=make_sampler(study.sampler, seed=study.seed, study_seed=study.seed,
+                                             parallelism=study.parallelism),
+                        pruner=make_pruner(study.pruner))
