@@ -1,5 +1,5 @@
 """The package builders refuse, by name, what they cannot package: an ONNX file that points at external
-data, a template no predictor serves or whose inputs are not images, a device SDK without calibration
+data, a template no predictor serves, test inputs of the wrong kind, a device SDK without calibration
 images, and artifacts whose labels do not fit their classes. Nothing is written at out_path."""
 
 from __future__ import annotations
@@ -49,8 +49,13 @@ def test_templates_without_an_image_predictor_are_refused(tmp_path):
     model = tiny_model(tmp_path / "model.onnx")
     with pytest.raises(PackagingError, match="no predictor serves template 'speech'"):
         build_server_package(artifacts=artifacts(model, "speech"), out_path=tmp_path / "server.zip")
-    with pytest.raises(PackagingError, match="image models so far.*tabular"):
-        build_server_package(artifacts=artifacts(model, "tabular_classification"), out_path=tmp_path / "server.zip")
+    # a text or tabular model takes texts or rows as test inputs, not images; and must be one
+    with pytest.raises(PackagingError, match="takes tabular input: give test_instances"):
+        build_server_package(artifacts=artifacts(model, "tabular_classification", test_images=["x.png"]),
+                             out_path=tmp_path / "server.zip")
+    with pytest.raises(PackagingError, match="cannot be served as tabular_classification"):
+        build_server_package(artifacts=artifacts(model, "tabular_classification", test_instances=[{"a": 1}]),
+                             out_path=tmp_path / "server.zip")
     with pytest.raises(PackagingError, match="image classification models"):
         build_device_sdk(artifacts=artifacts(model, "tabular_classification"), out_path=tmp_path / "device.zip",
                          calibration_images=[str(model)])
@@ -67,7 +72,7 @@ def test_artifacts_check_their_own_consistency(tmp_path):
     model = tiny_model(tmp_path / "model.onnx")
     with pytest.raises(ValueError, match="does not exist"):
         artifacts(tmp_path / "missing.onnx")
-    with pytest.raises(ValueError, match="2 test labels for 1 test images"):
+    with pytest.raises(ValueError, match="2 test labels for 1 test inputs"):
         artifacts(model, test_images=["x.png"], test_labels=[0, 1])
     with pytest.raises(ValueError, match="class indices"):
         artifacts(model, test_images=["x.png"], test_labels=[2])

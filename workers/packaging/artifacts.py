@@ -19,7 +19,9 @@ class ModelArtifacts:
     version, e.g. ``{"id": 12, "name": "V3", "template": "image_classification"}`` (JSON-able;
     more keys such as ``project`` or ``dataset_version`` are kept in the manifest);
     ``test_images``: image files of the test split (test vectors and, for the device SDK, the
-    int8 model's accuracy); ``test_labels``: their class indices, when known.
+    int8 model's accuracy); ``test_labels``: their class indices, when known (classification).
+    Text and tabular models take ``test_instances`` instead of images: raw texts, or rows (dicts with
+    the original column names); ``test_labels`` then label those. Regression models have no classes.
 
     >>> ModelArtifacts("run/model.onnx", spec, ["cat", "dog"], "image_classification",
     ...                {"id": 3, "name": "V1"}, ["cat1.png"], [0])  # doctest: +SKIP
@@ -32,13 +34,21 @@ class ModelArtifacts:
     model_version: Mapping[str, Any]
     test_images: Sequence[str | os.PathLike[str]] = field(default_factory=tuple)
     test_labels: Sequence[int] | None = None
+    test_instances: Sequence[Any] = field(default_factory=tuple)
+
+    @property
+    def test_inputs(self) -> Sequence[Any]:
+        """The test split's inputs: image paths, or texts / rows for text and tabular models."""
+        return self.test_instances if len(self.test_instances) else self.test_images
 
     def __post_init__(self) -> None:
         if not Path(self.model_path).is_file():
             raise ValueError(f"model file {os.fspath(self.model_path)} does not exist")
-        if not self.classes:
+        if not self.classes and self.template != "tabular_regression":
             raise ValueError("classes must name at least one class")
-        if self.test_labels is not None and len(self.test_labels) != len(self.test_images):
-            raise ValueError(f"{len(self.test_labels)} test labels for {len(self.test_images)} test images")
+        if len(self.test_images) and len(self.test_instances):
+            raise ValueError("give test_images or test_instances, not both")
+        if self.test_labels is not None and len(self.test_labels) != len(self.test_inputs):
+            raise ValueError(f"{len(self.test_labels)} test labels for {len(self.test_inputs)} test inputs")
         if self.test_labels is not None and any(not 0 <= int(label) < len(self.classes) for label in self.test_labels):
             raise ValueError(f"test labels must be class indices in [0, {len(self.classes)})")

@@ -7,6 +7,7 @@ import ast
 import hashlib
 import importlib.metadata
 import json
+import math
 import os
 import shutil
 import sys
@@ -28,7 +29,7 @@ TEMPLATES_DIR = Path(__file__).with_name("templates")
 WORKERS_ROOT = Path(workers.__file__).resolve().parent
 # Third-party imports the vendored runtime may make, and the distribution that provides each.
 RUNTIME_DISTRIBUTIONS = {"numpy": "numpy", "PIL": "Pillow", "onnxruntime": "onnxruntime", "onnx": "onnx",
-                         "google": "protobuf"}
+                         "google": "protobuf", "tokenizers": "tokenizers"}
 REFUSED_IMPORTS = ("torch", "torchvision", "django", "rest_framework", "celery")
 ZIP_DATE = (2020, 1, 1, 0, 0, 0)  # fixed, so an archive's bytes depend on its contents only
 
@@ -176,15 +177,17 @@ def copy_template_tree(source: Path, target: Path, values: Mapping[str, str]) ->
             render_template(path, target / path.relative_to(source), values)
 
 
-def pick_test_vectors(images: Sequence[str | os.PathLike[str]], labels: Sequence[int] | None,
-                      limit: int = MAX_TEST_VECTORS) -> list[tuple[Path, int | None]]:
-    """Up to ``limit`` test images, taking the classes in turn when labels are known."""
+def pick_test_vectors(images: Sequence[Any], labels: Sequence[int] | None,
+                      limit: int = MAX_TEST_VECTORS, *, paths: bool = True) -> list[tuple[Any, int | None]]:
+    """Up to ``limit`` test inputs (image paths, or texts / rows with ``paths=False``), taking the
+    classes in turn when labels are known."""
+    wrap = Path if paths else (lambda item: item)
     if labels is None:
-        return [(Path(p), None) for p in images[:limit]]
-    by_class: dict[int, list[Path]] = {}
-    for path, label in zip(images, labels, strict=True):
-        by_class.setdefault(int(label), []).append(Path(path))
-    picked: list[tuple[Path, int | None]] = []
+        return [(wrap(p), None) for p in images[:limit]]
+    by_class: dict[int, list[Any]] = {}
+    for item, label in zip(images, labels, strict=True):
+        by_class.setdefault(int(label), []).append(wrap(item))
+    picked: list[tuple[Any, int | None]] = []
     depth = 0
     while len(picked) < limit and any(depth < len(v) for v in by_class.values()):
         for label in sorted(by_class):
@@ -213,20 +216,63 @@ def write_vector_images(picked: Sequence[tuple[Path, int | None]], folder: Path)
     return vectors
 
 
-def expected_outputs(predictor: Any, vectors: Sequence[Mapping[str, Any]], root: Path, classes: Sequence[str],
-                     *, top_k: int = 5) -> dict[str, Any]:
-    """The predictor's answers on the vector files: every class's score (by class index) and the top-k."""
-    from workers.image_classification.preprocessing import open_image
+def json_safe(value: Any) -> Any:
+    """``value`` as strict JSON can hold it: NaN and infinities become null (a missing value)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if hasattr(value, "item") and callable(value.item):  # NumPy scalars
+        return json_safe(value.item())
+    return value
 
-    images = [open_image(root / vector["file"]) for vector in vectors]
-    ranked = predictor.predict(images, len(classes)) if images else []
+
+def write_vector_instances(picked: Sequence[tuple[Any, int | None]], input_kind: str) -> list[dict[str, Any]]:
+    """Text or tabular test vectors as the JSON instances a request sends: ``{"text": ...}`` or a row."""
+    vectors = []
+    for position, (instance, label) in enumerate(picked):
+        if input_kind == "text":
+            if not isinstance(instance, str) or not instance.strip():
+                raise PackagingError(f"test instance {position} is not a non-empty text")
+            request = {"text": instance}
+        else:
+            if not isinstance(instance, Mapping) or not instance:
+                raise PackagingError(f"test instance {position} is not a row of column values")
+            request = json_safe(dict(instance))
+        vectors.append({"instance": json.loads(json.dumps(request, allow_nan=False)), "label": label})
+    return vectors
+
+
+def predictor_inputs(vectors: Sequence[Mapping[str, Any]], input_kind: str, root: Path) -> list[Any]:
+    """What the predictor takes for each vector (as the request parser hands it over)."""
+    if input_kind == "image":
+        from workers.image_classification.preprocessing import open_image
+
+        return [open_image(root / vector["file"]) for vector in vectors]
+    if input_kind == "text":
+        return [vector["instance"]["text"] for vector in vectors]
+    return [vector["instance"] for vector in vectors]
+
+
+def expected_outputs(predictor: Any, vectors: Sequence[Mapping[str, Any]], root: Path, classes: Sequence[str],
+                     *, top_k: int = 5, input_kind: str = "image") -> dict[str, Any]:
+    """The predictor's answers on the vectors: every class's score (by class index) and the top-k, or
+    the value of a regression model."""
+    inputs = predictor_inputs(vectors, input_kind, root)
+    ranked = predictor.predict(inputs, max(len(classes), 1)) if inputs else []
     entries = []
     for vector, answer in zip(vectors, ranked, strict=True):
+        if not classes:  # regression: [{"value": v}]
+            entries.append({**vector, "value": answer[0]["value"]})
+            continue
         scores = [0.0] * len(classes)
         for entry in answer:
             scores[entry["index"]] = entry["score"]
         entries.append({**vector, "scores": scores, "top_k": answer[:top_k]})
-    return {"format": VECTORS_FORMAT, "classes": list(classes), "top_k": top_k, "vectors": entries}
+    return {"format": VECTORS_FORMAT, "input_kind": input_kind, "task": "regression" if not classes else
+            "classification", "classes": list(classes), "top_k": top_k, "vectors": entries}
 
 
 def file_entries(root: Path, *, exclude: Sequence[str] = ("manifest.json",)) -> list[dict[str, Any]]:

@@ -28,6 +28,7 @@ from workers.packaging.package_contents import (
     vendor_runtime,
     write_json,
     write_vector_images,
+    write_vector_instances,
     write_zip,
 )
 from workers.progress import Report, silent_report
@@ -56,6 +57,87 @@ def template_values(artifacts: ModelArtifacts, when: str) -> dict[str, str]:
             "python_minor": f"{sys.version_info.major}.{sys.version_info.minor}"}
 
 
+def check_test_inputs(artifacts: ModelArtifacts, input_kind: str) -> None:
+    """Image models take test images; text and tabular models texts or rows (``test_instances``)."""
+    if input_kind == "image" and artifacts.test_instances:
+        raise PackagingError(f"{artifacts.template} takes images: give test_images, not test_instances")
+    if input_kind != "image" and artifacts.test_images:
+        raise PackagingError(f"{artifacts.template} takes {input_kind} input: give test_instances "
+                             "(texts or rows), not test_images")
+
+
+def write_test_vectors(artifacts: ModelArtifacts, input_kind: str, folder: Path) -> list[dict[str, Any]]:
+    """Images as PNG files under ``folder/images``; texts and rows as the JSON instances requests send."""
+    check_test_inputs(artifacts, input_kind)
+    if input_kind == "image":
+        return write_vector_images(pick_test_vectors(artifacts.test_images, artifacts.test_labels), folder / "images")
+    return write_vector_instances(pick_test_vectors(list(artifacts.test_instances), artifacts.test_labels,
+                                                    paths=False), input_kind)
+
+
+def readme_values(input_kind: str, artifacts: ModelArtifacts, requirements: list[str]) -> dict[str, str]:
+    """The README's wording for this template: inputs, files, calls and answers."""
+    names = ", ".join(r.split("==")[0] for r in requirements)
+    if input_kind == "image":
+        return {
+            "input_summary": f"{len(artifacts.classes)} classes; input: one image per instance",
+            "preprocess_description": "how an image becomes the model's input (resize, scale, mean/std)",
+            "requirements_description": f"pinned dependencies ({names}; no torch)",
+            "vectors_description": "test images and the platform's answers for them (`expected.json`)",
+            "batch_unit": "images",
+            "call_examples": (
+                '    curl -H "Authorization: Bearer change-me" -F file=@test_vectors/images/000.png '
+                "http://127.0.0.1:8080/predict\n"
+                '    curl -H "X-Sampan-Key: change-me" -H "Content-Type: image/png" --data-binary '
+                '@test_vectors/images/000.png \\\n         "http://127.0.0.1:8080/predict?top_k=3"\n'
+                '    curl -H "Authorization: Bearer change-me" -H "Content-Type: application/json" \\\n'
+                '         -d "{\\"instances\\": [{\\"image\\": \\"$(base64 -w0 test_vectors/images/000.png)\\"}], '
+                '\\"top_k\\": 3}" \\\n         http://127.0.0.1:8080/predict'),
+            "answer_example": '[{"top_k": [{"index": 3, "label": "3", "score": 0.98}, ...]}]',
+            "error_examples": "a corrupt image, bad JSON or base64, or no input, 413 for a body, batch or image "
+                              "over the limits, 415 for another content type",
+        }
+    if input_kind == "text":
+        return {
+            "input_summary": f"{len(artifacts.classes)} classes; input: raw text, tokenized inside the package "
+                             "exactly as in training",
+            "preprocess_description": "the tokenization spec (maximum length, input and output names, the sha256 of "
+                                      "the tokenizer.json that travels inside model.onnx's metadata and is "
+                                      "checked when the model loads)",
+            "requirements_description": f"pinned dependencies ({names}; no torch); `tokenizers` tokenizes the text "
+                                        "with the training's own tokenizer.json",
+            "vectors_description": "texts (as JSON instances) and the platform's answers for them (`expected.json`)",
+            "batch_unit": "texts",
+            "call_examples": ('    curl -H "Authorization: Bearer change-me" -H "Content-Type: application/json" '
+                              '\\\n         -d \'{"instances": [{"text": "Return the square root of x."}], '
+                              '"top_k": 3}\' \\\n         http://127.0.0.1:8080/predict'),
+            "answer_example": '[{"top_k": [{"index": 2, "label": "numbers", "score": 0.93}, ...]}]',
+            "error_examples": "bad JSON, an instance without a `text` string, or an empty text, 413 for a body, "
+                              "batch or text over the limits, 415 for a content type other than JSON",
+        }
+    regression = artifacts.template == "tabular_regression"
+    column = (artifacts.preprocessing.get("features") or [{"name": "column"}])[0]["name"]
+    return {
+        "input_summary": ("regression (one value per row)" if regression else f"{len(artifacts.classes)} classes")
+                         + "; input: a row of column values with the original column names",
+        "preprocess_description": "the feature encoding (each column's type, scaling, categories, missing-value "
+                                  "filling) the platform trained with, applied with NumPy",
+        "requirements_description": f"pinned dependencies ({names}; no torch, no LightGBM or scikit-learn: "
+                                    "the trees are ONNX operators)",
+        "vectors_description": "rows (as JSON instances) and the platform's answers for them (`expected.json`)",
+        "batch_unit": "rows",
+        "call_examples": ('    curl -H "Authorization: Bearer change-me" -H "Content-Type: application/json" '
+                          f'\\\n         -d \'{{"instances": [{{"{column}": 1.5, ...}}]}}\' \\\n'
+                          "         http://127.0.0.1:8080/predict\n\n"
+                          "A missing column or a null value is filled as in training; unknown columns are "
+                          "ignored; a row with none of the model's columns is refused."),
+        "answer_example": '[{"top_k": [{"value": 151.2}]}]' if regression else
+                          '[{"top_k": [{"index": 0, "label": "class_0", "score": 0.97}, ...]}]',
+        "error_examples": "bad JSON, a row that is not an object or has none of the model's columns, or no input, "
+                          "413 for a body or batch over the limits, 415 for a content type other than JSON",
+    }
+
+
 def build_server_package(*, artifacts: ModelArtifacts, out_path: str | os.PathLike[str],
                          report: Report = silent_report) -> dict[str, Any]:
     """Build the on-prem server archive (zip) at ``out_path``; returns its report.
@@ -68,10 +150,7 @@ def build_server_package(*, artifacts: ModelArtifacts, out_path: str | os.PathLi
     if artifacts.template not in PREDICTORS:
         raise PackagingError(f"no predictor serves template {artifacts.template!r}; known: {', '.join(PREDICTORS)}")
     input_kind = predictor_class(artifacts.template).input_kind
-    if input_kind != "image":
-        # the server and protocol would serve it; the test vectors are written for images only so far
-        raise PackagingError(f"server packages are built for image models so far; {artifacts.template!r} "
-                             f"takes {input_kind} input")
+    check_test_inputs(artifacts, input_kind)
     when = created_at()
     with tempfile.TemporaryDirectory(prefix="sampan-server-package-") as temp:
         root = Path(temp)
@@ -82,14 +161,17 @@ def build_server_package(*, artifacts: ModelArtifacts, out_path: str | os.PathLi
         runtime_files, imports = vendor_runtime((*SERVER_MODULES, predictor_module), root)
         requirements = pinned_requirements(imports)
         (root / "requirements.txt").write_text("\n".join(requirements) + "\n")
-        values = template_values(artifacts, when)
+        values = {**template_values(artifacts, when), **readme_values(input_kind, artifacts, requirements)}
         copy_template_tree(TEMPLATES_DIR / "server", root, values)
         report("Writing the test vectors with the platform's answers", fraction=0.4)
         write_json(root / "manifest.json", {"template": artifacts.template})  # the predictor reads the template
-        vectors = write_vector_images(pick_test_vectors(artifacts.test_images, artifacts.test_labels),
-                                      root / "test_vectors" / "images")
-        predictor = load_predictor(root)
-        expected = expected_outputs(predictor, vectors, root / "test_vectors", artifacts.classes)
+        vectors = write_test_vectors(artifacts, input_kind, root / "test_vectors")
+        try:
+            predictor = load_predictor(root)
+        except (OSError, ValueError, KeyError, RuntimeError) as exc:
+            raise PackagingError(f"the model cannot be served as {artifacts.template} ({exc})") from None
+        expected = expected_outputs(predictor, vectors, root / "test_vectors", artifacts.classes,
+                                    input_kind=input_kind)
         write_json(root / "test_vectors" / "expected.json", expected)
         report("Writing the manifest", fraction=0.8)
         onnx_description = describe_onnx(root / "model.onnx")

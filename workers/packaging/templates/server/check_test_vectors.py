@@ -4,8 +4,10 @@
     SAMPAN_SERVER_API_KEY=... python check_test_vectors.py --url http://127.0.0.1:8080
                                                          # a running server, over HTTP
 
-Scores must match within rtol=1e-4, atol=1e-5 and the top class must be the same. Prints one JSON
-line with the result; exits 1 when a vector differs.
+Classification: every class's score must match within rtol=1e-4, atol=1e-5 and the top class must
+be the same; regression: the values must match within the same tolerances. The vectors are image
+files (image models) or the JSON instances a request sends (texts, table rows). Prints one JSON line
+with the result; exits 1 when a vector differs.
 """
 
 import argparse
@@ -24,19 +26,35 @@ RTOL, ATOL = 1e-4, 1e-5
 BATCH = 16
 
 
-def answers_in_process(files, classes):
-    from workers.image_classification.preprocessing import open_image
+def predictor_inputs(vectors, input_kind, base):
+    """What the predictor takes, as the server's request parser hands it over."""
+    if input_kind == "image":
+        from workers.image_classification.preprocessing import open_image
+
+        return [open_image(base / vector["file"]) for vector in vectors]
+    if input_kind == "text":
+        return [vector["instance"]["text"] for vector in vectors]
+    return [vector["instance"] for vector in vectors]
+
+
+def request_instance(vector, input_kind, base):
+    if input_kind == "image":
+        return {"image": base64.b64encode((base / vector["file"]).read_bytes()).decode()}
+    return vector["instance"]
+
+
+def answers_in_process(vectors, input_kind, base, top_k):
     from workers.serving.predictors import load_predictor
 
     predictor = load_predictor(ROOT)
-    return predictor.predict([open_image(path) for path in files], len(classes))
+    return predictor.predict(predictor_inputs(vectors, input_kind, base), top_k)
 
 
-def answers_over_http(files, classes, url, key):
+def answers_over_http(vectors, input_kind, base, top_k, url, key):
     answers = []
-    for start in range(0, len(files), BATCH):
-        body = json.dumps({"instances": [{"image": base64.b64encode(Path(p).read_bytes()).decode()}
-                                         for p in files[start:start + BATCH]], "top_k": len(classes)}).encode()
+    for start in range(0, len(vectors), BATCH):
+        body = json.dumps({"instances": [request_instance(v, input_kind, base) for v in vectors[start:start + BATCH]],
+                           "top_k": top_k}).encode()
         request = urllib.request.Request(url.rstrip("/") + "/predict", data=body, method="POST", headers={
             "Content-Type": "application/json", "Authorization": f"Bearer {key}"})
         with urllib.request.urlopen(request, timeout=60) as response:
@@ -48,27 +66,39 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", help="a running server, e.g. http://127.0.0.1:8080")
     parser.add_argument("--expected", default=str(ROOT / "test_vectors" / "expected.json"))
-    parser.add_argument("--out", help="write the answers (scores by class index) to this JSON file")
+    parser.add_argument("--out", help="write the answers (scores by class index, or values) to this JSON file")
     args = parser.parse_args()
     expected = json.loads(Path(args.expected).read_text())
-    classes = expected["classes"]
+    classes, vectors = expected["classes"], expected["vectors"]
+    input_kind = expected.get("input_kind", "image")
+    regression = expected.get("task") == "regression"
     base = Path(args.expected).parent
-    files = [str(base / vector["file"]) for vector in expected["vectors"]]
+    top_k = max(len(classes), 1)
     if args.url:
-        ranked = answers_over_http(files, classes, args.url, os.environ.get("SAMPAN_SERVER_API_KEY", ""))
+        ranked = answers_over_http(vectors, input_kind, base, top_k, args.url,
+                                   os.environ.get("SAMPAN_SERVER_API_KEY", ""))
     else:
-        ranked = answers_in_process(files, classes)
-    scores = np.zeros((len(files), len(classes)))
-    for row, answer in enumerate(ranked):
-        for entry in answer:
-            scores[row, entry["index"]] = entry["score"]
-    wanted = np.array([vector["scores"] for vector in expected["vectors"]])
-    same_top = [answer[0]["index"] == vector["top_k"][0]["index"] for answer, vector in zip(ranked, expected["vectors"], strict=True)]
-    close = bool(np.allclose(scores, wanted, rtol=RTOL, atol=ATOL))
-    result = {"vectors": len(files), "allclose": close, "max_abs_diff": float(np.max(np.abs(scores - wanted))) if files else 0.0,
-              "top1_agreement": sum(same_top) / len(files) if files else 1.0}
+        ranked = answers_in_process(vectors, input_kind, base, top_k)
+    if regression:
+        got = np.array([answer[0]["value"] for answer in ranked], dtype=np.float64)
+        wanted = np.array([vector["value"] for vector in vectors], dtype=np.float64)
+        same_top = [True] * len(vectors)
+    else:
+        got = np.zeros((len(vectors), len(classes)))
+        for row, answer in enumerate(ranked):
+            for entry in answer:
+                got[row, entry["index"]] = entry["score"]
+        wanted = np.array([vector["scores"] for vector in vectors])
+        same_top = [answer[0]["index"] == vector["top_k"][0]["index"]
+                    for answer, vector in zip(ranked, vectors, strict=True)]
+    close = bool(np.allclose(got, wanted, rtol=RTOL, atol=ATOL)) and len(ranked) == len(vectors)
+    result = {"vectors": len(vectors), "allclose": close,
+              "max_abs_diff": float(np.max(np.abs(got - wanted))) if len(vectors) else 0.0}
+    if not regression:
+        result["top1_agreement"] = sum(same_top) / len(vectors) if vectors else 1.0
     if args.out:
-        Path(args.out).write_text(json.dumps({"scores": scores.tolist(), "top_k": ranked}))
+        key = "values" if regression else "scores"
+        Path(args.out).write_text(json.dumps({key: got.tolist(), "top_k": ranked}))
     print(json.dumps(result))
     return 0 if close and all(same_top) else 1
 
