@@ -41,3 +41,33 @@ export function testAccuracy(version: Pick<ModelVersion, 'metrics'>): number | n
 export function formatPercent(value: number | null | undefined, digits = 1): string {
   return typeof value === 'number' && Number.isFinite(value) ? `${(value * 100).toFixed(digits)}%` : '—';
 }
+
+/** A number for metrics without a unit (MAE, RMSE, R²): 4 significant digits, no exponent for everyday sizes. */
+export function formatNumber(value: number | null | undefined): string {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
+  const magnitude = Math.abs(value);
+  if (magnitude !== 0 && (magnitude >= 1e6 || magnitude < 1e-3)) return value.toExponential(2);
+  return Number(value.toPrecision(4)).toString();
+}
+
+export function isRegression(version: Pick<ModelVersion, 'template'>): boolean {
+  return typeof version.template === 'string' && version.template.endsWith('regression');
+}
+
+/**
+ * The metric a model version is judged by in lists: test accuracy for classifiers, R² and RMSE
+ * for regression (from `metrics.test`, which is the evaluation's headline).
+ */
+export function headlineMetric(version: Pick<ModelVersion, 'metrics' | 'template'>): { label: string; value: string; title: string } {
+  const test = ((version.metrics as { test?: Record<string, unknown> } | null)?.test ?? {}) as Record<string, unknown>;
+  const get = (key: string) => (typeof test[key] === 'number' ? (test[key] as number) : null);
+  if (isRegression(version) || (get('rmse') !== null && get('accuracy') === null)) {
+    return {
+      label: `R² ${formatNumber(get('r2'))} · RMSE ${formatNumber(get('rmse'))}`,
+      value: formatNumber(get('r2')),
+      title: `test MAE ${formatNumber(get('mae'))}, RMSE ${formatNumber(get('rmse'))}, R² ${formatNumber(get('r2'))}`,
+    };
+  }
+  const accuracy = testAccuracy(version);
+  return { label: formatPercent(accuracy), value: formatPercent(accuracy), title: `test accuracy ${formatPercent(accuracy)}` };
+}

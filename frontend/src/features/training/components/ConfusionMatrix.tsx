@@ -13,7 +13,15 @@ function cellColor(share: number, diagonal: boolean): string {
  * The confusion matrix as a heatmap (rows: true class, columns: predicted). Each non-empty cell
  * is a button that hands its samples (ids from the report) to `onPick`.
  */
-export function ConfusionMatrix({ evaluation, onPick }: { evaluation: Evaluation; onPick: (pick: CellPick) => void }) {
+export function ConfusionMatrix({
+  evaluation,
+  onPick,
+  noun = { one: 'image', many: 'images' },
+}: {
+  evaluation: Evaluation;
+  onPick: (pick: CellPick) => void;
+  noun?: { one: string; many: string };
+}) {
   const { classes, counts, cellSamples } = evaluation;
   return (
     <ScrollArea type="auto">
@@ -46,7 +54,7 @@ export function ConfusionMatrix({ evaluation, onPick }: { evaluation: Evaluation
                   const testId = `cm-cell-${trueIndex}-${predictedIndex}`;
                   return (
                     <Table.Td key={predictedName} p={0} style={{ background: cellColor(share, trueIndex === predictedIndex) }}>
-                      <Tooltip label={`${count} ${trueName} image${count === 1 ? '' : 's'} predicted as ${predictedName}`} withinPortal>
+                      <Tooltip label={`${count} ${trueName} ${count === 1 ? noun.one : noun.many} predicted as ${predictedName}`} withinPortal>
                         {count > 0 ? (
                           <UnstyledButton
                             w="100%"

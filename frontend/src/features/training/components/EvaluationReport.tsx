@@ -22,11 +22,12 @@ import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
-import { readEvaluation, type Evaluation } from '../api/evaluation';
-import { formatPercent, onnxUrl, sampleThumbnailUrl, type ModelVersion } from '../api/modelVersions';
+import { readReport, sampleNoun, type Evaluation, type FeatureImportance, type Mistake } from '../api/evaluation';
+import { formatNumber, formatPercent, onnxUrl, sampleThumbnailUrl, type ModelVersion } from '../api/modelVersions';
 import { useDatasetVersionNames, useEvaluation, useModelVersion, useModelVersions } from '../hooks/useTraining';
 import { ConfusionMatrix, type CellPick } from './ConfusionMatrix';
 import { datasetVersionLabel } from './ModelVersionsTable';
+import { cellText, FeatureImportanceChart, RegressionReport, shownColumns } from './RegressionReport';
 
 function Metric({ label, value, testId }: { label: string; value: string; testId: string }) {
   return (
@@ -135,6 +136,77 @@ function Thumbnail({ datasetId, sampleId, caption, testId }: { datasetId: number
   );
 }
 
+/** Misclassified texts: the text itself with its true and predicted label and the confidence. */
+function TextMistakes({ mistakes }: { mistakes: Mistake[] }) {
+  return (
+    <Table fz="sm" verticalSpacing={6} data-testid="eval-text-mistakes">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>Text</Table.Th>
+          <Table.Th w={120}>True</Table.Th>
+          <Table.Th w={120}>Predicted</Table.Th>
+          <Table.Th w={100}>Confidence</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {mistakes.map((mistake) => (
+          <Table.Tr key={mistake.sample} data-testid={`mistake-${mistake.sample}`} data-sample-id={mistake.sample}>
+            <Table.Td>
+              <Text size="sm" lineClamp={3} title={mistake.text} style={{ whiteSpace: 'pre-wrap' }}>
+                {mistake.text || `#${mistake.sample}`}
+              </Text>
+            </Table.Td>
+            <Table.Td>
+              <Badge variant="light" color="gray" tt="none">
+                {mistake.trueClass}
+              </Badge>
+            </Table.Td>
+            <Table.Td>
+              <Badge variant="light" color="red" tt="none">
+                {mistake.predictedClass}
+              </Badge>
+            </Table.Td>
+            <Table.Td>{formatPercent(mistake.confidence, 0)}</Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+/** Misclassified table rows: labels, confidence and the row's most important columns. */
+function RowMistakes({ mistakes, importance }: { mistakes: Mistake[]; importance: FeatureImportance[] }) {
+  const columns = shownColumns(mistakes[0]?.values, importance);
+  return (
+    <Table.ScrollContainer minWidth={560}>
+      <Table fz="sm" verticalSpacing={4} data-testid="eval-row-mistakes">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>True</Table.Th>
+            <Table.Th>Predicted</Table.Th>
+            <Table.Th>Confidence</Table.Th>
+            {columns.map((column) => (
+              <Table.Th key={column}>{column}</Table.Th>
+            ))}
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {mistakes.map((mistake) => (
+            <Table.Tr key={mistake.sample} data-testid={`mistake-${mistake.sample}`} data-sample-id={mistake.sample}>
+              <Table.Td>{mistake.trueClass}</Table.Td>
+              <Table.Td>{mistake.predictedClass}</Table.Td>
+              <Table.Td>{formatPercent(mistake.confidence, 0)}</Table.Td>
+              {columns.map((column) => (
+                <Table.Td key={column}>{cellText(mistake.values?.[column])}</Table.Td>
+              ))}
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
 function PerClass({ evaluation }: { evaluation: Evaluation }) {
   const chart = evaluation.perClass.map((row) => ({ class: row.class, precision: row.precision, recall: row.recall, f1: row.f1 }));
   return (
@@ -190,8 +262,10 @@ function PerClass({ evaluation }: { evaluation: Evaluation }) {
 }
 
 /**
- * A model version's evaluation report: lineage, headline metrics, per-class scores, a clickable
- * confusion matrix that opens the test images behind a cell, and the most confident mistakes.
+ * A model version's evaluation report, shaped by its template: classifiers (images, texts, table
+ * rows) get headline metrics, per-class scores, a clickable confusion matrix that opens the test
+ * samples behind a cell, and the most confident mistakes (thumbnails, texts or rows); regression
+ * gets MAE/RMSE/R², residual plots and its largest errors; tabular models add feature importance.
  */
 export function EvaluationReport({
   modelVersionId,
@@ -205,13 +279,21 @@ export function EvaluationReport({
   const { data: version, isPending, isError, error } = useModelVersion(modelVersionId);
   const evaluationQuery = useEvaluation(modelVersionId);
   const siblings = useModelVersions(version?.project ?? Number.NaN);
-  const evaluation = useMemo(() => (evaluationQuery.data ? readEvaluation(evaluationQuery.data.evaluation) : null), [evaluationQuery.data]);
+  const report = useMemo(() => (evaluationQuery.data ? readReport(evaluationQuery.data.evaluation) : null), [evaluationQuery.data]);
+  const evaluation = report?.kind === 'classification' ? report.evaluation : null;
   const [pick, setPick] = useState<CellPick | null>(null);
 
   if (isPending) return <Skeleton h={300} />;
   if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
   const datasetId = version.dataset;
   const others = (siblings.data?.results ?? []).filter((item) => item.id !== version.id);
+  const noun = sampleNoun(version.template);
+  const mistakeKind = evaluation?.mistakes.some((mistake) => mistake.text !== undefined) || version.template.startsWith('text')
+    ? 'text'
+    : evaluation?.mistakes.some((mistake) => mistake.values !== undefined) || version.template.startsWith('tabular')
+      ? 'row'
+      : 'image';
+  const mistakeText = new Map((evaluation?.mistakes ?? []).map((mistake) => [mistake.sample, mistake.text]));
 
   return (
     <Stack data-testid="evaluation-report">
@@ -221,8 +303,13 @@ export function EvaluationReport({
             Model {version.name}
           </Title>
           {evaluation && (
-            <Badge size="lg" color="teal" variant="light">
+            <Badge size="lg" color="teal" variant="light" data-testid="eval-headline">
               {evaluation.split} accuracy {formatPercent(evaluation.accuracy)}
+            </Badge>
+          )}
+          {report?.kind === 'regression' && (
+            <Badge size="lg" color="teal" variant="light" tt="none" data-testid="eval-headline">
+              {report.evaluation.split} R² {formatNumber(report.evaluation.r2)} · RMSE {formatNumber(report.evaluation.rmse)}
             </Badge>
           )}
         </Group>
@@ -246,15 +333,16 @@ export function EvaluationReport({
 
       {evaluationQuery.isPending && <Skeleton h={200} />}
       {evaluationQuery.isError && <Alert color="red">{errorMessage(evaluationQuery.error)}</Alert>}
-      {evaluationQuery.data && !evaluation && (
+      {evaluationQuery.data && !report && (
         <Alert color="yellow" data-testid="evaluation-missing">
           This model version has no evaluation report.
         </Alert>
       )}
+      {report?.kind === 'regression' && <RegressionReport evaluation={report.evaluation} />}
       {evaluation && (
         <>
           <Text size="sm" c="dimmed">
-            On {evaluation.samples} {evaluation.split} images of {evaluation.classes.length} classes.
+            On {evaluation.samples} {evaluation.split} {noun.many} of {evaluation.classes.length} classes.
           </Text>
           <SimpleGrid cols={{ base: 2, sm: 4 }}>
             <Metric label="Accuracy" value={formatPercent(evaluation.accuracy)} testId="eval-accuracy" />
@@ -278,31 +366,41 @@ export function EvaluationReport({
               Confusion matrix
             </Title>
             <Text size="xs" c="dimmed" mb="sm">
-              Click a cell to see its test images.
+              Click a cell to see its test {noun.many}.
             </Text>
-            <ConfusionMatrix evaluation={evaluation} onPick={setPick} />
+            <ConfusionMatrix evaluation={evaluation} onPick={setPick} noun={noun} />
           </Paper>
+          <FeatureImportanceChart features={evaluation.featureImportance} score="accuracy" />
           <Paper withBorder p="md" data-testid="eval-mistakes">
             <Title order={5} mb="sm">
               Most confident mistakes
             </Title>
+            {mistakeKind !== 'image' && evaluation.mistakes.length > 0 && (
+              <Text size="xs" c="dimmed" mb="xs">
+                The {evaluation.mistakes.length} misclassified {evaluation.mistakes.length === 1 ? noun.one : noun.many} the model was most sure of.
+              </Text>
+            )}
             {evaluation.mistakes.length === 0 ? (
               <Text size="sm" c="dimmed">
                 No mistakes on the {evaluation.split} split.
               </Text>
             ) : (
               <>
-                <SimpleGrid cols={{ base: 3, sm: 5, lg: 8 }} spacing="xs">
-                  {evaluation.mistakes.map((mistake) => (
-                    <Thumbnail
-                      key={mistake.sample}
-                      datasetId={datasetId}
-                      sampleId={mistake.sample}
-                      testId={`mistake-${mistake.sample}`}
-                      caption={`${mistake.trueClass} → ${mistake.predictedClass} (${formatPercent(mistake.confidence, 0)})`}
-                    />
-                  ))}
-                </SimpleGrid>
+                {mistakeKind === 'text' && <TextMistakes mistakes={evaluation.mistakes} />}
+                {mistakeKind === 'row' && <RowMistakes mistakes={evaluation.mistakes} importance={evaluation.featureImportance} />}
+                {mistakeKind === 'image' && (
+                  <SimpleGrid cols={{ base: 3, sm: 5, lg: 8 }} spacing="xs">
+                    {evaluation.mistakes.map((mistake) => (
+                      <Thumbnail
+                        key={mistake.sample}
+                        datasetId={datasetId}
+                        sampleId={mistake.sample}
+                        testId={`mistake-${mistake.sample}`}
+                        caption={`${mistake.trueClass} → ${mistake.predictedClass} (${formatPercent(mistake.confidence, 0)})`}
+                      />
+                    ))}
+                  </SimpleGrid>
+                )}
                 {datasetId !== null && (
                   <Button
                     mt="sm"
@@ -326,7 +424,7 @@ export function EvaluationReport({
         size="xl"
         title={
           pick && evaluation
-            ? `${pick.sampleIds.length} image${pick.sampleIds.length === 1 ? '' : 's'} of "${evaluation.classes[pick.trueIndex]}" predicted as "${evaluation.classes[pick.predictedIndex]}"`
+            ? `${pick.sampleIds.length} ${pick.sampleIds.length === 1 ? noun.one : noun.many} of "${evaluation.classes[pick.trueIndex]}" predicted as "${evaluation.classes[pick.predictedIndex]}"`
             : ''
         }
       >
@@ -334,12 +432,22 @@ export function EvaluationReport({
           <Stack data-testid="cm-cell-samples" data-true={pick.trueIndex} data-predicted={pick.predictedIndex}>
             {pick.sampleIds.length === 0 ? (
               <Text c="dimmed">The report lists no samples for this cell.</Text>
-            ) : (
+            ) : mistakeKind === 'image' ? (
               <SimpleGrid cols={{ base: 3, sm: 6 }} spacing="xs">
                 {pick.sampleIds.map((id) => (
                   <Thumbnail key={id} datasetId={datasetId} sampleId={id} testId={`cm-sample-${id}`} />
                 ))}
               </SimpleGrid>
+            ) : (
+              <Stack gap={4}>
+                {pick.sampleIds.map((id) => (
+                  <Paper key={id} withBorder p={6} data-testid={`cm-sample-${id}`} data-sample-id={id}>
+                    <Text size="sm" lineClamp={2}>
+                      {mistakeText.get(id) ?? `${noun.one} #${id}`}
+                    </Text>
+                  </Paper>
+                ))}
+              </Stack>
             )}
             {datasetId !== null && pick.sampleIds.length > 0 && (
               <Group>

@@ -1,0 +1,172 @@
+import '@mantine/charts/styles.css';
+import { BarChart, ScatterChart } from '@mantine/charts';
+import { Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import type { FeatureImportance as Importance, RegressionEvaluation } from '../api/evaluation';
+import { formatNumber } from '../api/modelVersions';
+
+function Metric({ label, value, hint, testId }: { label: string; value: string; hint: string; testId: string }) {
+  return (
+    <Paper withBorder p="sm">
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <Text fw={700} size="xl" data-testid={testId}>
+        {value}
+      </Text>
+      <Text size="xs" c="dimmed">
+        {hint}
+      </Text>
+    </Paper>
+  );
+}
+
+/** Permutation feature importance (how much the test score drops when a column is shuffled), top 20. */
+export function FeatureImportanceChart({ features, score }: { features: Importance[]; score: string }) {
+  if (features.length === 0) return null;
+  const top = features.slice(0, 20).map((row) => ({ feature: row.feature, importance: row.importance }));
+  return (
+    <Paper withBorder p="md" data-testid="eval-feature-importance" data-features={top.map((row) => row.feature).join(',')}>
+      <Title order={5} mb={4}>
+        Feature importance
+      </Title>
+      <Text size="xs" c="dimmed" mb="sm">
+        How much the test {score} drops when a column's values are shuffled (permutation importance
+        {features.length > top.length ? `, top ${top.length} of ${features.length} columns` : ''}). Most important:{' '}
+        <span data-testid="eval-feature-importance-top">{top.slice(0, 3).map((row) => row.feature).join(', ')}</span>.
+      </Text>
+      <BarChart
+        h={Math.max(180, top.length * 26)}
+        data={top}
+        dataKey="feature"
+        orientation="vertical"
+        series={[{ name: 'importance', color: 'violet.6' }]}
+        valueFormatter={(value) => formatNumber(value)}
+        yAxisProps={{ width: 120 }}
+      />
+    </Paper>
+  );
+}
+
+/**
+ * A regression model's report: MAE, RMSE, R², residuals against the prediction, predicted against
+ * actual (with the diagonal of perfect predictions), the residual histogram, the largest errors
+ * with their rows, and feature importance.
+ */
+export function RegressionReport({ evaluation }: { evaluation: RegressionEvaluation }) {
+  const residuals = evaluation.points.map((p) => ({ predicted: p.predicted, residual: p.predicted - p.actual }));
+  const values = evaluation.points.flatMap((p) => [p.actual, p.predicted]);
+  const low = values.length ? Math.min(...values) : 0;
+  const high = values.length ? Math.max(...values) : 1;
+  const diagonal = Array.from({ length: 21 }, (_, i) => low + ((high - low) * i) / 20).map((v) => ({ actual: v, predicted: v }));
+  const columns = shownColumns(evaluation.largestErrors[0]?.values, evaluation.featureImportance);
+  return (
+    <Stack data-testid="eval-regression">
+      <Text size="sm" c="dimmed">
+        On {evaluation.samples} {evaluation.split} rows. Residual = predicted − actual.
+      </Text>
+      <SimpleGrid cols={{ base: 1, sm: 3 }}>
+        <Metric label="MAE" value={formatNumber(evaluation.mae)} hint="mean absolute error (target units)" testId="eval-mae" />
+        <Metric label="RMSE" value={formatNumber(evaluation.rmse)} hint="root mean squared error (target units)" testId="eval-rmse" />
+        <Metric label="R²" value={formatNumber(evaluation.r2)} hint="share of the target's variance explained (1 is perfect)" testId="eval-r2" />
+      </SimpleGrid>
+      <SimpleGrid cols={{ base: 1, lg: 2 }}>
+        <Paper withBorder p="md" data-testid="eval-residual-plot" data-points={residuals.length}>
+          <Title order={5} mb="xs">
+            Residuals against prediction
+          </Title>
+          <ScatterChart
+            h={280}
+            data={[{ name: 'test rows', color: 'blue.6', data: residuals }]}
+            dataKey={{ x: 'predicted', y: 'residual' }}
+            labels={{ x: 'predicted', y: 'residual' }}
+            xAxisLabel="predicted"
+            yAxisLabel="residual"
+            valueFormatter={(value) => formatNumber(value)}
+            referenceLines={[{ y: 0, label: 'no error', color: 'gray.6' }]}
+          />
+        </Paper>
+        <Paper withBorder p="md" data-testid="eval-predicted-vs-actual" data-points={evaluation.points.length}>
+          <Title order={5} mb="xs">
+            Predicted against actual
+          </Title>
+          <ScatterChart
+            h={280}
+            data={[
+              { name: 'test rows', color: 'blue.6', data: evaluation.points.map((p) => ({ actual: p.actual, predicted: p.predicted })) },
+              { name: 'perfect prediction', color: 'gray.4', data: diagonal },
+            ]}
+            dataKey={{ x: 'actual', y: 'predicted' }}
+            xAxisLabel="actual"
+            yAxisLabel="predicted"
+            valueFormatter={(value) => formatNumber(value)}
+            withLegend
+          />
+        </Paper>
+      </SimpleGrid>
+      <SimpleGrid cols={{ base: 1, lg: 2 }}>
+        <Paper withBorder p="md" data-testid="eval-residual-histogram" data-bins={evaluation.histogram.length}>
+          <Title order={5} mb="xs">
+            Residual distribution
+          </Title>
+          <BarChart
+            h={220}
+            data={evaluation.histogram.map((bin) => ({ bin: formatNumber((bin.from + bin.to) / 2), rows: bin.count }))}
+            dataKey="bin"
+            series={[{ name: 'rows', color: 'blue.6' }]}
+          />
+        </Paper>
+        <FeatureImportanceChart features={evaluation.featureImportance} score="R²" />
+      </SimpleGrid>
+      <Paper withBorder p="md" data-testid="eval-largest-errors">
+        <Title order={5} mb="sm">
+          Largest errors
+        </Title>
+        {evaluation.largestErrors.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            The report lists no errors.
+          </Text>
+        ) : (
+          <Table.ScrollContainer minWidth={560}>
+            <Table fz="sm" verticalSpacing={4}>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Actual</Table.Th>
+                  <Table.Th>Predicted</Table.Th>
+                  <Table.Th>Residual</Table.Th>
+                  {columns.map((column) => (
+                    <Table.Th key={column}>{column}</Table.Th>
+                  ))}
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {evaluation.largestErrors.map((row, index) => (
+                  <Table.Tr key={row.sample ?? `i${index}`} data-testid={`largest-error-${row.sample ?? index}`}>
+                    <Table.Td>{formatNumber(row.actual)}</Table.Td>
+                    <Table.Td>{formatNumber(row.predicted)}</Table.Td>
+                    <Table.Td>{formatNumber(row.predicted - row.actual)}</Table.Td>
+                    {columns.map((column) => (
+                      <Table.Td key={column}>{cellText(row.values[column])}</Table.Td>
+                    ))}
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </Paper>
+    </Stack>
+  );
+}
+
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '—';
+  if (typeof value === 'number') return formatNumber(value);
+  return String(value);
+}
+
+/** The columns a row listing shows: the most important features first (report order otherwise), at most `limit`. */
+export function shownColumns(values: Record<string, unknown> | undefined, importance: Importance[], limit = 6): string[] {
+  const keys = Object.keys(values ?? {});
+  const ranked = importance.map((row) => row.feature).filter((feature) => keys.includes(feature));
+  return [...ranked, ...keys.filter((key) => !ranked.includes(key))].slice(0, limit);
+}
