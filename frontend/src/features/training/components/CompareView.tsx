@@ -2,9 +2,9 @@ import '@mantine/charts/styles.css';
 import { BarChart } from '@mantine/charts';
 import { Alert, Group, Paper, Select, SimpleGrid, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
 import { errorMessage } from '@/lib/notifications';
-import { readComparison, type Pair } from '../api/evaluation';
-import { formatPercent } from '../api/modelVersions';
-import { useComparison, useModelVersions } from '../hooks/useTraining';
+import { readComparison, readRegression, regressionComparison, type Pair } from '../api/evaluation';
+import { formatNumber, formatPercent, isRegression } from '../api/modelVersions';
+import { useComparison, useEvaluation, useModelVersions } from '../hooks/useTraining';
 
 function Delta({ value, testId }: { value: number | null; testId?: string }) {
   if (value === null) return <Text size="sm">—</Text>;
@@ -30,7 +30,79 @@ function PairCells({ pair, testId }: { pair: Pair; testId?: string }) {
   );
 }
 
-/** Two model versions side by side: overall metrics and per-class deltas (b minus a). */
+/** A regression metric's delta (b minus a), green when B is better (lower MAE/RMSE, higher R²). */
+function RegressionDelta({ value, betterWhen, testId }: { value: number | null; betterWhen: 'lower' | 'higher'; testId: string }) {
+  if (value === null) return <Text size="sm">—</Text>;
+  const better = betterWhen === 'lower' ? value < 0 : value > 0;
+  return (
+    <Text size="sm" c={value === 0 ? 'dimmed' : better ? 'teal' : 'red'} fw={600} data-testid={testId} data-value={value}>
+      {value > 0 ? '+' : ''}
+      {formatNumber(value)}
+    </Text>
+  );
+}
+
+/** Two regression versions: MAE, RMSE and R² of each on its test split, computed from their reports. */
+function RegressionCompare({ a, b, aName, bName }: { a: number; b: number; aName: string; bName: string }) {
+  const reportA = useEvaluation(a);
+  const reportB = useEvaluation(b);
+  if (reportA.isError || reportB.isError) return <Alert color="red">{errorMessage(reportA.error ?? reportB.error)}</Alert>;
+  if (!reportA.data || !reportB.data) return <Skeleton h={160} />;
+  const evalA = readRegression(reportA.data.evaluation);
+  const evalB = readRegression(reportB.data.evaluation);
+  if (!evalA || !evalB) {
+    return (
+      <Alert color="yellow" data-testid="compare-unavailable">
+        {!evalA ? aName : bName} has no regression evaluation report to compare.
+      </Alert>
+    );
+  }
+  const rows = regressionComparison(evalA, evalB);
+  return (
+    <Paper withBorder p="md" data-testid="compare-regression">
+      <Title order={5} mb="xs">
+        Overall
+      </Title>
+      <Table fz="sm" data-testid="compare-overall">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Metric</Table.Th>
+            <Table.Th>{aName}</Table.Th>
+            <Table.Th>{bName}</Table.Th>
+            <Table.Th>Δ</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map((row) => (
+            <Table.Tr key={row.key}>
+              <Table.Td>
+                {row.metric}{' '}
+                <Text span size="xs" c="dimmed">
+                  ({row.betterWhen} is better)
+                </Text>
+              </Table.Td>
+              <Table.Td>{formatNumber(row.pair.a)}</Table.Td>
+              <Table.Td>{formatNumber(row.pair.b)}</Table.Td>
+              <Table.Td>
+                <RegressionDelta value={row.pair.delta} betterWhen={row.betterWhen} testId={`compare-overall-delta-${row.key}`} />
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      <Text size="xs" c="dimmed" mt="xs" data-testid="compare-regression-note">
+        Regression versions are compared by MAE, RMSE and R² (per-class scores apply to classifiers only)
+        {evalA.samples !== evalB.samples ? `; note they were evaluated on test splits of different sizes (${evalA.samples} and ${evalB.samples} rows)` : ''}.
+      </Text>
+    </Paper>
+  );
+}
+
+/**
+ * Two model versions side by side: classifiers by overall metrics and per-class deltas, regression
+ * models by MAE, RMSE and R² (every delta is b minus a). A classifier and a regression model are
+ * not comparable; the view says so.
+ */
 export function CompareView({
   projectId,
   a,
@@ -43,8 +115,19 @@ export function CompareView({
   onChange: (a: number | null, b: number | null) => void;
 }) {
   const versions = useModelVersions(projectId ?? Number.NaN);
-  const { data, isPending, isError, error, fetchStatus } = useComparison(a, b);
-  const options = (versions.data?.results ?? []).map((version) => ({ value: String(version.id), label: version.name }));
+  const list = versions.data?.results ?? [];
+  const versionA = list.find((version) => version.id === a);
+  const versionB = list.find((version) => version.id === b);
+  const mode: 'pending' | 'classification' | 'regression' | 'mixed' =
+    a === null || b === null || a === b || (versions.isPending && projectId !== null)
+      ? 'pending'
+      : versionA && versionB && (isRegression(versionA) || isRegression(versionB))
+        ? isRegression(versionA) && isRegression(versionB)
+          ? 'regression'
+          : 'mixed'
+        : 'classification';
+  const { data, isPending, isError, error, fetchStatus } = useComparison(mode === 'classification' ? a : null, mode === 'classification' ? b : null);
+  const options = list.map((version) => ({ value: String(version.id), label: version.name }));
   const comparison = data ? readComparison(data) : null;
   const chart = comparison?.perClass.map((row) => ({ class: row.class, [data?.a_name ?? 'A']: row.f1.a ?? 0, [data?.b_name ?? 'B']: row.f1.b ?? 0 })) ?? [];
 
@@ -68,9 +151,16 @@ export function CompareView({
           data-testid="compare-b"
         />
         <Text size="sm" c="dimmed">
-          Deltas are B minus A, in percentage points.
+          {mode === 'regression' ? 'Deltas are B minus A, in the target\'s units (R² unitless).' : 'Deltas are B minus A, in percentage points.'}
         </Text>
       </Group>
+      {mode === 'mixed' && versionA && versionB && (
+        <Alert color="yellow" data-testid="compare-unavailable">
+          {isRegression(versionA) ? `${versionA.name} is a regression model and ${versionB.name} a classifier` : `${versionA.name} is a classifier and ${versionB.name} a regression model`}
+          : their metrics cannot be compared. Pick two classifiers (accuracy, F1 per class) or two regression models (MAE, RMSE, R²).
+        </Alert>
+      )}
+      {mode === 'regression' && versionA && versionB && <RegressionCompare a={versionA.id} b={versionB.id} aName={versionA.name} bName={versionB.name} />}
       {(a === null || b === null || a === b) && <Text c="dimmed">Pick two different model versions.</Text>}
       {isPending && fetchStatus !== 'idle' && <Skeleton h={200} />}
       {isError && <Alert color="red">{errorMessage(error)}</Alert>}

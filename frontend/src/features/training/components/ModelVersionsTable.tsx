@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
-import { formatPercent, onnxUrl, testAccuracy, type ModelVersion } from '../api/modelVersions';
+import { headlineMetric, isRegression, onnxUrl, type ModelVersion } from '../api/modelVersions';
 import { useDatasetVersionNames, useModelVersions } from '../hooks/useTraining';
 
 function ParamsCell({ params }: { params: unknown }) {
@@ -30,7 +30,7 @@ export function datasetVersionLabel(version: Pick<ModelVersion, 'dataset_version
   return names.get(version.dataset_version) ?? `#${version.dataset_version}`;
 }
 
-/** A project's model versions (V1, V2, ...) with lineage and test accuracy; pick two to compare. */
+/** A project's model versions (V1, V2, ...) with lineage and their headline test metric (accuracy, or R² and RMSE); pick two to compare. */
 export function ModelVersionsTable({ projectId, onCompare }: { projectId: number; onCompare: (a: number, b: number) => void }) {
   const { data, isPending, isError, error } = useModelVersions(projectId);
   const names = useDatasetVersionNames(data?.results ?? []);
@@ -61,7 +61,7 @@ export function ModelVersionsTable({ projectId, onCompare }: { projectId: number
             <Table.Tr>
               <Table.Th w={36} />
               <Table.Th>Version</Table.Th>
-              <Table.Th>Test accuracy</Table.Th>
+              <Table.Th>{data.results.every(isRegression) ? 'Test R² · RMSE' : data.results.some(isRegression) ? 'Test metric' : 'Test accuracy'}</Table.Th>
               <Table.Th>Dataset version</Table.Th>
               <Table.Th>Template · preset</Table.Th>
               <Table.Th>Parameters</Table.Th>
@@ -88,8 +88,8 @@ export function ModelVersionsTable({ projectId, onCompare }: { projectId: number
                   </Anchor>
                 </Table.Td>
                 <Table.Td>
-                  <Badge variant="light" color="teal" data-testid={`model-version-accuracy-${version.id}`}>
-                    {formatPercent(testAccuracy(version))}
+                  <Badge variant="light" color="teal" tt="none" title={headlineMetric(version).title} data-testid={`model-version-accuracy-${version.id}`}>
+                    {headlineMetric(version).label}
                   </Badge>
                 </Table.Td>
                 <Table.Td>
