@@ -56,8 +56,11 @@ def test_templates_without_an_image_predictor_are_refused(tmp_path):
     with pytest.raises(PackagingError, match="cannot be served as tabular_classification"):
         build_server_package(artifacts=artifacts(model, "tabular_classification", test_instances=[{"a": 1}]),
                              out_path=tmp_path / "server.zip")
-    with pytest.raises(PackagingError, match="image classification models"):
+    with pytest.raises(PackagingError, match="cannot be served as tabular_classification"):
         build_device_sdk(artifacts=artifacts(model, "tabular_classification"), out_path=tmp_path / "device.zip",
+                         calibration_images=[str(model)])
+    with pytest.raises(PackagingError, match="no predictor serves template 'speech'"):
+        build_device_sdk(artifacts=artifacts(model, "speech"), out_path=tmp_path / "device.zip",
                          calibration_images=[str(model)])
     assert not list(tmp_path.glob("*.zip"))
 

@@ -222,3 +222,46 @@ def test_builder_refuses_images_for_text_and_rows_for_images(tmp_path):
                                test_images=[Path(__file__)])
     with pytest.raises(PackagingError, match="test_instances"):
         build_server_package(artifacts=artifacts, out_path=tmp_path / "x.zip")
+
+
+@pytest.fixture(scope="module")
+def device(package):
+    from workers.packaging import build_device_sdk
+
+    work = package["root"].parent
+    report = build_device_sdk(artifacts=package["artifacts"], out_path=work / "device.zip", calibration_images=[])
+    root = unzip_package(work / "device.zip", work / "device")
+    requirements = (root / "python" / "requirements.txt").read_text()
+    if requirements not in VENVS:
+        VENVS[requirements] = fresh_venv(work / "device-venv", root / "python" / "requirements.txt")
+    return {"report": report, "root": root, "python": VENVS[requirements]}
+
+
+def test_device_sdk_python_sample_matches_the_platform_and_reports_int8(package, device):
+    root, report, template = device["root"], device["report"], package["template"]
+    manifest = json.loads((root / "manifest.json").read_text())
+    compression = json.loads((root / "compression_report.json").read_text())
+    assert compression == report["compression"] and compression["fp32"]["bytes"] > 0
+    readme = (root / "README.md").read_text()
+    assert "{{" not in readme and "JavaScript and C++ are shipped for image models only" in readme
+    assert not (root / "javascript").exists() and not (root / "cpp").exists()
+    assert set(manifest["samples"]) == {"python"} and set(manifest["samples_not_shipped"]) == {"javascript", "cpp"}
+    if template == "text_classification":
+        assert (root / "tokenizer.json").is_file() and compression["int8"]["bytes"] < compression["fp32"]["bytes"]
+        assert compression["top1_agreement"] >= 0.9, compression
+        models = ["fp32", "int8"]
+    else:  # LightGBM trees: fp32 only, and the SDK says why
+        assert compression["int8"] is None and "does not apply" in compression["int8_note"]
+        assert not (root / "model.int8.onnx").exists() and "int8 does not apply" in readme
+        models = ["fp32"]
+    expected = json.loads((root / "test_vectors" / "expected.fp32.json").read_text())
+    instances = [v["instance"]["text"] if expected["input_kind"] == "text" else v["instance"]
+                 for v in expected["vectors"]]
+    for name in models:
+        out = run_in(device["python"], ["python/predict.py", "--test-vectors", "--model", f"model.{name}.onnx"],
+                     cwd=root)
+        result = json.loads(out)
+        assert result["allclose"] is True, result
+        if name == "fp32":  # the sample's answers are the platform's
+            np.testing.assert_allclose(np.array(result["answers"]), platform_answers(package, instances),
+                                       rtol=RTOL, atol=ATOL)

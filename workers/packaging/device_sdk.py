@@ -145,9 +145,16 @@ def build_device_sdk(*, artifacts: ModelArtifacts, out_path: str | os.PathLike[s
     >>> build_device_sdk(artifacts=artifacts, out_path="sdk.zip", calibration_images=train_paths)  # doctest: +SKIP
     """
     from workers.image_classification.predictor import ImageClassifier
+    from workers.serving.predictors import PREDICTORS, predictor_class
 
     if artifacts.template != "image_classification":
-        raise PackagingError(f"device SDKs are built for image classification models, not {artifacts.template!r}")
+        if artifacts.template not in PREDICTORS:
+            raise PackagingError(f"no predictor serves template {artifacts.template!r}; known: {', '.join(PREDICTORS)}")
+        from workers.packaging.device_sdk_rows import build_rows_device_sdk
+
+        # text and tabular: dynamic int8 (or none, for trees) needs no calibration images
+        return build_rows_device_sdk(artifacts=artifacts, input_kind=predictor_class(artifacts.template).input_kind,
+                                     out_path=out_path, report=report)
     if not calibration_images:
         raise PackagingError("static int8 quantization needs calibration images (training images); none were given")
     when = created_at()
