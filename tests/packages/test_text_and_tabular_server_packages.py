@@ -37,7 +37,7 @@ def _model_dir(result: dict, template: str, into: Path) -> Path:
     return into
 
 
-def train_tabular(template: str, work: Path) -> tuple[ModelArtifacts, list]:
+def train_tabular(template: str, work: Path, **spec) -> tuple[ModelArtifacts, list]:
     from tests.templates_tabular.tables import frame
     from workers.tabular.trainer import train
 
@@ -50,7 +50,7 @@ def train_tabular(template: str, work: Path) -> tuple[ModelArtifacts, list]:
                for i, row in data.iterrows()]
     manifest = {"kind": "tabular", "task": "regression" if regression else "classification", "target": "target",
                 "columns": [{"name": c, "type": "numeric"} for c in columns], "classes": classes, "samples": samples}
-    result = train({"preset": "fast"}, manifest, work / "run")
+    result = train({"preset": "fast", **spec}, manifest, work / "run")
     test = [s for s in samples if s["split"] == "test"]
     rows = [dict(s["values"]) for s in test]
     rows[0].pop(columns[0])  # a missing column: filled as in training
@@ -265,3 +265,20 @@ def test_device_sdk_python_sample_matches_the_platform_and_reports_int8(package,
         if name == "fp32":  # the sample's answers are the platform's
             np.testing.assert_allclose(np.array(result["answers"]), platform_answers(package, instances),
                                        rtol=RTOL, atol=ATOL)
+
+
+def test_device_sdk_of_a_tabular_mlp_has_an_int8_model_that_agrees(tmp_path):
+    """The MLP (not a tree ensemble) gets dynamic int8; fp32 vectors are the platform's answers."""
+    from workers.packaging import build_device_sdk
+
+    artifacts, (result, rows) = train_tabular("tabular_classification", tmp_path, preset="neural", epochs=30)
+    report = build_device_sdk(artifacts=artifacts, out_path=tmp_path / "device.zip", calibration_images=[])
+    compression = report["compression"]
+    assert compression["int8"]["bytes"] < compression["fp32"]["bytes"] and compression["int8_note"] is None
+    assert compression["top1_agreement"] >= 0.9 and compression["int8"]["accuracy"] >= 0.8, compression
+    root = unzip_package(tmp_path / "device.zip", tmp_path / "device")
+    expected = json.loads((root / "test_vectors" / "expected.fp32.json").read_text())
+    platform = load_predictor(_model_dir(result, "tabular_classification", tmp_path / "platform"))
+    wanted = as_array(platform.predict([v["instance"] for v in expected["vectors"]], 3), 3)
+    np.testing.assert_allclose(np.array([v["scores"] for v in expected["vectors"]]), wanted, rtol=RTOL, atol=ATOL)
+    assert (root / "model.int8.onnx").is_file() and (root / "test_vectors" / "expected.int8.json").is_file()
