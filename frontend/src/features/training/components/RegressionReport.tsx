@@ -41,7 +41,7 @@ export function FeatureImportanceChart({ features, score }: { features: Importan
         orientation="vertical"
         series={[{ name: 'importance', color: 'violet.6' }]}
         valueFormatter={(value) => formatNumber(value)}
-        yAxisProps={{ width: 120 }}
+        yAxisProps={{ width: 120, interval: 0 }}
       />
     </Paper>
   );
