@@ -6,7 +6,7 @@
 // wait for the job -> open the model version's evaluation report.
 //
 // Env: SAMPAN_URL, SAMPAN_USER, SAMPAN_PASSWORD, E2E_TASK (text_classification |
-//      tabular_classification), E2E_FILE (the table file), E2E_LABEL_COLUMN (text: the label
+//      tabular_classification | tabular_regression), E2E_FILE (the table file), E2E_LABEL_COLUMN (text: the label
 //      column to map), E2E_ARTIFACTS, CHROMIUM_PATH, E2E_TRAIN_TIMEOUT_S (default 600).
 // Prints "PASSED: ... model version #N" and exits 0, or a "FAILED: ..." line and exits 1.
 import { mkdir } from 'node:fs/promises';
@@ -23,7 +23,11 @@ const artifacts = path.resolve(process.env.E2E_ARTIFACTS || 'e2e-artifacts');
 const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const trainTimeoutMs = Number(process.env.E2E_TRAIN_TIMEOUT_S || 600) * 1000;
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
-const TASK_LABELS = { text_classification: 'Text classification', tabular_classification: 'Tabular classification' };
+const TASK_LABELS = {
+  text_classification: 'Text classification',
+  tabular_classification: 'Tabular classification',
+  tabular_regression: 'Tabular regression',
+};
 
 const started = Date.now();
 function log(message) {
@@ -176,8 +180,23 @@ async function main() {
     const modelVersionId = await step("open the model version's evaluation report", async () => {
       await page.getByTestId('training-model-link').click();
       await page.waitForURL(/\/model-versions\/\d+\/?$/);
-      await page.getByTestId('eval-accuracy').waitFor({ timeout: 30_000 });
-      log(`test accuracy ${await page.getByTestId('eval-accuracy').innerText()}`);
+      if (task === 'tabular_regression') {
+        // the regression report: MAE/RMSE/R², both residual plots drawn, feature importance
+        await page.getByTestId('eval-r2').waitFor({ timeout: 30_000 });
+        for (const id of ['eval-residual-plot', 'eval-predicted-vs-actual']) {
+          const points = Number(await page.getByTestId(id).getAttribute('data-points'));
+          if (!(points > 0)) fail(`${id} has no points`);
+          await page.getByTestId(id).locator('.recharts-scatter-symbol').first().waitFor();
+        }
+        await page.getByTestId('eval-feature-importance').waitFor();
+        if (await page.getByTestId('confusion-matrix').count()) fail('a regression report shows a confusion matrix');
+        log(`test MAE ${await page.getByTestId('eval-mae').innerText()}, RMSE ${await page.getByTestId('eval-rmse').innerText()}, R² ${await page.getByTestId('eval-r2').innerText()}`);
+      } else {
+        await page.getByTestId('eval-accuracy').waitFor({ timeout: 30_000 });
+        log(`test accuracy ${await page.getByTestId('eval-accuracy').innerText()}`);
+        if (task === 'tabular_classification') await page.getByTestId('eval-feature-importance').waitFor();
+        if (task === 'text_classification' && (await page.getByTestId('eval-mistakes').getByRole('img').count())) fail('text mistakes rendered as images');
+      }
       await screenshot(page, 'evaluation');
       return idFromUrl(page);
     });

@@ -68,6 +68,18 @@ def test_tabular_wine_in_the_browser_then_predict(live_web, live_worker, make_us
     assert predictions[0]["top_k"][0]["label"] == rows[0]["target"]
 
 
+def test_tabular_regression_diabetes_evaluation_in_the_browser(live_web, live_worker, make_user, tmp_path):
+    """The regression report in the browser (MAE/RMSE/R², residual plots, feature importance)."""
+    assert (REPO / "frontend" / "dist" / "index.html").exists(), "the frontend is not built: run `make frontend`"
+    make_user("e2e-tables", password="e2e-passphrase-123")
+    path = tmp_path / "diabetes.csv"
+    path.write_bytes(csv_bytes("diabetes"))
+    from training.models import ModelVersion
+
+    model_version = ModelVersion.objects.get(pk=run_browser(live_web, task="tabular_regression", path=path))
+    assert model_version.template == "tabular_regression" and set(model_version.metrics["test"]) == {"mae", "rmse", "r2"}
+
+
 def test_text_docstrings_in_the_browser_then_predict(live_web, live_worker, make_user, tmp_path):
     assert (REPO / "frontend" / "dist" / "index.html").exists(), "the frontend is not built: run `make frontend`"
     make_user("e2e-tables", password="e2e-passphrase-123")
