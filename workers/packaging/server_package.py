@@ -20,6 +20,7 @@ from workers.packaging.package_contents import (
     describe_onnx,
     expected_outputs,
     file_entries,
+    json_safe,
     pick_test_vectors,
     pinned_requirements,
     python_requirement,
@@ -117,6 +118,11 @@ def readme_values(input_kind: str, artifacts: ModelArtifacts, requirements: list
         }
     regression = artifacts.template == "tabular_regression"
     column = (artifacts.preprocessing.get("features") or [{"name": "column"}])[0]["name"]
+    example = json.dumps({column: 1.5})
+    if artifacts.test_instances and isinstance(artifacts.test_instances[0], dict):
+        example = json.dumps(json_safe(artifacts.test_instances[0]))  # a real row: pasteable as it is
+        if "'" in example or len(example) > 2000:
+            example = json.dumps({column: 1.5})
     return {
         "input_summary": ("regression (one value per row)" if regression else f"{len(artifacts.classes)} classes")
                          + "; input: a row of column values with the original column names",
@@ -127,7 +133,7 @@ def readme_values(input_kind: str, artifacts: ModelArtifacts, requirements: list
         "vectors_description": "rows (as JSON instances) and the platform's answers for them (`expected.json`)",
         "batch_unit": "rows",
         "call_examples": ('    curl -H "Authorization: Bearer change-me" -H "Content-Type: application/json" '
-                          f'\\\n         -d \'{{"instances": [{{"{column}": 1.5, ...}}]}}\' \\\n'
+                          f'\\\n         -d \'{{"instances": [{example}]}}\' \\\n'
                           "         http://127.0.0.1:8080/predict\n\n"
                           "A missing column or a null value is filled as in training; unknown columns are "
                           "ignored; a row with none of the model's columns is refused."),
