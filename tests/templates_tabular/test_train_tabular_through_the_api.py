@@ -99,6 +99,9 @@ def test_diabetes_regression_with_the_mlp(live_worker, tenants, api_client, tmp_
     assert set(test) == {"mae", "rmse", "r2"} and test["r2"] > 0.2, test
     report = client.get(f"/api/v1/model-versions/{model['id']}/evaluation/").json()["evaluation"]
     assert len(report["residuals"]["points"]) == report["samples"] and report["feature_importance"]
+    # Comparing needs two classification reports: a regression version is refused by name, not a 500.
+    refused = client.get(f"/api/v1/model-versions/compare/?a={model['id']}&b={model['id']}")
+    assert refused.status_code == 400 and "no classification report" in refused.json()["error"]["message"]
     predictor = TabularPredictor(onnx_of(client, model, tmp_path))
     row = frame("diabetes").drop(columns="target").iloc[0].to_dict()
     (answer,) = predictor.predict([row])
