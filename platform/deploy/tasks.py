@@ -16,20 +16,31 @@ MAX_TEST_IMAGES = 200
 MAX_CALIBRATION_IMAGES = 200
 
 
-def _split_images(model_version, split: str, limit: int) -> tuple[list[str], list[int]]:
-    """Up to ``limit`` images of a split of the model's dataset version (seeded sample, stable order)."""
+def _split_inputs(model_version, split: str, limit: int) -> tuple[str, list, list[int] | None]:
+    """Up to ``limit`` inputs of a split of the model's dataset version (seeded sample, stable order):
+    ``("images", paths, labels)`` for image datasets, ``("instances", texts or rows, labels)`` for text
+    and tabular ones. Labels index the model's own class list; ``None`` for regression or when a
+    label is not one of the model's classes."""
     from datasets.services import dataset_version_manifest
 
     if model_version.dataset_version is None:
-        return [], []
+        return "images", [], None
     manifest = dataset_version_manifest(version=model_version.dataset_version)
     samples = [s for s in manifest["samples"] if s["split"] == split]
     if len(samples) > limit:
         samples = sorted(random.Random(0).sample(samples, limit), key=lambda s: str(s["id"]))
     # the model's output order is its own class list; map the dataset version's label indexes onto it
     positions = {name: i for i, name in enumerate(model_version.classes)}
-    labels = [positions.get(manifest["classes"][s["label"]], -1) for s in samples]
-    return [s["path"] for s in samples], labels
+    labels = [positions.get(manifest["classes"][s["label"]], -1) if s.get("label") is not None else -1
+              for s in samples]
+    known = labels if labels and min(labels) >= 0 else None
+    if manifest.get("kind") == "text":
+        return "instances", [s["text"] for s in samples], known
+    if manifest.get("kind") == "tabular":
+        target = manifest.get("target")
+        rows = [{k: v for k, v in s["values"].items() if k != target} for s in samples]
+        return "instances", rows, None if manifest.get("task") == "regression" else known
+    return "images", [Path(s["path"]) for s in samples], known
 
 
 def _build(job, report) -> dict:
@@ -52,24 +63,26 @@ def _build(job, report) -> dict:
             with default_storage.open(mv.onnx_key, "rb") as source, model_path.open("wb") as out:
                 for chunk in iter(lambda: source.read(1 << 20), b""):
                     out.write(chunk)
-            test_images, test_labels = _split_images(mv, "test", MAX_TEST_IMAGES)
+            kind, test_inputs, test_labels = _split_inputs(mv, "test", MAX_TEST_IMAGES)
             artifacts = packaging.ModelArtifacts(
                 model_path=model_path, preprocessing=mv.preprocessing, classes=list(mv.classes), template=mv.template,
                 model_version={"id": mv.pk, "name": mv.name, "project": mv.project_id, "template": mv.template,
                                "code_version": mv.code_version, "onnx_sha256": mv.onnx_sha256,
                                "dataset_version": mv.dataset_version_id, "metrics": mv.metrics.get("test", {})},
-                test_images=[Path(p) for p in test_images],
-                test_labels=test_labels if test_labels and min(test_labels) >= 0 else None)
+                test_images=test_inputs if kind == "images" else (),
+                test_instances=test_inputs if kind == "instances" else (),
+                test_labels=test_labels)
             out_path = tmp_dir / "package.zip"
             if package.kind == PackageKind.SERVER:
                 report("building the on-prem server package", fraction=0.2, milestone=True)
                 built = packaging.build_server_package(artifacts=artifacts, out_path=out_path, report=report)
             else:
-                calibration, _ = _split_images(mv, "train", MAX_CALIBRATION_IMAGES)
-                report(f"building the device SDK (int8 calibrated on {len(calibration)} training images)",
-                       fraction=0.2, milestone=True)
+                # int8 for texts and rows is dynamic quantization: it needs no calibration inputs
+                calibration = _split_inputs(mv, "train", MAX_CALIBRATION_IMAGES)[1] if kind == "images" else []
+                report("building the device SDK" + (f" (int8 calibrated on {len(calibration)} training images)"
+                                                    if calibration else ""), fraction=0.2, milestone=True)
                 built = packaging.build_device_sdk(artifacts=artifacts, out_path=out_path,
-                                                   calibration_images=[Path(p) for p in calibration], report=report)
+                                                   calibration_images=calibration, report=report)
             report("storing the archive", fraction=0.95, milestone=True)
             package = services.package_record(package=package, archive=out_path,
                                               report=json.loads(json.dumps(built or {}, default=str)))

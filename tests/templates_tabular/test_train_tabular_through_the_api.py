@@ -26,6 +26,25 @@ def finished(job_id: int, timeout: float = 600) -> Job:
     return job
 
 
+def built_package(client, model_version: int, kind: str) -> dict:
+    created = client.post("/api/v1/packages/", {"model_version": model_version, "kind": kind}, format="json")
+    assert created.status_code == 201, created.content
+    finished(created.json()["job"])
+    package = client.get(f"/api/v1/packages/{created.json()['id']}/").json()
+    assert package["status"] == "succeeded", package["error"]
+    return package
+
+
+def package_files(client, package: dict) -> list[str]:
+    import io
+    import zipfile
+
+    download = client.get(package["download_url"])
+    assert download.status_code == 200
+    # the archive holds one folder (e.g. sampan-server-v1/); the paths inside it
+    return [name.split("/", 1)[1] for name in zipfile.ZipFile(io.BytesIO(b"".join(download.streaming_content))).namelist()]
+
+
 def table_version(client, tenants, *, task_type: str, name: str, filename: str, data: bytes) -> dict:
     dataset = client.post("/api/v1/datasets/", {"project": tenants["project_a"].pk, "name": name,
                                                 "task_type": task_type}, format="json").json()["id"]
@@ -87,6 +106,16 @@ def test_wine_gradient_boosted_trees_then_serving_rows(live_worker, tenants, api
     assert answer.status_code == 200, answer.content
     assert [p["top_k"][0]["label"] for p in answer.json()["predictions"]] == ["class_0", "class_2"]
     assert answer.json()["model_version"]["template"] == "tabular_classification"
+    # a row the model cannot read is the caller's mistake: a 400 naming it, never a 500
+    unreadable = caller.post(url, {"instances": [{"colour": "red"}]}, format="json", HTTP_AUTHORIZATION=f"Bearer {key}")
+    assert unreadable.status_code == 400, unreadable.content
+    assert "none of the model's columns" in unreadable.json()["error"]["message"]
+
+    # the on-prem server package is built by the job from the version's own test rows
+    package = built_package(client, model["id"], "server")
+    names = set(package_files(client, package))
+    assert {"model.onnx", "preprocess.json", "labels.json", "manifest.json", "requirements.txt"} <= names, names
+    assert any(name.startswith("test_vectors/") for name in names), names
 
 
 def test_diabetes_regression_with_the_mlp(live_worker, tenants, api_client, tmp_path):
@@ -106,6 +135,11 @@ def test_diabetes_regression_with_the_mlp(live_worker, tenants, api_client, tmp_
     row = frame("diabetes").drop(columns="target").iloc[0].to_dict()
     (answer,) = predictor.predict([row])
     assert set(answer[0]) == {"value"} and 25 < answer[0]["value"] < 350
+
+    # the device SDK of a regression MLP: fp32 and dynamically quantized int8, no calibration images
+    package = built_package(client, model["id"], "device")
+    names = set(package_files(client, package))
+    assert {"model.fp32.onnx", "model.int8.onnx", "preprocess.json", "manifest.json"} <= names, names
 
 
 def test_the_serving_protocol_loads_a_tabular_model_directory(tmp_path):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import zipfile
 
 import pytest
 from conftest import wait_for
@@ -107,3 +108,16 @@ def test_minilm_head_and_the_small_model_then_serving_raw_text(live_worker, tena
     assert [[x["label"] for x in top] for top in served] == [[x["label"] for x in a] for a in answers]
     assert all(abs(x["score"] - y["score"]) < 1e-5 for top, a in zip(served, answers, strict=True)
                for x, y in zip(top, a, strict=True))
+
+    # the on-prem server package of the small model is built by the job from the version's test texts,
+    # with the tokenizer library in its requirements
+    created = client.post("/api/v1/packages/", {"model_version": small["id"], "kind": "server"}, format="json")
+    assert created.status_code == 201, created.content
+    finished(created.json()["job"])
+    package = client.get(f"/api/v1/packages/{created.json()['id']}/").json()
+    assert package["status"] == "succeeded", package["error"]
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(client.get(package["download_url"]).streaming_content)))
+    names = {name.split("/", 1)[1]: name for name in archive.namelist()}
+    assert {"model.onnx", "preprocess.json", "labels.json", "manifest.json"} <= names.keys(), names
+    assert "tokenizers" in archive.read(names["requirements.txt"]).decode()
+    assert any(name.startswith("test_vectors/") for name in names), names

@@ -124,9 +124,10 @@ def _answer(meta: Mapping, read_body: Callable[[], bytes], query_top_k: Callable
                                input_kind=predictor.input_kind, max_batch=serving.max_batch(),
                                max_image_pixels=serving.max_image_pixels(), max_body_bytes=limit,
                                query_top_k=query_top_k() if meta.get("QUERY_STRING") else None)
+        # a predictor may refuse an instance only it can judge (a row with none of the model's columns)
+        predictions = predictor.predict(parsed.instances, parsed.top_k)
     except PredictionInputError as exc:
         return Answer(exc.status, exc.body())
-    predictions = predictor.predict(parsed.instances, parsed.top_k)
     return Answer(200, response_body(model_version=mv.public, predictions=predictions,
                                      latency_ms=(time.perf_counter() - started) * 1000),
                   (("X-Sampan-Model-Version", str(mv.id)),))
