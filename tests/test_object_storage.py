@@ -10,9 +10,9 @@ import zipfile
 
 import boto3
 import pytest
+from conftest import free_port
 from moto.server import ThreadedMotoServer
 
-from conftest import free_port
 from tests.datasets.factories import folder_layout, make_zip, upload
 
 pytestmark = pytest.mark.django_db

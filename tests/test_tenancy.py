@@ -122,7 +122,6 @@ def model_version(world: dict):
     if "model_version" not in world:
         from django.core.files.base import ContentFile
         from django.core.files.storage import default_storage
-
         from training.models import ModelVersion
 
         key = default_storage.save("models/tenancy/model.onnx", ContentFile(b"placeholder"))
@@ -151,10 +150,9 @@ def deployment(world: dict):
 def package(world: dict):
     """A built server package of project A's model version (its archive a placeholder)."""
     if "package" not in world:
+        from deploy.models import Package
         from django.core.files.base import ContentFile
         from django.core.files.storage import default_storage
-
-        from deploy.models import Package
 
         key = default_storage.save("packages/tenancy/package.zip", ContentFile(b"PK placeholder"))
         world["package"] = Package.objects.create(workspace=world["ws_a"], project=world["project_a"],

@@ -7,8 +7,8 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-
 from jobs.models import WorkerNode
+
 from tests.datasets.factories import dataset_with_samples
 
 pytestmark = pytest.mark.django_db
