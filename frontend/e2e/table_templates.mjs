@@ -3,13 +3,18 @@
 // log in -> workspace -> project -> a text or tabular dataset -> choose a table file, check the
 // column mapping step (preview, suggested columns) and import -> see the texts in the labeling
 // grid (text) or the profile charts (tabular) -> make a version -> train with the fast preset ->
-// wait for the job -> open the model version's evaluation report.
+// wait for the job -> open the model version's evaluation report -> (classification, with E2E_DEPLOY=1)
+// Deploy -> Hosted API -> create a key (shown once) -> Try it with a text or a table row (the
+// example-row button, then E2E_ROW when given) -> the label shown is the API's -> the call is
+// counted in the usage panel. The deployment, the key, the input and the label shown are written to
+// E2E_ARTIFACTS/deploy.json for the Python side to call the API with the same input and compare.
 //
 // Env: SAMPAN_URL, SAMPAN_USER, SAMPAN_PASSWORD, E2E_TASK (text_classification |
 //      tabular_classification | tabular_regression), E2E_FILE (the table file), E2E_LABEL_COLUMN (text: the label
-//      column to map), E2E_ARTIFACTS, CHROMIUM_PATH, E2E_TRAIN_TIMEOUT_S (default 600).
+//      column to map), E2E_ARTIFACTS, CHROMIUM_PATH, E2E_TRAIN_TIMEOUT_S (default 600),
+//      E2E_DEPLOY=1 to deploy and try it, E2E_TEXT (the text to try) or E2E_ROW (a JSON row to try).
 // Prints "PASSED: ... model version #N" and exits 0, or a "FAILED: ..." line and exits 1.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
@@ -22,6 +27,9 @@ const labelColumn = process.env.E2E_LABEL_COLUMN || '';
 const artifacts = path.resolve(process.env.E2E_ARTIFACTS || 'e2e-artifacts');
 const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const trainTimeoutMs = Number(process.env.E2E_TRAIN_TIMEOUT_S || 600) * 1000;
+const deploy = process.env.E2E_DEPLOY === '1';
+const tryText = process.env.E2E_TEXT || 'Return the square root of x.';
+const tryRow = process.env.E2E_ROW || '';
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 const TASK_LABELS = {
   text_classification: 'Text classification',
@@ -200,6 +208,7 @@ async function main() {
       await screenshot(page, 'evaluation');
       return idFromUrl(page);
     });
+    if (deploy) await deployAndTry(page, modelVersionId, suffix);
     if (pageErrors.length) fail(`uncaught errors in the page: ${pageErrors.join(' | ')}`);
     log(`PASSED: dataset #${datasetId}, job #${jobId}, model version #${modelVersionId}`);
     await browser.close();
@@ -209,6 +218,75 @@ async function main() {
     await browser.close().catch(() => {});
     throw error;
   }
+}
+
+/** Deploy -> Hosted API, a key, Try it with a text or a row, the answer shown, the call counted. */
+async function deployAndTry(page, modelVersionId, suffix) {
+  const deploymentId = await step('deploy it as a hosted API', async () => {
+    await page.getByTestId('deploy-hosted').click();
+    await page.getByTestId('deployment-name-input').fill(`${task}-${suffix}`);
+    const created = posted(page, '/api/v1/deployments/');
+    await page.getByTestId('deployment-create-submit').click();
+    const response = await created;
+    if (response.status() !== 201) fail(`POST /api/v1/deployments/ answered ${response.status()}: ${await response.text()}`);
+    const deployment = await response.json();
+    if (deployment.model_version !== modelVersionId) fail(`the deployment serves #${deployment.model_version}, not #${modelVersionId}`);
+    await page.waitForURL(new RegExp(`/deployments/${deployment.id}/keys/?$`));
+    return deployment.id;
+  });
+  const secret = await step('create a key and see it once', async () => {
+    await page.getByTestId('create-deployment-key').click();
+    await page.getByTestId('deployment-key-name-input').fill('e2e');
+    const created = posted(page, `/api/v1/deployments/${deploymentId}/keys/`);
+    await page.getByTestId('deployment-key-create-submit').click();
+    const response = await created;
+    if (response.status() !== 201) fail(`POST keys answered ${response.status()}: ${await response.text()}`);
+    const shown = (await page.getByTestId('deployment-key-secret').innerText()).trim();
+    if (!shown.startsWith('spd_')) fail('the key shown is not an spd_ key');
+    await page.getByTestId('deployment-key-done').click();
+    return shown;
+  });
+  const tried = await step(`try it with ${task === 'text_classification' ? 'a text' : 'a row'}`, async () => {
+    await page.getByTestId('deployment-tab-try').click();
+    await page.waitForURL(new RegExp(`/deployments/${deploymentId}/try/?$`));
+    if ((await page.getByTestId('try-key').inputValue()) !== secret) fail('the try-it panel is not pre-filled with the new key');
+    const box = page.getByTestId('try-text');
+    if (task === 'text_classification') await box.fill(tryText);
+    else {
+      await page.getByTestId('try-example-row').click();
+      const example = JSON.parse(await box.inputValue());
+      if (Object.keys(example).length < 2) fail(`the example row has ${Object.keys(example).length} columns`);
+      if (tryRow) await box.fill(tryRow);
+    }
+    const input = task === 'text_classification' ? { text: tryText } : JSON.parse(await box.inputValue());
+    const called = posted(page, `/api/v1/deployments/${deploymentId}/predict/`);
+    await page.getByTestId('try-submit').click();
+    const response = await called;
+    if (response.status() !== 200) fail(`predict answered ${response.status()}: ${await response.text()}`);
+    if ((await response.request().allHeaders()).authorization !== `Bearer ${secret}`) fail('the predict call did not carry the key');
+    const sent = response.request().postDataJSON();
+    if (JSON.stringify(sent.instances) !== JSON.stringify([input])) fail(`the panel sent ${JSON.stringify(sent.instances)}, not ${JSON.stringify([input])}`);
+    const body = await response.json();
+    await page.getByTestId('try-result').waitFor();
+    const label = await page.getByTestId('try-label-0').getAttribute('data-label');
+    if (label !== body.predictions[0].top_k[0].label) fail(`the panel shows "${label}", the API answered "${body.predictions[0].top_k[0].label}"`);
+    await screenshot(page, 'try-it');
+    log(`try it: "${label}" (${(body.predictions[0].top_k[0].score * 100).toFixed(1)}%)`);
+    return { input, label };
+  });
+  await step('the call is counted in the usage panel', async () => {
+    await page.getByTestId('deployment-tab-usage').click();
+    const totals = page.getByTestId('usage-totals');
+    await totals.waitFor();
+    await page
+      .waitForFunction(() => Number(document.querySelector('[data-testid="usage-totals"]')?.getAttribute('data-calls')) >= 1, null, { timeout: 45_000 })
+      .catch(async () => fail(`usage still counts ${await totals.getAttribute('data-calls')} calls`));
+    const calls = Number(await totals.getAttribute('data-calls'));
+    const errors = Number(await totals.getAttribute('data-errors'));
+    if (calls !== 1 || errors !== 0) fail(`usage counts ${calls} calls and ${errors} errors; one successful call was made`);
+    await screenshot(page, 'usage');
+  });
+  await writeFile(path.join(artifacts, 'deploy.json'), JSON.stringify({ deployment: deploymentId, key: secret, ...tried }, null, 2));
 }
 
 main().then(
