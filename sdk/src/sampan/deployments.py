@@ -6,6 +6,7 @@ import base64
 import io
 import os
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -22,13 +23,60 @@ MAX_BATCH = 32  # the hosted endpoint's batch limit
 
 @dataclass(frozen=True)
 class Prediction:
-    """One image's answer: the best class first in ``top_k``."""
+    """One instance's answer (an image, a text or a table row): the best class first in ``top_k``.
+
+    A regression model (tabular regression) answers a number in ``value``; its ``label`` is then
+    ``""``, ``score`` NaN and ``index`` -1.
+    """
 
     label: str
     score: float
     index: int
     top_k: list[dict[str, Any]] = field(default_factory=list)
     model_version: dict[str, Any] = field(default_factory=dict)
+    value: float | None = None
+
+    @classmethod
+    def from_answer(cls, answer: dict[str, Any], model_version: dict[str, Any]) -> Prediction:
+        """One entry of the endpoint's ``predictions`` (``{"top_k": [...]}``) as a Prediction."""
+        ranked = answer["top_k"]
+        best = ranked[0]
+        if "label" not in best and "value" in best:
+            return cls(label="", score=float("nan"), index=-1, top_k=ranked, model_version=model_version,
+                       value=float(best["value"]))
+        return cls(label=str(best["label"]), score=float(best["score"]), index=int(best["index"]),
+                   top_k=ranked, model_version=model_version)
+
+
+def prediction_instances(images: Sequence[Any] | None = None, *, texts: Sequence[str] | None = None,
+                         rows: Sequence[Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The ``instances`` of a predict request: exactly one of ``images`` (each ``{"image": base64}``),
+    ``texts`` (``{"text": ...}``, text classification) or ``rows`` (``{column: value}``, tabular models).
+
+    >>> prediction_instances(texts=["great film"])
+    [{'text': 'great film'}]
+    >>> prediction_instances(rows=[{"alcohol": 13.2, "ash": 2.4}])
+    [{'alcohol': 13.2, 'ash': 2.4}]
+    """
+    given = [name for name, value in (("images", images), ("texts", texts), ("rows", rows)) if value is not None]
+    if len(given) != 1:
+        raise ValueError(f"Give exactly one of images, texts or rows (got {', '.join(given) or 'none'}).")
+    if texts is not None:
+        if isinstance(texts, str):
+            raise TypeError("texts is a list of strings; for one text use predict(text=...).")
+        for i, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"texts[{i}] is a {type(text).__name__}, not a str.")
+        return [{"text": text} for text in texts]
+    if rows is not None:
+        if isinstance(rows, Mapping):
+            raise TypeError("rows is a list of {column: value} dicts; for one row use predict(row=...).")
+        for i, row in enumerate(rows):
+            if not isinstance(row, Mapping):
+                raise TypeError(f"rows[{i}] is a {type(row).__name__}, not a {{column: value}} mapping.")
+        return [dict(row) for row in rows]
+    assert images is not None
+    return [{"image": base64.b64encode(encode_image(image)).decode("ascii")} for image in images]
 
 
 def encode_image(image: Any) -> bytes:
@@ -132,28 +180,50 @@ class Deployment(Resource):
                              "SAMPAN_DEPLOYMENT_KEY.")
         return chosen
 
-    def predict_raw(self, images: list[Any], *, key: str | None = None, top_k: int = 5) -> dict[str, Any]:
-        """The endpoint's JSON answer for up to 32 images: ``{model_version, predictions, latency_ms}``."""
-        instances = [{"image": base64.b64encode(encode_image(image)).decode("ascii")} for image in images]
+    def predict_raw(self, images: Sequence[Any] | None = None, *, texts: Sequence[str] | None = None,
+                    rows: Sequence[Mapping[str, Any]] | None = None, key: str | None = None,
+                    top_k: int = 5) -> dict[str, Any]:
+        """The endpoint's JSON answer for up to 32 instances (``{model_version, predictions, latency_ms}``):
+        give exactly one of ``images``, ``texts`` (text classification) or ``rows`` (tabular models)."""
+        instances = prediction_instances(images, texts=texts, rows=rows)
         return self._client.http.request(
             "POST", self.data.get("predict_url") or f"deployments/{self.id}/predict/",
             json={"instances": instances, "top_k": top_k}, headers={"Authorization": f"Bearer {self._key(key)}"})
 
-    def predict(self, image: Any, *, key: str | None = None, top_k: int = 5) -> Prediction:
-        """Classify one image: a file path, bytes, a PIL image or a NumPy array."""
+    def predict(self, image: Any = None, *, text: str | None = None, row: Mapping[str, Any] | None = None,
+                key: str | None = None, top_k: int = 5) -> Prediction:
+        """Predict one instance: an ``image`` (a file path, bytes, a PIL image or a NumPy array), a
+        ``text`` (text classification) or a table ``row`` (``{column: value}``, tabular models).
+
+        e.g. ``deployment.predict("3.png")``, ``deployment.predict(text="great film")``,
+        ``deployment.predict(row={"alcohol": 13.2, "ash": 2.4, ...}).label``
+        """
+        given = sum(value is not None for value in (image, text, row))
+        if given != 1:
+            raise ValueError("Give exactly one of image, text= or row= to predict().")
+        if text is not None:
+            return self.predict_batch(texts=[text], key=key, top_k=top_k)[0]
+        if row is not None:
+            return self.predict_batch(rows=[row], key=key, top_k=top_k)[0]
         return self.predict_batch([image], key=key, top_k=top_k)[0]
 
-    def predict_batch(self, images: list[Any], *, key: str | None = None, top_k: int = 5,
+    def predict_batch(self, images: Sequence[Any] | None = None, *, texts: Sequence[str] | None = None,
+                      rows: Sequence[Mapping[str, Any]] | None = None, key: str | None = None, top_k: int = 5,
                       batch_size: int = MAX_BATCH) -> list[Prediction]:
-        """Classify many images (sent ``batch_size`` at a time); answers in the same order."""
+        """Predict many images, texts or rows (exactly one of them; sent ``batch_size`` at a time);
+        answers in the same order. e.g. ``deployment.predict_batch(rows=frame.to_dict("records"))``"""
+        given = [v for v in (images, texts, rows) if v is not None]
+        if len(given) != 1:
+            raise ValueError("Give exactly one of images, texts= or rows= to predict_batch().")
+        if isinstance(given[0], (str, Mapping)):
+            raise TypeError("predict_batch() takes a list; for one instance use predict().")
+        items: Sequence[Any] = given[0]
         answers: list[Prediction] = []
-        for start in range(0, len(images), batch_size):
-            body = self.predict_raw(list(images[start:start + batch_size]), key=key, top_k=top_k)
-            for ranked in body["predictions"]:
-                best = ranked["top_k"][0]
-                answers.append(Prediction(label=str(best["label"]), score=float(best["score"]),
-                                          index=int(best["index"]), top_k=ranked["top_k"],
-                                          model_version=body.get("model_version") or {}))
+        for start in range(0, len(items), batch_size):
+            chunk = list(items[start:start + batch_size])
+            body = self.predict_raw(chunk if images is not None else None, texts=chunk if texts is not None else None,
+                                    rows=chunk if rows is not None else None, key=key, top_k=top_k)
+            answers += [Prediction.from_answer(answer, body.get("model_version") or {}) for answer in body["predictions"]]
         return answers
 
 
