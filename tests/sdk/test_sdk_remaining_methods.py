@@ -27,6 +27,11 @@ def test_labels_datasets_projects_workspaces_update_and_delete(sdk, project, dig
     dataset.upload(digits_folder, progress=False)
     labels = {label.name: label for label in dataset.labels()}
     assert sorted(labels) == [str(d) for d in range(10)]
+    assert [d.id for d in project.datasets()] == [dataset.id]
+    assert sum(batch["imported"] for batch in dataset.imports()) == 80
+    health = sdk.health()  # "degraded" only says no worker heartbeat is recorded yet
+    assert health["database"]["ok"] and health["broker"]["ok"] and health["status"] in ("ok", "degraded")
+    assert {"training.run", "deploy.build_package"} <= {kind["name"] for kind in sdk.jobs.kinds()}
 
     renamed = dataset.rename_label(labels["0"], "zero")
     assert renamed.name == "zero" and renamed.id == labels["0"].id
