@@ -71,9 +71,14 @@ class Job(Resource):
         deadline = None if timeout is None else time.monotonic() + timeout
         bar = _bar(progress, total=100, desc=f"job {self.id} {self.data.get('kind', '')}".strip(),
                    bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f}% [{elapsed}<{remaining}{postfix}]")
+        seen: dict[str, Any] = {}
         try:
             while True:
-                self._show(bar)
+                if self.finished and progress:
+                    # the final report ("recording the model version") carries no metrics, and epochs
+                    # may have ended between two polls: show the last ones the job recorded
+                    seen.update(self._last_metrics())
+                self._show(bar, seen)
                 if self.finished:
                     break
                 if deadline is not None and time.monotonic() > deadline:
@@ -87,7 +92,16 @@ class Job(Resource):
             raise JobFailed(f"Job {self.id} ({self.data.get('kind')}) {self.status}: {reason}", job=self)
         return self
 
-    def _show(self, bar: Any) -> None:
+    def _last_metrics(self) -> dict[str, Any]:
+        """The latest recorded value of each shown metric (reports carry different subsets)."""
+        latest: dict[str, Any] = {}
+        for point in self.progress_series():
+            latest.update({key: point[key] for key in SHOWN_METRICS if key in point})
+        return latest
+
+    def _show(self, bar: Any, seen: dict[str, Any]) -> None:
+        """Move the bar to the job's fraction; its postfix keeps the latest value of each metric seen
+        (a final "recording the model version" report carries none)."""
         progress = self.data.get("progress") or {}
         if self.status == "succeeded":
             target = 100.0
@@ -97,10 +111,11 @@ class Job(Resource):
             target = bar.n
         if target > bar.n:
             bar.update(target - bar.n)
+        seen.update({key: progress[key] for key in SHOWN_METRICS if key in progress})
         shown: dict[str, Any] = {"status": self.status}
         for key in SHOWN_METRICS:
-            if key in progress:
-                value = progress[key]
+            if key in seen:
+                value = seen[key]
                 shown[key] = f"{value:.4g}" if isinstance(value, float) else value
         bar.set_postfix(shown, refresh=True)
 
