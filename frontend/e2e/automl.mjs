@@ -12,7 +12,8 @@
 // Exit status: 0 when every step passed, 1 with a "FAILED: ..." line (and failure.png) otherwise.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+
+import { collectPageErrors, fail, launchChromium, log, run, screenshots, step } from './lib.mjs';
 
 const baseUrl = (process.env.SAMPAN_URL || 'http://127.0.0.1:8000').replace(/\/+$/, '');
 const username = process.env.SAMPAN_USER;
@@ -23,38 +24,9 @@ const versionId = Number(process.env.E2E_VERSION);
 const trials = Number(process.env.E2E_TRIALS || 3);
 const epochs = Number(process.env.E2E_EPOCHS || 2);
 const artifacts = path.resolve(process.env.E2E_ARTIFACTS || 'e2e-artifacts');
-const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const screenshot = screenshots(artifacts, { fullPage: true });
 const studyTimeoutMs = Number(process.env.E2E_STUDY_TIMEOUT_S || 900) * 1000;
 const STEP_TIMEOUT_MS = 20_000;
-
-const started = Date.now();
-function log(message) {
-  const seconds = ((Date.now() - started) / 1000).toFixed(1).padStart(6);
-  console.log(`[e2e ${seconds}s] ${message}`);
-}
-
-class StepError extends Error {}
-function fail(message) {
-  throw new StepError(String(message).replace(/\s*\n\s*/g, ' — '));
-}
-
-let shotCount = 0;
-async function screenshot(page, name) {
-  shotCount += 1;
-  const file = path.join(artifacts, `${String(shotCount).padStart(2, '0')}-${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  log(`screenshot ${file}`);
-}
-
-async function step(description, action) {
-  log(`${description} ...`);
-  try {
-    return await action();
-  } catch (error) {
-    if (error instanceof StepError) throw error;
-    throw new StepError(`${description}: ${error instanceof Error ? error.message.split('\n')[0] : error}`);
-  }
-}
 
 async function rowCount(page) {
   return Number((await page.getByTestId('trials-table').getAttribute('data-rows')) || 0);
@@ -66,19 +38,11 @@ async function main() {
   await mkdir(artifacts, { recursive: true });
   log(`server ${baseUrl}, user ${username}, version #${versionId}, ${trials} trials of ${epochs} epochs`);
 
-  const browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  const browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
   const page = await context.newPage();
   page.setDefaultTimeout(STEP_TIMEOUT_MS);
-  const pageErrors = [];
-  page.on('pageerror', (error) => {
-    pageErrors.push(error.message);
-    log(`page error: ${error.message}`);
-  });
+  const pageErrors = collectPageErrors(page);
   page.on('response', (response) => {
     const url = new URL(response.url());
     if (response.status() >= 400 && url.pathname.startsWith('/api/') && url.pathname !== '/api/v1/auth/me/')
@@ -186,11 +150,4 @@ async function main() {
 
 process.on('unhandledRejection', () => {});
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(`[e2e] FAILED: ${error instanceof Error ? error.message : error}`);
-    if (!(error instanceof StepError) && error instanceof Error && error.stack) console.error(error.stack);
-    process.exit(1);
-  },
-);
+run(main);

@@ -18,7 +18,8 @@
 // E2E_ARTIFACTS/deploy.json. Exit status 0 when every step passed, 1 with "FAILED: ..." otherwise.
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+
+import { collectPageErrors, fail, firstOf, launchChromium, log, run, screenshots, step } from './lib.mjs';
 
 const baseUrl = (process.env.SAMPAN_URL || 'http://127.0.0.1:8000').replace(/\/+$/, '');
 const username = process.env.SAMPAN_USER;
@@ -28,51 +29,10 @@ const switchToId = Number(process.env.E2E_SWITCH_TO);
 const imagePath = process.env.E2E_IMAGE;
 const imageLabel = process.env.E2E_IMAGE_LABEL ?? '';
 const artifacts = path.resolve(process.env.E2E_ARTIFACTS || 'e2e-artifacts');
-const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const screenshot = screenshots(artifacts);
 const buildTimeoutMs = Number(process.env.E2E_BUILD_TIMEOUT_S || 600) * 1000;
 const STEP_TIMEOUT_MS = 20_000;
 const USAGE_TIMEOUT_MS = 45_000;
-
-const started = Date.now();
-function log(message) {
-  const seconds = ((Date.now() - started) / 1000).toFixed(1).padStart(6);
-  console.log(`[e2e ${seconds}s] ${message}`);
-}
-
-class StepError extends Error {}
-function fail(message) {
-  throw new StepError(String(message).replace(/\s*\n\s*/g, ' — '));
-}
-
-/** The name of the first wait that succeeds; the others' later rejections are handled. */
-async function firstOf(waits) {
-  const entries = Object.entries(waits);
-  for (const [, wait] of entries) wait.catch(() => {});
-  try {
-    return await Promise.any(entries.map(([name, wait]) => wait.then(() => name)));
-  } catch (error) {
-    throw error instanceof AggregateError ? error.errors[0] : error;
-  }
-}
-
-let shotCount = 0;
-async function screenshot(page, name, { fullPage = false } = {}) {
-  shotCount += 1;
-  const file = path.join(artifacts, `${String(shotCount).padStart(2, '0')}-${name}.png`);
-  await page.screenshot({ path: file, fullPage });
-  log(`screenshot ${file}`);
-  return file;
-}
-
-async function step(description, action) {
-  log(`${description} ...`);
-  try {
-    return await action();
-  } catch (error) {
-    if (error instanceof StepError) throw error;
-    throw new StepError(`${description}: ${error instanceof Error ? error.message.split('\n')[0] : error}`);
-  }
-}
 
 function isApi(response, method, pathname) {
   return response.request().method() === method && new URL(response.url()).pathname === pathname;
@@ -87,20 +47,12 @@ async function main() {
   await mkdir(artifacts, { recursive: true });
   log(`server ${baseUrl}, user ${username}, model version #${modelVersionId}, image ${imagePath} (class ${imageLabel}), artifacts in ${artifacts}`);
 
-  const browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  const browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
   const page = await context.newPage();
   page.setDefaultTimeout(STEP_TIMEOUT_MS);
 
-  const pageErrors = [];
-  page.on('pageerror', (error) => {
-    pageErrors.push(error.message);
-    log(`page error: ${error.message}`);
-  });
+  const pageErrors = collectPageErrors(page);
   page.on('console', (message) => {
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) log(`console error: ${message.text()}`);
   });
@@ -444,11 +396,4 @@ async function main() {
 
 process.on('unhandledRejection', () => {});
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(`[e2e] FAILED: ${error instanceof Error ? error.message : error}`);
-    if (!(error instanceof StepError) && error instanceof Error && error.stack) console.error(error.stack);
-    process.exit(1);
-  },
-);
+run(main);

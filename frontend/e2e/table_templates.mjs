@@ -16,7 +16,8 @@
 // Prints "PASSED: ... model version #N" and exits 0, or a "FAILED: ..." line and exits 1.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+
+import { collectPageErrors, fail, launchChromium, log, run, screenshots, step } from './lib.mjs';
 
 const baseUrl = (process.env.SAMPAN_URL || 'http://127.0.0.1:8000').replace(/\/+$/, '');
 const username = process.env.SAMPAN_USER;
@@ -25,7 +26,7 @@ const task = process.env.E2E_TASK || 'tabular_classification';
 const filePath = process.env.E2E_FILE;
 const labelColumn = process.env.E2E_LABEL_COLUMN || '';
 const artifacts = path.resolve(process.env.E2E_ARTIFACTS || 'e2e-artifacts');
-const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const screenshot = screenshots(artifacts, { fullPage: true });
 const trainTimeoutMs = Number(process.env.E2E_TRAIN_TIMEOUT_S || 600) * 1000;
 const deploy = process.env.E2E_DEPLOY === '1';
 const tryText = process.env.E2E_TEXT || 'Return the square root of x.';
@@ -36,32 +37,6 @@ const TASK_LABELS = {
   tabular_classification: 'Tabular classification',
   tabular_regression: 'Tabular regression',
 };
-
-const started = Date.now();
-function log(message) {
-  console.log(`[e2e ${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s] ${message}`);
-}
-
-class StepError extends Error {}
-function fail(message) {
-  throw new StepError(String(message).replace(/\s*\n\s*/g, ' — '));
-}
-
-async function step(description, action) {
-  log(`${description} ...`);
-  try {
-    return await action();
-  } catch (error) {
-    if (error instanceof StepError) throw error;
-    throw new StepError(`${description}: ${error instanceof Error ? error.message.split('\n')[0] : error}`);
-  }
-}
-
-let shots = 0;
-async function screenshot(page, name) {
-  shots += 1;
-  await page.screenshot({ path: path.join(artifacts, `${String(shots).padStart(2, '0')}-${name}.png`), fullPage: true });
-}
 
 function idFromUrl(page) {
   return Number(new URL(page.url()).pathname.split('/').filter(Boolean)[1]);
@@ -77,14 +52,10 @@ async function main() {
   if (!username || !password || !filePath) fail('SAMPAN_USER, SAMPAN_PASSWORD and E2E_FILE must be set');
   if (!TASK_LABELS[task]) fail(`E2E_TASK must be one of ${Object.keys(TASK_LABELS).join(', ')}`);
   await mkdir(artifacts, { recursive: true });
-  const browser = await chromium.launch({ executablePath, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const browser = await launchChromium();
   const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
   page.setDefaultTimeout(20_000);
-  const pageErrors = [];
-  page.on('pageerror', (error) => {
-    pageErrors.push(error.message);
-    log(`page error: ${error.message}`);
-  });
+  const pageErrors = collectPageErrors(page);
   const suffix = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
   try {
     await step('log in', async () => {
@@ -289,10 +260,4 @@ async function deployAndTry(page, modelVersionId, suffix) {
   await writeFile(path.join(artifacts, 'deploy.json'), JSON.stringify({ deployment: deploymentId, key: secret, ...tried }, null, 2));
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(`[e2e] FAILED: ${error instanceof Error ? error.message : error}`);
-    process.exit(1);
-  },
-);
+run(main);

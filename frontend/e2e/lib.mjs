@@ -1,0 +1,85 @@
+// What every browser e2e script shares: timestamped logging, named steps that fail with one line,
+// numbered screenshots, headless Chromium with the flags these machines need, page-error
+// collection, and the exit status the pytest wrappers read (0, or 1 with "[e2e] FAILED: ...").
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const started = Date.now();
+export function log(message) {
+  const seconds = ((Date.now() - started) / 1000).toFixed(1).padStart(6);
+  console.log(`[e2e ${seconds}s] ${message}`);
+}
+
+export class StepError extends Error {}
+export function fail(message) {
+  throw new StepError(String(message).replace(/\s*\n\s*/g, ' — '));
+}
+
+/** Runs one named step; any error becomes a StepError naming the step (first line only). */
+export async function step(description, action) {
+  log(`${description} ...`);
+  try {
+    return await action();
+  } catch (error) {
+    if (error instanceof StepError) throw error;
+    throw new StepError(`${description}: ${error instanceof Error ? error.message.split('\n')[0] : error}`);
+  }
+}
+
+/**
+ * The name of the first wait that succeeds. The others keep waiting in the background, so their
+ * later rejections are handled here (an unhandled one would end the process).
+ */
+export async function firstOf(waits) {
+  const entries = Object.entries(waits);
+  for (const [, wait] of entries) wait.catch(() => {});
+  try {
+    return await Promise.any(entries.map(([name, wait]) => wait.then(() => name)));
+  } catch (error) {
+    throw error instanceof AggregateError ? error.errors[0] : error;
+  }
+}
+
+/** A `screenshot(page, name, { fullPage })` writing 01-name.png, 02-... into `folder`. */
+export function screenshots(folder, { fullPage: defaultFullPage = false } = {}) {
+  let count = 0;
+  return async function screenshot(page, name, { fullPage = defaultFullPage } = {}) {
+    count += 1;
+    const file = path.join(folder, `${String(count).padStart(2, '0')}-${name}.png`);
+    await page.screenshot({ path: file, fullPage });
+    log(`screenshot ${file}`);
+    return file;
+  };
+}
+
+/** Headless Chromium (Debian's by default) with no background traffic. */
+export function launchChromium(executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium') {
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--no-first-run'],
+  });
+}
+
+/** Uncaught errors of the page, logged as they happen and kept for the final check. */
+export function collectPageErrors(page) {
+  const errors = [];
+  page.on('pageerror', (error) => {
+    errors.push(error.message);
+    log(`page error: ${error.message}`);
+  });
+  return errors;
+}
+
+/** Runs `main` (resolving to an exit code) and exits: 1 with "[e2e] FAILED: ..." when it throws. */
+export function run(main) {
+  main().then(
+    (code) => process.exit(code),
+    (error) => {
+      console.error(`[e2e] FAILED: ${error instanceof Error ? error.message : error}`);
+      if (!(error instanceof StepError) && error instanceof Error && error.stack) console.error(error.stack);
+      process.exit(1);
+    },
+  );
+}
