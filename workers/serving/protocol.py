@@ -29,6 +29,7 @@ import base64
 import binascii
 import io
 import json
+import re
 import warnings
 from dataclasses import dataclass, field
 from email.parser import BytesParser
@@ -44,6 +45,7 @@ MAX_TOP_K = 1000
 DEFAULT_MAX_IMAGE_PIXELS = 40_000_000
 DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024
 DEFAULT_MAX_TEXT_CHARS = 100_000
+DEFAULT_MAX_JSON_DEPTH = 64
 JSON_TYPES = ("application/json",)
 RAW_IMAGE_TYPES = ("application/octet-stream",)
 
@@ -67,6 +69,62 @@ class PredictionInputError(ValueError):
 
     def body(self) -> bytes:
         return json.dumps(self.as_dict()).encode()
+
+
+class JSONNestingError(PredictionInputError):
+    """A JSON document nested deeper than the limit (400 ``parse_error``); ``limit`` is the depth allowed."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(400, "parse_error", f"The JSON body is nested deeper than {limit} levels of arrays and "
+                         f"objects, the limit; send a flatter document.", {"max_depth": limit})
+        self.limit = limit
+
+
+# A JSON string, escapes included; an unterminated one runs to the end (json.loads then reports it).
+# It cannot fail to match once it has its opening quote, so it never backtracks.
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\[\s\S]?[^"\\]*)*(?:"|\Z)')
+_OPEN, _CLOSE = b"\x01", b"\x02"
+_BRACKETS = bytes.maketrans(b"[{]}", _OPEN * 2 + _CLOSE * 2)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[{]}")
+
+
+def _nested_deeper_than(data: bytes, max_depth: int) -> bool:
+    """Whether arrays/objects in ``data`` nest deeper than ``max_depth``, without recursion: strings
+    are cut out, the brackets kept, then each pass deletes the innermost ``[]``/``{}`` pairs, which
+    lowers the nesting by exactly one level, all in C (re.sub, bytes.translate, bytes.replace): linear in the body, no Python loop per byte."""
+    if data.count(b"[") + data.count(b"{") <= max_depth:  # most requests: too few brackets to nest deeper
+        return False
+    brackets = _JSON_STRING.sub(b"", data).translate(_BRACKETS, _NOT_BRACKETS)
+    leaf = _OPEN + _CLOSE
+    for passes in range(max_depth + 1):
+        if brackets.count(_OPEN) + passes <= max_depth:
+            return False
+        if _OPEN * (max_depth + 1 - passes) in brackets:  # a run of openers: deep for sure, say so at once
+            return True
+        reduced = brackets.replace(leaf, b"")
+        if reduced == brackets:  # only unmatched brackets are left (invalid JSON): count them as nesting
+            return brackets.count(_OPEN) + passes > max_depth
+        brackets = reduced
+    return True  # not reached: the last pass above always answers
+
+
+def loads_json(data: bytes | str, *, max_depth: int = DEFAULT_MAX_JSON_DEPTH) -> Any:
+    """``json.loads`` that refuses documents nested deeper than ``max_depth`` before parsing them
+    (:class:`JSONNestingError`, a ValueError), so 50,000 nested arrays never reach the recursive parser.
+    Invalid JSON raises ``json.JSONDecodeError`` (or UnicodeDecodeError) as ``json.loads`` does.
+
+    >>> loads_json(b'{"a": [1, [2]]}')
+    {'a': [1, [2]]}
+    >>> try:
+    ...     loads_json("[" * 100 + "]" * 100)
+    ... except JSONNestingError as exc:
+    ...     print(exc.code, exc.limit)
+    parse_error 64
+    """
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    if _nested_deeper_than(raw, max_depth):
+        raise JSONNestingError(max_depth)
+    return json.loads(data)
 
 
 @dataclass
@@ -193,7 +251,9 @@ def _instance(raw: Any, *, index: int, input_kind: str, max_pixels: int) -> Any:
 
 def _parse_json(body: bytes, *, input_kind: str, max_batch: int, max_pixels: int) -> ParsedRequest:
     try:
-        payload = json.loads(body)
+        payload = loads_json(body)
+    except PredictionInputError:
+        raise
     except (UnicodeDecodeError, ValueError) as exc:
         raise PredictionInputError(400, "invalid_json", f"The body is not valid JSON ({exc}).") from None
     if not isinstance(payload, dict):
