@@ -10,13 +10,25 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
+from django.core.exceptions import (
+    PermissionDenied,
+    RequestDataTooBig,
+    SuspiciousOperation,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 logger = logging.getLogger("sampan.errors")
+
+# Request line and headers Django refuses in the error shape. gunicorn (config/gunicorn.py) is set to
+# allow more than these, so its own HTML 400/414/431 pages only meet requests far past them.
+MAX_URL_BYTES = 8190  # path plus query string, as sent
+MAX_HEADER_FIELDS = 100
+MAX_HEADER_FIELD_BYTES = 8190  # one header's name and value
 
 
 def error_body(code: str, message: str, details: Any = None) -> dict:
@@ -38,7 +50,50 @@ def _first_message(detail: Any, path: str = "") -> str:
     return f"{path}: {detail}" if path else str(detail)
 
 
+def too_many_parts(exc: SuspiciousOperation) -> tuple[str, str, dict] | None:
+    """(code, message, details) for Django's per-request count limits on multipart and form bodies."""
+    from django.conf import settings
+
+    if isinstance(exc, TooManyFilesSent):
+        limit = settings.DATA_UPLOAD_MAX_NUMBER_FILES
+        return ("too_many_files", f"A request may carry at most {limit} files; send more files in several "
+                "requests.", {"max_files": limit})
+    if isinstance(exc, TooManyFieldsSent):
+        limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+        return ("too_many_fields", f"A request may carry at most {limit} form fields or query parameters.",
+                {"max_fields": limit})
+    return None
+
+
+def request_limits_error(environ) -> JsonResponse | None:
+    """The 414/431 for a request line or headers past Django's limits (None when within them).
+    ``environ`` is the WSGI environ (request.META): the prediction fast path checks it too."""
+    url = environ.get("RAW_URI")
+    url_bytes = len(url) if url is not None else len(environ.get("PATH_INFO", "")) + len(
+        environ.get("QUERY_STRING", "")) + 1
+    if url_bytes > MAX_URL_BYTES:
+        return error_response(414, "uri_too_long", f"The URL is {url_bytes} bytes; the limit is {MAX_URL_BYTES}.",
+                              {"limit_bytes": MAX_URL_BYTES, "size_bytes": url_bytes})
+    fields = 0
+    for name, value in environ.items():
+        if name.startswith("HTTP_") or name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            fields += 1
+            size = len(name) + len(value) if isinstance(value, str) else 0
+            if size > MAX_HEADER_FIELD_BYTES:
+                header = name.removeprefix("HTTP_").replace("_", "-").title()
+                return error_response(431, "header_too_large", f"The {header} header is {size} bytes; the limit "
+                                      f"is {MAX_HEADER_FIELD_BYTES}.", {"header": header,
+                                                                          "limit_bytes": MAX_HEADER_FIELD_BYTES})
+    if fields > MAX_HEADER_FIELDS:
+        return error_response(431, "too_many_headers", f"The request has {fields} headers; the limit is "
+                              f"{MAX_HEADER_FIELDS}.", {"limit": MAX_HEADER_FIELDS, "count": fields})
+    return None
+
+
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:
+    if isinstance(exc, (TooManyFilesSent, TooManyFieldsSent)):
+        code, message, details = too_many_parts(exc)  # type: ignore[misc]
+        return Response(error_body(code, message, details), status=400)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound("Not found.")
     elif isinstance(exc, PermissionDenied):
@@ -57,12 +112,14 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
         details = detail if isinstance(detail, (dict, list)) else {}
         if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
             details = {"retry_after_seconds": int(exc.wait)}
+        details = getattr(exc, "error_details", None) or details  # e.g. config.parsers.JSONTooDeep
     response.data = error_body(str(code), message, details)
     return response
 
 
 class ApiErrorMiddleware:
-    """Rejects oversized bodies before they are read and turns crashes into the error shape."""
+    """Rejects oversized URLs, headers and bodies before they are read and turns crashes into the
+    error shape."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -70,6 +127,9 @@ class ApiErrorMiddleware:
     def __call__(self, request):
         from django.conf import settings
 
+        refused = request_limits_error(request.META)
+        if refused is not None:
+            return refused
         length = request.META.get("CONTENT_LENGTH") or "0"
         try:
             size = int(length)
@@ -90,6 +150,9 @@ class ApiErrorMiddleware:
         if isinstance(exc, RequestDataTooBig):
             return error_response(413, "request_too_large", "Request body is too large.")
         if isinstance(exc, SuspiciousOperation):
+            counted = too_many_parts(exc)
+            if counted is not None:
+                return error_response(400, *counted)
             return error_response(400, "bad_request", "Request rejected: " + exc.__class__.__name__)
         if isinstance(exc, Http404):
             return None

@@ -14,7 +14,6 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from jobs.api.views import JobKindListView, JobViewSet, WorkerNodeListView
-from rest_framework.routers import DefaultRouter
 from training.api.views import (
     BackboneViewSet,
     ModelVersionViewSet,
@@ -25,30 +24,30 @@ from training.api.views import (
 from workspaces.api.views import MembershipViewSet, ProjectViewSet, WorkspaceViewSet
 
 from config import errors, health, spa
+from config.routing import ApiRouter
 
-router = DefaultRouter(trailing_slash=True)
-router.include_root_view = False
+router = ApiRouter()  # ids in paths are <id:...>: 64-bit, anything else a 404 (config.routing)
 router.register("tokens", ApiTokenViewSet, basename="token")
 router.register("users", UserViewSet, basename="user")
 router.register("workspaces", WorkspaceViewSet, basename="workspace")
-router.register(r"workspaces/(?P<workspace_id>\d+)/members", MembershipViewSet, basename="membership")
+router.register("workspaces/<id:workspace_id>/members", MembershipViewSet, basename="membership")
 router.register("projects", ProjectViewSet, basename="project")
 router.register("jobs", JobViewSet, basename="job")
 router.register("datasets", DatasetViewSet, basename="dataset")
-router.register(r"datasets/(?P<dataset_id>\d+)/labels", LabelViewSet, basename="dataset-label")
-router.register(r"datasets/(?P<dataset_id>\d+)/samples", SampleViewSet, basename="dataset-sample")
-router.register(r"datasets/(?P<dataset_id>\d+)/imports", ImportBatchViewSet, basename="dataset-import")
-router.register(r"datasets/(?P<dataset_id>\d+)/versions", DatasetVersionViewSet, basename="dataset-version")
+router.register("datasets/<id:dataset_id>/labels", LabelViewSet, basename="dataset-label")
+router.register("datasets/<id:dataset_id>/samples", SampleViewSet, basename="dataset-sample")
+router.register("datasets/<id:dataset_id>/imports", ImportBatchViewSet, basename="dataset-import")
+router.register("datasets/<id:dataset_id>/versions", DatasetVersionViewSet, basename="dataset-version")
 router.register("model-versions", ModelVersionViewSet, basename="model-version")
 router.register("backbones", BackboneViewSet, basename="backbone")
 router.register("studies", StudyViewSet, basename="study")
 router.register("deployments", DeploymentViewSet, basename="deployment")
-router.register(r"deployments/(?P<deployment_id>\d+)/keys", DeploymentKeyViewSet, basename="deployment-key")
+router.register("deployments/<id:deployment_id>/keys", DeploymentKeyViewSet, basename="deployment-key")
 router.register("packages", PackageViewSet, basename="package")
 
 api_v1 = [
     # first: the hot path of hosted predictions resolves without trying the other routes
-    path("deployments/<int:pk>/predict/", DeploymentPredictView.as_view(), name="deployment-predict"),
+    path("deployments/<id:pk>/predict/", DeploymentPredictView.as_view(), name="deployment-predict"),
     path("auth/csrf/", CsrfView.as_view(), name="auth-csrf"),
     path("auth/login/", LoginView.as_view(), name="auth-login"),
     path("auth/logout/", LogoutView.as_view(), name="auth-logout"),

@@ -1885,7 +1885,7 @@ export interface components {
             /** @description Starts so far; the running attempt's number. */
             readonly attempt: number;
             readonly max_attempts: number;
-            /** @description Worker process holding the job. */
+            /** @description Worker process holding the job (host/pid). */
             readonly lease_owner: string;
             /** Format: date-time */
             readonly heartbeat_at: string | null;
@@ -3312,7 +3312,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this backbone. */
                 id: number;
             };
             cookie?: never;
@@ -3361,7 +3360,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this backbone. */
                 id: number;
             };
             cookie?: never;
@@ -3660,7 +3658,6 @@ export interface operations {
             header?: never;
             path: {
                 dataset_id: number;
-                /** @description A unique integer value identifying this import batch. */
                 id: number;
             };
             cookie?: never;
@@ -3885,7 +3882,6 @@ export interface operations {
             header?: never;
             path: {
                 dataset_id: number;
-                /** @description A unique integer value identifying this label. */
                 id: number;
             };
             cookie?: never;
@@ -3935,7 +3931,6 @@ export interface operations {
             header?: never;
             path: {
                 dataset_id: number;
-                /** @description A unique integer value identifying this label. */
                 id: number;
             };
             cookie?: never;
@@ -4001,7 +3996,6 @@ export interface operations {
             header?: never;
             path: {
                 dataset_id: number;
-                /** @description A unique integer value identifying this label. */
                 id: number;
             };
             cookie?: never;
@@ -4051,7 +4045,6 @@ export interface operations {
             header?: never;
             path: {
                 dataset_id: number;
-                /** @description A unique integer value identifying this label. */
                 id: number;
             };
             cookie?: never;
@@ -4114,7 +4107,6 @@ export interface operations {
             header?: never;
             path: {
                 dataset_id: number;
-                /** @description A unique integer value identifying this label. */
                 id: number;
             };
             cookie?: never;
@@ -4266,7 +4258,6 @@ export interface operations {
             header?: never;
             path: {
                 dataset_id: number;
-                /** @description A unique integer value identifying this sample. */
                 id: number;
             };
             cookie?: never;
@@ -4316,7 +4307,6 @@ export interface operations {
             header?: never;
             path: {
                 dataset_id: number;
-                /** @description A unique integer value identifying this sample. */
                 id: number;
             };
             cookie?: never;
@@ -4365,7 +4355,6 @@ export interface operations {
             header?: never;
             path: {
                 dataset_id: number;
-                /** @description A unique integer value identifying this sample. */
                 id: number;
             };
             cookie?: never;
@@ -4437,7 +4426,6 @@ export interface operations {
             header?: never;
             path: {
                 dataset_id: number;
-                /** @description A unique integer value identifying this sample. */
                 id: number;
             };
             cookie?: never;
@@ -4494,7 +4482,6 @@ export interface operations {
             header?: never;
             path: {
                 dataset_id: number;
-                /** @description A unique integer value identifying this sample. */
                 id: number;
             };
             cookie?: never;
@@ -4735,7 +4722,6 @@ export interface operations {
             header?: never;
             path: {
                 dataset_id: number;
-                /** @description A unique integer value identifying this dataset version. */
                 id: number;
             };
             cookie?: never;
@@ -4784,7 +4770,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this dataset. */
                 id: number;
             };
             cookie?: never;
@@ -4833,7 +4818,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this dataset. */
                 id: number;
             };
             cookie?: never;
@@ -4895,7 +4879,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this dataset. */
                 id: number;
             };
             cookie?: never;
@@ -4943,7 +4926,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this dataset. */
                 id: number;
             };
             cookie?: never;
@@ -5008,7 +4990,6 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A unique integer value identifying this dataset. */
                 id: number;
             };
             cookie?: never;
@@ -5067,7 +5048,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this dataset. */
                 id: number;
             };
             cookie?: never;
@@ -5116,7 +5096,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this dataset. */
                 id: number;
             };
             cookie?: never;
@@ -5274,7 +5253,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                deployment_id: string;
+                deployment_id: number;
             };
             cookie?: never;
         };
@@ -5322,7 +5301,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                deployment_id: string;
+                deployment_id: number;
             };
             cookie?: never;
         };
@@ -5383,8 +5362,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                deployment_id: string;
-                /** @description A unique integer value identifying this deployment key. */
+                deployment_id: number;
                 id: number;
             };
             cookie?: never;
@@ -5432,7 +5410,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
                 id: number;
             };
             cookie?: never;
@@ -5481,7 +5458,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
                 id: number;
             };
             cookie?: never;
@@ -5529,7 +5505,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
                 id: number;
             };
             cookie?: never;
@@ -5702,7 +5677,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
                 id: number;
             };
             cookie?: never;
@@ -5760,7 +5734,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
                 id: number;
             };
             cookie?: never;
@@ -5818,7 +5791,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
                 id: number;
             };
             cookie?: never;
@@ -5876,7 +5848,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
                 id: number;
             };
             cookie?: never;
@@ -5941,7 +5912,6 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A unique integer value identifying this deployment. */
                 id: number;
             };
             cookie?: never;
@@ -6148,7 +6118,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this job. */
                 id: number;
             };
             cookie?: never;
@@ -6197,7 +6166,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this job. */
                 id: number;
             };
             cookie?: never;
@@ -6263,7 +6231,6 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A unique integer value identifying this job. */
                 id: number;
             };
             cookie?: never;
@@ -6382,7 +6349,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this model version. */
                 id: number;
             };
             cookie?: never;
@@ -6431,7 +6397,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this model version. */
                 id: number;
             };
             cookie?: never;
@@ -6480,7 +6445,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this model version. */
                 id: number;
             };
             cookie?: never;
@@ -6754,7 +6718,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this package. */
                 id: number;
             };
             cookie?: never;
@@ -6803,7 +6766,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this package. */
                 id: number;
             };
             cookie?: never;
@@ -6851,7 +6813,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this package. */
                 id: number;
             };
             cookie?: never;
@@ -7011,7 +6972,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this project. */
                 id: number;
             };
             cookie?: never;
@@ -7060,7 +7020,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this project. */
                 id: number;
             };
             cookie?: never;
@@ -7122,7 +7081,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this project. */
                 id: number;
             };
             cookie?: never;
@@ -7170,7 +7128,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this project. */
                 id: number;
             };
             cookie?: never;
@@ -7343,7 +7300,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this study. */
                 id: number;
             };
             cookie?: never;
@@ -7392,7 +7348,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this study. */
                 id: number;
             };
             cookie?: never;
@@ -7459,7 +7414,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this study. */
                 id: number;
             };
             cookie?: never;
@@ -7530,7 +7484,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this study. */
                 id: number;
             };
             cookie?: never;
@@ -7579,7 +7532,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this study. */
                 id: number;
             };
             cookie?: never;
@@ -7646,7 +7598,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this study. */
                 id: number;
             };
             cookie?: never;
@@ -7713,7 +7664,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this study. */
                 id: number;
             };
             cookie?: never;
@@ -7939,7 +7889,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this api token. */
                 id: number;
             };
             cookie?: never;
@@ -7988,7 +7937,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this api token. */
                 id: number;
             };
             cookie?: never;
@@ -8188,7 +8136,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this user. */
                 id: number;
             };
             cookie?: never;
@@ -8366,7 +8313,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this workspace. */
                 id: number;
             };
             cookie?: never;
@@ -8415,7 +8361,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this workspace. */
                 id: number;
             };
             cookie?: never;
@@ -8477,7 +8422,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this workspace. */
                 id: number;
             };
             cookie?: never;
@@ -8525,7 +8469,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this workspace. */
                 id: number;
             };
             cookie?: never;
@@ -8701,7 +8644,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this membership. */
                 id: number;
                 workspace_id: number;
             };
@@ -8751,7 +8693,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this membership. */
                 id: number;
                 workspace_id: number;
             };
@@ -8814,7 +8755,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this membership. */
                 id: number;
                 workspace_id: number;
             };
@@ -8863,7 +8803,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A unique integer value identifying this membership. */
                 id: number;
                 workspace_id: number;
             };

@@ -138,7 +138,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],  # JSON with a nesting limit
     "DEFAULT_PAGINATION_CLASS": "config.pagination.PageNumberPagination",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -168,6 +168,7 @@ SPECTACULAR_SETTINGS = {
         "LabelDeletedCodeEnum": ["label_deleted"],
     },
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.errors.add_error_responses"],
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer"}},  # config.routing: 64-bit object ids
 }
 
 # --- jobs and Celery -------------------------------------------------------------------------

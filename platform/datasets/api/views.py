@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from config.pagination import PageNumberPagination
+from config.parsers import JSONParser
 from django.core.files.storage import default_storage
 from django.http import FileResponse, HttpResponseNotModified
 from django.utils.functional import cached_property
@@ -10,7 +11,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from workspaces.permissions import WorkspaceRolePermission, require_role
 

@@ -5,7 +5,8 @@ the WSGI environ: no middleware chain, no URL resolution, no HttpRequest/HttpRes
 else, and every prediction request whose answer the middleware chain would decide or change, goes
 to Django unchanged, so the answers are the ones Django gives:
 
-- handed to Django: a Content-Length that is not a number or over the request-size limits
+- handed to Django: an id beyond 64 bits (config.routing: a 404), a query string or headers past
+  ApiErrorMiddleware's limits (414/431), a Content-Length that is not a number or over the request-size limits
   (ApiErrorMiddleware's 400/413 and request.body's 413), a Host outside ALLOWED_HOSTS (400), a
   plain-HTTP request when SECURE_SSL_REDIRECT is on (301), any Cookie header (the session, CSRF and
   messages middleware may set or delete cookies), a path that is not exactly the route (Django's
@@ -27,6 +28,8 @@ import re
 import time
 from http.client import responses
 
+from config.errors import request_limits_error
+from config.routing import object_id
 from django.conf import settings
 from django.core import signals
 from django.core.exceptions import DisallowedHost
@@ -39,7 +42,8 @@ from deploy.api.predict import serve
 
 logger = logging.getLogger("sampan.errors")
 
-ROUTE = re.compile(r"/api/v1/deployments/([0-9]+)/predict/\Z")
+# ids as config.routing bounds them: a longer or larger number goes to Django, whose routes 404 it
+ROUTE = re.compile(r"/api/v1/deployments/([0-9]{1,19})/predict/\Z")
 # The chain whose effects on this route are mirrored here; any other chain turns the fast path off.
 MIDDLEWARE = [
     "config.errors.ApiErrorMiddleware",
@@ -118,6 +122,9 @@ class PredictFastPath:
         match = ROUTE.match(environ.get("PATH_INFO", ""))
         if match is None or "HTTP_COOKIE" in environ:
             return self.django_app(environ, start_response)
+        deployment_id = object_id(match[1])
+        if deployment_id is None or request_limits_error(environ) is not None:
+            return self.django_app(environ, start_response)
         config = self.config
         if not config.enabled:
             return self.django_app(environ, start_response)
@@ -138,7 +145,7 @@ class PredictFastPath:
         secure = request.is_secure()
         if config.ssl_redirect and not secure:
             return self.django_app(environ, start_response)
-        return self._serve(environ, start_response, int(match[1]), length, secure, config)
+        return self._serve(environ, start_response, deployment_id, length, secure, config)
 
     def _serve(self, environ, start_response, deployment_id: int, length: int, secure: bool, config: _Config):
         started = time.perf_counter()

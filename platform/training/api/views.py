@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from config.parsers import JSONParser
 from django.core.files.storage import default_storage
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404
@@ -10,7 +11,7 @@ from jobs.api.serializers import JobSerializer
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 from workspaces.permissions import WorkspaceRolePermission, require_role

@@ -6,15 +6,15 @@ export type CreatedDeploymentKey = components['schemas']['DeploymentKeyCreated']
 export type DeploymentKeyBody = components['schemas']['DeploymentKeyCreateRequest'];
 
 export function listDeploymentKeys(deploymentId: number) {
-  return unwrap(api.GET('/api/v1/deployments/{deployment_id}/keys/', { params: { path: { deployment_id: String(deploymentId) } } }));
+  return unwrap(api.GET('/api/v1/deployments/{deployment_id}/keys/', { params: { path: { deployment_id: deploymentId } } }));
 }
 
 export function createDeploymentKey({ deploymentId, body }: { deploymentId: number; body: DeploymentKeyBody }) {
-  return unwrap(api.POST('/api/v1/deployments/{deployment_id}/keys/', { params: { path: { deployment_id: String(deploymentId) } }, body }));
+  return unwrap(api.POST('/api/v1/deployments/{deployment_id}/keys/', { params: { path: { deployment_id: deploymentId } }, body }));
 }
 
 export function revokeDeploymentKey({ deploymentId, keyId }: { deploymentId: number; keyId: number }) {
-  return unwrap(api.DELETE('/api/v1/deployments/{deployment_id}/keys/{id}/', { params: { path: { deployment_id: String(deploymentId), id: keyId } } }));
+  return unwrap(api.DELETE('/api/v1/deployments/{deployment_id}/keys/{id}/', { params: { path: { deployment_id: deploymentId, id: keyId } } }));
 }
 
 /** The ISO time `days` after `now`; null for no expiry. */
