@@ -22,3 +22,12 @@ from config.env import broker_url, env_int  # noqa: E402
 
 _quotas_shared = (broker_url("CELERY_BROKER_URL") or "").startswith(("redis://", "rediss://"))
 workers = env_int("SAMPAN_WEB_PROCESSES", 2 if _quotas_shared else 1, minimum=1, maximum=64)
+
+# Request line and header limits above Django's (config.errors: 8190-byte URL, 100 headers, 8190 bytes
+# per header), so Django refuses what is too big with its JSON 414/431 in the one error shape. Only a
+# request far past them meets gunicorn's own plain-HTML page (docs/deploy.md, "Limits"): a request
+# line over 1 MiB (0 = gunicorn's 1 MiB cap), more than 256 headers or one header over 16 KiB. The
+# product of the two header limits bounds what one connection may buffer (about 4 MiB).
+limit_request_line = 0
+limit_request_fields = 256
+limit_request_field_size = 16384
