@@ -11,4 +11,7 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from accounts import schema  # noqa: F401 - registers the OpenAPI auth extensions
+        from accounts import (
+            schema,  # noqa: F401 - registers the OpenAPI auth extensions
+            throttle,  # noqa: F401 - counts failed logins (signal receivers)
+        )

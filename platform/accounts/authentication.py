@@ -1,12 +1,17 @@
-"""API token (Bearer) and browser session authentication."""
+"""API token (Bearer) and browser session authentication. Invalid tokens are counted per client
+address (accounts.throttle): past SAMPAN_AUTH_FAILURES_PER_ADDRESS in a window they answer 429."""
 
 from __future__ import annotations
 
 from django.utils import timezone
 from rest_framework import authentication, exceptions
+from rest_framework.exceptions import Throttled
 
 from accounts.models import ApiToken
 from accounts.services import TOKEN_PREFIX, api_token_touch, token_digest
+from accounts.throttle import client_address, token_by_address
+
+TOO_MANY = "Too many invalid API tokens from this address."
 
 
 class ApiTokenAuthentication(authentication.BaseAuthentication):
@@ -16,6 +21,19 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         header = authentication.get_authorization_header(request).split()
         if not header or header[0].lower().decode(errors="replace") not in self.keywords:
             return None
+        address = client_address(request.META)
+        wait = token_by_address.blocked_here(address)
+        if wait:
+            raise Throttled(detail=TOO_MANY, wait=wait)
+        try:
+            return self._authenticate(header)
+        except exceptions.AuthenticationFailed:
+            wait = token_by_address.failed(address)
+            if wait:
+                raise Throttled(detail=TOO_MANY, wait=wait) from None
+            raise
+
+    def _authenticate(self, header: list[bytes]):
         if len(header) != 2:
             raise exceptions.AuthenticationFailed("Authorization header must be 'Bearer <token>'.")
         try:

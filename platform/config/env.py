@@ -74,6 +74,18 @@ ENV_VARS: dict[str, EnvVar] = {
                "imports with more files than this run as a background job instead of inside the request (default 300)"),
         EnvVar("SAMPAN_DATASET_MAX_TABLE_BYTES",
                "largest table file (CSV, TSV, JSONL, XLSX, Parquet) one text or tabular import accepts (default 256 MiB)"),
+        EnvVar("SAMPAN_AUTH_FAILURE_WINDOW_SECONDS",
+               "window in which failed logins, personal tokens and deployment keys are counted (default 300)"),
+        EnvVar("SAMPAN_LOGIN_FAILURES_PER_ACCOUNT",
+               "wrong passwords for one account per window before its logins answer 429 (default 10)"),
+        EnvVar("SAMPAN_LOGIN_FAILURES_PER_ADDRESS",
+               "wrong passwords from one client address per window before its logins answer 429 (default 50)"),
+        EnvVar("SAMPAN_AUTH_FAILURES_PER_ADDRESS",
+               "invalid personal tokens, and apart from them invalid deployment keys, from one client address "
+               "per window before they answer 429 (default 50)"),
+        EnvVar("SAMPAN_TRUSTED_PROXY_COUNT",
+               "reverse proxies in front of the web server whose X-Forwarded-For is trusted for the client "
+               "address (default 0: the address of the connection)"),
         EnvVar("SAMPAN_BACKBONE_MAX_UPLOAD_BYTES",
                "largest backbone state_dict file (transfer learning weights) one upload accepts (default 512 MiB)"),
     ]

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from accounts.api.views import ApiTokenViewSet, CsrfView, LoginView, LogoutView, MeView, UserViewSet
+from accounts.views import admin_login
 from automl.api.views import StudyViewSet
 from datasets.api.views import (
     DatasetVersionViewSet,
@@ -65,6 +66,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("healthz", health.healthz, name="healthz"),
+    path("admin/login/", admin_login, name="admin-login"),  # with the API login's brute-force limits
     path("admin/", admin.site.urls),
     # Everything else that is not an API, admin or static path is a browser route of the SPA.
     # Built assets that do not exist are a 404, never index.html served as JavaScript.

@@ -2,15 +2,15 @@ from __future__ import annotations
 
 from django.contrib.auth import authenticate, get_user_model, login, logout
 from django.middleware.csrf import get_token
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.authentication import CSRFCheck
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException, PermissionDenied
+from rest_framework.exceptions import APIException, PermissionDenied, Throttled
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import services
+from accounts import services, throttle
 from accounts.api.serializers import (
     ApiTokenCreatedSerializer,
     ApiTokenSerializer,
@@ -50,12 +50,17 @@ class LoginView(APIView):
     permission_classes = [permissions.AllowAny]
     authentication_classes: list = []
 
-    @extend_schema(request=LoginSerializer, responses=UserSerializer, summary="Log in with a browser session")
+    @extend_schema(request=LoginSerializer, responses={200: UserSerializer, 429: OpenApiResponse(
+        description="Too many failed logins for this account or from this address; see Retry-After.")},
+        summary="Log in with a browser session")
     def post(self, request):
         _enforce_csrf(request._request)
         serializer = LoginSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = authenticate(request._request, **serializer.validated_data)
+        wait = throttle.login_wait(request.META, serializer.validated_data["username"])
+        if wait:  # before the password is checked: the right one is refused too until the window ends
+            raise Throttled(detail="Too many failed logins for this account or from this address.", wait=wait)
+        user = authenticate(request._request, **serializer.validated_data)  # a failure is counted (signal)
         if user is None:
             raise InvalidCredentials()
         login(request._request, user)

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from accounts.throttle import client_address, key_by_address
 from django.http import HttpResponse
 
 from deploy import serving
@@ -68,6 +69,18 @@ def _key_of_another_deployment(digest: str) -> bool:
     return DeploymentKey.objects.filter(digest=digest).exists()
 
 
+def _too_many_failures(wait: int) -> Answer:
+    return _error(429, "throttled", f"Too many invalid deployment keys from this address. Expected available in "
+                  f"{wait} seconds.", {"retry_after_seconds": wait}, headers=(("Retry-After", str(wait)),))
+
+
+def _refused(meta: Mapping, answer: Answer) -> Answer:
+    """A key that does not authenticate counts against the client's address (accounts.throttle);
+    past the limit the answer is a 429 instead."""
+    wait = key_by_address.failed(client_address(meta))
+    return _too_many_failures(wait) if wait else answer
+
+
 def serve(deployment_id: int, *, method: str, meta: Mapping, read_body: Callable[[], bytes],
           query_top_k: Callable[[], str | None], started: float | None = None) -> Answer:
     """Answer one prediction request. ``meta`` is the WSGI environ; ``read_body`` is called at most
@@ -80,18 +93,22 @@ def serve(deployment_id: int, *, method: str, meta: Mapping, read_body: Callable
     if not raw_key:
         return _unauthorized("missing_key", "Send a key of this deployment: 'Authorization: Bearer spd_...' or "
                                             "'X-Sampan-Key: spd_...'.")
+    if key_by_address.blocking:  # someone is guessing keys: is it this address?
+        wait = key_by_address.blocked_here(client_address(meta))
+        if wait:
+            return _too_many_failures(wait)
     state = serving.states.get(deployment_id)
     digest = hashlib.sha256(raw_key.encode("utf-8", "surrogatepass")).hexdigest()
     key = state.keys.get(digest) if state is not None else None
     if key is None:
         if _key_of_another_deployment(digest):
-            return _error(403, "key_wrong_deployment", "This key belongs to another deployment.")
-        return _unauthorized("invalid_key", "Invalid deployment key.")
+            return _refused(meta, _error(403, "key_wrong_deployment", "This key belongs to another deployment."))
+        return _refused(meta, _unauthorized("invalid_key", "Invalid deployment key."))
     if key.revoked:
-        return _unauthorized("key_revoked", "This deployment key has been revoked.")
+        return _refused(meta, _unauthorized("key_revoked", "This deployment key has been revoked."))
     now = time.time()
     if serving.expired(key, now):
-        return _unauthorized("key_expired", "This deployment key has expired.")
+        return _refused(meta, _unauthorized("key_expired", "This deployment key has expired."))
     answer = _answer(meta, read_body, query_top_k, state, key, now)
     recorder.record(deployment_id=state.id, key_id=key.id, latency_ms=(time.perf_counter() - started) * 1000,
                     error=answer.status >= 400)
