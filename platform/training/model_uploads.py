@@ -5,7 +5,9 @@ the model version deploys and packages like a trained one (``source="uploaded"``
 
 - an ONNX file: checked here, in the web process, with onnx and ONNX Runtime (no torch): external
   data references are refused, the graph must take one float32 ``[batch, 3, H, W]`` input and give
-  ``[batch, len(classes)]`` scores, and it must run on a zero image of the spec's size;
+  ``[batch, len(classes)]`` scores, and it must run on a zero image of the spec's size. A fixed batch
+  dimension (``torch.onnx.export(dynamo=True)`` writes 1) is recorded as ``params["batch_size"]``
+  (``None``: dynamic); serving runs any batch in chunks of that size;
 - a state_dict for one of the template's architectures: stored as uploaded, then a
   ``training.import_model`` job on a worker reads it with ``torch.load(weights_only=True)``, builds the
   architecture, loads every tensor (the head included) and exports ONNX with the template's export
@@ -130,6 +132,14 @@ def _dims(value_info) -> list[int | str]:
             for d in value_info.type.tensor_type.shape.dim]
 
 
+def batch_size_of(proto) -> int | None:
+    """The graph input's fixed batch dimension (e.g. 1), or None when it is dynamic."""
+    initializers = {t.name for t in proto.graph.initializer}
+    inputs = [i for i in proto.graph.input if i.name not in initializers]
+    dims = _dims(inputs[0]) if inputs else []
+    return dims[0] if dims and isinstance(dims[0], int) and dims[0] > 0 else None
+
+
 def check_uploaded_onnx(path: Path, *, filename: str, classes: list[str] | None,
                         preprocessing: dict[str, Any] | None) -> tuple[Any, list[str], dict[str, Any]]:
     """Check an uploaded ONNX classifier; returns (model proto, classes, full preprocessing spec).
@@ -178,6 +188,7 @@ def check_uploaded_onnx(path: Path, *, filename: str, classes: list[str] | None,
     shape = _dims(inputs[0])
     if len(shape) != 4 or (isinstance(shape[1], int) and shape[1] not in (0, 3)):
         raise refuse(f"the input {inputs[0].name!r} must be [batch, 3, height, width] (NCHW RGB); it is {shape}")
+    batch = batch_size_of(proto) or 1
     static_size = [shape[2], shape[3]] if all(isinstance(v, int) and v > 0 for v in shape[2:]) else None
     spec = _spec(preprocessing, image_size=static_size)
     if static_size is not None and spec["image_size"] != static_size:
@@ -193,14 +204,15 @@ def check_uploaded_onnx(path: Path, *, filename: str, classes: list[str] | None,
         session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
         import numpy as np
 
-        zeros = np.zeros((1, 3, *spec["image_size"]), dtype=np.float32)
+        zeros = np.zeros((batch, 3, *spec["image_size"]), dtype=np.float32)
         scores = session.run(None, {session.get_inputs()[0].name: zeros})[0]
     except Exception as exc:  # any runtime failure: the file is not usable as uploaded
-        raise refuse(f"ONNX Runtime cannot run it on a [1, 3, {spec['image_size'][0]}, {spec['image_size'][1]}] "
-                     f"float32 image: {str(exc).splitlines()[0][:300]}") from None
-    if scores.ndim != 2 or scores.shape != (1, len(classes)):
-        raise ValidationError({"classes": [f"The model gives scores shaped {list(scores.shape)} for one image; "
-                                           f"expected [1, {len(classes)}] for {len(classes)} classes."]})
+        raise refuse(f"ONNX Runtime cannot run it on a [{batch}, 3, {spec['image_size'][0]}, "
+                     f"{spec['image_size'][1]}] float32 batch: {str(exc).splitlines()[0][:300]}") from None
+    if scores.ndim != 2 or scores.shape != (batch, len(classes)):
+        raise ValidationError({"classes": [f"The model gives scores shaped {list(scores.shape)} for {batch} "
+                                           f"image{'s' if batch > 1 else ''}; expected [{batch}, {len(classes)}] "
+                                           f"for {len(classes)} classes."]})
     return proto, classes, spec
 
 
@@ -258,7 +270,8 @@ def model_version_upload_onnx(*, user, project, upload, classes: list[str] | Non
             version = model_version_record_upload(
                 project=project, user=user, classes=classes, preprocessing=spec, onnx=final,
                 dataset_version=dataset_version,
-                params={"format": "onnx", "filename": filename, "sha256": sha256, "bytes": upload.size})
+                params={"format": "onnx", "filename": filename, "sha256": sha256, "bytes": upload.size,
+                        "batch_size": batch_size_of(proto)})
             if dataset_version is not None:
                 _queue_evaluation(version=version, user=user)
         return version

@@ -47,13 +47,27 @@ class ImageClassifier:
         self.preprocessing = validate_spec(preprocessing or json.loads(metadata["sampan.preprocessing"]))
         self.classes = list(classes) if classes is not None else json.loads(metadata.get("sampan.classes", "null"))
         self.input_name = self.session.get_inputs()[0].name
+        batch = self.session.get_inputs()[0].shape[0]  # an int when fixed (a bring-your-own export), else a name
+        self.batch_size: int | None = batch if isinstance(batch, int) and batch > 0 else None
         outputs = self.session.get_outputs()[0].shape
         if self.classes is not None and isinstance(outputs[-1], int) and outputs[-1] != len(self.classes):
             raise ValueError(f"the model outputs {outputs[-1]} scores but {len(self.classes)} class names were given")
 
     def logits(self, batch: np.ndarray) -> np.ndarray:
-        (out,) = self.session.run(None, {self.input_name: np.ascontiguousarray(batch, dtype=np.float32)})
-        return out
+        batch = np.ascontiguousarray(batch, dtype=np.float32)
+        fixed = self.batch_size
+        if fixed is None or len(batch) == fixed:
+            (out,) = self.session.run(None, {self.input_name: batch})
+            return out
+        # a fixed batch dimension: run chunks of that size, the last one padded with zero images
+        chunks = []
+        for start in range(0, len(batch), fixed):
+            chunk = batch[start:start + fixed]
+            if len(chunk) < fixed:
+                chunk = np.concatenate([chunk, np.zeros((fixed - len(chunk), *chunk.shape[1:]), np.float32)])
+            (out,) = self.session.run(None, {self.input_name: chunk})
+            chunks.append(out[:min(fixed, len(batch) - start)])
+        return np.concatenate(chunks) if chunks else np.zeros((0, len(self.classes or [])), np.float32)
 
     def probabilities(self, images: Sequence[Image.Image]) -> np.ndarray:
         """Class probabilities, shaped (len(images), classes)."""

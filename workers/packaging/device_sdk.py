@@ -53,14 +53,20 @@ class _Ranked:
 
 
 def calibration_batches(paths: Sequence[str | os.PathLike[str]], spec: dict[str, Any], input_name: str,
-                        *, limit: int = MAX_CALIBRATION_IMAGES) -> Iterator[dict[str, np.ndarray]]:
-    """Preprocessed batches of at most ``limit`` images spread evenly over ``paths``."""
+                        *, limit: int = MAX_CALIBRATION_IMAGES,
+                        batch_size: int | None = None) -> Iterator[dict[str, np.ndarray]]:
+    """Preprocessed batches of at most ``limit`` images spread evenly over ``paths``; with a model's
+    fixed ``batch_size``, batches of exactly that size (the last one repeats its last image, which
+    leaves the calibration ranges as they are)."""
     from workers.image_classification.preprocessing import open_image, preprocess_batch
 
     if len(paths) > limit:
         paths = [paths[int(i)] for i in np.linspace(0, len(paths) - 1, limit).round()]
-    for start in range(0, len(paths), CALIBRATION_BATCH):
-        images = [open_image(path, spec) for path in paths[start:start + CALIBRATION_BATCH]]
+    step = batch_size or CALIBRATION_BATCH
+    for start in range(0, len(paths), step):
+        images = [open_image(path, spec) for path in paths[start:start + step]]
+        if batch_size:
+            images += [images[-1]] * (batch_size - len(images))
         yield {input_name: preprocess_batch(images, spec)}
 
 
@@ -78,12 +84,14 @@ def quantize_int8(fp32_path: Path, int8_path: Path, calibration_images: Sequence
     )
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    input_name = describe_onnx(fp32_path)["inputs"][0]["name"]
+    model_input = describe_onnx(fp32_path)["inputs"][0]
+    input_name, batch = model_input["name"], (model_input["shape"] or [None])[0]
+    fixed = batch if isinstance(batch, int) and batch > 0 else None  # a bring-your-own export's fixed batch
     count = min(len(calibration_images), MAX_CALIBRATION_IMAGES)
 
     class Reader(CalibrationDataReader):
         def __init__(self) -> None:
-            self.batches = calibration_batches(calibration_images, spec, input_name)
+            self.batches = calibration_batches(calibration_images, spec, input_name, batch_size=fixed)
 
         def get_next(self) -> dict[str, np.ndarray] | None:
             return next(self.batches, None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,13 +68,57 @@ def check_test_inputs(artifacts: ModelArtifacts, input_kind: str) -> None:
                              "(texts or rows), not test_images")
 
 
+def missing_value_rule(spec: Mapping[str, Any]) -> str:
+    """The README's paragraph on the model's row contract (workers.tabular.encoding.check_row)."""
+    from workers.tabular.encoding import imputable
+
+    features = list(spec.get("features") or [])
+    may = [f["name"] for f in features if imputable(f)]
+    target = f" The target column `{spec['target']}`, if a row carries it, is ignored." if spec.get("target") else ""
+    return ("Every row is checked against the model's columns: a column the model does not know and a value of "
+            "the wrong type (`\"abc\"` or a list in a numeric column) are refused with a 400 naming the column."
+            + target + " A missing value (the column absent, `null`, `NaN`, `\"\"` or `\"NA\"`) is filled only in "
+            "a column whose training data had gaps, so the model learned what a gap means: numeric and date "
+            "columns take the training median (and the model sees a missing flag), categorical ones no "
+            "category. Each prediction lists the columns it filled in `imputed`. "
+            + (f"In this model: {', '.join(f'`{n}`' for n in may)}; every other column is required."
+               if may else "This model's training data had no gaps: every column is required."))
+
+
+def contract_rows(spec: Mapping[str, Any], rows: Sequence[Any]) -> tuple[list[Any], list[int]]:
+    """Test rows as the server takes them: only the model's columns, and only rows whose missing
+    values the model may fill (the others would be refused); returns (rows, the positions kept)."""
+    from workers.tabular.encoding import RowContractError, check_row
+
+    names = {f["name"] for f in spec.get("features") or []}
+    kept, positions = [], []
+    for position, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            kept.append(row)  # refused by the writer below, by position
+            positions.append(position)
+            continue
+        row = {k: v for k, v in row.items() if k in names}
+        try:
+            check_row(spec, json_safe(row))
+        except RowContractError:
+            continue
+        kept.append(row)
+        positions.append(position)
+    if rows and not kept:
+        raise PackagingError("no test row can be served: each lacks a value the model requires")
+    return kept, positions
+
+
 def write_test_vectors(artifacts: ModelArtifacts, input_kind: str, folder: Path) -> list[dict[str, Any]]:
     """Images as PNG files under ``folder/images``; texts and rows as the JSON instances requests send."""
     check_test_inputs(artifacts, input_kind)
     if input_kind == "image":
         return write_vector_images(pick_test_vectors(artifacts.test_images, artifacts.test_labels), folder / "images")
-    return write_vector_instances(pick_test_vectors(list(artifacts.test_instances), artifacts.test_labels,
-                                                    paths=False), input_kind)
+    instances, labels = list(artifacts.test_instances), artifacts.test_labels
+    if input_kind == "tabular":
+        instances, positions = contract_rows(artifacts.preprocessing, instances)
+        labels = None if labels is None else [labels[i] for i in positions]
+    return write_vector_instances(pick_test_vectors(instances, labels, paths=False), input_kind)
 
 
 def readme_values(input_kind: str, artifacts: ModelArtifacts, requirements: list[str]) -> dict[str, str]:
@@ -135,12 +180,13 @@ def readme_values(input_kind: str, artifacts: ModelArtifacts, requirements: list
         "call_examples": ('    curl -H "Authorization: Bearer change-me" -H "Content-Type: application/json" '
                           f'\\\n         -d \'{{"instances": [{example}]}}\' \\\n'
                           "         http://127.0.0.1:8080/predict\n\n"
-                          "A missing column or a null value is filled as in training; unknown columns are "
-                          "ignored; a row with none of the model's columns is refused."),
-        "answer_example": '[{"top_k": [{"value": 151.2}]}]' if regression else
-                          '[{"top_k": [{"index": 0, "label": "class_0", "score": 0.97}, ...]}]',
-        "error_examples": "bad JSON, a row that is not an object or has none of the model's columns, or no input, "
-                          "413 for a body or batch over the limits, 415 for a content type other than JSON",
+                          + missing_value_rule(artifacts.preprocessing)),
+        "answer_example": '[{"top_k": [{"value": 151.2}], "imputed": []}]' if regression else
+                          '[{"top_k": [{"index": 0, "label": "class_0", "score": 0.97}, ...], "imputed": []}]',
+        "error_examples": "bad JSON, a row that is not an object, a column the model does not know "
+                          "(`unknown_column`), a value of the wrong type such as `\"abc\"` or a list in a numeric "
+                          "column (`invalid_value`), a missing value the model cannot fill (`missing_column`), or "
+                          "no input, 413 for a body or batch over the limits, 415 for a content type other than JSON",
     }
 
 

@@ -5,7 +5,9 @@ Template-generic: ``PREDICTORS`` maps a template name to its predictor class as 
 string, imported only when a model of that template is loaded. A predictor class takes
 ``(model_dir, *, threads=None)`` and has ``template``, ``input_kind`` (``"image"``, ``"text"`` or
 ``"tabular"``, what :func:`workers.serving.protocol.parse_request` decodes for it), ``classes``
-and ``predict(instances, top_k) -> [[{"label", "index", "score"}, ...], ...]``.
+and ``predict(instances, top_k) -> [[{"label", "index", "score"}, ...], ...]``; optionally
+``predict_detailed(instances, top_k) -> (answers, [{...per instance...}])`` for what an answer adds
+(tabular models: ``{"imputed": [columns]}``). Callers go through :func:`predict_instances`.
 
 >>> predictor = load_predictor("out/")  # doctest: +SKIP
 >>> predictor.predict([PIL.Image.open("3.png")], top_k=1)  # doctest: +SKIP
@@ -71,6 +73,32 @@ class ImageClassificationPredictor:
 
     def predict(self, instances: Sequence[Any], top_k: int) -> list[list[dict[str, Any]]]:
         return self.classifier.predict(instances, top_k=top_k)
+
+
+def predict_instances(predictor: Predictor, instances: Sequence[Any], top_k: int
+                      ) -> tuple[list[list[dict[str, Any]]], list[dict[str, Any]] | None]:
+    """(answers, per-instance details or None), as the hosted API and the server package answer.
+
+    An ONNX Runtime failure on these inputs (a shape, rank or type the graph does not take) is the
+    request's problem the model could not run on, a 422 naming the input, never a server error."""
+    from workers.serving.protocol import PredictionInputError
+
+    try:
+        detailed = getattr(predictor, "predict_detailed", None)
+        if detailed is not None:
+            return detailed(instances, top_k)
+        return predictor.predict(instances, top_k), None
+    except PredictionInputError:
+        raise
+    except Exception as exc:
+        if not type(exc).__module__.startswith("onnxruntime"):
+            raise
+        reason = " ".join(str(exc).split())
+        reason = reason.split("] ", 1)[-1][:500]  # drop ONNX Runtime's "[ONNXRuntimeError] : 2 : ..." prefix
+        where = "instances[0]" if len(instances) == 1 else f"instances[0..{len(instances) - 1}]"
+        raise PredictionInputError(422, "model_rejected_input", f"The model cannot run on {where}: ONNX Runtime "
+                                   f"says: {reason}", {"field": "instances", "count": len(instances),
+                                                        "reason": reason}) from None
 
 
 def predictor_class(template: str) -> type:

@@ -19,8 +19,12 @@ Responses (``response_body``)::
      "predictions": [{"top_k": [{"label": "3", "index": 3, "score": 0.98}, ...]}, ...],
      "latency_ms": 0.42}
 
+Tabular answers add ``"imputed": ["<column>", ...]`` to each prediction: the columns that were
+missing and filled by the model's missing-value rule (see ``workers.tabular.encoding.check_row``).
+
 Errors (``PredictionInputError.as_dict``): ``{"error": {"code", "message", "details"}}`` with
-status 400 (bad input), 413 (body, batch or image too large) or 415 (content type).
+status 400 (bad input), 413 (body, batch or image too large), 415 (content type) or 422 (the model
+cannot run on the input: ONNX Runtime refused its shape or type).
 """
 
 from __future__ import annotations
@@ -336,7 +340,9 @@ def parse_request(*, content_type: str | None, body: bytes, input_kind: str = "i
 
 
 def response_body(*, model_version: dict[str, Any], predictions: list[list[dict[str, Any]]],
-                  latency_ms: float) -> bytes:
-    """The JSON response, as bytes."""
-    return json.dumps({"model_version": model_version, "predictions": [{"top_k": p} for p in predictions],
+                  latency_ms: float, details: list[dict[str, Any]] | None = None) -> bytes:
+    """The JSON response, as bytes; ``details`` adds keys to each prediction (tabular: ``imputed``)."""
+    answers = ([{"top_k": p} for p in predictions] if details is None
+               else [{"top_k": p, **extra} for p, extra in zip(predictions, details, strict=True)])
+    return json.dumps({"model_version": model_version, "predictions": answers,
                        "latency_ms": round(latency_ms, 3)}).encode()

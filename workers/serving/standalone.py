@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from workers.serving.predictors import Predictor, PredictorLoadError, load_predictor
+from workers.serving.predictors import Predictor, PredictorLoadError, load_predictor, predict_instances
 from workers.serving.protocol import (
     DEFAULT_MAX_BATCH,
     DEFAULT_MAX_BODY_BYTES,
@@ -107,8 +107,8 @@ class PredictionService:
         parsed = parse_request(content_type=content_type, body=body, input_kind=self.predictor.input_kind,
                                max_batch=self.max_batch, max_body_bytes=self.max_body_bytes,
                                query_top_k=query_top_k)
-        predictions = self.predictor.predict(parsed.instances, parsed.top_k)
-        return response_body(model_version=self.model_version, predictions=predictions,
+        predictions, details = predict_instances(self.predictor, parsed.instances, parsed.top_k)
+        return response_body(model_version=self.model_version, predictions=predictions, details=details,
                              latency_ms=(time.perf_counter() - started) * 1000)
 
 

@@ -9,7 +9,8 @@ to Django unchanged, so the answers are the ones Django gives:
   ApiErrorMiddleware's limits (414/431), a Content-Length that is not a number or over the request-size limits
   (ApiErrorMiddleware's 400/413 and request.body's 413), a Host outside ALLOWED_HOSTS (400), a
   plain-HTTP request when SECURE_SSL_REDIRECT is on (301), any Cookie header (the session, CSRF and
-  messages middleware may set or delete cookies), a path that is not exactly the route (Django's
+  messages middleware may set or delete cookies), an Idempotency-Key header (jobs.idempotency replays
+  or reserves it), a path that is not exactly the route (Django's
   404/redirects), and everything when MIDDLEWARE or a setting the fast path mirrors differs from what
   it was written for;
 - added to its answers, as the middleware would: X-Frame-Options, Content-Length,
@@ -53,6 +54,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "jobs.idempotency.IdempotencyMiddleware",  # acts on requests with an Idempotency-Key: those go to Django
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -120,7 +122,7 @@ class PredictFastPath:
 
     def __call__(self, environ, start_response):
         match = ROUTE.match(environ.get("PATH_INFO", ""))
-        if match is None or "HTTP_COOKIE" in environ:
+        if match is None or "HTTP_COOKIE" in environ or "HTTP_IDEMPOTENCY_KEY" in environ:
             return self.django_app(environ, start_response)
         deployment_id = object_id(match[1])
         if deployment_id is None or request_limits_error(environ) is not None:

@@ -29,6 +29,7 @@ from django.http import HttpResponse
 
 from deploy import serving
 from deploy.usage import recorder
+from workers.serving.predictors import predict_instances
 from workers.serving.protocol import PredictionInputError, check_body_size, parse_request, response_body
 
 logger = logging.getLogger("sampan.deploy")
@@ -142,10 +143,10 @@ def _answer(meta: Mapping, read_body: Callable[[], bytes], query_top_k: Callable
                                max_image_pixels=serving.max_image_pixels(), max_body_bytes=limit,
                                query_top_k=query_top_k() if meta.get("QUERY_STRING") else None)
         # a predictor may refuse an instance only it can judge (a row with none of the model's columns)
-        predictions = predictor.predict(parsed.instances, parsed.top_k)
+        predictions, details = predict_instances(predictor, parsed.instances, parsed.top_k)
     except PredictionInputError as exc:
         return Answer(exc.status, exc.body())
-    return Answer(200, response_body(model_version=mv.public, predictions=predictions,
+    return Answer(200, response_body(model_version=mv.public, predictions=predictions, details=details,
                                      latency_ms=(time.perf_counter() - started) * 1000),
                   (("X-Sampan-Model-Version", str(mv.id)),))
 

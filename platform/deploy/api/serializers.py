@@ -174,6 +174,11 @@ class PredictionClassSerializer(serializers.Serializer):
 
 class PredictionSerializer(serializers.Serializer):
     top_k = PredictionClassSerializer(many=True)
+    imputed = serializers.ListField(
+        child=serializers.CharField(), required=False,
+        help_text="Tabular models only: the columns of this row that were missing (absent, null, NaN, empty) "
+                  "and filled by the model's missing-value rule, in the model's column order; empty when "
+                  "none. Only columns whose training data had gaps may be missing; any other is a 400.")
 
 
 class PredictModelVersionSerializer(serializers.Serializer):

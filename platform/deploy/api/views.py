@@ -218,9 +218,23 @@ class PackageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.De
 PREDICT_DESCRIPTION = """Authenticated only by a key of this deployment: `Authorization: Bearer spd_...` or
 `X-Sampan-Key: spd_...`. Send JSON `{"instances": [{"image": "<base64>"}], "top_k": 5}` (or
 `{"image": "<base64>"}`), multipart/form-data with `file` parts, or a raw image body (`image/*`,
-top_k from `?top_k=`). Errors: 400 bad input, 401 missing/invalid/revoked/expired key, 403 a key of
-another deployment, 409 deployment stopped, 413 body/batch/image too large, 415 content type, 429
-over the key's quota (Retry-After), 503 model unavailable."""
+top_k from `?top_k=`). Text models take `{"instances": [{"text": "..."}]}`.
+
+Tabular models take rows with the original column names, `{"instances": [{"<column>": value, ...}]}`,
+held to the model's contract: a column the model does not know (400 `unknown_column`, with a
+did-you-mean) and a value of the wrong type, such as `"abc"` or a list in a numeric column (400
+`invalid_value`), are refused naming the column; the target column, if sent, is ignored. A missing
+value (the column absent, `null`, `NaN`, `""` or a marker such as `"NA"`) is imputed only in a column
+whose training data had missing values (numeric and date columns: the training median plus the
+model's missing flag; categorical: no category); in any other column it is a 400 `missing_column`.
+Each tabular prediction lists the columns it imputed in `imputed` (the model version's
+`preprocessing.features` say which may be: `indicator` for numeric/date, `missing` for categorical).
+
+Errors: 400 bad input (JSON nested deeper than 64 levels: `parse_error`), 401
+missing/invalid/revoked/expired key, 403 a key of another deployment, 409 deployment stopped, 413
+body/batch/image too large, 415 content type, 422 the model cannot run on the input (ONNX Runtime
+refused its shape or type; the message says why), 429 over the key's quota (Retry-After), 503 model
+unavailable (Retry-After)."""
 
 
 class DeploymentPredictView(APIView):
@@ -246,6 +260,7 @@ class DeploymentPredictView(APIView):
                    409: OpenApiResponse(description="the deployment is stopped"),
                    413: OpenApiResponse(description="body, batch or image too large"),
                    415: OpenApiResponse(description="unsupported content type"),
+                   422: OpenApiResponse(description="the model cannot run on the input (ONNX Runtime refused it)"),
                    429: OpenApiResponse(description="over the key's quota; see Retry-After"),
                    503: OpenApiResponse(description="the model cannot be loaded")},
     )

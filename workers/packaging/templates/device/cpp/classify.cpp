@@ -221,13 +221,18 @@ int main(int argc, char** argv) {
     const char* input_names[] = {input_name.get()};
     const char* output_names[] = {output_name.get()};
     const auto memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
-    const int64_t shape[] = {1, 3, spec::kHeight, spec::kWidth};
+    // One image per run: a batch of 1, or the model's fixed batch size with the other slots zero.
+    const int64_t fixed = session.GetInputTypeInfo(0).GetTensorTypeAndShapeInfo().GetShape()[0];
+    const int64_t batch = fixed > 0 ? fixed : 1;
+    const int64_t shape[] = {batch, 3, spec::kHeight, spec::kWidth};
     for (const char* path : images) {
       std::vector<float> input = preprocess(read_png(path));
+      const size_t one = input.size();
+      input.resize(one * static_cast<size_t>(batch), 0.0f);
       Ort::Value tensor = Ort::Value::CreateTensor<float>(memory, input.data(), input.size(), shape, 4);
       auto outputs = session.Run(Ort::RunOptions{nullptr}, input_names, &tensor, 1, output_names, 1);
       const float* logits = outputs[0].GetTensorData<float>();
-      const size_t classes = outputs[0].GetTensorTypeAndShapeInfo().GetElementCount();
+      const size_t classes = outputs[0].GetTensorTypeAndShapeInfo().GetElementCount() / static_cast<size_t>(batch);
       const float largest = *std::max_element(logits, logits + classes);
       std::vector<double> scores(classes);
       double total = 0.0;

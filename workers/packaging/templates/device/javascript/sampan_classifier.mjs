@@ -177,14 +177,23 @@ export class Classifier {
     this.labels = labels;
     this.inputName = session.inputNames[0];
     this.outputName = session.outputNames[0];
+    // A model exported with a fixed batch dimension (e.g. 1, or 8) takes exactly that many images per run.
+    const meta = session.inputMetadata?.[0];
+    const first = meta?.isTensor && Array.isArray(meta.shape) ? meta.shape[0] : undefined;
+    this.batchSize = typeof first === "number" && first > 0 ? first : 1;
   }
 
-  // Class probabilities of one image (an array indexed by class).
+  // Class probabilities of one image (an array indexed by class): one run per image, the image in
+  // the first slot of the model's batch (the other slots, if the batch is fixed above 1, are zeros).
   async scores(image) {
     const [height, width] = this.spec.image_size;
-    const input = new ort.Tensor("float32", preprocess(image, this.spec), [1, 3, height, width]);
+    const one = preprocess(image, this.spec);
+    const data = this.batchSize === 1 ? one : new Float32Array(one.length * this.batchSize);
+    if (data !== one) data.set(one);
+    const input = new ort.Tensor("float32", data, [this.batchSize, 3, height, width]);
     const outputs = await this.session.run({ [this.inputName]: input });
-    return softmax(outputs[this.outputName].data);
+    const logits = outputs[this.outputName].data;
+    return softmax(logits.subarray(0, logits.length / this.batchSize));
   }
 
   async classify(image, { topK = 5 } = {}) {

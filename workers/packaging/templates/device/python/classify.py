@@ -64,12 +64,28 @@ class Classifier:
     def __init__(self, model_path, spec, labels):
         self.session = onnxruntime.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
         self.input_name = self.session.get_inputs()[0].name
+        batch = self.session.get_inputs()[0].shape[0]  # an int when the model's batch is fixed, else a name
+        self.batch_size = batch if isinstance(batch, int) and batch > 0 else None
         self.spec, self.labels = spec, labels
+
+    def logits(self, batch):
+        """Run the model; a fixed batch dimension takes chunks of its size, the last one padded with zeros."""
+        fixed = self.batch_size
+        if fixed is None or len(batch) == fixed:
+            return self.session.run(None, {self.input_name: batch})[0]
+        chunks = []
+        for start in range(0, len(batch), fixed):
+            chunk = batch[start:start + fixed]
+            rows = len(chunk)
+            if rows < fixed:
+                chunk = np.concatenate([chunk, np.zeros((fixed - rows, *chunk.shape[1:]), np.float32)])
+            chunks.append(self.session.run(None, {self.input_name: chunk})[0][:rows])
+        return np.concatenate(chunks)
 
     def scores(self, paths):
         """Class probabilities, shaped (len(paths), classes)."""
         batch = np.stack([preprocess(load_image(p, self.spec), self.spec) for p in paths])
-        (logits,) = self.session.run(None, {self.input_name: batch})
+        logits = self.logits(batch)
         shifted = logits - logits.max(axis=1, keepdims=True)
         exp = np.exp(shifted)
         return exp / exp.sum(axis=1, keepdims=True)
