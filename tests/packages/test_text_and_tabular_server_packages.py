@@ -48,14 +48,15 @@ def train_tabular(template: str, work: Path, **spec) -> tuple[ModelArtifacts, li
     samples = [{"id": i, "split": "test" if i % 5 == 0 else "train", "values": {c: float(row[c]) for c in columns},
                 **({"target": float(row["target"])} if regression else {"label": classes.index(row["target"])})}
                for i, row in data.iterrows()]
+    for sample in samples[1::7]:  # the first column has gaps in training: the model may impute it
+        sample["values"][columns[0]] = None
     manifest = {"kind": "tabular", "task": "regression" if regression else "classification", "target": "target",
                 "columns": [{"name": c, "type": "numeric"} for c in columns], "classes": classes, "samples": samples}
     result = train({"preset": "fast", **spec}, manifest, work / "run")
     test = [s for s in samples if s["split"] == "test"]
     rows = [dict(s["values"]) for s in test]
-    rows[0].pop(columns[0])  # a missing column: filled as in training
-    rows[1][columns[1]] = None  # a null cell, too
-    rows[2]["not_a_column"] = "ignored"
+    rows[0].pop(columns[0])  # a missing column the contract lets the model fill (training had gaps)
+    rows[1][columns[0]] = None  # a null cell, too
     artifacts = ModelArtifacts(result["onnx"], result["preprocessing"], result["classes"], template,
                                {"id": 7, "name": "V2", "template": template}, test_instances=rows,
                                test_labels=None if regression else [s["label"] for s in test])
@@ -192,6 +193,9 @@ def test_server_answers_json_instances_over_http_like_the_platform(package, serv
     if classes:  # the model learned something: most test answers are right
         labels = np.array(package["artifacts"].test_labels[:16])
         assert (got.argmax(axis=1) == labels).mean() >= 0.5
+    if template != "text_classification":  # the filled columns are named
+        first = package["artifacts"].preprocessing["features"][0]["name"]
+        assert [p["imputed"] for p in payload["predictions"][:3]] == [[first], [first], []]
     one = {"text": instances[3]} if template == "text_classification" else instances[3]
     single = requests.post(f"{server}/predict", json={"instances": [one], "top_k": 1}, timeout=30,
                            headers={"X-Sampan-Key": KEY})
@@ -209,7 +213,13 @@ def test_server_names_bad_text_and_rows(package, server):
     else:
         bad, code = [{"no_such_column": 1}], "invalid_instance"
         wrong, wrong_code = ["not a row"], "invalid_instance"
-    for instances, expected_code in ((bad, code), (wrong, wrong_code)):
+    cases = [(bad, code), (wrong, wrong_code)]
+    if package["template"] != "text_classification":  # the model's contract, by column
+        row = dict(package["instances"][5])
+        names = [f["name"] for f in package["artifacts"].preprocessing["features"]]
+        cases += [([{**row, "no_such_column": 1}], "unknown_column"), ([{**row, names[1]: "abc"}], "invalid_value"),
+                  ([{**row, names[2]: [1, 2]}], "invalid_value"), ([{**row, names[1]: None}], "missing_column")]
+    for instances, expected_code in cases:
         answer = requests.post(f"{server}/predict", json={"instances": instances}, headers=headers, timeout=30)
         assert answer.status_code == 400 and answer.json()["error"]["code"] == expected_code, answer.text
     answer = requests.post(f"{server}/predict", data=b"\x89PNG", headers={**headers, "Content-Type": "image/png"},

@@ -11,11 +11,19 @@ Spec::
         {"name": "when", "type": "datetime", "fill": 18000.0, "mean": ..., "std": ...}],  # days since 1970
      "width": 9}
 
-Text columns are not used as features (a text template handles text).
+Text columns are not used as features (a text template handles text). A categorical feature also
+records ``"missing": true`` when the training split had empty cells in it.
+
+Serving checks each row against the model's contract first (:func:`check_row`): a column the model
+does not know, or a value of the wrong type, is refused by name; a column may be missing (absent,
+null, NaN, empty or a marker such as "NA") only where the training split had missing values, so the
+model learned what a gap means (numeric and date columns: the ``indicator``; categorical ones:
+``missing``). Those are filled by the rule above and named in the answer.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -92,9 +100,11 @@ def fit_encoder(columns: Sequence[Mapping[str, str]], rows: Sequence[Mapping[str
         elif kind == "datetime":
             features.append({"name": name, "type": "datetime", **_numeric_stats([days_of(c) for c in cells])})
         elif kind == "categorical":
-            counts = Counter(c for c in (category_of(v) for v in cells) if c is not None)
+            present = [c for c in (category_of(v) for v in cells) if c is not None]
+            counts = Counter(present)
             categories = sorted(name for name, _ in counts.most_common(MAX_CATEGORIES))
-            features.append({"name": name, "type": "categorical", "categories": categories})
+            features.append({"name": name, "type": "categorical", "categories": categories,
+                             "missing": len(present) < len(cells)})
     spec = {"kind": "tabular", "features": features}
     spec["width"] = len(feature_names(spec))
     return spec
@@ -153,3 +163,91 @@ def encode(spec: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> np.nda
             out[r, position] = (value - feature["mean"]) / feature["std"]
         position += 1 + int(feature["indicator"])
     return out
+
+
+class RowContractError(ValueError):
+    """A row the model's contract refuses; ``code`` is the API's error code, ``column`` the column."""
+
+    def __init__(self, code: str, message: str, *, columns: Sequence[str]) -> None:
+        super().__init__(message)
+        self.code = code
+        self.columns = list(columns)
+
+
+def imputable(feature: Mapping[str, Any]) -> bool:
+    """Whether a missing value of ``feature`` may be filled: the training split had gaps in it."""
+    if feature["type"] == "categorical":
+        return bool(feature.get("missing", False))
+    return bool(feature.get("indicator", False))
+
+
+def _is_missing(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isnan(value)
+    return isinstance(value, str) and value.strip().lower() in MISSING
+
+
+def _type_problem(feature: Mapping[str, Any], value: Any) -> str | None:
+    """Why ``value`` (not missing) cannot be a cell of ``feature``, or None when it can."""
+    kind = feature["type"]
+    if isinstance(value, list | dict | tuple):
+        return f"must be a single value, got a JSON {'array' if not isinstance(value, dict) else 'object'}"
+    if kind == "categorical":
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"must be a category (a string or a number), got {value!r}"
+        return None if isinstance(value, str | int | float) else f"must be a category, got {type(value).__name__}"
+    if kind == "numeric":
+        if isinstance(value, bool):
+            return f"must be a number, got {str(value).lower()}"
+        if number_of(value) is None:
+            return f"must be a finite number, got {value!r}"
+        return None
+    if not isinstance(value, str) or days_of(value) is None:
+        return f"must be a date/time string such as \"2024-05-31\" or \"2024-05-31T12:00:00\", got {value!r}"
+    return None
+
+
+def check_row(spec: Mapping[str, Any], row: Mapping[str, Any], *, where: str = "the row") -> list[str]:
+    """Check one row against the model's contract; returns the columns that will be imputed (in the
+    model's column order). Raises :class:`RowContractError` naming the column otherwise.
+
+    >>> spec = {"features": [{"name": "age", "type": "numeric", "indicator": True},
+    ...                      {"name": "city", "type": "categorical", "categories": ["Bern"]}]}
+    >>> check_row(spec, {"city": "Bern", "age": None})
+    ['age']
+    >>> try:
+    ...     check_row(spec, {"city": "Bern", "age": "abc"})
+    ... except RowContractError as exc:
+    ...     print(exc.code, exc)
+    invalid_value the row: column 'age' must be a finite number, got 'abc'
+    """
+    features = {f["name"]: f for f in spec["features"]}
+    ignored = {spec.get("target")} - {None}
+    unknown = [name for name in row if name not in features and name not in ignored]
+    if unknown:
+        hints = []
+        for name in unknown:
+            close = difflib.get_close_matches(str(name), list(features), n=1, cutoff=0.6)
+            hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        raise RowContractError("unknown_column", f"{where}: the model has no column{'s' if len(unknown) > 1 else ''} "
+                               f"{', '.join(hints)}; its columns are {', '.join(list(features)[:50])}.",
+                               columns=[str(n) for n in unknown])
+    imputed, required = [], []
+    for name, feature in features.items():
+        value = row.get(name)
+        if _is_missing(value):
+            (imputed if imputable(feature) else required).append(name)
+            continue
+        problem = _type_problem(feature, value)
+        if problem is not None:
+            raise RowContractError("invalid_value", f"{where}: column {name!r} {problem}", columns=[name])
+    if required:
+        may = [f["name"] for f in spec["features"] if imputable(f)]
+        raise RowContractError(
+            "missing_column", f"{where} has no value for {', '.join(repr(n) for n in required)}: this model needs "
+            f"{'them' if len(required) > 1 else 'it'} (the training data had no gaps there). "
+            + (f"Columns that may be missing: {', '.join(may)}." if may else "Every column is required."),
+            columns=required)
+    return imputed

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from workers.image_classification.onnx_model import check_onnx_self_contained
-from workers.tabular.encoding import encode
+from workers.tabular.encoding import RowContractError, check_row, encode
 
 
 class TabularInputError(ValueError):
@@ -79,7 +79,11 @@ class TabularPredictor:
 class TabularServingPredictor:
     """The serving protocol's predictor (``workers.serving.predictors``) for a model directory:
     ``model.onnx`` + ``preprocess.json`` (the encoding) + ``labels.json``. Instances are rows with
-    the original column names; regression answers ``[{"value": v}]`` per row."""
+    the original column names; regression answers ``[{"value": v}]`` per row.
+
+    Rows are held to the model's contract (:func:`workers.tabular.encoding.check_row`): unknown
+    columns and values of the wrong type are a 400 naming the column, a missing value only imputed in
+    a column whose training data had gaps, and ``predict_detailed`` says which columns it imputed."""
 
     template = "tabular_classification"
     input_kind = "tabular"
@@ -96,10 +100,24 @@ class TabularServingPredictor:
         self.classes = list(self.model.classes)
 
     def predict(self, instances: Sequence[Any], top_k: int) -> list[list[dict[str, Any]]]:
+        return self.predict_detailed(instances, top_k)[0]
+
+    def predict_detailed(self, instances: Sequence[Any], top_k: int
+                         ) -> tuple[list[list[dict[str, Any]]], list[dict[str, Any]]]:
+        """(answers, per row ``{"imputed": [columns filled by the missing-value rule]}``)."""
         from workers.serving.protocol import PredictionInputError
 
         try:
-            return self.model.predict(instances, top_k=top_k)
+            rows = self.model.check_rows(instances)
+            imputed = []
+            for i, row in enumerate(rows):
+                try:
+                    imputed.append(check_row(self.model.preprocessing, row, where=f"instances[{i}]"))
+                except RowContractError as exc:
+                    field = f"instances[{i}].{exc.columns[0]}" if len(exc.columns) == 1 else f"instances[{i}]"
+                    raise PredictionInputError(400, exc.code, str(exc), {"field": field, "columns": exc.columns}) \
+                        from None
+            return self.model.predict(rows, top_k=top_k), [{"imputed": columns} for columns in imputed]
         except TabularInputError as exc:
             raise PredictionInputError(400, "invalid_instance", str(exc)) from None
 
