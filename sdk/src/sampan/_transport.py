@@ -1,4 +1,13 @@
-"""HTTP to the platform: authentication, timeouts, typed errors, retries of 429/503 with backoff."""
+"""HTTP to the platform: authentication, timeouts, typed errors, and retries with backoff.
+
+What is retried (exponential backoff with jitter, ``max_retries`` times within ``retry_timeout`` s):
+
+- 429 and 503 answers, on any method (the server did nothing; ``Retry-After`` is honoured);
+- 502 and 504 answers, connection errors (refused, reset) and read timeouts, on idempotent requests
+  only: GET, HEAD, PUT, DELETE, OPTIONS, and POSTs that carry an ``Idempotency-Key`` (the server
+  replays the first answer to a retry, so a retried job-creating POST cannot create two jobs);
+- a POST without a key only when the connection could not even be opened (nothing was sent).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +15,7 @@ import email.utils
 import os
 import random
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -13,9 +23,12 @@ from typing import IO, Any
 import requests
 
 from sampan import __version__
-from sampan.errors import SampanError, TransportError, error_for
+from sampan.errors import SampanError, ServerError, TransportError, error_for
 
-RETRY_STATUSES = frozenset({429, 503})
+RETRY_STATUSES = frozenset({429, 503})  # refused before doing anything: safe to retry on any method
+IDEMPOTENT_RETRY_STATUSES = frozenset({502, 504})  # a proxy lost the answer: retry idempotent requests only
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
+IDEMPOTENCY_HEADER = "Idempotency-Key"
 Timeout = float | tuple[float, float]
 
 
@@ -38,13 +51,14 @@ class Transport:
     """One ``requests.Session`` against ``base_url``; every call goes through :meth:`request`."""
 
     def __init__(self, base_url: str, *, api_key: str | None, timeout: Timeout, max_retries: int,
-                 backoff: float, max_backoff: float) -> None:
+                 backoff: float, max_backoff: float, retry_timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff = backoff
         self.max_backoff = max_backoff
+        self.retry_timeout = retry_timeout
         self.session = requests.Session()
         self.session.headers["User-Agent"] = f"sampan-python/{__version__}"
         if api_key:
@@ -63,28 +77,57 @@ class Transport:
         return min(self.backoff * (2 ** attempt) * (1 + random.random() / 4), self.max_backoff)
 
     def raw(self, method: str, path: str, *, timeout: Timeout | None = None, headers: dict[str, str] | None = None,
-            **kwargs: Any) -> requests.Response:
-        """Send a request (retrying 429/503) and return the successful response; raise a typed error."""
+            idempotent: bool = False, **kwargs: Any) -> requests.Response:
+        """Send a request (retrying as the module says) and return the successful response; raise a typed error.
+
+        ``idempotent=True`` on a POST sends a fresh ``Idempotency-Key`` (kept across its retries), which
+        makes it retryable on connection errors and 502/504; job-creating calls of the SDK set it.
+        """
+        method = method.upper()
+        headers = dict(headers or {})
+        if idempotent and method == "POST" and IDEMPOTENCY_HEADER not in headers:
+            headers[IDEMPOTENCY_HEADER] = f"sampan-{uuid.uuid4()}"
+        safe = method in IDEMPOTENT_METHODS or IDEMPOTENCY_HEADER in headers
         files = kwargs.get("files")
+        url = self.url(path)
+        deadline = time.monotonic() + self.retry_timeout
         attempt = 0
         while True:
             if attempt and files:
                 _rewind(files)
             try:
-                response = self.session.request(method, self.url(path), timeout=timeout or self.timeout,
-                                                headers=headers, **kwargs)
-            except requests.Timeout as exc:
-                raise TransportError(f"{method} {self.url(path)} timed out ({exc})", code="timeout") from exc
+                response = self.session.request(method, url, timeout=timeout or self.timeout,
+                                                headers=headers or None, **kwargs)
             except requests.RequestException as exc:
-                raise TransportError(f"{method} {self.url(path)} failed: {exc}", code="connection_error") from exc
+                code = "timeout" if isinstance(exc, requests.Timeout) else "connection_error"
+                error: SampanError = TransportError(
+                    f"{method} {url} {'timed out' if code == 'timeout' else 'failed'}: {exc}", code=code)
+                retryable = safe or _not_sent(exc)
+                if retryable and self._sleep_before_retry(attempt, None, deadline):
+                    attempt += 1
+                    continue
+                raise error from exc
             if response.status_code < 400:
                 return response
             error = self._error(response)
-            if response.status_code in RETRY_STATUSES and attempt < self.max_retries:
-                time.sleep(self._delay(attempt, error.retry_after))
+            retryable = (response.status_code in RETRY_STATUSES
+                         or (safe and response.status_code in IDEMPOTENT_RETRY_STATUSES)
+                         or (response.status_code == 409 and error.code == "idempotency_in_progress"))
+            if retryable and self._sleep_before_retry(attempt, error.retry_after, deadline):
+                response.close()
                 attempt += 1
                 continue
             raise error
+
+    def _sleep_before_retry(self, attempt: int, retry_after: float | None, deadline: float) -> bool:
+        """Wait before retry number ``attempt + 1``; False when the retries or their time are spent."""
+        if attempt >= self.max_retries:
+            return False
+        delay = self._delay(attempt, retry_after)
+        if time.monotonic() + delay > deadline:
+            return False
+        time.sleep(delay)
+        return True
 
     @staticmethod
     def _error(response: requests.Response) -> SampanError:
@@ -109,6 +152,7 @@ class Transport:
         return self.request("GET", path, params={k: v for k, v in params.items() if v is not None} or None)
 
     def post(self, path: str, json: Any = None, **kwargs: Any) -> Any:
+        """POST; ``idempotent=True`` for job-creating calls (an ``Idempotency-Key`` makes them retryable)."""
         return self.request("POST", path, json=json, **kwargs)
 
     def patch(self, path: str, json: Any = None) -> Any:
@@ -155,6 +199,59 @@ class Transport:
         finally:
             bar.close()
             response.close()
+
+
+TRANSIENT_STATUSES = frozenset({502, 503, 504})
+
+
+class Outage:
+    """For polling loops (``wait()``): a refresh that fails with a connection error or a 502/503/504
+    (a web restart, a proxy without an upstream) is skipped, and polling goes on, until the failures
+    have lasted ``limit`` seconds without a success; then the last error is raised."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self.since: float | None = None
+        self.last: SampanError | None = None
+        self.value: Any = None
+
+    def attempt(self, call: Any) -> bool:
+        """Run ``call()`` (its answer in ``value``); True when it succeeded, False when it failed
+        transiently (within the limit)."""
+        try:
+            self.value = call()
+        except (TransportError, ServerError) as exc:
+            if isinstance(exc, ServerError) and exc.status not in TRANSIENT_STATUSES:
+                raise
+            now = time.monotonic()
+            self.since = now if self.since is None else self.since
+            self.last = exc
+            if now - self.since > self.limit:
+                raise
+            return False
+        self.since = None
+        self.last = None
+        return True
+
+
+def _not_sent(exc: requests.RequestException) -> bool:
+    """Whether the request surely never reached the server (the connection could not be opened)."""
+    if isinstance(exc, requests.ConnectTimeout):
+        return True
+    import urllib3.exceptions
+
+    seen: set[int] = set()
+    stack: list[BaseException] = [exc]
+    while stack:
+        cause = stack.pop()
+        if id(cause) in seen:
+            continue
+        seen.add(id(cause))
+        if isinstance(cause, (urllib3.exceptions.NewConnectionError, ConnectionRefusedError)):
+            return True
+        linked = (getattr(cause, "reason", None), cause.__cause__, cause.__context__, *cause.args)
+        stack += [link for link in linked if isinstance(link, BaseException)]
+    return False
 
 
 def _rewind(files: Any) -> None:

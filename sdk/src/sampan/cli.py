@@ -2,6 +2,9 @@
 
     sampan login --url http://127.0.0.1:8000 --token spk_...      (or --username; asks the password)
     sampan upload --project 3 --name digits ./digits/            (or --dataset 7)
+    sampan import-table wine.csv --project 3 --name wine --task-type tabular_classification \
+        --target-column quality --delimiter ';' --decimal ,       (or --dataset 7; XLSX: --sheet 1)
+    sampan preview-table wine.csv --dataset 7 --encoding cp1252
     sampan train --dataset 7 --preset fast --param epochs=3 --wait
     sampan wait 42
     sampan deploy 5 --name digits --key
@@ -66,17 +69,46 @@ def _token_from_password(url: str, username: str, password: str, *, name: str) -
     return str(created["key"])
 
 
-def cmd_upload(args: argparse.Namespace) -> int:
-    client = Client()
+def _dataset(client: Client, args: argparse.Namespace, command: str) -> Any:
     if args.dataset is not None:
-        dataset = client.datasets.get(args.dataset)
-    elif args.project is not None and args.name:
-        dataset = client.datasets.create(args.name, project=args.project)
-    else:
-        raise SystemExit("upload: give --dataset ID, or --project ID and --name NAME to create one")
-    result = dataset.upload(args.source, label=args.label, progress=not args.quiet)
-    _print({"dataset": dataset.id, "imported": result.imported, "duplicates": result.duplicates,
-            "failed": result.failed, "labels_created": result.labels_created, "problems": result.problems[:20]})
+        return client.datasets.get(args.dataset)
+    if args.project is not None and args.name:
+        return client.datasets.create(args.name, project=args.project, task_type=args.task_type)
+    raise SystemExit(f"{command}: give --dataset ID, or --project ID and --name NAME to create one")
+
+
+def _upload_summary(dataset: Any, result: Any) -> dict[str, Any]:
+    return {"dataset": dataset.id, "imported": result.imported, "duplicates": result.duplicates,
+            "failed": result.failed, "labels_created": result.labels_created, "problems": result.problems[:20]}
+
+
+def cmd_upload(args: argparse.Namespace) -> int:
+    dataset = _dataset(Client(), args, "upload")
+    result = dataset.upload(args.source, label=args.label, progress=not args.quiet)  # a table for text/tabular
+    _print(_upload_summary(dataset, result))
+    return 0
+
+
+def _sheet(text: str) -> str | int:
+    return int(text) if text.isdigit() else text
+
+
+def _table_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"encoding": args.encoding, "delimiter": args.delimiter, "decimal": args.decimal, "sheet": args.sheet}
+
+
+def cmd_import_table(args: argparse.Namespace) -> int:
+    dataset = _dataset(Client(), args, "import-table")
+    result = dataset.import_table(args.source, target_column=args.target_column, text_column=args.text_column,
+                                  label_column=args.label_column, background=args.background,
+                                  progress=not args.quiet, **_table_options(args))
+    _print(_upload_summary(dataset, result))
+    return 0
+
+
+def cmd_preview_table(args: argparse.Namespace) -> int:
+    dataset = Client().datasets.get(args.dataset)
+    _print(dataset.preview_table(args.source, **_table_options(args)))
     return 0
 
 
@@ -144,9 +176,37 @@ def build_parser() -> argparse.ArgumentParser:
     upload.add_argument("--dataset", type=int)
     upload.add_argument("--project", type=int)
     upload.add_argument("--name")
+    upload.add_argument("--task-type", default="image_classification", help="of a dataset created by --name")
     upload.add_argument("--label")
     upload.add_argument("--quiet", action="store_true")
     upload.set_defaults(func=cmd_upload)
+
+    def table_options(command: argparse.ArgumentParser) -> None:
+        command.add_argument("source", help="a CSV, TSV, JSONL, XLSX or Parquet file")
+        command.add_argument("--encoding", help="e.g. gb18030, cp1252 (detected when omitted)")
+        command.add_argument("--delimiter", help="e.g. ';' (detected when omitted)")
+        command.add_argument("--decimal", help="the decimal mark, '.' or ',' (detected when omitted)")
+        command.add_argument("--sheet", type=_sheet, help="an XLSX sheet's name or 0-based index")
+
+    import_table = sub.add_parser("import-table", help="import a table file into a text or tabular dataset")
+    table_options(import_table)
+    import_table.add_argument("--dataset", type=int)
+    import_table.add_argument("--project", type=int)
+    import_table.add_argument("--name")
+    import_table.add_argument("--task-type", default="tabular_classification",
+                              choices=["tabular_classification", "tabular_regression", "text_classification"])
+    import_table.add_argument("--target-column", help="tabular: the column to predict")
+    import_table.add_argument("--text-column", help="text: the column of texts (guessed when omitted)")
+    import_table.add_argument("--label-column", help="text: the column of labels (guessed when omitted)")
+    import_table.add_argument("--background", action="store_true", help="import in a background job")
+    import_table.add_argument("--quiet", action="store_true")
+    import_table.set_defaults(func=cmd_import_table)
+
+    preview_table = sub.add_parser("preview-table", help="a table file's columns, types, first rows and "
+                                                         "suggested mapping (stores nothing)")
+    table_options(preview_table)
+    preview_table.add_argument("--dataset", type=int, required=True)
+    preview_table.set_defaults(func=cmd_preview_table)
 
     train = sub.add_parser("train", help="start a training job")
     train.add_argument("--version", type=int, help="dataset version id")

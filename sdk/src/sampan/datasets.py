@@ -7,12 +7,13 @@ import mimetypes
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from sampan._resource import Resource
 from sampan._resource import id_of as _id
-from sampan._transport import _bar
+from sampan._transport import Outage, _bar
 
 if TYPE_CHECKING:
     from sampan.client import Client
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
 MAX_FILES_PER_REQUEST = 100  # Django's DATA_UPLOAD_MAX_NUMBER_FILES on the server
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".gif", ".tif", ".tiff"})
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
+TABLE_SUFFIXES = (".csv", ".tsv", ".txt", ".jsonl", ".ndjson", ".xlsx", ".parquet")
+TABLE_TASKS = frozenset({"text_classification", "tabular_classification", "tabular_regression"})
+TableSource = str | os.PathLike[str] | tuple[str, bytes] | Any  # a path, (name, bytes) or a pandas DataFrame
 FileItem = str | os.PathLike[str] | tuple[str, bytes]
 
 
@@ -86,8 +90,23 @@ class Dataset(Resource):
         Files go up ``batch_size`` per request (at most 100, the server's limit); the server verifies
         each image by content, skips duplicates and reports the rest in ``problems``.
 
+        A text or tabular dataset takes a table file (or a DataFrame) instead, which goes to
+        :meth:`import_table` with its defaults (use that for the column mapping, encoding, delimiter,
+        decimal mark or sheet).
+
         e.g. ``dataset.upload("digits/")`` -> ``UploadResult(imported=1797, ...)``
         """
+        if self.data.get("task_type") in TABLE_TASKS:
+            if _is_dataframe(source) or (isinstance(source, (str, os.PathLike))
+                                         and Path(source).name.lower().endswith(TABLE_SUFFIXES)):
+                return self.import_table(source, progress=progress)
+            raise ValueError(f"Dataset {self.data.get('name', self.id)!r} is a {self.data['task_type']} dataset: "
+                             "upload a table file (CSV, TSV, JSONL, XLSX, Parquet) or a pandas DataFrame with "
+                             "dataset.import_table(path_or_dataframe, ...).")
+        if isinstance(source, (str, os.PathLike)) and Path(source).name.lower().endswith(TABLE_SUFFIXES):
+            raise ValueError(f"{Path(source).name} is a table file, and dataset {self.data.get('name', self.id)!r} "
+                             f"is an {self.data.get('task_type', 'image')} dataset: tables go to text and tabular "
+                             "datasets, with dataset.import_table(...).")
         if _is_dataframe(source):
             return self._upload_groups(_dataframe_groups(source, label), batch_size=batch_size, progress=progress)
         if isinstance(source, (str, os.PathLike)):
@@ -109,7 +128,7 @@ class Dataset(Resource):
         bar = _bar(progress, total=1, desc=f"import {path.name}")
         with path.open("rb") as fh:
             body = {"label": label or "", "background": "true" if background else "false"}
-            batch = self._client.http.post(f"datasets/{self.id}/imports/", None, data=body,
+            batch = self._client.http.post(f"datasets/{self.id}/imports/", None, data=body, idempotent=True,
                                            files={"archive": (path.name, fh, "application/octet-stream")},
                                            timeout=_upload_timeout(self._client, path.stat().st_size))
         if batch["status"] in ("queued", "running"):
@@ -128,6 +147,7 @@ class Dataset(Resource):
         import time
 
         deadline = time.monotonic() + timeout
+        outage = Outage(300.0)  # polling goes on across a web restart, as Job.wait does
         while batch["status"] in ("queued", "running"):
             if time.monotonic() > deadline:
                 from sampan.errors import WaitTimeout
@@ -137,8 +157,65 @@ class Dataset(Resource):
             if fraction is not None:
                 bar.set_postfix(done=f"{100 * float(fraction):.0f}%")
             time.sleep(0.5)
-            batch = self._client.http.get(f"datasets/{self.id}/imports/{batch['id']}/")
+            if outage.attempt(partial(self._client.http.get, f"datasets/{self.id}/imports/{batch['id']}/")):
+                batch = outage.value
         return batch
+
+    # --- tables (text and tabular datasets) -------------------------------------------------------
+
+    def preview_table(self, source: TableSource, *, encoding: str | None = None, delimiter: str | None = None,
+                      decimal: str | None = None, sheet: str | int | None = None) -> dict[str, Any]:
+        """The column mapping step, storing nothing: the file's format, detected encoding, columns
+        with inferred types, first rows and the suggested mapping (``suggested``).
+
+        ``source`` is a path (CSV, TSV, JSONL, XLSX, Parquet), a ``(name, bytes)`` pair or a pandas
+        DataFrame. ``encoding`` (e.g. ``"gb18030"``, ``"cp1252"``), ``delimiter`` (``";"``), ``decimal``
+        (``","``) and ``sheet`` (an XLSX sheet's name or 0-based index) override what the server detects.
+
+        e.g. ``dataset.preview_table("wine.csv")["suggested"]`` -> ``{"target_column": "quality"}``
+        """
+        name, content = _table_file(source)
+        return self._client.http.post(f"datasets/{self.id}/imports/preview/", None,
+                                      data=_table_options(encoding=encoding, delimiter=delimiter, decimal=decimal,
+                                                          sheet=sheet),
+                                      files={"file": (name, content, "application/octet-stream")},
+                                      timeout=_upload_timeout(self._client, len(content)))
+
+    def import_table(self, source: TableSource, *, target_column: str | None = None, text_column: str | None = None,
+                     label_column: str | None = None, encoding: str | None = None, delimiter: str | None = None,
+                     decimal: str | None = None, sheet: str | int | None = None, background: bool = False,
+                     progress: bool = True, timeout: float = 3600) -> UploadResult:
+        """Import a table into a text or tabular dataset (one sample per row); waits for the
+        server's import job when it runs in the background (big files).
+
+        ``source``: a path (CSV, TSV, JSONL, XLSX, Parquet), a ``(name, bytes)`` pair or a pandas
+        DataFrame (sent as UTF-8 CSV; NaN cells stay empty). The mapping: ``target_column`` (tabular:
+        the column to predict, needed on the first import), or ``text_column`` and ``label_column``
+        (text; guessed when omitted). ``encoding``, ``delimiter``, ``decimal`` and ``sheet`` override
+        the server's detection (see :meth:`preview_table`). Options left None are not sent.
+
+        e.g. ``dataset.import_table("wine.csv", target_column="quality", delimiter=";", decimal=",")``
+        """
+        name, content = _table_file(source)
+        body = _table_options(encoding=encoding, delimiter=delimiter, decimal=decimal, sheet=sheet,
+                              target_column=target_column, text_column=text_column, label_column=label_column)
+        body["background"] = "true" if background else "false"
+        bar = _bar(progress, total=1, desc=f"import {name}")
+        batch = self._client.http.post(f"datasets/{self.id}/imports/", None, data=body, idempotent=True,
+                                       files={"file": (name, content, "application/octet-stream")},
+                                       timeout=_upload_timeout(self._client, len(content)))
+        if batch["status"] in ("queued", "running"):
+            batch = self._wait_import(batch, bar=bar, timeout=timeout)
+        bar.update(1)
+        bar.close()
+        if batch["status"] == "failed":
+            from sampan.errors import SampanError
+
+            raise SampanError(f"Import {batch['id']} failed: {batch.get('error')}",
+                              code=batch.get("error_code") or "import_failed", details=batch)
+        result = UploadResult()
+        result.add(batch)
+        return result
 
     def _upload_groups(self, groups: Iterable[tuple[str | None, list[Any]]], *, batch_size: int,
                        progress: bool) -> UploadResult:
@@ -230,7 +307,7 @@ class Dataset(Resource):
                                 "note": note}
         if seed is not None:
             body["seed"] = seed
-        return DatasetVersion(self._client, self._client.http.post(f"datasets/{self.id}/versions/", body))
+        return DatasetVersion(self._client, self._client.http.post(f"datasets/{self.id}/versions/", body, idempotent=True))
 
     def versions(self) -> list[DatasetVersion]:
         return [DatasetVersion(self._client, v) for v in self._client.http.paginate(f"datasets/{self.id}/versions/")]
@@ -277,6 +354,24 @@ class Datasets:
 
 
 # --- helpers for uploads --------------------------------------------------------------------------
+
+
+def _table_file(source: TableSource) -> tuple[str, bytes]:
+    """A table upload's (file name, bytes): a path, a (name, bytes) pair, or a DataFrame as UTF-8 CSV."""
+    if _is_dataframe(source):
+        return "dataframe.csv", source.to_csv(index=False).encode("utf-8")
+    if isinstance(source, tuple):
+        name, content = source
+        return str(name), bytes(content)
+    path = Path(source)
+    if not path.is_file():
+        raise FileNotFoundError(f"No such table file: {path}")
+    return path.name, path.read_bytes()
+
+
+def _table_options(**options: Any) -> dict[str, str]:
+    """The form fields of a table preview or import: only the options given (None is not sent)."""
+    return {key: str(value) for key, value in options.items() if value is not None}
 
 
 def _upload_timeout(client: Client, size: int | None) -> Any:

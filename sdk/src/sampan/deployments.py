@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -13,6 +14,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from sampan._resource import Resource
 from sampan._resource import id_of as _id
+from sampan._transport import Outage
 from sampan.errors import JobFailed, WaitTimeout
 
 if TYPE_CHECKING:
@@ -26,7 +28,8 @@ class Prediction:
     """One instance's answer (an image, a text or a table row): the best class first in ``top_k``.
 
     A regression model (tabular regression) answers a number in ``value``; its ``label`` is then
-    ``""``, ``score`` NaN and ``index`` -1.
+    ``""``, ``score`` NaN and ``index`` -1. For a table row, ``imputed`` names the columns the server
+    filled in by the model's missing-value rule (a cell sent as None/NaN, or a column left out).
     """
 
     label: str
@@ -35,28 +38,64 @@ class Prediction:
     top_k: list[dict[str, Any]] = field(default_factory=list)
     model_version: dict[str, Any] = field(default_factory=dict)
     value: float | None = None
+    imputed: list[str] = field(default_factory=list)
 
     @classmethod
     def from_answer(cls, answer: dict[str, Any], model_version: dict[str, Any]) -> Prediction:
         """One entry of the endpoint's ``predictions`` (``{"top_k": [...]}``) as a Prediction."""
         ranked = answer["top_k"]
         best = ranked[0]
+        imputed = [str(column) for column in answer.get("imputed") or []]
         if "label" not in best and "value" in best:
             return cls(label="", score=float("nan"), index=-1, top_k=ranked, model_version=model_version,
-                       value=float(best["value"]))
+                       value=float(best["value"]), imputed=imputed)
         return cls(label=str(best["label"]), score=float(best["score"]), index=int(best["index"]),
-                   top_k=ranked, model_version=model_version)
+                   top_k=ranked, model_version=model_version, imputed=imputed)
+
+
+def json_cell(value: Any) -> Any:
+    """A table cell as JSON: NaN, infinities, None, pandas NA/NaT become null (a missing value, which
+    the server fills by the model's rule); NumPy scalars become Python numbers."""
+    if value is None:
+        return None
+    if hasattr(value, "item") and type(value).__module__ == "numpy":
+        value = value.item()  # np.float64, np.int64, np.bool_ -> float, int, bool
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, (str, int, bool)):
+        return value
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return None
+    if hasattr(value, "isoformat"):  # a datetime or pandas Timestamp
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {str(k): json_cell(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_cell(v) for v in value]
+    return value
+
+
+def table_rows(rows: Any) -> list[Mapping[str, Any]]:
+    """``rows`` as a list of mappings: a pandas DataFrame gives one per row (its index is dropped)."""
+    if _is_dataframe(rows):
+        return list(rows.to_dict("records"))
+    return list(rows)
+
+
+def _is_dataframe(obj: Any) -> bool:
+    return type(obj).__name__ == "DataFrame" and hasattr(obj, "to_dict") and hasattr(obj, "columns")
 
 
 def prediction_instances(images: Sequence[Any] | None = None, *, texts: Sequence[str] | None = None,
-                         rows: Sequence[Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+                         rows: Sequence[Mapping[str, Any]] | Any | None = None) -> list[dict[str, Any]]:
     """The ``instances`` of a predict request: exactly one of ``images`` (each ``{"image": base64}``),
-    ``texts`` (``{"text": ...}``, text classification) or ``rows`` (``{column: value}``, tabular models).
+    ``texts`` (``{"text": ...}``, text classification) or ``rows`` (``{column: value}``, tabular
+    models; a pandas DataFrame too). Missing cells (None, NaN, pandas NA) are sent as JSON null.
 
     >>> prediction_instances(texts=["great film"])
     [{'text': 'great film'}]
-    >>> prediction_instances(rows=[{"alcohol": 13.2, "ash": 2.4}])
-    [{'alcohol': 13.2, 'ash': 2.4}]
+    >>> prediction_instances(rows=[{"alcohol": 13.2, "ash": float("nan")}])
+    [{'alcohol': 13.2, 'ash': None}]
     """
     given = [name for name, value in (("images", images), ("texts", texts), ("rows", rows)) if value is not None]
     if len(given) != 1:
@@ -71,10 +110,11 @@ def prediction_instances(images: Sequence[Any] | None = None, *, texts: Sequence
     if rows is not None:
         if isinstance(rows, Mapping):
             raise TypeError("rows is a list of {column: value} dicts; for one row use predict(row=...).")
-        for i, row in enumerate(rows):
+        listed = table_rows(rows)
+        for i, row in enumerate(listed):
             if not isinstance(row, Mapping):
                 raise TypeError(f"rows[{i}] is a {type(row).__name__}, not a {{column: value}} mapping.")
-        return [dict(row) for row in rows]
+        return [{str(column): json_cell(value) for column, value in row.items()} for row in listed]
     assert images is not None
     return [{"image": base64.b64encode(encode_image(image)).decode("ascii")} for image in images]
 
@@ -190,7 +230,7 @@ class Deployment(Resource):
             "POST", self.data.get("predict_url") or f"deployments/{self.id}/predict/",
             json={"instances": instances, "top_k": top_k}, headers={"Authorization": f"Bearer {self._key(key)}"})
 
-    def predict(self, image: Any = None, *, text: str | None = None, row: Mapping[str, Any] | None = None,
+    def predict(self, image: Any = None, *, text: str | None = None, row: Mapping[str, Any] | Any | None = None,
                 key: str | None = None, top_k: int = 5) -> Prediction:
         """Predict one instance: an ``image`` (a file path, bytes, a PIL image or a NumPy array), a
         ``text`` (text classification) or a table ``row`` (``{column: value}``, tabular models).
@@ -204,14 +244,20 @@ class Deployment(Resource):
         if text is not None:
             return self.predict_batch(texts=[text], key=key, top_k=top_k)[0]
         if row is not None:
+            if not isinstance(row, Mapping) and hasattr(row, "to_dict"):  # a pandas Series
+                row = row.to_dict()
             return self.predict_batch(rows=[row], key=key, top_k=top_k)[0]
         return self.predict_batch([image], key=key, top_k=top_k)[0]
 
     def predict_batch(self, images: Sequence[Any] | None = None, *, texts: Sequence[str] | None = None,
-                      rows: Sequence[Mapping[str, Any]] | None = None, key: str | None = None, top_k: int = 5,
+                      rows: Sequence[Mapping[str, Any]] | Any | None = None, key: str | None = None, top_k: int = 5,
                       batch_size: int = MAX_BATCH) -> list[Prediction]:
         """Predict many images, texts or rows (exactly one of them; sent ``batch_size`` at a time);
-        answers in the same order. e.g. ``deployment.predict_batch(rows=frame.to_dict("records"))``"""
+        answers in the same order. ``rows`` may be a pandas DataFrame or a list of dicts; missing
+        cells (None, NaN) go as null and each answer's ``imputed`` names the columns filled in.
+        e.g. ``deployment.predict_batch(rows=frame.drop(columns="target"))``"""
+        if rows is not None and not isinstance(rows, Mapping):
+            rows = table_rows(rows)
         given = [v for v in (images, texts, rows) if v is not None]
         if len(given) != 1:
             raise ValueError("Give exactly one of images, texts= or rows= to predict_batch().")
@@ -263,16 +309,19 @@ class Package(Resource):
 
     _path = "packages/"
 
-    def wait(self, *, timeout: float | None = 1800, poll: float = 1.0, progress: bool = True) -> Package:
-        """Wait for the build job (with its progress bar); raises :class:`sampan.JobFailed` if it failed."""
+    def wait(self, *, timeout: float | None = 1800, poll: float = 1.0, progress: bool = True,
+             max_outage: float = 300.0) -> Package:
+        """Wait for the build job (with its progress bar); raises :class:`sampan.JobFailed` if it failed.
+        Polling goes on across a web restart for up to ``max_outage`` seconds (as :meth:`Job.wait`)."""
         if self.data.get("job") is not None and self.data["status"] in ("queued", "running"):
             job: Job = self._client.jobs.get(self.data["job"])
             try:
-                job.wait(timeout=timeout, poll=poll, progress=progress)
+                job.wait(timeout=timeout, poll=poll, progress=progress, max_outage=max_outage)
             except JobFailed:
                 pass  # the package's own error says it better
         deadline = None if timeout is None else time.monotonic() + timeout
-        while self.refresh().data["status"] in ("queued", "running"):
+        outage = Outage(max_outage)
+        while not outage.attempt(self.refresh) or self.data["status"] in ("queued", "running"):
             if deadline is not None and time.monotonic() > deadline:
                 raise WaitTimeout(f"Package {self.id} still {self.data['status']}", code="wait_timeout")
             time.sleep(poll)
@@ -306,8 +355,8 @@ class Packages:
 
     def create(self, model_version: int | Resource, *, kind: str = "server") -> Package:
         """Build a ``server`` package (a standalone HTTP server) or a ``device`` SDK; ``.wait()`` for it."""
-        return Package(self._client, self._client.http.post("packages/", {"model_version": _id(model_version),
-                                                                          "kind": kind}))
+        body = {"model_version": _id(model_version), "kind": kind}
+        return Package(self._client, self._client.http.post("packages/", body, idempotent=True))
 
     def delete(self, package: int | Package) -> None:
         self._client.http.delete(f"packages/{_id(package)}/")

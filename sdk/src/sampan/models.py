@@ -206,7 +206,7 @@ class Models:
             data["preprocessing"] = json.dumps(preprocessing)
         path = Path(path)
         with path.open("rb") as fh:
-            body = self._client.http.post("model-versions/upload/", None, data=data,
+            body = self._client.http.post("model-versions/upload/", None, idempotent=True, data=data,
                                           files={"file": (path.name, fh, "application/octet-stream")})
         model = ModelVersion(self._client, body)
         if wait and dataset_version is not None and model.data.get("job") is not None:
@@ -235,11 +235,11 @@ class Models:
             data["preprocessing"] = json.dumps(preprocessing)
         if isinstance(state_dict, bytes):
             files = {"file": ("state_dict.pt", state_dict, "application/octet-stream")}
-            body = self._client.http.post("model-versions/upload/", None, data=data, files=files)
+            body = self._client.http.post("model-versions/upload/", None, idempotent=True, data=data, files=files)
         else:
             path = Path(state_dict)
             with path.open("rb") as fh:
-                body = self._client.http.post("model-versions/upload/", None, data=data,
+                body = self._client.http.post("model-versions/upload/", None, idempotent=True, data=data,
                                               files={"file": (path.name, fh, "application/octet-stream")})
         from sampan.training import Job
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from sampan import _html
 from sampan._resource import Resource
 from sampan._resource import id_of as _id
-from sampan._transport import _bar
+from sampan._transport import Outage, _bar
 from sampan.errors import WaitTimeout
 
 if TYPE_CHECKING:
@@ -77,9 +77,12 @@ class Study(Resource):
         self.data = self._client.http.post(f"studies/{self.id}/stop/")
         return self
 
-    def wait(self, *, timeout: float | None = None, poll: float = 2.0, progress: bool = True) -> Study:
-        """Block until the study ends, with a bar over its trial budget and the best value so far."""
+    def wait(self, *, timeout: float | None = None, poll: float = 2.0, progress: bool = True,
+             max_outage: float = 300.0) -> Study:
+        """Block until the study ends, with a bar over its trial budget and the best value so far.
+        Polling goes on across a web restart for up to ``max_outage`` seconds (as :meth:`Job.wait`)."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        outage = Outage(max_outage)
         bar = _bar(progress, total=int(self.data.get("n_trials") or 0) or None, desc=f"study {self.id}", unit="trial")
         try:
             while True:
@@ -94,7 +97,7 @@ class Study(Resource):
                 if deadline is not None and time.monotonic() > deadline:
                     raise WaitTimeout(f"Study {self.id} is still {self.status} after {timeout:g} s.", code="wait_timeout")
                 time.sleep(poll)
-                self.refresh()
+                outage.attempt(self.refresh)
         finally:
             bar.close()
 
@@ -138,4 +141,4 @@ class Studies:
                            ("seed", seed), ("report_seeds", report_seeds), ("template", template)):
             if value is not None:
                 body[key] = value
-        return Study(self._client, self._client.http.post("studies/", body))
+        return Study(self._client, self._client.http.post("studies/", body, idempotent=True))

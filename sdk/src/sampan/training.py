@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from sampan import _html
 from sampan._resource import Resource
 from sampan._resource import id_of as _id
-from sampan._transport import _bar
+from sampan._transport import Outage, _bar
 from sampan.errors import JobFailed, WaitTimeout
 
 if TYPE_CHECKING:
@@ -47,6 +47,16 @@ class Job(Resource):
         self.data = self._client.http.post(f"jobs/{self.id}/cancel/")
         return self
 
+    def retry(self) -> Job:
+        """Run a failed or cancelled job again from its last complete checkpoint (same job, same run
+        directory); returns self, now queued. A job in another state, or of a kind that cannot be
+        retried, raises :class:`sampan.Conflict` (``job_conflict``) with the server's reason.
+
+        e.g. ``client.jobs.get(42).retry().wait()`` resumes a failed training where it stopped.
+        """
+        self.data = self._client.http.post(f"jobs/{self.id}/retry/", idempotent=True)
+        return self
+
     def events(self, *, type: str | None = None, after: int | None = None) -> list[dict[str, Any]]:
         """The job's history: status changes, progress points, log lines (``seq``, ``at``, ``type``, ``message``, ``data``)."""
         return list(self._client.http.paginate(f"jobs/{self.id}/events/", type=type, after=after))
@@ -62,13 +72,16 @@ class Job(Resource):
         return pd.DataFrame(self.progress_series())
 
     def wait(self, *, timeout: float | None = None, poll: float = 1.0, progress: bool = True,
-             raise_on_failure: bool = True) -> Job:
+             raise_on_failure: bool = True, max_outage: float = 300.0) -> Job:
         """Block until the job finishes, with a progress bar showing live metrics; returns self.
 
         Raises :class:`sampan.JobFailed` if it failed or was cancelled (unless ``raise_on_failure=False``)
-        and :class:`sampan.WaitTimeout` after ``timeout`` seconds (the job goes on).
+        and :class:`sampan.WaitTimeout` after ``timeout`` seconds (the job goes on). The platform
+        being unreachable (a web restart: connection errors, 502/503/504) does not end the wait: it
+        polls on, and gives up with that error only after ``max_outage`` seconds without an answer.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
+        outage = Outage(max_outage)
         bar = _bar(progress, total=100, desc=f"job {self.id} {self.data.get('kind', '')}".strip(),
                    bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f}% [{elapsed}<{remaining}{postfix}]")
         seen: dict[str, Any] = {}
@@ -84,7 +97,8 @@ class Job(Resource):
                 if deadline is not None and time.monotonic() > deadline:
                     raise WaitTimeout(f"Job {self.id} is still {self.status} after {timeout:g} s.", code="wait_timeout")
                 time.sleep(poll)
-                self.refresh()
+                if not outage.attempt(self.refresh):
+                    bar.set_postfix({"status": f"{self.status} (platform unreachable, retrying)"}, refresh=True)
         finally:
             bar.close()
         if raise_on_failure and self.status != "succeeded":
@@ -151,6 +165,10 @@ class Jobs:
     def cancel(self, job: int | Job) -> Job:
         return Job(self._client, self._client.http.post(f"jobs/{_id(job)}/cancel/"))
 
+    def retry(self, job: int | Job) -> Job:
+        """Retry a failed or cancelled job from its last checkpoint; see :meth:`Job.retry`."""
+        return Job(self._client, self._client.http.post(f"jobs/{_id(job)}/retry/", idempotent=True))
+
     def kinds(self) -> list[dict[str, Any]]:
         return self._client.http.get("job-kinds/")
 
@@ -181,4 +199,4 @@ class Training:
             body["template"] = template
         if backbone is not None:
             body["backbone"] = _id(backbone)
-        return Job(self._client, self._client.http.post("training-jobs/", body))
+        return Job(self._client, self._client.http.post("training-jobs/", body, idempotent=True))
