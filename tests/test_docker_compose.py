@@ -30,7 +30,7 @@ COMPOSE = yaml.safe_load(COMPOSE_FILE.read_text())
 SERVICES: dict[str, dict] = COMPOSE["services"]
 # Sampan's own services: the ones built from the repository's Dockerfile.
 APP_SERVICES = sorted(name for name, service in SERVICES.items() if "build" in service)
-LONG_RUNNING_APP_SERVICES = ["web", "worker-cpu", "worker-gpu"]
+LONG_RUNNING_APP_SERVICES = ["housekeeping", "web", "worker-cpu", "worker-gpu"]
 PRODUCTION_REQUIRED = {"DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DATABASE_URL", "CELERY_BROKER_URL"}
 # Read by compose itself, not interpolated and never passed to a container.
 COMPOSE_SETTINGS = {"COMPOSE_PROFILES"}
@@ -151,8 +151,9 @@ def manage_py_calls(svc: dict) -> list[tuple[str, list[str]]]:
 
 
 def test_the_stack_has_every_service():
-    assert {"postgres", "redis", "migrate", "web", "worker-cpu", "worker-gpu"} <= set(SERVICES)
-    assert APP_SERVICES == ["migrate", "web", "worker-cpu", "worker-gpu"], "Sampan services build from the Dockerfile"
+    assert {"postgres", "redis", "migrate", "housekeeping", "web", "worker-cpu", "worker-gpu"} <= set(SERVICES)
+    assert APP_SERVICES == ["housekeeping", "migrate", "web", "worker-cpu", "worker-gpu"], \
+        "Sampan services build from the Dockerfile"
     assert SERVICES["postgres"]["image"] == "postgres:16"
     assert SERVICES["redis"]["image"] == "redis:7"
     images = {SERVICES[name].get("image") for name in APP_SERVICES}
@@ -176,11 +177,28 @@ def test_worker_gpu_reserves_an_nvidia_gpu():
     ), devices
 
 
-def test_exactly_one_service_runs_the_beat_scheduler():
-    beat = [name for name in SERVICES if any("--beat" in args for _, args in manage_py_calls(service(name)))]
-    assert beat == ["worker-cpu"], f"the reaper schedule must run exactly once per installation, got {beat}"
-    replicas = SERVICES["worker-cpu"].get("deploy", {}).get("replicas", 1)
-    assert replicas == 1, "a replicated beat service runs the scheduler more than once"
+def test_exactly_one_service_runs_the_scheduler_outside_the_job_workers():
+    calls = {name: manage_py_calls(service(name)) for name in SERVICES}
+    scheduler = [name for name, invocations in calls.items()
+                 if any(command == "housekeeping" or "--beat" in args for command, args in invocations)]
+    assert scheduler == ["housekeeping"], f"the reaper schedule must run exactly once per installation, got {scheduler}"
+    assert SERVICES["housekeeping"].get("deploy", {}).get("replicas", 1) == 1, \
+        "a replicated scheduler runs the schedule more than once"
+    for name in ("worker-cpu", "worker-gpu"):
+        ((command, args),) = calls[name]
+        assert command == "worker" and "--beat" not in args, \
+            f"{name}: the reaper must not wait behind this worker's jobs (issue 12 item 2)"
+
+
+def test_periodic_tasks_go_to_the_housekeeping_queue_only_housekeeping_consumes():
+    from django.conf import settings
+    from jobs.management.commands.housekeeping import HOUSEKEEPING_QUEUE
+
+    for name, entry in settings.CELERY_BEAT_SCHEDULE.items():
+        assert entry["options"]["queue"] == HOUSEKEEPING_QUEUE, name
+    from jobs.management.commands.worker import KNOWN_QUEUES
+
+    assert HOUSEKEEPING_QUEUE not in KNOWN_QUEUES, "job workers must not consume the housekeeping queue"
 
 
 def test_manage_py_commands_exist_and_accept_their_arguments():
@@ -189,7 +207,7 @@ def test_manage_py_commands_exist_and_accept_their_arguments():
 
     known = get_commands()
     calls = {name: manage_py_calls(service(name)) for name in SERVICES}
-    assert calls["migrate"] and all(calls[name] for name in ("worker-cpu", "worker-gpu"))
+    assert calls["migrate"] and all(calls[name] for name in ("housekeeping", "worker-cpu", "worker-gpu"))
     for svc, invocations in calls.items():
         for command, args in invocations:
             assert command in known, f"{svc}: `manage.py {command}` is not a management command"

@@ -35,10 +35,15 @@ def _broker() -> dict:
 
 
 def _workers() -> dict:
+    """Job workers seen within jobs.services.WORKER_ALIVE_SECONDS (three missed 3 s beats), so a
+    kill -9'd worker stops counting within about 10 s; the housekeeping process is reported apart."""
+    from jobs.housekeeping import HOUSEKEEPING_QUEUE
     from jobs.selectors import worker_nodes
 
     alive = [w for w in worker_nodes() if w.alive]
-    return {"alive": len(alive), "hosts": [{"hostname": w.hostname, "queues": w.queues} for w in alive]}
+    jobs = [w for w in alive if set(w.queues) - {HOUSEKEEPING_QUEUE}]
+    return {"alive": len(jobs), "hosts": [{"hostname": w.hostname, "queues": w.queues} for w in jobs],
+            "housekeeping": any(HOUSEKEEPING_QUEUE in w.queues for w in alive)}
 
 
 @require_GET

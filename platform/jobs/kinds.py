@@ -21,5 +21,7 @@ SYSTEM_CHECK = register(
         task_name="jobs.system_check",
         params_serializer=SystemCheckParams,
         prefers_gpu=False,
+        retryable=True,
+        preemptible=True,
     )
 )

@@ -19,6 +19,14 @@ class JobKind:
     # Kinds started through their own endpoint (e.g. training through /training-jobs/) set the
     # endpoint here; POST /jobs/ refuses them so their domain checks cannot be skipped.
     start_endpoint: str | None = None
+    # A failed or cancelled job of this kind may be queued again (POST /jobs/{id}/retry/) and resumes
+    # from what its earlier attempts left (a training's checkpoints). Kinds whose record elsewhere
+    # (a trial's place in a study, an import batch) would not survive a rerun leave this False.
+    retryable: bool = False
+    # On a worker's warm shutdown (SIGTERM) a running job of this kind is asked to checkpoint and is
+    # requeued at once without spending an attempt. Kinds that record a JobCancelled as the end of
+    # their domain object leave this False; a shutdown then waits for them to finish.
+    preemptible: bool = False
 
 
 _KINDS: dict[str, JobKind] = {}

@@ -5,6 +5,8 @@ heartbeat finds the row no longer matching and does nothing."""
 from __future__ import annotations
 
 import logging
+import os
+import socket
 from datetime import timedelta
 from typing import Any
 
@@ -19,7 +21,10 @@ from jobs.models import FINISHED, Job, JobEvent, JobEventType, JobStatus, Worker
 
 logger = logging.getLogger("sampan.jobs")
 
-WORKER_ALIVE_SECONDS = 30
+# A worker host beats every worker_heartbeat.BEAT_SECONDS; three missed beats and it counts as gone.
+WORKER_ALIVE_SECONDS = 10
+# A queued job whose message the broker refused is re-sent by the reaper once it is this old.
+UNPUBLISHED_RESEND_SECONDS = 2
 
 
 class JobConflict(exceptions.APIException):
@@ -39,9 +44,22 @@ def _send(job_id: int, *, kind: str, queue: str) -> None:
     app.send_task(registry.get(kind).task_name, args=[job_id], queue=queue, routing_key=queue)
 
 
+def _publish(job_id: int, *, kind: str, queue: str) -> bool:
+    """Publish and record it; a broker that refuses is logged, never raised: the row is committed
+    and the reaper re-sends jobs still unpublished once the broker answers again."""
+    try:
+        _send(job_id, kind=kind, queue=queue)
+    except Exception as exc:  # the broker is down or unreachable; the committed job must not turn into a 500
+        logger.warning("job %s: broker refused the message (%s: %s); it is re-sent when the broker is back",
+                       job_id, type(exc).__name__, exc)
+        return False
+    Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(published_at=timezone.now())
+    return True
+
+
 def _enqueue_on_commit(job: Job) -> None:
     job_id, kind, queue = job.pk, job.kind, job.queue
-    transaction.on_commit(lambda: _send(job_id, kind=kind, queue=queue))
+    transaction.on_commit(lambda: _publish(job_id, kind=kind, queue=queue))
 
 
 def choose_queue(kind: registry.JobKind) -> str:
@@ -75,18 +93,59 @@ def job_create(*, workspace, kind: str, params: dict, user=None, project=None, m
     return job
 
 
-def job_claim(*, job_id: int, worker: str) -> Job | None:
-    """Take a queued job for ``worker``; None when someone else has it or it is finished/cancelled."""
+def _lease_of_dead_local_process(lease_owner: str) -> bool:
+    """True when ``lease_owner`` (host/pid) is a process of this host that no longer exists: a pool
+    child killed by the OOM killer or SIGKILL, whose message Celery redelivered at once."""
+    host, _, pid = lease_owner.rpartition("/")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    if int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # exists, owned by someone else
+        return False
+    return _is_zombie(int(pid))
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def job_claim(*, job_id: int, worker: str, node: str = "") -> Job | None:
+    """Take a queued job for ``worker``; None when someone else has it or it is finished/cancelled.
+
+    A running job whose lease owner is a dead process on this host is taken over at once (that
+    attempt is spent: its process died) instead of waiting for the reaper's stale timeout.
+    """
     now = timezone.now()
-    claimed = Job.objects.filter(pk=job_id, status=JobStatus.QUEUED, cancel_requested=False).update(
-        status=JobStatus.RUNNING, attempt=F("attempt") + 1, lease_owner=worker, heartbeat_at=now, started_at=now
-    )
+    fields = {"status": JobStatus.RUNNING, "attempt": F("attempt") + 1, "lease_owner": worker, "lease_node": node,
+              "heartbeat_at": now, "started_at": now, "preempt_requested": False}
+    claimed = Job.objects.filter(pk=job_id, status=JobStatus.QUEUED, cancel_requested=False).update(**fields)
+    took_over = ""
     if claimed != 1:
-        status = Job.objects.filter(pk=job_id).values_list("status", flat=True).first()
-        if status is not None:
-            _event(job_id, JobEventType.LOG, f"delivery to {worker} ignored: job is {status}", {"worker": worker})
-        return None
+        row = Job.objects.filter(pk=job_id).values("status", "lease_owner", "attempt", "max_attempts",
+                                                   "cancel_requested").first()
+        if row is None:
+            return None
+        if (row["status"] == JobStatus.RUNNING and not row["cancel_requested"] and row["attempt"] < row["max_attempts"]
+                and _lease_of_dead_local_process(row["lease_owner"])):
+            claimed = Job.objects.filter(pk=job_id, status=JobStatus.RUNNING, lease_owner=row["lease_owner"],
+                                         attempt=row["attempt"]).update(**fields)
+            took_over = row["lease_owner"]
+        if claimed != 1:
+            _event(job_id, JobEventType.LOG, f"delivery to {worker} ignored: job is {row['status']}", {"worker": worker})
+            return None
     job = Job.objects.get(pk=job_id)
+    if took_over:
+        _event(job_id, JobEventType.LOG, f"took over from {took_over}: that process is gone (killed)",
+               {"worker": worker, "previous": took_over})
     _event(job_id, JobEventType.STATUS, f"running on {worker} (attempt {job.attempt} of {job.max_attempts})",
            {"status": JobStatus.RUNNING, "attempt": job.attempt, "worker": worker})
     return job
@@ -96,17 +155,23 @@ def _held(job: Job):
     return Job.objects.filter(pk=job.pk, status=JobStatus.RUNNING, lease_owner=job.lease_owner, attempt=job.attempt)
 
 
-def job_heartbeat(*, job: Job) -> tuple[bool, bool]:
-    """Refresh the lease. Returns (still_held, cancel_requested)."""
+def job_heartbeat(*, job: Job) -> tuple[bool, bool, bool]:
+    """Refresh the lease. Returns (still_held, cancel_requested, preempt_requested)."""
     held = _held(job).update(heartbeat_at=timezone.now())
     if held != 1:
-        return False, False
-    cancel = Job.objects.filter(pk=job.pk).values_list("cancel_requested", flat=True).first()
-    return True, bool(cancel)
+        return False, False, False
+    cancel, preempt = job_stop_requests(job=job)
+    return True, cancel, preempt
+
+
+def job_stop_requests(*, job: Job) -> tuple[bool, bool]:
+    """(cancel_requested, preempt_requested) of the job now."""
+    row = Job.objects.filter(pk=job.pk).values_list("cancel_requested", "preempt_requested").first()
+    return (bool(row[0]), bool(row[1])) if row else (False, False)
 
 
 def job_cancel_requested(*, job: Job) -> bool:
-    return bool(Job.objects.filter(pk=job.pk).values_list("cancel_requested", flat=True).first())
+    return job_stop_requests(job=job)[0]
 
 
 def job_report_progress(*, job: Job, data: dict[str, Any], message: str = "", record: bool = True) -> bool:
@@ -135,6 +200,62 @@ def job_fail(*, job: Job, error: str) -> bool:
 
 def job_mark_cancelled(*, job: Job) -> bool:
     return _finish(job, JobStatus.CANCELLED, message="cancelled while running")
+
+
+def job_hand_back(*, job: Job, reason: str) -> bool:
+    """Requeue a running job at once without spending its attempt (its worker is shutting down and
+    the job has checkpointed); another worker resumes it."""
+    with transaction.atomic():
+        done = _held(job).update(status=JobStatus.QUEUED, attempt=F("attempt") - 1, lease_owner="", lease_node="",
+                                 preempt_requested=False, enqueued_at=timezone.now(), published_at=None)
+        if done == 1:
+            _event(job.pk, JobEventType.STATUS, f"requeued: {reason} (attempt not counted)",
+                   {"status": JobStatus.QUEUED, "attempt": job.attempt - 1})
+            _enqueue_on_commit(job)
+    return done == 1
+
+
+def jobs_preempt_on(*, node: str) -> list[int]:
+    """Ask every job running in worker ``node``'s pool to checkpoint and hand itself back."""
+    kinds = [kind.name for kind in registry.all_kinds() if kind.preemptible]
+    ids = list(Job.objects.filter(status=JobStatus.RUNNING, lease_node=node, kind__in=kinds)
+               .values_list("pk", flat=True))
+    if ids:
+        Job.objects.filter(pk__in=ids, status=JobStatus.RUNNING).update(preempt_requested=True)
+        for job_id in ids:
+            _event(job_id, JobEventType.LOG, f"worker {node} is shutting down: checkpoint and hand back")
+    return ids
+
+
+RETRY_STATUSES = frozenset({JobStatus.FAILED, JobStatus.CANCELLED})
+
+
+@transaction.atomic
+def job_retry(*, job: Job) -> Job:
+    """Queue a failed (or cancelled) job again, with fresh attempts; a training resumes from the last
+    complete checkpoint in its run directory, which the same job keeps."""
+    job = Job.objects.select_for_update().get(pk=job.pk)
+    kind = registry.get(job.kind)
+    if kind is None or not kind.retryable:
+        raise JobConflict(f"Job {job.pk} ({job.kind}) cannot be retried; start a new one instead.")
+    if job.status not in RETRY_STATUSES:
+        raise JobConflict(f"Job {job.pk} is {job.status}; only a failed or cancelled job can be retried.")
+    previous = job.status
+    job.status = JobStatus.QUEUED
+    job.attempt = 0
+    job.cancel_requested = job.preempt_requested = False
+    job.lease_owner = job.lease_node = ""
+    job.error = ""
+    job.result = None
+    job.finished_at = None
+    job.enqueued_at = timezone.now()
+    job.published_at = None
+    job.save(update_fields=["status", "attempt", "cancel_requested", "preempt_requested", "lease_owner", "lease_node",
+                            "error", "result", "finished_at", "enqueued_at", "published_at"])
+    _event(job.pk, JobEventType.STATUS, f"retry requested (was {previous}); queued on {job.queue}",
+           {"status": JobStatus.QUEUED})
+    _enqueue_on_commit(job)
+    return job
 
 
 @transaction.atomic
@@ -180,21 +301,27 @@ def jobs_reap_stale(*, now=None) -> dict[str, list[int]]:
                 job.error = message = f"{lost}; gave up after {job.max_attempts} attempts"
             else:
                 job.status, key, message = JobStatus.QUEUED, "requeued", f"requeued ({lost})"
-            job.lease_owner = ""
+            job.lease_owner = job.lease_node = ""
+            job.preempt_requested = False
             if job.status == JobStatus.QUEUED:
                 job.enqueued_at = now
+                job.published_at = None
                 _enqueue_on_commit(job)
             else:
                 job.finished_at = now
-            job.save(update_fields=["status", "lease_owner", "error", "enqueued_at", "finished_at"])
+            job.save(update_fields=["status", "lease_owner", "lease_node", "preempt_requested", "error", "enqueued_at",
+                                    "published_at", "finished_at"])
             _event(job.pk, JobEventType.STATUS, message, {"status": job.status, "attempt": job.attempt})
             outcome[key].append(job.pk)
             logger.warning("reaper: job %s %s", job.pk, message)
-    forgotten = Job.objects.filter(status=JobStatus.QUEUED, enqueued_at__lt=now - 10 * stale)
-    for job in forgotten:
+    # never published (the broker refused it) or published so long ago that the broker lost it
+    unsent = Job.objects.filter(status=JobStatus.QUEUED, published_at__isnull=True,
+                                enqueued_at__lt=now - timedelta(seconds=UNPUBLISHED_RESEND_SECONDS))
+    lost = Job.objects.filter(status=JobStatus.QUEUED, enqueued_at__lt=now - 10 * stale)
+    for job in (unsent | lost).distinct():
         if Job.objects.filter(pk=job.pk, status=JobStatus.QUEUED, enqueued_at=job.enqueued_at).update(enqueued_at=now):
-            _send(job.pk, kind=job.kind, queue=job.queue)
-            outcome["resent"].append(job.pk)
+            if _publish(job.pk, kind=job.kind, queue=job.queue):
+                outcome["resent"].append(job.pk)
     return outcome
 
 

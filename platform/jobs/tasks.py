@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from jobs import services
+from jobs import housekeeping, services
 from jobs.runner import run_job
 
 
@@ -26,3 +26,9 @@ def system_check(job_id: int) -> None:
 @shared_task(name="jobs.reap_stale")
 def reap_stale() -> dict:
     return services.jobs_reap_stale()
+
+
+@shared_task(name="jobs.tidy")
+def tidy() -> dict:
+    """Stale upload temp files and the checkpoints of runs whose model version is stored."""
+    return {"uploads": housekeeping.uploads_clean_stale(), "runs": housekeeping.runs_prune()}

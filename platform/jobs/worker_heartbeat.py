@@ -10,13 +10,13 @@ import subprocess
 import sys
 import threading
 
-from celery.signals import worker_ready, worker_shutdown
+from celery.signals import worker_ready, worker_shutdown, worker_shutting_down
 from django.db import connection
 from django.utils import timezone
 
 logger = logging.getLogger("sampan.jobs")
 
-BEAT_SECONDS = 10
+BEAT_SECONDS = 3  # jobs.services.WORKER_ALIVE_SECONDS allows three missed beats
 _stop = threading.Event()
 _state: dict = {}
 
@@ -62,6 +62,33 @@ def _on_ready(sender, **kwargs) -> None:
     )
     threading.Thread(target=_loop, name="sampan-worker-heartbeat", daemon=True).start()
     logger.info("worker %s consuming %s, devices %s", consumer.hostname, queues, devices)
+
+
+@worker_shutting_down.connect
+def _on_shutting_down(sender=None, sig=None, how=None, exitcode=None, **kwargs) -> None:
+    """A warm shutdown (SIGTERM, `docker stop`): ask the jobs running in this worker's pool to
+    checkpoint and hand themselves back, so another worker resumes them within seconds instead of
+    this one finishing them inside the grace period (or being killed and reaped a minute later)."""
+    node = _state.get("hostname") or sender
+    if how != "Warm" or not node:
+        return
+    # We are inside the signal handler of the main thread: do the database work in a thread.
+    thread = threading.Thread(target=_preempt, args=(str(node),), name="sampan-preempt", daemon=True)
+    thread.start()
+    thread.join(timeout=10)
+
+
+def _preempt(node: str) -> None:
+    from jobs.services import jobs_preempt_on
+
+    try:
+        preempted = jobs_preempt_on(node=node)
+        if preempted:
+            logger.warning("worker %s shutting down: handing back jobs %s", node, preempted)
+    except Exception:
+        logger.exception("could not ask the running jobs to hand back")
+    finally:
+        connection.close()
 
 
 @worker_shutdown.connect

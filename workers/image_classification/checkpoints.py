@@ -14,8 +14,10 @@ plain containers only.
 
 from __future__ import annotations
 
+import errno
 import json
 import re
+import shutil
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,14 +55,32 @@ def save_checkpoint(directory: Path, state: dict[str, Any], *, epoch: int, step:
     """Write ``state`` as the checkpoint of (epoch, step), then its marker; keep the newest ``keep``."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / checkpoint_name(epoch, step)
-    atomic_write(path, lambda handle: torch.save(state, handle))
-    info = CheckpointInfo(path=path, epoch=epoch, step=step, bytes=path.stat().st_size, sha256=sha256_of(path))
-    atomic_write_json(info.marker, {"checkpoint": path.name, "epoch": epoch, "step": step, "bytes": info.bytes,
-                                    "sha256": info.sha256})
+    try:
+        atomic_write(path, lambda handle: torch.save(state, handle))
+        info = CheckpointInfo(path=path, epoch=epoch, step=step, bytes=path.stat().st_size, sha256=sha256_of(path))
+        atomic_write_json(info.marker, {"checkpoint": path.name, "epoch": epoch, "step": step, "bytes": info.bytes,
+                                        "sha256": info.sha256})
+    except (OSError, RuntimeError) as exc:
+        if not _out_of_space(exc):
+            raise
+        # torch reports a full disk as "[enforce fail at inline_container.cc] unexpected pos"; name the cause
+        free = shutil.disk_usage(directory).free
+        raise OSError(errno.ENOSPC, f"No space left on device while writing checkpoint {path.name} "
+                                    f"({free} bytes free in {directory})", str(path)) from exc
     for old in complete_checkpoints(directory)[keep:]:
         old.marker.unlink(missing_ok=True)  # marker first: a crash in between leaves an ignored file
         old.path.unlink(missing_ok=True)
     return info
+
+
+def _out_of_space(exc: BaseException) -> bool:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def complete_checkpoints(directory: Path) -> list[CheckpointInfo]:

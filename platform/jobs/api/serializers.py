@@ -23,7 +23,7 @@ class JobSerializer(serializers.ModelSerializer):
         model = Job
         fields = [
             "id", "workspace", "project", "kind", "params", "status", "queue", "attempt", "max_attempts",
-            "lease_owner", "heartbeat_at", "cancel_requested", "progress", "result", "error", "created_by",
+            "lease_owner", "heartbeat_at", "cancel_requested", "preempt_requested", "progress", "result", "error", "created_by",
             "created_at", "enqueued_at", "started_at", "finished_at",
         ]
         read_only_fields = fields
@@ -69,6 +69,7 @@ class JobKindSerializer(serializers.Serializer):
     title = serializers.CharField()
     description = serializers.CharField()
     prefers_gpu = serializers.BooleanField()
+    retryable = serializers.BooleanField(help_text="A failed or cancelled job of this kind can be retried.")
 
 
 class WorkerNodeSerializer(serializers.ModelSerializer):

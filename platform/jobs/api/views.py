@@ -61,6 +61,20 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return Response(JobSerializer(services.job_cancel(job=job)).data)
 
     @extend_schema(
+        request=None,
+        responses=JobSerializer,
+        summary="Retry a failed or cancelled job",
+        description="Queues the job again with fresh attempts. A training resumes from the last complete "
+                    "checkpoint its earlier attempts left. 409 when the job is not failed/cancelled or its kind "
+                    "cannot be retried.",
+    )
+    @action(detail=True, methods=["post"])
+    def retry(self, request, pk=None):
+        job = self.get_object()
+        require_role(user=request.user, workspace_id=job.workspace_id, action="retry jobs")
+        return Response(JobSerializer(services.job_retry(job=job)).data)
+
+    @extend_schema(
         parameters=[
             OpenApiParameter("type", OpenApiTypes.STR, enum=[t.value for t in JobEventType], required=False),
             OpenApiParameter("after", OpenApiTypes.INT, required=False, description="Only events with seq > after."),

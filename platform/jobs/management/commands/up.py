@@ -1,5 +1,6 @@
-"""Start the whole platform on this machine: migrate, create the first admin, run a worker
-(with the reaper schedule) and the web server, print where to log in, stop both on Ctrl-C."""
+"""Start the whole platform on this machine: migrate, create the first admin, run a worker, the
+housekeeping process (scheduler + reaper, outside the worker's pool) and the web server, print
+where to log in, stop them all on Ctrl-C."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ class Command(BaseCommand):
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         children: list[subprocess.Popen] = []
         if not no_worker:
-            children.append(subprocess.Popen([sys.executable, manage, "worker", "--beat"], env=env))
+            children.append(subprocess.Popen([sys.executable, manage, "worker"], env=env))
+            children.append(subprocess.Popen([sys.executable, manage, "housekeeping"], env=env))
         children.append(subprocess.Popen([
             sys.executable, "-m", "gunicorn", "config.wsgi:application", "--chdir", str(settings.PLATFORM_DIR),
             "--bind", f"{host}:{port}", "--worker-class", "gthread", "--config", str(settings.PLATFORM_DIR / "config" / "gunicorn.py"),

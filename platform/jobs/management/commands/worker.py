@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
 import os
+import signal
 import socket
+import subprocess
+import sys
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -31,7 +36,9 @@ class Command(BaseCommand):
         parser.add_argument("--queues", default=settings.SAMPAN_WORKER_QUEUES)
         parser.add_argument("--concurrency", type=int, default=settings.SAMPAN_WORKER_CONCURRENCY)
         parser.add_argument("--hostname", default=f"sampan@{socket.gethostname()}")
-        parser.add_argument("--beat", action="store_true", help="also run the periodic scheduler (the reaper); one per installation")
+        parser.add_argument("--beat", action="store_true",
+                            help="also start `manage.py housekeeping` (the scheduler and the reaper, in their own "
+                                 "process); one per installation")
         parser.add_argument("--loglevel", default=settings.LOG_LEVEL)
 
     def handle(self, *args, queues, concurrency, hostname, beat, loglevel, **options):
@@ -51,6 +58,26 @@ class Command(BaseCommand):
             "worker", "--loglevel", loglevel, "--queues", ",".join(queue_list), "--concurrency", str(concurrency),
             "--hostname", hostname, "--without-mingle", "--without-gossip",
         ]
-        if beat:
-            argv += ["--beat", "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME]
-        app.worker_main(argv)
+        housekeeping = _start_housekeeping(loglevel) if beat else None
+        try:
+            app.worker_main(argv)
+        finally:
+            if housekeeping is not None and housekeeping.poll() is None:
+                housekeeping.terminate()
+                try:
+                    housekeeping.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    housekeeping.kill()
+
+
+def _die_with_parent() -> None:
+    """In the child: get SIGTERM when the worker dies, even by SIGKILL (Linux), so no orphan
+    scheduler keeps running."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _start_housekeeping(loglevel: str) -> subprocess.Popen:
+    manage = str(settings.PLATFORM_DIR / "manage.py")
+    return subprocess.Popen([sys.executable, manage, "housekeeping", "--loglevel", loglevel],
+                            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
