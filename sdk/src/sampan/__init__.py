@@ -28,7 +28,14 @@ from sampan.errors import (  # noqa: E402
     UnsupportedMediaType,
     WaitTimeout,
 )
-from sampan.models import Backbone, ClassMetrics, EvaluationReport, ModelVersion, plot_confusion_matrix  # noqa: E402
+from sampan.models import (  # noqa: E402
+    Backbone,
+    ClassMetrics,
+    EvaluationReport,
+    ModelVersion,
+    RegressionReport,
+    plot_confusion_matrix,
+)
 from sampan.studies import Study  # noqa: E402
 from sampan.training import Job  # noqa: E402
 from sampan.workspaces import Project, Workspace  # noqa: E402
@@ -36,7 +43,7 @@ from sampan.workspaces import Project, Workspace  # noqa: E402
 __all__ = [
     "AuthenticationError", "Backbone", "BadRequest", "ClassMetrics", "Client", "Conflict", "Dataset", "DatasetVersion",
     "Deployment", "EvaluationReport", "Job", "JobFailed", "ModelVersion", "NotFound", "Package", "PayloadTooLarge",
-    "PermissionDenied", "Prediction", "Project", "RateLimited", "SampanError", "ServerError", "ServiceUnavailable",
+    "PermissionDenied", "Prediction", "Project", "RateLimited", "RegressionReport", "SampanError", "ServerError", "ServiceUnavailable",
     "Study", "TransportError", "UnsupportedMediaType", "UploadResult", "WaitTimeout", "Workspace", "encode_image",
     "plot_confusion_matrix",
 ]

@@ -82,14 +82,146 @@ class EvaluationReport:
                                      title=f"{self.name}: accuracy {self.accuracy:.3f}")
 
 
+@dataclass(frozen=True)
+class RegressionReport:
+    """A regression model version's evaluation on its dataset version's test split: MAE, RMSE, R2,
+    the residual plot's points (actual vs predicted), the residual histogram, the largest errors
+    and permutation feature importance.
+
+    >>> report = model.evaluation()          # a RegressionReport for a tabular regression model
+    >>> report.rmse, report.r2
+    >>> report.residuals_frame().head()      # sample, actual, predicted, residual
+    """
+
+    model_version: int
+    name: str
+    split: str
+    samples: int
+    mae: float
+    rmse: float
+    r2: float
+    residuals: list[dict[str, Any]] = field(default_factory=list)
+    residual_histogram: dict[str, list[float]] = field(default_factory=dict)
+    largest_errors: list[dict[str, Any]] = field(default_factory=list)
+    feature_importance: list[dict[str, Any]] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_api(cls, body: dict[str, Any]) -> RegressionReport:
+        report = body.get("evaluation") or {}
+        residuals = report.get("residuals") or {}
+        return cls(
+            model_version=int(body["id"]), name=str(body["name"]), split=report.get("split", "test"),
+            samples=int(report.get("samples", 0)), mae=float(report["mae"]), rmse=float(report["rmse"]),
+            r2=float(report["r2"]), residuals=list(residuals.get("points", [])),
+            residual_histogram=dict(residuals.get("histogram") or {}),
+            largest_errors=list(report.get("largest_errors", [])),
+            feature_importance=list(report.get("feature_importance", [])), raw=report,
+        )
+
+    def residuals_frame(self) -> Any:
+        """The residual plot's points as a DataFrame: sample, actual, predicted, residual (predicted - actual)."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.residuals, columns=["sample", "actual", "predicted"])
+        frame["residual"] = frame["predicted"] - frame["actual"]
+        return frame
+
+    def feature_importance_frame(self) -> Any:
+        """Permutation importance per column (feature, importance, std), most important first."""
+        import pandas as pd
+
+        return pd.DataFrame(self.feature_importance, columns=["feature", "importance", "std"]).set_index("feature")
+
+    def plot_residuals(self, ax: Any = None) -> Any:
+        """Predicted against actual with the identity line (``pip install sampan[plot]``); returns the Axes."""
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as exc:
+            raise ImportError("plot_residuals needs matplotlib: pip install 'sampan[plot]'") from exc
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5, 5))
+        actual = [p["actual"] for p in self.residuals]
+        predicted = [p["predicted"] for p in self.residuals]
+        ax.scatter(actual, predicted, s=10, alpha=0.7)
+        if actual:
+            low, high = min(actual + predicted), max(actual + predicted)
+            ax.plot([low, high], [low, high], color="grey", linewidth=1)
+        ax.set_xlabel("actual")
+        ax.set_ylabel("predicted")
+        ax.set_title(f"{self.name}: RMSE {self.rmse:.4g}, R² {self.r2:.3f}")
+        return ax
+
+
+def evaluation_report(body: dict[str, Any]) -> EvaluationReport | RegressionReport:
+    """The typed report of an evaluation answer: a :class:`RegressionReport` for a regression model,
+    else an :class:`EvaluationReport` (classifiers)."""
+    report = body.get("evaluation") or {}
+    if report.get("task") == "regression" or ({"mae", "rmse", "r2"} <= report.keys() and "accuracy" not in report):
+        return RegressionReport.from_api(body)
+    return EvaluationReport.from_api(body)
+
+
+def _charmap(path: str) -> frozenset[int]:
+    from matplotlib.ft2font import FT2Font
+
+    try:
+        return frozenset(FT2Font(path).get_charmap())
+    except (OSError, RuntimeError, ValueError):
+        return frozenset()
+
+
+_CHARMAPS: dict[str, frozenset[int]] = {}
+
+
+def _font_names(font_manager: Any) -> dict[str, str]:
+    """Font file -> family name (a collection's first face: its regular one)."""
+    names: dict[str, str] = {}
+    for entry in font_manager.fontManager.ttflist:
+        names.setdefault(entry.fname, entry.name)
+    return names
+
+
+def font_families_for(texts: list[str]) -> list[str] | None:
+    """Font families that draw every character of ``texts``: matplotlib's default font first, then an
+    installed font with the glyphs it lacks (CJK class names: e.g. Noto Sans CJK, WenQuanYi Zen Hei),
+    for matplotlib's per-glyph font fallback. None when the default font covers them all, or when no
+    installed font has the missing glyphs (matplotlib then warns about them)."""
+    from matplotlib import font_manager
+
+    default = font_manager.findfont(font_manager.FontProperties())
+    covered = _CHARMAPS.setdefault(default, _charmap(default))
+    needed = {ord(ch) for text in texts for ch in text if not ch.isspace()} - covered
+    if not needed:
+        return None
+    known = _font_names(font_manager)
+    candidates = list(known) + [path for path in font_manager.findSystemFonts() if path not in known]
+    # fonts made for CJK first: their glyphs are the ones a Chinese, Japanese or Korean label needs
+    hints = ("cjk", "wqy", "zenhei", "microhei", "hei", "song", "ming", "gothic", "uming", "ukai")
+    candidates.sort(key=lambda path: not any(hint in Path(path).name.lower() for hint in hints))
+    for path in candidates:
+        charmap = _CHARMAPS.setdefault(path, _charmap(path))
+        if needed <= charmap:
+            if path not in known:  # installed after matplotlib built its font cache
+                font_manager.fontManager.addfont(path)
+                known = _font_names(font_manager)
+            name = known.get(path) or font_manager.FontProperties(fname=path).get_name()
+            return [font_manager.FontProperties().get_family()[0], name]
+    return None
+
+
 def plot_confusion_matrix(counts: list[list[int]], classes: list[str], *, ax: Any = None, normalize: bool = False,
                           cmap: str = "Blues", title: str | None = None) -> Any:
-    """A confusion-matrix heat map with counts in the cells; returns the matplotlib Axes."""
+    """A confusion-matrix heat map with counts in the cells; returns the matplotlib Axes. Class names
+    in any script (e.g. Chinese) are drawn with an installed font that has their glyphs."""
     try:
         import matplotlib.pyplot as plt
     except ImportError as exc:
         raise ImportError("plot_confusion_matrix needs matplotlib: pip install 'sampan[plot]'") from exc
     import numpy as np
+
+    families = font_families_for([*classes, title or ""])
+    font: dict[str, Any] = {"fontfamily": families} if families else {}
 
     matrix = np.asarray(counts, dtype=float)
     if normalize:
@@ -98,8 +230,9 @@ def plot_confusion_matrix(counts: list[list[int]], classes: list[str], *, ax: An
         size = max(4.0, 0.5 * len(classes) + 2)
         _, ax = plt.subplots(figsize=(size, size))
     image = ax.imshow(matrix, cmap=cmap)
-    ax.set_xticks(range(len(classes)), labels=classes, rotation=45 if max(map(len, classes), default=0) > 3 else 0)
-    ax.set_yticks(range(len(classes)), labels=classes)
+    ax.set_xticks(range(len(classes)), labels=classes, rotation=45 if max(map(len, classes), default=0) > 3 else 0,
+                  **font)
+    ax.set_yticks(range(len(classes)), labels=classes, **font)
     ax.set_xlabel("predicted")
     ax.set_ylabel("true")
     threshold = matrix.max() / 2 if matrix.size else 0
@@ -109,7 +242,7 @@ def plot_confusion_matrix(counts: list[list[int]], classes: list[str], *, ax: An
             ax.text(j, i, text, ha="center", va="center", fontsize=8,
                     color="white" if matrix[i, j] > threshold else "black")
     if title:
-        ax.set_title(title)
+        ax.set_title(title, **font)
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     return ax
 
@@ -119,11 +252,13 @@ class ModelVersion(Resource):
 
     _path = "model-versions/"
 
-    def evaluation(self) -> EvaluationReport:
-        return EvaluationReport.from_api(self._client.http.get(f"model-versions/{self.id}/evaluation/"))
+    def evaluation(self) -> EvaluationReport | RegressionReport:
+        """The evaluation report: an :class:`EvaluationReport` (classifiers: accuracy, f1s, per class,
+        confusion matrix) or a :class:`RegressionReport` (regression: MAE, RMSE, R2, residuals)."""
+        return evaluation_report(self._client.http.get(f"model-versions/{self.id}/evaluation/"))
 
     def compare(self, other: int | ModelVersion) -> dict[str, Any]:
-        """This version (a) against ``other`` (b); every delta is b minus a."""
+        """This version (a) against ``other`` (b); every delta is b minus a (see :meth:`Models.compare`)."""
         return self._client.models.compare(self, other)
 
     def download_onnx(self, dest: str | os.PathLike[str] | IO[bytes]) -> Path | None:
@@ -162,19 +297,29 @@ class Models:
     def get(self, model_version_id: int) -> ModelVersion:
         return ModelVersion(self._client, self._client.http.get(f"model-versions/{int(model_version_id)}/"))
 
-    def evaluation(self, model_version: int | ModelVersion) -> EvaluationReport:
-        return EvaluationReport.from_api(self._client.http.get(f"model-versions/{_id(model_version)}/evaluation/"))
+    def evaluation(self, model_version: int | ModelVersion) -> EvaluationReport | RegressionReport:
+        return evaluation_report(self._client.http.get(f"model-versions/{_id(model_version)}/evaluation/"))
 
     def compare(self, a: int | ModelVersion, b: int | ModelVersion) -> dict[str, Any]:
-        """Two versions' evaluation reports side by side (accuracy, f1s, per class); deltas are b minus a."""
+        """Two versions' evaluation reports side by side; every delta is b minus a. ``task`` says which:
+        ``"classification"`` (accuracy, macro_f1, weighted_f1, top_k_accuracy, per_class) or
+        ``"regression"`` (mae, rmse, r2 as ``{a, b, delta}``; lower MAE/RMSE and higher R2 are better).
+        A classifier and a regression model cannot be compared (:class:`sampan.BadRequest`).
+
+        e.g. ``client.models.compare(v1, v2)["rmse"]["delta"]`` -> ``-3.2`` (v2 is better)
+        """
         return self._client.http.get("model-versions/compare/", a=_id(a), b=_id(b))
 
     def compare_frame(self, a: int | ModelVersion, b: int | ModelVersion) -> Any:
-        """The per-class comparison as a pandas DataFrame (columns like ``f1_a``, ``f1_b``, ``f1_delta``)."""
+        """The comparison as a pandas DataFrame: per class for classifiers (columns like ``f1_a``,
+        ``f1_b``, ``f1_delta``), per metric (mae, rmse, r2; columns a, b, delta) for regression."""
         import pandas as pd
 
+        compared = self.compare(a, b)
+        if compared.get("task") == "regression":
+            return pd.DataFrame([{"metric": m, **compared[m]} for m in ("mae", "rmse", "r2")]).set_index("metric")
         rows = []
-        for row in self.compare(a, b)["per_class"]:
+        for row in compared["per_class"]:
             flat: dict[str, Any] = {"class": row["class"]}
             for metric in ("precision", "recall", "f1"):
                 for side in ("a", "b", "delta"):
