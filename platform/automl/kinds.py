@@ -27,6 +27,7 @@ TRIAL = register(
         params_serializer=TrialParams,
         prefers_gpu=True,
         start_endpoint="/api/v1/studies/",
+        preemptible=True,  # a worker shutdown hands the trial back; the next attempt resumes its checkpoint
     )
 )
 

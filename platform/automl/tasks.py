@@ -4,7 +4,7 @@ services record it in Optuna's storage and the study's rows and schedule the nex
 from __future__ import annotations
 
 from celery import shared_task
-from jobs.runner import LeaseLost, run_job
+from jobs.runner import JobPreempted, LeaseLost, run_job
 
 from workers.progress import JobCancelled
 
@@ -78,8 +78,8 @@ def _trial(job, report) -> dict:
     except TrialPrunedHere as pruned:
         services.trial_record_pruned(trial=trial, epoch=pruned.epoch)
         return {"trial": trial.number, "state": "pruned", "epoch": pruned.epoch}
-    except LeaseLost:
-        raise  # another attempt owns the trial now
+    except (LeaseLost, JobPreempted):
+        raise  # another attempt owns the trial now, or will resume it after this worker's shutdown
     except JobCancelled:
         services.trial_record_failed(trial=trial, error="cancelled")
         raise

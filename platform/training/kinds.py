@@ -28,6 +28,8 @@ TRAINING_RUN = register(
         params_serializer=TrainingRunParams,
         prefers_gpu=True,
         start_endpoint="/api/v1/training-jobs/",
+        retryable=True,  # resumes from the run's last complete checkpoint
+        preemptible=True,
     )
 )
 

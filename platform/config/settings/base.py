@@ -50,11 +50,13 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "config.errors.ApiErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "config.security.SecurityHeadersMiddleware",  # CSP everywhere, no-store on API answers
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "jobs.idempotency.IdempotencyMiddleware",  # Idempotency-Key on POSTs (issue 12): a retry never duplicates
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -106,6 +108,9 @@ STORAGES = {
 
 SAMPAN_MAX_REQUEST_BYTES = env_int("SAMPAN_MAX_REQUEST_BYTES", 10 * 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = SAMPAN_MAX_REQUEST_BYTES
+# Large uploads spill here (not /tmp) so housekeeping can delete the files a killed web leaves.
+FILE_UPLOAD_TEMP_DIR = str(SAMPAN_HOME / "tmp" / "uploads")
+(SAMPAN_HOME / "tmp" / "uploads").mkdir(parents=True, exist_ok=True)
 
 # --- datasets: limits on imports (DESIGN §6) ----------------------------------------------------
 SAMPAN_DATASET_MAX_UPLOAD_BYTES = env_int("SAMPAN_DATASET_MAX_UPLOAD_BYTES", 2 * 1024**3, minimum=1024)
@@ -123,6 +128,8 @@ SAMPAN_DATASET_MAX_TABLE_BYTES = env_int("SAMPAN_DATASET_MAX_TABLE_BYTES", 256 *
 # --- training: uploaded backbone state_dicts (transfer learning) --------------------------------
 # ResNet-18 is about 45 MB; the limit leaves room for bigger checkpoints that wrap a state_dict.
 SAMPAN_BACKBONE_MAX_UPLOAD_BYTES = env_int("SAMPAN_BACKBONE_MAX_UPLOAD_BYTES", 512 * 1024**2, minimum=1024)
+# --- deploy: hosted predictions serve their cached deployment state this long while the database is away --
+SAMPAN_DEPLOY_STALE_SECONDS = env_int("SAMPAN_DEPLOY_STALE_SECONDS", 30, minimum=0, maximum=3600)
 SAMPAN_MAX_UPLOAD_REQUEST_BYTES = max(SAMPAN_MAX_UPLOAD_REQUEST_BYTES, SAMPAN_BACKBONE_MAX_UPLOAD_BYTES + 1024 * 1024)
 
 SESSION_COOKIE_HTTPONLY = True
@@ -155,6 +162,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},  # no badge from validator.swagger.io
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
@@ -217,10 +225,15 @@ CELERY_TASK_DEFAULT_QUEUE = "cpu"
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Periodic tasks go to the `housekeeping` queue, consumed only by `manage.py housekeeping` (never
+# behind a job in a worker's pool).
+_housekeeping = {"queue": "housekeeping", "expires": float(SAMPAN_REAPER_INTERVAL_SECONDS)}
 CELERY_BEAT_SCHEDULE = {
-    "reap-stale-jobs": {"task": "jobs.reap_stale", "schedule": float(SAMPAN_REAPER_INTERVAL_SECONDS), "options": {"queue": "cpu", "expires": float(SAMPAN_REAPER_INTERVAL_SECONDS)}},
+    "reap-stale-jobs": {"task": "jobs.reap_stale", "schedule": float(SAMPAN_REAPER_INTERVAL_SECONDS), "options": _housekeeping},
     # studies: settle trials whose worker was lost for good and keep `parallelism` trials in flight
-    "reconcile-studies": {"task": "automl.reconcile", "schedule": float(SAMPAN_REAPER_INTERVAL_SECONDS), "options": {"queue": "cpu", "expires": float(SAMPAN_REAPER_INTERVAL_SECONDS)}},
+    "reconcile-studies": {"task": "automl.reconcile", "schedule": float(SAMPAN_REAPER_INTERVAL_SECONDS), "options": _housekeeping},
+    # stale upload temp files; checkpoints of runs whose model version is stored
+    "tidy": {"task": "jobs.tidy", "schedule": 600.0, "options": {"queue": "housekeeping", "expires": 600.0}},
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(SAMPAN_HOME / "celerybeat-schedule")
 
