@@ -88,6 +88,9 @@ ENV_VARS: dict[str, EnvVar] = {
                "address (default 0: the address of the connection)"),
         EnvVar("SAMPAN_BACKBONE_MAX_UPLOAD_BYTES",
                "largest backbone state_dict file (transfer learning weights) one upload accepts (default 512 MiB)"),
+        EnvVar("SAMPAN_DEPLOY_STALE_SECONDS",
+               "how long hosted predictions are served from a deployment's cached state while the database "
+               "cannot be read; past it they answer 503 with Retry-After (default 30)"),
     ]
 }
 

@@ -11,6 +11,12 @@
 - Quotas: a fixed one-minute window per key, counted in Redis when the broker is Redis (shared by
   every web process), else in this process (exact for the embedded single-process web server).
 - Usage: recorded in memory and written about once a second (deploy.usage).
+- The database away (refusing connections, a failover): a deployment whose state this process
+  verified less than SAMPAN_DEPLOY_STALE_SECONDS (30) ago is served from that cached state: its
+  keys, revocations and expiry dates as they were then (a revoke committed before the outage still
+  applies; none can be committed during it). Past that bound the answer is a 503
+  ``database_unavailable`` with Retry-After, never a 500. After a failed read the database is not
+  asked again for a second (every request would otherwise wait for its own connection attempt).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import logging
 import os
 import shutil
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,7 +36,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.files.storage import default_storage
-from django.db import connection
+from django.db import DatabaseError, connection
 
 logger = logging.getLogger("sampan.deploy")
 
@@ -123,12 +130,30 @@ class StampReader:
 stamp_reader = StampReader()
 
 
+DATABASE_RETRY_SECONDS = 1.0
+UNAVAILABLE_RETRY_AFTER = 5
+
+
+def stale_seconds() -> float:
+    return float(getattr(settings, "SAMPAN_DEPLOY_STALE_SECONDS", 30))
+
+
+class ServingUnavailable(Exception):
+    """The database cannot be read and this process holds no state of the deployment recent enough."""
+
+    retry_after = UNAVAILABLE_RETRY_AFTER
+
+
 class ServingStates:
-    """Deployment id -> DeploymentState, reloaded when the stored stamp moves."""
+    """Deployment id -> DeploymentState, reloaded when the stored stamp moves; served from the cache
+    for a bounded staleness while the database cannot be read (module docstring)."""
 
     def __init__(self) -> None:
         self._states: dict[int, DeploymentState] = {}
+        self._verified: dict[int, float] = {}  # deployment id -> monotonic time its stamp was last read
         self._lock = threading.Lock()
+        self._database_down_until = 0.0
+        self._outage_logged = False
 
     def _stamp(self, deployment_id: int) -> int | None:
         stamp = stamp_reader.read(deployment_id)
@@ -163,6 +188,43 @@ class ServingStates:
             keys=keys)
 
     def get(self, deployment_id: int) -> DeploymentState | None:
+        """The deployment's current state (None: no such deployment). Raises ServingUnavailable when
+        the database cannot be read and the cached state is older than the staleness bound."""
+        now = time.monotonic()
+        if now < self._database_down_until:
+            return self._cached(deployment_id, now)
+        try:
+            state = self._read(deployment_id)
+        except DatabaseError as exc:
+            self._database_down_until = time.monotonic() + DATABASE_RETRY_SECONDS
+            if not self._outage_logged:
+                self._outage_logged = True
+                logger.warning("the database cannot be read (%s: %s); serving cached deployment states for up to "
+                               "%s s", type(exc).__name__, str(exc).strip().splitlines()[0][:200] if str(exc) else "",
+                               stale_seconds())
+            return self._cached(deployment_id, now)
+        if self._outage_logged:
+            self._outage_logged = False
+            logger.warning("the database answers again; deployment states are read from it")
+        if state is None:
+            self._verified.pop(deployment_id, None)
+        else:
+            self._verified[deployment_id] = now
+        return state
+
+    def _cached(self, deployment_id: int, now: float) -> DeploymentState:
+        state, verified = self._states.get(deployment_id), self._verified.get(deployment_id)
+        limit = stale_seconds()
+        if state is None or verified is None:
+            raise ServingUnavailable(f"The platform's database cannot be reached and this web process holds no state "
+                                     f"of deployment {deployment_id} to serve it from.")
+        if now - verified > limit:
+            raise ServingUnavailable(f"The platform's database cannot be reached and this deployment's cached state is "
+                                     f"{now - verified:.0f} s old, past the {limit:g} s this server may serve it for "
+                                     f"(SAMPAN_DEPLOY_STALE_SECONDS).")
+        return state
+
+    def _read(self, deployment_id: int) -> DeploymentState | None:
         stamp = self._stamp(deployment_id)
         if stamp is None:
             self._states.pop(deployment_id, None)

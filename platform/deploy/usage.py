@@ -5,6 +5,10 @@ is idempotent). Percentiles of any window come from merged histograms.
 
 Latency buckets are log-spaced, 8 per doubling from 0.01 ms: an estimate is within ~4.5 % of the
 true value, and a minute's histogram has at most a few dozen non-empty buckets.
+
+While the database is away, predictions go on and their usage stays in memory (a few rows per key
+per minute): a failed flush keeps every minute it did not write for the next one, and one log line
+says so, so nothing is lost when the database returns (as long as the process lives).
 """
 
 from __future__ import annotations
@@ -113,16 +117,34 @@ class UsageRecorder:
             atexit.register(self._final_flush)
 
     def _run(self) -> None:
-        from django.db import connection
+        from django.db import DatabaseError, connection
 
+        failing = False
         while True:
             time.sleep(FLUSH_SECONDS)
             try:
-                if not self.flush():
+                written = self.flush()
+                if failing:
+                    failing = False
+                    logger.warning("deployment usage is written again (%d buffered rows)", written)
+                if not written:
                     connection.close()  # idle: hold no database connection
-            except Exception:  # the database may be away for a moment; the next flush retries
+            except DatabaseError as exc:  # the database is away: the minutes stay buffered for the next flush
+                if not failing:
+                    failing = True
+                    logger.warning("writing deployment usage failed (%s: %s); keeping it in memory until the "
+                                   "database answers", type(exc).__name__, str(exc).strip()[:200])
+                self._close_quietly(connection)
+            except Exception:
                 logger.exception("writing deployment usage failed")
-                connection.close()
+                self._close_quietly(connection)
+
+    @staticmethod
+    def _close_quietly(connection) -> None:
+        try:
+            connection.close()
+        except Exception:  # a connection the database dropped may fail to close: it is gone either way
+            pass
 
     def _final_flush(self) -> None:
         try:
@@ -146,24 +168,38 @@ class UsageRecorder:
                 del self._minutes[k]  # finished minutes, written: forget them
             used_keys, self._used_keys = self._used_keys, set()
         written = 0
-        for (deployment_id, key_id, minute), usage in pending:
-            values = {"calls": usage.calls, "errors": usage.errors, "latency_ms_sum": usage.latency_ms_sum,
-                      "histogram": {str(k): v for k, v in usage.histogram.items()}}
-            at = datetime.fromtimestamp(minute * 60, tz=UTC)
-            try:
-                with transaction.atomic():
-                    updated = UsageMinute.objects.filter(deployment_id=deployment_id, key_id=key_id, minute=at,
-                                                         writer=self.writer).update(**values)
-                    if not updated:
-                        UsageMinute.objects.create(deployment_id=deployment_id, key_id=key_id, minute=at,
-                                                   writer=self.writer, **values)
-                written += 1
-            except IntegrityError:  # the deployment (or key) was deleted meanwhile
-                continue
-        if used_keys:
-            from django.utils import timezone
+        try:
+            for (deployment_id, key_id, minute), usage in pending:
+                values = {"calls": usage.calls, "errors": usage.errors, "latency_ms_sum": usage.latency_ms_sum,
+                          "histogram": {str(k): v for k, v in usage.histogram.items()}}
+                at = datetime.fromtimestamp(minute * 60, tz=UTC)
+                try:
+                    with transaction.atomic():
+                        updated = UsageMinute.objects.filter(deployment_id=deployment_id, key_id=key_id, minute=at,
+                                                             writer=self.writer).update(**values)
+                        if not updated:
+                            UsageMinute.objects.create(deployment_id=deployment_id, key_id=key_id, minute=at,
+                                                       writer=self.writer, **values)
+                    written += 1
+                except IntegrityError:  # the deployment (or key) was deleted meanwhile
+                    continue
+            if used_keys:
+                from django.utils import timezone
 
-            DeploymentKey.objects.filter(pk__in=used_keys).update(last_used_at=timezone.now())
+                DeploymentKey.objects.filter(pk__in=used_keys).update(last_used_at=timezone.now())
+                used_keys = set()
+        except BaseException:
+            # not written: mark them again (rows hold absolute values, so rewriting one that did land is harmless)
+            with self._lock:
+                for k, usage in pending:
+                    live = self._minutes.get(k)
+                    if live is None:  # a finished minute, forgotten above: keep the copy taken
+                        usage.dirty = True
+                        self._minutes[k] = usage
+                    else:  # still counting (a newer total): write that
+                        live.dirty = True
+                self._used_keys |= used_keys
+            raise
         return written
 
 

@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from accounts.throttle import client_address, key_by_address
+from django.db import DatabaseError
 from django.http import HttpResponse
 
 from deploy import serving
@@ -67,7 +68,10 @@ def presented_key(meta: Mapping) -> str | None:
 def _key_of_another_deployment(digest: str) -> bool:
     from deploy.models import DeploymentKey
 
-    return DeploymentKey.objects.filter(digest=digest).exists()
+    try:
+        return DeploymentKey.objects.filter(digest=digest).exists()
+    except DatabaseError:  # the database is away (deploy.serving): the key is not this deployment's, that is all
+        return False
 
 
 def _too_many_failures(wait: int) -> Answer:
@@ -98,7 +102,11 @@ def serve(deployment_id: int, *, method: str, meta: Mapping, read_body: Callable
         wait = key_by_address.blocked_here(client_address(meta))
         if wait:
             return _too_many_failures(wait)
-    state = serving.states.get(deployment_id)
+    try:
+        state = serving.states.get(deployment_id)
+    except serving.ServingUnavailable as exc:
+        return _error(503, "database_unavailable", str(exc), {"retry_after_seconds": exc.retry_after},
+                      headers=(("Retry-After", str(exc.retry_after)),))
     digest = hashlib.sha256(raw_key.encode("utf-8", "surrogatepass")).hexdigest()
     key = state.keys.get(digest) if state is not None else None
     if key is None:
