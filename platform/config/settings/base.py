@@ -130,8 +130,6 @@ SAMPAN_DATASET_MAX_TABLE_BYTES = env_int("SAMPAN_DATASET_MAX_TABLE_BYTES", 256 *
 SAMPAN_BACKBONE_MAX_UPLOAD_BYTES = env_int("SAMPAN_BACKBONE_MAX_UPLOAD_BYTES", 512 * 1024**2, minimum=1024)
 # --- deploy: hosted predictions serve their cached deployment state this long while the database is away --
 SAMPAN_DEPLOY_STALE_SECONDS = env_int("SAMPAN_DEPLOY_STALE_SECONDS", 30, minimum=0, maximum=3600)
-# --- deploy: hosted predictions serve their cached deployment state this long while the database is away --
-SAMPAN_DEPLOY_STALE_SECONDS = env_int("SAMPAN_DEPLOY_STALE_SECONDS", 30, minimum=0, maximum=3600)
 SAMPAN_MAX_UPLOAD_REQUEST_BYTES = max(SAMPAN_MAX_UPLOAD_REQUEST_BYTES, SAMPAN_BACKBONE_MAX_UPLOAD_BYTES + 1024 * 1024)
 
 SESSION_COOKIE_HTTPONLY = True
