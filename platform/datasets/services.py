@@ -52,9 +52,13 @@ from datasets.models import (
     VersionSample,
 )
 from datasets.tables import (
+    MAX_COLUMNS,
     TableRejected,
     as_number,
     column_profile,
+    decimal_option,
+    delimiter_option,
+    encoding_name,
     infer_type,
     read_table,
     table_format,
@@ -614,15 +618,28 @@ def _require_images(dataset: Dataset) -> None:
 
 
 def _table_rejected(exc: TableRejected) -> ImportRejected:
-    return ImportRejected(str(exc), code=exc.code, field="file", **exc.details)
+    return ImportRejected(str(exc), code=exc.code, field=exc.field, **exc.details)
+
+
+def _table_options(*, encoding: str = "", delimiter: str = "", decimal: str = "", sheet: str = "") -> dict:
+    """The user's reading options, checked (a bad one is refused before anything is read); None: detect."""
+    return {"encoding": encoding_name(encoding) if encoding and encoding.strip() else None,
+            "delimiter": delimiter_option(delimiter or None), "decimal": decimal_option(decimal or None),
+            "sheet": sheet.strip() if sheet and sheet.strip() else None}
+
+
+def _read_options(mapping: dict) -> dict:
+    return {key: mapping.get(key) or None for key in ("encoding", "delimiter", "decimal", "sheet")}
 
 
 def import_table(*, dataset: Dataset, upload, user, text_column: str = "", label_column: str = "",
-                 target_column: str = "", encoding: str = "", background: bool = False) -> ImportBatch:
+                 target_column: str = "", encoding: str = "", delimiter: str = "", decimal: str = "",
+                 sheet: str = "", background: bool = False) -> ImportBatch:
     """Import a table file into a text or tabular dataset. Files up to 8 MiB are read now (201);
     bigger ones (or ``background=True``) by a ``datasets.import`` job (202). The column mapping
     names the text and label columns (text datasets) or the target column (tabular datasets); the
-    first import fixes the dataset's schema.
+    first import fixes the dataset's schema. ``encoding``, ``delimiter``, ``decimal`` and ``sheet``
+    override what :func:`datasets.tables.read_table` detects; the batch's ``mapping`` records what was used.
 
     e.g. ``import_table(dataset=d, upload=request.FILES["file"], user=u, target_column="species")``
     """
@@ -642,11 +659,12 @@ def import_table(*, dataset: Dataset, upload, user, text_column: str = "", label
     upload.seek(0)
     try:
         table_format(name, upload.read(8))
+        options = _table_options(encoding=encoding, delimiter=delimiter, decimal=decimal, sheet=sheet)
     except TableRejected as exc:
         raise _table_rejected(exc) from None
     mapping = {key: value.strip() for key, value in (("text_column", text_column), ("label_column", label_column),
-                                                     ("target_column", target_column), ("encoding", encoding))
-               if value and value.strip()}
+                                                     ("target_column", target_column)) if value and value.strip()}
+    mapping.update({key: value for key, value in options.items() if value is not None})
     batch = ImportBatch(dataset=dataset, source=ImportSource.TABLE, filename=name, size_bytes=upload.size,
                         mapping=mapping, created_by=user)
     if not background and upload.size <= SYNC_TABLE_MAX_BYTES:
@@ -768,6 +786,10 @@ def _tabular_plan(dataset: Dataset, table, mapping: dict, problems: list[dict]) 
         raise ImportRejected(f"This dataset's target column is {schema['target']!r}; a later import cannot change it.",
                              code="bad_mapping", field="target_column")
     features = [c for c in table.columns if c != target]
+    if len(features) > MAX_COLUMNS:
+        raise ImportRejected(f"The file has {len(features):,} feature columns besides the target; at most "
+                             f"{MAX_COLUMNS} are supported.", code="too_many_columns", field="file",
+                             columns=len(features))
     if not features:
         raise ImportRejected("The file has only the target column; a model needs at least one feature column.",
                              code="no_feature_columns", field="file")
@@ -860,8 +882,7 @@ def dataset_profile(*, dataset: Dataset) -> dict:
 def _import_table_now(*, dataset: Dataset, data: bytes, batch: ImportBatch, report: Report | None = None) -> ImportBatch:
     mapping = dict(batch.mapping or {})
     try:
-        table = read_table(data, batch.filename, encoding=mapping.get("encoding") or None,
-                           max_rows=settings.SAMPAN_DATASET_MAX_FILES)
+        table = read_table(data, batch.filename, **_read_options(mapping), max_rows=settings.SAMPAN_DATASET_MAX_FILES)
     except TableRejected as exc:
         raise _table_rejected(exc) from None
     if report is not None:
@@ -872,7 +893,8 @@ def _import_table_now(*, dataset: Dataset, data: bytes, batch: ImportBatch, repo
     mapping.update({k: v for k, v in schema.items() if k in ("text_column", "label_column")})
     if "target" in schema:
         mapping["target_column"] = schema["target"]
-    mapping.update(encoding=table.encoding, format=table.format)
+    mapping.update(encoding=table.encoding, format=table.format, decimal=table.decimal)
+    mapping.update({key: value for key, value in (("delimiter", table.delimiter), ("sheet", table.sheet)) if value})
     with transaction.atomic():
         locked = Dataset.objects.select_for_update().get(pk=dataset.pk)  # one import at a time
         if locked.schema and locked.schema != schema and dataset.task_type == TaskType.TEXT_CLASSIFICATION:
@@ -1210,9 +1232,12 @@ PREVIEW_BYTES = 2 * 1024 * 1024
 PREVIEW_ROWS = 20
 
 
-def table_preview(*, dataset: Dataset, upload, encoding: str = "") -> dict:
+def table_preview(*, dataset: Dataset, upload, encoding: str = "", delimiter: str = "", decimal: str = "",
+                  sheet: str = "") -> dict:
     """The column mapping step: a table file's columns with inferred types, its first rows and the
-    suggested mapping, read from at most the first 2 MiB of a text file. Stores nothing.
+    suggested mapping, read from at most the first 2 MiB of a text file. Stores nothing. The answer
+    says what was used (given or detected): encoding, delimiter, decimal mark, sheet and the
+    workbook's sheets; an unconfident encoding guess is a 400 whose ``candidates`` the user picks from.
 
     e.g. ``table_preview(dataset=d, upload=request.FILES["file"])["suggested"]`` -> ``{"text_column": "review", ...}``
     """
@@ -1238,7 +1263,8 @@ def table_preview(*, dataset: Dataset, upload, encoding: str = "") -> dict:
             head, partial = upload.read(), False
         else:
             partial = False
-        table = read_table(head, name, encoding=encoding.strip() or None, max_rows=settings.SAMPAN_DATASET_MAX_FILES)
+        options = _table_options(encoding=encoding, delimiter=delimiter, decimal=decimal, sheet=sheet)
+        table = read_table(head, name, **options, max_rows=settings.SAMPAN_DATASET_MAX_FILES)
     except TableRejected as exc:
         raise _table_rejected(exc) from None
     kinds = {c: infer_type([r[c] for r in table.rows]) for c in table.columns}
@@ -1251,6 +1277,7 @@ def table_preview(*, dataset: Dataset, upload, encoding: str = "") -> dict:
         suggested = {"text_column": text_column, "label_column": label_column}
     else:
         suggested = {"target_column": schema.get("target") or _pick_column(table.columns, LABEL_COLUMN_GUESSES, set())}
-    return {"filename": name, "format": table.format, "encoding": table.encoding, "partial": partial,
+    return {"filename": name, "format": table.format, "encoding": table.encoding, "delimiter": table.delimiter,
+            "decimal": table.decimal, "sheet": table.sheet, "sheets": table.sheets, "partial": partial,
             "rows_read": len(table.rows), "columns": [{"name": c, "type": kinds[c]} for c in table.columns],
             "rows": table.rows[:PREVIEW_ROWS], "suggested": suggested}

@@ -8,10 +8,14 @@ when it is written back out (``services.csv_cell``).
 
 from __future__ import annotations
 
+import codecs
+import csv
 import io
 import json
 import math
-from dataclasses import dataclass
+import re
+import zipfile
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -19,7 +23,13 @@ MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", "#n/a"})
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl",
            ".xlsx": "xlsx", ".xlsm": "xlsx", ".parquet": "parquet", ".pq": "parquet"}
 COLUMN_TYPES = ("numeric", "categorical", "datetime", "text", "empty")
-MAX_COLUMNS = 1000
+MAX_COLUMNS = 1000  # feature columns; a tabular file may hold one more, its target
+DELIMITERS = (",", ";", "\t", "|")
+DECIMALS = (".", ",")
+# Tried, in this order, when a text file is not UTF-8 and no encoding was given; the ones that
+# decode the file into printable text are named when the detector is not confident.
+CANDIDATE_ENCODINGS = ("gb18030", "big5", "shift_jis", "euc-kr", "cp1252", "cp1251", "cp1250", "latin-1")
+WESTERN_SYMBOLS = frozenset("€£¥¢°±«»§©®¶·¿¡–—‘’‚“”„…•×÷¼½¾µ¹²³ªº™†‡‰")
 HISTOGRAM_BINS = 20
 TOP_VALUES = 20
 
@@ -27,9 +37,10 @@ TOP_VALUES = 20
 class TableRejected(ValueError):
     """The file cannot be read as a table; ``code`` and the message say why (and where)."""
 
-    def __init__(self, message: str, *, code: str, **details: Any) -> None:
+    def __init__(self, message: str, *, code: str, field: str = "file", **details: Any) -> None:
         super().__init__(message)
         self.code = code
+        self.field = field
         self.details = details
 
 
@@ -38,7 +49,11 @@ class Table:
     columns: list[str]
     rows: list[dict[str, Any]]  # cell values: str, int/float (typed sources), None for missing
     format: str
-    encoding: str
+    encoding: str  # the codec that decoded a text file; "binary" for XLSX and Parquet
+    delimiter: str | None = None  # CSV/TSV only
+    decimal: str = "."  # the decimal mark of text cells: "1,5" is 1.5 when it is ","
+    sheet: str | None = None  # XLSX: the sheet read
+    sheets: list[str] = field(default_factory=list)  # XLSX: every sheet, in workbook order
 
 
 def table_format(filename: str, head: bytes) -> str:
@@ -58,35 +73,110 @@ def _row_of_offset(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
+def encoding_name(encoding: str) -> str:
+    """A codec name as Python spells it (``GBK`` -> ``gbk``, ``latin1`` -> ``iso8859-1``); raises
+    :class:`TableRejected` for a name that is not a text encoding."""
+    try:
+        info = codecs.lookup(encoding.strip())
+        if not getattr(info, "_is_text_encoding", True):  # rot13, base64 and friends
+            raise LookupError(encoding)
+        name = info.name
+    except LookupError:
+        raise TableRejected(f"Unknown encoding {encoding!r}; give a text encoding such as utf-8, gb18030 or "
+                            "cp1252.", code="bad_encoding", field="encoding") from None
+    return name
+
+
 def decode_text(data: bytes, *, encoding: str | None = None) -> tuple[str, str]:
-    """Decode a text file: UTF-8 (with or without BOM), the given ``encoding``, or a detected one.
+    """Decode a text file with the given ``encoding`` or a detected one (:func:`detect_encoding`).
 
     Returns (text, encoding name); raises :class:`TableRejected` naming the line of the first
-    undecodable byte when no encoding fits.
+    undecodable byte, or the candidate encodings when the detector is not confident.
     """
     if encoding:
+        name = encoding_name(encoding)
         try:
-            return data.decode(encoding), encoding
-        except LookupError:
-            raise TableRejected(f"Unknown encoding {encoding!r}.", code="bad_encoding") from None
+            text = data.decode("utf-8-sig" if name == "utf-8" else name)
         except UnicodeDecodeError as exc:
             line = _row_of_offset(data, exc.start)
             raise TableRejected(f"Line {line} is not valid {encoding} (byte 0x{data[exc.start]:02x} at offset "
-                                f"{exc.start}).", code="bad_encoding", line=line) from None
+                                f"{exc.start}).", code="bad_encoding", field="encoding", line=line) from None
+        return text.removeprefix("\ufeff"), name
+    name = detect_encoding(data)
+    return data.decode(name).removeprefix("\ufeff"), name.removesuffix("-sig")
+
+
+_HIGH_RUN = re.compile(rb"[\x80-\xff]+")
+
+
+def _is_cjk(char: str) -> bool:
+    code = ord(char)
+    return (0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF or 0x3000 <= code <= 0x30FF
+            or 0xFF00 <= code <= 0xFFEF or 0x2000 <= code <= 0x206F or 0x20000 <= code <= 0x2FA1F)
+
+
+def _decodes(data: bytes, encoding: str) -> str | None:
     try:
-        return data.decode("utf-8-sig"), "utf-8"
+        text = data.decode(encoding)
+    except UnicodeDecodeError:
+        return None
+    return text if "\x00" not in text and _plausible(text) else None
+
+
+def detect_encoding(data: bytes) -> str:
+    """The encoding of a text file: a BOM (UTF-8, UTF-16, UTF-32), then UTF-8, UTF-16 without a BOM
+    (by its NUL bytes), then GB18030 when the non-ASCII bytes come in double-byte pairs that decode
+    to CJK characters, then cp1252 when they are single accented letters of Western text.
+    Anything else (or both at once) is refused naming the encodings that would decode the file.
+
+    e.g. ``detect_encoding("类别".encode("gbk") * 3)`` -> ``"gb18030"``
+    """
+    for bom, name in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
+                      (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom) and _decodes(data, name) is not None:
+            return name
+    try:
+        data.decode("utf-8")
+        return "utf-8"
     except UnicodeDecodeError as exc:
         first_bad = exc.start
-    from charset_normalizer import from_bytes
-
-    best = from_bytes(data).best()
-    if best is not None and best.encoding and "\x00" not in str(best) and _plausible(str(best)):
-        return str(best), best.encoding
+    sample = data[:1_000_000]
+    if len(sample) >= 4 and sample.count(0) > len(sample) // 4:
+        even, odd = sample[0::2].count(0), sample[1::2].count(0)
+        name = "utf-16-le" if odd > 4 * even else "utf-16-be" if even > 4 * odd else ""
+        if name and _decodes(data, name) is not None:
+            return name
+    runs = _HIGH_RUN.findall(sample)
+    high = sum(map(len, runs))
+    gb_bytes = sum(len(r) for r in runs if len(r) % 2 == 0 and 0xFF not in r and 0x80 not in r)
+    gb_text = _decodes(data, "gb18030")
+    wide = [c for c in (gb_text or "")[:200_000] if ord(c) > 0x7F]
+    cjk = gb_text is not None and high and gb_bytes / high >= 0.9 and \
+        sum(map(_is_cjk, wide)) >= 0.9 * max(len(wide), 1)
+    western_text = _decodes(data, "cp1252")
+    western = False
+    if western_text is not None and runs:
+        alike = sum(1 for r in runs if len(r) <= 3
+                    and all(c.isalpha() or c in WESTERN_SYMBOLS for c in r.decode("cp1252")))
+        western = alike >= 0.9 * len(runs) and high / len(runs) <= 1.6
+    if cjk and not western:
+        return "gb18030"
+    if western and not cjk:
+        return "cp1252"
+    candidates = [name for name in CANDIDATE_ENCODINGS if _decodes(data, name) is not None]
+    if gb_bytes < high / 2:  # mostly single non-ASCII bytes: the Western code pages are likelier
+        candidates.sort(key=lambda name: name in ("gb18030", "big5", "shift_jis", "euc-kr"))
     line = _row_of_offset(data, first_bad)
+    where = f"line {line} has the byte 0x{data[first_bad]:02x} (offset {first_bad}) that is not valid UTF-8"
+    if not candidates:
+        raise TableRejected(
+            f"The file is not UTF-8 text and its encoding could not be detected: {where}. Save the file as UTF-8, "
+            "or give its encoding (e.g. encoding=cp1252).", code="bad_encoding", field="encoding", line=line,
+            offset=first_bad, candidates=[])
     raise TableRejected(
-        f"The file is not UTF-8 text and its encoding could not be detected: line {line} has the byte "
-        f"0x{data[first_bad]:02x} (offset {first_bad}) that is not valid UTF-8. Save the file as UTF-8, or "
-        "give its encoding (e.g. encoding=cp1252).", code="bad_encoding", line=line, offset=first_bad)
+        f"The file is not UTF-8 ({where}) and its encoding is not certain: it could be "
+        f"{', '.join(candidates[:6])}. Choose one with encoding=...", code="bad_encoding", field="encoding",
+        line=line, offset=first_bad, candidates=candidates[:6])
 
 
 def _plausible(text: str) -> bool:
@@ -118,9 +208,9 @@ def _check_columns(columns: list[Any]) -> list[str]:
     names = [str(c).strip() for c in columns]
     if not names:
         raise TableRejected("The file has no columns (an empty file or no header line).", code="empty_table")
-    if len(names) > MAX_COLUMNS:
-        raise TableRejected(f"The file has {len(names)} columns; at most {MAX_COLUMNS} are supported.",
-                            code="too_many_columns")
+    if len(names) > MAX_COLUMNS + 1:
+        raise TableRejected(f"The file has {len(names):,} columns; at most {MAX_COLUMNS} feature columns (plus "
+                            "the target) are supported.", code="too_many_columns", columns=len(names))
     blank = [i + 1 for i, n in enumerate(names) if not n or n.startswith("Unnamed: ")]
     if blank:
         raise TableRejected(f"Column {blank[0]} has no name in the header line; every column needs one.",
@@ -132,17 +222,142 @@ def _check_columns(columns: list[Any]) -> list[str]:
     return names
 
 
-def read_table(data: bytes, filename: str, *, encoding: str | None = None, max_rows: int) -> Table:
-    """Parse a table file into rows of cells. e.g. ``read_table(b"a,b\\n1,x\\n", "t.csv", max_rows=10)``"""
+def delimiter_option(value: str | None) -> str | None:
+    """A user's delimiter: one character (``\\t`` and ``tab`` mean a tab), or None to detect it."""
+    if value is None or value == "":
+        return None
+    value = {"\\t": "\t", "tab": "\t", "TAB": "\t"}.get(value, value)
+    if len(value) != 1 or value in "\"\r\n" or value.isalnum():
+        raise TableRejected(f"The delimiter must be one character that is not a letter, digit, quote or line "
+                            f"break (e.g. ',', ';', '\\t', '|'); got {value!r}.", code="bad_delimiter",
+                            field="delimiter")
+    return value
+
+
+def decimal_option(value: str | None) -> str | None:
+    if value is None or value == "":
+        return None
+    if value not in DECIMALS:
+        raise TableRejected(f"The decimal mark must be '.' or ','; got {value!r}.", code="bad_decimal",
+                            field="decimal")
+    return value
+
+
+def detect_delimiter(text: str, *, default: str) -> str:
+    """The delimiter that splits the first lines into the same number (2 or more) of fields, the
+    most lines agreeing first; ``default`` when no candidate splits the header."""
+    lines = text[:200_000].splitlines()[:200]
+    if not lines:
+        return default
+    sample = "\n".join(lines[:-1] if len(lines) > 1 else lines)  # the last may be cut off
+    best: tuple[float, int, int] | None = None
+    chosen = default
+    for preference, candidate in enumerate(sorted(DELIMITERS, key=lambda d: d != default)):
+        try:
+            counts = [len(row) for row in csv.reader(io.StringIO(sample), delimiter=candidate) if row]
+        except csv.Error:
+            continue
+        if not counts or counts[0] < 2:
+            continue
+        agreeing = sum(1 for c in counts if c == counts[0]) / len(counts)
+        score = (agreeing, counts[0], -preference)
+        if best is None or score > best:
+            best, chosen = score, candidate
+    return chosen
+
+
+_COMMA_NUMBER = re.compile(r"^\s*[+-]?(\d{1,3}(\.\d{3})+|\d*),\d+([eE][+-]?\d+)?\s*$")
+_DOT_NUMBER = re.compile(r"^\s*[+-]?(\d{1,3}(,\d{3})+|\d*)\.\d+([eE][+-]?\d+)?\s*$")
+_COMMA_THOUSANDS = re.compile(r"^\s*[+-]?\d{1,3}(,\d{3})+\s*$")
+_DOT_THOUSANDS = re.compile(r"^\s*[+-]?\d{1,3}(\.\d{3})+\s*$")
+_INTEGER = re.compile(r"^\s*[+-]?\d+\s*$")
+
+
+def detect_decimal(rows: list[dict[str, Any]], columns: list[str], *, delimiter: str | None) -> str:
+    """"," when more text cells read as decimal-comma numbers (``1,5``, ``1.234,5``) than as
+    decimal-point ones, else ".". A comma-separated file keeps "." unless its quoted cells say
+    otherwise by a fraction that is not a thousands group (``"3,14"``)."""
+    comma = dot = 0
+    for row in rows[:2000]:
+        for column in columns:
+            value = row[column]
+            if not isinstance(value, str):
+                continue
+            if _COMMA_NUMBER.match(value) and not (delimiter == "," and _COMMA_THOUSANDS.match(value)):
+                comma += 1
+            elif _DOT_NUMBER.match(value) and not _DOT_THOUSANDS.match(value):
+                dot += 1
+    return "," if comma > dot else "."
+
+
+def _comma_number(value: str) -> str:
+    return value.strip().replace(".", "").replace(",", ".")
+
+
+def _apply_decimal_comma(rows: list[dict[str, Any]], columns: list[str]) -> None:
+    """Rewrite the cells of columns that are numbers in decimal-comma notation ("1.234,5") as
+    "1234.5", so that every later step reads them as numbers; other columns stay verbatim."""
+    for column in columns:
+        present = [r[column] for r in rows if isinstance(r[column], str)]
+        if not present or not any(_COMMA_NUMBER.match(v) for v in present):
+            continue
+        if all(_COMMA_NUMBER.match(v) or _DOT_THOUSANDS.match(v) or _INTEGER.match(v) for v in present):
+            for row in rows:
+                if isinstance(row[column], str):
+                    row[column] = _comma_number(row[column])
+
+
+def _sheet_has_rows(worksheet) -> bool:
+    """A header row and at least one data row with a value."""
+    filled = 0
+    for values in worksheet.iter_rows(values_only=True):
+        if any(v is not None and str(v).strip() for v in values):
+            filled += 1
+            if filled >= 2:
+                return True
+    return False
+
+
+def _pick_sheet(data: bytes, sheet: str | int | None) -> tuple[str, list[str]]:
+    """The sheet to read (by name, or by 0-based index when no sheet has that name; by default
+    the first one with a header and a row) and every sheet's name."""
+    import openpyxl
+
+    workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    try:
+        names = list(workbook.sheetnames)
+        if sheet is not None and str(sheet).strip() != "":
+            wanted = str(sheet).strip()
+            if wanted in names:
+                return wanted, names
+            if wanted.isdigit() and int(wanted) < len(names):
+                return names[int(wanted)], names
+            raise TableRejected(f"The workbook has no sheet {wanted!r}; its sheets are "
+                                f"{', '.join(repr(n) for n in names)} (give a name or a 0-based index).",
+                                code="no_sheet", field="sheet", sheets=names)
+        return next((n for n in names if _sheet_has_rows(workbook[n])), names[0]), names
+    finally:
+        workbook.close()
+
+
+def read_table(data: bytes, filename: str, *, encoding: str | None = None, delimiter: str | None = None,
+               decimal: str | None = None, sheet: str | int | None = None, max_rows: int) -> Table:
+    """Parse a table file into rows of cells. Options left None are detected: the encoding and
+    delimiter of CSV/TSV, the decimal mark of text cells, the XLSX sheet (the first with data).
+
+    e.g. ``read_table(b"a;b\\n1,5;x\\n", "t.csv", max_rows=10).rows`` -> ``[{"a": "1.5", "b": "x"}]``
+    """
     import pandas as pd
 
     fmt = table_format(filename, data[:8])
-    used = "binary"
+    delimiter, decimal = delimiter_option(delimiter), decimal_option(decimal)
+    used, used_delimiter, sheet_name, sheets = "binary", None, None, []
     try:
         if fmt in ("csv", "tsv"):
             text, used = decode_text(data, encoding=encoding)
-            frame = pd.read_csv(io.StringIO(text), sep="\t" if fmt == "tsv" else ",", dtype=str,
-                                keep_default_na=False, na_filter=False, skip_blank_lines=True)
+            used_delimiter = delimiter or detect_delimiter(text, default="\t" if fmt == "tsv" else ",")
+            frame = pd.read_csv(io.StringIO(text), sep=used_delimiter, dtype=str, keep_default_na=False,
+                                na_filter=False, skip_blank_lines=True, engine="c")
         elif fmt == "jsonl":
             text, used = decode_text(data, encoding=encoding)
             records = []
@@ -161,12 +376,13 @@ def read_table(data: bytes, filename: str, *, encoding: str | None = None, max_r
                     break
             frame = pd.DataFrame.from_records(records)
         elif fmt == "xlsx":
-            frame = pd.read_excel(io.BytesIO(data), engine="openpyxl", dtype=object)
+            sheet_name, sheets = _pick_sheet(data, sheet)
+            frame = pd.read_excel(io.BytesIO(data), engine="openpyxl", dtype=object, sheet_name=sheet_name)
         else:
             frame = pd.read_parquet(io.BytesIO(data))
     except TableRejected:
         raise
-    except (pd.errors.ParserError, ValueError, KeyError, OSError, ImportError) as exc:
+    except (pd.errors.ParserError, ValueError, KeyError, OSError, ImportError, zipfile.BadZipFile) as exc:
         # pandas' parser messages name the line ("Error tokenizing data. C error: ... in line 7")
         kind = {"csv": "CSV", "tsv": "TSV", "jsonl": "JSON lines", "xlsx": "XLSX", "parquet": "Parquet"}[fmt]
         raise TableRejected(f"{filename!r} could not be read as {kind}: {str(exc).strip()[:300]}",
@@ -179,8 +395,14 @@ def read_table(data: bytes, filename: str, *, encoding: str | None = None, max_r
     rows = [{name: _cell(value) for name, value in zip(columns, record, strict=True)}
             for record in frame.itertuples(index=False, name=None)]
     if not rows:
-        raise TableRejected("The file has a header but no rows.", code="empty_table")
-    return Table(columns=columns, rows=rows, format=fmt, encoding=used)
+        raise TableRejected("The file has a header but no rows." + (
+            f" The sheet {sheet_name!r} was read; the workbook's sheets are {', '.join(map(repr, sheets))}."
+            if sheets else ""), code="empty_table", sheets=sheets)
+    used_decimal = decimal or detect_decimal(rows, columns, delimiter=used_delimiter)
+    if used_decimal == ",":
+        _apply_decimal_comma(rows, columns)
+    return Table(columns=columns, rows=rows, format=fmt, encoding=used, delimiter=used_delimiter,
+                 decimal=used_decimal, sheet=sheet_name, sheets=sheets)
 
 
 def as_number(value: Any) -> float | None:

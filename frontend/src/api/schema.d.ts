@@ -791,6 +791,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs/{id}/retry/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a failed or cancelled job
+         * @description Queues the job again with fresh attempts. A training resumes from the last complete checkpoint its earlier attempts left. 409 when the job is not failed/cancelled or its kind cannot be retried.
+         */
+        post: operations["jobs_retry_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/model-versions/": {
         parameters: {
             query?: never;
@@ -866,7 +886,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Trained model versions with lineage, metrics, the evaluation report and the ONNX file. */
+        /**
+         * Two model versions' evaluations side by side (classifiers or regression models; deltas are b minus a)
+         * @description Trained model versions with lineage, metrics, the evaluation report and the ONNX file.
+         */
         get: operations["model_versions_compare_retrieve"];
         put?: never;
         post?: never;
@@ -1484,6 +1507,8 @@ export interface components {
                 [key: string]: number | null;
             };
         };
+        /** @enum {unknown} */
+        BlankEnum: "";
         BulkLabelConflict: {
             error: components["schemas"]["BulkLabelConflictBody"];
         };
@@ -1522,6 +1547,11 @@ export interface components {
             b: number;
             a_name: string;
             b_name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            task: "classification";
             /** @description {a, b, delta}; every delta is b minus a */
             accuracy: {
                 [key: string]: unknown;
@@ -1540,6 +1570,11 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /**
+         * @description * `classification` - classification
+         * @enum {string}
+         */
+        ComparisonTaskEnum: "classification";
         Csrf: {
             csrf_token: string;
         };
@@ -1657,6 +1692,12 @@ export interface components {
             /** @default  */
             note: string;
         };
+        /**
+         * @description * `.` - .
+         *     * `,` - ,
+         * @enum {string}
+         */
+        DecimalEnum: "." | ",";
         Deployment: {
             readonly id: number;
             readonly workspace: number;
@@ -1854,8 +1895,19 @@ export interface components {
             label_column?: string;
             /** @description Tabular datasets: the column to predict (required at first). */
             target_column?: string;
-            /** @description The text file's encoding when not UTF-8 (detected if omitted). */
+            /** @description Text files: the encoding (e.g. gb18030, cp1252, utf-16). Omitted: detected (UTF-8/UTF-16 by BOM, UTF-8, GB18030 for Chinese, cp1252 for Western text); an uncertain guess is a 400 bad_encoding whose details.candidates name the encodings to choose from. */
             encoding?: string;
+            /** @description CSV/TSV: the one-character delimiter (',', ';', '\t' or 'tab', '|', ...). Omitted: detected from the first lines. Ignored for other formats. */
+            delimiter?: string;
+            /**
+             * @description The decimal mark of numbers written as text: '.' or ','. Omitted: detected ('1,5' and '1.234,5' mean ','). With ',' those cells import as numbers.
+             *
+             *     * `.` - .
+             *     * `,` - ,
+             */
+            decimal?: components["schemas"]["DecimalEnum"] | components["schemas"]["BlankEnum"];
+            /** @description XLSX: the sheet's name, or its 0-based index when no sheet has that name. Omitted: the first sheet with a header row and a data row. */
+            sheet?: string;
             /**
              * @description Import an archive in a background job (answers 202; big archives always do).
              * @default false
@@ -1904,6 +1956,8 @@ export interface components {
             /** Format: date-time */
             readonly heartbeat_at: string | null;
             readonly cancel_requested: boolean;
+            /** @description Its worker is shutting down: checkpoint, hand the job back, requeue at once. */
+            readonly preempt_requested: boolean;
             /** @description The latest progress report. */
             readonly progress: unknown;
             readonly result: unknown;
@@ -1948,6 +2002,8 @@ export interface components {
             title: string;
             description: string;
             prefers_gpu: boolean;
+            /** @description A failed or cancelled job of this kind can be retried. */
+            retryable: boolean;
         };
         /**
          * @description * `queued` - Queued
@@ -2085,6 +2141,17 @@ export interface components {
             /** @description The message again, as a field error. */
             into: string[];
         };
+        MetricPair: {
+            /** Format: double */
+            a: number;
+            /** Format: double */
+            b: number;
+            /**
+             * Format: double
+             * @description b minus a
+             */
+            delta: number;
+        };
         ModelVersion: {
             readonly id: number;
             readonly name: string;
@@ -2128,6 +2195,7 @@ export interface components {
             /** @description Entries copied into the model. */
             tensors: number | null;
         };
+        ModelVersionComparison: components["schemas"]["Comparison"] | components["schemas"]["RegressionComparison"];
         ModelVersionEvaluation: {
             id: number;
             name: string;
@@ -2565,6 +2633,30 @@ export interface components {
             /** Format: double */
             mean: number | null;
         };
+        RegressionComparison: {
+            a: number;
+            b: number;
+            a_name: string;
+            b_name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            task: "regression";
+            /** @description mean absolute error (lower is better); delta is b minus a */
+            mae: components["schemas"]["MetricPair"];
+            /** @description root mean squared error (lower is better) */
+            rmse: components["schemas"]["MetricPair"];
+            /** @description coefficient of determination (higher is better) */
+            r2: components["schemas"]["MetricPair"];
+            /** @description test rows each report was computed on */
+            samples: components["schemas"]["SamplePair"];
+        };
+        /**
+         * @description * `regression` - regression
+         * @enum {string}
+         */
+        RegressionComparisonTaskEnum: "regression";
         /**
          * @description * `owner` - Owner
          *     * `editor` - Editor
@@ -2635,6 +2727,10 @@ export interface components {
             /** @description The whole dataset's counts (labeling progress). */
             counts: components["schemas"]["SampleCounts"];
             results: components["schemas"]["Sample"][];
+        };
+        SamplePair: {
+            a: number | null;
+            b: number | null;
         };
         /**
          * @description * `sde` - SDE (Sampan's swarm sampler)
@@ -2821,8 +2917,21 @@ export interface components {
         TablePreview: {
             filename: string;
             format: components["schemas"]["TablePreviewFormatEnum"];
-            /** @description utf-8, the detected encoding, or 'binary' for XLSX/Parquet. */
+            /** @description The encoding used (given, or detected: utf-8, utf-16, gb18030, cp1252, ...), or 'binary' for XLSX/Parquet. */
             encoding: string;
+            /** @description CSV/TSV: the delimiter used (given or detected); null otherwise. */
+            delimiter: string | null;
+            /**
+             * @description The decimal mark of text cells (given or detected): with ',' a cell '1.234,5' is the number 1234.5.
+             *
+             *     * `.` - .
+             *     * `,` - ,
+             */
+            decimal: components["schemas"]["DecimalEnum"];
+            /** @description XLSX: the sheet read; null for other formats. */
+            sheet: string | null;
+            /** @description XLSX: every sheet's name in workbook order (pick one as `sheet`); [] for other formats. */
+            sheets: string[];
             /** @description Only the first 2 MiB of the file were read. */
             partial: boolean;
             rows_read: number;
@@ -2851,8 +2960,29 @@ export interface components {
              * @description A CSV, TSV, JSONL, XLSX or Parquet file.
              */
             file: string;
-            /** @default  */
+            /**
+             * @description Text files: the encoding (e.g. gb18030, cp1252, utf-16). Omitted: detected (UTF-8/UTF-16 by BOM, UTF-8, GB18030 for Chinese, cp1252 for Western text); an uncertain guess is a 400 bad_encoding whose details.candidates name the encodings to choose from.
+             * @default
+             */
             encoding: string;
+            /**
+             * @description CSV/TSV: the one-character delimiter (',', ';', '\t' or 'tab', '|', ...). Omitted: detected from the first lines. Ignored for other formats.
+             * @default
+             */
+            delimiter: string;
+            /**
+             * @description The decimal mark of numbers written as text: '.' or ','. Omitted: detected ('1,5' and '1.234,5' mean ','). With ',' those cells import as numbers.
+             *
+             *     * `.` - .
+             *     * `,` - ,
+             * @default
+             */
+            decimal: components["schemas"]["DecimalEnum"] | components["schemas"]["BlankEnum"];
+            /**
+             * @description XLSX: the sheet's name, or its 0-based index when no sheet has that name. Omitted: the first sheet with a header row and a data row.
+             * @default
+             */
+            sheet: string;
         };
         /**
          * @description * `image_classification` - Image classification
@@ -6317,6 +6447,63 @@ export interface operations {
             };
         };
     };
+    jobs_retry_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     model_versions_list: {
         parameters: {
             query?: {
@@ -6539,7 +6726,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Comparison"];
+                    "application/json": components["schemas"]["ModelVersionComparison"];
                 };
             };
             /** @description Error */

@@ -272,6 +272,17 @@ class ImportBatchSummarySerializer(ImportBatchSerializer):
         read_only_fields = fields
 
 
+ENCODING_HELP = ("Text files: the encoding (e.g. gb18030, cp1252, utf-16). Omitted: detected (UTF-8/UTF-16 "
+                 "by BOM, UTF-8, GB18030 for Chinese, cp1252 for Western text); an uncertain guess is a 400 "
+                 "bad_encoding whose details.candidates name the encodings to choose from.")
+DELIMITER_HELP = ("CSV/TSV: the one-character delimiter (',', ';', '\\t' or 'tab', '|', ...). Omitted: detected "
+                  "from the first lines. Ignored for other formats.")
+DECIMAL_HELP = ("The decimal mark of numbers written as text: '.' or ','. Omitted: detected ('1,5' and '1.234,5' "
+                "mean ','). With ',' those cells import as numbers.")
+SHEET_HELP = ("XLSX: the sheet's name, or its 0-based index when no sheet has that name. Omitted: the first sheet "
+              "with a header row and a data row.")
+
+
 class ImportCreateSerializer(serializers.Serializer):
     archive = serializers.FileField(required=False, allow_empty_file=True, help_text="A zip, tar, tar.gz, tar.bz2 or tar.xz: a folder "
                                     "per class gives labels, files at the root are unlabeled.")
@@ -287,8 +298,11 @@ class ImportCreateSerializer(serializers.Serializer):
                                          help_text="Text datasets: the column holding labels, if any (guessed).")
     target_column = serializers.CharField(required=False, allow_blank=True, max_length=200,
                                           help_text="Tabular datasets: the column to predict (required at first).")
-    encoding = serializers.CharField(required=False, allow_blank=True, max_length=40,
-                                     help_text="The text file's encoding when not UTF-8 (detected if omitted).")
+    encoding = serializers.CharField(required=False, allow_blank=True, max_length=40, help_text=ENCODING_HELP)
+    delimiter = serializers.CharField(required=False, allow_blank=True, max_length=3, trim_whitespace=False,
+                                      help_text=DELIMITER_HELP)
+    decimal = serializers.ChoiceField(choices=[".", ","], required=False, allow_blank=True, help_text=DECIMAL_HELP)
+    sheet = serializers.CharField(required=False, allow_blank=True, max_length=200, help_text=SHEET_HELP)
     background = serializers.BooleanField(default=False, help_text="Import an archive in a background job "
                                           "(answers 202; big archives always do).")
 
@@ -305,7 +319,13 @@ class ImportCreateSerializer(serializers.Serializer):
 
 class TablePreviewRequestSerializer(serializers.Serializer):
     file = serializers.FileField(allow_empty_file=True, help_text="A CSV, TSV, JSONL, XLSX or Parquet file.")
-    encoding = serializers.CharField(required=False, allow_blank=True, max_length=40, default="")
+    encoding = serializers.CharField(required=False, allow_blank=True, max_length=40, default="",
+                                     help_text=ENCODING_HELP)
+    delimiter = serializers.CharField(required=False, allow_blank=True, max_length=3, default="",
+                                      trim_whitespace=False, help_text=DELIMITER_HELP)
+    decimal = serializers.ChoiceField(choices=[".", ","], required=False, allow_blank=True, default="",
+                                      help_text=DECIMAL_HELP)
+    sheet = serializers.CharField(required=False, allow_blank=True, max_length=200, default="", help_text=SHEET_HELP)
 
 
 class TableColumnSerializer(serializers.Serializer):
@@ -316,7 +336,15 @@ class TableColumnSerializer(serializers.Serializer):
 class TablePreviewSerializer(serializers.Serializer):
     filename = serializers.CharField()
     format = serializers.ChoiceField(choices=["csv", "tsv", "jsonl", "xlsx", "parquet"])
-    encoding = serializers.CharField(help_text="utf-8, the detected encoding, or 'binary' for XLSX/Parquet.")
+    encoding = serializers.CharField(help_text="The encoding used (given, or detected: utf-8, utf-16, gb18030, "
+                                     "cp1252, ...), or 'binary' for XLSX/Parquet.")
+    delimiter = serializers.CharField(allow_null=True, trim_whitespace=False,
+                                      help_text="CSV/TSV: the delimiter used (given or detected); null otherwise.")
+    decimal = serializers.ChoiceField(choices=[".", ","], help_text="The decimal mark of text cells (given or "
+                                      "detected): with ',' a cell '1.234,5' is the number 1234.5.")
+    sheet = serializers.CharField(allow_null=True, help_text="XLSX: the sheet read; null for other formats.")
+    sheets = serializers.ListField(child=serializers.CharField(), help_text="XLSX: every sheet's name in "
+                                   "workbook order (pick one as `sheet`); [] for other formats.")
     partial = serializers.BooleanField(help_text="Only the first 2 MiB of the file were read.")
     rows_read = serializers.IntegerField()
     columns = TableColumnSerializer(many=True)

@@ -334,7 +334,9 @@ class ImportBatchViewSet(DatasetChildMixin, mixins.ListModelMixin, mixins.Retrie
                                           text_column=data.get("text_column", ""),
                                           label_column=data.get("label_column", ""),
                                           target_column=data.get("target_column", ""),
-                                          encoding=data.get("encoding", ""), background=data["background"])
+                                          encoding=data.get("encoding", ""), delimiter=data.get("delimiter", ""),
+                                          decimal=data.get("decimal", ""), sheet=data.get("sheet", ""),
+                                          background=data["background"])
         elif data.get("archive"):
             batch = services.import_archive(dataset=self.dataset, upload=data["archive"], user=request.user,
                                             label_name=data.get("label", ""), background=data["background"])
@@ -353,8 +355,10 @@ class ImportBatchViewSet(DatasetChildMixin, mixins.ListModelMixin, mixins.Retrie
         self.require_writer("import samples")
         body = TablePreviewRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        return Response(services.table_preview(dataset=self.dataset, upload=body.validated_data["file"],
-                                               encoding=body.validated_data["encoding"]))
+        data = body.validated_data
+        return Response(services.table_preview(dataset=self.dataset, upload=data["file"], encoding=data["encoding"],
+                                               delimiter=data["delimiter"], decimal=data["decimal"],
+                                               sheet=data["sheet"]))
 
 
 @_nested("list", "create", "retrieve")
