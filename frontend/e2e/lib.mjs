@@ -62,14 +62,45 @@ export function launchChromium(executablePath = process.env.CHROMIUM_PATH || '/u
   });
 }
 
-/** Uncaught errors of the page, logged as they happen and kept for the final check. */
+/**
+ * Uncaught errors of the page and Content-Security-Policy violations, logged as they happen and
+ * kept for the final check (every script fails when the list is not empty). Violations are seen
+ * twice: Chromium's own console error ("Refused to ... because it violates the following Content
+ * Security Policy directive") and the document's `securitypolicyviolation` event, reported by an
+ * init script that runs before the page's own scripts in every document of the page.
+ */
 export function collectPageErrors(page) {
   const errors = [];
-  page.on('pageerror', (error) => {
-    errors.push(error.message);
-    log(`page error: ${error.message}`);
+  const seen = new Set();
+  const keep = (kind, message) => {
+    if (seen.has(message)) return;
+    seen.add(message);
+    errors.push(message);
+    log(`${kind}: ${message}`);
+  };
+  page.on('pageerror', (error) => keep('page error', error.message));
+  page.on('console', (message) => {
+    const text = message.text();
+    if (text.startsWith('[csp] ')) keep('CSP violation', text.slice(6));
+    else if (message.type() === 'error' && /Content Security Policy/i.test(text)) keep('CSP violation', text);
   });
+  page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) => {
+      console.warn(`[csp] ${event.violatedDirective} blocked ${event.blockedURI || 'inline code'} `
+        + `(${event.sourceFile || document.location.pathname}:${event.lineNumber})`);
+    });
+  }).catch((error) => keep('page error', `could not watch for CSP violations: ${error.message}`));
   return errors;
+}
+
+/** Fails unless a response carries a Content-Security-Policy header that allows no inline script. */
+export function assertStrictCsp(response, what) {
+  const policy = response?.headers()['content-security-policy'];
+  if (!policy) fail(`${what} has no Content-Security-Policy header`);
+  const scripts = (policy.split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src'))
+    ?? policy.split(';').map((d) => d.trim()).find((d) => d.startsWith('default-src')) ?? '');
+  if (!scripts || /'unsafe-inline'|'unsafe-eval'|\*/.test(scripts)) fail(`${what}: scripts are not restricted (${scripts})`);
+  return policy;
 }
 
 /** Runs `main` (resolving to an exit code) and exits: 1 with "[e2e] FAILED: ..." when it throws. */

@@ -13,7 +13,7 @@ from datasets.api.views import (
 from deploy.api.views import DeploymentKeyViewSet, DeploymentPredictView, DeploymentViewSet, PackageViewSet
 from django.contrib import admin
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from jobs.api.views import JobKindListView, JobViewSet, WorkerNodeListView
 from training.api.views import (
     BackboneViewSet,
@@ -64,7 +64,8 @@ api_v1 = [
 urlpatterns = [
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # Swagger UI with its init script from ?script, not inline: it works under config.security's CSP
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("healthz", health.healthz, name="healthz"),
     path("admin/login/", admin_login, name="admin-login"),  # with the API login's brute-force limits
     path("admin/", admin.site.urls),

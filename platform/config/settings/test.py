@@ -18,3 +18,6 @@ for _name in ("SAMPAN_LOGIN_FAILURES_PER_ACCOUNT", "SAMPAN_LOGIN_FAILURES_PER_AD
 from .base import *  # noqa: E402,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# Live web processes of the tests serve static files (Swagger UI, admin) without a collectstatic run.
+WHITENOISE_USE_FINDERS = True

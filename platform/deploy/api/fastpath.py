@@ -15,7 +15,8 @@ to Django unchanged, so the answers are the ones Django gives:
   it was written for;
 - added to its answers, as the middleware would: X-Frame-Options, Content-Length,
   Strict-Transport-Security (secure requests), X-Content-Type-Options, Referrer-Policy,
-  Cross-Origin-Opener-Policy, and the 500 error body with the log line of ApiErrorMiddleware;
+  Cross-Origin-Opener-Policy, Content-Security-Policy and Cache-Control (config.security), and the
+  500 error body with the log line of ApiErrorMiddleware;
 - kept: request_started/request_finished signals (database connection ageing, query log reset).
 
 tests/deploy/test_predict_fast_path.py compares both paths answer by answer.
@@ -31,6 +32,7 @@ from http.client import responses
 
 from config.errors import request_limits_error
 from config.routing import object_id
+from config.security import API_CACHE_CONTROL, CONTENT_SECURITY_POLICY
 from django.conf import settings
 from django.core import signals
 from django.core.exceptions import DisallowedHost
@@ -49,6 +51,7 @@ ROUTE = re.compile(r"/api/v1/deployments/([0-9]{1,19})/predict/\Z")
 MIDDLEWARE = [
     "config.errors.ApiErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "config.security.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -82,6 +85,8 @@ class _Config:
                                                       if isinstance(policy, str) else policy)))
         if settings.SECURE_CROSS_ORIGIN_OPENER_POLICY:
             after.append(("Cross-Origin-Opener-Policy", settings.SECURE_CROSS_ORIGIN_OPENER_POLICY))
+        after.append(("Content-Security-Policy", CONTENT_SECURITY_POLICY))
+        after.append(("Cache-Control", API_CACHE_CONTROL))
         self.before_length = tuple(before)
         self.after_length = tuple(after)
         self.hsts = None
