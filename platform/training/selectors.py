@@ -15,19 +15,39 @@ def backbones_for(*, user) -> QuerySet[Backbone]:
 
 
 CLASSIFICATION_REPORT_KEYS = {"accuracy", "macro", "weighted", "top_k_accuracy", "per_class"}
+REGRESSION_REPORT_KEYS = {"mae", "rmse", "r2"}
+
+
+def _report_task(report: dict) -> str | None:
+    if CLASSIFICATION_REPORT_KEYS <= report.keys():
+        return "classification"
+    if REGRESSION_REPORT_KEYS <= report.keys():
+        return "regression"
+    return None
 
 
 def model_versions_compared(a: ModelVersion, b: ModelVersion) -> dict:
-    """Two versions' evaluation reports side by side; every delta is b minus a."""
+    """Two versions' evaluation reports side by side; every delta is b minus a. Classifiers compare
+    accuracy, f1s, top-k and per class; regression models MAE, RMSE and R2. A classifier and a
+    regression model cannot be compared (400)."""
     from rest_framework.exceptions import ValidationError
-
-    from workers.image_classification.evaluation import compare
 
     if not a.evaluation or not b.evaluation:
         raise ValidationError({"a" if not a.evaluation else "b": ["This model version has no evaluation report."]})
+    tasks = {}
     for key, version in (("a", a), ("b", b)):
-        if not CLASSIFICATION_REPORT_KEYS <= version.evaluation.keys():
-            raise ValidationError({key: [f"{version.name} ({version.template}) has no classification report; "
-                                         "compare works on classifiers (regression reports carry MAE, RMSE "
-                                         "and R2 to read side by side)."]})
-    return {"a": a.pk, "b": b.pk, "a_name": a.name, "b_name": b.name, **compare(a.evaluation, b.evaluation)}
+        tasks[key] = _report_task(version.evaluation)
+        if tasks[key] is None:
+            raise ValidationError({key: [f"{version.name} ({version.template}) has an evaluation report without "
+                                         "classification (accuracy, f1) or regression (MAE, RMSE, R2) metrics."]})
+    if tasks["a"] != tasks["b"]:
+        raise ValidationError({"b": [f"{a.name} is a {tasks['a']} model and {b.name} a {tasks['b']} model: a "
+                                     "classifier and a regression model cannot be compared."]})
+    names = {"a": a.pk, "b": b.pk, "a_name": a.name, "b_name": b.name}
+    if tasks["a"] == "regression":
+        from workers.tabular.evaluation import compare_regression
+
+        return {**names, **compare_regression(a.evaluation, b.evaluation)}
+    from workers.image_classification.evaluation import compare
+
+    return {**names, "task": "classification", **compare(a.evaluation, b.evaluation)}

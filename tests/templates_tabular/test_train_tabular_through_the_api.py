@@ -128,9 +128,10 @@ def test_diabetes_regression_with_the_mlp(live_worker, tenants, api_client, tmp_
     assert set(test) == {"mae", "rmse", "r2"} and test["r2"] > 0.2, test
     report = client.get(f"/api/v1/model-versions/{model['id']}/evaluation/").json()["evaluation"]
     assert len(report["residuals"]["points"]) == report["samples"] and report["feature_importance"]
-    # Comparing needs two classification reports: a regression version is refused by name, not a 500.
-    refused = client.get(f"/api/v1/model-versions/compare/?a={model['id']}&b={model['id']}")
-    assert refused.status_code == 400 and "no classification report" in refused.json()["error"]["message"]
+    # Two regression versions compare by MAE, RMSE and R2 (deltas b minus a; here a version with itself).
+    compared = client.get(f"/api/v1/model-versions/compare/?a={model['id']}&b={model['id']}")
+    assert compared.status_code == 200 and compared.json()["task"] == "regression", compared.content
+    assert compared.json()["rmse"] == {"a": test["rmse"], "b": test["rmse"], "delta": 0.0}
     predictor = TabularPredictor(onnx_of(client, model, tmp_path))
     row = frame("diabetes").drop(columns="target").iloc[0].to_dict()
     (answer,) = predictor.predict([row])

@@ -23,6 +23,24 @@ from workers.tabular.predictor import TabularPredictor
 MAX_POINTS = 1000
 
 
+REGRESSION_METRICS = ("mae", "rmse", "r2")
+
+
+def compare_regression(report_a: Mapping[str, Any], report_b: Mapping[str, Any]) -> dict[str, Any]:
+    """Two regression reports side by side; every ``delta`` is b minus a (lower MAE and RMSE are
+    better, higher R2 is better). Returns::
+
+        {"task": "regression", "mae": {"a", "b", "delta"}, "rmse": {...}, "r2": {...},
+         "samples": {"a", "b"}}
+    """
+    pairs: dict[str, Any] = {}
+    for metric in REGRESSION_METRICS:
+        a, b = float(report_a[metric]), float(report_b[metric])
+        pairs[metric] = {"a": a, "b": b, "delta": b - a}
+    return {"task": "regression", **pairs,
+            "samples": {"a": report_a.get("samples"), "b": report_b.get("samples")}}
+
+
 def regression_metrics(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
     residual = y_pred - y_true
     total = float(np.sum((y_true - y_true.mean()) ** 2))

@@ -111,12 +111,36 @@ class ComparisonSerializer(serializers.Serializer):
     b = serializers.IntegerField()
     a_name = serializers.CharField()
     b_name = serializers.CharField()
+    task = serializers.ChoiceField(choices=["classification"])
     accuracy = serializers.DictField(help_text="{a, b, delta}; every delta is b minus a")
     macro_f1 = serializers.DictField()
     weighted_f1 = serializers.DictField()
     top_k_accuracy = serializers.DictField()
     per_class = serializers.ListField(child=serializers.DictField(),
                                       help_text="[{class, precision: {a, b, delta}, recall, f1, support: {a, b}}]")
+
+
+class MetricPairSerializer(serializers.Serializer):
+    a = serializers.FloatField()
+    b = serializers.FloatField()
+    delta = serializers.FloatField(help_text="b minus a")
+
+
+class SamplePairSerializer(serializers.Serializer):
+    a = serializers.IntegerField(allow_null=True)
+    b = serializers.IntegerField(allow_null=True)
+
+
+class RegressionComparisonSerializer(serializers.Serializer):
+    a = serializers.IntegerField()
+    b = serializers.IntegerField()
+    a_name = serializers.CharField()
+    b_name = serializers.CharField()
+    task = serializers.ChoiceField(choices=["regression"])
+    mae = MetricPairSerializer(help_text="mean absolute error (lower is better); delta is b minus a")
+    rmse = MetricPairSerializer(help_text="root mean squared error (lower is better)")
+    r2 = MetricPairSerializer(help_text="coefficient of determination (higher is better)")
+    samples = SamplePairSerializer(help_text="test rows each report was computed on")
 
 
 class ModelVersionUploadTargetSerializer(serializers.Serializer):

@@ -6,7 +6,7 @@ from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from jobs.api.serializers import JobSerializer
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -26,6 +26,7 @@ from training.api.serializers import (
     ModelVersionSerializer,
     ModelVersionUploadSerializer,
     ModelVersionUploadTargetSerializer,
+    RegressionComparisonSerializer,
     TemplateSerializer,
     TrainingJobCreateSerializer,
 )
@@ -179,7 +180,12 @@ class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
 
     @extend_schema(parameters=[OpenApiParameter("a", OpenApiTypes.INT, required=True),
                                OpenApiParameter("b", OpenApiTypes.INT, required=True)],
-                   responses=ComparisonSerializer)
+                   responses=PolymorphicProxySerializer(
+                       component_name="ModelVersionComparison", resource_type_field_name="task",
+                       serializers={"classification": ComparisonSerializer,
+                                    "regression": RegressionComparisonSerializer}),
+                   summary="Two model versions' evaluations side by side (classifiers or regression models; "
+                           "deltas are b minus a)")
     @action(detail=False, methods=["get"], filter_backends=[])
     def compare(self, request):
         ids = {}

@@ -130,10 +130,13 @@ class Studies:
                pruner: str | None = None, parallelism: int | None = None, timeout_seconds: int | None = None,
                seed: int | None = None, report_seeds: int | None = None, template: str | None = None) -> Study:
         """Start a study; unset options take the server's defaults (sampler sde, pruner median, the
-        template's search space).
+        template's search space). A parameter in ``fixed_params`` is taken out of the default search
+        space (fix it or search it), so ``fixed_params={"epochs": 5}`` searches everything else.
 
         e.g. ``client.studies.create(version, n_trials=6, fixed_params={"epochs": 2}, parallelism=1)``
         """
+        if fixed_params and search_space is None:
+            search_space = self._default_space_without(dataset_version, template, fixed_params)
         body: dict[str, Any] = {"dataset_version": _id(dataset_version), "n_trials": n_trials, "name": name,
                                 "fixed_params": fixed_params or {}}
         for key, value in (("preset", preset), ("search_space", search_space), ("sampler", sampler),
@@ -142,3 +145,15 @@ class Studies:
             if value is not None:
                 body[key] = value
         return Study(self._client, self._client.http.post("studies/", body, idempotent=True))
+
+    def _default_space_without(self, dataset_version: int | Resource, template: str | None,
+                               fixed: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """The template's default search space less the fixed parameters (None: nothing to remove)."""
+        if template is None:
+            dataset = dataset_version.data.get("dataset") if isinstance(dataset_version, Resource) else None
+            if dataset is None:  # a bare id: the server's default space, and its 400 on a clash
+                return None
+            template = self._client.http.get(f"datasets/{int(dataset)}/")["task_type"]
+        space = self._client.training.template(template)["search_space"]
+        kept = [dim for dim in space if dim["name"] not in fixed]
+        return kept if len(kept) != len(space) else None
