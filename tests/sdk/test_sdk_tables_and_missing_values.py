@@ -85,3 +85,49 @@ def test_predict_batch_takes_a_dataframe_with_nan_and_none_and_reports_imputed_c
     with pytest.raises(sampan.BadRequest) as refused:
         deployment.predict_batch(rows=records)
     assert "alcohol" in refused.value.message
+
+
+def test_delimiter_decimal_and_sheet_reach_the_server(sdk, project, tmp_path):
+    wine = frame("wine", 60)
+    semicolons = tmp_path / "wine-eu.csv"
+    semicolons.write_text(wine.to_csv(index=False, sep=";", decimal=","))
+    dataset = sdk.datasets.create("wine eu", project=project, task_type="tabular_classification")
+    preview = dataset.preview_table(semicolons, delimiter=";", decimal=",")
+    assert (preview["delimiter"], preview["decimal"]) == (";", ",")
+    assert {c["name"]: c["type"] for c in preview["columns"]}["alcohol"] == "numeric"
+    result = dataset.import_table(semicolons, target_column="target", delimiter=";", decimal=",", progress=False)
+    assert result.imported == 60
+    with pytest.raises(sampan.BadRequest) as bad:
+        dataset.preview_table(semicolons, decimal=";")
+    assert "decimal" in str(bad.value.details)
+
+    workbook = tmp_path / "two-sheets.xlsx"
+    with pd.ExcelWriter(workbook, engine="openpyxl") as writer:
+        pd.DataFrame({"notes": ["read me first"]}).to_excel(writer, sheet_name="About", index=False)
+        wine.to_excel(writer, sheet_name="Data", index=False)
+    sheets = sdk.datasets.create("wine xlsx", project=project, task_type="tabular_classification")
+    assert sheets.preview_table(workbook, sheet=1)["sheet"] == "Data"
+    assert sheets.preview_table(workbook, sheet="Data")["sheets"] == ["About", "Data"]
+    assert sheets.import_table(workbook, target_column="target", sheet="Data", progress=False).imported == 60
+    with pytest.raises(sampan.BadRequest) as missing:
+        sheets.preview_table(workbook, sheet="Nope")
+    assert missing.value.code == "no_sheet"
+
+
+def test_the_cli_imports_a_table_with_reading_options(sdk, project, tmp_path, monkeypatch, capsys):
+    import json
+
+    from sampan.cli import main
+
+    monkeypatch.setenv("SAMPAN_URL", sdk.base_url)
+    monkeypatch.setenv("SAMPAN_API_KEY", sdk.api_key)
+    path = tmp_path / "wine-eu.csv"
+    path.write_text(frame("wine", 60).to_csv(index=False, sep=";", decimal=","))
+    code = main(["import-table", str(path), "--project", str(project.id), "--name", "cli wine", "--target-column",
+                 "target", "--delimiter", ";", "--decimal", ",", "--quiet"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["imported"] == 60
+    assert main(["preview-table", str(path), "--dataset", str(out["dataset"]), "--delimiter", ";"]) == 0
+    assert json.loads(capsys.readouterr().out)["delimiter"] == ";"
+    assert main(["import-table", str(path), "--dataset", str(out["dataset"]), "--encoding", "nope", "--quiet"]) == 1
+    assert "bad_encoding" in capsys.readouterr().err
