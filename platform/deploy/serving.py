@@ -13,8 +13,9 @@
 - Usage: recorded in memory and written about once a second (deploy.usage).
 - The database away (refusing connections, a failover): a deployment whose state this process
   verified less than SAMPAN_DEPLOY_STALE_SECONDS (30) ago is served from that cached state: its
-  keys, revocations and expiry dates as they were then (a revoke committed before the outage still
-  applies; none can be committed during it). Past that bound the answer is a 503
+  keys, revocations and expiry dates as they were then (a revocation it had not read yet is
+  honoured within the same bound: the stale state is never used longer; none can be committed
+  during the outage). Past that bound the answer is a 503
   ``database_unavailable`` with Retry-After, never a 500. After a failed read the database is not
   asked again for a second (every request would otherwise wait for its own connection attempt).
 """
