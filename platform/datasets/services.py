@@ -72,7 +72,7 @@ Report = Callable[..., None]
 PALETTE = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#bfef45",
            "#fabed4", "#469990", "#dcbeff", "#9a6324", "#800000", "#aaffc3", "#808000", "#000075"]
 INSERT_BATCH = 2000
-MAX_PROBLEMS_LISTED = 10_000
+MAX_PROBLEMS_LISTED = 1000  # per import's answer and detail; the counts (failed, duplicates) are whole
 ROWS_KEY = "rows"  # a regression version's counts: {"train": {"rows": n}, ...}
 MIN_REGRESSION_ROWS = 10
 
@@ -384,6 +384,12 @@ def _chunks(items: list, size: int) -> Iterator[list]:
         yield items[start:start + size]
 
 
+def _problem_details(problems: list[dict], *, files: int, failed: int) -> dict:
+    """A refused import's details: the first MAX_PROBLEMS_LISTED problems and the whole counts."""
+    return {"problems": problems[:MAX_PROBLEMS_LISTED], "problems_total": len(problems), "files": files,
+            "failed": failed, "duplicates": len(problems) - failed}
+
+
 def _commit(*, dataset: Dataset, run: _ImportRun, batch: ImportBatch, files: int, ignored: int) -> ImportBatch:
     """Insert the import's samples in one transaction; the batch records the outcome."""
     with transaction.atomic():
@@ -400,8 +406,8 @@ def _commit(*, dataset: Dataset, run: _ImportRun, batch: ImportBatch, files: int
         failed = sum(1 for p in run.problems if p["code"] != "duplicate")
         if not fresh and failed:
             listed = "; ".join(f"{p['file']}: {p['message']}" for p in run.problems[:5])
-            raise ImportRejected(f"No file could be imported ({failed} rejected): {listed}", code="nothing_imported",
-                                 problems=run.problems[:MAX_PROBLEMS_LISTED])
+            raise ImportRejected(f"No file could be imported ({failed:,} rejected): {listed}", code="nothing_imported",
+                                 **_problem_details(run.problems, files=files, failed=failed))
         names = {s.label for s in fresh if s.label}
         labels = {lab.name: lab for lab in Label.objects.filter(dataset=dataset, name__in=names)}
         created = sorted(names - set(labels))
@@ -564,7 +570,7 @@ def import_batch_run(*, batch_id: int, job, report: Report) -> dict:
     Safe to run again after a lost worker: blobs are content-addressed and the rows are inserted
     in one transaction together with the batch's outcome, so a finished batch is never redone.
     """
-    from jobs.runner import LeaseLost
+    from jobs.runner import JobInputRejected, LeaseLost
 
     batch = ImportBatch.objects.select_related("dataset").filter(pk=batch_id, job_id=job.pk).first()
     if batch is None or batch.dataset.workspace_id != job.workspace_id:
@@ -588,13 +594,15 @@ def import_batch_run(*, batch_id: int, job, report: Report) -> dict:
     except Exception as exc:
         rejected = isinstance(exc, ImportRejected)
         message = _first_message(exc.detail) if rejected else f"{type(exc).__name__}: {exc}"
+        counts = {key: exc.detail[key] for key in ("files", "failed", "duplicates")
+                  if rejected and isinstance(exc.detail.get(key), int)}
         ImportBatch.objects.filter(pk=batch.pk).update(
             status=ImportStatus.FAILED, finished_at=timezone.now(), error=message[:4000],
             error_code=(exc.default_code if rejected else "cancelled" if isinstance(exc, JobCancelled) else "error")[:64],
-            problems=exc.detail.get("problems", []) if rejected else [])
+            problems=exc.detail.get("problems", [])[:MAX_PROBLEMS_LISTED] if rejected else [], **counts)
         default_storage.delete(upload_key)
         if rejected:
-            raise ValueError(message) from None
+            raise JobInputRejected(message) from None  # the user's file, not a fault: no traceback
         raise
     default_storage.delete(upload_key)
     report("imported", fraction=1.0, milestone=True, imported=batch.imported, problems=len(batch.problems))
@@ -912,8 +920,8 @@ def _import_table_now(*, dataset: Dataset, data: bytes, batch: ImportBatch, repo
         failed = sum(1 for p in problems if p["code"] != "duplicate")
         if not fresh and failed:
             listed = "; ".join(f"{p['file']}: {p['message']}" for p in problems[:5])
-            raise ImportRejected(f"No row could be imported ({failed} rejected): {listed}", code="nothing_imported",
-                                 field="file", problems=problems[:MAX_PROBLEMS_LISTED])
+            raise ImportRejected(f"No row could be imported ({failed:,} rejected): {listed}", code="nothing_imported",
+                                 field="file", **_problem_details(problems, files=len(table.rows), failed=failed))
         names = {r.label for r in fresh if r.label}
         labels = {lab.name: lab for lab in Label.objects.filter(dataset=dataset, name__in=names)}
         created = sorted(names - set(labels))

@@ -40,6 +40,11 @@ class LeaseLost(Exception):
     """Another attempt owns the job now (the reaper requeued it); this one must stop quietly."""
 
 
+class JobInputRejected(Exception):
+    """The job's input is refused (a user's mistake its message names, e.g. an archive where no file
+    is an image): the job fails with that message, logged in one line without a traceback."""
+
+
 class JobPreempted(JobCancelled):
     """The worker is shutting down: stop as a cancel does (checkpoint first), and the job is handed
     back to the queue instead of ending. A subclass of ``JobCancelled`` so every trainer's cancel
@@ -209,6 +214,10 @@ def run_job(job_id: int, body: Callable[[Job, JobReporter], dict]) -> None:
         with_database_retry(f"cancel of job {job.pk}", lambda: services.job_mark_cancelled(job=job))
     except LeaseLost:
         logger.warning("job %s attempt %s lost its lease; leaving it to the current attempt", job.pk, job.attempt)
+    except JobInputRejected as exc:
+        refusal = str(exc)[:4000]
+        logger.info("job %s refused its input: %s", job.pk, refusal[:500])
+        with_database_retry(f"failure of job {job.pk}", lambda: services.job_fail(job=job, error=refusal))
     except Exception as exc:
         logger.error("job %s failed:\n%s", job.pk, traceback.format_exc())
         error = describe_failure(exc)

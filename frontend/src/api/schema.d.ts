@@ -1829,7 +1829,10 @@ export interface components {
             /** @description Directories, dot files, __MACOSX, our own manifest.csv. */
             readonly ignored: number;
             readonly labels_created: string[];
+            /** @description Each refused or duplicate file (or row), at most the first 1000; problems_total counts them all. */
             readonly problems: components["schemas"]["ImportProblem"][];
+            /** @description Every problem of the import (failed plus duplicates), of which ``problems`` lists the first 1000. */
+            readonly problems_total: number;
             readonly error_code: string;
             readonly error: string;
             /** @description The creator's username; null once that user is deleted. */
@@ -1865,6 +1868,8 @@ export interface components {
             /** @description Directories, dot files, __MACOSX, our own manifest.csv. */
             readonly ignored: number;
             readonly labels_created: string[];
+            /** @description Every problem of the import (failed plus duplicates), of which ``problems`` lists the first 1000. */
+            readonly problems_total: number;
             readonly error_code: string;
             readonly error: string;
             /** @description The creator's username; null once that user is deleted. */

@@ -240,13 +240,16 @@ class ImportBatchSerializer(serializers.ModelSerializer):
     created_by = _created_by()
     status = serializers.SerializerMethodField()
     progress = serializers.SerializerMethodField()
-    problems = ImportProblemSerializer(many=True, read_only=True)
+    problems = ImportProblemSerializer(many=True, read_only=True, help_text=(
+        "Each refused or duplicate file (or row), at most the first 1000; problems_total counts them all."))
+    problems_total = serializers.SerializerMethodField()
     labels_created = serializers.ListField(child=serializers.CharField(), read_only=True)
 
     class Meta:
         model = ImportBatch
         fields = ["id", "dataset", "source", "filename", "size_bytes", "label_name", "mapping", "status", "job", "progress",
-                  "files", "imported", "duplicates", "failed", "ignored", "labels_created", "problems", "error_code",
+                  "files", "imported", "duplicates", "failed", "ignored", "labels_created", "problems", "problems_total",
+                  "error_code",
                   "error", "created_by", "created_at", "finished_at"]
         read_only_fields = fields
 
@@ -257,6 +260,10 @@ class ImportBatchSerializer(serializers.ModelSerializer):
                 and batch.job.status in ("failed", "cancelled"):
             return ImportStatus.FAILED
         return batch.status
+
+    def get_problems_total(self, batch) -> int:
+        """Every problem of the import (failed plus duplicates), of which ``problems`` lists the first 1000."""
+        return batch.failed + batch.duplicates
 
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_progress(self, batch) -> dict:
