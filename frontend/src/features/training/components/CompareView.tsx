@@ -128,7 +128,7 @@ export function CompareView({
         : 'classification';
   const { data, isPending, isError, error, fetchStatus } = useComparison(mode === 'classification' ? a : null, mode === 'classification' ? b : null);
   const options = list.map((version) => ({ value: String(version.id), label: version.name }));
-  const comparison = data ? readComparison(data) : null;
+  const comparison = data && data.task !== 'regression' ? readComparison(data) : null;
   const chart = comparison?.perClass.map((row) => ({ class: row.class, [data?.a_name ?? 'A']: row.f1.a ?? 0, [data?.b_name ?? 'B']: row.f1.b ?? 0 })) ?? [];
 
   return (
