@@ -70,7 +70,7 @@ def test_bad_files_are_reported_by_name_while_the_rest_imports(digits, tenants, 
         "dogs/text-named.png": "not_an_image",
     }
     messages = {p["file"]: p["message"] for p in body["problems"]}
-    assert "10000000000 pixels" in messages["cats/flood.png"]
+    assert "10,000,000,000 pixels, over the 50,000,000-pixel limit" in messages["cats/flood.png"]
     assert "SAMPAN_DATASET_MAX_IMAGE_PIXELS" in messages["cats/flood.png"]
     assert "checked by content" in messages["dogs/text-named.png"]
     stored = dict(Sample.objects.filter(dataset=digits).values_list("original_name", "format"))
