@@ -169,3 +169,18 @@ def test_multipart_uploads_may_exceed_the_json_body_limit(make_user, client, tok
     big_json = client.post("/api/v1/workspaces/", data='{"name": "' + "x" * 4096 + '"}',
                            content_type="application/json", **bearer(key))
     assert_error(big_json, 413, "request_too_large")
+
+
+def test_deleting_what_is_still_used_is_a_409_naming_the_users(tenants, api_client):
+    """A delete that an on_delete=PROTECT reference refuses (a study uses the dataset's version) is a
+    409 naming what uses it, and nothing is deleted."""
+    from datasets.models import Dataset, DatasetVersion
+
+    from tests.test_tenancy import study
+
+    version = study(tenants).dataset_version
+    response = api_client(tenants["alice"]).delete(f"/api/v1/datasets/{version.dataset_id}/")
+    error = assert_error(response, 409, "in_use")
+    assert "study" in error["message"] and error["details"]["total"] == 1
+    assert error["details"]["used_by"][0]["kind"] == "automl.study"
+    assert Dataset.objects.filter(pk=version.dataset_id).exists() and DatasetVersion.objects.filter(pk=version.pk).exists()

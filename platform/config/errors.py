@@ -8,6 +8,7 @@ No traceback ever reaches a client.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from typing import Any
 
 from django.core.exceptions import (
@@ -17,6 +18,7 @@ from django.core.exceptions import (
     TooManyFieldsSent,
     TooManyFilesSent,
 )
+from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -90,7 +92,22 @@ def request_limits_error(environ) -> JsonResponse | None:
     return None
 
 
+def still_referenced(exc: ProtectedError | RestrictedError) -> tuple[str, str, dict]:
+    """(code, message, details) for a delete refused by an on_delete=PROTECT/RESTRICT reference:
+    a 409 naming what still uses the object (the transaction is rolled back: nothing is deleted)."""
+    blocking = sorted(exc.protected_objects if isinstance(exc, ProtectedError) else exc.restricted_objects,
+                      key=lambda obj: (obj._meta.label, obj.pk))
+    kinds = Counter(str(obj._meta.verbose_name) for obj in blocking)
+    used_by = ", ".join(f"{count} {kind}{'s' if count > 1 else ''}" for kind, count in sorted(kinds.items()))
+    return ("in_use", f"Cannot delete: still used by {used_by}; delete or change those first.",
+            {"used_by": [{"kind": obj._meta.label_lower, "id": obj.pk} for obj in blocking[:100]],
+             "total": len(blocking)})
+
+
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:
+    if isinstance(exc, (ProtectedError, RestrictedError)):
+        code, message, details = still_referenced(exc)
+        return Response(error_body(code, message, details), status=409)
     if isinstance(exc, (TooManyFilesSent, TooManyFieldsSent)):
         code, message, details = too_many_parts(exc)  # type: ignore[misc]
         return Response(error_body(code, message, details), status=400)
