@@ -52,6 +52,8 @@ def runs_prune() -> list[str]:
 
     Never a queued, running, failed or cancelled job's: those may still resume (a retry, the next
     attempt) from their checkpoints. A run whose job no longer exists is deleted too.
+
+    Each host's SAMPAN_HOME/runs is a cache (DESIGN §13); with a shared volume one sweep covers all.
     """
     from jobs.models import Job, JobStatus
 
@@ -65,13 +67,18 @@ def runs_prune() -> list[str]:
             by_id.setdefault(int(match[1]), []).append(path)
     if not by_id:
         return []
-    rows = dict(Job.objects.filter(pk__in=list(by_id)).values_list("pk", "status"))
-    stored = set(Job.objects.filter(pk__in=list(by_id), status=JobStatus.SUCCEEDED, model_version__isnull=False)
+    from training.services import run_dir_for
+
+    jobs = {job.pk: job for job in Job.objects.filter(pk__in=list(by_id)).only("pk", "created_at", "status")}
+    stored = set(Job.objects.filter(pk__in=list(jobs), status=JobStatus.SUCCEEDED, model_version__isnull=False)
                  .values_list("pk", flat=True))
     removed = []
     for job_id, paths in by_id.items():
-        if job_id in stored or job_id not in rows:
-            for path in paths:
+        job = jobs.get(job_id)
+        own = run_dir_for(job).name if job is not None else None
+        for path in paths:
+            # a directory whose job is gone (or a same-numbered job of a reset database) is an orphan
+            if job_id in stored or path.name != own:
                 shutil.rmtree(path, ignore_errors=True)
                 removed.append(path.name)
     if removed:
