@@ -209,8 +209,9 @@ def _check_columns(columns: list[Any]) -> list[str]:
     if not names:
         raise TableRejected("The file has no columns (an empty file or no header line).", code="empty_table")
     if len(names) > MAX_COLUMNS + 1:
-        raise TableRejected(f"The file has {len(names):,} columns; at most {MAX_COLUMNS} feature columns (plus "
-                            "the target) are supported.", code="too_many_columns", columns=len(names))
+        raise TableRejected(f"The file has {len(names):,} columns, {len(names) - 1:,} feature columns besides a "
+                            f"target; at most {MAX_COLUMNS} feature columns are supported.", code="too_many_columns",
+                            columns=len(names))
     blank = [i + 1 for i, n in enumerate(names) if not n or n.startswith("Unnamed: ")]
     if blank:
         raise TableRejected(f"Column {blank[0]} has no name in the header line; every column needs one.",
@@ -387,7 +388,14 @@ def read_table(data: bytes, filename: str, *, encoding: str | None = None, delim
         kind = {"csv": "CSV", "tsv": "TSV", "jsonl": "JSON lines", "xlsx": "XLSX", "parquet": "Parquet"}[fmt]
         raise TableRejected(f"{filename!r} could not be read as {kind}: {str(exc).strip()[:300]}",
                             code="unreadable_table") from None
-    columns = _check_columns(list(frame.columns))
+    try:
+        columns = _check_columns(list(frame.columns))
+    except TableRejected as exc:
+        if sheets and exc.code == "empty_table":
+            raise TableRejected(f"The sheet {sheet_name!r} is empty; the workbook's sheets are "
+                                f"{', '.join(map(repr, sheets))} (choose one as sheet).", code="empty_table",
+                                field="sheet", sheets=sheets) from None
+        raise
     if len(frame) > max_rows:
         raise TableRejected(f"The file has more than {max_rows:,} rows, the limit of one import "
                             "(SAMPAN_DATASET_MAX_FILES).", code="too_many_rows")
