@@ -194,3 +194,26 @@ def test_device_sdk_python_sample_runs_a_fixed_batch_model_in_chunks(fixed_batch
                                 timeout=120)
     assert classified.returncode == 0, classified.stderr
     assert [json.loads(line)["top_k"][0]["label"] for line in classified.stdout.splitlines()] == WANTED
+
+
+@pytest.mark.integration
+@pytest.mark.django_db(transaction=True)
+def test_a_torch_dynamo_export_with_its_default_batch_of_one_serves_a_batch(live_web, tenants, api_client,
+                                                                           tmp_path):
+    """The case as users meet it: ``torch.onnx.export(dynamo=True)`` fixes the batch at the example's 1."""
+    import torch
+    from training.models import ModelVersion
+
+    class ChannelMeans(torch.nn.Module):
+        def forward(self, pixels):  # (N, 3, H, W) -> (N, 3): the strongest colour wins
+            return pixels.mean(dim=(2, 3)) * 4.0
+
+    path = tmp_path / "dynamo.onnx"
+    torch.onnx.export(ChannelMeans().eval(), (torch.zeros(1, 3, SIZE, SIZE),), str(path), dynamo=True,
+                      external_data=False)
+    model = upload(api_client(tenants["alice"]), tenants["project_a"], path)
+    assert model["params"]["batch_size"] == 1
+    deployment, _, secret = deployment_with_key(tenants, ModelVersion.objects.get(pk=model["id"]), name="dynamo")
+    answer = predict(f"{live_web}/api/v1/deployments/{deployment.pk}/predict/", secret, IMAGES)
+    assert answer.status_code == 200, answer.text
+    assert [p["top_k"][0]["label"] for p in answer.json()["predictions"]] == WANTED
