@@ -49,18 +49,25 @@ def post(client, dataset, data: bytes, **fields):
                        format="multipart")
 
 
-def run_import_job(job_id: int) -> Job:
-    """The ``datasets.import`` task's body as the worker runs it (claim, run, record), in this process."""
+@pytest.fixture
+def run_import_job(monkeypatch):
+    """The ``datasets.import`` task's body as the worker runs it (claim, run, record), in this test's
+    process and transaction: the job is never enqueued (nothing commits), so no other worker takes it,
+    and this test's settings apply. Only the runner's connection recycling is left out."""
     from datasets.tasks import _import
 
-    run_job(job_id, _import)
-    return Job.objects.get(pk=job_id)
+    monkeypatch.setattr("jobs.runner.close_old_connections", lambda: None)
+
+    def run(job_id: int) -> Job:
+        run_job(job_id, _import)
+        return Job.objects.get(pk=job_id)
+
+    return run
 
 
-@pytest.mark.django_db(transaction=True)  # the job runner opens and closes its own connections
 @pytest.mark.parametrize("background", [False, True], ids=["synchronous", "background-job"])
 def test_exactly_the_limit_imports_and_one_more_is_refused_up_front(dataset, tenants, api_client, settings,
-                                                                    background):
+                                                                    run_import_job, background):
     settings.SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES = LIMIT
     client = api_client(tenants["alice"])
     before, batches, jobs = snapshot(dataset), ImportBatch.objects.count(), Job.objects.count()
@@ -101,9 +108,8 @@ def test_the_real_default_is_checked_before_any_job(tenants, api_client, isolate
     assert (ImportBatch.objects.count(), Job.objects.count()) == (batches, jobs)
 
 
-@pytest.mark.django_db(transaction=True)
 def test_a_background_import_of_no_images_fails_with_honest_counts_and_a_capped_list(
-        dataset, tenants, api_client, settings, monkeypatch, caplog):
+        dataset, tenants, api_client, settings, monkeypatch, caplog, run_import_job):
     monkeypatch.setattr(services, "MAX_PROBLEMS_LISTED", 4)
     client = api_client(tenants["alice"])
     before = stored(dataset)
