@@ -155,3 +155,64 @@ def test_worker_process_killed_mid_job_is_requeued_and_completes(live_worker, te
     assert job.attempt == 2
     assert claims(job) == 2
     assert live_worker.alive(), "the worker host must survive the loss of one process"
+
+
+# --- retry (issue 12 item 7) and Idempotency-Key (item 3) ---------------------------------------
+
+
+def test_retry_queues_a_failed_job_again_with_fresh_attempts(live_worker, tenants, api_client):
+    client = api_client(tenants["alice"])
+    job = _stale_running_job(tenants, attempt=3, max_attempts=3)
+    jobs_reap_stale()
+    assert status_of(job) == JobStatus.FAILED
+    assert client.get(f"/api/v1/jobs/{job.pk}/").json()["retryable"] is True
+    assert api_client(tenants["carol"]).post(f"/api/v1/jobs/{job.pk}/retry/").status_code == 403  # a viewer
+    assert api_client(tenants["bob"]).post(f"/api/v1/jobs/{job.pk}/retry/").status_code == 404  # another tenant
+    response = client.post(f"/api/v1/jobs/{job.pk}/retry/")
+    assert response.status_code == 200, response.json()
+    assert response.json()["status"] == "queued" and response.json()["error"] == "" and response.json()["attempt"] == 0
+    job = wait_status(job, JobStatus.SUCCEEDED)
+    assert job.attempt == 1 and job.max_attempts == 3
+    assert JobEvent.objects.filter(job=job, message__startswith="retry requested (was failed)").exists()
+    again = client.post(f"/api/v1/jobs/{job.pk}/retry/")
+    assert again.status_code == 409 and again.json()["error"]["code"] == "job_conflict"
+    assert "only a failed or cancelled job" in again.json()["error"]["message"]
+
+
+def test_retry_refuses_kinds_that_cannot_be_rerun(tenants, api_client):
+    job = Job.objects.create(workspace=tenants["ws_a"], kind="datasets.import", status=JobStatus.FAILED,
+                             error="boom")
+    response = api_client(tenants["alice"]).post(f"/api/v1/jobs/{job.pk}/retry/")
+    assert response.status_code == 409 and "cannot be retried" in response.json()["error"]["message"]
+    assert status_of(job) == JobStatus.FAILED
+
+
+def test_idempotency_key_returns_the_same_job_to_a_retried_post(tenants, token_for):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token_for(tenants['alice'])}")
+    body = {"project": tenants["project_a"].pk, "kind": "system.check", "params": {"seconds": 0.2}}
+    first = client.post("/api/v1/jobs/", body, format="json", HTTP_IDEMPOTENCY_KEY="abc-1")
+    second = client.post("/api/v1/jobs/", body, format="json", HTTP_IDEMPOTENCY_KEY="abc-1")
+    assert first.status_code == second.status_code == 201
+    assert first.json()["id"] == second.json()["id"] and second["Idempotent-Replayed"] == "true"
+    other = client.post("/api/v1/jobs/", body, format="json", HTTP_IDEMPOTENCY_KEY="abc-2")
+    assert other.status_code == 201 and other.json()["id"] != first.json()["id"]
+    assert Job.objects.filter(kind="system.check", params__seconds=0.2).count() == 2
+
+    reused = client.post(f"/api/v1/jobs/{first.json()['id']}/cancel/", format="json", HTTP_IDEMPOTENCY_KEY="abc-1")
+    assert reused.status_code == 422 and reused.json()["error"]["code"] == "idempotency_key_reused"
+    bad = client.post("/api/v1/jobs/", {"kind": "nope"}, format="json", HTTP_IDEMPOTENCY_KEY="abc-3")
+    assert bad.status_code == 400
+    fixed = client.post("/api/v1/jobs/", body, format="json", HTTP_IDEMPOTENCY_KEY="abc-3")
+    assert fixed.status_code == 201, "a refused request frees its key for the corrected retry"
+    too_long = client.post("/api/v1/jobs/", body, format="json", HTTP_IDEMPOTENCY_KEY="k" * 300)
+    assert too_long.status_code == 400 and too_long.json()["error"]["code"] == "invalid_idempotency_key"
+
+    bob = APIClient()
+    bob.credentials(HTTP_AUTHORIZATION=f"Bearer {token_for(tenants['bob'])}")
+    theirs = bob.post("/api/v1/jobs/", {**body, "project": tenants["project_b"].pk}, format="json",
+                      HTTP_IDEMPOTENCY_KEY="abc-1")
+    assert theirs.status_code == 201 and theirs.json()["id"] != first.json()["id"], "keys are per caller"
+

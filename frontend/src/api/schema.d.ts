@@ -1977,6 +1977,8 @@ export interface components {
             readonly started_at: string | null;
             /** Format: date-time */
             readonly finished_at: string | null;
+            /** @description POST /jobs/{id}/retry/ would queue it again (failed or cancelled, of a kind that resumes). */
+            readonly retryable: boolean;
         };
         JobCreateRequest: {
             /** @description Defaults to the project's workspace. */

@@ -18,15 +18,23 @@ class MemberProjectField(serializers.PrimaryKeyRelatedField):
 
 class JobSerializer(serializers.ModelSerializer):
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    retryable = serializers.SerializerMethodField(
+        help_text="POST /jobs/{id}/retry/ would queue it again (failed or cancelled, of a kind that resumes).")
 
     class Meta:
         model = Job
         fields = [
             "id", "workspace", "project", "kind", "params", "status", "queue", "attempt", "max_attempts",
             "lease_owner", "heartbeat_at", "cancel_requested", "preempt_requested", "progress", "result", "error", "created_by",
-            "created_at", "enqueued_at", "started_at", "finished_at",
+            "created_at", "enqueued_at", "started_at", "finished_at", "retryable",
         ]
         read_only_fields = fields
+
+    def get_retryable(self, job: Job) -> bool:
+        from jobs.services import RETRY_STATUSES
+
+        kind = registry.get(job.kind)
+        return bool(kind and kind.retryable and job.status in RETRY_STATUSES)
 
 
 class JobCreateSerializer(serializers.Serializer):

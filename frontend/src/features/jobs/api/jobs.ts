@@ -57,6 +57,17 @@ export function cancelJob(id: number) {
   return unwrap(api.POST('/api/v1/jobs/{id}/cancel/', { params: { path: { id } } }));
 }
 
+/** Queue a failed or cancelled job again; a training resumes from its last checkpoint. The key makes a
+ * repeated click (or a retried request) queue it once. */
+export function retryJob(id: number) {
+  return unwrap(
+    api.POST('/api/v1/jobs/{id}/retry/', {
+      params: { path: { id } },
+      headers: { 'Idempotency-Key': `retry-${id}-${crypto.randomUUID()}` },
+    }),
+  );
+}
+
 const EVENTS_PAGE_SIZE = 500;
 const EVENTS_MAX_PAGES = 10;
 

@@ -1,7 +1,7 @@
-import { screen } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { fakeApi, page } from '@/test/fakeApi';
+import { fakeApi, json, page } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { JobDetail } from './JobDetail';
 
@@ -30,6 +30,8 @@ const FINISHED = {
   enqueued_at: '2026-11-29T10:00:00Z',
   started_at: '2026-11-29T10:00:01Z',
   finished_at: '2026-11-29T10:00:03Z',
+  preempt_requested: false,
+  retryable: false,
 };
 
 describe('JobDetail', () => {
@@ -69,5 +71,29 @@ describe('JobDetail', () => {
     renderWithApp(<JobDetail jobId={5} />);
     expect(await screen.findByTestId('job-error')).toHaveTextContent('RuntimeError: no device');
     expect(screen.getByTestId('job-detail-status')).toHaveTextContent('failed');
+    expect(screen.queryByTestId('job-retry-5')).not.toBeInTheDocument();
+  });
+
+  it('retries a failed job the server marks retryable, with an idempotency key', async () => {
+    const failed = { ...FINISHED, kind: 'training.run', status: 'failed', result: null, retryable: true,
+      error: 'OSError: [Errno 28] No space left on device while writing checkpoint epoch-0003-step-000000012.pt' };
+    let current: Record<string, unknown> = failed;
+    const calls = fakeApi({
+      'GET /api/v1/jobs/5/': () => json(current),
+      'GET /api/v1/job-kinds/': [],
+      'GET /api/v1/jobs/5/events/': page([]),
+      'POST /api/v1/jobs/5/retry/': () => {
+        current = { ...failed, status: 'queued', error: '', attempt: 0, retryable: false, finished_at: null };
+        return json(current);
+      },
+    });
+    renderWithApp(<JobDetail jobId={5} />);
+    expect(await screen.findByTestId('job-error')).toHaveTextContent('No space left on device');
+    await userEvent.setup().click(screen.getByTestId('job-retry-5'));
+    expect(await screen.findByTestId('job-detail-status')).toHaveTextContent('queued');
+    await waitFor(() => expect(screen.queryByTestId('job-retry-5')).not.toBeInTheDocument());
+    const [retry] = calls.callsTo('POST', '/api/v1/jobs/5/retry/');
+    expect(retry?.path).toBe('/api/v1/jobs/5/retry/');
+    expect(retry?.headers.get('Idempotency-Key')).toMatch(/^retry-5-/);
   });
 });

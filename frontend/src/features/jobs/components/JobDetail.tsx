@@ -6,6 +6,7 @@ import { isActive } from '../api/jobState';
 import type { Job } from '../api/jobs';
 import { useJob, useJobKinds } from '../hooks/useJobs';
 import { CancelJobButton } from './CancelJobButton';
+import { RetryJobButton } from './RetryJobButton';
 import { JobProgressBar } from './JobProgressBar';
 import { JobResultView } from './JobResultView';
 import { JobStatusBadge } from './JobStatusBadge';
@@ -54,7 +55,10 @@ export function JobDetail({ jobId, extra }: { jobId: number; extra?: (job: Job) 
             </Text>
           )}
         </Stack>
-        <CancelJobButton job={job} size="sm" />
+        <Group gap="xs">
+          <CancelJobButton job={job} size="sm" />
+          <RetryJobButton job={job} size="sm" />
+        </Group>
       </Group>
 
       <JobProgressBar job={job} showMessage />

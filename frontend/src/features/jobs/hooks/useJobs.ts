@@ -8,6 +8,7 @@ import {
   listJobEvents,
   listJobKinds,
   listJobs,
+  retryJob,
   type Job,
   type JobFilters,
 } from '../api/jobs';
@@ -64,6 +65,18 @@ export function useCancelJob() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: cancelJob,
+    onSuccess: async (job) => {
+      await storeJob(job);
+      await queryClient.invalidateQueries({ queryKey: jobKeys.events(job.id) });
+    },
+  });
+}
+
+export function useRetryJob() {
+  const storeJob = useStoreJob();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: retryJob,
     onSuccess: async (job) => {
       await storeJob(job);
       await queryClient.invalidateQueries({ queryKey: jobKeys.events(job.id) });
