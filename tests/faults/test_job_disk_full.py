@@ -96,6 +96,6 @@ def test_a_full_disk_is_named_and_the_failed_training_resumes_on_retry(tenants, 
     record("7-disk-full", fault="the run directory's disk (a 64 MiB tmpfs) filled up during a training",
            promise="the job's error names 'No space left on device' and the file; a user retries it from the "
                    "last checkpoint (API, UI, SDK)",
-           measured=f"failed with {error.removeprefix('failed: ')[:90]!r}...; after freeing space the retry "
+           measured=f"failed with {error.removeprefix('failed: ').split(' (')[0]!r}; after freeing space the retry "
                     f"resumed from epoch {resumed['epoch']} (the last validated epoch was {failed_epoch}) and succeeded in "
                     f"{retry_seconds:.1f} s", resumed_epoch=resumed["epoch"])
