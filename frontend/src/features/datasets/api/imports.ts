@@ -75,7 +75,9 @@ export function importFraction(batch: Pick<ImportBatch, 'status' | 'progress'>):
 
 export type TablePreview = components['schemas']['TablePreview'];
 /** The column mapping of a table import: text datasets name text/label columns, tabular ones the target. */
-export type TableMapping = { text_column?: string; label_column?: string; target_column?: string; encoding?: string };
+export type TableMapping = { text_column?: string; label_column?: string; target_column?: string };
+/** How the file is read; empty (or absent) fields are detected by the server, and the preview says what it used. */
+export type TableReading = { encoding?: string; delimiter?: string; decimal?: string; sheet?: string };
 const TABLE_PATTERN = /\.(csv|tsv|tab|txt|jsonl|ndjson|xlsx|xlsm|parquet|pq)$/i;
 
 export function isTableFile(file: File): boolean {
@@ -83,16 +85,34 @@ export function isTableFile(file: File): boolean {
 }
 
 /** The column mapping step: columns with inferred types, the first rows, a suggested mapping. */
-export function previewTable(datasetId: number, file: File, encoding = '') {
+function tableForm(file: File, fields: Record<string, string | undefined>): FormData {
   const form = new FormData();
   form.append('file', file, file.name);
-  if (encoding.trim()) form.append('encoding', encoding.trim());
-  return postFormWithProgress<TablePreview>(`/api/v1/datasets/${datasetId}/imports/preview/`, form, {});
+  // A delimiter may be a tab: only the other fields are trimmed.
+  for (const [key, value] of Object.entries(fields)) {
+    const sent = key === 'delimiter' ? value : value?.trim();
+    if (sent) form.append(key, sent);
+  }
+  return form;
 }
 
-export function uploadTable(datasetId: number, file: File, mapping: TableMapping, onProgress?: (progress: UploadProgress) => void) {
-  const form = new FormData();
-  form.append('file', file, file.name);
-  for (const [key, value] of Object.entries(mapping)) if (value && value.trim()) form.append(key, value.trim());
-  return postFormWithProgress<ImportBatch>(`/api/v1/datasets/${datasetId}/imports/`, form, { onProgress });
+export function previewTable(datasetId: number, file: File, reading: TableReading = {}) {
+  return postFormWithProgress<TablePreview>(`/api/v1/datasets/${datasetId}/imports/preview/`, tableForm(file, reading), {});
+}
+
+export function uploadTable(
+  datasetId: number,
+  file: File,
+  fields: TableMapping & TableReading,
+  onProgress?: (progress: UploadProgress) => void,
+) {
+  return postFormWithProgress<ImportBatch>(`/api/v1/datasets/${datasetId}/imports/`, tableForm(file, fields), { onProgress });
+}
+
+/** The encodings a refused preview names (`bad_encoding` with `details.candidates`), or []. */
+export function encodingCandidates(error: unknown): string[] {
+  const details = (error as { code?: string; details?: { candidates?: unknown } } | null)?.details;
+  return (error as { code?: string } | null)?.code === 'bad_encoding' && Array.isArray(details?.candidates)
+    ? details.candidates.map(String)
+    : [];
 }

@@ -145,7 +145,7 @@ function ImageImportPanel({ datasetId, disabled = false }: { datasetId: number; 
         <Stack align="center" gap={4}>
           <Title order={4}>{disabled ? 'Viewers cannot import' : 'Drop images or archives here'}</Title>
           <Text c="dimmed" size="sm" ta="center">
-            JPEG, PNG, BMP, WebP or GIF files, or a zip / tar.gz with a folder per class (files at its root stay unlabeled).
+            JPEG, PNG, BMP, WebP, GIF or TIFF files (16-bit and float images are scaled to 8 bits), or a zip / tar.gz with a folder per class (files at its root stay unlabeled).
             <br />
             Or click to choose files.
           </Text>

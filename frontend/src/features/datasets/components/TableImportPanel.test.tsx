@@ -8,6 +8,10 @@ const PREVIEW = {
   filename: 'docs.csv',
   format: 'csv',
   encoding: 'utf-8',
+  delimiter: ',',
+  decimal: '.',
+  sheet: null,
+  sheets: [],
   partial: false,
   rows_read: 2,
   columns: [
@@ -30,8 +34,15 @@ const BATCH = {
 
 type Sent = { url: string; body: FormData };
 
-function fakeXhr(answers: Record<string, unknown>) {
+type Answer = { status: number; body: unknown };
+
+/** XMLHttpRequest answering each URL from its queue of answers (the last one repeats). */
+function fakeXhr(answers: Record<string, unknown | Answer[]>) {
   const sent: Sent[] = [];
+  const queues = new Map(Object.entries(answers).map(([url, answer]) => [
+    url,
+    Array.isArray(answer) ? [...answer] : [{ status: url.endsWith('/preview/') ? 200 : 201, body: answer }],
+  ]));
   class FakeXhr {
     upload = { onprogress: null };
     onload: (() => void) | null = null;
@@ -45,12 +56,17 @@ function fakeXhr(answers: Record<string, unknown>) {
       this.url = url;
     }
     setRequestHeader() {}
+    getResponseHeader() {
+      return 'application/json';
+    }
     abort() {}
     send(body: FormData) {
       sent.push({ url: this.url, body });
+      const queue = queues.get(this.url)!;
+      const answer = queue.length > 1 ? queue.shift()! : queue[0];
       setTimeout(() => {
-        this.status = this.url.endsWith('/preview/') ? 200 : 201;
-        this.responseText = JSON.stringify(answers[this.url]);
+        this.status = answer.status;
+        this.responseText = JSON.stringify(answer.body);
         this.onload?.();
       }, 5);
     }
@@ -83,5 +99,78 @@ describe('TableImportPanel', () => {
     expect(sent[1].body.get('text_column')).toBe('docstring');
     expect(sent[1].body.get('label_column')).toBe('area');
     await waitFor(() => expect(screen.queryByTestId('table-mapping')).not.toBeInTheDocument());
+  });
+
+  it('offers the encodings the server names when it is not sure, and imports with the one picked', async () => {
+    fakeApi({
+      'GET /api/v1/datasets/1/imports/': page([]),
+      'GET /api/v1/datasets/1/imports/7/': () => new Response(JSON.stringify(BATCH), { headers: { 'Content-Type': 'application/json' } }),
+    });
+    const refused = {
+      error: {
+        code: 'bad_encoding',
+        message: 'The file is not UTF-8 and its encoding is not certain: it could be cp1252, cp1251.',
+        details: { encoding: ['...'], candidates: ['cp1252', 'cp1251'], line: 2, offset: 4 },
+      },
+    };
+    const sent = fakeXhr({
+      '/api/v1/datasets/1/imports/preview/': [{ status: 400, body: refused }, { status: 200, body: { ...PREVIEW, encoding: 'cp1251' } }],
+      '/api/v1/datasets/1/imports/': BATCH,
+    });
+    renderWithApp(<TableImportPanel datasetId={1} taskType="text_classification" />);
+    fireEvent.change(screen.getByTestId('table-file-input'), { target: { files: [new File(['x'], 'ru.csv')] } });
+    expect(await screen.findByTestId('table-error')).toHaveTextContent('it could be cp1252, cp1251');
+    expect(sent[0].body.get('encoding')).toBeNull();
+
+    fireEvent.click(screen.getByTestId('table-encoding-cp1251'));
+    expect(await screen.findByTestId('table-mapping')).toBeInTheDocument();
+    expect(sent[1].body.get('encoding')).toBe('cp1251');
+    expect(screen.queryByTestId('table-error')).not.toBeInTheDocument();
+    expect(screen.getByTestId('table-read-as')).toHaveTextContent('cp1251');
+
+    fireEvent.click(screen.getByTestId('table-import'));
+    await waitFor(() => expect(sent).toHaveLength(3));
+    expect(sent[2].url).toBe('/api/v1/datasets/1/imports/');
+    expect(sent[2].body.get('encoding')).toBe('cp1251');
+    expect(sent[2].body.get('text_column')).toBe('docstring');
+  });
+
+  it('shows the detected delimiter and decimal mark and re-reads the file with the ones chosen', async () => {
+    fakeApi({ 'GET /api/v1/datasets/1/imports/': page([]) });
+    const wine = {
+      ...PREVIEW, filename: 'wine.csv', delimiter: ';', decimal: ',',
+      columns: [{ name: 'alcohol', type: 'numeric' }, { name: 'quality', type: 'numeric' }],
+      rows: [{ alcohol: '12.8', quality: '6' }], suggested: { target_column: null },
+    };
+    const sent = fakeXhr({ '/api/v1/datasets/1/imports/preview/': [{ status: 200, body: wine }, { status: 200, body: { ...wine, delimiter: '|' } }] });
+    renderWithApp(<TableImportPanel datasetId={1} taskType="tabular_regression" />);
+    fireEvent.change(screen.getByTestId('table-file-input'), { target: { files: [new File(['x'], 'wine.csv')] } });
+    expect(await screen.findByTestId('table-mapping')).toBeInTheDocument();
+    expect(screen.getByTestId('table-read-as')).toHaveTextContent('delimiter semicolon ; · decimal comma');
+    expect(screen.getByTestId('table-delimiter')).toHaveValue('detected (semicolon ;)');
+    expect(screen.getByTestId('table-decimal')).toHaveValue('detected (comma 1,5)');
+
+    fireEvent.click(screen.getByTestId('table-delimiter'));
+    fireEvent.click((await screen.findAllByRole('option', { name: 'pipe |', hidden: true })).at(-1)!);
+    await waitFor(() => expect(sent).toHaveLength(2));
+    expect(sent[1].body.get('delimiter')).toBe('|');
+    expect(sent[1].body.get('decimal')).toBeNull();
+    expect(await screen.findByTestId('table-read-as')).toHaveTextContent('delimiter pipe |');
+  });
+
+  it('lists an XLSX workbook\'s sheets and previews the one chosen', async () => {
+    fakeApi({ 'GET /api/v1/datasets/1/imports/': page([]) });
+    const book = { ...PREVIEW, filename: 'book.xlsx', format: 'xlsx', encoding: 'binary', delimiter: null, sheet: 'Data', sheets: ['Cover', 'Data'] };
+    const sent = fakeXhr({ '/api/v1/datasets/1/imports/preview/': book });
+    renderWithApp(<TableImportPanel datasetId={1} taskType="text_classification" />);
+    fireEvent.change(screen.getByTestId('table-file-input'), { target: { files: [new File(['x'], 'book.xlsx')] } });
+    expect(await screen.findByTestId('table-mapping')).toBeInTheDocument();
+    expect(screen.getByTestId('table-read-as')).toHaveTextContent('xlsx · binary · sheet Data');
+    expect(screen.queryByTestId('table-delimiter')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('table-encoding')).not.toBeInTheDocument();
+    fireEvent.click(screen.getByTestId('table-sheet'));
+    fireEvent.click((await screen.findAllByRole('option', { name: 'Cover', hidden: true })).at(-1)!);
+    await waitFor(() => expect(sent).toHaveLength(2));
+    expect(sent[1].body.get('sheet')).toBe('Cover');
   });
 });

@@ -1,25 +1,81 @@
-import { Alert, Badge, Button, Group, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Paper, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { errorMessage } from '@/lib/notifications';
 import { exportUrl, type TaskType } from '../api/datasets';
-import { isTableFile, previewTable, uploadTable, type ImportBatch, type TableMapping, type TablePreview } from '../api/imports';
+import {
+  encodingCandidates,
+  isTableFile,
+  previewTable,
+  uploadTable,
+  type ImportBatch,
+  type TableMapping,
+  type TablePreview,
+  type TableReading,
+} from '../api/imports';
 import { datasetKeys } from '../api/keys';
 import { useImports } from '../hooks/useImports';
 import { ImportBatchView, ImportReport } from './ImportReport';
 
 const NONE = '__none__';
+const DETECT = '__detect__';
+const ENCODINGS = ['utf-8', 'utf-16', 'gb18030', 'big5', 'shift_jis', 'euc-kr', 'cp1252', 'latin-1', 'cp1251', 'cp1250'];
+const DELIMITERS = [
+  { value: ',', label: 'comma ,' },
+  { value: ';', label: 'semicolon ;' },
+  { value: '\t', label: 'tab' },
+  { value: '|', label: 'pipe |' },
+];
+const DECIMALS = [
+  { value: '.', label: 'point 1.5' },
+  { value: ',', label: 'comma 1,5' },
+];
+
+function describeDelimiter(delimiter: string | null | undefined): string {
+  return DELIMITERS.find((option) => option.value === delimiter)?.label ?? (delimiter ? `'${delimiter}'` : '');
+}
+
+/** A reading option's select: "detected" (sent as nothing) or a choice; the placeholder shows what the server used. */
+function ReadingSelect({
+  label, value, detected, data, onChange, disabled, testId,
+}: {
+  label: string;
+  value: string | undefined;
+  detected: string;
+  data: { value: string; label: string }[];
+  onChange: (value: string) => void;
+  disabled: boolean;
+  testId: string;
+}) {
+  return (
+    <Select
+      label={label}
+      data={[{ value: DETECT, label: detected ? `detected (${detected})` : 'detected' }, ...data]}
+      value={value ? value : DETECT}
+      onChange={(chosen) => onChange(!chosen || chosen === DETECT ? '' : chosen)}
+      allowDeselect={false}
+      w={190}
+      disabled={disabled}
+      data-testid={testId}
+    />
+  );
+}
 
 /**
  * Table files for text and tabular datasets, in two steps: choose a file, whose columns, types
  * and first rows come back with a suggested mapping; then confirm the mapping (text and label
- * columns, or the target column) and import.
+ * columns, or the target column) and import. How the file is read (encoding, delimiter, decimal
+ * mark, XLSX sheet) is detected by the server and shown; changing one re-runs the preview, and an
+ * encoding the server is not sure of is offered as the candidates it names.
  */
 export function TableImportPanel({ datasetId, taskType, disabled = false }: { datasetId: number; taskType: TaskType; disabled?: boolean }) {
   const queryClient = useQueryClient();
   const inputRef = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File | null>(null);
-  const [encoding, setEncoding] = useState('');
+  const [reading, setReading] = useState<TableReading>({});
+  const [candidates, setCandidates] = useState<string[]>([]);
+  // The last preview of this file: its reading options stay offered when a changed one is refused.
+  const [lastRead, setLastRead] = useState<TablePreview | null>(null);
   const [preview, setPreview] = useState<TablePreview | null>(null);
   const [mapping, setMapping] = useState<TableMapping>({});
   const [busy, setBusy] = useState(false);
@@ -28,30 +84,53 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
   const { data: recent } = useImports(datasetId);
   const text = taskType === 'text_classification';
 
+  const runPreview = async (chosen: File, options: TableReading) => {
+    setBusy(true);
+    setError(null);
+    setCandidates([]);
+    try {
+      const found = await previewTable(datasetId, chosen, options);
+      setPreview(found);
+      setLastRead(found);
+      const suggested = found.suggested as Record<string, string | null>;
+      setMapping((current) => {
+        const keep = (name: string | undefined) => (name && found.columns.some((column) => column.name === name) ? name : '');
+        return text
+          ? {
+              text_column: keep(current.text_column) || (suggested.text_column ?? ''),
+              label_column: keep(current.label_column) || (suggested.label_column ?? ''),
+            }
+          : { target_column: keep(current.target_column) || (suggested.target_column ?? '') };
+      });
+    } catch (failure) {
+      setPreview(null);
+      setError(errorMessage(failure));
+      setCandidates(encodingCandidates(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
   const choose = async (chosen: File | null) => {
     setError(null);
+    setCandidates([]);
     setPreview(null);
+    setLastRead(null);
+    setMapping({});
+    setReading({});
     setFile(chosen);
     if (!chosen) return;
     if (!isTableFile(chosen)) {
       setError(`${chosen.name} is not a CSV, TSV, JSONL, XLSX or Parquet file.`);
       return;
     }
-    setBusy(true);
-    try {
-      const found = await previewTable(datasetId, chosen, encoding);
-      setPreview(found);
-      const suggested = found.suggested as Record<string, string | null>;
-      setMapping(
-        text
-          ? { text_column: suggested.text_column ?? '', label_column: suggested.label_column ?? '' }
-          : { target_column: suggested.target_column ?? '' },
-      );
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setBusy(false);
-    }
+    await runPreview(chosen, {});
+  };
+
+  const reread = (change: TableReading) => {
+    const next = { ...reading, ...change };
+    setReading(next);
+    if (file) void runPreview(file, next);
   };
 
   const submit = async () => {
@@ -59,13 +138,15 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
     setBusy(true);
     setError(null);
     try {
-      const batch: ImportBatch = await uploadTable(datasetId, file, { ...mapping, encoding });
+      const batch: ImportBatch = await uploadTable(datasetId, file, { ...mapping, ...reading });
       queryClient.setQueryData(datasetKeys.importBatch(datasetId, batch.id), batch);
       setBatchIds((ids) => [batch.id, ...ids]);
       setPreview(null);
       setFile(null);
+      setReading({});
     } catch (failure) {
       setError(errorMessage(failure));
+      setCandidates(encodingCandidates(failure));
     } finally {
       setBusy(false);
       void queryClient.invalidateQueries({ queryKey: datasetKeys.detail(datasetId) });
@@ -85,15 +166,6 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
           <Button onClick={() => inputRef.current?.click()} disabled={disabled || busy} data-testid="table-choose">
             {disabled ? 'Viewers cannot import' : 'Choose a table file'}
           </Button>
-          <TextInput
-            label="Encoding (if not UTF-8)"
-            placeholder="detected"
-            value={encoding}
-            onChange={(event) => setEncoding(event.currentTarget.value)}
-            w={180}
-            disabled={disabled || busy}
-            data-testid="table-encoding"
-          />
           <input
             ref={inputRef}
             type="file"
@@ -117,8 +189,46 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
       </Text>
       {error && (
         <Alert color="red" title="Import refused" withCloseButton onClose={() => setError(null)} data-testid="table-error">
-          {error}
+          <Stack gap="xs">
+            <Text size="sm">{error}</Text>
+            {file && candidates.length > 0 && (
+              <Group gap="xs" data-testid="table-encoding-candidates">
+                <Text size="sm">Read it as:</Text>
+                {candidates.map((candidate) => (
+                  <Button key={candidate} size="compact-sm" variant="light" disabled={busy}
+                    onClick={() => reread({ encoding: candidate })} data-testid={`table-encoding-${candidate}`}>
+                    {candidate}
+                  </Button>
+                ))}
+              </Group>
+            )}
+          </Stack>
         </Alert>
+      )}
+      {file && isTableFile(file) && (lastRead || candidates.length > 0) && (
+        <Group align="flex-end" data-testid="table-reading">
+          {lastRead?.format !== 'xlsx' && lastRead?.format !== 'parquet' && (
+            <ReadingSelect label="Encoding" value={reading.encoding} detected={lastRead?.encoding ?? ''}
+              data={[...new Set([...candidates, ...ENCODINGS, ...(reading.encoding ? [reading.encoding] : [])])].map(
+                (name) => ({ value: name, label: name }))}
+              onChange={(encoding) => reread({ encoding })} disabled={disabled || busy} testId="table-encoding" />
+          )}
+          {lastRead && (lastRead.format === 'csv' || lastRead.format === 'tsv') && (
+            <ReadingSelect label="Delimiter" value={reading.delimiter} detected={describeDelimiter(lastRead.delimiter)}
+              data={DELIMITERS} onChange={(delimiter) => reread({ delimiter })} disabled={disabled || busy}
+              testId="table-delimiter" />
+          )}
+          {lastRead && lastRead.format !== 'parquet' && (
+            <ReadingSelect label="Decimal mark" value={reading.decimal}
+              detected={DECIMALS.find((option) => option.value === lastRead.decimal)?.label ?? ''} data={DECIMALS}
+              onChange={(decimal) => reread({ decimal })} disabled={disabled || busy} testId="table-decimal" />
+          )}
+          {lastRead && lastRead.sheets.length > 0 && (
+            <ReadingSelect label="Sheet" value={reading.sheet} detected={lastRead.sheet ?? ''}
+              data={lastRead.sheets.map((name) => ({ value: name, label: name }))}
+              onChange={(sheet) => reread({ sheet })} disabled={disabled || busy} testId="table-sheet" />
+          )}
+        </Group>
       )}
       {preview && (
         <Paper withBorder p="md" data-testid="table-mapping">
@@ -128,8 +238,14 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
                 {preview.filename}: {preview.rows_read}
                 {preview.partial ? '+' : ''} rows, {columns.length} columns
               </Title>
-              <Badge variant="light">
-                {preview.format} · {preview.encoding}
+              <Badge variant="light" data-testid="table-read-as">
+                {[
+                  preview.format,
+                  preview.encoding,
+                  preview.sheet ? `sheet ${preview.sheet}` : '',
+                  preview.delimiter ? `delimiter ${describeDelimiter(preview.delimiter)}` : '',
+                  preview.decimal === ',' ? 'decimal comma' : '',
+                ].filter(Boolean).join(' · ')}
               </Badge>
             </Group>
             <Group>
