@@ -196,6 +196,37 @@ def test_device_sdk_python_sample_runs_a_fixed_batch_model_in_chunks(fixed_batch
     assert [json.loads(line)["top_k"][0]["label"] for line in classified.stdout.splitlines()] == WANTED
 
 
+def test_device_sdk_javascript_and_cpp_samples_fill_the_fixed_batch(fixed_batch_artifacts):
+    """The JS (Node) and C++ samples run one image per call: in a batch of 2 here, the rest zeros."""
+    from tests.packages.packaging_support import clean_env, onnxruntime_headers, onnxruntime_library
+    from workers.packaging import build_device_sdk
+
+    work, artifacts = fixed_batch_artifacts
+    build_device_sdk(artifacts=artifacts, out_path=work / "device-native.zip",
+                     calibration_images=artifacts.test_images)
+    root = unzip_package(work / "device-native.zip", work / "device-native")
+    javascript = root / "javascript"
+    installed = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefer-offline"], cwd=javascript,
+                               capture_output=True, text=True, timeout=600, env=clean_env())
+    assert installed.returncode == 0, installed.stdout[-2000:] + installed.stderr[-2000:]
+    for model in ("fp32", "int8"):
+        out = subprocess.run(["node", "run_test_vectors.mjs", "--model", f"../model.{model}.onnx"], cwd=javascript,
+                             capture_output=True, text=True, timeout=300, env=clean_env())
+        assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+        summary = json.loads(out.stdout.strip().splitlines()[-1])
+        assert summary["vectors"] == len(IMAGES) and summary["allclose"] is True, summary
+    cpp = root / "cpp"
+    library = onnxruntime_library(Path(sys.executable), work / "lib")
+    built = subprocess.run(["make", f"ONNXRUNTIME_INCLUDE={onnxruntime_headers()}", f"ONNXRUNTIME_LIB={library}"],
+                           cwd=cpp, capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    files = [str(p) for p in artifacts.test_images]
+    out = subprocess.run([str(cpp / "classify"), "../model.fp32.onnx", *files, "--top-k", "1"], cwd=cpp,
+                         capture_output=True, text=True, timeout=120, env=clean_env())
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert [json.loads(line)["top_k"][0]["label"] for line in out.stdout.splitlines()] == WANTED
+
+
 @pytest.mark.integration
 @pytest.mark.django_db(transaction=True)
 def test_a_torch_dynamo_export_with_its_default_batch_of_one_serves_a_batch(live_web, tenants, api_client,
