@@ -248,3 +248,23 @@ def test_a_torch_dynamo_export_with_its_default_batch_of_one_serves_a_batch(live
     answer = predict(f"{live_web}/api/v1/deployments/{deployment.pk}/predict/", secret, IMAGES)
     assert answer.status_code == 200, answer.text
     assert [p["top_k"][0]["label"] for p in answer.json()["predictions"]] == WANTED
+
+
+def test_the_server_packages_service_answers_an_onnx_runtime_failure_with_422(tmp_path):
+    """workers.serving.standalone (the server package's code) through the same predict_instances."""
+    from workers.image_classification.preprocessing import make_spec, validate_spec
+    from workers.serving.protocol import PredictionInputError
+    from workers.serving.standalone import PredictionService
+
+    colour_classifier(tmp_path / "model.onnx", batch="batch", reshape_to_one=True)
+    (tmp_path / "preprocess.json").write_text(json.dumps(validate_spec(make_spec([SIZE, SIZE]) | PLAIN)))
+    (tmp_path / "labels.json").write_text(json.dumps(CLASSES))
+    (tmp_path / "manifest.json").write_text(json.dumps({"template": "image_classification"}))
+    service = PredictionService(tmp_path, api_key=KEY)
+    body = json.dumps({"instances": [{"image": base64.b64encode(i).decode()} for i in IMAGES[:3]]}).encode()
+    with pytest.raises(PredictionInputError) as refused:
+        service.predict(content_type="application/json", body=body, query_top_k=None)
+    assert refused.value.status == 422 and refused.value.code == "model_rejected_input"
+    assert "instances[0..2]" in refused.value.message
+    one = json.dumps({"instances": [{"image": base64.b64encode(IMAGES[0]).decode()}]}).encode()
+    assert json.loads(service.predict(content_type="application/json", body=one, query_top_k=None))["predictions"]
