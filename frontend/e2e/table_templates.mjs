@@ -12,7 +12,9 @@
 // Env: SAMPAN_URL, SAMPAN_USER, SAMPAN_PASSWORD, E2E_TASK (text_classification |
 //      tabular_classification | tabular_regression), E2E_FILE (the table file), E2E_LABEL_COLUMN (text: the label
 //      column to map), E2E_ARTIFACTS, CHROMIUM_PATH, E2E_TRAIN_TIMEOUT_S (default 600),
-//      E2E_DEPLOY=1 to deploy and try it, E2E_TEXT (the text to try) or E2E_ROW (a JSON row to try).
+//      E2E_DEPLOY=1 to deploy and try it, E2E_TEXT (the text to try) or E2E_ROW (a JSON row to try),
+//      E2E_EXPECT_READ (text the preview's "read as" badge must show, e.g. "decimal comma"),
+//      E2E_DELIMITER (a delimiter option to pick in the preview step, e.g. "semicolon ;": the preview re-runs).
 // Prints "PASSED: ... model version #N" and exits 0, or a "FAILED: ..." line and exits 1.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -31,6 +33,8 @@ const trainTimeoutMs = Number(process.env.E2E_TRAIN_TIMEOUT_S || 600) * 1000;
 const deploy = process.env.E2E_DEPLOY === '1';
 const tryText = process.env.E2E_TEXT || 'Return the square root of x.';
 const tryRow = process.env.E2E_ROW || '';
+const expectRead = process.env.E2E_EXPECT_READ || '';
+const pickDelimiter = process.env.E2E_DELIMITER || '';
 const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 const TASK_LABELS = {
   text_classification: 'Text classification',
@@ -91,6 +95,18 @@ async function main() {
       if (answer.status() !== 200) fail(`the preview answered ${answer.status()}: ${await answer.text()}`);
       await page.getByTestId('table-mapping').waitFor();
       await page.getByTestId('table-preview').waitFor();
+      const readAs = (await page.getByTestId('table-read-as').textContent()) ?? '';
+      log(`read as: ${readAs}`);
+      if (expectRead && !readAs.includes(expectRead)) fail(`the preview read the file as "${readAs}", not "${expectRead}"`);
+      if (pickDelimiter) {
+        const again = posted(page, `/api/v1/datasets/${datasetId}/imports/preview/`);
+        await page.getByTestId('table-delimiter').click();
+        await page.getByRole('option', { name: pickDelimiter }).last().click();
+        const reread = await again;
+        if (reread.status() !== 200) fail(`the preview with delimiter ${pickDelimiter} answered ${reread.status()}`);
+        await page.getByTestId('table-mapping').waitFor();
+        log(`picked delimiter ${pickDelimiter}; the preview re-ran`);
+      }
       if (labelColumn) {
         await page.getByTestId('mapping-label-column').click();
         await page.getByRole('option', { name: new RegExp(`^${labelColumn} \\(`) }).last().click();

@@ -55,10 +55,11 @@ def test_tabular_wine_in_the_browser_then_predict(live_web, live_worker, make_us
     assert (REPO / "frontend" / "dist" / "index.html").exists(), "the frontend is not built: run `make frontend`"
     make_user("e2e-tables", password="e2e-passphrase-123")
     path = tmp_path / "wine.csv"
-    path.write_bytes(csv_bytes("wine"))
+    path.write_bytes(csv_bytes("wine", sep=";", decimal=","))  # as a German or French Excel saves it
     rows = list(csv.DictReader(io.StringIO(csv_bytes("wine").decode())))
     row = {k: float(v) for k, v in rows[0].items() if k != "target"}
-    model_version = run_browser(live_web, task="tabular_classification", path=path, E2E_DEPLOY="1", E2E_ROW=json.dumps(row))
+    model_version = run_browser(live_web, task="tabular_classification", path=path, E2E_DEPLOY="1", E2E_ROW=json.dumps(row),
+                                E2E_EXPECT_READ="delimiter semicolon ; · decimal comma", E2E_DELIMITER="semicolon ;")
     tried = predict_as_tried(live_web, "tabular_classification")
     assert tried["input"] == row
     from deploy.models import Deployment
