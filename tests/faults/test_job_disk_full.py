@@ -85,7 +85,8 @@ def test_a_full_disk_is_named_and_the_failed_training_resumes_on_retry(tenants, 
         retry_seconds = time.monotonic() - started
         assert job.status == JobStatus.SUCCEEDED, (job.error, messages(job.pk))
         resumed = job.result["resumed_from"]
-        assert resumed is not None and resumed["epoch"] >= 2, resumed
+        # the epoch-2 checkpoint may have been the write the full disk refused: then epoch 1 is the last complete one
+        assert resumed is not None and resumed["epoch"] >= 1, "resumed, not started over"
         again = client.post(f"/api/v1/jobs/{job.pk}/retry/")
         assert again.status_code == 409 and again.json()["error"]["code"] == "job_conflict"
         error = JobEvent.objects.filter(job=job, message__startswith="failed:").values_list("message", flat=True)[0]
