@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -34,6 +35,9 @@ import numpy as np
 
 MAX_CATEGORIES = 50
 MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", "#n/a"})
+# "12,345.5" is a number with thousands separators; "1,5" is not one (a decimal comma, or a list):
+# stripping every comma read it as 15.
+_THOUSANDS = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?")
 
 
 def number_of(value: Any) -> float | None:
@@ -43,7 +47,9 @@ def number_of(value: Any) -> float | None:
     if isinstance(value, int | float):
         number = float(value)
     else:
-        text = str(value).strip().replace(",", "")
+        text = str(value).strip()
+        if "," in text and _THOUSANDS.fullmatch(text):
+            text = text.replace(",", "")
         if text.lower() in MISSING:
             return None
         try:
