@@ -123,6 +123,22 @@ def _decodes(data: bytes, encoding: str) -> str | None:
     return text if "\x00" not in text and _plausible(text) else None
 
 
+def _statistical_ranking(data: bytes) -> list[str]:
+    """charset-normalizer's code pages, likeliest first; only used to order the candidates of an
+    uncertain file (its single best guess is often a cousin: mac-cyrillic for cp1251)."""
+    from charset_normalizer import from_bytes
+
+    aliases = {"cp932": "shift_jis", "iso8859-1": "latin-1", "gbk": "gb18030", "gb2312": "gb18030"}
+    ranking = []
+    for match in from_bytes(data[:200_000]):
+        try:
+            name = codecs.lookup(match.encoding).name
+        except LookupError:
+            continue
+        ranking.append(aliases.get(name, name))
+    return ranking
+
+
 def detect_encoding(data: bytes) -> str:
     """The encoding of a text file: a BOM (UTF-8, UTF-16, UTF-32), then UTF-8, UTF-16 without a BOM
     (by its NUL bytes), then GB18030 when the non-ASCII bytes come in double-byte pairs that decode
@@ -166,6 +182,10 @@ def detect_encoding(data: bytes) -> str:
     candidates = [name for name in CANDIDATE_ENCODINGS if _decodes(data, name) is not None]
     if gb_bytes < high / 2:  # mostly single non-ASCII bytes: the Western code pages are likelier
         candidates.sort(key=lambda name: name in ("gb18030", "big5", "shift_jis", "euc-kr"))
+    likeliest = next((name for name in _statistical_ranking(sample) if name in candidates), None)
+    if likeliest is not None:  # first in the list (and the first button the web app offers)
+        candidates.remove(likeliest)
+        candidates.insert(0, likeliest)
     line = _row_of_offset(data, first_bad)
     where = f"line {line} has the byte 0x{data[first_bad]:02x} (offset {first_bad}) that is not valid UTF-8"
     if not candidates:
