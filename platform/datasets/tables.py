@@ -291,6 +291,7 @@ _COMMA_NUMBER = re.compile(r"^\s*[+-]?(\d{1,3}(\.\d{3})+|\d*),\d+([eE][+-]?\d+)?
 _DOT_NUMBER = re.compile(r"^\s*[+-]?(\d{1,3}(,\d{3})+|\d*)\.\d+([eE][+-]?\d+)?\s*$")
 _COMMA_THOUSANDS = re.compile(r"^\s*[+-]?\d{1,3}(,\d{3})+\s*$")
 _DOT_THOUSANDS = re.compile(r"^\s*[+-]?\d{1,3}(\.\d{3})+\s*$")
+_THOUSANDS_NUMBER = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?$")
 _INTEGER = re.compile(r"^\s*[+-]?\d+\s*$")
 
 
@@ -434,14 +435,21 @@ def read_table(data: bytes, filename: str, *, encoding: str | None = None, delim
 
 
 def as_number(value: Any) -> float | None:
-    """A cell as a finite float, or None when it is missing or not a number."""
+    """A cell as a finite float, or None when it is missing or not a number. Commas count only as
+    thousands groups (``1,234.5``): ``1,5`` is not a number here (decimal-comma files are rewritten
+    when read, see ``_apply_decimal_comma``), so it is never silently read as 15."""
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int | float):
         number = float(value)
     else:
+        text = str(value).strip()
+        if "," in text:
+            if not _THOUSANDS_NUMBER.match(text):
+                return None
+            text = text.replace(",", "")
         try:
-            number = float(str(value).strip().replace(",", "")) if str(value).strip() else math.nan
+            number = float(text) if text else math.nan
         except ValueError:
             return None
     return number if math.isfinite(number) else None

@@ -131,6 +131,10 @@ def test_a_semicolon_csv_with_decimal_commas_imports_numbers(tenants, api_client
         (12.8, 0.7, 6.5), (1234.5, 0.25, 7.0), (9.4, 1.05, 5.0)]
     assert set(before) < set(stored(wine))
 
+    # told the decimal mark is '.', "12,8" is no number (never silently 128)
+    pointed = preview(client, wine, "wine.csv", data, decimal=".").json()
+    assert pointed["decimal"] == "." and pointed["rows"][0]["alcohol"] == "12,8"
+    assert pointed["columns"][0]["type"] != "numeric"
     # the user's overrides win: '|' and '.' where detection would not look
     piped = preview(client, wine, "p.csv", b"alcohol|acidity|quality\n1,5|2|3\n", delimiter="|", decimal=".")
     assert (piped.json()["delimiter"], piped.json()["decimal"]) == ("|", ".")
