@@ -53,6 +53,7 @@ OBJECT_ROUTES = {
     "project-detail": lambda t: {"pk": t["project_a"].pk},
     "job-detail": lambda t: {"pk": t["job_a"].pk},
     "job-cancel": lambda t: {"pk": t["job_a"].pk},
+    "job-retry": lambda t: {"pk": t["job_a"].pk},
     "job-events": lambda t: {"pk": t["job_a"].pk},
     "token-detail": lambda t: {"pk": t["alice_token"].pk},
     "token-revoke": lambda t: {"pk": t["alice_token"].pk},
