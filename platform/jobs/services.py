@@ -134,6 +134,9 @@ def job_claim(*, job_id: int, worker: str, node: str = "") -> Job | None:
                                                    "cancel_requested").first()
         if row is None:
             return None
+        if row["status"] == JobStatus.RUNNING and row["lease_owner"] == worker:
+            # our own claim committed but its answer was lost with the connection (the runner retried)
+            return Job.objects.get(pk=job_id)
         if (row["status"] == JobStatus.RUNNING and not row["cancel_requested"] and row["attempt"] < row["max_attempts"]
                 and _lease_of_dead_local_process(row["lease_owner"])):
             claimed = Job.objects.filter(pk=job_id, status=JobStatus.RUNNING, lease_owner=row["lease_owner"],
