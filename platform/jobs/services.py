@@ -173,10 +173,6 @@ def job_stop_requests(*, job: Job) -> tuple[bool, bool]:
     return (bool(row[0]), bool(row[1])) if row else (False, False)
 
 
-def job_cancel_requested(*, job: Job) -> bool:
-    return job_stop_requests(job=job)[0]
-
-
 def job_report_progress(*, job: Job, data: dict[str, Any], message: str = "", record: bool = True) -> bool:
     """Store the latest progress (and, when ``record``, append it to the series)."""
     held = _held(job).update(progress=data, heartbeat_at=timezone.now())
