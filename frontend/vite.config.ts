@@ -26,5 +26,7 @@ export default defineConfig({
     setupFiles: ['./src/test/setup.ts'],
     css: false,
     include: ['src/**/*.test.{ts,tsx}'],
+    // jsdom renders of the larger forms take several seconds on a loaded 2-core CI machine
+    testTimeout: 30000,
   },
 });
