@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import io
-import math
 import re
 import warnings
 from dataclasses import dataclass
 
 from PIL import Image, ImageOps
+
+from workers.image_classification.preprocessing import eight_bit, is_deep
 
 ACCEPTED_FORMATS = ("JPEG", "PNG", "BMP", "WEBP", "GIF", "TIFF")
 THUMBNAIL_SIZE = 128
@@ -53,28 +54,15 @@ def configure_pillow(*, max_pixels: int) -> None:
 
 
 def _eight_bit(image: Image.Image) -> Image.Image:
-    """A 16-bit, 32-bit integer or float grayscale image as 8-bit ``L``, its values mapped linearly
-    onto 0..255: integers from min(0, lowest) to their highest value (an image that already fits in
-    0..255 keeps its values), floats from their lowest to their highest value (0..1 when they lie in it).
-    e.g. a 16-bit PNG holding 0..64000 becomes 0..255 with its gradations kept."""
-    if image.mode.startswith("I;16"):
-        image = image.convert("I")
-    low, high = image.getextrema()
-    low, high = float(low), float(high)
-    if not (math.isfinite(low) and math.isfinite(high)):
-        raise ImageRejected("corrupt_image", f"the {image.mode} image holds values that are not finite numbers")
-    if image.mode == "F" and 0.0 <= low and high <= 1.0:
-        low, high = 0.0, 1.0
-    elif image.mode == "I":
-        low = min(low, 0.0)
-        if low == 0.0 and high <= 255:
-            high = 255.0
-    scale = 255.0 / (high - low) if high > low else 0.0
-    return image.point(lambda value: value * scale - low * scale).convert("L")
+    """The shared 8-bit mapping of deep grayscale images (serving applies the same one)."""
+    try:
+        return eight_bit(image)
+    except ValueError as exc:
+        raise ImageRejected("corrupt_image", str(exc)) from None
 
 
 def _normalised(image: Image.Image) -> Image.Image:
-    if image.mode in ("I", "F") or image.mode.startswith("I;16"):
+    if is_deep(image):
         return _eight_bit(image)
     if image.mode in ("RGB", "L", "RGBA"):
         return image

@@ -18,6 +18,7 @@ per channel in float32; HWC -> CHW.
 from __future__ import annotations
 
 import io
+import math
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -96,10 +97,49 @@ def open_image(source: str | os.PathLike[str] | bytes, spec: Mapping[str, Any] |
     return to_rgb(upright, spec)
 
 
+DEEP_MODES = ("I", "F")
+
+
+def is_deep(image: Image.Image) -> bool:
+    """More than 8 bits per sample: 16-bit (``I;16*``), 32-bit integer (``I``) or float (``F``) grayscale."""
+    return image.mode in DEEP_MODES or image.mode.startswith("I;16")
+
+
+def eight_bit(image: Image.Image) -> Image.Image:
+    """A 16-bit, 32-bit integer or float grayscale image as 8-bit ``L``, its values mapped linearly
+    onto 0..255: integers from min(0, lowest) to their highest value (an image that already fits in
+    0..255 keeps its values), floats from their lowest to their highest value (0..1 when they lie in it).
+    The dataset import and every serving path use this one mapping, so a model sees the same pixels
+    in training and in production. ValueError for values that are not finite numbers.
+
+    >>> eight_bit(Image.new("I;16", (2, 1), 64000)).getextrema()
+    (255, 255)
+    """
+    if image.mode.startswith("I;16"):
+        image = image.convert("I")
+    low, high = image.getextrema()
+    low, high = float(low), float(high)
+    if image.mode == "F" and not np.isfinite(np.asarray(image)).all():  # getextrema() skips NaN
+        raise ValueError(f"the {image.mode} image holds values that are not finite numbers")
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise ValueError(f"the {image.mode} image holds values that are not finite numbers")
+    if image.mode == "F" and 0.0 <= low and high <= 1.0:
+        low, high = 0.0, 1.0
+    elif image.mode == "I":
+        low = min(low, 0.0)
+        if low == 0.0 and high <= 255:
+            high = 255.0
+    scale = 255.0 / (high - low) if high > low else 0.0
+    return image.point(lambda value: value * scale - low * scale).convert("L")
+
+
 def to_rgb(image: Image.Image, spec: Mapping[str, Any] | None = None) -> Image.Image:
-    """RGB with any transparency composited over the spec's background (white by default)."""
+    """RGB with any transparency composited over the spec's background (white by default); a deep
+    grayscale image scaled to 8 bits first (:func:`eight_bit`), as the dataset import stores it."""
     if image.mode == "RGB":
         return image
+    if is_deep(image):
+        return eight_bit(image).convert("RGB")
     has_alpha = image.mode in ("RGBA", "LA", "PA", "RGBa", "La") or (
         image.mode == "P" and "transparency" in image.info)
     if not has_alpha:

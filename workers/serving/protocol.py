@@ -40,6 +40,7 @@ from email.parser import BytesParser
 from email.policy import HTTP
 from typing import Any
 
+import numpy as np
 from PIL import Image, ImageOps
 
 INPUT_KINDS = ("image", "text", "tabular")
@@ -186,6 +187,9 @@ def decode_image(data: bytes, *, where: str = "image", max_pixels: int = DEFAULT
             message = str(exc) or type(exc).__name__
             raise PredictionInputError(400, "invalid_image", f"{where} cannot be decoded as "
                                        f"{image.format or 'an image'}: {message}.", {"field": where}) from None
+    if image.mode == "F" and not np.isfinite(np.asarray(image)).all():  # getextrema() skips NaN
+        raise PredictionInputError(400, "invalid_image", f"{where} is a float image holding values that are not "
+                                   "finite numbers.", {"field": where})
     return image
 
 
