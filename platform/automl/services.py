@@ -181,9 +181,12 @@ def study_create(*, user, dataset_version, name: str = "", template: str | None 
     except TemplateParamError as exc:
         field = exc.field if exc.field == "preset" else f"fixed_params.{exc.field}"
         raise ValidationError({field: [exc.message]}) from None
-    space = search_space_validate(template=chosen, preset=preset, fixed_params=fixed,
-                                  search_space=default_search_space(chosen.name) if search_space is None
-                                  else search_space)
+    if search_space is None:  # the template's default space, less what the user fixed
+        search_space = [dim for dim in default_search_space(chosen.name) if dim["name"] not in fixed]
+        if not search_space:
+            raise ValidationError({"fixed_params": ["Every parameter of the default search space is fixed: "
+                                                    "leave one out or give a search_space."]})
+    space = search_space_validate(template=chosen, preset=preset, fixed_params=fixed, search_space=search_space)
     if sampler not in SamplerKind.values:
         raise ValidationError({"sampler": [f"Must be one of {', '.join(SamplerKind.values)}."]})
     if pruner not in PrunerKind.values:

@@ -61,6 +61,17 @@ def test_default_study_uses_the_templates_search_space_and_queues_parallel_trial
     assert generic.status_code == 400 and "/api/v1/studies/" in generic.json()["error"]["message"]
 
 
+def test_a_fixed_parameter_leaves_the_default_search_space(tenants, api_client, version):
+    """docs/sdk.md's example: fixed_params={"epochs": 5} with no search_space searches the rest."""
+    client = api_client(tenants["alice"])
+    response = post(client, version, n_trials=2, parallelism=1, fixed_params={"epochs": 5})
+    assert response.status_code == 201, response.content
+    study = response.json()
+    names = {d["name"] for d in study["search_space"]}
+    assert "epochs" not in names and {"learning_rate", "batch_size"} <= names
+    assert study["fixed_params"]["epochs"] == 5
+
+
 @pytest.mark.parametrize(("body", "field", "words"), [
     ({"search_space": [{"name": "learning_rate", "type": "float", "low": 0.1, "high": 0.01}]},
      "search_space[0].high", "greater than low"),
