@@ -122,30 +122,41 @@ def live_worker(django_db_setup, django_db_blocker) -> Iterator[LiveProcess]:
     worker.stop()
 
 
-@pytest.fixture(scope="session")
-def live_web(django_db_setup, django_db_blocker) -> Iterator[str]:
-    """A real gunicorn web process (as `make up` runs it) serving the test database."""
+GUNICORN_CONFIG = REPO / "platform" / "config" / "gunicorn.py"
+
+
+def start_web(name: str, env: dict[str, str], *, threads: int = 8,
+              start: Callable[[str, list[str], dict[str, str]], LiveProcess] = LiveProcess,
+              ) -> tuple[LiveProcess, str]:
+    """A real gunicorn web process with Sampan's gunicorn.py, as `make up` and the Docker image run it
+    (one process here, so per-process state stays countable), once it answers /healthz: (process, url).
+    ``start`` makes the LiveProcess (a fault test's stack passes its own to track what it started)."""
+    import requests
+
     port = free_port()
-    web = LiveProcess(
-        "web",
-        [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--chdir", str(REPO / "platform"),
-         "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", "1", "--threads", "8",
-         "--no-control-socket", "--access-logfile", "-"],
-        live_env(),
-    )
+    web = start(name, [
+        sys.executable, "-m", "gunicorn", "config.wsgi:application", "--chdir", str(REPO / "platform"),
+        "--config", str(GUNICORN_CONFIG), "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread",
+        "--workers", "1", "--threads", str(threads), "--no-control-socket", "--access-logfile", "-",
+        "--error-logfile", "-"], env)
     url = f"http://127.0.0.1:{port}"
 
     def answers() -> bool:
-        import requests
-
         try:
-            requests.get(url + "/healthz", timeout=1)
+            requests.get(url + "/healthz", timeout=2)
             return True
         except requests.RequestException:
             return not web.alive()
 
-    wait_for(answers, timeout=60, what="the web server")
+    wait_for(answers, timeout=90, what=f"the web server {name}")
     assert web.alive(), web.log()
+    return web, url
+
+
+@pytest.fixture(scope="session")
+def live_web(django_db_setup, django_db_blocker) -> Iterator[str]:
+    """A real gunicorn web process (as `make up` runs it) serving the test database."""
+    web, url = start_web("web", live_env())
     web.pid = web.proc.pid  # type: ignore[attr-defined]
     yield url
     web.stop()

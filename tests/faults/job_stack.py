@@ -14,8 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 import psycopg
-import requests
-from conftest import ARTIFACTS, MANAGE, REPO, LiveProcess, free_port, live_env, wait_for
+from conftest import ARTIFACTS, MANAGE, REPO, LiveProcess, live_env, start_web, wait_for
 
 MEASUREMENTS = ARTIFACTS / "faults"
 
@@ -69,22 +68,7 @@ class Stack:
         return process
 
     def web(self, *, env: dict[str, str] | None = None) -> tuple[str, LiveProcess]:
-        port = free_port()
-        process = self._start(f"{self.label}-web", [
-            sys.executable, "-m", "gunicorn", "config.wsgi:application", "--chdir", str(REPO / "platform"),
-            "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", "1", "--threads", "4",
-            "--no-control-socket", "--access-logfile", "-"], live_env(**(env or {})))
-        url = f"http://127.0.0.1:{port}"
-
-        def answers() -> bool:
-            try:
-                requests.get(url + "/healthz", timeout=2)
-                return True
-            except requests.RequestException:
-                return not process.alive()
-
-        wait_for(answers, timeout=60, what="the web server")
-        assert process.alive(), process.log()
+        process, url = start_web(f"{self.label}-web", live_env(**(env or {})), threads=4, start=self._start)
         return url, process
 
     def stop(self) -> None:

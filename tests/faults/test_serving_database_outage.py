@@ -10,13 +10,12 @@ of its sessions, from a connection to the ``postgres`` database, restored in a `
 from __future__ import annotations
 
 import base64
-import sys
 import time
 
 import psycopg
 import pytest
 import requests
-from conftest import ARTIFACTS, REPO, LiveProcess, free_port, live_env, wait_for
+from conftest import ARTIFACTS, live_env, start_web, wait_for
 
 from tests.deploy.factories import (
     deployment_with_key,
@@ -32,26 +31,8 @@ STALE_SECONDS = 8
 @pytest.fixture
 def web():
     """A gunicorn web process like conftest's live_web, with a short staleness bound."""
-    port = free_port()
     (ARTIFACTS / "web-database-outage.log").unlink(missing_ok=True)  # this run's log only
-    process = LiveProcess(
-        "web-database-outage",
-        [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--chdir", str(REPO / "platform"),
-         "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", "1", "--threads", "8",
-         "--no-control-socket", "--access-logfile", "-"],
-        live_env(SAMPAN_DEPLOY_STALE_SECONDS=str(STALE_SECONDS)),
-    )
-    url = f"http://127.0.0.1:{port}"
-
-    def answers() -> bool:
-        try:
-            requests.get(url + "/healthz", timeout=1)
-            return True
-        except requests.RequestException:
-            return not process.alive()
-
-    wait_for(answers, timeout=60, what="the web server")
-    assert process.alive(), process.log()
+    process, url = start_web("web-database-outage", live_env(SAMPAN_DEPLOY_STALE_SECONDS=str(STALE_SECONDS)))
     yield url, process
     process.stop()
 

@@ -10,32 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import requests
 
-from tests.conftest import MANAGE, REPO, LiveProcess, free_port, live_env, wait_for
-
-GUNICORN_CONFIG = REPO / "platform" / "config" / "gunicorn.py"
+from tests.conftest import MANAGE, REPO, LiveProcess, live_env, start_web
 
 
 def start_gunicorn(name: str, env: dict[str, str]) -> tuple[LiveProcess, str]:
-    port = free_port()
-    web = LiveProcess(name, [
-        sys.executable, "-m", "gunicorn", "config.wsgi:application", "--chdir", str(REPO / "platform"),
-        "--config", str(GUNICORN_CONFIG), "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread",
-        "--workers", "1", "--threads", "8", "--no-control-socket", "--access-logfile", "-",
-        "--error-logfile", "-"], env)
-    url = f"http://127.0.0.1:{port}"
-
-    def answers() -> bool:
-        try:
-            requests.get(url + "/healthz", timeout=1)
-            return True
-        except requests.RequestException:
-            return not web.alive()
-
-    wait_for(answers, timeout=90, what=f"gunicorn {name}")
-    assert web.alive(), web.log()
-    return web, url
+    return start_web(name, env)
 
 
 @pytest.fixture(scope="session", name="configured_web")
