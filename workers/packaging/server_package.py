@@ -90,7 +90,9 @@ def contract_rows(spec: Mapping[str, Any], rows: Sequence[Any]) -> tuple[list[An
     values the model may fill (the others would be refused); returns (rows, the positions kept)."""
     from workers.tabular.encoding import RowContractError, check_row
 
-    names = {f["name"] for f in spec.get("features") or []}
+    if not spec.get("features"):  # not a tabular encoding: the model check below refuses the artifacts
+        return list(rows), list(range(len(rows)))
+    names = {f["name"] for f in spec["features"]}
     kept, positions = [], []
     for position, row in enumerate(rows):
         if not isinstance(row, Mapping):
