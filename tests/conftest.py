@@ -19,6 +19,31 @@ MANAGE = REPO / "platform" / "manage.py"
 ARTIFACTS = Path(os.environ.get("SAMPAN_TEST_ARTIFACTS", REPO / "artifacts"))
 
 
+def pytest_configure(config) -> None:
+    """Transactional tests end with Django's flush (one TRUNCATE of every table). A live web or worker
+    process of this session may be writing at that moment (usage minutes, heartbeats), and PostgreSQL
+    can then pick the TRUNCATE as a deadlock's victim: the flush fails and the next test finds the
+    last one's rows. The TRUNCATE runs in its own transaction, so trying it again is safe."""
+    from django.core.management.base import CommandError
+    from django.core.management.commands import flush
+
+    handle = flush.Command.handle
+    if getattr(handle, "retries_deadlocks", False):
+        return
+
+    def handle_retrying_deadlocks(self, **options):
+        for attempt in range(5):
+            try:
+                return handle(self, **options)
+            except CommandError as exc:
+                if attempt == 4 or "deadlock detected" not in str(exc.__cause__ or ""):
+                    raise
+                time.sleep(0.2 * (attempt + 1))
+
+    handle_retrying_deadlocks.retries_deadlocks = True  # type: ignore[attr-defined]
+    flush.Command.handle = handle_retrying_deadlocks
+
+
 def wait_for(predicate: Callable[[], object], *, timeout: float = 30.0, interval: float = 0.2, what: str = "condition"):
     deadline = time.monotonic() + timeout
     while True:
