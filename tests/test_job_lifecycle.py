@@ -216,3 +216,21 @@ def test_idempotency_key_returns_the_same_job_to_a_retried_post(tenants, token_f
                       HTTP_IDEMPOTENCY_KEY="abc-1")
     assert theirs.status_code == 201 and theirs.json()["id"] != first.json()["id"], "keys are per caller"
 
+
+
+def test_a_new_secret_is_never_stored_for_an_idempotency_replay(tenants, token_for):
+    """Personal tokens and deployment keys are kept hashed: an answer holding one is not stored."""
+    from jobs.models import IdempotencyRecord
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token_for(tenants['alice'])}")
+    first = client.post("/api/v1/tokens/", {"name": "ci"}, format="json", HTTP_IDEMPOTENCY_KEY="tok-1")
+    assert first.status_code == 201, first.content
+    secret = first.json()["key"]
+    assert not IdempotencyRecord.objects.filter(key="tok-1").exists()
+    assert not any(secret.encode() in bytes(body or b"") for body in IdempotencyRecord.objects.values_list(
+        "body", flat=True))
+    again = client.post("/api/v1/tokens/", {"name": "ci"}, format="json", HTTP_IDEMPOTENCY_KEY="tok-1")
+    assert again.status_code == 201 and "Idempotent-Replayed" not in again
+    assert again.json()["key"] != secret

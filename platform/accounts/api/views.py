@@ -95,7 +95,9 @@ class ApiTokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         serializer.is_valid(raise_exception=True)
         issued = services.api_token_create(user=request.user, **serializer.validated_data)
         data = ApiTokenCreatedSerializer(issued.token).data | {"key": issued.key}
-        return Response(data, status=status.HTTP_201_CREATED)
+        response = Response(data, status=status.HTTP_201_CREATED)
+        response.holds_secret = True  # never stored for an Idempotency-Key replay (jobs.idempotency)
+        return response
 
     @extend_schema(request=None, responses=ApiTokenSerializer)
     @action(detail=True, methods=["post"])

@@ -154,7 +154,9 @@ class DeploymentKeyViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, view
                                                      **serializer.validated_data)
         data = DeploymentKeyCreatedSerializer(key).data
         data["key"] = secret
-        return Response(data, status=status.HTTP_201_CREATED)
+        response = Response(data, status=status.HTTP_201_CREATED)
+        response.holds_secret = True  # never stored for an Idempotency-Key replay (jobs.idempotency)
+        return response
 
     @extend_schema(responses={204: None}, summary="Revoke a key (refused from the next request on)")
     def destroy(self, request, *args, **kwargs):
