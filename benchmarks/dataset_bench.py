@@ -36,8 +36,12 @@ def setup_django(database_url: str) -> Path:
     home = Path(tempfile.mkdtemp(prefix="sampan-bench-datasets-"))
     for key in [k for k in os.environ if k.startswith(("SAMPAN_", "CELERY_", "DJANGO_", "DATABASE_URL"))]:
         del os.environ[key]
-    os.environ.update(SAMPAN_HOME=str(home), DATABASE_URL=database_url, DJANGO_SETTINGS_MODULE="config.settings.local",
-                      SAMPAN_LOG_LEVEL="WARNING")
+    os.environ.update(
+        SAMPAN_HOME=str(home),
+        DATABASE_URL=database_url,
+        DJANGO_SETTINGS_MODULE="config.settings.local",
+        SAMPAN_LOG_LEVEL="WARNING",
+    )
     sys.path.insert(0, str(PLATFORM_DIR))
     sys.path.insert(0, str(REPO))
     import django
@@ -78,10 +82,12 @@ def machine() -> str:
         cursor.execute("SHOW server_version")
         pg = cursor.fetchone()[0].split()[0]
     load = os.getloadavg()[0]
-    return (f"{datetime.date.today().isoformat()} on {cpu}, {os.cpu_count()} cores, Linux {stdlib_platform.release()}; "
-            f"Python {stdlib_platform.python_version()}, Django {django.get_version()}, Pillow {PIL.__version__}, "
-            f"PostgreSQL {pg} (psycopg {psycopg.__version__}) on the same machine; 1-minute load average "
-            f"{load:.1f} at the end of the run (other work shares these cores)")
+    return (
+        f"{datetime.date.today().isoformat()} on {cpu}, {os.cpu_count()} cores, Linux {stdlib_platform.release()}; "
+        f"Python {stdlib_platform.python_version()}, Django {django.get_version()}, Pillow {PIL.__version__}, "
+        f"PostgreSQL {pg} (psycopg {psycopg.__version__}) on the same machine; 1-minute load average "
+        f"{load:.1f} at the end of the run (other work shares these cores)"
+    )
 
 
 def write_section(section: str, title: str, body: str) -> None:
@@ -89,5 +95,7 @@ def write_section(section: str, title: str, body: str) -> None:
     block = f"{start}\n## {title}\n\n{body}\n{end}"
     text = DOCS.read_text() if DOCS.exists() else "# Benchmarks\n"
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
-    text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip("\n") + f"\n\n{block}\n"
+    text = (
+        pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip("\n") + f"\n\n{block}\n"
+    )
     DOCS.write_text(text)

@@ -89,8 +89,9 @@ class SampanImport:
 
         self.archive, self.n_images, self.size = archive, n_images, size
         self.user = user or User.objects.create_user("bench", password="x" * 20)
-        self.project = project or project_create(user=self.user, workspace=workspace_create(user=self.user, name="Bench"),
-                                                 name="Import")
+        self.project = project or project_create(
+            user=self.user, workspace=workspace_create(user=self.user, name="Bench"), name="Import"
+        )
         self.token = api_token_create(user=self.user, name="bench").key
         self.round = 0
 
@@ -102,14 +103,26 @@ class SampanImport:
         from django.test import Client, override_settings
 
         self.round += 1
-        dataset = dataset_create(user=self.user, project=self.project, name=f"{self.size}px round {self.round}",
-                                 task_type="image_classification")
+        dataset = dataset_create(
+            user=self.user,
+            project=self.project,
+            name=f"{self.size}px round {self.round}",
+            task_type="image_classification",
+        )
         blobs = tempfile.mkdtemp(prefix="blobs-", dir=settings.SAMPAN_HOME)
-        storages = {**settings.STORAGES, "default": {"BACKEND": "django.core.files.storage.FileSystemStorage",
-                                                     "OPTIONS": {"location": blobs}}}
+        storages = {
+            **settings.STORAGES,
+            "default": {
+                "BACKEND": "django.core.files.storage.FileSystemStorage",
+                "OPTIONS": {"location": blobs},
+            },
+        }
         client = Client(HTTP_AUTHORIZATION=f"Bearer {self.token}")
-        with override_settings(STORAGES=storages, SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES=10 * self.n_images,
-                               SAMPAN_MAX_REQUEST_BYTES=1024**3):
+        with override_settings(
+            STORAGES=storages,
+            SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES=10 * self.n_images,
+            SAMPAN_MAX_REQUEST_BYTES=1024**3,
+        ):
             upload = SimpleUploadedFile("digits.zip", self.archive, content_type="application/zip")
             started = time.perf_counter()
             response = client.post(f"/api/v1/datasets/{dataset.pk}/imports/", {"archive": upload})
@@ -119,9 +132,14 @@ class SampanImport:
             raise SystemExit(f"import failed: {response.status_code} {str(body)[:500]}")
         stored = sum(1 for p in Path(blobs).rglob("*") if p.is_file())
         blobs_per_image = 1 if self.size <= 128 else 2  # small images are their own thumbnails
-        if stored != blobs_per_image * self.n_images or Sample.objects.filter(dataset=dataset).count() != self.n_images:
-            raise SystemExit(f"expected {blobs_per_image * self.n_images} blobs and {self.n_images} samples, "
-                             f"found {stored} blobs")
+        if (
+            stored != blobs_per_image * self.n_images
+            or Sample.objects.filter(dataset=dataset).count() != self.n_images
+        ):
+            raise SystemExit(
+                f"expected {blobs_per_image * self.n_images} blobs and {self.n_images} samples, "
+                f"found {stored} blobs"
+            )
         return elapsed
 
 
@@ -129,9 +147,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--images", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--large-images", type=int, default=500, help=f"how many {LARGE}x{LARGE} PNGs in the extra row")
+    parser.add_argument(
+        "--large-images", type=int, default=500, help=f"how many {LARGE}x{LARGE} PNGs in the extra row"
+    )
     parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
-    parser.add_argument("--write", action="store_true", help=f"replace the {SECTION} section of docs/benchmarks.md")
+    parser.add_argument(
+        "--write", action="store_true", help=f"replace the {SECTION} section of docs/benchmarks.md"
+    )
     args = parser.parse_args()
 
     setup_django(args.database_url)
@@ -141,18 +163,28 @@ def main() -> int:
         archive, raw = build_archive(args.images)
         sampan = SampanImport(archive, args.images, 32)
         large_archive, _ = build_archive(args.large_images, size=LARGE)
-        large = SampanImport(large_archive, args.large_images, LARGE, user=sampan.user, project=sampan.project)
+        large = SampanImport(
+            large_archive, args.large_images, LARGE, user=sampan.user, project=sampan.project
+        )
         read_archive(archive)  # warm the code paths once; not counted
         image_work_only(archive, settings.SAMPAN_DATASET_MAX_IMAGE_PIXELS)
         times: dict[str, list[float]] = {"read": [], "sampan": [], "images": [], "large": []}
         for index in range(args.rounds):
-            steps = [("read", lambda: _timed(read_archive, archive)), ("sampan", sampan),
-                     ("images", lambda: _timed(image_work_only, archive, settings.SAMPAN_DATASET_MAX_IMAGE_PIXELS)),
-                     ("large", large)]
+            steps = [
+                ("read", lambda: _timed(read_archive, archive)),
+                ("sampan", sampan),
+                (
+                    "images",
+                    lambda: _timed(image_work_only, archive, settings.SAMPAN_DATASET_MAX_IMAGE_PIXELS),
+                ),
+                ("large", large),
+            ]
             for name, step in steps if index % 2 == 0 else steps[::-1]:
                 times[name].append(step())
-            print(f"round {index + 1}: " + ", ".join(f"{k} {v[-1] * 1000:.0f} ms" for k, v in times.items()),
-                  file=sys.stderr)
+            print(
+                f"round {index + 1}: " + ", ".join(f"{k} {v[-1] * 1000:.0f} ms" for k, v in times.items()),
+                file=sys.stderr,
+            )
         body, ok = report(times, args.images, args.large_images, len(archive), raw)
     finally:
         drop_database(args.database_url)
@@ -169,7 +201,9 @@ def _timed(fn, *args) -> float:
     return time.perf_counter() - started
 
 
-def report(times: dict[str, list[float]], n: int, n_large: int, archive_bytes: int, raw_bytes: int) -> tuple[str, bool]:
+def report(
+    times: dict[str, list[float]], n: int, n_large: int, archive_bytes: int, raw_bytes: int
+) -> tuple[str, bool]:
     med = {k: statistics.median(v) for k, v in times.items()}
     rate = {k: (n_large if k == "large" else n) / v for k, v in med.items()}
     ok = rate["sampan"] >= TARGET_IMAGES_PER_S
@@ -185,14 +219,24 @@ def report(times: dict[str, list[float]], n: int, n_large: int, archive_bytes: i
         "| step | time | images/s | throughput / reading the archive |",
         "| --- | ---: | ---: | ---: |",
         row("baseline: read every member of the zip (zipfile)", "read"),
-        row("**Sampan: `POST /api/v1/datasets/{id}/imports/`** (check the archive, verify and decode each image, "
-            "re-encode, thumbnail, store the blobs, insert samples and labels)", "sampan"),
-        row("for orientation: the Pillow work alone (verify, re-encode, thumbnail; no storage, database, HTTP)", "images"),
-        row(f"for orientation: the same import of {n_large:,} PNGs at {LARGE}x{LARGE}, each with its own 128 px "
-            "JPEG thumbnail blob", "large"),
+        row(
+            "**Sampan: `POST /api/v1/datasets/{id}/imports/`** (check the archive, verify and decode each image, "
+            "re-encode, thumbnail, store the blobs, insert samples and labels)",
+            "sampan",
+        ),
+        row(
+            "for orientation: the Pillow work alone (verify, re-encode, thumbnail; no storage, database, HTTP)",
+            "images",
+        ),
+        row(
+            f"for orientation: the same import of {n_large:,} PNGs at {LARGE}x{LARGE}, each with its own 128 px "
+            "JPEG thumbnail blob",
+            "large",
+        ),
         "",
         f"Target: at least {TARGET_IMAGES_PER_S:,} images/s for the import of 32x32 PNGs, verified and thumbnailed: "
-        + ("met." if ok else "**not met**.") + " A 32x32 image already fits a 128 px thumbnail, so it is its own "
+        + ("met." if ok else "**not met**.")
+        + " A 32x32 image already fits a 128 px thumbnail, so it is its own "
         "thumbnail (one blob per image; a smaller JPEG copy would only lose quality); the last row shows the cost "
         "when thumbnails are made. Reading the archive is the floor any importer pays; the rest is the image "
         "work, writing the blobs through Django's storage API (about 150 us per file on the local filesystem, "

@@ -87,8 +87,12 @@ def clean_env(**extra: str) -> dict[str, str]:
     from config.env import ENV_VARS
 
     env = {k: v for k, v in os.environ.items() if k not in ENV_VARS and not k.startswith("SAMPAN_")}
-    env.update(PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1", DJANGO_SETTINGS_MODULE="config.settings.local",
-               **extra)
+    env.update(
+        PYTHONUNBUFFERED="1",
+        PYTHONDONTWRITEBYTECODE="1",
+        DJANGO_SETTINGS_MODULE="config.settings.local",
+        **extra,
+    )
     return env
 
 
@@ -118,9 +122,13 @@ def summary(times_s: list[float]) -> dict[str, float]:
 
 
 def request_bodies(image: bytes) -> dict[str, tuple[str, bytes]]:
-    return {"json": ("application/json", json.dumps({"instances": [{"image": base64.b64encode(image).decode()}],
-                                                    "top_k": 5}).encode()),
-            "raw": ("image/png", image)}
+    return {
+        "json": (
+            "application/json",
+            json.dumps({"instances": [{"image": base64.b64encode(image).decode()}], "top_k": 5}).encode(),
+        ),
+        "raw": ("image/png", image),
+    }
 
 
 def sequential(port: int, path: str, key: str, content_type: str, body: bytes, n: int) -> list[float]:
@@ -159,9 +167,12 @@ def concurrent(port: int, path: str, key: str, content_type: str, body: bytes, s
     counts = multiprocessing.Array("l", 2 * CLIENTS)
     start_at = time.time() + 0.5
     stop_at = start_at + seconds
-    procs = [multiprocessing.Process(target=_client_process,
-                                     args=(port, path, key, content_type, body, start_at, stop_at, counts, i))
-             for i in range(CLIENTS)]
+    procs = [
+        multiprocessing.Process(
+            target=_client_process, args=(port, path, key, content_type, body, start_at, stop_at, counts, i)
+        )
+        for i in range(CLIENTS)
+    ]
     for proc in procs:
         proc.start()
     for proc in procs:
@@ -227,12 +238,38 @@ class Raw:
 
 def start_web(env: dict[str, str], log: Path, processes: int) -> tuple[subprocess.Popen, int]:
     port = free_port()
-    argv = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--chdir", str(PLATFORM_DIR),
-            "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread", "--config", str(PLATFORM_DIR / "config" / "gunicorn.py"),
-            "--threads", str(THREADS), "--timeout", "120", "--graceful-timeout", "10",
-            "--access-logfile", "-", "--error-logfile", "-", "--no-control-socket"]
-    proc = subprocess.Popen(argv, env={**env, "SAMPAN_WEB_PROCESSES": str(processes)}, stdout=log.open("ab"),
-                            stderr=subprocess.STDOUT, cwd=REPO)
+    argv = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "config.wsgi:application",
+        "--chdir",
+        str(PLATFORM_DIR),
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--worker-class",
+        "gthread",
+        "--config",
+        str(PLATFORM_DIR / "config" / "gunicorn.py"),
+        "--threads",
+        str(THREADS),
+        "--timeout",
+        "120",
+        "--graceful-timeout",
+        "10",
+        "--access-logfile",
+        "-",
+        "--error-logfile",
+        "-",
+        "--no-control-socket",
+    ]
+    proc = subprocess.Popen(
+        argv,
+        env={**env, "SAMPAN_WEB_PROCESSES": str(processes)},
+        stdout=log.open("ab"),
+        stderr=subprocess.STDOUT,
+        cwd=REPO,
+    )
     deadline = time.time() + 60
     while time.time() < deadline:
         try:
@@ -271,14 +308,23 @@ print("WSGI " + json.dumps(times))
 """
 
 
-def wsgi_in_process(env: dict[str, str], path: str, key: str, body: bytes, n: int,
-                    app: str = "application") -> list[float]:
+def wsgi_in_process(
+    env: dict[str, str], path: str, key: str, body: bytes, n: int, app: str = "application"
+) -> list[float]:
     """A WSGI application of config.wsgi called in a process, no HTTP: ``django_application`` (Django's
     whole handler: middleware, URL resolution, the view) or ``application`` (the fast path)."""
-    script = WSGI_TIMING.format(platform=str(PLATFORM_DIR), repo=str(REPO), body=body, path=path, key=key, n=n,
-                                app=app)
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd="/",
-                         timeout=600, check=True).stdout
+    script = WSGI_TIMING.format(
+        platform=str(PLATFORM_DIR), repo=str(REPO), body=body, path=path, key=key, n=n, app=app
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd="/",
+        timeout=600,
+        check=True,
+    ).stdout
     return json.loads(next(line for line in out.splitlines() if line.startswith("WSGI "))[5:])
 
 
@@ -303,12 +349,15 @@ out = io.StringIO()
 pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(45)
 print(out.getvalue())
 """
-    return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd="/",
-                          timeout=600).stdout
+    return subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd="/", timeout=600
+    ).stdout
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--requests", type=int, default=2000, help="sequential requests per format per round")
     parser.add_argument("--seconds", type=float, default=5.0, help="duration of each concurrent run")
@@ -327,9 +376,17 @@ def main() -> int:
         env = clean_env(SAMPAN_HOME=str(tmp_dir / "home"))
         manage = [sys.executable, str(PLATFORM_DIR / "manage.py")]
         subprocess.run([*manage, "migrate", "--verbosity", "0"], env=env, check=True, cwd=REPO)
-        subprocess.run([*manage, "collectstatic", "--no-input", "--verbosity", "0"], env=env, check=True, cwd=REPO)
-        out = subprocess.run([*manage, "shell", "-c", SETUP.format(run=str(run), quota=10_000_000)], env=env,
-                             check=True, cwd=REPO, capture_output=True, text=True).stdout
+        subprocess.run(
+            [*manage, "collectstatic", "--no-input", "--verbosity", "0"], env=env, check=True, cwd=REPO
+        )
+        out = subprocess.run(
+            [*manage, "shell", "-c", SETUP.format(run=str(run), quota=10_000_000)],
+            env=env,
+            check=True,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        ).stdout
         created = json.loads(next(line for line in out.splitlines() if line.startswith("BENCH "))[6:])
         path = f"/api/v1/deployments/{created['deployment']}/predict/"
         bodies = request_bodies(image)
@@ -340,9 +397,22 @@ def main() -> int:
         raw = Raw(run, image)
         web, port = start_web(env, tmp_dir / "web.log", 1)
         web2, port2 = start_web(env, tmp_dir / "web2.log", 2)
-        results: dict[str, list] = {k: [] for k in ("raw_run", "raw_pipeline", "wsgi_django", "wsgi", "json", "raw",
-                                                    "raw_rps", "http_rps_json", "http_rps_raw", "http_rps2_json",
-                                                    "http_rps2_raw")}
+        results: dict[str, list] = {
+            k: []
+            for k in (
+                "raw_run",
+                "raw_pipeline",
+                "wsgi_django",
+                "wsgi",
+                "json",
+                "raw",
+                "raw_rps",
+                "http_rps_json",
+                "http_rps_raw",
+                "http_rps2_json",
+                "http_rps2_raw",
+            )
+        }
         try:
             for content_type, body in bodies.values():  # warm up: the model loads on the first call
                 sequential(port, path, created["key"], content_type, body, 300)
@@ -354,19 +424,28 @@ def main() -> int:
                 print(f"round {round_ + 1}/{args.rounds}", file=sys.stderr)
                 results["raw_run"].append(summary(raw.timed(raw.run_once, args.requests)))
                 results["raw_pipeline"].append(summary(raw.timed(raw.pipeline_once, args.requests)))
-                results["wsgi_django"].append(summary(wsgi_in_process(env, path, created["key"], bodies["json"][1],
-                                                                      args.requests, "django_application")))
-                results["wsgi"].append(summary(wsgi_in_process(env, path, created["key"], bodies["json"][1],
-                                                               args.requests)))
+                results["wsgi_django"].append(
+                    summary(
+                        wsgi_in_process(
+                            env, path, created["key"], bodies["json"][1], args.requests, "django_application"
+                        )
+                    )
+                )
+                results["wsgi"].append(
+                    summary(wsgi_in_process(env, path, created["key"], bodies["json"][1], args.requests))
+                )
                 for kind, (content_type, body) in bodies.items():
-                    results[kind].append(summary(sequential(port, path, created["key"], content_type, body,
-                                                            args.requests)))
+                    results[kind].append(
+                        summary(sequential(port, path, created["key"], content_type, body, args.requests))
+                    )
                 results["raw_rps"].append(raw.throughput(raw.run_once, args.seconds))
                 for kind, (content_type, body) in bodies.items():
-                    results[f"http_rps_{kind}"].append(concurrent(port, path, created["key"], content_type, body,
-                                                                  args.seconds))
-                    results[f"http_rps2_{kind}"].append(concurrent(port2, path, created["key"], content_type, body,
-                                                                   args.seconds))
+                    results[f"http_rps_{kind}"].append(
+                        concurrent(port, path, created["key"], content_type, body, args.seconds)
+                    )
+                    results[f"http_rps2_{kind}"].append(
+                        concurrent(port2, path, created["key"], content_type, body, args.seconds)
+                    )
         finally:
             for server in (web, web2):
                 server.terminate()
@@ -381,8 +460,11 @@ def main() -> int:
     print(table)
     if args.write:
         write_section(table)
-    ok = (med("json", "p50_ms") <= TARGETS["p50_ms"] and med("json", "p99_ms") <= TARGETS["p99_ms"]
-          and max(med("http_rps_json"), med("http_rps2_json")) >= TARGETS["rps"])
+    ok = (
+        med("json", "p50_ms") <= TARGETS["p50_ms"]
+        and med("json", "p99_ms") <= TARGETS["p99_ms"]
+        and max(med("http_rps_json"), med("http_rps2_json")) >= TARGETS["rps"]
+    )
     return 0 if ok else 1
 
 
@@ -404,8 +486,10 @@ def render(med, args) -> str:
     ]
     for kind, title in (("json", "hosted, base64 JSON body"), ("raw", "hosted, raw image body")):
         p50, p99 = med(kind, "p50_ms"), med(kind, "p99_ms")
-        rows.append(f"| {title} (sequential, keep-alive, key checked) | {p50:.3f} | {p99:.3f} | {p50 - raw50:.3f} | "
-                    f"{p50 / raw50:.1f} |")
+        rows.append(
+            f"| {title} (sequential, keep-alive, key checked) | {p50:.3f} | {p99:.3f} | {p50 - raw50:.3f} | "
+            f"{p50 / raw50:.1f} |"
+        )
     raw_rps = med("raw_rps")
     rows += [
         "",
@@ -416,46 +500,54 @@ def render(med, args) -> str:
     for processes, prefix in ((1, "http_rps"), (2, "http_rps2")):
         for kind, title in (("json", "base64 JSON body"), ("raw", "raw image body")):
             rps = med(f"{prefix}_{kind}")
-            rows.append(f"| hosted, {title}, {processes} web process{'es' if processes > 1 else ''} "
-                        f"({CLIENTS} client processes, keep-alive) | {rps:,.0f} | {rps / raw_rps:.3f} |")
+            rows.append(
+                f"| hosted, {title}, {processes} web process{'es' if processes > 1 else ''} "
+                f"({CLIENTS} client processes, keep-alive) | {rps:,.0f} | {rps / raw_rps:.3f} |"
+            )
     json50, json99 = med("json", "p50_ms"), med("json", "p99_ms")
     rps = max(med("http_rps_json"), med("http_rps2_json"))
-    verdict = (f"Targets (p50 <= {TARGETS['p50_ms']:g} ms, p99 <= {TARGETS['p99_ms']:g} ms sequential, "
-               f">= {TARGETS['rps']:,.0f} requests/s with {CLIENTS} clients; base64 JSON): "
-               f"p50 {'met' if json50 <= TARGETS['p50_ms'] else 'MISSED'}, "
-               f"p99 {'met' if json99 <= TARGETS['p99_ms'] else 'MISSED'}, "
-               f"throughput {'met' if rps >= TARGETS['rps'] else 'MISSED'} (best of 1 and 2 web processes).")
+    verdict = (
+        f"Targets (p50 <= {TARGETS['p50_ms']:g} ms, p99 <= {TARGETS['p99_ms']:g} ms sequential, "
+        f">= {TARGETS['rps']:,.0f} requests/s with {CLIENTS} clients; base64 JSON): "
+        f"p50 {'met' if json50 <= TARGETS['p50_ms'] else 'MISSED'}, "
+        f"p99 {'met' if json99 <= TARGETS['p99_ms'] else 'MISSED'}, "
+        f"throughput {'met' if rps >= TARGETS['rps'] else 'MISSED'} (best of 1 and 2 web processes)."
+    )
     cpus = os.cpu_count()
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
-    header = (f"Measured {datetime.date.today():%Y-%m-%d} on {cpus} CPU cores, {args.rounds} rounds "
-              f"(medians), {args.requests} sequential requests per format per round, {args.seconds:g} s per "
-              f"concurrent run; model: cnn_small at 32x32 (10 classes), one 32x32 PNG per request; web: gunicorn "
-              f"gthread x {THREADS} threads, 1 process (sequential and concurrent) and 2 processes (concurrent), "
-              f"embedded mode (SQLite), access log on; clients on the same machine; load average at the start "
-              f"{args.load_at_start} and at the end {load} (1, 5, 15 min; other work on the machine). "
-              f"`nice -n 10 .venv/bin/python benchmarks/hosted_predict.py --write`")
+    header = (
+        f"Measured {datetime.date.today():%Y-%m-%d} on {cpus} CPU cores, {args.rounds} rounds "
+        f"(medians), {args.requests} sequential requests per format per round, {args.seconds:g} s per "
+        f"concurrent run; model: cnn_small at 32x32 (10 classes), one 32x32 PNG per request; web: gunicorn "
+        f"gthread x {THREADS} threads, 1 process (sequential and concurrent) and 2 processes (concurrent), "
+        f"embedded mode (SQLite), access log on; clients on the same machine; load average at the start "
+        f"{args.load_at_start} and at the end {load} (1, 5, 15 min; other work on the machine). "
+        f"`nice -n 10 .venv/bin/python benchmarks/hosted_predict.py --write`"
+    )
     wsgi50, django50, http50 = med("wsgi", "p50_ms"), med("wsgi_django", "p50_ms"), med("json", "p50_ms")
     rps1, rps2 = med("http_rps_json"), med("http_rps2_json")
-    where = (f"Where a request's time goes (p50, base64 JSON, this run): ONNX Runtime {raw50:.3f} ms; "
-             f"JSON + base64 parsing, PNG decoding, preprocessing and top-k {pipe50 - raw50:.3f} ms; around that "
-             f"in the served WSGI app (the route match, the key and serving-stamp check, the usage record, the "
-             f"response headers) {wsgi50 - pipe50:.3f} ms, where Django's own handler takes "
-             f"{django50 - pipe50:.3f} ms (middleware chain, URL resolution, request and response objects): the "
-             f"fast path in config/wsgi.py saves {django50 - wsgi50:.3f} ms; gunicorn's HTTP handling (parsing, "
-             f"the gthread queue, the access log line), the loopback and the client {http50 - wsgi50:.3f} ms, now "
-             f"the largest part. Throughput: one web process runs its Python under one GIL (ONNX Runtime releases "
-             f"it, but it is the smaller part); a second process lets both cores serve ({rps1:,.0f} -> "
-             f"{rps2:,.0f} requests/s here), but the {CLIENTS} client processes (each http.client round trip is "
-             f"Python too) and any other work share the same 2 cores. p99 is scheduling: a hosted round trip wakes "
-             f"the client, gunicorn's main thread and a request thread in turn, each of which may wait for a core "
-             f"behind the other runnable processes (see the load average; the benchmark and its server run at "
-             f"nice 10), while the raw in-process call's p99 is {raw99:.1f} ms in this run. Done: the view skips DRF; the "
-             f"key and state are cached per process behind a one-column stamp read; usage is aggregated in "
-             f"memory; in embedded mode the stamp is read over a kept SQLite connection; predictions are answered "
-             f"by a WSGI fast path in front of Django's middleware (the same answers, tests/deploy/"
-             f"test_predict_fast_path.py); the web process count is SAMPAN_WEB_PROCESSES. Left: gunicorn's own "
-             f"per-request cost (a leaner HTTP server for prediction traffic, or the access log off) and the "
-             f"PNG decode + preprocessing in Python. Profile with `--profile`.")
+    where = (
+        f"Where a request's time goes (p50, base64 JSON, this run): ONNX Runtime {raw50:.3f} ms; "
+        f"JSON + base64 parsing, PNG decoding, preprocessing and top-k {pipe50 - raw50:.3f} ms; around that "
+        f"in the served WSGI app (the route match, the key and serving-stamp check, the usage record, the "
+        f"response headers) {wsgi50 - pipe50:.3f} ms, where Django's own handler takes "
+        f"{django50 - pipe50:.3f} ms (middleware chain, URL resolution, request and response objects): the "
+        f"fast path in config/wsgi.py saves {django50 - wsgi50:.3f} ms; gunicorn's HTTP handling (parsing, "
+        f"the gthread queue, the access log line), the loopback and the client {http50 - wsgi50:.3f} ms, now "
+        f"the largest part. Throughput: one web process runs its Python under one GIL (ONNX Runtime releases "
+        f"it, but it is the smaller part); a second process lets both cores serve ({rps1:,.0f} -> "
+        f"{rps2:,.0f} requests/s here), but the {CLIENTS} client processes (each http.client round trip is "
+        f"Python too) and any other work share the same 2 cores. p99 is scheduling: a hosted round trip wakes "
+        f"the client, gunicorn's main thread and a request thread in turn, each of which may wait for a core "
+        f"behind the other runnable processes (see the load average; the benchmark and its server run at "
+        f"nice 10), while the raw in-process call's p99 is {raw99:.1f} ms in this run. Done: the view skips DRF; the "
+        f"key and state are cached per process behind a one-column stamp read; usage is aggregated in "
+        f"memory; in embedded mode the stamp is read over a kept SQLite connection; predictions are answered "
+        f"by a WSGI fast path in front of Django's middleware (the same answers, tests/deploy/"
+        f"test_predict_fast_path.py); the web process count is SAMPAN_WEB_PROCESSES. Left: gunicorn's own "
+        f"per-request cost (a leaner HTTP server for prediction traffic, or the access log off) and the "
+        f"PNG decode + preprocessing in Python. Profile with `--profile`."
+    )
     return "\n".join([header, "", *rows, "", verdict, "", where])
 
 

@@ -46,14 +46,26 @@ def populate(n: int, *, user, project, name: str):
     from datasets.services import dataset_create
 
     dataset = dataset_create(user=user, project=project, name=name, task_type="image_classification")
-    labels = Label.objects.bulk_create([Label(dataset=dataset, name=f"class {i}", color="#336699") for i in range(LABELS)])
+    labels = Label.objects.bulk_create(
+        [Label(dataset=dataset, name=f"class {i}", color="#336699") for i in range(LABELS)]
+    )
     batch = []
     for i in range(n):
         sha = hashlib.sha256(f"{name}:{i}".encode()).hexdigest()
-        batch.append(Sample(
-            dataset=dataset, label=None if i % 5 == 4 else labels[(i // 5) % LABELS], sha256=sha,
-            blob_key=f"samples/{sha[:2]}/{sha}.png", thumbnail_key=f"thumbnails/{sha[:2]}/{sha}.jpg",
-            original_name=f"class_{(i // 5) % LABELS}/img_{i:06d}.png", format="PNG", width=32, height=32, size_bytes=1400))
+        batch.append(
+            Sample(
+                dataset=dataset,
+                label=None if i % 5 == 4 else labels[(i // 5) % LABELS],
+                sha256=sha,
+                blob_key=f"samples/{sha[:2]}/{sha}.png",
+                thumbnail_key=f"thumbnails/{sha[:2]}/{sha}.jpg",
+                original_name=f"class_{(i // 5) % LABELS}/img_{i:06d}.png",
+                format="PNG",
+                width=32,
+                height=32,
+                size_bytes=1400,
+            )
+        )
         if len(batch) == 10_000:
             Sample.objects.bulk_create(batch)
             batch = []
@@ -65,7 +77,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=200, help="per scenario and size")
     parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
-    parser.add_argument("--write", action="store_true", help=f"replace the {SECTION} section of docs/benchmarks.md")
+    parser.add_argument(
+        "--write", action="store_true", help=f"replace the {SECTION} section of docs/benchmarks.md"
+    )
     args = parser.parse_args()
 
     setup_django(args.database_url)
@@ -124,8 +138,12 @@ def run(n_requests: int) -> tuple[str, bool]:
             with CaptureQueriesContext(connection) as captured:
                 response = client.get(url(n, scenario))
             body = response.json()
-            if response.status_code != 200 or len(body["results"]) != min(100, body["count"]) or \
-                    body["counts"]["total"] != n or not body["results"]:
+            if (
+                response.status_code != 200
+                or len(body["results"]) != min(100, body["count"])
+                or body["counts"]["total"] != n
+                or not body["results"]
+            ):
                 raise SystemExit(f"{scenario} at {n}: {response.status_code} {str(body)[:300]}")
             queries[scenario, n] = len(captured)
         for i in range(n_requests):
@@ -135,8 +153,11 @@ def run(n_requests: int) -> tuple[str, bool]:
                 response = client.get(target)
                 latencies[scenario, n].append((time.perf_counter() - started) * 1000)
                 assert response.status_code == 200, target
-        print(f"{scenario}: " + ", ".join(f"{n:,}: p95 {percentile(latencies[scenario, n], 95):.1f} ms" for n in SIZES),
-              file=sys.stderr)
+        print(
+            f"{scenario}: "
+            + ", ".join(f"{n:,}: p95 {percentile(latencies[scenario, n], 95):.1f} ms" for n in SIZES),
+            file=sys.stderr,
+        )
     return report(latencies, queries, n_requests)
 
 
@@ -162,7 +183,8 @@ def report(latencies, queries, n_requests: int) -> tuple[str, bool]:
         s, b = latencies[scenario, small], latencies[scenario, big]
         lines.append(
             f"| {scenario} | {statistics.median(s):.1f} ms | {percentile(s, 95):.1f} ms | {statistics.median(b):.1f} ms | "
-            f"{percentile(b, 95):.1f} ms | {percentile(b, 95) / percentile(s, 95):.2f} | {queries[scenario, big]} |")
+            f"{percentile(b, 95):.1f} ms | {percentile(b, 95) / percentile(s, 95):.2f} | {queries[scenario, big]} |"
+        )
     lines += [
         "",
         f"Target: p95 at most {TARGET_P95_MS} ms for the first page at {big:,} samples: "

@@ -76,14 +76,28 @@ class Platform:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.password = secrets.token_urlsafe(16)
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE") and not k.startswith("SAMPAN_")}
-        env.update(SAMPAN_HOME=str(self.home), SAMPAN_PORT=str(self.port), SAMPAN_ADMIN_USERNAME="bench",
-                   SAMPAN_ADMIN_PASSWORD=self.password)
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE")
+            and not k.startswith("SAMPAN_")
+        }
+        env.update(
+            SAMPAN_HOME=str(self.home),
+            SAMPAN_PORT=str(self.port),
+            SAMPAN_ADMIN_USERNAME="bench",
+            SAMPAN_ADMIN_PASSWORD=self.password,
+        )
         self.log = (self.home / "up.log").open("wb")
         started = time.monotonic()
-        self.proc = subprocess.Popen([sys.executable, str(REPO / "platform" / "manage.py"), "up"], env=env, cwd=REPO,
-                                     stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(REPO / "platform" / "manage.py"), "up"],
+            env=env,
+            cwd=REPO,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + 180
         while True:
@@ -138,13 +152,21 @@ def run(client: sampan.Client, images: Path, *, preset: str | None) -> dict[str,
     events = job.events()
     exporting = next((parse_time(e["at"]) for e in events if e["message"].startswith("exporting")), None)
     evaluating = next((parse_time(e["at"]) for e in events if e["message"].startswith("evaluated")), None)
-    created, started, finished = (parse_time(job.data[k]) for k in ("created_at", "started_at", "finished_at"))
+    created, started, finished = (
+        parse_time(job.data[k]) for k in ("created_at", "started_at", "finished_at")
+    )
     return {
-        "images": uploaded.imported, "duplicates": uploaded.duplicates, "test_images": len(test),
+        "images": uploaded.imported,
+        "duplicates": uploaded.duplicates,
+        "test_images": len(test),
         "train_images": version.totals.get("train", 0),
-        "preset": model.preset, "model": model.params.get("model"), "epochs": model.params.get("epochs"),
+        "preset": model.preset,
+        "model": model.params.get("model"),
+        "epochs": model.params.get("epochs"),
         "image_size": model.params.get("image_size"),
-        "accuracy_hosted": accuracy, "accuracy_report": model.metrics["test"]["accuracy"], "first_label": first.label,
+        "accuracy_hosted": accuracy,
+        "accuracy_report": model.metrics["test"]["accuracy"],
+        "first_label": first.label,
         "steps": {
             "upload (create project + dataset, 1,797 PNGs, version)": marks["uploaded"] - t0,
             "queue (job created -> a worker starts it)": started - created,
@@ -167,8 +189,10 @@ def machine() -> str:
         if line.startswith("model name"):
             cpu = line.split(":", 1)[1].strip()
             break
-    return (f"{datetime.date.today().isoformat()} on {cpu}, {os.cpu_count()} cores, Linux {stdlib_platform.release()}; "
-            f"Python {stdlib_platform.python_version()}, torch {torch.__version__}, sampan SDK {sampan.__version__}")
+    return (
+        f"{datetime.date.today().isoformat()} on {cpu}, {os.cpu_count()} cores, Linux {stdlib_platform.release()}; "
+        f"Python {stdlib_platform.python_version()}, torch {torch.__version__}, sampan SDK {sampan.__version__}"
+    )
 
 
 def render(result: dict[str, Any], *, startup: float | None, load: tuple[float, float], busy: float) -> str:
@@ -178,7 +202,8 @@ def render(result: dict[str, Any], *, startup: float | None, load: tuple[float, 
         "",
         f"Measured {machine()}. The platform ran as `make up` runs it (`manage.py up`: gunicorn + one worker, "
         "embedded SQLite and filesystem broker, a fresh data directory"
-        + (f"; start-up {startup:.1f} s, not counted" if startup is not None else "") + "). "
+        + (f"; start-up {startup:.1f} s, not counted" if startup is not None else "")
+        + "). "
         f"Load while it ran: 1-minute load average {load[0]:.1f} before and {load[1]:.1f} after, the machine's "
         f"cores {100 * busy:.0f}% busy on average (this benchmark itself keeps them busy while training; other "
         "sessions share the machine, so the figure is an upper bound for a quiet machine).",
@@ -208,13 +233,19 @@ def write_section(text: str) -> None:
     block = f"<!-- {SECTION}:start -->\n{text}\n<!-- {SECTION}:end -->"
     current = DOCS.read_text()
     pattern = re.compile(rf"<!-- {SECTION}:start -->.*?<!-- {SECTION}:end -->", re.S)
-    updated = pattern.sub(lambda _: block, current) if pattern.search(current) else current.rstrip() + "\n\n" + block + "\n"
+    updated = (
+        pattern.sub(lambda _: block, current)
+        if pattern.search(current)
+        else current.rstrip() + "\n\n" + block + "\n"
+    )
     DOCS.write_text(updated)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--url", default=os.environ.get("SAMPAN_URL"), help="a running platform (else one is started)")
+    parser.add_argument(
+        "--url", default=os.environ.get("SAMPAN_URL"), help="a running platform (else one is started)"
+    )
     parser.add_argument("--api-key", default=os.environ.get("SAMPAN_API_KEY"))
     parser.add_argument("--preset", help="default: the template's default preset")
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
@@ -234,8 +265,12 @@ def main() -> int:
         busy0, total0 = cpu_busy()
         result = run(client, images, preset=args.preset)
         busy1, total1 = cpu_busy()
-        text = render(result, startup=startup, load=(load_before, os.getloadavg()[0]),
-                      busy=(busy1 - busy0) / max(total1 - total0, 1))
+        text = render(
+            result,
+            startup=startup,
+            load=(load_before, os.getloadavg()[0]),
+            busy=(busy1 - busy0) / max(total1 - total0, 1),
+        )
     finally:
         if platform is not None:
             platform.stop()

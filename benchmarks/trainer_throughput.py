@@ -97,7 +97,9 @@ class LoadMonitor:
 
     def stop(self) -> float:
         wall, busy, own = time.perf_counter(), busy_seconds(), own_cpu_seconds()
-        self.other_cores = max(0.0, (busy - self.started[1]) - (own - self.started[2])) / (wall - self.started[0])
+        self.other_cores = max(0.0, (busy - self.started[1]) - (own - self.started[2])) / (
+            wall - self.started[0]
+        )
         return self.other_cores
 
 
@@ -112,13 +114,17 @@ def own_cpu_seconds() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
-def run_trainer(params: dict[str, Any], manifest: dict[str, Any], work: Path, threads: int) -> dict[str, float]:
+def run_trainer(
+    params: dict[str, Any], manifest: dict[str, Any], work: Path, threads: int
+) -> dict[str, float]:
     out_dir = work / "trainer-run"
     shutil.rmtree(out_dir, ignore_errors=True)
     last_epoch_end = [0.0]
     reports = [0]
 
-    def report(message: str = "", *, fraction: float | None = None, milestone: bool = False, **metrics: Any) -> None:
+    def report(
+        message: str = "", *, fraction: float | None = None, milestone: bool = False, **metrics: Any
+    ) -> None:
         time.sleep(REPORT_COST_S)
         reports[0] += 1
         if milestone and "val_acc" in metrics:  # an epoch's end; the export after the last one is not timed
@@ -127,11 +133,16 @@ def run_trainer(params: dict[str, Any], manifest: dict[str, Any], work: Path, th
 
     monitor = LoadMonitor()
     started = time.perf_counter()
-    result = sampan_trainer.train(params, manifest, out_dir, report, device="cpu", num_workers=0, threads=threads)
+    result = sampan_trainer.train(
+        params, manifest, out_dir, report, device="cpu", num_workers=0, threads=threads
+    )
     steps = result["history"][-1]["step"]
     batch = min(params["batch_size"], sum(result["data"]["counts"]["train"]))
-    return {"samples_per_s": steps * batch / (last_epoch_end[0] - started), "reports": reports[0],
-            "other_cores": monitor.other_cores}
+    return {
+        "samples_per_s": steps * batch / (last_epoch_end[0] - started),
+        "reports": reports[0],
+        "other_cores": monitor.other_cores,
+    }
 
 
 def run_plain_loop(params: dict[str, Any], manifest: dict[str, Any], threads: int) -> dict[str, float]:
@@ -142,16 +153,19 @@ def run_plain_loop(params: dict[str, Any], manifest: dict[str, Any], threads: in
     torch.manual_seed(params["seed"])
     data = parse_manifest(manifest, check_files=False)
     spec = make_spec(params["image_size"])
-    train_set = ImageSamples(data.split("train"), TrainTransform(spec, augmentation=params["augmentation"],
-                                                                 horizontal_flip=params["horizontal_flip"]),
-                             seed=params["seed"])
+    train_set = ImageSamples(
+        data.split("train"),
+        TrainTransform(spec, augmentation=params["augmentation"], horizontal_flip=params["horizontal_flip"]),
+        seed=params["seed"],
+    )
     val_set = ImageSamples(data.split("val"), EvalTransform(spec), seed=params["seed"])
     batch_size = min(params["batch_size"], len(train_set))
     train_loader = torch.utils.data.DataLoader(train_set, batch_size=batch_size, shuffle=True, drop_last=True)
     val_loader = torch.utils.data.DataLoader(val_set, batch_size=2 * batch_size)
     model = build_model(params["model"], len(data.classes)).to(memory_format=torch.channels_last)
-    optimizer = torch.optim.AdamW(sampan_trainer.parameter_groups(model, params["weight_decay"]),
-                                  lr=params["learning_rate"])
+    optimizer = torch.optim.AdamW(
+        sampan_trainer.parameter_groups(model, params["weight_decay"]), lr=params["learning_rate"]
+    )
     scheduler = sampan_trainer.lr_schedule(optimizer, params, len(train_loader))
     criterion = nn.CrossEntropyLoss(label_smoothing=params["label_smoothing"])
     steps = 0
@@ -172,9 +186,20 @@ def run_plain_loop(params: dict[str, Any], manifest: dict[str, Any], threads: in
     return {"samples_per_s": steps * batch_size / elapsed, "other_cores": monitor.stop()}
 
 
-def measure(name: str, overrides: dict[str, Any], manifest: dict[str, Any], work: Path, *, epochs: int,
-            rounds: int, threads: int, quiet_cores: float) -> dict[str, Any]:
-    params = registry.get("image_classification").validate_params(overrides["preset"], {**overrides, "epochs": epochs})
+def measure(
+    name: str,
+    overrides: dict[str, Any],
+    manifest: dict[str, Any],
+    work: Path,
+    *,
+    epochs: int,
+    rounds: int,
+    threads: int,
+    quiet_cores: float,
+) -> dict[str, Any]:
+    params = registry.get("image_classification").validate_params(
+        overrides["preset"], {**overrides, "epochs": epochs}
+    )
     warm = {**params, "epochs": 1, "warmup_epochs": 0}
     run_trainer(warm, manifest, work, threads)
     run_plain_loop(warm, manifest, threads)
@@ -185,13 +210,19 @@ def measure(name: str, overrides: dict[str, Any], manifest: dict[str, Any], work
         attempt += 1
         figures = {}
         for which in order:
-            figures[which] = (run_trainer(params, manifest, work, threads) if which == "trainer"
-                              else run_plain_loop(params, manifest, threads))
+            figures[which] = (
+                run_trainer(params, manifest, work, threads)
+                if which == "trainer"
+                else run_plain_loop(params, manifest, threads)
+            )
         other = max(f["other_cores"] for f in figures.values())
         (quiet if other <= quiet_cores else noisy).append(figures)
-        print(f"  {name} round {attempt}: trainer {figures['trainer']['samples_per_s']:.0f}, plain "
-              f"{figures['plain']['samples_per_s']:.0f} samples/s; other processes used {other:.2f} cores"
-              f"{'' if other <= quiet_cores else ' (measured again)'}", file=sys.stderr)
+        print(
+            f"  {name} round {attempt}: trainer {figures['trainer']['samples_per_s']:.0f}, plain "
+            f"{figures['plain']['samples_per_s']:.0f} samples/s; other processes used {other:.2f} cores"
+            f"{'' if other <= quiet_cores else ' (measured again)'}",
+            file=sys.stderr,
+        )
     used = quiet if len(quiet) >= 3 else quiet + noisy
     ratios = [f["trainer"]["samples_per_s"] / f["plain"]["samples_per_s"] for f in used]
     return {
@@ -218,8 +249,9 @@ def cpu_name() -> str:
     return stdlib_platform.processor() or stdlib_platform.machine()
 
 
-def markdown(results: list[dict[str, Any]], *, epochs: int, threads: int, train_samples: int,
-             quiet_cores: float) -> str:
+def markdown(
+    results: list[dict[str, Any]], *, epochs: int, threads: int, train_samples: int, quiet_cores: float
+) -> str:
     today = datetime.date.today().isoformat()
     lines = [
         "## Trainer throughput (`benchmarks/trainer_throughput.py`)",
@@ -241,8 +273,10 @@ def markdown(results: list[dict[str, Any]], *, epochs: int, threads: int, train_
         p = r["params"]
         low, high = r["ratio_range"]
         rounds = f"{r['rounds']}" + ("" if r["all_quiet"] else " (machine busy: includes noisy rounds)")
-        lines.append(f"| {p['model']} at {p['image_size']} px ({r['name']}) | {p['batch_size']} | {r['trainer']:.0f} | "
-                     f"{r['plain']:.0f} | {r['ratio']:.3f} ({low:.3f}-{high:.3f}) | {rounds} |")
+        lines.append(
+            f"| {p['model']} at {p['image_size']} px ({r['name']}) | {p['batch_size']} | {r['trainer']:.0f} | "
+            f"{r['plain']:.0f} | {r['ratio']:.3f} ({low:.3f}-{high:.3f}) | {rounds} |"
+        )
     met = all(r["ratio"] >= TARGET for r in results)
     lines += ["", f"Target: trainer / plain >= {TARGET}: {'met' if met else 'NOT met'}."]
     return "\n".join(lines)
@@ -253,21 +287,33 @@ def write_section(text: str) -> None:
     if DOCS.exists():
         current = DOCS.read_text()
         pattern = re.compile(rf"<!-- {SECTION}:start -->.*?<!-- {SECTION}:end -->", re.S)
-        updated = pattern.sub(lambda _: block, current) if pattern.search(current) else current.rstrip() + "\n\n" + block + "\n"
+        updated = (
+            pattern.sub(lambda _: block, current)
+            if pattern.search(current)
+            else current.rstrip() + "\n\n" + block + "\n"
+        )
     else:
         DOCS.parent.mkdir(parents=True, exist_ok=True)
-        updated = ("# Benchmarks\n\nLatest figures of the scripts in `benchmarks/` (see its README). Each section is "
-                   "rewritten by its script's `--write`; edit the text outside the markers only.\n\n" + block + "\n")
+        updated = (
+            "# Benchmarks\n\nLatest figures of the scripts in `benchmarks/` (see its README). Each section is "
+            "rewritten by its script's `--write`; edit the text outside the markers only.\n\n" + block + "\n"
+        )
     DOCS.write_text(updated)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--write", action="store_true", help="update the trainer_throughput section of docs/benchmarks.md")
+    parser.add_argument(
+        "--write", action="store_true", help="update the trainer_throughput section of docs/benchmarks.md"
+    )
     parser.add_argument("--rounds", type=int, default=7, help="quiet rounds to measure per configuration")
     parser.add_argument("--epochs", type=int, default=5, help="epochs per run")
-    parser.add_argument("--quiet-cores", type=float, default=0.05,
-                        help="a round counts when other processes used at most this many cores meanwhile")
+    parser.add_argument(
+        "--quiet-cores",
+        type=float,
+        default=0.05,
+        help="a round counts when other processes used at most this many cores meanwhile",
+    )
     parser.add_argument("--configs", nargs="+", choices=sorted(CONFIGS), default=DEFAULT_CONFIGS)
     args = parser.parse_args()
     threads = usable_cpus()
@@ -275,12 +321,28 @@ def main() -> int:
     try:
         manifest = write_digits(work / "digits")
         train_samples = sum(1 for s in manifest["samples"] if s["split"] == "train")
-        results = [measure(name, CONFIGS[name], manifest, work, epochs=args.epochs, rounds=args.rounds,
-                           threads=threads, quiet_cores=args.quiet_cores) for name in args.configs]
+        results = [
+            measure(
+                name,
+                CONFIGS[name],
+                manifest,
+                work,
+                epochs=args.epochs,
+                rounds=args.rounds,
+                threads=threads,
+                quiet_cores=args.quiet_cores,
+            )
+            for name in args.configs
+        ]
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    text = markdown(results, epochs=args.epochs, threads=threads, train_samples=train_samples,
-                    quiet_cores=args.quiet_cores)
+    text = markdown(
+        results,
+        epochs=args.epochs,
+        threads=threads,
+        train_samples=train_samples,
+        quiet_cores=args.quiet_cores,
+    )
     print(text)
     if args.write:
         write_section(text)

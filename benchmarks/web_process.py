@@ -61,10 +61,29 @@ def free_port() -> int:
 def gunicorn_argv(app: str, chdir: Path, port: int) -> list[str]:
     """The command `platform/jobs/management/commands/up.py` runs, bound to a free local port."""
     return [
-        sys.executable, "-m", "gunicorn", app, "--chdir", str(chdir),
-        "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", "1",
-        "--threads", str(THREADS), "--timeout", "120", "--graceful-timeout", "10",
-        "--access-logfile", "-", "--error-logfile", "-", "--no-control-socket",
+        sys.executable,
+        "-m",
+        "gunicorn",
+        app,
+        "--chdir",
+        str(chdir),
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--worker-class",
+        "gthread",
+        "--workers",
+        "1",
+        "--threads",
+        str(THREADS),
+        "--timeout",
+        "120",
+        "--graceful-timeout",
+        "10",
+        "--access-logfile",
+        "-",
+        "--error-logfile",
+        "-",
+        "--no-control-socket",
     ]
 
 
@@ -114,8 +133,14 @@ class Target:
         assert self.log is not None
         with self.log.open("ab") as log:
             started = time.perf_counter()
-            proc = subprocess.Popen(gunicorn_argv(self.app, self.chdir, port), env=self.env, cwd=self.chdir,
-                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            proc = subprocess.Popen(
+                gunicorn_argv(self.app, self.chdir, port),
+                env=self.env,
+                cwd=self.chdir,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
             try:
                 startup = self._wait_healthy(url, proc, started)
                 time.sleep(1.0)  # let start-up work finish before calling it idle
@@ -190,8 +215,12 @@ def _maps_torch(pid: int) -> bool:
 
 def check_torch_probe() -> None:
     """The maps probe must see torch where it is loaded, or its "no" would prove nothing."""
-    probe = subprocess.Popen([sys.executable, "-c", "import sys, torch; print('ready', flush=True); sys.stdin.read()"],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    probe = subprocess.Popen(
+        [sys.executable, "-c", "import sys, torch; print('ready', flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         if probe.stdout.readline().strip() != "ready":
             print("torch is not installed here; the libtorch probe is unverified", file=sys.stderr)
@@ -212,26 +241,48 @@ def sampan_target(workdir: Path) -> tuple[Target, object]:
     manage = [sys.executable, str(PLATFORM_DIR / "manage.py")]
     run([*manage, "migrate", "--noinput", "--verbosity", "0"], env=env, cwd=REPO)
     run([*manage, "collectstatic", "--noinput", "--verbosity", "0"], env=env, cwd=REPO)
-    out = run([*manage, "shell", "-c", textwrap.dedent("""
+    out = run(
+        [
+            *manage,
+            "shell",
+            "-c",
+            textwrap.dedent("""
         from accounts.services import api_token_create, user_create
         user = user_create(username="bench", password="bench-password-not-used")
         print(api_token_create(user=user, name="benchmark").key)
-    """)], env=env, cwd=REPO)
+    """),
+        ],
+        env=env,
+        cwd=REPO,
+    )
     key = next(line for line in out.splitlines() if line.startswith("spk_"))
     created: list[bool] = []
 
     def prepare(url: str, headers: dict[str, str]) -> None:
         if created:
             return
-        workspace = requests.post(url + "/api/v1/workspaces/", json={"name": "Benchmark"}, headers=headers, timeout=30)
+        workspace = requests.post(
+            url + "/api/v1/workspaces/", json={"name": "Benchmark"}, headers=headers, timeout=30
+        )
         workspace.raise_for_status()
-        project = requests.post(url + "/api/v1/projects/", json={"workspace": workspace.json()["id"], "name": "Web"},
-                                headers=headers, timeout=30)
+        project = requests.post(
+            url + "/api/v1/projects/",
+            json={"workspace": workspace.json()["id"], "name": "Web"},
+            headers=headers,
+            timeout=30,
+        )
         project.raise_for_status()
         created.append(True)
 
-    target = Target("Sampan", "config.wsgi:application", PLATFORM_DIR, env, SAMPAN_PATHS,
-                    headers={"Authorization": f"Bearer {key}"}, log=workdir / "sampan-gunicorn.log")
+    target = Target(
+        "Sampan",
+        "config.wsgi:application",
+        PLATFORM_DIR,
+        env,
+        SAMPAN_PATHS,
+        headers={"Authorization": f"Bearer {key}"},
+        log=workdir / "sampan-gunicorn.log",
+    )
     return target, prepare
 
 
@@ -240,15 +291,22 @@ def baseline_target(workdir: Path) -> Target:
     project = workdir / "baseline"
     project.mkdir()
     env = clean_env(DJANGO_SETTINGS_MODULE="hello_baseline.settings")
-    run([sys.executable, "-m", "django", "startproject", "hello_baseline", str(project)], env=clean_env(), cwd=workdir)
+    run(
+        [sys.executable, "-m", "django", "startproject", "hello_baseline", str(project)],
+        env=clean_env(),
+        cwd=workdir,
+    )
     with (project / "hello_baseline" / "settings.py").open("a") as settings:
-        settings.write(textwrap.dedent("""
+        settings.write(
+            textwrap.dedent("""
             DEBUG = False
             ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
             INSTALLED_APPS += ["rest_framework"]
             REST_FRAMEWORK = {"DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]}
-        """))
-    (project / "hello_baseline" / "urls.py").write_text(textwrap.dedent("""
+        """)
+        )
+    (project / "hello_baseline" / "urls.py").write_text(
+        textwrap.dedent("""
         from django.http import JsonResponse
         from django.urls import path
         from rest_framework.permissions import AllowAny
@@ -267,10 +325,18 @@ def baseline_target(workdir: Path) -> Target:
             path("healthz", lambda request: JsonResponse({"status": "ok"})),
             path("api/v1/hello/", Hello.as_view()),
         ]
-    """))
+    """)
+    )
     run([sys.executable, "manage.py", "migrate", "--noinput", "--verbosity", "0"], env=env, cwd=project)
-    return Target("Baseline", "hello_baseline.wsgi:application", project, env, BASELINE_PATHS,
-                  headers={"Authorization": "Bearer not-checked"}, log=workdir / "baseline-gunicorn.log")
+    return Target(
+        "Baseline",
+        "hello_baseline.wsgi:application",
+        project,
+        env,
+        BASELINE_PATHS,
+        headers={"Authorization": "Bearer not-checked"},
+        log=workdir / "baseline-gunicorn.log",
+    )
 
 
 # --- report ---------------------------------------------------------------------------------------
@@ -290,8 +356,10 @@ def _versions() -> str:
         cpu = re.search(r"model name\s*:\s*(.+)", Path("/proc/cpuinfo").read_text())[1].strip()
     except (OSError, TypeError):
         pass
-    return (f"{cpu}, {os.cpu_count()} cores, Linux {stdlib_platform.release()}; Python {stdlib_platform.python_version()}, "
-            f"Django {django.__version__}, DRF {rest_framework.VERSION}, gunicorn {gunicorn.__version__}")
+    return (
+        f"{cpu}, {os.cpu_count()} cores, Linux {stdlib_platform.release()}; Python {stdlib_platform.python_version()}, "
+        f"Django {django.__version__}, DRF {rest_framework.VERSION}, gunicorn {gunicorn.__version__}"
+    )
 
 
 def report(sampan: list[Measurement], baseline: list[Measurement], n_requests: int) -> tuple[str, bool]:
@@ -331,12 +399,18 @@ def write_section(body: str) -> None:
     if DOCS.exists():
         text = DOCS.read_text()
     else:
-        text = ("# Benchmarks\n\nLatest figures of the scripts in `benchmarks/` (see its README). Each script "
-                "measures Sampan side by side with a baseline in one run and reports ratios, because these "
-                "machines are noisy; absolute figures are for orientation. Each section is rewritten by its "
-                "script's `--write`; edit the text outside the markers only.\n")
+        text = (
+            "# Benchmarks\n\nLatest figures of the scripts in `benchmarks/` (see its README). Each script "
+            "measures Sampan side by side with a baseline in one run and reports ratios, because these "
+            "machines are noisy; absolute figures are for orientation. Each section is rewritten by its "
+            "script's `--write`; edit the text outside the markers only.\n"
+        )
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
-    text = pattern.sub(lambda _: section, text) if pattern.search(text) else text.rstrip("\n") + f"\n\n{section}\n"
+    text = (
+        pattern.sub(lambda _: section, text)
+        if pattern.search(text)
+        else text.rstrip("\n") + f"\n\n{section}\n"
+    )
     DOCS.parent.mkdir(parents=True, exist_ok=True)
     DOCS.write_text(text)
 
@@ -345,7 +419,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--write", action="store_true", help=f"replace the {SECTION} section of {DOCS.relative_to(REPO)}")
+    parser.add_argument(
+        "--write", action="store_true", help=f"replace the {SECTION} section of {DOCS.relative_to(REPO)}"
+    )
     args = parser.parse_args()
 
     check_torch_probe()
@@ -359,9 +435,11 @@ def main() -> int:
             for target, prep in order if index % 2 == 0 else order[::-1]:
                 m = target.measure(args.requests, prep)
                 results[target.name].append(m)
-                print(f"round {index + 1} {target.name}: start-up {m.startup_s:.2f} s, RSS idle {m.rss_idle / MB:.1f} MB, "
-                      f"after {m.rss_after / MB:.1f} MB, {m.requests_per_s:.0f} req/s, torch {m.torch_loaded}",
-                      file=sys.stderr)
+                print(
+                    f"round {index + 1} {target.name}: start-up {m.startup_s:.2f} s, RSS idle {m.rss_idle / MB:.1f} MB, "
+                    f"after {m.rss_after / MB:.1f} MB, {m.requests_per_s:.0f} req/s, torch {m.torch_loaded}",
+                    file=sys.stderr,
+                )
     body, ok = report(results["Sampan"], results["Baseline"], args.requests)
     print(body)
     if args.write:

@@ -44,7 +44,9 @@ def pytest_configure(config) -> None:
     flush.Command.handle = handle_retrying_deadlocks
 
 
-def wait_for(predicate: Callable[[], object], *, timeout: float = 30.0, interval: float = 0.2, what: str = "condition"):
+def wait_for(
+    predicate: Callable[[], object], *, timeout: float = 30.0, interval: float = 0.2, what: str = "condition"
+):
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
@@ -91,8 +93,9 @@ class LiveProcess:
         self.name = name
         self.log_path = ARTIFACTS / f"{name}.log"
         self._log = self.log_path.open("ab")
-        self.proc = subprocess.Popen(args, env=env, stdout=self._log, stderr=subprocess.STDOUT, cwd=REPO,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            args, env=env, stdout=self._log, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True
+        )
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")[-5000:]
@@ -126,13 +129,26 @@ def start_worker(name: str = "worker", hostname: str | None = None) -> LiveProce
     hostname = hostname or f"{name}-{os.getpid()}@test"
     worker = LiveProcess(
         name,
-        [sys.executable, str(MANAGE), "worker", "--queues", "cpu", "--concurrency", "1", "--hostname", hostname],
+        [
+            sys.executable,
+            str(MANAGE),
+            "worker",
+            "--queues",
+            "cpu",
+            "--concurrency",
+            "1",
+            "--hostname",
+            hostname,
+        ],
         live_env(),
     )
     from jobs.models import WorkerNode
 
-    wait_for(lambda: WorkerNode.objects.filter(hostname=hostname).exists() or not worker.alive(), timeout=60,
-             what=f"worker {hostname} to report in")
+    wait_for(
+        lambda: WorkerNode.objects.filter(hostname=hostname).exists() or not worker.alive(),
+        timeout=60,
+        what=f"worker {hostname} to report in",
+    )
     assert worker.alive(), f"worker died during start-up:\n{worker.log()}"
     return worker
 
@@ -150,20 +166,46 @@ def live_worker(django_db_setup, django_db_blocker) -> Iterator[LiveProcess]:
 GUNICORN_CONFIG = REPO / "platform" / "config" / "gunicorn.py"
 
 
-def start_web(name: str, env: dict[str, str], *, threads: int = 8,
-              start: Callable[[str, list[str], dict[str, str]], LiveProcess] = LiveProcess,
-              ) -> tuple[LiveProcess, str]:
+def start_web(
+    name: str,
+    env: dict[str, str],
+    *,
+    threads: int = 8,
+    start: Callable[[str, list[str], dict[str, str]], LiveProcess] = LiveProcess,
+) -> tuple[LiveProcess, str]:
     """A real gunicorn web process with Sampan's gunicorn.py, as `make up` and the Docker image run it
     (one process here, so per-process state stays countable), once it answers /healthz: (process, url).
     ``start`` makes the LiveProcess (a fault test's stack passes its own to track what it started)."""
     import requests
 
     port = free_port()
-    web = start(name, [
-        sys.executable, "-m", "gunicorn", "config.wsgi:application", "--chdir", str(REPO / "platform"),
-        "--config", str(GUNICORN_CONFIG), "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread",
-        "--workers", "1", "--threads", str(threads), "--no-control-socket", "--access-logfile", "-",
-        "--error-logfile", "-"], env)
+    web = start(
+        name,
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "config.wsgi:application",
+            "--chdir",
+            str(REPO / "platform"),
+            "--config",
+            str(GUNICORN_CONFIG),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--worker-class",
+            "gthread",
+            "--workers",
+            "1",
+            "--threads",
+            str(threads),
+            "--no-control-socket",
+            "--access-logfile",
+            "-",
+            "--error-logfile",
+            "-",
+        ],
+        env,
+    )
     url = f"http://127.0.0.1:{port}"
 
     def answers() -> bool:
@@ -195,8 +237,9 @@ def make_user(db):
     from accounts.models import User
 
     def make(username: str, *, password: str = "correct-horse-battery", is_staff: bool = False):
-        return User.objects.create_user(username=username, password=password, email=f"{username}@example.com",
-                                        is_staff=is_staff)
+        return User.objects.create_user(
+            username=username, password=password, email=f"{username}@example.com", is_staff=is_staff
+        )
 
     return make
 
@@ -218,8 +261,15 @@ def tenants(make_user):
     project_b = project_create(user=bob, workspace=ws_b, name="Project B")
     job_a = Job.objects.create(workspace=ws_a, project=project_a, kind="system.check", params={"seconds": 1})
     return {
-        "alice": alice, "bob": bob, "carol": carol, "erin": erin,
-        "ws_a": ws_a, "ws_b": ws_b, "project_a": project_a, "project_b": project_b, "job_a": job_a,
+        "alice": alice,
+        "bob": bob,
+        "carol": carol,
+        "erin": erin,
+        "ws_a": ws_a,
+        "ws_b": ws_b,
+        "project_a": project_a,
+        "project_b": project_b,
+        "job_a": job_a,
         "carol_membership": carol_membership,
     }
 

@@ -32,7 +32,11 @@ def _strict(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     converted = {key: _strict(value) for key, value in node.items()}
-    if "properties" in converted and "additionalProperties" not in converted and converted.get("type") == "object":
+    if (
+        "properties" in converted
+        and "additionalProperties" not in converted
+        and converted.get("type") == "object"
+    ):
         converted["additionalProperties"] = False
     if converted.pop("nullable", False):
         return {"anyOf": [converted, {"type": "null"}]}
@@ -74,12 +78,16 @@ def operation_for(method: str, path: str) -> tuple[str, dict] | None:
 
 
 def _validate(instance: Any, schema: dict, what: str) -> None:
-    validator = Draft4Validator({"components": _components(), "allOf": [_strict(schema)]},
-                                format_checker=Draft4Validator.FORMAT_CHECKER)
+    validator = Draft4Validator(
+        {"components": _components(), "allOf": [_strict(schema)]},
+        format_checker=Draft4Validator.FORMAT_CHECKER,
+    )
     errors = sorted(validator.iter_errors(instance), key=lambda error: list(error.absolute_path))
     if errors:
-        listed = "\n".join(f"  at {'/'.join(map(str, error.absolute_path)) or '(root)'}: {error.message[:300]}"
-                           for error in errors[:10])
+        listed = "\n".join(
+            f"  at {'/'.join(map(str, error.absolute_path)) or '(root)'}: {error.message[:300]}"
+            for error in errors[:10]
+        )
         raise AssertionError(f"{what} does not match the OpenAPI schema:\n{listed}")
 
 
@@ -108,7 +116,8 @@ class Conformance:
         found = operation_for(method, path)
         if found is None:
             assert response.status_code in {404, 405}, (
-                f"{method} {path} answered {response.status_code} but is not documented in the OpenAPI schema")
+                f"{method} {path} answered {response.status_code} but is not documented in the OpenAPI schema"
+            )
             return
         template, operation = found
         self.calls.append(Call(method, template, response.status_code))
@@ -116,15 +125,19 @@ class Conformance:
         responses = operation["responses"]
         documented = responses.get(str(response.status_code)) or responses.get("default")
         assert documented is not None, (
-            f"{where}: status {response.status_code} is not documented (documented: {sorted(responses)})")
+            f"{where}: status {response.status_code} is not documented (documented: {sorted(responses)})"
+        )
         content = documented.get("content")
         if not content:
             assert not getattr(response, "streaming", False) and not response.content, (
-                f"{where}: documented without a body, but the answer has one: {response.content[:200]!r}")
+                f"{where}: documented without a body, but the answer has one: {response.content[:200]!r}"
+            )
         else:
             actual = response.get("Content-Type", "").split(";")[0].strip()
             media = next((name for name in content if _media_type_matches(name, actual)), None)
-            assert media is not None, f"{where}: Content-Type {actual!r} is not documented ({sorted(content)})"
+            assert media is not None, (
+                f"{where}: Content-Type {actual!r} is not documented ({sorted(content)})"
+            )
             if media == JSON:
                 _validate(json.loads(response.content), content[media]["schema"], f"{where}: the body")
         if 200 <= response.status_code < 300:

@@ -31,8 +31,9 @@ def test_token_is_shown_once_and_stored_only_as_a_digest(make_user, api_client, 
 
 
 def test_token_expiry_in_the_past_is_rejected(make_user, api_client):
-    response = api_client(make_user("oli")).post("/api/v1/tokens/", {"name": "old", "expires_at": "2001-01-01T00:00:00Z"},
-                                                 format="json")
+    response = api_client(make_user("oli")).post(
+        "/api/v1/tokens/", {"name": "old", "expires_at": "2001-01-01T00:00:00Z"}, format="json"
+    )
     assert response.status_code == 400 and "expires_at" in response.json()["error"]["details"]
 
 
@@ -42,11 +43,21 @@ def test_owner_manages_members_and_the_last_owner_stays(tenants, api_client):
     added = alice.post(members, {"username": "bob", "role": "viewer"}, format="json")
     assert added.status_code == 201 and added.json()["user"]["username"] == "bob"
     assert alice.post(members, {"username": "bob", "role": "viewer"}, format="json").status_code == 400
-    assert "nobody" in alice.post(members, {"username": "nobody", "role": "viewer"}, format="json").json()["error"]["message"]
+    assert (
+        "nobody"
+        in alice.post(members, {"username": "nobody", "role": "viewer"}, format="json").json()["error"][
+            "message"
+        ]
+    )
     bob_membership = added.json()["id"]
-    assert alice.patch(f"{members}{bob_membership}/", {"role": "editor"}, format="json").json()["role"] == "editor"
+    assert (
+        alice.patch(f"{members}{bob_membership}/", {"role": "editor"}, format="json").json()["role"]
+        == "editor"
+    )
     # bob now sees workspace A with his role
-    roles = {w["name"]: w["role"] for w in api_client(tenants["bob"]).get("/api/v1/workspaces/").json()["results"]}
+    roles = {
+        w["name"]: w["role"] for w in api_client(tenants["bob"]).get("/api/v1/workspaces/").json()["results"]
+    }
     assert roles == {"Workspace A": "editor", "Workspace B": "owner"}
 
     own = next(m for m in alice.get(members).json()["results"] if m["user"]["username"] == "alice")
@@ -68,9 +79,15 @@ def test_creating_a_workspace_makes_the_creator_owner(make_user, api_client):
 
 def test_only_admins_create_users(make_user, api_client):
     admin = api_client(make_user("root", is_staff=True))
-    created = admin.post("/api/v1/users/", {"username": "quinn", "password": "a-long-passphrase-1"}, format="json")
+    created = admin.post(
+        "/api/v1/users/", {"username": "quinn", "password": "a-long-passphrase-1"}, format="json"
+    )
     assert created.status_code == 201
     weak = admin.post("/api/v1/users/", {"username": "rae", "password": "12345678"}, format="json")
     assert weak.status_code == 400
-    assert api_client(make_user("sam")).post("/api/v1/users/", {"username": "x", "password": "a-long-passphrase-1"},
-                                             format="json").status_code == 403
+    assert (
+        api_client(make_user("sam"))
+        .post("/api/v1/users/", {"username": "x", "password": "a-long-passphrase-1"}, format="json")
+        .status_code
+        == 403
+    )

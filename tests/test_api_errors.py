@@ -41,11 +41,19 @@ def test_wrong_credentials_are_400_invalid_credentials(make_user):
     make_user("dora", password="right-password-123")
     client = Client(enforce_csrf_checks=True)
     token = client.get("/api/v1/auth/csrf/").json()["csrf_token"]
-    response = client.post("/api/v1/auth/login/", {"username": "dora", "password": "wrong"},
-                           content_type="application/json", HTTP_X_CSRFTOKEN=token)
+    response = client.post(
+        "/api/v1/auth/login/",
+        {"username": "dora", "password": "wrong"},
+        content_type="application/json",
+        HTTP_X_CSRFTOKEN=token,
+    )
     assert_error(response, 400, "invalid_credentials")
-    ok = client.post("/api/v1/auth/login/", {"username": "dora", "password": "right-password-123"},
-                     content_type="application/json", HTTP_X_CSRFTOKEN=token)
+    ok = client.post(
+        "/api/v1/auth/login/",
+        {"username": "dora", "password": "right-password-123"},
+        content_type="application/json",
+        HTTP_X_CSRFTOKEN=token,
+    )
     assert ok.status_code == 200 and ok.json()["username"] == "dora"
     assert client.get("/api/v1/auth/me/").json()["username"] == "dora"
 
@@ -53,8 +61,11 @@ def test_wrong_credentials_are_400_invalid_credentials(make_user):
 def test_login_without_csrf_token_is_refused(make_user):
     make_user("eve", password="right-password-123")
     client = Client(enforce_csrf_checks=True)
-    response = client.post("/api/v1/auth/login/", {"username": "eve", "password": "right-password-123"},
-                           content_type="application/json")
+    response = client.post(
+        "/api/v1/auth/login/",
+        {"username": "eve", "password": "right-password-123"},
+        content_type="application/json",
+    )
     error = assert_error(response, 403)
     assert "CSRF" in error["message"]
 
@@ -63,7 +74,9 @@ def test_session_write_without_csrf_is_refused(make_user):
     user = make_user("fay")
     client = Client(enforce_csrf_checks=True)
     client.force_login(user)
-    error = assert_error(client.post("/api/v1/workspaces/", {"name": "x"}, content_type="application/json"), 403)
+    error = assert_error(
+        client.post("/api/v1/workspaces/", {"name": "x"}, content_type="application/json"), 403
+    )
     assert "CSRF" in error["message"]
 
 
@@ -86,7 +99,9 @@ def test_revoked_and_expired_tokens_are_401(make_user, client):
 
 def test_invalid_json_is_400(make_user, client, token_for):
     key = token_for(make_user("hal"))
-    response = client.post("/api/v1/workspaces/", data="{not json", content_type="application/json", **bearer(key))
+    response = client.post(
+        "/api/v1/workspaces/", data="{not json", content_type="application/json", **bearer(key)
+    )
     assert "JSON" in assert_error(response, 400, "parse_error")["message"]
 
 
@@ -101,23 +116,37 @@ def test_oversized_body_is_413_and_stores_nothing(make_user, client, token_for, 
 
     key = token_for(make_user("jo"))
     big = '{"name": "x", "description": "' + "a" * (settings.SAMPAN_MAX_REQUEST_BYTES + 10) + '"}'
-    error = assert_error(client.post("/api/v1/workspaces/", data=big, content_type="application/json", **bearer(key)),
-                         413, "request_too_large")
+    error = assert_error(
+        client.post("/api/v1/workspaces/", data=big, content_type="application/json", **bearer(key)),
+        413,
+        "request_too_large",
+    )
     assert error["details"]["limit_bytes"] == settings.SAMPAN_MAX_REQUEST_BYTES
     assert not Workspace.objects.exists()
 
 
 def test_validation_errors_name_the_field(make_user, client, token_for):
     key = token_for(make_user("kim"))
-    error = assert_error(client.post("/api/v1/workspaces/", {}, content_type="application/json", **bearer(key)),
-                         400, "invalid")
+    error = assert_error(
+        client.post("/api/v1/workspaces/", {}, content_type="application/json", **bearer(key)), 400, "invalid"
+    )
     assert error["message"].startswith("name:") and "name" in error["details"]
-    ws = client.post("/api/v1/workspaces/", {"name": "K"}, content_type="application/json", **bearer(key)).json()
-    job = client.post("/api/v1/jobs/", {"workspace": ws["id"], "kind": "teleport"}, content_type="application/json",
-                      **bearer(key))
+    ws = client.post(
+        "/api/v1/workspaces/", {"name": "K"}, content_type="application/json", **bearer(key)
+    ).json()
+    job = client.post(
+        "/api/v1/jobs/",
+        {"workspace": ws["id"], "kind": "teleport"},
+        content_type="application/json",
+        **bearer(key),
+    )
     assert "system.check" in assert_error(job, 400, "invalid")["message"]
-    params = client.post("/api/v1/jobs/", {"workspace": ws["id"], "kind": "system.check", "params": {"seconds": -1}},
-                         content_type="application/json", **bearer(key))
+    params = client.post(
+        "/api/v1/jobs/",
+        {"workspace": ws["id"], "kind": "system.check", "params": {"seconds": -1}},
+        content_type="application/json",
+        **bearer(key),
+    )
     assert "seconds" in str(assert_error(params, 400, "invalid")["details"])
 
 
@@ -135,7 +164,9 @@ def test_unhandled_crash_is_a_500_without_traceback(make_user, client, token_for
     monkeypatch.setattr(views.services, "workspace_create", explode)
     client.raise_request_exception = False
     key = token_for(make_user("max"))
-    response = client.post("/api/v1/workspaces/", {"name": "boom"}, content_type="application/json", **bearer(key))
+    response = client.post(
+        "/api/v1/workspaces/", {"name": "boom"}, content_type="application/json", **bearer(key)
+    )
     error = assert_error(response, 500, "server_error")
     assert "secret internals" not in response.content.decode() and "secret" not in error["message"]
 
@@ -158,16 +189,24 @@ def test_multipart_uploads_may_exceed_the_json_body_limit(make_user, client, tok
     user = make_user("ned")
     project = project_create(user=user, workspace=workspace_create(user=user, name="W"), name="P")
     key = token_for(user)
-    dataset = client.post("/api/v1/datasets/", {"workspace": project.workspace_id, "project": project.pk,
-                                                "name": "D"}, content_type="application/json", **bearer(key)).json()
+    dataset = client.post(
+        "/api/v1/datasets/",
+        {"workspace": project.workspace_id, "project": project.pk, "name": "D"},
+        content_type="application/json",
+        **bearer(key),
+    ).json()
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     junk = SimpleUploadedFile("big.zip", b"not a zip" * 1000, content_type="application/zip")
     response = client.post(f"/api/v1/datasets/{dataset['id']}/imports/", {"archive": junk}, **bearer(key))
     assert response.status_code == 400, response.content  # judged as an archive, not refused as too large
     assert response.json()["error"]["code"] != "request_too_large"
-    big_json = client.post("/api/v1/workspaces/", data='{"name": "' + "x" * 4096 + '"}',
-                           content_type="application/json", **bearer(key))
+    big_json = client.post(
+        "/api/v1/workspaces/",
+        data='{"name": "' + "x" * 4096 + '"}',
+        content_type="application/json",
+        **bearer(key),
+    )
     assert_error(big_json, 413, "request_too_large")
 
 
@@ -183,4 +222,7 @@ def test_deleting_what_is_still_used_is_a_409_naming_the_users(tenants, api_clie
     error = assert_error(response, 409, "in_use")
     assert "study" in error["message"] and error["details"]["total"] == 1
     assert error["details"]["used_by"][0]["kind"] == "automl.study"
-    assert Dataset.objects.filter(pk=version.dataset_id).exists() and DatasetVersion.objects.filter(pk=version.pk).exists()
+    assert (
+        Dataset.objects.filter(pk=version.dataset_id).exists()
+        and DatasetVersion.objects.filter(pk=version.pk).exists()
+    )

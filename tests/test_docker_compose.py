@@ -145,15 +145,20 @@ def manage_py_calls(svc: dict) -> list[tuple[str, list[str]]]:
     for program in argv_of(svc):
         for index, word in enumerate(program):
             if word.endswith("manage.py"):
-                assert (REPO / word).is_file(), f"{word} is not a file in the repository (commands run from its root)"
-                calls.append((program[index + 1], program[index + 2:]))
+                assert (REPO / word).is_file(), (
+                    f"{word} is not a file in the repository (commands run from its root)"
+                )
+                calls.append((program[index + 1], program[index + 2 :]))
     return calls
 
 
 def test_the_stack_has_every_service():
-    assert {"postgres", "redis", "migrate", "housekeeping", "web", "worker-cpu", "worker-gpu"} <= set(SERVICES)
-    assert APP_SERVICES == ["housekeeping", "migrate", "web", "worker-cpu", "worker-gpu"], \
+    assert {"postgres", "redis", "migrate", "housekeeping", "web", "worker-cpu", "worker-gpu"} <= set(
+        SERVICES
+    )
+    assert APP_SERVICES == ["housekeeping", "migrate", "web", "worker-cpu", "worker-gpu"], (
         "Sampan services build from the Dockerfile"
+    )
     assert SERVICES["postgres"]["image"] == "postgres:16"
     assert SERVICES["redis"]["image"] == "redis:7"
     images = {SERVICES[name].get("image") for name in APP_SERVICES}
@@ -164,14 +169,16 @@ def test_the_stack_has_every_service():
 def test_redis_keeps_an_append_only_file_on_a_volume():
     words = argv_of(service("redis"))[0]
     assert "--appendonly" in words and words[words.index("--appendonly") + 1] == "yes", words
-    assert any(str(volume).endswith(":/data") for volume in SERVICES["redis"].get("volumes", [])), \
+    assert any(str(volume).endswith(":/data") for volume in SERVICES["redis"].get("volumes", [])), (
         "the AOF lives in /data; without a volume it is lost when the container is recreated"
+    )
 
 
 def test_worker_gpu_reserves_an_nvidia_gpu():
     devices = SERVICES["worker-gpu"]["deploy"]["resources"]["reservations"]["devices"]
     assert any(
-        device.get("driver") == "nvidia" and "gpu" in device.get("capabilities", [])
+        device.get("driver") == "nvidia"
+        and "gpu" in device.get("capabilities", [])
         and (device.get("count") == "all" or int(device.get("count", 0)) >= 1)
         for device in devices
     ), devices
@@ -179,15 +186,22 @@ def test_worker_gpu_reserves_an_nvidia_gpu():
 
 def test_exactly_one_service_runs_the_scheduler_outside_the_job_workers():
     calls = {name: manage_py_calls(service(name)) for name in SERVICES}
-    scheduler = [name for name, invocations in calls.items()
-                 if any(command == "housekeeping" or "--beat" in args for command, args in invocations)]
-    assert scheduler == ["housekeeping"], f"the reaper schedule must run exactly once per installation, got {scheduler}"
-    assert SERVICES["housekeeping"].get("deploy", {}).get("replicas", 1) == 1, \
+    scheduler = [
+        name
+        for name, invocations in calls.items()
+        if any(command == "housekeeping" or "--beat" in args for command, args in invocations)
+    ]
+    assert scheduler == ["housekeeping"], (
+        f"the reaper schedule must run exactly once per installation, got {scheduler}"
+    )
+    assert SERVICES["housekeeping"].get("deploy", {}).get("replicas", 1) == 1, (
         "a replicated scheduler runs the schedule more than once"
+    )
     for name in ("worker-cpu", "worker-gpu"):
         ((command, args),) = calls[name]
-        assert command == "worker" and "--beat" not in args, \
+        assert command == "worker" and "--beat" not in args, (
             f"{name}: the reaper must not wait behind this worker's jobs (issue 12 item 2)"
+        )
 
 
 def test_periodic_tasks_go_to_the_housekeeping_queue_only_housekeeping_consumes():
@@ -251,8 +265,14 @@ def test_web_runs_gunicorn_with_the_wsgi_application_as_up_does():
     probe = "import runpy; print(runpy.run_path('platform/config/gunicorn.py')['workers'])"
     env = {**environment_of(service("web")), "SAMPAN_HOME": "/tmp"}
     for value, expected in (("", "2"), ("3", "3")):
-        result = subprocess.run([sys.executable, "-c", probe], env={**env, "SAMPAN_WEB_PROCESSES": value},
-                                cwd=REPO, capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            [sys.executable, "-c", probe],
+            env={**env, "SAMPAN_WEB_PROCESSES": value},
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert result.stdout.split() == [expected], result.stderr[-2000:]
     assert parsed.bind == ["0.0.0.0:8000"] and parsed.control_socket_disable is True
     module, _, attribute = parsed.args[0].partition(":")
@@ -291,8 +311,14 @@ def test_production_settings_load_from_the_compose_environment(tmp_path):
         "print(s.SECRET_KEY == __import__('os').environ['DJANGO_SECRET_KEY'], s.SECURE_SSL_REDIRECT, "
         "s.DATABASES['default']['HOST'], s.CELERY_BROKER_URL)"
     )
-    result = subprocess.run([sys.executable, "-c", probe], env=env, cwd=REPO / "platform",
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        env=env,
+        cwd=REPO / "platform",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.split() == ["True", "True", "postgres", "redis://redis:6379/0"]
 
@@ -330,7 +356,10 @@ def test_database_and_broker_urls_are_accepted_by_the_settings_parsers(monkeypat
         assert database["ENGINE"] == "django.db.backends.postgresql", name
         assert (database["HOST"], database["PORT"]) == ("postgres", "5432"), name
         assert (database["NAME"], database["USER"], database["PASSWORD"]) == (
-            postgres["POSTGRES_DB"], postgres["POSTGRES_USER"], postgres["POSTGRES_PASSWORD"]), name
+            postgres["POSTGRES_DB"],
+            postgres["POSTGRES_USER"],
+            postgres["POSTGRES_PASSWORD"],
+        ), name
         broker = broker_url("CELERY_BROKER_URL")
         assert broker is not None and broker.startswith("redis://redis:"), (name, broker)
 
@@ -339,7 +368,9 @@ def test_blobs_live_on_one_volume_shared_by_web_and_workers():
     homes = set()
     for name in APP_SERVICES:
         home = environment_of(service(name))["SAMPAN_HOME"]
-        mounts = {str(volume).split(":")[1]: str(volume).split(":")[0] for volume in SERVICES[name]["volumes"]}
+        mounts = {
+            str(volume).split(":")[1]: str(volume).split(":")[0] for volume in SERVICES[name]["volumes"]
+        }
         assert home in mounts, f"{name}: SAMPAN_HOME {home} is not on a volume"
         homes.add((home, mounts[home]))
     assert len(homes) == 1, f"web and workers must see the same files: {homes}"
@@ -393,11 +424,14 @@ def stand_in_web():
     server.server_close()
 
 
-@pytest.mark.parametrize(("allowed", "expected_host"), [
-    ("sampan.example.com,localhost", "sampan.example.com"),
-    (".example.com", "example.com"),
-    ("*", "localhost"),
-])
+@pytest.mark.parametrize(
+    ("allowed", "expected_host"),
+    [
+        ("sampan.example.com,localhost", "sampan.example.com"),
+        (".example.com", "example.com"),
+        ("*", "localhost"),
+    ],
+)
 def test_web_healthcheck_asks_healthz_with_an_allowed_host(stand_in_web, allowed, expected_host):
     from django.http.request import validate_host
 
@@ -423,7 +457,9 @@ def _final_stage_instructions(keyword: str) -> list[str]:
     text = re.sub(r"\\\n", " ", DOCKERFILE.read_text())
     lines = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     last_from = max(index for index, line in enumerate(lines) if line.upper().startswith("FROM "))
-    return [line.split(None, 1)[1].strip() for line in lines[last_from:] if line.upper().startswith(keyword + " ")]
+    return [
+        line.split(None, 1)[1].strip() for line in lines[last_from:] if line.upper().startswith(keyword + " ")
+    ]
 
 
 def test_dockerfile_final_stage_runs_as_a_non_root_user():

@@ -22,8 +22,12 @@ def status_of(job: Job) -> str:
 
 
 def wait_status(job: Job, status: str, timeout: float = 60) -> Job:
-    wait_for(lambda: status_of(job) == status, timeout=timeout, what=f"job {job.pk} to be {status} "
-             f"(is {status_of(job)}; events: {list(JobEvent.objects.filter(job=job).values_list('message', flat=True))})")
+    wait_for(
+        lambda: status_of(job) == status,
+        timeout=timeout,
+        what=f"job {job.pk} to be {status} "
+        f"(is {status_of(job)}; events: {list(JobEvent.objects.filter(job=job).values_list('message', flat=True))})",
+    )
     return Job.objects.get(pk=job.pk)
 
 
@@ -45,8 +49,11 @@ def publishes():
 
 def test_system_check_runs_on_worker_with_progress(live_worker, tenants, api_client):
     client = api_client(tenants["alice"])
-    response = client.post("/api/v1/jobs/", {"project": tenants["project_a"].pk, "kind": "system.check",
-                                             "params": {"seconds": 1.5}}, format="json")
+    response = client.post(
+        "/api/v1/jobs/",
+        {"project": tenants["project_a"].pk, "kind": "system.check", "params": {"seconds": 1.5}},
+        format="json",
+    )
     assert response.status_code == 201, response.json()
     job = wait_status(Job.objects.get(pk=response.json()["id"]), JobStatus.SUCCEEDED)
     assert job.attempt == 1 and job.workspace_id == tenants["ws_a"].pk
@@ -77,17 +84,26 @@ def test_duplicated_message_runs_the_job_once(live_worker, tenants):
     job = job_create(workspace=tenants["ws_a"], kind="system.check", params={"seconds": 0.5})
     _send(job.pk, kind=job.kind, queue=job.queue)  # the broker delivers the same job twice
     job = wait_status(job, JobStatus.SUCCEEDED)
-    wait_for(lambda: JobEvent.objects.filter(job=job, message__contains="ignored").exists(), timeout=30,
-             what="the duplicate delivery to be seen and ignored")
+    wait_for(
+        lambda: JobEvent.objects.filter(job=job, message__contains="ignored").exists(),
+        timeout=30,
+        what="the duplicate delivery to be seen and ignored",
+    )
     assert claims(job) == 1
     assert job.attempt == 1
 
 
 def _stale_running_job(tenants, *, attempt: int, max_attempts: int = 3) -> Job:
     return Job.objects.create(
-        workspace=tenants["ws_a"], kind="system.check", params={"seconds": 0.3}, status=JobStatus.RUNNING,
-        attempt=attempt, max_attempts=max_attempts, lease_owner="gone-host/4242",
-        heartbeat_at=timezone.now() - timedelta(minutes=5), started_at=timezone.now() - timedelta(minutes=6),
+        workspace=tenants["ws_a"],
+        kind="system.check",
+        params={"seconds": 0.3},
+        status=JobStatus.RUNNING,
+        attempt=attempt,
+        max_attempts=max_attempts,
+        lease_owner="gone-host/4242",
+        heartbeat_at=timezone.now() - timedelta(minutes=5),
+        started_at=timezone.now() - timedelta(minutes=6),
     )
 
 
@@ -95,8 +111,14 @@ def test_reaper_requeues_a_job_whose_heartbeat_went_stale(live_worker, tenants):
     from config.celery import app
 
     job = _stale_running_job(tenants, attempt=1)
-    fresh = Job.objects.create(workspace=tenants["ws_a"], kind="system.check", status=JobStatus.RUNNING, attempt=1,
-                               lease_owner="busy-host/1", heartbeat_at=timezone.now() + timedelta(minutes=5))
+    fresh = Job.objects.create(
+        workspace=tenants["ws_a"],
+        kind="system.check",
+        status=JobStatus.RUNNING,
+        attempt=1,
+        lease_owner="busy-host/1",
+        heartbeat_at=timezone.now() + timedelta(minutes=5),
+    )
     app.send_task("jobs.reap_stale", queue="cpu")  # the periodic task, run by the worker
     job = wait_status(job, JobStatus.SUCCEEDED)
     assert job.attempt == 2
@@ -119,8 +141,11 @@ def test_cancel_a_queued_job_never_runs_it(live_worker, tenants):
         job = job_create(workspace=tenants["ws_a"], kind="system.check", params={"seconds": 0.2})
         job_cancel(job=job)
     assert status_of(job) == JobStatus.CANCELLED
-    wait_for(lambda: JobEvent.objects.filter(job=job, message__contains="ignored").exists(), timeout=30,
-             what="the worker to receive and ignore the cancelled job")
+    wait_for(
+        lambda: JobEvent.objects.filter(job=job, message__contains="ignored").exists(),
+        timeout=30,
+        what="the worker to receive and ignore the cancelled job",
+    )
     assert claims(job) == 0
 
 
@@ -167,10 +192,16 @@ def test_retry_queues_a_failed_job_again_with_fresh_attempts(live_worker, tenant
     assert status_of(job) == JobStatus.FAILED
     assert client.get(f"/api/v1/jobs/{job.pk}/").json()["retryable"] is True
     assert api_client(tenants["carol"]).post(f"/api/v1/jobs/{job.pk}/retry/").status_code == 403  # a viewer
-    assert api_client(tenants["bob"]).post(f"/api/v1/jobs/{job.pk}/retry/").status_code == 404  # another tenant
+    assert (
+        api_client(tenants["bob"]).post(f"/api/v1/jobs/{job.pk}/retry/").status_code == 404
+    )  # another tenant
     response = client.post(f"/api/v1/jobs/{job.pk}/retry/")
     assert response.status_code == 200, response.json()
-    assert response.json()["status"] == "queued" and response.json()["error"] == "" and response.json()["attempt"] == 0
+    assert (
+        response.json()["status"] == "queued"
+        and response.json()["error"] == ""
+        and response.json()["attempt"] == 0
+    )
     job = wait_status(job, JobStatus.SUCCEEDED)
     assert job.attempt == 1 and job.max_attempts == 3
     assert JobEvent.objects.filter(job=job, message__startswith="retry requested (was failed)").exists()
@@ -180,8 +211,9 @@ def test_retry_queues_a_failed_job_again_with_fresh_attempts(live_worker, tenant
 
 
 def test_retry_refuses_kinds_that_cannot_be_rerun(tenants, api_client):
-    job = Job.objects.create(workspace=tenants["ws_a"], kind="datasets.import", status=JobStatus.FAILED,
-                             error="boom")
+    job = Job.objects.create(
+        workspace=tenants["ws_a"], kind="datasets.import", status=JobStatus.FAILED, error="boom"
+    )
     response = api_client(tenants["alice"]).post(f"/api/v1/jobs/{job.pk}/retry/")
     assert response.status_code == 409 and "cannot be retried" in response.json()["error"]["message"]
     assert status_of(job) == JobStatus.FAILED
@@ -201,7 +233,9 @@ def test_idempotency_key_returns_the_same_job_to_a_retried_post(tenants, token_f
     assert other.status_code == 201 and other.json()["id"] != first.json()["id"]
     assert Job.objects.filter(kind="system.check", params__seconds=0.2).count() == 2
 
-    reused = client.post(f"/api/v1/jobs/{first.json()['id']}/cancel/", format="json", HTTP_IDEMPOTENCY_KEY="abc-1")
+    reused = client.post(
+        f"/api/v1/jobs/{first.json()['id']}/cancel/", format="json", HTTP_IDEMPOTENCY_KEY="abc-1"
+    )
     assert reused.status_code == 422 and reused.json()["error"]["code"] == "idempotency_key_reused"
     bad = client.post("/api/v1/jobs/", {"kind": "nope"}, format="json", HTTP_IDEMPOTENCY_KEY="abc-3")
     assert bad.status_code == 400
@@ -212,10 +246,13 @@ def test_idempotency_key_returns_the_same_job_to_a_retried_post(tenants, token_f
 
     bob = APIClient()
     bob.credentials(HTTP_AUTHORIZATION=f"Bearer {token_for(tenants['bob'])}")
-    theirs = bob.post("/api/v1/jobs/", {**body, "project": tenants["project_b"].pk}, format="json",
-                      HTTP_IDEMPOTENCY_KEY="abc-1")
+    theirs = bob.post(
+        "/api/v1/jobs/",
+        {**body, "project": tenants["project_b"].pk},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="abc-1",
+    )
     assert theirs.status_code == 201 and theirs.json()["id"] != first.json()["id"], "keys are per caller"
-
 
 
 def test_a_new_secret_is_never_stored_for_an_idempotency_replay(tenants, token_for):
@@ -229,8 +266,10 @@ def test_a_new_secret_is_never_stored_for_an_idempotency_replay(tenants, token_f
     assert first.status_code == 201, first.content
     secret = first.json()["key"]
     assert not IdempotencyRecord.objects.filter(key="tok-1").exists()
-    assert not any(secret.encode() in bytes(body or b"") for body in IdempotencyRecord.objects.values_list(
-        "body", flat=True))
+    assert not any(
+        secret.encode() in bytes(body or b"")
+        for body in IdempotencyRecord.objects.values_list("body", flat=True)
+    )
     again = client.post("/api/v1/tokens/", {"name": "ci"}, format="json", HTTP_IDEMPOTENCY_KEY="tok-1")
     assert again.status_code == 201 and "Idempotent-Replayed" not in again
     assert again.json()["key"] != secret

@@ -32,10 +32,18 @@ def s3(settings, s3_endpoint, monkeypatch, tmp_path):
     from config.env import storage_from_url
 
     bucket = f"sampan-{uuid.uuid4().hex[:8]}"
-    client = boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1",
-                          aws_access_key_id="test-key", aws_secret_access_key="test-secret")
+    client = boto3.client(
+        "s3",
+        endpoint_url=s3_endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="test-key",
+        aws_secret_access_key="test-secret",
+    )
     client.create_bucket(Bucket=bucket)
-    monkeypatch.setenv("SAMPAN_STORAGE_URL", f"s3://{bucket}/sampan?endpoint_url={s3_endpoint}&region=us-east-1&addressing_style=path")
+    monkeypatch.setenv(
+        "SAMPAN_STORAGE_URL",
+        f"s3://{bucket}/sampan?endpoint_url={s3_endpoint}&region=us-east-1&addressing_style=path",
+    )
     monkeypatch.setenv("SAMPAN_STORAGE_ACCESS_KEY", "test-key")
     monkeypatch.setenv("SAMPAN_STORAGE_SECRET_KEY", "test-secret")
     local = tmp_path / "blobs-must-stay-empty"
@@ -55,15 +63,23 @@ def test_dataset_lifecycle_on_object_storage(s3, tenants, api_client):
     from datasets.services import dataset_version_manifest
 
     client = api_client(tenants["alice"])
-    dataset = client.post("/api/v1/datasets/", {"workspace": tenants["ws_a"].pk, "project": tenants["project_a"].pk,
-                                                "name": "Digits on S3"}, format="json").json()
+    dataset = client.post(
+        "/api/v1/datasets/",
+        {"workspace": tenants["ws_a"].pk, "project": tenants["project_a"].pk, "name": "Digits on S3"},
+        format="json",
+    ).json()
     archive = upload("digits.zip", make_zip(folder_layout(6, range(3))), "application/zip")
-    imported = client.post(f"/api/v1/datasets/{dataset['id']}/imports/", {"archive": archive}, format="multipart")
+    imported = client.post(
+        f"/api/v1/datasets/{dataset['id']}/imports/", {"archive": archive}, format="multipart"
+    )
     assert imported.status_code in (200, 201), imported.content
     samples = Sample.objects.filter(dataset_id=dataset["id"])
     assert samples.count() == 18
     stored = set(s3["keys"]())
-    assert all(f"sampan/{sample.blob_key}" in stored and f"sampan/{sample.thumbnail_key}" in stored for sample in samples)
+    assert all(
+        f"sampan/{sample.blob_key}" in stored and f"sampan/{sample.thumbnail_key}" in stored
+        for sample in samples
+    )
     assert not s3["local"].exists(), "no blob may land on the local filesystem"
 
     sample = samples.first()
@@ -98,9 +114,22 @@ def test_model_artifacts_on_object_storage(s3, tenants, api_client, tmp_path):
     checkpoint, onnx = tmp_path / "model.pt", tmp_path / "model.onnx"
     checkpoint.write_bytes(b"weights")
     onnx.write_bytes(b"onnx-bytes")
-    evaluation = {"accuracy": 1.0, "macro": {"f1": 1.0}, "weighted": {"f1": 1.0}, "top_k_accuracy": {"1": 1.0}}
-    model = model_version_record(job=job, dataset_version=None, template="image_classification", params={"preset": "fast"},
-                                 result={"classes": ["a", "b"]}, evaluation=evaluation, checkpoint=checkpoint, onnx=onnx)
+    evaluation = {
+        "accuracy": 1.0,
+        "macro": {"f1": 1.0},
+        "weighted": {"f1": 1.0},
+        "top_k_accuracy": {"1": 1.0},
+    }
+    model = model_version_record(
+        job=job,
+        dataset_version=None,
+        template="image_classification",
+        params={"preset": "fast"},
+        result={"classes": ["a", "b"]},
+        evaluation=evaluation,
+        checkpoint=checkpoint,
+        onnx=onnx,
+    )
     assert f"sampan/{model.onnx_key}" in s3["keys"]() and f"sampan/{model.checkpoint_key}" in s3["keys"]()
     response = api_client(tenants["alice"]).get(f"/api/v1/model-versions/{model.pk}/onnx/")
     assert response.status_code == 200 and b"".join(response.streaming_content) == b"onnx-bytes"

@@ -16,7 +16,9 @@ FRONTEND = REPO / "frontend"
 
 def generate(tmp_path: Path) -> Path:
     out = tmp_path / "openapi.json"
-    call_command("spectacular", "--format", "openapi-json", "--file", str(out), "--validate", "--fail-on-warn")
+    call_command(
+        "spectacular", "--format", "openapi-json", "--file", str(out), "--validate", "--fail-on-warn"
+    )
     return out
 
 
@@ -34,10 +36,13 @@ def test_committed_schema_and_typescript_client_are_current(tmp_path):
     generator = FRONTEND / "node_modules" / ".bin" / "openapi-typescript"
     assert generator.exists(), "frontend dependencies are missing: run `make frontend` (npm ci)"
     out = tmp_path / "schema.d.ts"
-    subprocess.run([str(generator), str(fresh), "-o", str(out)], check=True,
-                   capture_output=True, cwd=FRONTEND)
+    subprocess.run(
+        [str(generator), str(fresh), "-o", str(out)], check=True, capture_output=True, cwd=FRONTEND
+    )
     committed_client = FRONTEND / "src" / "api" / "schema.d.ts"
-    assert committed_client.read_text() == out.read_text(), "frontend/src/api/schema.d.ts is stale: run `make api-client`"
+    assert committed_client.read_text() == out.read_text(), (
+        "frontend/src/api/schema.d.ts is stale: run `make api-client`"
+    )
 
 
 # Fuzzing every operation (schemathesis, real token, real deployment key, real objects):

@@ -32,8 +32,14 @@ def test_platform_is_stdlib_in_the_test_process():
 
 
 def test_manage_py_sees_stdlib_platform_and_no_torch(django_db_setup):
-    out = subprocess.run([sys.executable, str(REPO / "platform" / "manage.py"), "shell", "-c", PROBE],
-                         env=live_env(), capture_output=True, text=True, timeout=120, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, str(REPO / "platform" / "manage.py"), "shell", "-c", PROBE],
+        env=live_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
     probe = json.loads(out.strip().splitlines()[-1])
     assert Path(probe["platform"]).resolve().parent == STDLIB and probe["system"] == "Linux"
     assert probe["torch"] is False
@@ -44,7 +50,7 @@ def test_wsgi_app_serving_requests_never_imports_torch(tenants, token_for):
     key = token_for(tenants["alice"])
     script = f"""
 import sys
-sys.path.insert(0, {str(REPO / 'platform')!r})
+sys.path.insert(0, {str(REPO / "platform")!r})
 import config.wsgi
 from django.test import Client
 client = Client()
@@ -54,8 +60,9 @@ for path in ['/healthz', '/api/v1/workspaces/', '/api/v1/projects/', '/api/v1/jo
     assert response.status_code < 500, (path, response.status_code)
 {PROBE}
 """
-    out = subprocess.run([sys.executable, "-c", script], env=live_env(), capture_output=True, text=True,
-                         timeout=120, cwd="/")
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=live_env(), capture_output=True, text=True, timeout=120, cwd="/"
+    )
     assert out.returncode == 0, out.stderr
     probe = json.loads(out.stdout.strip().splitlines()[-1])
     assert Path(probe["platform"]).resolve().parent == STDLIB
@@ -71,7 +78,9 @@ def test_live_web_and_worker_main_process_do_not_load_torch(live_web, live_worke
 
     key = token_for(tenants["alice"])
     for _ in range(20):
-        assert requests.get(f"{live_web}/api/v1/jobs/", headers={"Authorization": f"Bearer {key}"}, timeout=10).ok
+        assert requests.get(
+            f"{live_web}/api/v1/jobs/", headers={"Authorization": f"Bearer {key}"}, timeout=10
+        ).ok
     job = job_create(workspace=tenants["ws_a"], kind="system.check", params={"seconds": 0.3})
     wait_for(lambda: Job.objects.get(pk=job.pk).status == "succeeded", timeout=60, what="system check")
     result = Job.objects.get(pk=job.pk).result
@@ -80,7 +89,9 @@ def test_live_web_and_worker_main_process_do_not_load_torch(live_web, live_worke
 
     web = psutil.Process(live_web_pid := _pid_listening(live_web))
     assert not has_libtorch(live_web_pid), f"torch is loaded in the web process {web.cmdline()}"
-    assert not has_libtorch(live_worker.proc.pid), "torch was imported in the worker's main process before forking"
+    assert not has_libtorch(live_worker.proc.pid), (
+        "torch was imported in the worker's main process before forking"
+    )
 
 
 def _pid_listening(url: str) -> int:

@@ -16,9 +16,17 @@ PROD_SECRET = "x7!qZ-k9" * 8
 
 
 def manage(*args: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_URL", "CELERY_BROKER_URL", "SAMPAN_", "DJANGO_"))}
-    base.update({"SAMPAN_HOME": str(tmp_path / "home"), "DJANGO_SETTINGS_MODULE": "config.settings.local", **env})
-    return subprocess.run([sys.executable, MANAGE, *args], env=base, capture_output=True, text=True, timeout=120)
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DATABASE_URL", "CELERY_BROKER_URL", "SAMPAN_", "DJANGO_"))
+    }
+    base.update(
+        {"SAMPAN_HOME": str(tmp_path / "home"), "DJANGO_SETTINGS_MODULE": "config.settings.local", **env}
+    )
+    return subprocess.run(
+        [sys.executable, MANAGE, *args], env=base, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.mark.parametrize(
@@ -54,30 +62,54 @@ def test_sampan_home_that_is_a_file_is_refused(tmp_path):
 
 
 def test_production_requires_secret_and_hosts(tmp_path):
-    no_secret = manage("check", tmp_path=tmp_path, DJANGO_SETTINGS_MODULE="config.settings.production",
-                       DJANGO_ALLOWED_HOSTS="sampan.example.com")
+    no_secret = manage(
+        "check",
+        tmp_path=tmp_path,
+        DJANGO_SETTINGS_MODULE="config.settings.production",
+        DJANGO_ALLOWED_HOSTS="sampan.example.com",
+    )
     assert no_secret.returncode == 2 and "DJANGO_SECRET_KEY" in no_secret.stderr
-    weak = manage("check", tmp_path=tmp_path, DJANGO_SETTINGS_MODULE="config.settings.production",
-                  DJANGO_SECRET_KEY="short", DJANGO_ALLOWED_HOSTS="sampan.example.com")
+    weak = manage(
+        "check",
+        tmp_path=tmp_path,
+        DJANGO_SETTINGS_MODULE="config.settings.production",
+        DJANGO_SECRET_KEY="short",
+        DJANGO_ALLOWED_HOSTS="sampan.example.com",
+    )
     assert weak.returncode == 2 and "at least 50 characters" in weak.stderr
-    no_hosts = manage("check", tmp_path=tmp_path, DJANGO_SETTINGS_MODULE="config.settings.production",
-                      DJANGO_SECRET_KEY=PROD_SECRET)
+    no_hosts = manage(
+        "check",
+        tmp_path=tmp_path,
+        DJANGO_SETTINGS_MODULE="config.settings.production",
+        DJANGO_SECRET_KEY=PROD_SECRET,
+    )
     assert no_hosts.returncode == 2 and "DJANGO_ALLOWED_HOSTS" in no_hosts.stderr
 
 
 def test_check_deploy_is_clean_with_production_settings(tmp_path):
-    result = manage("check", "--deploy", "--fail-level", "WARNING", tmp_path=tmp_path,
-                    DJANGO_SETTINGS_MODULE="config.settings.production", DJANGO_SECRET_KEY=PROD_SECRET,
-                    DJANGO_ALLOWED_HOSTS="sampan.example.com",
-                    DATABASE_URL="postgres://postgres@127.0.0.1:5432/test",
-                    CELERY_BROKER_URL="redis://127.0.0.1:6379/15")
+    result = manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        tmp_path=tmp_path,
+        DJANGO_SETTINGS_MODULE="config.settings.production",
+        DJANGO_SECRET_KEY=PROD_SECRET,
+        DJANGO_ALLOWED_HOSTS="sampan.example.com",
+        DATABASE_URL="postgres://postgres@127.0.0.1:5432/test",
+        CELERY_BROKER_URL="redis://127.0.0.1:6379/15",
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
 
 
 def test_production_never_creates_an_admin_with_a_default_password(tmp_path):
-    env = dict(DJANGO_SETTINGS_MODULE="config.settings.production", DJANGO_SECRET_KEY=PROD_SECRET,
-               DJANGO_ALLOWED_HOSTS="sampan.example.com", DATABASE_URL=f"sqlite:///{tmp_path}/prod.sqlite3")
+    env = dict(
+        DJANGO_SETTINGS_MODULE="config.settings.production",
+        DJANGO_SECRET_KEY=PROD_SECRET,
+        DJANGO_ALLOWED_HOSTS="sampan.example.com",
+        DATABASE_URL=f"sqlite:///{tmp_path}/prod.sqlite3",
+    )
     assert manage("migrate", "--noinput", tmp_path=tmp_path, **env).returncode == 0
     refused = manage("ensure_admin", tmp_path=tmp_path, **env)
     assert refused.returncode != 0 and "SAMPAN_ADMIN_PASSWORD" in refused.stderr

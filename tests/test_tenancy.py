@@ -36,7 +36,9 @@ def api_routes() -> list[tuple[str, str, set[str]]]:
                     methods = set(actions)
                 else:
                     view = callback.view_class
-                    methods = {m for m in view.http_method_names if hasattr(view, m) and m not in {"options", "head"}}
+                    methods = {
+                        m for m in view.http_method_names if hasattr(view, m) and m not in {"options", "head"}
+                    }
                 if r"\.(?P<format>" in regex or "<drf_format_suffix" in regex:
                     continue
                 found.append((entry.name, regex, methods))
@@ -103,19 +105,41 @@ CREATE_IN_A = {
     "package-list": lambda t: {"model_version": model_version(t).pk, "kind": "server"},
     "project-list": lambda t: {"workspace": t["ws_a"].pk, "name": "viewer's project"},
     "job-list": lambda t: {"workspace": t["ws_a"].pk, "kind": "system.check"},
-    "dataset-list": lambda t: {"workspace": t["ws_a"].pk, "project": t["project_a"].pk, "name": "viewer's dataset"},
+    "dataset-list": lambda t: {
+        "workspace": t["ws_a"].pk,
+        "project": t["project_a"].pk,
+        "name": "viewer's dataset",
+    },
     "training-jobs": lambda t: {"dataset_version": ds(t)["version"].pk, "preset": "fast"},
     "backbone-list": lambda t: {"project": t["project_a"].pk, "name": "viewer's backbone"},
     "study-list": lambda t: {"dataset_version": ds(t)["version"].pk},
     "model-version-upload": lambda t: {"project": t["project_a"].pk, "format": "onnx"},
 }
 # The field a stranger's create is refused on (their target does not exist for them).
-CREATE_TARGET_FIELD = {"deployment-list": "model_version", "package-list": "model_version", "study-list": "dataset_version", "training-jobs": "dataset_version", "backbone-list": "project", "model-version-upload": "project"}
+CREATE_TARGET_FIELD = {
+    "deployment-list": "model_version",
+    "package-list": "model_version",
+    "study-list": "dataset_version",
+    "training-jobs": "dataset_version",
+    "backbone-list": "project",
+    "model-version-upload": "project",
+}
 # Collection routes that read tenant objects named in the query string.
 QUERY_ROUTES = {"model-version-list", "model-version-compare"}
 # deployment-predict is authenticated by deployment keys only (tests/deploy: other deployment's key -> 403).
-PERSONAL_OR_OPEN = {"auth-csrf", "auth-login", "auth-logout", "auth-me", "token-list", "workspace-list",
-                    "job-kinds", "workers", "templates", "template-detail", "deployment-predict"}
+PERSONAL_OR_OPEN = {
+    "auth-csrf",
+    "auth-login",
+    "auth-logout",
+    "auth-me",
+    "token-list",
+    "workspace-list",
+    "job-kinds",
+    "workers",
+    "templates",
+    "template-detail",
+    "deployment-predict",
+}
 
 
 def model_version(world: dict):
@@ -127,10 +151,20 @@ def model_version(world: dict):
 
         key = default_storage.save("models/tenancy/model.onnx", ContentFile(b"placeholder"))
         world["model_version"] = ModelVersion.objects.create(
-            workspace=world["ws_a"], project=world["project_a"], number=1, dataset_version=ds(world)["version"],
-            template="image_classification", preset="fast", onnx_key=key,
-            evaluation={"accuracy": 0.5, "macro": {"f1": 0.5}, "weighted": {"f1": 0.5}, "top_k_accuracy": {"1": 0.5},
-                    "per_class": [{"class": "0", "precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 2}]},
+            workspace=world["ws_a"],
+            project=world["project_a"],
+            number=1,
+            dataset_version=ds(world)["version"],
+            template="image_classification",
+            preset="fast",
+            onnx_key=key,
+            evaluation={
+                "accuracy": 0.5,
+                "macro": {"f1": 0.5},
+                "weighted": {"f1": 0.5},
+                "top_k_accuracy": {"1": 0.5},
+                "per_class": [{"class": "0", "precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 2}],
+            },
         )
     return world["model_version"]
 
@@ -141,10 +175,15 @@ def deployment(world: dict):
         from deploy.models import Deployment
         from deploy.services import deployment_key_create
 
-        world["deployment"] = Deployment.objects.create(workspace=world["ws_a"], project=world["project_a"],
-                                                        name="Digits", model_version=model_version(world))
-        world["deployment_key"], _ = deployment_key_create(user=world["alice"], deployment=world["deployment"],
-                                                           name="key")
+        world["deployment"] = Deployment.objects.create(
+            workspace=world["ws_a"],
+            project=world["project_a"],
+            name="Digits",
+            model_version=model_version(world),
+        )
+        world["deployment_key"], _ = deployment_key_create(
+            user=world["alice"], deployment=world["deployment"], name="key"
+        )
     return world["deployment"]
 
 
@@ -156,9 +195,15 @@ def package(world: dict):
         from django.core.files.storage import default_storage
 
         key = default_storage.save("packages/tenancy/package.zip", ContentFile(b"PK placeholder"))
-        world["package"] = Package.objects.create(workspace=world["ws_a"], project=world["project_a"],
-                                                  model_version=model_version(world), kind="server", blob_key=key,
-                                                  sha256="0" * 64, size_bytes=14)
+        world["package"] = Package.objects.create(
+            workspace=world["ws_a"],
+            project=world["project_a"],
+            model_version=model_version(world),
+            kind="server",
+            blob_key=key,
+            sha256="0" * 64,
+            size_bytes=14,
+        )
     return world["package"]
 
 
@@ -168,10 +213,23 @@ def backbone(world: dict):
         from training.models import Backbone
 
         world["backbone"] = Backbone.objects.create(
-            workspace=world["ws_a"], project=world["project_a"], name="ResNet-18", filename="resnet18.pt",
-            blob_key="backbones/00/placeholder.pt", sha256="0" * 64, size_bytes=1, status="valid",
-            summary={"architecture": "resnet18", "fits": ["resnet18"], "tensors": 122, "parameters": 11689512,
-                     "head_classes": 1000, "dtypes": ["float32", "int64"]})
+            workspace=world["ws_a"],
+            project=world["project_a"],
+            name="ResNet-18",
+            filename="resnet18.pt",
+            blob_key="backbones/00/placeholder.pt",
+            sha256="0" * 64,
+            size_bytes=1,
+            status="valid",
+            summary={
+                "architecture": "resnet18",
+                "fits": ["resnet18"],
+                "tensors": 122,
+                "parameters": 11689512,
+                "head_classes": 1000,
+                "dtypes": ["float32", "int64"],
+            },
+        )
     return world["backbone"]
 
 
@@ -181,10 +239,17 @@ def study(world: dict):
         from automl.models import Study
 
         world["study"] = Study.objects.create(
-            workspace=world["ws_a"], project=world["project_a"], name="Tenancy study",
-            dataset_version=ds(world)["version"], template="image_classification", preset="fast",
+            workspace=world["ws_a"],
+            project=world["project_a"],
+            name="Tenancy study",
+            dataset_version=ds(world)["version"],
+            template="image_classification",
+            preset="fast",
             search_space=[{"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True}],
-            objective={"metric": "val_acc", "direction": "maximize"}, n_trials=2, optuna_name="tenancy-study")
+            objective={"metric": "val_acc", "direction": "maximize"},
+            n_trials=2,
+            optuna_name="tenancy-study",
+        )
     return world["study"]
 
 
@@ -216,8 +281,11 @@ def test_every_api_route_is_classified():
     assert len(ROUTES) >= 15
 
 
-@pytest.mark.parametrize(("name", "regex", "methods"), [r for r in ROUTES if r[0] in OBJECT_ROUTES],
-                         ids=lambda v: v if isinstance(v, str) and not v.startswith("api/") else "")
+@pytest.mark.parametrize(
+    ("name", "regex", "methods"),
+    [r for r in ROUTES if r[0] in OBJECT_ROUTES],
+    ids=lambda v: v if isinstance(v, str) and not v.startswith("api/") else "",
+)
 def test_other_tenant_gets_404(name, regex, methods, world, api_client):
     url = url_for(regex, OBJECT_ROUTES[name](world))
     bob = api_client(world["bob"])
@@ -226,12 +294,17 @@ def test_other_tenant_gets_404(name, regex, methods, world, api_client):
         assert owner.get(url).status_code == 200, f"the owner cannot read {url}"
     for method in sorted(methods):
         response = getattr(bob, method)(url, {}, format="json")
-        assert response.status_code == 404, f"{method.upper()} {url} as another tenant: {response.status_code}"
+        assert response.status_code == 404, (
+            f"{method.upper()} {url} as another tenant: {response.status_code}"
+        )
         assert response.json()["error"]["code"] == "not_found"
 
 
-@pytest.mark.parametrize(("name", "regex", "methods"), [r for r in ROUTES if r[0] in OBJECT_ROUTES and r[0].split("-")[0] != "token"],
-                         ids=lambda v: v if isinstance(v, str) and not v.startswith("api/") else "")
+@pytest.mark.parametrize(
+    ("name", "regex", "methods"),
+    [r for r in ROUTES if r[0] in OBJECT_ROUTES and r[0].split("-")[0] != "token"],
+    ids=lambda v: v if isinstance(v, str) and not v.startswith("api/") else "",
+)
 def test_viewer_cannot_write(name, regex, methods, world, api_client):
     url = url_for(regex, OBJECT_ROUTES[name](world))
     carol = api_client(world["carol"])
@@ -239,12 +312,17 @@ def test_viewer_cannot_write(name, regex, methods, world, api_client):
         assert carol.get(url).status_code == 200, f"a viewer can read {url}"
     for method in sorted(methods & WRITE_METHODS):
         response = getattr(carol, method)(url, {"role": "owner", "name": "x"}, format="json")
-        assert response.status_code == 403, f"{method.upper()} {url} as viewer: {response.status_code} {response.content[:200]}"
+        assert response.status_code == 403, (
+            f"{method.upper()} {url} as viewer: {response.status_code} {response.content[:200]}"
+        )
         assert response.json()["error"]["code"] == "permission_denied"
 
 
-@pytest.mark.parametrize(("name", "regex", "methods"), [r for r in ROUTES if r[0] in CREATE_IN_A],
-                         ids=lambda v: v if isinstance(v, str) and not v.startswith("api/") else "")
+@pytest.mark.parametrize(
+    ("name", "regex", "methods"),
+    [r for r in ROUTES if r[0] in CREATE_IN_A],
+    ids=lambda v: v if isinstance(v, str) and not v.startswith("api/") else "",
+)
 def test_viewer_cannot_create_and_other_tenant_cannot_target(name, regex, methods, world, api_client):
     url = url_for(regex, {})
     body = CREATE_IN_A[name](world)
@@ -289,7 +367,12 @@ def test_editor_can_write_content_but_not_manage_members(world, api_client):
     erin = api_client(world["erin"])
     created = erin.post("/api/v1/projects/", {"workspace": world["ws_a"].pk, "name": "Erin's"}, format="json")
     assert created.status_code == 201
-    assert erin.patch(f"/api/v1/projects/{world['project_a'].pk}/", {"description": "edited"}, format="json").status_code == 200
+    assert (
+        erin.patch(
+            f"/api/v1/projects/{world['project_a'].pk}/", {"description": "edited"}, format="json"
+        ).status_code
+        == 200
+    )
     members = f"/api/v1/workspaces/{world['ws_a'].pk}/members/"
     assert erin.post(members, {"username": "bob", "role": "viewer"}, format="json").status_code == 403
     assert erin.delete(f"/api/v1/workspaces/{world['ws_a'].pk}/").status_code == 403

@@ -15,8 +15,12 @@ class JobCancelled(Exception):
 
 
 class Report(Protocol):
-    def __call__(self, message: str = "", *, fraction: float | None = None, milestone: bool = False, **metrics: Any) -> None: ...
+    def __call__(
+        self, message: str = "", *, fraction: float | None = None, milestone: bool = False, **metrics: Any
+    ) -> None: ...
 
 
-def silent_report(message: str = "", *, fraction: float | None = None, milestone: bool = False, **metrics: Any) -> None:
+def silent_report(
+    message: str = "", *, fraction: float | None = None, milestone: bool = False, **metrics: Any
+) -> None:
     """A report that records nothing (for notebooks and tests that do not watch progress)."""

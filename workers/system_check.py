@@ -48,8 +48,14 @@ def run_system_check(*, seconds: float, report: Report, steps: int = 20) -> dict
                 break
         checksum = float(c.sum()) if not use_torch else float(c.sum().item())
         elapsed = time.perf_counter() - started
-        report(f"step {step}/{steps}", fraction=step / steps, milestone=step == steps, step=step, total=steps,
-               gflops=round(flops / elapsed / 1e9, 3))
+        report(
+            f"step {step}/{steps}",
+            fraction=step / steps,
+            milestone=step == steps,
+            step=step,
+            total=steps,
+            gflops=round(flops / elapsed / 1e9, 3),
+        )
     elapsed = time.perf_counter() - started
     return {
         "versions": versions,

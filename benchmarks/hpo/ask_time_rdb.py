@@ -43,7 +43,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| sampler | mean ask ms (last 50 of {args.trials}, d={args.dim}, PostgreSQL) | p95 ms |")
         print("| --- | ---: | ---: |")
         for sampler_name in args.samplers:
-            study = optuna.create_study(storage=storage, sampler=make_sampler(sampler_name, 0), study_name=sampler_name)
+            study = optuna.create_study(
+                storage=storage, sampler=make_sampler(sampler_name, 0), study_name=sampler_name
+            )
             times = []
             for _ in range(args.trials):
                 t0 = time.perf_counter()

@@ -35,7 +35,16 @@ BBOB_NAMES = {
     17: "Schaffer F7",
     21: "Gallagher 101 peaks",
 }
-HPOBENCH_DATASETS = ("australian", "blood_transfusion", "car", "credit_g", "kc1", "phoneme", "segment", "vehicle")
+HPOBENCH_DATASETS = (
+    "australian",
+    "blood_transfusion",
+    "car",
+    "credit_g",
+    "kc1",
+    "phoneme",
+    "segment",
+    "vehicle",
+)
 
 
 @dataclass
@@ -62,7 +71,9 @@ class BbobProblem(Problem):
         import cocoex
 
         super().__init__(f"bbob-f{function}-d{dim}-i{instance}", "bbob", dim, budget)
-        suite = cocoex.Suite("bbob", "", f"dimensions:{dim} function_indices:{function} instance_indices:{instance}")
+        suite = cocoex.Suite(
+            "bbob", "", f"dimensions:{dim} function_indices:{function} instance_indices:{instance}"
+        )
         self._problem = next(iter(suite))
         self._suite = suite  # keep the C suite alive as long as the problem
         self.f_opt = self._f_opt()
@@ -121,7 +132,10 @@ class HpoBenchProblem(Problem):
     def suggest(self, trial: optuna.Trial) -> dict[str, Any]:
         # The grid values are ordered, so each parameter is the index into its list, as in the
         # package's own Optuna example.
-        return {name: trial.suggest_int(f"{name}_index", 0, len(choices) - 1) for name, choices in self._space.items()}
+        return {
+            name: trial.suggest_int(f"{name}_index", 0, len(choices) - 1)
+            for name, choices in self._space.items()
+        }
 
     def evaluate(self, params: dict[str, Any]) -> float:
         config = {name: choices[params[name]] for name, choices in self._space.items()}

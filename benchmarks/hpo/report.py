@@ -34,7 +34,12 @@ LABELS = {"sde": "SDE (Sampan)", "tpe": "TPE", "cmaes": "CMA-ES", "random": "ran
 
 def load(path: Path, sde_tag: str) -> list[dict]:
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return [r for r in rows if (r["sampler"] == "sde" and r.get("tag", "") == sde_tag) or (r["sampler"] != "sde" and not r.get("tag"))]
+    return [
+        r
+        for r in rows
+        if (r["sampler"] == "sde" and r.get("tag", "") == sde_tag)
+        or (r["sampler"] != "sde" and not r.get("tag"))
+    ]
 
 
 def summarise(rows: list[dict]) -> list[dict]:
@@ -60,16 +65,22 @@ def summarise(rows: list[dict]) -> list[dict]:
             diff = np.array(nreg["sde"]) - np.array(nreg[s])
             p = float(wilcoxon(diff).pvalue) if np.any(diff != 0) else 1.0
             tests[s] = (p, "+" if np.median(diff) < 0 else ("-" if np.median(diff) > 0 else "="))
-        out.append({
-            "suite": suite, "dim": dim, "q": q, "pairs": len(complete),
-            "problems": len({k[0] for k in complete}), "seeds": len({k[1] for k in complete}),
-            "budget": next(iter(complete.values()))["sde"]["budget"],
-            "mean_rank": {s: float(np.mean(ranks[s])) for s in SAMPLERS},
-            "mean_nreg": {s: float(np.mean(nreg[s])) for s in SAMPLERS},
-            "median_nreg": {s: float(np.median(nreg[s])) for s in SAMPLERS},
-            "ask_ms": {s: float(np.mean(ask[s])) for s in SAMPLERS},
-            "wilcoxon": tests,
-        })
+        out.append(
+            {
+                "suite": suite,
+                "dim": dim,
+                "q": q,
+                "pairs": len(complete),
+                "problems": len({k[0] for k in complete}),
+                "seeds": len({k[1] for k in complete}),
+                "budget": next(iter(complete.values()))["sde"]["budget"],
+                "mean_rank": {s: float(np.mean(ranks[s])) for s in SAMPLERS},
+                "mean_nreg": {s: float(np.mean(nreg[s])) for s in SAMPLERS},
+                "median_nreg": {s: float(np.median(nreg[s])) for s in SAMPLERS},
+                "ask_ms": {s: float(np.mean(ask[s])) for s in SAMPLERS},
+                "wilcoxon": tests,
+            }
+        )
     return out
 
 
@@ -89,15 +100,24 @@ def markdown(summary: list[dict]) -> str:
     for s in summary:
         cells = [f"{s['mean_nreg'][k]:.3f} ({s['median_nreg'][k]:.3f})" for k in SAMPLERS]
         lines.append(f"| {name(s)} | " + " | ".join(cells) + " |")
-    lines += ["", "**Wilcoxon signed-rank p-value, SDE vs each baseline** (normalized regret, paired by problem "
-              "and seed; + SDE better, - SDE worse)", "",
-              "| setting | " + " | ".join(LABELS[s] for s in SAMPLERS[1:]) + " |",
-              "| --- | " + " | ".join("---:" for _ in SAMPLERS[1:]) + " |"]
+    lines += [
+        "",
+        "**Wilcoxon signed-rank p-value, SDE vs each baseline** (normalized regret, paired by problem "
+        "and seed; + SDE better, - SDE worse)",
+        "",
+        "| setting | " + " | ".join(LABELS[s] for s in SAMPLERS[1:]) + " |",
+        "| --- | " + " | ".join("---:" for _ in SAMPLERS[1:]) + " |",
+    ]
     for s in summary:
         cells = [f"{s['wilcoxon'][k][1]} {s['wilcoxon'][k][0]:.2g}" for k in SAMPLERS[1:]]
         lines.append(f"| {name(s)} | " + " | ".join(cells) + " |")
-    lines += ["", "**Time per ask** (ms: `study.ask()` plus the parameter suggestions, in-memory storage, mean)", "",
-              head, sep]
+    lines += [
+        "",
+        "**Time per ask** (ms: `study.ask()` plus the parameter suggestions, in-memory storage, mean)",
+        "",
+        head,
+        sep,
+    ]
     for s in summary:
         cells = [f"{s['ask_ms'][k]:.2f}" for k in SAMPLERS]
         lines.append(f"| {name(s)} | " + " | ".join(cells) + " |")
@@ -110,19 +130,28 @@ def by_problem(rows: list[dict], q: int) -> str:
     for r in rows:
         if r["q"] == q:
             groups[(r["suite"], r["dim"], str(r["name"]))][r["seed"]][r["sampler"]] = r
-    lines = [f"| problem (q={q}) | " + " | ".join(LABELS[s] for s in SAMPLERS) + " |",
-             "| --- | " + " | ".join("---:" for _ in SAMPLERS) + " |"]
-    for (suite, dim, name), seeds in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2].zfill(3))):
+    lines = [
+        f"| problem (q={q}) | " + " | ".join(LABELS[s] for s in SAMPLERS) + " |",
+        "| --- | " + " | ".join("---:" for _ in SAMPLERS) + " |",
+    ]
+    for (suite, dim, name), seeds in sorted(
+        groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2].zfill(3))
+    ):
         ranks = defaultdict(list)
         for by_sampler in seeds.values():
             if all(s in by_sampler for s in SAMPLERS):
-                for s, rank in zip(SAMPLERS, rankdata([by_sampler[s]["regret"] for s in SAMPLERS]), strict=True):
+                for s, rank in zip(
+                    SAMPLERS, rankdata([by_sampler[s]["regret"] for s in SAMPLERS]), strict=True
+                ):
                     ranks[s].append(rank)
         if not ranks:
             continue
         label = f"f{name} {BBOB_NAMES.get(int(name), '')}" if suite == "bbob" else name
         best = min(np.mean(ranks[s]) for s in SAMPLERS)
-        cells = [(f"**{np.mean(ranks[s]):.1f}**" if np.mean(ranks[s]) == best else f"{np.mean(ranks[s]):.1f}") for s in SAMPLERS]
+        cells = [
+            (f"**{np.mean(ranks[s]):.1f}**" if np.mean(ranks[s]) == best else f"{np.mean(ranks[s]):.1f}")
+            for s in SAMPLERS
+        ]
         lines.append(f"| {suite} d={dim} {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -130,7 +159,11 @@ def by_problem(rows: list[dict], q: int) -> str:
 def overall(summary: list[dict], q: int) -> dict[str, float]:
     sel = [s for s in summary if s["q"] == q]
     weights = [s["pairs"] for s in sel]
-    return {k: float(np.average([s["mean_rank"][k] for s in sel], weights=weights)) for k in SAMPLERS} if sel else {}
+    return (
+        {k: float(np.average([s["mean_rank"][k] for s in sel], weights=weights)) for k in SAMPLERS}
+        if sel
+        else {}
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -139,7 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sde-tag", default="")
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--by-problem", action="store_true", help="also print the mean rank per function/dataset")
+    parser.add_argument(
+        "--by-problem", action="store_true", help="also print the mean rank per function/dataset"
+    )
     args = parser.parse_args(argv)
     summary = summarise(load(args.results, args.sde_tag))
     if args.json:
@@ -149,18 +184,26 @@ def main(argv: list[str] | None = None) -> int:
     for q in (1, 8):
         o = overall(summary, q)
         if o:
-            lines.append(f"Overall mean rank at q={q} (all settings, weighted by pairs): "
-                         + ", ".join(f"{LABELS[k]} {v:.2f}" for k, v in o.items()))
+            lines.append(
+                f"Overall mean rank at q={q} (all settings, weighted by pairs): "
+                + ", ".join(f"{LABELS[k]} {v:.2f}" for k, v in o.items())
+            )
     verdicts = []
     for s in summary:
         if s["q"] == 8:
             mr = s["mean_rank"]
             met = mr["sde"] <= mr["tpe"] and mr["sde"] <= mr["cmaes"]
-            verdicts.append(f"{s['suite']} d={s['dim']} {'met' if met else 'not met'} "
-                            f"(SDE {mr['sde']:.2f}, TPE {mr['tpe']:.2f}, CMA-ES {mr['cmaes']:.2f})")
+            verdicts.append(
+                f"{s['suite']} d={s['dim']} {'met' if met else 'not met'} "
+                f"(SDE {mr['sde']:.2f}, TPE {mr['tpe']:.2f}, CMA-ES {mr['cmaes']:.2f})"
+            )
     if verdicts:
         lines.append("")
-        lines.append("Target (issue 5): SDE's mean rank at q=8 no worse than TPE's and CMA-ES's: " + "; ".join(verdicts) + ".")
+        lines.append(
+            "Target (issue 5): SDE's mean rank at q=8 no worse than TPE's and CMA-ES's: "
+            + "; ".join(verdicts)
+            + "."
+        )
     text = "\n".join(lines)
     print(text)
     if args.by_problem:
@@ -186,8 +229,7 @@ def main(argv: list[str] | None = None) -> int:
             "The SDE defaults were chosen among 11 variants (listed there): for continuous spaces on seeds 0-4, so seeds 5-9 "
             "are held out; the smoothing for discrete spaces (HPOBench) on all 10 seeds. "
             "Reproduce: `nice -n 10 .venv/bin/python -m benchmarks.hpo.run` (about 45 min on 2 cores, mostly TPE at d=20) "
-            "then `.venv/bin/python -m benchmarks.hpo.report --write`.\n\n"
-            + text + "\n<!-- hpo:end -->"
+            "then `.venv/bin/python -m benchmarks.hpo.report --write`.\n\n" + text + "\n<!-- hpo:end -->"
         )
         doc = DOCS.read_text()
         if "<!-- hpo:start -->" in doc:
@@ -200,12 +242,19 @@ def main(argv: list[str] | None = None) -> int:
         per_problem = (
             "<!-- hpo-by-problem:start -->\n"
             "Mean rank per function or dataset (10 seeds each; 1 = best of 5):\n\n"
-            + by_problem(rows, 8) + "\n\n" + by_problem(rows, 1) + "\n<!-- hpo-by-problem:end -->"
+            + by_problem(rows, 8)
+            + "\n\n"
+            + by_problem(rows, 1)
+            + "\n<!-- hpo-by-problem:end -->"
         )
         sampler_doc = DOCS.parent / "automl-sampler.md"
         text_doc = sampler_doc.read_text()
-        text_doc = re.sub(r"<!-- hpo-by-problem:start -->.*?<!-- hpo-by-problem:end -->", lambda _: per_problem,
-                          text_doc, flags=re.S)
+        text_doc = re.sub(
+            r"<!-- hpo-by-problem:start -->.*?<!-- hpo-by-problem:end -->",
+            lambda _: per_problem,
+            text_doc,
+            flags=re.S,
+        )
         sampler_doc.write_text(text_doc)
         print(f"wrote {sampler_doc}")
     return 0

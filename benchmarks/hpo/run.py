@@ -129,9 +129,16 @@ def tasks_for(args: argparse.Namespace) -> list[dict]:
                     for seed in range(args.seed_start, args.seed_start + args.seeds):
                         for sampler in args.samplers:
                             tasks.append(
-                                {"suite": suite, "name": name, "dim": dim, "seed": seed, "q": q,
-                                 "sampler": sampler, "tag": args.tag,
-                                 "sde_options": json.loads(args.sde_options) if args.sde_options else None}
+                                {
+                                    "suite": suite,
+                                    "name": name,
+                                    "dim": dim,
+                                    "seed": seed,
+                                    "q": q,
+                                    "sampler": sampler,
+                                    "tag": args.tag,
+                                    "sde_options": json.loads(args.sde_options) if args.sde_options else None,
+                                }
                             )
     return tasks
 
@@ -141,9 +148,13 @@ def _key(r: dict) -> tuple:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--suite", choices=["bbob", "hpobench", "all"], default="all")
-    parser.add_argument("--functions", type=int, nargs="*", help=f"BBOB function ids (default {BBOB_FUNCTIONS})")
+    parser.add_argument(
+        "--functions", type=int, nargs="*", help=f"BBOB function ids (default {BBOB_FUNCTIONS})"
+    )
     parser.add_argument("--datasets", nargs="*", help="HPOBench datasets (default: all 8)")
     parser.add_argument("--dims", type=int, nargs="*", default=[5, 20], help="BBOB dimensions")
     parser.add_argument("--q", type=int, nargs="*", default=[1, 8], help="concurrent workers")
@@ -153,7 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--tag", default="", help="label for runs with non-default SDE options")
-    parser.add_argument("--sde-options", default="", help='JSON kwargs for SdeSampler, e.g. \'{"step": 0.4}\'')
+    parser.add_argument(
+        "--sde-options", default="", help="JSON kwargs for SdeSampler, e.g. '{\"step\": 0.4}'"
+    )
     parser.add_argument("--quick", action="store_true", help="smoke: 2 functions, d=5, 2 seeds, all samplers")
     args = parser.parse_args(argv)
     if args.quick:

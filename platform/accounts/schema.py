@@ -10,7 +10,11 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
     name = "apiToken"
 
     def get_security_definition(self, auto_schema):
-        return {"type": "http", "scheme": "bearer", "description": "A personal API token (spk_...) from the API tokens page."}
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A personal API token (spk_...) from the API tokens page.",
+        }
 
 
 class SessionScheme(OpenApiAuthenticationExtension):
@@ -18,5 +22,9 @@ class SessionScheme(OpenApiAuthenticationExtension):
     name = "session"
 
     def get_security_definition(self, auto_schema):
-        return {"type": "apiKey", "in": "cookie", "name": "sessionid",
-                "description": "Browser session from /api/v1/auth/login/; unsafe methods need the X-CSRFToken header."}
+        return {
+            "type": "apiKey",
+            "in": "cookie",
+            "name": "sessionid",
+            "description": "Browser session from /api/v1/auth/login/; unsafe methods need the X-CSRFToken header.",
+        }

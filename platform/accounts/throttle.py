@@ -71,8 +71,9 @@ class _Store:
                 pipe.expire(name, ttl)
                 return int(pipe.execute()[0])
             except Exception:  # Redis away: count here rather than stop counting
-                logger.warning("counting failed authentications in Redis failed; counting in this process",
-                               exc_info=True)
+                logger.warning(
+                    "counting failed authentications in Redis failed; counting in this process", exc_info=True
+                )
         now = time.time()
         with self._lock:
             count, _ = self._counts.get(name, (0, 0.0))

@@ -14,9 +14,13 @@ def admin_login(request, extra_context=None):
     if request.method == "POST":
         wait = throttle.login_wait(request.META, request.POST.get("username", ""))
         if wait:
-            response = error_response(429, "throttled", "Too many failed logins for this account or from this "
-                                      f"address. Expected available in {wait} seconds.",
-                                      {"retry_after_seconds": wait})
+            response = error_response(
+                429,
+                "throttled",
+                "Too many failed logins for this account or from this "
+                f"address. Expected available in {wait} seconds.",
+                {"retry_after_seconds": wait},
+            )
             response["Retry-After"] = str(wait)
             return response
     return admin.site.login(request, extra_context)

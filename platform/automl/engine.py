@@ -103,11 +103,13 @@ def distributions(search_space: list[dict[str, Any]]) -> dict[str, Any]:
         if dim["type"] == "categorical":
             found[dim["name"]] = CategoricalDistribution(list(dim["choices"]))
         elif dim["type"] == "int":
-            found[dim["name"]] = IntDistribution(int(dim["low"]), int(dim["high"]), log=bool(dim.get("log")),
-                                                 step=int(dim.get("step") or 1))
+            found[dim["name"]] = IntDistribution(
+                int(dim["low"]), int(dim["high"]), log=bool(dim.get("log")), step=int(dim.get("step") or 1)
+            )
         else:
-            found[dim["name"]] = FloatDistribution(float(dim["low"]), float(dim["high"]), log=bool(dim.get("log")),
-                                                   step=dim.get("step"))
+            found[dim["name"]] = FloatDistribution(
+                float(dim["low"]), float(dim["high"]), log=bool(dim.get("log")), step=dim.get("step")
+            )
     return found
 
 
@@ -115,17 +117,29 @@ def optuna_study(study, *, seed: int | None = None):
     """Load a platform study's Optuna study with its sampler (seeded by ``seed``) and pruner."""
     import optuna
 
-    return optuna.load_study(study_name=study.optuna_name, storage=storage(),
-                             sampler=make_sampler(study.sampler, seed=study.seed if seed is None else seed,
-                                                  study_seed=study.seed, parallelism=study.parallelism),
-                             pruner=make_pruner(study.pruner))
+    return optuna.load_study(
+        study_name=study.optuna_name,
+        storage=storage(),
+        sampler=make_sampler(
+            study.sampler,
+            seed=study.seed if seed is None else seed,
+            study_seed=study.seed,
+            parallelism=study.parallelism,
+        ),
+        pruner=make_pruner(study.pruner),
+    )
 
 
 def optuna_study_create(study) -> None:
     import optuna
 
     direction = "maximize" if study.objective.get("direction", "maximize") == "maximize" else "minimize"
-    optuna.create_study(study_name=study.optuna_name, storage=storage(), direction=direction,
-                        sampler=make_sampler(study.sampler, seed=study.seed, study_seed=study.seed,
-                                             parallelism=study.parallelism),
-                        pruner=make_pruner(study.pruner))
+    optuna.create_study(
+        study_name=study.optuna_name,
+        storage=storage(),
+        direction=direction,
+        sampler=make_sampler(
+            study.sampler, seed=study.seed, study_seed=study.seed, parallelism=study.parallelism
+        ),
+        pruner=make_pruner(study.pruner),
+    )

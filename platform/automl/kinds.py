@@ -22,7 +22,7 @@ TRIAL = register(
         name="automl.trial",
         title="AutoML trial",
         description="Trains one trial of a hyperparameter study, reports each epoch's validation value (the pruner "
-                    "may stop it early) and evaluates the finished model on the test split.",
+        "may stop it early) and evaluates the finished model on the test split.",
         task_name="automl.trial",
         params_serializer=TrialParams,
         prefers_gpu=True,
@@ -36,7 +36,7 @@ REPORT_RUN = register(
         name="automl.report_run",
         title="AutoML lift run",
         description="Trains the default preset or the best trial's parameters with one seed for a study's "
-                    "honest-lift report and scores it on the test split.",
+        "honest-lift report and scores it on the test split.",
         task_name="automl.report_run",
         params_serializer=ReportRunParams,
         prefers_gpu=True,

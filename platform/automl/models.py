@@ -35,25 +35,38 @@ class Study(models.Model):
     workspace = models.ForeignKey("workspaces.Workspace", on_delete=models.CASCADE, related_name="studies")
     project = models.ForeignKey("workspaces.Project", on_delete=models.CASCADE, related_name="studies")
     name = models.CharField(max_length=200)
-    dataset_version = models.ForeignKey("datasets.DatasetVersion", on_delete=models.PROTECT, related_name="studies")
+    dataset_version = models.ForeignKey(
+        "datasets.DatasetVersion", on_delete=models.PROTECT, related_name="studies"
+    )
     template = models.CharField(max_length=64)
     preset = models.CharField(max_length=32, help_text="The preset every trial starts from.")
-    fixed_params = models.JSONField(default=dict, blank=True,
-                                    help_text="Parameters every trial uses as they are (not searched).")
-    search_space = models.JSONField(default=list, help_text="Optuna-shaped dimensions: [{name, type, low, high, "
-                                                            "log, step} | {name, type: categorical, choices}].")
+    fixed_params = models.JSONField(
+        default=dict, blank=True, help_text="Parameters every trial uses as they are (not searched)."
+    )
+    search_space = models.JSONField(
+        default=list,
+        help_text="Optuna-shaped dimensions: [{name, type, low, high, "
+        "log, step} | {name, type: categorical, choices}].",
+    )
     objective = models.JSONField(default=dict, help_text="{metric, direction} from the template.")
     sampler = models.CharField(max_length=16, choices=SamplerKind.choices, default=SamplerKind.SDE)
     pruner = models.CharField(max_length=24, choices=PrunerKind.choices, default=PrunerKind.MEDIAN)
     n_trials = models.PositiveIntegerField()
-    timeout_seconds = models.PositiveIntegerField(null=True, blank=True,
-                                                  help_text="Wall-time budget: no trial starts after it.")
+    timeout_seconds = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Wall-time budget: no trial starts after it."
+    )
     parallelism = models.PositiveIntegerField(default=1, help_text="Trials in flight at once.")
     seed = models.IntegerField(default=0)
-    report_seeds = models.PositiveIntegerField(default=3, help_text="Seeds of the honest-lift report (0: none).")
-    status = models.CharField(max_length=16, choices=StudyStatus.choices, default=StudyStatus.RUNNING, db_index=True)
+    report_seeds = models.PositiveIntegerField(
+        default=3, help_text="Seeds of the honest-lift report (0: none)."
+    )
+    status = models.CharField(
+        max_length=16, choices=StudyStatus.choices, default=StudyStatus.RUNNING, db_index=True
+    )
     optuna_name = models.CharField(max_length=100, unique=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -81,24 +94,32 @@ class Trial(models.Model):
     optuna_trial_id = models.BigIntegerField()
     params = models.JSONField(default=dict, help_text="The sampled values of the search space.")
     train_params = models.JSONField(default=dict, help_text="Every parameter the trainer used.")
-    state = models.CharField(max_length=16, choices=TrialState.choices, default=TrialState.RUNNING, db_index=True)
+    state = models.CharField(
+        max_length=16, choices=TrialState.choices, default=TrialState.RUNNING, db_index=True
+    )
     value = models.FloatField(null=True, blank=True, help_text="The objective (best validation metric).")
     intermediate = models.JSONField(default=dict, blank=True, help_text="{epoch: validation metric}.")
     pruned_at_epoch = models.PositiveIntegerField(null=True, blank=True)
     test_metrics = models.JSONField(default=dict, blank=True, help_text="Headline metrics on the test split.")
-    artifacts = models.JSONField(default=dict, blank=True,
-                                 help_text="Blob keys of the model file and its ONNX export, plus the evaluation "
-                                           "and the trainer's result, for promotion.")
+    artifacts = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Blob keys of the model file and its ONNX export, plus the evaluation "
+        "and the trainer's result, for promotion.",
+    )
     error = models.TextField(blank=True)
     job = models.OneToOneField("jobs.Job", null=True, on_delete=models.SET_NULL, related_name="automl_trial")
-    model_version = models.OneToOneField("training.ModelVersion", null=True, blank=True, on_delete=models.SET_NULL,
-                                         related_name="automl_trial")
+    model_version = models.OneToOneField(
+        "training.ModelVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="automl_trial"
+    )
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["study", "number"]
-        constraints = [models.UniqueConstraint(fields=["study", "number"], name="trial_number_unique_in_study")]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "number"], name="trial_number_unique_in_study")
+        ]
 
     @property
     def duration_seconds(self) -> float | None:
@@ -120,7 +141,9 @@ class ReportRun(models.Model):
     role = models.CharField(max_length=16, choices=ReportRole.choices)
     seed = models.IntegerField()
     params = models.JSONField(default=dict)
-    job = models.OneToOneField("jobs.Job", null=True, on_delete=models.SET_NULL, related_name="automl_report_run")
+    job = models.OneToOneField(
+        "jobs.Job", null=True, on_delete=models.SET_NULL, related_name="automl_report_run"
+    )
     test_metric = models.FloatField(null=True, blank=True)
     error = models.TextField(blank=True)
     finished = models.BooleanField(default=False)

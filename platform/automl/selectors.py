@@ -16,15 +16,22 @@ logger = logging.getLogger("sampan.automl")
 
 
 def studies_for(*, user) -> QuerySet[Study]:
-    completed = Trial.objects.filter(state=TrialState.COMPLETE, value__isnull=False).select_related("model_version")
+    completed = Trial.objects.filter(state=TrialState.COMPLETE, value__isnull=False).select_related(
+        "model_version"
+    )
     studies = Study.objects.select_related("created_by", "dataset_version__dataset").prefetch_related(
-        Prefetch("trials", queryset=completed.order_by("number"), to_attr="completed_trials"))
-    return scoped_to_member(studies, user=user).order_by("-created_at", "-id").annotate(
-        trial_count=Count("trials", distinct=True),
-        complete_count=Count("trials", filter=Q(trials__state=TrialState.COMPLETE), distinct=True),
-        pruned_count=Count("trials", filter=Q(trials__state=TrialState.PRUNED), distinct=True),
-        failed_count=Count("trials", filter=Q(trials__state=TrialState.FAILED), distinct=True),
-        running_count=Count("trials", filter=Q(trials__state=TrialState.RUNNING), distinct=True),
+        Prefetch("trials", queryset=completed.order_by("number"), to_attr="completed_trials")
+    )
+    return (
+        scoped_to_member(studies, user=user)
+        .order_by("-created_at", "-id")
+        .annotate(
+            trial_count=Count("trials", distinct=True),
+            complete_count=Count("trials", filter=Q(trials__state=TrialState.COMPLETE), distinct=True),
+            pruned_count=Count("trials", filter=Q(trials__state=TrialState.PRUNED), distinct=True),
+            failed_count=Count("trials", filter=Q(trials__state=TrialState.FAILED), distinct=True),
+            running_count=Count("trials", filter=Q(trials__state=TrialState.RUNNING), distinct=True),
+        )
     )
 
 
@@ -39,8 +46,12 @@ def best_trial(*, study: Study) -> Trial | None:
         maximize = study.objective.get("direction", "maximize") == "maximize"
         return max(completed, key=lambda t: (t.value if maximize else -t.value, -t.number), default=None)
     order = "-value" if study.objective.get("direction", "maximize") == "maximize" else "value"
-    return (study.trials.filter(state=TrialState.COMPLETE, value__isnull=False).select_related("model_version")
-            .order_by(order, "number").first())
+    return (
+        study.trials.filter(state=TrialState.COMPLETE, value__isnull=False)
+        .select_related("model_version")
+        .order_by(order, "number")
+        .first()
+    )
 
 
 def optimization_history(*, study: Study) -> list[dict[str, Any]]:
@@ -48,8 +59,11 @@ def optimization_history(*, study: Study) -> list[dict[str, Any]]:
     maximize = study.objective.get("direction", "maximize") == "maximize"
     best: float | None = None
     points = []
-    for number, value in study.trials.filter(state=TrialState.COMPLETE, value__isnull=False).order_by(
-            "number").values_list("number", "value"):
+    for number, value in (
+        study.trials.filter(state=TrialState.COMPLETE, value__isnull=False)
+        .order_by("number")
+        .values_list("number", "value")
+    ):
         best = value if best is None else (max(best, value) if maximize else min(best, value))
         points.append({"trial": number, "value": value, "best": best})
     return points
@@ -75,9 +89,13 @@ def param_importances(*, study: Study) -> dict[str, float]:
 
 
 def _spread(values: list[float]) -> dict[str, Any]:
-    return {"values": values, "mean": statistics.fmean(values) if values else None,
-            "std": statistics.stdev(values) if len(values) > 1 else (0.0 if values else None),
-            "min": min(values) if values else None, "max": max(values) if values else None}
+    return {
+        "values": values,
+        "mean": statistics.fmean(values) if values else None,
+        "std": statistics.stdev(values) if len(values) > 1 else (0.0 if values else None),
+        "min": min(values) if values else None,
+        "max": max(values) if values else None,
+    }
 
 
 def lift_report(*, study: Study) -> dict[str, Any]:
@@ -85,8 +103,15 @@ def lift_report(*, study: Study) -> dict[str, Any]:
     on the same data, scored on the test split: mean, spread and the lift (best minus baseline)."""
     runs = list(study.report_runs.all())
     if not runs:
-        return {"status": "not_started" if study.report_seeds else "disabled", "metric": "test accuracy",
-                "seeds": [], "baseline": _spread([]), "best": _spread([]), "lift": None, "errors": []}
+        return {
+            "status": "not_started" if study.report_seeds else "disabled",
+            "metric": "test accuracy",
+            "seeds": [],
+            "baseline": _spread([]),
+            "best": _spread([]),
+            "lift": None,
+            "errors": [],
+        }
     by_role: dict[str, list[float]] = {ReportRole.BASELINE: [], ReportRole.BEST: []}
     errors = []
     for run in runs:
@@ -102,7 +127,8 @@ def lift_report(*, study: Study) -> dict[str, Any]:
         "seeds": sorted({run.seed for run in runs}),
         "baseline": baseline,
         "best": best,
-        "lift": (best["mean"] - baseline["mean"]) if best["mean"] is not None and baseline["mean"] is not None
+        "lift": (best["mean"] - baseline["mean"])
+        if best["mean"] is not None and baseline["mean"] is not None
         else None,
         "errors": errors,
     }

@@ -65,8 +65,9 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def search_space_validate(*, template, preset: str, fixed_params: dict[str, Any],
-                          search_space: Any) -> list[dict[str, Any]]:
+def search_space_validate(
+    *, template, preset: str, fixed_params: dict[str, Any], search_space: Any
+) -> list[dict[str, Any]]:
     """The search space in canonical form, or a 400 naming the field (``search_space[2].low``).
 
     Every dimension must be a parameter of the template, not fixed as well, and every bound or
@@ -114,12 +115,17 @@ def search_space_validate(*, template, preset: str, fixed_params: dict[str, Any]
             corners = list(choices)
         elif kind in ("int", "float"):
             if param.kind not in ("int", "float") or (kind == "float" and param.kind == "int"):
-                raise bad("type", f"{name} is a {param.kind} parameter; use type "
-                                  f"{'categorical' if param.kind not in ('int', 'float') else param.kind}.")
+                raise bad(
+                    "type",
+                    f"{name} is a {param.kind} parameter; use type "
+                    f"{'categorical' if param.kind not in ('int', 'float') else param.kind}.",
+                )
             low, high, log, step = dim.get("low"), dim.get("high"), dim.get("log", False), dim.get("step")
             for field, value in (("low", low), ("high", high)):
                 if not _is_number(value) or (kind == "int" and not float(value).is_integer()):
-                    raise bad(field, f"Must be {'an integer' if kind == 'int' else 'a number'}, got {value!r}.")
+                    raise bad(
+                        field, f"Must be {'an integer' if kind == 'int' else 'a number'}, got {value!r}."
+                    )
             if not low < high:
                 raise bad("high", f"Must be greater than low ({low}), got {high}.")
             if not isinstance(log, bool):
@@ -128,7 +134,10 @@ def search_space_validate(*, template, preset: str, fixed_params: dict[str, Any]
                 raise bad("low", "A log-scale dimension needs low > 0.")
             if step is not None:
                 if not _is_number(step) or step <= 0 or (kind == "int" and not float(step).is_integer()):
-                    raise bad("step", f"Must be a positive {'integer' if kind == 'int' else 'number'}, got {step!r}.")
+                    raise bad(
+                        "step",
+                        f"Must be a positive {'integer' if kind == 'int' else 'number'}, got {step!r}.",
+                    )
                 if log and not (kind == "int" and step == 1):
                     raise bad("step", "A log-scale dimension cannot have a step.")
             for field, value in (("low", low), ("high", high)):
@@ -147,7 +156,9 @@ def search_space_validate(*, template, preset: str, fixed_params: dict[str, Any]
             try:
                 template.validate_params(preset, {**fixed_params, name: value})
             except TemplateParamError as exc:
-                raise bad("name", f"With {name} = {value!r} the run is invalid: {exc.field} {exc.message}.") from None
+                raise bad(
+                    "name", f"With {name} = {value!r} the run is invalid: {exc.field} {exc.message}."
+                ) from None
         clean.append(entry)
     return clean
 
@@ -156,11 +167,23 @@ def search_space_validate(*, template, preset: str, fixed_params: dict[str, Any]
 
 
 @transaction.atomic
-def study_create(*, user, dataset_version, name: str = "", template: str | None = None, preset: str | None = None,
-                 fixed_params: dict[str, Any] | None = None, search_space: Any = None,
-                 sampler: str = SamplerKind.SDE, pruner: str = PrunerKind.MEDIAN, n_trials: int = 20,
-                 timeout_seconds: int | None = None, parallelism: int = 2, seed: int = 0,
-                 report_seeds: int = 3) -> Study:
+def study_create(
+    *,
+    user,
+    dataset_version,
+    name: str = "",
+    template: str | None = None,
+    preset: str | None = None,
+    fixed_params: dict[str, Any] | None = None,
+    search_space: Any = None,
+    sampler: str = SamplerKind.SDE,
+    pruner: str = PrunerKind.MEDIAN,
+    n_trials: int = 20,
+    timeout_seconds: int | None = None,
+    parallelism: int = 2,
+    seed: int = 0,
+    report_seeds: int = 3,
+) -> Study:
     """Validate a study, record it in Optuna's storage and start its first ``parallelism`` trials.
 
     e.g. ``study_create(user=u, dataset_version=v, n_trials=20, parallelism=4,
@@ -171,8 +194,13 @@ def study_create(*, user, dataset_version, name: str = "", template: str | None 
 
     chosen = template_named(template or dataset_version.dataset.task_type)
     if chosen.name != dataset_version.dataset.task_type:
-        raise ValidationError({"template": [f"Template {chosen.name!r} cannot train a "
-                                            f"{dataset_version.dataset.task_type!r} dataset."]})
+        raise ValidationError(
+            {
+                "template": [
+                    f"Template {chosen.name!r} cannot train a {dataset_version.dataset.task_type!r} dataset."
+                ]
+            }
+        )
     preset = preset or chosen.default_preset
     fixed = dict(fixed_params or {})
     fixed.setdefault("seed", seed)
@@ -184,28 +212,54 @@ def study_create(*, user, dataset_version, name: str = "", template: str | None 
     if search_space is None:  # the template's default space, less what the user fixed
         search_space = [dim for dim in default_search_space(chosen.name) if dim["name"] not in fixed]
         if not search_space:
-            raise ValidationError({"fixed_params": ["Every parameter of the default search space is fixed: "
-                                                    "leave one out or give a search_space."]})
-    space = search_space_validate(template=chosen, preset=preset, fixed_params=fixed, search_space=search_space)
+            raise ValidationError(
+                {
+                    "fixed_params": [
+                        "Every parameter of the default search space is fixed: "
+                        "leave one out or give a search_space."
+                    ]
+                }
+            )
+    space = search_space_validate(
+        template=chosen, preset=preset, fixed_params=fixed, search_space=search_space
+    )
     if sampler not in SamplerKind.values:
         raise ValidationError({"sampler": [f"Must be one of {', '.join(SamplerKind.values)}."]})
     if pruner not in PrunerKind.values:
         raise ValidationError({"pruner": [f"Must be one of {', '.join(PrunerKind.values)}."]})
-    for field, value, high in (("n_trials", n_trials, MAX_TRIALS), ("parallelism", parallelism, MAX_PARALLELISM),
-                               ("report_seeds", report_seeds, MAX_REPORT_SEEDS)):
+    for field, value, high in (
+        ("n_trials", n_trials, MAX_TRIALS),
+        ("parallelism", parallelism, MAX_PARALLELISM),
+        ("report_seeds", report_seeds, MAX_REPORT_SEEDS),
+    ):
         low = 0 if field == "report_seeds" else 1
         if not isinstance(value, int) or not low <= value <= high:
             raise ValidationError({field: [f"Must be an integer between {low} and {high}."]})
     if timeout_seconds is not None and (not isinstance(timeout_seconds, int) or timeout_seconds < 1):
-        raise ValidationError({"timeout_seconds": ["Must be a positive number of seconds, or null for no limit."]})
+        raise ValidationError(
+            {"timeout_seconds": ["Must be a positive number of seconds, or null for no limit."]}
+        )
     dataset_version_check_trainable(version=dataset_version, min_per_class=chosen.data.min_samples_per_class)
     study = Study.objects.create(
-        workspace=dataset_version.dataset.workspace, project=dataset_version.dataset.project,
-        name=(name or "").strip()[:200] or f"{chosen.title} on {dataset_version.dataset.name} {dataset_version.name}",
-        dataset_version=dataset_version, template=chosen.name, preset=preset, fixed_params=fixed,
-        search_space=space, objective=dict(chosen.objective), sampler=sampler, pruner=pruner, n_trials=n_trials,
-        timeout_seconds=timeout_seconds, parallelism=parallelism, seed=seed, report_seeds=report_seeds,
-        optuna_name=f"sampan-{uuid.uuid4().hex}", created_by=user if user.is_authenticated else None,
+        workspace=dataset_version.dataset.workspace,
+        project=dataset_version.dataset.project,
+        name=(name or "").strip()[:200]
+        or f"{chosen.title} on {dataset_version.dataset.name} {dataset_version.name}",
+        dataset_version=dataset_version,
+        template=chosen.name,
+        preset=preset,
+        fixed_params=fixed,
+        search_space=space,
+        objective=dict(chosen.objective),
+        sampler=sampler,
+        pruner=pruner,
+        n_trials=n_trials,
+        timeout_seconds=timeout_seconds,
+        parallelism=parallelism,
+        seed=seed,
+        report_seeds=report_seeds,
+        optuna_name=f"sampan-{uuid.uuid4().hex}",
+        created_by=user if user.is_authenticated else None,
         started_at=timezone.now(),
     )
     engine.optuna_study_create(study)
@@ -214,8 +268,11 @@ def study_create(*, user, dataset_version, name: str = "", template: str | None 
 
 
 def _out_of_time(study: Study) -> bool:
-    return (study.timeout_seconds is not None and study.started_at is not None
-            and timezone.now() >= study.started_at + timedelta(seconds=study.timeout_seconds))
+    return (
+        study.timeout_seconds is not None
+        and study.started_at is not None
+        and timezone.now() >= study.started_at + timedelta(seconds=study.timeout_seconds)
+    )
 
 
 def _ask(study: Study, trials_so_far: int) -> Trial | None:
@@ -227,16 +284,27 @@ def _ask(study: Study, trials_so_far: int) -> Trial | None:
     trial = Trial(study=study, number=asked.number, optuna_trial_id=asked._trial_id, params=params)
     try:
         trial.train_params = template.validate_params(study.preset, {**study.fixed_params, **params})
-    except TemplateParamError as exc:  # a combination the template refuses: the trial fails, the study goes on
+    except (
+        TemplateParamError
+    ) as exc:  # a combination the template refuses: the trial fails, the study goes on
         from optuna.trial import TrialState as OptunaState
 
         optuna_study.tell(asked.number, state=OptunaState.FAIL)
-        trial.state, trial.error, trial.finished_at = TrialState.FAILED, f"{exc.field}: {exc.message}", timezone.now()
+        trial.state, trial.error, trial.finished_at = (
+            TrialState.FAILED,
+            f"{exc.field}: {exc.message}",
+            timezone.now(),
+        )
         trial.save()
         return trial
     trial.save()
-    trial.job = job_create(workspace=study.workspace, project=study.project, kind="automl.trial",
-                           params={"study": study.pk, "trial": trial.number}, user=study.created_by)
+    trial.job = job_create(
+        workspace=study.workspace,
+        project=study.project,
+        kind="automl.trial",
+        params={"study": study.pk, "trial": trial.number},
+        user=study.created_by,
+    )
     trial.save(update_fields=["job"])
     return trial
 
@@ -334,7 +402,8 @@ def _trial_fail(trial: Trial, *, error: str) -> None:
 
     _tell(trial, state=OptunaState.FAIL)
     Trial.objects.filter(pk=trial.pk, state=TrialState.RUNNING).update(
-        state=TrialState.FAILED, error=error[:4000], finished_at=timezone.now())
+        state=TrialState.FAILED, error=error[:4000], finished_at=timezone.now()
+    )
 
 
 def trial_record_failed(*, trial: Trial, error: str) -> None:
@@ -348,8 +417,11 @@ def trial_record_pruned(*, trial: Trial, epoch: int) -> None:
     _tell(trial, state=OptunaState.PRUNED)
     values = [v for k, v in sorted(trial.intermediate.items(), key=lambda kv: int(kv[0]))]
     Trial.objects.filter(pk=trial.pk, state=TrialState.RUNNING).update(
-        state=TrialState.PRUNED, pruned_at_epoch=epoch, value=values[-1] if values else None,
-        finished_at=timezone.now())
+        state=TrialState.PRUNED,
+        pruned_at_epoch=epoch,
+        value=values[-1] if values else None,
+        finished_at=timezone.now(),
+    )
     study_schedule(study=trial.study)
 
 
@@ -360,7 +432,9 @@ def _store_file(path: Path, key: str) -> str:
         return default_storage.save(key, File(fh, name=path.name))
 
 
-def trial_record_complete(*, trial: Trial, value: float, result: dict[str, Any], evaluation: dict[str, Any]) -> None:
+def trial_record_complete(
+    *, trial: Trial, value: float, result: dict[str, Any], evaluation: dict[str, Any]
+) -> None:
     """Store the trial's model and ONNX file (shared storage, so any host can promote it later),
     tell Optuna the objective value and schedule the next trial."""
     from optuna.trial import TrialState as OptunaState
@@ -375,8 +449,12 @@ def trial_record_complete(*, trial: Trial, value: float, result: dict[str, Any],
     _tell(trial, state=OptunaState.COMPLETE, value=value)
     headline = {"accuracy": evaluation.get("accuracy"), "macro_f1": (evaluation.get("macro") or {}).get("f1")}
     Trial.objects.filter(pk=trial.pk, state=TrialState.RUNNING).update(
-        state=TrialState.COMPLETE, value=value, test_metrics=headline, artifacts=artifacts,
-        finished_at=timezone.now())
+        state=TrialState.COMPLETE,
+        value=value,
+        test_metrics=headline,
+        artifacts=artifacts,
+        finished_at=timezone.now(),
+    )
     study_schedule(study=trial.study)
 
 
@@ -452,21 +530,36 @@ def trial_promote(*, user, trial: Trial):
                     out.write(chunk)
         params = dict(trial.train_params)
         result = dict(artifacts["result"])
-        lineage = {"study": study.pk, "study_name": study.name, "trial": trial.number, "searched_params": trial.params,
-                   "objective": study.objective, "value": trial.value, "sampler": study.sampler}
+        lineage = {
+            "study": study.pk,
+            "study_name": study.name,
+            "trial": trial.number,
+            "searched_params": trial.params,
+            "objective": study.objective,
+            "value": trial.value,
+            "sampler": study.sampler,
+        }
         with transaction.atomic():
             locked = Trial.objects.select_for_update().get(pk=trial.pk)
             if locked.model_version_id is not None:
                 raise StudyConflict(f"Trial {trial.number} was promoted meanwhile.")
             version = model_version_record(
-                job=trial.job, dataset_version=study.dataset_version, template=study.template, params=params,
-                result=result, evaluation=artifacts["evaluation"], checkpoint=local["model.pt"],
-                onnx=local["model.onnx"])
+                job=trial.job,
+                dataset_version=study.dataset_version,
+                template=study.template,
+                params=params,
+                result=result,
+                evaluation=artifacts["evaluation"],
+                checkpoint=local["model.pt"],
+                onnx=local["model.onnx"],
+            )
             # the lineage names the study and trial next to the dataset version, template and params
             version.metrics = {**version.metrics, "automl": lineage}
             if user is not None and user.is_authenticated:
                 version.created_by = user
-            ModelVersion.objects.filter(pk=version.pk).update(metrics=version.metrics, created_by=version.created_by)
+            ModelVersion.objects.filter(pk=version.pk).update(
+                metrics=version.metrics, created_by=version.created_by
+            )
             locked.model_version = version
             locked.save(update_fields=["model_version"])
     return version
@@ -477,7 +570,9 @@ def trial_promote(*, user, trial: Trial):
 
 def _best_trial(study: Study) -> Trial | None:
     order = "-value" if study.objective.get("direction", "maximize") == "maximize" else "value"
-    return study.trials.filter(state=TrialState.COMPLETE, value__isnull=False).order_by(order, "number").first()
+    return (
+        study.trials.filter(state=TrialState.COMPLETE, value__isnull=False).order_by(order, "number").first()
+    )
 
 
 def _report_start(study: Study) -> None:
@@ -489,16 +584,25 @@ def _report_start(study: Study) -> None:
     template = registry.get(study.template)
     for i in range(study.report_seeds):
         seed = study.seed + i
-        for role, params in ((ReportRole.BASELINE, template.validate_params(study.preset, {**study.fixed_params,
-                                                                                           "seed": seed})),
-                             (ReportRole.BEST, {**best.train_params, "seed": seed})):
+        for role, params in (
+            (
+                ReportRole.BASELINE,
+                template.validate_params(study.preset, {**study.fixed_params, "seed": seed}),
+            ),
+            (ReportRole.BEST, {**best.train_params, "seed": seed}),
+        ):
             run = ReportRun.objects.create(study=study, role=role, seed=seed, params=params)
-            run.job = job_create(workspace=study.workspace, project=study.project, kind="automl.report_run",
-                                 params={"study": study.pk, "report_run": run.pk}, user=study.created_by)
+            run.job = job_create(
+                workspace=study.workspace,
+                project=study.project,
+                kind="automl.report_run",
+                params={"study": study.pk, "report_run": run.pk},
+                user=study.created_by,
+            )
             run.save(update_fields=["job"])
 
 
 def report_run_record(*, run: ReportRun, test_metric: float | None = None, error: str = "") -> None:
-    ReportRun.objects.filter(pk=run.pk, finished=False).update(test_metric=test_metric, error=error[:4000],
-                                                                finished=True)
-
+    ReportRun.objects.filter(pk=run.pk, finished=False).update(
+        test_metric=test_metric, error=error[:4000], finished=True
+    )

@@ -35,7 +35,9 @@ class PruningReport:
             epoch = int(metrics["epoch"])
             last = metrics.get("epochs") is not None and epoch >= int(metrics["epochs"])
             # after the last epoch there is nothing left to save: the run completes and counts
-            if services.trial_report_epoch(trial=self.trial, epoch=epoch, value=float(value), may_prune=not last):
+            if services.trial_report_epoch(
+                trial=self.trial, epoch=epoch, value=float(value), may_prune=not last
+            ):
                 self.report(f"pruned after epoch {epoch}", milestone=True, epoch=epoch, pruned=True)
                 raise TrialPrunedHere(epoch)
 
@@ -53,8 +55,9 @@ def _train_and_evaluate(*, template, params: dict, version, job, report):
 
     manifest = dataset_version_manifest(version=version)
     result = template.load("train")(params, manifest, run_dir_for(job), report)
-    evaluation = template.load("evaluate")(result["onnx"], manifest, preprocessing=result["preprocessing"],
-                                           report=report)
+    evaluation = template.load("evaluate")(
+        result["onnx"], manifest, preprocessing=result["preprocessing"], report=report
+    )
     return result, evaluation
 
 
@@ -63,8 +66,9 @@ def _trial(job, report) -> dict:
     from automl.models import Trial, TrialState
     from workers.templates import registry
 
-    trial = Trial.objects.select_related("study", "study__dataset_version").get(study_id=job.params["study"],
-                                                                                number=job.params["trial"])
+    trial = Trial.objects.select_related("study", "study__dataset_version").get(
+        study_id=job.params["study"], number=job.params["trial"]
+    )
     if trial.state != TrialState.RUNNING:  # recorded by an earlier attempt
         return {"trial": trial.number, "state": trial.state}
     study = trial.study
@@ -72,8 +76,13 @@ def _trial(job, report) -> dict:
     metric, direction = study.objective.get("metric", "val_acc"), study.objective.get("direction", "maximize")
     pruning = PruningReport(report, trial=trial, metric=metric)
     try:
-        result, evaluation = _train_and_evaluate(template=template, params=trial.train_params,
-                                                 version=study.dataset_version, job=job, report=pruning)
+        result, evaluation = _train_and_evaluate(
+            template=template,
+            params=trial.train_params,
+            version=study.dataset_version,
+            job=job,
+            report=pruning,
+        )
         value = _objective(result, metric, direction)
     except TrialPrunedHere as pruned:
         services.trial_record_pruned(trial=trial, epoch=pruned.epoch)
@@ -87,7 +96,12 @@ def _trial(job, report) -> dict:
         services.trial_record_failed(trial=trial, error=f"{type(exc).__name__}: {exc}")
         raise
     services.trial_record_complete(trial=trial, value=value, result=result, evaluation=evaluation)
-    return {"trial": trial.number, "state": "complete", "value": value, "test_accuracy": evaluation.get("accuracy")}
+    return {
+        "trial": trial.number,
+        "state": "complete",
+        "value": value,
+        "test_accuracy": evaluation.get("accuracy"),
+    }
 
 
 @shared_task(name="automl.trial")
@@ -105,8 +119,9 @@ def _report_run(job, report) -> dict:
         return {"report_run": run.pk, "test_metric": run.test_metric}
     template = registry.get(run.study.template)
     try:
-        _, evaluation = _train_and_evaluate(template=template, params=run.params, version=run.study.dataset_version,
-                                            job=job, report=report)
+        _, evaluation = _train_and_evaluate(
+            template=template, params=run.params, version=run.study.dataset_version, job=job, report=report
+        )
     except LeaseLost:
         raise
     except Exception as exc:

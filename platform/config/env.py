@@ -34,63 +34,116 @@ ENV_VARS: dict[str, EnvVar] = {
         EnvVar("SAMPAN_HOST", "address the web server binds (default 127.0.0.1)"),
         EnvVar("SAMPAN_PORT", "port the web server listens on (default 8000)"),
         EnvVar("DATABASE_URL", "postgres://user:pass@host:5432/name; unset: SQLite under SAMPAN_HOME"),
-        EnvVar("CELERY_BROKER_URL", "redis://host:6379/0 or amqp://...; unset: filesystem transport under SAMPAN_HOME"),
+        EnvVar(
+            "CELERY_BROKER_URL",
+            "redis://host:6379/0 or amqp://...; unset: filesystem transport under SAMPAN_HOME",
+        ),
         EnvVar("DJANGO_SECRET_KEY", "secret key; required in production"),
         EnvVar("DJANGO_SETTINGS_MODULE", "config.settings.local (default) or config.settings.production"),
         EnvVar("DJANGO_ALLOWED_HOSTS", "comma-separated host names; required in production"),
         EnvVar("SAMPAN_CSRF_TRUSTED_ORIGINS", "comma-separated origins such as https://sampan.example.com"),
         EnvVar("SAMPAN_SECURE_COOKIES", "true when served over HTTPS (production default true)"),
         EnvVar("SAMPAN_ADMIN_USERNAME", "username of the first administrator (default admin)"),
-        EnvVar("SAMPAN_ADMIN_PASSWORD", "password of the first administrator; required to create one in production"),
+        EnvVar(
+            "SAMPAN_ADMIN_PASSWORD",
+            "password of the first administrator; required to create one in production",
+        ),
         EnvVar("SAMPAN_ADMIN_EMAIL", "e-mail of the first administrator"),
-        EnvVar("SAMPAN_WORKER_QUEUES", "queues a worker consumes: auto (cpu, plus gpu when a GPU is found), or a list"),
+        EnvVar(
+            "SAMPAN_WORKER_QUEUES",
+            "queues a worker consumes: auto (cpu, plus gpu when a GPU is found), or a list",
+        ),
         EnvVar("SAMPAN_WORKER_CONCURRENCY", "worker processes per worker host (default 1)"),
         EnvVar("SAMPAN_JOB_HEARTBEAT_SECONDS", "how often a running job reports it is alive (default 5)"),
         EnvVar("SAMPAN_JOB_STALE_SECONDS", "a running job silent this long is reaped (default 60)"),
-        EnvVar("SAMPAN_JOB_MAX_ATTEMPTS", "attempts before a job whose worker keeps dying is failed (default 3)"),
+        EnvVar(
+            "SAMPAN_JOB_MAX_ATTEMPTS", "attempts before a job whose worker keeps dying is failed (default 3)"
+        ),
         EnvVar("SAMPAN_REAPER_INTERVAL_SECONDS", "how often the reaper looks for stale jobs (default 15)"),
-        EnvVar("SAMPAN_STORAGE_URL", "blob storage: unset for files under SAMPAN_HOME/blobs, or "
-               "s3://bucket/prefix?endpoint_url=https://minio:9000&region=us-east-1 for S3-compatible storage"),
-        EnvVar("SAMPAN_STORAGE_ACCESS_KEY", "S3 access key (else boto3's usual sources: AWS_ACCESS_KEY_ID, roles)"),
-        EnvVar("SAMPAN_STORAGE_SECRET_KEY", "S3 secret key (else boto3's usual sources: AWS_SECRET_ACCESS_KEY, roles)"),
-        EnvVar("SAMPAN_MAX_REQUEST_BYTES", "largest API request body accepted, file uploads aside (default 10 MiB)"),
+        EnvVar(
+            "SAMPAN_STORAGE_URL",
+            "blob storage: unset for files under SAMPAN_HOME/blobs, or "
+            "s3://bucket/prefix?endpoint_url=https://minio:9000&region=us-east-1 for S3-compatible storage",
+        ),
+        EnvVar(
+            "SAMPAN_STORAGE_ACCESS_KEY",
+            "S3 access key (else boto3's usual sources: AWS_ACCESS_KEY_ID, roles)",
+        ),
+        EnvVar(
+            "SAMPAN_STORAGE_SECRET_KEY",
+            "S3 secret key (else boto3's usual sources: AWS_SECRET_ACCESS_KEY, roles)",
+        ),
+        EnvVar(
+            "SAMPAN_MAX_REQUEST_BYTES",
+            "largest API request body accepted, file uploads aside (default 10 MiB)",
+        ),
         EnvVar("SAMPAN_WEB_THREADS", "request threads of the web process (default 8)"),
-        EnvVar("SAMPAN_WEB_PROCESSES",
-               "web server processes, each with SAMPAN_WEB_THREADS threads and its own copy of the served models "
-               "(default 2 with a Redis broker; 1 in embedded mode, where key quotas are counted per process)"),
+        EnvVar(
+            "SAMPAN_WEB_PROCESSES",
+            "web server processes, each with SAMPAN_WEB_THREADS threads and its own copy of the served models "
+            "(default 2 with a Redis broker; 1 in embedded mode, where key quotas are counted per process)",
+        ),
         EnvVar("SAMPAN_LOG_LEVEL", "DEBUG, INFO, WARNING or ERROR (default INFO)"),
-        EnvVar("SAMPAN_DATASET_MAX_UPLOAD_BYTES",
-               "largest archive (or set of image files) one dataset import accepts; it also caps "
-               "multipart upload requests (default 2 GiB)"),
-        EnvVar("SAMPAN_DATASET_MAX_UNCOMPRESSED_BYTES",
-               "largest total uncompressed size of an imported archive, checked while streaming (default 8 GiB)"),
+        EnvVar(
+            "SAMPAN_DATASET_MAX_UPLOAD_BYTES",
+            "largest archive (or set of image files) one dataset import accepts; it also caps "
+            "multipart upload requests (default 2 GiB)",
+        ),
+        EnvVar(
+            "SAMPAN_DATASET_MAX_UNCOMPRESSED_BYTES",
+            "largest total uncompressed size of an imported archive, checked while streaming (default 8 GiB)",
+        ),
         EnvVar("SAMPAN_DATASET_MAX_FILES", "most files one dataset import may hold (default 200000)"),
-        EnvVar("SAMPAN_DATASET_MAX_COMPRESSION_RATIO",
-               "highest uncompressed/compressed ratio of an imported archive or of one entry over 1 MiB (default 100)"),
-        EnvVar("SAMPAN_DATASET_MAX_IMAGE_PIXELS",
-               "largest image (width x height) a dataset accepts; larger ones are rejected, never decoded (default 50000000)"),
-        EnvVar("SAMPAN_DATASET_MAX_IMAGE_BYTES", "largest single image file a dataset accepts (default 64 MiB)"),
-        EnvVar("SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES",
-               "imports with more files than this run as a background job instead of inside the request (default 300)"),
-        EnvVar("SAMPAN_DATASET_MAX_TABLE_BYTES",
-               "largest table file (CSV, TSV, JSONL, XLSX, Parquet) one text or tabular import accepts (default 256 MiB)"),
-        EnvVar("SAMPAN_AUTH_FAILURE_WINDOW_SECONDS",
-               "window in which failed logins, personal tokens and deployment keys are counted (default 300)"),
-        EnvVar("SAMPAN_LOGIN_FAILURES_PER_ACCOUNT",
-               "wrong passwords for one account per window before its logins answer 429 (default 10)"),
-        EnvVar("SAMPAN_LOGIN_FAILURES_PER_ADDRESS",
-               "wrong passwords from one client address per window before its logins answer 429 (default 50)"),
-        EnvVar("SAMPAN_AUTH_FAILURES_PER_ADDRESS",
-               "invalid personal tokens, and apart from them invalid deployment keys, from one client address "
-               "per window before they answer 429 (default 50)"),
-        EnvVar("SAMPAN_TRUSTED_PROXY_COUNT",
-               "reverse proxies in front of the web server whose X-Forwarded-For is trusted for the client "
-               "address (default 0: the address of the connection)"),
-        EnvVar("SAMPAN_BACKBONE_MAX_UPLOAD_BYTES",
-               "largest backbone state_dict file (transfer learning weights) one upload accepts (default 512 MiB)"),
-        EnvVar("SAMPAN_DEPLOY_STALE_SECONDS",
-               "how long hosted predictions are served from a deployment's cached state while the database "
-               "cannot be read; past it they answer 503 with Retry-After (default 30)"),
+        EnvVar(
+            "SAMPAN_DATASET_MAX_COMPRESSION_RATIO",
+            "highest uncompressed/compressed ratio of an imported archive or of one entry over 1 MiB (default 100)",
+        ),
+        EnvVar(
+            "SAMPAN_DATASET_MAX_IMAGE_PIXELS",
+            "largest image (width x height) a dataset accepts; larger ones are rejected, never decoded (default 50000000)",
+        ),
+        EnvVar(
+            "SAMPAN_DATASET_MAX_IMAGE_BYTES", "largest single image file a dataset accepts (default 64 MiB)"
+        ),
+        EnvVar(
+            "SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES",
+            "imports with more files than this run as a background job instead of inside the request (default 300)",
+        ),
+        EnvVar(
+            "SAMPAN_DATASET_MAX_TABLE_BYTES",
+            "largest table file (CSV, TSV, JSONL, XLSX, Parquet) one text or tabular import accepts (default 256 MiB)",
+        ),
+        EnvVar(
+            "SAMPAN_AUTH_FAILURE_WINDOW_SECONDS",
+            "window in which failed logins, personal tokens and deployment keys are counted (default 300)",
+        ),
+        EnvVar(
+            "SAMPAN_LOGIN_FAILURES_PER_ACCOUNT",
+            "wrong passwords for one account per window before its logins answer 429 (default 10)",
+        ),
+        EnvVar(
+            "SAMPAN_LOGIN_FAILURES_PER_ADDRESS",
+            "wrong passwords from one client address per window before its logins answer 429 (default 50)",
+        ),
+        EnvVar(
+            "SAMPAN_AUTH_FAILURES_PER_ADDRESS",
+            "invalid personal tokens, and apart from them invalid deployment keys, from one client address "
+            "per window before they answer 429 (default 50)",
+        ),
+        EnvVar(
+            "SAMPAN_TRUSTED_PROXY_COUNT",
+            "reverse proxies in front of the web server whose X-Forwarded-For is trusted for the client "
+            "address (default 0: the address of the connection)",
+        ),
+        EnvVar(
+            "SAMPAN_BACKBONE_MAX_UPLOAD_BYTES",
+            "largest backbone state_dict file (transfer learning weights) one upload accepts (default 512 MiB)",
+        ),
+        EnvVar(
+            "SAMPAN_DEPLOY_STALE_SECONDS",
+            "how long hosted predictions are served from a deployment's cached state while the database "
+            "cannot be read; past it they answer 503 with Retry-After (default 30)",
+        ),
     ]
 }
 
@@ -178,7 +231,11 @@ def database_from_url(name: str, default_sqlite: Path) -> dict:
         return {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": str(default_sqlite),
-            "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"},
+            "OPTIONS": {
+                "timeout": 30,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL;",
+            },
         }
     parts = urlsplit(value)
     if parts.scheme in {"postgres", "postgresql", "pgsql"}:
@@ -190,7 +247,9 @@ def database_from_url(name: str, default_sqlite: Path) -> dict:
         if not parts.hostname and not parse_qs(parts.query).get("host"):
             raise EnvError(name, f"no host in {_redact(value)}; expected postgres://user:pass@host:5432/name")
         if not db_name or "/" in db_name:
-            raise EnvError(name, f"no database name in {_redact(value)}; expected postgres://user:pass@host:5432/name")
+            raise EnvError(
+                name, f"no database name in {_redact(value)}; expected postgres://user:pass@host:5432/name"
+            )
         options = {k: v[-1] for k, v in parse_qs(parts.query).items()}
         host = options.pop("host", parts.hostname or "")
         return {
@@ -205,14 +264,25 @@ def database_from_url(name: str, default_sqlite: Path) -> dict:
             "OPTIONS": options,
         }
     if parts.scheme == "sqlite":
-        path = unquote(value[len("sqlite://"):])
+        path = unquote(value[len("sqlite://") :])
         if not path.startswith("/") or len(path) < 2:
             raise EnvError(name, f"expected sqlite:////absolute/path.db, got {value!r}")
         return {"ENGINE": "django.db.backends.sqlite3", "NAME": path, "OPTIONS": {"timeout": 30}}
-    raise EnvError(name, f"unsupported scheme {parts.scheme!r} in {_redact(value)}; use postgres:// or sqlite://")
+    raise EnvError(
+        name, f"unsupported scheme {parts.scheme!r} in {_redact(value)}; use postgres:// or sqlite://"
+    )
 
 
-BROKER_SCHEMES = {"redis", "rediss", "amqp", "amqps", "pyamqp", "filesystem", "sqla+postgresql", "sqla+sqlite"}
+BROKER_SCHEMES = {
+    "redis",
+    "rediss",
+    "amqp",
+    "amqps",
+    "pyamqp",
+    "filesystem",
+    "sqla+postgresql",
+    "sqla+sqlite",
+}
 
 
 def broker_url(name: str) -> str | None:
@@ -222,7 +292,9 @@ def broker_url(name: str) -> str | None:
         return None
     parts = urlsplit(value)
     if parts.scheme not in BROKER_SCHEMES:
-        raise EnvError(name, f"unsupported scheme {parts.scheme!r}; use redis://host:6379/0 or amqp://host:5672//")
+        raise EnvError(
+            name, f"unsupported scheme {parts.scheme!r}; use redis://host:6379/0 or amqp://host:5672//"
+        )
     if parts.scheme in {"redis", "rediss", "amqp", "amqps", "pyamqp"}:
         if not parts.hostname:
             raise EnvError(name, f"no host in {_redact(value)}")
@@ -249,18 +321,31 @@ def storage_from_url(name: str, default_location: Path) -> dict:
     """STORAGES['default']: the local filesystem under SAMPAN_HOME, or S3-compatible object storage."""
     value = _raw(name)
     if value is None:
-        return {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(default_location)}}
+        return {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(default_location)},
+        }
     parts = urlsplit(value)
     if parts.scheme != "s3":
-        raise EnvError(name, f"unsupported scheme {parts.scheme!r}; use s3://bucket/prefix?endpoint_url=... or leave it unset")
+        raise EnvError(
+            name,
+            f"unsupported scheme {parts.scheme!r}; use s3://bucket/prefix?endpoint_url=... or leave it unset",
+        )
     if not parts.hostname:
         raise EnvError(name, f"no bucket in {value!r}; expected s3://bucket/prefix")
     query = parse_qs(parts.query)
     unknown = sorted(set(query) - _S3_OPTIONS)
     if unknown:
-        raise EnvError(name, f"unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(_S3_OPTIONS))}")
-    options: dict = {"bucket_name": parts.hostname, "location": parts.path.strip("/"), "file_overwrite": True,
-                     "querystring_auth": False, "default_acl": None}
+        raise EnvError(
+            name, f"unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(_S3_OPTIONS))}"
+        )
+    options: dict = {
+        "bucket_name": parts.hostname,
+        "location": parts.path.strip("/"),
+        "file_overwrite": True,
+        "querystring_auth": False,
+        "default_acl": None,
+    }
     if "endpoint_url" in query:
         endpoint = query["endpoint_url"][-1]
         if urlsplit(endpoint).scheme not in {"http", "https"} or not urlsplit(endpoint).hostname:
@@ -277,8 +362,10 @@ def storage_from_url(name: str, default_location: Path) -> dict:
         options["signature_version"] = query["signature_version"][-1]
     access, secret = env_str("SAMPAN_STORAGE_ACCESS_KEY"), env_str("SAMPAN_STORAGE_SECRET_KEY")
     if (access is None) != (secret is None):
-        raise EnvError("SAMPAN_STORAGE_SECRET_KEY" if secret is None else "SAMPAN_STORAGE_ACCESS_KEY",
-                       "set both SAMPAN_STORAGE_ACCESS_KEY and SAMPAN_STORAGE_SECRET_KEY, or neither")
+        raise EnvError(
+            "SAMPAN_STORAGE_SECRET_KEY" if secret is None else "SAMPAN_STORAGE_ACCESS_KEY",
+            "set both SAMPAN_STORAGE_ACCESS_KEY and SAMPAN_STORAGE_SECRET_KEY, or neither",
+        )
     if access is not None:
         options.update(access_key=access, secret_key=secret)
     return {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": options}

@@ -58,12 +58,18 @@ def too_many_parts(exc: SuspiciousOperation) -> tuple[str, str, dict] | None:
 
     if isinstance(exc, TooManyFilesSent):
         limit = settings.DATA_UPLOAD_MAX_NUMBER_FILES
-        return ("too_many_files", f"A request may carry at most {limit} files; send more files in several "
-                "requests.", {"max_files": limit})
+        return (
+            "too_many_files",
+            f"A request may carry at most {limit} files; send more files in several requests.",
+            {"max_files": limit},
+        )
     if isinstance(exc, TooManyFieldsSent):
         limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
-        return ("too_many_fields", f"A request may carry at most {limit} form fields or query parameters.",
-                {"max_fields": limit})
+        return (
+            "too_many_fields",
+            f"A request may carry at most {limit} form fields or query parameters.",
+            {"max_fields": limit},
+        )
     return None
 
 
@@ -71,11 +77,18 @@ def request_limits_error(environ) -> JsonResponse | None:
     """The 414/431 for a request line or headers past Django's limits (None when within them).
     ``environ`` is the WSGI environ (request.META): the prediction fast path checks it too."""
     url = environ.get("RAW_URI")
-    url_bytes = len(url) if url is not None else len(environ.get("PATH_INFO", "")) + len(
-        environ.get("QUERY_STRING", "")) + 1
+    url_bytes = (
+        len(url)
+        if url is not None
+        else len(environ.get("PATH_INFO", "")) + len(environ.get("QUERY_STRING", "")) + 1
+    )
     if url_bytes > MAX_URL_BYTES:
-        return error_response(414, "uri_too_long", f"The URL is {url_bytes} bytes; the limit is {MAX_URL_BYTES}.",
-                              {"limit_bytes": MAX_URL_BYTES, "size_bytes": url_bytes})
+        return error_response(
+            414,
+            "uri_too_long",
+            f"The URL is {url_bytes} bytes; the limit is {MAX_URL_BYTES}.",
+            {"limit_bytes": MAX_URL_BYTES, "size_bytes": url_bytes},
+        )
     fields = 0
     for name, value in environ.items():
         if name.startswith("HTTP_") or name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
@@ -83,25 +96,39 @@ def request_limits_error(environ) -> JsonResponse | None:
             size = len(name) + len(value) if isinstance(value, str) else 0
             if size > MAX_HEADER_FIELD_BYTES:
                 header = name.removeprefix("HTTP_").replace("_", "-").title()
-                return error_response(431, "header_too_large", f"The {header} header is {size} bytes; the limit "
-                                      f"is {MAX_HEADER_FIELD_BYTES}.", {"header": header,
-                                                                          "limit_bytes": MAX_HEADER_FIELD_BYTES})
+                return error_response(
+                    431,
+                    "header_too_large",
+                    f"The {header} header is {size} bytes; the limit is {MAX_HEADER_FIELD_BYTES}.",
+                    {"header": header, "limit_bytes": MAX_HEADER_FIELD_BYTES},
+                )
     if fields > MAX_HEADER_FIELDS:
-        return error_response(431, "too_many_headers", f"The request has {fields} headers; the limit is "
-                              f"{MAX_HEADER_FIELDS}.", {"limit": MAX_HEADER_FIELDS, "count": fields})
+        return error_response(
+            431,
+            "too_many_headers",
+            f"The request has {fields} headers; the limit is {MAX_HEADER_FIELDS}.",
+            {"limit": MAX_HEADER_FIELDS, "count": fields},
+        )
     return None
 
 
 def still_referenced(exc: ProtectedError | RestrictedError) -> tuple[str, str, dict]:
     """(code, message, details) for a delete refused by an on_delete=PROTECT/RESTRICT reference:
     a 409 naming what still uses the object (the transaction is rolled back: nothing is deleted)."""
-    blocking = sorted(exc.protected_objects if isinstance(exc, ProtectedError) else exc.restricted_objects,
-                      key=lambda obj: (obj._meta.label, obj.pk))
+    blocking = sorted(
+        exc.protected_objects if isinstance(exc, ProtectedError) else exc.restricted_objects,
+        key=lambda obj: (obj._meta.label, obj.pk),
+    )
     kinds = Counter(str(obj._meta.verbose_name) for obj in blocking)
     used_by = ", ".join(f"{count} {kind}{'s' if count > 1 else ''}" for kind, count in sorted(kinds.items()))
-    return ("in_use", f"Cannot delete: still used by {used_by}; delete or change those first.",
-            {"used_by": [{"kind": obj._meta.label_lower, "id": obj.pk} for obj in blocking[:100]],
-             "total": len(blocking)})
+    return (
+        "in_use",
+        f"Cannot delete: still used by {used_by}; delete or change those first.",
+        {
+            "used_by": [{"kind": obj._meta.label_lower, "id": obj.pk} for obj in blocking[:100]],
+            "total": len(blocking),
+        },
+    )
 
 
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:
@@ -158,7 +185,9 @@ class ApiErrorMiddleware:
             limit = max(limit, settings.SAMPAN_MAX_UPLOAD_REQUEST_BYTES)
         if size > limit:
             return error_response(
-                413, "request_too_large", f"Request body is {size} bytes; the limit is {limit} bytes.",
+                413,
+                "request_too_large",
+                f"Request body is {size} bytes; the limit is {limit} bytes.",
                 {"limit_bytes": limit, "size_bytes": size},
             )
         return self.get_response(request)
@@ -174,7 +203,9 @@ class ApiErrorMiddleware:
         if isinstance(exc, Http404):
             return None
         logger.exception("unhandled error on %s %s", request.method, request.path)
-        return error_response(500, "server_error", "Internal server error. The details are in the server log.")
+        return error_response(
+            500, "server_error", "Internal server error. The details are in the server log."
+        )
 
 
 def handler400(request, exception=None):
@@ -230,7 +261,9 @@ def add_error_responses(result: dict, generator, request, public) -> dict:
                 if code.isdigit() and int(code) >= 400 and not response.get("content"):
                     response.update(ref)
             codes = ["401", "403"]
-            filters = {p["name"] for p in operation.get("parameters", []) if p["in"] == "query"} - PAGINATION_PARAMETERS
+            filters = {
+                p["name"] for p in operation.get("parameters", []) if p["in"] == "query"
+            } - PAGINATION_PARAMETERS
             if method in {"post", "put", "patch"} or (method == "get" and filters):
                 codes.append("400")
             if "{" in path:

@@ -31,7 +31,11 @@ def _broker() -> dict:
 
     with app.connection_for_write() as conn:
         conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=2)
-        return {"transport": conn.transport_cls if isinstance(conn.transport_cls, str) else conn.transport.driver_name}
+        return {
+            "transport": conn.transport_cls
+            if isinstance(conn.transport_cls, str)
+            else conn.transport.driver_name
+        }
 
 
 def _workers() -> dict:
@@ -42,8 +46,11 @@ def _workers() -> dict:
 
     alive = [w for w in worker_nodes() if w.alive]
     jobs = [w for w in alive if set(w.queues) - {HOUSEKEEPING_QUEUE}]
-    return {"alive": len(jobs), "hosts": [{"hostname": w.hostname, "queues": w.queues} for w in jobs],
-            "housekeeping": any(HOUSEKEEPING_QUEUE in w.queues for w in alive)}
+    return {
+        "alive": len(jobs),
+        "hosts": [{"hostname": w.hostname, "queues": w.queues} for w in jobs],
+        "housekeeping": any(HOUSEKEEPING_QUEUE in w.queues for w in alive),
+    }
 
 
 @require_GET

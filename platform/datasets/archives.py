@@ -88,8 +88,10 @@ def archive_kind(fileobj: BinaryIO) -> str:
         return "tar"
     if not head:
         raise ArchiveRejected("empty_archive", "The uploaded archive is an empty file.")
-    raise ArchiveRejected("not_an_archive", "The upload is not a zip, tar, tar.gz, tar.bz2 or tar.xz archive "
-                          "(recognised by content).")
+    raise ArchiveRejected(
+        "not_an_archive",
+        "The upload is not a zip, tar, tar.gz, tar.bz2 or tar.xz archive (recognised by content).",
+    )
 
 
 def _unsafe_name(name: str) -> str | None:
@@ -106,7 +108,9 @@ def _unsafe_name(name: str) -> str | None:
 def _check_name(name: str) -> None:
     problem = _unsafe_name(name)
     if problem:
-        raise ArchiveRejected("unsafe_path", f"Archive entry {name!r} {problem}; nothing was imported.", entry=name)
+        raise ArchiveRejected(
+            "unsafe_path", f"Archive entry {name!r} {problem}; nothing was imported.", entry=name
+        )
 
 
 def _is_junk(parts: tuple[str, ...]) -> bool:
@@ -129,16 +133,23 @@ def _label_entries(scan: ArchiveScan, names: list[str]) -> None:
         if len(parts) >= 2:
             label = parts[0].strip()
             if not label or len(label) > LABEL_MAX_LENGTH:
-                entry.problem = ("bad_label", f"folder name {parts[0]!r} is not a usable label name "
-                                 f"(1 to {LABEL_MAX_LENGTH} characters)")
+                entry.problem = (
+                    "bad_label",
+                    f"folder name {parts[0]!r} is not a usable label name "
+                    f"(1 to {LABEL_MAX_LENGTH} characters)",
+                )
             entry.label = label
     scan.entries = [e for e, _ in kept]
 
 
 def _check_totals(count: int, total: int, limits: ArchiveLimits, name: str) -> None:
     if count > limits.max_files:
-        raise ArchiveRejected("too_many_files", f"The archive holds more than {limits.max_files:,} files "
-                              "(SAMPAN_DATASET_MAX_FILES); nothing was imported.", entry=name)
+        raise ArchiveRejected(
+            "too_many_files",
+            f"The archive holds more than {limits.max_files:,} files "
+            "(SAMPAN_DATASET_MAX_FILES); nothing was imported.",
+            entry=name,
+        )
     if total > limits.max_uncompressed_bytes:
         raise ArchiveRejected(
             "archive_too_large_uncompressed",
@@ -159,8 +170,11 @@ def _check_ratio(uncompressed: int, compressed: int, limits: ArchiveLimits, what
 
 def _oversized(entry: ArchiveEntry, limits: ArchiveLimits) -> None:
     if entry.size > limits.max_file_bytes and entry.problem is None:
-        entry.problem = ("file_too_large", f"{entry.size:,} bytes, over the {limits.max_file_bytes:,}-byte "
-                         "limit for one image (SAMPAN_DATASET_MAX_IMAGE_BYTES)")
+        entry.problem = (
+            "file_too_large",
+            f"{entry.size:,} bytes, over the {limits.max_file_bytes:,}-byte "
+            "limit for one image (SAMPAN_DATASET_MAX_IMAGE_BYTES)",
+        )
 
 
 # --- zip ---------------------------------------------------------------------------------------
@@ -183,19 +197,33 @@ def _zip_open(fileobj: BinaryIO) -> zipfile.ZipFile:
 
 def _scan_zip(fileobj: BinaryIO, limits: ArchiveLimits, archive_bytes: int) -> tuple[ArchiveScan, list[str]]:
     if _zip_entry_count(fileobj) > 2 * limits.max_files + 1000:  # leave room for directory entries
-        raise ArchiveRejected("too_many_files", f"The archive holds more than {limits.max_files:,} files "
-                              "(SAMPAN_DATASET_MAX_FILES); nothing was imported.")
+        raise ArchiveRejected(
+            "too_many_files",
+            f"The archive holds more than {limits.max_files:,} files "
+            "(SAMPAN_DATASET_MAX_FILES); nothing was imported.",
+        )
     scan, names = ArchiveScan(kind="zip"), []
     with _zip_open(fileobj) as archive:
         for info in archive.infolist():
             _check_name(info.filename)
             mode = info.external_attr >> 16
             if stat.S_ISLNK(mode):
-                raise ArchiveRejected("link_in_archive", f"Archive entry {info.filename!r} is a symbolic link; "
-                                      "links are not accepted, nothing was imported.", entry=info.filename)
-            if stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):  # 0: no type recorded (DOS, writestr)
-                raise ArchiveRejected("special_file", f"Archive entry {info.filename!r} is not a regular file; "
-                                      "nothing was imported.", entry=info.filename)
+                raise ArchiveRejected(
+                    "link_in_archive",
+                    f"Archive entry {info.filename!r} is a symbolic link; "
+                    "links are not accepted, nothing was imported.",
+                    entry=info.filename,
+                )
+            if stat.S_IFMT(mode) not in (
+                0,
+                stat.S_IFREG,
+                stat.S_IFDIR,
+            ):  # 0: no type recorded (DOS, writestr)
+                raise ArchiveRejected(
+                    "special_file",
+                    f"Archive entry {info.filename!r} is not a regular file; nothing was imported.",
+                    entry=info.filename,
+                )
             if info.is_dir():
                 continue
             scan.uncompressed_bytes += info.file_size
@@ -211,7 +239,9 @@ def _scan_zip(fileobj: BinaryIO, limits: ArchiveLimits, archive_bytes: int) -> t
     return scan, names
 
 
-def _zip_files(fileobj: BinaryIO, scan: ArchiveScan, limits: ArchiveLimits) -> Iterator[tuple[ArchiveEntry, bytes]]:
+def _zip_files(
+    fileobj: BinaryIO, scan: ArchiveScan, limits: ArchiveLimits
+) -> Iterator[tuple[ArchiveEntry, bytes]]:
     wanted = {e.index: e for e in scan.entries}
     total = 0
     with _zip_open(fileobj) as archive:
@@ -226,7 +256,14 @@ def _zip_files(fileobj: BinaryIO, scan: ArchiveScan, limits: ArchiveLimits) -> I
             try:
                 with archive.open(info) as member:
                     data = member.read(limits.max_file_bytes + 1)
-            except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, NotImplementedError) as exc:
+            except (
+                zipfile.BadZipFile,
+                zlib.error,
+                EOFError,
+                OSError,
+                RuntimeError,
+                NotImplementedError,
+            ) as exc:
                 entry.problem = ("corrupt_entry", f"cannot unpack this entry: {exc}")
                 continue
             total += len(data)
@@ -250,7 +287,9 @@ class _CountingReader:
         return data
 
 
-def _tar_members(fileobj: BinaryIO, limits: ArchiveLimits) -> Iterator[tuple[tarfile.TarFile, tarfile.TarInfo, _CountingReader]]:
+def _tar_members(
+    fileobj: BinaryIO, limits: ArchiveLimits
+) -> Iterator[tuple[tarfile.TarFile, tarfile.TarInfo, _CountingReader]]:
     """Stream the tar's members, checking each one's name and type before it is read."""
     counter = _CountingReader(fileobj)
     try:
@@ -269,24 +308,39 @@ def _tar_members(fileobj: BinaryIO, limits: ArchiveLimits) -> Iterator[tuple[tar
             _check_name(member.name)
             if member.issym() or member.islnk():
                 kind = "a symbolic link" if member.issym() else "a hard link"
-                raise ArchiveRejected("link_in_archive", f"Archive entry {member.name!r} is {kind} to "
-                                      f"{member.linkname!r}; links are not accepted, nothing was imported.",
-                                      entry=member.name)
+                raise ArchiveRejected(
+                    "link_in_archive",
+                    f"Archive entry {member.name!r} is {kind} to "
+                    f"{member.linkname!r}; links are not accepted, nothing was imported.",
+                    entry=member.name,
+                )
             if not (member.isfile() or member.isdir()):
-                raise ArchiveRejected("special_file", f"Archive entry {member.name!r} is not a regular file; "
-                                      "nothing was imported.", entry=member.name)
+                raise ArchiveRejected(
+                    "special_file",
+                    f"Archive entry {member.name!r} is not a regular file; nothing was imported.",
+                    entry=member.name,
+                )
             try:
                 tarfile.data_filter(member, "/sampan-import")  # the stdlib's rules for untrusted tars
             except tarfile.FilterError as exc:
-                raise ArchiveRejected("unsafe_path", f"Archive entry {member.name!r} is refused: {exc}; "
-                                      "nothing was imported.", entry=member.name) from None
+                raise ArchiveRejected(
+                    "unsafe_path",
+                    f"Archive entry {member.name!r} is refused: {exc}; nothing was imported.",
+                    entry=member.name,
+                ) from None
             yield archive, member, counter
     finally:
         archive.close()
 
 
-def _read_tar_member(archive: tarfile.TarFile, member: tarfile.TarInfo, counter: _CountingReader,
-                     limits: ArchiveLimits, before: int, keep: bool) -> bytes:
+def _read_tar_member(
+    archive: tarfile.TarFile,
+    member: tarfile.TarInfo,
+    counter: _CountingReader,
+    limits: ArchiveLimits,
+    before: int,
+    keep: bool,
+) -> bytes:
     """Read (or, with keep=False, discard) a member's data in chunks, checking the ratio as it goes."""
     stream = archive.extractfile(member)
     if stream is None:
@@ -302,8 +356,9 @@ def _read_tar_member(archive: tarfile.TarFile, member: tarfile.TarInfo, counter:
                 chunks.append(chunk)
             _check_ratio(before + done, counter.count, limits, "The archive")
     except (tarfile.TarError, zlib.error, EOFError, OSError) as exc:
-        raise ArchiveRejected("corrupt_archive", f"The tar archive is damaged inside {member.name!r}: {exc}.",
-                              entry=member.name) from None
+        raise ArchiveRejected(
+            "corrupt_archive", f"The tar archive is damaged inside {member.name!r}: {exc}.", entry=member.name
+        ) from None
     return b"".join(chunks)
 
 
@@ -323,7 +378,9 @@ def _scan_tar(fileobj: BinaryIO, limits: ArchiveLimits) -> tuple[ArchiveScan, li
     return scan, names
 
 
-def _tar_files(fileobj: BinaryIO, scan: ArchiveScan, limits: ArchiveLimits) -> Iterator[tuple[ArchiveEntry, bytes]]:
+def _tar_files(
+    fileobj: BinaryIO, scan: ArchiveScan, limits: ArchiveLimits
+) -> Iterator[tuple[ArchiveEntry, bytes]]:
     wanted = {e.index: e for e in scan.entries}
     index, total = -1, 0
     for archive, member, counter in _tar_members(fileobj, limits):
@@ -358,7 +415,9 @@ def archive_scan(fileobj: BinaryIO, *, size: int, limits: ArchiveLimits) -> Arch
     return scan
 
 
-def archive_files(fileobj: BinaryIO, scan: ArchiveScan, *, limits: ArchiveLimits) -> Iterator[tuple[ArchiveEntry, bytes]]:
+def archive_files(
+    fileobj: BinaryIO, scan: ArchiveScan, *, limits: ArchiveLimits
+) -> Iterator[tuple[ArchiveEntry, bytes]]:
     """Yield (entry, bytes) for each scanned entry without a problem, in archive order. Entries
     that turn out unreadable get ``entry.problem`` set and are skipped."""
     fileobj.seek(0)

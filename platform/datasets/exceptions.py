@@ -8,7 +8,9 @@ from rest_framework import exceptions, status
 
 
 class _DatasetError(exceptions.APIException):
-    def __init__(self, message: str, *, code: str | None = None, field: str = "non_field_errors", **details) -> None:
+    def __init__(
+        self, message: str, *, code: str | None = None, field: str = "non_field_errors", **details
+    ) -> None:
         super().__init__(message)
         if code:
             self.default_code = code

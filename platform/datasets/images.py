@@ -107,7 +107,9 @@ def prepare_image(data: bytes, *, max_pixels: int) -> PreparedImage:
     try:
         image = Image.open(io.BytesIO(data), formats=ACCEPTED_FORMATS)
     except Image.UnidentifiedImageError:
-        raise ImageRejected("not_an_image", "not a JPEG, PNG, BMP, WebP, GIF or TIFF image (checked by content)") from None
+        raise ImageRejected(
+            "not_an_image", "not a JPEG, PNG, BMP, WebP, GIF or TIFF image (checked by content)"
+        ) from None
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise _pixel_flood(exc, max_pixels) from None
     except (OSError, ValueError, SyntaxError) as exc:
@@ -118,7 +120,9 @@ def prepare_image(data: bytes, *, max_pixels: int) -> PreparedImage:
         raise ImageRejected("corrupt_image", f"image has no pixels ({width}x{height})")
     if width * height > max_pixels:
         # Refused from the header alone: a pixel flood is never decoded.
-        raise ImageRejected("too_many_pixels", _over_limit(f"{width}x{height} is {width * height:,} pixels", max_pixels))
+        raise ImageRejected(
+            "too_many_pixels", _over_limit(f"{width}x{height} is {width * height:,} pixels", max_pixels)
+        )
     try:
         image.load()  # GIF and animated WebP: the first frame
         if source_format in ("JPEG", "WEBP"):

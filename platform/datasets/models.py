@@ -25,18 +25,33 @@ class Dataset(models.Model):
     project = models.ForeignKey("workspaces.Project", on_delete=models.CASCADE, related_name="datasets")
     name = models.CharField(max_length=100)
     description = models.TextField(blank=True, max_length=2000)
-    task_type = models.CharField(max_length=32, choices=TaskType.choices, default=TaskType.IMAGE_CLASSIFICATION)
-    schema = models.JSONField(default=dict, blank=True, help_text=(
-        "Tabular and text datasets: {columns: [{name, type}], target | text_column, label_column}, set by the "
-        "first import; later imports must have the same columns."))
-    profile = models.JSONField(default=dict, blank=True, help_text="Tabular datasets: per-column statistics "
-                               "(type, missing share, distribution) and the target's balance, as of the last import.")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    task_type = models.CharField(
+        max_length=32, choices=TaskType.choices, default=TaskType.IMAGE_CLASSIFICATION
+    )
+    schema = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=(
+            "Tabular and text datasets: {columns: [{name, type}], target | text_column, label_column}, set by the "
+            "first import; later imports must have the same columns."
+        ),
+    )
+    profile = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Tabular datasets: per-column statistics "
+        "(type, missing share, distribution) and the target's balance, as of the last import.",
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        constraints = [models.UniqueConstraint(fields=["project", "name"], name="dataset_name_unique_in_project")]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="dataset_name_unique_in_project")
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -52,7 +67,9 @@ class Label(models.Model):
 
     class Meta:
         ordering = ["name", "id"]
-        constraints = [models.UniqueConstraint(fields=["dataset", "name"], name="label_name_unique_in_dataset")]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "name"], name="label_name_unique_in_dataset")
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -77,24 +94,46 @@ class ImportBatch(models.Model):
 
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="imports")
     source = models.CharField(max_length=16, choices=ImportSource.choices)
-    filename = models.CharField(max_length=255, blank=True, help_text="The archive's name, for archive imports.")
-    upload_key = models.CharField(max_length=300, blank=True, help_text="Where a background import's archive was stored; the file is deleted when the import ends.")
+    filename = models.CharField(
+        max_length=255, blank=True, help_text="The archive's name, for archive imports."
+    )
+    upload_key = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="Where a background import's archive was stored; the file is deleted when the import ends.",
+    )
     size_bytes = models.BigIntegerField(default=0)
-    label_name = models.CharField(max_length=100, blank=True, help_text="Label given to every imported file, if any.")
-    mapping = models.JSONField(default=dict, blank=True, help_text="Table imports: the column mapping "
-                               "({text_column, label_column} or {target_column}) and the encoding read.")
+    label_name = models.CharField(
+        max_length=100, blank=True, help_text="Label given to every imported file, if any."
+    )
+    mapping = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Table imports: the column mapping "
+        "({text_column, label_column} or {target_column}) and the encoding read.",
+    )
     status = models.CharField(max_length=16, choices=ImportStatus.choices, default=ImportStatus.QUEUED)
-    job = models.OneToOneField("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="dataset_import")
-    files = models.PositiveIntegerField(default=0, help_text="Files considered (directories and OS junk excluded).")
+    job = models.OneToOneField(
+        "jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="dataset_import"
+    )
+    files = models.PositiveIntegerField(
+        default=0, help_text="Files considered (directories and OS junk excluded)."
+    )
     imported = models.PositiveIntegerField(default=0)
     duplicates = models.PositiveIntegerField(default=0)
     failed = models.PositiveIntegerField(default=0)
-    ignored = models.PositiveIntegerField(default=0, help_text="Directories, dot files, __MACOSX, our own manifest.csv.")
+    ignored = models.PositiveIntegerField(
+        default=0, help_text="Directories, dot files, __MACOSX, our own manifest.csv."
+    )
     labels_created = models.JSONField(default=list, blank=True)
-    problems = models.JSONField(default=list, blank=True, help_text="[{file, code, message}] for files not imported.")
+    problems = models.JSONField(
+        default=list, blank=True, help_text="[{file, code, message}] for files not imported."
+    )
     error_code = models.CharField(max_length=64, blank=True)
     error = models.TextField(blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -110,26 +149,40 @@ class Sample(models.Model):
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="samples", db_index=False)
     label = models.ForeignKey(Label, null=True, blank=True, on_delete=models.SET_NULL, related_name="samples")
     label_version = models.PositiveIntegerField(
-        default=0, help_text="Bumped on every label change; label writes must send the version they saw.")
+        default=0, help_text="Bumped on every label change; label writes must send the version they saw."
+    )
     sha256 = models.CharField(max_length=64)
     blob_key = models.CharField(max_length=200, blank=True)
     thumbnail_key = models.CharField(max_length=200, blank=True)
     original_name = models.CharField(max_length=255)
-    format = models.CharField(max_length=8, help_text="Format detected from the content: JPEG, PNG, BMP, WEBP, "
-                              "GIF; TEXT for a text, ROW for a table row.")
+    format = models.CharField(
+        max_length=8,
+        help_text="Format detected from the content: JPEG, PNG, BMP, WEBP, "
+        "GIF; TEXT for a text, ROW for a table row.",
+    )
     width = models.PositiveIntegerField(default=0)
     height = models.PositiveIntegerField(default=0)
-    size_bytes = models.PositiveIntegerField(help_text="Size of the stored (re-encoded) image, or of the text/row.")
+    size_bytes = models.PositiveIntegerField(
+        help_text="Size of the stored (re-encoded) image, or of the text/row."
+    )
     text = models.TextField(blank=True, help_text="Text datasets: the sample's text, verbatim.")
-    values = models.JSONField(null=True, blank=True, help_text="Tabular datasets: the row's feature values by "
-                              "column name, as read (numbers, strings, null for missing).")
+    values = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Tabular datasets: the row's feature values by "
+        "column name, as read (numbers, strings, null for missing).",
+    )
     target = models.FloatField(null=True, blank=True, help_text="Regression datasets: the numeric target.")
-    import_batch = models.ForeignKey(ImportBatch, null=True, blank=True, on_delete=models.SET_NULL, related_name="samples")
+    import_batch = models.ForeignKey(
+        ImportBatch, null=True, blank=True, on_delete=models.SET_NULL, related_name="samples"
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["id"]
-        constraints = [models.UniqueConstraint(fields=["dataset", "sha256"], name="sample_content_unique_in_dataset")]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "sha256"], name="sample_content_unique_in_dataset")
+        ]
         indexes = [
             # the list's default order, and every per-dataset lookup
             models.Index(fields=["dataset", "id"], name="sample_dataset_id"),
@@ -159,16 +212,24 @@ class DatasetVersion(models.Model):
     val_ratio = models.FloatField()
     test_ratio = models.FloatField()
     classes = models.JSONField(default=list, help_text="Label names; a sample's label index points here.")
-    schema = models.JSONField(default=dict, blank=True, help_text="The dataset's schema when the version was made.")
-    counts = models.JSONField(default=dict, help_text='{"train": {"cat": 40, ...}, "val": {...}, "test": {...}}')
+    schema = models.JSONField(
+        default=dict, blank=True, help_text="The dataset's schema when the version was made."
+    )
+    counts = models.JSONField(
+        default=dict, help_text='{"train": {"cat": 40, ...}, "val": {...}, "test": {...}}'
+    )
     sample_count = models.PositiveIntegerField(default=0)
     unlabeled_excluded = models.PositiveIntegerField(default=0)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-number"]
-        constraints = [models.UniqueConstraint(fields=["dataset", "number"], name="version_number_unique_in_dataset")]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "number"], name="version_number_unique_in_dataset")
+        ]
 
     @property
     def name(self) -> str:
@@ -182,7 +243,9 @@ class VersionSample(models.Model):
     """A sample as it was when the version was made. ``sample`` links to the live sample and
     becomes null if that sample is deleted; everything training needs is copied here."""
 
-    version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="entries", db_index=False)
+    version = models.ForeignKey(
+        DatasetVersion, on_delete=models.CASCADE, related_name="entries", db_index=False
+    )
     sample = models.ForeignKey(Sample, null=True, on_delete=models.SET_NULL, related_name="version_entries")
     split = models.CharField(max_length=5, choices=Split.choices)
     label_index = models.PositiveIntegerField()

@@ -56,7 +56,9 @@ def dataset_for(*, user, dataset_id) -> Dataset | None:
 
 
 def labels_of(*, dataset: Dataset) -> QuerySet[Label]:
-    return Label.objects.filter(dataset=dataset).annotate(sample_count=Count("samples")).order_by("name", "id")
+    return (
+        Label.objects.filter(dataset=dataset).annotate(sample_count=Count("samples")).order_by("name", "id")
+    )
 
 
 def imports_of(*, dataset: Dataset) -> QuerySet[ImportBatch]:
@@ -75,19 +77,29 @@ class SampleCounts:
     per_label: list[dict]  # [{"id", "name", "color", "count"}], every label, in name order
 
     def as_dict(self) -> dict:
-        return {"total": self.total, "labeled": self.labeled, "unlabeled": self.unlabeled, "per_label": self.per_label}
+        return {
+            "total": self.total,
+            "labeled": self.labeled,
+            "unlabeled": self.unlabeled,
+            "per_label": self.per_label,
+        }
 
 
 def sample_counts(*, dataset: Dataset) -> SampleCounts:
     """Two queries at any size: a GROUP BY label over the (dataset, label, id) index, and the labels."""
-    by_label = dict(Sample.objects.filter(dataset=dataset).order_by().values_list("label_id").annotate(n=Count("*")))
+    by_label = dict(
+        Sample.objects.filter(dataset=dataset).order_by().values_list("label_id").annotate(n=Count("*"))
+    )
     unlabeled = by_label.pop(None, 0)
     if dataset.task_type in REGRESSION_TASKS:  # labeled: the row has a numeric target
         unlabeled = Sample.objects.filter(dataset=dataset, target__isnull=True).count()
         by_label = {"rows": Sample.objects.filter(dataset=dataset, target__isnull=False).count()}
-    per_label = [{"id": pk, "name": name, "color": color, "count": by_label.get(pk, 0)}
-                 for pk, name, color in Label.objects.filter(dataset=dataset).order_by("name", "id")
-                 .values_list("pk", "name", "color")]
+    per_label = [
+        {"id": pk, "name": name, "color": color, "count": by_label.get(pk, 0)}
+        for pk, name, color in Label.objects.filter(dataset=dataset)
+        .order_by("name", "id")
+        .values_list("pk", "name", "color")
+    ]
     labeled = sum(by_label.values())
     return SampleCounts(total=labeled + unlabeled, labeled=labeled, unlabeled=unlabeled, per_label=per_label)
 
@@ -100,9 +112,16 @@ class SampleList:
     version: DatasetVersion | None
 
 
-def sample_list(*, dataset: Dataset, label: int | None = None, unlabeled: bool | None = None,
-                version: int | None = None, split: str | None = None, search: str | None = None,
-                ids: list[int] | None = None) -> SampleList:
+def sample_list(
+    *,
+    dataset: Dataset,
+    label: int | None = None,
+    unlabeled: bool | None = None,
+    version: int | None = None,
+    split: str | None = None,
+    search: str | None = None,
+    ids: list[int] | None = None,
+) -> SampleList:
     """Samples of a dataset, filtered, in id order, with the dataset's counts. The filtered count
     is taken from the counts when the filter is by label alone (the common case), so a page costs
     four queries whatever its size. ``version`` is a dataset version's id; ``split`` needs it;
@@ -131,9 +150,13 @@ def sample_list(*, dataset: Dataset, label: int | None = None, unlabeled: bool |
         queryset = queryset.filter(**entries).annotate(split=F("version_entries__split"))  # reuses the join
         known = None
     if search:
-        queryset = queryset.filter(original_name__icontains=search) if dataset.task_type in IMAGE_TASKS else \
-            queryset.filter(text__icontains=search) if dataset.task_type == TaskType.TEXT_CLASSIFICATION else \
+        queryset = (
             queryset.filter(original_name__icontains=search)
+            if dataset.task_type in IMAGE_TASKS
+            else queryset.filter(text__icontains=search)
+            if dataset.task_type == TaskType.TEXT_CLASSIFICATION
+            else queryset.filter(original_name__icontains=search)
+        )
         known = None
     if ids is not None:
         queryset = queryset.filter(pk__in=ids)
@@ -149,18 +172,41 @@ def dataset_statistics(*, dataset: Dataset) -> dict:
     samples = Sample.objects.filter(dataset=dataset).order_by()
     counts = sample_counts(dataset=dataset)
     side = Greatest("width", "height")
-    bucket = Case(*[When(**{"side__lte": limit}, then=Value(limit)) for limit in SIZE_BUCKETS],
-                  default=Value(0), output_field=IntegerField())
-    buckets = dict(samples.annotate(side=side).annotate(bucket=bucket).values_list("bucket").annotate(n=Count("*")))
-    summary = samples.aggregate(min_width=Min("width"), max_width=Max("width"), mean_width=Avg("width"),
-                                min_height=Min("height"), max_height=Max("height"), mean_height=Avg("height"))
+    bucket = Case(
+        *[When(**{"side__lte": limit}, then=Value(limit)) for limit in SIZE_BUCKETS],
+        default=Value(0),
+        output_field=IntegerField(),
+    )
+    buckets = dict(
+        samples.annotate(side=side).annotate(bucket=bucket).values_list("bucket").annotate(n=Count("*"))
+    )
+    summary = samples.aggregate(
+        min_width=Min("width"),
+        max_width=Max("width"),
+        mean_width=Avg("width"),
+        min_height=Min("height"),
+        max_height=Max("height"),
+        mean_height=Avg("height"),
+    )
     return {
         **counts.as_dict(),
-        "formats": [{"format": f, "count": n} for f, n in
-                    samples.values_list("format").annotate(n=Count("*")).order_by("-n", "format")],
-        "size_buckets": [{"max_side": limit or None, "count": buckets.get(limit, 0)} for limit in [*SIZE_BUCKETS, 0]],
-        "common_sizes": [{"width": w, "height": h, "count": n} for w, h, n in
-                         samples.values_list("width", "height").annotate(n=Count("*")).order_by("-n", "width", "height")[:50]],
+        "formats": [
+            {"format": f, "count": n}
+            for f, n in samples.values_list("format").annotate(n=Count("*")).order_by("-n", "format")
+        ],
+        "size_buckets": [
+            {"max_side": limit or None, "count": buckets.get(limit, 0)} for limit in [*SIZE_BUCKETS, 0]
+        ],
+        "common_sizes": [
+            {"width": w, "height": h, "count": n}
+            for w, h, n in samples.values_list("width", "height")
+            .annotate(n=Count("*"))
+            .order_by("-n", "width", "height")[:50]
+        ],
         "width": {"min": summary["min_width"], "max": summary["max_width"], "mean": summary["mean_width"]},
-        "height": {"min": summary["min_height"], "max": summary["max_height"], "mean": summary["mean_height"]},
+        "height": {
+            "min": summary["min_height"],
+            "max": summary["max_height"],
+            "mean": summary["mean_height"],
+        },
     }

@@ -69,8 +69,24 @@ from workers.progress import JobCancelled
 logger = logging.getLogger("sampan.datasets")
 
 Report = Callable[..., None]
-PALETTE = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#bfef45",
-           "#fabed4", "#469990", "#dcbeff", "#9a6324", "#800000", "#aaffc3", "#808000", "#000075"]
+PALETTE = [
+    "#e6194b",
+    "#3cb44b",
+    "#4363d8",
+    "#f58231",
+    "#911eb4",
+    "#42d4f4",
+    "#f032e6",
+    "#bfef45",
+    "#fabed4",
+    "#469990",
+    "#dcbeff",
+    "#9a6324",
+    "#800000",
+    "#aaffc3",
+    "#808000",
+    "#000075",
+]
 INSERT_BATCH = 2000
 MAX_PROBLEMS_LISTED = 1000  # per import's answer and detail; the counts (failed, duplicates) are whole
 ROWS_KEY = "rows"  # a regression version's counts: {"train": {"rows": n}, ...}
@@ -84,10 +100,18 @@ def dataset_create(*, user, project, name: str, task_type: str, description: str
     """e.g. ``dataset_create(user=u, project=p, name="Digits", task_type="image_classification")``"""
     try:
         with transaction.atomic():
-            return Dataset.objects.create(workspace_id=project.workspace_id, project=project, name=name.strip(),
-                                          task_type=task_type, description=description, created_by=user)
+            return Dataset.objects.create(
+                workspace_id=project.workspace_id,
+                project=project,
+                name=name.strip(),
+                task_type=task_type,
+                description=description,
+                created_by=user,
+            )
     except IntegrityError:
-        raise ValidationError({"name": [f"A dataset named {name.strip()!r} already exists in this project."]}) from None
+        raise ValidationError(
+            {"name": [f"A dataset named {name.strip()!r} already exists in this project."]}
+        ) from None
 
 
 def dataset_update(*, dataset: Dataset, **fields: Any) -> Dataset:
@@ -97,7 +121,9 @@ def dataset_update(*, dataset: Dataset, **fields: Any) -> Dataset:
         with transaction.atomic():
             dataset.save()
     except IntegrityError:
-        raise ValidationError({"name": [f"A dataset named {dataset.name!r} already exists in this project."]}) from None
+        raise ValidationError(
+            {"name": [f"A dataset named {dataset.name!r} already exists in this project."]}
+        ) from None
     return dataset
 
 
@@ -121,8 +147,14 @@ def _label_name(name: str) -> str:
     if len(name) > 100:
         raise ValidationError({"name": ["A label name has at most 100 characters."]})
     if any(c in name for c in "/\\\x00") or name in {".", ".."}:
-        raise ValidationError({"name": [f"{name!r} cannot be a label: label names are folder names on export, "
-                                        "so '/', '\\\\', '.' and '..' are not allowed."]})
+        raise ValidationError(
+            {
+                "name": [
+                    f"{name!r} cannot be a label: label names are folder names on export, "
+                    "so '/', '\\\\', '.' and '..' are not allowed."
+                ]
+            }
+        )
     return name
 
 
@@ -159,8 +191,13 @@ def label_update(*, label: Label, name: str | None = None, color: str | None = N
         with transaction.atomic():
             label.save()
     except IntegrityError:
-        raise ValidationError({"name": [f"This dataset already has a label named {label.name!r}; "
-                                        "merge the two labels instead."]}) from None
+        raise ValidationError(
+            {
+                "name": [
+                    f"This dataset already has a label named {label.name!r}; merge the two labels instead."
+                ]
+            }
+        ) from None
     return label
 
 
@@ -213,13 +250,19 @@ def _label_for_write(*, dataset: Dataset, label_id: int | None) -> Label | None:
     if label is None:
         raise LabelDeleted(
             f"Label {label_id} does not exist in this dataset (it may have just been deleted or merged); "
-            "nothing was saved. Reload the labels and try again.", field="label")
+            "nothing was saved. Reload the labels and try again.",
+            field="label",
+        )
     return label
 
 
 def _current(sample: dict) -> dict:
-    return {"id": sample["pk"], "label": sample["label_id"], "label_name": sample["label__name"],
-            "label_version": sample["label_version"]}
+    return {
+        "id": sample["pk"],
+        "label": sample["label_id"],
+        "label_name": sample["label__name"],
+        "label_version": sample["label_version"],
+    }
 
 
 def sample_set_label(*, dataset: Dataset, sample_id: int, label_id: int | None, label_version: int) -> Sample:
@@ -228,16 +271,22 @@ def sample_set_label(*, dataset: Dataset, sample_id: int, label_id: int | None, 
     with transaction.atomic():
         label = _label_for_write(dataset=dataset, label_id=label_id)
         changed = Sample.objects.filter(pk=sample_id, dataset=dataset, label_version=label_version).update(
-            label=label, label_version=F("label_version") + 1)
+            label=label, label_version=F("label_version") + 1
+        )
         if changed != 1:
-            current = Sample.objects.filter(pk=sample_id, dataset=dataset).values(
-                "pk", "label_id", "label__name", "label_version").first()
+            current = (
+                Sample.objects.filter(pk=sample_id, dataset=dataset)
+                .values("pk", "label_id", "label__name", "label_version")
+                .first()
+            )
             if current is None:
                 raise NotFound(f"Sample {sample_id} does not exist in this dataset.")
             raise LabelConflict(
                 f"Sample {sample_id} was relabeled by someone else (its label_version is now "
                 f"{current['label_version']}, you sent {label_version}); nothing was saved.",
-                field="label_version", current=_current(current))
+                field="label_version",
+                current=_current(current),
+            )
     return Sample.objects.select_related("label").get(pk=sample_id)
 
 
@@ -249,20 +298,35 @@ def samples_bulk_set_label(*, dataset: Dataset, label_id: int | None, items: lis
         raise ValidationError({"items": ["Each sample may appear once."]})
     with transaction.atomic():
         label = _label_for_write(dataset=dataset, label_id=label_id)
-        seen = dict(Sample.objects.select_for_update().filter(dataset=dataset, pk__in=ids).order_by("pk")
-                    .values_list("pk", "label_version"))
+        seen = dict(
+            Sample.objects.select_for_update()
+            .filter(dataset=dataset, pk__in=ids)
+            .order_by("pk")
+            .values_list("pk", "label_version")
+        )
         missing = sorted(set(ids) - set(seen))
         if missing:
-            raise ValidationError({"items": [f"No sample(s) {missing[:20]} in this dataset; nothing was saved."]})
+            raise ValidationError(
+                {"items": [f"No sample(s) {missing[:20]} in this dataset; nothing was saved."]}
+            )
         stale = [item["id"] for item in items if seen[item["id"]] != item["label_version"]]
         if stale:
-            current = Sample.objects.filter(pk__in=stale).values("pk", "label_id", "label__name", "label_version")
+            current = Sample.objects.filter(pk__in=stale).values(
+                "pk", "label_id", "label__name", "label_version"
+            )
             raise LabelConflict(
                 f"{len(stale)} of the {len(ids)} samples were relabeled by someone else since you loaded them; "
-                "nothing was saved.", field="items", conflicts=[_current(row) for row in current])
+                "nothing was saved.",
+                field="items",
+                conflicts=[_current(row) for row in current],
+            )
         Sample.objects.filter(pk__in=ids).update(label=label, label_version=F("label_version") + 1)
-        return [{"id": pk, "label": label_id, "label_version": version}
-                for pk, version in Sample.objects.filter(pk__in=ids).order_by("pk").values_list("pk", "label_version")]
+        return [
+            {"id": pk, "label": label_id, "label_version": version}
+            for pk, version in Sample.objects.filter(pk__in=ids)
+            .order_by("pk")
+            .values_list("pk", "label_version")
+        ]
 
 
 def sample_delete(*, sample: Sample) -> None:
@@ -320,12 +384,23 @@ def _prepare_and_store(data: bytes, max_pixels: int) -> _Staged | ImageRejected:
     if image.thumbnail is not None:
         thumb_key = thumbnail_key_for(image.sha256)
         _store_blob(thumb_key, image.thumbnail)
-    return _Staged(name="", label=None, sha256=image.sha256, blob_key=key, thumbnail_key=thumb_key,
-                   format=image.format, width=image.width, height=image.height, size=len(image.data))
+    return _Staged(
+        name="",
+        label=None,
+        sha256=image.sha256,
+        blob_key=key,
+        thumbnail_key=thumb_key,
+        format=image.format,
+        width=image.width,
+        height=image.height,
+        size=len(image.data),
+    )
 
 
 IMPORT_THREADS = min(4, os.cpu_count() or 1)
-SYNC_IMPORT_MAX_BYTES = 64 * 1024 * 1024  # bigger archives (unpacked) import in a job, whatever their file count
+SYNC_IMPORT_MAX_BYTES = (
+    64 * 1024 * 1024
+)  # bigger archives (unpacked) import in a job, whatever their file count
 IMPORT_WINDOW = 64  # images in flight: bounds memory whatever the archive's size
 
 
@@ -363,7 +438,9 @@ class _ImportRun:
         if isinstance(staged, ImageRejected):
             self.problem(name, staged.code, str(staged))
         elif staged.sha256 in self.seen:
-            self.problem(name, "duplicate", f"the same image as {self.seen[staged.sha256]!r} earlier in this import")
+            self.problem(
+                name, "duplicate", f"the same image as {self.seen[staged.sha256]!r} earlier in this import"
+            )
         else:
             self.seen[staged.sha256] = name
             staged.name, staged.label = name[-255:], label or self.label_name
@@ -375,45 +452,70 @@ class _ImportRun:
         if self.report is not None and (force or now - self._last_report >= 0.5):
             self._last_report = now
             total = max(self.total, 1)
-            self.report(f"{self.done} of {self.total} files", fraction=self.done / total * 0.95,
-                        processed=self.done, total=self.total, imported=len(self.staged), problems=len(self.problems))
+            self.report(
+                f"{self.done} of {self.total} files",
+                fraction=self.done / total * 0.95,
+                processed=self.done,
+                total=self.total,
+                imported=len(self.staged),
+                problems=len(self.problems),
+            )
 
 
 def _chunks(items: list, size: int) -> Iterator[list]:
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]
 
 
 def _problem_details(problems: list[dict], *, files: int, failed: int) -> dict:
     """A refused import's details: the first MAX_PROBLEMS_LISTED problems and the whole counts."""
-    return {"problems": problems[:MAX_PROBLEMS_LISTED], "problems_total": len(problems), "files": files,
-            "failed": failed, "duplicates": len(problems) - failed}
+    return {
+        "problems": problems[:MAX_PROBLEMS_LISTED],
+        "problems_total": len(problems),
+        "files": files,
+        "failed": failed,
+        "duplicates": len(problems) - failed,
+    }
 
 
-def _commit(*, dataset: Dataset, run: _ImportRun, batch: ImportBatch, files: int, ignored: int) -> ImportBatch:
+def _commit(
+    *, dataset: Dataset, run: _ImportRun, batch: ImportBatch, files: int, ignored: int
+) -> ImportBatch:
     """Insert the import's samples in one transaction; the batch records the outcome."""
     with transaction.atomic():
-        list(Dataset.objects.select_for_update().filter(pk=dataset.pk).values_list("pk"))  # one import at a time
+        list(
+            Dataset.objects.select_for_update().filter(pk=dataset.pk).values_list("pk")
+        )  # one import at a time
         existing: dict[str, str] = {}
         for chunk in _chunks([s.sha256 for s in run.staged], 5000):
-            existing.update(Sample.objects.filter(dataset=dataset, sha256__in=chunk).values_list("sha256", "original_name"))
+            existing.update(
+                Sample.objects.filter(dataset=dataset, sha256__in=chunk).values_list(
+                    "sha256", "original_name"
+                )
+            )
         fresh = []
         for staged in run.staged:
             if staged.sha256 in existing:
-                run.problem(staged.name, "duplicate", f"already in the dataset as {existing[staged.sha256]!r}")
+                run.problem(
+                    staged.name, "duplicate", f"already in the dataset as {existing[staged.sha256]!r}"
+                )
             else:
                 fresh.append(staged)
         failed = sum(1 for p in run.problems if p["code"] != "duplicate")
         if not fresh and failed:
             listed = "; ".join(f"{p['file']}: {p['message']}" for p in run.problems[:5])
-            raise ImportRejected(f"No file could be imported ({failed:,} rejected): {listed}", code="nothing_imported",
-                                 **_problem_details(run.problems, files=files, failed=failed))
+            raise ImportRejected(
+                f"No file could be imported ({failed:,} rejected): {listed}",
+                code="nothing_imported",
+                **_problem_details(run.problems, files=files, failed=failed),
+            )
         names = {s.label for s in fresh if s.label}
         labels = {lab.name: lab for lab in Label.objects.filter(dataset=dataset, name__in=names)}
         created = sorted(names - set(labels))
         if created:
-            Label.objects.bulk_create([Label(dataset=dataset, name=n, color=_color_for(n)) for n in created],
-                                      ignore_conflicts=True)
+            Label.objects.bulk_create(
+                [Label(dataset=dataset, name=n, color=_color_for(n)) for n in created], ignore_conflicts=True
+            )
             labels = {lab.name: lab for lab in Label.objects.filter(dataset=dataset, name__in=names)}
         batch.files = files
         batch.ignored = ignored
@@ -427,12 +529,25 @@ def _commit(*, dataset: Dataset, run: _ImportRun, batch: ImportBatch, files: int
         batch.save()
         now = timezone.now()
         for chunk in _chunks(fresh, INSERT_BATCH):
-            Sample.objects.bulk_create([
-                Sample(dataset=dataset, label=labels.get(s.label) if s.label else None, sha256=s.sha256,
-                       blob_key=s.blob_key, thumbnail_key=s.thumbnail_key, original_name=s.name, format=s.format,
-                       width=s.width, height=s.height, size_bytes=s.size, import_batch=batch, created_at=now)
-                for s in chunk
-            ])
+            Sample.objects.bulk_create(
+                [
+                    Sample(
+                        dataset=dataset,
+                        label=labels.get(s.label) if s.label else None,
+                        sha256=s.sha256,
+                        blob_key=s.blob_key,
+                        thumbnail_key=s.thumbnail_key,
+                        original_name=s.name,
+                        format=s.format,
+                        width=s.width,
+                        height=s.height,
+                        size_bytes=s.size,
+                        import_batch=batch,
+                        created_at=now,
+                    )
+                    for s in chunk
+                ]
+            )
     return batch
 
 
@@ -443,10 +558,13 @@ def _limits() -> ArchiveLimits:
 def _check_upload_size(size: int, what: str) -> None:
     limit = settings.SAMPAN_DATASET_MAX_UPLOAD_BYTES
     if size > limit:
-        raise UploadTooLarge(f"{what} is {size:,} bytes; one import takes at most {limit:,} bytes "
-                             "(SAMPAN_DATASET_MAX_UPLOAD_BYTES). Split it into several imports.",
-                             field="archive" if what.startswith("The archive") else "files",
-                             size_bytes=size, limit_bytes=limit)
+        raise UploadTooLarge(
+            f"{what} is {size:,} bytes; one import takes at most {limit:,} bytes "
+            "(SAMPAN_DATASET_MAX_UPLOAD_BYTES). Split it into several imports.",
+            field="archive" if what.startswith("The archive") else "files",
+            size_bytes=size,
+            limit_bytes=limit,
+        )
 
 
 def _scan(fileobj: IO[bytes], *, size: int):
@@ -457,12 +575,25 @@ def _scan(fileobj: IO[bytes], *, size: int):
         raise ImportRejected(str(exc), code=exc.code, field="archive", **details) from None
 
 
-def _import_archive_now(*, dataset: Dataset, fileobj: IO[bytes], scan, batch: ImportBatch, label_name: str | None,
-                        report: Report | None = None) -> ImportBatch:
-    run = _ImportRun(label_name=label_name or None, report=report, total=len(scan.entries),
-                     max_pixels=settings.SAMPAN_DATASET_MAX_IMAGE_PIXELS)
+def _import_archive_now(
+    *,
+    dataset: Dataset,
+    fileobj: IO[bytes],
+    scan,
+    batch: ImportBatch,
+    label_name: str | None,
+    report: Report | None = None,
+) -> ImportBatch:
+    run = _ImportRun(
+        label_name=label_name or None,
+        report=report,
+        total=len(scan.entries),
+        max_pixels=settings.SAMPAN_DATASET_MAX_IMAGE_PIXELS,
+    )
     try:
-        run.feed((entry.name, entry.label, data) for entry, data in archive_files(fileobj, scan, limits=_limits()))
+        run.feed(
+            (entry.name, entry.label, data) for entry, data in archive_files(fileobj, scan, limits=_limits())
+        )
     except ArchiveRejected as exc:
         raise ImportRejected(str(exc), code=exc.code, field="archive") from None
     for entry in scan.entries:
@@ -473,7 +604,9 @@ def _import_archive_now(*, dataset: Dataset, fileobj: IO[bytes], scan, batch: Im
     return _commit(dataset=dataset, run=run, batch=batch, files=len(scan.entries), ignored=scan.ignored)
 
 
-def import_archive(*, dataset: Dataset, upload, user, label_name: str = "", background: bool = False) -> ImportBatch:
+def import_archive(
+    *, dataset: Dataset, upload, user, label_name: str = "", background: bool = False
+) -> ImportBatch:
     """Import a zip or tar(.gz/.bz2/.xz) upload: checked whole first (nothing is written for a
     refused archive), then small archives import now and big ones (more files than
     SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES or over 64 MiB unpacked, or ``background=True``) in a
@@ -488,13 +621,23 @@ def import_archive(*, dataset: Dataset, upload, user, label_name: str = "", back
     _check_upload_size(upload.size, f"The archive {upload.name!r}")
     upload.seek(0)
     scan = _scan(upload, size=upload.size)
-    batch = ImportBatch(dataset=dataset, source=ImportSource.ARCHIVE, filename=PurePosixPath(upload.name).name[-255:],
-                        size_bytes=upload.size, label_name=label_name, created_by=user)
-    small = len(scan.entries) <= settings.SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES and \
-        scan.uncompressed_bytes <= SYNC_IMPORT_MAX_BYTES
+    batch = ImportBatch(
+        dataset=dataset,
+        source=ImportSource.ARCHIVE,
+        filename=PurePosixPath(upload.name).name[-255:],
+        size_bytes=upload.size,
+        label_name=label_name,
+        created_by=user,
+    )
+    small = (
+        len(scan.entries) <= settings.SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES
+        and scan.uncompressed_bytes <= SYNC_IMPORT_MAX_BYTES
+    )
     if not background and small:
         batch.status = ImportStatus.RUNNING
-        return _import_archive_now(dataset=dataset, fileobj=upload, scan=scan, batch=batch, label_name=label_name)
+        return _import_archive_now(
+            dataset=dataset, fileobj=upload, scan=scan, batch=batch, label_name=label_name
+        )
     upload.seek(0)
     batch.upload_key = default_storage.save(f"imports/{uuid4().hex}/archive", upload)
     batch.files = len(scan.entries)
@@ -502,8 +645,13 @@ def import_archive(*, dataset: Dataset, upload, user, label_name: str = "", back
     try:
         with transaction.atomic():
             batch.save()
-            batch.job = job_create(workspace=dataset.workspace, project=dataset.project, kind="datasets.import",
-                                   params={"import_batch": batch.pk}, user=user)
+            batch.job = job_create(
+                workspace=dataset.workspace,
+                project=dataset.project,
+                kind="datasets.import",
+                params={"import_batch": batch.pk},
+                user=user,
+            )
             batch.save(update_fields=["job"])
     except Exception:
         default_storage.delete(batch.upload_key)
@@ -520,22 +668,36 @@ def import_files(*, dataset: Dataset, files: list, user, label_name: str = "") -
     if not files:
         raise ImportRejected("No files were uploaded.", code="empty_upload", field="files")
     if len(files) > limits.max_files:
-        raise ImportRejected(f"{len(files):,} files in one import; the limit is {limits.max_files:,} "
-                             "(SAMPAN_DATASET_MAX_FILES).", code="too_many_files", field="files")
+        raise ImportRejected(
+            f"{len(files):,} files in one import; the limit is {limits.max_files:,} "
+            "(SAMPAN_DATASET_MAX_FILES).",
+            code="too_many_files",
+            field="files",
+        )
     _check_upload_size(sum(f.size for f in files), f"The upload of {len(files)} files")
-    run = _ImportRun(label_name=label_name or None, total=len(files),
-                     max_pixels=settings.SAMPAN_DATASET_MAX_IMAGE_PIXELS)
+    run = _ImportRun(
+        label_name=label_name or None, total=len(files), max_pixels=settings.SAMPAN_DATASET_MAX_IMAGE_PIXELS
+    )
     readable = []
     for upload in files:
         name = PurePosixPath(upload.name or "unnamed").name
         if upload.size > limits.max_file_bytes:
-            run.problem(name, "file_too_large", f"{upload.size:,} bytes, over the {limits.max_file_bytes:,}-byte "
-                        "limit for one image (SAMPAN_DATASET_MAX_IMAGE_BYTES)")
+            run.problem(
+                name,
+                "file_too_large",
+                f"{upload.size:,} bytes, over the {limits.max_file_bytes:,}-byte "
+                "limit for one image (SAMPAN_DATASET_MAX_IMAGE_BYTES)",
+            )
         else:
             readable.append((name, upload))
     run.feed((name, None, _read_upload(upload)) for name, upload in readable)
-    batch = ImportBatch(dataset=dataset, source=ImportSource.FILES, size_bytes=sum(f.size for f in files),
-                        label_name=label_name, created_by=user)
+    batch = ImportBatch(
+        dataset=dataset,
+        source=ImportSource.FILES,
+        size_bytes=sum(f.size for f in files),
+        label_name=label_name,
+        created_by=user,
+    )
     return _commit(dataset=dataset, run=run, batch=batch, files=len(files), ignored=0)
 
 
@@ -584,45 +746,90 @@ def import_batch_run(*, batch_id: int, job, report: Report) -> dict:
         fileobj, size = _open_stored(upload_key)
         with fileobj:
             if batch.source == ImportSource.TABLE:
-                batch = _import_table_now(dataset=batch.dataset, data=fileobj.read(), batch=batch, report=report)
+                batch = _import_table_now(
+                    dataset=batch.dataset, data=fileobj.read(), batch=batch, report=report
+                )
             else:
                 scan = _scan(fileobj, size=size)
-                batch = _import_archive_now(dataset=batch.dataset, fileobj=fileobj, scan=scan, batch=batch,
-                                            label_name=batch.label_name, report=report)
+                batch = _import_archive_now(
+                    dataset=batch.dataset,
+                    fileobj=fileobj,
+                    scan=scan,
+                    batch=batch,
+                    label_name=batch.label_name,
+                    report=report,
+                )
     except LeaseLost:
         raise  # another attempt owns the batch now
     except Exception as exc:
         rejected = isinstance(exc, ImportRejected)
         message = _first_message(exc.detail) if rejected else f"{type(exc).__name__}: {exc}"
-        counts = {key: exc.detail[key] for key in ("files", "failed", "duplicates")
-                  if rejected and isinstance(exc.detail.get(key), int)}
+        counts = {
+            key: exc.detail[key]
+            for key in ("files", "failed", "duplicates")
+            if rejected and isinstance(exc.detail.get(key), int)
+        }
         ImportBatch.objects.filter(pk=batch.pk).update(
-            status=ImportStatus.FAILED, finished_at=timezone.now(), error=message[:4000],
-            error_code=(exc.default_code if rejected else "cancelled" if isinstance(exc, JobCancelled) else "error")[:64],
-            problems=exc.detail.get("problems", [])[:MAX_PROBLEMS_LISTED] if rejected else [], **counts)
+            status=ImportStatus.FAILED,
+            finished_at=timezone.now(),
+            error=message[:4000],
+            error_code=(
+                exc.default_code if rejected else "cancelled" if isinstance(exc, JobCancelled) else "error"
+            )[:64],
+            problems=exc.detail.get("problems", [])[:MAX_PROBLEMS_LISTED] if rejected else [],
+            **counts,
+        )
         default_storage.delete(upload_key)
         if rejected:
             raise JobInputRejected(message) from None  # the user's file, not a fault: no traceback
         raise
     default_storage.delete(upload_key)
     report("imported", fraction=1.0, milestone=True, imported=batch.imported, problems=len(batch.problems))
-    return {"import_batch": batch.pk, "imported": batch.imported, "duplicates": batch.duplicates,
-            "failed": batch.failed, "labels_created": batch.labels_created}
+    return {
+        "import_batch": batch.pk,
+        "imported": batch.imported,
+        "duplicates": batch.duplicates,
+        "failed": batch.failed,
+        "labels_created": batch.labels_created,
+    }
 
 
 # --- table imports (text and tabular datasets) --------------------------------------------------
 
 SYNC_TABLE_MAX_BYTES = 8 * 1024 * 1024  # bigger table files are parsed by a `datasets.import` job
-TEXT_COLUMN_GUESSES = ("text", "content", "sentence", "review", "body", "message", "comment", "document", "title")
-LABEL_COLUMN_GUESSES = ("label", "labels", "category", "class", "target", "intent", "sentiment", "tag", "topic")
+TEXT_COLUMN_GUESSES = (
+    "text",
+    "content",
+    "sentence",
+    "review",
+    "body",
+    "message",
+    "comment",
+    "document",
+    "title",
+)
+LABEL_COLUMN_GUESSES = (
+    "label",
+    "labels",
+    "category",
+    "class",
+    "target",
+    "intent",
+    "sentiment",
+    "tag",
+    "topic",
+)
 MAX_CLASSES = 1000
 
 
 def _require_images(dataset: Dataset) -> None:
     if dataset.task_type not in IMAGE_TASKS:
-        raise ImportRejected(f"{dataset.name!r} is a {dataset.get_task_type_display().lower()} dataset: import a "
-                             "table file (CSV, TSV, JSONL, XLSX or Parquet) as `file`, not images.",
-                             code="wrong_import_kind", field="archive")
+        raise ImportRejected(
+            f"{dataset.name!r} is a {dataset.get_task_type_display().lower()} dataset: import a "
+            "table file (CSV, TSV, JSONL, XLSX or Parquet) as `file`, not images.",
+            code="wrong_import_kind",
+            field="archive",
+        )
 
 
 def _table_rejected(exc: TableRejected) -> ImportRejected:
@@ -631,18 +838,32 @@ def _table_rejected(exc: TableRejected) -> ImportRejected:
 
 def _table_options(*, encoding: str = "", delimiter: str = "", decimal: str = "", sheet: str = "") -> dict:
     """The user's reading options, checked (a bad one is refused before anything is read); None: detect."""
-    return {"encoding": encoding_name(encoding) if encoding and encoding.strip() else None,
-            "delimiter": delimiter_option(delimiter or None), "decimal": decimal_option(decimal or None),
-            "sheet": sheet.strip() if sheet and sheet.strip() else None}
+    return {
+        "encoding": encoding_name(encoding) if encoding and encoding.strip() else None,
+        "delimiter": delimiter_option(delimiter or None),
+        "decimal": decimal_option(decimal or None),
+        "sheet": sheet.strip() if sheet and sheet.strip() else None,
+    }
 
 
 def _read_options(mapping: dict) -> dict:
     return {key: mapping.get(key) or None for key in ("encoding", "delimiter", "decimal", "sheet")}
 
 
-def import_table(*, dataset: Dataset, upload, user, text_column: str = "", label_column: str = "",
-                 target_column: str = "", encoding: str = "", delimiter: str = "", decimal: str = "",
-                 sheet: str = "", background: bool = False) -> ImportBatch:
+def import_table(
+    *,
+    dataset: Dataset,
+    upload,
+    user,
+    text_column: str = "",
+    label_column: str = "",
+    target_column: str = "",
+    encoding: str = "",
+    delimiter: str = "",
+    decimal: str = "",
+    sheet: str = "",
+    background: bool = False,
+) -> ImportBatch:
     """Import a table file into a text or tabular dataset. Files up to 8 MiB are read now (201);
     bigger ones (or ``background=True``) by a ``datasets.import`` job (202). The column mapping
     names the text and label columns (text datasets) or the target column (tabular datasets); the
@@ -655,13 +876,20 @@ def import_table(*, dataset: Dataset, upload, user, text_column: str = "", label
 
     name = PurePosixPath(upload.name or "table.csv").name[-255:]
     if dataset.task_type in IMAGE_TASKS:
-        raise ImportRejected(f"{dataset.name!r} is an image dataset: upload an archive or image files.",
-                             code="wrong_import_kind", field="file")
+        raise ImportRejected(
+            f"{dataset.name!r} is an image dataset: upload an archive or image files.",
+            code="wrong_import_kind",
+            field="file",
+        )
     limit = settings.SAMPAN_DATASET_MAX_TABLE_BYTES
     if upload.size > limit:
-        raise UploadTooLarge(f"The file {name!r} is {upload.size:,} bytes; one table file may be at most {limit:,} "
-                             "bytes (SAMPAN_DATASET_MAX_TABLE_BYTES). Split it into several files.", field="file",
-                             size_bytes=upload.size, limit_bytes=limit)
+        raise UploadTooLarge(
+            f"The file {name!r} is {upload.size:,} bytes; one table file may be at most {limit:,} "
+            "bytes (SAMPAN_DATASET_MAX_TABLE_BYTES). Split it into several files.",
+            field="file",
+            size_bytes=upload.size,
+            limit_bytes=limit,
+        )
     if upload.size == 0:
         raise ImportRejected(f"The file {name!r} is empty.", code="empty_table", field="file")
     upload.seek(0)
@@ -670,11 +898,24 @@ def import_table(*, dataset: Dataset, upload, user, text_column: str = "", label
         options = _table_options(encoding=encoding, delimiter=delimiter, decimal=decimal, sheet=sheet)
     except TableRejected as exc:
         raise _table_rejected(exc) from None
-    mapping = {key: value.strip() for key, value in (("text_column", text_column), ("label_column", label_column),
-                                                     ("target_column", target_column)) if value and value.strip()}
+    mapping = {
+        key: value.strip()
+        for key, value in (
+            ("text_column", text_column),
+            ("label_column", label_column),
+            ("target_column", target_column),
+        )
+        if value and value.strip()
+    }
     mapping.update({key: value for key, value in options.items() if value is not None})
-    batch = ImportBatch(dataset=dataset, source=ImportSource.TABLE, filename=name, size_bytes=upload.size,
-                        mapping=mapping, created_by=user)
+    batch = ImportBatch(
+        dataset=dataset,
+        source=ImportSource.TABLE,
+        filename=name,
+        size_bytes=upload.size,
+        mapping=mapping,
+        created_by=user,
+    )
     if not background and upload.size <= SYNC_TABLE_MAX_BYTES:
         upload.seek(0)
         batch.status = ImportStatus.RUNNING
@@ -684,8 +925,13 @@ def import_table(*, dataset: Dataset, upload, user, text_column: str = "", label
     try:
         with transaction.atomic():
             batch.save()
-            batch.job = job_create(workspace=dataset.workspace, project=dataset.project, kind="datasets.import",
-                                   params={"import_batch": batch.pk}, user=user)
+            batch.job = job_create(
+                workspace=dataset.workspace,
+                project=dataset.project,
+                kind="datasets.import",
+                params={"import_batch": batch.pk},
+                user=user,
+            )
             batch.save(update_fields=["job"])
     except Exception:
         default_storage.delete(batch.upload_key)
@@ -722,9 +968,13 @@ def _pick_column(columns: list[str], guesses: tuple[str, ...], exclude: set[str]
 
 def _named_column(table, column: str, field: str, what: str) -> str:
     if column not in table.columns:
-        raise ImportRejected(f"The file has no column named {column!r} for the {what}; its columns are "
-                             f"{', '.join(repr(c) for c in table.columns[:30])}.", code=f"no_{field}",
-                             field=field, columns=table.columns[:200])
+        raise ImportRejected(
+            f"The file has no column named {column!r} for the {what}; its columns are "
+            f"{', '.join(repr(c) for c in table.columns[:30])}.",
+            code=f"no_{field}",
+            field=field,
+            columns=table.columns[:200],
+        )
     return column
 
 
@@ -743,16 +993,26 @@ def _text_plan(dataset: Dataset, table, mapping: dict, problems: list[dict]) -> 
             raise ImportRejected(
                 f"No text column found: none of the columns ({', '.join(repr(c) for c in table.columns[:30])}) is "
                 "named like text, content or sentence, or is the one column of free text. Choose it with "
-                "text_column.", code="no_text_column", field="text_column", columns=table.columns[:200])
+                "text_column.",
+                code="no_text_column",
+                field="text_column",
+                columns=table.columns[:200],
+            )
     if all(r[text_column] is None or as_number(r[text_column]) is not None for r in table.rows):
-        raise ImportRejected(f"The column {text_column!r} holds no text (only numbers or empty cells); choose "
-                             "the column with the texts as text_column.", code="no_text_column", field="text_column",
-                             columns=table.columns[:200])
+        raise ImportRejected(
+            f"The column {text_column!r} holds no text (only numbers or empty cells); choose "
+            "the column with the texts as text_column.",
+            code="no_text_column",
+            field="text_column",
+            columns=table.columns[:200],
+        )
     label_column = mapping.get("label_column") or schema.get("label_column")
     if label_column:
         _named_column(table, label_column, "label_column", "labels")
         if label_column == text_column:
-            raise ImportRejected("The text and label columns must differ.", code="bad_mapping", field="label_column")
+            raise ImportRejected(
+                "The text and label columns must differ.", code="bad_mapping", field="label_column"
+            )
     else:
         label_column = _pick_column(table.columns, LABEL_COLUMN_GUESSES, {text_column})
     rows: list[_Row] = []
@@ -760,13 +1020,24 @@ def _text_plan(dataset: Dataset, table, mapping: dict, problems: list[dict]) -> 
     for number, cells in enumerate(table.rows, start=1):
         text = cells[text_column]
         if text is None or not str(text).strip():
-            problems.append({"file": f"row {number}", "code": "empty_text", "message": f"the {text_column!r} cell is empty"})
+            problems.append(
+                {
+                    "file": f"row {number}",
+                    "code": "empty_text",
+                    "message": f"the {text_column!r} cell is empty",
+                }
+            )
             continue
         text = str(text)
         sha = hashlib.sha256(text.encode()).hexdigest()
         if sha in seen:
-            problems.append({"file": f"row {number}", "code": "duplicate",
-                             "message": f"the same text as row {seen[sha]} earlier in this file"})
+            problems.append(
+                {
+                    "file": f"row {number}",
+                    "code": "duplicate",
+                    "message": f"the same text as row {seen[sha]} earlier in this file",
+                }
+            )
             continue
         seen[sha] = number
         label = _label_of(cells[label_column]) if label_column else None
@@ -774,10 +1045,19 @@ def _text_plan(dataset: Dataset, table, mapping: dict, problems: list[dict]) -> 
             try:
                 label = _label_name(label)
             except ValidationError as exc:
-                problems.append({"file": f"row {number}", "code": "bad_label", "message": str(exc.detail["name"][0])})
+                problems.append(
+                    {"file": f"row {number}", "code": "bad_label", "message": str(exc.detail["name"][0])}
+                )
                 label = None
-        rows.append(_Row(name=f"row {number}: {text[:80]}"[:255], label=label, sha256=sha, size=len(text.encode()),
-                         text=text))
+        rows.append(
+            _Row(
+                name=f"row {number}: {text[:80]}"[:255],
+                label=label,
+                sha256=sha,
+                size=len(text.encode()),
+                text=text,
+            )
+        )
     return {"text_column": text_column, "label_column": label_column or ""}, rows
 
 
@@ -786,37 +1066,68 @@ def _tabular_plan(dataset: Dataset, table, mapping: dict, problems: list[dict]) 
     regression = dataset.task_type in REGRESSION_TASKS
     target = mapping.get("target_column") or schema.get("target")
     if not target:
-        raise ImportRejected("Choose the target column (target_column): the column the model will predict. The "
-                             f"file's columns are {', '.join(repr(c) for c in table.columns[:30])}.",
-                             code="no_target_column", field="target_column", columns=table.columns[:200])
+        raise ImportRejected(
+            "Choose the target column (target_column): the column the model will predict. The "
+            f"file's columns are {', '.join(repr(c) for c in table.columns[:30])}.",
+            code="no_target_column",
+            field="target_column",
+            columns=table.columns[:200],
+        )
     _named_column(table, target, "target_column", "target")
     if schema.get("target") and target != schema["target"]:
-        raise ImportRejected(f"This dataset's target column is {schema['target']!r}; a later import cannot change it.",
-                             code="bad_mapping", field="target_column")
+        raise ImportRejected(
+            f"This dataset's target column is {schema['target']!r}; a later import cannot change it.",
+            code="bad_mapping",
+            field="target_column",
+        )
     features = [c for c in table.columns if c != target]
     if len(features) > MAX_COLUMNS:
-        raise ImportRejected(f"The file has {len(features):,} feature columns besides the target; at most "
-                             f"{MAX_COLUMNS} are supported.", code="too_many_columns", field="file",
-                             columns=len(features))
+        raise ImportRejected(
+            f"The file has {len(features):,} feature columns besides the target; at most "
+            f"{MAX_COLUMNS} are supported.",
+            code="too_many_columns",
+            field="file",
+            columns=len(features),
+        )
     if not features:
-        raise ImportRejected("The file has only the target column; a model needs at least one feature column.",
-                             code="no_feature_columns", field="file")
+        raise ImportRejected(
+            "The file has only the target column; a model needs at least one feature column.",
+            code="no_feature_columns",
+            field="file",
+        )
     if schema.get("columns"):
         expected = [c["name"] for c in schema["columns"]]
-        missing, extra = [c for c in expected if c not in features], [c for c in features if c not in expected]
+        missing, extra = (
+            [c for c in expected if c not in features],
+            [c for c in features if c not in expected],
+        )
         if missing or extra:
             raise ImportRejected(
-                "The file's columns differ from the dataset's: " + "; ".join(
-                    part for part in (f"missing {', '.join(map(repr, missing[:20]))}" if missing else "",
-                                      f"not in the dataset {', '.join(map(repr, extra[:20]))}" if extra else "")
-                    if part) + ".", code="schema_mismatch", field="file", missing=missing, extra=extra)
+                "The file's columns differ from the dataset's: "
+                + "; ".join(
+                    part
+                    for part in (
+                        f"missing {', '.join(map(repr, missing[:20]))}" if missing else "",
+                        f"not in the dataset {', '.join(map(repr, extra[:20]))}" if extra else "",
+                    )
+                    if part
+                )
+                + ".",
+                code="schema_mismatch",
+                field="file",
+                missing=missing,
+                extra=extra,
+            )
         types = {c["name"]: c["type"] for c in schema["columns"]}
     else:
         types = {c: infer_type([r[c] for r in table.rows]) for c in features}
     cells = [r[target] for r in table.rows]
     if all(v is None for v in cells):
-        raise ImportRejected(f"The target column {target!r} is empty in every row; there is nothing to learn.",
-                             code="empty_target", field="target_column")
+        raise ImportRejected(
+            f"The target column {target!r} is empty in every row; there is nothing to learn.",
+            code="empty_target",
+            field="target_column",
+        )
     existing = Sample.objects.filter(dataset=dataset).exists()
     if regression:
         bad = [i for i, v in enumerate(cells) if v is not None and as_number(v) is None]
@@ -824,21 +1135,34 @@ def _tabular_plan(dataset: Dataset, table, mapping: dict, problems: list[dict]) 
             raise ImportRejected(
                 f"The target column {target!r} must hold numbers for regression, but row {bad[0] + 1} has "
                 f"{cells[bad[0]]!r}" + (f" (and {len(bad) - 1} more rows)" if len(bad) > 1 else "") + ".",
-                code="non_numeric_target", field="target_column", rows=[i + 1 for i in bad[:100]])
+                code="non_numeric_target",
+                field="target_column",
+                rows=[i + 1 for i in bad[:100]],
+            )
         distinct = {as_number(v) for v in cells if v is not None}
         if len(distinct) < 2 and not existing:
-            raise ImportRejected(f"The target column {target!r} has the same value ({distinct.pop():g}) in every "
-                                 "row; regression needs a target that varies.", code="constant_target",
-                                 field="target_column")
+            raise ImportRejected(
+                f"The target column {target!r} has the same value ({distinct.pop():g}) in every "
+                "row; regression needs a target that varies.",
+                code="constant_target",
+                field="target_column",
+            )
     else:
         classes = {_label_of(v) for v in cells if v is not None}
         if len(classes) < 2 and not existing:
-            raise ImportRejected(f"The target column {target!r} has only one class ({next(iter(classes))!r}); "
-                                 "classification needs at least two.", code="single_class", field="target_column")
+            raise ImportRejected(
+                f"The target column {target!r} has only one class ({next(iter(classes))!r}); "
+                "classification needs at least two.",
+                code="single_class",
+                field="target_column",
+            )
         if len(classes) > MAX_CLASSES:
-            raise ImportRejected(f"The target column {target!r} has {len(classes):,} distinct values, more than the "
-                                 f"{MAX_CLASSES} classes a classification dataset takes; is it a regression target?",
-                                 code="too_many_classes", field="target_column")
+            raise ImportRejected(
+                f"The target column {target!r} has {len(classes):,} distinct values, more than the "
+                f"{MAX_CLASSES} classes a classification dataset takes; is it a regression target?",
+                code="too_many_classes",
+                field="target_column",
+            )
     rows: list[_Row] = []
     seen: dict[str, int] = {}
     for number, row in enumerate(table.rows, start=1):
@@ -856,20 +1180,38 @@ def _tabular_plan(dataset: Dataset, table, mapping: dict, problems: list[dict]) 
             try:
                 label = _label_name(label)
             except ValidationError as exc:
-                problems.append({"file": f"row {number}", "code": "bad_label", "message": str(exc.detail["name"][0])})
+                problems.append(
+                    {"file": f"row {number}", "code": "bad_label", "message": str(exc.detail["name"][0])}
+                )
                 label = None
         value = as_number(row[target]) if regression else None
         canonical = json.dumps([values, label, value], sort_keys=True, separators=(",", ":"))
         sha = hashlib.sha256(canonical.encode()).hexdigest()
         if sha in seen:
-            problems.append({"file": f"row {number}", "code": "duplicate",
-                             "message": f"the same row as row {seen[sha]} earlier in this file"})
+            problems.append(
+                {
+                    "file": f"row {number}",
+                    "code": "duplicate",
+                    "message": f"the same row as row {seen[sha]} earlier in this file",
+                }
+            )
             continue
         seen[sha] = number
-        rows.append(_Row(name=f"row {number}", label=label, sha256=sha, size=len(canonical), values=values,
-                         target=value))
-    return {"columns": [{"name": c, "type": types[c]} for c in features], "target": target,
-            "task": "regression" if regression else "classification"}, rows
+        rows.append(
+            _Row(
+                name=f"row {number}",
+                label=label,
+                sha256=sha,
+                size=len(canonical),
+                values=values,
+                target=value,
+            )
+        )
+    return {
+        "columns": [{"name": c, "type": types[c]} for c in features],
+        "target": target,
+        "task": "regression" if regression else "classification",
+    }, rows
 
 
 def dataset_profile(*, dataset: Dataset) -> dict:
@@ -877,20 +1219,36 @@ def dataset_profile(*, dataset: Dataset) -> dict:
     schema = dataset.schema or {}
     if dataset.task_type not in TABLE_TASKS or not schema.get("columns"):
         return {}
-    rows = list(Sample.objects.filter(dataset=dataset).order_by("pk").values_list("values", "label__name", "target"))
-    columns = [column_profile(c["name"], c["type"], [(v or {}).get(c["name"]) for v, _, _ in rows])
-               for c in schema["columns"]]
+    rows = list(
+        Sample.objects.filter(dataset=dataset).order_by("pk").values_list("values", "label__name", "target")
+    )
+    columns = [
+        column_profile(c["name"], c["type"], [(v or {}).get(c["name"]) for v, _, _ in rows])
+        for c in schema["columns"]
+    ]
     regression = dataset.task_type in REGRESSION_TASKS
-    return {"rows": len(rows), "columns": columns, "target": {
-        "name": schema.get("target"),
-        **target_profile(regression=regression, labels=[label for _, label, _ in rows],
-                         targets=[target for _, _, target in rows])}}
+    return {
+        "rows": len(rows),
+        "columns": columns,
+        "target": {
+            "name": schema.get("target"),
+            **target_profile(
+                regression=regression,
+                labels=[label for _, label, _ in rows],
+                targets=[target for _, _, target in rows],
+            ),
+        },
+    }
 
 
-def _import_table_now(*, dataset: Dataset, data: bytes, batch: ImportBatch, report: Report | None = None) -> ImportBatch:
+def _import_table_now(
+    *, dataset: Dataset, data: bytes, batch: ImportBatch, report: Report | None = None
+) -> ImportBatch:
     mapping = dict(batch.mapping or {})
     try:
-        table = read_table(data, batch.filename, **_read_options(mapping), max_rows=settings.SAMPAN_DATASET_MAX_FILES)
+        table = read_table(
+            data, batch.filename, **_read_options(mapping), max_rows=settings.SAMPAN_DATASET_MAX_FILES
+        )
     except TableRejected as exc:
         raise _table_rejected(exc) from None
     if report is not None:
@@ -902,32 +1260,48 @@ def _import_table_now(*, dataset: Dataset, data: bytes, batch: ImportBatch, repo
     if "target" in schema:
         mapping["target_column"] = schema["target"]
     mapping.update(encoding=table.encoding, format=table.format, decimal=table.decimal)
-    mapping.update({key: value for key, value in (("delimiter", table.delimiter), ("sheet", table.sheet)) if value})
+    mapping.update(
+        {key: value for key, value in (("delimiter", table.delimiter), ("sheet", table.sheet)) if value}
+    )
     with transaction.atomic():
         locked = Dataset.objects.select_for_update().get(pk=dataset.pk)  # one import at a time
         if locked.schema and locked.schema != schema and dataset.task_type == TaskType.TEXT_CLASSIFICATION:
             schema = locked.schema  # the first import's mapping stays the dataset's
         existing: dict[str, str] = {}
         for chunk in _chunks([r.sha256 for r in rows], 5000):
-            existing.update(Sample.objects.filter(dataset=dataset, sha256__in=chunk).values_list("sha256", "original_name"))
+            existing.update(
+                Sample.objects.filter(dataset=dataset, sha256__in=chunk).values_list(
+                    "sha256", "original_name"
+                )
+            )
         fresh = []
         for row in rows:
             if row.sha256 in existing:
-                problems.append({"file": row.name[:60], "code": "duplicate",
-                                 "message": f"already in the dataset as {existing[row.sha256][:60]!r}"})
+                problems.append(
+                    {
+                        "file": row.name[:60],
+                        "code": "duplicate",
+                        "message": f"already in the dataset as {existing[row.sha256][:60]!r}",
+                    }
+                )
             else:
                 fresh.append(row)
         failed = sum(1 for p in problems if p["code"] != "duplicate")
         if not fresh and failed:
             listed = "; ".join(f"{p['file']}: {p['message']}" for p in problems[:5])
-            raise ImportRejected(f"No row could be imported ({failed:,} rejected): {listed}", code="nothing_imported",
-                                 field="file", **_problem_details(problems, files=len(table.rows), failed=failed))
+            raise ImportRejected(
+                f"No row could be imported ({failed:,} rejected): {listed}",
+                code="nothing_imported",
+                field="file",
+                **_problem_details(problems, files=len(table.rows), failed=failed),
+            )
         names = {r.label for r in fresh if r.label}
         labels = {lab.name: lab for lab in Label.objects.filter(dataset=dataset, name__in=names)}
         created = sorted(names - set(labels))
         if created:
-            Label.objects.bulk_create([Label(dataset=dataset, name=n, color=_color_for(n)) for n in created],
-                                      ignore_conflicts=True)
+            Label.objects.bulk_create(
+                [Label(dataset=dataset, name=n, color=_color_for(n)) for n in created], ignore_conflicts=True
+            )
             labels = {lab.name: lab for lab in Label.objects.filter(dataset=dataset, name__in=names)}
         batch.files = len(table.rows)
         batch.imported = len(fresh)
@@ -942,12 +1316,24 @@ def _import_table_now(*, dataset: Dataset, data: bytes, batch: ImportBatch, repo
         now = timezone.now()
         kind = "TEXT" if dataset.task_type == TaskType.TEXT_CLASSIFICATION else "ROW"
         for chunk in _chunks(fresh, INSERT_BATCH):
-            Sample.objects.bulk_create([
-                Sample(dataset=dataset, label=labels.get(r.label) if r.label else None, sha256=r.sha256,
-                       original_name=r.name, format=kind, size_bytes=r.size, text=r.text, values=r.values,
-                       target=r.target, import_batch=batch, created_at=now)
-                for r in chunk
-            ])
+            Sample.objects.bulk_create(
+                [
+                    Sample(
+                        dataset=dataset,
+                        label=labels.get(r.label) if r.label else None,
+                        sha256=r.sha256,
+                        original_name=r.name,
+                        format=kind,
+                        size_bytes=r.size,
+                        text=r.text,
+                        values=r.values,
+                        target=r.target,
+                        import_batch=batch,
+                        created_at=now,
+                    )
+                    for r in chunk
+                ]
+            )
         locked.schema = schema
         locked.profile = dataset_profile(dataset=locked)
         locked.save(update_fields=["schema", "profile"])
@@ -960,7 +1346,9 @@ def _import_table_now(*, dataset: Dataset, data: bytes, batch: ImportBatch, repo
 # --- dataset versions --------------------------------------------------------------------------
 
 
-def stratified_split(*, members: dict[str, list[int]], ratios: tuple[float, float, float], seed: int) -> dict[int, str]:
+def stratified_split(
+    *, members: dict[str, list[int]], ratios: tuple[float, float, float], seed: int
+) -> dict[int, str]:
     """Split every class by ``ratios`` (train, val, test); the same members and seed always give
     the same split.
 
@@ -980,26 +1368,44 @@ def stratified_split(*, members: dict[str, list[int]], ratios: tuple[float, floa
         seen += len(ids)
         counts = [math.floor(len(ids) * r) for r in ratios]
         for _ in range(len(ids) - sum(counts)):
-            deficit = [seen * r - (assigned[i] + counts[i]) if r > 0 else -math.inf for i, r in enumerate(ratios)]
+            deficit = [
+                seen * r - (assigned[i] + counts[i]) if r > 0 else -math.inf for i, r in enumerate(ratios)
+            ]
             counts[deficit.index(max(deficit))] += 1
         for i in range(3):
             assigned[i] += counts[i]
         bounds = [counts[0], counts[0] + counts[1]]
         for position, sample_id in enumerate(ids):
-            splits[sample_id] = names[0] if position < bounds[0] else names[1] if position < bounds[1] else names[2]
+            splits[sample_id] = (
+                names[0] if position < bounds[0] else names[1] if position < bounds[1] else names[2]
+            )
     return splits
 
 
-def dataset_version_create(*, dataset: Dataset, user, train_ratio: float = 0.8, val_ratio: float = 0.1,
-                           test_ratio: float = 0.1, seed: int | None = None, note: str = "") -> DatasetVersion:
+def dataset_version_create(
+    *,
+    dataset: Dataset,
+    user,
+    train_ratio: float = 0.8,
+    val_ratio: float = 0.1,
+    test_ratio: float = 0.1,
+    seed: int | None = None,
+    note: str = "",
+) -> DatasetVersion:
     """Snapshot the dataset's labeled samples with a stratified split; numbered V1, V2, ...
 
     e.g. ``dataset_version_create(dataset=d, user=u, train_ratio=0.7, val_ratio=0.15, test_ratio=0.15, seed=42)``
     """
     ratios = (float(train_ratio), float(val_ratio), float(test_ratio))
     if any(r < 0 or r > 1 for r in ratios) or abs(sum(ratios) - 1.0) > 1e-6:
-        raise ValidationError({"train_ratio": [f"The ratios must each be between 0 and 1 and add up to 1; "
-                                               f"they add up to {sum(ratios):g}."]})
+        raise ValidationError(
+            {
+                "train_ratio": [
+                    f"The ratios must each be between 0 and 1 and add up to 1; "
+                    f"they add up to {sum(ratios):g}."
+                ]
+            }
+        )
     if ratios[0] <= 0:
         raise ValidationError({"train_ratio": ["The training split needs a ratio above 0."]})
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
@@ -1007,10 +1413,15 @@ def dataset_version_create(*, dataset: Dataset, user, train_ratio: float = 0.8, 
         list(Dataset.objects.select_for_update().filter(pk=dataset.pk).values_list("pk"))
         regression = dataset.task_type in REGRESSION_TASKS
         labeled = Q(target__isnull=False) if regression else Q(label__isnull=False)
-        rows = list(Sample.objects.filter(labeled, dataset=dataset).order_by("pk")
-                    .values_list("pk", "label__name", "blob_key", "sha256", "original_name"))
+        rows = list(
+            Sample.objects.filter(labeled, dataset=dataset)
+            .order_by("pk")
+            .values_list("pk", "label__name", "blob_key", "sha256", "original_name")
+        )
         if not rows:
-            raise ValidationError({"dataset": ["The dataset has no labeled samples; label some before making a version."]})
+            raise ValidationError(
+                {"dataset": ["The dataset has no labeled samples; label some before making a version."]}
+            )
         unlabeled = Sample.objects.filter(~labeled, dataset=dataset).count()
         members: dict[str, list[int]] = defaultdict(list)
         for pk, name, *_ in rows:
@@ -1023,24 +1434,56 @@ def dataset_version_create(*, dataset: Dataset, user, train_ratio: float = 0.8, 
         counts: dict[str, Counter] = {s.value: Counter() for s in Split}
         for pk, name, *_ in rows:
             counts[splits[pk]][name] += 1
-        number = (DatasetVersion.objects.filter(dataset=dataset).order_by("-number")
-                  .values_list("number", flat=True).first() or 0) + 1
+        number = (
+            DatasetVersion.objects.filter(dataset=dataset)
+            .order_by("-number")
+            .values_list("number", flat=True)
+            .first()
+            or 0
+        ) + 1
         version = DatasetVersion.objects.create(
-            dataset=dataset, number=number, note=note, seed=seed, train_ratio=ratios[0], val_ratio=ratios[1],
-            test_ratio=ratios[2], classes=classes, counts={s: dict(sorted(c.items())) for s, c in counts.items()},
-            sample_count=len(rows), unlabeled_excluded=unlabeled, schema=dataset.schema or {}, created_by=user)
+            dataset=dataset,
+            number=number,
+            note=note,
+            seed=seed,
+            train_ratio=ratios[0],
+            val_ratio=ratios[1],
+            test_ratio=ratios[2],
+            classes=classes,
+            counts={s: dict(sorted(c.items())) for s, c in counts.items()},
+            sample_count=len(rows),
+            unlabeled_excluded=unlabeled,
+            schema=dataset.schema or {},
+            created_by=user,
+        )
         content: dict[int, tuple] = {}
         if dataset.task_type not in IMAGE_TASKS:
             for chunk in _chunks([row[0] for row in rows], 5000):
-                content.update((pk, rest) for pk, *rest in Sample.objects.filter(pk__in=chunk)
-                               .values_list("pk", "text", "values", "target"))
+                content.update(
+                    (pk, rest)
+                    for pk, *rest in Sample.objects.filter(pk__in=chunk).values_list(
+                        "pk", "text", "values", "target"
+                    )
+                )
         for chunk in _chunks(rows, 5000):
-            VersionSample.objects.bulk_create([
-                VersionSample(version=version, sample_id=pk, split=splits[pk], label_index=index[name],
-                              label_name="" if regression else name, blob_key=key, sha256=sha, original_name=original,
-                              **dict(zip(("text", "values", "target"), content.get(pk, ("", None, None)), strict=True)))
-                for pk, name, key, sha, original in chunk
-            ])
+            VersionSample.objects.bulk_create(
+                [
+                    VersionSample(
+                        version=version,
+                        sample_id=pk,
+                        split=splits[pk],
+                        label_index=index[name],
+                        label_name="" if regression else name,
+                        blob_key=key,
+                        sha256=sha,
+                        original_name=original,
+                        **dict(
+                            zip(("text", "values", "target"), content.get(pk, ("", None, None)), strict=True)
+                        ),
+                    )
+                    for pk, name, key, sha, original in chunk
+                ]
+            )
     return version
 
 
@@ -1070,32 +1513,47 @@ def dataset_version_manifest(*, version: DatasetVersion, cache_dir: Path | None 
     if version.dataset.task_type not in IMAGE_TASKS:
         return _table_manifest(version=version)
     cache = Path(cache_dir) if cache_dir is not None else Path(settings.SAMPAN_HOME) / "cache"
-    rows = VersionSample.objects.filter(version=version).order_by("pk").values_list(
-        "pk", "sample_id", "blob_key", "label_index", "split")
+    rows = (
+        VersionSample.objects.filter(version=version)
+        .order_by("pk")
+        .values_list("pk", "sample_id", "blob_key", "label_index", "split")
+    )
     return {
         "classes": list(version.classes),
         # ``id`` is the dataset's sample id, so evaluation reports point at samples the UI can open;
         # a sample deleted since the snapshot keeps a reference that cannot be mistaken for one.
-        "samples": [{"path": _local_path(key, cache), "label": index, "split": split,
-                     "id": sample_id if sample_id is not None else f"deleted-{entry}"}
-                    for entry, sample_id, key, index, split in rows],
+        "samples": [
+            {
+                "path": _local_path(key, cache),
+                "label": index,
+                "split": split,
+                "id": sample_id if sample_id is not None else f"deleted-{entry}",
+            }
+            for entry, sample_id, key, index, split in rows
+        ],
     }
 
 
 def _table_manifest(*, version: DatasetVersion) -> dict:
     """A text or tabular version for the compute plane, rows inline::
 
-        text:    {"kind": "text", "classes": [...], "samples": [{"id", "text", "label", "split"}]}
-        tabular: {"kind": "tabular", "task": "classification" | "regression", "columns": [{"name", "type"}],
-                  "target": name, "classes": [...], "samples": [{"id", "values", "label" | "target", "split"}]}
+    text:    {"kind": "text", "classes": [...], "samples": [{"id", "text", "label", "split"}]}
+    tabular: {"kind": "tabular", "task": "classification" | "regression", "columns": [{"name", "type"}],
+              "target": name, "classes": [...], "samples": [{"id", "values", "label" | "target", "split"}]}
     """
     task_type = version.dataset.task_type
-    rows = VersionSample.objects.filter(version=version).order_by("pk").values_list(
-        "pk", "sample_id", "label_index", "split", "text", "values", "target")
+    rows = (
+        VersionSample.objects.filter(version=version)
+        .order_by("pk")
+        .values_list("pk", "sample_id", "label_index", "split", "text", "values", "target")
+    )
     regression = task_type in REGRESSION_TASKS
     samples = []
     for entry, sample_id, index, split, text, values, target in rows.iterator(chunk_size=5000):
-        sample: dict[str, Any] = {"id": sample_id if sample_id is not None else f"deleted-{entry}", "split": split}
+        sample: dict[str, Any] = {
+            "id": sample_id if sample_id is not None else f"deleted-{entry}",
+            "split": split,
+        }
         if task_type == TaskType.TEXT_CLASSIFICATION:
             sample["text"] = text
         else:
@@ -1108,9 +1566,14 @@ def _table_manifest(*, version: DatasetVersion) -> dict:
     if task_type == TaskType.TEXT_CLASSIFICATION:
         return {"kind": "text", "classes": list(version.classes), "samples": samples}
     schema = version.schema or {}
-    return {"kind": "tabular", "task": "regression" if regression else "classification",
-            "columns": schema.get("columns", []), "target": schema.get("target"), "classes": list(version.classes),
-            "samples": samples}
+    return {
+        "kind": "tabular",
+        "task": "regression" if regression else "classification",
+        "columns": schema.get("columns", []),
+        "target": schema.get("target"),
+        "classes": list(version.classes),
+        "samples": samples,
+    }
 
 
 def dataset_version_check_trainable(*, version: DatasetVersion, min_per_class: int) -> None:
@@ -1120,12 +1583,22 @@ def dataset_version_check_trainable(*, version: DatasetVersion, min_per_class: i
     if version.dataset.task_type in REGRESSION_TASKS:
         targets = VersionSample.objects.filter(version=version).values_list("target", flat=True)
         if version.sample_count < MIN_REGRESSION_ROWS:
-            raise ValidationError({"dataset_version": [
-                f"{version.name} has {version.sample_count} rows with a target; regression needs at least "
-                f"{MIN_REGRESSION_ROWS}."]})
+            raise ValidationError(
+                {
+                    "dataset_version": [
+                        f"{version.name} has {version.sample_count} rows with a target; regression needs at least "
+                        f"{MIN_REGRESSION_ROWS}."
+                    ]
+                }
+            )
         if targets.distinct().count() < 2:
-            raise ValidationError({"dataset_version": [
-                f"{version.name}: the target has the same value in every row; there is nothing to learn."]})
+            raise ValidationError(
+                {
+                    "dataset_version": [
+                        f"{version.name}: the target has the same value in every row; there is nothing to learn."
+                    ]
+                }
+            )
         return
     per_class: Counter = Counter()
     for split_counts in (version.counts or {}).values():
@@ -1133,15 +1606,25 @@ def dataset_version_check_trainable(*, version: DatasetVersion, min_per_class: i
     present = sorted(name for name, n in per_class.items() if n > 0)
     if len(present) < 2:
         found = f" ({', '.join(present)})" if present else ""
-        raise ValidationError({"dataset_version": [
-            f"{version.name} has {len(present)} labeled class{'' if len(present) == 1 else 'es'}{found}; "
-            "training needs at least 2. Label samples of another class and make a new version."]})
+        raise ValidationError(
+            {
+                "dataset_version": [
+                    f"{version.name} has {len(present)} labeled class{'' if len(present) == 1 else 'es'}{found}; "
+                    "training needs at least 2. Label samples of another class and make a new version."
+                ]
+            }
+        )
     small = [(name, per_class[name]) for name in present if per_class[name] < min_per_class]
     if small:
         listed = ", ".join(f"{name!r} has {n}" for name, n in small[:10])
-        raise ValidationError({"dataset_version": [
-            f"{version.name}: every class needs at least {min_per_class} samples, but {listed}. "
-            "Label more samples of these classes and make a new version."]})
+        raise ValidationError(
+            {
+                "dataset_version": [
+                    f"{version.name}: every class needs at least {min_per_class} samples, but {listed}. "
+                    "Label more samples of these classes and make a new version."
+                ]
+            }
+        )
 
 
 # --- export ------------------------------------------------------------------------------------
@@ -1156,10 +1639,19 @@ def csv_cell(value: object) -> str:
 def _export_rows(dataset: Dataset, version: DatasetVersion | None) -> Iterable[tuple]:
     """(blob_key, label or None, split, original_name, sha256) in a stable order."""
     if version is not None:
-        return VersionSample.objects.filter(version=version).order_by("pk").values_list(
-            "blob_key", "label_name", "split", "original_name", "sha256").iterator(chunk_size=2000)
-    return ((key, label, "", name, sha) for key, label, name, sha in Sample.objects.filter(dataset=dataset)
-            .order_by("pk").values_list("blob_key", "label__name", "original_name", "sha256").iterator(chunk_size=2000))
+        return (
+            VersionSample.objects.filter(version=version)
+            .order_by("pk")
+            .values_list("blob_key", "label_name", "split", "original_name", "sha256")
+            .iterator(chunk_size=2000)
+        )
+    return (
+        (key, label, "", name, sha)
+        for key, label, name, sha in Sample.objects.filter(dataset=dataset)
+        .order_by("pk")
+        .values_list("blob_key", "label__name", "original_name", "sha256")
+        .iterator(chunk_size=2000)
+    )
 
 
 def dataset_export(*, dataset: Dataset, version: DatasetVersion | None = None) -> tuple[IO[bytes], str]:
@@ -1187,8 +1679,11 @@ def dataset_export(*, dataset: Dataset, version: DatasetVersion | None = None) -
                 path = f"{folder}{stem}-{n}.{extension}"
             used.add(path.lower())
             with default_storage.open(key, "rb") as blob:
-                archive.writestr(zipfile.ZipInfo(path, date_time=(2000, 1, 1, 0, 0, 0)), blob.read(),
-                                 compress_type=zipfile.ZIP_STORED)
+                archive.writestr(
+                    zipfile.ZipInfo(path, date_time=(2000, 1, 1, 0, 0, 0)),
+                    blob.read(),
+                    compress_type=zipfile.ZIP_STORED,
+                )
             writer.writerow([csv_cell(v) for v in (path, label or "", split, original, sha)])
         archive.writestr("manifest.csv", manifest.getvalue(), compress_type=zipfile.ZIP_DEFLATED)
     out.seek(0)
@@ -1209,11 +1704,18 @@ def _table_export(*, dataset: Dataset, version: DatasetVersion | None) -> tuple[
         features = [c["name"] for c in schema.get("columns", [])]
         header = [*features, schema.get("target") or "target"]
     if version is not None:
-        rows = VersionSample.objects.filter(version=version).order_by("pk").values_list(
-            "text", "values", "label_name", "target", "split")
+        rows = (
+            VersionSample.objects.filter(version=version)
+            .order_by("pk")
+            .values_list("text", "values", "label_name", "target", "split")
+        )
     else:
-        rows = ((t, v, label, target, "") for t, v, label, target in Sample.objects.filter(dataset=dataset)
-                .order_by("pk").values_list("text", "values", "label__name", "target"))
+        rows = (
+            (t, v, label, target, "")
+            for t, v, label, target in Sample.objects.filter(dataset=dataset)
+            .order_by("pk")
+            .values_list("text", "values", "label__name", "target")
+        )
     table = io.StringIO()
     writer = csv.writer(table)
     writer.writerow([csv_cell(h) for h in [*header, "split"]])
@@ -1222,15 +1724,21 @@ def _table_export(*, dataset: Dataset, version: DatasetVersion | None) -> tuple[
             cells = [sample_text, label or ""]
         else:
             found = values or {}
-            goal = ("" if target is None else repr(target) if not float(target).is_integer() else int(target)) \
-                if regression else (label or "")
+            goal = (
+                ("" if target is None else repr(target) if not float(target).is_integer() else int(target))
+                if regression
+                else (label or "")
+            )
             cells = [*("" if found.get(c) is None else found.get(c) for c in features), goal]
         # numbers as numbers (a negative one is no formula); every text cell escaped
         writer.writerow([c if isinstance(c, int | float) else csv_cell(c) for c in [*cells, split]])
     out = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)  # noqa: SIM115 - handed to the response
     with zipfile.ZipFile(out, "w") as archive:
-        archive.writestr(zipfile.ZipInfo("data.csv", date_time=(2000, 1, 1, 0, 0, 0)), table.getvalue().encode(),
-                         compress_type=zipfile.ZIP_DEFLATED)
+        archive.writestr(
+            zipfile.ZipInfo("data.csv", date_time=(2000, 1, 1, 0, 0, 0)),
+            table.getvalue().encode(),
+            compress_type=zipfile.ZIP_DEFLATED,
+        )
     out.seek(0)
     safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in dataset.name)[:60] or "dataset"
     return out, f"{safe}{'-' + version.name if version else ''}.zip"
@@ -1240,8 +1748,9 @@ PREVIEW_BYTES = 2 * 1024 * 1024
 PREVIEW_ROWS = 20
 
 
-def table_preview(*, dataset: Dataset, upload, encoding: str = "", delimiter: str = "", decimal: str = "",
-                  sheet: str = "") -> dict:
+def table_preview(
+    *, dataset: Dataset, upload, encoding: str = "", delimiter: str = "", decimal: str = "", sheet: str = ""
+) -> dict:
     """The column mapping step: a table file's columns with inferred types, its first rows and the
     suggested mapping, read from at most the first 2 MiB of a text file. Stores nothing. The answer
     says what was used (given or detected): encoding, delimiter, decimal mark, sheet and the
@@ -1251,13 +1760,20 @@ def table_preview(*, dataset: Dataset, upload, encoding: str = "", delimiter: st
     """
     name = PurePosixPath(upload.name or "table.csv").name[-255:]
     if dataset.task_type in IMAGE_TASKS:
-        raise ImportRejected(f"{dataset.name!r} is an image dataset; table files go to text and tabular datasets.",
-                             code="wrong_import_kind", field="file")
+        raise ImportRejected(
+            f"{dataset.name!r} is an image dataset; table files go to text and tabular datasets.",
+            code="wrong_import_kind",
+            field="file",
+        )
     limit = settings.SAMPAN_DATASET_MAX_TABLE_BYTES
     if upload.size > limit:
-        raise UploadTooLarge(f"The file {name!r} is {upload.size:,} bytes; one table file may be at most {limit:,} "
-                             "bytes (SAMPAN_DATASET_MAX_TABLE_BYTES).", field="file", size_bytes=upload.size,
-                             limit_bytes=limit)
+        raise UploadTooLarge(
+            f"The file {name!r} is {upload.size:,} bytes; one table file may be at most {limit:,} "
+            "bytes (SAMPAN_DATASET_MAX_TABLE_BYTES).",
+            field="file",
+            size_bytes=upload.size,
+            limit_bytes=limit,
+        )
     upload.seek(0)
     head = upload.read(PREVIEW_BYTES + 1)
     try:
@@ -1265,7 +1781,7 @@ def table_preview(*, dataset: Dataset, upload, encoding: str = "", delimiter: st
         if fmt in ("csv", "tsv", "jsonl"):
             partial = len(head) > PREVIEW_BYTES
             if partial:
-                head = head[:head.rfind(b"\n", 0, PREVIEW_BYTES) + 1] or head[:PREVIEW_BYTES]
+                head = head[: head.rfind(b"\n", 0, PREVIEW_BYTES) + 1] or head[:PREVIEW_BYTES]
         elif len(head) > PREVIEW_BYTES:
             upload.seek(0)
             head, partial = upload.read(), False
@@ -1279,13 +1795,30 @@ def table_preview(*, dataset: Dataset, upload, encoding: str = "", delimiter: st
     schema = dataset.schema or {}
     suggested: dict[str, str | None]
     if dataset.task_type == TaskType.TEXT_CLASSIFICATION:
-        text_column = schema.get("text_column") or _pick_column(table.columns, TEXT_COLUMN_GUESSES, set()) or next(
-            (c for c in table.columns if kinds[c] == "text"), None)
-        label_column = schema.get("label_column") or _pick_column(table.columns, LABEL_COLUMN_GUESSES, {text_column or ""})
+        text_column = (
+            schema.get("text_column")
+            or _pick_column(table.columns, TEXT_COLUMN_GUESSES, set())
+            or next((c for c in table.columns if kinds[c] == "text"), None)
+        )
+        label_column = schema.get("label_column") or _pick_column(
+            table.columns, LABEL_COLUMN_GUESSES, {text_column or ""}
+        )
         suggested = {"text_column": text_column, "label_column": label_column}
     else:
-        suggested = {"target_column": schema.get("target") or _pick_column(table.columns, LABEL_COLUMN_GUESSES, set())}
-    return {"filename": name, "format": table.format, "encoding": table.encoding, "delimiter": table.delimiter,
-            "decimal": table.decimal, "sheet": table.sheet, "sheets": table.sheets, "partial": partial,
-            "rows_read": len(table.rows), "columns": [{"name": c, "type": kinds[c]} for c in table.columns],
-            "rows": table.rows[:PREVIEW_ROWS], "suggested": suggested}
+        suggested = {
+            "target_column": schema.get("target") or _pick_column(table.columns, LABEL_COLUMN_GUESSES, set())
+        }
+    return {
+        "filename": name,
+        "format": table.format,
+        "encoding": table.encoding,
+        "delimiter": table.delimiter,
+        "decimal": table.decimal,
+        "sheet": table.sheet,
+        "sheets": table.sheets,
+        "partial": partial,
+        "rows_read": len(table.rows),
+        "columns": [{"name": c, "type": kinds[c]} for c in table.columns],
+        "rows": table.rows[:PREVIEW_ROWS],
+        "suggested": suggested,
+    }

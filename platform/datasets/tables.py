@@ -20,8 +20,18 @@ from pathlib import PurePosixPath
 from typing import Any
 
 MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", "#n/a"})
-FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl",
-           ".xlsx": "xlsx", ".xlsm": "xlsx", ".parquet": "parquet", ".pq": "parquet"}
+FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".txt": "csv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
 COLUMN_TYPES = ("numeric", "categorical", "datetime", "text", "empty")
 MAX_COLUMNS = 1000  # feature columns; a tabular file may hold one more, its target
 DELIMITERS = (",", ";", "\t", "|")
@@ -64,8 +74,10 @@ def table_format(filename: str, head: bytes) -> str:
         return "xlsx"
     if suffix in FORMATS:
         return FORMATS[suffix]
-    raise TableRejected(f"{filename!r} is not a table file this importer reads: use .csv, .tsv, .jsonl, .xlsx "
-                        "or .parquet.", code="unsupported_format")
+    raise TableRejected(
+        f"{filename!r} is not a table file this importer reads: use .csv, .tsv, .jsonl, .xlsx or .parquet.",
+        code="unsupported_format",
+    )
 
 
 def _row_of_offset(data: bytes, offset: int) -> int:
@@ -82,8 +94,11 @@ def encoding_name(encoding: str) -> str:
             raise LookupError(encoding)
         name = info.name
     except LookupError:
-        raise TableRejected(f"Unknown encoding {encoding!r}; give a text encoding such as utf-8, gb18030 or "
-                            "cp1252.", code="bad_encoding", field="encoding") from None
+        raise TableRejected(
+            f"Unknown encoding {encoding!r}; give a text encoding such as utf-8, gb18030 or cp1252.",
+            code="bad_encoding",
+            field="encoding",
+        ) from None
     return name
 
 
@@ -99,8 +114,12 @@ def decode_text(data: bytes, *, encoding: str | None = None) -> tuple[str, str]:
             text = data.decode("utf-8-sig" if name == "utf-8" else name)
         except UnicodeDecodeError as exc:
             line = _row_of_offset(data, exc.start)
-            raise TableRejected(f"Line {line} is not valid {encoding} (byte 0x{data[exc.start]:02x} at offset "
-                                f"{exc.start}).", code="bad_encoding", field="encoding", line=line) from None
+            raise TableRejected(
+                f"Line {line} is not valid {encoding} (byte 0x{data[exc.start]:02x} at offset {exc.start}).",
+                code="bad_encoding",
+                field="encoding",
+                line=line,
+            ) from None
         return text.removeprefix("\ufeff"), name
     name = detect_encoding(data)
     return data.decode(name).removeprefix("\ufeff"), name.removesuffix("-sig")
@@ -111,8 +130,14 @@ _HIGH_RUN = re.compile(rb"[\x80-\xff]+")
 
 def _is_cjk(char: str) -> bool:
     code = ord(char)
-    return (0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF or 0x3000 <= code <= 0x30FF
-            or 0xFF00 <= code <= 0xFFEF or 0x2000 <= code <= 0x206F or 0x20000 <= code <= 0x2FA1F)
+    return (
+        0x4E00 <= code <= 0x9FFF
+        or 0x3400 <= code <= 0x4DBF
+        or 0x3000 <= code <= 0x30FF
+        or 0xFF00 <= code <= 0xFFEF
+        or 0x2000 <= code <= 0x206F
+        or 0x20000 <= code <= 0x2FA1F
+    )
 
 
 def _decodes(data: bytes, encoding: str) -> str | None:
@@ -147,8 +172,13 @@ def detect_encoding(data: bytes) -> str:
 
     e.g. ``detect_encoding("类别".encode("gbk") * 3)`` -> ``"gb18030"``
     """
-    for bom, name in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
-                      (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+    for bom, name in (
+        (codecs.BOM_UTF32_LE, "utf-32"),
+        (codecs.BOM_UTF32_BE, "utf-32"),
+        (codecs.BOM_UTF8, "utf-8-sig"),
+        (codecs.BOM_UTF16_LE, "utf-16"),
+        (codecs.BOM_UTF16_BE, "utf-16"),
+    ):
         if data.startswith(bom) and _decodes(data, name) is not None:
             return name
     try:
@@ -167,13 +197,20 @@ def detect_encoding(data: bytes) -> str:
     gb_bytes = sum(len(r) for r in runs if len(r) % 2 == 0 and 0xFF not in r and 0x80 not in r)
     gb_text = _decodes(data, "gb18030")
     wide = [c for c in (gb_text or "")[:200_000] if ord(c) > 0x7F]
-    cjk = gb_text is not None and high and gb_bytes / high >= 0.9 and \
-        sum(map(_is_cjk, wide)) >= 0.9 * max(len(wide), 1)
+    cjk = (
+        gb_text is not None
+        and high
+        and gb_bytes / high >= 0.9
+        and sum(map(_is_cjk, wide)) >= 0.9 * max(len(wide), 1)
+    )
     western_text = _decodes(data, "cp1252")
     western = False
     if western_text is not None and runs:
-        alike = sum(1 for r in runs if len(r) <= 3
-                    and all(c.isalpha() or c in WESTERN_SYMBOLS for c in r.decode("cp1252")))
+        alike = sum(
+            1
+            for r in runs
+            if len(r) <= 3 and all(c.isalpha() or c in WESTERN_SYMBOLS for c in r.decode("cp1252"))
+        )
         western = alike >= 0.9 * len(runs) and high / len(runs) <= 1.6
     if cjk and not western:
         return "gb18030"
@@ -191,12 +228,22 @@ def detect_encoding(data: bytes) -> str:
     if not candidates:
         raise TableRejected(
             f"The file is not UTF-8 text and its encoding could not be detected: {where}. Save the file as UTF-8, "
-            "or give its encoding (e.g. encoding=cp1252).", code="bad_encoding", field="encoding", line=line,
-            offset=first_bad, candidates=[])
+            "or give its encoding (e.g. encoding=cp1252).",
+            code="bad_encoding",
+            field="encoding",
+            line=line,
+            offset=first_bad,
+            candidates=[],
+        )
     raise TableRejected(
         f"The file is not UTF-8 ({where}) and its encoding is not certain: it could be "
-        f"{', '.join(candidates[:6])}. Choose one with encoding=...", code="bad_encoding", field="encoding",
-        line=line, offset=first_bad, candidates=candidates[:6])
+        f"{', '.join(candidates[:6])}. Choose one with encoding=...",
+        code="bad_encoding",
+        field="encoding",
+        line=line,
+        offset=first_bad,
+        candidates=candidates[:6],
+    )
 
 
 def _plausible(text: str) -> bool:
@@ -229,17 +276,24 @@ def _check_columns(columns: list[Any]) -> list[str]:
     if not names:
         raise TableRejected("The file has no columns (an empty file or no header line).", code="empty_table")
     if len(names) > MAX_COLUMNS + 1:
-        raise TableRejected(f"The file has {len(names):,} columns, {len(names) - 1:,} feature columns besides a "
-                            f"target; at most {MAX_COLUMNS} feature columns are supported.", code="too_many_columns",
-                            columns=len(names))
+        raise TableRejected(
+            f"The file has {len(names):,} columns, {len(names) - 1:,} feature columns besides a "
+            f"target; at most {MAX_COLUMNS} feature columns are supported.",
+            code="too_many_columns",
+            columns=len(names),
+        )
     blank = [i + 1 for i, n in enumerate(names) if not n or n.startswith("Unnamed: ")]
     if blank:
-        raise TableRejected(f"Column {blank[0]} has no name in the header line; every column needs one.",
-                            code="unnamed_column", column=blank[0])
+        raise TableRejected(
+            f"Column {blank[0]} has no name in the header line; every column needs one.",
+            code="unnamed_column",
+            column=blank[0],
+        )
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
-        raise TableRejected(f"Column names must be unique; repeated: {', '.join(repeated[:10])}.",
-                            code="duplicate_columns")
+        raise TableRejected(
+            f"Column names must be unique; repeated: {', '.join(repeated[:10])}.", code="duplicate_columns"
+        )
     return names
 
 
@@ -248,10 +302,13 @@ def delimiter_option(value: str | None) -> str | None:
     if value is None or value == "":
         return None
     value = {"\\t": "\t", "tab": "\t", "TAB": "\t"}.get(value, value)
-    if len(value) != 1 or value in "\"\r\n" or value.isalnum():
-        raise TableRejected(f"The delimiter must be one character that is not a letter, digit, quote or line "
-                            f"break (e.g. ',', ';', '\\t', '|'); got {value!r}.", code="bad_delimiter",
-                            field="delimiter")
+    if len(value) != 1 or value in '"\r\n' or value.isalnum():
+        raise TableRejected(
+            f"The delimiter must be one character that is not a letter, digit, quote or line "
+            f"break (e.g. ',', ';', '\\t', '|'); got {value!r}.",
+            code="bad_delimiter",
+            field="delimiter",
+        )
     return value
 
 
@@ -259,8 +316,9 @@ def decimal_option(value: str | None) -> str | None:
     if value is None or value == "":
         return None
     if value not in DECIMALS:
-        raise TableRejected(f"The decimal mark must be '.' or ','; got {value!r}.", code="bad_decimal",
-                            field="decimal")
+        raise TableRejected(
+            f"The decimal mark must be '.' or ','; got {value!r}.", code="bad_decimal", field="decimal"
+        )
     return value
 
 
@@ -296,7 +354,7 @@ _INTEGER = re.compile(r"^\s*[+-]?\d+\s*$")
 
 
 def detect_decimal(rows: list[dict[str, Any]], columns: list[str], *, delimiter: str | None) -> str:
-    """"," when more text cells read as decimal-comma numbers (``1,5``, ``1.234,5``) than as
+    """ "," when more text cells read as decimal-comma numbers (``1,5``, ``1.234,5``) than as
     decimal-point ones, else ".". A comma-separated file keeps "." unless its quoted cells say
     otherwise by a fraction that is not a thousands group (``"3,14"``)."""
     comma = dot = 0
@@ -354,16 +412,28 @@ def _pick_sheet(data: bytes, sheet: str | int | None) -> tuple[str, list[str]]:
                 return wanted, names
             if wanted.isdigit() and int(wanted) < len(names):
                 return names[int(wanted)], names
-            raise TableRejected(f"The workbook has no sheet {wanted!r}; its sheets are "
-                                f"{', '.join(repr(n) for n in names)} (give a name or a 0-based index).",
-                                code="no_sheet", field="sheet", sheets=names)
+            raise TableRejected(
+                f"The workbook has no sheet {wanted!r}; its sheets are "
+                f"{', '.join(repr(n) for n in names)} (give a name or a 0-based index).",
+                code="no_sheet",
+                field="sheet",
+                sheets=names,
+            )
         return next((n for n in names if _sheet_has_rows(workbook[n])), names[0]), names
     finally:
         workbook.close()
 
 
-def read_table(data: bytes, filename: str, *, encoding: str | None = None, delimiter: str | None = None,
-               decimal: str | None = None, sheet: str | int | None = None, max_rows: int) -> Table:
+def read_table(
+    data: bytes,
+    filename: str,
+    *,
+    encoding: str | None = None,
+    delimiter: str | None = None,
+    decimal: str | None = None,
+    sheet: str | int | None = None,
+    max_rows: int,
+) -> Table:
     """Parse a table file into rows of cells. Options left None are detected: the encoding and
     delimiter of CSV/TSV, the decimal mark of text cells, the XLSX sheet (the first with data).
 
@@ -378,8 +448,15 @@ def read_table(data: bytes, filename: str, *, encoding: str | None = None, delim
         if fmt in ("csv", "tsv"):
             text, used = decode_text(data, encoding=encoding)
             used_delimiter = delimiter or detect_delimiter(text, default="\t" if fmt == "tsv" else ",")
-            frame = pd.read_csv(io.StringIO(text), sep=used_delimiter, dtype=str, keep_default_na=False,
-                                na_filter=False, skip_blank_lines=True, engine="c")
+            frame = pd.read_csv(
+                io.StringIO(text),
+                sep=used_delimiter,
+                dtype=str,
+                keep_default_na=False,
+                na_filter=False,
+                skip_blank_lines=True,
+                engine="c",
+            )
         elif fmt == "jsonl":
             text, used = decode_text(data, encoding=encoding)
             records = []
@@ -389,11 +466,18 @@ def read_table(data: bytes, filename: str, *, encoding: str | None = None, delim
                 try:
                     record = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise TableRejected(f"Line {line_number} is not valid JSON ({exc.msg}).", code="bad_json",
-                                        line=line_number) from None
+                    raise TableRejected(
+                        f"Line {line_number} is not valid JSON ({exc.msg}).",
+                        code="bad_json",
+                        line=line_number,
+                    ) from None
                 if not isinstance(record, dict):
-                    raise TableRejected(f"Line {line_number} is not a JSON object.", code="bad_json", line=line_number)
-                records.append({k: (json.dumps(v) if isinstance(v, dict | list) else v) for k, v in record.items()})
+                    raise TableRejected(
+                        f"Line {line_number} is not a JSON object.", code="bad_json", line=line_number
+                    )
+                records.append(
+                    {k: (json.dumps(v) if isinstance(v, dict | list) else v) for k, v in record.items()}
+                )
                 if len(records) > max_rows:
                     break
             frame = pd.DataFrame.from_records(records)
@@ -407,31 +491,55 @@ def read_table(data: bytes, filename: str, *, encoding: str | None = None, delim
     except (pd.errors.ParserError, ValueError, KeyError, OSError, ImportError, zipfile.BadZipFile) as exc:
         # pandas' parser messages name the line ("Error tokenizing data. C error: ... in line 7")
         kind = {"csv": "CSV", "tsv": "TSV", "jsonl": "JSON lines", "xlsx": "XLSX", "parquet": "Parquet"}[fmt]
-        raise TableRejected(f"{filename!r} could not be read as {kind}: {str(exc).strip()[:300]}",
-                            code="unreadable_table") from None
+        raise TableRejected(
+            f"{filename!r} could not be read as {kind}: {str(exc).strip()[:300]}", code="unreadable_table"
+        ) from None
     try:
         columns = _check_columns(list(frame.columns))
     except TableRejected as exc:
         if sheets and exc.code == "empty_table":
-            raise TableRejected(f"The sheet {sheet_name!r} is empty; the workbook's sheets are "
-                                f"{', '.join(map(repr, sheets))} (choose one as sheet).", code="empty_table",
-                                field="sheet", sheets=sheets) from None
+            raise TableRejected(
+                f"The sheet {sheet_name!r} is empty; the workbook's sheets are "
+                f"{', '.join(map(repr, sheets))} (choose one as sheet).",
+                code="empty_table",
+                field="sheet",
+                sheets=sheets,
+            ) from None
         raise
     if len(frame) > max_rows:
-        raise TableRejected(f"The file has more than {max_rows:,} rows, the limit of one import "
-                            "(SAMPAN_DATASET_MAX_FILES).", code="too_many_rows")
+        raise TableRejected(
+            f"The file has more than {max_rows:,} rows, the limit of one import (SAMPAN_DATASET_MAX_FILES).",
+            code="too_many_rows",
+        )
     frame.columns = columns
-    rows = [{name: _cell(value) for name, value in zip(columns, record, strict=True)}
-            for record in frame.itertuples(index=False, name=None)]
+    rows = [
+        {name: _cell(value) for name, value in zip(columns, record, strict=True)}
+        for record in frame.itertuples(index=False, name=None)
+    ]
     if not rows:
-        raise TableRejected("The file has a header but no rows." + (
-            f" The sheet {sheet_name!r} was read; the workbook's sheets are {', '.join(map(repr, sheets))}."
-            if sheets else ""), code="empty_table", sheets=sheets)
+        raise TableRejected(
+            "The file has a header but no rows."
+            + (
+                f" The sheet {sheet_name!r} was read; the workbook's sheets are {', '.join(map(repr, sheets))}."
+                if sheets
+                else ""
+            ),
+            code="empty_table",
+            sheets=sheets,
+        )
     used_decimal = decimal or detect_decimal(rows, columns, delimiter=used_delimiter)
     if used_decimal == ",":
         _apply_decimal_comma(rows, columns)
-    return Table(columns=columns, rows=rows, format=fmt, encoding=used, delimiter=used_delimiter,
-                 decimal=used_decimal, sheet=sheet_name, sheets=sheets)
+    return Table(
+        columns=columns,
+        rows=rows,
+        format=fmt,
+        encoding=used,
+        delimiter=used_delimiter,
+        decimal=used_decimal,
+        sheet=sheet_name,
+        sheets=sheets,
+    )
 
 
 def as_number(value: Any) -> float | None:
@@ -478,7 +586,9 @@ def _looks_like_datetimes(strings: list[str]) -> bool:
     import pandas as pd
 
     probe = strings[:500]
-    if not all(any(sep in s for sep in "-/:") and any(ch.isdigit() for ch in s) and len(s) <= 40 for s in probe):
+    if not all(
+        any(sep in s for sep in "-/:") and any(ch.isdigit() for ch in s) and len(s) <= 40 for s in probe
+    ):
         return False
     parsed = pd.to_datetime(pd.Series(probe), errors="coerce", format="mixed")
     return bool(parsed.notna().mean() >= 0.95)
@@ -496,16 +606,26 @@ def column_profile(name: str, kind: str, values: list[Any]) -> dict[str, Any]:
     """One column's statistics for the profile charts."""
     total = len(values)
     present = [v for v in values if v is not None]
-    profile: dict[str, Any] = {"name": name, "type": kind, "count": total, "missing": total - len(present),
-                               "missing_share": (total - len(present)) / total if total else 0.0,
-                               "unique": len({str(v) for v in present})}
+    profile: dict[str, Any] = {
+        "name": name,
+        "type": kind,
+        "count": total,
+        "missing": total - len(present),
+        "missing_share": (total - len(present)) / total if total else 0.0,
+        "unique": len({str(v) for v in present}),
+    }
     if kind == "numeric":
         numbers = [n for n in (as_number(v) for v in present) if n is not None]
         if numbers:
             mean = sum(numbers) / len(numbers)
             variance = sum((n - mean) ** 2 for n in numbers) / len(numbers)
-            profile.update(min=min(numbers), max=max(numbers), mean=mean, std=math.sqrt(variance),
-                           histogram=_histogram(numbers))
+            profile.update(
+                min=min(numbers),
+                max=max(numbers),
+                mean=mean,
+                std=math.sqrt(variance),
+                histogram=_histogram(numbers),
+            )
     elif kind in ("categorical", "datetime"):
         counts: dict[str, int] = {}
         for v in present:
@@ -520,17 +640,26 @@ def column_profile(name: str, kind: str, values: list[Any]) -> dict[str, Any]:
     return profile
 
 
-def target_profile(*, regression: bool, labels: list[str | None] | None = None,
-                   targets: list[float | None] | None = None) -> dict[str, Any]:
+def target_profile(
+    *, regression: bool, labels: list[str | None] | None = None, targets: list[float | None] | None = None
+) -> dict[str, Any]:
     """The target's balance: class counts, or the distribution of a numeric target."""
     if regression:
         numbers = [t for t in (targets or []) if t is not None]
-        found: dict[str, Any] = {"type": "numeric", "count": len(targets or []), "missing": len(targets or []) - len(numbers)}
+        found: dict[str, Any] = {
+            "type": "numeric",
+            "count": len(targets or []),
+            "missing": len(targets or []) - len(numbers),
+        }
         if numbers:
             mean = sum(numbers) / len(numbers)
-            found.update(min=min(numbers), max=max(numbers), mean=mean,
-                         std=math.sqrt(sum((n - mean) ** 2 for n in numbers) / len(numbers)),
-                         histogram=_histogram(numbers))
+            found.update(
+                min=min(numbers),
+                max=max(numbers),
+                mean=mean,
+                std=math.sqrt(sum((n - mean) ** 2 for n in numbers) / len(numbers)),
+                histogram=_histogram(numbers),
+            )
         return found
     counts: dict[str, int] = {}
     missing = 0
@@ -539,5 +668,9 @@ def target_profile(*, regression: bool, labels: list[str | None] | None = None,
             missing += 1
         else:
             counts[label] = counts.get(label, 0) + 1
-    return {"type": "classes", "count": len(labels or []), "missing": missing,
-            "classes": [{"value": k, "count": v} for k, v in sorted(counts.items(), key=lambda i: (-i[1], i[0]))]}
+    return {
+        "type": "classes",
+        "count": len(labels or []),
+        "missing": missing,
+        "classes": [{"value": k, "count": v} for k, v in sorted(counts.items(), key=lambda i: (-i[1], i[0]))],
+    }

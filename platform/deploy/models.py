@@ -17,17 +17,26 @@ class Deployment(models.Model):
     they read differs from the one they hold.
     """
 
-    workspace = models.ForeignKey("workspaces.Workspace", on_delete=models.CASCADE, related_name="deployments")
+    workspace = models.ForeignKey(
+        "workspaces.Workspace", on_delete=models.CASCADE, related_name="deployments"
+    )
     project = models.ForeignKey("workspaces.Project", on_delete=models.CASCADE, related_name="deployments")
     name = models.CharField(max_length=200)
     # RESTRICT, not PROTECT: a model version cannot be deleted while deployed, but deleting its project or
     # workspace deletes both.
-    model_version = models.ForeignKey("training.ModelVersion", on_delete=models.RESTRICT, related_name="deployments")
-    previous_model_version = models.ForeignKey("training.ModelVersion", null=True, blank=True,
-                                               on_delete=models.SET_NULL, related_name="+")
-    status = models.CharField(max_length=16, choices=DeploymentStatus.choices, default=DeploymentStatus.ACTIVE)
+    model_version = models.ForeignKey(
+        "training.ModelVersion", on_delete=models.RESTRICT, related_name="deployments"
+    )
+    previous_model_version = models.ForeignKey(
+        "training.ModelVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(
+        max_length=16, choices=DeploymentStatus.choices, default=DeploymentStatus.ACTIVE
+    )
     serving_stamp = models.PositiveBigIntegerField(default=0)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -52,7 +61,9 @@ class DeploymentEvent(models.Model):
 
     deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="events")
     action = models.CharField(max_length=16, choices=DeploymentEventAction.choices)
-    model_version = models.ForeignKey("training.ModelVersion", null=True, on_delete=models.SET_NULL, related_name="+")
+    model_version = models.ForeignKey(
+        "training.ModelVersion", null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     at = models.DateTimeField(auto_now_add=True)
 
@@ -71,7 +82,9 @@ class DeploymentKey(models.Model):
     quota_per_minute = models.PositiveIntegerField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -109,7 +122,9 @@ class Package(models.Model):
 
     workspace = models.ForeignKey("workspaces.Workspace", on_delete=models.CASCADE, related_name="packages")
     project = models.ForeignKey("workspaces.Project", on_delete=models.CASCADE, related_name="packages")
-    model_version = models.ForeignKey("training.ModelVersion", on_delete=models.CASCADE, related_name="packages")
+    model_version = models.ForeignKey(
+        "training.ModelVersion", on_delete=models.CASCADE, related_name="packages"
+    )
     kind = models.CharField(max_length=16, choices=PackageKind.choices)
     job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     blob_key = models.CharField(max_length=300, blank=True)
@@ -117,7 +132,9 @@ class Package(models.Model):
     size_bytes = models.PositiveBigIntegerField(null=True, blank=True)
     report = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     built_at = models.DateTimeField(null=True, blank=True)
 

@@ -13,14 +13,20 @@ from deploy import usage
 from deploy.models import Deployment, DeploymentKey, Package, UsageMinute
 
 # window -> (length, bucket size)
-WINDOWS = {"1h": (timedelta(hours=1), timedelta(minutes=1)), "24h": (timedelta(hours=24), timedelta(hours=1)),
-           "7d": (timedelta(days=7), timedelta(hours=6))}
+WINDOWS = {
+    "1h": (timedelta(hours=1), timedelta(minutes=1)),
+    "24h": (timedelta(hours=24), timedelta(hours=1)),
+    "7d": (timedelta(days=7), timedelta(hours=6)),
+}
 
 
 def deployments_for(*, user) -> QuerySet[Deployment]:
     return scoped_to_member(
         Deployment.objects.select_related("model_version", "created_by").prefetch_related(
-            "events__model_version", "events__by"), user=user)
+            "events__model_version", "events__by"
+        ),
+        user=user,
+    )
 
 
 def deployment_keys_of(*, deployment: Deployment) -> QuerySet[DeploymentKey]:
@@ -40,8 +46,9 @@ def deployment_usage(*, deployment: Deployment, window: str = "24h", now=None) -
     length, bucket = WINDOWS[window]
     now = now or timezone.now()
     start = now - length
-    rows = UsageMinute.objects.filter(deployment=deployment, minute__gt=start - timedelta(minutes=1)).values_list(
-        "minute", "calls", "errors", "histogram")
+    rows = UsageMinute.objects.filter(
+        deployment=deployment, minute__gt=start - timedelta(minutes=1)
+    ).values_list("minute", "calls", "errors", "histogram")
     step = int(bucket.total_seconds())
     buckets: dict[int, list] = {}
     total_calls = total_errors = 0
@@ -60,7 +67,13 @@ def deployment_usage(*, deployment: Deployment, window: str = "24h", now=None) -
         p50, p95, p99 = usage.percentiles(usage.merge(histograms))
         return {"calls": calls, "errors": errors, "p50_ms": p50, "p95_ms": p95, "p99_ms": p99}
 
-    series = [{"t": datetime.fromtimestamp(at, tz=UTC).isoformat().replace("+00:00", "Z"),
-               **figures(*buckets[at])} for at in sorted(buckets)]
-    return {"window": window, "bucket_seconds": step, "totals": figures(total_calls, total_errors, total_histograms),
-            "series": series}
+    series = [
+        {"t": datetime.fromtimestamp(at, tz=UTC).isoformat().replace("+00:00", "Z"), **figures(*buckets[at])}
+        for at in sorted(buckets)
+    ]
+    return {
+        "window": window,
+        "bucket_seconds": step,
+        "totals": figures(total_calls, total_errors, total_histograms),
+        "series": series,
+    }

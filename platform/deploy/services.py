@@ -42,22 +42,32 @@ def key_digest(key: str) -> str:
 
 def _touch(deployment: Deployment) -> None:
     """Tell every web process that the deployment's serving state changed (see Deployment)."""
-    Deployment.objects.filter(pk=deployment.pk).update(serving_stamp=F("serving_stamp") + 1, updated_at=timezone.now())
+    Deployment.objects.filter(pk=deployment.pk).update(
+        serving_stamp=F("serving_stamp") + 1, updated_at=timezone.now()
+    )
     deployment.refresh_from_db(fields=["serving_stamp", "updated_at"])
 
 
 def _event(deployment: Deployment, action: str, user) -> None:
-    DeploymentEvent.objects.create(deployment=deployment, action=action, model_version_id=deployment.model_version_id,
-                                   by=user if user is not None and user.is_authenticated else None)
+    DeploymentEvent.objects.create(
+        deployment=deployment,
+        action=action,
+        model_version_id=deployment.model_version_id,
+        by=user if user is not None and user.is_authenticated else None,
+    )
 
 
 def _check_servable(model_version: ModelVersion) -> None:
     if not model_version.onnx_key:
-        raise ValidationError({"model_version": [f"Model version {model_version.name} has no ONNX model to serve."]})
+        raise ValidationError(
+            {"model_version": [f"Model version {model_version.name} has no ONNX model to serve."]}
+        )
     from workers.serving.predictors import PREDICTORS
 
     if model_version.template not in PREDICTORS:
-        raise ValidationError({"model_version": [f"Template {model_version.template!r} cannot be served yet."]})
+        raise ValidationError(
+            {"model_version": [f"Template {model_version.template!r} cannot be served yet."]}
+        )
 
 
 @transaction.atomic
@@ -67,7 +77,9 @@ def deployment_create(*, user, model_version: ModelVersion, name: str, project=N
     e.g. ``deployment_create(user=u, model_version=mv, name="digits-prod")``
     """
     if project is not None and project.pk != model_version.project_id:
-        raise ValidationError({"model_version": [f"Model version {model_version.name} belongs to another project."]})
+        raise ValidationError(
+            {"model_version": [f"Model version {model_version.name} belongs to another project."]}
+        )
     _check_servable(model_version)
     name = name.strip()
     if not name:
@@ -75,8 +87,12 @@ def deployment_create(*, user, model_version: ModelVersion, name: str, project=N
     try:
         with transaction.atomic():
             deployment = Deployment.objects.create(
-                workspace_id=model_version.workspace_id, project_id=model_version.project_id, name=name,
-                model_version=model_version, created_by=user if user.is_authenticated else None)
+                workspace_id=model_version.workspace_id,
+                project_id=model_version.project_id,
+                name=name,
+                model_version=model_version,
+                created_by=user if user.is_authenticated else None,
+            )
     except IntegrityError:
         raise ValidationError({"name": [f"This project already has a deployment named {name!r}."]}) from None
     _event(deployment, DeploymentEventAction.CREATE, user)
@@ -88,7 +104,11 @@ def deployment_rename(*, deployment: Deployment, name: str) -> Deployment:
     name = name.strip()
     if not name:
         raise ValidationError({"name": ["Give the deployment a name."]})
-    if Deployment.objects.filter(project_id=deployment.project_id, name=name).exclude(pk=deployment.pk).exists():
+    if (
+        Deployment.objects.filter(project_id=deployment.project_id, name=name)
+        .exclude(pk=deployment.pk)
+        .exists()
+    ):
         raise ValidationError({"name": [f"This project already has a deployment named {name!r}."]})
     deployment.name = name
     deployment.save(update_fields=["name", "updated_at"])
@@ -100,13 +120,16 @@ def _locked(deployment: Deployment) -> Deployment:
 
 
 @transaction.atomic
-def deployment_switch(*, user, deployment: Deployment, model_version: ModelVersion,
-                      action: str = DeploymentEventAction.SWITCH) -> Deployment:
+def deployment_switch(
+    *, user, deployment: Deployment, model_version: ModelVersion, action: str = DeploymentEventAction.SWITCH
+) -> Deployment:
     """Serve ``model_version`` from now on. Requests already running finish on the old model; web
     processes load the new one on their next request (no request is dropped)."""
     deployment = _locked(deployment)
     if model_version.project_id != deployment.project_id:
-        raise ValidationError({"model_version": [f"Model version {model_version.name} belongs to another project."]})
+        raise ValidationError(
+            {"model_version": [f"Model version {model_version.name} belongs to another project."]}
+        )
     if model_version.pk == deployment.model_version_id:
         raise ValidationError({"model_version": [f"The deployment already serves {model_version.name}."]})
     _check_servable(model_version)
@@ -126,8 +149,9 @@ def deployment_rollback(*, user, deployment: Deployment) -> Deployment:
         exc = ValidationError({"previous_model_version": ["This deployment has no previous model version."]})
         raise exc
     previous = ModelVersion.objects.get(pk=current.previous_model_version_id)
-    return deployment_switch(user=user, deployment=current, model_version=previous,
-                             action=DeploymentEventAction.ROLLBACK)
+    return deployment_switch(
+        user=user, deployment=current, model_version=previous, action=DeploymentEventAction.ROLLBACK
+    )
 
 
 @transaction.atomic
@@ -138,8 +162,11 @@ def deployment_set_status(*, user, deployment: Deployment, status: str) -> Deplo
         return deployment
     deployment.status = status
     deployment.save(update_fields=["status", "updated_at"])
-    _event(deployment, DeploymentEventAction.STOP if status == DeploymentStatus.STOPPED else
-           DeploymentEventAction.START, user)
+    _event(
+        deployment,
+        DeploymentEventAction.STOP if status == DeploymentStatus.STOPPED else DeploymentEventAction.START,
+        user,
+    )
     _touch(deployment)
     return deployment
 
@@ -150,8 +177,14 @@ def deployment_delete(*, deployment: Deployment) -> None:
 
 
 @transaction.atomic
-def deployment_key_create(*, user, deployment: Deployment, name: str, expires_at: datetime | None = None,
-                          quota_per_minute: int | None = None) -> tuple[DeploymentKey, str]:
+def deployment_key_create(
+    *,
+    user,
+    deployment: Deployment,
+    name: str,
+    expires_at: datetime | None = None,
+    quota_per_minute: int | None = None,
+) -> tuple[DeploymentKey, str]:
     """A new API key of ``deployment``; returns (row, the key itself: shown once, never stored).
 
     e.g. ``key, secret = deployment_key_create(user=u, deployment=d, name="mobile app", quota_per_minute=600)``
@@ -162,9 +195,15 @@ def deployment_key_create(*, user, deployment: Deployment, name: str, expires_at
     if expires_at is not None and expires_at <= timezone.now():
         raise ValidationError({"expires_at": ["The expiry must be in the future."]})
     secret = KEY_PREFIX + secrets.token_urlsafe(32)
-    key = DeploymentKey.objects.create(deployment=deployment, name=name, prefix=secret[:12], digest=key_digest(secret),
-                                       expires_at=expires_at, quota_per_minute=quota_per_minute,
-                                       created_by=user if user.is_authenticated else None)
+    key = DeploymentKey.objects.create(
+        deployment=deployment,
+        name=name,
+        prefix=secret[:12],
+        digest=key_digest(secret),
+        expires_at=expires_at,
+        quota_per_minute=quota_per_minute,
+        created_by=user if user.is_authenticated else None,
+    )
     _touch(deployment)
     return key, secret
 
@@ -195,11 +234,20 @@ def package_create(*, user, model_version: ModelVersion, kind: str) -> Package:
     if kind not in PackageKind.values:
         raise ValidationError({"kind": [f"Choose one of {', '.join(PackageKind.values)}."]})
     _check_servable(model_version)
-    package = Package.objects.create(workspace_id=model_version.workspace_id, project_id=model_version.project_id,
-                                     model_version=model_version, kind=kind,
-                                     created_by=user if user.is_authenticated else None)
-    package.job = job_create(workspace=model_version.workspace, project=model_version.project,
-                             kind="deploy.build_package", params={"package": package.pk}, user=user)
+    package = Package.objects.create(
+        workspace_id=model_version.workspace_id,
+        project_id=model_version.project_id,
+        model_version=model_version,
+        kind=kind,
+        created_by=user if user.is_authenticated else None,
+    )
+    package.job = job_create(
+        workspace=model_version.workspace,
+        project=model_version.project,
+        kind="deploy.build_package",
+        params={"package": package.pk},
+        user=user,
+    )
     package.save(update_fields=["job"])
     return package
 

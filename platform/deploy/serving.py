@@ -114,9 +114,13 @@ class StampReader:
             conn = getattr(self._local, "conn", None)
             try:
                 if conn is None:
-                    conn = self._local.conn = sqlite3.connect(f"file:{db['NAME']}?mode=ro", uri=True,
-                                                              isolation_level=None, check_same_thread=True,
-                                                              timeout=float(db.get("OPTIONS", {}).get("timeout", 5)))
+                    conn = self._local.conn = sqlite3.connect(
+                        f"file:{db['NAME']}?mode=ro",
+                        uri=True,
+                        isolation_level=None,
+                        check_same_thread=True,
+                        timeout=float(db.get("OPTIONS", {}).get("timeout", 5)),
+                    )
                 row = conn.execute(STAMP_SQL.replace("%s", "?"), (deployment_id,)).fetchone()
                 return None if row is None else row[0]
             except sqlite3.Error:
@@ -176,17 +180,31 @@ class ServingStates:
             return None
         mv = deployment.model_version
         keys = {
-            digest: KeyState(id=pk, revoked=revoked_at is not None,
-                             expires_at=None if expires_at is None else expires_at.timestamp(), quota_per_minute=quota)
+            digest: KeyState(
+                id=pk,
+                revoked=revoked_at is not None,
+                expires_at=None if expires_at is None else expires_at.timestamp(),
+                quota_per_minute=quota,
+            )
             for pk, digest, revoked_at, expires_at, quota in DeploymentKey.objects.filter(
-                deployment_id=deployment_id).values_list("pk", "digest", "revoked_at", "expires_at", "quota_per_minute")
+                deployment_id=deployment_id
+            ).values_list("pk", "digest", "revoked_at", "expires_at", "quota_per_minute")
         }
         return DeploymentState(
-            id=deployment.pk, stamp=deployment.serving_stamp, active=deployment.status == DeploymentStatus.ACTIVE,
-            model_version=ModelVersionState(id=mv.pk, name=mv.name, template=mv.template, onnx_key=mv.onnx_key,
-                                            onnx_sha256=mv.onnx_sha256, classes=tuple(mv.classes),
-                                            preprocessing_json=json.dumps(mv.preprocessing)),
-            keys=keys)
+            id=deployment.pk,
+            stamp=deployment.serving_stamp,
+            active=deployment.status == DeploymentStatus.ACTIVE,
+            model_version=ModelVersionState(
+                id=mv.pk,
+                name=mv.name,
+                template=mv.template,
+                onnx_key=mv.onnx_key,
+                onnx_sha256=mv.onnx_sha256,
+                classes=tuple(mv.classes),
+                preprocessing_json=json.dumps(mv.preprocessing),
+            ),
+            keys=keys,
+        )
 
     def get(self, deployment_id: int) -> DeploymentState | None:
         """The deployment's current state (None: no such deployment). Raises ServingUnavailable when
@@ -200,9 +218,12 @@ class ServingStates:
             self._database_down_until = time.monotonic() + DATABASE_RETRY_SECONDS
             if not self._outage_logged:
                 self._outage_logged = True
-                logger.warning("the database cannot be read (%s: %s); serving cached deployment states for up to "
-                               "%s s", type(exc).__name__, str(exc).strip().splitlines()[0][:200] if str(exc) else "",
-                               stale_seconds())
+                logger.warning(
+                    "the database cannot be read (%s: %s); serving cached deployment states for up to %s s",
+                    type(exc).__name__,
+                    str(exc).strip().splitlines()[0][:200] if str(exc) else "",
+                    stale_seconds(),
+                )
             return self._cached(deployment_id, now)
         if self._outage_logged:
             self._outage_logged = False
@@ -217,12 +238,16 @@ class ServingStates:
         state, verified = self._states.get(deployment_id), self._verified.get(deployment_id)
         limit = stale_seconds()
         if state is None or verified is None:
-            raise ServingUnavailable(f"The platform's database cannot be reached and this web process holds no state "
-                                     f"of deployment {deployment_id} to serve it from.")
+            raise ServingUnavailable(
+                f"The platform's database cannot be reached and this web process holds no state "
+                f"of deployment {deployment_id} to serve it from."
+            )
         if now - verified > limit:
-            raise ServingUnavailable(f"The platform's database cannot be reached and this deployment's cached state is "
-                                     f"{now - verified:.0f} s old, past the {limit:g} s this server may serve it for "
-                                     f"(SAMPAN_DEPLOY_STALE_SECONDS).")
+            raise ServingUnavailable(
+                f"The platform's database cannot be reached and this deployment's cached state is "
+                f"{now - verified:.0f} s old, past the {limit:g} s this server may serve it for "
+                f"(SAMPAN_DEPLOY_STALE_SECONDS)."
+            )
         return state
 
     def _read(self, deployment_id: int) -> DeploymentState | None:
@@ -297,7 +322,9 @@ class PredictorCache:
             raise
         except Exception as exc:
             logger.exception("loading model version %s for serving failed", mv.id)
-            raise ModelUnavailable(f"Model version {mv.name} cannot be loaded: {type(exc).__name__}: {exc}") from None
+            raise ModelUnavailable(
+                f"Model version {mv.name} cannot be loaded: {type(exc).__name__}: {exc}"
+            ) from None
 
 
 def materialize(mv: ModelVersionState, directory: Path) -> Path:
@@ -313,15 +340,25 @@ def materialize(mv: ModelVersionState, directory: Path) -> Path:
                 out.write(chunk)
     except (FileNotFoundError, OSError) as exc:
         shutil.rmtree(temp, ignore_errors=True)
-        raise ModelUnavailable(f"The ONNX file of model version {mv.name} cannot be read from storage ({exc}).") \
-            from None
+        raise ModelUnavailable(
+            f"The ONNX file of model version {mv.name} cannot be read from storage ({exc})."
+        ) from None
     if mv.onnx_sha256 and digest.hexdigest() != mv.onnx_sha256:
         shutil.rmtree(temp, ignore_errors=True)
-        raise ModelUnavailable(f"The stored ONNX file of model version {mv.name} no longer matches its sha256.")
+        raise ModelUnavailable(
+            f"The stored ONNX file of model version {mv.name} no longer matches its sha256."
+        )
     (temp / "preprocess.json").write_text(mv.preprocessing_json)
     (temp / "labels.json").write_text(json.dumps(list(mv.classes)))
-    (temp / "manifest.json").write_text(json.dumps({"template": mv.template, "model_version": mv.public,
-                                                    "files": {"model.onnx": {"sha256": digest.hexdigest()}}}))
+    (temp / "manifest.json").write_text(
+        json.dumps(
+            {
+                "template": mv.template,
+                "model_version": mv.public,
+                "files": {"model.onnx": {"sha256": digest.hexdigest()}},
+            }
+        )
+    )
     try:
         os.replace(temp, directory)
     except OSError:  # another process got there first: its copy is the same bytes

@@ -53,7 +53,9 @@ def merge(histograms: Iterable[Mapping[str | int, int]]) -> dict[int, int]:
     return merged
 
 
-def percentiles(histogram: Mapping[int, int], qs: tuple[float, ...] = (0.5, 0.95, 0.99)) -> list[float | None]:
+def percentiles(
+    histogram: Mapping[int, int], qs: tuple[float, ...] = (0.5, 0.95, 0.99)
+) -> list[float | None]:
     total = sum(histogram.values())
     if not total:
         return [None for _ in qs]
@@ -132,8 +134,12 @@ class UsageRecorder:
             except DatabaseError as exc:  # the database is away: the minutes stay buffered for the next flush
                 if not failing:
                     failing = True
-                    logger.warning("writing deployment usage failed (%s: %s); keeping it in memory until the "
-                                   "database answers", type(exc).__name__, str(exc).strip()[:200])
+                    logger.warning(
+                        "writing deployment usage failed (%s: %s); keeping it in memory until the "
+                        "database answers",
+                        type(exc).__name__,
+                        str(exc).strip()[:200],
+                    )
                 self._close_quietly(connection)
             except Exception:
                 logger.exception("writing deployment usage failed")
@@ -160,8 +166,11 @@ class UsageRecorder:
 
         current = int(time.time() // 60)
         with self._lock:
-            pending = [(k, MinuteUsage(u.calls, u.errors, u.latency_ms_sum, dict(u.histogram)))
-                       for k, u in self._minutes.items() if u.dirty]
+            pending = [
+                (k, MinuteUsage(u.calls, u.errors, u.latency_ms_sum, dict(u.histogram)))
+                for k, u in self._minutes.items()
+                if u.dirty
+            ]
             for k, _ in pending:
                 self._minutes[k].dirty = False
             for k in [k for k in self._minutes if k[2] < current - 1 and not self._minutes[k].dirty]:
@@ -170,16 +179,26 @@ class UsageRecorder:
         written = 0
         try:
             for (deployment_id, key_id, minute), usage in pending:
-                values = {"calls": usage.calls, "errors": usage.errors, "latency_ms_sum": usage.latency_ms_sum,
-                          "histogram": {str(k): v for k, v in usage.histogram.items()}}
+                values = {
+                    "calls": usage.calls,
+                    "errors": usage.errors,
+                    "latency_ms_sum": usage.latency_ms_sum,
+                    "histogram": {str(k): v for k, v in usage.histogram.items()},
+                }
                 at = datetime.fromtimestamp(minute * 60, tz=UTC)
                 try:
                     with transaction.atomic():
-                        updated = UsageMinute.objects.filter(deployment_id=deployment_id, key_id=key_id, minute=at,
-                                                             writer=self.writer).update(**values)
+                        updated = UsageMinute.objects.filter(
+                            deployment_id=deployment_id, key_id=key_id, minute=at, writer=self.writer
+                        ).update(**values)
                         if not updated:
-                            UsageMinute.objects.create(deployment_id=deployment_id, key_id=key_id, minute=at,
-                                                       writer=self.writer, **values)
+                            UsageMinute.objects.create(
+                                deployment_id=deployment_id,
+                                key_id=key_id,
+                                minute=at,
+                                writer=self.writer,
+                                **values,
+                            )
                     written += 1
                 except IntegrityError:  # the deployment (or key) was deleted meanwhile
                     continue

@@ -70,8 +70,11 @@ def runs_prune() -> list[str]:
     from training.services import run_dir_for
 
     jobs = {job.pk: job for job in Job.objects.filter(pk__in=list(by_id)).only("pk", "created_at", "status")}
-    stored = set(Job.objects.filter(pk__in=list(jobs), status=JobStatus.SUCCEEDED, model_version__isnull=False)
-                 .values_list("pk", flat=True))
+    stored = set(
+        Job.objects.filter(
+            pk__in=list(jobs), status=JobStatus.SUCCEEDED, model_version__isnull=False
+        ).values_list("pk", flat=True)
+    )
     removed = []
     for job_id, paths in by_id.items():
         job = jobs.get(job_id)

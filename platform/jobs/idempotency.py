@@ -49,8 +49,11 @@ class IdempotencyMiddleware:
             return self.get_response(request)
         key = key.strip()
         if not key or len(key) > MAX_KEY_LENGTH or not key.isprintable():
-            return error_response(400, "invalid_idempotency_key",
-                                  f"{HEADER} must be 1 to {MAX_KEY_LENGTH} printable characters.")
+            return error_response(
+                400,
+                "invalid_idempotency_key",
+                f"{HEADER} must be 1 to {MAX_KEY_LENGTH} printable characters.",
+            )
         principal = _principal(request)
         if principal is None:  # the view answers 401; nothing to remember
             return self.get_response(request)
@@ -62,8 +65,11 @@ class IdempotencyMiddleware:
         except BaseException:
             record.delete()
             raise
-        if 200 <= response.status_code < 300 and not response.streaming and not getattr(
-                response, "holds_secret", False):
+        if (
+            200 <= response.status_code < 300
+            and not response.streaming
+            and not getattr(response, "holds_secret", False)
+        ):
             record.status_code = response.status_code
             record.content_type = response.get("Content-Type", "")
             record.body = bytes(response.content)
@@ -77,25 +83,38 @@ class IdempotencyMiddleware:
         for _ in range(2):
             try:
                 with transaction.atomic():
-                    return IdempotencyRecord.objects.create(principal=principal, key=key, method="POST", path=path)
+                    return IdempotencyRecord.objects.create(
+                        principal=principal, key=key, method="POST", path=path
+                    )
             except IntegrityError:
                 pass
             earlier = IdempotencyRecord.objects.filter(principal=principal, key=key).first()
             if earlier is None:
                 continue  # freed meanwhile
             if earlier.path != path:
-                return error_response(422, "idempotency_key_reused",
-                                      f"{HEADER} {key!r} was already used for POST {earlier.path}; use a new key.")
+                return error_response(
+                    422,
+                    "idempotency_key_reused",
+                    f"{HEADER} {key!r} was already used for POST {earlier.path}; use a new key.",
+                )
             if earlier.status_code is not None:
-                replay = HttpResponse(bytes(earlier.body), status=earlier.status_code,
-                                      content_type=earlier.content_type or "application/json")
+                replay = HttpResponse(
+                    bytes(earlier.body),
+                    status=earlier.status_code,
+                    content_type=earlier.content_type or "application/json",
+                )
                 replay["Idempotent-Replayed"] = "true"
                 return replay
             if earlier.created_at < timezone.now() - ABANDONED_AFTER:
                 IdempotencyRecord.objects.filter(pk=earlier.pk, status_code__isnull=True).delete()
                 continue
-            response = error_response(409, "idempotency_in_progress",
-                                      f"A request with {HEADER} {key!r} is still running; retry in a moment.")
+            response = error_response(
+                409,
+                "idempotency_in_progress",
+                f"A request with {HEADER} {key!r} is still running; retry in a moment.",
+            )
             response["Retry-After"] = "1"
             return response
-        return error_response(409, "idempotency_in_progress", f"{HEADER} {key!r} is contended; retry in a moment.")
+        return error_response(
+            409, "idempotency_in_progress", f"{HEADER} {key!r} is contended; retry in a moment."
+        )

@@ -23,28 +23,44 @@ class Job(models.Model):
     """
 
     workspace = models.ForeignKey("workspaces.Workspace", on_delete=models.CASCADE, related_name="jobs")
-    project = models.ForeignKey("workspaces.Project", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs")
+    project = models.ForeignKey(
+        "workspaces.Project", null=True, blank=True, on_delete=models.CASCADE, related_name="jobs"
+    )
     kind = models.CharField(max_length=64, db_index=True)
     params = models.JSONField(default=dict, blank=True)
-    status = models.CharField(max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED, db_index=True)
+    status = models.CharField(
+        max_length=16, choices=JobStatus.choices, default=JobStatus.QUEUED, db_index=True
+    )
     queue = models.CharField(max_length=32, default="cpu")
     attempt = models.PositiveIntegerField(default=0, help_text="Starts so far; the running attempt's number.")
     max_attempts = models.PositiveIntegerField(default=3)
-    lease_owner = models.CharField(max_length=200, blank=True, help_text="Worker process holding the job (host/pid).")
-    lease_node = models.CharField(max_length=200, blank=True,
-                                  help_text="The Celery worker (node name) whose pool process holds the job.")
+    lease_owner = models.CharField(
+        max_length=200, blank=True, help_text="Worker process holding the job (host/pid)."
+    )
+    lease_node = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The Celery worker (node name) whose pool process holds the job.",
+    )
     heartbeat_at = models.DateTimeField(null=True, blank=True, db_index=True)
     cancel_requested = models.BooleanField(default=False)
     preempt_requested = models.BooleanField(
-        default=False, help_text="Its worker is shutting down: checkpoint, hand the job back, requeue at once.")
+        default=False,
+        help_text="Its worker is shutting down: checkpoint, hand the job back, requeue at once.",
+    )
     progress = models.JSONField(default=dict, blank=True, help_text="The latest progress report.")
     result = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     enqueued_at = models.DateTimeField(null=True, blank=True)
     published_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the broker accepted its message; null while it still has to be sent.")
+        null=True,
+        blank=True,
+        help_text="When the broker accepted its message; null while it still has to be sent.",
+    )
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -94,11 +110,15 @@ class WorkerNode(models.Model):
 class IdempotencyRecord(models.Model):
     """The answer to a POST sent with an ``Idempotency-Key`` header, replayed to a retry of it."""
 
-    principal = models.CharField(max_length=128, help_text="Who asked: user id or a digest of the credentials.")
+    principal = models.CharField(
+        max_length=128, help_text="Who asked: user id or a digest of the credentials."
+    )
     key = models.CharField(max_length=255)
     method = models.CharField(max_length=8)
     path = models.CharField(max_length=500)
-    status_code = models.PositiveIntegerField(null=True, blank=True, help_text="Null while the first request runs.")
+    status_code = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Null while the first request runs."
+    )
     content_type = models.CharField(max_length=200, blank=True)
     body = models.BinaryField(default=b"")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)

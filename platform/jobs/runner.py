@@ -62,8 +62,9 @@ def _drop_connection() -> None:
     connection.connection = None
 
 
-def with_database_retry(what: str, write: Callable[[], T], *, limit: float = DATABASE_OUTAGE_LIMIT_SECONDS,
-                        max_delay: float = 2.0) -> T:
+def with_database_retry(
+    what: str, write: Callable[[], T], *, limit: float = DATABASE_OUTAGE_LIMIT_SECONDS, max_delay: float = 2.0
+) -> T:
     """Run ``write``; on a lost or refused connection reconnect and retry with backoff up to ``limit`` s."""
     started = time.monotonic()
     delay = 0.1
@@ -75,8 +76,13 @@ def with_database_retry(what: str, write: Callable[[], T], *, limit: float = DAT
             waited = time.monotonic() - started
             if waited >= limit:
                 raise
-            logger.warning("%s: database unavailable for %.1fs (%s: %s); retrying", what, waited,
-                           type(exc).__name__, str(exc).strip()[:200])
+            logger.warning(
+                "%s: database unavailable for %.1fs (%s: %s); retrying",
+                what,
+                waited,
+                type(exc).__name__,
+                str(exc).strip()[:200],
+            )
             time.sleep(delay)
             delay = min(delay * 2, max_delay)
 
@@ -132,8 +138,11 @@ class JobReporter:
                     held, cancel, preempt = services.job_heartbeat(job=self.job)
                 except DATABASE_ERRORS as exc:
                     _drop_connection()
-                    logger.warning("heartbeat of job %s: database unavailable (%s); retrying", self.job.pk,
-                                   type(exc).__name__)
+                    logger.warning(
+                        "heartbeat of job %s: database unavailable (%s); retrying",
+                        self.job.pk,
+                        type(exc).__name__,
+                    )
                     self._stop.wait(min(interval, 0.5))
                     continue
                 except Exception:
@@ -169,7 +178,9 @@ class JobReporter:
         if self._preempted.is_set():
             raise JobPreempted(f"job {self.job.pk} handed back: its worker is shutting down")
 
-    def __call__(self, message: str = "", *, fraction: float | None = None, milestone: bool = False, **metrics: Any) -> None:
+    def __call__(
+        self, message: str = "", *, fraction: float | None = None, milestone: bool = False, **metrics: Any
+    ) -> None:
         data = dict(metrics)
         if fraction is not None:
             data["fraction"] = max(0.0, min(1.0, float(fraction)))
@@ -181,7 +192,8 @@ class JobReporter:
             self._last_record = now
         held = with_database_retry(
             f"progress of job {self.job.pk}",
-            lambda: services.job_report_progress(job=self.job, data=data, message=message, record=record))
+            lambda: services.job_report_progress(job=self.job, data=data, message=message, record=record),
+        )
         if not held:
             self._lost.set()
         self.check()
@@ -197,8 +209,10 @@ def _current_node() -> str:
 def run_job(job_id: int, body: Callable[[Job, JobReporter], dict]) -> None:
     close_old_connections()
     worker = worker_identity()
-    job = with_database_retry(f"claim of job {job_id}",
-                              lambda: services.job_claim(job_id=job_id, worker=worker, node=_current_node()))
+    job = with_database_retry(
+        f"claim of job {job_id}",
+        lambda: services.job_claim(job_id=job_id, worker=worker, node=_current_node()),
+    )
     if job is None:
         logger.info("job %s not claimed by %s (duplicate delivery or finished)", job_id, worker)
         return
@@ -208,12 +222,16 @@ def run_job(job_id: int, body: Callable[[Job, JobReporter], dict]) -> None:
             reporter.check()
             result = body(job, reporter)
     except JobPreempted:
-        with_database_retry(f"hand-back of job {job.pk}",
-                            lambda: services.job_hand_back(job=job, reason=f"worker {worker} shut down"))
+        with_database_retry(
+            f"hand-back of job {job.pk}",
+            lambda: services.job_hand_back(job=job, reason=f"worker {worker} shut down"),
+        )
     except JobCancelled:
         with_database_retry(f"cancel of job {job.pk}", lambda: services.job_mark_cancelled(job=job))
     except LeaseLost:
-        logger.warning("job %s attempt %s lost its lease; leaving it to the current attempt", job.pk, job.attempt)
+        logger.warning(
+            "job %s attempt %s lost its lease; leaving it to the current attempt", job.pk, job.attempt
+        )
     except JobInputRejected as exc:
         refusal = str(exc)[:4000]
         logger.info("job %s refused its input: %s", job.pk, refusal[:500])

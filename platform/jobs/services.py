@@ -50,8 +50,12 @@ def _publish(job_id: int, *, kind: str, queue: str) -> bool:
     try:
         _send(job_id, kind=kind, queue=queue)
     except Exception as exc:  # the broker is down or unreachable; the committed job must not turn into a 500
-        logger.warning("job %s: broker refused the message (%s: %s); it is re-sent when the broker is back",
-                       job_id, type(exc).__name__, exc)
+        logger.warning(
+            "job %s: broker refused the message (%s: %s); it is re-sent when the broker is back",
+            job_id,
+            type(exc).__name__,
+            exc,
+        )
         return False
     Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(published_at=timezone.now())
     return True
@@ -70,7 +74,9 @@ def choose_queue(kind: registry.JobKind) -> str:
 
 
 @transaction.atomic
-def job_create(*, workspace, kind: str, params: dict, user=None, project=None, max_attempts: int | None = None) -> Job:
+def job_create(
+    *, workspace, kind: str, params: dict, user=None, project=None, max_attempts: int | None = None
+) -> Job:
     """Record a job and enqueue it once the transaction commits.
 
     e.g. ``job_create(workspace=ws, kind="system.check", params={"seconds": 2}, user=u)``
@@ -125,37 +131,67 @@ def job_claim(*, job_id: int, worker: str, node: str = "") -> Job | None:
     attempt is spent: its process died) instead of waiting for the reaper's stale timeout.
     """
     now = timezone.now()
-    fields = {"status": JobStatus.RUNNING, "attempt": F("attempt") + 1, "lease_owner": worker, "lease_node": node,
-              "heartbeat_at": now, "started_at": now, "preempt_requested": False}
+    fields = {
+        "status": JobStatus.RUNNING,
+        "attempt": F("attempt") + 1,
+        "lease_owner": worker,
+        "lease_node": node,
+        "heartbeat_at": now,
+        "started_at": now,
+        "preempt_requested": False,
+    }
     claimed = Job.objects.filter(pk=job_id, status=JobStatus.QUEUED, cancel_requested=False).update(**fields)
     took_over = ""
     if claimed != 1:
-        row = Job.objects.filter(pk=job_id).values("status", "lease_owner", "attempt", "max_attempts",
-                                                   "cancel_requested").first()
+        row = (
+            Job.objects.filter(pk=job_id)
+            .values("status", "lease_owner", "attempt", "max_attempts", "cancel_requested")
+            .first()
+        )
         if row is None:
             return None
         if row["status"] == JobStatus.RUNNING and row["lease_owner"] == worker:
             # our own claim committed but its answer was lost with the connection (the runner retried)
             return Job.objects.get(pk=job_id)
-        if (row["status"] == JobStatus.RUNNING and not row["cancel_requested"] and row["attempt"] < row["max_attempts"]
-                and _lease_of_dead_local_process(row["lease_owner"])):
-            claimed = Job.objects.filter(pk=job_id, status=JobStatus.RUNNING, lease_owner=row["lease_owner"],
-                                         attempt=row["attempt"]).update(**fields)
+        if (
+            row["status"] == JobStatus.RUNNING
+            and not row["cancel_requested"]
+            and row["attempt"] < row["max_attempts"]
+            and _lease_of_dead_local_process(row["lease_owner"])
+        ):
+            claimed = Job.objects.filter(
+                pk=job_id, status=JobStatus.RUNNING, lease_owner=row["lease_owner"], attempt=row["attempt"]
+            ).update(**fields)
             took_over = row["lease_owner"]
         if claimed != 1:
-            _event(job_id, JobEventType.LOG, f"delivery to {worker} ignored: job is {row['status']}", {"worker": worker})
+            _event(
+                job_id,
+                JobEventType.LOG,
+                f"delivery to {worker} ignored: job is {row['status']}",
+                {"worker": worker},
+            )
             return None
     job = Job.objects.get(pk=job_id)
     if took_over:
-        _event(job_id, JobEventType.LOG, f"took over from {took_over}: that process is gone (killed)",
-               {"worker": worker, "previous": took_over})
-    _event(job_id, JobEventType.STATUS, f"running on {worker} (attempt {job.attempt} of {job.max_attempts})",
-           {"status": JobStatus.RUNNING, "attempt": job.attempt, "worker": worker})
+        _event(
+            job_id,
+            JobEventType.LOG,
+            f"took over from {took_over}: that process is gone (killed)",
+            {"worker": worker, "previous": took_over},
+        )
+    _event(
+        job_id,
+        JobEventType.STATUS,
+        f"running on {worker} (attempt {job.attempt} of {job.max_attempts})",
+        {"status": JobStatus.RUNNING, "attempt": job.attempt, "worker": worker},
+    )
     return job
 
 
 def _held(job: Job):
-    return Job.objects.filter(pk=job.pk, status=JobStatus.RUNNING, lease_owner=job.lease_owner, attempt=job.attempt)
+    return Job.objects.filter(
+        pk=job.pk, status=JobStatus.RUNNING, lease_owner=job.lease_owner, attempt=job.attempt
+    )
 
 
 def job_heartbeat(*, job: Job) -> tuple[bool, bool, bool]:
@@ -205,11 +241,22 @@ def job_hand_back(*, job: Job, reason: str) -> bool:
     """Requeue a running job at once without spending its attempt (its worker is shutting down and
     the job has checkpointed); another worker resumes it."""
     with transaction.atomic():
-        done = _held(job).update(status=JobStatus.QUEUED, attempt=F("attempt") - 1, lease_owner="", lease_node="",
-                                 preempt_requested=False, enqueued_at=timezone.now(), published_at=None)
+        done = _held(job).update(
+            status=JobStatus.QUEUED,
+            attempt=F("attempt") - 1,
+            lease_owner="",
+            lease_node="",
+            preempt_requested=False,
+            enqueued_at=timezone.now(),
+            published_at=None,
+        )
         if done == 1:
-            _event(job.pk, JobEventType.STATUS, f"requeued: {reason} (attempt not counted)",
-                   {"status": JobStatus.QUEUED, "attempt": job.attempt - 1})
+            _event(
+                job.pk,
+                JobEventType.STATUS,
+                f"requeued: {reason} (attempt not counted)",
+                {"status": JobStatus.QUEUED, "attempt": job.attempt - 1},
+            )
             _enqueue_on_commit(job)
     return done == 1
 
@@ -217,8 +264,11 @@ def job_hand_back(*, job: Job, reason: str) -> bool:
 def jobs_preempt_on(*, node: str) -> list[int]:
     """Ask every job running in worker ``node``'s pool to checkpoint and hand itself back."""
     kinds = [kind.name for kind in registry.all_kinds() if kind.preemptible]
-    ids = list(Job.objects.filter(status=JobStatus.RUNNING, lease_node=node, kind__in=kinds)
-               .values_list("pk", flat=True))
+    ids = list(
+        Job.objects.filter(status=JobStatus.RUNNING, lease_node=node, kind__in=kinds).values_list(
+            "pk", flat=True
+        )
+    )
     if ids:
         Job.objects.filter(pk__in=ids, status=JobStatus.RUNNING).update(preempt_requested=True)
         for job_id in ids:
@@ -249,10 +299,27 @@ def job_retry(*, job: Job) -> Job:
     job.finished_at = None
     job.enqueued_at = timezone.now()
     job.published_at = None
-    job.save(update_fields=["status", "attempt", "cancel_requested", "preempt_requested", "lease_owner", "lease_node",
-                            "error", "result", "finished_at", "enqueued_at", "published_at"])
-    _event(job.pk, JobEventType.STATUS, f"retry requested (was {previous}); queued on {job.queue}",
-           {"status": JobStatus.QUEUED})
+    job.save(
+        update_fields=[
+            "status",
+            "attempt",
+            "cancel_requested",
+            "preempt_requested",
+            "lease_owner",
+            "lease_node",
+            "error",
+            "result",
+            "finished_at",
+            "enqueued_at",
+            "published_at",
+        ]
+    )
+    _event(
+        job.pk,
+        JobEventType.STATUS,
+        f"retry requested (was {previous}); queued on {job.queue}",
+        {"status": JobStatus.QUEUED},
+    )
     _enqueue_on_commit(job)
     return job
 
@@ -286,9 +353,15 @@ def jobs_reap_stale(*, now=None) -> dict[str, list[int]]:
     now = now or timezone.now()
     stale = timedelta(seconds=settings.SAMPAN_JOB_STALE_SECONDS)
     outcome: dict[str, list[int]] = {"requeued": [], "failed": [], "cancelled": [], "resent": []}
-    for job_id in Job.objects.filter(status=JobStatus.RUNNING, heartbeat_at__lt=now - stale).values_list("pk", flat=True):
+    for job_id in Job.objects.filter(status=JobStatus.RUNNING, heartbeat_at__lt=now - stale).values_list(
+        "pk", flat=True
+    ):
         with transaction.atomic():
-            job = Job.objects.select_for_update().filter(pk=job_id, status=JobStatus.RUNNING, heartbeat_at__lt=now - stale).first()
+            job = (
+                Job.objects.select_for_update()
+                .filter(pk=job_id, status=JobStatus.RUNNING, heartbeat_at__lt=now - stale)
+                .first()
+            )
             if job is None:
                 continue
             silent = int((now - job.heartbeat_at).total_seconds())
@@ -308,17 +381,32 @@ def jobs_reap_stale(*, now=None) -> dict[str, list[int]]:
                 _enqueue_on_commit(job)
             else:
                 job.finished_at = now
-            job.save(update_fields=["status", "lease_owner", "lease_node", "preempt_requested", "error", "enqueued_at",
-                                    "published_at", "finished_at"])
+            job.save(
+                update_fields=[
+                    "status",
+                    "lease_owner",
+                    "lease_node",
+                    "preempt_requested",
+                    "error",
+                    "enqueued_at",
+                    "published_at",
+                    "finished_at",
+                ]
+            )
             _event(job.pk, JobEventType.STATUS, message, {"status": job.status, "attempt": job.attempt})
             outcome[key].append(job.pk)
             logger.warning("reaper: job %s %s", job.pk, message)
     # never published (the broker refused it) or published so long ago that the broker lost it
-    unsent = Job.objects.filter(status=JobStatus.QUEUED, published_at__isnull=True,
-                                enqueued_at__lt=now - timedelta(seconds=UNPUBLISHED_RESEND_SECONDS))
+    unsent = Job.objects.filter(
+        status=JobStatus.QUEUED,
+        published_at__isnull=True,
+        enqueued_at__lt=now - timedelta(seconds=UNPUBLISHED_RESEND_SECONDS),
+    )
     lost = Job.objects.filter(status=JobStatus.QUEUED, enqueued_at__lt=now - 10 * stale)
     for job in (unsent | lost).distinct():
-        if Job.objects.filter(pk=job.pk, status=JobStatus.QUEUED, enqueued_at=job.enqueued_at).update(enqueued_at=now):
+        if Job.objects.filter(pk=job.pk, status=JobStatus.QUEUED, enqueued_at=job.enqueued_at).update(
+            enqueued_at=now
+        ):
             if _publish(job.pk, kind=job.kind, queue=job.queue):
                 outcome["resent"].append(job.pk)
     return outcome
@@ -331,11 +419,19 @@ def workers_alive():
     return WorkerNode.objects.filter(last_seen__gte=timezone.now() - timedelta(seconds=WORKER_ALIVE_SECONDS))
 
 
-def worker_node_beat(*, hostname: str, queues: list[str], devices: dict, concurrency: int, pid: int, started_at) -> None:
+def worker_node_beat(
+    *, hostname: str, queues: list[str], devices: dict, concurrency: int, pid: int, started_at
+) -> None:
     WorkerNode.objects.update_or_create(
         hostname=hostname,
-        defaults={"queues": queues, "devices": devices, "concurrency": concurrency, "pid": pid,
-                  "started_at": started_at, "last_seen": timezone.now()},
+        defaults={
+            "queues": queues,
+            "devices": devices,
+            "concurrency": concurrency,
+            "pid": pid,
+            "started_at": started_at,
+            "last_seen": timezone.now(),
+        },
     )
 
 

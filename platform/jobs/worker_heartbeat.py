@@ -51,7 +51,11 @@ def _loop() -> None:
 def _on_ready(sender, **kwargs) -> None:
     consumer = sender
     queues = sorted(q.name for q in consumer.task_consumer.queues) if consumer.task_consumer else []
-    devices = json.loads(os.environ["SAMPAN_DETECTED_DEVICES"]) if os.environ.get("SAMPAN_DETECTED_DEVICES") else detect_devices()
+    devices = (
+        json.loads(os.environ["SAMPAN_DETECTED_DEVICES"])
+        if os.environ.get("SAMPAN_DETECTED_DEVICES")
+        else detect_devices()
+    )
     _state.update(
         hostname=consumer.hostname,
         queues=queues,

@@ -12,7 +12,9 @@ class TrainingRunParams(serializers.Serializer):
     template = serializers.CharField()
     preset = serializers.CharField()
     params = serializers.DictField()
-    backbone = serializers.IntegerField(required=False, help_text="The backbone to initialise the model from.")
+    backbone = serializers.IntegerField(
+        required=False, help_text="The backbone to initialise the model from."
+    )
 
 
 class BackboneCheckParams(serializers.Serializer):
@@ -38,7 +40,7 @@ BACKBONE_CHECK = register(
         name="training.check_backbone",
         title="Backbone check",
         description="Reads an uploaded backbone with weights_only=True and records it as valid (with the model "
-                    "it fits) or invalid (with the reason).",
+        "it fits) or invalid (with the reason).",
         task_name="training.check_backbone",
         params_serializer=BackboneCheckParams,
         prefers_gpu=False,
@@ -54,8 +56,9 @@ class ModelImportParams(serializers.Serializer):
     architecture = serializers.CharField()
     classes = serializers.ListField(child=serializers.CharField())
     preprocessing = serializers.DictField()
-    dataset_version = serializers.IntegerField(required=False, allow_null=True,
-                                               help_text="Evaluate the model on this version's test split.")
+    dataset_version = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Evaluate the model on this version's test split."
+    )
 
 
 class ModelEvaluationParams(serializers.Serializer):
@@ -67,7 +70,7 @@ MODEL_IMPORT = register(
         name="training.import_model",
         title="Model import",
         description="Reads an uploaded state_dict with weights_only=True, builds the template's architecture "
-                    "from it, exports ONNX and records it as an uploaded model version.",
+        "from it, exports ONNX and records it as an uploaded model version.",
         task_name="training.import_model",
         params_serializer=ModelImportParams,
         prefers_gpu=False,
@@ -80,7 +83,7 @@ MODEL_EVALUATION = register(
         name="training.evaluate_model",
         title="Model evaluation",
         description="Evaluates an uploaded model version on its dataset version's test split and records the "
-                    "evaluation report.",
+        "evaluation report.",
         task_name="training.evaluate_model",
         params_serializer=ModelEvaluationParams,
         prefers_gpu=False,

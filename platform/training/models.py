@@ -14,35 +14,54 @@ class ModelVersion(models.Model):
     template, preset, parameters and code made it, the job that trained it, its artifacts,
     metrics and evaluation report."""
 
-    workspace = models.ForeignKey("workspaces.Workspace", on_delete=models.CASCADE, related_name="model_versions")
+    workspace = models.ForeignKey(
+        "workspaces.Workspace", on_delete=models.CASCADE, related_name="model_versions"
+    )
     project = models.ForeignKey("workspaces.Project", on_delete=models.CASCADE, related_name="model_versions")
     number = models.PositiveIntegerField()
-    source = models.CharField(max_length=16, choices=ModelVersionSource.choices, default=ModelVersionSource.TRAINED,
-                              help_text="trained: by a training job here; uploaded: an ONNX file or a state_dict "
-                                        "a developer brought (its file, format and sha256 in params).")
-    dataset_version = models.ForeignKey("datasets.DatasetVersion", null=True, on_delete=models.SET_NULL,
-                                        related_name="model_versions")
+    source = models.CharField(
+        max_length=16,
+        choices=ModelVersionSource.choices,
+        default=ModelVersionSource.TRAINED,
+        help_text="trained: by a training job here; uploaded: an ONNX file or a state_dict "
+        "a developer brought (its file, format and sha256 in params).",
+    )
+    dataset_version = models.ForeignKey(
+        "datasets.DatasetVersion", null=True, on_delete=models.SET_NULL, related_name="model_versions"
+    )
     job = models.OneToOneField("jobs.Job", null=True, on_delete=models.SET_NULL, related_name="model_version")
     template = models.CharField(max_length=64)
     preset = models.CharField(max_length=32)
-    params = models.JSONField(default=dict, help_text="Every parameter the trainer used, after preset and overrides.")
+    params = models.JSONField(
+        default=dict, help_text="Every parameter the trainer used, after preset and overrides."
+    )
     code_version = models.CharField(max_length=64, help_text="Sampan version (and git commit when known).")
     classes = models.JSONField(default=list)
-    preprocessing = models.JSONField(default=dict, help_text="What the ONNX model expects; serving reproduces it.")
+    preprocessing = models.JSONField(
+        default=dict, help_text="What the ONNX model expects; serving reproduces it."
+    )
     checkpoint_key = models.CharField(max_length=300, blank=True)
     onnx_key = models.CharField(max_length=300, blank=True)
     onnx_sha256 = models.CharField(max_length=64, blank=True)
-    backbone = models.JSONField(null=True, blank=True, help_text="The uploaded backbone the run started from "
-                                "({id, name, sha256, tensors}); null when trained from scratch. Kept when the "
-                                "backbone is deleted.")
+    backbone = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The uploaded backbone the run started from "
+        "({id, name, sha256, tensors}); null when trained from scratch. Kept when the "
+        "backbone is deleted.",
+    )
     metrics = models.JSONField(default=dict, help_text="Headline test metrics and the training summary.")
     evaluation = models.JSONField(default=dict, help_text="The full evaluation report on the test split.")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        constraints = [models.UniqueConstraint(fields=["project", "number"], name="model_version_number_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "number"], name="model_version_number_unique")
+        ]
 
     @property
     def name(self) -> str:
@@ -75,12 +94,23 @@ class Backbone(models.Model):
     size_bytes = models.PositiveBigIntegerField()
     status = models.CharField(max_length=16, choices=BackboneStatus.choices, default=BackboneStatus.PENDING)
     error = models.TextField(blank=True, help_text="Why the file was refused (status invalid).")
-    summary = models.JSONField(default=dict, blank=True,
-                               help_text="For a valid file: architecture (the model it fits, or null), fits, "
-                                         "tensors, parameters, head_classes, dtypes.")
-    job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
-                            help_text="The job that checks the file.")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    summary = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="For a valid file: architecture (the model it fits, or null), fits, "
+        "tensors, parameters, head_classes, dtypes.",
+    )
+    job = models.ForeignKey(
+        "jobs.Job",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The job that checks the file.",
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     checked_at = models.DateTimeField(null=True, blank=True)
 

@@ -33,16 +33,30 @@ def model_versions_compared(a: ModelVersion, b: ModelVersion) -> dict:
     from rest_framework.exceptions import ValidationError
 
     if not a.evaluation or not b.evaluation:
-        raise ValidationError({"a" if not a.evaluation else "b": ["This model version has no evaluation report."]})
+        raise ValidationError(
+            {"a" if not a.evaluation else "b": ["This model version has no evaluation report."]}
+        )
     tasks = {}
     for key, version in (("a", a), ("b", b)):
         tasks[key] = _report_task(version.evaluation)
         if tasks[key] is None:
-            raise ValidationError({key: [f"{version.name} ({version.template}) has an evaluation report without "
-                                         "classification (accuracy, f1) or regression (MAE, RMSE, R2) metrics."]})
+            raise ValidationError(
+                {
+                    key: [
+                        f"{version.name} ({version.template}) has an evaluation report without "
+                        "classification (accuracy, f1) or regression (MAE, RMSE, R2) metrics."
+                    ]
+                }
+            )
     if tasks["a"] != tasks["b"]:
-        raise ValidationError({"b": [f"{a.name} is a {tasks['a']} model and {b.name} a {tasks['b']} model: a "
-                                     "classifier and a regression model cannot be compared."]})
+        raise ValidationError(
+            {
+                "b": [
+                    f"{a.name} is a {tasks['a']} model and {b.name} a {tasks['b']} model: a "
+                    "classifier and a regression model cannot be compared."
+                ]
+            }
+        )
     names = {"a": a.pk, "b": b.pk, "a_name": a.name, "b_name": b.name}
     if tasks["a"] == "regression":
         from workers.tabular.evaluation import compare_regression

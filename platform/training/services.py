@@ -95,9 +95,12 @@ def backbone_create(*, user, project, upload, name: str = "") -> Backbone:
     """
     limit = settings.SAMPAN_BACKBONE_MAX_UPLOAD_BYTES
     if upload.size > limit:
-        raise BackboneTooLarge(f"The file {upload.name!r} is {upload.size:,} bytes; a backbone may be at most "
-                               f"{limit:,} bytes (SAMPAN_BACKBONE_MAX_UPLOAD_BYTES).",
-                               size_bytes=upload.size, limit_bytes=limit)
+        raise BackboneTooLarge(
+            f"The file {upload.name!r} is {upload.size:,} bytes; a backbone may be at most "
+            f"{limit:,} bytes (SAMPAN_BACKBONE_MAX_UPLOAD_BYTES).",
+            size_bytes=upload.size,
+            limit_bytes=limit,
+        )
     if upload.size == 0:
         raise ValidationError({"file": [f"The file {upload.name!r} is empty."]})
     filename = PurePosixPath(upload.name or "backbone.pt").name[-255:]
@@ -116,10 +119,22 @@ def backbone_create(*, user, project, upload, name: str = "") -> Backbone:
     try:
         with transaction.atomic():
             backbone = Backbone.objects.create(
-                workspace_id=project.workspace_id, project=project, name=name, filename=filename, blob_key=key,
-                sha256=sha256, size_bytes=upload.size, created_by=user if user.is_authenticated else None)
-            backbone.job = job_create(workspace=project.workspace, project=project, kind="training.check_backbone",
-                                      params={"backbone": backbone.pk}, user=user)
+                workspace_id=project.workspace_id,
+                project=project,
+                name=name,
+                filename=filename,
+                blob_key=key,
+                sha256=sha256,
+                size_bytes=upload.size,
+                created_by=user if user.is_authenticated else None,
+            )
+            backbone.job = job_create(
+                workspace=project.workspace,
+                project=project,
+                kind="training.check_backbone",
+                params={"backbone": backbone.pk},
+                user=user,
+            )
             backbone.save(update_fields=["job"])
     except IntegrityError:  # a concurrent upload took the name
         raise ValidationError({"name": [f"This project already has a backbone named {name!r}."]}) from None
@@ -147,22 +162,29 @@ def backbone_fetch(*, backbone: Backbone, dest: Path) -> Path:
             os.fsync(out.fileno())
     except FileNotFoundError:
         partial.unlink(missing_ok=True)
-        raise BackboneUnavailable(f"The file of backbone {backbone.name!r} is missing from storage.") from None
+        raise BackboneUnavailable(
+            f"The file of backbone {backbone.name!r} is missing from storage."
+        ) from None
     if digest.hexdigest() != backbone.sha256:
         partial.unlink(missing_ok=True)
-        raise BackboneUnavailable(f"The stored file of backbone {backbone.name!r} no longer matches its sha256.")
+        raise BackboneUnavailable(
+            f"The stored file of backbone {backbone.name!r} no longer matches its sha256."
+        )
     os.replace(partial, dest)
     return dest
 
 
-def backbone_record_check(*, backbone: Backbone, summary: dict[str, Any] | None = None, error: str = "") -> Backbone:
+def backbone_record_check(
+    *, backbone: Backbone, summary: dict[str, Any] | None = None, error: str = ""
+) -> Backbone:
     """Record the outcome of a backbone's check: valid with ``summary``, or invalid with ``error``."""
     backbone.status = BackboneStatus.INVALID if error else BackboneStatus.VALID
     backbone.error = error[:4000]
     backbone.summary = {} if error else (summary or {})
     backbone.checked_at = timezone.now()
-    Backbone.objects.filter(pk=backbone.pk).update(status=backbone.status, error=backbone.error,
-                                                   summary=backbone.summary, checked_at=backbone.checked_at)
+    Backbone.objects.filter(pk=backbone.pk).update(
+        status=backbone.status, error=backbone.error, summary=backbone.summary, checked_at=backbone.checked_at
+    )
     return backbone
 
 
@@ -170,39 +192,74 @@ def backbone_record_check(*, backbone: Backbone, summary: dict[str, Any] | None 
 def backbone_delete(*, backbone: Backbone) -> None:
     """Delete a backbone; its file too unless another backbone holds the same content. Refused
     while a queued or running training job will read it. Model versions keep its name and sha256."""
-    running = list(Job.objects.filter(kind="training.run", params__backbone=backbone.pk,
-                                      status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).values_list("pk", flat=True))
+    running = list(
+        Job.objects.filter(
+            kind="training.run",
+            params__backbone=backbone.pk,
+            status__in=[JobStatus.QUEUED, JobStatus.RUNNING],
+        ).values_list("pk", flat=True)
+    )
     if running:
         jobs = ", ".join(f"#{pk}" for pk in running)
-        raise BackboneConflict(f"Backbone {backbone.name!r} is in use by training job {jobs}; cancel it or wait "
-                               "until it finishes.")
+        raise BackboneConflict(
+            f"Backbone {backbone.name!r} is in use by training job {jobs}; cancel it or wait "
+            "until it finishes."
+        )
     key = backbone.blob_key
     backbone.delete()
     if not Backbone.objects.filter(blob_key=key).exists():
         transaction.on_commit(lambda: default_storage.delete(key))
 
 
-def _check_backbone_for_run(*, backbone: Backbone, dataset_version: DatasetVersion, model: str | None) -> None:
+def _check_backbone_for_run(
+    *, backbone: Backbone, dataset_version: DatasetVersion, model: str | None
+) -> None:
     if backbone.project_id != dataset_version.dataset.project_id:
-        raise ValidationError({"backbone": [f"Backbone {backbone.name!r} belongs to another project; upload it to "
-                                            "the project of this dataset to train with it."]})
+        raise ValidationError(
+            {
+                "backbone": [
+                    f"Backbone {backbone.name!r} belongs to another project; upload it to "
+                    "the project of this dataset to train with it."
+                ]
+            }
+        )
     if backbone.status == BackboneStatus.PENDING:
-        raise ValidationError({"backbone": [f"Backbone {backbone.name!r} is still being checked; start the run "
-                                            "when its status is valid."]})
+        raise ValidationError(
+            {
+                "backbone": [
+                    f"Backbone {backbone.name!r} is still being checked; start the run "
+                    "when its status is valid."
+                ]
+            }
+        )
     if backbone.status == BackboneStatus.INVALID:
         raise ValidationError({"backbone": [f"Backbone {backbone.name!r} is invalid: {backbone.error}"]})
     fits = backbone.summary.get("fits", [])
     if model is not None and model not in fits:
-        fitting = (f"it fits {', '.join(fits)}" if fits else
-                   "its keys and shapes match none of this template's models")
-        raise ValidationError({"backbone": [f"Backbone {backbone.name!r} does not fit the {model} model of this "
-                                            f"run: {fitting}."]})
+        fitting = (
+            f"it fits {', '.join(fits)}"
+            if fits
+            else "its keys and shapes match none of this template's models"
+        )
+        raise ValidationError(
+            {
+                "backbone": [
+                    f"Backbone {backbone.name!r} does not fit the {model} model of this run: {fitting}."
+                ]
+            }
+        )
 
 
 @transaction.atomic
-def training_job_create(*, user, dataset_version: DatasetVersion, template: str | None = None,
-                        preset: str | None = None, params: dict[str, Any] | None = None,
-                        backbone: Backbone | None = None) -> Job:
+def training_job_create(
+    *,
+    user,
+    dataset_version: DatasetVersion,
+    template: str | None = None,
+    preset: str | None = None,
+    params: dict[str, Any] | None = None,
+    backbone: Backbone | None = None,
+) -> Job:
     """Validate the run's parameters, data and backbone, then queue it (on `gpu` when a GPU worker
     is alive). ``backbone``: a valid backbone of the same project to initialise all but the head from.
 
@@ -212,8 +269,13 @@ def training_job_create(*, user, dataset_version: DatasetVersion, template: str 
 
     chosen = template_named(template or dataset_version.dataset.task_type)
     if chosen.name != dataset_version.dataset.task_type:
-        raise ValidationError({"template": [f"Template {chosen.name!r} cannot train a "
-                                            f"{dataset_version.dataset.task_type!r} dataset."]})
+        raise ValidationError(
+            {
+                "template": [
+                    f"Template {chosen.name!r} cannot train a {dataset_version.dataset.task_type!r} dataset."
+                ]
+            }
+        )
     try:
         values = chosen.validate_params(preset, params or {})
     except TemplateParamError as exc:
@@ -222,8 +284,12 @@ def training_job_create(*, user, dataset_version: DatasetVersion, template: str 
     if backbone is not None:
         _check_backbone_for_run(backbone=backbone, dataset_version=dataset_version, model=values.get("model"))
     dataset_version_check_trainable(version=dataset_version, min_per_class=chosen.data.min_samples_per_class)
-    job_params: dict[str, Any] = {"dataset_version": dataset_version.pk, "template": chosen.name,
-                                  "preset": values["preset"], "params": values}
+    job_params: dict[str, Any] = {
+        "dataset_version": dataset_version.pk,
+        "template": chosen.name,
+        "preset": values["preset"],
+        "params": values,
+    }
     if backbone is not None:
         job_params["backbone"] = backbone.pk
     return job_create(
@@ -249,9 +315,18 @@ def _store(path: Path, key: str) -> tuple[str, str]:
 
 
 @transaction.atomic
-def model_version_record(*, job: Job, dataset_version: DatasetVersion, template: str, params: dict[str, Any],
-                         result: dict[str, Any], evaluation: dict[str, Any], checkpoint: Path, onnx: Path,
-                         backbone: Backbone | None = None) -> ModelVersion:
+def model_version_record(
+    *,
+    job: Job,
+    dataset_version: DatasetVersion,
+    template: str,
+    params: dict[str, Any],
+    result: dict[str, Any],
+    evaluation: dict[str, Any],
+    checkpoint: Path,
+    onnx: Path,
+    backbone: Backbone | None = None,
+) -> ModelVersion:
     """Record a finished training run as the project's next model version (V1, V2, ...); its
     lineage names the ``backbone`` the run started from, if any."""
     existing = ModelVersion.objects.filter(job=job).first()
@@ -264,17 +339,41 @@ def model_version_record(*, job: Job, dataset_version: DatasetVersion, template:
     onnx_key, onnx_sha = _store(onnx, f"{prefix}/model.onnx")
     # a template's evaluation may name its own headline (regression: MAE, RMSE, R2)
     headline = evaluation.get("headline") or {
-        "accuracy": evaluation["accuracy"], "macro_f1": evaluation["macro"]["f1"],
-        "weighted_f1": evaluation["weighted"]["f1"], "top_k_accuracy": evaluation["top_k_accuracy"]}
+        "accuracy": evaluation["accuracy"],
+        "macro_f1": evaluation["macro"]["f1"],
+        "weighted_f1": evaluation["weighted"]["f1"],
+        "top_k_accuracy": evaluation["top_k_accuracy"],
+    }
     return ModelVersion.objects.create(
-        workspace_id=job.workspace_id, project=project, number=number, dataset_version=dataset_version, job=job,
-        template=template, preset=params.get("preset", ""), params=params, code_version=code_version(),
-        classes=result.get("classes", []), preprocessing=result.get("preprocessing", {}),
-        backbone=None if backbone is None else {
-            "id": backbone.pk, "name": backbone.name, "sha256": backbone.sha256,
-            "tensors": (result.get("backbone") or {}).get("tensors")},
-        checkpoint_key=checkpoint_key, onnx_key=onnx_key, onnx_sha256=onnx_sha,
-        metrics={"test": headline, "training": result.get("metrics", {}), "epochs": result.get("epochs"),
-                 "best_epoch": result.get("best_epoch"), "runtime": result.get("runtime", {})}, evaluation=evaluation,
+        workspace_id=job.workspace_id,
+        project=project,
+        number=number,
+        dataset_version=dataset_version,
+        job=job,
+        template=template,
+        preset=params.get("preset", ""),
+        params=params,
+        code_version=code_version(),
+        classes=result.get("classes", []),
+        preprocessing=result.get("preprocessing", {}),
+        backbone=None
+        if backbone is None
+        else {
+            "id": backbone.pk,
+            "name": backbone.name,
+            "sha256": backbone.sha256,
+            "tensors": (result.get("backbone") or {}).get("tensors"),
+        },
+        checkpoint_key=checkpoint_key,
+        onnx_key=onnx_key,
+        onnx_sha256=onnx_sha,
+        metrics={
+            "test": headline,
+            "training": result.get("metrics", {}),
+            "epochs": result.get("epochs"),
+            "best_epoch": result.get("best_epoch"),
+            "runtime": result.get("runtime", {}),
+        },
+        evaluation=evaluation,
         created_by=job.created_by,
     )

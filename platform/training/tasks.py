@@ -19,7 +19,9 @@ def _backbone_file(job, run_dir: Path):
         return None, None
     backbone = Backbone.objects.filter(pk=backbone_id).first()
     if backbone is None:
-        raise services.BackboneUnavailable(f"Backbone #{backbone_id} was deleted before the run could read it.")
+        raise services.BackboneUnavailable(
+            f"Backbone #{backbone_id} was deleted before the run could read it."
+        )
     return backbone, services.backbone_fetch(backbone=backbone, dest=run_dir / "inputs" / "backbone.pt")
 
 
@@ -43,14 +45,27 @@ def _train(job, report) -> dict:
             raise
         # e.g. keys that do not fit the model: name the backbone, not the worker's file path
         raise type(exc)(str(exc).replace(str(backbone_path), f"backbone {backbone.name!r}")) from None
-    evaluation = template.load("evaluate")(result["onnx"], manifest, preprocessing=result["preprocessing"],
-                                           report=report)
-    model_version = services.model_version_record(
-        job=job, dataset_version=version, template=template.name, params=result["params"], result=result,
-        evaluation=evaluation, checkpoint=Path(result["model"]), onnx=Path(result["onnx"]), backbone=backbone,
+    evaluation = template.load("evaluate")(
+        result["onnx"], manifest, preprocessing=result["preprocessing"], report=report
     )
-    return {"model_version": model_version.pk, "name": model_version.name, "metrics": model_version.metrics,
-            "resumed_from": result.get("resumed_from"), "run_dir": str(run_dir)}
+    model_version = services.model_version_record(
+        job=job,
+        dataset_version=version,
+        template=template.name,
+        params=result["params"],
+        result=result,
+        evaluation=evaluation,
+        checkpoint=Path(result["model"]),
+        onnx=Path(result["onnx"]),
+        backbone=backbone,
+    )
+    return {
+        "model_version": model_version.pk,
+        "name": model_version.name,
+        "metrics": model_version.metrics,
+        "resumed_from": result.get("resumed_from"),
+        "run_dir": str(run_dir),
+    }
 
 
 @shared_task(name="training.run")
@@ -78,11 +93,18 @@ def _check_backbone(job, report) -> dict:
             error = str(exc).replace(str(path), backbone.filename or backbone.name)
             backbone = services.backbone_record_check(backbone=backbone, error=error)
         except Exception as exc:  # never leave a backbone pending: record the failure, then fail the job
-            services.backbone_record_check(backbone=backbone, error=f"The check failed: {type(exc).__name__}: {exc}")
+            services.backbone_record_check(
+                backbone=backbone, error=f"The check failed: {type(exc).__name__}: {exc}"
+            )
             raise
         else:
             backbone = services.backbone_record_check(backbone=backbone, summary=summary)
-    return {"backbone": backbone.pk, "status": backbone.status, "summary": backbone.summary, "error": backbone.error}
+    return {
+        "backbone": backbone.pk,
+        "status": backbone.status,
+        "summary": backbone.summary,
+        "error": backbone.error,
+    }
 
 
 @shared_task(name="training.check_backbone")

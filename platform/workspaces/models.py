@@ -19,7 +19,9 @@ class Workspace(models.Model):
     name = models.CharField(max_length=100)
     description = models.TextField(blank=True, max_length=2000)
     created_at = models.DateTimeField(auto_now_add=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["name", "id"]
@@ -47,11 +49,15 @@ class Project(models.Model):
     name = models.CharField(max_length=100)
     description = models.TextField(blank=True, max_length=2000)
     created_at = models.DateTimeField(auto_now_add=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        constraints = [models.UniqueConstraint(fields=["workspace", "name"], name="project_name_unique_in_workspace")]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "name"], name="project_name_unique_in_workspace")
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -10,7 +10,9 @@ from workspaces.models import WRITE_ROLES, Role
 from workspaces.selectors import role_in
 
 
-def require_role(*, user, workspace_id: int, roles=WRITE_ROLES, action: str = "change this workspace's content") -> Role:
+def require_role(
+    *, user, workspace_id: int, roles=WRITE_ROLES, action: str = "change this workspace's content"
+) -> Role:
     role = role_in(user=user, workspace_id=workspace_id)
     if role is None or role not in roles:
         needed = " or ".join(sorted(str(r) for r in roles))
@@ -25,5 +27,7 @@ class WorkspaceRolePermission(permissions.IsAuthenticated):
         if request.method in permissions.SAFE_METHODS:
             return True
         workspace_id = view.workspace_id_of(obj)
-        require_role(user=request.user, workspace_id=workspace_id, roles=getattr(view, "write_roles", WRITE_ROLES))
+        require_role(
+            user=request.user, workspace_id=workspace_id, roles=getattr(view, "write_roles", WRITE_ROLES)
+        )
         return True

@@ -19,7 +19,9 @@ def workspaces_for(*, user) -> QuerySet[Workspace]:
 def role_in(*, user, workspace_id: int) -> Role | None:
     if not user.is_authenticated:
         return None
-    role = Membership.objects.filter(workspace_id=workspace_id, user=user).values_list("role", flat=True).first()
+    role = (
+        Membership.objects.filter(workspace_id=workspace_id, user=user).values_list("role", flat=True).first()
+    )
     return Role(role) if role else None
 
 

@@ -37,8 +37,14 @@ def membership_add(*, workspace: Workspace, username: str, role: str) -> Members
 @transaction.atomic
 def membership_set_role(*, membership: Membership, role: str) -> Membership:
     Membership.objects.select_for_update().filter(workspace_id=membership.workspace_id).exists()
-    if membership.role == Role.OWNER and role != Role.OWNER and _owners(membership.workspace_id, exclude=membership.pk) == 0:
-        raise ValidationError({"role": ["A workspace needs at least one owner; make someone else owner first."]})
+    if (
+        membership.role == Role.OWNER
+        and role != Role.OWNER
+        and _owners(membership.workspace_id, exclude=membership.pk) == 0
+    ):
+        raise ValidationError(
+            {"role": ["A workspace needs at least one owner; make someone else owner first."]}
+        )
     membership.role = role
     membership.save(update_fields=["role"])
     return membership
@@ -55,9 +61,13 @@ def membership_remove(*, membership: Membership) -> None:
 def project_create(*, user, workspace: Workspace, name: str, description: str = "") -> Project:
     try:
         with transaction.atomic():
-            return Project.objects.create(workspace=workspace, name=name.strip(), description=description, created_by=user)
+            return Project.objects.create(
+                workspace=workspace, name=name.strip(), description=description, created_by=user
+            )
     except IntegrityError:
-        raise ValidationError({"name": [f"A project named {name.strip()!r} already exists in this workspace."]}) from None
+        raise ValidationError(
+            {"name": [f"A project named {name.strip()!r} already exists in this workspace."]}
+        ) from None
 
 
 def project_update(*, project: Project, **fields) -> Project:
@@ -67,5 +77,7 @@ def project_update(*, project: Project, **fields) -> Project:
         with transaction.atomic():
             project.save()
     except IntegrityError:
-        raise ValidationError({"name": [f"A project named {project.name!r} already exists in this workspace."]}) from None
+        raise ValidationError(
+            {"name": [f"A project named {project.name!r} already exists in this workspace."]}
+        ) from None
     return project

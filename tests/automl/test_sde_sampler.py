@@ -257,7 +257,11 @@ def test_state_survives_between_processes_in_postgresql_storage(optuna_database_
 
     def run(seed: int, n: int) -> int:
         done = subprocess.run(
-            [sys.executable, str(script), str(seed), str(n)], capture_output=True, text=True, timeout=300, env=os.environ
+            [sys.executable, str(script), str(seed), str(n)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=os.environ,
         )
         assert done.returncode == 0, done.stderr
         return int(done.stdout.strip().splitlines()[-1])
@@ -276,8 +280,10 @@ def test_state_survives_between_processes_in_postgresql_storage(optuna_database_
             continue
         particle = attrs["particle"]
         earlier = [
-            u for u in trials
-            if u.number < t.number and u.system_attrs.get("sde", {}).get("particle") == particle
+            u
+            for u in trials
+            if u.number < t.number
+            and u.system_attrs.get("sde", {}).get("particle") == particle
             and u.system_attrs.get("sde", {}).get("kind") in ("init", "move", "restart")
         ]
         prev = max(earlier, key=lambda u: u.number)

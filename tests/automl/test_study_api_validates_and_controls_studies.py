@@ -16,8 +16,9 @@ pytestmark = pytest.mark.django_db
 def version(tenants):
     from datasets.services import dataset_version_create
 
-    dataset = dataset_with_samples(user=tenants["alice"], project=tenants["project_a"], name="Digits", per_class=6,
-                                   classes=range(3))
+    dataset = dataset_with_samples(
+        user=tenants["alice"], project=tenants["project_a"], name="Digits", per_class=6, classes=range(3)
+    )
     return dataset_version_create(dataset=dataset, user=tenants["alice"], seed=1)
 
 
@@ -25,7 +26,9 @@ def post(client, version, **body):
     return client.post("/api/v1/studies/", {"dataset_version": version.pk, **body}, format="json")
 
 
-def test_default_study_uses_the_templates_search_space_and_queues_parallel_trials(tenants, api_client, version):
+def test_default_study_uses_the_templates_search_space_and_queues_parallel_trials(
+    tenants, api_client, version
+):
     from automl import engine
     from automl.models import Study
     from jobs.models import Job
@@ -37,8 +40,13 @@ def test_default_study_uses_the_templates_search_space_and_queues_parallel_trial
     names = {d["name"] for d in study["search_space"]}
     assert {"learning_rate", "weight_decay", "batch_size", "epochs", "model", "augmentation"} <= names
     assert study["sampler"] == "sde" and study["pruner"] == "median" and study["preset"] == "balanced"
-    assert study["status"] == "running" and study["trials"] == {"total": 3, "running": 3, "complete": 0,
-                                                                  "pruned": 0, "failed": 0}
+    assert study["status"] == "running" and study["trials"] == {
+        "total": 3,
+        "running": 3,
+        "complete": 0,
+        "pruned": 0,
+        "failed": 0,
+    }
     jobs = Job.objects.filter(kind="automl.trial", params__study=study["id"])
     assert jobs.count() == 3 and {j.status for j in jobs} == {"queued"}
 
@@ -52,12 +60,16 @@ def test_default_study_uses_the_templates_search_space_and_queues_parallel_trial
     # Optuna's own record lives in the platform's database
     import optuna
 
-    loaded = optuna.load_study(study_name=Study.objects.get(pk=study["id"]).optuna_name, storage=engine.storage())
+    loaded = optuna.load_study(
+        study_name=Study.objects.get(pk=study["id"]).optuna_name, storage=engine.storage()
+    )
     assert len(loaded.trials) == 3 and loaded.direction == optuna.study.StudyDirection.MAXIMIZE
     assert engine.storage_url()[0].startswith("postgresql+psycopg://")
 
     # jobs of a study cannot be started by hand through /jobs/
-    generic = client.post("/api/v1/jobs/", {"workspace": tenants["ws_a"].pk, "kind": "automl.trial"}, format="json")
+    generic = client.post(
+        "/api/v1/jobs/", {"workspace": tenants["ws_a"].pk, "kind": "automl.trial"}, format="json"
+    )
     assert generic.status_code == 400 and "/api/v1/studies/" in generic.json()["error"]["message"]
 
 
@@ -72,25 +84,62 @@ def test_a_fixed_parameter_leaves_the_default_search_space(tenants, api_client, 
     assert study["fixed_params"]["epochs"] == 5
 
 
-@pytest.mark.parametrize(("body", "field", "words"), [
-    ({"search_space": [{"name": "learning_rate", "type": "float", "low": 0.1, "high": 0.01}]},
-     "search_space[0].high", "greater than low"),
-    ({"search_space": [{"name": "learning_rate", "type": "float", "low": 0, "high": 0.1, "log": True}]},
-     "search_space[0].low", "log-scale"),
-    ({"search_space": [{"name": "colour", "type": "float", "low": 0, "high": 1}]}, "search_space[0].name", "Unknown"),
-    ({"search_space": [{"name": "model", "type": "categorical", "choices": ["resnet_narrow", "vgg"]}]},
-     "search_space[0].choices", "vgg"),
-    ({"search_space": [{"name": "epochs", "type": "int", "low": 0, "high": 5}]}, "search_space[0].low", "between"),
-    ({"search_space": [{"name": "batch_size", "type": "float", "low": 8, "high": 64}]}, "search_space[0].type", "int"),
-    ({"search_space": []}, "search_space", "non-empty"),
-    ({"fixed_params": {"epochs": 3}, "search_space": [{"name": "epochs", "type": "int", "low": 2, "high": 4}]},
-     "search_space[0].name", "fixed"),
-    ({"fixed_params": {"epochs": -1}}, "fixed_params.epochs", "between"),
-    ({"search_space": [{"name": "warmup_epochs", "type": "int", "low": 0, "high": 40}]}, "search_space[0].name",
-     "warmup_epochs"),
-    ({"sampler": "annealing"}, "sampler", ""),
-    ({"parallelism": 0}, "parallelism", ""),
-])
+@pytest.mark.parametrize(
+    ("body", "field", "words"),
+    [
+        (
+            {"search_space": [{"name": "learning_rate", "type": "float", "low": 0.1, "high": 0.01}]},
+            "search_space[0].high",
+            "greater than low",
+        ),
+        (
+            {
+                "search_space": [
+                    {"name": "learning_rate", "type": "float", "low": 0, "high": 0.1, "log": True}
+                ]
+            },
+            "search_space[0].low",
+            "log-scale",
+        ),
+        (
+            {"search_space": [{"name": "colour", "type": "float", "low": 0, "high": 1}]},
+            "search_space[0].name",
+            "Unknown",
+        ),
+        (
+            {"search_space": [{"name": "model", "type": "categorical", "choices": ["resnet_narrow", "vgg"]}]},
+            "search_space[0].choices",
+            "vgg",
+        ),
+        (
+            {"search_space": [{"name": "epochs", "type": "int", "low": 0, "high": 5}]},
+            "search_space[0].low",
+            "between",
+        ),
+        (
+            {"search_space": [{"name": "batch_size", "type": "float", "low": 8, "high": 64}]},
+            "search_space[0].type",
+            "int",
+        ),
+        ({"search_space": []}, "search_space", "non-empty"),
+        (
+            {
+                "fixed_params": {"epochs": 3},
+                "search_space": [{"name": "epochs", "type": "int", "low": 2, "high": 4}],
+            },
+            "search_space[0].name",
+            "fixed",
+        ),
+        ({"fixed_params": {"epochs": -1}}, "fixed_params.epochs", "between"),
+        (
+            {"search_space": [{"name": "warmup_epochs", "type": "int", "low": 0, "high": 40}]},
+            "search_space[0].name",
+            "warmup_epochs",
+        ),
+        ({"sampler": "annealing"}, "sampler", ""),
+        ({"parallelism": 0}, "parallelism", ""),
+    ],
+)
 def test_bad_studies_are_refused_naming_the_field(tenants, api_client, version, body, field, words):
     from automl.models import Study
 
@@ -106,8 +155,13 @@ def test_pause_resume_and_stop(tenants, api_client, version):
     from jobs.models import Job
 
     client = api_client(tenants["alice"])
-    study = post(client, version, n_trials=4, parallelism=1, search_space=[
-        {"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True}]).json()
+    study = post(
+        client,
+        version,
+        n_trials=4,
+        parallelism=1,
+        search_space=[{"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True}],
+    ).json()
     url = f"/api/v1/studies/{study['id']}/"
     assert client.post(url + "resume/").status_code == 409
     paused = client.post(url + "pause/")
@@ -118,8 +172,9 @@ def test_pause_resume_and_stop(tenants, api_client, version):
     assert resumed.json()["trials"]["total"] == 1, "resuming does not exceed the parallelism"
     stopped = client.post(url + "stop/")
     assert stopped.status_code == 200 and stopped.json()["status"] == "stopped"
-    assert set(Job.objects.filter(kind="automl.trial", params__study=study["id"]).values_list("status", flat=True)) \
-        == {"cancelled"}
+    assert set(
+        Job.objects.filter(kind="automl.trial", params__study=study["id"]).values_list("status", flat=True)
+    ) == {"cancelled"}
     assert client.post(url + "promote/", {}, format="json").status_code == 409
     viewer = api_client(tenants["carol"]).post(url + "pause/")
     assert viewer.status_code == 403
@@ -132,8 +187,15 @@ def test_wall_time_budget_and_failed_trials_end_the_study(tenants, api_client, v
     from automl.services import trial_record_failed
 
     client = api_client(tenants["alice"])
-    created = post(client, version, n_trials=10, parallelism=1, timeout_seconds=3600, report_seeds=2, search_space=[
-        {"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True}]).json()
+    created = post(
+        client,
+        version,
+        n_trials=10,
+        parallelism=1,
+        timeout_seconds=3600,
+        report_seeds=2,
+        search_space=[{"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True}],
+    ).json()
     study = Study.objects.get(pk=created["id"])
     first = Trial.objects.get(study=study)
     trial_record_failed(trial=first, error="RuntimeError: out of memory")
@@ -160,13 +222,24 @@ def test_results_rank_parameters_and_keep_the_best_so_far(tenants, api_client, v
     from optuna.trial import TrialState
 
     client = api_client(tenants["alice"])
-    study = post(client, version, n_trials=12, parallelism=12, sampler="random", search_space=[
-        {"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True},
-        {"name": "augmentation", "type": "categorical", "choices": ["light", "strong"]}]).json()
+    study = post(
+        client,
+        version,
+        n_trials=12,
+        parallelism=12,
+        sampler="random",
+        search_space=[
+            {"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True},
+            {"name": "augmentation", "type": "categorical", "choices": ["light", "strong"]},
+        ],
+    ).json()
     # the score depends on the learning rate (peak at 1e-3) far more than on the augmentation
     for trial in Trial.objects.filter(study_id=study["id"]).order_by("number"):
-        value = 1 - abs(math.log10(trial.params["learning_rate"]) + 3) / 2 + (0.01 if trial.params["augmentation"] == "light"
-                                                                              else 0)
+        value = (
+            1
+            - abs(math.log10(trial.params["learning_rate"]) + 3) / 2
+            + (0.01 if trial.params["augmentation"] == "light" else 0)
+        )
         _tell(trial, state=TrialState.COMPLETE, value=value)
         Trial.objects.filter(pk=trial.pk).update(state="complete", value=value)
 
@@ -181,7 +254,9 @@ def test_results_rank_parameters_and_keep_the_best_so_far(tenants, api_client, v
     assert importances["learning_rate"] > importances["augmentation"]
 
 
-def test_study_list_costs_the_same_queries_for_many_studies(tenants, api_client, version, django_assert_max_num_queries):
+def test_study_list_costs_the_same_queries_for_many_studies(
+    tenants, api_client, version, django_assert_max_num_queries
+):
     client = api_client(tenants["alice"])
     space = [{"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True}]
     for _ in range(4):
@@ -197,8 +272,13 @@ def test_a_trial_whose_worker_is_lost_for_good_fails_and_the_study_goes_on(tenan
     from jobs.models import Job
 
     client = api_client(tenants["alice"])
-    study = post(client, version, n_trials=2, parallelism=1, search_space=[
-        {"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True}]).json()
+    study = post(
+        client,
+        version,
+        n_trials=2,
+        parallelism=1,
+        search_space=[{"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True}],
+    ).json()
     first = Trial.objects.get(study_id=study["id"])
     # what the reaper leaves when the last attempt's worker went silent too
     lost = "worker vm/123 lost: no heartbeat for 61s on attempt 3 of 3; gave up after 3 attempts"

@@ -23,10 +23,16 @@ N_TRIALS = 6
 
 
 def digits_version(tenants, api_client, *, per_class: int) -> dict:
-    dataset = dataset_with_samples(user=tenants["alice"], project=tenants["project_a"], name="Digits",
-                                   per_class=per_class, classes=range(10))
-    response = api_client(tenants["alice"]).post(f"/api/v1/datasets/{dataset.pk}/versions/", {"seed": 3},
-                                                 format="json")
+    dataset = dataset_with_samples(
+        user=tenants["alice"],
+        project=tenants["project_a"],
+        name="Digits",
+        per_class=per_class,
+        classes=range(10),
+    )
+    response = api_client(tenants["alice"]).post(
+        f"/api/v1/datasets/{dataset.pk}/versions/", {"seed": 3}, format="json"
+    )
     assert response.status_code == 201, response.content
     return response.json()
 
@@ -38,7 +44,9 @@ def pids_of(process: psutil.Process) -> set[int]:
         return set()
 
 
-def test_study_spends_its_budget_on_two_workers_with_pruning_and_a_lost_worker(live_worker, tenants, api_client):
+def test_study_spends_its_budget_on_two_workers_with_pruning_and_a_lost_worker(
+    live_worker, tenants, api_client
+):
     from automl.models import Study, Trial
     from automl.services import studies_reconcile
     from jobs.services import jobs_reap_stale
@@ -47,17 +55,27 @@ def test_study_spends_its_budget_on_two_workers_with_pruning_and_a_lost_worker(l
     version = digits_version(tenants, api_client, per_class=15)
     second = start_worker("automl-worker-2")
     try:
-        created = client.post("/api/v1/studies/", {
-            "dataset_version": version["id"], "name": "digits search", "preset": "fast",
-            "fixed_params": {"epochs": EPOCHS, "model": "cnn_small", "image_size": 32, "batch_size": 16},
-            "search_space": [
-                {"name": "learning_rate", "type": "float", "low": 1e-5, "high": 3e-2, "log": True},
-                {"name": "weight_decay", "type": "float", "low": 1e-6, "high": 1e-2, "log": True},
-                {"name": "augmentation", "type": "categorical", "choices": ["none", "light"]},
-            ],
-            "sampler": "sde", "pruner": "successive_halving", "n_trials": N_TRIALS, "parallelism": 2,
-            "seed": 5, "report_seeds": 1,
-        }, format="json")
+        created = client.post(
+            "/api/v1/studies/",
+            {
+                "dataset_version": version["id"],
+                "name": "digits search",
+                "preset": "fast",
+                "fixed_params": {"epochs": EPOCHS, "model": "cnn_small", "image_size": 32, "batch_size": 16},
+                "search_space": [
+                    {"name": "learning_rate", "type": "float", "low": 1e-5, "high": 3e-2, "log": True},
+                    {"name": "weight_decay", "type": "float", "low": 1e-6, "high": 1e-2, "log": True},
+                    {"name": "augmentation", "type": "categorical", "choices": ["none", "light"]},
+                ],
+                "sampler": "sde",
+                "pruner": "successive_halving",
+                "n_trials": N_TRIALS,
+                "parallelism": 2,
+                "seed": 5,
+                "report_seeds": 1,
+            },
+            format="json",
+        )
         assert created.status_code == 201, created.content
         study_id = created.json()["id"]
         assert created.json()["trials"]["running"] == 2, "parallelism 2: two trials queued at once"
@@ -72,7 +90,9 @@ def test_study_spends_its_budget_on_two_workers_with_pruning_and_a_lost_worker(l
                     return job
             return None
 
-        victim = wait_for(trial_running_on_second, timeout=300, interval=0.1, what="a trial running on worker 2")
+        victim = wait_for(
+            trial_running_on_second, timeout=300, interval=0.1, what="a trial running on worker 2"
+        )
         os.killpg(second.proc.pid, signal.SIGKILL)
         second.proc.wait(timeout=30)
         victim.refresh_from_db()
@@ -103,7 +123,9 @@ def test_study_spends_its_budget_on_two_workers_with_pruning_and_a_lost_worker(l
             assert len(epochs) == EPOCHS
     pruned = [t for t in trials if t["state"] == "pruned"]
     assert pruned, "successive halving pruned no trial"
-    assert all(t["pruned_at_epoch"] < EPOCHS and len(t["intermediate"]) == t["pruned_at_epoch"] for t in pruned)
+    assert all(
+        t["pruned_at_epoch"] < EPOCHS and len(t["intermediate"]) == t["pruned_at_epoch"] for t in pruned
+    )
 
     # the trial on the killed worker was taken over (or, had it just finished, recorded once)
     victim.refresh_from_db()
@@ -115,14 +137,19 @@ def test_study_spends_its_budget_on_two_workers_with_pruning_and_a_lost_worker(l
     results = client.get(f"/api/v1/studies/{study_id}/results/").json()
     best = results["best_trial"]
     assert best["value"] == max(t["value"] for t in trials if t["state"] == "complete")
-    assert [p["trial"] for p in results["history"]] == sorted(t["number"] for t in trials if t["state"] == "complete")
+    assert [p["trial"] for p in results["history"]] == sorted(
+        t["number"] for t in trials if t["state"] == "complete"
+    )
     assert results["history"][-1]["best"] == best["value"]
 
     promoted = client.post(f"/api/v1/studies/{study_id}/promote/", {}, format="json")
     assert promoted.status_code == 201, promoted.content
     model = promoted.json()
     assert model["dataset_version"] == version["id"] and model["template"] == "image_classification"
-    assert model["metrics"]["automl"]["study"] == study_id and model["metrics"]["automl"]["trial"] == best["number"]
+    assert (
+        model["metrics"]["automl"]["study"] == study_id
+        and model["metrics"]["automl"]["trial"] == best["number"]
+    )
     for name, value in best["params"].items():
         assert model["params"][name] == value
     assert model["metrics"]["test"]["accuracy"] == best["test_metrics"]["accuracy"]

@@ -53,10 +53,15 @@ def digits_by_class(per_class: int, classes: range | list[int] = range(10)) -> d
     return found
 
 
-def folder_layout(per_class: int, classes: range | list[int] = range(10), unlabeled: int = 0) -> dict[str, bytes]:
+def folder_layout(
+    per_class: int, classes: range | list[int] = range(10), unlabeled: int = 0
+) -> dict[str, bytes]:
     """A folder-per-class archive's entries, plus ``unlabeled`` files at the root."""
-    entries = {f"{label}/{label}_{i:04d}.png": data
-               for label, images in digits_by_class(per_class, classes).items() for i, data in enumerate(images)}
+    entries = {
+        f"{label}/{label}_{i:04d}.png": data
+        for label, images in digits_by_class(per_class, classes).items()
+        for i, data in enumerate(images)
+    }
     for i in range(unlabeled):
         entries[f"loose_{i:04d}.png"] = digit_bytes(1000 + i)
     return entries
@@ -82,11 +87,22 @@ def make_tar(entries: dict[str, bytes], *, mode: str = "w:gz") -> bytes:
 
 def pixel_flood_png(width: int = 100_000, height: int = 100_000) -> bytes:
     """A valid-looking PNG header claiming width x height pixels, with almost no data."""
+
     def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+        return (
+            struct.pack(">I", len(body))
+            + kind
+            + body
+            + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+        )
 
     header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)  # 1-bit greyscale
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\x00" * 64))
+        + chunk(b"IEND", b"")
+    )
 
 
 def upload(name: str, data: bytes, content_type: str = "application/octet-stream"):
@@ -95,7 +111,9 @@ def upload(name: str, data: bytes, content_type: str = "application/octet-stream
     return SimpleUploadedFile(name, data, content_type=content_type)
 
 
-def dataset_with_samples(*, user, project, name: str = "Digits", per_class: int = 3, classes=range(3), unlabeled: int = 0):
+def dataset_with_samples(
+    *, user, project, name: str = "Digits", per_class: int = 3, classes=range(3), unlabeled: int = 0
+):
     """A dataset imported through the real import service."""
     from datasets.services import dataset_create, import_archive
 
@@ -113,8 +131,13 @@ def tenancy_objects(world: dict) -> dict:
         from datasets.models import ImportBatch, Label, Sample
         from datasets.services import dataset_version_create
 
-        dataset = dataset_with_samples(user=world["alice"], project=world["project_a"], name="Tenancy digits",
-                                       per_class=2, classes=range(2))
+        dataset = dataset_with_samples(
+            user=world["alice"],
+            project=world["project_a"],
+            name="Tenancy digits",
+            per_class=2,
+            classes=range(2),
+        )
         world["datasets"] = {
             "dataset": dataset,
             "label": Label.objects.filter(dataset=dataset).order_by("name").first(),
@@ -134,8 +157,13 @@ def isolated_storage_fixture(settings, tmp_path):
     """Blobs in this test's own directory, so 'nothing was written' can be checked."""
     root = tmp_path / "blobs"
     root.mkdir()
-    settings.STORAGES = {**settings.STORAGES, "default": {
-        "BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(root)}}}
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(root)},
+        },
+    }
     return root
 
 
@@ -144,8 +172,9 @@ def digits_fixture(tenants, isolated_storage):
     """alice's empty image classification dataset in project A."""
     from datasets.services import dataset_create
 
-    return dataset_create(user=tenants["alice"], project=tenants["project_a"], name="Digits",
-                          task_type="image_classification")
+    return dataset_create(
+        user=tenants["alice"], project=tenants["project_a"], name="Digits", task_type="image_classification"
+    )
 
 
 def blob_files(root) -> list[str]:
@@ -157,7 +186,9 @@ def snapshot(dataset) -> dict:
     from datasets.models import ImportBatch, Label, Sample
 
     return {
-        "samples": sorted(Sample.objects.filter(dataset=dataset).values_list("sha256", "label__name", "label_version")),
+        "samples": sorted(
+            Sample.objects.filter(dataset=dataset).values_list("sha256", "label__name", "label_version")
+        ),
         "labels": sorted(Label.objects.filter(dataset=dataset).values_list("name", flat=True)),
         "imports": ImportBatch.objects.filter(dataset=dataset).count(),
     }

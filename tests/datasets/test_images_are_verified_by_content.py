@@ -36,8 +36,11 @@ def imports_url(dataset) -> str:
 
 
 def post_files(client, dataset, files: dict[str, bytes], **fields):
-    return client.post(imports_url(dataset), {"files": [upload(n, d) for n, d in files.items()], **fields},
-                       format="multipart")
+    return client.post(
+        imports_url(dataset),
+        {"files": [upload(n, d) for n, d in files.items()], **fields},
+        format="multipart",
+    )
 
 
 def problems_by_file(body: dict) -> dict[str, str]:
@@ -57,8 +60,9 @@ def test_bad_files_are_reported_by_name_while_the_rest_imports(digits, tenants, 
         "dogs/png-named.jpg": digit_bytes(3),
         "dogs/bmp.bmp": digit_bytes(4, format="BMP"),
     }
-    response = api_client(tenants["alice"]).post(imports_url(digits), {"archive": upload("mixed.tar.gz", make_tar(entries))},
-                                                  format="multipart")
+    response = api_client(tenants["alice"]).post(
+        imports_url(digits), {"archive": upload("mixed.tar.gz", make_tar(entries))}, format="multipart"
+    )
     assert response.status_code == 201, response.json()
     body = response.json()
     assert (body["files"], body["imported"], body["failed"], body["duplicates"]) == (9, 4, 5, 0)
@@ -74,9 +78,17 @@ def test_bad_files_are_reported_by_name_while_the_rest_imports(digits, tenants, 
     assert "SAMPAN_DATASET_MAX_IMAGE_PIXELS" in messages["cats/flood.png"]
     assert "checked by content" in messages["dogs/text-named.png"]
     stored = dict(Sample.objects.filter(dataset=digits).values_list("original_name", "format"))
-    assert stored == {"cats/good-1.png": "PNG", "cats/good-2.png": "PNG", "dogs/png-named.jpg": "PNG", "dogs/bmp.bmp": "BMP"}
+    assert stored == {
+        "cats/good-1.png": "PNG",
+        "cats/good-2.png": "PNG",
+        "dogs/png-named.jpg": "PNG",
+        "dogs/bmp.bmp": "BMP",
+    }
     assert sorted(Label.objects.filter(dataset=digits).values_list("name", flat=True)) == ["cats", "dogs"]
-    assert api_client(tenants["alice"]).get(f"{imports_url(digits)}{body['id']}/").json()["problems"] == body["problems"]
+    assert (
+        api_client(tenants["alice"]).get(f"{imports_url(digits)}{body['id']}/").json()["problems"]
+        == body["problems"]
+    )
     listed = api_client(tenants["alice"]).get(imports_url(digits)).json()["results"]
     assert [(row["id"], row["failed"]) for row in listed] == [(body["id"], 5)] and "problems" not in listed[0]
 
@@ -88,12 +100,18 @@ def test_an_upload_where_nothing_imports_is_a_400_naming_each_file(digits, tenan
     response = post_files(client, digits, {"flood.png": pixel_flood_png(), "fake.png": b"text"})
     error = response.json()["error"]
     assert response.status_code == 400 and error["code"] == "nothing_imported"
-    assert "flood.png" in error["message"] and "fake.png" in error["message"] and "pixel limit" in error["message"]
+    assert (
+        "flood.png" in error["message"]
+        and "fake.png" in error["message"]
+        and "pixel limit" in error["message"]
+    )
     assert {p["file"] for p in error["details"]["problems"]} == {"flood.png", "fake.png"}
     assert snapshot(digits) == before
 
 
-@pytest.mark.parametrize(("width", "height"), [(60_000, 60_000), (8_000, 7_000)], ids=["over-2x", "just-over"])
+@pytest.mark.parametrize(
+    ("width", "height"), [(60_000, 60_000), (8_000, 7_000)], ids=["over-2x", "just-over"]
+)
 def test_pixel_flood_is_refused_from_the_header_without_decoding(width, height):
     # 8000 x 7000 is within Pillow's own hard error (2x its limit): only a warning there.
     with warnings.catch_warnings():
@@ -106,20 +124,25 @@ def test_pixel_flood_is_refused_from_the_header_without_decoding(width, height):
 
 def test_pillow_is_configured_to_error_past_the_pixel_limit():
     with warnings.catch_warnings():
-        configure_pillow(max_pixels=settings.SAMPAN_DATASET_MAX_IMAGE_PIXELS)  # what DatasetsConfig.ready does
+        configure_pillow(
+            max_pixels=settings.SAMPAN_DATASET_MAX_IMAGE_PIXELS
+        )  # what DatasetsConfig.ready does
         assert Image.MAX_IMAGE_PIXELS == 50_000_000
         with pytest.raises(Image.DecompressionBombWarning):
             Image.open(io.BytesIO(pixel_flood_png(8_000, 7_000)))
 
 
-@pytest.mark.parametrize(("fmt", "mode", "source", "extension"), [
-    ("JPEG", "RGB", "JPEG", "jpg"),
-    ("PNG", "RGBA", "PNG", "png"),
-    ("PNG", "P", "PNG", "png"),
-    ("BMP", "RGB", "BMP", "png"),
-    ("WEBP", "RGB", "WEBP", "png"),
-    ("GIF", "L", "GIF", "png"),
-])
+@pytest.mark.parametrize(
+    ("fmt", "mode", "source", "extension"),
+    [
+        ("JPEG", "RGB", "JPEG", "jpg"),
+        ("PNG", "RGBA", "PNG", "png"),
+        ("PNG", "P", "PNG", "png"),
+        ("BMP", "RGB", "BMP", "png"),
+        ("WEBP", "RGB", "WEBP", "png"),
+        ("GIF", "L", "GIF", "png"),
+    ],
+)
 def test_accepted_formats_are_re_encoded(fmt, mode, source, extension):
     data = digit_bytes(5, format=fmt, size=40, mode=mode)
     image = prepare_image(data, max_pixels=10_000)
@@ -147,13 +170,23 @@ def test_thumbnails_are_jpegs_at_most_128px():
 
 def test_duplicates_are_reported_not_stored_twice(digits, tenants, api_client, isolated_storage):
     client = api_client(tenants["alice"])
-    first = client.post(imports_url(digits), {"archive": upload("a.zip", make_zip(folder_layout(2, range(2))))},
-                        format="multipart").json()
+    first = client.post(
+        imports_url(digits),
+        {"archive": upload("a.zip", make_zip(folder_layout(2, range(2))))},
+        format="multipart",
+    ).json()
     assert first["imported"] == 4
     blobs = sorted(p.name for p in isolated_storage.rglob("*.png"))
     # The same pixels again: the same file under another name, and as a BMP (re-encoded: same bytes).
-    again = post_files(client, digits, {"copy.png": digit_bytes(0), "same-pixels.bmp": digit_bytes(0, format="BMP"),
-                                        "new.png": digit_bytes(900)})
+    again = post_files(
+        client,
+        digits,
+        {
+            "copy.png": digit_bytes(0),
+            "same-pixels.bmp": digit_bytes(0, format="BMP"),
+            "new.png": digit_bytes(900),
+        },
+    )
     body = again.json()
     assert again.status_code == 201 and (body["imported"], body["duplicates"]) == (1, 2), body
     assert problems_by_file(body) == {"copy.png": "duplicate", "same-pixels.bmp": "duplicate"}
@@ -164,9 +197,15 @@ def test_duplicates_are_reported_not_stored_twice(digits, tenants, api_client, i
     assert len(sorted(p.name for p in isolated_storage.rglob("*.png"))) == len(blobs) + 1
 
 
-def test_blobs_are_content_addressed_and_served_back_re_encoded(digits, tenants, api_client, isolated_storage):
-    response = post_files(api_client(tenants["alice"]), digits, {"one.jpg": digit_bytes(8, format="JPEG", mode="RGB")},
-                          label="eights")
+def test_blobs_are_content_addressed_and_served_back_re_encoded(
+    digits, tenants, api_client, isolated_storage
+):
+    response = post_files(
+        api_client(tenants["alice"]),
+        digits,
+        {"one.jpg": digit_bytes(8, format="JPEG", mode="RGB")},
+        label="eights",
+    )
     assert response.status_code == 201
     sample = Sample.objects.get(dataset=digits)
     assert sample.label.name == "eights" and sample.format == "JPEG"
@@ -181,9 +220,14 @@ def test_multi_file_upload_limits(digits, tenants, api_client, settings):
     big = digit_bytes(2, size=200, format="BMP")
     response = post_files(client, digits, {"big.bmp": big, "small.png": digit_bytes(2)})
     assert response.status_code == 201
-    assert response.json()["problems"] == [{"file": "big.bmp", "code": "file_too_large",
-                                            "message": f"{len(big):,} bytes, over the 2,000-byte limit for one image "
-                                                       "(SAMPAN_DATASET_MAX_IMAGE_BYTES)"}]
+    assert response.json()["problems"] == [
+        {
+            "file": "big.bmp",
+            "code": "file_too_large",
+            "message": f"{len(big):,} bytes, over the 2,000-byte limit for one image "
+            "(SAMPAN_DATASET_MAX_IMAGE_BYTES)",
+        }
+    ]
     settings.SAMPAN_DATASET_MAX_FILES = 2
     response = post_files(client, digits, {f"{i}.png": digit_bytes(i) for i in range(3)})
     assert response.status_code == 400 and response.json()["error"]["code"] == "too_many_files"
@@ -192,5 +236,8 @@ def test_multi_file_upload_limits(digits, tenants, api_client, settings):
 def test_import_needs_exactly_one_kind_of_upload(digits, tenants, api_client):
     client = api_client(tenants["alice"])
     response = client.post(imports_url(digits), {"label": "x"}, format="multipart")
-    assert response.status_code == 400 and "either one archive or image files" in response.json()["error"]["message"]
+    assert (
+        response.status_code == 400
+        and "either one archive or image files" in response.json()["error"]["message"]
+    )
     assert ImportBatch.objects.filter(dataset=digits).count() == 0

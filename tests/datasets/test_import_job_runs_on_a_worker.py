@@ -17,19 +17,29 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
 def finished(job_id: int) -> Job:
-    wait_for(lambda: Job.objects.get(pk=job_id).status in (JobStatus.SUCCEEDED, JobStatus.FAILED), timeout=60,
-             what=f"import job {job_id} to finish")
+    wait_for(
+        lambda: Job.objects.get(pk=job_id).status in (JobStatus.SUCCEEDED, JobStatus.FAILED),
+        timeout=60,
+        what=f"import job {job_id} to finish",
+    )
     return Job.objects.get(pk=job_id)
 
 
 def test_archive_imports_in_a_background_job(live_worker, tenants, api_client, settings):
     settings.SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES = 10  # 40 files: too many to import inside the request
     client = api_client(tenants["alice"])
-    dataset = dataset_create(user=tenants["alice"], project=tenants["project_a"], name="Background",
-                             task_type="image_classification")
+    dataset = dataset_create(
+        user=tenants["alice"],
+        project=tenants["project_a"],
+        name="Background",
+        task_type="image_classification",
+    )
     archive = make_tar(folder_layout(8, range(4), unlabeled=8))
-    response = client.post(f"/api/v1/datasets/{dataset.pk}/imports/", {"archive": upload("digits.tar.gz", archive)},
-                           format="multipart")
+    response = client.post(
+        f"/api/v1/datasets/{dataset.pk}/imports/",
+        {"archive": upload("digits.tar.gz", archive)},
+        format="multipart",
+    )
     assert response.status_code == 202, response.json()
     queued = response.json()
     assert queued["status"] == "queued" and queued["files"] == 40 and queued["job"]
@@ -49,11 +59,15 @@ def test_archive_imports_in_a_background_job(live_worker, tenants, api_client, s
 
 def test_refused_archive_fails_the_job_and_changes_nothing(live_worker, tenants, api_client):
     client = api_client(tenants["alice"])
-    dataset = dataset_create(user=tenants["alice"], project=tenants["project_a"], name="Refused",
-                             task_type="image_classification")
+    dataset = dataset_create(
+        user=tenants["alice"], project=tenants["project_a"], name="Refused", task_type="image_classification"
+    )
     bad = make_zip({"a/notes.txt": b"not an image", "b/readme.md": b"# hi"})
-    response = client.post(f"/api/v1/datasets/{dataset.pk}/imports/",
-                           {"archive": upload("bad.zip", bad), "background": "true"}, format="multipart")
+    response = client.post(
+        f"/api/v1/datasets/{dataset.pk}/imports/",
+        {"archive": upload("bad.zip", bad), "background": "true"},
+        format="multipart",
+    )
     assert response.status_code == 202
     job = finished(response.json()["job"])
     assert job.status == JobStatus.FAILED and "No file could be imported" in job.error
@@ -64,7 +78,9 @@ def test_refused_archive_fails_the_job_and_changes_nothing(live_worker, tenants,
 
 
 def test_import_jobs_cannot_be_started_through_the_jobs_api(tenants, api_client):
-    response = api_client(tenants["alice"]).post("/api/v1/jobs/", {"workspace": tenants["ws_a"].pk,
-                                                                   "kind": "datasets.import",
-                                                                   "params": {"import_batch": 1}}, format="json")
+    response = api_client(tenants["alice"]).post(
+        "/api/v1/jobs/",
+        {"workspace": tenants["ws_a"].pk, "kind": "datasets.import", "params": {"import_batch": 1}},
+        format="json",
+    )
     assert response.status_code == 400 and "/imports/" in response.json()["error"]["message"]

@@ -21,11 +21,16 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def labeled(tenants, api_client, isolated_storage):
     """Classes 0, 1, 2 with 3 samples each, plus 2 unlabeled."""
-    dataset = dataset_with_samples(user=tenants["alice"], project=tenants["project_a"], per_class=3, classes=range(3),
-                                   unlabeled=2)
+    dataset = dataset_with_samples(
+        user=tenants["alice"], project=tenants["project_a"], per_class=3, classes=range(3), unlabeled=2
+    )
     labels = {lab.name: lab for lab in Label.objects.filter(dataset=dataset)}
-    return {"dataset": dataset, "labels": labels, "client": api_client(tenants["alice"]),
-            "base": f"/api/v1/datasets/{dataset.pk}"}
+    return {
+        "dataset": dataset,
+        "labels": labels,
+        "client": api_client(tenants["alice"]),
+        "base": f"/api/v1/datasets/{dataset.pk}",
+    }
 
 
 def samples_of(label: Label | None, dataset) -> list[int]:
@@ -45,8 +50,12 @@ def test_labels_list_with_sample_counts_and_create_rename(labeled):
     assert slash.status_code == 400 and "folder names" in slash.json()["error"]["message"]
     renamed = client.patch(f"{base}/labels/{labeled['labels']['0'].pk}/", {"name": "zero"}, format="json")
     assert renamed.status_code == 200 and renamed.json() | {"created_at": None} == {
-        "id": labeled["labels"]["0"].pk, "name": "zero", "color": labeled["labels"]["0"].color, "sample_count": 3,
-        "created_at": None}
+        "id": labeled["labels"]["0"].pk,
+        "name": "zero",
+        "color": labeled["labels"]["0"].color,
+        "sample_count": 3,
+        "created_at": None,
+    }
     onto = client.patch(f"{base}/labels/{labeled['labels']['1'].pk}/", {"name": "zero"}, format="json")
     assert onto.status_code == 400 and "merge the two labels instead" in onto.json()["error"]["message"]
 
@@ -56,10 +65,18 @@ def test_delete_says_how_many_samples_change_and_unlabels_them(labeled):
     members = samples_of(label, dataset)
     url = f"{labeled['base']}/labels/{label.pk}/"
     dry = client.delete(f"{url}?dry_run=1")
-    assert dry.status_code == 200 and dry.json() == {"label": label.pk, "affected_samples": 3, "dry_run": True}
+    assert dry.status_code == 200 and dry.json() == {
+        "label": label.pk,
+        "affected_samples": 3,
+        "dry_run": True,
+    }
     assert samples_of(label, dataset) == members
     done = client.delete(url)
-    assert done.status_code == 200 and done.json() == {"label": label.pk, "affected_samples": 3, "dry_run": False}
+    assert done.status_code == 200 and done.json() == {
+        "label": label.pk,
+        "affected_samples": 3,
+        "dry_run": False,
+    }
     assert not Label.objects.filter(pk=label.pk).exists()
     assert set(members) <= set(samples_of(None, dataset))
     assert set(Sample.objects.filter(pk__in=members).values_list("label_version", flat=True)) == {1}
@@ -87,26 +104,42 @@ def test_stale_label_write_answers_409_with_the_current_value(labeled):
     sample = Sample.objects.filter(dataset=labeled["dataset"], label__isnull=True).first()
     url = f"{base}/samples/{sample.pk}/"
     first = client.patch(url, {"label": labels["0"].pk, "label_version": 0}, format="json")
-    assert first.status_code == 200 and (first.json()["label"], first.json()["label_version"]) == (labels["0"].pk, 1)
+    assert first.status_code == 200 and (first.json()["label"], first.json()["label_version"]) == (
+        labels["0"].pk,
+        1,
+    )
     # A second labeler still has version 0 on screen.
     stale = client.patch(url, {"label": labels["1"].pk, "label_version": 0}, format="json")
     error = stale.json()["error"]
     assert stale.status_code == 409 and error["code"] == "label_conflict"
     assert "relabeled by someone else" in error["message"] and "nothing was saved" in error["message"]
-    assert error["details"]["current"] == {"id": sample.pk, "label": labels["0"].pk, "label_name": "0", "label_version": 1}
+    assert error["details"]["current"] == {
+        "id": sample.pk,
+        "label": labels["0"].pk,
+        "label_name": "0",
+        "label_version": 1,
+    }
     sample.refresh_from_db()
     assert (sample.label_id, sample.label_version) == (labels["0"].pk, 1)
     unlabel = client.patch(url, {"label": None, "label_version": 1}, format="json")
-    assert unlabel.status_code == 200 and unlabel.json()["label"] is None and unlabel.json()["label_version"] == 2
+    assert (
+        unlabel.status_code == 200
+        and unlabel.json()["label"] is None
+        and unlabel.json()["label_version"] == 2
+    )
 
 
 def test_label_of_another_dataset_is_refused(labeled, tenants):
-    other = dataset_with_samples(user=tenants["alice"], project=tenants["project_a"], name="Other", per_class=1,
-                                 classes=[5])
+    other = dataset_with_samples(
+        user=tenants["alice"], project=tenants["project_a"], name="Other", per_class=1, classes=[5]
+    )
     foreign = Label.objects.get(dataset=other)
     sample = Sample.objects.filter(dataset=labeled["dataset"]).first()
-    response = labeled["client"].patch(f"{labeled['base']}/samples/{sample.pk}/",
-                                       {"label": foreign.pk, "label_version": sample.label_version}, format="json")
+    response = labeled["client"].patch(
+        f"{labeled['base']}/samples/{sample.pk}/",
+        {"label": foreign.pk, "label_version": sample.label_version},
+        format="json",
+    )
     assert response.status_code == 409 and response.json()["error"]["code"] == "label_deleted"
     assert f"Label {foreign.pk} does not exist in this dataset" in response.json()["error"]["message"]
 
@@ -116,22 +149,38 @@ def test_bulk_label_is_all_or_nothing(labeled):
     targets = list(Sample.objects.filter(dataset=dataset, label=labels["2"]).order_by("pk"))
     items = [{"id": s.pk, "label_version": s.label_version} for s in targets]
     # Someone relabels the middle one first.
-    client.patch(f"{base}/samples/{targets[1].pk}/", {"label": labels["0"].pk, "label_version": 0}, format="json")
-    conflict = client.post(f"{base}/samples/bulk-label/", {"label": labels["1"].pk, "items": items}, format="json")
+    client.patch(
+        f"{base}/samples/{targets[1].pk}/", {"label": labels["0"].pk, "label_version": 0}, format="json"
+    )
+    conflict = client.post(
+        f"{base}/samples/bulk-label/", {"label": labels["1"].pk, "items": items}, format="json"
+    )
     error = conflict.json()["error"]
     assert conflict.status_code == 409 and error["code"] == "label_conflict"
     assert "1 of the 3 samples" in error["message"]
-    assert error["details"]["conflicts"] == [{"id": targets[1].pk, "label": labels["0"].pk, "label_name": "0",
-                                              "label_version": 1}]
-    assert len(samples_of(labels["1"], dataset)) == 3 and len(samples_of(labels["2"], dataset)) == 2, \
+    assert error["details"]["conflicts"] == [
+        {"id": targets[1].pk, "label": labels["0"].pk, "label_name": "0", "label_version": 1}
+    ]
+    assert len(samples_of(labels["1"], dataset)) == 3 and len(samples_of(labels["2"], dataset)) == 2, (
         "nothing may change on a conflict"
+    )
     items[1]["label_version"] = 1
-    done = client.post(f"{base}/samples/bulk-label/", {"label": labels["1"].pk, "items": items}, format="json")
+    done = client.post(
+        f"{base}/samples/bulk-label/", {"label": labels["1"].pk, "items": items}, format="json"
+    )
     assert done.status_code == 200
-    assert done.json() == {"updated": 3, "samples": [{"id": s.pk, "label": labels["1"].pk,
-                                                      "label_version": 2 if s == targets[1] else 1} for s in targets]}
-    missing = client.post(f"{base}/samples/bulk-label/", {"label": None, "items": [{"id": 10**9, "label_version": 0}]},
-                          format="json")
+    assert done.json() == {
+        "updated": 3,
+        "samples": [
+            {"id": s.pk, "label": labels["1"].pk, "label_version": 2 if s == targets[1] else 1}
+            for s in targets
+        ],
+    }
+    missing = client.post(
+        f"{base}/samples/bulk-label/",
+        {"label": None, "items": [{"id": 10**9, "label_version": 0}]},
+        format="json",
+    )
     assert missing.status_code == 400 and "1000000000" in missing.json()["error"]["message"]
 
 
@@ -154,8 +203,9 @@ def _in_thread(target, *args, **kwargs):
 
 @pytest.mark.django_db(transaction=True)
 def test_label_deleted_while_a_write_is_in_flight(tenants, api_client, isolated_storage):
-    dataset = dataset_with_samples(user=tenants["alice"], project=tenants["project_a"], per_class=2, classes=range(2),
-                                   unlabeled=1)
+    dataset = dataset_with_samples(
+        user=tenants["alice"], project=tenants["project_a"], per_class=2, classes=range(2), unlabeled=1
+    )
     label = Label.objects.get(dataset=dataset, name="0")
     sample = Sample.objects.get(dataset=dataset, label__isnull=True)
 
@@ -178,8 +228,12 @@ def test_label_deleted_while_a_write_is_in_flight(tenants, api_client, isolated_
     client = api_client(tenants["alice"])
     with transaction.atomic():
         label_delete(label=other)
-        writing, written = _in_thread(client.patch, f"/api/v1/datasets/{dataset.pk}/samples/{sample.pk}/",
-                                      {"label": other.pk, "label_version": 2}, format="json")
+        writing, written = _in_thread(
+            client.patch,
+            f"/api/v1/datasets/{dataset.pk}/samples/{sample.pk}/",
+            {"label": other.pk, "label_version": 2},
+            format="json",
+        )
         time.sleep(0.5)
         assert writing.is_alive(), "the write did not wait for the delete in flight"
     writing.join(10)

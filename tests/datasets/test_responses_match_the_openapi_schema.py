@@ -39,18 +39,33 @@ def tour(client, *, project, dataset, gone_creator_dataset, settings) -> None:
     created = client.post(DATASETS, {"project": project.pk, "name": "Tour"}, format="json")
     assert created.status_code == 201, created.json()
     new = created.json()["id"]
-    client.put(f"{DATASETS}{new}/", {"project": project.pk, "name": "Tour 2", "description": "d"}, format="json")
+    client.put(
+        f"{DATASETS}{new}/", {"project": project.pk, "name": "Tour 2", "description": "d"}, format="json"
+    )
     client.patch(f"{DATASETS}{new}/", {"name": "Tour 3"}, format="json")
     assert client.delete(f"{DATASETS}{new}/").status_code == 204
     client.get(f"{base}/")
     client.get(f"{base}/statistics/")
     assert client.get(f"{base}/profile/").json() == {}  # image datasets have no table profile
-    table = client.post(DATASETS, {"project": project.pk, "name": "Table", "task_type": "tabular_classification"},
-                        format="json").json()["id"]
-    assert client.post(f"{DATASETS}{table}/imports/preview/", {"file": upload("t.csv", b"a,y\n1,x\n2,z\n")},
-                       format="multipart").status_code == 200
-    assert client.post(f"{DATASETS}{table}/imports/preview/", {"file": upload("t.pdf", b"%PDF")},
-                       format="multipart").status_code == 400
+    table = client.post(
+        DATASETS,
+        {"project": project.pk, "name": "Table", "task_type": "tabular_classification"},
+        format="json",
+    ).json()["id"]
+    assert (
+        client.post(
+            f"{DATASETS}{table}/imports/preview/",
+            {"file": upload("t.csv", b"a,y\n1,x\n2,z\n")},
+            format="multipart",
+        ).status_code
+        == 200
+    )
+    assert (
+        client.post(
+            f"{DATASETS}{table}/imports/preview/", {"file": upload("t.pdf", b"%PDF")}, format="multipart"
+        ).status_code
+        == 400
+    )
     assert client.get(f"{base}/export/").status_code == 200
     # creators deleted since: null, as documented
     gone = client.get(f"{DATASETS}{gone_creator_dataset.pk}/").json()
@@ -65,11 +80,20 @@ def tour(client, *, project, dataset, gone_creator_dataset, settings) -> None:
     client.get(f"{base}/labels/{cat}/")
     client.put(f"{base}/labels/{cat}/", {"name": "kitten", "color": "#112233"}, format="json")
     client.patch(f"{base}/labels/{cat}/", {"name": "cat"}, format="json")
-    assert client.post(f"{base}/labels/{labels['0'].pk}/merge/", {"into": cat, "dry_run": True},
-                       format="json").json()["affected_samples"] == 2
-    assert client.post(f"{base}/labels/{labels['0'].pk}/merge/", {"into": cat}, format="json").status_code == 200
+    assert (
+        client.post(
+            f"{base}/labels/{labels['0'].pk}/merge/", {"into": cat, "dry_run": True}, format="json"
+        ).json()["affected_samples"]
+        == 2
+    )
+    assert (
+        client.post(f"{base}/labels/{labels['0'].pk}/merge/", {"into": cat}, format="json").status_code == 200
+    )
     assert client.delete(f"{base}/labels/{cat}/?dry_run=true").json() == {
-        "label": cat, "affected_samples": 2, "dry_run": True}
+        "label": cat,
+        "affected_samples": 2,
+        "dry_run": True,
+    }
     assert client.delete(f"{base}/labels/{cat}/").status_code == 200
 
     # samples
@@ -83,16 +107,23 @@ def tour(client, *, project, dataset, gone_creator_dataset, settings) -> None:
     client.get(samples, {"version": version["id"], "split": "train"})
     assert client.get(samples, {"ids": "x"}).status_code == 400
     one = client.get(f"{samples}{ids[0]}/").json()
-    written = client.patch(f"{samples}{ids[0]}/", {"label": labels["1"].pk, "label_version": one["label_version"]},
-                           format="json")
+    written = client.patch(
+        f"{samples}{ids[0]}/", {"label": labels["1"].pk, "label_version": one["label_version"]}, format="json"
+    )
     assert written.status_code == 200
-    stale = client.patch(f"{samples}{ids[0]}/", {"label": None, "label_version": one["label_version"]}, format="json")
-    assert stale.status_code == 409 and stale.json()["error"]["details"]["current"]["label_version"] == \
-        written.json()["label_version"]
+    stale = client.patch(
+        f"{samples}{ids[0]}/", {"label": None, "label_version": one["label_version"]}, format="json"
+    )
+    assert (
+        stale.status_code == 409
+        and stale.json()["error"]["details"]["current"]["label_version"] == written.json()["label_version"]
+    )
     no_label = client.patch(f"{samples}{ids[0]}/", {"label": 10**12, "label_version": 0}, format="json")
     assert no_label.status_code == 409 and no_label.json()["error"]["code"] == "label_deleted"
-    items = [{"id": pk, "label_version": v} for pk, v in
-             Sample.objects.filter(pk__in=ids[1:4]).order_by("pk").values_list("pk", "label_version")]
+    items = [
+        {"id": pk, "label_version": v}
+        for pk, v in Sample.objects.filter(pk__in=ids[1:4]).order_by("pk").values_list("pk", "label_version")
+    ]
     bulk = client.post(f"{samples}bulk-label/", {"label": labels["2"].pk, "items": items}, format="json")
     assert bulk.status_code == 200 and bulk.json()["samples"][0]["label"] == labels["2"].pk
     conflict = client.post(f"{samples}bulk-label/", {"label": None, "items": items}, format="json")
@@ -101,25 +132,39 @@ def tour(client, *, project, dataset, gone_creator_dataset, settings) -> None:
     assert gone_label.status_code == 409 and gone_label.json()["error"]["code"] == "label_deleted"
     sample = Sample.objects.get(pk=ids[0])
     assert client.get(f"{samples}{sample.pk}/image/").status_code == 200
-    assert client.get(f"{samples}{sample.pk}/image/", HTTP_IF_NONE_MATCH=f'"{sample.sha256}"').status_code == 304
+    assert (
+        client.get(f"{samples}{sample.pk}/image/", HTTP_IF_NONE_MATCH=f'"{sample.sha256}"').status_code == 304
+    )
     assert client.get(f"{samples}{sample.pk}/thumbnail/").status_code == 200
-    assert client.get(f"{samples}{sample.pk}/thumbnail/",
-                      HTTP_IF_NONE_MATCH=f'"{sample.sha256}-thumb"').status_code == 304
+    assert (
+        client.get(
+            f"{samples}{sample.pk}/thumbnail/", HTTP_IF_NONE_MATCH=f'"{sample.sha256}-thumb"'
+        ).status_code
+        == 304
+    )
     assert client.delete(f"{samples}{ids[-1]}/").status_code == 204
 
     # imports
     png = io.BytesIO()
     Image.new("RGB", (40, 30), (10, 200, 30)).save(png, "PNG")
-    done = client.post(f"{base}/imports/", {"files": [upload("green.png", png.getvalue())], "label": "green"},
-                       format="multipart")
+    done = client.post(
+        f"{base}/imports/",
+        {"files": [upload("green.png", png.getvalue())], "label": "green"},
+        format="multipart",
+    )
     assert done.status_code == 201, done.json()
-    queued = client.post(f"{base}/imports/", {"archive": upload("more.zip", make_zip(folder_layout(1, range(2)))),
-                                              "background": "true"}, format="multipart")
+    queued = client.post(
+        f"{base}/imports/",
+        {"archive": upload("more.zip", make_zip(folder_layout(1, range(2)))), "background": "true"},
+        format="multipart",
+    )
     assert queued.status_code == 202, queued.json()
     client.get(f"{base}/imports/")
     client.get(f"{base}/imports/{done.json()['id']}/")
     settings.SAMPAN_DATASET_MAX_UPLOAD_BYTES = 100
-    too_large = client.post(f"{base}/imports/", {"files": [upload("big.png", png.getvalue())]}, format="multipart")
+    too_large = client.post(
+        f"{base}/imports/", {"files": [upload("big.png", png.getvalue())]}, format="multipart"
+    )
     assert too_large.status_code == 413
 
     # versions
@@ -131,15 +176,23 @@ def tour(client, *, project, dataset, gone_creator_dataset, settings) -> None:
 
 def test_every_datasets_operation_answers_as_documented(tenants, api_client, isolated_storage, settings):
     alice, erin = tenants["alice"], tenants["erin"]
-    dataset = dataset_with_samples(user=alice, project=tenants["project_a"], per_class=2, classes=range(3), unlabeled=2)
-    orphaned = dataset_with_samples(user=erin, project=tenants["project_a"], name="Erin's", per_class=2,
-                                    classes=range(2))
+    dataset = dataset_with_samples(
+        user=alice, project=tenants["project_a"], per_class=2, classes=range(3), unlabeled=2
+    )
+    orphaned = dataset_with_samples(
+        user=erin, project=tenants["project_a"], name="Erin's", per_class=2, classes=range(2)
+    )
     import_files(dataset=orphaned, files=[upload("one.png", digit_bytes(5))], user=erin)
     dataset_version_create(dataset=orphaned, user=erin, seed=1)
     erin.delete()
 
-    tour(api_client(alice), project=tenants["project_a"], dataset=dataset, gone_creator_dataset=orphaned,
-         settings=settings)
+    tour(
+        api_client(alice),
+        project=tenants["project_a"],
+        dataset=dataset,
+        gone_creator_dataset=orphaned,
+        settings=settings,
+    )
 
     conformance = api_client.conformance
     missing = []
@@ -151,5 +204,7 @@ def test_every_datasets_operation_answers_as_documented(tenants, api_client, iso
             promised -= {code for race in RACES if race[:2] == (method, template) for code in race[2:]}
             seen = conformance.answered(method.upper(), template)
             if not promised <= seen:
-                missing.append(f"{method.upper()} {template}: documented {sorted(promised)}, answered {sorted(seen)}")
+                missing.append(
+                    f"{method.upper()} {template}: documented {sorted(promised)}, answered {sorted(seen)}"
+                )
     assert not missing, "the tour does not reach:\n" + "\n".join(missing)

@@ -40,12 +40,19 @@ def model_version_from(world: dict, run: Path, *, number: int = 1, dataset_versi
     data = (run / "model.onnx").read_bytes()
     key = default_storage.save(f"models/project-{project.pk}/v{number}/model.onnx", ContentFile(data))
     return ModelVersion.objects.create(
-        workspace=project.workspace, project=project, number=number, dataset_version=dataset_version,
-        template="image_classification", preset="fast", params={"model": "cnn_small"},
+        workspace=project.workspace,
+        project=project,
+        number=number,
+        dataset_version=dataset_version,
+        template="image_classification",
+        preset="fast",
+        params={"model": "cnn_small"},
         classes=json.loads((run / "labels.json").read_text()),
         preprocessing=json.loads((run / "preprocess.json").read_text()),
-        onnx_key=key, onnx_sha256=hashlib.sha256(data).hexdigest(),
-        metrics={"test": {"accuracy": 0.5}})
+        onnx_key=key,
+        onnx_sha256=hashlib.sha256(data).hexdigest(),
+        metrics={"test": {"accuracy": 0.5}},
+    )
 
 
 def deployment_with_key(world: dict, model_version, *, name: str = "digits", **key_options):
@@ -53,8 +60,9 @@ def deployment_with_key(world: dict, model_version, *, name: str = "digits", **k
     from deploy import services
 
     deployment = services.deployment_create(user=world["alice"], model_version=model_version, name=name)
-    key, secret = services.deployment_key_create(user=world["alice"], deployment=deployment, name="test key",
-                                                 **key_options)
+    key, secret = services.deployment_key_create(
+        user=world["alice"], deployment=deployment, name="test key", **key_options
+    )
     return deployment, key, secret
 
 

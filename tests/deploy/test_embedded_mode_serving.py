@@ -47,28 +47,69 @@ print("CREATED " + json.dumps({{"deployment": deployment.pk, "key": secret, "lim
 
 
 def test_embedded_web_process_sees_changes_from_other_processes(tmp_path, trained_digits):
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("DATABASE_URL", "CELERY_BROKER_URL", "SAMPAN_", "DJANGO_"))}
-    env.update(SAMPAN_HOME=str(tmp_path / "home"), DJANGO_SETTINGS_MODULE="config.settings.local",
-               PYTHONUNBUFFERED="1")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DATABASE_URL", "CELERY_BROKER_URL", "SAMPAN_", "DJANGO_"))
+    }
+    env.update(
+        SAMPAN_HOME=str(tmp_path / "home"),
+        DJANGO_SETTINGS_MODULE="config.settings.local",
+        PYTHONUNBUFFERED="1",
+    )
 
     def shell(code: str) -> str:
-        out = subprocess.run([sys.executable, str(MANAGE), "shell", "-c", code], env=env, cwd=REPO,
-                             capture_output=True, text=True, timeout=120)
+        out = subprocess.run(
+            [sys.executable, str(MANAGE), "shell", "-c", code],
+            env=env,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert out.returncode == 0, out.stderr[-3000:]
         return out.stdout
 
-    subprocess.run([sys.executable, str(MANAGE), "migrate", "--verbosity", "0"], env=env, cwd=REPO, check=True,
-                   timeout=300)
-    created = json.loads(next(line for line in shell(SETUP.format(run=str(trained_digits))).splitlines()
-                              if line.startswith("CREATED "))[8:])
+    subprocess.run(
+        [sys.executable, str(MANAGE), "migrate", "--verbosity", "0"],
+        env=env,
+        cwd=REPO,
+        check=True,
+        timeout=300,
+    )
+    created = json.loads(
+        next(
+            line
+            for line in shell(SETUP.format(run=str(trained_digits))).splitlines()
+            if line.startswith("CREATED ")
+        )[8:]
+    )
     port = free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with (ARTIFACTS / "embedded-serving.log").open("wb") as log:
         web = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--chdir", str(REPO / "platform"),
-             "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", "1", "--threads", "8",
-             "--no-control-socket"], env=env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "config.wsgi:application",
+                "--chdir",
+                str(REPO / "platform"),
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--worker-class",
+                "gthread",
+                "--workers",
+                "1",
+                "--threads",
+                "8",
+                "--no-control-socket",
+            ],
+            env=env,
+            cwd=REPO,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     url = f"http://127.0.0.1:{port}/api/v1/deployments/{created['deployment']}/predict/"
     body = {"instances": [{"image": base64.b64encode(png(4)).decode()}]}
 
@@ -86,19 +127,25 @@ def test_embedded_web_process_sees_changes_from_other_processes(tmp_path, traine
             statuses = [predict(created["limited"]).status_code for _ in range(3)]
         assert statuses[-1] == 429 and statuses[0] == 200
 
-        shell(f"from deploy.models import Deployment; from training.models import ModelVersion; "
-              f"from deploy import services; services.deployment_switch(user=None, deployment=Deployment.objects.get("
-              f"pk={created['deployment']}), model_version=ModelVersion.objects.get(pk={created['versions'][1]}))")
+        shell(
+            f"from deploy.models import Deployment; from training.models import ModelVersion; "
+            f"from deploy import services; services.deployment_switch(user=None, deployment=Deployment.objects.get("
+            f"pk={created['deployment']}), model_version=ModelVersion.objects.get(pk={created['versions'][1]}))"
+        )
         assert predict(created["key"]).json()["model_version"]["id"] == created["versions"][1]
 
-        shell(f"from deploy.models import DeploymentKey; from deploy import services; from deploy.services import "
-              f"key_digest; services.deployment_key_revoke(key=DeploymentKey.objects.get(digest=key_digest("
-              f"{created['key']!r})))")
+        shell(
+            f"from deploy.models import DeploymentKey; from deploy import services; from deploy.services import "
+            f"key_digest; services.deployment_key_revoke(key=DeploymentKey.objects.get(digest=key_digest("
+            f"{created['key']!r})))"
+        )
         revoked = predict(created["key"])
         assert revoked.status_code == 401 and revoked.json()["error"]["code"] == "key_revoked"
 
-        shell(f"from deploy.models import Deployment; from deploy import services; services.deployment_set_status("
-              f"user=None, deployment=Deployment.objects.get(pk={created['deployment']}), status='stopped')")
+        shell(
+            f"from deploy.models import Deployment; from deploy import services; services.deployment_set_status("
+            f"user=None, deployment=Deployment.objects.get(pk={created['deployment']}), status='stopped')"
+        )
         stopped = predict(created["limited"])
         assert stopped.status_code == 409 and stopped.json()["error"]["code"] == "deployment_stopped"
     finally:

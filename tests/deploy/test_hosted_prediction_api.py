@@ -28,8 +28,9 @@ def post(live_web, deployment_id, secret=None, **kwargs):
     headers = kwargs.pop("headers", {})
     if secret:
         headers.setdefault("Authorization", f"Bearer {secret}")
-    return requests.post(f"{live_web}/api/v1/deployments/{deployment_id}/predict/", headers=headers, timeout=30,
-                         **kwargs)
+    return requests.post(
+        f"{live_web}/api/v1/deployments/{deployment_id}/predict/", headers=headers, timeout=30, **kwargs
+    )
 
 
 def test_deploy_create_key_and_predict_in_every_format(live_web, tenants, api_client, trained_digits):
@@ -44,20 +45,29 @@ def test_deploy_create_key_and_predict_in_every_format(live_web, tenants, api_cl
     assert deployment["predict_url"] == f"/api/v1/deployments/{deployment['id']}/predict/"
     assert [h["action"] for h in deployment["history"]] == ["create"]
 
-    key = alice.post(f"/api/v1/deployments/{deployment['id']}/keys/", {"name": "app", "quota_per_minute": 1000},
-                     format="json")
+    key = alice.post(
+        f"/api/v1/deployments/{deployment['id']}/keys/",
+        {"name": "app", "quota_per_minute": 1000},
+        format="json",
+    )
     assert key.status_code == 201, key.content
     secret = key.json()["key"]
     assert secret.startswith("spd_") and key.json()["prefix"] == secret[:12]
     stored = DeploymentKey.objects.get(pk=key.json()["id"])
     assert stored.digest == hashlib.sha256(secret.encode()).hexdigest() and secret not in str(stored.__dict__)
     listed = alice.get(f"/api/v1/deployments/{deployment['id']}/keys/").json()
-    assert [k["name"] for k in listed] == ["app"] and "key" not in listed[0] and listed[0]["status"] == "active"
+    assert (
+        [k["name"] for k in listed] == ["app"] and "key" not in listed[0] and listed[0]["status"] == "active"
+    )
 
     # JSON with base64 images, a batch of three, top_k 3
     indexes = [0, 1, 2]
-    answer = post(live_web, deployment["id"], secret,
-                  json={"instances": [{"image": b64(png(i))} for i in indexes], "top_k": 3})
+    answer = post(
+        live_web,
+        deployment["id"],
+        secret,
+        json={"instances": [{"image": b64(png(i))} for i in indexes], "top_k": 3},
+    )
     assert answer.status_code == 200, answer.text
     body = answer.json()
     assert body["model_version"] == {"id": mv.pk, "name": "V1", "template": "image_classification"}
@@ -74,12 +84,19 @@ def test_deploy_create_key_and_predict_in_every_format(live_web, tenants, api_cl
     assert multipart.status_code == 200, multipart.text
     assert [p["top_k"][0]["label"] for p in multipart.json()["predictions"]] == json_top1
     assert all(len(p["top_k"]) == 2 for p in multipart.json()["predictions"])
-    raw = post(live_web, deployment["id"], data=png(0), headers={"Content-Type": "image/png", "X-Sampan-Key": secret},
-               params={"top_k": 1})
+    raw = post(
+        live_web,
+        deployment["id"],
+        data=png(0),
+        headers={"Content-Type": "image/png", "X-Sampan-Key": secret},
+        params={"top_k": 1},
+    )
     assert raw.status_code == 200, raw.text
     assert raw.json()["predictions"][0]["top_k"][0]["label"] == json_top1[0]
     assert len(raw.json()["predictions"][0]["top_k"]) == 1
-    single = post(live_web, deployment["id"], secret, json={"image": "data:image/jpeg;base64," + b64(jpeg(0))})
+    single = post(
+        live_web, deployment["id"], secret, json={"image": "data:image/jpeg;base64," + b64(jpeg(0))}
+    )
     assert single.status_code == 200 and len(single.json()["predictions"][0]["top_k"]) == 5
 
     # served by ONNX Runtime: the web process that answered never loaded torch
@@ -88,8 +105,9 @@ def test_deploy_create_key_and_predict_in_every_format(live_web, tenants, api_cl
     assert not has_libtorch(_pid_listening(live_web))
 
 
-def test_keys_missing_invalid_revoked_expired_and_of_another_deployment(live_web, tenants, api_client,
-                                                                        trained_digits):
+def test_keys_missing_invalid_revoked_expired_and_of_another_deployment(
+    live_web, tenants, api_client, trained_digits
+):
     mv = model_version_from(tenants, trained_digits)
     deployment, key, secret = deployment_with_key(tenants, mv)
     other, _, other_secret = deployment_with_key(tenants, mv, name="other")
@@ -117,14 +135,21 @@ def test_keys_missing_invalid_revoked_expired_and_of_another_deployment(live_web
 
     from deploy import services
 
-    soon, expiring = services.deployment_key_create(user=tenants["alice"], deployment=deployment, name="short",
-                                                    expires_at=timezone.now() + timedelta(seconds=2))
+    soon, expiring = services.deployment_key_create(
+        user=tenants["alice"],
+        deployment=deployment,
+        name="short",
+        expires_at=timezone.now() + timedelta(seconds=2),
+    )
     assert post(live_web, deployment.pk, expiring, json=body).status_code == 200
     time.sleep(2.2)
     expired = post(live_web, deployment.pk, expiring, json=body)
     assert expired.status_code == 401 and expired.json()["error"]["code"] == "key_expired"
-    past = api_client(tenants["alice"]).post(f"/api/v1/deployments/{deployment.pk}/keys/",
-                                             {"name": "past", "expires_at": "2020-01-01T00:00:00Z"}, format="json")
+    past = api_client(tenants["alice"]).post(
+        f"/api/v1/deployments/{deployment.pk}/keys/",
+        {"name": "past", "expires_at": "2020-01-01T00:00:00Z"},
+        format="json",
+    )
     assert past.status_code == 400 and "expires_at" in past.json()["error"]["details"]
 
 
@@ -148,7 +173,9 @@ def test_stop_start_switch_and_rollback(live_web, tenants, api_client, trained_d
     assert switched.status_code == 200, switched.content
     assert switched.json()["model_version"] == v2.pk and switched.json()["previous_model_version"] == v1.pk
     answer = post(live_web, deployment.pk, secret, json=body)
-    assert answer.json()["model_version"]["id"] == v2.pk and answer.headers["X-Sampan-Model-Version"] == str(v2.pk)
+    assert answer.json()["model_version"]["id"] == v2.pk and answer.headers["X-Sampan-Model-Version"] == str(
+        v2.pk
+    )
 
     rolled = alice.post(f"{url}/rollback/")
     assert rolled.status_code == 200 and rolled.json()["model_version"] == v1.pk
@@ -156,7 +183,12 @@ def test_stop_start_switch_and_rollback(live_web, tenants, api_client, trained_d
     assert post(live_web, deployment.pk, secret, json=body).json()["model_version"]["id"] == v1.pk
     history = alice.get(f"{url}/").json()["history"]
     assert [(h["action"], h["model_version"]) for h in history] == [
-        ("create", v1.pk), ("stop", v1.pk), ("start", v1.pk), ("switch", v2.pk), ("rollback", v1.pk)]
+        ("create", v1.pk),
+        ("stop", v1.pk),
+        ("start", v1.pk),
+        ("switch", v2.pk),
+        ("rollback", v1.pk),
+    ]
 
     same = alice.post(f"{url}/switch/", {"model_version": v1.pk}, format="json")
     assert same.status_code == 400
@@ -175,16 +207,21 @@ def test_stop_start_switch_and_rollback(live_web, tenants, api_client, trained_d
     assert gone.status_code == 401
 
 
-def test_deleting_a_project_deletes_its_deployments_and_a_deployed_version_is_kept(tenants, api_client,
-                                                                                  trained_digits):
+def test_deleting_a_project_deletes_its_deployments_and_a_deployed_version_is_kept(
+    tenants, api_client, trained_digits
+):
     from deploy.models import Deployment, DeploymentKey, Package
     from django.db.models import RestrictedError
 
     mv = model_version_from(tenants, trained_digits)
     deployment, key, _ = deployment_with_key(tenants, mv)
-    Package.objects.create(workspace=tenants["ws_a"], project=tenants["project_a"], model_version=mv, kind="server")
+    Package.objects.create(
+        workspace=tenants["ws_a"], project=tenants["project_a"], model_version=mv, kind="server"
+    )
     with pytest.raises(RestrictedError):
         mv.delete()
-    assert api_client(tenants["alice"]).delete(f"/api/v1/projects/{tenants['project_a'].pk}/").status_code == 204
+    assert (
+        api_client(tenants["alice"]).delete(f"/api/v1/projects/{tenants['project_a'].pk}/").status_code == 204
+    )
     assert not Deployment.objects.filter(pk=deployment.pk).exists()
     assert not DeploymentKey.objects.filter(pk=key.pk).exists() and not Package.objects.exists()

@@ -27,24 +27,30 @@ def built(client, package_id: int) -> dict:
     return package
 
 
-def test_server_package_and_device_sdk_are_built_stored_and_downloaded(live_worker, tenants, api_client,
-                                                                       trained_digits):
+def test_server_package_and_device_sdk_are_built_stored_and_downloaded(
+    live_worker, tenants, api_client, trained_digits
+):
     from datasets.services import dataset_version_create
     from jobs.models import Job
 
-    dataset = dataset_with_samples(user=tenants["alice"], project=tenants["project_a"], per_class=6, classes=range(10))
+    dataset = dataset_with_samples(
+        user=tenants["alice"], project=tenants["project_a"], per_class=6, classes=range(10)
+    )
     version = dataset_version_create(dataset=dataset, user=tenants["alice"], seed=3)
     mv = model_version_from(tenants, trained_digits, dataset_version=version)
     alice = api_client(tenants["alice"])
 
-    viewer = api_client(tenants["carol"]).post("/api/v1/packages/", {"model_version": mv.pk, "kind": "server"},
-                                               format="json")
+    viewer = api_client(tenants["carol"]).post(
+        "/api/v1/packages/", {"model_version": mv.pk, "kind": "server"}, format="json"
+    )
     assert viewer.status_code == 403
     bad_kind = alice.post("/api/v1/packages/", {"model_version": mv.pk, "kind": "phone"}, format="json")
     assert bad_kind.status_code == 400 and "kind" in bad_kind.json()["error"]["details"]
 
-    created = {kind: alice.post("/api/v1/packages/", {"model_version": mv.pk, "kind": kind}, format="json")
-               for kind in ("server", "device")}
+    created = {
+        kind: alice.post("/api/v1/packages/", {"model_version": mv.pk, "kind": kind}, format="json")
+        for kind in ("server", "device")
+    }
     for response in created.values():
         assert response.status_code == 201, response.content
         assert response.json()["status"] == "queued" and response.json()["download_url"] is None
@@ -52,8 +58,9 @@ def test_server_package_and_device_sdk_are_built_stored_and_downloaded(live_work
         assert job.kind == "deploy.build_package" and job.queue == "cpu"
     from deploy.models import Package
 
-    unbuilt = Package.objects.create(workspace=tenants["ws_a"], project=tenants["project_a"], model_version=mv,
-                                     kind="server")
+    unbuilt = Package.objects.create(
+        workspace=tenants["ws_a"], project=tenants["project_a"], model_version=mv, kind="server"
+    )
     not_ready = alice.get(f"/api/v1/packages/{unbuilt.pk}/download/")
     assert not_ready.status_code == 409 and not_ready.json()["error"]["code"] == "package_not_ready"
     unbuilt.delete()
@@ -69,8 +76,9 @@ def test_server_package_and_device_sdk_are_built_stored_and_downloaded(live_work
         assert len(data) == package["size_bytes"] and hashlib.sha256(data).hexdigest() == package["sha256"]
         names = zipfile.ZipFile(io.BytesIO(data)).namelist()
         assert any(name.endswith(".onnx") for name in names), names
-        assert any(name.endswith("labels.json") for name in names) and any(name.endswith("manifest.json")
-                                                                          for name in names)
+        assert any(name.endswith("labels.json") for name in names) and any(
+            name.endswith("manifest.json") for name in names
+        )
         if kind == "device":
             assert any("int8" in name and name.endswith(".onnx") for name in names), names
 

@@ -28,12 +28,23 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 VOLATILE_HEADERS = {"Retry-After", "Content-Length"}  # latency_ms and seconds vary
 
 
-def call(app, *, path, method="POST", body=b"", content_type="application/json", key=None, query="",
-         extra=None):
-    environ = {"REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": query, "SCRIPT_NAME": "",
-               "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "80", "HTTP_HOST": "127.0.0.1",
-               "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(body),
-               "CONTENT_TYPE": content_type, "CONTENT_LENGTH": str(len(body))}
+def call(
+    app, *, path, method="POST", body=b"", content_type="application/json", key=None, query="", extra=None
+):
+    environ = {
+        "REQUEST_METHOD": method,
+        "PATH_INFO": path,
+        "QUERY_STRING": query,
+        "SCRIPT_NAME": "",
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "80",
+        "HTTP_HOST": "127.0.0.1",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "wsgi.url_scheme": "http",
+        "wsgi.input": io.BytesIO(body),
+        "CONTENT_TYPE": content_type,
+        "CONTENT_LENGTH": str(len(body)),
+    }
     if key is not None:
         environ["HTTP_AUTHORIZATION"] = f"Bearer {key}"
     environ.update(extra or {})
@@ -86,7 +97,11 @@ def normalized(answer):
     body.pop("latency_ms", None)
     if body.get("error", {}).get("code") == "quota_exceeded":  # seconds left in the minute
         body["error"]["message"] = body["error"]["details"]["retry_after_seconds"] = None
-    return status, sorted((name, None if name in VOLATILE_HEADERS else value) for name, value in headers), body
+    return (
+        status,
+        sorted((name, None if name in VOLATILE_HEADERS else value) for name, value in headers),
+        body,
+    )
 
 
 def assert_same(request, *, status: int, handled: bool = True, code: str | None = None):
@@ -117,8 +132,14 @@ def _forget_usage():
 def deployed(tenants, trained_digits):
     mv = model_version_from(tenants, trained_digits)
     deployment, key, secret = deployment_with_key(tenants, mv)
-    return {"deployment": deployment, "key": key, "secret": secret, "mv": mv, "world": tenants,
-            "path": f"/api/v1/deployments/{deployment.pk}/predict/"}
+    return {
+        "deployment": deployment,
+        "key": key,
+        "secret": secret,
+        "mv": mv,
+        "world": tenants,
+        "path": f"/api/v1/deployments/{deployment.pk}/predict/",
+    }
 
 
 def test_predictions_are_the_same_through_both_paths(deployed):
@@ -130,15 +151,29 @@ def test_predictions_are_the_same_through_both_paths(deployed):
     assert names["X-Frame-Options"] == "DENY" and names["X-Content-Type-Options"] == "nosniff"
     assert names["Content-Length"] == str(len(content))
     assert len(json.loads(content)["predictions"]) == 2
-    raw = assert_same(dict(path=path, body=png(4), content_type="image/png", key=secret, query="top_k=2"),
-                      status=200)
+    raw = assert_same(
+        dict(path=path, body=png(4), content_type="image/png", key=secret, query="top_k=2"), status=200
+    )
     assert len(json.loads(raw[2])["predictions"][0]["top_k"]) == 2
     # the key in X-Sampan-Key, a multipart body
     boundary = "b0undary"
-    multipart = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.png\"\r\n"
-                 f"Content-Type: image/png\r\n\r\n").encode() + png(1) + f"\r\n--{boundary}--\r\n".encode()
-    assert_same(dict(path=path, body=multipart, content_type=f"multipart/form-data; boundary={boundary}",
-                     extra={"HTTP_X_SAMPAN_KEY": secret}), status=200)
+    multipart = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n'
+            f"Content-Type: image/png\r\n\r\n"
+        ).encode()
+        + png(1)
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    assert_same(
+        dict(
+            path=path,
+            body=multipart,
+            content_type=f"multipart/form-data; boundary={boundary}",
+            extra={"HTTP_X_SAMPAN_KEY": secret},
+        ),
+        status=200,
+    )
 
 
 def test_key_errors_are_the_same_through_both_paths(deployed):
@@ -163,23 +198,36 @@ def test_method_input_size_and_state_errors_are_the_same_through_both_paths(depl
     assert dict(allow[1])["Allow"] == "POST"
     assert_same(dict(path=path, body=b'{"instances": []}', key=secret), status=400, code="empty_input")
     assert_same(dict(path=path, body=b"{", key=secret), status=400, code="invalid_json")
-    assert_same(dict(path=path, body=b"hello", content_type="text/plain", key=secret), status=415,
-                code="unsupported_media_type")
-    assert_same(dict(path=path, body=png(2), content_type="image/png", key=secret, query="top_k=x"), status=400,
-                code="invalid_top_k")
+    assert_same(
+        dict(path=path, body=b"hello", content_type="text/plain", key=secret),
+        status=415,
+        code="unsupported_media_type",
+    )
+    assert_same(
+        dict(path=path, body=png(2), content_type="image/png", key=secret, query="top_k=x"),
+        status=400,
+        code="invalid_top_k",
+    )
     with override_settings(SAMPAN_DEPLOY_MAX_BODY_BYTES=100):
-        assert_same(dict(path=path, body=png(2), content_type="image/png", key=secret), status=413,
-                    code="body_too_large")
+        assert_same(
+            dict(path=path, body=png(2), content_type="image/png", key=secret),
+            status=413,
+            code="body_too_large",
+        )
     services.deployment_set_status(user=world["alice"], deployment=deployed["deployment"], status="stopped")
-    assert_same(dict(path=path, body=png(2), content_type="image/png", key=secret), status=409,
-                code="deployment_stopped")
+    assert_same(
+        dict(path=path, body=png(2), content_type="image/png", key=secret),
+        status=409,
+        code="deployment_stopped",
+    )
 
 
 def test_quota_and_missing_model_are_the_same_through_both_paths(deployed, tenants, trained_digits):
     from deploy import services
 
-    _, limited = services.deployment_key_create(user=tenants["alice"], deployment=deployed["deployment"],
-                                                name="limited", quota_per_minute=1)
+    _, limited = services.deployment_key_create(
+        user=tenants["alice"], deployment=deployed["deployment"], name="limited", quota_per_minute=1
+    )
     request = dict(path=deployed["path"], body=png(2), content_type="image/png", key=limited)
     first, _, _ = both(**request)
     if first[0].startswith("200"):  # both paths then count against the used-up minute
@@ -190,8 +238,16 @@ def test_quota_and_missing_model_are_the_same_through_both_paths(deployed, tenan
     broken.onnx_sha256 = "0" * 64  # the stored file no longer matches: it cannot be served
     broken.save(update_fields=["onnx_sha256"])
     deployment, _, secret = deployment_with_key(tenants, broken, name="broken")
-    unavailable = assert_same(dict(path=f"/api/v1/deployments/{deployment.pk}/predict/", body=png(2),
-                                   content_type="image/png", key=secret), status=503, code="model_unavailable")
+    unavailable = assert_same(
+        dict(
+            path=f"/api/v1/deployments/{deployment.pk}/predict/",
+            body=png(2),
+            content_type="image/png",
+            key=secret,
+        ),
+        status=503,
+        code="model_unavailable",
+    )
     assert dict(unavailable[1])["Retry-After"] == "30"
 
 
@@ -202,7 +258,9 @@ def test_what_the_middleware_decides_goes_to_django(deployed):
     # over the request-size limit: ApiErrorMiddleware's 413, before the body is read
     with override_settings(SAMPAN_MAX_REQUEST_BYTES=len(body) - 1, DATA_UPLOAD_MAX_MEMORY_SIZE=len(body) - 1):
         assert_same(request, status=413, handled=False, code="request_too_large")
-    assert_same({**request, "extra": {"CONTENT_LENGTH": "many"}}, status=400, handled=False, code="bad_request")
+    assert_same(
+        {**request, "extra": {"CONTENT_LENGTH": "many"}}, status=400, handled=False, code="bad_request"
+    )
     assert_same({**request, "extra": {"HTTP_HOST": "evil.example"}}, status=400, handled=False)
     assert_same({**request, "extra": {"HTTP_COOKIE": "sessionid="}}, status=200, handled=False)
     with override_settings(SECURE_SSL_REDIRECT=True):

@@ -67,13 +67,18 @@ def test_corrupt_and_non_images_are_400_by_name(endpoint):
     assert not_image["code"] == "invalid_image" and "instances[0].image" in not_image["message"]
     truncated = error_of(endpoint(content_type="image/png", data=png()[:70]), 400)
     assert truncated["code"] == "invalid_image"
-    files = [("file", ("good.png", png(), "image/png")), ("file", ("broken.png", b"\x89PNG broken", "image/png"))]
+    files = [
+        ("file", ("good.png", png(), "image/png")),
+        ("file", ("broken.png", b"\x89PNG broken", "image/png")),
+    ]
     multipart = requests.Request("POST", "http://x", files=files).prepare()
     broken = error_of(endpoint(content_type=multipart.headers["Content-Type"], data=multipart.body), 400)
     assert broken["code"] == "invalid_image" and "broken.png" in broken["message"]
     no_file = requests.Request("POST", "http://x", files=[("other", ("a.png", png(), "image/png"))]).prepare()
-    assert error_of(endpoint(content_type=no_file.headers["Content-Type"], data=no_file.body), 400)["code"] \
+    assert (
+        error_of(endpoint(content_type=no_file.headers["Content-Type"], data=no_file.body), 400)["code"]
         == "empty_input"
+    )
 
 
 def test_wrong_content_type_is_415(endpoint):

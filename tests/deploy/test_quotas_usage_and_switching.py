@@ -22,8 +22,12 @@ BODY = {"instances": [{"image": b64(png(7))}]}
 
 
 def post(live_web, deployment_id, secret, body=BODY):
-    return requests.post(f"{live_web}/api/v1/deployments/{deployment_id}/predict/", json=body,
-                         headers={"Authorization": f"Bearer {secret}"}, timeout=30)
+    return requests.post(
+        f"{live_web}/api/v1/deployments/{deployment_id}/predict/",
+        json=body,
+        headers={"Authorization": f"Bearer {secret}"},
+        timeout=30,
+    )
 
 
 def test_quota_per_key_answers_429_with_retry_after(live_web, tenants, trained_digits):
@@ -31,7 +35,9 @@ def test_quota_per_key_answers_429_with_retry_after(live_web, tenants, trained_d
 
     mv = model_version_from(tenants, trained_digits)
     deployment, _, limited = deployment_with_key(tenants, mv, quota_per_minute=3)
-    _, unlimited = services.deployment_key_create(user=tenants["alice"], deployment=deployment, name="unlimited")
+    _, unlimited = services.deployment_key_create(
+        user=tenants["alice"], deployment=deployment, name="unlimited"
+    )
     statuses = [post(live_web, deployment.pk, limited).status_code for _ in range(3)]
     refused = post(live_web, deployment.pk, limited)
     if refused.status_code == 200:  # the minute turned over between the calls: a fresh window
@@ -54,7 +60,9 @@ def test_usage_counts_calls_errors_and_percentiles(live_web, tenants, api_client
         assert post(live_web, deployment.pk, secret).status_code == 200
     for _ in range(2):
         assert post(live_web, deployment.pk, secret, {"instances": []}).status_code == 400
-    assert post(live_web, deployment.pk, "spd_wrong").status_code == 401  # not a call of this deployment's keys
+    assert (
+        post(live_web, deployment.pk, "spd_wrong").status_code == 401
+    )  # not a call of this deployment's keys
 
     alice = api_client(tenants["alice"])
     url = f"/api/v1/deployments/{deployment.pk}/usage/?window=1h"
@@ -70,7 +78,10 @@ def test_usage_counts_calls_errors_and_percentiles(live_web, tenants, api_client
     assert sum(point["calls"] for point in usage["series"]) == 8
     assert sum(point["errors"] for point in usage["series"]) == 2
     for window in ("24h", "7d"):
-        assert alice.get(f"/api/v1/deployments/{deployment.pk}/usage/?window={window}").json()["totals"]["calls"] == 8
+        assert (
+            alice.get(f"/api/v1/deployments/{deployment.pk}/usage/?window={window}").json()["totals"]["calls"]
+            == 8
+        )
     assert alice.get(f"/api/v1/deployments/{deployment.pk}/usage/?window=2y").status_code == 400
     keys = alice.get(f"/api/v1/deployments/{deployment.pk}/keys/").json()
     assert keys[0]["last_used_at"] is not None
@@ -79,7 +90,9 @@ def test_usage_counts_calls_errors_and_percentiles(live_web, tenants, api_client
     assert other.status_code == 404
 
 
-def test_switching_versions_under_concurrent_load_drops_nothing(live_web, tenants, api_client, trained_digits):
+def test_switching_versions_under_concurrent_load_drops_nothing(
+    live_web, tenants, api_client, trained_digits
+):
     v1 = model_version_from(tenants, trained_digits, number=1)
     v2 = model_version_from(tenants, trained_digits, number=2)
     deployment, _, secret = deployment_with_key(tenants, v1)
@@ -91,8 +104,12 @@ def test_switching_versions_under_concurrent_load_drops_nothing(live_web, tenant
     def client():
         with requests.Session() as session:
             while not stop.is_set():
-                response = session.post(f"{live_web}/api/v1/deployments/{deployment.pk}/predict/", json=BODY,
-                                        headers={"Authorization": f"Bearer {secret}"}, timeout=30)
+                response = session.post(
+                    f"{live_web}/api/v1/deployments/{deployment.pk}/predict/",
+                    json=BODY,
+                    headers={"Authorization": f"Bearer {secret}"},
+                    timeout=30,
+                )
                 version = response.json()["model_version"]["id"] if response.status_code == 200 else None
                 with lock:
                     results.append((response.status_code, version))
@@ -104,9 +121,19 @@ def test_switching_versions_under_concurrent_load_drops_nothing(live_web, tenant
     try:
         for target in (v2, v1, v2):
             before = len(results)
-            wait_for(lambda before=before: len(results) >= before + 10, timeout=60, what="requests between switches")
-            assert alice.post(f"/api/v1/deployments/{deployment.pk}/switch/", {"model_version": target.pk},
-                              format="json").status_code == 200
+            wait_for(
+                lambda before=before: len(results) >= before + 10,
+                timeout=60,
+                what="requests between switches",
+            )
+            assert (
+                alice.post(
+                    f"/api/v1/deployments/{deployment.pk}/switch/",
+                    {"model_version": target.pk},
+                    format="json",
+                ).status_code
+                == 200
+            )
         count = len(results)
         wait_for(lambda: len(results) >= count + 10, timeout=60, what="requests after the last switch")
     finally:

@@ -19,7 +19,9 @@ TRIALS = 3
 
 
 def test_create_a_study_watch_trials_and_promote_the_best(live_web, live_worker, make_user):
-    assert (REPO / "frontend" / "dist" / "index.html").exists(), "the frontend is not built: run `make frontend`"
+    assert (REPO / "frontend" / "dist" / "index.html").exists(), (
+        "the frontend is not built: run `make frontend`"
+    )
     from datasets.services import dataset_version_create
     from workspaces.services import project_create, workspace_create
 
@@ -30,12 +32,22 @@ def test_create_a_study_watch_trials_and_promote_the_best(live_web, live_worker,
     version = dataset_version_create(dataset=dataset, user=user, seed=2)
 
     out_dir = ARTIFACTS / "e2e-automl"
-    env = dict(os.environ, SAMPAN_URL=live_web, SAMPAN_USER="e2e-tuner", SAMPAN_PASSWORD="e2e-passphrase-123",
-               E2E_PROJECT=str(project.pk), E2E_DATASET=str(dataset.pk), E2E_VERSION=str(version.pk),
-               E2E_TRIALS=str(TRIALS), E2E_EPOCHS="2", E2E_ARTIFACTS=str(out_dir),
-               CHROMIUM_PATH=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
-    result = subprocess.run(["node", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=900,
-                            cwd=REPO / "frontend")
+    env = dict(
+        os.environ,
+        SAMPAN_URL=live_web,
+        SAMPAN_USER="e2e-tuner",
+        SAMPAN_PASSWORD="e2e-passphrase-123",
+        E2E_PROJECT=str(project.pk),
+        E2E_DATASET=str(dataset.pk),
+        E2E_VERSION=str(version.pk),
+        E2E_TRIALS=str(TRIALS),
+        E2E_EPOCHS="2",
+        E2E_ARTIFACTS=str(out_dir),
+        CHROMIUM_PATH=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
+    )
+    result = subprocess.run(
+        ["node", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=900, cwd=REPO / "frontend"
+    )
     print(result.stdout[-6000:])
     assert result.returncode == 0, f"browser e2e failed:\n{result.stdout[-6000:]}\n{result.stderr[-2000:]}"
 

@@ -35,18 +35,32 @@ def trained_model_version(user, api_client) -> int:
     workspace = workspace_create(user=user, name="e2e deploy")
     project = project_create(user=user, workspace=workspace, name="digits")
     dataset = dataset_with_samples(user=user, project=project, name="Digits", per_class=30, classes=range(10))
-    wait_for(lambda: ImportBatch.objects.filter(dataset=dataset, status__in=["succeeded", "failed"]).exists(),
-             timeout=300, interval=0.5, what="the archive import")
+    wait_for(
+        lambda: ImportBatch.objects.filter(dataset=dataset, status__in=["succeeded", "failed"]).exists(),
+        timeout=300,
+        interval=0.5,
+        what="the archive import",
+    )
     batch = ImportBatch.objects.get(dataset=dataset)
     assert batch.status == "succeeded" and batch.imported == 300, (batch.status, batch.imported, batch.error)
     version = dataset_version_create(dataset=dataset, user=user, seed=7)
-    started = api_client(user).post("/api/v1/training-jobs/", {"dataset_version": version.pk, "preset": "fast",
-                                                              "params": {"epochs": 5, "batch_size": 16, "augmentation": "none"}},
-                              format="json")
+    started = api_client(user).post(
+        "/api/v1/training-jobs/",
+        {
+            "dataset_version": version.pk,
+            "preset": "fast",
+            "params": {"epochs": 5, "batch_size": 16, "augmentation": "none"},
+        },
+        format="json",
+    )
     assert started.status_code == 201, started.content
     job_id = started.json()["id"]
-    job = wait_for(lambda: Job.objects.filter(pk=job_id, status__in=["succeeded", "failed", "cancelled"]).first(),
-                   timeout=900, interval=1, what=f"training job {job_id}")
+    job = wait_for(
+        lambda: Job.objects.filter(pk=job_id, status__in=["succeeded", "failed", "cancelled"]).first(),
+        timeout=900,
+        interval=1,
+        what=f"training job {job_id}",
+    )
     assert job.status == "succeeded", f"{job.status}: {job.error}"
     return int(job.result["model_version"])
 
@@ -74,8 +88,12 @@ def archive_names(path) -> set[str]:
     return {name.split("/", 1)[1] for name in names}
 
 
-def test_deploy_try_it_usage_and_packages_through_the_ui(live_web, live_worker, make_user, api_client, tmp_path):
-    assert (REPO / "frontend" / "dist" / "index.html").exists(), "the frontend is not built: run `make frontend`"
+def test_deploy_try_it_usage_and_packages_through_the_ui(
+    live_web, live_worker, make_user, api_client, tmp_path
+):
+    assert (REPO / "frontend" / "dist" / "index.html").exists(), (
+        "the frontend is not built: run `make frontend`"
+    )
     user = make_user("e2e-deployer", password=PASSWORD)
     model_version = trained_model_version(user, api_client)
     switch_to = uploaded_copy(model_version, user)
@@ -85,12 +103,21 @@ def test_deploy_try_it_usage_and_packages_through_the_ui(live_web, live_worker, 
     image.write_bytes(digit_bytes(index))
     out_dir = ARTIFACTS / "e2e-deploy"
     shutil.rmtree(out_dir, ignore_errors=True)  # no archive or screenshot of an earlier run
-    env = dict(os.environ, SAMPAN_URL=live_web, SAMPAN_USER="e2e-deployer", SAMPAN_PASSWORD=PASSWORD,
-               E2E_ARTIFACTS=str(out_dir), E2E_MODEL_VERSION=str(model_version), E2E_SWITCH_TO=str(switch_to),
-               E2E_IMAGE=str(image),
-               E2E_IMAGE_LABEL=str(digit_class(index)), CHROMIUM_PATH=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
-    result = subprocess.run(["node", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=1200,
-                            cwd=REPO / "frontend")
+    env = dict(
+        os.environ,
+        SAMPAN_URL=live_web,
+        SAMPAN_USER="e2e-deployer",
+        SAMPAN_PASSWORD=PASSWORD,
+        E2E_ARTIFACTS=str(out_dir),
+        E2E_MODEL_VERSION=str(model_version),
+        E2E_SWITCH_TO=str(switch_to),
+        E2E_IMAGE=str(image),
+        E2E_IMAGE_LABEL=str(digit_class(index)),
+        CHROMIUM_PATH=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
+    )
+    result = subprocess.run(
+        ["node", str(SCRIPT)], env=env, capture_output=True, text=True, timeout=1200, cwd=REPO / "frontend"
+    )
     print(result.stdout[-8000:])
     assert result.returncode == 0, f"browser e2e failed:\n{result.stdout[-8000:]}\n{result.stderr[-2000:]}"
 
@@ -101,7 +128,12 @@ def test_deploy_try_it_usage_and_packages_through_the_ui(live_web, live_worker, 
     assert deployment.model_version_id == model_version and deployment.status == "active"
     assert deployment.previous_model_version_id == switch_to, "switched to V2 and rolled back in the UI"
     assert list(deployment.events.order_by("at", "pk").values_list("action", flat=True)) == [
-        "create", "stop", "start", "switch", "rollback"]
+        "create",
+        "stop",
+        "start",
+        "switch",
+        "rollback",
+    ]
     key = DeploymentKey.objects.get(deployment=deployment)
     assert key.name == "e2e kiosk" and key.quota_per_minute == 600 and key.last_used_at is not None
     assert key.revoked_at is not None, "revoked in the UI"
@@ -113,13 +145,30 @@ def test_deploy_try_it_usage_and_packages_through_the_ui(live_web, live_worker, 
         data = (out_dir / f"{kind}.zip").read_bytes()
         assert hashlib.sha256(data).hexdigest() == package.sha256 and len(data) == package.size_bytes
     server = archive_names(out_dir / "server.zip")
-    assert {"model.onnx", "preprocess.json", "labels.json", "manifest.json", "requirements.txt", "Dockerfile",
-            "README.md", "test_vectors/expected.json"} <= server, sorted(server)
+    assert {
+        "model.onnx",
+        "preprocess.json",
+        "labels.json",
+        "manifest.json",
+        "requirements.txt",
+        "Dockerfile",
+        "README.md",
+        "test_vectors/expected.json",
+    } <= server, sorted(server)
     assert not any(name.endswith((".pt", ".pth", ".onnx.data")) for name in server), sorted(server)
     device = archive_names(out_dir / "device.zip")
-    assert {"model.fp32.onnx", "model.int8.onnx", "preprocess.json", "labels.json", "manifest.json",
-            "compression_report.json", "python/classify.py", "javascript/sampan_classifier.mjs",
-            "test_vectors/expected.fp32.json", "test_vectors/expected.int8.json"} <= device, sorted(device)
+    assert {
+        "model.fp32.onnx",
+        "model.int8.onnx",
+        "preprocess.json",
+        "labels.json",
+        "manifest.json",
+        "compression_report.json",
+        "python/classify.py",
+        "javascript/sampan_classifier.mjs",
+        "test_vectors/expected.fp32.json",
+        "test_vectors/expected.int8.json",
+    } <= device, sorted(device)
     with zipfile.ZipFile(out_dir / "server.zip") as archive:
         requirements = next(n for n in archive.namelist() if n.endswith("/requirements.txt"))
         assert "torch" not in archive.read(requirements).decode().lower()

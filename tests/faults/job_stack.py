@@ -22,8 +22,14 @@ MEASUREMENTS = ARTIFACTS / "faults"
 def record(item: str, *, fault: str, promise: str, measured: str, **numbers) -> None:
     """Write one row of the reliability table (docs/reliability.md) from what the test measured."""
     MEASUREMENTS.mkdir(parents=True, exist_ok=True)
-    row = {"item": item, "fault": fault, "promise": promise, "measured": measured, "numbers": numbers,
-           "at": datetime.now().isoformat(timespec="seconds")}
+    row = {
+        "item": item,
+        "fault": fault,
+        "promise": promise,
+        "measured": measured,
+        "numbers": numbers,
+        "at": datetime.now().isoformat(timespec="seconds"),
+    }
     (MEASUREMENTS / f"{item}.json").write_text(json.dumps(row, indent=2) + "\n")
 
 
@@ -40,10 +46,21 @@ class Stack:
         self.processes.append(process)
         return process
 
-    def worker(self, name: str, *, env: dict[str, str] | None = None, beat: bool = False,
-               wait: bool = True) -> LiveProcess:
+    def worker(
+        self, name: str, *, env: dict[str, str] | None = None, beat: bool = False, wait: bool = True
+    ) -> LiveProcess:
         hostname = f"{self.label}-{name}@test"
-        args = [sys.executable, str(MANAGE), "worker", "--queues", "cpu", "--concurrency", "1", "--hostname", hostname]
+        args = [
+            sys.executable,
+            str(MANAGE),
+            "worker",
+            "--queues",
+            "cpu",
+            "--concurrency",
+            "1",
+            "--hostname",
+            hostname,
+        ]
         if beat:
             args.append("--beat")
         process = self._start(f"{self.label}-{name}", args, live_env(**(env or {})))
@@ -51,19 +68,28 @@ class Stack:
         if wait:
             from jobs.models import WorkerNode
 
-            wait_for(lambda: WorkerNode.objects.filter(hostname=hostname).exists() or not process.alive(),
-                     timeout=90, what=f"worker {hostname} to report in")
+            wait_for(
+                lambda: WorkerNode.objects.filter(hostname=hostname).exists() or not process.alive(),
+                timeout=90,
+                what=f"worker {hostname} to report in",
+            )
             assert process.alive(), process.log()
         return process
 
     def housekeeping(self, *, env: dict[str, str] | None = None) -> LiveProcess:
         hostname = f"{self.label}-housekeeping@test"
-        process = self._start(f"{self.label}-housekeeping", [sys.executable, str(MANAGE), "housekeeping",
-                                                             "--hostname", hostname], live_env(**(env or {})))
+        process = self._start(
+            f"{self.label}-housekeeping",
+            [sys.executable, str(MANAGE), "housekeeping", "--hostname", hostname],
+            live_env(**(env or {})),
+        )
         from jobs.models import WorkerNode
 
-        wait_for(lambda: WorkerNode.objects.filter(hostname=hostname).exists() or not process.alive(),
-                 timeout=90, what="the housekeeping process to report in")
+        wait_for(
+            lambda: WorkerNode.objects.filter(hostname=hostname).exists() or not process.alive(),
+            timeout=90,
+            what="the housekeeping process to report in",
+        )
         assert process.alive(), process.log()
         return process
 
@@ -103,7 +129,9 @@ def kill_group(process: LiveProcess, sig: int = signal.SIGKILL) -> None:
 def messages(job_id: int) -> list[str]:
     from jobs.models import JobEvent
 
-    return list(JobEvent.objects.filter(job_id=job_id).exclude(type="progress").values_list("message", flat=True))
+    return list(
+        JobEvent.objects.filter(job_id=job_id).exclude(type="progress").values_list("message", flat=True)
+    )
 
 
 def claims(job_id: int) -> int:
@@ -132,8 +160,9 @@ def wait_job(job_id: int, predicate, *, timeout: float, what: str):
         return wait_for(check, timeout=timeout, interval=0.2, what=what)
     except AssertionError as exc:
         job = Job.objects.get(pk=job_id)
-        raise AssertionError(f"{exc}; job is {job.status} attempt {job.attempt} error {job.error!r}; "
-                             f"events {messages(job_id)}") from None
+        raise AssertionError(
+            f"{exc}; job is {job.status} attempt {job.attempt} error {job.error!r}; events {messages(job_id)}"
+        ) from None
 
 
 def admin_connection() -> psycopg.Connection:
@@ -141,14 +170,22 @@ def admin_connection() -> psycopg.Connection:
     from django.db import connection
 
     settings = connection.settings_dict
-    return psycopg.connect(dbname="postgres", user=settings.get("USER") or "postgres",
-                           password=settings.get("PASSWORD") or None, host=settings.get("HOST") or "127.0.0.1",
-                           port=settings.get("PORT") or 5432, autocommit=True)
+    return psycopg.connect(
+        dbname="postgres",
+        user=settings.get("USER") or "postgres",
+        password=settings.get("PASSWORD") or None,
+        host=settings.get("HOST") or "127.0.0.1",
+        port=settings.get("PORT") or 5432,
+        autocommit=True,
+    )
 
 
 def terminate_backends(admin: psycopg.Connection, database: str) -> int:
-    rows = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
-                         "AND pid <> pg_backend_pid()", [database]).fetchall()
+    rows = admin.execute(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
+        "AND pid <> pg_backend_pid()",
+        [database],
+    ).fetchall()
     return len(rows)
 
 
@@ -156,5 +193,19 @@ def now() -> float:
     return time.monotonic()
 
 
-__all__ = ["REPO", "Path", "Stack", "admin_connection", "claims", "first_event_at", "kill_group", "messages", "now",
-           "pool_children", "purge_broker", "record", "terminate_backends", "wait_job"]
+__all__ = [
+    "REPO",
+    "Path",
+    "Stack",
+    "admin_connection",
+    "claims",
+    "first_event_at",
+    "kill_group",
+    "messages",
+    "now",
+    "pool_children",
+    "purge_broker",
+    "record",
+    "terminate_backends",
+    "wait_job",
+]

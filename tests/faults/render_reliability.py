@@ -16,7 +16,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "reliability.md"
 START, END = "<!-- fault-table:start -->", "<!-- fault-table:end -->"
-HEADER = "| # | Fault (injected for real) | What Sampan promises | What the test measured |\n|---|---|---|---|"
+HEADER = (
+    "| # | Fault (injected for real) | What Sampan promises | What the test measured |\n|---|---|---|---|"
+)
 
 
 def _cell(text: str) -> str:
@@ -34,15 +36,22 @@ def render(measurements: Path, doc: Path = DOC) -> str:
             rows[match[1]] = line
     for path in sorted(measurements.glob("*.json")):
         row = json.loads(path.read_text())
-        rows[row["item"]] = (f"| {row['item']} | {_cell(row['fault'])} | {_cell(row['promise'])} | "
-                             f"{_cell(row['measured'])} ({row['at'][:10]}) |")
-    ordered = sorted(rows.items(), key=lambda item: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", item[0])])
+        rows[row["item"]] = (
+            f"| {row['item']} | {_cell(row['fault'])} | {_cell(row['promise'])} | "
+            f"{_cell(row['measured'])} ({row['at'][:10]}) |"
+        )
+    ordered = sorted(
+        rows.items(), key=lambda item: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", item[0])]
+    )
     body = "\n".join([HEADER, *(line for _, line in ordered)])
     doc.write_text(f"{before}{START}\n{body}\n{END}{after}")
     return body
 
 
 if __name__ == "__main__":
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(os.environ.get("SAMPAN_TEST_ARTIFACTS",
-                                                                                REPO / "artifacts")) / "faults"
+    folder = (
+        Path(sys.argv[1])
+        if len(sys.argv) > 1
+        else Path(os.environ.get("SAMPAN_TEST_ARTIFACTS", REPO / "artifacts")) / "faults"
+    )
     print(render(folder))

@@ -57,22 +57,36 @@ def test_a_full_disk_is_named_and_the_failed_training_resumes_on_retry(tenants, 
             job = training_job(tenants, version, epochs=EPOCHS)
             run_dir = run_dir_for(job)
             run_dir.mkdir(parents=True, exist_ok=True)
-            result = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(run_dir)],
-                                    capture_output=True, text=True)
+            result = subprocess.run(
+                ["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(run_dir)],
+                capture_output=True,
+                text=True,
+            )
             if result.returncode != 0:
                 pytest.skip(f"cannot mount a tmpfs here: {result.stderr.strip()}")
             mounted = run_dir
-        wait_job(job.pk, lambda j: j.status == JobStatus.RUNNING and (j.progress.get("epoch") or 0) >= 2,
-                 timeout=240, what="two epochs with checkpoints")
+        wait_job(
+            job.pk,
+            lambda j: j.status == JobStatus.RUNNING and (j.progress.get("epoch") or 0) >= 2,
+            timeout=240,
+            what="two epochs with checkpoints",
+        )
         filler = run_dir / "filler.bin"
         fill(filler)
-        job = wait_job(job.pk, lambda j: j.status in (JobStatus.FAILED, JobStatus.SUCCEEDED), timeout=120,
-                       what="the training to hit the full disk")
+        job = wait_job(
+            job.pk,
+            lambda j: j.status in (JobStatus.FAILED, JobStatus.SUCCEEDED),
+            timeout=120,
+            what="the training to hit the full disk",
+        )
         assert job.status == JobStatus.FAILED, "the disk was full; the run cannot have finished"
         assert "No space left on device" in job.error and str(run_dir) in job.error, job.error
         assert "enforce fail" not in job.error.split("(")[0], job.error
-        failed_epoch = max(JobEvent.objects.filter(job=job, type="progress", data__has_key="val_acc")
-                           .values_list("data__epoch", flat=True))
+        failed_epoch = max(
+            JobEvent.objects.filter(job=job, type="progress", data__has_key="val_acc").values_list(
+                "data__epoch", flat=True
+            )
+        )
 
         filler.unlink()
         client = api_client(tenants["alice"])
@@ -80,8 +94,12 @@ def test_a_full_disk_is_named_and_the_failed_training_resumes_on_retry(tenants, 
         retried = client.post(f"/api/v1/jobs/{job.pk}/retry/")
         assert retried.status_code == 200, retried.content
         assert retried.json()["status"] == "queued" and retried.json()["error"] == ""
-        job = wait_job(job.pk, lambda j: j.status in (JobStatus.FAILED, JobStatus.SUCCEEDED), timeout=300,
-                       what="the retried training to finish")
+        job = wait_job(
+            job.pk,
+            lambda j: j.status in (JobStatus.FAILED, JobStatus.SUCCEEDED),
+            timeout=300,
+            what="the retried training to finish",
+        )
         retry_seconds = time.monotonic() - started
         assert job.status == JobStatus.SUCCEEDED, (job.error, messages(job.pk))
         resumed = job.result["resumed_from"]
@@ -89,14 +107,20 @@ def test_a_full_disk_is_named_and_the_failed_training_resumes_on_retry(tenants, 
         assert resumed is not None and resumed["epoch"] >= 1, "resumed, not started over"
         again = client.post(f"/api/v1/jobs/{job.pk}/retry/")
         assert again.status_code == 409 and again.json()["error"]["code"] == "job_conflict"
-        error = JobEvent.objects.filter(job=job, message__startswith="failed:").values_list("message", flat=True)[0]
+        error = JobEvent.objects.filter(job=job, message__startswith="failed:").values_list(
+            "message", flat=True
+        )[0]
     finally:
         if mounted is not None:
             subprocess.run(["umount", "-l", str(mounted)], check=False)
         stack.stop()
-    record("7-disk-full", fault="the run directory's disk (a 64 MiB tmpfs) filled up during a training",
-           promise="the job's error names 'No space left on device' and the file; a user retries it from the "
-                   "last checkpoint (API, UI, SDK)",
-           measured=f"failed with {error.removeprefix('failed: ').split(' (')[0]!r}; after freeing space the retry "
-                    f"resumed from epoch {resumed['epoch']} (the last validated epoch was {failed_epoch}) and succeeded in "
-                    f"{retry_seconds:.1f} s", resumed_epoch=resumed["epoch"])
+    record(
+        "7-disk-full",
+        fault="the run directory's disk (a 64 MiB tmpfs) filled up during a training",
+        promise="the job's error names 'No space left on device' and the file; a user retries it from the "
+        "last checkpoint (API, UI, SDK)",
+        measured=f"failed with {error.removeprefix('failed: ').split(' (')[0]!r}; after freeing space the retry "
+        f"resumed from epoch {resumed['epoch']} (the last validated epoch was {failed_epoch}) and succeeded in "
+        f"{retry_seconds:.1f} s",
+        resumed_epoch=resumed["epoch"],
+    )

@@ -24,8 +24,9 @@ pytestmark = [pytest.mark.faults, pytest.mark.integration, pytest.mark.django_db
 def test_a_web_killed_mid_upload_leaves_a_temp_file_that_housekeeping_removes(tenants, token_for):
     from datasets.services import dataset_create
 
-    dataset = dataset_create(user=tenants["alice"], project=tenants["project_a"], name="Uploads",
-                             task_type="image_classification")
+    dataset = dataset_create(
+        user=tenants["alice"], project=tenants["project_a"], name="Uploads", task_type="image_classification"
+    )
     folder = Path(settings.FILE_UPLOAD_TEMP_DIR)
     assert folder.is_relative_to(Path(settings.SAMPAN_HOME)), "upload temp files live under SAMPAN_HOME"
     before = set(os.listdir(folder))
@@ -34,13 +35,19 @@ def test_a_web_killed_mid_upload_leaves_a_temp_file_that_housekeeping_removes(te
         url, web = stack.web()
         host, port = url.removeprefix("http://").split(":")
         boundary = "sampanfaultboundary"
-        head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.zip\"\r\n"
-                "Content-Type: application/zip\r\n\r\n").encode()
+        head = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.zip"\r\n'
+            "Content-Type: application/zip\r\n\r\n"
+        ).encode()
         total = len(head) + 8 * 1024 * 1024
         sock = socket.create_connection((host, int(port)))
-        sock.sendall((f"POST /api/v1/datasets/{dataset.pk}/imports/ HTTP/1.1\r\nHost: localhost\r\n"
-                      f"Authorization: Bearer {token_for(tenants['alice'])}\r\n"
-                      f"Content-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {total}\r\n\r\n").encode())
+        sock.sendall(
+            (
+                f"POST /api/v1/datasets/{dataset.pk}/imports/ HTTP/1.1\r\nHost: localhost\r\n"
+                f"Authorization: Bearer {token_for(tenants['alice'])}\r\n"
+                f"Content-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {total}\r\n\r\n"
+            ).encode()
+        )
         sock.sendall(head + b"\0" * (4 * 1024 * 1024))  # half the file, then the client stalls
 
         def leaked() -> set[str]:
@@ -61,11 +68,15 @@ def test_a_web_killed_mid_upload_leaves_a_temp_file_that_housekeeping_removes(te
         assert files <= set(removed) and not leaked()
     finally:
         stack.stop()
-    record("8a-upload-temp-file", fault="web process SIGKILLed while a 8 MiB upload streams in",
-           promise="the temporary upload file (under SAMPAN_HOME/tmp/uploads) is deleted by housekeeping once stale "
-                   f"({housekeeping.STALE_UPLOAD_SECONDS} s untouched)",
-           measured=f"{len(files)} file ({size / 2**20:.1f} MiB) left by the killed web; removed by the stale-upload "
-                    "sweep, a fresh one kept", leaked_bytes=size)
+    record(
+        "8a-upload-temp-file",
+        fault="web process SIGKILLed while a 8 MiB upload streams in",
+        promise="the temporary upload file (under SAMPAN_HOME/tmp/uploads) is deleted by housekeeping once stale "
+        f"({housekeeping.STALE_UPLOAD_SECONDS} s untouched)",
+        measured=f"{len(files)} file ({size / 2**20:.1f} MiB) left by the killed web; removed by the stale-upload "
+        "sweep, a fresh one kept",
+        leaked_bytes=size,
+    )
 
 
 def test_healthz_stops_counting_a_killed_worker_within_seconds(tenants):
@@ -88,9 +99,13 @@ def test_healthz_stops_counting_a_killed_worker_within_seconds(tenants):
     finally:
         stack.stop()
     assert gone_after <= 12, gone_after
-    record("8b-healthz-killed-worker", fault="kill -9 of a worker's process group",
-           promise="/healthz stops counting it within 10 s (three missed 3 s beats)",
-           measured=f"gone from /healthz after {gone_after:.1f} s", seconds=round(gone_after, 1))
+    record(
+        "8b-healthz-killed-worker",
+        fault="kill -9 of a worker's process group",
+        promise="/healthz stops counting it within 10 s (three missed 3 s beats)",
+        measured=f"gone from /healthz after {gone_after:.1f} s",
+        seconds=round(gone_after, 1),
+    )
 
 
 def test_runs_are_pruned_once_their_model_version_is_stored(tenants):
@@ -98,18 +113,28 @@ def test_runs_are_pruned_once_their_model_version_is_stored(tenants):
     from training.services import run_dir_for
 
     def job_with_run(status: str) -> tuple[Job, Path]:
-        job = Job.objects.create(workspace=tenants["ws_a"], project=tenants["project_a"], kind="training.run",
-                                 status=status)
+        job = Job.objects.create(
+            workspace=tenants["ws_a"], project=tenants["project_a"], kind="training.run", status=status
+        )
         run = run_dir_for(job)
         (run / "checkpoints").mkdir(parents=True)
         (run / "checkpoints" / "epoch-0001-step-000000001.pt").write_bytes(b"\0" * 1024)
         return job, run
 
     stored, stored_run = job_with_run(JobStatus.SUCCEEDED)
-    ModelVersion.objects.create(workspace=tenants["ws_a"], project=tenants["project_a"], number=1, job=stored,
-                                template="image_classification", preset="fast", code_version="test")
-    keep = [job_with_run(status)[1] for status in (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.FAILED,
-                                                   JobStatus.CANCELLED)]
+    ModelVersion.objects.create(
+        workspace=tenants["ws_a"],
+        project=tenants["project_a"],
+        number=1,
+        job=stored,
+        template="image_classification",
+        preset="fast",
+        code_version="test",
+    )
+    keep = [
+        job_with_run(status)[1]
+        for status in (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.FAILED, JobStatus.CANCELLED)
+    ]
     unrecorded_job, unrecorded = job_with_run(JobStatus.SUCCEEDED)  # no model version stored (yet)
     orphan_job, orphan = job_with_run(JobStatus.SUCCEEDED)
     orphan_job.delete()
@@ -119,7 +144,11 @@ def test_runs_are_pruned_once_their_model_version_is_stored(tenants):
     assert all(run.exists() for run in keep) and unrecorded.exists()
     assert {stored_run.name, orphan.name} <= set(removed)
     assert not {run.name for run in keep} & set(removed)
-    record("8c-runs-pruned", fault="run directories (checkpoints) under SAMPAN_HOME/runs after their model version "
-           "is stored", promise="pruned by housekeeping; never a queued, running, failed or cancelled job's "
-           "(a retry resumes from them)", measured="the stored and the orphaned run pruned; the 5 others kept",
-           removed=len(removed))
+    record(
+        "8c-runs-pruned",
+        fault="run directories (checkpoints) under SAMPAN_HOME/runs after their model version is stored",
+        promise="pruned by housekeeping; never a queued, running, failed or cancelled job's "
+        "(a retry resumes from them)",
+        measured="the stored and the orphaned run pruned; the 5 others kept",
+        removed=len(removed),
+    )

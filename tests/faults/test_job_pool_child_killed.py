@@ -26,23 +26,40 @@ def test_a_killed_pool_child_is_taken_over_at_once(tenants):
     try:
         worker = stack.worker("w1", env=ENV)
         job = job_create(workspace=tenants["ws_a"], kind="system.check", params={"seconds": 8})
-        job = wait_job(job.pk, lambda j: j.status == JobStatus.RUNNING and j.progress.get("step"), timeout=60,
-                       what="the job to run")
+        job = wait_job(
+            job.pk,
+            lambda j: j.status == JobStatus.RUNNING and j.progress.get("step"),
+            timeout=60,
+            what="the job to run",
+        )
         child = int(job.lease_owner.rsplit("/", 1)[1])
-        assert child in pool_children(worker.proc.pid) and child != worker.proc.pid, "a pool child, not the parent"
+        assert child in pool_children(worker.proc.pid) and child != worker.proc.pid, (
+            "a pool child, not the parent"
+        )
         os.kill(child, signal.SIGKILL)
         started = time.monotonic()
-        job = wait_job(job.pk, lambda j: j.attempt == 2 and j.status == JobStatus.RUNNING, timeout=STALE - 10,
-                       what="the redelivered message to take the job over")
+        job = wait_job(
+            job.pk,
+            lambda j: j.attempt == 2 and j.status == JobStatus.RUNNING,
+            timeout=STALE - 10,
+            what="the redelivered message to take the job over",
+        )
         takeover_seconds = time.monotonic() - started
-        assert any(m.startswith(f"took over from {os.uname().nodename}/{child}") for m in messages(job.pk)), \
+        assert any(m.startswith(f"took over from {os.uname().nodename}/{child}") for m in messages(job.pk)), (
             messages(job.pk)
-        job = wait_job(job.pk, lambda j: j.status == JobStatus.SUCCEEDED, timeout=60, what="the job to finish")
+        )
+        job = wait_job(
+            job.pk, lambda j: j.status == JobStatus.SUCCEEDED, timeout=60, what="the job to finish"
+        )
         assert claims(job.pk) == 2 and worker.alive()
         assert takeover_seconds < 15, takeover_seconds
     finally:
         stack.stop()
-    record("5-pool-child-killed", fault="SIGKILL of the pool child running a job (as the OOM killer does)",
-           promise="the redelivered message takes the job over at once (lease owner is a dead local process)",
-           measured=f"running again on attempt 2 {takeover_seconds:.1f} s after the kill "
-                    f"(stale timeout {STALE} s, no reaper running)", takeover_seconds=round(takeover_seconds, 1))
+    record(
+        "5-pool-child-killed",
+        fault="SIGKILL of the pool child running a job (as the OOM killer does)",
+        promise="the redelivered message takes the job over at once (lease owner is a dead local process)",
+        measured=f"running again on attempt 2 {takeover_seconds:.1f} s after the kill "
+        f"(stale timeout {STALE} s, no reaper running)",
+        takeover_seconds=round(takeover_seconds, 1),
+    )

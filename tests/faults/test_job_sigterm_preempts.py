@@ -26,21 +26,33 @@ def test_sigterm_hands_the_training_to_another_worker_within_seconds(tenants):
         first = stack.worker("first")
         version = small_version(tenants)
         job = training_job(tenants, version, epochs=EPOCHS)
-        wait_job(job.pk, lambda j: j.status == JobStatus.RUNNING and (j.progress.get("epoch") or 0) >= 2,
-                 timeout=240, what="two epochs (checkpoints) of the training on the first worker")
+        wait_job(
+            job.pk,
+            lambda j: j.status == JobStatus.RUNNING and (j.progress.get("epoch") or 0) >= 2,
+            timeout=240,
+            what="two epochs (checkpoints) of the training on the first worker",
+        )
         second = stack.worker("second")
         stopped_at = timezone.now()
         started = time.monotonic()
         os.kill(first.proc.pid, signal.SIGTERM)  # what `docker stop` sends to the container's main process
-        job = wait_job(job.pk, lambda j: j.status == JobStatus.RUNNING and j.lease_node == second.hostname,
-                       timeout=60, what="the second worker to resume the job")
+        job = wait_job(
+            job.pk,
+            lambda j: j.status == JobStatus.RUNNING and j.lease_node == second.hostname,
+            timeout=60,
+            what="the second worker to resume the job",
+        )
         resume_seconds = time.monotonic() - started
         first.proc.wait(timeout=60)
         exit_seconds = time.monotonic() - started
         handed_back = first_event_at(job.pk, startswith="requeued: worker", after=stopped_at)
         assert handed_back is not None, messages(job.pk)
-        job = wait_job(job.pk, lambda j: j.status in (JobStatus.SUCCEEDED, JobStatus.FAILED), timeout=300,
-                       what="the resumed training to finish")
+        job = wait_job(
+            job.pk,
+            lambda j: j.status in (JobStatus.SUCCEEDED, JobStatus.FAILED),
+            timeout=300,
+            what="the resumed training to finish",
+        )
         assert job.status == JobStatus.SUCCEEDED, job.error
         assert job.attempt == 1, "the preempted attempt is not counted"
         assert claims(job.pk) == 2
@@ -48,15 +60,24 @@ def test_sigterm_hands_the_training_to_another_worker_within_seconds(tenants):
         assert resumed is not None and resumed["epoch"] >= 2, resumed
         from jobs.models import JobEvent
 
-        epochs = list(JobEvent.objects.filter(job=job, type="progress", data__has_key="val_acc")
-                      .values_list("data__epoch", flat=True))
-        assert sorted(epochs) == list(range(1, EPOCHS + 1)) and len(epochs) == len(set(epochs)), \
+        epochs = list(
+            JobEvent.objects.filter(job=job, type="progress", data__has_key="val_acc").values_list(
+                "data__epoch", flat=True
+            )
+        )
+        assert sorted(epochs) == list(range(1, EPOCHS + 1)) and len(epochs) == len(set(epochs)), (
             f"every epoch validated exactly once: {epochs}"
+        )
         assert resume_seconds < 20, resume_seconds
     finally:
         stack.stop()
-    record("4-sigterm", fault="SIGTERM to a worker's main process during a training (docker stop)",
-           promise="checkpoint, requeue at once without spending an attempt, resumed by another worker within seconds",
-           measured=f"running on the other worker {resume_seconds:.1f} s after SIGTERM (resumed from epoch "
-                    f"{resumed['epoch']}, attempt still 1, no epoch trained twice); the stopped worker exited after "
-                    f"{exit_seconds:.1f} s", resume_seconds=round(resume_seconds, 1), exit_seconds=round(exit_seconds, 1))
+    record(
+        "4-sigterm",
+        fault="SIGTERM to a worker's main process during a training (docker stop)",
+        promise="checkpoint, requeue at once without spending an attempt, resumed by another worker within seconds",
+        measured=f"running on the other worker {resume_seconds:.1f} s after SIGTERM (resumed from epoch "
+        f"{resumed['epoch']}, attempt still 1, no epoch trained twice); the stopped worker exited after "
+        f"{exit_seconds:.1f} s",
+        resume_seconds=round(resume_seconds, 1),
+        exit_seconds=round(exit_seconds, 1),
+    )

@@ -42,9 +42,14 @@ def admin_connection():
     from django.db import connection
 
     settings = connection.settings_dict
-    return psycopg.connect(dbname="postgres", user=settings.get("USER") or "postgres",
-                           password=settings.get("PASSWORD") or None, host=settings.get("HOST") or "127.0.0.1",
-                           port=settings.get("PORT") or 5432, autocommit=True)
+    return psycopg.connect(
+        dbname="postgres",
+        user=settings.get("USER") or "postgres",
+        password=settings.get("PASSWORD") or None,
+        host=settings.get("HOST") or "127.0.0.1",
+        port=settings.get("PORT") or 5432,
+        autocommit=True,
+    )
 
 
 def test_predictions_outlive_a_database_outage_for_the_staleness_bound(web, tenants, trained_digits):
@@ -55,8 +60,9 @@ def test_predictions_outlive_a_database_outage_for_the_staleness_bound(web, tena
 
     url, process = web
     deployment, key, secret = deployment_with_key(tenants, model_version_from(tenants, trained_digits))
-    revoked, revoked_secret = services.deployment_key_create(user=tenants["alice"], deployment=deployment,
-                                                             name="to revoke")
+    revoked, revoked_secret = services.deployment_key_create(
+        user=tenants["alice"], deployment=deployment, name="to revoke"
+    )
     services.deployment_key_revoke(key=revoked)
     endpoint = f"{url}/api/v1/deployments/{deployment.pk}/predict/"
     body = {"instances": [{"image": base64.b64encode(png(3)).decode()}], "top_k": 1}
@@ -74,8 +80,11 @@ def test_predictions_outlive_a_database_outage_for_the_staleness_bound(web, tena
     admin = admin_connection()
     try:
         admin.execute(f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS false')
-        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
-                      "AND pid <> pg_backend_pid()", [database])
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
+            "AND pid <> pg_backend_pid()",
+            [database],
+        )
         down = time.monotonic()
         with pytest.raises(psycopg.OperationalError):  # the fault is real: no new connection is accepted
             psycopg.connect(dbname=database, user="postgres", host="127.0.0.1", connect_timeout=5).close()
@@ -85,7 +94,9 @@ def test_predictions_outlive_a_database_outage_for_the_staleness_bound(web, tena
             assert answer.json()["predictions"][0]["top_k"][0]["label"]
             answered += 1
             refused = predict(revoked_secret)  # the revoke from before the outage still applies
-            assert refused.status_code == 401 and refused.json()["error"]["code"] == "key_revoked", refused.text
+            assert refused.status_code == 401 and refused.json()["error"]["code"] == "key_revoked", (
+                refused.text
+            )
             time.sleep(0.2)
         time.sleep(max(0.0, STALE_SECONDS + 1.5 - (time.monotonic() - down)))
         for _ in range(5):  # past the bound: 503 with Retry-After, never a 500
@@ -94,7 +105,9 @@ def test_predictions_outlive_a_database_outage_for_the_staleness_bound(web, tena
             assert late.status_code == 503, late.text
             assert late.headers["Retry-After"].isdigit()
             error = late.json()["error"]
-            assert error["code"] == "database_unavailable" and "SAMPAN_DEPLOY_STALE_SECONDS" in error["message"]
+            assert (
+                error["code"] == "database_unavailable" and "SAMPAN_DEPLOY_STALE_SECONDS" in error["message"]
+            )
     finally:
         admin.execute(f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS true')
         admin.close()
@@ -112,6 +125,7 @@ def test_predictions_outlive_a_database_outage_for_the_staleness_bound(web, tena
     for _ in range(2):
         assert predict().status_code == 200
         answered += 1
+
     # nothing lost: every call answered (200s; the 503s never reached a key) is in the usage table,
     # the ones of the outage included, once the web's flush thread could write them
     def counted() -> int:
@@ -122,13 +136,16 @@ def test_predictions_outlive_a_database_outage_for_the_staleness_bound(web, tena
     assert total == answered, (total, answered)
     assert "Traceback" not in process.log(), process.log()
     served = answered - 6  # less the 3 warm-up calls and the 3 after the database returned
-    record("6-predictions-database-outage",
-           fault=f"ALTER DATABASE ... ALLOW_CONNECTIONS false + pg_terminate_backend under a live gunicorn "
-                 f"serving a deployment (SAMPAN_DEPLOY_STALE_SECONDS={STALE_SECONDS})",
-           promise="predictions served from the cached deployment/key state within the bound (a revoke read "
-                   "before still applies), then 503 database_unavailable with Retry-After, never 500; usage "
-                   "buffered and written when the database returns",
-           measured=f"{served} predictions answered 200 and the revoked key 401 during the outage, 5 of 5 "
-                    f"answered 503 past the bound, 200 again {returned_after:.1f} s after the "
-                    f"database returned; usage counted {total} of {answered} calls",
-           served=served, calls=answered)
+    record(
+        "6-predictions-database-outage",
+        fault=f"ALTER DATABASE ... ALLOW_CONNECTIONS false + pg_terminate_backend under a live gunicorn "
+        f"serving a deployment (SAMPAN_DEPLOY_STALE_SECONDS={STALE_SECONDS})",
+        promise="predictions served from the cached deployment/key state within the bound (a revoke read "
+        "before still applies), then 503 database_unavailable with Retry-After, never 500; usage "
+        "buffered and written when the database returns",
+        measured=f"{served} predictions answered 200 and the revoked key 401 during the outage, 5 of 5 "
+        f"answered 503 past the bound, 200 again {returned_after:.1f} s after the "
+        f"database returned; usage counted {total} of {answered} calls",
+        served=served,
+        calls=answered,
+    )

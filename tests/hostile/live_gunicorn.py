@@ -33,8 +33,9 @@ def embedded_env(home: Path) -> dict[str, str]:
 
 
 def manage(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run([sys.executable, str(MANAGE), *args], env=env, cwd=REPO, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(MANAGE), *args], env=env, cwd=REPO, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 
@@ -45,10 +46,16 @@ def sqlite_web_fixture(tmp_path_factory) -> Iterator[dict]:
     and their personal token: {"url", "token"}."""
     env = embedded_env(tmp_path_factory.mktemp("sampan-embedded"))
     manage(env, "migrate", "--verbosity", "0")
-    token = manage(env, "shell", "-c", (
-        "from accounts.models import User; from accounts.services import api_token_create; "
-        "u = User.objects.create_user('hostile', password='hostile-password-1', is_staff=True); "
-        "print('TOKEN=' + api_token_create(user=u, name='hostile').key)"))
+    token = manage(
+        env,
+        "shell",
+        "-c",
+        (
+            "from accounts.models import User; from accounts.services import api_token_create; "
+            "u = User.objects.create_user('hostile', password='hostile-password-1', is_staff=True); "
+            "print('TOKEN=' + api_token_create(user=u, name='hostile').key)"
+        ),
+    )
     key = next(line[6:] for line in token.splitlines() if line.startswith("TOKEN="))
     web, url = start_gunicorn("web-sqlite", env)
     yield {"url": url, "token": key}

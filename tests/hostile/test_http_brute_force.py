@@ -27,8 +27,12 @@ from tests.hostile.live_gunicorn import start_gunicorn
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
-LIMITS = {"SAMPAN_LOGIN_FAILURES_PER_ACCOUNT": "5", "SAMPAN_LOGIN_FAILURES_PER_ADDRESS": "8",
-          "SAMPAN_AUTH_FAILURES_PER_ADDRESS": "6", "SAMPAN_AUTH_FAILURE_WINDOW_SECONDS": "300"}
+LIMITS = {
+    "SAMPAN_LOGIN_FAILURES_PER_ACCOUNT": "5",
+    "SAMPAN_LOGIN_FAILURES_PER_ADDRESS": "8",
+    "SAMPAN_AUTH_FAILURES_PER_ADDRESS": "6",
+    "SAMPAN_AUTH_FAILURE_WINDOW_SECONDS": "300",
+}
 PASSWORD = "right-password-123"
 
 
@@ -73,9 +77,12 @@ class Browser:
         self.csrf = self.session.get(f"{base}/api/v1/auth/csrf/", timeout=10).json()["csrf_token"]
 
     def login(self, username: str, password: str) -> requests.Response:
-        response = self.session.post(f"{self.base}/api/v1/auth/login/", timeout=10,
-                                     json={"username": username, "password": password},
-                                     headers={"X-CSRFToken": self.csrf})
+        response = self.session.post(
+            f"{self.base}/api/v1/auth/login/",
+            timeout=10,
+            json={"username": username, "password": password},
+            headers={"X-CSRFToken": self.csrf},
+        )
         self.csrf = self.session.cookies.get("csrftoken") or self.csrf  # a login rotates it
         return response
 
@@ -118,9 +125,13 @@ def test_admin_login_has_the_same_limits(web, make_user):
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)[1]
 
     def post(password: str) -> requests.Response:
-        return session.post(f"{web}/admin/login/?next=/admin/", data={
-            "username": "tess", "password": password, "csrfmiddlewaretoken": token}, timeout=10,
-            headers={"Referer": f"{web}/admin/login/"}, allow_redirects=False)
+        return session.post(
+            f"{web}/admin/login/?next=/admin/",
+            data={"username": "tess", "password": password, "csrfmiddlewaretoken": token},
+            timeout=10,
+            headers={"Referer": f"{web}/admin/login/"},
+            allow_redirects=False,
+        )
 
     for _ in range(5):
         assert post("guess").status_code == 200  # the form again, with its error
@@ -138,7 +149,9 @@ def test_invalid_personal_tokens_are_limited_per_address(web, make_user, token_f
         assert response.status_code == 401, response.text
     assert_throttled(requests.get(me, headers={**guesser, "Authorization": "Bearer spk_guess6"}, timeout=10))
     assert_throttled(requests.get(me, headers={**guesser, "Authorization": f"Bearer {key}"}, timeout=10))
-    other = requests.get(me, headers={"X-Forwarded-For": "203.0.113.9", "Authorization": f"Bearer {key}"}, timeout=10)
+    other = requests.get(
+        me, headers={"X-Forwarded-For": "203.0.113.9", "Authorization": f"Bearer {key}"}, timeout=10
+    )
     assert other.status_code == 200 and other.json()["username"] == "uma"
 
 
@@ -148,12 +161,17 @@ def test_invalid_deployment_keys_are_limited_per_address(web, tenants, trained_d
     body = {"instances": [{"image": b64(png(0))}]}
     guesser = {"X-Forwarded-For": "203.0.113.10"}
     for i in range(5):
-        response = requests.post(url, json=body, headers={**guesser, "X-Sampan-Key": f"spd_guess{i}"}, timeout=30)
+        response = requests.post(
+            url, json=body, headers={**guesser, "X-Sampan-Key": f"spd_guess{i}"}, timeout=30
+        )
         assert response.status_code == 401 and response.json()["error"]["code"] == "invalid_key"
-    assert_throttled(requests.post(url, json=body, headers={**guesser, "X-Sampan-Key": "spd_guess6"}, timeout=30))
+    assert_throttled(
+        requests.post(url, json=body, headers={**guesser, "X-Sampan-Key": "spd_guess6"}, timeout=30)
+    )
     assert_throttled(requests.post(url, json=body, headers={**guesser, "X-Sampan-Key": secret}, timeout=30))
-    other = requests.post(url, json=body, headers={"X-Forwarded-For": "203.0.113.11", "X-Sampan-Key": secret},
-                          timeout=30)
+    other = requests.post(
+        url, json=body, headers={"X-Forwarded-For": "203.0.113.11", "X-Sampan-Key": secret}, timeout=30
+    )
     assert other.status_code == 200, other.text
 
 
@@ -168,5 +186,15 @@ def test_without_a_trusted_proxy_the_connection_address_counts(make_user, token_
         spoofed = {"HTTP_X_FORWARDED_FOR": f"198.51.100.{i}", "REMOTE_ADDR": "192.0.2.50"}
         response = client.get("/api/v1/auth/me/", HTTP_AUTHORIZATION=f"Bearer spk_bad{i}", **spoofed)
     assert response.status_code == 429 and response["Retry-After"]
-    assert client.get("/api/v1/auth/me/", HTTP_AUTHORIZATION=f"Bearer {key}", REMOTE_ADDR="192.0.2.50").status_code == 429
-    assert client.get("/api/v1/auth/me/", HTTP_AUTHORIZATION=f"Bearer {key}", REMOTE_ADDR="192.0.2.51").status_code == 200
+    assert (
+        client.get(
+            "/api/v1/auth/me/", HTTP_AUTHORIZATION=f"Bearer {key}", REMOTE_ADDR="192.0.2.50"
+        ).status_code
+        == 429
+    )
+    assert (
+        client.get(
+            "/api/v1/auth/me/", HTTP_AUTHORIZATION=f"Bearer {key}", REMOTE_ADDR="192.0.2.51"
+        ).status_code
+        == 200
+    )

@@ -46,7 +46,11 @@ def probe(base: str, token: str) -> list[str]:
             url = base + url_for(regex, dict.fromkeys(names, value))
             for method in sorted(methods):
                 response = requests.request(method, url, json={}, headers=headers, timeout=30)
-                body = response.json() if response.headers.get("Content-Type", "").startswith("application/json") else {}
+                body = (
+                    response.json()
+                    if response.headers.get("Content-Type", "").startswith("application/json")
+                    else {}
+                )
                 if response.status_code != 404 or body.get("error", {}).get("code") != "not_found":
                     wrong.append(f"{method.upper()} {url}: {response.status_code} {response.text[:120]}")
     # the largest id that exists is routed to the view, which finds nothing
@@ -59,13 +63,21 @@ def probe(base: str, token: str) -> list[str]:
 def test_huge_ids_are_404_on_postgresql(live_web, make_user, token_for):
     token = token_for(make_user("hugo", is_staff=True))
     assert probe(live_web, token) == []
-    predict = requests.post(f"{live_web}/api/v1/deployments/99999999999999999999/predict/", json={"instances": []},
-                            headers={"Authorization": "Bearer anything"}, timeout=10)
+    predict = requests.post(
+        f"{live_web}/api/v1/deployments/99999999999999999999/predict/",
+        json={"instances": []},
+        headers={"Authorization": "Bearer anything"},
+        timeout=10,
+    )
     assert predict.status_code == 404
 
 
 def test_huge_ids_are_404_on_embedded_sqlite(sqlite_web):
     assert probe(sqlite_web["url"], sqlite_web["token"]) == []
-    predict = requests.post(f"{sqlite_web['url']}/api/v1/deployments/99999999999999999999/predict/",
-                            json={"instances": []}, headers={"X-Sampan-Key": "spd_anything"}, timeout=10)
+    predict = requests.post(
+        f"{sqlite_web['url']}/api/v1/deployments/99999999999999999999/predict/",
+        json={"instances": []},
+        headers={"X-Sampan-Key": "spd_anything"},
+        timeout=10,
+    )
     assert predict.status_code == 404 and predict.json()["error"]["code"] == "not_found"

@@ -35,12 +35,19 @@ def test_anonymous_login_refuses_deep_nesting(live_web, make_user):
     session = requests.Session()
     csrf = session.get(f"{live_web}/api/v1/auth/csrf/", timeout=10).json()["csrf_token"]
     for body in (NESTED, NESTED_OBJECTS):
-        response = session.post(f"{live_web}/api/v1/auth/login/", data=body, timeout=30,
-                                headers={"Content-Type": "application/json", "X-CSRFToken": csrf,
-                                         "Referer": live_web + "/"})
+        response = session.post(
+            f"{live_web}/api/v1/auth/login/",
+            data=body,
+            timeout=30,
+            headers={"Content-Type": "application/json", "X-CSRFToken": csrf, "Referer": live_web + "/"},
+        )
         assert_too_deep(response)
-    ok = session.post(f"{live_web}/api/v1/auth/login/", json={"username": "nadia", "password": "right-password-123"},
-                      headers={"X-CSRFToken": csrf, "Referer": live_web + "/"}, timeout=10)
+    ok = session.post(
+        f"{live_web}/api/v1/auth/login/",
+        json={"username": "nadia", "password": "right-password-123"},
+        headers={"X-CSRFToken": csrf, "Referer": live_web + "/"},
+        timeout=10,
+    )
     assert ok.status_code == 200, ok.text
 
 
@@ -55,7 +62,12 @@ def test_api_writes_refuse_deep_nesting_and_store_nothing(live_web, make_user, t
     assert not Workspace.objects.exists() and not Job.objects.exists()
     # a document at the limit is parsed (and judged by the serializer)
     at_limit = json.dumps({"name": "x", "description": "d", "extra": json.loads("[" * 62 + "]" * 62)})
-    assert requests.post(f"{live_web}/api/v1/workspaces/", data=at_limit, headers=headers, timeout=10).status_code == 201
+    assert (
+        requests.post(
+            f"{live_web}/api/v1/workspaces/", data=at_limit, headers=headers, timeout=10
+        ).status_code
+        == 201
+    )
 
 
 def test_views_with_their_own_parsers_use_the_depth_limit():
@@ -75,8 +87,11 @@ def test_views_with_their_own_parsers_use_the_depth_limit():
             if view is not None and hasattr(view, "parser_classes"):
                 for parser in view.parser_classes:
                     seen.add(view)
-                    assert not (issubclass(parser, parsers.JSONParser) and not issubclass(parser, JSONParser)), (
-                        f"{view.__name__} parses JSON without the depth limit ({parser.__module__}.{parser.__name__})")
+                    assert not (
+                        issubclass(parser, parsers.JSONParser) and not issubclass(parser, JSONParser)
+                    ), (
+                        f"{view.__name__} parses JSON without the depth limit ({parser.__module__}.{parser.__name__})"
+                    )
 
     walk(get_resolver().url_patterns)
     assert ImportBatchViewSet in seen
@@ -86,6 +101,10 @@ def test_hosted_prediction_refuses_deep_nesting(live_web, tenants, trained_digit
     deployment, _, secret = deployment_with_key(tenants, model_version_from(tenants, trained_digits))
     url = f"{live_web}/api/v1/deployments/{deployment.pk}/predict/"
     for body in (NESTED, b'{"instances": [{"image": ' + NESTED + b"}]}"):
-        response = requests.post(url, data=body, headers={"Authorization": f"Bearer {secret}",
-                                                          "Content-Type": "application/json"}, timeout=30)
+        response = requests.post(
+            url,
+            data=body,
+            headers={"Authorization": f"Bearer {secret}", "Content-Type": "application/json"},
+            timeout=30,
+        )
         assert_too_deep(response)

@@ -28,8 +28,12 @@ def dataset_url(configured_web, make_user, token_for):
     user = make_user("lim")
     project = project_create(user=user, workspace=workspace_create(user=user, name="W"), name="P")
     headers = {"Authorization": f"Bearer {token_for(user)}"}
-    dataset = requests.post(f"{configured_web}/api/v1/datasets/", json={
-        "workspace": project.workspace_id, "project": project.pk, "name": "D"}, headers=headers, timeout=10).json()
+    dataset = requests.post(
+        f"{configured_web}/api/v1/datasets/",
+        json={"workspace": project.workspace_id, "project": project.pk, "name": "D"},
+        headers=headers,
+        timeout=10,
+    ).json()
     return f"{configured_web}/api/v1/datasets/{dataset['id']}", headers
 
 
@@ -38,14 +42,18 @@ def test_more_files_than_allowed_names_the_limit(dataset_url):
 
     url, headers = dataset_url
     files = [("files", (f"{i}.png", b"not really a png", "image/png")) for i in range(101)]
-    error = error_of(requests.post(url + "/imports/", files=files, headers=headers, timeout=30), 400, "too_many_files")
+    error = error_of(
+        requests.post(url + "/imports/", files=files, headers=headers, timeout=30), 400, "too_many_files"
+    )
     assert "at most 100 files" in error["message"] and error["details"] == {"max_files": 100}
     assert not Sample.objects.exists()
 
 
 def test_long_urls_and_big_headers_are_json_errors(configured_web, dataset_url):
     url, headers = dataset_url
-    error = error_of(requests.get(url + "/samples/?q=" + "a" * 9000, headers=headers, timeout=10), 414, "uri_too_long")
+    error = error_of(
+        requests.get(url + "/samples/?q=" + "a" * 9000, headers=headers, timeout=10), 414, "uri_too_long"
+    )
     assert "8190" in error["message"] and error["details"]["limit_bytes"] == 8190
     many = {**headers, **{f"X-Extra-{i}": "1" for i in range(150)}}
     error = error_of(requests.get(url + "/", headers=many, timeout=10), 431, "too_many_headers")

@@ -34,8 +34,12 @@ def test_every_answer_carries_a_strict_policy(live_web, tenants):
         "admin login": requests.get(f"{live_web}/admin/login/", timeout=10),
         "API error": requests.get(f"{live_web}/api/v1/workspaces/", timeout=10),
         "unknown route": requests.get(f"{live_web}/api/v1/nothing/", timeout=10),
-        "prediction (fast path)": requests.post(f"{live_web}/api/v1/deployments/{dep.pk}/predict/", json={},
-                                                headers={"X-Sampan-Key": "spd_wrong"}, timeout=10),
+        "prediction (fast path)": requests.post(
+            f"{live_web}/api/v1/deployments/{dep.pk}/predict/",
+            json={},
+            headers={"X-Sampan-Key": "spd_wrong"},
+            timeout=10,
+        ),
     }
     for what, response in answers.items():
         directives = policy_of(response)
@@ -54,13 +58,21 @@ def test_new_secrets_and_api_answers_are_not_stored(live_web, tenants, token_for
     token = requests.post(f"{live_web}/api/v1/tokens/", json={"name": "laptop"}, headers=headers, timeout=10)
     assert token.status_code == 201 and token.json()["key"].startswith("spk_")
     assert token.headers["Cache-Control"] == "no-store"
-    key = requests.post(f"{live_web}/api/v1/deployments/{dep.pk}/keys/", json={"name": "ci"}, headers=headers,
-                        timeout=10)
+    key = requests.post(
+        f"{live_web}/api/v1/deployments/{dep.pk}/keys/", json={"name": "ci"}, headers=headers, timeout=10
+    )
     assert key.status_code == 201 and key.json()["key"].startswith("spd_")
     assert key.headers["Cache-Control"] == "no-store"
-    assert requests.get(f"{live_web}/api/v1/tokens/", headers=headers, timeout=10).headers["Cache-Control"] == "no-store"
-    predicted = requests.post(f"{live_web}/api/v1/deployments/{dep.pk}/predict/", json={},
-                              headers={"X-Sampan-Key": key.json()["key"]}, timeout=30)
+    assert (
+        requests.get(f"{live_web}/api/v1/tokens/", headers=headers, timeout=10).headers["Cache-Control"]
+        == "no-store"
+    )
+    predicted = requests.post(
+        f"{live_web}/api/v1/deployments/{dep.pk}/predict/",
+        json={},
+        headers={"X-Sampan-Key": key.json()["key"]},
+        timeout=30,
+    )
     assert predicted.headers["Cache-Control"] == "no-store"
     # the web app's page is revalidated, not forbidden from caches; its hashed assets are cacheable
     assert requests.get(f"{live_web}/login", timeout=10).headers["Cache-Control"] == "no-cache"
@@ -68,13 +80,27 @@ def test_new_secrets_and_api_answers_are_not_stored(live_web, tenants, token_for
 
 @pytest.mark.e2e
 def test_web_app_swagger_ui_and_admin_work_under_the_policy_in_chromium(live_web, make_user):
-    assert (REPO / "frontend" / "dist" / "index.html").exists(), "the frontend is not built: run `make frontend`"
+    assert (REPO / "frontend" / "dist" / "index.html").exists(), (
+        "the frontend is not built: run `make frontend`"
+    )
     make_user("csp-user", password="csp-passphrase-123", is_staff=True)
     out_dir = ARTIFACTS / "e2e-csp"
-    env = dict(os.environ, SAMPAN_URL=live_web, SAMPAN_USER="csp-user", SAMPAN_PASSWORD="csp-passphrase-123",
-               E2E_ARTIFACTS=str(out_dir), CHROMIUM_PATH=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
-    result = subprocess.run(["node", str(REPO / "frontend" / "e2e" / "csp.mjs")], env=env, capture_output=True,
-                            text=True, timeout=180, cwd=REPO / "frontend")
+    env = dict(
+        os.environ,
+        SAMPAN_URL=live_web,
+        SAMPAN_USER="csp-user",
+        SAMPAN_PASSWORD="csp-passphrase-123",
+        E2E_ARTIFACTS=str(out_dir),
+        CHROMIUM_PATH=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
+    )
+    result = subprocess.run(
+        ["node", str(REPO / "frontend" / "e2e" / "csp.mjs")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=REPO / "frontend",
+    )
     print(result.stdout[-4000:])
     assert result.returncode == 0, f"browser e2e failed:\n{result.stdout[-4000:]}\n{result.stderr[-2000:]}"
     summary = json.loads(result.stdout.split("[e2e] RESULT ", 1)[1].splitlines()[0])

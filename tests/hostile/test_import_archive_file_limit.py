@@ -27,15 +27,24 @@ LIMIT = 6
 @pytest.fixture
 def dataset(tenants, isolated_storage, settings):
     settings.SAMPAN_DATASET_MAX_FILES = LIMIT
-    found = dataset_create(user=tenants["alice"], project=tenants["project_a"], name="Limits",
-                           task_type="image_classification")
-    services.import_files(dataset=found, files=[upload("seed.png", digit_bytes(90, size=20))], user=tenants["alice"])
+    found = dataset_create(
+        user=tenants["alice"], project=tenants["project_a"], name="Limits", task_type="image_classification"
+    )
+    services.import_files(
+        dataset=found, files=[upload("seed.png", digit_bytes(90, size=20))], user=tenants["alice"]
+    )
     return found
 
 
 def archive_of(count: int, *, images: bool = True, offset: int = 0) -> bytes:
-    return make_zip({f"{'cat' if i % 2 else 'dog'}/{i}.png": digit_bytes(offset + i) if images else b"not an image %d" % i
-                     for i in range(count)})
+    return make_zip(
+        {
+            f"{'cat' if i % 2 else 'dog'}/{i}.png": digit_bytes(offset + i)
+            if images
+            else b"not an image %d" % i
+            for i in range(count)
+        }
+    )
 
 
 def stored(dataset) -> dict:
@@ -45,8 +54,11 @@ def stored(dataset) -> dict:
 
 
 def post(client, dataset, data: bytes, **fields):
-    return client.post(f"/api/v1/datasets/{dataset.pk}/imports/", {"archive": upload("a.zip", data), **fields},
-                       format="multipart")
+    return client.post(
+        f"/api/v1/datasets/{dataset.pk}/imports/",
+        {"archive": upload("a.zip", data), **fields},
+        format="multipart",
+    )
 
 
 @pytest.fixture
@@ -66,8 +78,9 @@ def run_import_job(monkeypatch):
 
 
 @pytest.mark.parametrize("background", [False, True], ids=["synchronous", "background-job"])
-def test_exactly_the_limit_imports_and_one_more_is_refused_up_front(dataset, tenants, api_client, settings,
-                                                                    run_import_job, background):
+def test_exactly_the_limit_imports_and_one_more_is_refused_up_front(
+    dataset, tenants, api_client, settings, run_import_job, background
+):
     settings.SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES = LIMIT
     client = api_client(tenants["alice"])
     before, batches, jobs = snapshot(dataset), ImportBatch.objects.count(), Job.objects.count()
@@ -77,7 +90,9 @@ def test_exactly_the_limit_imports_and_one_more_is_refused_up_front(dataset, ten
     error = over.json()["error"]
     assert error["code"] == "too_many_files" and f"more than {LIMIT:,} files" in error["message"]
     assert "SAMPAN_DATASET_MAX_FILES" in error["message"]
-    assert (ImportBatch.objects.count(), Job.objects.count()) == (batches, jobs), "a refused archive left a record"
+    assert (ImportBatch.objects.count(), Job.objects.count()) == (batches, jobs), (
+        "a refused archive left a record"
+    )
     assert snapshot(dataset) == before
 
     exact = post(client, dataset, archive_of(LIMIT), background=str(background).lower())
@@ -86,7 +101,12 @@ def test_exactly_the_limit_imports_and_one_more_is_refused_up_front(dataset, ten
         job = run_import_job(exact.json()["job"])
         assert job.status == JobStatus.SUCCEEDED, job.error
     batch = client.get(f"/api/v1/datasets/{dataset.pk}/imports/{exact.json()['id']}/").json()
-    assert (batch["status"], batch["files"], batch["imported"], batch["failed"]) == ("succeeded", LIMIT, LIMIT, 0)
+    assert (batch["status"], batch["files"], batch["imported"], batch["failed"]) == (
+        "succeeded",
+        LIMIT,
+        LIMIT,
+        0,
+    )
     assert Sample.objects.filter(dataset=dataset).count() == 1 + LIMIT
     assert set(before["samples"]) < set(snapshot(dataset)["samples"]), "a stored sample changed"
 
@@ -94,8 +114,9 @@ def test_exactly_the_limit_imports_and_one_more_is_refused_up_front(dataset, ten
 def test_the_real_default_is_checked_before_any_job(tenants, api_client, isolated_storage, settings):
     """200,001 (empty) entries against the default 200,000: refused from the scan, nothing queued."""
     assert settings.SAMPAN_DATASET_MAX_FILES == 200_000
-    dataset = dataset_create(user=tenants["alice"], project=tenants["project_a"], name="Default",
-                             task_type="image_classification")
+    dataset = dataset_create(
+        user=tenants["alice"], project=tenants["project_a"], name="Default", task_type="image_classification"
+    )
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED) as archive:
         for i in range(200_001):
@@ -109,7 +130,8 @@ def test_the_real_default_is_checked_before_any_job(tenants, api_client, isolate
 
 
 def test_a_background_import_of_no_images_fails_with_honest_counts_and_a_capped_list(
-        dataset, tenants, api_client, settings, monkeypatch, caplog, run_import_job):
+    dataset, tenants, api_client, settings, monkeypatch, caplog, run_import_job
+):
     monkeypatch.setattr(services, "MAX_PROBLEMS_LISTED", 4)
     client = api_client(tenants["alice"])
     before = stored(dataset)
@@ -121,12 +143,20 @@ def test_a_background_import_of_no_images_fails_with_honest_counts_and_a_capped_
     assert "Traceback" not in caplog.text and "refused its input" in caplog.text
     batch = client.get(f"/api/v1/datasets/{dataset.pk}/imports/{queued.json()['id']}/").json()
     assert (batch["status"], batch["error_code"]) == ("failed", "nothing_imported")
-    assert (batch["files"], batch["failed"], batch["imported"], batch["problems_total"]) == (LIMIT, LIMIT, 0, LIMIT)
+    assert (batch["files"], batch["failed"], batch["imported"], batch["problems_total"]) == (
+        LIMIT,
+        LIMIT,
+        0,
+        LIMIT,
+    )
     assert len(batch["problems"]) == 4 and {p["code"] for p in batch["problems"]} == {"not_an_image"}
     assert stored(dataset) == before
 
-    refused = client.post(f"/api/v1/datasets/{dataset.pk}/imports/",
-                          {"files": [upload(f"{i}.png", b"text") for i in range(LIMIT)]}, format="multipart")
+    refused = client.post(
+        f"/api/v1/datasets/{dataset.pk}/imports/",
+        {"files": [upload(f"{i}.png", b"text") for i in range(LIMIT)]},
+        format="multipart",
+    )
     assert refused.status_code == 400, refused.content
     details = refused.json()["error"]["details"]
     assert (details["problems_total"], details["failed"], len(details["problems"])) == (LIMIT, LIMIT, 4)

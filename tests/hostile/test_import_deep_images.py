@@ -50,8 +50,11 @@ def test_a_16_bit_png_keeps_its_range_through_the_api(digits, tenants, api_clien
     assert Image.open(io.BytesIO(sixteen)).mode == "I;16"
     client = api_client(tenants["alice"])
     before = snapshot(digits)
-    response = client.post(f"/api/v1/datasets/{digits.pk}/imports/", {"files": [upload("depth.png", sixteen)]},
-                           format="multipart")
+    response = client.post(
+        f"/api/v1/datasets/{digits.pk}/imports/",
+        {"files": [upload("depth.png", sixteen)]},
+        format="multipart",
+    )
     assert response.status_code == 201, response.content
     assert response.json()["imported"] == 1
     pixels = stored_pixels(Sample.objects.get(dataset=digits, original_name="depth.png"))
@@ -62,9 +65,16 @@ def test_a_16_bit_png_keeps_its_range_through_the_api(digits, tenants, api_clien
     assert set(before["samples"]) < set(after["samples"]) and after["labels"] == before["labels"]
 
 
-@pytest.mark.parametrize(("dtype", "low", "high"), [
-    (np.float32, -1.5, 3.0), (np.float32, 0.0, 1.0), (np.int32, 0, 5_000_000), (np.uint16, 100, 4095),
-], ids=["float", "float-unit", "int32", "12-bit"])
+@pytest.mark.parametrize(
+    ("dtype", "low", "high"),
+    [
+        (np.float32, -1.5, 3.0),
+        (np.float32, 0.0, 1.0),
+        (np.int32, 0, 5_000_000),
+        (np.uint16, 100, 4095),
+    ],
+    ids=["float", "float-unit", "int32", "12-bit"],
+)
 def test_deep_tiffs_scale_to_eight_bits_keeping_their_gradations(dtype, low, high):
     prepared = prepare_image(encoded(gradient(dtype, low, high), "TIFF"), max_pixels=1_000_000)
     pixels = np.asarray(Image.open(io.BytesIO(prepared.data)))
@@ -79,7 +89,9 @@ def test_an_8_bit_range_in_a_32_bit_image_keeps_its_values():
     assert np.array_equal(pixels, values.astype(np.uint8))
 
 
-@pytest.mark.parametrize(("width", "height"), [(100_000, 100_000), (8_000, 7_000)], ids=["over-2x", "just-over"])
+@pytest.mark.parametrize(
+    ("width", "height"), [(100_000, 100_000), (8_000, 7_000)], ids=["over-2x", "just-over"]
+)
 def test_the_pixel_flood_message_quotes_one_limit(width, height):
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)  # as configure_pillow sets it

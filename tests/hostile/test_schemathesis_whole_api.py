@@ -33,9 +33,12 @@ RUN = {"operations": set(), "cases": 0, "statuses": Counter(), "started": time.m
 @pytest.fixture(scope="module", autouse=True)
 def _summary():
     yield
-    summary = {"operations": len(RUN["operations"]), "cases": RUN["cases"],
-               "seconds": round(time.monotonic() - RUN["started"], 1),
-               "statuses": dict(sorted(RUN["statuses"].items()))}
+    summary = {
+        "operations": len(RUN["operations"]),
+        "cases": RUN["cases"],
+        "seconds": round(time.monotonic() - RUN["started"], 1),
+        "statuses": dict(sorted(RUN["statuses"].items())),
+    }
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "schemathesis-whole-api.json").write_text(json.dumps(summary, indent=2))
     print(f"\nschemathesis over the whole API: {summary}")
@@ -58,12 +61,23 @@ def fuzz_world(db, tenants, trained_digits):
     objects = tenancy_objects(world)
     deployment, key, secret = deployment_with_key(world, model_version_from(world, trained_digits, number=2))
     ids = {
-        "workspaces": world["ws_a"].pk, "members": world["carol_membership"].pk, "projects": world["project_a"].pk,
-        "jobs": world["job_a"].pk, "tokens": token.token.pk, "users": world["bob"].pk,
-        "datasets": objects["dataset"].pk, "labels": objects["label"].pk, "samples": objects["sample"].pk,
-        "imports": objects["import"].pk, "versions": objects["version"].pk,
-        "model-versions": model_version(world).pk, "backbones": backbone(world).pk, "studies": study(world).pk,
-        "packages": package(world).pk, "deployments": deployment.pk, "keys": key.pk,
+        "workspaces": world["ws_a"].pk,
+        "members": world["carol_membership"].pk,
+        "projects": world["project_a"].pk,
+        "jobs": world["job_a"].pk,
+        "tokens": token.token.pk,
+        "users": world["bob"].pk,
+        "datasets": objects["dataset"].pk,
+        "labels": objects["label"].pk,
+        "samples": objects["sample"].pk,
+        "imports": objects["import"].pk,
+        "versions": objects["version"].pk,
+        "model-versions": model_version(world).pk,
+        "backbones": backbone(world).pk,
+        "studies": study(world).pk,
+        "packages": package(world).pk,
+        "deployments": deployment.pk,
+        "keys": key.pk,
         "templates": "image_classification",
     }
     yield {"token": token.key, "deployment_key": secret, "ids": ids, "count": Counter()}
@@ -79,8 +93,11 @@ def fuzz_world(db, tenants, trained_digits):
 def existing_ids(path: str, ids: dict) -> dict:
     """{parameter: id of an existing object} for a path such as /api/v1/datasets/{dataset_id}/labels/{id}/."""
     parts = path.strip("/").split("/")
-    return {part[1:-1]: ids[parts[i - 1]] for i, part in enumerate(parts)
-            if part.startswith("{") and parts[i - 1] in ids}
+    return {
+        part[1:-1]: ids[parts[i - 1]]
+        for i, part in enumerate(parts)
+        if part.startswith("{") and parts[i - 1] in ids
+    }
 
 
 @schema.parametrize()
@@ -89,8 +106,13 @@ def test_no_server_errors_with_real_credentials_and_objects(case, fuzz_world):
     operation = f"{case.operation.method.upper()} {case.operation.path}"  # case.method may be another (405s)
     fuzz_world["count"][operation] += 1
     if fuzz_world["count"][operation] % 3 and case.path_parameters:
-        case.path_parameters = {**case.path_parameters, **existing_ids(case.operation.path, fuzz_world["ids"])}
-    secret = fuzz_world["deployment_key"] if case.operation.path.endswith("/predict/") else fuzz_world["token"]
+        case.path_parameters = {
+            **case.path_parameters,
+            **existing_ids(case.operation.path, fuzz_world["ids"]),
+        }
+    secret = (
+        fuzz_world["deployment_key"] if case.operation.path.endswith("/predict/") else fuzz_world["token"]
+    )
     response = case.call(headers={"Authorization": f"Bearer {secret}"})
     RUN["operations"].add(operation)
     RUN["cases"] += 1

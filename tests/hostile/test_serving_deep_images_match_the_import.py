@@ -21,11 +21,14 @@ def encoded(array: np.ndarray, format: str) -> bytes:
     return out.getvalue()
 
 
-@pytest.mark.parametrize("array, format", [
-    (np.linspace(0, 64000, 32 * 32).reshape(32, 32).astype(np.uint16), "PNG"),
-    (np.linspace(-3.0, 7.5, 32 * 32).reshape(32, 32).astype(np.float32), "TIFF"),
-    (np.linspace(0, 2_000_000, 32 * 32).reshape(32, 32).astype(np.int32), "TIFF"),
-])
+@pytest.mark.parametrize(
+    "array, format",
+    [
+        (np.linspace(0, 64000, 32 * 32).reshape(32, 32).astype(np.uint16), "PNG"),
+        (np.linspace(-3.0, 7.5, 32 * 32).reshape(32, 32).astype(np.float32), "TIFF"),
+        (np.linspace(0, 2_000_000, 32 * 32).reshape(32, 32).astype(np.int32), "TIFF"),
+    ],
+)
 def test_serving_sees_the_pixels_the_import_stored(array, format):
     data = encoded(array, format)
     stored = Image.open(io.BytesIO(prepare_image(data, max_pixels=10_000_000).data))

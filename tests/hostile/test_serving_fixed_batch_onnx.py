@@ -28,7 +28,12 @@ from tests.packages.packaging_support import unzip_package
 
 CLASSES = ["red", "green", "blue"]
 SIZE = 16
-PLAIN = {"image_size": [SIZE, SIZE], "mean": [0.0, 0.0, 0.0], "std": [1.0, 1.0, 1.0], "resize_mode": "stretch"}
+PLAIN = {
+    "image_size": [SIZE, SIZE],
+    "mean": [0.0, 0.0, 0.0],
+    "std": [1.0, 1.0, 1.0],
+    "resize_mode": "stretch",
+}
 KEY = "fixed-batch-key"
 
 
@@ -36,8 +41,10 @@ def colour_classifier(path: Path, *, batch: int | str, reshape_to_one: bool = Fa
     """float32 [batch, 3, 16, 16] -> [batch, 3] scores: each channel's mean, scaled (the strongest
     colour wins). ``reshape_to_one``: a bad export that reshapes to [1, 3] whatever the batch."""
     weights = numpy_helper.from_array(np.diag([4.0, 4.0, 4.0]).astype(np.float32), "w")
-    nodes = [helper.make_node("GlobalAveragePool", ["pixels"], ["pooled"]),
-             helper.make_node("Flatten", ["pooled"], ["flat"])]
+    nodes = [
+        helper.make_node("GlobalAveragePool", ["pixels"], ["pooled"]),
+        helper.make_node("Flatten", ["pooled"], ["flat"]),
+    ]
     initializers = [weights]
     if reshape_to_one:
         initializers.append(numpy_helper.from_array(np.array([1, 3], dtype=np.int64), "one_row"))
@@ -45,9 +52,13 @@ def colour_classifier(path: Path, *, batch: int | str, reshape_to_one: bool = Fa
         nodes.append(helper.make_node("MatMul", ["rows", "w"], ["scores"]))
     else:
         nodes.append(helper.make_node("MatMul", ["flat", "w"], ["scores"]))
-    graph = helper.make_graph(nodes, "colours",
-                              [helper.make_tensor_value_info("pixels", TensorProto.FLOAT, [batch, 3, SIZE, SIZE])],
-                              [helper.make_tensor_value_info("scores", TensorProto.FLOAT, [batch, 3])], initializers)
+    graph = helper.make_graph(
+        nodes,
+        "colours",
+        [helper.make_tensor_value_info("pixels", TensorProto.FLOAT, [batch, 3, SIZE, SIZE])],
+        [helper.make_tensor_value_info("scores", TensorProto.FLOAT, [batch, 3])],
+        initializers,
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     path.write_bytes(model.SerializeToString())
@@ -66,9 +77,17 @@ WANTED = ["red", "green", "blue", "red", "blue"]
 
 def upload(client, project, path: Path) -> dict:
     with path.open("rb") as fh:
-        answer = client.post("/api/v1/model-versions/upload/", {
-            "project": project.pk, "format": "onnx", "file": fh, "classes": json.dumps(CLASSES),
-            "preprocessing": json.dumps(PLAIN)}, format="multipart")
+        answer = client.post(
+            "/api/v1/model-versions/upload/",
+            {
+                "project": project.pk,
+                "format": "onnx",
+                "file": fh,
+                "classes": json.dumps(CLASSES),
+                "preprocessing": json.dumps(PLAIN),
+            },
+            format="multipart",
+        )
     assert answer.status_code == 201, answer.content
     return answer.json()
 
@@ -85,7 +104,9 @@ def scores_of(prediction: dict) -> list[float]:
 
 @pytest.mark.integration
 @pytest.mark.django_db(transaction=True)
-def test_upload_records_the_batch_and_the_hosted_api_serves_any_batch(live_web, tenants, api_client, tmp_path):
+def test_upload_records_the_batch_and_the_hosted_api_serves_any_batch(
+    live_web, tenants, api_client, tmp_path
+):
     from training.models import ModelVersion
 
     client = api_client(tenants["alice"])
@@ -101,18 +122,24 @@ def test_upload_records_the_batch_and_the_hosted_api_serves_any_batch(live_web, 
         answers = many.json()["predictions"]
         assert [p["top_k"][0]["label"] for p in answers] == WANTED
         singles = [predict(url, secret, [image]).json()["predictions"][0] for image in IMAGES]
-        np.testing.assert_allclose([scores_of(p) for p in answers], [scores_of(p) for p in singles], rtol=1e-6)
+        np.testing.assert_allclose(
+            [scores_of(p) for p in answers], [scores_of(p) for p in singles], rtol=1e-6
+        )
 
 
 @pytest.mark.integration
 @pytest.mark.django_db(transaction=True)
-def test_an_onnx_runtime_failure_at_predict_time_is_a_422_naming_the_input(live_web, tenants, api_client,
-                                                                           tmp_path):
+def test_an_onnx_runtime_failure_at_predict_time_is_a_422_naming_the_input(
+    live_web, tenants, api_client, tmp_path
+):
     from training.models import ModelVersion
 
     client = api_client(tenants["alice"])
-    model = upload(client, tenants["project_a"], colour_classifier(tmp_path / "bad.onnx", batch="batch",
-                                                                   reshape_to_one=True))
+    model = upload(
+        client,
+        tenants["project_a"],
+        colour_classifier(tmp_path / "bad.onnx", batch="batch", reshape_to_one=True),
+    )
     assert model["params"]["batch_size"] is None  # declared dynamic; it runs on one image at upload
     deployment, _, secret = deployment_with_key(tenants, ModelVersion.objects.get(pk=model["id"]))
     url = f"{live_web}/api/v1/deployments/{deployment.pk}/predict/"
@@ -137,8 +164,15 @@ def fixed_batch_artifacts(tmp_path_factory):
         (work / f"{i}.png").write_bytes(data)
         files.append(work / f"{i}.png")
     spec = validate_spec(make_spec([SIZE, SIZE]) | PLAIN)
-    artifacts = ModelArtifacts(model, spec, CLASSES, "image_classification", {"id": 5, "name": "V5"},
-                               test_images=files, test_labels=[CLASSES.index(w) for w in WANTED])
+    artifacts = ModelArtifacts(
+        model,
+        spec,
+        CLASSES,
+        "image_classification",
+        {"id": 5, "name": "V5"},
+        test_images=files,
+        test_labels=[CLASSES.index(w) for w in WANTED],
+    )
     return work, artifacts
 
 
@@ -152,11 +186,17 @@ def test_server_package_of_a_fixed_batch_model_answers_any_batch(fixed_batch_art
     assert [v["top_k"][0]["label"] for v in expected["vectors"]] == WANTED
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "DJANGO"))}
-    process = subprocess.Popen([sys.executable, "serve.py", "--port", str(port)], cwd=root,
-                               env={**env, "SAMPAN_SERVER_API_KEY": KEY}, start_new_session=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "serve.py", "--port", str(port)],
+        cwd=root,
+        env={**env, "SAMPAN_SERVER_API_KEY": KEY},
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
+
         def healthy() -> bool:
             try:
                 return requests.get(f"{url}/healthz", timeout=2).status_code == 200
@@ -168,9 +208,17 @@ def test_server_package_of_a_fixed_batch_model_answers_any_batch(fixed_batch_art
         answer = predict(f"{url}/predict", KEY, IMAGES)
         assert answer.status_code == 200, answer.text
         assert [p["top_k"][0]["label"] for p in answer.json()["predictions"]] == WANTED
-        checked = subprocess.run([sys.executable, "check_test_vectors.py", "--url", url], cwd=root, env={
-            **env, "SAMPAN_SERVER_API_KEY": KEY}, capture_output=True, text=True, timeout=120)
-        assert json.loads(checked.stdout.strip().splitlines()[-1])["allclose"] is True, checked.stdout + checked.stderr
+        checked = subprocess.run(
+            [sys.executable, "check_test_vectors.py", "--url", url],
+            cwd=root,
+            env={**env, "SAMPAN_SERVER_API_KEY": KEY},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert json.loads(checked.stdout.strip().splitlines()[-1])["allclose"] is True, (
+            checked.stdout + checked.stderr
+        )
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=20)
@@ -180,18 +228,31 @@ def test_device_sdk_python_sample_runs_a_fixed_batch_model_in_chunks(fixed_batch
     from workers.packaging import build_device_sdk
 
     work, artifacts = fixed_batch_artifacts
-    build_device_sdk(artifacts=artifacts, out_path=work / "device.zip", calibration_images=artifacts.test_images)
+    build_device_sdk(
+        artifacts=artifacts, out_path=work / "device.zip", calibration_images=artifacts.test_images
+    )
     root = unzip_package(work / "device.zip", work / "device")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "DJANGO"))}
     for model in ("../model.fp32.onnx", "../model.int8.onnx"):
-        checked = subprocess.run([sys.executable, "classify.py", "--test-vectors", "--model", model],
-                                 cwd=root / "python", env=env, capture_output=True, text=True, timeout=120)
+        checked = subprocess.run(
+            [sys.executable, "classify.py", "--test-vectors", "--model", model],
+            cwd=root / "python",
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert checked.returncode == 0, checked.stdout + checked.stderr
         assert json.loads(checked.stdout.strip().splitlines()[-1])["vectors"] == len(IMAGES)
     files = [str(p) for p in artifacts.test_images]
-    classified = subprocess.run([sys.executable, "classify.py", *files, "--model", "../model.fp32.onnx",
-                                 "--top-k", "1"], cwd=root / "python", env=env, capture_output=True, text=True,
-                                timeout=120)
+    classified = subprocess.run(
+        [sys.executable, "classify.py", *files, "--model", "../model.fp32.onnx", "--top-k", "1"],
+        cwd=root / "python",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert classified.returncode == 0, classified.stderr
     assert [json.loads(line)["top_k"][0]["label"] for line in classified.stdout.splitlines()] == WANTED
 
@@ -202,35 +263,60 @@ def test_device_sdk_javascript_and_cpp_samples_fill_the_fixed_batch(fixed_batch_
     from workers.packaging import build_device_sdk
 
     work, artifacts = fixed_batch_artifacts
-    build_device_sdk(artifacts=artifacts, out_path=work / "device-native.zip",
-                     calibration_images=artifacts.test_images)
+    build_device_sdk(
+        artifacts=artifacts, out_path=work / "device-native.zip", calibration_images=artifacts.test_images
+    )
     root = unzip_package(work / "device-native.zip", work / "device-native")
     javascript = root / "javascript"
-    installed = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefer-offline"], cwd=javascript,
-                               capture_output=True, text=True, timeout=600, env=clean_env())
+    installed = subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--prefer-offline"],
+        cwd=javascript,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=clean_env(),
+    )
     assert installed.returncode == 0, installed.stdout[-2000:] + installed.stderr[-2000:]
     for model in ("fp32", "int8"):
-        out = subprocess.run(["node", "run_test_vectors.mjs", "--model", f"../model.{model}.onnx"], cwd=javascript,
-                             capture_output=True, text=True, timeout=300, env=clean_env())
+        out = subprocess.run(
+            ["node", "run_test_vectors.mjs", "--model", f"../model.{model}.onnx"],
+            cwd=javascript,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=clean_env(),
+        )
         assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
         summary = json.loads(out.stdout.strip().splitlines()[-1])
         assert summary["vectors"] == len(IMAGES) and summary["allclose"] is True, summary
     cpp = root / "cpp"
     library = onnxruntime_library(Path(sys.executable), work / "lib")
-    built = subprocess.run(["make", f"ONNXRUNTIME_INCLUDE={onnxruntime_headers()}", f"ONNXRUNTIME_LIB={library}"],
-                           cwd=cpp, capture_output=True, text=True, timeout=300)
+    built = subprocess.run(
+        ["make", f"ONNXRUNTIME_INCLUDE={onnxruntime_headers()}", f"ONNXRUNTIME_LIB={library}"],
+        cwd=cpp,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     files = [str(p) for p in artifacts.test_images]
-    out = subprocess.run([str(cpp / "classify"), "../model.fp32.onnx", *files, "--top-k", "1"], cwd=cpp,
-                         capture_output=True, text=True, timeout=120, env=clean_env())
+    out = subprocess.run(
+        [str(cpp / "classify"), "../model.fp32.onnx", *files, "--top-k", "1"],
+        cwd=cpp,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=clean_env(),
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     assert [json.loads(line)["top_k"][0]["label"] for line in out.stdout.splitlines()] == WANTED
 
 
 @pytest.mark.integration
 @pytest.mark.django_db(transaction=True)
-def test_a_torch_dynamo_export_with_its_default_batch_of_one_serves_a_batch(live_web, tenants, api_client,
-                                                                           tmp_path):
+def test_a_torch_dynamo_export_with_its_default_batch_of_one_serves_a_batch(
+    live_web, tenants, api_client, tmp_path
+):
     """The case as users meet it: ``torch.onnx.export(dynamo=True)`` fixes the batch at the example's 1."""
     import torch
     from training.models import ModelVersion
@@ -240,11 +326,14 @@ def test_a_torch_dynamo_export_with_its_default_batch_of_one_serves_a_batch(live
             return pixels.mean(dim=(2, 3)) * 4.0
 
     path = tmp_path / "dynamo.onnx"
-    torch.onnx.export(ChannelMeans().eval(), (torch.zeros(1, 3, SIZE, SIZE),), str(path), dynamo=True,
-                      external_data=False)
+    torch.onnx.export(
+        ChannelMeans().eval(), (torch.zeros(1, 3, SIZE, SIZE),), str(path), dynamo=True, external_data=False
+    )
     model = upload(api_client(tenants["alice"]), tenants["project_a"], path)
     assert model["params"]["batch_size"] == 1
-    deployment, _, secret = deployment_with_key(tenants, ModelVersion.objects.get(pk=model["id"]), name="dynamo")
+    deployment, _, secret = deployment_with_key(
+        tenants, ModelVersion.objects.get(pk=model["id"]), name="dynamo"
+    )
     answer = predict(f"{live_web}/api/v1/deployments/{deployment.pk}/predict/", secret, IMAGES)
     assert answer.status_code == 200, answer.text
     assert [p["top_k"][0]["label"] for p in answer.json()["predictions"]] == WANTED
@@ -267,4 +356,6 @@ def test_the_server_packages_service_answers_an_onnx_runtime_failure_with_422(tm
     assert refused.value.status == 422 and refused.value.code == "model_rejected_input"
     assert "instances[0..2]" in refused.value.message
     one = json.dumps({"instances": [{"image": base64.b64encode(IMAGES[0]).decode()}]}).encode()
-    assert json.loads(service.predict(content_type="application/json", body=one, query_top_k=None))["predictions"]
+    assert json.loads(service.predict(content_type="application/json", body=one, query_top_k=None))[
+        "predictions"
+    ]

@@ -28,8 +28,15 @@ def digits_artifacts() -> tuple[ModelArtifacts, list[str], Path]:
     """(artifacts, training image paths for calibration, the training run's folder)."""
     manifest, result, _, out_dir = trained_digits()
     test = [s for s in manifest["samples"] if s["split"] == "test"]
-    artifacts = ModelArtifacts(result["onnx"], result["preprocessing"], result["classes"], "image_classification",
-                               MODEL_VERSION, [s["path"] for s in test], [s["label"] for s in test])
+    artifacts = ModelArtifacts(
+        result["onnx"],
+        result["preprocessing"],
+        result["classes"],
+        "image_classification",
+        MODEL_VERSION,
+        [s["path"] for s in test],
+        [s["label"] for s in test],
+    )
     return artifacts, [s["path"] for s in manifest["samples"] if s["split"] == "train"], Path(out_dir)
 
 
@@ -45,7 +52,12 @@ def unzip_package(archive: Path, into: Path) -> Path:
 def clean_env(venv: Path | None = None, **extra: str) -> dict[str, str]:
     """An environment without the platform's paths: only the venv (if any) and the system's binaries."""
     path = f"{venv / 'bin'}:/usr/local/bin:/usr/bin:/bin" if venv else "/usr/local/bin:/usr/bin:/bin"
-    env = {"PATH": path, "HOME": os.environ.get("HOME", "/root"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {
+        "PATH": path,
+        "HOME": os.environ.get("HOME", "/root"),
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
     env.update({k: v for k, v in os.environ.items() if k.startswith(("PIP_", "npm_config_"))})
     env.update(extra)
     return env
@@ -55,20 +67,42 @@ def fresh_venv(path: Path, requirements: Path) -> Path:
     """``python -m venv`` + ``pip install -r requirements`` (pip's cache is reused); returns its python."""
     subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, env=clean_env(), timeout=120)
     python = path / "bin" / "python"
-    out = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r",
-                          str(requirements)], capture_output=True, text=True, env=clean_env(path), timeout=900)
+    out = subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "-r",
+            str(requirements),
+        ],
+        capture_output=True,
+        text=True,
+        env=clean_env(path),
+        timeout=900,
+    )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     return python
 
 
 def run_in(python: Path, args: list[str], *, cwd: Path, timeout: float = 300, **env: str) -> str:
-    out = subprocess.run([str(python), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                         env=clean_env(python.parent.parent, **env))
+    out = subprocess.run(
+        [str(python), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=clean_env(python.parent.parent, **env),
+    )
     assert out.returncode == 0, f"{args} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
     return out.stdout
 
 
-HEADERS_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "sampan-tests" / "onnxruntime-headers"
+HEADERS_CACHE = (
+    Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "sampan-tests" / "onnxruntime-headers"
+)
 # Debian 13 packages the ONNX Runtime headers (libonnxruntime-dev); its library needs a newer libc
 # than Debian 12's, so the tests take only the headers from it (the C API is backward compatible)
 # and link the shared library of the onnxruntime wheel from PyPI.
@@ -89,12 +123,22 @@ def onnxruntime_headers() -> Path:
     (apt / "cache" / "archives" / "partial").mkdir(parents=True, exist_ok=True)
     (apt / "sources.list").write_text(DEBIAN_HEADERS_SUITE + "\n")
     (apt / "status").touch()
-    options = [f"-oDir::Etc::SourceList={apt / 'sources.list'}", "-oDir::Etc::SourceParts=/nonexistent",
-               f"-oDir::State::Lists={apt / 'lists'}", f"-oDir::Cache={apt / 'cache'}",
-               f"-oDir::State::status={apt / 'status'}", "-oAPT::Sandbox::User=root"]
+    options = [
+        f"-oDir::Etc::SourceList={apt / 'sources.list'}",
+        "-oDir::Etc::SourceParts=/nonexistent",
+        f"-oDir::State::Lists={apt / 'lists'}",
+        f"-oDir::Cache={apt / 'cache'}",
+        f"-oDir::State::status={apt / 'status'}",
+        "-oAPT::Sandbox::User=root",
+    ]
     subprocess.run(["apt-get", *options, "-qq", "update"], check=True, timeout=600, capture_output=True)
-    subprocess.run(["apt-get", *options, "-qq", "download", "libonnxruntime-dev"], check=True, timeout=600,
-                   capture_output=True, cwd=apt)
+    subprocess.run(
+        ["apt-get", *options, "-qq", "download", "libonnxruntime-dev"],
+        check=True,
+        timeout=600,
+        capture_output=True,
+        cwd=apt,
+    )
     (deb,) = apt.glob("libonnxruntime-dev_*.deb")
     subprocess.run(["dpkg-deb", "-x", str(deb), str(HEADERS_CACHE)], check=True, timeout=120)
     return include
@@ -102,8 +146,16 @@ def onnxruntime_headers() -> Path:
 
 def onnxruntime_library(venv_python: Path, into: Path) -> Path:
     """``libonnxruntime.so`` (linked under its soname) from the onnxruntime wheel in a venv."""
-    out = subprocess.run([str(venv_python), "-c", "import onnxruntime, pathlib; print(pathlib.Path("
-                          "onnxruntime.__file__).parent / 'capi')"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            str(venv_python),
+            "-c",
+            "import onnxruntime, pathlib; print(pathlib.Path(onnxruntime.__file__).parent / 'capi')",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     (library,) = Path(out.stdout.strip()).glob("libonnxruntime.so.*")
     into.mkdir(parents=True, exist_ok=True)
     for name in ("libonnxruntime.so.1", "libonnxruntime.so"):

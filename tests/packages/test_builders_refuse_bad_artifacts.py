@@ -16,30 +16,52 @@ from workers.packaging import ModelArtifacts, PackagingError, build_device_sdk, 
 def tiny_model(path, *, external: bool = False):
     weight = numpy_helper.from_array(np.ones((3 * 8 * 8, 2), dtype=np.float32), name="weight")
     graph = helper.make_graph(
-        [helper.make_node("Flatten", ["input"], ["flat"]), helper.make_node("MatMul", ["flat", "weight"], ["logits"])],
-        "tiny", [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 3, 8, 8])],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 2])], [weight])
+        [
+            helper.make_node("Flatten", ["input"], ["flat"]),
+            helper.make_node("MatMul", ["flat", "weight"], ["logits"]),
+        ],
+        "tiny",
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 3, 8, 8])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 2])],
+        [weight],
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     if external:
-        onnx.save_model(model, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
-                        location="weights.bin", size_threshold=0)
+        onnx.save_model(
+            model,
+            str(path),
+            save_as_external_data=True,
+            all_tensors_to_one_file=True,
+            location="weights.bin",
+            size_threshold=0,
+        )
     else:
         onnx.save_model(model, str(path))
     return path
 
 
 def artifacts(model, template="image_classification", **overrides):
-    values = {"model_path": model, "preprocessing": make_spec(8), "classes": ["a", "b"], "template": template,
-              "model_version": {"id": 1, "name": "V1"}, "test_images": [], "test_labels": None}
+    values = {
+        "model_path": model,
+        "preprocessing": make_spec(8),
+        "classes": ["a", "b"],
+        "template": template,
+        "model_version": {"id": 1, "name": "V1"},
+        "test_images": [],
+        "test_labels": None,
+    }
     values.update(overrides)
     return ModelArtifacts(**values)
 
 
 def test_a_model_with_external_data_is_refused(tmp_path):
     model = tiny_model(tmp_path / "model.onnx", external=True)
-    for build in (lambda: build_server_package(artifacts=artifacts(model), out_path=tmp_path / "server.zip"),
-                  lambda: build_device_sdk(artifacts=artifacts(model), out_path=tmp_path / "device.zip",
-                                           calibration_images=[str(model)])):
+    for build in (
+        lambda: build_server_package(artifacts=artifacts(model), out_path=tmp_path / "server.zip"),
+        lambda: build_device_sdk(
+            artifacts=artifacts(model), out_path=tmp_path / "device.zip", calibration_images=[str(model)]
+        ),
+    ):
         with pytest.raises(PackagingError, match="external data"):
             build()
     assert not list(tmp_path.glob("*.zip"))
@@ -51,17 +73,27 @@ def test_templates_without_an_image_predictor_are_refused(tmp_path):
         build_server_package(artifacts=artifacts(model, "speech"), out_path=tmp_path / "server.zip")
     # a text or tabular model takes texts or rows as test inputs, not images; and must be one
     with pytest.raises(PackagingError, match="takes tabular input: give test_instances"):
-        build_server_package(artifacts=artifacts(model, "tabular_classification", test_images=["x.png"]),
-                             out_path=tmp_path / "server.zip")
+        build_server_package(
+            artifacts=artifacts(model, "tabular_classification", test_images=["x.png"]),
+            out_path=tmp_path / "server.zip",
+        )
     with pytest.raises(PackagingError, match="cannot be served as tabular_classification"):
-        build_server_package(artifacts=artifacts(model, "tabular_classification", test_instances=[{"a": 1}]),
-                             out_path=tmp_path / "server.zip")
+        build_server_package(
+            artifacts=artifacts(model, "tabular_classification", test_instances=[{"a": 1}]),
+            out_path=tmp_path / "server.zip",
+        )
     with pytest.raises(PackagingError, match="cannot be served as tabular_classification"):
-        build_device_sdk(artifacts=artifacts(model, "tabular_classification"), out_path=tmp_path / "device.zip",
-                         calibration_images=[str(model)])
+        build_device_sdk(
+            artifacts=artifacts(model, "tabular_classification"),
+            out_path=tmp_path / "device.zip",
+            calibration_images=[str(model)],
+        )
     with pytest.raises(PackagingError, match="no predictor serves template 'speech'"):
-        build_device_sdk(artifacts=artifacts(model, "speech"), out_path=tmp_path / "device.zip",
-                         calibration_images=[str(model)])
+        build_device_sdk(
+            artifacts=artifacts(model, "speech"),
+            out_path=tmp_path / "device.zip",
+            calibration_images=[str(model)],
+        )
     assert not list(tmp_path.glob("*.zip"))
 
 

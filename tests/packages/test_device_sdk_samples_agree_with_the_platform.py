@@ -42,7 +42,9 @@ JS_RTOL, JS_ATOL = 1e-4, 1e-5
 def sdk(tmp_path_factory):
     artifacts, train_paths, run_dir = digits_artifacts()
     work = tmp_path_factory.mktemp("device-sdk")
-    report = build_device_sdk(artifacts=artifacts, out_path=work / "device.zip", calibration_images=train_paths)
+    report = build_device_sdk(
+        artifacts=artifacts, out_path=work / "device.zip", calibration_images=train_paths
+    )
     root = unzip_package(work / "device.zip", work / "unzipped")
     return {"report": report, "root": root, "run_dir": run_dir, "artifacts": artifacts, "work": work}
 
@@ -74,17 +76,31 @@ def test_int8_keeps_accuracy_and_the_report_is_in_the_archive(sdk):
     assert json.loads((root / "compression_report.json").read_text()) == compression
     assert compression["test_images"] == len(sdk["artifacts"].test_images) > 200
     assert compression["top1_agreement"] >= 0.98, compression
-    assert compression["fp32"]["accuracy"] >= 0.9 and compression["int8"]["accuracy"] >= compression["fp32"]["accuracy"] - 0.02
-    fp32_bytes, int8_bytes = (root / "model.fp32.onnx").stat().st_size, (root / "model.int8.onnx").stat().st_size
+    assert (
+        compression["fp32"]["accuracy"] >= 0.9
+        and compression["int8"]["accuracy"] >= compression["fp32"]["accuracy"] - 0.02
+    )
+    fp32_bytes, int8_bytes = (
+        (root / "model.fp32.onnx").stat().st_size,
+        (root / "model.int8.onnx").stat().st_size,
+    )
     assert (compression["fp32"]["bytes"], compression["int8"]["bytes"]) == (fp32_bytes, int8_bytes)
     assert int8_bytes < 0.5 * fp32_bytes
     assert compression["quantization"]["calibration_images"] == 300
     manifest = json.loads((root / "manifest.json").read_text())
-    assert {e["path"] for e in manifest["files"]} >= {"model.fp32.onnx", "model.int8.onnx", "preprocess.json",
-                                                      "labels.json", "compression_report.json",
-                                                      "test_vectors/expected.fp32.json", "test_vectors/expected.int8.json",
-                                                      "python/classify.py", "javascript/sampan_classifier.mjs",
-                                                      "javascript/index.html", "javascript/package.json"}
+    assert {e["path"] for e in manifest["files"]} >= {
+        "model.fp32.onnx",
+        "model.int8.onnx",
+        "preprocess.json",
+        "labels.json",
+        "compression_report.json",
+        "test_vectors/expected.fp32.json",
+        "test_vectors/expected.int8.json",
+        "python/classify.py",
+        "javascript/sampan_classifier.mjs",
+        "javascript/index.html",
+        "javascript/package.json",
+    }
     int8_ops = {node.op_type for node in __import__("onnx").load(str(root / "model.int8.onnx")).graph.node}
     assert {"QuantizeLinear", "DequantizeLinear"} <= int8_ops
     assert manifest["models"]["int8"]["inputs"] == manifest["models"]["fp32"]["inputs"]
@@ -95,21 +111,43 @@ def test_int8_keeps_accuracy_and_the_report_is_in_the_archive(sdk):
 
 def test_python_sample_in_a_fresh_venv_matches_the_platform(sdk, sample_python):
     root = sdk["root"]
-    out = run_in(sample_python, ["-c", "import importlib.util; print(importlib.util.find_spec('torch') is None and "
-                                 "importlib.util.find_spec('workers') is None)"], cwd=root / "python")
+    out = run_in(
+        sample_python,
+        [
+            "-c",
+            "import importlib.util; print(importlib.util.find_spec('torch') is None and "
+            "importlib.util.find_spec('workers') is None)",
+        ],
+        cwd=root / "python",
+    )
     assert out.strip() == "True"
     files = tuple(vector_files(sdk))
     for model in ("fp32", "int8"):
-        out = run_in(sample_python, ["python/classify.py", "--test-vectors", "--model", f"model.{model}.onnx",
-                                     "--out", f"answers.{model}.json"], cwd=root)
+        out = run_in(
+            sample_python,
+            [
+                "python/classify.py",
+                "--test-vectors",
+                "--model",
+                f"model.{model}.onnx",
+                "--out",
+                f"answers.{model}.json",
+            ],
+            cwd=root,
+        )
         assert json.loads(out)["allclose"] is True
         scores = np.array(json.loads((root / f"answers.{model}.json").read_text())["scores"])
-        reference = platform_probabilities("fp32" if model == "fp32" else str(root / "model.int8.onnx"), files)
+        reference = platform_probabilities(
+            "fp32" if model == "fp32" else str(root / "model.int8.onnx"), files
+        )
         np.testing.assert_allclose(scores, reference, rtol=RTOL, atol=ATOL)
     # int8 against the platform's fp32 answers on the whole test split
     test_images = [str(p) for p in sdk["artifacts"].test_images]
-    out = run_in(sample_python, ["python/classify.py", "--model", "model.int8.onnx", "--top-k", "1", *test_images],
-                 cwd=root)
+    out = run_in(
+        sample_python,
+        ["python/classify.py", "--model", "model.int8.onnx", "--top-k", "1", *test_images],
+        cwd=root,
+    )
     int8_top = np.array([json.loads(line)["top_k"][0]["index"] for line in out.splitlines()])
     fp32_top = platform_probabilities("fp32", tuple(test_images)).argmax(axis=1)
     agreement = float((int8_top == fp32_top).mean())
@@ -119,8 +157,14 @@ def test_python_sample_in_a_fresh_venv_matches_the_platform(sdk, sample_python):
 @pytest.fixture(scope="module")
 def javascript(sdk):
     folder = sdk["root"] / "javascript"
-    out = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefer-offline"], cwd=folder,
-                         capture_output=True, text=True, timeout=600, env=clean_env())
+    out = subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--prefer-offline"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=clean_env(),
+    )
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     return folder
 
@@ -128,20 +172,35 @@ def javascript(sdk):
 def test_javascript_module_in_node_matches_the_platform(sdk, javascript):
     files = tuple(vector_files(sdk))
     for model in ("fp32", "int8"):
-        out = subprocess.run(["node", "run_test_vectors.mjs", "--model", f"../model.{model}.onnx", "--out",
-                              f"node.{model}.json"], cwd=javascript, capture_output=True, text=True, timeout=300,
-                             env=clean_env())
+        out = subprocess.run(
+            [
+                "node",
+                "run_test_vectors.mjs",
+                "--model",
+                f"../model.{model}.onnx",
+                "--out",
+                f"node.{model}.json",
+            ],
+            cwd=javascript,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=clean_env(),
+        )
         assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
         summary = json.loads(out.stdout.strip().splitlines()[-1])
         assert summary["top1_agreement"] == 1.0 and summary["vectors"] == len(files)
         scores = np.array(json.loads((javascript / f"node.{model}.json").read_text())["scores"])
         if model == "fp32":
-            np.testing.assert_allclose(scores, platform_probabilities("fp32", files), rtol=JS_RTOL, atol=JS_ATOL)
+            np.testing.assert_allclose(
+                scores, platform_probabilities("fp32", files), rtol=JS_RTOL, atol=JS_ATOL
+            )
         else:  # int8 kernels differ more between wasm and native; the top class must not
             reference = platform_probabilities("fp32", files)
             assert (scores.argmax(axis=1) == reference.argmax(axis=1)).mean() >= 0.98
-            np.testing.assert_allclose(scores, platform_probabilities(str(sdk["root"] / "model.int8.onnx"), files),
-                                       atol=0.02)
+            np.testing.assert_allclose(
+                scores, platform_probabilities(str(sdk["root"] / "model.int8.onnx"), files), atol=0.02
+            )
 
 
 PREPROCESS_SCRIPT = """
@@ -163,17 +222,27 @@ def test_javascript_preprocessing_is_pillows(javascript, tmp_path):
     rng = np.random.default_rng(3)
     cases = []
     sizes = [(57, 41), (20, 33), (128, 96), (31, 31)]
-    specs = [make_spec(32), make_spec([24, 40], resample="bicubic"), make_spec(48, resize_mode="center_crop",
-                                                                              crop_fraction=0.875),
-             make_spec(32, resize_mode="center_crop", crop_fraction=1.0, resample="bicubic")]
+    specs = [
+        make_spec(32),
+        make_spec([24, 40], resample="bicubic"),
+        make_spec(48, resize_mode="center_crop", crop_fraction=0.875),
+        make_spec(32, resize_mode="center_crop", crop_fraction=1.0, resample="bicubic"),
+    ]
     for index, ((width, height), spec) in enumerate(zip(sizes, specs, strict=True)):
         pixels = rng.integers(0, 256, size=(height, width, 4), dtype=np.uint8)
         pixels[..., 3] = 255 if index % 2 == 0 else rng.integers(0, 256, size=(height, width), dtype=np.uint8)
         path = tmp_path / f"case{index}.png"
         Image.fromarray(pixels, mode="RGBA").save(path)
         cases.append({"file": str(path), "spec": spec})
-    out = subprocess.run(["node", "--input-type=module", "-e", PREPROCESS_SCRIPT], cwd=javascript, input=json.dumps(cases),
-                         capture_output=True, text=True, timeout=120, env=clean_env())
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", PREPROCESS_SCRIPT],
+        cwd=javascript,
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=clean_env(),
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     for case, tensor in zip(cases, json.loads(out.stdout), strict=True):
         expected = preprocess_numpy(open_image(case["file"], case["spec"]), case["spec"])
@@ -182,8 +251,14 @@ def test_javascript_preprocessing_is_pillows(javascript, tmp_path):
 
 
 class _SdkFiles(SimpleHTTPRequestHandler):
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".mjs": "text/javascript", ".js": "text/javascript",
-                      ".wasm": "application/wasm", ".onnx": "application/octet-stream", ".json": "application/json"}
+    extensions_map = {
+        **SimpleHTTPRequestHandler.extensions_map,
+        ".mjs": "text/javascript",
+        ".js": "text/javascript",
+        ".wasm": "application/wasm",
+        ".onnx": "application/octet-stream",
+        ".json": "application/json",
+    }
 
     def log_message(self, format, *args):  # noqa: A002
         pass
@@ -197,11 +272,21 @@ def test_html_page_classifies_a_dropped_image_in_chromium(sdk, javascript):
     files = vector_files(sdk)[:4]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     try:
-        env = clean_env(SDK_URL=f"http://127.0.0.1:{server.server_address[1]}", IMAGES=":".join(files), MODEL="fp32",
-                        FRONTEND=str(REPO / "frontend"), E2E_ARTIFACTS=str(ARTIFACTS),
-                        CHROMIUM_PATH=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
-        out = subprocess.run(["node", str(Path(__file__).with_name("browser_classify.mjs"))], capture_output=True,
-                             text=True, timeout=240, env=env)
+        env = clean_env(
+            SDK_URL=f"http://127.0.0.1:{server.server_address[1]}",
+            IMAGES=":".join(files),
+            MODEL="fp32",
+            FRONTEND=str(REPO / "frontend"),
+            E2E_ARTIFACTS=str(ARTIFACTS),
+            CHROMIUM_PATH=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
+        )
+        out = subprocess.run(
+            ["node", str(Path(__file__).with_name("browser_classify.mjs"))],
+            capture_output=True,
+            text=True,
+            timeout=240,
+            env=env,
+        )
     finally:
         server.shutdown()
         server.server_close()
@@ -209,29 +294,51 @@ def test_html_page_classifies_a_dropped_image_in_chromium(sdk, javascript):
     answers = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
     assert [a["image"] for a in answers] == files
     reference = platform_probabilities("fp32", tuple(files))
-    np.testing.assert_allclose(np.array([a["scores"] for a in answers]), reference, rtol=JS_RTOL, atol=JS_ATOL)
+    np.testing.assert_allclose(
+        np.array([a["scores"] for a in answers]), reference, rtol=JS_RTOL, atol=JS_ATOL
+    )
     for answer, row in zip(answers, reference, strict=True):
         assert answer["top_k"][0]["index"] == int(row.argmax()) and answer["shown_rows"] == 5
         assert answer["status"].endswith(answer["top_k"][0]["label"])
 
 
-def test_cpp_sample_compiles_against_the_onnxruntime_c_api_and_matches_the_platform(sdk, sample_python, tmp_path):
+def test_cpp_sample_compiles_against_the_onnxruntime_c_api_and_matches_the_platform(
+    sdk, sample_python, tmp_path
+):
     """Headers: Debian's libonnxruntime-dev; library: the onnxruntime wheel from PyPI (see docs/packages.md)."""
     folder = sdk["root"] / "cpp"
     library = onnxruntime_library(sample_python, tmp_path / "lib")
-    build = subprocess.run(["make", f"ONNXRUNTIME_INCLUDE={onnxruntime_headers()}", f"ONNXRUNTIME_LIB={library}"],
-                           cwd=folder, capture_output=True, text=True, timeout=300)
+    build = subprocess.run(
+        ["make", f"ONNXRUNTIME_INCLUDE={onnxruntime_headers()}", f"ONNXRUNTIME_LIB={library}"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
     files = vector_files(sdk)
     for model in ("fp32", "int8"):
-        out = subprocess.run([str(folder / "classify"), f"../model.{model}.onnx", *files, "--top-k", "3"], cwd=folder,
-                             capture_output=True, text=True, timeout=120, env=clean_env())
+        out = subprocess.run(
+            [str(folder / "classify"), f"../model.{model}.onnx", *files, "--top-k", "3"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=clean_env(),
+        )
         assert out.returncode == 0, out.stderr[-3000:]
         answers = [json.loads(line) for line in out.stdout.splitlines()]
         assert [a["image"] for a in answers] == files and all(len(a["top_k"]) == 3 for a in answers)
-        reference = platform_probabilities("fp32" if model == "fp32" else str(sdk["root"] / "model.int8.onnx"),
-                                           tuple(files))
+        reference = platform_probabilities(
+            "fp32" if model == "fp32" else str(sdk["root"] / "model.int8.onnx"), tuple(files)
+        )
         np.testing.assert_allclose(np.array([a["scores"] for a in answers]), reference, rtol=RTOL, atol=ATOL)
-    bad = subprocess.run([str(folder / "classify"), "../model.fp32.onnx", "../labels.json"], cwd=folder,
-                         capture_output=True, text=True, timeout=60, env=clean_env())
+    bad = subprocess.run(
+        [str(folder / "classify"), "../model.fp32.onnx", "../labels.json"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=clean_env(),
+    )
     assert bad.returncode == 1 and "labels.json" in bad.stderr

@@ -45,21 +45,39 @@ def train_tabular(template: str, work: Path, **spec) -> tuple[ModelArtifacts, li
     data = frame("diabetes" if regression else "wine")
     columns = [c for c in data.columns if c != "target"]
     classes = [] if regression else sorted(data["target"].unique())
-    samples = [{"id": i, "split": "test" if i % 5 == 0 else "train", "values": {c: float(row[c]) for c in columns},
-                **({"target": float(row["target"])} if regression else {"label": classes.index(row["target"])})}
-               for i, row in data.iterrows()]
+    samples = [
+        {
+            "id": i,
+            "split": "test" if i % 5 == 0 else "train",
+            "values": {c: float(row[c]) for c in columns},
+            **({"target": float(row["target"])} if regression else {"label": classes.index(row["target"])}),
+        }
+        for i, row in data.iterrows()
+    ]
     for sample in samples[1::7]:  # the first column has gaps in training: the model may impute it
         sample["values"][columns[0]] = None
-    manifest = {"kind": "tabular", "task": "regression" if regression else "classification", "target": "target",
-                "columns": [{"name": c, "type": "numeric"} for c in columns], "classes": classes, "samples": samples}
+    manifest = {
+        "kind": "tabular",
+        "task": "regression" if regression else "classification",
+        "target": "target",
+        "columns": [{"name": c, "type": "numeric"} for c in columns],
+        "classes": classes,
+        "samples": samples,
+    }
     result = train({"preset": "fast", **spec}, manifest, work / "run")
     test = [s for s in samples if s["split"] == "test"]
     rows = [dict(s["values"]) for s in test]
     rows[0].pop(columns[0])  # a missing column the contract lets the model fill (training had gaps)
     rows[1][columns[0]] = None  # a null cell, too
-    artifacts = ModelArtifacts(result["onnx"], result["preprocessing"], result["classes"], template,
-                               {"id": 7, "name": "V2", "template": template}, test_instances=rows,
-                               test_labels=None if regression else [s["label"] for s in test])
+    artifacts = ModelArtifacts(
+        result["onnx"],
+        result["preprocessing"],
+        result["classes"],
+        template,
+        {"id": 7, "name": "V2", "template": template},
+        test_instances=rows,
+        test_labels=None if regression else [s["label"] for s in test],
+    )
     return artifacts, [result, rows]
 
 
@@ -69,16 +87,27 @@ def train_text(work: Path) -> tuple[ModelArtifacts, list]:
 
     pairs = balanced(12)
     classes = sorted({area for _, area in pairs})
-    samples = [{"id": i, "text": text, "label": classes.index(area), "split": "test" if i % 4 == 0 else "train"}
-               for i, (text, area) in enumerate(pairs)]
-    result = train({"preset": "fast", "epochs": 5, "max_length": 64},
-                   {"kind": "text", "classes": classes, "samples": samples}, work / "run")
+    samples = [
+        {"id": i, "text": text, "label": classes.index(area), "split": "test" if i % 4 == 0 else "train"}
+        for i, (text, area) in enumerate(pairs)
+    ]
+    result = train(
+        {"preset": "fast", "epochs": 5, "max_length": 64},
+        {"kind": "text", "classes": classes, "samples": samples},
+        work / "run",
+    )
     test = [s for s in samples if s["split"] == "test"]
     texts = [s["text"] for s in test]
     texts[0] = "Ünïcode, emoji 🙂 and a very long text. " * 40  # cut to max_length like in training
-    artifacts = ModelArtifacts(result["onnx"], result["preprocessing"], result["classes"], "text_classification",
-                               {"id": 9, "name": "V1", "template": "text_classification"}, test_instances=texts,
-                               test_labels=[s["label"] for s in test])
+    artifacts = ModelArtifacts(
+        result["onnx"],
+        result["preprocessing"],
+        result["classes"],
+        "text_classification",
+        {"id": 9, "name": "V1", "template": "text_classification"},
+        test_instances=texts,
+        test_labels=[s["label"] for s in test],
+    )
     return artifacts, [result, texts]
 
 
@@ -89,16 +118,24 @@ VENVS: dict[str, Path] = {}
 def package(request, tmp_path_factory):
     template = request.param
     work = tmp_path_factory.mktemp(template)
-    artifacts, (result, instances) = train_text(work) if template == "text_classification" else \
-        train_tabular(template, work)
+    artifacts, (result, instances) = (
+        train_text(work) if template == "text_classification" else train_tabular(template, work)
+    )
     report = build_server_package(artifacts=artifacts, out_path=work / "server.zip")
     root = unzip_package(work / "server.zip", work / "unzipped")
     requirements = (root / "requirements.txt").read_text()
     if requirements not in VENVS:  # the tabular packages share theirs
         VENVS[requirements] = fresh_venv(work / "venv", root / "requirements.txt")
     platform = load_predictor(_model_dir(result, template, work / "platform"))
-    return {"template": template, "report": report, "root": root, "python": VENVS[requirements],
-            "platform": platform, "instances": instances, "artifacts": artifacts}
+    return {
+        "template": template,
+        "report": report,
+        "root": root,
+        "python": VENVS[requirements],
+        "platform": platform,
+        "instances": instances,
+        "artifacts": artifacts,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -106,9 +143,14 @@ def server(package):
     port = free_port()
     log_path = package["root"].parent / "server.log"
     log = log_path.open("wb")
-    process = subprocess.Popen([str(package["python"]), "serve.py", "--port", str(port)], cwd=package["root"],
-                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                               env=clean_env(package["python"].parent.parent, SAMPAN_SERVER_API_KEY=KEY))
+    process = subprocess.Popen(
+        [str(package["python"]), "serve.py", "--port", str(port)],
+        cwd=package["root"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env=clean_env(package["python"].parent.parent, SAMPAN_SERVER_API_KEY=KEY),
+    )
     url = f"http://127.0.0.1:{port}"
 
     def healthy():
@@ -172,8 +214,10 @@ def test_packaged_check_matches_the_platform_in_process(package):
     out = run_in(package["python"], ["check_test_vectors.py", "--out", "answers.json"], cwd=package["root"])
     assert json.loads(out)["allclose"] is True, out
     expected = json.loads((package["root"] / "test_vectors" / "expected.json").read_text())
-    instances = [v["instance"]["text"] if expected["input_kind"] == "text" else v["instance"]
-                 for v in expected["vectors"]]
+    instances = [
+        v["instance"]["text"] if expected["input_kind"] == "text" else v["instance"]
+        for v in expected["vectors"]
+    ]
     answers = json.loads((package["root"] / "answers.json").read_text())
     got = np.array(answers["values" if package["template"] == "tabular_regression" else "scores"])
     np.testing.assert_allclose(got, platform_answers(package, instances), rtol=RTOL, atol=ATOL)
@@ -183,8 +227,12 @@ def test_server_answers_json_instances_over_http_like_the_platform(package, serv
     template, classes = package["template"], len(package["artifacts"].classes)
     instances = package["instances"][:16]
     body = [{"text": t} for t in instances] if template == "text_classification" else instances
-    answer = requests.post(f"{server}/predict", json={"instances": body, "top_k": max(classes, 1)}, timeout=60,
-                           headers={"Authorization": f"Bearer {KEY}"})
+    answer = requests.post(
+        f"{server}/predict",
+        json={"instances": body, "top_k": max(classes, 1)},
+        timeout=60,
+        headers={"Authorization": f"Bearer {KEY}"},
+    )
     assert answer.status_code == 200, answer.text
     payload = answer.json()
     assert payload["model_version"]["template"] == template
@@ -197,11 +245,16 @@ def test_server_answers_json_instances_over_http_like_the_platform(package, serv
         first = package["artifacts"].preprocessing["features"][0]["name"]
         assert [p["imputed"] for p in payload["predictions"][:3]] == [[first], [first], []]
     one = {"text": instances[3]} if template == "text_classification" else instances[3]
-    single = requests.post(f"{server}/predict", json={"instances": [one], "top_k": 1}, timeout=30,
-                           headers={"X-Sampan-Key": KEY})
+    single = requests.post(
+        f"{server}/predict", json={"instances": [one], "top_k": 1}, timeout=30, headers={"X-Sampan-Key": KEY}
+    )
     assert single.status_code == 200 and len(single.json()["predictions"][0]["top_k"]) == 1
-    out = run_in(package["python"], ["check_test_vectors.py", "--url", server], cwd=package["root"],
-                 SAMPAN_SERVER_API_KEY=KEY)
+    out = run_in(
+        package["python"],
+        ["check_test_vectors.py", "--url", server],
+        cwd=package["root"],
+        SAMPAN_SERVER_API_KEY=KEY,
+    )
     assert json.loads(out)["allclose"] is True, out
 
 
@@ -217,19 +270,27 @@ def test_server_names_bad_text_and_rows(package, server):
     if package["template"] != "text_classification":  # the model's contract, by column
         row = dict(package["instances"][5])
         names = [f["name"] for f in package["artifacts"].preprocessing["features"]]
-        cases += [([{**row, "no_such_column": 1}], "unknown_column"), ([{**row, names[1]: "abc"}], "invalid_value"),
-                  ([{**row, names[2]: [1, 2]}], "invalid_value"), ([{**row, names[1]: None}], "missing_column")]
+        cases += [
+            ([{**row, "no_such_column": 1}], "unknown_column"),
+            ([{**row, names[1]: "abc"}], "invalid_value"),
+            ([{**row, names[2]: [1, 2]}], "invalid_value"),
+            ([{**row, names[1]: None}], "missing_column"),
+        ]
     for instances, expected_code in cases:
-        answer = requests.post(f"{server}/predict", json={"instances": instances}, headers=headers, timeout=30)
+        answer = requests.post(
+            f"{server}/predict", json={"instances": instances}, headers=headers, timeout=30
+        )
         assert answer.status_code == 400 and answer.json()["error"]["code"] == expected_code, answer.text
-    answer = requests.post(f"{server}/predict", data=b"\x89PNG", headers={**headers, "Content-Type": "image/png"},
-                           timeout=30)
+    answer = requests.post(
+        f"{server}/predict", data=b"\x89PNG", headers={**headers, "Content-Type": "image/png"}, timeout=30
+    )
     assert answer.status_code == 415 and answer.json()["error"]["code"] == "unsupported_media_type"
 
 
 def test_builder_refuses_images_for_text_and_rows_for_images(tmp_path):
-    artifacts = ModelArtifacts(Path(__file__), {}, ["a", "b"], "text_classification", {"id": 1},
-                               test_images=[Path(__file__)])
+    artifacts = ModelArtifacts(
+        Path(__file__), {}, ["a", "b"], "text_classification", {"id": 1}, test_images=[Path(__file__)]
+    )
     with pytest.raises(PackagingError, match="test_instances"):
         build_server_package(artifacts=artifacts, out_path=tmp_path / "x.zip")
 
@@ -239,7 +300,9 @@ def device(package):
     from workers.packaging import build_device_sdk
 
     work = package["root"].parent
-    report = build_device_sdk(artifacts=package["artifacts"], out_path=work / "device.zip", calibration_images=[])
+    report = build_device_sdk(
+        artifacts=package["artifacts"], out_path=work / "device.zip", calibration_images=[]
+    )
     root = unzip_package(work / "device.zip", work / "device")
     requirements = (root / "python" / "requirements.txt").read_text()
     if requirements not in VENVS:
@@ -255,9 +318,14 @@ def test_device_sdk_python_sample_matches_the_platform_and_reports_int8(package,
     readme = (root / "README.md").read_text()
     assert "{{" not in readme and "JavaScript and C++ are shipped for image models only" in readme
     assert not (root / "javascript").exists() and not (root / "cpp").exists()
-    assert set(manifest["samples"]) == {"python"} and set(manifest["samples_not_shipped"]) == {"javascript", "cpp"}
+    assert set(manifest["samples"]) == {"python"} and set(manifest["samples_not_shipped"]) == {
+        "javascript",
+        "cpp",
+    }
     if template == "text_classification":
-        assert (root / "tokenizer.json").is_file() and compression["int8"]["bytes"] < compression["fp32"]["bytes"]
+        assert (root / "tokenizer.json").is_file() and compression["int8"]["bytes"] < compression["fp32"][
+            "bytes"
+        ]
         assert compression["top1_agreement"] >= 0.9, compression
         models = ["fp32", "int8"]
     else:  # LightGBM trees: fp32 only, and the SDK says why
@@ -265,16 +333,22 @@ def test_device_sdk_python_sample_matches_the_platform_and_reports_int8(package,
         assert not (root / "model.int8.onnx").exists() and "int8 does not apply" in readme
         models = ["fp32"]
     expected = json.loads((root / "test_vectors" / "expected.fp32.json").read_text())
-    instances = [v["instance"]["text"] if expected["input_kind"] == "text" else v["instance"]
-                 for v in expected["vectors"]]
+    instances = [
+        v["instance"]["text"] if expected["input_kind"] == "text" else v["instance"]
+        for v in expected["vectors"]
+    ]
     for name in models:
-        out = run_in(device["python"], ["python/predict.py", "--test-vectors", "--model", f"model.{name}.onnx"],
-                     cwd=root)
+        out = run_in(
+            device["python"],
+            ["python/predict.py", "--test-vectors", "--model", f"model.{name}.onnx"],
+            cwd=root,
+        )
         result = json.loads(out)
         assert result["allclose"] is True, result
         if name == "fp32":  # the sample's answers are the platform's
-            np.testing.assert_allclose(np.array(result["answers"]), platform_answers(package, instances),
-                                       rtol=RTOL, atol=ATOL)
+            np.testing.assert_allclose(
+                np.array(result["answers"]), platform_answers(package, instances), rtol=RTOL, atol=ATOL
+            )
 
 
 def test_device_sdk_of_a_tabular_mlp_has_an_int8_model_that_agrees(tmp_path):
@@ -290,5 +364,7 @@ def test_device_sdk_of_a_tabular_mlp_has_an_int8_model_that_agrees(tmp_path):
     expected = json.loads((root / "test_vectors" / "expected.fp32.json").read_text())
     platform = load_predictor(_model_dir(result, "tabular_classification", tmp_path / "platform"))
     wanted = as_array(platform.predict([v["instance"] for v in expected["vectors"]], 3), 3)
-    np.testing.assert_allclose(np.array([v["scores"] for v in expected["vectors"]]), wanted, rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(
+        np.array([v["scores"] for v in expected["vectors"]]), wanted, rtol=RTOL, atol=ATOL
+    )
     assert (root / "model.int8.onnx").is_file() and (root / "test_vectors" / "expected.int8.json").is_file()

@@ -20,7 +20,9 @@ def web_process_has_torch(url: str) -> bool:
     for conn in psutil.net_connections(kind="tcp"):
         if conn.laddr and conn.laddr.port == port and conn.status == psutil.CONN_LISTEN:
             master = psutil.Process(conn.pid)
-            return any("libtorch" in Path(f"/proc/{p.pid}/maps").read_text() for p in [master, *master.children()])
+            return any(
+                "libtorch" in Path(f"/proc/{p.pid}/maps").read_text() for p in [master, *master.children()]
+            )
     raise AssertionError(f"nothing listens on {url}")
 
 

@@ -19,9 +19,11 @@ def brightness_classifier(path: Path, *, size: int = 16, outputs: int = 2, exter
         entry = w.external_data.add()
         entry.key, entry.value = "location", "../../weights.bin"
     graph = helper.make_graph(
-        [helper.make_node("GlobalAveragePool", ["pixels"], ["pooled"]),
-         helper.make_node("Flatten", ["pooled"], ["flat"]),
-         helper.make_node("MatMul", ["flat", "w"], ["scores"])],
+        [
+            helper.make_node("GlobalAveragePool", ["pixels"], ["pooled"]),
+            helper.make_node("Flatten", ["pooled"], ["flat"]),
+            helper.make_node("MatMul", ["flat", "w"], ["scores"]),
+        ],
         "brightness",
         [helper.make_tensor_value_info("pixels", TensorProto.FLOAT, ["batch", 3, size, size])],
         [helper.make_tensor_value_info("scores", TensorProto.FLOAT, ["batch", outputs])],

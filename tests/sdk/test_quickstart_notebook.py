@@ -22,8 +22,9 @@ def outputs_text(cell) -> str:
     return "\n".join(parts)
 
 
-def test_quickstart_notebook_runs_against_the_live_platform(live_web, live_worker, tenants, token_for, monkeypatch,
-                                                            tmp_path):
+def test_quickstart_notebook_runs_against_the_live_platform(
+    live_web, live_worker, tenants, token_for, monkeypatch, tmp_path
+):
     import nbformat
     from nbclient import NotebookClient
 
@@ -34,7 +35,9 @@ def test_quickstart_notebook_runs_against_the_live_platform(live_web, live_worke
     monkeypatch.setenv("QUICKSTART_PRESET", "fast")
     monkeypatch.setenv("QUICKSTART_PARAMS", json.dumps({"epochs": 2, "image_size": 32}))
     notebook = nbformat.read(REPO / "examples" / "quickstart.ipynb", as_version=4)
-    NotebookClient(notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(
+        notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
 
     text = "\n".join(outputs_text(cell) for cell in notebook.cells if cell.cell_type == "code")
     assert "as alice" in text and "100 images in" in text

@@ -33,7 +33,11 @@ def test_onnx_file_becomes_a_model_version(sdk, project, tmp_path):
     meta = {p.key: p.value for p in onnx.load(str(stored)).metadata_props}
     assert json.loads(meta["sampan.classes"]) == ["dark", "bright"]
     again = sdk.models.upload_onnx(stored, project=project)
-    assert again.name == "V2" and again.classes == ["dark", "bright"] and again.preprocessing == model.preprocessing
+    assert (
+        again.name == "V2"
+        and again.classes == ["dark", "bright"]
+        and again.preprocessing == model.preprocessing
+    )
     assert "uploaded" in model._repr_html_()
     with pytest.raises(ValueError, match="no evaluation report"):
         model.evaluation()
@@ -56,7 +60,9 @@ def test_bad_onnx_uploads_are_refused_with_the_reason(sdk, project, tmp_path):
         sdk.models.upload_onnx(two, project=project)
     assert "classes" in caught.value.details
     with pytest.raises(sampan.BadRequest) as caught:
-        sdk.models.upload_onnx(two, project=project, classes=["a", "b"], preprocessing={"image_size": [32, 32]})
+        sdk.models.upload_onnx(
+            two, project=project, classes=["a", "b"], preprocessing={"image_size": [32, 32]}
+        )
     assert "differs from the model's input [16, 16]" in caught.value.message
     with pytest.raises(sampan.BadRequest) as caught:
         sdk.models.upload_onnx(two, project=project, classes=["a", "b"], preprocessing=[16, 16])  # type: ignore[arg-type]
@@ -84,9 +90,15 @@ def test_state_dict_is_imported_by_a_worker_with_weights_only(sdk, project, digi
     net = build_model("cnn_small", 10)
     weights = tmp_path / "mine.pt"
     torch.save(net.state_dict(), weights)
-    model = sdk.models.upload_state_dict(weights, project=project, architecture="cnn_small",
-                                         classes=version.classes, image_size=32, progress=False,
-                                         dataset_version=version)
+    model = sdk.models.upload_state_dict(
+        weights,
+        project=project,
+        architecture="cnn_small",
+        classes=version.classes,
+        image_size=32,
+        progress=False,
+        dataset_version=version,
+    )
     assert model.source == "uploaded" and model.classes == version.classes and model.job is not None
     assert model.dataset_version == version.id
     assert model.evaluation().samples == sum(version.counts["test"].values())
@@ -124,20 +136,25 @@ def test_state_dicts_that_are_unsafe_or_do_not_fit_fail_their_job(sdk, project, 
     pickled = tmp_path / "exploit.pt"
     marker = tmp_path / "owned"
     torch.save({"conv.weight": torch.zeros(1), "evil": Exploit(marker)}, pickled)
-    job = sdk.models.upload_state_dict(pickled, project=project, architecture="cnn_small", classes=["a", "b"],
-                                       wait=False)
+    job = sdk.models.upload_state_dict(
+        pickled, project=project, architecture="cnn_small", classes=["a", "b"], wait=False
+    )
     assert isinstance(job, sampan.Job) and job.kind == "training.import_model"
     with pytest.raises(sampan.JobFailed) as caught:
         job.wait(progress=False, poll=0.3)
     error = caught.value.job.error
-    assert "exploit.pt: refused: it holds a pickled" in error and "uploads are read with weights_only=True" in error
+    assert (
+        "exploit.pt: refused: it holds a pickled" in error
+        and "uploads are read with weights_only=True" in error
+    )
     assert not marker.exists()
 
     wrong = tmp_path / "resnet.pt"
     torch.save(build_model("resnet_narrow", 2).state_dict(), wrong)
     with pytest.raises(sampan.JobFailed) as caught:
-        sdk.models.upload_state_dict(wrong, project=project, architecture="cnn_small", classes=["a", "b"],
-                                     progress=False)
+        sdk.models.upload_state_dict(
+            wrong, project=project, architecture="cnn_small", classes=["a", "b"], progress=False
+        )
     assert "does not fit cnn_small" in caught.value.job.error
     with pytest.raises(sampan.BadRequest) as bad:
         sdk.models.upload_state_dict(wrong, project=project, architecture="vgg", classes=["a", "b"])
@@ -151,10 +168,13 @@ def test_an_uploaded_model_is_evaluated_on_a_dataset_version(sdk, project, digit
     version = dataset.create_version(seed=2)
     path = brightness_classifier(tmp_path / "ten.onnx", outputs=10)
     with pytest.raises(sampan.BadRequest) as caught:
-        sdk.models.upload_onnx(path, project=project, classes=[f"c{i}" for i in range(10)], dataset_version=version)
+        sdk.models.upload_onnx(
+            path, project=project, classes=[f"c{i}" for i in range(10)], dataset_version=version
+        )
     assert "differ from dataset version V1" in caught.value.message
-    model = sdk.models.upload_onnx(path, project=project, classes=version.classes, preprocessing=PLAIN,
-                                   dataset_version=version)
+    model = sdk.models.upload_onnx(
+        path, project=project, classes=version.classes, preprocessing=PLAIN, dataset_version=version
+    )
     assert model.dataset_version == version.id and model.source == "uploaded"
     report = model.evaluation()
     assert report.samples == sum(version.counts["test"].values()) == sum(map(sum, report.confusion_matrix))

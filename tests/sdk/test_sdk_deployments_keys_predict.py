@@ -68,8 +68,11 @@ def test_deploy_and_predict_from_every_kind_of_image(sdk, brightness, tmp_path):
         deployment.predict(png(0), key="spd_wrong")
 
     # usage is flushed from the web process about every second
-    usage = wait_for(lambda: (u := deployment.usage("1h"))["totals"]["calls"] >= 7 and u, timeout=30,
-                     what="usage to count the calls")
+    usage = wait_for(
+        lambda: (u := deployment.usage("1h"))["totals"]["calls"] >= 7 and u,
+        timeout=30,
+        what="usage to count the calls",
+    )
     assert usage["totals"]["p50_ms"] is not None
 
 
@@ -78,7 +81,9 @@ def test_quota_429_is_retried_then_raised(sdk, brightness, live_web, tenants, to
     key = deployment.create_key("one a minute", quota_per_minute=1)["key"]
     assert deployment.predict(png(255)).label == "bright"
 
-    client = sampan.Client(live_web, token_for(tenants["alice"]), max_retries=2, backoff=0.01, max_backoff=0.05)
+    client = sampan.Client(
+        live_web, token_for(tenants["alice"]), max_retries=2, backoff=0.01, max_backoff=0.05
+    )
     seen: list[int] = []
     client.http.session.hooks["response"].append(lambda response, *a, **k: seen.append(response.status_code))
     limited = client.deployments.get(deployment.id)
@@ -91,8 +96,12 @@ def test_quota_429_is_retried_then_raised(sdk, brightness, live_web, tenants, to
 
 
 def test_lifecycle_switch_rollback_stop_start(sdk, brightness, project, tmp_path):
-    other = sdk.models.upload_onnx(brightness_classifier(tmp_path / "b16.onnx"), project=project,
-                                   classes=["night", "day"], preprocessing=PLAIN)
+    other = sdk.models.upload_onnx(
+        brightness_classifier(tmp_path / "b16.onnx"),
+        project=project,
+        classes=["night", "day"],
+        preprocessing=PLAIN,
+    )
     deployment = sdk.deployments.create(brightness, name="lifecycle")
     deployment.create_key()
     deployment.switch(other)
@@ -108,7 +117,9 @@ def test_lifecycle_switch_rollback_stop_start(sdk, brightness, project, tmp_path
     assert caught.value.code == "deployment_stopped"
     deployment.start()
     assert deployment.predict(png(0)).label == "dark"
-    assert [a["action"] for a in deployment.refresh().history][:1] == ["create"] or len(deployment.history) == 5
+    assert [a["action"] for a in deployment.refresh().history][:1] == ["create"] or len(
+        deployment.history
+    ) == 5
     renamed = sdk.deployments.rename(deployment, "renamed")
     assert renamed.name == "renamed"
     assert [d.id for d in sdk.deployments.list(project=project)] == [deployment.id]

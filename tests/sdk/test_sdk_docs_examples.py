@@ -61,7 +61,9 @@ def write_fixture_files(root) -> None:
     (root / "reviews.csv").write_text(out.getvalue())
 
 
-def test_every_python_block_of_docs_sdk_md_runs(live_web, live_worker, tenants, token_for, monkeypatch, tmp_path):
+def test_every_python_block_of_docs_sdk_md_runs(
+    live_web, live_worker, tenants, token_for, monkeypatch, tmp_path
+):
     monkeypatch.setenv("SAMPAN_URL", live_web)
     monkeypatch.setenv("SAMPAN_API_KEY", token_for(tenants["alice"]))
     monkeypatch.setenv("SAMPAN_CONFIG", str(tmp_path / "no-login.json"))

@@ -118,8 +118,9 @@ def test_timeouts_and_unreachable_servers_are_transport_errors():
     with socket.socket() as listener:  # accepts connections, never answers
         listener.bind(("127.0.0.1", 0))
         listener.listen()
-        client = sampan.Client(f"http://127.0.0.1:{listener.getsockname()[1]}", "spk_x", timeout=0.5,
-                               max_retries=1, backoff=0.01)  # a GET's read timeout is retried, then raised
+        client = sampan.Client(
+            f"http://127.0.0.1:{listener.getsockname()[1]}", "spk_x", timeout=0.5, max_retries=1, backoff=0.01
+        )  # a GET's read timeout is retried, then raised
         with pytest.raises(sampan.TransportError) as caught:
             client.me()
         assert caught.value.code == "timeout"

@@ -10,7 +10,18 @@ import tomllib
 
 from tests.conftest import REPO
 
-HEAVY = ("torch", "django", "rest_framework", "pandas", "numpy", "PIL", "matplotlib", "onnx", "onnxruntime", "tqdm")
+HEAVY = (
+    "torch",
+    "django",
+    "rest_framework",
+    "pandas",
+    "numpy",
+    "PIL",
+    "matplotlib",
+    "onnx",
+    "onnxruntime",
+    "tqdm",
+)
 
 
 def test_distribution_declares_only_http_and_progress_dependencies():
@@ -23,8 +34,10 @@ def test_distribution_declares_only_http_and_progress_dependencies():
 
 
 def test_importing_the_sdk_loads_nothing_heavy():
-    probe = ("import json, sys, sampan; client = sampan.Client('http://127.0.0.1:1', 'spk_x'); "
-             f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))")
+    probe = (
+        "import json, sys, sampan; client = sampan.Client('http://127.0.0.1:1', 'spk_x'); "
+        f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))"
+    )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd="/")
     assert json.loads(out.stdout) == []
 
@@ -33,5 +46,7 @@ def test_typed_package():
     from importlib import resources
 
     assert resources.files("sampan").joinpath("py.typed").is_file()
-    package_data = tomllib.loads((REPO / "sdk" / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    package_data = tomllib.loads((REPO / "sdk" / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]
     assert package_data == {"sampan": ["py.typed"]}

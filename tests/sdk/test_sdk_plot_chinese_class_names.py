@@ -60,9 +60,19 @@ def test_chinese_class_names_are_drawn_without_missing_glyphs():
 
 
 def test_the_evaluation_reports_plot_uses_the_fallback_too():
-    report = EvaluationReport(model_version=1, name="V1", split="test", samples=19, classes=CLASSES, accuracy=0.79,
-                              macro_f1=0.78, weighted_f1=0.79, top_k_accuracy={}, per_class=[],
-                              confusion_matrix=COUNTS)
+    report = EvaluationReport(
+        model_version=1,
+        name="V1",
+        split="test",
+        samples=19,
+        classes=CLASSES,
+        accuracy=0.79,
+        macro_f1=0.78,
+        weighted_f1=0.79,
+        top_k_accuracy={},
+        per_class=[],
+        confusion_matrix=COUNTS,
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ax = report.plot_confusion_matrix(normalize=True)

@@ -20,14 +20,23 @@ def test_regression_evaluation_and_comparison(sdk, project):
     dataset.import_table(frame("diabetes"), target_column="target", progress=False)
     version = dataset.create_version(seed=2)
     first = version.train("fast").wait(progress=False, timeout=600).model_version()
-    second = version.train("fast", params={"n_estimators": 20}).wait(progress=False, timeout=600).model_version()
+    second = (
+        version.train("fast", params={"n_estimators": 20}).wait(progress=False, timeout=600).model_version()
+    )
 
     report = first.evaluation()
     assert isinstance(report, sampan.RegressionReport)
     assert report.samples > 0 and report.rmse >= report.mae > 0 and report.r2 < 1
-    assert (report.mae, report.rmse, report.r2) == tuple(first.metrics["test"][k] for k in ("mae", "rmse", "r2"))
+    assert (report.mae, report.rmse, report.r2) == tuple(
+        first.metrics["test"][k] for k in ("mae", "rmse", "r2")
+    )
     residuals = report.residuals_frame()
-    assert len(residuals) == report.samples and set(residuals.columns) == {"sample", "actual", "predicted", "residual"}
+    assert len(residuals) == report.samples and set(residuals.columns) == {
+        "sample",
+        "actual",
+        "predicted",
+        "residual",
+    }
     assert report.feature_importance_frame().index[0] in frame("diabetes").columns
     assert report.plot_residuals() is not None
 
@@ -48,8 +57,13 @@ def test_regression_evaluation_and_comparison(sdk, project):
     classifier = wine.create_version(seed=2).train("fast").wait(progress=False, timeout=600).model_version()
     assert isinstance(classifier.evaluation(), sampan.EvaluationReport)
     assert classifier.compare(classifier)["task"] == "classification"
-    assert set(classifier.compare(classifier)) >= {"accuracy", "macro_f1", "weighted_f1", "top_k_accuracy",
-                                                   "per_class"}
+    assert set(classifier.compare(classifier)) >= {
+        "accuracy",
+        "macro_f1",
+        "weighted_f1",
+        "top_k_accuracy",
+        "per_class",
+    }
     with pytest.raises(sampan.BadRequest) as refused:
         sdk.models.compare(classifier, first)
     assert "cannot be compared" in refused.value.message

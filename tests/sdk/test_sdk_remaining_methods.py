@@ -21,8 +21,9 @@ from tests.templates_text.corpus import balanced
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
-def test_labels_datasets_projects_workspaces_update_and_delete(sdk, project, digits_folder, live_web, tenants,
-                                                               token_for):
+def test_labels_datasets_projects_workspaces_update_and_delete(
+    sdk, project, digits_folder, live_web, tenants, token_for
+):
     dataset = sdk.datasets.create("labels", project=project)
     dataset.upload(digits_folder, progress=False)
     labels = {label.name: label for label in dataset.labels()}
@@ -112,8 +113,7 @@ def test_backbones_train_from_one_and_study_pause_resume_stop(sdk, project, digi
     with pytest.raises(sampan.SampanError) as caught:
         sdk.training.start(version, preset="fast", params={"epochs": 1}, backbone=invalid)
     assert caught.value.status == 400
-    job = sdk.training.start(version, preset="fast", params={"epochs": 1},
-                             backbone=backbone)
+    job = sdk.training.start(version, preset="fast", params={"epochs": 1}, backbone=backbone)
     assert job.params["backbone"] == backbone.id
     model = job.wait(progress=False, timeout=600).model_version()
     assert model.backbone["id"] == backbone.id
@@ -123,10 +123,15 @@ def test_backbones_train_from_one_and_study_pause_resume_stop(sdk, project, digi
     with pytest.raises(sampan.NotFound):
         sdk.backbones.get(backbone.id)
 
-    study = sdk.studies.create(version, n_trials=6, parallelism=1, preset="fast", report_seeds=0,
-                               fixed_params={"epochs": 1, "image_size": 32},
-                               search_space=[{"name": "learning_rate", "type": "float", "low": 1e-3, "high": 1e-2,
-                                              "log": True}])
+    study = sdk.studies.create(
+        version,
+        n_trials=6,
+        parallelism=1,
+        preset="fast",
+        report_seeds=0,
+        fixed_params={"epochs": 1, "image_size": 32},
+        search_space=[{"name": "learning_rate", "type": "float", "low": 1e-3, "high": 1e-2, "log": True}],
+    )
     assert study.pause().status == "paused"
     assert sdk.studies.get(study.id).status == "paused"
     assert study.resume().status == "running"
@@ -153,8 +158,12 @@ def test_texts_predicted_by_a_text_classification_deployment(sdk, project):
     dataset = sdk.datasets.create("docstrings", project=project, task_type="text_classification")
     out = io.StringIO()
     csv.writer(out).writerows([("text", "area"), *balanced(10)])
-    imported = sdk.http.post(f"datasets/{dataset.id}/imports/", None, data={"label_column": "area"},
-                             files={"file": ("docstrings.csv", out.getvalue().encode(), "text/csv")})
+    imported = sdk.http.post(
+        f"datasets/{dataset.id}/imports/",
+        None,
+        data={"label_column": "area"},
+        files={"file": ("docstrings.csv", out.getvalue().encode(), "text/csv")},
+    )
     assert imported["imported"] == 40, imported
     version = dataset.create_version(seed=5, train_ratio=0.6, val_ratio=0.2, test_ratio=0.2)
     model = version.train("fast", params={"epochs": 2}).wait(progress=False, timeout=600).model_version()
@@ -178,9 +187,12 @@ def test_texts_predicted_by_a_text_classification_deployment(sdk, project):
 def test_tabular_rows_predicted_and_a_device_sdk_built_and_downloaded(sdk, project, tmp_path):
     dataset = sdk.datasets.create("wine", project=project, task_type="tabular_classification")
     data = csv_bytes("wine")
-    batch = sdk.http.post(f"datasets/{dataset.id}/imports/", None,
-                          data={"target_column": "target", "background": "true"},
-                          files={"file": ("wine.csv", data, "text/csv")})
+    batch = sdk.http.post(
+        f"datasets/{dataset.id}/imports/",
+        None,
+        data={"target_column": "target", "background": "true"},
+        files={"file": ("wine.csv", data, "text/csv")},
+    )
     sdk.jobs.get(batch["job"]).wait(progress=False, timeout=300)
     version = dataset.create_version(seed=11)
     model = version.train("fast").wait(progress=False, timeout=600).model_version()

@@ -48,8 +48,14 @@ class ScriptedServer:
                         break
                     data += chunk
                 head, _, body = data.partition(b"\r\n\r\n")
-                length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                               if line.lower().startswith(b"content-length:")), 0)
+                length = next(
+                    (
+                        int(line.split(b":", 1)[1])
+                        for line in head.split(b"\r\n")
+                        if line.lower().startswith(b"content-length:")
+                    ),
+                    0,
+                )
                 while len(body) < length:
                     body += conn.recv(65536)
                 self.requests.append(head)
@@ -57,10 +63,18 @@ class ScriptedServer:
                 if step == "reset":
                     conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                     continue
-                status, payload = (200, b'{"ok": true}') if step == "ok" else (
-                    int(step), b'{"error": {"code": "bad_gateway", "message": "upstream down", "details": {}}}')
-                conn.sendall(b"HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
-                             b"Connection: close\r\n\r\n%s" % (status, len(payload), payload))
+                status, payload = (
+                    (200, b'{"ok": true}')
+                    if step == "ok"
+                    else (
+                        int(step),
+                        b'{"error": {"code": "bad_gateway", "message": "upstream down", "details": {}}}',
+                    )
+                )
+                conn.sendall(
+                    b"HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                    b"Connection: close\r\n\r\n%s" % (status, len(payload), payload)
+                )
 
     def close(self) -> None:
         self.sock.close()
@@ -160,9 +174,23 @@ def test_a_refused_connection_is_retried_even_for_a_post(scripted):
 def _start_web(port: int) -> LiveProcess:
     web = LiveProcess(
         "web-restarted",
-        [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--chdir", str(REPO / "platform"),
-         "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", "1", "--threads", "4",
-         "--no-control-socket"],
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "config.wsgi:application",
+            "--chdir",
+            str(REPO / "platform"),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--worker-class",
+            "gthread",
+            "--workers",
+            "1",
+            "--threads",
+            "4",
+            "--no-control-socket",
+        ],
         live_env(),
     )
 
@@ -186,10 +214,13 @@ def test_job_wait_survives_the_web_being_down_for_seconds(live_worker, tenants, 
     web = _start_web(port)
     restarted: list[LiveProcess] = []
     try:
-        client = sampan.Client(f"http://127.0.0.1:{port}", token_for(tenants["alice"]), timeout=30,
-                               backoff=0.1, max_backoff=1)
+        client = sampan.Client(
+            f"http://127.0.0.1:{port}", token_for(tenants["alice"]), timeout=30, backoff=0.1, max_backoff=1
+        )
         dataset = client.datasets.create("restart", project=tenants["project_a"].pk)
-        dataset.upload(write_digits_folder(tmp_path / "digits", per_class=6, classes=range(3)), progress=False)
+        dataset.upload(
+            write_digits_folder(tmp_path / "digits", per_class=6, classes=range(3)), progress=False
+        )
         job = dataset.create_version(seed=1).train("fast", params={"epochs": 2, "image_size": 32})
 
         web.stop()  # the web goes away; the worker trains on, talking to the database

@@ -15,10 +15,16 @@ def test_study_create_trials_best_promote(sdk, project, digits_folder):
     dataset = sdk.datasets.create("study digits", project=project)
     dataset.upload(digits_folder, progress=False)
     version = dataset.create_version(seed=4)
-    study = sdk.studies.create(version, n_trials=2, parallelism=1, preset="fast", report_seeds=0, name="tiny",
-                               fixed_params={"epochs": 1, "image_size": 32},
-                               search_space=[{"name": "learning_rate", "type": "float", "low": 1e-3, "high": 1e-2,
-                                              "log": True}])
+    study = sdk.studies.create(
+        version,
+        n_trials=2,
+        parallelism=1,
+        preset="fast",
+        report_seeds=0,
+        name="tiny",
+        fixed_params={"epochs": 1, "image_size": 32},
+        search_space=[{"name": "learning_rate", "type": "float", "low": 1e-3, "high": 1e-2, "log": True}],
+    )
     assert study.status == "running" and study.name == "tiny"
     assert [s.id for s in sdk.studies.list(project=project)] == [study.id]
     with pytest.raises(sampan.Conflict):

@@ -16,9 +16,13 @@ from tests.templates_tabular.tables import frame
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
-CHINESE = pd.DataFrame({"评论": [f"这个产品很好用，第{i}次购买" for i in range(12)]
-                        + [f"质量太差了，第{i}次退货" for i in range(12)],
-                        "类别": ["好评"] * 12 + ["差评"] * 12})
+CHINESE = pd.DataFrame(
+    {
+        "评论": [f"这个产品很好用，第{i}次购买" for i in range(12)]
+        + [f"质量太差了，第{i}次退货" for i in range(12)],
+        "类别": ["好评"] * 12 + ["差评"] * 12,
+    }
+)
 
 
 def test_preview_and_import_a_gb18030_text_table_and_a_dataframe(sdk, project, tmp_path):
@@ -28,7 +32,9 @@ def test_preview_and_import_a_gb18030_text_table_and_a_dataframe(sdk, project, t
     preview = dataset.preview_table(path, encoding="gb18030")
     assert [c["name"] for c in preview["columns"]] == ["评论", "类别"] and preview["encoding"] == "gb18030"
     assert preview["rows"][0]["类别"] == "好评"
-    result = dataset.import_table(path, text_column="评论", label_column="类别", encoding="gb18030", progress=False)
+    result = dataset.import_table(
+        path, text_column="评论", label_column="类别", encoding="gb18030", progress=False
+    )
     assert result.imported == 24 and sorted(result.labels_created) == ["好评", "差评"]
     assert sorted(label.name for label in dataset.labels()) == ["好评", "差评"]
 
@@ -44,7 +50,9 @@ def test_upload_routes_a_table_to_the_table_import_and_refuses_it_for_images(sdk
     table = sdk.datasets.create("wine", project=project, task_type="tabular_classification")
     path = tmp_path / "wine.csv"
     path.write_text(wine.to_csv(index=False))
-    with pytest.raises(sampan.BadRequest) as refused:  # no target column on a first import: the server says so
+    with pytest.raises(
+        sampan.BadRequest
+    ) as refused:  # no target column on a first import: the server says so
         table.upload(path, progress=False)
     assert refused.value.code != "wrong_import_kind"
     assert table.import_table(path, target_column="target", progress=False).imported == 60
@@ -95,7 +103,9 @@ def test_delimiter_decimal_and_sheet_reach_the_server(sdk, project, tmp_path):
     preview = dataset.preview_table(semicolons, delimiter=";", decimal=",")
     assert (preview["delimiter"], preview["decimal"]) == (";", ",")
     assert {c["name"]: c["type"] for c in preview["columns"]}["alcohol"] == "numeric"
-    result = dataset.import_table(semicolons, target_column="target", delimiter=";", decimal=",", progress=False)
+    result = dataset.import_table(
+        semicolons, target_column="target", delimiter=";", decimal=",", progress=False
+    )
     assert result.imported == 60
     with pytest.raises(sampan.BadRequest) as bad:
         dataset.preview_table(semicolons, decimal=";")
@@ -123,11 +133,29 @@ def test_the_cli_imports_a_table_with_reading_options(sdk, project, tmp_path, mo
     monkeypatch.setenv("SAMPAN_API_KEY", sdk.api_key)
     path = tmp_path / "wine-eu.csv"
     path.write_text(frame("wine", 60).to_csv(index=False, sep=";", decimal=","))
-    code = main(["import-table", str(path), "--project", str(project.id), "--name", "cli wine", "--target-column",
-                 "target", "--delimiter", ";", "--decimal", ",", "--quiet"])
+    code = main(
+        [
+            "import-table",
+            str(path),
+            "--project",
+            str(project.id),
+            "--name",
+            "cli wine",
+            "--target-column",
+            "target",
+            "--delimiter",
+            ";",
+            "--decimal",
+            ",",
+            "--quiet",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["imported"] == 60
     assert main(["preview-table", str(path), "--dataset", str(out["dataset"]), "--delimiter", ";"]) == 0
     assert json.loads(capsys.readouterr().out)["delimiter"] == ";"
-    assert main(["import-table", str(path), "--dataset", str(out["dataset"]), "--encoding", "nope", "--quiet"]) == 1
+    assert (
+        main(["import-table", str(path), "--dataset", str(out["dataset"]), "--encoding", "nope", "--quiet"])
+        == 1
+    )
     assert "bad_encoding" in capsys.readouterr().err

@@ -54,8 +54,9 @@ def test_uploads_from_folder_zip_files_and_dataframe(sdk, project, digits_folder
                 zf.writestr(f"{label}/z{i}.png", data)
     from_zip = dataset.upload(archive, progress=False)
     assert from_zip.imported == 4 and len(from_zip.imports) == 1
-    in_background = sdk.datasets.create("archive job", project=project).upload_archive(archive, background=True,
-                                                                                       progress=False)
+    in_background = sdk.datasets.create("archive job", project=project).upload_archive(
+        archive, background=True, progress=False
+    )
     assert in_background.imported == 4  # the server answered 202 and the SDK waited for its import job
 
     files = []
@@ -66,8 +67,9 @@ def test_uploads_from_folder_zip_files_and_dataframe(sdk, project, digits_folder
     assert dataset.upload(files, label="1", progress=False).imported == 2
     assert dataset.upload([("seven.png", more["7"][10])], progress=False).imported == 1  # unlabeled
 
-    frame = pd.DataFrame({"bytes": [more["7"][11], more["1"][11] + b""], "label": ["7", None],
-                          "name": ["a.png", "b.png"]})
+    frame = pd.DataFrame(
+        {"bytes": [more["7"][11], more["1"][11] + b""], "label": ["7", None], "name": ["a.png", "b.png"]}
+    )
     result = dataset.upload(frame, progress=False)
     assert result.imported == 1 and result.duplicates == 1  # more["1"][11] was uploaded from a path above
 
@@ -125,7 +127,12 @@ def test_train_wait_evaluate_compare(sdk, project, digits_folder, capsys):
     assert report.samples == sum(version.counts["test"].values()) == sum(map(sum, report.confusion_matrix))
     assert report.accuracy == pytest.approx(model.metrics["test"]["accuracy"])
     table = report.to_dataframe()
-    assert list(table.index) == [str(d) for d in range(10)] and list(table.columns) == ["precision", "recall", "f1", "support"]
+    assert list(table.index) == [str(d) for d in range(10)] and list(table.columns) == [
+        "precision",
+        "recall",
+        "f1",
+        "support",
+    ]
     assert int(table["support"].sum()) == report.samples
     assert report.confusion_dataframe().shape == (10, 10)
 
@@ -140,14 +147,20 @@ def test_train_wait_evaluate_compare(sdk, project, digits_folder, capsys):
     job_html = job._repr_html_()
     assert "succeeded" in job_html and "100%" in job_html
 
-    second = sdk.training.start(version, preset="fast", params={**FAST, "seed": 5}).wait(progress=False).model_version()
+    second = (
+        sdk.training.start(version, preset="fast", params={**FAST, "seed": 5})
+        .wait(progress=False)
+        .model_version()
+    )
     compared = model.compare(second)
     assert compared["a"] == model.id and compared["b"] == second.id
-    assert compared["accuracy"]["delta"] == pytest.approx(compared["accuracy"]["b"] - compared["accuracy"]["a"])
+    assert compared["accuracy"]["delta"] == pytest.approx(
+        compared["accuracy"]["b"] - compared["accuracy"]["a"]
+    )
     frame = sdk.models.compare_frame(model, second)
     assert len(frame) == 10 and "f1_delta" in frame.columns
     onnx = model.download_onnx(version_path := (digits_folder.parent / "v1.onnx"))
-    assert onnx == version_path and version_path.read_bytes()[:2] != b"{\""
+    assert onnx == version_path and version_path.read_bytes()[:2] != b'{"'
 
 
 def test_cancel_and_failed_jobs(sdk, project, digits_folder):

@@ -22,24 +22,43 @@ def tabular_manifest(name: str, task: str) -> dict:
     rng = random.Random(0)
     samples = []
     for i, row in data.iterrows():
-        sample = {"id": i, "split": rng.choices(["train", "val", "test"], [0.7, 0.15, 0.15])[0],
-                  "values": {c: float(row[c]) for c in columns}}
+        sample = {
+            "id": i,
+            "split": rng.choices(["train", "val", "test"], [0.7, 0.15, 0.15])[0],
+            "values": {c: float(row[c]) for c in columns},
+        }
         if task == "classification":
             sample["label"] = classes.index(row["target"])
         else:
             sample["target"] = float(row["target"])
         samples.append(sample)
-    return {"kind": "tabular", "task": task, "columns": [{"name": c, "type": "numeric"} for c in columns],
-            "target": "target", "classes": classes, "samples": samples}
+    return {
+        "kind": "tabular",
+        "task": task,
+        "columns": [{"name": c, "type": "numeric"} for c in columns],
+        "target": "target",
+        "classes": classes,
+        "samples": samples,
+    }
 
 
 def text_manifest() -> dict:
     pairs = stdlib_docstrings()
     classes = sorted({area for _, area in pairs})
     rng = random.Random(0)
-    return {"kind": "text", "classes": classes, "samples": [
-        {"id": i, "text": text, "label": classes.index(area), "split": rng.choices(["train", "val", "test"], [0.7, 0.15, 0.15])[0]}
-        for i, (text, area) in enumerate(pairs)]}
+    return {
+        "kind": "text",
+        "classes": classes,
+        "samples": [
+            {
+                "id": i,
+                "text": text,
+                "label": classes.index(area),
+                "split": rng.choices(["train", "val", "test"], [0.7, 0.15, 0.15])[0],
+            }
+            for i, (text, area) in enumerate(pairs)
+        ],
+    }
 
 
 def main(which: list[str]) -> None:
@@ -50,11 +69,17 @@ def main(which: list[str]) -> None:
 
     runs = []
     if "tabular" in which:
-        for name, task in (("breast_cancer", "classification"), ("wine", "classification"), ("diabetes", "regression")):
+        for name, task in (
+            ("breast_cancer", "classification"),
+            ("wine", "classification"),
+            ("diabetes", "regression"),
+        ):
             runs += [(name, task, preset, {}) for preset in ("fast", "balanced", "neural")]
     if "text" in which:
-        runs += [("stdlib_docstrings", "text", preset, extra)
-                 for preset, extra in (("fast", {}), ("balanced", {}), ("accurate", {}))]
+        runs += [
+            ("stdlib_docstrings", "text", preset, extra)
+            for preset, extra in (("fast", {}), ("balanced", {}), ("accurate", {}))
+        ]
     for name, task, preset, extra in runs:
         started = time.monotonic()
         with tempfile.TemporaryDirectory() as out:
@@ -70,8 +95,11 @@ def main(which: list[str]) -> None:
                 headline = report["headline"]
                 headline = {k: v for k, v in headline.items() if k != "top_k_accuracy"}
         figures = ", ".join(f"{k} {v:.3f}" for k, v in headline.items())
-        print(f"| {name} | {preset} ({result['params']['model']}) | {report['samples']} | {figures} | "
-              f"{time.monotonic() - started:.0f} s |", flush=True)
+        print(
+            f"| {name} | {preset} ({result['params']['model']}) | {report['samples']} | {figures} | "
+            f"{time.monotonic() - started:.0f} s |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -42,14 +42,23 @@ def package_files(client, package: dict) -> list[str]:
     download = client.get(package["download_url"])
     assert download.status_code == 200
     # the archive holds one folder (e.g. sampan-server-v1/); the paths inside it
-    return [name.split("/", 1)[1] for name in zipfile.ZipFile(io.BytesIO(b"".join(download.streaming_content))).namelist()]
+    return [
+        name.split("/", 1)[1]
+        for name in zipfile.ZipFile(io.BytesIO(b"".join(download.streaming_content))).namelist()
+    ]
 
 
 def table_version(client, tenants, *, task_type: str, name: str, filename: str, data: bytes) -> dict:
-    dataset = client.post("/api/v1/datasets/", {"project": tenants["project_a"].pk, "name": name,
-                                                "task_type": task_type}, format="json").json()["id"]
-    imported = client.post(f"/api/v1/datasets/{dataset}/imports/", {
-        "file": upload(filename, data), "target_column": "target", "background": True}, format="multipart")
+    dataset = client.post(
+        "/api/v1/datasets/",
+        {"project": tenants["project_a"].pk, "name": name, "task_type": task_type},
+        format="json",
+    ).json()["id"]
+    imported = client.post(
+        f"/api/v1/datasets/{dataset}/imports/",
+        {"file": upload(filename, data), "target_column": "target", "background": True},
+        format="multipart",
+    )
     assert imported.status_code == 202, imported.content
     finished(imported.json()["job"], timeout=300)
     assert ImportBatch.objects.get(pk=imported.json()["id"]).status == "succeeded"
@@ -76,13 +85,23 @@ def onnx_of(client, model: dict, tmp_path) -> str:
 
 def test_wine_gradient_boosted_trees_then_serving_rows(live_worker, tenants, api_client, tmp_path):
     client = api_client(tenants["alice"])
-    version = table_version(client, tenants, task_type="tabular_classification", name="Wine", filename="wine.csv",
-                            data=csv_bytes("wine"))
+    version = table_version(
+        client,
+        tenants,
+        task_type="tabular_classification",
+        name="Wine",
+        filename="wine.csv",
+        data=csv_bytes("wine"),
+    )
     model = train(client, version, preset="fast")
     assert model["template"] == "tabular_classification" and model["params"]["model"] == "gbdt"
     assert model["metrics"]["test"]["accuracy"] >= 0.85, model["metrics"]
     report = client.get(f"/api/v1/model-versions/{model['id']}/evaluation/").json()["evaluation"]
-    assert sum(map(sum, report["confusion_matrix"]["counts"])) == report["samples"] == sum(version["counts"]["test"].values())
+    assert (
+        sum(map(sum, report["confusion_matrix"]["counts"]))
+        == report["samples"]
+        == sum(version["counts"]["test"].values())
+    )
     assert {f["feature"] for f in report["feature_importance"]} == set(frame("wine").columns) - {"target"}
 
     predictor = TabularPredictor(onnx_of(client, model, tmp_path))
@@ -94,34 +113,51 @@ def test_wine_gradient_boosted_trees_then_serving_rows(live_worker, tenants, api
         predictor.predict([{"colour": "red"}])
 
     # the hosted deployment answers JSON rows with the original column names
-    deployment = client.post("/api/v1/deployments/", {"project": tenants["project_a"].pk, "model_version": model["id"],
-                                                      "name": "wine"}, format="json")
+    deployment = client.post(
+        "/api/v1/deployments/",
+        {"project": tenants["project_a"].pk, "model_version": model["id"], "name": "wine"},
+        format="json",
+    )
     assert deployment.status_code == 201, deployment.content
-    key = client.post(f"/api/v1/deployments/{deployment.json()['id']}/keys/", {"name": "k"}, format="json").json()["key"]
+    key = client.post(
+        f"/api/v1/deployments/{deployment.json()['id']}/keys/", {"name": "k"}, format="json"
+    ).json()["key"]
     from rest_framework.test import APIClient
 
     caller = APIClient()
     url = f"/api/v1/deployments/{deployment.json()['id']}/predict/"
-    answer = caller.post(url, {"instances": [rows[0], rows[-1]], "top_k": 1}, format="json", HTTP_AUTHORIZATION=f"Bearer {key}")
+    answer = caller.post(
+        url, {"instances": [rows[0], rows[-1]], "top_k": 1}, format="json", HTTP_AUTHORIZATION=f"Bearer {key}"
+    )
     assert answer.status_code == 200, answer.content
     assert [p["top_k"][0]["label"] for p in answer.json()["predictions"]] == ["class_0", "class_2"]
     assert answer.json()["model_version"]["template"] == "tabular_classification"
     # a row the model cannot read is the caller's mistake: a 400 naming it, never a 500
-    unreadable = caller.post(url, {"instances": [{"colour": "red"}]}, format="json", HTTP_AUTHORIZATION=f"Bearer {key}")
+    unreadable = caller.post(
+        url, {"instances": [{"colour": "red"}]}, format="json", HTTP_AUTHORIZATION=f"Bearer {key}"
+    )
     assert unreadable.status_code == 400, unreadable.content
     assert "none of the model's columns" in unreadable.json()["error"]["message"]
 
     # the on-prem server package is built by the job from the version's own test rows
     package = built_package(client, model["id"], "server")
     names = set(package_files(client, package))
-    assert {"model.onnx", "preprocess.json", "labels.json", "manifest.json", "requirements.txt"} <= names, names
+    assert {"model.onnx", "preprocess.json", "labels.json", "manifest.json", "requirements.txt"} <= names, (
+        names
+    )
     assert any(name.startswith("test_vectors/") for name in names), names
 
 
 def test_diabetes_regression_with_the_mlp(live_worker, tenants, api_client, tmp_path):
     client = api_client(tenants["alice"])
-    version = table_version(client, tenants, task_type="tabular_regression", name="Diabetes",
-                            filename="diabetes.parquet", data=parquet_bytes("diabetes"))
+    version = table_version(
+        client,
+        tenants,
+        task_type="tabular_regression",
+        name="Diabetes",
+        filename="diabetes.parquet",
+        data=parquet_bytes("diabetes"),
+    )
     model = train(client, version, preset="neural", params={"epochs": 40})
     assert model["template"] == "tabular_regression" and model["params"]["model"] == "mlp"
     test = model["metrics"]["test"]
@@ -154,11 +190,27 @@ def test_the_serving_protocol_loads_a_tabular_model_directory(tmp_path):
     data = frame("breast_cancer", rows=120)
     columns = [c for c in data.columns if c != "target"]
     classes = sorted(data["target"].unique())
-    samples = [{"id": i, "split": "test" if i % 5 == 0 else "train", "values": {c: float(row[c]) for c in columns},
-                "label": classes.index(row["target"])} for i, row in data.iterrows()]
-    result = train_tabular({"preset": "fast"}, {"kind": "tabular", "task": "classification", "target": "target",
-                                                "columns": [{"name": c, "type": "numeric"} for c in columns],
-                                                "classes": classes, "samples": samples}, tmp_path / "run")
+    samples = [
+        {
+            "id": i,
+            "split": "test" if i % 5 == 0 else "train",
+            "values": {c: float(row[c]) for c in columns},
+            "label": classes.index(row["target"]),
+        }
+        for i, row in data.iterrows()
+    ]
+    result = train_tabular(
+        {"preset": "fast"},
+        {
+            "kind": "tabular",
+            "task": "classification",
+            "target": "target",
+            "columns": [{"name": c, "type": "numeric"} for c in columns],
+            "classes": classes,
+            "samples": samples,
+        },
+        tmp_path / "run",
+    )
     model_dir = tmp_path / "model"
     model_dir.mkdir()
     (model_dir / "model.onnx").write_bytes(open(result["onnx"], "rb").read())
@@ -168,8 +220,12 @@ def test_the_serving_protocol_loads_a_tabular_model_directory(tmp_path):
     predictor = load_predictor(model_dir)
     assert predictor.input_kind == "tabular" and predictor.classes == classes
     rows = data.drop(columns="target").head(3).to_dict("records")
-    parsed = parse_request(content_type="application/json", body=json.dumps({"instances": rows, "top_k": 1}).encode(),
-                           input_kind="tabular", max_batch=8)
+    parsed = parse_request(
+        content_type="application/json",
+        body=json.dumps({"instances": rows, "top_k": 1}).encode(),
+        input_kind="tabular",
+        max_batch=8,
+    )
     answers = predictor.predict(parsed.instances, parsed.top_k)
     assert [a[0]["label"] for a in answers] == list(data["target"].head(3))
     with pytest.raises(PredictionInputError) as refused:

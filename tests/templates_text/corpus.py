@@ -16,12 +16,49 @@ import random
 from functools import cache
 
 AREAS = {
-    "files": ["os", "shutil", "pathlib", "glob", "tempfile", "filecmp", "fileinput", "stat", "zipfile", "tarfile"],
-    "network": ["socket", "ssl", "http.client", "http.server", "http.cookiejar", "urllib.request", "urllib.parse",
-                "smtplib", "ftplib", "imaplib", "poplib", "socketserver", "ipaddress"],
+    "files": [
+        "os",
+        "shutil",
+        "pathlib",
+        "glob",
+        "tempfile",
+        "filecmp",
+        "fileinput",
+        "stat",
+        "zipfile",
+        "tarfile",
+    ],
+    "network": [
+        "socket",
+        "ssl",
+        "http.client",
+        "http.server",
+        "http.cookiejar",
+        "urllib.request",
+        "urllib.parse",
+        "smtplib",
+        "ftplib",
+        "imaplib",
+        "poplib",
+        "socketserver",
+        "ipaddress",
+    ],
     "numbers": ["math", "cmath", "decimal", "fractions", "statistics", "random", "numbers", "operator"],
-    "text": ["string", "textwrap", "difflib", "re", "unicodedata", "html", "html.parser", "codecs", "locale",
-             "gettext", "email.message", "email.parser", "email.header"],
+    "text": [
+        "string",
+        "textwrap",
+        "difflib",
+        "re",
+        "unicodedata",
+        "html",
+        "html.parser",
+        "codecs",
+        "locale",
+        "gettext",
+        "email.message",
+        "email.parser",
+        "email.header",
+    ],
 }
 
 
@@ -36,16 +73,24 @@ def stdlib_docstrings(seed: int = 0) -> list[tuple[str, str]]:
     for area, modules in AREAS.items():
         for name in modules:
             module = importlib.import_module(name)
-            members = [getattr(module, attr, None) for attr in sorted(getattr(module, "__all__", dir(module)))
-                       if not attr.startswith("_")]
+            members = [
+                getattr(module, attr, None)
+                for attr in sorted(getattr(module, "__all__", dir(module)))
+                if not attr.startswith("_")
+            ]
             objects = []
             for member in members:
-                if getattr(member, "__module__", name) != name or not (inspect.isroutine(member) or inspect.isclass(member)):
+                if getattr(member, "__module__", name) != name or not (
+                    inspect.isroutine(member) or inspect.isclass(member)
+                ):
                     continue
                 objects.append(member)
                 if inspect.isclass(member):
-                    objects.extend(m for attr, m in sorted(vars(member).items())
-                                   if not attr.startswith("_") and inspect.isroutine(m))
+                    objects.extend(
+                        m
+                        for attr, m in sorted(vars(member).items())
+                        if not attr.startswith("_") and inspect.isroutine(m)
+                    )
             for obj in objects:
                 text = _paragraph(getattr(obj, "__doc__", None) or "")
                 if len(text) >= 40:

@@ -19,15 +19,19 @@ pytestmark = pytest.mark.django_db
 
 
 def text_dataset(client, tenants, name: str = "Docs") -> int:
-    response = client.post("/api/v1/datasets/", {"project": tenants["project_a"].pk, "name": name,
-                                                 "task_type": "text_classification"}, format="json")
+    response = client.post(
+        "/api/v1/datasets/",
+        {"project": tenants["project_a"].pk, "name": name, "task_type": "text_classification"},
+        format="json",
+    )
     assert response.status_code == 201, response.content
     return response.json()["id"]
 
 
 def post(client, dataset_id: int, name: str, data: bytes, **fields):
-    return client.post(f"/api/v1/datasets/{dataset_id}/imports/", {"file": upload(name, data), **fields},
-                       format="multipart")
+    return client.post(
+        f"/api/v1/datasets/{dataset_id}/imports/", {"file": upload(name, data), **fields}, format="multipart"
+    )
 
 
 def delimited(rows: list[tuple[str, str]], header: tuple[str, str], delimiter: str = ",") -> bytes:
@@ -42,9 +46,12 @@ def test_csv_with_a_column_mapping_then_search_and_label(tenants, api_client, is
     client = api_client(tenants["alice"])
     dataset_id = text_dataset(client, tenants)
     rows = balanced(5)
-    body = delimited([(area, text) for text, area in rows] + [(rows[0][1], rows[0][0]), ("", "")], ("area", "docstring"))
-    preview = client.post(f"/api/v1/datasets/{dataset_id}/imports/preview/", {"file": upload("d.csv", body)},
-                          format="multipart").json()
+    body = delimited(
+        [(area, text) for text, area in rows] + [(rows[0][1], rows[0][0]), ("", "")], ("area", "docstring")
+    )
+    preview = client.post(
+        f"/api/v1/datasets/{dataset_id}/imports/preview/", {"file": upload("d.csv", body)}, format="multipart"
+    ).json()
     assert preview["suggested"]["text_column"] == "docstring" and preview["suggested"]["label_column"] is None
     response = post(client, dataset_id, "d.csv", body, text_column="docstring", label_column="area")
     assert response.status_code == 201, response.content
@@ -53,20 +60,33 @@ def test_csv_with_a_column_mapping_then_search_and_label(tenants, api_client, is
     codes = {p["file"]: p["code"] for p in batch["problems"]}
     assert codes == {"row 21": "duplicate", "row 22": "empty_text"}
     assert sorted(batch["labels_created"]) == ["files", "network", "numbers", "text"]
-    assert client.get(f"/api/v1/datasets/{dataset_id}/").json()["schema"] == {"text_column": "docstring",
-                                                                              "label_column": "area"}
+    assert client.get(f"/api/v1/datasets/{dataset_id}/").json()["schema"] == {
+        "text_column": "docstring",
+        "label_column": "area",
+    }
 
     needle = rows[3][0].split()[2]
     found = client.get(f"/api/v1/datasets/{dataset_id}/samples/", {"search": needle}).json()["results"]
-    assert any(s["text"] == rows[3][0] for s in found) and all(needle.lower() in s["text"].lower() for s in found)
+    assert any(s["text"] == rows[3][0] for s in found) and all(
+        needle.lower() in s["text"].lower() for s in found
+    )
     sample = found[0]
-    other = next(lab for lab in client.get(f"/api/v1/datasets/{dataset_id}/labels/").json()["results"]
-                 if lab["id"] != sample["label"])
-    ok = client.patch(f"/api/v1/datasets/{dataset_id}/samples/{sample['id']}/",
-                      {"label": other["id"], "label_version": sample["label_version"]}, format="json")
+    other = next(
+        lab
+        for lab in client.get(f"/api/v1/datasets/{dataset_id}/labels/").json()["results"]
+        if lab["id"] != sample["label"]
+    )
+    ok = client.patch(
+        f"/api/v1/datasets/{dataset_id}/samples/{sample['id']}/",
+        {"label": other["id"], "label_version": sample["label_version"]},
+        format="json",
+    )
     assert ok.status_code == 200 and ok.json()["label"] == other["id"]
-    stale = client.patch(f"/api/v1/datasets/{dataset_id}/samples/{sample['id']}/",
-                         {"label": None, "label_version": sample["label_version"]}, format="json")
+    stale = client.patch(
+        f"/api/v1/datasets/{dataset_id}/samples/{sample['id']}/",
+        {"label": None, "label_version": sample["label_version"]},
+        format="json",
+    )
     assert stale.status_code == 409  # the same concurrency rule as images
 
     version = client.post(f"/api/v1/datasets/{dataset_id}/versions/", {"seed": 1}, format="json").json()
@@ -86,7 +106,9 @@ def test_tsv_jsonl_and_xlsx_with_guessed_columns(tenants, api_client, isolated_s
     response = post(client, tsv, "d.tsv", delimited([(t, a) for t, a in rows], ("text", "label"), "\t"))
     assert response.status_code == 201 and response.json()["imported"] == 12, response.content
     jsonl = text_dataset(client, tenants, "JSONL")
-    lines = "\n".join(json.dumps({"content": t, "category": a, "extra": {"n": i}}) for i, (t, a) in enumerate(rows))
+    lines = "\n".join(
+        json.dumps({"content": t, "category": a, "extra": {"n": i}}) for i, (t, a) in enumerate(rows)
+    )
     response = post(client, jsonl, "d.jsonl", lines.encode())
     assert response.status_code == 201 and response.json()["imported"] == 12, response.content
     assert response.json()["mapping"]["label_column"] == "category"
@@ -110,5 +132,7 @@ def test_bad_text_files_are_refused_naming_the_problem(tenants, api_client, isol
     assert bad_json.status_code == 400 and "Line 2" in bad_json.json()["error"]["message"]
     latin = "text\nna\xefve caf\xe9 text here\n".encode("latin-1")
     bad_bytes = post(client, dataset_id, "d.csv", latin, encoding="utf-8")
-    assert bad_bytes.status_code == 400 and "Line 2 is not valid utf-8" in bad_bytes.json()["error"]["message"]
+    assert (
+        bad_bytes.status_code == 400 and "Line 2 is not valid utf-8" in bad_bytes.json()["error"]["message"]
+    )
     assert not Sample.objects.exists()

@@ -31,17 +31,26 @@ def finished(job_id: int, timeout: float = 900) -> Job:
 
 
 def docstrings_version(client, tenants, per_class: int) -> dict:
-    dataset = client.post("/api/v1/datasets/", {"project": tenants["project_a"].pk, "name": "Docstrings",
-                                                "task_type": "text_classification"}, format="json").json()["id"]
+    dataset = client.post(
+        "/api/v1/datasets/",
+        {"project": tenants["project_a"].pk, "name": "Docstrings", "task_type": "text_classification"},
+        format="json",
+    ).json()["id"]
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["text", "area"])
     writer.writerows(balanced(per_class))
-    imported = client.post(f"/api/v1/datasets/{dataset}/imports/", {
-        "file": upload("docstrings.csv", out.getvalue().encode()), "label_column": "area"}, format="multipart")
+    imported = client.post(
+        f"/api/v1/datasets/{dataset}/imports/",
+        {"file": upload("docstrings.csv", out.getvalue().encode()), "label_column": "area"},
+        format="multipart",
+    )
     assert imported.status_code == 201 and imported.json()["imported"] == 4 * per_class, imported.content
-    version = client.post(f"/api/v1/datasets/{dataset}/versions/", {"seed": 5, "train_ratio": 0.6, "val_ratio": 0.2,
-                                                                   "test_ratio": 0.2}, format="json")
+    version = client.post(
+        f"/api/v1/datasets/{dataset}/versions/",
+        {"seed": 5, "train_ratio": 0.6, "val_ratio": 0.2, "test_ratio": 0.2},
+        format="json",
+    )
     assert version.status_code == 201, version.content
     return version.json()
 
@@ -63,10 +72,18 @@ def test_minilm_head_and_the_small_model_then_serving_raw_text(live_worker, tena
     assert minilm["template"] == "text_classification" and minilm["params"]["model"] == "minilm_head"
     assert minilm["metrics"]["test"]["accuracy"] >= 0.7, minilm["metrics"]
     # the tokenizer.json travels inside model.onnx (checked by sha256), not in every API answer
-    assert "tokenizer" not in minilm["preprocessing"] and len(minilm["preprocessing"]["tokenizer_sha256"]) == 64
+    assert (
+        "tokenizer" not in minilm["preprocessing"] and len(minilm["preprocessing"]["tokenizer_sha256"]) == 64
+    )
     report = client.get(f"/api/v1/model-versions/{minilm['id']}/evaluation/").json()["evaluation"]
-    assert sum(map(sum, report["confusion_matrix"]["counts"])) == report["samples"] == sum(version["counts"]["test"].values())
-    assert all(m["text"] and m["true_class"] != m["predicted_class"] for m in report["most_confident_mistakes"])
+    assert (
+        sum(map(sum, report["confusion_matrix"]["counts"]))
+        == report["samples"]
+        == sum(version["counts"]["test"].values())
+    )
+    assert all(
+        m["text"] and m["true_class"] != m["predicted_class"] for m in report["most_confident_mistakes"]
+    )
     assert len(report["most_confident_mistakes"]) == report["misclassified"]
 
     small = train(client, version, preset="fast", params={"epochs": 20})
@@ -81,10 +98,16 @@ def test_minilm_head_and_the_small_model_then_serving_raw_text(live_worker, tena
     (model_dir / "manifest.json").write_text(json.dumps({"template": "text_classification"}))
     predictor = load_predictor(model_dir)
     assert predictor.input_kind == "text" and predictor.classes == ["files", "network", "numbers", "text"]
-    body = {"instances": [{"text": "Return the square root of x."}, {"text": "Open a TCP connection to the host."}],
-            "top_k": 2}
-    parsed = parse_request(content_type="application/json", body=json.dumps(body).encode(), input_kind="text",
-                           max_batch=8)
+    body = {
+        "instances": [
+            {"text": "Return the square root of x."},
+            {"text": "Open a TCP connection to the host."},
+        ],
+        "top_k": 2,
+    }
+    parsed = parse_request(
+        content_type="application/json", body=json.dumps(body).encode(), input_kind="text", max_batch=8
+    )
     answers = predictor.predict(parsed.instances, parsed.top_k)
     assert [a[0]["label"] for a in answers] == ["numbers", "network"] and len(answers[0]) == 2
 
@@ -95,23 +118,37 @@ def test_minilm_head_and_the_small_model_then_serving_raw_text(live_worker, tena
         TextClassifier(model_dir / "model.onnx", preprocessing=forged)
 
     # the hosted deployment takes raw text and answers the same as the predictor
-    deployment = client.post("/api/v1/deployments/", {"project": tenants["project_a"].pk, "model_version": minilm["id"],
-                                                      "name": "docstrings"}, format="json")
+    deployment = client.post(
+        "/api/v1/deployments/",
+        {"project": tenants["project_a"].pk, "model_version": minilm["id"], "name": "docstrings"},
+        format="json",
+    )
     assert deployment.status_code == 201, deployment.content
-    key = client.post(f"/api/v1/deployments/{deployment.json()['id']}/keys/", {"name": "k"}, format="json").json()["key"]
+    key = client.post(
+        f"/api/v1/deployments/{deployment.json()['id']}/keys/", {"name": "k"}, format="json"
+    ).json()["key"]
     from rest_framework.test import APIClient
 
-    hosted = APIClient().post(f"/api/v1/deployments/{deployment.json()['id']}/predict/", body, format="json",
-                              HTTP_AUTHORIZATION=f"Bearer {key}")
+    hosted = APIClient().post(
+        f"/api/v1/deployments/{deployment.json()['id']}/predict/",
+        body,
+        format="json",
+        HTTP_AUTHORIZATION=f"Bearer {key}",
+    )
     assert hosted.status_code == 200, hosted.content
     served = [p["top_k"] for p in hosted.json()["predictions"]]
     assert [[x["label"] for x in top] for top in served] == [[x["label"] for x in a] for a in answers]
-    assert all(abs(x["score"] - y["score"]) < 1e-5 for top, a in zip(served, answers, strict=True)
-               for x, y in zip(top, a, strict=True))
+    assert all(
+        abs(x["score"] - y["score"]) < 1e-5
+        for top, a in zip(served, answers, strict=True)
+        for x, y in zip(top, a, strict=True)
+    )
 
     # the on-prem server package of the small model is built by the job from the version's test texts,
     # with the tokenizer library in its requirements
-    created = client.post("/api/v1/packages/", {"model_version": small["id"], "kind": "server"}, format="json")
+    created = client.post(
+        "/api/v1/packages/", {"model_version": small["id"], "kind": "server"}, format="json"
+    )
     assert created.status_code == 201, created.content
     finished(created.json()["job"])
     package = client.get(f"/api/v1/packages/{created.json()['id']}/").json()

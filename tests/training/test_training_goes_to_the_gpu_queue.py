@@ -17,7 +17,9 @@ pytestmark = pytest.mark.django_db
 def test_queue_follows_live_gpu_workers(tenants, api_client):
     from datasets.services import dataset_version_create
 
-    dataset = dataset_with_samples(user=tenants["alice"], project=tenants["project_a"], per_class=6, classes=range(2))
+    dataset = dataset_with_samples(
+        user=tenants["alice"], project=tenants["project_a"], per_class=6, classes=range(2)
+    )
     version = dataset_version_create(dataset=dataset, user=tenants["alice"], seed=1)
     client = api_client(tenants["alice"])
 
@@ -31,10 +33,17 @@ def test_queue_follows_live_gpu_workers(tenants, api_client):
     assert start(dict(training)) == "cpu"
 
     now = timezone.now()
-    gpu = WorkerNode.objects.create(hostname="gpu-host", queues=["cpu", "gpu"], devices={"cuda": [{"name": "H200"}]},
-                                    started_at=now, last_seen=now)
+    gpu = WorkerNode.objects.create(
+        hostname="gpu-host",
+        queues=["cpu", "gpu"],
+        devices={"cuda": [{"name": "H200"}]},
+        started_at=now,
+        last_seen=now,
+    )
     assert start(dict(training)) == "gpu"
     assert start(dict(check)) == "cpu"
 
-    WorkerNode.objects.filter(pk=gpu.pk).update(last_seen=now - timedelta(minutes=5))  # the GPU host went away
+    WorkerNode.objects.filter(pk=gpu.pk).update(
+        last_seen=now - timedelta(minutes=5)
+    )  # the GPU host went away
     assert start(dict(training)) == "cpu"

@@ -20,8 +20,14 @@ from sklearn.datasets import load_digits
 CLASSES = [str(d) for d in range(10)]
 
 
-def write_digits(root: Path, *, size: int = 32, per_class: int | None = None, fractions: tuple[float, float] = (0.7, 0.15),
-                 seed: int = 0) -> dict[str, Any]:
+def write_digits(
+    root: Path,
+    *,
+    size: int = 32,
+    per_class: int | None = None,
+    fractions: tuple[float, float] = (0.7, 0.15),
+    seed: int = 0,
+) -> dict[str, Any]:
     """Write digits PNGs under ``root`` and return the training manifest (train/val/test = 70/15/15 %)."""
     digits = load_digits()
     rng = np.random.default_rng(seed)
@@ -62,12 +68,20 @@ class Recorder:
     def __init__(self) -> None:
         self.calls: list[dict[str, Any]] = []
 
-    def __call__(self, message: str = "", *, fraction: float | None = None, milestone: bool = False,
-                 **metrics: Any) -> None:
+    def __call__(
+        self, message: str = "", *, fraction: float | None = None, milestone: bool = False, **metrics: Any
+    ) -> None:
         import time
 
-        self.calls.append({"message": message, "fraction": fraction, "milestone": milestone, "at": time.monotonic(),
-                           **metrics})
+        self.calls.append(
+            {
+                "message": message,
+                "fraction": fraction,
+                "milestone": milestone,
+                "at": time.monotonic(),
+                **metrics,
+            }
+        )
 
     def epoch_ends(self) -> list[dict[str, Any]]:
         return [c for c in self.calls if c["milestone"] and "val_acc" in c]

@@ -28,20 +28,32 @@ def test_a_pickled_object_is_refused_and_never_executed(tmp_path):
     proof = tmp_path / "payload-ran"
     path = tmp_path / "backbone.pt"
     torch.save({"conv1.weight": torch.zeros(3), "extra": Payload(proof)}, path)
-    with pytest.raises(BackboneError, match=r"backbone.pt: refused: it holds a pickled \S+ object; "
-                                            r"backbones are read with weights_only=True"):
+    with pytest.raises(
+        BackboneError,
+        match=r"backbone.pt: refused: it holds a pickled \S+ object; "
+        r"backbones are read with weights_only=True",
+    ):
         read_state_dict(path)
     assert not proof.exists()
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ([torch.zeros(2)], "not a state_dict"),
-    ({"conv1.weight": 3}, "not a state_dict"),
-    (b"\x00garbage", "not a readable PyTorch state_dict file$"),
-    (b"PK\x03\x04 truncated", r"not a readable PyTorch state_dict file \(PytorchStreamReader failed reading zip"),
-    (b"hello world", "not a readable PyTorch state_dict file"),
-    (b"these are not the weights you are looking for", r"not a readable PyTorch state_dict file \(pop from empty"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ([torch.zeros(2)], "not a state_dict"),
+        ({"conv1.weight": 3}, "not a state_dict"),
+        (b"\x00garbage", "not a readable PyTorch state_dict file$"),
+        (
+            b"PK\x03\x04 truncated",
+            r"not a readable PyTorch state_dict file \(PytorchStreamReader failed reading zip",
+        ),
+        (b"hello world", "not a readable PyTorch state_dict file"),
+        (
+            b"these are not the weights you are looking for",
+            r"not a readable PyTorch state_dict file \(pop from empty",
+        ),
+    ],
+)
 def test_files_that_are_not_state_dicts_are_refused(tmp_path, content, message):
     path = tmp_path / "backbone.pt"
     if isinstance(content, bytes):
@@ -60,13 +72,17 @@ def test_mismatched_keys_and_shapes_are_listed(tmp_path):
     message = str(caught.value)
     assert "does not fit the ResNet backbone" in message
     assert "missing (" in message and "layer1.1.conv1.weight" in message
-    assert "shape mismatch (" in message and "conv1.weight (file (32, 3, 3, 3), model (64, 3, 7, 7))" in message
+    assert (
+        "shape mismatch (" in message and "conv1.weight (file (32, 3, 3, 3), model (64, 3, 7, 7))" in message
+    )
 
     state = build_model("cnn_small", 10).state_dict()
     del state["features.0.0.weight"]
     state["features.9.weight"] = torch.zeros(1)
     torch.save(state, path)
-    with pytest.raises(BackboneError, match=r"missing \(1\): features.0.0.weight; unexpected \(1\): features.9.weight$"):
+    with pytest.raises(
+        BackboneError, match=r"missing \(1\): features.0.0.weight; unexpected \(1\): features.9.weight$"
+    ):
         load_backbone(build_model("cnn_small", 10), path)
 
 
@@ -99,6 +115,9 @@ def test_training_from_a_backbone_records_it_and_a_bad_one_stops_before_training
         train(spec, manifest, tmp_path / "bad-run", backbone=bad)
     assert complete_checkpoints(tmp_path / "bad-run" / "checkpoints") == []
     result = train(spec, manifest, tmp_path / "run", backbone=good)
-    assert result["backbone"] == {"path": str(good), "tensors": len(build_model("cnn_small", 3).state_dict()) - 2,
-                                  "ignored_head": ["fc.bias", "fc.weight"]}
+    assert result["backbone"] == {
+        "path": str(good),
+        "tensors": len(build_model("cnn_small", 3).state_dict()) - 2,
+        "ignored_head": ["fc.bias", "fc.weight"],
+    }
     assert result["epochs"] == 1

@@ -27,8 +27,13 @@ def test_a_checkpoint_is_the_file_then_its_marker(tmp_path):
     info = save_checkpoint(tmp_path, _state(1), epoch=1, step=10)
     assert info.path.name == "epoch-0001-step-000000010.pt"
     marker = json.loads(info.marker.read_text())
-    assert marker == {"checkpoint": info.path.name, "epoch": 1, "step": 10, "bytes": info.path.stat().st_size,
-                      "sha256": checkpoints.sha256_of(info.path)}
+    assert marker == {
+        "checkpoint": info.path.name,
+        "epoch": 1,
+        "step": 10,
+        "bytes": info.path.stat().st_size,
+        "sha256": checkpoints.sha256_of(info.path),
+    }
     state, found, skipped = load_latest(tmp_path)
     assert found == info and skipped == [] and torch.equal(state["model"]["w"], _state(1)["model"]["w"])
     assert sorted(p.name for p in tmp_path.iterdir()) == [info.path.name, info.marker.name]
@@ -96,8 +101,13 @@ def test_checkpoints_are_loaded_without_unpickling_objects(tmp_path):
     evil = tmp_path / "evil.pt"
     torch.save({"epoch": 2, "payload": shutil.copyfile}, evil)  # a pickled callable
     shutil.copyfile(evil, tmp_path / "epoch-0002-step-000000020.pt")
-    fake = {"checkpoint": "epoch-0002-step-000000020.pt", "epoch": 2, "step": 20, "bytes": evil.stat().st_size,
-            "sha256": checkpoints.sha256_of(evil)}
+    fake = {
+        "checkpoint": "epoch-0002-step-000000020.pt",
+        "epoch": 2,
+        "step": 20,
+        "bytes": evil.stat().st_size,
+        "sha256": checkpoints.sha256_of(evil),
+    }
     (tmp_path / "epoch-0002-step-000000020.pt.complete").write_text(json.dumps(fake))
     state, found, skipped = load_latest(tmp_path)
     assert found == info and state["epoch"] == 1

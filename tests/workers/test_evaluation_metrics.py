@@ -21,16 +21,26 @@ def assert_matches_sklearn(report: dict, y_true: np.ndarray, scores: np.ndarray)
     labels = list(range(n))
     y_pred = scores.argmax(axis=1)
     assert report["accuracy"] == pytest.approx(sk.accuracy_score(y_true, y_pred), abs=1e-12)
-    precision, recall, f1, support = sk.precision_recall_fscore_support(y_true, y_pred, labels=labels, zero_division=0)
+    precision, recall, f1, support = sk.precision_recall_fscore_support(
+        y_true, y_pred, labels=labels, zero_division=0
+    )
     for i, row in enumerate(report["per_class"]):
         assert (row["precision"], row["recall"], row["f1"], row["support"]) == pytest.approx(
-            (precision[i], recall[i], f1[i], support[i]), abs=1e-12)
+            (precision[i], recall[i], f1[i], support[i]), abs=1e-12
+        )
     for average in ("macro", "weighted"):
-        p, r, f, _ = sk.precision_recall_fscore_support(y_true, y_pred, labels=labels, average=average, zero_division=0)
-        assert (report[average]["precision"], report[average]["recall"], report[average]["f1"]) == pytest.approx(
-            (p, r, f), abs=1e-12)
+        p, r, f, _ = sk.precision_recall_fscore_support(
+            y_true, y_pred, labels=labels, average=average, zero_division=0
+        )
+        assert (
+            report[average]["precision"],
+            report[average]["recall"],
+            report[average]["f1"],
+        ) == pytest.approx((p, r, f), abs=1e-12)
     for k, value in report["top_k_accuracy"].items():
-        assert value == pytest.approx(sk.top_k_accuracy_score(y_true, scores, k=int(k), labels=labels), abs=1e-12)
+        assert value == pytest.approx(
+            sk.top_k_accuracy_score(y_true, scores, k=int(k), labels=labels), abs=1e-12
+        )
     counts = report["confusion_matrix"]
     counts = counts["counts"] if isinstance(counts, dict) else counts
     assert counts == sk.confusion_matrix(y_true, y_pred, labels=labels).tolist()
@@ -52,7 +62,9 @@ def test_numpy_metrics_match_sklearn_including_empty_and_never_predicted_classes
 
 
 def test_top_k_is_capped_by_the_number_of_classes():
-    report = classification_metrics(np.array([0, 1, 1]), np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]]), ["a", "b"])
+    report = classification_metrics(
+        np.array([0, 1, 1]), np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]]), ["a", "b"]
+    )
     assert report["top_k_accuracy"] == {"1": pytest.approx(2 / 3)}
     assert report["per_class"][0]["recall"] == 1.0 and report["per_class"][1]["recall"] == 0.5
 
@@ -70,7 +82,11 @@ def test_report_on_the_trained_model_matches_sklearn(digits_report):
     classifier = ImageClassifier(result["onnx"])
     scores = classifier.probabilities([open_image(s["path"]) for s in test])
     y_true = np.array([s["label"] for s in test])
-    assert report["split"] == "test" and report["samples"] == len(test) and report["classes"] == manifest["classes"]
+    assert (
+        report["split"] == "test"
+        and report["samples"] == len(test)
+        and report["classes"] == manifest["classes"]
+    )
     assert_matches_sklearn(report, y_true, scores)
 
 
@@ -100,8 +116,10 @@ def test_confusion_cells_and_mistakes_point_at_the_samples_behind_them(digits_re
 
 def test_samples_without_ids_are_referred_to_by_position(digits_report):
     manifest, result, _ = digits_report
-    anonymous = {"classes": manifest["classes"], "samples": [
-        {k: v for k, v in s.items() if k != "id"} for s in manifest["samples"]]}
+    anonymous = {
+        "classes": manifest["classes"],
+        "samples": [{k: v for k, v in s.items() if k != "id"} for s in manifest["samples"]],
+    }
     report = evaluate(result["onnx"], anonymous, split="val")
     refs = [ref for row in report["confusion_matrix"]["samples"] for cell in row for ref in cell]
     assert sorted(refs) == [i for i, s in enumerate(manifest["samples"]) if s["split"] == "val"]
@@ -112,10 +130,17 @@ def test_compare_gives_per_class_deltas(digits_report):
     val_report = evaluate(result["onnx"], manifest, split="val")
     comparison = compare(test_report, val_report)
     assert json.loads(json.dumps(comparison)) == comparison
-    assert comparison["accuracy"] == {"a": test_report["accuracy"], "b": val_report["accuracy"],
-                                      "delta": val_report["accuracy"] - test_report["accuracy"]}
-    assert comparison["macro_f1"]["delta"] == pytest.approx(val_report["macro"]["f1"] - test_report["macro"]["f1"])
-    for row, a, b in zip(comparison["per_class"], test_report["per_class"], val_report["per_class"], strict=True):
+    assert comparison["accuracy"] == {
+        "a": test_report["accuracy"],
+        "b": val_report["accuracy"],
+        "delta": val_report["accuracy"] - test_report["accuracy"],
+    }
+    assert comparison["macro_f1"]["delta"] == pytest.approx(
+        val_report["macro"]["f1"] - test_report["macro"]["f1"]
+    )
+    for row, a, b in zip(
+        comparison["per_class"], test_report["per_class"], val_report["per_class"], strict=True
+    ):
         assert row["class"] == a["class"] == b["class"]
         for metric in ("precision", "recall", "f1"):
             assert row[metric]["delta"] == pytest.approx(b[metric] - a[metric])

@@ -25,7 +25,9 @@ def test_export_has_a_dynamic_batch_and_describes_itself():
     assert max(o.version for o in model.opset_import if o.domain in ("", "ai.onnx")) >= 17
     (graph_input,) = model.graph.input
     dims = graph_input.type.tensor_type.shape.dim
-    assert graph_input.name == "input" and dims[0].dim_param and [d.dim_value for d in dims[1:]] == [3, 32, 32]
+    assert (
+        graph_input.name == "input" and dims[0].dim_param and [d.dim_value for d in dims[1:]] == [3, 32, 32]
+    )
     assert model.graph.output[0].name == "logits"
     metadata = {p.key: p.value for p in model.metadata_props}
     assert json.loads(metadata["sampan.classes"]) == manifest["classes"]
@@ -58,11 +60,20 @@ def test_onnx_with_external_data_is_rejected(tmp_path):
     _, result, _, _ = trained_digits()
     model = onnx.load(result["onnx"])
     outside = tmp_path / "model_external.onnx"
-    onnx.save_model(model, str(outside), save_as_external_data=True, all_tensors_to_one_file=True,
-                    location="weights.bin", size_threshold=0)
+    onnx.save_model(
+        model,
+        str(outside),
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location="weights.bin",
+        size_threshold=0,
+    )
     assert (tmp_path / "weights.bin").is_file()
-    with pytest.raises(OnnxRejected, match=r"model_external.onnx: refused: \d+ tensors reference external data "
-                                           r"files \(.* -> weights.bin;"):
+    with pytest.raises(
+        OnnxRejected,
+        match=r"model_external.onnx: refused: \d+ tensors reference external data "
+        r"files \(.* -> weights.bin;",
+    ):
         check_onnx_self_contained(outside)
     with pytest.raises(OnnxRejected):
         ImageClassifier(outside)

@@ -37,7 +37,9 @@ def report_every_step(monkeypatch):
 
 @pytest.fixture(scope="module")
 def small_digits(tmp_path_factory):
-    return write_digits(tmp_path_factory.mktemp("digits"), per_class=24)  # 170 train images: 5 steps per epoch
+    return write_digits(
+        tmp_path_factory.mktemp("digits"), per_class=24
+    )  # 170 train images: 5 steps per epoch
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +65,9 @@ def assert_same_run(result: dict, reference: dict) -> None:
         torch.testing.assert_close(tensor, reference_weights[name], rtol=1e-5, atol=1e-6)
 
 
-def test_cancel_after_epoch_2_resumes_at_epoch_3_and_records_all_epochs(small_digits, uninterrupted, tmp_path):
+def test_cancel_after_epoch_2_resumes_at_epoch_3_and_records_all_epochs(
+    small_digits, uninterrupted, tmp_path
+):
     out_dir = tmp_path / "run"
     first = CancelWhen(lambda call: call["milestone"] and call.get("epoch") == 2)
     with pytest.raises(JobCancelled):
@@ -81,7 +85,12 @@ def test_cancel_after_epoch_2_resumes_at_epoch_3_and_records_all_epochs(small_di
 
     second = Recorder()
     result = train(SPEC, small_digits, out_dir, second)
-    assert result["resumed_from"] == {"epoch": 2, "step": 10, "batch_in_epoch": 0, "checkpoint": str(newest.path)}
+    assert result["resumed_from"] == {
+        "epoch": 2,
+        "step": 10,
+        "batch_in_epoch": 0,
+        "checkpoint": str(newest.path),
+    }
     assert second.calls[0]["epoch"] == 3 and second.calls[0]["step"] == 11
     assert [c["epoch"] for c in second.epoch_ends()] == [3, 4]
     assert not unmarked.exists() and not temp.exists()
@@ -125,7 +134,9 @@ def test_cancel_during_validation_resumes_with_that_validation(small_digits, uni
 
 def test_a_finished_run_only_exports_again(small_digits, uninterrupted, tmp_path):
     out_dir = tmp_path / "run"
-    shutil.copytree(uninterrupted["checkpoint"].rsplit("/checkpoints/", 1)[0] + "/checkpoints", out_dir / "checkpoints")
+    shutil.copytree(
+        uninterrupted["checkpoint"].rsplit("/checkpoints/", 1)[0] + "/checkpoints", out_dir / "checkpoints"
+    )
     again = Recorder()
     result = train(SPEC, small_digits, out_dir, again)
     assert result["resumed_from"]["epoch"] == 4 and again.epoch_ends() == []
@@ -134,6 +145,8 @@ def test_a_finished_run_only_exports_again(small_digits, uninterrupted, tmp_path
 
 def test_checkpoints_of_another_run_are_not_resumed(small_digits, uninterrupted, tmp_path):
     out_dir = tmp_path / "run"
-    shutil.copytree(uninterrupted["checkpoint"].rsplit("/checkpoints/", 1)[0] + "/checkpoints", out_dir / "checkpoints")
+    shutil.copytree(
+        uninterrupted["checkpoint"].rsplit("/checkpoints/", 1)[0] + "/checkpoints", out_dir / "checkpoints"
+    )
     with pytest.raises(ValueError, match="holds checkpoints of a different run"):
         train({**SPEC, "learning_rate": 0.01}, small_digits, out_dir)

@@ -47,8 +47,12 @@ def test_a_run_killed_mid_epoch_resumes_from_its_last_complete_checkpoint(tmp_pa
     out_dir, signals = tmp_path / "run", tmp_path / "signals"
     signals.mkdir()
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    child = subprocess.Popen([sys.executable, "-c", CHILD, json.dumps(SPEC), str(manifest_path), str(out_dir),
-                              str(signals)], cwd=REPO, env=env, stderr=subprocess.PIPE)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, json.dumps(SPEC), str(manifest_path), str(out_dir), str(signals)],
+        cwd=REPO,
+        env=env,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 120
         # Mid-epoch 2, once epoch 1's checkpoint (written in the background) has its marker.

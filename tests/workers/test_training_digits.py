@@ -37,8 +37,9 @@ def test_result_describes_the_run_and_its_files():
     assert result["best_epoch"] == 1 + val_accs.index(max(val_accs))
     assert result["metrics"]["best_val_acc"] == max(val_accs)
     assert result["classes"] == manifest["classes"]
-    assert result["data"]["counts"]["train"] == [sum(1 for s in manifest["samples"] if s["label"] == c and
-                                                     s["split"] == "train") for c in range(10)]
+    assert result["data"]["counts"]["train"] == [
+        sum(1 for s in manifest["samples"] if s["label"] == c and s["split"] == "train") for c in range(10)
+    ]
     assert json.loads(Path(result["preprocessing_path"]).read_text()) == result["preprocessing"]
     assert json.loads(Path(result["labels_path"]).read_text()) == manifest["classes"]
     assert result["preprocessing"]["image_size"] == [32, 32]
@@ -55,15 +56,38 @@ def test_progress_reports_epochs_as_milestones_and_steps_at_most_twice_a_second(
     ends = recorder.epoch_ends()
     assert [e["epoch"] for e in ends] == [1, 2, 3, 4, 5, 6]
     for end, entry in zip(ends, result["history"], strict=True):
-        assert {"epoch", "epochs", "step", "steps", "loss", "train_acc", "val_loss", "val_acc", "lr", "samples_per_s",
-                "eta_s"} <= set(end)
-        assert end["val_acc"] == entry["val_acc"] and end["loss"] == entry["train_loss"] and end["epochs"] == 6
+        assert {
+            "epoch",
+            "epochs",
+            "step",
+            "steps",
+            "loss",
+            "train_acc",
+            "val_loss",
+            "val_acc",
+            "lr",
+            "samples_per_s",
+            "eta_s",
+        } <= set(end)
+        assert (
+            end["val_acc"] == entry["val_acc"] and end["loss"] == entry["train_loss"] and end["epochs"] == 6
+        )
     assert ends[-1]["eta_s"] == 0 and ends[-1]["fraction"] == 1.0
     assert ends[0]["eta_s"] > 0
     steps = recorder.steps()
     assert steps, "no step reports during a ~10 s run"
     for step in steps:
-        assert {"epoch", "epochs", "step", "steps", "loss", "train_acc", "lr", "samples_per_s", "eta_s"} <= set(step)
+        assert {
+            "epoch",
+            "epochs",
+            "step",
+            "steps",
+            "loss",
+            "train_acc",
+            "lr",
+            "samples_per_s",
+            "eta_s",
+        } <= set(step)
         assert 0 < step["fraction"] <= 1
     for validation in recorder.validations():
         assert {"epoch", "step", "validated", "validation_size"} <= set(validation)

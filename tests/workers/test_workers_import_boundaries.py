@@ -11,12 +11,20 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 WORKERS = REPO / "workers"
-PLATFORM_PACKAGES = {p.name for p in (REPO / "platform").iterdir() if p.is_dir() and not p.name.startswith((".", "_"))}
+PLATFORM_PACKAGES = {
+    p.name for p in (REPO / "platform").iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
+}
 
 
 def _run(code: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120,
-                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)},
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -39,8 +47,15 @@ def test_no_workers_source_imports_django_or_a_platform_app():
     offenders = []
     for path in WORKERS.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else (
+                    [node.module]
+                    if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+                    else []
+                )
+            )
             for name in names:
                 if name.split(".")[0] in PLATFORM_PACKAGES | {"django", "rest_framework", "celery"}:
                     offenders.append(f"{path.relative_to(REPO)}: {name}")

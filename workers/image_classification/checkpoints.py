@@ -27,8 +27,17 @@ import torch
 
 from workers.image_classification.atomic_files import TEMP_PREFIX, atomic_write, atomic_write_json, sha256_of
 
-__all__ = ["CheckpointInfo", "CheckpointWriter", "atomic_write", "atomic_write_json", "complete_checkpoints",
-           "load_latest", "remove_incomplete", "save_checkpoint", "sha256_of"]
+__all__ = [
+    "CheckpointInfo",
+    "CheckpointWriter",
+    "atomic_write",
+    "atomic_write_json",
+    "complete_checkpoints",
+    "load_latest",
+    "remove_incomplete",
+    "save_checkpoint",
+    "sha256_of",
+]
 
 MARKER_SUFFIX = ".complete"
 NAME_PATTERN = re.compile(r"^epoch-(\d{4,})-step-(\d{9,})\.pt$")
@@ -51,22 +60,38 @@ def checkpoint_name(epoch: int, step: int) -> str:
     return f"epoch-{epoch:04d}-step-{step:09d}.pt"
 
 
-def save_checkpoint(directory: Path, state: dict[str, Any], *, epoch: int, step: int, keep: int = 2) -> CheckpointInfo:
+def save_checkpoint(
+    directory: Path, state: dict[str, Any], *, epoch: int, step: int, keep: int = 2
+) -> CheckpointInfo:
     """Write ``state`` as the checkpoint of (epoch, step), then its marker; keep the newest ``keep``."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / checkpoint_name(epoch, step)
     try:
         atomic_write(path, lambda handle: torch.save(state, handle))
-        info = CheckpointInfo(path=path, epoch=epoch, step=step, bytes=path.stat().st_size, sha256=sha256_of(path))
-        atomic_write_json(info.marker, {"checkpoint": path.name, "epoch": epoch, "step": step, "bytes": info.bytes,
-                                        "sha256": info.sha256})
+        info = CheckpointInfo(
+            path=path, epoch=epoch, step=step, bytes=path.stat().st_size, sha256=sha256_of(path)
+        )
+        atomic_write_json(
+            info.marker,
+            {
+                "checkpoint": path.name,
+                "epoch": epoch,
+                "step": step,
+                "bytes": info.bytes,
+                "sha256": info.sha256,
+            },
+        )
     except (OSError, RuntimeError) as exc:
         if not _out_of_space(exc):
             raise
         # torch reports a full disk as "[enforce fail at inline_container.cc] unexpected pos"; name the cause
         free = shutil.disk_usage(directory).free
-        raise OSError(errno.ENOSPC, f"No space left on device while writing checkpoint {path.name} "
-                                    f"({free} bytes free in {directory})", str(path)) from exc
+        raise OSError(
+            errno.ENOSPC,
+            f"No space left on device while writing checkpoint {path.name} "
+            f"({free} bytes free in {directory})",
+            str(path),
+        ) from exc
     for old in complete_checkpoints(directory)[keep:]:
         old.marker.unlink(missing_ok=True)  # marker first: a crash in between leaves an ignored file
         old.path.unlink(missing_ok=True)
@@ -94,8 +119,13 @@ def complete_checkpoints(directory: Path) -> list[CheckpointInfo]:
             continue
         try:
             meta = json.loads(marker.read_text())
-            info = CheckpointInfo(path=path, epoch=int(meta["epoch"]), step=int(meta["step"]),
-                                  bytes=int(meta["bytes"]), sha256=str(meta["sha256"]))
+            info = CheckpointInfo(
+                path=path,
+                epoch=int(meta["epoch"]),
+                step=int(meta["step"]),
+                bytes=int(meta["bytes"]),
+                sha256=str(meta["sha256"]),
+            )
             if meta["checkpoint"] != path.name or path.stat().st_size != info.bytes:
                 continue
         except (OSError, ValueError, KeyError, TypeError):
@@ -112,14 +142,18 @@ def remove_incomplete(directory: Path) -> list[str]:
     removed = []
     for path in directory.iterdir():
         stale_checkpoint = NAME_PATTERN.match(path.name) and path.name not in complete
-        stale_marker = path.name.endswith(MARKER_SUFFIX) and path.name.removesuffix(MARKER_SUFFIX) not in complete
+        stale_marker = (
+            path.name.endswith(MARKER_SUFFIX) and path.name.removesuffix(MARKER_SUFFIX) not in complete
+        )
         if path.is_file() and (path.name.startswith(TEMP_PREFIX) or stale_checkpoint or stale_marker):
             path.unlink(missing_ok=True)
             removed.append(path.name)
     return sorted(removed)
 
 
-def load_latest(directory: Path, *, map_location: str | torch.device = "cpu") -> tuple[dict[str, Any] | None, CheckpointInfo | None, list[str]]:
+def load_latest(
+    directory: Path, *, map_location: str | torch.device = "cpu"
+) -> tuple[dict[str, Any] | None, CheckpointInfo | None, list[str]]:
     """The newest complete checkpoint that verifies and loads: (state, info, skipped reasons)."""
     skipped = []
     for info in complete_checkpoints(directory):
@@ -163,13 +197,16 @@ class CheckpointWriter:
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
 
-    def submit(self, state: dict[str, Any], *, epoch: int, step: int, immutable: tuple[str, ...] = ()) -> None:
+    def submit(
+        self, state: dict[str, Any], *, epoch: int, step: int, immutable: tuple[str, ...] = ()
+    ) -> None:
         """Snapshot ``state`` and start writing it; top-level keys in ``immutable`` hold values the
         caller never changes in place (only replaces), so they are shared instead of copied."""
         self.wait()
         snapshot = {k: v if k in immutable else cpu_copy(v) for k, v in state.items()}
-        self._thread = threading.Thread(target=self._write, args=(snapshot, epoch, step), name="checkpoint-writer",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._write, args=(snapshot, epoch, step), name="checkpoint-writer", daemon=True
+        )
         self._thread.start()
 
     def _write(self, state: dict[str, Any], epoch: int, step: int) -> None:

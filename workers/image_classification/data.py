@@ -47,8 +47,14 @@ def sample_seed(seed: int, epoch: int, index: int) -> int:
 class ImageSamples(Dataset):
     """``dataset[(position, epoch)] -> (image tensor, label)``; positions index ``samples``."""
 
-    def __init__(self, samples: Sequence[Sample], transform: Callable[[Image.Image, random.Random], torch.Tensor],
-                 *, seed: int, cache_bytes: int = DECODED_CACHE_BYTES) -> None:
+    def __init__(
+        self,
+        samples: Sequence[Sample],
+        transform: Callable[[Image.Image, random.Random], torch.Tensor],
+        *,
+        seed: int,
+        cache_bytes: int = DECODED_CACHE_BYTES,
+    ) -> None:
         self.samples = list(samples)
         self.labels = [s.label for s in self.samples]
         self.transform = transform
@@ -95,17 +101,33 @@ class EpochSampler(Sampler[tuple[int, int]]):
         return torch.randperm(self.size, generator=generator).tolist()
 
     def __iter__(self) -> Iterator[tuple[int, int]]:
-        for position in self.order(self.epoch)[self.skip:]:
+        for position in self.order(self.epoch)[self.skip :]:
             yield position, self.epoch
 
     def __len__(self) -> int:
         return max(0, self.size - self.skip)
 
 
-def make_loader(dataset: Dataset, *, batch_size: int, sampler: Sampler[Any] | Sequence[int] | None,
-                num_workers: int, device_type: str, drop_last: bool, seed: int) -> DataLoader:
+def make_loader(
+    dataset: Dataset,
+    *,
+    batch_size: int,
+    sampler: Sampler[Any] | Sequence[int] | None,
+    num_workers: int,
+    device_type: str,
+    drop_last: bool,
+    seed: int,
+) -> DataLoader:
     # The loader's own generator: starting an epoch's iterator then draws nothing from torch's
     # global generator, whose state (dropout) a checkpoint restores to the exact step.
-    return DataLoader(dataset, batch_size=batch_size, sampler=sampler, shuffle=False, drop_last=drop_last,
-                      num_workers=num_workers, pin_memory=device_type == "cuda",
-                      persistent_workers=num_workers > 0, generator=torch.Generator().manual_seed(seed))
+    return DataLoader(
+        dataset,
+        batch_size=batch_size,
+        sampler=sampler,
+        shuffle=False,
+        drop_last=drop_last,
+        num_workers=num_workers,
+        pin_memory=device_type == "cuda",
+        persistent_workers=num_workers > 0,
+        generator=torch.Generator().manual_seed(seed),
+    )

@@ -23,9 +23,16 @@ from workers.progress import Report, silent_report
 REPORT_INTERVAL_S = 0.5
 
 
-def evaluate(model_path: str | os.PathLike[str], manifest: Mapping[str, Any], *,
-             preprocessing: Mapping[str, Any] | None = None, split: str = "test", batch_size: int = 64,
-             mistakes: int = 20, report: Report = silent_report) -> dict[str, Any]:
+def evaluate(
+    model_path: str | os.PathLike[str],
+    manifest: Mapping[str, Any],
+    *,
+    preprocessing: Mapping[str, Any] | None = None,
+    split: str = "test",
+    batch_size: int = 64,
+    mistakes: int = 20,
+    report: Report = silent_report,
+) -> dict[str, Any]:
     """Evaluate ``model_path`` (ONNX) on the ``split`` samples of ``manifest``.
 
     ``preprocessing`` defaults to the spec stored in the model by Sampan's export. Samples are
@@ -48,13 +55,20 @@ def evaluate(model_path: str | os.PathLike[str], manifest: Mapping[str, Any], *,
     probabilities = np.zeros((len(samples), n_classes), dtype=np.float64)
     last_report = time.monotonic()
     for start in range(0, len(samples), batch_size):
-        batch = samples[start:start + batch_size]
-        probabilities[start:start + len(batch)] = classifier.probabilities([open_image(s.path) for s in batch])
+        batch = samples[start : start + batch_size]
+        probabilities[start : start + len(batch)] = classifier.probabilities(
+            [open_image(s.path) for s in batch]
+        )
         done = start + len(batch)
         if time.monotonic() - last_report >= REPORT_INTERVAL_S or done == len(samples):
             last_report = time.monotonic()
-            report(f"evaluated {done}/{len(samples)} images", fraction=done / len(samples),
-                   milestone=done == len(samples), evaluated=done, total=len(samples))
+            report(
+                f"evaluated {done}/{len(samples)} images",
+                fraction=done / len(samples),
+                milestone=done == len(samples),
+                evaluated=done,
+                total=len(samples),
+            )
 
     y_true = np.array([s.label for s in samples], dtype=np.int64)
     y_pred = probabilities.argmax(axis=1)
@@ -76,10 +90,16 @@ def evaluate(model_path: str | os.PathLike[str], manifest: Mapping[str, Any], *,
         "per_class": metrics["per_class"],
         "confusion_matrix": {"counts": metrics["confusion_matrix"], "samples": cells},
         "most_confident_mistakes": [
-            {"sample": samples[i].ref, "index": samples[i].index, "path": samples[i].path,
-             "true": int(y_true[i]), "true_class": data.classes[y_true[i]],
-             "predicted": int(y_pred[i]), "predicted_class": data.classes[y_pred[i]],
-             "confidence": float(confidence[i])}
+            {
+                "sample": samples[i].ref,
+                "index": samples[i].index,
+                "path": samples[i].path,
+                "true": int(y_true[i]),
+                "true_class": data.classes[y_true[i]],
+                "predicted": int(y_pred[i]),
+                "predicted_class": data.classes[y_pred[i]],
+                "confidence": float(confidence[i]),
+            }
             for i in ranked
         ],
         "model": {"path": os.fspath(model_path), "sha256": sha256_of(model_path)},
@@ -110,13 +130,18 @@ def compare(report_a: Mapping[str, Any], report_b: Mapping[str, Any]) -> dict[st
         entry: dict[str, Any] = {"class": name}
         for metric in ("precision", "recall", "f1"):
             entry[metric] = _pair(row_a[metric] if row_a else None, row_b[metric] if row_b else None)
-        entry["support"] = {"a": row_a["support"] if row_a else None, "b": row_b["support"] if row_b else None}
+        entry["support"] = {
+            "a": row_a["support"] if row_a else None,
+            "b": row_b["support"] if row_b else None,
+        }
         per_class.append(entry)
     ks = [k for k in report_a["top_k_accuracy"] if k in report_b["top_k_accuracy"]]
     return {
         "accuracy": _pair(report_a["accuracy"], report_b["accuracy"]),
         "macro_f1": _pair(report_a["macro"]["f1"], report_b["macro"]["f1"]),
         "weighted_f1": _pair(report_a["weighted"]["f1"], report_b["weighted"]["f1"]),
-        "top_k_accuracy": {k: _pair(report_a["top_k_accuracy"][k], report_b["top_k_accuracy"][k]) for k in ks},
+        "top_k_accuracy": {
+            k: _pair(report_a["top_k_accuracy"][k], report_b["top_k_accuracy"][k]) for k in ks
+        },
         "per_class": per_class,
     }

@@ -24,8 +24,14 @@ from workers.image_classification.atomic_files import sha256_of
 from workers.image_classification.models import build_model
 from workers.image_classification.onnx_model import OnnxRejected, check_onnx_self_contained
 
-__all__ = ["OnnxExportError", "OnnxRejected", "OnnxVerificationError", "check_onnx_self_contained", "export_onnx",
-           "load_classifier"]
+__all__ = [
+    "OnnxExportError",
+    "OnnxRejected",
+    "OnnxVerificationError",
+    "check_onnx_self_contained",
+    "export_onnx",
+    "load_classifier",
+]
 
 INPUT_NAME = "input"
 OUTPUT_NAME = "logits"
@@ -45,17 +51,26 @@ class OnnxVerificationError(OnnxExportError):
 def load_classifier(checkpoint: str | os.PathLike[str]) -> tuple[torch.nn.Module, dict[str, Any]]:
     """Rebuild the model of a model file or training checkpoint (read with weights_only=True), in eval mode."""
     state = torch.load(checkpoint, map_location="cpu", weights_only=True)
-    missing = [key for key in ("arch", "num_classes", "classes", "preprocessing", "model") if key not in state]
+    missing = [
+        key for key in ("arch", "num_classes", "classes", "preprocessing", "model") if key not in state
+    ]
     if missing:
-        raise OnnxExportError(f"{os.fspath(checkpoint)} is not a Sampan image classifier (missing {', '.join(missing)})")
+        raise OnnxExportError(
+            f"{os.fspath(checkpoint)} is not a Sampan image classifier (missing {', '.join(missing)})"
+        )
     model = build_model(state["arch"], state["num_classes"])
     model.load_state_dict(state["model"])
     model.eval()
     return model, state
 
 
-def export_onnx(checkpoint: str | os.PathLike[str], out_path: str | os.PathLike[str], *, opset: int = DEFAULT_OPSET,
-                verify_batch_sizes: tuple[int, ...] = VERIFY_BATCH_SIZES) -> dict[str, Any]:
+def export_onnx(
+    checkpoint: str | os.PathLike[str],
+    out_path: str | os.PathLike[str],
+    *,
+    opset: int = DEFAULT_OPSET,
+    verify_batch_sizes: tuple[int, ...] = VERIFY_BATCH_SIZES,
+) -> dict[str, Any]:
     """Export ``checkpoint`` (a model file or a training checkpoint) to a self-contained ONNX file.
 
     Uses the dynamo exporter with a dynamic batch dimension and ``external_data=False``, then
@@ -85,14 +100,25 @@ def export_onnx(checkpoint: str | os.PathLike[str], out_path: str | os.PathLike[
     try:
         with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r".*LeafSpec", category=FutureWarning)
-            torch.onnx.export(model, (example,), str(temp), dynamo=True, external_data=False, opset_version=opset,
-                              input_names=[INPUT_NAME], output_names=[OUTPUT_NAME], dynamic_shapes=({0: batch},),
-                              verbose=False)
+            torch.onnx.export(
+                model,
+                (example,),
+                str(temp),
+                dynamo=True,
+                external_data=False,
+                opset_version=opset,
+                input_names=[INPUT_NAME],
+                output_names=[OUTPUT_NAME],
+                dynamic_shapes=({0: batch},),
+                verbose=False,
+            )
         check_onnx_self_contained(temp)
         proto = onnx.load(str(temp))
-        for key, value in (("sampan.template", "image_classification"),
-                           ("sampan.classes", json.dumps(list(state["classes"]))),
-                           ("sampan.preprocessing", json.dumps(state["preprocessing"]))):
+        for key, value in (
+            ("sampan.template", "image_classification"),
+            ("sampan.classes", json.dumps(list(state["classes"]))),
+            ("sampan.preprocessing", json.dumps(state["preprocessing"])),
+        ):
             entry = proto.metadata_props.add()
             entry.key, entry.value = key, value
         onnx.checker.check_model(proto)
@@ -109,12 +135,18 @@ def export_onnx(checkpoint: str | os.PathLike[str], out_path: str | os.PathLike[
         "exporter": f"torch.onnx.export(dynamo=True), torch {torch.__version__}",
         "input": {"name": INPUT_NAME, "shape": ["batch", 3, height, width], "dtype": "float32"},
         "output": {"name": OUTPUT_NAME, "shape": ["batch", int(state["num_classes"])], "dtype": "float32"},
-        "verified": {"batch_sizes": list(verify_batch_sizes), "max_abs_diff": max_diff, "rtol": RTOL, "atol": ATOL},
+        "verified": {
+            "batch_sizes": list(verify_batch_sizes),
+            "max_abs_diff": max_diff,
+            "rtol": RTOL,
+            "atol": ATOL,
+        },
     }
 
 
-def verify_against_torch(model: torch.nn.Module, onnx_path: Path, batch_sizes: tuple[int, ...],
-                         size: tuple[int, int]) -> float:
+def verify_against_torch(
+    model: torch.nn.Module, onnx_path: Path, batch_sizes: tuple[int, ...], size: tuple[int, int]
+) -> float:
     import onnxruntime
 
     session = onnxruntime.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
@@ -126,9 +158,13 @@ def verify_against_torch(model: torch.nn.Module, onnx_path: Path, batch_sizes: t
             expected = model(inputs).numpy()
         (actual,) = session.run([OUTPUT_NAME], {INPUT_NAME: inputs.numpy()})
         if actual.shape != expected.shape:
-            raise OnnxVerificationError(f"ONNX output shape {actual.shape} != torch {expected.shape} at batch {batch_size}")
+            raise OnnxVerificationError(
+                f"ONNX output shape {actual.shape} != torch {expected.shape} at batch {batch_size}"
+            )
         worst = max(worst, float(np.max(np.abs(actual - expected))))
         if not np.allclose(actual, expected, rtol=RTOL, atol=ATOL):
-            raise OnnxVerificationError(f"ONNX Runtime and torch disagree at batch {batch_size}: max abs diff "
-                                        f"{float(np.max(np.abs(actual - expected))):.3g} (rtol={RTOL}, atol={ATOL})")
+            raise OnnxVerificationError(
+                f"ONNX Runtime and torch disagree at batch {batch_size}: max abs diff "
+                f"{float(np.max(np.abs(actual - expected))):.3g} (rtol={RTOL}, atol={ATOL})"
+            )
     return worst

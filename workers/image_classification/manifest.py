@@ -60,20 +60,28 @@ class Manifest:
 
     def fingerprint(self) -> str:
         """A digest of classes, paths, labels and splits: a checkpoint belongs to one manifest."""
-        canonical = json.dumps([list(self.classes), [[s.path, s.label, s.split] for s in self.samples]],
-                               separators=(",", ":"))
+        canonical = json.dumps(
+            [list(self.classes), [[s.path, s.label, s.split] for s in self.samples]], separators=(",", ":")
+        )
         return hashlib.sha256(canonical.encode()).hexdigest()
 
     def summary(self) -> dict[str, Any]:
         return {"classes": list(self.classes), "samples": len(self.samples), "counts": self.counts()}
 
 
-def parse_manifest(manifest: Mapping[str, Any], *, check_files: bool = True,
-                   min_samples_per_class: int = MIN_SAMPLES_PER_CLASS, min_classes: int = 2,
-                   required_splits: tuple[str, ...] = ("train",)) -> Manifest:
+def parse_manifest(
+    manifest: Mapping[str, Any],
+    *,
+    check_files: bool = True,
+    min_samples_per_class: int = MIN_SAMPLES_PER_CLASS,
+    min_classes: int = 2,
+    required_splits: tuple[str, ...] = ("train",),
+) -> Manifest:
     """Validate a manifest dict and return it typed; raises :class:`ManifestError`."""
     if not isinstance(manifest, Mapping):
-        raise ManifestError(f"the manifest must be an object with 'classes' and 'samples', got {type(manifest).__name__}")
+        raise ManifestError(
+            f"the manifest must be an object with 'classes' and 'samples', got {type(manifest).__name__}"
+        )
     classes = manifest.get("classes")
     if not isinstance(classes, list | tuple) or not all(isinstance(c, str) and c.strip() for c in classes):
         raise ManifestError("'classes' must be a list of non-empty class names")
@@ -94,7 +102,9 @@ def parse_manifest(manifest: Mapping[str, Any], *, check_files: bool = True,
         if not isinstance(path, str) or not path:
             raise ManifestError(f"{where}.path must be a file path")
         if isinstance(label, bool) or not isinstance(label, int) or not 0 <= label < len(classes):
-            raise ManifestError(f"{where}.label must be an integer class index in 0..{len(classes) - 1}, got {label!r}")
+            raise ManifestError(
+                f"{where}.label must be an integer class index in 0..{len(classes) - 1}, got {label!r}"
+            )
         if split not in SPLITS:
             raise ManifestError(f"{where}.split must be one of {', '.join(SPLITS)}, got {split!r}")
         if ref is not None and (isinstance(ref, bool) or not isinstance(ref, str | int)):
@@ -109,15 +119,19 @@ def parse_manifest(manifest: Mapping[str, Any], *, check_files: bool = True,
     for label, name in enumerate(classes):
         total = sum(counts[split][label] for split in SPLITS)
         if total < min_samples_per_class:
-            raise ManifestError(f"class {name!r} has {total} labeled sample{'s' if total != 1 else ''}; "
-                                f"at least {min_samples_per_class} are needed")
+            raise ManifestError(
+                f"class {name!r} has {total} labeled sample{'s' if total != 1 else ''}; "
+                f"at least {min_samples_per_class} are needed"
+            )
         if "train" in required_splits and counts["train"][label] == 0:
             raise ManifestError(f"class {name!r} has no samples in the train split")
     if check_files:
         missing = [s.path for s in samples if not os.path.isfile(s.path)]
         if missing:
             shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
-            raise ManifestError(f"{len(missing)} image file{'s are' if len(missing) > 1 else ' is'} missing: {shown}")
+            raise ManifestError(
+                f"{len(missing)} image file{'s are' if len(missing) > 1 else ' is'} missing: {shown}"
+            )
     return parsed
 
 

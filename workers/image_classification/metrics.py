@@ -15,11 +15,16 @@ import numpy as np
 def confusion_matrix(y_true: np.ndarray, y_pred: np.ndarray, n_classes: int) -> np.ndarray:
     """Counts with true classes as rows and predicted classes as columns."""
     y_true, y_pred = np.asarray(y_true, dtype=np.int64), np.asarray(y_pred, dtype=np.int64)
-    return np.bincount(y_true * n_classes + y_pred, minlength=n_classes * n_classes).reshape(n_classes, n_classes)
+    return np.bincount(y_true * n_classes + y_pred, minlength=n_classes * n_classes).reshape(
+        n_classes, n_classes
+    )
 
 
 def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    numerator, denominator = np.asarray(numerator, dtype=np.float64), np.asarray(denominator, dtype=np.float64)
+    numerator, denominator = (
+        np.asarray(numerator, dtype=np.float64),
+        np.asarray(denominator, dtype=np.float64),
+    )
     out = np.zeros_like(numerator)
     np.divide(numerator, denominator, out=out, where=denominator != 0)
     return out
@@ -56,8 +61,12 @@ def classification_metrics(y_true: np.ndarray, scores: np.ndarray, classes: list
     total = int(support.sum())
 
     def average(weights: np.ndarray | None) -> dict[str, float]:
-        return {name: float(np.average(scores_by_class[name], weights=weights)) if weights is None or weights.sum()
-                else 0.0 for name in ("precision", "recall", "f1")}
+        return {
+            name: float(np.average(scores_by_class[name], weights=weights))
+            if weights is None or weights.sum()
+            else 0.0
+            for name in ("precision", "recall", "f1")
+        }
 
     return {
         "samples": total,
@@ -66,9 +75,14 @@ def classification_metrics(y_true: np.ndarray, scores: np.ndarray, classes: list
         "macro": average(None),
         "weighted": average(support.astype(np.float64)),
         "per_class": [
-            {"class": name, "index": i, "precision": float(scores_by_class["precision"][i]),
-             "recall": float(scores_by_class["recall"][i]), "f1": float(scores_by_class["f1"][i]),
-             "support": int(support[i])}
+            {
+                "class": name,
+                "index": i,
+                "precision": float(scores_by_class["precision"][i]),
+                "recall": float(scores_by_class["recall"][i]),
+                "f1": float(scores_by_class["f1"][i]),
+                "support": int(support[i]),
+            }
             for i, name in enumerate(classes)
         ],
         "confusion_matrix": matrix.tolist(),

@@ -34,13 +34,20 @@ def conv_bn_relu(in_channels: int, out_channels: int) -> nn.Sequential:
 
 
 class SmallCNN(nn.Module):
-    def __init__(self, num_classes: int, widths: tuple[int, int, int] = (16, 32, 64), dropout: float = 0.2) -> None:
+    def __init__(
+        self, num_classes: int, widths: tuple[int, int, int] = (16, 32, 64), dropout: float = 0.2
+    ) -> None:
         super().__init__()
         a, b, c = widths
         self.features = nn.Sequential(
-            conv_bn_relu(3, a), conv_bn_relu(a, a), nn.MaxPool2d(2),
-            conv_bn_relu(a, b), conv_bn_relu(b, b), nn.MaxPool2d(2),
-            conv_bn_relu(b, c), conv_bn_relu(c, c),
+            conv_bn_relu(3, a),
+            conv_bn_relu(a, a),
+            nn.MaxPool2d(2),
+            conv_bn_relu(a, b),
+            conv_bn_relu(b, b),
+            nn.MaxPool2d(2),
+            conv_bn_relu(b, c),
+            conv_bn_relu(c, c),
         )
         self.pool = nn.AdaptiveAvgPool2d(1)
         self.dropout = nn.Dropout(dropout)
@@ -62,7 +69,9 @@ class BasicBlock(nn.Module):
         self.downsample: nn.Module | None = None
         if stride != 1 or in_channels != out_channels:
             self.downsample = nn.Sequential(
-                nn.Conv2d(in_channels, out_channels, 1, stride=stride, bias=False), nn.BatchNorm2d(out_channels))
+                nn.Conv2d(in_channels, out_channels, 1, stride=stride, bias=False),
+                nn.BatchNorm2d(out_channels),
+            )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         identity = x if self.downsample is None else self.downsample(x)
@@ -72,7 +81,9 @@ class BasicBlock(nn.Module):
 
 
 class ResNet(nn.Module):
-    def __init__(self, num_classes: int, *, blocks: tuple[int, ...], widths: tuple[int, ...], stem: str) -> None:
+    def __init__(
+        self, num_classes: int, *, blocks: tuple[int, ...], widths: tuple[int, ...], stem: str
+    ) -> None:
         super().__init__()
         first = widths[0]
         if stem == "imagenet":
@@ -119,10 +130,12 @@ def _init_weights(model: nn.Module) -> None:
 
 ARCHITECTURES = {
     "cnn_small": lambda num_classes: SmallCNN(num_classes),
-    "resnet_narrow": lambda num_classes: ResNet(num_classes, blocks=(1, 1, 1, 1), widths=(32, 64, 128, 256),
-                                                stem="small"),
-    "resnet18": lambda num_classes: ResNet(num_classes, blocks=(2, 2, 2, 2), widths=(64, 128, 256, 512),
-                                           stem="imagenet"),
+    "resnet_narrow": lambda num_classes: ResNet(
+        num_classes, blocks=(1, 1, 1, 1), widths=(32, 64, 128, 256), stem="small"
+    ),
+    "resnet18": lambda num_classes: ResNet(
+        num_classes, blocks=(2, 2, 2, 2), widths=(64, 128, 256, 512), stem="imagenet"
+    ),
 }
 
 
@@ -150,9 +163,13 @@ def read_state_dict(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
         found = re.search(r"Unsupported global: GLOBAL (\S+)", str(exc))
         if found is None:
             raise BackboneError(f"{os.fspath(path)}: not a readable PyTorch state_dict file") from None
-        raise BackboneError(f"{os.fspath(path)}: refused: it holds a pickled {found.group(1)} object; backbones "
-                            "are read with weights_only=True and may contain only tensors") from None
-    except Exception as exc:  # arbitrary bytes make the weights-only unpickler fail in many ways (IndexError, ...)
+        raise BackboneError(
+            f"{os.fspath(path)}: refused: it holds a pickled {found.group(1)} object; backbones "
+            "are read with weights_only=True and may contain only tensors"
+        ) from None
+    except (
+        Exception
+    ) as exc:  # arbitrary bytes make the weights-only unpickler fail in many ways (IndexError, ...)
         reason = str(exc).split(". ")[0]
         raise BackboneError(f"{os.fspath(path)}: not a readable PyTorch state_dict file ({reason})") from None
     if isinstance(loaded, Mapping):
@@ -160,8 +177,11 @@ def read_state_dict(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
             if isinstance(loaded.get(key), Mapping):
                 loaded = loaded[key]
                 break
-    if not isinstance(loaded, Mapping) or not loaded or not all(
-            isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in loaded.items()):
+    if (
+        not isinstance(loaded, Mapping)
+        or not loaded
+        or not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in loaded.items())
+    ):
         raise BackboneError(f"{os.fspath(path)}: not a state_dict (a mapping of parameter names to tensors)")
     state = dict(loaded)
     if all(k.startswith("module.") for k in state):  # saved from DataParallel / DistributedDataParallel
@@ -180,18 +200,26 @@ def load_backbone(model: nn.Module, path: str | os.PathLike[str]) -> dict[str, A
     given = {k: v for k, v in state.items() if not k.startswith(HEAD_PREFIX)}
     missing = sorted(set(expected) - set(given))
     unexpected = sorted(set(given) - set(expected))
-    mismatched = sorted(f"{k} (file {tuple(given[k].shape)}, model {tuple(expected[k].shape)})"
-                        for k in set(given) & set(expected) if given[k].shape != expected[k].shape)
+    mismatched = sorted(
+        f"{k} (file {tuple(given[k].shape)}, model {tuple(expected[k].shape)})"
+        for k in set(given) & set(expected)
+        if given[k].shape != expected[k].shape
+    )
     if missing or unexpected or mismatched:
         problems = []
         for title, keys in (("missing", missing), ("unexpected", unexpected), ("shape mismatch", mismatched)):
             if keys:
                 shown = ", ".join(keys[:20]) + (f" ... and {len(keys) - 20} more" if len(keys) > 20 else "")
                 problems.append(f"{title} ({len(keys)}): {shown}")
-        raise BackboneError(f"{os.fspath(path)} does not fit the {type(model).__name__} backbone: " + "; ".join(problems))
+        raise BackboneError(
+            f"{os.fspath(path)} does not fit the {type(model).__name__} backbone: " + "; ".join(problems)
+        )
     with torch.no_grad():
         targets = model.state_dict()
         for key, value in given.items():
             targets[key].copy_(value.to(dtype=targets[key].dtype))
-    return {"path": os.fspath(path), "tensors": len(given),
-            "ignored_head": sorted(k for k in state if k.startswith(HEAD_PREFIX))}
+    return {
+        "path": os.fspath(path),
+        "tensors": len(given),
+        "ignored_head": sorted(k for k in state if k.startswith(HEAD_PREFIX)),
+    }

@@ -65,5 +65,7 @@ def check_onnx_self_contained(path: str | os.PathLike[str]) -> None:
             external.append(f"{tensor.name or '(unnamed)'} ({where}) -> {location}")
     if external:
         shown = "; ".join(external[:5]) + (f"; and {len(external) - 5} more" if len(external) > 5 else "")
-        raise OnnxRejected(f"{os.fspath(path)}: refused: {len(external)} tensor{'s' if len(external) > 1 else ''} "
-                           f"reference external data files ({shown}); only self-contained ONNX files are accepted")
+        raise OnnxRejected(
+            f"{os.fspath(path)}: refused: {len(external)} tensor{'s' if len(external) > 1 else ''} "
+            f"reference external data files ({shown}); only self-contained ONNX files are accepted"
+        )

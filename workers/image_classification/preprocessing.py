@@ -30,17 +30,26 @@ FORMAT = "sampan.preprocess/1"
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
 RESIZE_MODES = ("stretch", "center_crop")
-RESAMPLE = {"bilinear": Image.Resampling.BILINEAR, "bicubic": Image.Resampling.BICUBIC,
-            "nearest": Image.Resampling.NEAREST}
+RESAMPLE = {
+    "bilinear": Image.Resampling.BILINEAR,
+    "bicubic": Image.Resampling.BICUBIC,
+    "nearest": Image.Resampling.NEAREST,
+}
 
 
 class PreprocessingSpecError(ValueError):
     pass
 
 
-def make_spec(image_size: int | Sequence[int], *, resize_mode: str = "stretch", crop_fraction: float = 1.0,
-              resample: str = "bilinear", mean: Sequence[float] = IMAGENET_MEAN,
-              std: Sequence[float] = IMAGENET_STD) -> dict[str, Any]:
+def make_spec(
+    image_size: int | Sequence[int],
+    *,
+    resize_mode: str = "stretch",
+    crop_fraction: float = 1.0,
+    resample: str = "bilinear",
+    mean: Sequence[float] = IMAGENET_MEAN,
+    std: Sequence[float] = IMAGENET_STD,
+) -> dict[str, Any]:
     """A preprocessing spec (JSON-able dict) for square or ``[height, width]`` model inputs."""
     size = [int(image_size), int(image_size)] if isinstance(image_size, int) else [int(v) for v in image_size]
     spec = {
@@ -65,8 +74,11 @@ def validate_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(spec, Mapping) or spec.get("format") != FORMAT:
         raise PreprocessingSpecError(f"not a preprocessing spec of format {FORMAT!r}")
     size = spec.get("image_size")
-    if (not isinstance(size, list | tuple) or len(size) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
+    if (
+        not isinstance(size, list | tuple)
+        or len(size) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)
+    ):
         raise PreprocessingSpecError("image_size must be [height, width] in pixels")
     if spec.get("resize_mode") not in RESIZE_MODES:
         raise PreprocessingSpecError(f"resize_mode must be one of {', '.join(RESIZE_MODES)}")
@@ -141,7 +153,8 @@ def to_rgb(image: Image.Image, spec: Mapping[str, Any] | None = None) -> Image.I
     if is_deep(image):
         return eight_bit(image).convert("RGB")
     has_alpha = image.mode in ("RGBA", "LA", "PA", "RGBa", "La") or (
-        image.mode == "P" and "transparency" in image.info)
+        image.mode == "P" and "transparency" in image.info
+    )
     if not has_alpha:
         return image.convert("RGB")
     background = tuple((spec or {}).get("alpha_background", (255, 255, 255)))
@@ -183,5 +196,8 @@ def preprocess_numpy(image: Image.Image, spec: Mapping[str, Any]) -> np.ndarray:
 
 def preprocess_batch(images: Sequence[Image.Image], spec: Mapping[str, Any]) -> np.ndarray:
     """Several images -> one float32 batch shaped (N, 3, H, W)."""
-    return np.stack([preprocess_numpy(image, spec) for image in images]) if images else np.zeros(
-        (0, 3, *spec["image_size"]), dtype=np.float32)
+    return (
+        np.stack([preprocess_numpy(image, spec) for image in images])
+        if images
+        else np.zeros((0, 3, *spec["image_size"]), dtype=np.float32)
+    )

@@ -79,9 +79,17 @@ def resolve_device(device: str | None) -> torch.device:
     return resolved
 
 
-def train(spec: Mapping[str, Any], manifest: Mapping[str, Any], out_dir: str | Path, report: Report = silent_report,
-          *, device: str | None = None, backbone: str | Path | None = None, num_workers: int | None = None,
-          threads: int | None = None) -> dict[str, Any]:
+def train(
+    spec: Mapping[str, Any],
+    manifest: Mapping[str, Any],
+    out_dir: str | Path,
+    report: Report = silent_report,
+    *,
+    device: str | None = None,
+    backbone: str | Path | None = None,
+    num_workers: int | None = None,
+    threads: int | None = None,
+) -> dict[str, Any]:
     """Train an image classifier on ``manifest`` with the parameters ``spec``; resume if ``out_dir``
     holds a complete checkpoint of the same run.
 
@@ -96,8 +104,16 @@ def train(spec: Mapping[str, Any], manifest: Mapping[str, Any], out_dir: str | P
     """
     params = TEMPLATE.validate_params(spec.get("preset"), spec)
     data = parse_manifest(manifest, check_files=True)
-    run = TrainingRun(params, data, Path(out_dir), report, device=resolve_device(device), backbone=backbone,
-                      num_workers=num_workers, threads=threads)
+    run = TrainingRun(
+        params,
+        data,
+        Path(out_dir),
+        report,
+        device=resolve_device(device),
+        backbone=backbone,
+        num_workers=num_workers,
+        threads=threads,
+    )
     previous_threads = torch.get_num_threads()
     try:
         return run.execute()
@@ -107,8 +123,9 @@ def train(spec: Mapping[str, Any], manifest: Mapping[str, Any], out_dir: str | P
 
 def run_fingerprint(params: Mapping[str, Any], data: Manifest, backbone: str | Path | None) -> str:
     backbone_digest = checkpoints.sha256_of(Path(backbone)) if backbone else None
-    canonical = json.dumps({"params": dict(params), "data": data.fingerprint(), "backbone": backbone_digest},
-                           sort_keys=True)
+    canonical = json.dumps(
+        {"params": dict(params), "data": data.fingerprint(), "backbone": backbone_digest}, sort_keys=True
+    )
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -116,8 +133,13 @@ def rng_state() -> dict[str, Any]:
     numpy_state = np.random.get_state()
     return {
         "python": random.getstate(),
-        "numpy": {"name": numpy_state[0], "keys": torch.from_numpy(numpy_state[1].astype(np.int64)),
-                  "pos": int(numpy_state[2]), "has_gauss": int(numpy_state[3]), "cached_gaussian": float(numpy_state[4])},
+        "numpy": {
+            "name": numpy_state[0],
+            "keys": torch.from_numpy(numpy_state[1].astype(np.int64)),
+            "pos": int(numpy_state[2]),
+            "has_gauss": int(numpy_state[3]),
+            "cached_gaussian": float(numpy_state[4]),
+        },
         "torch": torch.get_rng_state(),
         "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
     }
@@ -127,7 +149,9 @@ def restore_rng_state(state: Mapping[str, Any]) -> None:
     python = state["python"]
     random.setstate((python[0], tuple(python[1]), python[2]))
     n = state["numpy"]
-    np.random.set_state((n["name"], n["keys"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached_gaussian"]))
+    np.random.set_state(
+        (n["name"], n["keys"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached_gaussian"])
+    )
     torch.set_rng_state(state["torch"])
     if state["cuda"] and torch.cuda.is_available() and len(state["cuda"]) == torch.cuda.device_count():
         torch.cuda.set_rng_state_all(state["cuda"])
@@ -169,9 +193,18 @@ def parameter_groups(model: nn.Module, weight_decay: float) -> list[dict[str, An
 
 
 class TrainingRun:
-    def __init__(self, params: dict[str, Any], data: Manifest, out_dir: Path, report: Report, *,
-                 device: torch.device, backbone: str | Path | None, num_workers: int | None,
-                 threads: int | None) -> None:
+    def __init__(
+        self,
+        params: dict[str, Any],
+        data: Manifest,
+        out_dir: Path,
+        report: Report,
+        *,
+        device: torch.device,
+        backbone: str | Path | None,
+        num_workers: int | None,
+        threads: int | None,
+    ) -> None:
         self.params = params
         self.data = data
         self.out_dir = out_dir
@@ -206,30 +239,49 @@ class TrainingRun:
         self.model = build_model(params["model"], len(self.data.classes))
         self.backbone_info = load_backbone(self.model, self.backbone) if self.backbone else None
         self.model.to(self.device, memory_format=torch.channels_last)
-        self.optimizer = torch.optim.AdamW(parameter_groups(self.model, params["weight_decay"]),
-                                           lr=params["learning_rate"])
+        self.optimizer = torch.optim.AdamW(
+            parameter_groups(self.model, params["weight_decay"]), lr=params["learning_rate"]
+        )
         self.scheduler = lr_schedule(self.optimizer, params, self.steps_per_epoch)
         self.criterion = nn.CrossEntropyLoss(label_smoothing=params["label_smoothing"])
         cache = DECODED_CACHE_BYTES // max(1, self.num_workers)
-        train_transform = TrainTransform(self.preprocessing, augmentation=params["augmentation"],
-                                         horizontal_flip=params["horizontal_flip"])
-        self.train_set = ImageSamples(self.train_samples, train_transform, seed=params["seed"], cache_bytes=cache)
+        train_transform = TrainTransform(
+            self.preprocessing, augmentation=params["augmentation"], horizontal_flip=params["horizontal_flip"]
+        )
+        self.train_set = ImageSamples(
+            self.train_samples, train_transform, seed=params["seed"], cache_bytes=cache
+        )
         self.sampler = EpochSampler(len(self.train_set), seed=params["seed"])
-        self.train_loader = make_loader(self.train_set, batch_size=self.batch_size, sampler=self.sampler,
-                                        num_workers=self.num_workers, device_type=self.device.type, drop_last=True,
-                                        seed=params["seed"])
+        self.train_loader = make_loader(
+            self.train_set,
+            batch_size=self.batch_size,
+            sampler=self.sampler,
+            num_workers=self.num_workers,
+            device_type=self.device.type,
+            drop_last=True,
+            seed=params["seed"],
+        )
         self.val_loader = None
         if self.val_samples:
-            val_set = ImageSamples(self.val_samples, EvalTransform(self.preprocessing), seed=params["seed"],
-                                   cache_bytes=cache)
-            self.val_loader = make_loader(val_set, batch_size=2 * self.batch_size, sampler=None,
-                                          num_workers=self.num_workers, device_type=self.device.type, drop_last=False,
-                                          seed=params["seed"])
+            val_set = ImageSamples(
+                self.val_samples, EvalTransform(self.preprocessing), seed=params["seed"], cache_bytes=cache
+            )
+            self.val_loader = make_loader(
+                val_set,
+                batch_size=2 * self.batch_size,
+                sampler=None,
+                num_workers=self.num_workers,
+                device_type=self.device.type,
+                drop_last=False,
+                seed=params["seed"],
+            )
 
     def _resume(self) -> None:
         """Load the newest complete checkpoint, if any; otherwise start at epoch 0."""
         self.removed_files = checkpoints.remove_incomplete(self.checkpoint_dir)
-        state, info, self.skipped_checkpoints = checkpoints.load_latest(self.checkpoint_dir, map_location=self.device)
+        state, info, self.skipped_checkpoints = checkpoints.load_latest(
+            self.checkpoint_dir, map_location=self.device
+        )
         self.epoch, self.batch_in_epoch, self.step = 0, 0, 0
         self.epoch_progress: dict[str, float] = {}
         self.history: list[dict[str, Any]] = []
@@ -242,8 +294,10 @@ class TrainingRun:
         if state is None:
             return
         if state.get("format") != CHECKPOINT_FORMAT or state.get("fingerprint") != self.fingerprint:
-            raise ValueError(f"{self.out_dir} holds checkpoints of a different run (other parameters, data or "
-                             "backbone); train in an empty directory or delete its checkpoints/")
+            raise ValueError(
+                f"{self.out_dir} holds checkpoints of a different run (other parameters, data or "
+                "backbone); train in an empty directory or delete its checkpoints/"
+            )
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
@@ -256,8 +310,12 @@ class TrainingRun:
         self.backbone_info = state["backbone"]
         restore_rng_state(state["rng"])
         assert info is not None
-        self.resumed_from = {"epoch": self.epoch, "step": self.step, "batch_in_epoch": self.batch_in_epoch,
-                             "checkpoint": str(info.path)}
+        self.resumed_from = {
+            "epoch": self.epoch,
+            "step": self.step,
+            "batch_in_epoch": self.batch_in_epoch,
+            "checkpoint": str(info.path),
+        }
 
     # --- the loop -------------------------------------------------------------------------------
 
@@ -307,8 +365,12 @@ class TrainingRun:
         autocast = torch.autocast("cuda", dtype=torch.bfloat16) if self.use_amp else contextlib.nullcontext()
 
         def snapshot() -> dict[str, float]:
-            return {"loss_sum": float(progress["loss_sum"]) + float(loss_sum), "correct": int(progress["correct"]) + int(correct),
-                    "seen": seen_before + seen, "seconds": seconds_before + time.monotonic() - epoch_start}
+            return {
+                "loss_sum": float(progress["loss_sum"]) + float(loss_sum),
+                "correct": int(progress["correct"]) + int(correct),
+                "seen": seen_before + seen,
+                "seconds": seconds_before + time.monotonic() - epoch_start,
+            }
 
         for inputs, labels in self.train_loader:
             inputs = inputs.to(device, non_blocking=True, memory_format=torch.channels_last)
@@ -334,19 +396,27 @@ class TrainingRun:
                 self._check_finite(current)
                 self.report(
                     f"epoch {self.epoch + 1}/{epochs}, step {self.step}/{self.total_steps}",
-                    fraction=self.step / self.total_steps, epoch=self.epoch + 1, epochs=epochs, step=self.step,
-                    steps=self.total_steps, loss=current["loss_sum"] / max(1, current["seen"]),
+                    fraction=self.step / self.total_steps,
+                    epoch=self.epoch + 1,
+                    epochs=epochs,
+                    step=self.step,
+                    steps=self.total_steps,
+                    loss=current["loss_sum"] / max(1, current["seen"]),
                     train_acc=current["correct"] / max(1, current["seen"]),
                     lr=self.optimizer.param_groups[0]["lr"],
-                    samples_per_s=seen / max(1e-9, now - epoch_start), eta_s=self._eta())
+                    samples_per_s=seen / max(1e-9, now - epoch_start),
+                    eta_s=self._eta(),
+                )
         self.epoch_progress = snapshot()
         self.run_step_seconds = time.monotonic() - self.started - sum(self.val_seconds)
         self._check_finite(self.epoch_progress)
 
     def _check_finite(self, progress: Mapping[str, float]) -> None:
         if not math.isfinite(progress["loss_sum"]):
-            raise TrainingDiverged(f"the training loss is not finite at epoch {self.epoch + 1}, step {self.step}; "
-                                   "try a lower learning_rate")
+            raise TrainingDiverged(
+                f"the training loss is not finite at epoch {self.epoch + 1}, step {self.step}; "
+                "try a lower learning_rate"
+            )
 
     @torch.inference_mode()
     def _validate(self) -> tuple[float | None, float | None, float]:
@@ -370,9 +440,16 @@ class TrainingRun:
             now = time.monotonic()
             if now - self.last_report >= REPORT_INTERVAL_S:  # a long validation stays cancellable
                 self.last_report = now
-                self.report(f"epoch {self.epoch + 1}/{self.params['epochs']}: validating, {total}/{size} images",
-                            fraction=self.step / self.total_steps, epoch=self.epoch + 1, epochs=self.params["epochs"],
-                            step=self.step, steps=self.total_steps, validated=total, validation_size=size)
+                self.report(
+                    f"epoch {self.epoch + 1}/{self.params['epochs']}: validating, {total}/{size} images",
+                    fraction=self.step / self.total_steps,
+                    epoch=self.epoch + 1,
+                    epochs=self.params["epochs"],
+                    step=self.step,
+                    steps=self.total_steps,
+                    validated=total,
+                    validation_size=size,
+                )
         seconds = time.monotonic() - started
         self.val_seconds.append(seconds)
         return float(loss_sum) / total, int(correct) / total, seconds
@@ -410,12 +487,24 @@ class TrainingRun:
         entry = self.history[-1]
         epochs = self.params["epochs"]
         self.report(
-            f"epoch {self.epoch}/{epochs} done: val_acc {entry['val_acc']:.4f}" if entry["val_acc"] is not None
+            f"epoch {self.epoch}/{epochs} done: val_acc {entry['val_acc']:.4f}"
+            if entry["val_acc"] is not None
             else f"epoch {self.epoch}/{epochs} done",
-            fraction=self.step / self.total_steps, milestone=True, epoch=self.epoch, epochs=epochs, step=self.step,
-            steps=self.total_steps, loss=entry["train_loss"], train_acc=entry["train_acc"], val_loss=entry["val_loss"],
-            val_acc=entry["val_acc"], lr=entry["lr"], samples_per_s=entry["samples_per_s"], eta_s=self._eta(),
-            best_epoch=self.best["epoch"] if self.best else None)
+            fraction=self.step / self.total_steps,
+            milestone=True,
+            epoch=self.epoch,
+            epochs=epochs,
+            step=self.step,
+            steps=self.total_steps,
+            loss=entry["train_loss"],
+            train_acc=entry["train_acc"],
+            val_loss=entry["val_loss"],
+            val_acc=entry["val_acc"],
+            lr=entry["lr"],
+            samples_per_s=entry["samples_per_s"],
+            eta_s=self._eta(),
+            best_epoch=self.best["epoch"] if self.best else None,
+        )
 
     # --- persistence ----------------------------------------------------------------------------
 
@@ -454,13 +543,26 @@ class TrainingRun:
         chosen_epoch = self.best["epoch"] if self.best else self.epoch
         model_path = self.out_dir / "model.pt"
         model_file = {
-            "format": MODEL_FORMAT, "arch": self.params["model"], "num_classes": len(self.data.classes),
-            "classes": list(self.data.classes), "preprocessing": self.preprocessing, "params": dict(self.params),
-            "epoch": chosen_epoch, "model": {k: v.detach().cpu() for k, v in weights.items()},
+            "format": MODEL_FORMAT,
+            "arch": self.params["model"],
+            "num_classes": len(self.data.classes),
+            "classes": list(self.data.classes),
+            "preprocessing": self.preprocessing,
+            "params": dict(self.params),
+            "epoch": chosen_epoch,
+            "model": {k: v.detach().cpu() for k, v in weights.items()},
         }
         checkpoints.atomic_write(model_path, lambda handle: torch.save(model_file, handle))
-        self.report("exporting the model to ONNX", fraction=1.0, milestone=True, epoch=self.epoch,
-                    epochs=self.params["epochs"], step=self.step, steps=self.total_steps, eta_s=0.0)
+        self.report(
+            "exporting the model to ONNX",
+            fraction=1.0,
+            milestone=True,
+            epoch=self.epoch,
+            epochs=self.params["epochs"],
+            step=self.step,
+            steps=self.total_steps,
+            eta_s=0.0,
+        )
         onnx_info = export_onnx(model_path, self.out_dir / "model.onnx")
         preprocess_path, labels_path = self.out_dir / "preprocess.json", self.out_dir / "labels.json"
         checkpoints.atomic_write_json(preprocess_path, self.preprocessing)
@@ -476,8 +578,10 @@ class TrainingRun:
             "epochs": self.epoch,
             "best_epoch": chosen_epoch,
             "metrics": {
-                "train_loss": last["train_loss"], "train_acc": last["train_acc"],
-                "val_loss": last["val_loss"], "val_acc": last["val_acc"],
+                "train_loss": last["train_loss"],
+                "train_acc": last["train_acc"],
+                "val_loss": last["val_loss"],
+                "val_acc": last["val_acc"],
                 "best_val_acc": self.best["val_acc"] if self.best else None,
                 "samples_per_s": samples / max(1e-9, train_seconds),
                 "train_seconds": train_seconds,
@@ -496,8 +600,13 @@ class TrainingRun:
             "skipped_checkpoints": self.skipped_checkpoints,
             "removed_incomplete_files": self.removed_files,
             "backbone": self.backbone_info,
-            "runtime": {"device": str(self.device), "threads": self.threads, "loader_workers": self.num_workers,
-                        "amp": "bfloat16" if self.use_amp else None, "torch": torch.__version__},
+            "runtime": {
+                "device": str(self.device),
+                "threads": self.threads,
+                "loader_workers": self.num_workers,
+                "amp": "bfloat16" if self.use_amp else None,
+                "torch": torch.__version__,
+            },
         }
         checkpoints.atomic_write_json(self.out_dir / "result.json", result)
         return result

@@ -89,7 +89,9 @@ class TrainTransform:
     def _random_resized_crop(self, image: Image.Image, rng: random.Random) -> Image.Image:
         assert self.augmentation is not None
         height, width = self.spec["image_size"]
-        box = random_crop_box(image.width, image.height, self.augmentation.scale, self.augmentation.ratio, rng)
+        box = random_crop_box(
+            image.width, image.height, self.augmentation.scale, self.augmentation.ratio, rng
+        )
         return image.resize((width, height), self.resample, box=box)
 
     @staticmethod
@@ -101,8 +103,9 @@ class TrainTransform:
         return image
 
 
-def random_crop_box(width: int, height: int, scale: tuple[float, float], ratio: tuple[float, float],
-                    rng: random.Random) -> tuple[int, int, int, int]:
+def random_crop_box(
+    width: int, height: int, scale: tuple[float, float], ratio: tuple[float, float], rng: random.Random
+) -> tuple[int, int, int, int]:
     """A crop (left, top, right, bottom) covering a random area fraction and aspect ratio (the
     Inception-style random resized crop); falls back to the largest centred crop in range."""
     area = width * height

@@ -50,5 +50,7 @@ class ModelArtifacts:
             raise ValueError("give test_images or test_instances, not both")
         if self.test_labels is not None and len(self.test_labels) != len(self.test_inputs):
             raise ValueError(f"{len(self.test_labels)} test labels for {len(self.test_inputs)} test inputs")
-        if self.test_labels is not None and any(not 0 <= int(label) < len(self.classes) for label in self.test_labels):
+        if self.test_labels is not None and any(
+            not 0 <= int(label) < len(self.classes) for label in self.test_labels
+        ):
             raise ValueError(f"test labels must be class indices in [0, {len(self.classes)})")

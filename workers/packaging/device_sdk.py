@@ -38,8 +38,13 @@ CALIBRATION_BATCH = 32
 EVALUATION_BATCH = 64
 SAMPLE_REQUIREMENTS = ("onnxruntime", "numpy", "Pillow")
 ONNXRUNTIME_WEB_VERSION = "1.30.0"
-QUANTIZATION = {"format": "QDQ", "activations": "uint8 (per tensor)", "weights": "int8 (per channel)",
-                "calibration": "MinMax", "tool": "onnxruntime.quantization.quantize_static"}
+QUANTIZATION = {
+    "format": "QDQ",
+    "activations": "uint8 (per tensor)",
+    "weights": "int8 (per channel)",
+    "calibration": "MinMax",
+    "tool": "onnxruntime.quantization.quantize_static",
+}
 
 
 class _Ranked:
@@ -52,9 +57,14 @@ class _Ranked:
         return self.classifier.predict(images, top_k=top_k)
 
 
-def calibration_batches(paths: Sequence[str | os.PathLike[str]], spec: dict[str, Any], input_name: str,
-                        *, limit: int = MAX_CALIBRATION_IMAGES,
-                        batch_size: int | None = None) -> Iterator[dict[str, np.ndarray]]:
+def calibration_batches(
+    paths: Sequence[str | os.PathLike[str]],
+    spec: dict[str, Any],
+    input_name: str,
+    *,
+    limit: int = MAX_CALIBRATION_IMAGES,
+    batch_size: int | None = None,
+) -> Iterator[dict[str, np.ndarray]]:
     """Preprocessed batches of at most ``limit`` images spread evenly over ``paths``; with a model's
     fixed ``batch_size``, batches of exactly that size (the last one repeats its last image, which
     leaves the calibration ranges as they are)."""
@@ -64,14 +74,19 @@ def calibration_batches(paths: Sequence[str | os.PathLike[str]], spec: dict[str,
         paths = [paths[int(i)] for i in np.linspace(0, len(paths) - 1, limit).round()]
     step = batch_size or CALIBRATION_BATCH
     for start in range(0, len(paths), step):
-        images = [open_image(path, spec) for path in paths[start:start + step]]
+        images = [open_image(path, spec) for path in paths[start : start + step]]
         if batch_size:
             images += [images[-1]] * (batch_size - len(images))
         yield {input_name: preprocess_batch(images, spec)}
 
 
-def quantize_int8(fp32_path: Path, int8_path: Path, calibration_images: Sequence[str | os.PathLike[str]],
-                  spec: dict[str, Any], workdir: Path) -> int:
+def quantize_int8(
+    fp32_path: Path,
+    int8_path: Path,
+    calibration_images: Sequence[str | os.PathLike[str]],
+    spec: dict[str, Any],
+    workdir: Path,
+) -> int:
     """Static int8 quantization of ``fp32_path`` (QDQ, per-channel weights) calibrated on the images;
     keeps the model's metadata. Returns the number of calibration images used."""
     import onnx
@@ -99,9 +114,16 @@ def quantize_int8(fp32_path: Path, int8_path: Path, calibration_images: Sequence
     prepared = workdir / "model.prepared.onnx"
     # shape inference and graph optimizations (e.g. batch norm folded into convolutions) first
     quant_pre_process(str(fp32_path), str(prepared), skip_symbolic_shape=False)
-    quantize_static(str(prepared), str(int8_path), Reader(), quant_format=QuantFormat.QDQ,
-                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, per_channel=True,
-                    calibrate_method=CalibrationMethod.MinMax)
+    quantize_static(
+        str(prepared),
+        str(int8_path),
+        Reader(),
+        quant_format=QuantFormat.QDQ,
+        activation_type=QuantType.QUInt8,
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        calibrate_method=CalibrationMethod.MinMax,
+    )
     source, quantized = onnx.load(str(fp32_path)), onnx.load(str(int8_path))
     present = {entry.key for entry in quantized.metadata_props}
     for entry in source.metadata_props:
@@ -111,19 +133,27 @@ def quantize_int8(fp32_path: Path, int8_path: Path, calibration_images: Sequence
     return count
 
 
-def probabilities(classifier: Any, paths: Sequence[str | os.PathLike[str]], spec: dict[str, Any]) -> np.ndarray:
+def probabilities(
+    classifier: Any, paths: Sequence[str | os.PathLike[str]], spec: dict[str, Any]
+) -> np.ndarray:
     from workers.image_classification.preprocessing import open_image
 
-    rows = [classifier.probabilities([open_image(p, spec) for p in paths[start:start + EVALUATION_BATCH]])
-            for start in range(0, len(paths), EVALUATION_BATCH)]
+    rows = [
+        classifier.probabilities([open_image(p, spec) for p in paths[start : start + EVALUATION_BATCH]])
+        for start in range(0, len(paths), EVALUATION_BATCH)
+    ]
     return np.concatenate(rows) if rows else np.zeros((0, len(classifier.classes or [])), dtype=np.float32)
 
 
-def compression_report(fp32: Any, int8: Any, fp32_path: Path, int8_path: Path, artifacts: ModelArtifacts,
-                       calibration_count: int) -> dict[str, Any]:
+def compression_report(
+    fp32: Any, int8: Any, fp32_path: Path, int8_path: Path, artifacts: ModelArtifacts, calibration_count: int
+) -> dict[str, Any]:
     """Size and test accuracy of both models and their top-1 agreement on the test images."""
     spec = dict(artifacts.preprocessing)
-    p32, p8 = probabilities(fp32, artifacts.test_images, spec), probabilities(int8, artifacts.test_images, spec)
+    p32, p8 = (
+        probabilities(fp32, artifacts.test_images, spec),
+        probabilities(int8, artifacts.test_images, spec),
+    )
     top32, top8 = p32.argmax(axis=1), p8.argmax(axis=1)
     labels = np.asarray(artifacts.test_labels) if artifacts.test_labels is not None else None
     n = len(artifacts.test_images)
@@ -144,9 +174,13 @@ def compression_report(fp32: Any, int8: Any, fp32_path: Path, int8_path: Path, a
     }
 
 
-def build_device_sdk(*, artifacts: ModelArtifacts, out_path: str | os.PathLike[str],
-                     calibration_images: Sequence[str | os.PathLike[str]],
-                     report: Report = silent_report) -> dict[str, Any]:
+def build_device_sdk(
+    *,
+    artifacts: ModelArtifacts,
+    out_path: str | os.PathLike[str],
+    calibration_images: Sequence[str | os.PathLike[str]],
+    report: Report = silent_report,
+) -> dict[str, Any]:
     """Build the device SDK archive (zip) at ``out_path``; returns its report with the compression
     report under ``"compression"``. ``calibration_images``: training images (up to 300 are used).
 
@@ -157,24 +191,37 @@ def build_device_sdk(*, artifacts: ModelArtifacts, out_path: str | os.PathLike[s
 
     if artifacts.template != "image_classification":
         if artifacts.template not in PREDICTORS:
-            raise PackagingError(f"no predictor serves template {artifacts.template!r}; known: {', '.join(PREDICTORS)}")
+            raise PackagingError(
+                f"no predictor serves template {artifacts.template!r}; known: {', '.join(PREDICTORS)}"
+            )
         from workers.packaging.device_sdk_rows import build_rows_device_sdk
 
         # text and tabular: dynamic int8 (or none, for trees) needs no calibration images
-        return build_rows_device_sdk(artifacts=artifacts, input_kind=predictor_class(artifacts.template).input_kind,
-                                     out_path=out_path, report=report)
+        return build_rows_device_sdk(
+            artifacts=artifacts,
+            input_kind=predictor_class(artifacts.template).input_kind,
+            out_path=out_path,
+            report=report,
+        )
     if not calibration_images:
-        raise PackagingError("static int8 quantization needs calibration images (training images); none were given")
+        raise PackagingError(
+            "static int8 quantization needs calibration images (training images); none were given"
+        )
     when = created_at()
     spec = dict(artifacts.preprocessing)
-    with tempfile.TemporaryDirectory(prefix="sampan-device-sdk-") as temp, \
-            tempfile.TemporaryDirectory(prefix="sampan-quantize-") as workdir:
+    with (
+        tempfile.TemporaryDirectory(prefix="sampan-device-sdk-") as temp,
+        tempfile.TemporaryDirectory(prefix="sampan-quantize-") as workdir,
+    ):
         root = Path(temp)
         report("Checking and copying the model", fraction=0.05)
         stage_model_files(artifacts, root, model_name="model.fp32.onnx")
         fp32_path, int8_path = root / "model.fp32.onnx", root / "model.int8.onnx"
-        report(f"Quantizing to int8, calibrated on {min(len(calibration_images), MAX_CALIBRATION_IMAGES)} "
-               "training images", fraction=0.15)
+        report(
+            f"Quantizing to int8, calibrated on {min(len(calibration_images), MAX_CALIBRATION_IMAGES)} "
+            "training images",
+            fraction=0.15,
+        )
         calibration_count = quantize_int8(fp32_path, int8_path, calibration_images, spec, Path(workdir))
         classes = list(artifacts.classes)
         fp32 = ImageClassifier(fp32_path, preprocessing=spec, classes=classes)
@@ -183,14 +230,19 @@ def build_device_sdk(*, artifacts: ModelArtifacts, out_path: str | os.PathLike[s
         compression = compression_report(fp32, int8, fp32_path, int8_path, artifacts, calibration_count)
         write_json(root / "compression_report.json", compression)
         report("Writing the test vectors and samples", fraction=0.75)
-        vectors = write_vector_images(pick_test_vectors(artifacts.test_images, artifacts.test_labels),
-                                      root / "test_vectors" / "images")
+        vectors = write_vector_images(
+            pick_test_vectors(artifacts.test_images, artifacts.test_labels), root / "test_vectors" / "images"
+        )
         for name, classifier in (("fp32", fp32), ("int8", int8)):
             expected = expected_outputs(_Ranked(classifier), vectors, root / "test_vectors", classes)
-            write_json(root / "test_vectors" / f"expected.{name}.json", {**expected, "model": f"model.{name}.onnx"})
+            write_json(
+                root / "test_vectors" / f"expected.{name}.json", {**expected, "model": f"model.{name}.onnx"}
+            )
         write_samples(root, artifacts, when)
-        models = {name: {"file": f"model.{name}.onnx", **describe_onnx(root / f"model.{name}.onnx")}
-                  for name in ("fp32", "int8")}
+        models = {
+            name: {"file": f"model.{name}.onnx", **describe_onnx(root / f"model.{name}.onnx")}
+            for name in ("fp32", "int8")
+        }
         manifest = {
             "format": MANIFEST_FORMAT,
             "kind": "device",
@@ -201,20 +253,39 @@ def build_device_sdk(*, artifacts: ModelArtifacts, out_path: str | os.PathLike[s
             "classes": len(classes),
             "models": models,
             "quantization": compression["quantization"],
-            "samples": {"python": "python/classify.py", "javascript": "javascript/sampan_classifier.mjs",
-                        "cpp": "cpp/classify.cpp"},
-            "test_vectors": {"files": ["test_vectors/expected.fp32.json", "test_vectors/expected.int8.json"],
-                             "count": len(vectors), "fp32": {"rtol": 1e-4, "atol": 1e-5}},
+            "samples": {
+                "python": "python/classify.py",
+                "javascript": "javascript/sampan_classifier.mjs",
+                "cpp": "cpp/classify.cpp",
+            },
+            "test_vectors": {
+                "files": ["test_vectors/expected.fp32.json", "test_vectors/expected.int8.json"],
+                "count": len(vectors),
+                "fp32": {"rtol": 1e-4, "atol": 1e-5},
+            },
             "files": file_entries(root),
         }
         write_json(root / "manifest.json", manifest)
         report("Writing the archive", fraction=0.9)
-        archive = write_zip(root, out_path, prefix=f"sampan-device-{slug(manifest['model_version'].get('name'))}")
-    result = {"kind": "device", **archive, "manifest": {k: manifest[k] for k in ("format", "sampan_version",
-                                                                                  "template", "model_version")},
-              "models": models, "compression": compression, "test_vectors": len(vectors), "files": manifest["files"]}
-    report("Device SDK ready", fraction=1.0, milestone=True, size_bytes=archive["size_bytes"],
-           top1_agreement=compression["top1_agreement"])
+        archive = write_zip(
+            root, out_path, prefix=f"sampan-device-{slug(manifest['model_version'].get('name'))}"
+        )
+    result = {
+        "kind": "device",
+        **archive,
+        "manifest": {k: manifest[k] for k in ("format", "sampan_version", "template", "model_version")},
+        "models": models,
+        "compression": compression,
+        "test_vectors": len(vectors),
+        "files": manifest["files"],
+    }
+    report(
+        "Device SDK ready",
+        fraction=1.0,
+        milestone=True,
+        size_bytes=archive["size_bytes"],
+        top1_agreement=compression["top1_agreement"],
+    )
     return result
 
 
@@ -227,7 +298,9 @@ def write_samples(root: Path, artifacts: ModelArtifacts, when: str) -> None:
     copy_template_tree(TEMPLATES_DIR / "device", root, values)
     pins = [f"{name}=={importlib.metadata.version(name)}" for name in SAMPLE_REQUIREMENTS]
     (root / "python" / "requirements.txt").write_text("\n".join(pins) + "\n")
-    (root / "cpp" / "model_spec.h").write_text(cpp_model_spec(dict(artifacts.preprocessing), list(artifacts.classes)))
+    (root / "cpp" / "model_spec.h").write_text(
+        cpp_model_spec(dict(artifacts.preprocessing), list(artifacts.classes))
+    )
 
 
 def _cpp_string(text: str) -> str:
@@ -242,23 +315,25 @@ def cpp_model_spec(spec: dict[str, Any], classes: list[str]) -> str:
     def floats(values: Sequence[float]) -> str:
         return ", ".join(f"static_cast<float>({float(v)!r})" for v in values)
 
-    return "\n".join([
-        "// Generated by Sampan's device SDK builder from ../preprocess.json and ../labels.json.",
-        "#pragma once",
-        "#include <string>",
-        "#include <vector>",
-        "",
-        "namespace spec {",
-        f"constexpr int kHeight = {int(height)};",
-        f"constexpr int kWidth = {int(width)};",
-        f"constexpr const char* kResizeMode = {_cpp_string(spec['resize_mode'])};",
-        f"constexpr double kCropFraction = {float(spec['crop_fraction'])!r};",
-        f"constexpr const char* kResample = {_cpp_string(spec['resample'])};",
-        f"constexpr float kScale = {floats([spec['scale']])};",
-        f"constexpr float kMean[3] = {{{floats(spec['mean'])}}};",
-        f"constexpr float kStd[3] = {{{floats(spec['std'])}}};",
-        f"constexpr int kAlphaBackground[3] = {{{', '.join(str(int(v)) for v in spec['alpha_background'])}}};",
-        f"const std::vector<std::string> kLabels = {{{', '.join(_cpp_string(c) for c in classes)}}};",
-        "}  // namespace spec",
-        "",
-    ])
+    return "\n".join(
+        [
+            "// Generated by Sampan's device SDK builder from ../preprocess.json and ../labels.json.",
+            "#pragma once",
+            "#include <string>",
+            "#include <vector>",
+            "",
+            "namespace spec {",
+            f"constexpr int kHeight = {int(height)};",
+            f"constexpr int kWidth = {int(width)};",
+            f"constexpr const char* kResizeMode = {_cpp_string(spec['resize_mode'])};",
+            f"constexpr double kCropFraction = {float(spec['crop_fraction'])!r};",
+            f"constexpr const char* kResample = {_cpp_string(spec['resample'])};",
+            f"constexpr float kScale = {floats([spec['scale']])};",
+            f"constexpr float kMean[3] = {{{floats(spec['mean'])}}};",
+            f"constexpr float kStd[3] = {{{floats(spec['std'])}}};",
+            f"constexpr int kAlphaBackground[3] = {{{', '.join(str(int(v)) for v in spec['alpha_background'])}}};",
+            f"const std::vector<std::string> kLabels = {{{', '.join(_cpp_string(c) for c in classes)}}};",
+            "}  // namespace spec",
+            "",
+        ]
+    )

@@ -38,9 +38,12 @@ from workers.progress import Report, silent_report
 
 PREDICTOR_MODULES = {"text": "workers.text_classification.predictor", "tabular": "workers.tabular.predictor"}
 TREE_OPS = ("TreeEnsembleClassifier", "TreeEnsembleRegressor", "TreeEnsemble")
-DYNAMIC_QUANTIZATION = {"method": "dynamic", "weights": "int8 (per tensor)",
-                        "activations": "uint8, quantized at run time (no calibration data needed)",
-                        "tool": "onnxruntime.quantization.quantize_dynamic"}
+DYNAMIC_QUANTIZATION = {
+    "method": "dynamic",
+    "weights": "int8 (per tensor)",
+    "activations": "uint8, quantized at run time (no calibration data needed)",
+    "tool": "onnxruntime.quantization.quantize_dynamic",
+}
 
 
 class _Local:
@@ -87,8 +90,15 @@ def quantize_dynamic_int8(fp32_path: Path, int8_path: Path) -> None:
     onnx.save(quantized, str(int8_path))
 
 
-def compression_report(fp32: _Local, int8: _Local | None, fp32_path: Path, int8_path: Path,
-                       artifacts: ModelArtifacts, inputs: list[Any], int8_note: str | None) -> dict[str, Any]:
+def compression_report(
+    fp32: _Local,
+    int8: _Local | None,
+    fp32_path: Path,
+    int8_path: Path,
+    artifacts: ModelArtifacts,
+    inputs: list[Any],
+    int8_note: str | None,
+) -> dict[str, Any]:
     regression = not artifacts.classes
     labels = np.asarray(artifacts.test_labels) if artifacts.test_labels is not None else None
     n = len(inputs)
@@ -121,12 +131,19 @@ def compression_report(fp32: _Local, int8: _Local | None, fp32_path: Path, int8_
     return report
 
 
-def build_rows_device_sdk(*, artifacts: ModelArtifacts, input_kind: str, out_path: str | os.PathLike[str],
-                          report: Report = silent_report) -> dict[str, Any]:
+def build_rows_device_sdk(
+    *,
+    artifacts: ModelArtifacts,
+    input_kind: str,
+    out_path: str | os.PathLike[str],
+    report: Report = silent_report,
+) -> dict[str, Any]:
     """The text / tabular device SDK (see the module's docstring); ``build_device_sdk`` calls it."""
     if artifacts.test_images:
-        raise PackagingError(f"{artifacts.template} takes {input_kind} input: give test_instances "
-                             "(texts or rows), not test_images")
+        raise PackagingError(
+            f"{artifacts.template} takes {input_kind} input: give test_instances "
+            "(texts or rows), not test_images"
+        )
     when = created_at()
     classes = list(artifacts.classes)
     inputs_all = list(artifacts.test_instances)
@@ -143,7 +160,9 @@ def build_rows_device_sdk(*, artifacts: ModelArtifacts, input_kind: str, out_pat
             (root / "tokenizer.json").write_text(fp32.model.tokenizer.tokenizer.to_str())
         int8: _Local | None = None
         if tree_ensemble(fp32_path):
-            note = "int8 does not apply: the model is a tree ensemble (its thresholds and leaves stay float32)"
+            note = (
+                "int8 does not apply: the model is a tree ensemble (its thresholds and leaves stay float32)"
+            )
         else:
             report("Quantizing to int8 (dynamic)", fraction=0.2)
             try:
@@ -154,28 +173,43 @@ def build_rows_device_sdk(*, artifacts: ModelArtifacts, input_kind: str, out_pat
                 int8_path.unlink(missing_ok=True)
                 note = f"int8 quantization failed ({type(exc).__name__}: {exc}); fp32 only"
         report("Measuring fp32 and int8 on the test instances", fraction=0.5)
-        test_inputs = predictor_inputs(write_vector_instances([(x, None) for x in inputs_all], input_kind),
-                                       input_kind, root)
+        test_inputs = predictor_inputs(
+            write_vector_instances([(x, None) for x in inputs_all], input_kind), input_kind, root
+        )
         compression = compression_report(fp32, int8, fp32_path, int8_path, artifacts, test_inputs, note)
         write_json(root / "compression_report.json", compression)
         report("Writing the test vectors and the Python sample", fraction=0.75)
-        vectors = write_vector_instances(pick_test_vectors(inputs_all, artifacts.test_labels, paths=False),
-                                         input_kind)
+        vectors = write_vector_instances(
+            pick_test_vectors(inputs_all, artifacts.test_labels, paths=False), input_kind
+        )
         models = ["fp32"] + (["int8"] if int8 is not None else [])
         for name, model in (("fp32", fp32), ("int8", int8)):
             if model is not None:
-                expected = expected_outputs(model, vectors, root / "test_vectors", classes, input_kind=input_kind)
-                write_json(root / "test_vectors" / f"expected.{name}.json", {**expected, "model": f"model.{name}.onnx"})
+                expected = expected_outputs(
+                    model, vectors, root / "test_vectors", classes, input_kind=input_kind
+                )
+                write_json(
+                    root / "test_vectors" / f"expected.{name}.json",
+                    {**expected, "model": f"model.{name}.onnx"},
+                )
         runtime_files, imports = vendor_runtime((PREDICTOR_MODULES[input_kind],), root / "python")
         requirements = pinned_requirements(imports)
         (root / "python" / "requirements.txt").write_text("\n".join(requirements) + "\n")
-        values = {**template_values(artifacts, when), "input_kind": input_kind,
-                  "int8_line": ("| `model.int8.onnx` | the same model with int8 weights (ONNX Runtime dynamic "
-                                "quantization) |" if int8 is not None else f"| (no int8 model) | {note} |"),
-                  "requirements": ", ".join(requirements)}
+        values = {
+            **template_values(artifacts, when),
+            "input_kind": input_kind,
+            "int8_line": (
+                "| `model.int8.onnx` | the same model with int8 weights (ONNX Runtime dynamic quantization) |"
+                if int8 is not None
+                else f"| (no int8 model) | {note} |"
+            ),
+            "requirements": ", ".join(requirements),
+        }
         copy_template_tree(TEMPLATES_DIR / "device_rows", root, values)
-        described = {name: {"file": f"model.{name}.onnx", **describe_onnx(root / f"model.{name}.onnx")}
-                     for name in models}
+        described = {
+            name: {"file": f"model.{name}.onnx", **describe_onnx(root / f"model.{name}.onnx")}
+            for name in models
+        }
         manifest = {
             "format": MANIFEST_FORMAT,
             "kind": "device",
@@ -188,23 +222,40 @@ def build_rows_device_sdk(*, artifacts: ModelArtifacts, input_kind: str, out_pat
             "quantization": compression.get("quantization"),
             "int8_note": note,
             "samples": {"python": "python/predict.py"},
-            "samples_not_shipped": {"javascript": "image-only so far (no tokenizer / row encoding port to JS)",
-                                    "cpp": "image-only so far"},
-            "runtime": {"requirements": requirements, "vendored_files": [f"python/{f}" for f in runtime_files]},
-            "test_vectors": {"files": [f"test_vectors/expected.{name}.json" for name in models],
-                             "count": len(vectors), "fp32": {"rtol": 1e-4, "atol": 1e-5}},
+            "samples_not_shipped": {
+                "javascript": "image-only so far (no tokenizer / row encoding port to JS)",
+                "cpp": "image-only so far",
+            },
+            "runtime": {
+                "requirements": requirements,
+                "vendored_files": [f"python/{f}" for f in runtime_files],
+            },
+            "test_vectors": {
+                "files": [f"test_vectors/expected.{name}.json" for name in models],
+                "count": len(vectors),
+                "fp32": {"rtol": 1e-4, "atol": 1e-5},
+            },
             "files": file_entries(root),
         }
         write_json(root / "manifest.json", manifest)
         report("Writing the archive", fraction=0.9)
-        archive = write_zip(root, out_path, prefix=f"sampan-device-{slug(manifest['model_version'].get('name'))}")
-    result = {"kind": "device", **archive, "manifest": {k: manifest[k] for k in ("format", "sampan_version",
-                                                                                  "template", "model_version")},
-              "models": described, "compression": compression, "test_vectors": len(vectors),
-              "files": manifest["files"]}
-    report("Device SDK ready", fraction=1.0, milestone=True, size_bytes=archive["size_bytes"],
-           top1_agreement=compression.get("top1_agreement"))
+        archive = write_zip(
+            root, out_path, prefix=f"sampan-device-{slug(manifest['model_version'].get('name'))}"
+        )
+    result = {
+        "kind": "device",
+        **archive,
+        "manifest": {k: manifest[k] for k in ("format", "sampan_version", "template", "model_version")},
+        "models": described,
+        "compression": compression,
+        "test_vectors": len(vectors),
+        "files": manifest["files"],
+    }
+    report(
+        "Device SDK ready",
+        fraction=1.0,
+        milestone=True,
+        size_bytes=archive["size_bytes"],
+        top1_agreement=compression.get("top1_agreement"),
+    )
     return result
-
-
-

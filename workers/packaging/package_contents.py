@@ -24,12 +24,20 @@ import workers
 MANIFEST_FORMAT = "sampan.package/1"
 VECTORS_FORMAT = "sampan.test_vectors/1"
 MAX_TEST_VECTORS = 20
-VECTOR_MAX_SIDE = 512  # larger test images are shrunk before they become vectors (the answers follow the file)
+VECTOR_MAX_SIDE = (
+    512  # larger test images are shrunk before they become vectors (the answers follow the file)
+)
 TEMPLATES_DIR = Path(__file__).with_name("templates")
 WORKERS_ROOT = Path(workers.__file__).resolve().parent
 # Third-party imports the vendored runtime may make, and the distribution that provides each.
-RUNTIME_DISTRIBUTIONS = {"numpy": "numpy", "PIL": "Pillow", "onnxruntime": "onnxruntime", "onnx": "onnx",
-                         "google": "protobuf", "tokenizers": "tokenizers"}
+RUNTIME_DISTRIBUTIONS = {
+    "numpy": "numpy",
+    "PIL": "Pillow",
+    "onnxruntime": "onnxruntime",
+    "onnx": "onnx",
+    "google": "protobuf",
+    "tokenizers": "tokenizers",
+}
 REFUSED_IMPORTS = ("torch", "torchvision", "django", "rest_framework", "celery")
 ZIP_DATE = (2020, 1, 1, 0, 0, 0)  # fixed, so an archive's bytes depend on its contents only
 
@@ -67,8 +75,14 @@ def _tensor_description(value: Any) -> dict[str, Any]:
     from onnx import helper
 
     tensor = value.type.tensor_type
-    shape = [dim.dim_param or (dim.dim_value if dim.HasField("dim_value") else None) for dim in tensor.shape.dim]
-    return {"name": value.name, "shape": shape, "dtype": str(helper.tensor_dtype_to_np_dtype(tensor.elem_type))}
+    shape = [
+        dim.dim_param or (dim.dim_value if dim.HasField("dim_value") else None) for dim in tensor.shape.dim
+    ]
+    return {
+        "name": value.name,
+        "shape": shape,
+        "dtype": str(helper.tensor_dtype_to_np_dtype(tensor.elem_type)),
+    }
 
 
 def describe_onnx(path: Path) -> dict[str, Any]:
@@ -177,8 +191,9 @@ def copy_template_tree(source: Path, target: Path, values: Mapping[str, str]) ->
             render_template(path, target / path.relative_to(source), values)
 
 
-def pick_test_vectors(images: Sequence[Any], labels: Sequence[int] | None,
-                      limit: int = MAX_TEST_VECTORS, *, paths: bool = True) -> list[tuple[Any, int | None]]:
+def pick_test_vectors(
+    images: Sequence[Any], labels: Sequence[int] | None, limit: int = MAX_TEST_VECTORS, *, paths: bool = True
+) -> list[tuple[Any, int | None]]:
     """Up to ``limit`` test inputs (image paths, or texts / rows with ``paths=False``), taking the
     classes in turn when labels are known."""
     wrap = Path if paths else (lambda item: item)
@@ -256,8 +271,15 @@ def predictor_inputs(vectors: Sequence[Mapping[str, Any]], input_kind: str, root
     return [vector["instance"] for vector in vectors]
 
 
-def expected_outputs(predictor: Any, vectors: Sequence[Mapping[str, Any]], root: Path, classes: Sequence[str],
-                     *, top_k: int = 5, input_kind: str = "image") -> dict[str, Any]:
+def expected_outputs(
+    predictor: Any,
+    vectors: Sequence[Mapping[str, Any]],
+    root: Path,
+    classes: Sequence[str],
+    *,
+    top_k: int = 5,
+    input_kind: str = "image",
+) -> dict[str, Any]:
     """The predictor's answers on the vectors: every class's score (by class index) and the top-k, or
     the value of a regression model."""
     inputs = predictor_inputs(vectors, input_kind, root)
@@ -271,8 +293,14 @@ def expected_outputs(predictor: Any, vectors: Sequence[Mapping[str, Any]], root:
         for entry in answer:
             scores[entry["index"]] = entry["score"]
         entries.append({**vector, "scores": scores, "top_k": answer[:top_k]})
-    return {"format": VECTORS_FORMAT, "input_kind": input_kind, "task": "regression" if not classes else
-            "classification", "classes": list(classes), "top_k": top_k, "vectors": entries}
+    return {
+        "format": VECTORS_FORMAT,
+        "input_kind": input_kind,
+        "task": "regression" if not classes else "classification",
+        "classes": list(classes),
+        "top_k": top_k,
+        "vectors": entries,
+    }
 
 
 def file_entries(root: Path, *, exclude: Sequence[str] = ("manifest.json",)) -> list[dict[str, Any]]:

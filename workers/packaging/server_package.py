@@ -46,17 +46,26 @@ def stage_model_files(artifacts: ModelArtifacts, root: Path, *, model_name: str 
 
 
 def model_version_of(artifacts: ModelArtifacts) -> dict[str, Any]:
-    return {**dict(artifacts.model_version), "template": artifacts.model_version.get("template") or artifacts.template}
+    return {
+        **dict(artifacts.model_version),
+        "template": artifacts.model_version.get("template") or artifacts.template,
+    }
 
 
 def template_values(artifacts: ModelArtifacts, when: str) -> dict[str, str]:
     import sys
 
     version = model_version_of(artifacts)
-    return {"model_name": str(version.get("name") or "model"), "model_id": json.dumps(version.get("id")),
-            "template": artifacts.template, "class_count": str(len(artifacts.classes)),
-            "sampan_version": sampan_version(), "created_at": when, "python": python_requirement(),
-            "python_minor": f"{sys.version_info.major}.{sys.version_info.minor}"}
+    return {
+        "model_name": str(version.get("name") or "model"),
+        "model_id": json.dumps(version.get("id")),
+        "template": artifacts.template,
+        "class_count": str(len(artifacts.classes)),
+        "sampan_version": sampan_version(),
+        "created_at": when,
+        "python": python_requirement(),
+        "python_minor": f"{sys.version_info.major}.{sys.version_info.minor}",
+    }
 
 
 def check_test_inputs(artifacts: ModelArtifacts, input_kind: str) -> None:
@@ -64,8 +73,10 @@ def check_test_inputs(artifacts: ModelArtifacts, input_kind: str) -> None:
     if input_kind == "image" and artifacts.test_instances:
         raise PackagingError(f"{artifacts.template} takes images: give test_images, not test_instances")
     if input_kind != "image" and artifacts.test_images:
-        raise PackagingError(f"{artifacts.template} takes {input_kind} input: give test_instances "
-                             "(texts or rows), not test_images")
+        raise PackagingError(
+            f"{artifacts.template} takes {input_kind} input: give test_instances "
+            "(texts or rows), not test_images"
+        )
 
 
 def missing_value_rule(spec: Mapping[str, Any]) -> str:
@@ -74,15 +85,25 @@ def missing_value_rule(spec: Mapping[str, Any]) -> str:
 
     features = list(spec.get("features") or [])
     may = [f["name"] for f in features if imputable(f)]
-    target = f" The target column `{spec['target']}`, if a row carries it, is ignored." if spec.get("target") else ""
-    return ("Every row is checked against the model's columns: a column the model does not know and a value of "
-            "the wrong type (`\"abc\"` or a list in a numeric column) are refused with a 400 naming the column."
-            + target + " A missing value (the column absent, `null`, `NaN`, `\"\"` or `\"NA\"`) is filled only in "
-            "a column whose training data had gaps, so the model learned what a gap means: numeric and date "
-            "columns take the training median (and the model sees a missing flag), categorical ones no "
-            "category. Each prediction lists the columns it filled in `imputed`. "
-            + (f"In this model: {', '.join(f'`{n}`' for n in may)}; every other column is required."
-               if may else "This model's training data had no gaps: every column is required."))
+    target = (
+        f" The target column `{spec['target']}`, if a row carries it, is ignored."
+        if spec.get("target")
+        else ""
+    )
+    return (
+        "Every row is checked against the model's columns: a column the model does not know and a value of "
+        'the wrong type (`"abc"` or a list in a numeric column) are refused with a 400 naming the column.'
+        + target
+        + ' A missing value (the column absent, `null`, `NaN`, `""` or `"NA"`) is filled only in '
+        "a column whose training data had gaps, so the model learned what a gap means: numeric and date "
+        "columns take the training median (and the model sees a missing flag), categorical ones no "
+        "category. Each prediction lists the columns it filled in `imputed`. "
+        + (
+            f"In this model: {', '.join(f'`{n}`' for n in may)}; every other column is required."
+            if may
+            else "This model's training data had no gaps: every column is required."
+        )
+    )
 
 
 def contract_rows(spec: Mapping[str, Any], rows: Sequence[Any]) -> tuple[list[Any], list[int]]:
@@ -115,7 +136,9 @@ def write_test_vectors(artifacts: ModelArtifacts, input_kind: str, folder: Path)
     """Images as PNG files under ``folder/images``; texts and rows as the JSON instances requests send."""
     check_test_inputs(artifacts, input_kind)
     if input_kind == "image":
-        return write_vector_images(pick_test_vectors(artifacts.test_images, artifacts.test_labels), folder / "images")
+        return write_vector_images(
+            pick_test_vectors(artifacts.test_images, artifacts.test_labels), folder / "images"
+        )
     instances, labels = list(artifacts.test_instances), artifacts.test_labels
     if input_kind == "tabular":
         instances, positions = contract_rows(artifacts.preprocessing, instances)
@@ -140,28 +163,31 @@ def readme_values(input_kind: str, artifacts: ModelArtifacts, requirements: list
                 '@test_vectors/images/000.png \\\n         "http://127.0.0.1:8080/predict?top_k=3"\n'
                 '    curl -H "Authorization: Bearer change-me" -H "Content-Type: application/json" \\\n'
                 '         -d "{\\"instances\\": [{\\"image\\": \\"$(base64 -w0 test_vectors/images/000.png)\\"}], '
-                '\\"top_k\\": 3}" \\\n         http://127.0.0.1:8080/predict'),
+                '\\"top_k\\": 3}" \\\n         http://127.0.0.1:8080/predict'
+            ),
             "answer_example": '[{"top_k": [{"index": 3, "label": "3", "score": 0.98}, ...]}]',
             "error_examples": "a corrupt image, bad JSON or base64, or no input, 413 for a body, batch or image "
-                              "over the limits, 415 for another content type",
+            "over the limits, 415 for another content type",
         }
     if input_kind == "text":
         return {
             "input_summary": f"{len(artifacts.classes)} classes; input: raw text, tokenized inside the package "
-                             "exactly as in training",
+            "exactly as in training",
             "preprocess_description": "the tokenization spec (maximum length, input and output names, the sha256 of "
-                                      "the tokenizer.json that travels inside model.onnx's metadata and is "
-                                      "checked when the model loads)",
+            "the tokenizer.json that travels inside model.onnx's metadata and is "
+            "checked when the model loads)",
             "requirements_description": f"pinned dependencies ({names}; no torch); `tokenizers` tokenizes the text "
-                                        "with the training's own tokenizer.json",
+            "with the training's own tokenizer.json",
             "vectors_description": "texts (as JSON instances) and the platform's answers for them (`expected.json`)",
             "batch_unit": "texts",
-            "call_examples": ('    curl -H "Authorization: Bearer change-me" -H "Content-Type: application/json" '
-                              '\\\n         -d \'{"instances": [{"text": "Return the square root of x."}], '
-                              '"top_k": 3}\' \\\n         http://127.0.0.1:8080/predict'),
+            "call_examples": (
+                '    curl -H "Authorization: Bearer change-me" -H "Content-Type: application/json" '
+                '\\\n         -d \'{"instances": [{"text": "Return the square root of x."}], '
+                '"top_k": 3}\' \\\n         http://127.0.0.1:8080/predict'
+            ),
             "answer_example": '[{"top_k": [{"index": 2, "label": "numbers", "score": 0.93}, ...]}]',
             "error_examples": "bad JSON, an instance without a `text` string, or an empty text, 413 for a body, "
-                              "batch or text over the limits, 415 for a content type other than JSON",
+            "batch or text over the limits, 415 for a content type other than JSON",
         }
     regression = artifacts.template == "tabular_regression"
     column = (artifacts.preprocessing.get("features") or [{"name": "column"}])[0]["name"]
@@ -171,29 +197,34 @@ def readme_values(input_kind: str, artifacts: ModelArtifacts, requirements: list
         if "'" in example or len(example) > 2000:
             example = json.dumps({column: 1.5})
     return {
-        "input_summary": ("regression (one value per row)" if regression else f"{len(artifacts.classes)} classes")
-                         + "; input: a row of column values with the original column names",
+        "input_summary": (
+            "regression (one value per row)" if regression else f"{len(artifacts.classes)} classes"
+        )
+        + "; input: a row of column values with the original column names",
         "preprocess_description": "the feature encoding (each column's type, scaling, categories, missing-value "
-                                  "filling) the platform trained with, applied with NumPy",
+        "filling) the platform trained with, applied with NumPy",
         "requirements_description": f"pinned dependencies ({names}; no torch, no LightGBM or scikit-learn: "
-                                    "the trees are ONNX operators)",
+        "the trees are ONNX operators)",
         "vectors_description": "rows (as JSON instances) and the platform's answers for them (`expected.json`)",
         "batch_unit": "rows",
-        "call_examples": ('    curl -H "Authorization: Bearer change-me" -H "Content-Type: application/json" '
-                          f'\\\n         -d \'{{"instances": [{example}]}}\' \\\n'
-                          "         http://127.0.0.1:8080/predict\n\n"
-                          + missing_value_rule(artifacts.preprocessing)),
-        "answer_example": '[{"top_k": [{"value": 151.2}], "imputed": []}]' if regression else
-                          '[{"top_k": [{"index": 0, "label": "class_0", "score": 0.97}, ...], "imputed": []}]',
+        "call_examples": (
+            '    curl -H "Authorization: Bearer change-me" -H "Content-Type: application/json" '
+            f"\\\n         -d '{{\"instances\": [{example}]}}' \\\n"
+            "         http://127.0.0.1:8080/predict\n\n" + missing_value_rule(artifacts.preprocessing)
+        ),
+        "answer_example": '[{"top_k": [{"value": 151.2}], "imputed": []}]'
+        if regression
+        else '[{"top_k": [{"index": 0, "label": "class_0", "score": 0.97}, ...], "imputed": []}]',
         "error_examples": "bad JSON, a row that is not an object, a column the model does not know "
-                          "(`unknown_column`), a value of the wrong type such as `\"abc\"` or a list in a numeric "
-                          "column (`invalid_value`), a missing value the model cannot fill (`missing_column`), or "
-                          "no input, 413 for a body or batch over the limits, 415 for a content type other than JSON",
+        '(`unknown_column`), a value of the wrong type such as `"abc"` or a list in a numeric '
+        "column (`invalid_value`), a missing value the model cannot fill (`missing_column`), or "
+        "no input, 413 for a body or batch over the limits, 415 for a content type other than JSON",
     }
 
 
-def build_server_package(*, artifacts: ModelArtifacts, out_path: str | os.PathLike[str],
-                         report: Report = silent_report) -> dict[str, Any]:
+def build_server_package(
+    *, artifacts: ModelArtifacts, out_path: str | os.PathLike[str], report: Report = silent_report
+) -> dict[str, Any]:
     """Build the on-prem server archive (zip) at ``out_path``; returns its report.
 
     >>> build_server_package(artifacts=artifacts, out_path="server.zip")["sha256"]  # doctest: +SKIP
@@ -202,7 +233,9 @@ def build_server_package(*, artifacts: ModelArtifacts, out_path: str | os.PathLi
     from workers.serving.predictors import PREDICTORS, load_predictor, predictor_class
 
     if artifacts.template not in PREDICTORS:
-        raise PackagingError(f"no predictor serves template {artifacts.template!r}; known: {', '.join(PREDICTORS)}")
+        raise PackagingError(
+            f"no predictor serves template {artifacts.template!r}; known: {', '.join(PREDICTORS)}"
+        )
     input_kind = predictor_class(artifacts.template).input_kind
     check_test_inputs(artifacts, input_kind)
     when = created_at()
@@ -218,14 +251,17 @@ def build_server_package(*, artifacts: ModelArtifacts, out_path: str | os.PathLi
         values = {**template_values(artifacts, when), **readme_values(input_kind, artifacts, requirements)}
         copy_template_tree(TEMPLATES_DIR / "server", root, values)
         report("Writing the test vectors with the platform's answers", fraction=0.4)
-        write_json(root / "manifest.json", {"template": artifacts.template})  # the predictor reads the template
+        write_json(
+            root / "manifest.json", {"template": artifacts.template}
+        )  # the predictor reads the template
         vectors = write_test_vectors(artifacts, input_kind, root / "test_vectors")
         try:
             predictor = load_predictor(root)
         except (OSError, ValueError, KeyError, RuntimeError) as exc:
             raise PackagingError(f"the model cannot be served as {artifacts.template} ({exc})") from None
-        expected = expected_outputs(predictor, vectors, root / "test_vectors", artifacts.classes,
-                                    input_kind=input_kind)
+        expected = expected_outputs(
+            predictor, vectors, root / "test_vectors", artifacts.classes, input_kind=input_kind
+        )
         write_json(root / "test_vectors" / "expected.json", expected)
         report("Writing the manifest", fraction=0.8)
         onnx_description = describe_onnx(root / "model.onnx")
@@ -238,18 +274,32 @@ def build_server_package(*, artifacts: ModelArtifacts, out_path: str | os.PathLi
             "model_version": model_version_of(artifacts),
             "classes": len(artifacts.classes),
             "model": {"file": "model.onnx", **onnx_description},
-            "runtime": {"python": python_requirement(), "requirements": requirements,
-                        "vendored_files": runtime_files, "entry_point": "serve.py"},
-            "test_vectors": {"file": "test_vectors/expected.json", "count": len(vectors), "rtol": 1e-4, "atol": 1e-5},
+            "runtime": {
+                "python": python_requirement(),
+                "requirements": requirements,
+                "vendored_files": runtime_files,
+                "entry_point": "serve.py",
+            },
+            "test_vectors": {
+                "file": "test_vectors/expected.json",
+                "count": len(vectors),
+                "rtol": 1e-4,
+                "atol": 1e-5,
+            },
             "files": file_entries(root),
         }
         write_json(root / "manifest.json", manifest)
         report("Writing the archive", fraction=0.9)
         version = manifest["model_version"]
         archive = write_zip(root, out_path, prefix=f"sampan-server-{slug(version.get('name'))}")
-    result = {"kind": "server", **archive, "manifest": {k: manifest[k] for k in ("format", "sampan_version",
-                                                                                  "template", "model_version")},
-              "model": manifest["model"], "requirements": requirements, "test_vectors": len(vectors),
-              "files": manifest["files"]}
+    result = {
+        "kind": "server",
+        **archive,
+        "manifest": {k: manifest[k] for k in ("format", "sampan_version", "template", "model_version")},
+        "model": manifest["model"],
+        "requirements": requirements,
+        "test_vectors": len(vectors),
+        "files": manifest["files"],
+    }
     report("Server package ready", fraction=1.0, milestone=True, size_bytes=archive["size_bytes"])
     return result

@@ -67,16 +67,18 @@ class ImageClassificationPredictor:
         model_dir = Path(model_dir)
         preprocessing = _read_json(model_dir / "preprocess.json", default={}) or None
         classes = _read_json(model_dir / "labels.json", default=[]) or None
-        self.classifier = ImageClassifier(model_dir / "model.onnx", preprocessing=preprocessing, classes=classes,
-                                          threads=threads)
+        self.classifier = ImageClassifier(
+            model_dir / "model.onnx", preprocessing=preprocessing, classes=classes, threads=threads
+        )
         self.classes = list(self.classifier.classes or [])
 
     def predict(self, instances: Sequence[Any], top_k: int) -> list[list[dict[str, Any]]]:
         return self.classifier.predict(instances, top_k=top_k)
 
 
-def predict_instances(predictor: Predictor, instances: Sequence[Any], top_k: int
-                      ) -> tuple[list[list[dict[str, Any]]], list[dict[str, Any]] | None]:
+def predict_instances(
+    predictor: Predictor, instances: Sequence[Any], top_k: int
+) -> tuple[list[list[dict[str, Any]]], list[dict[str, Any]] | None]:
     """(answers, per-instance details or None), as the hosted API and the server package answer.
 
     An ONNX Runtime failure on these inputs (a shape, rank or type the graph does not take) is the
@@ -96,23 +98,28 @@ def predict_instances(predictor: Predictor, instances: Sequence[Any], top_k: int
         reason = " ".join(str(exc).split())
         reason = reason.split("] ", 1)[-1][:500]  # drop ONNX Runtime's "[ONNXRuntimeError] : 2 : ..." prefix
         where = "instances[0]" if len(instances) == 1 else f"instances[0..{len(instances) - 1}]"
-        raise PredictionInputError(422, "model_rejected_input", f"The model cannot run on {where}: ONNX Runtime "
-                                   f"says: {reason}", {"field": "instances", "count": len(instances),
-                                                        "reason": reason}) from None
+        raise PredictionInputError(
+            422,
+            "model_rejected_input",
+            f"The model cannot run on {where}: ONNX Runtime says: {reason}",
+            {"field": "instances", "count": len(instances), "reason": reason},
+        ) from None
 
 
 def predictor_class(template: str) -> type:
     try:
         target = PREDICTORS[template]
     except KeyError:
-        raise PredictorLoadError(f"no predictor for template {template!r}; known: {', '.join(sorted(PREDICTORS))}") \
-            from None
+        raise PredictorLoadError(
+            f"no predictor for template {template!r}; known: {', '.join(sorted(PREDICTORS))}"
+        ) from None
     module, _, name = target.partition(":")
     return getattr(importlib.import_module(module), name)
 
 
-def load_predictor(model_dir: str | os.PathLike[str], *, template: str | None = None,
-                   threads: int | None = None) -> Predictor:
+def load_predictor(
+    model_dir: str | os.PathLike[str], *, template: str | None = None, threads: int | None = None
+) -> Predictor:
     """The predictor of ``model_dir``; its template comes from ``manifest.json`` unless given."""
     model_dir = Path(model_dir)
     if template is None:

@@ -80,8 +80,13 @@ class JSONNestingError(PredictionInputError):
     """A JSON document nested deeper than the limit (400 ``parse_error``); ``limit`` is the depth allowed."""
 
     def __init__(self, limit: int) -> None:
-        super().__init__(400, "parse_error", f"The JSON body is nested deeper than {limit} levels of arrays and "
-                         f"objects, the limit; send a flatter document.", {"max_depth": limit})
+        super().__init__(
+            400,
+            "parse_error",
+            f"The JSON body is nested deeper than {limit} levels of arrays and "
+            f"objects, the limit; send a flatter document.",
+            {"max_depth": limit},
+        )
         self.limit = limit
 
 
@@ -147,12 +152,17 @@ def media_type(content_type: str | None) -> str:
 def check_body_size(length: int | None, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
     """Refuse a body over the limit before reading it (413), from its declared Content-Length."""
     if length is not None and length > max_body_bytes:
-        raise PredictionInputError(413, "body_too_large",
-                                   f"The request body is {length:,} bytes; at most {max_body_bytes:,} are accepted.",
-                                   {"size_bytes": length, "limit_bytes": max_body_bytes})
+        raise PredictionInputError(
+            413,
+            "body_too_large",
+            f"The request body is {length:,} bytes; at most {max_body_bytes:,} are accepted.",
+            {"size_bytes": length, "limit_bytes": max_body_bytes},
+        )
 
 
-def decode_image(data: bytes, *, where: str = "image", max_pixels: int = DEFAULT_MAX_IMAGE_PIXELS) -> Image.Image:
+def decode_image(
+    data: bytes, *, where: str = "image", max_pixels: int = DEFAULT_MAX_IMAGE_PIXELS
+) -> Image.Image:
     """Decode image bytes by content: the first frame, EXIF orientation applied, mode untouched."""
     if not data:
         raise PredictionInputError(400, "empty_input", f"{where} is empty.", {"field": where})
@@ -161,22 +171,31 @@ def decode_image(data: bytes, *, where: str = "image", max_pixels: int = DEFAULT
         try:
             image = Image.open(io.BytesIO(data))
         except Image.UnidentifiedImageError:
-            raise PredictionInputError(400, "invalid_image", f"{where} is not an image Pillow can read "
-                                       "(checked by content).", {"field": where}) from None
+            raise PredictionInputError(
+                400,
+                "invalid_image",
+                f"{where} is not an image Pillow can read (checked by content).",
+                {"field": where},
+            ) from None
         except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
             raise PredictionInputError(413, "image_too_large", f"{where}: {exc}", {"field": where}) from None
         except (OSError, ValueError, SyntaxError) as exc:
-            raise PredictionInputError(400, "invalid_image", f"{where} has an unreadable image header ({exc}).",
-                                       {"field": where}) from None
+            raise PredictionInputError(
+                400, "invalid_image", f"{where} has an unreadable image header ({exc}).", {"field": where}
+            ) from None
         width, height = image.size
         if width < 1 or height < 1:
-            raise PredictionInputError(400, "invalid_image", f"{where} has no pixels ({width}x{height}).",
-                                       {"field": where})
+            raise PredictionInputError(
+                400, "invalid_image", f"{where} has no pixels ({width}x{height}).", {"field": where}
+            )
         if width * height > max_pixels:
-            raise PredictionInputError(413, "image_too_large",
-                                       f"{where} is {width}x{height} = {width * height:,} pixels, over the "
-                                       f"{max_pixels:,}-pixel limit.",
-                                       {"field": where, "pixels": width * height, "limit_pixels": max_pixels})
+            raise PredictionInputError(
+                413,
+                "image_too_large",
+                f"{where} is {width}x{height} = {width * height:,} pixels, over the "
+                f"{max_pixels:,}-pixel limit.",
+                {"field": where, "pixels": width * height, "limit_pixels": max_pixels},
+            )
         try:
             image.load()
             if image.format in ("JPEG", "WEBP", "TIFF", "MPO"):
@@ -185,30 +204,45 @@ def decode_image(data: bytes, *, where: str = "image", max_pixels: int = DEFAULT
             raise PredictionInputError(413, "image_too_large", f"{where}: {exc}", {"field": where}) from None
         except (OSError, ValueError, SyntaxError, EOFError) as exc:
             message = str(exc) or type(exc).__name__
-            raise PredictionInputError(400, "invalid_image", f"{where} cannot be decoded as "
-                                       f"{image.format or 'an image'}: {message}.", {"field": where}) from None
+            raise PredictionInputError(
+                400,
+                "invalid_image",
+                f"{where} cannot be decoded as {image.format or 'an image'}: {message}.",
+                {"field": where},
+            ) from None
     if image.mode == "F" and not np.isfinite(np.asarray(image)).all():  # getextrema() skips NaN
-        raise PredictionInputError(400, "invalid_image", f"{where} is a float image holding values that are not "
-                                   "finite numbers.", {"field": where})
+        raise PredictionInputError(
+            400,
+            "invalid_image",
+            f"{where} is a float image holding values that are not finite numbers.",
+            {"field": where},
+        )
     return image
 
 
 def decode_base64(value: Any, *, where: str) -> bytes:
     if not isinstance(value, str):
-        raise PredictionInputError(400, "invalid_base64", f"{where} must be a base64 string, got "
-                                   f"{type(value).__name__}.", {"field": where})
+        raise PredictionInputError(
+            400,
+            "invalid_base64",
+            f"{where} must be a base64 string, got {type(value).__name__}.",
+            {"field": where},
+        )
     if value.startswith("data:"):  # a data URL as browsers' FileReader gives it
         _, sep, value = value.partition(",")
         if not sep:
-            raise PredictionInputError(400, "invalid_base64", f"{where} is a data URL without data.", {"field": where})
+            raise PredictionInputError(
+                400, "invalid_base64", f"{where} is a data URL without data.", {"field": where}
+            )
     try:
         return base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
         try:  # tolerate line breaks (e.g. `base64` without -w0) and URL-safe alphabets
             return base64.b64decode("".join(value.split()).replace("-", "+").replace("_", "/"), validate=True)
         except (binascii.Error, ValueError):
-            raise PredictionInputError(400, "invalid_base64", f"{where} is not valid base64.",
-                                       {"field": where}) from None
+            raise PredictionInputError(
+                400, "invalid_base64", f"{where} is not valid base64.", {"field": where}
+            ) from None
 
 
 def parse_top_k(value: Any) -> int:
@@ -217,18 +251,27 @@ def parse_top_k(value: Any) -> int:
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value.strip())
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOP_K:
-        raise PredictionInputError(400, "invalid_top_k", f"top_k must be an integer from 1 to {MAX_TOP_K}, "
-                                   f"got {value!r}.", {"field": "top_k"})
+        raise PredictionInputError(
+            400,
+            "invalid_top_k",
+            f"top_k must be an integer from 1 to {MAX_TOP_K}, got {value!r}.",
+            {"field": "top_k"},
+        )
     return value
 
 
 def _check_batch(count: int, max_batch: int) -> None:
     if count == 0:
-        raise PredictionInputError(400, "empty_input", "The request has no instances to predict.",
-                                   {"field": "instances"})
+        raise PredictionInputError(
+            400, "empty_input", "The request has no instances to predict.", {"field": "instances"}
+        )
     if count > max_batch:
-        raise PredictionInputError(413, "batch_too_large", f"The request has {count} instances; at most "
-                                   f"{max_batch} are accepted per request.", {"count": count, "max_batch": max_batch})
+        raise PredictionInputError(
+            413,
+            "batch_too_large",
+            f"The request has {count} instances; at most {max_batch} are accepted per request.",
+            {"count": count, "max_batch": max_batch},
+        )
 
 
 def _instance(raw: Any, *, index: int, input_kind: str, max_pixels: int) -> Any:
@@ -237,20 +280,30 @@ def _instance(raw: Any, *, index: int, input_kind: str, max_pixels: int) -> Any:
         raise PredictionInputError(400, "invalid_instance", f"{where} must be an object.", {"field": where})
     if input_kind == "image":
         if "image" not in raw:
-            raise PredictionInputError(400, "invalid_instance", f"{where} has no 'image' (a base64 string).",
-                                       {"field": where})
-        return decode_image(decode_base64(raw["image"], where=f"{where}.image"), where=f"{where}.image",
-                            max_pixels=max_pixels)
+            raise PredictionInputError(
+                400, "invalid_instance", f"{where} has no 'image' (a base64 string).", {"field": where}
+            )
+        return decode_image(
+            decode_base64(raw["image"], where=f"{where}.image"), where=f"{where}.image", max_pixels=max_pixels
+        )
     if input_kind == "text":
         text = raw.get("text")
         if not isinstance(text, str):
-            raise PredictionInputError(400, "invalid_instance", f"{where}.text must be a string.",
-                                       {"field": f"{where}.text"})
+            raise PredictionInputError(
+                400, "invalid_instance", f"{where}.text must be a string.", {"field": f"{where}.text"}
+            )
         if not text.strip():
-            raise PredictionInputError(400, "empty_input", f"{where}.text is empty.", {"field": f"{where}.text"})
+            raise PredictionInputError(
+                400, "empty_input", f"{where}.text is empty.", {"field": f"{where}.text"}
+            )
         if len(text) > DEFAULT_MAX_TEXT_CHARS:
-            raise PredictionInputError(413, "text_too_long", f"{where}.text has {len(text):,} characters; at most "
-                                       f"{DEFAULT_MAX_TEXT_CHARS:,} are accepted.", {"field": f"{where}.text"})
+            raise PredictionInputError(
+                413,
+                "text_too_long",
+                f"{where}.text has {len(text):,} characters; at most "
+                f"{DEFAULT_MAX_TEXT_CHARS:,} are accepted.",
+                {"field": f"{where}.text"},
+            )
         return text
     if not raw:
         raise PredictionInputError(400, "empty_input", f"{where} has no columns.", {"field": where})
@@ -270,29 +323,42 @@ def _parse_json(body: bytes, *, input_kind: str, max_batch: int, max_pixels: int
     if "instances" in payload:
         raw = payload["instances"]
         if not isinstance(raw, list):
-            raise PredictionInputError(400, "invalid_instance", "'instances' must be a list of objects.",
-                                       {"field": "instances"})
+            raise PredictionInputError(
+                400, "invalid_instance", "'instances' must be a list of objects.", {"field": "instances"}
+            )
     elif (input_kind == "image" and "image" in payload) or (input_kind == "text" and "text" in payload):
         raw = [{k: v for k, v in payload.items() if k != "top_k"}]
     else:
-        expected = {"image": "{\"instances\": [{\"image\": \"<base64>\"}]}",
-                    "text": "{\"instances\": [{\"text\": \"...\"}]}"}.get(input_kind, "{\"instances\": [{...}]}")
-        raise PredictionInputError(400, "empty_input", f"The body has no 'instances'; send {expected}.",
-                                   {"field": "instances"})
+        expected = {
+            "image": '{"instances": [{"image": "<base64>"}]}',
+            "text": '{"instances": [{"text": "..."}]}',
+        }.get(input_kind, '{"instances": [{...}]}')
+        raise PredictionInputError(
+            400, "empty_input", f"The body has no 'instances'; send {expected}.", {"field": "instances"}
+        )
     _check_batch(len(raw), max_batch)
-    instances = [_instance(item, index=i, input_kind=input_kind, max_pixels=max_pixels) for i, item in enumerate(raw)]
+    instances = [
+        _instance(item, index=i, input_kind=input_kind, max_pixels=max_pixels) for i, item in enumerate(raw)
+    ]
     return ParsedRequest(instances=instances, top_k=top_k)
 
 
-def _parse_multipart(content_type: str, body: bytes, *, input_kind: str, max_batch: int,
-                     max_pixels: int) -> ParsedRequest:
+def _parse_multipart(
+    content_type: str, body: bytes, *, input_kind: str, max_batch: int, max_pixels: int
+) -> ParsedRequest:
     if input_kind != "image":
-        raise PredictionInputError(415, "unsupported_media_type", "multipart/form-data is accepted for image "
-                                   "models only; send JSON {\"instances\": [...]}.")
+        raise PredictionInputError(
+            415,
+            "unsupported_media_type",
+            'multipart/form-data is accepted for image models only; send JSON {"instances": [...]}.',
+        )
     if "boundary=" not in content_type:
-        raise PredictionInputError(400, "invalid_multipart", "The multipart/form-data Content-Type has no boundary.")
-    message = BytesParser(policy=HTTP).parsebytes(b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n"
-                                                  + body)
+        raise PredictionInputError(
+            400, "invalid_multipart", "The multipart/form-data Content-Type has no boundary."
+        )
+    message = BytesParser(policy=HTTP).parsebytes(
+        b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + body
+    )
     if not message.is_multipart():
         raise PredictionInputError(400, "invalid_multipart", "The multipart/form-data body cannot be parsed.")
     files: list[tuple[str, bytes]] = []
@@ -306,16 +372,26 @@ def _parse_multipart(content_type: str, body: bytes, *, input_kind: str, max_bat
             top_k_raw = payload.decode("utf-8", "replace").strip()
     top_k = parse_top_k(top_k_raw)
     if not files:
-        raise PredictionInputError(400, "empty_input", "The multipart body has no part named 'file'.",
-                                   {"field": "file"})
+        raise PredictionInputError(
+            400, "empty_input", "The multipart body has no part named 'file'.", {"field": "file"}
+        )
     _check_batch(len(files), max_batch)
-    images = [decode_image(data, where=f"file {filename!r}", max_pixels=max_pixels) for filename, data in files]
+    images = [
+        decode_image(data, where=f"file {filename!r}", max_pixels=max_pixels) for filename, data in files
+    ]
     return ParsedRequest(instances=images, top_k=top_k)
 
 
-def parse_request(*, content_type: str | None, body: bytes, input_kind: str = "image",
-                  max_batch: int = DEFAULT_MAX_BATCH, max_image_pixels: int = DEFAULT_MAX_IMAGE_PIXELS,
-                  max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, query_top_k: str | None = None) -> ParsedRequest:
+def parse_request(
+    *,
+    content_type: str | None,
+    body: bytes,
+    input_kind: str = "image",
+    max_batch: int = DEFAULT_MAX_BATCH,
+    max_image_pixels: int = DEFAULT_MAX_IMAGE_PIXELS,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    query_top_k: str | None = None,
+) -> ParsedRequest:
     """Parse a prediction request body into instances the predictor takes (PIL images, texts, rows).
 
     Raises :class:`PredictionInputError` naming the problem. ``query_top_k`` (``?top_k=3``) is
@@ -333,20 +409,38 @@ def parse_request(*, content_type: str | None, body: bytes, input_kind: str = "i
     if kind in JSON_TYPES or kind.endswith("+json"):
         return _parse_json(body, input_kind=input_kind, max_batch=max_batch, max_pixels=max_image_pixels)
     if kind == "multipart/form-data":
-        return _parse_multipart(content_type or "", body, input_kind=input_kind, max_batch=max_batch,
-                                max_pixels=max_image_pixels)
+        return _parse_multipart(
+            content_type or "", body, input_kind=input_kind, max_batch=max_batch, max_pixels=max_image_pixels
+        )
     if input_kind == "image" and (kind.startswith("image/") or kind in RAW_IMAGE_TYPES):
-        return ParsedRequest(instances=[decode_image(body, where="the request body", max_pixels=max_image_pixels)],
-                             top_k=parse_top_k(query_top_k))
-    accepted = "application/json, multipart/form-data or image/*" if input_kind == "image" else "application/json"
-    raise PredictionInputError(415, "unsupported_media_type", f"Content-Type {kind or '(none)'!r} is not accepted; "
-                               f"send {accepted}.", {"content_type": kind, "accepted": accepted})
+        return ParsedRequest(
+            instances=[decode_image(body, where="the request body", max_pixels=max_image_pixels)],
+            top_k=parse_top_k(query_top_k),
+        )
+    accepted = (
+        "application/json, multipart/form-data or image/*" if input_kind == "image" else "application/json"
+    )
+    raise PredictionInputError(
+        415,
+        "unsupported_media_type",
+        f"Content-Type {kind or '(none)'!r} is not accepted; send {accepted}.",
+        {"content_type": kind, "accepted": accepted},
+    )
 
 
-def response_body(*, model_version: dict[str, Any], predictions: list[list[dict[str, Any]]],
-                  latency_ms: float, details: list[dict[str, Any]] | None = None) -> bytes:
+def response_body(
+    *,
+    model_version: dict[str, Any],
+    predictions: list[list[dict[str, Any]]],
+    latency_ms: float,
+    details: list[dict[str, Any]] | None = None,
+) -> bytes:
     """The JSON response, as bytes; ``details`` adds keys to each prediction (tabular: ``imputed``)."""
-    answers = ([{"top_k": p} for p in predictions] if details is None
-               else [{"top_k": p, **extra} for p, extra in zip(predictions, details, strict=True)])
-    return json.dumps({"model_version": model_version, "predictions": answers,
-                       "latency_ms": round(latency_ms, 3)}).encode()
+    answers = (
+        [{"top_k": p} for p in predictions]
+        if details is None
+        else [{"top_k": p, **extra} for p, extra in zip(predictions, details, strict=True)]
+    )
+    return json.dumps(
+        {"model_version": model_version, "predictions": answers, "latency_ms": round(latency_ms, 3)}
+    ).encode()

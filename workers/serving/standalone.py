@@ -84,17 +84,31 @@ def default_model_dir() -> Path:
 class PredictionService:
     """The predictor plus what the responses say about it (shared by every request thread)."""
 
-    def __init__(self, model_dir: str | os.PathLike[str], *, api_key: str, threads: int | None = None,
-                 max_batch: int = DEFAULT_MAX_BATCH, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
+    def __init__(
+        self,
+        model_dir: str | os.PathLike[str],
+        *,
+        api_key: str,
+        threads: int | None = None,
+        max_batch: int = DEFAULT_MAX_BATCH,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    ) -> None:
         if not api_key:
-            raise ServerConfigError("SAMPAN_SERVER_API_KEY is not set: the server refuses to run without an API key")
+            raise ServerConfigError(
+                "SAMPAN_SERVER_API_KEY is not set: the server refuses to run without an API key"
+            )
         self.model_dir = Path(model_dir)
         manifest_path = self.model_dir / "manifest.json"
-        self.manifest: dict[str, Any] = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+        self.manifest: dict[str, Any] = (
+            json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+        )
         self.predictor: Predictor = load_predictor(self.model_dir, threads=threads)
         version = self.manifest.get("model_version") or {}
-        self.model_version = {"id": version.get("id"), "name": version.get("name"),
-                              "template": version.get("template") or self.predictor.template}
+        self.model_version = {
+            "id": version.get("id"),
+            "name": version.get("name"),
+            "template": version.get("template") or self.predictor.template,
+        }
         self.api_key = api_key.encode()
         self.max_batch = max_batch
         self.max_body_bytes = max_body_bytes
@@ -104,12 +118,21 @@ class PredictionService:
 
     def predict(self, *, content_type: str | None, body: bytes, query_top_k: str | None) -> bytes:
         started = time.perf_counter()
-        parsed = parse_request(content_type=content_type, body=body, input_kind=self.predictor.input_kind,
-                               max_batch=self.max_batch, max_body_bytes=self.max_body_bytes,
-                               query_top_k=query_top_k)
+        parsed = parse_request(
+            content_type=content_type,
+            body=body,
+            input_kind=self.predictor.input_kind,
+            max_batch=self.max_batch,
+            max_body_bytes=self.max_body_bytes,
+            query_top_k=query_top_k,
+        )
         predictions, details = predict_instances(self.predictor, parsed.instances, parsed.top_k)
-        return response_body(model_version=self.model_version, predictions=predictions, details=details,
-                             latency_ms=(time.perf_counter() - started) * 1000)
+        return response_body(
+            model_version=self.model_version,
+            predictions=predictions,
+            details=details,
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )
 
 
 def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> bytes:
@@ -156,11 +179,21 @@ class PredictionHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Connection", "close")
         self.end_headers()
-        if self.command != "HEAD" and code >= 200 and code not in (HTTPStatus.NO_CONTENT, HTTPStatus.NOT_MODIFIED):
+        if (
+            self.command != "HEAD"
+            and code >= 200
+            and code not in (HTTPStatus.NO_CONTENT, HTTPStatus.NOT_MODIFIED)
+        ):
             self.wfile.write(body)
 
-    def _refuse(self, status: int, code: str, message: str, details: dict[str, Any] | None = None,
-                headers: dict[str, str] | None = None) -> None:
+    def _refuse(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        details: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self._drain_body()
         self.close_connection = True
         self._send(status, error_body(code, message, details), headers)
@@ -192,14 +225,29 @@ class PredictionHandler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
         if path in HEALTH_PATHS:
-            self._send(HTTPStatus.OK, json.dumps({"status": "ok", "model_version": self.service.model_version,
-                                                  "template": self.service.predictor.template}).encode())
+            self._send(
+                HTTPStatus.OK,
+                json.dumps(
+                    {
+                        "status": "ok",
+                        "model_version": self.service.model_version,
+                        "template": self.service.predictor.template,
+                    }
+                ).encode(),
+            )
         elif path in PREDICT_PATHS:
-            self._refuse(HTTPStatus.METHOD_NOT_ALLOWED, "method_not_allowed", f"{path} accepts POST only.",
-                         headers={"Allow": "POST"})
+            self._refuse(
+                HTTPStatus.METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                f"{path} accepts POST only.",
+                headers={"Allow": "POST"},
+            )
         else:
-            self._refuse(HTTPStatus.NOT_FOUND, "not_found", f"No endpoint at {path}; use POST /predict or "
-                         "GET /healthz.")
+            self._refuse(
+                HTTPStatus.NOT_FOUND,
+                "not_found",
+                f"No endpoint at {path}; use POST /predict or GET /healthz.",
+            )
 
     def do_HEAD(self) -> None:
         if urlsplit(self.path).path in HEALTH_PATHS:
@@ -216,43 +264,63 @@ class PredictionHandler(BaseHTTPRequestHandler):
             self._refuse(HTTPStatus.NOT_FOUND, "not_found", f"No endpoint at {url.path}; use POST /predict.")
             return
         if not self.service.key_matches(self._presented_key()):
-            self._refuse(HTTPStatus.UNAUTHORIZED, "invalid_api_key", "A valid API key is required: send "
-                         "'Authorization: Bearer <key>' or 'X-Sampan-Key: <key>'.",
-                         headers={"WWW-Authenticate": 'Bearer realm="sampan"'})
+            self._refuse(
+                HTTPStatus.UNAUTHORIZED,
+                "invalid_api_key",
+                "A valid API key is required: send 'Authorization: Bearer <key>' or 'X-Sampan-Key: <key>'.",
+                headers={"WWW-Authenticate": 'Bearer realm="sampan"'},
+            )
             return
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            self._refuse(HTTPStatus.LENGTH_REQUIRED, "length_required", "Chunked bodies are not accepted; "
-                         "send Content-Length.")
+            self._refuse(
+                HTTPStatus.LENGTH_REQUIRED,
+                "length_required",
+                "Chunked bodies are not accepted; send Content-Length.",
+            )
             return
         raw_length = self.headers.get("Content-Length", "0").strip() or "0"
         if not raw_length.isdigit():
-            self._refuse(HTTPStatus.BAD_REQUEST, "invalid_content_length", f"Content-Length {raw_length!r} is "
-                         "not a number of bytes.")
+            self._refuse(
+                HTTPStatus.BAD_REQUEST,
+                "invalid_content_length",
+                f"Content-Length {raw_length!r} is not a number of bytes.",
+            )
             return
         try:
             check_body_size(int(raw_length), max_body_bytes=self.service.max_body_bytes)
             body = self.rfile.read(int(raw_length))
             self._body_read = True
             if len(body) < int(raw_length):
-                self._refuse(HTTPStatus.BAD_REQUEST, "incomplete_body", f"The body ended after {len(body)} of "
-                             f"{raw_length} bytes.")
+                self._refuse(
+                    HTTPStatus.BAD_REQUEST,
+                    "incomplete_body",
+                    f"The body ended after {len(body)} of {raw_length} bytes.",
+                )
                 return
             top_k = parse_qs(url.query).get("top_k", [None])[0]
-            answer = self.service.predict(content_type=self.headers.get("Content-Type"), body=body,
-                                          query_top_k=top_k)
+            answer = self.service.predict(
+                content_type=self.headers.get("Content-Type"), body=body, query_top_k=top_k
+            )
         except PredictionInputError as exc:
             self._refuse(exc.status, exc.code, exc.message, exc.details)
             return
         except Exception:
             log.exception("prediction failed")
-            self._refuse(HTTPStatus.INTERNAL_SERVER_ERROR, "internal_error", "The prediction failed; see the "
-                         "server's log.")
+            self._refuse(
+                HTTPStatus.INTERNAL_SERVER_ERROR,
+                "internal_error",
+                "The prediction failed; see the server's log.",
+            )
             return
         self._send(HTTPStatus.OK, answer)
 
     def _method_not_allowed(self) -> None:
-        self._refuse(HTTPStatus.METHOD_NOT_ALLOWED, "method_not_allowed", f"{self.command} is not supported; "
-                     "use POST /predict or GET /healthz.", headers={"Allow": "GET, POST"})
+        self._refuse(
+            HTTPStatus.METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            f"{self.command} is not supported; use POST /predict or GET /healthz.",
+            headers={"Allow": "GET, POST"},
+        )
 
     do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _method_not_allowed
 
@@ -269,7 +337,9 @@ def make_server(service: PredictionService, host: str, port: int) -> PredictionS
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description="Sampan on-prem prediction server (POST /predict, GET /healthz).")
+    parser = argparse.ArgumentParser(
+        description="Sampan on-prem prediction server (POST /predict, GET /healthz)."
+    )
     parser.add_argument("--host", default=os.environ.get("SAMPAN_SERVER_HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=None, help="default: SAMPAN_SERVER_PORT or 8080")
     parser.add_argument("--threads", type=int, default=None, help="ONNX Runtime intra-op threads")
@@ -287,8 +357,11 @@ def main(argv: list[str] | None = None) -> int:
             args.model_dir or default_model_dir(),
             api_key=os.environ.get("SAMPAN_SERVER_API_KEY", ""),
             threads=args.threads or _env_int("SAMPAN_SERVER_THREADS", None),
-            max_batch=args.max_batch or _env_int("SAMPAN_SERVER_MAX_BATCH", DEFAULT_MAX_BATCH) or DEFAULT_MAX_BATCH,
-            max_body_bytes=_env_int("SAMPAN_SERVER_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES) or DEFAULT_MAX_BODY_BYTES,
+            max_batch=args.max_batch
+            or _env_int("SAMPAN_SERVER_MAX_BATCH", DEFAULT_MAX_BATCH)
+            or DEFAULT_MAX_BATCH,
+            max_body_bytes=_env_int("SAMPAN_SERVER_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES)
+            or DEFAULT_MAX_BODY_BYTES,
         )
         server = make_server(service, args.host, int(port or 0))
     except (ServerConfigError, PredictorLoadError, OSError, ValueError) as exc:
@@ -301,8 +374,13 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    log.info("serving %s (%s) on http://%s:%s", service.model_version.get("name"), service.predictor.template,
-             host, bound_port)
+    log.info(
+        "serving %s (%s) on http://%s:%s",
+        service.model_version.get("name"),
+        service.predictor.template,
+        host,
+        bound_port,
+    )
     try:
         server.serve_forever()
     finally:

@@ -91,8 +91,12 @@ def _numeric_stats(values: list[float | None]) -> dict[str, Any]:
     if not len(present):
         return {"fill": 0.0, "mean": 0.0, "std": 1.0, "indicator": True}
     std = float(present.std())
-    return {"fill": float(np.median(present)), "mean": float(present.mean()), "std": std if std > 1e-12 else 1.0,
-            "indicator": len(present) < len(values)}
+    return {
+        "fill": float(np.median(present)),
+        "mean": float(present.mean()),
+        "std": std if std > 1e-12 else 1.0,
+        "indicator": len(present) < len(values),
+    }
 
 
 def fit_encoder(columns: Sequence[Mapping[str, str]], rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -102,15 +106,23 @@ def fit_encoder(columns: Sequence[Mapping[str, str]], rows: Sequence[Mapping[str
         name, kind = column["name"], column["type"]
         cells = [row.get(name) for row in rows]
         if kind == "numeric":
-            features.append({"name": name, "type": "numeric", **_numeric_stats([number_of(c) for c in cells])})
+            features.append(
+                {"name": name, "type": "numeric", **_numeric_stats([number_of(c) for c in cells])}
+            )
         elif kind == "datetime":
             features.append({"name": name, "type": "datetime", **_numeric_stats([days_of(c) for c in cells])})
         elif kind == "categorical":
             present = [c for c in (category_of(v) for v in cells) if c is not None]
             counts = Counter(present)
             categories = sorted(name for name, _ in counts.most_common(MAX_CATEGORIES))
-            features.append({"name": name, "type": "categorical", "categories": categories,
-                             "missing": len(present) < len(cells)})
+            features.append(
+                {
+                    "name": name,
+                    "type": "categorical",
+                    "categories": categories,
+                    "missing": len(present) < len(cells),
+                }
+            )
     spec = {"kind": "tabular", "features": features}
     spec["width"] = len(feature_names(spec))
     return spec
@@ -134,7 +146,11 @@ def feature_sources(spec: Mapping[str, Any]) -> list[str]:
     """For each matrix column, the table column it comes from (feature importance per column)."""
     sources: list[str] = []
     for feature in spec["features"]:
-        width = len(feature["categories"]) + 1 if feature["type"] == "categorical" else 1 + int(feature["indicator"])
+        width = (
+            len(feature["categories"]) + 1
+            if feature["type"] == "categorical"
+            else 1 + int(feature["indicator"])
+        )
         sources.extend([feature["name"]] * width)
     return sources
 
@@ -203,7 +219,11 @@ def _type_problem(feature: Mapping[str, Any], value: Any) -> str | None:
     if kind == "categorical":
         if isinstance(value, float) and not math.isfinite(value):
             return f"must be a category (a string or a number), got {value!r}"
-        return None if isinstance(value, str | int | float) else f"must be a category, got {type(value).__name__}"
+        return (
+            None
+            if isinstance(value, str | int | float)
+            else f"must be a category, got {type(value).__name__}"
+        )
     if kind == "numeric":
         if isinstance(value, bool):
             return f"must be a number, got {str(value).lower()}"
@@ -211,7 +231,7 @@ def _type_problem(feature: Mapping[str, Any], value: Any) -> str | None:
             return f"must be a finite number, got {value!r}"
         return None
     if not isinstance(value, str) or days_of(value) is None:
-        return f"must be a date/time string such as \"2024-05-31\" or \"2024-05-31T12:00:00\", got {value!r}"
+        return f'must be a date/time string such as "2024-05-31" or "2024-05-31T12:00:00", got {value!r}'
     return None
 
 
@@ -237,9 +257,12 @@ def check_row(spec: Mapping[str, Any], row: Mapping[str, Any], *, where: str = "
         for name in unknown:
             close = difflib.get_close_matches(str(name), list(features), n=1, cutoff=0.6)
             hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-        raise RowContractError("unknown_column", f"{where}: the model has no column{'s' if len(unknown) > 1 else ''} "
-                               f"{', '.join(hints)}; its columns are {', '.join(list(features)[:50])}.",
-                               columns=[str(n) for n in unknown])
+        raise RowContractError(
+            "unknown_column",
+            f"{where}: the model has no column{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(hints)}; its columns are {', '.join(list(features)[:50])}.",
+            columns=[str(n) for n in unknown],
+        )
     imputed, required = [], []
     for name, feature in features.items():
         value = row.get(name)
@@ -252,8 +275,10 @@ def check_row(spec: Mapping[str, Any], row: Mapping[str, Any], *, where: str = "
     if required:
         may = [f["name"] for f in spec["features"] if imputable(f)]
         raise RowContractError(
-            "missing_column", f"{where} has no value for {', '.join(repr(n) for n in required)}: this model needs "
+            "missing_column",
+            f"{where} has no value for {', '.join(repr(n) for n in required)}: this model needs "
             f"{'them' if len(required) > 1 else 'it'} (the training data had no gaps there). "
             + (f"Columns that may be missing: {', '.join(may)}." if may else "Every column is required."),
-            columns=required)
+            columns=required,
+        )
     return imputed

@@ -37,15 +37,21 @@ def compare_regression(report_a: Mapping[str, Any], report_b: Mapping[str, Any])
     for metric in REGRESSION_METRICS:
         a, b = float(report_a[metric]), float(report_b[metric])
         pairs[metric] = {"a": a, "b": b, "delta": b - a}
-    return {"task": "regression", **pairs,
-            "samples": {"a": report_a.get("samples"), "b": report_b.get("samples")}}
+    return {
+        "task": "regression",
+        **pairs,
+        "samples": {"a": report_a.get("samples"), "b": report_b.get("samples")},
+    }
 
 
 def regression_metrics(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
     residual = y_pred - y_true
     total = float(np.sum((y_true - y_true.mean()) ** 2))
-    return {"mae": float(np.mean(np.abs(residual))), "rmse": float(np.sqrt(np.mean(residual ** 2))),
-            "r2": 1.0 - float(np.sum(residual ** 2)) / total if total else 0.0}
+    return {
+        "mae": float(np.mean(np.abs(residual))),
+        "rmse": float(np.sqrt(np.mean(residual**2))),
+        "r2": 1.0 - float(np.sum(residual**2)) / total if total else 0.0,
+    }
 
 
 def _score(predictor: TabularPredictor, matrix: np.ndarray, y: np.ndarray) -> float:
@@ -56,8 +62,9 @@ def _score(predictor: TabularPredictor, matrix: np.ndarray, y: np.ndarray) -> fl
     return float(np.mean(out.argmax(axis=1) == y))
 
 
-def permutation_importance(predictor: TabularPredictor, matrix: np.ndarray, y: np.ndarray, *, seed: int = 0,
-                           repeats: int = 3) -> list[dict[str, Any]]:
+def permutation_importance(
+    predictor: TabularPredictor, matrix: np.ndarray, y: np.ndarray, *, seed: int = 0, repeats: int = 3
+) -> list[dict[str, Any]]:
     """How much the score drops when one table column's values are shuffled across rows (its one-hot
     or missing-indicator columns move together); sorted, largest drop first."""
     sources = feature_sources(predictor.preprocessing)
@@ -75,9 +82,15 @@ def permutation_importance(predictor: TabularPredictor, matrix: np.ndarray, y: n
     return sorted(found, key=lambda f: -f["importance"])
 
 
-def evaluate(model_path: str | os.PathLike[str], manifest: Mapping[str, Any], *,
-             preprocessing: Mapping[str, Any] | None = None, split: str = "test", mistakes: int = 20,
-             report: Report = silent_report) -> dict[str, Any]:
+def evaluate(
+    model_path: str | os.PathLike[str],
+    manifest: Mapping[str, Any],
+    *,
+    preprocessing: Mapping[str, Any] | None = None,
+    split: str = "test",
+    mistakes: int = 20,
+    report: Report = silent_report,
+) -> dict[str, Any]:
     samples = [s for s in manifest["samples"] if s["split"] == split]
     if not samples:
         raise ValueError(f"the {split} split is empty; nothing to evaluate")
@@ -85,7 +98,13 @@ def evaluate(model_path: str | os.PathLike[str], manifest: Mapping[str, Any], *,
     predictor = TabularPredictor(model_path, preprocessing=preprocessing, classes=classes or None)
     matrix = encode(predictor.preprocessing, [s["values"] for s in samples])
     out = predictor.run(matrix)
-    report(f"evaluated {len(samples)} rows", fraction=1.0, milestone=True, evaluated=len(samples), total=len(samples))
+    report(
+        f"evaluated {len(samples)} rows",
+        fraction=1.0,
+        milestone=True,
+        evaluated=len(samples),
+        total=len(samples),
+    )
     model = {"path": os.fspath(model_path), "sha256": sha256_of(model_path)}
     if predictor.regression:
         y_true = np.asarray([s["target"] for s in samples], dtype=np.float64)
@@ -95,14 +114,27 @@ def evaluate(model_path: str | os.PathLike[str], manifest: Mapping[str, Any], *,
         counts, edges = np.histogram(residual, bins=20)
         step = max(1, len(samples) // MAX_POINTS)
         return {
-            "task": "regression", "split": split, "samples": len(samples), **metrics,
+            "task": "regression",
+            "split": split,
+            "samples": len(samples),
+            **metrics,
             "headline": metrics,
-            "residuals": {"points": [{"sample": samples[i]["id"], "actual": float(y_true[i]),
-                                      "predicted": float(y_pred[i])} for i in range(0, len(samples), step)],
-                          "histogram": {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts]}},
-            "largest_errors": [{"sample": samples[i]["id"], "values": samples[i]["values"], "actual": float(y_true[i]),
-                                "predicted": float(y_pred[i])}
-                               for i in np.argsort(-np.abs(residual), kind="stable")[:mistakes]],
+            "residuals": {
+                "points": [
+                    {"sample": samples[i]["id"], "actual": float(y_true[i]), "predicted": float(y_pred[i])}
+                    for i in range(0, len(samples), step)
+                ],
+                "histogram": {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts]},
+            },
+            "largest_errors": [
+                {
+                    "sample": samples[i]["id"],
+                    "values": samples[i]["values"],
+                    "actual": float(y_true[i]),
+                    "predicted": float(y_pred[i]),
+                }
+                for i in np.argsort(-np.abs(residual), kind="stable")[:mistakes]
+            ],
             "feature_importance": permutation_importance(predictor, matrix, y_true),
             "model": model,
         }
@@ -117,16 +149,35 @@ def evaluate(model_path: str | os.PathLike[str], manifest: Mapping[str, Any], *,
     wrong = np.flatnonzero(y_pred != y_true)
     ranked = wrong[np.argsort(-confidence[wrong], kind="stable")][:mistakes]
     return {
-        "task": "classification", "split": split, "samples": metrics["samples"], "classes": classes,
-        "accuracy": metrics["accuracy"], "top_k_accuracy": metrics["top_k_accuracy"], "macro": metrics["macro"],
-        "weighted": metrics["weighted"], "per_class": metrics["per_class"],
-        "headline": {"accuracy": metrics["accuracy"], "macro_f1": metrics["macro"]["f1"],
-                     "weighted_f1": metrics["weighted"]["f1"], "top_k_accuracy": metrics["top_k_accuracy"]},
+        "task": "classification",
+        "split": split,
+        "samples": metrics["samples"],
+        "classes": classes,
+        "accuracy": metrics["accuracy"],
+        "top_k_accuracy": metrics["top_k_accuracy"],
+        "macro": metrics["macro"],
+        "weighted": metrics["weighted"],
+        "per_class": metrics["per_class"],
+        "headline": {
+            "accuracy": metrics["accuracy"],
+            "macro_f1": metrics["macro"]["f1"],
+            "weighted_f1": metrics["weighted"]["f1"],
+            "top_k_accuracy": metrics["top_k_accuracy"],
+        },
         "confusion_matrix": {"counts": metrics["confusion_matrix"], "samples": cells},
         "most_confident_mistakes": [
-            {"sample": samples[i]["id"], "index": int(i), "values": samples[i]["values"], "true": int(y_true[i]),
-             "true_class": classes[y_true[i]], "predicted": int(y_pred[i]), "predicted_class": classes[y_pred[i]],
-             "confidence": float(confidence[i])} for i in ranked],
+            {
+                "sample": samples[i]["id"],
+                "index": int(i),
+                "values": samples[i]["values"],
+                "true": int(y_true[i]),
+                "true_class": classes[y_true[i]],
+                "predicted": int(y_pred[i]),
+                "predicted_class": classes[y_pred[i]],
+                "confidence": float(confidence[i]),
+            }
+            for i in ranked
+        ],
         "feature_importance": permutation_importance(predictor, matrix, y_true),
         "model": model,
     }

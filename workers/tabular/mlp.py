@@ -16,14 +16,36 @@ INPUT_NAME = "features"
 
 
 class TabularMLP(nn.Module):
-    def __init__(self, width: int, hidden_size: int, outputs: int, dropout: float, *, regression: bool,
-                 y_mean: float = 0.0, y_std: float = 1.0) -> None:
+    def __init__(
+        self,
+        width: int,
+        hidden_size: int,
+        outputs: int,
+        dropout: float,
+        *,
+        regression: bool,
+        y_mean: float = 0.0,
+        y_std: float = 1.0,
+    ) -> None:
         super().__init__()
-        self.config = {"width": width, "hidden_size": hidden_size, "outputs": outputs, "dropout": dropout,
-                       "regression": regression, "y_mean": y_mean, "y_std": y_std}
-        self.net = nn.Sequential(nn.Linear(width, hidden_size), nn.ReLU(), nn.Dropout(dropout),
-                                 nn.Linear(hidden_size, hidden_size), nn.ReLU(), nn.Dropout(dropout),
-                                 nn.Linear(hidden_size, outputs))
+        self.config = {
+            "width": width,
+            "hidden_size": hidden_size,
+            "outputs": outputs,
+            "dropout": dropout,
+            "regression": regression,
+            "y_mean": y_mean,
+            "y_std": y_std,
+        }
+        self.net = nn.Sequential(
+            nn.Linear(width, hidden_size),
+            nn.ReLU(),
+            nn.Dropout(dropout),
+            nn.Linear(hidden_size, hidden_size),
+            nn.ReLU(),
+            nn.Dropout(dropout),
+            nn.Linear(hidden_size, outputs),
+        )
         self.regression = regression
         self.y_mean, self.y_std = y_mean, y_std
 
@@ -43,6 +65,15 @@ def export_mlp(model: TabularMLP, path: Path, *, output_name: str) -> None:
     logging.getLogger("torch.onnx._internal.exporter._registration").setLevel(logging.ERROR)
     with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(model, (example,), str(path), dynamo=True, external_data=False, opset_version=18,
-                          input_names=[INPUT_NAME], output_names=[output_name], dynamic_shapes=({0: batch},),
-                          verbose=False)
+        torch.onnx.export(
+            model,
+            (example,),
+            str(path),
+            dynamo=True,
+            external_data=False,
+            opset_version=18,
+            input_names=[INPUT_NAME],
+            output_names=[output_name],
+            dynamic_shapes=({0: batch},),
+            verbose=False,
+        )

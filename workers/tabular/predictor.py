@@ -28,8 +28,14 @@ class TabularPredictor:
     [[{'index': 0, 'label': 'class_0', 'score': 0.97}]]
     """
 
-    def __init__(self, model_path: str | os.PathLike[str], *, preprocessing: Mapping[str, Any] | None = None,
-                 classes: Sequence[str] | None = None, threads: int | None = None) -> None:
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str],
+        *,
+        preprocessing: Mapping[str, Any] | None = None,
+        classes: Sequence[str] | None = None,
+        threads: int | None = None,
+    ) -> None:
         import onnxruntime
 
         check_onnx_self_contained(model_path)
@@ -37,7 +43,9 @@ class TabularPredictor:
         options.log_severity_level = 3
         if threads:
             options.intra_op_num_threads = threads
-        self.session = onnxruntime.InferenceSession(os.fspath(model_path), options, providers=["CPUExecutionProvider"])
+        self.session = onnxruntime.InferenceSession(
+            os.fspath(model_path), options, providers=["CPUExecutionProvider"]
+        )
         metadata = self.session.get_modelmeta().custom_metadata_map
         if preprocessing is None and "sampan.preprocessing" not in metadata:
             raise ValueError(f"{os.fspath(model_path)} carries no preprocessing spec; pass preprocessing=")
@@ -45,16 +53,21 @@ class TabularPredictor:
         if self.preprocessing.get("kind") != "tabular":
             raise ValueError("not a tabular preprocessing spec")
         self.regression = self.preprocessing["task"] == "regression"
-        self.classes = list(classes) if classes is not None else json.loads(metadata.get("sampan.classes", "[]"))
+        self.classes = (
+            list(classes) if classes is not None else json.loads(metadata.get("sampan.classes", "[]"))
+        )
         self.columns = [f["name"] for f in self.preprocessing["features"]]
 
     def check_rows(self, rows: Sequence[Any]) -> list[Mapping[str, Any]]:
         for i, row in enumerate(rows):
             if not isinstance(row, Mapping):
-                raise TabularInputError(f"instance {i} must be an object of column values, got {type(row).__name__}")
+                raise TabularInputError(
+                    f"instance {i} must be an object of column values, got {type(row).__name__}"
+                )
             if not any(name in row for name in self.columns):
-                raise TabularInputError(f"instance {i} has none of the model's columns "
-                                        f"({', '.join(self.columns[:20])})")
+                raise TabularInputError(
+                    f"instance {i} has none of the model's columns ({', '.join(self.columns[:20])})"
+                )
         return list(rows)
 
     def run(self, matrix: np.ndarray) -> np.ndarray:
@@ -72,8 +85,17 @@ class TabularPredictor:
         if self.regression:
             return [[{"value": float(v)}] for v in out]
         k = min(top_k, out.shape[1])
-        return [[{"index": int(i), "label": self.classes[i] if self.classes else str(i), "score": float(row[i])}
-                 for i in np.argsort(-row, kind="stable")[:k]] for row in out]
+        return [
+            [
+                {
+                    "index": int(i),
+                    "label": self.classes[i] if self.classes else str(i),
+                    "score": float(row[i]),
+                }
+                for i in np.argsort(-row, kind="stable")[:k]
+            ]
+            for row in out
+        ]
 
 
 class TabularServingPredictor:
@@ -94,16 +116,18 @@ class TabularServingPredictor:
         model_dir = Path(model_dir)
         preprocessing = _json_or_none(model_dir / "preprocess.json")
         classes = _json_or_none(model_dir / "labels.json")
-        self.model = TabularPredictor(model_dir / "model.onnx", preprocessing=preprocessing, classes=classes,
-                                      threads=threads)
+        self.model = TabularPredictor(
+            model_dir / "model.onnx", preprocessing=preprocessing, classes=classes, threads=threads
+        )
         self.template = "tabular_regression" if self.model.regression else "tabular_classification"
         self.classes = list(self.model.classes)
 
     def predict(self, instances: Sequence[Any], top_k: int) -> list[list[dict[str, Any]]]:
         return self.predict_detailed(instances, top_k)[0]
 
-    def predict_detailed(self, instances: Sequence[Any], top_k: int
-                         ) -> tuple[list[list[dict[str, Any]]], list[dict[str, Any]]]:
+    def predict_detailed(
+        self, instances: Sequence[Any], top_k: int
+    ) -> tuple[list[list[dict[str, Any]]], list[dict[str, Any]]]:
         """(answers, per row ``{"imputed": [columns filled by the missing-value rule]}``)."""
         from workers.serving.protocol import PredictionInputError
 
@@ -115,8 +139,9 @@ class TabularServingPredictor:
                     imputed.append(check_row(self.model.preprocessing, row, where=f"instances[{i}]"))
                 except RowContractError as exc:
                     field = f"instances[{i}].{exc.columns[0]}" if len(exc.columns) == 1 else f"instances[{i}]"
-                    raise PredictionInputError(400, exc.code, str(exc), {"field": field, "columns": exc.columns}) \
-                        from None
+                    raise PredictionInputError(
+                        400, exc.code, str(exc), {"field": field, "columns": exc.columns}
+                    ) from None
             return self.model.predict(rows, top_k=top_k), [{"imputed": columns} for columns in imputed]
         except TabularInputError as exc:
             raise PredictionInputError(400, "invalid_instance", str(exc)) from None

@@ -81,12 +81,19 @@ class Param:
             value = float(value)
         assert self.low is not None and self.high is not None
         if not self.low <= value <= self.high:
-            raise TemplateParamError(self.name, f"must be between {_number(self.low)} and {_number(self.high)}, got {value!r}")
+            raise TemplateParamError(
+                self.name, f"must be between {_number(self.low)} and {_number(self.high)}, got {value!r}"
+            )
         return value
 
     def as_dict(self) -> dict[str, Any]:
-        described: dict[str, Any] = {"name": self.name, "type": self.kind, "title": self.title, "help": self.help,
-                                     "default": self.default}
+        described: dict[str, Any] = {
+            "name": self.name,
+            "type": self.kind,
+            "title": self.title,
+            "help": self.help,
+            "default": self.default,
+        }
         if self.kind in ("int", "float"):
             described.update(minimum=_number(self.low), maximum=_number(self.high), log=self.log)
         if self.kind == "choice":
@@ -110,7 +117,12 @@ class Preset:
     values: Mapping[str, Any]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "title": self.title, "description": self.description, "values": dict(self.values)}
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "values": dict(self.values),
+        }
 
 
 @dataclass(frozen=True)
@@ -128,8 +140,13 @@ class SearchDimension:
     def as_dict(self) -> dict[str, Any]:
         if self.kind == "categorical":
             return {"name": self.name, "type": "categorical", "choices": list(self.choices)}
-        described: dict[str, Any] = {"name": self.name, "type": self.kind, "low": self.low, "high": self.high,
-                                     "log": self.log}
+        described: dict[str, Any] = {
+            "name": self.name,
+            "type": self.kind,
+            "low": self.low,
+            "high": self.high,
+            "log": self.log,
+        }
         if self.step is not None:
             described["step"] = self.step
         return described
@@ -144,8 +161,11 @@ class DataRequirements:
     required_splits: tuple[str, ...] = ("train",)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"min_classes": self.min_classes, "min_samples_per_class": self.min_samples_per_class,
-                "required_splits": list(self.required_splits)}
+        return {
+            "min_classes": self.min_classes,
+            "min_samples_per_class": self.min_samples_per_class,
+            "required_splits": list(self.required_splits),
+        }
 
 
 @dataclass(frozen=True)
@@ -175,7 +195,9 @@ class TaskTemplate:
         if len(set(names)) != len(names) or "preset" in names:
             raise ValueError(f"template {self.name!r}: parameter names must be unique and not 'preset'")
         if self.default_preset not in {p.name for p in self.presets}:
-            raise ValueError(f"template {self.name!r}: default preset {self.default_preset!r} is not declared")
+            raise ValueError(
+                f"template {self.name!r}: default preset {self.default_preset!r} is not declared"
+            )
         for preset in self.presets:  # a broken declaration fails at import, not in a user's job
             self.validate_params(preset.name)
         by_name = {p.name: p for p in self.params}
@@ -209,7 +231,9 @@ class TaskTemplate:
     def _preset_names(self) -> str:
         return ", ".join(p.name for p in self.presets)
 
-    def validate_params(self, preset: str | None = None, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def validate_params(
+        self, preset: str | None = None, overrides: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
         """The complete parameter set of a run: defaults, then the preset, then ``overrides``.
 
         Returns ``{"preset": name, <every parameter>: value}``, which is also valid input (the
@@ -222,18 +246,26 @@ class TaskTemplate:
         """
         preset_name = self.default_preset if preset is None else preset
         if not isinstance(preset_name, str):
-            raise TemplateParamError("preset", f"must be a preset name ({self._preset_names()}), got {_describe(preset_name)}")
+            raise TemplateParamError(
+                "preset", f"must be a preset name ({self._preset_names()}), got {_describe(preset_name)}"
+            )
         chosen = self.preset(preset_name)
         if overrides is not None and not isinstance(overrides, Mapping):
-            raise TemplateParamError("params", f"must be an object mapping parameter names to values, got {_describe(overrides)}")
+            raise TemplateParamError(
+                "params", f"must be an object mapping parameter names to values, got {_describe(overrides)}"
+            )
         overrides = dict(overrides or {})
         named = overrides.pop("preset", None)
         if named is not None and named != preset_name:
-            raise TemplateParamError("preset", f"the parameters name preset {named!r} but preset {preset_name!r} was chosen")
+            raise TemplateParamError(
+                "preset", f"the parameters name preset {named!r} but preset {preset_name!r} was chosen"
+            )
         known = {p.name for p in self.params}
         for key in overrides:
             if key not in known:
-                raise TemplateParamError(str(key), f"unknown parameter; {self.name} accepts {', '.join(sorted(known))}")
+                raise TemplateParamError(
+                    str(key), f"unknown parameter; {self.name} accepts {', '.join(sorted(known))}"
+                )
         values: dict[str, Any] = {"preset": preset_name}
         for param in self.params:
             value = overrides.get(param.name)

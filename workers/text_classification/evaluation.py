@@ -16,16 +16,28 @@ from workers.progress import Report, silent_report
 from workers.text_classification.predictor import TextClassifier
 
 
-def evaluate(model_path: str | os.PathLike[str], manifest: Mapping[str, Any], *,
-             preprocessing: Mapping[str, Any] | None = None, split: str = "test", mistakes: int = 50,
-             report: Report = silent_report) -> dict[str, Any]:
+def evaluate(
+    model_path: str | os.PathLike[str],
+    manifest: Mapping[str, Any],
+    *,
+    preprocessing: Mapping[str, Any] | None = None,
+    split: str = "test",
+    mistakes: int = 50,
+    report: Report = silent_report,
+) -> dict[str, Any]:
     samples = [s for s in manifest["samples"] if s["split"] == split]
     if not samples:
         raise ValueError(f"the {split} split is empty; nothing to evaluate")
     classes = list(manifest["classes"])
     classifier = TextClassifier(model_path, preprocessing=preprocessing, classes=classes)
     probabilities = classifier.probabilities([s["text"] for s in samples])
-    report(f"evaluated {len(samples)} texts", fraction=1.0, milestone=True, evaluated=len(samples), total=len(samples))
+    report(
+        f"evaluated {len(samples)} texts",
+        fraction=1.0,
+        milestone=True,
+        evaluated=len(samples),
+        total=len(samples),
+    )
     y_true = np.asarray([s["label"] for s in samples], dtype=np.int64)
     y_pred = probabilities.argmax(axis=1)
     metrics = classification_metrics(y_true, probabilities, classes)
@@ -37,14 +49,29 @@ def evaluate(model_path: str | os.PathLike[str], manifest: Mapping[str, Any], *,
     wrong = np.flatnonzero(y_pred != y_true)
     ranked = wrong[np.argsort(-confidence[wrong], kind="stable")][:mistakes]
     return {
-        "task": "classification", "split": split, "samples": metrics["samples"], "classes": classes,
-        "accuracy": metrics["accuracy"], "top_k_accuracy": metrics["top_k_accuracy"], "macro": metrics["macro"],
-        "weighted": metrics["weighted"], "per_class": metrics["per_class"],
+        "task": "classification",
+        "split": split,
+        "samples": metrics["samples"],
+        "classes": classes,
+        "accuracy": metrics["accuracy"],
+        "top_k_accuracy": metrics["top_k_accuracy"],
+        "macro": metrics["macro"],
+        "weighted": metrics["weighted"],
+        "per_class": metrics["per_class"],
         "confusion_matrix": {"counts": metrics["confusion_matrix"], "samples": cells},
         "most_confident_mistakes": [
-            {"sample": samples[i]["id"], "index": int(i), "text": samples[i]["text"][:1000], "true": int(y_true[i]),
-             "true_class": classes[y_true[i]], "predicted": int(y_pred[i]), "predicted_class": classes[y_pred[i]],
-             "confidence": float(confidence[i])} for i in ranked],
+            {
+                "sample": samples[i]["id"],
+                "index": int(i),
+                "text": samples[i]["text"][:1000],
+                "true": int(y_true[i]),
+                "true_class": classes[y_true[i]],
+                "predicted": int(y_pred[i]),
+                "predicted_class": classes[y_pred[i]],
+                "confidence": float(confidence[i]),
+            }
+            for i in ranked
+        ],
         "misclassified": len(wrong),
         "model": {"path": os.fspath(model_path), "sha256": sha256_of(model_path)},
     }

@@ -75,7 +75,8 @@ class MiniLMEncoder(nn.Module):
         self.encoder = nn.Module()
         self.encoder.layer = nn.ModuleList(
             _Layer(hidden, config["num_attention_heads"], config["intermediate_size"])
-            for _ in range(config["num_hidden_layers"]))
+            for _ in range(config["num_hidden_layers"])
+        )
         self.width = hidden
         self.max_length = config["max_position_embeddings"]
 
@@ -83,7 +84,11 @@ class MiniLMEncoder(nn.Module):
         length = input_ids.shape[1]
         positions = torch.arange(length, device=input_ids.device).unsqueeze(0)
         e = self.embeddings
-        x = e.word_embeddings(input_ids) + e.position_embeddings(positions) + e.token_type_embeddings.weight[0]
+        x = (
+            e.word_embeddings(input_ids)
+            + e.position_embeddings(positions)
+            + e.token_type_embeddings.weight[0]
+        )
         x = e.LayerNorm(x)
         mask = attention_mask.to(x.dtype)
         bias = (1.0 - mask)[:, None, None, :] * torch.finfo(x.dtype).min
@@ -99,7 +104,10 @@ def load_minilm(directory: Path | None = None) -> MiniLMEncoder:
 
     directory = directory or package_dir()
     encoder = MiniLMEncoder(json.loads((directory / "config.json").read_text()))
-    weights = {k: v for k, v in load_file(str(directory / "model.safetensors")).items()
-               if not k.startswith("pooler.") and k != "embeddings.position_ids"}
+    weights = {
+        k: v
+        for k, v in load_file(str(directory / "model.safetensors")).items()
+        if not k.startswith("pooler.") and k != "embeddings.position_ids"
+    }
     encoder.load_state_dict(weights, strict=True)
     return encoder.eval()

@@ -54,5 +54,7 @@ class TextTokenizer:
 
     def __call__(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         encoded = self.tokenizer.encode_batch(list(texts))
-        return {"input_ids": np.asarray([e.ids for e in encoded], dtype=np.int64),
-                "attention_mask": np.asarray([e.attention_mask for e in encoded], dtype=np.int64)}
+        return {
+            "input_ids": np.asarray([e.ids for e in encoded], dtype=np.int64),
+            "attention_mask": np.asarray([e.attention_mask for e in encoded], dtype=np.int64),
+        }

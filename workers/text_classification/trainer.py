@@ -60,7 +60,7 @@ def check_manifest(manifest: Mapping[str, Any]) -> dict[str, Any]:
 def _batches(n: int, size: int, generator: torch.Generator | None = None):
     order = torch.randperm(n, generator=generator).tolist() if generator is not None else list(range(n))
     for start in range(0, n, size):
-        yield order[start:start + size]
+        yield order[start : start + size]
 
 
 def _tensors(tokenizer: TextTokenizer, texts: list[str]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -68,8 +68,13 @@ def _tensors(tokenizer: TextTokenizer, texts: list[str]) -> tuple[torch.Tensor, 
     return torch.from_numpy(encoded["input_ids"]), torch.from_numpy(encoded["attention_mask"])
 
 
-def train(spec: Mapping[str, Any], manifest: Mapping[str, Any], out_dir: str | Path, report: Report = silent_report,
-          **_: Any) -> dict[str, Any]:
+def train(
+    spec: Mapping[str, Any],
+    manifest: Mapping[str, Any],
+    out_dir: str | Path,
+    report: Report = silent_report,
+    **_: Any,
+) -> dict[str, Any]:
     check_manifest(manifest)
     params = TEMPLATE.validate_params(spec.get("preset"), spec)
     out = Path(out_dir)
@@ -90,38 +95,73 @@ def train(spec: Mapping[str, Any], manifest: Mapping[str, Any], out_dir: str | P
     started = time.monotonic()
     report(f"training {params['model']} on {len(train_set)} texts", fraction=0.0, milestone=True)
     if params["model"] == "bag_of_embeddings":
-        model: torch.nn.Module = BagOfEmbeddings(tokenizer.vocab_size, params["embedding_dim"], len(classes),
-                                                 params["dropout"])
+        model: torch.nn.Module = BagOfEmbeddings(
+            tokenizer.vocab_size, params["embedding_dim"], len(classes), params["dropout"]
+        )
     else:
         model = MiniLMClassifier(len(classes), params["dropout"])
     history = (_train_head if params["model"] == "minilm_head" else _train_end_to_end)(
-        model, params, tokenizer, train_texts, y_train, val_texts, y_val, generator, report)
+        model, params, tokenizer, train_texts, y_train, val_texts, y_val, generator, report
+    )
     checkpoint = out / "model.pt"
-    torch.save({"state_dict": model.state_dict(), "model": params["model"], "classes": classes,
-                "vocab_size": tokenizer.vocab_size, "params": params}, checkpoint)
+    torch.save(
+        {
+            "state_dict": model.state_dict(),
+            "model": params["model"],
+            "classes": classes,
+            "vocab_size": tokenizer.vocab_size,
+            "params": params,
+        },
+        checkpoint,
+    )
     onnx_path = out / "model.onnx"
-    verified = export_model(model, onnx_path, classes=classes, preprocessing=preprocessing, tokenizer=tokenizer,
-                            probe=val_texts[:5])
+    verified = export_model(
+        model,
+        onnx_path,
+        classes=classes,
+        preprocessing=preprocessing,
+        tokenizer=tokenizer,
+        probe=val_texts[:5],
+    )
     best = max(history, key=lambda h: (h["val_acc"], -h["val_loss"])) if history else {}
-    return {"model": str(checkpoint), "onnx": str(onnx_path), "preprocessing": preprocessing, "classes": classes,
-            "params": params, "metrics": best, "epochs": len(history), "best_epoch": best.get("epoch"),
-            "history": history, "export": verified,
-            "runtime": {"seconds": time.monotonic() - started, "device": "cpu"}}
+    return {
+        "model": str(checkpoint),
+        "onnx": str(onnx_path),
+        "preprocessing": preprocessing,
+        "classes": classes,
+        "params": params,
+        "metrics": best,
+        "epochs": len(history),
+        "best_epoch": best.get("epoch"),
+        "history": history,
+        "export": verified,
+        "runtime": {"seconds": time.monotonic() - started, "device": "cpu"},
+    }
 
 
 def _preprocessing(max_length: int) -> tuple[dict[str, Any], str]:
     """The model's preprocessing spec and its tokenizer.json (kept out of the spec, see tokenization)."""
     text = tokenizer_json(package_dir() / "tokenizer.json", max_length=max_length)
-    return {"kind": "text", "max_length": max_length, "inputs": list(INPUTS), "output": OUTPUT_NAME,
-            "tokenizer_sha256": tokenizer_sha256(text), "tokenizer_in": f"model.onnx metadata {METADATA_KEY}"}, text
+    return {
+        "kind": "text",
+        "max_length": max_length,
+        "inputs": list(INPUTS),
+        "output": OUTPUT_NAME,
+        "tokenizer_sha256": tokenizer_sha256(text),
+        "tokenizer_in": f"model.onnx metadata {METADATA_KEY}",
+    }, text
 
 
 def _evaluate_logits(logits: torch.Tensor, y: torch.Tensor) -> dict[str, float]:
-    return {"val_loss": float(torch.nn.functional.cross_entropy(logits, y)),
-            "val_acc": float((logits.argmax(dim=1) == y).float().mean())}
+    return {
+        "val_loss": float(torch.nn.functional.cross_entropy(logits, y)),
+        "val_acc": float((logits.argmax(dim=1) == y).float().mean()),
+    }
 
 
-def _train_head(model: MiniLMClassifier, params, tokenizer, train_texts, y_train, val_texts, y_val, generator, report):
+def _train_head(
+    model: MiniLMClassifier, params, tokenizer, train_texts, y_train, val_texts, y_val, generator, report
+):
     """Frozen encoder: embed every text once, then train the head on the embeddings."""
     model.encoder.eval()
     for p in model.encoder.parameters():
@@ -137,8 +177,17 @@ def _train_head(model: MiniLMClassifier, params, tokenizer, train_texts, y_train
     train_embeddings, val_embeddings = embed(train_texts), embed(val_texts)
     report("embedded the texts with MiniLM", fraction=0.3, milestone=True)
     head = torch.nn.Sequential(model.dropout, model.head)
-    return _fit(head, params, lambda index: (train_embeddings[index],), y_train, lambda: (val_embeddings,), y_val,
-                generator, report, start_fraction=0.3)
+    return _fit(
+        head,
+        params,
+        lambda index: (train_embeddings[index],),
+        y_train,
+        lambda: (val_embeddings,),
+        y_val,
+        generator,
+        report,
+        start_fraction=0.3,
+    )
 
 
 def _train_end_to_end(model, params, tokenizer, train_texts, y_train, val_texts, y_val, generator, report):
@@ -146,23 +195,48 @@ def _train_end_to_end(model, params, tokenizer, train_texts, y_train, val_texts,
         layers = model.encoder.encoder.layer
         for p in model.encoder.parameters():
             p.requires_grad_(False)
-        for layer in list(layers)[-params["finetune_layers"]:]:
+        for layer in list(layers)[-params["finetune_layers"] :]:
             for p in layer.parameters():
                 p.requires_grad_(True)
 
     def batch_inputs(index):
         return _tensors(tokenizer, [train_texts[i] for i in index])
 
-    return _fit(model, params, batch_inputs, y_train, None, y_val, generator, report, start_fraction=0.0,
-                val_texts=val_texts, tokenizer=tokenizer)
+    return _fit(
+        model,
+        params,
+        batch_inputs,
+        y_train,
+        None,
+        y_val,
+        generator,
+        report,
+        start_fraction=0.0,
+        val_texts=val_texts,
+        tokenizer=tokenizer,
+    )
 
 
-def _fit(module, params, batch_inputs, y_train, val_inputs, y_val, generator, report, *, start_fraction: float,
-         val_texts: list[str] | None = None, tokenizer: TextTokenizer | None = None) -> list[dict[str, Any]]:
+def _fit(
+    module,
+    params,
+    batch_inputs,
+    y_train,
+    val_inputs,
+    y_val,
+    generator,
+    report,
+    *,
+    start_fraction: float,
+    val_texts: list[str] | None = None,
+    tokenizer: TextTokenizer | None = None,
+) -> list[dict[str, Any]]:
     trainable = [p for p in module.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=params["learning_rate"], weight_decay=params["weight_decay"])
     steps = params["epochs"] * max(1, -(-len(y_train) // params["batch_size"]))
-    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=params["learning_rate"], total_steps=steps)
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(
+        optimizer, max_lr=params["learning_rate"], total_steps=steps
+    )
     logits_of = getattr(module, "logits", None) or module
     history: list[dict[str, Any]] = []
     best_score, best_state = None, None
@@ -181,25 +255,41 @@ def _fit(module, params, batch_inputs, y_train, val_inputs, y_val, generator, re
             if val_texts is None:
                 logits = logits_of(*val_inputs())
             else:
-                logits = torch.cat([logits_of(*_tensors(tokenizer, [val_texts[i] for i in index]))
-                                    for index in _batches(len(val_texts), EMBED_BATCH)])
+                logits = torch.cat(
+                    [
+                        logits_of(*_tensors(tokenizer, [val_texts[i] for i in index]))
+                        for index in _batches(len(val_texts), EMBED_BATCH)
+                    ]
+                )
         metrics = {"epoch": epoch, "loss": total / max(seen, 1), **_evaluate_logits(logits, y_val)}
         history.append(metrics)
         score = (metrics["val_acc"], -metrics["val_loss"])
         if best_score is None or score > best_score:
             best_score = score
             best_state = {k: v.detach().clone() for k, v in module.state_dict().items()}
-        report(f"epoch {epoch}/{params['epochs']}", epoch=epoch, epochs=params["epochs"],
-               fraction=start_fraction + (0.9 - start_fraction) * epoch / params["epochs"],
-               milestone=epoch == params["epochs"], **{k: v for k, v in metrics.items() if k != "epoch"})
+        report(
+            f"epoch {epoch}/{params['epochs']}",
+            epoch=epoch,
+            epochs=params["epochs"],
+            fraction=start_fraction + (0.9 - start_fraction) * epoch / params["epochs"],
+            milestone=epoch == params["epochs"],
+            **{k: v for k, v in metrics.items() if k != "epoch"},
+        )
     if best_state is not None:
         module.load_state_dict(best_state)
     module.eval()
     return history
 
 
-def export_model(model: torch.nn.Module, path: Path, *, classes: list[str], preprocessing: Mapping[str, Any],
-                 tokenizer: TextTokenizer, probe: list[str]) -> dict[str, Any]:
+def export_model(
+    model: torch.nn.Module,
+    path: Path,
+    *,
+    classes: list[str],
+    preprocessing: Mapping[str, Any],
+    tokenizer: TextTokenizer,
+    probe: list[str],
+) -> dict[str, Any]:
     """ONNX with dynamic batch and token dimensions, external_data=False, checked against torch."""
     import onnx
     import onnxruntime
@@ -215,14 +305,26 @@ def export_model(model: torch.nn.Module, path: Path, *, classes: list[str], prep
     try:
         with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            torch.onnx.export(model, example, str(temp), dynamo=True, external_data=False, opset_version=18,
-                              input_names=list(INPUTS), output_names=[OUTPUT_NAME],
-                              dynamic_shapes=({0: batch, 1: tokens}, {0: batch, 1: tokens}), verbose=False)
+            torch.onnx.export(
+                model,
+                example,
+                str(temp),
+                dynamo=True,
+                external_data=False,
+                opset_version=18,
+                input_names=list(INPUTS),
+                output_names=[OUTPUT_NAME],
+                dynamic_shapes=({0: batch, 1: tokens}, {0: batch, 1: tokens}),
+                verbose=False,
+            )
         check_onnx_self_contained(temp)
         proto = onnx.load(str(temp))
-        for key, value in (("sampan.template", TEMPLATE.name), ("sampan.classes", json.dumps(classes)),
-                           ("sampan.preprocessing", json.dumps(preprocessing)),
-                           (METADATA_KEY, tokenizer.tokenizer.to_str())):
+        for key, value in (
+            ("sampan.template", TEMPLATE.name),
+            ("sampan.classes", json.dumps(classes)),
+            ("sampan.preprocessing", json.dumps(preprocessing)),
+            (METADATA_KEY, tokenizer.tokenizer.to_str()),
+        ):
             entry = proto.metadata_props.add()
             entry.key, entry.value = key, value
         onnx.save(proto, str(temp))
@@ -235,12 +337,20 @@ def export_model(model: torch.nn.Module, path: Path, *, classes: list[str], prep
                 expected = model(*(torch.from_numpy(inputs[name]) for name in INPUTS)).numpy()
             worst = max(worst, float(np.max(np.abs(actual - expected))))
             if not np.allclose(actual, expected, rtol=1e-4, atol=1e-5):
-                raise ValueError(f"ONNX Runtime and torch disagree on the exported text model (max abs diff {worst:.3g})")
+                raise ValueError(
+                    f"ONNX Runtime and torch disagree on the exported text model (max abs diff {worst:.3g})"
+                )
         os.replace(temp, path)
     finally:
         temp.unlink(missing_ok=True)
-    return {"path": str(path), "bytes": path.stat().st_size, "opset": 18, "max_abs_diff": worst,
-            "inputs": {name: ["batch", "tokens"] for name in INPUTS}, "output": {OUTPUT_NAME: ["batch", len(classes)]}}
+    return {
+        "path": str(path),
+        "bytes": path.stat().st_size,
+        "opset": 18,
+        "max_abs_diff": worst,
+        "inputs": {name: ["batch", "tokens"] for name in INPUTS},
+        "output": {OUTPUT_NAME: ["batch", len(classes)]},
+    }
 
 
 def export_onnx(checkpoint: str | os.PathLike[str], out_path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -248,11 +358,18 @@ def export_onnx(checkpoint: str | os.PathLike[str], out_path: str | os.PathLike[
     state = torch.load(os.fspath(checkpoint), weights_only=True)
     params = state["params"]
     if state["model"] == "bag_of_embeddings":
-        model: torch.nn.Module = BagOfEmbeddings(state["vocab_size"], params["embedding_dim"], len(state["classes"]),
-                                                 params["dropout"])
+        model: torch.nn.Module = BagOfEmbeddings(
+            state["vocab_size"], params["embedding_dim"], len(state["classes"]), params["dropout"]
+        )
     else:
         model = MiniLMClassifier(len(state["classes"]), params["dropout"])
     model.load_state_dict(state["state_dict"])
     preprocessing, tokenizer_text = _preprocessing(params["max_length"])
-    return export_model(model, Path(out_path), classes=list(state["classes"]), preprocessing=preprocessing,
-                        tokenizer=TextTokenizer(preprocessing, tokenizer_text), probe=["a short text", "another one"])
+    return export_model(
+        model,
+        Path(out_path),
+        classes=list(state["classes"]),
+        preprocessing=preprocessing,
+        tokenizer=TextTokenizer(preprocessing, tokenizer_text),
+        probe=["a short text", "another one"],
+    )

@@ -25,7 +25,9 @@ class UserCreateSerializer(serializers.Serializer):
         return value
 
     def validate(self, attrs):
-        validate_password(attrs["password"], user=get_user_model()(username=attrs["username"], email=attrs["email"]))
+        validate_password(
+            attrs["password"], user=get_user_model()(username=attrs["username"], email=attrs["email"])
+        )
         return attrs
 
 

@@ -50,9 +50,16 @@ class LoginView(APIView):
     permission_classes = [permissions.AllowAny]
     authentication_classes: list = []
 
-    @extend_schema(request=LoginSerializer, responses={200: UserSerializer, 429: OpenApiResponse(
-        description="Too many failed logins for this account or from this address; see Retry-After.")},
-        summary="Log in with a browser session")
+    @extend_schema(
+        request=LoginSerializer,
+        responses={
+            200: UserSerializer,
+            429: OpenApiResponse(
+                description="Too many failed logins for this account or from this address; see Retry-After."
+            ),
+        },
+        summary="Log in with a browser session",
+    )
     def post(self, request):
         _enforce_csrf(request._request)
         serializer = LoginSerializer(data=request.data)

@@ -15,31 +15,44 @@ class SearchDimensionSerializer(serializers.Serializer):
     high = serializers.FloatField(required=False)
     log = serializers.BooleanField(required=False, help_text="Sample on a log scale (low > 0).")
     step = serializers.FloatField(required=False, allow_null=True)
-    choices = serializers.ListField(child=serializers.JSONField(), required=False,
-                                    help_text="categorical dimensions: the values to choose from")
+    choices = serializers.ListField(
+        child=serializers.JSONField(),
+        required=False,
+        help_text="categorical dimensions: the values to choose from",
+    )
 
 
 class StudyCreateSerializer(serializers.Serializer):
     dataset_version = MemberDatasetVersionField()
     name = serializers.CharField(required=False, allow_blank=True, max_length=200)
     template = serializers.CharField(required=False, help_text="Defaults to the dataset's task type.")
-    preset = serializers.CharField(required=False, help_text="The preset every trial starts from; defaults to the "
-                                                             "template's (the honest-lift baseline).")
-    fixed_params = serializers.DictField(required=False, default=dict,
-                                         help_text="Parameters every trial uses as given (e.g. a short epochs).")
+    preset = serializers.CharField(
+        required=False,
+        help_text="The preset every trial starts from; defaults to the "
+        "template's (the honest-lift baseline).",
+    )
+    fixed_params = serializers.DictField(
+        required=False, default=dict, help_text="Parameters every trial uses as given (e.g. a short epochs)."
+    )
     # a plain JSON list: the service validates it and names the bad field (search_space[1].low)
-    search_space = serializers.JSONField(required=False, allow_null=True,
-                                         help_text="A list of dimensions (see SearchDimension); defaults to the "
-                                                   "template's search space.")
+    search_space = serializers.JSONField(
+        required=False,
+        allow_null=True,
+        help_text="A list of dimensions (see SearchDimension); defaults to the template's search space.",
+    )
     sampler = serializers.ChoiceField(choices=SamplerKind.choices, default=SamplerKind.SDE)
     pruner = serializers.ChoiceField(choices=PrunerKind.choices, default=PrunerKind.MEDIAN)
     n_trials = serializers.IntegerField(default=20, min_value=1, max_value=10_000, help_text="Trial budget.")
-    timeout_seconds = serializers.IntegerField(required=False, allow_null=True, min_value=1,
-                                               help_text="Wall-time budget: no trial starts after it.")
-    parallelism = serializers.IntegerField(default=2, min_value=1, max_value=256, help_text="Trials in flight.")
+    timeout_seconds = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, help_text="Wall-time budget: no trial starts after it."
+    )
+    parallelism = serializers.IntegerField(
+        default=2, min_value=1, max_value=256, help_text="Trials in flight."
+    )
     seed = serializers.IntegerField(default=0, min_value=0, max_value=2**31 - 1)
-    report_seeds = serializers.IntegerField(default=3, min_value=0, max_value=10,
-                                            help_text="Seeds of the honest-lift report (0: no report).")
+    report_seeds = serializers.IntegerField(
+        default=3, min_value=0, max_value=10, help_text="Seeds of the honest-lift report (0: no report)."
+    )
 
 
 class BestTrialSerializer(serializers.Serializer):
@@ -56,21 +69,51 @@ class StudySerializer(serializers.ModelSerializer):
     dataset = serializers.IntegerField(source="dataset_version.dataset_id", read_only=True)
     dataset_name = serializers.CharField(source="dataset_version.dataset.name", read_only=True)
     dataset_version_name = serializers.CharField(source="dataset_version.name", read_only=True)
-    sampler_in_use = serializers.SerializerMethodField(help_text="The sampler the trials are asked from (sde "
-                                                                 "falls back to tpe while it is not installed).")
+    sampler_in_use = serializers.SerializerMethodField(
+        help_text="The sampler the trials are asked from (sde falls back to tpe while it is not installed)."
+    )
     search_space = SearchDimensionSerializer(many=True, read_only=True)
     fixed_params = serializers.DictField(read_only=True, help_text="Parameters every trial uses as given.")
-    objective = serializers.DictField(child=serializers.CharField(), read_only=True,
-                                      help_text="{metric, direction}: what the trials are scored by.")
+    objective = serializers.DictField(
+        child=serializers.CharField(),
+        read_only=True,
+        help_text="{metric, direction}: what the trials are scored by.",
+    )
     trials = serializers.SerializerMethodField()
     best_trial = serializers.SerializerMethodField()
 
     class Meta:
         model = Study
-        fields = ["id", "workspace", "project", "name", "dataset", "dataset_name", "dataset_version",
-                  "dataset_version_name", "template", "preset", "fixed_params", "search_space", "objective", "sampler",
-                  "sampler_in_use", "pruner", "n_trials", "timeout_seconds", "parallelism", "seed", "report_seeds",
-                  "status", "trials", "best_trial", "created_by", "created_at", "started_at", "finished_at"]
+        fields = [
+            "id",
+            "workspace",
+            "project",
+            "name",
+            "dataset",
+            "dataset_name",
+            "dataset_version",
+            "dataset_version_name",
+            "template",
+            "preset",
+            "fixed_params",
+            "search_space",
+            "objective",
+            "sampler",
+            "sampler_in_use",
+            "pruner",
+            "n_trials",
+            "timeout_seconds",
+            "parallelism",
+            "seed",
+            "report_seeds",
+            "status",
+            "trials",
+            "best_trial",
+            "created_by",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
         read_only_fields = fields
 
     def get_sampler_in_use(self, study: Study) -> str:
@@ -78,15 +121,29 @@ class StudySerializer(serializers.ModelSerializer):
             return "tpe"
         return study.sampler
 
-    @extend_schema_field({"type": "object", "properties": {k: {"type": "integer"} for k in
-                          ("total", "complete", "pruned", "failed", "running")},
-                          "required": ["total", "complete", "pruned", "failed", "running"]})
+    @extend_schema_field(
+        {
+            "type": "object",
+            "properties": {
+                k: {"type": "integer"} for k in ("total", "complete", "pruned", "failed", "running")
+            },
+            "required": ["total", "complete", "pruned", "failed", "running"],
+        }
+    )
     def get_trials(self, study: Study) -> dict:
         if hasattr(study, "trial_count"):
-            return {"total": study.trial_count, "complete": study.complete_count, "pruned": study.pruned_count,
-                    "failed": study.failed_count, "running": study.running_count}
+            return {
+                "total": study.trial_count,
+                "complete": study.complete_count,
+                "pruned": study.pruned_count,
+                "failed": study.failed_count,
+                "running": study.running_count,
+            }
         states = list(study.trials.values_list("state", flat=True))
-        return {"total": len(states), **{s: states.count(s) for s in ("complete", "pruned", "failed", "running")}}
+        return {
+            "total": len(states),
+            **{s: states.count(s) for s in ("complete", "pruned", "failed", "running")},
+        }
 
     @extend_schema_field(BestTrialSerializer(allow_null=True))
     def get_best_trial(self, study: Study):
@@ -101,24 +158,46 @@ class IntermediateValueSerializer(serializers.Serializer):
 
 class TrialSerializer(serializers.ModelSerializer):
     params = serializers.DictField(read_only=True, help_text="The sampled values of the search space.")
-    test_metrics = serializers.DictField(child=serializers.FloatField(allow_null=True), read_only=True,
-                                         help_text="Headline metrics on the test split (completed trials).")
+    test_metrics = serializers.DictField(
+        child=serializers.FloatField(allow_null=True),
+        read_only=True,
+        help_text="Headline metrics on the test split (completed trials).",
+    )
     intermediate = serializers.SerializerMethodField()
     job_status = serializers.CharField(source="job.status", read_only=True, default=None, allow_null=True)
     duration_seconds = serializers.FloatField(read_only=True, allow_null=True)
-    model_version_name = serializers.CharField(source="model_version.name", read_only=True, default=None,
-                                               allow_null=True)
+    model_version_name = serializers.CharField(
+        source="model_version.name", read_only=True, default=None, allow_null=True
+    )
 
     class Meta:
         model = Trial
-        fields = ["id", "number", "state", "params", "value", "intermediate", "pruned_at_epoch", "test_metrics", "error",
-                  "job", "job_status", "duration_seconds", "started_at", "finished_at", "model_version",
-                  "model_version_name"]
+        fields = [
+            "id",
+            "number",
+            "state",
+            "params",
+            "value",
+            "intermediate",
+            "pruned_at_epoch",
+            "test_metrics",
+            "error",
+            "job",
+            "job_status",
+            "duration_seconds",
+            "started_at",
+            "finished_at",
+            "model_version",
+            "model_version_name",
+        ]
         read_only_fields = fields
 
     @extend_schema_field(IntermediateValueSerializer(many=True))
     def get_intermediate(self, trial: Trial) -> list[dict]:
-        return [{"epoch": int(k), "value": v} for k, v in sorted(trial.intermediate.items(), key=lambda kv: int(kv[0]))]
+        return [
+            {"epoch": int(k), "value": v}
+            for k, v in sorted(trial.intermediate.items(), key=lambda kv: int(kv[0]))
+        ]
 
 
 class HistoryPointSerializer(serializers.Serializer):
@@ -148,10 +227,13 @@ class LiftSerializer(serializers.Serializer):
 class StudyResultsSerializer(serializers.Serializer):
     best_trial = BestTrialSerializer(allow_null=True)
     history = HistoryPointSerializer(many=True)
-    importances = serializers.DictField(child=serializers.FloatField(),
-                                        help_text="PED-ANOVA importance per searched parameter (sums to 1).")
+    importances = serializers.DictField(
+        child=serializers.FloatField(), help_text="PED-ANOVA importance per searched parameter (sums to 1)."
+    )
     lift = LiftSerializer()
 
 
 class PromoteSerializer(serializers.Serializer):
-    trial = serializers.IntegerField(required=False, help_text="The trial's number; defaults to the best trial.")
+    trial = serializers.IntegerField(
+        required=False, help_text="The trial's number; defaults to the best trial."
+    )

@@ -44,8 +44,11 @@ class StudyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     def workspace_id_of(obj) -> int:
         return obj.workspace_id
 
-    @extend_schema(request=StudyCreateSerializer, responses={201: StudySerializer},
-                   summary="Start a study: its first `parallelism` trials are queued at once")
+    @extend_schema(
+        request=StudyCreateSerializer,
+        responses={201: StudySerializer},
+        summary="Start a study: its first `parallelism` trials are queued at once",
+    )
     def create(self, request):
         serializer = StudyCreateSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
@@ -53,47 +56,68 @@ class StudyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         version = data.pop("dataset_version")
         require_role(user=request.user, workspace_id=version.dataset.workspace_id, action="start studies")
         study = services.study_create(user=request.user, dataset_version=version, **data)
-        return Response(StudySerializer(self.get_queryset().get(pk=study.pk)).data, status=status.HTTP_201_CREATED)
+        return Response(
+            StudySerializer(self.get_queryset().get(pk=study.pk)).data, status=status.HTTP_201_CREATED
+        )
 
-    @extend_schema(responses=TrialSerializer(many=True), summary="Every trial: parameters, state, value, curves")
+    @extend_schema(
+        responses=TrialSerializer(many=True), summary="Every trial: parameters, state, value, curves"
+    )
     @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
     def trials(self, request, pk=None):
         return Response(TrialSerializer(selectors.trials_of(study=self.get_object()), many=True).data)
 
-    @extend_schema(responses=StudyResultsSerializer,
-                   summary="Best trial, optimization history, parameter importances and the honest-lift report")
+    @extend_schema(
+        responses=StudyResultsSerializer,
+        summary="Best trial, optimization history, parameter importances and the honest-lift report",
+    )
     @action(detail=True, methods=["get"], filter_backends=[])
     def results(self, request, pk=None):
         study = self.get_object()
-        return Response(StudyResultsSerializer({
-            "best_trial": selectors.best_trial(study=study),
-            "history": selectors.optimization_history(study=study),
-            "importances": selectors.param_importances(study=study),
-            "lift": selectors.lift_report(study=study),
-        }).data)
+        return Response(
+            StudyResultsSerializer(
+                {
+                    "best_trial": selectors.best_trial(study=study),
+                    "history": selectors.optimization_history(study=study),
+                    "importances": selectors.param_importances(study=study),
+                    "lift": selectors.lift_report(study=study),
+                }
+            ).data
+        )
 
-    @extend_schema(request=None, responses={200: StudySerializer, 409: CONFLICT},
-                   summary="Pause: no new trial starts; those in flight finish")
+    @extend_schema(
+        request=None,
+        responses={200: StudySerializer, 409: CONFLICT},
+        summary="Pause: no new trial starts; those in flight finish",
+    )
     @action(detail=True, methods=["post"], filter_backends=[])
     def pause(self, request, pk=None):
         services.study_pause(study=self.get_object())
         return Response(StudySerializer(self.get_object()).data)
 
-    @extend_schema(request=None, responses={200: StudySerializer, 409: CONFLICT}, summary="Resume a paused study")
+    @extend_schema(
+        request=None, responses={200: StudySerializer, 409: CONFLICT}, summary="Resume a paused study"
+    )
     @action(detail=True, methods=["post"], filter_backends=[])
     def resume(self, request, pk=None):
         services.study_resume(study=self.get_object())
         return Response(StudySerializer(self.get_object()).data)
 
-    @extend_schema(request=None, responses={200: StudySerializer, 409: CONFLICT},
-                   summary="Stop: trials in flight are cancelled and the study ends")
+    @extend_schema(
+        request=None,
+        responses={200: StudySerializer, 409: CONFLICT},
+        summary="Stop: trials in flight are cancelled and the study ends",
+    )
     @action(detail=True, methods=["post"], filter_backends=[])
     def stop(self, request, pk=None):
         services.study_stop(study=self.get_object())
         return Response(StudySerializer(self.get_object()).data)
 
-    @extend_schema(request=PromoteSerializer, responses={201: ModelVersionSerializer, 409: CONFLICT},
-                   summary="Promote a completed trial (the best by default) to a model version with its lineage")
+    @extend_schema(
+        request=PromoteSerializer,
+        responses={201: ModelVersionSerializer, 409: CONFLICT},
+        summary="Promote a completed trial (the best by default) to a model version with its lineage",
+    )
     @action(detail=True, methods=["post"], filter_backends=[])
     def promote(self, request, pk=None):
         study = self.get_object()

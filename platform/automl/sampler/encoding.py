@@ -44,7 +44,10 @@ class _Column:
             elif isinstance(dist, IntDistribution):
                 # A log int: continuous in log space over [low - 0.5, high + 0.5], then rounded.
                 self.kind, self.width = "log_int", 1
-                self.lo, self.hi = math.log(dist.low - 0.5 if dist.low > 0.5 else dist.low), math.log(dist.high + 0.5)
+                self.lo, self.hi = (
+                    math.log(dist.low - 0.5 if dist.low > 0.5 else dist.low),
+                    math.log(dist.high + 0.5),
+                )
             else:
                 self.kind, self.width = ("log" if dist.log else "linear"), 1
                 if dist.log:

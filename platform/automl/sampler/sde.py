@@ -186,11 +186,7 @@ class SdeSampler(BaseSampler):
         best = x_all[order[0]]
 
         particle = trial.number % n_particles
-        history = [
-            t
-            for t in trials
-            if t.number < trial.number and _attrs(t).get("particle") == particle
-        ]
+        history = [t for t in trials if t.number < trial.number and _attrs(t).get("particle") == particle]
         moves = [t for t in history if _attrs(t).get("kind") in _MOVE_KINDS]
         prev = max(moves, key=lambda t: t.number) if moves else None
 
@@ -200,12 +196,16 @@ class SdeSampler(BaseSampler):
         if rng.random() < local_share:
             radius = np.maximum(self._local_radius * spread, e_min)
             x = _reflect(best + radius * rng.standard_normal(dim))
-            return self._propose(study, trial, enc, trials, rng, x, e_min, {"kind": "local", "particle": particle})
+            return self._propose(
+                study, trial, enc, trials, rng, x, e_min, {"kind": "local", "particle": particle}
+            )
         if busy or rng.random() < self._explore_fraction:
             # The particle is busy elsewhere (or this ask explores): sample around the consensus
             # with the spread of the best trials; the particle keeps its state.
             x = _reflect(v + np.maximum(spread, e_min) * rng.standard_normal(dim))
-            return self._propose(study, trial, enc, trials, rng, x, e_min, {"kind": "explore", "particle": particle})
+            return self._propose(
+                study, trial, enc, trials, rng, x, e_min, {"kind": "explore", "particle": particle}
+            )
 
         if prev is None or len(_attrs(prev).get("x", ())) != dim:
             # First move of this particle: start from the i-th best evaluated point.
@@ -234,7 +234,9 @@ class SdeSampler(BaseSampler):
         m = max(0.0, 1.0 - 3.0 * a / k) * m - a * (x - p_best) - a * (x - v)
         x = x + a * m + s_k * (x - v) * rng.standard_normal(dim) + e_min * rng.standard_normal(dim)
         x = _reflect(x)
-        return self._propose(study, trial, enc, trials, rng, x, e_min, _state(particle, kind, x, m, k, epoch, origin_number))
+        return self._propose(
+            study, trial, enc, trials, rng, x, e_min, _state(particle, kind, x, m, k, epoch, origin_number)
+        )
 
     def _propose(
         self,
@@ -253,7 +255,9 @@ class SdeSampler(BaseSampler):
         params = enc.decode(x)
         if enc.discrete:
             taken = {
-                tuple(t.params.get(n, _MISSING) for n in enc.names) for t in trials if t.number != trial.number
+                tuple(t.params.get(n, _MISSING) for n in enc.names)
+                for t in trials
+                if t.number != trial.number
             }
             scale = max(e_min, 0.05)
             for _ in range(16):
@@ -275,7 +279,11 @@ class SdeSampler(BaseSampler):
             return self._encodings.setdefault(enc.signature, enc)
 
     def _evaluated(
-        self, study: Study, trials: Sequence[FrozenTrial], enc: SpaceEncoding, search_space: dict[str, BaseDistribution]
+        self,
+        study: Study,
+        trials: Sequence[FrozenTrial],
+        enc: SpaceEncoding,
+        search_space: dict[str, BaseDistribution],
     ) -> tuple[list[FrozenTrial], np.ndarray]:
         """The COMPLETE trials that cover the space, and their points (cached: finished trials
         never change). A particle's stored position is used when it decodes to the trial's
@@ -292,7 +300,11 @@ class SdeSampler(BaseSampler):
                 if _covers(t, search_space):
                     stored = _attrs(t).get("x")
                     params = {n: t.params[n] for n in enc.names}
-                    if stored is not None and len(stored) == enc.dim and enc.decode(np.asarray(stored)) == params:
+                    if (
+                        stored is not None
+                        and len(stored) == enc.dim
+                        and enc.decode(np.asarray(stored)) == params
+                    ):
                         point = np.asarray(stored, dtype=float)
                     else:
                         point = enc.encode(t.params)

@@ -116,7 +116,9 @@ FILE_UPLOAD_TEMP_DIR = str(SAMPAN_HOME / "tmp" / "uploads")
 SAMPAN_DATASET_MAX_UPLOAD_BYTES = env_int("SAMPAN_DATASET_MAX_UPLOAD_BYTES", 2 * 1024**3, minimum=1024)
 # A multipart request carries the upload plus its framing and form fields.
 SAMPAN_MAX_UPLOAD_REQUEST_BYTES = SAMPAN_DATASET_MAX_UPLOAD_BYTES + 1024 * 1024
-SAMPAN_DATASET_MAX_UNCOMPRESSED_BYTES = env_int("SAMPAN_DATASET_MAX_UNCOMPRESSED_BYTES", 8 * 1024**3, minimum=1024)
+SAMPAN_DATASET_MAX_UNCOMPRESSED_BYTES = env_int(
+    "SAMPAN_DATASET_MAX_UNCOMPRESSED_BYTES", 8 * 1024**3, minimum=1024
+)
 SAMPAN_DATASET_MAX_FILES = env_int("SAMPAN_DATASET_MAX_FILES", 200_000, minimum=1)
 SAMPAN_DATASET_MAX_COMPRESSION_RATIO = env_int("SAMPAN_DATASET_MAX_COMPRESSION_RATIO", 100, minimum=1)
 SAMPAN_DATASET_MAX_IMAGE_PIXELS = env_int("SAMPAN_DATASET_MAX_IMAGE_PIXELS", 50_000_000, minimum=1)
@@ -130,7 +132,9 @@ SAMPAN_DATASET_MAX_TABLE_BYTES = env_int("SAMPAN_DATASET_MAX_TABLE_BYTES", 256 *
 SAMPAN_BACKBONE_MAX_UPLOAD_BYTES = env_int("SAMPAN_BACKBONE_MAX_UPLOAD_BYTES", 512 * 1024**2, minimum=1024)
 # --- deploy: hosted predictions serve their cached deployment state this long while the database is away --
 SAMPAN_DEPLOY_STALE_SECONDS = env_int("SAMPAN_DEPLOY_STALE_SECONDS", 30, minimum=0, maximum=3600)
-SAMPAN_MAX_UPLOAD_REQUEST_BYTES = max(SAMPAN_MAX_UPLOAD_REQUEST_BYTES, SAMPAN_BACKBONE_MAX_UPLOAD_BYTES + 1024 * 1024)
+SAMPAN_MAX_UPLOAD_REQUEST_BYTES = max(
+    SAMPAN_MAX_UPLOAD_REQUEST_BYTES, SAMPAN_BACKBONE_MAX_UPLOAD_BYTES + 1024 * 1024
+)
 
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
@@ -175,7 +179,10 @@ SPECTACULAR_SETTINGS = {
         "LabelConflictCodeEnum": ["label_conflict"],
         "LabelDeletedCodeEnum": ["label_deleted"],
     },
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.errors.add_error_responses"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.errors.add_error_responses",
+    ],
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer"}},  # config.routing: 64-bit object ids
 }
 
@@ -229,9 +236,17 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # behind a job in a worker's pool).
 _housekeeping = {"queue": "housekeeping", "expires": float(SAMPAN_REAPER_INTERVAL_SECONDS)}
 CELERY_BEAT_SCHEDULE = {
-    "reap-stale-jobs": {"task": "jobs.reap_stale", "schedule": float(SAMPAN_REAPER_INTERVAL_SECONDS), "options": _housekeeping},
+    "reap-stale-jobs": {
+        "task": "jobs.reap_stale",
+        "schedule": float(SAMPAN_REAPER_INTERVAL_SECONDS),
+        "options": _housekeeping,
+    },
     # studies: settle trials whose worker was lost for good and keep `parallelism` trials in flight
-    "reconcile-studies": {"task": "automl.reconcile", "schedule": float(SAMPAN_REAPER_INTERVAL_SECONDS), "options": _housekeeping},
+    "reconcile-studies": {
+        "task": "automl.reconcile",
+        "schedule": float(SAMPAN_REAPER_INTERVAL_SECONDS),
+        "options": _housekeeping,
+    },
     # stale upload temp files; checkpoints of runs whose model version is stored
     "tidy": {"task": "jobs.tidy", "schedule": 600.0, "options": {"queue": "housekeeping", "expires": 600.0}},
 }
@@ -252,7 +267,9 @@ CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
 SAMPAN_PRODUCTION = False
 
 # --- brute-force protection (accounts.throttle): failures per window, then 429 with Retry-After ----
-SAMPAN_AUTH_FAILURE_WINDOW_SECONDS = env_int("SAMPAN_AUTH_FAILURE_WINDOW_SECONDS", 300, minimum=1, maximum=86400)
+SAMPAN_AUTH_FAILURE_WINDOW_SECONDS = env_int(
+    "SAMPAN_AUTH_FAILURE_WINDOW_SECONDS", 300, minimum=1, maximum=86400
+)
 SAMPAN_LOGIN_FAILURES_PER_ACCOUNT = env_int("SAMPAN_LOGIN_FAILURES_PER_ACCOUNT", 10, minimum=1)
 SAMPAN_LOGIN_FAILURES_PER_ADDRESS = env_int("SAMPAN_LOGIN_FAILURES_PER_ADDRESS", 50, minimum=1)
 SAMPAN_AUTH_FAILURES_PER_ADDRESS = env_int("SAMPAN_AUTH_FAILURES_PER_ADDRESS", 50, minimum=1)

@@ -11,8 +11,11 @@ os.environ.setdefault("SAMPAN_JOB_HEARTBEAT_SECONDS", "1")
 os.environ.setdefault("SAMPAN_JOB_STALE_SECONDS", "4")
 # Every test client comes from 127.0.0.1: brute-force limits that a whole suite run cannot reach
 # (tests/hostile/test_http_brute_force.py sets low ones for its own processes).
-for _name in ("SAMPAN_LOGIN_FAILURES_PER_ACCOUNT", "SAMPAN_LOGIN_FAILURES_PER_ADDRESS",
-              "SAMPAN_AUTH_FAILURES_PER_ADDRESS"):
+for _name in (
+    "SAMPAN_LOGIN_FAILURES_PER_ACCOUNT",
+    "SAMPAN_LOGIN_FAILURES_PER_ADDRESS",
+    "SAMPAN_AUTH_FAILURES_PER_ADDRESS",
+):
     os.environ.setdefault(_name, "1000000")
 
 from .base import *  # noqa: E402,F403

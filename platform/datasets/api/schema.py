@@ -21,37 +21,65 @@ from datasets.api.serializers import (
 
 def _error(name: str, code: str, **details: serializers.Field) -> serializers.Serializer:
     """The shared error body, ``{"error": {"code", "message", "details"}}``, with this code and details."""
-    return inline_serializer(name, {"error": inline_serializer(f"{name}Body", {
-        "code": serializers.ChoiceField(choices=[code]),
-        "message": serializers.CharField(help_text="The sentence to show a person."),
-        "details": inline_serializer(f"{name}Details", details),
-    })})
+    return inline_serializer(
+        name,
+        {
+            "error": inline_serializer(
+                f"{name}Body",
+                {
+                    "code": serializers.ChoiceField(choices=[code]),
+                    "message": serializers.CharField(help_text="The sentence to show a person."),
+                    "details": inline_serializer(f"{name}Details", details),
+                },
+            )
+        },
+    )
 
 
 def _messages() -> serializers.ListField:
-    return serializers.ListField(child=serializers.CharField(), help_text="The message again, as a field error.")
+    return serializers.ListField(
+        child=serializers.CharField(), help_text="The message again, as a field error."
+    )
 
 
-SAMPLE_LABEL_CONFLICT = _error("SampleLabelConflict", "label_conflict", label_version=_messages(),
-                               current=CurrentLabelSerializer(help_text="The sample's label now."))
-BULK_LABEL_CONFLICT = _error("BulkLabelConflict", "label_conflict", items=_messages(),
-                             conflicts=CurrentLabelSerializer(many=True, help_text="The samples that changed "
-                                                              "since the versions sent, as they are now."))
+SAMPLE_LABEL_CONFLICT = _error(
+    "SampleLabelConflict",
+    "label_conflict",
+    label_version=_messages(),
+    current=CurrentLabelSerializer(help_text="The sample's label now."),
+)
+BULK_LABEL_CONFLICT = _error(
+    "BulkLabelConflict",
+    "label_conflict",
+    items=_messages(),
+    conflicts=CurrentLabelSerializer(
+        many=True, help_text="The samples that changed since the versions sent, as they are now."
+    ),
+)
 LABEL_DELETED = _error("LabelDeleted", "label_deleted", label=_messages())
 MERGE_TARGET_DELETED = _error("MergeTargetDeleted", "label_deleted", into=_messages())
 
 SAMPLE_LABEL_WRITE_409 = OpenApiResponse(
-    PolymorphicProxySerializer(component_name="SampleLabelWriteConflict", resource_type_field_name=None,
-                               serializers=[SAMPLE_LABEL_CONFLICT, LABEL_DELETED]),
+    PolymorphicProxySerializer(
+        component_name="SampleLabelWriteConflict",
+        resource_type_field_name=None,
+        serializers=[SAMPLE_LABEL_CONFLICT, LABEL_DELETED],
+    ),
     description="label_conflict: the sample changed since label_version (details.current says how it is now); "
-                "label_deleted: the label was deleted or merged away meanwhile. Nothing was saved.")
+    "label_deleted: the label was deleted or merged away meanwhile. Nothing was saved.",
+)
 BULK_LABEL_409 = OpenApiResponse(
-    PolymorphicProxySerializer(component_name="BulkLabelConflictOrDeleted", resource_type_field_name=None,
-                               serializers=[BULK_LABEL_CONFLICT, LABEL_DELETED]),
+    PolymorphicProxySerializer(
+        component_name="BulkLabelConflictOrDeleted",
+        resource_type_field_name=None,
+        serializers=[BULK_LABEL_CONFLICT, LABEL_DELETED],
+    ),
     description="label_conflict: some samples changed since the versions sent (details.conflicts); "
-                "label_deleted: the label was deleted or merged away meanwhile. Nothing was saved.")
-MERGE_409 = OpenApiResponse(MERGE_TARGET_DELETED,
-                            description="label_deleted: the target label was deleted or merged away meanwhile.")
+    "label_deleted: the label was deleted or merged away meanwhile. Nothing was saved.",
+)
+MERGE_409 = OpenApiResponse(
+    MERGE_TARGET_DELETED, description="label_deleted: the target label was deleted or merged away meanwhile."
+)
 
 
 class WholeSampleLabelWrite(OpenApiSerializerExtension):

@@ -17,8 +17,12 @@ SAMPLE_ID = re.compile(r"[0-9]{1,19}")
 
 
 def _created_by() -> serializers.SlugRelatedField:
-    return serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True,
-                                        help_text="The creator's username; null once that user is deleted.")
+    return serializers.SlugRelatedField(
+        slug_field="username",
+        read_only=True,
+        allow_null=True,
+        help_text="The creator's username; null once that user is deleted.",
+    )
 
 
 class DatasetSerializer(serializers.ModelSerializer):
@@ -29,14 +33,30 @@ class DatasetSerializer(serializers.ModelSerializer):
     sample_count = serializers.IntegerField(read_only=True)
     labeled_count = serializers.IntegerField(read_only=True)
     label_count = serializers.IntegerField(read_only=True)
-    schema = serializers.JSONField(read_only=True, help_text=(
-        "Text datasets: {text_column, label_column}; tabular: {columns: [{name, type}], target, task}. Set by the "
-        "first import; {} for image datasets."))
+    schema = serializers.JSONField(
+        read_only=True,
+        help_text=(
+            "Text datasets: {text_column, label_column}; tabular: {columns: [{name, type}], target, task}. Set by the "
+            "first import; {} for image datasets."
+        ),
+    )
 
     class Meta:
         model = Dataset
-        fields = ["id", "workspace", "project", "name", "description", "task_type", "sample_count", "labeled_count",
-                  "label_count", "schema", "created_by", "created_at"]
+        fields = [
+            "id",
+            "workspace",
+            "project",
+            "name",
+            "description",
+            "task_type",
+            "sample_count",
+            "labeled_count",
+            "label_count",
+            "schema",
+            "created_by",
+            "created_at",
+        ]
         read_only_fields = ["id", "schema", "created_by", "created_at"]
         validators: list = []  # uniqueness is checked by the service, with a message that names the dataset
 
@@ -49,7 +69,8 @@ class DatasetSerializer(serializers.ModelSerializer):
         project, workspace = attrs.get("project"), attrs.get("workspace")
         if self.instance is not None:
             if (project is not None and project.pk != self.instance.project_id) or (
-                    workspace is not None and workspace.pk != self.instance.workspace_id):
+                workspace is not None and workspace.pk != self.instance.workspace_id
+            ):
                 raise serializers.ValidationError({"project": ["A dataset cannot move to another project."]})
             if "task_type" in attrs and attrs["task_type"] != self.instance.task_type:
                 raise serializers.ValidationError({"task_type": ["A dataset's task type cannot change."]})
@@ -61,9 +82,12 @@ class DatasetSerializer(serializers.ModelSerializer):
 
 class LabelSerializer(serializers.ModelSerializer):
     name = serializers.CharField(max_length=100)
-    color = serializers.RegexField(HEX_COLOR, required=False, allow_blank=True, help_text="#rrggbb; picked if empty.")
-    sample_count = serializers.IntegerField(read_only=True, help_text="Samples with this label: what a rename, "
-                                            "merge or delete changes.")
+    color = serializers.RegexField(
+        HEX_COLOR, required=False, allow_blank=True, help_text="#rrggbb; picked if empty."
+    )
+    sample_count = serializers.IntegerField(
+        read_only=True, help_text="Samples with this label: what a rename, merge or delete changes."
+    )
 
     class Meta:
         model = Label
@@ -73,28 +97,51 @@ class LabelSerializer(serializers.ModelSerializer):
 
 
 class LabelMergeSerializer(serializers.Serializer):
-    into = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="The label that receives this label's samples.")
+    into = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, help_text="The label that receives this label's samples."
+    )
     dry_run = serializers.BooleanField(default=False, help_text="Only say how many samples would change.")
 
 
 class LabelChangeSerializer(serializers.Serializer):
     label = serializers.IntegerField(help_text="The label deleted, or merged away.")
     into = serializers.IntegerField(required=False, help_text="For a merge: the label that got the samples.")
-    affected_samples = serializers.IntegerField(help_text="Samples whose label changes (or would, on a dry run).")
+    affected_samples = serializers.IntegerField(
+        help_text="Samples whose label changes (or would, on a dry run)."
+    )
     dry_run = serializers.BooleanField()
 
 
 class SampleSerializer(serializers.ModelSerializer):
     label_name = serializers.CharField(source="label.name", read_only=True, allow_null=True, default=None)
-    split = serializers.SerializerMethodField(help_text="The sample's split in the version filtered by, else null.")
+    split = serializers.SerializerMethodField(
+        help_text="The sample's split in the version filtered by, else null."
+    )
     image_url = serializers.SerializerMethodField()
     thumbnail_url = serializers.SerializerMethodField()
 
     class Meta:
         model = Sample
-        fields = ["id", "original_name", "label", "label_name", "label_version", "width", "height", "format",
-                  "size_bytes", "sha256", "split", "image_url", "thumbnail_url", "text", "values", "target",
-                  "import_batch", "created_at"]
+        fields = [
+            "id",
+            "original_name",
+            "label",
+            "label_name",
+            "label_version",
+            "width",
+            "height",
+            "format",
+            "size_bytes",
+            "sha256",
+            "split",
+            "image_url",
+            "thumbnail_url",
+            "text",
+            "values",
+            "target",
+            "import_batch",
+            "created_at",
+        ]
         read_only_fields = fields
 
     @extend_schema_field(serializers.ChoiceField(choices=Split.choices, allow_null=True))
@@ -109,10 +156,17 @@ class SampleSerializer(serializers.ModelSerializer):
 
 
 class SampleLabelWriteSerializer(serializers.Serializer):
-    label = serializers.IntegerField(allow_null=True, min_value=1, max_value=MAX_ID,
-                                     help_text="A label id of this dataset, or null to unlabel.")
-    label_version = serializers.IntegerField(min_value=0, max_value=2**31 - 1, help_text="The sample's label_version you last saw; "
-                                             "a stale one answers 409 with the current value.")
+    label = serializers.IntegerField(
+        allow_null=True,
+        min_value=1,
+        max_value=MAX_ID,
+        help_text="A label id of this dataset, or null to unlabel.",
+    )
+    label_version = serializers.IntegerField(
+        min_value=0,
+        max_value=2**31 - 1,
+        help_text="The sample's label_version you last saw; a stale one answers 409 with the current value.",
+    )
 
 
 class BulkLabelItemSerializer(serializers.Serializer):
@@ -121,7 +175,12 @@ class BulkLabelItemSerializer(serializers.Serializer):
 
 
 class BulkLabelSerializer(serializers.Serializer):
-    label = serializers.IntegerField(allow_null=True, min_value=1, max_value=MAX_ID, help_text="A label id of this dataset, or null to unlabel.")
+    label = serializers.IntegerField(
+        allow_null=True,
+        min_value=1,
+        max_value=MAX_ID,
+        help_text="A label id of this dataset, or null to unlabel.",
+    )
     items = BulkLabelItemSerializer(many=True, allow_empty=False, max_length=5000)
 
 
@@ -166,13 +225,24 @@ class SampleIdsField(serializers.ListField):
 
 
 class SampleQuerySerializer(serializers.Serializer):
-    label = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID, help_text="Only samples with this label id.")
-    unlabeled = serializers.BooleanField(required=False, allow_null=True, default=None,
-                                         help_text="true: only unlabeled samples; false: only labeled ones.")
-    version = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID,
-                                       help_text="Only samples in this dataset version (id).")
-    split = serializers.ChoiceField(choices=Split.choices, required=False, help_text="With version: only this split.")
-    search = serializers.CharField(required=False, max_length=200, help_text="Part of the original file name.")
+    label = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_ID, help_text="Only samples with this label id."
+    )
+    unlabeled = serializers.BooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="true: only unlabeled samples; false: only labeled ones.",
+    )
+    version = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_ID, help_text="Only samples in this dataset version (id)."
+    )
+    split = serializers.ChoiceField(
+        choices=Split.choices, required=False, help_text="With version: only this split."
+    )
+    search = serializers.CharField(
+        required=False, max_length=200, help_text="Part of the original file name."
+    )
     ids = SampleIdsField(required=False)
 
 
@@ -231,8 +301,10 @@ class DatasetStatisticsSerializer(SampleCountsSerializer):
 
 class ImportProblemSerializer(serializers.Serializer):
     file = serializers.CharField()
-    code = serializers.CharField(help_text="duplicate, not_an_image, corrupt_image, truncated_image, "
-                                 "too_many_pixels, file_too_large, encrypted, corrupt_entry, bad_label")
+    code = serializers.CharField(
+        help_text="duplicate, not_an_image, corrupt_image, truncated_image, "
+        "too_many_pixels, file_too_large, encrypted, corrupt_entry, bad_label"
+    )
     message = serializers.CharField()
 
 
@@ -240,24 +312,53 @@ class ImportBatchSerializer(serializers.ModelSerializer):
     created_by = _created_by()
     status = serializers.SerializerMethodField()
     progress = serializers.SerializerMethodField()
-    problems = ImportProblemSerializer(many=True, read_only=True, help_text=(
-        "Each refused or duplicate file (or row), at most the first 1000; problems_total counts them all."))
+    problems = ImportProblemSerializer(
+        many=True,
+        read_only=True,
+        help_text=(
+            "Each refused or duplicate file (or row), at most the first 1000; problems_total counts them all."
+        ),
+    )
     problems_total = serializers.SerializerMethodField()
     labels_created = serializers.ListField(child=serializers.CharField(), read_only=True)
 
     class Meta:
         model = ImportBatch
-        fields = ["id", "dataset", "source", "filename", "size_bytes", "label_name", "mapping", "status", "job", "progress",
-                  "files", "imported", "duplicates", "failed", "ignored", "labels_created", "problems", "problems_total",
-                  "error_code",
-                  "error", "created_by", "created_at", "finished_at"]
+        fields = [
+            "id",
+            "dataset",
+            "source",
+            "filename",
+            "size_bytes",
+            "label_name",
+            "mapping",
+            "status",
+            "job",
+            "progress",
+            "files",
+            "imported",
+            "duplicates",
+            "failed",
+            "ignored",
+            "labels_created",
+            "problems",
+            "problems_total",
+            "error_code",
+            "error",
+            "created_by",
+            "created_at",
+            "finished_at",
+        ]
         read_only_fields = fields
 
     @extend_schema_field(serializers.ChoiceField(choices=ImportStatus.choices))
     def get_status(self, batch) -> str:
         # A job the reaper failed (its worker kept dying) never reached our code: show its end.
-        if batch.status in (ImportStatus.QUEUED, ImportStatus.RUNNING) and batch.job is not None \
-                and batch.job.status in ("failed", "cancelled"):
+        if (
+            batch.status in (ImportStatus.QUEUED, ImportStatus.RUNNING)
+            and batch.job is not None
+            and batch.job.status in ("failed", "cancelled")
+        ):
             return ImportStatus.FAILED
         return batch.status
 
@@ -279,46 +380,92 @@ class ImportBatchSummarySerializer(ImportBatchSerializer):
         read_only_fields = fields
 
 
-ENCODING_HELP = ("Text files: the encoding (e.g. gb18030, cp1252, utf-16). Omitted: detected (UTF-8/UTF-16 "
-                 "by BOM, UTF-8, GB18030 for Chinese, cp1252 for Western text); an uncertain guess is a 400 "
-                 "bad_encoding whose details.candidates name the encodings to choose from.")
-DELIMITER_HELP = ("CSV/TSV: the one-character delimiter (',', ';', '\\t' or 'tab', '|', ...). Omitted: detected "
-                  "from the first lines. Ignored for other formats.")
-DECIMAL_HELP = ("The decimal mark of numbers written as text: '.' or ','. Omitted: detected ('1,5' and '1.234,5' "
-                "mean ','). With ',' those cells import as numbers.")
-SHEET_HELP = ("XLSX: the sheet's name, or its 0-based index when no sheet has that name. Omitted: the first sheet "
-              "with a header row and a data row.")
+ENCODING_HELP = (
+    "Text files: the encoding (e.g. gb18030, cp1252, utf-16). Omitted: detected (UTF-8/UTF-16 "
+    "by BOM, UTF-8, GB18030 for Chinese, cp1252 for Western text); an uncertain guess is a 400 "
+    "bad_encoding whose details.candidates name the encodings to choose from."
+)
+DELIMITER_HELP = (
+    "CSV/TSV: the one-character delimiter (',', ';', '\\t' or 'tab', '|', ...). Omitted: detected "
+    "from the first lines. Ignored for other formats."
+)
+DECIMAL_HELP = (
+    "The decimal mark of numbers written as text: '.' or ','. Omitted: detected ('1,5' and '1.234,5' "
+    "mean ','). With ',' those cells import as numbers."
+)
+SHEET_HELP = (
+    "XLSX: the sheet's name, or its 0-based index when no sheet has that name. Omitted: the first sheet "
+    "with a header row and a data row."
+)
 
 
 class ImportCreateSerializer(serializers.Serializer):
-    archive = serializers.FileField(required=False, allow_empty_file=True, help_text="A zip, tar, tar.gz, tar.bz2 or tar.xz: a folder "
-                                    "per class gives labels, files at the root are unlabeled.")
-    files = serializers.ListField(child=serializers.FileField(allow_empty_file=True), required=False,
-                                  help_text="Image files (JPEG, PNG, BMP, WebP, GIF), recognised by content.")
-    label = serializers.CharField(required=False, allow_blank=True, max_length=100,
-                                  help_text="Label for every uploaded file, or for an archive's root files.")
-    file = serializers.FileField(required=False, allow_empty_file=True, help_text="Text and tabular datasets: a "
-                                 "table file (CSV, TSV, JSONL, XLSX or Parquet) with a header row.")
-    text_column = serializers.CharField(required=False, allow_blank=True, max_length=200,
-                                        help_text="Text datasets: the column holding the texts (guessed if omitted).")
-    label_column = serializers.CharField(required=False, allow_blank=True, max_length=200,
-                                         help_text="Text datasets: the column holding labels, if any (guessed).")
-    target_column = serializers.CharField(required=False, allow_blank=True, max_length=200,
-                                          help_text="Tabular datasets: the column to predict (required at first).")
+    archive = serializers.FileField(
+        required=False,
+        allow_empty_file=True,
+        help_text="A zip, tar, tar.gz, tar.bz2 or tar.xz: a folder "
+        "per class gives labels, files at the root are unlabeled.",
+    )
+    files = serializers.ListField(
+        child=serializers.FileField(allow_empty_file=True),
+        required=False,
+        help_text="Image files (JPEG, PNG, BMP, WebP, GIF), recognised by content.",
+    )
+    label = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=100,
+        help_text="Label for every uploaded file, or for an archive's root files.",
+    )
+    file = serializers.FileField(
+        required=False,
+        allow_empty_file=True,
+        help_text="Text and tabular datasets: a "
+        "table file (CSV, TSV, JSONL, XLSX or Parquet) with a header row.",
+    )
+    text_column = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text="Text datasets: the column holding the texts (guessed if omitted).",
+    )
+    label_column = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text="Text datasets: the column holding labels, if any (guessed).",
+    )
+    target_column = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text="Tabular datasets: the column to predict (required at first).",
+    )
     encoding = serializers.CharField(required=False, allow_blank=True, max_length=40, help_text=ENCODING_HELP)
-    delimiter = serializers.CharField(required=False, allow_blank=True, max_length=3, trim_whitespace=False,
-                                      help_text=DELIMITER_HELP)
-    decimal = serializers.ChoiceField(choices=[".", ","], required=False, allow_blank=True, help_text=DECIMAL_HELP)
+    delimiter = serializers.CharField(
+        required=False, allow_blank=True, max_length=3, trim_whitespace=False, help_text=DELIMITER_HELP
+    )
+    decimal = serializers.ChoiceField(
+        choices=[".", ","], required=False, allow_blank=True, help_text=DECIMAL_HELP
+    )
     sheet = serializers.CharField(required=False, allow_blank=True, max_length=200, help_text=SHEET_HELP)
-    background = serializers.BooleanField(default=False, help_text="Import an archive in a background job "
-                                          "(answers 202; big archives always do).")
+    background = serializers.BooleanField(
+        default=False,
+        help_text="Import an archive in a background job (answers 202; big archives always do).",
+    )
 
     def validate(self, attrs):
         given = [name for name in ("archive", "files", "file") if attrs.get(name)]
         if len(given) != 1:
-            raise serializers.ValidationError({"archive": ["Upload either one archive or image files (image "
-                                                           "datasets), or one table file as `file` (text and "
-                                                           "tabular datasets)."]})
+            raise serializers.ValidationError(
+                {
+                    "archive": [
+                        "Upload either one archive or image files (image "
+                        "datasets), or one table file as `file` (text and "
+                        "tabular datasets)."
+                    ]
+                }
+            )
         if attrs.get("files") and attrs.get("background"):
             raise serializers.ValidationError({"background": ["Background imports take an archive."]})
         return attrs
@@ -326,13 +473,23 @@ class ImportCreateSerializer(serializers.Serializer):
 
 class TablePreviewRequestSerializer(serializers.Serializer):
     file = serializers.FileField(allow_empty_file=True, help_text="A CSV, TSV, JSONL, XLSX or Parquet file.")
-    encoding = serializers.CharField(required=False, allow_blank=True, max_length=40, default="",
-                                     help_text=ENCODING_HELP)
-    delimiter = serializers.CharField(required=False, allow_blank=True, max_length=3, default="",
-                                      trim_whitespace=False, help_text=DELIMITER_HELP)
-    decimal = serializers.ChoiceField(choices=[".", ","], required=False, allow_blank=True, default="",
-                                      help_text=DECIMAL_HELP)
-    sheet = serializers.CharField(required=False, allow_blank=True, max_length=200, default="", help_text=SHEET_HELP)
+    encoding = serializers.CharField(
+        required=False, allow_blank=True, max_length=40, default="", help_text=ENCODING_HELP
+    )
+    delimiter = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=3,
+        default="",
+        trim_whitespace=False,
+        help_text=DELIMITER_HELP,
+    )
+    decimal = serializers.ChoiceField(
+        choices=[".", ","], required=False, allow_blank=True, default="", help_text=DECIMAL_HELP
+    )
+    sheet = serializers.CharField(
+        required=False, allow_blank=True, max_length=200, default="", help_text=SHEET_HELP
+    )
 
 
 class TableColumnSerializer(serializers.Serializer):
@@ -343,46 +500,74 @@ class TableColumnSerializer(serializers.Serializer):
 class TablePreviewSerializer(serializers.Serializer):
     filename = serializers.CharField()
     format = serializers.ChoiceField(choices=["csv", "tsv", "jsonl", "xlsx", "parquet"])
-    encoding = serializers.CharField(help_text="The encoding used (given, or detected: utf-8, utf-16, gb18030, "
-                                     "cp1252, ...), or 'binary' for XLSX/Parquet.")
-    delimiter = serializers.CharField(allow_null=True, trim_whitespace=False,
-                                      help_text="CSV/TSV: the delimiter used (given or detected); null otherwise.")
-    decimal = serializers.ChoiceField(choices=[".", ","], help_text="The decimal mark of text cells (given or "
-                                      "detected): with ',' a cell '1.234,5' is the number 1234.5.")
+    encoding = serializers.CharField(
+        help_text="The encoding used (given, or detected: utf-8, utf-16, gb18030, "
+        "cp1252, ...), or 'binary' for XLSX/Parquet."
+    )
+    delimiter = serializers.CharField(
+        allow_null=True,
+        trim_whitespace=False,
+        help_text="CSV/TSV: the delimiter used (given or detected); null otherwise.",
+    )
+    decimal = serializers.ChoiceField(
+        choices=[".", ","],
+        help_text="The decimal mark of text cells (given or "
+        "detected): with ',' a cell '1.234,5' is the number 1234.5.",
+    )
     sheet = serializers.CharField(allow_null=True, help_text="XLSX: the sheet read; null for other formats.")
-    sheets = serializers.ListField(child=serializers.CharField(), help_text="XLSX: every sheet's name in "
-                                   "workbook order (pick one as `sheet`); [] for other formats.")
+    sheets = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="XLSX: every sheet's name in workbook order (pick one as `sheet`); [] for other formats.",
+    )
     partial = serializers.BooleanField(help_text="Only the first 2 MiB of the file were read.")
     rows_read = serializers.IntegerField()
     columns = TableColumnSerializer(many=True)
-    rows = serializers.ListField(child=serializers.DictField(), help_text="The first rows, cells by column name.")
-    suggested = serializers.DictField(child=serializers.CharField(allow_null=True),
-                                      help_text="{text_column, label_column} or {target_column}; null: none found.")
+    rows = serializers.ListField(
+        child=serializers.DictField(), help_text="The first rows, cells by column name."
+    )
+    suggested = serializers.DictField(
+        child=serializers.CharField(allow_null=True),
+        help_text="{text_column, label_column} or {target_column}; null: none found.",
+    )
 
 
 class DatasetProfileSerializer(serializers.Serializer):
     rows = serializers.IntegerField(required=False)
-    columns = serializers.ListField(child=serializers.DictField(), required=False, help_text=(
-        "Per column: name, type, count, missing, missing_share, unique; numeric: min, max, mean, std, histogram "
-        "{edges, counts}; categorical/datetime: top [{value, count}]; text: mean_length, max_length."))
-    target = serializers.DictField(required=False, help_text=(
-        "name, type (classes | numeric), count, missing; classes: [{value, count}]; numeric: min, max, mean, std, "
-        "histogram."))
+    columns = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text=(
+            "Per column: name, type, count, missing, missing_share, unique; numeric: min, max, mean, std, histogram "
+            "{edges, counts}; categorical/datetime: top [{value, count}]; text: mean_length, max_length."
+        ),
+    )
+    target = serializers.DictField(
+        required=False,
+        help_text=(
+            "name, type (classes | numeric), count, missing; classes: [{value, count}]; numeric: min, max, mean, std, "
+            "histogram."
+        ),
+    )
 
 
 class DatasetVersionCreateSerializer(serializers.Serializer):
     train_ratio = serializers.FloatField(default=0.8, min_value=0, max_value=1)
     val_ratio = serializers.FloatField(default=0.1, min_value=0, max_value=1)
     test_ratio = serializers.FloatField(default=0.1, min_value=0, max_value=1)
-    seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1,
-                                    help_text="Same samples + same seed = same split. Random if omitted.")
+    seed = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=2**63 - 1,
+        help_text="Same samples + same seed = same split. Random if omitted.",
+    )
     note = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
 
     def validate(self, attrs):
         total = attrs["train_ratio"] + attrs["val_ratio"] + attrs["test_ratio"]
         if abs(total - 1.0) > 1e-6:
-            raise serializers.ValidationError({"train_ratio": [f"train_ratio + val_ratio + test_ratio must be 1, "
-                                                               f"not {total:g}."]})
+            raise serializers.ValidationError(
+                {"train_ratio": [f"train_ratio + val_ratio + test_ratio must be 1, not {total:g}."]}
+            )
         if attrs["train_ratio"] <= 0:
             raise serializers.ValidationError({"train_ratio": ["The training split needs a ratio above 0."]})
         return attrs
@@ -391,16 +576,36 @@ class DatasetVersionCreateSerializer(serializers.Serializer):
 class DatasetVersionSerializer(serializers.ModelSerializer):
     name = serializers.CharField(read_only=True, help_text="V1, V2, ...")
     created_by = _created_by()
-    classes = serializers.ListField(child=serializers.CharField(), read_only=True,
-                                    help_text="Label names; label index i is classes[i].")
-    counts = serializers.DictField(child=serializers.DictField(child=serializers.IntegerField()), read_only=True,
-                                   help_text='Per split, per class: {"train": {"cat": 40}, "val": {...}, "test": {...}}.')
+    classes = serializers.ListField(
+        child=serializers.CharField(), read_only=True, help_text="Label names; label index i is classes[i]."
+    )
+    counts = serializers.DictField(
+        child=serializers.DictField(child=serializers.IntegerField()),
+        read_only=True,
+        help_text='Per split, per class: {"train": {"cat": 40}, "val": {...}, "test": {...}}.',
+    )
     totals = serializers.SerializerMethodField()
 
     class Meta:
         model = DatasetVersion
-        fields = ["id", "dataset", "number", "name", "note", "seed", "train_ratio", "val_ratio", "test_ratio",
-                  "classes", "counts", "totals", "sample_count", "unlabeled_excluded", "created_by", "created_at"]
+        fields = [
+            "id",
+            "dataset",
+            "number",
+            "name",
+            "note",
+            "seed",
+            "train_ratio",
+            "val_ratio",
+            "test_ratio",
+            "classes",
+            "counts",
+            "totals",
+            "sample_count",
+            "unlabeled_excluded",
+            "created_by",
+            "created_at",
+        ]
         read_only_fields = fields
 
     @extend_schema_field(serializers.DictField(child=serializers.IntegerField()))

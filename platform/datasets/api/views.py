@@ -43,14 +43,24 @@ from datasets.api.serializers import (
 from datasets.models import Dataset, DatasetVersion, ImportBatch, ImportStatus, Label, Sample
 
 DATASET_ID = OpenApiParameter("dataset_id", int, OpenApiParameter.PATH)
-DRY_RUN = OpenApiParameter("dry_run", OpenApiTypes.BOOL, required=False,
-                           description="Only say how many samples would change; change nothing.")
+DRY_RUN = OpenApiParameter(
+    "dry_run",
+    OpenApiTypes.BOOL,
+    required=False,
+    description="Only say how many samples would change; change nothing.",
+)
 SAMPLE_IDS = OpenApiParameter(
-    "ids", {"type": "array", "items": {"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID},
-            "maxItems": MAX_SAMPLE_IDS},
-    style="form", explode=False,
+    "ids",
+    {
+        "type": "array",
+        "items": {"type": "integer", "format": "int64", "minimum": 1, "maximum": MAX_ID},
+        "maxItems": MAX_SAMPLE_IDS,
+    },
+    style="form",
+    explode=False,
     description=f"Only these samples, comma-separated: ids=1,2,3 (at most {MAX_SAMPLE_IDS}). Ids not in the "
-                "dataset are left out, so count says how many of them exist.")
+    "dataset are left out, so count says how many of them exist.",
+)
 IMMUTABLE = "private, max-age=31536000, immutable"
 
 
@@ -101,7 +111,9 @@ class DatasetViewSet(viewsets.ModelViewSet):
     def perform_create(self, serializer):
         data = dict(serializer.validated_data)
         data.pop("workspace", None)
-        require_role(user=self.request.user, workspace_id=data["project"].workspace_id, action="create datasets")
+        require_role(
+            user=self.request.user, workspace_id=data["project"].workspace_id, action="create datasets"
+        )
         dataset = services.dataset_create(user=self.request.user, **data)
         serializer.instance = self.get_queryset().get(pk=dataset.pk)
 
@@ -113,21 +125,35 @@ class DatasetViewSet(viewsets.ModelViewSet):
     def perform_destroy(self, instance):
         services.dataset_delete(dataset=instance)
 
-    @extend_schema(responses=DatasetStatisticsSerializer, summary="Per-class counts and image size distribution")
+    @extend_schema(
+        responses=DatasetStatisticsSerializer, summary="Per-class counts and image size distribution"
+    )
     @action(detail=True, methods=["get"])
     def statistics(self, request, *args, **kwargs):
         return Response(selectors.dataset_statistics(dataset=self.get_object()))
 
-    @extend_schema(responses=DatasetProfileSerializer,
-                   summary="Tabular datasets: per-column statistics and the target's balance ({} for others)")
+    @extend_schema(
+        responses=DatasetProfileSerializer,
+        summary="Tabular datasets: per-column statistics and the target's balance ({} for others)",
+    )
     @action(detail=True, methods=["get"])
     def profile(self, request, *args, **kwargs):
         return Response(self.get_object().profile or {})
 
     @extend_schema(
-        parameters=[OpenApiParameter("version", int, required=False,
-                                     description="Export this dataset version (id) instead of the current samples.")],
-        responses={(200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY, description="folder per class + manifest.csv")},
+        parameters=[
+            OpenApiParameter(
+                "version",
+                int,
+                required=False,
+                description="Export this dataset version (id) instead of the current samples.",
+            )
+        ],
+        responses={
+            (200, "application/zip"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="folder per class + manifest.csv"
+            )
+        },
         summary="Download as a zip: a folder per class plus manifest.csv",
     )
     @action(detail=True, methods=["get"])
@@ -191,16 +217,22 @@ class LabelViewSet(DatasetChildMixin, viewsets.ModelViewSet):
         services.label_update(label=serializer.instance, **serializer.validated_data)
         serializer.instance = self.get_queryset().get(pk=serializer.instance.pk)
 
-    @extend_schema(parameters=[DATASET_ID, DRY_RUN], responses={200: LabelChangeSerializer},
-                   summary="Delete a label; its samples become unlabeled (dry_run: only count them)")
+    @extend_schema(
+        parameters=[DATASET_ID, DRY_RUN],
+        responses={200: LabelChangeSerializer},
+        summary="Delete a label; its samples become unlabeled (dry_run: only count them)",
+    )
     def destroy(self, request, *args, **kwargs):
         label = self.get_object()
         dry_run = _dry_run(request)
         affected = services.label_delete(label=label, dry_run=dry_run)
         return Response({"label": label.pk, "affected_samples": affected, "dry_run": dry_run})
 
-    @extend_schema(request=LabelMergeSerializer, responses={200: LabelChangeSerializer, 409: MERGE_409},
-                   summary="Merge this label into another: its samples move there, it is deleted")
+    @extend_schema(
+        request=LabelMergeSerializer,
+        responses={200: LabelChangeSerializer, 409: MERGE_409},
+        summary="Merge this label into another: its samples move there, it is deleted",
+    )
     @action(detail=True, methods=["post"])
     def merge(self, request, *args, **kwargs):
         label = self.get_object()
@@ -210,8 +242,14 @@ class LabelViewSet(DatasetChildMixin, viewsets.ModelViewSet):
         if into is None:
             raise ValidationError({"into": [f"No label {body.validated_data['into']} in this dataset."]})
         affected = services.label_merge(label=label, into=into, dry_run=body.validated_data["dry_run"])
-        return Response({"label": label.pk, "into": into.pk, "affected_samples": affected,
-                         "dry_run": body.validated_data["dry_run"]})
+        return Response(
+            {
+                "label": label.pk,
+                "into": into.pk,
+                "affected_samples": affected,
+                "dry_run": body.validated_data["dry_run"],
+            }
+        )
 
 
 class SamplePagination(PageNumberPagination):
@@ -236,7 +274,9 @@ class SamplePagination(PageNumberPagination):
 
 
 @_nested("list", "retrieve", "partial_update", "destroy", "bulk_label", "image", "thumbnail")
-class SampleViewSet(DatasetChildMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
+class SampleViewSet(
+    DatasetChildMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet
+):
     """Samples of a dataset: filtered pages with counts, label writes with optimistic concurrency,
     the image and its thumbnail."""
 
@@ -252,8 +292,11 @@ class SampleViewSet(DatasetChildMixin, mixins.RetrieveModelMixin, mixins.Destroy
     def perform_content_negotiation(self, request, force=False):
         return super().perform_content_negotiation(request, force=True)  # images for <img>, errors JSON
 
-    @extend_schema(parameters=[DATASET_ID, SampleQuerySerializer, SAMPLE_IDS], responses={200: SamplePageSerializer},
-                   summary="A page of samples with the dataset's counts")
+    @extend_schema(
+        parameters=[DATASET_ID, SampleQuerySerializer, SAMPLE_IDS],
+        responses={200: SamplePageSerializer},
+        summary="A page of samples with the dataset's counts",
+    )
     def list(self, request, *args, **kwargs):
         query = SampleQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -261,49 +304,74 @@ class SampleViewSet(DatasetChildMixin, mixins.RetrieveModelMixin, mixins.Destroy
         page = self.paginator.paginate_sample_list(found, request, self)
         return self.paginator.get_paginated_response(SampleSerializer(page, many=True).data)
 
-    @extend_schema(request=SampleLabelWriteSerializer, responses={200: SampleSerializer, 409: SAMPLE_LABEL_WRITE_409},
-                   summary="Set a sample's label (409 if it changed since label_version)")
+    @extend_schema(
+        request=SampleLabelWriteSerializer,
+        responses={200: SampleSerializer, 409: SAMPLE_LABEL_WRITE_409},
+        summary="Set a sample's label (409 if it changed since label_version)",
+    )
     def partial_update(self, request, *args, **kwargs):
         sample = self.get_object()
         body = SampleLabelWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        sample = services.sample_set_label(dataset=self.dataset, sample_id=sample.pk, label_id=body.validated_data["label"],
-                                           label_version=body.validated_data["label_version"])
+        sample = services.sample_set_label(
+            dataset=self.dataset,
+            sample_id=sample.pk,
+            label_id=body.validated_data["label"],
+            label_version=body.validated_data["label_version"],
+        )
         return Response(SampleSerializer(sample).data)
 
     def perform_destroy(self, instance):
         services.sample_delete(sample=instance)
 
-    @extend_schema(request=BulkLabelSerializer, responses={200: BulkLabelResultSerializer, 409: BULK_LABEL_409},
-                   summary="Label many samples at once: all or nothing, 409 listing the ones changed meanwhile")
+    @extend_schema(
+        request=BulkLabelSerializer,
+        responses={200: BulkLabelResultSerializer, 409: BULK_LABEL_409},
+        summary="Label many samples at once: all or nothing, 409 listing the ones changed meanwhile",
+    )
     @action(detail=False, methods=["post"], url_path="bulk-label")
     def bulk_label(self, request, *args, **kwargs):
         self.require_writer("label samples")
         body = BulkLabelSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        samples = services.samples_bulk_set_label(dataset=self.dataset, label_id=body.validated_data["label"],
-                                                  items=body.validated_data["items"])
+        samples = services.samples_bulk_set_label(
+            dataset=self.dataset, label_id=body.validated_data["label"], items=body.validated_data["items"]
+        )
         return Response({"updated": len(samples), "samples": samples})
 
-    @extend_schema(responses={(200, "image/*"): OpenApiResponse(OpenApiTypes.BINARY), 304: None},
-                   summary="The stored image (re-encoded JPEG or PNG)")
+    @extend_schema(
+        responses={(200, "image/*"): OpenApiResponse(OpenApiTypes.BINARY), 304: None},
+        summary="The stored image (re-encoded JPEG or PNG)",
+    )
     @action(detail=True, methods=["get"])
     def image(self, request, *args, **kwargs):
         sample = self.get_object()
-        return _blob_response(request, key=sample.blob_key, etag=sample.sha256,
-                              filename=f"{sample.pk}.{sample.blob_key.rsplit('.', 1)[-1]}")
+        return _blob_response(
+            request,
+            key=sample.blob_key,
+            etag=sample.sha256,
+            filename=f"{sample.pk}.{sample.blob_key.rsplit('.', 1)[-1]}",
+        )
 
-    @extend_schema(responses={(200, "image/*"): OpenApiResponse(OpenApiTypes.BINARY), 304: None},
-                   summary="A thumbnail at most 128 px on its longer side (JPEG; a smaller image is its own)")
+    @extend_schema(
+        responses={(200, "image/*"): OpenApiResponse(OpenApiTypes.BINARY), 304: None},
+        summary="A thumbnail at most 128 px on its longer side (JPEG; a smaller image is its own)",
+    )
     @action(detail=True, methods=["get"])
     def thumbnail(self, request, *args, **kwargs):
         sample = self.get_object()
-        return _blob_response(request, key=sample.thumbnail_key, etag=f"{sample.sha256}-thumb",
-                              filename=f"{sample.pk}-thumbnail.{sample.thumbnail_key.rsplit('.', 1)[-1]}")
+        return _blob_response(
+            request,
+            key=sample.thumbnail_key,
+            etag=f"{sample.sha256}-thumb",
+            filename=f"{sample.pk}-thumbnail.{sample.thumbnail_key.rsplit('.', 1)[-1]}",
+        )
 
 
 @_nested("list", "create", "retrieve", "preview")
-class ImportBatchViewSet(DatasetChildMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class ImportBatchViewSet(
+    DatasetChildMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
     """Imports into a dataset: upload an archive or image files; each import records per-file outcomes."""
 
     serializer_class = ImportBatchSerializer
@@ -320,8 +388,11 @@ class ImportBatchViewSet(DatasetChildMixin, mixins.ListModelMixin, mixins.Retrie
 
     @extend_schema(
         request={"multipart/form-data": ImportCreateSerializer},
-        responses={201: ImportBatchSerializer, 202: ImportBatchSerializer,
-                   413: OpenApiResponse(description="upload_too_large or request_too_large: over a size limit")},
+        responses={
+            201: ImportBatchSerializer,
+            202: ImportBatchSerializer,
+            413: OpenApiResponse(description="upload_too_large or request_too_large: over a size limit"),
+        },
         summary="Import an archive or image files (201 done; 202 running as a background job)",
     )
     def create(self, request, *args, **kwargs):
@@ -330,40 +401,61 @@ class ImportBatchViewSet(DatasetChildMixin, mixins.ListModelMixin, mixins.Retrie
         body.is_valid(raise_exception=True)
         data = body.validated_data
         if data.get("file"):
-            batch = services.import_table(dataset=self.dataset, upload=data["file"], user=request.user,
-                                          text_column=data.get("text_column", ""),
-                                          label_column=data.get("label_column", ""),
-                                          target_column=data.get("target_column", ""),
-                                          encoding=data.get("encoding", ""), delimiter=data.get("delimiter", ""),
-                                          decimal=data.get("decimal", ""), sheet=data.get("sheet", ""),
-                                          background=data["background"])
+            batch = services.import_table(
+                dataset=self.dataset,
+                upload=data["file"],
+                user=request.user,
+                text_column=data.get("text_column", ""),
+                label_column=data.get("label_column", ""),
+                target_column=data.get("target_column", ""),
+                encoding=data.get("encoding", ""),
+                delimiter=data.get("delimiter", ""),
+                decimal=data.get("decimal", ""),
+                sheet=data.get("sheet", ""),
+                background=data["background"],
+            )
         elif data.get("archive"):
-            batch = services.import_archive(dataset=self.dataset, upload=data["archive"], user=request.user,
-                                            label_name=data.get("label", ""), background=data["background"])
+            batch = services.import_archive(
+                dataset=self.dataset,
+                upload=data["archive"],
+                user=request.user,
+                label_name=data.get("label", ""),
+                background=data["background"],
+            )
         else:
-            batch = services.import_files(dataset=self.dataset, files=data["files"], user=request.user,
-                                          label_name=data.get("label", ""))
+            batch = services.import_files(
+                dataset=self.dataset, files=data["files"], user=request.user, label_name=data.get("label", "")
+            )
         code = status.HTTP_202_ACCEPTED if batch.status == ImportStatus.QUEUED else status.HTTP_201_CREATED
         return Response(ImportBatchSerializer(self.get_queryset().get(pk=batch.pk)).data, status=code)
 
-
-    @extend_schema(request={"multipart/form-data": TablePreviewRequestSerializer},
-                   responses={200: TablePreviewSerializer},
-                   summary="The column mapping step: a table file's columns, types, first rows and suggested mapping")
+    @extend_schema(
+        request={"multipart/form-data": TablePreviewRequestSerializer},
+        responses={200: TablePreviewSerializer},
+        summary="The column mapping step: a table file's columns, types, first rows and suggested mapping",
+    )
     @action(detail=False, methods=["post"])
     def preview(self, request, *args, **kwargs):
         self.require_writer("import samples")
         body = TablePreviewRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        return Response(services.table_preview(dataset=self.dataset, upload=data["file"], encoding=data["encoding"],
-                                               delimiter=data["delimiter"], decimal=data["decimal"],
-                                               sheet=data["sheet"]))
+        return Response(
+            services.table_preview(
+                dataset=self.dataset,
+                upload=data["file"],
+                encoding=data["encoding"],
+                delimiter=data["delimiter"],
+                decimal=data["decimal"],
+                sheet=data["sheet"],
+            )
+        )
 
 
 @_nested("list", "create", "retrieve")
-class DatasetVersionViewSet(DatasetChildMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
-                            viewsets.GenericViewSet):
+class DatasetVersionViewSet(
+    DatasetChildMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
     """Dataset versions: immutable snapshots with a seeded, stratified train/val/test split."""
 
     serializer_class = DatasetVersionSerializer
@@ -373,12 +465,16 @@ class DatasetVersionViewSet(DatasetChildMixin, mixins.ListModelMixin, mixins.Ret
     def get_queryset(self):
         return selectors.versions_of(dataset=self.dataset)
 
-    @extend_schema(request=DatasetVersionCreateSerializer, responses={201: DatasetVersionSerializer},
-                   summary="Snapshot the labeled samples as a new version")
+    @extend_schema(
+        request=DatasetVersionCreateSerializer,
+        responses={201: DatasetVersionSerializer},
+        summary="Snapshot the labeled samples as a new version",
+    )
     def create(self, request, *args, **kwargs):
         self.require_writer("create dataset versions")
         body = DatasetVersionCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        version = services.dataset_version_create(dataset=self.dataset, user=request.user, **body.validated_data)
+        version = services.dataset_version_create(
+            dataset=self.dataset, user=request.user, **body.validated_data
+        )
         return Response(DatasetVersionSerializer(version).data, status=status.HTTP_201_CREATED)
-

@@ -7,161 +7,394 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('jobs', '0001_initial'),
-        ('workspaces', '0001_initial'),
+        ("jobs", "0001_initial"),
+        ("workspaces", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Dataset',
+            name="Dataset",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('description', models.TextField(blank=True, max_length=2000)),
-                ('task_type', models.CharField(choices=[('image_classification', 'Image classification')], default='image_classification', max_length=32)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='datasets', to='workspaces.project')),
-                ('workspace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='datasets', to='workspaces.workspace')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100)),
+                ("description", models.TextField(blank=True, max_length=2000)),
+                (
+                    "task_type",
+                    models.CharField(
+                        choices=[("image_classification", "Image classification")],
+                        default="image_classification",
+                        max_length=32,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="datasets",
+                        to="workspaces.project",
+                    ),
+                ),
+                (
+                    "workspace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="datasets",
+                        to="workspaces.workspace",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='DatasetVersion',
+            name="DatasetVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('note', models.CharField(blank=True, max_length=500)),
-                ('seed', models.BigIntegerField()),
-                ('train_ratio', models.FloatField()),
-                ('val_ratio', models.FloatField()),
-                ('test_ratio', models.FloatField()),
-                ('classes', models.JSONField(default=list, help_text="Label names; a sample's label index points here.")),
-                ('counts', models.JSONField(default=dict, help_text='{"train": {"cat": 40, ...}, "val": {...}, "test": {...}}')),
-                ('sample_count', models.PositiveIntegerField(default=0)),
-                ('unlabeled_excluded', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='versions', to='datasets.dataset')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("note", models.CharField(blank=True, max_length=500)),
+                ("seed", models.BigIntegerField()),
+                ("train_ratio", models.FloatField()),
+                ("val_ratio", models.FloatField()),
+                ("test_ratio", models.FloatField()),
+                (
+                    "classes",
+                    models.JSONField(
+                        default=list, help_text="Label names; a sample's label index points here."
+                    ),
+                ),
+                (
+                    "counts",
+                    models.JSONField(
+                        default=dict, help_text='{"train": {"cat": 40, ...}, "val": {...}, "test": {...}}'
+                    ),
+                ),
+                ("sample_count", models.PositiveIntegerField(default=0)),
+                ("unlabeled_excluded", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="versions",
+                        to="datasets.dataset",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-number'],
+                "ordering": ["-number"],
             },
         ),
         migrations.CreateModel(
-            name='ImportBatch',
+            name="ImportBatch",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('source', models.CharField(choices=[('archive', 'Archive (zip or tar)'), ('files', 'Image files')], max_length=16)),
-                ('filename', models.CharField(blank=True, help_text="The archive's name, for archive imports.", max_length=255)),
-                ('upload_key', models.CharField(blank=True, help_text='Stored archive awaiting a background import.', max_length=300)),
-                ('size_bytes', models.BigIntegerField(default=0)),
-                ('label_name', models.CharField(blank=True, help_text='Label given to every imported file, if any.', max_length=100)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed')], default='queued', max_length=16)),
-                ('files', models.PositiveIntegerField(default=0, help_text='Files considered (directories and OS junk excluded).')),
-                ('imported', models.PositiveIntegerField(default=0)),
-                ('duplicates', models.PositiveIntegerField(default=0)),
-                ('failed', models.PositiveIntegerField(default=0)),
-                ('ignored', models.PositiveIntegerField(default=0, help_text='Directories, dot files, __MACOSX, our own manifest.csv.')),
-                ('labels_created', models.JSONField(blank=True, default=list)),
-                ('problems', models.JSONField(blank=True, default=list, help_text='[{file, code, message}] for files not imported.')),
-                ('error_code', models.CharField(blank=True, max_length=64)),
-                ('error', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='imports', to='datasets.dataset')),
-                ('job', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='dataset_import', to='jobs.job')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[("archive", "Archive (zip or tar)"), ("files", "Image files")], max_length=16
+                    ),
+                ),
+                (
+                    "filename",
+                    models.CharField(
+                        blank=True, help_text="The archive's name, for archive imports.", max_length=255
+                    ),
+                ),
+                (
+                    "upload_key",
+                    models.CharField(
+                        blank=True, help_text="Stored archive awaiting a background import.", max_length=300
+                    ),
+                ),
+                ("size_bytes", models.BigIntegerField(default=0)),
+                (
+                    "label_name",
+                    models.CharField(
+                        blank=True, help_text="Label given to every imported file, if any.", max_length=100
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "files",
+                    models.PositiveIntegerField(
+                        default=0, help_text="Files considered (directories and OS junk excluded)."
+                    ),
+                ),
+                ("imported", models.PositiveIntegerField(default=0)),
+                ("duplicates", models.PositiveIntegerField(default=0)),
+                ("failed", models.PositiveIntegerField(default=0)),
+                (
+                    "ignored",
+                    models.PositiveIntegerField(
+                        default=0, help_text="Directories, dot files, __MACOSX, our own manifest.csv."
+                    ),
+                ),
+                ("labels_created", models.JSONField(blank=True, default=list)),
+                (
+                    "problems",
+                    models.JSONField(
+                        blank=True, default=list, help_text="[{file, code, message}] for files not imported."
+                    ),
+                ),
+                ("error_code", models.CharField(blank=True, max_length=64)),
+                ("error", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="imports",
+                        to="datasets.dataset",
+                    ),
+                ),
+                (
+                    "job",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="dataset_import",
+                        to="jobs.job",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Label',
+            name="Label",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('color', models.CharField(blank=True, help_text='#rrggbb for the labeling UI.', max_length=7)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='labels', to='datasets.dataset')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100)),
+                (
+                    "color",
+                    models.CharField(blank=True, help_text="#rrggbb for the labeling UI.", max_length=7),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="labels",
+                        to="datasets.dataset",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name', 'id'],
+                "ordering": ["name", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Sample',
+            name="Sample",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('label_version', models.PositiveIntegerField(default=0, help_text='Bumped on every label change; label writes must send the version they saw.')),
-                ('sha256', models.CharField(max_length=64)),
-                ('blob_key', models.CharField(max_length=200)),
-                ('thumbnail_key', models.CharField(max_length=200)),
-                ('original_name', models.CharField(max_length=255)),
-                ('format', models.CharField(help_text='Format detected from the content: JPEG, PNG, BMP, WEBP, GIF.', max_length=8)),
-                ('width', models.PositiveIntegerField()),
-                ('height', models.PositiveIntegerField()),
-                ('size_bytes', models.PositiveIntegerField(help_text='Size of the stored (re-encoded) image.')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('dataset', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='samples', to='datasets.dataset')),
-                ('import_batch', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='samples', to='datasets.importbatch')),
-                ('label', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='samples', to='datasets.label')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "label_version",
+                    models.PositiveIntegerField(
+                        default=0,
+                        help_text="Bumped on every label change; label writes must send the version they saw.",
+                    ),
+                ),
+                ("sha256", models.CharField(max_length=64)),
+                ("blob_key", models.CharField(max_length=200)),
+                ("thumbnail_key", models.CharField(max_length=200)),
+                ("original_name", models.CharField(max_length=255)),
+                (
+                    "format",
+                    models.CharField(
+                        help_text="Format detected from the content: JPEG, PNG, BMP, WEBP, GIF.", max_length=8
+                    ),
+                ),
+                ("width", models.PositiveIntegerField()),
+                ("height", models.PositiveIntegerField()),
+                (
+                    "size_bytes",
+                    models.PositiveIntegerField(help_text="Size of the stored (re-encoded) image."),
+                ),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="samples",
+                        to="datasets.dataset",
+                    ),
+                ),
+                (
+                    "import_batch",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="samples",
+                        to="datasets.importbatch",
+                    ),
+                ),
+                (
+                    "label",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="samples",
+                        to="datasets.label",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='VersionSample',
+            name="VersionSample",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('split', models.CharField(choices=[('train', 'Train'), ('val', 'Validation'), ('test', 'Test')], max_length=5)),
-                ('label_index', models.PositiveIntegerField()),
-                ('label_name', models.CharField(max_length=100)),
-                ('blob_key', models.CharField(max_length=200)),
-                ('sha256', models.CharField(max_length=64)),
-                ('original_name', models.CharField(max_length=255)),
-                ('sample', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='version_entries', to='datasets.sample')),
-                ('version', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='entries', to='datasets.datasetversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "split",
+                    models.CharField(
+                        choices=[("train", "Train"), ("val", "Validation"), ("test", "Test")], max_length=5
+                    ),
+                ),
+                ("label_index", models.PositiveIntegerField()),
+                ("label_name", models.CharField(max_length=100)),
+                ("blob_key", models.CharField(max_length=200)),
+                ("sha256", models.CharField(max_length=64)),
+                ("original_name", models.CharField(max_length=255)),
+                (
+                    "sample",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="version_entries",
+                        to="datasets.sample",
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="entries",
+                        to="datasets.datasetversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.AddConstraint(
-            model_name='dataset',
-            constraint=models.UniqueConstraint(fields=('project', 'name'), name='dataset_name_unique_in_project'),
+            model_name="dataset",
+            constraint=models.UniqueConstraint(
+                fields=("project", "name"), name="dataset_name_unique_in_project"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='datasetversion',
-            constraint=models.UniqueConstraint(fields=('dataset', 'number'), name='version_number_unique_in_dataset'),
+            model_name="datasetversion",
+            constraint=models.UniqueConstraint(
+                fields=("dataset", "number"), name="version_number_unique_in_dataset"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='label',
-            constraint=models.UniqueConstraint(fields=('dataset', 'name'), name='label_name_unique_in_dataset'),
+            model_name="label",
+            constraint=models.UniqueConstraint(
+                fields=("dataset", "name"), name="label_name_unique_in_dataset"
+            ),
         ),
         migrations.AddIndex(
-            model_name='sample',
-            index=models.Index(fields=['dataset', 'id'], name='sample_dataset_id'),
+            model_name="sample",
+            index=models.Index(fields=["dataset", "id"], name="sample_dataset_id"),
         ),
         migrations.AddIndex(
-            model_name='sample',
-            index=models.Index(fields=['dataset', 'label', 'id'], name='sample_dataset_label_id'),
+            model_name="sample",
+            index=models.Index(fields=["dataset", "label", "id"], name="sample_dataset_label_id"),
         ),
         migrations.AddConstraint(
-            model_name='sample',
-            constraint=models.UniqueConstraint(fields=('dataset', 'sha256'), name='sample_content_unique_in_dataset'),
+            model_name="sample",
+            constraint=models.UniqueConstraint(
+                fields=("dataset", "sha256"), name="sample_content_unique_in_dataset"
+            ),
         ),
         migrations.AddIndex(
-            model_name='versionsample',
-            index=models.Index(fields=['version', 'split', 'sample'], name='versionsample_split'),
+            model_name="versionsample",
+            index=models.Index(fields=["version", "split", "sample"], name="versionsample_split"),
         ),
     ]

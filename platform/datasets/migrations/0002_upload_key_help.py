@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('datasets', '0001_initial'),
+        ("datasets", "0001_initial"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='importbatch',
-            name='upload_key',
-            field=models.CharField(blank=True, help_text="Where a background import's archive was stored; the file is deleted when the import ends.", max_length=300),
+            model_name="importbatch",
+            name="upload_key",
+            field=models.CharField(
+                blank=True,
+                help_text="Where a background import's archive was stored; the file is deleted when the import ends.",
+                max_length=300,
+            ),
         ),
     ]

@@ -26,7 +26,8 @@ def create(apps, schema_editor):
         logger.warning("pg_trgm is not available (%s); sample file name search will scan rows", exc)
         return
     schema_editor.execute(
-        f"CREATE INDEX IF NOT EXISTS {INDEX} ON datasets_sample USING gin ((UPPER(original_name::text)) gin_trgm_ops)")
+        f"CREATE INDEX IF NOT EXISTS {INDEX} ON datasets_sample USING gin ((UPPER(original_name::text)) gin_trgm_ops)"
+    )
 
 
 def drop(apps, schema_editor):

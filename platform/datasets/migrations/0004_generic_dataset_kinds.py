@@ -4,100 +4,140 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('datasets', '0003_sample_name_trigram_index'),
+        ("datasets", "0003_sample_name_trigram_index"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='dataset',
-            name='profile',
-            field=models.JSONField(blank=True, default=dict, help_text="Tabular datasets: per-column statistics (type, missing share, distribution) and the target's balance, as of the last import."),
+            model_name="dataset",
+            name="profile",
+            field=models.JSONField(
+                blank=True,
+                default=dict,
+                help_text="Tabular datasets: per-column statistics (type, missing share, distribution) and the target's balance, as of the last import.",
+            ),
         ),
         migrations.AddField(
-            model_name='dataset',
-            name='schema',
-            field=models.JSONField(blank=True, default=dict, help_text='Tabular and text datasets: {columns: [{name, type}], target | text_column, label_column}, set by the first import; later imports must have the same columns.'),
+            model_name="dataset",
+            name="schema",
+            field=models.JSONField(
+                blank=True,
+                default=dict,
+                help_text="Tabular and text datasets: {columns: [{name, type}], target | text_column, label_column}, set by the first import; later imports must have the same columns.",
+            ),
         ),
         migrations.AddField(
-            model_name='datasetversion',
-            name='schema',
-            field=models.JSONField(blank=True, default=dict, help_text="The dataset's schema when the version was made."),
+            model_name="datasetversion",
+            name="schema",
+            field=models.JSONField(
+                blank=True, default=dict, help_text="The dataset's schema when the version was made."
+            ),
         ),
         migrations.AddField(
-            model_name='importbatch',
-            name='mapping',
-            field=models.JSONField(blank=True, default=dict, help_text='Table imports: the column mapping ({text_column, label_column} or {target_column}) and the encoding read.'),
+            model_name="importbatch",
+            name="mapping",
+            field=models.JSONField(
+                blank=True,
+                default=dict,
+                help_text="Table imports: the column mapping ({text_column, label_column} or {target_column}) and the encoding read.",
+            ),
         ),
         migrations.AddField(
-            model_name='sample',
-            name='target',
-            field=models.FloatField(blank=True, help_text='Regression datasets: the numeric target.', null=True),
+            model_name="sample",
+            name="target",
+            field=models.FloatField(
+                blank=True, help_text="Regression datasets: the numeric target.", null=True
+            ),
         ),
         migrations.AddField(
-            model_name='sample',
-            name='text',
+            model_name="sample",
+            name="text",
             field=models.TextField(blank=True, help_text="Text datasets: the sample's text, verbatim."),
         ),
         migrations.AddField(
-            model_name='sample',
-            name='values',
-            field=models.JSONField(blank=True, help_text="Tabular datasets: the row's feature values by column name, as read (numbers, strings, null for missing).", null=True),
+            model_name="sample",
+            name="values",
+            field=models.JSONField(
+                blank=True,
+                help_text="Tabular datasets: the row's feature values by column name, as read (numbers, strings, null for missing).",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='versionsample',
-            name='target',
+            model_name="versionsample",
+            name="target",
             field=models.FloatField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='versionsample',
-            name='text',
+            model_name="versionsample",
+            name="text",
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name='versionsample',
-            name='values',
+            model_name="versionsample",
+            name="values",
             field=models.JSONField(blank=True, null=True),
         ),
         migrations.AlterField(
-            model_name='dataset',
-            name='task_type',
-            field=models.CharField(choices=[('image_classification', 'Image classification'), ('text_classification', 'Text classification'), ('tabular_classification', 'Tabular classification'), ('tabular_regression', 'Tabular regression')], default='image_classification', max_length=32),
+            model_name="dataset",
+            name="task_type",
+            field=models.CharField(
+                choices=[
+                    ("image_classification", "Image classification"),
+                    ("text_classification", "Text classification"),
+                    ("tabular_classification", "Tabular classification"),
+                    ("tabular_regression", "Tabular regression"),
+                ],
+                default="image_classification",
+                max_length=32,
+            ),
         ),
         migrations.AlterField(
-            model_name='importbatch',
-            name='source',
-            field=models.CharField(choices=[('archive', 'Archive (zip or tar)'), ('files', 'Image files'), ('table', 'Table file (CSV, TSV, JSONL, XLSX, Parquet)')], max_length=16),
+            model_name="importbatch",
+            name="source",
+            field=models.CharField(
+                choices=[
+                    ("archive", "Archive (zip or tar)"),
+                    ("files", "Image files"),
+                    ("table", "Table file (CSV, TSV, JSONL, XLSX, Parquet)"),
+                ],
+                max_length=16,
+            ),
         ),
         migrations.AlterField(
-            model_name='sample',
-            name='blob_key',
+            model_name="sample",
+            name="blob_key",
             field=models.CharField(blank=True, max_length=200),
         ),
         migrations.AlterField(
-            model_name='sample',
-            name='format',
-            field=models.CharField(help_text='Format detected from the content: JPEG, PNG, BMP, WEBP, GIF; TEXT for a text, ROW for a table row.', max_length=8),
+            model_name="sample",
+            name="format",
+            field=models.CharField(
+                help_text="Format detected from the content: JPEG, PNG, BMP, WEBP, GIF; TEXT for a text, ROW for a table row.",
+                max_length=8,
+            ),
         ),
         migrations.AlterField(
-            model_name='sample',
-            name='height',
+            model_name="sample",
+            name="height",
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AlterField(
-            model_name='sample',
-            name='size_bytes',
-            field=models.PositiveIntegerField(help_text='Size of the stored (re-encoded) image, or of the text/row.'),
+            model_name="sample",
+            name="size_bytes",
+            field=models.PositiveIntegerField(
+                help_text="Size of the stored (re-encoded) image, or of the text/row."
+            ),
         ),
         migrations.AlterField(
-            model_name='sample',
-            name='thumbnail_key',
+            model_name="sample",
+            name="thumbnail_key",
             field=models.CharField(blank=True, max_length=200),
         ),
         migrations.AlterField(
-            model_name='sample',
-            name='width',
+            model_name="sample",
+            name="width",
             field=models.PositiveIntegerField(default=0),
         ),
     ]

@@ -20,5 +20,8 @@ class DeploymentKeyScheme(OpenApiAuthenticationExtension):
     name = "deploymentKey"
 
     def get_security_definition(self, auto_schema):
-        return {"type": "http", "scheme": "bearer",
-                "description": "A key of this deployment (spd_...), also accepted in the X-Sampan-Key header."}
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A key of this deployment (spd_...), also accepted in the X-Sampan-Key header.",
+        }

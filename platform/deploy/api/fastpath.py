@@ -61,16 +61,21 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
-SERVER_ERROR = (b'{"error": {"code": "server_error", "message": "Internal server error. The details are in the '
-                b'server log.", "details": {}}}')
+SERVER_ERROR = (
+    b'{"error": {"code": "server_error", "message": "Internal server error. The details are in the '
+    b'server log.", "details": {}}}'
+)
 
 
 class _Config:
     """What the fast path needs from settings, read once (and again when a test overrides settings)."""
 
     def __init__(self) -> None:
-        self.enabled = (list(settings.MIDDLEWARE) == MIDDLEWARE and not settings.DISALLOWED_USER_AGENTS
-                        and not settings.PREPEND_WWW)
+        self.enabled = (
+            list(settings.MIDDLEWARE) == MIDDLEWARE
+            and not settings.DISALLOWED_USER_AGENTS
+            and not settings.PREPEND_WWW
+        )
         self.max_request = int(settings.SAMPAN_MAX_REQUEST_BYTES)
         self.max_upload_request = max(self.max_request, int(settings.SAMPAN_MAX_UPLOAD_REQUEST_BYTES))
         self.max_memory = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -81,8 +86,12 @@ class _Config:
             after.append(("X-Content-Type-Options", "nosniff"))
         policy = settings.SECURE_REFERRER_POLICY
         if policy:
-            after.append(("Referrer-Policy", ",".join([v.strip() for v in policy.split(",")]
-                                                      if isinstance(policy, str) else policy)))
+            after.append(
+                (
+                    "Referrer-Policy",
+                    ",".join([v.strip() for v in policy.split(",")] if isinstance(policy, str) else policy),
+                )
+            )
         if settings.SECURE_CROSS_ORIGIN_OPENER_POLICY:
             after.append(("Cross-Origin-Opener-Policy", settings.SECURE_CROSS_ORIGIN_OPENER_POLICY))
         after.append(("Content-Security-Policy", CONTENT_SECURITY_POLICY))
@@ -139,8 +148,11 @@ class PredictFastPath:
             length = int(environ.get("CONTENT_LENGTH") or "0")
         except ValueError:
             return self.django_app(environ, start_response)
-        limit = (config.max_upload_request if environ.get("CONTENT_TYPE", "").startswith("multipart/form-data")
-                 else config.max_request)
+        limit = (
+            config.max_upload_request
+            if environ.get("CONTENT_TYPE", "").startswith("multipart/form-data")
+            else config.max_request
+        )
         if length > limit or (config.max_memory is not None and length > config.max_memory):
             return self.django_app(environ, start_response)
         request = WSGIRequest.__new__(WSGIRequest)  # only for Django's own host and scheme rules
@@ -170,18 +182,30 @@ class PredictFastPath:
                     encoding = charset
                 except LookupError:
                     pass
-            return QueryDict(environ.get("QUERY_STRING", "").encode("iso-8859-1"), encoding=encoding).get("top_k")
+            return QueryDict(environ.get("QUERY_STRING", "").encode("iso-8859-1"), encoding=encoding).get(
+                "top_k"
+            )
 
         method = environ["REQUEST_METHOD"].upper()
         try:
-            answer = serve(deployment_id, method=method, meta=environ, read_body=read_body,
-                           query_top_k=query_top_k, started=started)
+            answer = serve(
+                deployment_id,
+                method=method,
+                meta=environ,
+                read_body=read_body,
+                query_top_k=query_top_k,
+                started=started,
+            )
             status, body, own_headers = answer.status, answer.body, answer.headers
         except Exception:
             logger.exception("unhandled error on %s %s", method, environ.get("PATH_INFO"))
             status, body, own_headers = 500, SERVER_ERROR, ()
-        headers = [("Content-Type", "application/json"), *own_headers, *config.before_length,
-                   ("Content-Length", str(len(body)))]
+        headers = [
+            ("Content-Type", "application/json"),
+            *own_headers,
+            *config.before_length,
+            ("Content-Length", str(len(body))),
+        ]
         if secure and config.hsts:
             headers.append(("Strict-Transport-Security", config.hsts))
         headers.extend(config.after_length)

@@ -44,10 +44,18 @@ class Answer:
     headers: tuple[tuple[str, str], ...] = ()  # besides Content-Type (always application/json)
 
 
-def _error(status: int, code: str, message: str, details: dict | None = None,
-           headers: tuple[tuple[str, str], ...] = ()) -> Answer:
-    return Answer(status, json.dumps({"error": {"code": code, "message": message, "details": details or {}}})
-                  .encode(), headers)
+def _error(
+    status: int,
+    code: str,
+    message: str,
+    details: dict | None = None,
+    headers: tuple[tuple[str, str], ...] = (),
+) -> Answer:
+    return Answer(
+        status,
+        json.dumps({"error": {"code": code, "message": message, "details": details or {}}}).encode(),
+        headers,
+    )
 
 
 def _unauthorized(code: str, message: str) -> Answer:
@@ -70,13 +78,20 @@ def _key_of_another_deployment(digest: str) -> bool:
 
     try:
         return DeploymentKey.objects.filter(digest=digest).exists()
-    except DatabaseError:  # the database is away (deploy.serving): the key is not this deployment's, that is all
+    except (
+        DatabaseError
+    ):  # the database is away (deploy.serving): the key is not this deployment's, that is all
         return False
 
 
 def _too_many_failures(wait: int) -> Answer:
-    return _error(429, "throttled", f"Too many invalid deployment keys from this address. Expected available in "
-                  f"{wait} seconds.", {"retry_after_seconds": wait}, headers=(("Retry-After", str(wait)),))
+    return _error(
+        429,
+        "throttled",
+        f"Too many invalid deployment keys from this address. Expected available in {wait} seconds.",
+        {"retry_after_seconds": wait},
+        headers=(("Retry-After", str(wait)),),
+    )
 
 
 def _refused(meta: Mapping, answer: Answer) -> Answer:
@@ -86,18 +101,31 @@ def _refused(meta: Mapping, answer: Answer) -> Answer:
     return _too_many_failures(wait) if wait else answer
 
 
-def serve(deployment_id: int, *, method: str, meta: Mapping, read_body: Callable[[], bytes],
-          query_top_k: Callable[[], str | None], started: float | None = None) -> Answer:
+def serve(
+    deployment_id: int,
+    *,
+    method: str,
+    meta: Mapping,
+    read_body: Callable[[], bytes],
+    query_top_k: Callable[[], str | None],
+    started: float | None = None,
+) -> Answer:
     """Answer one prediction request. ``meta`` is the WSGI environ; ``read_body`` is called at most
     once, after the key, state and Content-Length checks; ``query_top_k`` gives ``?top_k=`` (or None)."""
     started = time.perf_counter() if started is None else started
     if method != "POST":
-        return _error(405, "method_not_allowed", f"Method {method} is not allowed; POST a prediction request.",
-                      headers=(("Allow", "POST"),))
+        return _error(
+            405,
+            "method_not_allowed",
+            f"Method {method} is not allowed; POST a prediction request.",
+            headers=(("Allow", "POST"),),
+        )
     raw_key = presented_key(meta)
     if not raw_key:
-        return _unauthorized("missing_key", "Send a key of this deployment: 'Authorization: Bearer spd_...' or "
-                                            "'X-Sampan-Key: spd_...'.")
+        return _unauthorized(
+            "missing_key",
+            "Send a key of this deployment: 'Authorization: Bearer spd_...' or 'X-Sampan-Key: spd_...'.",
+        )
     if key_by_address.blocking:  # someone is guessing keys: is it this address?
         wait = key_by_address.blocked_here(client_address(meta))
         if wait:
@@ -105,13 +133,20 @@ def serve(deployment_id: int, *, method: str, meta: Mapping, read_body: Callable
     try:
         state = serving.states.get(deployment_id)
     except serving.ServingUnavailable as exc:
-        return _error(503, "database_unavailable", str(exc), {"retry_after_seconds": exc.retry_after},
-                      headers=(("Retry-After", str(exc.retry_after)),))
+        return _error(
+            503,
+            "database_unavailable",
+            str(exc),
+            {"retry_after_seconds": exc.retry_after},
+            headers=(("Retry-After", str(exc.retry_after)),),
+        )
     digest = hashlib.sha256(raw_key.encode("utf-8", "surrogatepass")).hexdigest()
     key = state.keys.get(digest) if state is not None else None
     if key is None:
         if _key_of_another_deployment(digest):
-            return _refused(meta, _error(403, "key_wrong_deployment", "This key belongs to another deployment."))
+            return _refused(
+                meta, _error(403, "key_wrong_deployment", "This key belongs to another deployment.")
+            )
         return _refused(meta, _unauthorized("invalid_key", "Invalid deployment key."))
     if key.revoked:
         return _refused(meta, _unauthorized("key_revoked", "This deployment key has been revoked."))
@@ -119,21 +154,35 @@ def serve(deployment_id: int, *, method: str, meta: Mapping, read_body: Callable
     if serving.expired(key, now):
         return _refused(meta, _unauthorized("key_expired", "This deployment key has expired."))
     answer = _answer(meta, read_body, query_top_k, state, key, now)
-    recorder.record(deployment_id=state.id, key_id=key.id, latency_ms=(time.perf_counter() - started) * 1000,
-                    error=answer.status >= 400)
+    recorder.record(
+        deployment_id=state.id,
+        key_id=key.id,
+        latency_ms=(time.perf_counter() - started) * 1000,
+        error=answer.status >= 400,
+    )
     return answer
 
 
-def _answer(meta: Mapping, read_body: Callable[[], bytes], query_top_k: Callable[[], str | None],
-            state: serving.DeploymentState, key: serving.KeyState, now: float) -> Answer:
+def _answer(
+    meta: Mapping,
+    read_body: Callable[[], bytes],
+    query_top_k: Callable[[], str | None],
+    state: serving.DeploymentState,
+    key: serving.KeyState,
+    now: float,
+) -> Answer:
     started = time.perf_counter()
     if not state.active:
         return _error(409, "deployment_stopped", "This deployment is stopped; start it to serve predictions.")
     wait = serving.quotas.hit(key, now)
     if wait:
-        return _error(429, "quota_exceeded", f"This key may make {key.quota_per_minute} calls per minute; retry in "
-                      f"{wait} s.", {"retry_after_seconds": wait, "quota_per_minute": key.quota_per_minute},
-                      headers=(("Retry-After", str(wait)),))
+        return _error(
+            429,
+            "quota_exceeded",
+            f"This key may make {key.quota_per_minute} calls per minute; retry in {wait} s.",
+            {"retry_after_seconds": wait, "quota_per_minute": key.quota_per_minute},
+            headers=(("Retry-After", str(wait)),),
+        )
     try:
         length = int(meta.get("CONTENT_LENGTH") or 0)
     except ValueError:
@@ -146,23 +195,40 @@ def _answer(meta: Mapping, read_body: Callable[[], bytes], query_top_k: Callable
             predictor = serving.predictors.get(mv)
         except serving.ModelUnavailable as exc:
             return _error(503, "model_unavailable", str(exc), headers=(("Retry-After", "30"),))
-        parsed = parse_request(content_type=meta.get("CONTENT_TYPE"), body=read_body(),
-                               input_kind=predictor.input_kind, max_batch=serving.max_batch(),
-                               max_image_pixels=serving.max_image_pixels(), max_body_bytes=limit,
-                               query_top_k=query_top_k() if meta.get("QUERY_STRING") else None)
+        parsed = parse_request(
+            content_type=meta.get("CONTENT_TYPE"),
+            body=read_body(),
+            input_kind=predictor.input_kind,
+            max_batch=serving.max_batch(),
+            max_image_pixels=serving.max_image_pixels(),
+            max_body_bytes=limit,
+            query_top_k=query_top_k() if meta.get("QUERY_STRING") else None,
+        )
         # a predictor may refuse an instance only it can judge (a row with none of the model's columns)
         predictions, details = predict_instances(predictor, parsed.instances, parsed.top_k)
     except PredictionInputError as exc:
         return Answer(exc.status, exc.body())
-    return Answer(200, response_body(model_version=mv.public, predictions=predictions, details=details,
-                                     latency_ms=(time.perf_counter() - started) * 1000),
-                  (("X-Sampan-Model-Version", str(mv.id)),))
+    return Answer(
+        200,
+        response_body(
+            model_version=mv.public,
+            predictions=predictions,
+            details=details,
+            latency_ms=(time.perf_counter() - started) * 1000,
+        ),
+        (("X-Sampan-Model-Version", str(mv.id)),),
+    )
 
 
 def predict(request, deployment_id: int):
     """The Django view: the same answers as the WSGI fast path, through Django's request/response."""
-    answer = serve(deployment_id, method=request.method, meta=request.META, read_body=lambda: request.body,
-                   query_top_k=lambda: request.GET.get("top_k"))
+    answer = serve(
+        deployment_id,
+        method=request.method,
+        meta=request.META,
+        read_body=lambda: request.body,
+        query_top_k=lambda: request.GET.get("top_k"),
+    )
     response = HttpResponse(answer.body, status=answer.status, content_type="application/json")
     for name, value in answer.headers:
         response[name] = value

@@ -38,9 +38,22 @@ class DeploymentSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Deployment
-        fields = ["id", "workspace", "project", "name", "model_version", "model_version_name", "template",
-                  "previous_model_version", "status", "predict_url", "history", "created_at", "created_by",
-                  "updated_at"]
+        fields = [
+            "id",
+            "workspace",
+            "project",
+            "name",
+            "model_version",
+            "model_version_name",
+            "template",
+            "previous_model_version",
+            "status",
+            "predict_url",
+            "history",
+            "created_at",
+            "created_by",
+            "updated_at",
+        ]
         read_only_fields = fields
 
     def get_predict_url(self, deployment) -> str:
@@ -67,8 +80,18 @@ class DeploymentKeySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = DeploymentKey
-        fields = ["id", "name", "prefix", "expires_at", "quota_per_minute", "status", "revoked_at", "last_used_at",
-                  "created_at", "created_by"]
+        fields = [
+            "id",
+            "name",
+            "prefix",
+            "expires_at",
+            "quota_per_minute",
+            "status",
+            "revoked_at",
+            "last_used_at",
+            "created_at",
+            "created_by",
+        ]
         read_only_fields = fields
 
     def get_status(self, key) -> str:
@@ -80,7 +103,9 @@ class DeploymentKeySerializer(serializers.ModelSerializer):
 
 
 class DeploymentKeyCreatedSerializer(DeploymentKeySerializer):
-    key = serializers.CharField(read_only=True, help_text="The key itself (spd_...): shown this once, never again.")
+    key = serializers.CharField(
+        read_only=True, help_text="The key itself (spd_...): shown this once, never again."
+    )
 
     class Meta(DeploymentKeySerializer.Meta):
         fields = [*DeploymentKeySerializer.Meta.fields, "key"]
@@ -90,8 +115,13 @@ class DeploymentKeyCreatedSerializer(DeploymentKeySerializer):
 class DeploymentKeyCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     expires_at = serializers.DateTimeField(required=False, allow_null=True)
-    quota_per_minute = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=10_000_000,
-                                                help_text="Calls per minute this key may make; 429 beyond.")
+    quota_per_minute = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        max_value=10_000_000,
+        help_text="Calls per minute this key may make; 429 beyond.",
+    )
 
 
 class UsageFiguresSerializer(serializers.Serializer):
@@ -122,9 +152,25 @@ class PackageSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Package
-        fields = ["id", "workspace", "project", "model_version", "model_version_name", "kind", "status", "job",
-                  "size_bytes", "sha256", "report", "error", "download_url", "filename", "created_at", "built_at",
-                  "created_by"]
+        fields = [
+            "id",
+            "workspace",
+            "project",
+            "model_version",
+            "model_version_name",
+            "kind",
+            "status",
+            "job",
+            "size_bytes",
+            "sha256",
+            "report",
+            "error",
+            "download_url",
+            "filename",
+            "created_at",
+            "built_at",
+            "created_by",
+        ]
         read_only_fields = fields
 
     def get_status(self, package) -> str:
@@ -152,12 +198,16 @@ class PackageCreateSerializer(serializers.Serializer):
 
 
 class PredictInstanceSerializer(serializers.Serializer):
-    image = serializers.CharField(required=False, help_text="An image file, base64-encoded (a data: URL works too).")
+    image = serializers.CharField(
+        required=False, help_text="An image file, base64-encoded (a data: URL works too)."
+    )
     text = serializers.CharField(required=False, help_text="For text templates.")
 
 
 class PredictRequestSerializer(serializers.Serializer):
-    instances = PredictInstanceSerializer(many=True, help_text="Up to SAMPAN_DEPLOY_MAX_BATCH (32) instances.")
+    instances = PredictInstanceSerializer(
+        many=True, help_text="Up to SAMPAN_DEPLOY_MAX_BATCH (32) instances."
+    )
     top_k = serializers.IntegerField(required=False, min_value=1, max_value=1000, default=5)
 
 
@@ -175,10 +225,12 @@ class PredictionClassSerializer(serializers.Serializer):
 class PredictionSerializer(serializers.Serializer):
     top_k = PredictionClassSerializer(many=True)
     imputed = serializers.ListField(
-        child=serializers.CharField(), required=False,
+        child=serializers.CharField(),
+        required=False,
         help_text="Tabular models only: the columns of this row that were missing (absent, null, NaN, empty) "
-                  "and filled by the model's missing-value rule, in the model's column order; empty when "
-                  "none. Only columns whose training data had gaps may be missing; any other is a 400.")
+        "and filled by the model's missing-value rule, in the model's column order; empty when "
+        "none. Only columns whose training data had gaps may be missing; any other is a 400.",
+    )
 
 
 class PredictModelVersionSerializer(serializers.Serializer):

@@ -41,9 +41,12 @@ class DeploymentFilter(filters.FilterSet):
         fields = ["workspace", "project", "model_version", "status"]
 
 
-@extend_schema_view(partial_update=extend_schema(request=DeploymentUpdateSerializer, summary="Rename a deployment"))
-class DeploymentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin,
-                        viewsets.GenericViewSet):
+@extend_schema_view(
+    partial_update=extend_schema(request=DeploymentUpdateSerializer, summary="Rename a deployment")
+)
+class DeploymentViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet
+):
     """Hosted prediction endpoints: each serves one model version, switchable and stoppable."""
 
     serializer_class = DeploymentSerializer
@@ -63,58 +66,90 @@ class DeploymentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins
         fresh = self.get_queryset().get(pk=deployment.pk)
         return Response(DeploymentSerializer(fresh).data, status=code)
 
-    @extend_schema(request=DeploymentCreateSerializer, responses={201: DeploymentSerializer},
-                   summary="Deploy a model version as a hosted prediction endpoint")
+    @extend_schema(
+        request=DeploymentCreateSerializer,
+        responses={201: DeploymentSerializer},
+        summary="Deploy a model version as a hosted prediction endpoint",
+    )
     def create(self, request):
         serializer = DeploymentCreateSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         model_version = data["model_version"]
         require_role(user=request.user, workspace_id=model_version.workspace_id, action="deploy models")
-        deployment = services.deployment_create(user=request.user, model_version=model_version, name=data["name"],
-                                                project=data.get("project"))
+        deployment = services.deployment_create(
+            user=request.user, model_version=model_version, name=data["name"], project=data.get("project")
+        )
         return self._answer(deployment, status.HTTP_201_CREATED)
 
     def partial_update(self, request, pk=None):
         deployment = self.get_object()
         serializer = DeploymentUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        return self._answer(services.deployment_rename(deployment=deployment, name=serializer.validated_data["name"]))
+        return self._answer(
+            services.deployment_rename(deployment=deployment, name=serializer.validated_data["name"])
+        )
 
     def perform_destroy(self, instance):
         services.deployment_delete(deployment=instance)
 
-    @extend_schema(request=DeploymentSwitchSerializer, responses=DeploymentSerializer,
-                   summary="Serve another model version (requests in flight finish on the old one)")
+    @extend_schema(
+        request=DeploymentSwitchSerializer,
+        responses=DeploymentSerializer,
+        summary="Serve another model version (requests in flight finish on the old one)",
+    )
     @action(detail=True, methods=["post"], filter_backends=[])
     def switch(self, request, pk=None):
         deployment = self.get_object()
         serializer = DeploymentSwitchSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
-        return self._answer(services.deployment_switch(user=request.user, deployment=deployment,
-                                                       model_version=serializer.validated_data["model_version"]))
+        return self._answer(
+            services.deployment_switch(
+                user=request.user,
+                deployment=deployment,
+                model_version=serializer.validated_data["model_version"],
+            )
+        )
 
-    @extend_schema(request=None, responses=DeploymentSerializer, summary="Serve the previous model version again")
+    @extend_schema(
+        request=None, responses=DeploymentSerializer, summary="Serve the previous model version again"
+    )
     @action(detail=True, methods=["post"], filter_backends=[])
     def rollback(self, request, pk=None):
         return self._answer(services.deployment_rollback(user=request.user, deployment=self.get_object()))
 
-    @extend_schema(request=None, responses=DeploymentSerializer, summary="Stop serving (predictions answer 409)")
+    @extend_schema(
+        request=None, responses=DeploymentSerializer, summary="Stop serving (predictions answer 409)"
+    )
     @action(detail=True, methods=["post"], filter_backends=[])
     def stop(self, request, pk=None):
-        return self._answer(services.deployment_set_status(user=request.user, deployment=self.get_object(),
-                                                           status=DeploymentStatus.STOPPED))
+        return self._answer(
+            services.deployment_set_status(
+                user=request.user, deployment=self.get_object(), status=DeploymentStatus.STOPPED
+            )
+        )
 
     @extend_schema(request=None, responses=DeploymentSerializer, summary="Serve again after a stop")
     @action(detail=True, methods=["post"], filter_backends=[])
     def start(self, request, pk=None):
-        return self._answer(services.deployment_set_status(user=request.user, deployment=self.get_object(),
-                                                           status=DeploymentStatus.ACTIVE))
+        return self._answer(
+            services.deployment_set_status(
+                user=request.user, deployment=self.get_object(), status=DeploymentStatus.ACTIVE
+            )
+        )
 
-    @extend_schema(parameters=[OpenApiParameter("window", OpenApiTypes.STR, enum=list(selectors.WINDOWS),
-                                                description="1h (per minute), 24h (per hour, default) or 7d "
-                                                            "(per 6 hours)")],
-                   responses=DeploymentUsageSerializer, summary="Calls, errors and latency percentiles")
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "window",
+                OpenApiTypes.STR,
+                enum=list(selectors.WINDOWS),
+                description="1h (per minute), 24h (per hour, default) or 7d (per 6 hours)",
+            )
+        ],
+        responses=DeploymentUsageSerializer,
+        summary="Calls, errors and latency percentiles",
+    )
     @action(detail=True, methods=["get"], filter_backends=[])
     def usage(self, request, pk=None):
         deployment = self.get_object()
@@ -132,11 +167,15 @@ class DeploymentKeyViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, view
 
     def deployment(self) -> Deployment:
         if not hasattr(self, "_deployment"):
-            self._deployment = get_object_or_404(selectors.deployments_for(user=self.request.user),
-                                                 pk=self.kwargs["deployment_id"])
+            self._deployment = get_object_or_404(
+                selectors.deployments_for(user=self.request.user), pk=self.kwargs["deployment_id"]
+            )
             if self.request.method not in ("GET", "HEAD", "OPTIONS"):
-                require_role(user=self.request.user, workspace_id=self._deployment.workspace_id,
-                             action="manage deployment keys")
+                require_role(
+                    user=self.request.user,
+                    workspace_id=self._deployment.workspace_id,
+                    action="manage deployment keys",
+                )
         return self._deployment
 
     def get_queryset(self):
@@ -144,14 +183,18 @@ class DeploymentKeyViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, view
             return DeploymentKey.objects.none()
         return selectors.deployment_keys_of(deployment=self.deployment())
 
-    @extend_schema(request=DeploymentKeyCreateSerializer, responses={201: DeploymentKeyCreatedSerializer},
-                   summary="Create an API key (the answer holds the key: shown once)")
+    @extend_schema(
+        request=DeploymentKeyCreateSerializer,
+        responses={201: DeploymentKeyCreatedSerializer},
+        summary="Create an API key (the answer holds the key: shown once)",
+    )
     def create(self, request, deployment_id=None):
         deployment = self.deployment()
         serializer = DeploymentKeyCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        key, secret = services.deployment_key_create(user=request.user, deployment=deployment,
-                                                     **serializer.validated_data)
+        key, secret = services.deployment_key_create(
+            user=request.user, deployment=deployment, **serializer.validated_data
+        )
         data = DeploymentKeyCreatedSerializer(key).data
         data["key"] = secret
         response = Response(data, status=status.HTTP_201_CREATED)
@@ -172,8 +215,9 @@ class PackageFilter(filters.FilterSet):
         fields = ["workspace", "project", "model_version", "kind"]
 
 
-class PackageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin,
-                     viewsets.GenericViewSet):
+class PackageViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet
+):
     """On-prem server packages and device SDKs of model versions, built by jobs, downloadable."""
 
     serializer_class = PackageSerializer
@@ -188,33 +232,49 @@ class PackageViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.De
     def workspace_id_of(obj) -> int:
         return obj.workspace_id
 
-    @extend_schema(request=PackageCreateSerializer, responses={201: PackageSerializer},
-                   summary="Build an on-prem server package or a device SDK (a deploy.build_package job)")
+    @extend_schema(
+        request=PackageCreateSerializer,
+        responses={201: PackageSerializer},
+        summary="Build an on-prem server package or a device SDK (a deploy.build_package job)",
+    )
     def create(self, request):
         serializer = PackageCreateSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
         model_version = serializer.validated_data["model_version"]
         require_role(user=request.user, workspace_id=model_version.workspace_id, action="build packages")
-        package = services.package_create(user=request.user, model_version=model_version,
-                                          kind=serializer.validated_data["kind"])
-        return Response(PackageSerializer(self.get_queryset().get(pk=package.pk)).data, status=status.HTTP_201_CREATED)
+        package = services.package_create(
+            user=request.user, model_version=model_version, kind=serializer.validated_data["kind"]
+        )
+        return Response(
+            PackageSerializer(self.get_queryset().get(pk=package.pk)).data, status=status.HTTP_201_CREATED
+        )
 
     def perform_destroy(self, instance):
         services.package_delete(package=instance)
 
-    @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY,
-                              409: OpenApiResponse(description="not built (yet)")},
-                   summary="Download the archive (zip)")
+    @extend_schema(
+        responses={
+            (200, "application/zip"): OpenApiTypes.BINARY,
+            409: OpenApiResponse(description="not built (yet)"),
+        },
+        summary="Download the archive (zip)",
+    )
     @action(detail=True, methods=["get"], filter_backends=[])
     def download(self, request, pk=None):
         package = self.get_object()
         if not package.blob_key:
-            raise services.DeployConflict("This package is not built yet; download it when its status is succeeded.",
-                                          code="package_not_ready")
+            raise services.DeployConflict(
+                "This package is not built yet; download it when its status is succeeded.",
+                code="package_not_ready",
+            )
         if not default_storage.exists(package.blob_key):
             raise NotFound("The archive of this package is missing from storage.")
-        return FileResponse(default_storage.open(package.blob_key, "rb"), as_attachment=True,
-                            filename=package_filename(package), content_type="application/zip")
+        return FileResponse(
+            default_storage.open(package.blob_key, "rb"),
+            as_attachment=True,
+            filename=package_filename(package),
+            content_type="application/zip",
+        )
 
 
 PREDICT_DESCRIPTION = """Authenticated only by a key of this deployment: `Authorization: Bearer spd_...` or
@@ -254,17 +314,28 @@ class DeploymentPredictView(APIView):
         operation_id="deployments_predict",
         summary="Predict with the deployment's model version",
         description=PREDICT_DESCRIPTION,
-        parameters=[OpenApiParameter("top_k", OpenApiTypes.INT, required=False,
-                                     description="For raw image bodies: how many classes to answer.")],
-        request={"application/json": PredictRequestSerializer, "multipart/form-data": PredictMultipartSerializer,
-                 "image/*": OpenApiTypes.BINARY},
-        responses={200: PredictResponseSerializer,
-                   409: OpenApiResponse(description="the deployment is stopped"),
-                   413: OpenApiResponse(description="body, batch or image too large"),
-                   415: OpenApiResponse(description="unsupported content type"),
-                   422: OpenApiResponse(description="the model cannot run on the input (ONNX Runtime refused it)"),
-                   429: OpenApiResponse(description="over the key's quota; see Retry-After"),
-                   503: OpenApiResponse(description="the model cannot be loaded")},
+        parameters=[
+            OpenApiParameter(
+                "top_k",
+                OpenApiTypes.INT,
+                required=False,
+                description="For raw image bodies: how many classes to answer.",
+            )
+        ],
+        request={
+            "application/json": PredictRequestSerializer,
+            "multipart/form-data": PredictMultipartSerializer,
+            "image/*": OpenApiTypes.BINARY,
+        },
+        responses={
+            200: PredictResponseSerializer,
+            409: OpenApiResponse(description="the deployment is stopped"),
+            413: OpenApiResponse(description="body, batch or image too large"),
+            415: OpenApiResponse(description="unsupported content type"),
+            422: OpenApiResponse(description="the model cannot run on the input (ONNX Runtime refused it)"),
+            429: OpenApiResponse(description="over the key's quota; see Retry-After"),
+            503: OpenApiResponse(description="the model cannot be loaded"),
+        },
     )
     def post(self, request, pk: int):
         return predict(request._request, int(pk))

@@ -6,111 +6,296 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('jobs', '0001_initial'),
-        ('training', '0003_model_version_source'),
-        ('workspaces', '0001_initial'),
+        ("jobs", "0001_initial"),
+        ("training", "0003_model_version_source"),
+        ("workspaces", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Deployment',
+            name="Deployment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('status', models.CharField(choices=[('active', 'Active'), ('stopped', 'Stopped')], default='active', max_length=16)),
-                ('serving_stamp', models.PositiveBigIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('model_version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='deployments', to='training.modelversion')),
-                ('previous_model_version', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='training.modelversion')),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deployments', to='workspaces.project')),
-                ('workspace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deployments', to='workspaces.workspace')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("active", "Active"), ("stopped", "Stopped")],
+                        default="active",
+                        max_length=16,
+                    ),
+                ),
+                ("serving_stamp", models.PositiveBigIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "model_version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="deployments",
+                        to="training.modelversion",
+                    ),
+                ),
+                (
+                    "previous_model_version",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="training.modelversion",
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="deployments",
+                        to="workspaces.project",
+                    ),
+                ),
+                (
+                    "workspace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="deployments",
+                        to="workspaces.workspace",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='DeploymentEvent',
+            name="DeploymentEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('action', models.CharField(choices=[('create', 'Created'), ('switch', 'Switched'), ('rollback', 'Rolled back'), ('stop', 'Stopped'), ('start', 'Started')], max_length=16)),
-                ('at', models.DateTimeField(auto_now_add=True)),
-                ('by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('deployment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='events', to='deploy.deployment')),
-                ('model_version', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='training.modelversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "action",
+                    models.CharField(
+                        choices=[
+                            ("create", "Created"),
+                            ("switch", "Switched"),
+                            ("rollback", "Rolled back"),
+                            ("stop", "Stopped"),
+                            ("start", "Started"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "deployment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="events",
+                        to="deploy.deployment",
+                    ),
+                ),
+                (
+                    "model_version",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="training.modelversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='DeploymentKey',
+            name="DeploymentKey",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('prefix', models.CharField(help_text="The key's first characters, to recognise it.", max_length=16)),
-                ('digest', models.CharField(max_length=64, unique=True)),
-                ('expires_at', models.DateTimeField(blank=True, null=True)),
-                ('quota_per_minute', models.PositiveIntegerField(blank=True, null=True)),
-                ('revoked_at', models.DateTimeField(blank=True, null=True)),
-                ('last_used_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('deployment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='keys', to='deploy.deployment')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "prefix",
+                    models.CharField(help_text="The key's first characters, to recognise it.", max_length=16),
+                ),
+                ("digest", models.CharField(max_length=64, unique=True)),
+                ("expires_at", models.DateTimeField(blank=True, null=True)),
+                ("quota_per_minute", models.PositiveIntegerField(blank=True, null=True)),
+                ("revoked_at", models.DateTimeField(blank=True, null=True)),
+                ("last_used_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "deployment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="keys",
+                        to="deploy.deployment",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Package',
+            name="Package",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('server', 'On-prem server package'), ('device', 'Device SDK')], max_length=16)),
-                ('blob_key', models.CharField(blank=True, max_length=300)),
-                ('sha256', models.CharField(blank=True, max_length=64)),
-                ('size_bytes', models.PositiveBigIntegerField(blank=True, null=True)),
-                ('report', models.JSONField(blank=True, default=dict)),
-                ('error', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('built_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('job', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='jobs.job')),
-                ('model_version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='packages', to='training.modelversion')),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='packages', to='workspaces.project')),
-                ('workspace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='packages', to='workspaces.workspace')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("server", "On-prem server package"), ("device", "Device SDK")],
+                        max_length=16,
+                    ),
+                ),
+                ("blob_key", models.CharField(blank=True, max_length=300)),
+                ("sha256", models.CharField(blank=True, max_length=64)),
+                ("size_bytes", models.PositiveBigIntegerField(blank=True, null=True)),
+                ("report", models.JSONField(blank=True, default=dict)),
+                ("error", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("built_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "job",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="jobs.job",
+                    ),
+                ),
+                (
+                    "model_version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="packages",
+                        to="training.modelversion",
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="packages",
+                        to="workspaces.project",
+                    ),
+                ),
+                (
+                    "workspace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="packages",
+                        to="workspaces.workspace",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='UsageMinute',
+            name="UsageMinute",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('minute', models.DateTimeField()),
-                ('writer', models.CharField(max_length=100)),
-                ('calls', models.PositiveIntegerField(default=0)),
-                ('errors', models.PositiveIntegerField(default=0)),
-                ('latency_ms_sum', models.FloatField(default=0.0)),
-                ('histogram', models.JSONField(default=dict, help_text='{bucket index: count}; see deploy.usage.')),
-                ('deployment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='usage', to='deploy.deployment')),
-                ('key', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='deploy.deploymentkey')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("minute", models.DateTimeField()),
+                ("writer", models.CharField(max_length=100)),
+                ("calls", models.PositiveIntegerField(default=0)),
+                ("errors", models.PositiveIntegerField(default=0)),
+                ("latency_ms_sum", models.FloatField(default=0.0)),
+                (
+                    "histogram",
+                    models.JSONField(default=dict, help_text="{bucket index: count}; see deploy.usage."),
+                ),
+                (
+                    "deployment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="usage",
+                        to="deploy.deployment",
+                    ),
+                ),
+                (
+                    "key",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="deploy.deploymentkey",
+                    ),
+                ),
             ],
         ),
         migrations.AddConstraint(
-            model_name='deployment',
-            constraint=models.UniqueConstraint(fields=('project', 'name'), name='deployment_name_unique'),
+            model_name="deployment",
+            constraint=models.UniqueConstraint(fields=("project", "name"), name="deployment_name_unique"),
         ),
         migrations.AddIndex(
-            model_name='usageminute',
-            index=models.Index(fields=['deployment', 'minute'], name='usage_deployment_minute'),
+            model_name="usageminute",
+            index=models.Index(fields=["deployment", "minute"], name="usage_deployment_minute"),
         ),
     ]

@@ -5,16 +5,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('deploy', '0001_initial'),
-        ('training', '0003_model_version_source'),
+        ("deploy", "0001_initial"),
+        ("training", "0003_model_version_source"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='deployment',
-            name='model_version',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.RESTRICT, related_name='deployments', to='training.modelversion'),
+            model_name="deployment",
+            name="model_version",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.RESTRICT,
+                related_name="deployments",
+                to="training.modelversion",
+            ),
         ),
     ]

@@ -19,14 +19,34 @@ class MemberProjectField(serializers.PrimaryKeyRelatedField):
 class JobSerializer(serializers.ModelSerializer):
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     retryable = serializers.SerializerMethodField(
-        help_text="POST /jobs/{id}/retry/ would queue it again (failed or cancelled, of a kind that resumes).")
+        help_text="POST /jobs/{id}/retry/ would queue it again (failed or cancelled, of a kind that resumes)."
+    )
 
     class Meta:
         model = Job
         fields = [
-            "id", "workspace", "project", "kind", "params", "status", "queue", "attempt", "max_attempts",
-            "lease_owner", "heartbeat_at", "cancel_requested", "preempt_requested", "progress", "result", "error", "created_by",
-            "created_at", "enqueued_at", "started_at", "finished_at", "retryable",
+            "id",
+            "workspace",
+            "project",
+            "kind",
+            "params",
+            "status",
+            "queue",
+            "attempt",
+            "max_attempts",
+            "lease_owner",
+            "heartbeat_at",
+            "cancel_requested",
+            "preempt_requested",
+            "progress",
+            "result",
+            "error",
+            "created_by",
+            "created_at",
+            "enqueued_at",
+            "started_at",
+            "finished_at",
+            "retryable",
         ]
         read_only_fields = fields
 
@@ -53,9 +73,13 @@ class JobCreateSerializer(serializers.Serializer):
         kind = registry.get(attrs["kind"])
         if kind is None:
             names = ", ".join(k.name for k in registry.all_kinds() if not k.start_endpoint)
-            raise serializers.ValidationError({"kind": [f"Unknown job kind {attrs['kind']!r}; known kinds: {names}."]})
+            raise serializers.ValidationError(
+                {"kind": [f"Unknown job kind {attrs['kind']!r}; known kinds: {names}."]}
+            )
         if kind.start_endpoint:
-            raise serializers.ValidationError({"kind": [f"Start {kind.name!r} jobs through {kind.start_endpoint}."]})
+            raise serializers.ValidationError(
+                {"kind": [f"Start {kind.name!r} jobs through {kind.start_endpoint}."]}
+            )
         params = kind.params_serializer(data=attrs.get("params") or {})
         if not params.is_valid():
             raise serializers.ValidationError({"params": params.errors})

@@ -49,7 +49,10 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         data = serializer.validated_data
         require_role(user=request.user, workspace_id=data["workspace"].pk, action="start jobs")
         job = services.job_create(
-            workspace=data["workspace"], project=data.get("project"), kind=data["kind"], params=data["params"],
+            workspace=data["workspace"],
+            project=data.get("project"),
+            kind=data["kind"],
+            params=data["params"],
             user=request.user,
         )
         return Response(JobSerializer(job).data, status=status.HTTP_201_CREATED)
@@ -65,8 +68,8 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         responses=JobSerializer,
         summary="Retry a failed or cancelled job",
         description="Queues the job again with fresh attempts. A training resumes from the last complete "
-                    "checkpoint its earlier attempts left. 409 when the job is not failed/cancelled or its kind "
-                    "cannot be retried.",
+        "checkpoint its earlier attempts left. 409 when the job is not failed/cancelled or its kind "
+        "cannot be retried.",
     )
     @action(detail=True, methods=["post"])
     def retry(self, request, pk=None):
@@ -77,7 +80,9 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     @extend_schema(
         parameters=[
             OpenApiParameter("type", OpenApiTypes.STR, enum=[t.value for t in JobEventType], required=False),
-            OpenApiParameter("after", OpenApiTypes.INT, required=False, description="Only events with seq > after."),
+            OpenApiParameter(
+                "after", OpenApiTypes.INT, required=False, description="Only events with seq > after."
+            ),
         ],
         responses=JobEventSerializer(many=True),
     )
@@ -86,7 +91,9 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         job = self.get_object()
         event_type = request.query_params.get("type")
         if event_type and event_type not in JobEventType.values:
-            raise ValidationError({"type": [f"Unknown event type {event_type!r}; use one of {', '.join(JobEventType.values)}."]})
+            raise ValidationError(
+                {"type": [f"Unknown event type {event_type!r}; use one of {', '.join(JobEventType.values)}."]}
+            )
         after = request.query_params.get("after")
         if after is not None:
             try:

@@ -6,79 +6,153 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('workspaces', '0001_initial'),
+        ("workspaces", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='WorkerNode',
+            name="WorkerNode",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('hostname', models.CharField(max_length=200, unique=True)),
-                ('queues', models.JSONField(default=list)),
-                ('devices', models.JSONField(default=dict)),
-                ('concurrency', models.PositiveIntegerField(default=1)),
-                ('pid', models.PositiveIntegerField(default=0)),
-                ('started_at', models.DateTimeField()),
-                ('last_seen', models.DateTimeField(db_index=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("hostname", models.CharField(max_length=200, unique=True)),
+                ("queues", models.JSONField(default=list)),
+                ("devices", models.JSONField(default=dict)),
+                ("concurrency", models.PositiveIntegerField(default=1)),
+                ("pid", models.PositiveIntegerField(default=0)),
+                ("started_at", models.DateTimeField()),
+                ("last_seen", models.DateTimeField(db_index=True)),
             ],
             options={
-                'ordering': ['hostname'],
+                "ordering": ["hostname"],
             },
         ),
         migrations.CreateModel(
-            name='Job',
+            name="Job",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(db_index=True, max_length=64)),
-                ('params', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], db_index=True, default='queued', max_length=16)),
-                ('queue', models.CharField(default='cpu', max_length=32)),
-                ('attempt', models.PositiveIntegerField(default=0, help_text="Starts so far; the running attempt's number.")),
-                ('max_attempts', models.PositiveIntegerField(default=3)),
-                ('lease_owner', models.CharField(blank=True, help_text='Worker process holding the job.', max_length=200)),
-                ('heartbeat_at', models.DateTimeField(blank=True, db_index=True, null=True)),
-                ('cancel_requested', models.BooleanField(default=False)),
-                ('progress', models.JSONField(blank=True, default=dict, help_text='The latest progress report.')),
-                ('result', models.JSONField(blank=True, null=True)),
-                ('error', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('enqueued_at', models.DateTimeField(blank=True, null=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('project', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='jobs', to='workspaces.project')),
-                ('workspace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='jobs', to='workspaces.workspace')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("kind", models.CharField(db_index=True, max_length=64)),
+                ("params", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        db_index=True,
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("queue", models.CharField(default="cpu", max_length=32)),
+                (
+                    "attempt",
+                    models.PositiveIntegerField(
+                        default=0, help_text="Starts so far; the running attempt's number."
+                    ),
+                ),
+                ("max_attempts", models.PositiveIntegerField(default=3)),
+                (
+                    "lease_owner",
+                    models.CharField(blank=True, help_text="Worker process holding the job.", max_length=200),
+                ),
+                ("heartbeat_at", models.DateTimeField(blank=True, db_index=True, null=True)),
+                ("cancel_requested", models.BooleanField(default=False)),
+                (
+                    "progress",
+                    models.JSONField(blank=True, default=dict, help_text="The latest progress report."),
+                ),
+                ("result", models.JSONField(blank=True, null=True)),
+                ("error", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("enqueued_at", models.DateTimeField(blank=True, null=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="jobs",
+                        to="workspaces.project",
+                    ),
+                ),
+                (
+                    "workspace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="jobs",
+                        to="workspaces.workspace",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='JobEvent',
+            name="JobEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('at', models.DateTimeField(auto_now_add=True)),
-                ('type', models.CharField(choices=[('status', 'Status'), ('progress', 'Progress'), ('log', 'Log')], max_length=16)),
-                ('message', models.CharField(blank=True, max_length=500)),
-                ('data', models.JSONField(blank=True, default=dict)),
-                ('job', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='events', to='jobs.job')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "type",
+                    models.CharField(
+                        choices=[("status", "Status"), ("progress", "Progress"), ("log", "Log")],
+                        max_length=16,
+                    ),
+                ),
+                ("message", models.CharField(blank=True, max_length=500)),
+                ("data", models.JSONField(blank=True, default=dict)),
+                (
+                    "job",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="events", to="jobs.job"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.AddIndex(
-            model_name='job',
-            index=models.Index(fields=['status', 'heartbeat_at'], name='job_status_heartbeat'),
+            model_name="job",
+            index=models.Index(fields=["status", "heartbeat_at"], name="job_status_heartbeat"),
         ),
         migrations.AddIndex(
-            model_name='jobevent',
-            index=models.Index(fields=['job', 'type', 'id'], name='jobevent_job_type'),
+            model_name="jobevent",
+            index=models.Index(fields=["job", "type", "id"], name="jobevent_job_type"),
         ),
     ]

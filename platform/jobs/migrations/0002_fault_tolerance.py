@@ -4,47 +4,76 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('jobs', '0001_initial'),
+        ("jobs", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='job',
-            name='lease_node',
-            field=models.CharField(blank=True, help_text='The Celery worker (node name) whose pool process holds the job.', max_length=200),
+            model_name="job",
+            name="lease_node",
+            field=models.CharField(
+                blank=True,
+                help_text="The Celery worker (node name) whose pool process holds the job.",
+                max_length=200,
+            ),
         ),
         migrations.AddField(
-            model_name='job',
-            name='preempt_requested',
-            field=models.BooleanField(default=False, help_text='Its worker is shutting down: checkpoint, hand the job back, requeue at once.'),
+            model_name="job",
+            name="preempt_requested",
+            field=models.BooleanField(
+                default=False,
+                help_text="Its worker is shutting down: checkpoint, hand the job back, requeue at once.",
+            ),
         ),
         migrations.AddField(
-            model_name='job',
-            name='published_at',
-            field=models.DateTimeField(blank=True, help_text='When the broker accepted its message; null while it still has to be sent.', null=True),
+            model_name="job",
+            name="published_at",
+            field=models.DateTimeField(
+                blank=True,
+                help_text="When the broker accepted its message; null while it still has to be sent.",
+                null=True,
+            ),
         ),
         migrations.AlterField(
-            model_name='job',
-            name='lease_owner',
-            field=models.CharField(blank=True, help_text='Worker process holding the job (host/pid).', max_length=200),
+            model_name="job",
+            name="lease_owner",
+            field=models.CharField(
+                blank=True, help_text="Worker process holding the job (host/pid).", max_length=200
+            ),
         ),
         migrations.CreateModel(
-            name='IdempotencyRecord',
+            name="IdempotencyRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('principal', models.CharField(help_text='Who asked: user id or a digest of the credentials.', max_length=128)),
-                ('key', models.CharField(max_length=255)),
-                ('method', models.CharField(max_length=8)),
-                ('path', models.CharField(max_length=500)),
-                ('status_code', models.PositiveIntegerField(blank=True, help_text='Null while the first request runs.', null=True)),
-                ('content_type', models.CharField(blank=True, max_length=200)),
-                ('body', models.BinaryField(default=b'')),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "principal",
+                    models.CharField(
+                        help_text="Who asked: user id or a digest of the credentials.", max_length=128
+                    ),
+                ),
+                ("key", models.CharField(max_length=255)),
+                ("method", models.CharField(max_length=8)),
+                ("path", models.CharField(max_length=500)),
+                (
+                    "status_code",
+                    models.PositiveIntegerField(
+                        blank=True, help_text="Null while the first request runs.", null=True
+                    ),
+                ),
+                ("content_type", models.CharField(blank=True, max_length=200)),
+                ("body", models.BinaryField(default=b"")),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('principal', 'key'), name='idempotency_principal_key')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("principal", "key"), name="idempotency_principal_key")
+                ],
             },
         ),
     ]

@@ -14,8 +14,11 @@ from training.models import Backbone, ModelVersion
 @extend_schema_field(OpenApiTypes.INT)
 class MemberDatasetVersionField(serializers.PrimaryKeyRelatedField):
     def get_queryset(self):
-        return scoped_to_member(DatasetVersion.objects.select_related("dataset"), user=self.context["request"].user,
-                                workspace_field="dataset__workspace")
+        return scoped_to_member(
+            DatasetVersion.objects.select_related("dataset"),
+            user=self.context["request"].user,
+            workspace_field="dataset__workspace",
+        )
 
 
 @extend_schema_field(OpenApiTypes.INT)
@@ -27,20 +30,30 @@ class MemberBackboneField(serializers.PrimaryKeyRelatedField):
 class TrainingJobCreateSerializer(serializers.Serializer):
     dataset_version = MemberDatasetVersionField()
     template = serializers.CharField(required=False, help_text="Defaults to the dataset's task type.")
-    preset = serializers.CharField(required=False, help_text="fast, balanced or accurate; defaults to the template's.")
-    params = serializers.DictField(required=False, default=dict, help_text="Advanced settings overriding the preset.")
-    backbone = MemberBackboneField(required=False, allow_null=True,
-                                   help_text="A valid backbone of the dataset's project: transfer learning "
-                                             "initialises all but the classification head from it.")
+    preset = serializers.CharField(
+        required=False, help_text="fast, balanced or accurate; defaults to the template's."
+    )
+    params = serializers.DictField(
+        required=False, default=dict, help_text="Advanced settings overriding the preset."
+    )
+    backbone = MemberBackboneField(
+        required=False,
+        allow_null=True,
+        help_text="A valid backbone of the dataset's project: transfer learning "
+        "initialises all but the classification head from it.",
+    )
 
 
 class BackboneSummarySerializer(serializers.Serializer):
     architecture = serializers.CharField(allow_null=True, help_text="The model the file fits, or null.")
-    fits = serializers.ListField(child=serializers.CharField(), help_text="Every model the file can initialise.")
+    fits = serializers.ListField(
+        child=serializers.CharField(), help_text="Every model the file can initialise."
+    )
     tensors = serializers.IntegerField()
     parameters = serializers.IntegerField(help_text="Learned values (batch-norm statistics aside).")
-    head_classes = serializers.IntegerField(allow_null=True, help_text="Outputs of the file's own head (fc), "
-                                                                       "which training replaces.")
+    head_classes = serializers.IntegerField(
+        allow_null=True, help_text="Outputs of the file's own head (fc), which training replaces."
+    )
     dtypes = serializers.ListField(child=serializers.CharField())
 
 
@@ -50,8 +63,22 @@ class BackboneSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Backbone
-        fields = ["id", "workspace", "project", "name", "filename", "sha256", "size_bytes", "status", "error",
-                  "summary", "job", "created_by", "created_at", "checked_at"]
+        fields = [
+            "id",
+            "workspace",
+            "project",
+            "name",
+            "filename",
+            "sha256",
+            "size_bytes",
+            "status",
+            "error",
+            "summary",
+            "job",
+            "created_by",
+            "created_at",
+            "checked_at",
+        ]
         read_only_fields = fields
 
 
@@ -60,10 +87,17 @@ class BackboneTargetSerializer(serializers.Serializer):
 
 
 class BackboneCreateSerializer(BackboneTargetSerializer):
-    file = serializers.FileField(allow_empty_file=True, help_text="A PyTorch state_dict (torch.save(model."
-                                 "state_dict())), or a checkpoint holding one under 'model' or 'state_dict'.")
-    name = serializers.CharField(required=False, allow_blank=True, max_length=200,
-                                 help_text="Defaults to the file's name without its extension.")
+    file = serializers.FileField(
+        allow_empty_file=True,
+        help_text="A PyTorch state_dict (torch.save(model."
+        "state_dict())), or a checkpoint holding one under 'model' or 'state_dict'.",
+    )
+    name = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text="Defaults to the file's name without its extension.",
+    )
 
 
 class TemplateSerializer(serializers.Serializer):
@@ -87,16 +121,36 @@ class ModelVersionBackboneSerializer(serializers.Serializer):
 
 class ModelVersionSerializer(serializers.ModelSerializer):
     name = serializers.CharField(read_only=True)
-    backbone = ModelVersionBackboneSerializer(read_only=True, allow_null=True,
-                                              help_text="The backbone the run started from; null: from scratch.")
+    backbone = ModelVersionBackboneSerializer(
+        read_only=True, allow_null=True, help_text="The backbone the run started from; null: from scratch."
+    )
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     dataset = serializers.IntegerField(source="dataset_version.dataset_id", read_only=True, allow_null=True)
 
     class Meta:
         model = ModelVersion
-        fields = ["id", "name", "number", "source", "workspace", "project", "dataset", "dataset_version", "job", "template",
-                  "preset", "params", "backbone", "code_version", "classes", "preprocessing", "onnx_sha256", "metrics",
-                  "created_by", "created_at"]
+        fields = [
+            "id",
+            "name",
+            "number",
+            "source",
+            "workspace",
+            "project",
+            "dataset",
+            "dataset_version",
+            "job",
+            "template",
+            "preset",
+            "params",
+            "backbone",
+            "code_version",
+            "classes",
+            "preprocessing",
+            "onnx_sha256",
+            "metrics",
+            "created_by",
+            "created_at",
+        ]
         read_only_fields = fields
 
 
@@ -116,8 +170,10 @@ class ComparisonSerializer(serializers.Serializer):
     macro_f1 = serializers.DictField()
     weighted_f1 = serializers.DictField()
     top_k_accuracy = serializers.DictField()
-    per_class = serializers.ListField(child=serializers.DictField(),
-                                      help_text="[{class, precision: {a, b, delta}, recall, f1, support: {a, b}}]")
+    per_class = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="[{class, precision: {a, b, delta}, recall, f1, support: {a, b}}]",
+    )
 
 
 class MetricPairSerializer(serializers.Serializer):
@@ -148,23 +204,41 @@ class ModelVersionUploadTargetSerializer(serializers.Serializer):
 
 
 class ModelVersionUploadSerializer(ModelVersionUploadTargetSerializer):
-    format = serializers.ChoiceField(choices=["onnx", "state_dict"],
-                                     help_text="onnx: a self-contained ONNX classifier, registered at once (201); "
-                                               "state_dict: weights for one of the template's architectures, "
-                                               "turned into ONNX by a training.import_model job (202).")
+    format = serializers.ChoiceField(
+        choices=["onnx", "state_dict"],
+        help_text="onnx: a self-contained ONNX classifier, registered at once (201); "
+        "state_dict: weights for one of the template's architectures, "
+        "turned into ONNX by a training.import_model job (202).",
+    )
     file = serializers.FileField(allow_empty_file=True)
-    classes = serializers.JSONField(required=False, help_text="Class names in the order of the model's outputs "
-                                    "(a JSON array). Optional for an ONNX file exported by Sampan.")
-    preprocessing = serializers.JSONField(required=False, help_text="Preprocessing spec keys (a JSON object: "
-                                          "image_size [h, w], mean, std, resize_mode, ...) over the template's "
-                                          "defaults. Optional when the ONNX input has a fixed size.")
-    architecture = serializers.ChoiceField(choices=["cnn_small", "resnet_narrow", "resnet18"], required=False,
-                                           help_text="state_dict only: the template architecture it was trained as.")
-    image_size = serializers.IntegerField(required=False, min_value=8, max_value=1024,
-                                          help_text="state_dict only: square input size (default 64).")
-    dataset_version = MemberDatasetVersionField(required=False, allow_null=True,
-                                                help_text="Evaluate the model on this dataset version's test split "
-                                                          "(same project; its classes in the model's output order).")
+    classes = serializers.JSONField(
+        required=False,
+        help_text="Class names in the order of the model's outputs "
+        "(a JSON array). Optional for an ONNX file exported by Sampan.",
+    )
+    preprocessing = serializers.JSONField(
+        required=False,
+        help_text="Preprocessing spec keys (a JSON object: "
+        "image_size [h, w], mean, std, resize_mode, ...) over the template's "
+        "defaults. Optional when the ONNX input has a fixed size.",
+    )
+    architecture = serializers.ChoiceField(
+        choices=["cnn_small", "resnet_narrow", "resnet18"],
+        required=False,
+        help_text="state_dict only: the template architecture it was trained as.",
+    )
+    image_size = serializers.IntegerField(
+        required=False,
+        min_value=8,
+        max_value=1024,
+        help_text="state_dict only: square input size (default 64).",
+    )
+    dataset_version = MemberDatasetVersionField(
+        required=False,
+        allow_null=True,
+        help_text="Evaluate the model on this dataset version's test split "
+        "(same project; its classes in the model's output order).",
+    )
 
     def validate(self, attrs):
         if attrs["format"] == "state_dict":

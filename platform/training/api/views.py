@@ -35,7 +35,9 @@ from workers.templates import registry
 
 
 class TemplateListView(APIView):
-    @extend_schema(responses=TemplateSerializer(many=True), summary="Task templates with presets and parameters")
+    @extend_schema(
+        responses=TemplateSerializer(many=True), summary="Task templates with presets and parameters"
+    )
     def get(self, request):
         return Response([t.as_dict() for t in registry.all()])
 
@@ -50,17 +52,25 @@ class TemplateDetailView(APIView):
 
 
 class TrainingJobCreateView(APIView):
-    @extend_schema(request=TrainingJobCreateSerializer, responses={201: JobSerializer},
-                   summary="Train a template on a dataset version (a job on the gpu queue when a GPU worker is up)")
+    @extend_schema(
+        request=TrainingJobCreateSerializer,
+        responses={201: JobSerializer},
+        summary="Train a template on a dataset version (a job on the gpu queue when a GPU worker is up)",
+    )
     def post(self, request):
         serializer = TrainingJobCreateSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         version = data["dataset_version"]
         require_role(user=request.user, workspace_id=version.dataset.workspace_id, action="start training")
-        job = services.training_job_create(user=request.user, dataset_version=version, template=data.get("template"),
-                                           preset=data.get("preset"), params=data.get("params"),
-                                           backbone=data.get("backbone"))
+        job = services.training_job_create(
+            user=request.user,
+            dataset_version=version,
+            template=data.get("template"),
+            preset=data.get("preset"),
+            params=data.get("params"),
+            backbone=data.get("backbone"),
+        )
         return Response(JobSerializer(job).data, status=status.HTTP_201_CREATED)
 
 
@@ -70,8 +80,9 @@ class BackboneFilter(filters.FilterSet):
         fields = ["workspace", "project", "status"]
 
 
-class BackboneViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin,
-                      viewsets.GenericViewSet):
+class BackboneViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet
+):
     """Uploaded backbone state_dicts for transfer learning, each checked on a worker (valid/invalid)."""
 
     serializer_class = BackboneSerializer
@@ -100,12 +111,18 @@ class BackboneViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.D
         require_role(user=request.user, workspace_id=project.workspace_id, action="upload backbones")
         body = BackboneCreateSerializer(data=request.data, context={"request": request})
         body.is_valid(raise_exception=True)
-        backbone = services.backbone_create(user=request.user, project=project, upload=body.validated_data["file"],
-                                            name=body.validated_data.get("name", ""))
+        backbone = services.backbone_create(
+            user=request.user,
+            project=project,
+            upload=body.validated_data["file"],
+            name=body.validated_data.get("name", ""),
+        )
         return Response(BackboneSerializer(backbone).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(responses={204: None, 409: OpenApiResponse(description="a queued or running training job uses it")},
-                   summary="Delete a backbone (model versions keep its name and sha256 in their lineage)")
+    @extend_schema(
+        responses={204: None, 409: OpenApiResponse(description="a queued or running training job uses it")},
+        summary="Delete a backbone (model versions keep its name and sha256 in their lineage)",
+    )
     def destroy(self, request, *args, **kwargs):
         return super().destroy(request, *args, **kwargs)
 
@@ -146,18 +163,28 @@ class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
         version = self.get_object()
         if not version.onnx_key or not default_storage.exists(version.onnx_key):
             raise NotFound("This model version has no ONNX file.")
-        return FileResponse(default_storage.open(version.onnx_key, "rb"), as_attachment=True,
-                            filename=f"model-{version.project_id}-{version.name}.onnx",
-                            content_type="application/octet-stream")
+        return FileResponse(
+            default_storage.open(version.onnx_key, "rb"),
+            as_attachment=True,
+            filename=f"model-{version.project_id}-{version.name}.onnx",
+            content_type="application/octet-stream",
+        )
 
     @extend_schema(
         request={"multipart/form-data": ModelVersionUploadSerializer},
-        responses={201: ModelVersionSerializer, 202: JobSerializer,
-                   413: OpenApiResponse(description="file over the size limit")},
+        responses={
+            201: ModelVersionSerializer,
+            202: JobSerializer,
+            413: OpenApiResponse(description="file over the size limit"),
+        },
         summary="Bring your own model: an ONNX file (201, a model version) or a state_dict (202, the import job)",
     )
-    @action(detail=False, methods=["post"], filter_backends=[],
-            parser_classes=[MultiPartParser, FormParser, JSONParser])
+    @action(
+        detail=False,
+        methods=["post"],
+        filter_backends=[],
+        parser_classes=[MultiPartParser, FormParser, JSONParser],
+    )
     def upload(self, request):
         # The project first: a viewer is refused (403) before the upload itself is judged.
         target = ModelVersionUploadTargetSerializer(data=request.data, context={"request": request})
@@ -169,23 +196,42 @@ class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
         data = body.validated_data
         if data["format"] == "onnx":
             version = model_uploads.model_version_upload_onnx(
-                user=request.user, project=project, upload=data["file"], classes=data.get("classes"),
-                preprocessing=data.get("preprocessing"), dataset_version=data.get("dataset_version"))
+                user=request.user,
+                project=project,
+                upload=data["file"],
+                classes=data.get("classes"),
+                preprocessing=data.get("preprocessing"),
+                dataset_version=data.get("dataset_version"),
+            )
             return Response(ModelVersionSerializer(version).data, status=status.HTTP_201_CREATED)
         job = model_uploads.model_version_upload_state_dict(
-            user=request.user, project=project, upload=data["file"], architecture=data["architecture"],
-            classes=data["classes"], preprocessing=data.get("preprocessing"), image_size=data.get("image_size"),
-            dataset_version=data.get("dataset_version"))
+            user=request.user,
+            project=project,
+            upload=data["file"],
+            architecture=data["architecture"],
+            classes=data["classes"],
+            preprocessing=data.get("preprocessing"),
+            image_size=data.get("image_size"),
+            dataset_version=data.get("dataset_version"),
+        )
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(parameters=[OpenApiParameter("a", OpenApiTypes.INT, required=True),
-                               OpenApiParameter("b", OpenApiTypes.INT, required=True)],
-                   responses=PolymorphicProxySerializer(
-                       component_name="ModelVersionComparison", resource_type_field_name="task",
-                       serializers={"classification": ComparisonSerializer,
-                                    "regression": RegressionComparisonSerializer}),
-                   summary="Two model versions' evaluations side by side (classifiers or regression models; "
-                           "deltas are b minus a)")
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("a", OpenApiTypes.INT, required=True),
+            OpenApiParameter("b", OpenApiTypes.INT, required=True),
+        ],
+        responses=PolymorphicProxySerializer(
+            component_name="ModelVersionComparison",
+            resource_type_field_name="task",
+            serializers={
+                "classification": ComparisonSerializer,
+                "regression": RegressionComparisonSerializer,
+            },
+        ),
+        summary="Two model versions' evaluations side by side (classifiers or regression models; "
+        "deltas are b minus a)",
+    )
     @action(detail=False, methods=["get"], filter_backends=[])
     def compare(self, request):
         ids = {}

@@ -6,43 +6,109 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('datasets', '0001_initial'),
-        ('jobs', '0001_initial'),
-        ('workspaces', '0001_initial'),
+        ("datasets", "0001_initial"),
+        ("jobs", "0001_initial"),
+        ("workspaces", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ModelVersion',
+            name="ModelVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('template', models.CharField(max_length=64)),
-                ('preset', models.CharField(max_length=32)),
-                ('params', models.JSONField(default=dict, help_text='Every parameter the trainer used, after preset and overrides.')),
-                ('code_version', models.CharField(help_text='Sampan version (and git commit when known).', max_length=64)),
-                ('classes', models.JSONField(default=list)),
-                ('preprocessing', models.JSONField(default=dict, help_text='What the ONNX model expects; serving reproduces it.')),
-                ('checkpoint_key', models.CharField(blank=True, max_length=300)),
-                ('onnx_key', models.CharField(blank=True, max_length=300)),
-                ('onnx_sha256', models.CharField(blank=True, max_length=64)),
-                ('metrics', models.JSONField(default=dict, help_text='Headline test metrics and the training summary.')),
-                ('evaluation', models.JSONField(default=dict, help_text='The full evaluation report on the test split.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('dataset_version', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='model_versions', to='datasets.datasetversion')),
-                ('job', models.OneToOneField(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='model_version', to='jobs.job')),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='model_versions', to='workspaces.project')),
-                ('workspace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='model_versions', to='workspaces.workspace')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("template", models.CharField(max_length=64)),
+                ("preset", models.CharField(max_length=32)),
+                (
+                    "params",
+                    models.JSONField(
+                        default=dict,
+                        help_text="Every parameter the trainer used, after preset and overrides.",
+                    ),
+                ),
+                (
+                    "code_version",
+                    models.CharField(help_text="Sampan version (and git commit when known).", max_length=64),
+                ),
+                ("classes", models.JSONField(default=list)),
+                (
+                    "preprocessing",
+                    models.JSONField(
+                        default=dict, help_text="What the ONNX model expects; serving reproduces it."
+                    ),
+                ),
+                ("checkpoint_key", models.CharField(blank=True, max_length=300)),
+                ("onnx_key", models.CharField(blank=True, max_length=300)),
+                ("onnx_sha256", models.CharField(blank=True, max_length=64)),
+                (
+                    "metrics",
+                    models.JSONField(
+                        default=dict, help_text="Headline test metrics and the training summary."
+                    ),
+                ),
+                (
+                    "evaluation",
+                    models.JSONField(default=dict, help_text="The full evaluation report on the test split."),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "dataset_version",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="model_versions",
+                        to="datasets.datasetversion",
+                    ),
+                ),
+                (
+                    "job",
+                    models.OneToOneField(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="model_version",
+                        to="jobs.job",
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="model_versions",
+                        to="workspaces.project",
+                    ),
+                ),
+                (
+                    "workspace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="model_versions",
+                        to="workspaces.workspace",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'constraints': [models.UniqueConstraint(fields=('project', 'number'), name='model_version_number_unique')],
+                "ordering": ["-created_at", "-id"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("project", "number"), name="model_version_number_unique")
+                ],
             },
         ),
     ]

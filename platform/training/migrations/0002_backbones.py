@@ -6,42 +6,104 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('jobs', '0001_initial'),
-        ('training', '0001_initial'),
-        ('workspaces', '0001_initial'),
+        ("jobs", "0001_initial"),
+        ("training", "0001_initial"),
+        ("workspaces", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='modelversion',
-            name='backbone',
-            field=models.JSONField(blank=True, help_text='The uploaded backbone the run started from ({id, name, sha256, tensors}); null when trained from scratch. Kept when the backbone is deleted.', null=True),
+            model_name="modelversion",
+            name="backbone",
+            field=models.JSONField(
+                blank=True,
+                help_text="The uploaded backbone the run started from ({id, name, sha256, tensors}); null when trained from scratch. Kept when the backbone is deleted.",
+                null=True,
+            ),
         ),
         migrations.CreateModel(
-            name='Backbone',
+            name="Backbone",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('filename', models.CharField(blank=True, help_text="The uploaded file's name.", max_length=255)),
-                ('blob_key', models.CharField(max_length=300)),
-                ('sha256', models.CharField(db_index=True, max_length=64)),
-                ('size_bytes', models.PositiveBigIntegerField()),
-                ('status', models.CharField(choices=[('pending', 'Being checked'), ('valid', 'Valid'), ('invalid', 'Invalid')], default='pending', max_length=16)),
-                ('error', models.TextField(blank=True, help_text='Why the file was refused (status invalid).')),
-                ('summary', models.JSONField(blank=True, default=dict, help_text='For a valid file: architecture (the model it fits, or null), fits, tensors, parameters, head_classes, dtypes.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('checked_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('job', models.ForeignKey(blank=True, help_text='The job that checks the file.', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='jobs.job')),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='backbones', to='workspaces.project')),
-                ('workspace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='backbones', to='workspaces.workspace')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "filename",
+                    models.CharField(blank=True, help_text="The uploaded file's name.", max_length=255),
+                ),
+                ("blob_key", models.CharField(max_length=300)),
+                ("sha256", models.CharField(db_index=True, max_length=64)),
+                ("size_bytes", models.PositiveBigIntegerField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("pending", "Being checked"), ("valid", "Valid"), ("invalid", "Invalid")],
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "error",
+                    models.TextField(blank=True, help_text="Why the file was refused (status invalid)."),
+                ),
+                (
+                    "summary",
+                    models.JSONField(
+                        blank=True,
+                        default=dict,
+                        help_text="For a valid file: architecture (the model it fits, or null), fits, tensors, parameters, head_classes, dtypes.",
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("checked_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "job",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The job that checks the file.",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="jobs.job",
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="backbones",
+                        to="workspaces.project",
+                    ),
+                ),
+                (
+                    "workspace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="backbones",
+                        to="workspaces.workspace",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'constraints': [models.UniqueConstraint(fields=('project', 'name'), name='backbone_name_unique')],
+                "ordering": ["-created_at", "-id"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("project", "name"), name="backbone_name_unique")
+                ],
             },
         ),
     ]

@@ -4,15 +4,22 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('training', '0002_backbones'),
+        ("training", "0002_backbones"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='modelversion',
-            name='source',
-            field=models.CharField(choices=[('trained', 'Trained on the platform'), ('uploaded', 'Uploaded (bring your own model)')], default='trained', help_text='trained: by a training job here; uploaded: an ONNX file or a state_dict a developer brought (its file, format and sha256 in params).', max_length=16),
+            model_name="modelversion",
+            name="source",
+            field=models.CharField(
+                choices=[
+                    ("trained", "Trained on the platform"),
+                    ("uploaded", "Uploaded (bring your own model)"),
+                ],
+                default="trained",
+                help_text="trained: by a training job here; uploaded: an ONNX file or a state_dict a developer brought (its file, format and sha256 in params).",
+                max_length=16,
+            ),
         ),
     ]

@@ -39,12 +39,17 @@ class WorkspaceViewSet(viewsets.ModelViewSet):
         serializer.instance = self.get_queryset().get(pk=workspace.pk)
 
 
-@extend_schema_view(**{
-    action: extend_schema(parameters=[OpenApiParameter("workspace_id", int, OpenApiParameter.PATH)])
-    for action in ("list", "create", "retrieve", "update", "partial_update", "destroy")
-})
+@extend_schema_view(
+    **{
+        action: extend_schema(parameters=[OpenApiParameter("workspace_id", int, OpenApiParameter.PATH)])
+        for action in ("list", "create", "retrieve", "update", "partial_update", "destroy")
+    }
+)
 class MembershipViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.UpdateModelMixin, mixins.DestroyModelMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.UpdateModelMixin,
+    mixins.DestroyModelMixin,
     viewsets.GenericViewSet,
 ):
     serializer_class = MembershipSerializer

@@ -5,16 +5,26 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-STATUS_COLORS = {"queued": "#6b7280", "running": "#2563eb", "succeeded": "#16a34a", "failed": "#dc2626",
-                 "cancelled": "#9ca3af", "completed": "#16a34a", "stopped": "#9ca3af", "paused": "#d97706",
-                 "active": "#16a34a"}
+STATUS_COLORS = {
+    "queued": "#6b7280",
+    "running": "#2563eb",
+    "succeeded": "#16a34a",
+    "failed": "#dc2626",
+    "cancelled": "#9ca3af",
+    "completed": "#16a34a",
+    "stopped": "#9ca3af",
+    "paused": "#d97706",
+    "active": "#16a34a",
+}
 STYLE = "font-family:system-ui,sans-serif;font-size:13px"
 
 
 def _badge(status: str) -> str:
     color = STATUS_COLORS.get(status, "#6b7280")
-    return (f'<span style="background:{color};color:white;border-radius:4px;padding:1px 6px">'
-            f"{escape(status)}</span>")
+    return (
+        f'<span style="background:{color};color:white;border-radius:4px;padding:1px 6px">'
+        f"{escape(status)}</span>"
+    )
 
 
 def _fmt(value: Any) -> str:
@@ -24,22 +34,28 @@ def _fmt(value: Any) -> str:
 
 
 def _table(rows: list[tuple[str, Any]]) -> str:
-    cells = "".join(f"<tr><th style='text-align:left;padding-right:12px'>{escape(k)}</th><td>{_fmt(v)}</td></tr>"
-                    for k, v in rows)
+    cells = "".join(
+        f"<tr><th style='text-align:left;padding-right:12px'>{escape(k)}</th><td>{_fmt(v)}</td></tr>"
+        for k, v in rows
+    )
     return f"<table>{cells}</table>"
 
 
 def job(data: dict[str, Any]) -> str:
     progress = data.get("progress") or {}
     fraction = float(progress.get("fraction") or (1.0 if data.get("status") == "succeeded" else 0.0))
-    bar = (f'<div style="width:240px;height:10px;background:#e5e7eb;border-radius:5px;display:inline-block">'
-           f'<div style="width:{100 * fraction:.0f}%;height:10px;background:#2563eb;border-radius:5px"></div></div>'
-           f" {100 * fraction:.0f}%")
+    bar = (
+        f'<div style="width:240px;height:10px;background:#e5e7eb;border-radius:5px;display:inline-block">'
+        f'<div style="width:{100 * fraction:.0f}%;height:10px;background:#2563eb;border-radius:5px"></div></div>'
+        f" {100 * fraction:.0f}%"
+    )
     rows = [(k, v) for k, v in progress.items() if k not in ("fraction",) and not isinstance(v, (dict, list))]
     if data.get("error"):
         rows.append(("error", data["error"]))
-    return (f'<div style="{STYLE}"><b>Job {escape(str(data.get("id")))}</b> {escape(str(data.get("kind", "")))} '
-            f'{_badge(str(data.get("status")))}<br>{bar}{_table(rows)}</div>')
+    return (
+        f'<div style="{STYLE}"><b>Job {escape(str(data.get("id")))}</b> {escape(str(data.get("kind", "")))} '
+        f"{_badge(str(data.get('status')))}<br>{bar}{_table(rows)}</div>"
+    )
 
 
 def confusion_matrix(counts: list[list[int]], classes: list[str]) -> str:
@@ -50,27 +66,35 @@ def confusion_matrix(counts: list[list[int]], classes: list[str]) -> str:
         cells = ""
         for value in row:
             shade = int(255 - 180 * value / peak)
-            cells += (f'<td style="background:rgb({shade},{shade},255);text-align:right;padding:2px 5px">'
-                      f"{value}</td>")
+            cells += (
+                f'<td style="background:rgb({shade},{shade},255);text-align:right;padding:2px 5px">'
+                f"{value}</td>"
+            )
         body += f"<tr><th>{escape(name)}</th>{cells}</tr>"
-    return f'<table><tr><th>true \\ predicted</th>{head}</tr>{body}</table>'
+    return f"<table><tr><th>true \\ predicted</th>{head}</tr>{body}</table>"
 
 
 def model_version(data: dict[str, Any], evaluation: dict[str, Any] | None) -> str:
     test = (data.get("metrics") or {}).get("test") or {}
-    rows: list[tuple[str, Any]] = [("source", data.get("source", "trained")), ("template", data.get("template")),
-                                   ("preset", data.get("preset") or None),
-                                   ("dataset version", data.get("dataset_version")),
-                                   ("classes", len(data.get("classes") or []))]
+    rows: list[tuple[str, Any]] = [
+        ("source", data.get("source", "trained")),
+        ("template", data.get("template")),
+        ("preset", data.get("preset") or None),
+        ("dataset version", data.get("dataset_version")),
+        ("classes", len(data.get("classes") or [])),
+    ]
     rows += [(f"test {k}", v) for k, v in test.items() if not isinstance(v, dict)]
     rows += [(f"test top-{k} accuracy", v) for k, v in (test.get("top_k_accuracy") or {}).items()]
     matrix = ""
     if evaluation and (evaluation.get("confusion_matrix") or {}).get("counts"):
         matrix = "<p><b>Confusion matrix</b> (test split)</p>" + confusion_matrix(
-            evaluation["confusion_matrix"]["counts"], evaluation.get("classes") or data.get("classes") or [])
-    return (f'<div style="{STYLE}"><b>Model version {escape(str(data.get("name")))}</b> '
-            f'(id {escape(str(data.get("id")))}, project {escape(str(data.get("project")))})'
-            f"{_table(rows)}{matrix}</div>")
+            evaluation["confusion_matrix"]["counts"], evaluation.get("classes") or data.get("classes") or []
+        )
+    return (
+        f'<div style="{STYLE}"><b>Model version {escape(str(data.get("name")))}</b> '
+        f"(id {escape(str(data.get('id')))}, project {escape(str(data.get('project')))})"
+        f"{_table(rows)}{matrix}</div>"
+    )
 
 
 def study(data: dict[str, Any], trials: list[dict[str, Any]], top: int = 5) -> str:
@@ -80,11 +104,23 @@ def study(data: dict[str, Any], trials: list[dict[str, Any]], top: int = 5) -> s
     names = sorted({k for t in best for k in (t.get("params") or {})})
     head = "".join(f"<th>{escape(n)}</th>" for n in ["trial", "value", "state", *names])
     body = "".join(
-        "<tr>" + "".join(f"<td>{_fmt(v)}</td>" for v in
-                         [t.get("number"), t.get("value"), t.get("state"), *[(t.get("params") or {}).get(n) for n in names]])
-        + "</tr>" for t in best)
+        "<tr>"
+        + "".join(
+            f"<td>{_fmt(v)}</td>"
+            for v in [
+                t.get("number"),
+                t.get("value"),
+                t.get("state"),
+                *[(t.get("params") or {}).get(n) for n in names],
+            ]
+        )
+        + "</tr>"
+        for t in best
+    )
     counts = data.get("trials") or {}
     summary = ", ".join(f"{k} {v}" for k, v in counts.items())
-    return (f'<div style="{STYLE}"><b>Study {escape(str(data.get("id")))}</b> {escape(str(data.get("name") or ""))} '
-            f'{_badge(str(data.get("status")))} <span>{escape(summary)}</span>'
-            f"<p>Best trials</p><table><tr>{head}</tr>{body}</table></div>")
+    return (
+        f'<div style="{STYLE}"><b>Study {escape(str(data.get("id")))}</b> {escape(str(data.get("name") or ""))} '
+        f"{_badge(str(data.get('status')))} <span>{escape(summary)}</span>"
+        f"<p>Best trials</p><table><tr>{head}</tr>{body}</table></div>"
+    )

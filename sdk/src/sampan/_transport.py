@@ -50,8 +50,17 @@ def parse_retry_after(value: str | None) -> float | None:
 class Transport:
     """One ``requests.Session`` against ``base_url``; every call goes through :meth:`request`."""
 
-    def __init__(self, base_url: str, *, api_key: str | None, timeout: Timeout, max_retries: int,
-                 backoff: float, max_backoff: float, retry_timeout: float = 60.0) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None,
+        timeout: Timeout,
+        max_retries: int,
+        backoff: float,
+        max_backoff: float,
+        retry_timeout: float = 60.0,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
         self.timeout = timeout
@@ -74,10 +83,18 @@ class Transport:
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return min(retry_after, self.max_backoff)
-        return min(self.backoff * (2 ** attempt) * (1 + random.random() / 4), self.max_backoff)
+        return min(self.backoff * (2**attempt) * (1 + random.random() / 4), self.max_backoff)
 
-    def raw(self, method: str, path: str, *, timeout: Timeout | None = None, headers: dict[str, str] | None = None,
-            idempotent: bool = False, **kwargs: Any) -> requests.Response:
+    def raw(
+        self,
+        method: str,
+        path: str,
+        *,
+        timeout: Timeout | None = None,
+        headers: dict[str, str] | None = None,
+        idempotent: bool = False,
+        **kwargs: Any,
+    ) -> requests.Response:
         """Send a request (retrying as the module says) and return the successful response; raise a typed error.
 
         ``idempotent=True`` on a POST sends a fresh ``Idempotency-Key`` (kept across its retries), which
@@ -96,12 +113,14 @@ class Transport:
             if attempt and files:
                 _rewind(files)
             try:
-                response = self.session.request(method, url, timeout=timeout or self.timeout,
-                                                headers=headers or None, **kwargs)
+                response = self.session.request(
+                    method, url, timeout=timeout or self.timeout, headers=headers or None, **kwargs
+                )
             except requests.RequestException as exc:
                 code = "timeout" if isinstance(exc, requests.Timeout) else "connection_error"
                 error: SampanError = TransportError(
-                    f"{method} {url} {'timed out' if code == 'timeout' else 'failed'}: {exc}", code=code)
+                    f"{method} {url} {'timed out' if code == 'timeout' else 'failed'}: {exc}", code=code
+                )
                 retryable = safe or _not_sent(exc)
                 if retryable and self._sleep_before_retry(attempt, None, deadline):
                     attempt += 1
@@ -110,9 +129,11 @@ class Transport:
             if response.status_code < 400:
                 return response
             error = self._error(response)
-            retryable = (response.status_code in RETRY_STATUSES
-                         or (safe and response.status_code in IDEMPOTENT_RETRY_STATUSES)
-                         or (response.status_code == 409 and error.code == "idempotency_in_progress"))
+            retryable = (
+                response.status_code in RETRY_STATUSES
+                or (safe and response.status_code in IDEMPOTENT_RETRY_STATUSES)
+                or (response.status_code == 409 and error.code == "idempotency_in_progress")
+            )
             if retryable and self._sleep_before_retry(attempt, error.retry_after, deadline):
                 response.close()
                 attempt += 1
@@ -175,8 +196,15 @@ class Transport:
                 return
             page += 1
 
-    def download(self, path: str, dest: str | os.PathLike[str] | IO[bytes], *, params: dict[str, Any] | None = None,
-                 progress: bool = False, description: str = "download") -> Path | None:
+    def download(
+        self,
+        path: str,
+        dest: str | os.PathLike[str] | IO[bytes],
+        *,
+        params: dict[str, Any] | None = None,
+        progress: bool = False,
+        description: str = "download",
+    ) -> Path | None:
         """Stream a file answer into ``dest`` (a path or a binary file object); returns the path."""
         response = self.raw("GET", path, params=params, stream=True)
         total = int(response.headers.get("Content-Length") or 0) or None

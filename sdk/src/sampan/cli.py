@@ -78,13 +78,21 @@ def _dataset(client: Client, args: argparse.Namespace, command: str) -> Any:
 
 
 def _upload_summary(dataset: Any, result: Any) -> dict[str, Any]:
-    return {"dataset": dataset.id, "imported": result.imported, "duplicates": result.duplicates,
-            "failed": result.failed, "labels_created": result.labels_created, "problems": result.problems[:20]}
+    return {
+        "dataset": dataset.id,
+        "imported": result.imported,
+        "duplicates": result.duplicates,
+        "failed": result.failed,
+        "labels_created": result.labels_created,
+        "problems": result.problems[:20],
+    }
 
 
 def cmd_upload(args: argparse.Namespace) -> int:
     dataset = _dataset(Client(), args, "upload")
-    result = dataset.upload(args.source, label=args.label, progress=not args.quiet)  # a table for text/tabular
+    result = dataset.upload(
+        args.source, label=args.label, progress=not args.quiet
+    )  # a table for text/tabular
     _print(_upload_summary(dataset, result))
     return 0
 
@@ -94,14 +102,25 @@ def _sheet(text: str) -> str | int:
 
 
 def _table_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"encoding": args.encoding, "delimiter": args.delimiter, "decimal": args.decimal, "sheet": args.sheet}
+    return {
+        "encoding": args.encoding,
+        "delimiter": args.delimiter,
+        "decimal": args.decimal,
+        "sheet": args.sheet,
+    }
 
 
 def cmd_import_table(args: argparse.Namespace) -> int:
     dataset = _dataset(Client(), args, "import-table")
-    result = dataset.import_table(args.source, target_column=args.target_column, text_column=args.text_column,
-                                  label_column=args.label_column, background=args.background,
-                                  progress=not args.quiet, **_table_options(args))
+    result = dataset.import_table(
+        args.source,
+        target_column=args.target_column,
+        text_column=args.text_column,
+        label_column=args.label_column,
+        background=args.background,
+        progress=not args.quiet,
+        **_table_options(args),
+    )
     _print(_upload_summary(dataset, result))
     return 0
 
@@ -124,8 +143,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.wait:
         job.wait(progress=not args.quiet)
         model = job.model_version()
-        _print({"job": job.id, "status": job.status, "model_version": model.id, "name": model.name,
-                "test": (model.metrics or {}).get("test")})
+        _print(
+            {
+                "job": job.id,
+                "status": job.status,
+                "model_version": model.id,
+                "name": model.name,
+                "test": (model.metrics or {}).get("test"),
+            }
+        )
     else:
         _print({"job": job.id, "status": job.status})
     return 0
@@ -134,17 +160,27 @@ def cmd_train(args: argparse.Namespace) -> int:
 def cmd_wait(args: argparse.Namespace) -> int:
     job = Client().jobs.get(args.job)
     job.wait(timeout=args.timeout, progress=not args.quiet, raise_on_failure=False)
-    _print({"job": job.id, "kind": job.data.get("kind"), "status": job.status, "result": job.data.get("result"),
-            "error": job.data.get("error") or None})
+    _print(
+        {
+            "job": job.id,
+            "kind": job.data.get("kind"),
+            "status": job.status,
+            "result": job.data.get("result"),
+            "error": job.data.get("error") or None,
+        }
+    )
     return 0 if job.status == "succeeded" else 1
 
 
 def cmd_deploy(args: argparse.Namespace) -> int:
     client = Client()
     deployment = client.deployments.create(args.model_version, name=args.name)
-    out: dict[str, Any] = {"deployment": deployment.id, "name": deployment.data.get("name"),
-                           "status": deployment.data.get("status"),
-                           "predict_url": client.base_url + str(deployment.data.get("predict_url"))}
+    out: dict[str, Any] = {
+        "deployment": deployment.id,
+        "name": deployment.data.get("name"),
+        "status": deployment.data.get("status"),
+        "predict_url": client.base_url + str(deployment.data.get("predict_url")),
+    }
     if args.key:
         out["key"] = deployment.create_key(args.key_name)["key"]
     _print(out)
@@ -154,8 +190,12 @@ def cmd_deploy(args: argparse.Namespace) -> int:
 def cmd_predict(args: argparse.Namespace) -> int:
     deployment = Client().deployments.get(args.deployment)
     answers = deployment.predict_batch(list(args.images), key=args.key, top_k=args.top_k)
-    _print([{"image": image, "label": a.label, "score": a.score, "top_k": a.top_k}
-            for image, a in zip(args.images, answers, strict=True)])
+    _print(
+        [
+            {"image": image, "label": a.label, "score": a.score, "top_k": a.top_k}
+            for image, a in zip(args.images, answers, strict=True)
+        ]
+    )
     return 0
 
 
@@ -193,8 +233,11 @@ def build_parser() -> argparse.ArgumentParser:
     import_table.add_argument("--dataset", type=int)
     import_table.add_argument("--project", type=int)
     import_table.add_argument("--name")
-    import_table.add_argument("--task-type", default="tabular_classification",
-                              choices=["tabular_classification", "tabular_regression", "text_classification"])
+    import_table.add_argument(
+        "--task-type",
+        default="tabular_classification",
+        choices=["tabular_classification", "tabular_regression", "text_classification"],
+    )
     import_table.add_argument("--target-column", help="tabular: the column to predict")
     import_table.add_argument("--text-column", help="text: the column of texts (guessed when omitted)")
     import_table.add_argument("--label-column", help="text: the column of labels (guessed when omitted)")
@@ -202,8 +245,10 @@ def build_parser() -> argparse.ArgumentParser:
     import_table.add_argument("--quiet", action="store_true")
     import_table.set_defaults(func=cmd_import_table)
 
-    preview_table = sub.add_parser("preview-table", help="a table file's columns, types, first rows and "
-                                                         "suggested mapping (stores nothing)")
+    preview_table = sub.add_parser(
+        "preview-table",
+        help="a table file's columns, types, first rows and suggested mapping (stores nothing)",
+    )
     table_options(preview_table)
     preview_table.add_argument("--dataset", type=int, required=True)
     preview_table.set_defaults(func=cmd_preview_table)

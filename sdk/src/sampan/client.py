@@ -31,18 +31,39 @@ class Client:
     >>> model = job.wait().model_version()
     """
 
-    def __init__(self, base_url: str | None = None, api_key: str | None = None, *, timeout: Timeout = 30.0,
-                 max_retries: int = 5, backoff: float = 0.5, max_backoff: float = 60.0,
-                 retry_timeout: float = 60.0) -> None:
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: Timeout = 30.0,
+        max_retries: int = 5,
+        backoff: float = 0.5,
+        max_backoff: float = 60.0,
+        retry_timeout: float = 60.0,
+    ) -> None:
         stored: dict[str, Any] = {}
-        if base_url is None and api_key is None and not (os.environ.get("SAMPAN_URL") and os.environ.get("SAMPAN_API_KEY")):
+        if (
+            base_url is None
+            and api_key is None
+            and not (os.environ.get("SAMPAN_URL") and os.environ.get("SAMPAN_API_KEY"))
+        ):
             from sampan.config import load_credentials
 
             stored = load_credentials()
-        self.base_url = (base_url or os.environ.get("SAMPAN_URL") or stored.get("url") or DEFAULT_URL).rstrip("/")
+        self.base_url = (base_url or os.environ.get("SAMPAN_URL") or stored.get("url") or DEFAULT_URL).rstrip(
+            "/"
+        )
         self.api_key = api_key or os.environ.get("SAMPAN_API_KEY") or stored.get("api_key")
-        self.http = Transport(self.base_url, api_key=self.api_key, timeout=timeout, max_retries=max_retries,
-                              backoff=backoff, max_backoff=max_backoff, retry_timeout=retry_timeout)
+        self.http = Transport(
+            self.base_url,
+            api_key=self.api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff=backoff,
+            max_backoff=max_backoff,
+            retry_timeout=retry_timeout,
+        )
         self.workspaces = Workspaces(self)
         self.projects = Projects(self)
         self.datasets = Datasets(self)

@@ -59,10 +59,18 @@ class DatasetVersion(Resource):
     def url(self) -> str:
         return f"datasets/{self.data['dataset']}/versions/{self.id}/"
 
-    def train(self, preset: str | None = None, *, params: dict[str, Any] | None = None, template: str | None = None,
-              backbone: int | Resource | None = None) -> Job:
+    def train(
+        self,
+        preset: str | None = None,
+        *,
+        params: dict[str, Any] | None = None,
+        template: str | None = None,
+        backbone: int | Resource | None = None,
+    ) -> Job:
         """Start a training job on this version; see :meth:`sampan.training.Training.start`."""
-        return self._client.training.start(self, preset=preset, params=params, template=template, backbone=backbone)
+        return self._client.training.start(
+            self, preset=preset, params=params, template=template, backbone=backbone
+        )
 
     def export(self, dest: str | os.PathLike[str], *, progress: bool = False) -> Path:
         """Download this version as a zip (a folder per class plus manifest.csv)."""
@@ -74,8 +82,14 @@ class Dataset(Resource):
 
     # --- uploads -------------------------------------------------------------------------------
 
-    def upload(self, source: str | os.PathLike[str] | Sequence[FileItem] | Any, *, label: str | None = None,
-               batch_size: int = 100, progress: bool = True) -> UploadResult:
+    def upload(
+        self,
+        source: str | os.PathLike[str] | Sequence[FileItem] | Any,
+        *,
+        label: str | None = None,
+        batch_size: int = 100,
+        progress: bool = True,
+    ) -> UploadResult:
         """Upload images, with a progress bar.
 
         ``source`` is one of:
@@ -97,22 +111,31 @@ class Dataset(Resource):
         e.g. ``dataset.upload("digits/")`` -> ``UploadResult(imported=1797, ...)``
         """
         if self.data.get("task_type") in TABLE_TASKS:
-            if _is_dataframe(source) or (isinstance(source, (str, os.PathLike))
-                                         and Path(source).name.lower().endswith(TABLE_SUFFIXES)):
+            if _is_dataframe(source) or (
+                isinstance(source, (str, os.PathLike)) and Path(source).name.lower().endswith(TABLE_SUFFIXES)
+            ):
                 return self.import_table(source, progress=progress)
-            raise ValueError(f"Dataset {self.data.get('name', self.id)!r} is a {self.data['task_type']} dataset: "
-                             "upload a table file (CSV, TSV, JSONL, XLSX, Parquet) or a pandas DataFrame with "
-                             "dataset.import_table(path_or_dataframe, ...).")
+            raise ValueError(
+                f"Dataset {self.data.get('name', self.id)!r} is a {self.data['task_type']} dataset: "
+                "upload a table file (CSV, TSV, JSONL, XLSX, Parquet) or a pandas DataFrame with "
+                "dataset.import_table(path_or_dataframe, ...)."
+            )
         if isinstance(source, (str, os.PathLike)) and Path(source).name.lower().endswith(TABLE_SUFFIXES):
-            raise ValueError(f"{Path(source).name} is a table file, and dataset {self.data.get('name', self.id)!r} "
-                             f"is an {self.data.get('task_type', 'image')} dataset: tables go to text and tabular "
-                             "datasets, with dataset.import_table(...).")
+            raise ValueError(
+                f"{Path(source).name} is a table file, and dataset {self.data.get('name', self.id)!r} "
+                f"is an {self.data.get('task_type', 'image')} dataset: tables go to text and tabular "
+                "datasets, with dataset.import_table(...)."
+            )
         if _is_dataframe(source):
-            return self._upload_groups(_dataframe_groups(source, label), batch_size=batch_size, progress=progress)
+            return self._upload_groups(
+                _dataframe_groups(source, label), batch_size=batch_size, progress=progress
+            )
         if isinstance(source, (str, os.PathLike)):
             path = Path(source)
             if path.is_dir():
-                return self._upload_groups(_folder_groups(path, label), batch_size=batch_size, progress=progress)
+                return self._upload_groups(
+                    _folder_groups(path, label), batch_size=batch_size, progress=progress
+                )
             if path.name.lower().endswith(ARCHIVE_SUFFIXES):
                 return self.upload_archive(path, label=label, progress=progress)
             if path.is_file():
@@ -120,17 +143,29 @@ class Dataset(Resource):
             raise FileNotFoundError(f"No such file or folder: {path}")
         return self._upload_groups([(label, list(source))], batch_size=batch_size, progress=progress)
 
-    def upload_archive(self, archive: str | os.PathLike[str], *, label: str | None = None, background: bool = False,
-                       progress: bool = True, timeout: float = 3600) -> UploadResult:
+    def upload_archive(
+        self,
+        archive: str | os.PathLike[str],
+        *,
+        label: str | None = None,
+        background: bool = False,
+        progress: bool = True,
+        timeout: float = 3600,
+    ) -> UploadResult:
         """Upload one archive; waits for the server's import job when it runs in the background."""
         path = Path(archive)
         result = UploadResult()
         bar = _bar(progress, total=1, desc=f"import {path.name}")
         with path.open("rb") as fh:
             body = {"label": label or "", "background": "true" if background else "false"}
-            batch = self._client.http.post(f"datasets/{self.id}/imports/", None, data=body, idempotent=True,
-                                           files={"archive": (path.name, fh, "application/octet-stream")},
-                                           timeout=_upload_timeout(self._client, path.stat().st_size))
+            batch = self._client.http.post(
+                f"datasets/{self.id}/imports/",
+                None,
+                data=body,
+                idempotent=True,
+                files={"archive": (path.name, fh, "application/octet-stream")},
+                timeout=_upload_timeout(self._client, path.stat().st_size),
+            )
         if batch["status"] in ("queued", "running"):
             batch = self._wait_import(batch, bar=bar, timeout=timeout)
         bar.update(1)
@@ -139,8 +174,11 @@ class Dataset(Resource):
         if batch["status"] == "failed":
             from sampan.errors import SampanError
 
-            raise SampanError(f"Import {batch['id']} failed: {batch.get('error')}", code=batch.get("error_code") or "import_failed",
-                              details=batch)
+            raise SampanError(
+                f"Import {batch['id']} failed: {batch.get('error')}",
+                code=batch.get("error_code") or "import_failed",
+                details=batch,
+            )
         return result
 
     def _wait_import(self, batch: dict[str, Any], *, bar: Any, timeout: float) -> dict[str, Any]:
@@ -163,8 +201,15 @@ class Dataset(Resource):
 
     # --- tables (text and tabular datasets) -------------------------------------------------------
 
-    def preview_table(self, source: TableSource, *, encoding: str | None = None, delimiter: str | None = None,
-                      decimal: str | None = None, sheet: str | int | None = None) -> dict[str, Any]:
+    def preview_table(
+        self,
+        source: TableSource,
+        *,
+        encoding: str | None = None,
+        delimiter: str | None = None,
+        decimal: str | None = None,
+        sheet: str | int | None = None,
+    ) -> dict[str, Any]:
         """The column mapping step, storing nothing: the file's format, detected encoding, columns
         with inferred types, first rows and the suggested mapping (``suggested``).
 
@@ -175,16 +220,29 @@ class Dataset(Resource):
         e.g. ``dataset.preview_table("wine.csv")["suggested"]`` -> ``{"target_column": "quality"}``
         """
         name, content = _table_file(source)
-        return self._client.http.post(f"datasets/{self.id}/imports/preview/", None,
-                                      data=_table_options(encoding=encoding, delimiter=delimiter, decimal=decimal,
-                                                          sheet=sheet),
-                                      files={"file": (name, content, "application/octet-stream")},
-                                      timeout=_upload_timeout(self._client, len(content)))
+        return self._client.http.post(
+            f"datasets/{self.id}/imports/preview/",
+            None,
+            data=_table_options(encoding=encoding, delimiter=delimiter, decimal=decimal, sheet=sheet),
+            files={"file": (name, content, "application/octet-stream")},
+            timeout=_upload_timeout(self._client, len(content)),
+        )
 
-    def import_table(self, source: TableSource, *, target_column: str | None = None, text_column: str | None = None,
-                     label_column: str | None = None, encoding: str | None = None, delimiter: str | None = None,
-                     decimal: str | None = None, sheet: str | int | None = None, background: bool = False,
-                     progress: bool = True, timeout: float = 3600) -> UploadResult:
+    def import_table(
+        self,
+        source: TableSource,
+        *,
+        target_column: str | None = None,
+        text_column: str | None = None,
+        label_column: str | None = None,
+        encoding: str | None = None,
+        delimiter: str | None = None,
+        decimal: str | None = None,
+        sheet: str | int | None = None,
+        background: bool = False,
+        progress: bool = True,
+        timeout: float = 3600,
+    ) -> UploadResult:
         """Import a table into a text or tabular dataset (one sample per row); waits for the
         server's import job when it runs in the background (big files).
 
@@ -197,13 +255,25 @@ class Dataset(Resource):
         e.g. ``dataset.import_table("wine.csv", target_column="quality", delimiter=";", decimal=",")``
         """
         name, content = _table_file(source)
-        body = _table_options(encoding=encoding, delimiter=delimiter, decimal=decimal, sheet=sheet,
-                              target_column=target_column, text_column=text_column, label_column=label_column)
+        body = _table_options(
+            encoding=encoding,
+            delimiter=delimiter,
+            decimal=decimal,
+            sheet=sheet,
+            target_column=target_column,
+            text_column=text_column,
+            label_column=label_column,
+        )
         body["background"] = "true" if background else "false"
         bar = _bar(progress, total=1, desc=f"import {name}")
-        batch = self._client.http.post(f"datasets/{self.id}/imports/", None, data=body, idempotent=True,
-                                       files={"file": (name, content, "application/octet-stream")},
-                                       timeout=_upload_timeout(self._client, len(content)))
+        batch = self._client.http.post(
+            f"datasets/{self.id}/imports/",
+            None,
+            data=body,
+            idempotent=True,
+            files={"file": (name, content, "application/octet-stream")},
+            timeout=_upload_timeout(self._client, len(content)),
+        )
         if batch["status"] in ("queued", "running"):
             batch = self._wait_import(batch, bar=bar, timeout=timeout)
         bar.update(1)
@@ -211,28 +281,44 @@ class Dataset(Resource):
         if batch["status"] == "failed":
             from sampan.errors import SampanError
 
-            raise SampanError(f"Import {batch['id']} failed: {batch.get('error')}",
-                              code=batch.get("error_code") or "import_failed", details=batch)
+            raise SampanError(
+                f"Import {batch['id']} failed: {batch.get('error')}",
+                code=batch.get("error_code") or "import_failed",
+                details=batch,
+            )
         result = UploadResult()
         result.add(batch)
         return result
 
-    def _upload_groups(self, groups: Iterable[tuple[str | None, list[Any]]], *, batch_size: int,
-                       progress: bool) -> UploadResult:
+    def _upload_groups(
+        self, groups: Iterable[tuple[str | None, list[Any]]], *, batch_size: int, progress: bool
+    ) -> UploadResult:
         groups = [(name, items) for name, items in groups if items]
         batch_size = max(1, min(batch_size, MAX_FILES_PER_REQUEST))
         result = UploadResult()
-        bar = _bar(progress, total=sum(len(items) for _, items in groups), unit="img", desc=f"upload to {self.data.get('name', self.id)}")
+        bar = _bar(
+            progress,
+            total=sum(len(items) for _, items in groups),
+            unit="img",
+            desc=f"upload to {self.data.get('name', self.id)}",
+        )
         try:
             for label, items in groups:
                 for start in range(0, len(items), batch_size):
-                    chunk = items[start:start + batch_size]
+                    chunk = items[start : start + batch_size]
                     parts = [("files", _file_part(item)) for item in chunk]
-                    batch = self._client.http.post(f"datasets/{self.id}/imports/", None, data={"label": label or ""},
-                                                   files=parts, timeout=_upload_timeout(self._client, None))
+                    batch = self._client.http.post(
+                        f"datasets/{self.id}/imports/",
+                        None,
+                        data={"label": label or ""},
+                        files=parts,
+                        timeout=_upload_timeout(self._client, None),
+                    )
                     result.add(batch)
                     bar.update(len(chunk))
-                    bar.set_postfix(imported=result.imported, duplicates=result.duplicates, failed=result.failed)
+                    bar.set_postfix(
+                        imported=result.imported, duplicates=result.duplicates, failed=result.failed
+                    )
         finally:
             bar.close()
         return result
@@ -240,21 +326,31 @@ class Dataset(Resource):
     # --- labels and samples ----------------------------------------------------------------------
 
     def labels(self) -> list[Label]:
-        return [Label(self._client, item) for item in self._client.http.paginate(f"datasets/{self.id}/labels/")]
+        return [
+            Label(self._client, item) for item in self._client.http.paginate(f"datasets/{self.id}/labels/")
+        ]
 
     def create_label(self, name: str, color: str = "") -> Label:
-        return Label(self._client, self._client.http.post(f"datasets/{self.id}/labels/", {"name": name, "color": color}))
+        return Label(
+            self._client,
+            self._client.http.post(f"datasets/{self.id}/labels/", {"name": name, "color": color}),
+        )
 
     def rename_label(self, label: int | Label, name: str) -> Label:
-        return Label(self._client, self._client.http.patch(f"datasets/{self.id}/labels/{_id(label)}/", {"name": name}))
+        return Label(
+            self._client, self._client.http.patch(f"datasets/{self.id}/labels/{_id(label)}/", {"name": name})
+        )
 
     def delete_label(self, label: int | Label, *, dry_run: bool = False) -> dict[str, Any]:
         """Delete a label (its samples become unlabeled); answers how many samples it touched."""
-        return self._client.http.delete(f"datasets/{self.id}/labels/{_id(label)}/", dry_run="true" if dry_run else "false")
+        return self._client.http.delete(
+            f"datasets/{self.id}/labels/{_id(label)}/", dry_run="true" if dry_run else "false"
+        )
 
     def merge_labels(self, label: int | Label, into: int | Label, *, dry_run: bool = False) -> dict[str, Any]:
-        return self._client.http.post(f"datasets/{self.id}/labels/{_id(label)}/merge/",
-                                      {"into": _id(into), "dry_run": dry_run})
+        return self._client.http.post(
+            f"datasets/{self.id}/labels/{_id(label)}/merge/", {"into": _id(into), "dry_run": dry_run}
+        )
 
     def label_id(self, label: int | str | Label | None) -> int | None:
         """The id of a label given by id, object or name (None stays None)."""
@@ -267,63 +363,112 @@ class Dataset(Resource):
 
         raise NotFound(f"No label named {label!r} in dataset {self.id}.", code="not_found")
 
-    def samples(self, *, label: int | str | None = None, unlabeled: bool | None = None, version: int | None = None,
-                split: str | None = None, search: str | None = None) -> Iterator[dict[str, Any]]:
+    def samples(
+        self,
+        *,
+        label: int | str | None = None,
+        unlabeled: bool | None = None,
+        version: int | None = None,
+        split: str | None = None,
+        search: str | None = None,
+    ) -> Iterator[dict[str, Any]]:
         """Every sample matching the filters (id, original_name, label, label_version, split, ...)."""
-        params: dict[str, Any] = {"label": self.label_id(label), "version": version, "split": split, "search": search}
+        params: dict[str, Any] = {
+            "label": self.label_id(label),
+            "version": version,
+            "split": split,
+            "search": search,
+        }
         if unlabeled is not None:
             params["unlabeled"] = "true" if unlabeled else "false"
         return self._client.http.paginate(f"datasets/{self.id}/samples/", **params)
 
-    def set_label(self, sample: int | dict[str, Any], label: int | str | Label | None, *,
-                  label_version: int | None = None) -> dict[str, Any]:
+    def set_label(
+        self,
+        sample: int | dict[str, Any],
+        label: int | str | Label | None,
+        *,
+        label_version: int | None = None,
+    ) -> dict[str, Any]:
         """Set one sample's label. ``label_version`` (default: the sample's, if given as a dict)
         guards against concurrent edits: a stale one raises :class:`sampan.Conflict`."""
         sample_id = _id(sample)
         if label_version is None:
-            label_version = sample["label_version"] if isinstance(sample, dict) else self._client.http.get(
-                f"datasets/{self.id}/samples/{sample_id}/")["label_version"]
-        return self._client.http.patch(f"datasets/{self.id}/samples/{sample_id}/",
-                                       {"label": self.label_id(label), "label_version": label_version})
+            label_version = (
+                sample["label_version"]
+                if isinstance(sample, dict)
+                else self._client.http.get(f"datasets/{self.id}/samples/{sample_id}/")["label_version"]
+            )
+        return self._client.http.patch(
+            f"datasets/{self.id}/samples/{sample_id}/",
+            {"label": self.label_id(label), "label_version": label_version},
+        )
 
-    def set_labels(self, samples: Sequence[dict[str, Any]], label: int | str | Label | None) -> dict[str, Any]:
+    def set_labels(
+        self, samples: Sequence[dict[str, Any]], label: int | str | Label | None
+    ) -> dict[str, Any]:
         """Label many samples at once (all or nothing; :class:`sampan.Conflict` lists those changed meanwhile)."""
         items = [{"id": s["id"], "label_version": s["label_version"]} for s in samples]
-        return self._client.http.post(f"datasets/{self.id}/samples/bulk-label/",
-                                      {"label": self.label_id(label), "items": items})
+        return self._client.http.post(
+            f"datasets/{self.id}/samples/bulk-label/", {"label": self.label_id(label), "items": items}
+        )
 
     def statistics(self) -> dict[str, Any]:
         return self._client.http.get(f"datasets/{self.id}/statistics/")
 
     # --- versions and export -----------------------------------------------------------------------
 
-    def create_version(self, *, train_ratio: float = 0.8, val_ratio: float = 0.1, test_ratio: float = 0.1,
-                       seed: int | None = None, note: str = "") -> DatasetVersion:
+    def create_version(
+        self,
+        *,
+        train_ratio: float = 0.8,
+        val_ratio: float = 0.1,
+        test_ratio: float = 0.1,
+        seed: int | None = None,
+        note: str = "",
+    ) -> DatasetVersion:
         """Snapshot the labeled samples as a new version with a stratified split.
 
         e.g. ``version = dataset.create_version(seed=7)``; ``version.name`` -> ``"V1"``
         """
-        body: dict[str, Any] = {"train_ratio": train_ratio, "val_ratio": val_ratio, "test_ratio": test_ratio,
-                                "note": note}
+        body: dict[str, Any] = {
+            "train_ratio": train_ratio,
+            "val_ratio": val_ratio,
+            "test_ratio": test_ratio,
+            "note": note,
+        }
         if seed is not None:
             body["seed"] = seed
-        return DatasetVersion(self._client, self._client.http.post(f"datasets/{self.id}/versions/", body, idempotent=True))
+        return DatasetVersion(
+            self._client, self._client.http.post(f"datasets/{self.id}/versions/", body, idempotent=True)
+        )
 
     def versions(self) -> list[DatasetVersion]:
-        return [DatasetVersion(self._client, v) for v in self._client.http.paginate(f"datasets/{self.id}/versions/")]
+        return [
+            DatasetVersion(self._client, v)
+            for v in self._client.http.paginate(f"datasets/{self.id}/versions/")
+        ]
 
     def version(self, version_id: int) -> DatasetVersion:
-        return DatasetVersion(self._client, self._client.http.get(f"datasets/{self.id}/versions/{int(version_id)}/"))
+        return DatasetVersion(
+            self._client, self._client.http.get(f"datasets/{self.id}/versions/{int(version_id)}/")
+        )
 
     def imports(self) -> list[dict[str, Any]]:
         return list(self._client.http.paginate(f"datasets/{self.id}/imports/"))
 
-    def export(self, dest: str | os.PathLike[str] | IO[bytes], *, version: int | DatasetVersion | None = None,
-               progress: bool = False) -> Path | None:
+    def export(
+        self,
+        dest: str | os.PathLike[str] | IO[bytes],
+        *,
+        version: int | DatasetVersion | None = None,
+        progress: bool = False,
+    ) -> Path | None:
         """Download the dataset (or one version) as a zip: a folder per class plus manifest.csv."""
         params = {"version": _id(version)} if version is not None else None
-        return self._client.http.download(f"datasets/{self.id}/export/", dest, params=params, progress=progress,
-                                          description="export")
+        return self._client.http.download(
+            f"datasets/{self.id}/export/", dest, params=params, progress=progress, description="export"
+        )
 
 
 class Datasets:
@@ -332,19 +477,37 @@ class Datasets:
     def __init__(self, client: Client) -> None:
         self._client = client
 
-    def list(self, *, project: int | Resource | None = None, workspace: int | Resource | None = None) -> list[Dataset]:
-        return [Dataset(self._client, d) for d in self._client.http.paginate(
-            "datasets/", project=_id(project) if project is not None else None,
-            workspace=_id(workspace) if workspace is not None else None)]
+    def list(
+        self, *, project: int | Resource | None = None, workspace: int | Resource | None = None
+    ) -> list[Dataset]:
+        return [
+            Dataset(self._client, d)
+            for d in self._client.http.paginate(
+                "datasets/",
+                project=_id(project) if project is not None else None,
+                workspace=_id(workspace) if workspace is not None else None,
+            )
+        ]
 
     def get(self, dataset_id: int) -> Dataset:
         return Dataset(self._client, self._client.http.get(f"datasets/{int(dataset_id)}/"))
 
-    def create(self, name: str, *, project: int | Resource, task_type: str = "image_classification",
-               description: str = "") -> Dataset:
+    def create(
+        self,
+        name: str,
+        *,
+        project: int | Resource,
+        task_type: str = "image_classification",
+        description: str = "",
+    ) -> Dataset:
         """e.g. ``client.datasets.create("digits", project=project)``"""
-        return Dataset(self._client, self._client.http.post("datasets/", {
-            "project": _id(project), "name": name, "task_type": task_type, "description": description}))
+        return Dataset(
+            self._client,
+            self._client.http.post(
+                "datasets/",
+                {"project": _id(project), "name": name, "task_type": task_type, "description": description},
+            ),
+        )
 
     def update(self, dataset: int | Dataset, **fields: Any) -> Dataset:
         return Dataset(self._client, self._client.http.patch(f"datasets/{_id(dataset)}/", fields))

@@ -47,10 +47,23 @@ class Prediction:
         best = ranked[0]
         imputed = [str(column) for column in answer.get("imputed") or []]
         if "label" not in best and "value" in best:
-            return cls(label="", score=float("nan"), index=-1, top_k=ranked, model_version=model_version,
-                       value=float(best["value"]), imputed=imputed)
-        return cls(label=str(best["label"]), score=float(best["score"]), index=int(best["index"]),
-                   top_k=ranked, model_version=model_version, imputed=imputed)
+            return cls(
+                label="",
+                score=float("nan"),
+                index=-1,
+                top_k=ranked,
+                model_version=model_version,
+                value=float(best["value"]),
+                imputed=imputed,
+            )
+        return cls(
+            label=str(best["label"]),
+            score=float(best["score"]),
+            index=int(best["index"]),
+            top_k=ranked,
+            model_version=model_version,
+            imputed=imputed,
+        )
 
 
 def json_cell(value: Any) -> Any:
@@ -86,8 +99,12 @@ def _is_dataframe(obj: Any) -> bool:
     return type(obj).__name__ == "DataFrame" and hasattr(obj, "to_dict") and hasattr(obj, "columns")
 
 
-def prediction_instances(images: Sequence[Any] | None = None, *, texts: Sequence[str] | None = None,
-                         rows: Sequence[Mapping[str, Any]] | Any | None = None) -> list[dict[str, Any]]:
+def prediction_instances(
+    images: Sequence[Any] | None = None,
+    *,
+    texts: Sequence[str] | None = None,
+    rows: Sequence[Mapping[str, Any]] | Any | None = None,
+) -> list[dict[str, Any]]:
     """The ``instances`` of a predict request: exactly one of ``images`` (each ``{"image": base64}``),
     ``texts`` (``{"text": ...}``, text classification) or ``rows`` (``{column: value}``, tabular
     models; a pandas DataFrame too). Missing cells (None, NaN, pandas NA) are sent as JSON null.
@@ -97,7 +114,9 @@ def prediction_instances(images: Sequence[Any] | None = None, *, texts: Sequence
     >>> prediction_instances(rows=[{"alcohol": 13.2, "ash": float("nan")}])
     [{'alcohol': 13.2, 'ash': None}]
     """
-    given = [name for name, value in (("images", images), ("texts", texts), ("rows", rows)) if value is not None]
+    given = [
+        name for name, value in (("images", images), ("texts", texts), ("rows", rows)) if value is not None
+    ]
     if len(given) != 1:
         raise ValueError(f"Give exactly one of images, texts or rows (got {', '.join(given) or 'none'}).")
     if texts is not None:
@@ -136,7 +155,9 @@ def encode_image(image: Any) -> bytes:
         try:
             from PIL import Image
         except ImportError as exc:
-            raise ImportError("Predicting from a NumPy array needs Pillow: pip install 'sampan[images]'") from exc
+            raise ImportError(
+                "Predicting from a NumPy array needs Pillow: pip install 'sampan[images]'"
+            ) from exc
         array = np.asarray(image)
         if array.dtype != np.uint8:
             if array.size and float(array.max()) <= 1.0:
@@ -145,11 +166,15 @@ def encode_image(image: Any) -> bytes:
         if array.ndim == 3 and array.shape[2] == 1:
             array = array[:, :, 0]
         if array.ndim not in (2, 3) or (array.ndim == 3 and array.shape[2] not in (3, 4)):
-            raise ValueError(f"An image array must be H x W, H x W x 3 or H x W x 4; got shape {array.shape}.")
+            raise ValueError(
+                f"An image array must be H x W, H x W x 3 or H x W x 4; got shape {array.shape}."
+            )
         buffer = io.BytesIO()
         Image.fromarray(array).save(buffer, format="PNG")
         return buffer.getvalue()
-    raise TypeError(f"Cannot send a {type(image).__name__} as an image: give a path, bytes, a PIL image or a NumPy array.")
+    raise TypeError(
+        f"Cannot send a {type(image).__name__} as an image: give a path, bytes, a PIL image or a NumPy array."
+    )
 
 
 class Deployment(Resource):
@@ -195,8 +220,9 @@ class Deployment(Resource):
     def keys(self) -> list[dict[str, Any]]:
         return list(self._client.http.paginate(f"deployments/{self.id}/keys/"))
 
-    def create_key(self, name: str = "sdk", *, expires_at: str | None = None,
-                   quota_per_minute: int | None = None) -> dict[str, Any]:
+    def create_key(
+        self, name: str = "sdk", *, expires_at: str | None = None, quota_per_minute: int | None = None
+    ) -> dict[str, Any]:
         """Issue an API key for predictions; its secret (``key``, ``spd_...``) is answered once and kept
         on this object, so :meth:`predict` uses it by default."""
         body: dict[str, Any] = {"name": name}
@@ -216,22 +242,40 @@ class Deployment(Resource):
     def _key(self, key: str | None) -> str:
         chosen = key or self.key or os.environ.get("SAMPAN_DEPLOYMENT_KEY")
         if not chosen:
-            raise ValueError("predict() needs a deployment key: deployment.create_key(), key=..., or "
-                             "SAMPAN_DEPLOYMENT_KEY.")
+            raise ValueError(
+                "predict() needs a deployment key: deployment.create_key(), key=..., or "
+                "SAMPAN_DEPLOYMENT_KEY."
+            )
         return chosen
 
-    def predict_raw(self, images: Sequence[Any] | None = None, *, texts: Sequence[str] | None = None,
-                    rows: Sequence[Mapping[str, Any]] | None = None, key: str | None = None,
-                    top_k: int = 5) -> dict[str, Any]:
+    def predict_raw(
+        self,
+        images: Sequence[Any] | None = None,
+        *,
+        texts: Sequence[str] | None = None,
+        rows: Sequence[Mapping[str, Any]] | None = None,
+        key: str | None = None,
+        top_k: int = 5,
+    ) -> dict[str, Any]:
         """The endpoint's JSON answer for up to 32 instances (``{model_version, predictions, latency_ms}``):
         give exactly one of ``images``, ``texts`` (text classification) or ``rows`` (tabular models)."""
         instances = prediction_instances(images, texts=texts, rows=rows)
         return self._client.http.request(
-            "POST", self.data.get("predict_url") or f"deployments/{self.id}/predict/",
-            json={"instances": instances, "top_k": top_k}, headers={"Authorization": f"Bearer {self._key(key)}"})
+            "POST",
+            self.data.get("predict_url") or f"deployments/{self.id}/predict/",
+            json={"instances": instances, "top_k": top_k},
+            headers={"Authorization": f"Bearer {self._key(key)}"},
+        )
 
-    def predict(self, image: Any = None, *, text: str | None = None, row: Mapping[str, Any] | Any | None = None,
-                key: str | None = None, top_k: int = 5) -> Prediction:
+    def predict(
+        self,
+        image: Any = None,
+        *,
+        text: str | None = None,
+        row: Mapping[str, Any] | Any | None = None,
+        key: str | None = None,
+        top_k: int = 5,
+    ) -> Prediction:
         """Predict one instance: an ``image`` (a file path, bytes, a PIL image or a NumPy array), a
         ``text`` (text classification) or a table ``row`` (``{column: value}``, tabular models).
 
@@ -249,9 +293,16 @@ class Deployment(Resource):
             return self.predict_batch(rows=[row], key=key, top_k=top_k)[0]
         return self.predict_batch([image], key=key, top_k=top_k)[0]
 
-    def predict_batch(self, images: Sequence[Any] | None = None, *, texts: Sequence[str] | None = None,
-                      rows: Sequence[Mapping[str, Any]] | Any | None = None, key: str | None = None, top_k: int = 5,
-                      batch_size: int = MAX_BATCH) -> list[Prediction]:
+    def predict_batch(
+        self,
+        images: Sequence[Any] | None = None,
+        *,
+        texts: Sequence[str] | None = None,
+        rows: Sequence[Mapping[str, Any]] | Any | None = None,
+        key: str | None = None,
+        top_k: int = 5,
+        batch_size: int = MAX_BATCH,
+    ) -> list[Prediction]:
         """Predict many images, texts or rows (exactly one of them; sent ``batch_size`` at a time);
         answers in the same order. ``rows`` may be a pandas DataFrame or a list of dicts; missing
         cells (None, NaN) go as null and each answer's ``imputed`` names the columns filled in.
@@ -266,10 +317,18 @@ class Deployment(Resource):
         items: Sequence[Any] = given[0]
         answers: list[Prediction] = []
         for start in range(0, len(items), batch_size):
-            chunk = list(items[start:start + batch_size])
-            body = self.predict_raw(chunk if images is not None else None, texts=chunk if texts is not None else None,
-                                    rows=chunk if rows is not None else None, key=key, top_k=top_k)
-            answers += [Prediction.from_answer(answer, body.get("model_version") or {}) for answer in body["predictions"]]
+            chunk = list(items[start : start + batch_size])
+            body = self.predict_raw(
+                chunk if images is not None else None,
+                texts=chunk if texts is not None else None,
+                rows=chunk if rows is not None else None,
+                key=key,
+                top_k=top_k,
+            )
+            answers += [
+                Prediction.from_answer(answer, body.get("model_version") or {})
+                for answer in body["predictions"]
+            ]
         return answers
 
 
@@ -279,10 +338,17 @@ class Deployments:
     def __init__(self, client: Any) -> None:
         self._client = client
 
-    def list(self, *, project: int | Resource | None = None, model_version: int | Resource | None = None) -> list[Deployment]:
-        return [Deployment(self._client, d) for d in self._client.http.paginate(
-            "deployments/", project=_id(project) if project is not None else None,
-            model_version=_id(model_version) if model_version is not None else None)]
+    def list(
+        self, *, project: int | Resource | None = None, model_version: int | Resource | None = None
+    ) -> list[Deployment]:
+        return [
+            Deployment(self._client, d)
+            for d in self._client.http.paginate(
+                "deployments/",
+                project=_id(project) if project is not None else None,
+                model_version=_id(model_version) if model_version is not None else None,
+            )
+        ]
 
     def get(self, deployment_id: int) -> Deployment:
         return Deployment(self._client, self._client.http.get(f"deployments/{int(deployment_id)}/"))
@@ -292,13 +358,22 @@ class Deployments:
 
         e.g. ``deployment = client.deployments.create(model, name="digits")``
         """
-        mv = model_version if isinstance(model_version, Resource) else self._client.models.get(_id(model_version))
-        body = {"model_version": mv.id, "project": mv.data["project"],
-                "name": name or f"{mv.data.get('name', 'model')}-{int(time.time())}"}
+        mv = (
+            model_version
+            if isinstance(model_version, Resource)
+            else self._client.models.get(_id(model_version))
+        )
+        body = {
+            "model_version": mv.id,
+            "project": mv.data["project"],
+            "name": name or f"{mv.data.get('name', 'model')}-{int(time.time())}",
+        }
         return Deployment(self._client, self._client.http.post("deployments/", body))
 
     def rename(self, deployment: int | Deployment, name: str) -> Deployment:
-        return Deployment(self._client, self._client.http.patch(f"deployments/{_id(deployment)}/", {"name": name}))
+        return Deployment(
+            self._client, self._client.http.patch(f"deployments/{_id(deployment)}/", {"name": name})
+        )
 
     def delete(self, deployment: int | Deployment) -> None:
         self._client.http.delete(f"deployments/{_id(deployment)}/")
@@ -309,8 +384,14 @@ class Package(Resource):
 
     _path = "packages/"
 
-    def wait(self, *, timeout: float | None = 1800, poll: float = 1.0, progress: bool = True,
-             max_outage: float = 300.0) -> Package:
+    def wait(
+        self,
+        *,
+        timeout: float | None = 1800,
+        poll: float = 1.0,
+        progress: bool = True,
+        max_outage: float = 300.0,
+    ) -> Package:
         """Wait for the build job (with its progress bar); raises :class:`sampan.JobFailed` if it failed.
         Polling goes on across a web restart for up to ``max_outage`` seconds (as :meth:`Job.wait`)."""
         if self.data.get("job") is not None and self.data["status"] in ("queued", "running"):
@@ -328,14 +409,18 @@ class Package(Resource):
         if self.data["status"] != "succeeded":
             from sampan.errors import SampanError
 
-            raise SampanError(f"Package {self.id} {self.data['status']}: {self.data.get('error')}",
-                              code="package_failed", details=self.data)
+            raise SampanError(
+                f"Package {self.id} {self.data['status']}: {self.data.get('error')}",
+                code="package_failed",
+                details=self.data,
+            )
         return self
 
     def download(self, dest: str | os.PathLike[str] | IO[bytes], *, progress: bool = False) -> Path | None:
         """Save the archive (zip); 409 ``package_not_ready`` until it is built."""
-        return self._client.http.download(f"packages/{self.id}/download/", dest, progress=progress,
-                                          description=f"package {self.id}")
+        return self._client.http.download(
+            f"packages/{self.id}/download/", dest, progress=progress, description=f"package {self.id}"
+        )
 
 
 class Packages:
@@ -344,11 +429,22 @@ class Packages:
     def __init__(self, client: Any) -> None:
         self._client = client
 
-    def list(self, *, project: int | Resource | None = None, model_version: int | Resource | None = None,
-             kind: str | None = None) -> list[Package]:
-        return [Package(self._client, p) for p in self._client.http.paginate(
-            "packages/", project=_id(project) if project is not None else None,
-            model_version=_id(model_version) if model_version is not None else None, kind=kind)]
+    def list(
+        self,
+        *,
+        project: int | Resource | None = None,
+        model_version: int | Resource | None = None,
+        kind: str | None = None,
+    ) -> list[Package]:
+        return [
+            Package(self._client, p)
+            for p in self._client.http.paginate(
+                "packages/",
+                project=_id(project) if project is not None else None,
+                model_version=_id(model_version) if model_version is not None else None,
+                kind=kind,
+            )
+        ]
 
     def get(self, package_id: int) -> Package:
         return Package(self._client, self._client.http.get(f"packages/{int(package_id)}/"))

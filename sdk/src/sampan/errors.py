@@ -15,8 +15,15 @@ from typing import Any
 class SampanError(Exception):
     """Base class: every error the SDK raises. ``status`` is None for errors without an HTTP answer."""
 
-    def __init__(self, message: str, *, status: int | None = None, code: str = "error", details: Any = None,
-                 retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        code: str = "error",
+        details: Any = None,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(f"{status} {code}: {message}" if status is not None else message)
         self.status = status
         self.code = code
@@ -82,13 +89,21 @@ class WaitTimeout(SampanError):
 
 
 _BY_STATUS: dict[int, type[SampanError]] = {
-    400: BadRequest, 401: AuthenticationError, 403: PermissionDenied, 404: NotFound, 409: Conflict,
-    413: PayloadTooLarge, 415: UnsupportedMediaType, 429: RateLimited, 503: ServiceUnavailable,
+    400: BadRequest,
+    401: AuthenticationError,
+    403: PermissionDenied,
+    404: NotFound,
+    409: Conflict,
+    413: PayloadTooLarge,
+    415: UnsupportedMediaType,
+    429: RateLimited,
+    503: ServiceUnavailable,
 }
 
 
-def error_for(status: int, code: str, message: str, details: Any = None,
-              retry_after: float | None = None) -> SampanError:
+def error_for(
+    status: int, code: str, message: str, details: Any = None, retry_after: float | None = None
+) -> SampanError:
     """The exception for an error answer of the platform."""
     cls = _BY_STATUS.get(status) or (ServerError if status >= 500 else SampanError)
     return cls(message, status=status, code=code, details=details, retry_after=retry_after)

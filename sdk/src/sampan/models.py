@@ -49,18 +49,35 @@ class EvaluationReport:
     def from_api(cls, body: dict[str, Any]) -> EvaluationReport:
         report = body.get("evaluation") or {}
         if not report:
-            raise ValueError(f"Model version {body.get('name', body.get('id'))} has no evaluation report "
-                             "(an uploaded model is not evaluated).")
+            raise ValueError(
+                f"Model version {body.get('name', body.get('id'))} has no evaluation report "
+                "(an uploaded model is not evaluated)."
+            )
         return cls(
-            model_version=int(body["id"]), name=str(body["name"]), split=report.get("split", "test"),
-            samples=int(report.get("samples", 0)), classes=list(report.get("classes", [])),
-            accuracy=float(report["accuracy"]), macro_f1=float(report["macro"]["f1"]),
+            model_version=int(body["id"]),
+            name=str(body["name"]),
+            split=report.get("split", "test"),
+            samples=int(report.get("samples", 0)),
+            classes=list(report.get("classes", [])),
+            accuracy=float(report["accuracy"]),
+            macro_f1=float(report["macro"]["f1"]),
             weighted_f1=float(report["weighted"]["f1"]),
             top_k_accuracy={str(k): float(v) for k, v in report.get("top_k_accuracy", {}).items()},
-            per_class=[ClassMetrics(str(r["class"]), float(r["precision"]), float(r["recall"]), float(r["f1"]),
-                                    int(r["support"])) for r in report.get("per_class", [])],
-            confusion_matrix=[list(map(int, row)) for row in (report.get("confusion_matrix") or {}).get("counts", [])],
-            most_confident_mistakes=list(report.get("most_confident_mistakes", [])), raw=report,
+            per_class=[
+                ClassMetrics(
+                    str(r["class"]),
+                    float(r["precision"]),
+                    float(r["recall"]),
+                    float(r["f1"]),
+                    int(r["support"]),
+                )
+                for r in report.get("per_class", [])
+            ],
+            confusion_matrix=[
+                list(map(int, row)) for row in (report.get("confusion_matrix") or {}).get("counts", [])
+            ],
+            most_confident_mistakes=list(report.get("most_confident_mistakes", [])),
+            raw=report,
         )
 
     def to_dataframe(self) -> Any:
@@ -73,13 +90,22 @@ class EvaluationReport:
         """The confusion matrix (rows: true class, columns: predicted) as a DataFrame."""
         import pandas as pd
 
-        return pd.DataFrame(self.confusion_matrix, index=pd.Index(self.classes, name="true"),
-                            columns=pd.Index(self.classes, name="predicted"))
+        return pd.DataFrame(
+            self.confusion_matrix,
+            index=pd.Index(self.classes, name="true"),
+            columns=pd.Index(self.classes, name="predicted"),
+        )
 
     def plot_confusion_matrix(self, ax: Any = None, *, normalize: bool = False, cmap: str = "Blues") -> Any:
         """Draw the confusion matrix with matplotlib (``pip install sampan[plot]``); returns the Axes."""
-        return plot_confusion_matrix(self.confusion_matrix, self.classes, ax=ax, normalize=normalize, cmap=cmap,
-                                     title=f"{self.name}: accuracy {self.accuracy:.3f}")
+        return plot_confusion_matrix(
+            self.confusion_matrix,
+            self.classes,
+            ax=ax,
+            normalize=normalize,
+            cmap=cmap,
+            title=f"{self.name}: accuracy {self.accuracy:.3f}",
+        )
 
 
 @dataclass(frozen=True)
@@ -111,12 +137,18 @@ class RegressionReport:
         report = body.get("evaluation") or {}
         residuals = report.get("residuals") or {}
         return cls(
-            model_version=int(body["id"]), name=str(body["name"]), split=report.get("split", "test"),
-            samples=int(report.get("samples", 0)), mae=float(report["mae"]), rmse=float(report["rmse"]),
-            r2=float(report["r2"]), residuals=list(residuals.get("points", [])),
+            model_version=int(body["id"]),
+            name=str(body["name"]),
+            split=report.get("split", "test"),
+            samples=int(report.get("samples", 0)),
+            mae=float(report["mae"]),
+            rmse=float(report["rmse"]),
+            r2=float(report["r2"]),
+            residuals=list(residuals.get("points", [])),
             residual_histogram=dict(residuals.get("histogram") or {}),
             largest_errors=list(report.get("largest_errors", [])),
-            feature_importance=list(report.get("feature_importance", [])), raw=report,
+            feature_importance=list(report.get("feature_importance", [])),
+            raw=report,
         )
 
     def residuals_frame(self) -> Any:
@@ -131,7 +163,9 @@ class RegressionReport:
         """Permutation importance per column (feature, importance, std), most important first."""
         import pandas as pd
 
-        return pd.DataFrame(self.feature_importance, columns=["feature", "importance", "std"]).set_index("feature")
+        return pd.DataFrame(self.feature_importance, columns=["feature", "importance", "std"]).set_index(
+            "feature"
+        )
 
     def plot_residuals(self, ax: Any = None) -> Any:
         """Predicted against actual with the identity line (``pip install sampan[plot]``); returns the Axes."""
@@ -157,7 +191,9 @@ def evaluation_report(body: dict[str, Any]) -> EvaluationReport | RegressionRepo
     """The typed report of an evaluation answer: a :class:`RegressionReport` for a regression model,
     else an :class:`EvaluationReport` (classifiers)."""
     report = body.get("evaluation") or {}
-    if report.get("task") == "regression" or ({"mae", "rmse", "r2"} <= report.keys() and "accuracy" not in report):
+    if report.get("task") == "regression" or (
+        {"mae", "rmse", "r2"} <= report.keys() and "accuracy" not in report
+    ):
         return RegressionReport.from_api(body)
     return EvaluationReport.from_api(body)
 
@@ -210,8 +246,15 @@ def font_families_for(texts: list[str]) -> list[str] | None:
     return None
 
 
-def plot_confusion_matrix(counts: list[list[int]], classes: list[str], *, ax: Any = None, normalize: bool = False,
-                          cmap: str = "Blues", title: str | None = None) -> Any:
+def plot_confusion_matrix(
+    counts: list[list[int]],
+    classes: list[str],
+    *,
+    ax: Any = None,
+    normalize: bool = False,
+    cmap: str = "Blues",
+    title: str | None = None,
+) -> Any:
     """A confusion-matrix heat map with counts in the cells; returns the matplotlib Axes. Class names
     in any script (e.g. Chinese) are drawn with an installed font that has their glyphs."""
     try:
@@ -230,8 +273,12 @@ def plot_confusion_matrix(counts: list[list[int]], classes: list[str], *, ax: An
         size = max(4.0, 0.5 * len(classes) + 2)
         _, ax = plt.subplots(figsize=(size, size))
     image = ax.imshow(matrix, cmap=cmap)
-    ax.set_xticks(range(len(classes)), labels=classes, rotation=45 if max(map(len, classes), default=0) > 3 else 0,
-                  **font)
+    ax.set_xticks(
+        range(len(classes)),
+        labels=classes,
+        rotation=45 if max(map(len, classes), default=0) > 3 else 0,
+        **font,
+    )
     ax.set_yticks(range(len(classes)), labels=classes, **font)
     ax.set_xlabel("predicted")
     ax.set_ylabel("true")
@@ -239,8 +286,15 @@ def plot_confusion_matrix(counts: list[list[int]], classes: list[str], *, ax: An
     for i in range(matrix.shape[0]):
         for j in range(matrix.shape[1]):
             text = f"{matrix[i, j]:.2f}" if normalize else f"{int(matrix[i, j])}"
-            ax.text(j, i, text, ha="center", va="center", fontsize=8,
-                    color="white" if matrix[i, j] > threshold else "black")
+            ax.text(
+                j,
+                i,
+                text,
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if matrix[i, j] > threshold else "black",
+            )
     if title:
         ax.set_title(title, **font)
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
@@ -288,11 +342,22 @@ class Models:
     def __init__(self, client: Any) -> None:
         self._client = client
 
-    def list(self, *, project: int | Resource | None = None, dataset_version: int | Resource | None = None,
-             source: str | None = None) -> list[ModelVersion]:
-        return [ModelVersion(self._client, m) for m in self._client.http.paginate(
-            "model-versions/", project=_id(project) if project is not None else None,
-            dataset_version=_id(dataset_version) if dataset_version is not None else None, source=source)]
+    def list(
+        self,
+        *,
+        project: int | Resource | None = None,
+        dataset_version: int | Resource | None = None,
+        source: str | None = None,
+    ) -> list[ModelVersion]:
+        return [
+            ModelVersion(self._client, m)
+            for m in self._client.http.paginate(
+                "model-versions/",
+                project=_id(project) if project is not None else None,
+                dataset_version=_id(dataset_version) if dataset_version is not None else None,
+                source=source,
+            )
+        ]
 
     def get(self, model_version_id: int) -> ModelVersion:
         return ModelVersion(self._client, self._client.http.get(f"model-versions/{int(model_version_id)}/"))
@@ -317,7 +382,9 @@ class Models:
 
         compared = self.compare(a, b)
         if compared.get("task") == "regression":
-            return pd.DataFrame([{"metric": m, **compared[m]} for m in ("mae", "rmse", "r2")]).set_index("metric")
+            return pd.DataFrame([{"metric": m, **compared[m]} for m in ("mae", "rmse", "r2")]).set_index(
+                "metric"
+            )
         rows = []
         for row in compared["per_class"]:
             flat: dict[str, Any] = {"class": row["class"]}
@@ -328,9 +395,17 @@ class Models:
             rows.append(flat)
         return pd.DataFrame(rows).set_index("class")
 
-    def upload_onnx(self, path: str | os.PathLike[str], *, project: int | Resource, classes: list[str] | None = None,
-                    preprocessing: dict[str, Any] | None = None, dataset_version: int | Resource | None = None,
-                    wait: bool = True, progress: bool = False) -> ModelVersion:
+    def upload_onnx(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        project: int | Resource,
+        classes: list[str] | None = None,
+        preprocessing: dict[str, Any] | None = None,
+        dataset_version: int | Resource | None = None,
+        wait: bool = True,
+        progress: bool = False,
+    ) -> ModelVersion:
         """Register an ONNX classifier (input float32 [batch, 3, H, W], output [batch, len(classes)]).
 
         ``preprocessing`` overrides the template's defaults (e.g. ``{"image_size": [32, 32],
@@ -351,18 +426,32 @@ class Models:
             data["preprocessing"] = json.dumps(preprocessing)
         path = Path(path)
         with path.open("rb") as fh:
-            body = self._client.http.post("model-versions/upload/", None, idempotent=True, data=data,
-                                          files={"file": (path.name, fh, "application/octet-stream")})
+            body = self._client.http.post(
+                "model-versions/upload/",
+                None,
+                idempotent=True,
+                data=data,
+                files={"file": (path.name, fh, "application/octet-stream")},
+            )
         model = ModelVersion(self._client, body)
         if wait and dataset_version is not None and model.data.get("job") is not None:
             self._client.jobs.get(model.data["job"]).wait(progress=progress)
             model.refresh()
         return model
 
-    def upload_state_dict(self, state_dict: str | os.PathLike[str] | bytes, *, project: int | Resource,
-                          architecture: str, classes: list[str], image_size: int | None = None,
-                          preprocessing: dict[str, Any] | None = None, dataset_version: int | Resource | None = None,
-                          wait: bool = True, progress: bool = True) -> ModelVersion | Job:
+    def upload_state_dict(
+        self,
+        state_dict: str | os.PathLike[str] | bytes,
+        *,
+        project: int | Resource,
+        architecture: str,
+        classes: list[str],
+        image_size: int | None = None,
+        preprocessing: dict[str, Any] | None = None,
+        dataset_version: int | Resource | None = None,
+        wait: bool = True,
+        progress: bool = True,
+    ) -> ModelVersion | Job:
         """Register a state_dict of one of the template's architectures (``cnn_small``, ``resnet_narrow``,
         ``resnet18``): a worker reads it with ``weights_only=True``, builds the model and exports ONNX.
 
@@ -370,8 +459,12 @@ class Models:
         ``dataset_version``: also evaluate it on that version's test split. Returns the model version
         (``wait=True``) or the import job.
         """
-        data: dict[str, Any] = {"project": _id(project), "format": "state_dict", "architecture": architecture,
-                                "classes": json.dumps(list(classes))}
+        data: dict[str, Any] = {
+            "project": _id(project),
+            "format": "state_dict",
+            "architecture": architecture,
+            "classes": json.dumps(list(classes)),
+        }
         if image_size is not None:
             data["image_size"] = str(image_size)
         if dataset_version is not None:
@@ -380,12 +473,19 @@ class Models:
             data["preprocessing"] = json.dumps(preprocessing)
         if isinstance(state_dict, bytes):
             files = {"file": ("state_dict.pt", state_dict, "application/octet-stream")}
-            body = self._client.http.post("model-versions/upload/", None, idempotent=True, data=data, files=files)
+            body = self._client.http.post(
+                "model-versions/upload/", None, idempotent=True, data=data, files=files
+            )
         else:
             path = Path(state_dict)
             with path.open("rb") as fh:
-                body = self._client.http.post("model-versions/upload/", None, idempotent=True, data=data,
-                                              files={"file": (path.name, fh, "application/octet-stream")})
+                body = self._client.http.post(
+                    "model-versions/upload/",
+                    None,
+                    idempotent=True,
+                    data=data,
+                    files={"file": (path.name, fh, "application/octet-stream")},
+                )
         from sampan.training import Job
 
         job = Job(self._client, body)
@@ -408,7 +508,9 @@ class Backbone(Resource):
             if time.monotonic() > deadline:
                 from sampan.errors import WaitTimeout
 
-                raise WaitTimeout(f"Backbone {self.id} still pending after {timeout:g} s", code="wait_timeout")
+                raise WaitTimeout(
+                    f"Backbone {self.id} still pending after {timeout:g} s", code="wait_timeout"
+                )
             time.sleep(poll)
             self.refresh()
         return self
@@ -421,18 +523,27 @@ class Backbones:
         self._client = client
 
     def list(self, *, project: int | Resource | None = None) -> list[Backbone]:
-        return [Backbone(self._client, b) for b in self._client.http.paginate(
-            "backbones/", project=_id(project) if project is not None else None)]
+        return [
+            Backbone(self._client, b)
+            for b in self._client.http.paginate(
+                "backbones/", project=_id(project) if project is not None else None
+            )
+        ]
 
     def get(self, backbone_id: int) -> Backbone:
         return Backbone(self._client, self._client.http.get(f"backbones/{int(backbone_id)}/"))
 
-    def upload(self, path: str | os.PathLike[str], *, project: int | Resource, name: str = "",
-               wait: bool = True) -> Backbone:
+    def upload(
+        self, path: str | os.PathLike[str], *, project: int | Resource, name: str = "", wait: bool = True
+    ) -> Backbone:
         path = Path(path)
         with path.open("rb") as fh:
-            body = self._client.http.post("backbones/", None, data={"project": _id(project), "name": name},
-                                          files={"file": (path.name, fh, "application/octet-stream")})
+            body = self._client.http.post(
+                "backbones/",
+                None,
+                data={"project": _id(project), "name": name},
+                files={"file": (path.name, fh, "application/octet-stream")},
+            )
         backbone = Backbone(self._client, body)
         return backbone.wait_checked() if wait else backbone
 

@@ -41,11 +41,26 @@ class Study(Resource):
 
         rows = []
         for trial in self.trials():
-            row = {k: trial.get(k) for k in ("number", "state", "value", "duration_seconds", "pruned_at_epoch",
-                                             "model_version", "job")}
+            row = {
+                k: trial.get(k)
+                for k in (
+                    "number",
+                    "state",
+                    "value",
+                    "duration_seconds",
+                    "pruned_at_epoch",
+                    "model_version",
+                    "job",
+                )
+            }
             row.update({f"params.{k}": v for k, v in (trial.get("params") or {}).items()})
-            row.update({f"test.{k}": v for k, v in (trial.get("test_metrics") or {}).items()
-                        if not isinstance(v, (dict, list))})
+            row.update(
+                {
+                    f"test.{k}": v
+                    for k, v in (trial.get("test_metrics") or {}).items()
+                    if not isinstance(v, (dict, list))
+                }
+            )
             rows.append(row)
         frame = pd.DataFrame(rows)
         return frame.set_index("number") if "number" in frame else frame
@@ -77,13 +92,21 @@ class Study(Resource):
         self.data = self._client.http.post(f"studies/{self.id}/stop/")
         return self
 
-    def wait(self, *, timeout: float | None = None, poll: float = 2.0, progress: bool = True,
-             max_outage: float = 300.0) -> Study:
+    def wait(
+        self,
+        *,
+        timeout: float | None = None,
+        poll: float = 2.0,
+        progress: bool = True,
+        max_outage: float = 300.0,
+    ) -> Study:
         """Block until the study ends, with a bar over its trial budget and the best value so far.
         Polling goes on across a web restart for up to ``max_outage`` seconds (as :meth:`Job.wait`)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         outage = Outage(max_outage)
-        bar = _bar(progress, total=int(self.data.get("n_trials") or 0) or None, desc=f"study {self.id}", unit="trial")
+        bar = _bar(
+            progress, total=int(self.data.get("n_trials") or 0) or None, desc=f"study {self.id}", unit="trial"
+        )
         try:
             while True:
                 counts = self.data.get("trials") or {}
@@ -95,7 +118,9 @@ class Study(Resource):
                 if self.status in FINISHED:
                     return self
                 if deadline is not None and time.monotonic() > deadline:
-                    raise WaitTimeout(f"Study {self.id} is still {self.status} after {timeout:g} s.", code="wait_timeout")
+                    raise WaitTimeout(
+                        f"Study {self.id} is still {self.status} after {timeout:g} s.", code="wait_timeout"
+                    )
                 time.sleep(poll)
                 outage.attempt(self.refresh)
         finally:
@@ -115,20 +140,43 @@ class Studies:
     def __init__(self, client: Any) -> None:
         self._client = client
 
-    def list(self, *, project: int | Resource | None = None, dataset_version: int | Resource | None = None,
-             status: str | None = None) -> list[Study]:
-        return [Study(self._client, s) for s in self._client.http.paginate(
-            "studies/", project=_id(project) if project is not None else None,
-            dataset_version=_id(dataset_version) if dataset_version is not None else None, status=status)]
+    def list(
+        self,
+        *,
+        project: int | Resource | None = None,
+        dataset_version: int | Resource | None = None,
+        status: str | None = None,
+    ) -> list[Study]:
+        return [
+            Study(self._client, s)
+            for s in self._client.http.paginate(
+                "studies/",
+                project=_id(project) if project is not None else None,
+                dataset_version=_id(dataset_version) if dataset_version is not None else None,
+                status=status,
+            )
+        ]
 
     def get(self, study_id: int) -> Study:
         return Study(self._client, self._client.http.get(f"studies/{int(study_id)}/"))
 
-    def create(self, dataset_version: int | Resource, *, n_trials: int = 20, name: str = "",
-               preset: str | None = None, fixed_params: dict[str, Any] | None = None,
-               search_space: list[dict[str, Any]] | None = None, sampler: str | None = None,
-               pruner: str | None = None, parallelism: int | None = None, timeout_seconds: int | None = None,
-               seed: int | None = None, report_seeds: int | None = None, template: str | None = None) -> Study:
+    def create(
+        self,
+        dataset_version: int | Resource,
+        *,
+        n_trials: int = 20,
+        name: str = "",
+        preset: str | None = None,
+        fixed_params: dict[str, Any] | None = None,
+        search_space: list[dict[str, Any]] | None = None,
+        sampler: str | None = None,
+        pruner: str | None = None,
+        parallelism: int | None = None,
+        timeout_seconds: int | None = None,
+        seed: int | None = None,
+        report_seeds: int | None = None,
+        template: str | None = None,
+    ) -> Study:
         """Start a study; unset options take the server's defaults (sampler sde, pruner median, the
         template's search space). A parameter in ``fixed_params`` is taken out of the default search
         space (fix it or search it), so ``fixed_params={"epochs": 5}`` searches everything else.
@@ -137,17 +185,30 @@ class Studies:
         """
         if fixed_params and search_space is None:
             search_space = self._default_space_without(dataset_version, template, fixed_params)
-        body: dict[str, Any] = {"dataset_version": _id(dataset_version), "n_trials": n_trials, "name": name,
-                                "fixed_params": fixed_params or {}}
-        for key, value in (("preset", preset), ("search_space", search_space), ("sampler", sampler),
-                           ("pruner", pruner), ("parallelism", parallelism), ("timeout_seconds", timeout_seconds),
-                           ("seed", seed), ("report_seeds", report_seeds), ("template", template)):
+        body: dict[str, Any] = {
+            "dataset_version": _id(dataset_version),
+            "n_trials": n_trials,
+            "name": name,
+            "fixed_params": fixed_params or {},
+        }
+        for key, value in (
+            ("preset", preset),
+            ("search_space", search_space),
+            ("sampler", sampler),
+            ("pruner", pruner),
+            ("parallelism", parallelism),
+            ("timeout_seconds", timeout_seconds),
+            ("seed", seed),
+            ("report_seeds", report_seeds),
+            ("template", template),
+        ):
             if value is not None:
                 body[key] = value
         return Study(self._client, self._client.http.post("studies/", body, idempotent=True))
 
-    def _default_space_without(self, dataset_version: int | Resource, template: str | None,
-                               fixed: dict[str, Any]) -> list[dict[str, Any]] | None:
+    def _default_space_without(
+        self, dataset_version: int | Resource, template: str | None, fixed: dict[str, Any]
+    ) -> list[dict[str, Any]] | None:
         """The template's default search space less the fixed parameters (None: nothing to remove)."""
         if template is None:
             dataset = dataset_version.data.get("dataset") if isinstance(dataset_version, Resource) else None

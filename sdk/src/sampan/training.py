@@ -63,7 +63,9 @@ class Job(Resource):
 
     def progress_series(self) -> list[dict[str, Any]]:
         """Every recorded progress point: ``{"at", "seq", **data}`` (fraction, epoch, loss, val_acc, ...)."""
-        return [{"seq": e["seq"], "at": e["at"], **(e.get("data") or {})} for e in self.events(type="progress")]
+        return [
+            {"seq": e["seq"], "at": e["at"], **(e.get("data") or {})} for e in self.events(type="progress")
+        ]
 
     def metrics_frame(self) -> Any:
         """The progress series as a pandas DataFrame (needs ``pip install sampan[pandas]``)."""
@@ -71,8 +73,15 @@ class Job(Resource):
 
         return pd.DataFrame(self.progress_series())
 
-    def wait(self, *, timeout: float | None = None, poll: float = 1.0, progress: bool = True,
-             raise_on_failure: bool = True, max_outage: float = 300.0) -> Job:
+    def wait(
+        self,
+        *,
+        timeout: float | None = None,
+        poll: float = 1.0,
+        progress: bool = True,
+        raise_on_failure: bool = True,
+        max_outage: float = 300.0,
+    ) -> Job:
         """Block until the job finishes, with a progress bar showing live metrics; returns self.
 
         Raises :class:`sampan.JobFailed` if it failed or was cancelled (unless ``raise_on_failure=False``)
@@ -82,8 +91,12 @@ class Job(Resource):
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         outage = Outage(max_outage)
-        bar = _bar(progress, total=100, desc=f"job {self.id} {self.data.get('kind', '')}".strip(),
-                   bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f}% [{elapsed}<{remaining}{postfix}]")
+        bar = _bar(
+            progress,
+            total=100,
+            desc=f"job {self.id} {self.data.get('kind', '')}".strip(),
+            bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f}% [{elapsed}<{remaining}{postfix}]",
+        )
         seen: dict[str, Any] = {}
         try:
             while True:
@@ -95,10 +108,14 @@ class Job(Resource):
                 if self.finished:
                     break
                 if deadline is not None and time.monotonic() > deadline:
-                    raise WaitTimeout(f"Job {self.id} is still {self.status} after {timeout:g} s.", code="wait_timeout")
+                    raise WaitTimeout(
+                        f"Job {self.id} is still {self.status} after {timeout:g} s.", code="wait_timeout"
+                    )
                 time.sleep(poll)
                 if not outage.attempt(self.refresh):
-                    bar.set_postfix({"status": f"{self.status} (platform unreachable, retrying)"}, refresh=True)
+                    bar.set_postfix(
+                        {"status": f"{self.status} (platform unreachable, retrying)"}, refresh=True
+                    )
         finally:
             bar.close()
         if raise_on_failure and self.status != "succeeded":
@@ -153,11 +170,24 @@ class Jobs:
     def __init__(self, client: Any) -> None:
         self._client = client
 
-    def list(self, *, project: int | Resource | None = None, status: str | None = None,
-             kind: str | None = None, workspace: int | Resource | None = None) -> list[Job]:
-        return [Job(self._client, j) for j in self._client.http.paginate(
-            "jobs/", project=_id(project) if project is not None else None, status=status, kind=kind,
-            workspace=_id(workspace) if workspace is not None else None)]
+    def list(
+        self,
+        *,
+        project: int | Resource | None = None,
+        status: str | None = None,
+        kind: str | None = None,
+        workspace: int | Resource | None = None,
+    ) -> list[Job]:
+        return [
+            Job(self._client, j)
+            for j in self._client.http.paginate(
+                "jobs/",
+                project=_id(project) if project is not None else None,
+                status=status,
+                kind=kind,
+                workspace=_id(workspace) if workspace is not None else None,
+            )
+        ]
 
     def get(self, job_id: int) -> Job:
         return Job(self._client, self._client.http.get(f"jobs/{int(job_id)}/"))
@@ -185,9 +215,15 @@ class Training:
     def template(self, name: str = "image_classification") -> dict[str, Any]:
         return self._client.http.get(f"templates/{name}/")
 
-    def start(self, dataset_version: int | Resource, *, preset: str | None = None,
-              params: dict[str, Any] | None = None, template: str | None = None,
-              backbone: int | Resource | None = None) -> Job:
+    def start(
+        self,
+        dataset_version: int | Resource,
+        *,
+        preset: str | None = None,
+        params: dict[str, Any] | None = None,
+        template: str | None = None,
+        backbone: int | Resource | None = None,
+    ) -> Job:
         """Train on a dataset version with a preset (fast, balanced, accurate) and optional parameter overrides.
 
         e.g. ``client.training.start(version, preset="fast", params={"epochs": 3}).wait()``

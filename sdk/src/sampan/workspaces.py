@@ -49,7 +49,9 @@ class Workspaces:
 
     def create(self, name: str, description: str = "") -> Workspace:
         """e.g. ``client.workspaces.create("Vision team")`` (you become its owner)."""
-        return Workspace(self._client, self._client.http.post("workspaces/", {"name": name, "description": description}))
+        return Workspace(
+            self._client, self._client.http.post("workspaces/", {"name": name, "description": description})
+        )
 
     def update(self, workspace: int | Workspace, **fields: Any) -> Workspace:
         return Workspace(self._client, self._client.http.patch(f"workspaces/{_id(workspace)}/", fields))
@@ -65,13 +67,19 @@ class Projects:
         self._client = client
 
     def list(self, workspace: int | Workspace | None = None) -> list[Project]:
-        return [Project(self._client, p) for p in self._client.http.paginate(
-            "projects/", workspace=_id(workspace) if workspace is not None else None)]
+        return [
+            Project(self._client, p)
+            for p in self._client.http.paginate(
+                "projects/", workspace=_id(workspace) if workspace is not None else None
+            )
+        ]
 
     def get(self, project_id: int) -> Project:
         return Project(self._client, self._client.http.get(f"projects/{int(project_id)}/"))
 
-    def create(self, name: str, *, workspace: int | Workspace | None = None, description: str = "") -> Project:
+    def create(
+        self, name: str, *, workspace: int | Workspace | None = None, description: str = ""
+    ) -> Project:
         """A project in ``workspace`` (default: your first workspace).
 
         e.g. ``client.projects.create("Digits")``
@@ -81,12 +89,15 @@ class Projects:
             if not workspaces:
                 workspaces = [self._client.workspaces.create("My workspace")]
             workspace = workspaces[0]
-        return Project(self._client, self._client.http.post(
-            "projects/", {"workspace": _id(workspace), "name": name, "description": description}))
+        return Project(
+            self._client,
+            self._client.http.post(
+                "projects/", {"workspace": _id(workspace), "name": name, "description": description}
+            ),
+        )
 
     def update(self, project: int | Project, **fields: Any) -> Project:
         return Project(self._client, self._client.http.patch(f"projects/{_id(project)}/", fields))
 
     def delete(self, project: int | Project) -> None:
         self._client.http.delete(f"projects/{_id(project)}/")
-

@@ -44,4 +44,6 @@ class Command(BaseCommand):
         elif existed:
             self.stdout.write(f"Administrator {user.username!r} exists.")
         else:
-            self.stdout.write(f"Created administrator {user.username!r} with the password from SAMPAN_ADMIN_PASSWORD.")
+            self.stdout.write(
+                f"Created administrator {user.username!r} with the password from SAMPAN_ADMIN_PASSWORD."
+            )

@@ -12,7 +12,9 @@ from jobs.housekeeping import HOUSEKEEPING_QUEUE
 
 
 class Command(BaseCommand):
-    help = "Run the beat scheduler plus a consumer of the housekeeping queue (the reaper); one per installation."
+    help = (
+        "Run the beat scheduler plus a consumer of the housekeeping queue (the reaper); one per installation."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--hostname", default=f"housekeeping@{socket.gethostname()}")
@@ -22,8 +24,23 @@ class Command(BaseCommand):
         from config.celery import app
 
         self.stdout.write(f"housekeeping {hostname}: beat schedule + queue {HOUSEKEEPING_QUEUE}")
-        app.worker_main([
-            "worker", "--loglevel", loglevel, "--queues", HOUSEKEEPING_QUEUE, "--pool", "solo",
-            "--concurrency", "1", "--hostname", hostname, "--without-mingle", "--without-gossip",
-            "--beat", "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME,
-        ])
+        app.worker_main(
+            [
+                "worker",
+                "--loglevel",
+                loglevel,
+                "--queues",
+                HOUSEKEEPING_QUEUE,
+                "--pool",
+                "solo",
+                "--concurrency",
+                "1",
+                "--hostname",
+                hostname,
+                "--without-mingle",
+                "--without-gossip",
+                "--beat",
+                "--schedule",
+                settings.CELERY_BEAT_SCHEDULE_FILENAME,
+            ]
+        )

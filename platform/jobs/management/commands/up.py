@@ -35,12 +35,36 @@ class Command(BaseCommand):
         if not no_worker:
             children.append(subprocess.Popen([sys.executable, manage, "worker"], env=env))
             children.append(subprocess.Popen([sys.executable, manage, "housekeeping"], env=env))
-        children.append(subprocess.Popen([
-            sys.executable, "-m", "gunicorn", "config.wsgi:application", "--chdir", str(settings.PLATFORM_DIR),
-            "--bind", f"{host}:{port}", "--worker-class", "gthread", "--config", str(settings.PLATFORM_DIR / "config" / "gunicorn.py"),
-            "--threads", str(settings.SAMPAN_WEB_THREADS), "--timeout", "120", "--graceful-timeout", "10",
-            "--access-logfile", "-", "--error-logfile", "-", "--no-control-socket",
-        ], env=env))
+        children.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "gunicorn",
+                    "config.wsgi:application",
+                    "--chdir",
+                    str(settings.PLATFORM_DIR),
+                    "--bind",
+                    f"{host}:{port}",
+                    "--worker-class",
+                    "gthread",
+                    "--config",
+                    str(settings.PLATFORM_DIR / "config" / "gunicorn.py"),
+                    "--threads",
+                    str(settings.SAMPAN_WEB_THREADS),
+                    "--timeout",
+                    "120",
+                    "--graceful-timeout",
+                    "10",
+                    "--access-logfile",
+                    "-",
+                    "--error-logfile",
+                    "-",
+                    "--no-control-socket",
+                ],
+                env=env,
+            )
+        )
 
         stopping = False
 
@@ -57,7 +81,9 @@ class Command(BaseCommand):
             while not stopping:
                 for child in children:
                     if child.poll() is not None:
-                        raise CommandError(f"{child.args[1:3]} exited with code {child.returncode}; stopping Sampan")
+                        raise CommandError(
+                            f"{child.args[1:3]} exited with code {child.returncode}; stopping Sampan"
+                        )
                 time.sleep(0.5)
         finally:
             for child in children:
@@ -91,7 +117,11 @@ class Command(BaseCommand):
             lines = dict(line.split(": ", 1) for line in secret.read_text().splitlines() if ": " in line)
             login = f"user {lines.get('username')!r}, password {lines.get('password')!r} (from {secret})"
         db = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
-        broker = "embedded filesystem transport" if settings.SAMPAN_EMBEDDED_BROKER else settings.CELERY_BROKER_URL.split("://")[0]
+        broker = (
+            "embedded filesystem transport"
+            if settings.SAMPAN_EMBEDDED_BROKER
+            else settings.CELERY_BROKER_URL.split("://")[0]
+        )
         self.stdout.write(self.style.SUCCESS(f"\nSampan is running at {url}/"))
         self.stdout.write(f"  log in with {login}")
         self.stdout.write(f"  API docs: {url}/api/docs/   health: {url}/healthz")

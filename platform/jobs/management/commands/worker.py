@@ -25,7 +25,9 @@ def resolve_queues(spec: str, devices: dict) -> list[str]:
     queues = [q.strip() for q in spec.split(",") if q.strip()]
     unknown = sorted(set(queues) - KNOWN_QUEUES)
     if not queues or unknown:
-        raise CommandError(f"SAMPAN_WORKER_QUEUES/--queues: unknown queue(s) {unknown or queues}; use auto, cpu, gpu or cpu,gpu")
+        raise CommandError(
+            f"SAMPAN_WORKER_QUEUES/--queues: unknown queue(s) {unknown or queues}; use auto, cpu, gpu or cpu,gpu"
+        )
     return queues
 
 
@@ -36,9 +38,12 @@ class Command(BaseCommand):
         parser.add_argument("--queues", default=settings.SAMPAN_WORKER_QUEUES)
         parser.add_argument("--concurrency", type=int, default=settings.SAMPAN_WORKER_CONCURRENCY)
         parser.add_argument("--hostname", default=f"sampan@{socket.gethostname()}")
-        parser.add_argument("--beat", action="store_true",
-                            help="also start `manage.py housekeeping` (the scheduler and the reaper, in their own "
-                                 "process); one per installation")
+        parser.add_argument(
+            "--beat",
+            action="store_true",
+            help="also start `manage.py housekeeping` (the scheduler and the reaper, in their own "
+            "process); one per installation",
+        )
         parser.add_argument("--loglevel", default=settings.LOG_LEVEL)
 
     def handle(self, *args, queues, concurrency, hostname, beat, loglevel, **options):
@@ -47,16 +52,30 @@ class Command(BaseCommand):
         devices = detect_devices()
         queue_list = resolve_queues(queues, devices)
         if "gpu" in queue_list and not devices.get("cuda"):
-            self.stderr.write(self.style.WARNING(
-                "warning: consuming the gpu queue but no CUDA device was found; GPU jobs will run on the CPU"))
+            self.stderr.write(
+                self.style.WARNING(
+                    "warning: consuming the gpu queue but no CUDA device was found; GPU jobs will run on the CPU"
+                )
+            )
         if "gpu" in queue_list:
             concurrency = 1  # one training process per GPU; run one worker per GPU on multi-GPU hosts
         os.environ["SAMPAN_DETECTED_DEVICES"] = json.dumps(devices)
-        self.stdout.write(f"worker {hostname}: queues {','.join(queue_list)}, concurrency {concurrency}, "
-                          f"{len(devices.get('cuda', []))} CUDA device(s)")
+        self.stdout.write(
+            f"worker {hostname}: queues {','.join(queue_list)}, concurrency {concurrency}, "
+            f"{len(devices.get('cuda', []))} CUDA device(s)"
+        )
         argv = [
-            "worker", "--loglevel", loglevel, "--queues", ",".join(queue_list), "--concurrency", str(concurrency),
-            "--hostname", hostname, "--without-mingle", "--without-gossip",
+            "worker",
+            "--loglevel",
+            loglevel,
+            "--queues",
+            ",".join(queue_list),
+            "--concurrency",
+            str(concurrency),
+            "--hostname",
+            hostname,
+            "--without-mingle",
+            "--without-gossip",
         ]
         housekeeping = _start_housekeeping(loglevel) if beat else None
         try:
@@ -79,5 +98,7 @@ def _die_with_parent() -> None:
 
 def _start_housekeeping(loglevel: str) -> subprocess.Popen:
     manage = str(settings.PLATFORM_DIR / "manage.py")
-    return subprocess.Popen([sys.executable, manage, "housekeeping", "--loglevel", loglevel],
-                            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+    return subprocess.Popen(
+        [sys.executable, manage, "housekeeping", "--loglevel", loglevel],
+        preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+    )

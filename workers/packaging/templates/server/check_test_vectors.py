@@ -53,10 +53,18 @@ def answers_in_process(vectors, input_kind, base, top_k):
 def answers_over_http(vectors, input_kind, base, top_k, url, key):
     answers = []
     for start in range(0, len(vectors), BATCH):
-        body = json.dumps({"instances": [request_instance(v, input_kind, base) for v in vectors[start:start + BATCH]],
-                           "top_k": top_k}).encode()
-        request = urllib.request.Request(url.rstrip("/") + "/predict", data=body, method="POST", headers={
-            "Content-Type": "application/json", "Authorization": f"Bearer {key}"})
+        body = json.dumps(
+            {
+                "instances": [request_instance(v, input_kind, base) for v in vectors[start : start + BATCH]],
+                "top_k": top_k,
+            }
+        ).encode()
+        request = urllib.request.Request(
+            url.rstrip("/") + "/predict",
+            data=body,
+            method="POST",
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}"},
+        )
         with urllib.request.urlopen(request, timeout=60) as response:
             answers.extend(p["top_k"] for p in json.load(response)["predictions"])
     return answers
@@ -66,7 +74,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", help="a running server, e.g. http://127.0.0.1:8080")
     parser.add_argument("--expected", default=str(ROOT / "test_vectors" / "expected.json"))
-    parser.add_argument("--out", help="write the answers (scores by class index, or values) to this JSON file")
+    parser.add_argument(
+        "--out", help="write the answers (scores by class index, or values) to this JSON file"
+    )
     args = parser.parse_args()
     expected = json.loads(Path(args.expected).read_text())
     classes, vectors = expected["classes"], expected["vectors"]
@@ -75,8 +85,9 @@ def main():
     base = Path(args.expected).parent
     top_k = max(len(classes), 1)
     if args.url:
-        ranked = answers_over_http(vectors, input_kind, base, top_k, args.url,
-                                   os.environ.get("SAMPAN_SERVER_API_KEY", ""))
+        ranked = answers_over_http(
+            vectors, input_kind, base, top_k, args.url, os.environ.get("SAMPAN_SERVER_API_KEY", "")
+        )
     else:
         ranked = answers_in_process(vectors, input_kind, base, top_k)
     if regression:
@@ -89,11 +100,16 @@ def main():
             for entry in answer:
                 got[row, entry["index"]] = entry["score"]
         wanted = np.array([vector["scores"] for vector in vectors])
-        same_top = [answer[0]["index"] == vector["top_k"][0]["index"]
-                    for answer, vector in zip(ranked, vectors, strict=True)]
+        same_top = [
+            answer[0]["index"] == vector["top_k"][0]["index"]
+            for answer, vector in zip(ranked, vectors, strict=True)
+        ]
     close = bool(np.allclose(got, wanted, rtol=RTOL, atol=ATOL)) and len(ranked) == len(vectors)
-    result = {"vectors": len(vectors), "allclose": close,
-              "max_abs_diff": float(np.max(np.abs(got - wanted))) if len(vectors) else 0.0}
+    result = {
+        "vectors": len(vectors),
+        "allclose": close,
+        "max_abs_diff": float(np.max(np.abs(got - wanted))) if len(vectors) else 0.0,
+    }
     if not regression:
         result["top1_agreement"] = sum(same_top) / len(vectors) if vectors else 1.0
     if args.out:

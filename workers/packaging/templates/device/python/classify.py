@@ -19,8 +19,11 @@ import onnxruntime
 from PIL import Image, ImageOps
 
 SDK = Path(__file__).resolve().parent.parent
-RESAMPLE = {"bilinear": Image.Resampling.BILINEAR, "bicubic": Image.Resampling.BICUBIC,
-            "nearest": Image.Resampling.NEAREST}
+RESAMPLE = {
+    "bilinear": Image.Resampling.BILINEAR,
+    "bicubic": Image.Resampling.BICUBIC,
+    "nearest": Image.Resampling.NEAREST,
+}
 
 
 def load_image(path, spec):
@@ -30,7 +33,9 @@ def load_image(path, spec):
         image = ImageOps.exif_transpose(image)
     if image.mode == "RGB":
         return image
-    if image.mode in ("RGBA", "LA", "PA", "RGBa", "La") or (image.mode == "P" and "transparency" in image.info):
+    if image.mode in ("RGBA", "LA", "PA", "RGBa", "La") or (
+        image.mode == "P" and "transparency" in image.info
+    ):
         rgba = image.convert("RGBA")
         canvas = Image.new("RGBA", rgba.size, tuple(spec.get("alpha_background", (255, 255, 255))) + (255,))
         canvas.alpha_composite(rgba)
@@ -75,7 +80,7 @@ class Classifier:
             return self.session.run(None, {self.input_name: batch})[0]
         chunks = []
         for start in range(0, len(batch), fixed):
-            chunk = batch[start:start + fixed]
+            chunk = batch[start : start + fixed]
             rows = len(chunk)
             if rows < fixed:
                 chunk = np.concatenate([chunk, np.zeros((fixed - rows, *chunk.shape[1:]), np.float32)])
@@ -103,10 +108,13 @@ def check_test_vectors(classifier, model_name, out):
     files = [SDK / "test_vectors" / vector["file"] for vector in expected["vectors"]]
     scores = classifier.scores(files)
     wanted = np.array([vector["scores"] for vector in expected["vectors"]])
-    result = {"model": model_name, "vectors": len(files),
-              "allclose": bool(np.allclose(scores, wanted, rtol=1e-4, atol=1e-5)),
-              "max_abs_diff": float(np.abs(scores - wanted).max()),
-              "top1_agreement": float((scores.argmax(axis=1) == wanted.argmax(axis=1)).mean())}
+    result = {
+        "model": model_name,
+        "vectors": len(files),
+        "allclose": bool(np.allclose(scores, wanted, rtol=1e-4, atol=1e-5)),
+        "max_abs_diff": float(np.abs(scores - wanted).max()),
+        "top1_agreement": float((scores.argmax(axis=1) == wanted.argmax(axis=1)).mean()),
+    }
     if out:
         Path(out).write_text(json.dumps({"files": [str(f) for f in files], "scores": scores.tolist()}))
     print(json.dumps(result))

@@ -49,9 +49,17 @@ def check_vectors(model, kind, model_path):
                 got[row, entry["index"]] = entry["score"]
         wanted = np.array([v["scores"] for v in vectors])
     close = bool(np.allclose(got, wanted, rtol=RTOL, atol=ATOL))
-    print(json.dumps({"model": Path(model_path).name, "vectors": len(vectors), "allclose": close,
-                      "max_abs_diff": float(np.max(np.abs(got - wanted))) if len(vectors) else 0.0,
-                      "answers": got.tolist()}))
+    print(
+        json.dumps(
+            {
+                "model": Path(model_path).name,
+                "vectors": len(vectors),
+                "allclose": close,
+                "max_abs_diff": float(np.max(np.abs(got - wanted))) if len(vectors) else 0.0,
+                "answers": got.tolist(),
+            }
+        )
+    )
     return 0 if close else 1
 
 
