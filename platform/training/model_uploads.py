@@ -191,7 +191,7 @@ def check_uploaded_onnx(
     import onnx
     import onnxruntime
 
-    from workers.image_classification.onnx_model import OnnxRejected, check_onnx_self_contained
+    from workers.shared.onnx_model import OnnxRejected, check_onnx_self_contained
 
     def refuse(message: str) -> ValidationError:
         return ValidationError({"file": [f"{filename}: {message}"]})

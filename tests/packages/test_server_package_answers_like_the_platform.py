@@ -143,7 +143,7 @@ def test_archive_holds_a_self_contained_model_a_manifest_with_every_sha256_and_n
     ]
     assert manifest["model"]["outputs"] == [{"name": "logits", "shape": ["batch", 10], "dtype": "float32"}]
     assert manifest["model"]["opset"]["ai.onnx"] >= 17 and manifest["sampan_version"]
-    from workers.image_classification.onnx_model import check_onnx_self_contained
+    from workers.shared.onnx_model import check_onnx_self_contained
 
     check_onnx_self_contained(root / "model.onnx")
     # the vendored code is the platform's, byte for byte

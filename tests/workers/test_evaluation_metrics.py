@@ -11,9 +11,9 @@ from digits_data import trained_digits
 from sklearn import metrics as sk
 
 from workers.image_classification.evaluation import compare, evaluate
-from workers.image_classification.metrics import classification_metrics
 from workers.image_classification.predictor import ImageClassifier
 from workers.image_classification.preprocessing import open_image
+from workers.shared.classification_metrics import classification_metrics
 
 
 def assert_matches_sklearn(report: dict, y_true: np.ndarray, scores: np.ndarray) -> None:

@@ -14,9 +14,9 @@ from digits_data import trained_digits
 
 from workers.image_classification import export
 from workers.image_classification.export import OnnxVerificationError, export_onnx, load_classifier
-from workers.image_classification.onnx_model import OnnxRejected, check_onnx_self_contained
 from workers.image_classification.predictor import ImageClassifier
 from workers.image_classification.preprocessing import open_image, preprocess_batch
+from workers.shared.onnx_model import OnnxRejected, check_onnx_self_contained
 
 
 def test_export_has_a_dynamic_batch_and_describes_itself():

@@ -66,7 +66,8 @@ def test_the_web_process_side_of_templates_loads_no_torch_or_onnx():
     loaded = _run("""
 import json, sys
 from workers.templates import registry
-from workers.image_classification import manifest, metrics, onnx_model, preprocessing, template  # noqa: F401
+from workers.image_classification import manifest, preprocessing, template  # noqa: F401
+from workers.shared import classification_metrics, onnx_model  # noqa: F401
 template = registry.get("image_classification")
 params = template.validate_params("fast", {"epochs": 2})
 described = template.as_dict()

@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from workers.image_classification.atomic_files import TEMP_PREFIX, atomic_write, atomic_write_json, sha256_of
+from workers.shared.atomic_files import TEMP_PREFIX, atomic_write, atomic_write_json, sha256_of
 
 __all__ = [
     "CheckpointInfo",

@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from workers.image_classification.atomic_files import sha256_of
 from workers.image_classification.manifest import parse_manifest
-from workers.image_classification.metrics import classification_metrics
 from workers.image_classification.predictor import ImageClassifier
 from workers.image_classification.preprocessing import open_image
 from workers.progress import Report, silent_report
+from workers.shared.atomic_files import sha256_of
+from workers.shared.classification_metrics import classification_metrics
 
 REPORT_INTERVAL_S = 0.5
 

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from workers.image_classification.atomic_files import sha256_of
 from workers.image_classification.models import build_model
-from workers.image_classification.onnx_model import OnnxRejected, check_onnx_self_contained
+from workers.shared.atomic_files import sha256_of
+from workers.shared.onnx_model import OnnxRejected, check_onnx_self_contained
 
 __all__ = [
     "OnnxExportError",

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from workers.image_classification.onnx_model import check_onnx_self_contained
 from workers.image_classification.preprocessing import preprocess_batch, validate_spec
+from workers.shared.onnx_model import check_onnx_self_contained
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:

@@ -62,7 +62,7 @@ def sampan_version() -> str:
 
 
 def copy_self_contained_model(source: str | os.PathLike[str], target: Path) -> None:
-    from workers.image_classification.onnx_model import OnnxRejected, check_onnx_self_contained
+    from workers.shared.onnx_model import OnnxRejected, check_onnx_self_contained
 
     try:
         check_onnx_self_contained(source)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from workers.image_classification.onnx_model import check_onnx_self_contained
+from workers.shared.onnx_model import check_onnx_self_contained
 from workers.tabular.encoding import RowContractError, check_row, encode
 
 

@@ -148,7 +148,7 @@ def train(
 def _add_metadata(path: Path, template: str, classes: list[str], preprocessing: Mapping[str, Any]) -> None:
     import onnx
 
-    from workers.image_classification.onnx_model import check_onnx_self_contained
+    from workers.shared.onnx_model import check_onnx_self_contained
 
     proto = onnx.load(str(path))
     for key, value in (

@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from workers.image_classification.atomic_files import sha256_of
-from workers.image_classification.metrics import classification_metrics
 from workers.progress import Report, silent_report
+from workers.shared.atomic_files import sha256_of
+from workers.shared.classification_metrics import classification_metrics
 from workers.text_classification.predictor import TextClassifier
 
 

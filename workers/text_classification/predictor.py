@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from workers.image_classification.onnx_model import check_onnx_self_contained
+from workers.shared.onnx_model import check_onnx_self_contained
 from workers.text_classification.tokenization import METADATA_KEY, TextTokenizer
 
 

@@ -294,7 +294,7 @@ def export_model(
     import onnx
     import onnxruntime
 
-    from workers.image_classification.onnx_model import check_onnx_self_contained
+    from workers.shared.onnx_model import check_onnx_self_contained
 
     model.eval()
     batch = torch.export.Dim("batch", min=1, max=1 << 16)
