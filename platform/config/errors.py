@@ -24,6 +24,8 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from config.exceptions import DomainError
+
 logger = logging.getLogger("sampan.errors")
 
 # Request line and headers Django refuses in the error shape. gunicorn (config/gunicorn.py) is set to
@@ -132,6 +134,8 @@ def still_referenced(exc: ProtectedError | RestrictedError) -> tuple[str, str, d
 
 
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:
+    if isinstance(exc, DomainError):
+        return Response(error_body(exc.code, exc.message, exc.details), status=exc.status)
     if isinstance(exc, (ProtectedError, RestrictedError)):
         code, message, details = still_referenced(exc)
         return Response(error_body(code, message, details), status=409)
