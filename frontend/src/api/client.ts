@@ -47,7 +47,7 @@ async function errorFromResponse(response: Response): Promise<ApiError> {
 
 /** The ApiError for a failed answer's status and body text (the server's envelope when it sent one). */
 export function errorFromText(status: number, statusText: string, text: string): ApiError {
-  let body: unknown = null;
+  let body: unknown;
   try {
     body = text ? JSON.parse(text) : null;
   } catch {
