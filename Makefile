@@ -42,7 +42,7 @@ browser: ## headless Chromium for the browser tests (Debian package)
 	  elif command -v sudo >/dev/null; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "Install Chromium (Debian: apt-get install chromium) or set CHROMIUM=/path/to/chromium"; exit 1; fi; }
 
-test: install frontend browser test-frontend test-python ## every test: frontend unit, backend, integration, browser e2e
+test: lint install frontend browser test-frontend test-python ## lint, then every test: frontend unit, backend, integration, browser e2e
 
 test-frontend: frontend/node_modules/.installed
 	cd frontend && $(NPM) run typecheck && $(NPM) test
@@ -54,8 +54,15 @@ test-python: install frontend browser
 	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -m "not faults" $(PYTEST_ARGS)
 	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -m faults $(PYTEST_ARGS)$(if $(PYTEST_ARGS), || test $$? -eq 5,)
 
-lint: install
-	$(VENV)/bin/ruff check platform workers tests benchmarks sdk
+# Lint and type checks: ruff (rules and formatting), mypy (configured in pyproject.toml), tsc and eslint.
+PY_TREES := platform workers sdk tests benchmarks
+
+lint: install frontend/node_modules/.installed ## ruff check, ruff format --check, mypy, tsc --noEmit, eslint
+	$(VENV)/bin/ruff check $(PY_TREES)
+	$(VENV)/bin/ruff format --check $(PY_TREES)
+	$(VENV)/bin/mypy
+	cd frontend && $(NPM) run typecheck
+	cd frontend && $(NPM) run lint
 
 clean:
 	rm -rf $(VENV) frontend/node_modules frontend/dist artifacts
