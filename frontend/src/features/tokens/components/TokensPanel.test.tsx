@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { apiError, fakeApi, json, page, type RecordedCall } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
-import { expiryFromOption } from './CreateTokenButton';
+import { expiryFromOption } from '../api/expiry';
 import { TokensPanel } from './TokensPanel';
 
 const BASE = { prefix: 'smp_ab12', created_at: '2026-11-01T00:00:00Z', last_used_at: null, revoked_at: null };

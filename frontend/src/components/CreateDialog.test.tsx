@@ -1,0 +1,99 @@
+import { TextInput } from '@mantine/core';
+import { useMutation } from '@tanstack/react-query';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { useState } from 'react';
+import { describe, expect, it, vi } from 'vitest';
+import { ApiError } from '@/api/client';
+import { renderWithApp } from '@/test/render';
+import { CreateDialog } from './CreateDialog';
+
+type Thing = { id: number; name: string };
+
+function NewThing({
+  create,
+  onCreated,
+  disabled,
+  disabledReason,
+}: {
+  create: (body: { name: string }) => Promise<Thing>;
+  onCreated?: (thing: Thing) => void;
+  disabled?: boolean;
+  disabledReason?: string;
+}) {
+  const [name, setName] = useState('');
+  const mutation = useMutation({ mutationFn: create });
+  return (
+    <CreateDialog
+      label="New thing"
+      title="Create a thing"
+      testId="create-thing"
+      submitTestId="thing-submit"
+      disabled={disabled}
+      disabledReason={disabledReason}
+      mutation={mutation}
+      canSubmit={!!name.trim()}
+      variables={() => ({ name: name.trim() })}
+      onReset={() => setName('')}
+      onCreated={onCreated}
+    >
+      <TextInput label="Name" data-autofocus value={name} onChange={(event) => setName(event.currentTarget.value)} data-testid="thing-name" />
+    </CreateDialog>
+  );
+}
+
+describe('CreateDialog', () => {
+  it('submits the variables, closes, clears the fields and reports the created resource', async () => {
+    const create = vi.fn(async (body: { name: string }) => ({ id: 7, name: body.name }));
+    const onCreated = vi.fn();
+    const user = userEvent.setup();
+    renderWithApp(<NewThing create={create} onCreated={onCreated} />);
+    expect(screen.getByTestId('create-thing')).toHaveTextContent('New thing');
+    await user.click(screen.getByTestId('create-thing'));
+    expect(await screen.findByText('Create a thing')).toBeInTheDocument();
+    expect(screen.getByTestId('thing-submit')).toBeDisabled();
+    await user.type(screen.getByTestId('thing-name'), '  blue ');
+    expect(screen.getByTestId('thing-submit')).toBeEnabled();
+    await user.click(screen.getByTestId('thing-submit'));
+    await waitFor(() => expect(onCreated).toHaveBeenCalledWith({ id: 7, name: 'blue' }));
+    expect(create.mock.calls[0][0]).toEqual({ name: 'blue' });
+    await waitFor(() => expect(screen.queryByTestId('thing-name')).not.toBeInTheDocument());
+    await user.click(screen.getByTestId('create-thing'));
+    expect(await screen.findByTestId('thing-name')).toHaveValue('');
+  });
+
+  it('keeps the dialog open with the error and its field details, and Cancel clears both', async () => {
+    const create = vi.fn(async () => {
+      throw new ApiError({ status: 400, code: 'invalid', message: 'Invalid input.', details: { name: ['Taken.'] } });
+    });
+    const onCreated = vi.fn();
+    const user = userEvent.setup();
+    renderWithApp(<NewThing create={create} onCreated={onCreated} />);
+    await user.click(screen.getByTestId('create-thing'));
+    await user.type(await screen.findByTestId('thing-name'), 'blue');
+    await user.click(screen.getByTestId('thing-submit'));
+    expect(await screen.findByTestId('create-thing-error')).toHaveTextContent('Invalid input. name: Taken.');
+    expect(screen.getByTestId('thing-name')).toHaveValue('blue');
+    expect(onCreated).not.toHaveBeenCalled();
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByTestId('thing-name')).not.toBeInTheDocument());
+    await user.click(screen.getByTestId('create-thing'));
+    expect(await screen.findByTestId('thing-name')).toHaveValue('');
+    expect(screen.queryByTestId('create-thing-error')).not.toBeInTheDocument();
+  });
+
+  it('disables the button and says why on hover', async () => {
+    renderWithApp(<NewThing create={vi.fn()} disabled disabledReason="Viewers cannot create things" />);
+    expect(screen.getByTestId('create-thing')).toBeDisabled();
+    // user-event refuses to hover a disabled button (pointer-events: none); the tooltip listens all the same.
+    fireEvent.mouseEnter(screen.getByTestId('create-thing'));
+    expect(await screen.findByText('Viewers cannot create things')).toBeInTheDocument();
+  });
+
+  it('shows no reason while the button is enabled', async () => {
+    renderWithApp(<NewThing create={vi.fn()} disabledReason="Viewers cannot create things" />);
+    fireEvent.mouseEnter(screen.getByTestId('create-thing'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(screen.queryByText('Viewers cannot create things')).not.toBeInTheDocument();
+  });
+});
