@@ -1,25 +1,11 @@
 import { Alert, Anchor, Badge, Button, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { Link } from 'react-router';
+import { Stat } from '@/components/Stat';
 import { errorMessage } from '@/lib/notifications';
+import { statusColor } from '@/lib/statusColors';
 import { formatParam, formatValue, isLive, type Study, type StudyResults, type Trial } from '../api/studies';
 import { usePromote, useResults, useStudy, useStudyAction, useTrials } from '../hooks/useStudies';
 import { HistoryChart, ImportanceChart, IntermediateChart, ParallelCoordinates } from './StudyCharts';
-
-const STATE_COLORS: Record<string, string> = { running: 'blue', complete: 'green', pruned: 'gray', failed: 'red' };
-const STATUS_COLORS: Record<string, string> = { running: 'blue', paused: 'yellow', stopped: 'red', completed: 'green' };
-
-function Stat({ label, value, testId }: { label: string; value: string; testId: string }) {
-  return (
-    <Paper withBorder p="sm">
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text fw={700} size="lg" data-testid={testId}>
-        {value}
-      </Text>
-    </Paper>
-  );
-}
 
 function TrialModel({ studyId, trial }: { studyId: number; trial: Trial }) {
   const promote = usePromote(studyId);
@@ -61,7 +47,7 @@ function TrialsTable({ studyId, trials, space }: { studyId: number; trials: Tria
           <Table.Tr key={trial.number} data-testid="trial-row" data-state={trial.state}>
             <Table.Td>{trial.number}</Table.Td>
             <Table.Td>
-              <Badge color={STATE_COLORS[trial.state] ?? 'gray'} variant="light" title={trial.error || undefined}>
+              <Badge color={statusColor('trial', trial.state)} variant="light" title={trial.error || undefined}>
                 {trial.state}
               </Badge>
             </Table.Td>
@@ -180,7 +166,7 @@ export function StudyView({ studyId }: { studyId: number }) {
         <Stack gap={4}>
           <Group gap="xs">
             <Title order={3}>{study.name}</Title>
-            <Badge color={STATUS_COLORS[study.status] ?? 'gray'} data-testid="study-status">
+            <Badge color={statusColor('study', study.status)} data-testid="study-status">
               {study.status}
             </Badge>
           </Group>

@@ -3,11 +3,10 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
+import { progressColor, statusColor } from '@/lib/statusColors';
 import { importFraction, isImportActive, type ImportBatch, type ImportBatchSummary } from '../api/imports';
 import { datasetKeys } from '../api/keys';
 import { useImportBatch } from '../hooks/useImports';
-
-const STATUS_COLORS: Record<string, string> = { queued: 'gray', running: 'blue', succeeded: 'teal', failed: 'red' };
 
 const PROBLEM_TITLES: Record<string, string> = {
   duplicate: 'Duplicate',
@@ -47,7 +46,7 @@ export function ImportBatchView({ batch }: { batch: ImportBatch | ImportBatchSum
         <Group justify="space-between">
           <Group gap="xs">
             <Text fw={600}>{batch.source === 'archive' ? batch.filename || 'Archive' : `${batch.files} image files`}</Text>
-            <Badge color={STATUS_COLORS[batch.status] ?? 'gray'} variant={active ? 'filled' : 'light'} data-testid={`import-status-${batch.id}`}>
+            <Badge color={statusColor('job', batch.status)} variant={active ? 'filled' : 'light'} data-testid={`import-status-${batch.id}`}>
               {batch.status}
             </Badge>
             {batch.job !== null && (
@@ -66,7 +65,7 @@ export function ImportBatchView({ batch }: { batch: ImportBatch | ImportBatchSum
               value={percent}
               striped={active}
               animated={active}
-              color={batch.status === 'failed' ? 'red' : batch.status === 'succeeded' ? 'teal' : 'blue'}
+              color={progressColor(batch.status)}
               flex={1}
               aria-label={`Import ${percent}%`}
               data-testid={`import-progress-${batch.id}`}

@@ -1,6 +1,7 @@
 import '@mantine/charts/styles.css';
 import { BarChart } from '@mantine/charts';
 import { Alert, Paper, SimpleGrid, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import { Stat } from '@/components/Stat';
 import { errorMessage } from '@/lib/notifications';
 import type { DatasetStatistics } from '../api/datasets';
 import { useDataset, useStatistics } from '../hooks/useDatasets';
@@ -21,19 +22,6 @@ export function sizeRows(statistics: DatasetStatistics): { bucket: string; count
     bucket: bucket.max_side === null ? `> ${largest} px` : `≤ ${bucket.max_side} px`,
     count: bucket.count,
   }));
-}
-
-function Stat({ label, value, testId }: { label: string; value: string | number; testId: string }) {
-  return (
-    <Paper withBorder p="sm">
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text fw={700} size="lg" data-testid={testId}>
-        {value}
-      </Text>
-    </Paper>
-  );
 }
 
 function range(r: DatasetStatistics['width']): string {

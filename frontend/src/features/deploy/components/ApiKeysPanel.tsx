@@ -3,6 +3,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
 import { formatDateTime, formatRelative } from '@/lib/datetime';
 import { errorDetailLines, errorMessage, notifySuccess } from '@/lib/notifications';
+import { statusColor } from '@/lib/statusColors';
 import { expiryInDays, type CreatedDeploymentKey, type DeploymentKey } from '../api/apiKeys';
 import { useCreateDeploymentKey, useDeploymentKeys, useRevokeDeploymentKey } from '../hooks/useDeploy';
 
@@ -13,8 +14,6 @@ const EXPIRY_OPTIONS = [
   { value: '90', label: 'In 90 days' },
   { value: '365', label: 'In 1 year' },
 ];
-
-const STATUS_COLORS: Record<string, string> = { active: 'teal', revoked: 'red', expired: 'gray' };
 
 /** active / revoked / expired, from the server's `status` when it sends one, else from the dates. */
 export function keyStatus(key: Pick<DeploymentKey, 'expires_at'> & { status?: string; revoked_at?: string | null }, now: Date = new Date()): string {
@@ -198,7 +197,7 @@ export function ApiKeysPanel({ deploymentId, canEdit = true, onTry }: { deployme
                       <Code>{key.prefix}…</Code>
                     </Table.Td>
                     <Table.Td>
-                      <Badge variant="light" color={STATUS_COLORS[status] ?? 'gray'} data-testid={`deployment-key-status-${key.id}`}>
+                      <Badge variant="light" color={statusColor('key', status)} data-testid={`deployment-key-status-${key.id}`}>
                         {status}
                       </Badge>
                     </Table.Td>

@@ -3,6 +3,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { errorDetailLines, errorMessage, notifySuccess } from '@/lib/notifications';
+import { statusColor } from '@/lib/statusColors';
 import type { Deployment } from '../api/deployments';
 import { PACKAGE_KINDS, type PackageKind } from '../api/packages';
 import { useCreateDeployment, useCreatePackage, useDeployments } from '../hooks/useDeploy';
@@ -72,7 +73,7 @@ export function DeployButtons({
               </Text>
               {serving.map((deployment) => (
                 <Anchor key={deployment.id} component={Link} to={`/deployments/${deployment.id}`} size="sm">
-                  <Badge variant="light" color={deployment.status === 'active' ? 'teal' : 'gray'} style={{ cursor: 'pointer' }}>
+                  <Badge variant="light" color={statusColor('deployment', deployment.status)} style={{ cursor: 'pointer' }}>
                     {deployment.name}
                   </Badge>
                 </Anchor>

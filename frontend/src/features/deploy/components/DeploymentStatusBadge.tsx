@@ -1,10 +1,9 @@
 import { Badge } from '@mantine/core';
-
-const COLORS: Record<string, string> = { active: 'teal', stopped: 'gray' };
+import { statusColor } from '@/lib/statusColors';
 
 export function DeploymentStatusBadge({ id, status }: { id: number; status: string }) {
   return (
-    <Badge color={COLORS[status] ?? 'gray'} variant={status === 'active' ? 'filled' : 'light'} data-testid={`deployment-status-${id}`} data-status={status}>
+    <Badge color={statusColor('deployment', status)} variant={status === 'active' ? 'filled' : 'light'} data-testid={`deployment-status-${id}`} data-status={status}>
       {status === 'active' ? 'serving' : status}
     </Badge>
   );

@@ -3,11 +3,10 @@ import { Fragment, useState } from 'react';
 import { Link } from 'react-router';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
+import { statusColor } from '@/lib/statusColors';
 import { formatBytes, isBuilding, jobProgress, PACKAGE_KINDS, packageDownloadUrl, readCompressionReport, type DeployPackage, type PackageKind } from '../api/packages';
 import { useDeletePackage, usePackageJob, usePackages } from '../hooks/useDeploy';
 import { CompressionReport } from './CompressionReport';
-
-const STATUS_COLORS: Record<string, string> = { queued: 'gray', running: 'blue', succeeded: 'teal', failed: 'red', cancelled: 'orange' };
 
 function BuildProgress({ pkg }: { pkg: DeployPackage }) {
   const live = isBuilding(pkg.status);
@@ -17,7 +16,7 @@ function BuildProgress({ pkg }: { pkg: DeployPackage }) {
   return (
     <Stack gap={2} miw={160}>
       <Group gap={6} wrap="nowrap">
-        <Badge color={STATUS_COLORS[pkg.status] ?? 'gray'} variant={pkg.status === 'running' ? 'filled' : 'light'} data-testid={`package-status-${pkg.id}`} data-status={pkg.status}>
+        <Badge color={statusColor('job', pkg.status)} variant={pkg.status === 'running' ? 'filled' : 'light'} data-testid={`package-status-${pkg.id}`} data-status={pkg.status}>
           {pkg.status}
         </Badge>
         {live && <Progress value={value} striped animated flex={1} data-testid={`package-progress-${pkg.id}`} data-value={value} aria-label={`Build progress ${value}%`} />}

@@ -1,23 +1,11 @@
 import { BarChart, LineChart } from '@mantine/charts';
 import { Alert, Group, Paper, SegmentedControl, SimpleGrid, Skeleton, Stack, Switch, Text, Title } from '@mantine/core';
 import { useState } from 'react';
+import { Stat } from '@/components/Stat';
 import { errorMessage } from '@/lib/notifications';
 import type { UsageWindow } from '../api/keys';
 import { errorRate, formatMs, USAGE_WINDOWS, usageRows } from '../api/usage';
 import { USAGE_REFRESH_MS, useUsage } from '../hooks/useDeploy';
-
-function Stat({ label, value, testId }: { label: string; value: string; testId: string }) {
-  return (
-    <Paper withBorder p="sm">
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text fw={700} size="xl" data-testid={testId}>
-        {value}
-      </Text>
-    </Paper>
-  );
-}
 
 /** Calls, errors and latency percentiles of a deployment over a window, refreshed live. */
 export function UsagePanel({ deploymentId }: { deploymentId: number }) {
@@ -53,12 +41,12 @@ export function UsagePanel({ deploymentId }: { deploymentId: number }) {
       {data && (
         <>
           <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }} data-testid="usage-totals" data-calls={data.totals.calls} data-errors={data.totals.errors}>
-            <Stat label="Calls" value={String(data.totals.calls)} testId="usage-calls" />
-            <Stat label="Errors" value={String(data.totals.errors)} testId="usage-errors" />
-            <Stat label="p50" value={formatMs(data.totals.p50_ms)} testId="usage-p50" />
-            <Stat label="p95" value={formatMs(data.totals.p95_ms)} testId="usage-p95" />
-            <Stat label="p99" value={formatMs(data.totals.p99_ms)} testId="usage-p99" />
-            <Stat label="Error rate" value={errorRate(data.totals)} testId="usage-error-rate" />
+            <Stat label="Calls" value={String(data.totals.calls)} testId="usage-calls" size="xl" />
+            <Stat label="Errors" value={String(data.totals.errors)} testId="usage-errors" size="xl" />
+            <Stat label="p50" value={formatMs(data.totals.p50_ms)} testId="usage-p50" size="xl" />
+            <Stat label="p95" value={formatMs(data.totals.p95_ms)} testId="usage-p95" size="xl" />
+            <Stat label="p99" value={formatMs(data.totals.p99_ms)} testId="usage-p99" size="xl" />
+            <Stat label="Error rate" value={errorRate(data.totals)} testId="usage-error-rate" size="xl" />
           </SimpleGrid>
           {data.totals.calls === 0 ? (
             <Paper withBorder p="xl" ta="center" data-testid="usage-empty">

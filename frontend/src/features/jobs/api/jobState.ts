@@ -41,12 +41,4 @@ export function progressPercent(job: Pick<Job, 'status' | 'progress'>): number {
   return fraction === null ? 0 : Math.round(fraction * 1000) / 10;
 }
 
-export const STATUS_COLORS: Record<string, string> = {
-  queued: 'gray',
-  running: 'blue',
-  succeeded: 'teal',
-  failed: 'red',
-  cancelled: 'orange',
-};
-
 export const STATUS_OPTIONS = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;

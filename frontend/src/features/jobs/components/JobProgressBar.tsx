@@ -1,8 +1,7 @@
 import { Group, Progress, Stack, Text } from '@mantine/core';
+import { progressColor } from '@/lib/statusColors';
 import { progressPercent, readProgress } from '../api/jobState';
 import type { Job } from '../api/jobs';
-
-const BAR_COLORS: Record<string, string> = { failed: 'red', cancelled: 'orange', succeeded: 'teal' };
 
 export function JobProgressBar({ job, showMessage = false }: { job: Pick<Job, 'id' | 'status' | 'progress'>; showMessage?: boolean }) {
   const percent = progressPercent(job);
@@ -13,7 +12,7 @@ export function JobProgressBar({ job, showMessage = false }: { job: Pick<Job, 'i
       <Group gap="xs" wrap="nowrap">
         <Progress
           value={percent}
-          color={BAR_COLORS[job.status] ?? 'blue'}
+          color={progressColor(job.status)}
           striped={running}
           animated={running}
           flex={1}

@@ -1,10 +1,10 @@
 import { Badge, Loader } from '@mantine/core';
-import { STATUS_COLORS } from '../api/jobState';
+import { statusColor } from '@/lib/statusColors';
 
 export function JobStatusBadge({ id, status, testId }: { id: number; status: string; testId?: string }) {
   return (
     <Badge
-      color={STATUS_COLORS[status] ?? 'gray'}
+      color={statusColor('job', status)}
       variant={status === 'running' ? 'filled' : 'light'}
       leftSection={status === 'running' ? <Loader size={10} color="white" /> : undefined}
       data-testid={testId ?? `job-status-${id}`}

@@ -2,12 +2,11 @@ import { Alert, Badge, Button, Code, Group, Modal, Paper, Skeleton, Stack, Table
 import { useState } from 'react';
 import { formatDateTime, formatRelative } from '@/lib/datetime';
 import { errorMessage, notifySuccess } from '@/lib/notifications';
+import { statusColor } from '@/lib/statusColors';
 import type { CreatedToken, Token } from '../api/tokens';
 import { useRevokeToken, useTokens } from '../hooks/useTokens';
 import { CreateTokenButton } from './CreateTokenButton';
 import { TokenCreatedModal } from './TokenCreatedModal';
-
-const STATUS_COLORS: Record<string, string> = { active: 'teal', revoked: 'red', expired: 'gray' };
 
 export function TokensPanel() {
   const { data, isPending, isError, error } = useTokens();
@@ -61,7 +60,7 @@ export function TokensPanel() {
                     <Code>{token.prefix}…</Code>
                   </Table.Td>
                   <Table.Td>
-                    <Badge variant="light" color={STATUS_COLORS[token.status] ?? 'gray'} data-testid={`token-status-${token.id}`}>
+                    <Badge variant="light" color={statusColor('key', token.status)} data-testid={`token-status-${token.id}`}>
                       {token.status}
                     </Badge>
                   </Table.Td>

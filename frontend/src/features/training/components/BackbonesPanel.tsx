@@ -1,15 +1,14 @@
 import { Alert, Badge, Button, Code, Group, Loader, Progress, Skeleton, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useRef, useState } from 'react';
 import { errorMessage } from '@/lib/notifications';
+import { statusColor } from '@/lib/statusColors';
 import { formatBytes, formatCount, type Backbone } from '../api/backbones';
 import { useBackbones, useDeleteBackbone, useUploadBackbone } from '../hooks/useTraining';
-
-const STATUS_COLORS: Record<Backbone['status'], string> = { pending: 'blue', valid: 'teal', invalid: 'red' };
 
 function BackboneStatus({ backbone }: { backbone: Backbone }) {
   return (
     <Badge
-      color={STATUS_COLORS[backbone.status]}
+      color={statusColor('backbone', backbone.status)}
       variant="light"
       leftSection={backbone.status === 'pending' ? <Loader size={10} color="blue" /> : undefined}
       data-testid={`backbone-status-${backbone.id}`}

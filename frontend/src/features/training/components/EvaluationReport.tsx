@@ -20,6 +20,7 @@ import {
 } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
+import { Stat } from '@/components/Stat';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
 import { readReport, sampleNoun, type Evaluation, type FeatureImportance, type Mistake } from '../api/evaluation';
@@ -28,19 +29,6 @@ import { useDatasetVersionNames, useEvaluation, useModelVersion, useModelVersion
 import { ConfusionMatrix, type CellPick } from './ConfusionMatrix';
 import { datasetVersionLabel } from './ModelVersionsTable';
 import { cellText, FeatureImportanceChart, RegressionReport, shownColumns } from './RegressionReport';
-
-function Metric({ label, value, testId }: { label: string; value: string; testId: string }) {
-  return (
-    <Paper withBorder p="sm">
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text fw={700} size="xl" data-testid={testId}>
-        {value}
-      </Text>
-    </Paper>
-  );
-}
 
 function Lineage({ version }: { version: ModelVersion }) {
   const names = useDatasetVersionNames([version]);
@@ -345,20 +333,20 @@ export function EvaluationReport({
             On {evaluation.samples} {evaluation.split} {noun.many} of {evaluation.classes.length} classes.
           </Text>
           <SimpleGrid cols={{ base: 2, sm: 4 }}>
-            <Metric label="Accuracy" value={formatPercent(evaluation.accuracy)} testId="eval-accuracy" />
+            <Stat size="xl" label="Accuracy" value={formatPercent(evaluation.accuracy)} testId="eval-accuracy" />
             {evaluation.topK
               .filter((row) => row.k !== '1')
               .map((row) => (
-                <Metric key={row.k} label={`Top-${row.k} accuracy`} value={formatPercent(row.accuracy)} testId={`eval-top-${row.k}`} />
+                <Stat size="xl" key={row.k} label={`Top-${row.k} accuracy`} value={formatPercent(row.accuracy)} testId={`eval-top-${row.k}`} />
               ))}
           </SimpleGrid>
           <SimpleGrid cols={{ base: 3, sm: 6 }}>
-            <Metric label="Macro precision" value={formatPercent(evaluation.macro.precision)} testId="eval-macro-precision" />
-            <Metric label="Macro recall" value={formatPercent(evaluation.macro.recall)} testId="eval-macro-recall" />
-            <Metric label="Macro F1" value={formatPercent(evaluation.macro.f1)} testId="eval-macro-f1" />
-            <Metric label="Weighted precision" value={formatPercent(evaluation.weighted.precision)} testId="eval-weighted-precision" />
-            <Metric label="Weighted recall" value={formatPercent(evaluation.weighted.recall)} testId="eval-weighted-recall" />
-            <Metric label="Weighted F1" value={formatPercent(evaluation.weighted.f1)} testId="eval-weighted-f1" />
+            <Stat size="xl" label="Macro precision" value={formatPercent(evaluation.macro.precision)} testId="eval-macro-precision" />
+            <Stat size="xl" label="Macro recall" value={formatPercent(evaluation.macro.recall)} testId="eval-macro-recall" />
+            <Stat size="xl" label="Macro F1" value={formatPercent(evaluation.macro.f1)} testId="eval-macro-f1" />
+            <Stat size="xl" label="Weighted precision" value={formatPercent(evaluation.weighted.precision)} testId="eval-weighted-precision" />
+            <Stat size="xl" label="Weighted recall" value={formatPercent(evaluation.weighted.recall)} testId="eval-weighted-recall" />
+            <Stat size="xl" label="Weighted F1" value={formatPercent(evaluation.weighted.f1)} testId="eval-weighted-f1" />
           </SimpleGrid>
           <PerClass evaluation={evaluation} />
           <Paper withBorder p="md">

@@ -1,24 +1,9 @@
 import '@mantine/charts/styles.css';
 import { BarChart, ScatterChart } from '@mantine/charts';
 import { Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Stat } from '@/components/Stat';
 import type { FeatureImportance as Importance, RegressionEvaluation } from '../api/evaluation';
 import { formatNumber } from '../api/modelVersions';
-
-function Metric({ label, value, hint, testId }: { label: string; value: string; hint: string; testId: string }) {
-  return (
-    <Paper withBorder p="sm">
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text fw={700} size="xl" data-testid={testId}>
-        {value}
-      </Text>
-      <Text size="xs" c="dimmed">
-        {hint}
-      </Text>
-    </Paper>
-  );
-}
 
 /** Permutation feature importance (how much the test score drops when a column is shuffled), top 20. */
 export function FeatureImportanceChart({ features, score }: { features: Importance[]; score: string }) {
@@ -65,9 +50,9 @@ export function RegressionReport({ evaluation }: { evaluation: RegressionEvaluat
         On {evaluation.samples} {evaluation.split} rows. Residual = predicted − actual.
       </Text>
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
-        <Metric label="MAE" value={formatNumber(evaluation.mae)} hint="mean absolute error (target units)" testId="eval-mae" />
-        <Metric label="RMSE" value={formatNumber(evaluation.rmse)} hint="root mean squared error (target units)" testId="eval-rmse" />
-        <Metric label="R²" value={formatNumber(evaluation.r2)} hint="share of the target's variance explained (1 is perfect)" testId="eval-r2" />
+        <Stat size="xl" label="MAE" value={formatNumber(evaluation.mae)} hint="mean absolute error (target units)" testId="eval-mae" />
+        <Stat size="xl" label="RMSE" value={formatNumber(evaluation.rmse)} hint="root mean squared error (target units)" testId="eval-rmse" />
+        <Stat size="xl" label="R²" value={formatNumber(evaluation.r2)} hint="share of the target's variance explained (1 is perfect)" testId="eval-r2" />
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <Paper withBorder p="md" data-testid="eval-residual-plot" data-points={residuals.length}>

@@ -3,25 +3,13 @@ import { LineChart } from '@mantine/charts';
 import { Alert, Badge, Button, Group, Paper, SegmentedControl, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
+import { Stat } from '@/components/Stat';
 import { errorMessage } from '@/lib/notifications';
 import { formatEta, readTrainingStatus, toCurves, type CurvePoint } from '../api/curves';
 import { modelVersionOf, type Job } from '../api/trainingJobs';
 import { useTrainingCurves } from '../hooks/useTraining';
 
 type Axis = 'step' | 'epoch';
-
-function Stat({ label, value, testId }: { label: string; value: string; testId: string }) {
-  return (
-    <Paper withBorder p="sm">
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text fw={700} size="lg" data-testid={testId}>
-        {value}
-      </Text>
-    </Paper>
-  );
-}
 
 function rows(points: CurvePoint[], keys: (keyof CurvePoint)[], axis: Axis) {
   return points.map((point) => {
