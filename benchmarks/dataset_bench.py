@@ -83,10 +83,11 @@ def machine() -> str:
         pg = cursor.fetchone()[0].split()[0]
     load = os.getloadavg()[0]
     return (
-        f"{datetime.date.today().isoformat()} on {cpu}, {os.cpu_count()} cores, Linux {stdlib_platform.release()}; "
-        f"Python {stdlib_platform.python_version()}, Django {django.get_version()}, Pillow {PIL.__version__}, "
-        f"PostgreSQL {pg} (psycopg {psycopg.__version__}) on the same machine; 1-minute load average "
-        f"{load:.1f} at the end of the run (other work shares these cores)"
+        f"{datetime.date.today().isoformat()} on {cpu}, {os.cpu_count()} cores, Linux "
+        f"{stdlib_platform.release()}; Python {stdlib_platform.python_version()}, Django "
+        f"{django.get_version()}, Pillow {PIL.__version__}, PostgreSQL {pg} (psycopg {psycopg.__version__}) "
+        f"on the same machine; 1-minute load average {load:.1f} at the end of the run (other work shares "
+        "these cores)"
     )
 
 

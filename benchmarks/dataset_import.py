@@ -10,8 +10,9 @@ image distinct). Each round, alternating the order:
   archive is checked (names, links, sizes, ratio), every image is verified by content and fully
   decoded and re-encoded; a 32x32 image is its own thumbnail (anything over 128 px gets a JPEG
   thumbnail blob); blobs go to the storage (a fresh local directory each round, so every blob is
-  really written), and the samples and labels are inserted into PostgreSQL. The request imports synchronously (the sync limit is raised for
-  the run); a background `datasets.import` job runs the same function.
+  really written), and the samples and labels are inserted into PostgreSQL. The request imports
+  synchronously (the sync limit is raised for the run); a background `datasets.import` job runs the
+  same function.
 - for orientation, the image work alone (Pillow: verify, re-encode, thumbnail) without storage,
   database or HTTP, and the same import of 500 PNGs at 256x256, which get thumbnails of their own.
 
@@ -212,36 +213,38 @@ def report(
         return f"| {label} | {med[key] * 1000:,.0f} ms | {rate[key]:,.0f} | {rate[key] / rate['read']:.3f} |"
 
     lines = [
-        f"Measured {machine()}. Medians of {len(times['sampan'])} rounds, steps alternating. The archive: {n:,} "
-        f"distinct 32x32 RGB PNGs from sklearn's digits in 10 class folders, a {archive_bytes / 1024:,.0f} KiB zip "
-        f"({raw_bytes / n:,.0f} bytes per PNG).",
+        f"Measured {machine()}. Medians of {len(times['sampan'])} rounds, steps alternating. The archive: "
+        f"{n:,} distinct 32x32 RGB PNGs from sklearn's digits in 10 class folders, a "
+        f"{archive_bytes / 1024:,.0f} KiB zip ({raw_bytes / n:,.0f} bytes per PNG).",
         "",
         "| step | time | images/s | throughput / reading the archive |",
         "| --- | ---: | ---: | ---: |",
         row("baseline: read every member of the zip (zipfile)", "read"),
         row(
-            "**Sampan: `POST /api/v1/datasets/{id}/imports/`** (check the archive, verify and decode each image, "
-            "re-encode, thumbnail, store the blobs, insert samples and labels)",
+            "**Sampan: `POST /api/v1/datasets/{id}/imports/`** (check the archive, verify and decode each "
+            "image, re-encode, thumbnail, store the blobs, insert samples and labels)",
             "sampan",
         ),
         row(
-            "for orientation: the Pillow work alone (verify, re-encode, thumbnail; no storage, database, HTTP)",
+            "for orientation: the Pillow work alone (verify, re-encode, thumbnail; no storage, database, "
+            "HTTP)",
             "images",
         ),
         row(
-            f"for orientation: the same import of {n_large:,} PNGs at {LARGE}x{LARGE}, each with its own 128 px "
-            "JPEG thumbnail blob",
+            f"for orientation: the same import of {n_large:,} PNGs at {LARGE}x{LARGE}, each with its own 128 "
+            "px JPEG thumbnail blob",
             "large",
         ),
         "",
-        f"Target: at least {TARGET_IMAGES_PER_S:,} images/s for the import of 32x32 PNGs, verified and thumbnailed: "
+        f"Target: at least {TARGET_IMAGES_PER_S:,} images/s for the import of 32x32 PNGs, verified and "
+        "thumbnailed: "
         + ("met." if ok else "**not met**.")
         + " A 32x32 image already fits a 128 px thumbnail, so it is its own "
-        "thumbnail (one blob per image; a smaller JPEG copy would only lose quality); the last row shows the cost "
-        "when thumbnails are made. Reading the archive is the floor any importer pays; the rest is the image "
-        "work, writing the blobs through Django's storage API (about 150 us per file on the local filesystem, "
-        "several system calls each) and one multi-row INSERT per 2,000 samples. The images are processed by a "
-        "small thread pool (Pillow's codecs and file writes release the GIL).",
+        "thumbnail (one blob per image; a smaller JPEG copy would only lose quality); the last row shows the "
+        "cost when thumbnails are made. Reading the archive is the floor any importer pays; the rest is the "
+        "image work, writing the blobs through Django's storage API (about 150 us per file on the local "
+        "filesystem, several system calls each) and one multi-row INSERT per 2,000 samples. The images are "
+        "processed by a small thread pool (Pillow's codecs and file writes release the GIL).",
     ]
     return "\n".join(lines), ok
 

@@ -66,11 +66,14 @@ workspace = workspace_create(user=user, name="Bench")
 project = project_create(user=user, workspace=workspace, name="Bench")
 data = open(run + "/model.onnx", "rb").read()
 key = default_storage.save("models/bench/model.onnx", ContentFile(data))
-mv = ModelVersion.objects.create(workspace=workspace, project=project, number=1, template="image_classification",
-    preset="fast", classes=json.load(open(run + "/labels.json")), preprocessing=json.load(open(run + "/preprocess.json")),
-    onnx_key=key, onnx_sha256=hashlib.sha256(data).hexdigest())
+mv = ModelVersion.objects.create(workspace=workspace, project=project, number=1,
+    template="image_classification", preset="fast", classes=json.load(open(run + "/labels.json")),
+    preprocessing=json.load(open(run + "/preprocess.json")), onnx_key=key,
+    onnx_sha256=hashlib.sha256(data).hexdigest())
 deployment = services.deployment_create(user=user, model_version=mv, name="bench")
-_, secret = services.deployment_key_create(user=user, deployment=deployment, name="bench", quota_per_minute={quota})
+_, secret = services.deployment_key_create(
+    user=user, deployment=deployment, name="bench", quota_per_minute={quota}
+)
 print("BENCH " + json.dumps({{"deployment": deployment.pk, "key": secret}}))
 """
 
@@ -474,7 +477,8 @@ def render(med, args) -> str:
     rows = [
         "| | p50 (ms) | p99 (ms) | p50 overhead over raw (ms) | p50 ratio to raw |",
         "|---|---:|---:|---:|---:|",
-        f"| raw `InferenceSession.run` (preprocessed tensor, in-process) | {raw50:.3f} | {raw99:.3f} | | 1.0 |",
+        f"| raw `InferenceSession.run` (preprocessed tensor, in-process) | {raw50:.3f} | {raw99:.3f} | | 1.0 "
+        "|",
         f"| in-process pipeline (parse JSON + base64, decode PNG, preprocess, run, top-5) | {pipe50:.3f} | "
         f"{pipe99:.3f} | {pipe50 - raw50:.3f} | {pipe50 / raw50:.1f} |",
         f"| Django's WSGI handler in-process (middleware, URL, the view; no HTTP), base64 JSON | "
@@ -527,26 +531,26 @@ def render(med, args) -> str:
     wsgi50, django50, http50 = med("wsgi", "p50_ms"), med("wsgi_django", "p50_ms"), med("json", "p50_ms")
     rps1, rps2 = med("http_rps_json"), med("http_rps2_json")
     where = (
-        f"Where a request's time goes (p50, base64 JSON, this run): ONNX Runtime {raw50:.3f} ms; "
-        f"JSON + base64 parsing, PNG decoding, preprocessing and top-k {pipe50 - raw50:.3f} ms; around that "
-        f"in the served WSGI app (the route match, the key and serving-stamp check, the usage record, the "
-        f"response headers) {wsgi50 - pipe50:.3f} ms, where Django's own handler takes "
-        f"{django50 - pipe50:.3f} ms (middleware chain, URL resolution, request and response objects): the "
-        f"fast path in config/wsgi.py saves {django50 - wsgi50:.3f} ms; gunicorn's HTTP handling (parsing, "
-        f"the gthread queue, the access log line), the loopback and the client {http50 - wsgi50:.3f} ms, now "
-        f"the largest part. Throughput: one web process runs its Python under one GIL (ONNX Runtime releases "
-        f"it, but it is the smaller part); a second process lets both cores serve ({rps1:,.0f} -> "
-        f"{rps2:,.0f} requests/s here), but the {CLIENTS} client processes (each http.client round trip is "
-        f"Python too) and any other work share the same 2 cores. p99 is scheduling: a hosted round trip wakes "
-        f"the client, gunicorn's main thread and a request thread in turn, each of which may wait for a core "
-        f"behind the other runnable processes (see the load average; the benchmark and its server run at "
-        f"nice 10), while the raw in-process call's p99 is {raw99:.1f} ms in this run. Done: the view skips DRF; the "
-        f"key and state are cached per process behind a one-column stamp read; usage is aggregated in "
-        f"memory; in embedded mode the stamp is read over a kept SQLite connection; predictions are answered "
-        f"by a WSGI fast path in front of Django's middleware (the same answers, tests/deploy/"
-        f"test_predict_fast_path.py); the web process count is SAMPAN_WEB_PROCESSES. Left: gunicorn's own "
-        f"per-request cost (a leaner HTTP server for prediction traffic, or the access log off) and the "
-        f"PNG decode + preprocessing in Python. Profile with `--profile`."
+        f"Where a request's time goes (p50, base64 JSON, this run): ONNX Runtime {raw50:.3f} ms; JSON + "
+        f"base64 parsing, PNG decoding, preprocessing and top-k {pipe50 - raw50:.3f} ms; around that in the "
+        "served WSGI app (the route match, the key and serving-stamp check, the usage record, the response "
+        f"headers) {wsgi50 - pipe50:.3f} ms, where Django's own handler takes {django50 - pipe50:.3f} ms "
+        "(middleware chain, URL resolution, request and response objects): the fast path in config/wsgi.py "
+        f"saves {django50 - wsgi50:.3f} ms; gunicorn's HTTP handling (parsing, the gthread queue, the access "
+        f"log line), the loopback and the client {http50 - wsgi50:.3f} ms, now the largest part. Throughput: "
+        "one web process runs its Python under one GIL (ONNX Runtime releases it, but it is the smaller "
+        f"part); a second process lets both cores serve ({rps1:,.0f} -> {rps2:,.0f} requests/s here), but "
+        f"the {CLIENTS} client processes (each http.client round trip is Python too) and any other work "
+        "share the same 2 cores. p99 is scheduling: a hosted round trip wakes the client, gunicorn's main "
+        "thread and a request thread in turn, each of which may wait for a core behind the other runnable "
+        "processes (see the load average; the benchmark and its server run at nice 10), while the raw "
+        f"in-process call's p99 is {raw99:.1f} ms in this run. Done: the view skips DRF; the key and state "
+        "are cached per process behind a one-column stamp read; usage is aggregated in memory; in embedded "
+        "mode the stamp is read over a kept SQLite connection; predictions are answered by a WSGI fast path "
+        "in front of Django's middleware (the same answers, tests/deploy/test_predict_fast_path.py); the "
+        "web process count is SAMPAN_WEB_PROCESSES. Left: gunicorn's own per-request cost (a leaner HTTP "
+        "server for prediction traffic, or the access log off) and the PNG decode + preprocessing in "
+        "Python. Profile with `--profile`."
     )
     return "\n".join([header, "", *rows, "", verdict, "", where])
 

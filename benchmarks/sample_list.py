@@ -170,10 +170,10 @@ def report(latencies, queries, n_requests: int) -> tuple[str, bool]:
     first_p95 = percentile(latencies["first page", big], 95)
     ok = first_p95 <= TARGET_P95_MS
     lines = [
-        f"Measured {machine()}. {n_requests} requests per scenario and size, the two sizes alternating request by "
-        "request; each request is a page of 100 samples with the dataset's counts (total, labeled, unlabeled, per "
-        "label), through Django's test client in-process with a Bearer token (authentication and tenancy included, "
-        "no network). Rows inserted directly, then VACUUM ANALYZE.",
+        f"Measured {machine()}. {n_requests} requests per scenario and size, the two sizes alternating "
+        "request by request; each request is a page of 100 samples with the dataset's counts (total, "
+        "labeled, unlabeled, per label), through Django's test client in-process with a Bearer token "
+        "(authentication and tenancy included, no network). Rows inserted directly, then VACUUM ANALYZE.",
         "",
         f"| scenario | p50 at {small:,} | p95 at {small:,} | p50 at {big:,} | p95 at {big:,} | "
         f"p95 {big:,} / {small:,} | SQL queries |",
@@ -182,21 +182,23 @@ def report(latencies, queries, n_requests: int) -> tuple[str, bool]:
     for scenario in ["first page", "a random page", "one label", "unlabeled", "file name search"]:
         s, b = latencies[scenario, small], latencies[scenario, big]
         lines.append(
-            f"| {scenario} | {statistics.median(s):.1f} ms | {percentile(s, 95):.1f} ms | {statistics.median(b):.1f} ms | "
-            f"{percentile(b, 95):.1f} ms | {percentile(b, 95) / percentile(s, 95):.2f} | {queries[scenario, big]} |"
+            f"| {scenario} | {statistics.median(s):.1f} ms | {percentile(s, 95):.1f} ms | "
+            f"{statistics.median(b):.1f} ms | {percentile(b, 95):.1f} ms | "
+            f"{percentile(b, 95) / percentile(s, 95):.2f} | {queries[scenario, big]} |"
         )
     lines += [
         "",
         f"Target: p95 at most {TARGET_P95_MS} ms for the first page at {big:,} samples: "
         + (f"met ({first_p95:.1f} ms)." if ok else f"**not met** ({first_p95:.1f} ms)."),
-        "For scale, the issue quotes Label Studio 1.23 on this machine type at 100,000 tasks: task list p50 229 / "
-        "p95 362 ms, project counts 396 ms (a different product and request; not measured here).",
+        "For scale, the issue quotes Label Studio 1.23 on this machine type at 100,000 tasks: task list p50 "
+        "229 / p95 362 ms, project counts 396 ms (a different product and request; not measured here).",
         "",
-        "Why it stays flat: the counts are one GROUP BY label_id answered from the (dataset, label, id) index plus "
-        "the labels; a label or unlabeled filter takes its count from that result instead of a second COUNT; the page "
-        "is an index range on (dataset, id), so a deep page pays for its OFFSET. A file name search adds one COUNT; "
-        "both it and the page use a trigram index on the name (PostgreSQL's pg_trgm; without it a search scans the "
-        "dataset's rows). A version/split filter (not measured here) adds a COUNT over the version's entries.",
+        "Why it stays flat: the counts are one GROUP BY label_id answered from the (dataset, label, id) "
+        "index plus the labels; a label or unlabeled filter takes its count from that result instead of a "
+        "second COUNT; the page is an index range on (dataset, id), so a deep page pays for its OFFSET. A "
+        "file name search adds one COUNT; both it and the page use a trigram index on the name (PostgreSQL's "
+        "pg_trgm; without it a search scans the dataset's rows). A version/split filter (not measured here) "
+        "adds a COUNT over the version's entries.",
     ]
     return "\n".join(lines), ok
 

@@ -190,8 +190,9 @@ def machine() -> str:
             cpu = line.split(":", 1)[1].strip()
             break
     return (
-        f"{datetime.date.today().isoformat()} on {cpu}, {os.cpu_count()} cores, Linux {stdlib_platform.release()}; "
-        f"Python {stdlib_platform.python_version()}, torch {torch.__version__}, sampan SDK {sampan.__version__}"
+        f"{datetime.date.today().isoformat()} on {cpu}, {os.cpu_count()} cores, Linux "
+        f"{stdlib_platform.release()}; Python {stdlib_platform.python_version()}, torch {torch.__version__}, "
+        f"sampan SDK {sampan.__version__}"
     )
 
 
@@ -200,16 +201,17 @@ def render(result: dict[str, Any], *, startup: float | None, load: tuple[float, 
     lines = [
         "## Time to service (`benchmarks/time_to_service.py`)",
         "",
-        f"Measured {machine()}. The platform ran as `make up` runs it (`manage.py up`: gunicorn + one worker, "
-        "embedded SQLite and filesystem broker, a fresh data directory"
+        f"Measured {machine()}. The platform ran as `make up` runs it (`manage.py up`: gunicorn + one "
+        "worker, embedded SQLite and filesystem broker, a fresh data directory"
         + (f"; start-up {startup:.1f} s, not counted" if startup is not None else "")
         + "). "
-        f"Load while it ran: 1-minute load average {load[0]:.1f} before and {load[1]:.1f} after, the machine's "
-        f"cores {100 * busy:.0f}% busy on average (this benchmark itself keeps them busy while training; other "
-        "sessions share the machine, so the figure is an upper bound for a quiet machine).",
+        f"Load while it ran: 1-minute load average {load[0]:.1f} before and {load[1]:.1f} after, the "
+        f"machine's cores {100 * busy:.0f}% busy on average (this benchmark itself keeps them busy while "
+        "training; other sessions share the machine, so the figure is an upper bound for a quiet machine).",
         "",
-        f"Data: scikit-learn's {result['images']:,} digits as 32x32 PNG files in a folder per class; "
-        f"default preset `{result['preset']}` ({result['model']}, {result['epochs']} epochs at {result['image_size']} px).",
+        f"Data: scikit-learn's {result['images']:,} digits as 32x32 PNG files in a folder per class; default "
+        f"preset `{result['preset']}` ({result['model']}, {result['epochs']} epochs at "
+        f"{result['image_size']} px).",
         "",
         "| step | seconds |",
         "| --- | ---: |",
@@ -218,13 +220,14 @@ def render(result: dict[str, Any], *, startup: float | None, load: tuple[float, 
     lines += [
         f"| **total: nothing -> hosted endpoint answered the test split** | **{result['total']:.1f}** |",
         "",
-        f"Test accuracy through the hosted endpoint: {result['accuracy_hosted']:.4f} on {result['test_images']} "
-        f"test images (the evaluation report says {result['accuracy_report']:.4f}). Training ran at "
-        f"{result['epochs'] * result['train_images'] / result['steps']['train']:.0f} training samples/s here "
-        f"({result['epochs']} epochs x {result['train_images']:,} images, validation included); every step but "
-        f"training took {result['total'] - result['steps']['train']:.1f} s.",
+        f"Test accuracy through the hosted endpoint: {result['accuracy_hosted']:.4f} on "
+        f"{result['test_images']} test images (the evaluation report says {result['accuracy_report']:.4f}). "
+        f"Training ran at {result['epochs'] * result['train_images'] / result['steps']['train']:.0f} "
+        f"training samples/s here ({result['epochs']} epochs x {result['train_images']:,} images, validation "
+        f"included); every step but training took {result['total'] - result['steps']['train']:.1f} s.",
         "",
-        f"Target: at most {TARGET_SECONDS:.0f} s with test accuracy >= {TARGET_ACCURACY}: {'met' if met else 'NOT met'}.",
+        f"Target: at most {TARGET_SECONDS:.0f} s with test accuracy >= {TARGET_ACCURACY}: "
+        f"{'met' if met else 'NOT met'}.",
     ]
     return "\n".join(lines)
 

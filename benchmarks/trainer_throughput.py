@@ -257,16 +257,17 @@ def markdown(
         "## Trainer throughput (`benchmarks/trainer_throughput.py`)",
         "",
         f"Measured {today} on {cpu_name()}, {usable_cpus()} cores, Linux {stdlib_platform.release()}; Python "
-        f"{stdlib_platform.python_version()}, torch {torch.__version__}, {threads} torch threads, no loader processes. "
-        f"Data: scikit-learn's digits as 32x32 PNG files, {train_samples} training images; {epochs} epochs per run, "
-        "each followed by a validation pass. Trainer and plain loop alternate (one round = one run of each), after "
-        "a warm-up run of each; rounds during which other processes kept more than "
-        f"{quiet_cores:.2f} of a core busy are measured again (this machine is shared), and the figures are medians "
-        "over the rounds. The trainer's runs include a checkpoint every epoch and its progress reports (each "
-        f"costing {REPORT_COST_S * 1000:.0f} ms, as the platform's database write does); the ONNX export after "
-        "training is not timed.",
+        f"{stdlib_platform.python_version()}, torch {torch.__version__}, {threads} torch threads, no loader "
+        f"processes. Data: scikit-learn's digits as 32x32 PNG files, {train_samples} training images; "
+        f"{epochs} epochs per run, each followed by a validation pass. Trainer and plain loop alternate (one "
+        "round = one run of each), after a warm-up run of each; rounds during which other processes kept "
+        f"more than {quiet_cores:.2f} of a core busy are measured again (this machine is shared), and the "
+        "figures are medians over the rounds. The trainer's runs include a checkpoint every epoch and its "
+        f"progress reports (each costing {REPORT_COST_S * 1000:.0f} ms, as the platform's database write "
+        "does); the ONNX export after training is not timed.",
         "",
-        "| model (preset) | batch | trainer samples/s | plain PyTorch loop samples/s | trainer / plain: median (range) | rounds |",
+        "| model (preset) | batch | trainer samples/s | plain PyTorch loop samples/s | trainer / plain: "
+        "median (range) | rounds |",
         "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in results:
@@ -274,8 +275,8 @@ def markdown(
         low, high = r["ratio_range"]
         rounds = f"{r['rounds']}" + ("" if r["all_quiet"] else " (machine busy: includes noisy rounds)")
         lines.append(
-            f"| {p['model']} at {p['image_size']} px ({r['name']}) | {p['batch_size']} | {r['trainer']:.0f} | "
-            f"{r['plain']:.0f} | {r['ratio']:.3f} ({low:.3f}-{high:.3f}) | {rounds} |"
+            f"| {p['model']} at {p['image_size']} px ({r['name']}) | {p['batch_size']} | {r['trainer']:.0f} "
+            f"| {r['plain']:.0f} | {r['ratio']:.3f} ({low:.3f}-{high:.3f}) | {rounds} |"
         )
     met = all(r["ratio"] >= TARGET for r in results)
     lines += ["", f"Target: trainer / plain >= {TARGET}: {'met' if met else 'NOT met'}."]
@@ -295,8 +296,9 @@ def write_section(text: str) -> None:
     else:
         DOCS.parent.mkdir(parents=True, exist_ok=True)
         updated = (
-            "# Benchmarks\n\nLatest figures of the scripts in `benchmarks/` (see its README). Each section is "
-            "rewritten by its script's `--write`; edit the text outside the markers only.\n\n" + block + "\n"
+            "# Benchmarks\n\nLatest figures of the scripts in `benchmarks/` (see its README). Each section "
+            "is rewritten by its script's `--write`; edit the text outside the markers "
+            "only.\n\n" + block + "\n"
         )
     DOCS.write_text(updated)
 

@@ -357,8 +357,9 @@ def _versions() -> str:
     except (OSError, TypeError):
         pass
     return (
-        f"{cpu}, {os.cpu_count()} cores, Linux {stdlib_platform.release()}; Python {stdlib_platform.python_version()}, "
-        f"Django {django.__version__}, DRF {rest_framework.VERSION}, gunicorn {gunicorn.__version__}"
+        f"{cpu}, {os.cpu_count()} cores, Linux {stdlib_platform.release()}; Python "
+        f"{stdlib_platform.python_version()}, Django {django.__version__}, DRF {rest_framework.VERSION}, "
+        f"gunicorn {gunicorn.__version__}"
     )
 
 
@@ -372,12 +373,13 @@ def report(sampan: list[Measurement], baseline: list[Measurement], n_requests: i
     ok = rss_after <= TARGET_RSS_MB and not torch_loaded
     mb = "{:.1f} MB".format
     lines = [
-        f"Measured {datetime.date.today().isoformat()} on {_versions()}. "
-        f"Medians of {len(sampan)} rounds, Sampan and baseline alternating; RSS is gunicorn's master plus its "
-        f"worker (MB = 2^20 bytes). Requests: {n_requests:,} GETs from {CLIENT_THREADS} client threads on the "
-        "same machine (Sampan: workspaces, projects, jobs, auth/me with a Bearer token; baseline: one DRF view).",
+        f"Measured {datetime.date.today().isoformat()} on {_versions()}. Medians of {len(sampan)} rounds, "
+        "Sampan and baseline alternating; RSS is gunicorn's master plus its worker (MB = 2^20 bytes). "
+        f"Requests: {n_requests:,} GETs from {CLIENT_THREADS} client threads on the same machine (Sampan: "
+        "workspaces, projects, jobs, auth/me with a Bearer token; baseline: one DRF view).",
         "",
-        "| web process (gunicorn, 1 gthread worker, 8 threads) | Sampan | Django + DRF hello world | Sampan / baseline |",
+        "| web process (gunicorn, 1 gthread worker, 8 threads) | Sampan | Django + DRF hello world | Sampan "
+        "/ baseline |",
         "| --- | ---: | ---: | ---: |",
         row("start-up to first 200 from /healthz", "startup_s", "{:.2f} s".format),
         row("RSS idle", "rss_idle", mb, MB),
@@ -387,8 +389,8 @@ def report(sampan: list[Measurement], baseline: list[Measurement], n_requests: i
         f"| libtorch mapped into the web process | {'yes' if torch_loaded else 'no'} | "
         f"{'yes' if any(m.torch_loaded for m in baseline) else 'no'} | |",
         "",
-        f"Target: at most {TARGET_RSS_MB} MB RSS after {n_requests:,} requests, and no torch in the web process: "
-        + ("met." if ok else "**not met**."),
+        f"Target: at most {TARGET_RSS_MB} MB RSS after {n_requests:,} requests, and no torch in the web "
+        "process: " + ("met." if ok else "**not met**."),
     ]
     return "\n".join(lines), ok
 
@@ -436,8 +438,9 @@ def main() -> int:
                 m = target.measure(args.requests, prep)
                 results[target.name].append(m)
                 print(
-                    f"round {index + 1} {target.name}: start-up {m.startup_s:.2f} s, RSS idle {m.rss_idle / MB:.1f} MB, "
-                    f"after {m.rss_after / MB:.1f} MB, {m.requests_per_s:.0f} req/s, torch {m.torch_loaded}",
+                    f"round {index + 1} {target.name}: start-up {m.startup_s:.2f} s, RSS idle "
+                    f"{m.rss_idle / MB:.1f} MB, after {m.rss_after / MB:.1f} MB, {m.requests_per_s:.0f} "
+                    f"req/s, torch {m.torch_loaded}",
                     file=sys.stderr,
                 )
     body, ok = report(results["Sampan"], results["Baseline"], args.requests)

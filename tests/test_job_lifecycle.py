@@ -26,7 +26,8 @@ def wait_status(job: Job, status: str, timeout: float = 60) -> Job:
         lambda: status_of(job) == status,
         timeout=timeout,
         what=f"job {job.pk} to be {status} "
-        f"(is {status_of(job)}; events: {list(JobEvent.objects.filter(job=job).values_list('message', flat=True))})",
+        f"(is {status_of(job)}; events: "
+        f"{list(JobEvent.objects.filter(job=job).values_list('message', flat=True))})",
     )
     return Job.objects.get(pk=job.pk)
 

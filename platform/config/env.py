@@ -80,8 +80,9 @@ ENV_VARS: dict[str, EnvVar] = {
         EnvVar("SAMPAN_WEB_THREADS", "request threads of the web process (default 8)"),
         EnvVar(
             "SAMPAN_WEB_PROCESSES",
-            "web server processes, each with SAMPAN_WEB_THREADS threads and its own copy of the served models "
-            "(default 2 with a Redis broker; 1 in embedded mode, where key quotas are counted per process)",
+            "web server processes, each with SAMPAN_WEB_THREADS threads and its own copy of the served "
+            "models (default 2 with a Redis broker; 1 in embedded mode, where key quotas are counted per "
+            "process)",
         ),
         EnvVar("SAMPAN_LOG_LEVEL", "DEBUG, INFO, WARNING or ERROR (default INFO)"),
         EnvVar(
@@ -96,22 +97,26 @@ ENV_VARS: dict[str, EnvVar] = {
         EnvVar("SAMPAN_DATASET_MAX_FILES", "most files one dataset import may hold (default 200000)"),
         EnvVar(
             "SAMPAN_DATASET_MAX_COMPRESSION_RATIO",
-            "highest uncompressed/compressed ratio of an imported archive or of one entry over 1 MiB (default 100)",
+            "highest uncompressed/compressed ratio of an imported archive or of one entry over 1 MiB "
+            "(default 100)",
         ),
         EnvVar(
             "SAMPAN_DATASET_MAX_IMAGE_PIXELS",
-            "largest image (width x height) a dataset accepts; larger ones are rejected, never decoded (default 50000000)",
+            "largest image (width x height) a dataset accepts; larger ones are rejected, never decoded "
+            "(default 50000000)",
         ),
         EnvVar(
             "SAMPAN_DATASET_MAX_IMAGE_BYTES", "largest single image file a dataset accepts (default 64 MiB)"
         ),
         EnvVar(
             "SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES",
-            "imports with more files than this run as a background job instead of inside the request (default 300)",
+            "imports with more files than this run as a background job instead of inside the request "
+            "(default 300)",
         ),
         EnvVar(
             "SAMPAN_DATASET_MAX_TABLE_BYTES",
-            "largest table file (CSV, TSV, JSONL, XLSX, Parquet) one text or tabular import accepts (default 256 MiB)",
+            "largest table file (CSV, TSV, JSONL, XLSX, Parquet) one text or tabular import accepts (default "
+            "256 MiB)",
         ),
         EnvVar(
             "SAMPAN_AUTH_FAILURE_WINDOW_SECONDS",
@@ -137,7 +142,8 @@ ENV_VARS: dict[str, EnvVar] = {
         ),
         EnvVar(
             "SAMPAN_BACKBONE_MAX_UPLOAD_BYTES",
-            "largest backbone state_dict file (transfer learning weights) one upload accepts (default 512 MiB)",
+            "largest backbone state_dict file (transfer learning weights) one upload accepts (default 512 "
+            "MiB)",
         ),
         EnvVar(
             "SAMPAN_DEPLOY_STALE_SECONDS",

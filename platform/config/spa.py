@@ -9,7 +9,8 @@ from django.views.decorators.http import require_GET
 
 MISSING = """<!doctype html><title>Sampan</title><h1>The Sampan web app is not built</h1>
 <p>Run <code>make frontend</code> (or <code>cd frontend &amp;&amp; npm ci &amp;&amp; npm run build</code>),
-or use the Vite dev server with <code>make dev</code>. The API is at <a href="/api/docs/">/api/docs/</a>.</p>"""
+or use the Vite dev server with <code>make dev</code>.
+The API is at <a href="/api/docs/">/api/docs/</a>.</p>"""
 
 
 @require_GET

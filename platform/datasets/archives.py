@@ -163,8 +163,9 @@ def _check_ratio(uncompressed: int, compressed: int, limits: ArchiveLimits, what
     if uncompressed > RATIO_FLOOR_BYTES and uncompressed > limits.max_ratio * max(compressed, 1):
         raise ArchiveRejected(
             "compression_ratio",
-            f"{what} expands {uncompressed / max(compressed, 1):,.0f} times, over the limit of {limits.max_ratio} "
-            "(SAMPAN_DATASET_MAX_COMPRESSION_RATIO): a zip bomb or similar; nothing was imported.",
+            f"{what} expands {uncompressed / max(compressed, 1):,.0f} times, over the limit of "
+            f"{limits.max_ratio} (SAMPAN_DATASET_MAX_COMPRESSION_RATIO): a zip bomb or similar; nothing was "
+            "imported.",
         )
 
 

@@ -4,8 +4,8 @@ decode fully (which finds truncated and corrupt files), re-encode, and make a th
 Re-encoding means no uploaded byte is ever served back: JPEG stays JPEG (quality 95), every
 other accepted format (PNG, BMP, WebP, GIF's first frame, TIFF's first page) becomes PNG. Images
 with more than 8 bits per sample (16-bit grayscale PNG/TIFF, 32-bit integer and float TIFF) are
-scaled to 8 bits keeping their range (``_eight_bit``), not clipped to black and white. The stored bytes' sha256
-is the content address of the blob and the dataset's duplicate key. Thumbnails are JPEGs at most
+scaled to 8 bits keeping their range (``_eight_bit``), not clipped to black and white. The stored
+bytes' sha256 is the content address of the blob and the dataset's duplicate key. Thumbnails are JPEGs at most
 128 px on the longer side; an image that already fits is its own thumbnail.
 """
 

@@ -14,7 +14,10 @@ DATASET_IMPORT = register(
     JobKind(
         name="datasets.import",
         title="Dataset import",
-        description="Verifies, re-encodes and thumbnails the images of an uploaded archive and adds them to a dataset.",
+        description=(
+            "Verifies, re-encodes and thumbnails the images of an uploaded archive and adds them to a "
+            "dataset."
+        ),
         task_name="datasets.import",
         params_serializer=DatasetImportParams,
         prefers_gpu=False,

@@ -32,8 +32,8 @@ class Dataset(models.Model):
         default=dict,
         blank=True,
         help_text=(
-            "Tabular and text datasets: {columns: [{name, type}], target | text_column, label_column}, set by the "
-            "first import; later imports must have the same columns."
+            "Tabular and text datasets: {columns: [{name, type}], target | text_column, label_column}, "
+            "set by the first import; later imports must have the same columns."
         ),
     )
     profile = models.JSONField(

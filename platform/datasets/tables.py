@@ -227,8 +227,8 @@ def detect_encoding(data: bytes) -> str:
     where = f"line {line} has the byte 0x{data[first_bad]:02x} (offset {first_bad}) that is not valid UTF-8"
     if not candidates:
         raise TableRejected(
-            f"The file is not UTF-8 text and its encoding could not be detected: {where}. Save the file as UTF-8, "
-            "or give its encoding (e.g. encoding=cp1252).",
+            f"The file is not UTF-8 text and its encoding could not be detected: {where}. Save the file as "
+            "UTF-8, or give its encoding (e.g. encoding=cp1252).",
             code="bad_encoding",
             field="encoding",
             line=line,
@@ -520,7 +520,8 @@ def read_table(
         raise TableRejected(
             "The file has a header but no rows."
             + (
-                f" The sheet {sheet_name!r} was read; the workbook's sheets are {', '.join(map(repr, sheets))}."
+                f" The sheet {sheet_name!r} was read; the workbook's sheets are "
+                f"{', '.join(map(repr, sheets))}."
                 if sheets
                 else ""
             ),

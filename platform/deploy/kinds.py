@@ -14,7 +14,9 @@ BUILD_PACKAGE = register(
     JobKind(
         name="deploy.build_package",
         title="Package build",
-        description="Builds the on-prem server package or the device SDK of a model version and stores the archive.",
+        description=(
+            "Builds the on-prem server package or the device SDK of a model version and stores the archive."
+        ),
         task_name="deploy.build_package",
         params_serializer=BuildPackageParams,
         prefers_gpu=False,

@@ -208,7 +208,8 @@ class UsageRecorder:
                 DeploymentKey.objects.filter(pk__in=used_keys).update(last_used_at=timezone.now())
                 used_keys = set()
         except BaseException:
-            # not written: mark them again (rows hold absolute values, so rewriting one that did land is harmless)
+            # not written: mark them again (rows hold absolute values, so rewriting one that did land is
+            # harmless)
             with self._lock:
                 for k, usage in pending:
                     live = self._minutes.get(k)

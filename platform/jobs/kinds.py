@@ -17,7 +17,9 @@ SYSTEM_CHECK = register(
     JobKind(
         name="system.check",
         title="System check",
-        description="Reports the worker's versions and devices and runs a short matrix computation with progress.",
+        description=(
+            "Reports the worker's versions and devices and runs a short matrix computation with progress."
+        ),
         task_name="jobs.system_check",
         params_serializer=SystemCheckParams,
         prefers_gpu=False,

@@ -39,8 +39,10 @@ BACKBONE_CHECK = register(
     JobKind(
         name="training.check_backbone",
         title="Backbone check",
-        description="Reads an uploaded backbone with weights_only=True and records it as valid (with the model "
-        "it fits) or invalid (with the reason).",
+        description=(
+            "Reads an uploaded backbone with weights_only=True and records it as valid (with the model it "
+            "fits) or invalid (with the reason)."
+        ),
         task_name="training.check_backbone",
         params_serializer=BackboneCheckParams,
         prefers_gpu=False,

@@ -245,7 +245,9 @@ sys.path.insert(0, {platform!r})
 from automl.sampler import SdeSampler
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 study = optuna.load_study(study_name="sde", storage={url!r}, sampler=SdeSampler(seed=int(sys.argv[1])))
-study.optimize(lambda t: sum((t.suggest_float(f"x{{i}}", -5, 5) - 1) ** 2 for i in range(4)), n_trials=int(sys.argv[2]))
+study.optimize(
+    lambda t: sum((t.suggest_float(f"x{{i}}", -5, 5) - 1) ** 2 for i in range(4)), n_trials=int(sys.argv[2])
+)
 print(json.dumps(len(study.trials)))
 """
 

@@ -36,11 +36,14 @@ for number in (1, 2):
     key = default_storage.save(f"models/embedded/v{{number}}/model.onnx", ContentFile(data))
     versions.append(ModelVersion.objects.create(
         workspace=workspace, project=project, number=number, template="image_classification", preset="fast",
-        classes=json.load(open(run + "/labels.json")), preprocessing=json.load(open(run + "/preprocess.json")),
-        onnx_key=key, onnx_sha256=hashlib.sha256(data).hexdigest()))
+        classes=json.load(open(run + "/labels.json")),
+        preprocessing=json.load(open(run + "/preprocess.json")), onnx_key=key,
+        onnx_sha256=hashlib.sha256(data).hexdigest()))
 deployment = services.deployment_create(user=user, model_version=versions[0], name="embedded")
 _, secret = services.deployment_key_create(user=user, deployment=deployment, name="k")
-_, limited = services.deployment_key_create(user=user, deployment=deployment, name="limited", quota_per_minute=2)
+_, limited = services.deployment_key_create(
+    user=user, deployment=deployment, name="limited", quota_per_minute=2
+)
 print("CREATED " + json.dumps({{"deployment": deployment.pk, "key": secret, "limited": limited,
                                "versions": [v.pk for v in versions]}}))
 """
@@ -128,23 +131,25 @@ def test_embedded_web_process_sees_changes_from_other_processes(tmp_path, traine
         assert statuses[-1] == 429 and statuses[0] == 200
 
         shell(
-            f"from deploy.models import Deployment; from training.models import ModelVersion; "
-            f"from deploy import services; services.deployment_switch(user=None, deployment=Deployment.objects.get("
-            f"pk={created['deployment']}), model_version=ModelVersion.objects.get(pk={created['versions'][1]}))"
+            "from deploy.models import Deployment; from training.models import ModelVersion; from deploy "
+            "import services; services.deployment_switch(user=None, "
+            f"deployment=Deployment.objects.get(pk={created['deployment']}), "
+            f"model_version=ModelVersion.objects.get(pk={created['versions'][1]}))"
         )
         assert predict(created["key"]).json()["model_version"]["id"] == created["versions"][1]
 
         shell(
-            f"from deploy.models import DeploymentKey; from deploy import services; from deploy.services import "
-            f"key_digest; services.deployment_key_revoke(key=DeploymentKey.objects.get(digest=key_digest("
-            f"{created['key']!r})))"
+            "from deploy.models import DeploymentKey; from deploy import services; from deploy.services "
+            "import key_digest; "
+            f"services.deployment_key_revoke(key=DeploymentKey.objects.get(digest=key_digest({created['key']!r})))"
         )
         revoked = predict(created["key"])
         assert revoked.status_code == 401 and revoked.json()["error"]["code"] == "key_revoked"
 
         shell(
-            f"from deploy.models import Deployment; from deploy import services; services.deployment_set_status("
-            f"user=None, deployment=Deployment.objects.get(pk={created['deployment']}), status='stopped')"
+            "from deploy.models import Deployment; from deploy import services; "
+            "services.deployment_set_status(user=None, "
+            f"deployment=Deployment.objects.get(pk={created['deployment']}), status='stopped')"
         )
         stopped = predict(created["limited"])
         assert stopped.status_code == 409 and stopped.json()["error"]["code"] == "deployment_stopped"

@@ -1,7 +1,8 @@
 """Render the fault table of docs/reliability.md from the fault suite's measurements.
 
-    pytest -m faults tests/faults            # each job fault test writes $SAMPAN_TEST_ARTIFACTS/faults/<item>.json
-    python tests/faults/render_reliability.py  # rewrites the table between the markers
+    pytest -m faults tests/faults               # each job fault test writes
+                                                # $SAMPAN_TEST_ARTIFACTS/faults/<item>.json
+    python tests/faults/render_reliability.py   # rewrites the table between the markers
 
 Rows without a new measurement keep their last rendered text."""
 

@@ -163,8 +163,10 @@ def test_job_creation_during_a_broker_outage_answers_with_the_job_and_runs_it_on
         "with one Idempotency-Key; Redis restarted empty",
         promise="201 with the committed job (never 500), the retry returns the same job, the job runs once "
         "within seconds of the broker's return",
-        measured=f"201 in {answer_seconds:.1f} s; each retry replayed the same job; the system check succeeded "
-        f"{run_seconds:.1f} s after Redis was back, the training after it; each claimed once",
+        measured=(
+            f"201 in {answer_seconds:.1f} s; each retry replayed the same job; the system check succeeded "
+            f"{run_seconds:.1f} s after Redis was back, the training after it; each claimed once"
+        ),
         answer_seconds=round(answer_seconds, 1),
         run_after_return_seconds=round(run_seconds, 1),
     )

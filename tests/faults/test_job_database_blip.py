@@ -85,8 +85,10 @@ def test_database_blips_and_an_outage_cost_time_not_attempts(tenants):
         fault="3 x pg_terminate_backend of every session, then ALLOW_CONNECTIONS false "
         f"for {OUTAGE:.0f} s, during a 14 s job",
         promise="the job keeps its attempt; the outage costs its duration (writes reconnect with backoff)",
-        measured=f"succeeded on attempt 1 (claimed once), {finished_after:.1f} s after the database returned; "
-        f"job wall time {wall:.1f} s for 14 s of work",
+        measured=(
+            f"succeeded on attempt 1 (claimed once), {finished_after:.1f} s after the database returned; job "
+            f"wall time {wall:.1f} s for 14 s of work"
+        ),
         wall_seconds=round(wall, 1),
         after_return_seconds=round(finished_after, 1),
     )

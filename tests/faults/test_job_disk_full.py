@@ -103,7 +103,8 @@ def test_a_full_disk_is_named_and_the_failed_training_resumes_on_retry(tenants, 
         retry_seconds = time.monotonic() - started
         assert job.status == JobStatus.SUCCEEDED, (job.error, messages(job.pk))
         resumed = job.result["resumed_from"]
-        # the epoch-2 checkpoint may have been the write the full disk refused: then epoch 1 is the last complete one
+        # the epoch-2 checkpoint may have been the write the full disk refused: then epoch 1 is the last
+        # complete one
         assert resumed is not None and resumed["epoch"] >= 1, "resumed, not started over"
         again = client.post(f"/api/v1/jobs/{job.pk}/retry/")
         assert again.status_code == 409 and again.json()["error"]["code"] == "job_conflict"
@@ -119,8 +120,10 @@ def test_a_full_disk_is_named_and_the_failed_training_resumes_on_retry(tenants, 
         fault="the run directory's disk (a 64 MiB tmpfs) filled up during a training",
         promise="the job's error names 'No space left on device' and the file; a user retries it from the "
         "last checkpoint (API, UI, SDK)",
-        measured=f"failed with {error.removeprefix('failed: ').split(' (')[0]!r}; after freeing space the retry "
-        f"resumed from epoch {resumed['epoch']} (the last validated epoch was {failed_epoch}) and succeeded in "
-        f"{retry_seconds:.1f} s",
+        measured=(
+            f"failed with {error.removeprefix('failed: ').split(' (')[0]!r}; after freeing space the retry "
+            f"resumed from epoch {resumed['epoch']} (the last validated epoch was {failed_epoch}) and "
+            f"succeeded in {retry_seconds:.1f} s"
+        ),
         resumed_epoch=resumed["epoch"],
     )

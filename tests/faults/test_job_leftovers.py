@@ -71,10 +71,14 @@ def test_a_web_killed_mid_upload_leaves_a_temp_file_that_housekeeping_removes(te
     record(
         "8a-upload-temp-file",
         fault="web process SIGKILLed while a 8 MiB upload streams in",
-        promise="the temporary upload file (under SAMPAN_HOME/tmp/uploads) is deleted by housekeeping once stale "
-        f"({housekeeping.STALE_UPLOAD_SECONDS} s untouched)",
-        measured=f"{len(files)} file ({size / 2**20:.1f} MiB) left by the killed web; removed by the stale-upload "
-        "sweep, a fresh one kept",
+        promise=(
+            "the temporary upload file (under SAMPAN_HOME/tmp/uploads) is deleted by housekeeping once stale "
+            f"({housekeeping.STALE_UPLOAD_SECONDS} s untouched)"
+        ),
+        measured=(
+            f"{len(files)} file ({size / 2**20:.1f} MiB) left by the killed web; removed by the stale-upload "
+            "sweep, a fresh one kept"
+        ),
         leaked_bytes=size,
     )
 

@@ -69,7 +69,10 @@ def test_a_busy_beat_worker_still_requeues_a_dead_workers_job(tenants):
     record(
         "2-reaper-starvation",
         fault="SIGKILL of a worker mid-job while the --beat worker runs a 90 s job",
-        promise=f"requeued within SAMPAN_JOB_STALE_SECONDS ({STALE}) + a few seconds, whatever the beat worker runs",
+        promise=(
+            f"requeued within SAMPAN_JOB_STALE_SECONDS ({STALE}) + a few seconds, whatever the beat worker "
+            "runs"
+        ),
         measured=f"requeued {requeue_seconds:.1f} s after the kill (seen by the test after {waited:.1f} s) "
         "while the beat worker's job was still running",
         requeue_seconds=round(requeue_seconds, 1),

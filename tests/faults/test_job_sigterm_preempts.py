@@ -74,7 +74,10 @@ def test_sigterm_hands_the_training_to_another_worker_within_seconds(tenants):
     record(
         "4-sigterm",
         fault="SIGTERM to a worker's main process during a training (docker stop)",
-        promise="checkpoint, requeue at once without spending an attempt, resumed by another worker within seconds",
+        promise=(
+            "checkpoint, requeue at once without spending an attempt, resumed by another worker within "
+            "seconds"
+        ),
         measured=f"running on the other worker {resume_seconds:.1f} s after SIGTERM (resumed from epoch "
         f"{resumed['epoch']}, attempt still 1, no epoch trained twice); the stopped worker exited after "
         f"{exit_seconds:.1f} s",

@@ -90,7 +90,8 @@ def test_views_with_their_own_parsers_use_the_depth_limit():
                     assert not (
                         issubclass(parser, parsers.JSONParser) and not issubclass(parser, JSONParser)
                     ), (
-                        f"{view.__name__} parses JSON without the depth limit ({parser.__module__}.{parser.__name__})"
+                        f"{view.__name__} parses JSON without the depth limit "
+                        f"({parser.__module__}.{parser.__name__})"
                     )
 
     walk(get_resolver().url_patterns)

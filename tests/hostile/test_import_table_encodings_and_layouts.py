@@ -18,7 +18,10 @@ from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F40
 
 pytestmark = pytest.mark.django_db
 
-CHINESE = "评论,类别\n这部电影很好看,正面\n剧情太差了浪费时间,负面\n演员表演还可以吧,中性\n画面非常漂亮,正面\n故事无聊,负面\n"
+CHINESE = (
+    "评论,类别\n这部电影很好看,正面\n剧情太差了浪费时间,负面\n"
+    "演员表演还可以吧,中性\n画面非常漂亮,正面\n故事无聊,负面\n"
+)
 
 
 def stored(dataset) -> list:

@@ -305,7 +305,7 @@ def test_html_page_classifies_a_dropped_image_in_chromium(sdk, javascript):
 def test_cpp_sample_compiles_against_the_onnxruntime_c_api_and_matches_the_platform(
     sdk, sample_python, tmp_path
 ):
-    """Headers: Debian's libonnxruntime-dev; library: the onnxruntime wheel from PyPI (see docs/packages.md)."""
+    """Headers: Debian's libonnxruntime-dev; library: the onnxruntime wheel from PyPI (docs/packages.md)."""
     folder = sdk["root"] / "cpp"
     library = onnxruntime_library(sample_python, tmp_path / "lib")
     build = subprocess.run(

@@ -73,7 +73,9 @@ params = template.validate_params("fast", {"epochs": 2})
 described = template.as_dict()
 summary = template.load("check_data")({"classes": ["a", "b"], "samples": [
     {"path": f"/x/{i}.png", "label": i % 2, "split": "train"} for i in range(10)]})
-heavy = sorted({m.split('.')[0] for m in sys.modules} & {"torch", "onnx", "onnxruntime", "onnxscript", "django"})
+heavy = sorted(
+    {m.split('.')[0] for m in sys.modules} & {"torch", "onnx", "onnxruntime", "onnxscript", "django"}
+)
 print(json.dumps({"heavy": heavy, "epochs": params["epochs"], "counts": summary["counts"]["train"]}))
 """)
     assert loaded == {"heavy": [], "epochs": 2, "counts": [5, 5]}

@@ -49,7 +49,8 @@ class OnnxVerificationError(OnnxExportError):
 
 
 def load_classifier(checkpoint: str | os.PathLike[str]) -> tuple[torch.nn.Module, dict[str, Any]]:
-    """Rebuild the model of a model file or training checkpoint (read with weights_only=True), in eval mode."""
+    """Rebuild the model of a model file or training checkpoint (read with weights_only=True), in eval
+    mode."""
     state = torch.load(checkpoint, map_location="cpu", weights_only=True)
     missing = [
         key for key in ("arch", "num_classes", "classes", "preprocessing", "model") if key not in state

@@ -172,7 +172,9 @@ def _cross_check(values: dict[str, Any]) -> None:
 TEMPLATE = TaskTemplate(
     name="image_classification",
     title="Image classification",
-    description="Assign one label to each image. Trains a CNN or ResNet with torch; serves with ONNX Runtime.",
+    description=(
+        "Assign one label to each image. Trains a CNN or ResNet with torch; serves with ONNX Runtime."
+    ),
     data_kind="image",
     label_kind="single_label",
     params=PARAMS,

@@ -184,7 +184,7 @@ def build_device_sdk(
     """Build the device SDK archive (zip) at ``out_path``; returns its report with the compression
     report under ``"compression"``. ``calibration_images``: training images (up to 300 are used).
 
-    >>> build_device_sdk(artifacts=artifacts, out_path="sdk.zip", calibration_images=train_paths)  # doctest: +SKIP
+    >>> build_device_sdk(artifacts=artifacts, out_path="sdk.zip", calibration_images=paths)  # doctest: +SKIP
     """
     from workers.image_classification.predictor import ImageClassifier
     from workers.serving.predictors import PREDICTORS, predictor_class
@@ -331,7 +331,8 @@ def cpp_model_spec(spec: dict[str, Any], classes: list[str]) -> str:
             f"constexpr float kScale = {floats([spec['scale']])};",
             f"constexpr float kMean[3] = {{{floats(spec['mean'])}}};",
             f"constexpr float kStd[3] = {{{floats(spec['std'])}}};",
-            f"constexpr int kAlphaBackground[3] = {{{', '.join(str(int(v)) for v in spec['alpha_background'])}}};",
+            "constexpr int kAlphaBackground[3] = "
+            f"{{{', '.join(str(int(v)) for v in spec['alpha_background'])}}};",
             f"const std::vector<std::string> kLabels = {{{', '.join(_cpp_string(c) for c in classes)}}};",
             "}  // namespace spec",
             "",

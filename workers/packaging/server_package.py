@@ -162,23 +162,34 @@ def readme_values(input_kind: str, artifacts: ModelArtifacts, requirements: list
                 '    curl -H "X-Sampan-Key: change-me" -H "Content-Type: image/png" --data-binary '
                 '@test_vectors/images/000.png \\\n         "http://127.0.0.1:8080/predict?top_k=3"\n'
                 '    curl -H "Authorization: Bearer change-me" -H "Content-Type: application/json" \\\n'
-                '         -d "{\\"instances\\": [{\\"image\\": \\"$(base64 -w0 test_vectors/images/000.png)\\"}], '
+                '         -d "{\\"instances\\": [{\\"image\\": '
+                '\\"$(base64 -w0 test_vectors/images/000.png)\\"}], '
                 '\\"top_k\\": 3}" \\\n         http://127.0.0.1:8080/predict'
             ),
             "answer_example": '[{"top_k": [{"index": 3, "label": "3", "score": 0.98}, ...]}]',
-            "error_examples": "a corrupt image, bad JSON or base64, or no input, 413 for a body, batch or image "
-            "over the limits, 415 for another content type",
+            "error_examples": (
+                "a corrupt image, bad JSON or base64, or no input, 413 for a body, batch or image over the "
+                "limits, 415 for another content type"
+            ),
         }
     if input_kind == "text":
         return {
-            "input_summary": f"{len(artifacts.classes)} classes; input: raw text, tokenized inside the package "
-            "exactly as in training",
-            "preprocess_description": "the tokenization spec (maximum length, input and output names, the sha256 of "
-            "the tokenizer.json that travels inside model.onnx's metadata and is "
-            "checked when the model loads)",
-            "requirements_description": f"pinned dependencies ({names}; no torch); `tokenizers` tokenizes the text "
-            "with the training's own tokenizer.json",
-            "vectors_description": "texts (as JSON instances) and the platform's answers for them (`expected.json`)",
+            "input_summary": (
+                f"{len(artifacts.classes)} classes; input: raw text, tokenized inside the package exactly as "
+                "in training"
+            ),
+            "preprocess_description": (
+                "the tokenization spec (maximum length, input and output names, the sha256 of the "
+                "tokenizer.json that travels inside model.onnx's metadata and is checked when the model "
+                "loads)"
+            ),
+            "requirements_description": (
+                f"pinned dependencies ({names}; no torch); `tokenizers` tokenizes the text with the "
+                "training's own tokenizer.json"
+            ),
+            "vectors_description": (
+                "texts (as JSON instances) and the platform's answers for them (`expected.json`)"
+            ),
             "batch_unit": "texts",
             "call_examples": (
                 '    curl -H "Authorization: Bearer change-me" -H "Content-Type: application/json" '
@@ -186,8 +197,10 @@ def readme_values(input_kind: str, artifacts: ModelArtifacts, requirements: list
                 '"top_k": 3}\' \\\n         http://127.0.0.1:8080/predict'
             ),
             "answer_example": '[{"top_k": [{"index": 2, "label": "numbers", "score": 0.93}, ...]}]',
-            "error_examples": "bad JSON, an instance without a `text` string, or an empty text, 413 for a body, "
-            "batch or text over the limits, 415 for a content type other than JSON",
+            "error_examples": (
+                "bad JSON, an instance without a `text` string, or an empty text, 413 for a body, batch or "
+                "text over the limits, 415 for a content type other than JSON"
+            ),
         }
     regression = artifacts.template == "tabular_regression"
     column = (artifacts.preprocessing.get("features") or [{"name": "column"}])[0]["name"]
@@ -201,11 +214,15 @@ def readme_values(input_kind: str, artifacts: ModelArtifacts, requirements: list
             "regression (one value per row)" if regression else f"{len(artifacts.classes)} classes"
         )
         + "; input: a row of column values with the original column names",
-        "preprocess_description": "the feature encoding (each column's type, scaling, categories, missing-value "
-        "filling) the platform trained with, applied with NumPy",
+        "preprocess_description": (
+            "the feature encoding (each column's type, scaling, categories, missing-value filling) the "
+            "platform trained with, applied with NumPy"
+        ),
         "requirements_description": f"pinned dependencies ({names}; no torch, no LightGBM or scikit-learn: "
         "the trees are ONNX operators)",
-        "vectors_description": "rows (as JSON instances) and the platform's answers for them (`expected.json`)",
+        "vectors_description": (
+            "rows (as JSON instances) and the platform's answers for them (`expected.json`)"
+        ),
         "batch_unit": "rows",
         "call_examples": (
             '    curl -H "Authorization: Bearer change-me" -H "Content-Type: application/json" '

@@ -101,7 +101,8 @@ _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[{]}")
 def _nested_deeper_than(data: bytes, max_depth: int) -> bool:
     """Whether arrays/objects in ``data`` nest deeper than ``max_depth``, without recursion: strings
     are cut out, the brackets kept, then each pass deletes the innermost ``[]``/``{}`` pairs, which
-    lowers the nesting by exactly one level, all in C (re.sub, bytes.translate, bytes.replace): linear in the body, no Python loop per byte."""
+    lowers the nesting by exactly one level, all in C (re.sub, bytes.translate, bytes.replace): linear
+    in the body, no Python loop per byte."""
     if data.count(b"[") + data.count(b"{") <= max_depth:  # most requests: too few brackets to nest deeper
         return False
     brackets = _JSON_STRING.sub(b"", data).translate(_BRACKETS, _NOT_BRACKETS)

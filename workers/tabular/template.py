@@ -116,12 +116,14 @@ def _template(name: str, title: str, description: str, regression: bool) -> Task
 CLASSIFICATION = _template(
     "tabular_classification",
     "Tabular classification",
-    "Predict a class from a table row's columns. Gradient-boosted trees (LightGBM) or an MLP; serves with ONNX Runtime.",
+    "Predict a class from a table row's columns. Gradient-boosted trees (LightGBM) or an MLP; serves with "
+    "ONNX Runtime.",
     regression=False,
 )
 REGRESSION = _template(
     "tabular_regression",
     "Tabular regression",
-    "Predict a number from a table row's columns. Gradient-boosted trees (LightGBM) or an MLP; serves with ONNX Runtime.",
+    "Predict a number from a table row's columns. Gradient-boosted trees (LightGBM) or an MLP; serves with "
+    "ONNX Runtime.",
     regression=True,
 )

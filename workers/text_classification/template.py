@@ -13,9 +13,11 @@ PARAMS = (
         "Model",
         "minilm_head",
         choices=MODELS,
-        help="bag_of_embeddings: token embeddings trained from scratch (small, fast); minilm_head: a classifier "
-        "on the frozen pretrained MiniLM sentence encoder; minilm_finetune: the same with the encoder's last "
-        "layers fine-tuned.",
+        help=(
+            "bag_of_embeddings: token embeddings trained from scratch (small, fast); minilm_head: a "
+            "classifier on the frozen pretrained MiniLM sentence encoder; minilm_finetune: the same with the "
+            "encoder's last layers fine-tuned."
+        ),
     ),
     Param("epochs", "int", "Epochs", 30, low=1, high=500),
     Param("batch_size", "int", "Batch size", 32, low=2, high=1024),
@@ -96,8 +98,10 @@ SEARCH_SPACE = (
 TEMPLATE = TaskTemplate(
     name="text_classification",
     title="Text classification",
-    description="Assign one label to each text. A bag-of-embeddings model from scratch or the pretrained MiniLM "
-    "sentence encoder; the tokenizer ships with the model; serves raw text with ONNX Runtime.",
+    description=(
+        "Assign one label to each text. A bag-of-embeddings model from scratch or the pretrained MiniLM "
+        "sentence encoder; the tokenizer ships with the model; serves raw text with ONNX Runtime."
+    ),
     data_kind="text",
     label_kind="single_label",
     params=PARAMS,

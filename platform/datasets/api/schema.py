@@ -65,8 +65,10 @@ SAMPLE_LABEL_WRITE_409 = OpenApiResponse(
         resource_type_field_name=None,
         serializers=[SAMPLE_LABEL_CONFLICT, LABEL_DELETED],
     ),
-    description="label_conflict: the sample changed since label_version (details.current says how it is now); "
-    "label_deleted: the label was deleted or merged away meanwhile. Nothing was saved.",
+    description=(
+        "label_conflict: the sample changed since label_version (details.current says how it is now); "
+        "label_deleted: the label was deleted or merged away meanwhile. Nothing was saved."
+    ),
 )
 BULK_LABEL_409 = OpenApiResponse(
     PolymorphicProxySerializer(

@@ -36,8 +36,8 @@ class DatasetSerializer(serializers.ModelSerializer):
     schema = serializers.JSONField(
         read_only=True,
         help_text=(
-            "Text datasets: {text_column, label_column}; tabular: {columns: [{name, type}], target, task}. Set by the "
-            "first import; {} for image datasets."
+            "Text datasets: {text_column, label_column}; tabular: {columns: [{name, type}], target, "
+            "task}. Set by the first import; {} for image datasets."
         ),
     )
 
@@ -363,7 +363,7 @@ class ImportBatchSerializer(serializers.ModelSerializer):
         return batch.status
 
     def get_problems_total(self, batch) -> int:
-        """Every problem of the import (failed plus duplicates), of which ``problems`` lists the first 1000."""
+        """Every problem of the import (failed plus duplicates); ``problems`` lists the first 1000."""
         return batch.failed + batch.duplicates
 
     @extend_schema_field(OpenApiTypes.OBJECT)
@@ -537,15 +537,16 @@ class DatasetProfileSerializer(serializers.Serializer):
         child=serializers.DictField(),
         required=False,
         help_text=(
-            "Per column: name, type, count, missing, missing_share, unique; numeric: min, max, mean, std, histogram "
-            "{edges, counts}; categorical/datetime: top [{value, count}]; text: mean_length, max_length."
+            "Per column: name, type, count, missing, missing_share, unique; numeric: min, max, mean, std, "
+            "histogram {edges, counts}; categorical/datetime: top [{value, count}]; text: mean_length, "
+            "max_length."
         ),
     )
     target = serializers.DictField(
         required=False,
         help_text=(
-            "name, type (classes | numeric), count, missing; classes: [{value, count}]; numeric: min, max, mean, std, "
-            "histogram."
+            "name, type (classes | numeric), count, missing; classes: [{value, count}]; numeric: min, max, "
+            "mean, std, histogram."
         ),
     )
 

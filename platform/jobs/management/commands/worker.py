@@ -26,7 +26,8 @@ def resolve_queues(spec: str, devices: dict) -> list[str]:
     unknown = sorted(set(queues) - KNOWN_QUEUES)
     if not queues or unknown:
         raise CommandError(
-            f"SAMPAN_WORKER_QUEUES/--queues: unknown queue(s) {unknown or queues}; use auto, cpu, gpu or cpu,gpu"
+            f"SAMPAN_WORKER_QUEUES/--queues: unknown queue(s) {unknown or queues}; use auto, cpu, gpu or "
+            "cpu,gpu"
         )
     return queues
 
@@ -54,7 +55,8 @@ class Command(BaseCommand):
         if "gpu" in queue_list and not devices.get("cuda"):
             self.stderr.write(
                 self.style.WARNING(
-                    "warning: consuming the gpu queue but no CUDA device was found; GPU jobs will run on the CPU"
+                    "warning: consuming the gpu queue but no CUDA device was found; GPU jobs will run on the "
+                    "CPU"
                 )
             )
         if "gpu" in queue_list:
