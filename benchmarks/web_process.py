@@ -22,6 +22,7 @@ Exits 1 when torch is loaded in the web process or the RSS after the requests ex
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import os
 import platform as stdlib_platform  # the stdlib module; Sampan's platform/ is never a package
@@ -352,10 +353,8 @@ def _versions() -> str:
     import rest_framework
 
     cpu = "unknown CPU"
-    try:
+    with contextlib.suppress(OSError, TypeError):
         cpu = re.search(r"model name\s*:\s*(.+)", Path("/proc/cpuinfo").read_text())[1].strip()
-    except (OSError, TypeError):
-        pass
     return (
         f"{cpu}, {os.cpu_count()} cores, Linux {stdlib_platform.release()}; Python "
         f"{stdlib_platform.python_version()}, Django {django.__version__}, DRF {rest_framework.VERSION}, "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import uuid
 import zipfile
+from pathlib import Path
 
 import boto3
 import pytest
@@ -97,7 +98,7 @@ def test_dataset_lifecycle_on_object_storage(s3, tenants, api_client):
     for entry in manifest["samples"]:  # downloaded once into the worker's cache, byte for byte
         key = Sample.objects.get(pk=entry["id"]).blob_key
         original = s3["client"].get_object(Bucket=s3["bucket"], Key=f"sampan/{key}")["Body"].read()
-        assert open(entry["path"], "rb").read() == original
+        assert Path(entry["path"]).read_bytes() == original
 
     exported = client.get(f"/api/v1/datasets/{dataset['id']}/export/")
     assert exported.status_code == 200

@@ -17,6 +17,7 @@ unlabeled; a single folder wrapping everything (``digits/cat/1.png``) is looked 
 
 from __future__ import annotations
 
+import contextlib
 import stat
 import tarfile
 import zipfile
@@ -293,11 +294,11 @@ def _tar_members(
 ) -> Iterator[tuple[tarfile.TarFile, tarfile.TarInfo, _CountingReader]]:
     """Stream the tar's members, checking each one's name and type before it is read."""
     counter = _CountingReader(fileobj)
-    try:
-        archive = tarfile.open(fileobj=counter, mode="r|*")  # type: ignore[call-overload]
-    except (tarfile.TarError, zlib.error, EOFError, OSError) as exc:
-        raise ArchiveRejected("corrupt_archive", f"The tar archive is damaged: {exc}.") from None
-    try:
+    with contextlib.ExitStack() as stack:
+        try:
+            archive = stack.enter_context(tarfile.open(fileobj=counter, mode="r|*"))  # type: ignore[call-overload]
+        except (tarfile.TarError, zlib.error, EOFError, OSError) as exc:
+            raise ArchiveRejected("corrupt_archive", f"The tar archive is damaged: {exc}.") from None
         while True:
             try:
                 member = archive.next()
@@ -330,8 +331,6 @@ def _tar_members(
                     entry=member.name,
                 ) from None
             yield archive, member, counter
-    finally:
-        archive.close()
 
 
 def _read_tar_member(

@@ -14,6 +14,7 @@ says so, so nothing is lost when the database returns (as long as the process li
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import math
 import os
@@ -147,10 +148,9 @@ class UsageRecorder:
 
     @staticmethod
     def _close_quietly(connection) -> None:
-        try:
+        # a connection the database dropped may fail to close: it is gone either way
+        with contextlib.suppress(Exception):
             connection.close()
-        except Exception:  # a connection the database dropped may fail to close: it is gone either way
-            pass
 
     def _final_flush(self) -> None:
         try:

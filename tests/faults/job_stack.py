@@ -4,6 +4,7 @@ docs/reliability.md (rendered by tests/faults/render_reliability.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -99,10 +100,8 @@ class Stack:
 
     def stop(self) -> None:
         for process in reversed(self.processes):
-            try:
+            with contextlib.suppress(Exception):
                 process.stop()
-            except Exception:
-                pass
 
 
 def purge_broker() -> None:
@@ -110,10 +109,8 @@ def purge_broker() -> None:
 
     with app.connection_for_write() as conn:
         for queue in ("cpu", "gpu", "housekeeping"):
-            try:
+            with contextlib.suppress(Exception):
                 conn.default_channel.queue_purge(queue)
-            except Exception:
-                pass
 
 
 def pool_children(pid: int) -> list[int]:

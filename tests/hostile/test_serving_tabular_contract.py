@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from pathlib import Path
 
 import pytest
 import requests
@@ -59,7 +60,7 @@ def endpoint(live_web, tenants, trained):
     from training.models import ModelVersion
 
     project = tenants["project_a"]
-    data = open(trained["onnx"], "rb").read()
+    data = Path(trained["onnx"]).read_bytes()
     key = default_storage.save(f"models/project-{project.pk}/tabular/model.onnx", ContentFile(data))
     version = ModelVersion.objects.create(
         workspace=project.workspace,

@@ -4,6 +4,8 @@ read the evaluation, and serve the exported ONNX with the predictor taking origi
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import wait_for
 from datasets.models import ImportBatch
@@ -213,7 +215,7 @@ def test_the_serving_protocol_loads_a_tabular_model_directory(tmp_path):
     )
     model_dir = tmp_path / "model"
     model_dir.mkdir()
-    (model_dir / "model.onnx").write_bytes(open(result["onnx"], "rb").read())
+    (model_dir / "model.onnx").write_bytes(Path(result["onnx"]).read_bytes())
     (model_dir / "preprocess.json").write_text(json.dumps(result["preprocessing"]))
     (model_dir / "labels.json").write_text(json.dumps(classes))
     (model_dir / "manifest.json").write_text(json.dumps({"template": "tabular_classification"}))

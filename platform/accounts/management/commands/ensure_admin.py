@@ -25,13 +25,12 @@ class Command(BaseCommand):
         email = env_str("SAMPAN_ADMIN_EMAIL", "admin@localhost")
         password = env_str("SAMPAN_ADMIN_PASSWORD")
         production = getattr(settings, "SAMPAN_PRODUCTION", False)
-        if production and password is None:
-            if not User.objects.filter(is_superuser=True).exists():
-                raise CommandError(
-                    "No administrator exists and SAMPAN_ADMIN_PASSWORD is not set. Production never uses a "
-                    "default password: set SAMPAN_ADMIN_PASSWORD (and SAMPAN_ADMIN_USERNAME) or run "
-                    "`manage.py createsuperuser`."
-                )
+        if production and password is None and not User.objects.filter(is_superuser=True).exists():
+            raise CommandError(
+                "No administrator exists and SAMPAN_ADMIN_PASSWORD is not set. Production never uses a "
+                "default password: set SAMPAN_ADMIN_PASSWORD (and SAMPAN_ADMIN_USERNAME) or run "
+                "`manage.py createsuperuser`."
+            )
         existed = User.objects.filter(is_superuser=True).exists()
         user, generated = admin_ensure(username=username, email=email, password=password)
         secret_file = settings.SAMPAN_HOME / PASSWORD_FILE
