@@ -1,3 +1,5 @@
+import { modelVersionKeys } from '@/api/queryKeys';
+
 export type UsageWindow = '1h' | '24h' | '7d';
 
 export const deployKeys = {
@@ -9,6 +11,7 @@ export const deployKeys = {
   packages: ['packages'] as const,
   packageList: (filters: { project?: number; model_version?: number }) => [...deployKeys.packages, 'list', filters] as const,
   packageJob: (jobId: number) => [...deployKeys.packages, 'job', jobId] as const,
-  modelVersions: (projectId: number) => ['model-versions', 'list', { project: projectId }] as const,
-  modelVersion: (id: number) => ['model-versions', 'detail', id] as const,
+  // The training pages' entries: a version trained there is offered here without a refetch.
+  modelVersions: modelVersionKeys.list,
+  modelVersion: modelVersionKeys.detail,
 };
