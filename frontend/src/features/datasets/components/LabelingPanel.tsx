@@ -128,18 +128,20 @@ export function LabelingPanel({
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [anchor, setAnchor] = useState(0);
   const [bulkTarget, setBulkTarget] = useState<string | null>(null);
-  const pendingMove = useRef<'first' | 'last' | null>(null);
+  const [pendingMove, setPendingMove] = useState<'first' | 'last' | null>(null);
   const gridRef = useRef<HTMLDivElement>(null);
   const { assign, undo, canUndo, pending, conflict, clearConflict } = useLabeling(datasetId, labels);
 
   // A new page starts at its first sample (or its last, when arrowing back into it).
+  // Adjusted while rendering (like pageFor above), not in an effect that would first paint the old position.
   const pageKey = JSON.stringify(filters);
-  useEffect(() => {
+  const [positionFor, setPositionFor] = useState(pageKey);
+  if (positionFor !== pageKey) {
+    setPositionFor(pageKey);
     setSelected(new Set());
-    if (pendingMove.current === 'last') setCurrent(Number.MAX_SAFE_INTEGER);
-    else setCurrent(0);
-    pendingMove.current = null;
-  }, [pageKey]);
+    setCurrent(pendingMove === 'last' ? Number.MAX_SAFE_INTEGER : 0);
+    setPendingMove(null);
+  }
 
   const currentIndex = samples.length === 0 ? -1 : Math.min(current, samples.length - 1);
   const currentSample = currentIndex >= 0 ? samples[currentIndex] : undefined;
@@ -155,14 +157,14 @@ export function LabelingPanel({
       const target = currentIndex + delta;
       if (target >= samples.length) {
         if (page < pages) {
-          pendingMove.current = 'first';
+          setPendingMove('first');
           setPage(page + 1);
         } else setCurrent(samples.length - 1);
         return;
       }
       if (target < 0) {
         if (page > 1) {
-          pendingMove.current = 'last';
+          setPendingMove('last');
           setPage(page - 1);
         } else setCurrent(0);
         return;

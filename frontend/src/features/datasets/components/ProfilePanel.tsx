@@ -27,7 +27,7 @@ function short(value: number): string {
 }
 
 /** Histogram bins as chart rows ("1.20–1.45"). */
-export function histogramRows(histogram: Histogram): { bin: string; count: number }[] {
+function histogramRows(histogram: Histogram): { bin: string; count: number }[] {
   return histogram.counts.map((count, i) => ({ bin: `${short(histogram.edges[i])}–${short(histogram.edges[i + 1])}`, count }));
 }
 

@@ -8,14 +8,14 @@ import { useDataset, useStatistics } from '../hooks/useDatasets';
 import { ProfilePanel } from './ProfilePanel';
 
 /** Chart rows: one per label plus the unlabeled samples. */
-export function classRows(statistics: DatasetStatistics): { name: string; count: number; color: string }[] {
+function classRows(statistics: DatasetStatistics): { name: string; count: number; color: string }[] {
   const rows = statistics.per_label.map((row) => ({ name: row.name, count: row.count, color: row.color || 'blue.6' }));
   if (statistics.unlabeled > 0) rows.push({ name: '(unlabeled)', count: statistics.unlabeled, color: 'gray.5' });
   return rows;
 }
 
 /** "≤ 32 px", ..., "> 4096 px" for the longer-side buckets. */
-export function sizeRows(statistics: DatasetStatistics): { bucket: string; count: number }[] {
+function sizeRows(statistics: DatasetStatistics): { bucket: string; count: number }[] {
   const bounded = statistics.size_buckets.filter((bucket) => bucket.max_side !== null).map((bucket) => bucket.max_side as number);
   const largest = bounded.length ? Math.max(...bounded) : 0;
   return statistics.size_buckets.map((bucket) => ({

@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { notifyError } from '@/lib/notifications';
 import { datasetKeys } from '../api/keys';
 import type { Label } from '../api/labels';
@@ -84,8 +84,11 @@ export function useLabeling(datasetId: number, labels: Label[]) {
   const [undoDepth, setUndoDepth] = useState(0);
   const [pending, setPending] = useState(0);
   const [conflict, setConflict] = useState<LabelConflictState | null>(null);
+  // The latest labels for the names of a bulk write's answer, which arrives after later renders.
   const labelsRef = useRef(labels);
-  labelsRef.current = labels;
+  useEffect(() => {
+    labelsRef.current = labels;
+  }, [labels]);
 
   const labelName = (id: number | null) => (id === null ? null : (labelsRef.current.find((label) => label.id === id)?.name ?? null));
 
