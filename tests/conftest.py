@@ -1,22 +1,31 @@
-"""Shared fixtures: users in two tenants, API clients, and live processes (a Celery worker and a
-web server) that talk to the same PostgreSQL test database and Redis as the test."""
+"""The fixtures every test directory shares, and the markers pytest selects by.
+
+Layering (pytest finds fixtures here by name; no test module imports a fixture):
+
+- this file: live processes (``live_worker``, ``live_web``), users in two tenants (``make_user``,
+  ``tenants``), API clients (``api_client``, ``token_for``), blobs in the test's own directory
+  (``isolated_storage``), alice's empty image dataset (``digits``) and a digits classifier trained once
+  per session (``trained_digits``);
+- ``tests/<area>/conftest.py``: what one area shares (``tests/sdk``: the SDK client on a live platform;
+  ``tests/hostile``: gunicorn started as ``make up`` starts it);
+- ``tests/<app>/factories.py``: row builders (plain functions), imported by name like any helper;
+- ``tests/harness.py``: paths, polling, free ports and the live-process launchers.
+
+Markers (registered in pyproject.toml) are applied here by directory and by fixture, so a new test
+in the right place is selected right: see ``pytest_collection_modifyitems``.
+"""
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-MANAGE = REPO / "platform" / "manage.py"
-ARTIFACTS = Path(os.environ.get("SAMPAN_TEST_ARTIFACTS", REPO / "artifacts"))
+from tests.harness import LiveProcess, live_env, purge_broker, start_web, start_worker
+
+TESTS = Path(__file__).resolve().parent
 
 
 def pytest_configure(config) -> None:
@@ -44,180 +53,74 @@ def pytest_configure(config) -> None:
     flush.Command.handle = handle_retrying_deadlocks
 
 
-def wait_for(
-    predicate: Callable[[], object], *, timeout: float = 30.0, interval: float = 0.2, what: str = "condition"
-):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(interval)
+# --- markers -----------------------------------------------------------------------------------
+
+# Every test under these directories carries these markers.
+DIRECTORY_MARKERS = {
+    "datasets": ("openapi_conformance",),
+    "e2e": ("browser",),
+    "packages": ("packages",),
+    "faults": ("faults", "integration"),
+}
+# A test that uses one of these fixtures (directly or through another fixture) carries the marker.
+FIXTURE_MARKERS = {
+    "live_worker": "integration",
+}
+# Tests measured over ~20 s each on a 2-core machine (setup included: a session fixture's cost lands on
+# the first test that uses it): file paths or node ids under tests/. See README.md, "Tests".
+SLOW = (
+    "automl/test_study_embedded_mode_runs_parallel_trials.py",
+    "deploy/test_embedded_mode_serving.py",
+    "hostile/test_schemathesis_whole_api.py",
+    "sdk/test_quickstart_notebook.py",
+    "sdk/test_sdk_install_leaves_no_build_dir.py",
+    "test_docker_compose.py",
+    "test_embedded_mode.py",
+    "workers/test_backbone_weights_only.py",
+    "workers/test_evaluation_metrics.py",
+    "workers/test_onnx_export.py",
+    "workers/test_resume_after_cancel.py",
+    "workers/test_resume_after_sigkill.py",
+    "workers/test_training_digits.py",
+)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _markers_for(item) -> set[str]:
+    found: set[str] = set()
+    try:
+        relative = item.path.relative_to(TESTS).as_posix()
+    except ValueError:  # tests under platform/
+        return found
+    top = relative.split("/", 1)[0]
+    found.update(DIRECTORY_MARKERS.get(top, ()))
+    found.update(marker for fixture, marker in FIXTURE_MARKERS.items() if fixture in item.fixturenames)
+    nodeid = relative + item.nodeid.partition(".py")[2]
+    if any(nodeid == slow or nodeid.startswith(slow + "::") for slow in SLOW):
+        found.add("slow")
+    # `e2e` is the old name of `browser`: either selects every browser test
+    if "browser" in found or item.get_closest_marker("browser") or item.get_closest_marker("e2e"):
+        found.update({"browser", "e2e"})
+    return found
 
 
-def database_url_for(settings_dict: dict) -> str:
-    """The URL of the database Django is connected to now (the test database during tests)."""
-    user = settings_dict.get("USER") or ""
-    password = f":{settings_dict['PASSWORD']}" if settings_dict.get("PASSWORD") else ""
-    auth = f"{user}{password}@" if user else ""
-    port = f":{settings_dict['PORT']}" if settings_dict.get("PORT") else ""
-    return f"postgres://{auth}{settings_dict.get('HOST') or '127.0.0.1'}{port}/{settings_dict['NAME']}"
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        for name in sorted(_markers_for(item)):
+            if not item.get_closest_marker(name):
+                item.add_marker(name)
 
 
-def live_env(**extra: str) -> dict[str, str]:
-    from django.conf import settings
-    from django.db import connection
-
-    env = dict(os.environ)
-    env.update(
-        DJANGO_SETTINGS_MODULE="config.settings.test",
-        DATABASE_URL=database_url_for(connection.settings_dict),
-        CELERY_BROKER_URL=settings.CELERY_BROKER_URL,
-        PYTHONUNBUFFERED="1",
-    )
-    env.update(extra)
-    return env
-
-
-class LiveProcess:
-    def __init__(self, name: str, args: list[str], env: dict[str, str]) -> None:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        self.name = name
-        self.log_path = ARTIFACTS / f"{name}.log"
-        self._log = self.log_path.open("ab")
-        self.proc = subprocess.Popen(
-            args, env=env, stdout=self._log, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True
-        )
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")[-5000:]
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def stop(self) -> None:
-        if self.alive():
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-        self._log.close()
-
-
-def _purge_broker() -> None:
-    from config.celery import app
-
-    with app.connection_for_write() as conn:
-        for queue in ("cpu", "gpu"):
-            try:
-                conn.default_channel.queue_purge(queue)
-            except Exception:
-                pass
-
-
-def start_worker(name: str = "worker", hostname: str | None = None) -> LiveProcess:
-    hostname = hostname or f"{name}-{os.getpid()}@test"
-    worker = LiveProcess(
-        name,
-        [
-            sys.executable,
-            str(MANAGE),
-            "worker",
-            "--queues",
-            "cpu",
-            "--concurrency",
-            "1",
-            "--hostname",
-            hostname,
-        ],
-        live_env(),
-    )
-    from jobs.models import WorkerNode
-
-    wait_for(
-        lambda: WorkerNode.objects.filter(hostname=hostname).exists() or not worker.alive(),
-        timeout=60,
-        what=f"worker {hostname} to report in",
-    )
-    assert worker.alive(), f"worker died during start-up:\n{worker.log()}"
-    return worker
+# --- live processes ------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")
 def live_worker(django_db_setup, django_db_blocker) -> Iterator[LiveProcess]:
     """A real Celery worker process consuming the `cpu` queue of the test broker."""
     with django_db_blocker.unblock():
-        _purge_broker()
+        purge_broker()
         worker = start_worker()
     yield worker
     worker.stop()
-
-
-GUNICORN_CONFIG = REPO / "platform" / "config" / "gunicorn.py"
-
-
-def start_web(
-    name: str,
-    env: dict[str, str],
-    *,
-    threads: int = 8,
-    start: Callable[[str, list[str], dict[str, str]], LiveProcess] = LiveProcess,
-) -> tuple[LiveProcess, str]:
-    """A real gunicorn web process with Sampan's gunicorn.py, as `make up` and the Docker image run it
-    (one process here, so per-process state stays countable), once it answers /healthz: (process, url).
-    ``start`` makes the LiveProcess (a fault test's stack passes its own to track what it started)."""
-    import requests
-
-    port = free_port()
-    web = start(
-        name,
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "config.wsgi:application",
-            "--chdir",
-            str(REPO / "platform"),
-            "--config",
-            str(GUNICORN_CONFIG),
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--worker-class",
-            "gthread",
-            "--workers",
-            "1",
-            "--threads",
-            str(threads),
-            "--no-control-socket",
-            "--access-logfile",
-            "-",
-            "--error-logfile",
-            "-",
-        ],
-        env,
-    )
-    url = f"http://127.0.0.1:{port}"
-
-    def answers() -> bool:
-        try:
-            requests.get(url + "/healthz", timeout=2)
-            return True
-        except requests.RequestException:
-            return not web.alive()
-
-    wait_for(answers, timeout=90, what=f"the web server {name}")
-    assert web.alive(), web.log()
-    return web, url
 
 
 @pytest.fixture(scope="session")
@@ -234,12 +137,10 @@ def live_web(django_db_setup, django_db_blocker) -> Iterator[str]:
 
 @pytest.fixture
 def make_user(db):
-    from accounts.models import User
+    from tests.accounts.factories import user
 
     def make(username: str, *, password: str = "correct-horse-battery", is_staff: bool = False):
-        return User.objects.create_user(
-            username=username, password=password, email=f"{username}@example.com", is_staff=is_staff
-        )
+        return user(username=username, password=password, is_staff=is_staff)
 
     return make
 
@@ -248,18 +149,19 @@ def make_user(db):
 def tenants(make_user):
     """alice owns workspace A (with a project and a job); bob owns workspace B;
     carol is a viewer and erin an editor in A."""
-    from jobs.models import Job
-    from workspaces.models import Membership, Role
-    from workspaces.services import project_create, workspace_create
+    from workspaces.models import Role
+
+    from tests.jobs.factories import job
+    from tests.workspaces.factories import membership, project, workspace
 
     alice, bob, carol, erin = (make_user(n) for n in ("alice", "bob", "carol", "erin"))
-    ws_a = workspace_create(user=alice, name="Workspace A")
-    ws_b = workspace_create(user=bob, name="Workspace B")
-    carol_membership = Membership.objects.create(workspace=ws_a, user=carol, role=Role.VIEWER)
-    Membership.objects.create(workspace=ws_a, user=erin, role=Role.EDITOR)
-    project_a = project_create(user=alice, workspace=ws_a, name="Project A")
-    project_b = project_create(user=bob, workspace=ws_b, name="Project B")
-    job_a = Job.objects.create(workspace=ws_a, project=project_a, kind="system.check", params={"seconds": 1})
+    ws_a = workspace(owner=alice, name="Workspace A")
+    ws_b = workspace(owner=bob, name="Workspace B")
+    carol_membership = membership(ws_a, carol, Role.VIEWER)
+    membership(ws_a, erin, Role.EDITOR)
+    project_a = project(ws_a, name="Project A")
+    project_b = project(ws_b, name="Project B")
+    job_a = job(project_a, kind="system.check", params={"seconds": 1}, created_by=None)
     return {
         "alice": alice,
         "bob": bob,
@@ -275,7 +177,15 @@ def tenants(make_user):
 
 
 @pytest.fixture
-def api_client():
+def api_client(request):
+    """``api_client(user)``: a DRF test client, logged in as ``user`` when given. In a test marked
+    ``openapi_conformance`` (and everywhere under tests/datasets) every answer must also match the
+    OpenAPI schema (tests/openapi_conformance.py); ``api_client.conformance`` then saw every answer."""
+    if request.node.get_closest_marker("openapi_conformance"):
+        from tests.openapi_conformance import ConformingClients
+
+        return ConformingClients()
+
     from rest_framework.test import APIClient
 
     def client_for(user=None) -> APIClient:
@@ -295,3 +205,40 @@ def token_for(db):
         return api_token_create(user=user, name=name).key
 
     return issue
+
+
+# --- data --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def isolated_storage(settings, tmp_path):
+    """Blobs in this test's own directory, so 'nothing was written' can be checked."""
+    root = tmp_path / "blobs"
+    root.mkdir()
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(root)},
+        },
+    }
+    return root
+
+
+@pytest.fixture
+def digits(tenants, isolated_storage):
+    """alice's empty image classification dataset in project A."""
+    from datasets.services import dataset_create
+
+    return dataset_create(
+        user=tenants["alice"], project=tenants["project_a"], name="Digits", task_type="image_classification"
+    )
+
+
+@pytest.fixture(scope="session")
+def trained_digits(tmp_path_factory) -> Path:
+    """A tiny digits classifier trained once per session with the real trainer (fast preset, 3 epochs,
+    30 digits per class): a run directory with model.onnx, preprocess.json, labels.json ("0".."9")."""
+    from tests.deploy.factories import train_digits
+
+    return train_digits(tmp_path_factory.mktemp("deploy-digits"))

@@ -12,7 +12,8 @@ import time
 
 import pytest
 import requests
-from conftest import ARTIFACTS, MANAGE, REPO, free_port, wait_for
+
+from tests.harness import ARTIFACTS, MANAGE, REPO, free_port, wait_for
 
 pytestmark = pytest.mark.integration
 

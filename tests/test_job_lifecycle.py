@@ -8,11 +8,12 @@ from datetime import timedelta
 
 import pytest
 from celery.signals import after_task_publish
-from conftest import wait_for
 from django.db import transaction
 from django.utils import timezone
 from jobs.models import Job, JobEvent, JobStatus
 from jobs.services import _send, job_cancel, job_create, jobs_reap_stale
+
+from tests.harness import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import boto3
 import pytest
-from conftest import free_port
 from moto.server import ThreadedMotoServer
 
 from tests.datasets.factories import folder_layout, make_zip, upload
+from tests.harness import free_port
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import psutil
 import pytest
 import requests
-from conftest import REPO, live_env
+
+from tests.harness import REPO, live_env
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"]).resolve()
 PROBE = (
@@ -75,9 +76,10 @@ for path in ['/healthz', '/api/v1/workspaces/', '/api/v1/projects/', '/api/v1/jo
 @pytest.mark.integration
 @pytest.mark.django_db(transaction=True)
 def test_live_web_and_worker_main_process_do_not_load_torch(live_web, live_worker, tenants, token_for):
-    from conftest import wait_for
     from jobs.models import Job
     from jobs.services import job_create
+
+    from tests.harness import wait_for
 
     key = token_for(tenants["alice"])
     for _ in range(20):

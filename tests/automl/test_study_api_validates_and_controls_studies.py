@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 
 from tests.datasets.factories import dataset_with_samples
-from tests.openapi_conformance import conforming_api_client_fixture, openapi_schema  # noqa: F401 - fixture
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.openapi_conformance, pytest.mark.django_db]
 
 
 @pytest.fixture

@@ -12,9 +12,9 @@ import sys
 
 import pytest
 import requests
-from conftest import ARTIFACTS, MANAGE, REPO, free_port, wait_for
 
 from tests.datasets.factories import folder_layout, make_zip
+from tests.harness import ARTIFACTS, MANAGE, REPO, free_port, wait_for
 
 pytestmark = pytest.mark.integration
 

@@ -10,13 +10,16 @@ import signal
 
 import psutil
 import pytest
-from conftest import start_worker, wait_for
 from jobs.models import Job
 
 from tests.datasets.factories import dataset_with_samples
-from tests.openapi_conformance import conforming_api_client_fixture, openapi_schema  # noqa: F401 - fixture
+from tests.harness import start_worker, wait_for
 
-pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.openapi_conformance,
+    pytest.mark.integration,
+    pytest.mark.django_db(transaction=True),
+]
 
 EPOCHS = 4
 N_TRIALS = 6

@@ -3,14 +3,15 @@ written as PNG (and other formats), packed into zip and tar archives."""
 
 from __future__ import annotations
 
+import hashlib
 import io
+import itertools
 import struct
 import tarfile
 import zipfile
 import zlib
 from functools import cache
 
-import pytest
 from django.core.files import File
 from django.core.files.storage import FileSystemStorage
 from PIL import Image
@@ -115,7 +116,8 @@ def dataset_with_samples(
     *, user, project, name: str = "Digits", per_class: int = 3, classes=range(3), unlabeled: int = 0
 ):
     """A dataset imported through the real import service."""
-    from datasets.services import dataset_create, import_archive
+    from datasets.services import dataset_create
+    from datasets.services.image_imports import import_archive
 
     dataset = dataset_create(user=user, project=project, name=name, task_type="image_classification")
     if per_class or unlabeled:
@@ -149,34 +151,6 @@ def tenancy_objects(world: dict) -> dict:
     return world["datasets"]
 
 
-# --- fixtures (imported by the test modules: a conftest.py here would shadow tests/conftest.py) ---
-
-
-@pytest.fixture(name="isolated_storage")
-def isolated_storage_fixture(settings, tmp_path):
-    """Blobs in this test's own directory, so 'nothing was written' can be checked."""
-    root = tmp_path / "blobs"
-    root.mkdir()
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "default": {
-            "BACKEND": "django.core.files.storage.FileSystemStorage",
-            "OPTIONS": {"location": str(root)},
-        },
-    }
-    return root
-
-
-@pytest.fixture(name="digits")
-def digits_fixture(tenants, isolated_storage):
-    """alice's empty image classification dataset in project A."""
-    from datasets.services import dataset_create
-
-    return dataset_create(
-        user=tenants["alice"], project=tenants["project_a"], name="Digits", task_type="image_classification"
-    )
-
-
 def blob_files(root) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
 
@@ -202,3 +176,56 @@ class NoLocalPathStorage(FileSystemStorage):
 
     def _open(self, name, mode="rb"):
         return File(open(super().path(name), mode))  # noqa: SIM115 - a storage returns an open File
+
+
+# --- rows --------------------------------------------------------------------------------------
+
+_serial = itertools.count(1)
+
+
+def dataset(project, *, name: str | None = None, task_type: str = "image_classification", by=None):
+    """An empty dataset in ``project`` through the real service (created by ``by``, default the project's
+    creator)."""
+    from datasets.services import dataset_create
+
+    return dataset_create(
+        user=by or project.created_by,
+        project=project,
+        name=name or f"Dataset {next(_serial)}",
+        task_type=task_type,
+    )
+
+
+def label(dataset, name: str | None = None, *, color: str = ""):
+    from datasets.services.labels import label_create
+
+    return label_create(dataset=dataset, name=name or f"label-{next(_serial)}", color=color)
+
+
+def sample(dataset, *, label=None, name: str | None = None, **fields):
+    """A sample row of a 32x32 PNG (its blob key names no stored file: for lists and counts only)."""
+    from datasets.models import Sample
+
+    serial = next(_serial)
+    sha256 = hashlib.sha256(f"{dataset.pk}/{serial}".encode()).hexdigest()
+    values = {
+        "blob_key": f"samples/{sha256[:2]}/{sha256}.png",
+        "format": "PNG",
+        "width": 32,
+        "height": 32,
+        "size_bytes": 100,
+        **fields,
+    }
+    return Sample.objects.create(
+        dataset=dataset, label=label, sha256=sha256, original_name=name or f"sample-{serial}.png", **values
+    )
+
+
+def import_batch(dataset, *, by=None, status: str = "succeeded", **fields):
+    """An import's row (finished unless ``status`` says otherwise; nothing was imported by it)."""
+    from datasets.models import ImportBatch
+
+    values = {"source": "archive", "filename": f"import-{next(_serial)}.zip", "size_bytes": 1, **fields}
+    return ImportBatch.objects.create(
+        dataset=dataset, status=status, created_by=by or dataset.created_by, **values
+    )

@@ -7,15 +7,7 @@ from __future__ import annotations
 import pytest
 from datasets.models import Sample
 
-from tests.datasets.factories import (  # noqa: F401 - fixtures
-    digit_bytes,
-    digits_fixture,
-    isolated_storage_fixture,
-    make_tar,
-    make_zip,
-    upload,
-)
-from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F401 - every answer checked against the schema
+from tests.datasets.factories import digit_bytes, make_tar, make_zip, upload
 
 pytestmark = pytest.mark.django_db
 

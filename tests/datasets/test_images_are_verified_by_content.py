@@ -14,19 +14,16 @@ from datasets.models import ImportBatch, Label, Sample
 from django.conf import settings
 from PIL import Image
 
-from tests.datasets.factories import (  # noqa: F401 - fixtures
+from tests.datasets.factories import (
     digit_bytes,
     digit_image,
-    digits_fixture,
     folder_layout,
-    isolated_storage_fixture,
     make_tar,
     make_zip,
     pixel_flood_png,
     snapshot,
     upload,
 )
-from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F401 - every answer checked against the schema
 
 pytestmark = pytest.mark.django_db
 

@@ -4,14 +4,13 @@ PostgreSQL), reporting progress; a refused archive fails the job and leaves the 
 from __future__ import annotations
 
 import pytest
-from conftest import wait_for
 from datasets.models import ImportBatch, Sample
 from datasets.services import dataset_create
 from django.core.files.storage import default_storage
 from jobs.models import Job, JobEvent, JobStatus
 
 from tests.datasets.factories import folder_layout, make_tar, make_zip, upload
-from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F401 - every answer checked against the schema
+from tests.harness import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

@@ -12,8 +12,7 @@ from datasets.models import Label, Sample
 from datasets.services import label_delete, sample_set_label
 from django.db import connection, transaction
 
-from tests.datasets.factories import dataset_with_samples, isolated_storage_fixture  # noqa: F401 - fixtures
-from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F401 - every answer checked against the schema
+from tests.datasets.factories import dataset_with_samples
 
 pytestmark = pytest.mark.django_db
 

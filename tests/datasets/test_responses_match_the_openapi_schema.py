@@ -13,15 +13,8 @@ from datasets.models import Label, Sample
 from datasets.services import dataset_version_create, import_files
 from PIL import Image
 
-from tests.datasets.factories import (  # noqa: F401 - fixtures
-    dataset_with_samples,
-    digit_bytes,
-    folder_layout,
-    isolated_storage_fixture,
-    make_zip,
-    upload,
-)
-from tests.openapi_conformance import conforming_api_client_fixture, openapi_schema  # noqa: F401 - fixture
+from tests.datasets.factories import dataset_with_samples, digit_bytes, folder_layout, make_zip, upload
+from tests.openapi_conformance import openapi_schema
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from PIL import Image
 
-from tests.datasets.factories import dataset_with_samples, isolated_storage_fixture, upload  # noqa: F401 - fixtures
-from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F401 - every answer checked against the schema
+from tests.datasets.factories import dataset_with_samples, upload
 
 pytestmark = pytest.mark.django_db
 

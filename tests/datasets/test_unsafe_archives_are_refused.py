@@ -10,18 +10,15 @@ import zipfile
 
 import pytest
 
-from tests.datasets.factories import (  # noqa: F401 - fixtures
+from tests.datasets.factories import (
     blob_files,
     digit_bytes,
-    digits_fixture,
     folder_layout,
-    isolated_storage_fixture,
     make_tar,
     make_zip,
     snapshot,
     upload,
 )
-from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F401 - every answer checked against the schema
 
 pytestmark = pytest.mark.django_db
 

@@ -18,20 +18,11 @@ from datasets.services import (
     dataset_version_check_trainable,
     dataset_version_create,
     dataset_version_manifest,
-    label_delete,
-    label_merge,
-    label_update,
     stratified_split,
 )
 from rest_framework.exceptions import ValidationError
 
-from tests.datasets.factories import (  # noqa: F401 - fixtures
-    dataset_with_samples,
-    digit_bytes,
-    isolated_storage_fixture,
-    upload,
-)
-from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F401 - every answer checked against the schema
+from tests.datasets.factories import dataset_with_samples, digit_bytes, upload
 
 pytestmark = pytest.mark.django_db
 

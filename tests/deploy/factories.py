@@ -1,26 +1,29 @@
-"""Deploy test material: a tiny digits classifier trained once per test session with the real trainer
-(fast preset, 3 epochs, 30 digits per class), model versions registered on it, deployments, keys."""
+"""Deploy test material: a tiny digits classifier trained with the real trainer (fast preset, 3 epochs,
+30 digits per class; the session fixture ``trained_digits`` in tests/conftest.py trains it once), model
+versions registered on it, deployments, keys and packages."""
 
 from __future__ import annotations
 
 import base64
 import io
+import itertools
 import json
 from pathlib import Path
 
-import pytest
 from PIL import Image
 
 from tests.datasets.factories import digit_bytes, digit_class
 
+_serial = itertools.count(1)
 
-@pytest.fixture(scope="session", name="trained_digits")
-def trained_digits_fixture(tmp_path_factory) -> Path:
-    """A trained run directory: model.onnx, preprocess.json, labels.json (classes "0".."9")."""
+
+def train_digits(root: Path) -> Path:
+    """Train the tiny digits classifier under ``root`` with the real trainer (fast preset, 3 epochs,
+    30 digits per class): the run directory (model.onnx, preprocess.json, labels.json, classes "0".."9").
+    tests/conftest.py's session fixture ``trained_digits`` trains it once per session."""
     from tests.workers.digits_data import write_digits
     from workers.templates import registry
 
-    root = tmp_path_factory.mktemp("deploy-digits")
     manifest = write_digits(root / "images", per_class=30)
     template = registry.get("image_classification")
     params = template.validate_params("fast", {"epochs": 3, "image_size": 32, "augmentation": "none"})
@@ -29,28 +32,18 @@ def trained_digits_fixture(tmp_path_factory) -> Path:
 
 
 def model_version_from(world: dict, run: Path, *, number: int = 1, dataset_version=None, project=None):
-    """Register ``run`` as model version V<number> of project A (or ``project``), its ONNX file in blob storage."""
-    import hashlib
+    """Register ``run`` as model version V<number> of project A (or ``project``), its ONNX file in blob
+    storage."""
+    from tests.training.factories import model_version
 
-    from django.core.files.base import ContentFile
-    from django.core.files.storage import default_storage
-    from training.models import ModelVersion
-
-    project = project or world["project_a"]
-    data = (run / "model.onnx").read_bytes()
-    key = default_storage.save(f"models/project-{project.pk}/v{number}/model.onnx", ContentFile(data))
-    return ModelVersion.objects.create(
-        workspace=project.workspace,
-        project=project,
+    return model_version(
+        project or world["project_a"],
         number=number,
+        onnx=(run / "model.onnx").read_bytes(),
         dataset_version=dataset_version,
-        template="image_classification",
-        preset="fast",
         params={"model": "cnn_small"},
         classes=json.loads((run / "labels.json").read_text()),
         preprocessing=json.loads((run / "preprocess.json").read_text()),
-        onnx_key=key,
-        onnx_sha256=hashlib.sha256(data).hexdigest(),
         metrics={"test": {"accuracy": 0.5}},
     )
 
@@ -64,6 +57,52 @@ def deployment_with_key(world: dict, model_version, *, name: str = "digits", **k
         user=world["alice"], deployment=deployment, name="test key", **key_options
     )
     return deployment, key, secret
+
+
+def deployment(model_version, *, name: str | None = None, **fields):
+    """A deployment row of ``model_version`` (active; no key, no serving-cache stamp bump)."""
+    from deploy.models import Deployment
+
+    return Deployment.objects.create(
+        workspace=model_version.workspace,
+        project=model_version.project,
+        name=name or f"deployment {next(_serial)}",
+        model_version=model_version,
+        **fields,
+    )
+
+
+def deployment_key(deployment, *, by, name: str | None = None, **options):
+    """(key row, secret) of ``deployment`` through the real service."""
+    from deploy.services import deployment_key_create
+
+    return deployment_key_create(
+        user=by, deployment=deployment, name=name or f"key {next(_serial)}", **options
+    )
+
+
+def package(model_version, *, kind: str = "server", archive: bytes = b"PK placeholder", **fields):
+    """A built package row of ``model_version`` (its archive a placeholder in blob storage)."""
+    import hashlib
+
+    from deploy.models import Package
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+
+    key = default_storage.save(f"packages/test-{next(_serial)}/package.zip", ContentFile(archive))
+    values = {
+        "blob_key": key,
+        "sha256": hashlib.sha256(archive).hexdigest(),
+        "size_bytes": len(archive),
+        **fields,
+    }
+    return Package.objects.create(
+        workspace=model_version.workspace,
+        project=model_version.project,
+        model_version=model_version,
+        kind=kind,
+        **values,
+    )
 
 
 def png(index: int = 0, *, size: int = 32) -> bytes:

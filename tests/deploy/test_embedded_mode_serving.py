@@ -12,9 +12,9 @@ import sys
 
 import pytest
 import requests
-from conftest import ARTIFACTS, MANAGE, REPO, free_port, wait_for
 
-from tests.deploy.factories import png, trained_digits_fixture  # noqa: F401 - fixture
+from tests.deploy.factories import png
+from tests.harness import ARTIFACTS, MANAGE, REPO, free_port, wait_for
 
 pytestmark = pytest.mark.integration
 

@@ -12,14 +12,7 @@ import pytest
 import requests
 from django.utils import timezone
 
-from tests.deploy.factories import (
-    b64,
-    deployment_with_key,
-    jpeg,
-    model_version_from,
-    png,
-    trained_digits_fixture,  # noqa: F401 - fixture
-)
+from tests.deploy.factories import b64, deployment_with_key, jpeg, model_version_from, png
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

@@ -9,10 +9,10 @@ import io
 import zipfile
 
 import pytest
-from conftest import wait_for
 
 from tests.datasets.factories import dataset_with_samples
-from tests.deploy.factories import model_version_from, trained_digits_fixture  # noqa: F401 - fixture
+from tests.deploy.factories import model_version_from
+from tests.harness import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

@@ -16,13 +16,7 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.db import close_old_connections
 from django.test import override_settings
 
-from tests.deploy.factories import (
-    b64,
-    deployment_with_key,
-    model_version_from,
-    png,
-    trained_digits_fixture,  # noqa: F401 - fixture
-)
+from tests.deploy.factories import b64, deployment_with_key, model_version_from, png
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 VOLATILE_HEADERS = {"Retry-After", "Content-Length"}  # latency_ms and seconds vary

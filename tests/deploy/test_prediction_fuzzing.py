@@ -10,7 +10,7 @@ from config.wsgi import application
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
-from tests.deploy.factories import deployment_with_key, model_version_from, trained_digits_fixture  # noqa: F401
+from tests.deploy.factories import deployment_with_key, model_version_from
 
 schema = schemathesis.openapi.from_wsgi("/api/schema/", application).include(path_regex=r"/predict/$")
 

@@ -9,13 +9,7 @@ import pytest
 import requests
 
 from tests.datasets.factories import pixel_flood_png
-from tests.deploy.factories import (
-    b64,
-    deployment_with_key,
-    model_version_from,
-    png,
-    trained_digits_fixture,  # noqa: F401 - fixture
-)
+from tests.deploy.factories import b64, deployment_with_key, model_version_from, png
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

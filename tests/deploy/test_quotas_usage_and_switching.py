@@ -7,15 +7,9 @@ import threading
 
 import pytest
 import requests
-from conftest import wait_for
 
-from tests.deploy.factories import (
-    b64,
-    deployment_with_key,
-    model_version_from,
-    png,
-    trained_digits_fixture,  # noqa: F401 - fixture
-)
+from tests.deploy.factories import b64, deployment_with_key, model_version_from, png
+from tests.harness import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 BODY = {"instances": [{"image": b64(png(7))}]}

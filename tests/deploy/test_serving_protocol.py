@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.deploy.factories import b64, png, trained_digits_fixture  # noqa: F401 - fixture
+from tests.deploy.factories import b64, png
 from workers.serving.predictors import PREDICTORS, PredictorLoadError, load_predictor
 from workers.serving.protocol import PredictionInputError, parse_request, response_body
 

@@ -8,9 +8,9 @@ import os
 import subprocess
 
 import pytest
-from conftest import ARTIFACTS, REPO
 
 from tests.datasets.factories import dataset_with_samples
+from tests.harness import ARTIFACTS, REPO
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

@@ -15,9 +15,9 @@ import subprocess
 import zipfile
 
 import pytest
-from conftest import ARTIFACTS, REPO, wait_for
 
 from tests.datasets.factories import dataset_with_samples, digit_bytes, digit_class
+from tests.harness import ARTIFACTS, REPO, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

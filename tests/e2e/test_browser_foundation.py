@@ -7,7 +7,8 @@ import os
 import subprocess
 
 import pytest
-from conftest import ARTIFACTS, REPO
+
+from tests.harness import ARTIFACTS, REPO
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

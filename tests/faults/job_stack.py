@@ -15,7 +15,8 @@ from datetime import datetime
 from pathlib import Path
 
 import psycopg
-from conftest import ARTIFACTS, MANAGE, REPO, LiveProcess, live_env, start_web, wait_for
+
+from tests.harness import ARTIFACTS, MANAGE, REPO, LiveProcess, live_env, start_web, wait_for
 
 MEASUREMENTS = ARTIFACTS / "faults"
 

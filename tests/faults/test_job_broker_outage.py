@@ -15,11 +15,11 @@ import time
 
 import pytest
 import requests
-from conftest import wait_for
 from jobs.models import Job, JobStatus
 
 from tests.faults.job_stack import Stack, claims, messages, record, wait_job
 from tests.faults.training_data import small_version
+from tests.harness import wait_for
 
 pytestmark = [pytest.mark.faults, pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 PORT = 6392

@@ -15,15 +15,10 @@ import time
 import psycopg
 import pytest
 import requests
-from conftest import ARTIFACTS, live_env, start_web, wait_for
 
-from tests.deploy.factories import (
-    deployment_with_key,
-    model_version_from,
-    png,
-    trained_digits_fixture,  # noqa: F401 - fixture
-)
+from tests.deploy.factories import deployment_with_key, model_version_from, png
 from tests.faults.job_stack import record
+from tests.harness import ARTIFACTS, live_env, start_web, wait_for
 
 pytestmark = [pytest.mark.faults, pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 STALE_SECONDS = 8

@@ -6,9 +6,10 @@ from tests.datasets.factories import dataset_with_samples
 
 
 def small_version(tenants, *, per_class: int = 24, classes=range(3)):
-    from conftest import wait_for
     from datasets.models import ImportBatch
     from datasets.services import dataset_version_create
+
+    from tests.harness import wait_for
 
     dataset = dataset_with_samples(
         user=tenants["alice"],

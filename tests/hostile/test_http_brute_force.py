@@ -15,14 +15,8 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from tests.conftest import live_env
-from tests.deploy.factories import (
-    b64,
-    deployment_with_key,
-    model_version_from,
-    png,
-    trained_digits_fixture,  # noqa: F401 - fixture
-)
+from tests.deploy.factories import b64, deployment_with_key, model_version_from, png
+from tests.harness import live_env
 from tests.hostile.live_gunicorn import start_gunicorn
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

@@ -10,7 +10,6 @@ import re
 import pytest
 import requests
 
-from tests.hostile.live_gunicorn import sqlite_web_fixture  # noqa: F401 - fixture
 from tests.test_tenancy import ROUTES, url_for
 
 pytestmark = [pytest.mark.integration]

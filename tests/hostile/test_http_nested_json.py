@@ -9,11 +9,7 @@ import json
 import pytest
 import requests
 
-from tests.deploy.factories import (
-    deployment_with_key,
-    model_version_from,
-    trained_digits_fixture,  # noqa: F401 - fixture
-)
+from tests.deploy.factories import deployment_with_key, model_version_from
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

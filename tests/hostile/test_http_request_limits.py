@@ -8,8 +8,6 @@ from __future__ import annotations
 import pytest
 import requests
 
-from tests.hostile.live_gunicorn import configured_web_fixture  # noqa: F401 - fixture
-
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 

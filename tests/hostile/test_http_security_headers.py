@@ -13,7 +13,7 @@ import subprocess
 import pytest
 import requests
 
-from tests.conftest import ARTIFACTS, REPO
+from tests.harness import ARTIFACTS, REPO
 from tests.test_tenancy import deployment
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

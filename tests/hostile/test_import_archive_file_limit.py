@@ -16,10 +16,9 @@ from datasets.services import dataset_create
 from jobs.models import Job, JobStatus
 from jobs.runner import run_job
 
-from tests.datasets.factories import digit_bytes, isolated_storage_fixture, make_zip, snapshot, upload  # noqa: F401
-from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F401 - answers checked against the schema
+from tests.datasets.factories import digit_bytes, make_zip, snapshot, upload
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.openapi_conformance, pytest.mark.django_db]
 
 LIMIT = 6
 

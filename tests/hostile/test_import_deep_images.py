@@ -15,16 +15,9 @@ from datasets.models import Sample
 from django.core.files.storage import default_storage
 from PIL import Image
 
-from tests.datasets.factories import (  # noqa: F401
-    digits_fixture,
-    isolated_storage_fixture,
-    pixel_flood_png,
-    snapshot,
-    upload,
-)
-from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F401 - answers checked against the schema
+from tests.datasets.factories import pixel_flood_png, snapshot, upload
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.openapi_conformance, pytest.mark.django_db]
 
 
 def encoded(array: np.ndarray, format: str) -> bytes:

@@ -13,10 +13,9 @@ import pytest
 from datasets.models import Label, Sample
 from datasets.services import dataset_create
 
-from tests.datasets.factories import isolated_storage_fixture, upload  # noqa: F401 - fixture
-from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F401 - answers checked against the schema
+from tests.datasets.factories import upload
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.openapi_conformance, pytest.mark.django_db]
 
 CHINESE = (
     "评论,类别\n这部电影很好看,正面\n剧情太差了浪费时间,负面\n"

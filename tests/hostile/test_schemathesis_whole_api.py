@@ -17,13 +17,9 @@ from config.wsgi import application
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
-from tests.conftest import ARTIFACTS
 from tests.datasets.factories import tenancy_objects
-from tests.deploy.factories import (
-    deployment_with_key,
-    model_version_from,
-    trained_digits_fixture,  # noqa: F401 - fixture
-)
+from tests.deploy.factories import deployment_with_key, model_version_from
+from tests.harness import ARTIFACTS
 from tests.test_tenancy import backbone, model_version, package, study
 
 schema = schemathesis.openapi.from_wsgi("/api/schema/", application)

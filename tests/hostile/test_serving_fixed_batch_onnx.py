@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import requests
-from conftest import free_port, wait_for
 from onnx import TensorProto, helper, numpy_helper
 from PIL import Image
 
 from tests.deploy.factories import deployment_with_key
+from tests.harness import free_port, wait_for
 from tests.packages.packaging_support import unzip_package
 
 CLASSES = ["red", "green", "blue"]

@@ -9,13 +9,7 @@ import json
 import pytest
 import requests
 
-from tests.deploy.factories import (
-    b64,
-    deployment_with_key,
-    model_version_from,
-    png,
-    trained_digits_fixture,  # noqa: F401 - fixture
-)
+from tests.deploy.factories import b64, deployment_with_key, model_version_from, png
 from tests.deploy.test_predict_fast_path import both
 from workers.serving.protocol import DEFAULT_MAX_JSON_DEPTH, JSONNestingError, loads_json
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ARTIFACTS
 from PIL import Image
 
+from tests.harness import ARTIFACTS
 from tests.packages.packaging_support import (
     clean_env,
     digits_artifacts,

@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import requests
-from conftest import free_port, wait_for
 from PIL import Image
 
+from tests.harness import free_port, wait_for
 from tests.packages.packaging_support import clean_env, digits_artifacts, fresh_venv, run_in, unzip_package
 from workers.packaging import build_server_package
 from workers.serving.predictors import load_predictor

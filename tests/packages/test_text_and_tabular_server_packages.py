@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import requests
-from conftest import free_port, wait_for
 
+from tests.harness import free_port, wait_for
 from tests.packages.packaging_support import clean_env, fresh_venv, run_in, unzip_package
 from workers.packaging import ModelArtifacts, PackagingError, build_server_package
 from workers.serving.predictors import load_predictor

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.conftest import REPO
+from tests.harness import REPO
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

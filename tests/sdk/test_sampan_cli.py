@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - the fixtures imported from tests/sdk/live_platform.py are test arguments by design
 """The `sampan` command line against the live platform: login stores URL + token in a 0600 file
 (from a token, or a username and password), then upload, train, wait, deploy and predict."""
 
@@ -13,8 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.sdk.live_platform import digits_folder, project, sdk  # noqa: F401 - fixtures
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

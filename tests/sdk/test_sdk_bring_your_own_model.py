@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - the fixtures imported from tests/sdk/live_platform.py are test arguments by design
 """Bring your own model through the SDK (and so the REST API): an ONNX file with its preprocessing
 and labels (external data refused, shapes checked against the labels), or a state_dict of a template
 architecture imported by a worker job (weights_only=True); either is a model version that deploys."""
@@ -10,7 +9,7 @@ import json
 import pytest
 import sampan
 
-from tests.sdk.live_platform import digits_folder, project, sdk, web_process_has_torch  # noqa: F401 - fixtures
+from tests.sdk.live_platform import web_process_has_torch
 from tests.sdk.onnx_models import PLAIN, brightness_classifier
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

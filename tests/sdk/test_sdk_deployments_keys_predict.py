@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - the fixtures imported from tests/sdk/live_platform.py are test arguments by design
 """Deployments through the SDK: deploy an (uploaded) model version, keys, predict() from a path,
 bytes, a PIL image and a NumPy array, quota 429s retried then raised, revoked keys, stop/start,
 switch/rollback, usage, and a server package download."""
@@ -13,7 +12,7 @@ import pytest
 import sampan
 from PIL import Image
 
-from tests.sdk.live_platform import digits_folder, project, sdk, wait_for  # noqa: F401 - fixtures
+from tests.sdk.live_platform import wait_for
 from tests.sdk.onnx_models import PLAIN, brightness_classifier
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

@@ -12,8 +12,8 @@ import traceback
 
 import pytest
 
-from tests.conftest import REPO
 from tests.datasets.factories import digits_by_class
+from tests.harness import REPO
 from tests.templates_tabular.tables import frame
 from tests.templates_text.corpus import balanced
 

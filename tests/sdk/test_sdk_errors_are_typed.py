@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - the fixtures imported from tests/sdk/live_platform.py are test arguments by design
 """Error answers become typed exceptions with the server's code and message; 429/503 are retried
 honouring Retry-After; timeouts and unreachable servers are TransportErrors."""
 
@@ -10,8 +9,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import sampan
-
-from tests.sdk.live_platform import digits_folder, project, sdk  # noqa: F401 - fixtures
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

@@ -11,7 +11,7 @@ import tarfile
 import zipfile
 from pathlib import Path
 
-from tests.conftest import REPO
+from tests.harness import REPO
 
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
 

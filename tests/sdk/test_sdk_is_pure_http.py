@@ -8,7 +8,7 @@ import subprocess
 import sys
 import tomllib
 
-from tests.conftest import REPO
+from tests.harness import REPO
 
 HEAVY = (
     "torch",

@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - the fixtures imported from tests/sdk/live_platform.py are test arguments by design
 """A regression model version through the SDK: ``evaluation()`` is a RegressionReport (MAE, RMSE,
 R2, residuals, feature importance), two regression versions compare by MAE/RMSE/R2 deltas (b minus
 a) on the server (GET /api/v1/model-versions/compare/), and a classifier against a regression model
@@ -9,7 +8,6 @@ from __future__ import annotations
 import pytest
 import sampan
 
-from tests.sdk.live_platform import digits_folder, project, sdk  # noqa: F401 - fixtures
 from tests.templates_tabular.tables import frame
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

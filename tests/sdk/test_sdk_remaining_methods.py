@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - the fixtures imported from tests/sdk/live_platform.py are test arguments by design
 """The SDK methods no other test covers, against the live platform: label rename/merge/delete,
 dataset, project and workspace update/delete (viewer 403), backbones and training from one, study
 pause/resume/stop, predictions from table rows (and the request body for texts), and device SDK
@@ -14,7 +13,6 @@ import pytest
 import sampan
 from sampan.deployments import prediction_instances
 
-from tests.sdk.live_platform import digits_folder, project, sdk  # noqa: F401 - fixtures
 from tests.templates_tabular.tables import csv_bytes
 from tests.templates_text.corpus import balanced
 

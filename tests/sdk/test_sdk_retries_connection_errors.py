@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - the fixtures imported from tests/sdk/live_platform.py are test arguments by design
 """The SDK retries what is safe to retry: idempotent requests (and POSTs carrying an
 Idempotency-Key) on a reset connection, a refused connection and 502/503/504, with backoff and a
 bounded total time; a POST without a key is not replayed once sent. ``job.wait()`` keeps polling
@@ -15,7 +14,7 @@ import time
 import pytest
 import sampan
 
-from tests.conftest import REPO, LiveProcess, free_port, live_env, wait_for
+from tests.harness import REPO, LiveProcess, free_port, live_env, wait_for
 from tests.sdk.live_platform import write_digits_folder
 
 

@@ -1,12 +1,9 @@
-# ruff: noqa: F811 - the fixtures imported from tests/sdk/live_platform.py are test arguments by design
 """Studies through the SDK: create, wait, trials as a DataFrame, best trial, promote, notebook view."""
 
 from __future__ import annotations
 
 import pytest
 import sampan
-
-from tests.sdk.live_platform import digits_folder, project, sdk  # noqa: F401 - fixtures
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - the fixtures imported from tests/sdk/live_platform.py are test arguments by design
 """Tables through the SDK against the live platform: ``Dataset.import_table`` / ``preview_table``
 from a path, bytes and a pandas DataFrame (with an encoding), ``upload()`` of a table routed to
 the table import (or refused with a pointer to it); ``predict_batch(rows=DataFrame)`` with NaN and
@@ -11,7 +10,6 @@ import pandas as pd
 import pytest
 import sampan
 
-from tests.sdk.live_platform import digits_folder, project, sdk  # noqa: F401 - fixtures
 from tests.templates_tabular.tables import frame
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

@@ -1,4 +1,3 @@
-# ruff: noqa: F811 - the fixtures imported from tests/sdk/live_platform.py are test arguments by design
 """The SDK's data and training namespaces against the live platform: uploads from a folder, a zip,
 a list of files and a DataFrame; labels, versions, export; training with wait() and its progress
 series; model versions, the evaluation report, comparison, the notebook views."""
@@ -12,7 +11,6 @@ import pytest
 import sampan
 
 from tests.datasets.factories import digits_by_class
-from tests.sdk.live_platform import digits_folder, project, sdk  # noqa: F401 - fixtures
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

@@ -8,9 +8,9 @@ import csv
 import io
 
 import pytest
-from conftest import wait_for
 
 from tests.datasets.factories import upload
+from tests.harness import wait_for
 from tests.templates_tabular.tables import csv_bytes
 from tests.templates_text.corpus import balanced
 

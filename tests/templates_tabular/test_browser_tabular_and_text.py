@@ -15,8 +15,8 @@ import subprocess
 
 import pytest
 import requests
-from conftest import ARTIFACTS, REPO
 
+from tests.harness import ARTIFACTS, REPO
 from tests.templates_tabular.tables import csv_bytes
 from tests.templates_text.corpus import balanced
 

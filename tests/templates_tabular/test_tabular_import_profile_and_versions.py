@@ -10,11 +10,10 @@ import zipfile
 import pytest
 from datasets.models import ImportBatch, Sample
 
-from tests.datasets.factories import isolated_storage_fixture, upload  # noqa: F401 - fixtures
-from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F401 - answers checked against the schema
+from tests.datasets.factories import upload
 from tests.templates_tabular.tables import csv_bytes, frame, parquet_bytes, xlsx_bytes
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.openapi_conformance, pytest.mark.django_db]
 
 
 def new_dataset(client, tenants, task_type: str, name: str = "Table") -> int:

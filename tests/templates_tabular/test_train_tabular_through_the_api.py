@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import wait_for
 from datasets.models import ImportBatch
 from jobs.models import Job
 
 from tests.datasets.factories import upload
+from tests.harness import wait_for
 from tests.templates_tabular.tables import csv_bytes, frame, parquet_bytes
 from workers.tabular.predictor import TabularPredictor
 

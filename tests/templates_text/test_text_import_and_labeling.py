@@ -11,11 +11,10 @@ import zipfile
 import pytest
 from datasets.models import Sample
 
-from tests.datasets.factories import isolated_storage_fixture, upload  # noqa: F401 - fixtures
-from tests.openapi_conformance import conforming_api_client_fixture  # noqa: F401 - answers checked against the schema
+from tests.datasets.factories import upload
 from tests.templates_text.corpus import balanced
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.openapi_conformance, pytest.mark.django_db]
 
 
 def text_dataset(client, tenants, name: str = "Docs") -> int:

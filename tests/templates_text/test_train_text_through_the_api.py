@@ -11,10 +11,10 @@ import json
 import zipfile
 
 import pytest
-from conftest import wait_for
 from jobs.models import Job
 
 from tests.datasets.factories import upload
+from tests.harness import wait_for
 from tests.templates_text.corpus import balanced
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

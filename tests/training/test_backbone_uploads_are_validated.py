@@ -12,12 +12,7 @@ import torch
 from jobs.models import Job
 from training.models import Backbone
 
-from tests.datasets.factories import (  # noqa: F401 - fixtures
-    blob_files,
-    dataset_with_samples,
-    isolated_storage_fixture,
-    upload,
-)
+from tests.datasets.factories import blob_files, dataset_with_samples, upload
 from workers.image_classification.models import build_model
 
 pytestmark = pytest.mark.django_db

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import onnxruntime
 import pytest
-from conftest import wait_for
 from jobs.models import Job, JobEvent
 
 from tests.datasets.factories import dataset_with_samples
+from tests.harness import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

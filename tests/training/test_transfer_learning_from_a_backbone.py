@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import wait_for
 from jobs.models import Job
 
 from tests.datasets.factories import upload
+from tests.harness import wait_for
 from tests.training.test_train_digits_through_the_api import digits_version, finished
 from workers.image_classification.models import build_model
 
