@@ -1,0 +1,392 @@
+"""Query-count budgets on every list endpoint (NetBox's way): listing one row or many takes the same
+number of SQL queries, within a budget stated per route.
+
+The routes are walked from the OpenAPI schema as the code generates it now: every GET operation whose
+answer is a list (a JSON array, or a page with a ``results`` array). A new list route fails
+``test_every_list_route_has_a_budget`` until ROUTES says how to make its rows and what it may cost.
+Each route's rows are made with the factories under tests/, 1 first and then 4 more, and both answers
+must list them (so the rows were really read) in the same number of queries. An N+1 query (a
+serializer reading a relation the selector did not join or prefetch) makes the second count grow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tests.openapi_conformance import openapi_schema
+
+pytestmark = pytest.mark.django_db
+
+MORE = 4  # rows added after the first
+
+
+def list_operations() -> list[str]:
+    """Path templates of every GET operation that answers a list, from the generated schema."""
+    schema = openapi_schema()
+    components = schema["components"]["schemas"]
+
+    def resolve(node: dict) -> dict:
+        while "$ref" in node:
+            node = components[node["$ref"].rsplit("/", 1)[1]]
+        return node
+
+    found = []
+    for template, operations in schema["paths"].items():
+        get = operations.get("get")
+        if not get:
+            continue
+        body = get["responses"].get("200", {}).get("content", {}).get("application/json", {}).get("schema")
+        if body is None:
+            continue
+        body = resolve(body)
+        paged = body.get("type") == "object" and resolve(body.get("properties", {}).get("results", {}))
+        if body.get("type") == "array" or (paged and paged.get("type") == "array"):
+            found.append(template)
+    return sorted(found)
+
+
+# --- the rows of each list ---------------------------------------------------------------------
+# A builder takes the world (tests/conftest.py's tenants, plus what earlier builders cached in it) and
+# a number of rows, makes that many more rows the list shows to the requester, and returns the path's
+# parameters. Parents (a dataset, a job, a study) are made once per world.
+
+
+def _once(world: dict, key: str, make: Callable[[], object]):
+    if key not in world:
+        world[key] = make()
+    return world[key]
+
+
+def _dataset(world):
+    from tests.datasets import factories
+
+    return _once(world, "dataset", lambda: factories.dataset(world["project_a"], name="Budget digits"))
+
+
+def _dataset_version(world):
+    """A version of a small imported dataset (2 classes, 2 images each), through the real services."""
+
+    def make():
+        from datasets.services import dataset_version_create
+
+        from tests.datasets.factories import dataset_with_samples
+
+        dataset = dataset_with_samples(
+            user=world["alice"],
+            project=world["project_a"],
+            name="Budget versions",
+            per_class=2,
+            classes=range(2),
+        )
+        return dataset_version_create(dataset=dataset, user=world["alice"], seed=1)
+
+    return _once(world, "dataset_version", make)
+
+
+def _model_version(world):
+    from tests.training.factories import model_version
+
+    return _once(
+        world,
+        "model_version",
+        lambda: model_version(world["project_a"], dataset_version=_dataset_version(world)),
+    )
+
+
+def _deployment(world):
+    from tests.deploy.factories import deployment
+
+    return _once(world, "deployment", lambda: deployment(_model_version(world), name="budget"))
+
+
+def _study(world):
+    from tests.automl.factories import study
+
+    return _once(world, "study", lambda: study(_dataset_version(world)))
+
+
+def backbones(world, n):
+    from tests.training.factories import backbone
+
+    for _ in range(n):
+        backbone(world["project_a"], created_by=world["alice"])
+    return {}
+
+
+def datasets(world, n):
+    from tests.datasets import factories
+
+    for _ in range(n):
+        dataset = factories.dataset(world["project_a"])
+        factories.sample(dataset, label=factories.label(dataset))
+    return {}
+
+
+def imports(world, n):
+    from tests.datasets.factories import import_batch
+    from tests.jobs.factories import job
+
+    dataset = _dataset(world)
+    for _ in range(n):
+        import_batch(dataset, job=job(world["project_a"], kind="datasets.import"))
+    return {"dataset_id": dataset.pk}
+
+
+def labels(world, n):
+    from tests.datasets.factories import label, sample
+
+    dataset = _dataset(world)
+    for _ in range(n):
+        sample(dataset, label=label(dataset))
+    return {"dataset_id": dataset.pk}
+
+
+def samples(world, n):
+    from tests.datasets.factories import label, sample
+
+    dataset = _dataset(world)
+    for _ in range(n):
+        sample(dataset, label=label(dataset))
+    return {"dataset_id": dataset.pk}
+
+
+def dataset_versions(world, n):
+    from datasets.services import dataset_version_create
+
+    first = "dataset_version" not in world  # made with its dataset: the first of the list
+    dataset = _dataset_version(world).dataset
+    for _ in range(n - 1 if first else n):
+        seed = world["version_seed"] = world.get("version_seed", 1) + 1
+        dataset_version_create(dataset=dataset, user=world["alice"], seed=seed)
+    return {"dataset_id": dataset.pk}
+
+
+def deployments(world, n):
+    from tests.deploy.factories import deployment
+
+    for _ in range(n):
+        deployment(_model_version(world), created_by=world["alice"])
+    return {}
+
+
+def deployment_keys(world, n):
+    from tests.deploy.factories import deployment_key
+
+    target = _deployment(world)
+    for _ in range(n):
+        deployment_key(target, by=world["alice"])
+    return {"deployment_id": target.pk}
+
+
+def jobs(world, n):
+    from tests.jobs.factories import job
+
+    for _ in range(n):
+        job(world["project_a"])
+    return {}
+
+
+def job_events(world, n):
+    from tests.jobs.factories import job_event
+
+    for i in range(n):
+        job_event(world["job_a"], message=f"step {i}", data={"fraction": 0.1})
+    return {"id": world["job_a"].pk}
+
+
+def model_versions(world, n):
+    from tests.jobs.factories import job
+    from tests.training.factories import model_version
+
+    for _ in range(n):
+        model_version(
+            world["project_a"],
+            dataset_version=_dataset_version(world),
+            job=job(world["project_a"], kind="training.run"),
+            created_by=world["alice"],
+        )
+    return {}
+
+
+def packages(world, n):
+    from tests.deploy.factories import package
+    from tests.jobs.factories import job
+
+    for _ in range(n):
+        package(
+            _model_version(world),
+            job=job(world["project_a"], kind="deploy.package"),
+            created_by=world["alice"],
+        )
+    return {}
+
+
+def projects(world, n):
+    from tests.workspaces.factories import project
+
+    for _ in range(n):
+        project(world["ws_a"])
+    return {}
+
+
+def studies(world, n):
+    from tests.automl.factories import study, trial
+
+    for _ in range(n):
+        made = study(_dataset_version(world), created_by=world["alice"])
+        trial(made)
+    return {}
+
+
+def trials(world, n):
+    from tests.automl.factories import trial
+    from tests.jobs.factories import job
+    from tests.training.factories import model_version
+
+    target = _study(world)
+    for _ in range(n):
+        made = model_version(world["project_a"], dataset_version=_dataset_version(world))
+        trial(target, job=job(world["project_a"], kind="automl.trial"), model_version=made)
+    return {"id": target.pk}
+
+
+def tokens(world, n):
+    from tests.accounts.factories import api_token
+
+    for _ in range(n):
+        api_token(world["alice"])
+    return {}
+
+
+def training_jobs(world, n):
+    from tests.jobs.factories import job
+    from tests.training.factories import model_version
+
+    version = _dataset_version(world)
+    for _ in range(n):
+        ran = job(
+            world["project_a"],
+            kind="training.run",
+            status="succeeded",
+            params={"dataset_version": version.pk, "template": "image_classification", "preset": "fast"},
+        )
+        model_version(world["project_a"], dataset_version=version, job=ran)
+    return {}
+
+
+def users(world, n):
+    from tests.accounts.factories import user
+
+    for _ in range(n):
+        user()
+    return {}
+
+
+def workers(world, n):
+    from tests.jobs.factories import worker_node
+
+    for _ in range(n):
+        worker_node()
+    return {}
+
+
+def workspaces(world, n):
+    from tests.workspaces.factories import membership, workspace
+
+    for _ in range(n):
+        membership(workspace(owner=world["alice"]))
+    return {}
+
+
+def members(world, n):
+    from tests.workspaces.factories import membership
+
+    for _ in range(n):
+        membership(world["ws_a"])
+    return {"workspace_id": world["ws_a"].pk}
+
+
+def nothing(world, n):
+    """Lists that read no rows (the registries of job kinds and templates)."""
+    return {}
+
+
+@dataclass(frozen=True)
+class Route:
+    rows: Callable[[dict, int], dict]
+    budget: int  # the most queries one answer may take, authentication and the page count included
+    as_user: str = "alice"
+    counts_rows: bool = True  # False: the list's length does not follow the database
+
+
+ROUTES: dict[str, Route] = {
+    "/api/v1/backbones/": Route(backbones, 2),
+    "/api/v1/datasets/": Route(datasets, 2),
+    "/api/v1/datasets/{dataset_id}/imports/": Route(imports, 3),
+    "/api/v1/datasets/{dataset_id}/labels/": Route(labels, 3),
+    "/api/v1/datasets/{dataset_id}/samples/": Route(samples, 4),
+    "/api/v1/datasets/{dataset_id}/versions/": Route(dataset_versions, 3),
+    "/api/v1/deployments/": Route(deployments, 3),
+    "/api/v1/deployments/{deployment_id}/keys/": Route(deployment_keys, 3),
+    "/api/v1/job-kinds/": Route(nothing, 0, counts_rows=False),
+    "/api/v1/jobs/": Route(jobs, 2),
+    "/api/v1/jobs/{id}/events/": Route(job_events, 3),
+    "/api/v1/model-versions/": Route(model_versions, 2),
+    "/api/v1/packages/": Route(packages, 2),
+    "/api/v1/projects/": Route(projects, 2),
+    "/api/v1/studies/": Route(studies, 3),
+    "/api/v1/studies/{id}/trials/": Route(trials, 3),
+    "/api/v1/templates/": Route(nothing, 0, counts_rows=False),
+    "/api/v1/tokens/": Route(tokens, 2),
+    "/api/v1/training-jobs/": Route(training_jobs, 2),
+    "/api/v1/users/": Route(users, 2, as_user="staff"),
+    "/api/v1/workers/": Route(workers, 1),
+    "/api/v1/workspaces/": Route(workspaces, 2),
+    "/api/v1/workspaces/{workspace_id}/members/": Route(members, 3),
+}
+
+
+def test_every_list_route_has_a_budget():
+    listed = set(list_operations())
+    missing = sorted(listed - set(ROUTES))
+    assert not missing, f"list routes without a query budget in {__file__}: {missing}"
+    gone = sorted(set(ROUTES) - listed)
+    assert not gone, f"budgets for routes that are no longer lists: {gone}"
+
+
+def _listed(body) -> int:
+    return len(body) if isinstance(body, list) else body["count"]
+
+
+@pytest.mark.parametrize("template", sorted(ROUTES))
+def test_list_queries_do_not_grow_with_rows(template, tenants, make_user, api_client, isolated_storage):
+    route = ROUTES[template]
+    world = tenants
+    world["staff"] = make_user("budget-staff", is_staff=True)
+    client = api_client(world[route.as_user])
+
+    def answer(params: dict) -> tuple[int, int, list[str]]:
+        url = template.format(**params)
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(url)
+        assert response.status_code == 200, (url, response.content[:500])
+        return _listed(response.json()), len(queries), [q["sql"] for q in queries.captured_queries]
+
+    params = route.rows(world, 1)
+    answer(params)  # once to warm what a process caches (no query budget pays for that)
+    one, queries_one, _ = answer(params)
+    many, queries_many, sql = answer(route.rows(world, MORE))
+    if route.counts_rows:
+        assert many == one + MORE, f"{template}: {one} rows listed, then {many} after {MORE} more were made"
+    listing = "\n".join(sql)
+    assert queries_many == queries_one, (
+        f"{template}: {queries_one} queries for {one} rows but {queries_many} for {many}:\n{listing}"
+    )
+    assert queries_many <= route.budget, (
+        f"{template}: {queries_many} queries, over its budget of {route.budget}:\n{listing}"
+    )
