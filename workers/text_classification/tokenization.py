@@ -2,8 +2,9 @@
 tokenizer.json shipped in the model's preprocessing spec (the MiniLM WordPiece vocabulary,
 lowercasing, truncation to ``max_length``, padding to the longest text of a batch).
 
-Spec (the model's preprocessing): ``{"kind": "text", "max_length": 128, "inputs": ["input_ids",
-"attention_mask"], "output": "probabilities", "tokenizer_sha256": "..."}``. The tokenizer.json itself
+Spec (the model's preprocessing, ``workers.contracts.preprocessing.TextPreprocessing``):
+``{"kind": "text", "version": 1, "max_length": 128, "inputs": ["input_ids", "attention_mask"],
+"output": "probabilities", "tokenizer_sha256": "...", "tokenizer_in": "..."}``. The tokenizer.json itself
 (about 470 kB) travels with the model, not in every API answer: inside the ONNX file's metadata
 (``sampan.tokenizer``), as ``tokenizer.json`` next to it in run directories, or inline under
 ``"tokenizer"``; its sha256 is checked wherever it comes from. No torch here.
@@ -18,12 +19,31 @@ from typing import Any
 
 import numpy as np
 
+from workers.contracts.preprocessing import PREPROCESSING_VERSION, TextPreprocessing
+
 INPUTS = ("input_ids", "attention_mask")
 METADATA_KEY = "sampan.tokenizer"
 
 
 def tokenizer_sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def make_spec(*, max_length: int, output: str, tokenizer_text: str) -> TextPreprocessing:
+    """The spec of a model that reads texts with ``tokenizer_text`` (shipped in the ONNX metadata).
+
+    >>> make_spec(max_length=64, output="probabilities", tokenizer_text="{}")["inputs"]
+    ['input_ids', 'attention_mask']
+    """
+    return {
+        "kind": "text",
+        "version": PREPROCESSING_VERSION,
+        "max_length": max_length,
+        "inputs": list(INPUTS),
+        "output": output,
+        "tokenizer_sha256": tokenizer_sha256(tokenizer_text),
+        "tokenizer_in": f"model.onnx metadata {METADATA_KEY}",
+    }
 
 
 def tokenizer_json(source: Path, *, max_length: int) -> str:
@@ -54,7 +74,7 @@ class TextTokenizer:
 
     def __call__(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         encoded = self.tokenizer.encode_batch(list(texts))
-        return {
+        return {  # int64 arrays shaped (texts, longest)
             "input_ids": np.asarray([e.ids for e in encoded], dtype=np.int64),
             "attention_mask": np.asarray([e.attention_mask for e in encoded], dtype=np.int64),
         }

@@ -1,0 +1,104 @@
+"""The prediction request and answer of a deployed model, per task (workers.serving.protocol).
+
+One wire format for the hosted API (``POST /api/v1/deployments/{id}/predict/``), the on-prem server
+package and the SDKs. It is public and vendored into packages, so it has no ``kind``/``version`` of
+its own: the model's template (``model_version.template`` in the answer, the deployment's
+``template``) says which request it takes and which answer it gives.
+
+Requests: ``{"instances": [...], "top_k": 5}`` where each instance is an image
+(:class:`ImageInstance`), a text (:class:`TextInstance`) or a table row (:data:`TableRow`, cells by
+the model's column names). Image models also take multipart uploads and raw image bodies.
+
+Answers: :class:`PredictionAnswer`. Each prediction's ``top_k`` lists classes with scores, most
+likely first (classification, :class:`ClassScore`), or one predicted value (regression,
+:class:`PredictedValue`); tabular models add ``imputed``.
+"""
+
+from __future__ import annotations
+
+from typing import NotRequired, TypedDict
+
+# A table cell as sent: a number, a string, a boolean, or null for a missing value.
+TableCell = int | float | str | bool | None
+TableRow = dict[str, int | float | str | bool | None]
+
+
+class ImageInstance(TypedDict):
+    """An image file, base64-encoded (a ``data:`` URL works too)."""
+
+    image: str
+
+
+class TextInstance(TypedDict):
+    text: str
+
+
+class ImageInstances(TypedDict):
+    """A request to an image model (JSON; multipart uploads and raw image bodies work too)."""
+
+    instances: list[ImageInstance]
+    top_k: NotRequired[int]
+
+
+class TextInstances(TypedDict):
+    """A request to a text model."""
+
+    instances: list[TextInstance]
+    top_k: NotRequired[int]
+
+
+class TableInstances(TypedDict):
+    """A request to a tabular model: rows by column name. A column may be missing (absent, null,
+    NaN, empty) only where the training data had gaps; the target column, if sent, is ignored."""
+
+    instances: list[dict[str, int | float | str | bool | None]]
+    top_k: NotRequired[int]
+
+
+class ClassScore(TypedDict):
+    """A class and the model's probability for it; ``index`` is its output position."""
+
+    label: str
+    index: int
+    score: float
+
+
+class PredictedValue(TypedDict):
+    """A regression model's prediction for the row."""
+
+    value: float
+
+
+class ClassificationPrediction(TypedDict):
+    """One instance's answer from a classifier (images, texts, table rows). ``imputed`` (tabular
+    models only): the columns of the row that were missing and filled by the model's rule."""
+
+    top_k: list[ClassScore]
+    imputed: NotRequired[list[str]]
+
+
+class RegressionPrediction(TypedDict):
+    """One row's answer from a regression model: ``top_k`` holds exactly one predicted value."""
+
+    top_k: list[PredictedValue]
+    imputed: NotRequired[list[str]]
+
+
+Prediction = ClassificationPrediction | RegressionPrediction
+
+
+class PredictionModelVersion(TypedDict):
+    """The model version that answered (a deployment may switch versions between calls)."""
+
+    id: int
+    name: str
+    template: str
+
+
+class PredictionAnswer(TypedDict):
+    """The answer to a prediction request: one prediction per instance, in order, and the time spent
+    in the server from decoding to answering."""
+
+    model_version: PredictionModelVersion
+    predictions: list[ClassificationPrediction] | list[RegressionPrediction]
+    latency_ms: float
