@@ -22,3 +22,11 @@ export function expiryInDays(days: number | null, now: Date = new Date()): strin
   if (days === null || !Number.isFinite(days)) return null;
   return new Date(now.getTime() + days * 24 * 3600 * 1000).toISOString();
 }
+
+/** active / revoked / expired, from the server's `status` when it sends one, else from the dates. */
+export function keyStatus(key: Pick<DeploymentKey, 'expires_at'> & { status?: string; revoked_at?: string | null }, now: Date = new Date()): string {
+  if (key.status) return key.status;
+  if (key.revoked_at) return 'revoked';
+  if (key.expires_at && new Date(key.expires_at) <= now) return 'expired';
+  return 'active';
+}

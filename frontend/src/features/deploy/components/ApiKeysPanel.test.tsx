@@ -5,7 +5,8 @@ import { fakeApi, json, type RecordedCall } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { sessionKeys } from '../api/sessionKeys';
 import { KEY } from '../test/fixtures';
-import { ApiKeysPanel, keyStatus } from './ApiKeysPanel';
+import { keyStatus } from '../api/apiKeys';
+import { ApiKeysPanel } from './ApiKeysPanel';
 
 describe('ApiKeysPanel', () => {
   it('creates a key with expiry and quota, shows the secret once and remembers it for the try-it panel', async () => {

@@ -1,10 +1,10 @@
 import { Alert, Badge, Button, Code, CopyButton, Group, Modal, NumberInput, Paper, Select, Skeleton, Stack, Table, Text, TextInput } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
+import { CreateDialog } from '@/components/CreateDialog';
 import { formatDateTime, formatRelative } from '@/lib/datetime';
-import { errorDetailLines, errorMessage, notifySuccess } from '@/lib/notifications';
+import { errorMessage, notifySuccess } from '@/lib/notifications';
 import { statusColor } from '@/lib/statusColors';
-import { expiryInDays, type CreatedDeploymentKey, type DeploymentKey } from '../api/apiKeys';
+import { expiryInDays, keyStatus, type CreatedDeploymentKey, type DeploymentKey } from '../api/apiKeys';
 import { useCreateDeploymentKey, useDeploymentKeys, useRevokeDeploymentKey } from '../hooks/useDeploy';
 
 const EXPIRY_OPTIONS = [
@@ -15,92 +15,57 @@ const EXPIRY_OPTIONS = [
   { value: '365', label: 'In 1 year' },
 ];
 
-/** active / revoked / expired, from the server's `status` when it sends one, else from the dates. */
-export function keyStatus(key: Pick<DeploymentKey, 'expires_at'> & { status?: string; revoked_at?: string | null }, now: Date = new Date()): string {
-  if (key.status) return key.status;
-  if (key.revoked_at) return 'revoked';
-  if (key.expires_at && new Date(key.expires_at) <= now) return 'expired';
-  return 'active';
-}
-
 function CreateKeyButton({ deploymentId, disabled, onCreated }: { deploymentId: number; disabled: boolean; onCreated: (key: CreatedDeploymentKey) => void }) {
-  const [opened, { open, close }] = useDisclosure(false);
   const [name, setName] = useState('');
   const [expiry, setExpiry] = useState('never');
   const [quota, setQuota] = useState<number | string>('');
   const create = useCreateDeploymentKey(deploymentId);
 
-  const reset = () => {
-    setName('');
-    setExpiry('never');
-    setQuota('');
-    create.reset();
-    close();
-  };
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const expiresAt = expiryInDays(expiry === 'never' ? null : Number(expiry));
-    const body = {
-      name: name.trim(),
-      ...(expiresAt ? { expires_at: expiresAt } : {}),
-      ...(typeof quota === 'number' && quota > 0 ? { quota_per_minute: quota } : {}),
-    };
-    create.mutate(
-      { deploymentId, body },
-      {
-        onSuccess: (key) => {
-          reset();
-          onCreated(key);
-        },
-      },
-    );
-  };
-
   return (
-    <>
-      <Button onClick={open} disabled={disabled} data-testid="create-deployment-key">
-        New key
-      </Button>
-      <Modal opened={opened} onClose={reset} title="Create a key for this deployment">
-        <form onSubmit={submit}>
-          <Stack>
-            {create.isError && (
-              <Alert color="red" variant="light" data-testid="create-deployment-key-error">
-                {[errorMessage(create.error), ...errorDetailLines(create.error)].join(' ')}
-              </Alert>
-            )}
-            <TextInput
-              label="Name"
-              description="Who or what calls the API with it, e.g. “mobile app”"
-              required
-              data-autofocus
-              value={name}
-              onChange={(event) => setName(event.currentTarget.value)}
-              data-testid="deployment-key-name-input"
-            />
-            <Select label="Expires" data={EXPIRY_OPTIONS} value={expiry} onChange={(next) => next && setExpiry(next)} allowDeselect={false} data-testid="deployment-key-expiry-input" />
-            <NumberInput
-              label="Quota per minute"
-              description="Calls over it get 429 with Retry-After. Empty: no quota."
-              min={1}
-              allowDecimal={false}
-              value={quota}
-              onChange={setQuota}
-              data-testid="deployment-key-quota-input"
-            />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={reset}>
-                Cancel
-              </Button>
-              <Button type="submit" disabled={!name.trim()} loading={create.isPending} data-testid="deployment-key-create-submit">
-                Create
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      </Modal>
-    </>
+    <CreateDialog
+      label="New key"
+      title="Create a key for this deployment"
+      testId="create-deployment-key"
+      submitTestId="deployment-key-create-submit"
+      disabled={disabled}
+      mutation={create}
+      canSubmit={!!name.trim()}
+      variables={() => {
+        const expiresAt = expiryInDays(expiry === 'never' ? null : Number(expiry));
+        const body = {
+          name: name.trim(),
+          ...(expiresAt ? { expires_at: expiresAt } : {}),
+          ...(typeof quota === 'number' && quota > 0 ? { quota_per_minute: quota } : {}),
+        };
+        return { deploymentId, body };
+      }}
+      onReset={() => {
+        setName('');
+        setExpiry('never');
+        setQuota('');
+      }}
+      onCreated={onCreated}
+    >
+      <TextInput
+        label="Name"
+        description="Who or what calls the API with it, e.g. “mobile app”"
+        required
+        data-autofocus
+        value={name}
+        onChange={(event) => setName(event.currentTarget.value)}
+        data-testid="deployment-key-name-input"
+      />
+      <Select label="Expires" data={EXPIRY_OPTIONS} value={expiry} onChange={(next) => next && setExpiry(next)} allowDeselect={false} data-testid="deployment-key-expiry-input" />
+      <NumberInput
+        label="Quota per minute"
+        description="Calls over it get 429 with Retry-After. Empty: no quota."
+        min={1}
+        allowDecimal={false}
+        value={quota}
+        onChange={setQuota}
+        data-testid="deployment-key-quota-input"
+      />
+    </CreateDialog>
   );
 }
 

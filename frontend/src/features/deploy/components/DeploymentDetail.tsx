@@ -4,12 +4,10 @@ import { useDeployment } from '../hooks/useDeploy';
 import { ApiKeysPanel } from './ApiKeysPanel';
 import { DeploymentOverview } from './DeploymentOverview';
 import { DeploymentStatusBadge } from './DeploymentStatusBadge';
+import type { DeploymentTab } from './deploymentTabs';
 import { SnippetsPanel } from './SnippetsPanel';
 import { TryItPanel } from './TryItPanel';
 import { UsagePanel } from './UsagePanel';
-
-export const DEPLOYMENT_TABS = ['overview', 'keys', 'usage', 'try', 'code'] as const;
-export type DeploymentTab = (typeof DEPLOYMENT_TABS)[number];
 
 /** One hosted deployment: overview (status, version, history), keys, usage, try it, code. */
 export function DeploymentDetail({
