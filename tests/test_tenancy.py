@@ -13,7 +13,10 @@ import re
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from tests.automl import factories as automl_rows
 from tests.datasets.factories import tenancy_objects as ds
+from tests.deploy import factories as deploy_rows
+from tests.training import factories as training_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -145,26 +148,11 @@ PERSONAL_OR_OPEN = {
 def model_version(world: dict):
     """A model version of project A with a stored (placeholder) ONNX file."""
     if "model_version" not in world:
-        from django.core.files.base import ContentFile
-        from django.core.files.storage import default_storage
-        from training.models import ModelVersion
-
-        key = default_storage.save("models/tenancy/model.onnx", ContentFile(b"placeholder"))
-        world["model_version"] = ModelVersion.objects.create(
-            workspace=world["ws_a"],
-            project=world["project_a"],
+        world["model_version"] = training_rows.model_version(
+            world["project_a"],
             number=1,
             dataset_version=ds(world)["version"],
-            template="image_classification",
-            preset="fast",
-            onnx_key=key,
-            evaluation={
-                "accuracy": 0.5,
-                "macro": {"f1": 0.5},
-                "weighted": {"f1": 0.5},
-                "top_k_accuracy": {"1": 0.5},
-                "per_class": [{"class": "0", "precision": 0.5, "recall": 0.5, "f1": 0.5, "support": 2}],
-            },
+            evaluation=training_rows.EVALUATION,
         )
     return world["model_version"]
 
@@ -172,17 +160,9 @@ def model_version(world: dict):
 def deployment(world: dict):
     """A deployment of project A's model version, with one key."""
     if "deployment" not in world:
-        from deploy.models import Deployment
-        from deploy.services import deployment_key_create
-
-        world["deployment"] = Deployment.objects.create(
-            workspace=world["ws_a"],
-            project=world["project_a"],
-            name="Digits",
-            model_version=model_version(world),
-        )
-        world["deployment_key"], _ = deployment_key_create(
-            user=world["alice"], deployment=world["deployment"], name="key"
+        world["deployment"] = deploy_rows.deployment(model_version(world), name="Digits")
+        world["deployment_key"], _ = deploy_rows.deployment_key(
+            world["deployment"], by=world["alice"], name="key"
         )
     return world["deployment"]
 
@@ -190,65 +170,22 @@ def deployment(world: dict):
 def package(world: dict):
     """A built server package of project A's model version (its archive a placeholder)."""
     if "package" not in world:
-        from deploy.models import Package
-        from django.core.files.base import ContentFile
-        from django.core.files.storage import default_storage
-
-        key = default_storage.save("packages/tenancy/package.zip", ContentFile(b"PK placeholder"))
-        world["package"] = Package.objects.create(
-            workspace=world["ws_a"],
-            project=world["project_a"],
-            model_version=model_version(world),
-            kind="server",
-            blob_key=key,
-            sha256="0" * 64,
-            size_bytes=14,
-        )
+        world["package"] = deploy_rows.package(model_version(world), kind="server")
     return world["package"]
 
 
 def backbone(world: dict):
     """A checked backbone of project A (its file is a placeholder: no route here reads it)."""
     if "backbone" not in world:
-        from training.models import Backbone
-
-        world["backbone"] = Backbone.objects.create(
-            workspace=world["ws_a"],
-            project=world["project_a"],
-            name="ResNet-18",
-            filename="resnet18.pt",
-            blob_key="backbones/00/placeholder.pt",
-            sha256="0" * 64,
-            size_bytes=1,
-            status="valid",
-            summary={
-                "architecture": "resnet18",
-                "fits": ["resnet18"],
-                "tensors": 122,
-                "parameters": 11689512,
-                "head_classes": 1000,
-                "dtypes": ["float32", "int64"],
-            },
-        )
+        world["backbone"] = training_rows.backbone(world["project_a"], name="ResNet-18")
     return world["backbone"]
 
 
 def study(world: dict):
     """A study of project A (its rows only: no route here reads Optuna's record of it)."""
     if "study" not in world:
-        from automl.models import Study
-
-        world["study"] = Study.objects.create(
-            workspace=world["ws_a"],
-            project=world["project_a"],
-            name="Tenancy study",
-            dataset_version=ds(world)["version"],
-            template="image_classification",
-            preset="fast",
-            search_space=[{"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True}],
-            objective={"metric": "val_acc", "direction": "maximize"},
-            n_trials=2,
-            optuna_name="tenancy-study",
+        world["study"] = automl_rows.study(
+            ds(world)["version"], name="Tenancy study", optuna_name="tenancy-study"
         )
     return world["study"]
 

@@ -8,8 +8,11 @@ import itertools
 
 _serial = itertools.count(1)
 
-# An evaluation report of the image classification shape (accuracy, macro/weighted F1, per class).
+# An evaluation report of the classification shape (workers.contracts.evaluation; accuracy, macro and
+# weighted F1, per class).
 EVALUATION = {
+    "kind": "classification_report",
+    "version": 1,
     "accuracy": 0.5,
     "macro": {"f1": 0.5},
     "weighted": {"f1": 0.5},
