@@ -32,9 +32,10 @@ frontend: frontend/dist/index.html
 frontend/dist/index.html: frontend/node_modules/.installed $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/public -type f 2>/dev/null)
 	cd frontend && $(NPM) run build
 
-api-client: install frontend/node_modules/.installed ## regenerate frontend/openapi.json and the TypeScript client
+api-client: install frontend/node_modules/.installed ## regenerate frontend/openapi.json, the TypeScript client and the SDK's types
 	$(PY) platform/manage.py spectacular --format openapi-json --file frontend/openapi.json --validate --fail-on-warn
 	cd frontend && $(NPM) run gen:api
+	$(PY) sdk/tools/generate_types.py
 
 browser: ## headless Chromium for the browser tests (Debian package)
 	@test -x $(CHROMIUM) || { \

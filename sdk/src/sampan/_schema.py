@@ -1,0 +1,1429 @@
+"""The platform's payloads as types, generated from its OpenAPI schema (frontend/openapi.json)
+by sdk/tools/generate_types.py: do not edit by hand, run ``make api-client``.
+
+Each schema component is a ``TypedDict`` (or an alias: ``Literal`` enums, unions); the SDK's
+resources hold them in ``data`` and its methods answer them. They describe plain JSON: nothing
+here checks or converts a payload at run time.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Literal, TypeAlias, TypedDict
+
+# the SDK supports Python 3.10, whose typing lacks NotRequired; the annotations below are never
+# evaluated there (from __future__ import annotations), so the name is only for type checkers
+if sys.version_info >= (3, 11):  # noqa: UP036
+    from typing import NotRequired
+else:
+    from typing import TYPE_CHECKING
+
+    if TYPE_CHECKING:
+        from typing_extensions import NotRequired  # noqa: UP035
+
+
+ActionEnum: TypeAlias = Literal["create", "switch", "rollback", "stop", "start"]
+
+
+class ApiToken(TypedDict):
+    id: int
+    name: str
+    prefix: str
+    created_at: str
+    last_used_at: str | None
+    expires_at: NotRequired[str | None]
+    revoked_at: str | None
+    status: TokenStatusEnum
+
+
+class ApiTokenCreated(TypedDict):
+    id: int
+    name: str
+    prefix: str
+    created_at: str
+    last_used_at: str | None
+    expires_at: NotRequired[str | None]
+    revoked_at: str | None
+    status: TokenStatusEnum
+    # The secret; shown only in this response.
+    key: str
+
+
+class ApiTokenRequest(TypedDict):
+    name: str
+    expires_at: NotRequired[str | None]
+
+
+ArchitectureEnum: TypeAlias = Literal["cnn_small", "resnet_narrow", "resnet18"]
+
+
+class Backbone(TypedDict):
+    id: int
+    workspace: int
+    project: int
+    name: str
+    # The uploaded file's name.
+    filename: str
+    sha256: str
+    size_bytes: int
+    status: BackboneStatusEnum
+    # Why the file was refused (status invalid).
+    error: str
+    summary: BackboneSummary | None
+    # The job that checks the file.
+    job: int | None
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    created_by: str
+    created_at: str
+    checked_at: str | None
+
+
+class BackboneCreateRequest(TypedDict):
+    # The project the backbone belongs to.
+    project: int
+    # A PyTorch state_dict (torch.save(model.state_dict())), or a checkpoint holding one under 'model' or
+    # 'state_dict'.
+    file: bytes
+    # Defaults to the file's name without its extension.
+    name: NotRequired[str]
+
+
+BackboneStatusEnum: TypeAlias = Literal["pending", "valid", "invalid"]
+
+
+class BackboneSummary(TypedDict):
+    # The model the file fits, or null.
+    architecture: str | None
+    # Every model the file can initialise.
+    fits: list[str]
+    tensors: int
+    # Learned values (batch-norm statistics aside).
+    parameters: int
+    # Outputs of the file's own head (fc), which training replaces.
+    head_classes: int | None
+    dtypes: list[str]
+
+
+class BestTrial(TypedDict):
+    number: int
+    value: float
+    model_version: int | None
+    model_version_name: NotRequired[str | None]
+    params: dict[str, Any]
+    test_metrics: dict[str, float | None]
+
+
+BlankEnum: TypeAlias = Literal[""]
+
+
+class BulkLabelConflict(TypedDict):
+    error: BulkLabelConflictBody
+
+
+class BulkLabelConflictBody(TypedDict):
+    code: LabelConflictCodeEnum
+    # The sentence to show a person.
+    message: str
+    details: BulkLabelConflictDetails
+
+
+class BulkLabelConflictDetails(TypedDict):
+    # The message again, as a field error.
+    items: list[str]
+    # The samples that changed since the versions sent, as they are now.
+    conflicts: list[CurrentLabel]
+
+
+BulkLabelConflictOrDeleted: TypeAlias = "BulkLabelConflict | LabelDeleted"
+
+
+class BulkLabelItemRequest(TypedDict):
+    id: int
+    label_version: int
+
+
+class BulkLabelRequest(TypedDict):
+    # A label id of this dataset, or null to unlabel.
+    label: int | None
+    items: list[BulkLabelItemRequest]
+
+
+class BulkLabelResult(TypedDict):
+    updated: int
+    samples: list[LabeledSample]
+
+
+class Comparison(TypedDict):
+    a: int
+    b: int
+    a_name: str
+    b_name: str
+    task: ComparisonTaskEnum
+    # {a, b, delta}; every delta is b minus a
+    accuracy: dict[str, Any]
+    macro_f1: dict[str, Any]
+    weighted_f1: dict[str, Any]
+    top_k_accuracy: dict[str, Any]
+    # [{class, precision: {a, b, delta}, recall, f1, support: {a, b}}]
+    per_class: list[dict[str, Any]]
+
+
+ComparisonTaskEnum: TypeAlias = Literal["classification"]
+
+
+class Csrf(TypedDict):
+    csrf_token: str
+
+
+# A sample's label as the server holds it now (what a 409 reports).
+class CurrentLabel(TypedDict):
+    id: int
+    label: int | None
+    label_name: str | None
+    label_version: int
+
+
+class Dataset(TypedDict):
+    id: int
+    # Defaults to the project's workspace.
+    workspace: int
+    project: int
+    name: str
+    description: str
+    task_type: TaskTypeEnum
+    sample_count: int
+    labeled_count: int
+    label_count: int
+    # Text datasets: {text_column, label_column}; tabular: {columns: [{name, type}], target, task}. Set by the
+    # first import; {} for image datasets.
+    schema: Any
+    # The creator's username; null once that user is deleted.
+    created_by: str | None
+    created_at: str
+
+
+class DatasetProfile(TypedDict):
+    rows: NotRequired[int]
+    # Per column: name, type, count, missing, missing_share, unique; numeric: min, max, mean, std, histogram
+    # {edges, counts}; categorical/datetime: top [{value, count}]; text: mean_length, max_length.
+    columns: NotRequired[list[dict[str, Any]]]
+    # name, type (classes | numeric), count, missing; classes: [{value, count}]; numeric: min, max, mean, std,
+    # histogram.
+    target: NotRequired[dict[str, Any]]
+
+
+class DatasetRequest(TypedDict):
+    # Defaults to the project's workspace.
+    workspace: NotRequired[int]
+    project: int
+    name: str
+    description: NotRequired[str]
+    task_type: NotRequired[TaskTypeEnum]
+
+
+class DatasetStatistics(TypedDict):
+    total: int
+    labeled: int
+    unlabeled: int
+    per_label: list[PerLabelCount]
+    formats: list[FormatCount]
+    size_buckets: list[SizeBucket]
+    # The 50 most common width x height.
+    common_sizes: list[SizeCount]
+    width: Range
+    height: Range
+
+
+class DatasetVersion(TypedDict):
+    id: int
+    dataset: int
+    number: int
+    # V1, V2, ...
+    name: str
+    note: str
+    seed: int
+    train_ratio: float
+    val_ratio: float
+    test_ratio: float
+    # Label names; label index i is classes[i].
+    classes: list[str]
+    # Per split, per class: {"train": {"cat": 40}, "val": {...}, "test": {...}}.
+    counts: dict[str, dict[str, int]]
+    totals: dict[str, int]
+    sample_count: int
+    unlabeled_excluded: int
+    # The creator's username; null once that user is deleted.
+    created_by: str | None
+    created_at: str
+
+
+class DatasetVersionCreateRequest(TypedDict):
+    train_ratio: NotRequired[float]
+    val_ratio: NotRequired[float]
+    test_ratio: NotRequired[float]
+    # Same samples + same seed = same split. Random if omitted.
+    seed: NotRequired[int]
+    note: NotRequired[str]
+
+
+DecimalEnum: TypeAlias = Literal[".", ","]
+
+
+class Deployment(TypedDict):
+    id: int
+    workspace: int
+    project: int
+    name: str
+    model_version: int
+    model_version_name: str
+    template: str
+    previous_model_version: int | None
+    status: DeploymentStatusEnum
+    predict_url: str
+    history: list[DeploymentEvent]
+    created_at: str
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    created_by: str
+    updated_at: str
+
+
+class DeploymentCreateRequest(TypedDict):
+    # Defaults to the model version's project.
+    project: NotRequired[int]
+    model_version: int
+    name: str
+
+
+class DeploymentEvent(TypedDict):
+    action: ActionEnum
+    model_version: int | None
+    model_version_name: str | None
+    at: str
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    by: str
+
+
+class DeploymentKey(TypedDict):
+    id: int
+    name: str
+    # The key's first characters, to recognise it.
+    prefix: str
+    expires_at: str | None
+    quota_per_minute: int | None
+    status: str
+    revoked_at: str | None
+    last_used_at: str | None
+    created_at: str
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    created_by: str
+
+
+class DeploymentKeyCreateRequest(TypedDict):
+    name: str
+    expires_at: NotRequired[str | None]
+    # Calls per minute this key may make; 429 beyond.
+    quota_per_minute: NotRequired[int | None]
+
+
+class DeploymentKeyCreated(TypedDict):
+    id: int
+    name: str
+    # The key's first characters, to recognise it.
+    prefix: str
+    expires_at: str | None
+    quota_per_minute: int | None
+    status: str
+    revoked_at: str | None
+    last_used_at: str | None
+    created_at: str
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    created_by: str
+    # The key itself (spd_...): shown this once, never again.
+    key: str
+
+
+DeploymentStatusEnum: TypeAlias = Literal["active", "stopped"]
+
+
+class DeploymentSwitchRequest(TypedDict):
+    # A model version of the deployment's project.
+    model_version: int
+
+
+class DeploymentUsage(TypedDict):
+    window: WindowEnum
+    bucket_seconds: int
+    totals: UsageFigures
+    series: list[UsagePoint]
+
+
+class FormatCount(TypedDict):
+    format: str
+    count: int
+
+
+class HistoryPoint(TypedDict):
+    trial: int
+    value: float
+    best: float
+
+
+class ImportBatch(TypedDict):
+    id: int
+    dataset: int
+    source: ImportSourceEnum
+    # The archive's name, for archive imports.
+    filename: str
+    size_bytes: int
+    # Label given to every imported file, if any.
+    label_name: str
+    # Table imports: the column mapping ({text_column, label_column} or {target_column}) and the encoding
+    # read.
+    mapping: Any
+    status: ImportStatusEnum
+    job: int | None
+    # The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports.
+    progress: dict[str, Any]
+    # Files considered (directories and OS junk excluded).
+    files: int
+    imported: int
+    duplicates: int
+    failed: int
+    # Directories, dot files, __MACOSX, our own manifest.csv.
+    ignored: int
+    labels_created: list[str]
+    # Each refused or duplicate file (or row), at most the first 1000; problems_total counts them all.
+    problems: list[ImportProblem]
+    # Every problem of the import (failed plus duplicates), of which ``problems`` lists the first 1000.
+    problems_total: int
+    error_code: str
+    error: str
+    # The creator's username; null once that user is deleted.
+    created_by: str | None
+    created_at: str
+    finished_at: str | None
+
+
+# An import in lists: the counts without the per-file problems (see the import's detail).
+class ImportBatchSummary(TypedDict):
+    id: int
+    dataset: int
+    source: ImportSourceEnum
+    # The archive's name, for archive imports.
+    filename: str
+    size_bytes: int
+    # Label given to every imported file, if any.
+    label_name: str
+    # Table imports: the column mapping ({text_column, label_column} or {target_column}) and the encoding
+    # read.
+    mapping: Any
+    status: ImportStatusEnum
+    job: int | None
+    # The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports.
+    progress: dict[str, Any]
+    # Files considered (directories and OS junk excluded).
+    files: int
+    imported: int
+    duplicates: int
+    failed: int
+    # Directories, dot files, __MACOSX, our own manifest.csv.
+    ignored: int
+    labels_created: list[str]
+    # Every problem of the import (failed plus duplicates), of which ``problems`` lists the first 1000.
+    problems_total: int
+    error_code: str
+    error: str
+    # The creator's username; null once that user is deleted.
+    created_by: str | None
+    created_at: str
+    finished_at: str | None
+
+
+class ImportCreateRequest(TypedDict):
+    # A zip, tar, tar.gz, tar.bz2 or tar.xz: a folder per class gives labels, files at the root are unlabeled.
+    archive: NotRequired[bytes]
+    # Image files (JPEG, PNG, BMP, WebP, GIF), recognised by content.
+    files: NotRequired[list[bytes]]
+    # Label for every uploaded file, or for an archive's root files.
+    label: NotRequired[str]
+    # Text and tabular datasets: a table file (CSV, TSV, JSONL, XLSX or Parquet) with a header row.
+    file: NotRequired[bytes]
+    # Text datasets: the column holding the texts (guessed if omitted).
+    text_column: NotRequired[str]
+    # Text datasets: the column holding labels, if any (guessed).
+    label_column: NotRequired[str]
+    # Tabular datasets: the column to predict (required at first).
+    target_column: NotRequired[str]
+    # Text files: the encoding (e.g. gb18030, cp1252, utf-16). Omitted: detected (UTF-8/UTF-16 by BOM, UTF-8,
+    # GB18030 for Chinese, cp1252 for Western text); an uncertain guess is a 400 bad_encoding whose
+    # details.candidates name the encodings to choose from.
+    encoding: NotRequired[str]
+    # CSV/TSV: the one-character delimiter (',', ';', '\t' or 'tab', '|', ...). Omitted: detected from the
+    # first lines. Ignored for other formats.
+    delimiter: NotRequired[str]
+    # The decimal mark of numbers written as text: '.' or ','. Omitted: detected ('1,5' and '1.234,5' mean
+    # ','). With ',' those cells import as numbers.
+    decimal: NotRequired[DecimalEnum | BlankEnum]
+    # XLSX: the sheet's name, or its 0-based index when no sheet has that name. Omitted: the first sheet with
+    # a header row and a data row.
+    sheet: NotRequired[str]
+    # Import an archive in a background job (answers 202; big archives always do).
+    background: NotRequired[bool]
+
+
+class ImportProblem(TypedDict):
+    file: str
+    # duplicate, not_an_image, corrupt_image, truncated_image, too_many_pixels, file_too_large, encrypted,
+    # corrupt_entry, bad_label
+    code: str
+    message: str
+
+
+ImportSourceEnum: TypeAlias = Literal["archive", "files", "table"]
+
+
+ImportStatusEnum: TypeAlias = Literal["queued", "running", "succeeded", "failed"]
+
+
+class IntermediateValue(TypedDict):
+    epoch: int
+    value: float
+
+
+class Job(TypedDict):
+    id: int
+    workspace: int
+    project: int | None
+    kind: str
+    params: Any
+    status: JobStatusEnum
+    queue: str
+    # Starts so far; the running attempt's number.
+    attempt: int
+    max_attempts: int
+    # Worker process holding the job (host/pid).
+    lease_owner: str
+    heartbeat_at: str | None
+    cancel_requested: bool
+    # Its worker is shutting down: checkpoint, hand the job back, requeue at once.
+    preempt_requested: bool
+    # The latest progress report.
+    progress: Any
+    result: Any
+    error: str
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    created_by: str
+    created_at: str
+    enqueued_at: str | None
+    started_at: str | None
+    finished_at: str | None
+    # POST /jobs/{id}/retry/ would queue it again (failed or cancelled, of a kind that resumes).
+    retryable: bool
+
+
+class JobCreateRequest(TypedDict):
+    # Defaults to the project's workspace.
+    workspace: NotRequired[int]
+    project: NotRequired[int | None]
+    kind: str
+    params: NotRequired[dict[str, Any]]
+
+
+class JobEvent(TypedDict):
+    seq: int
+    at: str
+    type: JobEventTypeEnum
+    message: str
+    data: Any
+
+
+JobEventTypeEnum: TypeAlias = Literal["status", "progress", "log"]
+
+
+class JobKind(TypedDict):
+    name: str
+    title: str
+    description: str
+    prefers_gpu: bool
+    # A failed or cancelled job of this kind can be retried.
+    retryable: bool
+
+
+JobStatusEnum: TypeAlias = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+
+
+KindEnum: TypeAlias = Literal["server", "device"]
+
+
+class Label(TypedDict):
+    id: int
+    name: str
+    # #rrggbb; picked if empty.
+    color: str
+    # Samples with this label: what a rename, merge or delete changes.
+    sample_count: int
+    created_at: str
+
+
+class LabelChange(TypedDict):
+    # The label deleted, or merged away.
+    label: int
+    # For a merge: the label that got the samples.
+    into: NotRequired[int]
+    # Samples whose label changes (or would, on a dry run).
+    affected_samples: int
+    dry_run: bool
+
+
+LabelConflictCodeEnum: TypeAlias = Literal["label_conflict"]
+
+
+class LabelDeleted(TypedDict):
+    error: LabelDeletedBody
+
+
+class LabelDeletedBody(TypedDict):
+    code: LabelDeletedCodeEnum
+    # The sentence to show a person.
+    message: str
+    details: LabelDeletedDetails
+
+
+LabelDeletedCodeEnum: TypeAlias = Literal["label_deleted"]
+
+
+class LabelDeletedDetails(TypedDict):
+    # The message again, as a field error.
+    label: list[str]
+
+
+class LabelMergeRequest(TypedDict):
+    # The label that receives this label's samples.
+    into: int
+    # Only say how many samples would change.
+    dry_run: NotRequired[bool]
+
+
+class LabelRequest(TypedDict):
+    name: str
+    # #rrggbb; picked if empty.
+    color: NotRequired[str]
+
+
+class LabeledSample(TypedDict):
+    id: int
+    label: int | None
+    # The sample's new label_version.
+    label_version: int
+
+
+class Lift(TypedDict):
+    status: LiftStatusEnum
+    metric: str
+    seeds: list[int]
+    # The study's preset with its fixed parameters.
+    baseline: Spread
+    # The best trial's parameters.
+    best: Spread
+    # best mean minus baseline mean
+    lift: float | None
+    errors: list[dict[str, Any]]
+
+
+LiftStatusEnum: TypeAlias = Literal["disabled", "not_started", "running", "finished"]
+
+
+class LoginRequest(TypedDict):
+    username: str
+    password: str
+
+
+class Membership(TypedDict):
+    id: int
+    user: UserBrief
+    role: RoleEnum
+    created_at: str
+
+
+class MembershipCreateRequest(TypedDict):
+    username: str
+    role: RoleEnum
+
+
+class MembershipRequest(TypedDict):
+    role: RoleEnum
+
+
+class MergeTargetDeleted(TypedDict):
+    error: MergeTargetDeletedBody
+
+
+class MergeTargetDeletedBody(TypedDict):
+    code: LabelDeletedCodeEnum
+    # The sentence to show a person.
+    message: str
+    details: MergeTargetDeletedDetails
+
+
+class MergeTargetDeletedDetails(TypedDict):
+    # The message again, as a field error.
+    into: list[str]
+
+
+class MetricPair(TypedDict):
+    a: float
+    b: float
+    # b minus a
+    delta: float
+
+
+class ModelVersion(TypedDict):
+    id: int
+    name: str
+    number: int
+    # trained: by a training job here; uploaded: an ONNX file or a state_dict a developer brought (its file,
+    # format and sha256 in params).
+    source: ModelVersionSourceEnum
+    workspace: int
+    project: int
+    dataset: int | None
+    dataset_version: int | None
+    job: int | None
+    template: str
+    preset: str
+    # Every parameter the trainer used, after preset and overrides.
+    params: Any
+    # The backbone the run started from; null: from scratch.
+    backbone: ModelVersionBackbone | None
+    # Sampan version (and git commit when known).
+    code_version: str
+    classes: Any
+    # What the ONNX model expects; serving reproduces it.
+    preprocessing: Any
+    onnx_sha256: str
+    # Headline test metrics and the training summary.
+    metrics: Any
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    created_by: str
+    created_at: str
+
+
+class ModelVersionBackbone(TypedDict):
+    # The backbone's id (it may have been deleted since).
+    id: int
+    name: str
+    sha256: str
+    # Entries copied into the model.
+    tensors: int | None
+
+
+ModelVersionComparison: TypeAlias = "Comparison | RegressionComparison"
+
+
+class ModelVersionEvaluation(TypedDict):
+    id: int
+    name: str
+    evaluation: dict[str, Any]
+
+
+ModelVersionSourceEnum: TypeAlias = Literal["trained", "uploaded"]
+
+
+ModelVersionUploadFormatEnum: TypeAlias = Literal["onnx", "state_dict"]
+
+
+class ModelVersionUploadRequest(TypedDict):
+    # The project the model version belongs to.
+    project: int
+    # onnx: a self-contained ONNX classifier, registered at once (201); state_dict: weights for one of the
+    # template's architectures, turned into ONNX by a training.import_model job (202).
+    format: ModelVersionUploadFormatEnum
+    file: bytes
+    # Class names in the order of the model's outputs (a JSON array). Optional for an ONNX file exported by
+    # Sampan.
+    classes: NotRequired[Any]
+    # Preprocessing spec keys (a JSON object: image_size [h, w], mean, std, resize_mode, ...) over the
+    # template's defaults. Optional when the ONNX input has a fixed size.
+    preprocessing: NotRequired[Any]
+    # state_dict only: the template architecture it was trained as.
+    architecture: NotRequired[ArchitectureEnum]
+    # state_dict only: square input size (default 64).
+    image_size: NotRequired[int]
+    # Evaluate the model on this dataset version's test split (same project; its classes in the model's output
+    # order).
+    dataset_version: NotRequired[int | None]
+
+
+NullEnum: TypeAlias = "None"
+
+
+class Package(TypedDict):
+    id: int
+    workspace: int
+    project: int
+    model_version: int
+    model_version_name: str
+    kind: KindEnum
+    status: str
+    job: int | None
+    size_bytes: int | None
+    sha256: str
+    report: Any
+    error: str
+    download_url: str | None
+    filename: str
+    created_at: str
+    built_at: str | None
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    created_by: str
+
+
+class PackageCreateRequest(TypedDict):
+    model_version: int
+    kind: KindEnum
+
+
+class PaginatedApiTokenList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[ApiToken]
+
+
+class PaginatedBackboneList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[Backbone]
+
+
+class PaginatedDatasetList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[Dataset]
+
+
+class PaginatedDatasetVersionList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[DatasetVersion]
+
+
+class PaginatedDeploymentList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[Deployment]
+
+
+class PaginatedImportBatchSummaryList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[ImportBatchSummary]
+
+
+class PaginatedJobEventList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[JobEvent]
+
+
+class PaginatedJobList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[Job]
+
+
+class PaginatedLabelList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[Label]
+
+
+class PaginatedMembershipList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[Membership]
+
+
+class PaginatedModelVersionList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[ModelVersion]
+
+
+class PaginatedPackageList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[Package]
+
+
+class PaginatedProjectList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[Project]
+
+
+class PaginatedStudyList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[Study]
+
+
+class PaginatedUserList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[User]
+
+
+class PaginatedWorkspaceList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[Workspace]
+
+
+class PatchedDatasetRequest(TypedDict):
+    # Defaults to the project's workspace.
+    workspace: NotRequired[int]
+    project: NotRequired[int]
+    name: NotRequired[str]
+    description: NotRequired[str]
+    task_type: NotRequired[TaskTypeEnum]
+
+
+class PatchedDeploymentUpdateRequest(TypedDict):
+    name: NotRequired[str]
+
+
+class PatchedLabelRequest(TypedDict):
+    name: NotRequired[str]
+    # #rrggbb; picked if empty.
+    color: NotRequired[str]
+
+
+class PatchedMembershipRequest(TypedDict):
+    role: NotRequired[RoleEnum]
+
+
+class PatchedProjectRequest(TypedDict):
+    workspace: NotRequired[int]
+    name: NotRequired[str]
+    description: NotRequired[str]
+
+
+class PatchedSampleLabelWriteRequest(TypedDict):
+    # A label id of this dataset, or null to unlabel.
+    label: int | None
+    # The sample's label_version you last saw; a stale one answers 409 with the current value.
+    label_version: int
+
+
+class PatchedWorkspaceRequest(TypedDict):
+    name: NotRequired[str]
+    description: NotRequired[str]
+
+
+class PerLabelCount(TypedDict):
+    id: int
+    name: str
+    color: str
+    count: int
+
+
+class PredictInstanceRequest(TypedDict):
+    # An image file, base64-encoded (a data: URL works too).
+    image: NotRequired[str]
+    # For text templates.
+    text: NotRequired[str]
+
+
+class PredictModelVersion(TypedDict):
+    id: int
+    name: str
+    template: str
+
+
+class PredictMultipartRequest(TypedDict):
+    # An image; repeat the part for a batch.
+    file: bytes
+    top_k: NotRequired[int]
+
+
+class PredictRequestRequest(TypedDict):
+    # Up to SAMPAN_DEPLOY_MAX_BATCH (32) instances.
+    instances: list[PredictInstanceRequest]
+    top_k: NotRequired[int]
+
+
+class PredictResponse(TypedDict):
+    model_version: PredictModelVersion
+    predictions: list[Prediction]
+    # Time spent in the server, decoding to answer.
+    latency_ms: float
+
+
+class Prediction(TypedDict):
+    top_k: list[PredictionClass]
+    # Tabular models only: the columns of this row that were missing (absent, null, NaN, empty) and filled by
+    # the model's missing-value rule, in the model's column order; empty when none. Only columns whose
+    # training data had gaps may be missing; any other is a 400.
+    imputed: NotRequired[list[str]]
+
+
+class PredictionClass(TypedDict):
+    label: str
+    index: int
+    score: float
+
+
+class Project(TypedDict):
+    id: int
+    workspace: int
+    name: str
+    description: NotRequired[str]
+    created_at: str
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    created_by: str
+
+
+class ProjectRequest(TypedDict):
+    workspace: int
+    name: str
+    description: NotRequired[str]
+
+
+class PromoteRequest(TypedDict):
+    # The trial's number; defaults to the best trial.
+    trial: NotRequired[int]
+
+
+PrunerEnum: TypeAlias = Literal["none", "median", "successive_halving"]
+
+
+class Range(TypedDict):
+    min: int | None
+    max: int | None
+    mean: float | None
+
+
+class RegressionComparison(TypedDict):
+    a: int
+    b: int
+    a_name: str
+    b_name: str
+    task: RegressionComparisonTaskEnum
+    # mean absolute error (lower is better); delta is b minus a
+    mae: MetricPair
+    # root mean squared error (lower is better)
+    rmse: MetricPair
+    # coefficient of determination (higher is better)
+    r2: MetricPair
+    # test rows each report was computed on
+    samples: SamplePair
+
+
+RegressionComparisonTaskEnum: TypeAlias = Literal["regression"]
+
+
+RoleEnum: TypeAlias = Literal["owner", "editor", "viewer"]
+
+
+class Sample(TypedDict):
+    id: int
+    original_name: str
+    label: int | None
+    label_name: str | None
+    # Bumped on every label change; label writes must send the version they saw.
+    label_version: int
+    width: int
+    height: int
+    # Format detected from the content: JPEG, PNG, BMP, WEBP, GIF; TEXT for a text, ROW for a table row.
+    format: str
+    # Size of the stored (re-encoded) image, or of the text/row.
+    size_bytes: int
+    sha256: str
+    # The sample's split in the version filtered by, else null.
+    split: SplitEnum | NullEnum | None
+    image_url: str
+    thumbnail_url: str
+    # Text datasets: the sample's text, verbatim.
+    text: str
+    # Tabular datasets: the row's feature values by column name, as read (numbers, strings, null for missing).
+    values: Any
+    # Regression datasets: the numeric target.
+    target: float | None
+    import_batch: int | None
+    created_at: str
+
+
+class SampleCounts(TypedDict):
+    total: int
+    labeled: int
+    unlabeled: int
+    per_label: list[PerLabelCount]
+
+
+class SampleLabelConflict(TypedDict):
+    error: SampleLabelConflictBody
+
+
+class SampleLabelConflictBody(TypedDict):
+    code: LabelConflictCodeEnum
+    # The sentence to show a person.
+    message: str
+    details: SampleLabelConflictDetails
+
+
+class SampleLabelConflictDetails(TypedDict):
+    # The message again, as a field error.
+    label_version: list[str]
+    # The sample's label now.
+    current: CurrentLabel
+
+
+SampleLabelWriteConflict: TypeAlias = "SampleLabelConflict | LabelDeleted"
+
+
+class SamplePage(TypedDict):
+    # Samples matching the filters.
+    count: int
+    next: str | None
+    previous: str | None
+    # The whole dataset's counts (labeling progress).
+    counts: SampleCounts
+    results: list[Sample]
+
+
+class SamplePair(TypedDict):
+    a: int | None
+    b: int | None
+
+
+SamplerEnum: TypeAlias = Literal["sde", "tpe", "cmaes", "random"]
+
+
+class SearchDimension(TypedDict):
+    # A parameter of the template.
+    name: str
+    type: SearchDimensionTypeEnum
+    # float and int dimensions
+    low: NotRequired[float]
+    high: NotRequired[float]
+    # Sample on a log scale (low > 0).
+    log: NotRequired[bool]
+    step: NotRequired[float | None]
+    # categorical dimensions: the values to choose from
+    choices: NotRequired[list[Any]]
+
+
+SearchDimensionTypeEnum: TypeAlias = Literal["float", "int", "categorical"]
+
+
+class SizeBucket(TypedDict):
+    # Longer side at most this; null: larger.
+    max_side: int | None
+    count: int
+
+
+class SizeCount(TypedDict):
+    width: int
+    height: int
+    count: int
+
+
+SplitEnum: TypeAlias = Literal["train", "val", "test"]
+
+
+class Spread(TypedDict):
+    values: list[float]
+    mean: float | None
+    std: float | None
+    min: float | None
+    max: float | None
+
+
+StateEnum: TypeAlias = Literal["running", "complete", "pruned", "failed"]
+
+
+class StudyTrials(TypedDict):
+    total: int
+    complete: int
+    pruned: int
+    failed: int
+    running: int
+
+
+class Study(TypedDict):
+    id: int
+    workspace: int
+    project: int
+    name: str
+    dataset: int
+    dataset_name: str
+    dataset_version: int
+    dataset_version_name: str
+    template: str
+    # The preset every trial starts from.
+    preset: str
+    # Parameters every trial uses as given.
+    fixed_params: dict[str, Any]
+    search_space: list[SearchDimension]
+    # {metric, direction}: what the trials are scored by.
+    objective: dict[str, str]
+    sampler: SamplerEnum
+    # The sampler the trials are asked from (sde falls back to tpe while it is not installed).
+    sampler_in_use: str
+    pruner: PrunerEnum
+    n_trials: int
+    # Wall-time budget: no trial starts after it.
+    timeout_seconds: int | None
+    # Trials in flight at once.
+    parallelism: int
+    seed: int
+    # Seeds of the honest-lift report (0: none).
+    report_seeds: int
+    status: StudyStatusEnum
+    trials: StudyTrials
+    best_trial: BestTrial | None
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    created_by: str | None
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+
+
+class StudyCreateRequest(TypedDict):
+    dataset_version: int
+    name: NotRequired[str]
+    # Defaults to the dataset's task type.
+    template: NotRequired[str]
+    # The preset every trial starts from; defaults to the template's (the honest-lift baseline).
+    preset: NotRequired[str]
+    # Parameters every trial uses as given (e.g. a short epochs).
+    fixed_params: NotRequired[dict[str, Any]]
+    # A list of dimensions (see SearchDimension); defaults to the template's search space.
+    search_space: NotRequired[Any]
+    sampler: NotRequired[SamplerEnum]
+    pruner: NotRequired[PrunerEnum]
+    # Trial budget.
+    n_trials: NotRequired[int]
+    # Wall-time budget: no trial starts after it.
+    timeout_seconds: NotRequired[int | None]
+    # Trials in flight.
+    parallelism: NotRequired[int]
+    seed: NotRequired[int]
+    # Seeds of the honest-lift report (0: no report).
+    report_seeds: NotRequired[int]
+
+
+class StudyResults(TypedDict):
+    best_trial: BestTrial | None
+    history: list[HistoryPoint]
+    # PED-ANOVA importance per searched parameter (sums to 1).
+    importances: dict[str, float]
+    lift: Lift
+
+
+StudyStatusEnum: TypeAlias = Literal["running", "paused", "stopped", "completed"]
+
+
+class TableColumn(TypedDict):
+    name: str
+    type: TableColumnTypeEnum
+
+
+TableColumnTypeEnum: TypeAlias = Literal["numeric", "categorical", "datetime", "text", "empty"]
+
+
+class TablePreview(TypedDict):
+    filename: str
+    format: TablePreviewFormatEnum
+    # The encoding used (given, or detected: utf-8, utf-16, gb18030, cp1252, ...), or 'binary' for
+    # XLSX/Parquet.
+    encoding: str
+    # CSV/TSV: the delimiter used (given or detected); null otherwise.
+    delimiter: str | None
+    # The decimal mark of text cells (given or detected): with ',' a cell '1.234,5' is the number 1234.5.
+    decimal: DecimalEnum
+    # XLSX: the sheet read; null for other formats.
+    sheet: str | None
+    # XLSX: every sheet's name in workbook order (pick one as `sheet`); [] for other formats.
+    sheets: list[str]
+    # Only the first 2 MiB of the file were read.
+    partial: bool
+    rows_read: int
+    columns: list[TableColumn]
+    # The first rows, cells by column name.
+    rows: list[dict[str, Any]]
+    # {text_column, label_column} or {target_column}; null: none found.
+    suggested: dict[str, str | None]
+
+
+TablePreviewFormatEnum: TypeAlias = Literal["csv", "tsv", "jsonl", "xlsx", "parquet"]
+
+
+class TablePreviewRequestRequest(TypedDict):
+    # A CSV, TSV, JSONL, XLSX or Parquet file.
+    file: bytes
+    # Text files: the encoding (e.g. gb18030, cp1252, utf-16). Omitted: detected (UTF-8/UTF-16 by BOM, UTF-8,
+    # GB18030 for Chinese, cp1252 for Western text); an uncertain guess is a 400 bad_encoding whose
+    # details.candidates name the encodings to choose from.
+    encoding: NotRequired[str]
+    # CSV/TSV: the one-character delimiter (',', ';', '\t' or 'tab', '|', ...). Omitted: detected from the
+    # first lines. Ignored for other formats.
+    delimiter: NotRequired[str]
+    # The decimal mark of numbers written as text: '.' or ','. Omitted: detected ('1,5' and '1.234,5' mean
+    # ','). With ',' those cells import as numbers.
+    decimal: NotRequired[DecimalEnum | BlankEnum]
+    # XLSX: the sheet's name, or its 0-based index when no sheet has that name. Omitted: the first sheet with
+    # a header row and a data row.
+    sheet: NotRequired[str]
+
+
+TaskTypeEnum: TypeAlias = Literal[
+    "image_classification",
+    "text_classification",
+    "tabular_classification",
+    "tabular_regression",
+]
+
+
+class Template(TypedDict):
+    name: str
+    title: str
+    description: str
+    data_kind: str
+    default_preset: str
+    presets: list[dict[str, Any]]
+    params: list[dict[str, Any]]
+    search_space: list[dict[str, Any]]
+    metrics: list[str]
+
+
+TokenStatusEnum: TypeAlias = Literal["active", "revoked", "expired"]
+
+
+class TrainingJobCreateRequest(TypedDict):
+    dataset_version: int
+    # Defaults to the dataset's task type.
+    template: NotRequired[str]
+    # fast, balanced or accurate; defaults to the template's.
+    preset: NotRequired[str]
+    # Advanced settings overriding the preset.
+    params: NotRequired[dict[str, Any]]
+    # A valid backbone of the dataset's project: transfer learning initialises all but the classification head
+    # from it.
+    backbone: NotRequired[int | None]
+
+
+class Trial(TypedDict):
+    id: int
+    # Optuna's trial number within the study.
+    number: int
+    state: StateEnum
+    # The sampled values of the search space.
+    params: dict[str, Any]
+    # The objective (best validation metric).
+    value: float | None
+    intermediate: list[IntermediateValue]
+    pruned_at_epoch: int | None
+    # Headline metrics on the test split (completed trials).
+    test_metrics: dict[str, float | None]
+    error: str
+    job: int | None
+    job_status: str | None
+    duration_seconds: float | None
+    started_at: str
+    finished_at: str | None
+    model_version: int | None
+    model_version_name: str | None
+
+
+class UsageFigures(TypedDict):
+    calls: int
+    errors: int
+    p50_ms: float | None
+    p95_ms: float | None
+    p99_ms: float | None
+
+
+class UsagePoint(TypedDict):
+    calls: int
+    errors: int
+    p50_ms: float | None
+    p95_ms: float | None
+    p99_ms: float | None
+    # Start of the bucket.
+    t: str
+
+
+class User(TypedDict):
+    id: int
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    username: str
+    email: str
+    # Designates whether the user can log into this admin site.
+    is_staff: bool
+
+
+class UserBrief(TypedDict):
+    id: int
+    username: str
+    email: str
+
+
+class UserCreateRequest(TypedDict):
+    username: str
+    email: NotRequired[str]
+    password: NotRequired[str]
+
+
+WindowEnum: TypeAlias = Literal["1h", "24h", "7d"]
+
+
+class WorkerNode(TypedDict):
+    hostname: str
+    queues: list[str]
+    devices: Any
+    concurrency: int
+    started_at: str
+    last_seen: str
+    alive: bool
+
+
+class Workspace(TypedDict):
+    id: int
+    name: str
+    description: NotRequired[str]
+    # The caller's role here.
+    role: RoleEnum
+    member_count: int
+    created_at: str
+
+
+class WorkspaceRequest(TypedDict):
+    name: str
+    description: NotRequired[str]
+
+
+class ErrorError(TypedDict):
+    code: str
+    message: str
+    details: Any
+
+
+class Error(TypedDict):
+    error: ErrorError
