@@ -1,4 +1,4 @@
-import { screen, waitFor } from '@testing-library/react';
+import { act, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { apiError, json } from '@/test/fakeApi';
@@ -68,6 +68,27 @@ describe('TryItPanel', () => {
     const form = seen[0].init.body as FormData;
     expect((form.get('file') as File).name).toBe('digit-3.png');
     expect(form.get('top_k')).toBe('5');
+    sessionKeys.forget(21);
+  });
+
+  it('fills the empty key field with a key created after it mounted, and releases each replaced preview', async () => {
+    let made = 0;
+    URL.createObjectURL = vi.fn(() => `blob:preview-${++made}`);
+    URL.revokeObjectURL = vi.fn();
+    const user = userEvent.setup();
+    const { container, unmount } = renderWithApp(<TryItPanel deployment={DEPLOYMENT} />);
+    expect(screen.getByTestId('try-key')).toHaveValue('');
+    act(() => sessionKeys.remember(21, { id: 2, name: 'later', key: 'spd_later-key' }));
+    expect(screen.getByTestId('try-key')).toHaveValue('spd_later-key');
+
+    const input = container.querySelector('input[type="file"]') as HTMLInputElement;
+    await user.upload(input, digit());
+    expect(await screen.findByTestId('try-preview')).toHaveAttribute('src', 'blob:preview-1');
+    await user.upload(input, digit());
+    await waitFor(() => expect(screen.getByTestId('try-preview')).toHaveAttribute('src', 'blob:preview-2'));
+    expect(URL.revokeObjectURL).toHaveBeenCalledWith('blob:preview-1');
+    unmount();
+    expect(URL.revokeObjectURL).toHaveBeenCalledWith('blob:preview-2');
     sessionKeys.forget(21);
   });
 

@@ -1,5 +1,5 @@
 import { Alert, Badge, Button, FileButton, Group, Image, NumberInput, Paper, PasswordInput, Progress, SimpleGrid, Stack, Text, Textarea, Title } from '@mantine/core';
-import { useEffect, useState, type DragEvent } from 'react';
+import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { ApiError } from '@/api/client';
 import { errorMessage } from '@/lib/notifications';
 import type { Deployment } from '../api/deployments';
@@ -32,19 +32,26 @@ export function TryItPanel({
   const [dragging, setDragging] = useState(false);
   const predict = usePredict(deployment.id);
 
-  // A key created in this tab after the panel mounted fills an empty field.
-  useEffect(() => {
+  // A key created in this tab after the panel mounted fills an empty field (adjusted while rendering).
+  const [seenKey, setSeenKey] = useState(sessionKey?.key);
+  if (sessionKey?.key !== seenKey) {
+    setSeenKey(sessionKey?.key);
     if (sessionKey?.key) setApiKey((current) => current || sessionKey.key);
-  }, [sessionKey?.key]);
+  }
 
-  useEffect(() => {
-    if (!file) return undefined;
-    const url = URL.createObjectURL(file);
-    setPreview(url);
-    return () => URL.revokeObjectURL(url);
-  }, [file]);
+  // The picked image's object URL: made when it is picked, released when another is or the panel goes.
+  const previewUrl = useRef<string | null>(null);
+  useEffect(
+    () => () => {
+      if (previewUrl.current) URL.revokeObjectURL(previewUrl.current);
+    },
+    [],
+  );
 
   const pick = (next: File | null) => {
+    if (previewUrl.current) URL.revokeObjectURL(previewUrl.current);
+    previewUrl.current = next ? URL.createObjectURL(next) : null;
+    setPreview(previewUrl.current);
     setFile(next);
     predict.reset();
   };
