@@ -7,9 +7,9 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from config.exceptions import field_error
 from django.db import transaction
 from django.utils import timezone
-from rest_framework.exceptions import ValidationError
 
 from accounts.models import ApiToken, User
 
@@ -29,7 +29,7 @@ class IssuedToken:
 def api_token_create(*, user: User, name: str, expires_at: datetime | None = None) -> IssuedToken:
     """Issue a token; e.g. ``api_token_create(user=u, name="laptop").key`` -> 'spk_3f9a…'."""
     if expires_at is not None and expires_at <= timezone.now():
-        raise ValidationError({"expires_at": ["Expiry must be in the future."]})
+        raise field_error("expires_at", "Expiry must be in the future.")
     prefix = secrets.token_hex(4)
     key = f"{TOKEN_PREFIX}{prefix}_{secrets.token_urlsafe(32)}"
     token = ApiToken.objects.create(

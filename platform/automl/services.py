@@ -11,22 +11,21 @@ on another.
 from __future__ import annotations
 
 import logging
-import math
 import tempfile
 import uuid
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from config.exceptions import Conflict, field_error
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
-from jobs.models import FINISHED
+from jobs.models import FINISHED, Job
+from jobs.runner import JobPreempted, LeaseLost
 from jobs.services import job_cancel, job_create
-from rest_framework import exceptions, status
-from rest_framework.exceptions import ValidationError
 
 from automl import engine
 from automl.models import (
@@ -39,6 +38,8 @@ from automl.models import (
     Trial,
     TrialState,
 )
+from automl.search_space import search_space_validate
+from workers.progress import JobCancelled, Report
 from workers.templates import TemplateParamError, registry
 
 logger = logging.getLogger("sampan.automl")
@@ -49,8 +50,7 @@ MAX_REPORT_SEEDS = 10
 TEST_METRIC = "accuracy"  # the evaluation's headline metric, reported by the lift report
 
 
-class StudyConflict(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
+class StudyConflict(Conflict):
     default_code = "study_conflict"
 
 
@@ -59,108 +59,6 @@ class StudyConflict(exceptions.APIException):
 
 def default_search_space(template_name: str) -> list[dict[str, Any]]:
     return [dim.as_dict() for dim in registry.get(template_name).search_space]
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def search_space_validate(
-    *, template, preset: str, fixed_params: dict[str, Any], search_space: Any
-) -> list[dict[str, Any]]:
-    """The search space in canonical form, or a 400 naming the field (``search_space[2].low``).
-
-    Every dimension must be a parameter of the template, not fixed as well, and every bound or
-    choice must be a value the trainer accepts together with the preset and the fixed parameters.
-    """
-    if not isinstance(search_space, list) or not search_space:
-        raise ValidationError({"search_space": ["Give a non-empty list of dimensions."]})
-    params = {p.name: p for p in template.params}
-    seen: set[str] = set()
-    clean: list[dict[str, Any]] = []
-    for index, dim in enumerate(search_space):
-        where = f"search_space[{index}]"
-
-        def bad(field: str, message: str, where: str = where):
-            return ValidationError({f"{where}.{field}" if field else where: [message]})
-
-        if not isinstance(dim, dict):
-            raise bad("", "Each dimension is an object {name, type, ...}.")
-        name = dim.get("name")
-        if name not in params:
-            raise bad("name", f"Unknown parameter {name!r}; {template.name} has {', '.join(sorted(params))}.")
-        if name in seen:
-            raise bad("name", f"{name!r} appears twice in the search space.")
-        if name in fixed_params:
-            raise bad("name", f"{name!r} is also a fixed parameter; search it or fix it, not both.")
-        if name == "seed":
-            raise bad("name", "The seed is the study's own setting, not a searched parameter.")
-        seen.add(name)
-        kind = dim.get("type")
-        param = params[name]
-        if kind == "categorical":
-            choices = dim.get("choices")
-            if not isinstance(choices, list) or not choices:
-                raise bad("choices", "A categorical dimension needs a non-empty list of choices.")
-            if len({repr(c) for c in choices}) != len(choices):
-                raise bad("choices", "Choices must be distinct.")
-            for choice in choices:
-                if not isinstance(choice, str | int | float | bool) or choice is None:
-                    raise bad("choices", f"Choice {choice!r} is not a string, number or boolean.")
-                try:
-                    param.validate(choice)
-                except TemplateParamError as exc:
-                    raise bad("choices", f"Choice {choice!r}: {name} {exc.message}.") from None
-            entry: dict[str, Any] = {"name": name, "type": "categorical", "choices": list(choices)}
-            corners = list(choices)
-        elif kind in ("int", "float"):
-            if param.kind not in ("int", "float") or (kind == "float" and param.kind == "int"):
-                raise bad(
-                    "type",
-                    f"{name} is a {param.kind} parameter; use type "
-                    f"{'categorical' if param.kind not in ('int', 'float') else param.kind}.",
-                )
-            low, high, log, step = dim.get("low"), dim.get("high"), dim.get("log", False), dim.get("step")
-            for field, value in (("low", low), ("high", high)):
-                if not _is_number(value) or (kind == "int" and not float(value).is_integer()):
-                    raise bad(
-                        field, f"Must be {'an integer' if kind == 'int' else 'a number'}, got {value!r}."
-                    )
-            if not low < high:
-                raise bad("high", f"Must be greater than low ({low}), got {high}.")
-            if not isinstance(log, bool):
-                raise bad("log", "Must be true or false.")
-            if log and low <= 0:
-                raise bad("low", "A log-scale dimension needs low > 0.")
-            if step is not None:
-                if not _is_number(step) or step <= 0 or (kind == "int" and not float(step).is_integer()):
-                    raise bad(
-                        "step",
-                        f"Must be a positive {'integer' if kind == 'int' else 'number'}, got {step!r}.",
-                    )
-                if log and not (kind == "int" and step == 1):
-                    raise bad("step", "A log-scale dimension cannot have a step.")
-            for field, value in (("low", low), ("high", high)):
-                try:
-                    param.validate(int(value) if kind == "int" else float(value))
-                except TemplateParamError as exc:
-                    raise bad(field, f"{name} {exc.message}.") from None
-            cast = int if kind == "int" else float
-            entry = {"name": name, "type": kind, "low": cast(low), "high": cast(high), "log": log}
-            if step is not None:
-                entry["step"] = cast(step)
-            corners = [cast(low), cast(high)]
-        else:
-            raise bad("type", f"Must be float, int or categorical, got {kind!r}.")
-        for value in corners:  # the template's cross-checks (e.g. warm-up shorter than the epochs)
-            try:
-                template.validate_params(preset, {**fixed_params, name: value})
-            except TemplateParamError as exc:
-                raise bad(
-                    "name", f"With {name} = {value!r} the run is invalid: {exc.field} {exc.message}."
-                ) from None
-        clean.append(entry)
-    return clean
 
 
 # --- creating and scheduling ------------------------------------------------------------------
@@ -194,12 +92,9 @@ def study_create(
 
     chosen = template_named(template or dataset_version.dataset.task_type)
     if chosen.name != dataset_version.dataset.task_type:
-        raise ValidationError(
-            {
-                "template": [
-                    f"Template {chosen.name!r} cannot train a {dataset_version.dataset.task_type!r} dataset."
-                ]
-            }
+        raise field_error(
+            "template",
+            f"Template {chosen.name!r} cannot train a {dataset_version.dataset.task_type!r} dataset.",
         )
     preset = preset or chosen.default_preset
     fixed = dict(fixed_params or {})
@@ -208,25 +103,21 @@ def study_create(
         chosen.validate_params(preset, fixed)
     except TemplateParamError as exc:
         field = exc.field if exc.field == "preset" else f"fixed_params.{exc.field}"
-        raise ValidationError({field: [exc.message]}) from None
+        raise field_error(field, exc.message) from None
     if search_space is None:  # the template's default space, less what the user fixed
         search_space = [dim for dim in default_search_space(chosen.name) if dim["name"] not in fixed]
         if not search_space:
-            raise ValidationError(
-                {
-                    "fixed_params": [
-                        "Every parameter of the default search space is fixed: "
-                        "leave one out or give a search_space."
-                    ]
-                }
+            raise field_error(
+                "fixed_params",
+                "Every parameter of the default search space is fixed: leave one out or give a search_space.",
             )
     space = search_space_validate(
         template=chosen, preset=preset, fixed_params=fixed, search_space=search_space
     )
     if sampler not in SamplerKind.values:
-        raise ValidationError({"sampler": [f"Must be one of {', '.join(SamplerKind.values)}."]})
+        raise field_error("sampler", f"Must be one of {', '.join(SamplerKind.values)}.")
     if pruner not in PrunerKind.values:
-        raise ValidationError({"pruner": [f"Must be one of {', '.join(PrunerKind.values)}."]})
+        raise field_error("pruner", f"Must be one of {', '.join(PrunerKind.values)}.")
     for field, value, high in (
         ("n_trials", n_trials, MAX_TRIALS),
         ("parallelism", parallelism, MAX_PARALLELISM),
@@ -234,11 +125,9 @@ def study_create(
     ):
         low = 0 if field == "report_seeds" else 1
         if not isinstance(value, int) or not low <= value <= high:
-            raise ValidationError({field: [f"Must be an integer between {low} and {high}."]})
+            raise field_error(field, f"Must be an integer between {low} and {high}.")
     if timeout_seconds is not None and (not isinstance(timeout_seconds, int) or timeout_seconds < 1):
-        raise ValidationError(
-            {"timeout_seconds": ["Must be a positive number of seconds, or null for no limit."]}
-        )
+        raise field_error("timeout_seconds", "Must be a positive number of seconds, or null for no limit.")
     dataset_version_check_trainable(version=dataset_version, min_per_class=chosen.data.min_samples_per_class)
     study = Study.objects.create(
         workspace=dataset_version.dataset.workspace,
@@ -606,3 +495,110 @@ def report_run_record(*, run: ReportRun, test_metric: float | None = None, error
     ReportRun.objects.filter(pk=run.pk, finished=False).update(
         test_metric=test_metric, error=error[:4000], finished=True
     )
+
+
+# --- running trials and report runs (the bodies of their jobs) ----------------------------------
+
+
+class TrialPrunedHere(Exception):
+    """The pruner stopped the trial after an epoch (raised through the trainer's ``report``)."""
+
+    def __init__(self, epoch: int) -> None:
+        super().__init__(f"pruned after epoch {epoch}")
+        self.epoch = epoch
+
+
+class PruningReport:
+    """The job's ``report``, plus: each finished epoch's validation value goes to the study, and
+    the pruner's "stop" ends the run there."""
+
+    def __init__(self, report: Report, *, trial: Trial, metric: str) -> None:
+        self.report = report
+        self.trial = trial
+        self.metric = metric
+
+    def __call__(self, message: str = "", *, fraction=None, milestone: bool = False, **metrics) -> None:
+        self.report(message, fraction=fraction, milestone=milestone, **metrics)
+        value = metrics.get(self.metric)
+        if milestone and value is not None and metrics.get("epoch"):
+            epoch = int(metrics["epoch"])
+            last = metrics.get("epochs") is not None and epoch >= int(metrics["epochs"])
+            # after the last epoch there is nothing left to save: the run completes and counts
+            if trial_report_epoch(trial=self.trial, epoch=epoch, value=float(value), may_prune=not last):
+                self.report(f"pruned after epoch {epoch}", milestone=True, epoch=epoch, pruned=True)
+                raise TrialPrunedHere(epoch)
+
+
+def _objective(result: dict[str, Any], metric: str, direction: str) -> float:
+    values = [h[metric] for h in result.get("history", []) if h.get(metric) is not None]
+    if not values:
+        raise ValueError(f"the run reported no {metric}; a study needs a validation split to score trials")
+    return max(values) if direction == "maximize" else min(values)
+
+
+def trial_run(*, job: Job, report: Report) -> dict[str, Any]:
+    """The body of an ``automl.trial`` job: train and evaluate the trial's parameters on the
+    study's data (``training.services.template_train_and_evaluate``, as a training job does),
+    record complete, pruned or failed, and schedule the next trial."""
+    from training.services import template_train_and_evaluate
+
+    trial = Trial.objects.select_related("study", "study__dataset_version").get(
+        study_id=job.params["study"], number=job.params["trial"]
+    )
+    if trial.state != TrialState.RUNNING:  # recorded by an earlier attempt
+        return {"trial": trial.number, "state": trial.state}
+    study = trial.study
+    metric, direction = study.objective.get("metric", "val_acc"), study.objective.get("direction", "maximize")
+    try:
+        run = template_train_and_evaluate(
+            job=job,
+            template=registry.get(study.template),
+            dataset_version=study.dataset_version,
+            params=trial.train_params,
+            report=PruningReport(report, trial=trial, metric=metric),
+        )
+        value = _objective(run.result, metric, direction)
+    except TrialPrunedHere as pruned:
+        trial_record_pruned(trial=trial, epoch=pruned.epoch)
+        return {"trial": trial.number, "state": "pruned", "epoch": pruned.epoch}
+    except (LeaseLost, JobPreempted):
+        raise  # another attempt owns the trial now, or will resume it after this worker's shutdown
+    except JobCancelled:
+        trial_record_failed(trial=trial, error="cancelled")
+        raise
+    except Exception as exc:
+        trial_record_failed(trial=trial, error=f"{type(exc).__name__}: {exc}")
+        raise
+    trial_record_complete(trial=trial, value=value, result=run.result, evaluation=run.evaluation)
+    return {
+        "trial": trial.number,
+        "state": "complete",
+        "value": value,
+        "test_accuracy": run.evaluation.get("accuracy"),
+    }
+
+
+def report_run_run(*, job: Job, report: Report) -> dict[str, Any]:
+    """The body of an ``automl.report_run`` job: one seed of the baseline or of the best trial's
+    parameters, trained and evaluated as a training job is; its test metric is recorded."""
+    from training.services import template_train_and_evaluate
+
+    run = ReportRun.objects.select_related("study", "study__dataset_version").get(pk=job.params["report_run"])
+    if run.finished:
+        return {"report_run": run.pk, "test_metric": run.test_metric}
+    try:
+        trained = template_train_and_evaluate(
+            job=job,
+            template=registry.get(run.study.template),
+            dataset_version=run.study.dataset_version,
+            params=run.params,
+            report=report,
+        )
+    except LeaseLost:
+        raise
+    except Exception as exc:
+        report_run_record(run=run, error=f"{type(exc).__name__}: {exc}")
+        raise
+    metric = trained.evaluation.get(TEST_METRIC)
+    report_run_record(run=run, test_metric=metric)
+    return {"report_run": run.pk, "role": run.role, "seed": run.seed, "test_metric": metric}

@@ -65,3 +65,21 @@ class Unprocessable(DomainError):
 class Unavailable(DomainError):
     status = 503
     default_code = "unavailable"
+
+
+def field_error(
+    field: str,
+    message: str,
+    *,
+    error: type[DomainError] = InvalidInput,
+    code: str | None = None,
+    **details: Any,
+) -> DomainError:
+    """The refusal of one field, answered as DRF answers a form error: the message names the field
+    and the details list the text under it.
+
+    >>> err = field_error("params.epochs", "Must be at least 1.")
+    >>> (err.status, err.code, err.message, err.details)
+    (400, 'invalid', 'params.epochs: Must be at least 1.', {'params.epochs': ['Must be at least 1.']})
+    """
+    return error(f"{field}: {message}", code=code, **({field: [message]} | details))

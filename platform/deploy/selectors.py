@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from django.db.models import QuerySet
@@ -77,3 +79,34 @@ def deployment_usage(*, deployment: Deployment, window: str = "24h", now=None) -
         "totals": figures(total_calls, total_errors, total_histograms),
         "series": series,
     }
+
+
+def model_version_split_inputs(
+    *, model_version, split: str, limit: int
+) -> tuple[str, list[Any], list[int] | None]:
+    """Up to ``limit`` inputs of a split of the model's dataset version (seeded sample, stable order):
+    ``("images", paths, labels)`` for image datasets, ``("instances", texts or rows, labels)`` for text
+    and tabular ones. Labels index the model's own class list; ``None`` for regression or when a
+    label is not one of the model's classes."""
+    from datasets.services import dataset_version_manifest
+
+    if model_version.dataset_version is None:
+        return "images", [], None
+    manifest = dataset_version_manifest(version=model_version.dataset_version)
+    samples = [s for s in manifest["samples"] if s["split"] == split]
+    if len(samples) > limit:
+        samples = sorted(random.Random(0).sample(samples, limit), key=lambda s: str(s["id"]))
+    # the model's output order is its own class list; map the dataset version's label indexes onto it
+    positions = {name: i for i, name in enumerate(model_version.classes)}
+    labels = [
+        positions.get(manifest["classes"][s["label"]], -1) if s.get("label") is not None else -1
+        for s in samples
+    ]
+    known = labels if labels and min(labels) >= 0 else None
+    if manifest.get("kind") == "text":
+        return "instances", [s["text"] for s in samples], known
+    if manifest.get("kind") == "tabular":
+        target = manifest.get("target")
+        rows = [{k: v for k, v in s["values"].items() if k != target} for s in samples]
+        return "instances", rows, None if manifest.get("task") == "regression" else known
+    return "images", [Path(s["path"]) for s in samples], known

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
+import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from config.exceptions import Conflict, field_error
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
+from jobs.models import Job
 from jobs.services import job_create
-from rest_framework import exceptions, status
-from rest_framework.exceptions import ValidationError
 from training.models import ModelVersion
 
 from deploy.models import (
@@ -27,12 +29,14 @@ from deploy.models import (
     Package,
     PackageKind,
 )
+from workers.progress import JobCancelled, Report
 
 KEY_PREFIX = "spd_"
+MAX_TEST_INPUTS = 200  # test vectors shipped in a package, from the model's test split
+MAX_CALIBRATION_IMAGES = 200  # int8 calibration of a device SDK, from the train split
 
 
-class DeployConflict(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
+class DeployConflict(Conflict):
     default_code = "conflict"
 
 
@@ -59,15 +63,11 @@ def _event(deployment: Deployment, action: str, user) -> None:
 
 def _check_servable(model_version: ModelVersion) -> None:
     if not model_version.onnx_key:
-        raise ValidationError(
-            {"model_version": [f"Model version {model_version.name} has no ONNX model to serve."]}
-        )
+        raise field_error("model_version", f"Model version {model_version.name} has no ONNX model to serve.")
     from workers.serving.predictors import PREDICTORS
 
     if model_version.template not in PREDICTORS:
-        raise ValidationError(
-            {"model_version": [f"Template {model_version.template!r} cannot be served yet."]}
-        )
+        raise field_error("model_version", f"Template {model_version.template!r} cannot be served yet.")
 
 
 @transaction.atomic
@@ -77,13 +77,11 @@ def deployment_create(*, user, model_version: ModelVersion, name: str, project=N
     e.g. ``deployment_create(user=u, model_version=mv, name="digits-prod")``
     """
     if project is not None and project.pk != model_version.project_id:
-        raise ValidationError(
-            {"model_version": [f"Model version {model_version.name} belongs to another project."]}
-        )
+        raise field_error("model_version", f"Model version {model_version.name} belongs to another project.")
     _check_servable(model_version)
     name = name.strip()
     if not name:
-        raise ValidationError({"name": ["Give the deployment a name."]})
+        raise field_error("name", "Give the deployment a name.")
     try:
         with transaction.atomic():
             deployment = Deployment.objects.create(
@@ -94,7 +92,7 @@ def deployment_create(*, user, model_version: ModelVersion, name: str, project=N
                 created_by=user if user.is_authenticated else None,
             )
     except IntegrityError:
-        raise ValidationError({"name": [f"This project already has a deployment named {name!r}."]}) from None
+        raise field_error("name", f"This project already has a deployment named {name!r}.") from None
     _event(deployment, DeploymentEventAction.CREATE, user)
     return deployment
 
@@ -103,13 +101,13 @@ def deployment_create(*, user, model_version: ModelVersion, name: str, project=N
 def deployment_rename(*, deployment: Deployment, name: str) -> Deployment:
     name = name.strip()
     if not name:
-        raise ValidationError({"name": ["Give the deployment a name."]})
+        raise field_error("name", "Give the deployment a name.")
     if (
         Deployment.objects.filter(project_id=deployment.project_id, name=name)
         .exclude(pk=deployment.pk)
         .exists()
     ):
-        raise ValidationError({"name": [f"This project already has a deployment named {name!r}."]})
+        raise field_error("name", f"This project already has a deployment named {name!r}.")
     deployment.name = name
     deployment.save(update_fields=["name", "updated_at"])
     return deployment
@@ -127,11 +125,9 @@ def deployment_switch(
     processes load the new one on their next request (no request is dropped)."""
     deployment = _locked(deployment)
     if model_version.project_id != deployment.project_id:
-        raise ValidationError(
-            {"model_version": [f"Model version {model_version.name} belongs to another project."]}
-        )
+        raise field_error("model_version", f"Model version {model_version.name} belongs to another project.")
     if model_version.pk == deployment.model_version_id:
-        raise ValidationError({"model_version": [f"The deployment already serves {model_version.name}."]})
+        raise field_error("model_version", f"The deployment already serves {model_version.name}.")
     _check_servable(model_version)
     deployment.previous_model_version_id = deployment.model_version_id
     deployment.model_version = model_version
@@ -146,7 +142,7 @@ def deployment_rollback(*, user, deployment: Deployment) -> Deployment:
     """Serve the previous model version again (the two swap places)."""
     current = _locked(deployment)
     if current.previous_model_version_id is None:
-        exc = ValidationError({"previous_model_version": ["This deployment has no previous model version."]})
+        exc = field_error("previous_model_version", "This deployment has no previous model version.")
         raise exc
     previous = ModelVersion.objects.get(pk=current.previous_model_version_id)
     return deployment_switch(
@@ -187,13 +183,14 @@ def deployment_key_create(
 ) -> tuple[DeploymentKey, str]:
     """A new API key of ``deployment``; returns (row, the key itself: shown once, never stored).
 
-    e.g. ``key, secret = deployment_key_create(user=u, deployment=d, name="mobile app", quota_per_minute=600)``
+    e.g. ``key, secret = deployment_key_create(user=u, deployment=d, name="mobile app",
+    quota_per_minute=600)``
     """
     name = name.strip()
     if not name:
-        raise ValidationError({"name": ["Give the key a name."]})
+        raise field_error("name", "Give the key a name.")
     if expires_at is not None and expires_at <= timezone.now():
-        raise ValidationError({"expires_at": ["The expiry must be in the future."]})
+        raise field_error("expires_at", "The expiry must be in the future.")
     secret = KEY_PREFIX + secrets.token_urlsafe(32)
     key = DeploymentKey.objects.create(
         deployment=deployment,
@@ -232,7 +229,7 @@ def package_create(*, user, model_version: ModelVersion, kind: str) -> Package:
     e.g. ``package_create(user=u, model_version=mv, kind="device")``
     """
     if kind not in PackageKind.values:
-        raise ValidationError({"kind": [f"Choose one of {', '.join(PackageKind.values)}."]})
+        raise field_error("kind", f"Choose one of {', '.join(PackageKind.values)}.")
     _check_servable(model_version)
     package = Package.objects.create(
         workspace_id=model_version.workspace_id,
@@ -283,3 +280,87 @@ def package_delete(*, package: Package) -> None:
     package.delete()
     if key:
         transaction.on_commit(lambda: default_storage.delete(key))
+
+
+def package_build(*, job: Job, report: Report) -> dict[str, Any]:
+    """The body of a ``deploy.build_package`` job: fetch the model's ONNX file, build the on-prem
+    server package or device SDK (``workers.packaging``) with test vectors from the test split, and
+    store the archive; a failure is recorded on the package before the job fails."""
+    from deploy.selectors import model_version_split_inputs
+    from workers import packaging
+
+    package = (
+        Package.objects.select_related("model_version__dataset_version")
+        .filter(pk=job.params["package"])
+        .first()
+    )
+    if package is None:
+        return {"package": job.params["package"], "deleted": True}
+    mv = package.model_version
+    report(f"fetching {mv.name}'s model", fraction=0.0, milestone=True)
+    try:
+        with tempfile.TemporaryDirectory(prefix="sampan-package-") as tmp:
+            tmp_dir = Path(tmp)
+            model_path = tmp_dir / "model.onnx"
+            with default_storage.open(mv.onnx_key, "rb") as source, model_path.open("wb") as out:
+                for chunk in iter(lambda: source.read(1 << 20), b""):
+                    out.write(chunk)
+            kind, test_inputs, test_labels = model_version_split_inputs(
+                model_version=mv, split="test", limit=MAX_TEST_INPUTS
+            )
+            artifacts = packaging.ModelArtifacts(
+                model_path=model_path,
+                preprocessing=mv.preprocessing,
+                classes=list(mv.classes),
+                template=mv.template,
+                model_version={
+                    "id": mv.pk,
+                    "name": mv.name,
+                    "project": mv.project_id,
+                    "template": mv.template,
+                    "code_version": mv.code_version,
+                    "onnx_sha256": mv.onnx_sha256,
+                    "dataset_version": mv.dataset_version_id,
+                    "metrics": mv.metrics.get("test", {}),
+                },
+                test_images=test_inputs if kind == "images" else (),
+                test_instances=test_inputs if kind == "instances" else (),
+                test_labels=test_labels,
+            )
+            out_path = tmp_dir / "package.zip"
+            if package.kind == PackageKind.SERVER:
+                report("building the on-prem server package", fraction=0.2, milestone=True)
+                built = packaging.build_server_package(artifacts=artifacts, out_path=out_path, report=report)
+            else:
+                # int8 for texts and rows is dynamic quantization: it needs no calibration inputs
+                calibration = (
+                    model_version_split_inputs(model_version=mv, split="train", limit=MAX_CALIBRATION_IMAGES)[
+                        1
+                    ]
+                    if kind == "images"
+                    else []
+                )
+                report(
+                    "building the device SDK"
+                    + (f" (int8 calibrated on {len(calibration)} training images)" if calibration else ""),
+                    fraction=0.2,
+                    milestone=True,
+                )
+                built = packaging.build_device_sdk(
+                    artifacts=artifacts, out_path=out_path, calibration_images=calibration, report=report
+                )
+            report("storing the archive", fraction=0.95, milestone=True)
+            package = package_record(
+                package=package, archive=out_path, report=json.loads(json.dumps(built or {}, default=str))
+            )
+    except JobCancelled:
+        raise
+    except Exception as exc:
+        package_record_failure(package=package, error=f"{type(exc).__name__}: {exc}")
+        raise
+    return {
+        "package": package.pk,
+        "kind": package.kind,
+        "sha256": package.sha256,
+        "size_bytes": package.size_bytes,
+    }

@@ -21,6 +21,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from config.exceptions import DomainError
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
@@ -232,7 +233,7 @@ def run_job(job_id: int, body: Callable[[Job, JobReporter], dict]) -> None:
         logger.warning(
             "job %s attempt %s lost its lease; leaving it to the current attempt", job.pk, job.attempt
         )
-    except JobInputRejected as exc:
+    except (JobInputRejected, DomainError) as exc:  # a refusal the message names: no traceback
         refusal = str(exc)[:4000]
         logger.info("job %s refused its input: %s", job.pk, refusal[:500])
         with_database_retry(f"failure of job {job.pk}", lambda: services.job_fail(job=job, error=refusal))

@@ -10,11 +10,11 @@ import socket
 from datetime import timedelta
 from typing import Any
 
+from config.exceptions import Conflict, field_error
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
-from rest_framework import exceptions
 
 from jobs import registry
 from jobs.models import FINISHED, Job, JobEvent, JobEventType, JobStatus, WorkerNode
@@ -27,10 +27,8 @@ WORKER_ALIVE_SECONDS = 10
 UNPUBLISHED_RESEND_SECONDS = 2
 
 
-class JobConflict(exceptions.APIException):
-    status_code = 409
+class JobConflict(Conflict):
     default_code = "job_conflict"
-    default_detail = "The job is not in a state that allows this."
 
 
 def _event(job_id: int, type: str, message: str, data: dict | None = None) -> None:
@@ -83,7 +81,7 @@ def job_create(
     """
     job_kind = registry.get(kind)
     if job_kind is None:
-        raise exceptions.ValidationError({"kind": [f"Unknown job kind {kind!r}."]})
+        raise field_error("kind", f"Unknown job kind {kind!r}.")
     job = Job.objects.create(
         workspace=workspace,
         project=project,
@@ -365,7 +363,10 @@ def jobs_reap_stale(*, now=None) -> dict[str, list[int]]:
             if job is None:
                 continue
             silent = int((now - job.heartbeat_at).total_seconds())
-            lost = f"worker {job.lease_owner or '?'} lost: no heartbeat for {silent}s on attempt {job.attempt} of {job.max_attempts}"
+            lost = (
+                f"worker {job.lease_owner or '?'} lost: no heartbeat for {silent}s "
+                f"on attempt {job.attempt} of {job.max_attempts}"
+            )
             if job.cancel_requested:
                 job.status, key, message = JobStatus.CANCELLED, "cancelled", f"cancelled ({lost})"
             elif job.attempt >= job.max_attempts:
@@ -406,9 +407,8 @@ def jobs_reap_stale(*, now=None) -> dict[str, list[int]]:
     for job in (unsent | lost).distinct():
         if Job.objects.filter(pk=job.pk, status=JobStatus.QUEUED, enqueued_at=job.enqueued_at).update(
             enqueued_at=now
-        ):
-            if _publish(job.pk, kind=job.kind, queue=job.queue):
-                outcome["resent"].append(job.pk)
+        ) and _publish(job.pk, kind=job.kind, queue=job.queue):
+            outcome["resent"].append(job.pk)
     return outcome
 
 

@@ -13,7 +13,8 @@ the model version deploys and packages like a trained one (``source="uploaded"``
   architecture, loads every tensor (the head included) and exports ONNX with the template's export
   code (verified against torch with ONNX Runtime).
 
-e.g. ``model_version_upload_onnx(user=u, project=p, upload=f, classes=["cat", "dog"], preprocessing={"image_size": [64, 64]})``
+e.g. ``model_version_upload_onnx(user=u, project=p, upload=f, classes=["cat", "dog"],
+preprocessing={"image_size": [64, 64]})``
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from config.exceptions import DomainError, field_error
 from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import default_storage
@@ -30,7 +32,6 @@ from django.db import transaction
 from django.db.models import Max
 from jobs.models import Job
 from jobs.services import job_create
-from rest_framework.exceptions import ValidationError
 
 from training.models import ModelVersion, ModelVersionSource
 from training.services import BackboneTooLarge, _sha256_of, _store, code_version
@@ -53,24 +54,20 @@ def _check_size(upload) -> None:
             limit_bytes=limit,
         )
     if upload.size == 0:
-        raise ValidationError({"file": [f"The file {upload.name!r} is empty."]})
+        raise field_error("file", f"The file {upload.name!r} is empty.")
 
 
 def _classes(classes: Any, *, source: str = "classes") -> list[str]:
     if not isinstance(classes, list) or not all(isinstance(c, str) and c.strip() for c in classes):
-        raise ValidationError(
-            {
-                source: [
-                    "Give the class names as a list of non-empty strings, in the order of the "
-                    "model's outputs."
-                ]
-            }
+        raise field_error(
+            source,
+            "Give the class names as a list of non-empty strings, in the order of the model's outputs.",
         )
     if len(classes) < 2:
-        raise ValidationError({source: [f"A classifier needs at least 2 classes; got {len(classes)}."]})
+        raise field_error(source, f"A classifier needs at least 2 classes; got {len(classes)}.")
     if len(set(classes)) != len(classes):
         duplicates = sorted({c for c in classes if classes.count(c) > 1})
-        raise ValidationError({source: [f"Class names must be unique; repeated: {', '.join(duplicates)}."]})
+        raise field_error(source, f"Class names must be unique; repeated: {', '.join(duplicates)}.")
     return list(classes)
 
 
@@ -79,24 +76,21 @@ def _spec(preprocessing: dict[str, Any] | None, *, image_size: list[int] | None)
     from workers.image_classification.preprocessing import PreprocessingSpecError, make_spec, validate_spec
 
     if not isinstance(preprocessing or {}, dict):
-        raise ValidationError({"preprocessing": ["Give the preprocessing as a JSON object."]})
+        raise field_error("preprocessing", "Give the preprocessing as a JSON object.")
     given = dict(preprocessing or {})
     size = given.get("image_size", image_size)
     if isinstance(size, int) and not isinstance(size, bool):
         size = [size, size]
     if size is None:
-        raise ValidationError(
-            {
-                "preprocessing": [
-                    "Say the model's input size: preprocessing.image_size = [height, width] (or image_size)."
-                ]
-            }
+        raise field_error(
+            "preprocessing",
+            "Say the model's input size: preprocessing.image_size = [height, width] (or image_size).",
         )
     try:
         spec = make_spec(size) | given | {"image_size": size}
         return validate_spec(spec)
     except (PreprocessingSpecError, TypeError, ValueError) as exc:
-        raise ValidationError({"preprocessing": [f"Invalid preprocessing: {exc}."]}) from None
+        raise field_error("preprocessing", f"Invalid preprocessing: {exc}.") from None
 
 
 def _check_dataset_version(*, project, dataset_version, classes: list[str]) -> None:
@@ -104,24 +98,18 @@ def _check_dataset_version(*, project, dataset_version, classes: list[str]) -> N
     if dataset_version is None:
         return
     if dataset_version.dataset.project_id != project.pk:
-        raise ValidationError({"dataset_version": ["The dataset version belongs to another project."]})
+        raise field_error("dataset_version", "The dataset version belongs to another project.")
     if dataset_version.dataset.task_type != TEMPLATE:
-        raise ValidationError(
-            {
-                "dataset_version": [
-                    f"An {TEMPLATE} model cannot be evaluated on a "
-                    f"{dataset_version.dataset.task_type} dataset."
-                ]
-            }
+        raise field_error(
+            "dataset_version",
+            f"An {TEMPLATE} model cannot be evaluated on a {dataset_version.dataset.task_type} dataset.",
         )
     if list(dataset_version.classes) != list(classes):
-        raise ValidationError(
-            {
-                "dataset_version": [
-                    f"The model's classes {classes} differ from dataset version {dataset_version.name}'s "
-                    f"{list(dataset_version.classes)}; the model's outputs must follow the version's classes, in order."
-                ]
-            }
+        raise field_error(
+            "dataset_version",
+            f"The model's classes {classes} differ from dataset version {dataset_version.name}'s "
+            f"{list(dataset_version.classes)}; the model's outputs must follow the version's classes, "
+            "in order.",
         )
 
 
@@ -163,7 +151,13 @@ def evaluate_uploaded(*, model_version_id: int, report) -> dict[str, Any]:
         "top_k_accuracy": evaluation["top_k_accuracy"],
     }
     ModelVersion.objects.filter(pk=version.pk).update(evaluation=evaluation, metrics={"test": headline})
-    return {"model_version": version.pk, "name": version.name, "metrics": {"test": headline}}
+    return {
+        "kind": "training_job_result",
+        "version": 1,
+        "model_version": version.pk,
+        "name": version.name,
+        "metrics": {"test": headline},
+    }
 
 
 def _dims(value_info) -> list[int | str]:
@@ -193,8 +187,8 @@ def check_uploaded_onnx(
 
     from workers.shared.onnx_model import OnnxRejected, check_onnx_self_contained
 
-    def refuse(message: str) -> ValidationError:
-        return ValidationError({"file": [f"{filename}: {message}"]})
+    def refuse(message: str) -> DomainError:
+        return field_error("file", f"{filename}: {message}")
 
     try:
         check_onnx_self_contained(path)
@@ -216,7 +210,7 @@ def check_uploaded_onnx(
     if classes is None:
         classes = from_metadata("sampan.classes")
     if classes is None:
-        raise ValidationError({"classes": ["Give the class names (the file carries none)."]})
+        raise field_error("classes", "Give the class names (the file carries none).")
     classes = _classes(classes)
     if preprocessing is None:
         preprocessing = from_metadata("sampan.preprocessing")
@@ -238,25 +232,17 @@ def check_uploaded_onnx(
     static_size = [shape[2], shape[3]] if all(isinstance(v, int) and v > 0 for v in shape[2:]) else None
     spec = _spec(preprocessing, image_size=static_size)
     if static_size is not None and spec["image_size"] != static_size:
-        raise ValidationError(
-            {
-                "preprocessing": [
-                    f"image_size {spec['image_size']} differs from the model's input "
-                    f"{static_size} (height, width)."
-                ]
-            }
+        raise field_error(
+            "preprocessing",
+            f"image_size {spec['image_size']} differs from the model's input {static_size} (height, width).",
         )
     out_shape = _dims(proto.graph.output[0])
     if len(out_shape) != 2:
         raise refuse(f"the first output must be scores shaped [batch, classes]; it is {out_shape}")
     if isinstance(out_shape[1], int) and out_shape[1] > 0 and out_shape[1] != len(classes):
-        raise ValidationError(
-            {
-                "classes": [
-                    f"The model gives {out_shape[1]} scores per image but {len(classes)} "
-                    "class names were given."
-                ]
-            }
+        raise field_error(
+            "classes",
+            f"The model gives {out_shape[1]} scores per image but {len(classes)} class names were given.",
         )
     try:
         session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
@@ -270,14 +256,11 @@ def check_uploaded_onnx(
             f"{spec['image_size'][1]}] float32 batch: {str(exc).splitlines()[0][:300]}"
         ) from None
     if scores.ndim != 2 or scores.shape != (batch, len(classes)):
-        raise ValidationError(
-            {
-                "classes": [
-                    f"The model gives scores shaped {list(scores.shape)} for {batch} "
-                    f"image{'s' if batch > 1 else ''}; expected [{batch}, {len(classes)}] "
-                    f"for {len(classes)} classes."
-                ]
-            }
+        raise field_error(
+            "classes",
+            f"The model gives scores shaped {list(scores.shape)} for {batch} "
+            f"image{'s' if batch > 1 else ''}; expected [{batch}, {len(classes)}] "
+            f"for {len(classes)} classes.",
         )
     return proto, classes, spec
 
@@ -406,8 +389,8 @@ def model_version_upload_state_dict(
     model version on a worker (the web process never unpickles it)."""
     _check_size(upload)
     if architecture not in ARCHITECTURES:
-        raise ValidationError(
-            {"architecture": [f"Unknown architecture {architecture!r}; one of {', '.join(ARCHITECTURES)}."]}
+        raise field_error(
+            "architecture", f"Unknown architecture {architecture!r}; one of {', '.join(ARCHITECTURES)}."
         )
     classes = _classes(classes)
     _check_dataset_version(project=project, dataset_version=dataset_version, classes=classes)
@@ -437,7 +420,7 @@ def model_version_upload_state_dict(
     )
 
 
-def import_state_dict(job: Job, report) -> dict[str, Any]:
+def import_state_dict(*, job: Job, report) -> dict[str, Any]:
     """The body of a ``training.import_model`` job (runs on a worker; torch is imported here only)."""
     import torch
 

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+from config.exceptions import field_error
 from django.db.models import QuerySet
+from jobs.models import Job
 from workspaces.selectors import scoped_to_member
 
 from training.models import Backbone, ModelVersion
@@ -8,6 +10,14 @@ from training.models import Backbone, ModelVersion
 
 def model_versions_for(*, user) -> QuerySet[ModelVersion]:
     return scoped_to_member(ModelVersion.objects.select_related("dataset_version", "created_by"), user=user)
+
+
+def training_jobs_for(*, user) -> QuerySet[Job]:
+    """Training jobs (``Job(kind="training.run")``) in the user's workspaces, each with the model
+    version it produced (one query for the whole page)."""
+    return scoped_to_member(
+        Job.objects.filter(kind="training.run").select_related("created_by", "model_version"), user=user
+    )
 
 
 def backbones_for(*, user) -> QuerySet[Backbone]:
@@ -30,32 +40,22 @@ def model_versions_compared(a: ModelVersion, b: ModelVersion) -> dict:
     """Two versions' evaluation reports side by side; every delta is b minus a. Classifiers compare
     accuracy, f1s, top-k and per class; regression models MAE, RMSE and R2. A classifier and a
     regression model cannot be compared (400)."""
-    from rest_framework.exceptions import ValidationError
-
     if not a.evaluation or not b.evaluation:
-        raise ValidationError(
-            {"a" if not a.evaluation else "b": ["This model version has no evaluation report."]}
-        )
+        raise field_error("a" if not a.evaluation else "b", "This model version has no evaluation report.")
     tasks = {}
     for key, version in (("a", a), ("b", b)):
         tasks[key] = _report_task(version.evaluation)
         if tasks[key] is None:
-            raise ValidationError(
-                {
-                    key: [
-                        f"{version.name} ({version.template}) has an evaluation report without "
-                        "classification (accuracy, f1) or regression (MAE, RMSE, R2) metrics."
-                    ]
-                }
+            raise field_error(
+                key,
+                f"{version.name} ({version.template}) has an evaluation report without "
+                "classification (accuracy, f1) or regression (MAE, RMSE, R2) metrics.",
             )
     if tasks["a"] != tasks["b"]:
-        raise ValidationError(
-            {
-                "b": [
-                    f"{a.name} is a {tasks['a']} model and {b.name} a {tasks['b']} model: a "
-                    "classifier and a regression model cannot be compared."
-                ]
-            }
+        raise field_error(
+            "b",
+            f"{a.name} is a {tasks['a']} model and {b.name} a {tasks['b']} model: a "
+            "classifier and a regression model cannot be compared.",
         )
     names = {"a": a.pk, "b": b.pk, "a_name": a.name, "b_name": b.name}
     if tasks["a"] == "regression":

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from config.exceptions import Conflict, TooLarge, field_error
 from datasets.models import DatasetVersion
 from django.conf import settings
 from django.core.files import File
@@ -18,10 +21,9 @@ from django.db.models import Max
 from django.utils import timezone
 from jobs.models import Job, JobStatus
 from jobs.services import job_create
-from rest_framework import exceptions, status
-from rest_framework.exceptions import ValidationError
 
 from training.models import Backbone, BackboneStatus, ModelVersion
+from workers.progress import Report
 from workers.templates import TemplateParamError, registry
 
 
@@ -51,20 +53,19 @@ def template_named(name: str):
     try:
         return registry.get(name)
     except KeyError as exc:
-        raise ValidationError({"template": [str(exc)]}) from None
+        raise field_error("template", str(exc)) from None
 
 
-class BackboneTooLarge(exceptions.APIException):
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+class BackboneTooLarge(TooLarge):
+    """An uploaded file (a backbone or a model) over its size limit: a 413 naming the file field."""
+
     default_code = "upload_too_large"
 
-    def __init__(self, message: str, **details) -> None:
-        super().__init__(message)
-        self.detail = {"file": [message], **details}  # type: ignore[assignment] - plain JSON, numbers kept
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(f"file: {message}", **({"file": [message]} | details))
 
 
-class BackboneConflict(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
+class BackboneConflict(Conflict):
     default_code = "backbone_in_use"
 
 
@@ -102,15 +103,15 @@ def backbone_create(*, user, project, upload, name: str = "") -> Backbone:
             limit_bytes=limit,
         )
     if upload.size == 0:
-        raise ValidationError({"file": [f"The file {upload.name!r} is empty."]})
+        raise field_error("file", f"The file {upload.name!r} is empty.")
     filename = PurePosixPath(upload.name or "backbone.pt").name[-255:]
     name = (name or "").strip() or PurePosixPath(filename).stem or "backbone"
     if Backbone.objects.filter(project=project, name=name).exists():
-        raise ValidationError({"name": [f"This project already has a backbone named {name!r}."]})
+        raise field_error("name", f"This project already has a backbone named {name!r}.")
     sha256 = _sha256_of(upload)
     same = Backbone.objects.filter(project=project, sha256=sha256).first()
     if same is not None:
-        raise ValidationError({"file": [f"This file is already uploaded to the project as {same.name!r}."]})
+        raise field_error("file", f"This file is already uploaded to the project as {same.name!r}.")
     key = backbone_blob_key(sha256)
     if not default_storage.exists(key):
         saved = default_storage.save(key, File(upload, name=filename))
@@ -137,7 +138,7 @@ def backbone_create(*, user, project, upload, name: str = "") -> Backbone:
             )
             backbone.save(update_fields=["job"])
     except IntegrityError:  # a concurrent upload took the name
-        raise ValidationError({"name": [f"This project already has a backbone named {name!r}."]}) from None
+        raise field_error("name", f"This project already has a backbone named {name!r}.") from None
     return backbone
 
 
@@ -215,25 +216,18 @@ def _check_backbone_for_run(
     *, backbone: Backbone, dataset_version: DatasetVersion, model: str | None
 ) -> None:
     if backbone.project_id != dataset_version.dataset.project_id:
-        raise ValidationError(
-            {
-                "backbone": [
-                    f"Backbone {backbone.name!r} belongs to another project; upload it to "
-                    "the project of this dataset to train with it."
-                ]
-            }
+        raise field_error(
+            "backbone",
+            f"Backbone {backbone.name!r} belongs to another project; upload it to "
+            "the project of this dataset to train with it.",
         )
     if backbone.status == BackboneStatus.PENDING:
-        raise ValidationError(
-            {
-                "backbone": [
-                    f"Backbone {backbone.name!r} is still being checked; start the run "
-                    "when its status is valid."
-                ]
-            }
+        raise field_error(
+            "backbone",
+            f"Backbone {backbone.name!r} is still being checked; start the run when its status is valid.",
         )
     if backbone.status == BackboneStatus.INVALID:
-        raise ValidationError({"backbone": [f"Backbone {backbone.name!r} is invalid: {backbone.error}"]})
+        raise field_error("backbone", f"Backbone {backbone.name!r} is invalid: {backbone.error}")
     fits = backbone.summary.get("fits", [])
     if model is not None and model not in fits:
         fitting = (
@@ -241,12 +235,8 @@ def _check_backbone_for_run(
             if fits
             else "its keys and shapes match none of this template's models"
         )
-        raise ValidationError(
-            {
-                "backbone": [
-                    f"Backbone {backbone.name!r} does not fit the {model} model of this run: {fitting}."
-                ]
-            }
+        raise field_error(
+            "backbone", f"Backbone {backbone.name!r} does not fit the {model} model of this run: {fitting}."
         )
 
 
@@ -269,18 +259,15 @@ def training_job_create(
 
     chosen = template_named(template or dataset_version.dataset.task_type)
     if chosen.name != dataset_version.dataset.task_type:
-        raise ValidationError(
-            {
-                "template": [
-                    f"Template {chosen.name!r} cannot train a {dataset_version.dataset.task_type!r} dataset."
-                ]
-            }
+        raise field_error(
+            "template",
+            f"Template {chosen.name!r} cannot train a {dataset_version.dataset.task_type!r} dataset.",
         )
     try:
         values = chosen.validate_params(preset, params or {})
     except TemplateParamError as exc:
         field = exc.field if exc.field == "preset" else f"params.{exc.field}"
-        raise ValidationError({field: [exc.message]}) from None
+        raise field_error(field, exc.message) from None
     if backbone is not None:
         _check_backbone_for_run(backbone=backbone, dataset_version=dataset_version, model=values.get("model"))
     dataset_version_check_trainable(version=dataset_version, min_per_class=chosen.data.min_samples_per_class)
@@ -377,3 +364,126 @@ def model_version_record(
         evaluation=evaluation,
         created_by=job.created_by,
     )
+
+
+# --- running: the one train-evaluate path of training jobs, AutoML trials and report runs --------
+
+
+@dataclass(frozen=True)
+class TrainedRun:
+    """What a template's trainer and evaluation produced in a job's run directory."""
+
+    result: dict[str, Any]
+    evaluation: dict[str, Any]
+    run_dir: Path
+
+
+def template_train_and_evaluate(
+    *,
+    job: Job,
+    template,
+    dataset_version: DatasetVersion,
+    params: dict[str, Any],
+    report: Report,
+    backbone: Backbone | None = None,
+) -> TrainedRun:
+    """Train ``template`` with ``params`` on ``dataset_version`` in the job's run directory (kept
+    across attempts, so a retry resumes) and evaluate the exported ONNX model on the test split.
+    Storing the outcome is the caller's: a model version (``training_job_run``), a trial's artifacts
+    (``automl.services.trial_run``) or a report run's metric.
+
+    e.g. ``template_train_and_evaluate(job=j, template=registry.get("image_classification"),
+    dataset_version=v, params={"epochs": 3, ...}, report=silent_report).evaluation["accuracy"]``
+    """
+    from datasets.services import dataset_version_manifest
+
+    manifest = dataset_version_manifest(version=dataset_version)
+    run_dir = run_dir_for(job)
+    extra: dict[str, Any] = {}
+    if backbone is not None:
+        extra["backbone"] = backbone_fetch(backbone=backbone, dest=run_dir / "inputs" / "backbone.pt")
+    try:
+        result = template.load("train")(params, manifest, run_dir, report, **extra)
+    except ValueError as exc:
+        path = str(extra.get("backbone", ""))
+        if backbone is None or path not in str(exc):
+            raise
+        # e.g. keys that do not fit the model: name the backbone, not the worker's file path
+        raise type(exc)(str(exc).replace(path, f"backbone {backbone.name!r}")) from None
+    evaluation = template.load("evaluate")(
+        result["onnx"], manifest, preprocessing=result["preprocessing"], report=report
+    )
+    return TrainedRun(result=result, evaluation=evaluation, run_dir=run_dir)
+
+
+def training_job_run(*, job: Job, report: Report) -> dict[str, Any]:
+    """The body of a ``training.run`` job: train, evaluate, record the model version (once, even
+    when an attempt is retried after recording). Returns the job's result."""
+    backbone = None
+    backbone_id = job.params.get("backbone")
+    if backbone_id is not None:
+        backbone = Backbone.objects.filter(pk=backbone_id).first()
+        if backbone is None:
+            raise BackboneUnavailable(f"Backbone #{backbone_id} was deleted before the run could read it.")
+    template = registry.get(job.params["template"])
+    version = DatasetVersion.objects.select_related("dataset").get(pk=job.params["dataset_version"])
+    run = template_train_and_evaluate(
+        job=job,
+        template=template,
+        dataset_version=version,
+        params=job.params["params"],
+        report=report,
+        backbone=backbone,
+    )
+    model_version = model_version_record(
+        job=job,
+        dataset_version=version,
+        template=template.name,
+        params=run.result["params"],
+        result=run.result,
+        evaluation=run.evaluation,
+        checkpoint=Path(run.result["model"]),
+        onnx=Path(run.result["onnx"]),
+        backbone=backbone,
+    )
+    return {
+        "kind": "training_job_result",
+        "version": 1,
+        "model_version": model_version.pk,
+        "name": model_version.name,
+        "metrics": model_version.metrics,
+        "resumed_from": run.result.get("resumed_from"),
+        "run_dir": str(run.run_dir),
+    }
+
+
+def backbone_check(*, job: Job, report: Report) -> dict[str, Any]:
+    """The body of a ``training.check_backbone`` job: read the stored file with weights_only=True
+    on a worker and record valid (with its summary) or invalid (with the reason)."""
+    from workers.image_classification.backbones import inspect_backbone
+    from workers.image_classification.models import BackboneError
+
+    backbone = Backbone.objects.filter(pk=job.params["backbone"]).first()
+    if backbone is None:
+        return {"backbone": job.params["backbone"], "deleted": True}
+    report(f"reading {backbone.filename or backbone.name} with weights_only=True", fraction=0.0)
+    with tempfile.TemporaryDirectory(prefix="sampan-backbone-") as tmp:
+        path = Path(tmp) / "backbone.pt"
+        try:
+            summary = inspect_backbone(backbone_fetch(backbone=backbone, dest=path))
+        except BackboneUnavailable as exc:
+            backbone = backbone_record_check(backbone=backbone, error=str(exc))
+        except BackboneError as exc:  # refused or unreadable: the message names the file, not our temp path
+            error = str(exc).replace(str(path), backbone.filename or backbone.name)
+            backbone = backbone_record_check(backbone=backbone, error=error)
+        except Exception as exc:  # never leave a backbone pending: record the failure, then fail the job
+            backbone_record_check(backbone=backbone, error=f"The check failed: {type(exc).__name__}: {exc}")
+            raise
+        else:
+            backbone = backbone_record_check(backbone=backbone, summary=summary)
+    return {
+        "backbone": backbone.pk,
+        "status": backbone.status,
+        "summary": backbone.summary,
+        "error": backbone.error,
+    }

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from config.exceptions import field_error
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from rest_framework.exceptions import ValidationError
 
 from workspaces.models import Membership, Project, Role, Workspace
 
@@ -28,9 +28,9 @@ def _owners(workspace_id: int, *, exclude: int | None = None) -> int:
 def membership_add(*, workspace: Workspace, username: str, role: str) -> Membership:
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
-        raise ValidationError({"username": [f"No user is named {username!r}."]})
+        raise field_error("username", f"No user is named {username!r}.")
     if Membership.objects.filter(workspace=workspace, user=user).exists():
-        raise ValidationError({"username": [f"{username!r} is already a member of this workspace."]})
+        raise field_error("username", f"{username!r} is already a member of this workspace.")
     return Membership.objects.create(workspace=workspace, user=user, role=role)
 
 
@@ -42,9 +42,7 @@ def membership_set_role(*, membership: Membership, role: str) -> Membership:
         and role != Role.OWNER
         and _owners(membership.workspace_id, exclude=membership.pk) == 0
     ):
-        raise ValidationError(
-            {"role": ["A workspace needs at least one owner; make someone else owner first."]}
-        )
+        raise field_error("role", "A workspace needs at least one owner; make someone else owner first.")
     membership.role = role
     membership.save(update_fields=["role"])
     return membership
@@ -54,7 +52,7 @@ def membership_set_role(*, membership: Membership, role: str) -> Membership:
 def membership_remove(*, membership: Membership) -> None:
     Membership.objects.select_for_update().filter(workspace_id=membership.workspace_id).exists()
     if membership.role == Role.OWNER and _owners(membership.workspace_id, exclude=membership.pk) == 0:
-        raise ValidationError({"role": ["The last owner cannot be removed; make someone else owner first."]})
+        raise field_error("role", "The last owner cannot be removed; make someone else owner first.")
     membership.delete()
 
 
@@ -65,8 +63,8 @@ def project_create(*, user, workspace: Workspace, name: str, description: str = 
                 workspace=workspace, name=name.strip(), description=description, created_by=user
             )
     except IntegrityError:
-        raise ValidationError(
-            {"name": [f"A project named {name.strip()!r} already exists in this workspace."]}
+        raise field_error(
+            "name", f"A project named {name.strip()!r} already exists in this workspace."
         ) from None
 
 
@@ -77,7 +75,7 @@ def project_update(*, project: Project, **fields) -> Project:
         with transaction.atomic():
             project.save()
     except IntegrityError:
-        raise ValidationError(
-            {"name": [f"A project named {project.name!r} already exists in this workspace."]}
+        raise field_error(
+            "name", f"A project named {project.name!r} already exists in this workspace."
         ) from None
     return project
