@@ -1,5 +1,5 @@
 import { Alert, Button, Group, NativeSelect, NumberInput, Paper, SimpleGrid, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { ApiError } from '@/api/client';
 import {
   fieldErrors,
@@ -58,10 +58,9 @@ export function StudyForm({ initial, onCreated }: Props) {
   const datasetRow = datasets.data?.results.find((row) => row.id === dataset);
   const template = templates.data?.find((row) => row.name === datasetRow?.task_type) ?? null;
   const defaultSpace = useMemo(() => (template ? templateSearchSpace(template) : []), [template]);
-  useEffect(() => {
-    if (template && space === null) setSpace(defaultSpace);
-    if (template && !preset) setPreset(template.default_preset);
-  }, [template, space, defaultSpace, preset]);
+  // Once the template has loaded, its defaults fill the empty fields (adjusted while rendering).
+  if (template && space === null) setSpace(defaultSpace);
+  if (template && !preset && template.default_preset) setPreset(template.default_preset);
 
   const dims = space ?? [];
   let fixedParams: Record<string, unknown> | null = null;
