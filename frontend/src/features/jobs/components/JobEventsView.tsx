@@ -10,7 +10,7 @@ import { useJobEvents } from '../hooks/useJobs';
 const TYPE_COLORS: Record<string, string> = { status: 'violet', progress: 'blue', log: 'gray' };
 
 /** Progress events as (seconds since the first event, percent) points. */
-export function progressSeries(events: JobEvent[]): { second: number; percent: number }[] {
+function progressSeries(events: JobEvent[]): { second: number; percent: number }[] {
   if (events.length === 0) return [];
   const start = new Date(events[0].at).getTime();
   return events

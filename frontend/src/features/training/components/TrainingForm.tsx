@@ -13,7 +13,7 @@ import { BackbonesPanel } from './BackbonesPanel';
 type DatasetVersion = components['schemas']['DatasetVersion'];
 
 /** Server validation details keyed by field: `params.<name>` go to that parameter's input. */
-export function splitTrainingErrors(error: unknown): { params: Record<string, string>; fields: Record<string, string>; other: string | null } {
+function splitTrainingErrors(error: unknown): { params: Record<string, string>; fields: Record<string, string>; other: string | null } {
   const params: Record<string, string> = {};
   const fields: Record<string, string> = {};
   if (!(error instanceof ApiError)) return { params, fields, other: error ? errorMessage(error) : null };
