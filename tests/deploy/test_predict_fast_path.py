@@ -1,6 +1,9 @@
 """The WSGI fast path (config.wsgi.application) answers hosted predictions exactly as Django's own
 handler (config.wsgi.django_application, the middleware chain and the view) does: the same status,
 headers and body for every kind of answer, and it hands to Django what the middleware decides.
+Every middleware decision it re-implements (security headers, CSP, no-store, throttled keys, the
+500 error shape) or hands over (URL, header and body limits, hosts, redirects, cookies,
+idempotency) is one request sent both ways; a middleware chain it does not mirror stops it loudly.
 
 Both are called in this process with the same WSGI environ; the gunicorn-level tests in this folder
 go through the fast path too."""
@@ -11,6 +14,7 @@ import io
 import json
 
 import pytest
+from config.security import API_CACHE_CONTROL, CONTENT_SECURITY_POLICY
 from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler
 from django.db import close_old_connections
@@ -85,12 +89,13 @@ def both(**request):
     return fast_answer, call(django_app.handler, **request), delegated
 
 
-def normalized(answer):
+def normalized(answer, json_body: bool = True):
     status, headers, content = answer
-    body = json.loads(content)
-    body.pop("latency_ms", None)
-    if body.get("error", {}).get("code") == "quota_exceeded":  # seconds left in the minute
-        body["error"]["message"] = body["error"]["details"]["retry_after_seconds"] = None
+    body = json.loads(content) if json_body or content.startswith(b"{") else content
+    if isinstance(body, dict):
+        body.pop("latency_ms", None)
+    if isinstance(body, dict) and body.get("error", {}).get("code") in ("quota_exceeded", "throttled"):
+        body["error"]["message"] = body["error"]["details"]["retry_after_seconds"] = None  # seconds left
     return (
         status,
         sorted((name, None if name in VOLATILE_HEADERS else value) for name, value in headers),
@@ -264,7 +269,144 @@ def test_what_the_middleware_decides_goes_to_django(deployed):
     with override_settings(SECURE_HSTS_SECONDS=3600, SECURE_HSTS_INCLUDE_SUBDOMAINS=True):
         secure = assert_same({**request, "extra": {"wsgi.url_scheme": "https"}}, status=200)
         assert dict(secure[1])["Strict-Transport-Security"] == "max-age=3600; includeSubDomains"
-    # another middleware chain: the fast path stands aside
-    with override_settings(MIDDLEWARE=["config.errors.ApiErrorMiddleware"]):
-        fast, _, delegated = both(**request)
-        assert delegated and fast[0].startswith("200 ")
+
+
+# Every middleware decision the fast path re-implements or hands over, one request each, sent both
+# ways: (name, request, settings for it, status, answered by the fast path itself, error code).
+BIG = "x" * 9000
+MIDDLEWARE_DECISIONS = [
+    ("security headers, CSP and no-store on a prediction", {}, {}, 200, True, None),
+    ("security headers on a refusal", {"key": None}, {}, 401, True, "missing_key"),
+    (
+        "HSTS on a secure request",
+        {"extra": {"wsgi.url_scheme": "https"}},
+        {"SECURE_HSTS_SECONDS": 60},
+        200,
+        True,
+        None,
+    ),
+    ("the URL over its limit", {"query": "top_k=3&pad=" + BIG}, {}, 414, False, "uri_too_long"),
+    ("a header over its limit", {"extra": {"HTTP_X_PAD": BIG}}, {}, 431, False, "header_too_large"),
+    (
+        "too many headers",
+        {"extra": {f"HTTP_X_PAD_{i}": "1" for i in range(101)}},
+        {},
+        431,
+        False,
+        "too_many_headers",
+    ),
+    (
+        "a Content-Length that is not a number",
+        {"extra": {"CONTENT_LENGTH": "many"}},
+        {},
+        400,
+        False,
+        "bad_request",
+    ),
+    ("a body over the request limit", {}, {"SAMPAN_MAX_REQUEST_BYTES": 10}, 413, False, "request_too_large"),
+    ("a body over Django's in-memory limit", {}, {"DATA_UPLOAD_MAX_MEMORY_SIZE": 10}, 413, False, None),
+    ("a Host outside ALLOWED_HOSTS", {"extra": {"HTTP_HOST": "evil.example"}}, {}, 400, False, "bad_request"),
+    ("plain HTTP with SECURE_SSL_REDIRECT", {}, {"SECURE_SSL_REDIRECT": True}, 301, False, None),
+    ("a session cookie", {"extra": {"HTTP_COOKIE": "sessionid=abc"}}, {}, 200, False, None),
+    ("an Idempotency-Key", {"extra": {"HTTP_IDEMPOTENCY_KEY": "k-1"}}, {}, 200, False, None),
+    (
+        "an id beyond 64 bits",
+        {"path": "/api/v1/deployments/99999999999999999999/predict/"},
+        {},
+        404,
+        False,
+        "not_found",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("request_change", "settings", "status", "handled", "code"),
+    [case[1:] for case in MIDDLEWARE_DECISIONS],
+    ids=[case[0] for case in MIDDLEWARE_DECISIONS],
+)
+def test_each_middleware_decision_is_the_same_both_ways(
+    deployed, request_change, settings, status, handled, code
+):
+    request = {
+        "path": deployed["path"],
+        "body": png(2),
+        "content_type": "image/png",
+        "key": deployed["secret"],
+        **request_change,
+    }
+    with override_settings(**settings):
+        if "HTTP_IDEMPOTENCY_KEY" in request.get("extra", {}):  # one key each: the same key is a replay
+            fast, _, delegated = both(**request)
+            extra = {**request["extra"], "HTTP_IDEMPOTENCY_KEY": "k-2"}
+            django = call(WSGIHandler(), **{**request, "extra": extra})
+        else:
+            fast, django, delegated = both(**request)
+    assert delegated is not handled, f"expected the fast path {'to answer' if handled else 'to hand over'}"
+    assert fast[0] == django[0] and fast[0].startswith(f"{status} "), (fast[0], django[0])
+    assert normalized(fast, json_body=False) == normalized(django, json_body=False)
+    headers = dict(fast[1])
+    if handled:  # the fast path's own answers carry what the middleware chain adds
+        assert headers["Content-Type"] == "application/json" and headers["Content-Length"] == str(
+            len(fast[2])
+        )
+        assert headers["Cache-Control"] == API_CACHE_CONTROL and "no-store" in headers["Cache-Control"]
+        assert headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+        assert headers["X-Frame-Options"] == "DENY" and headers["X-Content-Type-Options"] == "nosniff"
+        assert "Referrer-Policy" in headers and "Cross-Origin-Opener-Policy" in headers
+    if code is not None:
+        assert json.loads(fast[2])["error"]["code"] == code
+
+
+def test_bad_keys_are_throttled_the_same_both_ways(deployed):
+    """Invalid deployment keys count against the client's address (accounts.throttle); past the
+    limit both paths answer the same 429, even to the right key."""
+    from accounts.throttle import key_by_address
+
+    address = {"REMOTE_ADDR": "203.0.113.9"}
+    request = dict(path=deployed["path"], body=png(2), content_type="image/png", extra=address)
+    try:
+        with override_settings(SAMPAN_AUTH_FAILURES_PER_ADDRESS=5):
+            for _ in range(2):  # four failures, each pair one through each path; the fifth is refused
+                assert_same({**request, "key": "spd_guess"}, status=401, code="invalid_key")
+            refused = assert_same({**request, "key": "spd_guess"}, status=429, code="throttled")
+            assert 1 <= int(dict(refused[1])["Retry-After"]) <= 300
+            assert_same({**request, "key": deployed["secret"]}, status=429, code="throttled")
+    finally:
+        key_by_address.clear("203.0.113.9")
+
+
+def test_a_crash_answers_the_same_error_both_ways(deployed, monkeypatch, caplog):
+    from deploy.api import predict
+
+    def crash(meta):
+        raise RuntimeError("injected")
+
+    monkeypatch.setattr(predict, "presented_key", crash)
+    request = dict(path=deployed["path"], body=png(2), content_type="image/png", key=deployed["secret"])
+    failed = assert_same(request, status=500, code="server_error")
+    assert b"injected" not in failed[2] and "Traceback" not in failed[2].decode()
+    logged = [r for r in caplog.records if r.name == "sampan.errors" and "unhandled error" in r.getMessage()]
+    assert len(logged) == 2, "each path logs the crash once, with its traceback"
+
+
+def test_the_fast_path_refuses_a_middleware_chain_it_does_not_mirror(deployed):
+    """A changed MIDDLEWARE fails loudly (gunicorn would not boot), never a silent switch to Django."""
+    from deploy.api.fastpath import MIDDLEWARE, PredictFastPath
+    from django.core.exceptions import ImproperlyConfigured
+
+    request = dict(path=deployed["path"], body=png(2), content_type="image/png", key=deployed["secret"])
+    fast = PredictFastPath(Recording())
+    for change in (
+        {"MIDDLEWARE": [*MIDDLEWARE, "django.middleware.gzip.GZipMiddleware"]},
+        {"MIDDLEWARE": MIDDLEWARE[1:]},
+        {"MIDDLEWARE": [MIDDLEWARE[1], MIDDLEWARE[0], *MIDDLEWARE[2:]]},
+        {"DISALLOWED_USER_AGENTS": ["bot"]},
+        {"PREPEND_WWW": True},
+    ):
+        with override_settings(**change):
+            with pytest.raises(ImproperlyConfigured, match="fast path"):
+                PredictFastPath(Recording())
+            with pytest.raises(ImproperlyConfigured, match="fast path"):
+                call(fast, **request)
+    assert call(fast, **request)[0].startswith("200 ")  # the settings it mirrors again

@@ -11,15 +11,19 @@ to Django unchanged, so the answers are the ones Django gives:
   plain-HTTP request when SECURE_SSL_REDIRECT is on (301), any Cookie header (the session, CSRF and
   messages middleware may set or delete cookies), an Idempotency-Key header (jobs.idempotency replays
   or reserves it), a path that is not exactly the route (Django's
-  404/redirects), and everything when MIDDLEWARE or a setting the fast path mirrors differs from what
-  it was written for;
+  404/redirects);
 - added to its answers, as the middleware would: X-Frame-Options, Content-Length,
   Strict-Transport-Security (secure requests), X-Content-Type-Options, Referrer-Policy,
   Cross-Origin-Opener-Policy, Content-Security-Policy and Cache-Control (config.security), and the
   500 error body with the log line of ApiErrorMiddleware;
 - kept: request_started/request_finished signals (database connection ageing, query log reset).
 
-tests/deploy/test_predict_fast_path.py compares both paths answer by answer.
+It never stands aside silently: with a MIDDLEWARE chain other than the one it mirrors, or a setting
+it does not mirror (DISALLOWED_USER_AGENTS, PREPEND_WWW), it refuses to start (ImproperlyConfigured
+when config/wsgi.py builds it, so gunicorn does not boot) and refuses every request if a setting
+changes under it. Whoever changes the chain updates MIDDLEWARE here and the comparison in
+tests/deploy/test_predict_fast_path.py, which sends each kind of request both ways and compares
+status, headers and body.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from config.routing import object_id
 from config.security import API_CACHE_CONTROL, CONTENT_SECURITY_POLICY
 from django.conf import settings
 from django.core import signals
-from django.core.exceptions import DisallowedHost
+from django.core.exceptions import DisallowedHost, ImproperlyConfigured
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
 from django.http import QueryDict
 from django.test.signals import setting_changed
@@ -47,7 +51,8 @@ logger = logging.getLogger("sampan.errors")
 
 # ids as config.routing bounds them: a longer or larger number goes to Django, whose routes 404 it
 ROUTE = re.compile(r"/api/v1/deployments/([0-9]{1,19})/predict/\Z")
-# The chain whose effects on this route are mirrored here; any other chain turns the fast path off.
+# The chain whose effects on this route are mirrored here; with any other chain the fast path refuses
+# to run (check_settings).
 MIDDLEWARE = [
     "config.errors.ApiErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -67,15 +72,37 @@ SERVER_ERROR = (
 )
 
 
+def check_settings() -> None:
+    """Raise ImproperlyConfigured when the settings give this route answers the fast path does not
+    mirror: another MIDDLEWARE chain, DISALLOWED_USER_AGENTS or PREPEND_WWW."""
+    problems = []
+    if list(settings.MIDDLEWARE) != MIDDLEWARE:
+        added = [m for m in settings.MIDDLEWARE if m not in MIDDLEWARE]
+        removed = [m for m in MIDDLEWARE if m not in settings.MIDDLEWARE]
+        problems.append(
+            "MIDDLEWARE differs from the chain it mirrors"
+            + (f" (added {added})" if added else "")
+            + (f" (removed {removed})" if removed else "")
+            + (" (reordered)" if not added and not removed else "")
+        )
+    if settings.DISALLOWED_USER_AGENTS:
+        problems.append("DISALLOWED_USER_AGENTS is set")
+    if settings.PREPEND_WWW:
+        problems.append("PREPEND_WWW is on")
+    if problems:
+        raise ImproperlyConfigured(
+            "The prediction fast path (deploy.api.fastpath) would answer differently from Django: "
+            + "; ".join(problems)
+            + ". Mirror the change in deploy/api/fastpath.py (MIDDLEWARE and the headers it adds) and in "
+            "tests/deploy/test_predict_fast_path.py, or serve config.wsgi.django_application."
+        )
+
+
 class _Config:
     """What the fast path needs from settings, read once (and again when a test overrides settings)."""
 
     def __init__(self) -> None:
-        self.enabled = (
-            list(settings.MIDDLEWARE) == MIDDLEWARE
-            and not settings.DISALLOWED_USER_AGENTS
-            and not settings.PREPEND_WWW
-        )
+        check_settings()
         self.max_request = int(settings.SAMPAN_MAX_REQUEST_BYTES)
         self.max_upload_request = max(self.max_request, int(settings.SAMPAN_MAX_UPLOAD_REQUEST_BYTES))
         self.max_memory = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -121,7 +148,7 @@ class PredictFastPath:
 
     def __init__(self, django_app) -> None:
         self.django_app = django_app
-        self._config: _Config | None = None
+        self._config: _Config | None = _Config()  # refuses to start with settings it does not mirror
         setting_changed.connect(self._forget_config)
 
     def _forget_config(self, **kwargs) -> None:
@@ -142,8 +169,6 @@ class PredictFastPath:
         if deployment_id is None or request_limits_error(environ) is not None:
             return self.django_app(environ, start_response)
         config = self.config
-        if not config.enabled:
-            return self.django_app(environ, start_response)
         try:
             length = int(environ.get("CONTENT_LENGTH") or "0")
         except ValueError:
