@@ -208,7 +208,7 @@ class Raw:
 
     def pipeline_once(self, kind: str = "json") -> None:
         content_type, body = self.bodies[kind]
-        parsed = self.parse_request(content_type=content_type, body=body, input_kind="image", max_batch=32)
+        parsed = self.parse_request(content_type=content_type, body=body, data_kind="image", max_batch=32)
         self.predictor.predict(parsed.instances, parsed.top_k)
 
     def timed(self, fn, n: int) -> list[float]:

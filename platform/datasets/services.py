@@ -39,7 +39,7 @@ from datasets.images import CONTENT_TYPES, ImageRejected, prepare_image
 from datasets.models import (
     IMAGE_TASKS,
     REGRESSION_TASKS,
-    TABLE_TASKS,
+    TABULAR_TASKS,
     Dataset,
     DatasetVersion,
     ImportBatch,
@@ -1217,7 +1217,7 @@ def _tabular_plan(dataset: Dataset, table, mapping: dict, problems: list[dict]) 
 def dataset_profile(*, dataset: Dataset) -> dict:
     """Per-column statistics and the target's balance over the dataset's current rows."""
     schema = dataset.schema or {}
-    if dataset.task_type not in TABLE_TASKS or not schema.get("columns"):
+    if dataset.task_type not in TABULAR_TASKS or not schema.get("columns"):
         return {}
     rows = list(
         Sample.objects.filter(dataset=dataset).order_by("pk").values_list("values", "label__name", "target")

@@ -19,7 +19,7 @@ def parse(content_type, body, **kwargs):
     return parse_request(
         content_type=content_type,
         body=body,
-        input_kind=kwargs.pop("input_kind", "image"),
+        data_kind=kwargs.pop("data_kind", "image"),
         max_batch=kwargs.pop("max_batch", 4),
         **kwargs,
     )
@@ -96,15 +96,15 @@ def test_text_and_tabular_instances():
     texts = parse(
         "application/json",
         json.dumps({"instances": [{"text": "good"}, {"text": "bad"}]}).encode(),
-        input_kind="text",
+        data_kind="text",
     )
     assert texts.instances == ["good", "bad"]
     assert (
-        refused("application/json", b'{"instances": [{"text": "  "}]}', input_kind="text").code
+        refused("application/json", b'{"instances": [{"text": "  "}]}', data_kind="text").code
         == "empty_input"
     )
-    assert refused("image/png", png(), input_kind="text").status == 415
-    rows = parse("application/json", b'{"instances": [{"age": 3, "city": "Oslo"}]}', input_kind="tabular")
+    assert refused("image/png", png(), data_kind="text").status == 415
+    rows = parse("application/json", b'{"instances": [{"age": 3, "city": "Oslo"}]}', data_kind="tabular")
     assert rows.instances == [{"age": 3, "city": "Oslo"}]
 
 
@@ -114,7 +114,7 @@ def test_predictor_answers_like_the_evaluation_predictor(trained_digits, tmp_pat
 
     assert "image_classification" in PREDICTORS
     predictor = load_predictor(trained_digits, threads=1)
-    assert predictor.input_kind == "image" and predictor.classes == [str(d) for d in range(10)]
+    assert predictor.data_kind == "image" and predictor.classes == [str(d) for d in range(10)]
     images = [png(i) for i in range(6)]
     served = predictor.predict(
         parse(

@@ -205,7 +205,7 @@ def test_package_holds_the_template_predictor_and_only_its_requirements(package)
     assert "{{" not in readme and ("raw text" in readme) == (template == "text_classification")
     assert ("original column names" in readme) == template.startswith("tabular")
     expected = json.loads((root / "test_vectors" / "expected.json").read_text())
-    assert expected["input_kind"] == ("text" if template == "text_classification" else "tabular")
+    assert expected["data_kind"] == ("text" if template == "text_classification" else "tabular")
     assert len(expected["vectors"]) == package["report"]["test_vectors"] > 10
     assert not (root / "test_vectors" / "images").exists()
 
@@ -215,7 +215,7 @@ def test_packaged_check_matches_the_platform_in_process(package):
     assert json.loads(out)["allclose"] is True, out
     expected = json.loads((package["root"] / "test_vectors" / "expected.json").read_text())
     instances = [
-        v["instance"]["text"] if expected["input_kind"] == "text" else v["instance"]
+        v["instance"]["text"] if expected["data_kind"] == "text" else v["instance"]
         for v in expected["vectors"]
     ]
     answers = json.loads((package["root"] / "answers.json").read_text())
@@ -334,7 +334,7 @@ def test_device_sdk_python_sample_matches_the_platform_and_reports_int8(package,
         models = ["fp32"]
     expected = json.loads((root / "test_vectors" / "expected.fp32.json").read_text())
     instances = [
-        v["instance"]["text"] if expected["input_kind"] == "text" else v["instance"]
+        v["instance"]["text"] if expected["data_kind"] == "text" else v["instance"]
         for v in expected["vectors"]
     ]
     for name in models:

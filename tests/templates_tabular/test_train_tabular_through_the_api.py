@@ -220,12 +220,12 @@ def test_the_serving_protocol_loads_a_tabular_model_directory(tmp_path):
     (model_dir / "labels.json").write_text(json.dumps(classes))
     (model_dir / "manifest.json").write_text(json.dumps({"template": "tabular_classification"}))
     predictor = load_predictor(model_dir)
-    assert predictor.input_kind == "tabular" and predictor.classes == classes
+    assert predictor.data_kind == "tabular" and predictor.classes == classes
     rows = data.drop(columns="target").head(3).to_dict("records")
     parsed = parse_request(
         content_type="application/json",
         body=json.dumps({"instances": rows, "top_k": 1}).encode(),
-        input_kind="tabular",
+        data_kind="tabular",
         max_batch=8,
     )
     answers = predictor.predict(parsed.instances, parsed.top_k)

@@ -97,7 +97,7 @@ def test_minilm_head_and_the_small_model_then_serving_raw_text(live_worker, tena
     (model_dir / "labels.json").write_text(json.dumps(minilm["classes"]))
     (model_dir / "manifest.json").write_text(json.dumps({"template": "text_classification"}))
     predictor = load_predictor(model_dir)
-    assert predictor.input_kind == "text" and predictor.classes == ["files", "network", "numbers", "text"]
+    assert predictor.data_kind == "text" and predictor.classes == ["files", "network", "numbers", "text"]
     body = {
         "instances": [
             {"text": "Return the square root of x."},
@@ -106,7 +106,7 @@ def test_minilm_head_and_the_small_model_then_serving_raw_text(live_worker, tena
         "top_k": 2,
     }
     parsed = parse_request(
-        content_type="application/json", body=json.dumps(body).encode(), input_kind="text", max_batch=8
+        content_type="application/json", body=json.dumps(body).encode(), data_kind="text", max_batch=8
     )
     answers = predictor.predict(parsed.instances, parsed.top_k)
     assert [a[0]["label"] for a in answers] == ["numbers", "network"] and len(answers[0]) == 2

@@ -199,7 +199,7 @@ def build_device_sdk(
         # text and tabular: dynamic int8 (or none, for trees) needs no calibration images
         return build_rows_device_sdk(
             artifacts=artifacts,
-            input_kind=predictor_class(artifacts.template).input_kind,
+            data_kind=predictor_class(artifacts.template).data_kind,
             out_path=out_path,
             report=report,
         )

@@ -49,9 +49,9 @@ DYNAMIC_QUANTIZATION = {
 class _Local:
     """A model file served by the template's predictor class (``predict(instances, top_k)``)."""
 
-    def __init__(self, path: Path, artifacts: ModelArtifacts, input_kind: str) -> None:
+    def __init__(self, path: Path, artifacts: ModelArtifacts, data_kind: str) -> None:
         spec, classes = dict(artifacts.preprocessing), list(artifacts.classes)
-        if input_kind == "text":
+        if data_kind == "text":
             from workers.text_classification.predictor import TextClassifier
 
             self.model: Any = TextClassifier(path, preprocessing=spec, classes=classes)
@@ -59,13 +59,13 @@ class _Local:
             from workers.tabular.predictor import TabularPredictor
 
             self.model = TabularPredictor(path, preprocessing=spec, classes=classes)
-        self.input_kind = input_kind
+        self.data_kind = data_kind
 
     def predict(self, instances: list[Any], top_k: int) -> list[list[dict[str, Any]]]:
         return self.model.predict(instances, top_k=top_k)
 
     def outputs(self, instances: list[Any]) -> np.ndarray:
-        if self.input_kind == "text":
+        if self.data_kind == "text":
             return self.model.probabilities(instances)
         return self.model.outputs(instances)
 
@@ -134,14 +134,14 @@ def compression_report(
 def build_rows_device_sdk(
     *,
     artifacts: ModelArtifacts,
-    input_kind: str,
+    data_kind: str,
     out_path: str | os.PathLike[str],
     report: Report = silent_report,
 ) -> dict[str, Any]:
     """The text / tabular device SDK (see the module's docstring); ``build_device_sdk`` calls it."""
     if artifacts.test_images:
         raise PackagingError(
-            f"{artifacts.template} takes {input_kind} input: give test_instances "
+            f"{artifacts.template} takes {data_kind} input: give test_instances "
             "(texts or rows), not test_images"
         )
     when = created_at()
@@ -153,10 +153,10 @@ def build_rows_device_sdk(
         stage_model_files(artifacts, root, model_name="model.fp32.onnx")
         fp32_path, int8_path = root / "model.fp32.onnx", root / "model.int8.onnx"
         try:
-            fp32 = _Local(fp32_path, artifacts, input_kind)
+            fp32 = _Local(fp32_path, artifacts, data_kind)
         except (OSError, ValueError, KeyError, RuntimeError) as exc:
             raise PackagingError(f"the model cannot be served as {artifacts.template} ({exc})") from None
-        if input_kind == "text":
+        if data_kind == "text":
             (root / "tokenizer.json").write_text(fp32.model.tokenizer.tokenizer.to_str())
         int8: _Local | None = None
         if tree_ensemble(fp32_path):
@@ -167,37 +167,37 @@ def build_rows_device_sdk(
             report("Quantizing to int8 (dynamic)", fraction=0.2)
             try:
                 quantize_dynamic_int8(fp32_path, int8_path)
-                int8 = _Local(int8_path, artifacts, input_kind)
+                int8 = _Local(int8_path, artifacts, data_kind)
                 note = None
             except Exception as exc:  # noqa: BLE001 (quantization is best effort; the report says why)
                 int8_path.unlink(missing_ok=True)
                 note = f"int8 quantization failed ({type(exc).__name__}: {exc}); fp32 only"
         report("Measuring fp32 and int8 on the test instances", fraction=0.5)
         test_inputs = predictor_inputs(
-            write_vector_instances([(x, None) for x in inputs_all], input_kind), input_kind, root
+            write_vector_instances([(x, None) for x in inputs_all], data_kind), data_kind, root
         )
         compression = compression_report(fp32, int8, fp32_path, int8_path, artifacts, test_inputs, note)
         write_json(root / "compression_report.json", compression)
         report("Writing the test vectors and the Python sample", fraction=0.75)
         vectors = write_vector_instances(
-            pick_test_vectors(inputs_all, artifacts.test_labels, paths=False), input_kind
+            pick_test_vectors(inputs_all, artifacts.test_labels, paths=False), data_kind
         )
         models = ["fp32"] + (["int8"] if int8 is not None else [])
         for name, model in (("fp32", fp32), ("int8", int8)):
             if model is not None:
                 expected = expected_outputs(
-                    model, vectors, root / "test_vectors", classes, input_kind=input_kind
+                    model, vectors, root / "test_vectors", classes, data_kind=data_kind
                 )
                 write_json(
                     root / "test_vectors" / f"expected.{name}.json",
                     {**expected, "model": f"model.{name}.onnx"},
                 )
-        runtime_files, imports = vendor_runtime((PREDICTOR_MODULES[input_kind],), root / "python")
+        runtime_files, imports = vendor_runtime((PREDICTOR_MODULES[data_kind],), root / "python")
         requirements = pinned_requirements(imports)
         (root / "python" / "requirements.txt").write_text("\n".join(requirements) + "\n")
         values = {
             **template_values(artifacts, when),
-            "input_kind": input_kind,
+            "data_kind": data_kind,
             "int8_line": (
                 "| `model.int8.onnx` | the same model with int8 weights (ONNX Runtime dynamic quantization) |"
                 if int8 is not None

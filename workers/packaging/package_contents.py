@@ -244,11 +244,11 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-def write_vector_instances(picked: Sequence[tuple[Any, int | None]], input_kind: str) -> list[dict[str, Any]]:
+def write_vector_instances(picked: Sequence[tuple[Any, int | None]], data_kind: str) -> list[dict[str, Any]]:
     """Text or tabular test vectors as the JSON instances a request sends: ``{"text": ...}`` or a row."""
     vectors = []
     for position, (instance, label) in enumerate(picked):
-        if input_kind == "text":
+        if data_kind == "text":
             if not isinstance(instance, str) or not instance.strip():
                 raise PackagingError(f"test instance {position} is not a non-empty text")
             request = {"text": instance}
@@ -260,13 +260,13 @@ def write_vector_instances(picked: Sequence[tuple[Any, int | None]], input_kind:
     return vectors
 
 
-def predictor_inputs(vectors: Sequence[Mapping[str, Any]], input_kind: str, root: Path) -> list[Any]:
+def predictor_inputs(vectors: Sequence[Mapping[str, Any]], data_kind: str, root: Path) -> list[Any]:
     """What the predictor takes for each vector (as the request parser hands it over)."""
-    if input_kind == "image":
+    if data_kind == "image":
         from workers.image_classification.preprocessing import open_image
 
         return [open_image(root / vector["file"]) for vector in vectors]
-    if input_kind == "text":
+    if data_kind == "text":
         return [vector["instance"]["text"] for vector in vectors]
     return [vector["instance"] for vector in vectors]
 
@@ -278,11 +278,11 @@ def expected_outputs(
     classes: Sequence[str],
     *,
     top_k: int = 5,
-    input_kind: str = "image",
+    data_kind: str = "image",
 ) -> dict[str, Any]:
     """The predictor's answers on the vectors: every class's score (by class index) and the top-k, or
     the value of a regression model."""
-    inputs = predictor_inputs(vectors, input_kind, root)
+    inputs = predictor_inputs(vectors, data_kind, root)
     ranked = predictor.predict(inputs, max(len(classes), 1)) if inputs else []
     entries = []
     for vector, answer in zip(vectors, ranked, strict=True):
@@ -295,7 +295,7 @@ def expected_outputs(
         entries.append({**vector, "scores": scores, "top_k": answer[:top_k]})
     return {
         "format": VECTORS_FORMAT,
-        "input_kind": input_kind,
+        "data_kind": data_kind,
         "task": "regression" if not classes else "classification",
         "classes": list(classes),
         "top_k": top_k,

@@ -68,13 +68,13 @@ def template_values(artifacts: ModelArtifacts, when: str) -> dict[str, str]:
     }
 
 
-def check_test_inputs(artifacts: ModelArtifacts, input_kind: str) -> None:
+def check_test_inputs(artifacts: ModelArtifacts, data_kind: str) -> None:
     """Image models take test images; text and tabular models texts or rows (``test_instances``)."""
-    if input_kind == "image" and artifacts.test_instances:
+    if data_kind == "image" and artifacts.test_instances:
         raise PackagingError(f"{artifacts.template} takes images: give test_images, not test_instances")
-    if input_kind != "image" and artifacts.test_images:
+    if data_kind != "image" and artifacts.test_images:
         raise PackagingError(
-            f"{artifacts.template} takes {input_kind} input: give test_instances "
+            f"{artifacts.template} takes {data_kind} input: give test_instances "
             "(texts or rows), not test_images"
         )
 
@@ -132,24 +132,24 @@ def contract_rows(spec: Mapping[str, Any], rows: Sequence[Any]) -> tuple[list[An
     return kept, positions
 
 
-def write_test_vectors(artifacts: ModelArtifacts, input_kind: str, folder: Path) -> list[dict[str, Any]]:
+def write_test_vectors(artifacts: ModelArtifacts, data_kind: str, folder: Path) -> list[dict[str, Any]]:
     """Images as PNG files under ``folder/images``; texts and rows as the JSON instances requests send."""
-    check_test_inputs(artifacts, input_kind)
-    if input_kind == "image":
+    check_test_inputs(artifacts, data_kind)
+    if data_kind == "image":
         return write_vector_images(
             pick_test_vectors(artifacts.test_images, artifacts.test_labels), folder / "images"
         )
     instances, labels = list(artifacts.test_instances), artifacts.test_labels
-    if input_kind == "tabular":
+    if data_kind == "tabular":
         instances, positions = contract_rows(artifacts.preprocessing, instances)
         labels = None if labels is None else [labels[i] for i in positions]
-    return write_vector_instances(pick_test_vectors(instances, labels, paths=False), input_kind)
+    return write_vector_instances(pick_test_vectors(instances, labels, paths=False), data_kind)
 
 
-def readme_values(input_kind: str, artifacts: ModelArtifacts, requirements: list[str]) -> dict[str, str]:
+def readme_values(data_kind: str, artifacts: ModelArtifacts, requirements: list[str]) -> dict[str, str]:
     """The README's wording for this template: inputs, files, calls and answers."""
     names = ", ".join(r.split("==")[0] for r in requirements)
-    if input_kind == "image":
+    if data_kind == "image":
         return {
             "input_summary": f"{len(artifacts.classes)} classes; input: one image per instance",
             "preprocess_description": "how an image becomes the model's input (resize, scale, mean/std)",
@@ -172,7 +172,7 @@ def readme_values(input_kind: str, artifacts: ModelArtifacts, requirements: list
                 "limits, 415 for another content type"
             ),
         }
-    if input_kind == "text":
+    if data_kind == "text":
         return {
             "input_summary": (
                 f"{len(artifacts.classes)} classes; input: raw text, tokenized inside the package exactly as "
@@ -253,8 +253,8 @@ def build_server_package(
         raise PackagingError(
             f"no predictor serves template {artifacts.template!r}; known: {', '.join(PREDICTORS)}"
         )
-    input_kind = predictor_class(artifacts.template).input_kind
-    check_test_inputs(artifacts, input_kind)
+    data_kind = predictor_class(artifacts.template).data_kind
+    check_test_inputs(artifacts, data_kind)
     when = created_at()
     with tempfile.TemporaryDirectory(prefix="sampan-server-package-") as temp:
         root = Path(temp)
@@ -265,19 +265,19 @@ def build_server_package(
         runtime_files, imports = vendor_runtime((*SERVER_MODULES, predictor_module), root)
         requirements = pinned_requirements(imports)
         (root / "requirements.txt").write_text("\n".join(requirements) + "\n")
-        values = {**template_values(artifacts, when), **readme_values(input_kind, artifacts, requirements)}
+        values = {**template_values(artifacts, when), **readme_values(data_kind, artifacts, requirements)}
         copy_template_tree(TEMPLATES_DIR / "server", root, values)
         report("Writing the test vectors with the platform's answers", fraction=0.4)
         write_json(
             root / "manifest.json", {"template": artifacts.template}
         )  # the predictor reads the template
-        vectors = write_test_vectors(artifacts, input_kind, root / "test_vectors")
+        vectors = write_test_vectors(artifacts, data_kind, root / "test_vectors")
         try:
             predictor = load_predictor(root)
         except (OSError, ValueError, KeyError, RuntimeError) as exc:
             raise PackagingError(f"the model cannot be served as {artifacts.template} ({exc})") from None
         expected = expected_outputs(
-            predictor, vectors, root / "test_vectors", artifacts.classes, input_kind=input_kind
+            predictor, vectors, root / "test_vectors", artifacts.classes, data_kind=data_kind
         )
         write_json(root / "test_vectors" / "expected.json", expected)
         report("Writing the manifest", fraction=0.8)

@@ -3,7 +3,7 @@
 
 Template-generic: ``PREDICTORS`` maps a template name to its predictor class as a ``"module:Class"``
 string, imported only when a model of that template is loaded. A predictor class takes
-``(model_dir, *, threads=None)`` and has ``template``, ``input_kind`` (``"image"``, ``"text"`` or
+``(model_dir, *, threads=None)`` and has ``template``, ``data_kind`` (``"image"``, ``"text"`` or
 ``"tabular"``, what :func:`workers.serving.protocol.parse_request` decodes for it), ``classes``
 and ``predict(instances, top_k) -> [[{"label", "index", "score"}, ...], ...]``; optionally
 ``predict_detailed(instances, top_k) -> (answers, [{...per instance...}])`` for what an answer adds
@@ -34,7 +34,7 @@ DEFAULT_TEMPLATE = "image_classification"
 
 class Predictor(Protocol):
     template: str
-    input_kind: str
+    data_kind: str
     classes: list[str]
 
     def predict(self, instances: Sequence[Any], top_k: int) -> list[list[dict[str, Any]]]: ...
@@ -59,7 +59,7 @@ class ImageClassificationPredictor:
     """Wraps :class:`workers.image_classification.predictor.ImageClassifier` (the evaluation's own)."""
 
     template = "image_classification"
-    input_kind = "image"
+    data_kind = "image"
 
     def __init__(self, model_dir: str | os.PathLike[str], *, threads: int | None = None) -> None:
         from workers.image_classification.predictor import ImageClassifier

@@ -43,7 +43,8 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageOps
 
-INPUT_KINDS = ("image", "text", "tabular")
+from workers.contracts.data_kind import DATA_KINDS
+
 DEFAULT_MAX_BATCH = 32
 DEFAULT_TOP_K = 5
 MAX_TOP_K = 1000
@@ -275,11 +276,11 @@ def _check_batch(count: int, max_batch: int) -> None:
         )
 
 
-def _instance(raw: Any, *, index: int, input_kind: str, max_pixels: int) -> Any:
+def _instance(raw: Any, *, index: int, data_kind: str, max_pixels: int) -> Any:
     where = f"instances[{index}]"
     if not isinstance(raw, dict):
         raise PredictionInputError(400, "invalid_instance", f"{where} must be an object.", {"field": where})
-    if input_kind == "image":
+    if data_kind == "image":
         if "image" not in raw:
             raise PredictionInputError(
                 400, "invalid_instance", f"{where} has no 'image' (a base64 string).", {"field": where}
@@ -287,7 +288,7 @@ def _instance(raw: Any, *, index: int, input_kind: str, max_pixels: int) -> Any:
         return decode_image(
             decode_base64(raw["image"], where=f"{where}.image"), where=f"{where}.image", max_pixels=max_pixels
         )
-    if input_kind == "text":
+    if data_kind == "text":
         text = raw.get("text")
         if not isinstance(text, str):
             raise PredictionInputError(
@@ -311,7 +312,7 @@ def _instance(raw: Any, *, index: int, input_kind: str, max_pixels: int) -> Any:
     return raw
 
 
-def _parse_json(body: bytes, *, input_kind: str, max_batch: int, max_pixels: int) -> ParsedRequest:
+def _parse_json(body: bytes, *, data_kind: str, max_batch: int, max_pixels: int) -> ParsedRequest:
     try:
         payload = loads_json(body)
     except PredictionInputError:
@@ -327,27 +328,27 @@ def _parse_json(body: bytes, *, input_kind: str, max_batch: int, max_pixels: int
             raise PredictionInputError(
                 400, "invalid_instance", "'instances' must be a list of objects.", {"field": "instances"}
             )
-    elif (input_kind == "image" and "image" in payload) or (input_kind == "text" and "text" in payload):
+    elif (data_kind == "image" and "image" in payload) or (data_kind == "text" and "text" in payload):
         raw = [{k: v for k, v in payload.items() if k != "top_k"}]
     else:
         expected = {
             "image": '{"instances": [{"image": "<base64>"}]}',
             "text": '{"instances": [{"text": "..."}]}',
-        }.get(input_kind, '{"instances": [{...}]}')
+        }.get(data_kind, '{"instances": [{...}]}')
         raise PredictionInputError(
             400, "empty_input", f"The body has no 'instances'; send {expected}.", {"field": "instances"}
         )
     _check_batch(len(raw), max_batch)
     instances = [
-        _instance(item, index=i, input_kind=input_kind, max_pixels=max_pixels) for i, item in enumerate(raw)
+        _instance(item, index=i, data_kind=data_kind, max_pixels=max_pixels) for i, item in enumerate(raw)
     ]
     return ParsedRequest(instances=instances, top_k=top_k)
 
 
 def _parse_multipart(
-    content_type: str, body: bytes, *, input_kind: str, max_batch: int, max_pixels: int
+    content_type: str, body: bytes, *, data_kind: str, max_batch: int, max_pixels: int
 ) -> ParsedRequest:
-    if input_kind != "image":
+    if data_kind != "image":
         raise PredictionInputError(
             415,
             "unsupported_media_type",
@@ -387,7 +388,7 @@ def parse_request(
     *,
     content_type: str | None,
     body: bytes,
-    input_kind: str = "image",
+    data_kind: str = "image",
     max_batch: int = DEFAULT_MAX_BATCH,
     max_image_pixels: int = DEFAULT_MAX_IMAGE_PIXELS,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
@@ -401,25 +402,25 @@ def parse_request(
     >>> parse_request(content_type="application/json", body=b'{"instances": []}')  # doctest: +SKIP
     PredictionInputError: The request has no instances to predict.
     """
-    if input_kind not in INPUT_KINDS:
-        raise ValueError(f"input_kind must be one of {INPUT_KINDS}, got {input_kind!r}")
+    if data_kind not in DATA_KINDS:
+        raise ValueError(f"data_kind must be one of {DATA_KINDS}, got {data_kind!r}")
     check_body_size(len(body), max_body_bytes=max_body_bytes)
     kind = media_type(content_type)
     if not body:
         raise PredictionInputError(400, "empty_input", "The request body is empty.")
     if kind in JSON_TYPES or kind.endswith("+json"):
-        return _parse_json(body, input_kind=input_kind, max_batch=max_batch, max_pixels=max_image_pixels)
+        return _parse_json(body, data_kind=data_kind, max_batch=max_batch, max_pixels=max_image_pixels)
     if kind == "multipart/form-data":
         return _parse_multipart(
-            content_type or "", body, input_kind=input_kind, max_batch=max_batch, max_pixels=max_image_pixels
+            content_type or "", body, data_kind=data_kind, max_batch=max_batch, max_pixels=max_image_pixels
         )
-    if input_kind == "image" and (kind.startswith("image/") or kind in RAW_IMAGE_TYPES):
+    if data_kind == "image" and (kind.startswith("image/") or kind in RAW_IMAGE_TYPES):
         return ParsedRequest(
             instances=[decode_image(body, where="the request body", max_pixels=max_image_pixels)],
             top_k=parse_top_k(query_top_k),
         )
     accepted = (
-        "application/json, multipart/form-data or image/*" if input_kind == "image" else "application/json"
+        "application/json, multipart/form-data or image/*" if data_kind == "image" else "application/json"
     )
     raise PredictionInputError(
         415,

@@ -121,7 +121,7 @@ class PredictionService:
         parsed = parse_request(
             content_type=content_type,
             body=body,
-            input_kind=self.predictor.input_kind,
+            data_kind=self.predictor.data_kind,
             max_batch=self.max_batch,
             max_body_bytes=self.max_body_bytes,
             query_top_k=query_top_k,

@@ -108,7 +108,7 @@ class TabularServingPredictor:
     a column whose training data had gaps, and ``predict_detailed`` says which columns it imputed."""
 
     template = "tabular_classification"
-    input_kind = "tabular"
+    data_kind = "tabular"
 
     def __init__(self, model_dir: str | os.PathLike[str], *, threads: int | None = None) -> None:
         from pathlib import Path

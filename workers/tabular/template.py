@@ -91,7 +91,7 @@ def _template(name: str, title: str, description: str, regression: bool) -> Task
         name=name,
         title=title,
         description=description,
-        data_kind="table",
+        data_kind="tabular",
         label_kind="numeric_target" if regression else "single_label",
         params=PARAMS,
         presets=PRESETS,

@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from workers.contracts.data_kind import DataKind
+
 ParamKind = Literal["int", "float", "bool", "choice"]
 ENTRY_POINTS = ("train", "evaluate", "export", "check_data")
 
@@ -175,7 +177,7 @@ class TaskTemplate:
     name: str
     title: str
     description: str
-    data_kind: str
+    data_kind: DataKind  # what it trains on: workers.contracts.data_kind
     label_kind: str
     params: tuple[Param, ...]
     presets: tuple[Preset, ...]

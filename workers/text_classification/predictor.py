@@ -82,7 +82,7 @@ class TextServingPredictor:
     ``model.onnx`` + ``preprocess.json`` (with the tokenizer) + ``labels.json``; instances are texts."""
 
     template = "text_classification"
-    input_kind = "text"
+    data_kind = "text"
 
     def __init__(self, model_dir: str | os.PathLike[str], *, threads: int | None = None) -> None:
         model_dir = Path(model_dir)

@@ -198,7 +198,7 @@ def _answer(
         parsed = parse_request(
             content_type=meta.get("CONTENT_TYPE"),
             body=read_body(),
-            input_kind=predictor.input_kind,
+            data_kind=predictor.data_kind,
             max_batch=serving.max_batch(),
             max_image_pixels=serving.max_image_pixels(),
             max_body_bytes=limit,

@@ -26,36 +26,36 @@ RTOL, ATOL = 1e-4, 1e-5
 BATCH = 16
 
 
-def predictor_inputs(vectors, input_kind, base):
+def predictor_inputs(vectors, data_kind, base):
     """What the predictor takes, as the server's request parser hands it over."""
-    if input_kind == "image":
+    if data_kind == "image":
         from workers.image_classification.preprocessing import open_image
 
         return [open_image(base / vector["file"]) for vector in vectors]
-    if input_kind == "text":
+    if data_kind == "text":
         return [vector["instance"]["text"] for vector in vectors]
     return [vector["instance"] for vector in vectors]
 
 
-def request_instance(vector, input_kind, base):
-    if input_kind == "image":
+def request_instance(vector, data_kind, base):
+    if data_kind == "image":
         return {"image": base64.b64encode((base / vector["file"]).read_bytes()).decode()}
     return vector["instance"]
 
 
-def answers_in_process(vectors, input_kind, base, top_k):
+def answers_in_process(vectors, data_kind, base, top_k):
     from workers.serving.predictors import load_predictor
 
     predictor = load_predictor(ROOT)
-    return predictor.predict(predictor_inputs(vectors, input_kind, base), top_k)
+    return predictor.predict(predictor_inputs(vectors, data_kind, base), top_k)
 
 
-def answers_over_http(vectors, input_kind, base, top_k, url, key):
+def answers_over_http(vectors, data_kind, base, top_k, url, key):
     answers = []
     for start in range(0, len(vectors), BATCH):
         body = json.dumps(
             {
-                "instances": [request_instance(v, input_kind, base) for v in vectors[start : start + BATCH]],
+                "instances": [request_instance(v, data_kind, base) for v in vectors[start : start + BATCH]],
                 "top_k": top_k,
             }
         ).encode()
@@ -80,16 +80,16 @@ def main():
     args = parser.parse_args()
     expected = json.loads(Path(args.expected).read_text())
     classes, vectors = expected["classes"], expected["vectors"]
-    input_kind = expected.get("input_kind", "image")
+    data_kind = expected.get("data_kind", "image")
     regression = expected.get("task") == "regression"
     base = Path(args.expected).parent
     top_k = max(len(classes), 1)
     if args.url:
         ranked = answers_over_http(
-            vectors, input_kind, base, top_k, args.url, os.environ.get("SAMPAN_SERVER_API_KEY", "")
+            vectors, data_kind, base, top_k, args.url, os.environ.get("SAMPAN_SERVER_API_KEY", "")
         )
     else:
-        ranked = answers_in_process(vectors, input_kind, base, top_k)
+        ranked = answers_in_process(vectors, data_kind, base, top_k)
     if regression:
         got = np.array([answer[0]["value"] for answer in ranked], dtype=np.float64)
         wanted = np.array([vector["value"] for vector in vectors], dtype=np.float64)

@@ -1,0 +1,28 @@
+"""One name and one set of values for the data modality (workers.contracts.data_kind): every
+template's ``data_kind``, every predictor's input and every task type's first word agree."""
+
+from __future__ import annotations
+
+import pytest
+from datasets.models import IMAGE_TASKS, TABULAR_TASKS, TaskType
+
+from workers.contracts.data_kind import DATA_KINDS
+from workers.serving.predictors import PREDICTORS, predictor_class
+from workers.templates import registry
+
+
+@pytest.mark.parametrize("template", [t.name for t in registry.all()])
+def test_a_template_its_predictor_and_its_task_type_name_the_same_data_kind(template):
+    declared = registry.get(template)
+    assert declared.data_kind in DATA_KINDS
+    assert declared.as_dict()["data_kind"] == declared.data_kind
+    if template in PREDICTORS:
+        assert predictor_class(template).data_kind == declared.data_kind
+    if template in TaskType.values:  # a template trains the task type of its name
+        assert template.split("_", 1)[0] == declared.data_kind
+
+
+def test_task_type_groups_follow_the_data_kind():
+    assert {t.split("_", 1)[0] for t in TaskType.values} <= set(DATA_KINDS)
+    assert {t for t in TaskType.values if t.startswith("tabular_")} == set(TABULAR_TASKS)
+    assert {t for t in TaskType.values if t.startswith("image_")} == set(IMAGE_TASKS)
