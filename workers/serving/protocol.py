@@ -20,7 +20,9 @@ Responses (``response_body``)::
      "latency_ms": 0.42}
 
 Tabular answers add ``"imputed": ["<column>", ...]`` to each prediction: the columns that were
-missing and filled by the model's missing-value rule (see ``workers.tabular.encoding.check_row``).
+missing and filled by the model's missing-value rule (see ``workers.tabular.encoding.check_row``);
+regression models answer ``{"top_k": [{"value": 42.5}]}``. The contracts (requests and answers per
+task): ``workers.contracts.prediction``.
 
 Errors (``PredictionInputError.as_dict``): ``{"error": {"code", "message", "details"}}`` with
 status 400 (bad input), 413 (body, batch or image too large), 415 (content type) or 422 (the model
@@ -35,15 +37,22 @@ import io
 import json
 import re
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from email.parser import BytesParser
 from email.policy import HTTP
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from PIL import Image, ImageOps
+from PIL import Image, ImageOps, UnidentifiedImageError
 
 from workers.contracts.data_kind import DATA_KINDS
+from workers.contracts.prediction import (
+    ClassificationPrediction,
+    PredictionAnswer,
+    PredictionModelVersion,
+    RegressionPrediction,
+)
 
 DEFAULT_MAX_BATCH = 32
 DEFAULT_TOP_K = 5
@@ -171,8 +180,8 @@ def decode_image(
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
-            image = Image.open(io.BytesIO(data))
-        except Image.UnidentifiedImageError:
+            image: Image.Image = Image.open(io.BytesIO(data))
+        except UnidentifiedImageError:
             raise PredictionInputError(
                 400,
                 "invalid_image",
@@ -259,7 +268,7 @@ def parse_top_k(value: Any) -> int:
             f"top_k must be an integer from 1 to {MAX_TOP_K}, got {value!r}.",
             {"field": "top_k"},
         )
-    return value
+    return int(value)
 
 
 def _check_batch(count: int, max_batch: int) -> None:
@@ -367,7 +376,7 @@ def _parse_multipart(
     top_k_raw: Any = None
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition")
-        payload = part.get_payload(decode=True) or b""
+        payload = cast(bytes, part.get_payload(decode=True) or b"")  # decode=True: a leaf's bytes
         if name == "file":
             files.append((part.get_filename() or f"file {len(files) + 1}", payload))
         elif name == "top_k":
@@ -432,17 +441,25 @@ def parse_request(
 
 def response_body(
     *,
-    model_version: dict[str, Any],
-    predictions: list[list[dict[str, Any]]],
+    model_version: PredictionModelVersion | Mapping[str, Any],
+    predictions: Sequence[Sequence[Mapping[str, Any]]],
     latency_ms: float,
-    details: list[dict[str, Any]] | None = None,
+    details: Sequence[Mapping[str, Any]] | None = None,
 ) -> bytes:
-    """The JSON response, as bytes; ``details`` adds keys to each prediction (tabular: ``imputed``)."""
+    """The JSON answer (a :class:`~workers.contracts.prediction.PredictionAnswer`), as bytes.
+
+    ``predictions`` holds each instance's ``top_k`` as the predictor made it (classes with scores, or
+    one ``{"value": v}``); ``details`` adds keys to each prediction (tabular: ``imputed``). Not
+    validated here: this is the hot path, and the predictors produce the contract's shapes.
+    """
     answers = (
         [{"top_k": p} for p in predictions]
         if details is None
         else [{"top_k": p, **extra} for p, extra in zip(predictions, details, strict=True)]
     )
-    return json.dumps(
-        {"model_version": model_version, "predictions": answers, "latency_ms": round(latency_ms, 3)}
-    ).encode()
+    answer: PredictionAnswer = {
+        "model_version": cast(PredictionModelVersion, model_version),
+        "predictions": cast(list[ClassificationPrediction] | list[RegressionPrediction], answers),
+        "latency_ms": round(latency_ms, 3),
+    }
+    return json.dumps(answer).encode()

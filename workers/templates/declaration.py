@@ -11,9 +11,21 @@ import importlib
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from workers.contracts.data_kind import DataKind
+from workers.contracts.templates import (
+    TEMPLATE_VERSION,
+    DataRequirementsDescription,
+    Objective,
+    ParamDescription,
+    ParamValue,
+    PresetDescription,
+    TemplateDescription,
+)
+from workers.contracts.templates import (
+    SearchDimension as SearchDimensionDescription,
+)
 
 ParamKind = Literal["int", "float", "bool", "choice"]
 ENTRY_POINTS = ("train", "evaluate", "export", "check_data")
@@ -42,11 +54,11 @@ class Param:
     name: str
     kind: ParamKind
     title: str
-    default: Any
+    default: ParamValue
     help: str = ""
     low: float | None = None
     high: float | None = None
-    choices: tuple[Any, ...] = ()
+    choices: tuple[ParamValue, ...] = ()
     log: bool = False  # a hint for sliders and search spaces: the range spans orders of magnitude
 
     def __post_init__(self) -> None:
@@ -88,8 +100,8 @@ class Param:
             )
         return value
 
-    def as_dict(self) -> dict[str, Any]:
-        described: dict[str, Any] = {
+    def as_dict(self) -> ParamDescription:
+        described: ParamDescription = {
             "name": self.name,
             "type": self.kind,
             "title": self.title,
@@ -97,14 +109,16 @@ class Param:
             "default": self.default,
         }
         if self.kind in ("int", "float"):
-            described.update(minimum=_number(self.low), maximum=_number(self.high), log=self.log)
+            assert self.low is not None and self.high is not None  # checked in __post_init__
+            described["minimum"], described["maximum"] = _number(self.low), _number(self.high)
+            described["log"] = self.log
         if self.kind == "choice":
             described["choices"] = list(self.choices)
         return described
 
 
-def _number(value: float | None) -> float | int | None:
-    if value is not None and float(value).is_integer() and abs(value) < 2**53:
+def _number(value: float) -> float | int:
+    if float(value).is_integer() and abs(value) < 2**53:
         return int(value)
     return value
 
@@ -116,9 +130,9 @@ class Preset:
     name: str
     title: str
     description: str
-    values: Mapping[str, Any]
+    values: Mapping[str, ParamValue]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> PresetDescription:
         return {
             "name": self.name,
             "title": self.title,
@@ -137,12 +151,13 @@ class SearchDimension:
     high: float | None = None
     log: bool = False
     step: float | None = None
-    choices: tuple[Any, ...] = ()
+    choices: tuple[ParamValue, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> SearchDimensionDescription:
         if self.kind == "categorical":
             return {"name": self.name, "type": "categorical", "choices": list(self.choices)}
-        described: dict[str, Any] = {
+        assert self.low is not None and self.high is not None
+        described: SearchDimensionDescription = {
             "name": self.name,
             "type": self.kind,
             "low": self.low,
@@ -162,7 +177,7 @@ class DataRequirements:
     min_samples_per_class: int = 1
     required_splits: tuple[str, ...] = ("train",)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> DataRequirementsDescription:
         return {
             "min_classes": self.min_classes,
             "min_samples_per_class": self.min_samples_per_class,
@@ -283,11 +298,14 @@ class TaskTemplate:
         if entry not in ENTRY_POINTS:
             raise KeyError(f"unknown entry point {entry!r}; one of {', '.join(ENTRY_POINTS)}")
         module_name, _, function = getattr(self, entry).partition(":")
-        return getattr(importlib.import_module(module_name), function)
+        entry_point: Callable[..., Any] = getattr(importlib.import_module(module_name), function)
+        return entry_point
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> TemplateDescription:
         """A JSON-able description for the API and the UI."""
         return {
+            "kind": "template",
+            "version": TEMPLATE_VERSION,
             "name": self.name,
             "title": self.title,
             "description": self.description,
@@ -297,7 +315,7 @@ class TaskTemplate:
             "presets": [p.as_dict() for p in self.presets],
             "params": [p.as_dict() for p in self.params],
             "search_space": [d.as_dict() for d in self.search_space],
-            "objective": dict(self.objective),
+            "objective": cast(Objective, dict(self.objective)),
             "metrics": list(self.metrics),
             "data": self.data.as_dict(),
         }
