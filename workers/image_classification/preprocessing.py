@@ -4,15 +4,16 @@ Training's evaluation transform and every serving path (ONNX Runtime in the plat
 on-prem package, in a device SDK) apply the same spec, written next to the model as
 ``preprocess.json``::
 
-    {"format": "sampan.preprocess/1", "image_size": [H, W], "resize_mode": "stretch",
-     "crop_fraction": 1.0, "resample": "bilinear", "color": "RGB", "alpha_background": [255, 255, 255],
-     "scale": 1/255, "mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225],
-     "layout": "NCHW", "dtype": "float32"}
+    {"kind": "image", "version": 1, "format": "sampan.preprocess/1", "image_size": [H, W],
+     "resize_mode": "stretch", "crop_fraction": 1.0, "resample": "bilinear", "color": "RGB",
+     "alpha_background": [255, 255, 255], "scale": 1/255, "mean": [0.485, 0.456, 0.406],
+     "std": [0.229, 0.224, 0.225], "layout": "NCHW", "dtype": "float32"}
 
 Steps: decode, apply the EXIF orientation, composite any alpha channel over ``alpha_background``,
 convert to RGB; resize with Pillow (``stretch``: straight to W x H; ``center_crop``: shorter side
 to ``round(side / crop_fraction)`` then a centred W x H crop); ``x = (pixel * scale - mean) / std``
-per channel in float32; HWC -> CHW.
+per channel in float32; HWC -> CHW. The contract: ``workers.contracts.preprocessing.ImagePreprocessing``
+(a spec written before ``kind``/``version`` existed lacks them and is read as an image spec).
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ import io
 import math
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from PIL import Image, ImageOps
 
-FORMAT = "sampan.preprocess/1"
+from workers.contracts.preprocessing import IMAGE_FORMAT, PREPROCESSING_VERSION, ImagePreprocessing
+
+FORMAT = IMAGE_FORMAT
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
 RESIZE_MODES = ("stretch", "center_crop")
@@ -49,10 +52,12 @@ def make_spec(
     resample: str = "bilinear",
     mean: Sequence[float] = IMAGENET_MEAN,
     std: Sequence[float] = IMAGENET_STD,
-) -> dict[str, Any]:
+) -> ImagePreprocessing:
     """A preprocessing spec (JSON-able dict) for square or ``[height, width]`` model inputs."""
     size = [int(image_size), int(image_size)] if isinstance(image_size, int) else [int(v) for v in image_size]
     spec = {
+        "kind": "image",
+        "version": PREPROCESSING_VERSION,
         "format": FORMAT,
         "image_size": size,
         "resize_mode": resize_mode,
@@ -69,10 +74,13 @@ def make_spec(
     return validate_spec(spec)
 
 
-def validate_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """Check a spec read from JSON; returns it as a plain dict. Raises PreprocessingSpecError."""
+def validate_spec(spec: Mapping[str, Any]) -> ImagePreprocessing:
+    """Check a spec read from JSON; returns it as a plain dict, with ``kind`` and ``version`` filled
+    in when it predates them. Raises PreprocessingSpecError."""
     if not isinstance(spec, Mapping) or spec.get("format") != FORMAT:
         raise PreprocessingSpecError(f"not a preprocessing spec of format {FORMAT!r}")
+    if spec.get("kind", "image") != "image":
+        raise PreprocessingSpecError(f"not an image preprocessing spec (kind {spec.get('kind')!r})")
     size = spec.get("image_size")
     if (
         not isinstance(size, list | tuple)
@@ -94,7 +102,7 @@ def validate_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
         raise PreprocessingSpecError("std values must be positive")
     if spec.get("color") != "RGB" or spec.get("layout") != "NCHW" or spec.get("dtype") != "float32":
         raise PreprocessingSpecError("only RGB, NCHW, float32 inputs are supported")
-    return dict(spec)
+    return cast(ImagePreprocessing, {"kind": "image", "version": PREPROCESSING_VERSION, **spec})
 
 
 def open_image(source: str | os.PathLike[str] | bytes, spec: Mapping[str, Any] | None = None) -> Image.Image:
@@ -129,13 +137,13 @@ def eight_bit(image: Image.Image) -> Image.Image:
     """
     if image.mode.startswith("I;16"):
         image = image.convert("I")
-    low, high = image.getextrema()
-    low, high = float(low), float(high)
+    extrema = cast(tuple[float, float], image.getextrema())  # one band: (lowest, highest)
+    low, high = float(extrema[0]), float(extrema[1])
     if image.mode == "F" and not np.isfinite(np.asarray(image)).all():  # getextrema() skips NaN
         raise ValueError(f"the {image.mode} image holds values that are not finite numbers")
     if not (math.isfinite(low) and math.isfinite(high)):
         raise ValueError(f"the {image.mode} image holds values that are not finite numbers")
-    if image.mode == "F" and 0.0 <= low and high <= 1.0:
+    if image.mode == "F" and low >= 0.0 and high <= 1.0:
         low, high = 0.0, 1.0
     elif image.mode == "I":
         low = min(low, 0.0)
@@ -191,7 +199,8 @@ def preprocess_numpy(image: Image.Image, spec: Mapping[str, Any]) -> np.ndarray:
     pixels = np.asarray(resize_for_model(to_rgb(image, spec), spec), dtype=np.uint8)
     chw = pixels.transpose(2, 0, 1).astype(np.float32) * np.float32(spec["scale"])
     mean, std = normalization(spec)
-    return (chw - mean) / std
+    normalized: np.ndarray = (chw - mean) / std
+    return normalized
 
 
 def preprocess_batch(images: Sequence[Image.Image], spec: Mapping[str, Any]) -> np.ndarray:
