@@ -1,44 +1,45 @@
-"""API errors of the data service. The shared handler (config.errors) turns them into
-{"error": {"code", "message", "details"}}; a dict detail becomes ``details`` verbatim and its first
-entry the message, so each one leads with the sentence a person should read."""
+"""Refusals of the data service that carry more than a message, as domain errors
+(config.exceptions): the shared handler (config.errors) answers them as
+{"error": {"code", "message", "details"}} and a background import records their ``message`` and
+``details`` on its batch.
+
+Each is the error of one field, as ``config.exceptions.field_error`` makes it (the message names the
+field, the details lead with ``{field: [text]}``), or of ``non_field_errors`` when none is named
+(the message is the text alone). The rest of the details (counts, the current label, ...) follow.
+"""
 
 from __future__ import annotations
 
-from rest_framework import exceptions, status
+from typing import Any
+
+from config.exceptions import Conflict, InvalidInput, TooLarge
 
 
-class _DatasetError(exceptions.APIException):
+class _FieldError:
     def __init__(
-        self, message: str, *, code: str | None = None, field: str = "non_field_errors", **details
+        self, text: str, *, code: str | None = None, field: str = "non_field_errors", **details: Any
     ) -> None:
-        super().__init__(message)
-        if code:
-            self.default_code = code
-        # Kept as plain JSON (APIException would turn numbers into strings).
-        self.detail = {field: [message], **details}  # type: ignore[assignment]
+        message = text if field == "non_field_errors" else f"{field}: {text}"
+        super().__init__(message, code=code, **({field: [text]} | details))  # type: ignore[call-arg]
 
 
-class ImportRejected(_DatasetError):
+class ImportRejected(_FieldError, InvalidInput):
     """The upload as a whole is refused; the dataset is unchanged."""
 
-    status_code = status.HTTP_400_BAD_REQUEST
     default_code = "import_rejected"
 
 
-class UploadTooLarge(_DatasetError):
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+class UploadTooLarge(_FieldError, TooLarge):
     default_code = "upload_too_large"
 
 
-class LabelConflict(_DatasetError):
+class LabelConflict(_FieldError, Conflict):
     """A label write based on a stale ``label_version``; ``details.current`` holds the truth."""
 
-    status_code = status.HTTP_409_CONFLICT
     default_code = "label_conflict"
 
 
-class LabelDeleted(_DatasetError):
+class LabelDeleted(_FieldError, Conflict):
     """The label a write names was deleted or merged away meanwhile."""
 
-    status_code = status.HTTP_409_CONFLICT
     default_code = "label_deleted"

@@ -26,6 +26,11 @@ THUMBNAIL_SIZE = 128
 CONTENT_TYPES = {"jpg": "image/jpeg", "png": "image/png"}
 
 
+def content_type_of(key: str) -> str:
+    """The content type of a stored blob, by the extension its key ends with."""
+    return CONTENT_TYPES.get(key.rsplit(".", 1)[-1], "application/octet-stream")
+
+
 class ImageRejected(Exception):
     """One file is not importable; ``code`` is machine-readable, the message names the problem."""
 

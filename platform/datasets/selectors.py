@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
+from config.exceptions import field_error
 from django.db.models import (
     Avg,
     Case,
@@ -21,22 +23,24 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Coalesce, Greatest
-from rest_framework.exceptions import ValidationError
 from workspaces.selectors import scoped_to_member
 
 from datasets.models import (
     IMAGE_TASKS,
     REGRESSION_TASKS,
+    TABULAR_TASKS,
     Dataset,
     DatasetVersion,
     ImportBatch,
     Label,
     Sample,
     TaskType,
+    VersionSample,
 )
+from datasets.tables import column_profile, target_profile
 
 
-def _count_of(queryset: QuerySet) -> Subquery:
+def _count_of(queryset: QuerySet) -> Coalesce:
     counted = queryset.order_by().values("dataset").annotate(n=Count("*")).values("n")
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
@@ -130,7 +134,7 @@ def sample_list(
     counts = sample_counts(dataset=dataset)
     known: int | None = counts.total
     if label is not None and unlabeled:
-        raise ValidationError({"unlabeled": ["Filter by a label or by unlabeled, not both."]})
+        raise field_error("unlabeled", "Filter by a label or by unlabeled, not both.")
     if label is not None:
         queryset = queryset.filter(label_id=label)
         known = next((row["count"] for row in counts.per_label if row["id"] == label), 0)
@@ -139,12 +143,12 @@ def sample_list(
         known = counts.unlabeled if unlabeled else counts.labeled
     found_version = None
     if split and version is None:
-        raise ValidationError({"split": ["Give the version whose split to filter by (version=<id>)."]})
+        raise field_error("split", "Give the version whose split to filter by (version=<id>).")
     if version is not None:
         found_version = DatasetVersion.objects.filter(dataset=dataset, pk=version).first()
         if found_version is None:
-            raise ValidationError({"version": [f"No version with id {version} in this dataset."]})
-        entries = {"version_entries__version": found_version}
+            raise field_error("version", f"No version with id {version} in this dataset.")
+        entries: dict[str, object] = {"version_entries__version": found_version}
         if split:
             entries["version_entries__split"] = split
         queryset = queryset.filter(**entries).annotate(split=F("version_entries__split"))  # reuses the join
@@ -210,3 +214,42 @@ def dataset_statistics(*, dataset: Dataset) -> dict:
             "mean": summary["mean_height"],
         },
     }
+
+
+def dataset_profile(*, dataset: Dataset) -> dict:
+    """Per-column statistics and the target's balance over the dataset's current rows."""
+    schema = dataset.schema or {}
+    if dataset.task_type not in TABULAR_TASKS or not schema.get("columns"):
+        return {}
+    rows = list(
+        Sample.objects.filter(dataset=dataset).order_by("pk").values_list("values", "label__name", "target")
+    )
+    columns = [
+        column_profile(c["name"], c["type"], [(v or {}).get(c["name"]) for v, _, _ in rows])
+        for c in schema["columns"]
+    ]
+    regression = dataset.task_type in REGRESSION_TASKS
+    return {
+        "rows": len(rows),
+        "columns": columns,
+        "target": {
+            "name": schema.get("target"),
+            **target_profile(
+                regression=regression,
+                labels=[label for _, label, _ in rows],
+                targets=[target for _, _, target in rows],
+            ),
+        },
+    }
+
+
+def export_rows(*, dataset: Dataset, version: DatasetVersion | None, fields: list[str]) -> Iterator[tuple]:
+    """The samples an export writes, in id order, as ``(*fields, split)``: a version's entries, or
+    the dataset's current samples (split ""). ``label`` is the label's name (None: unlabeled)."""
+    if version is not None:
+        entries = VersionSample.objects.filter(version=version).order_by("pk")
+        names = ["label_name" if f == "label" else f for f in fields]
+        return entries.values_list(*names, "split").iterator(chunk_size=2000)
+    samples = Sample.objects.filter(dataset=dataset).order_by("pk")
+    names = ["label__name" if f == "label" else f for f in fields]
+    return ((*row, "") for row in samples.values_list(*names).iterator(chunk_size=2000))

@@ -3,7 +3,7 @@ with encoding detection, column type inference and the data profile. Plain panda
 
 Every cell is read as text first (CSV, TSV, JSONL) so that nothing is reinterpreted on the way in:
 a formula-like cell such as ``=HYPERLINK(...)`` is stored verbatim as a string and only escaped
-when it is written back out (``services.csv_cell``).
+when it is written back out (``services.export.csv_cell``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from jobs.runner import run_job
 
 
 def _import(job, report) -> dict:
-    from datasets.services import import_batch_run
+    from datasets.services.import_job import import_batch_run
 
     return import_batch_run(batch_id=int(job.params["import_batch"]), job=job, report=report)
 

@@ -96,7 +96,7 @@ def test_the_upload_label_must_be_a_usable_label_name(digits, tenants, api_clien
 
 
 def test_big_archives_go_to_a_background_job(digits, tenants, api_client, settings, monkeypatch):
-    from datasets import services
+    from datasets.services import image_imports
     from jobs.models import Job
 
     client = api_client(tenants["alice"])
@@ -106,7 +106,7 @@ def test_big_archives_go_to_a_background_job(digits, tenants, api_client, settin
         f"/api/v1/datasets/{digits.pk}/imports/", {"archive": upload("a.zip", archive)}, format="multipart"
     )
     settings.SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES = 300
-    monkeypatch.setattr(services, "SYNC_IMPORT_MAX_BYTES", 100)  # or more bytes than this, unpacked
+    monkeypatch.setattr(image_imports, "SYNC_IMPORT_MAX_BYTES", 100)  # or more bytes than this, unpacked
     by_size = client.post(
         f"/api/v1/datasets/{digits.pk}/imports/", {"archive": upload("b.zip", archive)}, format="multipart"
     )

@@ -9,7 +9,7 @@ import time
 
 import pytest
 from datasets.models import Label, Sample
-from datasets.services import label_delete, sample_set_label
+from datasets.services.labels import label_delete, sample_set_label
 from django.db import connection, transaction
 
 from tests.datasets.factories import dataset_with_samples

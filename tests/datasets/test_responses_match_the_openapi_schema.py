@@ -10,7 +10,8 @@ import io
 
 import pytest
 from datasets.models import Label, Sample
-from datasets.services import dataset_version_create, import_files
+from datasets.services import dataset_version_create
+from datasets.services.image_imports import import_files
 from PIL import Image
 
 from tests.datasets.factories import dataset_with_samples, digit_bytes, folder_layout, make_zip, upload

@@ -11,16 +11,17 @@ import zipfile
 from collections import Counter
 
 import pytest
+from config.exceptions import InvalidInput
 from datasets.models import DatasetVersion, Label, Sample, VersionSample
-from datasets.services import (
-    csv_cell,
-    dataset_create,
+from datasets.services import dataset_create
+from datasets.services.export import csv_cell
+from datasets.services.labels import label_delete, label_merge, label_update
+from datasets.services.versions import (
     dataset_version_check_trainable,
     dataset_version_create,
     dataset_version_manifest,
     stratified_split,
 )
-from rest_framework.exceptions import ValidationError
 
 from tests.datasets.factories import dataset_with_samples, digit_bytes, upload
 
@@ -166,19 +167,19 @@ def test_trainable_check_names_the_problem(tenants, isolated_storage):
     one_class = dataset_with_samples(
         user=tenants["alice"], project=tenants["project_a"], name="One", per_class=4, classes=[3]
     )
-    with pytest.raises(ValidationError) as refused:
+    with pytest.raises(InvalidInput) as refused:
         dataset_version_check_trainable(
             version=dataset_version_create(dataset=one_class, user=None, seed=1), min_per_class=2
         )
-    assert "has 1 labeled class (3); training needs at least 2" in str(refused.value.detail)
+    assert "has 1 labeled class (3); training needs at least 2" in refused.value.message
     small = dataset_with_samples(
         user=tenants["alice"], project=tenants["project_a"], name="Small", per_class=3, classes=[1, 2]
     )
     Sample.objects.filter(dataset=small, label__name="2").first().delete()
     version = dataset_version_create(dataset=small, user=None, seed=1)
-    with pytest.raises(ValidationError) as refused:
+    with pytest.raises(InvalidInput) as refused:
         dataset_version_check_trainable(version=version, min_per_class=3)
-    assert "every class needs at least 3 samples, but '2' has 2" in str(refused.value.detail)
+    assert "every class needs at least 3 samples, but '2' has 2" in refused.value.message
     dataset_version_check_trainable(version=version, min_per_class=2)
 
 

@@ -10,9 +10,8 @@ import logging
 import zipfile
 
 import pytest
-from datasets import services
 from datasets.models import ImportBatch, Sample
-from datasets.services import dataset_create
+from datasets.services import dataset_create, image_imports, imports
 from jobs.models import Job, JobStatus
 from jobs.runner import run_job
 
@@ -29,7 +28,7 @@ def dataset(tenants, isolated_storage, settings):
     found = dataset_create(
         user=tenants["alice"], project=tenants["project_a"], name="Limits", task_type="image_classification"
     )
-    services.import_files(
+    image_imports.import_files(
         dataset=found, files=[upload("seed.png", digit_bytes(90, size=20))], user=tenants["alice"]
     )
     return found
@@ -131,7 +130,7 @@ def test_the_real_default_is_checked_before_any_job(tenants, api_client, isolate
 def test_a_background_import_of_no_images_fails_with_honest_counts_and_a_capped_list(
     dataset, tenants, api_client, settings, monkeypatch, caplog, run_import_job
 ):
-    monkeypatch.setattr(services, "MAX_PROBLEMS_LISTED", 4)
+    monkeypatch.setattr(imports, "MAX_PROBLEMS_LISTED", 4)
     client = api_client(tenants["alice"])
     before = stored(dataset)
     queued = post(client, dataset, archive_of(LIMIT, images=False), background="true")

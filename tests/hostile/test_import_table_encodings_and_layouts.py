@@ -34,7 +34,7 @@ def stored(dataset) -> list:
 
 def new_dataset(tenants, task_type: str, seed: bytes, **mapping):
     """A dataset that already holds rows from a UTF-8 import (what a later bad import must not touch)."""
-    from datasets.services import import_table
+    from datasets.services.table_imports import import_table
 
     dataset = dataset_create(
         user=tenants["alice"], project=tenants["project_a"], name=task_type, task_type=task_type

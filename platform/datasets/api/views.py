@@ -15,7 +15,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from workspaces.permissions import WorkspaceRolePermission, require_role
 
-from datasets import selectors, services
+from datasets import selectors
 from datasets.api.schema import BULK_LABEL_409, MERGE_409, SAMPLE_LABEL_WRITE_409
 from datasets.api.serializers import (
     MAX_ID,
@@ -40,7 +40,22 @@ from datasets.api.serializers import (
     TablePreviewRequestSerializer,
     TablePreviewSerializer,
 )
+from datasets.images import content_type_of
 from datasets.models import Dataset, DatasetVersion, ImportBatch, ImportStatus, Label, Sample
+from datasets.services.datasets import dataset_create, dataset_delete, dataset_update
+from datasets.services.export import dataset_export
+from datasets.services.image_imports import import_archive, import_files
+from datasets.services.labels import (
+    label_create,
+    label_delete,
+    label_merge,
+    label_update,
+    sample_delete,
+    sample_set_label,
+    samples_bulk_set_label,
+)
+from datasets.services.table_imports import import_table, table_preview
+from datasets.services.versions import dataset_version_create
 
 DATASET_ID = OpenApiParameter("dataset_id", int, OpenApiParameter.PATH)
 DRY_RUN = OpenApiParameter(
@@ -74,7 +89,7 @@ def _blob_response(request, *, key: str, etag: str, filename: str) -> FileRespon
             blob = default_storage.open(key, "rb")
         except FileNotFoundError:
             raise NotFound("The image file is missing from storage.") from None
-        response = FileResponse(blob, content_type=services.content_type_of(key), filename=filename)
+        response = FileResponse(blob, content_type=content_type_of(key), filename=filename)
     response["ETag"] = quoted
     response["Cache-Control"] = IMMUTABLE
     return response
@@ -114,16 +129,16 @@ class DatasetViewSet(viewsets.ModelViewSet):
         require_role(
             user=self.request.user, workspace_id=data["project"].workspace_id, action="create datasets"
         )
-        dataset = services.dataset_create(user=self.request.user, **data)
+        dataset = dataset_create(user=self.request.user, **data)
         serializer.instance = self.get_queryset().get(pk=dataset.pk)
 
     def perform_update(self, serializer):
         data = {k: v for k, v in serializer.validated_data.items() if k in {"name", "description"}}
-        services.dataset_update(dataset=serializer.instance, **data)
+        dataset_update(dataset=serializer.instance, **data)
         serializer.instance = self.get_queryset().get(pk=serializer.instance.pk)
 
     def perform_destroy(self, instance):
-        services.dataset_delete(dataset=instance)
+        dataset_delete(dataset=instance)
 
     @extend_schema(
         responses=DatasetStatisticsSerializer, summary="Per-class counts and image size distribution"
@@ -165,7 +180,7 @@ class DatasetViewSet(viewsets.ModelViewSet):
                 version = DatasetVersion.objects.get(dataset=dataset, pk=int(request.query_params["version"]))
             except (ValueError, DatasetVersion.DoesNotExist):
                 raise ValidationError({"version": ["No such version in this dataset."]}) from None
-        archive, filename = services.dataset_export(dataset=dataset, version=version)
+        archive, filename = dataset_export(dataset=dataset, version=version)
         return FileResponse(archive, as_attachment=True, filename=filename, content_type="application/zip")
 
 
@@ -210,11 +225,11 @@ class LabelViewSet(DatasetChildMixin, viewsets.ModelViewSet):
         return super().create(request, *args, **kwargs)
 
     def perform_create(self, serializer):
-        label = services.label_create(dataset=self.dataset, **serializer.validated_data)
+        label = label_create(dataset=self.dataset, **serializer.validated_data)
         serializer.instance = self.get_queryset().get(pk=label.pk)
 
     def perform_update(self, serializer):
-        services.label_update(label=serializer.instance, **serializer.validated_data)
+        label_update(label=serializer.instance, **serializer.validated_data)
         serializer.instance = self.get_queryset().get(pk=serializer.instance.pk)
 
     @extend_schema(
@@ -225,7 +240,7 @@ class LabelViewSet(DatasetChildMixin, viewsets.ModelViewSet):
     def destroy(self, request, *args, **kwargs):
         label = self.get_object()
         dry_run = _dry_run(request)
-        affected = services.label_delete(label=label, dry_run=dry_run)
+        affected = label_delete(label=label, dry_run=dry_run)
         return Response({"label": label.pk, "affected_samples": affected, "dry_run": dry_run})
 
     @extend_schema(
@@ -241,7 +256,7 @@ class LabelViewSet(DatasetChildMixin, viewsets.ModelViewSet):
         into = Label.objects.filter(dataset=self.dataset, pk=body.validated_data["into"]).first()
         if into is None:
             raise ValidationError({"into": [f"No label {body.validated_data['into']} in this dataset."]})
-        affected = services.label_merge(label=label, into=into, dry_run=body.validated_data["dry_run"])
+        affected = label_merge(label=label, into=into, dry_run=body.validated_data["dry_run"])
         return Response(
             {
                 "label": label.pk,
@@ -313,7 +328,7 @@ class SampleViewSet(
         sample = self.get_object()
         body = SampleLabelWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        sample = services.sample_set_label(
+        sample = sample_set_label(
             dataset=self.dataset,
             sample_id=sample.pk,
             label_id=body.validated_data["label"],
@@ -322,7 +337,7 @@ class SampleViewSet(
         return Response(SampleSerializer(sample).data)
 
     def perform_destroy(self, instance):
-        services.sample_delete(sample=instance)
+        sample_delete(sample=instance)
 
     @extend_schema(
         request=BulkLabelSerializer,
@@ -334,7 +349,7 @@ class SampleViewSet(
         self.require_writer("label samples")
         body = BulkLabelSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        samples = services.samples_bulk_set_label(
+        samples = samples_bulk_set_label(
             dataset=self.dataset, label_id=body.validated_data["label"], items=body.validated_data["items"]
         )
         return Response({"updated": len(samples), "samples": samples})
@@ -401,7 +416,7 @@ class ImportBatchViewSet(
         body.is_valid(raise_exception=True)
         data = body.validated_data
         if data.get("file"):
-            batch = services.import_table(
+            batch = import_table(
                 dataset=self.dataset,
                 upload=data["file"],
                 user=request.user,
@@ -415,7 +430,7 @@ class ImportBatchViewSet(
                 background=data["background"],
             )
         elif data.get("archive"):
-            batch = services.import_archive(
+            batch = import_archive(
                 dataset=self.dataset,
                 upload=data["archive"],
                 user=request.user,
@@ -423,7 +438,7 @@ class ImportBatchViewSet(
                 background=data["background"],
             )
         else:
-            batch = services.import_files(
+            batch = import_files(
                 dataset=self.dataset, files=data["files"], user=request.user, label_name=data.get("label", "")
             )
         code = status.HTTP_202_ACCEPTED if batch.status == ImportStatus.QUEUED else status.HTTP_201_CREATED
@@ -441,7 +456,7 @@ class ImportBatchViewSet(
         body.is_valid(raise_exception=True)
         data = body.validated_data
         return Response(
-            services.table_preview(
+            table_preview(
                 dataset=self.dataset,
                 upload=data["file"],
                 encoding=data["encoding"],
@@ -474,7 +489,5 @@ class DatasetVersionViewSet(
         self.require_writer("create dataset versions")
         body = DatasetVersionCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        version = services.dataset_version_create(
-            dataset=self.dataset, user=request.user, **body.validated_data
-        )
+        version = dataset_version_create(dataset=self.dataset, user=request.user, **body.validated_data)
         return Response(DatasetVersionSerializer(version).data, status=status.HTTP_201_CREATED)

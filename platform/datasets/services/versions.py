@@ -1,0 +1,328 @@
+"""Dataset versions: immutable snapshots of the labeled samples with a seeded, stratified
+train/val/test split, and what the training service reads of one: the manifest it trains on
+(``workers.contracts.manifest``) and the check that a version can be trained on."""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import secrets
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, cast
+from uuid import uuid4
+
+from config.exceptions import field_error
+from django.conf import settings
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.db.models import Q
+
+from datasets.models import (
+    IMAGE_TASKS,
+    REGRESSION_TASKS,
+    Dataset,
+    DatasetVersion,
+    Sample,
+    Split,
+    TaskType,
+    VersionSample,
+)
+from datasets.services.imports import chunks
+from workers.contracts.manifest import (
+    MANIFEST_VERSION,
+    DatasetManifest,
+    DatasetSchema,
+    ImageManifest,
+    SplitName,
+    TabularManifest,
+    TabularSample,
+    TextManifest,
+    TextSample,
+)
+
+ROWS_KEY = "rows"  # a regression version's counts: {"train": {"rows": n}, ...}
+MIN_REGRESSION_ROWS = 10
+
+
+def stratified_split(
+    *, members: dict[str, list[int]], ratios: tuple[float, float, float], seed: int
+) -> dict[int, str]:
+    """Split every class by ``ratios`` (train, val, test); the same members and seed always give
+    the same split.
+
+    Each class gets floor(n * ratio) samples per split; the few left over go, class by class, to
+    the split furthest below its share of the whole dataset so far. So a class of 10 at
+    0.8/0.1/0.1 splits exactly 8/1/1, and classes of 6 still fill val and test between them
+    (rounding each class alone would put all of them in train and val).
+
+    e.g. ``stratified_split(members={"cat": [1, 2, 3, 4]}, ratios=(0.5, 0.25, 0.25), seed=7)``
+    """
+    names = [Split.TRAIN, Split.VAL, Split.TEST]
+    assigned, seen = [0, 0, 0], 0
+    splits: dict[int, str] = {}
+    for name in sorted(members):
+        ids = sorted(members[name])
+        random.Random(f"{seed}:{name}").shuffle(ids)
+        seen += len(ids)
+        counts = [math.floor(len(ids) * r) for r in ratios]
+        for _ in range(len(ids) - sum(counts)):
+            deficit = [
+                seen * r - (assigned[i] + counts[i]) if r > 0 else -math.inf for i, r in enumerate(ratios)
+            ]
+            counts[deficit.index(max(deficit))] += 1
+        for i in range(3):
+            assigned[i] += counts[i]
+        bounds = [counts[0], counts[0] + counts[1]]
+        for position, sample_id in enumerate(ids):
+            splits[sample_id] = (
+                names[0] if position < bounds[0] else names[1] if position < bounds[1] else names[2]
+            )
+    return splits
+
+
+def dataset_version_create(
+    *,
+    dataset: Dataset,
+    user,
+    train_ratio: float = 0.8,
+    val_ratio: float = 0.1,
+    test_ratio: float = 0.1,
+    seed: int | None = None,
+    note: str = "",
+) -> DatasetVersion:
+    """Snapshot the dataset's labeled samples with a stratified split; numbered V1, V2, ...
+
+    e.g. ``dataset_version_create(dataset=d, user=u, train_ratio=0.7, val_ratio=0.15, test_ratio=0.15,
+    seed=42)``
+    """
+    ratios = (float(train_ratio), float(val_ratio), float(test_ratio))
+    if any(r < 0 or r > 1 for r in ratios) or abs(sum(ratios) - 1.0) > 1e-6:
+        raise field_error(
+            "train_ratio",
+            f"The ratios must each be between 0 and 1 and add up to 1; they add up to {sum(ratios):g}.",
+        )
+    if ratios[0] <= 0:
+        raise field_error("train_ratio", "The training split needs a ratio above 0.")
+    seed = secrets.randbelow(2**31) if seed is None else int(seed)
+    with transaction.atomic():
+        list(Dataset.objects.select_for_update().filter(pk=dataset.pk).values_list("pk"))
+        regression = dataset.task_type in REGRESSION_TASKS
+        labeled = Q(target__isnull=False) if regression else Q(label__isnull=False)
+        rows: list[tuple[Any, ...]] = list(
+            Sample.objects.filter(labeled, dataset=dataset)
+            .order_by("pk")
+            .values_list("pk", "label__name", "blob_key", "sha256", "original_name")
+        )
+        if not rows:
+            raise field_error(
+                "dataset", "The dataset has no labeled samples; label some before making a version."
+            )
+        unlabeled = Sample.objects.filter(~labeled, dataset=dataset).count()
+        members: dict[str, list[int]] = defaultdict(list)
+        for pk, name, *_ in rows:
+            members[ROWS_KEY if regression else name].append(pk)
+        classes = [] if regression else sorted(members)
+        if regression:
+            rows = [(pk, ROWS_KEY, *rest) for pk, _, *rest in rows]
+        index = {name: i for i, name in enumerate(classes)} if classes else {ROWS_KEY: 0}
+        splits = stratified_split(members=members, ratios=ratios, seed=seed)
+        counts: dict[str, Counter] = {s.value: Counter() for s in Split}
+        for pk, name, *_ in rows:
+            counts[splits[pk]][name] += 1
+        number = (
+            DatasetVersion.objects.filter(dataset=dataset)
+            .order_by("-number")
+            .values_list("number", flat=True)
+            .first()
+            or 0
+        ) + 1
+        version = DatasetVersion.objects.create(
+            dataset=dataset,
+            number=number,
+            note=note,
+            seed=seed,
+            train_ratio=ratios[0],
+            val_ratio=ratios[1],
+            test_ratio=ratios[2],
+            classes=classes,
+            counts={s: dict(sorted(c.items())) for s, c in counts.items()},
+            sample_count=len(rows),
+            unlabeled_excluded=unlabeled,
+            schema=dataset.schema or {},
+            created_by=user,
+        )
+        content: dict[int, tuple] = {}
+        if dataset.task_type not in IMAGE_TASKS:
+            for chunk in chunks([row[0] for row in rows], 5000):
+                content.update(
+                    (pk, tuple(rest))
+                    for pk, *rest in Sample.objects.filter(pk__in=chunk).values_list(
+                        "pk", "text", "values", "target"
+                    )
+                )
+        for chunk in chunks(rows, 5000):
+            VersionSample.objects.bulk_create(
+                [
+                    VersionSample(
+                        version=version,
+                        sample_id=pk,
+                        split=splits[pk],
+                        label_index=index[name],
+                        label_name="" if regression else name,
+                        blob_key=key,
+                        sha256=sha,
+                        original_name=original,
+                        **dict(
+                            zip(("text", "values", "target"), content.get(pk, ("", None, None)), strict=True)
+                        ),
+                    )
+                    for pk, name, key, sha, original in chunk
+                ]
+            )
+    return version
+
+
+def _local_path(key: str, cache_dir: Path) -> str:
+    try:
+        return default_storage.path(key)
+    except NotImplementedError:
+        target = cache_dir / key
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            partial = target.with_name(f".{target.name}.{uuid4().hex}.part")
+            with default_storage.open(key, "rb") as remote, open(partial, "wb") as out:
+                while chunk := remote.read(1024 * 1024):
+                    out.write(chunk)
+            os.replace(partial, target)
+        return str(target)
+
+
+def _sample_ref(entry: int, sample_id: int | None) -> int | str:
+    """The dataset's sample id, so evaluation reports point at samples the UI can open; a sample
+    deleted since the snapshot keeps a reference that cannot be mistaken for one."""
+    return sample_id if sample_id is not None else f"deleted-{entry}"
+
+
+def _split(name: str) -> SplitName:
+    return cast(SplitName, name)  # VersionSample.split's choices are the contract's three names
+
+
+def dataset_version_manifest(*, version: DatasetVersion, cache_dir: Path | None = None) -> DatasetManifest:
+    """What the compute plane trains on (``workers.contracts.manifest``): image versions as local
+    file paths, text and tabular ones with their rows inline; label indexes into ``classes``, splits.
+
+    e.g. ``dataset_version_manifest(version=v)`` -> ``{"kind": "image", "version": 1, "classes": ["cat",
+    "dog"], "samples": [{"path": "/.../ab12....png", "label": 0, "split": "train", "id": 17}]}``
+    With local filesystem storage the paths are the blobs themselves; other storages are
+    downloaded once into ``cache_dir`` (default SAMPAN_HOME/cache).
+    """
+    if version.dataset.task_type not in IMAGE_TASKS:
+        return _table_manifest(version=version)
+    cache = Path(cache_dir) if cache_dir is not None else Path(settings.SAMPAN_HOME) / "cache"
+    rows = (
+        VersionSample.objects.filter(version=version)
+        .order_by("pk")
+        .values_list("pk", "sample_id", "blob_key", "label_index", "split")
+    )
+    manifest: ImageManifest = {
+        "kind": "image",
+        "version": MANIFEST_VERSION,
+        "classes": list(version.classes),
+        "samples": [
+            {
+                "path": _local_path(key, cache),
+                "label": index,
+                "split": _split(split),
+                "id": _sample_ref(entry, sample_id),
+            }
+            for entry, sample_id, key, index, split in rows
+        ],
+    }
+    return manifest
+
+
+def _table_manifest(*, version: DatasetVersion) -> TextManifest | TabularManifest:
+    """A text or tabular version for the compute plane, rows inline."""
+    rows = (
+        VersionSample.objects.filter(version=version)
+        .order_by("pk")
+        .values_list("pk", "sample_id", "label_index", "split", "text", "values", "target")
+        .iterator(chunk_size=5000)
+    )
+    if version.dataset.task_type == TaskType.TEXT_CLASSIFICATION:
+        texts: list[TextSample] = [
+            {"id": _sample_ref(entry, sample_id), "split": _split(split), "text": text, "label": index}
+            for entry, sample_id, index, split, text, _, _ in rows
+        ]
+        text_manifest: TextManifest = {
+            "kind": "text",
+            "version": MANIFEST_VERSION,
+            "classes": list(version.classes),
+            "samples": texts,
+        }
+        return text_manifest
+    regression = version.dataset.task_type in REGRESSION_TASKS
+    samples: list[TabularSample] = []
+    for entry, sample_id, index, split, _, values, target in rows:
+        sample: TabularSample = {
+            "id": _sample_ref(entry, sample_id),
+            "split": _split(split),
+            "values": values or {},
+        }
+        if regression:
+            sample["target"] = cast(float, target)  # a regression version holds only rows with a target
+        else:
+            sample["label"] = index
+        samples.append(sample)
+    schema: DatasetSchema = version.schema
+    manifest: TabularManifest = {
+        "kind": "tabular",
+        "version": MANIFEST_VERSION,
+        "task": "regression" if regression else "classification",
+        "columns": schema.get("columns", []),
+        "target": schema["target"],
+        "classes": list(version.classes),
+        "samples": samples,
+    }
+    return manifest
+
+
+def dataset_version_check_trainable(*, version: DatasetVersion, min_per_class: int) -> None:
+    """Raise a 400 naming the problem unless the version has >= 2 classes, each with at least
+    ``min_per_class`` samples (a regression version: enough rows and a target that varies).
+    e.g. ``dataset_version_check_trainable(version=v, min_per_class=5)``"""
+    if version.dataset.task_type in REGRESSION_TASKS:
+        targets = VersionSample.objects.filter(version=version).values_list("target", flat=True)
+        if version.sample_count < MIN_REGRESSION_ROWS:
+            raise field_error(
+                "dataset_version",
+                f"{version.name} has {version.sample_count} rows with a target; regression needs at least "
+                f"{MIN_REGRESSION_ROWS}.",
+            )
+        if targets.distinct().count() < 2:
+            raise field_error(
+                "dataset_version",
+                f"{version.name}: the target has the same value in every row; there is nothing to learn.",
+            )
+        return
+    per_class: Counter = Counter()
+    for split_counts in (version.counts or {}).values():
+        per_class.update(split_counts)
+    present = sorted(name for name, n in per_class.items() if n > 0)
+    if len(present) < 2:
+        found = f" ({', '.join(present)})" if present else ""
+        raise field_error(
+            "dataset_version",
+            f"{version.name} has {len(present)} labeled class{'' if len(present) == 1 else 'es'}{found}; "
+            "training needs at least 2. Label samples of another class and make a new version.",
+        )
+    small = [(name, per_class[name]) for name in present if per_class[name] < min_per_class]
+    if small:
+        listed = ", ".join(f"{name!r} has {n}" for name, n in small[:10])
+        raise field_error(
+            "dataset_version",
+            f"{version.name}: every class needs at least {min_per_class} samples, but {listed}. "
+            "Label more samples of these classes and make a new version.",
+        )
