@@ -6,7 +6,7 @@ import { useState } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '@/api/client';
 import { renderWithApp } from '@/test/render';
-import { CreateDialog } from './CreateDialog';
+import { CreateDialog, DescriptionInput, NameInput } from './CreateDialog';
 
 type Thing = { id: number; name: string };
 
@@ -88,6 +88,46 @@ describe('CreateDialog', () => {
     // user-event refuses to hover a disabled button (pointer-events: none); the tooltip listens all the same.
     fireEvent.mouseEnter(screen.getByTestId('create-thing'));
     expect(await screen.findByText('Viewers cannot create things')).toBeInTheDocument();
+  });
+
+  it('fills suggested values on open and shows the intro above the error', async () => {
+    const create = vi.fn(async (_body: { name: string }): Promise<Thing> => {
+      throw new ApiError({ status: 409, code: 'conflict', message: 'Exists.' });
+    });
+    const user = userEvent.setup();
+    function Suggesting() {
+      const [name, setName] = useState('');
+      const mutation = useMutation({ mutationFn: create });
+      return (
+        <CreateDialog
+          label="Deploy"
+          title="Deploy it"
+          testId="deploy"
+          submitTestId="deploy-submit"
+          buttonTitle="Serve it over HTTP"
+          intro={<p data-testid="deploy-intro">Gets its own URL.</p>}
+          mutation={mutation}
+          canSubmit={!!name.trim()}
+          variables={() => ({ name: name.trim() })}
+          onOpen={() => setName('v2-api')}
+          onReset={() => setName('')}
+        >
+          <NameInput value={name} onChange={setName} testId="deploy-name" description="How you recognise it" />
+          <DescriptionInput value="" onChange={() => undefined} testId="deploy-description" />
+        </CreateDialog>
+      );
+    }
+    renderWithApp(<Suggesting />);
+    expect(screen.getByTestId('deploy')).toHaveAttribute('title', 'Serve it over HTTP');
+    await user.click(screen.getByTestId('deploy'));
+    expect(await screen.findByTestId('deploy-name')).toHaveValue('v2-api');
+    expect(screen.getByTestId('deploy-name')).toHaveAttribute('data-autofocus');
+    expect(screen.getByTestId('deploy-name')).toBeRequired();
+    expect(screen.getByText('How you recognise it')).toBeInTheDocument();
+    await user.click(screen.getByTestId('deploy-submit'));
+    const error = await screen.findByTestId('deploy-error');
+    expect(screen.getByTestId('deploy-intro').compareDocumentPosition(error) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(create.mock.calls[0][0]).toEqual({ name: 'v2-api' });
   });
 
   it('shows no reason while the button is enabled', async () => {

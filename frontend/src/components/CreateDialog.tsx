@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Modal, Stack, Tooltip } from '@mantine/core';
+import { Alert, Button, Group, Modal, Stack, Textarea, TextInput, Tooltip } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import type { UseMutationResult } from '@tanstack/react-query';
 import type { FormEvent, ReactNode } from 'react';
@@ -21,6 +21,10 @@ export type CreateDialogProps<TData, TVariables> = {
   disabled?: boolean;
   /** Shown as a tooltip on the disabled button (e.g. why a viewer cannot create). */
   disabledReason?: string;
+  /** The button's native title (a hint on hover, enabled or not). */
+  buttonTitle?: string;
+  /** Text at the top of the dialog, above the error. */
+  intro?: ReactNode;
   mutation: CreateMutation<TData, TVariables>;
   /** False keeps the submit button disabled (a required field is empty). */
   canSubmit: boolean;
@@ -30,6 +34,8 @@ export type CreateDialogProps<TData, TVariables> = {
   onReset: () => void;
   /** Called with the created resource after the dialog has closed. */
   onCreated?: (data: TData) => void;
+  /** Called when the button opens the dialog (to fill in suggested values). */
+  onOpen?: () => void;
   /** The form's fields. */
   children: ReactNode;
 };
@@ -46,11 +52,14 @@ export function CreateDialog<TData, TVariables>({
   submitLabel = 'Create',
   disabled = false,
   disabledReason,
+  buttonTitle,
+  intro,
   mutation,
   canSubmit,
   variables,
   onReset,
   onCreated,
+  onOpen,
   children,
 }: CreateDialogProps<TData, TVariables>) {
   const [opened, { open, close }] = useDisclosure(false);
@@ -73,7 +82,15 @@ export function CreateDialog<TData, TVariables>({
   };
 
   const button = (
-    <Button onClick={open} disabled={disabled} data-testid={testId}>
+    <Button
+      onClick={() => {
+        onOpen?.();
+        open();
+      }}
+      disabled={disabled}
+      title={buttonTitle}
+      data-testid={testId}
+    >
       {label}
     </Button>
   );
@@ -90,6 +107,7 @@ export function CreateDialog<TData, TVariables>({
       <Modal opened={opened} onClose={reset} title={title}>
         <form onSubmit={submit}>
           <Stack>
+            {intro}
             {mutation.isError && (
               <Alert color="red" variant="light" data-testid={`${testId}-error`}>
                 {[errorMessage(mutation.error), ...errorDetailLines(mutation.error)].join(' ')}
@@ -108,5 +126,39 @@ export function CreateDialog<TData, TVariables>({
         </form>
       </Modal>
     </>
+  );
+}
+
+/** The required "Name" field of a creation dialog; it takes the focus when the dialog opens unless told not to. */
+export function NameInput({
+  value,
+  onChange,
+  testId,
+  description,
+  autoFocus = true,
+}: {
+  value: string;
+  onChange: (value: string) => void;
+  testId: string;
+  description?: ReactNode;
+  autoFocus?: boolean;
+}) {
+  return (
+    <TextInput
+      label="Name"
+      description={description}
+      required
+      data-autofocus={autoFocus || undefined}
+      value={value}
+      onChange={(event) => onChange(event.currentTarget.value)}
+      data-testid={testId}
+    />
+  );
+}
+
+/** The optional, growing "Description" field of a creation dialog. */
+export function DescriptionInput({ value, onChange, testId }: { value: string; onChange: (value: string) => void; testId: string }) {
+  return (
+    <Textarea label="Description" autosize minRows={2} value={value} onChange={(event) => onChange(event.currentTarget.value)} data-testid={testId} />
   );
 }

@@ -1,6 +1,6 @@
-import { Select, TextInput, Textarea } from '@mantine/core';
+import { Select } from '@mantine/core';
 import { useState } from 'react';
-import { CreateDialog } from '@/components/CreateDialog';
+import { CreateDialog, DescriptionInput, NameInput } from '@/components/CreateDialog';
 import { TASK_TYPES, type Dataset, type TaskType } from '../api/datasets';
 import { useCreateDataset } from '../hooks/useDatasets';
 
@@ -36,14 +36,7 @@ export function CreateDatasetButton({
       }}
       onCreated={onCreated}
     >
-      <TextInput
-        label="Name"
-        required
-        data-autofocus
-        value={name}
-        onChange={(event) => setName(event.currentTarget.value)}
-        data-testid="dataset-name-input"
-      />
+      <NameInput value={name} onChange={setName} testId="dataset-name-input" />
       <Select
         label="Task type"
         data={TASK_TYPES}
@@ -52,14 +45,7 @@ export function CreateDatasetButton({
         allowDeselect={false}
         data-testid="dataset-task-type"
       />
-      <Textarea
-        label="Description"
-        autosize
-        minRows={2}
-        value={description}
-        onChange={(event) => setDescription(event.currentTarget.value)}
-        data-testid="dataset-description-input"
-      />
+      <DescriptionInput value={description} onChange={setDescription} testId="dataset-description-input" />
     </CreateDialog>
   );
 }

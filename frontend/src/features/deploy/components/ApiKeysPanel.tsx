@@ -1,6 +1,6 @@
-import { Alert, Badge, Button, Code, CopyButton, Group, Modal, NumberInput, Paper, Select, Skeleton, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Alert, Badge, Button, Code, CopyButton, Group, Modal, NumberInput, Paper, Select, Skeleton, Stack, Table, Text } from '@mantine/core';
 import { useState } from 'react';
-import { CreateDialog } from '@/components/CreateDialog';
+import { CreateDialog, NameInput } from '@/components/CreateDialog';
 import { formatDateTime, formatRelative } from '@/lib/datetime';
 import { errorMessage, notifySuccess } from '@/lib/notifications';
 import { statusColor } from '@/lib/statusColors';
@@ -46,15 +46,7 @@ function CreateKeyButton({ deploymentId, disabled, onCreated }: { deploymentId: 
       }}
       onCreated={onCreated}
     >
-      <TextInput
-        label="Name"
-        description="Who or what calls the API with it, e.g. “mobile app”"
-        required
-        data-autofocus
-        value={name}
-        onChange={(event) => setName(event.currentTarget.value)}
-        data-testid="deployment-key-name-input"
-      />
+      <NameInput value={name} onChange={setName} testId="deployment-key-name-input" description="Who or what calls the API with it, e.g. “mobile app”" />
       <Select label="Expires" data={EXPIRY_OPTIONS} value={expiry} onChange={(next) => next && setExpiry(next)} allowDeselect={false} data-testid="deployment-key-expiry-input" />
       <NumberInput
         label="Quota per minute"

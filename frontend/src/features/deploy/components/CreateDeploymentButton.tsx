@@ -1,6 +1,6 @@
-import { Select, Text, TextInput } from '@mantine/core';
+import { Select, Text } from '@mantine/core';
 import { useState } from 'react';
-import { CreateDialog } from '@/components/CreateDialog';
+import { CreateDialog, NameInput } from '@/components/CreateDialog';
 import { notifySuccess } from '@/lib/notifications';
 import type { Deployment } from '../api/deployments';
 import { useCreateDeployment, useProjectModelVersions } from '../hooks/useDeploy';
@@ -79,13 +79,7 @@ export function CreateDeploymentButton({
           if (label && !name.trim()) setName(`${label.toLowerCase()}-api`);
         }}
       />
-      <TextInput
-        label="Name"
-        required
-        value={name}
-        onChange={(event) => setName(event.currentTarget.value)}
-        data-testid="create-deployment-name"
-      />
+      <NameInput value={name} onChange={setName} testId="create-deployment-name" autoFocus={false} />
     </CreateDialog>
   );
 }

@@ -1,8 +1,8 @@
-import { Alert, Anchor, Badge, Button, Group, Modal, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
-import { useState, type FormEvent } from 'react';
+import { Anchor, Badge, Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
+import { useState } from 'react';
 import { Link } from 'react-router';
-import { errorDetailLines, errorMessage, notifySuccess } from '@/lib/notifications';
+import { CreateDialog, NameInput } from '@/components/CreateDialog';
+import { notifySuccess } from '@/lib/notifications';
 import { statusColor } from '@/lib/statusColors';
 import type { Deployment } from '../api/deployments';
 import { PACKAGE_KINDS, type PackageKind } from '../api/packages';
@@ -23,32 +23,11 @@ export function DeployButtons({
   disabledReason?: string | null;
   onDeployed: (deployment: Deployment) => void;
 }) {
-  const [opened, { open, close }] = useDisclosure(false);
   const [name, setName] = useState('');
   const createDeployment = useCreateDeployment();
   const createPackage = useCreatePackage();
   const { data: deployments } = useDeployments(version.project);
   const serving = (deployments?.results ?? []).filter((deployment) => deployment.model_version === version.id);
-
-  const openHosted = () => {
-    setName(`${version.name.toLowerCase()}-api`);
-    createDeployment.reset();
-    open();
-  };
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    createDeployment.mutate(
-      { project: version.project, model_version: version.id, name: name.trim() },
-      {
-        onSuccess: (deployment) => {
-          close();
-          notifySuccess(`${version.name} is served at ${deployment.name}.`, 'Deployed');
-          onDeployed(deployment);
-        },
-      },
-    );
-  };
 
   const build = (kind: PackageKind) =>
     createPackage.mutate(
@@ -82,9 +61,31 @@ export function DeployButtons({
           )}
         </Group>
         <Group>
-          <Button onClick={openHosted} disabled={!!disabledReason} title={disabledReason ?? undefined} data-testid="deploy-hosted">
-            Hosted API
-          </Button>
+          <CreateDialog
+            label="Hosted API"
+            title={`Deploy ${version.name} as a hosted API`}
+            testId="deploy-hosted"
+            submitTestId="deployment-create-submit"
+            submitLabel="Deploy"
+            disabled={!!disabledReason}
+            buttonTitle={disabledReason ?? undefined}
+            intro={
+              <Text size="sm" c="dimmed">
+                The deployment gets its own prediction URL. Callers need a key of this deployment; you create keys on the next page.
+              </Text>
+            }
+            mutation={createDeployment}
+            canSubmit={!!name.trim()}
+            variables={() => ({ project: version.project, model_version: version.id, name: name.trim() })}
+            onOpen={() => setName(`${version.name.toLowerCase()}-api`)}
+            onReset={() => setName('')}
+            onCreated={(deployment) => {
+              notifySuccess(`${version.name} is served at ${deployment.name}.`, 'Deployed');
+              onDeployed(deployment);
+            }}
+          >
+            <NameInput value={name} onChange={setName} testId="deployment-name-input" description="How you recognise it in the list, e.g. “digits-prod”" />
+          </CreateDialog>
           <Button
             variant="light"
             onClick={() => build('server')}
@@ -107,37 +108,6 @@ export function DeployButtons({
           </Button>
         </Group>
       </Stack>
-      <Modal opened={opened} onClose={close} title={`Deploy ${version.name} as a hosted API`}>
-        <form onSubmit={submit}>
-          <Stack>
-            <Text size="sm" c="dimmed">
-              The deployment gets its own prediction URL. Callers need a key of this deployment; you create keys on the next page.
-            </Text>
-            {createDeployment.isError && (
-              <Alert color="red" variant="light" data-testid="deploy-hosted-error">
-                {[errorMessage(createDeployment.error), ...errorDetailLines(createDeployment.error)].join(' ')}
-              </Alert>
-            )}
-            <TextInput
-              label="Name"
-              description="How you recognise it in the list, e.g. “digits-prod”"
-              required
-              data-autofocus
-              value={name}
-              onChange={(event) => setName(event.currentTarget.value)}
-              data-testid="deployment-name-input"
-            />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={close}>
-                Cancel
-              </Button>
-              <Button type="submit" disabled={!name.trim()} loading={createDeployment.isPending} data-testid="deployment-create-submit">
-                Deploy
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      </Modal>
     </Paper>
   );
 }

@@ -1,6 +1,5 @@
-import { TextInput, Textarea } from '@mantine/core';
 import { useState } from 'react';
-import { CreateDialog } from '@/components/CreateDialog';
+import { CreateDialog, DescriptionInput, NameInput } from '@/components/CreateDialog';
 import type { Project } from '../api/projects';
 import { useCreateProject } from '../hooks/useProjects';
 
@@ -34,22 +33,8 @@ export function CreateProjectButton({
       }}
       onCreated={onCreated}
     >
-      <TextInput
-        label="Name"
-        required
-        data-autofocus
-        value={name}
-        onChange={(event) => setName(event.currentTarget.value)}
-        data-testid="project-name-input"
-      />
-      <Textarea
-        label="Description"
-        autosize
-        minRows={2}
-        value={description}
-        onChange={(event) => setDescription(event.currentTarget.value)}
-        data-testid="project-description-input"
-      />
+      <NameInput value={name} onChange={setName} testId="project-name-input" />
+      <DescriptionInput value={description} onChange={setDescription} testId="project-description-input" />
     </CreateDialog>
   );
 }

@@ -1,6 +1,6 @@
-import { Select, TextInput } from '@mantine/core';
+import { Select } from '@mantine/core';
 import { useState } from 'react';
-import { CreateDialog } from '@/components/CreateDialog';
+import { CreateDialog, NameInput } from '@/components/CreateDialog';
 import { EXPIRY_OPTIONS, expiryFromOption } from '../api/expiry';
 import type { CreatedToken } from '../api/tokens';
 import { useCreateToken } from '../hooks/useTokens';
@@ -29,15 +29,7 @@ export function CreateTokenButton({ onCreated }: { onCreated: (token: CreatedTok
       }}
       onCreated={onCreated}
     >
-      <TextInput
-        label="Name"
-        description="What will use it, e.g. “training notebook”"
-        required
-        data-autofocus
-        value={name}
-        onChange={(event) => setName(event.currentTarget.value)}
-        data-testid="token-name-input"
-      />
+      <NameInput value={name} onChange={setName} testId="token-name-input" description="What will use it, e.g. “training notebook”" />
       <Select
         label="Expires"
         data={EXPIRY_OPTIONS}

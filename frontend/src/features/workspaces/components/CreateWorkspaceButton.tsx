@@ -1,6 +1,5 @@
-import { TextInput, Textarea } from '@mantine/core';
 import { useState } from 'react';
-import { CreateDialog } from '@/components/CreateDialog';
+import { CreateDialog, DescriptionInput, NameInput } from '@/components/CreateDialog';
 import type { Workspace } from '../api/workspaces';
 import { useCreateWorkspace } from '../hooks/useWorkspaces';
 
@@ -24,22 +23,8 @@ export function CreateWorkspaceButton({ onCreated }: { onCreated?: (workspace: W
       }}
       onCreated={onCreated}
     >
-      <TextInput
-        label="Name"
-        required
-        data-autofocus
-        value={name}
-        onChange={(event) => setName(event.currentTarget.value)}
-        data-testid="workspace-name-input"
-      />
-      <Textarea
-        label="Description"
-        autosize
-        minRows={2}
-        value={description}
-        onChange={(event) => setDescription(event.currentTarget.value)}
-        data-testid="workspace-description-input"
-      />
+      <NameInput value={name} onChange={setName} testId="workspace-name-input" />
+      <DescriptionInput value={description} onChange={setDescription} testId="workspace-description-input" />
     </CreateDialog>
   );
 }
