@@ -33,6 +33,11 @@ export default defineConfig([
     },
   },
   {
+    files: ['**/*.cjs'],
+    extends: [js.configs.recommended],
+    languageOptions: { ecmaVersion: 2022, sourceType: 'commonjs', globals: globals.node },
+  },
+  {
     // Playwright runs the callbacks of page.evaluate/waitForFunction inside the page, where document exists.
     files: ['e2e/**/*.mjs'],
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
