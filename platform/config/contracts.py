@@ -16,6 +16,7 @@ import typing
 from functools import cache
 from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin, get_type_hints
 
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from rest_framework import serializers
 
 _SCALARS: dict[Any, type[serializers.Field]] = {
@@ -44,6 +45,26 @@ class JSONScalarField(serializers.Field):
         return value
 
     default_error_messages = {"invalid": "Not a valid value."}
+
+
+class JSONScalarFieldSchema(OpenApiSerializerFieldExtension):
+    """The OpenAPI type of a :class:`JSONScalarField`: one type, or ``oneOf`` them (``int | float``
+    is a ``number``)."""
+
+    target_class = JSONScalarField
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        allowed = self.target.allowed
+        options: list[dict[str, str]] = []
+        if float in allowed:
+            options.append({"type": "number"})
+        elif int in allowed:
+            options.append({"type": "integer"})
+        if str in allowed:
+            options.append({"type": "string"})
+        if bool in allowed:
+            options.append({"type": "boolean"})
+        return options[0] if len(options) == 1 else {"oneOf": options}
 
 
 def _is_typed_dict(hint: Any) -> bool:
@@ -104,3 +125,36 @@ def contract_serializer(contract: type) -> type[serializers.Serializer]:
         fields[name] = _field_for(hint, required=not optional)
     attrs: dict[str, Any] = {**fields, "__doc__": contract.__doc__, "__module__": __name__}
     return type(f"{contract.__name__}Serializer", (serializers.Serializer,), attrs)
+
+
+class ContractJSONField(serializers.JSONField):
+    """Answers the stored JSON as it is; its OpenAPI schema is ``contract_schema`` (``contract_field``)."""
+
+    contract_schema: Any = None
+
+
+class ContractJSONFieldSchema(OpenApiSerializerFieldExtension):
+    """A contract field's schema: a reference to the contract's component, or a union of contracts
+    inlined as ``oneOf`` with its ``kind`` discriminator. Inlined, not referenced: a reference
+    would be wrapped in ``allOf`` (for readOnly, nullable, description), and openapi-typescript
+    reads ``allOf`` of a discriminated union as inheritance and drops ``kind`` from its type."""
+
+    target_class = ContractJSONField
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        from drf_spectacular.utils import PolymorphicProxySerializer
+
+        schema = self.target.contract_schema
+        if isinstance(schema, PolymorphicProxySerializer):
+            return auto_schema._map_serializer(schema, direction)
+        return auto_schema.resolve_serializer(schema, direction).ref
+
+
+def contract_field(schema: Any, **kwargs: Any) -> serializers.JSONField:
+    """A read-only field that answers the stored JSON as it is, described in the OpenAPI schema by
+    ``schema``: a contract's serializer (``contract_serializer(X)``) or a union of them (drf-spectacular's
+    ``PolymorphicProxySerializer`` switching on ``kind``). For stored payloads the compute plane
+    produced: nothing is dropped or re-encoded on the way out."""
+    field_class = type("ContractJSONField", (ContractJSONField,), {"contract_schema": schema})
+    return field_class(read_only=True, **kwargs)

@@ -27,7 +27,7 @@ from django.db import InterfaceError, OperationalError, close_old_connections, c
 
 from jobs import services
 from jobs.models import Job
-from workers.progress import JobCancelled
+from workers.progress import JobCancelled, progress_event
 
 logger = logging.getLogger("sampan.jobs")
 
@@ -182,11 +182,7 @@ class JobReporter:
     def __call__(
         self, message: str = "", *, fraction: float | None = None, milestone: bool = False, **metrics: Any
     ) -> None:
-        data = dict(metrics)
-        if fraction is not None:
-            data["fraction"] = max(0.0, min(1.0, float(fraction)))
-        if message:
-            data["message"] = message
+        data = dict(progress_event(message, fraction=fraction, **metrics))
         now = time.monotonic()
         record = milestone or now - self._last_record >= self.MIN_RECORD_INTERVAL
         if record:

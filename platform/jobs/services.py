@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from jobs import registry
 from jobs.models import FINISHED, Job, JobEvent, JobEventType, JobStatus, WorkerNode
+from workers.contracts.jobs import job_event_data
 
 logger = logging.getLogger("sampan.jobs")
 
@@ -32,7 +33,7 @@ class JobConflict(Conflict):
 
 
 def _event(job_id: int, type: str, message: str, data: dict | None = None) -> None:
-    JobEvent.objects.create(job_id=job_id, type=type, message=message[:500], data=data or {})
+    JobEvent.objects.create(job_id=job_id, type=type, message=message[:500], data=job_event_data(type, data))
 
 
 def _send(job_id: int, *, kind: str, queue: str) -> None:

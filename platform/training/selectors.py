@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from config.exceptions import field_error
 from django.db.models import QuerySet
 from jobs.models import Job
@@ -24,27 +26,19 @@ def backbones_for(*, user) -> QuerySet[Backbone]:
     return scoped_to_member(Backbone.objects.select_related("created_by"), user=user)
 
 
-CLASSIFICATION_REPORT_KEYS = {"accuracy", "macro", "weighted", "top_k_accuracy", "per_class"}
-REGRESSION_REPORT_KEYS = {"mae", "rmse", "r2"}
+REPORT_TASKS = {"classification_report": "classification", "regression_report": "regression"}
 
 
-def _report_task(report: dict) -> str | None:
-    if CLASSIFICATION_REPORT_KEYS <= report.keys():
-        return "classification"
-    if REGRESSION_REPORT_KEYS <= report.keys():
-        return "regression"
-    return None
-
-
-def model_versions_compared(a: ModelVersion, b: ModelVersion) -> dict:
+def model_versions_compared(a: ModelVersion, b: ModelVersion) -> dict[str, Any]:
     """Two versions' evaluation reports side by side; every delta is b minus a. Classifiers compare
     accuracy, f1s, top-k and per class; regression models MAE, RMSE and R2. A classifier and a
-    regression model cannot be compared (400)."""
+    regression model cannot be compared (400). The report's ``kind`` says which it is. Returns
+    the ``workers.contracts.evaluation.Comparison`` with the versions' ids (``a``, ``b``) and names."""
     if not a.evaluation or not b.evaluation:
         raise field_error("a" if not a.evaluation else "b", "This model version has no evaluation report.")
     tasks = {}
     for key, version in (("a", a), ("b", b)):
-        tasks[key] = _report_task(version.evaluation)
+        tasks[key] = REPORT_TASKS.get(version.evaluation.get("kind"))
         if tasks[key] is None:
             raise field_error(
                 key,
@@ -64,4 +58,4 @@ def model_versions_compared(a: ModelVersion, b: ModelVersion) -> dict:
         return {**names, **compare_regression(a.evaluation, b.evaluation)}
     from workers.image_classification.evaluation import compare
 
-    return {**names, "task": "classification", **compare(a.evaluation, b.evaluation)}
+    return {**names, **compare(a.evaluation, b.evaluation)}

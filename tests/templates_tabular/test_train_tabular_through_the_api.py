@@ -69,6 +69,13 @@ def table_version(client, tenants, *, task_type: str, name: str, filename: str, 
     return version.json()
 
 
+def assert_holds(payload: dict, component: str) -> None:
+    """The payload is its contract as the OpenAPI schema describes it (no key more, none missing)."""
+    from tests.openapi_conformance import _validate
+
+    _validate(payload, {"$ref": f"#/components/schemas/{component}"}, component)
+
+
 def train(client, version: dict, **body) -> dict:
     started = client.post("/api/v1/training-jobs/", {"dataset_version": version["id"], **body}, format="json")
     assert started.status_code == 201, started.content
@@ -105,6 +112,7 @@ def test_wine_gradient_boosted_trees_then_serving_rows(live_worker, tenants, api
         == sum(version["counts"]["test"].values())
     )
     assert {f["feature"] for f in report["feature_importance"]} == set(frame("wine").columns) - {"target"}
+    assert_holds(report, "ClassificationReport")
 
     predictor = TabularPredictor(onnx_of(client, model, tmp_path))
     rows = frame("wine").drop(columns="target").to_dict("records")
@@ -166,10 +174,12 @@ def test_diabetes_regression_with_the_mlp(live_worker, tenants, api_client, tmp_
     assert set(test) == {"mae", "rmse", "r2"} and test["r2"] > 0.2, test
     report = client.get(f"/api/v1/model-versions/{model['id']}/evaluation/").json()["evaluation"]
     assert len(report["residuals"]["points"]) == report["samples"] and report["feature_importance"]
+    assert_holds(report, "RegressionReport")
     # Two regression versions compare by MAE, RMSE and R2 (deltas b minus a; here a version with itself).
     compared = client.get(f"/api/v1/model-versions/compare/?a={model['id']}&b={model['id']}")
     assert compared.status_code == 200 and compared.json()["task"] == "regression", compared.content
     assert compared.json()["rmse"] == {"a": test["rmse"], "b": test["rmse"], "delta": 0.0}
+    assert_holds(compared.json(), "ModelVersionRegressionComparison")
     predictor = TabularPredictor(onnx_of(client, model, tmp_path))
     row = frame("diabetes").drop(columns="target").iloc[0].to_dict()
     (answer,) = predictor.predict([row])

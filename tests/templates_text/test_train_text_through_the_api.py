@@ -15,6 +15,7 @@ from jobs.models import Job
 
 from tests.datasets.factories import upload
 from tests.harness import wait_for
+from tests.openapi_conformance import _validate
 from tests.templates_text.corpus import balanced
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -85,6 +86,7 @@ def test_minilm_head_and_the_small_model_then_serving_raw_text(live_worker, tena
         m["text"] and m["true_class"] != m["predicted_class"] for m in report["most_confident_mistakes"]
     )
     assert len(report["most_confident_mistakes"]) == report["misclassified"]
+    _validate(report, {"$ref": "#/components/schemas/ClassificationReport"}, "the text report")
 
     small = train(client, version, preset="fast", params={"epochs": 20})
     assert small["params"]["model"] == "bag_of_embeddings" and small["metrics"]["test"]["accuracy"] > 0.25

@@ -151,3 +151,20 @@ def test_compare_gives_per_class_deltas(digits_report):
     assert partial["per_class"][0]["class"] == "0" and partial["per_class"][0]["f1"]["b"] is None
     assert partial["per_class"][0]["f1"]["delta"] is None
     assert partial["per_class"][-1]["class"] == "zero" and partial["per_class"][-1]["f1"]["a"] is None
+
+
+def test_the_report_and_its_comparison_hold_their_contracts(digits_report):
+    """workers.contracts.evaluation, as the OpenAPI schema describes it (no key more, none missing)."""
+    from tests.openapi_conformance import _validate
+
+    _, _, report = digits_report
+    assert (report["kind"], report["version"]) == ("classification_report", 1)
+    _validate(json.loads(json.dumps(report)), {"$ref": "#/components/schemas/ClassificationReport"}, "report")
+    comparison = compare(report, report)
+    assert (comparison["kind"], comparison["task"]) == ("classification_comparison", "classification")
+    answered = {"a": 1, "b": 2, "a_name": "V1", "b_name": "V2", **comparison}
+    _validate(
+        json.loads(json.dumps(answered)),
+        {"$ref": "#/components/schemas/ModelVersionClassificationComparison"},
+        "comparison",
+    )

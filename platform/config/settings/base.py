@@ -178,6 +178,9 @@ SPECTACULAR_SETTINGS = {
         "ImportSourceEnum": "datasets.models.ImportSource",
         "LabelConflictCodeEnum": ["label_conflict"],
         "LabelDeletedCodeEnum": ["label_deleted"],
+        "KindEnum": "deploy.models.PackageKind",
+        "ClassificationTaskEnum": ["classification"],
+        "RegressionTaskEnum": ["regression"],
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -1,13 +1,15 @@
 from __future__ import annotations
 
+from config.contracts import ContractJSONField, contract_field, contract_serializer
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 from workspaces.api.serializers import MemberWorkspaceField
 from workspaces.selectors import projects_for
 
 from jobs import registry
 from jobs.models import Job, JobEvent, WorkerNode
+from workers.contracts import jobs as job_contracts
 
 
 @extend_schema_field(OpenApiTypes.INT)
@@ -16,8 +18,31 @@ class MemberProjectField(serializers.PrimaryKeyRelatedField):
         return projects_for(user=self.context["request"].user)
 
 
+ProgressEventSerializer = contract_serializer(job_contracts.ProgressEvent)
+JOB_EVENT_DATA = PolymorphicProxySerializer(
+    component_name="JobEventData",
+    serializers={
+        "progress": ProgressEventSerializer,
+        "job_status": contract_serializer(job_contracts.JobStatusData),
+        "job_log": contract_serializer(job_contracts.JobLogData),
+    },
+    resource_type_field_name="kind",
+)
+NO_PROGRESS_YET: job_contracts.ProgressEvent = {"kind": "progress", "version": job_contracts.PROGRESS_VERSION}
+
+
+class ProgressField(ContractJSONField):
+    """The latest progress event; a job that has not reported yet answers the empty event."""
+
+    contract_schema = ProgressEventSerializer
+
+    def to_representation(self, value):
+        return super().to_representation(value or NO_PROGRESS_YET)
+
+
 class JobSerializer(serializers.ModelSerializer):
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    progress = ProgressField(read_only=True, help_text="The latest progress report.")
     retryable = serializers.SerializerMethodField(
         help_text="POST /jobs/{id}/retry/ would queue it again (failed or cancelled, of a kind that resumes)."
     )
@@ -89,6 +114,11 @@ class JobCreateSerializer(serializers.Serializer):
 
 class JobEventSerializer(serializers.ModelSerializer):
     seq = serializers.IntegerField(source="id", read_only=True)
+    data = contract_field(
+        JOB_EVENT_DATA,
+        help_text="By the event's type: a progress event, the status entered (job_status) or a "
+        "log line's worker (job_log).",
+    )
 
     class Meta:
         model = JobEvent

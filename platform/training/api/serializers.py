@@ -1,14 +1,17 @@
 from __future__ import annotations
 
+from config.contracts import JSONScalarField, contract_field, contract_serializer
 from datasets.models import DatasetVersion
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from jobs.api.serializers import MemberProjectField
 from rest_framework import serializers
 from workspaces.selectors import scoped_to_member
 
 from training import selectors
 from training.models import Backbone, ModelVersion
+from workers.contracts import evaluation as evaluation_contracts
+from workers.contracts.jobs import ModelVersionMetrics
 
 
 @extend_schema_field(OpenApiTypes.INT)
@@ -126,6 +129,17 @@ class ModelVersionSerializer(serializers.ModelSerializer):
     )
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     dataset = serializers.IntegerField(source="dataset_version.dataset_id", read_only=True, allow_null=True)
+    classes = serializers.ListField(
+        child=serializers.CharField(), read_only=True, help_text="Class names in the model's output order."
+    )
+    params = serializers.DictField(
+        child=JSONScalarField(allowed=(int, float, str, bool), allow_null=True),
+        read_only=True,
+        help_text="Trained: every parameter the trainer used, after preset and overrides. Uploaded: "
+        "the file's description (format, filename, sha256, bytes; batch_size or architecture, null "
+        "when unknown).",
+    )
+    metrics = contract_field(contract_serializer(ModelVersionMetrics))
 
     class Meta:
         model = ModelVersion
@@ -154,49 +168,62 @@ class ModelVersionSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+ClassificationReportSerializer = contract_serializer(evaluation_contracts.ClassificationReport)
+RegressionReportSerializer = contract_serializer(evaluation_contracts.RegressionReport)
+EVALUATION_REPORT = PolymorphicProxySerializer(
+    component_name="EvaluationReport",
+    serializers={
+        "classification_report": ClassificationReportSerializer,
+        "regression_report": RegressionReportSerializer,
+    },
+    resource_type_field_name="kind",
+)
+
+
 class ModelVersionEvaluationSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
-    evaluation = serializers.DictField()
-
-
-class ComparisonSerializer(serializers.Serializer):
-    a = serializers.IntegerField()
-    b = serializers.IntegerField()
-    a_name = serializers.CharField()
-    b_name = serializers.CharField()
-    task = serializers.ChoiceField(choices=["classification"])
-    accuracy = serializers.DictField(help_text="{a, b, delta}; every delta is b minus a")
-    macro_f1 = serializers.DictField()
-    weighted_f1 = serializers.DictField()
-    top_k_accuracy = serializers.DictField()
-    per_class = serializers.ListField(
-        child=serializers.DictField(),
-        help_text="[{class, precision: {a, b, delta}, recall, f1, support: {a, b}}]",
+    evaluation = contract_field(
+        EVALUATION_REPORT,
+        allow_null=True,
+        help_text="The report on the test split, by its kind; null: the version has none "
+        "(an uploaded model not evaluated).",
     )
 
 
-class MetricPairSerializer(serializers.Serializer):
-    a = serializers.FloatField()
-    b = serializers.FloatField()
-    delta = serializers.FloatField(help_text="b minus a")
-
-
-class SamplePairSerializer(serializers.Serializer):
-    a = serializers.IntegerField(allow_null=True)
-    b = serializers.IntegerField(allow_null=True)
-
-
-class RegressionComparisonSerializer(serializers.Serializer):
-    a = serializers.IntegerField()
-    b = serializers.IntegerField()
+class _ComparedVersions(serializers.Serializer):
+    a = serializers.IntegerField(help_text="Model version a's id.")
+    b = serializers.IntegerField(help_text="Model version b's id; every delta is b minus a.")
     a_name = serializers.CharField()
     b_name = serializers.CharField()
-    task = serializers.ChoiceField(choices=["regression"])
-    mae = MetricPairSerializer(help_text="mean absolute error (lower is better); delta is b minus a")
-    rmse = MetricPairSerializer(help_text="root mean squared error (lower is better)")
-    r2 = MetricPairSerializer(help_text="coefficient of determination (higher is better)")
-    samples = SamplePairSerializer(help_text="test rows each report was computed on")
+
+
+class ComparisonSerializer(
+    _ComparedVersions, contract_serializer(evaluation_contracts.ClassificationComparison)
+):
+    """Two classifiers' reports side by side (``workers.contracts.evaluation.ClassificationComparison``)."""
+
+    class Meta:
+        ref_name = "ModelVersionClassificationComparison"
+
+
+class RegressionComparisonSerializer(
+    _ComparedVersions, contract_serializer(evaluation_contracts.RegressionComparison)
+):
+    """Two regression models' reports side by side (``workers.contracts.evaluation.RegressionComparison``)."""
+
+    class Meta:
+        ref_name = "ModelVersionRegressionComparison"
+
+
+MODEL_VERSION_COMPARISON = PolymorphicProxySerializer(
+    component_name="ModelVersionComparison",
+    serializers={
+        "classification_comparison": ComparisonSerializer,
+        "regression_comparison": RegressionComparisonSerializer,
+    },
+    resource_type_field_name="kind",
+)
 
 
 class ModelVersionUploadTargetSerializer(serializers.Serializer):
