@@ -16,6 +16,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from tests.automl import factories as automl_rows
 from tests.datasets.factories import tenancy_objects as ds
 from tests.deploy import factories as deploy_rows
+from tests.jobs import factories as jobs_rows
 from tests.training import factories as training_rows
 
 pytestmark = pytest.mark.django_db
@@ -60,6 +61,7 @@ OBJECT_ROUTES = {
     "job-cancel": lambda t: {"pk": t["job_a"].pk},
     "job-retry": lambda t: {"pk": t["job_a"].pk},
     "job-events": lambda t: {"pk": t["job_a"].pk},
+    "training-job-detail": lambda t: {"pk": training_job(t).pk},
     "token-detail": lambda t: {"pk": t["alice_token"].pk},
     "token-revoke": lambda t: {"pk": t["alice_token"].pk},
     "dataset-detail": lambda t: {"pk": ds(t)["dataset"].pk},
@@ -113,7 +115,7 @@ CREATE_IN_A = {
         "project": t["project_a"].pk,
         "name": "viewer's dataset",
     },
-    "training-jobs": lambda t: {"dataset_version": ds(t)["version"].pk, "preset": "fast"},
+    "training-job-list": lambda t: {"dataset_version": ds(t)["version"].pk, "preset": "fast"},
     "backbone-list": lambda t: {"project": t["project_a"].pk, "name": "viewer's backbone"},
     "study-list": lambda t: {"dataset_version": ds(t)["version"].pk},
     "model-version-upload": lambda t: {"project": t["project_a"].pk, "format": "onnx"},
@@ -123,7 +125,7 @@ CREATE_TARGET_FIELD = {
     "deployment-list": "model_version",
     "package-list": "model_version",
     "study-list": "dataset_version",
-    "training-jobs": "dataset_version",
+    "training-job-list": "dataset_version",
     "backbone-list": "project",
     "model-version-upload": "project",
 }
@@ -188,6 +190,21 @@ def study(world: dict):
             ds(world)["version"], name="Tenancy study", optuna_name="tenancy-study"
         )
     return world["study"]
+
+
+def training_job(world: dict):
+    """A training job of project A (its row only: nothing runs it)."""
+    if "training_job" not in world:
+        world["training_job"] = jobs_rows.job(
+            world["project_a"],
+            kind="training.run",
+            params={
+                "dataset_version": ds(world)["version"].pk,
+                "template": "image_classification",
+                "preset": "fast",
+            },
+        )
+    return world["training_job"]
 
 
 ROUTES = api_routes()
@@ -296,6 +313,8 @@ def test_lists_show_only_own_tenant(world, api_client):
     assert [w["name"] for w in bob.get("/api/v1/workspaces/").json()["results"]] == ["Workspace B"]
     assert [p["name"] for p in bob.get("/api/v1/projects/").json()["results"]] == ["Project B"]
     assert bob.get("/api/v1/jobs/").json()["count"] == 0
+    training_job(world)
+    assert bob.get("/api/v1/training-jobs/").json()["count"] == 0
     assert bob.get(f"/api/v1/projects/?workspace={world['ws_a'].pk}").json()["count"] == 0
     assert bob.get("/api/v1/tokens/").json()["count"] == 0
 

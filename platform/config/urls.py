@@ -20,7 +20,7 @@ from training.api.views import (
     ModelVersionViewSet,
     TemplateDetailView,
     TemplateListView,
-    TrainingJobCreateView,
+    TrainingJobViewSet,
 )
 from workspaces.api.views import MembershipViewSet, ProjectViewSet, WorkspaceViewSet
 
@@ -39,6 +39,7 @@ router.register("datasets/<id:dataset_id>/labels", LabelViewSet, basename="datas
 router.register("datasets/<id:dataset_id>/samples", SampleViewSet, basename="dataset-sample")
 router.register("datasets/<id:dataset_id>/imports", ImportBatchViewSet, basename="dataset-import")
 router.register("datasets/<id:dataset_id>/versions", DatasetVersionViewSet, basename="dataset-version")
+router.register("training-jobs", TrainingJobViewSet, basename="training-job")
 router.register("model-versions", ModelVersionViewSet, basename="model-version")
 router.register("backbones", BackboneViewSet, basename="backbone")
 router.register("studies", StudyViewSet, basename="study")
@@ -57,7 +58,6 @@ api_v1 = [
     path("workers/", WorkerNodeListView.as_view(), name="workers"),
     path("templates/", TemplateListView.as_view(), name="templates"),
     path("templates/<str:name>/", TemplateDetailView.as_view(), name="template-detail"),
-    path("training-jobs/", TrainingJobCreateView.as_view(), name="training-jobs"),
     *router.urls,
 ]
 

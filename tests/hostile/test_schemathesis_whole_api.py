@@ -20,7 +20,7 @@ from schemathesis.checks import not_a_server_error
 from tests.datasets.factories import tenancy_objects
 from tests.deploy.factories import deployment_with_key, model_version_from
 from tests.harness import ARTIFACTS
-from tests.test_tenancy import backbone, model_version, package, study
+from tests.test_tenancy import backbone, model_version, package, study, training_job
 
 schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
 RUN = {"operations": set(), "cases": 0, "statuses": Counter(), "started": time.monotonic()}
@@ -61,6 +61,7 @@ def fuzz_world(db, tenants, trained_digits):
         "members": world["carol_membership"].pk,
         "projects": world["project_a"].pk,
         "jobs": world["job_a"].pk,
+        "training-jobs": training_job(world).pk,
         "tokens": token.token.pk,
         "users": world["bob"].pk,
         "datasets": objects["dataset"].pk,

@@ -6,8 +6,9 @@ from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from jobs.api.serializers import JobSerializer
+from jobs.models import Job, JobStatus
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
@@ -18,17 +19,19 @@ from workspaces.permissions import WorkspaceRolePermission, require_role
 
 from training import model_uploads, selectors, services
 from training.api.serializers import (
-    MODEL_VERSION_COMPARISON,
     BackboneCreateSerializer,
     BackboneSerializer,
     BackboneTargetSerializer,
+    ComparisonSerializer,
     ModelVersionEvaluationSerializer,
     ModelVersionSerializer,
     ModelVersionUploadSerializer,
     ModelVersionUploadTargetSerializer,
+    RegressionComparisonSerializer,
     TemplateSerializer,
     TrainingJobCreateSerializer,
 )
+from training.api.training_jobs import TrainingJobSerializer
 from training.models import Backbone, ModelVersion
 from workers.templates import registry
 
@@ -50,13 +53,43 @@ class TemplateDetailView(APIView):
             raise NotFound(str(exc)) from None
 
 
-class TrainingJobCreateView(APIView):
+class TrainingJobFilter(filters.FilterSet):
+    dataset_version = filters.NumberFilter(method="filter_dataset_version")
+    status = filters.ChoiceFilter(choices=JobStatus.choices)
+
+    class Meta:
+        model = Job
+        fields = ["workspace", "project", "dataset_version", "status"]
+
+    def filter_dataset_version(self, queryset, name, value):
+        # the id is in the job's params: compare it as the JSON number it is stored as
+        return queryset.filter(params__dataset_version=int(value))
+
+
+class TrainingJobViewSet(
+    mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
+    """Training jobs: what each trains (template, preset, parameters, dataset version), its status
+    and progress, and the model version it produced. Cancel and retry them as jobs (/jobs/{id}/...)."""
+
+    serializer_class = TrainingJobSerializer
+    queryset = Job.objects.none()
+    permission_classes = [WorkspaceRolePermission]
+    filterset_class = TrainingJobFilter
+
+    def get_queryset(self):
+        return selectors.training_jobs_for(user=self.request.user)
+
+    @staticmethod
+    def workspace_id_of(obj) -> int:
+        return obj.workspace_id
+
     @extend_schema(
         request=TrainingJobCreateSerializer,
         responses={201: JobSerializer},
         summary="Train a template on a dataset version (a job on the gpu queue when a GPU worker is up)",
     )
-    def post(self, request):
+    def create(self, request):
         serializer = TrainingJobCreateSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -154,7 +187,7 @@ class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
     @action(detail=True, methods=["get"], filter_backends=[])
     def evaluation(self, request, pk=None):
         version = self.get_object()
-        return Response({"id": version.pk, "name": version.name, "evaluation": version.evaluation or None})
+        return Response({"id": version.pk, "name": version.name, "evaluation": version.evaluation})
 
     @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
     @action(detail=True, methods=["get"], filter_backends=[])
@@ -221,7 +254,14 @@ class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
             OpenApiParameter("a", OpenApiTypes.INT, required=True),
             OpenApiParameter("b", OpenApiTypes.INT, required=True),
         ],
-        responses=MODEL_VERSION_COMPARISON,
+        responses=PolymorphicProxySerializer(
+            component_name="ModelVersionComparison",
+            resource_type_field_name="task",
+            serializers={
+                "classification": ComparisonSerializer,
+                "regression": RegressionComparisonSerializer,
+            },
+        ),
         summary="Two model versions' evaluations side by side (classifiers or regression models; "
         "deltas are b minus a)",
     )

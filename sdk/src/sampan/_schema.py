@@ -394,7 +394,7 @@ class ImportBatch(TypedDict):
     labels_created: list[str]
     # Each refused or duplicate file (or row), at most the first 1000; problems_total counts them all.
     problems: list[ImportProblem]
-    # Every problem of the import (failed plus duplicates), of which ``problems`` lists the first 1000.
+    # Every problem of the import (failed plus duplicates); ``problems`` lists the first 1000.
     problems_total: int
     error_code: str
     error: str
@@ -429,7 +429,7 @@ class ImportBatchSummary(TypedDict):
     # Directories, dot files, __MACOSX, our own manifest.csv.
     ignored: int
     labels_created: list[str]
-    # Every problem of the import (failed plus duplicates), of which ``problems`` lists the first 1000.
+    # Every problem of the import (failed plus duplicates); ``problems`` lists the first 1000.
     problems_total: int
     error_code: str
     error: str
@@ -881,6 +881,13 @@ class PaginatedStudyList(TypedDict):
     results: list[Study]
 
 
+class PaginatedTrainingJobList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[TrainingJob]
+
+
 class PaginatedUserList(TypedDict):
     count: int
     next: NotRequired[str | None]
@@ -987,6 +994,11 @@ class PredictionClass(TypedDict):
     label: str
     index: int
     score: float
+
+
+class ProducedModelVersion(TypedDict):
+    id: int
+    name: str
 
 
 class Project(TypedDict):
@@ -1314,6 +1326,45 @@ class Template(TypedDict):
 
 
 TokenStatusEnum: TypeAlias = Literal["active", "revoked", "expired"]
+
+
+class TrainingJob(TypedDict):
+    id: int
+    workspace: int
+    project: int | None
+    kind: str
+    template: str
+    preset: str
+    # The template's parameters of the run: the preset's values with the overrides applied.
+    params: dict[str, Any]
+    dataset_version: int
+    # The backbone the run started from (transfer learning), or null.
+    backbone: int | None
+    # The model version the run produced; null until it succeeds.
+    model_version: ProducedModelVersion | None
+    status: JobStatusEnum
+    queue: str
+    # Starts so far; the running attempt's number.
+    attempt: int
+    max_attempts: int
+    # Worker process holding the job (host/pid).
+    lease_owner: str
+    heartbeat_at: str | None
+    cancel_requested: bool
+    # Its worker is shutting down: checkpoint, hand the job back, requeue at once.
+    preempt_requested: bool
+    # The latest progress report.
+    progress: Any
+    result: Any
+    error: str
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    created_by: str
+    created_at: str
+    enqueued_at: str | None
+    started_at: str | None
+    finished_at: str | None
+    # POST /jobs/{id}/retry/ would queue it again (failed or cancelled, of a kind that resumes).
+    retryable: bool
 
 
 class TrainingJobCreateRequest(TypedDict):

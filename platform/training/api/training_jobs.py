@@ -1,0 +1,51 @@
+"""The training job as a resource of its own: a ``Job(kind="training.run")`` shown with what it
+trains (template, preset, parameters, dataset version, backbone) and the model version it produced.
+
+Built on ``JobSerializer`` so its status, progress and result are typed as every job's are."""
+
+from __future__ import annotations
+
+from jobs.api.serializers import JobSerializer
+from rest_framework import serializers
+
+
+class ProducedModelVersionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class TrainingJobSerializer(JobSerializer):
+    template = serializers.CharField(source="params.template", read_only=True)
+    preset = serializers.CharField(source="params.preset", read_only=True)
+    params = serializers.DictField(
+        source="params.params",
+        read_only=True,
+        default=dict,
+        help_text="The template's parameters of the run: the preset's values with the overrides applied.",
+    )
+    dataset_version = serializers.IntegerField(source="params.dataset_version", read_only=True)
+    backbone = serializers.IntegerField(
+        source="params.backbone",
+        read_only=True,
+        allow_null=True,
+        help_text="The backbone the run started from (transfer learning), or null.",
+    )
+    model_version = ProducedModelVersionSerializer(
+        read_only=True,
+        allow_null=True,
+        help_text="The model version the run produced; null until it succeeds.",
+    )
+
+    class Meta(JobSerializer.Meta):
+        # every field of a job, its ``params`` being the template's (the job's own are split out above)
+        fields = [
+            *JobSerializer.Meta.fields[: JobSerializer.Meta.fields.index("params")],
+            "template",
+            "preset",
+            "params",
+            "dataset_version",
+            "backbone",
+            "model_version",
+            *JobSerializer.Meta.fields[JobSerializer.Meta.fields.index("params") + 1 :],
+        ]
+        read_only_fields = fields
