@@ -19,7 +19,7 @@ export default defineConfig([
     },
     rules: {
       // `_`-prefixed names are deliberately unused (destructuring a field away, an ignored argument).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
   {
