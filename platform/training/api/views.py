@@ -6,7 +6,7 @@ from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from jobs.api.serializers import JobSerializer
 from jobs.models import Job, JobStatus
 from rest_framework import mixins, status, viewsets
@@ -19,15 +19,14 @@ from workspaces.permissions import WorkspaceRolePermission, require_role
 
 from training import model_uploads, selectors, services
 from training.api.serializers import (
+    MODEL_VERSION_COMPARISON,
     BackboneCreateSerializer,
     BackboneSerializer,
     BackboneTargetSerializer,
-    ComparisonSerializer,
     ModelVersionEvaluationSerializer,
     ModelVersionSerializer,
     ModelVersionUploadSerializer,
     ModelVersionUploadTargetSerializer,
-    RegressionComparisonSerializer,
     TemplateSerializer,
     TrainingJobCreateSerializer,
 )
@@ -187,7 +186,7 @@ class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
     @action(detail=True, methods=["get"], filter_backends=[])
     def evaluation(self, request, pk=None):
         version = self.get_object()
-        return Response({"id": version.pk, "name": version.name, "evaluation": version.evaluation})
+        return Response({"id": version.pk, "name": version.name, "evaluation": version.evaluation or None})
 
     @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
     @action(detail=True, methods=["get"], filter_backends=[])
@@ -254,14 +253,7 @@ class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
             OpenApiParameter("a", OpenApiTypes.INT, required=True),
             OpenApiParameter("b", OpenApiTypes.INT, required=True),
         ],
-        responses=PolymorphicProxySerializer(
-            component_name="ModelVersionComparison",
-            resource_type_field_name="task",
-            serializers={
-                "classification": ComparisonSerializer,
-                "regression": RegressionComparisonSerializer,
-            },
-        ),
+        responses=MODEL_VERSION_COMPARISON,
         summary="Two model versions' evaluations side by side (classifiers or regression models; "
         "deltas are b minus a)",
     )
