@@ -11,11 +11,12 @@ over a list and refuses the first bad field by its path (``search_space[2].low``
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypeGuard
 
 from config.contracts import JSONScalarField, contract_serializer
 from config.exceptions import InvalidInput
 from rest_framework import serializers
+from rest_framework.settings import api_settings
 
 from workers.contracts.templates import SearchDimension
 from workers.templates import TemplateParamError
@@ -23,7 +24,7 @@ from workers.templates import TemplateParamError
 SearchDimensionContract = contract_serializer(SearchDimension)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
@@ -123,7 +124,7 @@ def _first_error(errors: Any, where: str) -> tuple[str, str]:
     """The path and message of the first error in a serializer's (nested) errors."""
     if isinstance(errors, dict):
         key, value = next(iter(errors.items()))
-        if key in ("non_field_errors", serializers.api_settings.NON_FIELD_ERRORS_KEY):
+        if key in ("non_field_errors", api_settings.NON_FIELD_ERRORS_KEY):
             return _first_error(value, where)
         if isinstance(key, int):  # a list field's item: the field is named, not the item
             return _first_error(value, where)
@@ -155,4 +156,6 @@ def search_space_validate(
 
 
 def _refused(field: str, message: str) -> InvalidInput:
-    return InvalidInput(f"{field}: {message}", **{field: [message]})
+    refused = InvalidInput(f"{field}: {message}")
+    refused.details = {field: [message]}  # as a form error: the field's messages, the path as the key
+    return refused
