@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from workers.contracts.manifest import ImageManifest
 from workers.image_classification.template import MIN_SAMPLES_PER_CLASS
 
 SPLITS = ("train", "val", "test")
@@ -70,7 +71,7 @@ class Manifest:
 
 
 def parse_manifest(
-    manifest: Mapping[str, Any],
+    manifest: ImageManifest,
     *,
     check_files: bool = True,
     min_samples_per_class: int = MIN_SAMPLES_PER_CLASS,
@@ -113,9 +114,9 @@ def parse_manifest(
     parsed = Manifest(classes=tuple(classes), samples=tuple(samples))
 
     counts = parsed.counts()
-    for split in required_splits:
-        if not sum(counts[split]):
-            raise ManifestError(f"the {split} split is empty")
+    for required in required_splits:
+        if not sum(counts[required]):
+            raise ManifestError(f"the {required} split is empty")
     for label, name in enumerate(classes):
         total = sum(counts[split][label] for split in SPLITS)
         if total < min_samples_per_class:
@@ -135,7 +136,7 @@ def parse_manifest(
     return parsed
 
 
-def check_manifest(manifest: Mapping[str, Any], *, check_files: bool = False) -> dict[str, Any]:
+def check_manifest(manifest: ImageManifest, *, check_files: bool = False) -> dict[str, Any]:
     """The template's ``check_data`` entry point: validate before queueing a job.
 
     Returns ``{"classes": [...], "samples": n, "counts": {"train": [per class], "val": [...],

@@ -43,6 +43,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from workers.contracts.manifest import ImageManifest
 from workers.image_classification import checkpoints
 from workers.image_classification.data import (
     DECODED_CACHE_BYTES,
@@ -81,7 +82,7 @@ def resolve_device(device: str | None) -> torch.device:
 
 def train(
     spec: Mapping[str, Any],
-    manifest: Mapping[str, Any],
+    manifest: ImageManifest,
     out_dir: str | Path,
     report: Report = silent_report,
     *,

@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from workers.contracts.manifest import TableColumn
+
 MAX_CATEGORIES = 50
 MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", "#n/a"})
 # "12,345.5" is a number with thousands separators; "1,5" is not one (a decimal comma, or a list):
@@ -99,7 +101,7 @@ def _numeric_stats(values: list[float | None]) -> dict[str, Any]:
     }
 
 
-def fit_encoder(columns: Sequence[Mapping[str, str]], rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def fit_encoder(columns: Sequence[TableColumn], rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Fit the encoding on ``rows`` (the training split) for the dataset's typed ``columns``."""
     features: list[dict[str, Any]] = []
     for column in columns:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from workers.contracts.manifest import TabularManifest, TabularSample
 from workers.progress import Report, silent_report
 from workers.tabular.encoding import encode, feature_names, fit_encoder
 from workers.tabular.template import CLASSIFICATION, REGRESSION
@@ -29,7 +30,7 @@ class TabularDataError(ValueError):
     """The manifest cannot be trained on; the message says why."""
 
 
-def check_manifest(manifest: Mapping[str, Any]) -> dict[str, Any]:
+def check_manifest(manifest: TabularManifest) -> dict[str, Any]:
     """Validate a tabular manifest; returns a summary. Raises :class:`TabularDataError`."""
     if manifest.get("kind") != "tabular":
         raise TabularDataError("not a tabular manifest (kind must be 'tabular')")
@@ -56,7 +57,7 @@ def check_manifest(manifest: Mapping[str, Any]) -> dict[str, Any]:
     return {"task": task, "features": len(usable), "samples": len(samples), "train": len(train)}
 
 
-def _split(manifest: Mapping[str, Any], name: str) -> list[Mapping[str, Any]]:
+def _split(manifest: TabularManifest, name: str) -> list[TabularSample]:
     return [s for s in manifest["samples"] if s["split"] == name]
 
 
@@ -84,7 +85,7 @@ def _val_metrics(prediction: np.ndarray, y: np.ndarray, regression: bool) -> dic
 
 def train(
     spec: Mapping[str, Any],
-    manifest: Mapping[str, Any],
+    manifest: TabularManifest,
     out_dir: str | Path,
     report: Report = silent_report,
     **_: Any,

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from workers.contracts.manifest import TextManifest
 from workers.progress import Report, silent_report
 from workers.text_classification.minilm import package_dir
 from workers.text_classification.models import BagOfEmbeddings, MiniLMClassifier
@@ -39,7 +40,7 @@ class TextDataError(ValueError):
     """The manifest cannot be trained on; the message says why."""
 
 
-def check_manifest(manifest: Mapping[str, Any]) -> dict[str, Any]:
+def check_manifest(manifest: TextManifest) -> dict[str, Any]:
     if manifest.get("kind") != "text":
         raise TextDataError("not a text manifest (kind must be 'text')")
     classes = manifest.get("classes") or []
@@ -70,7 +71,7 @@ def _tensors(tokenizer: TextTokenizer, texts: list[str]) -> tuple[torch.Tensor, 
 
 def train(
     spec: Mapping[str, Any],
-    manifest: Mapping[str, Any],
+    manifest: TextManifest,
     out_dir: str | Path,
     report: Report = silent_report,
     **_: Any,
