@@ -13,6 +13,15 @@ from typing import Any
 
 import numpy as np
 
+from workers.contracts.evaluation import (
+    COMPARISON_VERSION,
+    REPORT_VERSION,
+    ClassComparison,
+    ClassificationComparison,
+    ClassificationReport,
+    MetricPair,
+    SampleRef,
+)
 from workers.contracts.manifest import ImageManifest
 from workers.image_classification.manifest import parse_manifest
 from workers.image_classification.predictor import ImageClassifier
@@ -33,14 +42,14 @@ def evaluate(
     batch_size: int = 64,
     mistakes: int = 20,
     report: Report = silent_report,
-) -> dict[str, Any]:
+) -> ClassificationReport:
     """Evaluate ``model_path`` (ONNX) on the ``split`` samples of ``manifest``.
 
     ``preprocessing`` defaults to the spec stored in the model by Sampan's export. Samples are
     referred to by their manifest ``id`` when given, else by their position in ``samples``.
-    Returns a JSON-able report::
+    Returns a JSON-able report (``workers.contracts.evaluation.ClassificationReport``)::
 
-        {"split": "test", "samples": n, "classes": [names],
+        {"kind": "classification_report", "version": 1, "split": "test", "samples": n, "classes": [names],
          "accuracy": a, "top_k_accuracy": {"1": a1, "3": a3, "5": a5},   # k <= number of classes
          "macro": {"precision", "recall", "f1"}, "weighted": {"precision", "recall", "f1"},
          "per_class": [{"class", "index", "precision", "recall", "f1", "support"}],
@@ -74,13 +83,15 @@ def evaluate(
     y_true = np.array([s.label for s in samples], dtype=np.int64)
     y_pred = probabilities.argmax(axis=1)
     metrics = classification_metrics(y_true, probabilities, list(data.classes))
-    cells: list[list[list[Any]]] = [[[] for _ in range(n_classes)] for _ in range(n_classes)]
+    cells: list[list[list[SampleRef]]] = [[[] for _ in range(n_classes)] for _ in range(n_classes)]
     for sample, predicted in zip(samples, y_pred, strict=True):
         cells[sample.label][int(predicted)].append(sample.ref)
     confidence = probabilities[np.arange(len(samples)), y_pred]
     wrong = np.flatnonzero(y_pred != y_true)
     ranked = wrong[np.argsort(-confidence[wrong], kind="stable")][:mistakes]
     return {
+        "kind": "classification_report",
+        "version": REPORT_VERSION,
         "split": split,
         "samples": metrics["samples"],
         "classes": list(data.classes),
@@ -107,17 +118,18 @@ def evaluate(
     }
 
 
-def _pair(a: float | None, b: float | None) -> dict[str, float | None]:
+def _pair(a: float | None, b: float | None) -> MetricPair:
     return {"a": a, "b": b, "delta": None if a is None or b is None else b - a}
 
 
-def compare(report_a: Mapping[str, Any], report_b: Mapping[str, Any]) -> dict[str, Any]:
-    """Two evaluation reports side by side; every ``delta`` is b minus a.
+def compare(report_a: ClassificationReport, report_b: ClassificationReport) -> ClassificationComparison:
+    """Two classification reports side by side; every ``delta`` is b minus a.
 
     Classes are matched by name (a's order, then b's extra classes); a class missing from one
-    report has ``None`` there. Returns::
+    report has ``None`` there. Returns (``workers.contracts.evaluation.ClassificationComparison``)::
 
-        {"accuracy": {"a", "b", "delta"}, "macro_f1": {...}, "weighted_f1": {...},
+        {"kind": "classification_comparison", "version": 1, "task": "classification",
+         "accuracy": {"a", "b", "delta"}, "macro_f1": {...}, "weighted_f1": {...},
          "top_k_accuracy": {"1": {...}, ...},
          "per_class": [{"class", "precision": {...}, "recall": {...}, "f1": {...},
                         "support": {"a", "b"}}]}
@@ -125,19 +137,28 @@ def compare(report_a: Mapping[str, Any], report_b: Mapping[str, Any]) -> dict[st
     by_class_a = {row["class"]: row for row in report_a["per_class"]}
     by_class_b = {row["class"]: row for row in report_b["per_class"]}
     names = list(by_class_a) + [name for name in by_class_b if name not in by_class_a]
-    per_class = []
+    per_class: list[ClassComparison] = []
     for name in names:
         row_a, row_b = by_class_a.get(name), by_class_b.get(name)
-        entry: dict[str, Any] = {"class": name}
-        for metric in ("precision", "recall", "f1"):
-            entry[metric] = _pair(row_a[metric] if row_a else None, row_b[metric] if row_b else None)
-        entry["support"] = {
-            "a": row_a["support"] if row_a else None,
-            "b": row_b["support"] if row_b else None,
-        }
-        per_class.append(entry)
+        per_class.append(
+            {
+                "class": name,
+                "precision": _pair(
+                    row_a["precision"] if row_a else None, row_b["precision"] if row_b else None
+                ),
+                "recall": _pair(row_a["recall"] if row_a else None, row_b["recall"] if row_b else None),
+                "f1": _pair(row_a["f1"] if row_a else None, row_b["f1"] if row_b else None),
+                "support": {
+                    "a": row_a["support"] if row_a else None,
+                    "b": row_b["support"] if row_b else None,
+                },
+            }
+        )
     ks = [k for k in report_a["top_k_accuracy"] if k in report_b["top_k_accuracy"]]
     return {
+        "kind": "classification_comparison",
+        "version": COMPARISON_VERSION,
+        "task": "classification",
         "accuracy": _pair(report_a["accuracy"], report_b["accuracy"]),
         "macro_f1": _pair(report_a["macro"]["f1"], report_b["macro"]["f1"]),
         "weighted_f1": _pair(report_a["weighted"]["f1"], report_b["weighted"]["f1"]),

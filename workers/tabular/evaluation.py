@@ -14,6 +14,17 @@ from typing import Any
 
 import numpy as np
 
+from workers.contracts.evaluation import (
+    COMPARISON_VERSION,
+    REPORT_VERSION,
+    ClassificationReport,
+    FeatureImportance,
+    RegressionComparison,
+    RegressionMetricPair,
+    RegressionMetrics,
+    RegressionReport,
+    SampleRef,
+)
 from workers.contracts.manifest import TabularManifest
 from workers.progress import Report, silent_report
 from workers.shared.atomic_files import sha256_of
@@ -27,25 +38,29 @@ MAX_POINTS = 1000
 REGRESSION_METRICS = ("mae", "rmse", "r2")
 
 
-def compare_regression(report_a: Mapping[str, Any], report_b: Mapping[str, Any]) -> dict[str, Any]:
-    """Two regression reports side by side; every ``delta`` is b minus a (lower MAE and RMSE are
-    better, higher R2 is better). Returns::
+def _regression_pair(a: float, b: float) -> RegressionMetricPair:
+    return {"a": float(a), "b": float(b), "delta": float(b) - float(a)}
 
-        {"task": "regression", "mae": {"a", "b", "delta"}, "rmse": {...}, "r2": {...},
-         "samples": {"a", "b"}}
+
+def compare_regression(report_a: RegressionReport, report_b: RegressionReport) -> RegressionComparison:
+    """Two regression reports side by side; every ``delta`` is b minus a (lower MAE and RMSE are
+    better, higher R2 is better). Returns (``workers.contracts.evaluation.RegressionComparison``)::
+
+        {"kind": "regression_comparison", "version": 1, "task": "regression",
+         "mae": {"a", "b", "delta"}, "rmse": {...}, "r2": {...}, "samples": {"a", "b"}}
     """
-    pairs: dict[str, Any] = {}
-    for metric in REGRESSION_METRICS:
-        a, b = float(report_a[metric]), float(report_b[metric])
-        pairs[metric] = {"a": a, "b": b, "delta": b - a}
     return {
+        "kind": "regression_comparison",
+        "version": COMPARISON_VERSION,
         "task": "regression",
-        **pairs,
+        "mae": _regression_pair(report_a["mae"], report_b["mae"]),
+        "rmse": _regression_pair(report_a["rmse"], report_b["rmse"]),
+        "r2": _regression_pair(report_a["r2"], report_b["r2"]),
         "samples": {"a": report_a.get("samples"), "b": report_b.get("samples")},
     }
 
 
-def regression_metrics(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
+def regression_metrics(y_true: np.ndarray, y_pred: np.ndarray) -> RegressionMetrics:
     residual = y_pred - y_true
     total = float(np.sum((y_true - y_true.mean()) ** 2))
     return {
@@ -65,13 +80,13 @@ def _score(predictor: TabularPredictor, matrix: np.ndarray, y: np.ndarray) -> fl
 
 def permutation_importance(
     predictor: TabularPredictor, matrix: np.ndarray, y: np.ndarray, *, seed: int = 0, repeats: int = 3
-) -> list[dict[str, Any]]:
+) -> list[FeatureImportance]:
     """How much the score drops when one table column's values are shuffled across rows (its one-hot
     or missing-indicator columns move together); sorted, largest drop first."""
     sources = feature_sources(predictor.preprocessing)
     baseline = _score(predictor, matrix, y)
     rng = np.random.default_rng(seed)
-    found = []
+    found: list[FeatureImportance] = []
     for column in dict.fromkeys(sources):
         positions = [i for i, s in enumerate(sources) if s == column]
         drops = []
@@ -91,7 +106,10 @@ def evaluate(
     split: str = "test",
     mistakes: int = 20,
     report: Report = silent_report,
-) -> dict[str, Any]:
+) -> ClassificationReport | RegressionReport:
+    """The report of ``model_path`` on the ``split`` rows of ``manifest``: a
+    ``RegressionReport`` for a regression model, else a ``ClassificationReport``
+    (``workers.contracts.evaluation``)."""
     samples = [s for s in manifest["samples"] if s["split"] == split]
     if not samples:
         raise ValueError(f"the {split} split is empty; nothing to evaluate")
@@ -115,10 +133,14 @@ def evaluate(
         counts, edges = np.histogram(residual, bins=20)
         step = max(1, len(samples) // MAX_POINTS)
         return {
+            "kind": "regression_report",
+            "version": REPORT_VERSION,
             "task": "regression",
             "split": split,
             "samples": len(samples),
-            **metrics,
+            "mae": metrics["mae"],
+            "rmse": metrics["rmse"],
+            "r2": metrics["r2"],
             "headline": metrics,
             "residuals": {
                 "points": [
@@ -143,13 +165,15 @@ def evaluate(
     metrics = classification_metrics(y_true, out, classes)
     y_pred = out.argmax(axis=1)
     n = len(classes)
-    cells: list[list[list[Any]]] = [[[] for _ in range(n)] for _ in range(n)]
+    cells: list[list[list[SampleRef]]] = [[[] for _ in range(n)] for _ in range(n)]
     for sample, truth, predicted in zip(samples, y_true, y_pred, strict=True):
         cells[int(truth)][int(predicted)].append(sample["id"])
     confidence = out[np.arange(len(samples)), y_pred]
     wrong = np.flatnonzero(y_pred != y_true)
     ranked = wrong[np.argsort(-confidence[wrong], kind="stable")][:mistakes]
     return {
+        "kind": "classification_report",
+        "version": REPORT_VERSION,
         "task": "classification",
         "split": split,
         "samples": metrics["samples"],

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from workers.contracts.evaluation import REPORT_VERSION, ClassificationReport, SampleRef
 from workers.contracts.manifest import TextManifest
 from workers.progress import Report, silent_report
 from workers.shared.atomic_files import sha256_of
@@ -25,7 +26,7 @@ def evaluate(
     split: str = "test",
     mistakes: int = 50,
     report: Report = silent_report,
-) -> dict[str, Any]:
+) -> ClassificationReport:
     samples = [s for s in manifest["samples"] if s["split"] == split]
     if not samples:
         raise ValueError(f"the {split} split is empty; nothing to evaluate")
@@ -43,13 +44,15 @@ def evaluate(
     y_pred = probabilities.argmax(axis=1)
     metrics = classification_metrics(y_true, probabilities, classes)
     n = len(classes)
-    cells: list[list[list[Any]]] = [[[] for _ in range(n)] for _ in range(n)]
+    cells: list[list[list[SampleRef]]] = [[[] for _ in range(n)] for _ in range(n)]
     for sample, truth, predicted in zip(samples, y_true, y_pred, strict=True):
         cells[int(truth)][int(predicted)].append(sample["id"])
     confidence = probabilities[np.arange(len(samples)), y_pred]
     wrong = np.flatnonzero(y_pred != y_true)
     ranked = wrong[np.argsort(-confidence[wrong], kind="stable")][:mistakes]
     return {
+        "kind": "classification_report",
+        "version": REPORT_VERSION,
         "task": "classification",
         "split": split,
         "samples": metrics["samples"],
