@@ -1470,6 +1470,14 @@ export interface components {
          * @enum {string}
          */
         ArchitectureEnum: "cnn_small" | "resnet_narrow" | "resnet18";
+        Averages: {
+            /** Format: double */
+            precision: number;
+            /** Format: double */
+            recall: number;
+            /** Format: double */
+            f1: number;
+        };
         Backbone: {
             readonly id: number;
             readonly workspace: number;
@@ -1570,39 +1578,83 @@ export interface components {
             updated: number;
             samples: components["schemas"]["LabeledSample"][];
         };
-        Comparison: {
-            a: number;
-            b: number;
-            a_name: string;
-            b_name: string;
+        /** @description One class in both reports (None on the side where it is missing). */
+        ClassComparison: {
+            class: string;
+            precision: components["schemas"]["MetricPair"];
+            recall: components["schemas"]["MetricPair"];
+            f1: components["schemas"]["MetricPair"];
+            support: components["schemas"]["SupportPair"];
+        };
+        /** @description One class's scores on the split; ``support``: its samples there. */
+        ClassScores: {
+            class: string;
+            index: number;
+            /** Format: double */
+            precision: number;
+            /** Format: double */
+            recall: number;
+            /** Format: double */
+            f1: number;
+            support: number;
+        };
+        ClassificationHeadline: {
+            /** Format: double */
+            accuracy: number;
+            /** Format: double */
+            macro_f1: number;
+            /** Format: double */
+            weighted_f1: number;
+            top_k_accuracy: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * @description A classifier's report on one split. ``top_k_accuracy`` is keyed by k ("1", "3", "5"; k up to
+         *     the number of classes). Tables add ``headline`` and ``feature_importance``, texts
+         *     ``misclassified`` (the count of wrong answers).
+         */
+        ClassificationReport: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            task: "classification";
-            /** @description {a, b, delta}; every delta is b minus a */
-            accuracy: {
-                [key: string]: unknown;
-            };
-            macro_f1: {
-                [key: string]: unknown;
-            };
-            weighted_f1: {
-                [key: string]: unknown;
-            };
+            kind: "classification_report";
+            version: number;
+            task?: components["schemas"]["ClassificationTaskEnum"];
+            split: string;
+            samples: number;
+            classes: string[];
+            /** Format: double */
+            accuracy: number;
             top_k_accuracy: {
-                [key: string]: unknown;
+                [key: string]: number;
             };
-            /** @description [{class, precision: {a, b, delta}, recall, f1, support: {a, b}}] */
-            per_class: {
-                [key: string]: unknown;
-            }[];
+            macro: components["schemas"]["Averages"];
+            weighted: components["schemas"]["Averages"];
+            per_class: components["schemas"]["ClassScores"][];
+            confusion_matrix: components["schemas"]["ConfusionMatrix"];
+            most_confident_mistakes: components["schemas"]["Mistake"][];
+            headline?: components["schemas"]["ClassificationHeadline"];
+            feature_importance?: components["schemas"]["FeatureImportance"][];
+            misclassified?: number;
+            model: components["schemas"]["ModelFile"];
         };
+        /**
+         * @description * `classification_report` - classification_report
+         * @enum {string}
+         */
+        ClassificationReportKindEnum: "classification_report";
         /**
          * @description * `classification` - classification
          * @enum {string}
          */
-        ComparisonTaskEnum: "classification";
+        ClassificationTaskEnum: "classification";
+        /** @description Rows: true classes, columns: predicted classes (the report's ``classes`` order). */
+        ConfusionMatrix: {
+            counts: number[][];
+            samples: (number | string)[][][];
+        };
         Csrf: {
             csrf_token: string;
         };
@@ -1821,9 +1873,46 @@ export interface components {
             totals: components["schemas"]["UsageFigures"];
             series: components["schemas"]["UsagePoint"][];
         };
+        /**
+         * @description Permutation importance of one table column: the mean drop of the score (accuracy, or minus
+         *     the RMSE) when its values are shuffled across rows, and the drops' standard deviation.
+         */
+        FeatureImportance: {
+            feature: string;
+            /** Format: double */
+            importance: number;
+            /** Format: double */
+            std: number;
+        };
         FormatCount: {
             format: string;
             count: number;
+        };
+        /**
+         * @description A model version's headline metrics on the test split (its evaluation report's headline):
+         *     classifiers have the accuracies and f1s, regression models MAE, RMSE and R2.
+         */
+        HeadlineMetrics: {
+            /** Format: double */
+            accuracy?: number;
+            /** Format: double */
+            macro_f1?: number;
+            /** Format: double */
+            weighted_f1?: number;
+            top_k_accuracy?: {
+                [key: string]: number;
+            };
+            /** Format: double */
+            mae?: number;
+            /** Format: double */
+            rmse?: number;
+            /** Format: double */
+            r2?: number;
+        };
+        /** @description ``counts[i]`` values fell in ``[edges[i], edges[i + 1])`` (the last bin includes its end). */
+        Histogram: {
+            edges: number[];
+            counts: number[];
         };
         HistoryPoint: {
             trial: number;
@@ -1992,7 +2081,7 @@ export interface components {
             /** @description Its worker is shutting down: checkpoint, hand the job back, requeue at once. */
             readonly preempt_requested: boolean;
             /** @description The latest progress report. */
-            readonly progress: unknown;
+            readonly progress: components["schemas"]["ProgressEvent"];
             readonly result: unknown;
             readonly error: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
@@ -2023,7 +2112,8 @@ export interface components {
             readonly at: string;
             readonly type: components["schemas"]["JobEventTypeEnum"];
             readonly message: string;
-            readonly data: unknown;
+            /** @description By the event's type: a progress event, the status entered (job_status) or a log line's worker (job_log). */
+            readonly data: components["schemas"]["ProgressEvent"] | components["schemas"]["JobStatusData"] | components["schemas"]["JobLogData"];
         };
         /**
          * @description * `status` - Status
@@ -2040,6 +2130,51 @@ export interface components {
             /** @description A failed or cancelled job of this kind can be retried. */
             retryable: boolean;
         };
+        /** @description A log event's data: the worker process concerned, and the one it took over from. */
+        JobLogData: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "job_log";
+            version: number;
+            worker?: string;
+            previous?: string;
+        };
+        /**
+         * @description * `job_log` - job_log
+         * @enum {string}
+         */
+        JobLogDataKindEnum: "job_log";
+        /**
+         * @description A status event's data: the status the job entered, on which attempt, and (when it started
+         *     running) on which worker process.
+         */
+        JobStatusData: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "job_status";
+            version: number;
+            status: components["schemas"]["JobStatusDataStatusEnum"];
+            attempt?: number;
+            worker?: string;
+        };
+        /**
+         * @description * `job_status` - job_status
+         * @enum {string}
+         */
+        JobStatusDataKindEnum: "job_status";
+        /**
+         * @description * `queued` - queued
+         *     * `running` - running
+         *     * `succeeded` - succeeded
+         *     * `failed` - failed
+         *     * `cancelled` - cancelled
+         * @enum {string}
+         */
+        JobStatusDataStatusEnum: "queued" | "running" | "succeeded" | "failed" | "cancelled";
         /**
          * @description * `queued` - Queued
          *     * `running` - Running
@@ -2120,6 +2255,16 @@ export interface components {
             /** @description The sample's new label_version. */
             label_version: number;
         };
+        LargestError: {
+            sample: number | string;
+            values: {
+                [key: string]: (number | string) | null;
+            };
+            /** Format: double */
+            actual: number;
+            /** Format: double */
+            predicted: number;
+        };
         Lift: {
             status: components["schemas"]["LiftStatusEnum"];
             metric: string;
@@ -2176,16 +2321,38 @@ export interface components {
             /** @description The message again, as a field error. */
             into: string[];
         };
+        /** @description A metric of report a and report b; ``delta`` is b minus a (None when either is missing). */
         MetricPair: {
             /** Format: double */
-            a: number;
+            a: number | null;
             /** Format: double */
-            b: number;
-            /**
-             * Format: double
-             * @description b minus a
-             */
-            delta: number;
+            b: number | null;
+            /** Format: double */
+            delta: number | null;
+        };
+        /**
+         * @description A misclassified sample, most confident first. Images name their file (``path``), texts carry
+         *     the text (first 1000 characters), table rows their cell values by column name.
+         */
+        Mistake: {
+            sample: number | string;
+            index: number;
+            true: number;
+            true_class: string;
+            predicted: number;
+            predicted_class: string;
+            /** Format: double */
+            confidence: number;
+            path?: string;
+            text?: string;
+            values?: {
+                [key: string]: (number | string) | null;
+            };
+        };
+        /** @description The ONNX file the report was computed with. */
+        ModelFile: {
+            path: string;
+            sha256: string;
         };
         ModelVersion: {
             readonly id: number;
@@ -2205,18 +2372,20 @@ export interface components {
             readonly job: number | null;
             readonly template: string;
             readonly preset: string;
-            /** @description Every parameter the trainer used, after preset and overrides. */
-            readonly params: unknown;
+            /** @description Trained: every parameter the trainer used, after preset and overrides. Uploaded: the file's description (format, filename, sha256, bytes; batch_size or architecture, null when unknown). */
+            readonly params: {
+                [key: string]: (number | string | boolean) | null;
+            };
             /** @description The backbone the run started from; null: from scratch. */
             readonly backbone: components["schemas"]["ModelVersionBackbone"] | null;
             /** @description Sampan version (and git commit when known). */
             readonly code_version: string;
-            readonly classes: unknown;
+            /** @description Class names in the model's output order. */
+            readonly classes: string[];
             /** @description What the ONNX model expects; serving reproduces it. */
             readonly preprocessing: unknown;
             readonly onnx_sha256: string;
-            /** @description Headline test metrics and the training summary. */
-            readonly metrics: unknown;
+            readonly metrics: components["schemas"]["ModelVersionMetrics"];
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
             /** Format: date-time */
@@ -2230,14 +2399,78 @@ export interface components {
             /** @description Entries copied into the model. */
             tensors: number | null;
         };
-        ModelVersionComparison: components["schemas"]["Comparison"] | components["schemas"]["RegressionComparison"];
+        /** @description Two classifiers' reports side by side (``workers.contracts.evaluation.ClassificationComparison``). */
+        ModelVersionClassificationComparison: {
+            /** @description Model version a's id. */
+            a: number;
+            /** @description Model version b's id; every delta is b minus a. */
+            b: number;
+            a_name: string;
+            b_name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "classification_comparison";
+            version: number;
+            task: components["schemas"]["ClassificationTaskEnum"];
+            accuracy: components["schemas"]["MetricPair"];
+            macro_f1: components["schemas"]["MetricPair"];
+            weighted_f1: components["schemas"]["MetricPair"];
+            top_k_accuracy: {
+                [key: string]: components["schemas"]["MetricPair"];
+            };
+            per_class: components["schemas"]["ClassComparison"][];
+        };
+        /**
+         * @description * `classification_comparison` - classification_comparison
+         * @enum {string}
+         */
+        ModelVersionClassificationComparisonKindEnum: "classification_comparison";
+        ModelVersionComparison: components["schemas"]["ModelVersionClassificationComparison"] | components["schemas"]["ModelVersionRegressionComparison"];
         ModelVersionEvaluation: {
             id: number;
             name: string;
-            evaluation: {
-                [key: string]: unknown;
-            };
+            /** @description The report on the test split, by its kind; null: the version has none (an uploaded model not evaluated). */
+            readonly evaluation: (components["schemas"]["ClassificationReport"] | components["schemas"]["RegressionReport"]) | null;
         };
+        /**
+         * @description A model version's ``metrics``: the test headline and, for a trained one, the training
+         *     summary, its epochs, the epoch whose weights were kept and the runtime. An uploaded model has
+         *     only ``test`` (once evaluated), or nothing.
+         */
+        ModelVersionMetrics: {
+            test?: components["schemas"]["HeadlineMetrics"];
+            training?: components["schemas"]["TrainingMetrics"];
+            epochs?: number | null;
+            best_epoch?: number | null;
+            runtime?: components["schemas"]["TrainingRuntime"];
+        };
+        /** @description Two regression models' reports side by side (``workers.contracts.evaluation.RegressionComparison``). */
+        ModelVersionRegressionComparison: {
+            /** @description Model version a's id. */
+            a: number;
+            /** @description Model version b's id; every delta is b minus a. */
+            b: number;
+            a_name: string;
+            b_name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "regression_comparison";
+            version: number;
+            task: components["schemas"]["RegressionTaskEnum"];
+            mae: components["schemas"]["RegressionMetricPair"];
+            rmse: components["schemas"]["RegressionMetricPair"];
+            r2: components["schemas"]["RegressionMetricPair"];
+            samples: components["schemas"]["SupportPair"];
+        };
+        /**
+         * @description * `regression_comparison` - regression_comparison
+         * @enum {string}
+         */
+        ModelVersionRegressionComparisonKindEnum: "regression_comparison";
         /**
          * @description * `trained` - Trained on the platform
          *     * `uploaded` - Uploaded (bring your own model)
@@ -2655,6 +2888,75 @@ export interface components {
             id: number;
             name: string;
         };
+        /**
+         * @description One progress report. Only ``kind`` and ``version`` are always there (a job that has not
+         *     reported yet shows just those); the rest is what the reporter had to say:
+         *
+         *     - ``fraction``: 0..1 of the whole job; ``message``: a sentence for people.
+         *     - training: ``epoch``/``epochs``, ``step``/``steps`` (optimizer steps), ``loss``, ``train_acc``,
+         *       ``lr``, ``samples_per_s``, ``eta_s`` (seconds left); an epoch's end adds validation
+         *       (``val_loss``, ``val_acc``; regression ``val_rmse``, ``val_mae``, ``val_r2``; ``None`` without a
+         *       validation split) and ``best_epoch``; a long validation reports ``validated``/``validation_size``;
+         *       an HPO trial stopped by the pruner reports ``pruned``.
+         *     - evaluation: ``evaluated`` of ``total`` samples.
+         *     - imports: ``processed`` of ``total`` files, ``imported`` samples, ``problems`` refused.
+         *     - packages: ``size_bytes`` of the archive, ``top1_agreement`` of int8 with fp32.
+         *     - system check: ``step`` of ``total``, ``gflops``.
+         */
+        ProgressEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "progress";
+            version: number;
+            message?: string;
+            /** Format: double */
+            fraction?: number;
+            epoch?: number;
+            epochs?: number;
+            step?: number;
+            steps?: number;
+            total?: number;
+            /** Format: double */
+            loss?: number;
+            /** Format: double */
+            train_acc?: number;
+            /** Format: double */
+            val_loss?: number | null;
+            /** Format: double */
+            val_acc?: number | null;
+            /** Format: double */
+            val_rmse?: number | null;
+            /** Format: double */
+            val_mae?: number | null;
+            /** Format: double */
+            val_r2?: number | null;
+            /** Format: double */
+            lr?: number;
+            /** Format: double */
+            samples_per_s?: number;
+            /** Format: double */
+            eta_s?: number;
+            best_epoch?: number | null;
+            validated?: number;
+            validation_size?: number;
+            evaluated?: number;
+            pruned?: boolean;
+            processed?: number;
+            imported?: number;
+            problems?: number;
+            size_bytes?: number;
+            /** Format: double */
+            top1_agreement?: number | null;
+            /** Format: double */
+            gflops?: number;
+        };
+        /**
+         * @description * `progress` - progress
+         * @enum {string}
+         */
+        ProgressEventKindEnum: "progress";
         Project: {
             readonly id: number;
             workspace: number;
@@ -2687,30 +2989,70 @@ export interface components {
             /** Format: double */
             mean: number | null;
         };
-        RegressionComparison: {
+        RegressionMetricPair: {
+            /** Format: double */
             a: number;
+            /** Format: double */
             b: number;
-            a_name: string;
-            b_name: string;
+            /** Format: double */
+            delta: number;
+        };
+        RegressionMetrics: {
+            /** Format: double */
+            mae: number;
+            /** Format: double */
+            rmse: number;
+            /** Format: double */
+            r2: number;
+        };
+        /**
+         * @description A regression model's report on one split: MAE, RMSE and R2 (also as ``headline``), the
+         *     residuals, the largest errors with their rows and the permutation feature importance.
+         */
+        RegressionReport: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            task: "regression";
-            /** @description mean absolute error (lower is better); delta is b minus a */
-            mae: components["schemas"]["MetricPair"];
-            /** @description root mean squared error (lower is better) */
-            rmse: components["schemas"]["MetricPair"];
-            /** @description coefficient of determination (higher is better) */
-            r2: components["schemas"]["MetricPair"];
-            /** @description test rows each report was computed on */
-            samples: components["schemas"]["SamplePair"];
+            kind: "regression_report";
+            version: number;
+            task: components["schemas"]["RegressionTaskEnum"];
+            split: string;
+            samples: number;
+            /** Format: double */
+            mae: number;
+            /** Format: double */
+            rmse: number;
+            /** Format: double */
+            r2: number;
+            headline: components["schemas"]["RegressionMetrics"];
+            residuals: components["schemas"]["Residuals"];
+            largest_errors: components["schemas"]["LargestError"][];
+            feature_importance: components["schemas"]["FeatureImportance"][];
+            model: components["schemas"]["ModelFile"];
         };
+        /**
+         * @description * `regression_report` - regression_report
+         * @enum {string}
+         */
+        RegressionReportKindEnum: "regression_report";
         /**
          * @description * `regression` - regression
          * @enum {string}
          */
-        RegressionComparisonTaskEnum: "regression";
+        RegressionTaskEnum: "regression";
+        ResidualPoint: {
+            sample: number | string;
+            /** Format: double */
+            actual: number;
+            /** Format: double */
+            predicted: number;
+        };
+        /** @description Up to 1000 (actual, predicted) points, evenly picked, and the residuals' histogram. */
+        Residuals: {
+            points: components["schemas"]["ResidualPoint"][];
+            histogram: components["schemas"]["Histogram"];
+        };
         /**
          * @description * `owner` - Owner
          *     * `editor` - Editor
@@ -2781,10 +3123,6 @@ export interface components {
             /** @description The whole dataset's counts (labeling progress). */
             counts: components["schemas"]["SampleCounts"];
             results: components["schemas"]["Sample"][];
-        };
-        SamplePair: {
-            a: number | null;
-            b: number | null;
         };
         /**
          * @description * `sde` - SDE (Sampan's swarm sampler)
@@ -2955,6 +3293,10 @@ export interface components {
          * @enum {string}
          */
         StudyStatusEnum: "running" | "paused" | "stopped" | "completed";
+        SupportPair: {
+            a: number | null;
+            b: number | null;
+        };
         TableColumn: {
             name: string;
             type: components["schemas"]["TableColumnTypeEnum"];
@@ -3099,7 +3441,7 @@ export interface components {
             /** @description Its worker is shutting down: checkpoint, hand the job back, requeue at once. */
             readonly preempt_requested: boolean;
             /** @description The latest progress report. */
-            readonly progress: unknown;
+            readonly progress: components["schemas"]["ProgressEvent"];
             readonly result: unknown;
             readonly error: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
@@ -3127,6 +3469,47 @@ export interface components {
             };
             /** @description A valid backbone of the dataset's project: transfer learning initialises all but the classification head from it. */
             backbone?: number | null;
+        };
+        /**
+         * @description A training run's summary (an epoch's entry in its history has the same keys): the last
+         *     (image templates) or the best (text, tables) epoch's training and validation figures.
+         */
+        TrainingMetrics: {
+            epoch?: number;
+            /** Format: double */
+            loss?: number;
+            /** Format: double */
+            train_loss?: number;
+            /** Format: double */
+            train_acc?: number;
+            /** Format: double */
+            val_loss?: number | null;
+            /** Format: double */
+            val_acc?: number | null;
+            /** Format: double */
+            best_val_acc?: number | null;
+            /** Format: double */
+            val_rmse?: number;
+            /** Format: double */
+            val_mae?: number;
+            /** Format: double */
+            val_r2?: number;
+            /** Format: double */
+            samples_per_s?: number;
+            /** Format: double */
+            train_seconds?: number;
+            /** Format: double */
+            elapsed_s?: number;
+        };
+        /** @description Where and how the run computed. */
+        TrainingRuntime: {
+            device: string;
+            /** Format: double */
+            seconds?: number;
+            threads?: number;
+            loader_workers?: number;
+            amp?: string | null;
+            torch?: string;
         };
         Trial: {
             readonly id: number;

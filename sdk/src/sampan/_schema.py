@@ -57,6 +57,12 @@ class ApiTokenRequest(TypedDict):
 ArchitectureEnum: TypeAlias = Literal["cnn_small", "resnet_narrow", "resnet18"]
 
 
+class Averages(TypedDict):
+    precision: float
+    recall: float
+    f1: float
+
+
 class Backbone(TypedDict):
     id: int
     workspace: int
@@ -153,22 +159,73 @@ class BulkLabelResult(TypedDict):
     samples: list[LabeledSample]
 
 
-class Comparison(TypedDict):
-    a: int
-    b: int
-    a_name: str
-    b_name: str
-    task: ComparisonTaskEnum
-    # {a, b, delta}; every delta is b minus a
-    accuracy: dict[str, Any]
-    macro_f1: dict[str, Any]
-    weighted_f1: dict[str, Any]
-    top_k_accuracy: dict[str, Any]
-    # [{class, precision: {a, b, delta}, recall, f1, support: {a, b}}]
-    per_class: list[dict[str, Any]]
+# One class in both reports (None on the side where it is missing).
+ClassComparison = TypedDict(
+    "ClassComparison",
+    {
+        "class": "str",
+        "precision": "MetricPair",
+        "recall": "MetricPair",
+        "f1": "MetricPair",
+        "support": "SupportPair",
+    },
+)
 
 
-ComparisonTaskEnum: TypeAlias = Literal["classification"]
+# One class's scores on the split; ``support``: its samples there.
+ClassScores = TypedDict(
+    "ClassScores",
+    {
+        "class": "str",
+        "index": "int",
+        "precision": "float",
+        "recall": "float",
+        "f1": "float",
+        "support": "int",
+    },
+)
+
+
+class ClassificationHeadline(TypedDict):
+    accuracy: float
+    macro_f1: float
+    weighted_f1: float
+    top_k_accuracy: dict[str, float]
+
+
+# A classifier's report on one split. ``top_k_accuracy`` is keyed by k ("1", "3", "5"; k up to the number of
+# classes). Tables add ``headline`` and ``feature_importance``, texts ``misclassified`` (the count of wrong
+# answers).
+class ClassificationReport(TypedDict):
+    kind: ClassificationReportKindEnum
+    version: int
+    task: NotRequired[ClassificationTaskEnum]
+    split: str
+    samples: int
+    classes: list[str]
+    accuracy: float
+    top_k_accuracy: dict[str, float]
+    macro: Averages
+    weighted: Averages
+    per_class: list[ClassScores]
+    confusion_matrix: ConfusionMatrix
+    most_confident_mistakes: list[Mistake]
+    headline: NotRequired[ClassificationHeadline]
+    feature_importance: NotRequired[list[FeatureImportance]]
+    misclassified: NotRequired[int]
+    model: ModelFile
+
+
+ClassificationReportKindEnum: TypeAlias = Literal["classification_report"]
+
+
+ClassificationTaskEnum: TypeAlias = Literal["classification"]
+
+
+# Rows: true classes, columns: predicted classes (the report's ``classes`` order).
+class ConfusionMatrix(TypedDict):
+    counts: list[list[int]]
+    samples: list[list[list[int | str]]]
 
 
 class Csrf(TypedDict):
@@ -357,9 +414,35 @@ class DeploymentUsage(TypedDict):
     series: list[UsagePoint]
 
 
+# Permutation importance of one table column: the mean drop of the score (accuracy, or minus the RMSE) when
+# its values are shuffled across rows, and the drops' standard deviation.
+class FeatureImportance(TypedDict):
+    feature: str
+    importance: float
+    std: float
+
+
 class FormatCount(TypedDict):
     format: str
     count: int
+
+
+# A model version's headline metrics on the test split (its evaluation report's headline): classifiers have
+# the accuracies and f1s, regression models MAE, RMSE and R2.
+class HeadlineMetrics(TypedDict):
+    accuracy: NotRequired[float]
+    macro_f1: NotRequired[float]
+    weighted_f1: NotRequired[float]
+    top_k_accuracy: NotRequired[dict[str, float]]
+    mae: NotRequired[float]
+    rmse: NotRequired[float]
+    r2: NotRequired[float]
+
+
+# ``counts[i]`` values fell in ``[edges[i], edges[i + 1])`` (the last bin includes its end).
+class Histogram(TypedDict):
+    edges: list[float]
+    counts: list[int]
 
 
 class HistoryPoint(TypedDict):
@@ -508,7 +591,7 @@ class Job(TypedDict):
     # Its worker is shutting down: checkpoint, hand the job back, requeue at once.
     preempt_requested: bool
     # The latest progress report.
-    progress: Any
+    progress: ProgressEvent
     result: Any
     error: str
     # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
@@ -534,7 +617,8 @@ class JobEvent(TypedDict):
     at: str
     type: JobEventTypeEnum
     message: str
-    data: Any
+    # By the event's type: a progress event, the status entered (job_status) or a log line's worker (job_log).
+    data: ProgressEvent | JobStatusData | JobLogData
 
 
 JobEventTypeEnum: TypeAlias = Literal["status", "progress", "log"]
@@ -547,6 +631,33 @@ class JobKind(TypedDict):
     prefers_gpu: bool
     # A failed or cancelled job of this kind can be retried.
     retryable: bool
+
+
+# A log event's data: the worker process concerned, and the one it took over from.
+class JobLogData(TypedDict):
+    kind: JobLogDataKindEnum
+    version: int
+    worker: NotRequired[str]
+    previous: NotRequired[str]
+
+
+JobLogDataKindEnum: TypeAlias = Literal["job_log"]
+
+
+# A status event's data: the status the job entered, on which attempt, and (when it started running) on which
+# worker process.
+class JobStatusData(TypedDict):
+    kind: JobStatusDataKindEnum
+    version: int
+    status: JobStatusDataStatusEnum
+    attempt: NotRequired[int]
+    worker: NotRequired[str]
+
+
+JobStatusDataKindEnum: TypeAlias = Literal["job_status"]
+
+
+JobStatusDataStatusEnum: TypeAlias = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 
 
 JobStatusEnum: TypeAlias = Literal["queued", "running", "succeeded", "failed", "cancelled"]
@@ -617,6 +728,13 @@ class LabeledSample(TypedDict):
     label_version: int
 
 
+class LargestError(TypedDict):
+    sample: int | str
+    values: dict[str, float | str | None]
+    actual: float
+    predicted: float
+
+
 class Lift(TypedDict):
     status: LiftStatusEnum
     metric: str
@@ -670,11 +788,32 @@ class MergeTargetDeletedDetails(TypedDict):
     into: list[str]
 
 
+# A metric of report a and report b; ``delta`` is b minus a (None when either is missing).
 class MetricPair(TypedDict):
-    a: float
-    b: float
-    # b minus a
-    delta: float
+    a: float | None
+    b: float | None
+    delta: float | None
+
+
+# A misclassified sample, most confident first. Images name their file (``path``), texts carry the text (first
+# 1000 characters), table rows their cell values by column name.
+class Mistake(TypedDict):
+    sample: int | str
+    index: int
+    true: int
+    true_class: str
+    predicted: int
+    predicted_class: str
+    confidence: float
+    path: NotRequired[str]
+    text: NotRequired[str]
+    values: NotRequired[dict[str, float | str | None]]
+
+
+# The ONNX file the report was computed with.
+class ModelFile(TypedDict):
+    path: str
+    sha256: str
 
 
 class ModelVersion(TypedDict):
@@ -691,18 +830,19 @@ class ModelVersion(TypedDict):
     job: int | None
     template: str
     preset: str
-    # Every parameter the trainer used, after preset and overrides.
-    params: Any
+    # Trained: every parameter the trainer used, after preset and overrides. Uploaded: the file's description
+    # (format, filename, sha256, bytes; batch_size or architecture, null when unknown).
+    params: dict[str, float | str | bool | None]
     # The backbone the run started from; null: from scratch.
     backbone: ModelVersionBackbone | None
     # Sampan version (and git commit when known).
     code_version: str
-    classes: Any
+    # Class names in the model's output order.
+    classes: list[str]
     # What the ONNX model expects; serving reproduces it.
     preprocessing: Any
     onnx_sha256: str
-    # Headline test metrics and the training summary.
-    metrics: Any
+    metrics: ModelVersionMetrics
     # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
     created_by: str
     created_at: str
@@ -717,13 +857,66 @@ class ModelVersionBackbone(TypedDict):
     tensors: int | None
 
 
-ModelVersionComparison: TypeAlias = "Comparison | RegressionComparison"
+# Two classifiers' reports side by side (``workers.contracts.evaluation.ClassificationComparison``).
+class ModelVersionClassificationComparison(TypedDict):
+    # Model version a's id.
+    a: int
+    # Model version b's id; every delta is b minus a.
+    b: int
+    a_name: str
+    b_name: str
+    kind: ModelVersionClassificationComparisonKindEnum
+    version: int
+    task: ClassificationTaskEnum
+    accuracy: MetricPair
+    macro_f1: MetricPair
+    weighted_f1: MetricPair
+    top_k_accuracy: dict[str, MetricPair]
+    per_class: list[ClassComparison]
+
+
+ModelVersionClassificationComparisonKindEnum: TypeAlias = Literal["classification_comparison"]
+
+
+ModelVersionComparison: TypeAlias = "ModelVersionClassificationComparison | ModelVersionRegressionComparison"
 
 
 class ModelVersionEvaluation(TypedDict):
     id: int
     name: str
-    evaluation: dict[str, Any]
+    # The report on the test split, by its kind; null: the version has none (an uploaded model not evaluated).
+    evaluation: ClassificationReport | RegressionReport | None
+
+
+# A model version's ``metrics``: the test headline and, for a trained one, the training summary, its epochs,
+# the epoch whose weights were kept and the runtime. An uploaded model has only ``test`` (once evaluated), or
+# nothing.
+class ModelVersionMetrics(TypedDict):
+    test: NotRequired[HeadlineMetrics]
+    training: NotRequired[TrainingMetrics]
+    epochs: NotRequired[int | None]
+    best_epoch: NotRequired[int | None]
+    runtime: NotRequired[TrainingRuntime]
+
+
+# Two regression models' reports side by side (``workers.contracts.evaluation.RegressionComparison``).
+class ModelVersionRegressionComparison(TypedDict):
+    # Model version a's id.
+    a: int
+    # Model version b's id; every delta is b minus a.
+    b: int
+    a_name: str
+    b_name: str
+    kind: ModelVersionRegressionComparisonKindEnum
+    version: int
+    task: RegressionTaskEnum
+    mae: RegressionMetricPair
+    rmse: RegressionMetricPair
+    r2: RegressionMetricPair
+    samples: SupportPair
+
+
+ModelVersionRegressionComparisonKindEnum: TypeAlias = Literal["regression_comparison"]
 
 
 ModelVersionSourceEnum: TypeAlias = Literal["trained", "uploaded"]
@@ -1001,6 +1194,44 @@ class ProducedModelVersion(TypedDict):
     name: str
 
 
+# One progress report. Only ``kind`` and ``version`` are always there (a job that has not reported yet shows
+# just those); the rest is what the reporter had to say:
+class ProgressEvent(TypedDict):
+    kind: ProgressEventKindEnum
+    version: int
+    message: NotRequired[str]
+    fraction: NotRequired[float]
+    epoch: NotRequired[int]
+    epochs: NotRequired[int]
+    step: NotRequired[int]
+    steps: NotRequired[int]
+    total: NotRequired[int]
+    loss: NotRequired[float]
+    train_acc: NotRequired[float]
+    val_loss: NotRequired[float | None]
+    val_acc: NotRequired[float | None]
+    val_rmse: NotRequired[float | None]
+    val_mae: NotRequired[float | None]
+    val_r2: NotRequired[float | None]
+    lr: NotRequired[float]
+    samples_per_s: NotRequired[float]
+    eta_s: NotRequired[float]
+    best_epoch: NotRequired[int | None]
+    validated: NotRequired[int]
+    validation_size: NotRequired[int]
+    evaluated: NotRequired[int]
+    pruned: NotRequired[bool]
+    processed: NotRequired[int]
+    imported: NotRequired[int]
+    problems: NotRequired[int]
+    size_bytes: NotRequired[int]
+    top1_agreement: NotRequired[float | None]
+    gflops: NotRequired[float]
+
+
+ProgressEventKindEnum: TypeAlias = Literal["progress"]
+
+
 class Project(TypedDict):
     id: int
     workspace: int
@@ -1031,23 +1262,52 @@ class Range(TypedDict):
     mean: float | None
 
 
-class RegressionComparison(TypedDict):
-    a: int
-    b: int
-    a_name: str
-    b_name: str
-    task: RegressionComparisonTaskEnum
-    # mean absolute error (lower is better); delta is b minus a
-    mae: MetricPair
-    # root mean squared error (lower is better)
-    rmse: MetricPair
-    # coefficient of determination (higher is better)
-    r2: MetricPair
-    # test rows each report was computed on
-    samples: SamplePair
+class RegressionMetricPair(TypedDict):
+    a: float
+    b: float
+    delta: float
 
 
-RegressionComparisonTaskEnum: TypeAlias = Literal["regression"]
+class RegressionMetrics(TypedDict):
+    mae: float
+    rmse: float
+    r2: float
+
+
+# A regression model's report on one split: MAE, RMSE and R2 (also as ``headline``), the residuals, the
+# largest errors with their rows and the permutation feature importance.
+class RegressionReport(TypedDict):
+    kind: RegressionReportKindEnum
+    version: int
+    task: RegressionTaskEnum
+    split: str
+    samples: int
+    mae: float
+    rmse: float
+    r2: float
+    headline: RegressionMetrics
+    residuals: Residuals
+    largest_errors: list[LargestError]
+    feature_importance: list[FeatureImportance]
+    model: ModelFile
+
+
+RegressionReportKindEnum: TypeAlias = Literal["regression_report"]
+
+
+RegressionTaskEnum: TypeAlias = Literal["regression"]
+
+
+class ResidualPoint(TypedDict):
+    sample: int | str
+    actual: float
+    predicted: float
+
+
+# Up to 1000 (actual, predicted) points, evenly picked, and the residuals' histogram.
+class Residuals(TypedDict):
+    points: list[ResidualPoint]
+    histogram: Histogram
 
 
 RoleEnum: TypeAlias = Literal["owner", "editor", "viewer"]
@@ -1117,11 +1377,6 @@ class SamplePage(TypedDict):
     # The whole dataset's counts (labeling progress).
     counts: SampleCounts
     results: list[Sample]
-
-
-class SamplePair(TypedDict):
-    a: int | None
-    b: int | None
 
 
 SamplerEnum: TypeAlias = Literal["sde", "tpe", "cmaes", "random"]
@@ -1252,6 +1507,11 @@ class StudyResults(TypedDict):
 StudyStatusEnum: TypeAlias = Literal["running", "paused", "stopped", "completed"]
 
 
+class SupportPair(TypedDict):
+    a: int | None
+    b: int | None
+
+
 class TableColumn(TypedDict):
     name: str
     type: TableColumnTypeEnum
@@ -1354,7 +1614,7 @@ class TrainingJob(TypedDict):
     # Its worker is shutting down: checkpoint, hand the job back, requeue at once.
     preempt_requested: bool
     # The latest progress report.
-    progress: Any
+    progress: ProgressEvent
     result: Any
     error: str
     # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
@@ -1378,6 +1638,34 @@ class TrainingJobCreateRequest(TypedDict):
     # A valid backbone of the dataset's project: transfer learning initialises all but the classification head
     # from it.
     backbone: NotRequired[int | None]
+
+
+# A training run's summary (an epoch's entry in its history has the same keys): the last (image templates) or
+# the best (text, tables) epoch's training and validation figures.
+class TrainingMetrics(TypedDict):
+    epoch: NotRequired[int]
+    loss: NotRequired[float]
+    train_loss: NotRequired[float]
+    train_acc: NotRequired[float]
+    val_loss: NotRequired[float | None]
+    val_acc: NotRequired[float | None]
+    best_val_acc: NotRequired[float | None]
+    val_rmse: NotRequired[float]
+    val_mae: NotRequired[float]
+    val_r2: NotRequired[float]
+    samples_per_s: NotRequired[float]
+    train_seconds: NotRequired[float]
+    elapsed_s: NotRequired[float]
+
+
+# Where and how the run computed.
+class TrainingRuntime(TypedDict):
+    device: str
+    seconds: NotRequired[float]
+    threads: NotRequired[int]
+    loader_workers: NotRequired[int]
+    amp: NotRequired[str | None]
+    torch: NotRequired[str]
 
 
 class Trial(TypedDict):
