@@ -1261,38 +1261,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * @description Training jobs: what each trains (template, preset, parameters, dataset version), its status
-         *     and progress, and the model version it produced. Cancel and retry them as jobs (/jobs/{id}/...).
-         */
-        get: operations["training_jobs_list"];
+        get?: never;
         put?: never;
-        /**
-         * Train a template on a dataset version (a job on the gpu queue when a GPU worker is up)
-         * @description Training jobs: what each trains (template, preset, parameters, dataset version), its status
-         *     and progress, and the model version it produced. Cancel and retry them as jobs (/jobs/{id}/...).
-         */
+        /** Train a template on a dataset version (a job on the gpu queue when a GPU worker is up) */
         post: operations["training_jobs_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/training-jobs/{id}/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * @description Training jobs: what each trains (template, preset, parameters, dataset version), its status
-         *     and progress, and the model version it produced. Cancel and retry them as jobs (/jobs/{id}/...).
-         */
-        get: operations["training_jobs_retrieve"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2750,21 +2722,6 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Study"][];
         };
-        PaginatedTrainingJobList: {
-            /** @example 123 */
-            count: number;
-            /**
-             * Format: uri
-             * @example http://api.example.org/accounts/?page=4
-             */
-            next?: string | null;
-            /**
-             * Format: uri
-             * @example http://api.example.org/accounts/?page=2
-             */
-            previous?: string | null;
-            results: components["schemas"]["TrainingJob"][];
-        };
         PaginatedUserList: {
             /** @example 123 */
             count: number;
@@ -2883,10 +2840,6 @@ export interface components {
             index: number;
             /** Format: double */
             score: number;
-        };
-        ProducedModelVersion: {
-            id: number;
-            name: string;
         };
         /**
          * @description One progress report. Only ``kind`` and ``version`` are always there (a job that has not
@@ -3412,51 +3365,6 @@ export interface components {
          * @enum {string}
          */
         TokenStatusEnum: "active" | "revoked" | "expired";
-        TrainingJob: {
-            readonly id: number;
-            readonly workspace: number;
-            readonly project: number | null;
-            readonly kind: string;
-            readonly template: string;
-            readonly preset: string;
-            /** @description The template's parameters of the run: the preset's values with the overrides applied. */
-            readonly params: {
-                [key: string]: unknown;
-            };
-            readonly dataset_version: number;
-            /** @description The backbone the run started from (transfer learning), or null. */
-            readonly backbone: number | null;
-            /** @description The model version the run produced; null until it succeeds. */
-            readonly model_version: components["schemas"]["ProducedModelVersion"] | null;
-            readonly status: components["schemas"]["JobStatusEnum"];
-            readonly queue: string;
-            /** @description Starts so far; the running attempt's number. */
-            readonly attempt: number;
-            readonly max_attempts: number;
-            /** @description Worker process holding the job (host/pid). */
-            readonly lease_owner: string;
-            /** Format: date-time */
-            readonly heartbeat_at: string | null;
-            readonly cancel_requested: boolean;
-            /** @description Its worker is shutting down: checkpoint, hand the job back, requeue at once. */
-            readonly preempt_requested: boolean;
-            /** @description The latest progress report. */
-            readonly progress: components["schemas"]["ProgressEvent"];
-            readonly result: unknown;
-            readonly error: string;
-            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            readonly created_by: string;
-            /** Format: date-time */
-            readonly created_at: string;
-            /** Format: date-time */
-            readonly enqueued_at: string | null;
-            /** Format: date-time */
-            readonly started_at: string | null;
-            /** Format: date-time */
-            readonly finished_at: string | null;
-            /** @description POST /jobs/{id}/retry/ would queue it again (failed or cancelled, of a kind that resumes). */
-            readonly retryable: boolean;
-        };
         TrainingJobCreateRequest: {
             dataset_version: number;
             /** @description Defaults to the dataset's task type. */
@@ -8692,68 +8600,6 @@ export interface operations {
             };
         };
     };
-    training_jobs_list: {
-        parameters: {
-            query?: {
-                dataset_version?: number;
-                /** @description A page number within the paginated result set. */
-                page?: number;
-                /** @description Number of results to return per page. */
-                page_size?: number;
-                project?: number;
-                /**
-                 * @description * `queued` - Queued
-                 *     * `running` - Running
-                 *     * `succeeded` - Succeeded
-                 *     * `failed` - Failed
-                 *     * `cancelled` - Cancelled
-                 */
-                status?: "cancelled" | "failed" | "queued" | "running" | "succeeded";
-                workspace?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PaginatedTrainingJobList"];
-                };
-            };
-            /** @description Error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     training_jobs_create: {
         parameters: {
             query?: never;
@@ -8795,54 +8641,6 @@ export interface operations {
             };
             /** @description Error */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    training_jobs_retrieve: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TrainingJob"];
-                };
-            };
-            /** @description Error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,5 @@
 import { api, unwrap } from '@/api/client';
-import type { paths } from '@/api/schema';
+import type { components, paths } from '@/api/schema';
 
 type JobPage = paths['/api/v1/jobs/']['get']['responses'][200]['content']['application/json'];
 type JobEventPage = paths['/api/v1/jobs/{id}/events/']['get']['responses'][200]['content']['application/json'];
@@ -7,7 +7,29 @@ export type Job = JobPage['results'][number];
 export type JobEvent = JobEventPage['results'][number];
 export type JobKind = paths['/api/v1/job-kinds/']['get']['responses'][200]['content']['application/json'][number];
 export type JobCreateBody = NonNullable<paths['/api/v1/jobs/']['post']['requestBody']>['content']['application/json'];
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+export type JobStatus = components['schemas']['JobStatusEnum'];
+/** A progress report (`job.progress`, and a progress event's `data`). */
+export type ProgressEvent = components['schemas']['ProgressEvent'];
+
+export const STATUS_OPTIONS = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const satisfies readonly JobStatus[];
+
+/** Queued and running jobs still change; the UI polls while it shows one. */
+export function isActive(status: string | null | undefined): boolean {
+  return status === 'queued' || status === 'running';
+}
+
+/** How far a report says the job is, 0..1: its `fraction`, else `step` of `total`; null when it does not say. */
+export function progressFraction(progress: ProgressEvent): number | null {
+  const fraction = progress.fraction ?? (progress.step !== undefined && progress.total ? progress.step / progress.total : null);
+  return fraction === null ? null : Math.min(1, Math.max(0, fraction));
+}
+
+/** How far the job is, 0..100, with finished jobs at their final state. */
+export function progressPercent(job: Pick<Job, 'status' | 'progress'>): number {
+  if (job.status === 'succeeded') return 100;
+  const fraction = progressFraction(job.progress);
+  return fraction === null ? 0 : Math.round(fraction * 1000) / 10;
+}
 
 export type JobFilters = {
   workspace?: number | null;

@@ -1,6 +1,6 @@
 import { Button } from '@mantine/core';
 import { notifySuccess } from '@/lib/notifications';
-import { isActive } from '../api/jobState';
+import { isActive } from '../api/jobs';
 import type { Job } from '../api/jobs';
 import { useCancelJob } from '../hooks/useJobs';
 

@@ -2,7 +2,7 @@ import { Alert, Code, Group, Paper, SimpleGrid, Skeleton, Stack, Tabs, Text, Tit
 import { lazy, Suspense, type ReactNode } from 'react';
 import { formatDateTime, formatDuration, formatRelative } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
-import { isActive } from '../api/jobState';
+import { isActive } from '../api/jobs';
 import type { Job } from '../api/jobs';
 import { useJob, useJobKinds } from '../hooks/useJobs';
 import { CancelJobButton } from './CancelJobButton';

@@ -3,8 +3,7 @@ import { LineChart } from '@mantine/charts';
 import { Alert, Badge, Paper, ScrollArea, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
-import { readProgress } from '../api/jobState';
-import type { JobEvent } from '../api/jobs';
+import { progressFraction, type JobEvent } from '../api/jobs';
 import { useJobEvents } from '../hooks/useJobs';
 
 const TYPE_COLORS: Record<string, string> = { status: 'violet', progress: 'blue', log: 'gray' };
@@ -14,8 +13,7 @@ function progressSeries(events: JobEvent[]): { second: number; percent: number }
   if (events.length === 0) return [];
   const start = new Date(events[0].at).getTime();
   return events
-    .filter((event) => event.type === 'progress')
-    .map((event) => ({ event, fraction: readProgress(event.data).fraction }))
+    .flatMap((event) => (event.data.kind === 'progress' ? [{ event, fraction: progressFraction(event.data) }] : []))
     .filter((point): point is { event: JobEvent; fraction: number } => point.fraction !== null)
     .map(({ event, fraction }) => ({
       second: Math.round((new Date(event.at).getTime() - start) / 100) / 10,

@@ -1,11 +1,10 @@
 import { Group, Progress, Stack, Text } from '@mantine/core';
 import { progressColor } from '@/lib/statusColors';
-import { progressPercent, readProgress } from '../api/jobState';
-import type { Job } from '../api/jobs';
+import { progressPercent, type Job } from '../api/jobs';
 
 export function JobProgressBar({ job, showMessage = false }: { job: Pick<Job, 'id' | 'status' | 'progress'>; showMessage?: boolean }) {
   const percent = progressPercent(job);
-  const { message, step, total } = readProgress(job.progress);
+  const { message, step, total } = job.progress;
   const running = job.status === 'running';
   return (
     <Stack gap={4} miw={140}>
@@ -24,7 +23,7 @@ export function JobProgressBar({ job, showMessage = false }: { job: Pick<Job, 'i
           {percent}%
         </Text>
       </Group>
-      {showMessage && (message || (step !== null && total !== null)) && (
+      {showMessage && (message || (step !== undefined && total !== undefined)) && (
         <Text size="xs" c="dimmed" data-testid={`job-progress-message-${job.id}`}>
           {message || `Step ${step}/${total}`}
         </Text>

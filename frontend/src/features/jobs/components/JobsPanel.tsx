@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { formatDateTime, formatRelative } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
-import { isActive, STATUS_OPTIONS } from '../api/jobState';
+import { isActive, STATUS_OPTIONS } from '../api/jobs';
 import { JOBS_PAGE_SIZE, type JobStatus } from '../api/jobs';
 import { useJobKinds, useJobs } from '../hooks/useJobs';
 import { CancelJobButton } from './CancelJobButton';

@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { isActive } from '../api/jobState';
+import { isActive } from '../api/jobs';
 import {
   cancelJob,
   createJob,

@@ -2,7 +2,29 @@ import { api, unwrap } from '@/api/client';
 import type { components } from '@/api/schema';
 
 export type ModelVersion = components['schemas']['ModelVersion'];
-export type Comparison = components['schemas']['Comparison'];
+/** A model version's evaluation report, by its `kind` (workers/contracts/evaluation.py). */
+export type EvaluationReport = NonNullable<components['schemas']['ModelVersionEvaluation']['evaluation']>;
+export type ClassificationReport = components['schemas']['ClassificationReport'];
+export type RegressionReport = components['schemas']['RegressionReport'];
+export type Mistake = components['schemas']['Mistake'];
+export type FeatureImportance = components['schemas']['FeatureImportance'];
+export type MetricPair = components['schemas']['MetricPair'];
+export type Comparison = components['schemas']['ModelVersionComparison'];
+export type SampleRef = Mistake['sample'];
+
+/** A report's sample reference as a sample id of the dataset (null if it is not one). */
+export function sampleIdOf(ref: SampleRef): number | null {
+  if (typeof ref === 'number' && Number.isInteger(ref)) return ref;
+  if (typeof ref === 'string' && /^\d+$/.test(ref)) return Number(ref);
+  return null;
+}
+
+/** What a template's samples are called in sentences ("10 test texts"). */
+export function sampleNoun(template: string): { one: string; many: string } {
+  if (template.startsWith('text')) return { one: 'text', many: 'texts' };
+  if (template.startsWith('tabular')) return { one: 'row', many: 'rows' };
+  return { one: 'image', many: 'images' };
+}
 
 export function listModelVersions(projectId: number) {
   return unwrap(api.GET('/api/v1/model-versions/', { params: { query: { project: projectId, page_size: 100 } } }));
@@ -34,8 +56,7 @@ export function sampleThumbnailUrl(datasetId: number, sampleId: number): string 
 
 /** The headline test accuracy in a model version's `metrics` ({test: {accuracy, ...}, ...}). */
 export function testAccuracy(version: Pick<ModelVersion, 'metrics'>): number | null {
-  const test = (version.metrics as { test?: { accuracy?: unknown } } | null)?.test;
-  return typeof test?.accuracy === 'number' ? test.accuracy : null;
+  return version.metrics.test?.accuracy ?? null;
 }
 
 export function formatPercent(value: number | null | undefined, digits = 1): string {
@@ -59,13 +80,12 @@ export function isRegression(version: Pick<ModelVersion, 'template'>): boolean {
  * for regression (from `metrics.test`, which is the evaluation's headline).
  */
 export function headlineMetric(version: Pick<ModelVersion, 'metrics' | 'template'>): { label: string; value: string; title: string } {
-  const test = ((version.metrics as { test?: Record<string, unknown> } | null)?.test ?? {}) as Record<string, unknown>;
-  const get = (key: string) => (typeof test[key] === 'number' ? (test[key] as number) : null);
-  if (isRegression(version) || (get('rmse') !== null && get('accuracy') === null)) {
+  const test = version.metrics.test ?? {};
+  if (isRegression(version) || (test.rmse !== undefined && test.accuracy === undefined)) {
     return {
-      label: `R² ${formatNumber(get('r2'))} · RMSE ${formatNumber(get('rmse'))}`,
-      value: formatNumber(get('r2')),
-      title: `test MAE ${formatNumber(get('mae'))}, RMSE ${formatNumber(get('rmse'))}, R² ${formatNumber(get('r2'))}`,
+      label: `R² ${formatNumber(test.r2)} · RMSE ${formatNumber(test.rmse)}`,
+      value: formatNumber(test.r2),
+      title: `test MAE ${formatNumber(test.mae)}, RMSE ${formatNumber(test.rmse)}, R² ${formatNumber(test.r2)}`,
     };
   }
   const accuracy = testAccuracy(version);

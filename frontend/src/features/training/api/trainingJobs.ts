@@ -4,6 +4,7 @@ import type { components } from '@/api/schema';
 export type TrainingJobBody = components['schemas']['TrainingJobCreateRequest'];
 export type Job = components['schemas']['Job'];
 export type JobEvent = components['schemas']['JobEvent'];
+export type ProgressEvent = components['schemas']['ProgressEvent'];
 
 export function startTraining(body: TrainingJobBody) {
   return unwrap(api.POST('/api/v1/training-jobs/', { body }));
@@ -28,6 +29,14 @@ export async function listProgressEvents(jobId: number, after: number | null): P
     if (!data.next) break;
   }
   return events;
+}
+
+/** Events merged by seq, in order (a poll may overlap the previous one). */
+export function mergeEvents(previous: JobEvent[], fresh: JobEvent[]): JobEvent[] {
+  if (fresh.length === 0) return previous;
+  const last = previous.length ? previous[previous.length - 1].seq : -Infinity;
+  const newer = fresh.filter((event) => event.seq > last);
+  return newer.length ? [...previous, ...newer] : previous;
 }
 
 /** The model version a finished training job recorded (its `result.model_version`). */

@@ -2,6 +2,7 @@ import { screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { fakeApi, json, page } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
+import type { Comparison } from '../api/modelVersions';
 import { CompareView } from './CompareView';
 import { REGRESSION_EVALUATION, REGRESSION_VERSION, TEXT_VERSION } from './evaluationFixtures';
 
@@ -10,6 +11,9 @@ describe('CompareView', () => {
     const server = fakeApi({
       'GET /api/v1/model-versions/': json(page([{ id: 1, name: 'V1' }, { id: 2, name: 'V2' }])),
       'GET /api/v1/model-versions/compare/': json({
+        kind: 'classification_comparison',
+        version: 1,
+        task: 'classification',
         a: 1,
         b: 2,
         a_name: 'V1',
@@ -22,7 +26,7 @@ describe('CompareView', () => {
           { class: 'cat', precision: { a: 0.8, b: 0.9, delta: 0.1 }, recall: { a: 0.7, b: 0.6, delta: -0.1 }, f1: { a: 0.75, b: 0.72, delta: -0.03 }, support: { a: 10, b: 10 } },
           { class: 'owl', precision: { a: null, b: 0.5, delta: null }, recall: { a: null, b: 0.5, delta: null }, f1: { a: null, b: 0.5, delta: null }, support: { a: null, b: 4 } },
         ],
-      }),
+      } satisfies Comparison),
     });
     renderWithApp(<CompareView projectId={4} a={1} b={2} onChange={vi.fn()} />);
     expect(await screen.findByTestId('compare-overall-delta-accuracy')).toHaveTextContent('+10.0 pt');

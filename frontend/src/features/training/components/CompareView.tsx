@@ -2,8 +2,7 @@ import '@mantine/charts/styles.css';
 import { BarChart } from '@mantine/charts';
 import { Alert, Group, Paper, Select, SimpleGrid, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
 import { errorMessage } from '@/lib/notifications';
-import { readComparison, readRegression, regressionComparison, type Pair } from '../api/evaluation';
-import { formatNumber, formatPercent, isRegression } from '../api/modelVersions';
+import { formatNumber, formatPercent, isRegression, type MetricPair, type RegressionReport } from '../api/modelVersions';
 import { useComparison, useEvaluation, useModelVersions } from '../hooks/useTraining';
 
 function Delta({ value, testId }: { value: number | null; testId?: string }) {
@@ -18,7 +17,7 @@ function Delta({ value, testId }: { value: number | null; testId?: string }) {
   );
 }
 
-function PairCells({ pair, testId }: { pair: Pair; testId?: string }) {
+function PairCells({ pair, testId }: { pair: MetricPair; testId?: string }) {
   return (
     <>
       <Table.Td>{formatPercent(pair.a)}</Table.Td>
@@ -42,14 +41,24 @@ function RegressionDelta({ value, betterWhen, testId }: { value: number | null; 
   );
 }
 
+/** Regression metric pairs of two reports; lower is better for MAE and RMSE, higher for R². */
+function regressionRows(a: RegressionReport, b: RegressionReport) {
+  const pairOf = (x: number, y: number): MetricPair => ({ a: x, b: y, delta: y - x });
+  return [
+    { metric: 'MAE', key: 'mae', betterWhen: 'lower' as const, pair: pairOf(a.mae, b.mae) },
+    { metric: 'RMSE', key: 'rmse', betterWhen: 'lower' as const, pair: pairOf(a.rmse, b.rmse) },
+    { metric: 'R²', key: 'r2', betterWhen: 'higher' as const, pair: pairOf(a.r2, b.r2) },
+  ];
+}
+
 /** Two regression versions: MAE, RMSE and R² of each on its test split, computed from their reports. */
 function RegressionCompare({ a, b, aName, bName }: { a: number; b: number; aName: string; bName: string }) {
   const reportA = useEvaluation(a);
   const reportB = useEvaluation(b);
   if (reportA.isError || reportB.isError) return <Alert color="red">{errorMessage(reportA.error ?? reportB.error)}</Alert>;
   if (!reportA.data || !reportB.data) return <Skeleton h={160} />;
-  const evalA = readRegression(reportA.data.evaluation);
-  const evalB = readRegression(reportB.data.evaluation);
+  const evalA = reportA.data.evaluation?.kind === 'regression_report' ? reportA.data.evaluation : null;
+  const evalB = reportB.data.evaluation?.kind === 'regression_report' ? reportB.data.evaluation : null;
   if (!evalA || !evalB) {
     return (
       <Alert color="yellow" data-testid="compare-unavailable">
@@ -57,7 +66,7 @@ function RegressionCompare({ a, b, aName, bName }: { a: number; b: number; aName
       </Alert>
     );
   }
-  const rows = regressionComparison(evalA, evalB);
+  const rows = regressionRows(evalA, evalB);
   return (
     <Paper withBorder p="md" data-testid="compare-regression">
       <Title order={5} mb="xs">
@@ -128,8 +137,16 @@ export function CompareView({
         : 'classification';
   const { data, isPending, isError, error, fetchStatus } = useComparison(mode === 'classification' ? a : null, mode === 'classification' ? b : null);
   const options = list.map((version) => ({ value: String(version.id), label: version.name }));
-  const comparison = data && data.task !== 'regression' ? readComparison(data) : null;
-  const chart = comparison?.perClass.map((row) => ({ class: row.class, [data?.a_name ?? 'A']: row.f1.a ?? 0, [data?.b_name ?? 'B']: row.f1.b ?? 0 })) ?? [];
+  const comparison = data?.kind === 'classification_comparison' ? data : null;
+  const overall = comparison
+    ? [
+        { metric: 'Accuracy', pair: comparison.accuracy },
+        { metric: 'Macro F1', pair: comparison.macro_f1 },
+        { metric: 'Weighted F1', pair: comparison.weighted_f1 },
+        ...Object.entries(comparison.top_k_accuracy).map(([k, pair]) => ({ metric: `Top-${k} accuracy`, pair })),
+      ]
+    : [];
+  const chart = comparison?.per_class.map((row) => ({ class: row.class, [comparison.a_name]: row.f1.a ?? 0, [comparison.b_name]: row.f1.b ?? 0 })) ?? [];
 
   return (
     <Stack data-testid="compare-view">
@@ -164,7 +181,7 @@ export function CompareView({
       {(a === null || b === null || a === b) && <Text c="dimmed">Pick two different model versions.</Text>}
       {isPending && fetchStatus !== 'idle' && <Skeleton h={200} />}
       {isError && <Alert color="red">{errorMessage(error)}</Alert>}
-      {data && comparison && (
+      {comparison && (
         <>
           <Paper withBorder p="md">
             <Title order={5} mb="xs">
@@ -174,13 +191,13 @@ export function CompareView({
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>Metric</Table.Th>
-                  <Table.Th>{data.a_name}</Table.Th>
-                  <Table.Th>{data.b_name}</Table.Th>
+                  <Table.Th>{comparison.a_name}</Table.Th>
+                  <Table.Th>{comparison.b_name}</Table.Th>
                   <Table.Th>Δ</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
-                {comparison.overall.map((row) => (
+                {overall.map((row) => (
                   <Table.Tr key={row.metric}>
                     <Table.Td>{row.metric}</Table.Td>
                     <PairCells pair={row.pair} testId={`compare-overall-delta-${row.metric.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`} />
@@ -199,8 +216,8 @@ export function CompareView({
                   <Table.Thead>
                     <Table.Tr>
                       <Table.Th>Class</Table.Th>
-                      <Table.Th>F1 {data.a_name}</Table.Th>
-                      <Table.Th>F1 {data.b_name}</Table.Th>
+                      <Table.Th>F1 {comparison.a_name}</Table.Th>
+                      <Table.Th>F1 {comparison.b_name}</Table.Th>
                       <Table.Th>Δ F1</Table.Th>
                       <Table.Th>Δ precision</Table.Th>
                       <Table.Th>Δ recall</Table.Th>
@@ -208,7 +225,7 @@ export function CompareView({
                     </Table.Tr>
                   </Table.Thead>
                   <Table.Tbody>
-                    {comparison.perClass.map((row) => (
+                    {comparison.per_class.map((row) => (
                       <Table.Tr key={row.class} data-testid={`compare-class-${row.class}`}>
                         <Table.Td>{row.class}</Table.Td>
                         <PairCells pair={row.f1} testId={`compare-class-f1-delta-${row.class}`} />
@@ -236,8 +253,8 @@ export function CompareView({
                 data={chart}
                 dataKey="class"
                 series={[
-                  { name: data.a_name, color: 'gray.5' },
-                  { name: data.b_name, color: 'blue.6' },
+                  { name: comparison.a_name, color: 'gray.5' },
+                  { name: comparison.b_name, color: 'blue.6' },
                 ]}
                 yAxisProps={{ domain: [0, 1] }}
                 valueFormatter={(value) => `${(value * 100).toFixed(1)}%`}

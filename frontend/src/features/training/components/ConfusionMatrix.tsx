@@ -1,5 +1,5 @@
 import { Box, ScrollArea, Table, Text, Tooltip, UnstyledButton } from '@mantine/core';
-import type { Evaluation } from '../api/evaluation';
+import { sampleIdOf, type ClassificationReport } from '../api/modelVersions';
 
 export type CellPick = { trueIndex: number; predictedIndex: number; sampleIds: number[] };
 
@@ -18,11 +18,12 @@ export function ConfusionMatrix({
   onPick,
   noun = { one: 'image', many: 'images' },
 }: {
-  evaluation: Evaluation;
+  evaluation: ClassificationReport;
   onPick: (pick: CellPick) => void;
   noun?: { one: string; many: string };
 }) {
-  const { classes, counts, cellSamples } = evaluation;
+  const { classes } = evaluation;
+  const { counts, samples: cellSamples } = evaluation.confusion_matrix;
   return (
     <ScrollArea type="auto">
       <Table withTableBorder withColumnBorders fz="xs" data-testid="confusion-matrix" style={{ width: 'auto' }}>
@@ -49,7 +50,7 @@ export function ConfusionMatrix({
                 <Table.Th>{trueName}</Table.Th>
                 {classes.map((predictedName, predictedIndex) => {
                   const count = row[predictedIndex] ?? 0;
-                  const sampleIds = cellSamples[trueIndex]?.[predictedIndex] ?? [];
+                  const sampleIds = (cellSamples[trueIndex]?.[predictedIndex] ?? []).map(sampleIdOf).filter((id): id is number => id !== null);
                   const share = rowTotal ? count / rowTotal : 0;
                   const testId = `cm-cell-${trueIndex}-${predictedIndex}`;
                   return (

@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { fakeApi, json, page } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
+import type { ClassificationReport } from '../api/modelVersions';
 import { EvaluationReport } from './EvaluationReport';
 
 const VERSION = {
@@ -26,7 +27,9 @@ const VERSION = {
   created_at: '2026-11-29T10:00:00Z',
 };
 
-const EVALUATION = {
+const EVALUATION: ClassificationReport = {
+  kind: 'classification_report',
+  version: 1,
   split: 'test',
   samples: 10,
   classes: ['cat', 'dog', 'fox'],

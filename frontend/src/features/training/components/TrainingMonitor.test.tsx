@@ -2,10 +2,12 @@ import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { fakeApi, json, page, type RecordedCall } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
-import { toCurves } from '../api/curves';
+import type { ProgressEvent } from '../api/trainingJobs';
 import { TrainingMonitor } from './TrainingMonitor';
+import { toCurves } from './trainingCurves';
 
-function progress(seq: number, data: Record<string, unknown>) {
+function progress(seq: number, fields: Omit<ProgressEvent, 'kind' | 'version'>) {
+  const data: ProgressEvent = { kind: 'progress', version: 1, ...fields };
   return { seq, at: '2026-11-29T10:00:00Z', type: 'progress' as const, message: '', data };
 }
 
@@ -60,7 +62,7 @@ describe('TrainingMonitor', () => {
 
   it('stops polling once the job has finished and links to its model version', async () => {
     const server = fakeApi({ 'GET /api/v1/jobs/42/events/': (call: RecordedCall) => json(page(call.search.get('after') ? [] : [STEP1, EPOCH1])) });
-    const job = { id: 42, status: 'succeeded' as const, progress: {}, result: { model_version: 9, name: 'V3' } };
+    const job = { id: 42, status: 'succeeded' as const, progress: { kind: 'progress' as const, version: 1 }, result: { kind: 'training_job_result', version: 1, model_version: 9, name: 'V3' } };
     renderWithApp(<TrainingMonitor job={job} />);
     expect(await screen.findByTestId('training-model-link')).toHaveAttribute('href', '/model-versions/9');
     await waitFor(() => expect(screen.getByTestId('curve-point-count')).toHaveAttribute('data-epochs', '1'));

@@ -5,9 +5,9 @@ import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { Stat } from '@/components/Stat';
 import { errorMessage } from '@/lib/notifications';
-import { formatEta, readTrainingStatus, toCurves, type CurvePoint } from '../api/curves';
 import { modelVersionOf, type Job } from '../api/trainingJobs';
 import { useTrainingCurves } from '../hooks/useTraining';
+import { formatEta, toCurves, type CurvePoint } from './trainingCurves';
 
 type Axis = 'step' | 'epoch';
 
@@ -90,7 +90,7 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
   const { data: events = [], isError, error } = useTrainingCurves(job.id, live);
   const [axis, setAxis] = useState<Axis>('step');
   const curves = useMemo(() => toCurves(events), [events]);
-  const status = readTrainingStatus(job.progress);
+  const status = job.progress;
   const lastEpoch = curves.epochs[curves.epochs.length - 1];
   const bestVal = curves.epochs.reduce<number | null>((best, point) => (point.val_acc !== null && (best === null || point.val_acc > best) ? point.val_acc : best), null);
   const model = modelVersionOf(job);
@@ -110,7 +110,11 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
               live
             </Badge>
           )}
-          {status.evaluating && live && <Badge variant="light">evaluating {status.evaluating.done}/{status.evaluating.total} test images</Badge>}
+          {status.evaluated !== undefined && status.total !== undefined && live && (
+            <Badge variant="light">
+              evaluating {status.evaluated}/{status.total} test images
+            </Badge>
+          )}
         </Group>
         <SegmentedControl
           size="xs"
@@ -135,10 +139,10 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
         </Alert>
       )}
       <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }}>
-        <Stat label="Epoch" value={status.epoch !== null ? `${status.epoch}/${status.epochs ?? '?'}` : '—'} testId="train-epoch" />
-        <Stat label="Step" value={status.step !== null ? `${status.step}/${status.steps ?? '?'}` : '—'} testId="train-step" />
-        <Stat label="ETA" value={live ? formatEta(status.etaSeconds) : '—'} testId="train-eta" />
-        <Stat label="Samples/s" value={status.samplesPerSecond !== null ? status.samplesPerSecond.toFixed(0) : '—'} testId="train-speed" />
+        <Stat label="Epoch" value={status.epoch !== undefined ? `${status.epoch}/${status.epochs ?? '?'}` : '—'} testId="train-epoch" />
+        <Stat label="Step" value={status.step !== undefined ? `${status.step}/${status.steps ?? '?'}` : '—'} testId="train-step" />
+        <Stat label="ETA" value={live ? formatEta(status.eta_s) : '—'} testId="train-eta" />
+        <Stat label="Samples/s" value={status.samples_per_s !== undefined ? status.samples_per_s.toFixed(0) : '—'} testId="train-speed" />
         <Stat label="Last val acc" value={lastEpoch?.val_acc != null ? `${(lastEpoch.val_acc * 100).toFixed(1)}%` : '—'} testId="train-val-acc" />
         <Stat label="Best val acc" value={bestVal !== null ? `${(bestVal * 100).toFixed(1)}%` : '—'} testId="train-best-val-acc" />
       </SimpleGrid>

@@ -2,8 +2,11 @@
  * Evaluation reports of each template, as the workers write them. The tabular ones are real: captured
  * from tests/templates_tabular's API training (diabetes regression and wine classification, fast
  * preset) on 2026-11-29, numbers rounded to 4 places, the largest errors cut to 3. The text one too:
- * tests/templates_text's docstring corpus (30 per class), fast preset.
+ * tests/templates_text's docstring corpus (30 per class), fast preset. Typed by the generated client
+ * (workers/contracts/evaluation.py), with the kind and version the reports carry since.
  */
+
+import type { ClassificationReport, RegressionReport } from '../api/modelVersions';
 
 const BASE = {
   number: 1,
@@ -20,7 +23,9 @@ const BASE = {
 
 export const REGRESSION_VERSION = { ...BASE, id: 21, name: 'V1', "template": "tabular_regression", "preset": "fast", "params": {"seed": 0, "model": "gbdt", "epochs": 100, "preset": "fast", "dropout": 0.1, "batch_size": 64, "num_leaves": 15, "hidden_size": 128, "n_estimators": 100, "weight_decay": 0.0001, "learning_rate": 0.1, "min_child_samples": 10}, "classes": [], "preprocessing": {}, "metrics": {"test": {"r2": 0.5904, "mae": 35.6387, "rmse": 44.1939}}, "code_version": "0.1.0+6c085df332dd" };
 
-export const REGRESSION_EVALUATION = {
+export const REGRESSION_EVALUATION: RegressionReport = {
+  "kind": "regression_report",
+  "version": 1,
   "r2": 0.5904,
   "mae": 35.6387,
   "rmse": 44.1939,
@@ -172,7 +177,9 @@ export const REGRESSION_EVALUATION = {
 
 export const TABULAR_CLASSIFICATION_VERSION = { ...BASE, id: 22, name: 'V2', number: 2, "template": "tabular_classification", "preset": "fast", "params": {"seed": 0, "model": "gbdt", "epochs": 100, "preset": "fast", "dropout": 0.1, "batch_size": 64, "num_leaves": 15, "hidden_size": 128, "n_estimators": 100, "weight_decay": 0.0001, "learning_rate": 0.1, "min_child_samples": 10}, "classes": ["class_0", "class_1", "class_2"], "preprocessing": {}, "metrics": {"test": {"accuracy": 0.9444, "macro_f1": 0.9441, "weighted_f1": 0.9448, "top_k_accuracy": {"1": 0.9444, "3": 1.0}}}, "code_version": "0.1.0+6c085df332dd" };
 
-export const TABULAR_CLASSIFICATION_EVALUATION = {
+export const TABULAR_CLASSIFICATION_EVALUATION: ClassificationReport = {
+  "kind": "classification_report",
+  "version": 1,
   "task": "classification",
   "macro": {"f1": 0.9441, "recall": 0.9524, "precision": 0.9444},
   "model": {"path": "/srv/sampan/models/model.onnx", "sha256": "8ce6c81243318cfe163751ef42c0135a67d342d5736d4516e3f303668291cce6"},
@@ -237,7 +244,9 @@ export const TABULAR_CLASSIFICATION_EVALUATION = {
 
 export const TEXT_VERSION = { ...BASE, id: 23, name: 'V3', number: 3, "template": "text_classification", "preset": "fast", "params": {"seed": 0, "model": "bag_of_embeddings", "epochs": 40, "preset": "fast", "dropout": 0.1, "batch_size": 32, "max_length": 128, "weight_decay": 0.0001, "embedding_dim": 64, "learning_rate": 0.01, "finetune_layers": 2}, "classes": ["files", "network", "numbers", "text"], "code_version": "0.1.0+c9a5f83ae61a", "preprocessing": {}, "metrics": {"test": {"accuracy": 0.8333, "macro_f1": 0.8231, "weighted_f1": 0.8231, "top_k_accuracy": {"1": 0.8333, "3": 0.9583}}} };
 
-export const TEXT_EVALUATION = {
+export const TEXT_EVALUATION: ClassificationReport = {
+  "kind": "classification_report",
+  "version": 1,
   "task": "classification",
   "macro": {"f1": 0.8231, "recall": 0.8333, "precision": 0.8304},
   "model": {"path": "/srv/sampan/models/model.onnx", "sha256": "d5cb4f26105c35ec41810cc67425d003d4f50d6b7be190beddafdb4b74a3eacb"},

@@ -2,7 +2,6 @@ import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/rea
 import { useEffect, useRef } from 'react';
 import type { UploadProgress } from '@/api/client';
 import { deleteBackbone, listBackbones, uploadBackbone } from '../api/backbones';
-import { mergeEvents } from '../api/curves';
 import { trainingKeys } from '../api/keys';
 import {
   compareModelVersions,
@@ -13,7 +12,7 @@ import {
   type ModelVersion,
 } from '../api/modelVersions';
 import { listTemplates } from '../api/templates';
-import { listProgressEvents, startTraining, type JobEvent } from '../api/trainingJobs';
+import { listProgressEvents, mergeEvents, startTraining, type JobEvent } from '../api/trainingJobs';
 
 export const LIVE_INTERVAL_MS = 1000;
 

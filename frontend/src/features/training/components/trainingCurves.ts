@@ -1,0 +1,51 @@
+import type { JobEvent } from '../api/trainingJobs';
+
+/** A point of the live curves: per optimizer step, or at the end of an epoch (with validation). */
+export type CurvePoint = {
+  seq: number;
+  step: number;
+  epoch: number;
+  loss: number | null;
+  train_acc: number | null;
+  val_loss: number | null;
+  val_acc: number | null;
+  lr: number | null;
+  samples_per_s: number | null;
+};
+
+/**
+ * A training job's progress events as step points and epoch-end points. Epoch ends are the reports
+ * that carry validation (`val_loss`, `val_acc`, `best_epoch`); other reports with a `loss` are
+ * steps; reports without a step (export, evaluation) are not points.
+ */
+export function toCurves(events: JobEvent[]): { steps: CurvePoint[]; epochs: CurvePoint[] } {
+  const steps: CurvePoint[] = [];
+  const epochs: CurvePoint[] = [];
+  for (const { seq, data } of events) {
+    if (data.kind !== 'progress' || data.step === undefined || data.epoch === undefined) continue;
+    const point: CurvePoint = {
+      seq,
+      step: data.step,
+      epoch: data.epoch,
+      loss: data.loss ?? null,
+      train_acc: data.train_acc ?? null,
+      val_loss: data.val_loss ?? null,
+      val_acc: data.val_acc ?? null,
+      lr: data.lr ?? null,
+      samples_per_s: data.samples_per_s ?? null,
+    };
+    if (data.val_loss !== undefined || data.val_acc !== undefined || data.best_epoch !== undefined) epochs.push(point);
+    else if (point.loss !== null) steps.push(point);
+  }
+  return { steps, epochs };
+}
+
+export function formatEta(seconds: number | undefined): string {
+  if (seconds === undefined) return '—';
+  const total = Math.max(0, Math.round(seconds));
+  const minutes = Math.floor(total / 60);
+  if (minutes === 0) return `${total}s`;
+  const hours = Math.floor(minutes / 60);
+  if (hours === 0) return `${minutes}m ${String(total % 60).padStart(2, '0')}s`;
+  return `${hours}h ${String(minutes % 60).padStart(2, '0')}m`;
+}
