@@ -3,8 +3,9 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
-import { headlineMetric, isRegression, onnxUrl, type ModelVersion } from '../api/modelVersions';
+import { headlineMetric, isRegression, onnxUrl } from '../api/modelVersions';
 import { useDatasetVersionNames, useModelVersions } from '../hooks/useTraining';
+import { datasetVersionLabel } from './reportFormat';
 
 function ParamsCell({ params }: { params: unknown }) {
   const entries = params && typeof params === 'object' ? Object.entries(params as Record<string, unknown>) : [];
@@ -23,11 +24,6 @@ function ParamsCell({ params }: { params: unknown }) {
       </HoverCard.Dropdown>
     </HoverCard>
   );
-}
-
-export function datasetVersionLabel(version: Pick<ModelVersion, 'dataset_version'>, names: Map<number, string>): string {
-  if (version.dataset_version === null) return '—';
-  return names.get(version.dataset_version) ?? `#${version.dataset_version}`;
 }
 
 /** A project's model versions (V1, V2, ...) with lineage and their headline test metric (accuracy, or R² and RMSE); pick two to compare. */

@@ -1,0 +1,21 @@
+import { formatNumber } from '../api/modelVersions';
+
+/** The name of a model version's dataset version (from `names`), `#id` until the names have loaded, a dash without one. */
+export function datasetVersionLabel(version: { dataset_version: number | null }, names: Map<number, string>): string {
+  if (version.dataset_version === null) return '—';
+  return names.get(version.dataset_version) ?? `#${version.dataset_version}`;
+}
+
+/** A table row's value as a report cell: numbers formatted, empty values as a dash. */
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '—';
+  if (typeof value === 'number') return formatNumber(value);
+  return String(value);
+}
+
+/** The columns a row listing shows: the most important features first (report order otherwise), at most `limit`. */
+export function shownColumns(values: Record<string, unknown> | undefined, importance: { feature: string }[], limit = 6): string[] {
+  const keys = Object.keys(values ?? {});
+  const ranked = importance.map((row) => row.feature).filter((feature) => keys.includes(feature));
+  return [...ranked, ...keys.filter((key) => !ranked.includes(key))].slice(0, limit);
+}
