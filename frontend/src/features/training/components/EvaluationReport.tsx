@@ -23,12 +23,32 @@ import { Link } from 'react-router';
 import { Stat } from '@/components/Stat';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
-import { readReport, sampleNoun, type Evaluation, type FeatureImportance, type Mistake } from '../api/evaluation';
-import { formatNumber, formatPercent, onnxUrl, sampleThumbnailUrl, type ModelVersion } from '../api/modelVersions';
+import {
+  formatNumber,
+  formatPercent,
+  onnxUrl,
+  sampleIdOf,
+  sampleNoun,
+  sampleThumbnailUrl,
+  type ClassificationReport,
+  type FeatureImportance,
+  type Mistake,
+  type ModelVersion,
+} from '../api/modelVersions';
 import { useDatasetVersionNames, useEvaluation, useModelVersion, useModelVersions } from '../hooks/useTraining';
 import { ConfusionMatrix, type CellPick } from './ConfusionMatrix';
 import { FeatureImportanceChart, RegressionReport } from './RegressionReport';
 import { cellText, datasetVersionLabel, shownColumns } from './reportFormat';
+
+/** A mistake of the report whose sample is a sample of the dataset (`id`), as the report lists them. */
+type ShownMistake = Mistake & { id: number };
+
+function shownMistakes(evaluation: ClassificationReport): ShownMistake[] {
+  return evaluation.most_confident_mistakes.flatMap((mistake) => {
+    const id = sampleIdOf(mistake.sample);
+    return id === null ? [] : [{ ...mistake, id }];
+  });
+}
 
 function Lineage({ version }: { version: ModelVersion }) {
   const names = useDatasetVersionNames([version]);
@@ -125,7 +145,7 @@ function Thumbnail({ datasetId, sampleId, caption, testId }: { datasetId: number
 }
 
 /** Misclassified texts: the text itself with its true and predicted label and the confidence. */
-function TextMistakes({ mistakes }: { mistakes: Mistake[] }) {
+function TextMistakes({ mistakes }: { mistakes: ShownMistake[] }) {
   return (
     <Table fz="sm" verticalSpacing={6} data-testid="eval-text-mistakes">
       <Table.Thead>
@@ -138,20 +158,20 @@ function TextMistakes({ mistakes }: { mistakes: Mistake[] }) {
       </Table.Thead>
       <Table.Tbody>
         {mistakes.map((mistake) => (
-          <Table.Tr key={mistake.sample} data-testid={`mistake-${mistake.sample}`} data-sample-id={mistake.sample}>
+          <Table.Tr key={mistake.id} data-testid={`mistake-${mistake.id}`} data-sample-id={mistake.id}>
             <Table.Td>
               <Text size="sm" lineClamp={3} title={mistake.text} style={{ whiteSpace: 'pre-wrap' }}>
-                {mistake.text || `#${mistake.sample}`}
+                {mistake.text || `#${mistake.id}`}
               </Text>
             </Table.Td>
             <Table.Td>
               <Badge variant="light" color="gray" tt="none">
-                {mistake.trueClass}
+                {mistake.true_class}
               </Badge>
             </Table.Td>
             <Table.Td>
               <Badge variant="light" color="red" tt="none">
-                {mistake.predictedClass}
+                {mistake.predicted_class}
               </Badge>
             </Table.Td>
             <Table.Td>{formatPercent(mistake.confidence, 0)}</Table.Td>
@@ -163,7 +183,7 @@ function TextMistakes({ mistakes }: { mistakes: Mistake[] }) {
 }
 
 /** Misclassified table rows: labels, confidence and the row's most important columns. */
-function RowMistakes({ mistakes, importance }: { mistakes: Mistake[]; importance: FeatureImportance[] }) {
+function RowMistakes({ mistakes, importance }: { mistakes: ShownMistake[]; importance: FeatureImportance[] }) {
   const columns = shownColumns(mistakes[0]?.values, importance);
   return (
     <Table.ScrollContainer minWidth={560}>
@@ -180,9 +200,9 @@ function RowMistakes({ mistakes, importance }: { mistakes: Mistake[]; importance
         </Table.Thead>
         <Table.Tbody>
           {mistakes.map((mistake) => (
-            <Table.Tr key={mistake.sample} data-testid={`mistake-${mistake.sample}`} data-sample-id={mistake.sample}>
-              <Table.Td>{mistake.trueClass}</Table.Td>
-              <Table.Td>{mistake.predictedClass}</Table.Td>
+            <Table.Tr key={mistake.id} data-testid={`mistake-${mistake.id}`} data-sample-id={mistake.id}>
+              <Table.Td>{mistake.true_class}</Table.Td>
+              <Table.Td>{mistake.predicted_class}</Table.Td>
               <Table.Td>{formatPercent(mistake.confidence, 0)}</Table.Td>
               {columns.map((column) => (
                 <Table.Td key={column}>{cellText(mistake.values?.[column])}</Table.Td>
@@ -195,8 +215,8 @@ function RowMistakes({ mistakes, importance }: { mistakes: Mistake[]; importance
   );
 }
 
-function PerClass({ evaluation }: { evaluation: Evaluation }) {
-  const chart = evaluation.perClass.map((row) => ({ class: row.class, precision: row.precision, recall: row.recall, f1: row.f1 }));
+function PerClass({ evaluation }: { evaluation: ClassificationReport }) {
+  const chart = evaluation.per_class.map((row) => ({ class: row.class, precision: row.precision, recall: row.recall, f1: row.f1 }));
   return (
     <SimpleGrid cols={{ base: 1, lg: 2 }}>
       <Paper withBorder p="md">
@@ -214,7 +234,7 @@ function PerClass({ evaluation }: { evaluation: Evaluation }) {
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {evaluation.perClass.map((row) => (
+            {evaluation.per_class.map((row) => (
               <Table.Tr key={row.class} data-testid={`eval-class-${row.index}`}>
                 <Table.Td>{row.class}</Table.Td>
                 <Table.Td>{formatPercent(row.precision)}</Table.Td>
@@ -267,8 +287,12 @@ export function EvaluationReport({
   const { data: version, isPending, isError, error } = useModelVersion(modelVersionId);
   const evaluationQuery = useEvaluation(modelVersionId);
   const siblings = useModelVersions(version?.project ?? Number.NaN);
-  const report = useMemo(() => (evaluationQuery.data ? readReport(evaluationQuery.data.evaluation) : null), [evaluationQuery.data]);
-  const evaluation = report?.kind === 'classification' ? report.evaluation : null;
+  const report = evaluationQuery.data?.evaluation ?? null;
+  const evaluation = report?.kind === 'classification_report' ? report : null;
+  const regression = report?.kind === 'regression_report' ? report : null;
+  const mistakes = useMemo(() => (evaluation ? shownMistakes(evaluation) : []), [evaluation]);
+  const topK = Object.entries(evaluation?.top_k_accuracy ?? {}).sort(([a], [b]) => Number(a) - Number(b));
+  const importance = evaluation?.feature_importance ?? [];
   const [pick, setPick] = useState<CellPick | null>(null);
 
   if (isPending) return <Skeleton h={300} />;
@@ -276,12 +300,12 @@ export function EvaluationReport({
   const datasetId = version.dataset;
   const others = (siblings.data?.results ?? []).filter((item) => item.id !== version.id);
   const noun = sampleNoun(version.template);
-  const mistakeKind = evaluation?.mistakes.some((mistake) => mistake.text !== undefined) || version.template.startsWith('text')
+  const mistakeKind = mistakes.some((mistake) => mistake.text !== undefined) || version.template.startsWith('text')
     ? 'text'
-    : evaluation?.mistakes.some((mistake) => mistake.values !== undefined) || version.template.startsWith('tabular')
+    : mistakes.some((mistake) => mistake.values !== undefined) || version.template.startsWith('tabular')
       ? 'row'
       : 'image';
-  const mistakeText = new Map((evaluation?.mistakes ?? []).map((mistake) => [mistake.sample, mistake.text]));
+  const mistakeText = new Map(mistakes.map((mistake) => [mistake.id, mistake.text]));
 
   return (
     <Stack data-testid="evaluation-report">
@@ -295,9 +319,9 @@ export function EvaluationReport({
               {evaluation.split} accuracy {formatPercent(evaluation.accuracy)}
             </Badge>
           )}
-          {report?.kind === 'regression' && (
+          {regression && (
             <Badge size="lg" color="teal" variant="light" tt="none" data-testid="eval-headline">
-              {report.evaluation.split} R² {formatNumber(report.evaluation.r2)} · RMSE {formatNumber(report.evaluation.rmse)}
+              {regression.split} R² {formatNumber(regression.r2)} · RMSE {formatNumber(regression.rmse)}
             </Badge>
           )}
         </Group>
@@ -326,7 +350,7 @@ export function EvaluationReport({
           This model version has no evaluation report.
         </Alert>
       )}
-      {report?.kind === 'regression' && <RegressionReport evaluation={report.evaluation} />}
+      {regression && <RegressionReport evaluation={regression} />}
       {evaluation && (
         <>
           <Text size="sm" c="dimmed">
@@ -334,10 +358,10 @@ export function EvaluationReport({
           </Text>
           <SimpleGrid cols={{ base: 2, sm: 4 }}>
             <Stat size="xl" label="Accuracy" value={formatPercent(evaluation.accuracy)} testId="eval-accuracy" />
-            {evaluation.topK
-              .filter((row) => row.k !== '1')
-              .map((row) => (
-                <Stat size="xl" key={row.k} label={`Top-${row.k} accuracy`} value={formatPercent(row.accuracy)} testId={`eval-top-${row.k}`} />
+            {topK
+              .filter(([k]) => k !== '1')
+              .map(([k, accuracy]) => (
+                <Stat size="xl" key={k} label={`Top-${k} accuracy`} value={formatPercent(accuracy)} testId={`eval-top-${k}`} />
               ))}
           </SimpleGrid>
           <SimpleGrid cols={{ base: 3, sm: 6 }}>
@@ -358,33 +382,33 @@ export function EvaluationReport({
             </Text>
             <ConfusionMatrix evaluation={evaluation} onPick={setPick} noun={noun} />
           </Paper>
-          <FeatureImportanceChart features={evaluation.featureImportance} score="accuracy" />
+          <FeatureImportanceChart features={importance} score="accuracy" />
           <Paper withBorder p="md" data-testid="eval-mistakes">
             <Title order={5} mb="sm">
               Most confident mistakes
             </Title>
-            {mistakeKind !== 'image' && evaluation.mistakes.length > 0 && (
+            {mistakeKind !== 'image' && mistakes.length > 0 && (
               <Text size="xs" c="dimmed" mb="xs">
-                The {evaluation.mistakes.length} misclassified {evaluation.mistakes.length === 1 ? noun.one : noun.many} the model was most sure of.
+                The {mistakes.length} misclassified {mistakes.length === 1 ? noun.one : noun.many} the model was most sure of.
               </Text>
             )}
-            {evaluation.mistakes.length === 0 ? (
+            {mistakes.length === 0 ? (
               <Text size="sm" c="dimmed">
                 No mistakes on the {evaluation.split} split.
               </Text>
             ) : (
               <>
-                {mistakeKind === 'text' && <TextMistakes mistakes={evaluation.mistakes} />}
-                {mistakeKind === 'row' && <RowMistakes mistakes={evaluation.mistakes} importance={evaluation.featureImportance} />}
+                {mistakeKind === 'text' && <TextMistakes mistakes={mistakes} />}
+                {mistakeKind === 'row' && <RowMistakes mistakes={mistakes} importance={importance} />}
                 {mistakeKind === 'image' && (
                   <SimpleGrid cols={{ base: 3, sm: 5, lg: 8 }} spacing="xs">
-                    {evaluation.mistakes.map((mistake) => (
+                    {mistakes.map((mistake) => (
                       <Thumbnail
-                        key={mistake.sample}
+                        key={mistake.id}
                         datasetId={datasetId}
-                        sampleId={mistake.sample}
-                        testId={`mistake-${mistake.sample}`}
-                        caption={`${mistake.trueClass} → ${mistake.predictedClass} (${formatPercent(mistake.confidence, 0)})`}
+                        sampleId={mistake.id}
+                        testId={`mistake-${mistake.id}`}
+                        caption={`${mistake.true_class} → ${mistake.predicted_class} (${formatPercent(mistake.confidence, 0)})`}
                       />
                     ))}
                   </SimpleGrid>
@@ -394,7 +418,7 @@ export function EvaluationReport({
                     mt="sm"
                     size="xs"
                     variant="light"
-                    onClick={() => onFixLabels(datasetId, evaluation.mistakes.map((mistake) => mistake.sample))}
+                    onClick={() => onFixLabels(datasetId, mistakes.map((mistake) => mistake.id))}
                     data-testid="mistakes-fix-labels"
                   >
                     Fix labels in the labeler

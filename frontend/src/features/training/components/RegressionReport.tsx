@@ -2,8 +2,7 @@ import '@mantine/charts/styles.css';
 import { BarChart, ScatterChart } from '@mantine/charts';
 import { Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { Stat } from '@/components/Stat';
-import type { FeatureImportance as Importance, RegressionEvaluation } from '../api/evaluation';
-import { formatNumber } from '../api/modelVersions';
+import { formatNumber, sampleIdOf, type FeatureImportance as Importance, type RegressionReport as Report } from '../api/modelVersions';
 import { cellText, shownColumns } from './reportFormat';
 
 /** Permutation feature importance (how much the test score drops when a column is shuffled), top 20. */
@@ -38,13 +37,17 @@ export function FeatureImportanceChart({ features, score }: { features: Importan
  * actual (with the diagonal of perfect predictions), the residual histogram, the largest errors
  * with their rows, and feature importance.
  */
-export function RegressionReport({ evaluation }: { evaluation: RegressionEvaluation }) {
-  const residuals = evaluation.points.map((p) => ({ predicted: p.predicted, residual: p.predicted - p.actual }));
-  const values = evaluation.points.flatMap((p) => [p.actual, p.predicted]);
+export function RegressionReport({ evaluation }: { evaluation: Report }) {
+  const points = evaluation.residuals.points;
+  const { edges, counts } = evaluation.residuals.histogram;
+  const histogram = counts.map((count, index) => ({ from: edges[index] ?? 0, to: edges[index + 1] ?? 0, count }));
+  const largestErrors = evaluation.largest_errors;
+  const residuals = points.map((p) => ({ predicted: p.predicted, residual: p.predicted - p.actual }));
+  const values = points.flatMap((p) => [p.actual, p.predicted]);
   const low = values.length ? Math.min(...values) : 0;
   const high = values.length ? Math.max(...values) : 1;
   const diagonal = Array.from({ length: 21 }, (_, i) => low + ((high - low) * i) / 20).map((v) => ({ actual: v, predicted: v }));
-  const columns = shownColumns(evaluation.largestErrors[0]?.values, evaluation.featureImportance);
+  const columns = shownColumns(largestErrors[0]?.values, evaluation.feature_importance);
   return (
     <Stack data-testid="eval-regression">
       <Text size="sm" c="dimmed">
@@ -71,14 +74,14 @@ export function RegressionReport({ evaluation }: { evaluation: RegressionEvaluat
             referenceLines={[{ y: 0, label: 'no error', color: 'gray.6' }]}
           />
         </Paper>
-        <Paper withBorder p="md" data-testid="eval-predicted-vs-actual" data-points={evaluation.points.length}>
+        <Paper withBorder p="md" data-testid="eval-predicted-vs-actual" data-points={points.length}>
           <Title order={5} mb="xs">
             Predicted against actual
           </Title>
           <ScatterChart
             h={280}
             data={[
-              { name: 'test rows', color: 'blue.6', data: evaluation.points.map((p) => ({ actual: p.actual, predicted: p.predicted })) },
+              { name: 'test rows', color: 'blue.6', data: points.map((p) => ({ actual: p.actual, predicted: p.predicted })) },
               { name: 'perfect prediction', color: 'gray.4', data: diagonal },
             ]}
             dataKey={{ x: 'actual', y: 'predicted' }}
@@ -90,24 +93,24 @@ export function RegressionReport({ evaluation }: { evaluation: RegressionEvaluat
         </Paper>
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
-        <Paper withBorder p="md" data-testid="eval-residual-histogram" data-bins={evaluation.histogram.length}>
+        <Paper withBorder p="md" data-testid="eval-residual-histogram" data-bins={histogram.length}>
           <Title order={5} mb="xs">
             Residual distribution
           </Title>
           <BarChart
             h={220}
-            data={evaluation.histogram.map((bin) => ({ bin: formatNumber((bin.from + bin.to) / 2), rows: bin.count }))}
+            data={histogram.map((bin) => ({ bin: formatNumber((bin.from + bin.to) / 2), rows: bin.count }))}
             dataKey="bin"
             series={[{ name: 'rows', color: 'blue.6' }]}
           />
         </Paper>
-        <FeatureImportanceChart features={evaluation.featureImportance} score="R²" />
+        <FeatureImportanceChart features={evaluation.feature_importance} score="R²" />
       </SimpleGrid>
       <Paper withBorder p="md" data-testid="eval-largest-errors">
         <Title order={5} mb="sm">
           Largest errors
         </Title>
-        {evaluation.largestErrors.length === 0 ? (
+        {largestErrors.length === 0 ? (
           <Text size="sm" c="dimmed">
             The report lists no errors.
           </Text>
@@ -125,8 +128,8 @@ export function RegressionReport({ evaluation }: { evaluation: RegressionEvaluat
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
-                {evaluation.largestErrors.map((row, index) => (
-                  <Table.Tr key={row.sample ?? `i${index}`} data-testid={`largest-error-${row.sample ?? index}`}>
+                {largestErrors.map((row, index) => (
+                  <Table.Tr key={sampleIdOf(row.sample) ?? `i${index}`} data-testid={`largest-error-${sampleIdOf(row.sample) ?? index}`}>
                     <Table.Td>{formatNumber(row.actual)}</Table.Td>
                     <Table.Td>{formatNumber(row.predicted)}</Table.Td>
                     <Table.Td>{formatNumber(row.predicted - row.actual)}</Table.Td>
