@@ -34,7 +34,8 @@ class TextInstance(TypedDict):
 
 
 class ImageInstances(TypedDict):
-    """A request to an image model (JSON; multipart uploads and raw image bodies work too)."""
+    """A request to an image model (JSON; multipart uploads and raw image bodies work too): up to
+    SAMPAN_DEPLOY_MAX_BATCH (32) instances, ``top_k`` from 1 to 1000 (default 5)."""
 
     instances: list[ImageInstance]
     top_k: NotRequired[int]
@@ -71,7 +72,9 @@ class PredictedValue(TypedDict):
 
 class ClassificationPrediction(TypedDict):
     """One instance's answer from a classifier (images, texts, table rows). ``imputed`` (tabular
-    models only): the columns of the row that were missing and filled by the model's rule."""
+    models only): the columns of the row that were missing (absent, null, NaN, empty) and filled by
+    the model's missing-value rule, in the model's column order; empty when none. Only columns whose
+    training data had gaps may be missing; any other is a 400."""
 
     top_k: list[ClassScore]
     imputed: NotRequired[list[str]]

@@ -5,7 +5,7 @@ NumPy only (no pandas, no torch): the predictor in exported packages runs this v
 
 Spec::
 
-    {"kind": "tabular", "features": [
+    {"kind": "tabular", "version": 1, "features": [
         {"name": "age", "type": "numeric", "fill": 41.0, "mean": 40.2, "std": 9.1, "indicator": true},
         {"name": "city", "type": "categorical", "categories": ["Bern", "Zurich"]},   # one-hot + "other"
         {"name": "when", "type": "datetime", "fill": 18000.0, "mean": ..., "std": ...}],  # days since 1970
@@ -19,6 +19,9 @@ does not know, or a value of the wrong type, is refused by name; a column may be
 null, NaN, empty or a marker such as "NA") only where the training split had missing values, so the
 model learned what a gap means (numeric and date columns: the ``indicator``; categorical ones:
 ``missing``). Those are filled by the rule above and named in the answer.
+
+The contract: ``workers.contracts.preprocessing.TableEncoding`` (and ``TablePreprocessing``, the
+encoding plus the task, the ONNX input/output names and the target, as the trainer ships it).
 """
 
 from __future__ import annotations
@@ -29,11 +32,12 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from workers.contracts.manifest import TableColumn
+from workers.contracts.preprocessing import PREPROCESSING_VERSION, TableEncoding, TableFeature
 
 MAX_CATEGORIES = 50
 MISSING = frozenset({"", "na", "n/a", "nan", "null", "none", "#n/a"})
@@ -88,7 +92,7 @@ def category_of(value: Any) -> str | None:
     return None if text.lower() in MISSING else text
 
 
-def _numeric_stats(values: list[float | None]) -> dict[str, Any]:
+def _numeric_stats(values: list[float | None]) -> dict[str, float | bool]:
     present = np.asarray([v for v in values if v is not None], dtype=np.float64)
     if not len(present):
         return {"fill": 0.0, "mean": 0.0, "std": 1.0, "indicator": True}
@@ -101,18 +105,30 @@ def _numeric_stats(values: list[float | None]) -> dict[str, Any]:
     }
 
 
-def fit_encoder(columns: Sequence[TableColumn], rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _numeric_feature(
+    name: str, kind: Literal["numeric", "datetime"], values: list[float | None]
+) -> TableFeature:
+    stats = _numeric_stats(values)
+    return {
+        "name": name,
+        "type": kind,
+        "fill": float(stats["fill"]),
+        "mean": float(stats["mean"]),
+        "std": float(stats["std"]),
+        "indicator": bool(stats["indicator"]),
+    }
+
+
+def fit_encoder(columns: Sequence[TableColumn], rows: Sequence[Mapping[str, Any]]) -> TableEncoding:
     """Fit the encoding on ``rows`` (the training split) for the dataset's typed ``columns``."""
-    features: list[dict[str, Any]] = []
+    features: list[TableFeature] = []
     for column in columns:
         name, kind = column["name"], column["type"]
         cells = [row.get(name) for row in rows]
         if kind == "numeric":
-            features.append(
-                {"name": name, "type": "numeric", **_numeric_stats([number_of(c) for c in cells])}
-            )
+            features.append(_numeric_feature(name, "numeric", [number_of(c) for c in cells]))
         elif kind == "datetime":
-            features.append({"name": name, "type": "datetime", **_numeric_stats([days_of(c) for c in cells])})
+            features.append(_numeric_feature(name, "datetime", [days_of(c) for c in cells]))
         elif kind == "categorical":
             present = [c for c in (category_of(v) for v in cells) if c is not None]
             counts = Counter(present)
@@ -125,7 +141,12 @@ def fit_encoder(columns: Sequence[TableColumn], rows: Sequence[Mapping[str, Any]
                     "missing": len(present) < len(cells),
                 }
             )
-    spec = {"kind": "tabular", "features": features}
+    spec: TableEncoding = {
+        "kind": "tabular",
+        "version": PREPROCESSING_VERSION,
+        "features": features,
+        "width": 0,
+    }
     spec["width"] = len(feature_names(spec))
     return spec
 
@@ -265,7 +286,8 @@ def check_row(spec: Mapping[str, Any], row: Mapping[str, Any], *, where: str = "
             f"{', '.join(hints)}; its columns are {', '.join(list(features)[:50])}.",
             columns=[str(n) for n in unknown],
         )
-    imputed, required = [], []
+    imputed: list[str] = []
+    required: list[str] = []
     for name, feature in features.items():
         value = row.get(name)
         if _is_missing(value):

@@ -1261,10 +1261,38 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * @description Training jobs: what each trains (template, preset, parameters, dataset version), its status
+         *     and progress, and the model version it produced. Cancel and retry them as jobs (/jobs/{id}/...).
+         */
+        get: operations["training_jobs_list"];
         put?: never;
-        /** Train a template on a dataset version (a job on the gpu queue when a GPU worker is up) */
+        /**
+         * Train a template on a dataset version (a job on the gpu queue when a GPU worker is up)
+         * @description Training jobs: what each trains (template, preset, parameters, dataset version), its status
+         *     and progress, and the model version it produced. Cancel and retry them as jobs (/jobs/{id}/...).
+         */
         post: operations["training_jobs_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/training-jobs/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Training jobs: what each trains (template, preset, parameters, dataset version), its status
+         *     and progress, and the model version it produced. Cancel and retry them as jobs (/jobs/{id}/...).
+         */
+        get: operations["training_jobs_retrieve"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1509,11 +1537,9 @@ export interface components {
             model_version: number | null;
             model_version_name?: string | null;
             params: {
-                [key: string]: unknown;
+                [key: string]: number | string | boolean;
             };
-            test_metrics: {
-                [key: string]: number | null;
-            };
+            test_metrics: components["schemas"]["TrialTestMetrics"];
         };
         /** @enum {unknown} */
         BlankEnum: "";
@@ -1558,6 +1584,13 @@ export interface components {
             f1: components["schemas"]["MetricPair"];
             support: components["schemas"]["SupportPair"];
         };
+        /** @description A class and the model's probability for it; ``index`` is its output position. */
+        ClassScore: {
+            label: string;
+            index: number;
+            /** Format: double */
+            score: number;
+        };
         /** @description One class's scores on the split; ``support``: its samples there. */
         ClassScores: {
             class: string;
@@ -1580,6 +1613,16 @@ export interface components {
             top_k_accuracy: {
                 [key: string]: number;
             };
+        };
+        /**
+         * @description One instance's answer from a classifier (images, texts, table rows). ``imputed`` (tabular
+         *     models only): the columns of the row that were missing (absent, null, NaN, empty) and filled by
+         *     the model's missing-value rule, in the model's column order; empty when none. Only columns whose
+         *     training data had gaps may be missing; any other is a 400.
+         */
+        ClassificationPrediction: {
+            top_k: components["schemas"]["ClassScore"][];
+            imputed?: string[];
         };
         /**
          * @description A classifier's report on one split. ``top_k_accuracy`` is keyed by k ("1", "3", "5"; k up to
@@ -1622,6 +1665,44 @@ export interface components {
          * @enum {string}
          */
         ClassificationTaskEnum: "classification";
+        /**
+         * @description * `RGB` - RGB
+         * @enum {string}
+         */
+        ColorEnum: "RGB";
+        /**
+         * @description One column's statistics. numeric: min, max, mean, std, histogram; categorical and datetime:
+         *     top values (datetime also min and max, as text); text: mean_length, max_length.
+         */
+        ColumnProfile: {
+            name: string;
+            type: components["schemas"]["ColumnTypeEnum"];
+            count: number;
+            missing: number;
+            /** Format: double */
+            missing_share: number;
+            unique: number;
+            min?: number | string;
+            max?: number | string;
+            /** Format: double */
+            mean?: number;
+            /** Format: double */
+            std?: number;
+            histogram?: components["schemas"]["ProfileHistogram"];
+            top?: components["schemas"]["ValueCount"][];
+            /** Format: double */
+            mean_length?: number;
+            max_length?: number;
+        };
+        /**
+         * @description * `numeric` - numeric
+         *     * `categorical` - categorical
+         *     * `datetime` - datetime
+         *     * `text` - text
+         *     * `empty` - empty
+         * @enum {string}
+         */
+        ColumnTypeEnum: "numeric" | "categorical" | "datetime" | "text" | "empty";
         /** @description Rows: true classes, columns: predicted classes (the report's ``classes`` order). */
         ConfusionMatrix: {
             counts: number[][];
@@ -1637,6 +1718,19 @@ export interface components {
             label_name: string | null;
             label_version: number;
         };
+        /**
+         * @description * `image` - image
+         *     * `text` - text
+         *     * `tabular` - tabular
+         * @enum {string}
+         */
+        DataKindEnum: "image" | "text" | "tabular";
+        /** @description What a dataset version needs before training may start. */
+        DataRequirementsDescription: {
+            min_classes: number;
+            min_samples_per_class: number;
+            required_splits: string[];
+        };
         Dataset: {
             readonly id: number;
             /** @description Defaults to the project's workspace. */
@@ -1650,7 +1744,7 @@ export interface components {
             readonly labeled_count: number;
             readonly label_count: number;
             /** @description Text datasets: {text_column, label_column}; tabular: {columns: [{name, type}], target, task}. Set by the first import; {} for image datasets. */
-            readonly schema: unknown;
+            readonly schema: components["schemas"]["DatasetSchema"];
             /** @description The creator's username; null once that user is deleted. */
             readonly created_by: string | null;
             /** Format: date-time */
@@ -1658,14 +1752,8 @@ export interface components {
         };
         DatasetProfile: {
             rows?: number;
-            /** @description Per column: name, type, count, missing, missing_share, unique; numeric: min, max, mean, std, histogram {edges, counts}; categorical/datetime: top [{value, count}]; text: mean_length, max_length. */
-            columns?: {
-                [key: string]: unknown;
-            }[];
-            /** @description name, type (classes | numeric), count, missing; classes: [{value, count}]; numeric: min, max, mean, std, histogram. */
-            target?: {
-                [key: string]: unknown;
-            };
+            columns?: components["schemas"]["ColumnProfile"][];
+            target?: components["schemas"]["TargetProfile"];
         };
         DatasetRequest: {
             /** @description Defaults to the project's workspace. */
@@ -1675,6 +1763,30 @@ export interface components {
             description?: string;
             /** @default image_classification */
             task_type: components["schemas"]["TaskTypeEnum"];
+        };
+        /**
+         * @description What a text or tabular dataset's first import fixes (the dataset's and each version's
+         *     ``schema``): text datasets the text and label columns, tabular ones the feature columns, the
+         *     target and the task. Empty for image datasets.
+         */
+        DatasetSchema: {
+            text_column?: string;
+            label_column?: string;
+            columns?: components["schemas"]["TableColumn"][];
+            target?: string;
+            task?: components["schemas"]["TableTaskEnum"];
+        };
+        /**
+         * @description What a text or tabular dataset's first import fixes (the dataset's and each version's
+         *     ``schema``): text datasets the text and label columns, tabular ones the feature columns, the
+         *     target and the task. Empty for image datasets.
+         */
+        DatasetSchemaRequest: {
+            text_column?: string;
+            label_column?: string;
+            columns?: components["schemas"]["TableColumnRequest"][];
+            target?: string;
+            task?: components["schemas"]["TableTaskEnum"];
         };
         DatasetStatistics: {
             total: number;
@@ -1846,6 +1958,17 @@ export interface components {
             series: components["schemas"]["UsagePoint"][];
         };
         /**
+         * @description * `maximize` - maximize
+         *     * `minimize` - minimize
+         * @enum {string}
+         */
+        DirectionEnum: "maximize" | "minimize";
+        /**
+         * @description * `float32` - float32
+         * @enum {string}
+         */
+        DtypeEnum: "float32";
+        /**
          * @description Permutation importance of one table column: the mean drop of the score (accuracy, or minus
          *     the RMSE) when its values are shuffled across rows, and the drops' standard deviation.
          */
@@ -1893,6 +2016,55 @@ export interface components {
             /** Format: double */
             best: number;
         };
+        /** @description An image file, base64-encoded (a ``data:`` URL works too). */
+        ImageInstanceRequest: {
+            image: string;
+        };
+        /**
+         * @description A request to an image model (JSON; multipart uploads and raw image bodies work too): up to
+         *     SAMPAN_DEPLOY_MAX_BATCH (32) instances, ``top_k`` from 1 to 1000 (default 5).
+         */
+        ImageInstancesRequest: {
+            instances: components["schemas"]["ImageInstanceRequest"][];
+            top_k?: number;
+        };
+        /**
+         * @description Decode, apply the EXIF orientation, composite alpha over ``alpha_background``, convert to RGB,
+         *     resize (``stretch``, or ``center_crop`` after scaling the shorter side to ``side / crop_fraction``)
+         *     to ``image_size`` ``[height, width]``, then ``(pixel * scale - mean) / std`` per channel, NCHW float32.
+         */
+        ImagePreprocessing: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "image";
+            version: number;
+            format: components["schemas"]["ImagePreprocessingFormatEnum"];
+            image_size: number[];
+            resize_mode: components["schemas"]["ResizeModeEnum"];
+            /** Format: double */
+            crop_fraction: number;
+            resample: components["schemas"]["ResampleEnum"];
+            color: components["schemas"]["ColorEnum"];
+            alpha_background: number[];
+            /** Format: double */
+            scale: number;
+            mean: number[];
+            std: number[];
+            layout: components["schemas"]["LayoutEnum"];
+            dtype: components["schemas"]["DtypeEnum"];
+        };
+        /**
+         * @description * `sampan.preprocess/1` - sampan.preprocess/1
+         * @enum {string}
+         */
+        ImagePreprocessingFormatEnum: "sampan.preprocess/1";
+        /**
+         * @description * `image` - image
+         * @enum {string}
+         */
+        ImagePreprocessingKindEnum: "image";
         ImportBatch: {
             readonly id: number;
             readonly dataset: number;
@@ -1902,14 +2074,11 @@ export interface components {
             readonly size_bytes: number;
             /** @description Label given to every imported file, if any. */
             readonly label_name: string;
-            /** @description Table imports: the column mapping ({text_column, label_column} or {target_column}) and the encoding read. */
-            readonly mapping: unknown;
+            /** @description Table imports: the column mapping ({text_column, label_column} or {target_column}) and the reading options used; {} for image imports. */
+            readonly mapping: components["schemas"]["ImportMapping"];
             readonly status: components["schemas"]["ImportStatusEnum"];
             readonly job: number | null;
-            /** @description The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports. */
-            readonly progress: {
-                [key: string]: unknown;
-            };
+            readonly progress: components["schemas"]["ProgressEvent"];
             /** @description Files considered (directories and OS junk excluded). */
             readonly files: number;
             readonly imported: number;
@@ -1941,14 +2110,11 @@ export interface components {
             readonly size_bytes: number;
             /** @description Label given to every imported file, if any. */
             readonly label_name: string;
-            /** @description Table imports: the column mapping ({text_column, label_column} or {target_column}) and the encoding read. */
-            readonly mapping: unknown;
+            /** @description Table imports: the column mapping ({text_column, label_column} or {target_column}) and the reading options used; {} for image imports. */
+            readonly mapping: components["schemas"]["ImportMapping"];
             readonly status: components["schemas"]["ImportStatusEnum"];
             readonly job: number | null;
-            /** @description The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports. */
-            readonly progress: {
-                [key: string]: unknown;
-            };
+            readonly progress: components["schemas"]["ProgressEvent"];
             /** @description Files considered (directories and OS junk excluded). */
             readonly files: number;
             readonly imported: number;
@@ -2007,6 +2173,17 @@ export interface components {
              * @default false
              */
             background: boolean;
+        };
+        /** @description A table import's column mapping and how the file was read (given, or detected once read). */
+        ImportMapping: {
+            text_column?: string;
+            label_column?: string;
+            target_column?: string;
+            encoding?: string;
+            format?: components["schemas"]["TableFormatEnum"];
+            delimiter?: string;
+            decimal?: components["schemas"]["DecimalEnum"];
+            sheet?: string;
         };
         ImportProblem: {
             file: string;
@@ -2237,6 +2414,11 @@ export interface components {
             /** Format: double */
             predicted: number;
         };
+        /**
+         * @description * `NCHW` - NCHW
+         * @enum {string}
+         */
+        LayoutEnum: "NCHW";
         Lift: {
             status: components["schemas"]["LiftStatusEnum"];
             metric: string;
@@ -2250,10 +2432,26 @@ export interface components {
              * @description best mean minus baseline mean
              */
             lift: number | null;
-            errors: {
-                [key: string]: unknown;
-            }[];
+            /** @description Report runs that failed. */
+            errors: components["schemas"]["LiftError"][];
         };
+        LiftError: {
+            /**
+             * @description Which side of the report the run was.
+             *
+             *     * `baseline` - Default preset
+             *     * `best` - Best trial's parameters
+             */
+            role: components["schemas"]["LiftErrorRoleEnum"];
+            seed: number;
+            error: string;
+        };
+        /**
+         * @description * `baseline` - Default preset
+         *     * `best` - Best trial's parameters
+         * @enum {string}
+         */
+        LiftErrorRoleEnum: "baseline" | "best";
         /**
          * @description * `disabled` - disabled
          *     * `not_started` - not_started
@@ -2354,8 +2552,7 @@ export interface components {
             readonly code_version: string;
             /** @description Class names in the model's output order. */
             readonly classes: string[];
-            /** @description What the ONNX model expects; serving reproduces it. */
-            readonly preprocessing: unknown;
+            readonly preprocessing: (components["schemas"]["ImagePreprocessing"] | components["schemas"]["TextPreprocessing"] | components["schemas"]["TablePreprocessing"]) | null;
             readonly onnx_sha256: string;
             readonly metrics: components["schemas"]["ModelVersionMetrics"];
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
@@ -2486,6 +2683,11 @@ export interface components {
         };
         /** @enum {unknown} */
         NullEnum: null;
+        /** @description What trials are scored by: a progress metric and whether higher is better. */
+        Objective: {
+            metric: string;
+            direction: components["schemas"]["DirectionEnum"];
+        };
         Package: {
             readonly id: number;
             readonly workspace: number;
@@ -2722,6 +2924,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Study"][];
         };
+        PaginatedTrainingJobList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["TrainingJob"][];
+        };
         PaginatedUserList: {
             /** @example 123 */
             count: number;
@@ -2752,6 +2969,29 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Workspace"][];
         };
+        /**
+         * @description One tunable parameter as the UI shows it. Numeric ones have ``minimum``/``maximum``/``log``
+         *     (``log``: the range spans orders of magnitude), choice ones ``choices``.
+         */
+        ParamDescription: {
+            name: string;
+            type: components["schemas"]["ParamTypeEnum"];
+            title: string;
+            help: string;
+            default: number | string | boolean;
+            minimum?: number;
+            maximum?: number;
+            log?: boolean;
+            choices?: (number | string | boolean)[];
+        };
+        /**
+         * @description * `int` - int
+         *     * `float` - float
+         *     * `bool` - bool
+         *     * `choice` - choice
+         * @enum {string}
+         */
+        ParamTypeEnum: "int" | "float" | "bool" | "choice";
         PatchedDatasetRequest: {
             /** @description Defaults to the project's workspace. */
             workspace?: number;
@@ -2796,17 +3036,6 @@ export interface components {
             color: string;
             count: number;
         };
-        PredictInstanceRequest: {
-            /** @description An image file, base64-encoded (a data: URL works too). */
-            image?: string;
-            /** @description For text templates. */
-            text?: string;
-        };
-        PredictModelVersion: {
-            id: number;
-            name: string;
-            template: string;
-        };
         PredictMultipartRequest: {
             /**
              * Format: binary
@@ -2815,14 +3044,14 @@ export interface components {
             file: string;
             top_k?: number;
         };
-        PredictRequestRequest: {
-            /** @description Up to SAMPAN_DEPLOY_MAX_BATCH (32) instances. */
-            instances: components["schemas"]["PredictInstanceRequest"][];
-            /** @default 5 */
-            top_k: number;
-        };
+        PredictRequestRequest: components["schemas"]["ImageInstancesRequest"] | components["schemas"]["TextInstancesRequest"] | components["schemas"]["TableInstancesRequest"];
+        /**
+         * @description The answer (``workers.contracts.prediction.PredictionAnswer``): one prediction per instance, in
+         *     order. A classifier's ``top_k`` lists classes with scores, most likely first; a regression
+         *     model's holds one ``{value}``; the model version's ``template`` says which.
+         */
         PredictResponse: {
-            model_version: components["schemas"]["PredictModelVersion"];
+            model_version: components["schemas"]["PredictionModelVersion"];
             predictions: components["schemas"]["Prediction"][];
             /**
              * Format: double
@@ -2830,16 +3059,35 @@ export interface components {
              */
             latency_ms: number;
         };
-        Prediction: {
-            top_k: components["schemas"]["PredictionClass"][];
-            /** @description Tabular models only: the columns of this row that were missing (absent, null, NaN, empty) and filled by the model's missing-value rule, in the model's column order; empty when none. Only columns whose training data had gaps may be missing; any other is a 400. */
-            imputed?: string[];
-        };
-        PredictionClass: {
-            label: string;
-            index: number;
+        /** @description A regression model's prediction for the row. */
+        PredictedValue: {
             /** Format: double */
-            score: number;
+            value: number;
+        };
+        Prediction: components["schemas"]["ClassificationPrediction"] | components["schemas"]["RegressionPrediction"];
+        /** @description The model version that answered (a deployment may switch versions between calls). */
+        PredictionModelVersion: {
+            id: number;
+            name: string;
+            template: string;
+        };
+        /** @description A named set of parameter values (fast / balanced / accurate); unset ones take the defaults. */
+        PresetDescription: {
+            name: string;
+            title: string;
+            description: string;
+            values: {
+                [key: string]: number | string | boolean;
+            };
+        };
+        ProducedModelVersion: {
+            id: number;
+            name: string;
+        };
+        /** @description ``counts[i]`` values lie in ``[edges[i], edges[i + 1])`` (the last bin includes its right edge). */
+        ProfileHistogram: {
+            edges: number[];
+            counts: number[];
         };
         /**
          * @description One progress report. Only ``kind`` and ``version`` are always there (a job that has not
@@ -2958,6 +3206,11 @@ export interface components {
             /** Format: double */
             r2: number;
         };
+        /** @description One row's answer from a regression model: ``top_k`` holds exactly one predicted value. */
+        RegressionPrediction: {
+            top_k: components["schemas"]["PredictedValue"][];
+            imputed?: string[];
+        };
         /**
          * @description A regression model's report on one split: MAE, RMSE and R2 (also as ``headline``), the
          *     residuals, the largest errors with their rows and the permutation feature importance.
@@ -2994,6 +3247,13 @@ export interface components {
          * @enum {string}
          */
         RegressionTaskEnum: "regression";
+        /**
+         * @description * `bilinear` - bilinear
+         *     * `bicubic` - bicubic
+         *     * `nearest` - nearest
+         * @enum {string}
+         */
+        ResampleEnum: "bilinear" | "bicubic" | "nearest";
         ResidualPoint: {
             sample: number | string;
             /** Format: double */
@@ -3005,6 +3265,19 @@ export interface components {
         Residuals: {
             points: components["schemas"]["ResidualPoint"][];
             histogram: components["schemas"]["Histogram"];
+        };
+        /**
+         * @description * `stretch` - stretch
+         *     * `center_crop` - center_crop
+         * @enum {string}
+         */
+        ResizeModeEnum: "stretch" | "center_crop";
+        /** @description The checkpoint a resumed run continued from. */
+        ResumedFrom: {
+            epoch: number;
+            step: number;
+            batch_in_epoch: number;
+            checkpoint: string;
         };
         /**
          * @description * `owner` - Owner
@@ -3033,8 +3306,10 @@ export interface components {
             readonly thumbnail_url: string;
             /** @description Text datasets: the sample's text, verbatim. */
             readonly text: string;
-            /** @description Tabular datasets: the row's feature values by column name, as read (numbers, strings, null for missing). */
-            readonly values: unknown;
+            /** @description Tabular datasets: the row's feature values by column name, as read (numbers, strings, null for missing); null for other datasets. */
+            readonly values: {
+                [key: string]: (number | string) | null;
+            } | null;
             /**
              * Format: double
              * @description Regression datasets: the numeric target.
@@ -3085,23 +3360,31 @@ export interface components {
          * @enum {string}
          */
         SamplerEnum: "sde" | "tpe" | "cmaes" | "random";
+        /**
+         * @description One axis of an AutoML search space, over one parameter (Optuna-shaped): ``float`` and ``int``
+         *     dimensions have ``low``, ``high``, ``log`` and an optional ``step``; ``categorical`` ones ``choices``.
+         */
         SearchDimension: {
-            /** @description A parameter of the template. */
             name: string;
             type: components["schemas"]["SearchDimensionTypeEnum"];
-            /**
-             * Format: double
-             * @description float and int dimensions
-             */
             low?: number;
-            /** Format: double */
             high?: number;
-            /** @description Sample on a log scale (low > 0). */
             log?: boolean;
-            /** Format: double */
             step?: number | null;
-            /** @description categorical dimensions: the values to choose from */
-            choices?: unknown[];
+            choices?: (number | string | boolean)[];
+        };
+        /**
+         * @description One axis of an AutoML search space, over one parameter (Optuna-shaped): ``float`` and ``int``
+         *     dimensions have ``low``, ``high``, ``log`` and an optional ``step``; ``categorical`` ones ``choices``.
+         */
+        SearchDimensionRequest: {
+            name: string;
+            type: components["schemas"]["SearchDimensionTypeEnum"];
+            low?: number;
+            high?: number;
+            log?: boolean;
+            step?: number | null;
+            choices?: (number | string | boolean)[];
         };
         /**
          * @description * `float` - float
@@ -3155,13 +3438,11 @@ export interface components {
             readonly preset: string;
             /** @description Parameters every trial uses as given. */
             readonly fixed_params: {
-                [key: string]: unknown;
+                [key: string]: number | string | boolean;
             };
             readonly search_space: components["schemas"]["SearchDimension"][];
-            /** @description {metric, direction}: what the trials are scored by. */
-            readonly objective: {
-                [key: string]: string;
-            };
+            /** @description What the trials are scored by. */
+            readonly objective: components["schemas"]["Objective"];
             readonly sampler: components["schemas"]["SamplerEnum"];
             /** @description The sampler the trials are asked from (sde falls back to tpe while it is not installed). */
             readonly sampler_in_use: string;
@@ -3201,10 +3482,10 @@ export interface components {
             preset?: string;
             /** @description Parameters every trial uses as given (e.g. a short epochs). */
             fixed_params?: {
-                [key: string]: unknown;
+                [key: string]: number | string | boolean;
             };
             /** @description A list of dimensions (see SearchDimension); defaults to the template's search space. */
-            search_space?: unknown;
+            search_space?: components["schemas"]["SearchDimensionRequest"][] | null;
             /** @default sde */
             sampler: components["schemas"]["SamplerEnum"];
             /** @default median */
@@ -3250,22 +3531,87 @@ export interface components {
             a: number | null;
             b: number | null;
         };
+        /** @description A feature column of a table and the type inferred from its cells at the first import. */
         TableColumn: {
             name: string;
-            type: components["schemas"]["TableColumnTypeEnum"];
+            type: components["schemas"]["ColumnTypeEnum"];
+        };
+        /** @description A feature column of a table and the type inferred from its cells at the first import. */
+        TableColumnRequest: {
+            name: string;
+            type: components["schemas"]["ColumnTypeEnum"];
+        };
+        /**
+         * @description One table column the model reads. ``numeric`` and ``datetime`` (days since 1970) columns are
+         *     standardised (``mean``, ``std``) after filling gaps with ``fill``, with a 0/1 ``indicator`` column
+         *     when the training split had gaps; ``categorical`` ones are one-hot over ``categories`` plus
+         *     "other", ``missing`` saying whether the training split had empty cells.
+         */
+        TableFeature: {
+            name: string;
+            type: components["schemas"]["TableFeatureTypeEnum"];
+            /** Format: double */
+            fill?: number;
+            /** Format: double */
+            mean?: number;
+            /** Format: double */
+            std?: number;
+            indicator?: boolean;
+            categories?: string[];
+            missing?: boolean;
         };
         /**
          * @description * `numeric` - numeric
-         *     * `categorical` - categorical
          *     * `datetime` - datetime
-         *     * `text` - text
-         *     * `empty` - empty
+         *     * `categorical` - categorical
          * @enum {string}
          */
-        TableColumnTypeEnum: "numeric" | "categorical" | "datetime" | "text" | "empty";
+        TableFeatureTypeEnum: "numeric" | "datetime" | "categorical";
+        /**
+         * @description * `csv` - csv
+         *     * `tsv` - tsv
+         *     * `jsonl` - jsonl
+         *     * `xlsx` - xlsx
+         *     * `parquet` - parquet
+         * @enum {string}
+         */
+        TableFormatEnum: "csv" | "tsv" | "jsonl" | "xlsx" | "parquet";
+        /**
+         * @description A request to a tabular model: rows by column name. A column may be missing (absent, null,
+         *     NaN, empty) only where the training data had gaps; the target column, if sent, is ignored.
+         */
+        TableInstancesRequest: {
+            instances: {
+                [key: string]: (number | string | boolean) | null;
+            }[];
+            top_k?: number;
+        };
+        /**
+         * @description A tabular model's spec: the encoding plus the task, the ONNX input/output names and the target
+         *     column (not a feature; a row may carry it and it is ignored).
+         */
+        TablePreprocessing: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "tabular";
+            version: number;
+            features: components["schemas"]["TableFeature"][];
+            width: number;
+            task: components["schemas"]["TableTaskEnum"];
+            input: string;
+            output: string;
+            target: string | null;
+        };
+        /**
+         * @description * `tabular` - tabular
+         * @enum {string}
+         */
+        TablePreprocessingKindEnum: "tabular";
         TablePreview: {
             filename: string;
-            format: components["schemas"]["TablePreviewFormatEnum"];
+            format: components["schemas"]["TableFormatEnum"];
             /** @description The encoding used (given, or detected: utf-8, utf-16, gb18030, cp1252, ...), or 'binary' for XLSX/Parquet. */
             encoding: string;
             /** @description CSV/TSV: the delimiter used (given or detected); null otherwise. */
@@ -3287,22 +3633,10 @@ export interface components {
             columns: components["schemas"]["TableColumn"][];
             /** @description The first rows, cells by column name. */
             rows: {
-                [key: string]: unknown;
+                [key: string]: (number | string | boolean) | null;
             }[];
-            /** @description {text_column, label_column} or {target_column}; null: none found. */
-            suggested: {
-                [key: string]: string | null;
-            };
+            suggested: components["schemas"]["TableSuggestion"];
         };
-        /**
-         * @description * `csv` - csv
-         *     * `tsv` - tsv
-         *     * `jsonl` - jsonl
-         *     * `xlsx` - xlsx
-         *     * `parquet` - parquet
-         * @enum {string}
-         */
-        TablePreviewFormatEnum: "csv" | "tsv" | "jsonl" | "xlsx" | "parquet";
         TablePreviewRequestRequest: {
             /**
              * Format: binary
@@ -3334,6 +3668,44 @@ export interface components {
             sheet: string;
         };
         /**
+         * @description The suggested column mapping: {text_column, label_column} (text datasets) or {target_column}
+         *     (tabular ones); null: none found.
+         */
+        TableSuggestion: {
+            text_column?: string | null;
+            label_column?: string | null;
+            target_column?: string | null;
+        };
+        /**
+         * @description * `classification` - classification
+         *     * `regression` - regression
+         * @enum {string}
+         */
+        TableTaskEnum: "classification" | "regression";
+        /** @description The target's balance: class counts (``classes``), or a numeric target's distribution. */
+        TargetProfile: {
+            name: string | null;
+            type: components["schemas"]["TargetTypeEnum"];
+            count: number;
+            missing: number;
+            classes?: components["schemas"]["ValueCount"][];
+            /** Format: double */
+            min?: number;
+            /** Format: double */
+            max?: number;
+            /** Format: double */
+            mean?: number;
+            /** Format: double */
+            std?: number;
+            histogram?: components["schemas"]["ProfileHistogram"];
+        };
+        /**
+         * @description * `classes` - classes
+         *     * `numeric` - numeric
+         * @enum {string}
+         */
+        TargetTypeEnum: "classes" | "numeric";
+        /**
          * @description * `image_classification` - Image classification
          *     * `text_classification` - Text classification
          *     * `tabular_classification` - Tabular classification
@@ -3341,23 +3713,60 @@ export interface components {
          * @enum {string}
          */
         TaskTypeEnum: "image_classification" | "text_classification" | "tabular_classification" | "tabular_regression";
-        Template: {
+        /** @description A task template: what it trains on, its parameters, presets and default search space. */
+        TemplateDescription: {
+            kind: components["schemas"]["TemplateDescriptionKindEnum"];
+            version: number;
             name: string;
             title: string;
             description: string;
-            data_kind: string;
+            data_kind: components["schemas"]["DataKindEnum"];
+            label_kind: string;
             default_preset: string;
-            presets: {
-                [key: string]: unknown;
-            }[];
-            params: {
-                [key: string]: unknown;
-            }[];
-            search_space: {
-                [key: string]: unknown;
-            }[];
+            presets: components["schemas"]["PresetDescription"][];
+            params: components["schemas"]["ParamDescription"][];
+            search_space: components["schemas"]["SearchDimension"][];
+            objective: components["schemas"]["Objective"];
             metrics: string[];
+            data: components["schemas"]["DataRequirementsDescription"];
         };
+        /**
+         * @description * `template` - template
+         * @enum {string}
+         */
+        TemplateDescriptionKindEnum: "template";
+        TextInstanceRequest: {
+            text: string;
+        };
+        /** @description A request to a text model. */
+        TextInstancesRequest: {
+            instances: components["schemas"]["TextInstanceRequest"][];
+            top_k?: number;
+        };
+        /**
+         * @description WordPiece tokenization (lowercased, cut to ``max_length`` tokens, padded to the longest text of a
+         *     batch) by the tokenizer.json whose sha256 is ``tokenizer_sha256``. The tokenizer travels with the
+         *     model (``tokenizer_in`` says where); ``tokenizer`` holds it inline where a spec carries it.
+         */
+        TextPreprocessing: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "text";
+            version: number;
+            max_length: number;
+            inputs: string[];
+            output: string;
+            tokenizer_sha256: string;
+            tokenizer_in?: string;
+            tokenizer?: string;
+        };
+        /**
+         * @description * `text` - text
+         * @enum {string}
+         */
+        TextPreprocessingKindEnum: "text";
         /**
          * @description * `active` - active
          *     * `revoked` - revoked
@@ -3365,6 +3774,52 @@ export interface components {
          * @enum {string}
          */
         TokenStatusEnum: "active" | "revoked" | "expired";
+        TrainingJob: {
+            readonly id: number;
+            readonly workspace: number;
+            readonly project: number | null;
+            readonly kind: string;
+            readonly template: string;
+            readonly preset: string;
+            /** @description The template's parameters of the run: the preset's values with the overrides applied. */
+            readonly params: {
+                [key: string]: number | string | boolean;
+            };
+            readonly dataset_version: number;
+            /** @description The backbone the run started from (transfer learning), or null. */
+            readonly backbone: number | null;
+            /** @description The model version the run produced; null until it succeeds. */
+            readonly model_version: components["schemas"]["ProducedModelVersion"] | null;
+            readonly status: components["schemas"]["JobStatusEnum"];
+            readonly queue: string;
+            /** @description Starts so far; the running attempt's number. */
+            readonly attempt: number;
+            readonly max_attempts: number;
+            /** @description Worker process holding the job (host/pid). */
+            readonly lease_owner: string;
+            /** Format: date-time */
+            readonly heartbeat_at: string | null;
+            readonly cancel_requested: boolean;
+            /** @description Its worker is shutting down: checkpoint, hand the job back, requeue at once. */
+            readonly preempt_requested: boolean;
+            /** @description The latest progress report. */
+            readonly progress: components["schemas"]["ProgressEvent"];
+            /** @description What the run recorded (its model version, metrics, where it resumed); null until it succeeds. */
+            readonly result: components["schemas"]["TrainingJobResult"] | null;
+            readonly error: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly enqueued_at: string | null;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+            /** @description POST /jobs/{id}/retry/ would queue it again (failed or cancelled, of a kind that resumes). */
+            readonly retryable: boolean;
+        };
         TrainingJobCreateRequest: {
             dataset_version: number;
             /** @description Defaults to the dataset's task type. */
@@ -3373,11 +3828,29 @@ export interface components {
             preset?: string;
             /** @description Advanced settings overriding the preset. */
             params?: {
-                [key: string]: unknown;
+                [key: string]: number | string | boolean;
             };
             /** @description A valid backbone of the dataset's project: transfer learning initialises all but the classification head from it. */
             backbone?: number | null;
         };
+        /**
+         * @description A finished training job's ``result`` (``training.run``; ``training.evaluate_model`` records
+         *     the same without ``resumed_from`` and ``run_dir``): the model version it recorded.
+         */
+        TrainingJobResult: {
+            kind: components["schemas"]["TrainingJobResultKindEnum"];
+            version: number;
+            model_version: number;
+            name: string;
+            metrics: components["schemas"]["ModelVersionMetrics"];
+            resumed_from?: components["schemas"]["ResumedFrom"] | null;
+            run_dir?: string;
+        };
+        /**
+         * @description * `training_job_result` - training_job_result
+         * @enum {string}
+         */
+        TrainingJobResultKindEnum: "training_job_result";
         /**
          * @description A training run's summary (an epoch's entry in its history has the same keys): the last
          *     (image templates) or the best (text, tables) epoch's training and validation figures.
@@ -3426,7 +3899,7 @@ export interface components {
             readonly state: components["schemas"]["StateEnum"];
             /** @description The sampled values of the search space. */
             readonly params: {
-                [key: string]: unknown;
+                [key: string]: number | string | boolean;
             };
             /**
              * Format: double
@@ -3436,9 +3909,7 @@ export interface components {
             readonly intermediate: components["schemas"]["IntermediateValue"][];
             readonly pruned_at_epoch: number | null;
             /** @description Headline metrics on the test split (completed trials). */
-            readonly test_metrics: {
-                [key: string]: number | null;
-            };
+            readonly test_metrics: components["schemas"]["TrialTestMetrics"];
             readonly error: string;
             readonly job: number | null;
             readonly job_status: string | null;
@@ -3450,6 +3921,13 @@ export interface components {
             readonly finished_at: string | null;
             readonly model_version: number | null;
             readonly model_version_name: string | null;
+        };
+        /** @description A completed trial's headline metrics on the test split (null: the evaluation has none). */
+        TrialTestMetrics: {
+            /** Format: double */
+            accuracy?: number | null;
+            /** Format: double */
+            macro_f1?: number | null;
         };
         UsageFigures: {
             calls: number;
@@ -3501,6 +3979,10 @@ export interface components {
             username: string;
             email?: string;
             password: string;
+        };
+        ValueCount: {
+            value: string;
+            count: number;
         };
         /**
          * @description * `1h` - 1h
@@ -8332,7 +8814,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Template"][];
+                    "application/json": components["schemas"]["TemplateDescription"][];
                 };
             };
             /** @description Error */
@@ -8371,7 +8853,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Template"];
+                    "application/json": components["schemas"]["TemplateDescription"];
                 };
             };
             /** @description Error */
@@ -8600,6 +9082,68 @@ export interface operations {
             };
         };
     };
+    training_jobs_list: {
+        parameters: {
+            query?: {
+                dataset_version?: number;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                project?: number;
+                /**
+                 * @description * `queued` - Queued
+                 *     * `running` - Running
+                 *     * `succeeded` - Succeeded
+                 *     * `failed` - Failed
+                 *     * `cancelled` - Cancelled
+                 */
+                status?: "cancelled" | "failed" | "queued" | "running" | "succeeded";
+                workspace?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedTrainingJobList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     training_jobs_create: {
         parameters: {
             query?: never;
@@ -8641,6 +9185,54 @@ export interface operations {
             };
             /** @description Error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    training_jobs_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrainingJob"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,25 +1,36 @@
 from __future__ import annotations
 
+from typing import NotRequired, TypedDict
+
+from config.contract_fields import ParamValuesField
+from config.contracts import contract_serializer
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from training.api.serializers import MemberDatasetVersionField
 
 from automl import engine, selectors
-from automl.models import PrunerKind, SamplerKind, Study, Trial
+from automl.models import PrunerKind, ReportRole, SamplerKind, Study, Trial
+from workers.contracts.templates import Objective, SearchDimension
+
+# The contract's serializer: answers show it, and automl.search_space validates requests with it.
+SearchDimensionSerializer = contract_serializer(SearchDimension)
+ObjectiveSerializer = contract_serializer(Objective)
 
 
-class SearchDimensionSerializer(serializers.Serializer):
-    name = serializers.CharField(help_text="A parameter of the template.")
-    type = serializers.ChoiceField(choices=["float", "int", "categorical"])
-    low = serializers.FloatField(required=False, help_text="float and int dimensions")
-    high = serializers.FloatField(required=False)
-    log = serializers.BooleanField(required=False, help_text="Sample on a log scale (low > 0).")
-    step = serializers.FloatField(required=False, allow_null=True)
-    choices = serializers.ListField(
-        child=serializers.JSONField(),
-        required=False,
-        help_text="categorical dimensions: the values to choose from",
-    )
+class TrialTestMetrics(TypedDict):
+    """A completed trial's headline metrics on the test split (null: the evaluation has none)."""
+
+    accuracy: NotRequired[float | None]
+    macro_f1: NotRequired[float | None]
+
+
+TrialTestMetricsSerializer = contract_serializer(TrialTestMetrics)
+
+
+@extend_schema_field(SearchDimensionSerializer(many=True))
+class SearchSpaceField(serializers.JSONField):
+    """A list of dimensions, checked by automl.search_space (the 400 names the field:
+    ``search_space[1].low``) once the template, preset and fixed parameters are known."""
 
 
 class StudyCreateSerializer(serializers.Serializer):
@@ -31,11 +42,10 @@ class StudyCreateSerializer(serializers.Serializer):
         help_text="The preset every trial starts from; defaults to the "
         "template's (the honest-lift baseline).",
     )
-    fixed_params = serializers.DictField(
+    fixed_params = ParamValuesField(
         required=False, default=dict, help_text="Parameters every trial uses as given (e.g. a short epochs)."
     )
-    # a plain JSON list: the service validates it and names the bad field (search_space[1].low)
-    search_space = serializers.JSONField(
+    search_space = SearchSpaceField(
         required=False,
         allow_null=True,
         help_text="A list of dimensions (see SearchDimension); defaults to the template's search space.",
@@ -60,8 +70,8 @@ class BestTrialSerializer(serializers.Serializer):
     value = serializers.FloatField()
     model_version = serializers.IntegerField(allow_null=True, source="model_version_id")
     model_version_name = serializers.CharField(allow_null=True, source="model_version.name", default=None)
-    params = serializers.DictField()
-    test_metrics = serializers.DictField(child=serializers.FloatField(allow_null=True))
+    params = ParamValuesField()
+    test_metrics = TrialTestMetricsSerializer()
 
 
 class StudySerializer(serializers.ModelSerializer):
@@ -73,12 +83,8 @@ class StudySerializer(serializers.ModelSerializer):
         help_text="The sampler the trials are asked from (sde falls back to tpe while it is not installed)."
     )
     search_space = SearchDimensionSerializer(many=True, read_only=True)
-    fixed_params = serializers.DictField(read_only=True, help_text="Parameters every trial uses as given.")
-    objective = serializers.DictField(
-        child=serializers.CharField(),
-        read_only=True,
-        help_text="{metric, direction}: what the trials are scored by.",
-    )
+    fixed_params = ParamValuesField(read_only=True, help_text="Parameters every trial uses as given.")
+    objective = ObjectiveSerializer(read_only=True, help_text="What the trials are scored by.")
     trials = serializers.SerializerMethodField()
     best_trial = serializers.SerializerMethodField()
 
@@ -157,11 +163,9 @@ class IntermediateValueSerializer(serializers.Serializer):
 
 
 class TrialSerializer(serializers.ModelSerializer):
-    params = serializers.DictField(read_only=True, help_text="The sampled values of the search space.")
-    test_metrics = serializers.DictField(
-        child=serializers.FloatField(allow_null=True),
-        read_only=True,
-        help_text="Headline metrics on the test split (completed trials).",
+    params = ParamValuesField(read_only=True, help_text="The sampled values of the search space.")
+    test_metrics = TrialTestMetricsSerializer(
+        read_only=True, help_text="Headline metrics on the test split (completed trials)."
     )
     intermediate = serializers.SerializerMethodField()
     job_status = serializers.CharField(source="job.status", read_only=True, default=None, allow_null=True)
@@ -214,6 +218,14 @@ class SpreadSerializer(serializers.Serializer):
     max = serializers.FloatField(allow_null=True)
 
 
+class LiftErrorSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(
+        choices=ReportRole.choices, help_text="Which side of the report the run was."
+    )
+    seed = serializers.IntegerField()
+    error = serializers.CharField()
+
+
 class LiftSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=["disabled", "not_started", "running", "finished"])
     metric = serializers.CharField()
@@ -221,7 +233,7 @@ class LiftSerializer(serializers.Serializer):
     baseline = SpreadSerializer(help_text="The study's preset with its fixed parameters.")
     best = SpreadSerializer(help_text="The best trial's parameters.")
     lift = serializers.FloatField(allow_null=True, help_text="best mean minus baseline mean")
-    errors = serializers.ListField(child=serializers.DictField())
+    errors = LiftErrorSerializer(many=True, help_text="Report runs that failed.")
 
 
 class StudyResultsSerializer(serializers.Serializer):

@@ -178,6 +178,14 @@ SPECTACULAR_SETTINGS = {
         "ImportSourceEnum": "datasets.models.ImportSource",
         "LabelConflictCodeEnum": ["label_conflict"],
         "LabelDeletedCodeEnum": ["label_deleted"],
+        "TableTaskEnum": ["classification", "regression"],  # workers.contracts.manifest.TableTask
+        "TableFormatEnum": ["csv", "tsv", "jsonl", "xlsx", "parquet"],
+        # the contracts' "type" fields (workers.contracts.templates/preprocessing, datasets profiles)
+        "SearchDimensionTypeEnum": ["float", "int", "categorical"],
+        "ParamTypeEnum": ["int", "float", "bool", "choice"],
+        "TableFeatureTypeEnum": ["numeric", "datetime", "categorical"],
+        "ColumnTypeEnum": ["numeric", "categorical", "datetime", "text", "empty"],
+        "TargetTypeEnum": ["classes", "numeric"],
         "KindEnum": "deploy.models.PackageKind",
         "ClassificationTaskEnum": ["classification"],
         "RegressionTaskEnum": ["regression"],

@@ -1,13 +1,15 @@
 from __future__ import annotations
 
+from config.contracts import contract_serializer
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from jobs.api.serializers import MemberProjectField
 from rest_framework import serializers
 from training.selectors import model_versions_for
 
 from deploy.models import Deployment, DeploymentEvent, DeploymentKey, Package, PackageKind
+from workers.contracts import prediction
 
 
 @extend_schema_field(OpenApiTypes.INT)
@@ -197,18 +199,17 @@ class PackageCreateSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=PackageKind.choices)
 
 
-class PredictInstanceSerializer(serializers.Serializer):
-    image = serializers.CharField(
-        required=False, help_text="An image file, base64-encoded (a data: URL works too)."
-    )
-    text = serializers.CharField(required=False, help_text="For text templates.")
-
-
-class PredictRequestSerializer(serializers.Serializer):
-    instances = PredictInstanceSerializer(
-        many=True, help_text="Up to SAMPAN_DEPLOY_MAX_BATCH (32) instances."
-    )
-    top_k = serializers.IntegerField(required=False, min_value=1, max_value=1000, default=5)
+# The prediction protocol's contracts (workers.contracts.prediction): the answer bytes come from
+# workers.serving.protocol on the hot path; these serializers only describe them in the schema.
+PredictRequestSerializer = PolymorphicProxySerializer(
+    component_name="PredictRequest",
+    serializers=[
+        contract_serializer(prediction.ImageInstances),
+        contract_serializer(prediction.TextInstances),
+        contract_serializer(prediction.TableInstances),
+    ],
+    resource_type_field_name=None,
+)
 
 
 class PredictMultipartSerializer(serializers.Serializer):
@@ -216,30 +217,19 @@ class PredictMultipartSerializer(serializers.Serializer):
     top_k = serializers.IntegerField(required=False, min_value=1, max_value=1000)
 
 
-class PredictionClassSerializer(serializers.Serializer):
-    label = serializers.CharField()
-    index = serializers.IntegerField()
-    score = serializers.FloatField()
-
-
-class PredictionSerializer(serializers.Serializer):
-    top_k = PredictionClassSerializer(many=True)
-    imputed = serializers.ListField(
-        child=serializers.CharField(),
-        required=False,
-        help_text="Tabular models only: the columns of this row that were missing (absent, null, NaN, empty) "
-        "and filled by the model's missing-value rule, in the model's column order; empty when "
-        "none. Only columns whose training data had gaps may be missing; any other is a 400.",
-    )
-
-
-class PredictModelVersionSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    template = serializers.CharField()
-
-
 class PredictResponseSerializer(serializers.Serializer):
-    model_version = PredictModelVersionSerializer()
-    predictions = PredictionSerializer(many=True)
+    """The answer (``workers.contracts.prediction.PredictionAnswer``): one prediction per instance, in
+    order. A classifier's ``top_k`` lists classes with scores, most likely first; a regression
+    model's holds one ``{value}``; the model version's ``template`` says which."""
+
+    model_version = contract_serializer(prediction.PredictionModelVersion)()
+    predictions = PolymorphicProxySerializer(
+        component_name="Prediction",
+        serializers=[
+            contract_serializer(prediction.ClassificationPrediction),
+            contract_serializer(prediction.RegressionPrediction),
+        ],
+        resource_type_field_name=None,
+        many=True,
+    )
     latency_ms = serializers.FloatField(help_text="Time spent in the server, decoding to answer.")

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from config.contract_fields import ParamValuesField, PreprocessingField
 from config.contracts import JSONScalarField, contract_field, contract_serializer
 from datasets.models import DatasetVersion
 from drf_spectacular.types import OpenApiTypes
@@ -12,6 +13,7 @@ from training import selectors
 from training.models import Backbone, ModelVersion
 from workers.contracts import evaluation as evaluation_contracts
 from workers.contracts.jobs import ModelVersionMetrics
+from workers.contracts.templates import TemplateDescription
 
 
 @extend_schema_field(OpenApiTypes.INT)
@@ -36,7 +38,7 @@ class TrainingJobCreateSerializer(serializers.Serializer):
     preset = serializers.CharField(
         required=False, help_text="fast, balanced or accurate; defaults to the template's."
     )
-    params = serializers.DictField(
+    params = ParamValuesField(
         required=False, default=dict, help_text="Advanced settings overriding the preset."
     )
     backbone = MemberBackboneField(
@@ -103,16 +105,7 @@ class BackboneCreateSerializer(BackboneTargetSerializer):
     )
 
 
-class TemplateSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    title = serializers.CharField()
-    description = serializers.CharField()
-    data_kind = serializers.CharField()
-    default_preset = serializers.CharField()
-    presets = serializers.ListField(child=serializers.DictField())
-    params = serializers.ListField(child=serializers.DictField())
-    search_space = serializers.ListField(child=serializers.DictField())
-    metrics = serializers.ListField(child=serializers.CharField())
+TemplateSerializer = contract_serializer(TemplateDescription)  # workers.contracts.templates
 
 
 class ModelVersionBackboneSerializer(serializers.Serializer):
@@ -129,6 +122,7 @@ class ModelVersionSerializer(serializers.ModelSerializer):
     )
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     dataset = serializers.IntegerField(source="dataset_version.dataset_id", read_only=True, allow_null=True)
+    preprocessing = PreprocessingField(read_only=True, allow_null=True)
     classes = serializers.ListField(
         child=serializers.CharField(), read_only=True, help_text="Class names in the model's output order."
     )

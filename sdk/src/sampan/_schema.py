@@ -115,8 +115,8 @@ class BestTrial(TypedDict):
     value: float
     model_version: int | None
     model_version_name: NotRequired[str | None]
-    params: dict[str, Any]
-    test_metrics: dict[str, float | None]
+    params: dict[str, float | str | bool]
+    test_metrics: TrialTestMetrics
 
 
 BlankEnum: TypeAlias = Literal[""]
@@ -172,6 +172,13 @@ ClassComparison = TypedDict(
 )
 
 
+# A class and the model's probability for it; ``index`` is its output position.
+class ClassScore(TypedDict):
+    label: str
+    index: int
+    score: float
+
+
 # One class's scores on the split; ``support``: its samples there.
 ClassScores = TypedDict(
     "ClassScores",
@@ -191,6 +198,15 @@ class ClassificationHeadline(TypedDict):
     macro_f1: float
     weighted_f1: float
     top_k_accuracy: dict[str, float]
+
+
+# One instance's answer from a classifier (images, texts, table rows). ``imputed`` (tabular models only): the
+# columns of the row that were missing (absent, null, NaN, empty) and filled by the model's missing-value
+# rule, in the model's column order; empty when none. Only columns whose training data had gaps may be
+# missing; any other is a 400.
+class ClassificationPrediction(TypedDict):
+    top_k: list[ClassScore]
+    imputed: NotRequired[list[str]]
 
 
 # A classifier's report on one split. ``top_k_accuracy`` is keyed by k ("1", "3", "5"; k up to the number of
@@ -222,6 +238,31 @@ ClassificationReportKindEnum: TypeAlias = Literal["classification_report"]
 ClassificationTaskEnum: TypeAlias = Literal["classification"]
 
 
+ColorEnum: TypeAlias = Literal["RGB"]
+
+
+# One column's statistics. numeric: min, max, mean, std, histogram; categorical and datetime: top values
+# (datetime also min and max, as text); text: mean_length, max_length.
+class ColumnProfile(TypedDict):
+    name: str
+    type: ColumnTypeEnum
+    count: int
+    missing: int
+    missing_share: float
+    unique: int
+    min: NotRequired[float | str]
+    max: NotRequired[float | str]
+    mean: NotRequired[float]
+    std: NotRequired[float]
+    histogram: NotRequired[ProfileHistogram]
+    top: NotRequired[list[ValueCount]]
+    mean_length: NotRequired[float]
+    max_length: NotRequired[int]
+
+
+ColumnTypeEnum: TypeAlias = Literal["numeric", "categorical", "datetime", "text", "empty"]
+
+
 # Rows: true classes, columns: predicted classes (the report's ``classes`` order).
 class ConfusionMatrix(TypedDict):
     counts: list[list[int]]
@@ -240,6 +281,16 @@ class CurrentLabel(TypedDict):
     label_version: int
 
 
+DataKindEnum: TypeAlias = Literal["image", "text", "tabular"]
+
+
+# What a dataset version needs before training may start.
+class DataRequirementsDescription(TypedDict):
+    min_classes: int
+    min_samples_per_class: int
+    required_splits: list[str]
+
+
 class Dataset(TypedDict):
     id: int
     # Defaults to the project's workspace.
@@ -253,7 +304,7 @@ class Dataset(TypedDict):
     label_count: int
     # Text datasets: {text_column, label_column}; tabular: {columns: [{name, type}], target, task}. Set by the
     # first import; {} for image datasets.
-    schema: Any
+    schema: DatasetSchema
     # The creator's username; null once that user is deleted.
     created_by: str | None
     created_at: str
@@ -261,12 +312,8 @@ class Dataset(TypedDict):
 
 class DatasetProfile(TypedDict):
     rows: NotRequired[int]
-    # Per column: name, type, count, missing, missing_share, unique; numeric: min, max, mean, std, histogram
-    # {edges, counts}; categorical/datetime: top [{value, count}]; text: mean_length, max_length.
-    columns: NotRequired[list[dict[str, Any]]]
-    # name, type (classes | numeric), count, missing; classes: [{value, count}]; numeric: min, max, mean, std,
-    # histogram.
-    target: NotRequired[dict[str, Any]]
+    columns: NotRequired[list[ColumnProfile]]
+    target: NotRequired[TargetProfile]
 
 
 class DatasetRequest(TypedDict):
@@ -276,6 +323,28 @@ class DatasetRequest(TypedDict):
     name: str
     description: NotRequired[str]
     task_type: NotRequired[TaskTypeEnum]
+
+
+# What a text or tabular dataset's first import fixes (the dataset's and each version's ``schema``): text
+# datasets the text and label columns, tabular ones the feature columns, the target and the task. Empty for
+# image datasets.
+class DatasetSchema(TypedDict):
+    text_column: NotRequired[str]
+    label_column: NotRequired[str]
+    columns: NotRequired[list[TableColumn]]
+    target: NotRequired[str]
+    task: NotRequired[TableTaskEnum]
+
+
+# What a text or tabular dataset's first import fixes (the dataset's and each version's ``schema``): text
+# datasets the text and label columns, tabular ones the feature columns, the target and the task. Empty for
+# image datasets.
+class DatasetSchemaRequest(TypedDict):
+    text_column: NotRequired[str]
+    label_column: NotRequired[str]
+    columns: NotRequired[list[TableColumnRequest]]
+    target: NotRequired[str]
+    task: NotRequired[TableTaskEnum]
 
 
 class DatasetStatistics(TypedDict):
@@ -414,6 +483,12 @@ class DeploymentUsage(TypedDict):
     series: list[UsagePoint]
 
 
+DirectionEnum: TypeAlias = Literal["maximize", "minimize"]
+
+
+DtypeEnum: TypeAlias = Literal["float32"]
+
+
 # Permutation importance of one table column: the mean drop of the score (accuracy, or minus the RMSE) when
 # its values are shuffled across rows, and the drops' standard deviation.
 class FeatureImportance(TypedDict):
@@ -451,6 +526,44 @@ class HistoryPoint(TypedDict):
     best: float
 
 
+# An image file, base64-encoded (a ``data:`` URL works too).
+class ImageInstanceRequest(TypedDict):
+    image: str
+
+
+# A request to an image model (JSON; multipart uploads and raw image bodies work too): up to
+# SAMPAN_DEPLOY_MAX_BATCH (32) instances, ``top_k`` from 1 to 1000 (default 5).
+class ImageInstancesRequest(TypedDict):
+    instances: list[ImageInstanceRequest]
+    top_k: NotRequired[int]
+
+
+# Decode, apply the EXIF orientation, composite alpha over ``alpha_background``, convert to RGB, resize
+# (``stretch``, or ``center_crop`` after scaling the shorter side to ``side / crop_fraction``) to
+# ``image_size`` ``[height, width]``, then ``(pixel * scale - mean) / std`` per channel, NCHW float32.
+class ImagePreprocessing(TypedDict):
+    kind: ImagePreprocessingKindEnum
+    version: int
+    format: ImagePreprocessingFormatEnum
+    image_size: list[int]
+    resize_mode: ResizeModeEnum
+    crop_fraction: float
+    resample: ResampleEnum
+    color: ColorEnum
+    alpha_background: list[int]
+    scale: float
+    mean: list[float]
+    std: list[float]
+    layout: LayoutEnum
+    dtype: DtypeEnum
+
+
+ImagePreprocessingFormatEnum: TypeAlias = Literal["sampan.preprocess/1"]
+
+
+ImagePreprocessingKindEnum: TypeAlias = Literal["image"]
+
+
 class ImportBatch(TypedDict):
     id: int
     dataset: int
@@ -460,13 +573,12 @@ class ImportBatch(TypedDict):
     size_bytes: int
     # Label given to every imported file, if any.
     label_name: str
-    # Table imports: the column mapping ({text_column, label_column} or {target_column}) and the encoding
-    # read.
-    mapping: Any
+    # Table imports: the column mapping ({text_column, label_column} or {target_column}) and the reading
+    # options used; {} for image imports.
+    mapping: ImportMapping
     status: ImportStatusEnum
     job: int | None
-    # The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports.
-    progress: dict[str, Any]
+    progress: ProgressEvent
     # Files considered (directories and OS junk excluded).
     files: int
     imported: int
@@ -497,13 +609,12 @@ class ImportBatchSummary(TypedDict):
     size_bytes: int
     # Label given to every imported file, if any.
     label_name: str
-    # Table imports: the column mapping ({text_column, label_column} or {target_column}) and the encoding
-    # read.
-    mapping: Any
+    # Table imports: the column mapping ({text_column, label_column} or {target_column}) and the reading
+    # options used; {} for image imports.
+    mapping: ImportMapping
     status: ImportStatusEnum
     job: int | None
-    # The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports.
-    progress: dict[str, Any]
+    progress: ProgressEvent
     # Files considered (directories and OS junk excluded).
     files: int
     imported: int
@@ -552,6 +663,18 @@ class ImportCreateRequest(TypedDict):
     sheet: NotRequired[str]
     # Import an archive in a background job (answers 202; big archives always do).
     background: NotRequired[bool]
+
+
+# A table import's column mapping and how the file was read (given, or detected once read).
+class ImportMapping(TypedDict):
+    text_column: NotRequired[str]
+    label_column: NotRequired[str]
+    target_column: NotRequired[str]
+    encoding: NotRequired[str]
+    format: NotRequired[TableFormatEnum]
+    delimiter: NotRequired[str]
+    decimal: NotRequired[DecimalEnum]
+    sheet: NotRequired[str]
 
 
 class ImportProblem(TypedDict):
@@ -735,6 +858,9 @@ class LargestError(TypedDict):
     predicted: float
 
 
+LayoutEnum: TypeAlias = Literal["NCHW"]
+
+
 class Lift(TypedDict):
     status: LiftStatusEnum
     metric: str
@@ -745,7 +871,18 @@ class Lift(TypedDict):
     best: Spread
     # best mean minus baseline mean
     lift: float | None
-    errors: list[dict[str, Any]]
+    # Report runs that failed.
+    errors: list[LiftError]
+
+
+class LiftError(TypedDict):
+    # Which side of the report the run was.
+    role: LiftErrorRoleEnum
+    seed: int
+    error: str
+
+
+LiftErrorRoleEnum: TypeAlias = Literal["baseline", "best"]
 
 
 LiftStatusEnum: TypeAlias = Literal["disabled", "not_started", "running", "finished"]
@@ -839,8 +976,7 @@ class ModelVersion(TypedDict):
     code_version: str
     # Class names in the model's output order.
     classes: list[str]
-    # What the ONNX model expects; serving reproduces it.
-    preprocessing: Any
+    preprocessing: ImagePreprocessing | TextPreprocessing | TablePreprocessing | None
     onnx_sha256: str
     metrics: ModelVersionMetrics
     # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
@@ -948,6 +1084,12 @@ class ModelVersionUploadRequest(TypedDict):
 
 
 NullEnum: TypeAlias = "None"
+
+
+# What trials are scored by: a progress metric and whether higher is better.
+class Objective(TypedDict):
+    metric: str
+    direction: DirectionEnum
 
 
 class Package(TypedDict):
@@ -1095,6 +1237,23 @@ class PaginatedWorkspaceList(TypedDict):
     results: list[Workspace]
 
 
+# One tunable parameter as the UI shows it. Numeric ones have ``minimum``/``maximum``/``log`` (``log``: the
+# range spans orders of magnitude), choice ones ``choices``.
+class ParamDescription(TypedDict):
+    name: str
+    type: ParamTypeEnum
+    title: str
+    help: str
+    default: float | str | bool
+    minimum: NotRequired[float]
+    maximum: NotRequired[float]
+    log: NotRequired[bool]
+    choices: NotRequired[list[float | str | bool]]
+
+
+ParamTypeEnum: TypeAlias = Literal["int", "float", "bool", "choice"]
+
+
 class PatchedDatasetRequest(TypedDict):
     # Defaults to the project's workspace.
     workspace: NotRequired[int]
@@ -1143,55 +1302,57 @@ class PerLabelCount(TypedDict):
     count: int
 
 
-class PredictInstanceRequest(TypedDict):
-    # An image file, base64-encoded (a data: URL works too).
-    image: NotRequired[str]
-    # For text templates.
-    text: NotRequired[str]
-
-
-class PredictModelVersion(TypedDict):
-    id: int
-    name: str
-    template: str
-
-
 class PredictMultipartRequest(TypedDict):
     # An image; repeat the part for a batch.
     file: bytes
     top_k: NotRequired[int]
 
 
-class PredictRequestRequest(TypedDict):
-    # Up to SAMPAN_DEPLOY_MAX_BATCH (32) instances.
-    instances: list[PredictInstanceRequest]
-    top_k: NotRequired[int]
+PredictRequestRequest: TypeAlias = "ImageInstancesRequest | TextInstancesRequest | TableInstancesRequest"
 
 
+# The answer (``workers.contracts.prediction.PredictionAnswer``): one prediction per instance, in order. A
+# classifier's ``top_k`` lists classes with scores, most likely first; a regression model's holds one
+# ``{value}``; the model version's ``template`` says which.
 class PredictResponse(TypedDict):
-    model_version: PredictModelVersion
+    model_version: PredictionModelVersion
     predictions: list[Prediction]
     # Time spent in the server, decoding to answer.
     latency_ms: float
 
 
-class Prediction(TypedDict):
-    top_k: list[PredictionClass]
-    # Tabular models only: the columns of this row that were missing (absent, null, NaN, empty) and filled by
-    # the model's missing-value rule, in the model's column order; empty when none. Only columns whose
-    # training data had gaps may be missing; any other is a 400.
-    imputed: NotRequired[list[str]]
+# A regression model's prediction for the row.
+class PredictedValue(TypedDict):
+    value: float
 
 
-class PredictionClass(TypedDict):
-    label: str
-    index: int
-    score: float
+Prediction: TypeAlias = "ClassificationPrediction | RegressionPrediction"
+
+
+# The model version that answered (a deployment may switch versions between calls).
+class PredictionModelVersion(TypedDict):
+    id: int
+    name: str
+    template: str
+
+
+# A named set of parameter values (fast / balanced / accurate); unset ones take the defaults.
+class PresetDescription(TypedDict):
+    name: str
+    title: str
+    description: str
+    values: dict[str, float | str | bool]
 
 
 class ProducedModelVersion(TypedDict):
     id: int
     name: str
+
+
+# ``counts[i]`` values lie in ``[edges[i], edges[i + 1])`` (the last bin includes its right edge).
+class ProfileHistogram(TypedDict):
+    edges: list[float]
+    counts: list[int]
 
 
 # One progress report. Only ``kind`` and ``version`` are always there (a job that has not reported yet shows
@@ -1274,6 +1435,12 @@ class RegressionMetrics(TypedDict):
     r2: float
 
 
+# One row's answer from a regression model: ``top_k`` holds exactly one predicted value.
+class RegressionPrediction(TypedDict):
+    top_k: list[PredictedValue]
+    imputed: NotRequired[list[str]]
+
+
 # A regression model's report on one split: MAE, RMSE and R2 (also as ``headline``), the residuals, the
 # largest errors with their rows and the permutation feature importance.
 class RegressionReport(TypedDict):
@@ -1298,6 +1465,9 @@ RegressionReportKindEnum: TypeAlias = Literal["regression_report"]
 RegressionTaskEnum: TypeAlias = Literal["regression"]
 
 
+ResampleEnum: TypeAlias = Literal["bilinear", "bicubic", "nearest"]
+
+
 class ResidualPoint(TypedDict):
     sample: int | str
     actual: float
@@ -1308,6 +1478,17 @@ class ResidualPoint(TypedDict):
 class Residuals(TypedDict):
     points: list[ResidualPoint]
     histogram: Histogram
+
+
+ResizeModeEnum: TypeAlias = Literal["stretch", "center_crop"]
+
+
+# The checkpoint a resumed run continued from.
+class ResumedFrom(TypedDict):
+    epoch: int
+    step: int
+    batch_in_epoch: int
+    checkpoint: str
 
 
 RoleEnum: TypeAlias = Literal["owner", "editor", "viewer"]
@@ -1333,8 +1514,9 @@ class Sample(TypedDict):
     thumbnail_url: str
     # Text datasets: the sample's text, verbatim.
     text: str
-    # Tabular datasets: the row's feature values by column name, as read (numbers, strings, null for missing).
-    values: Any
+    # Tabular datasets: the row's feature values by column name, as read (numbers, strings, null for missing);
+    # null for other datasets.
+    values: dict[str, float | str | None] | None
     # Regression datasets: the numeric target.
     target: float | None
     import_batch: int | None
@@ -1382,18 +1564,28 @@ class SamplePage(TypedDict):
 SamplerEnum: TypeAlias = Literal["sde", "tpe", "cmaes", "random"]
 
 
+# One axis of an AutoML search space, over one parameter (Optuna-shaped): ``float`` and ``int`` dimensions
+# have ``low``, ``high``, ``log`` and an optional ``step``; ``categorical`` ones ``choices``.
 class SearchDimension(TypedDict):
-    # A parameter of the template.
     name: str
     type: SearchDimensionTypeEnum
-    # float and int dimensions
     low: NotRequired[float]
     high: NotRequired[float]
-    # Sample on a log scale (low > 0).
     log: NotRequired[bool]
     step: NotRequired[float | None]
-    # categorical dimensions: the values to choose from
-    choices: NotRequired[list[Any]]
+    choices: NotRequired[list[float | str | bool]]
+
+
+# One axis of an AutoML search space, over one parameter (Optuna-shaped): ``float`` and ``int`` dimensions
+# have ``low``, ``high``, ``log`` and an optional ``step``; ``categorical`` ones ``choices``.
+class SearchDimensionRequest(TypedDict):
+    name: str
+    type: SearchDimensionTypeEnum
+    low: NotRequired[float]
+    high: NotRequired[float]
+    log: NotRequired[bool]
+    step: NotRequired[float | None]
+    choices: NotRequired[list[float | str | bool]]
 
 
 SearchDimensionTypeEnum: TypeAlias = Literal["float", "int", "categorical"]
@@ -1446,10 +1638,10 @@ class Study(TypedDict):
     # The preset every trial starts from.
     preset: str
     # Parameters every trial uses as given.
-    fixed_params: dict[str, Any]
+    fixed_params: dict[str, float | str | bool]
     search_space: list[SearchDimension]
-    # {metric, direction}: what the trials are scored by.
-    objective: dict[str, str]
+    # What the trials are scored by.
+    objective: Objective
     sampler: SamplerEnum
     # The sampler the trials are asked from (sde falls back to tpe while it is not installed).
     sampler_in_use: str
@@ -1480,9 +1672,9 @@ class StudyCreateRequest(TypedDict):
     # The preset every trial starts from; defaults to the template's (the honest-lift baseline).
     preset: NotRequired[str]
     # Parameters every trial uses as given (e.g. a short epochs).
-    fixed_params: NotRequired[dict[str, Any]]
+    fixed_params: NotRequired[dict[str, float | str | bool]]
     # A list of dimensions (see SearchDimension); defaults to the template's search space.
-    search_space: NotRequired[Any]
+    search_space: NotRequired[list[SearchDimensionRequest] | None]
     sampler: NotRequired[SamplerEnum]
     pruner: NotRequired[PrunerEnum]
     # Trial budget.
@@ -1512,17 +1704,65 @@ class SupportPair(TypedDict):
     b: int | None
 
 
+# A feature column of a table and the type inferred from its cells at the first import.
 class TableColumn(TypedDict):
     name: str
-    type: TableColumnTypeEnum
+    type: ColumnTypeEnum
 
 
-TableColumnTypeEnum: TypeAlias = Literal["numeric", "categorical", "datetime", "text", "empty"]
+# A feature column of a table and the type inferred from its cells at the first import.
+class TableColumnRequest(TypedDict):
+    name: str
+    type: ColumnTypeEnum
+
+
+# One table column the model reads. ``numeric`` and ``datetime`` (days since 1970) columns are standardised
+# (``mean``, ``std``) after filling gaps with ``fill``, with a 0/1 ``indicator`` column when the training
+# split had gaps; ``categorical`` ones are one-hot over ``categories`` plus "other", ``missing`` saying
+# whether the training split had empty cells.
+class TableFeature(TypedDict):
+    name: str
+    type: TableFeatureTypeEnum
+    fill: NotRequired[float]
+    mean: NotRequired[float]
+    std: NotRequired[float]
+    indicator: NotRequired[bool]
+    categories: NotRequired[list[str]]
+    missing: NotRequired[bool]
+
+
+TableFeatureTypeEnum: TypeAlias = Literal["numeric", "datetime", "categorical"]
+
+
+TableFormatEnum: TypeAlias = Literal["csv", "tsv", "jsonl", "xlsx", "parquet"]
+
+
+# A request to a tabular model: rows by column name. A column may be missing (absent, null, NaN, empty) only
+# where the training data had gaps; the target column, if sent, is ignored.
+class TableInstancesRequest(TypedDict):
+    instances: list[dict[str, float | str | bool | None]]
+    top_k: NotRequired[int]
+
+
+# A tabular model's spec: the encoding plus the task, the ONNX input/output names and the target column (not a
+# feature; a row may carry it and it is ignored).
+class TablePreprocessing(TypedDict):
+    kind: TablePreprocessingKindEnum
+    version: int
+    features: list[TableFeature]
+    width: int
+    task: TableTaskEnum
+    input: str
+    output: str
+    target: str | None
+
+
+TablePreprocessingKindEnum: TypeAlias = Literal["tabular"]
 
 
 class TablePreview(TypedDict):
     filename: str
-    format: TablePreviewFormatEnum
+    format: TableFormatEnum
     # The encoding used (given, or detected: utf-8, utf-16, gb18030, cp1252, ...), or 'binary' for
     # XLSX/Parquet.
     encoding: str
@@ -1539,12 +1779,8 @@ class TablePreview(TypedDict):
     rows_read: int
     columns: list[TableColumn]
     # The first rows, cells by column name.
-    rows: list[dict[str, Any]]
-    # {text_column, label_column} or {target_column}; null: none found.
-    suggested: dict[str, str | None]
-
-
-TablePreviewFormatEnum: TypeAlias = Literal["csv", "tsv", "jsonl", "xlsx", "parquet"]
+    rows: list[dict[str, float | str | bool | None]]
+    suggested: TableSuggestion
 
 
 class TablePreviewRequestRequest(TypedDict):
@@ -1565,6 +1801,34 @@ class TablePreviewRequestRequest(TypedDict):
     sheet: NotRequired[str]
 
 
+# The suggested column mapping: {text_column, label_column} (text datasets) or {target_column} (tabular ones);
+# null: none found.
+class TableSuggestion(TypedDict):
+    text_column: NotRequired[str | None]
+    label_column: NotRequired[str | None]
+    target_column: NotRequired[str | None]
+
+
+TableTaskEnum: TypeAlias = Literal["classification", "regression"]
+
+
+# The target's balance: class counts (``classes``), or a numeric target's distribution.
+class TargetProfile(TypedDict):
+    name: str | None
+    type: TargetTypeEnum
+    count: int
+    missing: int
+    classes: NotRequired[list[ValueCount]]
+    min: NotRequired[float]
+    max: NotRequired[float]
+    mean: NotRequired[float]
+    std: NotRequired[float]
+    histogram: NotRequired[ProfileHistogram]
+
+
+TargetTypeEnum: TypeAlias = Literal["classes", "numeric"]
+
+
 TaskTypeEnum: TypeAlias = Literal[
     "image_classification",
     "text_classification",
@@ -1573,16 +1837,52 @@ TaskTypeEnum: TypeAlias = Literal[
 ]
 
 
-class Template(TypedDict):
+# A task template: what it trains on, its parameters, presets and default search space.
+class TemplateDescription(TypedDict):
+    kind: TemplateDescriptionKindEnum
+    version: int
     name: str
     title: str
     description: str
-    data_kind: str
+    data_kind: DataKindEnum
+    label_kind: str
     default_preset: str
-    presets: list[dict[str, Any]]
-    params: list[dict[str, Any]]
-    search_space: list[dict[str, Any]]
+    presets: list[PresetDescription]
+    params: list[ParamDescription]
+    search_space: list[SearchDimension]
+    objective: Objective
     metrics: list[str]
+    data: DataRequirementsDescription
+
+
+TemplateDescriptionKindEnum: TypeAlias = Literal["template"]
+
+
+class TextInstanceRequest(TypedDict):
+    text: str
+
+
+# A request to a text model.
+class TextInstancesRequest(TypedDict):
+    instances: list[TextInstanceRequest]
+    top_k: NotRequired[int]
+
+
+# WordPiece tokenization (lowercased, cut to ``max_length`` tokens, padded to the longest text of a batch) by
+# the tokenizer.json whose sha256 is ``tokenizer_sha256``. The tokenizer travels with the model
+# (``tokenizer_in`` says where); ``tokenizer`` holds it inline where a spec carries it.
+class TextPreprocessing(TypedDict):
+    kind: TextPreprocessingKindEnum
+    version: int
+    max_length: int
+    inputs: list[str]
+    output: str
+    tokenizer_sha256: str
+    tokenizer_in: NotRequired[str]
+    tokenizer: NotRequired[str]
+
+
+TextPreprocessingKindEnum: TypeAlias = Literal["text"]
 
 
 TokenStatusEnum: TypeAlias = Literal["active", "revoked", "expired"]
@@ -1596,7 +1896,7 @@ class TrainingJob(TypedDict):
     template: str
     preset: str
     # The template's parameters of the run: the preset's values with the overrides applied.
-    params: dict[str, Any]
+    params: dict[str, float | str | bool]
     dataset_version: int
     # The backbone the run started from (transfer learning), or null.
     backbone: int | None
@@ -1615,7 +1915,8 @@ class TrainingJob(TypedDict):
     preempt_requested: bool
     # The latest progress report.
     progress: ProgressEvent
-    result: Any
+    # What the run recorded (its model version, metrics, where it resumed); null until it succeeds.
+    result: TrainingJobResult | None
     error: str
     # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
     created_by: str
@@ -1634,10 +1935,25 @@ class TrainingJobCreateRequest(TypedDict):
     # fast, balanced or accurate; defaults to the template's.
     preset: NotRequired[str]
     # Advanced settings overriding the preset.
-    params: NotRequired[dict[str, Any]]
+    params: NotRequired[dict[str, float | str | bool]]
     # A valid backbone of the dataset's project: transfer learning initialises all but the classification head
     # from it.
     backbone: NotRequired[int | None]
+
+
+# A finished training job's ``result`` (``training.run``; ``training.evaluate_model`` records the same without
+# ``resumed_from`` and ``run_dir``): the model version it recorded.
+class TrainingJobResult(TypedDict):
+    kind: TrainingJobResultKindEnum
+    version: int
+    model_version: int
+    name: str
+    metrics: ModelVersionMetrics
+    resumed_from: NotRequired[ResumedFrom | None]
+    run_dir: NotRequired[str]
+
+
+TrainingJobResultKindEnum: TypeAlias = Literal["training_job_result"]
 
 
 # A training run's summary (an epoch's entry in its history has the same keys): the last (image templates) or
@@ -1674,13 +1990,13 @@ class Trial(TypedDict):
     number: int
     state: StateEnum
     # The sampled values of the search space.
-    params: dict[str, Any]
+    params: dict[str, float | str | bool]
     # The objective (best validation metric).
     value: float | None
     intermediate: list[IntermediateValue]
     pruned_at_epoch: int | None
     # Headline metrics on the test split (completed trials).
-    test_metrics: dict[str, float | None]
+    test_metrics: TrialTestMetrics
     error: str
     job: int | None
     job_status: str | None
@@ -1689,6 +2005,12 @@ class Trial(TypedDict):
     finished_at: str | None
     model_version: int | None
     model_version_name: str | None
+
+
+# A completed trial's headline metrics on the test split (null: the evaluation has none).
+class TrialTestMetrics(TypedDict):
+    accuracy: NotRequired[float | None]
+    macro_f1: NotRequired[float | None]
 
 
 class UsageFigures(TypedDict):
@@ -1728,6 +2050,11 @@ class UserCreateRequest(TypedDict):
     username: str
     email: NotRequired[str]
     password: NotRequired[str]
+
+
+class ValueCount(TypedDict):
+    value: str
+    count: int
 
 
 WindowEnum: TypeAlias = Literal["1h", "24h", "7d"]

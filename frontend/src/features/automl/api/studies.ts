@@ -1,13 +1,13 @@
 import { api, unwrap } from '@/api/client';
 import type { components } from '@/api/schema';
+import type { SearchDimension } from '@/api/templates';
 
 export type Study = components['schemas']['Study'];
 export type StudyCreate = components['schemas']['StudyCreateRequest'];
 export type Trial = components['schemas']['Trial'];
 export type StudyResults = components['schemas']['StudyResults'];
-export type SearchDimension = components['schemas']['SearchDimension'];
+export type { SearchDimension };
 export type ModelVersion = components['schemas']['ModelVersion'];
-export type Template = components['schemas']['Template'];
 
 export const SAMPLERS = [
   { value: 'sde', label: 'SDE (Sampan)' },
@@ -66,21 +66,6 @@ export function listDatasets(projectId: number) {
 
 export function listDatasetVersions(datasetId: number) {
   return unwrap(api.GET('/api/v1/datasets/{dataset_id}/versions/', { params: { path: { dataset_id: datasetId }, query: { page_size: 100 } } }));
-}
-
-export function listTemplates() {
-  return unwrap(api.GET('/api/v1/templates/'));
-}
-
-/** A template's declared search space as dimensions the editor can show. */
-export function templateSearchSpace(template: Template): SearchDimension[] {
-  return template.search_space.flatMap((raw): SearchDimension[] => {
-    const name = typeof raw.name === 'string' ? raw.name : '';
-    const type = raw.type;
-    if (!name || (type !== 'float' && type !== 'int' && type !== 'categorical')) return [];
-    if (type === 'categorical') return [{ name, type, choices: Array.isArray(raw.choices) ? (raw.choices as unknown[]) : [] }];
-    return [{ name, type, low: Number(raw.low), high: Number(raw.high), log: raw.log === true, ...(typeof raw.step === 'number' ? { step: raw.step } : {}) }];
-  });
 }
 
 /**

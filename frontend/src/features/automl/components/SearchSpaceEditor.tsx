@@ -1,4 +1,5 @@
 import { ActionIcon, Button, Checkbox, Group, NativeSelect, NumberInput, Stack, Table, Text, TextInput } from '@mantine/core';
+import type { ParamValue } from '@/api/templates';
 import type { SearchDimension } from '../api/studies';
 
 type Props = {
@@ -9,7 +10,7 @@ type Props = {
   onReset?: () => void;
 };
 
-function parseChoices(text: string): unknown[] {
+function parseChoices(text: string): ParamValue[] {
   return text
     .split(',')
     .map((part) => part.trim())

@@ -1,12 +1,12 @@
 import { Alert, Button, Group, NativeSelect, NumberInput, Paper, SimpleGrid, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { ApiError } from '@/api/client';
+import type { ParamValue } from '@/api/templates';
 import {
   fieldErrors,
   PRUNERS,
   SAMPLERS,
   searchSpaceProblems,
-  templateSearchSpace,
   type SearchDimension,
   type Study,
   type StudyCreate,
@@ -20,6 +20,10 @@ type Props = {
 };
 
 const NONE = '';
+
+function isParamValue(value: unknown): value is ParamValue {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
 
 function toId(value: string): number | null {
   return value === NONE ? null : Number(value);
@@ -57,16 +61,16 @@ export function StudyForm({ initial, onCreated }: Props) {
 
   const datasetRow = datasets.data?.results.find((row) => row.id === dataset);
   const template = templates.data?.find((row) => row.name === datasetRow?.task_type) ?? null;
-  const defaultSpace = useMemo(() => (template ? templateSearchSpace(template) : []), [template]);
+  const defaultSpace = useMemo(() => template?.search_space ?? [], [template]);
   // Once the template has loaded, its defaults fill the empty fields (adjusted while rendering).
   if (template && space === null) setSpace(defaultSpace);
   if (template && !preset && template.default_preset) setPreset(template.default_preset);
 
   const dims = space ?? [];
-  let fixedParams: Record<string, unknown> | null = null;
+  let fixedParams: Record<string, ParamValue> | null = null;
   try {
     const parsed: unknown = JSON.parse(fixed || '{}');
-    fixedParams = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    fixedParams = parsed && typeof parsed === 'object' && !Array.isArray(parsed) && Object.values(parsed).every(isParamValue) ? (parsed as Record<string, ParamValue>) : null;
   } catch {
     fixedParams = null;
   }

@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { listTemplates } from '@/api/templates';
 import { automlKeys } from '../api/keys';
 import {
   createStudy,
@@ -9,7 +10,6 @@ import {
   listDatasetVersions,
   listProjects,
   listStudies,
-  listTemplates,
   listTrials,
   promoteTrial,
   studyAction,

@@ -28,19 +28,20 @@ export function inputKindOf(template: string | null | undefined): InputKind {
   return 'image';
 }
 
+/** A model's preprocessing spec: image, text or tabular, told apart by `kind` (null: none). */
+export type Preprocessing = NonNullable<components['schemas']['ModelVersion']['preprocessing']>;
+
 /**
- * An example row for a tabular model, from its preprocessing spec (``{"features": [{name, type,
- * fill, categories}, ...]}``): the training fill value of numeric columns, the first category of
- * categorical ones; null when the spec lists no features.
+ * An example row for a tabular model, from its preprocessing spec's features: the training fill
+ * value of numeric columns, the first category of categorical ones, the fill day of date columns;
+ * null for other models or a spec that lists no features.
  */
-export function exampleRow(preprocessing: unknown): Record<string, unknown> | null {
-  const features = (preprocessing as { features?: unknown } | null)?.features;
-  if (!Array.isArray(features) || features.length === 0) return null;
-  const row: Record<string, unknown> = {};
-  for (const feature of features as { name?: unknown; type?: unknown; fill?: unknown; categories?: unknown }[]) {
-    if (typeof feature?.name !== 'string') continue;
-    if (feature.type === 'categorical') row[feature.name] = Array.isArray(feature.categories) ? (feature.categories[0] ?? '') : '';
-    else if (feature.type === 'datetime') row[feature.name] = new Date(Number(feature.fill ?? 0) * 86_400_000).toISOString().slice(0, 10);
+export function exampleRow(preprocessing: Preprocessing | null | undefined): Record<string, string | number> | null {
+  if (preprocessing?.kind !== 'tabular' || preprocessing.features.length === 0) return null;
+  const row: Record<string, string | number> = {};
+  for (const feature of preprocessing.features) {
+    if (feature.type === 'categorical') row[feature.name] = feature.categories?.[0] ?? '';
+    else if (feature.type === 'datetime') row[feature.name] = new Date((feature.fill ?? 0) * 86_400_000).toISOString().slice(0, 10);
     else row[feature.name] = typeof feature.fill === 'number' ? Math.round(feature.fill * 1000) / 1000 : 0;
   }
   return row;

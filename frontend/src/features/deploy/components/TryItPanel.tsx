@@ -192,7 +192,7 @@ export function TryItPanel({
               {top.map((entry, rank) =>
                 'value' in entry ? (
                   <Text key={rank} fw={700} size="xl" data-testid={`try-value-${rank}`}>
-                    {String((entry as { value: unknown }).value)}
+                    {String(entry.value)}
                   </Text>
                 ) : (
                 <div key={entry.index} data-testid={`try-label-${rank}`} data-label={entry.label} data-score={entry.score}>

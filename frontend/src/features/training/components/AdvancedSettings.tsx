@@ -1,11 +1,11 @@
 import { Button, Group, NumberInput, Select, SimpleGrid, Switch, Text } from '@mantine/core';
-import type { TemplateParam, TemplatePreset } from '../api/templates';
+import type { ParamValue, TemplateParam, TemplatePreset } from '@/api/templates';
 
-type Scalar = string | number | boolean;
+type Scalar = ParamValue;
 export type Overrides = Record<string, Scalar>;
 
 function describeRange(param: TemplateParam): string {
-  if (param.minimum === null || param.maximum === null) return '';
+  if (param.minimum === undefined || param.maximum === undefined) return '';
   return `${param.minimum} – ${param.maximum}${param.log ? ' (log scale)' : ''}`;
 }
 
@@ -75,11 +75,11 @@ export function AdvancedSettings({
               <Select
                 key={param.name}
                 {...common}
-                data={param.choices.map((choice) => String(choice))}
+                data={(param.choices ?? []).map((choice) => String(choice))}
                 value={value === null ? null : String(value)}
                 allowDeselect={false}
                 onChange={(next) => {
-                  const choice = param.choices.find((item) => String(item) === next) ?? null;
+                  const choice = (param.choices ?? []).find((item) => String(item) === next) ?? null;
                   set(param.name, choice === presetValue(param) ? null : choice);
                 }}
               />

@@ -6,10 +6,13 @@ import { renderWithApp } from '@/test/render';
 import { TrainingForm } from './TrainingForm';
 
 export const TEMPLATE = {
+  kind: 'template',
+  version: 1,
   name: 'image_classification',
   title: 'Image classification',
   description: 'Assign one label to each image.',
   data_kind: 'image',
+  label_kind: 'single_label',
   default_preset: 'balanced',
   presets: [
     { name: 'fast', title: 'Fast', description: 'A small CNN.', values: { model: 'cnn_small', epochs: 10, image_size: 32, schedule: 'onecycle' } },
@@ -24,7 +27,9 @@ export const TEMPLATE = {
     { name: 'warmup_epochs', type: 'int', title: 'Warm-up epochs', help: '', default: 1, minimum: 0, maximum: 50, log: false },
   ],
   search_space: [],
+  objective: { metric: 'val_acc', direction: 'maximize' },
   metrics: ['loss'],
+  data: { min_classes: 2, min_samples_per_class: 1, required_splits: ['train'] },
 };
 
 const VALID_BACKBONE = {

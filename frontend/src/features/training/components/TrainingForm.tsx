@@ -1,10 +1,9 @@
 import { Accordion, Alert, Badge, Button, Group, Paper, Select, SimpleGrid, Skeleton, Stack, Text, Title, UnstyledButton } from '@mantine/core';
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { ApiError } from '@/api/client';
 import type { components } from '@/api/schema';
 import { errorMessage } from '@/lib/notifications';
 import { backboneFits, formatCount, type Backbone } from '../api/backbones';
-import { readParams, readPresets } from '../api/templates';
 import type { Job } from '../api/trainingJobs';
 import { useBackbones, useStartTraining, useTemplates } from '../hooks/useTraining';
 import { AdvancedSettings, type Overrides } from './AdvancedSettings';
@@ -54,8 +53,8 @@ export function TrainingForm({
 }) {
   const { data: templates, isPending, isError, error } = useTemplates();
   const template = templates?.find((item) => item.name === taskType);
-  const params = useMemo(() => (template ? readParams(template) : []), [template]);
-  const presets = useMemo(() => (template ? readPresets(template) : []), [template]);
+  const params = template?.params ?? [];
+  const presets = template?.presets ?? [];
   const [versionId, setVersionId] = useState<number | null>(null);
   const [presetName, setPresetName] = useState<string | null>(null);
   const [overrides, setOverrides] = useState<Overrides>({});

@@ -1,6 +1,7 @@
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import type { UploadProgress } from '@/api/client';
+import { listTemplates } from '@/api/templates';
 import { deleteBackbone, listBackbones, uploadBackbone } from '../api/backbones';
 import { trainingKeys } from '../api/keys';
 import {
@@ -11,7 +12,6 @@ import {
   listModelVersions,
   type ModelVersion,
 } from '../api/modelVersions';
-import { listTemplates } from '../api/templates';
 import { listProgressEvents, mergeEvents, startTraining, type JobEvent } from '../api/trainingJobs';
 
 export const LIVE_INTERVAL_MS = 1000;
