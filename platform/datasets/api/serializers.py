@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import re
+from typing import Literal, NotRequired, TypedDict
 
+from config.contracts import JSONScalarField, contract_field, contract_serializer
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from jobs.api.serializers import MemberProjectField
@@ -9,6 +11,7 @@ from rest_framework import serializers
 from workspaces.api.serializers import MemberWorkspaceField
 
 from datasets.models import Dataset, DatasetVersion, ImportBatch, ImportStatus, Label, Sample, Split, TaskType
+from workers.contracts.manifest import DatasetSchema, TableColumn
 
 HEX_COLOR = r"^#[0-9a-fA-F]{6}$"
 MAX_ID = 2**63 - 1
@@ -33,8 +36,8 @@ class DatasetSerializer(serializers.ModelSerializer):
     sample_count = serializers.IntegerField(read_only=True)
     labeled_count = serializers.IntegerField(read_only=True)
     label_count = serializers.IntegerField(read_only=True)
-    schema = serializers.JSONField(
-        read_only=True,
+    schema = contract_field(
+        contract_serializer(DatasetSchema),
         help_text=(
             "Text datasets: {text_column, label_column}; tabular: {columns: [{name, type}], target, "
             "task}. Set by the first import; {} for image datasets."
@@ -113,6 +116,14 @@ class LabelChangeSerializer(serializers.Serializer):
 
 
 class SampleSerializer(serializers.ModelSerializer):
+    values = serializers.DictField(
+        # workers.contracts.manifest's TabularSample.values: a number, a string, or null (missing)
+        child=JSONScalarField(allowed=(float, str), allow_null=True),
+        read_only=True,
+        allow_null=True,
+        help_text="Tabular datasets: the row's feature values by column name, as read (numbers, strings, "
+        "null for missing); null for other datasets.",
+    )
     label_name = serializers.CharField(source="label.name", read_only=True, allow_null=True, default=None)
     split = serializers.SerializerMethodField(
         help_text="The sample's split in the version filtered by, else null."
@@ -308,8 +319,26 @@ class ImportProblemSerializer(serializers.Serializer):
     message = serializers.CharField()
 
 
+class ImportMapping(TypedDict):
+    """A table import's column mapping and how the file was read (given, or detected once read)."""
+
+    text_column: NotRequired[str]
+    label_column: NotRequired[str]
+    target_column: NotRequired[str]
+    encoding: NotRequired[str]
+    format: NotRequired[Literal["csv", "tsv", "jsonl", "xlsx", "parquet"]]
+    delimiter: NotRequired[str]
+    decimal: NotRequired[Literal[".", ","]]
+    sheet: NotRequired[str]
+
+
 class ImportBatchSerializer(serializers.ModelSerializer):
     created_by = _created_by()
+    mapping = contract_field(
+        contract_serializer(ImportMapping),
+        help_text="Table imports: the column mapping ({text_column, label_column} or {target_column}) and "
+        "the reading options used; {} for image imports.",
+    )
     status = serializers.SerializerMethodField()
     progress = serializers.SerializerMethodField()
     problems = ImportProblemSerializer(
@@ -492,11 +521,6 @@ class TablePreviewRequestSerializer(serializers.Serializer):
     )
 
 
-class TableColumnSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    type = serializers.ChoiceField(choices=["numeric", "categorical", "datetime", "text", "empty"])
-
-
 class TablePreviewSerializer(serializers.Serializer):
     filename = serializers.CharField()
     format = serializers.ChoiceField(choices=["csv", "tsv", "jsonl", "xlsx", "parquet"])
@@ -521,7 +545,7 @@ class TablePreviewSerializer(serializers.Serializer):
     )
     partial = serializers.BooleanField(help_text="Only the first 2 MiB of the file were read.")
     rows_read = serializers.IntegerField()
-    columns = TableColumnSerializer(many=True)
+    columns = contract_serializer(TableColumn)(many=True)
     rows = serializers.ListField(
         child=serializers.DictField(), help_text="The first rows, cells by column name."
     )
