@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import os
 import platform
+from typing import Any
 
 
-def detect() -> dict:
-    info: dict = {"cpu_count": os.cpu_count() or 1, "machine": platform.machine(), "cuda": []}
+def detect() -> dict[str, Any]:
+    info: dict[str, Any] = {"cpu_count": os.cpu_count() or 1, "machine": platform.machine(), "cuda": []}
     try:
         import torch
     except ImportError:

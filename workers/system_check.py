@@ -5,6 +5,7 @@ from __future__ import annotations
 import platform
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
@@ -12,14 +13,18 @@ from workers.devices import detect
 from workers.progress import Report
 
 
-def run_system_check(*, seconds: float, report: Report, steps: int = 20) -> dict:
+def run_system_check(*, seconds: float, report: Report, steps: int = 20) -> dict[str, Any]:
     """Report versions and devices, then multiply matrices for about ``seconds`` in ``steps`` steps.
 
     >>> from workers.progress import silent_report
     >>> run_system_check(seconds=0.1, report=silent_report)["computation"]["steps"]
     20
     """
-    versions = {"python": sys.version.split()[0], "numpy": np.__version__, "platform": platform.platform()}
+    versions: dict[str, Any] = {
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+        "platform": platform.platform(),
+    }
     devices = detect()
     versions["torch"] = devices.get("torch")
     report("devices detected", fraction=0.0, milestone=True, step=0, total=steps)
@@ -30,6 +35,8 @@ def run_system_check(*, seconds: float, report: Report, steps: int = 20) -> dict
     flops = 0.0
     started = time.perf_counter()
     checksum = 0.0
+    a: Any  # a torch tensor or a NumPy array
+    b: Any
     if use_torch:
         import torch
 

@@ -98,8 +98,8 @@ def save_checkpoint(
     return info
 
 
-def _out_of_space(exc: BaseException) -> bool:
-    seen = set()
+def _out_of_space(exc: BaseException | None) -> bool:
+    seen: set[int] = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
         if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
@@ -110,7 +110,7 @@ def _out_of_space(exc: BaseException) -> bool:
 
 def complete_checkpoints(directory: Path) -> list[CheckpointInfo]:
     """Checkpoints whose marker is present and agrees with the file's size, newest first."""
-    found = []
+    found: list[CheckpointInfo] = []
     if not directory.is_dir():
         return found
     for marker in directory.glob("*.pt" + MARKER_SUFFIX):

@@ -44,7 +44,7 @@ def sample_seed(seed: int, epoch: int, index: int) -> int:
     return (seed * 1_000_003 + epoch) * 10_000_019 + index
 
 
-class ImageSamples(Dataset):
+class ImageSamples(Dataset[tuple[torch.Tensor, int]]):
     """``dataset[(position, epoch)] -> (image tensor, label)``; positions index ``samples``."""
 
     def __init__(
@@ -109,7 +109,7 @@ class EpochSampler(Sampler[tuple[int, int]]):
 
 
 def make_loader(
-    dataset: Dataset,
+    dataset: Dataset[tuple[torch.Tensor, int]],
     *,
     batch_size: int,
     sampler: Sampler[Any] | Sequence[int] | None,
@@ -117,7 +117,7 @@ def make_loader(
     device_type: str,
     drop_last: bool,
     seed: int,
-) -> DataLoader:
+) -> DataLoader[tuple[torch.Tensor, int]]:
     # The loader's own generator: starting an epoch's iterator then draws nothing from torch's
     # global generator, whose state (dropout) a checkpoint restores to the exact step.
     return DataLoader(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import pickle
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
@@ -55,7 +55,8 @@ class SmallCNN(nn.Module):
         _init_weights(self)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.fc(self.dropout(torch.flatten(self.pool(self.features(x)), 1)))
+        logits: torch.Tensor = self.fc(self.dropout(torch.flatten(self.pool(self.features(x)), 1)))
+        return logits
 
 
 class BasicBlock(nn.Module):
@@ -77,7 +78,8 @@ class BasicBlock(nn.Module):
         identity = x if self.downsample is None else self.downsample(x)
         out = self.relu(self.bn1(self.conv1(x)))
         out = self.bn2(self.conv2(out))
-        return self.relu(out + identity)
+        activated: torch.Tensor = self.relu(out + identity)
+        return activated
 
 
 class ResNet(nn.Module):
@@ -116,7 +118,8 @@ class ResNet(nn.Module):
         x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
         for stage in range(1, self.stages + 1):
             x = getattr(self, f"layer{stage}")(x)
-        return self.fc(torch.flatten(self.avgpool(x), 1))
+        logits: torch.Tensor = self.fc(torch.flatten(self.avgpool(x), 1))
+        return logits
 
 
 def _init_weights(model: nn.Module) -> None:
@@ -128,7 +131,7 @@ def _init_weights(model: nn.Module) -> None:
             nn.init.zeros_(module.bias)
 
 
-ARCHITECTURES = {
+ARCHITECTURES: dict[str, Callable[[int], nn.Module]] = {
     "cnn_small": lambda num_classes: SmallCNN(num_classes),
     "resnet_narrow": lambda num_classes: ResNet(
         num_classes, blocks=(1, 1, 1, 1), widths=(32, 64, 128, 256), stem="small"

@@ -17,8 +17,9 @@ from workers.shared.onnx_model import check_onnx_self_contained
 
 def softmax(logits: np.ndarray) -> np.ndarray:
     shifted = logits - logits.max(axis=1, keepdims=True)
-    exp = np.exp(shifted)
-    return exp / exp.sum(axis=1, keepdims=True)
+    exp: np.ndarray = np.exp(shifted)
+    probabilities: np.ndarray = exp / exp.sum(axis=1, keepdims=True)
+    return probabilities
 
 
 class ImageClassifier:
@@ -71,7 +72,7 @@ class ImageClassifier:
         fixed = self.batch_size
         if fixed is None or len(batch) == fixed:
             (out,) = self.session.run(None, {self.input_name: batch})
-            return out
+            return np.asarray(out)
         # a fixed batch dimension: run chunks of that size, the last one padded with zero images
         chunks = []
         for start in range(0, len(batch), fixed):

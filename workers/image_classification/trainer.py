@@ -72,7 +72,7 @@ class TrainingDiverged(RuntimeError):
 
 def resolve_device(device: str | None) -> torch.device:
     """``None`` or ``"auto"``: CUDA when available, else CPU; otherwise the named device."""
-    if device in (None, "auto"):
+    if device is None or device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     resolved = torch.device(device)
     if resolved.type == "cuda" and not torch.cuda.is_available():
@@ -132,6 +132,7 @@ def run_fingerprint(params: Mapping[str, Any], data: Manifest, backbone: str | P
 
 def rng_state() -> dict[str, Any]:
     numpy_state = np.random.get_state()
+    assert isinstance(numpy_state, tuple)  # the legacy MT19937 state, always a tuple here
     return {
         "python": random.getstate(),
         "numpy": {
@@ -158,7 +159,9 @@ def restore_rng_state(state: Mapping[str, Any]) -> None:
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
-def lr_schedule(optimizer: torch.optim.Optimizer, params: Mapping[str, Any], steps_per_epoch: int):
+def lr_schedule(
+    optimizer: torch.optim.Optimizer, params: Mapping[str, Any], steps_per_epoch: int
+) -> torch.optim.lr_scheduler.LambdaLR:
     """Per-step learning-rate factors. cosine: linear warm-up over ``warmup_epochs``, then cosine
     decay to 0. onecycle: cosine rise from lr/25 to lr over the first 25 % of steps, then cosine
     decay to lr/250000 (the one-cycle policy's learning rate, defined for any number of steps)."""
@@ -175,7 +178,7 @@ def lr_schedule(optimizer: torch.optim.Optimizer, params: Mapping[str, Any], ste
                 return anneal(1 / 25, 1.0, step / rise)
             return anneal(1.0, 1 / 250_000, (step - rise) / max(1, total - rise))
     else:
-        warmup = params["warmup_epochs"] * steps_per_epoch
+        warmup: int = params["warmup_epochs"] * steps_per_epoch
 
         def factor(step: int) -> float:
             if step < warmup:
@@ -187,7 +190,8 @@ def lr_schedule(optimizer: torch.optim.Optimizer, params: Mapping[str, Any], ste
 
 def parameter_groups(model: nn.Module, weight_decay: float) -> list[dict[str, Any]]:
     """Decay conv and linear weights only, not biases or normalization scales."""
-    decay, no_decay = [], []
+    decay: list[nn.Parameter] = []
+    no_decay: list[nn.Parameter] = []
     for parameter in model.parameters():
         (decay if parameter.ndim > 1 else no_decay).append(parameter)
     return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
@@ -224,7 +228,7 @@ class TrainingRun:
         if self.batch_size < 2:
             raise ValueError("training needs at least 2 samples in the train split")
         self.steps_per_epoch = len(self.train_samples) // self.batch_size  # the last partial batch is dropped
-        self.total_steps = params["epochs"] * self.steps_per_epoch
+        self.total_steps: int = params["epochs"] * self.steps_per_epoch
         self.use_amp = device.type == "cuda" and torch.cuda.is_bf16_supported()
 
     # --- set-up ---------------------------------------------------------------------------------
@@ -239,7 +243,8 @@ class TrainingRun:
             torch.backends.cudnn.benchmark = True
         self.model = build_model(params["model"], len(self.data.classes))
         self.backbone_info = load_backbone(self.model, self.backbone) if self.backbone else None
-        self.model.to(self.device, memory_format=torch.channels_last)
+        # Module.to takes memory_format (torch's docs); its type stub's overloads leave it out
+        self.model.to(self.device, memory_format=torch.channels_last)  # type: ignore[call-overload]
         self.optimizer = torch.optim.AdamW(
             parameter_groups(self.model, params["weight_decay"]), lr=params["learning_rate"]
         )
@@ -429,7 +434,7 @@ class TrainingRun:
         correct = torch.zeros((), dtype=torch.int64, device=self.device)
         autocast = torch.autocast("cuda", dtype=torch.bfloat16) if self.use_amp else contextlib.nullcontext()
         total = 0
-        size = len(self.val_loader.dataset)
+        size = len(self.val_samples)
         for inputs, labels in self.val_loader:
             inputs = inputs.to(self.device, non_blocking=True, memory_format=torch.channels_last)
             labels = labels.to(self.device, non_blocking=True)
@@ -481,7 +486,7 @@ class TrainingRun:
         remaining_steps = self.total_steps - self.step
         per_step = self.run_step_seconds / self.run_steps if self.run_steps else 0.0
         per_validation = sum(self.val_seconds) / len(self.val_seconds) if self.val_seconds else 0.0
-        remaining_epochs = self.params["epochs"] - self.epoch - (0 if self.batch_in_epoch == 0 else 1)
+        remaining_epochs: int = self.params["epochs"] - self.epoch - (0 if self.batch_in_epoch == 0 else 1)
         return remaining_steps * per_step + max(0, remaining_epochs) * per_validation
 
     def _report_epoch(self) -> None:

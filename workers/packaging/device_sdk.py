@@ -54,7 +54,8 @@ class _Ranked:
         self.classifier = classifier
 
     def predict(self, images: Sequence[Any], top_k: int) -> list[list[dict[str, Any]]]:
-        return self.classifier.predict(images, top_k=top_k)
+        answers: list[list[dict[str, Any]]] = self.classifier.predict(images, top_k=top_k)
+        return answers
 
 
 def calibration_batches(
@@ -104,7 +105,7 @@ def quantize_int8(
     fixed = batch if isinstance(batch, int) and batch > 0 else None  # a bring-your-own export's fixed batch
     count = min(len(calibration_images), MAX_CALIBRATION_IMAGES)
 
-    class Reader(CalibrationDataReader):
+    class Reader(CalibrationDataReader):  # type: ignore[misc]  # onnxruntime has no type information
         def __init__(self) -> None:
             self.batches = calibration_batches(calibration_images, spec, input_name, batch_size=fixed)
 

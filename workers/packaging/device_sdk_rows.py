@@ -62,12 +62,13 @@ class _Local:
         self.data_kind = data_kind
 
     def predict(self, instances: list[Any], top_k: int) -> list[list[dict[str, Any]]]:
-        return self.model.predict(instances, top_k=top_k)
+        answers: list[list[dict[str, Any]]] = self.model.predict(instances, top_k=top_k)
+        return answers
 
     def outputs(self, instances: list[Any]) -> np.ndarray:
         if self.data_kind == "text":
-            return self.model.probabilities(instances)
-        return self.model.outputs(instances)
+            return np.asarray(self.model.probabilities(instances))
+        return np.asarray(self.model.outputs(instances))
 
 
 def tree_ensemble(path: Path) -> bool:
@@ -210,7 +211,7 @@ def build_rows_device_sdk(
             name: {"file": f"model.{name}.onnx", **describe_onnx(root / f"model.{name}.onnx")}
             for name in models
         }
-        manifest = {
+        manifest: dict[str, Any] = {
             "format": MANIFEST_FORMAT,
             "kind": "device",
             "sampan_version": sampan_version(),

@@ -196,7 +196,10 @@ def pick_test_vectors(
 ) -> list[tuple[Any, int | None]]:
     """Up to ``limit`` test inputs (image paths, or texts / rows with ``paths=False``), taking the
     classes in turn when labels are known."""
-    wrap = Path if paths else (lambda item: item)
+
+    def wrap(item: Any) -> Any:
+        return Path(item) if paths else item
+
     if labels is None:
         return [(wrap(p), None) for p in images[:limit]]
     by_class: dict[int, list[Any]] = {}

@@ -282,7 +282,7 @@ def build_server_package(
         write_json(root / "test_vectors" / "expected.json", expected)
         report("Writing the manifest", fraction=0.8)
         onnx_description = describe_onnx(root / "model.onnx")
-        manifest = {
+        manifest: dict[str, Any] = {
             "format": MANIFEST_FORMAT,
             "kind": "server",
             "sampan_version": sampan_version(),

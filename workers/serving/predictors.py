@@ -40,6 +40,14 @@ class Predictor(Protocol):
     def predict(self, instances: Sequence[Any], top_k: int) -> list[list[dict[str, Any]]]: ...
 
 
+class PredictorClass(Protocol):
+    """A predictor class: what :data:`PREDICTORS` names."""
+
+    input_kind: str
+
+    def __call__(self, model_dir: str | os.PathLike[str], *, threads: int | None = None) -> Predictor: ...
+
+
 class PredictorLoadError(RuntimeError):
     """The model directory cannot be served; the message says why."""
 
@@ -88,7 +96,9 @@ def predict_instances(
     try:
         detailed = getattr(predictor, "predict_detailed", None)
         if detailed is not None:
-            return detailed(instances, top_k)
+            answers: tuple[list[list[dict[str, Any]]], list[dict[str, Any]] | None]
+            answers = detailed(instances, top_k)
+            return answers
         return predictor.predict(instances, top_k), None
     except PredictionInputError:
         raise
@@ -106,7 +116,7 @@ def predict_instances(
         ) from None
 
 
-def predictor_class(template: str) -> type:
+def predictor_class(template: str) -> PredictorClass:
     try:
         target = PREDICTORS[template]
     except KeyError:
@@ -114,7 +124,8 @@ def predictor_class(template: str) -> type:
             f"no predictor for template {template!r}; known: {', '.join(sorted(PREDICTORS))}"
         ) from None
     module, _, name = target.partition(":")
-    return getattr(importlib.import_module(module), name)
+    found: PredictorClass = getattr(importlib.import_module(module), name)
+    return found
 
 
 def load_predictor(

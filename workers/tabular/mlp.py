@@ -8,6 +8,7 @@ import io
 import logging
 import warnings
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch import nn
@@ -28,7 +29,7 @@ class TabularMLP(nn.Module):
         y_std: float = 1.0,
     ) -> None:
         super().__init__()
-        self.config = {
+        self.config: dict[str, Any] = {
             "width": width,
             "hidden_size": hidden_size,
             "outputs": outputs,
@@ -51,7 +52,8 @@ class TabularMLP(nn.Module):
 
     def raw(self, features: torch.Tensor) -> torch.Tensor:
         """Logits, or the standardised target: what the loss sees."""
-        return self.net(features)
+        out: torch.Tensor = self.net(features)
+        return out
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
         out = self.net(features)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -147,7 +148,7 @@ class TabularServingPredictor:
             raise PredictionInputError(400, "invalid_instance", str(exc)) from None
 
 
-def _json_or_none(path) -> Any:
+def _json_or_none(path: Path) -> Any:
     if not path.is_file():
         return None
     return json.loads(path.read_text()) or None

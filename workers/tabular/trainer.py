@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +21,10 @@ from workers.contracts.manifest import TabularManifest, TabularSample
 from workers.progress import Report, silent_report
 from workers.tabular.encoding import encode, feature_names, fit_encoder
 from workers.tabular.template import CLASSIFICATION, REGRESSION
+
+if TYPE_CHECKING:
+    import lightgbm
+    import onnx
 
 INPUT_NAME = "features"
 TREE_OPSET = 15  # onnxmltools' LightGBM converter supports up to 15
@@ -61,7 +65,7 @@ def _split(manifest: TabularManifest, name: str) -> list[TabularSample]:
     return [s for s in manifest["samples"] if s["split"] == name]
 
 
-def _targets(samples, regression: bool) -> np.ndarray:
+def _targets(samples: Sequence[Mapping[str, Any]], regression: bool) -> np.ndarray:
     if regression:
         return np.asarray([s["target"] for s in samples], dtype=np.float64)
     return np.asarray([s["label"] for s in samples], dtype=np.int64)
@@ -167,8 +171,17 @@ def _add_metadata(path: Path, template: str, classes: list[str], preprocessing: 
 
 
 def _train_gbdt(
-    params, x_train, y_train, x_val, y_val, regression, n_classes, out: Path, onnx_path: Path, report
-):
+    params: Mapping[str, Any],
+    x_train: np.ndarray,
+    y_train: np.ndarray,
+    x_val: np.ndarray,
+    y_val: np.ndarray,
+    regression: bool,
+    n_classes: int,
+    out: Path,
+    onnx_path: Path,
+    report: Report,
+) -> tuple[Path, list[dict[str, Any]]]:
     import lightgbm
     import onnx
     import onnxmltools
@@ -189,7 +202,7 @@ def _train_gbdt(
     history: list[dict[str, Any]] = []
     every = max(1, params["n_estimators"] // 20)
 
-    def progress(env) -> None:
+    def progress(env: lightgbm.callback.CallbackEnv) -> None:
         if report is not silent_report and (
             (env.iteration + 1) % every == 0 or env.iteration + 1 == env.end_iteration
         ):
@@ -221,7 +234,7 @@ def _train_gbdt(
     return model_path, history
 
 
-def _rename_output(proto, old: str, new: str) -> None:
+def _rename_output(proto: onnx.ModelProto, old: str, new: str) -> None:
     for node in proto.graph.node:
         node.output[:] = [new if name == old else name for name in node.output]
     for output in proto.graph.output:
@@ -230,8 +243,17 @@ def _rename_output(proto, old: str, new: str) -> None:
 
 
 def _train_mlp(
-    params, x_train, y_train, x_val, y_val, regression, n_classes, out: Path, onnx_path: Path, report
-):
+    params: Mapping[str, Any],
+    x_train: np.ndarray,
+    y_train: np.ndarray,
+    x_val: np.ndarray,
+    y_val: np.ndarray,
+    regression: bool,
+    n_classes: int,
+    out: Path,
+    onnx_path: Path,
+    report: Report,
+) -> tuple[Path, list[dict[str, Any]]]:
     import torch
 
     from workers.tabular.mlp import TabularMLP, export_mlp
@@ -264,7 +286,8 @@ def _train_mlp(
     )
     loss_fn = torch.nn.MSELoss() if regression else torch.nn.CrossEntropyLoss()
     history: list[dict[str, Any]] = []
-    best, best_state = None, None
+    best: float | None = None
+    best_state: dict[str, torch.Tensor] | None = None
     for epoch in range(1, params["epochs"] + 1):
         model.train()
         order = torch.randperm(len(xt), generator=generator)
@@ -292,6 +315,7 @@ def _train_mlp(
             milestone=epoch == params["epochs"],
             **{k: v for k, v in metrics.items() if k != "epoch"},
         )
+    assert best_state is not None  # epochs >= 1: the first epoch sets it
     model.load_state_dict(best_state)
     model_path = out / "model.pt"
     torch.save({"state_dict": model.state_dict(), "config": model.config}, model_path)

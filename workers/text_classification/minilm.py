@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch import nn
@@ -25,11 +26,12 @@ class _Attention(nn.Module):
     def __init__(self, hidden: int, heads: int) -> None:
         super().__init__()
         self.heads = heads
-        self.self = nn.Module()
+        # plain containers (typed Any): their attribute names follow the checkpoint's keys
+        self.self: Any = nn.Module()
         self.self.query = nn.Linear(hidden, hidden)
         self.self.key = nn.Linear(hidden, hidden)
         self.self.value = nn.Linear(hidden, hidden)
-        self.output = nn.Module()
+        self.output: Any = nn.Module()
         self.output.dense = nn.Linear(hidden, hidden)
         self.output.LayerNorm = nn.LayerNorm(hidden, eps=1e-12)
 
@@ -43,36 +45,40 @@ class _Attention(nn.Module):
         q, k, v = split(self.self.query(x)), split(self.self.key(x)), split(self.self.value(x))
         scores = q @ k.transpose(-1, -2) / math.sqrt(size) + bias
         context = (scores.softmax(dim=-1) @ v).transpose(1, 2).reshape(batch, length, hidden)
-        return self.output.LayerNorm(self.output.dense(context) + x)
+        out: torch.Tensor = self.output.LayerNorm(self.output.dense(context) + x)
+        return out
 
 
 class _Layer(nn.Module):
     def __init__(self, hidden: int, heads: int, intermediate: int) -> None:
         super().__init__()
         self.attention = _Attention(hidden, heads)
-        self.intermediate = nn.Module()
+        self.intermediate: Any = nn.Module()
         self.intermediate.dense = nn.Linear(hidden, intermediate)
-        self.output = nn.Module()
+        self.output: Any = nn.Module()
         self.output.dense = nn.Linear(intermediate, hidden)
         self.output.LayerNorm = nn.LayerNorm(hidden, eps=1e-12)
 
     def forward(self, x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
         x = self.attention(x, bias)
-        return self.output.LayerNorm(self.output.dense(nn.functional.gelu(self.intermediate.dense(x))) + x)
+        out: torch.Tensor = self.output.LayerNorm(
+            self.output.dense(nn.functional.gelu(self.intermediate.dense(x))) + x
+        )
+        return out
 
 
 class MiniLMEncoder(nn.Module):
     """input_ids, attention_mask (int64, [batch, length]) -> normalised sentence embeddings [batch, 384]."""
 
-    def __init__(self, config: dict) -> None:
+    def __init__(self, config: dict[str, Any]) -> None:
         super().__init__()
         hidden = config["hidden_size"]
-        self.embeddings = nn.Module()
+        self.embeddings: Any = nn.Module()
         self.embeddings.word_embeddings = nn.Embedding(config["vocab_size"], hidden)
         self.embeddings.position_embeddings = nn.Embedding(config["max_position_embeddings"], hidden)
         self.embeddings.token_type_embeddings = nn.Embedding(config["type_vocab_size"], hidden)
         self.embeddings.LayerNorm = nn.LayerNorm(hidden, eps=config["layer_norm_eps"])
-        self.encoder = nn.Module()
+        self.encoder: Any = nn.Module()
         self.encoder.layer = nn.ModuleList(
             _Layer(hidden, config["num_attention_heads"], config["intermediate_size"])
             for _ in range(config["num_hidden_layers"])

@@ -21,10 +21,12 @@ class BagOfEmbeddings(nn.Module):
 
     def features(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         mask = attention_mask.to(torch.float32).unsqueeze(-1)
-        return (self.embedding(input_ids) * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
+        pooled: torch.Tensor = (self.embedding(input_ids) * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
+        return pooled
 
     def logits(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        return self.head(self.dropout(self.features(input_ids, attention_mask)))
+        logits: torch.Tensor = self.head(self.dropout(self.features(input_ids, attention_mask)))
+        return logits
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         return torch.softmax(self.logits(input_ids, attention_mask), dim=1)
@@ -40,7 +42,8 @@ class MiniLMClassifier(nn.Module):
         self.head = nn.Linear(self.encoder.width, classes)
 
     def logits(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        return self.head(self.dropout(self.encoder(input_ids, attention_mask)))
+        logits: torch.Tensor = self.head(self.dropout(self.encoder(input_ids, attention_mask)))
+        return logits
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         return torch.softmax(self.logits(input_ids, attention_mask), dim=1)

@@ -12,7 +12,7 @@ import os
 import random
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +58,7 @@ def check_manifest(manifest: TextManifest) -> dict[str, Any]:
     return {"classes": len(classes), "samples": len(samples), "train": len(train)}
 
 
-def _batches(n: int, size: int, generator: torch.Generator | None = None):
+def _batches(n: int, size: int, generator: torch.Generator | None = None) -> Iterator[list[int]]:
     order = torch.randperm(n, generator=generator).tolist() if generator is not None else list(range(n))
     for start in range(0, n, size):
         yield order[start : start + size]
@@ -101,9 +101,15 @@ def train(
         )
     else:
         model = MiniLMClassifier(len(classes), params["dropout"])
-    history = (_train_head if params["model"] == "minilm_head" else _train_end_to_end)(
-        model, params, tokenizer, train_texts, y_train, val_texts, y_val, generator, report
-    )
+    if params["model"] == "minilm_head":
+        assert isinstance(model, MiniLMClassifier)
+        history = _train_head(
+            model, params, tokenizer, train_texts, y_train, val_texts, y_val, generator, report
+        )
+    else:
+        history = _train_end_to_end(
+            model, params, tokenizer, train_texts, y_train, val_texts, y_val, generator, report
+        )
     checkpoint = out / "model.pt"
     torch.save(
         {
@@ -161,8 +167,16 @@ def _evaluate_logits(logits: torch.Tensor, y: torch.Tensor) -> dict[str, float]:
 
 
 def _train_head(
-    model: MiniLMClassifier, params, tokenizer, train_texts, y_train, val_texts, y_val, generator, report
-):
+    model: MiniLMClassifier,
+    params: Mapping[str, Any],
+    tokenizer: TextTokenizer,
+    train_texts: list[str],
+    y_train: torch.Tensor,
+    val_texts: list[str],
+    y_val: torch.Tensor,
+    generator: torch.Generator,
+    report: Report,
+) -> list[dict[str, Any]]:
     """Frozen encoder: embed every text once, then train the head on the embeddings."""
     model.encoder.eval()
     for p in model.encoder.parameters():
@@ -191,7 +205,17 @@ def _train_head(
     )
 
 
-def _train_end_to_end(model, params, tokenizer, train_texts, y_train, val_texts, y_val, generator, report):
+def _train_end_to_end(
+    model: torch.nn.Module,
+    params: Mapping[str, Any],
+    tokenizer: TextTokenizer,
+    train_texts: list[str],
+    y_train: torch.Tensor,
+    val_texts: list[str],
+    y_val: torch.Tensor,
+    generator: torch.Generator,
+    report: Report,
+) -> list[dict[str, Any]]:
     if isinstance(model, MiniLMClassifier):
         layers = model.encoder.encoder.layer
         for p in model.encoder.parameters():
@@ -200,7 +224,7 @@ def _train_end_to_end(model, params, tokenizer, train_texts, y_train, val_texts,
             for p in layer.parameters():
                 p.requires_grad_(True)
 
-    def batch_inputs(index):
+    def batch_inputs(index: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
         return _tensors(tokenizer, [train_texts[i] for i in index])
 
     return _fit(
@@ -219,14 +243,14 @@ def _train_end_to_end(model, params, tokenizer, train_texts, y_train, val_texts,
 
 
 def _fit(
-    module,
-    params,
-    batch_inputs,
-    y_train,
-    val_inputs,
-    y_val,
-    generator,
-    report,
+    module: torch.nn.Module,
+    params: Mapping[str, Any],
+    batch_inputs: Callable[[list[int]], tuple[torch.Tensor, ...]],
+    y_train: torch.Tensor,
+    val_inputs: Callable[[], tuple[torch.Tensor, ...]] | None,
+    y_val: torch.Tensor,
+    generator: torch.Generator,
+    report: Report,
     *,
     start_fraction: float,
     val_texts: list[str] | None = None,
@@ -254,8 +278,10 @@ def _fit(
         module.eval()
         with torch.inference_mode():
             if val_texts is None:
+                assert val_inputs is not None
                 logits = logits_of(*val_inputs())
             else:
+                assert tokenizer is not None
                 logits = torch.cat(
                     [
                         logits_of(*_tensors(tokenizer, [val_texts[i] for i in index]))

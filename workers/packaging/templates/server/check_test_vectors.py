@@ -10,6 +10,8 @@ files (image models) or the JSON instances a request sends (texts, table rows). 
 with the result; exits 1 when a vector differs.
 """
 
+from __future__ import annotations
+
 import argparse
 import base64
 import json
@@ -17,6 +19,7 @@ import os
 import sys
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +29,7 @@ RTOL, ATOL = 1e-4, 1e-5
 BATCH = 16
 
 
-def predictor_inputs(vectors, data_kind, base):
+def predictor_inputs(vectors: list[dict[str, Any]], data_kind: str, base: Path) -> list[Any]:
     """What the predictor takes, as the server's request parser hands it over."""
     if data_kind == "image":
         from workers.image_classification.preprocessing import open_image
@@ -37,21 +40,25 @@ def predictor_inputs(vectors, data_kind, base):
     return [vector["instance"] for vector in vectors]
 
 
-def request_instance(vector, data_kind, base):
+def request_instance(vector: dict[str, Any], data_kind: str, base: Path) -> Any:
     if data_kind == "image":
         return {"image": base64.b64encode((base / vector["file"]).read_bytes()).decode()}
     return vector["instance"]
 
 
-def answers_in_process(vectors, data_kind, base, top_k):
+def answers_in_process(
+    vectors: list[dict[str, Any]], data_kind: str, base: Path, top_k: int
+) -> list[list[dict[str, Any]]]:
     from workers.serving.predictors import load_predictor
 
     predictor = load_predictor(ROOT)
     return predictor.predict(predictor_inputs(vectors, data_kind, base), top_k)
 
 
-def answers_over_http(vectors, data_kind, base, top_k, url, key):
-    answers = []
+def answers_over_http(
+    vectors: list[dict[str, Any]], data_kind: str, base: Path, top_k: int, url: str, key: str
+) -> list[list[dict[str, Any]]]:
+    answers: list[list[dict[str, Any]]] = []
     for start in range(0, len(vectors), BATCH):
         body = json.dumps(
             {
@@ -70,7 +77,7 @@ def answers_over_http(vectors, data_kind, base, top_k, url, key):
     return answers
 
 
-def main():
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", help="a running server, e.g. http://127.0.0.1:8080")
     parser.add_argument("--expected", default=str(ROOT / "test_vectors" / "expected.json"))

@@ -9,12 +9,17 @@ orientation, alpha composited over the background, RGB, resize with Pillow (stre
 side then centre crop), (pixel * scale - mean) / std, HWC -> CHW, float32.
 """
 
+from __future__ import annotations
+
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import onnxruntime
 from PIL import Image, ImageOps
 
@@ -26,11 +31,11 @@ RESAMPLE = {
 }
 
 
-def load_image(path, spec):
+def load_image(path: str | Path, spec: dict[str, Any]) -> Image.Image:
     """An image file, upright, in RGB (transparency composited over the spec's background)."""
-    with Image.open(path) as image:
-        image.load()
-        image = ImageOps.exif_transpose(image)
+    with Image.open(path) as opened:
+        opened.load()
+        image = ImageOps.exif_transpose(opened)
     if image.mode == "RGB":
         return image
     if image.mode in ("RGBA", "LA", "PA", "RGBa", "La") or (
@@ -43,7 +48,7 @@ def load_image(path, spec):
     return image.convert("RGB")
 
 
-def resize(image, spec):
+def resize(image: Image.Image, spec: dict[str, Any]) -> Image.Image:
     height, width = spec["image_size"]
     resample = RESAMPLE[spec["resample"]]
     if spec["resize_mode"] == "stretch":
@@ -56,7 +61,7 @@ def resize(image, spec):
     return resized.crop((left, top, left + width, top + height))
 
 
-def preprocess(image, spec):
+def preprocess(image: Image.Image, spec: dict[str, Any]) -> npt.NDArray[np.float32]:
     """One RGB image -> float32 (3, H, W)."""
     pixels = np.asarray(resize(image, spec), dtype=np.uint8)
     chw = pixels.transpose(2, 0, 1).astype(np.float32) * np.float32(spec["scale"])
@@ -66,18 +71,19 @@ def preprocess(image, spec):
 
 
 class Classifier:
-    def __init__(self, model_path, spec, labels):
+    def __init__(self, model_path: str | Path, spec: dict[str, Any], labels: list[str]) -> None:
         self.session = onnxruntime.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
         self.input_name = self.session.get_inputs()[0].name
         batch = self.session.get_inputs()[0].shape[0]  # an int when the model's batch is fixed, else a name
         self.batch_size = batch if isinstance(batch, int) and batch > 0 else None
         self.spec, self.labels = spec, labels
 
-    def logits(self, batch):
+    def logits(self, batch: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """Run the model; a fixed batch dimension takes chunks of its size, the last one padded with zeros."""
         fixed = self.batch_size
         if fixed is None or len(batch) == fixed:
-            return self.session.run(None, {self.input_name: batch})[0]
+            outputs: list[npt.NDArray[np.float32]] = self.session.run(None, {self.input_name: batch})
+            return outputs[0]
         chunks = []
         for start in range(0, len(batch), fixed):
             chunk = batch[start : start + fixed]
@@ -87,15 +93,16 @@ class Classifier:
             chunks.append(self.session.run(None, {self.input_name: chunk})[0][:rows])
         return np.concatenate(chunks)
 
-    def scores(self, paths):
+    def scores(self, paths: Sequence[str | Path]) -> npt.NDArray[np.float32]:
         """Class probabilities, shaped (len(paths), classes)."""
         batch = np.stack([preprocess(load_image(p, self.spec), self.spec) for p in paths])
         logits = self.logits(batch)
         shifted = logits - logits.max(axis=1, keepdims=True)
-        exp = np.exp(shifted)
-        return exp / exp.sum(axis=1, keepdims=True)
+        exp: npt.NDArray[np.float32] = np.exp(shifted)
+        probabilities: npt.NDArray[np.float32] = exp / exp.sum(axis=1, keepdims=True)
+        return probabilities
 
-    def classify(self, paths, top_k=5):
+    def classify(self, paths: Sequence[str | Path], top_k: int = 5) -> list[list[dict[str, Any]]]:
         answers = []
         for row in self.scores(paths):
             best = np.argsort(-row, kind="stable")[:top_k]
@@ -103,7 +110,7 @@ class Classifier:
         return answers
 
 
-def check_test_vectors(classifier, model_name, out):
+def check_test_vectors(classifier: Classifier, model_name: str, out: str | None) -> int:
     expected = json.loads((SDK / "test_vectors" / f"expected.{model_name}.json").read_text())
     files = [SDK / "test_vectors" / vector["file"] for vector in expected["vectors"]]
     scores = classifier.scores(files)
@@ -121,7 +128,7 @@ def check_test_vectors(classifier, model_name, out):
     return 0 if result["top1_agreement"] == 1.0 else 1
 
 
-def main():
+def main() -> int:
     parser = argparse.ArgumentParser(description="Classify images with the Sampan device SDK.")
     parser.add_argument("images", nargs="*")
     parser.add_argument("--model", default=str(SDK / "model.int8.onnx"))

@@ -8,10 +8,13 @@ under ./workers, byte for byte): the same tokenization / row encoding as trainin
 The int8 model is used by default when the SDK has one, else the fp32 one. Prints JSON.
 """
 
+from __future__ import annotations
+
 import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,8 +23,12 @@ SDK = HERE.parent
 sys.path.insert(0, str(HERE))
 RTOL, ATOL = 1e-4, 1e-5
 
+if TYPE_CHECKING:
+    from workers.tabular.predictor import TabularPredictor
+    from workers.text_classification.predictor import TextClassifier
 
-def load(model_path):
+
+def load(model_path: str) -> tuple[TextClassifier | TabularPredictor, str]:
     spec = json.loads((SDK / "preprocess.json").read_text())
     classes = json.loads((SDK / "labels.json").read_text())
     if spec.get("kind") == "text":
@@ -33,7 +40,7 @@ def load(model_path):
     return TabularPredictor(model_path, preprocessing=spec, classes=classes), "tabular"
 
 
-def check_vectors(model, kind, model_path):
+def check_vectors(model: TextClassifier | TabularPredictor, kind: str, model_path: str) -> int:
     name = Path(model_path).name.split(".")[1]  # model.fp32.onnx -> fp32
     expected = json.loads((SDK / "test_vectors" / f"expected.{name}.json").read_text())
     vectors, classes = expected["vectors"], expected["classes"]
@@ -63,7 +70,7 @@ def check_vectors(model, kind, model_path):
     return 0 if close else 1
 
 
-def main():
+def main() -> int:
     default = SDK / "model.int8.onnx" if (SDK / "model.int8.onnx").is_file() else SDK / "model.fp32.onnx"
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("inputs", nargs="*", help="texts, or rows as JSON objects")
