@@ -43,7 +43,7 @@ class Predictor(Protocol):
 class PredictorClass(Protocol):
     """A predictor class: what :data:`PREDICTORS` names."""
 
-    input_kind: str
+    data_kind: str
 
     def __call__(self, model_dir: str | os.PathLike[str], *, threads: int | None = None) -> Predictor: ...
 
