@@ -43,6 +43,7 @@ def test_quickstart_notebook_runs_against_the_live_platform(
     assert "as alice" in text and "100 images in" in text
     assert "Model version V1" in text and "Confusion matrix" in text  # the model version's HTML view
     assert "succeeded" in text  # the job's HTML view
+    assert "'template': 'image_classification'" in text and "'preset': 'fast'" in text  # training_jobs
     assert "test images through /api/v1/deployments/" in text and "accuracy" in text
     assert any(o.get("data", {}).get("image/png") for c in notebook.cells for o in c.get("outputs", []))
 

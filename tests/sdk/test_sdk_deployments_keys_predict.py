@@ -21,7 +21,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def brightness(sdk, project, tmp_path):
     path = brightness_classifier(tmp_path / "brightness.onnx")
-    return sdk.models.upload_onnx(path, project=project, classes=["dark", "bright"], preprocessing=PLAIN)
+    return sdk.model_versions.upload_onnx(
+        path, project=project, classes=["dark", "bright"], preprocessing=PLAIN
+    )
 
 
 def png(value: int, size: int = 20) -> bytes:
@@ -95,7 +97,7 @@ def test_quota_429_is_retried_then_raised(sdk, brightness, live_web, tenants, to
 
 
 def test_lifecycle_switch_rollback_stop_start(sdk, brightness, project, tmp_path):
-    other = sdk.models.upload_onnx(
+    other = sdk.model_versions.upload_onnx(
         brightness_classifier(tmp_path / "b16.onnx"),
         project=project,
         classes=["night", "day"],

@@ -60,18 +60,25 @@ def test_chinese_class_names_are_drawn_without_missing_glyphs():
 
 
 def test_the_evaluation_reports_plot_uses_the_fallback_too():
+    averages = {"precision": 0.8, "recall": 0.78, "f1": 0.78}
     report = EvaluationReport(
-        model_version=1,
-        name="V1",
-        split="test",
-        samples=19,
-        classes=CLASSES,
-        accuracy=0.79,
-        macro_f1=0.78,
-        weighted_f1=0.79,
-        top_k_accuracy={},
-        per_class=[],
-        confusion_matrix=COUNTS,
+        1,
+        "V1",
+        {
+            "kind": "classification_report",
+            "version": 1,
+            "split": "test",
+            "samples": 19,
+            "classes": CLASSES,
+            "accuracy": 0.79,
+            "top_k_accuracy": {},
+            "macro": averages,
+            "weighted": averages,
+            "per_class": [],
+            "confusion_matrix": {"counts": COUNTS, "samples": []},
+            "most_confident_mistakes": [],
+            "model": {"path": "model.onnx", "sha256": ""},
+        },
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -47,7 +47,7 @@ def test_regression_evaluation_and_comparison(sdk, project):
         assert pair["b"] == pytest.approx(getattr(other, metric))
         assert pair["delta"] == pytest.approx(pair["b"] - pair["a"])
     assert compared["samples"] == {"a": report.samples, "b": other.samples}
-    table = sdk.models.compare_frame(first, second)
+    table = sdk.model_versions.compare_frame(first, second)
     assert list(table.index) == ["mae", "rmse", "r2"] and list(table.columns) == ["a", "b", "delta"]
 
     wine = sdk.datasets.create("wine", project=project, task_type="tabular_classification")
@@ -63,6 +63,6 @@ def test_regression_evaluation_and_comparison(sdk, project):
         "per_class",
     }
     with pytest.raises(sampan.BadRequest) as refused:
-        sdk.models.compare(classifier, first)
+        sdk.model_versions.compare(classifier, first)
     assert "cannot be compared" in refused.value.message
     assert classifier.name in refused.value.message and first.name in refused.value.message

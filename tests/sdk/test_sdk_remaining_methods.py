@@ -117,7 +117,7 @@ def test_backbones_train_from_one_and_study_pause_resume_stop(sdk, project, digi
     assert model.backbone["id"] == backbone.id
     sdk.backbones.delete(invalid)
     sdk.backbones.delete(backbone)  # the lineage outlives it
-    assert sdk.models.get(model.id).backbone["name"] == "small-cnn"
+    assert sdk.model_versions.get(model.id).backbone["name"] == "small-cnn"
     with pytest.raises(sampan.NotFound):
         sdk.backbones.get(backbone.id)
 

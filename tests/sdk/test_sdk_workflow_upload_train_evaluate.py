@@ -145,17 +145,28 @@ def test_train_wait_evaluate_compare(sdk, project, digits_folder, capsys):
     job_html = job._repr_html_()
     assert "succeeded" in job_html and "100%" in job_html
 
-    second = (
-        sdk.training.start(version, preset="fast", params={**FAST, "seed": 5})
-        .wait(progress=False)
-        .model_version()
+    second_job = sdk.training.start(version, preset="fast", params={**FAST, "seed": 5}).wait(progress=False)
+    second = second_job.model_version()
+
+    # training jobs as a resource: what each trained and the model version it produced
+    runs = sdk.training_jobs.list(dataset_version=version)
+    assert sorted(run.id for run in runs) == sorted([job.id, second_job.id])
+    assert all(isinstance(run, sampan.TrainingJob) for run in runs)
+    run = sdk.training_jobs.get(job)
+    assert (run.data["preset"], run.data["dataset_version"], run.data["params"]["epochs"]) == (
+        "fast",
+        version.id,
+        2,
     )
+    assert run.data["model_version"] == {"id": model.id, "name": "V1"} and run.model_version() == model
+    assert sdk.training_jobs.list(dataset_version=version, status="failed") == []
+
     compared = model.compare(second)
     assert compared["a"] == model.id and compared["b"] == second.id
     assert compared["accuracy"]["delta"] == pytest.approx(
         compared["accuracy"]["b"] - compared["accuracy"]["a"]
     )
-    frame = sdk.models.compare_frame(model, second)
+    frame = sdk.model_versions.compare_frame(model, second)
     assert len(frame) == 10 and "f1_delta" in frame.columns
     onnx = model.download_onnx(version_path := (digits_folder.parent / "v1.onnx"))
     assert onnx == version_path and version_path.read_bytes()[:2] != b'{"'
@@ -164,9 +175,13 @@ def test_train_wait_evaluate_compare(sdk, project, digits_folder, capsys):
 def test_cancel_and_failed_jobs(sdk, project, digits_folder):
     dataset = sdk.datasets.create("cancel", project=project)
     dataset.upload(digits_folder, progress=False)
-    job = dataset.create_version(seed=2).train("fast", params={"epochs": 200, "image_size": 32})
+    job = sdk.training_jobs.create(
+        dataset.create_version(seed=2), preset="fast", params={"epochs": 200, "image_size": 32}
+    )
+    assert isinstance(job, sampan.TrainingJob) and job.data["template"] == "image_classification"
     job.cancel()
     assert job.data["cancel_requested"] or job.status == "cancelled"
+    assert job.data["preset"] == "fast"  # still the training job's own fields after the /jobs/ action
     with pytest.raises(sampan.JobFailed) as caught:
         job.wait(progress=False, poll=0.3, timeout=120)
     assert caught.value.job.status == "cancelled" and caught.value.code == "job_cancelled"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
+
+from sampan import _schema as schema
 
 STATUS_COLORS = {
     "queued": "#6b7280",
@@ -41,20 +44,22 @@ def _table(rows: list[tuple[str, Any]]) -> str:
     return f"<table>{cells}</table>"
 
 
-def job(data: dict[str, Any]) -> str:
-    progress = data.get("progress") or {}
-    fraction = float(progress.get("fraction") or (1.0 if data.get("status") == "succeeded" else 0.0))
+def job(data: schema.Job | schema.TrainingJob) -> str:
+    progress: Mapping[str, Any] = data["progress"]  # every metric the job reported, by name
+    fraction = data["progress"].get("fraction") or (1.0 if data["status"] == "succeeded" else 0.0)
     bar = (
         f'<div style="width:240px;height:10px;background:#e5e7eb;border-radius:5px;display:inline-block">'
-        f'<div style="width:{100 * fraction:.0f}%;height:10px;background:#2563eb;border-radius:5px"></div></div>'
+        f'<div style="width:{100 * fraction:.0f}%;height:10px;background:#2563eb;border-radius:5px">'
+        "</div></div>"
         f" {100 * fraction:.0f}%"
     )
-    rows = [(k, v) for k, v in progress.items() if k not in ("fraction",) and not isinstance(v, (dict, list))]
-    if data.get("error"):
+    hidden = ("kind", "version", "fraction")
+    rows = [(k, v) for k, v in progress.items() if k not in hidden and not isinstance(v, (dict, list))]
+    if data["error"]:
         rows.append(("error", data["error"]))
     return (
-        f'<div style="{STYLE}"><b>Job {escape(str(data.get("id")))}</b> {escape(str(data.get("kind", "")))} '
-        f"{_badge(str(data.get('status')))}<br>{bar}{_table(rows)}</div>"
+        f'<div style="{STYLE}"><b>Job {escape(str(data["id"]))}</b> {escape(data["kind"])} '
+        f"{_badge(data['status'])}<br>{bar}{_table(rows)}</div>"
     )
 
 
@@ -74,53 +79,50 @@ def confusion_matrix(counts: list[list[int]], classes: list[str]) -> str:
     return f"<table><tr><th>true \\ predicted</th>{head}</tr>{body}</table>"
 
 
-def model_version(data: dict[str, Any], evaluation: dict[str, Any] | None) -> str:
-    test = (data.get("metrics") or {}).get("test") or {}
+def model_version(
+    data: schema.ModelVersion, evaluation: schema.ClassificationReport | schema.RegressionReport | None
+) -> str:
+    test: Mapping[str, Any] = data["metrics"].get("test") or {}  # headline metrics, by name
     rows: list[tuple[str, Any]] = [
-        ("source", data.get("source", "trained")),
-        ("template", data.get("template")),
-        ("preset", data.get("preset") or None),
-        ("dataset version", data.get("dataset_version")),
-        ("classes", len(data.get("classes") or [])),
+        ("source", data["source"]),
+        ("template", data["template"]),
+        ("preset", data["preset"] or None),
+        ("dataset version", data["dataset_version"]),
+        ("classes", len(data["classes"])),
     ]
     rows += [(f"test {k}", v) for k, v in test.items() if not isinstance(v, dict)]
     rows += [(f"test top-{k} accuracy", v) for k, v in (test.get("top_k_accuracy") or {}).items()]
     matrix = ""
-    if evaluation and (evaluation.get("confusion_matrix") or {}).get("counts"):
+    if evaluation is not None and evaluation["kind"] == "classification_report":
         matrix = "<p><b>Confusion matrix</b> (test split)</p>" + confusion_matrix(
-            evaluation["confusion_matrix"]["counts"], evaluation.get("classes") or data.get("classes") or []
+            evaluation["confusion_matrix"]["counts"], evaluation["classes"]
         )
     return (
-        f'<div style="{STYLE}"><b>Model version {escape(str(data.get("name")))}</b> '
-        f"(id {escape(str(data.get('id')))}, project {escape(str(data.get('project')))})"
+        f'<div style="{STYLE}"><b>Model version {escape(data["name"])}</b> '
+        f"(id {data['id']}, project {data['project']})"
         f"{_table(rows)}{matrix}</div>"
     )
 
 
-def study(data: dict[str, Any], trials: list[dict[str, Any]], top: int = 5) -> str:
-    done = [t for t in trials if t.get("value") is not None]
-    direction = ((data.get("objective") or {}).get("direction") or "maximize") == "maximize"
-    best = sorted(done, key=lambda t: t["value"], reverse=direction)[:top]
-    names = sorted({k for t in best for k in (t.get("params") or {})})
+def study(data: schema.Study, trials: Sequence[schema.Trial], top: int = 5) -> str:
+    done = [t for t in trials if t["value"] is not None]
+    maximize = data["objective"]["direction"] == "maximize"
+    best = sorted(done, key=lambda t: t["value"] or 0.0, reverse=maximize)[:top]
+    names = sorted({k for t in best for k in t["params"]})
     head = "".join(f"<th>{escape(n)}</th>" for n in ["trial", "value", "state", *names])
     body = "".join(
         "<tr>"
         + "".join(
             f"<td>{_fmt(v)}</td>"
-            for v in [
-                t.get("number"),
-                t.get("value"),
-                t.get("state"),
-                *[(t.get("params") or {}).get(n) for n in names],
-            ]
+            for v in [t["number"], t["value"], t["state"], *[t["params"].get(n) for n in names]]
         )
         + "</tr>"
         for t in best
     )
-    counts = data.get("trials") or {}
-    summary = ", ".join(f"{k} {v}" for k, v in counts.items())
+    summary = ", ".join(f"{k} {v}" for k, v in data["trials"].items())
     return (
-        f'<div style="{STYLE}"><b>Study {escape(str(data.get("id")))}</b> {escape(str(data.get("name") or ""))} '
-        f"{_badge(str(data.get('status')))} <span>{escape(summary)}</span>"
+        f'<div style="{STYLE}"><b>Study {data["id"]}</b> '
+        f"{escape(data['name'])} "
+        f"{_badge(data['status'])} <span>{escape(summary)}</span>"
         f"<p>Best trials</p><table><tr>{head}</tr>{body}</table></div>"
     )

@@ -12,6 +12,7 @@ What is retried (exponential backoff with jitter, ``max_retries`` times within `
 from __future__ import annotations
 
 import email.utils
+import importlib.util
 import os
 import random
 import time
@@ -83,7 +84,7 @@ class Transport:
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return min(retry_after, self.max_backoff)
-        return min(self.backoff * (2**attempt) * (1 + random.random() / 4), self.max_backoff)
+        return min(self.backoff * (2.0**attempt) * (1 + random.random() / 4), self.max_backoff)
 
     def raw(
         self,
@@ -95,7 +96,8 @@ class Transport:
         idempotent: bool = False,
         **kwargs: Any,
     ) -> requests.Response:
-        """Send a request (retrying as the module says) and return the successful response; raise a typed error.
+        """Send a request (retrying as the module says) and return the successful response; raise a
+        typed error.
 
         ``idempotent=True`` on a POST sends a fresh ``Idempotency-Key`` (kept across its retries), which
         makes it retryable on connection errors and 502/504; job-creating calls of the SDK set it.
@@ -182,8 +184,8 @@ class Transport:
     def delete(self, path: str, **params: Any) -> Any:
         return self.request("DELETE", path, params=params or None)
 
-    def paginate(self, path: str, **params: Any) -> Iterator[dict[str, Any]]:
-        """Every item of a paginated list, page after page."""
+    def paginate(self, path: str, **params: Any) -> Iterator[Any]:
+        """Every item of a paginated list, page after page (JSON: the caller names its type)."""
         query = {k: v for k, v in params.items() if v is not None}
         page = 1
         while True:
@@ -314,9 +316,10 @@ def _bar(enabled: bool, **kwargs: Any) -> Any:
     """A tqdm progress bar (the notebook widget when available), or a silent stand-in."""
     if not enabled:
         return _NoBar()
-    try:
-        import ipywidgets  # noqa: F401 - the notebook bar needs it; without it tqdm.auto only warns
-        from tqdm.auto import tqdm
-    except ImportError:
-        from tqdm import tqdm
+    if importlib.util.find_spec("ipywidgets") is not None:  # the notebook bar needs it (else tqdm.auto warns)
+        from tqdm.auto import tqdm as auto_tqdm
+
+        return auto_tqdm(**kwargs)
+    from tqdm import tqdm
+
     return tqdm(**kwargs)

@@ -53,7 +53,7 @@ def cmd_login(args: argparse.Namespace) -> int:
     client = Client(url, token)
     me = client.me()
     path = save_credentials(url=url, api_key=token)
-    _print({"url": url, "username": me.get("username"), "config": str(path)})
+    _print({"url": url, "username": me["username"], "config": str(path)})
     return 0
 
 
@@ -163,10 +163,10 @@ def cmd_wait(args: argparse.Namespace) -> int:
     _print(
         {
             "job": job.id,
-            "kind": job.data.get("kind"),
+            "kind": job.data["kind"],
             "status": job.status,
-            "result": job.data.get("result"),
-            "error": job.data.get("error") or None,
+            "result": job.data["result"],
+            "error": job.data["error"] or None,
         }
     )
     return 0 if job.status == "succeeded" else 1
@@ -177,9 +177,9 @@ def cmd_deploy(args: argparse.Namespace) -> int:
     deployment = client.deployments.create(args.model_version, name=args.name)
     out: dict[str, Any] = {
         "deployment": deployment.id,
-        "name": deployment.data.get("name"),
-        "status": deployment.data.get("status"),
-        "predict_url": client.base_url + str(deployment.data.get("predict_url")),
+        "name": deployment.data["name"],
+        "status": deployment.data["status"],
+        "predict_url": client.base_url + deployment.data["predict_url"],
     }
     if args.key:
         out["key"] = deployment.create_key(args.key_name)["key"]

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
+from sampan import _schema as schema
 from sampan._transport import Timeout, Transport
 from sampan.datasets import Datasets
 from sampan.deployments import Deployments, Packages
-from sampan.models import Backbones, Models
+from sampan.models import Backbones, ModelVersions
 from sampan.studies import Studies
-from sampan.training import Jobs, Training
+from sampan.training import Jobs, Training, TrainingJobs
 from sampan.workspaces import Projects, Workspaces
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -29,6 +31,7 @@ class Client:
     >>> dataset.upload("digits/")            # a folder per class
     >>> job = dataset.create_version(seed=7).train("fast")
     >>> model = job.wait().model_version()
+    >>> model.evaluation().accuracy          # client.model_versions: evaluation, compare, uploads
     """
 
     def __init__(
@@ -42,7 +45,7 @@ class Client:
         max_backoff: float = 60.0,
         retry_timeout: float = 60.0,
     ) -> None:
-        stored: dict[str, Any] = {}
+        stored: dict[str, str] = {}
         if (
             base_url is None
             and api_key is None
@@ -69,7 +72,8 @@ class Client:
         self.datasets = Datasets(self)
         self.training = Training(self)
         self.jobs = Jobs(self)
-        self.models = Models(self)
+        self.training_jobs = TrainingJobs(self)
+        self.model_versions = ModelVersions(self)
         self.backbones = Backbones(self)
         self.studies = Studies(self)
         self.deployments = Deployments(self)
@@ -78,12 +82,24 @@ class Client:
     def __repr__(self) -> str:
         return f"<sampan.Client {self.base_url}>"
 
-    def me(self) -> dict[str, Any]:
+    @property
+    def models(self) -> ModelVersions:
+        """Deprecated since 0.3 (removed in 0.4): the old name of :attr:`model_versions`."""
+        warnings.warn(
+            "client.models is deprecated and goes in sampan 0.4: use client.model_versions",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.model_versions
+
+    def me(self) -> schema.User:
         """The user behind the API key."""
-        return self.http.get("auth/me/")
+        user: schema.User = self.http.get("auth/me/")
+        return user
 
     def health(self) -> dict[str, Any]:
-        return self.http.get("/healthz")
+        health: dict[str, Any] = self.http.get("/healthz")
+        return health
 
     def request(self, method: str, path: str, **kwargs: Any) -> Any:
         """Any API call: ``client.request("GET", "workers/")`` (path under /api/v1/)."""

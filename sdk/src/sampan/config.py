@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 
 def config_path() -> Path:
@@ -16,12 +15,16 @@ def config_path() -> Path:
     return base / "sampan" / "config.json"
 
 
-def load_credentials() -> dict[str, Any]:
+def load_credentials() -> dict[str, str]:
+    """``{"url", "api_key"}`` as ``sampan login`` stored them; {} when there is no (readable) file."""
     path = config_path()
     try:
-        return json.loads(path.read_text())
+        stored = json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
+    if not isinstance(stored, dict):
+        return {}
+    return {str(key): value for key, value in stored.items() if isinstance(value, str)}
 
 
 def save_credentials(*, url: str, api_key: str) -> Path:

@@ -3,17 +3,21 @@ versions and export."""
 
 from __future__ import annotations
 
+import builtins
 import mimetypes
 import os
-from collections.abc import Iterable, Iterator, Sequence
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from sampan import _schema as schema
 from sampan._resource import Resource
 from sampan._resource import id_of as _id
 from sampan._transport import Outage, _bar
+from sampan.errors import NotFound, SampanError, WaitTimeout
 
 if TYPE_CHECKING:
     from sampan.client import Client
@@ -38,22 +42,25 @@ class UploadResult:
     ignored: int = 0
     files: int = 0
     labels_created: list[str] = field(default_factory=list)
-    problems: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[schema.ImportProblem] = field(default_factory=list)
     imports: list[int] = field(default_factory=list)
 
-    def add(self, batch: dict[str, Any]) -> None:
-        for key in ("imported", "duplicates", "failed", "ignored", "files"):
-            setattr(self, key, getattr(self, key) + int(batch.get(key) or 0))
-        self.labels_created += [n for n in batch.get("labels_created", []) if n not in self.labels_created]
-        self.problems += batch.get("problems", [])
-        self.imports.append(int(batch["id"]))
+    def add(self, batch: schema.ImportBatch) -> None:
+        self.imported += batch["imported"]
+        self.duplicates += batch["duplicates"]
+        self.failed += batch["failed"]
+        self.ignored += batch["ignored"]
+        self.files += batch["files"]
+        self.labels_created += [n for n in batch["labels_created"] if n not in self.labels_created]
+        self.problems += batch["problems"]
+        self.imports.append(batch["id"])
 
 
-class Label(Resource):
+class Label(Resource[schema.Label]):
     pass
 
 
-class DatasetVersion(Resource):
+class DatasetVersion(Resource[schema.DatasetVersion]):
     """An immutable snapshot of a dataset's labeled samples with a seeded train/val/test split."""
 
     def url(self) -> str:
@@ -65,7 +72,7 @@ class DatasetVersion(Resource):
         *,
         params: dict[str, Any] | None = None,
         template: str | None = None,
-        backbone: int | Resource | None = None,
+        backbone: int | Resource[Any] | None = None,
     ) -> Job:
         """Start a training job on this version; see :meth:`sampan.training.Training.start`."""
         return self._client.training.start(
@@ -74,10 +81,11 @@ class DatasetVersion(Resource):
 
     def export(self, dest: str | os.PathLike[str], *, progress: bool = False) -> Path:
         """Download this version as a zip (a folder per class plus manifest.csv)."""
-        return self._client.datasets.get(self.data["dataset"]).export(dest, version=self, progress=progress)
+        self._client.datasets.get(self.data["dataset"]).export(dest, version=self, progress=progress)
+        return Path(dest)
 
 
-class Dataset(Resource):
+class Dataset(Resource[schema.Dataset]):
     _path = "datasets/"
 
     # --- uploads -------------------------------------------------------------------------------
@@ -110,20 +118,20 @@ class Dataset(Resource):
 
         e.g. ``dataset.upload("digits/")`` -> ``UploadResult(imported=1797, ...)``
         """
-        if self.data.get("task_type") in TABLE_TASKS:
+        if self.data["task_type"] in TABLE_TASKS:
             if _is_dataframe(source) or (
                 isinstance(source, (str, os.PathLike)) and Path(source).name.lower().endswith(TABLE_SUFFIXES)
             ):
                 return self.import_table(source, progress=progress)
             raise ValueError(
-                f"Dataset {self.data.get('name', self.id)!r} is a {self.data['task_type']} dataset: "
+                f"Dataset {self.data['name']!r} is a {self.data['task_type']} dataset: "
                 "upload a table file (CSV, TSV, JSONL, XLSX, Parquet) or a pandas DataFrame with "
                 "dataset.import_table(path_or_dataframe, ...)."
             )
         if isinstance(source, (str, os.PathLike)) and Path(source).name.lower().endswith(TABLE_SUFFIXES):
             raise ValueError(
-                f"{Path(source).name} is a table file, and dataset {self.data.get('name', self.id)!r} "
-                f"is an {self.data.get('task_type', 'image')} dataset: tables go to text and tabular "
+                f"{Path(source).name} is a table file, and dataset {self.data['name']!r} "
+                f"is an {self.data['task_type']} dataset: tables go to text and tabular "
                 "datasets, with dataset.import_table(...)."
             )
         if _is_dataframe(source):
@@ -158,7 +166,7 @@ class Dataset(Resource):
         bar = _bar(progress, total=1, desc=f"import {path.name}")
         with path.open("rb") as fh:
             body = {"label": label or "", "background": "true" if background else "false"}
-            batch = self._client.http.post(
+            batch: schema.ImportBatch = self._client.http.post(
                 f"datasets/{self.id}/imports/",
                 None,
                 data=body,
@@ -172,26 +180,16 @@ class Dataset(Resource):
         bar.close()
         result.add(batch)
         if batch["status"] == "failed":
-            from sampan.errors import SampanError
-
-            raise SampanError(
-                f"Import {batch['id']} failed: {batch.get('error')}",
-                code=batch.get("error_code") or "import_failed",
-                details=batch,
-            )
+            raise _import_failed(batch)
         return result
 
-    def _wait_import(self, batch: dict[str, Any], *, bar: Any, timeout: float) -> dict[str, Any]:
-        import time
-
+    def _wait_import(self, batch: schema.ImportBatch, *, bar: Any, timeout: float) -> schema.ImportBatch:
         deadline = time.monotonic() + timeout
         outage = Outage(300.0)  # polling goes on across a web restart, as Job.wait does
         while batch["status"] in ("queued", "running"):
             if time.monotonic() > deadline:
-                from sampan.errors import WaitTimeout
-
                 raise WaitTimeout(f"Import {batch['id']} still {batch['status']} after {timeout:g} s")
-            fraction = (batch.get("progress") or {}).get("fraction")
+            fraction = batch["progress"].get("fraction")
             if fraction is not None:
                 bar.set_postfix(done=f"{100 * float(fraction):.0f}%")
             time.sleep(0.5)
@@ -209,7 +207,7 @@ class Dataset(Resource):
         delimiter: str | None = None,
         decimal: str | None = None,
         sheet: str | int | None = None,
-    ) -> dict[str, Any]:
+    ) -> schema.TablePreview:
         """The column mapping step, storing nothing: the file's format, detected encoding, columns
         with inferred types, first rows and the suggested mapping (``suggested``).
 
@@ -220,13 +218,14 @@ class Dataset(Resource):
         e.g. ``dataset.preview_table("wine.csv")["suggested"]`` -> ``{"target_column": "quality"}``
         """
         name, content = _table_file(source)
-        return self._client.http.post(
+        preview: schema.TablePreview = self._client.http.post(
             f"datasets/{self.id}/imports/preview/",
             None,
             data=_table_options(encoding=encoding, delimiter=delimiter, decimal=decimal, sheet=sheet),
             files={"file": (name, content, "application/octet-stream")},
             timeout=_upload_timeout(self._client, len(content)),
         )
+        return preview
 
     def import_table(
         self,
@@ -266,7 +265,7 @@ class Dataset(Resource):
         )
         body["background"] = "true" if background else "false"
         bar = _bar(progress, total=1, desc=f"import {name}")
-        batch = self._client.http.post(
+        batch: schema.ImportBatch = self._client.http.post(
             f"datasets/{self.id}/imports/",
             None,
             data=body,
@@ -279,13 +278,7 @@ class Dataset(Resource):
         bar.update(1)
         bar.close()
         if batch["status"] == "failed":
-            from sampan.errors import SampanError
-
-            raise SampanError(
-                f"Import {batch['id']} failed: {batch.get('error')}",
-                code=batch.get("error_code") or "import_failed",
-                details=batch,
-            )
+            raise _import_failed(batch)
         result = UploadResult()
         result.add(batch)
         return result
@@ -300,14 +293,14 @@ class Dataset(Resource):
             progress,
             total=sum(len(items) for _, items in groups),
             unit="img",
-            desc=f"upload to {self.data.get('name', self.id)}",
+            desc=f"upload to {self.data['name']}",
         )
         try:
             for label, items in groups:
                 for start in range(0, len(items), batch_size):
                     chunk = items[start : start + batch_size]
                     parts = [("files", _file_part(item)) for item in chunk]
-                    batch = self._client.http.post(
+                    batch: schema.ImportBatch = self._client.http.post(
                         f"datasets/{self.id}/imports/",
                         None,
                         data={"label": label or ""},
@@ -325,7 +318,7 @@ class Dataset(Resource):
 
     # --- labels and samples ----------------------------------------------------------------------
 
-    def labels(self) -> list[Label]:
+    def labels(self) -> builtins.list[Label]:
         return [
             Label(self._client, item) for item in self._client.http.paginate(f"datasets/{self.id}/labels/")
         ]
@@ -341,26 +334,28 @@ class Dataset(Resource):
             self._client, self._client.http.patch(f"datasets/{self.id}/labels/{_id(label)}/", {"name": name})
         )
 
-    def delete_label(self, label: int | Label, *, dry_run: bool = False) -> dict[str, Any]:
+    def delete_label(self, label: int | Label, *, dry_run: bool = False) -> schema.LabelChange:
         """Delete a label (its samples become unlabeled); answers how many samples it touched."""
-        return self._client.http.delete(
+        change: schema.LabelChange = self._client.http.delete(
             f"datasets/{self.id}/labels/{_id(label)}/", dry_run="true" if dry_run else "false"
         )
+        return change
 
-    def merge_labels(self, label: int | Label, into: int | Label, *, dry_run: bool = False) -> dict[str, Any]:
-        return self._client.http.post(
+    def merge_labels(
+        self, label: int | Label, into: int | Label, *, dry_run: bool = False
+    ) -> schema.LabelChange:
+        change: schema.LabelChange = self._client.http.post(
             f"datasets/{self.id}/labels/{_id(label)}/merge/", {"into": _id(into), "dry_run": dry_run}
         )
+        return change
 
     def label_id(self, label: int | str | Label | None) -> int | None:
         """The id of a label given by id, object or name (None stays None)."""
         if label is None or isinstance(label, (int, Label)):
             return None if label is None else _id(label)
         for item in self.labels():
-            if item["name"] == label:
+            if item.data["name"] == label:
                 return item.id
-        from sampan.errors import NotFound
-
         raise NotFound(f"No label named {label!r} in dataset {self.id}.", code="not_found")
 
     def samples(
@@ -371,7 +366,7 @@ class Dataset(Resource):
         version: int | None = None,
         split: str | None = None,
         search: str | None = None,
-    ) -> Iterator[dict[str, Any]]:
+    ) -> Iterator[schema.Sample]:
         """Every sample matching the filters (id, original_name, label, label_version, split, ...)."""
         params: dict[str, Any] = {
             "label": self.label_id(label),
@@ -385,36 +380,40 @@ class Dataset(Resource):
 
     def set_label(
         self,
-        sample: int | dict[str, Any],
+        sample: int | Mapping[str, Any],
         label: int | str | Label | None,
         *,
         label_version: int | None = None,
-    ) -> dict[str, Any]:
+    ) -> schema.Sample:
         """Set one sample's label. ``label_version`` (default: the sample's, if given as a dict)
         guards against concurrent edits: a stale one raises :class:`sampan.Conflict`."""
         sample_id = _id(sample)
         if label_version is None:
-            label_version = (
-                sample["label_version"]
-                if isinstance(sample, dict)
-                else self._client.http.get(f"datasets/{self.id}/samples/{sample_id}/")["label_version"]
-            )
-        return self._client.http.patch(
+            if isinstance(sample, Mapping):
+                label_version = int(sample["label_version"])
+            else:
+                current: schema.Sample = self._client.http.get(f"datasets/{self.id}/samples/{sample_id}/")
+                label_version = current["label_version"]
+        changed: schema.Sample = self._client.http.patch(
             f"datasets/{self.id}/samples/{sample_id}/",
             {"label": self.label_id(label), "label_version": label_version},
         )
+        return changed
 
     def set_labels(
-        self, samples: Sequence[dict[str, Any]], label: int | str | Label | None
-    ) -> dict[str, Any]:
-        """Label many samples at once (all or nothing; :class:`sampan.Conflict` lists those changed meanwhile)."""
+        self, samples: Sequence[Mapping[str, Any]], label: int | str | Label | None
+    ) -> schema.BulkLabelResult:
+        """Label many samples at once (all or nothing; :class:`sampan.Conflict` lists those changed
+        meanwhile)."""
         items = [{"id": s["id"], "label_version": s["label_version"]} for s in samples]
-        return self._client.http.post(
+        result: schema.BulkLabelResult = self._client.http.post(
             f"datasets/{self.id}/samples/bulk-label/", {"label": self.label_id(label), "items": items}
         )
+        return result
 
-    def statistics(self) -> dict[str, Any]:
-        return self._client.http.get(f"datasets/{self.id}/statistics/")
+    def statistics(self) -> schema.DatasetStatistics:
+        statistics: schema.DatasetStatistics = self._client.http.get(f"datasets/{self.id}/statistics/")
+        return statistics
 
     # --- versions and export -----------------------------------------------------------------------
 
@@ -443,7 +442,7 @@ class Dataset(Resource):
             self._client, self._client.http.post(f"datasets/{self.id}/versions/", body, idempotent=True)
         )
 
-    def versions(self) -> list[DatasetVersion]:
+    def versions(self) -> builtins.list[DatasetVersion]:
         return [
             DatasetVersion(self._client, v)
             for v in self._client.http.paginate(f"datasets/{self.id}/versions/")
@@ -454,7 +453,7 @@ class Dataset(Resource):
             self._client, self._client.http.get(f"datasets/{self.id}/versions/{int(version_id)}/")
         )
 
-    def imports(self) -> list[dict[str, Any]]:
+    def imports(self) -> builtins.list[schema.ImportBatchSummary]:
         return list(self._client.http.paginate(f"datasets/{self.id}/imports/"))
 
     def export(
@@ -478,8 +477,8 @@ class Datasets:
         self._client = client
 
     def list(
-        self, *, project: int | Resource | None = None, workspace: int | Resource | None = None
-    ) -> list[Dataset]:
+        self, *, project: int | Resource[Any] | None = None, workspace: int | Resource[Any] | None = None
+    ) -> builtins.list[Dataset]:
         return [
             Dataset(self._client, d)
             for d in self._client.http.paginate(
@@ -496,7 +495,7 @@ class Datasets:
         self,
         name: str,
         *,
-        project: int | Resource,
+        project: int | Resource[Any],
         task_type: str = "image_classification",
         description: str = "",
     ) -> Dataset:
@@ -519,10 +518,19 @@ class Datasets:
 # --- helpers for uploads --------------------------------------------------------------------------
 
 
+def _import_failed(batch: schema.ImportBatch) -> SampanError:
+    return SampanError(
+        f"Import {batch['id']} failed: {batch['error']}",
+        code=batch["error_code"] or "import_failed",
+        details=batch,
+    )
+
+
 def _table_file(source: TableSource) -> tuple[str, bytes]:
     """A table upload's (file name, bytes): a path, a (name, bytes) pair, or a DataFrame as UTF-8 CSV."""
     if _is_dataframe(source):
-        return "dataframe.csv", source.to_csv(index=False).encode("utf-8")
+        frame: Any = source  # pandas is untyped here
+        return "dataframe.csv", frame.to_csv(index=False).encode("utf-8")
     if isinstance(source, tuple):
         name, content = source
         return str(name), bytes(content)

@@ -3,66 +3,110 @@
 from __future__ import annotations
 
 import base64
+import builtins
+import contextlib
 import io
 import math
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
+from sampan import _schema as schema
 from sampan._resource import Resource
 from sampan._resource import id_of as _id
 from sampan._transport import Outage
-from sampan.errors import JobFailed, WaitTimeout
+from sampan.errors import JobFailed, SampanError, WaitTimeout
 
 if TYPE_CHECKING:
+    from sampan.client import Client
     from sampan.training import Job
 
 MAX_BATCH = 32  # the hosted endpoint's batch limit
 
 
-@dataclass(frozen=True)
+# Templates whose models answer a number (``top_k`` holds one ``{value}``): the prediction answer
+# has no kind of its own, its model version's template says which (workers.contracts.prediction).
+REGRESSION_TEMPLATES = frozenset({"tabular_regression"})
+
+
 class Prediction:
-    """One instance's answer (an image, a text or a table row): the best class first in ``top_k``.
+    """One instance's answer (an image, a text or a table row): typed accessors over the endpoint's
+    entry (``data``, a :data:`sampan._schema.Prediction`), the best class first in ``top_k``.
 
     A regression model (tabular regression) answers a number in ``value``; its ``label`` is then
     ``""``, ``score`` NaN and ``index`` -1. For a table row, ``imputed`` names the columns the server
     filled in by the model's missing-value rule (a cell sent as None/NaN, or a column left out).
     """
 
-    label: str
-    score: float
-    index: int
-    top_k: list[dict[str, Any]] = field(default_factory=list)
-    model_version: dict[str, Any] = field(default_factory=dict)
-    value: float | None = None
-    imputed: list[str] = field(default_factory=list)
+    __slots__ = ("data", "model_version")
+
+    def __init__(self, data: schema.Prediction, model_version: schema.PredictionModelVersion) -> None:
+        self.data = data
+        self.model_version = model_version
 
     @classmethod
-    def from_answer(cls, answer: dict[str, Any], model_version: dict[str, Any]) -> Prediction:
-        """One entry of the endpoint's ``predictions`` (``{"top_k": [...]}``) as a Prediction."""
-        ranked = answer["top_k"]
-        best = ranked[0]
-        imputed = [str(column) for column in answer.get("imputed") or []]
-        if "label" not in best and "value" in best:
-            return cls(
-                label="",
-                score=float("nan"),
-                index=-1,
-                top_k=ranked,
-                model_version=model_version,
-                value=float(best["value"]),
-                imputed=imputed,
-            )
-        return cls(
-            label=str(best["label"]),
-            score=float(best["score"]),
-            index=int(best["index"]),
-            top_k=ranked,
-            model_version=model_version,
-            imputed=imputed,
+    def from_answer(
+        cls, answer: schema.Prediction, model_version: schema.PredictionModelVersion
+    ) -> Prediction:
+        """One entry of the endpoint's ``predictions`` as a Prediction."""
+        return cls(answer, model_version)
+
+    @property
+    def regression(self) -> bool:
+        """Whether a regression model answered (by its template)."""
+        return self.model_version["template"] in REGRESSION_TEMPLATES
+
+    @property
+    def classes(self) -> list[schema.ClassScore]:
+        """A classifier's ranked classes (``[]`` for a regression model)."""
+        return [] if self.regression else cast("schema.ClassificationPrediction", self.data)["top_k"]
+
+    @property
+    def top_k(self) -> list[schema.ClassScore] | list[schema.PredictedValue]:
+        """As answered: ranked classes (``{label, index, score}``), or one ``{value}`` for regression."""
+        return self.data["top_k"]
+
+    @property
+    def value(self) -> float | None:
+        """A regression model's number (None for a classifier)."""
+        if not self.regression:
+            return None
+        return cast("schema.RegressionPrediction", self.data)["top_k"][0]["value"]
+
+    @property
+    def label(self) -> str:
+        return self.classes[0]["label"] if self.classes else ""
+
+    @property
+    def score(self) -> float:
+        return self.classes[0]["score"] if self.classes else float("nan")
+
+    @property
+    def index(self) -> int:
+        return self.classes[0]["index"] if self.classes else -1
+
+    @property
+    def imputed(self) -> list[str]:
+        return self.data.get("imputed", [])
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Prediction)
+            and other.data == self.data
+            and other.model_version == self.model_version
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.label, self.value, tuple(self.imputed)))
+
+    def __repr__(self) -> str:
+        if self.regression:
+            return f"Prediction(value={self.value!r}, imputed={self.imputed!r})"
+        return (
+            f"Prediction(label={self.label!r}, score={self.score:.4g}, index={self.index}, "
+            f"imputed={self.imputed!r})"
         )
 
 
@@ -177,7 +221,7 @@ def encode_image(image: Any) -> bytes:
     )
 
 
-class Deployment(Resource):
+class Deployment(Resource[schema.Deployment]):
     """A hosted endpoint serving one model version of a project.
 
     >>> deployment = model.deploy("digits")
@@ -188,7 +232,7 @@ class Deployment(Resource):
 
     _path = "deployments/"
 
-    def __init__(self, client: Any, data: dict[str, Any], key: str | None = None) -> None:
+    def __init__(self, client: Client, data: schema.Deployment, key: str | None = None) -> None:
         super().__init__(client, data)
         self.key = key
 
@@ -198,7 +242,7 @@ class Deployment(Resource):
         self.data = self._client.http.post(f"deployments/{self.id}/{action}/", body or {})
         return self
 
-    def switch(self, model_version: int | Resource) -> Deployment:
+    def switch(self, model_version: int | Resource[Any]) -> Deployment:
         """Serve another model version of the same project (the previous one is kept for rollback)."""
         return self._act("switch", {"model_version": _id(model_version)})
 
@@ -211,18 +255,19 @@ class Deployment(Resource):
     def start(self) -> Deployment:
         return self._act("start")
 
-    def usage(self, window: str = "24h") -> dict[str, Any]:
+    def usage(self, window: str = "24h") -> schema.DeploymentUsage:
         """Calls, errors and latency percentiles: ``{totals, series}`` for window 1h, 24h or 7d."""
-        return self._client.http.get(f"deployments/{self.id}/usage/", window=window)
+        usage: schema.DeploymentUsage = self._client.http.get(f"deployments/{self.id}/usage/", window=window)
+        return usage
 
     # --- keys ------------------------------------------------------------------------------------
 
-    def keys(self) -> list[dict[str, Any]]:
+    def keys(self) -> list[schema.DeploymentKey]:
         return list(self._client.http.paginate(f"deployments/{self.id}/keys/"))
 
     def create_key(
         self, name: str = "sdk", *, expires_at: str | None = None, quota_per_minute: int | None = None
-    ) -> dict[str, Any]:
+    ) -> schema.DeploymentKeyCreated:
         """Issue an API key for predictions; its secret (``key``, ``spd_...``) is answered once and kept
         on this object, so :meth:`predict` uses it by default."""
         body: dict[str, Any] = {"name": name}
@@ -230,11 +275,11 @@ class Deployment(Resource):
             body["expires_at"] = expires_at
         if quota_per_minute is not None:
             body["quota_per_minute"] = quota_per_minute
-        created = self._client.http.post(f"deployments/{self.id}/keys/", body)
-        self.key = created.get("key")
+        created: schema.DeploymentKeyCreated = self._client.http.post(f"deployments/{self.id}/keys/", body)
+        self.key = created["key"]
         return created
 
-    def revoke_key(self, key: int | dict[str, Any]) -> None:
+    def revoke_key(self, key: int | Mapping[str, Any]) -> None:
         self._client.http.delete(f"deployments/{self.id}/keys/{_id(key)}/")
 
     # --- predictions ------------------------------------------------------------------------------
@@ -256,16 +301,17 @@ class Deployment(Resource):
         rows: Sequence[Mapping[str, Any]] | None = None,
         key: str | None = None,
         top_k: int = 5,
-    ) -> dict[str, Any]:
+    ) -> schema.PredictResponse:
         """The endpoint's JSON answer for up to 32 instances (``{model_version, predictions, latency_ms}``):
         give exactly one of ``images``, ``texts`` (text classification) or ``rows`` (tabular models)."""
         instances = prediction_instances(images, texts=texts, rows=rows)
-        return self._client.http.request(
+        answer: schema.PredictResponse = self._client.http.request(
             "POST",
-            self.data.get("predict_url") or f"deployments/{self.id}/predict/",
+            self.data["predict_url"] or f"deployments/{self.id}/predict/",
             json={"instances": instances, "top_k": top_k},
             headers={"Authorization": f"Bearer {self._key(key)}"},
         )
+        return answer
 
     def predict(
         self,
@@ -325,22 +371,19 @@ class Deployment(Resource):
                 key=key,
                 top_k=top_k,
             )
-            answers += [
-                Prediction.from_answer(answer, body.get("model_version") or {})
-                for answer in body["predictions"]
-            ]
+            answers += [Prediction(answer, body["model_version"]) for answer in body["predictions"]]
         return answers
 
 
 class Deployments:
     """``client.deployments``: create (deploy), list, get, rename, delete."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self._client = client
 
     def list(
-        self, *, project: int | Resource | None = None, model_version: int | Resource | None = None
-    ) -> list[Deployment]:
+        self, *, project: int | Resource[Any] | None = None, model_version: int | Resource[Any] | None = None
+    ) -> builtins.list[Deployment]:
         return [
             Deployment(self._client, d)
             for d in self._client.http.paginate(
@@ -353,7 +396,7 @@ class Deployments:
     def get(self, deployment_id: int) -> Deployment:
         return Deployment(self._client, self._client.http.get(f"deployments/{int(deployment_id)}/"))
 
-    def create(self, model_version: int | Resource, *, name: str | None = None) -> Deployment:
+    def create(self, model_version: int | Resource[Any], *, name: str | None = None) -> Deployment:
         """Deploy a model version as a hosted endpoint (active at once).
 
         e.g. ``deployment = client.deployments.create(model, name="digits")``
@@ -361,12 +404,12 @@ class Deployments:
         mv = (
             model_version
             if isinstance(model_version, Resource)
-            else self._client.models.get(_id(model_version))
+            else self._client.model_versions.get(_id(model_version))
         )
         body = {
             "model_version": mv.id,
-            "project": mv.data["project"],
-            "name": name or f"{mv.data.get('name', 'model')}-{int(time.time())}",
+            "project": mv["project"],
+            "name": name or f"{mv._fields.get('name', 'model')}-{int(time.time())}",
         }
         return Deployment(self._client, self._client.http.post("deployments/", body))
 
@@ -379,7 +422,7 @@ class Deployments:
         self._client.http.delete(f"deployments/{_id(deployment)}/")
 
 
-class Package(Resource):
+class Package(Resource[schema.Package]):
     """An on-prem server package or a device SDK of a model version, built by a job."""
 
     _path = "packages/"
@@ -394,12 +437,11 @@ class Package(Resource):
     ) -> Package:
         """Wait for the build job (with its progress bar); raises :class:`sampan.JobFailed` if it failed.
         Polling goes on across a web restart for up to ``max_outage`` seconds (as :meth:`Job.wait`)."""
-        if self.data.get("job") is not None and self.data["status"] in ("queued", "running"):
-            job: Job = self._client.jobs.get(self.data["job"])
-            try:
+        build = self.data["job"]
+        if build is not None and self.data["status"] in ("queued", "running"):
+            job: Job = self._client.jobs.get(build)
+            with contextlib.suppress(JobFailed):  # the package's own error says it better
                 job.wait(timeout=timeout, poll=poll, progress=progress, max_outage=max_outage)
-            except JobFailed:
-                pass  # the package's own error says it better
         deadline = None if timeout is None else time.monotonic() + timeout
         outage = Outage(max_outage)
         while not outage.attempt(self.refresh) or self.data["status"] in ("queued", "running"):
@@ -407,10 +449,8 @@ class Package(Resource):
                 raise WaitTimeout(f"Package {self.id} still {self.data['status']}", code="wait_timeout")
             time.sleep(poll)
         if self.data["status"] != "succeeded":
-            from sampan.errors import SampanError
-
             raise SampanError(
-                f"Package {self.id} {self.data['status']}: {self.data.get('error')}",
+                f"Package {self.id} {self.data['status']}: {self.data['error']}",
                 code="package_failed",
                 details=self.data,
             )
@@ -426,16 +466,16 @@ class Package(Resource):
 class Packages:
     """``client.packages``: create (build), list, get, delete."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self._client = client
 
     def list(
         self,
         *,
-        project: int | Resource | None = None,
-        model_version: int | Resource | None = None,
+        project: int | Resource[Any] | None = None,
+        model_version: int | Resource[Any] | None = None,
         kind: str | None = None,
-    ) -> list[Package]:
+    ) -> builtins.list[Package]:
         return [
             Package(self._client, p)
             for p in self._client.http.paginate(
@@ -449,7 +489,7 @@ class Packages:
     def get(self, package_id: int) -> Package:
         return Package(self._client, self._client.http.get(f"packages/{int(package_id)}/"))
 
-    def create(self, model_version: int | Resource, *, kind: str = "server") -> Package:
+    def create(self, model_version: int | Resource[Any], *, kind: str = "server") -> Package:
         """Build a ``server`` package (a standalone HTTP server) or a ``device`` SDK; ``.wait()`` for it."""
         body = {"model_version": _id(model_version), "kind": kind}
         return Package(self._client, self._client.http.post("packages/", body, idempotent=True))

@@ -3,93 +3,161 @@ confusion-matrix plot, comparison, the ONNX file, and bring-your-own-model uploa
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
-from dataclasses import dataclass, field
+import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from sampan import _html
+from sampan import _html, _optional
+from sampan import _schema as schema
 from sampan._resource import Resource
 from sampan._resource import id_of as _id
+from sampan.errors import WaitTimeout
 
 if TYPE_CHECKING:
+    from sampan.client import Client
     from sampan.deployments import Deployment, Package
     from sampan.training import Job
 
 
-@dataclass(frozen=True)
 class ClassMetrics:
-    name: str
-    precision: float
-    recall: float
-    f1: float
-    support: int
+    """One class's row of a classification report (a view over :class:`sampan._schema.ClassScores`)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: schema.ClassScores) -> None:
+        self.data = data
+
+    @property
+    def name(self) -> str:
+        return self.data["class"]
+
+    @property
+    def precision(self) -> float:
+        return self.data["precision"]
+
+    @property
+    def recall(self) -> float:
+        return self.data["recall"]
+
+    @property
+    def f1(self) -> float:
+        return self.data["f1"]
+
+    @property
+    def support(self) -> int:
+        return self.data["support"]
+
+    def as_dict(self) -> dict[str, Any]:
+        """name, precision, recall, f1, support (a DataFrame row)."""
+        return {
+            "name": self.name,
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+            "support": self.support,
+        }
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ClassMetrics) and other.data == self.data
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.as_dict().values()))
+
+    def __repr__(self) -> str:
+        return "ClassMetrics(" + ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items()) + ")"
 
 
-@dataclass(frozen=True)
+def _no_report(body: schema.ModelVersionEvaluation) -> ValueError:
+    return ValueError(
+        f"Model version {body.get('name', body.get('id'))} has no evaluation report "
+        "(an uploaded model is not evaluated)."
+    )
+
+
 class EvaluationReport:
-    """A model version's evaluation on its dataset version's test split."""
+    """A classifier's evaluation on its dataset version's test split: typed accessors over the
+    server's report (``data``, a :class:`sampan._schema.ClassificationReport`)."""
 
-    model_version: int
-    name: str
-    split: str
-    samples: int
-    classes: list[str]
-    accuracy: float
-    macro_f1: float
-    weighted_f1: float
-    top_k_accuracy: dict[str, float]
-    per_class: list[ClassMetrics]
-    confusion_matrix: list[list[int]]
-    most_confident_mistakes: list[dict[str, Any]] = field(default_factory=list)
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    def __init__(self, model_version: int, name: str, data: schema.ClassificationReport) -> None:
+        self.model_version = model_version
+        self.name = name
+        self.data = data
 
     @classmethod
-    def from_api(cls, body: dict[str, Any]) -> EvaluationReport:
-        report = body.get("evaluation") or {}
-        if not report:
+    def from_api(cls, body: schema.ModelVersionEvaluation) -> EvaluationReport:
+        """The report of ``GET /model-versions/{id}/evaluation/`` (a classifier's)."""
+        report = evaluation_report(body)
+        if not isinstance(report, EvaluationReport):
             raise ValueError(
-                f"Model version {body.get('name', body.get('id'))} has no evaluation report "
-                "(an uploaded model is not evaluated)."
+                f"Model version {body['name']} is a regression model: its report is a RegressionReport."
             )
-        return cls(
-            model_version=int(body["id"]),
-            name=str(body["name"]),
-            split=report.get("split", "test"),
-            samples=int(report.get("samples", 0)),
-            classes=list(report.get("classes", [])),
-            accuracy=float(report["accuracy"]),
-            macro_f1=float(report["macro"]["f1"]),
-            weighted_f1=float(report["weighted"]["f1"]),
-            top_k_accuracy={str(k): float(v) for k, v in report.get("top_k_accuracy", {}).items()},
-            per_class=[
-                ClassMetrics(
-                    str(r["class"]),
-                    float(r["precision"]),
-                    float(r["recall"]),
-                    float(r["f1"]),
-                    int(r["support"]),
-                )
-                for r in report.get("per_class", [])
-            ],
-            confusion_matrix=[
-                list(map(int, row)) for row in (report.get("confusion_matrix") or {}).get("counts", [])
-            ],
-            most_confident_mistakes=list(report.get("most_confident_mistakes", [])),
-            raw=report,
+        return report
+
+    @property
+    def raw(self) -> schema.ClassificationReport:
+        """The report as the server sent it (``data``)."""
+        return self.data
+
+    @property
+    def split(self) -> str:
+        return self.data["split"]
+
+    @property
+    def samples(self) -> int:
+        return self.data["samples"]
+
+    @property
+    def classes(self) -> list[str]:
+        return self.data["classes"]
+
+    @property
+    def accuracy(self) -> float:
+        return self.data["accuracy"]
+
+    @property
+    def macro_f1(self) -> float:
+        return self.data["macro"]["f1"]
+
+    @property
+    def weighted_f1(self) -> float:
+        return self.data["weighted"]["f1"]
+
+    @property
+    def top_k_accuracy(self) -> dict[str, float]:
+        """Accuracy among the k best answers, keyed by k (``"1"``, ``"3"``, ``"5"``)."""
+        return self.data["top_k_accuracy"]
+
+    @property
+    def per_class(self) -> list[ClassMetrics]:
+        return [ClassMetrics(row) for row in self.data["per_class"]]
+
+    @property
+    def confusion_matrix(self) -> list[list[int]]:
+        """Counts: rows are true classes, columns predicted ones (``classes`` order)."""
+        return self.data["confusion_matrix"]["counts"]
+
+    @property
+    def most_confident_mistakes(self) -> list[schema.Mistake]:
+        return self.data["most_confident_mistakes"]
+
+    def __repr__(self) -> str:
+        return (
+            f"EvaluationReport(model_version={self.model_version}, name={self.name!r}, split={self.split!r}, "
+            f"samples={self.samples}, accuracy={self.accuracy:.4g}, macro_f1={self.macro_f1:.4g})"
         )
 
     def to_dataframe(self) -> Any:
         """Per-class precision, recall, f1 and support as a pandas DataFrame indexed by class."""
-        import pandas as pd
-
-        return pd.DataFrame([vars(row) for row in self.per_class]).set_index("name")
+        pd = _optional.pandas()
+        columns = ["name", "precision", "recall", "f1", "support"]
+        return pd.DataFrame([row.as_dict() for row in self.per_class], columns=columns).set_index("name")
 
     def confusion_dataframe(self) -> Any:
         """The confusion matrix (rows: true class, columns: predicted) as a DataFrame."""
-        import pandas as pd
-
+        pd = _optional.pandas()
         return pd.DataFrame(
             self.confusion_matrix,
             index=pd.Index(self.classes, name="true"),
@@ -108,71 +176,100 @@ class EvaluationReport:
         )
 
 
-@dataclass(frozen=True)
 class RegressionReport:
     """A regression model version's evaluation on its dataset version's test split: MAE, RMSE, R2,
     the residual plot's points (actual vs predicted), the residual histogram, the largest errors
-    and permutation feature importance.
+    and permutation feature importance; typed accessors over the server's report (``data``, a
+    :class:`sampan._schema.RegressionReport`).
 
     >>> report = model.evaluation()          # a RegressionReport for a tabular regression model
     >>> report.rmse, report.r2
     >>> report.residuals_frame().head()      # sample, actual, predicted, residual
     """
 
-    model_version: int
-    name: str
-    split: str
-    samples: int
-    mae: float
-    rmse: float
-    r2: float
-    residuals: list[dict[str, Any]] = field(default_factory=list)
-    residual_histogram: dict[str, list[float]] = field(default_factory=dict)
-    largest_errors: list[dict[str, Any]] = field(default_factory=list)
-    feature_importance: list[dict[str, Any]] = field(default_factory=list)
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    def __init__(self, model_version: int, name: str, data: schema.RegressionReport) -> None:
+        self.model_version = model_version
+        self.name = name
+        self.data = data
 
     @classmethod
-    def from_api(cls, body: dict[str, Any]) -> RegressionReport:
-        report = body.get("evaluation") or {}
-        residuals = report.get("residuals") or {}
-        return cls(
-            model_version=int(body["id"]),
-            name=str(body["name"]),
-            split=report.get("split", "test"),
-            samples=int(report.get("samples", 0)),
-            mae=float(report["mae"]),
-            rmse=float(report["rmse"]),
-            r2=float(report["r2"]),
-            residuals=list(residuals.get("points", [])),
-            residual_histogram=dict(residuals.get("histogram") or {}),
-            largest_errors=list(report.get("largest_errors", [])),
-            feature_importance=list(report.get("feature_importance", [])),
-            raw=report,
+    def from_api(cls, body: schema.ModelVersionEvaluation) -> RegressionReport:
+        """The report of ``GET /model-versions/{id}/evaluation/`` (a regression model's)."""
+        report = evaluation_report(body)
+        if not isinstance(report, RegressionReport):
+            raise ValueError(
+                f"Model version {body['name']} is a classifier: its report is an EvaluationReport."
+            )
+        return report
+
+    @property
+    def raw(self) -> schema.RegressionReport:
+        """The report as the server sent it (``data``)."""
+        return self.data
+
+    @property
+    def split(self) -> str:
+        return self.data["split"]
+
+    @property
+    def samples(self) -> int:
+        return self.data["samples"]
+
+    @property
+    def mae(self) -> float:
+        return self.data["mae"]
+
+    @property
+    def rmse(self) -> float:
+        return self.data["rmse"]
+
+    @property
+    def r2(self) -> float:
+        return self.data["r2"]
+
+    @property
+    def residuals(self) -> list[schema.ResidualPoint]:
+        """Up to 1000 (sample, actual, predicted) points, evenly picked."""
+        return self.data["residuals"]["points"]
+
+    @property
+    def residual_histogram(self) -> schema.Histogram:
+        """``{edges, counts}`` of the residuals (predicted - actual)."""
+        return self.data["residuals"]["histogram"]
+
+    @property
+    def largest_errors(self) -> list[schema.LargestError]:
+        return self.data["largest_errors"]
+
+    @property
+    def feature_importance(self) -> list[schema.FeatureImportance]:
+        return self.data["feature_importance"]
+
+    def __repr__(self) -> str:
+        return (
+            f"RegressionReport(model_version={self.model_version}, name={self.name!r}, split={self.split!r}, "
+            f"samples={self.samples}, mae={self.mae:.4g}, rmse={self.rmse:.4g}, r2={self.r2:.4g})"
         )
 
     def residuals_frame(self) -> Any:
-        """The residual plot's points as a DataFrame: sample, actual, predicted, residual (predicted - actual)."""
-        import pandas as pd
-
+        """The residual plot's points as a DataFrame: sample, actual, predicted, residual
+        (predicted - actual)."""
+        pd = _optional.pandas()
         frame = pd.DataFrame(self.residuals, columns=["sample", "actual", "predicted"])
         frame["residual"] = frame["predicted"] - frame["actual"]
         return frame
 
     def feature_importance_frame(self) -> Any:
         """Permutation importance per column (feature, importance, std), most important first."""
-        import pandas as pd
-
+        pd = _optional.pandas()
         return pd.DataFrame(self.feature_importance, columns=["feature", "importance", "std"]).set_index(
             "feature"
         )
 
     def plot_residuals(self, ax: Any = None) -> Any:
-        """Predicted against actual with the identity line (``pip install sampan[plot]``); returns the Axes."""
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError as exc:
-            raise ImportError("plot_residuals needs matplotlib: pip install 'sampan[plot]'") from exc
+        """Predicted against actual with the identity line (``pip install sampan[plot]``); returns the
+        Axes."""
+        plt = _optional.pyplot("plot_residuals")
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 5))
         actual = [p["actual"] for p in self.residuals]
@@ -187,15 +284,17 @@ class RegressionReport:
         return ax
 
 
-def evaluation_report(body: dict[str, Any]) -> EvaluationReport | RegressionReport:
-    """The typed report of an evaluation answer: a :class:`RegressionReport` for a regression model,
-    else an :class:`EvaluationReport` (classifiers)."""
-    report = body.get("evaluation") or {}
-    if report.get("task") == "regression" or (
-        {"mae", "rmse", "r2"} <= report.keys() and "accuracy" not in report
-    ):
-        return RegressionReport.from_api(body)
-    return EvaluationReport.from_api(body)
+def evaluation_report(body: schema.ModelVersionEvaluation) -> EvaluationReport | RegressionReport:
+    """The typed report of an evaluation answer, by the report's ``kind``: a :class:`RegressionReport`
+    for a regression model, an :class:`EvaluationReport` for a classifier."""
+    report = body["evaluation"]
+    if not report:
+        raise _no_report(body)
+    if report["kind"] == "regression_report":
+        return RegressionReport(body["id"], body["name"], report)
+    if report["kind"] == "classification_report":
+        return EvaluationReport(body["id"], body["name"], report)
+    raise ValueError(f"This SDK does not know evaluation reports of kind {report['kind']!r}: upgrade sampan.")
 
 
 def _charmap(path: str) -> frozenset[int]:
@@ -301,7 +400,7 @@ def plot_confusion_matrix(
     return ax
 
 
-class ModelVersion(Resource):
+class ModelVersion(Resource[schema.ModelVersion]):
     """A model version (V1, V2, ... of a project): trained here (``source="trained"``) or uploaded."""
 
     _path = "model-versions/"
@@ -309,11 +408,12 @@ class ModelVersion(Resource):
     def evaluation(self) -> EvaluationReport | RegressionReport:
         """The evaluation report: an :class:`EvaluationReport` (classifiers: accuracy, f1s, per class,
         confusion matrix) or a :class:`RegressionReport` (regression: MAE, RMSE, R2, residuals)."""
-        return evaluation_report(self._client.http.get(f"model-versions/{self.id}/evaluation/"))
+        return self._client.model_versions.evaluation(self)
 
-    def compare(self, other: int | ModelVersion) -> dict[str, Any]:
-        """This version (a) against ``other`` (b); every delta is b minus a (see :meth:`Models.compare`)."""
-        return self._client.models.compare(self, other)
+    def compare(self, other: int | ModelVersion) -> schema.ModelVersionComparison:
+        """This version (a) against ``other`` (b); every delta is b minus a (see
+        :meth:`ModelVersions.compare`)."""
+        return self._client.model_versions.compare(self, other)
 
     def download_onnx(self, dest: str | os.PathLike[str] | IO[bytes]) -> Path | None:
         return self._client.http.download(f"model-versions/{self.id}/onnx/", dest)
@@ -328,27 +428,30 @@ class ModelVersion(Resource):
 
     def _repr_html_(self) -> str:
         evaluation = None
-        if self.data.get("source", "trained") == "trained":
+        if self.data["source"] == "trained":
             try:
-                evaluation = self._client.http.get(f"model-versions/{self.id}/evaluation/").get("evaluation")
+                answer: schema.ModelVersionEvaluation = self._client.http.get(
+                    f"model-versions/{self.id}/evaluation/"
+                )
+                evaluation = answer["evaluation"]
             except Exception:  # a notebook's repr must not raise
                 evaluation = None
         return _html.model_version(self.data, evaluation)
 
 
-class Models:
-    """``client.models``: model versions, evaluation, comparison, bring-your-own-model uploads."""
+class ModelVersions:
+    """``client.model_versions``: model versions, evaluation, comparison, bring-your-own-model uploads."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self._client = client
 
     def list(
         self,
         *,
-        project: int | Resource | None = None,
-        dataset_version: int | Resource | None = None,
+        project: int | Resource[Any] | None = None,
+        dataset_version: int | Resource[Any] | None = None,
         source: str | None = None,
-    ) -> list[ModelVersion]:
+    ) -> builtins.list[ModelVersion]:
         return [
             ModelVersion(self._client, m)
             for m in self._client.http.paginate(
@@ -363,34 +466,42 @@ class Models:
         return ModelVersion(self._client, self._client.http.get(f"model-versions/{int(model_version_id)}/"))
 
     def evaluation(self, model_version: int | ModelVersion) -> EvaluationReport | RegressionReport:
-        return evaluation_report(self._client.http.get(f"model-versions/{_id(model_version)}/evaluation/"))
+        answer: schema.ModelVersionEvaluation = self._client.http.get(
+            f"model-versions/{_id(model_version)}/evaluation/"
+        )
+        return evaluation_report(answer)
 
-    def compare(self, a: int | ModelVersion, b: int | ModelVersion) -> dict[str, Any]:
-        """Two versions' evaluation reports side by side; every delta is b minus a. ``task`` says which:
-        ``"classification"`` (accuracy, macro_f1, weighted_f1, top_k_accuracy, per_class) or
-        ``"regression"`` (mae, rmse, r2 as ``{a, b, delta}``; lower MAE/RMSE and higher R2 are better).
-        A classifier and a regression model cannot be compared (:class:`sampan.BadRequest`).
+    def compare(self, a: int | ModelVersion, b: int | ModelVersion) -> schema.ModelVersionComparison:
+        """Two versions' evaluation reports side by side; every delta is b minus a. ``kind`` says which:
+        ``"classification_comparison"`` (accuracy, macro_f1, weighted_f1, top_k_accuracy, per_class) or
+        ``"regression_comparison"`` (mae, rmse, r2 as ``{a, b, delta}``; lower MAE/RMSE and higher R2
+        are better). A classifier and a regression model cannot be compared (:class:`sampan.BadRequest`).
 
-        e.g. ``client.models.compare(v1, v2)["rmse"]["delta"]`` -> ``-3.2`` (v2 is better)
+        e.g. ``client.model_versions.compare(v1, v2)["rmse"]["delta"]`` -> ``-3.2`` (v2 is better)
         """
-        return self._client.http.get("model-versions/compare/", a=_id(a), b=_id(b))
+        compared: schema.ModelVersionComparison = self._client.http.get(
+            "model-versions/compare/", a=_id(a), b=_id(b)
+        )
+        return compared
 
     def compare_frame(self, a: int | ModelVersion, b: int | ModelVersion) -> Any:
         """The comparison as a pandas DataFrame: per class for classifiers (columns like ``f1_a``,
         ``f1_b``, ``f1_delta``), per metric (mae, rmse, r2; columns a, b, delta) for regression."""
-        import pandas as pd
-
+        pd = _optional.pandas()
         compared = self.compare(a, b)
-        if compared.get("task") == "regression":
-            return pd.DataFrame([{"metric": m, **compared[m]} for m in ("mae", "rmse", "r2")]).set_index(
-                "metric"
-            )
+        if compared["kind"] == "regression_comparison":
+            pairs = {"mae": compared["mae"], "rmse": compared["rmse"], "r2": compared["r2"]}
+            return pd.DataFrame([{"metric": m, **pair} for m, pair in pairs.items()]).set_index("metric")
         rows = []
         for row in compared["per_class"]:
             flat: dict[str, Any] = {"class": row["class"]}
             for metric in ("precision", "recall", "f1"):
-                for side in ("a", "b", "delta"):
-                    flat[f"{metric}_{side}"] = row[metric][side]
+                pair = row[metric]
+                flat[f"{metric}_a"], flat[f"{metric}_b"], flat[f"{metric}_delta"] = (
+                    pair["a"],
+                    pair["b"],
+                    pair["delta"],
+                )
             flat["support_a"], flat["support_b"] = row["support"]["a"], row["support"]["b"]
             rows.append(flat)
         return pd.DataFrame(rows).set_index("class")
@@ -399,10 +510,10 @@ class Models:
         self,
         path: str | os.PathLike[str],
         *,
-        project: int | Resource,
-        classes: list[str] | None = None,
+        project: int | Resource[Any],
+        classes: builtins.list[str] | None = None,
         preprocessing: dict[str, Any] | None = None,
-        dataset_version: int | Resource | None = None,
+        dataset_version: int | Resource[Any] | None = None,
         wait: bool = True,
         progress: bool = False,
     ) -> ModelVersion:
@@ -415,7 +526,7 @@ class Models:
         With ``dataset_version`` (of the same project, its classes in the model's output order) a job
         evaluates the model on that version's test split; ``wait=True`` waits for the report.
 
-        e.g. ``client.models.upload_onnx("mnist.onnx", project=p, classes=[str(d) for d in range(10)])``
+        e.g. ``client.model_versions.upload_onnx("mnist.onnx", project=p, classes=list("0123456789"))``
         """
         data: dict[str, Any] = {"project": _id(project), "format": "onnx"}
         if dataset_version is not None:
@@ -434,8 +545,9 @@ class Models:
                 files={"file": (path.name, fh, "application/octet-stream")},
             )
         model = ModelVersion(self._client, body)
-        if wait and dataset_version is not None and model.data.get("job") is not None:
-            self._client.jobs.get(model.data["job"]).wait(progress=progress)
+        job = model.data["job"]
+        if wait and dataset_version is not None and job is not None:
+            self._client.jobs.get(job).wait(progress=progress)
             model.refresh()
         return model
 
@@ -443,12 +555,12 @@ class Models:
         self,
         state_dict: str | os.PathLike[str] | bytes,
         *,
-        project: int | Resource,
+        project: int | Resource[Any],
         architecture: str,
-        classes: list[str],
+        classes: builtins.list[str],
         image_size: int | None = None,
         preprocessing: dict[str, Any] | None = None,
-        dataset_version: int | Resource | None = None,
+        dataset_version: int | Resource[Any] | None = None,
         wait: bool = True,
         progress: bool = True,
     ) -> ModelVersion | Job:
@@ -494,20 +606,16 @@ class Models:
         return job.wait(progress=progress).model_version()
 
 
-class Backbone(Resource):
+class Backbone(Resource[schema.Backbone]):
     """An uploaded state_dict to start training runs from (transfer learning), checked on a worker."""
 
     _path = "backbones/"
 
     def wait_checked(self, *, timeout: float = 300, poll: float = 0.5) -> Backbone:
         """Wait until a worker has checked the file (status ``valid`` or ``invalid``)."""
-        import time
-
         deadline = time.monotonic() + timeout
         while self.data["status"] == "pending":
             if time.monotonic() > deadline:
-                from sampan.errors import WaitTimeout
-
                 raise WaitTimeout(
                     f"Backbone {self.id} still pending after {timeout:g} s", code="wait_timeout"
                 )
@@ -519,10 +627,10 @@ class Backbone(Resource):
 class Backbones:
     """``client.backbones``: upload, list, get, delete."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self._client = client
 
-    def list(self, *, project: int | Resource | None = None) -> list[Backbone]:
+    def list(self, *, project: int | Resource[Any] | None = None) -> builtins.list[Backbone]:
         return [
             Backbone(self._client, b)
             for b in self._client.http.paginate(
@@ -534,7 +642,7 @@ class Backbones:
         return Backbone(self._client, self._client.http.get(f"backbones/{int(backbone_id)}/"))
 
     def upload(
-        self, path: str | os.PathLike[str], *, project: int | Resource, name: str = "", wait: bool = True
+        self, path: str | os.PathLike[str], *, project: int | Resource[Any], name: str = "", wait: bool = True
     ) -> Backbone:
         path = Path(path)
         with path.open("rb") as fh:
@@ -549,3 +657,7 @@ class Backbones:
 
     def delete(self, backbone: int | Backbone) -> None:
         self._client.http.delete(f"backbones/{_id(backbone)}/")
+
+
+# The namespace's name before 0.3 (``client.models``, deprecated): kept for imports for one release.
+Models = ModelVersions

@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+import builtins
 import time
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sampan import _html
+from sampan import _html, _optional
+from sampan import _schema as schema
 from sampan._resource import Resource
 from sampan._resource import id_of as _id
 from sampan._transport import Outage, _bar
+from sampan.datasets import DatasetVersion
 from sampan.errors import WaitTimeout
 
 if TYPE_CHECKING:
+    from sampan.client import Client
     from sampan.models import ModelVersion
 
 FINISHED = frozenset({"completed", "stopped"})
 
 
-class Study(Resource):
+class Study(Resource[schema.Study]):
     """An automatic hyperparameter search on a dataset version.
 
     >>> study = client.studies.create(version, n_trials=8, fixed_params={"epochs": 3})
@@ -29,55 +34,48 @@ class Study(Resource):
     _path = "studies/"
 
     @property
-    def status(self) -> str:
-        return str(self.data["status"])
+    def status(self) -> schema.StudyStatusEnum:
+        return self.data["status"]
 
-    def trials(self) -> list[dict[str, Any]]:
-        return self._client.http.get(f"studies/{self.id}/trials/")
+    def trials(self) -> list[schema.Trial]:
+        trials: list[schema.Trial] = self._client.http.get(f"studies/{self.id}/trials/")
+        return trials
 
     def trials_frame(self) -> Any:
-        """Trials as a pandas DataFrame: number, state, value, duration, one ``params.<name>`` column per parameter."""
-        import pandas as pd
-
+        """Trials as a pandas DataFrame: number, state, value, duration, one ``params.<name>`` column
+        per parameter and one ``test.<metric>`` column per test metric."""
+        pd = _optional.pandas()
         rows = []
         for trial in self.trials():
-            row = {
-                k: trial.get(k)
-                for k in (
-                    "number",
-                    "state",
-                    "value",
-                    "duration_seconds",
-                    "pruned_at_epoch",
-                    "model_version",
-                    "job",
-                )
+            row: dict[str, Any] = {
+                "number": trial["number"],
+                "state": trial["state"],
+                "value": trial["value"],
+                "duration_seconds": trial["duration_seconds"],
+                "pruned_at_epoch": trial["pruned_at_epoch"],
+                "model_version": trial["model_version"],
+                "job": trial["job"],
             }
-            row.update({f"params.{k}": v for k, v in (trial.get("params") or {}).items()})
-            row.update(
-                {
-                    f"test.{k}": v
-                    for k, v in (trial.get("test_metrics") or {}).items()
-                    if not isinstance(v, (dict, list))
-                }
-            )
+            row.update({f"params.{k}": v for k, v in trial["params"].items()})
+            row.update({f"test.{k}": v for k, v in trial["test_metrics"].items()})
             rows.append(row)
         frame = pd.DataFrame(rows)
         return frame.set_index("number") if "number" in frame else frame
 
-    def results(self) -> dict[str, Any]:
+    def results(self) -> schema.StudyResults:
         """Best trial, optimization history, parameter importances and the honest-lift report."""
-        return self._client.http.get(f"studies/{self.id}/results/")
+        results: schema.StudyResults = self._client.http.get(f"studies/{self.id}/results/")
+        return results
 
-    def best_trial(self) -> dict[str, Any] | None:
+    def best_trial(self) -> schema.BestTrial | None:
         self.refresh()
-        return self.data.get("best_trial")
+        return self.data["best_trial"]
 
     def promote(self, trial: int | None = None) -> ModelVersion:
         """Record a completed trial (the best by default) as a model version."""
         from sampan.models import ModelVersion
 
-        body = {} if trial is None else {"trial": int(trial)}
+        body: dict[str, Any] = {} if trial is None else {"trial": int(trial)}
         return ModelVersion(self._client, self._client.http.post(f"studies/{self.id}/promote/", body))
 
     def pause(self) -> Study:
@@ -104,17 +102,15 @@ class Study(Resource):
         Polling goes on across a web restart for up to ``max_outage`` seconds (as :meth:`Job.wait`)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         outage = Outage(max_outage)
-        bar = _bar(
-            progress, total=int(self.data.get("n_trials") or 0) or None, desc=f"study {self.id}", unit="trial"
-        )
+        bar = _bar(progress, total=self.data["n_trials"] or None, desc=f"study {self.id}", unit="trial")
         try:
             while True:
-                counts = self.data.get("trials") or {}
-                done = sum(int(counts.get(k, 0)) for k in ("complete", "pruned", "failed"))
+                counts = self.data["trials"]
+                done = counts["complete"] + counts["pruned"] + counts["failed"]
                 if done > bar.n:
                     bar.update(done - bar.n)
-                best = self.data.get("best_trial") or {}
-                bar.set_postfix(status=self.status, best=best.get("value"))
+                best = self.data["best_trial"]
+                bar.set_postfix(status=self.status, best=best["value"] if best else None)
                 if self.status in FINISHED:
                     return self
                 if deadline is not None and time.monotonic() > deadline:
@@ -137,16 +133,16 @@ class Study(Resource):
 class Studies:
     """``client.studies``: create, list, get."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self._client = client
 
     def list(
         self,
         *,
-        project: int | Resource | None = None,
-        dataset_version: int | Resource | None = None,
+        project: int | Resource[Any] | None = None,
+        dataset_version: int | Resource[Any] | None = None,
         status: str | None = None,
-    ) -> list[Study]:
+    ) -> builtins.list[Study]:
         return [
             Study(self._client, s)
             for s in self._client.http.paginate(
@@ -162,13 +158,13 @@ class Studies:
 
     def create(
         self,
-        dataset_version: int | Resource,
+        dataset_version: int | Resource[Any],
         *,
         n_trials: int = 20,
         name: str = "",
         preset: str | None = None,
         fixed_params: dict[str, Any] | None = None,
-        search_space: list[dict[str, Any]] | None = None,
+        search_space: Sequence[Mapping[str, Any]] | None = None,
         sampler: str | None = None,
         pruner: str | None = None,
         parallelism: int | None = None,
@@ -207,14 +203,15 @@ class Studies:
         return Study(self._client, self._client.http.post("studies/", body, idempotent=True))
 
     def _default_space_without(
-        self, dataset_version: int | Resource, template: str | None, fixed: dict[str, Any]
-    ) -> list[dict[str, Any]] | None:
+        self, dataset_version: int | Resource[Any], template: str | None, fixed: dict[str, Any]
+    ) -> builtins.list[schema.SearchDimension] | None:
         """The template's default search space less the fixed parameters (None: nothing to remove)."""
         if template is None:
-            dataset = dataset_version.data.get("dataset") if isinstance(dataset_version, Resource) else None
-            if dataset is None:  # a bare id: the server's default space, and its 400 on a clash
+            if not isinstance(
+                dataset_version, DatasetVersion
+            ):  # an id: the server's default space, its 400 on a clash
                 return None
-            template = self._client.http.get(f"datasets/{int(dataset)}/")["task_type"]
+            template = self._client.datasets.get(dataset_version.data["dataset"]).data["task_type"]
         space = self._client.training.template(template)["search_space"]
         kept = [dim for dim in space if dim["name"] not in fixed]
         return kept if len(kept) != len(space) else None

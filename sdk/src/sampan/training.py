@@ -2,36 +2,41 @@
 
 from __future__ import annotations
 
+import builtins
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from sampan import _html
+from sampan import _html, _optional
+from sampan import _schema as schema
 from sampan._resource import Resource
 from sampan._resource import id_of as _id
 from sampan._transport import Outage, _bar
 from sampan.errors import JobFailed, WaitTimeout
 
 if TYPE_CHECKING:
+    from typing import Self  # Python 3.11 (annotations are not evaluated on 3.10)
+
+    from sampan.client import Client
     from sampan.models import ModelVersion
 
 FINISHED = frozenset({"succeeded", "failed", "cancelled"})
 # Progress keys shown in the bar, in this order (when present).
 SHOWN_METRICS = ("epoch", "loss", "train_acc", "val_loss", "val_acc", "lr", "eta_s")
+ENVELOPE = frozenset({"kind", "version"})  # every contract's own fields, not a metric
 
 
-class Job(Resource):
-    """A background job (training, import, check, study, package build): the database row is the truth.
+# A job's payload: any job (GET /jobs/{id}/) or a training job with what it trains (GET /training-jobs/{id}/).
+JobData = TypeVar("JobData", schema.Job, schema.TrainingJob)
 
-    >>> job = version.train("fast")
-    >>> job.wait()                      # a tqdm bar with epoch, loss and val_acc
-    >>> job.model_version().metrics["test"]["accuracy"]
-    """
 
-    _path = "jobs/"
+class BaseJob(Resource[JobData]):
+    """What every job does (status, progress, cancel, retry, wait), for :class:`Job` and
+    :class:`TrainingJob`: the database row is the truth."""
 
     @property
-    def status(self) -> str:
-        return str(self.data["status"])
+    def status(self) -> schema.JobStatusEnum:
+        return self.data["status"]
 
     @property
     def finished(self) -> bool:
@@ -39,39 +44,43 @@ class Job(Resource):
 
     @property
     def fraction(self) -> float | None:
-        value = (self.data.get("progress") or {}).get("fraction")
-        return None if value is None else float(value)
+        return self.data["progress"].get("fraction")
 
-    def cancel(self) -> Job:
+    def _answered(self, job: schema.Job) -> None:
+        """Take the job's new state from a /jobs/ action's answer."""
+        raise NotImplementedError
+
+    def cancel(self) -> Self:
         """Ask the job to stop: a queued job stops at once, a running one at its next progress report."""
-        self.data = self._client.http.post(f"jobs/{self.id}/cancel/")
+        self._answered(self._client.http.post(f"jobs/{self.id}/cancel/"))
         return self
 
-    def retry(self) -> Job:
+    def retry(self) -> Self:
         """Run a failed or cancelled job again from its last complete checkpoint (same job, same run
         directory); returns self, now queued. A job in another state, or of a kind that cannot be
         retried, raises :class:`sampan.Conflict` (``job_conflict``) with the server's reason.
 
         e.g. ``client.jobs.get(42).retry().wait()`` resumes a failed training where it stopped.
         """
-        self.data = self._client.http.post(f"jobs/{self.id}/retry/", idempotent=True)
+        self._answered(self._client.http.post(f"jobs/{self.id}/retry/", idempotent=True))
         return self
 
-    def events(self, *, type: str | None = None, after: int | None = None) -> list[dict[str, Any]]:
-        """The job's history: status changes, progress points, log lines (``seq``, ``at``, ``type``, ``message``, ``data``)."""
+    def events(self, *, type: str | None = None, after: int | None = None) -> list[schema.JobEvent]:
+        """The job's history: status changes, progress points, log lines (``seq``, ``at``, ``type``,
+        ``message``, ``data``)."""
         return list(self._client.http.paginate(f"jobs/{self.id}/events/", type=type, after=after))
 
     def progress_series(self) -> list[dict[str, Any]]:
-        """Every recorded progress point: ``{"at", "seq", **data}`` (fraction, epoch, loss, val_acc, ...)."""
+        """Every recorded progress point: ``{"at", "seq", **data}`` (fraction, epoch, loss, val_acc, ...;
+        the event's ``kind`` and ``version`` left out)."""
         return [
-            {"seq": e["seq"], "at": e["at"], **(e.get("data") or {})} for e in self.events(type="progress")
+            {"seq": e["seq"], "at": e["at"], **{k: v for k, v in e["data"].items() if k not in ENVELOPE}}
+            for e in self.events(type="progress")
         ]
 
     def metrics_frame(self) -> Any:
         """The progress series as a pandas DataFrame (needs ``pip install sampan[pandas]``)."""
-        import pandas as pd
-
-        return pd.DataFrame(self.progress_series())
+        return _optional.pandas().DataFrame(self.progress_series())
 
     def wait(
         self,
@@ -81,7 +90,7 @@ class Job(Resource):
         progress: bool = True,
         raise_on_failure: bool = True,
         max_outage: float = 300.0,
-    ) -> Job:
+    ) -> Self:
         """Block until the job finishes, with a progress bar showing live metrics; returns self.
 
         Raises :class:`sampan.JobFailed` if it failed or was cancelled (unless ``raise_on_failure=False``)
@@ -94,7 +103,7 @@ class Job(Resource):
         bar = _bar(
             progress,
             total=100,
-            desc=f"job {self.id} {self.data.get('kind', '')}".strip(),
+            desc=f"job {self.id} {self.data['kind']}".strip(),
             bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f}% [{elapsed}<{remaining}{postfix}]",
         )
         seen: dict[str, Any] = {}
@@ -119,8 +128,8 @@ class Job(Resource):
         finally:
             bar.close()
         if raise_on_failure and self.status != "succeeded":
-            reason = self.data.get("error") or self.status
-            raise JobFailed(f"Job {self.id} ({self.data.get('kind')}) {self.status}: {reason}", job=self)
+            reason = self.data["error"] or self.status
+            raise JobFailed(f"Job {self.id} ({self.data['kind']}) {self.status}: {reason}", job=self)
         return self
 
     def _last_metrics(self) -> dict[str, Any]:
@@ -133,11 +142,12 @@ class Job(Resource):
     def _show(self, bar: Any, seen: dict[str, Any]) -> None:
         """Move the bar to the job's fraction; its postfix keeps the latest value of each metric seen
         (a final "recording the model version" report carries none)."""
-        progress = self.data.get("progress") or {}
+        progress: Mapping[str, Any] = self.data["progress"]  # the shown metrics, by name
+        fraction = self.fraction
         if self.status == "succeeded":
             target = 100.0
-        elif progress.get("fraction") is not None:
-            target = 100.0 * float(progress["fraction"])
+        elif fraction is not None:
+            target = 100.0 * fraction
         else:
             target = bar.n
         if target > bar.n:
@@ -150,34 +160,70 @@ class Job(Resource):
                 shown[key] = f"{value:.4g}" if isinstance(value, float) else value
         bar.set_postfix(shown, refresh=True)
 
-    def model_version(self) -> ModelVersion:
-        """The model version a finished training (or model import) job recorded."""
-        result = self.data.get("result") or {}
-        if "model_version" not in result:
-            self.refresh()
-            result = self.data.get("result") or {}
-        if "model_version" not in result:
-            raise ValueError(f"Job {self.id} ({self.status}) recorded no model version.")
-        return self._client.models.get(result["model_version"])
-
     def _repr_html_(self) -> str:
         return _html.job(self.data)
+
+
+class Job(BaseJob[schema.Job]):
+    """A background job (training, import, check, study, package build): the database row is the truth.
+
+    >>> job = version.train("fast")
+    >>> job.wait()                      # a tqdm bar with epoch, loss and val_acc
+    >>> job.model_version().metrics["test"]["accuracy"]
+    """
+
+    _path = "jobs/"
+
+    def _answered(self, job: schema.Job) -> None:
+        self.data = job
+
+    def model_version(self) -> ModelVersion:
+        """The model version a finished training (or model import) job recorded in its result."""
+        result: dict[str, Any] = self.data["result"] or {}  # a job's result is free-form, by its kind
+        if result.get("model_version") is None:
+            result = self.refresh().data["result"] or {}  # this object may predate the job's end
+        if result.get("model_version") is None:
+            raise ValueError(f"Job {self.id} ({self.status}) recorded no model version.")
+        return self._client.model_versions.get(int(result["model_version"]))
+
+
+class TrainingJob(BaseJob[schema.TrainingJob]):
+    """A training job (``client.training_jobs``): a job with what it trains (``template``, ``preset``,
+    ``params``, ``dataset_version``, ``backbone``) and the model version it produced.
+
+    >>> run = client.training_jobs.create(version, preset="fast").wait()
+    >>> run.model_version().evaluation().accuracy
+    """
+
+    _path = "training-jobs/"
+
+    def _answered(self, job: schema.Job) -> None:
+        self.refresh()  # /jobs/ answers a plain job; the training job's own fields come from its route
+
+    def model_version(self) -> ModelVersion:
+        """The model version this (succeeded) training job produced."""
+        produced = self.data["model_version"]
+        if produced is None:
+            produced = self.refresh().data["model_version"]  # this object may predate the job's end
+        if produced is None:
+            raise ValueError(f"Training job {self.id} ({self.status}) produced no model version.")
+        return self._client.model_versions.get(produced["id"])
 
 
 class Jobs:
     """``client.jobs``: list, get, cancel."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self._client = client
 
     def list(
         self,
         *,
-        project: int | Resource | None = None,
+        project: int | Resource[Any] | None = None,
         status: str | None = None,
         kind: str | None = None,
-        workspace: int | Resource | None = None,
-    ) -> list[Job]:
+        workspace: int | Resource[Any] | None = None,
+    ) -> builtins.list[Job]:
         return [
             Job(self._client, j)
             for j in self._client.http.paginate(
@@ -192,39 +238,44 @@ class Jobs:
     def get(self, job_id: int) -> Job:
         return Job(self._client, self._client.http.get(f"jobs/{int(job_id)}/"))
 
-    def cancel(self, job: int | Job) -> Job:
+    def cancel(self, job: int | BaseJob[Any]) -> Job:
         return Job(self._client, self._client.http.post(f"jobs/{_id(job)}/cancel/"))
 
-    def retry(self, job: int | Job) -> Job:
+    def retry(self, job: int | BaseJob[Any]) -> Job:
         """Retry a failed or cancelled job from its last checkpoint; see :meth:`Job.retry`."""
         return Job(self._client, self._client.http.post(f"jobs/{_id(job)}/retry/", idempotent=True))
 
-    def kinds(self) -> list[dict[str, Any]]:
-        return self._client.http.get("job-kinds/")
+    def kinds(self) -> builtins.list[schema.JobKind]:
+        kinds: builtins.list[schema.JobKind] = self._client.http.get("job-kinds/")
+        return kinds
 
 
 class Training:
     """``client.training``: templates and their presets, and starting training jobs."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self._client = client
 
-    def templates(self) -> list[dict[str, Any]]:
-        return self._client.http.get("templates/")
+    def templates(self) -> list[schema.TemplateDescription]:
+        """Every task template: presets, parameters (types, bounds, choices), the default search space."""
+        templates: list[schema.TemplateDescription] = self._client.http.get("templates/")
+        return templates
 
-    def template(self, name: str = "image_classification") -> dict[str, Any]:
-        return self._client.http.get(f"templates/{name}/")
+    def template(self, name: str = "image_classification") -> schema.TemplateDescription:
+        template: schema.TemplateDescription = self._client.http.get(f"templates/{name}/")
+        return template
 
     def start(
         self,
-        dataset_version: int | Resource,
+        dataset_version: int | Resource[Any],
         *,
         preset: str | None = None,
         params: dict[str, Any] | None = None,
         template: str | None = None,
-        backbone: int | Resource | None = None,
+        backbone: int | Resource[Any] | None = None,
     ) -> Job:
-        """Train on a dataset version with a preset (fast, balanced, accurate) and optional parameter overrides.
+        """Train on a dataset version with a preset (fast, balanced, accurate) and optional parameter
+        overrides; returns the job (see :meth:`TrainingJobs.create` for the training job resource).
 
         e.g. ``client.training.start(version, preset="fast", params={"epochs": 3}).wait()``
         """
@@ -236,3 +287,55 @@ class Training:
         if backbone is not None:
             body["backbone"] = _id(backbone)
         return Job(self._client, self._client.http.post("training-jobs/", body, idempotent=True))
+
+
+class TrainingJobs:
+    """``client.training_jobs``: training jobs as a resource (what each trains, its status and
+    progress, the model version it produced); cancel, retry and wait on a :class:`TrainingJob`.
+
+    e.g. ``[run.data["preset"] for run in client.training_jobs.list(dataset_version=version)]``
+    """
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def list(
+        self,
+        *,
+        project: int | Resource[Any] | None = None,
+        dataset_version: int | Resource[Any] | None = None,
+        status: str | None = None,
+        workspace: int | Resource[Any] | None = None,
+    ) -> builtins.list[TrainingJob]:
+        return [
+            TrainingJob(self._client, j)
+            for j in self._client.http.paginate(
+                "training-jobs/",
+                project=_id(project) if project is not None else None,
+                dataset_version=_id(dataset_version) if dataset_version is not None else None,
+                status=status,
+                workspace=_id(workspace) if workspace is not None else None,
+            )
+        ]
+
+    def get(self, training_job_id: int | BaseJob[Any]) -> TrainingJob:
+        """A training job by id (a :class:`Job` of kind ``training.run`` works too)."""
+        return TrainingJob(self._client, self._client.http.get(f"training-jobs/{_id(training_job_id)}/"))
+
+    def create(
+        self,
+        dataset_version: int | Resource[Any],
+        *,
+        preset: str | None = None,
+        params: dict[str, Any] | None = None,
+        template: str | None = None,
+        backbone: int | Resource[Any] | None = None,
+    ) -> TrainingJob:
+        """Start a training job (as :meth:`Training.start`) and answer it as a :class:`TrainingJob`.
+
+        e.g. ``client.training_jobs.create(version, preset="fast", params={"epochs": 3}).wait()``
+        """
+        job = self._client.training.start(
+            dataset_version, preset=preset, params=params, template=template, backbone=backbone
+        )
+        return self.get(job)

@@ -2,37 +2,44 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import TYPE_CHECKING, Any
 
+from sampan import _schema as schema
 from sampan._resource import Resource
 from sampan._resource import id_of as _id
 
 if TYPE_CHECKING:
     from sampan.client import Client
+    from sampan.datasets import Dataset
+    from sampan.models import ModelVersion
 
 
-class Workspace(Resource):
+class Workspace(Resource[schema.Workspace]):
     _path = "workspaces/"
 
     def projects(self) -> list[Project]:
         return self._client.projects.list(workspace=self.id)
 
-    def members(self) -> list[dict[str, Any]]:
+    def members(self) -> list[schema.Membership]:
         return list(self._client.http.paginate(f"workspaces/{self.id}/members/"))
 
-    def add_member(self, username: str, role: str = "editor") -> dict[str, Any]:
+    def add_member(self, username: str, role: str = "editor") -> schema.Membership:
         """Add a user as ``owner``, ``editor`` or ``viewer``."""
-        return self._client.http.post(f"workspaces/{self.id}/members/", {"username": username, "role": role})
+        member: schema.Membership = self._client.http.post(
+            f"workspaces/{self.id}/members/", {"username": username, "role": role}
+        )
+        return member
 
 
-class Project(Resource):
+class Project(Resource[schema.Project]):
     _path = "projects/"
 
-    def datasets(self) -> list[Any]:
+    def datasets(self) -> list[Dataset]:
         return self._client.datasets.list(project=self.id)
 
-    def model_versions(self) -> list[Any]:
-        return self._client.models.list(project=self.id)
+    def model_versions(self) -> list[ModelVersion]:
+        return self._client.model_versions.list(project=self.id)
 
 
 class Workspaces:
@@ -41,7 +48,7 @@ class Workspaces:
     def __init__(self, client: Client) -> None:
         self._client = client
 
-    def list(self) -> list[Workspace]:
+    def list(self) -> builtins.list[Workspace]:
         return [Workspace(self._client, w) for w in self._client.http.paginate("workspaces/")]
 
     def get(self, workspace_id: int) -> Workspace:
@@ -66,7 +73,7 @@ class Projects:
     def __init__(self, client: Client) -> None:
         self._client = client
 
-    def list(self, workspace: int | Workspace | None = None) -> list[Project]:
+    def list(self, workspace: int | Workspace | None = None) -> builtins.list[Project]:
         return [
             Project(self._client, p)
             for p in self._client.http.paginate(
