@@ -183,11 +183,12 @@ def _oversized(entry: ArchiveEntry, limits: ArchiveLimits) -> None:
 
 
 def _zip_entry_count(fileobj: BinaryIO) -> int:
-    end = zipfile._EndRecData(fileobj)  # the end record only; the central directory is not read yet
+    # the end record only; the central directory is not read yet (private API: typeshed lacks it)
+    end = zipfile._EndRecData(fileobj)  # type: ignore[attr-defined]
     fileobj.seek(0)
     if end is None:
         raise ArchiveRejected("corrupt_archive", "The zip archive is damaged: its end record is missing.")
-    return int(end[zipfile._ECD_ENTRIES_TOTAL])
+    return int(end[zipfile._ECD_ENTRIES_TOTAL])  # type: ignore[attr-defined]
 
 
 def _zip_open(fileobj: BinaryIO) -> zipfile.ZipFile:
@@ -392,7 +393,7 @@ def _tar_files(
         entry = wanted.get(index)
         keep = entry is not None and entry.problem is None
         data = _read_tar_member(archive, member, counter, limits, total - member.size, keep=keep)
-        if keep:
+        if keep and entry is not None:
             yield entry, data
 
 

@@ -110,7 +110,7 @@ def prepare_image(data: bytes, *, max_pixels: int) -> PreparedImage:
     Raises ImageRejected for anything that is not a whole, acceptable image.
     """
     try:
-        image = Image.open(io.BytesIO(data), formats=ACCEPTED_FORMATS)
+        image: Image.Image = Image.open(io.BytesIO(data), formats=ACCEPTED_FORMATS)
     except Image.UnidentifiedImageError:
         raise ImageRejected(
             "not_an_image", "not a JPEG, PNG, BMP, WebP, GIF or TIFF image (checked by content)"

@@ -443,7 +443,8 @@ def read_table(
 
     fmt = table_format(filename, data[:8])
     delimiter, decimal = delimiter_option(delimiter), decimal_option(decimal)
-    used, used_delimiter, sheet_name, sheets = "binary", None, None, []
+    used, used_delimiter, sheet_name = "binary", None, None
+    sheets: list[str] = []
     try:
         if fmt in ("csv", "tsv"):
             text, used = decode_text(data, encoding=encoding)

@@ -100,7 +100,7 @@ class DatasetAnsweredWhole(OpenApiSerializerExtension):
     """A request may leave out workspace, description or task_type (defaults apply); an answer
     always has every field, and says so, so clients need not treat them as optional."""
 
-    target_class = DatasetSerializer
+    target_class: type[serializers.Serializer] = DatasetSerializer
 
     def map_serializer(self, auto_schema, direction):
         schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)

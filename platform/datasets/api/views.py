@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any, cast
+
 from config.pagination import PageNumberPagination
 from config.parsers import JSONParser
 from django.core.files.storage import default_storage
@@ -8,7 +10,7 @@ from django.utils.functional import cached_property
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
-from rest_framework import mixins, status, viewsets
+from rest_framework import generics, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -82,6 +84,7 @@ IMMUTABLE = "private, max-age=31536000, immutable"
 def _blob_response(request, *, key: str, etag: str, filename: str) -> FileResponse | HttpResponseNotModified:
     """An image blob with caching headers: a sample's content never changes under its URL."""
     quoted = f'"{etag}"'
+    response: FileResponse | HttpResponseNotModified
     if quoted in request.headers.get("If-None-Match", ""):
         response = HttpResponseNotModified()
     else:
@@ -184,11 +187,8 @@ class DatasetViewSet(viewsets.ModelViewSet):
         return FileResponse(archive, as_attachment=True, filename=filename, content_type="application/zip")
 
 
-class DatasetChildMixin:
+class DatasetChildMixin(generics.GenericAPIView[Any]):
     """Nested under /datasets/{dataset_id}/: another tenant's dataset is a 404 for every method."""
-
-    request: object
-    kwargs: dict
 
     @cached_property
     def dataset(self) -> Dataset:
@@ -273,14 +273,14 @@ class SamplePagination(PageNumberPagination):
     def paginate_sample_list(self, found: selectors.SampleList, request, view) -> list:
         known = found.count
 
-        class KnownCountPaginator(self.django_paginator_class):  # type: ignore[name-defined,misc]
+        class KnownCountPaginator(self.django_paginator_class):  # type: ignore[name-defined]
             @cached_property
             def count(self):
                 return known if known is not None else super().count
 
         self.django_paginator_class = KnownCountPaginator
         self.counts = found.counts
-        return self.paginate_queryset(found.queryset, request, view=view)
+        return self.paginate_queryset(found.queryset, request, view=view) or []
 
     def get_paginated_response(self, data):
         response = super().get_paginated_response(data)
@@ -316,8 +316,9 @@ class SampleViewSet(
         query = SampleQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         found = selectors.sample_list(dataset=self.dataset, **query.validated_data)
-        page = self.paginator.paginate_sample_list(found, request, self)
-        return self.paginator.get_paginated_response(SampleSerializer(page, many=True).data)
+        paginator = cast(SamplePagination, self.paginator)
+        page = paginator.paginate_sample_list(found, request, self)
+        return paginator.get_paginated_response(SampleSerializer(page, many=True).data)
 
     @extend_schema(
         request=SampleLabelWriteSerializer,
