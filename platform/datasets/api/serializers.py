@@ -521,6 +521,62 @@ class TablePreviewRequestSerializer(serializers.Serializer):
     )
 
 
+class TableSuggestion(TypedDict):
+    """The suggested column mapping: {text_column, label_column} (text datasets) or {target_column}
+    (tabular ones); null: none found."""
+
+    text_column: NotRequired[str | None]
+    label_column: NotRequired[str | None]
+    target_column: NotRequired[str | None]
+
+
+class ProfileHistogram(TypedDict):
+    """``counts[i]`` values lie in ``[edges[i], edges[i + 1])`` (the last bin includes its right edge)."""
+
+    edges: list[float]
+    counts: list[int]
+
+
+class ValueCount(TypedDict):
+    value: str
+    count: int
+
+
+class ColumnProfile(TypedDict):
+    """One column's statistics. numeric: min, max, mean, std, histogram; categorical and datetime:
+    top values (datetime also min and max, as text); text: mean_length, max_length."""
+
+    name: str
+    type: Literal["numeric", "categorical", "datetime", "text", "empty"]
+    count: int
+    missing: int
+    missing_share: float
+    unique: int
+    min: NotRequired[float | str]
+    max: NotRequired[float | str]
+    mean: NotRequired[float]
+    std: NotRequired[float]
+    histogram: NotRequired[ProfileHistogram]
+    top: NotRequired[list[ValueCount]]
+    mean_length: NotRequired[float]
+    max_length: NotRequired[int]
+
+
+class TargetProfile(TypedDict):
+    """The target's balance: class counts (``classes``), or a numeric target's distribution."""
+
+    name: str | None
+    type: Literal["classes", "numeric"]
+    count: int
+    missing: int
+    classes: NotRequired[list[ValueCount]]
+    min: NotRequired[float]
+    max: NotRequired[float]
+    mean: NotRequired[float]
+    std: NotRequired[float]
+    histogram: NotRequired[ProfileHistogram]
+
+
 class TablePreviewSerializer(serializers.Serializer):
     filename = serializers.CharField()
     format = serializers.ChoiceField(choices=["csv", "tsv", "jsonl", "xlsx", "parquet"])
@@ -547,32 +603,17 @@ class TablePreviewSerializer(serializers.Serializer):
     rows_read = serializers.IntegerField()
     columns = contract_serializer(TableColumn)(many=True)
     rows = serializers.ListField(
-        child=serializers.DictField(), help_text="The first rows, cells by column name."
+        # cells by the file's column names: a number, a string, a boolean, or null (missing)
+        child=serializers.DictField(child=JSONScalarField(allowed=(int, float, str, bool), allow_null=True)),
+        help_text="The first rows, cells by column name.",
     )
-    suggested = serializers.DictField(
-        child=serializers.CharField(allow_null=True),
-        help_text="{text_column, label_column} or {target_column}; null: none found.",
-    )
+    suggested = contract_serializer(TableSuggestion)()
 
 
 class DatasetProfileSerializer(serializers.Serializer):
     rows = serializers.IntegerField(required=False)
-    columns = serializers.ListField(
-        child=serializers.DictField(),
-        required=False,
-        help_text=(
-            "Per column: name, type, count, missing, missing_share, unique; numeric: min, max, mean, std, "
-            "histogram {edges, counts}; categorical/datetime: top [{value, count}]; text: mean_length, "
-            "max_length."
-        ),
-    )
-    target = serializers.DictField(
-        required=False,
-        help_text=(
-            "name, type (classes | numeric), count, missing; classes: [{value, count}]; numeric: min, max, "
-            "mean, std, histogram."
-        ),
-    )
+    columns = contract_serializer(ColumnProfile)(many=True, required=False)
+    target = contract_serializer(TargetProfile)(required=False)
 
 
 class DatasetVersionCreateSerializer(serializers.Serializer):
