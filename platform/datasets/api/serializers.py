@@ -4,9 +4,8 @@ import re
 from typing import Literal, NotRequired, TypedDict
 
 from config.contracts import JSONScalarField, contract_field, contract_serializer
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
-from jobs.api.serializers import MemberProjectField
+from jobs.api.serializers import NO_PROGRESS_YET, MemberProjectField, ProgressEventSerializer
 from rest_framework import serializers
 from workspaces.api.serializers import MemberWorkspaceField
 
@@ -395,10 +394,11 @@ class ImportBatchSerializer(serializers.ModelSerializer):
         """Every problem of the import (failed plus duplicates); ``problems`` lists the first 1000."""
         return batch.failed + batch.duplicates
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field(ProgressEventSerializer)
     def get_progress(self, batch) -> dict:
-        """The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports."""
-        return batch.job.progress if batch.job is not None else {}
+        """The background job's latest progress event (fraction, processed, total, ...); the empty
+        event (kind and version only) for direct imports and jobs that have not reported yet."""
+        return (batch.job.progress if batch.job is not None else None) or dict(NO_PROGRESS_YET)
 
 
 class ImportBatchSummarySerializer(ImportBatchSerializer):

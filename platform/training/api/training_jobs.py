@@ -5,8 +5,11 @@ Built on ``JobSerializer`` so its status, progress and result are typed as every
 
 from __future__ import annotations
 
+from config.contracts import contract_field, contract_serializer
 from jobs.api.serializers import JobSerializer
 from rest_framework import serializers
+
+from workers.contracts.jobs import TrainingJobResult
 
 
 class ProducedModelVersionSerializer(serializers.Serializer):
@@ -29,6 +32,12 @@ class TrainingJobSerializer(JobSerializer):
         read_only=True,
         allow_null=True,
         help_text="The backbone the run started from (transfer learning), or null.",
+    )
+    result = contract_field(
+        contract_serializer(TrainingJobResult),
+        allow_null=True,
+        help_text="What the run recorded (its model version, metrics, where it resumed); null until "
+        "it succeeds.",
     )
     model_version = ProducedModelVersionSerializer(
         read_only=True,

@@ -563,8 +563,7 @@ class ImportBatch(TypedDict):
     mapping: ImportMapping
     status: ImportStatusEnum
     job: int | None
-    # The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports.
-    progress: dict[str, Any]
+    progress: ProgressEvent
     # Files considered (directories and OS junk excluded).
     files: int
     imported: int
@@ -600,8 +599,7 @@ class ImportBatchSummary(TypedDict):
     mapping: ImportMapping
     status: ImportStatusEnum
     job: int | None
-    # The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports.
-    progress: dict[str, Any]
+    progress: ProgressEvent
     # Files considered (directories and OS junk excluded).
     files: int
     imported: int
@@ -1464,6 +1462,14 @@ class Residuals(TypedDict):
 ResizeModeEnum: TypeAlias = Literal["stretch", "center_crop"]
 
 
+# The checkpoint a resumed run continued from.
+class ResumedFrom(TypedDict):
+    epoch: int
+    step: int
+    batch_in_epoch: int
+    checkpoint: str
+
+
 RoleEnum: TypeAlias = Literal["owner", "editor", "viewer"]
 
 
@@ -1864,7 +1870,8 @@ class TrainingJob(TypedDict):
     preempt_requested: bool
     # The latest progress report.
     progress: ProgressEvent
-    result: Any
+    # What the run recorded (its model version, metrics, where it resumed); null until it succeeds.
+    result: TrainingJobResult | None
     error: str
     # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
     created_by: str
@@ -1887,6 +1894,21 @@ class TrainingJobCreateRequest(TypedDict):
     # A valid backbone of the dataset's project: transfer learning initialises all but the classification head
     # from it.
     backbone: NotRequired[int | None]
+
+
+# A finished training job's ``result`` (``training.run``; ``training.evaluate_model`` records the same without
+# ``resumed_from`` and ``run_dir``): the model version it recorded.
+class TrainingJobResult(TypedDict):
+    kind: TrainingJobResultKindEnum
+    version: int
+    model_version: int
+    name: str
+    metrics: ModelVersionMetrics
+    resumed_from: NotRequired[ResumedFrom | None]
+    run_dir: NotRequired[str]
+
+
+TrainingJobResultKindEnum: TypeAlias = Literal["training_job_result"]
 
 
 # A training run's summary (an epoch's entry in its history has the same keys): the last (image templates) or
