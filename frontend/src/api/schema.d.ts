@@ -1671,6 +1671,30 @@ export interface components {
          */
         ColorEnum: "RGB";
         /**
+         * @description One column's statistics. numeric: min, max, mean, std, histogram; categorical and datetime:
+         *     top values (datetime also min and max, as text); text: mean_length, max_length.
+         */
+        ColumnProfile: {
+            name: string;
+            type: components["schemas"]["ColumnTypeEnum"];
+            count: number;
+            missing: number;
+            /** Format: double */
+            missing_share: number;
+            unique: number;
+            min?: number | string;
+            max?: number | string;
+            /** Format: double */
+            mean?: number;
+            /** Format: double */
+            std?: number;
+            histogram?: components["schemas"]["ProfileHistogram"];
+            top?: components["schemas"]["ValueCount"][];
+            /** Format: double */
+            mean_length?: number;
+            max_length?: number;
+        };
+        /**
          * @description * `numeric` - numeric
          *     * `categorical` - categorical
          *     * `datetime` - datetime
@@ -1728,14 +1752,8 @@ export interface components {
         };
         DatasetProfile: {
             rows?: number;
-            /** @description Per column: name, type, count, missing, missing_share, unique; numeric: min, max, mean, std, histogram {edges, counts}; categorical/datetime: top [{value, count}]; text: mean_length, max_length. */
-            columns?: {
-                [key: string]: unknown;
-            }[];
-            /** @description name, type (classes | numeric), count, missing; classes: [{value, count}]; numeric: min, max, mean, std, histogram. */
-            target?: {
-                [key: string]: unknown;
-            };
+            columns?: components["schemas"]["ColumnProfile"][];
+            target?: components["schemas"]["TargetProfile"];
         };
         DatasetRequest: {
             /** @description Defaults to the project's workspace. */
@@ -2060,7 +2078,10 @@ export interface components {
             readonly mapping: components["schemas"]["ImportMapping"];
             readonly status: components["schemas"]["ImportStatusEnum"];
             readonly job: number | null;
-            readonly progress: components["schemas"]["ProgressEvent"];
+            /** @description The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports. */
+            readonly progress: {
+                [key: string]: unknown;
+            };
             /** @description Files considered (directories and OS junk excluded). */
             readonly files: number;
             readonly imported: number;
@@ -2096,7 +2117,10 @@ export interface components {
             readonly mapping: components["schemas"]["ImportMapping"];
             readonly status: components["schemas"]["ImportStatusEnum"];
             readonly job: number | null;
-            readonly progress: components["schemas"]["ProgressEvent"];
+            /** @description The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports. */
+            readonly progress: {
+                [key: string]: unknown;
+            };
             /** @description Files considered (directories and OS junk excluded). */
             readonly files: number;
             readonly imported: number;
@@ -3066,6 +3090,11 @@ export interface components {
             id: number;
             name: string;
         };
+        /** @description ``counts[i]`` values lie in ``[edges[i], edges[i + 1])`` (the last bin includes its right edge). */
+        ProfileHistogram: {
+            edges: number[];
+            counts: number[];
+        };
         /**
          * @description One progress report. Only ``kind`` and ``version`` are always there (a job that has not
          *     reported yet shows just those); the rest is what the reporter had to say:
@@ -3249,13 +3278,6 @@ export interface components {
          * @enum {string}
          */
         ResizeModeEnum: "stretch" | "center_crop";
-        /** @description The checkpoint a resumed run continued from. */
-        ResumedFrom: {
-            epoch: number;
-            step: number;
-            batch_in_epoch: number;
-            checkpoint: string;
-        };
         /**
          * @description * `owner` - Owner
          *     * `editor` - Editor
@@ -3610,12 +3632,9 @@ export interface components {
             columns: components["schemas"]["TableColumn"][];
             /** @description The first rows, cells by column name. */
             rows: {
-                [key: string]: unknown;
+                [key: string]: (number | string | boolean) | null;
             }[];
-            /** @description {text_column, label_column} or {target_column}; null: none found. */
-            suggested: {
-                [key: string]: string | null;
-            };
+            suggested: components["schemas"]["TableSuggestion"];
         };
         TablePreviewRequestRequest: {
             /**
@@ -3648,11 +3667,43 @@ export interface components {
             sheet: string;
         };
         /**
+         * @description The suggested column mapping: {text_column, label_column} (text datasets) or {target_column}
+         *     (tabular ones); null: none found.
+         */
+        TableSuggestion: {
+            text_column?: string | null;
+            label_column?: string | null;
+            target_column?: string | null;
+        };
+        /**
          * @description * `classification` - classification
          *     * `regression` - regression
          * @enum {string}
          */
         TableTaskEnum: "classification" | "regression";
+        /** @description The target's balance: class counts (``classes``), or a numeric target's distribution. */
+        TargetProfile: {
+            name: string | null;
+            type: components["schemas"]["TargetTypeEnum"];
+            count: number;
+            missing: number;
+            classes?: components["schemas"]["ValueCount"][];
+            /** Format: double */
+            min?: number;
+            /** Format: double */
+            max?: number;
+            /** Format: double */
+            mean?: number;
+            /** Format: double */
+            std?: number;
+            histogram?: components["schemas"]["ProfileHistogram"];
+        };
+        /**
+         * @description * `classes` - classes
+         *     * `numeric` - numeric
+         * @enum {string}
+         */
+        TargetTypeEnum: "classes" | "numeric";
         /**
          * @description * `image_classification` - Image classification
          *     * `text_classification` - Text classification
@@ -3752,8 +3803,7 @@ export interface components {
             readonly preempt_requested: boolean;
             /** @description The latest progress report. */
             readonly progress: components["schemas"]["ProgressEvent"];
-            /** @description What the run recorded (its model version, metrics, where it resumed); null until it succeeds. */
-            readonly result: components["schemas"]["TrainingJobResult"] | null;
+            readonly result: unknown;
             readonly error: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
@@ -3781,24 +3831,6 @@ export interface components {
             /** @description A valid backbone of the dataset's project: transfer learning initialises all but the classification head from it. */
             backbone?: number | null;
         };
-        /**
-         * @description A finished training job's ``result`` (``training.run``; ``training.evaluate_model`` records
-         *     the same without ``resumed_from`` and ``run_dir``): the model version it recorded.
-         */
-        TrainingJobResult: {
-            kind: components["schemas"]["TrainingJobResultKindEnum"];
-            version: number;
-            model_version: number;
-            name: string;
-            metrics: components["schemas"]["ModelVersionMetrics"];
-            resumed_from?: components["schemas"]["ResumedFrom"] | null;
-            run_dir?: string;
-        };
-        /**
-         * @description * `training_job_result` - training_job_result
-         * @enum {string}
-         */
-        TrainingJobResultKindEnum: "training_job_result";
         /**
          * @description A training run's summary (an epoch's entry in its history has the same keys): the last
          *     (image templates) or the best (text, tables) epoch's training and validation figures.
@@ -3927,6 +3959,10 @@ export interface components {
             username: string;
             email?: string;
             password: string;
+        };
+        ValueCount: {
+            value: string;
+            count: number;
         };
         /**
          * @description * `1h` - 1h

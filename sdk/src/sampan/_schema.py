@@ -241,6 +241,25 @@ ClassificationTaskEnum: TypeAlias = Literal["classification"]
 ColorEnum: TypeAlias = Literal["RGB"]
 
 
+# One column's statistics. numeric: min, max, mean, std, histogram; categorical and datetime: top values
+# (datetime also min and max, as text); text: mean_length, max_length.
+class ColumnProfile(TypedDict):
+    name: str
+    type: ColumnTypeEnum
+    count: int
+    missing: int
+    missing_share: float
+    unique: int
+    min: NotRequired[float | str]
+    max: NotRequired[float | str]
+    mean: NotRequired[float]
+    std: NotRequired[float]
+    histogram: NotRequired[ProfileHistogram]
+    top: NotRequired[list[ValueCount]]
+    mean_length: NotRequired[float]
+    max_length: NotRequired[int]
+
+
 ColumnTypeEnum: TypeAlias = Literal["numeric", "categorical", "datetime", "text", "empty"]
 
 
@@ -293,12 +312,8 @@ class Dataset(TypedDict):
 
 class DatasetProfile(TypedDict):
     rows: NotRequired[int]
-    # Per column: name, type, count, missing, missing_share, unique; numeric: min, max, mean, std, histogram
-    # {edges, counts}; categorical/datetime: top [{value, count}]; text: mean_length, max_length.
-    columns: NotRequired[list[dict[str, Any]]]
-    # name, type (classes | numeric), count, missing; classes: [{value, count}]; numeric: min, max, mean, std,
-    # histogram.
-    target: NotRequired[dict[str, Any]]
+    columns: NotRequired[list[ColumnProfile]]
+    target: NotRequired[TargetProfile]
 
 
 class DatasetRequest(TypedDict):
@@ -563,7 +578,8 @@ class ImportBatch(TypedDict):
     mapping: ImportMapping
     status: ImportStatusEnum
     job: int | None
-    progress: ProgressEvent
+    # The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports.
+    progress: dict[str, Any]
     # Files considered (directories and OS junk excluded).
     files: int
     imported: int
@@ -599,7 +615,8 @@ class ImportBatchSummary(TypedDict):
     mapping: ImportMapping
     status: ImportStatusEnum
     job: int | None
-    progress: ProgressEvent
+    # The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports.
+    progress: dict[str, Any]
     # Files considered (directories and OS junk excluded).
     files: int
     imported: int
@@ -1334,6 +1351,12 @@ class ProducedModelVersion(TypedDict):
     name: str
 
 
+# ``counts[i]`` values lie in ``[edges[i], edges[i + 1])`` (the last bin includes its right edge).
+class ProfileHistogram(TypedDict):
+    edges: list[float]
+    counts: list[int]
+
+
 # One progress report. Only ``kind`` and ``version`` are always there (a job that has not reported yet shows
 # just those); the rest is what the reporter had to say:
 class ProgressEvent(TypedDict):
@@ -1460,14 +1483,6 @@ class Residuals(TypedDict):
 
 
 ResizeModeEnum: TypeAlias = Literal["stretch", "center_crop"]
-
-
-# The checkpoint a resumed run continued from.
-class ResumedFrom(TypedDict):
-    epoch: int
-    step: int
-    batch_in_epoch: int
-    checkpoint: str
 
 
 RoleEnum: TypeAlias = Literal["owner", "editor", "viewer"]
@@ -1758,9 +1773,8 @@ class TablePreview(TypedDict):
     rows_read: int
     columns: list[TableColumn]
     # The first rows, cells by column name.
-    rows: list[dict[str, Any]]
-    # {text_column, label_column} or {target_column}; null: none found.
-    suggested: dict[str, str | None]
+    rows: list[dict[str, float | str | bool | None]]
+    suggested: TableSuggestion
 
 
 class TablePreviewRequestRequest(TypedDict):
@@ -1781,7 +1795,32 @@ class TablePreviewRequestRequest(TypedDict):
     sheet: NotRequired[str]
 
 
+# The suggested column mapping: {text_column, label_column} (text datasets) or {target_column} (tabular ones);
+# null: none found.
+class TableSuggestion(TypedDict):
+    text_column: NotRequired[str | None]
+    label_column: NotRequired[str | None]
+    target_column: NotRequired[str | None]
+
+
 TableTaskEnum: TypeAlias = Literal["classification", "regression"]
+
+
+# The target's balance: class counts (``classes``), or a numeric target's distribution.
+class TargetProfile(TypedDict):
+    name: str | None
+    type: TargetTypeEnum
+    count: int
+    missing: int
+    classes: NotRequired[list[ValueCount]]
+    min: NotRequired[float]
+    max: NotRequired[float]
+    mean: NotRequired[float]
+    std: NotRequired[float]
+    histogram: NotRequired[ProfileHistogram]
+
+
+TargetTypeEnum: TypeAlias = Literal["classes", "numeric"]
 
 
 TaskTypeEnum: TypeAlias = Literal[
@@ -1870,8 +1909,7 @@ class TrainingJob(TypedDict):
     preempt_requested: bool
     # The latest progress report.
     progress: ProgressEvent
-    # What the run recorded (its model version, metrics, where it resumed); null until it succeeds.
-    result: TrainingJobResult | None
+    result: Any
     error: str
     # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
     created_by: str
@@ -1894,21 +1932,6 @@ class TrainingJobCreateRequest(TypedDict):
     # A valid backbone of the dataset's project: transfer learning initialises all but the classification head
     # from it.
     backbone: NotRequired[int | None]
-
-
-# A finished training job's ``result`` (``training.run``; ``training.evaluate_model`` records the same without
-# ``resumed_from`` and ``run_dir``): the model version it recorded.
-class TrainingJobResult(TypedDict):
-    kind: TrainingJobResultKindEnum
-    version: int
-    model_version: int
-    name: str
-    metrics: ModelVersionMetrics
-    resumed_from: NotRequired[ResumedFrom | None]
-    run_dir: NotRequired[str]
-
-
-TrainingJobResultKindEnum: TypeAlias = Literal["training_job_result"]
 
 
 # A training run's summary (an epoch's entry in its history has the same keys): the last (image templates) or
@@ -2005,6 +2028,11 @@ class UserCreateRequest(TypedDict):
     username: str
     email: NotRequired[str]
     password: NotRequired[str]
+
+
+class ValueCount(TypedDict):
+    value: str
+    count: int
 
 
 WindowEnum: TypeAlias = Literal["1h", "24h", "7d"]
