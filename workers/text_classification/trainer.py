@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from workers.contracts.manifest import TextManifest
+from workers.contracts.preprocessing import TextPreprocessing
 from workers.progress import Report, silent_report
 from workers.text_classification.minilm import package_dir
 from workers.text_classification.models import BagOfEmbeddings, MiniLMClassifier
@@ -28,8 +29,8 @@ from workers.text_classification.tokenization import (
     INPUTS,
     METADATA_KEY,
     TextTokenizer,
+    make_spec,
     tokenizer_json,
-    tokenizer_sha256,
 )
 
 OUTPUT_NAME = "probabilities"
@@ -146,17 +147,10 @@ def train(
     }
 
 
-def _preprocessing(max_length: int) -> tuple[dict[str, Any], str]:
+def _preprocessing(max_length: int) -> tuple[TextPreprocessing, str]:
     """The model's preprocessing spec and its tokenizer.json (kept out of the spec, see tokenization)."""
     text = tokenizer_json(package_dir() / "tokenizer.json", max_length=max_length)
-    return {
-        "kind": "text",
-        "max_length": max_length,
-        "inputs": list(INPUTS),
-        "output": OUTPUT_NAME,
-        "tokenizer_sha256": tokenizer_sha256(text),
-        "tokenizer_in": f"model.onnx metadata {METADATA_KEY}",
-    }, text
+    return make_spec(max_length=max_length, output=OUTPUT_NAME, tokenizer_text=text), text
 
 
 def _evaluate_logits(logits: torch.Tensor, y: torch.Tensor) -> dict[str, float]:
