@@ -38,7 +38,7 @@ by sdk/tools/generate_types.py: do not edit by hand, run ``make api-client``.
 
 Each schema component is a ``TypedDict`` (or an alias: ``Literal`` enums, unions); the SDK's
 resources hold them in ``data`` and its methods answer them. They describe plain JSON: nothing
-here checks or converts a payload at run time.
+here checks or converts a payload at run time. Import them from ``sampan.types``.
 """
 
 from __future__ import annotations
@@ -213,7 +213,9 @@ class Generator:
                 self.blocks.append(self.typed_dict(name, node))
             else:
                 self.blocks.append(self.alias(name, node if isinstance(node, dict) else {}))
-        body = HEADER + "".join(f"\n\n{block}\n" for block in self.blocks)
+        names = sorted(self.names)  # what sampan.types re-exports
+        exports = "__all__ = [\n" + "".join(f"    {json.dumps(name)},\n" for name in names) + "]"
+        body = HEADER + "".join(f"\n\n{block}\n" for block in [*self.blocks, exports])
         too_long = [line for line in body.splitlines() if len(line) > LINE]
         if too_long:
             raise SchemaError(f"lines over {LINE} characters: {too_long[:3]}")

@@ -10,13 +10,13 @@ if TYPE_CHECKING:
 
     from sampan.client import Client
 
-# The payload of a resource: one of the TypedDicts of sampan._schema, generated from the OpenAPI schema.
+# The payload of a resource: one of the TypedDicts of sampan.types, generated from the OpenAPI schema.
 DataT = TypeVar("DataT", bound=Mapping[str, Any])
 
 
 class Resource(Generic[DataT]):
     """An object of the platform. ``data`` is the server's JSON, typed by the schema's component
-    (``Project.data`` is a :class:`sampan._schema.Project`); fields read as attributes
+    (``Project.data`` is a :class:`sampan.types.Project`); fields read as attributes
     (``project.name``) or items (``project["name"]``); :meth:`refresh` reloads it."""
 
     _path: ClassVar[str] = ""

@@ -148,8 +148,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                 "job": job.id,
                 "status": job.status,
                 "model_version": model.id,
-                "name": model.name,
-                "test": (model.metrics or {}).get("test"),
+                "name": model.data["name"],
+                "test": model.data["metrics"].get("test"),
             }
         )
     else:

@@ -33,7 +33,7 @@ REGRESSION_TEMPLATES = frozenset({"tabular_regression"})
 
 class Prediction:
     """One instance's answer (an image, a text or a table row): typed accessors over the endpoint's
-    entry (``data``, a :data:`sampan._schema.Prediction`), the best class first in ``top_k``.
+    entry (``data``, a :data:`sampan.types.Prediction`), the best class first in ``top_k``.
 
     A regression model (tabular regression) answers a number in ``value``; its ``label`` is then
     ``""``, ``score`` NaN and ``index`` -1. For a table row, ``imputed`` names the columns the server

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 class ClassMetrics:
-    """One class's row of a classification report (a view over :class:`sampan._schema.ClassScores`)."""
+    """One class's row of a classification report (a view over :class:`sampan.types.ClassScores`)."""
 
     __slots__ = ("data",)
 
@@ -72,14 +72,13 @@ class ClassMetrics:
 
 def _no_report(body: schema.ModelVersionEvaluation) -> ValueError:
     return ValueError(
-        f"Model version {body.get('name', body.get('id'))} has no evaluation report "
-        "(an uploaded model is not evaluated)."
+        f"Model version {body['name']} has no evaluation report (an uploaded model is not evaluated)."
     )
 
 
 class EvaluationReport:
     """A classifier's evaluation on its dataset version's test split: typed accessors over the
-    server's report (``data``, a :class:`sampan._schema.ClassificationReport`)."""
+    server's report (``data``, a :class:`sampan.types.ClassificationReport`)."""
 
     def __init__(self, model_version: int, name: str, data: schema.ClassificationReport) -> None:
         self.model_version = model_version
@@ -180,7 +179,7 @@ class RegressionReport:
     """A regression model version's evaluation on its dataset version's test split: MAE, RMSE, R2,
     the residual plot's points (actual vs predicted), the residual histogram, the largest errors
     and permutation feature importance; typed accessors over the server's report (``data``, a
-    :class:`sampan._schema.RegressionReport`).
+    :class:`sampan.types.RegressionReport`).
 
     >>> report = model.evaluation()          # a RegressionReport for a tabular regression model
     >>> report.rmse, report.r2
