@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
+# A sample as the manifest names it (its ``id``, else its position) and a table cell as read.
+from workers.contracts.manifest import CellValue as CellValue
+from workers.contracts.manifest import SampleRef as SampleRef
+
 REPORT_VERSION = 1
 COMPARISON_VERSION = 1
-
-# A sample as the manifest names it: its ``id`` (the dataset's sample id), else its position.
-SampleRef = int | str
-# A table cell as read: a number, a string, or None for a missing value.
-CellValue = float | str | None
 
 
 class Averages(TypedDict):

@@ -19,6 +19,7 @@ from workers.contracts.evaluation import (
     REPORT_VERSION,
     ClassificationReport,
     FeatureImportance,
+    ModelFile,
     RegressionComparison,
     RegressionMetricPair,
     RegressionMetrics,
@@ -124,7 +125,7 @@ def evaluate(
         evaluated=len(samples),
         total=len(samples),
     )
-    model = {"path": os.fspath(model_path), "sha256": sha256_of(model_path)}
+    model: ModelFile = {"path": os.fspath(model_path), "sha256": sha256_of(model_path)}
     if predictor.regression:
         y_true = np.asarray([s["target"] for s in samples], dtype=np.float64)
         y_pred = out.reshape(-1)
@@ -162,7 +163,7 @@ def evaluate(
             "model": model,
         }
     y_true = np.asarray([s["label"] for s in samples], dtype=np.int64)
-    metrics = classification_metrics(y_true, out, classes)
+    scores = classification_metrics(y_true, out, classes)
     y_pred = out.argmax(axis=1)
     n = len(classes)
     cells: list[list[list[SampleRef]]] = [[[] for _ in range(n)] for _ in range(n)]
@@ -176,20 +177,20 @@ def evaluate(
         "version": REPORT_VERSION,
         "task": "classification",
         "split": split,
-        "samples": metrics["samples"],
+        "samples": scores["samples"],
         "classes": classes,
-        "accuracy": metrics["accuracy"],
-        "top_k_accuracy": metrics["top_k_accuracy"],
-        "macro": metrics["macro"],
-        "weighted": metrics["weighted"],
-        "per_class": metrics["per_class"],
+        "accuracy": scores["accuracy"],
+        "top_k_accuracy": scores["top_k_accuracy"],
+        "macro": scores["macro"],
+        "weighted": scores["weighted"],
+        "per_class": scores["per_class"],
         "headline": {
-            "accuracy": metrics["accuracy"],
-            "macro_f1": metrics["macro"]["f1"],
-            "weighted_f1": metrics["weighted"]["f1"],
-            "top_k_accuracy": metrics["top_k_accuracy"],
+            "accuracy": scores["accuracy"],
+            "macro_f1": scores["macro"]["f1"],
+            "weighted_f1": scores["weighted"]["f1"],
+            "top_k_accuracy": scores["top_k_accuracy"],
         },
-        "confusion_matrix": {"counts": metrics["confusion_matrix"], "samples": cells},
+        "confusion_matrix": {"counts": scores["confusion_matrix"], "samples": cells},
         "most_confident_mistakes": [
             {
                 "sample": samples[i]["id"],

@@ -193,7 +193,8 @@ class _ComparedVersions(serializers.Serializer):
 
 
 class ComparisonSerializer(
-    _ComparedVersions, contract_serializer(evaluation_contracts.ClassificationComparison)
+    _ComparedVersions,
+    contract_serializer(evaluation_contracts.ClassificationComparison),  # type: ignore[misc]  # a class built from the contract
 ):
     """Two classifiers' reports side by side (``workers.contracts.evaluation.ClassificationComparison``)."""
 
@@ -202,7 +203,8 @@ class ComparisonSerializer(
 
 
 class RegressionComparisonSerializer(
-    _ComparedVersions, contract_serializer(evaluation_contracts.RegressionComparison)
+    _ComparedVersions,
+    contract_serializer(evaluation_contracts.RegressionComparison),  # type: ignore[misc]  # a class built from the contract
 ):
     """Two regression models' reports side by side (``workers.contracts.evaluation.RegressionComparison``)."""
 
