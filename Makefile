@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 NPM ?= npm
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: up dev install frontend api-client test test-python test-frontend browser lint clean
+.PHONY: up dev install frontend api-client test test-python test-fast test-frontend browser lint clean
 
 up: install frontend ## start web + worker (embedded SQLite/filesystem broker unless DATABASE_URL/CELERY_BROKER_URL are set)
 	$(PY) platform/manage.py up
@@ -54,6 +54,12 @@ test-frontend: frontend/node_modules/.installed
 test-python: install frontend browser
 	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -m "not faults" $(PYTEST_ARGS)
 	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -m faults $(PYTEST_ARGS)$(if $(PYTEST_ARGS), || test $$? -eq 5,)
+
+# The fast subset: no live worker, browser, package build, fault injection or test measured over
+# ~20 s (the markers are applied in tests/conftest.py). Needs PostgreSQL and Redis, not a built frontend.
+FAST_TESTS := not slow and not browser and not packages and not integration and not faults
+test-fast: install ## the fast subset of the Python tests (a few minutes; `make test` runs everything)
+	$(PY) -m pytest -m "$(FAST_TESTS)" $(PYTEST_ARGS)
 
 # Lint and type checks: ruff (rules and formatting), mypy (configured in pyproject.toml), tsc and eslint.
 PY_TREES := platform workers sdk tests benchmarks

@@ -1,12 +1,13 @@
 """Every answer checked against the OpenAPI schema the frontend's types are generated from.
 
-``api_client`` here replaces the shared fixture in the modules that import it: each request made
-through it is matched to its documented operation, and the answer must be documented there —
-its status code, its content type, and a JSON body that validates against that response's schema.
-Objects may not carry undocumented properties (``additionalProperties: false`` is assumed wherever
-the schema lists properties), so a field the server adds without documenting it fails too. A
-request the server accepted (2xx) must itself be documented: its query parameters by name and a
-JSON body against the operation's request schema.
+In a test marked ``openapi_conformance`` (every test under tests/datasets carries it),
+tests/conftest.py's ``api_client`` is a ``ConformingClients``: each request made through it is
+matched to its documented operation, and the answer must be documented there — its status code,
+its content type, and a JSON body that validates against that response's schema. Objects may not
+carry undocumented properties (``additionalProperties: false`` is assumed wherever the schema lists
+properties), so a field the server adds without documenting it fails too. A request the server
+accepted (2xx) must itself be documented: its query parameters by name and a JSON body against the
+operation's request schema.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-import pytest
 from jsonschema import Draft4Validator
 from rest_framework.test import APIClient
 
@@ -179,9 +179,3 @@ class ConformingClients:
         if user is not None:
             client.force_authenticate(user)
         return client
-
-
-@pytest.fixture(name="api_client")
-def conforming_api_client_fixture() -> ConformingClients:
-    """Like tests/conftest.py's ``api_client``; every answer must match the OpenAPI schema."""
-    return ConformingClients()
