@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from workers.contracts.evaluation import REPORT_VERSION, ClassificationReport, SampleRef
-from workers.contracts.manifest import TextManifest
+from workers.contracts.evaluation import REPORT_VERSION, ClassificationReport
+from workers.contracts.manifest import SampleRef, TextManifest
 from workers.progress import Report, silent_report
 from workers.shared.atomic_files import sha256_of
 from workers.shared.classification_metrics import classification_metrics
