@@ -201,9 +201,7 @@ def _import_archive_now(
     return run.commit(dataset=dataset, batch=batch, files=len(scan.entries), ignored=scan.ignored)
 
 
-def import_stored_archive(
-    *, batch: ImportBatch, fileobj: BinaryIO, size: int, report: Report
-) -> ImportBatch:
+def import_stored_archive(*, batch: ImportBatch, fileobj: BinaryIO, size: int, report: Report) -> ImportBatch:
     """The ``datasets.import`` job's work for an archive batch (its upload read back from storage)."""
     return _import_archive_now(
         dataset=batch.dataset,
