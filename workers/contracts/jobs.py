@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict
 
+from workers.contracts.templates import Objective, ParamValues
+
 PROGRESS_VERSION = 1
 JOB_EVENT_VERSION = 1
 TRAINING_RESULT_VERSION = 1
@@ -177,16 +179,29 @@ class HeadlineMetrics(TypedDict):
     r2: NotRequired[float]
 
 
+class AutomlLineage(TypedDict):
+    """Where a model version promoted from a study's trial comes from (``automl.services.trial_promote``)."""
+
+    study: int
+    study_name: str
+    trial: int
+    searched_params: ParamValues
+    objective: Objective
+    value: float | None
+    sampler: str
+
+
 class ModelVersionMetrics(TypedDict):
     """A model version's ``metrics``: the test headline and, for a trained one, the training
     summary, its epochs, the epoch whose weights were kept and the runtime. An uploaded model has
-    only ``test`` (once evaluated), or nothing."""
+    only ``test`` (once evaluated), or nothing; one promoted from a study's trial adds ``automl``."""
 
     test: NotRequired[HeadlineMetrics]
     training: NotRequired[TrainingMetrics]
     epochs: NotRequired[int | None]
     best_epoch: NotRequired[int | None]
     runtime: NotRequired[TrainingRuntime]
+    automl: NotRequired[AutomlLineage]
 
 
 class TrainingJobResult(TypedDict):

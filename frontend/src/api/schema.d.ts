@@ -1470,6 +1470,19 @@ export interface components {
          * @enum {string}
          */
         ArchitectureEnum: "cnn_small" | "resnet_narrow" | "resnet18";
+        /** @description Where a model version promoted from a study's trial comes from (``automl.services.trial_promote``). */
+        AutomlLineage: {
+            study: number;
+            study_name: string;
+            trial: number;
+            searched_params: {
+                [key: string]: number | string | boolean;
+            };
+            objective: components["schemas"]["Objective"];
+            /** Format: double */
+            value: number | null;
+            sampler: string;
+        };
         Averages: {
             /** Format: double */
             precision: number;
@@ -2078,10 +2091,7 @@ export interface components {
             readonly mapping: components["schemas"]["ImportMapping"];
             readonly status: components["schemas"]["ImportStatusEnum"];
             readonly job: number | null;
-            /** @description The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports. */
-            readonly progress: {
-                [key: string]: unknown;
-            };
+            readonly progress: components["schemas"]["ProgressEvent"];
             /** @description Files considered (directories and OS junk excluded). */
             readonly files: number;
             readonly imported: number;
@@ -2117,10 +2127,7 @@ export interface components {
             readonly mapping: components["schemas"]["ImportMapping"];
             readonly status: components["schemas"]["ImportStatusEnum"];
             readonly job: number | null;
-            /** @description The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports. */
-            readonly progress: {
-                [key: string]: unknown;
-            };
+            readonly progress: components["schemas"]["ProgressEvent"];
             /** @description Files considered (directories and OS junk excluded). */
             readonly files: number;
             readonly imported: number;
@@ -2612,7 +2619,7 @@ export interface components {
         /**
          * @description A model version's ``metrics``: the test headline and, for a trained one, the training
          *     summary, its epochs, the epoch whose weights were kept and the runtime. An uploaded model has
-         *     only ``test`` (once evaluated), or nothing.
+         *     only ``test`` (once evaluated), or nothing; one promoted from a study's trial adds ``automl``.
          */
         ModelVersionMetrics: {
             test?: components["schemas"]["HeadlineMetrics"];
@@ -2620,6 +2627,7 @@ export interface components {
             epochs?: number | null;
             best_epoch?: number | null;
             runtime?: components["schemas"]["TrainingRuntime"];
+            automl?: components["schemas"]["AutomlLineage"];
         };
         /** @description Two regression models' reports side by side (``workers.contracts.evaluation.RegressionComparison``). */
         ModelVersionRegressionComparison: {
@@ -3278,6 +3286,13 @@ export interface components {
          * @enum {string}
          */
         ResizeModeEnum: "stretch" | "center_crop";
+        /** @description The checkpoint a resumed run continued from. */
+        ResumedFrom: {
+            epoch: number;
+            step: number;
+            batch_in_epoch: number;
+            checkpoint: string;
+        };
         /**
          * @description * `owner` - Owner
          *     * `editor` - Editor
@@ -3803,7 +3818,8 @@ export interface components {
             readonly preempt_requested: boolean;
             /** @description The latest progress report. */
             readonly progress: components["schemas"]["ProgressEvent"];
-            readonly result: unknown;
+            /** @description What the run recorded (its model version, metrics, where it resumed); null until it succeeds. */
+            readonly result: components["schemas"]["TrainingJobResult"] | null;
             readonly error: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
@@ -3831,6 +3847,24 @@ export interface components {
             /** @description A valid backbone of the dataset's project: transfer learning initialises all but the classification head from it. */
             backbone?: number | null;
         };
+        /**
+         * @description A finished training job's ``result`` (``training.run``; ``training.evaluate_model`` records
+         *     the same without ``resumed_from`` and ``run_dir``): the model version it recorded.
+         */
+        TrainingJobResult: {
+            kind: components["schemas"]["TrainingJobResultKindEnum"];
+            version: number;
+            model_version: number;
+            name: string;
+            metrics: components["schemas"]["ModelVersionMetrics"];
+            resumed_from?: components["schemas"]["ResumedFrom"] | null;
+            run_dir?: string;
+        };
+        /**
+         * @description * `training_job_result` - training_job_result
+         * @enum {string}
+         */
+        TrainingJobResultKindEnum: "training_job_result";
         /**
          * @description A training run's summary (an epoch's entry in its history has the same keys): the last
          *     (image templates) or the best (text, tables) epoch's training and validation figures.

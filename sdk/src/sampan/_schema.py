@@ -57,6 +57,17 @@ class ApiTokenRequest(TypedDict):
 ArchitectureEnum: TypeAlias = Literal["cnn_small", "resnet_narrow", "resnet18"]
 
 
+# Where a model version promoted from a study's trial comes from (``automl.services.trial_promote``).
+class AutomlLineage(TypedDict):
+    study: int
+    study_name: str
+    trial: int
+    searched_params: dict[str, float | str | bool]
+    objective: Objective
+    value: float | None
+    sampler: str
+
+
 class Averages(TypedDict):
     precision: float
     recall: float
@@ -578,8 +589,7 @@ class ImportBatch(TypedDict):
     mapping: ImportMapping
     status: ImportStatusEnum
     job: int | None
-    # The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports.
-    progress: dict[str, Any]
+    progress: ProgressEvent
     # Files considered (directories and OS junk excluded).
     files: int
     imported: int
@@ -615,8 +625,7 @@ class ImportBatchSummary(TypedDict):
     mapping: ImportMapping
     status: ImportStatusEnum
     job: int | None
-    # The background job's latest progress ({fraction, processed, total, ...}); {} for direct imports.
-    progress: dict[str, Any]
+    progress: ProgressEvent
     # Files considered (directories and OS junk excluded).
     files: int
     imported: int
@@ -1028,13 +1037,14 @@ class ModelVersionEvaluation(TypedDict):
 
 # A model version's ``metrics``: the test headline and, for a trained one, the training summary, its epochs,
 # the epoch whose weights were kept and the runtime. An uploaded model has only ``test`` (once evaluated), or
-# nothing.
+# nothing; one promoted from a study's trial adds ``automl``.
 class ModelVersionMetrics(TypedDict):
     test: NotRequired[HeadlineMetrics]
     training: NotRequired[TrainingMetrics]
     epochs: NotRequired[int | None]
     best_epoch: NotRequired[int | None]
     runtime: NotRequired[TrainingRuntime]
+    automl: NotRequired[AutomlLineage]
 
 
 # Two regression models' reports side by side (``workers.contracts.evaluation.RegressionComparison``).
@@ -1485,6 +1495,14 @@ class Residuals(TypedDict):
 ResizeModeEnum: TypeAlias = Literal["stretch", "center_crop"]
 
 
+# The checkpoint a resumed run continued from.
+class ResumedFrom(TypedDict):
+    epoch: int
+    step: int
+    batch_in_epoch: int
+    checkpoint: str
+
+
 RoleEnum: TypeAlias = Literal["owner", "editor", "viewer"]
 
 
@@ -1909,7 +1927,8 @@ class TrainingJob(TypedDict):
     preempt_requested: bool
     # The latest progress report.
     progress: ProgressEvent
-    result: Any
+    # What the run recorded (its model version, metrics, where it resumed); null until it succeeds.
+    result: TrainingJobResult | None
     error: str
     # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
     created_by: str
@@ -1932,6 +1951,21 @@ class TrainingJobCreateRequest(TypedDict):
     # A valid backbone of the dataset's project: transfer learning initialises all but the classification head
     # from it.
     backbone: NotRequired[int | None]
+
+
+# A finished training job's ``result`` (``training.run``; ``training.evaluate_model`` records the same without
+# ``resumed_from`` and ``run_dir``): the model version it recorded.
+class TrainingJobResult(TypedDict):
+    kind: TrainingJobResultKindEnum
+    version: int
+    model_version: int
+    name: str
+    metrics: ModelVersionMetrics
+    resumed_from: NotRequired[ResumedFrom | None]
+    run_dir: NotRequired[str]
+
+
+TrainingJobResultKindEnum: TypeAlias = Literal["training_job_result"]
 
 
 # A training run's summary (an epoch's entry in its history has the same keys): the last (image templates) or
@@ -2079,6 +2113,7 @@ __all__ = [
     "ApiTokenCreated",
     "ApiTokenRequest",
     "ArchitectureEnum",
+    "AutomlLineage",
     "Averages",
     "Backbone",
     "BackboneCreateRequest",
@@ -2256,6 +2291,7 @@ __all__ = [
     "ResidualPoint",
     "Residuals",
     "ResizeModeEnum",
+    "ResumedFrom",
     "RoleEnum",
     "Sample",
     "SampleCounts",
@@ -2303,6 +2339,8 @@ __all__ = [
     "TokenStatusEnum",
     "TrainingJob",
     "TrainingJobCreateRequest",
+    "TrainingJobResult",
+    "TrainingJobResultKindEnum",
     "TrainingMetrics",
     "TrainingRuntime",
     "Trial",
