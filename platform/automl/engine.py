@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote
 
 from django.conf import settings
@@ -133,7 +133,9 @@ def optuna_study(study, *, seed: int | None = None):
 def optuna_study_create(study) -> None:
     import optuna
 
-    direction = "maximize" if study.objective.get("direction", "maximize") == "maximize" else "minimize"
+    direction: Literal["maximize", "minimize"] = (
+        "maximize" if study.objective.get("direction", "maximize") == "maximize" else "minimize"
+    )
     optuna.create_study(
         study_name=study.optuna_name,
         storage=storage(),

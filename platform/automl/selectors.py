@@ -64,6 +64,8 @@ def optimization_history(*, study: Study) -> list[dict[str, Any]]:
         .order_by("number")
         .values_list("number", "value")
     ):
+        if value is None:  # excluded by the filter; the row type allows it
+            continue
         best = value if best is None else (max(best, value) if maximize else min(best, value))
         points.append({"trial": number, "value": value, "best": best})
     return points

@@ -39,6 +39,7 @@ from automl.models import (
     TrialState,
 )
 from automl.search_space import search_space_validate
+from workers.contracts.templates import SearchDimension
 from workers.progress import JobCancelled, Report
 from workers.templates import TemplateParamError, registry
 
@@ -57,7 +58,7 @@ class StudyConflict(Conflict):
 # --- search spaces ----------------------------------------------------------------------------
 
 
-def default_search_space(template_name: str) -> list[dict[str, Any]]:
+def default_search_space(template_name: str) -> list[SearchDimension]:
     return [dim.as_dict() for dim in registry.get(template_name).search_space]
 
 
@@ -203,7 +204,10 @@ def _settle_lost_trials(study: Study) -> None:
     still running in our books: the worker died for good or the job was cancelled."""
     lost = study.trials.filter(state=TrialState.RUNNING, job__status__in=list(FINISHED)).select_related("job")
     for trial in lost:
-        error = trial.job.error or f"job {trial.job.pk} {trial.job.status}"
+        job = trial.job
+        if job is None:  # excluded by the job__status filter
+            continue
+        error = job.error or f"job {job.pk} {job.status}"
         _trial_fail(trial, error=error)
 
 
@@ -248,6 +252,8 @@ def studies_reconcile() -> dict[str, int]:
         scheduled += 1
     settled = 0
     for run in ReportRun.objects.filter(finished=False, job__status__in=list(FINISHED)).select_related("job"):
+        if run.job is None:  # excluded by the job__status filter
+            continue
         report_run_record(run=run, error=run.job.error or f"job {run.job.pk} {run.job.status}")
         settled += 1
     return {"studies": scheduled, "report_runs_settled": settled}
@@ -402,7 +408,7 @@ def trial_promote(*, user, trial: Trial):
 
     if trial.state != TrialState.COMPLETE or not trial.artifacts.get("onnx_key"):
         raise StudyConflict(f"Trial {trial.number} is {trial.state}; only a completed trial can be promoted.")
-    if trial.model_version_id is not None:
+    if trial.model_version is not None:
         raise StudyConflict(f"Trial {trial.number} is already model version {trial.model_version.name}.")
     if trial.job is None:
         raise StudyConflict(f"Trial {trial.number} lost its job record; it cannot be promoted.")
@@ -415,7 +421,7 @@ def trial_promote(*, user, trial: Trial):
         for name, key in (("model.pt", artifacts["model_key"]), ("model.onnx", artifacts["onnx_key"])):
             local[name] = Path(tmp) / name
             with default_storage.open(key, "rb") as source, local[name].open("wb") as out:
-                for chunk in iter(lambda source=source: source.read(1 << 20), b""):
+                while chunk := source.read(1 << 20):
                     out.write(chunk)
         params = dict(trial.train_params)
         result = dict(artifacts["result"])

@@ -55,7 +55,7 @@ class JSONScalarFieldSchema(OpenApiSerializerFieldExtension):
 
     def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
         allowed = self.target.allowed
-        options: list[dict[str, str]] = []
+        options: list[dict[str, Any]] = []
         if float in allowed:
             options.append({"type": "number"})
         elif int in allowed:

@@ -134,6 +134,7 @@ def still_referenced(exc: ProtectedError | RestrictedError) -> tuple[str, str, d
 
 
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:
+    details: Any
     if isinstance(exc, DomainError):
         return Response(error_body(exc.code, exc.message, exc.details), status=exc.status)
     if isinstance(exc, (ProtectedError, RestrictedError)):
@@ -155,11 +156,13 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
         code, message, details = "invalid", _first_message(exc.detail), exc.detail
     else:
         detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
-        code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
+        code = str(getattr(detail, "code", None) or getattr(exc, "default_code", "error"))
         message = str(detail) if not isinstance(detail, (dict, list)) else _first_message(detail)
         details = detail if isinstance(detail, (dict, list)) else {}
-        if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-            details = {"retry_after_seconds": int(exc.wait)}
+        # Throttled sets .wait in __init__; djangorestframework-stubs leave it out
+        wait = getattr(exc, "wait", None) if isinstance(exc, exceptions.Throttled) else None
+        if wait is not None:
+            details = {"retry_after_seconds": int(wait)}
         details = getattr(exc, "error_details", None) or details  # e.g. config.parsers.JSONTooDeep
     response.data = error_body(str(code), message, details)
     return response

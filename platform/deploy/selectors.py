@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -13,6 +13,7 @@ from workspaces.selectors import scoped_to_member
 
 from deploy import usage
 from deploy.models import Deployment, DeploymentKey, Package, UsageMinute
+from workers.contracts.manifest import ImageSample, TabularSample, TextSample
 
 # window -> (length, bucket size)
 WINDOWS = {
@@ -104,9 +105,11 @@ def model_version_split_inputs(
     ]
     known = labels if labels and min(labels) >= 0 else None
     if manifest.get("kind") == "text":
-        return "instances", [s["text"] for s in samples], known
+        return "instances", [s["text"] for s in cast(list[TextSample], samples)], known
     if manifest.get("kind") == "tabular":
         target = manifest.get("target")
-        rows = [{k: v for k, v in s["values"].items() if k != target} for s in samples]
+        rows = [
+            {k: v for k, v in s["values"].items() if k != target} for s in cast(list[TabularSample], samples)
+        ]
         return "instances", rows, None if manifest.get("task") == "regression" else known
-    return "images", [Path(s["path"]) for s in samples], known
+    return "images", [Path(s["path"]) for s in cast(list[ImageSample], samples)], known

@@ -61,7 +61,7 @@ def percentiles(
     if not total:
         return [None for _ in qs]
     ordered = sorted(histogram.items())
-    answers = []
+    answers: list[float | None] = []
     for q in qs:
         rank, seen = q * total, 0
         for index, count in ordered:

@@ -31,7 +31,7 @@ def upload_temp_dir() -> Path:
 def uploads_clean_stale(*, older_than: float = STALE_UPLOAD_SECONDS, now: float | None = None) -> list[str]:
     """Delete temporary upload files left by web processes killed mid-request."""
     now = time.time() if now is None else now
-    removed = []
+    removed: list[str] = []
     folder = upload_temp_dir()
     if not folder.is_dir():
         return removed

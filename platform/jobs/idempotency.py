@@ -4,9 +4,9 @@ outage, a dropped connection) gets the first answer again instead of creating a 
 The first request with a key stores a placeholder row (unique per caller and key), runs, and
 stores its 2xx answer; a later request with the same key and path replays that answer with the
 header ``Idempotent-Replayed: true``. A request that did not succeed frees its key for a retry.
-An answer that holds a secret shown once (a new personal token or deployment key; its view sets
-``holds_secret`` on the response) is never stored: secrets are kept only hashed, so such a key is
-freed and a retry creates a new secret.
+An answer that holds a secret shown once (a new personal token or deployment key; its view answers
+with ``config.responses.SecretResponse``, whose ``holds_secret`` is true) is never stored: secrets
+are kept only hashed, so such a key is freed and a retry creates a new secret.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import TYPE_CHECKING, TypedDict
 
 from django.db.models import BooleanField, Case, QuerySet, Value, When
 from django.utils import timezone
@@ -8,6 +9,13 @@ from workspaces.selectors import scoped_to_member
 
 from jobs.models import Job, JobEvent, WorkerNode
 from jobs.services import WORKER_ALIVE_SECONDS
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class WorkerBeat(TypedDict):
+    alive: bool
 
 
 def jobs_for(*, user) -> QuerySet[Job]:
@@ -23,7 +31,7 @@ def events_of(*, job: Job, type: str | None = None, after: int | None = None) ->
     return qs.order_by("id")
 
 
-def worker_nodes() -> QuerySet[WorkerNode]:
+def worker_nodes() -> QuerySet[WithAnnotations[WorkerNode, WorkerBeat]]:
     """Workers seen within the last 10 minutes, each marked alive when it beat recently."""
     now = timezone.now()
     return WorkerNode.objects.filter(last_seen__gte=now - timedelta(minutes=10)).annotate(

@@ -40,7 +40,10 @@ def _send(job_id: int, *, kind: str, queue: str) -> None:
     """Publish the job's message. Only ever called from transaction.on_commit (or outside one)."""
     from config.celery import app
 
-    app.send_task(registry.get(kind).task_name, args=[job_id], queue=queue, routing_key=queue)
+    job_kind = registry.get(kind)
+    if job_kind is None:
+        raise LookupError(f"no job kind {kind!r} is registered")
+    app.send_task(job_kind.task_name, args=[job_id], queue=queue, routing_key=queue)
 
 
 def _publish(job_id: int, *, kind: str, queue: str) -> bool:
@@ -404,8 +407,8 @@ def jobs_reap_stale(*, now=None) -> dict[str, list[int]]:
         published_at__isnull=True,
         enqueued_at__lt=now - timedelta(seconds=UNPUBLISHED_RESEND_SECONDS),
     )
-    lost = Job.objects.filter(status=JobStatus.QUEUED, enqueued_at__lt=now - 10 * stale)
-    for job in (unsent | lost).distinct():
+    lost_messages = Job.objects.filter(status=JobStatus.QUEUED, enqueued_at__lt=now - 10 * stale)
+    for job in (unsent | lost_messages).distinct():
         if Job.objects.filter(pk=job.pk, status=JobStatus.QUEUED, enqueued_at=job.enqueued_at).update(
             enqueued_at=now
         ) and _publish(job.pk, kind=job.kind, queue=job.queue):

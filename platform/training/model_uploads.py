@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -35,6 +36,7 @@ from jobs.services import job_create
 
 from training.models import ModelVersion, ModelVersionSource
 from training.services import BackboneTooLarge, _sha256_of, _store, code_version
+from workers.contracts.preprocessing import ImagePreprocessing
 
 TEMPLATE = "image_classification"
 ARCHITECTURES = (
@@ -71,7 +73,7 @@ def _classes(classes: Any, *, source: str = "classes") -> list[str]:
     return list(classes)
 
 
-def _spec(preprocessing: dict[str, Any] | None, *, image_size: list[int] | None) -> dict[str, Any]:
+def _spec(preprocessing: dict[str, Any] | None, *, image_size: list[int] | None) -> ImagePreprocessing:
     """A full preprocessing spec: the template's defaults, the size, then the given keys."""
     from workers.image_classification.preprocessing import PreprocessingSpecError, make_spec, validate_spec
 
@@ -134,6 +136,8 @@ def evaluate_uploaded(*, model_version_id: int, report) -> dict[str, Any]:
     from workers.templates import registry
 
     version = ModelVersion.objects.select_related("dataset_version__dataset").get(pk=model_version_id)
+    if version.dataset_version is None:
+        raise ValueError(f"model version {version.pk} names no dataset version to evaluate on")
     manifest = dataset_version_manifest(version=version.dataset_version)
     with tempfile.TemporaryDirectory(prefix="sampan-evaluate-") as tmp:
         local = Path(tmp) / "model.onnx"
@@ -177,7 +181,7 @@ def batch_size_of(proto) -> int | None:
 
 def check_uploaded_onnx(
     path: Path, *, filename: str, classes: list[str] | None, preprocessing: dict[str, Any] | None
-) -> tuple[Any, list[str], dict[str, Any]]:
+) -> tuple[Any, list[str], ImagePreprocessing]:
     """Check an uploaded ONNX classifier; returns (model proto, classes, full preprocessing spec).
 
     Classes and preprocessing default to the ones in the file's ``sampan.*`` metadata (a Sampan export).
@@ -229,7 +233,8 @@ def check_uploaded_onnx(
             f"the input {inputs[0].name!r} must be [batch, 3, height, width] (NCHW RGB); it is {shape}"
         )
     batch = batch_size_of(proto) or 1
-    static_size = [shape[2], shape[3]] if all(isinstance(v, int) and v > 0 for v in shape[2:]) else None
+    fixed_sides = [v for v in shape[2:] if isinstance(v, int) and v > 0]
+    static_size = fixed_sides if len(fixed_sides) == 2 else None
     spec = _spec(preprocessing, image_size=static_size)
     if static_size is not None and spec["image_size"] != static_size:
         raise field_error(
@@ -272,7 +277,7 @@ def model_version_record_upload(
     user,
     params: dict[str, Any],
     classes: list[str],
-    preprocessing: dict[str, Any],
+    preprocessing: Mapping[str, Any],
     onnx: Path,
     checkpoint: Path | None = None,
     job: Job | None = None,

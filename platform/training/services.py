@@ -21,6 +21,7 @@ from django.db.models import Max
 from django.utils import timezone
 from jobs.models import Job, JobStatus
 from jobs.services import job_create
+from workspaces.models import Project
 
 from training.models import Backbone, BackboneStatus, ModelVersion
 from workers.progress import Report
@@ -319,7 +320,9 @@ def model_version_record(
     existing = ModelVersion.objects.filter(job=job).first()
     if existing is not None:  # a retried job that had already recorded its model
         return existing
-    project = type(job.project).objects.select_for_update().get(pk=job.project_id)
+    if job.project_id is None:
+        raise ValueError(f"job {job.pk} belongs to no project")
+    project = Project.objects.select_for_update().get(pk=job.project_id)
     number = (ModelVersion.objects.filter(project=project).aggregate(n=Max("number"))["n"] or 0) + 1
     prefix = f"models/project-{project.pk}/v{number}-job-{job.pk}"
     checkpoint_key, _ = _store(checkpoint, f"{prefix}/checkpoint.pt")

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
+from accounts.models import User
 from config.contract_fields import ParamValuesField
 from config.contracts import contract_serializer
 from drf_spectacular.utils import extend_schema_field
@@ -75,7 +76,9 @@ class BestTrialSerializer(serializers.Serializer):
 
 
 class StudySerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
     dataset = serializers.IntegerField(source="dataset_version.dataset_id", read_only=True)
     dataset_name = serializers.CharField(source="dataset_version.dataset.name", read_only=True)
     dataset_version_name = serializers.CharField(source="dataset_version.name", read_only=True)
@@ -137,13 +140,14 @@ class StudySerializer(serializers.ModelSerializer):
         }
     )
     def get_trials(self, study: Study) -> dict:
-        if hasattr(study, "trial_count"):
+        counted: Any = study  # the list's queryset annotates the counts (automl.selectors)
+        if hasattr(counted, "trial_count"):
             return {
-                "total": study.trial_count,
-                "complete": study.complete_count,
-                "pruned": study.pruned_count,
-                "failed": study.failed_count,
-                "running": study.running_count,
+                "total": counted.trial_count,
+                "complete": counted.complete_count,
+                "pruned": counted.pruned_count,
+                "failed": counted.failed_count,
+                "running": counted.running_count,
             }
         states = list(study.trials.values_list("state", flat=True))
         return {
@@ -233,7 +237,9 @@ class LiftSerializer(serializers.Serializer):
     baseline = SpreadSerializer(help_text="The study's preset with its fixed parameters.")
     best = SpreadSerializer(help_text="The best trial's parameters.")
     lift = serializers.FloatField(allow_null=True, help_text="best mean minus baseline mean")
-    errors = LiftErrorSerializer(many=True, help_text="Report runs that failed.")
+    errors = LiftErrorSerializer(  # type: ignore[assignment]  # stub: Serializer.errors
+        many=True, help_text="Report runs that failed."
+    )
 
 
 class StudyResultsSerializer(serializers.Serializer):

@@ -26,7 +26,7 @@ class _Column:
 
     def __init__(self, name: str, dist: BaseDistribution, start: int):
         self.name = name
-        self.dist = dist
+        self.dist: Any = dist  # one of the distributions below; self.kind says which
         self.start = start
         self.fixed: Any = None
         self.kind: str

@@ -91,7 +91,11 @@ class SdeSampler(BaseSampler):
             raise ValueError("n_particles must be at least 2")
         if n_startup_trials is not None and n_startup_trials < 1:
             raise ValueError("n_startup_trials must be at least 1")
-        self._seed = int(seed) if seed is not None else int(np.random.SeedSequence().entropy % (2**31))
+        if seed is None:
+            entropy = np.random.SeedSequence().entropy
+            assert isinstance(entropy, int)  # a SeedSequence made without entropy draws an int
+            seed = entropy % (2**31)
+        self._seed = int(seed)
         self._n_particles = n_particles
         self._n_startup_trials = n_startup_trials
         self._step = step
@@ -107,7 +111,7 @@ class SdeSampler(BaseSampler):
         self._lock = threading.Lock()
         self._encodings: dict[str, SpaceEncoding] = {}
         # Encoded points of finished trials (immutable once finished), by (storage, trial id, space).
-        self._points: dict[tuple[int, int, str], np.ndarray] = {}
+        self._points: dict[tuple[int, int, str], np.ndarray | None] = {}
 
     # -- Optuna's sampler interface -------------------------------------------------------------
 

@@ -106,7 +106,9 @@ class LabelMergeSerializer(serializers.Serializer):
 
 
 class LabelChangeSerializer(serializers.Serializer):
-    label = serializers.IntegerField(help_text="The label deleted, or merged away.")
+    label = serializers.IntegerField(  # type: ignore[assignment]  # stub: Field.label
+        help_text="The label deleted, or merged away."
+    )
     into = serializers.IntegerField(required=False, help_text="For a merge: the label that got the samples.")
     affected_samples = serializers.IntegerField(
         help_text="Samples whose label changes (or would, on a dry run)."
@@ -166,7 +168,7 @@ class SampleSerializer(serializers.ModelSerializer):
 
 
 class SampleLabelWriteSerializer(serializers.Serializer):
-    label = serializers.IntegerField(
+    label = serializers.IntegerField(  # type: ignore[assignment]  # stub: Field.label
         allow_null=True,
         min_value=1,
         max_value=MAX_ID,
@@ -185,18 +187,19 @@ class BulkLabelItemSerializer(serializers.Serializer):
 
 
 class BulkLabelSerializer(serializers.Serializer):
-    label = serializers.IntegerField(
+    label = serializers.IntegerField(  # type: ignore[assignment]  # stub: Field.label
         allow_null=True,
         min_value=1,
         max_value=MAX_ID,
         help_text="A label id of this dataset, or null to unlabel.",
     )
-    items = BulkLabelItemSerializer(many=True, allow_empty=False, max_length=5000)
+    # many=True hands max_length to the ListSerializer; the stubs' Serializer.__init__ lacks it
+    items = BulkLabelItemSerializer(many=True, allow_empty=False, max_length=5000)  # type: ignore[call-arg]
 
 
 class LabeledSampleSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    label = serializers.IntegerField(allow_null=True)
+    label = serializers.IntegerField(allow_null=True)  # type: ignore[assignment]  # stub: Field.label
     label_version = serializers.IntegerField(help_text="The sample's new label_version.")
 
 
@@ -209,7 +212,7 @@ class CurrentLabelSerializer(serializers.Serializer):
     """A sample's label as the server holds it now (what a 409 reports)."""
 
     id = serializers.IntegerField()
-    label = serializers.IntegerField(allow_null=True)
+    label = serializers.IntegerField(allow_null=True)  # type: ignore[assignment]  # stub: Field.label
     label_name = serializers.CharField(allow_null=True)
     label_version = serializers.IntegerField()
 
@@ -235,7 +238,7 @@ class SampleIdsField(serializers.ListField):
 
 
 class SampleQuerySerializer(serializers.Serializer):
-    label = serializers.IntegerField(
+    label = serializers.IntegerField(  # type: ignore[assignment]  # stub: Field.label
         required=False, min_value=1, max_value=MAX_ID, help_text="Only samples with this label id."
     )
     unlabeled = serializers.BooleanField(
@@ -440,7 +443,7 @@ class ImportCreateSerializer(serializers.Serializer):
         required=False,
         help_text="Image files (JPEG, PNG, BMP, WebP, GIF), recognised by content.",
     )
-    label = serializers.CharField(
+    label = serializers.CharField(  # type: ignore[assignment]  # stub: Field.label
         required=False,
         allow_blank=True,
         max_length=100,
@@ -599,7 +602,9 @@ class TablePreviewSerializer(serializers.Serializer):
         child=serializers.CharField(),
         help_text="XLSX: every sheet's name in workbook order (pick one as `sheet`); [] for other formats.",
     )
-    partial = serializers.BooleanField(help_text="Only the first 2 MiB of the file were read.")
+    partial = serializers.BooleanField(  # type: ignore[assignment]  # stub: BaseSerializer.partial
+        help_text="Only the first 2 MiB of the file were read."
+    )
     rows_read = serializers.IntegerField()
     columns = contract_serializer(TableColumn)(many=True)
     rows = serializers.ListField(

@@ -181,7 +181,7 @@ class PredictFastPath:
         if length > limit or (config.max_memory is not None and length > config.max_memory):
             return self.django_app(environ, start_response)
         request = WSGIRequest.__new__(WSGIRequest)  # only for Django's own host and scheme rules
-        request.environ = request.META = environ
+        request.environ = request.META = environ  # type: ignore[attr-defined]  # stub lacks WSGIRequest.environ
         try:
             request.get_host()
         except DisallowedHost:

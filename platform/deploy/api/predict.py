@@ -148,6 +148,7 @@ def serve(
                 meta, _error(403, "key_wrong_deployment", "This key belongs to another deployment.")
             )
         return _refused(meta, _unauthorized("invalid_key", "Invalid deployment key."))
+    assert state is not None  # a key was found in it
     if key.revoked:
         return _refused(meta, _unauthorized("key_revoked", "This deployment key has been revoked."))
     now = time.time()

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from accounts.models import User
 from config.contracts import contract_serializer
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
@@ -20,7 +21,9 @@ class MemberModelVersionField(serializers.PrimaryKeyRelatedField):
 
 class DeploymentEventSerializer(serializers.ModelSerializer):
     model_version_name = serializers.SerializerMethodField()
-    by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
 
     class Meta:
         model = DeploymentEvent
@@ -36,7 +39,9 @@ class DeploymentSerializer(serializers.ModelSerializer):
     template = serializers.CharField(source="model_version.template", read_only=True)
     predict_url = serializers.SerializerMethodField()
     history = DeploymentEventSerializer(source="events", many=True, read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
 
     class Meta:
         model = Deployment
@@ -78,7 +83,9 @@ class DeploymentSwitchSerializer(serializers.Serializer):
 
 class DeploymentKeySerializer(serializers.ModelSerializer):
     status = serializers.SerializerMethodField()
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
 
     class Meta:
         model = DeploymentKey
@@ -128,7 +135,7 @@ class DeploymentKeyCreateSerializer(serializers.Serializer):
 
 class UsageFiguresSerializer(serializers.Serializer):
     calls = serializers.IntegerField()
-    errors = serializers.IntegerField()
+    errors = serializers.IntegerField()  # type: ignore[assignment]  # stub: Serializer.errors
     p50_ms = serializers.FloatField(allow_null=True)
     p95_ms = serializers.FloatField(allow_null=True)
     p99_ms = serializers.FloatField(allow_null=True)
@@ -150,7 +157,9 @@ class PackageSerializer(serializers.ModelSerializer):
     status = serializers.SerializerMethodField()
     download_url = serializers.SerializerMethodField()
     filename = serializers.SerializerMethodField()
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
 
     class Meta:
         model = Package

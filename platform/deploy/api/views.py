@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from config.responses import SecretResponse
 from django.core.files.storage import default_storage
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404
@@ -197,9 +198,7 @@ class DeploymentKeyViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, view
         )
         data = DeploymentKeyCreatedSerializer(key).data
         data["key"] = secret
-        response = Response(data, status=status.HTTP_201_CREATED)
-        response.holds_secret = True  # never stored for an Idempotency-Key replay (jobs.idempotency)
-        return response
+        return SecretResponse(data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses={204: None}, summary="Revoke a key (refused from the next request on)")
     def destroy(self, request, *args, **kwargs):

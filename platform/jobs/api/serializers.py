@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from accounts.models import User
 from config.contracts import ContractJSONField, contract_field, contract_serializer
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
@@ -37,11 +38,13 @@ class ProgressField(ContractJSONField):
     contract_schema = ProgressEventSerializer
 
     def to_representation(self, value):
-        return super().to_representation(value or NO_PROGRESS_YET)
+        return super().to_representation(value or dict(NO_PROGRESS_YET))
 
 
 class JobSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
     progress = ProgressField(read_only=True, help_text="The latest progress report.")
     retryable = serializers.SerializerMethodField(
         help_text="POST /jobs/{id}/retry/ would queue it again (failed or cancelled, of a kind that resumes)."
@@ -114,7 +117,7 @@ class JobCreateSerializer(serializers.Serializer):
 
 class JobEventSerializer(serializers.ModelSerializer):
     seq = serializers.IntegerField(source="id", read_only=True)
-    data = contract_field(
+    data = contract_field(  # type: ignore[assignment]  # stub: Serializer.data
         JOB_EVENT_DATA,
         help_text="By the event's type: a progress event, the status entered (job_status) or a "
         "log line's worker (job_log).",

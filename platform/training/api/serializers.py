@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from accounts.models import User
 from config.contract_fields import ParamValuesField, PreprocessingField
 from config.contracts import JSONScalarField, contract_field, contract_serializer
 from datasets.models import DatasetVersion
@@ -63,7 +64,9 @@ class BackboneSummarySerializer(serializers.Serializer):
 
 
 class BackboneSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
     summary = BackboneSummarySerializer(read_only=True, allow_null=True, source="summary_or_none")
 
     class Meta:
@@ -120,7 +123,9 @@ class ModelVersionSerializer(serializers.ModelSerializer):
     backbone = ModelVersionBackboneSerializer(
         read_only=True, allow_null=True, help_text="The backbone the run started from; null: from scratch."
     )
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
     dataset = serializers.IntegerField(source="dataset_version.dataset_id", read_only=True, allow_null=True)
     preprocessing = PreprocessingField(read_only=True, allow_null=True)
     classes = serializers.ListField(

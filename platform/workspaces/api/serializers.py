@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from accounts.models import User
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -48,7 +49,9 @@ class MemberWorkspaceField(serializers.PrimaryKeyRelatedField):
 
 class ProjectSerializer(serializers.ModelSerializer):
     workspace = MemberWorkspaceField()
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
 
     class Meta:
         model = Project

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from typing import cast
 
 from accounts.management.commands.ensure_admin import PASSWORD_FILE
 from django.conf import settings
@@ -82,7 +83,8 @@ class Command(BaseCommand):
                 for child in children:
                     if child.poll() is not None:
                         raise CommandError(
-                            f"{child.args[1:3]} exited with code {child.returncode}; stopping Sampan"
+                            f"{cast(list[str], child.args)[1:3]} exited with code {child.returncode}; "
+                            "stopping Sampan"
                         )
                 time.sleep(0.5)
         finally:
