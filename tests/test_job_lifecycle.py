@@ -68,10 +68,9 @@ def test_system_check_runs_on_worker_with_progress(live_worker, tenants, api_cli
 
 
 def test_rolled_back_transaction_enqueues_nothing(live_worker, tenants, publishes):
-    with pytest.raises(RuntimeError):
-        with transaction.atomic():
-            doomed = job_create(workspace=tenants["ws_a"], kind="system.check", params={"seconds": 0.2})
-            raise RuntimeError("roll back")
+    with pytest.raises(RuntimeError), transaction.atomic():
+        doomed = job_create(workspace=tenants["ws_a"], kind="system.check", params={"seconds": 0.2})
+        raise RuntimeError("roll back")
     assert not Job.objects.filter(pk=doomed.pk).exists()
     assert publishes == []
 
