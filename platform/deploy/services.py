@@ -360,7 +360,7 @@ def package_build(*, job: Job, report: Report) -> dict[str, Any]:
         raise
     return {
         "package": package.pk,
-        "kind": package.kind,
+        "package_kind": package.kind,
         "sha256": package.sha256,
         "size_bytes": package.size_bytes,
     }

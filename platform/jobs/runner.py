@@ -27,6 +27,7 @@ from django.db import InterfaceError, OperationalError, close_old_connections, c
 
 from jobs import services
 from jobs.models import Job
+from workers.contracts.job_kinds import job_result
 from workers.progress import JobCancelled, progress_event
 
 logger = logging.getLogger("sampan.jobs")
@@ -217,7 +218,7 @@ def run_job(job_id: int, body: Callable[[Job, JobReporter], dict]) -> None:
     try:
         with JobReporter(job) as reporter:
             reporter.check()
-            result = body(job, reporter)
+            result = job_result(job.kind, body(job, reporter))
     except JobPreempted:
         with_database_retry(
             f"hand-back of job {job.pk}",

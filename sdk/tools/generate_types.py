@@ -179,7 +179,7 @@ class Generator:
             lines.append(f"class {name}(TypedDict):")
             for key, text, description in fields:
                 lines += _comment(description, "    ")
-                lines.append(f"    {key}: {text}")
+                lines += _field_lines(key, text)
             return "\n".join(lines)
         # a key like "class": the functional form, its types quoted (not evaluated at import time)
         lines.append(f"{name} = TypedDict(")
@@ -220,6 +220,41 @@ class Generator:
         if too_long:
             raise SchemaError(f"lines over {LINE} characters: {too_long[:3]}")
         return body
+
+
+def _top_level_members(text: str) -> list[str]:
+    """``A | list[B | C] | None`` -> ``["A", "list[B | C]", "None"]``."""
+    members: list[str] = []
+    depth = start = 0
+    for index, char in enumerate(text):
+        if char in "[(":
+            depth += 1
+        elif char in "])":
+            depth -= 1
+        if depth == 0 and text.startswith(" | ", index):
+            members.append(text[start:index])
+            start = index + 3
+    return [*members, text[start:]]
+
+
+def _field_lines(key: str, text: str) -> list[str]:
+    """A TypedDict field; a union too long for one line gets one member a line (a long union of
+    contracts, e.g. a job's params by kind)."""
+    line = f"    {key}: {text}"
+    if len(line) <= LINE:
+        return [line]
+    head, inner, tail = "(", text, ")"
+    if text.startswith("NotRequired[") and text.endswith("]"):
+        head, inner, tail = "NotRequired[", text[len("NotRequired[") : -1], "]"
+    members = _top_level_members(inner)
+    if len(members) < 2:
+        return [line]
+    return [
+        f"    {key}: {head}",
+        f"        {members[0]}",
+        *[f"        | {m}" for m in members[1:]],
+        f"    {tail}",
+    ]
 
 
 def _description(prop: Any) -> str | None:

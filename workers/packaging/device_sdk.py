@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from workers.contracts.packages import PACKAGE_REPORT_VERSION
 from workers.packaging.artifacts import ModelArtifacts
 from workers.packaging.package_contents import (
     MANIFEST_FORMAT,
@@ -273,6 +274,7 @@ def build_device_sdk(
         )
     result = {
         "kind": "device",
+        "version": PACKAGE_REPORT_VERSION,
         **archive,
         "manifest": {k: manifest[k] for k in ("format", "sampan_version", "template", "model_version")},
         "models": models,

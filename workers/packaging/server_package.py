@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from workers.contracts.packages import PACKAGE_REPORT_VERSION
 from workers.packaging.artifacts import ModelArtifacts
 from workers.packaging.package_contents import (
     MANIFEST_FORMAT,
@@ -311,6 +312,7 @@ def build_server_package(
         archive = write_zip(root, out_path, prefix=f"sampan-server-{slug(version.get('name'))}")
     result = {
         "kind": "server",
+        "version": PACKAGE_REPORT_VERSION,
         **archive,
         "manifest": {k: manifest[k] for k in ("format", "sampan_version", "template", "model_version")},
         "model": manifest["model"],

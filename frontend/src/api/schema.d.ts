@@ -1513,6 +1513,42 @@ export interface components {
             /** Format: date-time */
             readonly checked_at: string | null;
         };
+        BackboneCheckParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "training.check_backbone";
+            version: number;
+            backbone: number;
+        };
+        /**
+         * @description * `training.check_backbone` - training.check_backbone
+         * @enum {string}
+         */
+        BackboneCheckParamsKindEnum: "training.check_backbone";
+        /**
+         * @description ``training.check_backbone``: the backbone's status and summary or error (``deleted`` when the
+         *     backbone was gone).
+         */
+        BackboneCheckResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "backbone_check_result";
+            version: number;
+            backbone: number;
+            deleted?: boolean;
+            status?: string;
+            summary?: components["schemas"]["BackboneSummary"] | null;
+            error?: string;
+        };
+        /**
+         * @description * `backbone_check_result` - backbone_check_result
+         * @enum {string}
+         */
+        BackboneCheckResultKindEnum: "backbone_check_result";
         BackboneCreateRequest: {
             /** @description The project the backbone belongs to. */
             project: number;
@@ -1531,15 +1567,17 @@ export interface components {
          * @enum {string}
          */
         BackboneStatusEnum: "pending" | "valid" | "invalid";
+        /**
+         * @description What the check read from a valid backbone file: the model it fits (``architecture``, or null)
+         *     and every model it can initialise (``fits``), its tensors, learned values (``parameters``,
+         *     batch-norm statistics aside), the outputs of its own head (``head_classes``, fc, which training
+         *     replaces; null without one) and the dtypes it holds.
+         */
         BackboneSummary: {
-            /** @description The model the file fits, or null. */
             architecture: string | null;
-            /** @description Every model the file can initialise. */
             fits: string[];
             tensors: number;
-            /** @description Learned values (batch-norm statistics aside). */
             parameters: number;
-            /** @description Outputs of the file's own head (fc), which training replaces. */
             head_classes: number | null;
             dtypes: string[];
         };
@@ -1556,6 +1594,42 @@ export interface components {
         };
         /** @enum {unknown} */
         BlankEnum: "";
+        BuildPackageParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "deploy.build_package";
+            version: number;
+            package: number;
+        };
+        /**
+         * @description * `deploy.build_package` - deploy.build_package
+         * @enum {string}
+         */
+        BuildPackageParamsKindEnum: "deploy.build_package";
+        /**
+         * @description ``deploy.build_package``: the package built (its kind, server or device, is ``package_kind``);
+         *     ``deleted`` when the package was gone.
+         */
+        BuildPackageResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "package_build_result";
+            version: number;
+            package: number;
+            deleted?: boolean;
+            package_kind?: string;
+            sha256?: string;
+            size_bytes?: number;
+        };
+        /**
+         * @description * `package_build_result` - package_build_result
+         * @enum {string}
+         */
+        BuildPackageResultKindEnum: "package_build_result";
         BulkLabelConflict: {
             error: components["schemas"]["BulkLabelConflictBody"];
         };
@@ -1716,6 +1790,30 @@ export interface components {
          * @enum {string}
          */
         ColumnTypeEnum: "numeric" | "categorical" | "datetime" | "text" | "empty";
+        /**
+         * @description fp32 against int8 on the test split (``test_images`` or ``test_instances``): sizes, accuracies,
+         *     top-1 agreement and the largest score difference (regression: value differences). ``int8`` is
+         *     null, with ``int8_note`` saying why, when the model could not be quantized.
+         */
+        CompressionReport: {
+            format: string;
+            test_images?: number;
+            test_instances?: number;
+            fp32: components["schemas"]["PackagedModelQuality"];
+            int8: components["schemas"]["PackagedModelQuality"] | null;
+            int8_note?: string | null;
+            /** Format: double */
+            size_ratio?: number;
+            /** Format: double */
+            top1_agreement?: number | null;
+            /** Format: double */
+            max_abs_score_diff?: number | null;
+            /** Format: double */
+            max_abs_value_diff?: number;
+            /** Format: double */
+            mean_abs_value_diff?: number;
+            quantization?: components["schemas"]["Quantization"];
+        };
         /** @description Rows: true classes, columns: predicted classes (the report's ``classes`` order). */
         ConfusionMatrix: {
             counts: number[][];
@@ -1723,6 +1821,11 @@ export interface components {
         };
         Csrf: {
             csrf_token: string;
+        };
+        CudaDevice: {
+            index: number;
+            name: string;
+            memory_bytes: number;
         };
         /** @description A sample's label as the server holds it now (what a 409 reports). */
         CurrentLabel: {
@@ -1763,6 +1866,42 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
+        DatasetImportParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "datasets.import";
+            version: number;
+            import_batch: number;
+        };
+        /**
+         * @description * `datasets.import` - datasets.import
+         * @enum {string}
+         */
+        DatasetImportParamsKindEnum: "datasets.import";
+        /**
+         * @description ``datasets.import``: the batch and its counts (a batch imported by an earlier attempt has only
+         *     ``imported``).
+         */
+        DatasetImportResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dataset_import_result";
+            version: number;
+            import_batch: number;
+            imported: number;
+            duplicates?: number;
+            failed?: number;
+            labels_created?: number;
+        };
+        /**
+         * @description * `dataset_import_result` - dataset_import_result
+         * @enum {string}
+         */
+        DatasetImportResultKindEnum: "dataset_import_result";
         DatasetProfile: {
             rows?: number;
             columns?: components["schemas"]["ColumnProfile"][];
@@ -1971,6 +2110,33 @@ export interface components {
             series: components["schemas"]["UsagePoint"][];
         };
         /**
+         * @description The device SDK: the archive, its fp32 and int8 models, the compression report, test vectors,
+         *     files.
+         */
+        DeviceSdkReport: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "device";
+            version: number;
+            path: string;
+            size_bytes: number;
+            sha256: string;
+            manifest: components["schemas"]["PackageManifestSummary"];
+            models: {
+                [key: string]: components["schemas"]["OnnxDescription"];
+            };
+            compression: components["schemas"]["CompressionReport"];
+            test_vectors: number;
+            files: components["schemas"]["PackageFile"][];
+        };
+        /**
+         * @description * `device` - device
+         * @enum {string}
+         */
+        DeviceSdkReportKindEnum: "device";
+        /**
          * @description * `maximize` - maximize
          *     * `minimize` - minimize
          * @enum {string}
@@ -1981,6 +2147,11 @@ export interface components {
          * @enum {string}
          */
         DtypeEnum: "float32";
+        ExportedOnnx: {
+            bytes: number;
+            sha256: string;
+            opset: number;
+        };
         /**
          * @description Permutation importance of one table column: the mean drop of the score (accuracy, or minus
          *     the RMSE) when its values are shuffled across rows, and the drops' standard deviation.
@@ -2229,7 +2400,8 @@ export interface components {
             readonly workspace: number;
             readonly project: number | null;
             readonly kind: string;
-            readonly params: unknown;
+            /** @description The job's parameters, by its kind. */
+            readonly params: components["schemas"]["SystemCheckParams"] | components["schemas"]["DatasetImportParams"] | components["schemas"]["TrainingRunParams"] | components["schemas"]["BackboneCheckParams"] | components["schemas"]["ModelImportParams"] | components["schemas"]["ModelEvaluationParams"] | components["schemas"]["TrialParams"] | components["schemas"]["ReportRunParams"] | components["schemas"]["BuildPackageParams"];
             readonly status: components["schemas"]["JobStatusEnum"];
             readonly queue: string;
             /** @description Starts so far; the running attempt's number. */
@@ -2244,7 +2416,8 @@ export interface components {
             readonly preempt_requested: boolean;
             /** @description The latest progress report. */
             readonly progress: components["schemas"]["ProgressEvent"];
-            readonly result: unknown;
+            /** @description A finished job's result, by its kind; null until then. */
+            readonly result: (components["schemas"]["SystemCheckResult"] | components["schemas"]["DatasetImportResult"] | components["schemas"]["TrainingJobResult"] | components["schemas"]["BackboneCheckResult"] | components["schemas"]["ModelImportResult"] | components["schemas"]["TrialResult"] | components["schemas"]["ReportRunResult"] | components["schemas"]["BuildPackageResult"]) | null;
             readonly error: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
@@ -2532,11 +2705,63 @@ export interface components {
                 [key: string]: (number | string) | null;
             };
         };
+        ModelEvaluationParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "training.evaluate_model";
+            version: number;
+            model_version: number;
+        };
+        /**
+         * @description * `training.evaluate_model` - training.evaluate_model
+         * @enum {string}
+         */
+        ModelEvaluationParamsKindEnum: "training.evaluate_model";
         /** @description The ONNX file the report was computed with. */
         ModelFile: {
             path: string;
             sha256: string;
         };
+        ModelImportParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "training.import_model";
+            version: number;
+            blob_key: string;
+            sha256: string;
+            filename: string;
+            architecture: string;
+            classes: string[];
+            preprocessing?: components["schemas"]["ImagePreprocessing"];
+            dataset_version?: number | null;
+            bytes?: number | null;
+        };
+        /**
+         * @description * `training.import_model` - training.import_model
+         * @enum {string}
+         */
+        ModelImportParamsKindEnum: "training.import_model";
+        /** @description ``training.import_model``: the model version recorded and its ONNX file. */
+        ModelImportResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "model_import_result";
+            version: number;
+            model_version: number;
+            name: string;
+            onnx: components["schemas"]["ExportedOnnx"];
+        };
+        /**
+         * @description * `model_import_result` - model_import_result
+         * @enum {string}
+         */
+        ModelImportResultKindEnum: "model_import_result";
         ModelVersion: {
             readonly id: number;
             readonly name: string;
@@ -2702,6 +2927,17 @@ export interface components {
             metric: string;
             direction: components["schemas"]["DirectionEnum"];
         };
+        /** @description A packaged ONNX file: opsets by domain, IR version, producer, inputs and outputs. */
+        OnnxDescription: {
+            file: string;
+            ir_version: number;
+            opset: {
+                [key: string]: number;
+            };
+            producer: string;
+            inputs: components["schemas"]["TensorDescription"][];
+            outputs: components["schemas"]["TensorDescription"][];
+        };
         Package: {
             readonly id: number;
             readonly workspace: number;
@@ -2713,7 +2949,8 @@ export interface components {
             readonly job: number | null;
             readonly size_bytes: number | null;
             readonly sha256: string;
-            readonly report: unknown;
+            /** @description The build's report by the package's kind; null until the package is built. */
+            readonly report: (components["schemas"]["ServerPackageReport"] | components["schemas"]["DeviceSdkReport"]) | null;
             readonly error: string;
             readonly download_url: string | null;
             readonly filename: string;
@@ -2727,6 +2964,39 @@ export interface components {
         PackageCreateRequest: {
             model_version: number;
             kind: components["schemas"]["KindEnum"];
+        };
+        PackageFile: {
+            path: string;
+            bytes: number;
+            sha256: string;
+        };
+        /** @description The head of the package's manifest.json. */
+        PackageManifestSummary: {
+            format: string;
+            sampan_version: string;
+            template: string;
+            model_version: components["schemas"]["PackagedModelVersion"];
+        };
+        /**
+         * @description One model of the device SDK: its file, size and test accuracy (null without labels; absent for
+         *     regression).
+         */
+        PackagedModelQuality: {
+            file: string;
+            bytes: number;
+            /** Format: double */
+            accuracy?: number | null;
+        };
+        /** @description The model version a package holds (its test headline metrics included). */
+        PackagedModelVersion: {
+            id?: number;
+            name?: string;
+            project?: number;
+            template: string;
+            code_version?: string;
+            onnx_sha256?: string;
+            dataset_version?: number | null;
+            metrics?: components["schemas"]["HeadlineMetrics"];
         };
         PaginatedApiTokenList: {
             /** @example 123 */
@@ -3198,6 +3468,19 @@ export interface components {
          * @enum {string}
          */
         PrunerEnum: "none" | "median" | "successive_halving";
+        /**
+         * @description How the int8 model was made: static QDQ calibrated on training images (images), or dynamic
+         *     (texts and rows).
+         */
+        Quantization: {
+            format?: string;
+            method?: string;
+            activations?: string;
+            weights?: string;
+            calibration?: string;
+            calibration_images?: number;
+            tool?: string;
+        };
         Range: {
             min: number | null;
             max: number | null;
@@ -3261,6 +3544,40 @@ export interface components {
          * @enum {string}
          */
         RegressionTaskEnum: "regression";
+        ReportRunParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "automl.report_run";
+            version: number;
+            study: number;
+            report_run: number;
+        };
+        /**
+         * @description * `automl.report_run` - automl.report_run
+         * @enum {string}
+         */
+        ReportRunParamsKindEnum: "automl.report_run";
+        /** @description ``automl.report_run``: the run and its test metric. */
+        ReportRunResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "automl_report_run_result";
+            version: number;
+            report_run: number;
+            role?: string;
+            seed?: number;
+            /** Format: double */
+            test_metric: number | null;
+        };
+        /**
+         * @description * `automl_report_run_result` - automl_report_run_result
+         * @enum {string}
+         */
+        ReportRunResultKindEnum: "automl_report_run_result";
         /**
          * @description * `bilinear` - bilinear
          *     * `bicubic` - bicubic
@@ -3407,6 +3724,28 @@ export interface components {
          * @enum {string}
          */
         SearchDimensionTypeEnum: "float" | "int" | "categorical";
+        /** @description The on-prem server package: the archive, its model, pinned requirements, test vectors, files. */
+        ServerPackageReport: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "server";
+            version: number;
+            path: string;
+            size_bytes: number;
+            sha256: string;
+            manifest: components["schemas"]["PackageManifestSummary"];
+            model: components["schemas"]["OnnxDescription"];
+            requirements: string[];
+            test_vectors: number;
+            files: components["schemas"]["PackageFile"][];
+        };
+        /**
+         * @description * `server` - server
+         * @enum {string}
+         */
+        ServerPackageReportKindEnum: "server";
         SizeBucket: {
             /** @description Longer side at most this; null: larger. */
             max_side: number | null;
@@ -3544,6 +3883,54 @@ export interface components {
         SupportPair: {
             a: number | null;
             b: number | null;
+        };
+        SystemCheckParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "system.check";
+            version: number;
+            /** Format: double */
+            seconds?: number;
+        };
+        /**
+         * @description * `system.check` - system.check
+         * @enum {string}
+         */
+        SystemCheckParamsKindEnum: "system.check";
+        /**
+         * @description ``system.check``: the worker's versions (python, numpy, torch, django, platform), its devices
+         *     and the test computation.
+         */
+        SystemCheckResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "system_check_result";
+            version: number;
+            versions: {
+                [key: string]: string | null;
+            };
+            devices: components["schemas"]["WorkerDevices"];
+            computation: components["schemas"]["SystemComputation"];
+        };
+        /**
+         * @description * `system_check_result` - system_check_result
+         * @enum {string}
+         */
+        SystemCheckResultKindEnum: "system_check_result";
+        SystemComputation: {
+            backend: string;
+            matrix_size: number;
+            steps: number;
+            /** Format: double */
+            seconds: number;
+            /** Format: double */
+            gflops: number;
+            /** Format: double */
+            checksum: number;
         };
         /** @description A feature column of a table and the type inferred from its cells at the first import. */
         TableColumn: {
@@ -3749,6 +4136,12 @@ export interface components {
          * @enum {string}
          */
         TemplateDescriptionKindEnum: "template";
+        /** @description An ONNX graph input or output: its shape has symbolic dims (names) and unknown ones (null). */
+        TensorDescription: {
+            name: string;
+            shape: ((number | string) | null)[];
+            dtype: string;
+        };
         TextInstanceRequest: {
             text: string;
         };
@@ -3852,7 +4245,11 @@ export interface components {
          *     the same without ``resumed_from`` and ``run_dir``): the model version it recorded.
          */
         TrainingJobResult: {
-            kind: components["schemas"]["TrainingJobResultKindEnum"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "training_job_result";
             version: number;
             model_version: number;
             name: string;
@@ -3896,6 +4293,26 @@ export interface components {
             /** Format: double */
             elapsed_s?: number;
         };
+        TrainingRunParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "training.run";
+            version: number;
+            dataset_version: number;
+            template: string;
+            preset: string;
+            params: {
+                [key: string]: number | string | boolean;
+            };
+            backbone?: number;
+        };
+        /**
+         * @description * `training.run` - training.run
+         * @enum {string}
+         */
+        TrainingRunParamsKindEnum: "training.run";
         /** @description Where and how the run computed. */
         TrainingRuntime: {
             device: string;
@@ -3936,6 +4353,45 @@ export interface components {
             readonly model_version: number | null;
             readonly model_version_name: string | null;
         };
+        TrialParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "automl.trial";
+            version: number;
+            study: number;
+            trial: number;
+        };
+        /**
+         * @description * `automl.trial` - automl.trial
+         * @enum {string}
+         */
+        TrialParamsKindEnum: "automl.trial";
+        /**
+         * @description ``automl.trial``: the trial's number and how it ended (``epoch`` when pruned; ``value`` and
+         *     ``test_accuracy`` when complete).
+         */
+        TrialResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "automl_trial_result";
+            version: number;
+            trial: number;
+            state: string;
+            epoch?: number | null;
+            /** Format: double */
+            value?: number | null;
+            /** Format: double */
+            test_accuracy?: number | null;
+        };
+        /**
+         * @description * `automl_trial_result` - automl_trial_result
+         * @enum {string}
+         */
+        TrialResultKindEnum: "automl_trial_result";
         /** @description A completed trial's headline metrics on the test split (null: the evaluation has none). */
         TrialTestMetrics: {
             /** Format: double */
@@ -4005,10 +4461,19 @@ export interface components {
          * @enum {string}
          */
         WindowEnum: "1h" | "24h" | "7d";
+        /** @description What ``workers.devices.detect`` reports (``error`` when the detection failed). */
+        WorkerDevices: {
+            cpu_count?: number;
+            machine?: string;
+            cuda?: components["schemas"]["CudaDevice"][];
+            torch?: string | null;
+            error?: string;
+        };
         WorkerNode: {
             readonly hostname: string;
             readonly queues: string[];
-            readonly devices: unknown;
+            /** @description What the worker detected at its start. */
+            readonly devices: components["schemas"]["WorkerDevices"];
             readonly concurrency: number;
             /** Format: date-time */
             readonly started_at: string;

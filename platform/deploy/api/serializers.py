@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from accounts.models import User
-from config.contracts import contract_serializer
+from config.contracts import ContractJSONField, contract_serializer
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
@@ -10,6 +10,7 @@ from rest_framework import serializers
 from training.selectors import model_versions_for
 
 from deploy.models import Deployment, DeploymentEvent, DeploymentKey, Package, PackageKind
+from workers.contracts import packages as package_contracts
 from workers.contracts import prediction
 
 
@@ -152,8 +153,28 @@ class DeploymentUsageSerializer(serializers.Serializer):
     series = UsagePointSerializer(many=True)
 
 
+PACKAGE_REPORT = PolymorphicProxySerializer(
+    component_name="PackageReport",
+    serializers={
+        "server": contract_serializer(package_contracts.ServerPackageReport),
+        "device": contract_serializer(package_contracts.DeviceSdkReport),
+    },
+    resource_type_field_name="kind",
+)
+
+
+class PackageReportField(ContractJSONField):
+    """The build's report by the package's kind; null until the package is built."""
+
+    contract_schema = PACKAGE_REPORT
+
+    def to_representation(self, value):
+        return value or None
+
+
 class PackageSerializer(serializers.ModelSerializer):
     model_version_name = serializers.CharField(source="model_version.name", read_only=True)
+    report = PackageReportField(read_only=True, allow_null=True, help_text=PackageReportField.__doc__)
     status = serializers.SerializerMethodField()
     download_url = serializers.SerializerMethodField()
     filename = serializers.SerializerMethodField()

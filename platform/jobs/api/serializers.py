@@ -10,6 +10,7 @@ from workspaces.selectors import projects_for
 
 from jobs import registry
 from jobs.models import Job, JobEvent, WorkerNode
+from workers.contracts import job_kinds
 from workers.contracts import jobs as job_contracts
 
 
@@ -41,11 +42,49 @@ class ProgressField(ContractJSONField):
         return super().to_representation(value or dict(NO_PROGRESS_YET))
 
 
+JOB_PARAMS = PolymorphicProxySerializer(
+    component_name="JobParams",
+    serializers={name: contract_serializer(contract) for name, contract in job_kinds.JOB_PARAMS.items()},
+    resource_type_field_name="kind",
+)
+JOB_RESULT = PolymorphicProxySerializer(
+    component_name="JobResult",
+    serializers={
+        "system_check_result": contract_serializer(job_kinds.SystemCheckResult),
+        "dataset_import_result": contract_serializer(job_kinds.DatasetImportResult),
+        "training_job_result": contract_serializer(job_contracts.TrainingJobResult),
+        "backbone_check_result": contract_serializer(job_kinds.BackboneCheckResult),
+        "model_import_result": contract_serializer(job_kinds.ModelImportResult),
+        "automl_trial_result": contract_serializer(job_kinds.TrialResult),
+        "automl_report_run_result": contract_serializer(job_kinds.ReportRunResult),
+        "package_build_result": contract_serializer(job_kinds.BuildPackageResult),
+    },
+    resource_type_field_name="kind",
+)
+
+
+class JobParamsField(ContractJSONField):
+    """The job's parameters as its kind's serializer validated them, with ``kind`` (the job's kind)
+    and ``version``."""
+
+    contract_schema = JOB_PARAMS
+
+    def __init__(self, **kwargs):
+        super().__init__(source="*", read_only=True, **kwargs)
+
+    def to_representation(self, value):
+        return job_kinds.job_params(value.kind, value.params)
+
+
 class JobSerializer(serializers.ModelSerializer):
     created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True
     )
     progress = ProgressField(read_only=True, help_text="The latest progress report.")
+    params = JobParamsField(help_text="The job's parameters, by its kind.")
+    result = contract_field(
+        JOB_RESULT, allow_null=True, help_text="A finished job's result, by its kind; null until then."
+    )
     retryable = serializers.SerializerMethodField(
         help_text="POST /jobs/{id}/retry/ would queue it again (failed or cancelled, of a kind that resumes)."
     )
@@ -140,6 +179,9 @@ class JobKindSerializer(serializers.Serializer):
 class WorkerNodeSerializer(serializers.ModelSerializer):
     alive = serializers.BooleanField(read_only=True)
     queues = serializers.ListField(child=serializers.CharField(), read_only=True)
+    devices = contract_field(
+        contract_serializer(job_kinds.WorkerDevices), help_text="What the worker detected at its start."
+    )
 
     class Meta:
         model = WorkerNode

@@ -13,6 +13,7 @@ from workspaces.selectors import scoped_to_member
 from training import selectors
 from training.models import Backbone, ModelVersion
 from workers.contracts import evaluation as evaluation_contracts
+from workers.contracts.job_kinds import BackboneSummary
 from workers.contracts.jobs import ModelVersionMetrics
 from workers.contracts.templates import TemplateDescription
 
@@ -50,17 +51,7 @@ class TrainingJobCreateSerializer(serializers.Serializer):
     )
 
 
-class BackboneSummarySerializer(serializers.Serializer):
-    architecture = serializers.CharField(allow_null=True, help_text="The model the file fits, or null.")
-    fits = serializers.ListField(
-        child=serializers.CharField(), help_text="Every model the file can initialise."
-    )
-    tensors = serializers.IntegerField()
-    parameters = serializers.IntegerField(help_text="Learned values (batch-norm statistics aside).")
-    head_classes = serializers.IntegerField(
-        allow_null=True, help_text="Outputs of the file's own head (fc), which training replaces."
-    )
-    dtypes = serializers.ListField(child=serializers.CharField())
+BackboneSummarySerializer = contract_serializer(BackboneSummary)
 
 
 class BackboneSerializer(serializers.ModelSerializer):

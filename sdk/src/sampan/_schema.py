@@ -95,6 +95,30 @@ class Backbone(TypedDict):
     checked_at: str | None
 
 
+class BackboneCheckParams(TypedDict):
+    kind: BackboneCheckParamsKindEnum
+    version: int
+    backbone: int
+
+
+BackboneCheckParamsKindEnum: TypeAlias = Literal["training.check_backbone"]
+
+
+# ``training.check_backbone``: the backbone's status and summary or error (``deleted`` when the backbone was
+# gone).
+class BackboneCheckResult(TypedDict):
+    kind: BackboneCheckResultKindEnum
+    version: int
+    backbone: int
+    deleted: NotRequired[bool]
+    status: NotRequired[str]
+    summary: NotRequired[BackboneSummary | None]
+    error: NotRequired[str]
+
+
+BackboneCheckResultKindEnum: TypeAlias = Literal["backbone_check_result"]
+
+
 class BackboneCreateRequest(TypedDict):
     # The project the backbone belongs to.
     project: int
@@ -108,15 +132,15 @@ class BackboneCreateRequest(TypedDict):
 BackboneStatusEnum: TypeAlias = Literal["pending", "valid", "invalid"]
 
 
+# What the check read from a valid backbone file: the model it fits (``architecture``, or null) and every
+# model it can initialise (``fits``), its tensors, learned values (``parameters``, batch-norm statistics
+# aside), the outputs of its own head (``head_classes``, fc, which training replaces; null without one) and
+# the dtypes it holds.
 class BackboneSummary(TypedDict):
-    # The model the file fits, or null.
     architecture: str | None
-    # Every model the file can initialise.
     fits: list[str]
     tensors: int
-    # Learned values (batch-norm statistics aside).
     parameters: int
-    # Outputs of the file's own head (fc), which training replaces.
     head_classes: int | None
     dtypes: list[str]
 
@@ -131,6 +155,30 @@ class BestTrial(TypedDict):
 
 
 BlankEnum: TypeAlias = Literal[""]
+
+
+class BuildPackageParams(TypedDict):
+    kind: BuildPackageParamsKindEnum
+    version: int
+    package: int
+
+
+BuildPackageParamsKindEnum: TypeAlias = Literal["deploy.build_package"]
+
+
+# ``deploy.build_package``: the package built (its kind, server or device, is ``package_kind``); ``deleted``
+# when the package was gone.
+class BuildPackageResult(TypedDict):
+    kind: BuildPackageResultKindEnum
+    version: int
+    package: int
+    deleted: NotRequired[bool]
+    package_kind: NotRequired[str]
+    sha256: NotRequired[str]
+    size_bytes: NotRequired[int]
+
+
+BuildPackageResultKindEnum: TypeAlias = Literal["package_build_result"]
 
 
 class BulkLabelConflict(TypedDict):
@@ -274,6 +322,24 @@ class ColumnProfile(TypedDict):
 ColumnTypeEnum: TypeAlias = Literal["numeric", "categorical", "datetime", "text", "empty"]
 
 
+# fp32 against int8 on the test split (``test_images`` or ``test_instances``): sizes, accuracies, top-1
+# agreement and the largest score difference (regression: value differences). ``int8`` is null, with
+# ``int8_note`` saying why, when the model could not be quantized.
+class CompressionReport(TypedDict):
+    format: str
+    test_images: NotRequired[int]
+    test_instances: NotRequired[int]
+    fp32: PackagedModelQuality
+    int8: PackagedModelQuality | None
+    int8_note: NotRequired[str | None]
+    size_ratio: NotRequired[float]
+    top1_agreement: NotRequired[float | None]
+    max_abs_score_diff: NotRequired[float | None]
+    max_abs_value_diff: NotRequired[float]
+    mean_abs_value_diff: NotRequired[float]
+    quantization: NotRequired[Quantization]
+
+
 # Rows: true classes, columns: predicted classes (the report's ``classes`` order).
 class ConfusionMatrix(TypedDict):
     counts: list[list[int]]
@@ -282,6 +348,12 @@ class ConfusionMatrix(TypedDict):
 
 class Csrf(TypedDict):
     csrf_token: str
+
+
+class CudaDevice(TypedDict):
+    index: int
+    name: str
+    memory_bytes: int
 
 
 # A sample's label as the server holds it now (what a 409 reports).
@@ -319,6 +391,30 @@ class Dataset(TypedDict):
     # The creator's username; null once that user is deleted.
     created_by: str | None
     created_at: str
+
+
+class DatasetImportParams(TypedDict):
+    kind: DatasetImportParamsKindEnum
+    version: int
+    import_batch: int
+
+
+DatasetImportParamsKindEnum: TypeAlias = Literal["datasets.import"]
+
+
+# ``datasets.import``: the batch and its counts (a batch imported by an earlier attempt has only
+# ``imported``).
+class DatasetImportResult(TypedDict):
+    kind: DatasetImportResultKindEnum
+    version: int
+    import_batch: int
+    imported: int
+    duplicates: NotRequired[int]
+    failed: NotRequired[int]
+    labels_created: NotRequired[int]
+
+
+DatasetImportResultKindEnum: TypeAlias = Literal["dataset_import_result"]
 
 
 class DatasetProfile(TypedDict):
@@ -494,10 +590,33 @@ class DeploymentUsage(TypedDict):
     series: list[UsagePoint]
 
 
+# The device SDK: the archive, its fp32 and int8 models, the compression report, test vectors, files.
+class DeviceSdkReport(TypedDict):
+    kind: DeviceSdkReportKindEnum
+    version: int
+    path: str
+    size_bytes: int
+    sha256: str
+    manifest: PackageManifestSummary
+    models: dict[str, OnnxDescription]
+    compression: CompressionReport
+    test_vectors: int
+    files: list[PackageFile]
+
+
+DeviceSdkReportKindEnum: TypeAlias = Literal["device"]
+
+
 DirectionEnum: TypeAlias = Literal["maximize", "minimize"]
 
 
 DtypeEnum: TypeAlias = Literal["float32"]
+
+
+class ExportedOnnx(TypedDict):
+    bytes: int
+    sha256: str
+    opset: int
 
 
 # Permutation importance of one table column: the mean drop of the score (accuracy, or minus the RMSE) when
@@ -712,7 +831,18 @@ class Job(TypedDict):
     workspace: int
     project: int | None
     kind: str
-    params: Any
+    # The job's parameters, by its kind.
+    params: (
+        SystemCheckParams
+        | DatasetImportParams
+        | TrainingRunParams
+        | BackboneCheckParams
+        | ModelImportParams
+        | ModelEvaluationParams
+        | TrialParams
+        | ReportRunParams
+        | BuildPackageParams
+    )
     status: JobStatusEnum
     queue: str
     # Starts so far; the running attempt's number.
@@ -726,7 +856,18 @@ class Job(TypedDict):
     preempt_requested: bool
     # The latest progress report.
     progress: ProgressEvent
-    result: Any
+    # A finished job's result, by its kind; null until then.
+    result: (
+        SystemCheckResult
+        | DatasetImportResult
+        | TrainingJobResult
+        | BackboneCheckResult
+        | ModelImportResult
+        | TrialResult
+        | ReportRunResult
+        | BuildPackageResult
+        | None
+    )
     error: str
     # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
     created_by: str
@@ -958,10 +1099,47 @@ class Mistake(TypedDict):
     values: NotRequired[dict[str, float | str | None]]
 
 
+class ModelEvaluationParams(TypedDict):
+    kind: ModelEvaluationParamsKindEnum
+    version: int
+    model_version: int
+
+
+ModelEvaluationParamsKindEnum: TypeAlias = Literal["training.evaluate_model"]
+
+
 # The ONNX file the report was computed with.
 class ModelFile(TypedDict):
     path: str
     sha256: str
+
+
+class ModelImportParams(TypedDict):
+    kind: ModelImportParamsKindEnum
+    version: int
+    blob_key: str
+    sha256: str
+    filename: str
+    architecture: str
+    classes: list[str]
+    preprocessing: NotRequired[ImagePreprocessing]
+    dataset_version: NotRequired[int | None]
+    bytes: NotRequired[int | None]
+
+
+ModelImportParamsKindEnum: TypeAlias = Literal["training.import_model"]
+
+
+# ``training.import_model``: the model version recorded and its ONNX file.
+class ModelImportResult(TypedDict):
+    kind: ModelImportResultKindEnum
+    version: int
+    model_version: int
+    name: str
+    onnx: ExportedOnnx
+
+
+ModelImportResultKindEnum: TypeAlias = Literal["model_import_result"]
 
 
 class ModelVersion(TypedDict):
@@ -1104,6 +1282,16 @@ class Objective(TypedDict):
     direction: DirectionEnum
 
 
+# A packaged ONNX file: opsets by domain, IR version, producer, inputs and outputs.
+class OnnxDescription(TypedDict):
+    file: str
+    ir_version: int
+    opset: dict[str, int]
+    producer: str
+    inputs: list[TensorDescription]
+    outputs: list[TensorDescription]
+
+
 class Package(TypedDict):
     id: int
     workspace: int
@@ -1115,7 +1303,8 @@ class Package(TypedDict):
     job: int | None
     size_bytes: int | None
     sha256: str
-    report: Any
+    # The build's report by the package's kind; null until the package is built.
+    report: ServerPackageReport | DeviceSdkReport | None
     error: str
     download_url: str | None
     filename: str
@@ -1128,6 +1317,39 @@ class Package(TypedDict):
 class PackageCreateRequest(TypedDict):
     model_version: int
     kind: KindEnum
+
+
+class PackageFile(TypedDict):
+    path: str
+    bytes: int
+    sha256: str
+
+
+# The head of the package's manifest.json.
+class PackageManifestSummary(TypedDict):
+    format: str
+    sampan_version: str
+    template: str
+    model_version: PackagedModelVersion
+
+
+# One model of the device SDK: its file, size and test accuracy (null without labels; absent for regression).
+class PackagedModelQuality(TypedDict):
+    file: str
+    bytes: int
+    accuracy: NotRequired[float | None]
+
+
+# The model version a package holds (its test headline metrics included).
+class PackagedModelVersion(TypedDict):
+    id: NotRequired[int]
+    name: NotRequired[str]
+    project: NotRequired[int]
+    template: str
+    code_version: NotRequired[str]
+    onnx_sha256: NotRequired[str]
+    dataset_version: NotRequired[int | None]
+    metrics: NotRequired[HeadlineMetrics]
 
 
 class PaginatedApiTokenList(TypedDict):
@@ -1429,6 +1651,17 @@ class PromoteRequest(TypedDict):
 PrunerEnum: TypeAlias = Literal["none", "median", "successive_halving"]
 
 
+# How the int8 model was made: static QDQ calibrated on training images (images), or dynamic (texts and rows).
+class Quantization(TypedDict):
+    format: NotRequired[str]
+    method: NotRequired[str]
+    activations: NotRequired[str]
+    weights: NotRequired[str]
+    calibration: NotRequired[str]
+    calibration_images: NotRequired[int]
+    tool: NotRequired[str]
+
+
 class Range(TypedDict):
     min: int | None
     max: int | None
@@ -1475,6 +1708,29 @@ RegressionReportKindEnum: TypeAlias = Literal["regression_report"]
 
 
 RegressionTaskEnum: TypeAlias = Literal["regression"]
+
+
+class ReportRunParams(TypedDict):
+    kind: ReportRunParamsKindEnum
+    version: int
+    study: int
+    report_run: int
+
+
+ReportRunParamsKindEnum: TypeAlias = Literal["automl.report_run"]
+
+
+# ``automl.report_run``: the run and its test metric.
+class ReportRunResult(TypedDict):
+    kind: ReportRunResultKindEnum
+    version: int
+    report_run: int
+    role: NotRequired[str]
+    seed: NotRequired[int]
+    test_metric: float | None
+
+
+ReportRunResultKindEnum: TypeAlias = Literal["automl_report_run_result"]
 
 
 ResampleEnum: TypeAlias = Literal["bilinear", "bicubic", "nearest"]
@@ -1603,6 +1859,23 @@ class SearchDimensionRequest(TypedDict):
 SearchDimensionTypeEnum: TypeAlias = Literal["float", "int", "categorical"]
 
 
+# The on-prem server package: the archive, its model, pinned requirements, test vectors, files.
+class ServerPackageReport(TypedDict):
+    kind: ServerPackageReportKindEnum
+    version: int
+    path: str
+    size_bytes: int
+    sha256: str
+    manifest: PackageManifestSummary
+    model: OnnxDescription
+    requirements: list[str]
+    test_vectors: int
+    files: list[PackageFile]
+
+
+ServerPackageReportKindEnum: TypeAlias = Literal["server"]
+
+
 class SizeBucket(TypedDict):
     # Longer side at most this; null: larger.
     max_side: int | None
@@ -1714,6 +1987,37 @@ StudyStatusEnum: TypeAlias = Literal["running", "paused", "stopped", "completed"
 class SupportPair(TypedDict):
     a: int | None
     b: int | None
+
+
+class SystemCheckParams(TypedDict):
+    kind: SystemCheckParamsKindEnum
+    version: int
+    seconds: NotRequired[float]
+
+
+SystemCheckParamsKindEnum: TypeAlias = Literal["system.check"]
+
+
+# ``system.check``: the worker's versions (python, numpy, torch, django, platform), its devices and the test
+# computation.
+class SystemCheckResult(TypedDict):
+    kind: SystemCheckResultKindEnum
+    version: int
+    versions: dict[str, str | None]
+    devices: WorkerDevices
+    computation: SystemComputation
+
+
+SystemCheckResultKindEnum: TypeAlias = Literal["system_check_result"]
+
+
+class SystemComputation(TypedDict):
+    backend: str
+    matrix_size: int
+    steps: int
+    seconds: float
+    gflops: float
+    checksum: float
 
 
 # A feature column of a table and the type inferred from its cells at the first import.
@@ -1870,6 +2174,13 @@ class TemplateDescription(TypedDict):
 TemplateDescriptionKindEnum: TypeAlias = Literal["template"]
 
 
+# An ONNX graph input or output: its shape has symbolic dims (names) and unknown ones (null).
+class TensorDescription(TypedDict):
+    name: str
+    shape: list[int | str | None]
+    dtype: str
+
+
 class TextInstanceRequest(TypedDict):
     text: str
 
@@ -1986,6 +2297,19 @@ class TrainingMetrics(TypedDict):
     elapsed_s: NotRequired[float]
 
 
+class TrainingRunParams(TypedDict):
+    kind: TrainingRunParamsKindEnum
+    version: int
+    dataset_version: int
+    template: str
+    preset: str
+    params: dict[str, float | str | bool]
+    backbone: NotRequired[int]
+
+
+TrainingRunParamsKindEnum: TypeAlias = Literal["training.run"]
+
+
 # Where and how the run computed.
 class TrainingRuntime(TypedDict):
     device: str
@@ -2017,6 +2341,31 @@ class Trial(TypedDict):
     finished_at: str | None
     model_version: int | None
     model_version_name: str | None
+
+
+class TrialParams(TypedDict):
+    kind: TrialParamsKindEnum
+    version: int
+    study: int
+    trial: int
+
+
+TrialParamsKindEnum: TypeAlias = Literal["automl.trial"]
+
+
+# ``automl.trial``: the trial's number and how it ended (``epoch`` when pruned; ``value`` and
+# ``test_accuracy`` when complete).
+class TrialResult(TypedDict):
+    kind: TrialResultKindEnum
+    version: int
+    trial: int
+    state: str
+    epoch: NotRequired[int | None]
+    value: NotRequired[float | None]
+    test_accuracy: NotRequired[float | None]
+
+
+TrialResultKindEnum: TypeAlias = Literal["automl_trial_result"]
 
 
 # A completed trial's headline metrics on the test split (null: the evaluation has none).
@@ -2072,10 +2421,20 @@ class ValueCount(TypedDict):
 WindowEnum: TypeAlias = Literal["1h", "24h", "7d"]
 
 
+# What ``workers.devices.detect`` reports (``error`` when the detection failed).
+class WorkerDevices(TypedDict):
+    cpu_count: NotRequired[int]
+    machine: NotRequired[str]
+    cuda: NotRequired[list[CudaDevice]]
+    torch: NotRequired[str | None]
+    error: NotRequired[str]
+
+
 class WorkerNode(TypedDict):
     hostname: str
     queues: list[str]
-    devices: Any
+    # What the worker detected at its start.
+    devices: WorkerDevices
     concurrency: int
     started_at: str
     last_seen: str
@@ -2116,11 +2475,19 @@ __all__ = [
     "AutomlLineage",
     "Averages",
     "Backbone",
+    "BackboneCheckParams",
+    "BackboneCheckParamsKindEnum",
+    "BackboneCheckResult",
+    "BackboneCheckResultKindEnum",
     "BackboneCreateRequest",
     "BackboneStatusEnum",
     "BackboneSummary",
     "BestTrial",
     "BlankEnum",
+    "BuildPackageParams",
+    "BuildPackageParamsKindEnum",
+    "BuildPackageResult",
+    "BuildPackageResultKindEnum",
     "BulkLabelConflict",
     "BulkLabelConflictBody",
     "BulkLabelConflictDetails",
@@ -2139,12 +2506,18 @@ __all__ = [
     "ColorEnum",
     "ColumnProfile",
     "ColumnTypeEnum",
+    "CompressionReport",
     "ConfusionMatrix",
     "Csrf",
+    "CudaDevice",
     "CurrentLabel",
     "DataKindEnum",
     "DataRequirementsDescription",
     "Dataset",
+    "DatasetImportParams",
+    "DatasetImportParamsKindEnum",
+    "DatasetImportResult",
+    "DatasetImportResultKindEnum",
     "DatasetProfile",
     "DatasetRequest",
     "DatasetSchema",
@@ -2162,10 +2535,13 @@ __all__ = [
     "DeploymentStatusEnum",
     "DeploymentSwitchRequest",
     "DeploymentUsage",
+    "DeviceSdkReport",
+    "DeviceSdkReportKindEnum",
     "DirectionEnum",
     "DtypeEnum",
     "Error",
     "ErrorError",
+    "ExportedOnnx",
     "FeatureImportance",
     "FormatCount",
     "HeadlineMetrics",
@@ -2221,7 +2597,13 @@ __all__ = [
     "MergeTargetDeletedDetails",
     "MetricPair",
     "Mistake",
+    "ModelEvaluationParams",
+    "ModelEvaluationParamsKindEnum",
     "ModelFile",
+    "ModelImportParams",
+    "ModelImportParamsKindEnum",
+    "ModelImportResult",
+    "ModelImportResultKindEnum",
     "ModelVersion",
     "ModelVersionBackbone",
     "ModelVersionClassificationComparison",
@@ -2236,8 +2618,13 @@ __all__ = [
     "ModelVersionUploadRequest",
     "NullEnum",
     "Objective",
+    "OnnxDescription",
     "Package",
     "PackageCreateRequest",
+    "PackageFile",
+    "PackageManifestSummary",
+    "PackagedModelQuality",
+    "PackagedModelVersion",
     "PaginatedApiTokenList",
     "PaginatedBackboneList",
     "PaginatedDatasetList",
@@ -2280,6 +2667,7 @@ __all__ = [
     "ProjectRequest",
     "PromoteRequest",
     "PrunerEnum",
+    "Quantization",
     "Range",
     "RegressionMetricPair",
     "RegressionMetrics",
@@ -2287,6 +2675,10 @@ __all__ = [
     "RegressionReport",
     "RegressionReportKindEnum",
     "RegressionTaskEnum",
+    "ReportRunParams",
+    "ReportRunParamsKindEnum",
+    "ReportRunResult",
+    "ReportRunResultKindEnum",
     "ResampleEnum",
     "ResidualPoint",
     "Residuals",
@@ -2304,6 +2696,8 @@ __all__ = [
     "SearchDimension",
     "SearchDimensionRequest",
     "SearchDimensionTypeEnum",
+    "ServerPackageReport",
+    "ServerPackageReportKindEnum",
     "SizeBucket",
     "SizeCount",
     "SplitEnum",
@@ -2315,6 +2709,11 @@ __all__ = [
     "StudyStatusEnum",
     "StudyTrials",
     "SupportPair",
+    "SystemCheckParams",
+    "SystemCheckParamsKindEnum",
+    "SystemCheckResult",
+    "SystemCheckResultKindEnum",
+    "SystemComputation",
     "TableColumn",
     "TableColumnRequest",
     "TableFeature",
@@ -2332,6 +2731,7 @@ __all__ = [
     "TaskTypeEnum",
     "TemplateDescription",
     "TemplateDescriptionKindEnum",
+    "TensorDescription",
     "TextInstanceRequest",
     "TextInstancesRequest",
     "TextPreprocessing",
@@ -2342,8 +2742,14 @@ __all__ = [
     "TrainingJobResult",
     "TrainingJobResultKindEnum",
     "TrainingMetrics",
+    "TrainingRunParams",
+    "TrainingRunParamsKindEnum",
     "TrainingRuntime",
     "Trial",
+    "TrialParams",
+    "TrialParamsKindEnum",
+    "TrialResult",
+    "TrialResultKindEnum",
     "TrialTestMetrics",
     "UsageFigures",
     "UsagePoint",
@@ -2352,6 +2758,7 @@ __all__ = [
     "UserCreateRequest",
     "ValueCount",
     "WindowEnum",
+    "WorkerDevices",
     "WorkerNode",
     "Workspace",
     "WorkspaceRequest",

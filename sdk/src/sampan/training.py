@@ -179,12 +179,14 @@ class Job(BaseJob[schema.Job]):
 
     def model_version(self) -> ModelVersion:
         """The model version a finished training (or model import) job recorded in its result."""
-        result: dict[str, Any] = self.data["result"] or {}  # a job's result is free-form, by its kind
-        if result.get("model_version") is None:
-            result = self.refresh().data["result"] or {}  # this object may predate the job's end
-        if result.get("model_version") is None:
-            raise ValueError(f"Job {self.id} ({self.status}) recorded no model version.")
-        return self._client.model_versions.get(int(result["model_version"]))
+        result = self.data["result"]  # by the job's kind
+        if result is None:
+            result = self.refresh().data["result"]  # this object may predate the job's end
+        if result is not None and (
+            result["kind"] == "training_job_result" or result["kind"] == "model_import_result"
+        ):
+            return self._client.model_versions.get(result["model_version"])
+        raise ValueError(f"Job {self.id} ({self.status}) recorded no model version.")
 
 
 class TrainingJob(BaseJob[schema.TrainingJob]):

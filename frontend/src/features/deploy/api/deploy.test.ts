@@ -47,19 +47,19 @@ describe('deploy helpers', () => {
     expect(rows[rows.length - 1]).toMatchObject({ calls: 0, errors: 0, p50: null });
   });
 
-  it('reads compression reports in nested or flat shapes, and nothing else', () => {
-    expect(readCompressionReport({ fp32: { size_bytes: 4000, accuracy: 0.97 }, int8: { size_bytes: 1100, accuracy: 0.965 }, top1_agreement: 0.99 })).toEqual({
-      fp32: { size_bytes: 4000, accuracy: 0.97 },
-      int8: { size_bytes: 1100, accuracy: 0.965 },
-      agreement: 0.99,
-      samples: null,
-      calibrationImages: null,
-    });
-    // the device SDK builder's own shape
+  it("reads a device SDK's compression report, and nothing from a server package", () => {
+    const archive = { path: '/tmp/p.zip', size_bytes: 1, sha256: 'x', test_vectors: 3, files: [] };
+    const manifest = { format: 'f', sampan_version: '0', template: 't', model_version: { template: 't' } };
+    const model = { file: 'model.onnx', ir_version: 8, opset: { 'ai.onnx': 17 }, producer: 'pytorch', inputs: [], outputs: [] };
     expect(
       readCompressionReport({
         kind: 'device',
+        version: 1,
+        ...archive,
+        manifest,
+        models: { fp32: model },
         compression: {
+          format: 'sampan.compression_report/1',
           test_images: 40,
           fp32: { file: 'model.fp32.onnx', bytes: 400_000, accuracy: 0.95 },
           int8: { file: 'model.int8.onnx', bytes: 120_000, accuracy: 0.925 },
@@ -74,13 +74,18 @@ describe('deploy helpers', () => {
       samples: 40,
       calibrationImages: 300,
     });
-    expect(readCompressionReport({ compression: { fp32_size_bytes: 10, int8_size_bytes: 4, agreement: 1, samples: 50 } })).toMatchObject({
-      fp32: { size_bytes: 10 },
-      int8: { size_bytes: 4 },
-      agreement: 1,
-      samples: 50,
-    });
-    expect(readCompressionReport({ files: ['a'] })).toBeNull();
+    // a text or tabular SDK whose model could not be quantized
+    expect(
+      readCompressionReport({
+        kind: 'device',
+        version: 1,
+        ...archive,
+        manifest,
+        models: { fp32: model },
+        compression: { format: 'sampan.compression_report/1', test_instances: 9, fp32: { file: 'model.fp32.onnx', bytes: 10 }, int8: null, int8_note: 'no int8' },
+      }),
+    ).toEqual({ fp32: { size_bytes: 10, accuracy: null }, int8: { size_bytes: null, accuracy: null }, agreement: null, samples: null, calibrationImages: null });
+    expect(readCompressionReport({ kind: 'server', version: 1, ...archive, manifest, model, requirements: [] })).toBeNull();
     expect(readCompressionReport(null)).toBeNull();
   });
 

@@ -68,30 +68,18 @@ export type CompressionReport = {
   calibrationImages: number | null;
 };
 
-/**
- * Reads the device SDK's compression report. The builder's report is a free-form dict; this accepts
- * the builder's ({compression: {fp32: {bytes, accuracy}, int8: {...}, top1_agreement, test_images,
- * quantization: {calibration_images}}}) and flat keys such as fp32_size_bytes, and answers null
- * when there is none.
- */
-export function readCompressionReport(report: unknown): CompressionReport | null {
-  if (!report || typeof report !== 'object') return null;
-  const root = report as Record<string, unknown>;
-  const source = (root.compression && typeof root.compression === 'object' ? root.compression : root) as Record<string, unknown>;
-  const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
-  const side = (name: 'fp32' | 'int8') => {
-    const nested = (source[name] && typeof source[name] === 'object' ? source[name] : {}) as Record<string, unknown>;
-    return {
-      size_bytes: num(nested.bytes) ?? num(nested.size_bytes) ?? num(nested.size) ?? num(source[`${name}_size_bytes`]) ?? num(source[`${name}_size`]),
-      accuracy: num(nested.accuracy) ?? num(nested.test_accuracy) ?? num(source[`${name}_accuracy`]),
-    };
+type PackagedModelQuality = components['schemas']['PackagedModelQuality'];
+
+/** The device SDK's compression report (the report's `compression`); null for a server package or one not built yet. */
+export function readCompressionReport(report: DeployPackage['report']): CompressionReport | null {
+  if (report?.kind !== 'device') return null;
+  const { compression } = report;
+  const side = (model: PackagedModelQuality | null) => ({ size_bytes: model?.bytes ?? null, accuracy: model?.accuracy ?? null });
+  return {
+    fp32: side(compression.fp32),
+    int8: side(compression.int8),
+    agreement: compression.top1_agreement ?? null,
+    samples: compression.test_images ?? null,
+    calibrationImages: compression.quantization?.calibration_images ?? null,
   };
-  const fp32 = side('fp32');
-  const int8 = side('int8');
-  const agreement = num(source.top1_agreement) ?? num(source.agreement) ?? num(source.top_1_agreement);
-  const samples = num(source.test_images) ?? num(source.samples) ?? num(source.test_samples);
-  const quantization = (source.quantization && typeof source.quantization === 'object' ? source.quantization : {}) as Record<string, unknown>;
-  const calibrationImages = num(quantization.calibration_images);
-  if (fp32.size_bytes === null && int8.size_bytes === null && agreement === null) return null;
-  return { fp32, int8, agreement, samples, calibrationImages };
 }

@@ -37,6 +37,8 @@ describe('PackagesPanel', () => {
           id: 6,
           kind: 'device',
           report: {
+            kind: 'device',
+            version: 1,
             compression: {
               fp32: { bytes: 409_600, accuracy: 0.972 },
               int8: { bytes: 112_640, accuracy: 0.968 },

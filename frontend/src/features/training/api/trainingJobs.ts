@@ -41,7 +41,7 @@ export function mergeEvents(previous: JobEvent[], fresh: JobEvent[]): JobEvent[]
 
 /** The model version a finished training job recorded (its `result.model_version`). */
 export function modelVersionOf(job: Pick<Job, 'result'>): { id: number; name: string } | null {
-  const result = job.result as { model_version?: unknown; name?: unknown } | null;
-  if (!result || typeof result.model_version !== 'number') return null;
-  return { id: result.model_version, name: typeof result.name === 'string' ? result.name : `#${result.model_version}` };
+  const result = job.result;
+  if (result?.kind !== 'training_job_result') return null;
+  return { id: result.model_version, name: result.name };
 }

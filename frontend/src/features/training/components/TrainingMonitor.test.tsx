@@ -62,7 +62,7 @@ describe('TrainingMonitor', () => {
 
   it('stops polling once the job has finished and links to its model version', async () => {
     const server = fakeApi({ 'GET /api/v1/jobs/42/events/': (call: RecordedCall) => json(page(call.search.get('after') ? [] : [STEP1, EPOCH1])) });
-    const job = { id: 42, status: 'succeeded' as const, progress: { kind: 'progress' as const, version: 1 }, result: { kind: 'training_job_result', version: 1, model_version: 9, name: 'V3' } };
+    const job = { id: 42, status: 'succeeded' as const, progress: { kind: 'progress' as const, version: 1 }, result: { kind: 'training_job_result' as const, version: 1, model_version: 9, name: 'V3', metrics: {} } };
     renderWithApp(<TrainingMonitor job={job} />);
     expect(await screen.findByTestId('training-model-link')).toHaveAttribute('href', '/model-versions/9');
     await waitFor(() => expect(screen.getByTestId('curve-point-count')).toHaveAttribute('data-epochs', '1'));

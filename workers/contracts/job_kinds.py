@@ -1,0 +1,263 @@
+"""Each job kind's parameters and result (``Job.params``, ``Job.result``), and the devices a worker
+detected (``WorkerNode.devices``, a system check's ``devices``).
+
+A job's ``params`` are stored as its kind's serializer validated them; the API answers them with
+``kind`` (the job's kind name, e.g. ``"system.check"``) and ``version`` added, so a client switches
+on ``kind`` (``job_params``). A finished job's ``result`` is stored with its own ``kind`` (the
+runner stamps it: ``job_result``; the training kinds' is ``training_job_result``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+from workers.contracts.preprocessing import ImagePreprocessing
+from workers.contracts.templates import ParamValues
+
+JOB_PARAMS_VERSION = 1
+JOB_RESULT_VERSION = 1
+
+
+# --- devices -----------------------------------------------------------------------------------
+
+
+class CudaDevice(TypedDict):
+    index: int
+    name: str
+    memory_bytes: int
+
+
+class WorkerDevices(TypedDict):
+    """What ``workers.devices.detect`` reports (``error`` when the detection failed)."""
+
+    cpu_count: NotRequired[int]
+    machine: NotRequired[str]
+    cuda: NotRequired[list[CudaDevice]]
+    torch: NotRequired[str | None]
+    error: NotRequired[str]
+
+
+# --- params ------------------------------------------------------------------------------------
+
+
+class SystemCheckParams(TypedDict):
+    kind: Literal["system.check"]
+    version: int
+    seconds: NotRequired[float]
+
+
+class DatasetImportParams(TypedDict):
+    kind: Literal["datasets.import"]
+    version: int
+    import_batch: int
+
+
+class TrainingRunParams(TypedDict):
+    kind: Literal["training.run"]
+    version: int
+    dataset_version: int
+    template: str
+    preset: str
+    params: ParamValues
+    backbone: NotRequired[int]
+
+
+class BackboneCheckParams(TypedDict):
+    kind: Literal["training.check_backbone"]
+    version: int
+    backbone: int
+
+
+class ModelImportParams(TypedDict):
+    kind: Literal["training.import_model"]
+    version: int
+    blob_key: str
+    sha256: str
+    filename: str
+    architecture: str
+    classes: list[str]
+    preprocessing: NotRequired[ImagePreprocessing]
+    dataset_version: NotRequired[int | None]
+    bytes: NotRequired[int | None]
+
+
+class ModelEvaluationParams(TypedDict):
+    kind: Literal["training.evaluate_model"]
+    version: int
+    model_version: int
+
+
+class TrialParams(TypedDict):
+    kind: Literal["automl.trial"]
+    version: int
+    study: int
+    trial: int
+
+
+class ReportRunParams(TypedDict):
+    kind: Literal["automl.report_run"]
+    version: int
+    study: int
+    report_run: int
+
+
+class BuildPackageParams(TypedDict):
+    kind: Literal["deploy.build_package"]
+    version: int
+    package: int
+
+
+JOB_PARAMS: dict[str, type] = {
+    "system.check": SystemCheckParams,
+    "datasets.import": DatasetImportParams,
+    "training.run": TrainingRunParams,
+    "training.check_backbone": BackboneCheckParams,
+    "training.import_model": ModelImportParams,
+    "training.evaluate_model": ModelEvaluationParams,
+    "automl.trial": TrialParams,
+    "automl.report_run": ReportRunParams,
+    "deploy.build_package": BuildPackageParams,
+}
+
+
+def job_params(job_kind: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    """A job's stored params as the API answers them: with its kind and the version."""
+    return {**(params or {}), "kind": job_kind, "version": JOB_PARAMS_VERSION}
+
+
+# --- results -----------------------------------------------------------------------------------
+
+
+class SystemComputation(TypedDict):
+    backend: str
+    matrix_size: int
+    steps: int
+    seconds: float
+    gflops: float
+    checksum: float
+
+
+class SystemCheckResult(TypedDict):
+    """``system.check``: the worker's versions (python, numpy, torch, django, platform), its devices
+    and the test computation."""
+
+    kind: Literal["system_check_result"]
+    version: int
+    versions: dict[str, str | None]
+    devices: WorkerDevices
+    computation: SystemComputation
+
+
+class DatasetImportResult(TypedDict):
+    """``datasets.import``: the batch and its counts (a batch imported by an earlier attempt has only
+    ``imported``)."""
+
+    kind: Literal["dataset_import_result"]
+    version: int
+    import_batch: int
+    imported: int
+    duplicates: NotRequired[int]
+    failed: NotRequired[int]
+    labels_created: NotRequired[int]
+
+
+class BackboneSummary(TypedDict):
+    """What the check read from a valid backbone file: the model it fits (``architecture``, or null)
+    and every model it can initialise (``fits``), its tensors, learned values (``parameters``,
+    batch-norm statistics aside), the outputs of its own head (``head_classes``, fc, which training
+    replaces; null without one) and the dtypes it holds."""
+
+    architecture: str | None
+    fits: list[str]
+    tensors: int
+    parameters: int
+    head_classes: int | None
+    dtypes: list[str]
+
+
+class BackboneCheckResult(TypedDict):
+    """``training.check_backbone``: the backbone's status and summary or error (``deleted`` when the
+    backbone was gone)."""
+
+    kind: Literal["backbone_check_result"]
+    version: int
+    backbone: int
+    deleted: NotRequired[bool]
+    status: NotRequired[str]
+    summary: NotRequired[BackboneSummary | None]
+    error: NotRequired[str]
+
+
+class ExportedOnnx(TypedDict):
+    bytes: int
+    sha256: str
+    opset: int
+
+
+class ModelImportResult(TypedDict):
+    """``training.import_model``: the model version recorded and its ONNX file."""
+
+    kind: Literal["model_import_result"]
+    version: int
+    model_version: int
+    name: str
+    onnx: ExportedOnnx
+
+
+class TrialResult(TypedDict):
+    """``automl.trial``: the trial's number and how it ended (``epoch`` when pruned; ``value`` and
+    ``test_accuracy`` when complete)."""
+
+    kind: Literal["automl_trial_result"]
+    version: int
+    trial: int
+    state: str
+    epoch: NotRequired[int | None]
+    value: NotRequired[float | None]
+    test_accuracy: NotRequired[float | None]
+
+
+class ReportRunResult(TypedDict):
+    """``automl.report_run``: the run and its test metric."""
+
+    kind: Literal["automl_report_run_result"]
+    version: int
+    report_run: int
+    role: NotRequired[str]
+    seed: NotRequired[int]
+    test_metric: float | None
+
+
+class BuildPackageResult(TypedDict):
+    """``deploy.build_package``: the package built (its kind, server or device, is ``package_kind``);
+    ``deleted`` when the package was gone."""
+
+    kind: Literal["package_build_result"]
+    version: int
+    package: int
+    deleted: NotRequired[bool]
+    package_kind: NotRequired[str]
+    sha256: NotRequired[str]
+    size_bytes: NotRequired[int]
+
+
+# The result kind of each job kind (the training kinds' is workers.contracts.jobs.TrainingJobResult).
+RESULT_KINDS: dict[str, str] = {
+    "system.check": "system_check_result",
+    "datasets.import": "dataset_import_result",
+    "training.run": "training_job_result",
+    "training.evaluate_model": "training_job_result",
+    "training.check_backbone": "backbone_check_result",
+    "training.import_model": "model_import_result",
+    "automl.trial": "automl_trial_result",
+    "automl.report_run": "automl_report_run_result",
+    "deploy.build_package": "package_build_result",
+}
+
+
+def job_result(job_kind: str, result: dict[str, Any]) -> dict[str, Any]:
+    """A job body's result with its kind's ``kind`` and ``version`` stamped (kept when the body
+    stamped them itself)."""
+    if not isinstance(result, dict) or job_kind not in RESULT_KINDS:
+        return result
+    return {"kind": RESULT_KINDS[job_kind], "version": JOB_RESULT_VERSION, **result}
