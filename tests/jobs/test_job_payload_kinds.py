@@ -140,3 +140,37 @@ def test_a_workers_devices_are_answered_as_detected(tenants, api_client):
     rows = answer.json()
     rows = rows["results"] if isinstance(rows, dict) else rows
     assert [row["devices"] for row in rows if row["hostname"] == "gpu-host"] == [devices]
+
+
+def conforms(payload: dict, component: str) -> None:
+    """``payload`` matches the schema's ``component`` (unknown keys refused)."""
+    from tests.openapi_conformance import _validate
+
+    _validate(payload, {"$ref": f"#/components/schemas/{component}"}, component)
+
+
+def test_a_system_checks_result_is_its_contract():
+    import django
+
+    from workers.progress import silent_report
+    from workers.system_check import run_system_check
+
+    result = job_result("system.check", run_system_check(seconds=0.05, report=silent_report))
+    result["versions"]["django"] = django.get_version()
+    conforms(result, "SystemCheckResult")
+    conforms(result["devices"], "WorkerDevices")
+
+
+@pytest.mark.packages
+def test_the_builders_reports_are_their_contracts(tmp_path):
+    from tests.packages.packaging_support import digits_artifacts
+    from workers.packaging import build_device_sdk, build_server_package
+
+    artifacts, training_images, _ = digits_artifacts()
+    server = build_server_package(artifacts=artifacts, out_path=tmp_path / "server.zip")
+    conforms(server, "ServerPackageReport")
+    device = build_device_sdk(
+        artifacts=artifacts, out_path=tmp_path / "device.zip", calibration_images=training_images[:20]
+    )
+    conforms(device, "DeviceSdkReport")
+    assert device["compression"]["int8"] is not None and device["compression"]["top1_agreement"] is not None
