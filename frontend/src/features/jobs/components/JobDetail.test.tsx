@@ -16,9 +16,11 @@ const FINISHED = {
   max_attempts: 3,
   lease_owner: 'worker-a',
   heartbeat_at: '2026-11-29T10:00:03Z',
-  params: { seconds: 2 },
+  params: { kind: 'system.check', version: 1, seconds: 2 },
   progress: { fraction: 1, message: 'done' },
   result: {
+    kind: 'system_check_result',
+    version: 1,
     versions: { python: '3.12.1', torch: '2.5.0' },
     devices: { cuda_available: false, cpu_count: 2 },
     computation: { matmul_checksum: 12.5, ok: true },
@@ -54,6 +56,7 @@ describe('JobDetail', () => {
     expect(screen.getByTestId('job-result-versions')).toHaveTextContent('2.5.0');
     expect(screen.getByTestId('job-result-computation')).toHaveTextContent('12.5');
     expect(screen.getByTestId('job-result-devices')).toHaveTextContent('cuda_available');
+    expect(screen.queryByTestId('job-result-kind')).not.toBeInTheDocument(); // the envelope is no section
     expect(screen.queryByTestId('job-error')).not.toBeInTheDocument();
     expect(screen.queryByTestId('job-cancel-5')).not.toBeInTheDocument();
 

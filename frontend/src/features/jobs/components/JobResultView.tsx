@@ -107,6 +107,9 @@ function Section({ name, value }: { name: string; value: unknown }) {
   );
 }
 
+// the contract's envelope (which result it is), not a section of it
+const ENVELOPE = new Set(['kind', 'version']);
+
 /** A job's result: one section per top-level key (for system.check: versions, devices, computation), then the raw JSON. */
 export function JobResultView({ result }: { result: unknown }) {
   if (result === null || result === undefined) {
@@ -118,7 +121,9 @@ export function JobResultView({ result }: { result: unknown }) {
   }
   return (
     <Stack gap="sm" data-testid="job-result">
-      {isRecord(result) ? Object.entries(result).map(([key, value]) => <Section key={key} name={key} value={value} />) : <Json value={result} />}
+      {isRecord(result) ? Object.entries(result)
+          .filter(([key]) => !ENVELOPE.has(key))
+          .map(([key, value]) => <Section key={key} name={key} value={value} />) : <Json value={result} />}
       <Spoiler maxHeight={0} showLabel="Show raw JSON" hideLabel="Hide raw JSON">
         <Json value={result} />
       </Spoiler>
