@@ -5,6 +5,7 @@ Built on ``JobSerializer`` so its status, progress and result are typed as every
 
 from __future__ import annotations
 
+from config.contract_fields import ParamValuesField
 from config.contracts import contract_field, contract_serializer
 from jobs.api.serializers import JobSerializer
 from rest_framework import serializers
@@ -20,7 +21,7 @@ class ProducedModelVersionSerializer(serializers.Serializer):
 class TrainingJobSerializer(JobSerializer):
     template = serializers.CharField(source="params.template", read_only=True)
     preset = serializers.CharField(source="params.preset", read_only=True)
-    params = serializers.DictField(
+    params = ParamValuesField(
         source="params.params",
         read_only=True,
         default=dict,
