@@ -76,6 +76,14 @@ SMALL = {
                         "required": ["total"],
                     },
                     "secret": {"type": "string", "writeOnly": True},
+                    "a_long_union_of_the_payloads_by_their_kind": {
+                        "oneOf": [
+                            {"$ref": f"#/components/schemas/{n}"}
+                            for n in ("Pair", "Row", "ColourEnum", "Report")
+                        ]
+                        + [{"type": "array", "items": {"oneOf": [{"type": "integer"}, {"type": "string"}]}}],
+                        "nullable": True,
+                    },
                 },
                 "required": ["kind", "colour", "rows", "scores", "extra", "free", "counts", "secret"],
             },
@@ -104,6 +112,11 @@ def test_each_construct_is_translated():
     assert "    # Anything the server stores.\n    free: Any\n" in text
     assert "class ReportCounts(TypedDict):\n    total: int\n" in text and "    counts: ReportCounts\n" in text
     assert "    secret: NotRequired[str]\n" in text  # never in an answer
+    # a union too long for one line: a member a line, a nested union kept whole
+    assert (
+        "    a_long_union_of_the_payloads_by_their_kind: NotRequired[\n        Pair\n        | Row\n"
+        "        | ColourEnum\n        | Report\n        | list[int | str]\n        | None\n    ]\n"
+    ) in text
     assert 'Either: TypeAlias = "Report | Pair"' in text
     assert '__all__ = [\n    "ColourEnum",\n    "Either",' in text and '    "ReportCounts",\n' in text
 

@@ -4190,7 +4190,7 @@ export interface components {
             readonly preset: string;
             /** @description The template's parameters of the run: the preset's values with the overrides applied. */
             readonly params: {
-                [key: string]: unknown;
+                [key: string]: number | string | boolean;
             };
             readonly dataset_version: number;
             /** @description The backbone the run started from (transfer learning), or null. */

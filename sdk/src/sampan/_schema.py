@@ -2219,7 +2219,7 @@ class TrainingJob(TypedDict):
     template: str
     preset: str
     # The template's parameters of the run: the preset's values with the overrides applied.
-    params: dict[str, Any]
+    params: dict[str, float | str | bool]
     dataset_version: int
     # The backbone the run started from (transfer learning), or null.
     backbone: int | None
