@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from accounts.models import User
 from config.contracts import ContractJSONField, contract_field, contract_serializer
 from drf_spectacular.types import OpenApiTypes
@@ -81,7 +83,10 @@ class JobSerializer(serializers.ModelSerializer):
         slug_field="username", read_only=True
     )
     progress = ProgressField(read_only=True, help_text="The latest progress report.")
-    params = JobParamsField(help_text="The job's parameters, by its kind.")
+    # a Field: serializers built on this one answer their own params field (training_jobs)
+    params: serializers.Field[Any, Any, Any, Any] = JobParamsField(
+        help_text="The job's parameters, by its kind."
+    )
     result = contract_field(
         JOB_RESULT, allow_null=True, help_text="A finished job's result, by its kind; null until then."
     )
