@@ -88,23 +88,27 @@ def test_prediction_answers_follow_the_contract_per_task():
     model_version = {"id": 3, "name": "V3", "template": "tabular_regression"}
     regression = json.loads(
         response_body(
+            kind="regression_prediction",
             model_version=model_version,
             predictions=[[{"value": 42.5}]],
             details=[{"imputed": ["rooms"]}],
             latency_ms=0.1234,
         )
     )
-    assert set(regression) == {"model_version", "predictions", "latency_ms"}
+    assert set(regression) == {"kind", "version", "model_version", "predictions", "latency_ms"}
+    assert (regression["kind"], regression["version"]) == ("regression_prediction", 1)
     _valid(prediction.PredictionModelVersion, regression["model_version"])
     _valid(prediction.RegressionPrediction, regression["predictions"][0])
     classification = json.loads(
         response_body(
+            kind="classification_prediction",
             model_version={**model_version, "template": "image_classification"},
             predictions=[[{"label": "cat", "index": 0, "score": float(np.float32(0.75))}]],
             latency_ms=1.0,
         )
     )
     _valid(prediction.ClassificationPrediction, classification["predictions"][0])
+    assert classification["kind"] == "classification_prediction"
     assert not contract_serializer(prediction.ClassificationPrediction)(
         data=regression["predictions"][0]
     ).is_valid()

@@ -136,6 +136,7 @@ def test_predictor_answers_like_the_evaluation_predictor(trained_digits, tmp_pat
     )
     body = json.loads(
         response_body(
+            kind="classification_prediction",
             model_version={"id": 1, "name": "V1", "template": "image_classification"},
             predictions=served,
             latency_ms=0.123456,

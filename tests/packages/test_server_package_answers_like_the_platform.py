@@ -357,7 +357,18 @@ def test_package_server_answers_like_the_hosted_api_for_the_same_model(package, 
     np.testing.assert_allclose(
         as_scores([p["top_k"] for p in local.json()["predictions"]]), hosted_scores, rtol=RTOL, atol=ATOL
     )
-    assert set(hosted.json()) == set(local.json()) == {"model_version", "predictions", "latency_ms"}
+    assert (
+        set(hosted.json())
+        == set(local.json())
+        == {
+            "kind",
+            "version",
+            "model_version",
+            "predictions",
+            "latency_ms",
+        }
+    )
+    assert hosted.json()["kind"] == local.json()["kind"] == "classification_prediction"
     assert hosted.json()["model_version"]["template"] == local.json()["model_version"]["template"]
     # and the same refusal for the same bad input
     corrupt = {"instances": [{"image": base64.b64encode(b"\x89PNG\r\n\x1a\ngarbage").decode()}]}

@@ -147,7 +147,7 @@ def test_a_classifiers_prediction():
 
 def test_a_regression_models_prediction():
     data: schema.RegressionPrediction = {"top_k": [{"value": 151.5}]}
-    prediction = Prediction(data, REGRESSOR)
+    prediction = Prediction(data, REGRESSOR, "regression_prediction")
     assert prediction.regression and prediction.value == 151.5
     assert prediction.label == "" and math.isnan(prediction.score) and prediction.index == -1
     assert prediction.classes == [] and prediction.imputed == []

@@ -1,9 +1,9 @@
 """The prediction request and answer of a deployed model, per task (workers.serving.protocol).
 
 One wire format for the hosted API (``POST /api/v1/deployments/{id}/predict/``), the on-prem server
-package and the SDKs. It is public and vendored into packages, so it has no ``kind``/``version`` of
-its own: the model's template (``model_version.template`` in the answer, the deployment's
-``template``) says which request it takes and which answer it gives.
+package and the SDKs. An answer names its ``kind`` (``classification_prediction`` or
+``regression_prediction``) and ``version``; consumers switch on it. Requests are what users send and
+carry no kind: the model's template (the deployment's ``template``) says which request it takes.
 
 Requests: ``{"instances": [...], "top_k": 5}`` where each instance is an image
 (:class:`ImageInstance`), a text (:class:`TextInstance`) or a table row (:data:`TableRow`, cells by
@@ -16,7 +16,7 @@ likely first (classification, :class:`ClassScore`), or one predicted value (regr
 
 from __future__ import annotations
 
-from typing import NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 # A table cell as sent: a number, a string, a boolean, or null for a missing value.
 TableCell = int | float | str | bool | None
@@ -98,10 +98,17 @@ class PredictionModelVersion(TypedDict):
     template: str
 
 
+PredictionKind = Literal["classification_prediction", "regression_prediction"]
+PREDICTION_ANSWER_VERSION = 1
+
+
 class PredictionAnswer(TypedDict):
     """The answer to a prediction request: one prediction per instance, in order, and the time spent
-    in the server from decoding to answering."""
+    in the server from decoding to answering. ``kind`` says whether ``top_k`` holds ranked classes
+    (``classification_prediction``) or one predicted value (``regression_prediction``)."""
 
+    kind: PredictionKind
+    version: int
     model_version: PredictionModelVersion
     predictions: list[ClassificationPrediction] | list[RegressionPrediction]
     latency_ms: float

@@ -167,6 +167,7 @@ def readme_values(data_kind: str, artifacts: ModelArtifacts, requirements: list[
                 '\\"$(base64 -w0 test_vectors/images/000.png)\\"}], '
                 '\\"top_k\\": 3}" \\\n         http://127.0.0.1:8080/predict'
             ),
+            "prediction_kind": "classification_prediction",
             "answer_example": '[{"top_k": [{"index": 3, "label": "3", "score": 0.98}, ...]}]',
             "error_examples": (
                 "a corrupt image, bad JSON or base64, or no input, 413 for a body, batch or image over the "
@@ -197,6 +198,7 @@ def readme_values(data_kind: str, artifacts: ModelArtifacts, requirements: list[
                 '\\\n         -d \'{"instances": [{"text": "Return the square root of x."}], '
                 '"top_k": 3}\' \\\n         http://127.0.0.1:8080/predict'
             ),
+            "prediction_kind": "classification_prediction",
             "answer_example": '[{"top_k": [{"index": 2, "label": "numbers", "score": 0.93}, ...]}]',
             "error_examples": (
                 "bad JSON, an instance without a `text` string, or an empty text, 413 for a body, batch or "
@@ -230,6 +232,7 @@ def readme_values(data_kind: str, artifacts: ModelArtifacts, requirements: list[
             f"\\\n         -d '{{\"instances\": [{example}]}}' \\\n"
             "         http://127.0.0.1:8080/predict\n\n" + missing_value_rule(artifacts.preprocessing)
         ),
+        "prediction_kind": "regression_prediction" if regression else "classification_prediction",
         "answer_example": '[{"top_k": [{"value": 151.2}], "imputed": []}]'
         if regression
         else '[{"top_k": [{"index": 0, "label": "class_0", "score": 0.97}, ...], "imputed": []}]',

@@ -4,7 +4,9 @@
 Template-generic: ``PREDICTORS`` maps a template name to its predictor class as a ``"module:Class"``
 string, imported only when a model of that template is loaded. A predictor class takes
 ``(model_dir, *, threads=None)`` and has ``template``, ``data_kind`` (``"image"``, ``"text"`` or
-``"tabular"``, what :func:`workers.serving.protocol.parse_request` decodes for it), ``classes``
+``"tabular"``, what :func:`workers.serving.protocol.parse_request` decodes for it),
+``prediction_kind`` (the answer's ``kind``: ``"classification_prediction"`` or
+``"regression_prediction"``), ``classes``
 and ``predict(instances, top_k) -> [[{"label", "index", "score"}, ...], ...]``; optionally
 ``predict_detailed(instances, top_k) -> (answers, [{...per instance...}])`` for what an answer adds
 (tabular models: ``{"imputed": [columns]}``). Callers go through :func:`predict_instances`.
@@ -23,6 +25,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from workers.contracts.prediction import PredictionKind
+
 PREDICTORS: dict[str, str] = {
     "image_classification": "workers.serving.predictors:ImageClassificationPredictor",
     "tabular_classification": "workers.tabular.predictor:TabularServingPredictor",
@@ -35,6 +39,7 @@ DEFAULT_TEMPLATE = "image_classification"
 class Predictor(Protocol):
     template: str
     data_kind: str
+    prediction_kind: PredictionKind
     classes: list[str]
 
     def predict(self, instances: Sequence[Any], top_k: int) -> list[list[dict[str, Any]]]: ...
@@ -68,6 +73,7 @@ class ImageClassificationPredictor:
 
     template = "image_classification"
     data_kind = "image"
+    prediction_kind: PredictionKind = "classification_prediction"
 
     def __init__(self, model_dir: str | os.PathLike[str], *, threads: int | None = None) -> None:
         from workers.image_classification.predictor import ImageClassifier

@@ -15,14 +15,15 @@ pixel limit from the header alone (a pixel flood is never decoded), and decoded 
 
 Responses (``response_body``)::
 
-    {"model_version": {"id": 12, "name": "V3", "template": "image_classification"},
+    {"kind": "classification_prediction", "version": 1,
+     "model_version": {"id": 12, "name": "V3", "template": "image_classification"},
      "predictions": [{"top_k": [{"label": "3", "index": 3, "score": 0.98}, ...]}, ...],
      "latency_ms": 0.42}
 
 Tabular answers add ``"imputed": ["<column>", ...]`` to each prediction: the columns that were
 missing and filled by the model's missing-value rule (see ``workers.tabular.encoding.check_row``);
-regression models answer ``{"top_k": [{"value": 42.5}]}``. The contracts (requests and answers per
-task): ``workers.contracts.prediction``.
+regression models answer ``"kind": "regression_prediction"`` with ``{"top_k": [{"value": 42.5}]}``.
+The contracts (requests and answers per task): ``workers.contracts.prediction``.
 
 Errors (``PredictionInputError.as_dict``): ``{"error": {"code", "message", "details"}}`` with
 status 400 (bad input), 413 (body, batch or image too large), 415 (content type) or 422 (the model
@@ -48,8 +49,10 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from workers.contracts.data_kind import DATA_KINDS
 from workers.contracts.prediction import (
+    PREDICTION_ANSWER_VERSION,
     ClassificationPrediction,
     PredictionAnswer,
+    PredictionKind,
     PredictionModelVersion,
     RegressionPrediction,
 )
@@ -441,6 +444,7 @@ def parse_request(
 
 def response_body(
     *,
+    kind: PredictionKind,
     model_version: PredictionModelVersion | Mapping[str, Any],
     predictions: Sequence[Sequence[Mapping[str, Any]]],
     latency_ms: float,
@@ -458,6 +462,8 @@ def response_body(
         else [{"top_k": p, **extra} for p, extra in zip(predictions, details, strict=True)]
     )
     answer: PredictionAnswer = {
+        "kind": kind,
+        "version": PREDICTION_ANSWER_VERSION,
         "model_version": cast(PredictionModelVersion, model_version),
         "predictions": cast(list[ClassificationPrediction] | list[RegressionPrediction], answers),
         "latency_ms": round(latency_ms, 3),

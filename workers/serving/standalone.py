@@ -128,6 +128,7 @@ class PredictionService:
         )
         predictions, details = predict_instances(self.predictor, parsed.instances, parsed.top_k)
         return response_body(
+            kind=self.predictor.prediction_kind,
             model_version=self.model_version,
             predictions=predictions,
             details=details,

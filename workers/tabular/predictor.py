@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from workers.contracts.prediction import PredictionKind
 from workers.shared.onnx_model import check_onnx_self_contained
 from workers.tabular.encoding import RowContractError, check_row, encode
 
@@ -121,6 +122,9 @@ class TabularServingPredictor:
             model_dir / "model.onnx", preprocessing=preprocessing, classes=classes, threads=threads
         )
         self.template = "tabular_regression" if self.model.regression else "tabular_classification"
+        self.prediction_kind: PredictionKind = (
+            "regression_prediction" if self.model.regression else "classification_prediction"
+        )
         self.classes = list(self.model.classes)
 
     def predict(self, instances: Sequence[Any], top_k: int) -> list[list[dict[str, Any]]]:

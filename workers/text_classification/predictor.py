@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from workers.contracts.prediction import PredictionKind
 from workers.shared.onnx_model import check_onnx_self_contained
 from workers.text_classification.tokenization import METADATA_KEY, TextTokenizer
 
@@ -83,6 +84,7 @@ class TextServingPredictor:
 
     template = "text_classification"
     data_kind = "text"
+    prediction_kind: PredictionKind = "classification_prediction"
 
     def __init__(self, model_dir: str | os.PathLike[str], *, threads: int | None = None) -> None:
         model_dir = Path(model_dir)

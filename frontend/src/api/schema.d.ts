@@ -3332,9 +3332,17 @@ export interface components {
         /**
          * @description The answer (``workers.contracts.prediction.PredictionAnswer``): one prediction per instance, in
          *     order. A classifier's ``top_k`` lists classes with scores, most likely first; a regression
-         *     model's holds one ``{value}``; the model version's ``template`` says which.
+         *     model's holds one ``{value}``; ``kind`` says which.
          */
         PredictResponse: {
+            /**
+             * @description classification_prediction: top_k ranks classes; regression_prediction: top_k holds one value.
+             *
+             *     * `classification_prediction` - classification_prediction
+             *     * `regression_prediction` - regression_prediction
+             */
+            kind: components["schemas"]["PredictionKindEnum"];
+            version: number;
             model_version: components["schemas"]["PredictionModelVersion"];
             predictions: components["schemas"]["Prediction"][];
             /**
@@ -3349,6 +3357,12 @@ export interface components {
             value: number;
         };
         Prediction: components["schemas"]["ClassificationPrediction"] | components["schemas"]["RegressionPrediction"];
+        /**
+         * @description * `classification_prediction` - classification_prediction
+         *     * `regression_prediction` - regression_prediction
+         * @enum {string}
+         */
+        PredictionKindEnum: "classification_prediction" | "regression_prediction";
         /** @description The model version that answered (a deployment may switch versions between calls). */
         PredictionModelVersion: {
             id: number;

@@ -212,6 +212,7 @@ def _answer(
     return Answer(
         200,
         response_body(
+            kind=predictor.prediction_kind,
             model_version=mv.public,
             predictions=predictions,
             details=details,

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import typing
+
 from accounts.models import User
 from config.contracts import ContractJSONField, contract_serializer
 from django.utils import timezone
@@ -250,8 +252,15 @@ class PredictMultipartSerializer(serializers.Serializer):
 class PredictResponseSerializer(serializers.Serializer):
     """The answer (``workers.contracts.prediction.PredictionAnswer``): one prediction per instance, in
     order. A classifier's ``top_k`` lists classes with scores, most likely first; a regression
-    model's holds one ``{value}``; the model version's ``template`` says which."""
+    model's holds one ``{value}``; ``kind`` says which."""
 
+    kind = serializers.ChoiceField(
+        choices=[(k, k) for k in typing.get_args(prediction.PredictionKind)],
+        help_text=(
+            "classification_prediction: top_k ranks classes; regression_prediction: top_k holds one value."
+        ),
+    )
+    version = serializers.IntegerField()
     model_version = contract_serializer(prediction.PredictionModelVersion)()
     predictions = PolymorphicProxySerializer(
         component_name="Prediction",

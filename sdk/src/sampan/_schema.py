@@ -1547,8 +1547,11 @@ PredictRequestRequest: TypeAlias = "ImageInstancesRequest | TextInstancesRequest
 
 # The answer (``workers.contracts.prediction.PredictionAnswer``): one prediction per instance, in order. A
 # classifier's ``top_k`` lists classes with scores, most likely first; a regression model's holds one
-# ``{value}``; the model version's ``template`` says which.
+# ``{value}``; ``kind`` says which.
 class PredictResponse(TypedDict):
+    # classification_prediction: top_k ranks classes; regression_prediction: top_k holds one value.
+    kind: PredictionKindEnum
+    version: int
     model_version: PredictionModelVersion
     predictions: list[Prediction]
     # Time spent in the server, decoding to answer.
@@ -1561,6 +1564,9 @@ class PredictedValue(TypedDict):
 
 
 Prediction: TypeAlias = "ClassificationPrediction | RegressionPrediction"
+
+
+PredictionKindEnum: TypeAlias = Literal["classification_prediction", "regression_prediction"]
 
 
 # The model version that answered (a deployment may switch versions between calls).
@@ -2657,6 +2663,7 @@ __all__ = [
     "PredictResponse",
     "PredictedValue",
     "Prediction",
+    "PredictionKindEnum",
     "PredictionModelVersion",
     "PresetDescription",
     "ProducedModelVersion",

@@ -26,37 +26,42 @@ if TYPE_CHECKING:
 MAX_BATCH = 32  # the hosted endpoint's batch limit
 
 
-# Templates whose models answer a number (``top_k`` holds one ``{value}``): the prediction answer
-# has no kind of its own, its model version's template says which (workers.contracts.prediction).
-REGRESSION_TEMPLATES = frozenset({"tabular_regression"})
-
-
 class Prediction:
     """One instance's answer (an image, a text or a table row): typed accessors over the endpoint's
     entry (``data``, a :data:`sampan.types.Prediction`), the best class first in ``top_k``.
 
-    A regression model (tabular regression) answers a number in ``value``; its ``label`` is then
-    ``""``, ``score`` NaN and ``index`` -1. For a table row, ``imputed`` names the columns the server
-    filled in by the model's missing-value rule (a cell sent as None/NaN, or a column left out).
+    A regression model (an answer of kind ``regression_prediction``) answers a number in ``value``; its
+    ``label`` is then ``""``, ``score`` NaN and ``index`` -1. For a table row, ``imputed`` names the
+    columns the server filled in by the model's missing-value rule (a cell sent as None/NaN, or a
+    column left out).
     """
 
-    __slots__ = ("data", "model_version")
+    __slots__ = ("data", "kind", "model_version")
 
-    def __init__(self, data: schema.Prediction, model_version: schema.PredictionModelVersion) -> None:
+    def __init__(
+        self,
+        data: schema.Prediction,
+        model_version: schema.PredictionModelVersion,
+        kind: schema.PredictionKindEnum = "classification_prediction",
+    ) -> None:
         self.data = data
         self.model_version = model_version
+        self.kind = kind
 
     @classmethod
     def from_answer(
-        cls, answer: schema.Prediction, model_version: schema.PredictionModelVersion
+        cls,
+        answer: schema.Prediction,
+        model_version: schema.PredictionModelVersion,
+        kind: schema.PredictionKindEnum = "classification_prediction",
     ) -> Prediction:
-        """One entry of the endpoint's ``predictions`` as a Prediction."""
-        return cls(answer, model_version)
+        """One entry of the endpoint's ``predictions`` as a Prediction; ``kind`` is the answer's."""
+        return cls(answer, model_version, kind)
 
     @property
     def regression(self) -> bool:
-        """Whether a regression model answered (by its template)."""
-        return self.model_version["template"] in REGRESSION_TEMPLATES
+        """Whether a regression model answered (the answer's ``kind``)."""
+        return self.kind == "regression_prediction"
 
     @property
     def classes(self) -> list[schema.ClassScore]:
@@ -96,6 +101,7 @@ class Prediction:
             isinstance(other, Prediction)
             and other.data == self.data
             and other.model_version == self.model_version
+            and other.kind == self.kind
         )
 
     def __hash__(self) -> int:
@@ -371,7 +377,9 @@ class Deployment(Resource[schema.Deployment]):
                 key=key,
                 top_k=top_k,
             )
-            answers += [Prediction(answer, body["model_version"]) for answer in body["predictions"]]
+            answers += [
+                Prediction(answer, body["model_version"], body["kind"]) for answer in body["predictions"]
+            ]
         return answers
 
 

@@ -8,6 +8,8 @@ import { TryItPanel } from './TryItPanel';
 
 const DEPLOYMENT = { id: 21, predict_url: '/api/v1/deployments/21/predict/', status: 'active' as const };
 const ANSWER = {
+  kind: 'classification_prediction',
+  version: 1,
   model_version: { id: 12, name: 'V3', template: 'image_classification' },
   predictions: [
     {
@@ -148,7 +150,7 @@ describe('TryItPanel for text and table models', () => {
   });
 
   it('refuses a row that is not a JSON object before calling, and shows a regression value', async () => {
-    const seen = stubPredict(() => json({ model_version: { id: 4, name: 'V1', template: 'tabular_regression' }, predictions: [{ top_k: [{ value: 42.5 }] }], latency_ms: 0.3 }));
+    const seen = stubPredict(() => json({ kind: 'regression_prediction', version: 1, model_version: { id: 4, name: 'V1', template: 'tabular_regression' }, predictions: [{ top_k: [{ value: 42.5 }] }], latency_ms: 0.3 }));
     const user = userEvent.setup();
     renderWithApp(<TryItPanel deployment={{ ...DEPLOYMENT, template: 'tabular_regression' }} />);
     const input = screen.getByTestId('try-text');

@@ -1,12 +1,16 @@
 import { Alert, Badge, Button, FileButton, Group, Image, NumberInput, Paper, PasswordInput, Progress, SimpleGrid, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { ApiError } from '@/api/client';
+import type { components } from '@/api/schema';
 import { errorMessage } from '@/lib/notifications';
 import type { Deployment } from '../api/deployments';
 import { absolutePredictUrl } from '../api/deployments';
 import { exampleRow, inputKindOf, parseRow } from '../api/predict';
 import { formatMs } from '../api/usage';
 import { useModelVersion, usePredict, useSessionKey } from '../hooks/useDeploy';
+
+type ClassScore = components['schemas']['ClassScore'];
+type PredictedValue = components['schemas']['PredictedValue'];
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/bmp', 'image/webp', 'image/tiff'];
 
@@ -80,7 +84,10 @@ export function TryItPanel({
   };
 
   const answer = predict.data;
-  const top = answer?.predictions[0]?.top_k ?? [];
+  // The answer's kind says what top_k holds: ranked classes, or one predicted value.
+  const first = answer?.predictions[0];
+  const values = answer?.kind === 'regression_prediction' && first ? (first.top_k as PredictedValue[]) : [];
+  const classes = answer?.kind === 'classification_prediction' && first ? (first.top_k as ClassScore[]) : [];
   return (
     <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
       <Stack>
@@ -189,12 +196,12 @@ export function TryItPanel({
               </Group>
             </Group>
             <Stack gap="xs" data-testid="try-top-k-list">
-              {top.map((entry, rank) =>
-                'value' in entry ? (
-                  <Text key={rank} fw={700} size="xl" data-testid={`try-value-${rank}`}>
-                    {String(entry.value)}
-                  </Text>
-                ) : (
+              {values.map((entry, rank) => (
+                <Text key={rank} fw={700} size="xl" data-testid={`try-value-${rank}`}>
+                  {String(entry.value)}
+                </Text>
+              ))}
+              {classes.map((entry, rank) => (
                 <div key={entry.index} data-testid={`try-label-${rank}`} data-label={entry.label} data-score={entry.score}>
                   <Group justify="space-between" gap="xs">
                     <Text fw={rank === 0 ? 700 : 400}>{entry.label}</Text>
@@ -204,8 +211,7 @@ export function TryItPanel({
                   </Group>
                   <Progress value={entry.score * 100} color={rank === 0 ? 'teal' : 'blue'} size="md" aria-label={`${entry.label} ${(entry.score * 100).toFixed(1)}%`} />
                 </div>
-                ),
-              )}
+              ))}
             </Stack>
           </Paper>
         )}
