@@ -8,7 +8,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar
 
 from sampan import _html, _optional
 from sampan import _schema as schema
@@ -76,27 +76,21 @@ def _no_report(body: schema.ModelVersionEvaluation) -> ValueError:
     )
 
 
-class EvaluationReport:
-    """A classifier's evaluation on its dataset version's test split: typed accessors over the
-    server's report (``data``, a :class:`sampan.types.ClassificationReport`)."""
+ReportT = TypeVar("ReportT", schema.ClassificationReport, schema.RegressionReport)
 
-    def __init__(self, model_version: int, name: str, data: schema.ClassificationReport) -> None:
+
+class _Report(Generic[ReportT]):
+    """What every evaluation report view has: its model version, name and the server's payload."""
+
+    data: ReportT
+
+    def __init__(self, model_version: int, name: str, data: ReportT) -> None:
         self.model_version = model_version
         self.name = name
         self.data = data
 
-    @classmethod
-    def from_api(cls, body: schema.ModelVersionEvaluation) -> EvaluationReport:
-        """The report of ``GET /model-versions/{id}/evaluation/`` (a classifier's)."""
-        report = evaluation_report(body)
-        if not isinstance(report, EvaluationReport):
-            raise ValueError(
-                f"Model version {body['name']} is a regression model: its report is a RegressionReport."
-            )
-        return report
-
     @property
-    def raw(self) -> schema.ClassificationReport:
+    def raw(self) -> ReportT:
         """The report as the server sent it (``data``)."""
         return self.data
 
@@ -107,6 +101,21 @@ class EvaluationReport:
     @property
     def samples(self) -> int:
         return self.data["samples"]
+
+
+class EvaluationReport(_Report[schema.ClassificationReport]):
+    """A classifier's evaluation on its dataset version's test split: typed accessors over the
+    server's report (``data``, a :class:`sampan.types.ClassificationReport`)."""
+
+    @classmethod
+    def from_api(cls, body: schema.ModelVersionEvaluation) -> EvaluationReport:
+        """The report of ``GET /model-versions/{id}/evaluation/`` (a classifier's)."""
+        report = evaluation_report(body)
+        if not isinstance(report, EvaluationReport):
+            raise ValueError(
+                f"Model version {body['name']} is a regression model: its report is a RegressionReport."
+            )
+        return report
 
     @property
     def classes(self) -> list[str]:
@@ -175,7 +184,7 @@ class EvaluationReport:
         )
 
 
-class RegressionReport:
+class RegressionReport(_Report[schema.RegressionReport]):
     """A regression model version's evaluation on its dataset version's test split: MAE, RMSE, R2,
     the residual plot's points (actual vs predicted), the residual histogram, the largest errors
     and permutation feature importance; typed accessors over the server's report (``data``, a
@@ -186,11 +195,6 @@ class RegressionReport:
     >>> report.residuals_frame().head()      # sample, actual, predicted, residual
     """
 
-    def __init__(self, model_version: int, name: str, data: schema.RegressionReport) -> None:
-        self.model_version = model_version
-        self.name = name
-        self.data = data
-
     @classmethod
     def from_api(cls, body: schema.ModelVersionEvaluation) -> RegressionReport:
         """The report of ``GET /model-versions/{id}/evaluation/`` (a regression model's)."""
@@ -200,19 +204,6 @@ class RegressionReport:
                 f"Model version {body['name']} is a classifier: its report is an EvaluationReport."
             )
         return report
-
-    @property
-    def raw(self) -> schema.RegressionReport:
-        """The report as the server sent it (``data``)."""
-        return self.data
-
-    @property
-    def split(self) -> str:
-        return self.data["split"]
-
-    @property
-    def samples(self) -> int:
-        return self.data["samples"]
 
     @property
     def mae(self) -> float:
