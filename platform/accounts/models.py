@@ -9,6 +9,14 @@ from django.utils import timezone
 class User(AbstractUser):
     """A person who logs in with a password (browser) or an API token (SDK, scripts)."""
 
+    class Language(models.TextChoices):
+        BROWSER = "", "The browser's language"
+        EN = "en", "English"
+        ZH_CN = "zh-CN", "简体中文"
+
+    # The web UI's language; blank follows the browser's. API error messages stay English either way.
+    language = models.CharField(max_length=8, choices=Language.choices, blank=True, default="")
+
 
 class ApiToken(models.Model):
     """A personal API token. Only a SHA-256 digest is stored; the key is shown once at creation."""

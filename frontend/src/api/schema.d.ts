@@ -69,7 +69,8 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change your own preferences (the UI language) */
+        patch: operations["auth_me_partial_update"];
         trace?: never;
     };
     "/api/v1/backbones/": {
@@ -2590,6 +2591,13 @@ export interface components {
             /** @description The sample's new label_version. */
             label_version: number;
         };
+        /**
+         * @description * `` - The browser's language
+         *     * `en` - English
+         *     * `zh-CN` - 简体中文
+         * @enum {string}
+         */
+        LanguageEnum: "en" | "zh-CN";
         LargestError: {
             sample: number | string;
             values: {
@@ -2649,6 +2657,23 @@ export interface components {
         LoginRequest: {
             username: string;
             password: string;
+        };
+        /** @description The signed-in user, with their own preferences. */
+        Me: {
+            readonly id: number;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly username: string;
+            /**
+             * Email address
+             * Format: email
+             */
+            readonly email: string;
+            /**
+             * Staff status
+             * @description Designates whether the user can log into this admin site.
+             */
+            readonly is_staff: boolean;
+            language?: components["schemas"]["LanguageEnum"] | components["schemas"]["BlankEnum"];
         };
         Membership: {
             readonly id: number;
@@ -3292,6 +3317,17 @@ export interface components {
             name?: string;
             /** @description #rrggbb; picked if empty. */
             color?: string;
+        };
+        /** @description What a user may change about themselves. */
+        PatchedMeUpdateRequest: {
+            /**
+             * @description The web UI's language: 'en', 'zh-CN', or '' to follow the browser's. API error messages stay English (with a machine-readable code) in every language.
+             *
+             *     * `` - The browser's language
+             *     * `en` - English
+             *     * `zh-CN` - 简体中文
+             */
+            language?: components["schemas"]["LanguageEnum"] | components["schemas"]["BlankEnum"];
         };
         PatchedMembershipRequest: {
             role?: components["schemas"]["RoleEnum"];
@@ -4686,7 +4722,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["User"];
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    auth_me_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedMeUpdateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */

@@ -1,11 +1,19 @@
 import { notifications } from '@mantine/notifications';
 import { ApiError } from '@/api/client';
+import { i18n, translateDynamic } from '@/i18n';
 
-/** The server's message for an ApiError, or a generic one for anything else. */
+/**
+ * What to tell the user about a failed call. API errors stay English and machine-readable on the
+ * wire; the UI shows the `errors` catalog's message for a known `code` (in the UI's language, with
+ * the error's `details` available for interpolation) and falls back to the server's own text.
+ */
 export function errorMessage(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
+  if (error instanceof ApiError) {
+    const details = error.details && typeof error.details === 'object' && !Array.isArray(error.details) ? error.details : {};
+    return translateDynamic(`errors:${error.code}`, error.message, { ...(details as Record<string, unknown>), message: error.message });
+  }
   if (error instanceof Error) return error.message;
-  return 'Something went wrong.';
+  return i18n.t('common:errors.generic');
 }
 
 /** Field errors from a DRF validation `details` object, flattened to "field: message" lines. */
@@ -23,7 +31,7 @@ export function errorDetailLines(error: unknown): string[] {
   return lines;
 }
 
-export function notifyError(error: unknown, title = 'Request failed'): void {
+export function notifyError(error: unknown, title: string = i18n.t('common:errors.requestFailed')): void {
   const details = errorDetailLines(error);
   notifications.show({
     color: 'red',

@@ -1,6 +1,10 @@
 import '@testing-library/jest-dom/vitest';
 import { cleanup, configure } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
+import { i18n } from '@/i18n';
+
+// Unit tests read the English UI unless a test switches language itself.
+void i18n.changeLanguage('en');
 
 // Lazily loaded routes are compiled on their first import in the test run (a second or more on a
 // busy machine); findBy*/waitFor wait for them instead of failing at the 1 s default.
@@ -35,6 +39,7 @@ window.HTMLElement.prototype.scrollIntoView = window.HTMLElement.prototype.scrol
 
 afterEach(() => {
   cleanup();
+  if (i18n.language !== 'en') void i18n.changeLanguage('en');
   vi.unstubAllGlobals();
   document.cookie.split(';').forEach((cookie) => {
     const name = cookie.split('=')[0].trim();

@@ -14,6 +14,28 @@ class UserSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class MeSerializer(UserSerializer):
+    """The signed-in user, with their own preferences."""
+
+    class Meta(UserSerializer.Meta):
+        fields = [*UserSerializer.Meta.fields, "language"]
+        read_only_fields = UserSerializer.Meta.fields
+
+
+class MeUpdateSerializer(serializers.ModelSerializer):
+    """What a user may change about themselves."""
+
+    class Meta:
+        model = get_user_model()
+        fields = ["language"]
+        extra_kwargs = {
+            "language": {
+                "help_text": "The web UI's language: 'en', 'zh-CN', or '' to follow the browser's. "
+                "API error messages stay English (with a machine-readable code) in every language."
+            }
+        }
+
+
 class UserCreateSerializer(serializers.Serializer):
     username = serializers.RegexField(r"^[\w.@+-]{1,150}$", max_length=150)
     email = serializers.EmailField(required=False, allow_blank=True, default="")

@@ -19,6 +19,8 @@ from accounts.api.serializers import (
     ApiTokenSerializer,
     CsrfSerializer,
     LoginSerializer,
+    MeSerializer,
+    MeUpdateSerializer,
     UserCreateSerializer,
     UserSerializer,
 )
@@ -86,9 +88,20 @@ class LogoutView(APIView):
 
 
 class MeView(APIView):
-    @extend_schema(responses=UserSerializer, summary="The user behind this session or token")
+    @extend_schema(responses=MeSerializer, summary="The user behind this session or token")
     def get(self, request):
-        return Response(UserSerializer(request.user).data)
+        return Response(MeSerializer(request.user).data)
+
+    @extend_schema(
+        request=MeUpdateSerializer,
+        responses=MeSerializer,
+        summary="Change your own preferences (the UI language)",
+    )
+    def patch(self, request):
+        serializer = MeUpdateSerializer(request.user, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        serializer.save()
+        return Response(MeSerializer(request.user).data)
 
 
 class ApiTokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):

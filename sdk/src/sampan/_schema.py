@@ -1003,6 +1003,9 @@ class LabeledSample(TypedDict):
     label_version: int
 
 
+LanguageEnum: TypeAlias = Literal["en", "zh-CN"]
+
+
 class LargestError(TypedDict):
     sample: int | str
     values: dict[str, float | str | None]
@@ -1043,6 +1046,17 @@ LiftStatusEnum: TypeAlias = Literal["disabled", "not_started", "running", "finis
 class LoginRequest(TypedDict):
     username: str
     password: str
+
+
+# The signed-in user, with their own preferences.
+class Me(TypedDict):
+    id: int
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    username: str
+    email: str
+    # Designates whether the user can log into this admin site.
+    is_staff: bool
+    language: NotRequired[LanguageEnum | BlankEnum]
 
 
 class Membership(TypedDict):
@@ -1505,6 +1519,13 @@ class PatchedLabelRequest(TypedDict):
     name: NotRequired[str]
     # #rrggbb; picked if empty.
     color: NotRequired[str]
+
+
+# What a user may change about themselves.
+class PatchedMeUpdateRequest(TypedDict):
+    # The web UI's language: 'en', 'zh-CN', or '' to follow the browser's. API error messages stay English
+    # (with a machine-readable code) in every language.
+    language: NotRequired[LanguageEnum | BlankEnum]
 
 
 class PatchedMembershipRequest(TypedDict):
@@ -2588,6 +2609,7 @@ __all__ = [
     "LabelMergeRequest",
     "LabelRequest",
     "LabeledSample",
+    "LanguageEnum",
     "LargestError",
     "LayoutEnum",
     "Lift",
@@ -2595,6 +2617,7 @@ __all__ = [
     "LiftErrorRoleEnum",
     "LiftStatusEnum",
     "LoginRequest",
+    "Me",
     "Membership",
     "MembershipCreateRequest",
     "MembershipRequest",
@@ -2653,6 +2676,7 @@ __all__ = [
     "PatchedDatasetRequest",
     "PatchedDeploymentUpdateRequest",
     "PatchedLabelRequest",
+    "PatchedMeUpdateRequest",
     "PatchedMembershipRequest",
     "PatchedProjectRequest",
     "PatchedSampleLabelWriteRequest",

@@ -1,6 +1,6 @@
 import { Center, Paper, Stack, Text, Title } from '@mantine/core';
 import { Navigate, useLocation, useNavigate } from 'react-router';
-import { LoginForm, useMe } from '@/features/auth';
+import { LanguageSwitch, LoginForm, useMe } from '@/features/auth';
 
 export function LoginRoute() {
   const { data: user } = useMe();
@@ -20,6 +20,7 @@ export function LoginRoute() {
             </Text>
           </Stack>
           <LoginForm onSuccess={() => navigate(target, { replace: true })} />
+          <LanguageSwitch />
         </Stack>
       </Paper>
     </Center>

@@ -2,6 +2,7 @@ import { api, ApiError, readCookie, unwrap } from '@/api/client';
 import type { paths } from '@/api/schema';
 
 export type User = paths['/api/v1/auth/me/']['get']['responses'][200]['content']['application/json'];
+export type MeUpdate = NonNullable<paths['/api/v1/auth/me/']['patch']['requestBody']>['content']['application/json'];
 export type LoginBody = NonNullable<paths['/api/v1/auth/login/']['post']['requestBody']>['content']['application/json'];
 
 export const authKeys = {
@@ -32,4 +33,9 @@ export async function login(body: LoginBody): Promise<User> {
 
 export async function logout(): Promise<void> {
   await api.POST('/api/v1/auth/logout/');
+}
+
+/** Saves the signed-in user's own preferences (the UI language). */
+export async function updateMe(body: MeUpdate): Promise<User> {
+  return unwrap(api.PATCH('/api/v1/auth/me/', { body }));
 }

@@ -1,11 +1,12 @@
 import { Center, Loader } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
-import { useMe } from '../hooks/useAuth';
+import { useMe, useUserLanguage } from '../hooks/useAuth';
 
 /** Renders children for a signed-in user; anyone else goes to /login and comes back afterwards. */
 export function RequireAuth({ children }: { children: ReactNode }) {
   const { data: user, isPending } = useMe();
+  useUserLanguage();
   const location = useLocation();
   if (isPending) {
     return (

@@ -1,6 +1,7 @@
 import { Avatar, Group, Menu, Text, UnstyledButton } from '@mantine/core';
 import { useNavigate } from 'react-router';
 import { useLogout, useMe } from '../hooks/useAuth';
+import { LanguageSwitch } from './LanguageSwitch';
 
 export function UserMenu() {
   const { data: user } = useMe();
@@ -9,7 +10,7 @@ export function UserMenu() {
   if (!user) return null;
 
   return (
-    <Menu position="bottom-end" withArrow shadow="md" width={220}>
+    <Menu position="bottom-end" withArrow shadow="md" width={240}>
       <Menu.Target>
         <UnstyledButton data-testid="user-menu" aria-label="User menu">
           <Group gap="xs" wrap="nowrap">
@@ -27,6 +28,10 @@ export function UserMenu() {
           Signed in as {user.username}
           {user.is_staff ? ' (staff)' : ''}
         </Menu.Label>
+        <Menu.Item component="div" closeMenuOnClick={false} data-testid="language-item">
+          <LanguageSwitch />
+        </Menu.Item>
+        <Menu.Divider />
         {user.is_staff && (
           <Menu.Item component="a" href="/admin/">
             Django admin
