@@ -18,7 +18,8 @@ from config.env import (
 
 PLATFORM_DIR = Path(__file__).resolve().parents[2]
 REPO_DIR = PLATFORM_DIR.parent
-FRONTEND_DIST = REPO_DIR / "frontend" / "dist"
+# The built web app; SAMPAN_FRONTEND_DIST points elsewhere (a second build side by side, a package).
+FRONTEND_DIST = Path(env_str("SAMPAN_FRONTEND_DIST") or REPO_DIR / "frontend" / "dist")
 SAMPAN_HOME = sampan_home()
 
 SECRET_KEY = env_str("DJANGO_SECRET_KEY") or "dev-only-insecure-key-not-for-production"
