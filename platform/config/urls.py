@@ -10,7 +10,14 @@ from datasets.api.views import (
     LabelViewSet,
     SampleViewSet,
 )
-from deploy.api.views import DeploymentKeyViewSet, DeploymentPredictView, DeploymentViewSet, PackageViewSet
+from deploy.api.views import (
+    DeploymentKeyViewSet,
+    DeploymentPredictView,
+    DeploymentTryView,
+    DeploymentViewSet,
+    ModelVersionTryView,
+    PackageViewSet,
+)
 from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
@@ -20,9 +27,16 @@ from training.api.views import (
     ModelVersionViewSet,
     TemplateDetailView,
     TemplateListView,
+    TrainingEstimateView,
     TrainingJobViewSet,
 )
-from workspaces.api.views import MembershipViewSet, ProjectViewSet, WorkspaceViewSet
+from workspaces.api.views import (
+    InvitationViewSet,
+    MembershipViewSet,
+    ProjectViewSet,
+    WorkspaceInvitationViewSet,
+    WorkspaceViewSet,
+)
 
 from config import errors, health, spa
 from config.routing import ApiRouter
@@ -32,6 +46,10 @@ router.register("tokens", ApiTokenViewSet, basename="token")
 router.register("users", UserViewSet, basename="user")
 router.register("workspaces", WorkspaceViewSet, basename="workspace")
 router.register("workspaces/<id:workspace_id>/members", MembershipViewSet, basename="membership")
+router.register(
+    "workspaces/<id:workspace_id>/invitations", WorkspaceInvitationViewSet, basename="workspace-invitation"
+)
+router.register("invitations", InvitationViewSet, basename="invitation")
 router.register("projects", ProjectViewSet, basename="project")
 router.register("jobs", JobViewSet, basename="job")
 router.register("datasets", DatasetViewSet, basename="dataset")
@@ -50,6 +68,8 @@ router.register("packages", PackageViewSet, basename="package")
 api_v1 = [
     # first: the hot path of hosted predictions resolves without trying the other routes
     path("deployments/<id:pk>/predict/", DeploymentPredictView.as_view(), name="deployment-predict"),
+    path("deployments/<id:pk>/try/", DeploymentTryView.as_view(), name="deployment-try"),
+    path("model-versions/<id:pk>/try/", ModelVersionTryView.as_view(), name="model-version-try"),
     path("auth/csrf/", CsrfView.as_view(), name="auth-csrf"),
     path("auth/login/", LoginView.as_view(), name="auth-login"),
     path("auth/logout/", LogoutView.as_view(), name="auth-logout"),
@@ -58,6 +78,7 @@ api_v1 = [
     path("workers/", WorkerNodeListView.as_view(), name="workers"),
     path("templates/", TemplateListView.as_view(), name="templates"),
     path("templates/<str:name>/", TemplateDetailView.as_view(), name="template-detail"),
+    path("training-estimates/", TrainingEstimateView.as_view(), name="training-estimates"),
     *router.urls,
 ]
 
