@@ -10,14 +10,7 @@ from datasets.api.views import (
     LabelViewSet,
     SampleViewSet,
 )
-from deploy.api.views import (
-    DeploymentKeyViewSet,
-    DeploymentPredictView,
-    DeploymentTryView,
-    DeploymentViewSet,
-    ModelVersionTryView,
-    PackageViewSet,
-)
+from deploy.api.views import DeploymentKeyViewSet, DeploymentPredictView, DeploymentViewSet, PackageViewSet
 from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
@@ -30,13 +23,7 @@ from training.api.views import (
     TrainingEstimateView,
     TrainingJobViewSet,
 )
-from workspaces.api.views import (
-    InvitationViewSet,
-    MembershipViewSet,
-    ProjectViewSet,
-    WorkspaceInvitationViewSet,
-    WorkspaceViewSet,
-)
+from workspaces.api.views import MembershipViewSet, ProjectViewSet, WorkspaceViewSet
 
 from config import errors, health, spa
 from config.routing import ApiRouter
@@ -46,10 +33,6 @@ router.register("tokens", ApiTokenViewSet, basename="token")
 router.register("users", UserViewSet, basename="user")
 router.register("workspaces", WorkspaceViewSet, basename="workspace")
 router.register("workspaces/<id:workspace_id>/members", MembershipViewSet, basename="membership")
-router.register(
-    "workspaces/<id:workspace_id>/invitations", WorkspaceInvitationViewSet, basename="workspace-invitation"
-)
-router.register("invitations", InvitationViewSet, basename="invitation")
 router.register("projects", ProjectViewSet, basename="project")
 router.register("jobs", JobViewSet, basename="job")
 router.register("datasets", DatasetViewSet, basename="dataset")
@@ -68,8 +51,6 @@ router.register("packages", PackageViewSet, basename="package")
 api_v1 = [
     # first: the hot path of hosted predictions resolves without trying the other routes
     path("deployments/<id:pk>/predict/", DeploymentPredictView.as_view(), name="deployment-predict"),
-    path("deployments/<id:pk>/try/", DeploymentTryView.as_view(), name="deployment-try"),
-    path("model-versions/<id:pk>/try/", ModelVersionTryView.as_view(), name="model-version-try"),
     path("auth/csrf/", CsrfView.as_view(), name="auth-csrf"),
     path("auth/login/", LoginView.as_view(), name="auth-login"),
     path("auth/logout/", LogoutView.as_view(), name="auth-logout"),
