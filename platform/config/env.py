@@ -33,6 +33,7 @@ ENV_VARS: dict[str, EnvVar] = {
     for v in [
         EnvVar("SAMPAN_HOME", "data directory for the embedded database, broker, blobs (default ~/.sampan)"),
         EnvVar("SAMPAN_HOST", "address the web server binds (default 127.0.0.1)"),
+        EnvVar("SAMPAN_FRONTEND_DIST", "folder of a built web app to serve (default frontend/dist)"),
         EnvVar("SAMPAN_PORT", "port the web server listens on (default 8000)"),
         EnvVar("DATABASE_URL", "postgres://user:pass@host:5432/name; unset: SQLite under SAMPAN_HOME"),
         EnvVar(
