@@ -19,10 +19,11 @@ from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
-from jobs.models import Job, JobStatus
+from jobs.models import Job, JobStatus, WorkerNode
 from jobs.services import job_create
 from workspaces.models import Project
 
+from training.estimates import worker_class_of
 from training.models import Backbone, BackboneStatus, ModelVersion
 from workers.progress import Report
 from workers.templates import TemplateParamError, registry
@@ -302,6 +303,15 @@ def _store(path: Path, key: str) -> tuple[str, str]:
     return stored, digest.hexdigest()
 
 
+def _with_worker_class(runtime: dict[str, Any], *, job: Job) -> dict[str, Any]:
+    """The run's runtime plus the kind of worker that ran it (``gpu:<name>``, ``cpu:<cores>``), so
+    later estimates of training time use throughput measured on the same kind of worker."""
+    devices = WorkerNode.objects.filter(hostname=job.lease_node).values_list("devices", flat=True).first()
+    if not job.lease_node or devices is None:
+        return runtime
+    return {**runtime, "worker_class": worker_class_of(devices)}
+
+
 @transaction.atomic
 def model_version_record(
     *,
@@ -362,7 +372,7 @@ def model_version_record(
             "training": result.get("metrics", {}),
             "epochs": result.get("epochs"),
             "best_epoch": result.get("best_epoch"),
-            "runtime": result.get("runtime", {}),
+            "runtime": _with_worker_class(result.get("runtime", {}), job=job),
         },
         evaluation=evaluation,
         created_by=job.created_by,

@@ -130,6 +130,8 @@ class TrainingRuntime(TypedDict):
     loader_workers: NotRequired[int]
     amp: NotRequired[str | None]
     torch: NotRequired[str]
+    # the kind of worker that ran it, recorded by the platform: "gpu:<name>" or "cpu:<cores>"
+    worker_class: NotRequired[str]
 
 
 class BackboneUse(TypedDict):

@@ -252,6 +252,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/datasets/{dataset_id}/labels/reorder/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put the labels in a new order (every label id once); class order of new versions
+         * @description Labels of a dataset. Every change says how many samples it touches (``dry_run`` to ask first).
+         */
+        post: operations["datasets_labels_reorder_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/datasets/{dataset_id}/samples/": {
         parameters: {
             query?: never;
@@ -686,6 +706,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/deployments/{id}/try/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a deployment signed in: its current model version answers, no key needed
+         * @description Signed in (session or API token), no deployment key: any member of the workspace,
+         *     viewers included, may try. The request and the answer are the hosted prediction endpoint's
+         *     (`deployments_predict`): JSON instances (`{"instances": [{"image": "<base64>"}], "top_k": 5}`, texts
+         *     as `{"text": ...}`, table rows by column name), multipart/form-data with `file` parts, or a raw
+         *     image body; the same parser, limits, error codes and ONNX Runtime predictor, so the answer is the one
+         *     a deployment of this model version gives. A batch holds at most SAMPAN_TRY_MAX_BATCH (10) instances.
+         *
+         *     Errors: 400 bad input, 404 not found or not yours, 413 body/batch/image too large, 415 content type,
+         *     422 the model cannot run on the input, 429 over SAMPAN_TRY_PER_MINUTE (60) tries per user per minute
+         *     (Retry-After), 503 model unavailable (Retry-After).
+         *
+         *     Answered by the model version the deployment serves now (409 `deployment_stopped` when it is stopped); the call counts in the deployment's usage as a call without a key.
+         */
+        post: operations["deployments_try"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/deployments/{id}/usage/": {
         parameters: {
             query?: never;
@@ -700,6 +751,63 @@ export interface paths {
         get: operations["deployments_usage_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The invitations addressed to you that wait for your answer. */
+        get: operations["invitations_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations/{id}/accept/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept: join the workspace with the invitation's role
+         * @description The invitations addressed to you that wait for your answer.
+         */
+        post: operations["invitations_accept_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations/{id}/decline/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline
+         * @description The invitations addressed to you that wait for your answer.
+         */
+        post: operations["invitations_decline_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -874,6 +982,37 @@ export interface paths {
         get: operations["model_versions_onnx_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/model-versions/{id}/try/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a model version: predict without a deployment or a key
+         * @description Signed in (session or API token), no deployment key: any member of the workspace,
+         *     viewers included, may try. The request and the answer are the hosted prediction endpoint's
+         *     (`deployments_predict`): JSON instances (`{"instances": [{"image": "<base64>"}], "top_k": 5}`, texts
+         *     as `{"text": ...}`, table rows by column name), multipart/form-data with `file` parts, or a raw
+         *     image body; the same parser, limits, error codes and ONNX Runtime predictor, so the answer is the one
+         *     a deployment of this model version gives. A batch holds at most SAMPAN_TRY_MAX_BATCH (10) instances.
+         *
+         *     Errors: 400 bad input, 404 not found or not yours, 413 body/batch/image too large, 415 content type,
+         *     422 the model cannot run on the input, 429 over SAMPAN_TRY_PER_MINUTE (60) tries per user per minute
+         *     (Retry-After), 503 model unavailable (Retry-After).
+         *
+         *     Nothing is recorded in any deployment's usage.
+         */
+        post: operations["model_versions_try"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1169,6 +1308,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/studies/defaults/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A study's budget that fits the workers online: parallel trials, trials, wall time, and why
+         * @description Hyperparameter studies: trials are training runs on workers; results, pause/resume/stop, promote.
+         */
+        get: operations["studies_defaults_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/templates/": {
         parameters: {
             query?: never;
@@ -1255,6 +1414,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/training-estimates/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each preset's expected training time on the workers online, quality, model size and speed, measured by earlier runs (basis none when nothing was measured)
+         * @description What each preset of a dataset version's template will take and give, from measurements.
+         */
+        get: operations["training_estimates_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/training-jobs/": {
         parameters: {
             query?: never;
@@ -1307,10 +1486,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Accounts on this installation; only administrators list and create them. */
+        /** @description Accounts on this installation; only administrators (is_staff) list, create and manage them. */
         get: operations["users_list"];
         put?: never;
-        /** @description Accounts on this installation; only administrators list and create them. */
+        /** @description Accounts on this installation; only administrators (is_staff) list, create and manage them. */
         post: operations["users_create"];
         delete?: never;
         options?: never;
@@ -1325,10 +1504,110 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Accounts on this installation; only administrators list and create them. */
+        /** @description Accounts on this installation; only administrators (is_staff) list, create and manage them. */
         get: operations["users_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/deactivate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a user: no sign-in, sessions and API tokens refused
+         * @description Accounts on this installation; only administrators (is_staff) list, create and manage them.
+         */
+        post: operations["users_deactivate_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/make-admin/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a user a platform administrator
+         * @description Accounts on this installation; only administrators (is_staff) list, create and manage them.
+         */
+        post: operations["users_make_admin_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/reactivate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Let a deactivated user sign in again
+         * @description Accounts on this installation; only administrators (is_staff) list, create and manage them.
+         */
+        post: operations["users_reactivate_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/remove-admin/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an administrator an ordinary user
+         * @description Accounts on this installation; only administrators (is_staff) list, create and manage them.
+         */
+        post: operations["users_remove_admin_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/reset-password/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a user's password, or generate one (shown once)
+         * @description Accounts on this installation; only administrators (is_staff) list, create and manage them.
+         */
+        post: operations["users_reset_password_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1384,6 +1663,50 @@ export interface paths {
         patch: operations["workspaces_partial_update"];
         trace?: never;
     };
+    "/api/v1/workspaces/{workspace_id}/invitations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A workspace's pending invitations
+         * @description Invitations to one workspace: members list the pending ones; owners invite and revoke.
+         */
+        get: operations["workspaces_invitations_list"];
+        put?: never;
+        /**
+         * Invite an existing user by username (owners)
+         * @description Invitations to one workspace: members list the pending ones; owners invite and revoke.
+         */
+        post: operations["workspaces_invitations_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workspaces/{workspace_id}/invitations/{id}/revoke/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a pending invitation (owners)
+         * @description Invitations to one workspace: members list the pending ones; owners invite and revoke.
+         */
+        post: operations["workspaces_invitations_revoke_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workspaces/{workspace_id}/members/": {
         parameters: {
             query?: never;
@@ -1429,6 +1752,31 @@ export interface components {
          * @enum {string}
          */
         ActionEnum: "create" | "switch" | "rollback" | "stop" | "start";
+        /** @description An account as administrators see it on the users page. */
+        AdminUser: {
+            readonly id: number;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly username: string;
+            /**
+             * Email address
+             * Format: email
+             */
+            readonly email: string;
+            /**
+             * Staff status
+             * @description A platform administrator (manages users; Django admin).
+             */
+            readonly is_staff: boolean;
+            /**
+             * Active
+             * @description False: deactivated; cannot sign in, sessions and API tokens refused.
+             */
+            readonly is_active: boolean;
+            /** Format: date-time */
+            readonly date_joined: string;
+            /** Format: date-time */
+            readonly last_login: string | null;
+        };
         ApiToken: {
             readonly id: number;
             name: string;
@@ -1582,6 +1930,12 @@ export interface components {
             head_classes: number | null;
             dtypes: string[];
         };
+        /**
+         * @description * `measured` - measured
+         *     * `none` - none
+         * @enum {string}
+         */
+        BasisEnum: "measured" | "none";
         BestTrial: {
             number: number;
             /** Format: double */
@@ -1663,6 +2017,14 @@ export interface components {
         BulkLabelResult: {
             updated: number;
             samples: components["schemas"]["LabeledSample"][];
+        };
+        BusyWith: {
+            /** @description The worker (Celery node name). */
+            worker: string;
+            /** @description The job it runs; null when the job is in a workspace you are not in. */
+            job_id: number | null;
+            /** @description That job's kind. */
+            kind: string;
         };
         /** @description One class in both reports (None on the side where it is missing). */
         ClassComparison: {
@@ -2111,6 +2473,12 @@ export interface components {
             series: components["schemas"]["UsagePoint"][];
         };
         /**
+         * @description * `gpu` - gpu
+         *     * `cpu` - cpu
+         * @enum {string}
+         */
+        DeviceEnum: "gpu" | "cpu";
+        /**
          * @description The device SDK: the archive, its fp32 and int8 models, the compression report, test vectors,
          *     files.
          */
@@ -2396,6 +2764,44 @@ export interface components {
             /** Format: double */
             value: number;
         };
+        Invitation: {
+            readonly id: number;
+            readonly workspace: components["schemas"]["WorkspaceBrief"];
+            /** @description The invitee. */
+            readonly user: components["schemas"]["UserBrief"];
+            readonly role: components["schemas"]["RoleEnum"];
+            /** @default pending */
+            readonly status: components["schemas"]["InvitationStatusEnum"];
+            readonly invited_by: components["schemas"]["UserBrief"] | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly responded_at: string | null;
+        };
+        InvitationAccepted: {
+            invitation: components["schemas"]["Invitation"];
+            membership: components["schemas"]["Membership"];
+        };
+        InvitationCreateRequest: {
+            /** @description An existing user's username. */
+            username: string;
+            /**
+             * @description Their role once they accept.
+             *
+             *     * `owner` - Owner
+             *     * `editor` - Editor
+             *     * `viewer` - Viewer
+             */
+            role: components["schemas"]["RoleEnum"];
+        };
+        /**
+         * @description * `pending` - Pending
+         *     * `accepted` - Accepted
+         *     * `declined` - Declined
+         *     * `revoked` - Revoked
+         * @enum {string}
+         */
+        InvitationStatusEnum: "pending" | "accepted" | "declined" | "revoked";
         Job: {
             readonly id: number;
             readonly workspace: number;
@@ -2432,6 +2838,10 @@ export interface components {
             readonly finished_at: string | null;
             /** @description POST /jobs/{id}/retry/ would queue it again (failed or cancelled, of a kind that resumes). */
             readonly retryable: boolean;
+            /** @description Why a queued job waits (its place in the queue, the workers online for it and what they run); null unless the job is queued. */
+            readonly queue_state: components["schemas"]["QueueState"] | null;
+            /** @description Your role in the job's workspace (a viewer cannot cancel or retry it). */
+            readonly my_role: (components["schemas"]["RoleEnum"] | components["schemas"]["NullEnum"]) | null;
         };
         JobCreateRequest: {
             /** @description Defaults to the project's workspace. */
@@ -2531,6 +2941,12 @@ export interface components {
             name: string;
             /** @description #rrggbb; picked if empty. */
             color: string;
+            /** @description The label's place in the dataset's order, from 0; change it by reorder. */
+            readonly position: number;
+            /** @description The key the user chose for this label in the labeling grid: one printable character (letters are lower-cased), not '/', unique in the dataset. Blank: the default key of its place. */
+            shortcut: string;
+            /** @description The key that labels a sample with this label: its shortcut, else the default of its place in the order (1-9, 0, then letters not chosen by another label); null past the last key. */
+            readonly key: string | null;
             /** @description Samples with this label: what a rename, merge or delete changes. */
             readonly sample_count: number;
             /** Format: date-time */
@@ -2580,10 +2996,16 @@ export interface components {
              */
             dry_run: boolean;
         };
+        LabelReorderRequest: {
+            /** @description Every label id of the dataset, once each, in the new order. */
+            label_ids: number[];
+        };
         LabelRequest: {
             name: string;
             /** @description #rrggbb; picked if empty. */
             color?: string;
+            /** @description The key the user chose for this label in the labeling grid: one printable character (letters are lower-cased), not '/', unique in the dataset. Blank: the default key of its place. */
+            shortcut?: string;
         };
         LabeledSample: {
             id: number;
@@ -3023,6 +3445,21 @@ export interface components {
             dataset_version?: number | null;
             metrics?: components["schemas"]["HeadlineMetrics"];
         };
+        PaginatedAdminUserList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["AdminUser"][];
+        };
         PaginatedApiTokenList: {
             /** @example 123 */
             count: number;
@@ -3112,6 +3549,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["ImportBatchSummary"][];
+        };
+        PaginatedInvitationList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Invitation"][];
         };
         PaginatedJobEventList: {
             /** @example 123 */
@@ -3248,21 +3700,6 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["TrainingJob"][];
         };
-        PaginatedUserList: {
-            /** @example 123 */
-            count: number;
-            /**
-             * Format: uri
-             * @example http://api.example.org/accounts/?page=4
-             */
-            next?: string | null;
-            /**
-             * Format: uri
-             * @example http://api.example.org/accounts/?page=2
-             */
-            previous?: string | null;
-            results: components["schemas"]["User"][];
-        };
         PaginatedWorkspaceList: {
             /** @example 123 */
             count: number;
@@ -3301,6 +3738,15 @@ export interface components {
          * @enum {string}
          */
         ParamTypeEnum: "int" | "float" | "bool" | "choice";
+        PasswordResetRequest: {
+            /** @description The new password (Django's password rules apply); leave out to generate one. */
+            password?: string;
+        };
+        PasswordResetResult: {
+            user: components["schemas"]["AdminUser"];
+            /** @description The generated password, shown only in this answer; null when you gave one. */
+            password: string | null;
+        };
         PatchedDatasetRequest: {
             /** @description Defaults to the project's workspace. */
             workspace?: number;
@@ -3317,6 +3763,8 @@ export interface components {
             name?: string;
             /** @description #rrggbb; picked if empty. */
             color?: string;
+            /** @description The key the user chose for this label in the labeling grid: one printable character (letters are lower-cased), not '/', unique in the dataset. Blank: the default key of its place. */
+            shortcut?: string;
         };
         /** @description What a user may change about themselves. */
         PatchedMeUpdateRequest: {
@@ -3413,6 +3861,17 @@ export interface components {
             values: {
                 [key: string]: number | string | boolean;
             };
+        };
+        PresetEstimate: {
+            preset: string;
+            title: string;
+            description: string;
+            default: boolean;
+            model: string | null;
+            time: components["schemas"]["TimeEstimate"];
+            quality: components["schemas"]["QualityEstimate"];
+            size: components["schemas"]["SizeEstimate"];
+            speed: components["schemas"]["SpeedEstimate"];
         };
         ProducedModelVersion: {
             id: number;
@@ -3519,6 +3978,23 @@ export interface components {
          */
         PrunerEnum: "none" | "median" | "successive_halving";
         /**
+         * @description What the preset reached last time on this dataset (any of its versions): the latest model
+         *     version's test ``metric`` (accuracy for classifiers, MAE for regression), and the best.
+         */
+        QualityEstimate: {
+            basis: components["schemas"]["BasisEnum"];
+            metric: string | null;
+            /** Format: double */
+            value: number | null;
+            /** Format: double */
+            best: number | null;
+            runs: number;
+            model_version: number | null;
+            model_version_name: string | null;
+            dataset_version_name: string | null;
+            message: string;
+        };
+        /**
          * @description How the int8 model was made: static QDQ calibrated on training images (images), or dynamic
          *     (texts and rows).
          */
@@ -3531,12 +4007,35 @@ export interface components {
             calibration_images?: number;
             tool?: string;
         };
+        /** @description Why a queued job waits. */
+        QueueState: {
+            /** @description The queue it waits in (cpu, gpu). */
+            queue: string;
+            /** @description Its place in that queue: 1 is the next one taken. */
+            position: number;
+            /** @description Queued jobs a worker takes before it. */
+            ahead: number;
+            reason: components["schemas"]["ReasonEnum"];
+            /** @description Workers online consuming the queue. */
+            workers: number;
+            /** @description Jobs those workers run at once, together. */
+            slots: number;
+            /** @description What the queue's workers run now. */
+            busy_with: components["schemas"]["BusyWith"][];
+        };
         Range: {
             min: number | null;
             max: number | null;
             /** Format: double */
             mean: number | null;
         };
+        /**
+         * @description * `no_worker` - No worker online consumes this queue
+         *     * `workers_busy` - Every slot of the queue's workers is busy or taken by jobs ahead
+         *     * `next` - A worker has a free slot: it starts shortly
+         * @enum {string}
+         */
+        ReasonEnum: "no_worker" | "workers_busy" | "next";
         RegressionMetricPair: {
             /** Format: double */
             a: number;
@@ -3806,6 +4305,24 @@ export interface components {
             height: number;
             count: number;
         };
+        /** @description The exported ONNX file of the latest earlier version with the preset's model. */
+        SizeEstimate: {
+            basis: components["schemas"]["BasisEnum"];
+            bytes: number | null;
+            model_version: number | null;
+            message: string;
+        };
+        /**
+         * @description Mean latency of hosted predictions (per request, as the deployment's usage recorded it) by
+         *     versions with the preset's model, counted since each deployment switched to that version.
+         */
+        SpeedEstimate: {
+            basis: components["schemas"]["BasisEnum"];
+            /** Format: double */
+            latency_ms: number | null;
+            calls: number;
+            message: string;
+        };
         /** @enum {string} */
         SplitEnum: "train" | "val" | "test";
         Spread: {
@@ -3875,6 +4392,14 @@ export interface components {
             readonly started_at: string | null;
             /** Format: date-time */
             readonly finished_at: string | null;
+            /**
+             * @description Your role in the study's workspace (a viewer cannot start, control or promote).
+             *
+             *     * `owner` - Owner
+             *     * `editor` - Editor
+             *     * `viewer` - Viewer
+             */
+            readonly my_role: (components["schemas"]["RoleEnum"] | components["schemas"]["NullEnum"]) | null;
         };
         StudyCreateRequest: {
             dataset_version: number;
@@ -3893,18 +4418,12 @@ export interface components {
             sampler: components["schemas"]["SamplerEnum"];
             /** @default median */
             pruner: components["schemas"]["PrunerEnum"];
-            /**
-             * @description Trial budget.
-             * @default 20
-             */
-            n_trials: number;
+            /** @description Trial budget; defaults to what fits the workers online (GET /studies/defaults/). */
+            n_trials?: number;
             /** @description Wall-time budget: no trial starts after it. */
             timeout_seconds?: number | null;
-            /**
-             * @description Trials in flight.
-             * @default 2
-             */
-            parallelism: number;
+            /** @description Trials in flight; defaults to the jobs the workers online for the trials' queue run at once (GET /studies/defaults/). */
+            parallelism?: number;
             /** @default 0 */
             seed: number;
             /**
@@ -3912,6 +4431,36 @@ export interface components {
              * @default 3
              */
             report_seeds: number;
+        };
+        /** @description A study's budget that fits the workers online now, and why. */
+        StudyDefaults: {
+            template: string;
+            /** @description The queue the trials go to (gpu when a GPU worker is online). */
+            queue: string;
+            /** @description Workers online consuming that queue. */
+            workers: number;
+            /** @description Jobs those workers run at once, together. */
+            slots: number;
+            /** @description Trials in flight: the slots, at least 1. */
+            parallelism: number;
+            /** @description Trial budget. */
+            n_trials: number;
+            /** @description Wall-time budget (null: no limit until a run of the template was measured). */
+            timeout_seconds: number | null;
+            /**
+             * Format: double
+             * @description Median duration of the template's recent runs on the workers.
+             */
+            trial_seconds: number | null;
+            /** @description How many runs trial_seconds is the median of. */
+            measured_runs: number;
+            /**
+             * Format: double
+             * @description How long n_trials take at that parallelism.
+             */
+            estimated_seconds: number | null;
+            /** @description The reasoning in a sentence (English). */
+            explanation: string;
         };
         StudyResults: {
             best_trial: components["schemas"]["BestTrial"] | null;
@@ -4225,12 +4774,46 @@ export interface components {
          */
         TextPreprocessingKindEnum: "text";
         /**
+         * @description Expected training time (queueing not included) on the workers online, from earlier runs of
+         *     the same template and model on the same worker class, scaled to this dataset's training samples,
+         *     epochs and image size. ``runs``: how many earlier runs it rests on.
+         */
+        TimeEstimate: {
+            basis: components["schemas"]["BasisEnum"];
+            /** Format: double */
+            seconds: number | null;
+            /** Format: double */
+            samples_per_second: number | null;
+            runs: number;
+            worker_class: string | null;
+            message: string;
+        };
+        /**
          * @description * `active` - active
          *     * `revoked` - revoked
          *     * `expired` - expired
          * @enum {string}
          */
         TokenStatusEnum: "active" | "revoked" | "expired";
+        /**
+         * @description ``GET /api/v1/training-estimates/?dataset_version=<id>``: each preset's expected training
+         *     time, quality, model size and speed, each with its basis.
+         */
+        TrainingEstimates: {
+            kind: components["schemas"]["TrainingEstimatesKindEnum"];
+            version: number;
+            dataset_version: number;
+            template: string;
+            train_samples: number;
+            workers: components["schemas"]["WorkersOnline"];
+            presets: components["schemas"]["PresetEstimate"][];
+            note?: string;
+        };
+        /**
+         * @description * `training_estimates` - training_estimates
+         * @enum {string}
+         */
+        TrainingEstimatesKindEnum: "training_estimates";
         TrainingJob: {
             readonly id: number;
             readonly workspace: number;
@@ -4276,6 +4859,10 @@ export interface components {
             readonly finished_at: string | null;
             /** @description POST /jobs/{id}/retry/ would queue it again (failed or cancelled, of a kind that resumes). */
             readonly retryable: boolean;
+            /** @description Why a queued job waits (its place in the queue, the workers online for it and what they run); null unless the job is queued. */
+            readonly queue_state: components["schemas"]["QueueState"] | null;
+            /** @description Your role in the job's workspace (a viewer cannot cancel or retry it). */
+            readonly my_role: (components["schemas"]["RoleEnum"] | components["schemas"]["NullEnum"]) | null;
         };
         TrainingJobCreateRequest: {
             dataset_version: number;
@@ -4372,6 +4959,7 @@ export interface components {
             loader_workers?: number;
             amp?: string | null;
             torch?: string;
+            worker_class?: string;
         };
         Trial: {
             readonly id: number;
@@ -4496,9 +5084,15 @@ export interface components {
             readonly email: string;
         };
         UserCreateRequest: {
+            /** @description Letters, digits and @ . + - _ (at most 150). */
             username: string;
             email?: string;
             password: string;
+            /**
+             * @description Create a platform administrator.
+             * @default false
+             */
+            is_staff: boolean;
         };
         ValueCount: {
             value: string;
@@ -4511,6 +5105,14 @@ export interface components {
          * @enum {string}
          */
         WindowEnum: "1h" | "24h" | "7d";
+        /** @description Workers of one kind: ``worker_class`` is ``gpu:<name>`` or ``cpu:<cores>``. */
+        WorkerClass: {
+            worker_class: string;
+            device: components["schemas"]["DeviceEnum"];
+            name: string;
+            cpu_count: number;
+            count: number;
+        };
         /** @description What ``workers.devices.detect`` reports (``error`` when the detection failed). */
         WorkerDevices: {
             cpu_count?: number;
@@ -4531,6 +5133,13 @@ export interface components {
             readonly last_seen: string;
             readonly alive: boolean;
         };
+        /** @description The queue a training job would go to now and the workers online that consume it. */
+        WorkersOnline: {
+            queue: string;
+            online: number;
+            classes: components["schemas"]["WorkerClass"][];
+            message: string;
+        };
         Workspace: {
             readonly id: number;
             name: string;
@@ -4546,6 +5155,10 @@ export interface components {
             readonly member_count: number;
             /** Format: date-time */
             readonly created_at: string;
+        };
+        WorkspaceBrief: {
+            readonly id: number;
+            readonly name: string;
         };
         WorkspaceRequest: {
             name: string;
@@ -5774,6 +6387,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MergeTargetDeleted"];
+                };
+            };
+        };
+    };
+    datasets_labels_reorder_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LabelReorderRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"][];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7519,6 +8193,126 @@ export interface operations {
             };
         };
     };
+    deployments_try: {
+        parameters: {
+            query?: {
+                /** @description For raw image bodies: how many classes to answer. */
+                top_k?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PredictRequestRequest"];
+                "multipart/form-data": components["schemas"]["PredictMultipartRequest"];
+                "image/*": string;
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PredictResponse"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the deployment is stopped */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body, batch or image too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the model cannot run on the input (ONNX Runtime refused it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many tries by this user this minute; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the model cannot be loaded */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     deployments_usage_retrieve: {
         parameters: {
             query?: {
@@ -7570,6 +8364,180 @@ export interface operations {
             };
             /** @description Error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    invitations_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedInvitationList"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    invitations_accept_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationAccepted"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: code invitation_not_pending (answered or revoked). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    invitations_decline_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: code invitation_not_pending (answered or revoked). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8151,6 +9119,126 @@ export interface operations {
             };
             /** @description Error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    model_versions_try: {
+        parameters: {
+            query?: {
+                /** @description For raw image bodies: how many classes to answer. */
+                top_k?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PredictRequestRequest"];
+                "multipart/form-data": components["schemas"]["PredictMultipartRequest"];
+                "image/*": string;
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PredictResponse"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the model version has no ONNX file */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body, batch or image too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the model cannot run on the input (ONNX Runtime refused it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description too many tries by this user this minute; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the model cannot be loaded */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9379,6 +10467,55 @@ export interface operations {
             };
         };
     };
+    studies_defaults_retrieve: {
+        parameters: {
+            query: {
+                /** @description The task template the study trains (its dataset's task type). */
+                template: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StudyDefaults"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     templates_list: {
         parameters: {
             query?: never;
@@ -9661,6 +10798,54 @@ export interface operations {
             };
         };
     };
+    training_estimates_retrieve: {
+        parameters: {
+            query: {
+                dataset_version: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrainingEstimates"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     training_jobs_list: {
         parameters: {
             query?: {
@@ -9840,7 +11025,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaginatedUserList"];
+                    "application/json": components["schemas"]["PaginatedAdminUserList"];
                 };
             };
             /** @description Error */
@@ -9881,7 +11066,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["User"];
+                    "application/json": components["schemas"]["AdminUser"];
                 };
             };
             /** @description Error */
@@ -9929,7 +11114,332 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["User"];
+                    "application/json": components["schemas"]["AdminUser"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    users_deactivate_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUser"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: code last_admin (the last active administrator), cannot_deactivate_self or cannot_demote_self (your own account). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    users_make_admin_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUser"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: code last_admin (the last active administrator), cannot_deactivate_self or cannot_demote_self (your own account). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    users_reactivate_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUser"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: code last_admin (the last active administrator), cannot_deactivate_self or cannot_demote_self (your own account). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    users_remove_admin_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUser"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: code last_admin (the last active administrator), cannot_deactivate_self or cannot_demote_self (your own account). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    users_reset_password_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordResetResult"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -10298,6 +11808,196 @@ export interface operations {
             };
             /** @description Error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    workspaces_invitations_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                workspace_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedInvitationList"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    workspaces_invitations_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description Refused: code user_not_found or user_inactive. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: code already_member or already_invited. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    workspaces_invitations_revoke_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                workspace_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: code invitation_not_pending (answered or revoked). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -11,6 +11,7 @@ from rest_framework import serializers
 from workspaces.selectors import scoped_to_member
 
 from training import selectors
+from training.estimates import TrainingEstimates
 from training.models import Backbone, ModelVersion
 from workers.contracts import evaluation as evaluation_contracts
 from workers.contracts.job_kinds import BackboneSummary
@@ -266,3 +267,6 @@ class ModelVersionUploadSerializer(ModelVersionUploadTargetSerializer):
             if attrs.get("classes") is None:
                 raise serializers.ValidationError({"classes": ["A state_dict needs its class names."]})
         return attrs
+
+
+TrainingEstimatesSerializer = contract_serializer(TrainingEstimates)  # training.estimates

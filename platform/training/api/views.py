@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+from config.exceptions import field_error
 from config.parsers import JSONParser
+from datasets.models import DatasetVersion
 from django.core.files.storage import default_storage
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404
@@ -16,8 +18,9 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 from workspaces.permissions import WorkspaceRolePermission, require_role
+from workspaces.selectors import scoped_to_member
 
-from training import model_uploads, selectors, services
+from training import estimates, model_uploads, selectors, services
 from training.api.serializers import (
     MODEL_VERSION_COMPARISON,
     BackboneCreateSerializer,
@@ -28,6 +31,7 @@ from training.api.serializers import (
     ModelVersionUploadSerializer,
     ModelVersionUploadTargetSerializer,
     TemplateSerializer,
+    TrainingEstimatesSerializer,
     TrainingJobCreateSerializer,
 )
 from training.api.training_jobs import TrainingJobSerializer
@@ -268,3 +272,27 @@ class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
         queryset = self.get_queryset()
         a, b = (get_object_or_404(queryset, pk=ids[k]) for k in ("a", "b"))
         return Response(selectors.model_versions_compared(a, b))
+
+
+class TrainingEstimateView(APIView):
+    """What each preset of a dataset version's template will take and give, from measurements."""
+
+    @extend_schema(
+        parameters=[OpenApiParameter("dataset_version", OpenApiTypes.INT, required=True)],
+        responses=TrainingEstimatesSerializer,
+        summary="Each preset's expected training time on the workers online, quality, model size "
+        "and speed, measured by earlier runs (basis none when nothing was measured)",
+    )
+    def get(self, request):
+        raw = request.query_params.get("dataset_version", "")
+        if not raw.isdigit():
+            raise field_error("dataset_version", "Give the dataset version's id as ?dataset_version=<id>.")
+        version = get_object_or_404(
+            scoped_to_member(
+                DatasetVersion.objects.select_related("dataset"),
+                user=request.user,
+                workspace_field="dataset__workspace",
+            ),
+            pk=int(raw),
+        )
+        return Response(estimates.training_estimates(user=request.user, dataset_version=version))

@@ -25,6 +25,20 @@ else:
 ActionEnum: TypeAlias = Literal["create", "switch", "rollback", "stop", "start"]
 
 
+# An account as administrators see it on the users page.
+class AdminUser(TypedDict):
+    id: int
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    username: str
+    email: str
+    # A platform administrator (manages users; Django admin).
+    is_staff: bool
+    # False: deactivated; cannot sign in, sessions and API tokens refused.
+    is_active: bool
+    date_joined: str
+    last_login: str | None
+
+
 class ApiToken(TypedDict):
     id: int
     name: str
@@ -145,6 +159,9 @@ class BackboneSummary(TypedDict):
     dtypes: list[str]
 
 
+BasisEnum: TypeAlias = Literal["measured", "none"]
+
+
 class BestTrial(TypedDict):
     number: int
     value: float
@@ -216,6 +233,15 @@ class BulkLabelRequest(TypedDict):
 class BulkLabelResult(TypedDict):
     updated: int
     samples: list[LabeledSample]
+
+
+class BusyWith(TypedDict):
+    # The worker (Celery node name).
+    worker: str
+    # The job it runs; null when the job is in a workspace you are not in.
+    job_id: int | None
+    # That job's kind.
+    kind: str
 
 
 # One class in both reports (None on the side where it is missing).
@@ -590,6 +616,9 @@ class DeploymentUsage(TypedDict):
     series: list[UsagePoint]
 
 
+DeviceEnum: TypeAlias = Literal["gpu", "cpu"]
+
+
 # The device SDK: the archive, its fp32 and int8 models, the compression report, test vectors, files.
 class DeviceSdkReport(TypedDict):
     kind: DeviceSdkReportKindEnum
@@ -826,6 +855,33 @@ class IntermediateValue(TypedDict):
     value: float
 
 
+class Invitation(TypedDict):
+    id: int
+    workspace: WorkspaceBrief
+    # The invitee.
+    user: UserBrief
+    role: RoleEnum
+    status: InvitationStatusEnum
+    invited_by: UserBrief | None
+    created_at: str
+    responded_at: str | None
+
+
+class InvitationAccepted(TypedDict):
+    invitation: Invitation
+    membership: Membership
+
+
+class InvitationCreateRequest(TypedDict):
+    # An existing user's username.
+    username: str
+    # Their role once they accept.
+    role: RoleEnum
+
+
+InvitationStatusEnum: TypeAlias = Literal["pending", "accepted", "declined", "revoked"]
+
+
 class Job(TypedDict):
     id: int
     workspace: int
@@ -877,6 +933,11 @@ class Job(TypedDict):
     finished_at: str | None
     # POST /jobs/{id}/retry/ would queue it again (failed or cancelled, of a kind that resumes).
     retryable: bool
+    # Why a queued job waits (its place in the queue, the workers online for it and what they run); null
+    # unless the job is queued.
+    queue_state: QueueState | None
+    # Your role in the job's workspace (a viewer cannot cancel or retry it).
+    my_role: RoleEnum | NullEnum | None
 
 
 class JobCreateRequest(TypedDict):
@@ -946,6 +1007,14 @@ class Label(TypedDict):
     name: str
     # #rrggbb; picked if empty.
     color: str
+    # The label's place in the dataset's order, from 0; change it by reorder.
+    position: int
+    # The key the user chose for this label in the labeling grid: one printable character (letters are
+    # lower-cased), not '/', unique in the dataset. Blank: the default key of its place.
+    shortcut: str
+    # The key that labels a sample with this label: its shortcut, else the default of its place in the order
+    # (1-9, 0, then letters not chosen by another label); null past the last key.
+    key: str | None
     # Samples with this label: what a rename, merge or delete changes.
     sample_count: int
     created_at: str
@@ -990,10 +1059,18 @@ class LabelMergeRequest(TypedDict):
     dry_run: NotRequired[bool]
 
 
+class LabelReorderRequest(TypedDict):
+    # Every label id of the dataset, once each, in the new order.
+    label_ids: list[int]
+
+
 class LabelRequest(TypedDict):
     name: str
     # #rrggbb; picked if empty.
     color: NotRequired[str]
+    # The key the user chose for this label in the labeling grid: one printable character (letters are
+    # lower-cased), not '/', unique in the dataset. Blank: the default key of its place.
+    shortcut: NotRequired[str]
 
 
 class LabeledSample(TypedDict):
@@ -1366,6 +1443,13 @@ class PackagedModelVersion(TypedDict):
     metrics: NotRequired[HeadlineMetrics]
 
 
+class PaginatedAdminUserList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[AdminUser]
+
+
 class PaginatedApiTokenList(TypedDict):
     count: int
     next: NotRequired[str | None]
@@ -1406,6 +1490,13 @@ class PaginatedImportBatchSummaryList(TypedDict):
     next: NotRequired[str | None]
     previous: NotRequired[str | None]
     results: list[ImportBatchSummary]
+
+
+class PaginatedInvitationList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[Invitation]
 
 
 class PaginatedJobEventList(TypedDict):
@@ -1471,13 +1562,6 @@ class PaginatedTrainingJobList(TypedDict):
     results: list[TrainingJob]
 
 
-class PaginatedUserList(TypedDict):
-    count: int
-    next: NotRequired[str | None]
-    previous: NotRequired[str | None]
-    results: list[User]
-
-
 class PaginatedWorkspaceList(TypedDict):
     count: int
     next: NotRequired[str | None]
@@ -1502,6 +1586,17 @@ class ParamDescription(TypedDict):
 ParamTypeEnum: TypeAlias = Literal["int", "float", "bool", "choice"]
 
 
+class PasswordResetRequest(TypedDict):
+    # The new password (Django's password rules apply); leave out to generate one.
+    password: NotRequired[str]
+
+
+class PasswordResetResult(TypedDict):
+    user: AdminUser
+    # The generated password, shown only in this answer; null when you gave one.
+    password: str | None
+
+
 class PatchedDatasetRequest(TypedDict):
     # Defaults to the project's workspace.
     workspace: NotRequired[int]
@@ -1519,6 +1614,9 @@ class PatchedLabelRequest(TypedDict):
     name: NotRequired[str]
     # #rrggbb; picked if empty.
     color: NotRequired[str]
+    # The key the user chose for this label in the labeling grid: one printable character (letters are
+    # lower-cased), not '/', unique in the dataset. Blank: the default key of its place.
+    shortcut: NotRequired[str]
 
 
 # What a user may change about themselves.
@@ -1605,6 +1703,18 @@ class PresetDescription(TypedDict):
     values: dict[str, float | str | bool]
 
 
+class PresetEstimate(TypedDict):
+    preset: str
+    title: str
+    description: str
+    default: bool
+    model: str | None
+    time: TimeEstimate
+    quality: QualityEstimate
+    size: SizeEstimate
+    speed: SpeedEstimate
+
+
 class ProducedModelVersion(TypedDict):
     id: int
     name: str
@@ -1678,6 +1788,20 @@ class PromoteRequest(TypedDict):
 PrunerEnum: TypeAlias = Literal["none", "median", "successive_halving"]
 
 
+# What the preset reached last time on this dataset (any of its versions): the latest model version's test
+# ``metric`` (accuracy for classifiers, MAE for regression), and the best.
+class QualityEstimate(TypedDict):
+    basis: BasisEnum
+    metric: str | None
+    value: float | None
+    best: float | None
+    runs: int
+    model_version: int | None
+    model_version_name: str | None
+    dataset_version_name: str | None
+    message: str
+
+
 # How the int8 model was made: static QDQ calibrated on training images (images), or dynamic (texts and rows).
 class Quantization(TypedDict):
     format: NotRequired[str]
@@ -1689,10 +1813,30 @@ class Quantization(TypedDict):
     tool: NotRequired[str]
 
 
+# Why a queued job waits.
+class QueueState(TypedDict):
+    # The queue it waits in (cpu, gpu).
+    queue: str
+    # Its place in that queue: 1 is the next one taken.
+    position: int
+    # Queued jobs a worker takes before it.
+    ahead: int
+    reason: ReasonEnum
+    # Workers online consuming the queue.
+    workers: int
+    # Jobs those workers run at once, together.
+    slots: int
+    # What the queue's workers run now.
+    busy_with: list[BusyWith]
+
+
 class Range(TypedDict):
     min: int | None
     max: int | None
     mean: float | None
+
+
+ReasonEnum: TypeAlias = Literal["no_worker", "workers_busy", "next"]
 
 
 class RegressionMetricPair(TypedDict):
@@ -1915,6 +2059,23 @@ class SizeCount(TypedDict):
     count: int
 
 
+# The exported ONNX file of the latest earlier version with the preset's model.
+class SizeEstimate(TypedDict):
+    basis: BasisEnum
+    bytes: int | None
+    model_version: int | None
+    message: str
+
+
+# Mean latency of hosted predictions (per request, as the deployment's usage recorded it) by versions with the
+# preset's model, counted since each deployment switched to that version.
+class SpeedEstimate(TypedDict):
+    basis: BasisEnum
+    latency_ms: float | None
+    calls: int
+    message: str
+
+
 SplitEnum: TypeAlias = Literal["train", "val", "test"]
 
 
@@ -1974,6 +2135,8 @@ class Study(TypedDict):
     created_at: str
     started_at: str | None
     finished_at: str | None
+    # Your role in the study's workspace (a viewer cannot start, control or promote).
+    my_role: RoleEnum | NullEnum | None
 
 
 class StudyCreateRequest(TypedDict):
@@ -1989,15 +2152,41 @@ class StudyCreateRequest(TypedDict):
     search_space: NotRequired[list[SearchDimensionRequest] | None]
     sampler: NotRequired[SamplerEnum]
     pruner: NotRequired[PrunerEnum]
-    # Trial budget.
+    # Trial budget; defaults to what fits the workers online (GET /studies/defaults/).
     n_trials: NotRequired[int]
     # Wall-time budget: no trial starts after it.
     timeout_seconds: NotRequired[int | None]
-    # Trials in flight.
+    # Trials in flight; defaults to the jobs the workers online for the trials' queue run at once (GET
+    # /studies/defaults/).
     parallelism: NotRequired[int]
     seed: NotRequired[int]
     # Seeds of the honest-lift report (0: no report).
     report_seeds: NotRequired[int]
+
+
+# A study's budget that fits the workers online now, and why.
+class StudyDefaults(TypedDict):
+    template: str
+    # The queue the trials go to (gpu when a GPU worker is online).
+    queue: str
+    # Workers online consuming that queue.
+    workers: int
+    # Jobs those workers run at once, together.
+    slots: int
+    # Trials in flight: the slots, at least 1.
+    parallelism: int
+    # Trial budget.
+    n_trials: int
+    # Wall-time budget (null: no limit until a run of the template was measured).
+    timeout_seconds: int | None
+    # Median duration of the template's recent runs on the workers.
+    trial_seconds: float | None
+    # How many runs trial_seconds is the median of.
+    measured_runs: int
+    # How long n_trials take at that parallelism.
+    estimated_seconds: float | None
+    # The reasoning in a sentence (English).
+    explanation: str
 
 
 class StudyResults(TypedDict):
@@ -2235,7 +2424,35 @@ class TextPreprocessing(TypedDict):
 TextPreprocessingKindEnum: TypeAlias = Literal["text"]
 
 
+# Expected training time (queueing not included) on the workers online, from earlier runs of the same template
+# and model on the same worker class, scaled to this dataset's training samples, epochs and image size.
+# ``runs``: how many earlier runs it rests on.
+class TimeEstimate(TypedDict):
+    basis: BasisEnum
+    seconds: float | None
+    samples_per_second: float | None
+    runs: int
+    worker_class: str | None
+    message: str
+
+
 TokenStatusEnum: TypeAlias = Literal["active", "revoked", "expired"]
+
+
+# ``GET /api/v1/training-estimates/?dataset_version=<id>``: each preset's expected training time, quality,
+# model size and speed, each with its basis.
+class TrainingEstimates(TypedDict):
+    kind: TrainingEstimatesKindEnum
+    version: int
+    dataset_version: int
+    template: str
+    train_samples: int
+    workers: WorkersOnline
+    presets: list[PresetEstimate]
+    note: NotRequired[str]
+
+
+TrainingEstimatesKindEnum: TypeAlias = Literal["training_estimates"]
 
 
 class TrainingJob(TypedDict):
@@ -2276,6 +2493,11 @@ class TrainingJob(TypedDict):
     finished_at: str | None
     # POST /jobs/{id}/retry/ would queue it again (failed or cancelled, of a kind that resumes).
     retryable: bool
+    # Why a queued job waits (its place in the queue, the workers online for it and what they run); null
+    # unless the job is queued.
+    queue_state: QueueState | None
+    # Your role in the job's workspace (a viewer cannot cancel or retry it).
+    my_role: RoleEnum | NullEnum | None
 
 
 class TrainingJobCreateRequest(TypedDict):
@@ -2345,6 +2567,7 @@ class TrainingRuntime(TypedDict):
     loader_workers: NotRequired[int]
     amp: NotRequired[str | None]
     torch: NotRequired[str]
+    worker_class: NotRequired[str]
 
 
 class Trial(TypedDict):
@@ -2435,9 +2658,12 @@ class UserBrief(TypedDict):
 
 
 class UserCreateRequest(TypedDict):
+    # Letters, digits and @ . + - _ (at most 150).
     username: str
     email: NotRequired[str]
     password: NotRequired[str]
+    # Create a platform administrator.
+    is_staff: NotRequired[bool]
 
 
 class ValueCount(TypedDict):
@@ -2446,6 +2672,15 @@ class ValueCount(TypedDict):
 
 
 WindowEnum: TypeAlias = Literal["1h", "24h", "7d"]
+
+
+# Workers of one kind: ``worker_class`` is ``gpu:<name>`` or ``cpu:<cores>``.
+class WorkerClass(TypedDict):
+    worker_class: str
+    device: DeviceEnum
+    name: str
+    cpu_count: int
+    count: int
 
 
 # What ``workers.devices.detect`` reports (``error`` when the detection failed).
@@ -2468,6 +2703,14 @@ class WorkerNode(TypedDict):
     alive: bool
 
 
+# The queue a training job would go to now and the workers online that consume it.
+class WorkersOnline(TypedDict):
+    queue: str
+    online: int
+    classes: list[WorkerClass]
+    message: str
+
+
 class Workspace(TypedDict):
     id: int
     name: str
@@ -2476,6 +2719,11 @@ class Workspace(TypedDict):
     role: RoleEnum
     member_count: int
     created_at: str
+
+
+class WorkspaceBrief(TypedDict):
+    id: int
+    name: str
 
 
 class WorkspaceRequest(TypedDict):
@@ -2495,6 +2743,7 @@ class Error(TypedDict):
 
 __all__ = [
     "ActionEnum",
+    "AdminUser",
     "ApiToken",
     "ApiTokenCreated",
     "ApiTokenRequest",
@@ -2509,6 +2758,7 @@ __all__ = [
     "BackboneCreateRequest",
     "BackboneStatusEnum",
     "BackboneSummary",
+    "BasisEnum",
     "BestTrial",
     "BlankEnum",
     "BuildPackageParams",
@@ -2522,6 +2772,7 @@ __all__ = [
     "BulkLabelItemRequest",
     "BulkLabelRequest",
     "BulkLabelResult",
+    "BusyWith",
     "ClassComparison",
     "ClassScore",
     "ClassScores",
@@ -2562,6 +2813,7 @@ __all__ = [
     "DeploymentStatusEnum",
     "DeploymentSwitchRequest",
     "DeploymentUsage",
+    "DeviceEnum",
     "DeviceSdkReport",
     "DeviceSdkReportKindEnum",
     "DirectionEnum",
@@ -2587,6 +2839,10 @@ __all__ = [
     "ImportSourceEnum",
     "ImportStatusEnum",
     "IntermediateValue",
+    "Invitation",
+    "InvitationAccepted",
+    "InvitationCreateRequest",
+    "InvitationStatusEnum",
     "Job",
     "JobCreateRequest",
     "JobEvent",
@@ -2607,6 +2863,7 @@ __all__ = [
     "LabelDeletedCodeEnum",
     "LabelDeletedDetails",
     "LabelMergeRequest",
+    "LabelReorderRequest",
     "LabelRequest",
     "LabeledSample",
     "LanguageEnum",
@@ -2654,12 +2911,14 @@ __all__ = [
     "PackageManifestSummary",
     "PackagedModelQuality",
     "PackagedModelVersion",
+    "PaginatedAdminUserList",
     "PaginatedApiTokenList",
     "PaginatedBackboneList",
     "PaginatedDatasetList",
     "PaginatedDatasetVersionList",
     "PaginatedDeploymentList",
     "PaginatedImportBatchSummaryList",
+    "PaginatedInvitationList",
     "PaginatedJobEventList",
     "PaginatedJobList",
     "PaginatedLabelList",
@@ -2669,10 +2928,11 @@ __all__ = [
     "PaginatedProjectList",
     "PaginatedStudyList",
     "PaginatedTrainingJobList",
-    "PaginatedUserList",
     "PaginatedWorkspaceList",
     "ParamDescription",
     "ParamTypeEnum",
+    "PasswordResetRequest",
+    "PasswordResetResult",
     "PatchedDatasetRequest",
     "PatchedDeploymentUpdateRequest",
     "PatchedLabelRequest",
@@ -2690,6 +2950,7 @@ __all__ = [
     "PredictionKindEnum",
     "PredictionModelVersion",
     "PresetDescription",
+    "PresetEstimate",
     "ProducedModelVersion",
     "ProfileHistogram",
     "ProgressEvent",
@@ -2698,8 +2959,11 @@ __all__ = [
     "ProjectRequest",
     "PromoteRequest",
     "PrunerEnum",
+    "QualityEstimate",
     "Quantization",
+    "QueueState",
     "Range",
+    "ReasonEnum",
     "RegressionMetricPair",
     "RegressionMetrics",
     "RegressionPrediction",
@@ -2731,11 +2995,14 @@ __all__ = [
     "ServerPackageReportKindEnum",
     "SizeBucket",
     "SizeCount",
+    "SizeEstimate",
+    "SpeedEstimate",
     "SplitEnum",
     "Spread",
     "StateEnum",
     "Study",
     "StudyCreateRequest",
+    "StudyDefaults",
     "StudyResults",
     "StudyStatusEnum",
     "StudyTrials",
@@ -2767,7 +3034,10 @@ __all__ = [
     "TextInstancesRequest",
     "TextPreprocessing",
     "TextPreprocessingKindEnum",
+    "TimeEstimate",
     "TokenStatusEnum",
+    "TrainingEstimates",
+    "TrainingEstimatesKindEnum",
     "TrainingJob",
     "TrainingJobCreateRequest",
     "TrainingJobResult",
@@ -2789,8 +3059,11 @@ __all__ = [
     "UserCreateRequest",
     "ValueCount",
     "WindowEnum",
+    "WorkerClass",
     "WorkerDevices",
     "WorkerNode",
+    "WorkersOnline",
     "Workspace",
+    "WorkspaceBrief",
     "WorkspaceRequest",
 ]
