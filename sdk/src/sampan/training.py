@@ -267,6 +267,20 @@ class Training:
         template: schema.TemplateDescription = self._client.http.get(f"templates/{name}/")
         return template
 
+    def estimates(self, dataset_version: int | Resource[Any]) -> schema.TrainingEstimates:
+        """What each preset of the version's template will take and give, measured by earlier runs:
+        ``time`` on the workers online (``basis`` ``"measured"`` with the ``runs`` it rests on, or
+        ``"none"`` with the reason: the first run measures it), ``quality`` (the last test metric of
+        that preset on this dataset), ``size`` (ONNX bytes) and ``speed`` (hosted latency); ``workers``
+        says which are online for the job's queue.
+
+        e.g. ``{p["preset"]: p["time"]["seconds"] for p in client.training.estimates(version)["presets"]}``
+        """
+        estimates: schema.TrainingEstimates = self._client.http.get(
+            "training-estimates/", dataset_version=_id(dataset_version)
+        )
+        return estimates
+
     def start(
         self,
         dataset_version: int | Resource[Any],

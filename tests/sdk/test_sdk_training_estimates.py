@@ -1,0 +1,23 @@
+"""``client.training.estimates(version)`` against the live platform: before any run every preset's
+time is ``basis: "none"`` (the first run measures it), with the live worker counted as online."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+
+def test_estimates_before_any_run_say_the_first_run_measures_it(sdk, project, digits_folder):
+    dataset = sdk.datasets.create("estimates", project=project)
+    dataset.upload(digits_folder, progress=False)
+    version = dataset.create_version(seed=1)
+    plan = sdk.training.estimates(version)
+    assert plan["kind"] == "training_estimates" and plan["dataset_version"] == version.id
+    assert plan["template"] == "image_classification" and plan["train_samples"] > 0
+    assert plan["workers"]["online"] >= 1 and plan["workers"]["queue"] in ("cpu", "gpu")
+    assert [p["preset"] for p in plan["presets"]] == ["fast", "balanced", "accurate"]
+    for preset in plan["presets"]:
+        assert preset["time"]["basis"] == "none" and preset["time"]["seconds"] is None
+        assert "the first run measures it" in preset["time"]["message"]
+        assert preset["quality"]["basis"] == "none"
