@@ -1,4 +1,5 @@
 import { Anchor, Breadcrumbs, Stack } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { PageHeader } from '@/components/PageHeader';
 import { useProject } from '@/features/projects';
@@ -10,6 +11,7 @@ function idParam(value: string | null): number | null {
 }
 
 export function CompareRoute() {
+  const { t } = useTranslation('training');
   const [search, setSearch] = useSearchParams();
   const a = idParam(search.get('a'));
   const b = idParam(search.get('b'));
@@ -20,12 +22,12 @@ export function CompareRoute() {
       <Breadcrumbs mb="sm">
         {first && (
           <Anchor component={Link} to={`/projects/${first.project}/models`}>
-            {project?.name ?? `Project ${first.project}`}
+            {project?.name ?? t('compare.project', { id: first.project })}
           </Anchor>
         )}
-        <span>Compare models</span>
+        <span>{t('compare.breadcrumb')}</span>
       </Breadcrumbs>
-      <PageHeader title="Compare model versions" description="Two model versions of a project side by side, with per-class deltas." />
+      <PageHeader title={t('compare.title')} description={t('compare.description')} />
       <CompareView
         projectId={first?.project ?? null}
         a={a}

@@ -1,5 +1,7 @@
 import { api, unwrap } from '@/api/client';
 import type { components } from '@/api/schema';
+import { i18n } from '@/i18n';
+import { formatNumber as formatLocalNumber, formatPercent as formatLocalPercent } from '@/lib/numbers';
 
 export type ModelVersion = components['schemas']['ModelVersion'];
 /** A model version's evaluation report, by its `kind` (workers/contracts/evaluation.py). */
@@ -19,11 +21,13 @@ export function sampleIdOf(ref: SampleRef): number | null {
   return null;
 }
 
-/** What a template's samples are called in sentences ("10 test texts"). */
-export function sampleNoun(template: string): { one: string; many: string } {
-  if (template.startsWith('text')) return { one: 'text', many: 'texts' };
-  if (template.startsWith('tabular')) return { one: 'row', many: 'rows' };
-  return { one: 'image', many: 'images' };
+/** What a template's samples are: images, texts or table rows (the catalogs name them: `training:report.nouns.<kind>`). */
+export type SampleKind = 'image' | 'text' | 'row';
+
+export function sampleKind(template: string): SampleKind {
+  if (template.startsWith('text')) return 'text';
+  if (template.startsWith('tabular')) return 'row';
+  return 'image';
 }
 
 export function listModelVersions(projectId: number) {
@@ -59,16 +63,17 @@ export function testAccuracy(version: Pick<ModelVersion, 'metrics'>): number | n
   return version.metrics.test?.accuracy ?? null;
 }
 
+/** A fraction as a percentage in the UI's language ("70.0%"), a dash when missing. */
 export function formatPercent(value: number | null | undefined, digits = 1): string {
-  return typeof value === 'number' && Number.isFinite(value) ? `${(value * 100).toFixed(digits)}%` : '—';
+  return typeof value === 'number' && Number.isFinite(value) ? formatLocalPercent(value, digits) : '—';
 }
 
-/** A number for metrics without a unit (MAE, RMSE, R²): 4 significant digits, no exponent for everyday sizes. */
+/** A number for metrics without a unit (MAE, RMSE, R²): 4 significant digits in the UI's language, an exponent only for extreme sizes. */
 export function formatNumber(value: number | null | undefined): string {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
   const magnitude = Math.abs(value);
   if (magnitude !== 0 && (magnitude >= 1e6 || magnitude < 1e-3)) return value.toExponential(2);
-  return Number(value.toPrecision(4)).toString();
+  return formatLocalNumber(value, { maximumSignificantDigits: 4 });
 }
 
 export function isRegression(version: Pick<ModelVersion, 'template'>): boolean {
@@ -82,12 +87,13 @@ export function isRegression(version: Pick<ModelVersion, 'template'>): boolean {
 export function headlineMetric(version: Pick<ModelVersion, 'metrics' | 'template'>): { label: string; value: string; title: string } {
   const test = version.metrics.test ?? {};
   if (isRegression(version) || (test.rmse !== undefined && test.accuracy === undefined)) {
+    const numbers = { mae: formatNumber(test.mae), rmse: formatNumber(test.rmse), r2: formatNumber(test.r2) };
     return {
-      label: `R² ${formatNumber(test.r2)} · RMSE ${formatNumber(test.rmse)}`,
-      value: formatNumber(test.r2),
-      title: `test MAE ${formatNumber(test.mae)}, RMSE ${formatNumber(test.rmse)}, R² ${formatNumber(test.r2)}`,
+      label: i18n.t('training:versions.headline.regression', numbers),
+      value: numbers.r2,
+      title: i18n.t('training:versions.headline.regressionTitle', numbers),
     };
   }
-  const accuracy = testAccuracy(version);
-  return { label: formatPercent(accuracy), value: formatPercent(accuracy), title: `test accuracy ${formatPercent(accuracy)}` };
+  const accuracy = formatPercent(testAccuracy(version));
+  return { label: accuracy, value: accuracy, title: i18n.t('training:versions.headline.accuracyTitle', { value: accuracy }) };
 }

@@ -1,18 +1,21 @@
 import '@mantine/charts/styles.css';
 import { BarChart } from '@mantine/charts';
 import { Alert, Group, Paper, Select, SimpleGrid, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { errorMessage } from '@/lib/notifications';
+import { formatNumber as formatLocalNumber } from '@/lib/numbers';
 import { formatNumber, formatPercent, isRegression, type MetricPair, type RegressionReport } from '../api/modelVersions';
 import { useComparison, useEvaluation, useModelVersions } from '../hooks/useTraining';
 
+/** A delta in percentage points ("+10.0 pt"), green when B is better. */
 function Delta({ value, testId }: { value: number | null; testId?: string }) {
+  const { t } = useTranslation('training');
   if (value === null) return <Text size="sm">—</Text>;
   const points = value * 100;
   const color = Math.abs(points) < 0.05 ? 'dimmed' : points > 0 ? 'teal' : 'red';
   return (
-    <Text size="sm" c={color} fw={600} data-testid={testId} data-value={value}>
-      {points > 0 ? '+' : ''}
-      {points.toFixed(1)} pt
+    <Text size="sm" c={color} fw={600} data-testid={testId} data-value={value} style={{ whiteSpace: 'nowrap' }}>
+      {t('compare.points', { value: formatLocalNumber(points, { minimumFractionDigits: 1, maximumFractionDigits: 1, signDisplay: 'exceptZero' }) })}
     </Text>
   );
 }
@@ -44,15 +47,17 @@ function RegressionDelta({ value, betterWhen, testId }: { value: number | null; 
 /** Regression metric pairs of two reports; lower is better for MAE and RMSE, higher for R². */
 function regressionRows(a: RegressionReport, b: RegressionReport) {
   const pairOf = (x: number, y: number): MetricPair => ({ a: x, b: y, delta: y - x });
+  // metric names are the same in every language
   return [
-    { metric: 'MAE', key: 'mae', betterWhen: 'lower' as const, pair: pairOf(a.mae, b.mae) },
-    { metric: 'RMSE', key: 'rmse', betterWhen: 'lower' as const, pair: pairOf(a.rmse, b.rmse) },
-    { metric: 'R²', key: 'r2', betterWhen: 'higher' as const, pair: pairOf(a.r2, b.r2) },
+    { name: 'MAE', key: 'mae', betterWhen: 'lower' as const, pair: pairOf(a.mae, b.mae) },
+    { name: 'RMSE', key: 'rmse', betterWhen: 'lower' as const, pair: pairOf(a.rmse, b.rmse) },
+    { name: 'R²', key: 'r2', betterWhen: 'higher' as const, pair: pairOf(a.r2, b.r2) },
   ];
 }
 
 /** Two regression versions: MAE, RMSE and R² of each on its test split, computed from their reports. */
 function RegressionCompare({ a, b, aName, bName }: { a: number; b: number; aName: string; bName: string }) {
+  const { t } = useTranslation('training');
   const reportA = useEvaluation(a);
   const reportB = useEvaluation(b);
   if (reportA.isError || reportB.isError) return <Alert color="red">{errorMessage(reportA.error ?? reportB.error)}</Alert>;
@@ -62,7 +67,7 @@ function RegressionCompare({ a, b, aName, bName }: { a: number; b: number; aName
   if (!evalA || !evalB) {
     return (
       <Alert color="yellow" data-testid="compare-unavailable">
-        {!evalA ? aName : bName} has no regression evaluation report to compare.
+        {t('compare.noRegressionReport', { name: !evalA ? aName : bName })}
       </Alert>
     );
   }
@@ -70,12 +75,12 @@ function RegressionCompare({ a, b, aName, bName }: { a: number; b: number; aName
   return (
     <Paper withBorder p="md" data-testid="compare-regression">
       <Title order={5} mb="xs">
-        Overall
+        {t('compare.overall')}
       </Title>
       <Table fz="sm" data-testid="compare-overall">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>Metric</Table.Th>
+            <Table.Th>{t('compare.metric')}</Table.Th>
             <Table.Th>{aName}</Table.Th>
             <Table.Th>{bName}</Table.Th>
             <Table.Th>Δ</Table.Th>
@@ -85,9 +90,9 @@ function RegressionCompare({ a, b, aName, bName }: { a: number; b: number; aName
           {rows.map((row) => (
             <Table.Tr key={row.key}>
               <Table.Td>
-                {row.metric}{' '}
+                {row.name}{' '}
                 <Text span size="xs" c="dimmed">
-                  ({row.betterWhen} is better)
+                  {row.betterWhen === 'lower' ? t('compare.lowerBetter') : t('compare.higherBetter')}
                 </Text>
               </Table.Td>
               <Table.Td>{formatNumber(row.pair.a)}</Table.Td>
@@ -100,8 +105,9 @@ function RegressionCompare({ a, b, aName, bName }: { a: number; b: number; aName
         </Table.Tbody>
       </Table>
       <Text size="xs" c="dimmed" mt="xs" data-testid="compare-regression-note">
-        Regression versions are compared by MAE, RMSE and R² (per-class scores apply to classifiers only)
-        {evalA.samples !== evalB.samples ? `; note they were evaluated on test splits of different sizes (${evalA.samples} and ${evalB.samples} rows)` : ''}.
+        {evalA.samples !== evalB.samples
+          ? t('compare.regressionNoteSizes', { a: formatLocalNumber(evalA.samples), b: formatLocalNumber(evalB.samples) })
+          : t('compare.regressionNote')}
       </Text>
     </Paper>
   );
@@ -123,6 +129,7 @@ export function CompareView({
   b: number | null;
   onChange: (a: number | null, b: number | null) => void;
 }) {
+  const { t } = useTranslation('training');
   const versions = useModelVersions(projectId ?? Number.NaN);
   const list = versions.data?.results ?? [];
   const versionA = list.find((version) => version.id === a);
@@ -140,10 +147,10 @@ export function CompareView({
   const comparison = data?.kind === 'classification_comparison' ? data : null;
   const overall = comparison
     ? [
-        { metric: 'Accuracy', pair: comparison.accuracy },
-        { metric: 'Macro F1', pair: comparison.macro_f1 },
-        { metric: 'Weighted F1', pair: comparison.weighted_f1 },
-        ...Object.entries(comparison.top_k_accuracy).map(([k, pair]) => ({ metric: `Top-${k} accuracy`, pair })),
+        { key: 'accuracy', metric: t('compare.metrics.accuracy'), pair: comparison.accuracy },
+        { key: 'macro-f1', metric: t('compare.metrics.macroF1'), pair: comparison.macro_f1 },
+        { key: 'weighted-f1', metric: t('compare.metrics.weightedF1'), pair: comparison.weighted_f1 },
+        ...Object.entries(comparison.top_k_accuracy).map(([k, pair]) => ({ key: `top-${k}-accuracy`, metric: t('compare.metrics.topK', { k }), pair })),
       ]
     : [];
   const chart = comparison?.per_class.map((row) => ({ class: row.class, [comparison.a_name]: row.f1.a ?? 0, [comparison.b_name]: row.f1.b ?? 0 })) ?? [];
@@ -168,29 +175,28 @@ export function CompareView({
           data-testid="compare-b"
         />
         <Text size="sm" c="dimmed">
-          {mode === 'regression' ? 'Deltas are B minus A, in the target\'s units (R² unitless).' : 'Deltas are B minus A, in percentage points.'}
+          {mode === 'regression' ? t('compare.deltasUnits') : t('compare.deltasPoints')}
         </Text>
       </Group>
       {mode === 'mixed' && versionA && versionB && (
         <Alert color="yellow" data-testid="compare-unavailable">
-          {isRegression(versionA) ? `${versionA.name} is a regression model and ${versionB.name} a classifier` : `${versionA.name} is a classifier and ${versionB.name} a regression model`}
-          : their metrics cannot be compared. Pick two classifiers (accuracy, F1 per class) or two regression models (MAE, RMSE, R²).
+          {t(isRegression(versionA) ? 'compare.mixedRegressionFirst' : 'compare.mixedClassifierFirst', { a: versionA.name, b: versionB.name })}
         </Alert>
       )}
       {mode === 'regression' && versionA && versionB && <RegressionCompare a={versionA.id} b={versionB.id} aName={versionA.name} bName={versionB.name} />}
-      {(a === null || b === null || a === b) && <Text c="dimmed">Pick two different model versions.</Text>}
+      {(a === null || b === null || a === b) && <Text c="dimmed">{t('compare.pickTwo')}</Text>}
       {isPending && fetchStatus !== 'idle' && <Skeleton h={200} />}
       {isError && <Alert color="red">{errorMessage(error)}</Alert>}
       {comparison && (
         <>
           <Paper withBorder p="md">
             <Title order={5} mb="xs">
-              Overall
+              {t('compare.overall')}
             </Title>
             <Table fz="sm" data-testid="compare-overall">
               <Table.Thead>
                 <Table.Tr>
-                  <Table.Th>Metric</Table.Th>
+                  <Table.Th>{t('compare.metric')}</Table.Th>
                   <Table.Th>{comparison.a_name}</Table.Th>
                   <Table.Th>{comparison.b_name}</Table.Th>
                   <Table.Th>Δ</Table.Th>
@@ -198,9 +204,9 @@ export function CompareView({
               </Table.Thead>
               <Table.Tbody>
                 {overall.map((row) => (
-                  <Table.Tr key={row.metric}>
+                  <Table.Tr key={row.key}>
                     <Table.Td>{row.metric}</Table.Td>
-                    <PairCells pair={row.pair} testId={`compare-overall-delta-${row.metric.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`} />
+                    <PairCells pair={row.pair} testId={`compare-overall-delta-${row.key}`} />
                   </Table.Tr>
                 ))}
               </Table.Tbody>
@@ -209,19 +215,19 @@ export function CompareView({
           <SimpleGrid cols={{ base: 1, lg: 2 }}>
             <Paper withBorder p="md">
               <Title order={5} mb="xs">
-                Per class
+                {t('compare.perClass')}
               </Title>
               <Table.ScrollContainer minWidth={640}>
                 <Table fz="sm" data-testid="compare-per-class">
                   <Table.Thead>
                     <Table.Tr>
-                      <Table.Th>Class</Table.Th>
-                      <Table.Th>F1 {comparison.a_name}</Table.Th>
-                      <Table.Th>F1 {comparison.b_name}</Table.Th>
-                      <Table.Th>Δ F1</Table.Th>
-                      <Table.Th>Δ precision</Table.Th>
-                      <Table.Th>Δ recall</Table.Th>
-                      <Table.Th>Support</Table.Th>
+                      <Table.Th>{t('compare.columns.class')}</Table.Th>
+                      <Table.Th>{t('compare.columns.f1Of', { name: comparison.a_name })}</Table.Th>
+                      <Table.Th>{t('compare.columns.f1Of', { name: comparison.b_name })}</Table.Th>
+                      <Table.Th>{t('compare.columns.deltaF1')}</Table.Th>
+                      <Table.Th>{t('compare.columns.deltaPrecision')}</Table.Th>
+                      <Table.Th>{t('compare.columns.deltaRecall')}</Table.Th>
+                      <Table.Th>{t('compare.columns.support')}</Table.Th>
                     </Table.Tr>
                   </Table.Thead>
                   <Table.Tbody>
@@ -244,9 +250,9 @@ export function CompareView({
                 </Table>
               </Table.ScrollContainer>
             </Paper>
-            <Paper withBorder p="md" data-testid="compare-chart">
+            <Paper withBorder p="md" data-testid="compare-chart" data-classes={chart.map((row) => row.class).join(',')}>
               <Title order={5} mb="xs">
-                F1 per class
+                {t('compare.f1PerClass')}
               </Title>
               <BarChart
                 h={Math.max(240, chart.length * 28)}
@@ -257,7 +263,8 @@ export function CompareView({
                   { name: comparison.b_name, color: 'blue.6' },
                 ]}
                 yAxisProps={{ domain: [0, 1] }}
-                valueFormatter={(value) => `${(value * 100).toFixed(1)}%`}
+                xAxisProps={chart.length <= 30 ? { interval: 0 } : undefined}
+                valueFormatter={(value) => formatPercent(value)}
                 withLegend
               />
             </Paper>

@@ -1,5 +1,7 @@
 import { Box, ScrollArea, Table, Text, Tooltip, UnstyledButton } from '@mantine/core';
-import { sampleIdOf, type ClassificationReport } from '../api/modelVersions';
+import { useTranslation } from 'react-i18next';
+import { formatNumber } from '@/lib/numbers';
+import { sampleIdOf, type ClassificationReport, type SampleKind } from '../api/modelVersions';
 
 export type CellPick = { trueIndex: number; predictedIndex: number; sampleIds: number[] };
 
@@ -10,18 +12,20 @@ function cellColor(share: number, diagonal: boolean): string {
 }
 
 /**
- * The confusion matrix as a heatmap (rows: true class, columns: predicted). Each non-empty cell
- * is a button that hands its samples (ids from the report) to `onPick`.
+ * The confusion matrix as a heatmap (rows: true class, columns: predicted), both axes in the
+ * report's class order (the user's label order, never re-sorted). Each non-empty cell is a button
+ * that hands its samples (ids from the report) to `onPick`.
  */
 export function ConfusionMatrix({
   evaluation,
   onPick,
-  noun = { one: 'image', many: 'images' },
+  kind = 'image',
 }: {
   evaluation: ClassificationReport;
   onPick: (pick: CellPick) => void;
-  noun?: { one: string; many: string };
+  kind?: SampleKind;
 }) {
+  const { t } = useTranslation('training');
   const { classes } = evaluation;
   const { counts, samples: cellSamples } = evaluation.confusion_matrix;
   return (
@@ -30,8 +34,8 @@ export function ConfusionMatrix({
         <Table.Thead>
           <Table.Tr>
             <Table.Th>
-              <Text size="xs" c="dimmed">
-                true ↓ / predicted →
+              <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+                {t('confusion.corner')}
               </Text>
             </Table.Th>
             {classes.map((name) => (
@@ -47,15 +51,16 @@ export function ConfusionMatrix({
             const rowTotal = row.reduce((sum, count) => sum + count, 0);
             return (
               <Table.Tr key={trueName}>
-                <Table.Th>{trueName}</Table.Th>
+                <Table.Th style={{ whiteSpace: 'nowrap' }}>{trueName}</Table.Th>
                 {classes.map((predictedName, predictedIndex) => {
                   const count = row[predictedIndex] ?? 0;
                   const sampleIds = (cellSamples[trueIndex]?.[predictedIndex] ?? []).map(sampleIdOf).filter((id): id is number => id !== null);
                   const share = rowTotal ? count / rowTotal : 0;
                   const testId = `cm-cell-${trueIndex}-${predictedIndex}`;
+                  const names = { count, trueClass: trueName, predictedClass: predictedName };
                   return (
                     <Table.Td key={predictedName} p={0} style={{ background: cellColor(share, trueIndex === predictedIndex) }}>
-                      <Tooltip label={`${count} ${trueName} ${count === 1 ? noun.one : noun.many} predicted as ${predictedName}`} withinPortal>
+                      <Tooltip label={t('confusion.cellTooltip', { ...names, noun: t(`report.nouns.${kind}`, { count }) })} withinPortal>
                         {count > 0 ? (
                           <UnstyledButton
                             w="100%"
@@ -66,9 +71,9 @@ export function ConfusionMatrix({
                             onClick={() => onPick({ trueIndex, predictedIndex, sampleIds })}
                             data-testid={testId}
                             data-count={count}
-                            aria-label={`${count} ${trueName} predicted as ${predictedName}`}
+                            aria-label={t('confusion.cellLabel', names)}
                           >
-                            {count}
+                            {formatNumber(count)}
                           </UnstyledButton>
                         ) : (
                           <Box h={36} ta="center" c="dimmed" pt={8} data-testid={testId} data-count={0}>

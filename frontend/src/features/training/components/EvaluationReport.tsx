@@ -19,17 +19,21 @@ import {
   Title,
 } from '@mantine/core';
 import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { Stat } from '@/components/Stat';
+import { WithReason } from '@/components/WithReason';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
+import { formatNumber as formatCount } from '@/lib/numbers';
 import {
   formatNumber,
   formatPercent,
   onnxUrl,
   sampleIdOf,
-  sampleNoun,
+  sampleKind,
   sampleThumbnailUrl,
+  type SampleKind,
   type ClassificationReport,
   type FeatureImportance,
   type Mistake,
@@ -38,7 +42,7 @@ import {
 import { useDatasetVersionNames, useEvaluation, useModelVersion, useModelVersions } from '../hooks/useTraining';
 import { ConfusionMatrix, type CellPick } from './ConfusionMatrix';
 import { FeatureImportanceChart, RegressionReport } from './RegressionReport';
-import { cellText, datasetVersionLabel, shownColumns } from './reportFormat';
+import { cellText, datasetVersionLabel, shownColumns, splitName } from './reportFormat';
 
 /** A mistake of the report whose sample is a sample of the dataset (`id`), as the report lists them. */
 type ShownMistake = Mistake & { id: number };
@@ -51,17 +55,18 @@ function shownMistakes(evaluation: ClassificationReport): ShownMistake[] {
 }
 
 function Lineage({ version }: { version: ModelVersion }) {
+  const { t } = useTranslation('training');
   const names = useDatasetVersionNames([version]);
   const params = version.params && typeof version.params === 'object' ? Object.entries(version.params as Record<string, unknown>) : [];
   return (
     <Paper withBorder p="md" data-testid="model-lineage">
       <Title order={5} mb="xs">
-        Lineage
+        {t('report.lineage.title')}
       </Title>
-      <SimpleGrid cols={{ base: 2, md: 5 }} spacing="sm">
+      <SimpleGrid cols={{ base: 2, md: 3, lg: 5 }} spacing="sm">
         <Stack gap={0}>
           <Text size="xs" c="dimmed">
-            Dataset version
+            {t('report.lineage.datasetVersion')}
           </Text>
           {version.dataset !== null ? (
             <Anchor component={Link} to={`/datasets/${version.dataset}/versions`} size="sm" data-testid="model-lineage-dataset-version">
@@ -73,7 +78,7 @@ function Lineage({ version }: { version: ModelVersion }) {
         </Stack>
         <Stack gap={0}>
           <Text size="xs" c="dimmed">
-            Template · preset
+            {t('report.lineage.templatePreset')}
           </Text>
           <Text size="sm" data-testid="model-lineage-template">
             {version.template} · {version.preset || '—'}
@@ -81,28 +86,33 @@ function Lineage({ version }: { version: ModelVersion }) {
         </Stack>
         <Stack gap={0}>
           <Text size="xs" c="dimmed">
-            Pretrained weights
+            {t('report.lineage.backbone')}
           </Text>
           {version.backbone ? (
-            <Text size="sm" data-testid="model-lineage-backbone" title={`sha256 ${version.backbone.sha256}`}>
+            <Text
+              size="sm"
+              data-testid="model-lineage-backbone"
+              title={t('report.lineage.sha256', { sha: version.backbone.sha256 })}
+              style={{ overflowWrap: 'anywhere' }}
+            >
               {version.backbone.name} <Code fz="xs">{version.backbone.sha256.slice(0, 12)}</Code>
-              {version.backbone.tensors !== null ? ` · ${version.backbone.tensors} tensors loaded` : ''}
+              {version.backbone.tensors !== null ? t('report.lineage.tensors', { count: version.backbone.tensors }) : ''}
             </Text>
           ) : (
             <Text size="sm" data-testid="model-lineage-backbone">
-              none (trained from scratch)
+              {t('report.lineage.scratch')}
             </Text>
           )}
         </Stack>
         <Stack gap={0}>
           <Text size="xs" c="dimmed">
-            Code version
+            {t('report.lineage.codeVersion')}
           </Text>
-          <Code fz="xs">{version.code_version || '—'}</Code>
+          <Code fz="xs" style={{ overflowWrap: 'anywhere' }}>{version.code_version || '—'}</Code>
         </Stack>
         <Stack gap={0}>
           <Text size="xs" c="dimmed">
-            Training job · created
+            {t('report.lineage.jobCreated')}
           </Text>
           <Text size="sm">
             {version.job !== null ? (
@@ -128,10 +138,11 @@ function Lineage({ version }: { version: ModelVersion }) {
 }
 
 function Thumbnail({ datasetId, sampleId, caption, testId }: { datasetId: number | null; sampleId: number; caption?: string; testId: string }) {
+  const { t } = useTranslation('training');
   return (
     <Paper withBorder p={4} data-testid={testId} data-sample-id={sampleId}>
       {datasetId !== null ? (
-        <Image src={sampleThumbnailUrl(datasetId, sampleId)} alt={`sample ${sampleId}`} h={84} fit="contain" style={{ imageRendering: 'pixelated' }} />
+        <Image src={sampleThumbnailUrl(datasetId, sampleId)} alt={t('report.sampleAlt', { id: sampleId })} h={84} fit="contain" style={{ imageRendering: 'pixelated' }} />
       ) : (
         <Text size="xs">#{sampleId}</Text>
       )}
@@ -146,14 +157,16 @@ function Thumbnail({ datasetId, sampleId, caption, testId }: { datasetId: number
 
 /** Misclassified texts: the text itself with its true and predicted label and the confidence. */
 function TextMistakes({ mistakes }: { mistakes: ShownMistake[] }) {
+  const { t } = useTranslation('training');
   return (
+    <Table.ScrollContainer minWidth={480}>
     <Table fz="sm" verticalSpacing={6} data-testid="eval-text-mistakes">
       <Table.Thead>
         <Table.Tr>
-          <Table.Th>Text</Table.Th>
-          <Table.Th w={120}>True</Table.Th>
-          <Table.Th w={120}>Predicted</Table.Th>
-          <Table.Th w={100}>Confidence</Table.Th>
+          <Table.Th>{t('report.columns.text')}</Table.Th>
+          <Table.Th w={120}>{t('report.columns.true')}</Table.Th>
+          <Table.Th w={120}>{t('report.columns.predicted')}</Table.Th>
+          <Table.Th w={100}>{t('report.columns.confidence')}</Table.Th>
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
@@ -179,20 +192,22 @@ function TextMistakes({ mistakes }: { mistakes: ShownMistake[] }) {
         ))}
       </Table.Tbody>
     </Table>
+    </Table.ScrollContainer>
   );
 }
 
 /** Misclassified table rows: labels, confidence and the row's most important columns. */
 function RowMistakes({ mistakes, importance }: { mistakes: ShownMistake[]; importance: FeatureImportance[] }) {
+  const { t } = useTranslation('training');
   const columns = shownColumns(mistakes[0]?.values, importance);
   return (
     <Table.ScrollContainer minWidth={560}>
       <Table fz="sm" verticalSpacing={4} data-testid="eval-row-mistakes">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>True</Table.Th>
-            <Table.Th>Predicted</Table.Th>
-            <Table.Th>Confidence</Table.Th>
+            <Table.Th>{t('report.columns.true')}</Table.Th>
+            <Table.Th>{t('report.columns.predicted')}</Table.Th>
+            <Table.Th>{t('report.columns.confidence')}</Table.Th>
             {columns.map((column) => (
               <Table.Th key={column}>{column}</Table.Th>
             ))}
@@ -215,22 +230,28 @@ function RowMistakes({ mistakes, importance }: { mistakes: ShownMistake[]; impor
   );
 }
 
+/**
+ * Precision, recall and F1 of each class, table and chart, in the report's class order (the
+ * user's label order): never re-sorted by name.
+ */
 function PerClass({ evaluation }: { evaluation: ClassificationReport }) {
+  const { t } = useTranslation('training');
   const chart = evaluation.per_class.map((row) => ({ class: row.class, precision: row.precision, recall: row.recall, f1: row.f1 }));
   return (
     <SimpleGrid cols={{ base: 1, lg: 2 }}>
       <Paper withBorder p="md">
         <Title order={5} mb="xs">
-          Per class
+          {t('report.perClass')}
         </Title>
+        <Table.ScrollContainer minWidth={360}>
         <Table fz="sm" verticalSpacing={4} data-testid="eval-per-class">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>Class</Table.Th>
-              <Table.Th>Precision</Table.Th>
-              <Table.Th>Recall</Table.Th>
-              <Table.Th>F1</Table.Th>
-              <Table.Th>Support</Table.Th>
+              <Table.Th>{t('report.columns.class')}</Table.Th>
+              <Table.Th>{t('report.columns.precision')}</Table.Th>
+              <Table.Th>{t('report.columns.recall')}</Table.Th>
+              <Table.Th>{t('report.columns.f1')}</Table.Th>
+              <Table.Th>{t('report.columns.support')}</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -240,27 +261,30 @@ function PerClass({ evaluation }: { evaluation: ClassificationReport }) {
                 <Table.Td>{formatPercent(row.precision)}</Table.Td>
                 <Table.Td>{formatPercent(row.recall)}</Table.Td>
                 <Table.Td>{formatPercent(row.f1)}</Table.Td>
-                <Table.Td>{row.support}</Table.Td>
+                <Table.Td>{formatCount(row.support)}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
         </Table>
+        </Table.ScrollContainer>
       </Paper>
-      <Paper withBorder p="md" data-testid="eval-per-class-chart" data-points={chart.length}>
+      <Paper withBorder p="md" data-testid="eval-per-class-chart" data-points={chart.length} data-classes={chart.map((row) => row.class).join(',')}>
         <Title order={5} mb="xs">
-          Precision, recall and F1 per class
+          {t('report.perClassChart')}
         </Title>
         <BarChart
           h={Math.max(240, chart.length * 28)}
           data={chart}
           dataKey="class"
           series={[
-            { name: 'precision', color: 'blue.6' },
-            { name: 'recall', color: 'teal.6' },
-            { name: 'f1', label: 'F1', color: 'orange.6' },
+            { name: 'precision', label: t('report.series.precision'), color: 'blue.6' },
+            { name: 'recall', label: t('report.series.recall'), color: 'teal.6' },
+            { name: 'f1', label: t('report.series.f1'), color: 'orange.6' },
           ]}
           yAxisProps={{ domain: [0, 1] }}
-          valueFormatter={(value) => `${(value * 100).toFixed(1)}%`}
+          // every class name under its bars while they fit (recharts otherwise drops some)
+          xAxisProps={chart.length <= 30 ? { interval: 0 } : undefined}
+          valueFormatter={(value) => formatPercent(value)}
           withLegend
           tickLine="y"
         />
@@ -284,6 +308,7 @@ export function EvaluationReport({
   onFixLabels: (datasetId: number, sampleIds: number[]) => void;
   onCompare: (a: number, b: number) => void;
 }) {
+  const { t } = useTranslation('training');
   const { data: version, isPending, isError, error } = useModelVersion(modelVersionId);
   const evaluationQuery = useEvaluation(modelVersionId);
   const siblings = useModelVersions(version?.project ?? Number.NaN);
@@ -299,7 +324,10 @@ export function EvaluationReport({
   if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
   const datasetId = version.dataset;
   const others = (siblings.data?.results ?? []).filter((item) => item.id !== version.id);
-  const noun = sampleNoun(version.template);
+  const kind: SampleKind = sampleKind(version.template);
+  const nouns = (count: number) => t(`report.nouns.${kind}`, { count });
+  const split = evaluation ? splitName(evaluation.split) : regression ? splitName(regression.split) : '';
+  const onnxReason = version.onnx_sha256 ? null : t('report.noOnnx');
   const mistakeKind = mistakes.some((mistake) => mistake.text !== undefined) || version.template.startsWith('text')
     ? 'text'
     : mistakes.some((mistake) => mistake.values !== undefined) || version.template.startsWith('tabular')
@@ -312,16 +340,16 @@ export function EvaluationReport({
       <Group justify="space-between" align="flex-start">
         <Group gap="sm">
           <Title order={2} data-testid="model-version-name">
-            Model {version.name}
+            {t('report.title', { name: version.name })}
           </Title>
           {evaluation && (
             <Badge size="lg" color="teal" variant="light" data-testid="eval-headline">
-              {evaluation.split} accuracy {formatPercent(evaluation.accuracy)}
+              {t('report.headline', { split, value: formatPercent(evaluation.accuracy) })}
             </Badge>
           )}
           {regression && (
             <Badge size="lg" color="teal" variant="light" tt="none" data-testid="eval-headline">
-              {regression.split} R² {formatNumber(regression.r2)} · RMSE {formatNumber(regression.rmse)}
+              {t('report.headlineRegression', { split, r2: formatNumber(regression.r2), rmse: formatNumber(regression.rmse) })}
             </Badge>
           )}
         </Group>
@@ -329,16 +357,24 @@ export function EvaluationReport({
           {others.length > 0 && (
             <Select
               size="xs"
-              placeholder="Compare with…"
+              placeholder={t('report.compareWith')}
               data={others.map((item) => ({ value: String(item.id), label: item.name }))}
               onChange={(value) => value && onCompare(version.id, Number(value))}
               w={160}
               data-testid="model-compare-select"
             />
           )}
-          <Button component="a" href={onnxUrl(version.id)} download variant="default" size="xs" data-testid="model-onnx-download">
-            Download ONNX
-          </Button>
+          {onnxReason ? (
+            <WithReason reason={onnxReason}>
+              <Button variant="default" size="xs" disabled data-testid="model-onnx-download">
+                {t('report.downloadOnnx')}
+              </Button>
+            </WithReason>
+          ) : (
+            <Button component="a" href={onnxUrl(version.id)} download variant="default" size="xs" data-testid="model-onnx-download">
+              {t('report.downloadOnnx')}
+            </Button>
+          )}
         </Group>
       </Group>
       <Lineage version={version} />
@@ -347,54 +383,54 @@ export function EvaluationReport({
       {evaluationQuery.isError && <Alert color="red">{errorMessage(evaluationQuery.error)}</Alert>}
       {evaluationQuery.data && !report && (
         <Alert color="yellow" data-testid="evaluation-missing">
-          This model version has no evaluation report.
+          {t('report.missing')}
         </Alert>
       )}
       {regression && <RegressionReport evaluation={regression} />}
       {evaluation && (
         <>
           <Text size="sm" c="dimmed">
-            On {evaluation.samples} {evaluation.split} {noun.many} of {evaluation.classes.length} classes.
+            {t('report.summary', { samples: formatCount(evaluation.samples), split, noun: nouns(evaluation.samples), classes: evaluation.classes.length })}
           </Text>
           <SimpleGrid cols={{ base: 2, sm: 4 }}>
-            <Stat size="xl" label="Accuracy" value={formatPercent(evaluation.accuracy)} testId="eval-accuracy" />
+            <Stat size="xl" label={t('report.metrics.accuracy')} value={formatPercent(evaluation.accuracy)} testId="eval-accuracy" />
             {topK
               .filter(([k]) => k !== '1')
               .map(([k, accuracy]) => (
-                <Stat size="xl" key={k} label={`Top-${k} accuracy`} value={formatPercent(accuracy)} testId={`eval-top-${k}`} />
+                <Stat size="xl" key={k} label={t('report.metrics.topK', { k })} value={formatPercent(accuracy)} testId={`eval-top-${k}`} />
               ))}
           </SimpleGrid>
-          <SimpleGrid cols={{ base: 3, sm: 6 }}>
-            <Stat size="xl" label="Macro precision" value={formatPercent(evaluation.macro.precision)} testId="eval-macro-precision" />
-            <Stat size="xl" label="Macro recall" value={formatPercent(evaluation.macro.recall)} testId="eval-macro-recall" />
-            <Stat size="xl" label="Macro F1" value={formatPercent(evaluation.macro.f1)} testId="eval-macro-f1" />
-            <Stat size="xl" label="Weighted precision" value={formatPercent(evaluation.weighted.precision)} testId="eval-weighted-precision" />
-            <Stat size="xl" label="Weighted recall" value={formatPercent(evaluation.weighted.recall)} testId="eval-weighted-recall" />
-            <Stat size="xl" label="Weighted F1" value={formatPercent(evaluation.weighted.f1)} testId="eval-weighted-f1" />
+          <SimpleGrid cols={{ base: 3, lg: 6 }}>
+            <Stat size="xl" label={t('report.metrics.macroPrecision')} value={formatPercent(evaluation.macro.precision)} testId="eval-macro-precision" />
+            <Stat size="xl" label={t('report.metrics.macroRecall')} value={formatPercent(evaluation.macro.recall)} testId="eval-macro-recall" />
+            <Stat size="xl" label={t('report.metrics.macroF1')} value={formatPercent(evaluation.macro.f1)} testId="eval-macro-f1" />
+            <Stat size="xl" label={t('report.metrics.weightedPrecision')} value={formatPercent(evaluation.weighted.precision)} testId="eval-weighted-precision" />
+            <Stat size="xl" label={t('report.metrics.weightedRecall')} value={formatPercent(evaluation.weighted.recall)} testId="eval-weighted-recall" />
+            <Stat size="xl" label={t('report.metrics.weightedF1')} value={formatPercent(evaluation.weighted.f1)} testId="eval-weighted-f1" />
           </SimpleGrid>
           <PerClass evaluation={evaluation} />
           <Paper withBorder p="md">
             <Title order={5} mb={4}>
-              Confusion matrix
+              {t('report.confusionMatrix')}
             </Title>
             <Text size="xs" c="dimmed" mb="sm">
-              Click a cell to see its test {noun.many}.
+              {t('report.confusionHint', { noun: t(`report.nounsPlain.${kind}`) })}
             </Text>
-            <ConfusionMatrix evaluation={evaluation} onPick={setPick} noun={noun} />
+            <ConfusionMatrix evaluation={evaluation} onPick={setPick} kind={kind} />
           </Paper>
-          <FeatureImportanceChart features={importance} score="accuracy" />
+          <FeatureImportanceChart features={importance} score={t('regression.importance.accuracy')} />
           <Paper withBorder p="md" data-testid="eval-mistakes">
             <Title order={5} mb="sm">
-              Most confident mistakes
+              {t('report.mistakes')}
             </Title>
             {mistakeKind !== 'image' && mistakes.length > 0 && (
               <Text size="xs" c="dimmed" mb="xs">
-                The {mistakes.length} misclassified {mistakes.length === 1 ? noun.one : noun.many} the model was most sure of.
+                {t('report.mistakesHint', { count: mistakes.length, noun: nouns(mistakes.length) })}
               </Text>
             )}
             {mistakes.length === 0 ? (
               <Text size="sm" c="dimmed">
-                No mistakes on the {evaluation.split} split.
+                {t('report.noMistakes', { split })}
               </Text>
             ) : (
               <>
@@ -421,7 +457,7 @@ export function EvaluationReport({
                     onClick={() => onFixLabels(datasetId, mistakes.map((mistake) => mistake.id))}
                     data-testid="mistakes-fix-labels"
                   >
-                    Fix labels in the labeler
+                    {t('report.fixLabels')}
                   </Button>
                 )}
               </>
@@ -436,14 +472,19 @@ export function EvaluationReport({
         size="xl"
         title={
           pick && evaluation
-            ? `${pick.sampleIds.length} ${pick.sampleIds.length === 1 ? noun.one : noun.many} of "${evaluation.classes[pick.trueIndex]}" predicted as "${evaluation.classes[pick.predictedIndex]}"`
+            ? t('report.cellTitle', {
+                count: pick.sampleIds.length,
+                noun: nouns(pick.sampleIds.length),
+                trueClass: evaluation.classes[pick.trueIndex],
+                predictedClass: evaluation.classes[pick.predictedIndex],
+              })
             : ''
         }
       >
         {pick && (
           <Stack data-testid="cm-cell-samples" data-true={pick.trueIndex} data-predicted={pick.predictedIndex}>
             {pick.sampleIds.length === 0 ? (
-              <Text c="dimmed">The report lists no samples for this cell.</Text>
+              <Text c="dimmed">{t('report.cellEmpty')}</Text>
             ) : mistakeKind === 'image' ? (
               <SimpleGrid cols={{ base: 3, sm: 6 }} spacing="xs">
                 {pick.sampleIds.map((id) => (
@@ -455,7 +496,7 @@ export function EvaluationReport({
                 {pick.sampleIds.map((id) => (
                   <Paper key={id} withBorder p={6} data-testid={`cm-sample-${id}`} data-sample-id={id}>
                     <Text size="sm" lineClamp={2}>
-                      {mistakeText.get(id) ?? `${noun.one} #${id}`}
+                      {mistakeText.get(id) ?? t('report.sampleNumber', { noun: t(`report.nounOne.${kind}`), id })}
                     </Text>
                   </Paper>
                 ))}
@@ -464,7 +505,7 @@ export function EvaluationReport({
             {datasetId !== null && pick.sampleIds.length > 0 && (
               <Group>
                 <Button onClick={() => onFixLabels(datasetId, pick.sampleIds)} data-testid="cm-fix-labels">
-                  Fix labels in the labeler
+                  {t('report.fixLabels')}
                 </Button>
               </Group>
             )}

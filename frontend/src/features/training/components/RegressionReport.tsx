@@ -1,22 +1,27 @@
 import '@mantine/charts/styles.css';
 import { BarChart, ScatterChart } from '@mantine/charts';
 import { Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { Stat } from '@/components/Stat';
+import { formatNumber as formatCount } from '@/lib/numbers';
 import { formatNumber, sampleIdOf, type FeatureImportance as Importance, type RegressionReport as Report } from '../api/modelVersions';
-import { cellText, shownColumns } from './reportFormat';
+import { cellText, shownColumns, splitName } from './reportFormat';
 
 /** Permutation feature importance (how much the test score drops when a column is shuffled), top 20. */
 export function FeatureImportanceChart({ features, score }: { features: Importance[]; score: string }) {
+  const { t } = useTranslation('training');
   if (features.length === 0) return null;
   const top = features.slice(0, 20).map((row) => ({ feature: row.feature, importance: row.importance }));
   return (
     <Paper withBorder p="md" data-testid="eval-feature-importance" data-features={top.map((row) => row.feature).join(',')}>
       <Title order={5} mb={4}>
-        Feature importance
+        {t('regression.importance.title')}
       </Title>
       <Text size="xs" c="dimmed" mb="sm">
-        How much the test {score} drops when a column's values are shuffled (permutation importance
-        {features.length > top.length ? `, top ${top.length} of ${features.length} columns` : ''}). Most important:{' '}
+        {features.length > top.length
+          ? t('regression.importance.hintTop', { score, top: top.length, total: features.length })
+          : t('regression.importance.hint', { score })}{' '}
+        {t('regression.importance.mostImportant')}{' '}
         <span data-testid="eval-feature-importance-top">{top.slice(0, 3).map((row) => row.feature).join(', ')}</span>.
       </Text>
       <BarChart
@@ -24,7 +29,7 @@ export function FeatureImportanceChart({ features, score }: { features: Importan
         data={top}
         dataKey="feature"
         orientation="vertical"
-        series={[{ name: 'importance', color: 'violet.6' }]}
+        series={[{ name: 'importance', label: t('regression.importance.series'), color: 'violet.6' }]}
         valueFormatter={(value) => formatNumber(value)}
         yAxisProps={{ width: 120, interval: 0 }}
       />
@@ -38,6 +43,9 @@ export function FeatureImportanceChart({ features, score }: { features: Importan
  * with their rows, and feature importance.
  */
 export function RegressionReport({ evaluation }: { evaluation: Report }) {
+  const { t } = useTranslation('training');
+  const split = splitName(evaluation.split);
+  const axes = { predicted: t('regression.axes.predicted'), residual: t('regression.axes.residual'), actual: t('regression.axes.actual') };
   const points = evaluation.residuals.points;
   const { edges, counts } = evaluation.residuals.histogram;
   const histogram = counts.map((count, index) => ({ from: edges[index] ?? 0, to: edges[index + 1] ?? 0, count }));
@@ -51,42 +59,43 @@ export function RegressionReport({ evaluation }: { evaluation: Report }) {
   return (
     <Stack data-testid="eval-regression">
       <Text size="sm" c="dimmed">
-        On {evaluation.samples} {evaluation.split} rows. Residual = predicted − actual.
+        {t('regression.summary', { samples: formatCount(evaluation.samples), split })}
       </Text>
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
-        <Stat size="xl" label="MAE" value={formatNumber(evaluation.mae)} hint="mean absolute error (target units)" testId="eval-mae" />
-        <Stat size="xl" label="RMSE" value={formatNumber(evaluation.rmse)} hint="root mean squared error (target units)" testId="eval-rmse" />
-        <Stat size="xl" label="R²" value={formatNumber(evaluation.r2)} hint="share of the target's variance explained (1 is perfect)" testId="eval-r2" />
+        <Stat size="xl" label="MAE" value={formatNumber(evaluation.mae)} hint={t('regression.maeHint')} testId="eval-mae" />
+        <Stat size="xl" label="RMSE" value={formatNumber(evaluation.rmse)} hint={t('regression.rmseHint')} testId="eval-rmse" />
+        <Stat size="xl" label="R²" value={formatNumber(evaluation.r2)} hint={t('regression.r2Hint')} testId="eval-r2" />
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <Paper withBorder p="md" data-testid="eval-residual-plot" data-points={residuals.length}>
           <Title order={5} mb="xs">
-            Residuals against prediction
+            {t('regression.residualsTitle')}
           </Title>
           <ScatterChart
             h={280}
-            data={[{ name: 'test rows', color: 'blue.6', data: residuals }]}
+            data={[{ name: t('regression.testRows'), color: 'blue.6', data: residuals }]}
             dataKey={{ x: 'predicted', y: 'residual' }}
-            labels={{ x: 'predicted', y: 'residual' }}
-            xAxisLabel="predicted"
-            yAxisLabel="residual"
+            labels={{ x: axes.predicted, y: axes.residual }}
+            xAxisLabel={axes.predicted}
+            yAxisLabel={axes.residual}
             valueFormatter={(value) => formatNumber(value)}
-            referenceLines={[{ y: 0, label: 'no error', color: 'gray.6' }]}
+            referenceLines={[{ y: 0, label: t('regression.noError'), color: 'gray.6' }]}
           />
         </Paper>
         <Paper withBorder p="md" data-testid="eval-predicted-vs-actual" data-points={points.length}>
           <Title order={5} mb="xs">
-            Predicted against actual
+            {t('regression.predictedVsActual')}
           </Title>
           <ScatterChart
             h={280}
             data={[
-              { name: 'test rows', color: 'blue.6', data: points.map((p) => ({ actual: p.actual, predicted: p.predicted })) },
-              { name: 'perfect prediction', color: 'gray.4', data: diagonal },
+              { name: t('regression.testRows'), color: 'blue.6', data: points.map((p) => ({ actual: p.actual, predicted: p.predicted })) },
+              { name: t('regression.perfect'), color: 'gray.4', data: diagonal },
             ]}
             dataKey={{ x: 'actual', y: 'predicted' }}
-            xAxisLabel="actual"
-            yAxisLabel="predicted"
+            labels={{ x: axes.actual, y: axes.predicted }}
+            xAxisLabel={axes.actual}
+            yAxisLabel={axes.predicted}
             valueFormatter={(value) => formatNumber(value)}
             withLegend
           />
@@ -95,33 +104,33 @@ export function RegressionReport({ evaluation }: { evaluation: Report }) {
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <Paper withBorder p="md" data-testid="eval-residual-histogram" data-bins={histogram.length}>
           <Title order={5} mb="xs">
-            Residual distribution
+            {t('regression.histogram')}
           </Title>
           <BarChart
             h={220}
             data={histogram.map((bin) => ({ bin: formatNumber((bin.from + bin.to) / 2), rows: bin.count }))}
             dataKey="bin"
-            series={[{ name: 'rows', color: 'blue.6' }]}
+            series={[{ name: 'rows', label: t('regression.rows'), color: 'blue.6' }]}
           />
         </Paper>
         <FeatureImportanceChart features={evaluation.feature_importance} score="R²" />
       </SimpleGrid>
       <Paper withBorder p="md" data-testid="eval-largest-errors">
         <Title order={5} mb="sm">
-          Largest errors
+          {t('regression.largestErrors')}
         </Title>
         {largestErrors.length === 0 ? (
           <Text size="sm" c="dimmed">
-            The report lists no errors.
+            {t('regression.noErrors')}
           </Text>
         ) : (
           <Table.ScrollContainer minWidth={560}>
             <Table fz="sm" verticalSpacing={4}>
               <Table.Thead>
                 <Table.Tr>
-                  <Table.Th>Actual</Table.Th>
-                  <Table.Th>Predicted</Table.Th>
-                  <Table.Th>Residual</Table.Th>
+                  <Table.Th>{t('regression.columns.actual')}</Table.Th>
+                  <Table.Th>{t('regression.columns.predicted')}</Table.Th>
+                  <Table.Th>{t('regression.columns.residual')}</Table.Th>
                   {columns.map((column) => (
                     <Table.Th key={column}>{column}</Table.Th>
                   ))}

@@ -1,4 +1,10 @@
+import { translateDynamic } from '@/i18n';
 import { formatNumber } from '../api/modelVersions';
+
+/** A report's split ("test") in the UI's language; a split the catalogs do not know as the report names it. */
+export function splitName(split: string): string {
+  return translateDynamic(`training:report.splits.${split}`, split);
+}
 
 /** The name of a model version's dataset version (from `names`), `#id` until the names have loaded, a dash without one. */
 export function datasetVersionLabel(version: { dataset_version: number | null }, names: Map<number, string>): string {
