@@ -23,6 +23,22 @@ export class ApiError extends Error {
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/**
+ * The client's own failures, with codes of their own. Like the server's, an ApiError's message stays
+ * English (logs, tests, the SDK's wording); the UI shows `errors.<code>` from the catalogs
+ * (errorMessage in src/lib/notifications.ts).
+ */
+export const CLIENT_ERROR_MESSAGES = {
+  network_error: 'Cannot reach the Sampan server. Check your connection and try again.',
+  bad_response: 'The server sent an unreadable answer.',
+  aborted: 'Upload cancelled.',
+} as const;
+
+/** Codes the client makes up itself (no server envelope): the UI always translates these. */
+export function isClientErrorCode(code: string): boolean {
+  return code in CLIENT_ERROR_MESSAGES || /^http_\d+$/.test(code);
+}
+
 export function readCookie(name: string): string | null {
   for (const part of document.cookie.split(';')) {
     const [key, ...rest] = part.trim().split('=');
@@ -81,7 +97,7 @@ export const errorMiddleware: Middleware = {
     return new ApiError({
       status: 0,
       code: 'network_error',
-      message: 'Cannot reach the Sampan server. Check your connection and try again.',
+      message: CLIENT_ERROR_MESSAGES.network_error,
       details: error instanceof Error ? error.message : String(error),
     });
   },
@@ -131,15 +147,15 @@ export function postFormWithProgress<T>(
         try {
           resolve(JSON.parse(xhr.responseText) as T);
         } catch {
-          reject(new ApiError({ status: xhr.status, code: 'bad_response', message: 'The server sent an unreadable answer.' }));
+          reject(new ApiError({ status: xhr.status, code: 'bad_response', message: CLIENT_ERROR_MESSAGES.bad_response }));
         }
         return;
       }
       reject(errorFromText(xhr.status, xhr.statusText, xhr.responseText));
     };
     xhr.onerror = () =>
-      reject(new ApiError({ status: 0, code: 'network_error', message: 'Cannot reach the Sampan server. Check your connection and try again.' }));
-    xhr.onabort = () => reject(new ApiError({ status: 0, code: 'aborted', message: 'Upload cancelled.' }));
+      reject(new ApiError({ status: 0, code: 'network_error', message: CLIENT_ERROR_MESSAGES.network_error }));
+    xhr.onabort = () => reject(new ApiError({ status: 0, code: 'aborted', message: CLIENT_ERROR_MESSAGES.aborted }));
     signal?.addEventListener('abort', () => xhr.abort());
     xhr.send(form);
   });

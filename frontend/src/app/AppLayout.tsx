@@ -1,27 +1,51 @@
-import { Anchor, AppShell, Burger, Group, NavLink, Text, ThemeIcon } from '@mantine/core';
+import { Anchor, AppShell, Burger, Group, NavLink, Overlay, Text, ThemeIcon } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
+import { useTranslation } from 'react-i18next';
 import { Link, NavLink as RouterNavLink, Outlet, useLocation } from 'react-router';
-import { UserMenu } from '@/features/auth';
+import { UserMenu, useMe } from '@/features/auth';
 import { WorkersIndicator } from '@/features/workers';
 
-const NAV = [
-  { to: '/workspaces', label: 'Workspaces', testId: 'nav-workspaces', also: ['/projects'] },
-  { to: '/studies', label: 'AutoML studies', testId: 'nav-studies' },
-  { to: '/jobs', label: 'Jobs', testId: 'nav-jobs' },
-  { to: '/tokens', label: 'API tokens', testId: 'nav-tokens' },
-];
+/**
+ * Below this width the sidebar collapses behind a burger in the header and opens over the page
+ * (Mantine's `lg`, 75em = 1200 px): a 1024 px window keeps its whole width for the page.
+ */
+export const NAVBAR_BREAKPOINT = 'lg';
+const NAVBAR_WIDTH = 230;
+
+type NavItem = { to: string; label: string; testId: string; also?: string[] };
 
 export function AppLayout() {
+  const { t } = useTranslation('app');
   const [opened, { toggle, close }] = useDisclosure(false);
   const location = useLocation();
+  const me = useMe();
+  const nav: NavItem[] = [
+    { to: '/workspaces', label: t('nav.workspaces'), testId: 'nav-workspaces', also: ['/projects'] },
+    { to: '/studies', label: t('nav.studies'), testId: 'nav-studies' },
+    { to: '/jobs', label: t('nav.jobs'), testId: 'nav-jobs' },
+    { to: '/tokens', label: t('nav.tokens'), testId: 'nav-tokens' },
+    ...(me.data?.is_staff ? [{ to: '/users', label: t('nav.users'), testId: 'nav-users' }] : []),
+  ];
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="lg">
+    <AppShell
+      header={{ height: 56 }}
+      navbar={{ width: NAVBAR_WIDTH, breakpoint: NAVBAR_BREAKPOINT, collapsed: { mobile: !opened } }}
+      padding={{ base: 'md', lg: 'lg' }}
+    >
       <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between">
-          <Group gap="sm">
-            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
-            <Anchor component={Link} to="/workspaces" underline="never" c="inherit">
-              <Group gap={8}>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger
+              opened={opened}
+              onClick={toggle}
+              hiddenFrom={NAVBAR_BREAKPOINT}
+              size="sm"
+              aria-label={opened ? t('nav.close') : t('nav.open')}
+              aria-expanded={opened}
+              data-testid="nav-burger"
+            />
+            <Anchor component={Link} to="/workspaces" underline="never" c="inherit" aria-label={t('home')} onClick={close}>
+              <Group gap={8} wrap="nowrap">
                 <ThemeIcon radius="md" size="md">
                   <Text fw={800} size="sm">
                     S
@@ -33,15 +57,16 @@ export function AppLayout() {
               </Group>
             </Anchor>
           </Group>
-          <Group gap="md">
+          <Group gap="md" wrap="nowrap">
             <WorkersIndicator />
             <UserMenu />
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="sm">
+      {opened && <Overlay hiddenFrom={NAVBAR_BREAKPOINT} fixed zIndex={99} backgroundOpacity={0.25} onClick={close} data-testid="nav-overlay" />}
+      <AppShell.Navbar p="sm" w={NAVBAR_WIDTH} aria-label={t('nav.label')} data-testid="navbar" data-opened={opened || undefined}>
         <AppShell.Section grow>
-          {NAV.map((item) => (
+          {nav.map((item) => (
             <NavLink
               key={item.to}
               component={RouterNavLink}
@@ -59,13 +84,13 @@ export function AppLayout() {
             href="/api/docs/"
             target="_blank"
             rel="noreferrer"
-            label="API docs"
-            description="OpenAPI reference"
+            label={t('nav.apiDocs')}
+            description={t('nav.apiDocsDescription')}
             data-testid="nav-api-docs"
           />
         </AppShell.Section>
       </AppShell.Navbar>
-      <AppShell.Main>
+      <AppShell.Main miw={0}>
         <Outlet />
       </AppShell.Main>
     </AppShell>

@@ -5,6 +5,7 @@ import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '@/api/client';
+import { i18n } from '@/i18n';
 import { renderWithApp } from '@/test/render';
 import { CreateDialog, DescriptionInput, NameInput } from './CreateDialog';
 
@@ -85,8 +86,10 @@ describe('CreateDialog', () => {
   it('disables the button and says why on hover', async () => {
     renderWithApp(<NewThing create={vi.fn()} disabled disabledReason="Viewers cannot create things" />);
     expect(screen.getByTestId('create-thing')).toBeDisabled();
-    // user-event refuses to hover a disabled button (pointer-events: none); the tooltip listens all the same.
-    fireEvent.mouseEnter(screen.getByTestId('create-thing'));
+    // A disabled button gets no pointer events: the reason hangs on the wrapper (WithReason).
+    const wrapper = screen.getByTestId('create-thing').closest('[data-disabled-reason]');
+    expect(wrapper).toHaveAttribute('data-disabled-reason', 'Viewers cannot create things');
+    fireEvent.mouseEnter(wrapper!);
     expect(await screen.findByText('Viewers cannot create things')).toBeInTheDocument();
   });
 
@@ -132,8 +135,28 @@ describe('CreateDialog', () => {
 
   it('shows no reason while the button is enabled', async () => {
     renderWithApp(<NewThing create={vi.fn()} disabledReason="Viewers cannot create things" />);
+    expect(screen.getByTestId('create-thing').closest('[data-disabled-reason]')).toBeNull();
     fireEvent.mouseEnter(screen.getByTestId('create-thing'));
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(screen.queryByText('Viewers cannot create things')).not.toBeInTheDocument();
+  });
+  it('speaks Chinese: the default submit, Cancel and the field labels', async () => {
+    await i18n.changeLanguage('zh-CN');
+    const user = userEvent.setup();
+    function Named() {
+      const mutation = useMutation({ mutationFn: async () => ({ id: 1 }) });
+      return (
+        <CreateDialog label="新建" title="新建" testId="named" submitTestId="named-submit" mutation={mutation} canSubmit variables={() => ({})} onReset={() => undefined}>
+          <NameInput value="" onChange={() => undefined} testId="named-name" />
+          <DescriptionInput value="" onChange={() => undefined} testId="named-description" />
+        </CreateDialog>
+      );
+    }
+    renderWithApp(<Named />);
+    await user.click(screen.getByTestId('named'));
+    expect(await screen.findByTestId('named-submit')).toHaveTextContent('创建');
+    expect(screen.getByRole('button', { name: '取消' })).toBeInTheDocument();
+    expect(screen.getByText('名称')).toBeInTheDocument();
+    expect(screen.getByText('描述')).toBeInTheDocument();
   });
 });

@@ -1,8 +1,10 @@
-import { Alert, Button, Group, Modal, Stack, Textarea, TextInput, Tooltip } from '@mantine/core';
+import { Alert, Button, Group, Modal, Stack, Textarea, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import type { UseMutationResult } from '@tanstack/react-query';
 import type { FormEvent, ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { errorDetailLines, errorMessage } from '@/lib/notifications';
+import { WithReason } from './WithReason';
 
 /** The part of a TanStack mutation the dialog drives. */
 export type CreateMutation<TData, TVariables> = Pick<
@@ -17,6 +19,7 @@ export type CreateDialogProps<TData, TVariables> = {
   /** The button's test id; the error alert is `${testId}-error`. */
   testId: string;
   submitTestId: string;
+  /** The submit button's text; "Create" in the UI's language by default. */
   submitLabel?: string;
   disabled?: boolean;
   /** Shown as a tooltip on the disabled button (e.g. why a viewer cannot create). */
@@ -49,7 +52,7 @@ export function CreateDialog<TData, TVariables>({
   title,
   testId,
   submitTestId,
-  submitLabel = 'Create',
+  submitLabel,
   disabled = false,
   disabledReason,
   buttonTitle,
@@ -62,6 +65,7 @@ export function CreateDialog<TData, TVariables>({
   onOpen,
   children,
 }: CreateDialogProps<TData, TVariables>) {
+  const { t } = useTranslation('common');
   const [opened, { open, close }] = useDisclosure(false);
 
   const reset = () => {
@@ -97,13 +101,7 @@ export function CreateDialog<TData, TVariables>({
 
   return (
     <>
-      {disabledReason === undefined ? (
-        button
-      ) : (
-        <Tooltip label={disabledReason} disabled={!disabled}>
-          {button}
-        </Tooltip>
-      )}
+      <WithReason reason={disabled && disabledReason}>{button}</WithReason>
       <Modal opened={opened} onClose={reset} title={title}>
         <form onSubmit={submit}>
           <Stack>
@@ -116,10 +114,10 @@ export function CreateDialog<TData, TVariables>({
             {children}
             <Group justify="flex-end">
               <Button variant="default" onClick={reset}>
-                Cancel
+                {t('actions.cancel')}
               </Button>
               <Button type="submit" loading={mutation.isPending} disabled={!canSubmit} data-testid={submitTestId}>
-                {submitLabel}
+                {submitLabel ?? t('actions.create')}
               </Button>
             </Group>
           </Stack>
@@ -143,9 +141,10 @@ export function NameInput({
   description?: ReactNode;
   autoFocus?: boolean;
 }) {
+  const { t } = useTranslation('common');
   return (
     <TextInput
-      label="Name"
+      label={t('fields.name')}
       description={description}
       required
       data-autofocus={autoFocus || undefined}
@@ -158,7 +157,9 @@ export function NameInput({
 
 /** The optional, growing "Description" field of a creation dialog. */
 export function DescriptionInput({ value, onChange, testId }: { value: string; onChange: (value: string) => void; testId: string }) {
+  const { t } = useTranslation('common');
   return (
-    <Textarea label="Description" autosize minRows={2} value={value} onChange={(event) => onChange(event.currentTarget.value)} data-testid={testId} />
+    <Textarea
+      label={t('fields.description')} autosize minRows={2} value={value} onChange={(event) => onChange(event.currentTarget.value)} data-testid={testId} />
   );
 }

@@ -1,7 +1,16 @@
 import { Button, Center, Stack, Text, Title } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 
-export function NotFound({ what = 'page' }: { what?: string }) {
+/** What a 404 names: `<NotFound kind="dataset" />` reads "This dataset does not exist" in the UI's language. */
+export type NotFoundKind = 'page' | 'workspace' | 'project' | 'dataset' | 'modelVersion' | 'deployment' | 'study' | 'job' | 'user';
+
+/**
+ * The 404 page. `kind` names the missing thing from the common catalog; `what` is already-translated
+ * text for anything else (it wins over `kind`).
+ */
+export function NotFound({ kind = 'page', what }: { kind?: NotFoundKind; what?: string }) {
+  const { t } = useTranslation('common');
   return (
     <Center py={80} data-testid="not-found">
       <Stack align="center" gap="xs">
@@ -9,13 +18,13 @@ export function NotFound({ what = 'page' }: { what?: string }) {
           404
         </Title>
         <Text size="lg" fw={500}>
-          This {what} does not exist
+          {t('notFound.title', { what: what ?? t(`notFound.kinds.${kind}`) })}
         </Text>
         <Text c="dimmed" size="sm">
-          It may have been removed, or you may not have access to it.
+          {t('notFound.hint')}
         </Text>
         <Button component={Link} to="/workspaces" variant="light" mt="sm">
-          Go to workspaces
+          {t('notFound.goToWorkspaces')}
         </Button>
       </Stack>
     </Center>
