@@ -160,38 +160,38 @@ function TextMistakes({ mistakes }: { mistakes: ShownMistake[] }) {
   const { t } = useTranslation('training');
   return (
     <Table.ScrollContainer minWidth={480}>
-    <Table fz="sm" verticalSpacing={6} data-testid="eval-text-mistakes">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>{t('report.columns.text')}</Table.Th>
-          <Table.Th w={120}>{t('report.columns.true')}</Table.Th>
-          <Table.Th w={120}>{t('report.columns.predicted')}</Table.Th>
-          <Table.Th w={100}>{t('report.columns.confidence')}</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {mistakes.map((mistake) => (
-          <Table.Tr key={mistake.id} data-testid={`mistake-${mistake.id}`} data-sample-id={mistake.id}>
-            <Table.Td>
-              <Text size="sm" lineClamp={3} title={mistake.text} style={{ whiteSpace: 'pre-wrap' }}>
-                {mistake.text || `#${mistake.id}`}
-              </Text>
-            </Table.Td>
-            <Table.Td>
-              <Badge variant="light" color="gray" tt="none">
-                {mistake.true_class}
-              </Badge>
-            </Table.Td>
-            <Table.Td>
-              <Badge variant="light" color="red" tt="none">
-                {mistake.predicted_class}
-              </Badge>
-            </Table.Td>
-            <Table.Td>{formatPercent(mistake.confidence, 0)}</Table.Td>
+      <Table fz="sm" verticalSpacing={6} data-testid="eval-text-mistakes">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{t('report.columns.text')}</Table.Th>
+            <Table.Th w={120}>{t('report.columns.true')}</Table.Th>
+            <Table.Th w={120}>{t('report.columns.predicted')}</Table.Th>
+            <Table.Th w={100}>{t('report.columns.confidence')}</Table.Th>
           </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+        </Table.Thead>
+        <Table.Tbody>
+          {mistakes.map((mistake) => (
+            <Table.Tr key={mistake.id} data-testid={`mistake-${mistake.id}`} data-sample-id={mistake.id}>
+              <Table.Td>
+                <Text size="sm" lineClamp={3} title={mistake.text} style={{ whiteSpace: 'pre-wrap' }}>
+                  {mistake.text || `#${mistake.id}`}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Badge variant="light" color="gray" tt="none">
+                  {mistake.true_class}
+                </Badge>
+              </Table.Td>
+              <Table.Td>
+                <Badge variant="light" color="red" tt="none">
+                  {mistake.predicted_class}
+                </Badge>
+              </Table.Td>
+              <Table.Td>{formatPercent(mistake.confidence, 0)}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
     </Table.ScrollContainer>
   );
 }
@@ -244,28 +244,28 @@ function PerClass({ evaluation }: { evaluation: ClassificationReport }) {
           {t('report.perClass')}
         </Title>
         <Table.ScrollContainer minWidth={360}>
-        <Table fz="sm" verticalSpacing={4} data-testid="eval-per-class">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('report.columns.class')}</Table.Th>
-              <Table.Th>{t('report.columns.precision')}</Table.Th>
-              <Table.Th>{t('report.columns.recall')}</Table.Th>
-              <Table.Th>{t('report.columns.f1')}</Table.Th>
-              <Table.Th>{t('report.columns.support')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {evaluation.per_class.map((row) => (
-              <Table.Tr key={row.class} data-testid={`eval-class-${row.index}`}>
-                <Table.Td>{row.class}</Table.Td>
-                <Table.Td>{formatPercent(row.precision)}</Table.Td>
-                <Table.Td>{formatPercent(row.recall)}</Table.Td>
-                <Table.Td>{formatPercent(row.f1)}</Table.Td>
-                <Table.Td>{formatCount(row.support)}</Table.Td>
+          <Table fz="sm" verticalSpacing={4} data-testid="eval-per-class">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('report.columns.class')}</Table.Th>
+                <Table.Th>{t('report.columns.precision')}</Table.Th>
+                <Table.Th>{t('report.columns.recall')}</Table.Th>
+                <Table.Th>{t('report.columns.f1')}</Table.Th>
+                <Table.Th>{t('report.columns.support')}</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+            </Table.Thead>
+            <Table.Tbody>
+              {evaluation.per_class.map((row) => (
+                <Table.Tr key={row.class} data-testid={`eval-class-${row.index}`}>
+                  <Table.Td>{row.class}</Table.Td>
+                  <Table.Td>{formatPercent(row.precision)}</Table.Td>
+                  <Table.Td>{formatPercent(row.recall)}</Table.Td>
+                  <Table.Td>{formatPercent(row.f1)}</Table.Td>
+                  <Table.Td>{formatCount(row.support)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
         </Table.ScrollContainer>
       </Paper>
       <Paper withBorder p="md" data-testid="eval-per-class-chart" data-points={chart.length} data-classes={chart.map((row) => row.class).join(',')}>

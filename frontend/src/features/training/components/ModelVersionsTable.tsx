@@ -69,7 +69,7 @@ export function ModelVersionsTable({ projectId, onCompare }: { projectId: number
           </Button>
         </WithReason>
       </Group>
-      <Table.ScrollContainer minWidth={600}>
+      <Table.ScrollContainer minWidth={600} data-testid="model-versions-scroll">
         <Table highlightOnHover verticalSpacing="sm" data-testid="model-versions-table">
           <Table.Thead>
             <Table.Tr>

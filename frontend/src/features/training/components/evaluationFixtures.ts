@@ -315,3 +315,58 @@ export const TEXT_EVALUATION: ClassificationReport = {
     },
   ],
 };
+
+/**
+ * Digits as 64x64 images with Chinese class names in the user's order (零 first, as the labels were
+ * created), which is not their code-point order (一 七 三 九 二 五 八 六 四 零). 20 test images per
+ * class; 二 is mistaken for 三 twice and 零 for 六 once. Every view of the report keeps this order.
+ */
+export const DIGIT_CLASSES = ['零', '一', '二', '三', '四', '五', '六', '七', '八', '九'];
+
+export const DIGITS_VERSION = {
+  ...BASE,
+  id: 31,
+  name: 'V1',
+  template: 'image_classification',
+  preset: 'fast',
+  params: { preset: 'fast', model: 'cnn_small', epochs: 8, image_size: 64 },
+  classes: DIGIT_CLASSES,
+  preprocessing: {},
+  metrics: { test: { accuracy: 0.985 } },
+  code_version: '0.1.0+6c085df332dd',
+};
+
+const DIGIT_COUNTS = DIGIT_CLASSES.map((_, row) => DIGIT_CLASSES.map((__, column) => (row === column ? 20 : 0)));
+DIGIT_COUNTS[2][2] = 18;
+DIGIT_COUNTS[2][3] = 2;
+DIGIT_COUNTS[0][0] = 19;
+DIGIT_COUNTS[0][6] = 1;
+const digitSamples = (row: number, column: number) => Array.from({ length: DIGIT_COUNTS[row][column] }, (_, i) => 1000 + row * 100 + column * 10 + i);
+
+export const DIGITS_EVALUATION: ClassificationReport = {
+  kind: 'classification_report',
+  version: 1,
+  split: 'test',
+  samples: 200,
+  classes: DIGIT_CLASSES,
+  accuracy: 0.985,
+  top_k_accuracy: { '1': 0.985, '3': 1.0, '5': 1.0 },
+  macro: { precision: 0.9857, recall: 0.985, f1: 0.985 },
+  weighted: { precision: 0.9857, recall: 0.985, f1: 0.985 },
+  per_class: DIGIT_CLASSES.map((name, index) => {
+    const recall = DIGIT_COUNTS[index][index] / 20;
+    const predicted = DIGIT_COUNTS.reduce((sum, row) => sum + row[index], 0);
+    const precision = DIGIT_COUNTS[index][index] / predicted;
+    return { class: name, index, precision, recall, f1: (2 * precision * recall) / (precision + recall), support: 20 };
+  }),
+  confusion_matrix: {
+    counts: DIGIT_COUNTS,
+    samples: DIGIT_COUNTS.map((row, r) => row.map((_, c) => digitSamples(r, c))),
+  },
+  most_confident_mistakes: [
+    { sample: 1230, index: 41, path: '/d/二/7.jpg', true: 2, true_class: '二', predicted: 3, predicted_class: '三', confidence: 0.91 },
+    { sample: 1060, index: 3, path: '/d/零/2.jpg', true: 0, true_class: '零', predicted: 6, predicted_class: '六', confidence: 0.77 },
+    { sample: 1231, index: 44, path: '/d/二/9.jpg', true: 2, true_class: '二', predicted: 3, predicted_class: '三', confidence: 0.52 },
+  ],
+  model: { path: '/srv/sampan/models/model.onnx', sha256: 'a1' },
+};
