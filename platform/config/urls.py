@@ -10,7 +10,14 @@ from datasets.api.views import (
     LabelViewSet,
     SampleViewSet,
 )
-from deploy.api.views import DeploymentKeyViewSet, DeploymentPredictView, DeploymentViewSet, PackageViewSet
+from deploy.api.views import (
+    DeploymentKeyViewSet,
+    DeploymentPredictView,
+    DeploymentTryView,
+    DeploymentViewSet,
+    ModelVersionTryView,
+    PackageViewSet,
+)
 from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
@@ -51,6 +58,8 @@ router.register("packages", PackageViewSet, basename="package")
 api_v1 = [
     # first: the hot path of hosted predictions resolves without trying the other routes
     path("deployments/<id:pk>/predict/", DeploymentPredictView.as_view(), name="deployment-predict"),
+    path("deployments/<id:pk>/try/", DeploymentTryView.as_view(), name="deployment-try"),
+    path("model-versions/<id:pk>/try/", ModelVersionTryView.as_view(), name="model-version-try"),
     path("auth/csrf/", CsrfView.as_view(), name="auth-csrf"),
     path("auth/login/", LoginView.as_view(), name="auth-login"),
     path("auth/logout/", LogoutView.as_view(), name="auth-logout"),

@@ -42,10 +42,22 @@ from django.db import DatabaseError, connection
 logger = logging.getLogger("sampan.deploy")
 
 DEFAULT_MAX_BATCH = 32
+DEFAULT_TRY_MAX_BATCH = 10
+DEFAULT_TRY_PER_MINUTE = 60
 
 
 def max_batch() -> int:
     return int(getattr(settings, "SAMPAN_DEPLOY_MAX_BATCH", DEFAULT_MAX_BATCH))
+
+
+def try_max_batch() -> int:
+    """The batch limit of the try routes (deploy.api.try_it): a few instances, never more than the API's."""
+    return min(max_batch(), int(getattr(settings, "SAMPAN_TRY_MAX_BATCH", DEFAULT_TRY_MAX_BATCH)))
+
+
+def try_per_minute() -> int:
+    """Try calls per user per minute (deploy.api.try_it); 0 turns the limit off."""
+    return int(getattr(settings, "SAMPAN_TRY_PER_MINUTE", DEFAULT_TRY_PER_MINUTE))
 
 
 def max_body_bytes() -> int:
@@ -77,6 +89,19 @@ class ModelVersionState:
     @property
     def public(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "template": self.template}
+
+
+def model_version_state(mv: Any) -> ModelVersionState:
+    """What serving needs of a ``training.ModelVersion`` row."""
+    return ModelVersionState(
+        id=mv.pk,
+        name=mv.name,
+        template=mv.template,
+        onnx_key=mv.onnx_key,
+        onnx_sha256=mv.onnx_sha256,
+        classes=tuple(mv.classes),
+        preprocessing_json=json.dumps(mv.preprocessing),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +203,6 @@ class ServingStates:
         deployment = Deployment.objects.select_related("model_version").filter(pk=deployment_id).first()
         if deployment is None:
             return None
-        mv = deployment.model_version
         keys = {
             digest: KeyState(
                 id=pk,
@@ -194,15 +218,7 @@ class ServingStates:
             id=deployment.pk,
             stamp=deployment.serving_stamp,
             active=deployment.status == DeploymentStatus.ACTIVE,
-            model_version=ModelVersionState(
-                id=mv.pk,
-                name=mv.name,
-                template=mv.template,
-                onnx_key=mv.onnx_key,
-                onnx_sha256=mv.onnx_sha256,
-                classes=tuple(mv.classes),
-                preprocessing_json=json.dumps(mv.preprocessing),
-            ),
+            model_version=model_version_state(deployment.model_version),
             keys=keys,
         )
 
@@ -371,7 +387,7 @@ class QuotaCounter:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._counts: dict[tuple[int, int], int] = {}
+        self._counts: dict[tuple[str, int], int] = {}
         self._redis: Any = None
         self._redis_checked = False
 
@@ -388,27 +404,32 @@ class QuotaCounter:
     def hit(self, key: KeyState, now: float) -> int:
         if not key.quota_per_minute:
             return 0
+        return self.count(f"quota:{key.id}", key.quota_per_minute, now)
+
+    def count(self, name: str, limit: int, now: float) -> int:
+        """Count one call of ``name`` (e.g. ``quota:<key id>``, ``try:user:<id>``) in this minute:
+        seconds to wait when it is over ``limit``, else 0."""
         window = int(now // 60)
         retry_after = max(1, int(60 * (window + 1) - now + 0.999))
         client = self._client()
         if client is not None:
-            name = f"sampan:deploy:quota:{key.id}:{window}"
+            redis_name = f"sampan:deploy:{name}:{window}"
             try:
                 pipe = client.pipeline()
-                pipe.incr(name)
-                pipe.expire(name, 120)
+                pipe.incr(redis_name)
+                pipe.expire(redis_name, 120)
                 count = pipe.execute()[0]
             except Exception:  # Redis away: count in this process rather than refuse or ignore the quota
                 logger.warning("quota counting in Redis failed; counting in this process", exc_info=True)
-                count = self._local(key.id, window)
+                count = self._local(name, window)
         else:
-            count = self._local(key.id, window)
-        return retry_after if count > key.quota_per_minute else 0
+            count = self._local(name, window)
+        return retry_after if count > limit else 0
 
-    def _local(self, key_id: int, window: int) -> int:
+    def _local(self, name: str, window: int) -> int:
         with self._lock:
-            count = self._counts.get((key_id, window), 0) + 1
-            self._counts[(key_id, window)] = count
+            count = self._counts.get((name, window), 0) + 1
+            self._counts[(name, window)] = count
             if len(self._counts) > 10_000:
                 for stale in [k for k in self._counts if k[1] < window]:
                     del self._counts[stale]

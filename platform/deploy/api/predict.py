@@ -44,7 +44,7 @@ class Answer:
     headers: tuple[tuple[str, str], ...] = ()  # besides Content-Type (always application/json)
 
 
-def _error(
+def error_answer(
     status: int,
     code: str,
     message: str,
@@ -59,7 +59,7 @@ def _error(
 
 
 def _unauthorized(code: str, message: str) -> Answer:
-    return _error(401, code, message, headers=(("WWW-Authenticate", 'Bearer realm="deployment"'),))
+    return error_answer(401, code, message, headers=(("WWW-Authenticate", 'Bearer realm="deployment"'),))
 
 
 def presented_key(meta: Mapping) -> str | None:
@@ -85,7 +85,7 @@ def _key_of_another_deployment(digest: str) -> bool:
 
 
 def _too_many_failures(wait: int) -> Answer:
-    return _error(
+    return error_answer(
         429,
         "throttled",
         f"Too many invalid deployment keys from this address. Expected available in {wait} seconds.",
@@ -114,7 +114,7 @@ def serve(
     once, after the key, state and Content-Length checks; ``query_top_k`` gives ``?top_k=`` (or None)."""
     started = time.perf_counter() if started is None else started
     if method != "POST":
-        return _error(
+        return error_answer(
             405,
             "method_not_allowed",
             f"Method {method} is not allowed; POST a prediction request.",
@@ -133,7 +133,7 @@ def serve(
     try:
         state = serving.states.get(deployment_id)
     except serving.ServingUnavailable as exc:
-        return _error(
+        return error_answer(
             503,
             "database_unavailable",
             str(exc),
@@ -145,7 +145,7 @@ def serve(
     if key is None:
         if _key_of_another_deployment(digest):
             return _refused(
-                meta, _error(403, "key_wrong_deployment", "This key belongs to another deployment.")
+                meta, error_answer(403, "key_wrong_deployment", "This key belongs to another deployment.")
             )
         return _refused(meta, _unauthorized("invalid_key", "Invalid deployment key."))
     assert state is not None  # a key was found in it
@@ -172,35 +172,50 @@ def _answer(
     key: serving.KeyState,
     now: float,
 ) -> Answer:
-    started = time.perf_counter()
     if not state.active:
-        return _error(409, "deployment_stopped", "This deployment is stopped; start it to serve predictions.")
+        return error_answer(
+            409, "deployment_stopped", "This deployment is stopped; start it to serve predictions."
+        )
     wait = serving.quotas.hit(key, now)
     if wait:
-        return _error(
+        return error_answer(
             429,
             "quota_exceeded",
             f"This key may make {key.quota_per_minute} calls per minute; retry in {wait} s.",
             {"retry_after_seconds": wait, "quota_per_minute": key.quota_per_minute},
             headers=(("Retry-After", str(wait)),),
         )
+    return answer_with(state.model_version, meta=meta, read_body=read_body, query_top_k=query_top_k)
+
+
+def answer_with(
+    mv: serving.ModelVersionState,
+    *,
+    meta: Mapping,
+    read_body: Callable[[], bytes],
+    query_top_k: Callable[[], str | None],
+    max_batch: int | None = None,
+) -> Answer:
+    """Answer a prediction request with model version ``mv``: the size checks, the request parsing and
+    the predictor every caller shares (the hosted endpoint and the session-authenticated try routes,
+    deploy.api.try_it). ``max_batch`` lowers the batch limit (never raises it)."""
+    started = time.perf_counter()
     try:
         length = int(meta.get("CONTENT_LENGTH") or 0)
     except ValueError:
-        return _error(400, "bad_request", "Content-Length header is not a number.")
+        return error_answer(400, "bad_request", "Content-Length header is not a number.")
     limit = serving.max_body_bytes()
     try:
         check_body_size(length, max_body_bytes=limit)
-        mv = state.model_version
         try:
             predictor = serving.predictors.get(mv)
         except serving.ModelUnavailable as exc:
-            return _error(503, "model_unavailable", str(exc), headers=(("Retry-After", "30"),))
+            return error_answer(503, "model_unavailable", str(exc), headers=(("Retry-After", "30"),))
         parsed = parse_request(
             content_type=meta.get("CONTENT_TYPE"),
             body=read_body(),
             data_kind=predictor.data_kind,
-            max_batch=serving.max_batch(),
+            max_batch=serving.max_batch() if max_batch is None else min(max_batch, serving.max_batch()),
             max_image_pixels=serving.max_image_pixels(),
             max_body_bytes=limit,
             query_top_k=query_top_k() if meta.get("QUERY_STRING") else None,
@@ -222,6 +237,13 @@ def _answer(
     )
 
 
+def http_response(answer: Answer) -> HttpResponse:
+    response = HttpResponse(answer.body, status=answer.status, content_type="application/json")
+    for name, value in answer.headers:
+        response[name] = value
+    return response
+
+
 def predict(request, deployment_id: int):
     """The Django view: the same answers as the WSGI fast path, through Django's request/response."""
     answer = serve(
@@ -231,7 +253,4 @@ def predict(request, deployment_id: int):
         read_body=lambda: request.body,
         query_top_k=lambda: request.GET.get("top_k"),
     )
-    response = HttpResponse(answer.body, status=answer.status, content_type="application/json")
-    for name, value in answer.headers:
-        response[name] = value
-    return response
+    return http_response(answer)

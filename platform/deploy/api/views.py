@@ -2,21 +2,25 @@ from __future__ import annotations
 
 from config.responses import SecretResponse
 from django.core.files.storage import default_storage
-from django.http import FileResponse
+from django.http import FileResponse, QueryDict
 from django.shortcuts import get_object_or_404
+from django.utils.datastructures import MultiValueDict
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.parsers import BaseParser, DataAndFiles
 from rest_framework.response import Response
 from rest_framework.views import APIView
+from training.selectors import model_versions_for
 from workspaces.permissions import WorkspaceRolePermission, require_role
 
 from deploy import selectors, services
+from deploy.api import try_it
 from deploy.api.authentication import DeploymentKeyAuthentication
-from deploy.api.predict import predict
+from deploy.api.predict import http_response, predict
 from deploy.api.serializers import (
     DeploymentCreateSerializer,
     DeploymentKeyCreatedSerializer,
@@ -338,3 +342,109 @@ class DeploymentPredictView(APIView):
     )
     def post(self, request, pk: int):
         return predict(request._request, int(pk))
+
+
+TRY_DESCRIPTION = """Signed in (session or API token), no deployment key: any member of the workspace,
+viewers included, may try. The request and the answer are the hosted prediction endpoint's
+(`deployments_predict`): JSON instances (`{"instances": [{"image": "<base64>"}], "top_k": 5}`, texts
+as `{"text": ...}`, table rows by column name), multipart/form-data with `file` parts, or a raw
+image body; the same parser, limits, error codes and ONNX Runtime predictor, so the answer is the one
+a deployment of this model version gives. A batch holds at most SAMPAN_TRY_MAX_BATCH (10) instances.
+
+Errors: 400 bad input, 404 not found or not yours, 413 body/batch/image too large, 415 content type,
+422 the model cannot run on the input, 429 over SAMPAN_TRY_PER_MINUTE (60) tries per user per minute
+(Retry-After), 503 model unavailable (Retry-After)."""
+
+
+def _try_schema(operation_id: str, summary: str, description: str, extra: dict):
+    return extend_schema(
+        operation_id=operation_id,
+        summary=summary,
+        description=description,
+        parameters=[
+            OpenApiParameter(
+                "top_k",
+                OpenApiTypes.INT,
+                required=False,
+                description="For raw image bodies: how many classes to answer.",
+            )
+        ],
+        request={
+            "application/json": PredictRequestSerializer,
+            "multipart/form-data": PredictMultipartSerializer,
+            "image/*": OpenApiTypes.BINARY,
+        },
+        responses={
+            200: PredictResponseSerializer,
+            **extra,
+            413: OpenApiResponse(description="body, batch or image too large"),
+            415: OpenApiResponse(description="unsupported content type"),
+            422: OpenApiResponse(description="the model cannot run on the input (ONNX Runtime refused it)"),
+            429: OpenApiResponse(description="too many tries by this user this minute; see Retry-After"),
+            503: OpenApiResponse(description="the model cannot be loaded"),
+        },
+    )
+
+
+class _UnparsedBody(BaseParser):
+    """Any content type, parsed as nothing: the body is the prediction parser's (deploy.api.try_it).
+    DRF's CSRF check reads ``request.POST``, which would otherwise refuse a body no parser takes."""
+
+    media_type = "*/*"
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        return DataAndFiles(QueryDict(""), MultiValueDict())
+
+
+class _TryView(APIView):
+    """Answers with ``deploy.api.try_it``; DRF authenticates and checks CSRF, never parses the body."""
+
+    parser_classes = [_UnparsedBody]
+
+    def initialize_request(self, request, *args, **kwargs):
+        try_it.read_body_first(request)
+        return super().initialize_request(request, *args, **kwargs)
+
+
+class ModelVersionTryView(_TryView):
+    """Try a model version without deploying it (EasyDL's 校验模型)."""
+
+    @_try_schema(
+        "model_versions_try",
+        "Try a model version: predict without a deployment or a key",
+        TRY_DESCRIPTION + "\n\nNothing is recorded in any deployment's usage.",
+        {409: OpenApiResponse(description="the model version has no ONNX file")},
+    )
+    def post(self, request, pk: int):
+        version = get_object_or_404(model_versions_for(user=request.user), pk=pk)
+        answer = try_it.try_model_version(
+            version,
+            user_id=request.user.pk,
+            meta=request.META,
+            read_body=lambda: request._request.body,
+            top_k=request.query_params.get("top_k"),
+        )
+        return http_response(answer)
+
+
+class DeploymentTryView(_TryView):
+    """The deployment's Try it in the browser: its current model version, no key."""
+
+    @_try_schema(
+        "deployments_try",
+        "Try a deployment signed in: its current model version answers, no key needed",
+        TRY_DESCRIPTION
+        + "\n\nAnswered by the model version the deployment serves now (409 `deployment_stopped` when "
+        "it is stopped); the call counts in the deployment's usage as a call without a key.",
+        {409: OpenApiResponse(description="the deployment is stopped")},
+    )
+    def post(self, request, pk: int):
+        deployment = get_object_or_404(selectors.deployments_for(user=request.user), pk=pk)
+        answer = try_it.try_deployment(
+            deployment.pk,
+            user_id=request.user.pk,
+            meta=request.META,
+            read_body=lambda: request._request.body,
+            top_k=request.query_params.get("top_k"),
+        )
+        return http_response(answer)
