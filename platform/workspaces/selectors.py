@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
-from workspaces.models import Membership, Project, Role, Workspace
+from workspaces.models import Invitation, Membership, Project, Role, Workspace
 
 
 def workspaces_for(*, user) -> QuerySet[Workspace]:
+    """The user's workspaces with their ``role`` there and ``member_count``. The count is a subquery:
+    counted over the join that the membership filter made, it would count only the caller's row."""
     role = Membership.objects.filter(workspace=OuterRef("pk"), user=user).values("role")[:1]
+    members = (
+        Membership.objects.filter(workspace=OuterRef("pk"))
+        .order_by()
+        .values("workspace")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
     return (
         Workspace.objects.filter(memberships__user=user)
-        .annotate(role=Subquery(role), member_count=Count("memberships", distinct=True))
+        .annotate(
+            role=Subquery(role),
+            member_count=Coalesce(Subquery(members, output_field=IntegerField()), 0),
+        )
         .order_by("name", "id")
     )
 
