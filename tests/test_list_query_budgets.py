@@ -311,6 +311,26 @@ def members(world, n):
     return {"workspace_id": world["ws_a"].pk}
 
 
+def workspace_invitations(world, n):
+    from workspaces.services import invitation_create
+
+    from tests.accounts.factories import user
+
+    for _ in range(n):
+        invitation_create(workspace=world["ws_a"], username=user().username, role="viewer", by=world["alice"])
+    return {"workspace_id": world["ws_a"].pk}
+
+
+def invitations(world, n):
+    from workspaces.services import invitation_create
+
+    from tests.workspaces.factories import workspace
+
+    for _ in range(n):
+        invitation_create(workspace=workspace(), username="alice", role="viewer", by=None)
+    return {}
+
+
 def nothing(world, n):
     """Lists that read no rows (the registries of job kinds and templates)."""
     return {}
@@ -333,6 +353,7 @@ ROUTES: dict[str, Route] = {
     "/api/v1/datasets/{dataset_id}/versions/": Route(dataset_versions, 3),
     "/api/v1/deployments/": Route(deployments, 3),
     "/api/v1/deployments/{deployment_id}/keys/": Route(deployment_keys, 3),
+    "/api/v1/invitations/": Route(invitations, 2),
     "/api/v1/job-kinds/": Route(nothing, 0, counts_rows=False),
     "/api/v1/jobs/": Route(jobs, 2),
     "/api/v1/jobs/{id}/events/": Route(job_events, 3),
@@ -350,6 +371,7 @@ ROUTES: dict[str, Route] = {
     "/api/v1/workspaces/{workspace_id}/members/": Route(members, 3),
 }
 
+    "/api/v1/workspaces/{workspace_id}/invitations/": Route(workspace_invitations, 3),
 
 def test_every_list_route_has_a_budget():
     listed = set(list_operations())

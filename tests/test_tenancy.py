@@ -102,8 +102,21 @@ OBJECT_ROUTES = {
     "study-resume": lambda t: {"pk": study(t).pk},
     "study-stop": lambda t: {"pk": study(t).pk},
     "study-promote": lambda t: {"pk": study(t).pk},
+    "workspace-invitation-list": lambda t: {"workspace_id": t["ws_a"].pk},
+    "workspace-invitation-revoke": lambda t: {"workspace_id": t["ws_a"].pk, "pk": invitation(t).pk},
+    # addressed to alice (by workspace B): only she answers it; there is no viewer of an invitation
+    "invitation-accept": lambda t: {"pk": invitation_to_alice(t).pk},
+    "invitation-decline": lambda t: {"pk": invitation_to_alice(t).pk},
 }
-STAFF_ROUTES = {"user-list", "user-detail"}
+STAFF_ROUTES = {
+    "user-list",
+    "user-detail",
+    "user-deactivate",
+    "user-reactivate",
+    "user-make-admin",
+    "user-remove-admin",
+    "user-reset-password",
+}
 # Routes without ids: what a viewer of workspace A may not create there (None: personal or open routes).
 CREATE_IN_A = {
     "deployment-list": lambda t: {"model_version": model_version(t).pk, "name": "viewer's deployment"},
@@ -138,6 +151,7 @@ PERSONAL_OR_OPEN = {
     "auth-logout",
     "auth-me",
     "token-list",
+    "invitation-list",
     "workspace-list",
     "job-kinds",
     "workers",
@@ -190,6 +204,30 @@ def study(world: dict):
             ds(world)["version"], name="Tenancy study", optuna_name="tenancy-study"
         )
     return world["study"]
+
+
+def invitation(world: dict):
+    """Workspace A's pending invitation of dana (a user in no workspace)."""
+    if "invitation" not in world:
+        from accounts.models import User
+        from workspaces.services import invitation_create
+
+        User.objects.create_user(username="dana", password="correct-horse-battery")
+        world["invitation"] = invitation_create(
+            workspace=world["ws_a"], username="dana", role="viewer", by=world["alice"]
+        )
+    return world["invitation"]
+
+
+def invitation_to_alice(world: dict):
+    """Workspace B's pending invitation of alice."""
+    if "invitation_to_alice" not in world:
+        from workspaces.services import invitation_create
+
+        world["invitation_to_alice"] = invitation_create(
+            workspace=world["ws_b"], username="alice", role="viewer", by=world["bob"]
+        )
+    return world["invitation_to_alice"]
 
 
 def training_job(world: dict):
@@ -256,7 +294,7 @@ def test_other_tenant_gets_404(name, regex, methods, world, api_client):
 
 @pytest.mark.parametrize(
     ("name", "regex", "methods"),
-    [r for r in ROUTES if r[0] in OBJECT_ROUTES and r[0].split("-")[0] != "token"],
+    [r for r in ROUTES if r[0] in OBJECT_ROUTES and r[0].split("-")[0] not in {"token", "invitation"}],
     ids=lambda v: v if isinstance(v, str) and not v.startswith("api/") else "",
 )
 def test_viewer_cannot_write(name, regex, methods, world, api_client):

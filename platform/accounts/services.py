@@ -7,8 +7,10 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from config.exceptions import field_error
-from django.db import transaction
+from config.exceptions import Conflict, field_error
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import ApiToken, User
@@ -69,6 +71,92 @@ def admin_ensure(*, username: str, email: str, password: str | None) -> tuple[Us
     return user, generated
 
 
-def user_create(*, username: str, password: str, email: str = "") -> User:
-    """An ordinary account; an administrator then adds it to workspaces."""
-    return User.objects.create_user(username=username, email=email, password=password)
+def password_check(password: str, *, user: User) -> None:
+    """Django's password validators (AUTH_PASSWORD_VALIDATORS), refused as one field error."""
+    try:
+        validate_password(password, user=user)
+    except DjangoValidationError as exc:
+        raise field_error("password", " ".join(exc.messages), code="password_too_weak") from None
+
+
+def user_create(*, username: str, password: str, email: str = "", is_staff: bool = False) -> User:
+    """An account (an administrator when ``is_staff``); workspace owners then invite it.
+
+    e.g. ``user_create(username="mei", password="a-long-passphrase-1")``
+    """
+    if User.objects.filter(username=username).exists():
+        raise field_error("username", f"The username {username!r} is taken.", code="username_taken")
+    password_check(password, user=User(username=username, email=email))
+    try:
+        with transaction.atomic():
+            return User.objects.create_user(
+                username=username, email=email, password=password, is_staff=is_staff, is_superuser=is_staff
+            )
+    except IntegrityError:  # created by a concurrent request since the check
+        raise field_error("username", f"The username {username!r} is taken.", code="username_taken") from None
+
+
+def _lock_admins() -> int:
+    """Lock the active administrators' rows and count them, so two requests cannot each remove
+    'another' admin and leave none."""
+    return len(list(User.objects.select_for_update().filter(is_staff=True, is_active=True).values_list("pk")))
+
+
+def _refuse_last_admin(user: User, what: str) -> None:
+    if user.is_staff and user.is_active and _lock_admins() <= 1:
+        raise Conflict(
+            f"{user.username!r} is the last active administrator and cannot be {what}; "
+            "make another user an administrator first.",
+            code="last_admin",
+        )
+
+
+@transaction.atomic
+def user_deactivate(*, user: User, by: User) -> User:
+    """A deactivated user can no longer sign in, and their sessions and API tokens are refused.
+    Nothing they made is deleted; ``user_reactivate`` lets them in again."""
+    _refuse_last_admin(user, "deactivated")
+    if user.pk == by.pk:
+        raise Conflict("You cannot deactivate your own account.", code="cannot_deactivate_self")
+    if user.is_active:
+        user.is_active = False
+        user.save(update_fields=["is_active"])
+    return user
+
+
+def user_reactivate(*, user: User) -> User:
+    if not user.is_active:
+        user.is_active = True
+        user.save(update_fields=["is_active"])
+    return user
+
+
+def user_set_admin(*, user: User, by: User, admin: bool) -> User:
+    """Make ``user`` a platform administrator (Django's staff and superuser) or an ordinary user."""
+    with transaction.atomic():
+        if not admin:
+            _refuse_last_admin(user, "made an ordinary user")
+            if user.pk == by.pk:
+                raise Conflict(
+                    "You cannot remove your own administrator rights; ask another administrator.",
+                    code="cannot_demote_self",
+                )
+        user.is_staff = user.is_superuser = admin
+        user.save(update_fields=["is_staff", "is_superuser"])
+    return user
+
+
+def user_set_password(*, user: User, password: str | None) -> tuple[User, str | None]:
+    """Set ``password`` (checked by Django's validators) or, when None, a generated one.
+
+    Returns the user and the generated password (None when one was given); the user's browser
+    sessions end (Django checks the password hash on each request), their API tokens stay.
+    """
+    generated = None
+    if password is None:
+        generated = password = secrets.token_urlsafe(12)
+    else:
+        password_check(password, user=user)
+    user.set_password(password)
+    user.save(update_fields=["password"])
+    return user, generated

@@ -30,7 +30,13 @@ from training.api.views import (
     TrainingEstimateView,
     TrainingJobViewSet,
 )
-from workspaces.api.views import MembershipViewSet, ProjectViewSet, WorkspaceViewSet
+from workspaces.api.views import (
+    InvitationViewSet,
+    MembershipViewSet,
+    ProjectViewSet,
+    WorkspaceInvitationViewSet,
+    WorkspaceViewSet,
+)
 
 from config import errors, health, spa
 from config.routing import ApiRouter
@@ -40,6 +46,10 @@ router.register("tokens", ApiTokenViewSet, basename="token")
 router.register("users", UserViewSet, basename="user")
 router.register("workspaces", WorkspaceViewSet, basename="workspace")
 router.register("workspaces/<id:workspace_id>/members", MembershipViewSet, basename="membership")
+router.register(
+    "workspaces/<id:workspace_id>/invitations", WorkspaceInvitationViewSet, basename="workspace-invitation"
+)
+router.register("invitations", InvitationViewSet, basename="invitation")
 router.register("projects", ProjectViewSet, basename="project")
 router.register("jobs", JobViewSet, basename="job")
 router.register("datasets", DatasetViewSet, basename="dataset")

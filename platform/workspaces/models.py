@@ -61,3 +61,40 @@ class Project(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class Invitation(models.Model):
+    """An owner's invitation of an existing user, by username, to join a workspace with a role.
+    The invitee accepts (a membership with that role) or declines; the owners may revoke it while
+    it is pending. At most one pending invitation per user and workspace."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        ACCEPTED = "accepted", "Accepted"
+        DECLINED = "declined", "Declined"
+        REVOKED = "revoked", "Revoked"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="invitations")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="workspace_invitations"
+    )
+    role = models.CharField(max_length=16, choices=Role.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    responded_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace", "user"],
+                condition=models.Q(status="pending"),
+                name="one_pending_invitation_per_user",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}@{self.workspace_id}:{self.role} ({self.status})"

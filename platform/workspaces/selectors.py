@@ -49,3 +49,17 @@ def projects_for(*, user) -> QuerySet[Project]:
 
 def memberships_of(*, workspace_id: int) -> QuerySet[Membership]:
     return Membership.objects.filter(workspace_id=workspace_id).select_related("user")
+
+
+def invitations_of(*, workspace_id: int) -> QuerySet[Invitation]:
+    """A workspace's pending invitations (what its members see)."""
+    return Invitation.objects.filter(
+        workspace_id=workspace_id, status=Invitation.Status.PENDING
+    ).select_related("workspace", "user", "invited_by")
+
+
+def invitations_for(*, user) -> QuerySet[Invitation]:
+    """The invitations addressed to ``user`` that wait for their answer."""
+    return Invitation.objects.filter(user=user, status=Invitation.Status.PENDING).select_related(
+        "workspace", "user", "invited_by"
+    )

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.password_validation import validate_password
 from rest_framework import serializers
 
 from accounts.models import ApiToken
@@ -36,21 +35,50 @@ class MeUpdateSerializer(serializers.ModelSerializer):
         }
 
 
+class AdminUserSerializer(UserSerializer):
+    """An account as administrators see it on the users page."""
+
+    class Meta(UserSerializer.Meta):
+        fields = [*UserSerializer.Meta.fields, "is_active", "date_joined", "last_login"]
+        read_only_fields = fields
+        extra_kwargs = {
+            "is_staff": {"help_text": "A platform administrator (manages users; Django admin)."},
+            "is_active": {
+                "help_text": "False: deactivated; cannot sign in, sessions and API tokens refused."
+            },
+        }
+
+
 class UserCreateSerializer(serializers.Serializer):
-    username = serializers.RegexField(r"^[\w.@+-]{1,150}$", max_length=150)
+    username = serializers.RegexField(
+        r"^[\w.@+-]{1,150}$",
+        max_length=150,
+        help_text="Letters, digits and @ . + - _ (at most 150).",
+        error_messages={"invalid": "Use only letters, digits and @ . + - _."},
+    )
     email = serializers.EmailField(required=False, allow_blank=True, default="")
-    password = serializers.CharField(write_only=True, min_length=8, max_length=128)
+    password = serializers.CharField(write_only=True, max_length=128, trim_whitespace=False)
+    is_staff = serializers.BooleanField(
+        required=False, default=False, help_text="Create a platform administrator."
+    )
 
-    def validate_username(self, value: str) -> str:
-        if get_user_model().objects.filter(username=value).exists():
-            raise serializers.ValidationError(f"The username {value!r} is taken.")
-        return value
 
-    def validate(self, attrs):
-        validate_password(
-            attrs["password"], user=get_user_model()(username=attrs["username"], email=attrs["email"])
-        )
-        return attrs
+class PasswordResetSerializer(serializers.Serializer):
+    password = serializers.CharField(
+        required=False,
+        write_only=True,
+        max_length=128,
+        trim_whitespace=False,
+        help_text="The new password (Django's password rules apply); leave out to generate one.",
+    )
+
+
+class PasswordResetResultSerializer(serializers.Serializer):
+    user = AdminUserSerializer()
+    password = serializers.CharField(
+        allow_null=True,
+        help_text="The generated password, shown only in this answer; null when you gave one.",
+    )
 
 
 class LoginSerializer(serializers.Serializer):

@@ -15,12 +15,15 @@ from rest_framework.views import APIView
 
 from accounts import services, throttle
 from accounts.api.serializers import (
+    AdminUserSerializer,
     ApiTokenCreatedSerializer,
     ApiTokenSerializer,
     CsrfSerializer,
     LoginSerializer,
     MeSerializer,
     MeUpdateSerializer,
+    PasswordResetResultSerializer,
+    PasswordResetSerializer,
     UserCreateSerializer,
     UserSerializer,
 )
@@ -128,16 +131,67 @@ class ApiTokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         return Response(ApiTokenSerializer(token).data)
 
 
-class UserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Accounts on this installation; only administrators list and create them."""
+def _admin_action(summary: str, request=None, responses=None):
+    return extend_schema(
+        request=request,
+        responses=responses or {200: AdminUserSerializer, 409: OpenApiResponse(description=CONFLICTS)},
+        summary=summary,
+    )
 
-    serializer_class = UserSerializer
+
+CONFLICTS = (
+    "Refused: code last_admin (the last active administrator), cannot_deactivate_self or "
+    "cannot_demote_self (your own account)."
+)
+
+
+class UserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Accounts on this installation; only administrators (is_staff) list, create and manage them."""
+
+    serializer_class = AdminUserSerializer
     permission_classes = [permissions.IsAdminUser]
     queryset = get_user_model().objects.order_by("username")
 
-    @extend_schema(request=UserCreateSerializer, responses={201: UserSerializer})
+    @extend_schema(request=UserCreateSerializer, responses={201: AdminUserSerializer})
     def create(self, request):
         serializer = UserCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         user = services.user_create(**serializer.validated_data)
-        return Response(UserSerializer(user).data, status=status.HTTP_201_CREATED)
+        return Response(AdminUserSerializer(user).data, status=status.HTTP_201_CREATED)
+
+    @_admin_action("Deactivate a user: no sign-in, sessions and API tokens refused")
+    @action(detail=True, methods=["post"])
+    def deactivate(self, request, pk=None):
+        user = services.user_deactivate(user=self.get_object(), by=request.user)
+        return Response(AdminUserSerializer(user).data)
+
+    @_admin_action("Let a deactivated user sign in again")
+    @action(detail=True, methods=["post"])
+    def reactivate(self, request, pk=None):
+        return Response(AdminUserSerializer(services.user_reactivate(user=self.get_object())).data)
+
+    @_admin_action("Make a user a platform administrator")
+    @action(detail=True, methods=["post"], url_path="make-admin")
+    def make_admin(self, request, pk=None):
+        user = services.user_set_admin(user=self.get_object(), by=request.user, admin=True)
+        return Response(AdminUserSerializer(user).data)
+
+    @_admin_action("Make an administrator an ordinary user")
+    @action(detail=True, methods=["post"], url_path="remove-admin")
+    def remove_admin(self, request, pk=None):
+        user = services.user_set_admin(user=self.get_object(), by=request.user, admin=False)
+        return Response(AdminUserSerializer(user).data)
+
+    @_admin_action(
+        "Set a user's password, or generate one (shown once)",
+        request=PasswordResetSerializer,
+        responses={200: PasswordResetResultSerializer},
+    )
+    @action(detail=True, methods=["post"], url_path="reset-password")
+    def reset_password(self, request, pk=None):
+        serializer = PasswordResetSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user, generated = services.user_set_password(
+            user=self.get_object(), password=serializer.validated_data.get("password")
+        )
+        return SecretResponse({"user": AdminUserSerializer(user).data, "password": generated})

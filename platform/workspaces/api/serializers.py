@@ -5,7 +5,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from workspaces.models import Membership, Project, Role, Workspace
+from workspaces.models import Invitation, Membership, Project, Role, Workspace
 from workspaces.selectors import workspaces_for
 
 
@@ -37,6 +37,32 @@ class MembershipSerializer(serializers.ModelSerializer):
 class MembershipCreateSerializer(serializers.Serializer):
     username = serializers.CharField(max_length=150)
     role = serializers.ChoiceField(choices=Role.choices)
+
+
+class WorkspaceBriefSerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    name = serializers.CharField(read_only=True)
+
+
+class InvitationSerializer(serializers.ModelSerializer):
+    workspace = WorkspaceBriefSerializer(read_only=True)
+    user = UserBriefSerializer(read_only=True, help_text="The invitee.")
+    invited_by = UserBriefSerializer(read_only=True, allow_null=True)
+
+    class Meta:
+        model = Invitation
+        fields = ["id", "workspace", "user", "role", "status", "invited_by", "created_at", "responded_at"]
+        read_only_fields = fields
+
+
+class InvitationCreateSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150, help_text="An existing user's username.")
+    role = serializers.ChoiceField(choices=Role.choices, help_text="Their role once they accept.")
+
+
+class InvitationAcceptedSerializer(serializers.Serializer):
+    invitation = InvitationSerializer()
+    membership = MembershipSerializer()
 
 
 @extend_schema_field(OpenApiTypes.INT)

@@ -31,6 +31,50 @@ class Workspace(Resource[schema.Workspace]):
         )
         return member
 
+    def invite(self, username: str, role: str = "editor") -> Invitation:
+        """Invite an existing user by username (owners); they join as ``role`` once they accept.
+
+        e.g. ``workspace.invite("mei", role="viewer")``; refused with ``user_not_found``,
+        ``user_inactive``, ``already_member`` or ``already_invited`` (:class:`sampan.errors.ApiError`).
+        """
+        return Invitation(
+            self._client,
+            self._client.http.post(
+                f"workspaces/{self.id}/invitations/", {"username": username, "role": role}
+            ),
+        )
+
+    def invitations(self) -> list[Invitation]:
+        """This workspace's pending invitations."""
+        return [
+            Invitation(self._client, i)
+            for i in self._client.http.paginate(f"workspaces/{self.id}/invitations/")
+        ]
+
+
+class Invitation(Resource[schema.Invitation]):
+    """An invitation to a workspace; ``status`` is pending, accepted, declined or revoked."""
+
+    _path = "invitations/"
+
+    def accept(self) -> Workspace:
+        """Join the workspace with the invitation's role (the invitee only); returns the workspace."""
+        answer: schema.InvitationAccepted = self._client.http.post(f"invitations/{self.id}/accept/", {})
+        self.data = answer["invitation"]
+        return self._client.workspaces.get(self.data["workspace"]["id"])
+
+    def decline(self) -> Invitation:
+        """Say no (the invitee only)."""
+        self.data = self._client.http.post(f"invitations/{self.id}/decline/", {})
+        return self
+
+    def revoke(self) -> Invitation:
+        """Withdraw a pending invitation (the workspace's owners)."""
+        self.data = self._client.http.post(
+            f"workspaces/{self.data['workspace']['id']}/invitations/{self.id}/revoke/", {}
+        )
+        return self
+
 
 class Project(Resource[schema.Project]):
     _path = "projects/"
@@ -43,7 +87,7 @@ class Project(Resource[schema.Project]):
 
 
 class Workspaces:
-    """``client.workspaces``: list, get, create, update, delete."""
+    """``client.workspaces``: list, get, create, update, delete; your pending invitations."""
 
     def __init__(self, client: Client) -> None:
         self._client = client
@@ -65,6 +109,10 @@ class Workspaces:
 
     def delete(self, workspace: int | Workspace) -> None:
         self._client.http.delete(f"workspaces/{_id(workspace)}/")
+
+    def invitations(self) -> builtins.list[Invitation]:
+        """The invitations addressed to you that wait for your answer (``accept()`` or ``decline()``)."""
+        return [Invitation(self._client, i) for i in self._client.http.paginate("invitations/")]
 
 
 class Projects:
