@@ -4310,6 +4310,7 @@ export interface components {
             basis: components["schemas"]["BasisEnum"];
             bytes: number | null;
             model_version: number | null;
+            model_version_name: string | null;
             message: string;
         };
         /**

@@ -2064,6 +2064,7 @@ class SizeEstimate(TypedDict):
     basis: BasisEnum
     bytes: int | None
     model_version: int | None
+    model_version_name: str | None
     message: str
 
 
