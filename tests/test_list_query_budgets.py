@@ -348,7 +348,8 @@ ROUTES: dict[str, Route] = {
     "/api/v1/backbones/": Route(backbones, 2),
     "/api/v1/datasets/": Route(datasets, 2),
     "/api/v1/datasets/{dataset_id}/imports/": Route(imports, 3),
-    "/api/v1/datasets/{dataset_id}/labels/": Route(labels, 3),
+    # + the keys of every label of the dataset (a key depends on the labels before it)
+    "/api/v1/datasets/{dataset_id}/labels/": Route(labels, 4),
     "/api/v1/datasets/{dataset_id}/samples/": Route(samples, 4),
     "/api/v1/datasets/{dataset_id}/versions/": Route(dataset_versions, 3),
     "/api/v1/deployments/": Route(deployments, 3),

@@ -58,17 +58,32 @@ class Dataset(models.Model):
 
 
 class Label(models.Model):
-    """A class of an image classification dataset; its name is the folder name on import/export."""
+    """A class of a classification dataset; its name is the folder name on import/export. Labels
+    are in the user's order (``position``): class indices of versions and reports follow it."""
 
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="labels")
     name = models.CharField(max_length=100)
     color = models.CharField(max_length=7, blank=True, help_text="#rrggbb for the labeling UI.")
+    position = models.PositiveIntegerField(
+        default=0,
+        help_text="The label's place in the dataset's order (the user's): class indices, keys, reports.",
+    )
+    shortcut = models.CharField(
+        max_length=1,
+        blank=True,
+        help_text="The key the user chose for this label in the labeling grid; blank: the default key.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["name", "id"]
+        ordering = ["position", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["dataset", "name"], name="label_name_unique_in_dataset")
+            models.UniqueConstraint(fields=["dataset", "name"], name="label_name_unique_in_dataset"),
+            models.UniqueConstraint(
+                fields=["dataset", "shortcut"],
+                condition=~models.Q(shortcut=""),
+                name="label_shortcut_unique_in_dataset",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -25,6 +25,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Greatest
 from workspaces.selectors import scoped_to_member
 
+from datasets.label_order import label_keys
 from datasets.models import (
     IMAGE_TASKS,
     REGRESSION_TASKS,
@@ -61,7 +62,16 @@ def dataset_for(*, user, dataset_id) -> Dataset | None:
 
 def labels_of(*, dataset: Dataset) -> QuerySet[Label]:
     return (
-        Label.objects.filter(dataset=dataset).annotate(sample_count=Count("samples")).order_by("name", "id")
+        Label.objects.filter(dataset=dataset)
+        .annotate(sample_count=Count("samples"))
+        .order_by("position", "id")
+    )
+
+
+def label_keys_of(*, dataset: Dataset) -> dict[int, str | None]:
+    """Each label's key in the labeling grid (its shortcut, else the default of its place)."""
+    return label_keys(
+        list(Label.objects.filter(dataset=dataset).order_by("position", "id").values_list("pk", "shortcut"))
     )
 
 
@@ -78,7 +88,7 @@ class SampleCounts:
     total: int
     labeled: int
     unlabeled: int
-    per_label: list[dict]  # [{"id", "name", "color", "count"}], every label, in name order
+    per_label: list[dict]  # [{"id", "name", "color", "count"}], every label, in label order
 
     def as_dict(self) -> dict:
         return {
@@ -101,7 +111,7 @@ def sample_counts(*, dataset: Dataset) -> SampleCounts:
     per_label = [
         {"id": pk, "name": name, "color": color, "count": by_label.get(pk, 0)}
         for pk, name, color in Label.objects.filter(dataset=dataset)
-        .order_by("name", "id")
+        .order_by("position", "id")
         .values_list("pk", "name", "color")
     ]
     labeled = sum(by_label.values())

@@ -52,6 +52,9 @@ def test_labels_list_with_sample_counts_and_create_rename(labeled):
         "id": labeled["labels"]["0"].pk,
         "name": "zero",
         "color": labeled["labels"]["0"].color,
+        "position": 0,
+        "shortcut": "",
+        "key": "1",
         "sample_count": 3,
         "created_at": None,
     }

@@ -73,7 +73,9 @@ def tour(client, *, project, dataset, gone_creator_dataset, settings) -> None:
     cat = client.post(f"{base}/labels/", {"name": "cat"}, format="json").json()["id"]
     client.get(f"{base}/labels/{cat}/")
     client.put(f"{base}/labels/{cat}/", {"name": "kitten", "color": "#112233"}, format="json")
-    client.patch(f"{base}/labels/{cat}/", {"name": "cat"}, format="json")
+    client.patch(f"{base}/labels/{cat}/", {"name": "cat", "shortcut": "c"}, format="json")
+    order = [cat, *(lab.pk for lab in labels.values())]
+    assert client.post(f"{base}/labels/reorder/", {"label_ids": order}, format="json").status_code == 200
     assert (
         client.post(
             f"{base}/labels/{labels['0'].pk}/merge/", {"into": cat, "dry_run": True}, format="json"

@@ -90,12 +90,41 @@ class LabelSerializer(serializers.ModelSerializer):
     sample_count = serializers.IntegerField(
         read_only=True, help_text="Samples with this label: what a rename, merge or delete changes."
     )
+    shortcut = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        max_length=8,
+        help_text="The key the user chose for this label in the labeling grid: one printable character "
+        "(letters are lower-cased), not '/', unique in the dataset. Blank: the default key of its place.",
+    )
+    key = serializers.SerializerMethodField(
+        help_text="The key that labels a sample with this label: its shortcut, else the default of its "
+        "place in the order (1-9, 0, then letters not chosen by another label); null past the last key."
+    )
 
     class Meta:
         model = Label
-        fields = ["id", "name", "color", "sample_count", "created_at"]
-        read_only_fields = ["id", "created_at"]
+        fields = ["id", "name", "color", "position", "shortcut", "key", "sample_count", "created_at"]
+        read_only_fields = ["id", "position", "created_at"]
+        extra_kwargs = {
+            "position": {
+                "help_text": "The label's place in the dataset's order, from 0; change it by reorder."
+            }
+        }
         validators: list = []
+
+    def get_key(self, label: Label) -> str | None:
+        return self.context.get("label_keys", {}).get(label.pk)
+
+
+class LabelReorderSerializer(serializers.Serializer):
+    label_ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=MAX_ID),
+        allow_empty=False,
+        max_length=10_000,
+        help_text="Every label id of the dataset, once each, in the new order.",
+    )
 
 
 class LabelMergeSerializer(serializers.Serializer):

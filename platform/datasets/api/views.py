@@ -34,6 +34,7 @@ from datasets.api.serializers import (
     ImportCreateSerializer,
     LabelChangeSerializer,
     LabelMergeSerializer,
+    LabelReorderSerializer,
     LabelSerializer,
     SampleLabelWriteSerializer,
     SamplePageSerializer,
@@ -52,6 +53,7 @@ from datasets.services.labels import (
     label_delete,
     label_merge,
     label_update,
+    labels_reorder,
     sample_delete,
     sample_set_label,
     samples_bulk_set_label,
@@ -209,7 +211,7 @@ def _nested(*names: str):
     return extend_schema_view(**{name: extend_schema(parameters=[DATASET_ID]) for name in names})
 
 
-@_nested("list", "create", "retrieve", "update", "partial_update", "destroy", "merge")
+@_nested("list", "create", "retrieve", "update", "partial_update", "destroy", "merge", "reorder")
 class LabelViewSet(DatasetChildMixin, viewsets.ModelViewSet):
     """Labels of a dataset. Every change says how many samples it touches (``dry_run`` to ask first)."""
 
@@ -220,17 +222,40 @@ class LabelViewSet(DatasetChildMixin, viewsets.ModelViewSet):
     def get_queryset(self):
         return selectors.labels_of(dataset=self.dataset)
 
+    def get_serializer_context(self):
+        context = super().get_serializer_context()
+        if "dataset_id" in self.kwargs and self.request is not None:  # not while the schema is made
+            context["label_keys"] = selectors.label_keys_of(dataset=self.dataset)
+        return context
+
     def create(self, request, *args, **kwargs):
         self.require_writer("create labels")
         return super().create(request, *args, **kwargs)
 
+    @extend_schema(
+        request=LabelReorderSerializer,
+        responses={200: LabelSerializer(many=True)},
+        summary="Put the labels in a new order (every label id once); class order of new versions",
+    )
+    @action(detail=False, methods=["post"], pagination_class=None)
+    def reorder(self, request, *args, **kwargs):
+        self.require_writer("reorder labels")
+        body = LabelReorderSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        labels_reorder(dataset=self.dataset, label_ids=body.validated_data["label_ids"])
+        return Response(
+            LabelSerializer(self.get_queryset(), many=True, context=self.get_serializer_context()).data
+        )
+
     def perform_create(self, serializer):
         label = label_create(dataset=self.dataset, **serializer.validated_data)
         serializer.instance = self.get_queryset().get(pk=label.pk)
+        serializer.context["label_keys"] = selectors.label_keys_of(dataset=self.dataset)
 
     def perform_update(self, serializer):
         label_update(label=serializer.instance, **serializer.validated_data)
         serializer.instance = self.get_queryset().get(pk=serializer.instance.pk)
+        serializer.context["label_keys"] = selectors.label_keys_of(dataset=self.dataset)
 
     @extend_schema(
         parameters=[DATASET_ID, DRY_RUN],

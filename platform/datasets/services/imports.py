@@ -13,8 +13,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from datasets.exceptions import ImportRejected
+from datasets.label_order import import_order
 from datasets.models import Dataset, ImportBatch, ImportStatus, Label, Sample
-from datasets.services.labels import color_for
+from datasets.services.labels import next_colors, next_position
 
 Report = Callable[..., None]
 INSERT_BATCH = 2000
@@ -97,10 +98,18 @@ def commit_samples(
             )
         names = {s.label for s in fresh if s.label}
         labels = {lab.name: lab for lab in Label.objects.filter(dataset=dataset, name__in=names)}
-        created = sorted(names - set(labels))
+        # New labels follow the existing ones, in the order the import gives them (natural order
+        # when their names have numbers); the dataset's row lock keeps positions unique.
+        created = import_order(s.label for s in fresh if s.label and s.label not in labels)
         if created:
+            first = next_position(dataset=dataset)
+            colors = next_colors(dataset=dataset, count=len(created))
             Label.objects.bulk_create(
-                [Label(dataset=dataset, name=n, color=color_for(n)) for n in created], ignore_conflicts=True
+                [
+                    Label(dataset=dataset, name=n, color=colors[i], position=first + i)
+                    for i, n in enumerate(created)
+                ],
+                ignore_conflicts=True,
             )
             labels = {lab.name: lab for lab in Label.objects.filter(dataset=dataset, name__in=names)}
         batch.files = files

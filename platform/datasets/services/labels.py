@@ -1,19 +1,21 @@
-"""Labels of a dataset (create, rename, merge, delete) and label writes on samples, which use
+"""Labels of a dataset (create, rename, reorder, key, merge, delete) and label writes on samples, which use
 optimistic concurrency: a write names the ``label_version`` it saw and a stale one is a 409."""
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Mapping
 from typing import Any
 
 from config.exceptions import NotFound, field_error
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Max
 
 from datasets.exceptions import LabelConflict, LabelDeleted
+from datasets.label_order import RESERVED_KEYS
 from datasets.models import Dataset, Label, Sample
 
+#: Distinct colours, none repeated before the 21st label (the frontend has the same list, for
+#: labels without a colour). Labels get them in order: the first colour no other label has.
 PALETTE = [
     "#e6194b",
     "#3cb44b",
@@ -31,6 +33,10 @@ PALETTE = [
     "#aaffc3",
     "#808000",
     "#000075",
+    "#ffe119",
+    "#ffd8b1",
+    "#a9a9a9",
+    "#fffac8",
 ]
 
 
@@ -57,33 +63,125 @@ def label_name(name: str, *, field: str = "name") -> str:
     return name
 
 
-def color_for(name: str) -> str:
-    return PALETTE[zlib.crc32(name.encode()) % len(PALETTE)]
+def next_colors(*, dataset: Dataset, count: int) -> list[str]:
+    """Colours for ``count`` new labels: palette colours no label of the dataset has yet, in
+    palette order, then the palette again."""
+    used = set(Label.objects.filter(dataset=dataset).values_list("color", flat=True))
+    free = [c for c in PALETTE if c not in used]
+    return [free[i] if i < len(free) else PALETTE[(len(used) + i) % len(PALETTE)] for i in range(count)]
 
 
-def label_create(*, dataset: Dataset, name: str, color: str = "") -> Label:
+def next_position(*, dataset: Dataset) -> int:
+    last = Label.objects.filter(dataset=dataset).aggregate(last=Max("position"))["last"]
+    return 0 if last is None else last + 1
+
+
+def label_shortcut(value: str, *, dataset: Dataset, label: Label | None = None) -> str:
+    """The key ``value`` names, lower-cased (keys ignore Shift), or a 400 with a code saying why it
+    cannot be a label's key: one printable character, not one the labeling grid uses, not another
+    label's. Blank: the label takes the default key of its place."""
+    key = value or ""
+    if not key:
+        return ""
+    if len(key) != 1 or not (33 <= ord(key) <= 126):
+        raise field_error(
+            "shortcut",
+            f"{value!r} cannot be a key: give one character typed without modifiers "
+            "(a letter, a digit or a punctuation mark).",
+            code="shortcut_invalid",
+        )
+    key = key.lower()
+    if key in RESERVED_KEYS:
+        raise field_error(
+            "shortcut",
+            f"{key!r} is used by the labeling grid itself; pick another key.",
+            code="shortcut_reserved",
+        )
+    other = Label.objects.filter(dataset=dataset, shortcut=key).exclude(pk=getattr(label, "pk", None)).first()
+    if other is not None:
+        raise field_error(
+            "shortcut", f"The key {key!r} is already label {other.name!r}'s.", code="shortcut_taken"
+        )
+    return key
+
+
+def label_create(*, dataset: Dataset, name: str, color: str = "", shortcut: str = "") -> Label:
+    """A new label, last in the dataset's order, with a colour no other label has (unless given).
+    e.g. ``label_create(dataset=d, name="猫", shortcut="c")``"""
     name = label_name(name)
     try:
         with transaction.atomic():
-            return Label.objects.create(dataset=dataset, name=name, color=color or color_for(name))
+            list(Dataset.objects.select_for_update().filter(pk=dataset.pk).values_list("pk"))
+            shortcut = label_shortcut(shortcut, dataset=dataset)
+            return Label.objects.create(
+                dataset=dataset,
+                name=name,
+                color=color or next_colors(dataset=dataset, count=1)[0],
+                position=next_position(dataset=dataset),
+                shortcut=shortcut,
+            )
     except IntegrityError:
         raise field_error("name", f"This dataset already has a label named {name!r}.") from None
 
 
-def label_update(*, label: Label, name: str | None = None, color: str | None = None) -> Label:
-    """Rename or recolour; renaming onto an existing name is refused (merge the labels instead)."""
+def label_update(
+    *, label: Label, name: str | None = None, color: str | None = None, shortcut: str | None = None
+) -> Label:
+    """Rename, recolour or set the key; renaming onto an existing name is refused (merge the labels
+    instead). ``shortcut=""`` gives the label its default key back."""
     if name is not None:
         label.name = label_name(name)
     if color is not None:
         label.color = color
+    if shortcut is not None:
+        label.shortcut = label_shortcut(shortcut, dataset=label.dataset, label=label)
     try:
         with transaction.atomic():
             label.save()
-    except IntegrityError:
+    except IntegrityError as error:
+        if "shortcut" in str(error):
+            raise field_error(
+                "shortcut",
+                f"The key {label.shortcut!r} was just given to another label.",
+                code="shortcut_taken",
+            ) from None
         raise field_error(
             "name", f"This dataset already has a label named {label.name!r}; merge the two labels instead."
         ) from None
     return label
+
+
+@transaction.atomic
+def labels_reorder(*, dataset: Dataset, label_ids: list[int]) -> list[Label]:
+    """Put the dataset's labels in the order of ``label_ids``, which names every label once; all or
+    nothing. Versions made before keep their class order. e.g. ``labels_reorder(dataset=d,
+    label_ids=[3, 1, 2])``"""
+    labels = {lab.pk: lab for lab in Label.objects.select_for_update().filter(dataset=dataset).order_by("pk")}
+    repeated = sorted({pk for pk in label_ids if label_ids.count(pk) > 1})
+    if repeated:
+        raise field_error(
+            "label_ids", f"Each label may appear once; repeated: {repeated}.", code="labels_repeated"
+        )
+    foreign = [pk for pk in label_ids if pk not in labels]
+    if foreign:
+        raise field_error(
+            "label_ids",
+            f"No label(s) {foreign[:20]} in this dataset (deleted, or another dataset's); reload the labels.",
+            code="labels_unknown",
+        )
+    missing = sorted(set(labels) - set(label_ids))
+    if missing:
+        names = ", ".join(repr(labels[pk].name) for pk in missing[:20])
+        raise field_error(
+            "label_ids",
+            f"The order must name every label of the dataset; missing: {missing[:20]} ({names}). "
+            "Reload the labels: one may have been added meanwhile.",
+            code="labels_missing",
+        )
+    for position, pk in enumerate(label_ids):
+        labels[pk].position = position
+    Label.objects.bulk_update(labels.values(), ["position"])
+    return [labels[pk] for pk in label_ids]
 
 
 def _lock_labels(*pks: int) -> dict[int, Label]:

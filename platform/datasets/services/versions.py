@@ -24,6 +24,7 @@ from datasets.models import (
     REGRESSION_TASKS,
     Dataset,
     DatasetVersion,
+    Label,
     Sample,
     Split,
     TaskType,
@@ -123,7 +124,10 @@ def dataset_version_create(
         members: dict[str, list[int]] = defaultdict(list)
         for pk, name, *_ in rows:
             members[ROWS_KEY if regression else name].append(pk)
-        classes = [] if regression else sorted(members)
+        # Classes in the labels' order (the user's), so class indices, keys and every table of the
+        # report agree; a version keeps the order it was made with.
+        order = {} if regression else _label_order(dataset)
+        classes = [] if regression else sorted(members, key=lambda n: (order.get(n, len(order)), n))
         if regression:
             rows = [(pk, ROWS_KEY, *rest) for pk, _, *rest in rows]
         index = {name: i for i, name in enumerate(classes)} if classes else {ROWS_KEY: 0}
@@ -147,7 +151,7 @@ def dataset_version_create(
             val_ratio=ratios[1],
             test_ratio=ratios[2],
             classes=classes,
-            counts={s: dict(sorted(c.items())) for s, c in counts.items()},
+            counts={s: {n: c[n] for n in (classes or [ROWS_KEY]) if n in c} for s, c in counts.items()},
             sample_count=len(rows),
             unlabeled_excluded=unlabeled,
             schema=dataset.schema or {},
@@ -182,6 +186,11 @@ def dataset_version_create(
                 ]
             )
     return version
+
+
+def _label_order(dataset: Dataset) -> dict[str, int]:
+    names = Label.objects.filter(dataset=dataset).order_by("position", "id").values_list("name", flat=True)
+    return {name: i for i, name in enumerate(names)}
 
 
 def _local_path(key: str, cache_dir: Path) -> str:
