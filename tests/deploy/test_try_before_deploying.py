@@ -252,3 +252,28 @@ def test_text_and_tabular_models_are_tried_like_the_hosted_api(tenants, api_clie
         row = {**instances[2], "not_a_column": 1}
         unknown = error_of(post_json(api_client(tenants["alice"]), try_url(mv), {"instances": [row]}), 400)
         assert unknown["code"] == "unknown_column" and "not_a_column" in unknown["message"]
+
+
+@pytest.mark.integration
+@pytest.mark.django_db(transaction=True)
+def test_the_sdk_tries_a_model_version_as_a_deployment_answers(live_web, tenants, token_for, trained_digits):
+    import sampan
+    from sampan.errors import SampanError
+
+    mv = model_version_from(tenants, trained_digits)
+    deployment, _, secret = deployment_with_key(tenants, mv)
+    client = sampan.Client(live_web, token_for(tenants["carol"]), timeout=60, backoff=0.1, max_backoff=2)
+    model = client.model_versions.get(mv.pk)
+    tried = model.try_predict(png(4), top_k=3)
+    hosted = client.deployments.get(deployment.pk).predict(png(4), key=secret, top_k=3)
+    assert tried.label == hosted.label and [c["label"] for c in tried.classes] == [
+        c["label"] for c in hosted.classes
+    ]
+    assert np.isclose(tried.score, hosted.score, atol=1e-6)
+    assert [p.label for p in model.try_batch([png(i) for i in range(3)])] == [
+        p.label
+        for p in client.deployments.get(deployment.pk).predict_batch([png(i) for i in range(3)], key=secret)
+    ]
+    with pytest.raises(SampanError) as refused:
+        model.try_batch([png(i) for i in range(11)])
+    assert refused.value.code == "batch_too_large" and refused.value.status == 413

@@ -7,6 +7,7 @@ import builtins
 import json
 import os
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -18,7 +19,7 @@ from sampan.errors import WaitTimeout
 
 if TYPE_CHECKING:
     from sampan.client import Client
-    from sampan.deployments import Deployment, Package
+    from sampan.deployments import Deployment, Package, Prediction
     from sampan.training import Job
 
 
@@ -407,6 +408,68 @@ class ModelVersion(Resource[schema.ModelVersion]):
 
     def download_onnx(self, dest: str | os.PathLike[str] | IO[bytes]) -> Path | None:
         return self._client.http.download(f"model-versions/{self.id}/onnx/", dest)
+
+    def try_raw(
+        self,
+        images: Sequence[Any] | None = None,
+        *,
+        texts: Sequence[str] | None = None,
+        rows: Sequence[Mapping[str, Any]] | Any | None = None,
+        top_k: int = 5,
+    ) -> schema.PredictResponse:
+        """The try route's JSON answer for up to 10 instances, the hosted endpoint's answer shape:
+        exactly one of ``images``, ``texts`` or ``rows`` (``POST /model-versions/{id}/try/``)."""
+        from sampan.deployments import prediction_instances
+
+        answer: schema.PredictResponse = self._client.http.request(
+            "POST",
+            f"model-versions/{self.id}/try/",
+            json={"instances": prediction_instances(images, texts=texts, rows=rows), "top_k": top_k},
+        )
+        return answer
+
+    def try_predict(
+        self,
+        image: Any = None,
+        *,
+        text: str | None = None,
+        row: Mapping[str, Any] | Any | None = None,
+        top_k: int = 5,
+    ) -> Prediction:
+        """Try this version before deploying it (EasyDL's 校验模型): one ``image`` (a path, bytes, a
+        PIL image or a NumPy array), ``text`` or table ``row``, answered by the same predictor as a
+        deployment, signed in with the client's token; no deployment, no key, no usage recorded.
+
+        e.g. ``model.try_predict("digits/3/0003.png").label``, ``model.try_predict(text="great film")``
+        """
+        given = sum(value is not None for value in (image, text, row))
+        if given != 1:
+            raise ValueError("Give exactly one of image, text= or row= to try_predict().")
+        if row is not None and not isinstance(row, Mapping) and hasattr(row, "to_dict"):  # a pandas Series
+            row = row.to_dict()
+        return self.try_batch(
+            None if image is None else [image],
+            texts=None if text is None else [text],
+            rows=None if row is None else [row],
+            top_k=top_k,
+        )[0]
+
+    def try_batch(
+        self,
+        images: Sequence[Any] | None = None,
+        *,
+        texts: Sequence[str] | None = None,
+        rows: Sequence[Mapping[str, Any]] | Any | None = None,
+        top_k: int = 5,
+    ) -> list[Prediction]:
+        """Try this version on a small batch (at most 10 instances: a deployment takes larger
+        ones): exactly one of ``images``, ``texts`` or ``rows`` (a list of dicts or a DataFrame)."""
+        from sampan.deployments import Prediction, table_rows
+
+        if rows is not None and not isinstance(rows, Mapping):
+            rows = table_rows(rows)
+        body = self.try_raw(images, texts=texts, rows=rows, top_k=top_k)
+        return [Prediction(answer, body["model_version"], body["kind"]) for answer in body["predictions"]]
 
     def deploy(self, name: str | None = None) -> Deployment:
         """Serve this version as a hosted endpoint; see :meth:`sampan.deployments.Deployments.create`."""
