@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 NPM ?= npm
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: up dev install frontend api-client test test-python test-fast test-frontend browser lint clean
+.PHONY: up dev install frontend api-client test test-python test-fast test-frontend browser lint screenshot clean
 
 up: install frontend ## start web + worker (embedded SQLite/filesystem broker unless DATABASE_URL/CELERY_BROKER_URL are set)
 	$(PY) platform/manage.py up
@@ -70,6 +70,12 @@ lint: install frontend/node_modules/.installed ## ruff check, ruff format --chec
 	$(VENV)/bin/mypy
 	cd frontend && $(NPM) run typecheck
 	cd frontend && $(NPM) run lint
+
+# docs/screenshot.png (the README's picture) and the main pages at 1440 and 1024 px in both languages
+# (artifacts/screenshots): the browser flow of tests/e2e/test_browser_zh_cn.py run against Sampan on
+# embedded defaults, no PostgreSQL or Redis needed. See docs/screenshots.md.
+screenshot: install frontend browser ## refresh docs/screenshot.png and artifacts/screenshots/<lang>/<width>/<page>.png
+	CHROMIUM=$(CHROMIUM) scripts/screenshot.sh
 
 clean:
 	rm -rf $(VENV) frontend/node_modules frontend/dist artifacts
