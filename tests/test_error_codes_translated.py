@@ -70,7 +70,10 @@ def _strings(node: ast.AST | None) -> list[str]:
             for part in node.values
         )
         if template in DYNAMIC:
-            return [template.replace(template[template.index("{") : template.index("}") + 1], value) for value in DYNAMIC[template]]
+            return [
+                template.replace(template[template.index("{") : template.index("}") + 1], value)
+                for value in DYNAMIC[template]
+            ]
         raise AssertionError(f"an error code built at run time: {template!r}; list its values in DYNAMIC")
     return []
 
@@ -128,7 +131,10 @@ def backend_codes() -> dict[str, str]:
                     add(_strings(node.args[index]), path, node)
             elif isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                names = {t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else "" for t in targets}
+                names = {
+                    t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else ""
+                    for t in targets
+                }
                 if names & {"code", "default_code"}:
                     add(_strings(node.value), path, node)
             elif isinstance(node, ast.Tuple) and len(node.elts) == 3:
@@ -138,7 +144,7 @@ def backend_codes() -> dict[str, str]:
                     add(_strings(first), path, node)
             elif isinstance(node, ast.Dict):
                 # {"code": "…", …}: an error body written out
-                for key, value in zip(node.keys, node.values):
+                for key, value in zip(node.keys, node.values, strict=True):
                     if isinstance(key, ast.Constant) and key.value == "code":
                         add(_strings(value), path, node)
     return codes
@@ -155,7 +161,9 @@ def drf_codes() -> dict[str, str]:
 def client_codes() -> dict[str, str]:
     text = CLIENT.read_text()
     codes = {code: "frontend/src/api/client.ts" for code in re.findall(r"code: '([a-z_0-9]+)'", text)}
-    codes.update({f"http_{status}": "frontend/src/api/client.ts (no envelope)" for status in CLIENT_HTTP_STATUSES})
+    codes.update(
+        {f"http_{status}": "frontend/src/api/client.ts (no envelope)" for status in CLIENT_HTTP_STATUSES}
+    )
     return codes
 
 

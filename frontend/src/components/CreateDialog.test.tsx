@@ -53,6 +53,10 @@ describe('CreateDialog', () => {
     await user.click(screen.getByTestId('create-thing'));
     expect(await screen.findByText('Create a thing')).toBeInTheDocument();
     expect(screen.getByTestId('thing-submit')).toBeDisabled();
+    expect(screen.getByTestId('thing-submit').closest('[data-disabled-reason]')).toHaveAttribute(
+      'data-disabled-reason',
+      'Fill in the required fields first.',
+    );
     await user.type(screen.getByTestId('thing-name'), '  blue ');
     expect(screen.getByTestId('thing-submit')).toBeEnabled();
     await user.click(screen.getByTestId('thing-submit'));

@@ -31,6 +31,8 @@ export type CreateDialogProps<TData, TVariables> = {
   mutation: CreateMutation<TData, TVariables>;
   /** False keeps the submit button disabled (a required field is empty). */
   canSubmit: boolean;
+  /** Why the submit button is disabled while `canSubmit` is false; "Fill in the required fields first." by default. */
+  cannotSubmitReason?: string;
   /** The mutation's variables, read when the form is submitted. */
   variables: () => TVariables;
   /** Clears the form's fields; called when the dialog closes (cancel, escape or after a creation). */
@@ -59,6 +61,7 @@ export function CreateDialog<TData, TVariables>({
   intro,
   mutation,
   canSubmit,
+  cannotSubmitReason,
   variables,
   onReset,
   onCreated,
@@ -116,9 +119,11 @@ export function CreateDialog<TData, TVariables>({
               <Button variant="default" onClick={reset}>
                 {t('actions.cancel')}
               </Button>
-              <Button type="submit" loading={mutation.isPending} disabled={!canSubmit} data-testid={submitTestId}>
-                {submitLabel ?? t('actions.create')}
-              </Button>
+              <WithReason reason={!canSubmit && (cannotSubmitReason ?? t('form.fillRequired'))}>
+                <Button type="submit" loading={mutation.isPending} disabled={!canSubmit} data-testid={submitTestId}>
+                  {submitLabel ?? t('actions.create')}
+                </Button>
+              </WithReason>
             </Group>
           </Stack>
         </form>
