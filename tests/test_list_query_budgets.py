@@ -356,7 +356,8 @@ ROUTES: dict[str, Route] = {
     "/api/v1/deployments/{deployment_id}/keys/": Route(deployment_keys, 3),
     "/api/v1/invitations/": Route(invitations, 2),
     "/api/v1/job-kinds/": Route(nothing, 0, counts_rows=False),
-    "/api/v1/jobs/": Route(jobs, 2),
+    # + the workers online and one read of the queues: why the page's queued jobs wait (queue_state)
+    "/api/v1/jobs/": Route(jobs, 4),
     "/api/v1/jobs/{id}/events/": Route(job_events, 3),
     "/api/v1/model-versions/": Route(model_versions, 2),
     "/api/v1/packages/": Route(packages, 2),
@@ -365,7 +366,8 @@ ROUTES: dict[str, Route] = {
     "/api/v1/studies/{id}/trials/": Route(trials, 3),
     "/api/v1/templates/": Route(nothing, 0, counts_rows=False),
     "/api/v1/tokens/": Route(tokens, 2),
-    "/api/v1/training-jobs/": Route(training_jobs, 2),
+    # + the caller's role in the page's workspaces (my_role), + 2 when a row is queued (queue_state)
+    "/api/v1/training-jobs/": Route(training_jobs, 3),
     "/api/v1/users/": Route(users, 2, as_user="staff"),
     "/api/v1/workers/": Route(workers, 1),
     "/api/v1/workspaces/": Route(workspaces, 2),

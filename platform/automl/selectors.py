@@ -4,10 +4,12 @@ honest-lift report."""
 from __future__ import annotations
 
 import logging
+import math
 import statistics
-from typing import Any
+from typing import Any, TypedDict
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
+from workspaces.models import Membership
 from workspaces.selectors import scoped_to_member
 
 from automl.models import ReportRole, Study, Trial, TrialState
@@ -22,10 +24,12 @@ def studies_for(*, user) -> QuerySet[Study]:
     studies = Study.objects.select_related("created_by", "dataset_version__dataset").prefetch_related(
         Prefetch("trials", queryset=completed.order_by("number"), to_attr="completed_trials")
     )
+    role = Membership.objects.filter(workspace=OuterRef("workspace"), user=user).values("role")[:1]
     return (
         scoped_to_member(studies, user=user)
         .order_by("-created_at", "-id")
         .annotate(
+            my_role=Subquery(role),
             trial_count=Count("trials", distinct=True),
             complete_count=Count("trials", filter=Q(trials__state=TrialState.COMPLETE), distinct=True),
             pruned_count=Count("trials", filter=Q(trials__state=TrialState.PRUNED), distinct=True),
@@ -133,4 +137,116 @@ def lift_report(*, study: Study) -> dict[str, Any]:
         if best["mean"] is not None and baseline["mean"] is not None
         else None,
         "errors": errors,
+    }
+
+
+# --- defaults that fit the workers online -------------------------------------------------------
+
+# A search needs a few points per particle of the SDE sampler's quasi-random start (8) before it is
+# guided; more parallel slots get more trials in the same wall time, up to a cap.
+TRIALS_PER_SLOT = 8
+MIN_TRIALS = 12
+MAX_DEFAULT_TRIALS = 40
+# Measured trials longer than this budget shrink the default trial count to fit it.
+TARGET_WALL_SECONDS = 2 * 3600
+MEASURED_RUNS = 20
+
+
+class StudyDefaults(TypedDict):
+    template: str
+    queue: str
+    workers: int
+    slots: int
+    parallelism: int
+    n_trials: int
+    timeout_seconds: int | None
+    trial_seconds: float | None
+    measured_runs: int
+    estimated_seconds: float | None
+    explanation: str
+
+
+def _measured_trial_seconds(template: str) -> tuple[float | None, int]:
+    """The median time a run of ``template`` took on the workers (its latest finished trials, else
+    its latest training runs), and how many runs it is the median of."""
+    from jobs.models import Job, JobStatus
+
+    spans = list(
+        Trial.objects.filter(
+            study__template=template,
+            state=TrialState.COMPLETE,
+            job__started_at__isnull=False,
+            job__finished_at__isnull=False,
+        )
+        .order_by("-job__finished_at")
+        .values_list("job__started_at", "job__finished_at")[:MEASURED_RUNS]
+    )
+    if not spans:
+        spans = list(
+            Job.objects.filter(
+                kind="training.run",
+                status=JobStatus.SUCCEEDED,
+                params__template=template,
+                started_at__isnull=False,
+                finished_at__isnull=False,
+            )
+            .order_by("-finished_at")
+            .values_list("started_at", "finished_at")[:MEASURED_RUNS]
+        )
+    seconds = [(end - start).total_seconds() for start, end in spans if start and end]
+    if not seconds:
+        return None, 0
+    return statistics.median(seconds), len(seconds)
+
+
+def study_defaults(*, template: str) -> StudyDefaults:
+    """A study's budget for the workers online now: as many trials in parallel as the workers of the
+    trials' queue run at once (at least 1), a trial count that grows with that, and a wall time from
+    how long this template's runs took on these workers (none until a run was measured).
+
+    e.g. with one worker of concurrency 1: ``study_defaults(template="image_classification")``
+    -> ``{"parallelism": 1, "n_trials": 12, ...}``
+    """
+    from jobs import registry as job_registry
+    from jobs.services import choose_queue, workers_alive
+
+    kind = job_registry.get("automl.trial")
+    queue = choose_queue(kind) if kind is not None else "cpu"
+    serving = [node for node in workers_alive() if queue in (node.queues or [])]
+    slots = sum(max(1, node.concurrency) for node in serving)
+    parallelism = max(1, slots)
+    n_trials = max(MIN_TRIALS, min(MAX_DEFAULT_TRIALS, TRIALS_PER_SLOT * parallelism))
+    trial_seconds, measured = _measured_trial_seconds(template)
+    estimated: float | None = None
+    timeout: int | None = None
+    if trial_seconds:
+        rounds_in_budget = max(1, int(TARGET_WALL_SECONDS // trial_seconds))
+        n_trials = max(parallelism, min(n_trials, rounds_in_budget * parallelism))
+        estimated = math.ceil(n_trials / parallelism) * trial_seconds
+        # the budget: half as long again as the estimate, in whole minutes
+        timeout = int(math.ceil(estimated * 1.5 / 60) * 60)
+    workers_text = (
+        f"no worker online for the {queue} queue (trials wait until one starts)"
+        if not serving
+        else f"{len(serving)} worker{'s' if len(serving) != 1 else ''} online for the {queue} queue "
+        f"running {slots} job{'s' if slots != 1 else ''} at a time"
+    )
+    explanation = f"{workers_text} -> {parallelism} trial{'s' if parallelism != 1 else ''} at a time"
+    if trial_seconds and estimated is not None:
+        explanation += (
+            f"; a trial took {trial_seconds:.0f} s (median of {measured}), so {n_trials} trials take "
+            f"about {estimated / 60:.0f} min"
+        )
+    return {
+        "template": template,
+        "queue": queue,
+        "workers": len(serving),
+        "slots": slots,
+        "parallelism": parallelism,
+        "n_trials": n_trials,
+        "timeout_seconds": timeout,
+        "trial_seconds": trial_seconds,
+        "measured_runs": measured,
+        "estimated_seconds": estimated,
+        "explanation": explanation,
     }

@@ -77,13 +77,15 @@ def study_create(
     search_space: Any = None,
     sampler: str = SamplerKind.SDE,
     pruner: str = PrunerKind.MEDIAN,
-    n_trials: int = 20,
+    n_trials: int | None = None,
     timeout_seconds: int | None = None,
-    parallelism: int = 2,
+    parallelism: int | None = None,
     seed: int = 0,
     report_seeds: int = 3,
 ) -> Study:
     """Validate a study, record it in Optuna's storage and start its first ``parallelism`` trials.
+    A budget left out (``n_trials``, ``parallelism``) is the one that fits the workers online
+    (``automl.selectors.study_defaults``).
 
     e.g. ``study_create(user=u, dataset_version=v, n_trials=20, parallelism=4,
     fixed_params={"epochs": 5}, sampler="sde", pruner="median")``
@@ -115,6 +117,12 @@ def study_create(
     space = search_space_validate(
         template=chosen, preset=preset, fixed_params=fixed, search_space=search_space
     )
+    if n_trials is None or parallelism is None:
+        from automl.selectors import study_defaults
+
+        fitted = study_defaults(template=chosen.name)
+        n_trials = fitted["n_trials"] if n_trials is None else n_trials
+        parallelism = fitted["parallelism"] if parallelism is None else parallelism
     if sampler not in SamplerKind.values:
         raise field_error("sampler", f"Must be one of {', '.join(SamplerKind.values)}.")
     if pruner not in PrunerKind.values:

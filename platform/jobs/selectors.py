@@ -3,8 +3,9 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING, TypedDict
 
-from django.db.models import BooleanField, Case, QuerySet, Value, When
+from django.db.models import BooleanField, Case, Exists, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.utils import timezone
+from workspaces.models import Membership
 from workspaces.selectors import scoped_to_member
 
 from jobs.models import Job, JobEvent, WorkerNode
@@ -19,7 +20,22 @@ class WorkerBeat(TypedDict):
 
 
 def jobs_for(*, user) -> QuerySet[Job]:
-    return scoped_to_member(Job.objects.select_related("created_by"), user=user)
+    """The user's jobs, each with ``my_role``: the user's role in the job's workspace."""
+    role = Membership.objects.filter(workspace=OuterRef("workspace"), user=user).values("role")[:1]
+    return scoped_to_member(Job.objects.select_related("created_by"), user=user).annotate(
+        my_role=Subquery(role)
+    )
+
+
+def roles_in(*, user, workspace_ids) -> dict[int, str]:
+    """The user's role in each of ``workspace_ids`` (one query)."""
+    if user is None or not user.is_authenticated:
+        return {}
+    return dict(
+        Membership.objects.filter(user=user, workspace_id__in=set(workspace_ids)).values_list(
+            "workspace_id", "role"
+        )
+    )
 
 
 def events_of(*, job: Job, type: str | None = None, after: int | None = None) -> QuerySet[JobEvent]:
@@ -41,3 +57,86 @@ def worker_nodes() -> QuerySet[WithAnnotations[WorkerNode, WorkerBeat]]:
             output_field=BooleanField(),
         )
     )
+
+
+# --- why a queued job waits ---------------------------------------------------------------------
+
+
+class BusyWith(TypedDict):
+    worker: str
+    job_id: int | None  # None: a job of a workspace the caller is not a member of
+    kind: str
+
+
+class QueueState(TypedDict):
+    queue: str
+    position: int  # 1 = the next one a worker takes from this queue
+    ahead: int
+    reason: str  # "no_worker" | "workers_busy" | "next"
+    workers: int
+    slots: int
+    busy_with: list[BusyWith]
+
+
+def queue_states(jobs: list[Job], *, user=None) -> dict[int, QueueState]:
+    """Why each queued job of ``jobs`` waits: its place in its queue (queued jobs in the order the
+    workers take them: the order their messages were sent, ``enqueued_at``), the live workers
+    consuming that queue, and what those workers are busy with. Two queries for any number of
+    jobs, none when no job is queued.
+
+    e.g. ``queue_states([job])[job.pk]["reason"]`` -> ``"no_worker"``
+    """
+    from jobs.models import JobStatus
+
+    waiting = [job for job in jobs if job.status == JobStatus.QUEUED]
+    if not waiting:
+        return {}
+    queues = {job.queue for job in waiting}
+    alive = [
+        (node.hostname, list(node.queues or []), max(1, node.concurrency))
+        for node in worker_nodes().filter(alive=True)
+    ]
+    hostnames = [hostname for hostname, _, _ in alive]
+    rows = (
+        Job.objects.filter(
+            Q(status=JobStatus.QUEUED, queue__in=queues)
+            | Q(status=JobStatus.RUNNING, lease_node__in=hostnames)
+        )
+        .annotate(
+            visible=Exists(Membership.objects.filter(workspace=OuterRef("workspace"), user=user))
+            if user is not None and user.is_authenticated
+            else Value(False)
+        )
+        .order_by("enqueued_at", "id")
+        .values_list("id", "status", "queue", "lease_node", "kind", "visible")
+    )
+    line: dict[str, list[int]] = {queue: [] for queue in queues}
+    running: dict[str, list[BusyWith]] = {hostname: [] for hostname in hostnames}
+    for job_id, status, queue, node, kind, visible in rows:
+        if status == JobStatus.QUEUED:
+            line[queue].append(job_id)
+        else:
+            running[node].append({"worker": node, "job_id": job_id if visible else None, "kind": kind})
+    states: dict[int, QueueState] = {}
+    for job in waiting:
+        serving = [(hostname, slots) for hostname, consumed, slots in alive if job.queue in consumed]
+        order = line[job.queue]
+        ahead = order.index(job.pk) if job.pk in order else 0
+        slots = sum(n for _, n in serving)
+        busy = [entry for hostname, _ in serving for entry in running[hostname]]
+        if not serving:
+            reason = "no_worker"
+        elif ahead < slots - len(busy):
+            reason = "next"
+        else:
+            reason = "workers_busy"
+        states[job.pk] = {
+            "queue": job.queue,
+            "position": ahead + 1,
+            "ahead": ahead,
+            "reason": reason,
+            "workers": len(serving),
+            "slots": slots,
+            "busy_with": busy,
+        }
+    return states

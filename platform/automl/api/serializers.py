@@ -8,6 +8,7 @@ from config.contracts import contract_serializer
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from training.api.serializers import MemberDatasetVersionField
+from workspaces.models import Role
 
 from automl import engine, selectors
 from automl.models import PrunerKind, ReportRole, SamplerKind, Study, Trial
@@ -53,16 +54,54 @@ class StudyCreateSerializer(serializers.Serializer):
     )
     sampler = serializers.ChoiceField(choices=SamplerKind.choices, default=SamplerKind.SDE)
     pruner = serializers.ChoiceField(choices=PrunerKind.choices, default=PrunerKind.MEDIAN)
-    n_trials = serializers.IntegerField(default=20, min_value=1, max_value=10_000, help_text="Trial budget.")
+    n_trials = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=10_000,
+        help_text="Trial budget; defaults to what fits the workers online (GET /studies/defaults/).",
+    )
     timeout_seconds = serializers.IntegerField(
         required=False, allow_null=True, min_value=1, help_text="Wall-time budget: no trial starts after it."
     )
     parallelism = serializers.IntegerField(
-        default=2, min_value=1, max_value=256, help_text="Trials in flight."
+        required=False,
+        min_value=1,
+        max_value=256,
+        help_text="Trials in flight; defaults to the jobs the workers online for the trials' queue run at "
+        "once (GET /studies/defaults/).",
     )
     seed = serializers.IntegerField(default=0, min_value=0, max_value=2**31 - 1)
     report_seeds = serializers.IntegerField(
         default=3, min_value=0, max_value=10, help_text="Seeds of the honest-lift report (0: no report)."
+    )
+
+
+class StudyDefaultsSerializer(serializers.Serializer):
+    """A study's budget that fits the workers online now, and why."""
+
+    template = serializers.CharField()
+    queue = serializers.CharField(help_text="The queue the trials go to (gpu when a GPU worker is online).")
+    workers = serializers.IntegerField(help_text="Workers online consuming that queue.")
+    slots = serializers.IntegerField(help_text="Jobs those workers run at once, together.")
+    parallelism = serializers.IntegerField(help_text="Trials in flight: the slots, at least 1.")
+    n_trials = serializers.IntegerField(help_text="Trial budget.")
+    timeout_seconds = serializers.IntegerField(
+        allow_null=True,
+        help_text="Wall-time budget (null: no limit until a run of the template was measured).",
+    )
+    trial_seconds = serializers.FloatField(
+        allow_null=True, help_text="Median duration of the template's recent runs on the workers."
+    )
+    measured_runs = serializers.IntegerField(help_text="How many runs trial_seconds is the median of.")
+    estimated_seconds = serializers.FloatField(
+        allow_null=True, help_text="How long n_trials take at that parallelism."
+    )
+    explanation = serializers.CharField(help_text="The reasoning in a sentence (English).")
+
+
+class StudyDefaultsQuerySerializer(serializers.Serializer):
+    template = serializers.CharField(
+        help_text="The task template the study trains (its dataset's task type)."
     )
 
 
@@ -90,6 +129,13 @@ class StudySerializer(serializers.ModelSerializer):
     objective = ObjectiveSerializer(read_only=True, help_text="What the trials are scored by.")
     trials = serializers.SerializerMethodField()
     best_trial = serializers.SerializerMethodField()
+    my_role = serializers.ChoiceField(
+        choices=Role.choices,
+        read_only=True,
+        allow_null=True,
+        default=None,
+        help_text="Your role in the study's workspace (a viewer cannot start, control or promote).",
+    )
 
     class Meta:
         model = Study
@@ -122,6 +168,7 @@ class StudySerializer(serializers.ModelSerializer):
             "created_at",
             "started_at",
             "finished_at",
+            "my_role",
         ]
         read_only_fields = fields
 

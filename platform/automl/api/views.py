@@ -13,6 +13,8 @@ from automl import selectors, services
 from automl.api.serializers import (
     PromoteSerializer,
     StudyCreateSerializer,
+    StudyDefaultsQuerySerializer,
+    StudyDefaultsSerializer,
     StudyResultsSerializer,
     StudySerializer,
     TrialSerializer,
@@ -59,6 +61,20 @@ class StudyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         return Response(
             StudySerializer(self.get_queryset().get(pk=study.pk)).data, status=status.HTTP_201_CREATED
         )
+
+    @extend_schema(
+        parameters=[StudyDefaultsQuerySerializer],
+        responses=StudyDefaultsSerializer,
+        summary="A study's budget that fits the workers online: parallel trials, trials, wall time, and why",
+    )
+    @action(detail=False, methods=["get"], filter_backends=[], pagination_class=None)
+    def defaults(self, request):
+        from training.services import template_named
+
+        query = StudyDefaultsQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        template = template_named(query.validated_data["template"])
+        return Response(StudyDefaultsSerializer(selectors.study_defaults(template=template.name)).data)
 
     @extend_schema(
         responses=TrialSerializer(many=True), summary="Every trial: parameters, state, value, curves"

@@ -191,6 +191,7 @@ SPECTACULAR_SETTINGS = {
         "KindEnum": "deploy.models.PackageKind",
         "ClassificationTaskEnum": ["classification"],
         "RegressionTaskEnum": ["regression"],
+        "QueueWaitReasonEnum": ["no_worker", "workers_busy", "next"],  # jobs.selectors.queue_states
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

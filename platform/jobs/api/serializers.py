@@ -8,9 +8,10 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 from workspaces.api.serializers import MemberWorkspaceField
+from workspaces.models import Role
 from workspaces.selectors import projects_for
 
-from jobs import registry
+from jobs import registry, selectors
 from jobs.models import Job, JobEvent, WorkerNode
 from workers.contracts import job_kinds
 from workers.contracts import jobs as job_contracts
@@ -78,6 +79,44 @@ class JobParamsField(ContractJSONField):
         return job_kinds.job_params(value.kind, value.params)
 
 
+class BusyWithSerializer(serializers.Serializer):
+    worker = serializers.CharField(help_text="The worker (Celery node name).")
+    job_id = serializers.IntegerField(
+        allow_null=True, help_text="The job it runs; null when the job is in a workspace you are not in."
+    )
+    kind = serializers.CharField(help_text="That job's kind.")
+
+
+class QueueStateSerializer(serializers.Serializer):
+    """Why a queued job waits."""
+
+    queue = serializers.CharField(help_text="The queue it waits in (cpu, gpu).")
+    position = serializers.IntegerField(help_text="Its place in that queue: 1 is the next one taken.")
+    ahead = serializers.IntegerField(help_text="Queued jobs a worker takes before it.")
+    reason = serializers.ChoiceField(
+        choices=[
+            ("no_worker", "No worker online consumes this queue"),
+            ("workers_busy", "Every slot of the queue's workers is busy or taken by jobs ahead"),
+            ("next", "A worker has a free slot: it starts shortly"),
+        ]
+    )
+    workers = serializers.IntegerField(help_text="Workers online consuming the queue.")
+    slots = serializers.IntegerField(help_text="Jobs those workers run at once, together.")
+    busy_with = BusyWithSerializer(many=True, help_text="What the queue's workers run now.")
+
+
+class JobListSerializer(serializers.ListSerializer):
+    """Reads what every row's queue state and role need once for the whole page."""
+
+    def to_representation(self, data):
+        items = list(data.all() if hasattr(data, "all") else data)
+        user = getattr(self.context.get("request"), "user", None)
+        self.queue_states = selectors.queue_states(items, user=user)
+        unannotated = [job.workspace_id for job in items if not hasattr(job, "my_role")]
+        self.roles = selectors.roles_in(user=user, workspace_ids=unannotated) if unannotated else {}
+        return super().to_representation(items)
+
+
 class JobSerializer(serializers.ModelSerializer):
     created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True
@@ -92,6 +131,13 @@ class JobSerializer(serializers.ModelSerializer):
     )
     retryable = serializers.SerializerMethodField(
         help_text="POST /jobs/{id}/retry/ would queue it again (failed or cancelled, of a kind that resumes)."
+    )
+    queue_state = serializers.SerializerMethodField(
+        help_text="Why a queued job waits (its place in the queue, the workers online for it and what "
+        "they run); null unless the job is queued."
+    )
+    my_role = serializers.SerializerMethodField(
+        help_text="Your role in the job's workspace (a viewer cannot cancel or retry it)."
     )
 
     class Meta:
@@ -119,8 +165,32 @@ class JobSerializer(serializers.ModelSerializer):
             "started_at",
             "finished_at",
             "retryable",
+            "queue_state",
+            "my_role",
         ]
         read_only_fields = fields
+        list_serializer_class = JobListSerializer
+
+    def _user(self):
+        return getattr(self.context.get("request"), "user", None)
+
+    @extend_schema_field(QueueStateSerializer(allow_null=True))
+    def get_queue_state(self, job: Job):
+        batch = getattr(self.parent, "queue_states", None)
+        if batch is None:
+            batch = selectors.queue_states([job], user=self._user())
+        state = batch.get(job.pk)
+        return None if state is None else QueueStateSerializer(state).data
+
+    @extend_schema_field(serializers.ChoiceField(choices=Role.choices, allow_null=True))
+    def get_my_role(self, job: Job) -> str | None:
+        annotated: Any = job
+        if hasattr(annotated, "my_role"):
+            return annotated.my_role
+        roles = getattr(self.parent, "roles", None)
+        if roles is None:
+            roles = selectors.roles_in(user=self._user(), workspace_ids=[job.workspace_id])
+        return roles.get(job.workspace_id)
 
     def get_retryable(self, job: Job) -> bool:
         from jobs.services import RETRY_STATUSES

@@ -55,13 +55,14 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             params=data["params"],
             user=request.user,
         )
-        return Response(JobSerializer(job).data, status=status.HTTP_201_CREATED)
+        return Response(JobSerializer(job, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses=JobSerializer)
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):
         job = self.get_object()
-        return Response(JobSerializer(services.job_cancel(job=job)).data)
+        services.job_cancel(job=job)
+        return Response(JobSerializer(self.get_object(), context={"request": request}).data)
 
     @extend_schema(
         request=None,
@@ -75,7 +76,8 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     def retry(self, request, pk=None):
         job = self.get_object()
         require_role(user=request.user, workspace_id=job.workspace_id, action="retry jobs")
-        return Response(JobSerializer(services.job_retry(job=job)).data)
+        services.job_retry(job=job)
+        return Response(JobSerializer(self.get_object(), context={"request": request}).data)
 
     @extend_schema(
         parameters=[
