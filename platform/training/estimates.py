@@ -89,6 +89,7 @@ class SizeEstimate(TypedDict):
     basis: Basis
     bytes: int | None
     model_version: int | None
+    model_version_name: str | None
     message: str
 
 
@@ -325,12 +326,14 @@ def _size_estimate(versions: list[ModelVersion]) -> SizeEstimate:
             "basis": "measured",
             "bytes": int(size),
             "model_version": version.pk,
+            "model_version_name": version.name,
             "message": f"The ONNX file of {version.name} with this model is {size} bytes.",
         }
     return {
         "basis": "none",
         "bytes": None,
         "model_version": None,
+        "model_version_name": None,
         "message": "No earlier model version with this model: its size is known after the first run.",
     }
 

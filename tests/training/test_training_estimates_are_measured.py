@@ -183,6 +183,7 @@ def test_quality_size_and_speed_come_from_earlier_versions(tenants, api_client, 
         "basis": "measured",
         "bytes": 2100,
         "model_version": latest.pk,
+        "model_version_name": latest.name,
         "message": f"The ONNX file of {latest.name} with this model is 2100 bytes.",
     }
     assert presets["fast"]["speed"]["basis"] == "measured"

@@ -1,17 +1,56 @@
 import { Button, Group, NumberInput, Select, SimpleGrid, Switch, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import type { ParamValue, TemplateParam, TemplatePreset } from '@/api/templates';
+import { WithReason } from '@/components/WithReason';
+import { translateDynamic } from '@/i18n';
+import { formatNumber } from '@/lib/numbers';
 
 type Scalar = ParamValue;
 export type Overrides = Record<string, Scalar>;
 
-function describeRange(param: TemplateParam): string {
-  if (param.minimum === undefined || param.maximum === undefined) return '';
-  return `${param.minimum} – ${param.maximum}${param.log ? ' (log scale)' : ''}`;
+/** A bound as typed: 0.000001 stays readable as 1e-6, large ones get grouping. */
+function bound(value: number): string {
+  return value !== 0 && Math.abs(value) < 1e-3 ? value.toExponential() : formatNumber(value, { maximumFractionDigits: 6 });
 }
 
+/** The template's help in plain words for this parameter (the template's own text when the catalog has none). */
+function explainParam(param: Pick<TemplateParam, 'name' | 'help'>): string {
+  return translateDynamic(`training:advanced.params.${param.name}.explain`, param.help);
+}
+
+/** The ML name of a parameter in the UI's language (the template's title when the catalog has none). */
+function paramTitle(param: Pick<TemplateParam, 'name' | 'title'>): string {
+  return translateDynamic(`training:advanced.params.${param.name}.title`, param.title);
+}
+
+/** A choice in plain words (e.g. "cnn_small: small and fast"); the raw value when unknown. */
+function choiceLabel(param: TemplateParam, choice: Scalar): string {
+  return translateDynamic(`training:advanced.choices.${param.name}.${String(choice)}`, String(choice));
+}
+
+/**
+ * Under each field: one line saying what it does in plain words (nothing assumes knowing what AdamW
+ * is), then the allowed range (from the template's bounds) and the preset's value.
+ */
 function Description({ param, presetValue }: { param: TemplateParam; presetValue: Scalar | null }) {
-  const parts = [param.help, describeRange(param), presetValue !== null ? `preset: ${String(presetValue)}` : ''].filter(Boolean);
-  return <>{parts.join(' · ')}</>;
+  const { t } = useTranslation('training');
+  const range =
+    param.minimum === undefined || param.maximum === undefined
+      ? ''
+      : t(param.log ? 'advanced.rangeLog' : 'advanced.range', { min: bound(param.minimum), max: bound(param.maximum) });
+  const shownPreset = presetValue === null ? '' : param.type === 'choice' ? choiceLabel(param, presetValue) : String(presetValue);
+  const facts = [range, shownPreset ? t('advanced.presetValue', { value: shownPreset }) : ''].filter(Boolean).join(' · ');
+  return (
+    <>
+      <span data-testid={`param-${param.name}-explain`}>{explainParam(param)}</span>
+      {facts && (
+        <>
+          <br />
+          <span data-testid={`param-${param.name}-range`}>{facts}</span>
+        </>
+      )}
+    </>
+  );
 }
 
 /**
@@ -32,6 +71,8 @@ export function AdvancedSettings({
   errors: Record<string, string>;
   onChange: (next: Overrides) => void;
 }) {
+  const { t } = useTranslation('training');
+  const overridden = Object.keys(overrides).length;
   const set = (name: string, value: Scalar | null) => {
     const next = { ...overrides };
     if (value === null || value === '') delete next[name];
@@ -44,18 +85,20 @@ export function AdvancedSettings({
     <>
       <Group justify="space-between" mb="xs">
         <Text size="sm" c="dimmed">
-          Leave a field as it is to use the preset's value. {Object.keys(overrides).length} overridden.
+          {t('advanced.keepPreset', { count: overridden })}
         </Text>
-        <Button size="xs" variant="subtle" disabled={Object.keys(overrides).length === 0} onClick={() => onChange({})} data-testid="advanced-reset">
-          Reset to preset
-        </Button>
+        <WithReason reason={overridden === 0 ? t('advanced.nothingToReset') : null}>
+          <Button size="xs" variant="subtle" disabled={overridden === 0} onClick={() => onChange({})} data-testid="advanced-reset">
+            {t('advanced.reset')}
+          </Button>
+        </WithReason>
       </Group>
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="md" verticalSpacing="sm">
         {params.map((param) => {
-          const overridden = param.name in overrides;
-          const value = overridden ? overrides[param.name] : presetValue(param);
+          const isOverridden = param.name in overrides;
+          const value = isOverridden ? overrides[param.name] : presetValue(param);
           const common = {
-            label: param.title + (overridden ? ' *' : ''),
+            label: paramTitle(param) + (isOverridden ? ' *' : ''),
             description: <Description param={param} presetValue={presetValue(param)} />,
             error: errors[param.name],
             'data-testid': `param-${param.name}`,
@@ -75,7 +118,7 @@ export function AdvancedSettings({
               <Select
                 key={param.name}
                 {...common}
-                data={(param.choices ?? []).map((choice) => String(choice))}
+                data={(param.choices ?? []).map((choice) => ({ value: String(choice), label: choiceLabel(param, choice) }))}
                 value={value === null ? null : String(value)}
                 allowDeselect={false}
                 onChange={(next) => {

@@ -1,5 +1,8 @@
 import { Alert, Badge, Button, Code, Group, Loader, Progress, Skeleton, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useRef, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
+import { WithReason } from '@/components/WithReason';
+import { translateDynamic } from '@/i18n';
 import { errorMessage } from '@/lib/notifications';
 import { statusColor } from '@/lib/statusColors';
 import { formatBytes, formatCount, type Backbone } from '../api/backbones';
@@ -13,12 +16,13 @@ function BackboneStatus({ backbone }: { backbone: Backbone }) {
       leftSection={backbone.status === 'pending' ? <Loader size={10} color="blue" /> : undefined}
       data-testid={`backbone-status-${backbone.id}`}
     >
-      {backbone.status === 'pending' ? 'checking' : backbone.status}
+      {translateDynamic(`training:backbones.status.${backbone.status}`, backbone.status)}
     </Badge>
   );
 }
 
 function BackboneDetails({ backbone }: { backbone: Backbone }) {
+  const { t } = useTranslation('training');
   if (backbone.status === 'invalid') {
     return (
       <Text size="sm" c="red" data-testid={`backbone-error-${backbone.id}`}>
@@ -29,7 +33,7 @@ function BackboneDetails({ backbone }: { backbone: Backbone }) {
   if (backbone.status === 'pending' || !backbone.summary) {
     return (
       <Text size="sm" c="dimmed">
-        A worker is reading the file with weights_only=True…
+        {t('backbones.reading')}
       </Text>
     );
   }
@@ -38,15 +42,15 @@ function BackboneDetails({ backbone }: { backbone: Backbone }) {
     <Text size="sm" data-testid={`backbone-summary-${backbone.id}`}>
       {summary.architecture ? (
         <>
-          fits <Code>{summary.fits.join(', ')}</Code>
+          {t('backbones.fits')} <Code>{summary.fits.join(', ')}</Code>
         </>
       ) : (
         <Text span c="orange" size="sm">
-          matches none of the built-in models
+          {t('backbones.fitsNone')}
         </Text>
       )}{' '}
-      · {summary.tensors} tensors · {formatCount(summary.parameters)} parameters
-      {summary.head_classes !== null ? ` · its own head: ${summary.head_classes} classes (replaced)` : ''}
+      · {t('backbones.tensors', { count: summary.tensors })} · {t('backbones.parameters', { value: formatCount(summary.parameters) })}
+      {summary.head_classes !== null ? ` · ${t('backbones.ownHead', { count: summary.head_classes })}` : ''}
     </Text>
   );
 }
@@ -65,6 +69,7 @@ export function BackbonesPanel({
   canEdit: boolean;
   onUploaded?: (backbone: Backbone) => void;
 }) {
+  const { t } = useTranslation(['training', 'common']);
   const { data, isPending, error } = useBackbones(projectId);
   const upload = useUploadBackbone(projectId);
   const remove = useDeleteBackbone(projectId);
@@ -93,9 +98,7 @@ export function BackbonesPanel({
   return (
     <Stack data-testid="backbones-panel">
       <Text size="sm" c="dimmed">
-        Upload a PyTorch state_dict (<Code>torch.save(model.state_dict(), path)</Code>, or a checkpoint holding one under{' '}
-        <Code>model</Code> or <Code>state_dict</Code>). A worker reads it with <Code>weights_only=True</Code>: a file holding
-        anything but tensors is refused and nothing in it runs. Training copies every weight except the classification head.
+        <Trans t={t} i18nKey="backbones.intro" components={{ code: <Code /> }} />
       </Text>
       <Group align="flex-end">
         <input
@@ -111,30 +114,34 @@ export function BackbonesPanel({
         />
         <Stack gap={2}>
           <Text size="sm" fw={500}>
-            State_dict file
+            {t('backbones.file')}
           </Text>
-          <Button variant="default" onClick={() => inputRef.current?.click()} disabled={!canEdit || upload.isPending} data-testid="backbone-choose">
-            {file ? `${file.name} · ${formatBytes(file.size)}` : 'Choose a file…'}
-          </Button>
+          <WithReason reason={!canEdit ? t('common:permissions.viewerReadOnly') : upload.isPending ? t('backbones.reasons.uploading') : null}>
+            <Button variant="default" onClick={() => inputRef.current?.click()} disabled={!canEdit || upload.isPending} data-testid="backbone-choose">
+              {file ? `${file.name} · ${formatBytes(file.size)}` : t('backbones.choose')}
+            </Button>
+          </WithReason>
         </Stack>
         <TextInput
-          label="Name"
-          placeholder={file ? file.name.replace(/\.[^.]+$/, '') : 'defaults to the file name'}
+          label={t('backbones.name')}
+          placeholder={file ? file.name.replace(/\.[^.]+$/, '') : t('backbones.namePlaceholder')}
           value={name}
           onChange={(event) => setName(event.currentTarget.value)}
           disabled={!canEdit || upload.isPending}
           w={260}
           data-testid="backbone-name"
         />
-        <Button onClick={submit} disabled={!canEdit || !file} loading={upload.isPending} data-testid="backbone-upload">
-          Upload
-        </Button>
+        <WithReason reason={!canEdit ? t('common:permissions.viewerReadOnly') : !file ? t('backbones.reasons.chooseFile') : null}>
+          <Button onClick={submit} disabled={!canEdit || !file} loading={upload.isPending} data-testid="backbone-upload">
+            {t('backbones.upload')}
+          </Button>
+        </WithReason>
       </Group>
       {upload.isPending && (
-        <Progress value={percent} striped animated aria-label={`Upload ${percent}%`} data-testid="backbone-upload-progress" data-value={percent} />
+        <Progress value={percent} striped animated aria-label={t('backbones.uploadProgress', { percent })} data-testid="backbone-upload-progress" data-value={percent} />
       )}
       {upload.error && (
-        <Alert color="red" variant="light" title="Upload refused" data-testid="backbone-upload-error">
+        <Alert color="red" variant="light" title={t('backbones.uploadRefused')} data-testid="backbone-upload-error">
           {errorMessage(upload.error)}
         </Alert>
       )}
@@ -144,16 +151,16 @@ export function BackbonesPanel({
         <Alert color="red">{errorMessage(error)}</Alert>
       ) : backbones.length === 0 ? (
         <Text size="sm" c="dimmed" data-testid="backbones-empty">
-          No pretrained weights in this project yet.
+          {t('backbones.empty')}
         </Text>
       ) : (
         <Table fz="sm" verticalSpacing={6} data-testid="backbones-table">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Size</Table.Th>
-              <Table.Th>Status</Table.Th>
-              <Table.Th>Details</Table.Th>
+              <Table.Th>{t('backbones.columns.name')}</Table.Th>
+              <Table.Th>{t('backbones.columns.size')}</Table.Th>
+              <Table.Th>{t('backbones.columns.status')}</Table.Th>
+              <Table.Th>{t('backbones.columns.details')}</Table.Th>
               <Table.Th />
             </Table.Tr>
           </Table.Thead>
@@ -165,7 +172,7 @@ export function BackbonesPanel({
                     {backbone.name}
                   </Text>
                   <Text size="xs" c="dimmed" title={backbone.sha256}>
-                    {backbone.filename} · sha256 {backbone.sha256.slice(0, 12)}
+                    {t('backbones.fileSha', { file: backbone.filename, sha: backbone.sha256.slice(0, 12) })}
                   </Text>
                 </Table.Td>
                 <Table.Td>{formatBytes(backbone.size_bytes)}</Table.Td>
@@ -185,23 +192,25 @@ export function BackbonesPanel({
                         onClick={() => remove.mutate(backbone.id, { onSettled: () => setConfirming(null) })}
                         data-testid={`backbone-delete-confirm-${backbone.id}`}
                       >
-                        Delete
+                        {t('backbones.delete')}
                       </Button>
                       <Button size="compact-xs" variant="default" onClick={() => setConfirming(null)}>
-                        Keep
+                        {t('backbones.keep')}
                       </Button>
                     </Group>
                   ) : (
-                    <Button
-                      size="compact-xs"
-                      variant="subtle"
-                      color="red"
-                      disabled={!canEdit}
-                      onClick={() => setConfirming(backbone.id)}
-                      data-testid={`backbone-delete-${backbone.id}`}
-                    >
-                      Delete
-                    </Button>
+                    <WithReason reason={canEdit ? null : t('common:permissions.viewerReadOnly')}>
+                      <Button
+                        size="compact-xs"
+                        variant="subtle"
+                        color="red"
+                        disabled={!canEdit}
+                        onClick={() => setConfirming(backbone.id)}
+                        data-testid={`backbone-delete-${backbone.id}`}
+                      >
+                        {t('backbones.delete')}
+                      </Button>
+                    </WithReason>
                   )}
                 </Table.Td>
               </Table.Tr>

@@ -1,13 +1,18 @@
 import { Accordion, Alert, Badge, Button, Group, Paper, Select, SimpleGrid, Skeleton, Stack, Text, Title, UnstyledButton } from '@mantine/core';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { ApiError } from '@/api/client';
 import type { components } from '@/api/schema';
+import { WithReason } from '@/components/WithReason';
+import { translateDynamic } from '@/i18n';
 import { errorMessage } from '@/lib/notifications';
+import { formatNumber } from '@/lib/numbers';
 import { backboneFits, formatCount, type Backbone } from '../api/backbones';
 import type { Job } from '../api/trainingJobs';
-import { useBackbones, useStartTraining, useTemplates } from '../hooks/useTraining';
+import { useBackbones, useStartTraining, useTemplates, useTrainingEstimates } from '../hooks/useTraining';
 import { AdvancedSettings, type Overrides } from './AdvancedSettings';
 import { BackbonesPanel } from './BackbonesPanel';
+import { PresetEstimates, WorkersSummary } from './PresetEstimates';
 
 type DatasetVersion = components['schemas']['DatasetVersion'];
 
@@ -28,10 +33,7 @@ function splitTrainingErrors(error: unknown): { params: Record<string, string>; 
 
 const NO_BACKBONE = 'none';
 
-function backboneLabel(backbone: Backbone): string {
-  const summary = backbone.summary;
-  return summary ? `${backbone.name} · ${summary.architecture ?? 'unrecognised'} · ${formatCount(summary.parameters)} parameters` : backbone.name;
-}
+const PRESET_VALUES = ['model', 'epochs', 'image_size'] as const;
 
 /**
  * Start a training run: a dataset version, a preset card, optional pretrained weights (a valid
@@ -51,6 +53,7 @@ export function TrainingForm({
   disabled?: boolean;
   onStarted: (job: Job) => void;
 }) {
+  const { t } = useTranslation(['training', 'common']);
   const { data: templates, isPending, isError, error } = useTemplates();
   const template = templates?.find((item) => item.name === taskType);
   const params = template?.params ?? [];
@@ -65,12 +68,25 @@ export function TrainingForm({
   const [awaitingId, setAwaitingId] = useState<number | null>(null);
   const backbones = useBackbones(projectId);
   const start = useStartTraining();
+  const chosenVersion = versionId ?? versions[0]?.id ?? null;
+  const estimates = useTrainingEstimates(chosenVersion);
 
   if (isPending) return <Skeleton h={240} />;
   if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
-  if (!template) return <Alert color="red">No training template for {taskType} datasets.</Alert>;
+  if (!template) return <Alert color="red">{t('form.noTemplate', { taskType })}</Alert>;
 
-  const chosenVersion = versionId ?? versions[0]?.id ?? null;
+  const backboneLabel = (backbone: Backbone): string => {
+    const summary = backbone.summary;
+    return summary
+      ? t('form.backboneOption', {
+          name: backbone.name,
+          architecture: summary.architecture ?? t('form.unrecognised'),
+          parameters: formatCount(summary.parameters),
+        })
+      : backbone.name;
+  };
+  const estimateOf = (name: string) => estimates.data?.presets.find((item) => item.preset === name);
+  const startReason = disabled ? t('common:permissions.viewerReadOnly') : chosenVersion === null ? t('form.reasons.noVersion') : null;
   const chosenPreset = presetName ?? template.default_preset;
   const preset = presets.find((item) => item.name === chosenPreset);
   const errors = splitTrainingErrors(start.error);
@@ -101,14 +117,18 @@ export function TrainingForm({
     <Stack data-testid="training-form">
       {versions.length === 0 ? (
         <Alert color="yellow" data-testid="training-no-versions">
-          Create a dataset version first (Versions tab): training runs on an immutable snapshot with a train/validation/test split.
+          {t('form.noVersions')}
         </Alert>
       ) : (
         <Select
-          label="Dataset version"
+          label={t('form.datasetVersion')}
           data={versions.map((version) => ({
             value: String(version.id),
-            label: `${version.name} · ${version.sample_count} samples · ${version.classes.length} classes`,
+            label: t('form.versionOption', {
+              name: version.name,
+              samples: formatNumber(version.sample_count),
+              classes: formatNumber(version.classes.length),
+            }),
           }))}
           value={chosenVersion === null ? null : String(chosenVersion)}
           onChange={(value) => value && setVersionId(Number(value))}
@@ -120,10 +140,25 @@ export function TrainingForm({
       )}
 
       <Stack gap={4}>
-        <Title order={5}>Preset</Title>
+        <Title order={5}>{t('form.preset')}</Title>
+        <Text size="sm" c="dimmed">
+          {t('form.presetHint')}
+        </Text>
+        {estimates.data ? (
+          <WorkersSummary workers={estimates.data.workers} />
+        ) : estimates.isError ? (
+          <Text size="sm" c="red" data-testid="estimates-error">
+            {t('estimates.failed', { message: errorMessage(estimates.error) })}
+          </Text>
+        ) : chosenVersion !== null ? (
+          <Text size="sm" c="dimmed">
+            {t('estimates.loading')}
+          </Text>
+        ) : null}
         <SimpleGrid cols={{ base: 1, sm: 3 }}>
           {presets.map((item) => {
             const selected = item.name === chosenPreset;
+            const estimate = estimateOf(item.name);
             return (
               <UnstyledButton key={item.name} onClick={() => setPresetName(item.name)} data-testid={`preset-card-${item.name}`} data-selected={selected || undefined}>
                 <Paper
@@ -133,22 +168,22 @@ export function TrainingForm({
                   style={{ borderColor: selected ? 'var(--mantine-color-blue-6)' : undefined, borderWidth: selected ? 2 : 1 }}
                 >
                   <Group justify="space-between" mb={4}>
-                    <Text fw={700}>{item.title}</Text>
+                    <Text fw={700}>{translateDynamic(`training:form.presetTitles.${item.name}`, item.title)}</Text>
                     {item.name === template.default_preset && (
                       <Badge size="xs" variant="light">
-                        default
+                        {t('form.default')}
                       </Badge>
                     )}
                   </Group>
                   <Text size="sm" c="dimmed">
-                    {item.description}
+                    {translateDynamic(`training:form.presetDescriptions.${template.name}.${item.name}`, item.description)}
                   </Text>
                   <Text size="xs" c="dimmed" mt={6}>
-                    {['model', 'epochs', 'image_size']
-                      .filter((name) => name in item.values)
-                      .map((name) => `${name.replace('_', ' ')} ${String(item.values[name])}`)
+                    {PRESET_VALUES.filter((name) => name in item.values)
+                      .map((name) => t(`form.presetValues.${name}`, { value: String(item.values[name]) }))
                       .join(' · ')}
                   </Text>
+                  {estimate && estimates.data && <PresetEstimates estimate={estimate} workers={estimates.data.workers} />}
                 </Paper>
               </UnstyledButton>
             );
@@ -165,7 +200,7 @@ export function TrainingForm({
         <Accordion.Item value="weights">
           <Accordion.Control data-testid="pretrained-weights-toggle">
             <Group gap="xs">
-              <Text>Pretrained weights (transfer learning)</Text>
+              <Text>{t('form.weights')}</Text>
               {chosenBackbone && (
                 <Badge size="sm" variant="light" data-testid="pretrained-weights-chosen">
                   {chosenBackbone.name}
@@ -176,10 +211,10 @@ export function TrainingForm({
           <Accordion.Panel>
             <Stack>
               <Select
-                label="Initialise the model from"
-                description="Only backbones whose check found them valid. The classification head always starts fresh."
+                label={t('form.initFrom')}
+                description={t('form.initFromHelp')}
                 data={[
-                  { value: NO_BACKBONE, label: 'Nothing: train from scratch' },
+                  { value: NO_BACKBONE, label: t('form.fromScratch') },
                   ...validBackbones.map((backbone) => ({ value: String(backbone.id), label: backboneLabel(backbone) })),
                 ]}
                 value={chosenBackbone ? String(chosenBackbone.id) : NO_BACKBONE}
@@ -194,8 +229,11 @@ export function TrainingForm({
               />
               {misfit && chosenBackbone && (
                 <Alert color="yellow" variant="light" data-testid="training-backbone-misfit">
-                  {chosenBackbone.name} fits {chosenBackbone.summary?.fits.join(', ') || 'none of the built-in models'}, but this run
-                  trains {model}. Choose the preset or the Model (advanced settings) that matches.
+                  {t('form.misfit', {
+                    name: chosenBackbone.name,
+                    fits: chosenBackbone.summary?.fits.join(', ') || t('form.noBuiltInModels'),
+                    model,
+                  })}
                 </Alert>
               )}
               <BackbonesPanel
@@ -213,7 +251,7 @@ export function TrainingForm({
 
       <Accordion variant="contained" value={advancedOpen} onChange={setAdvancedOpen} data-testid="advanced-settings">
         <Accordion.Item value="advanced">
-          <Accordion.Control data-testid="advanced-settings-toggle">Advanced settings</Accordion.Control>
+          <Accordion.Control data-testid="advanced-settings-toggle">{t('form.advanced')}</Accordion.Control>
           <Accordion.Panel>
             <AdvancedSettings params={params} preset={preset} overrides={overrides} errors={errors.params} onChange={setOverrides} />
           </Accordion.Panel>
@@ -222,13 +260,20 @@ export function TrainingForm({
 
       {(errors.other || Object.keys(errors.params).length > 0) && (
         <Alert color="red" variant="light" data-testid="training-error">
-          {errors.other ?? `Check the advanced settings: ${Object.entries(errors.params).map(([name, message]) => `${name}: ${message}`).join('; ')}`}
+          {errors.other ??
+            t('form.checkAdvanced', {
+              problems: Object.entries(errors.params)
+                .map(([name, message]) => `${name}: ${message}`)
+                .join('; '),
+            })}
         </Alert>
       )}
       <Group>
-        <Button size="md" onClick={submit} disabled={disabled || chosenVersion === null} loading={start.isPending} data-testid="training-start">
-          Start training
-        </Button>
+        <WithReason reason={startReason}>
+          <Button size="md" onClick={submit} disabled={startReason !== null} loading={start.isPending} data-testid="training-start">
+            {t('form.start')}
+          </Button>
+        </WithReason>
       </Group>
     </Stack>
   );

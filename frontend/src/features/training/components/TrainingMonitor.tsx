@@ -2,9 +2,11 @@ import '@mantine/charts/styles.css';
 import { LineChart } from '@mantine/charts';
 import { Alert, Badge, Button, Group, Paper, SegmentedControl, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { Stat } from '@/components/Stat';
 import { errorMessage } from '@/lib/notifications';
+import { formatNumber, formatPercent } from '@/lib/numbers';
 import { modelVersionOf, type Job } from '../api/trainingJobs';
 import { useTrainingCurves } from '../hooks/useTraining';
 import { formatEta, toCurves, type CurvePoint } from './trainingCurves';
@@ -45,17 +47,18 @@ function Curve({
   points: number;
   percent?: boolean;
 }) {
+  const { t } = useTranslation('training');
   return (
     <Paper withBorder p="sm" data-testid={testId} data-points={points}>
       <Group justify="space-between" mb={4}>
         <Title order={6}>{title}</Title>
         <Text size="xs" c="dimmed" data-testid={`${testId}-points`}>
-          {points} point{points === 1 ? '' : 's'}
+          {t('monitor.points', { count: points })}
         </Text>
       </Group>
       {points === 0 ? (
         <Text size="sm" c="dimmed" h={200} pt="xl" ta="center">
-          Waiting for the first points…
+          {t('monitor.waiting')}
         </Text>
       ) : (
         <LineChart
@@ -68,9 +71,9 @@ function Curve({
           withDots={data.length < 30}
           withLegend
           xAxisProps={{ type: 'number', domain: ['dataMin', 'dataMax'], allowDecimals: false }}
-          xAxisLabel={axis}
+          xAxisLabel={t(`monitor.axis.${axis}`)}
           yAxisProps={percent ? { domain: [0, 1] } : undefined}
-          valueFormatter={(value) => (percent ? `${(value * 100).toFixed(1)}%` : Number(value).toPrecision(4))}
+          valueFormatter={(value) => (percent ? formatPercent(value) : formatNumber(Number(value), { maximumSignificantDigits: 4 }))}
           withTooltip
           tooltipAnimationDuration={0}
           withPointLabels={false}
@@ -86,6 +89,7 @@ function Curve({
  * with epoch x/y and the ETA; polls only new events while the job runs.
  */
 export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'progress' | 'result'> }) {
+  const { t } = useTranslation('training');
   const live = job.status === 'queued' || job.status === 'running';
   const { data: events = [], isError, error } = useTrainingCurves(job.id, live);
   const [axis, setAxis] = useState<Axis>('step');
@@ -104,15 +108,15 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
     <Stack data-testid="training-monitor" data-live={live || undefined}>
       <Group justify="space-between">
         <Group gap="xs">
-          <Title order={4}>Training</Title>
+          <Title order={4}>{t('monitor.title')}</Title>
           {live && (
             <Badge variant="dot" color="blue" data-testid="training-live">
-              live
+              {t('monitor.live')}
             </Badge>
           )}
           {status.evaluated !== undefined && status.total !== undefined && live && (
             <Badge variant="light">
-              evaluating {status.evaluated}/{status.total} test images
+              {t('monitor.evaluating', { done: status.evaluated, total: status.total })}
             </Badge>
           )}
         </Group>
@@ -121,8 +125,8 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
           value={axis}
           onChange={(value) => setAxis(value as Axis)}
           data={[
-            { value: 'step', label: 'Per step' },
-            { value: 'epoch', label: 'Per epoch' },
+            { value: 'step', label: t('monitor.perStep') },
+            { value: 'epoch', label: t('monitor.perEpoch') },
           ]}
           data-testid="curves-axis"
         />
@@ -131,61 +135,65 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
       {model && (
         <Alert color="teal" variant="light" data-testid="training-model">
           <Group justify="space-between">
-            <Text size="sm">Model version {model.name} is ready.</Text>
+            <Text size="sm">{t('monitor.modelReady', { name: model.name })}</Text>
             <Button component={Link} to={`/model-versions/${model.id}`} size="xs" data-testid="training-model-link">
-              Open the evaluation report
+              {t('monitor.openReport')}
             </Button>
           </Group>
         </Alert>
       )}
       <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }}>
-        <Stat label="Epoch" value={status.epoch !== undefined ? `${status.epoch}/${status.epochs ?? '?'}` : '—'} testId="train-epoch" />
-        <Stat label="Step" value={status.step !== undefined ? `${status.step}/${status.steps ?? '?'}` : '—'} testId="train-step" />
-        <Stat label="ETA" value={live ? formatEta(status.eta_s) : '—'} testId="train-eta" />
-        <Stat label="Samples/s" value={status.samples_per_s !== undefined ? status.samples_per_s.toFixed(0) : '—'} testId="train-speed" />
-        <Stat label="Last val acc" value={lastEpoch?.val_acc != null ? `${(lastEpoch.val_acc * 100).toFixed(1)}%` : '—'} testId="train-val-acc" />
-        <Stat label="Best val acc" value={bestVal !== null ? `${(bestVal * 100).toFixed(1)}%` : '—'} testId="train-best-val-acc" />
+        <Stat label={t('monitor.stats.epoch')} value={status.epoch !== undefined ? `${status.epoch}/${status.epochs ?? '?'}` : '—'} testId="train-epoch" />
+        <Stat label={t('monitor.stats.step')} value={status.step !== undefined ? `${status.step}/${status.steps ?? '?'}` : '—'} testId="train-step" />
+        <Stat label={t('monitor.stats.eta')} value={live ? formatEta(status.eta_s) : '—'} testId="train-eta" />
+        <Stat
+          label={t('monitor.stats.speed')}
+          value={status.samples_per_s !== undefined ? formatNumber(status.samples_per_s, { maximumFractionDigits: 0 }) : '—'}
+          testId="train-speed"
+        />
+        <Stat label={t('monitor.stats.lastValAcc')} value={lastEpoch?.val_acc != null ? formatPercent(lastEpoch.val_acc) : '—'} testId="train-val-acc" />
+        <Stat label={t('monitor.stats.bestValAcc')} value={bestVal !== null ? formatPercent(bestVal) : '—'} testId="train-best-val-acc" />
       </SimpleGrid>
       <Text size="xs" c="dimmed" data-testid="curve-point-count" data-steps={curves.steps.length} data-epochs={curves.epochs.length}>
-        {curves.steps.length} step points · {curves.epochs.length} epoch points
+        {t('monitor.pointCount', { steps: curves.steps.length, epochs: curves.epochs.length })}
         {status.message ? ` · ${status.message}` : ''}
       </Text>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Curve
-          title="Loss"
+          title={t('monitor.curves.loss')}
           testId="curve-loss"
           data={lossData}
           axis={axis}
           points={points}
           series={[
-            { name: 'loss', label: 'train loss', color: 'blue.6' },
-            { name: 'val_loss', label: 'val loss', color: 'orange.6' },
+            { name: 'loss', label: t('monitor.series.trainLoss'), color: 'blue.6' },
+            { name: 'val_loss', label: t('monitor.series.valLoss'), color: 'orange.6' },
           ]}
         />
         <Curve
-          title="Accuracy"
+          title={t('monitor.curves.accuracy')}
           testId="curve-accuracy"
           data={accData}
           axis={axis}
           points={points}
           percent
           series={[
-            { name: 'train_acc', label: 'train acc', color: 'blue.6' },
-            { name: 'val_acc', label: 'val acc', color: 'orange.6' },
+            { name: 'train_acc', label: t('monitor.series.trainAcc'), color: 'blue.6' },
+            { name: 'val_acc', label: t('monitor.series.valAcc'), color: 'orange.6' },
           ]}
         />
         <Curve
-          title="Throughput (samples/s)"
+          title={t('monitor.curves.speed')}
           testId="curve-speed"
           data={speedData}
           axis={axis}
           points={speedData.length}
-          series={[{ name: 'samples_per_s', label: 'samples/s', color: 'teal.6' }]}
+          series={[{ name: 'samples_per_s', label: t('monitor.series.samplesPerS'), color: 'teal.6' }]}
         />
       </SimpleGrid>
       {!live && !model && job.status === 'succeeded' && (
         <Text size="sm" c="dimmed">
-          This job did not record a model version.
+          {t('monitor.noModel')}
         </Text>
       )}
     </Stack>

@@ -1,3 +1,4 @@
+import { formatSeconds } from '@/lib/datetime';
 import type { JobEvent } from '../api/trainingJobs';
 
 /** A point of the live curves: per optimizer step, or at the end of an epoch (with validation). */
@@ -40,12 +41,8 @@ export function toCurves(events: JobEvent[]): { steps: CurvePoint[]; epochs: Cur
   return { steps, epochs };
 }
 
+/** Seconds left as "1m 05s" in the UI's language; "—" when the job has not said. */
 export function formatEta(seconds: number | undefined): string {
   if (seconds === undefined) return '—';
-  const total = Math.max(0, Math.round(seconds));
-  const minutes = Math.floor(total / 60);
-  if (minutes === 0) return `${total}s`;
-  const hours = Math.floor(minutes / 60);
-  if (hours === 0) return `${minutes}m ${String(total % 60).padStart(2, '0')}s`;
-  return `${hours}h ${String(minutes % 60).padStart(2, '0')}m`;
+  return formatSeconds(seconds);
 }

@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'react';
 import type { UploadProgress } from '@/api/client';
 import { listTemplates } from '@/api/templates';
 import { deleteBackbone, listBackbones, uploadBackbone } from '../api/backbones';
+import { getTrainingEstimates } from '../api/estimates';
 import { trainingKeys } from '../api/keys';
 import {
   compareModelVersions,
@@ -18,6 +19,16 @@ export const LIVE_INTERVAL_MS = 1000;
 
 export function useTemplates() {
   return useQuery({ queryKey: trainingKeys.templates, queryFn: listTemplates, staleTime: 5 * 60_000 });
+}
+
+/** What each preset of the version's template will take and give (refreshed while the form is open: workers come and go). */
+export function useTrainingEstimates(datasetVersion: number | null) {
+  return useQuery({
+    queryKey: trainingKeys.estimates(datasetVersion ?? -1),
+    queryFn: () => getTrainingEstimates(datasetVersion as number),
+    enabled: datasetVersion !== null,
+    refetchInterval: 30_000,
+  });
 }
 
 export function useStartTraining() {
