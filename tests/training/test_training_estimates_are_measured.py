@@ -87,9 +87,14 @@ def estimates(client, version):
     return body, {p["preset"]: p for p in body["presets"]}
 
 
+@pytest.mark.openapi_conformance  # every answer below must match the schema
 def test_without_earlier_runs_nothing_is_made_up(tenants, api_client, isolated_storage):
     worker_node(queues=("cpu",), devices=CPU4)
     version = dataset_version(tenants["project_a"], train=100)
+    assert api_client().get(f"/api/v1/training-estimates/?dataset_version={version.pk}").status_code in (
+        401,
+        403,
+    )
     body, presets = estimates(api_client(tenants["alice"]), version)
     assert body["kind"] == "training_estimates" and body["train_samples"] == 100
     assert body["workers"]["queue"] == "cpu" and body["workers"]["online"] == 1
@@ -147,6 +152,7 @@ def test_the_measured_time_scales_with_the_dataset_on_the_worker_class_online(
     assert presets["fast"]["time"]["runs"] == 3
 
 
+@pytest.mark.openapi_conformance
 def test_quality_size_and_speed_come_from_earlier_versions(tenants, api_client, isolated_storage):
     from deploy.models import Deployment, DeploymentEvent, UsageMinute
 
