@@ -37,11 +37,11 @@ api-client: install frontend/node_modules/.installed ## regenerate frontend/open
 	cd frontend && $(NPM) run gen:api
 	$(PY) sdk/tools/generate_types.py
 
-browser: ## headless Chromium for the browser tests (Debian package)
-	@test -x $(CHROMIUM) || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  elif command -v sudo >/dev/null; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else echo "Install Chromium (Debian: apt-get install chromium) or set CHROMIUM=/path/to/chromium"; exit 1; fi; }
+browser: ## headless Chromium for the browser tests and a Chinese font for their zh-CN pages (Debian packages)
+	@{ test -x $(CHROMIUM) && fc-list :lang=zh 2>/dev/null | grep -q .; } || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-zenhei >/dev/null; \
+	  elif command -v sudo >/dev/null; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-zenhei >/dev/null; \
+	  else echo "Install Chromium and a Chinese font (Debian: apt-get install chromium fonts-wqy-zenhei) or set CHROMIUM=/path/to/chromium"; exit 1; fi; }
 
 test: lint install frontend browser test-frontend test-python ## lint, then every test: frontend unit, backend, integration, browser e2e
 
