@@ -6,6 +6,7 @@ import { errorMessage } from '@/lib/notifications';
 import { formatNumber as formatLocalNumber } from '@/lib/numbers';
 import { formatNumber, formatPercent, isRegression, type MetricPair, type RegressionReport } from '../api/modelVersions';
 import { useComparison, useEvaluation, useModelVersions } from '../hooks/useTraining';
+import { inSeriesOrder } from './reportFormat';
 
 /** A delta in percentage points ("+10.0 pt"), green when B is better. */
 function Delta({ value, testId }: { value: number | null; testId?: string }) {
@@ -265,6 +266,7 @@ export function CompareView({
                 yAxisProps={{ domain: [0, 1] }}
                 xAxisProps={chart.length <= 30 ? { interval: 0 } : undefined}
                 valueFormatter={(value) => formatPercent(value)}
+                {...inSeriesOrder([comparison.a_name, comparison.b_name])}
                 withLegend
               />
             </Paper>

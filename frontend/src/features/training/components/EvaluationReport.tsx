@@ -42,7 +42,7 @@ import {
 import { useDatasetVersionNames, useEvaluation, useModelVersion, useModelVersions } from '../hooks/useTraining';
 import { ConfusionMatrix, type CellPick } from './ConfusionMatrix';
 import { FeatureImportanceChart, RegressionReport } from './RegressionReport';
-import { cellText, datasetVersionLabel, shownColumns, splitName } from './reportFormat';
+import { cellText, datasetVersionLabel, inSeriesOrder, shownColumns, splitName } from './reportFormat';
 
 /** A mistake of the report whose sample is a sample of the dataset (`id`), as the report lists them. */
 type ShownMistake = Mistake & { id: number };
@@ -285,6 +285,7 @@ function PerClass({ evaluation }: { evaluation: ClassificationReport }) {
           // every class name under its bars while they fit (recharts otherwise drops some)
           xAxisProps={chart.length <= 30 ? { interval: 0 } : undefined}
           valueFormatter={(value) => formatPercent(value)}
+          {...inSeriesOrder(['precision', 'recall', 'f1'])}
           withLegend
           tickLine="y"
         />

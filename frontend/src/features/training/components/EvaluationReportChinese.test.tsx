@@ -9,7 +9,7 @@ import { CompareView } from './CompareView';
 import { DIGIT_CLASSES, DIGITS_EVALUATION, DIGITS_VERSION, REGRESSION_EVALUATION, REGRESSION_VERSION } from './evaluationFixtures';
 import { EvaluationReport } from './EvaluationReport';
 
-function serve(version: { id: number; name: string }, evaluation: unknown) {
+function serve(version: { id: number; name: string; onnx_sha256?: string }, evaluation: unknown) {
   return fakeApi({
     [`GET /api/v1/model-versions/${version.id}/`]: json(version),
     [`GET /api/v1/model-versions/${version.id}/evaluation/`]: json({ id: version.id, name: version.name, evaluation }),

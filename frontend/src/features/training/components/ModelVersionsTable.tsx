@@ -14,6 +14,8 @@ import { datasetVersionLabel } from './reportFormat';
  * sidebar leaves the table about 770 px). Their content moves under the template instead.
  */
 const WIDE = 'lg';
+/** Short headers stay on one line (a narrow column otherwise breaks Chinese ones character by character). */
+const NOWRAP = { whiteSpace: 'nowrap' } as const;
 
 function ParamsCell({ params }: { params: unknown }) {
   const { t } = useTranslation('training');
@@ -74,15 +76,15 @@ export function ModelVersionsTable({ projectId, onCompare }: { projectId: number
           <Table.Thead>
             <Table.Tr>
               <Table.Th w={36} />
-              <Table.Th>{t('versions.columns.version')}</Table.Th>
-              <Table.Th>
+              <Table.Th style={NOWRAP}>{t('versions.columns.version')}</Table.Th>
+              <Table.Th style={NOWRAP}>
                 {data.results.every(isRegression)
                   ? t('versions.columns.metricRegression')
                   : data.results.some(isRegression)
                     ? t('versions.columns.metric')
                     : t('versions.columns.accuracy')}
               </Table.Th>
-              <Table.Th>{t('versions.columns.datasetVersion')}</Table.Th>
+              <Table.Th style={NOWRAP}>{t('versions.columns.datasetVersion')}</Table.Th>
               <Table.Th>{t('versions.columns.templatePreset')}</Table.Th>
               <Table.Th visibleFrom={WIDE} data-testid="model-versions-column-parameters">
                 {t('versions.columns.parameters')}
@@ -90,7 +92,7 @@ export function ModelVersionsTable({ projectId, onCompare }: { projectId: number
               <Table.Th visibleFrom={WIDE} data-testid="model-versions-column-code-version">
                 {t('versions.columns.codeVersion')}
               </Table.Th>
-              <Table.Th>{t('versions.columns.created')}</Table.Th>
+              <Table.Th style={NOWRAP}>{t('versions.columns.created')}</Table.Th>
               <Table.Th />
             </Table.Tr>
           </Table.Thead>

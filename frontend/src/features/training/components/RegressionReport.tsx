@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { Stat } from '@/components/Stat';
 import { formatNumber as formatCount } from '@/lib/numbers';
 import { formatNumber, sampleIdOf, type FeatureImportance as Importance, type RegressionReport as Report } from '../api/modelVersions';
-import { cellText, shownColumns, splitName } from './reportFormat';
+import { cellText, inSeriesOrder, shownColumns, splitName } from './reportFormat';
 
 /** Permutation feature importance (how much the test score drops when a column is shuffled), top 20. */
 export function FeatureImportanceChart({ features, score }: { features: Importance[]; score: string }) {
@@ -97,6 +97,7 @@ export function RegressionReport({ evaluation }: { evaluation: Report }) {
             xAxisLabel={axes.actual}
             yAxisLabel={axes.predicted}
             valueFormatter={(value) => formatNumber(value)}
+            {...inSeriesOrder([t('regression.testRows'), t('regression.perfect')])}
             withLegend
           />
         </Paper>

@@ -336,7 +336,7 @@ export const DIGITS_VERSION = {
   code_version: '0.1.0+6c085df332dd',
 };
 
-const DIGIT_COUNTS = DIGIT_CLASSES.map((_, row) => DIGIT_CLASSES.map((__, column) => (row === column ? 20 : 0)));
+const DIGIT_COUNTS: number[][] = DIGIT_CLASSES.map((_, row) => DIGIT_CLASSES.map((__, column) => (row === column ? 20 : 0)));
 DIGIT_COUNTS[2][2] = 18;
 DIGIT_COUNTS[2][3] = 2;
 DIGIT_COUNTS[0][0] = 19;

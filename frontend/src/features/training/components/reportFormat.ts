@@ -25,3 +25,18 @@ export function shownColumns(values: Record<string, unknown> | undefined, import
   const ranked = importance.map((row) => row.feature).filter((feature) => keys.includes(feature));
   return [...ranked, ...keys.filter((key) => !ranked.includes(key))].slice(0, limit);
 }
+
+/**
+ * A chart's legend and tooltip in the order of its series (recharts sorts both by name unless told
+ * otherwise, which puts "F1" before "precision" and reorders translated names by code point).
+ */
+export function inSeriesOrder(names: string[]) {
+  const rank = (key: unknown) => {
+    const index = names.indexOf(String(key));
+    return index === -1 ? names.length : index;
+  };
+  return {
+    legendProps: { itemSorter: (item: { dataKey?: unknown }) => rank(item.dataKey) },
+    tooltipProps: { itemSorter: (item: { dataKey?: unknown }) => rank(item.dataKey) },
+  };
+}
