@@ -8,6 +8,8 @@ export type JobEvent = JobEventPage['results'][number];
 export type JobKind = paths['/api/v1/job-kinds/']['get']['responses'][200]['content']['application/json'][number];
 export type JobCreateBody = NonNullable<paths['/api/v1/jobs/']['post']['requestBody']>['content']['application/json'];
 export type JobStatus = components['schemas']['JobStatusEnum'];
+/** Why a queued job waits (null unless it is queued). */
+export type QueueState = components['schemas']['QueueState'];
 /** A progress report (`job.progress`, and a progress event's `data`). */
 export type ProgressEvent = components['schemas']['ProgressEvent'];
 
@@ -16,6 +18,11 @@ export const STATUS_OPTIONS = ['queued', 'running', 'succeeded', 'failed', 'canc
 /** Queued and running jobs still change; the UI polls while it shows one. */
 export function isActive(status: string | null | undefined): boolean {
   return status === 'queued' || status === 'running';
+}
+
+/** The caller may cancel or retry the job: not a viewer of its workspace (unknown role: the server decides). */
+export function canChange(job: { my_role?: string | null }): boolean {
+  return job.my_role !== 'viewer';
 }
 
 /** How far a report says the job is, 0..1: its `fraction`, else `step` of `total`; null when it does not say. */

@@ -1,5 +1,6 @@
 import { Alert, Code, Group, Paper, SimpleGrid, Skeleton, Stack, Tabs, Text, Title } from '@mantine/core';
 import { lazy, Suspense, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { formatDateTime, formatDuration, formatRelative } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
 import { isActive } from '../api/jobs';
@@ -10,6 +11,7 @@ import { RetryJobButton } from './RetryJobButton';
 import { JobProgressBar } from './JobProgressBar';
 import { JobResultView } from './JobResultView';
 import { JobStatusBadge } from './JobStatusBadge';
+import { QueueStateView } from './QueueStateView';
 
 // The events view carries the charting library; load it only when the tab opens.
 const JobEventsView = lazy(() => import('./JobEventsView').then((module) => ({ default: module.JobEventsView })));
@@ -32,6 +34,7 @@ function Field({ label, children }: { label: string; children: ReactNode }) {
  * the job (e.g. a training job's live curves) under its progress bar.
  */
 export function JobDetail({ jobId, extra }: { jobId: number; extra?: (job: Job) => ReactNode }) {
+  const { t } = useTranslation('jobs');
   const { data: job, isPending, isError, error } = useJob(jobId);
   const { data: kinds } = useJobKinds();
   if (isPending) return <Skeleton h={240} />;
@@ -44,9 +47,7 @@ export function JobDetail({ jobId, extra }: { jobId: number; extra?: (job: Job) 
       <Group justify="space-between" align="flex-start">
         <Stack gap={2}>
           <Group gap="sm">
-            <Title order={3}>
-              Job #{job.id} · {kind?.title ?? job.kind}
-            </Title>
+            <Title order={3}>{t('detail.title', { id: job.id, kind: kind?.title ?? job.kind })}</Title>
             <JobStatusBadge id={job.id} status={job.status} testId="job-detail-status" />
           </Group>
           {kind?.description && (
@@ -61,12 +62,14 @@ export function JobDetail({ jobId, extra }: { jobId: number; extra?: (job: Job) 
         </Group>
       </Group>
 
+      {job.queue_state && <QueueStateView state={job.queue_state} />}
+
       <JobProgressBar job={job} showMessage />
 
       {extra?.(job)}
 
       {job.error && (
-        <Alert color="red" title="Error" data-testid="job-error">
+        <Alert color="red" title={t('detail.error')} data-testid="job-error">
           <Code block fz="xs" bg="transparent">
             {job.error}
           </Code>
@@ -75,31 +78,31 @@ export function JobDetail({ jobId, extra }: { jobId: number; extra?: (job: Job) 
 
       <Paper withBorder p="md">
         <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="md" verticalSpacing="sm">
-          <Field label="Kind">
+          <Field label={t('detail.fields.kind')}>
             <Code>{job.kind}</Code>
           </Field>
-          <Field label="Queue">{job.queue || '—'}</Field>
-          <Field label="Attempt">
+          <Field label={t('detail.fields.queue')}>{job.queue || '—'}</Field>
+          <Field label={t('detail.fields.attempt')}>
             <span data-testid="job-detail-attempt">
               {job.attempt}/{job.max_attempts}
             </span>
           </Field>
-          <Field label="Created by">{String(job.created_by ?? '—')}</Field>
-          <Field label="Created">{formatDateTime(job.created_at)}</Field>
-          <Field label="Started">{formatDateTime(job.started_at)}</Field>
-          <Field label="Finished">{formatDateTime(job.finished_at)}</Field>
-          <Field label="Duration">{formatDuration(job.started_at, job.finished_at)}</Field>
-          <Field label="Worker">{job.lease_owner || '—'}</Field>
-          <Field label="Heartbeat">{job.heartbeat_at ? formatRelative(job.heartbeat_at) : '—'}</Field>
-          <Field label="Cancel requested">{job.cancel_requested ? 'yes' : 'no'}</Field>
+          <Field label={t('detail.fields.createdBy')}>{String(job.created_by ?? '—')}</Field>
+          <Field label={t('detail.fields.created')}>{formatDateTime(job.created_at)}</Field>
+          <Field label={t('detail.fields.started')}>{formatDateTime(job.started_at)}</Field>
+          <Field label={t('detail.fields.finished')}>{formatDateTime(job.finished_at)}</Field>
+          <Field label={t('detail.fields.duration')}>{formatDuration(job.started_at, job.finished_at)}</Field>
+          <Field label={t('detail.fields.worker')}>{job.lease_owner || '—'}</Field>
+          <Field label={t('detail.fields.heartbeat')}>{job.heartbeat_at ? formatRelative(job.heartbeat_at) : '—'}</Field>
+          <Field label={t('detail.fields.cancelRequested')}>{job.cancel_requested ? t('detail.yes') : t('detail.no')}</Field>
         </SimpleGrid>
       </Paper>
 
       <Tabs defaultValue="result" keepMounted={false}>
         <Tabs.List>
-          <Tabs.Tab value="result">Result</Tabs.Tab>
-          <Tabs.Tab value="events">Events</Tabs.Tab>
-          <Tabs.Tab value="params">Parameters</Tabs.Tab>
+          <Tabs.Tab value="result">{t('detail.tabs.result')}</Tabs.Tab>
+          <Tabs.Tab value="events">{t('detail.tabs.events')}</Tabs.Tab>
+          <Tabs.Tab value="params">{t('detail.tabs.params')}</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="result" pt="sm">
           <JobResultView result={job.result} />

@@ -1,6 +1,8 @@
 import '@mantine/charts/styles.css';
 import { LineChart } from '@mantine/charts';
 import { Alert, Badge, Paper, ScrollArea, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { translateDynamic } from '@/i18n';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
 import { progressFraction, type JobEvent } from '../api/jobs';
@@ -22,6 +24,7 @@ function progressSeries(events: JobEvent[]): { second: number; percent: number }
 }
 
 export function JobEventsView({ jobId, live }: { jobId: number; live: boolean }) {
+  const { t } = useTranslation('jobs');
   const { data: events, isPending, isError, error } = useJobEvents(jobId, live);
   if (isPending) return <Skeleton h={120} />;
   if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
@@ -31,17 +34,17 @@ export function JobEventsView({ jobId, live }: { jobId: number; live: boolean })
       {series.length > 1 && (
         <Paper withBorder p="sm">
           <Title order={5} mb="xs">
-            Progress over time
+            {t('events.chartTitle')}
           </Title>
           <LineChart
             h={180}
             data={series}
             dataKey="second"
-            series={[{ name: 'percent', label: 'Progress %', color: 'blue.6' }]}
+            series={[{ name: 'percent', label: t('events.seriesProgress'), color: 'blue.6' }]}
             curveType="linear"
             withDots={series.length < 40}
             yAxisProps={{ domain: [0, 100], ticks: [0, 25, 50, 75, 100] }}
-            xAxisLabel="seconds"
+            xAxisLabel={t('events.seconds')}
             data-testid="job-progress-chart"
           />
         </Paper>
@@ -52,9 +55,9 @@ export function JobEventsView({ jobId, live }: { jobId: number; live: boolean })
             <Table.Thead>
               <Table.Tr>
                 <Table.Th w={40}>#</Table.Th>
-                <Table.Th>Time</Table.Th>
-                <Table.Th>Type</Table.Th>
-                <Table.Th>Message</Table.Th>
+                <Table.Th>{t('events.time')}</Table.Th>
+                <Table.Th>{t('events.type')}</Table.Th>
+                <Table.Th>{t('events.message')}</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
@@ -62,7 +65,7 @@ export function JobEventsView({ jobId, live }: { jobId: number; live: boolean })
                 <Table.Tr>
                   <Table.Td colSpan={4}>
                     <Text size="xs" c="dimmed">
-                      No events yet.
+                      {t('events.empty')}
                     </Text>
                   </Table.Td>
                 </Table.Tr>
@@ -73,7 +76,7 @@ export function JobEventsView({ jobId, live }: { jobId: number; live: boolean })
                   <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatDateTime(event.at)}</Table.Td>
                   <Table.Td>
                     <Badge size="xs" variant="light" color={TYPE_COLORS[event.type] ?? 'gray'}>
-                      {event.type}
+                      {translateDynamic(`jobs:eventType.${event.type}`, event.type)}
                     </Badge>
                   </Table.Td>
                   <Table.Td>{event.message}</Table.Td>

@@ -1,8 +1,11 @@
 import { Group, Progress, Stack, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { formatNumber } from '@/lib/numbers';
 import { progressColor } from '@/lib/statusColors';
 import { progressPercent, type Job } from '../api/jobs';
 
 export function JobProgressBar({ job, showMessage = false }: { job: Pick<Job, 'id' | 'status' | 'progress'>; showMessage?: boolean }) {
+  const { t } = useTranslation('jobs');
   const percent = progressPercent(job);
   const { message, step, total } = job.progress;
   const running = job.status === 'running';
@@ -15,17 +18,17 @@ export function JobProgressBar({ job, showMessage = false }: { job: Pick<Job, 'i
           striped={running}
           animated={running}
           flex={1}
-          aria-label={`Progress ${percent}%`}
+          aria-label={t('progress.label', { percent: formatNumber(percent) })}
           data-testid={`job-progress-${job.id}`}
           data-value={percent}
         />
         <Text size="xs" c="dimmed" w={44} ta="right">
-          {percent}%
+          {formatNumber(percent)}%
         </Text>
       </Group>
       {showMessage && (message || (step !== undefined && total !== undefined)) && (
         <Text size="xs" c="dimmed" data-testid={`job-progress-message-${job.id}`}>
-          {message || `Step ${step}/${total}`}
+          {message || t('progress.step', { step, total })}
         </Text>
       )}
     </Stack>

@@ -1,4 +1,5 @@
 import { Code, Paper, Spoiler, Stack, Table, Text, Title } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 
 type Scalar = string | number | boolean | null;
 
@@ -112,10 +113,11 @@ const ENVELOPE = new Set(['kind', 'version']);
 
 /** A job's result: one section per top-level key (for system.check: versions, devices, computation), then the raw JSON. */
 export function JobResultView({ result }: { result: unknown }) {
+  const { t } = useTranslation('jobs');
   if (result === null || result === undefined) {
     return (
       <Text size="sm" c="dimmed">
-        No result yet.
+        {t('result.none')}
       </Text>
     );
   }
@@ -124,7 +126,7 @@ export function JobResultView({ result }: { result: unknown }) {
       {isRecord(result) ? Object.entries(result)
           .filter(([key]) => !ENVELOPE.has(key))
           .map(([key, value]) => <Section key={key} name={key} value={value} />) : <Json value={result} />}
-      <Spoiler maxHeight={0} showLabel="Show raw JSON" hideLabel="Hide raw JSON">
+      <Spoiler maxHeight={0} showLabel={t('result.showRaw')} hideLabel={t('result.hideRaw')}>
         <Json value={result} />
       </Spoiler>
     </Stack>

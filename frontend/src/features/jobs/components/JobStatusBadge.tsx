@@ -1,4 +1,5 @@
 import { Badge, Loader } from '@mantine/core';
+import { translateDynamic } from '@/i18n';
 import { statusColor } from '@/lib/statusColors';
 
 export function JobStatusBadge({ id, status, testId }: { id: number; status: string; testId?: string }) {
@@ -9,8 +10,9 @@ export function JobStatusBadge({ id, status, testId }: { id: number; status: str
       leftSection={status === 'running' ? <Loader size={10} color="white" /> : undefined}
       data-testid={testId ?? `job-status-${id}`}
       data-status={status}
+      style={{ flexShrink: 0, overflow: 'visible' }}
     >
-      {status}
+      {translateDynamic(`jobs:status.${status}`, status)}
     </Badge>
   );
 }

@@ -1,5 +1,7 @@
 import { Alert, Anchor, Badge, Button, Drawer, Group, Pagination, Paper, Select, Skeleton, Table, Text } from '@mantine/core';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { translateDynamic } from '@/i18n';
 import { Link } from 'react-router';
 import { formatDateTime, formatRelative } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
@@ -10,6 +12,7 @@ import { CancelJobButton } from './CancelJobButton';
 import { JobDetail } from './JobDetail';
 import { JobProgressBar } from './JobProgressBar';
 import { JobStatusBadge } from './JobStatusBadge';
+import { QueueStateShort } from './QueueStateView';
 import { RunSystemCheckButton } from './RunSystemCheckButton';
 
 /**
@@ -25,6 +28,7 @@ export function JobsPanel({
   projectId?: number | null;
   runDisabledReason?: string | null;
 }) {
+  const { t } = useTranslation('jobs');
   const [status, setStatus] = useState<JobStatus | null>(null);
   const [kind, setKind] = useState<string | null>(null);
   const [page, setPage] = useState(1);
@@ -42,9 +46,9 @@ export function JobsPanel({
       <Group justify="space-between" mb="sm" align="flex-end">
         <Group gap="sm" align="flex-end">
           <Select
-            label="Status"
-            placeholder="Any status"
-            data={[...STATUS_OPTIONS]}
+            label={t('panel.status')}
+            placeholder={t('panel.anyStatus')}
+            data={STATUS_OPTIONS.map((value) => ({ value, label: translateDynamic(`jobs:status.${value}`, value) }))}
             value={status}
             onChange={(next) => {
               setStatus(next as JobStatus | null);
@@ -56,8 +60,8 @@ export function JobsPanel({
             data-testid="jobs-status-filter"
           />
           <Select
-            label="Kind"
-            placeholder="Any kind"
+            label={t('panel.kind')}
+            placeholder={t('panel.anyKind')}
             data={(kinds ?? []).map((item) => ({ value: item.name, label: item.title || item.name }))}
             value={kind}
             onChange={(next) => {
@@ -71,12 +75,12 @@ export function JobsPanel({
           />
           {live && (
             <Badge variant="dot" color="blue" data-testid="jobs-live">
-              live
+              {t('panel.live')}
             </Badge>
           )}
           {isFetching && !isPending && !live && (
             <Text size="xs" c="dimmed">
-              refreshing…
+              {t('panel.refreshing')}
             </Text>
           )}
         </Group>
@@ -87,7 +91,7 @@ export function JobsPanel({
       {isError && <Alert color="red">{errorMessage(error)}</Alert>}
       {data && data.results.length === 0 && (
         <Text c="dimmed" ta="center" py="lg" data-testid="jobs-empty">
-          No jobs yet.
+          {t('panel.empty')}
         </Text>
       )}
       {data && data.results.length > 0 && (
@@ -96,12 +100,12 @@ export function JobsPanel({
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>#</Table.Th>
-                <Table.Th>Kind</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th w={200}>Progress</Table.Th>
-                <Table.Th>Attempt</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>Finished</Table.Th>
+                <Table.Th>{t('panel.columns.kind')}</Table.Th>
+                <Table.Th>{t('panel.columns.status')}</Table.Th>
+                <Table.Th w={200}>{t('panel.columns.progress')}</Table.Th>
+                <Table.Th>{t('panel.columns.attempt')}</Table.Th>
+                <Table.Th>{t('panel.columns.created')}</Table.Th>
+                <Table.Th>{t('panel.columns.finished')}</Table.Th>
                 <Table.Th />
               </Table.Tr>
             </Table.Thead>
@@ -118,6 +122,7 @@ export function JobsPanel({
                   </Table.Td>
                   <Table.Td>
                     <JobStatusBadge id={job.id} status={job.status} />
+                    {job.queue_state && <QueueStateShort jobId={job.id} state={job.queue_state} />}
                   </Table.Td>
                   <Table.Td>
                     <JobProgressBar job={job} />
@@ -141,7 +146,7 @@ export function JobsPanel({
                     <Group gap={4} wrap="nowrap" justify="flex-end">
                       <CancelJobButton job={job} />
                       <Button size="xs" variant="subtle" onClick={() => setOpenJobId(job.id)} data-testid={`job-open-${job.id}`}>
-                        Details
+                        {t('panel.details')}
                       </Button>
                     </Group>
                   </Table.Td>
@@ -162,7 +167,7 @@ export function JobsPanel({
         onClose={() => setOpenJobId(null)}
         position="right"
         size="xl"
-        title={openJobId !== null ? <Anchor component={Link} to={`/jobs/${openJobId}`}>Open as page</Anchor> : null}
+        title={openJobId !== null ? <Anchor component={Link} to={`/jobs/${openJobId}`}>{t('panel.openAsPage')}</Anchor> : null}
       >
         {openJobId !== null && <JobDetail jobId={openJobId} />}
       </Drawer>

@@ -1,4 +1,6 @@
-import { Button, Tooltip } from '@mantine/core';
+import { Button } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { WithReason } from '@/components/WithReason';
 import { notifySuccess } from '@/lib/notifications';
 import type { Job } from '../api/jobs';
 import { useCreateJob } from '../hooks/useJobs';
@@ -15,10 +17,11 @@ export function RunSystemCheckButton({
   disabledReason?: string | null;
   onCreated?: (job: Job) => void;
 }) {
+  const { t } = useTranslation('jobs');
   const createMutation = useCreateJob();
-  const reason = workspaceId === null ? 'Pick a workspace to run the check in' : disabledReason;
+  const reason = workspaceId === null ? t('actions.pickWorkspace') : disabledReason;
   return (
-    <Tooltip label={reason} disabled={!reason}>
+    <WithReason reason={reason}>
       <Button
         disabled={!!reason}
         loading={createMutation.isPending}
@@ -29,15 +32,15 @@ export function RunSystemCheckButton({
             { workspace: workspaceId, project: projectId, kind: 'system.check', params: {} },
             {
               onSuccess: (job) => {
-                notifySuccess(`System check #${job.id} queued.`);
+                notifySuccess(t('actions.systemCheckQueued', { id: job.id }));
                 onCreated?.(job);
               },
             },
           );
         }}
       >
-        Run system check
+        {t('actions.runSystemCheck')}
       </Button>
-    </Tooltip>
+    </WithReason>
   );
 }

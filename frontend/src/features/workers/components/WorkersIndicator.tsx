@@ -1,4 +1,5 @@
 import { Badge, Code, HoverCard, Stack, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { formatRelative } from '@/lib/datetime';
 import { useWorkers } from '../hooks/useWorkers';
 
@@ -8,11 +9,12 @@ function queueNames(queues: unknown): string {
 
 /** "N workers online" in the header; hover for hostnames, queues and devices. */
 export function WorkersIndicator() {
+  const { t } = useTranslation('workers');
   const { data, isError } = useWorkers();
   const workers = data ?? [];
   const alive = workers.filter((worker) => worker.alive);
   const color = isError ? 'gray' : alive.length > 0 ? 'teal' : 'red';
-  const label = isError ? 'workers unknown' : `${alive.length} ${alive.length === 1 ? 'worker' : 'workers'} online`;
+  const label = isError ? t('unknown') : t('online', { count: alive.length });
   return (
     <HoverCard width={320} shadow="md" position="bottom-end" withArrow>
       <HoverCard.Target>
@@ -22,16 +24,16 @@ export function WorkersIndicator() {
       </HoverCard.Target>
       <HoverCard.Dropdown>
         {workers.length === 0 ? (
-          <Text size="sm">No worker has reported in. Jobs stay queued until one starts.</Text>
+          <Text size="sm">{t('none')}</Text>
         ) : (
           <Stack gap="xs">
             {workers.map((worker) => (
               <Stack key={worker.hostname} gap={0}>
                 <Text size="sm" fw={500} c={worker.alive ? undefined : 'dimmed'}>
-                  {worker.hostname} {worker.alive ? '' : '(offline)'}
+                  {worker.hostname} {worker.alive ? '' : t('offline')}
                 </Text>
                 <Text size="xs" c="dimmed">
-                  queues: {queueNames(worker.queues)} · seen {formatRelative(worker.last_seen)}
+                  {t('details', { queues: queueNames(worker.queues), seen: formatRelative(worker.last_seen) })}
                 </Text>
                 {worker.devices !== null && worker.devices !== undefined && (
                   <Code fz={10} block>
