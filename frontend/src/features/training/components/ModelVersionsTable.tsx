@@ -14,8 +14,10 @@ import { datasetVersionLabel } from './reportFormat';
  * sidebar leaves the table about 770 px). Their content moves under the template instead.
  */
 const WIDE = 'lg';
-/** Short headers stay on one line (a narrow column otherwise breaks Chinese ones character by character). */
-const NOWRAP = { whiteSpace: 'nowrap' } as const;
+/** Headers wrap between words only (a narrow column otherwise breaks Chinese ones character by character). */
+const WHOLE_WORDS = { wordBreak: 'keep-all' } as const;
+/** Long identifiers (template, code version) break only when a word is wider than its column. */
+const WRAP_LONG = { overflowWrap: 'break-word' } as const;
 
 function ParamsCell({ params }: { params: unknown }) {
   const { t } = useTranslation('training');
@@ -76,15 +78,15 @@ export function ModelVersionsTable({ projectId, onCompare }: { projectId: number
           <Table.Thead>
             <Table.Tr>
               <Table.Th w={36} />
-              <Table.Th style={NOWRAP}>{t('versions.columns.version')}</Table.Th>
-              <Table.Th style={NOWRAP}>
+              <Table.Th style={WHOLE_WORDS}>{t('versions.columns.version')}</Table.Th>
+              <Table.Th style={WHOLE_WORDS}>
                 {data.results.every(isRegression)
                   ? t('versions.columns.metricRegression')
                   : data.results.some(isRegression)
                     ? t('versions.columns.metric')
                     : t('versions.columns.accuracy')}
               </Table.Th>
-              <Table.Th style={NOWRAP}>{t('versions.columns.datasetVersion')}</Table.Th>
+              <Table.Th style={WHOLE_WORDS}>{t('versions.columns.datasetVersion')}</Table.Th>
               <Table.Th>{t('versions.columns.templatePreset')}</Table.Th>
               <Table.Th visibleFrom={WIDE} data-testid="model-versions-column-parameters">
                 {t('versions.columns.parameters')}
@@ -92,7 +94,7 @@ export function ModelVersionsTable({ projectId, onCompare }: { projectId: number
               <Table.Th visibleFrom={WIDE} data-testid="model-versions-column-code-version">
                 {t('versions.columns.codeVersion')}
               </Table.Th>
-              <Table.Th style={NOWRAP}>{t('versions.columns.created')}</Table.Th>
+              <Table.Th style={WHOLE_WORDS}>{t('versions.columns.created')}</Table.Th>
               <Table.Th />
             </Table.Tr>
           </Table.Thead>
@@ -137,13 +139,13 @@ export function ModelVersionsTable({ projectId, onCompare }: { projectId: number
                     )}
                   </Table.Td>
                   <Table.Td data-testid={`model-version-template-${version.id}`}>
-                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                    <Text size="sm" style={WRAP_LONG}>
                       {version.template} · {version.preset || '—'}
                     </Text>
                     <Box hiddenFrom={WIDE} data-testid={`model-version-narrow-details-${version.id}`}>
                       <ParamsCell params={version.params} />
                       {version.code_version && (
-                        <Code fz="xs" style={{ overflowWrap: 'anywhere' }}>
+                        <Code fz="xs" style={WRAP_LONG}>
                           {version.code_version}
                         </Code>
                       )}
