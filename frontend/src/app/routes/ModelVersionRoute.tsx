@@ -1,36 +1,40 @@
 import { Anchor, Breadcrumbs, Stack } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
-import { DeployButtons, PackagesPanel } from '@/features/deploy';
+import { DeployButtons, ModelVersionTryPanel, PackagesPanel } from '@/features/deploy';
 import { useProject } from '@/features/projects';
 import { EvaluationReport, useModelVersion } from '@/features/training';
 import { useWorkspace } from '@/features/workspaces';
 
 export function ModelVersionRoute() {
+  const { t } = useTranslation('deploy');
   const modelVersionId = Number(useParams().modelVersionId);
   const navigate = useNavigate();
   const { data: version } = useModelVersion(modelVersionId);
   const { data: project } = useProject(version?.project ?? Number.NaN);
   const { data: workspace } = useWorkspace(project?.workspace ?? Number.NaN);
-  if (!Number.isInteger(modelVersionId)) return <NotFound what="model version" />;
+  if (!Number.isInteger(modelVersionId)) return <NotFound kind="modelVersion" />;
+  const viewer = workspace?.role === 'viewer';
   return (
     <Stack>
       <Breadcrumbs>
         {version && (
           <Anchor component={Link} to={`/projects/${version.project}/models`}>
-            {project?.name ?? `Project ${version.project}`}
+            {project?.name ?? t('route.project', { id: version.project })}
           </Anchor>
         )}
-        <span>Model {version?.name ?? `#${modelVersionId}`}</span>
+        <span>{t('route.model', { name: version?.name ?? `#${modelVersionId}` })}</span>
       </Breadcrumbs>
       {version && (
         <>
           <DeployButtons
             version={version}
-            disabledReason={workspace?.role === 'viewer' ? 'Viewers cannot deploy' : null}
+            disabledReason={viewer ? t('route.viewersCannotDeploy') : null}
             onDeployed={(deployment) => navigate(`/deployments/${deployment.id}/keys`)}
           />
-          <PackagesPanel modelVersionId={version.id} hideWhenEmpty canEdit={workspace?.role !== 'viewer'} />
+          <ModelVersionTryPanel version={version} />
+          <PackagesPanel modelVersionId={version.id} hideWhenEmpty canEdit={!viewer} />
         </>
       )}
       <EvaluationReport

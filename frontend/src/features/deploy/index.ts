@@ -4,4 +4,5 @@ export { DeploymentDetail } from './components/DeploymentDetail';
 export { DEPLOYMENT_TABS, type DeploymentTab } from './components/deploymentTabs';
 export { DeploymentsTable } from './components/DeploymentsTable';
 export { PackagesPanel } from './components/PackagesPanel';
+export { ModelVersionTryPanel } from './components/TryItPanel';
 export { useDeployment } from './hooks/useDeploy';

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { expiryInDays } from './apiKeys';
 import { absolutePredictUrl } from './deployments';
 import { jobProgress, readCompressionReport } from './packages';
-import { sessionKeys } from './sessionKeys';
 import { predictSnippet } from './snippets';
 import { usageRows } from './usage';
 
@@ -99,26 +98,20 @@ describe('deploy helpers', () => {
     expect(expiryInDays(null)).toBeNull();
     expect(expiryInDays(30, new Date('2026-01-01T00:00:00Z'))).toBe('2026-01-31T00:00:00.000Z');
   });
-
-  it('forgets a remembered key only when it is the revoked one', () => {
-    sessionKeys.remember(3, { id: 1, name: 'a', key: 'spd_a' });
-    sessionKeys.forget(3, 2);
-    expect(sessionKeys.get(3)?.key).toBe('spd_a');
-    sessionKeys.forget(3, 1);
-    expect(sessionKeys.get(3)).toBeUndefined();
-  });
 });
 
 describe('text and table deployments', () => {
   it('knows the input of each template', async () => {
-    const { inputKindOf, parseRow } = await import('./predict');
+    const { inputKindOf, parseRows } = await import('./predict');
     expect(inputKindOf('image_classification')).toBe('image');
     expect(inputKindOf('text_classification')).toBe('text');
     expect(inputKindOf('tabular_regression')).toBe('tabular');
     expect(inputKindOf(undefined)).toBe('image');
-    expect(parseRow('{"a": 1}')).toEqual({ a: 1 });
-    expect(() => parseRow('[1]')).toThrow('must be a JSON object');
-    expect(() => parseRow('{a: 1')).toThrow('not valid JSON');
+    expect(parseRows('{"a": 1}')).toEqual([{ a: 1 }]);
+    expect(parseRows('[{"a": 1}, {"a": 2}]')).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(() => parseRows('[1]')).toThrow('must be a JSON object');
+    expect(() => parseRows('[]')).toThrow('must be a JSON object');
+    expect(() => parseRows('{a: 1')).toThrow('not valid JSON');
   });
 
   it('writes JSON snippets for text models, plain HTTP in Python', () => {

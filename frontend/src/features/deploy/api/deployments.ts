@@ -51,12 +51,3 @@ export function getModelVersion(id: number) {
 export function absolutePredictUrl(deployment: Pick<Deployment, 'id' | 'predict_url'>, origin: string = window.location.origin): string {
   return new URL(deployment.predict_url || `/api/v1/deployments/${deployment.id}/predict/`, origin).toString();
 }
-
-export const HISTORY_ACTIONS: Record<string, string> = {
-  create: 'Deployed',
-  created: 'Deployed',
-  switch: 'Switched',
-  rollback: 'Rolled back',
-  stop: 'Stopped',
-  start: 'Started',
-};

@@ -4,16 +4,6 @@ import type { components } from '@/api/schema';
 export type DeployPackage = components['schemas']['Package'];
 export type PackageKind = 'server' | 'device';
 
-export const PACKAGE_KINDS: Record<PackageKind, { title: string; description: string }> = {
-  server: {
-    title: 'On-prem server package',
-    description: 'A zip with the model, a standalone HTTP server (same API as the hosted one), a Dockerfile and test vectors.',
-  },
-  device: {
-    title: 'Device SDK',
-    description: 'fp32 and int8 ONNX models with Python, JavaScript (browser and Node) samples and test vectors.',
-  },
-};
 
 export function listPackages(filters: { project?: number; model_version?: number }) {
   return unwrap(api.GET('/api/v1/packages/', { params: { query: { ...filters, page_size: 100 } } }));

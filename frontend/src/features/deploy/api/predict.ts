@@ -1,23 +1,10 @@
-import { ApiError, errorFromText } from '@/api/client';
+import { ApiError, errorFromText, readCookie } from '@/api/client';
+import { i18n } from '@/i18n';
 import type { components } from '@/api/schema';
 
 /** The hosted prediction answer (the serving protocol shared with the server package). */
 export type PredictionAnswer = components['schemas']['PredictResponse'];
 export type PredictResult = PredictionAnswer & { roundTripMs: number };
-
-/**
- * A refused prediction call. Its 401 is about the deployment key, not the user's session, so it
- * must not send the user to the login page as other 401 answers do.
- */
-export class PredictionError extends ApiError {
-  override get isUnauthenticated(): boolean {
-    return false;
-  }
-}
-
-function predictionError(error: ApiError): PredictionError {
-  return new PredictionError({ status: error.status, code: error.code, message: error.message, details: error.details });
-}
 
 export type InputKind = 'image' | 'text' | 'tabular';
 
@@ -48,70 +35,72 @@ export function exampleRow(preprocessing: Preprocessing | null | undefined): Rec
 }
 
 /**
- * Parses the try-it panel's row for a tabular model: a JSON object of column -> value.
+ * Parses the try-it panel's rows: one JSON object, or a JSON array of objects (a small batch).
  * Throws an Error naming the problem.
  */
-export function parseRow(text: string): Record<string, unknown> {
+export function parseRows(text: string): Record<string, unknown>[] {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new Error('The row is not valid JSON: write it as {"column": value, ...}.');
+    throw new Error(i18n.t('deploy:try.rowNotJson'));
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('The row must be a JSON object: {"column": value, ...}.');
-  return value as Record<string, unknown>;
+  const rows = Array.isArray(value) ? value : [value];
+  if (rows.length === 0 || rows.some((row) => !row || typeof row !== 'object' || Array.isArray(row))) throw new Error(i18n.t('deploy:try.rowNotObject'));
+  return rows as Record<string, unknown>[];
+}
+
+/** The most instances one try takes (the server's SAMPAN_TRY_MAX_BATCH). */
+export const TRY_MAX_BATCH = 10;
+
+/** What one try sends: images, texts or table rows (one, or a batch of up to TRY_MAX_BATCH). */
+export type TryInput = { files: File[] } | { texts: string[] } | { rows: Record<string, unknown>[] };
+
+/** The session-authenticated try route of a model version or a deployment (no deployment key). */
+export function tryUrl(target: { modelVersion: number } | { deployment: number }): string {
+  const path = 'modelVersion' in target ? `/api/v1/model-versions/${target.modelVersion}/try/` : `/api/v1/deployments/${target.deployment}/try/`;
+  return `${window.location.origin}${path}`;
 }
 
 /**
- * Calls a deployment's prediction endpoint the way an outside client does: the deployment key as
- * a bearer token and no session cookie, so the try-it panel proves the key works on its own.
- * Images go as a multipart upload, text and table rows as JSON instances. Failures are thrown as
- * PredictionError with the server's message.
+ * Tries a model version (or a deployment's current one) signed in: the browser session and its
+ * CSRF token, no deployment key, so nothing secret is kept in the page. The request and the answer
+ * are the hosted endpoint's. Failures are thrown as ApiError with the server's message (a 401 here
+ * is the session's, so the app sends the user to the login page as for any other call).
  */
-export async function predict({
-  url,
-  apiKey,
-  topK,
-  ...input
-}: { url: string; apiKey: string; topK: number } & (
-  | { file: File }
-  | { text: string }
-  | { row: Record<string, unknown> }
-)): Promise<PredictResult> {
-  const headers: Record<string, string> = { Authorization: `Bearer ${apiKey.trim()}`, Accept: 'application/json' };
+export async function tryPredict({ url, topK, ...input }: { url: string; topK: number } & TryInput): Promise<PredictResult> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  const token = readCookie('csrftoken');
+  if (token) headers['X-CSRFToken'] = token;
   let body: BodyInit;
-  if ('file' in input) {
+  if ('files' in input) {
     const form = new FormData();
-    form.append('file', input.file, input.file.name);
+    for (const file of input.files) form.append('file', file, file.name);
     form.append('top_k', String(topK));
     body = form;
   } else {
     headers['Content-Type'] = 'application/json';
-    body = JSON.stringify({ instances: ['text' in input ? { text: input.text } : input.row], top_k: topK });
+    const instances = 'texts' in input ? input.texts.map((text) => ({ text })) : input.rows;
+    body = JSON.stringify({ instances, top_k: topK });
   }
   const started = performance.now();
   let response: Response;
   try {
-    response = await globalThis.fetch(url, { method: 'POST', headers, body, credentials: 'omit' });
+    response = await globalThis.fetch(url, { method: 'POST', headers, body, credentials: 'same-origin' });
   } catch (error) {
-    throw new PredictionError({
+    throw new ApiError({
       status: 0,
       code: 'network_error',
-      message: 'Cannot reach the prediction endpoint.',
+      message: i18n.t('deploy:try.unreachable'),
       details: error instanceof Error ? error.message : String(error),
     });
   }
   const text = await response.text();
   const roundTripMs = performance.now() - started;
-  if (!response.ok) {
-    const error = predictionError(errorFromText(response.status, response.statusText, text));
-    const retryAfter = response.headers.get('Retry-After');
-    if (response.status === 429 && retryAfter) error.message = `${error.message} (retry after ${retryAfter}s)`;
-    throw error;
-  }
+  if (!response.ok) throw errorFromText(response.status, response.statusText, text);
   try {
     return { ...(JSON.parse(text) as PredictionAnswer), roundTripMs };
   } catch {
-    throw new PredictionError({ status: response.status, code: 'bad_response', message: 'The prediction endpoint sent an unreadable answer.' });
+    throw new ApiError({ status: response.status, code: 'bad_response', message: i18n.t('deploy:try.unreadable') });
   }
 }

@@ -3,6 +3,7 @@ export type SnippetLanguage = 'curl' | 'python' | 'javascript';
 
 export const SNIPPET_LANGUAGES: { value: SnippetLanguage; label: string }[] = [
   { value: 'curl', label: 'curl' },
+  // i18n-ignore: a product name
   { value: 'python', label: 'Python SDK' },
   { value: 'javascript', label: 'JavaScript' },
 ];

@@ -1,15 +1,14 @@
 import { api, unwrap } from '@/api/client';
 import type { components } from '@/api/schema';
+import { currentLanguage } from '@/i18n';
+import { formatNumber, formatPercent } from '@/lib/numbers';
 import type { UsageWindow } from './keys';
 
 export type Usage = components['schemas']['DeploymentUsage'];
 export type UsagePoint = Usage['series'][number];
 
-export const USAGE_WINDOWS: { value: UsageWindow; label: string }[] = [
-  { value: '1h', label: 'Last hour' },
-  { value: '24h', label: 'Last 24 hours' },
-  { value: '7d', label: 'Last 7 days' },
-];
+/** The windows the usage panel offers (their names are the deploy catalog's `usage.windows.*`). */
+export const USAGE_WINDOWS: UsageWindow[] = ['1h', '24h', '7d'];
 
 export function getUsage(deploymentId: number, window: UsageWindow) {
   return unwrap(api.GET('/api/v1/deployments/{id}/usage/', { params: { path: { id: deploymentId }, query: { window } } }));
@@ -19,8 +18,8 @@ export function getUsage(deploymentId: number, window: UsageWindow) {
 export function formatBucket(iso: string, window: UsageWindow): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  if (window === '7d') return date.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit' });
-  return date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  if (window === '7d') return date.toLocaleString(currentLanguage(), { month: 'short', day: 'numeric', hour: '2-digit' });
+  return date.toLocaleTimeString(currentLanguage(), { hour: '2-digit', minute: '2-digit' });
 }
 
 const WINDOW_SECONDS: Record<UsageWindow, number> = { '1h': 3600, '24h': 24 * 3600, '7d': 7 * 24 * 3600 };
@@ -50,10 +49,11 @@ export function usageRows(usage: Pick<Usage, 'series'> & { bucket_seconds?: numb
 
 export function formatMs(value: number | null | undefined): string {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
-  return value < 10 ? `${value.toFixed(2)} ms` : `${value.toFixed(0)} ms`;
+  const digits = value < 10 ? 2 : 0;
+  return `${formatNumber(value, { minimumFractionDigits: digits, maximumFractionDigits: digits })} ms`;
 }
 
 export function errorRate(totals: Pick<Usage['totals'], 'calls' | 'errors'>): string {
   if (!totals.calls) return '—';
-  return `${((totals.errors / totals.calls) * 100).toFixed(1)}%`;
+  return formatPercent(totals.errors / totals.calls, 1);
 }

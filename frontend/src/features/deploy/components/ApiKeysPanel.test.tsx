@@ -3,13 +3,12 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { fakeApi, json, type RecordedCall } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
-import { sessionKeys } from '../api/sessionKeys';
 import { KEY } from '../test/fixtures';
 import { keyStatus } from '../api/apiKeys';
 import { ApiKeysPanel } from './ApiKeysPanel';
 
 describe('ApiKeysPanel', () => {
-  it('creates a key with expiry and quota, shows the secret once and remembers it for the try-it panel', async () => {
+  it('creates a key with expiry and quota, shows the secret once and keeps it nowhere in the browser', async () => {
     const keys: object[] = [];
     const server = fakeApi({
       'GET /api/v1/deployments/7/keys/': () => json(keys),
@@ -37,12 +36,17 @@ describe('ApiKeysPanel', () => {
     const days = (new Date(body.expires_at as string).getTime() - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(29.9);
     expect(days).toBeLessThan(30.1);
-    expect(sessionKeys.get(7)).toEqual({ id: 9, name: 'kiosk', key: 'spd_ab12.SECRET-VALUE' });
 
     await user.click(screen.getByTestId('deployment-key-done'));
     await waitFor(() => expect(screen.queryByTestId('deployment-key-secret')).not.toBeInTheDocument());
     expect(await screen.findByTestId('deployment-key-row-9')).toHaveTextContent('120/min');
     expect(document.body).not.toHaveTextContent('SECRET-VALUE');
+    // never stored: neither storage holds the key, in clear or otherwise
+    const stored = [localStorage, sessionStorage].flatMap((storage) =>
+      Array.from({ length: storage.length }, (_, i) => `${storage.key(i)}=${storage.getItem(storage.key(i) as string)}`),
+    );
+    expect(stored.join('\n')).not.toContain('SECRET-VALUE');
+    expect(stored.join('\n')).not.toContain('spd_');
   });
 
   it('sends no expiry or quota when none is chosen', async () => {
@@ -59,9 +63,8 @@ describe('ApiKeysPanel', () => {
     expect(server.callsTo('POST', '/api/v1/deployments/7/keys/')[0].body).toEqual({ name: 'plain' });
   });
 
-  it('revokes a key only after confirmation and forgets it in this tab', async () => {
+  it('revokes a key only after confirmation', async () => {
     let status = 'active';
-    sessionKeys.remember(7, { id: 3, name: 'mobile app', key: 'spd_remembered' });
     const server = fakeApi({
       'GET /api/v1/deployments/7/keys/': () => json([{ ...KEY, status, last_used_at: '2026-11-29T10:00:00Z' }]),
       'DELETE /api/v1/deployments/7/keys/3/': () => {
@@ -78,7 +81,6 @@ describe('ApiKeysPanel', () => {
     await user.click(await screen.findByTestId('deployment-key-revoke-confirm'));
     await waitFor(() => expect(screen.getByTestId('deployment-key-status-3')).toHaveTextContent('revoked'));
     expect(screen.getByTestId('deployment-key-revoke-3')).toBeDisabled();
-    expect(sessionKeys.get(7)).toBeUndefined();
   });
 
   it('derives a status from the dates when the server sends none', () => {

@@ -1,21 +1,19 @@
 import { Alert, Badge, Button, Code, CopyButton, Group, Modal, NumberInput, Paper, Select, Skeleton, Stack, Table, Text } from '@mantine/core';
 import { useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { CreateDialog, NameInput } from '@/components/CreateDialog';
+import { WithReason } from '@/components/WithReason';
+import { translateDynamic } from '@/i18n';
 import { formatDateTime, formatRelative } from '@/lib/datetime';
 import { errorMessage, notifySuccess } from '@/lib/notifications';
 import { statusColor } from '@/lib/statusColors';
 import { expiryInDays, keyStatus, type CreatedDeploymentKey, type DeploymentKey } from '../api/apiKeys';
 import { useCreateDeploymentKey, useDeploymentKeys, useRevokeDeploymentKey } from '../hooks/useDeploy';
 
-const EXPIRY_OPTIONS = [
-  { value: 'never', label: 'Never' },
-  { value: '1', label: 'In 1 day' },
-  { value: '30', label: 'In 30 days' },
-  { value: '90', label: 'In 90 days' },
-  { value: '365', label: 'In 1 year' },
-];
+const EXPIRY_DAYS = ['never', '1', '30', '90', '365'] as const;
 
 function CreateKeyButton({ deploymentId, disabled, onCreated }: { deploymentId: number; disabled: boolean; onCreated: (key: CreatedDeploymentKey) => void }) {
+  const { t } = useTranslation(['deploy', 'common']);
   const [name, setName] = useState('');
   const [expiry, setExpiry] = useState('never');
   const [quota, setQuota] = useState<number | string>('');
@@ -23,11 +21,12 @@ function CreateKeyButton({ deploymentId, disabled, onCreated }: { deploymentId: 
 
   return (
     <CreateDialog
-      label="New key"
-      title="Create a key for this deployment"
+      label={t('keys.new')}
+      title={t('keys.createTitle')}
       testId="create-deployment-key"
       submitTestId="deployment-key-create-submit"
       disabled={disabled}
+      disabledReason={t('keys.viewer')}
       mutation={create}
       canSubmit={!!name.trim()}
       variables={() => {
@@ -46,11 +45,11 @@ function CreateKeyButton({ deploymentId, disabled, onCreated }: { deploymentId: 
       }}
       onCreated={onCreated}
     >
-      <NameInput value={name} onChange={setName} testId="deployment-key-name-input" description="Who or what calls the API with it, e.g. “mobile app”" />
-      <Select label="Expires" data={EXPIRY_OPTIONS} value={expiry} onChange={(next) => next && setExpiry(next)} allowDeselect={false} data-testid="deployment-key-expiry-input" />
+      <NameInput value={name} onChange={setName} testId="deployment-key-name-input" description={t('keys.nameHint')} />
+      <Select label={t('keys.expires')} data={EXPIRY_DAYS.map((value) => ({ value, label: t(`keys.expiry.${value}`) }))} value={expiry} onChange={(next) => next && setExpiry(next)} allowDeselect={false} data-testid="deployment-key-expiry-input" />
       <NumberInput
-        label="Quota per minute"
-        description="Calls over it get 429 with Retry-After. Empty: no quota."
+        label={t('keys.quota')}
+        description={t('keys.quotaHint')}
         min={1}
         allowDecimal={false}
         value={quota}
@@ -63,35 +62,36 @@ function CreateKeyButton({ deploymentId, disabled, onCreated }: { deploymentId: 
 
 /** Shows a new key once: the server keeps only its hash. */
 function KeyCreatedModal({ created, onClose, onTry }: { created: CreatedDeploymentKey | null; onClose: () => void; onTry?: () => void }) {
+  const { t } = useTranslation(['deploy', 'common']);
   return (
-    <Modal opened={created !== null} onClose={onClose} title="Key created" closeOnClickOutside={false} closeOnEscape={false} size="lg">
+    <Modal opened={created !== null} onClose={onClose} title={t('keys.created')} closeOnClickOutside={false} closeOnEscape={false} size="lg">
       {created && (
         <Stack>
-          <Alert color="yellow" variant="light" title="Copy this key now" data-testid="deployment-key-warning">
-            This is the only time the key <b>{created.name}</b> is shown. Sampan stores only a hash of it; if you lose it, revoke it and create another.
+          <Alert color="yellow" variant="light" title={t('keys.copyNow')} data-testid="deployment-key-warning">
+            <Trans t={t} i18nKey="keys.shownOnce" values={{ name: created.name }} components={{ b: <b /> }} />
           </Alert>
           <Code block fz="sm" data-testid="deployment-key-secret" style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>
             {created.key}
           </Code>
           <Text size="xs" c="dimmed">
-            Send it as <Code>Authorization: Bearer &lt;key&gt;</Code> or <Code>X-Sampan-Key: &lt;key&gt;</Code>. The “Try it” tab of this page already has it.
+            <Trans t={t} i18nKey="keys.sendAs" components={{ c: <Code /> }} />
           </Text>
           <Group justify="space-between">
             <CopyButton value={created.key}>
               {({ copied, copy }) => (
                 <Button variant="light" color={copied ? 'teal' : 'blue'} onClick={copy} data-testid="deployment-key-copy">
-                  {copied ? 'Copied' : 'Copy key'}
+                  {copied ? t('common:actions.copied') : t('keys.copy')}
                 </Button>
               )}
             </CopyButton>
             <Group>
               {onTry && (
                 <Button variant="default" onClick={onTry} data-testid="deployment-key-try">
-                  Try it now
+                  {t('keys.tryNow')}
                 </Button>
               )}
               <Button onClick={onClose} data-testid="deployment-key-done">
-                I have copied it
+                {t('keys.done')}
               </Button>
             </Group>
           </Group>
@@ -102,6 +102,7 @@ function KeyCreatedModal({ created, onClose, onTry }: { created: CreatedDeployme
 }
 
 export function ApiKeysPanel({ deploymentId, canEdit = true, onTry }: { deploymentId: number; canEdit?: boolean; onTry?: () => void }) {
+  const { t } = useTranslation(['deploy', 'common']);
   const { data, isPending, isError, error } = useDeploymentKeys(deploymentId);
   const revoke = useRevokeDeploymentKey(deploymentId);
   const [created, setCreated] = useState<CreatedDeploymentKey | null>(null);
@@ -111,7 +112,7 @@ export function ApiKeysPanel({ deploymentId, canEdit = true, onTry }: { deployme
     if (!revoking) return;
     revoke.mutate(
       { deploymentId, keyId: revoking.id },
-      { onSuccess: () => notifySuccess(`Key “${revoking.name}” revoked.`), onSettled: () => setRevoking(null) },
+      { onSuccess: () => notifySuccess(t('keys.revoked', { name: revoking.name })), onSettled: () => setRevoking(null) },
     );
   };
 
@@ -119,7 +120,7 @@ export function ApiKeysPanel({ deploymentId, canEdit = true, onTry }: { deployme
     <Stack>
       <Group justify="space-between">
         <Text c="dimmed" size="sm" maw={640}>
-          Keys let applications call this deployment's prediction API, and nothing else. Each can expire and have a quota per minute.
+          {t('keys.intro')}
         </Text>
         <CreateKeyButton deploymentId={deploymentId} disabled={!canEdit} onCreated={setCreated} />
       </Group>
@@ -127,7 +128,7 @@ export function ApiKeysPanel({ deploymentId, canEdit = true, onTry }: { deployme
       {isError && <Alert color="red">{errorMessage(error)}</Alert>}
       {data && data.length === 0 && (
         <Paper withBorder p="xl" ta="center" data-testid="deployment-keys-empty">
-          <Text c="dimmed">No keys yet: nobody can call this deployment.</Text>
+          <Text c="dimmed">{t('keys.empty')}</Text>
         </Paper>
       )}
       {data && data.length > 0 && (
@@ -135,12 +136,12 @@ export function ApiKeysPanel({ deploymentId, canEdit = true, onTry }: { deployme
           <Table verticalSpacing="sm" data-testid="deployment-keys-table">
             <Table.Thead>
               <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Prefix</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Quota</Table.Th>
-                <Table.Th>Last used</Table.Th>
-                <Table.Th>Expires</Table.Th>
+                <Table.Th>{t('keys.name')}</Table.Th>
+                <Table.Th>{t('keys.prefix')}</Table.Th>
+                <Table.Th>{t('keys.status')}</Table.Th>
+                <Table.Th>{t('keys.quotaColumn')}</Table.Th>
+                <Table.Th>{t('keys.lastUsed')}</Table.Th>
+                <Table.Th>{t('keys.expires')}</Table.Th>
                 <Table.Th />
               </Table.Tr>
             </Table.Thead>
@@ -155,31 +156,33 @@ export function ApiKeysPanel({ deploymentId, canEdit = true, onTry }: { deployme
                     </Table.Td>
                     <Table.Td>
                       <Badge variant="light" color={statusColor('key', status)} data-testid={`deployment-key-status-${key.id}`}>
-                        {status}
+                        {translateDynamic(`deploy:keys.statuses.${status}`, status)}
                       </Badge>
                     </Table.Td>
                     <Table.Td>
-                      <Text size="sm">{key.quota_per_minute ? `${key.quota_per_minute}/min` : 'none'}</Text>
+                      <Text size="sm">{key.quota_per_minute ? t('keys.perMinute', { count: key.quota_per_minute }) : t('keys.none')}</Text>
                     </Table.Td>
                     <Table.Td>
                       <Text size="sm" data-testid={`deployment-key-last-used-${key.id}`}>
-                        {key.last_used_at ? formatRelative(key.last_used_at) : 'never'}
+                        {key.last_used_at ? formatRelative(key.last_used_at) : t('keys.never')}
                       </Text>
                     </Table.Td>
                     <Table.Td>
-                      <Text size="sm">{key.expires_at ? formatDateTime(key.expires_at) : 'never'}</Text>
+                      <Text size="sm">{key.expires_at ? formatDateTime(key.expires_at) : t('keys.never')}</Text>
                     </Table.Td>
                     <Table.Td>
-                      <Button
-                        size="xs"
-                        variant="subtle"
-                        color="red"
-                        disabled={!canEdit || status === 'revoked'}
-                        onClick={() => setRevoking(key)}
-                        data-testid={`deployment-key-revoke-${key.id}`}
-                      >
-                        Revoke
-                      </Button>
+                      <WithReason reason={!canEdit ? t('keys.viewer') : status === 'revoked' && t('keys.alreadyRevoked')}>
+                        <Button
+                          size="xs"
+                          variant="subtle"
+                          color="red"
+                          disabled={!canEdit || status === 'revoked'}
+                          onClick={() => setRevoking(key)}
+                          data-testid={`deployment-key-revoke-${key.id}`}
+                        >
+                          {t('keys.revoke')}
+                        </Button>
+                      </WithReason>
                     </Table.Td>
                   </Table.Tr>
                 );
@@ -199,17 +202,17 @@ export function ApiKeysPanel({ deploymentId, canEdit = true, onTry }: { deployme
           })
         }
       />
-      <Modal opened={revoking !== null} onClose={() => setRevoking(null)} title="Revoke key">
+      <Modal opened={revoking !== null} onClose={() => setRevoking(null)} title={t('keys.revokeTitle')}>
         <Stack>
           <Text>
-            Revoke <b>{revoking?.name}</b>? Calls with it get 401 answers from now on. This cannot be undone.
+            <Trans t={t} i18nKey="keys.revokeConfirm" values={{ name: revoking?.name ?? '' }} components={{ b: <b /> }} />
           </Text>
           <Group justify="flex-end">
             <Button variant="default" onClick={() => setRevoking(null)}>
-              Keep it
+              {t('keys.keep')}
             </Button>
             <Button color="red" loading={revoke.isPending} onClick={confirmRevoke} data-testid="deployment-key-revoke-confirm">
-              Revoke
+              {t('keys.revoke')}
             </Button>
           </Group>
         </Stack>

@@ -1,32 +1,32 @@
 import { BarChart } from '@mantine/charts';
 import { Badge, Group, Paper, SimpleGrid, Table, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { formatNumber, formatPercent } from '@/lib/numbers';
 import { formatBytes, type CompressionReport as Report } from '../api/packages';
-
-function percent(value: number | null): string {
-  return value === null ? '—' : `${(value * 100).toFixed(1)}%`;
-}
 
 /** fp32 vs int8: size and test accuracy side by side, and how often their top-1 answers agree. */
 export function CompressionReport({ packageId, report }: { packageId: number; report: Report }) {
+  const { t } = useTranslation('deploy');
+  const percent = (value: number | null) => formatPercent(value, 1);
   const ratio = report.fp32.size_bytes && report.int8.size_bytes ? report.fp32.size_bytes / report.int8.size_bytes : null;
   const rows = [
-    { model: 'fp32', 'size (KiB)': (report.fp32.size_bytes ?? 0) / 1024 },
-    { model: 'int8', 'size (KiB)': (report.int8.size_bytes ?? 0) / 1024 },
+    { model: 'fp32', size: (report.fp32.size_bytes ?? 0) / 1024 },
+    { model: 'int8', size: (report.int8.size_bytes ?? 0) / 1024 },
   ];
   return (
     <Paper withBorder p="sm" data-testid={`compression-report-${packageId}`}>
       <Group justify="space-between" mb="xs">
         <Text fw={600} size="sm">
-          Compression report
+          {t('compression.title')}
         </Text>
         <Group gap="xs">
           {ratio !== null && (
             <Badge variant="light" data-testid={`compression-ratio-${packageId}`}>
-              {ratio.toFixed(1)}× smaller
+              {t('compression.smaller', { ratio: formatNumber(ratio, { maximumFractionDigits: 1, minimumFractionDigits: 1 }) })}
             </Badge>
           )}
           <Badge variant="light" color={report.agreement !== null && report.agreement >= 0.98 ? 'teal' : 'yellow'} data-testid={`compression-agreement-${packageId}`}>
-            top-1 agreement {percent(report.agreement)}
+            {t('compression.agreement', { value: percent(report.agreement) })}
           </Badge>
         </Group>
       </Group>
@@ -35,8 +35,8 @@ export function CompressionReport({ packageId, report }: { packageId: number; re
           <Table.Thead>
             <Table.Tr>
               <Table.Th />
-              <Table.Th>Size</Table.Th>
-              <Table.Th>Test accuracy</Table.Th>
+              <Table.Th>{t('compression.size')}</Table.Th>
+              <Table.Th>{t('compression.accuracy')}</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -50,12 +50,12 @@ export function CompressionReport({ packageId, report }: { packageId: number; re
           </Table.Tbody>
           {report.samples !== null && (
             <Table.Caption>
-              accuracy on {report.samples} test images
-              {report.calibrationImages !== null ? `; int8 calibrated on ${report.calibrationImages} training images` : ''}
+              {t('compression.samples', { count: report.samples })}
+              {report.calibrationImages !== null ? t('compression.calibrated', { count: report.calibrationImages }) : ''}
             </Table.Caption>
           )}
         </Table>
-        <BarChart h={110} data={rows} dataKey="model" orientation="vertical" yAxisProps={{ width: 40 }} series={[{ name: 'size (KiB)', color: 'blue.6' }]} />
+        <BarChart h={110} data={rows} dataKey="model" orientation="vertical" yAxisProps={{ width: 40 }} series={[{ name: 'size', label: t('compression.sizeKib'), color: 'blue.6' }]} />
       </SimpleGrid>
     </Paper>
   );

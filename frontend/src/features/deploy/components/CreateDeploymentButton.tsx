@@ -1,5 +1,6 @@
 import { Select, Text } from '@mantine/core';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { CreateDialog, NameInput } from '@/components/CreateDialog';
 import { notifySuccess } from '@/lib/notifications';
 import type { Deployment } from '../api/deployments';
@@ -15,18 +16,19 @@ function ModelVersionField({
   value: string | null;
   onChange: (value: string | null, label: string | undefined) => void;
 }) {
+  const { t } = useTranslation('deploy');
   const { data: versions } = useProjectModelVersions(projectId);
   const options = (versions?.results ?? []).map((version) => ({ value: String(version.id), label: version.name }));
   return (
     <>
       {versions && options.length === 0 && (
         <Text size="sm" c="dimmed">
-          This project has no model version yet: train one first.
+          {t('create.noVersion')}
         </Text>
       )}
       <Select
-        label="Model version"
-        placeholder="Pick a version"
+        label={t('create.modelVersion')}
+        placeholder={t('create.pickVersion')}
         data={options}
         value={value}
         onChange={(next) => onChange(next, options.find((option) => option.value === next)?.label)}
@@ -47,18 +49,20 @@ export function CreateDeploymentButton({
   disabled?: boolean;
   onDeployed: (deployment: Deployment) => void;
 }) {
+  const { t } = useTranslation('deploy');
   const [modelVersion, setModelVersion] = useState<string | null>(null);
   const [name, setName] = useState('');
   const create = useCreateDeployment();
 
   return (
     <CreateDialog
-      label="New deployment"
-      title="Deploy a model version as a hosted API"
+      label={t('create.button')}
+      title={t('create.title')}
       testId="create-deployment"
       submitTestId="create-deployment-submit"
-      submitLabel="Deploy"
+      submitLabel={t('buttons.deploy')}
       disabled={disabled}
+      disabledReason={t('create.viewer')}
       mutation={create}
       canSubmit={modelVersion !== null && !!name.trim()}
       variables={() => ({ project: projectId, model_version: Number(modelVersion), name: name.trim() })}
@@ -67,7 +71,7 @@ export function CreateDeploymentButton({
         setName('');
       }}
       onCreated={(deployment) => {
-        notifySuccess(`${deployment.model_version_name} is served at ${deployment.name}.`, 'Deployed');
+        notifySuccess(t('buttons.deployed', { version: deployment.model_version_name, name: deployment.name }), t('buttons.deployedTitle'));
         onDeployed(deployment);
       }}
     >

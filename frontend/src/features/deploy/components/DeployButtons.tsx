@@ -1,11 +1,13 @@
 import { Anchor, Badge, Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { CreateDialog, NameInput } from '@/components/CreateDialog';
+import { WithReason } from '@/components/WithReason';
 import { notifySuccess } from '@/lib/notifications';
 import { statusColor } from '@/lib/statusColors';
 import type { Deployment } from '../api/deployments';
-import { PACKAGE_KINDS, type PackageKind } from '../api/packages';
+import type { PackageKind } from '../api/packages';
 import { useCreateDeployment, useCreatePackage, useDeployments } from '../hooks/useDeploy';
 
 type Version = { id: number; name: string; project: number };
@@ -23,6 +25,7 @@ export function DeployButtons({
   disabledReason?: string | null;
   onDeployed: (deployment: Deployment) => void;
 }) {
+  const { t } = useTranslation('deploy');
   const [name, setName] = useState('');
   const createDeployment = useCreateDeployment();
   const createPackage = useCreatePackage();
@@ -32,7 +35,7 @@ export function DeployButtons({
   const build = (kind: PackageKind) =>
     createPackage.mutate(
       { modelVersion: version.id, kind },
-      { onSuccess: () => notifySuccess(`Building the ${PACKAGE_KINDS[kind].title.toLowerCase()} of ${version.name}; it appears under Packages.`) },
+      { onSuccess: () => notifySuccess(t('buttons.building', { kind: t(`packages.kinds.${kind}.title`), version: version.name })) },
     );
 
   return (
@@ -40,15 +43,15 @@ export function DeployButtons({
       <Stack gap="sm">
         <Group justify="space-between" align="flex-start">
           <div>
-            <Title order={5}>Deploy {version.name}</Title>
+            <Title order={5}>{t('buttons.title', { version: version.name })}</Title>
             <Text size="sm" c="dimmed">
-              Serve it as an HTTP API here, or download it to run on your own server or on a device.
+              {t('buttons.intro')}
             </Text>
           </div>
           {serving.length > 0 && (
             <Group gap={6} data-testid="deploy-serving">
               <Text size="sm" c="dimmed">
-                Serving in
+                {t('buttons.servingIn')}
               </Text>
               {serving.map((deployment) => (
                 <Anchor key={deployment.id} component={Link} to={`/deployments/${deployment.id}`} size="sm">
@@ -62,16 +65,16 @@ export function DeployButtons({
         </Group>
         <Group>
           <CreateDialog
-            label="Hosted API"
-            title={`Deploy ${version.name} as a hosted API`}
+            label={t('buttons.hosted')}
+            title={t('buttons.hostedTitle', { version: version.name })}
             testId="deploy-hosted"
             submitTestId="deployment-create-submit"
-            submitLabel="Deploy"
+            submitLabel={t('buttons.deploy')}
             disabled={!!disabledReason}
-            buttonTitle={disabledReason ?? undefined}
+            disabledReason={disabledReason ?? undefined}
             intro={
               <Text size="sm" c="dimmed">
-                The deployment gets its own prediction URL. Callers need a key of this deployment; you create keys on the next page.
+                {t('buttons.hostedIntro')}
               </Text>
             }
             mutation={createDeployment}
@@ -80,32 +83,26 @@ export function DeployButtons({
             onOpen={() => setName(`${version.name.toLowerCase()}-api`)}
             onReset={() => setName('')}
             onCreated={(deployment) => {
-              notifySuccess(`${version.name} is served at ${deployment.name}.`, 'Deployed');
+              notifySuccess(t('buttons.deployed', { version: version.name, name: deployment.name }), t('buttons.deployedTitle'));
               onDeployed(deployment);
             }}
           >
-            <NameInput value={name} onChange={setName} testId="deployment-name-input" description="How you recognise it in the list, e.g. “digits-prod”" />
+            <NameInput value={name} onChange={setName} testId="deployment-name-input" description={t('buttons.nameHint')} />
           </CreateDialog>
-          <Button
-            variant="light"
-            onClick={() => build('server')}
-            loading={createPackage.isPending && createPackage.variables?.kind === 'server'}
-            disabled={!!disabledReason}
-            title={disabledReason ?? PACKAGE_KINDS.server.description}
-            data-testid="deploy-server-package"
-          >
-            On-prem server package
-          </Button>
-          <Button
-            variant="light"
-            onClick={() => build('device')}
-            loading={createPackage.isPending && createPackage.variables?.kind === 'device'}
-            disabled={!!disabledReason}
-            title={disabledReason ?? PACKAGE_KINDS.device.description}
-            data-testid="deploy-device-sdk"
-          >
-            Device SDK
-          </Button>
+          {(['server', 'device'] as const).map((kind) => (
+            <WithReason key={kind} reason={disabledReason}>
+              <Button
+                variant="light"
+                onClick={() => build(kind)}
+                loading={createPackage.isPending && createPackage.variables?.kind === kind}
+                disabled={!!disabledReason}
+                title={disabledReason ? undefined : t(`packages.kinds.${kind}.description`)}
+                data-testid={kind === 'server' ? 'deploy-server-package' : 'deploy-device-sdk'}
+              >
+                {t(`packages.kinds.${kind}.title`)}
+              </Button>
+            </WithReason>
+          ))}
         </Group>
       </Stack>
     </Paper>

@@ -1,4 +1,5 @@
 import { Group, Stack, Tabs, Text, Title } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { QueryState } from '@/components/QueryState';
 import { useDeployment } from '../hooks/useDeploy';
 import { ApiKeysPanel } from './ApiKeysPanel';
@@ -23,8 +24,9 @@ export function DeploymentDetail({
   onDeleted: (projectId: number) => void;
   canEdit?: boolean;
 }) {
+  const { t } = useTranslation('deploy');
   const { data: deployment, isPending, error } = useDeployment(deploymentId);
-  if (!deployment) return <QueryState isPending={isPending} error={error} what="deployment" />;
+  if (!deployment) return <QueryState isPending={isPending} error={error} kind="deployment" />;
   return (
     <Stack>
       <Group justify="space-between">
@@ -35,25 +37,25 @@ export function DeploymentDetail({
           <DeploymentStatusBadge id={deployment.id} status={deployment.status} />
         </Group>
         <Text c="dimmed" size="sm">
-          Hosted prediction API · serving {deployment.model_version_name}
+          {t('detail.subtitle', { version: deployment.model_version_name })}
         </Text>
       </Group>
       <Tabs value={tab} onChange={(value) => value && onTabChange(value as DeploymentTab)} keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="overview" data-testid="deployment-tab-overview">
-            Overview
+            {t('detail.tabs.overview')}
           </Tabs.Tab>
           <Tabs.Tab value="keys" data-testid="deployment-tab-keys">
-            Keys
+            {t('detail.tabs.keys')}
           </Tabs.Tab>
           <Tabs.Tab value="usage" data-testid="deployment-tab-usage">
-            Usage
+            {t('detail.tabs.usage')}
           </Tabs.Tab>
           <Tabs.Tab value="try" data-testid="deployment-tab-try">
-            Try it
+            {t('detail.tabs.try')}
           </Tabs.Tab>
           <Tabs.Tab value="code" data-testid="deployment-tab-code">
-            Code
+            {t('detail.tabs.code')}
           </Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="overview" pt="md">

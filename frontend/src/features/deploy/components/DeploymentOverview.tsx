@@ -1,9 +1,12 @@
 import { Anchor, Button, Code, CopyButton, Group, Modal, Paper, Select, SimpleGrid, Stack, Text, Timeline, Title } from '@mantine/core';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import { WithReason } from '@/components/WithReason';
+import { translateDynamic } from '@/i18n';
 import { formatDateTime, formatRelative } from '@/lib/datetime';
 import { notifySuccess } from '@/lib/notifications';
-import { absolutePredictUrl, HISTORY_ACTIONS, type Deployment } from '../api/deployments';
+import { absolutePredictUrl, type Deployment } from '../api/deployments';
 import { useDeleteDeployment, useDeploymentAction, useProjectModelVersions } from '../hooks/useDeploy';
 import { DeploymentStatusBadge } from './DeploymentStatusBadge';
 
@@ -11,12 +14,6 @@ type Confirm =
   | { kind: 'stop' | 'start' | 'rollback' | 'delete' }
   | { kind: 'switch'; modelVersion: number; name: string };
 
-const CONFIRM_TEXT = {
-  stop: 'Stop serving? Calls get 503 answers until you start it again; keys and usage are kept.',
-  start: 'Start serving again with the current model version?',
-  rollback: 'Go back to the previous model version? Requests in flight finish on the current one.',
-  delete: 'Delete this deployment with its keys and usage? Callers get 404 answers. This cannot be undone.',
-} as const;
 
 /** Status, endpoint, the model version served, version switch / rollback / stop / start, and history. */
 export function DeploymentOverview({
@@ -28,6 +25,8 @@ export function DeploymentOverview({
   canEdit?: boolean;
   onDeleted: () => void;
 }) {
+  const { t } = useTranslation(['deploy', 'common']);
+  const readOnly = canEdit ? null : t('common:permissions.viewerReadOnly');
   const action = useDeploymentAction();
   const remove = useDeleteDeployment();
   const { data: versions } = useProjectModelVersions(deployment.project);
@@ -50,7 +49,11 @@ export function DeploymentOverview({
     action.mutate(request, {
       onSuccess: (updated) => {
         notifySuccess(
-          confirm.kind === 'stop' ? `${updated.name} stopped.` : confirm.kind === 'start' ? `${updated.name} is serving again.` : `${updated.name} now serves ${updated.model_version_name}.`,
+          confirm.kind === 'stop'
+            ? t('overview.stopped', { name: updated.name })
+            : confirm.kind === 'start'
+              ? t('overview.started', { name: updated.name })
+              : t('overview.switched', { name: updated.name, version: updated.model_version_name }),
         );
         setTarget(null);
       },
@@ -59,13 +62,14 @@ export function DeploymentOverview({
   };
 
   const history = [...(deployment.history ?? [])].reverse();
+  const noPrevious = deployment.previous_model_version === null || deployment.previous_model_version === undefined;
   return (
     <Stack>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Paper withBorder p="md">
           <Stack gap="xs">
             <Group justify="space-between">
-              <Title order={5}>Endpoint</Title>
+              <Title order={5}>{t('overview.endpoint')}</Title>
               <DeploymentStatusBadge id={deployment.id} status={deployment.status} />
             </Group>
             <Group gap="xs" wrap="nowrap">
@@ -75,62 +79,63 @@ export function DeploymentOverview({
               <CopyButton value={url}>
                 {({ copied, copy }) => (
                   <Button size="xs" variant="light" color={copied ? 'teal' : 'blue'} onClick={copy}>
-                    {copied ? 'Copied' : 'Copy'}
+                    {copied ? t('common:actions.copied') : t('common:actions.copy')}
                   </Button>
                 )}
               </CopyButton>
             </Group>
             <Text size="sm">
-              Serving{' '}
+              {t('overview.serving')}{' '}
               <Anchor component={Link} to={`/model-versions/${deployment.model_version}`} fw={600} data-testid="deployment-model-version">
                 {deployment.model_version_name}
               </Anchor>
               {deployment.previous_model_version !== null && deployment.previous_model_version !== undefined && (
                 <Text span c="dimmed" size="sm">
                   {' '}
-                  (before: {versionName(deployment.previous_model_version)})
+                  {t('overview.before', { version: versionName(deployment.previous_model_version) })}
                 </Text>
               )}
             </Text>
             <Text size="xs" c="dimmed">
-              Created {formatDateTime(deployment.created_at)} by {deployment.created_by}
+              {t('overview.created', { at: formatDateTime(deployment.created_at), by: deployment.created_by })}
             </Text>
             <Group mt="xs">
               {deployment.status === 'active' ? (
-                <Button color="red" variant="light" disabled={!canEdit} onClick={() => setConfirm({ kind: 'stop' })} data-testid="deployment-stop">
-                  Stop
-                </Button>
+                <WithReason reason={readOnly}>
+                  <Button color="red" variant="light" disabled={!canEdit} onClick={() => setConfirm({ kind: 'stop' })} data-testid="deployment-stop">
+                    {t('overview.stop')}
+                  </Button>
+                </WithReason>
               ) : (
-                <Button color="teal" disabled={!canEdit} onClick={() => setConfirm({ kind: 'start' })} data-testid="deployment-start">
-                  Start
-                </Button>
+                <WithReason reason={readOnly}>
+                  <Button color="teal" disabled={!canEdit} onClick={() => setConfirm({ kind: 'start' })} data-testid="deployment-start">
+                    {t('overview.start')}
+                  </Button>
+                </WithReason>
               )}
-              <Button
-                variant="default"
-                disabled={!canEdit || deployment.previous_model_version === null || deployment.previous_model_version === undefined}
-                onClick={() => setConfirm({ kind: 'rollback' })}
-                data-testid="deployment-rollback"
-              >
-                {deployment.previous_model_version === null || deployment.previous_model_version === undefined
-                  ? 'Roll back'
-                  : `Roll back to ${versionName(deployment.previous_model_version)}`}
-              </Button>
-              <Button variant="subtle" color="red" disabled={!canEdit} onClick={() => setConfirm({ kind: 'delete' })} data-testid="deployment-delete">
-                Delete
-              </Button>
+              <WithReason reason={readOnly ?? (noPrevious && t('overview.noPrevious'))}>
+                <Button variant="default" disabled={!canEdit || noPrevious} onClick={() => setConfirm({ kind: 'rollback' })} data-testid="deployment-rollback">
+                  {noPrevious ? t('overview.rollback') : t('overview.rollbackTo', { version: versionName(deployment.previous_model_version) })}
+                </Button>
+              </WithReason>
+              <WithReason reason={readOnly}>
+                <Button variant="subtle" color="red" disabled={!canEdit} onClick={() => setConfirm({ kind: 'delete' })} data-testid="deployment-delete">
+                  {t('overview.delete')}
+                </Button>
+              </WithReason>
             </Group>
           </Stack>
         </Paper>
         <Paper withBorder p="md">
           <Stack gap="xs">
-            <Title order={5}>Switch model version</Title>
+            <Title order={5}>{t('overview.switchTitle')}</Title>
             <Text size="sm" c="dimmed">
-              Requests already running finish on the old version; new ones go to the new version. Nothing is dropped.
+              {t('overview.switchIntro')}
             </Text>
             <Group align="flex-end">
               <Select
-                label="Model version"
-                placeholder={options.length ? 'Pick a version' : 'No other version in this project'}
+                label={t('overview.modelVersion')}
+                placeholder={options.length ? t('overview.pickVersion') : t('overview.noOtherVersion')}
                 data={options}
                 value={target}
                 onChange={setTarget}
@@ -138,13 +143,15 @@ export function DeploymentOverview({
                 flex={1}
                 data-testid="deployment-switch-select"
               />
-              <Button
-                disabled={!canEdit || target === null}
-                onClick={() => target && setConfirm({ kind: 'switch', modelVersion: Number(target), name: versionName(Number(target)) })}
-                data-testid="deployment-switch"
-              >
-                Switch
-              </Button>
+              <WithReason reason={readOnly ?? (target === null && t('overview.pickFirst'))}>
+                <Button
+                  disabled={!canEdit || target === null}
+                  onClick={() => target && setConfirm({ kind: 'switch', modelVersion: Number(target), name: versionName(Number(target)) })}
+                  data-testid="deployment-switch"
+                >
+                  {t('overview.switch')}
+                </Button>
+              </WithReason>
             </Group>
           </Stack>
         </Paper>
@@ -152,16 +159,16 @@ export function DeploymentOverview({
 
       <Paper withBorder p="md">
         <Title order={5} mb="sm">
-          History
+          {t('overview.history')}
         </Title>
         {history.length === 0 ? (
           <Text size="sm" c="dimmed">
-            Nothing yet.
+            {t('overview.nothingYet')}
           </Text>
         ) : (
           <Timeline bulletSize={14} lineWidth={2} active={0} data-testid="deployment-history">
             {history.map((entry, index) => (
-              <Timeline.Item key={`${entry.at}-${index}`} title={`${HISTORY_ACTIONS[entry.action] ?? entry.action} · ${entry.model_version_name ?? versionName(entry.model_version)}`} data-testid="deployment-history-entry" data-action={entry.action}>
+              <Timeline.Item key={`${entry.at}-${index}`} title={`${translateDynamic(`deploy:history.${entry.action}`, entry.action)} · ${entry.model_version_name ?? versionName(entry.model_version)}`} data-testid="deployment-history-entry" data-action={entry.action}>
                 <Text size="xs" c="dimmed" title={formatDateTime(entry.at)}>
                   {formatRelative(entry.at)}
                   {entry.by ? ` · ${entry.by}` : ''}
@@ -172,18 +179,18 @@ export function DeploymentOverview({
         )}
       </Paper>
 
-      <Modal opened={confirm !== null} onClose={() => setConfirm(null)} title={confirm?.kind === 'switch' ? 'Switch model version' : 'Please confirm'}>
+      <Modal opened={confirm !== null} onClose={() => setConfirm(null)} title={confirm?.kind === 'switch' ? t('overview.switchTitle') : t('overview.confirmTitle')}>
         <Stack>
           <Text data-testid="deployment-confirm-text">
             {confirm?.kind === 'switch'
-              ? `Serve ${confirm.name} instead of ${deployment.model_version_name}? Requests in flight finish on the current one.`
+              ? t('overview.confirm.switch', { version: confirm.name, current: deployment.model_version_name })
               : confirm
-                ? CONFIRM_TEXT[confirm.kind]
+                ? t(`overview.confirm.${confirm.kind}`)
                 : ''}
           </Text>
           <Group justify="flex-end">
             <Button variant="default" onClick={() => setConfirm(null)}>
-              Cancel
+              {t('common:actions.cancel')}
             </Button>
             <Button
               color={confirm?.kind === 'stop' || confirm?.kind === 'delete' ? 'red' : 'blue'}
@@ -191,7 +198,15 @@ export function DeploymentOverview({
               onClick={run}
               data-testid="deployment-confirm"
             >
-              {confirm?.kind === 'switch' ? 'Switch' : confirm?.kind === 'rollback' ? 'Roll back' : confirm?.kind === 'delete' ? 'Delete' : confirm?.kind === 'stop' ? 'Stop' : 'Start'}
+              {confirm?.kind === 'switch'
+                ? t('overview.switch')
+                : confirm?.kind === 'rollback'
+                  ? t('overview.rollback')
+                  : confirm?.kind === 'delete'
+                    ? t('overview.delete')
+                    : confirm?.kind === 'stop'
+                      ? t('overview.stop')
+                      : t('overview.start')}
             </Button>
           </Group>
         </Stack>

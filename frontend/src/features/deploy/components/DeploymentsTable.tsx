@@ -1,4 +1,5 @@
 import { Alert, Anchor, Code, CopyButton, Paper, Skeleton, Table, Text, Tooltip, UnstyledButton } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
@@ -8,15 +9,16 @@ import { DeploymentStatusBadge } from './DeploymentStatusBadge';
 
 /** A project's hosted deployments: which model version each serves, its status and endpoint. */
 export function DeploymentsTable({ projectId }: { projectId: number }) {
+  const { t } = useTranslation(['deploy', 'common']);
   const { data, isPending, isError, error } = useDeployments(projectId);
   if (isPending) return <Skeleton h={100} />;
   if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
   if (data.results.length === 0) {
     return (
       <Paper withBorder p="xl" ta="center" data-testid="deployments-empty">
-        <Text fw={500}>No deployments yet</Text>
+        <Text fw={500}>{t('table.empty')}</Text>
         <Text c="dimmed" size="sm">
-          Open a model version (Models tab) and press “Hosted API” to serve it over HTTP.
+          {t('table.emptyHint')}
         </Text>
       </Paper>
     );
@@ -27,11 +29,11 @@ export function DeploymentsTable({ projectId }: { projectId: number }) {
         <Table highlightOnHover verticalSpacing="sm" data-testid="deployments-table">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>Deployment</Table.Th>
-              <Table.Th>Status</Table.Th>
-              <Table.Th>Model version</Table.Th>
-              <Table.Th>Endpoint</Table.Th>
-              <Table.Th>Created</Table.Th>
+              <Table.Th>{t('table.deployment')}</Table.Th>
+              <Table.Th>{t('table.status')}</Table.Th>
+              <Table.Th>{t('table.modelVersion')}</Table.Th>
+              <Table.Th>{t('table.endpoint')}</Table.Th>
+              <Table.Th>{t('table.created')}</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -55,7 +57,7 @@ export function DeploymentsTable({ projectId }: { projectId: number }) {
                   <Table.Td>
                     <CopyButton value={url}>
                       {({ copied, copy }) => (
-                        <Tooltip label={copied ? 'Copied' : 'Copy the URL'}>
+                        <Tooltip label={copied ? t('common:actions.copied') : t('table.copyUrl')}>
                           <UnstyledButton onClick={copy}>
                             <Code fz="xs">{url}</Code>
                           </UnstyledButton>

@@ -1,14 +1,23 @@
 import { Alert, Anchor, Badge, Button, Code, Group, Modal, Paper, Progress, Skeleton, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { Fragment, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import { WithReason } from '@/components/WithReason';
+import { translateDynamic } from '@/i18n';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
 import { statusColor } from '@/lib/statusColors';
-import { formatBytes, isBuilding, jobProgress, PACKAGE_KINDS, packageDownloadUrl, readCompressionReport, type DeployPackage, type PackageKind } from '../api/packages';
+import { formatBytes, isBuilding, jobProgress, packageDownloadUrl, readCompressionReport, type DeployPackage } from '../api/packages';
 import { useDeletePackage, usePackageJob, usePackages } from '../hooks/useDeploy';
 import { CompressionReport } from './CompressionReport';
 
+/** A package kind's name ("On-prem server package", "Device SDK") in the UI's language. */
+function kindTitle(kind: string): string {
+  return translateDynamic(`deploy:packages.kinds.${kind}.title`, kind);
+}
+
 function BuildProgress({ pkg }: { pkg: DeployPackage }) {
+  const { t } = useTranslation(['deploy', 'common']);
   const live = isBuilding(pkg.status);
   const { data: job } = usePackageJob(pkg.job ?? null, live);
   const { percent, message } = jobProgress(job?.progress);
@@ -17,9 +26,9 @@ function BuildProgress({ pkg }: { pkg: DeployPackage }) {
     <Stack gap={2} miw={160}>
       <Group gap={6} wrap="nowrap">
         <Badge color={statusColor('job', pkg.status)} variant={pkg.status === 'running' ? 'filled' : 'light'} data-testid={`package-status-${pkg.id}`} data-status={pkg.status}>
-          {pkg.status}
+          {translateDynamic(`jobs:status.${pkg.status}`, pkg.status)}
         </Badge>
-        {live && <Progress value={value} striped animated flex={1} data-testid={`package-progress-${pkg.id}`} data-value={value} aria-label={`Build progress ${value}%`} />}
+        {live && <Progress value={value} striped animated flex={1} data-testid={`package-progress-${pkg.id}`} data-value={value} aria-label={t('packages.progress', { value })} />}
       </Group>
       {live && message && (
         <Text size="xs" c="dimmed" data-testid={`package-progress-message-${pkg.id}`}>
@@ -42,6 +51,7 @@ export function PackagesPanel({
   hideWhenEmpty?: boolean;
   canEdit?: boolean;
 }) {
+  const { t } = useTranslation(['deploy', 'common']);
   const filters = modelVersionId !== undefined ? { model_version: modelVersionId } : { project: projectId };
   const { data, isPending, isError, error } = usePackages(filters);
   const remove = useDeletePackage();
@@ -53,7 +63,7 @@ export function PackagesPanel({
     return (
       <Paper withBorder p="lg" ta="center" data-testid="packages-empty">
         <Text c="dimmed" size="sm">
-          No packages yet. “On-prem server package” and “Device SDK” on a model version build one.
+          {t('packages.empty')}
         </Text>
       </Paper>
     );
@@ -63,25 +73,25 @@ export function PackagesPanel({
       <Table verticalSpacing="sm" data-testid="packages-table">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>Package</Table.Th>
-            {modelVersionId === undefined && <Table.Th>Model version</Table.Th>}
-            <Table.Th>Status</Table.Th>
-            <Table.Th>Size</Table.Th>
+            <Table.Th>{t('packages.package')}</Table.Th>
+            {modelVersionId === undefined && <Table.Th>{t('packages.modelVersion')}</Table.Th>}
+            <Table.Th>{t('packages.status')}</Table.Th>
+            <Table.Th>{t('packages.size')}</Table.Th>
+            {/* i18n-ignore: the hash's name */}
             <Table.Th>sha256</Table.Th>
-            <Table.Th>Created</Table.Th>
+            <Table.Th>{t('packages.created')}</Table.Th>
             <Table.Th />
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
           {data.results.map((pkg) => {
             const report = pkg.kind === 'device' ? readCompressionReport(pkg.report) : null;
-            const kind = PACKAGE_KINDS[pkg.kind as PackageKind];
             return (
               <Fragment key={pkg.id}>
                 <Table.Tr data-testid={`package-row-${pkg.id}`} data-kind={pkg.kind}>
                   <Table.Td>
                     <Text fw={500} size="sm">
-                      {kind?.title ?? pkg.kind}
+                      {kindTitle(pkg.kind)}
                     </Text>
                     <Text size="xs" c="dimmed">
                       #{pkg.id}
@@ -118,28 +128,32 @@ export function PackagesPanel({
                     <Group gap={4} wrap="nowrap" justify="flex-end">
                       {pkg.job !== null && pkg.job !== undefined && (
                         <Button component={Link} to={`/jobs/${pkg.job}`} size="xs" variant="subtle">
-                          Job
+                          {t('packages.job')}
                         </Button>
                       )}
                       {pkg.status === 'succeeded' ? (
                         <Button component="a" href={packageDownloadUrl(pkg)} download size="xs" data-testid={`package-download-${pkg.id}`}>
-                          Download
+                          {t('packages.download')}
                         </Button>
                       ) : (
-                        <Button size="xs" disabled data-testid={`package-download-${pkg.id}`}>
-                          Download
-                        </Button>
+                        <WithReason reason={pkg.status === 'failed' ? t('packages.failedNoDownload') : t('packages.notBuilt')}>
+                          <Button size="xs" disabled data-testid={`package-download-${pkg.id}`}>
+                            {t('packages.download')}
+                          </Button>
+                        </WithReason>
                       )}
-                      <Button
-                        size="xs"
-                        variant="subtle"
-                        color="red"
-                        disabled={!canEdit || isBuilding(pkg.status)}
-                        onClick={() => setDeleting(pkg)}
-                        data-testid={`package-delete-${pkg.id}`}
-                      >
-                        Delete
-                      </Button>
+                      <WithReason reason={!canEdit ? t('common:permissions.viewerReadOnly') : isBuilding(pkg.status) && t('packages.building')}>
+                        <Button
+                          size="xs"
+                          variant="subtle"
+                          color="red"
+                          disabled={!canEdit || isBuilding(pkg.status)}
+                          onClick={() => setDeleting(pkg)}
+                          data-testid={`package-delete-${pkg.id}`}
+                        >
+                          {t('common:actions.delete')}
+                        </Button>
+                      </WithReason>
                     </Group>
                   </Table.Td>
                 </Table.Tr>
@@ -160,15 +174,14 @@ export function PackagesPanel({
           })}
         </Table.Tbody>
       </Table>
-      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title="Delete package">
+      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title={t('packages.deleteTitle')}>
         <Stack>
           <Text>
-            Delete the {deleting ? (PACKAGE_KINDS[deleting.kind as PackageKind]?.title ?? deleting.kind).toLowerCase() : ''} #{deleting?.id}? Its archive is
-            removed; you can build it again from the model version.
+            {deleting ? t('packages.deleteConfirm', { kind: kindTitle(deleting.kind), id: deleting.id }) : ''}
           </Text>
           <Group justify="flex-end">
             <Button variant="default" onClick={() => setDeleting(null)}>
-              Keep it
+              {t('packages.keep')}
             </Button>
             <Button
               color="red"
@@ -176,7 +189,7 @@ export function PackagesPanel({
               onClick={() => deleting && remove.mutate(deleting.id, { onSettled: () => setDeleting(null) })}
               data-testid="package-delete-confirm"
             >
-              Delete
+              {t('common:actions.delete')}
             </Button>
           </Group>
         </Stack>

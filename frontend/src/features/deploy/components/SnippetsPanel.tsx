@@ -1,25 +1,19 @@
 import { Button, Code, CopyButton, Group, Stack, Tabs, Text } from '@mantine/core';
+import { Trans, useTranslation } from 'react-i18next';
 import { absolutePredictUrl, type Deployment } from '../api/deployments';
 import { inputKindOf } from '../api/predict';
 import { predictSnippet, SNIPPET_LANGUAGES } from '../api/snippets';
 
 /** Copy-paste code that calls this deployment: curl, the Python SDK and JavaScript fetch. */
 export function SnippetsPanel({ deployment }: { deployment: Pick<Deployment, 'id' | 'predict_url'> & { template?: string } }) {
+  const { t } = useTranslation(['deploy', 'common']);
   const kind = inputKindOf(deployment.template);
   const predictUrl = absolutePredictUrl(deployment);
   const baseUrl = window.location.origin;
   return (
     <Stack>
       <Text size="sm" c="dimmed">
-        {kind === 'image' ? (
-          <>
-            Replace <Code>digit.png</Code> with your image and set{' '}
-          </>
-        ) : (
-          <>Put your {kind === 'text' ? 'text' : 'row (the model’s columns)'} in the instances and set </>
-        )}
-        <Code>SAMPAN_DEPLOYMENT_KEY</Code> to a key of this deployment. Answers hold the top-k labels with scores, the model version and the
-        server latency.
+        <Trans t={t} i18nKey={`snippets.intro.${kind}`} components={{ c: <Code /> }} />
       </Text>
       <Tabs defaultValue="curl" keepMounted={false}>
         <Tabs.List>
@@ -38,7 +32,7 @@ export function SnippetsPanel({ deployment }: { deployment: Pick<Deployment, 'id
                   <CopyButton value={code}>
                     {({ copied, copy }) => (
                       <Button size="xs" variant="light" color={copied ? 'teal' : 'blue'} onClick={copy} data-testid={`snippet-copy-${language.value}`}>
-                        {copied ? 'Copied' : 'Copy'}
+                        {copied ? t('common:actions.copied') : t('common:actions.copy')}
                       </Button>
                     )}
                   </CopyButton>

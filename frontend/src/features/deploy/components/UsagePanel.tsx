@@ -1,7 +1,10 @@
 import { BarChart, LineChart } from '@mantine/charts';
 import { Alert, Group, Paper, SegmentedControl, SimpleGrid, Skeleton, Stack, Switch, Text, Title } from '@mantine/core';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Stat } from '@/components/Stat';
+import { currentLanguage } from '@/i18n';
+import { formatNumber } from '@/lib/numbers';
 import { errorMessage } from '@/lib/notifications';
 import type { UsageWindow } from '../api/keys';
 import { errorRate, formatMs, USAGE_WINDOWS, usageRows } from '../api/usage';
@@ -9,6 +12,7 @@ import { USAGE_REFRESH_MS, useUsage } from '../hooks/useDeploy';
 
 /** Calls, errors and latency percentiles of a deployment over a window, refreshed live. */
 export function UsagePanel({ deploymentId }: { deploymentId: number }) {
+  const { t } = useTranslation('deploy');
   const [window, setWindow] = useState<UsageWindow>('1h');
   const [live, setLive] = useState(true);
   const { data, isPending, isError, error, dataUpdatedAt } = useUsage(deploymentId, window, live);
@@ -19,17 +23,17 @@ export function UsagePanel({ deploymentId }: { deploymentId: number }) {
         <SegmentedControl
           value={window}
           onChange={(value) => setWindow(value as UsageWindow)}
-          data={USAGE_WINDOWS}
+          data={USAGE_WINDOWS.map((value) => ({ value, label: t(`usage.windows.${value}`) }))}
           data-testid="usage-window"
         />
         <Group gap="md">
           {dataUpdatedAt > 0 && (
             <Text size="xs" c="dimmed" data-testid="usage-updated">
-              updated {new Date(dataUpdatedAt).toLocaleTimeString()}
+              {t('usage.updated', { time: new Date(dataUpdatedAt).toLocaleTimeString(currentLanguage()) })}
             </Text>
           )}
           <Switch
-            label={`Live (every ${USAGE_REFRESH_MS / 1000}s)`}
+            label={t('usage.live', { seconds: USAGE_REFRESH_MS / 1000 })}
             checked={live}
             onChange={(event) => setLive(event.currentTarget.checked)}
             data-testid="usage-live"
@@ -41,37 +45,37 @@ export function UsagePanel({ deploymentId }: { deploymentId: number }) {
       {data && (
         <>
           <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }} data-testid="usage-totals" data-calls={data.totals.calls} data-errors={data.totals.errors}>
-            <Stat label="Calls" value={String(data.totals.calls)} testId="usage-calls" size="xl" />
-            <Stat label="Errors" value={String(data.totals.errors)} testId="usage-errors" size="xl" />
+            <Stat label={t('usage.calls')} value={formatNumber(data.totals.calls)} testId="usage-calls" size="xl" />
+            <Stat label={t('usage.errors')} value={formatNumber(data.totals.errors)} testId="usage-errors" size="xl" />
             <Stat label="p50" value={formatMs(data.totals.p50_ms)} testId="usage-p50" size="xl" />
             <Stat label="p95" value={formatMs(data.totals.p95_ms)} testId="usage-p95" size="xl" />
             <Stat label="p99" value={formatMs(data.totals.p99_ms)} testId="usage-p99" size="xl" />
-            <Stat label="Error rate" value={errorRate(data.totals)} testId="usage-error-rate" size="xl" />
+            <Stat label={t('usage.errorRate')} value={errorRate(data.totals)} testId="usage-error-rate" size="xl" />
           </SimpleGrid>
           {data.totals.calls === 0 ? (
             <Paper withBorder p="xl" ta="center" data-testid="usage-empty">
-              <Text c="dimmed">No calls in this window yet. Use the “Try it” tab or one of the code snippets.</Text>
+              <Text c="dimmed">{t('usage.empty')}</Text>
             </Paper>
           ) : (
             <SimpleGrid cols={{ base: 1, lg: 2 }}>
               <Paper withBorder p="md" data-testid="usage-calls-chart">
                 <Title order={6} mb="sm">
-                  Calls and errors
+                  {t('usage.callsChart')}
                 </Title>
                 <BarChart
                   h={220}
                   data={rows}
                   dataKey="t"
                   series={[
-                    { name: 'calls', color: 'blue.6' },
-                    { name: 'errors', color: 'red.6' },
+                    { name: 'calls', label: t('usage.calls'), color: 'blue.6' },
+                    { name: 'errors', label: t('usage.errors'), color: 'red.6' },
                   ]}
                   withLegend
                 />
               </Paper>
               <Paper withBorder p="md" data-testid="usage-latency-chart">
                 <Title order={6} mb="sm">
-                  Latency (ms, server side)
+                  {t('usage.latencyChart')}
                 </Title>
                 <LineChart
                   h={220}

@@ -1,5 +1,4 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useSyncExternalStore } from 'react';
 import { createDeploymentKey, listDeploymentKeys, revokeDeploymentKey } from '../api/apiKeys';
 import {
   createDeployment,
@@ -16,8 +15,7 @@ import {
 } from '../api/deployments';
 import { deployKeys, type UsageWindow } from '../api/keys';
 import { createPackage, deletePackage, getPackageJob, isBuilding, listPackages } from '../api/packages';
-import { predict } from '../api/predict';
-import { sessionKeys } from '../api/sessionKeys';
+import { tryPredict, tryUrl, type TryInput } from '../api/predict';
 import { getUsage } from '../api/usage';
 
 /** Poll about once a second while a package builds; usage refreshes every few seconds when live. */
@@ -103,10 +101,8 @@ export function useCreateDeploymentKey(deploymentId: number) {
   return useMutation({
     mutationFn: createDeploymentKey,
     meta: { handlesOwnErrors: true },
-    onSuccess: (created) => {
-      sessionKeys.remember(deploymentId, { id: created.id, name: created.name, key: created.key });
-      return queryClient.invalidateQueries({ queryKey: deployKeys.apiKeys(deploymentId) });
-    },
+    // The key is shown once (ApiKeysPanel's dialog) and kept nowhere in the browser.
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: deployKeys.apiKeys(deploymentId) }),
   });
 }
 
@@ -114,16 +110,8 @@ export function useRevokeDeploymentKey(deploymentId: number) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: revokeDeploymentKey,
-    onSuccess: (_data, { keyId }) => {
-      sessionKeys.forget(deploymentId, keyId);
-      return queryClient.invalidateQueries({ queryKey: deployKeys.apiKeys(deploymentId) });
-    },
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: deployKeys.apiKeys(deploymentId) }),
   });
-}
-
-/** The key of this deployment created in this tab, if any (re-renders when one is created or revoked). */
-export function useSessionKey(deploymentId: number) {
-  return useSyncExternalStore(sessionKeys.subscribe, () => sessionKeys.get(deploymentId));
 }
 
 export function useUsage(deploymentId: number, window: UsageWindow, live: boolean) {
@@ -134,13 +122,17 @@ export function useUsage(deploymentId: number, window: UsageWindow, live: boolea
   });
 }
 
-export function usePredict(deploymentId: number) {
+/** Try a model version, or what a deployment serves now, signed in (no key; see api/predict.tryPredict). */
+export function useTryPredict(target: { modelVersion: number } | { deployment: number }) {
   const queryClient = useQueryClient();
+  const url = tryUrl(target);
   return useMutation({
-    mutationFn: predict,
+    mutationFn: (input: TryInput & { topK: number }) => tryPredict({ url, ...input }),
     meta: { handlesOwnErrors: true },
-    // A call (answered or refused) is counted in usage: show it without waiting for the next refresh.
-    onSettled: () => queryClient.invalidateQueries({ queryKey: [...deployKeys.deployment(deploymentId), 'usage'] }),
+    // A deployment's try is counted in its usage: show it without waiting for the next refresh.
+    onSettled: () => {
+      if ('deployment' in target) return queryClient.invalidateQueries({ queryKey: [...deployKeys.deployment(target.deployment), 'usage'] });
+    },
   });
 }
 
