@@ -7,6 +7,7 @@ import { AppLayout } from './AppLayout';
 import { JobsRoute } from './routes/JobsRoute';
 import { LoginRoute } from './routes/LoginRoute';
 import { TokensRoute } from './routes/TokensRoute';
+import { UsersRoute } from './routes/UsersRoute';
 import { WorkspaceRoute } from './routes/WorkspaceRoute';
 import { WorkspacesRoute } from './routes/WorkspacesRoute';
 
@@ -50,6 +51,7 @@ export function AppRoutes() {
         <Route path="/jobs" element={<JobsRoute />} />
         <Route path="/jobs/:jobId" element={<Lazy><JobRoute /></Lazy>} />
         <Route path="/tokens" element={<TokensRoute />} />
+        <Route path="/users" element={<UsersRoute />} />
       </Route>
       <Route path="*" element={<NotFound />} />
     </Routes>

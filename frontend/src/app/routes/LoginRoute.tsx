@@ -1,9 +1,11 @@
 import { Center, Paper, Stack, Text, Title } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { Navigate, useLocation, useNavigate } from 'react-router';
 import { LanguageSwitch, LoginForm, useMe } from '@/features/auth';
 
 export function LoginRoute() {
   const { data: user } = useMe();
+  const { t } = useTranslation('auth');
   const navigate = useNavigate();
   const location = useLocation();
   const from = (location.state as { from?: string } | null)?.from;
@@ -16,7 +18,7 @@ export function LoginRoute() {
           <Stack gap={2}>
             <Title order={2}>Sampan</Title>
             <Text c="dimmed" size="sm">
-              Sign in to your AI workspace
+              {t('login.subtitle')}
             </Text>
           </Stack>
           <LoginForm onSuccess={() => navigate(target, { replace: true })} />

@@ -1,4 +1,5 @@
 import { Anchor, Breadcrumbs, Group, Stack, Tabs, Title } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { QueryState } from '@/components/QueryState';
@@ -16,20 +17,21 @@ export function ProjectRoute() {
   const projectId = Number(params.projectId);
   const tab = TABS.find((item) => item === params.tab) ?? 'datasets';
   const navigate = useNavigate();
+  const { t } = useTranslation('projects');
   const { data: project, isPending, error } = useProject(projectId);
   const { data: workspace } = useWorkspace(project?.workspace ?? Number.NaN);
-  if (!Number.isInteger(projectId)) return <NotFound what="project" />;
-  if (!project) return <QueryState isPending={isPending} error={error} what="project" />;
+  if (!Number.isInteger(projectId)) return <NotFound kind="project" />;
+  if (!project) return <QueryState isPending={isPending} error={error} kind="project" />;
 
   const canEdit = !workspace || workspace.role !== 'viewer';
   return (
     <Stack>
       <Breadcrumbs>
         <Anchor component={Link} to="/workspaces">
-          Workspaces
+          {t('detail.breadcrumb')}
         </Anchor>
         <Anchor component={Link} to={`/workspaces/${project.workspace}`}>
-          {workspace?.name ?? `Workspace ${project.workspace}`}
+          {workspace?.name ?? t('detail.workspace', { id: project.workspace })}
         </Anchor>
         <span>{project.name}</span>
       </Breadcrumbs>
@@ -37,16 +39,16 @@ export function ProjectRoute() {
       <Tabs value={tab} onChange={(value) => navigate(`/projects/${project.id}/${value}`)} keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="datasets" data-testid="tab-datasets">
-            Datasets
+            {t('detail.tabs.datasets')}
           </Tabs.Tab>
           <Tabs.Tab value="models" data-testid="tab-models">
-            Models
+            {t('detail.tabs.models')}
           </Tabs.Tab>
           <Tabs.Tab value="deployments" data-testid="tab-deployments">
-            Deployments
+            {t('detail.tabs.deployments')}
           </Tabs.Tab>
           <Tabs.Tab value="jobs" data-testid="tab-jobs">
-            Jobs
+            {t('detail.tabs.jobs')}
           </Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="datasets" pt="md">
@@ -63,7 +65,7 @@ export function ProjectRoute() {
         <Tabs.Panel value="deployments" pt="md">
           <Stack>
             <Group justify="space-between">
-              <Title order={4}>Hosted APIs</Title>
+              <Title order={4}>{t('detail.hostedApis')}</Title>
               <CreateDeploymentButton
                 projectId={project.id}
                 disabled={!canEdit}
@@ -71,7 +73,7 @@ export function ProjectRoute() {
               />
             </Group>
             <DeploymentsTable projectId={project.id} />
-            <Title order={4}>Packages</Title>
+            <Title order={4}>{t('detail.packages')}</Title>
             <PackagesPanel projectId={project.id} canEdit={canEdit} />
           </Stack>
         </Tabs.Panel>
@@ -79,7 +81,7 @@ export function ProjectRoute() {
           <JobsPanel
             workspaceId={project.workspace}
             projectId={project.id}
-            runDisabledReason={canEdit ? null : 'Viewers cannot run jobs'}
+            runDisabledReason={canEdit ? null : t('detail.viewersCannotRunJobs')}
           />
         </Tabs.Panel>
       </Tabs>

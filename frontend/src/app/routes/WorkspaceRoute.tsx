@@ -1,4 +1,5 @@
 import { Anchor, Breadcrumbs, Group, Stack, Tabs } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { QueryState } from '@/components/QueryState';
@@ -9,16 +10,17 @@ import { MembersPanel, useWorkspace, WorkspaceHeader } from '@/features/workspac
 export function WorkspaceRoute() {
   const workspaceId = Number(useParams().workspaceId);
   const navigate = useNavigate();
+  const { t } = useTranslation('workspaces');
   const { data: workspace, isPending, error } = useWorkspace(workspaceId);
-  if (!Number.isInteger(workspaceId)) return <NotFound what="workspace" />;
-  if (!workspace) return <QueryState isPending={isPending} error={error} what="workspace" />;
+  if (!Number.isInteger(workspaceId)) return <NotFound kind="workspace" />;
+  if (!workspace) return <QueryState isPending={isPending} error={error} kind="workspace" />;
 
   const canEdit = workspace.role === 'owner' || workspace.role === 'editor';
   return (
     <Stack>
       <Breadcrumbs>
         <Anchor component={Link} to="/workspaces">
-          Workspaces
+          {t('detail.breadcrumb')}
         </Anchor>
         <span>{workspace.name}</span>
       </Breadcrumbs>
@@ -26,13 +28,13 @@ export function WorkspaceRoute() {
       <Tabs defaultValue="projects" keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="projects" data-testid="tab-projects">
-            Projects
+            {t('detail.tabs.projects')}
           </Tabs.Tab>
           <Tabs.Tab value="members" data-testid="tab-members">
-            Members
+            {t('detail.tabs.members')}
           </Tabs.Tab>
           <Tabs.Tab value="jobs" data-testid="tab-jobs">
-            Jobs
+            {t('detail.tabs.jobs')}
           </Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="projects" pt="md">
@@ -51,7 +53,7 @@ export function WorkspaceRoute() {
           <MembersPanel workspaceId={workspace.id} canManage={workspace.role === 'owner'} />
         </Tabs.Panel>
         <Tabs.Panel value="jobs" pt="md">
-          <JobsPanel workspaceId={workspace.id} runDisabledReason={canEdit ? null : 'Viewers cannot run jobs'} />
+          <JobsPanel workspaceId={workspace.id} runDisabledReason={canEdit ? null : t('detail.viewersCannotRunJobs')} />
         </Tabs.Panel>
       </Tabs>
     </Stack>

@@ -1,16 +1,19 @@
+import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { PageHeader } from '@/components/PageHeader';
-import { CreateWorkspaceButton, WorkspacesTable } from '@/features/workspaces';
+import { CreateWorkspaceButton, InvitationsPanel, WorkspacesTable } from '@/features/workspaces';
 
 export function WorkspacesRoute() {
   const navigate = useNavigate();
+  const { t } = useTranslation('workspaces');
   return (
     <>
       <PageHeader
-        title="Workspaces"
-        description="Teams share datasets, projects and jobs inside a workspace."
+        title={t('page.title')}
+        description={t('page.description')}
         actions={<CreateWorkspaceButton onCreated={(workspace) => navigate(`/workspaces/${workspace.id}`)} />}
       />
+      <InvitationsPanel />
       <WorkspacesTable />
     </>
   );

@@ -1,5 +1,6 @@
 export type { Workspace } from './api/workspaces';
 export { CreateWorkspaceButton } from './components/CreateWorkspaceButton';
+export { InvitationsPanel } from './components/InvitationsPanel';
 export { MembersPanel } from './components/MembersPanel';
 export { RoleBadge } from './components/RoleBadge';
 export { WorkspaceHeader } from './components/WorkspaceHeader';

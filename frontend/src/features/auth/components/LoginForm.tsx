@@ -1,5 +1,7 @@
 import { Alert, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { WithReason } from '@/components/WithReason';
 import { errorMessage } from '@/lib/notifications';
 import { useLogin } from '../hooks/useAuth';
 
@@ -7,6 +9,7 @@ export function LoginForm({ onSuccess }: { onSuccess: () => void }) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const loginMutation = useLogin();
+  const { t } = useTranslation('auth');
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -17,12 +20,12 @@ export function LoginForm({ onSuccess }: { onSuccess: () => void }) {
     <form onSubmit={submit} data-testid="login-form" noValidate>
       <Stack>
         {loginMutation.isError && (
-          <Alert color="red" variant="light" title="Sign-in failed" data-testid="login-error">
+          <Alert color="red" variant="light" title={t('login.failed')} data-testid="login-error">
             {errorMessage(loginMutation.error)}
           </Alert>
         )}
         <TextInput
-          label="Username"
+          label={t('login.username')}
           name="username"
           autoComplete="username"
           autoFocus
@@ -32,7 +35,7 @@ export function LoginForm({ onSuccess }: { onSuccess: () => void }) {
           data-testid="login-username"
         />
         <PasswordInput
-          label="Password"
+          label={t('login.password')}
           name="password"
           autoComplete="current-password"
           required
@@ -40,9 +43,11 @@ export function LoginForm({ onSuccess }: { onSuccess: () => void }) {
           onChange={(event) => setPassword(event.currentTarget.value)}
           data-testid="login-password"
         />
-        <Button type="submit" loading={loginMutation.isPending} disabled={!username || !password} data-testid="login-submit">
-          Sign in
-        </Button>
+        <WithReason reason={!username || !password ? t('login.fillIn') : null} block>
+          <Button type="submit" fullWidth loading={loginMutation.isPending} disabled={!username || !password} data-testid="login-submit">
+            {t('login.submit')}
+          </Button>
+        </WithReason>
       </Stack>
     </form>
   );

@@ -1,4 +1,5 @@
 import { Avatar, Group, Menu, Text, UnstyledButton } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { useLogout, useMe } from '../hooks/useAuth';
 import { LanguageSwitch } from './LanguageSwitch';
@@ -7,12 +8,13 @@ export function UserMenu() {
   const { data: user } = useMe();
   const logoutMutation = useLogout();
   const navigate = useNavigate();
+  const { t } = useTranslation('auth');
   if (!user) return null;
 
   return (
     <Menu position="bottom-end" withArrow shadow="md" width={240}>
       <Menu.Target>
-        <UnstyledButton data-testid="user-menu" aria-label="User menu">
+        <UnstyledButton data-testid="user-menu" aria-label={t('menu.label')}>
           <Group gap="xs" wrap="nowrap">
             <Avatar size="sm" radius="xl" color="blue">
               {user.username.slice(0, 2).toUpperCase()}
@@ -25,8 +27,7 @@ export function UserMenu() {
       </Menu.Target>
       <Menu.Dropdown>
         <Menu.Label>
-          Signed in as {user.username}
-          {user.is_staff ? ' (staff)' : ''}
+          {t(user.is_staff ? 'menu.signedInAsStaff' : 'menu.signedInAs', { username: user.username })}
         </Menu.Label>
         <Menu.Item component="div" closeMenuOnClick={false} data-testid="language-item">
           <LanguageSwitch />
@@ -34,7 +35,7 @@ export function UserMenu() {
         <Menu.Divider />
         {user.is_staff && (
           <Menu.Item component="a" href="/admin/">
-            Django admin
+            {t('menu.djangoAdmin')}
           </Menu.Item>
         )}
         <Menu.Item
@@ -42,7 +43,7 @@ export function UserMenu() {
           data-testid="logout"
           onClick={() => logoutMutation.mutate(undefined, { onSettled: () => navigate('/login', { replace: true }) })}
         >
-          Log out
+          {t('menu.logout')}
         </Menu.Item>
       </Menu.Dropdown>
     </Menu>

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { CreateDialog, DescriptionInput, NameInput } from '@/components/CreateDialog';
 import type { Project } from '../api/projects';
 import { useCreateProject } from '../hooks/useProjects';
@@ -15,15 +16,16 @@ export function CreateProjectButton({
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const createMutation = useCreateProject();
+  const { t } = useTranslation('projects');
 
   return (
     <CreateDialog
-      label="New project"
-      title="Create a project"
+      label={t('create.label')}
+      title={t('create.title')}
       testId="create-project"
       submitTestId="project-create-submit"
       disabled={disabled}
-      disabledReason="Viewers cannot create projects"
+      disabledReason={t('create.viewerReason')}
       mutation={createMutation}
       canSubmit={!!name.trim()}
       variables={() => ({ workspace: workspaceId, name: name.trim(), description: description.trim() })}

@@ -1,8 +1,11 @@
 import { Stack, Text, Title } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { formatDateTime } from '@/lib/datetime';
 import type { Project } from '../api/projects';
 
 export function ProjectHeader({ project }: { project: Project }) {
+  const { t } = useTranslation('projects');
+  const date = formatDateTime(project.created_at);
   return (
     <Stack gap={4}>
       <Title order={2} data-testid="project-title">
@@ -10,8 +13,7 @@ export function ProjectHeader({ project }: { project: Project }) {
       </Title>
       {project.description && <Text c="dimmed">{project.description}</Text>}
       <Text size="sm" c="dimmed">
-        Created {formatDateTime(project.created_at)}
-        {project.created_by ? ` by ${String(project.created_by)}` : ''}
+        {project.created_by ? t('header.createdBy', { date, user: String(project.created_by) }) : t('header.created', { date })}
       </Text>
     </Stack>
   );

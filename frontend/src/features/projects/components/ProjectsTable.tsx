@@ -1,4 +1,5 @@
 import { Alert, Anchor, Paper, Skeleton, Table, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
@@ -6,14 +7,15 @@ import { useProjects } from '../hooks/useProjects';
 
 export function ProjectsTable({ workspaceId }: { workspaceId: number }) {
   const { data, isPending, isError, error } = useProjects(workspaceId);
+  const { t } = useTranslation('projects');
   if (isPending) return <Skeleton h={120} />;
   if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
   if (data.results.length === 0) {
     return (
       <Paper withBorder p="xl" ta="center" data-testid="projects-empty">
-        <Text fw={500}>No projects yet</Text>
+        <Text fw={500}>{t('empty.title')}</Text>
         <Text c="dimmed" size="sm">
-          A project groups the datasets, training jobs and models for one problem.
+          {t('empty.hint')}
         </Text>
       </Paper>
     );
@@ -23,10 +25,10 @@ export function ProjectsTable({ workspaceId }: { workspaceId: number }) {
       <Table highlightOnHover verticalSpacing="sm" data-testid="projects-table">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>Name</Table.Th>
-            <Table.Th>Description</Table.Th>
-            <Table.Th>Created by</Table.Th>
-            <Table.Th>Created</Table.Th>
+            <Table.Th>{t('table.name')}</Table.Th>
+            <Table.Th>{t('table.description')}</Table.Th>
+            <Table.Th>{t('table.createdBy')}</Table.Th>
+            <Table.Th>{t('table.created')}</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>

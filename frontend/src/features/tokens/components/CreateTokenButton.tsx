@@ -1,5 +1,6 @@
 import { Select } from '@mantine/core';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { CreateDialog, NameInput } from '@/components/CreateDialog';
 import { EXPIRY_OPTIONS, expiryFromOption } from '../api/expiry';
 import type { CreatedToken } from '../api/tokens';
@@ -9,11 +10,16 @@ export function CreateTokenButton({ onCreated }: { onCreated: (token: CreatedTok
   const [name, setName] = useState('');
   const [expiry, setExpiry] = useState('90');
   const createMutation = useCreateToken();
+  const { t } = useTranslation('tokens');
+  const expiryOptions = EXPIRY_OPTIONS.map((value) => ({
+    value,
+    label: value === 'never' ? t('expiry.never') : value === '365' ? t('expiry.year') : t('expiry.days', { count: Number(value) }),
+  }));
 
   return (
     <CreateDialog
-      label="New token"
-      title="Create an API token"
+      label={t('create.label')}
+      title={t('create.title')}
       testId="create-token"
       submitTestId="token-create-submit"
       mutation={createMutation}
@@ -29,10 +35,10 @@ export function CreateTokenButton({ onCreated }: { onCreated: (token: CreatedTok
       }}
       onCreated={onCreated}
     >
-      <NameInput value={name} onChange={setName} testId="token-name-input" description="What will use it, e.g. “training notebook”" />
+      <NameInput value={name} onChange={setName} testId="token-name-input" description={t('create.nameHint')} />
       <Select
-        label="Expires"
-        data={EXPIRY_OPTIONS}
+        label={t('create.expires')}
+        data={expiryOptions}
         value={expiry}
         onChange={(next) => next && setExpiry(next)}
         allowDeselect={false}

@@ -1,5 +1,8 @@
 import { Alert, Badge, Button, Code, Group, Modal, Paper, Skeleton, Stack, Table, Text } from '@mantine/core';
 import { useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
+import { WithReason } from '@/components/WithReason';
+import { translateDynamic } from '@/i18n';
 import { formatDateTime, formatRelative } from '@/lib/datetime';
 import { errorMessage, notifySuccess } from '@/lib/notifications';
 import { statusColor } from '@/lib/statusColors';
@@ -13,11 +16,12 @@ export function TokensPanel() {
   const revokeMutation = useRevokeToken();
   const [created, setCreated] = useState<CreatedToken | null>(null);
   const [revoking, setRevoking] = useState<Token | null>(null);
+  const { t } = useTranslation('tokens');
 
   const confirmRevoke = () => {
     if (!revoking) return;
     revokeMutation.mutate(revoking.id, {
-      onSuccess: (token) => notifySuccess(`Token “${token.name}” revoked.`),
+      onSuccess: (token) => notifySuccess(t('revoke.done', { name: token.name })),
       onSettled: () => setRevoking(null),
     });
   };
@@ -26,8 +30,7 @@ export function TokensPanel() {
     <Stack>
       <Group justify="space-between">
         <Text c="dimmed" size="sm" maw={640}>
-          Personal API tokens let scripts, notebooks and the <Code>sampan</Code> SDK act as you. Send one as{' '}
-          <Code>Authorization: Bearer &lt;key&gt;</Code>.
+          <Trans t={t} i18nKey="intro" components={{ code: <Code /> }} />
         </Text>
         <CreateTokenButton onCreated={setCreated} />
       </Group>
@@ -35,7 +38,7 @@ export function TokensPanel() {
       {isError && <Alert color="red">{errorMessage(error)}</Alert>}
       {data && data.results.length === 0 && (
         <Paper withBorder p="xl" ta="center" data-testid="tokens-empty">
-          <Text c="dimmed">No tokens yet.</Text>
+          <Text c="dimmed">{t('empty')}</Text>
         </Paper>
       )}
       {data && data.results.length > 0 && (
@@ -43,12 +46,12 @@ export function TokensPanel() {
           <Table verticalSpacing="sm" data-testid="tokens-table">
             <Table.Thead>
               <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Prefix</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>Last used</Table.Th>
-                <Table.Th>Expires</Table.Th>
+                <Table.Th>{t('table.name')}</Table.Th>
+                <Table.Th>{t('table.prefix')}</Table.Th>
+                <Table.Th>{t('table.status')}</Table.Th>
+                <Table.Th>{t('table.created')}</Table.Th>
+                <Table.Th>{t('table.lastUsed')}</Table.Th>
+                <Table.Th>{t('table.expires')}</Table.Th>
                 <Table.Th />
               </Table.Tr>
             </Table.Thead>
@@ -61,29 +64,36 @@ export function TokensPanel() {
                   </Table.Td>
                   <Table.Td>
                     <Badge variant="light" color={statusColor('key', token.status)} data-testid={`token-status-${token.id}`}>
-                      {token.status}
+                      {translateDynamic(`tokens:status.${token.status}`, token.status)}
                     </Badge>
                   </Table.Td>
                   <Table.Td>
                     <Text size="sm">{formatDateTime(token.created_at)}</Text>
                   </Table.Td>
                   <Table.Td>
-                    <Text size="sm">{token.last_used_at ? formatRelative(token.last_used_at) : 'never'}</Text>
+                    <Text size="sm">{token.last_used_at ? formatRelative(token.last_used_at) : t('table.never')}</Text>
                   </Table.Td>
                   <Table.Td>
-                    <Text size="sm">{token.expires_at ? formatDateTime(token.expires_at) : 'never'}</Text>
+                    <Text size="sm">{token.expires_at ? formatDateTime(token.expires_at) : t('table.never')}</Text>
                   </Table.Td>
                   <Table.Td>
-                    <Button
-                      size="xs"
-                      variant="subtle"
-                      color="red"
-                      disabled={token.status !== 'active'}
-                      onClick={() => setRevoking(token)}
-                      data-testid={`token-revoke-${token.id}`}
+                    <WithReason
+                      reason={
+                        token.status !== 'active' &&
+                        t('revoke.notActive', { status: translateDynamic(`tokens:status.${token.status}`, token.status) })
+                      }
                     >
-                      Revoke
-                    </Button>
+                      <Button
+                        size="xs"
+                        variant="subtle"
+                        color="red"
+                        disabled={token.status !== 'active'}
+                        onClick={() => setRevoking(token)}
+                        data-testid={`token-revoke-${token.id}`}
+                      >
+                        {t('revoke.button')}
+                      </Button>
+                    </WithReason>
                   </Table.Td>
                 </Table.Tr>
               ))}
@@ -93,17 +103,17 @@ export function TokensPanel() {
       )}
 
       <TokenCreatedModal token={created} onClose={() => setCreated(null)} />
-      <Modal opened={revoking !== null} onClose={() => setRevoking(null)} title="Revoke token">
+      <Modal opened={revoking !== null} onClose={() => setRevoking(null)} title={t('revoke.title')}>
         <Stack>
           <Text>
-            Revoke <b>{revoking?.name}</b>? Anything still using it will get 401 answers from now on. This cannot be undone.
+            <Trans t={t} i18nKey="revoke.body" values={{ name: revoking?.name }} components={{ b: <b /> }} />
           </Text>
           <Group justify="flex-end">
             <Button variant="default" onClick={() => setRevoking(null)}>
-              Keep it
+              {t('revoke.keep')}
             </Button>
             <Button color="red" loading={revokeMutation.isPending} onClick={confirmRevoke} data-testid="token-revoke-confirm">
-              Revoke
+              {t('revoke.button')}
             </Button>
           </Group>
         </Stack>

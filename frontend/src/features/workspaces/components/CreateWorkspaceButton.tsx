@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { CreateDialog, DescriptionInput, NameInput } from '@/components/CreateDialog';
 import type { Workspace } from '../api/workspaces';
 import { useCreateWorkspace } from '../hooks/useWorkspaces';
@@ -7,11 +8,12 @@ export function CreateWorkspaceButton({ onCreated }: { onCreated?: (workspace: W
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const createMutation = useCreateWorkspace();
+  const { t } = useTranslation('workspaces');
 
   return (
     <CreateDialog
-      label="New workspace"
-      title="Create a workspace"
+      label={t('create.label')}
+      title={t('create.title')}
       testId="create-workspace"
       submitTestId="workspace-create-submit"
       mutation={createMutation}

@@ -1,30 +1,42 @@
-import { Alert, Button, Group, Modal, Paper, Select, Skeleton, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
+import { Alert, Button, Group, Modal, Paper, Select, Skeleton, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { formatDateTime } from '@/lib/datetime';
+import { Trans, useTranslation } from 'react-i18next';
+import { WithReason } from '@/components/WithReason';
+import { translateDynamic } from '@/i18n';
+import { formatDateTime, formatRelative } from '@/lib/datetime';
 import { errorMessage, notifySuccess } from '@/lib/notifications';
 import type { Membership } from '../api/members';
 import type { WorkspaceRole } from '../api/workspaces';
-import { useAddMember, useChangeMemberRole, useMembers, useRemoveMember } from '../hooks/useMembers';
+import { useInviteUser, useRevokeInvitation, useWorkspaceInvitations } from '../hooks/useInvitations';
+import { useChangeMemberRole, useMembers, useRemoveMember } from '../hooks/useMembers';
 
-const ROLE_OPTIONS: { value: WorkspaceRole; label: string }[] = [
-  { value: 'owner', label: 'Owner' },
-  { value: 'editor', label: 'Editor' },
-  { value: 'viewer', label: 'Viewer' },
-];
-const OWNER_ONLY = 'Only workspace owners can manage members';
+const ROLES: WorkspaceRole[] = ['owner', 'editor', 'viewer'];
 
-function AddMemberForm({ workspaceId, disabled }: { workspaceId: number; disabled: boolean }) {
+/** The roles as Select options, in the UI's language. */
+function useRoleOptions() {
+  const { t } = useTranslation(['workspaces', 'common']);
+  return ROLES.map((value) => ({ value, label: t(`roleOptions.${value}`) }));
+}
+
+/** Invite an existing user by username; they join with the role once they accept. */
+function InviteForm({ workspaceId, disabled }: { workspaceId: number; disabled: boolean }) {
+  const { t } = useTranslation(['workspaces', 'common']);
+  const roleOptions = useRoleOptions();
   const [username, setUsername] = useState('');
   const [role, setRole] = useState<WorkspaceRole>('viewer');
-  const addMutation = useAddMember(workspaceId);
+  const inviteMutation = useInviteUser(workspaceId);
+  const ownerOnly = disabled ? t('members.ownerOnly') : null;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    addMutation.mutate(
+    if (!username.trim()) return;
+    inviteMutation.mutate(
       { username: username.trim(), role },
       {
-        onSuccess: (membership) => {
-          notifySuccess(`${membership.user.username} added as ${membership.role}.`);
+        onSuccess: (invitation) => {
+          notifySuccess(
+            t('invite.sent', { username: invitation.user.username, role: translateDynamic(`workspaces:roles.${invitation.role}`, invitation.role) }),
+          );
           setUsername('');
         },
       },
@@ -32,33 +44,97 @@ function AddMemberForm({ workspaceId, disabled }: { workspaceId: number; disable
   };
 
   return (
-    <form onSubmit={submit}>
+    <form onSubmit={submit} data-testid="invite-form">
       <Group align="flex-end" gap="sm">
-        <TextInput
-          label="Add member"
-          placeholder="username"
-          value={username}
-          onChange={(event) => setUsername(event.currentTarget.value)}
-          disabled={disabled}
-          data-testid="member-username-input"
-        />
-        <Select
-          label="Role"
-          data={ROLE_OPTIONS}
-          value={role}
-          onChange={(next) => next && setRole(next as WorkspaceRole)}
-          allowDeselect={false}
-          disabled={disabled}
-          w={130}
-          data-testid="member-role-input"
-        />
-        <Tooltip label={OWNER_ONLY} disabled={!disabled}>
-          <Button type="submit" disabled={disabled || !username.trim()} loading={addMutation.isPending} data-testid="member-add">
-            Add
+        <WithReason reason={ownerOnly}>
+          <TextInput
+            label={t('invite.label')}
+            placeholder={t('invite.placeholder')}
+            value={username}
+            onChange={(event) => setUsername(event.currentTarget.value)}
+            disabled={disabled}
+            data-testid="invite-username-input"
+          />
+        </WithReason>
+        <WithReason reason={ownerOnly}>
+          <Select
+            label={t('invite.role')}
+            data={roleOptions}
+            value={role}
+            onChange={(next) => next && setRole(next as WorkspaceRole)}
+            allowDeselect={false}
+            disabled={disabled}
+            w={130}
+            data-testid="invite-role-input"
+          />
+        </WithReason>
+        <WithReason reason={ownerOnly ?? (!username.trim() ? t('invite.needUsername') : null)}>
+          <Button type="submit" disabled={disabled || !username.trim()} loading={inviteMutation.isPending} data-testid="invite-submit">
+            {t('invite.submit')}
           </Button>
-        </Tooltip>
+        </WithReason>
       </Group>
+      <Text size="xs" c="dimmed" mt={4}>
+        {t('invite.help')}
+      </Text>
     </form>
+  );
+}
+
+/** The workspace's pending invitations; owners may revoke them. */
+function PendingInvitations({ workspaceId, canManage }: { workspaceId: number; canManage: boolean }) {
+  const { t } = useTranslation(['workspaces', 'common']);
+  const { data } = useWorkspaceInvitations(workspaceId);
+  const revokeMutation = useRevokeInvitation(workspaceId);
+  if (!data || data.results.length === 0) return null;
+  return (
+    <Stack gap="xs">
+      <Title order={5}>{t('invite.pendingTitle')}</Title>
+      <Paper withBorder>
+        <Table verticalSpacing="xs" data-testid="invitations-table">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t('members.user')}</Table.Th>
+              <Table.Th>{t('members.role')}</Table.Th>
+              <Table.Th>{t('invite.invitedBy')}</Table.Th>
+              <Table.Th>{t('invite.invited')}</Table.Th>
+              <Table.Th />
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {data.results.map((invitation) => (
+              <Table.Tr key={invitation.id} data-testid={`invitation-row-${invitation.id}`}>
+                <Table.Td fw={500}>{invitation.user.username}</Table.Td>
+                <Table.Td>{translateDynamic(`workspaces:roles.${invitation.role}`, invitation.role)}</Table.Td>
+                <Table.Td>{invitation.invited_by?.username ?? '—'}</Table.Td>
+                <Table.Td>
+                  <Text size="sm">{formatRelative(invitation.created_at)}</Text>
+                </Table.Td>
+                <Table.Td>
+                  <WithReason reason={canManage ? null : t('members.ownerOnly')}>
+                    <Button
+                      size="xs"
+                      variant="subtle"
+                      color="red"
+                      disabled={!canManage}
+                      loading={revokeMutation.isPending && revokeMutation.variables === invitation.id}
+                      onClick={() =>
+                        revokeMutation.mutate(invitation.id, {
+                          onSuccess: () => notifySuccess(t('invite.revoked', { username: invitation.user.username })),
+                        })
+                      }
+                      data-testid={`invitation-revoke-${invitation.id}`}
+                    >
+                      {t('invite.revoke')}
+                    </Button>
+                  </WithReason>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Paper>
+    </Stack>
   );
 }
 
@@ -68,33 +144,38 @@ function MemberRow({ workspaceId, membership, canManage, onRemove }: {
   canManage: boolean;
   onRemove: (membership: Membership) => void;
 }) {
+  const { t } = useTranslation(['workspaces', 'common']);
+  const roleOptions = useRoleOptions();
   const changeRole = useChangeMemberRole(workspaceId);
+  const ownerOnly = canManage ? null : t('members.ownerOnly');
   return (
     <Table.Tr data-testid={`member-row-${membership.id}`}>
       <Table.Td fw={500}>{membership.user.username}</Table.Td>
       <Table.Td c="dimmed">{membership.user.email || '—'}</Table.Td>
       <Table.Td>
-        <Select
-          aria-label={`Role of ${membership.user.username}`}
-          data={ROLE_OPTIONS}
-          value={membership.role}
-          allowDeselect={false}
-          disabled={!canManage || changeRole.isPending}
-          onChange={(next) => {
-            if (next && next !== membership.role) {
-              changeRole.mutate({ membershipId: membership.id, role: next as WorkspaceRole });
-            }
-          }}
-          size="xs"
-          w={120}
-          data-testid={`member-role-${membership.id}`}
-        />
+        <WithReason reason={ownerOnly}>
+          <Select
+            aria-label={t('members.roleOf', { username: membership.user.username })}
+            data={roleOptions}
+            value={membership.role}
+            allowDeselect={false}
+            disabled={!canManage || changeRole.isPending}
+            onChange={(next) => {
+              if (next && next !== membership.role) {
+                changeRole.mutate({ membershipId: membership.id, role: next as WorkspaceRole });
+              }
+            }}
+            size="xs"
+            w={120}
+            data-testid={`member-role-${membership.id}`}
+          />
+        </WithReason>
       </Table.Td>
       <Table.Td>
         <Text size="sm">{formatDateTime(membership.created_at)}</Text>
       </Table.Td>
       <Table.Td>
-        <Tooltip label={OWNER_ONLY} disabled={canManage}>
+        <WithReason reason={ownerOnly}>
           <Button
             size="xs"
             variant="subtle"
@@ -103,16 +184,20 @@ function MemberRow({ workspaceId, membership, canManage, onRemove }: {
             onClick={() => onRemove(membership)}
             data-testid={`member-remove-${membership.id}`}
           >
-            Remove
+            {t('members.remove')}
           </Button>
-        </Tooltip>
+        </WithReason>
       </Table.Td>
     </Table.Tr>
   );
 }
 
-/** Members of a workspace; changing them is for owners (`canManage`), and the server has the last word. */
+/**
+ * Members of a workspace and its pending invitations. Owners (`canManage`) invite users by username,
+ * revoke invitations, change roles and remove members; the server has the last word.
+ */
 export function MembersPanel({ workspaceId, canManage }: { workspaceId: number; canManage: boolean }) {
+  const { t } = useTranslation(['workspaces', 'common']);
   const { data, isPending, isError, error } = useMembers(workspaceId);
   const removeMutation = useRemoveMember(workspaceId);
   const [removing, setRemoving] = useState<Membership | null>(null);
@@ -120,14 +205,15 @@ export function MembersPanel({ workspaceId, canManage }: { workspaceId: number; 
   const confirmRemove = () => {
     if (!removing) return;
     removeMutation.mutate(removing.id, {
-      onSuccess: () => notifySuccess(`${removing.user.username} removed.`),
+      onSuccess: () => notifySuccess(t('members.removed', { username: removing.user.username })),
       onSettled: () => setRemoving(null),
     });
   };
 
   return (
     <Stack>
-      <AddMemberForm workspaceId={workspaceId} disabled={!canManage} />
+      <InviteForm workspaceId={workspaceId} disabled={!canManage} />
+      <PendingInvitations workspaceId={workspaceId} canManage={canManage} />
       {isPending && <Skeleton h={120} />}
       {isError && <Alert color="red">{errorMessage(error)}</Alert>}
       {data && (
@@ -135,10 +221,10 @@ export function MembersPanel({ workspaceId, canManage }: { workspaceId: number; 
           <Table verticalSpacing="xs" data-testid="members-table">
             <Table.Thead>
               <Table.Tr>
-                <Table.Th>User</Table.Th>
-                <Table.Th>Email</Table.Th>
-                <Table.Th>Role</Table.Th>
-                <Table.Th>Member since</Table.Th>
+                <Table.Th>{t('members.user')}</Table.Th>
+                <Table.Th>{t('members.email')}</Table.Th>
+                <Table.Th>{t('members.role')}</Table.Th>
+                <Table.Th>{t('members.since')}</Table.Th>
                 <Table.Th />
               </Table.Tr>
             </Table.Thead>
@@ -156,17 +242,17 @@ export function MembersPanel({ workspaceId, canManage }: { workspaceId: number; 
           </Table>
         </Paper>
       )}
-      <Modal opened={removing !== null} onClose={() => setRemoving(null)} title="Remove member">
+      <Modal opened={removing !== null} onClose={() => setRemoving(null)} title={t('members.removeTitle')}>
         <Stack>
           <Text>
-            Remove <b>{removing?.user.username}</b> from this workspace? They lose access to its projects and jobs.
+            <Trans t={t} i18nKey="members.removeBody" values={{ username: removing?.user.username }} components={{ b: <b /> }} />
           </Text>
           <Group justify="flex-end">
             <Button variant="default" onClick={() => setRemoving(null)}>
-              Cancel
+              {t('common:actions.cancel')}
             </Button>
             <Button color="red" loading={removeMutation.isPending} onClick={confirmRemove} data-testid="member-remove-confirm">
-              Remove
+              {t('members.remove')}
             </Button>
           </Group>
         </Stack>

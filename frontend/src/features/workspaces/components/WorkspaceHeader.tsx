@@ -1,8 +1,10 @@
 import { Group, Stack, Text, Title } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import type { Workspace } from '../api/workspaces';
 import { RoleBadge } from './RoleBadge';
 
 export function WorkspaceHeader({ workspace }: { workspace: Workspace }) {
+  const { t } = useTranslation('workspaces');
   return (
     <Stack gap={4}>
       <Group gap="sm">
@@ -12,8 +14,8 @@ export function WorkspaceHeader({ workspace }: { workspace: Workspace }) {
         <RoleBadge role={workspace.role} />
       </Group>
       {workspace.description && <Text c="dimmed">{workspace.description}</Text>}
-      <Text size="sm" c="dimmed">
-        {workspace.member_count} {workspace.member_count === 1 ? 'member' : 'members'}
+      <Text size="sm" c="dimmed" data-testid="workspace-member-count">
+        {t('memberCount', { count: workspace.member_count })}
       </Text>
     </Stack>
   );

@@ -1,20 +1,23 @@
 import { Alert, Anchor, Paper, Skeleton, Table, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { formatDateTime } from '@/lib/datetime';
+import { formatNumber } from '@/lib/numbers';
 import { errorMessage } from '@/lib/notifications';
 import { useWorkspaces } from '../hooks/useWorkspaces';
 import { RoleBadge } from './RoleBadge';
 
 export function WorkspacesTable() {
   const { data, isPending, isError, error } = useWorkspaces();
+  const { t } = useTranslation('workspaces');
   if (isPending) return <Skeleton h={160} />;
   if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
   if (data.results.length === 0) {
     return (
       <Paper withBorder p="xl" ta="center" data-testid="workspaces-empty">
-        <Text fw={500}>No workspaces yet</Text>
+        <Text fw={500}>{t('empty.title')}</Text>
         <Text c="dimmed" size="sm">
-          A workspace holds projects, datasets and jobs, and the people who may use them.
+          {t('empty.hint')}
         </Text>
       </Paper>
     );
@@ -24,11 +27,11 @@ export function WorkspacesTable() {
       <Table highlightOnHover verticalSpacing="sm" data-testid="workspaces-table">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>Name</Table.Th>
-            <Table.Th>Description</Table.Th>
-            <Table.Th>Your role</Table.Th>
-            <Table.Th>Members</Table.Th>
-            <Table.Th>Created</Table.Th>
+            <Table.Th>{t('table.name')}</Table.Th>
+            <Table.Th>{t('table.description')}</Table.Th>
+            <Table.Th>{t('table.yourRole')}</Table.Th>
+            <Table.Th>{t('table.members')}</Table.Th>
+            <Table.Th>{t('table.created')}</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -47,7 +50,7 @@ export function WorkspacesTable() {
               <Table.Td>
                 <RoleBadge role={workspace.role} />
               </Table.Td>
-              <Table.Td>{workspace.member_count}</Table.Td>
+              <Table.Td data-testid={`workspace-members-${workspace.id}`}>{formatNumber(workspace.member_count)}</Table.Td>
               <Table.Td>
                 <Text size="sm">{formatDateTime(workspace.created_at)}</Text>
               </Table.Td>
@@ -57,7 +60,7 @@ export function WorkspacesTable() {
       </Table>
       {data.count > data.results.length && (
         <Text size="xs" c="dimmed" p="sm">
-          Showing {data.results.length} of {data.count} workspaces.
+          {t('table.showing', { shown: data.results.length, count: data.count })}
         </Text>
       )}
     </Paper>
