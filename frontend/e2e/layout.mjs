@@ -87,6 +87,22 @@ async function main() {
       await page.getByTestId('login-submit').click();
       await page.waitForURL((url) => !url.pathname.startsWith('/login'));
     });
+    await step('the measurement sees an overflow when there is one', async () => {
+      // A page that fits, then a 2000 px wide block put into it: the check must name the block.
+      await page.goto(`${baseUrl}${pages[0].path}`, { waitUntil: 'domcontentloaded' });
+      await page.locator(pages[0].ready.split('|').map((id) => `[data-testid="${id}"]`).join(', ')).first().waitFor();
+      await page.evaluate(() => {
+        const wide = document.createElement('div');
+        wide.setAttribute('data-testid', 'layout-probe');
+        wide.style.width = '2000px';
+        wide.style.height = '10px';
+        document.querySelector('main')?.appendChild(wide);
+      });
+      const measured = await page.evaluate(measureOverflow);
+      if (!measured.overflows || !measured.widest.some((item) => item.element.includes('layout-probe'))) {
+        fail(`a 2000 px block went unnoticed: ${JSON.stringify(measured)}`);
+      }
+    });
     for (const viewport of VIEWPORTS) {
       await page.setViewportSize(viewport);
       for (const { name, path: pagePath, ready } of pages) {
