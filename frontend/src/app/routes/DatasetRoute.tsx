@@ -1,4 +1,5 @@
 import { Anchor, Breadcrumbs, Stack, Tabs } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { QueryState } from '@/components/QueryState';
@@ -19,6 +20,7 @@ function parseSampleIds(value: string | null): number[] | null {
 }
 
 export function DatasetRoute() {
+  const { t } = useTranslation('datasets');
   const params = useParams();
   const datasetId = Number(params.datasetId);
   const tab = TABS.find((item) => item === params.tab) ?? 'label';
@@ -28,8 +30,8 @@ export function DatasetRoute() {
   const { data: project } = useProject(dataset?.project ?? Number.NaN);
   const { data: workspace } = useWorkspace(dataset?.workspace ?? Number.NaN);
   const versions = useVersions(dataset ? datasetId : Number.NaN);
-  if (!Number.isInteger(datasetId)) return <NotFound what="dataset" />;
-  if (!dataset) return <QueryState isPending={isPending} error={error} what="dataset" />;
+  if (!Number.isInteger(datasetId)) return <NotFound kind="dataset" />;
+  if (!dataset) return <QueryState isPending={isPending} error={error} kind="dataset" />;
 
   const canEdit = !workspace || workspace.role !== 'viewer';
   const sampleIds = parseSampleIds(search.get('samples'));
@@ -37,31 +39,21 @@ export function DatasetRoute() {
     <Stack>
       <Breadcrumbs>
         <Anchor component={Link} to={`/workspaces/${dataset.workspace}`}>
-          {workspace?.name ?? `Workspace ${dataset.workspace}`}
+          {workspace?.name ?? t('route.workspaceFallback', { id: dataset.workspace })}
         </Anchor>
         <Anchor component={Link} to={`/projects/${dataset.project}`}>
-          {project?.name ?? `Project ${dataset.project}`}
+          {project?.name ?? t('route.projectFallback', { id: dataset.project })}
         </Anchor>
         <span>{dataset.name}</span>
       </Breadcrumbs>
       <DatasetHeader dataset={dataset} />
       <Tabs value={tab} onChange={(value) => navigate(`/datasets/${dataset.id}/${value}`)} keepMounted={false}>
         <Tabs.List>
-          <Tabs.Tab value="import" data-testid="tab-import">
-            Import
-          </Tabs.Tab>
-          <Tabs.Tab value="label" data-testid="tab-label">
-            Label
-          </Tabs.Tab>
-          <Tabs.Tab value="statistics" data-testid="tab-statistics">
-            Statistics
-          </Tabs.Tab>
-          <Tabs.Tab value="versions" data-testid="tab-versions">
-            Versions
-          </Tabs.Tab>
-          <Tabs.Tab value="train" data-testid="tab-train">
-            Train
-          </Tabs.Tab>
+          {TABS.map((value) => (
+            <Tabs.Tab key={value} value={value} data-testid={`tab-${value}`}>
+              {t(`route.tabs.${value}`)}
+            </Tabs.Tab>
+          ))}
         </Tabs.List>
         <Tabs.Panel value="import" pt="md">
           <ImportPanel datasetId={dataset.id} disabled={!canEdit} />

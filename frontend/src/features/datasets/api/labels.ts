@@ -29,6 +29,18 @@ export function renameLabel(datasetId: number, id: number, name: string) {
   );
 }
 
+/** Changes a label's key (`''`: back to the default key of its place) or colour. */
+export function updateLabel(datasetId: number, id: number, body: { shortcut?: string; color?: string }) {
+  return unwrap(api.PATCH('/api/v1/datasets/{dataset_id}/labels/{id}/', { params: { path: { dataset_id: datasetId, id } }, body }));
+}
+
+/** Puts the labels in a new order: every label id once. Answers the labels in that order. */
+export function reorderLabels(datasetId: number, labelIds: number[]) {
+  return unwrap(
+    api.POST('/api/v1/datasets/{dataset_id}/labels/reorder/', { params: { path: { dataset_id: datasetId } }, body: { label_ids: labelIds } }),
+  );
+}
+
 export function mergeLabel(datasetId: number, id: number, into: number, dryRun: boolean) {
   return unwrap(
     api.POST('/api/v1/datasets/{dataset_id}/labels/{id}/merge/', {

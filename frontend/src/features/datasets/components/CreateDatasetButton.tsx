@@ -1,5 +1,6 @@
 import { Select } from '@mantine/core';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { CreateDialog, DescriptionInput, NameInput } from '@/components/CreateDialog';
 import { TASK_TYPES, type Dataset, type TaskType } from '../api/datasets';
 import { useCreateDataset } from '../hooks/useDatasets';
@@ -13,6 +14,7 @@ export function CreateDatasetButton({
   disabled?: boolean;
   onCreated?: (dataset: Dataset) => void;
 }) {
+  const { t } = useTranslation('datasets');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [taskType, setTaskType] = useState<TaskType>('image_classification');
@@ -20,12 +22,12 @@ export function CreateDatasetButton({
 
   return (
     <CreateDialog
-      label="New dataset"
-      title="Create a dataset"
+      label={t('create.button')}
+      title={t('create.title')}
       testId="create-dataset"
       submitTestId="dataset-create-submit"
       disabled={disabled}
-      disabledReason="Viewers cannot create datasets"
+      disabledReason={t('create.viewerReason')}
       mutation={createMutation}
       canSubmit={!!name.trim()}
       variables={() => ({ project: projectId, name: name.trim(), description: description.trim(), task_type: taskType })}
@@ -38,8 +40,8 @@ export function CreateDatasetButton({
     >
       <NameInput value={name} onChange={setName} testId="dataset-name-input" />
       <Select
-        label="Task type"
-        data={TASK_TYPES}
+        label={t('create.taskType')}
+        data={TASK_TYPES.map((value) => ({ value, label: t(`taskTypes.${value}`) }))}
         value={taskType}
         onChange={(value) => value && setTaskType(value as TaskType)}
         allowDeselect={false}

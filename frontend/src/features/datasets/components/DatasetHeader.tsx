@@ -1,7 +1,10 @@
 import { Badge, Button, Group, Stack, Text, Title } from '@mantine/core';
-import { exportUrl, TASK_TYPES, type Dataset } from '../api/datasets';
+import { useTranslation } from 'react-i18next';
+import { formatNumber } from '@/lib/numbers';
+import { exportUrl, type Dataset } from '../api/datasets';
 
 export function DatasetHeader({ dataset }: { dataset: Dataset }) {
+  const { t } = useTranslation('datasets');
   return (
     <Group justify="space-between" align="flex-start">
       <Stack gap={4}>
@@ -9,15 +12,19 @@ export function DatasetHeader({ dataset }: { dataset: Dataset }) {
           <Title order={2} data-testid="dataset-title">
             {dataset.name}
           </Title>
-          <Badge variant="light">{TASK_TYPES.find((type) => type.value === dataset.task_type)?.label ?? dataset.task_type}</Badge>
+          <Badge variant="light">{t(`taskTypes.${dataset.task_type}`)}</Badge>
         </Group>
         {dataset.description && <Text c="dimmed">{dataset.description}</Text>}
         <Text size="sm" c="dimmed" data-testid="dataset-counts">
-          {dataset.sample_count} samples · {dataset.labeled_count} labeled · {dataset.label_count} labels
+          {t('header.counts', {
+            samples: formatNumber(dataset.sample_count),
+            labeled: formatNumber(dataset.labeled_count),
+            labels: formatNumber(dataset.label_count),
+          })}
         </Text>
       </Stack>
       <Button component="a" href={exportUrl(dataset.id)} download variant="default" data-testid="dataset-export">
-        Download export
+        {t('header.export')}
       </Button>
     </Group>
   );

@@ -1,20 +1,22 @@
 import { Alert, Anchor, Badge, Paper, Progress, Skeleton, Table, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
-import { TASK_TYPES } from '../api/datasets';
+import { formatNumber } from '@/lib/numbers';
 import { useDatasets } from '../hooks/useDatasets';
 
 export function DatasetsTable({ projectId }: { projectId: number }) {
+  const { t } = useTranslation('datasets');
   const { data, isPending, isError, error } = useDatasets(projectId);
   if (isPending) return <Skeleton h={120} />;
   if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
   if (data.results.length === 0) {
     return (
       <Paper withBorder p="xl" ta="center" data-testid="datasets-empty">
-        <Text fw={500}>No datasets yet</Text>
+        <Text fw={500}>{t('table.emptyTitle')}</Text>
         <Text c="dimmed" size="sm">
-          Create a dataset, drop images or a zip into it, label them and train a model.
+          {t('table.emptyHint')}
         </Text>
       </Paper>
     );
@@ -24,12 +26,12 @@ export function DatasetsTable({ projectId }: { projectId: number }) {
       <Table highlightOnHover verticalSpacing="sm" data-testid="datasets-table">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>Name</Table.Th>
-            <Table.Th>Task</Table.Th>
-            <Table.Th>Samples</Table.Th>
-            <Table.Th w={200}>Labeled</Table.Th>
-            <Table.Th>Labels</Table.Th>
-            <Table.Th>Created</Table.Th>
+            <Table.Th>{t('table.name')}</Table.Th>
+            <Table.Th>{t('table.task')}</Table.Th>
+            <Table.Th>{t('table.samples')}</Table.Th>
+            <Table.Th w={200}>{t('table.labeled')}</Table.Th>
+            <Table.Th>{t('table.labels')}</Table.Th>
+            <Table.Th>{t('table.created')}</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -43,13 +45,13 @@ export function DatasetsTable({ projectId }: { projectId: number }) {
                   </Anchor>
                 </Table.Td>
                 <Table.Td>
-                  <Badge variant="light">{TASK_TYPES.find((type) => type.value === dataset.task_type)?.label ?? dataset.task_type}</Badge>
+                  <Badge variant="light">{t(`taskTypes.${dataset.task_type}`)}</Badge>
                 </Table.Td>
-                <Table.Td>{dataset.sample_count}</Table.Td>
+                <Table.Td>{formatNumber(dataset.sample_count)}</Table.Td>
                 <Table.Td>
-                  <Progress value={percent} size="sm" aria-label={`${dataset.labeled_count} of ${dataset.sample_count} labeled`} />
+                  <Progress value={percent} size="sm" aria-label={t('table.labeledAria', { labeled: formatNumber(dataset.labeled_count), total: formatNumber(dataset.sample_count) })} />
                   <Text size="xs" c="dimmed">
-                    {dataset.labeled_count} / {dataset.sample_count}
+                    {formatNumber(dataset.labeled_count)} / {formatNumber(dataset.sample_count)}
                   </Text>
                 </Table.Td>
                 <Table.Td>{dataset.label_count}</Table.Td>

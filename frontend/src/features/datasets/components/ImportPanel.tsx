@@ -1,7 +1,9 @@
 import { Alert, Button, Group, Paper, Progress, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type DragEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { errorMessage } from '@/lib/notifications';
+import { formatBytes, formatNumber } from '@/lib/numbers';
 import { exportUrl, isTableDataset } from '../api/datasets';
 import { batchFiles, isArchive, uploadArchive, uploadImages, type ImportBatch } from '../api/imports';
 import { datasetKeys } from '../api/keys';
@@ -11,12 +13,6 @@ import { ImportBatchView, ImportReport } from './ImportReport';
 import { TableImportPanel } from './TableImportPanel';
 
 type Upload = { name: string; loaded: number; total: number };
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
-}
 
 /**
  * Drop images and archives: images upload in batches under the request limit, each archive
@@ -31,6 +27,7 @@ export function ImportPanel({ datasetId, disabled = false }: { datasetId: number
 }
 
 function ImageImportPanel({ datasetId, disabled = false }: { datasetId: number; disabled?: boolean }) {
+  const { t } = useTranslation('datasets');
   const queryClient = useQueryClient();
   const inputRef = useRef<HTMLInputElement>(null);
   const [over, setOver] = useState(false);
@@ -64,7 +61,10 @@ function ImageImportPanel({ datasetId, disabled = false }: { datasetId: number; 
       }
       const batches = batchFiles(images);
       for (const [index, chunk] of batches.entries()) {
-        const name = batches.length > 1 ? `${images.length} images (part ${index + 1} of ${batches.length})` : `${images.length} images`;
+        const name =
+          batches.length > 1
+            ? t('import.imagesPart', { count: images.length, formatted: formatNumber(images.length), part: index + 1, parts: batches.length })
+            : t('import.images', { count: images.length, formatted: formatNumber(images.length) });
         const bytes = chunk.reduce((sum, file) => sum + file.size, 0);
         setUpload({ name, loaded: done, total });
         const batch = await uploadImages(datasetId, chunk, label, (progress) =>
@@ -95,9 +95,9 @@ function ImageImportPanel({ datasetId, disabled = false }: { datasetId: number; 
     <Stack>
       <Group justify="space-between" align="flex-end">
         <TextInput
-          label="Label for the dropped files (optional)"
-          description="Archives: a folder per class gives labels; this one goes to files at the root."
-          placeholder="e.g. cat"
+          label={t('import.labelInput')}
+          description={t('import.labelHint')}
+          placeholder={t('import.labelPlaceholder')}
           value={label}
           onChange={(event) => setLabel(event.currentTarget.value)}
           w={420}
@@ -105,7 +105,7 @@ function ImageImportPanel({ datasetId, disabled = false }: { datasetId: number; 
           data-testid="import-label-input"
         />
         <Button component="a" href={exportUrl(datasetId)} download variant="default" data-testid="import-export-download">
-          Download export (zip)
+          {t('import.export')}
         </Button>
       </Group>
       <Paper
@@ -143,24 +143,24 @@ function ImageImportPanel({ datasetId, disabled = false }: { datasetId: number; 
           }}
         />
         <Stack align="center" gap={4}>
-          <Title order={4}>{disabled ? 'Viewers cannot import' : 'Drop images or archives here'}</Title>
+          <Title order={4}>{disabled ? t('import.viewerTitle') : t('import.dropTitle')}</Title>
           <Text c="dimmed" size="sm" ta="center">
-            JPEG, PNG, BMP, WebP, GIF or TIFF files (16-bit and float images are scaled to 8 bits), or a zip / tar.gz with a folder per class (files at its root stay unlabeled).
+            {t('import.dropFormats')}
             <br />
-            Or click to choose files.
+            {t('import.dropClick')}
           </Text>
         </Stack>
       </Paper>
       {upload && (
         <Paper withBorder p="sm" data-testid="upload-progress-panel">
           <Text size="sm" mb={4}>
-            Uploading {upload.name} · {formatBytes(upload.loaded)} of {formatBytes(upload.total)}
+            {t('import.uploading', { name: upload.name, loaded: formatBytes(upload.loaded), total: formatBytes(upload.total) })}
           </Text>
-          <Progress value={percent} striped animated aria-label={`Upload ${percent}%`} data-testid="upload-progress" data-value={percent} />
+          <Progress value={percent} striped animated aria-label={t('import.uploadAria', { percent })} data-testid="upload-progress" data-value={percent} />
         </Paper>
       )}
       {uploadError && (
-        <Alert color="red" title="Upload refused" withCloseButton onClose={() => setUploadError(null)} data-testid="upload-error">
+        <Alert color="red" title={t('import.refused')} withCloseButton onClose={() => setUploadError(null)} data-testid="upload-error">
           {uploadError}
         </Alert>
       )}
@@ -169,7 +169,7 @@ function ImageImportPanel({ datasetId, disabled = false }: { datasetId: number; 
       ))}
       {earlier.length > 0 && (
         <Stack gap="xs">
-          <Title order={5}>Earlier imports</Title>
+          <Title order={5}>{t('import.earlier')}</Title>
           {earlier.slice(0, 5).map((batch) => (
             <ImportBatchView key={batch.id} batch={batch} />
           ))}

@@ -1,24 +1,14 @@
 import { Alert, Badge, Group, Paper, Progress, ScrollArea, SimpleGrid, Skeleton, Stack, Table, Text } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { translateDynamic } from '@/i18n';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
 import { progressColor, statusColor } from '@/lib/statusColors';
 import { importFraction, isImportActive, type ImportBatch, type ImportBatchSummary } from '../api/imports';
 import { datasetKeys } from '../api/keys';
 import { useImportBatch } from '../hooks/useImports';
-
-const PROBLEM_TITLES: Record<string, string> = {
-  duplicate: 'Duplicate',
-  not_an_image: 'Not an image',
-  corrupt_image: 'Corrupt image',
-  truncated_image: 'Truncated image',
-  too_many_pixels: 'Too many pixels',
-  file_too_large: 'File too large',
-  encrypted: 'Encrypted',
-  corrupt_entry: 'Corrupt archive entry',
-  bad_label: 'Bad label',
-};
 
 function Count({ label, value, testId, color }: { label: string; value: number; testId: string; color?: string }) {
   return (
@@ -34,6 +24,7 @@ function Count({ label, value, testId, color }: { label: string; value: number; 
 }
 
 export function ImportBatchView({ batch }: { batch: ImportBatch | ImportBatchSummary }) {
+  const { t } = useTranslation('datasets');
   const problems = 'problems' in batch ? batch.problems : [];
   const active = isImportActive(batch);
   const fraction = importFraction(batch);
@@ -45,13 +36,13 @@ export function ImportBatchView({ batch }: { batch: ImportBatch | ImportBatchSum
       <Stack gap="sm">
         <Group justify="space-between">
           <Group gap="xs">
-            <Text fw={600}>{batch.source === 'archive' ? batch.filename || 'Archive' : `${batch.files} image files`}</Text>
+            <Text fw={600}>{batch.source === 'archive' ? batch.filename || t('report.archive') : t('report.imageFiles', { count: batch.files })}</Text>
             <Badge color={statusColor('job', batch.status)} variant={active ? 'filled' : 'light'} data-testid={`import-status-${batch.id}`}>
-              {batch.status}
+              {translateDynamic(`datasets:report.status.${batch.status}`, batch.status)}
             </Badge>
             {batch.job !== null && (
               <Text size="xs" c="dimmed">
-                job #{batch.job}
+                {t('report.job', { id: batch.job })}
               </Text>
             )}
           </Group>
@@ -67,7 +58,7 @@ export function ImportBatchView({ batch }: { batch: ImportBatch | ImportBatchSum
               animated={active}
               color={progressColor(batch.status)}
               flex={1}
-              aria-label={`Import ${percent}%`}
+              aria-label={t('report.progressAria', { percent })}
               data-testid={`import-progress-${batch.id}`}
               data-value={percent}
             />
@@ -82,16 +73,16 @@ export function ImportBatchView({ batch }: { batch: ImportBatch | ImportBatchSum
           </Alert>
         )}
         <SimpleGrid cols={{ base: 3, sm: 6 }}>
-          <Count label="Files" value={batch.files} testId={`import-files-${batch.id}`} />
-          <Count label="Imported" value={batch.imported} testId={`import-imported-${batch.id}`} color="teal" />
-          <Count label="Duplicates" value={batch.duplicates} testId={`import-duplicates-${batch.id}`} color={batch.duplicates ? 'orange' : undefined} />
-          <Count label="Failed" value={batch.failed} testId={`import-failed-${batch.id}`} color={batch.failed ? 'red' : undefined} />
-          <Count label="Ignored" value={batch.ignored} testId={`import-ignored-${batch.id}`} />
-          <Count label="New labels" value={batch.labels_created.length} testId={`import-labels-${batch.id}`} />
+          <Count label={t('report.files')} value={batch.files} testId={`import-files-${batch.id}`} />
+          <Count label={t('report.imported')} value={batch.imported} testId={`import-imported-${batch.id}`} color="teal" />
+          <Count label={t('report.duplicates')} value={batch.duplicates} testId={`import-duplicates-${batch.id}`} color={batch.duplicates ? 'orange' : undefined} />
+          <Count label={t('report.failed')} value={batch.failed} testId={`import-failed-${batch.id}`} color={batch.failed ? 'red' : undefined} />
+          <Count label={t('report.ignored')} value={batch.ignored} testId={`import-ignored-${batch.id}`} />
+          <Count label={t('report.newLabels')} value={batch.labels_created.length} testId={`import-labels-${batch.id}`} />
         </SimpleGrid>
         {batch.labels_created.length > 0 && (
           <Text size="xs" c="dimmed">
-            Labels created: {batch.labels_created.join(', ')}
+            {t('report.labelsCreated', { names: batch.labels_created.join(t('report.listSeparator')) })}
           </Text>
         )}
         {problems.length > 0 && (
@@ -99,9 +90,9 @@ export function ImportBatchView({ batch }: { batch: ImportBatch | ImportBatchSum
             <Table fz="xs" verticalSpacing={4} stickyHeader data-testid={`import-problems-${batch.id}`}>
               <Table.Thead>
                 <Table.Tr>
-                  <Table.Th>File</Table.Th>
-                  <Table.Th>Problem</Table.Th>
-                  <Table.Th>Details</Table.Th>
+                  <Table.Th>{t('report.file')}</Table.Th>
+                  <Table.Th>{t('report.problem')}</Table.Th>
+                  <Table.Th>{t('report.details')}</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -110,7 +101,7 @@ export function ImportBatchView({ batch }: { batch: ImportBatch | ImportBatchSum
                     <Table.Td style={{ wordBreak: 'break-all' }}>{problem.file}</Table.Td>
                     <Table.Td>
                       <Badge size="xs" color={problem.code === 'duplicate' ? 'orange' : 'red'} variant="light">
-                        {PROBLEM_TITLES[problem.code] ?? problem.code}
+                        {translateDynamic(`datasets:report.problems.${problem.code}`, problem.code)}
                       </Badge>
                     </Table.Td>
                     <Table.Td>{problem.message}</Table.Td>

@@ -20,12 +20,16 @@ import {
 } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
+import { WithReason } from '@/components/WithReason';
 import { errorMessage } from '@/lib/notifications';
+import { formatNumber, formatPercent } from '@/lib/numbers';
 import type { Label } from '../api/labels';
 import { MAX_PICKED_SAMPLES, SAMPLES_PAGE_SIZE, type Sample, type SampleFilters } from '../api/samples';
 import { useDataset } from '../hooks/useDatasets';
 import { useLabels } from '../hooks/useLabels';
 import { useLabeling, useSamplePage } from '../hooks/useSamples';
+import { keyCap, labelColor, labelKeys } from './labelKeys';
 import { LabelsManager } from './LabelsManager';
 
 const FALLBACK_COLUMNS = 6;
@@ -55,16 +59,18 @@ function parseFilter(value: string | null): SampleFilters['label'] {
 }
 
 function LabelBadge({ sample, labels }: { sample: Sample; labels: Label[] }) {
+  const { t } = useTranslation(['datasets', 'common']);
   if (sample.label === null) {
     return (
       <Badge size="xs" color="gray" variant="outline">
-        unlabeled
+        {t('labeling.unlabeledBadge')}
       </Badge>
     );
   }
-  const color = labels.find((label) => label.id === sample.label)?.color || undefined;
+  const index = labels.findIndex((label) => label.id === sample.label);
+  const color = index >= 0 ? labelColor(labels[index], index) : undefined;
   return (
-    <Badge size="xs" variant="filled" color={color} style={{ maxWidth: '100%' }}>
+    <Badge size="xs" variant="filled" color={color} autoContrast style={{ maxWidth: '100%' }}>
       {sample.label_name ?? `#${sample.label}`}
     </Badge>
   );
@@ -85,7 +91,9 @@ function sampleText(sample: Sample): string {
 
 /**
  * The labeler: a thumbnail grid with server-side filters and pages, a large preview, labels by
- * click or keys (1-9, arrows, Ctrl/Cmd+Z), multi-select with bulk assignment and the progress.
+ * click or by each label's key (1-9, 0, then letters, in the labels' order, or the key the user
+ * chose), Backspace/Delete to unlabel, arrows, Ctrl/Cmd+Z, "/" to search, multi-select with bulk
+ * assignment and the progress.
  * With `sampleIds` it shows just those samples (e.g. from an evaluation report), the first
  * MAX_PICKED_SAMPLES of them, in pages like the rest.
  */
@@ -100,7 +108,11 @@ export function LabelingPanel({
   sampleIds?: number[] | null;
   onClearSampleIds?: () => void;
 }) {
+  const { t } = useTranslation(['datasets', 'common']);
   const { data: labels = [] } = useLabels(datasetId);
+  const keys = useMemo(() => labelKeys(labels), [labels]);
+  const labelByKey = useMemo(() => new Map([...keys].flatMap(([id, key]) => (key ? [[key, id] as const] : []))), [keys]);
+  const searchRef = useRef<HTMLInputElement>(null);
   const [labelFilter, setLabelFilter] = useState<SampleFilters['label']>(null);
   const [searchInput, setSearchInput] = useState('');
   const { data: dataset } = useDataset(datasetId);
@@ -203,15 +215,16 @@ export function LabelingPanel({
       }
       if (event.ctrlKey || event.metaKey || event.altKey) return;
       const columns = columnsOf(gridRef.current);
-      if (/^[1-9]$/.test(event.key)) {
-        const label = labels[Number(event.key) - 1];
-        if (label) {
-          event.preventDefault();
-          assignLabel(label.id);
-        }
-      } else if (event.key === '0') {
+      const labelId = event.key.length === 1 ? labelByKey.get(event.key.toLowerCase()) : undefined;
+      if (labelId !== undefined) {
+        event.preventDefault();
+        assignLabel(labelId);
+      } else if (event.key === 'Backspace' || event.key === 'Delete') {
         event.preventDefault();
         assignLabel(null);
+      } else if (event.key === '/') {
+        event.preventDefault();
+        searchRef.current?.focus();
       } else if (event.key === 'ArrowRight') {
         event.preventDefault();
         move(1);
@@ -230,7 +243,7 @@ export function LabelingPanel({
     };
     document.addEventListener('keydown', onKeyDown);
     return () => document.removeEventListener('keydown', onKeyDown);
-  }, [labels, assignLabel, move, undo, canEdit]);
+  }, [labelByKey, assignLabel, move, undo, canEdit]);
 
   const clickTile = (event: MouseEvent, index: number) => {
     const sample = samples[index];
@@ -254,15 +267,17 @@ export function LabelingPanel({
   };
 
   const labeledPercent = counts && counts.total ? Math.round((1000 * counts.labeled) / counts.total) / 10 : 0;
+  const withCount = (name: string, count: number | undefined) => (count === undefined ? name : t('labeling.withCount', { name, count: formatNumber(count) }));
   const filterOptions = [
-    { value: 'all', label: 'All samples' },
-    { value: 'unlabeled', label: `Unlabeled${counts ? ` (${counts.unlabeled})` : ''}` },
-    { value: 'labeled', label: `Labeled${counts ? ` (${counts.labeled})` : ''}` },
+    { value: 'all', label: t('labeling.filter.all') },
+    { value: 'unlabeled', label: withCount(t('labeling.filter.unlabeled'), counts?.unlabeled) },
+    { value: 'labeled', label: withCount(t('labeling.filter.labeled'), counts?.labeled) },
     ...labels.map((label) => ({
       value: String(label.id),
-      label: `${label.name} (${counts?.per_label.find((row) => row.id === label.id)?.count ?? label.sample_count})`,
+      label: withCount(label.name, counts?.per_label.find((row) => row.id === label.id)?.count ?? label.sample_count),
     })),
   ];
+  const readOnly = canEdit ? null : t('common:permissions.viewerReadOnly');
   const loading = pageQuery.isPending;
 
   return (
@@ -271,18 +286,17 @@ export function LabelingPanel({
         <Stack gap="sm">
           <Paper withBorder p="sm">
             <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-              Progress
+              {t('labeling.progress')}
             </Text>
             <Text fw={600} data-testid="labeling-progress" data-labeled={counts?.labeled} data-total={counts?.total}>
-              {counts ? `${counts.labeled} / ${counts.total} labeled` : '…'}
+              {counts ? t('labeling.progressCount', { labeled: formatNumber(counts.labeled), total: formatNumber(counts.total) }) : '…'}
             </Text>
-            <Progress value={labeledPercent} size="sm" mt={4} aria-label={`${labeledPercent}% labeled`} />
+            <Progress value={labeledPercent} size="sm" mt={4} aria-label={t('labeling.progressAria', { percent: formatPercent(labeledPercent / 100) })} />
           </Paper>
           <LabelsManager datasetId={datasetId} labels={labels} canEdit={canEdit} />
           <Paper withBorder p="sm">
-            <Text size="xs" c="dimmed">
-              <Kbd>1</Kbd>–<Kbd>9</Kbd> label · <Kbd>0</Kbd> unlabel · arrows move · <Kbd>Ctrl</Kbd>/<Kbd>⌘</Kbd>+<Kbd>Z</Kbd> undo ·
-              Shift/Ctrl-click to select several · <Kbd>Esc</Kbd> clears the selection
+            <Text size="xs" c="dimmed" data-testid="labeling-help">
+              <Trans t={t} i18nKey="labeling.help" components={{ k: <Kbd /> }} />
             </Text>
           </Paper>
         </Stack>
@@ -294,13 +308,14 @@ export function LabelingPanel({
             <Alert color="blue" variant="light" data-testid="labeling-sample-filter">
               <Group justify="space-between">
                 <Text size="sm">
-                  Showing {picked.length} picked sample{picked.length === 1 ? '' : 's'}
-                  {sampleIds && sampleIds.length > picked.length ? ` (the first ${picked.length} of ${sampleIds.length})` : ''}
-                  {missing > 0 ? ` (${missing} no longer exist)` : ''}.
+                  {t('labeling.picked.showing', { count: picked.length })}
+                  {sampleIds && sampleIds.length > picked.length ? t('labeling.picked.firstOf', { shown: formatNumber(picked.length), total: formatNumber(sampleIds.length) }) : ''}
+                  {missing > 0 ? t('labeling.picked.missing', { count: missing }) : ''}
+                  {t('labeling.picked.end')}
                 </Text>
                 {onClearSampleIds && (
                   <Button size="xs" variant="light" onClick={onClearSampleIds} data-testid="labeling-show-all">
-                    Show all samples
+                    {t('labeling.picked.showAll')}
                   </Button>
                 )}
               </Group>
@@ -308,7 +323,7 @@ export function LabelingPanel({
           ) : (
             <Group gap="sm" align="flex-end">
               <Select
-                label="Show"
+                label={t('labeling.filter.label')}
                 data={filterOptions}
                 value={filterValue(labelFilter)}
                 onChange={(value) => changeFilter(parseFilter(value))}
@@ -318,8 +333,9 @@ export function LabelingPanel({
                 data-testid="labeling-filter"
               />
               <TextInput
-                label={textual ? 'Text' : 'File name'}
-                placeholder="Search"
+                ref={searchRef}
+                label={textual ? t('labeling.search.text') : t('labeling.search.fileName')}
+                placeholder={t('labeling.search.placeholder')}
                 value={searchInput}
                 onChange={(event) => {
                   setSearchInput(event.currentTarget.value);
@@ -330,21 +346,23 @@ export function LabelingPanel({
                 data-testid="labeling-search"
               />
               <Text size="xs" c="dimmed" data-testid="labeling-count">
-                {pageQuery.data ? `${pageQuery.data.count} matching` : ''}
+                {pageQuery.data ? t('labeling.matching', { count: pageQuery.data.count, formatted: formatNumber(pageQuery.data.count) }) : ''}
               </Text>
             </Group>
           )}
 
           {conflict && (
-            <Alert color="orange" title="Not saved: changed by someone else" withCloseButton onClose={clearConflict} data-testid="label-conflict">
+            <Alert color="orange" title={t('labeling.conflict.title')} withCloseButton onClose={clearConflict} data-testid="label-conflict">
               <Text size="sm">{conflict.message}</Text>
               {conflict.current.map((item) => (
                 <Text size="sm" key={item.id} data-testid={`label-conflict-current-${item.id}`}>
-                  Sample {item.id} is now {item.label_name ? `labeled "${item.label_name}"` : 'unlabeled'} (version {item.label_version}).
+                  {item.label_name
+                    ? t('labeling.conflict.nowLabeled', { id: item.id, name: item.label_name, version: item.label_version })
+                    : t('labeling.conflict.nowUnlabeled', { id: item.id, version: item.label_version })}
                 </Text>
               ))}
               <Text size="xs" c="dimmed">
-                The grid shows the current labels; label again if you still want to change them.
+                {t('labeling.conflict.hint')}
               </Text>
             </Alert>
           )}
@@ -353,27 +371,29 @@ export function LabelingPanel({
             <Paper withBorder p="xs" data-testid="bulk-bar">
               <Group gap="sm">
                 <Text size="sm" fw={600} data-testid="bulk-count">
-                  {selected.size} selected
+                  {t('labeling.bulk.selected', { count: selected.size })}
                 </Text>
                 <Select
                   size="xs"
-                  placeholder="Label"
-                  data={[{ value: 'none', label: '(unlabeled)' }, ...labels.map((label) => ({ value: String(label.id), label: label.name }))]}
+                  placeholder={t('labeling.bulk.placeholder')}
+                  data={[{ value: 'none', label: t('labeling.bulk.unlabeled') }, ...labels.map((label) => ({ value: String(label.id), label: label.name }))]}
                   value={bulkTarget}
                   onChange={setBulkTarget}
                   w={180}
                   data-testid="bulk-label-select"
                 />
-                <Button
-                  size="xs"
-                  disabled={!canEdit || bulkTarget === null}
-                  onClick={() => bulkTarget !== null && assignLabel(bulkTarget === 'none' ? null : Number(bulkTarget))}
-                  data-testid="bulk-label-apply"
-                >
-                  Apply to {selected.size}
-                </Button>
+                <WithReason reason={readOnly || (bulkTarget === null && t('labeling.bulk.pickFirst'))}>
+                  <Button
+                    size="xs"
+                    disabled={!canEdit || bulkTarget === null}
+                    onClick={() => bulkTarget !== null && assignLabel(bulkTarget === 'none' ? null : Number(bulkTarget))}
+                    data-testid="bulk-label-apply"
+                  >
+                    {t('labeling.bulk.apply', { count: selected.size })}
+                  </Button>
+                </WithReason>
                 <Button size="xs" variant="subtle" onClick={() => setSelected(new Set())} data-testid="bulk-clear">
-                  Clear selection
+                  {t('labeling.bulk.clear')}
                 </Button>
               </Group>
             </Paper>
@@ -383,7 +403,7 @@ export function LabelingPanel({
           {pageQuery.isError && <Alert color="red">{errorMessage(pageQuery.error)}</Alert>}
           {!loading && samples.length === 0 && (
             <Paper withBorder p="xl" ta="center" data-testid="labeling-empty">
-              <Text c="dimmed">No samples match.</Text>
+              <Text c="dimmed">{t('labeling.empty')}</Text>
             </Paper>
           )}
           <SimpleGrid cols={{ base: 3, sm: 4, lg: 6 }} spacing={6} ref={gridRef} data-testid="sample-grid">
@@ -461,39 +481,50 @@ export function LabelingPanel({
                 </Text>
               </Group>
               <Group gap={4}>
-                {labels.map((label, index) => (
-                  <Button
-                    key={label.id}
-                    size="compact-xs"
-                    variant={currentSample.label === label.id ? 'filled' : 'default'}
-                    color={label.color || undefined}
-                    leftSection={<ColorSwatch color={label.color || '#868e96'} size={8} />}
-                    disabled={!canEdit}
-                    onClick={() => assignLabel(label.id)}
-                    data-testid={`assign-label-${label.id}`}
-                  >
-                    {index < 9 ? `${index + 1} · ` : ''}
-                    {label.name}
-                  </Button>
-                ))}
+                {labels.map((label, index) => {
+                  const key = keys.get(label.id);
+                  return (
+                    <WithReason key={label.id} reason={readOnly}>
+                      <Button
+                        size="compact-xs"
+                        variant={currentSample.label === label.id ? 'filled' : 'default'}
+                        color={labelColor(label, index)}
+                        autoContrast
+                        leftSection={<ColorSwatch color={labelColor(label, index)} size={8} />}
+                        disabled={!canEdit}
+                        onClick={() => assignLabel(label.id)}
+                        title={key ? t('labeling.keyTitle', { key: keyCap(key), name: label.name }) : undefined}
+                        data-testid={`assign-label-${label.id}`}
+                        data-key={key ?? ''}
+                      >
+                        {key ? `${keyCap(key)} · ` : ''}
+                        {label.name}
+                      </Button>
+                    </WithReason>
+                  );
+                })}
               </Group>
               <Group gap="xs">
-                <Button size="compact-xs" variant="subtle" color="gray" disabled={!canEdit} onClick={() => assignLabel(null)} data-testid="assign-unlabeled">
-                  0 · Unlabel
-                </Button>
-                <Button size="compact-xs" variant="subtle" disabled={!canEdit || !canUndo} onClick={() => void undo()} data-testid="label-undo">
-                  Undo
-                </Button>
+                <WithReason reason={readOnly}>
+                  <Button size="compact-xs" variant="subtle" color="gray" disabled={!canEdit} onClick={() => assignLabel(null)} data-testid="assign-unlabeled">
+                    {t('labeling.unlabel')}
+                  </Button>
+                </WithReason>
+                <WithReason reason={readOnly || (!canUndo && t('labeling.nothingToUndo'))}>
+                  <Button size="compact-xs" variant="subtle" disabled={!canEdit || !canUndo} onClick={() => void undo()} data-testid="label-undo">
+                    {t('labeling.undo')}
+                  </Button>
+                </WithReason>
                 {pending > 0 && (
                   <Text size="xs" c="dimmed" data-testid="label-saving">
-                    saving…
+                    {t('labeling.saving')}
                   </Text>
                 )}
               </Group>
             </Stack>
           ) : (
             <Text c="dimmed" size="sm">
-              Pick a sample.
+              {t('labeling.pickSample')}
             </Text>
           )}
         </Paper>

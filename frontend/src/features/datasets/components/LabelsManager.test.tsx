@@ -1,4 +1,4 @@
-import { screen, waitFor } from '@testing-library/react';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { fakeApi, json, type RecordedCall } from '@/test/fakeApi';
@@ -6,9 +6,23 @@ import { renderWithApp } from '@/test/render';
 import { LabelsManager } from './LabelsManager';
 
 const LABELS = [
-  { id: 11, name: 'cat', color: '#ff0000', sample_count: 40, created_at: '2026-11-29T10:00:00Z' },
-  { id: 12, name: 'kitten', color: '#00ff00', sample_count: 7, created_at: '2026-11-29T10:00:00Z' },
+  { id: 11, name: 'cat', color: '#ff0000', position: 0, shortcut: '', key: '1', sample_count: 40, created_at: '2026-11-29T10:00:00Z' },
+  { id: 12, name: 'kitten', color: '#00ff00', position: 1, shortcut: '', key: '2', sample_count: 7, created_at: '2026-11-29T10:00:00Z' },
 ];
+
+const CHINESE = ['零', '一', '二', '三'].map((name, position) => ({
+  id: 20 + position,
+  name,
+  color: '',
+  position,
+  shortcut: '',
+  key: null,
+  sample_count: 1,
+  created_at: '2026-12-01T10:00:00Z',
+}));
+
+const reorderBodies = (server: ReturnType<typeof fakeApi>) =>
+  server.callsTo('POST', '/api/v1/datasets/1/labels/reorder/').map((call) => (call.body as { label_ids: number[] }).label_ids);
 
 describe('LabelsManager', () => {
   it('says how many samples a delete unlabels (dry run) before deleting', async () => {
@@ -62,5 +76,47 @@ describe('LabelsManager', () => {
     await user.click(screen.getByTestId('label-action-confirm'));
     await waitFor(() => expect(server.callsTo('PATCH', '/api/v1/datasets/1/labels/11/')).toHaveLength(1));
     expect(server.callsTo('PATCH', '/api/v1/datasets/1/labels/11/')[0].body).toEqual({ name: 'feline' });
+  });
+
+  it('reorders with the up/down buttons, sending every label id in the new order', async () => {
+    const server = fakeApi({ 'POST /api/v1/datasets/1/labels/reorder/': json(CHINESE) });
+    renderWithApp(<LabelsManager datasetId={1} labels={CHINESE} canEdit />);
+    const user = userEvent.setup();
+    expect(screen.getByTestId('label-key-20')).toHaveTextContent('1');
+    expect(screen.getByTestId('label-up-20')).toBeDisabled();
+    expect(screen.getByTestId('label-up-20').closest('[data-disabled-reason]')).toHaveAttribute('data-disabled-reason', 'Already the first label.');
+    await user.click(screen.getByTestId('label-down-20'));
+    await waitFor(() => expect(reorderBodies(server)).toEqual([[21, 20, 22, 23]]));
+    await user.click(screen.getByTestId('label-up-23'));
+    await waitFor(() => expect(reorderBodies(server)).toHaveLength(2));
+    expect(reorderBodies(server)[1]).toEqual([20, 21, 23, 22]);
+  });
+
+  it('reorders by dragging a row onto another', async () => {
+    const server = fakeApi({ 'POST /api/v1/datasets/1/labels/reorder/': json(CHINESE) });
+    renderWithApp(<LabelsManager datasetId={1} labels={CHINESE} canEdit />);
+    const data = new Map<string, string>();
+    const dataTransfer = { setData: (type: string, value: string) => data.set(type, value), getData: (type: string) => data.get(type) ?? '', effectAllowed: '', dropEffect: '' };
+    expect(screen.getByTestId('label-row-23')).toHaveAttribute('draggable', 'true');
+    fireEvent.dragStart(screen.getByTestId('label-row-23'), { dataTransfer });
+    fireEvent.dragOver(screen.getByTestId('label-row-20'), { dataTransfer });
+    fireEvent.drop(screen.getByTestId('label-row-20'), { dataTransfer });
+    await waitFor(() => expect(reorderBodies(server)).toEqual([[23, 20, 21, 22]]));
+  });
+
+  it('sets a key: one character, not a reserved one, sent lower-cased', async () => {
+    const server = fakeApi({ 'PATCH /api/v1/datasets/1/labels/22/': json({ ...CHINESE[2], shortcut: 'q', key: 'q' }) });
+    renderWithApp(<LabelsManager datasetId={1} labels={CHINESE} canEdit />);
+    const user = userEvent.setup();
+    await user.click(screen.getByTestId('label-menu-22'));
+    await user.click(await screen.findByTestId('label-set-key-22'));
+    const input = await screen.findByTestId('label-key-input');
+    await user.type(input, '/');
+    expect(screen.getByTestId('label-action-confirm')).toBeDisabled();
+    await user.clear(input);
+    await user.type(input, 'Q');
+    await user.click(screen.getByTestId('label-action-confirm'));
+    await waitFor(() => expect(server.callsTo('PATCH', '/api/v1/datasets/1/labels/22/')).toHaveLength(1));
+    expect(server.callsTo('PATCH', '/api/v1/datasets/1/labels/22/')[0].body).toMatchObject({ shortcut: 'q' });
   });
 });

@@ -1,32 +1,44 @@
 import '@mantine/charts/styles.css';
 import { BarChart } from '@mantine/charts';
-import { Alert, Paper, SimpleGrid, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Badge, Group, Paper, SimpleGrid, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import type { TFunction } from 'i18next';
+import { useTranslation } from 'react-i18next';
 import { Stat } from '@/components/Stat';
 import { errorMessage } from '@/lib/notifications';
+import { formatNumber } from '@/lib/numbers';
 import type { DatasetStatistics } from '../api/datasets';
 import { useDataset, useStatistics } from '../hooks/useDatasets';
+import { labelColor } from './labelKeys';
 import { ProfilePanel } from './ProfilePanel';
 
-/** Chart rows: one per label plus the unlabeled samples. */
+/** Chart rows: one per label, in the labels' order (the unlabeled samples are a figure of their own,
+ * so a large unlabeled share does not squash the class bars). */
 function classRows(statistics: DatasetStatistics): { name: string; count: number; color: string }[] {
-  const rows = statistics.per_label.map((row) => ({ name: row.name, count: row.count, color: row.color || 'blue.6' }));
-  if (statistics.unlabeled > 0) rows.push({ name: '(unlabeled)', count: statistics.unlabeled, color: 'gray.5' });
-  return rows;
+  return statistics.per_label.map((row, index) => ({ name: row.name, count: row.count, color: labelColor(row, index) }));
 }
 
+/** Room for the longest class name on the category axis: CJK characters are about twice as wide. */
+function axisWidth(names: string[]): number {
+  const widest = Math.max(0, ...names.map((name) => [...name].reduce((sum, char) => sum + (char.charCodeAt(0) > 0x2e80 ? 13 : 7), 0)));
+  return Math.min(180, Math.max(32, widest + 12));
+}
+
+/** Pixels per class bar: every class keeps its row and its name, however many there are. */
+const ROW_HEIGHT = 26;
+
 /** "≤ 32 px", ..., "> 4096 px" for the longer-side buckets. */
-function sizeRows(statistics: DatasetStatistics): { bucket: string; count: number }[] {
+function sizeRows(statistics: DatasetStatistics, t: TFunction<'datasets'>): { bucket: string; count: number }[] {
   const bounded = statistics.size_buckets.filter((bucket) => bucket.max_side !== null).map((bucket) => bucket.max_side as number);
   const largest = bounded.length ? Math.max(...bounded) : 0;
   return statistics.size_buckets.map((bucket) => ({
-    bucket: bucket.max_side === null ? `> ${largest} px` : `≤ ${bucket.max_side} px`,
+    bucket: bucket.max_side === null ? t('statistics.sizeAbove', { px: largest }) : t('statistics.sizeUpTo', { px: bucket.max_side }),
     count: bucket.count,
   }));
 }
 
-function range(r: DatasetStatistics['width']): string {
+function range(r: DatasetStatistics['width'], t: TFunction<'datasets'>): string {
   if (r.min === null || r.max === null) return '—';
-  return r.min === r.max ? `${r.min}` : `${r.min}–${r.max} (mean ${Math.round(r.mean ?? 0)})`;
+  return r.min === r.max ? `${r.min}` : t('statistics.range', { min: r.min, max: r.max, mean: formatNumber(Math.round(r.mean ?? 0)) });
 }
 
 export function StatisticsPanel({ datasetId }: { datasetId: number }) {
@@ -36,63 +48,80 @@ export function StatisticsPanel({ datasetId }: { datasetId: number }) {
 }
 
 function ImageStatisticsPanel({ datasetId }: { datasetId: number }) {
+  const { t } = useTranslation('datasets');
   const { data: statistics, isPending, isError, error } = useStatistics(datasetId);
   if (isPending) return <Skeleton h={240} />;
   if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
   const classes = classRows(statistics);
-  const sizes = sizeRows(statistics);
+  const sizes = sizeRows(statistics, t);
   return (
     <Stack data-testid="statistics-panel">
       <SimpleGrid cols={{ base: 2, sm: 5 }}>
-        <Stat label="Samples" value={statistics.total} testId="stat-total" />
-        <Stat label="Labeled" value={statistics.labeled} testId="stat-labeled" />
-        <Stat label="Unlabeled" value={statistics.unlabeled} testId="stat-unlabeled" />
-        <Stat label="Width px" value={range(statistics.width)} testId="stat-width" />
-        <Stat label="Height px" value={range(statistics.height)} testId="stat-height" />
+        <Stat label={t('statistics.samples')} value={statistics.total} testId="stat-total" />
+        <Stat label={t('statistics.labeled')} value={statistics.labeled} testId="stat-labeled" />
+        <Stat label={t('statistics.unlabeled')} value={statistics.unlabeled} testId="stat-unlabeled" />
+        <Stat label={t('statistics.width')} value={range(statistics.width, t)} testId="stat-width" />
+        <Stat label={t('statistics.height')} value={range(statistics.height, t)} testId="stat-height" />
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Paper withBorder p="md" data-testid="class-counts-chart" data-points={classes.length}>
-          <Title order={5} mb="sm">
-            Samples per class
-          </Title>
+          <Group justify="space-between" mb="sm" gap="xs">
+            <Title order={5}>{t('statistics.perClass')}</Title>
+            {statistics.unlabeled > 0 && (
+              <Badge variant="light" color="gray" data-testid="unlabeled-badge">
+                {t('statistics.unlabeledApart', { count: statistics.unlabeled, formatted: formatNumber(statistics.unlabeled) })}
+              </Badge>
+            )}
+          </Group>
           {classes.length === 0 ? (
             <Text c="dimmed" size="sm">
-              No samples yet.
+              {statistics.total === 0 ? t('statistics.noSamples') : t('statistics.noLabels')}
             </Text>
           ) : (
             <BarChart
-              h={260}
+              h={Math.max(120, classes.length * ROW_HEIGHT + 40)}
               data={classes}
               dataKey="name"
-              series={[{ name: 'count', label: 'Samples', color: 'blue.6' }]}
-              getBarColor={(_, entry) => (entry && typeof entry.color === 'string' ? entry.color : 'blue.6')}
-              tickLine="y"
+              orientation="vertical"
+              series={[{ name: 'count', label: t('statistics.samplesSeries'), color: 'blue.6' }]}
+              yAxisProps={{ interval: 0, width: axisWidth(classes.map((row) => row.name)) }}
+              valueFormatter={(value) => formatNumber(value)}
+              gridAxis="x"
+              tickLine="x"
+              data-testid="class-counts-bars"
             />
           )}
         </Paper>
         <Paper withBorder p="md" data-testid="size-chart" data-points={sizes.length}>
           <Title order={5} mb="sm">
-            Image size (longer side)
+            {t('statistics.sizeTitle')}
           </Title>
           {sizes.every((row) => row.count === 0) ? (
             <Text c="dimmed" size="sm">
-              No samples yet.
+              {t('statistics.noSamples')}
             </Text>
           ) : (
-            <BarChart h={260} data={sizes} dataKey="bucket" series={[{ name: 'count', label: 'Images', color: 'teal.6' }]} tickLine="y" />
+            <BarChart
+              h={260}
+              data={sizes}
+              dataKey="bucket"
+              series={[{ name: 'count', label: t('statistics.imagesSeries'), color: 'teal.6' }]}
+              valueFormatter={(value) => formatNumber(value)}
+              tickLine="y"
+            />
           )}
         </Paper>
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Paper withBorder p="md">
           <Title order={5} mb="sm">
-            Most common sizes
+            {t('statistics.commonSizes')}
           </Title>
           <Table fz="sm" verticalSpacing={4} data-testid="common-sizes">
             <Table.Thead>
               <Table.Tr>
-                <Table.Th>Width × height</Table.Th>
-                <Table.Th>Images</Table.Th>
+                <Table.Th>{t('statistics.widthByHeight')}</Table.Th>
+                <Table.Th>{t('statistics.images')}</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
@@ -109,7 +138,7 @@ function ImageStatisticsPanel({ datasetId }: { datasetId: number }) {
         </Paper>
         <Paper withBorder p="md">
           <Title order={5} mb="sm">
-            Formats
+            {t('statistics.formats')}
           </Title>
           <Table fz="sm" verticalSpacing={4} data-testid="formats">
             <Table.Tbody>

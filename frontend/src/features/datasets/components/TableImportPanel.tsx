@@ -1,7 +1,12 @@
 import { Alert, Badge, Button, Group, Paper, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
+import type { TFunction } from 'i18next';
 import { useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { WithReason } from '@/components/WithReason';
+import { translateDynamic } from '@/i18n';
 import { errorMessage } from '@/lib/notifications';
+import { formatNumber } from '@/lib/numbers';
 import { exportUrl, type TaskType } from '../api/datasets';
 import {
   encodingCandidates,
@@ -21,18 +26,26 @@ const NONE = '__none__';
 const DETECT = '__detect__';
 const ENCODINGS = ['utf-8', 'utf-16', 'gb18030', 'big5', 'shift_jis', 'euc-kr', 'cp1252', 'latin-1', 'cp1251', 'cp1250'];
 const DELIMITERS = [
-  { value: ',', label: 'comma ,' },
-  { value: ';', label: 'semicolon ;' },
-  { value: '\t', label: 'tab' },
-  { value: '|', label: 'pipe |' },
-];
+  { value: ',', key: 'comma' },
+  { value: ';', key: 'semicolon' },
+  { value: '\t', key: 'tab' },
+  { value: '|', key: 'pipe' },
+] as const;
 const DECIMALS = [
-  { value: '.', label: 'point 1.5' },
-  { value: ',', label: 'comma 1,5' },
-];
+  { value: '.', key: 'point' },
+  { value: ',', key: 'comma' },
+] as const;
 
-function describeDelimiter(delimiter: string | null | undefined): string {
-  return DELIMITERS.find((option) => option.value === delimiter)?.label ?? (delimiter ? `'${delimiter}'` : '');
+function delimiterOptions(t: TFunction<'datasets'>) {
+  return DELIMITERS.map((option) => ({ value: option.value, label: t(`table.delimiters.${option.key}`) }));
+}
+
+function decimalOptions(t: TFunction<'datasets'>) {
+  return DECIMALS.map((option) => ({ value: option.value, label: t(`table.decimals.${option.key}`) }));
+}
+
+function describeDelimiter(delimiter: string | null | undefined, t: TFunction<'datasets'>): string {
+  return delimiterOptions(t).find((option) => option.value === delimiter)?.label ?? (delimiter ? `'${delimiter}'` : '');
 }
 
 /** A reading option's select: "detected" (sent as nothing) or a choice; the placeholder shows what the server used. */
@@ -47,10 +60,11 @@ function ReadingSelect({
   disabled: boolean;
   testId: string;
 }) {
+  const { t } = useTranslation('datasets');
   return (
     <Select
       label={label}
-      data={[{ value: DETECT, label: detected ? `detected (${detected})` : 'detected' }, ...data]}
+      data={[{ value: DETECT, label: detected ? t('table.detectedAs', { value: detected }) : t('table.detected') }, ...data]}
       value={value ? value : DETECT}
       onChange={(chosen) => onChange(!chosen || chosen === DETECT ? '' : chosen)}
       allowDeselect={false}
@@ -69,6 +83,7 @@ function ReadingSelect({
  * encoding the server is not sure of is offered as the candidates it names.
  */
 export function TableImportPanel({ datasetId, taskType, disabled = false }: { datasetId: number; taskType: TaskType; disabled?: boolean }) {
+  const { t } = useTranslation(['datasets', 'common']);
   const queryClient = useQueryClient();
   const inputRef = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File | null>(null);
@@ -121,7 +136,7 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
     setFile(chosen);
     if (!chosen) return;
     if (!isTableFile(chosen)) {
-      setError(`${chosen.name} is not a CSV, TSV, JSONL, XLSX or Parquet file.`);
+      setError(t('table.notATable', { name: chosen.name }));
       return;
     }
     await runPreview(chosen, {});
@@ -154,7 +169,8 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
   };
 
   const columns = preview?.columns ?? [];
-  const options = columns.map((column) => ({ value: column.name, label: `${column.name} (${column.type})` }));
+  const typeName = (type: string) => translateDynamic(`datasets:profile.types.${type}`, type);
+  const options = columns.map((column) => ({ value: column.name, label: t('table.columnOption', { name: column.name, type: typeName(column.type) }) }));
   const ready = text ? !!mapping.text_column : !!mapping.target_column;
   const shown = new Set(batchIds);
   const earlier = (recent?.results ?? []).filter((batch) => !shown.has(batch.id));
@@ -163,9 +179,11 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
     <Stack>
       <Group justify="space-between" align="flex-end">
         <Group align="flex-end">
-          <Button onClick={() => inputRef.current?.click()} disabled={disabled || busy} data-testid="table-choose">
-            {disabled ? 'Viewers cannot import' : 'Choose a table file'}
-          </Button>
+          <WithReason reason={disabled ? t('common:permissions.viewerReadOnly') : busy ? t('table.busy') : null}>
+            <Button onClick={() => inputRef.current?.click()} disabled={disabled || busy} data-testid="table-choose">
+              {disabled ? t('import.viewerTitle') : t('table.choose')}
+            </Button>
+          </WithReason>
           <input
             ref={inputRef}
             type="file"
@@ -180,20 +198,19 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
           />
         </Group>
         <Button component="a" href={exportUrl(datasetId)} download variant="default" data-testid="import-export-download">
-          Download export (zip with data.csv)
+          {t('table.export')}
         </Button>
       </Group>
       <Text size="sm" c="dimmed">
-        CSV, TSV, JSONL, XLSX or Parquet with a header row.{' '}
-        {text ? 'Map the column with the texts and, optionally, the one with their labels.' : 'Choose the column the model will predict.'}
+        {t('table.formats')} {text ? t('table.mapText') : t('table.mapTarget')}
       </Text>
       {error && (
-        <Alert color="red" title="Import refused" withCloseButton onClose={() => setError(null)} data-testid="table-error">
+        <Alert color="red" title={t('table.refused')} withCloseButton onClose={() => setError(null)} data-testid="table-error">
           <Stack gap="xs">
             <Text size="sm">{error}</Text>
             {file && candidates.length > 0 && (
               <Group gap="xs" data-testid="table-encoding-candidates">
-                <Text size="sm">Read it as:</Text>
+                <Text size="sm">{t('table.readAs')}</Text>
                 {candidates.map((candidate) => (
                   <Button key={candidate} size="compact-sm" variant="light" disabled={busy}
                     onClick={() => reread({ encoding: candidate })} data-testid={`table-encoding-${candidate}`}>
@@ -208,23 +225,23 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
       {file && isTableFile(file) && (lastRead || candidates.length > 0) && (
         <Group align="flex-end" data-testid="table-reading">
           {lastRead?.format !== 'xlsx' && lastRead?.format !== 'parquet' && (
-            <ReadingSelect label="Encoding" value={reading.encoding} detected={lastRead?.encoding ?? ''}
+            <ReadingSelect label={t('table.encoding')} value={reading.encoding} detected={lastRead?.encoding ?? ''}
               data={[...new Set([...candidates, ...ENCODINGS, ...(reading.encoding ? [reading.encoding] : [])])].map(
                 (name) => ({ value: name, label: name }))}
               onChange={(encoding) => reread({ encoding })} disabled={disabled || busy} testId="table-encoding" />
           )}
           {lastRead && (lastRead.format === 'csv' || lastRead.format === 'tsv') && (
-            <ReadingSelect label="Delimiter" value={reading.delimiter} detected={describeDelimiter(lastRead.delimiter)}
-              data={DELIMITERS} onChange={(delimiter) => reread({ delimiter })} disabled={disabled || busy}
+            <ReadingSelect label={t('table.delimiter')} value={reading.delimiter} detected={describeDelimiter(lastRead.delimiter, t)}
+              data={delimiterOptions(t)} onChange={(delimiter) => reread({ delimiter })} disabled={disabled || busy}
               testId="table-delimiter" />
           )}
           {lastRead && lastRead.format !== 'parquet' && (
-            <ReadingSelect label="Decimal mark" value={reading.decimal}
-              detected={DECIMALS.find((option) => option.value === lastRead.decimal)?.label ?? ''} data={DECIMALS}
+            <ReadingSelect label={t('table.decimal')} value={reading.decimal}
+              detected={decimalOptions(t).find((option) => option.value === lastRead.decimal)?.label ?? ''} data={decimalOptions(t)}
               onChange={(decimal) => reread({ decimal })} disabled={disabled || busy} testId="table-decimal" />
           )}
           {lastRead && lastRead.sheets.length > 0 && (
-            <ReadingSelect label="Sheet" value={reading.sheet} detected={lastRead.sheet ?? ''}
+            <ReadingSelect label={t('table.sheet')} value={reading.sheet} detected={lastRead.sheet ?? ''}
               data={lastRead.sheets.map((name) => ({ value: name, label: name }))}
               onChange={(sheet) => reread({ sheet })} disabled={disabled || busy} testId="table-sheet" />
           )}
@@ -235,16 +252,19 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
           <Stack>
             <Group justify="space-between">
               <Title order={5}>
-                {preview.filename}: {preview.rows_read}
-                {preview.partial ? '+' : ''} rows, {columns.length} columns
+                {t('table.previewTitle', {
+                  name: preview.filename,
+                  rows: `${formatNumber(preview.rows_read)}${preview.partial ? '+' : ''}`,
+                  columns: formatNumber(columns.length),
+                })}
               </Title>
               <Badge variant="light" data-testid="table-read-as">
                 {[
                   preview.format,
                   preview.encoding,
-                  preview.sheet ? `sheet ${preview.sheet}` : '',
-                  preview.delimiter ? `delimiter ${describeDelimiter(preview.delimiter)}` : '',
-                  preview.decimal === ',' ? 'decimal comma' : '',
+                  preview.sheet ? t('table.readSheet', { name: preview.sheet }) : '',
+                  preview.delimiter ? t('table.readDelimiter', { value: describeDelimiter(preview.delimiter, t) }) : '',
+                  preview.decimal === ',' ? t('table.readDecimalComma') : '',
                 ].filter(Boolean).join(' · ')}
               </Badge>
             </Group>
@@ -252,7 +272,7 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
               {text ? (
                 <>
                   <Select
-                    label="Text column"
+                    label={t('table.textColumn')}
                     data={options}
                     value={mapping.text_column || null}
                     onChange={(value) => setMapping({ ...mapping, text_column: value ?? '' })}
@@ -260,8 +280,8 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
                     data-testid="mapping-text-column"
                   />
                   <Select
-                    label="Label column"
-                    data={[{ value: NONE, label: 'none (label later)' }, ...options]}
+                    label={t('table.labelColumn')}
+                    data={[{ value: NONE, label: t('table.labelLater') }, ...options]}
                     value={mapping.label_column || NONE}
                     onChange={(value) => setMapping({ ...mapping, label_column: value === NONE ? '' : (value ?? '') })}
                     w={260}
@@ -270,7 +290,7 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
                 </>
               ) : (
                 <Select
-                  label="Target column"
+                  label={t('table.targetColumn')}
                   data={options}
                   value={mapping.target_column || null}
                   onChange={(value) => setMapping({ ...mapping, target_column: value ?? '' })}
@@ -285,7 +305,7 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
                   <Table.Tr>
                     {columns.map((column) => (
                       <Table.Th key={column.name}>
-                        {column.name} <Badge size="xs" variant="outline">{column.type}</Badge>
+                        {column.name} <Badge size="xs" variant="outline">{typeName(column.type)}</Badge>
                       </Table.Th>
                     ))}
                   </Table.Tr>
@@ -303,11 +323,13 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
               </Table>
             </Table.ScrollContainer>
             <Group>
-              <Button onClick={() => void submit()} loading={busy} disabled={!ready || disabled} data-testid="table-import">
-                Import {preview.filename}
-              </Button>
+              <WithReason reason={disabled ? t('common:permissions.viewerReadOnly') : !ready ? (text ? t('table.pickText') : t('table.pickTarget')) : null}>
+                <Button onClick={() => void submit()} loading={busy} disabled={!ready || disabled} data-testid="table-import">
+                  {t('table.import', { name: preview.filename })}
+                </Button>
+              </WithReason>
               <Button variant="default" onClick={() => void choose(null)} disabled={busy}>
-                Cancel
+                {t('common:actions.cancel')}
               </Button>
             </Group>
           </Stack>
@@ -318,7 +340,7 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
       ))}
       {earlier.length > 0 && (
         <Stack gap="xs">
-          <Title order={5}>Earlier imports</Title>
+          <Title order={5}>{t('import.earlier')}</Title>
           {earlier.slice(0, 5).map((batch) => (
             <ImportBatchView key={batch.id} batch={batch} />
           ))}

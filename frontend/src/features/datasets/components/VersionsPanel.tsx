@@ -1,8 +1,11 @@
 import { Accordion, Alert, Badge, Button, Group, NumberInput, Paper, Skeleton, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { ApiError } from '@/api/client';
+import { WithReason } from '@/components/WithReason';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage, notifySuccess } from '@/lib/notifications';
+import { formatNumber } from '@/lib/numbers';
 import { validateRatios, type DatasetVersion, type Ratios } from '../api/versions';
 import { useCreateVersion, useVersions } from '../hooks/useVersions';
 
@@ -16,6 +19,7 @@ function fieldErrors(error: unknown): Record<string, string> {
 }
 
 function CreateVersionForm({ datasetId, disabled }: { datasetId: number; disabled: boolean }) {
+  const { t } = useTranslation(['datasets', 'common']);
   const [ratios, setRatios] = useState<Ratios>({ train_ratio: 0.8, val_ratio: 0.1, test_ratio: 0.1 });
   const [seed, setSeed] = useState<number | string>('');
   const [note, setNote] = useState('');
@@ -29,7 +33,7 @@ function CreateVersionForm({ datasetId, disabled }: { datasetId: number; disable
     if (invalid) return;
     create.mutate(
       { ...ratios, seed: typeof seed === 'number' ? seed : undefined, note: note.trim() },
-      { onSuccess: (version) => notifySuccess(`Dataset version ${version.name} created with ${version.sample_count} samples.`) },
+      { onSuccess: (version) => notifySuccess(t('versions.created', { name: version.name, count: version.sample_count, formatted: formatNumber(version.sample_count) })) },
     );
   };
 
@@ -52,10 +56,9 @@ function CreateVersionForm({ datasetId, disabled }: { datasetId: number; disable
     <Paper withBorder p="md">
       <form onSubmit={submit}>
         <Stack gap="sm">
-          <Title order={5}>Create a version</Title>
+          <Title order={5}>{t('versions.createTitle')}</Title>
           <Text size="sm" c="dimmed">
-            A version is an immutable snapshot of the labeled samples with a stratified train / validation / test split. Unlabeled samples are left
-            out.
+            {t('versions.createHint')}
           </Text>
           {create.isError && !Object.keys(server).some((key) => key.endsWith('_ratio') || key === 'seed') && (
             <Alert color="red" variant="light" data-testid="version-create-error">
@@ -63,12 +66,12 @@ function CreateVersionForm({ datasetId, disabled }: { datasetId: number; disable
             </Alert>
           )}
           <Group align="flex-start">
-            {ratioInput('train_ratio', 'Train')}
-            {ratioInput('val_ratio', 'Validation')}
-            {ratioInput('test_ratio', 'Test')}
+            {ratioInput('train_ratio', t('versions.splits.train'))}
+            {ratioInput('val_ratio', t('versions.splits.val'))}
+            {ratioInput('test_ratio', t('versions.splits.test'))}
             <NumberInput
-              label="Seed"
-              placeholder="random"
+              label={t('versions.seed')}
+              placeholder={t('versions.seedRandom')}
               value={seed}
               onChange={setSeed}
               min={0}
@@ -77,12 +80,14 @@ function CreateVersionForm({ datasetId, disabled }: { datasetId: number; disable
               error={server.seed}
               data-testid="version-seed"
             />
-            <TextInput label="Note" value={note} onChange={(event) => setNote(event.currentTarget.value)} w={220} data-testid="version-note" />
+            <TextInput label={t('versions.note')} value={note} onChange={(event) => setNote(event.currentTarget.value)} w={220} data-testid="version-note" />
           </Group>
           <Group>
-            <Button type="submit" disabled={disabled || invalid} loading={create.isPending} data-testid="version-create-submit">
-              Create version
-            </Button>
+            <WithReason reason={disabled ? t('common:permissions.viewerReadOnly') : invalid ? t('versions.fixRatios') : null}>
+              <Button type="submit" disabled={disabled || invalid} loading={create.isPending} data-testid="version-create-submit">
+                {t('versions.create')}
+              </Button>
+            </WithReason>
           </Group>
         </Stack>
       </form>
@@ -91,15 +96,16 @@ function CreateVersionForm({ datasetId, disabled }: { datasetId: number; disable
 }
 
 function VersionCounts({ version }: { version: DatasetVersion }) {
+  const { t } = useTranslation('datasets');
   return (
     <Table fz="sm" verticalSpacing={4} data-testid={`version-counts-${version.id}`}>
       <Table.Thead>
         <Table.Tr>
-          <Table.Th>Class</Table.Th>
+          <Table.Th>{t('versions.class')}</Table.Th>
           {SPLITS.map((split) => (
-            <Table.Th key={split}>{split}</Table.Th>
+            <Table.Th key={split}>{t(`versions.splits.${split}`)}</Table.Th>
           ))}
-          <Table.Th>Total</Table.Th>
+          <Table.Th>{t('versions.total')}</Table.Th>
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
@@ -116,7 +122,7 @@ function VersionCounts({ version }: { version: DatasetVersion }) {
           );
         })}
         <Table.Tr fw={600}>
-          <Table.Td>All</Table.Td>
+          <Table.Td>{t('versions.all')}</Table.Td>
           {SPLITS.map((split) => (
             <Table.Td key={split}>{version.totals[split] ?? 0}</Table.Td>
           ))}
@@ -128,6 +134,7 @@ function VersionCounts({ version }: { version: DatasetVersion }) {
 }
 
 export function VersionsPanel({ datasetId, canEdit }: { datasetId: number; canEdit: boolean }) {
+  const { t } = useTranslation('datasets');
   const { data: versions, isPending, isError, error } = useVersions(datasetId);
   return (
     <Stack data-testid="versions-panel">
@@ -136,7 +143,7 @@ export function VersionsPanel({ datasetId, canEdit }: { datasetId: number; canEd
       {isError && <Alert color="red">{errorMessage(error)}</Alert>}
       {versions && versions.length === 0 && (
         <Text c="dimmed" ta="center" data-testid="versions-empty">
-          No versions yet.
+          {t('versions.empty')}
         </Text>
       )}
       {versions && versions.length > 0 && (
@@ -148,13 +155,19 @@ export function VersionsPanel({ datasetId, canEdit }: { datasetId: number; canEd
                   <Text fw={700} data-testid={`version-name-${version.id}`}>
                     {version.name}
                   </Text>
-                  <Badge variant="light">{version.sample_count} samples</Badge>
+                  <Badge variant="light">{t('versions.samples', { count: version.sample_count, formatted: formatNumber(version.sample_count) })}</Badge>
                   <Badge variant="light" color="gray">
-                    {version.classes.length} classes
+                    {t('versions.classes', { count: version.classes.length })}
                   </Badge>
                   <Text size="xs" c="dimmed">
-                    split {version.train_ratio}/{version.val_ratio}/{version.test_ratio} · seed {version.seed} · {formatDateTime(version.created_at)}
-                    {version.unlabeled_excluded ? ` · ${version.unlabeled_excluded} unlabeled left out` : ''}
+                    {t('versions.summary', {
+                      train: version.train_ratio,
+                      val: version.val_ratio,
+                      test: version.test_ratio,
+                      seed: version.seed,
+                      created: formatDateTime(version.created_at),
+                    })}
+                    {version.unlabeled_excluded ? t('versions.unlabeledLeftOut', { count: version.unlabeled_excluded, formatted: formatNumber(version.unlabeled_excluded) }) : ''}
                   </Text>
                 </Group>
               </Accordion.Control>

@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { i18n } from '@/i18n';
 import { notifyError } from '@/lib/notifications';
 import { datasetKeys } from '../api/keys';
 import type { Label } from '../api/labels';
@@ -123,13 +124,13 @@ export function useLabeling(datasetId: number, labels: Label[]) {
         const current = conflictsOf(error);
         if (current.length > 0) {
           storeSamples(queryClient, datasetId, current);
-          setConflict({ message: error instanceof Error ? error.message : 'The label changed meanwhile.', current });
+          setConflict({ message: error instanceof Error ? error.message : i18n.t('datasets:labeling.conflict.changed'), current });
           undoStack.current = [];
           setUndoDepth(0);
           void queryClient.invalidateQueries({ queryKey: datasetKeys.samples(datasetId) });
           refreshAfterWrite();
         } else {
-          notifyError(error, 'Label not saved');
+          notifyError(error, i18n.t('datasets:labeling.notSaved'));
           void queryClient.invalidateQueries({ queryKey: datasetKeys.labels(datasetId) });
         }
       }
