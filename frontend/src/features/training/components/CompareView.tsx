@@ -1,6 +1,6 @@
 import '@mantine/charts/styles.css';
 import { BarChart } from '@mantine/charts';
-import { Alert, Group, Paper, Select, SimpleGrid, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Group, Paper, Select, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '@/lib/notifications';
 import { formatNumber as formatLocalNumber } from '@/lib/numbers';
@@ -213,7 +213,8 @@ export function CompareView({
               </Table.Tbody>
             </Table>
           </Paper>
-          <SimpleGrid cols={{ base: 1, lg: 2 }}>
+          {/* one above the other: seven columns of deltas need the width, and so do many classes' bars */}
+          <Stack>
             <Paper withBorder p="md">
               <Title order={5} mb="xs">
                 {t('compare.perClass')}
@@ -270,7 +271,7 @@ export function CompareView({
                 withLegend
               />
             </Paper>
-          </SimpleGrid>
+          </Stack>
         </>
       )}
     </Stack>
