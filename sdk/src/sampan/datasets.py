@@ -6,6 +6,7 @@ from __future__ import annotations
 import builtins
 import mimetypes
 import os
+import re
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -57,7 +58,9 @@ class UploadResult:
 
 
 class Label(Resource[schema.Label]):
-    pass
+    """A class of a dataset: ``name``, ``color``, ``position`` (its place in the dataset's order,
+    which new versions' class indices follow), ``shortcut`` (the key the user chose, or "") and
+    ``key`` (the key that labels with it in the labeling grid)."""
 
 
 class DatasetVersion(Resource[schema.DatasetVersion]):
@@ -319,20 +322,66 @@ class Dataset(Resource[schema.Dataset]):
     # --- labels and samples ----------------------------------------------------------------------
 
     def labels(self) -> builtins.list[Label]:
+        """The labels in the dataset's order (the user's, see :meth:`reorder_labels`): the class
+        order of new versions, of training and of evaluation reports."""
         return [
             Label(self._client, item) for item in self._client.http.paginate(f"datasets/{self.id}/labels/")
         ]
 
-    def create_label(self, name: str, color: str = "") -> Label:
-        return Label(
-            self._client,
-            self._client.http.post(f"datasets/{self.id}/labels/", {"name": name, "color": color}),
-        )
+    def create_label(self, name: str, color: str = "", *, shortcut: str = "") -> Label:
+        """A new label, last in the order; ``shortcut``: its key in the labeling grid (one printable
+        character, e.g. ``"c"``), else the default key of its place (1-9, 0, then letters).
+
+        e.g. ``dataset.create_label("猫", shortcut="c")``"""
+        body = {"name": name, "color": color, **({"shortcut": shortcut} if shortcut else {})}
+        return Label(self._client, self._client.http.post(f"datasets/{self.id}/labels/", body))
 
     def rename_label(self, label: int | Label, name: str) -> Label:
         return Label(
             self._client, self._client.http.patch(f"datasets/{self.id}/labels/{_id(label)}/", {"name": name})
         )
+
+    def update_label(
+        self,
+        label: int | str | Label,
+        *,
+        name: str | None = None,
+        color: str | None = None,
+        shortcut: str | None = None,
+    ) -> Label:
+        """Change a label's name, colour or key (``shortcut=""`` gives back the default key); a key
+        another label has is refused (``BadRequest`` with code ``shortcut_taken``).
+
+        e.g. ``dataset.update_label("猫", shortcut="m")``"""
+        body = {
+            k: v for k, v in {"name": name, "color": color, "shortcut": shortcut}.items() if v is not None
+        }
+        return Label(
+            self._client,
+            self._client.http.patch(f"datasets/{self.id}/labels/{self.label_id(label)}/", body),
+        )
+
+    def reorder_labels(self, labels: Sequence[int | str | Label]) -> builtins.list[Label]:
+        """Put the labels in this order; name every label of the dataset once (by id, name or
+        object). All or nothing: a missing, repeated or unknown label is a ``BadRequest``. Versions
+        made before keep their class order. Answers the labels in the new order.
+
+        e.g. ``dataset.reorder_labels(["cat", "dog", "bird"])``"""
+        by_name = (
+            {label.name: label.id for label in self.labels()}
+            if any(isinstance(x, str) for x in labels)
+            else {}
+        )
+        ids = []
+        for label in labels:
+            if isinstance(label, str):
+                if label not in by_name:
+                    raise NotFound(f"No label named {label!r} in dataset {self.id}.", code="not_found")
+                ids.append(by_name[label])
+            else:
+                ids.append(_id(label))
+        answer = self._client.http.post(f"datasets/{self.id}/labels/reorder/", {"label_ids": ids})
+        return [Label(self._client, item) for item in answer]
 
     def delete_label(self, label: int | Label, *, dry_run: bool = False) -> schema.LabelChange:
         """Delete a label (its samples become unlabeled); answers how many samples it touched."""
@@ -570,9 +619,51 @@ def _folder_groups(root: Path, label: str | None) -> list[tuple[str | None, list
         return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES)
 
     groups: list[tuple[str | None, list[Any]]] = [(label, list(images(root)))]
-    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    # Each folder is its own request, so the server creates the labels in this order: the
+    # numbers in the names by value (class2 before class10, 一 before 十), as the server orders
+    # the folders of an archive.
+    if folders and all(_NUMBER.search(p.name) for p in folders):
+        folders.sort(key=lambda p: _natural_key(p.name))
+    for folder in folders:
         groups.append((folder.name, list(images(folder))))
     return groups
+
+
+_NUMBER = re.compile(r"\d+|[零〇一二两三四五六七八九十百千万]+")
+_CHINESE_DIGITS = {**{c: i for i, c in enumerate("零一二三四五六七八九")}, "〇": 0, "两": 2}
+_CHINESE_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+
+
+def _chinese_number(text: str) -> int:
+    if not any(c in _CHINESE_UNITS for c in text):
+        return int("".join(str(_CHINESE_DIGITS[c]) for c in text))
+    total, section, digit = 0, 0, None
+    for c in text:
+        if c in _CHINESE_DIGITS:
+            digit = _CHINESE_DIGITS[c]
+        elif c == "万":
+            total += (section + (digit or 0)) * 10000
+            section, digit = 0, None
+        else:
+            section += (1 if digit is None else digit) * _CHINESE_UNITS[c]
+            digit = None
+    return total + section + (digit or 0)
+
+
+def _natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    """The server's natural order (datasets.label_order.natural_key): numbers compare by value."""
+    key: list[tuple[int, int | str]] = []
+    at = 0
+    for match in _NUMBER.finditer(name):
+        if match.start() > at:
+            key.append((1, name[at : match.start()].casefold()))
+        run = match.group()
+        key.append((0, int(run) if run.isdigit() else _chinese_number(run)))
+        at = match.end()
+    if at < len(name):
+        key.append((1, name[at:].casefold()))
+    return tuple(key)
 
 
 def _dataframe_groups(frame: Any, label: str | None) -> list[tuple[str | None, list[Any]]]:
