@@ -58,12 +58,15 @@ def python_files() -> list[Path]:
     return files
 
 
-def _strings(node: ast.AST | None) -> list[str]:
-    """The string constants an expression can be: a literal, either side of `a if c else b`."""
+def _strings(node: ast.AST | None, constants: dict[str, str] | None = None) -> list[str]:
+    """The string constants an expression can be: a literal, either side of `a if c else b`, a
+    module-level constant of the file (`code=LABEL_TAKEN`)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return [node.value]
+    if isinstance(node, ast.Name) and constants and node.id in constants:
+        return [constants[node.id]]
     if isinstance(node, ast.IfExp):
-        return _strings(node.body) + _strings(node.orelse)
+        return _strings(node.body, constants) + _strings(node.orelse, constants)
     if isinstance(node, ast.JoinedStr):
         template = "".join(
             part.value if isinstance(part, ast.Constant) else "{" + ast.unparse(part.value) + "}"
@@ -121,14 +124,23 @@ def backend_codes() -> dict[str, str]:
                 codes.setdefault(value, f"{path.relative_to(REPO)}:{getattr(node, 'lineno', 0)}")
 
     for path, tree in trees.items():
+        constants = {
+            target.id: node.value.value
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+            for target in node.targets
+            if isinstance(target, ast.Name) and target.id.isupper()
+        }
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 for keyword in node.keywords:
                     if keyword.arg in ("code", "default_code"):
-                        add(_strings(keyword.value), path, node)
+                        add(_strings(keyword.value, constants), path, node)
                 index = takes_code.get(_callee(node), -1)
                 if 0 <= index < len(node.args):
-                    add(_strings(node.args[index]), path, node)
+                    add(_strings(node.args[index], constants), path, node)
             elif isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 names = {
@@ -141,12 +153,12 @@ def backend_codes() -> dict[str, str]:
                 # (code, message, details), e.g. config.errors.too_many_parts
                 first, message, details = node.elts
                 if isinstance(message, (ast.JoinedStr, ast.Constant)) and isinstance(details, ast.Dict):
-                    add(_strings(first), path, node)
+                    add(_strings(first, constants), path, node)
             elif isinstance(node, ast.Dict):
                 # {"code": "…", …}: an error body written out
                 for key, value in zip(node.keys, node.values, strict=True):
                     if isinstance(key, ast.Constant) and key.value == "code":
-                        add(_strings(value), path, node)
+                        add(_strings(value, constants), path, node)
     return codes
 
 

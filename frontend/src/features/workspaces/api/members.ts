@@ -22,12 +22,6 @@ export function listMembers(workspaceId: number) {
   );
 }
 
-export function addMember(workspaceId: number, body: { username: string; role: WorkspaceRole }) {
-  return unwrap(
-    api.POST('/api/v1/workspaces/{workspace_id}/members/', { params: { path: workspacePath(workspaceId) }, body }),
-  );
-}
-
 export function changeMemberRole(workspaceId: number, membershipId: number, role: WorkspaceRole) {
   return unwrap(
     api.PATCH('/api/v1/workspaces/{workspace_id}/members/{id}/', {

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { addMember, changeMemberRole, listMembers, removeMember } from '../api/members';
+import { changeMemberRole, listMembers, removeMember } from '../api/members';
 import { workspaceKeys, type WorkspaceRole } from '../api/workspaces';
 
 export function useMembers(workspaceId: number) {
@@ -14,14 +14,6 @@ function useInvalidateWorkspace(workspaceId: number) {
       queryClient.invalidateQueries({ queryKey: workspaceKeys.detail(workspaceId) }),
       queryClient.invalidateQueries({ queryKey: workspaceKeys.list() }),
     ]);
-}
-
-export function useAddMember(workspaceId: number) {
-  const invalidate = useInvalidateWorkspace(workspaceId);
-  return useMutation({
-    mutationFn: (body: { username: string; role: WorkspaceRole }) => addMember(workspaceId, body),
-    onSuccess: invalidate,
-  });
 }
 
 export function useChangeMemberRole(workspaceId: number) {
