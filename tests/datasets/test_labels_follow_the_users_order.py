@@ -251,3 +251,21 @@ def test_a_trained_report_lists_classes_in_the_label_order(tenants, api_client, 
     for i, row in enumerate(matrix):
         assert all(truth[ref] == order[i] for cell in row for ref in cell), "row i is class i of the order"
     assert sum(map(sum, report["confusion_matrix"]["counts"])) == report["samples"]
+
+
+def test_the_migration_gives_automatically_coloured_labels_distinct_colours(tenants):
+    module = importlib.import_module("datasets.migrations.0006_distinct_label_colours")
+    dataset = dataset_create(
+        user=tenants["alice"], project=tenants["project_a"], name="Old", task_type="image_classification"
+    )
+    for position, name in enumerate(NUMERALS):
+        Label.objects.create(dataset=dataset, name=name, position=position, color=module.hashed_colour(name))
+    Label.objects.filter(dataset=dataset, name="五").update(color="#123456")  # chosen by the user
+    hashed = [module.hashed_colour(n) for n in NUMERALS]
+    assert len(set(hashed)) < len(hashed), "the old colours collided"
+    with connection.schema_editor() as editor:
+        module.recolour(apps, editor)
+    colors = dict(Label.objects.filter(dataset=dataset).values_list("name", "color"))
+    assert colors["五"] == "#123456"
+    assert len(set(colors.values())) == 10
+    assert [colors[n] for n in NUMERALS if n != "五"] == PALETTE[:9]
