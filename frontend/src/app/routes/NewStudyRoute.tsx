@@ -1,6 +1,8 @@
 import { Anchor, Breadcrumbs, Stack, Title } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { StudyForm } from '@/features/automl';
+import { useWorkspaces } from '@/features/workspaces';
 
 function idParam(value: string | null): number | undefined {
   const id = Number(value);
@@ -8,19 +10,22 @@ function idParam(value: string | null): number | undefined {
 }
 
 export function NewStudyRoute() {
+  const { t } = useTranslation('automl');
   const [params] = useSearchParams();
   const navigate = useNavigate();
+  const { data: workspaces } = useWorkspaces();
+  const roles = Object.fromEntries((workspaces?.results ?? []).map((workspace) => [workspace.id, workspace.role]));
   const initial = { project: idParam(params.get('project')), dataset: idParam(params.get('dataset')), version: idParam(params.get('version')) };
   return (
     <Stack>
       <Breadcrumbs>
         <Anchor component={Link} to="/studies">
-          Studies
+          {t('route.studies')}
         </Anchor>
-        <span>New study</span>
+        <span>{t('route.newStudy')}</span>
       </Breadcrumbs>
-      <Title order={2}>New study</Title>
-      <StudyForm initial={initial} onCreated={(study) => navigate(`/studies/${study.id}`)} />
+      <Title order={2}>{t('route.newStudy')}</Title>
+      <StudyForm initial={initial} roles={roles} onCreated={(study) => navigate(`/studies/${study.id}`)} />
     </Stack>
   );
 }

@@ -1,18 +1,20 @@
 import { Anchor, Breadcrumbs, Stack } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { StudyView } from '@/features/automl';
 
 export function StudyRoute() {
+  const { t } = useTranslation('automl');
   const studyId = Number(useParams().studyId);
-  if (!Number.isInteger(studyId)) return <NotFound what="study" />;
+  if (!Number.isInteger(studyId)) return <NotFound kind="study" />;
   return (
-    <Stack>
+    <Stack miw={0}>
       <Breadcrumbs>
         <Anchor component={Link} to="/studies">
-          Studies
+          {t('route.studies')}
         </Anchor>
-        <span>Study {studyId}</span>
+        <span>{t('route.study', { id: studyId })}</span>
       </Breadcrumbs>
       <StudyView studyId={studyId} />
     </Stack>

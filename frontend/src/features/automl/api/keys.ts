@@ -6,6 +6,7 @@ export const automlKeys = {
   study: (id: number) => [...automlKeys.studies, 'detail', id] as const,
   trials: (id: number) => [...automlKeys.studies, 'detail', id, 'trials'] as const,
   results: (id: number) => [...automlKeys.studies, 'detail', id, 'results'] as const,
+  defaults: (template: string) => [...automlKeys.studies, 'defaults', template] as const,
   // Projects and dataset versions keep entries of their own: the study form reads every project at once and
   // a dataset's versions as a page, where the projects and datasets pages keep other shapes (one key must
   // hold one shape). Its dataset list is the datasets pages' own query.

@@ -1,6 +1,7 @@
 import { api, unwrap } from '@/api/client';
 import type { components } from '@/api/schema';
 import type { SearchDimension } from '@/api/templates';
+import { i18n } from '@/i18n';
 
 export type Study = components['schemas']['Study'];
 export type StudyCreate = components['schemas']['StudyCreateRequest'];
@@ -8,19 +9,13 @@ export type Trial = components['schemas']['Trial'];
 export type StudyResults = components['schemas']['StudyResults'];
 export type { SearchDimension };
 export type ModelVersion = components['schemas']['ModelVersion'];
+/** A study's budget that fits the workers online (GET /studies/defaults/). */
+export type StudyDefaults = components['schemas']['StudyDefaults'];
 
-export const SAMPLERS = [
-  { value: 'sde', label: 'SDE (Sampan)' },
-  { value: 'tpe', label: 'TPE' },
-  { value: 'cmaes', label: 'CMA-ES' },
-  { value: 'random', label: 'Random' },
-] as const;
-
-export const PRUNERS = [
-  { value: 'median', label: 'Median' },
-  { value: 'successive_halving', label: 'Successive halving' },
-  { value: 'none', label: 'No pruning' },
-] as const;
+export const SAMPLERS = ['sde', 'tpe', 'cmaes', 'random'] as const satisfies readonly StudyCreate['sampler'][];
+export const PRUNERS = ['median', 'successive_halving', 'none'] as const satisfies readonly StudyCreate['pruner'][];
+/** Parameter importances are computed from this many completed trials on (automl.selectors.param_importances). */
+export const IMPORTANCES_MIN_COMPLETE = 3;
 
 export function listStudies(projectId?: number) {
   return unwrap(api.GET('/api/v1/studies/', { params: { query: { project: projectId, page_size: 100 } } }));
@@ -36,6 +31,10 @@ export function listTrials(id: number) {
 
 export function getResults(id: number) {
   return unwrap(api.GET('/api/v1/studies/{id}/results/', { params: { path: { id } } }));
+}
+
+export function getStudyDefaults(template: string) {
+  return unwrap(api.GET('/api/v1/studies/defaults/', { params: { query: { template } } }));
 }
 
 export function createStudy(body: StudyCreate) {
@@ -77,22 +76,22 @@ export function searchSpaceProblems(space: SearchDimension[]): Record<string, st
   const names = new Set<string>();
   space.forEach((dim, index) => {
     const at = `search_space[${index}]`;
-    if (!dim.name) problems[`${at}.name`] = 'Pick a parameter.';
-    else if (names.has(dim.name)) problems[`${at}.name`] = `${dim.name} appears twice.`;
+    if (!dim.name) problems[`${at}.name`] = i18n.t('automl:problems.pickParameter');
+    else if (names.has(dim.name)) problems[`${at}.name`] = i18n.t('automl:problems.twice', { name: dim.name });
     names.add(dim.name);
     if (dim.type === 'categorical') {
-      if (!dim.choices?.length) problems[`${at}.choices`] = 'Give at least one choice.';
+      if (!dim.choices?.length) problems[`${at}.choices`] = i18n.t('automl:problems.oneChoice');
       return;
     }
     const { low, high } = dim;
-    if (typeof low !== 'number' || !Number.isFinite(low)) problems[`${at}.low`] = 'Must be a number.';
-    else if (typeof high !== 'number' || !Number.isFinite(high)) problems[`${at}.high`] = 'Must be a number.';
-    else if (!(low < high)) problems[`${at}.high`] = `Must be greater than low (${low}).`;
-    else if (dim.log && low <= 0) problems[`${at}.low`] = 'A log-scale dimension needs low > 0.';
+    if (typeof low !== 'number' || !Number.isFinite(low)) problems[`${at}.low`] = i18n.t('automl:problems.number');
+    else if (typeof high !== 'number' || !Number.isFinite(high)) problems[`${at}.high`] = i18n.t('automl:problems.number');
+    else if (!(low < high)) problems[`${at}.high`] = i18n.t('automl:problems.greaterThanLow', { low });
+    else if (dim.log && low <= 0) problems[`${at}.low`] = i18n.t('automl:problems.logPositive');
     if (dim.type === 'int' && ((typeof low === 'number' && !Number.isInteger(low)) || (typeof high === 'number' && !Number.isInteger(high))))
-      problems[`${at}.low`] = 'An int dimension needs whole numbers.';
+      problems[`${at}.low`] = i18n.t('automl:problems.wholeNumbers');
   });
-  if (space.length === 0) problems.search_space = 'Search at least one parameter.';
+  if (space.length === 0) problems.search_space = i18n.t('automl:problems.searchOne');
   return problems;
 }
 
@@ -106,6 +105,11 @@ export function fieldErrors(details: unknown): Record<string, string> {
 
 export function isLive(study: Pick<Study, 'status' | 'trials'>): boolean {
   return study.status === 'running' || study.trials.running > 0;
+}
+
+/** The caller may start, control and promote studies in the study's workspace (unknown role: the server decides). */
+export function canChange(study: { my_role?: string | null }): boolean {
+  return study.my_role !== 'viewer';
 }
 
 export function formatValue(value: number | null | undefined, digits = 4): string {

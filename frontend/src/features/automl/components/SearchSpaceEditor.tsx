@@ -1,4 +1,5 @@
 import { ActionIcon, Button, Checkbox, Group, NativeSelect, NumberInput, Stack, Table, Text, TextInput } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
 import type { ParamValue } from '@/api/templates';
 import type { SearchDimension } from '../api/studies';
 
@@ -28,19 +29,21 @@ function parseChoices(text: string): ParamValue[] {
  * (`search_space[1].high`) and shown under the field they name.
  */
 export function SearchSpaceEditor({ value, onChange, parameters, errors, onReset }: Props) {
+  const { t } = useTranslation('automl');
   const update = (index: number, patch: Partial<SearchDimension>) =>
     onChange(value.map((dim, i) => (i === index ? ({ ...dim, ...patch } as SearchDimension) : dim)));
   const error = (index: number, field: string) => errors[`search_space[${index}].${field}`];
 
   return (
     <Stack gap="xs" data-testid="search-space-editor" data-dimensions={value.length}>
+      <Table.ScrollContainer minWidth={560}>
       <Table withTableBorder verticalSpacing={4}>
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>Parameter</Table.Th>
-            <Table.Th>Type</Table.Th>
-            <Table.Th>Range or choices</Table.Th>
-            <Table.Th>Log</Table.Th>
+            <Table.Th>{t('editor.parameter')}</Table.Th>
+            <Table.Th>{t('editor.type')}</Table.Th>
+            <Table.Th>{t('editor.range')}</Table.Th>
+            <Table.Th>{t('editor.log')}</Table.Th>
             <Table.Th />
           </Table.Tr>
         </Table.Thead>
@@ -49,7 +52,7 @@ export function SearchSpaceEditor({ value, onChange, parameters, errors, onReset
             <Table.Tr key={`${index}-${dim.name}-${dim.type}`} data-testid={`dim-${index}`}>
               <Table.Td>
                 <NativeSelect
-                  aria-label="Parameter"
+                  aria-label={t('editor.parameter')}
                   data={[...new Set(['', ...parameters, dim.name])]}
                   value={dim.name}
                   onChange={(event) => update(index, { name: event.currentTarget.value })}
@@ -59,8 +62,8 @@ export function SearchSpaceEditor({ value, onChange, parameters, errors, onReset
               </Table.Td>
               <Table.Td>
                 <NativeSelect
-                  aria-label="Type"
-                  data={['float', 'int', 'categorical']}
+                  aria-label={t('editor.type')}
+                  data={(['float', 'int', 'categorical'] as const).map((type) => ({ value: type, label: t(`editor.types.${type}`) }))}
                   value={dim.type}
                   onChange={(event) => {
                     const type = event.currentTarget.value as SearchDimension['type'];
@@ -73,8 +76,8 @@ export function SearchSpaceEditor({ value, onChange, parameters, errors, onReset
               <Table.Td>
                 {dim.type === 'categorical' ? (
                   <TextInput
-                    aria-label="Choices"
-                    placeholder="comma, separated, choices"
+                    aria-label={t('editor.choices')}
+                    placeholder={t('editor.choicesPlaceholder')}
                     defaultValue={(dim.choices ?? []).join(', ')}
                     onBlur={(event) => update(index, { choices: parseChoices(event.currentTarget.value) })}
                     error={error(index, 'choices')}
@@ -83,7 +86,7 @@ export function SearchSpaceEditor({ value, onChange, parameters, errors, onReset
                 ) : (
                   <Group gap={4} wrap="nowrap" align="flex-start">
                     <NumberInput
-                      aria-label="Low"
+                      aria-label={t('editor.low')}
                       value={dim.low ?? ''}
                       onChange={(next) => update(index, { low: typeof next === 'number' ? next : Number(next) })}
                       error={error(index, 'low')}
@@ -92,7 +95,7 @@ export function SearchSpaceEditor({ value, onChange, parameters, errors, onReset
                       data-testid={`dim-${index}-low`}
                     />
                     <NumberInput
-                      aria-label="High"
+                      aria-label={t('editor.high')}
                       value={dim.high ?? ''}
                       onChange={(next) => update(index, { high: typeof next === 'number' ? next : Number(next) })}
                       error={error(index, 'high')}
@@ -106,7 +109,7 @@ export function SearchSpaceEditor({ value, onChange, parameters, errors, onReset
               <Table.Td>
                 {dim.type !== 'categorical' && (
                   <Checkbox
-                    aria-label="Log scale"
+                    aria-label={t('editor.logScale')}
                     checked={dim.log ?? false}
                     onChange={(event) => update(index, { log: event.currentTarget.checked })}
                     data-testid={`dim-${index}-log`}
@@ -114,7 +117,7 @@ export function SearchSpaceEditor({ value, onChange, parameters, errors, onReset
                 )}
               </Table.Td>
               <Table.Td>
-                <ActionIcon variant="subtle" color="red" aria-label="Remove dimension" onClick={() => onChange(value.filter((_, i) => i !== index))} data-testid={`dim-${index}-remove`}>
+                <ActionIcon variant="subtle" color="red" aria-label={t('editor.remove')} onClick={() => onChange(value.filter((_, i) => i !== index))} data-testid={`dim-${index}-remove`}>
                   ×
                 </ActionIcon>
               </Table.Td>
@@ -122,6 +125,7 @@ export function SearchSpaceEditor({ value, onChange, parameters, errors, onReset
           ))}
         </Table.Tbody>
       </Table>
+      </Table.ScrollContainer>
       {errors.search_space && (
         <Text c="red" size="sm" data-testid="search-space-error">
           {errors.search_space}
@@ -129,11 +133,11 @@ export function SearchSpaceEditor({ value, onChange, parameters, errors, onReset
       )}
       <Group gap="xs">
         <Button variant="light" size="xs" onClick={() => onChange([...value, { name: '', type: 'float', low: 0, high: 1, log: false }])} data-testid="dim-add">
-          Add dimension
+          {t('editor.add')}
         </Button>
         {onReset && (
           <Button variant="subtle" size="xs" onClick={onReset} data-testid="dim-reset">
-            Template default
+            {t('editor.reset')}
           </Button>
         )}
       </Group>

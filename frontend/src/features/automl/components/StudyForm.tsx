@@ -1,6 +1,9 @@
 import { Alert, Button, Group, NativeSelect, NumberInput, Paper, SimpleGrid, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { ApiError } from '@/api/client';
+import { WithReason } from '@/components/WithReason';
+import { formatSeconds } from '@/lib/datetime';
 import type { ParamValue } from '@/api/templates';
 import {
   fieldErrors,
@@ -10,13 +13,16 @@ import {
   type SearchDimension,
   type Study,
   type StudyCreate,
+  type StudyDefaults,
 } from '../api/studies';
-import { useCreateStudy, useDatasets, useDatasetVersions, useProjects, useTemplates } from '../hooks/useStudies';
+import { useCreateStudy, useDatasets, useDatasetVersions, useProjects, useStudyDefaults, useTemplates } from '../hooks/useStudies';
 import { SearchSpaceEditor } from './SearchSpaceEditor';
 
 type Props = {
   initial?: { project?: number; dataset?: number; version?: number };
   onCreated: (study: Study) => void;
+  /** The caller's role per workspace id (from the workspaces list): a viewer cannot start a study there. */
+  roles?: Record<number, string | null | undefined>;
 };
 
 const NONE = '';
@@ -34,7 +40,36 @@ function toId(value: string): number | null {
  * again by the server, whose errors appear under the field they name), sampler, pruner, budget,
  * parallelism and seed.
  */
-export function StudyForm({ initial, onCreated }: Props) {
+/** Why the budget fields hold the values they do: the workers online and, once measured, a trial's time. */
+function DefaultsReason({ defaults }: { defaults: StudyDefaults }) {
+  const { t } = useTranslation('automl');
+  const trials = t('form.defaults.trials', { count: defaults.parallelism });
+  const workers =
+    defaults.workers === 0
+      ? t('form.defaults.noWorker', { queue: defaults.queue, trials })
+      : t('form.defaults.reason', {
+          workers: t('form.defaults.workers', { count: defaults.workers }),
+          jobs: t('form.defaults.jobs', { count: defaults.slots }),
+          trials,
+        });
+  const estimate =
+    defaults.trial_seconds !== null && defaults.estimated_seconds !== null
+      ? t('form.defaults.estimate', {
+          count: defaults.measured_runs,
+          trial: formatSeconds(defaults.trial_seconds),
+          n: defaults.n_trials,
+          total: formatSeconds(defaults.estimated_seconds),
+        })
+      : t('form.defaults.unmeasured');
+  return (
+    <Text size="xs" c="dimmed" mt="xs" data-testid="study-defaults-reason" data-parallelism={defaults.parallelism}>
+      {workers}. {estimate}
+    </Text>
+  );
+}
+
+export function StudyForm({ initial, onCreated, roles }: Props) {
+  const { t } = useTranslation('automl');
   const [project, setProject] = useState<number | null>(initial?.project ?? null);
   const [dataset, setDataset] = useState<number | null>(initial?.dataset ?? null);
   const [version, setVersion] = useState<number | null>(initial?.version ?? null);
@@ -44,9 +79,12 @@ export function StudyForm({ initial, onCreated }: Props) {
   const [space, setSpace] = useState<SearchDimension[] | null>(null);
   const [sampler, setSampler] = useState<StudyCreate['sampler']>('sde');
   const [pruner, setPruner] = useState<StudyCreate['pruner']>('median');
-  const [nTrials, setNTrials] = useState<number>(20);
+  const [nTrials, setNTrials] = useState<number>(12);
   const [timeoutMinutes, setTimeoutMinutes] = useState<number | ''>('');
-  const [parallelism, setParallelism] = useState<number>(2);
+  const [parallelism, setParallelism] = useState<number>(1);
+  // the budget fields follow the workers online until the user edits them
+  const [budgetTouched, setBudgetTouched] = useState({ nTrials: false, timeout: false, parallelism: false });
+  const [appliedDefaults, setAppliedDefaults] = useState<StudyDefaults | null>(null);
   const [seed, setSeed] = useState<number>(0);
   const [reportSeeds, setReportSeeds] = useState<number>(3);
   const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
@@ -62,6 +100,15 @@ export function StudyForm({ initial, onCreated }: Props) {
   const datasetRow = datasets.data?.results.find((row) => row.id === dataset);
   const template = templates.data?.find((row) => row.name === datasetRow?.task_type) ?? null;
   const defaultSpace = useMemo(() => template?.search_space ?? [], [template]);
+  const defaults = useStudyDefaults(template?.name ?? null).data ?? null;
+  if (defaults && defaults !== appliedDefaults) {
+    setAppliedDefaults(defaults);
+    if (!budgetTouched.parallelism) setParallelism(defaults.parallelism);
+    if (!budgetTouched.nTrials) setNTrials(defaults.n_trials);
+    if (!budgetTouched.timeout) setTimeoutMinutes(defaults.timeout_seconds === null ? '' : Math.round(defaults.timeout_seconds / 60));
+  }
+  const projectRow = projects.data?.results.find((row) => row.id === project);
+  const viewerReason = projectRow && roles?.[projectRow.workspace] === 'viewer' ? t('form.viewerHere') : null;
   // Once the template has loaded, its defaults fill the empty fields (adjusted while rendering).
   if (template && space === null) setSpace(defaultSpace);
   if (template && !preset && template.default_preset) setPreset(template.default_preset);
@@ -76,8 +123,8 @@ export function StudyForm({ initial, onCreated }: Props) {
   }
   const local: Record<string, string> = {
     ...searchSpaceProblems(dims),
-    ...(fixedParams === null ? { fixed_params: 'Give a JSON object such as {"epochs": 5}.' } : {}),
-    ...(version === null ? { dataset_version: 'Pick a dataset version.' } : {}),
+    ...(fixedParams === null ? { fixed_params: t('problems.fixedJson') } : {}),
+    ...(version === null ? { dataset_version: t('problems.pickVersion') } : {}),
   };
   const errors = { ...(tried ? local : {}), ...serverErrors };
   const parameters = (template?.params ?? []).map((param) => String(param.name)).filter((param) => param !== 'seed');
@@ -86,7 +133,7 @@ export function StudyForm({ initial, onCreated }: Props) {
     setTried(true);
     setServerErrors({});
     setMessage(null);
-    if (Object.keys(local).length > 0 || version === null || fixedParams === null) return;
+    if (Object.keys(local).length > 0 || version === null || fixedParams === null || viewerReason) return;
     const body: StudyCreate = {
       dataset_version: version,
       name,
@@ -119,12 +166,12 @@ export function StudyForm({ initial, onCreated }: Props) {
     <Stack data-testid="study-form">
       <Paper withBorder p="md">
         <Title order={5} mb="sm">
-          Data
+          {t('form.data')}
         </Title>
         <SimpleGrid cols={{ base: 1, sm: 3 }}>
           <NativeSelect
-            label="Project"
-            data={options(projects.data?.results, (row) => row.name, 'Pick a project')}
+            label={t('form.project')}
+            data={options(projects.data?.results, (row) => row.name, t('form.pickProject'))}
             value={project === null ? NONE : String(project)}
             onChange={(event) => {
               setProject(toId(event.currentTarget.value));
@@ -135,8 +182,8 @@ export function StudyForm({ initial, onCreated }: Props) {
             data-testid="study-project"
           />
           <NativeSelect
-            label="Dataset"
-            data={options(datasets.data?.results, (row) => `${row.name} (${row.task_type})`, 'Pick a dataset')}
+            label={t('form.dataset')}
+            data={options(datasets.data?.results, (row) => t('form.datasetOption', { name: row.name, task: row.task_type }), t('form.pickDataset'))}
             value={dataset === null ? NONE : String(dataset)}
             onChange={(event) => {
               setDataset(toId(event.currentTarget.value));
@@ -148,8 +195,8 @@ export function StudyForm({ initial, onCreated }: Props) {
             data-testid="study-dataset"
           />
           <NativeSelect
-            label="Dataset version"
-            data={options(versions.data?.results, (row) => `${row.name} (${row.sample_count} samples)`, 'Pick a version')}
+            label={t('form.version')}
+            data={options(versions.data?.results, (row) => t('form.versionOption', { name: row.name, count: row.sample_count }), t('form.pickVersion'))}
             value={version === null ? NONE : String(version)}
             onChange={(event) => setVersion(toId(event.currentTarget.value))}
             disabled={dataset === null}
@@ -161,14 +208,19 @@ export function StudyForm({ initial, onCreated }: Props) {
 
       <Paper withBorder p="md">
         <Title order={5} mb="sm">
-          Search space {template && <Text span c="dimmed" size="sm">({template.title})</Text>}
+          {t('form.searchSpace')}{' '}
+          {template && (
+            <Text span c="dimmed" size="sm">
+              ({template.title})
+            </Text>
+          )}
         </Title>
         {template ? (
           <Stack>
             <SimpleGrid cols={{ base: 1, sm: 2 }}>
               <NativeSelect
-                label="Preset every trial starts from"
-                description="Also the baseline of the honest-lift report."
+                label={t('form.preset')}
+                description={t('form.presetHint')}
                 data={template.presets.map((row) => String(row.name))}
                 value={preset}
                 onChange={(event) => setPreset(event.currentTarget.value)}
@@ -176,8 +228,8 @@ export function StudyForm({ initial, onCreated }: Props) {
                 data-testid="study-preset"
               />
               <Textarea
-                label="Fixed parameters (JSON)"
-                description='Used by every trial as given, e.g. {"epochs": 5}.'
+                label={t('form.fixed')}
+                description={t('form.fixedHint')}
                 value={fixed}
                 onChange={(event) => setFixed(event.currentTarget.value)}
                 error={errors.fixed_params ?? Object.entries(errors).find(([key]) => key.startsWith('fixed_params.'))?.join(': ')}
@@ -190,36 +242,72 @@ export function StudyForm({ initial, onCreated }: Props) {
           </Stack>
         ) : (
           <Text c="dimmed" size="sm">
-            Pick a dataset to load its template's default search space.
+            {t('form.pickDatasetFirst')}
           </Text>
         )}
       </Paper>
 
       <Paper withBorder p="md">
         <Title order={5} mb="sm">
-          Search
+          {t('form.search')}
         </Title>
         <SimpleGrid cols={{ base: 2, sm: 4 }}>
-          <TextInput label="Name" value={name} onChange={(event) => setName(event.currentTarget.value)} placeholder="optional" data-testid="study-name" />
-          <NativeSelect label="Sampler" data={[...SAMPLERS]} value={sampler} onChange={(event) => setSampler(event.currentTarget.value as StudyCreate['sampler'])} error={errors.sampler} data-testid="study-sampler" />
-          <NativeSelect label="Pruning" data={[...PRUNERS]} value={pruner} onChange={(event) => setPruner(event.currentTarget.value as StudyCreate['pruner'])} error={errors.pruner} data-testid="study-pruner" />
-          <NumberInput label="Trials" min={1} max={10000} value={nTrials} onChange={(next) => setNTrials(Number(next) || 1)} error={errors.n_trials} data-testid="study-n-trials" />
-          <NumberInput label="Wall time (minutes)" placeholder="no limit" min={1} value={timeoutMinutes} onChange={(next) => setTimeoutMinutes(next === '' ? '' : Number(next))} error={errors.timeout_seconds} data-testid="study-timeout" />
-          <NumberInput label="Parallel trials" min={1} max={256} value={parallelism} onChange={(next) => setParallelism(Number(next) || 1)} error={errors.parallelism} data-testid="study-parallelism" />
-          <NumberInput label="Seed" min={0} value={seed} onChange={(next) => setSeed(Number(next) || 0)} error={errors.seed} data-testid="study-seed" />
-          <NumberInput label="Lift report seeds" min={0} max={10} value={reportSeeds} onChange={(next) => setReportSeeds(Number(next) || 0)} error={errors.report_seeds} data-testid="study-report-seeds" />
+          <TextInput label={t('form.name')} value={name} onChange={(event) => setName(event.currentTarget.value)} placeholder={t('form.optional')} data-testid="study-name" />
+          <NativeSelect label={t('form.sampler')} data={SAMPLERS.map((value) => ({ value, label: t(`sampler.${value}`) }))} value={sampler} onChange={(event) => setSampler(event.currentTarget.value as StudyCreate['sampler'])} error={errors.sampler} data-testid="study-sampler" />
+          <NativeSelect label={t('form.pruning')} data={PRUNERS.map((value) => ({ value, label: t(`pruner.${value}`) }))} value={pruner} onChange={(event) => setPruner(event.currentTarget.value as StudyCreate['pruner'])} error={errors.pruner} data-testid="study-pruner" />
+          <NumberInput
+            label={t('form.trials')}
+            min={1}
+            max={10000}
+            value={nTrials}
+            onChange={(next) => {
+              setBudgetTouched((touched) => ({ ...touched, nTrials: true }));
+              setNTrials(Number(next) || 1);
+            }}
+            error={errors.n_trials}
+            data-testid="study-n-trials"
+          />
+          <NumberInput
+            label={t('form.wallTime')}
+            placeholder={t('form.noLimit')}
+            min={1}
+            value={timeoutMinutes}
+            onChange={(next) => {
+              setBudgetTouched((touched) => ({ ...touched, timeout: true }));
+              setTimeoutMinutes(next === '' ? '' : Number(next));
+            }}
+            error={errors.timeout_seconds}
+            data-testid="study-timeout"
+          />
+          <NumberInput
+            label={t('form.parallel')}
+            min={1}
+            max={256}
+            value={parallelism}
+            onChange={(next) => {
+              setBudgetTouched((touched) => ({ ...touched, parallelism: true }));
+              setParallelism(Number(next) || 1);
+            }}
+            error={errors.parallelism}
+            data-testid="study-parallelism"
+          />
+          <NumberInput label={t('form.seed')} min={0} value={seed} onChange={(next) => setSeed(Number(next) || 0)} error={errors.seed} data-testid="study-seed" />
+          <NumberInput label={t('form.reportSeeds')} min={0} max={10} value={reportSeeds} onChange={(next) => setReportSeeds(Number(next) || 0)} error={errors.report_seeds} data-testid="study-report-seeds" />
         </SimpleGrid>
+        {defaults && <DefaultsReason defaults={defaults} />}
       </Paper>
 
       {message && (
-        <Alert color="red" title="The study was not created" data-testid="study-error">
+        <Alert color="red" title={t('form.notCreated')} data-testid="study-error">
           {message}
         </Alert>
       )}
       <Group justify="flex-end">
-        <Button onClick={submit} loading={create.isPending} data-testid="study-submit">
-          Start study
-        </Button>
+        <WithReason reason={viewerReason}>
+          <Button onClick={submit} loading={create.isPending} disabled={!!viewerReason} data-testid="study-submit">
+            {t('form.start')}
+          </Button>
+        </WithReason>
       </Group>
     </Stack>
   );

@@ -1,6 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
+import { i18n } from '@/i18n';
 import { fakeApi, json } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { StudyView } from './StudyView';
@@ -135,5 +136,77 @@ describe('StudyView', () => {
     await userEvent.setup().click(screen.getByTestId('study-pause'));
     await waitFor(() => expect(server.callsTo('POST', '/api/v1/studies/7/pause/')).toHaveLength(1));
     expect(await screen.findByTestId('study-resume')).toBeInTheDocument();
+  }, 20_000);
+
+  it('shows full state names, and no trial stays running once the study completed', async () => {
+    // The study poll sees the study complete before the trials poll sees its last trial end: the
+    // view must read the trials again instead of showing #1 running until a reload.
+    let completed = false;
+    fakeApi({
+      'GET /api/v1/studies/7/': () =>
+        json(
+          completed
+            ? study({ trials: { total: 2, complete: 2, pruned: 0, failed: 0, running: 0 } })
+            : study({ status: 'running', best_trial: null, trials: { total: 2, complete: 1, pruned: 0, failed: 0, running: 1 } }),
+        ),
+      'GET /api/v1/studies/7/trials/': () => {
+        const answer = [trial(0, 'complete', 0.8, [1, 2]), trial(1, completed ? 'complete' : 'running', completed ? 0.9 : null, [1])];
+        completed = true; // the study completes right after this read of the trials
+        return json(answer);
+      },
+      'GET /api/v1/studies/7/results/': json(RESULTS),
+    });
+    renderWithApp(<StudyView studyId={7} />);
+    await waitFor(() => expect(screen.getByTestId('trial-1-state')).toHaveTextContent('running'));
+    await waitFor(() => expect(screen.getByTestId('study-status')).toHaveTextContent('completed'), { timeout: 5000 });
+    await waitFor(() => expect(screen.getByTestId('trial-1-state')).toHaveTextContent('complete'), { timeout: 5000 });
+    expect(screen.getAllByTestId('trial-row').map((row) => row.dataset.state)).toEqual(['complete', 'complete']);
+    // the badge is never cut to "C…": its label does not clip
+    expect(screen.getByTestId('study-status').textContent).toBe('completed');
+  }, 20_000);
+
+  it('says what the importances need instead of waiting forever', async () => {
+    fakeApi({
+      'GET /api/v1/studies/7/': json(study({ trials: { total: 3, complete: 2, pruned: 1, failed: 0, running: 0 } })),
+      'GET /api/v1/studies/7/trials/': json([trial(0, 'complete', 0.8, [1, 2, 3]), trial(1, 'complete', 0.9, [1, 2, 3]), trial(2, 'pruned', 0.2, [1])]),
+      'GET /api/v1/studies/7/results/': json({ ...RESULTS, importances: {} }),
+    });
+    renderWithApp(<StudyView studyId={7} />);
+    const empty = await screen.findByTestId('chart-importances-empty');
+    expect(empty).toHaveTextContent('Importances need at least 3 completed trials (2 so far).');
+    expect(screen.queryByText('Waiting for trials…')).toBeNull();
+    await waitFor(() => expect(screen.getByTestId('chart-history')).toHaveAttribute('data-points', '2'));
+  }, 20_000);
+
+  it('a viewer sees every control disabled with the reason', async () => {
+    const server = fakeApi({
+      'GET /api/v1/studies/7/': json(study({ status: 'running', my_role: 'viewer', trials: { total: 3, complete: 2, pruned: 1, failed: 0, running: 0 } })),
+      'GET /api/v1/studies/7/trials/': json([trial(0, 'complete', 0.8, [1, 2, 3])]),
+      'GET /api/v1/studies/7/results/': json(RESULTS),
+    });
+    renderWithApp(<StudyView studyId={7} />);
+    for (const id of ['study-pause', 'study-stop', 'promote-best', 'trial-0-promote']) {
+      const button = await screen.findByTestId(id);
+      expect(button).toBeDisabled();
+      expect(button.closest('[data-disabled-reason]')).toHaveAttribute('data-disabled-reason', expect.stringContaining('Viewers cannot start, pause, stop or promote studies'));
+    }
+    await userEvent.setup().hover(screen.getByTestId('promote-best').closest('[data-disabled-reason]') as HTMLElement);
+    expect(await screen.findByRole('tooltip')).toHaveTextContent('Viewers cannot start, pause, stop or promote studies');
+    expect(server.callsTo('POST', '/api/v1/studies/7/promote/')).toHaveLength(0);
+  }, 20_000);
+
+  it('reads in Chinese', async () => {
+    await i18n.changeLanguage('zh-CN');
+    fakeApi({
+      'GET /api/v1/studies/7/': json(study({ status: 'paused', trials: { total: 3, complete: 1, pruned: 1, failed: 0, running: 1 } })),
+      'GET /api/v1/studies/7/trials/': json([trial(0, 'complete', 0.8, [1]), trial(1, 'pruned', 0.2, [1]), trial(2, 'running', null, [])]),
+      'GET /api/v1/studies/7/results/': json({ ...RESULTS, importances: {} }),
+    });
+    renderWithApp(<StudyView studyId={7} />);
+    expect(await screen.findByTestId('study-status')).toHaveTextContent('已暂停');
+    await waitFor(() => expect(screen.getByTestId('trial-1-state')).toHaveTextContent('已剪枝'));
+    expect(screen.getByTestId('study-resume')).toHaveTextContent('继续');
+    expect(screen.getByTestId('chart-importances-empty')).toHaveTextContent('参数重要性至少需要 3 个完成的试验（目前 1 个）。');
+    expect(screen.getByText('试验', { selector: 'h5' })).toBeInTheDocument();
   }, 20_000);
 });

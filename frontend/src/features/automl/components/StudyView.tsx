@@ -1,14 +1,23 @@
-import { Alert, Anchor, Badge, Button, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { Stat } from '@/components/Stat';
+import { WithReason } from '@/components/WithReason';
+import { translateDynamic } from '@/i18n';
+import { formatSeconds } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
-import { statusColor } from '@/lib/statusColors';
-import { formatParam, formatValue, isLive, type Study, type StudyResults, type Trial } from '../api/studies';
+import { formatNumber, formatPercent } from '@/lib/numbers';
+import { automlKeys } from '../api/keys';
+import { canChange, formatParam, formatValue, isLive, type Study, type StudyResults, type Trial } from '../api/studies';
 import { usePromote, useResults, useStudy, useStudyAction, useTrials } from '../hooks/useStudies';
+import { StateBadge } from './StateBadge';
 import { HistoryChart, ImportanceChart, IntermediateChart, ParallelCoordinates } from './StudyCharts';
 
-function TrialModel({ studyId, trial }: { studyId: number; trial: Trial }) {
-  const promote = usePromote(studyId);
+function TrialModel({ study, trial }: { study: Study; trial: Trial }) {
+  const { t } = useTranslation('automl');
+  const promote = usePromote(study.id);
   const id = trial.model_version ?? promote.data?.id ?? null;
   if (id !== null)
     return (
@@ -17,88 +26,102 @@ function TrialModel({ studyId, trial }: { studyId: number; trial: Trial }) {
       </Anchor>
     );
   if (trial.state !== 'complete') return <>—</>;
+  const reason = canChange(study) ? null : t('view.viewerCannot');
   return (
-    <Button size="compact-xs" variant="subtle" onClick={() => promote.mutate(trial.number)} loading={promote.isPending} data-testid={`trial-${trial.number}-promote`}>
-      Promote
-    </Button>
+    <WithReason reason={reason}>
+      <Button size="compact-xs" variant="subtle" disabled={!!reason} onClick={() => promote.mutate(trial.number)} loading={promote.isPending} data-testid={`trial-${trial.number}-promote`}>
+        {t('view.promote')}
+      </Button>
+    </WithReason>
   );
 }
 
-function TrialsTable({ studyId, trials, space }: { studyId: number; trials: Trial[]; space: string[] }) {
+function TrialsTable({ study, trials, space }: { study: Study; trials: Trial[]; space: string[] }) {
+  const { t } = useTranslation('automl');
   return (
-    <Table striped withTableBorder data-testid="trials-table" data-rows={trials.length}>
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>#</Table.Th>
-          <Table.Th>State</Table.Th>
-          <Table.Th>Value</Table.Th>
-          {space.map((name) => (
-            <Table.Th key={name}>{name}</Table.Th>
-          ))}
-          <Table.Th>Epochs</Table.Th>
-          <Table.Th>Test acc.</Table.Th>
-          <Table.Th>Duration</Table.Th>
-          <Table.Th>Job</Table.Th>
-          <Table.Th>Model</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {trials.map((trial) => (
-          <Table.Tr key={trial.number} data-testid="trial-row" data-state={trial.state}>
-            <Table.Td>{trial.number}</Table.Td>
-            <Table.Td>
-              <Badge color={statusColor('trial', trial.state)} variant="light" title={trial.error || undefined}>
-                {trial.state}
-              </Badge>
-            </Table.Td>
-            <Table.Td>{formatValue(trial.value)}</Table.Td>
+    <Table.ScrollContainer minWidth={640}>
+      <Table striped withTableBorder data-testid="trials-table" data-rows={trials.length}>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>#</Table.Th>
+            <Table.Th>{t('view.columns.state')}</Table.Th>
+            <Table.Th>{t('view.columns.value')}</Table.Th>
             {space.map((name) => (
-              <Table.Td key={name}>{name in trial.params ? formatParam(trial.params[name]) : '—'}</Table.Td>
+              <Table.Th key={name}>{name}</Table.Th>
             ))}
-            <Table.Td>{trial.intermediate.length}{trial.pruned_at_epoch ? ' (pruned)' : ''}</Table.Td>
-            <Table.Td>{formatValue(trial.test_metrics.accuracy ?? null, 3)}</Table.Td>
-            <Table.Td>{trial.duration_seconds === null ? '—' : `${trial.duration_seconds.toFixed(0)}s`}</Table.Td>
-            <Table.Td>
-              {trial.job ? (
-                <Anchor component={Link} to={`/jobs/${trial.job}`} size="sm">
-                  #{trial.job}
-                </Anchor>
-              ) : (
-                '—'
-              )}
-            </Table.Td>
-            <Table.Td>
-              <TrialModel studyId={studyId} trial={trial} />
-            </Table.Td>
+            <Table.Th>{t('view.columns.epochs')}</Table.Th>
+            <Table.Th>{t('view.columns.testAccuracy')}</Table.Th>
+            <Table.Th>{t('view.columns.duration')}</Table.Th>
+            <Table.Th>{t('view.columns.job')}</Table.Th>
+            <Table.Th>{t('view.columns.model')}</Table.Th>
           </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+        </Table.Thead>
+        <Table.Tbody>
+          {trials.map((trial) => (
+            <Table.Tr key={trial.number} data-testid="trial-row" data-state={trial.state}>
+              <Table.Td>{trial.number}</Table.Td>
+              <Table.Td>
+                <StateBadge kind="trial" state={trial.state} title={trial.error || undefined} testId={`trial-${trial.number}-state`} />
+              </Table.Td>
+              <Table.Td>{formatValue(trial.value)}</Table.Td>
+              {space.map((name) => (
+                <Table.Td key={name}>{name in trial.params ? formatParam(trial.params[name]) : '—'}</Table.Td>
+              ))}
+              <Table.Td>
+                {trial.intermediate.length}
+                {trial.pruned_at_epoch ? t('view.prunedSuffix') : ''}
+              </Table.Td>
+              <Table.Td>{formatValue(trial.test_metrics.accuracy ?? null, 3)}</Table.Td>
+              <Table.Td>{trial.duration_seconds === null ? '—' : formatSeconds(trial.duration_seconds)}</Table.Td>
+              <Table.Td>
+                {trial.job ? (
+                  <Anchor component={Link} to={`/jobs/${trial.job}`} size="sm">
+                    #{trial.job}
+                  </Anchor>
+                ) : (
+                  '—'
+                )}
+              </Table.Td>
+              <Table.Td>
+                <TrialModel study={study} trial={trial} />
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
   );
 }
 
 function LiftReport({ lift }: { lift: StudyResults['lift'] }) {
+  const { t } = useTranslation('automl');
   if (lift.status === 'disabled') return null;
   const spread = (side: StudyResults['lift']['baseline']) =>
-    side.mean === null ? '—' : `${(side.mean * 100).toFixed(1)}% ± ${((side.std ?? 0) * 100).toFixed(1)} (n=${side.values.length})`;
+    side.mean === null ? '—' : t('lift.spread', { mean: formatPercent(side.mean), std: formatNumber((side.std ?? 0) * 100, { maximumFractionDigits: 1, minimumFractionDigits: 1 }), n: side.values.length });
+  const liftText =
+    lift.lift === null
+      ? lift.status === 'running'
+        ? t('lift.training')
+        : '—'
+      : t('lift.points', { sign: lift.lift >= 0 ? '+' : '', value: formatNumber(lift.lift * 100, { maximumFractionDigits: 1, minimumFractionDigits: 1 }) });
   return (
     <Paper withBorder p="sm" data-testid="lift-report" data-status={lift.status}>
-      <Title order={6}>Honest lift</Title>
+      <Title order={6}>{t('lift.title')}</Title>
       <Text size="sm" c="dimmed" mb="xs">
-        The best trial's parameters against the study's preset, both retrained with the same seeds ({lift.seeds.join(', ') || '…'}) on the same data; {lift.metric} on the test split.
+        {t('lift.description', { seeds: lift.seeds.join(', ') || '…', metric: lift.metric })}
       </Text>
       {lift.status === 'not_started' ? (
-        <Text size="sm">Starts when the study completes.</Text>
+        <Text size="sm">{t('lift.notStarted')}</Text>
       ) : (
-        <SimpleGrid cols={3}>
-          <Stat label="Preset" value={spread(lift.baseline)} testId="lift-baseline" />
-          <Stat label="Best trial" value={spread(lift.best)} testId="lift-best" />
-          <Stat label="Lift" value={lift.lift === null ? (lift.status === 'running' ? 'training…' : '—') : `${lift.lift >= 0 ? '+' : ''}${(lift.lift * 100).toFixed(1)} pts`} testId="lift-value" />
+        <SimpleGrid cols={{ base: 1, sm: 3 }}>
+          <Stat label={t('lift.preset')} value={spread(lift.baseline)} testId="lift-baseline" />
+          <Stat label={t('lift.best')} value={spread(lift.best)} testId="lift-best" />
+          <Stat label={t('lift.lift')} value={liftText} testId="lift-value" />
         </SimpleGrid>
       )}
       {lift.errors.map((failure) => (
         <Text key={`${failure.role}-${failure.seed}`} c="red" size="xs">
-          {String(failure.role)} seed {String(failure.seed)}: {String(failure.error)}
+          {t('lift.runFailed', { role: String(failure.role), seed: String(failure.seed), error: String(failure.error) })}
         </Text>
       ))}
     </Paper>
@@ -106,39 +129,49 @@ function LiftReport({ lift }: { lift: StudyResults['lift'] }) {
 }
 
 function Actions({ study }: { study: Study }) {
+  const { t } = useTranslation('automl');
   const action = useStudyAction(study.id);
   const promote = usePromote(study.id);
   const best = study.best_trial;
   const promoted = promote.data ?? null;
   const versionId = promoted?.id ?? best?.model_version ?? null;
   const versionName = promoted?.name ?? best?.model_version_name ?? null;
+  const viewer = canChange(study) ? null : t('view.viewerCannot');
   return (
     <Stack gap="xs" align="flex-end">
-      <Group gap="xs">
+      <Group gap="xs" justify="flex-end">
         {study.status === 'running' && (
-          <Button variant="light" onClick={() => action.mutate('pause')} loading={action.isPending} data-testid="study-pause">
-            Pause
-          </Button>
+          <WithReason reason={viewer}>
+            <Button variant="light" disabled={!!viewer} onClick={() => action.mutate('pause')} loading={action.isPending} data-testid="study-pause">
+              {t('view.pause')}
+            </Button>
+          </WithReason>
         )}
         {study.status === 'paused' && (
-          <Button variant="light" onClick={() => action.mutate('resume')} loading={action.isPending} data-testid="study-resume">
-            Resume
-          </Button>
+          <WithReason reason={viewer}>
+            <Button variant="light" disabled={!!viewer} onClick={() => action.mutate('resume')} loading={action.isPending} data-testid="study-resume">
+              {t('view.resume')}
+            </Button>
+          </WithReason>
         )}
         {(study.status === 'running' || study.status === 'paused') && (
-          <Button variant="light" color="red" onClick={() => action.mutate('stop')} loading={action.isPending} data-testid="study-stop">
-            Stop
-          </Button>
+          <WithReason reason={viewer}>
+            <Button variant="light" color="red" disabled={!!viewer} onClick={() => action.mutate('stop')} loading={action.isPending} data-testid="study-stop">
+              {t('view.stop')}
+            </Button>
+          </WithReason>
         )}
         {versionId === null && (
-          <Button onClick={() => promote.mutate(undefined)} disabled={!best} loading={promote.isPending} data-testid="promote-best">
-            Promote best trial
-          </Button>
+          <WithReason reason={viewer ?? (best ? null : t('view.noBestYet'))}>
+            <Button onClick={() => promote.mutate(undefined)} disabled={!!viewer || !best} loading={promote.isPending} data-testid="promote-best">
+              {t('view.promoteBest')}
+            </Button>
+          </WithReason>
         )}
       </Group>
       {versionId !== null && (
         <Anchor component={Link} to={`/model-versions/${versionId}`} data-testid="promoted-model-version">
-          Best trial promoted: model version {versionName}
+          {t('view.promoted', { name: versionName })}
         </Anchor>
       )}
       {promote.isError && (
@@ -152,60 +185,88 @@ function Actions({ study }: { study: Study }) {
 
 /** A study live: status and controls, best trial, charts, the trials table and the lift report. */
 export function StudyView({ studyId }: { studyId: number }) {
+  const { t } = useTranslation('automl');
+  const queryClient = useQueryClient();
   const { data: study, error } = useStudy(studyId);
   const live = study ? isLive(study) : true;
   const trials = useTrials(studyId, live);
   const results = useResults(studyId, live);
-  if (!study) return error ? <Alert color="red">{errorMessage(error)}</Alert> : <Text c="dimmed">Loading…</Text>;
+  // The study, its trials and its results are three polls: when the study's state or counts move (a
+  // trial ended, the study completed), read the other two again at once rather than showing a trial
+  // still running next to a completed study until a reload.
+  const signature = study ? `${study.status}:${study.trials.total}:${study.trials.running}:${study.trials.complete}:${study.trials.pruned}:${study.trials.failed}` : '';
+  useEffect(() => {
+    if (!signature) return;
+    void queryClient.invalidateQueries({ queryKey: automlKeys.trials(studyId) });
+    void queryClient.invalidateQueries({ queryKey: automlKeys.results(studyId) });
+  }, [signature, studyId, queryClient]);
+  if (!study) return error ? <Alert color="red">{errorMessage(error)}</Alert> : <Text c="dimmed">{t('view.loading')}</Text>;
   const space = study.search_space.map((dim) => dim.name);
   const rows = trials.data ?? [];
   const maximize = study.objective.direction !== 'minimize';
+  const finished = !live;
   return (
-    <Stack data-testid="study-view" data-status={study.status}>
-      <Group justify="space-between" align="flex-start">
-        <Stack gap={4}>
-          <Group gap="xs">
-            <Title order={3}>{study.name}</Title>
-            <Badge color={statusColor('study', study.status)} data-testid="study-status">
-              {study.status}
-            </Badge>
+    <Stack data-testid="study-view" data-status={study.status} miw={0}>
+      <Group justify="space-between" align="flex-start" wrap="wrap">
+        <Stack gap={4} miw={0} style={{ flex: '1 1 360px' }}>
+          <Group gap="xs" wrap="nowrap" miw={0}>
+            <Title order={3} style={{ overflowWrap: 'anywhere' }}>
+              {study.name}
+            </Title>
+            <StateBadge kind="study" state={study.status} testId="study-status" />
           </Group>
           <Text size="sm" c="dimmed">
-            {study.template} on{' '}
+            {t('view.subtitle', { template: study.template })}{' '}
             <Anchor component={Link} to={`/datasets/${study.dataset}/versions`} size="sm">
               {study.dataset_name} {study.dataset_version_name}
             </Anchor>{' '}
-            · sampler {study.sampler_in_use}
-            {study.sampler_in_use !== study.sampler ? ` (for ${study.sampler})` : ''} · pruning {study.pruner} · {study.parallelism} in parallel · seed {study.seed} · objective{' '}
-            {study.objective.metric} ({study.objective.direction})
+            ·{' '}
+            {t('view.config', {
+              sampler: translateDynamic(`automl:sampler.${study.sampler_in_use}`, study.sampler_in_use),
+              fallback: study.sampler_in_use !== study.sampler ? t('view.samplerFallback', { sampler: translateDynamic(`automl:sampler.${study.sampler}`, study.sampler) }) : '',
+              pruner: translateDynamic(`automl:pruner.${study.pruner}`, study.pruner),
+              parallelism: study.parallelism,
+              seed: study.seed,
+              metric: study.objective.metric,
+              direction: study.objective.direction,
+            })}
           </Text>
         </Stack>
         <Actions study={study} />
       </Group>
       <SimpleGrid cols={{ base: 2, sm: 5 }}>
-        <Stat label="Trials" value={`${study.trials.total}/${study.n_trials}`} testId="study-trial-count" />
-        <Stat label="Running" value={String(study.trials.running)} testId="study-running" />
-        <Stat label="Pruned" value={String(study.trials.pruned)} testId="study-pruned" />
-        <Stat label="Failed" value={String(study.trials.failed)} testId="study-failed" />
-        <Stat label="Best value" value={formatValue(study.best_trial?.value ?? null)} testId="study-best-value" />
+        <Stat label={t('view.stats.trials')} value={`${study.trials.total}/${study.n_trials}`} testId="study-trial-count" />
+        <Stat label={t('view.stats.running')} value={String(study.trials.running)} testId="study-running" />
+        <Stat label={t('view.stats.pruned')} value={String(study.trials.pruned)} testId="study-pruned" />
+        <Stat label={t('view.stats.failed')} value={String(study.trials.failed)} testId="study-failed" />
+        <Stat label={t('view.stats.best')} value={formatValue(study.best_trial?.value ?? null)} testId="study-best-value" />
       </SimpleGrid>
       {study.best_trial && (
         <Paper withBorder p="sm" data-testid="best-trial">
-          <Text size="sm">
-            Best trial <b>#{study.best_trial.number}</b>: {formatValue(study.best_trial.value)} validation, {formatValue(study.best_trial.test_metrics.accuracy ?? null, 3)} test accuracy ·{' '}
-            <Code>{Object.entries(study.best_trial.params).map(([key, value]) => `${key}=${formatParam(value)}`).join(', ')}</Code>
+          <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+            <Trans
+              t={t}
+              i18nKey="view.bestTrial"
+              values={{ number: study.best_trial.number, value: formatValue(study.best_trial.value), accuracy: formatValue(study.best_trial.test_metrics.accuracy ?? null, 3) }}
+              components={{ b: <b /> }}
+            />{' '}
+            <Code style={{ whiteSpace: 'normal', overflowWrap: 'anywhere' }}>
+              {Object.entries(study.best_trial.params)
+                .map(([key, value]) => `${key}=${formatParam(value)}`)
+                .join(', ')}
+            </Code>
           </Text>
         </Paper>
       )}
       {results.data && <LiftReport lift={results.data.lift} />}
       <SimpleGrid cols={{ base: 1, md: 2 }}>
-        <HistoryChart history={results.data?.history ?? []} />
-        <ParallelCoordinates space={study.search_space} trials={rows} maximize={maximize} />
-        <IntermediateChart trials={rows} />
-        <ImportanceChart importances={results.data?.importances ?? {}} />
+        <HistoryChart history={results.data?.history ?? []} finished={finished} />
+        <ParallelCoordinates space={study.search_space} trials={rows} maximize={maximize} finished={finished} />
+        <IntermediateChart trials={rows} finished={finished} />
+        <ImportanceChart importances={results.data?.importances ?? {}} completed={study.trials.complete} finished={finished} />
       </SimpleGrid>
-      <Title order={5}>Trials</Title>
-      <TrialsTable studyId={study.id} trials={rows} space={space} />
+      <Title order={5}>{t('view.trialsTitle')}</Title>
+      <TrialsTable study={study} trials={rows} space={space} />
     </Stack>
   );
 }

@@ -5,6 +5,7 @@ import {
   createStudy,
   getResults,
   getStudy,
+  getStudyDefaults,
   isLive,
   listDatasets,
   listDatasetVersions,
@@ -32,8 +33,25 @@ export function useStudy(id: number) {
   });
 }
 
+/** Trials, polled while the study is live and until none of them reads running any more (a trial's last
+ * state can land after the poll that saw the study finish). */
 export function useTrials(id: number, live: boolean) {
-  return useQuery({ queryKey: automlKeys.trials(id), queryFn: () => listTrials(id), enabled: Number.isFinite(id), refetchInterval: live ? LIVE_INTERVAL_MS : false });
+  return useQuery({
+    queryKey: automlKeys.trials(id),
+    queryFn: () => listTrials(id),
+    enabled: Number.isFinite(id),
+    refetchInterval: (query) => (live || query.state.data?.some((trial) => trial.state === 'running') ? LIVE_INTERVAL_MS : false),
+  });
+}
+
+/** The budget that fits the workers online for a template (refreshed as workers come and go). */
+export function useStudyDefaults(template: string | null) {
+  return useQuery({
+    queryKey: automlKeys.defaults(template ?? ''),
+    queryFn: () => getStudyDefaults(template as string),
+    enabled: !!template,
+    staleTime: 10_000,
+  });
 }
 
 /** Results poll while the study runs or its lift report is still training. */

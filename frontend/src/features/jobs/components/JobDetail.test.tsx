@@ -1,6 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
+import { i18n } from '@/i18n';
 import { fakeApi, json, page } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { JobDetail } from './JobDetail';
@@ -98,5 +99,69 @@ describe('JobDetail', () => {
     const [retry] = calls.callsTo('POST', '/api/v1/jobs/5/retry/');
     expect(retry?.path).toBe('/api/v1/jobs/5/retry/');
     expect(retry?.headers.get('Idempotency-Key')).toMatch(/^retry-5-/);
+  });
+
+  it('says why a queued job waits: its place in the queue and which worker runs which job', async () => {
+    const queued = {
+      ...FINISHED,
+      status: 'queued',
+      queue: 'gpu',
+      result: null,
+      started_at: null,
+      finished_at: null,
+      progress: {},
+      my_role: 'editor',
+      queue_state: {
+        queue: 'gpu',
+        position: 3,
+        ahead: 2,
+        reason: 'workers_busy',
+        workers: 1,
+        slots: 1,
+        busy_with: [
+          { worker: 'gpu-1@host', job_id: 41, kind: 'training.run' },
+          { worker: 'gpu-1@host', job_id: null, kind: 'training.run' },
+        ],
+      },
+    };
+    fakeApi({ 'GET /api/v1/jobs/5/': queued, 'GET /api/v1/job-kinds/': [], 'GET /api/v1/jobs/5/events/': page([]) });
+    renderWithApp(<JobDetail jobId={5} />);
+    expect(await screen.findByTestId('job-queue-position')).toHaveTextContent('Position 3 in the gpu queue · 2 jobs ahead of it');
+    expect(screen.getByTestId('job-queue-reason')).toHaveTextContent('Every worker for the gpu queue is busy.');
+    const busy = screen.getByTestId('job-queue-busy');
+    expect(busy).toHaveTextContent('gpu-1@host is busy with job #41');
+    expect(busy).toHaveTextContent('gpu-1@host is busy with a job of another workspace');
+    expect(screen.getByRole('link', { name: 'gpu-1@host is busy with job #41' })).toHaveAttribute('href', '/jobs/41');
+  });
+
+  it('says when no worker is online for the queue, in Chinese too', async () => {
+    await i18n.changeLanguage('zh-CN');
+    const queued = {
+      ...FINISHED,
+      status: 'queued',
+      result: null,
+      my_role: 'editor',
+      queue_state: { queue: 'gpu', position: 1, ahead: 0, reason: 'no_worker', workers: 0, slots: 0, busy_with: [] },
+    };
+    fakeApi({ 'GET /api/v1/jobs/5/': queued, 'GET /api/v1/job-kinds/': [], 'GET /api/v1/jobs/5/events/': page([]) });
+    renderWithApp(<JobDetail jobId={5} />);
+    expect(await screen.findByTestId('job-queue-reason')).toHaveTextContent('gpu 队列目前没有在线的计算节点：有节点上线后任务才会开始。');
+    expect(screen.getByTestId('job-queue-position')).toHaveTextContent('在 gpu 队列中排第 1 位 · 前面没有任务');
+    expect(screen.getByTestId('job-detail-status')).toHaveTextContent('排队中');
+    expect(screen.getByTestId('job-cancel-5')).toHaveTextContent('取消');
+  });
+
+  it('a viewer cannot cancel or retry: the buttons are disabled and say why', async () => {
+    const failed = { ...FINISHED, status: 'failed', result: null, retryable: true, my_role: 'viewer' };
+    const calls = fakeApi({ 'GET /api/v1/jobs/5/': failed, 'GET /api/v1/job-kinds/': [], 'GET /api/v1/jobs/5/events/': page([]) });
+    renderWithApp(<JobDetail jobId={5} />);
+    const retry = await screen.findByTestId('job-retry-5');
+    expect(retry).toBeDisabled();
+    const holder = retry.closest('[data-disabled-reason]') as HTMLElement;
+    expect(holder).toHaveAttribute('data-disabled-reason', expect.stringContaining('Viewers cannot cancel or retry jobs'));
+    await userEvent.setup().tab(); // the reason's holder takes the focus and shows it as a tooltip
+    expect(holder).toHaveFocus();
+    expect(await screen.findByRole('tooltip')).toHaveTextContent('Viewers cannot cancel or retry jobs');
+    expect(calls.callsTo('POST', '/api/v1/jobs/5/retry/')).toHaveLength(0);
   });
 });
