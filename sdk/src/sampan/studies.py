@@ -156,11 +156,22 @@ class Studies:
     def get(self, study_id: int) -> Study:
         return Study(self._client, self._client.http.get(f"studies/{int(study_id)}/"))
 
+    def defaults(self, template: str) -> schema.StudyDefaults:
+        """The budget a study of ``template`` gets when it leaves one out, fitted to the workers online:
+        ``parallelism`` (the jobs the workers of the trials' queue run at once, at least 1),
+        ``n_trials``, ``timeout_seconds`` (from measured runs; None until one was measured) and the
+        reasoning in ``explanation``.
+
+        e.g. ``client.studies.defaults("image_classification")["parallelism"]`` -> ``1``
+        """
+        fitted: schema.StudyDefaults = self._client.http.get("studies/defaults/", template=template)
+        return fitted
+
     def create(
         self,
         dataset_version: int | Resource[Any],
         *,
-        n_trials: int = 20,
+        n_trials: int | None = None,
         name: str = "",
         preset: str | None = None,
         fixed_params: dict[str, Any] | None = None,
@@ -174,8 +185,9 @@ class Studies:
         template: str | None = None,
     ) -> Study:
         """Start a study; unset options take the server's defaults (sampler sde, pruner median, the
-        template's search space). A parameter in ``fixed_params`` is taken out of the default search
-        space (fix it or search it), so ``fixed_params={"epochs": 5}`` searches everything else.
+        template's search space, and a budget that fits the workers online: see :meth:`defaults`).
+        A parameter in ``fixed_params`` is taken out of the default search space (fix it or search
+        it), so ``fixed_params={"epochs": 5}`` searches everything else.
 
         e.g. ``client.studies.create(version, n_trials=6, fixed_params={"epochs": 2}, parallelism=1)``
         """
@@ -183,11 +195,11 @@ class Studies:
             search_space = self._default_space_without(dataset_version, template, fixed_params)
         body: dict[str, Any] = {
             "dataset_version": _id(dataset_version),
-            "n_trials": n_trials,
             "name": name,
             "fixed_params": fixed_params or {},
         }
         for key, value in (
+            ("n_trials", n_trials),
             ("preset", preset),
             ("search_space", search_space),
             ("sampler", sampler),

@@ -46,6 +46,17 @@ class BaseJob(Resource[JobData]):
     def fraction(self) -> float | None:
         return self.data["progress"].get("fraction")
 
+    @property
+    def queue_state(self) -> schema.QueueState | None:
+        """Why a queued job waits (None unless it is queued): ``queue``, ``position`` (1 is next),
+        ``ahead``, ``reason`` (``no_worker``, ``workers_busy`` or ``next``), the ``workers`` online for
+        the queue, their ``slots`` and ``busy_with`` (each ``worker`` and the ``job_id`` it runs, None
+        for another workspace's job). As of the last read: ``refresh()`` reads it again.
+
+        e.g. ``client.jobs.get(42).queue_state["reason"]`` -> ``"no_worker"``
+        """
+        return self.data.get("queue_state")
+
     def _answered(self, job: schema.Job) -> None:
         """Take the job's new state from a /jobs/ action's answer."""
         raise NotImplementedError
