@@ -6,9 +6,9 @@ import { notifySuccess } from '@/lib/notifications';
 import type { Invitation } from '../api/invitations';
 import { useAnswerInvitation, useMyInvitations } from '../hooks/useInvitations';
 
-function InvitationRow({ invitation }: { invitation: Invitation }) {
+function InvitationRow({ invitation, answer }: { invitation: Invitation; answer: ReturnType<typeof useAnswerInvitation> }) {
   const { t } = useTranslation('workspaces');
-  const { accept, decline } = useAnswerInvitation();
+  const { accept, decline } = answer;
   const role = translateDynamic(`workspaces:roles.${invitation.role}`, invitation.role);
   const values = { inviter: invitation.invited_by?.username, workspace: invitation.workspace.name, role };
   return (
@@ -30,7 +30,7 @@ function InvitationRow({ invitation }: { invitation: Invitation }) {
         <Button
           size="xs"
           variant="default"
-          loading={decline.isPending}
+          loading={decline.isPending && decline.variables === invitation.id}
           onClick={() =>
             decline.mutate(invitation.id, {
               onSuccess: () => notifySuccess(t('invitations.declined', { workspace: invitation.workspace.name })),
@@ -42,7 +42,7 @@ function InvitationRow({ invitation }: { invitation: Invitation }) {
         </Button>
         <Button
           size="xs"
-          loading={accept.isPending}
+          loading={accept.isPending && accept.variables === invitation.id}
           onClick={() =>
             accept.mutate(invitation.id, {
               onSuccess: () => notifySuccess(t('invitations.accepted', { workspace: invitation.workspace.name, role })),
@@ -61,6 +61,8 @@ function InvitationRow({ invitation }: { invitation: Invitation }) {
 export function InvitationsPanel() {
   const { t } = useTranslation('workspaces');
   const { data } = useMyInvitations();
+  // The answers live here, not in the rows: a row goes once answered, and with it its callbacks.
+  const answer = useAnswerInvitation();
   if (!data || data.results.length === 0) return null;
   return (
     <Alert variant="light" color="blue" mb="md" data-testid="my-invitations">
@@ -71,7 +73,7 @@ export function InvitationsPanel() {
         </Text>
         <Paper withBorder>
           {data.results.map((invitation) => (
-            <InvitationRow key={invitation.id} invitation={invitation} />
+            <InvitationRow key={invitation.id} invitation={invitation} answer={answer} />
           ))}
         </Paper>
       </Stack>
