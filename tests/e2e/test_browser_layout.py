@@ -10,12 +10,14 @@ trials, the jobs and tokens lists."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
 from pathlib import Path
 
 import pytest
+import requests
 
 from tests.datasets.factories import digit_bytes, make_zip, upload
 from tests.harness import ARTIFACTS, REPO, wait_for
@@ -32,13 +34,13 @@ def frontend_dist() -> Path:
     return Path(os.environ.get("SAMPAN_FRONTEND_DIST") or REPO / "frontend" / "dist")
 
 
-def seed(user) -> dict[str, int]:
+def seed(user, live_web: str) -> dict[str, int]:
     """Everything the pages show, made through the services (a real training run on the worker)."""
     from automl.models import Study
     from datasets.models import ImportBatch
     from datasets.services import dataset_create, dataset_version_create
     from datasets.services.image_imports import import_archive
-    from deploy.services import deployment_create
+    from deploy.services import deployment_create, deployment_key_create
     from jobs.models import Job
     from training.models import ModelVersion
     from training.services import training_job_create
@@ -87,6 +89,16 @@ def seed(user) -> dict[str, int]:
     assert done.status == "succeeded", f"{done.status}: {done.error}"
     model_version = ModelVersion.objects.get(pk=done.result["model_version"])
     deployment = deployment_create(user=user, model_version=model_version, name="digits-online · 在线服务")
+    # a few calls, so the usage page draws its charts
+    _, secret = deployment_key_create(user=user, deployment=deployment, name="layout")
+    for index in range(3):
+        answer = requests.post(
+            f"{live_web}/api/v1/deployments/{deployment.pk}/predict/",
+            json={"instances": [{"image": base64.b64encode(digit_bytes(index)).decode()}]},
+            headers={"Authorization": f"Bearer {secret}"},
+            timeout=60,
+        )
+        assert answer.status_code == 200, answer.text
     study = study_row(version, name="学习率搜索 · Learning rate search", n_trials=3)
     for number, value in enumerate([0.61, 0.83, 0.78]):
         trial(study, number=number, value=value)
@@ -173,7 +185,7 @@ def run_layout(live_web: str, ids: dict[str, int], language: str) -> list[dict]:
 def test_main_pages_fit_1024_px_in_both_languages(live_web, live_worker, make_user):
     assert (frontend_dist() / "index.html").exists(), "the frontend is not built: run `make frontend`"
     user = make_user("e2e-layout", password=PASSWORD, is_staff=True)
-    ids = seed(user)
+    ids = seed(user, live_web)
     failures = []
     for language in ("en", "zh-CN"):
         try:
