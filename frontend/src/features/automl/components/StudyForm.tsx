@@ -105,8 +105,15 @@ export function StudyForm({ initial, onCreated, roles }: Props) {
     setAppliedDefaults(defaults);
     if (!budgetTouched.parallelism) setParallelism(defaults.parallelism);
     if (!budgetTouched.nTrials) setNTrials(defaults.n_trials);
-    if (!budgetTouched.timeout) setTimeoutMinutes(defaults.timeout_seconds === null ? '' : Math.round(defaults.timeout_seconds / 60));
   }
+  // Until edited, the wall time follows the measured trial time, the trials and how many run at once
+  // (never more than the workers' slots), half as long again as that estimate (as the server sizes it).
+  const suggestedMinutes = (): number | '' => {
+    if (!defaults || defaults.trial_seconds === null) return '';
+    const atOnce = Math.max(1, Math.min(parallelism, Math.max(1, defaults.slots)));
+    return Math.ceil((Math.ceil(nTrials / atOnce) * defaults.trial_seconds * 1.5) / 60);
+  };
+  const wallMinutes = budgetTouched.timeout ? timeoutMinutes : suggestedMinutes();
   const projectRow = projects.data?.results.find((row) => row.id === project);
   const viewerReason = projectRow && roles?.[projectRow.workspace] === 'viewer' ? t('form.viewerHere') : null;
   // Once the template has loaded, its defaults fill the empty fields (adjusted while rendering).
@@ -143,7 +150,7 @@ export function StudyForm({ initial, onCreated, roles }: Props) {
       sampler,
       pruner,
       n_trials: nTrials,
-      timeout_seconds: timeoutMinutes === '' ? null : Math.round(timeoutMinutes * 60),
+      timeout_seconds: wallMinutes === '' ? null : Math.round(wallMinutes * 60),
       parallelism,
       seed,
       report_seeds: reportSeeds,
@@ -271,7 +278,7 @@ export function StudyForm({ initial, onCreated, roles }: Props) {
             label={t('form.wallTime')}
             placeholder={t('form.noLimit')}
             min={1}
-            value={timeoutMinutes}
+            value={wallMinutes}
             onChange={(next) => {
               setBudgetTouched((touched) => ({ ...touched, timeout: true }));
               setTimeoutMinutes(next === '' ? '' : Number(next));
