@@ -13,6 +13,7 @@ from sampan.deployments import Deployments, Packages
 from sampan.models import Backbones, ModelVersions
 from sampan.studies import Studies
 from sampan.training import Jobs, Training, TrainingJobs
+from sampan.users import Users
 from sampan.workspaces import Projects, Workspaces
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -78,6 +79,7 @@ class Client:
         self.studies = Studies(self)
         self.deployments = Deployments(self)
         self.packages = Packages(self)
+        self.users = Users(self)  # administrators only
 
     def __repr__(self) -> str:
         return f"<sampan.Client {self.base_url}>"
