@@ -91,9 +91,9 @@ def archive_names(path) -> set[str]:
 def test_deploy_try_it_usage_and_packages_through_the_ui(
     live_web, live_worker, make_user, api_client, tmp_path
 ):
-    assert (REPO / "frontend" / "dist" / "index.html").exists(), (
-        "the frontend is not built: run `make frontend`"
-    )
+    from django.conf import settings
+
+    assert (settings.FRONTEND_DIST / "index.html").exists(), "the frontend is not built: run `make frontend`"
     user = make_user("e2e-deployer", password=PASSWORD)
     model_version = trained_model_version(user, api_client)
     switch_to = uploaded_copy(model_version, user)
