@@ -39,7 +39,8 @@ def test_regression_evaluation_and_comparison(sdk, project):
     assert report.plot_residuals() is not None
 
     compared = first.compare(second)
-    assert compared["task"] == "regression" and (compared["a"], compared["b"]) == (first.id, second.id)
+    assert compared["kind"] == "regression_comparison"
+    assert (compared["a"], compared["b"]) == (first.id, second.id)
     other = second.evaluation()
     for metric in ("mae", "rmse", "r2"):
         pair = compared[metric]
@@ -54,7 +55,7 @@ def test_regression_evaluation_and_comparison(sdk, project):
     wine.import_table(frame("wine"), target_column="target", progress=False)
     classifier = wine.create_version(seed=2).train("fast").wait(progress=False, timeout=600).model_version()
     assert isinstance(classifier.evaluation(), sampan.EvaluationReport)
-    assert classifier.compare(classifier)["task"] == "classification"
+    assert classifier.compare(classifier)["kind"] == "classification_comparison"
     assert set(classifier.compare(classifier)) >= {
         "accuracy",
         "macro_f1",

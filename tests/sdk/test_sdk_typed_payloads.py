@@ -50,7 +50,6 @@ CLASSIFICATION: schema.ClassificationReport = {
 REGRESSION: schema.RegressionReport = {
     "kind": "regression_report",
     "version": 1,
-    "task": "regression",
     "split": "test",
     "samples": 2,
     "mae": 1.5,

@@ -85,7 +85,6 @@ class ClassificationReport(TypedDict):
 
     kind: Literal["classification_report"]
     version: int
-    task: NotRequired[Literal["classification"]]
     split: str
     samples: int
     classes: list[str]
@@ -141,7 +140,6 @@ class RegressionReport(TypedDict):
 
     kind: Literal["regression_report"]
     version: int
-    task: Literal["regression"]
     split: str
     samples: int
     mae: float
@@ -190,7 +188,6 @@ class ClassificationComparison(TypedDict):
 
     kind: Literal["classification_comparison"]
     version: int
-    task: Literal["classification"]
     accuracy: MetricPair
     macro_f1: MetricPair
     weighted_f1: MetricPair
@@ -209,7 +206,6 @@ class RegressionComparison(TypedDict):
 
     kind: Literal["regression_comparison"]
     version: int
-    task: Literal["regression"]
     mae: RegressionMetricPair
     rmse: RegressionMetricPair
     r2: RegressionMetricPair

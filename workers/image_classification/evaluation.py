@@ -128,7 +128,7 @@ def compare(report_a: ClassificationReport, report_b: ClassificationReport) -> C
     Classes are matched by name (a's order, then b's extra classes); a class missing from one
     report has ``None`` there. Returns (``workers.contracts.evaluation.ClassificationComparison``)::
 
-        {"kind": "classification_comparison", "version": 1, "task": "classification",
+        {"kind": "classification_comparison", "version": 1,
          "accuracy": {"a", "b", "delta"}, "macro_f1": {...}, "weighted_f1": {...},
          "top_k_accuracy": {"1": {...}, ...},
          "per_class": [{"class", "precision": {...}, "recall": {...}, "f1": {...},
@@ -158,7 +158,6 @@ def compare(report_a: ClassificationReport, report_b: ClassificationReport) -> C
     return {
         "kind": "classification_comparison",
         "version": COMPARISON_VERSION,
-        "task": "classification",
         "accuracy": _pair(report_a["accuracy"], report_b["accuracy"]),
         "macro_f1": _pair(report_a["macro"]["f1"], report_b["macro"]["f1"]),
         "weighted_f1": _pair(report_a["weighted"]["f1"], report_b["weighted"]["f1"]),

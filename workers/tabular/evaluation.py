@@ -47,13 +47,12 @@ def compare_regression(report_a: RegressionReport, report_b: RegressionReport) -
     """Two regression reports side by side; every ``delta`` is b minus a (lower MAE and RMSE are
     better, higher R2 is better). Returns (``workers.contracts.evaluation.RegressionComparison``)::
 
-        {"kind": "regression_comparison", "version": 1, "task": "regression",
+        {"kind": "regression_comparison", "version": 1,
          "mae": {"a", "b", "delta"}, "rmse": {...}, "r2": {...}, "samples": {"a", "b"}}
     """
     return {
         "kind": "regression_comparison",
         "version": COMPARISON_VERSION,
-        "task": "regression",
         "mae": _regression_pair(report_a["mae"], report_b["mae"]),
         "rmse": _regression_pair(report_a["rmse"], report_b["rmse"]),
         "r2": _regression_pair(report_a["r2"], report_b["r2"]),
@@ -136,7 +135,6 @@ def evaluate(
         return {
             "kind": "regression_report",
             "version": REPORT_VERSION,
-            "task": "regression",
             "split": split,
             "samples": len(samples),
             "mae": metrics["mae"],
@@ -175,7 +173,6 @@ def evaluate(
     return {
         "kind": "classification_report",
         "version": REPORT_VERSION,
-        "task": "classification",
         "split": split,
         "samples": scores["samples"],
         "classes": classes,

@@ -53,7 +53,6 @@ def evaluate(
     return {
         "kind": "classification_report",
         "version": REPORT_VERSION,
-        "task": "classification",
         "split": split,
         "samples": metrics["samples"],
         "classes": classes,

@@ -2086,7 +2086,6 @@ export interface components {
              */
             kind: "classification_report";
             version: number;
-            task?: components["schemas"]["ClassificationTaskEnum"];
             split: string;
             samples: number;
             classes: string[];
@@ -2110,11 +2109,6 @@ export interface components {
          * @enum {string}
          */
         ClassificationReportKindEnum: "classification_report";
-        /**
-         * @description * `classification` - classification
-         * @enum {string}
-         */
-        ClassificationTaskEnum: "classification";
         /**
          * @description * `RGB` - RGB
          * @enum {string}
@@ -3267,7 +3261,6 @@ export interface components {
              */
             kind: "classification_comparison";
             version: number;
-            task: components["schemas"]["ClassificationTaskEnum"];
             accuracy: components["schemas"]["MetricPair"];
             macro_f1: components["schemas"]["MetricPair"];
             weighted_f1: components["schemas"]["MetricPair"];
@@ -3315,7 +3308,6 @@ export interface components {
              */
             kind: "regression_comparison";
             version: number;
-            task: components["schemas"]["RegressionTaskEnum"];
             mae: components["schemas"]["RegressionMetricPair"];
             rmse: components["schemas"]["RegressionMetricPair"];
             r2: components["schemas"]["RegressionMetricPair"];
@@ -4068,7 +4060,6 @@ export interface components {
              */
             kind: "regression_report";
             version: number;
-            task: components["schemas"]["RegressionTaskEnum"];
             split: string;
             samples: number;
             /** Format: double */
@@ -4088,11 +4079,6 @@ export interface components {
          * @enum {string}
          */
         RegressionReportKindEnum: "regression_report";
-        /**
-         * @description * `regression` - regression
-         * @enum {string}
-         */
-        RegressionTaskEnum: "regression";
         ReportRunParams: {
             /**
              * @description discriminator enum property added by openapi-typescript

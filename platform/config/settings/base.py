@@ -189,8 +189,6 @@ SPECTACULAR_SETTINGS = {
         "ColumnTypeEnum": ["numeric", "categorical", "datetime", "text", "empty"],
         "TargetTypeEnum": ["classes", "numeric"],
         "KindEnum": "deploy.models.PackageKind",
-        "ClassificationTaskEnum": ["classification"],
-        "RegressionTaskEnum": ["regression"],
         "QueueWaitReasonEnum": ["no_worker", "workers_busy", "next"],  # jobs.selectors.queue_states
     },
     "POSTPROCESSING_HOOKS": [

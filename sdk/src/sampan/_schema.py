@@ -300,7 +300,6 @@ class ClassificationPrediction(TypedDict):
 class ClassificationReport(TypedDict):
     kind: ClassificationReportKindEnum
     version: int
-    task: NotRequired[ClassificationTaskEnum]
     split: str
     samples: int
     classes: list[str]
@@ -318,9 +317,6 @@ class ClassificationReport(TypedDict):
 
 
 ClassificationReportKindEnum: TypeAlias = Literal["classification_report"]
-
-
-ClassificationTaskEnum: TypeAlias = Literal["classification"]
 
 
 ColorEnum: TypeAlias = Literal["RGB"]
@@ -1283,7 +1279,6 @@ class ModelVersionClassificationComparison(TypedDict):
     b_name: str
     kind: ModelVersionClassificationComparisonKindEnum
     version: int
-    task: ClassificationTaskEnum
     accuracy: MetricPair
     macro_f1: MetricPair
     weighted_f1: MetricPair
@@ -1326,7 +1321,6 @@ class ModelVersionRegressionComparison(TypedDict):
     b_name: str
     kind: ModelVersionRegressionComparisonKindEnum
     version: int
-    task: RegressionTaskEnum
     mae: RegressionMetricPair
     rmse: RegressionMetricPair
     r2: RegressionMetricPair
@@ -1862,7 +1856,6 @@ class RegressionPrediction(TypedDict):
 class RegressionReport(TypedDict):
     kind: RegressionReportKindEnum
     version: int
-    task: RegressionTaskEnum
     split: str
     samples: int
     mae: float
@@ -1876,9 +1869,6 @@ class RegressionReport(TypedDict):
 
 
 RegressionReportKindEnum: TypeAlias = Literal["regression_report"]
-
-
-RegressionTaskEnum: TypeAlias = Literal["regression"]
 
 
 class ReportRunParams(TypedDict):
@@ -2781,7 +2771,6 @@ __all__ = [
     "ClassificationPrediction",
     "ClassificationReport",
     "ClassificationReportKindEnum",
-    "ClassificationTaskEnum",
     "ColorEnum",
     "ColumnProfile",
     "ColumnTypeEnum",
@@ -2970,7 +2959,6 @@ __all__ = [
     "RegressionPrediction",
     "RegressionReport",
     "RegressionReportKindEnum",
-    "RegressionTaskEnum",
     "ReportRunParams",
     "ReportRunParamsKindEnum",
     "ReportRunResult",

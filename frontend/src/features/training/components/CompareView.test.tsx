@@ -13,7 +13,6 @@ describe('CompareView', () => {
       'GET /api/v1/model-versions/compare/': json({
         kind: 'classification_comparison',
         version: 1,
-        task: 'classification',
         a: 1,
         b: 2,
         a_name: 'V1',

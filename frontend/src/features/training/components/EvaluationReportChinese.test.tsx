@@ -113,7 +113,6 @@ describe('CompareView in Chinese, with Chinese class names', () => {
     const comparison = {
       kind: 'classification_comparison',
       version: 1,
-      task: 'classification',
       a: 31,
       b: 32,
       a_name: 'V1',

@@ -29,7 +29,6 @@ export const REGRESSION_EVALUATION: RegressionReport = {
   "r2": 0.5904,
   "mae": 35.6387,
   "rmse": 44.1939,
-  "task": "regression",
   "model": {"path": "/srv/sampan/models/model.onnx", "sha256": "e430fc6c0c59ccea269c13c0a7c02cb42f96030401c5a80e7c4c6c184c04e4aa"},
   "split": "test",
   "samples": 44,
@@ -180,7 +179,6 @@ export const TABULAR_CLASSIFICATION_VERSION = { ...BASE, id: 22, name: 'V2', num
 export const TABULAR_CLASSIFICATION_EVALUATION: ClassificationReport = {
   "kind": "classification_report",
   "version": 1,
-  "task": "classification",
   "macro": {"f1": 0.9441, "recall": 0.9524, "precision": 0.9444},
   "model": {"path": "/srv/sampan/models/model.onnx", "sha256": "8ce6c81243318cfe163751ef42c0135a67d342d5736d4516e3f303668291cce6"},
   "split": "test",
@@ -247,7 +245,6 @@ export const TEXT_VERSION = { ...BASE, id: 23, name: 'V3', number: 3, "template"
 export const TEXT_EVALUATION: ClassificationReport = {
   "kind": "classification_report",
   "version": 1,
-  "task": "classification",
   "macro": {"f1": 0.8231, "recall": 0.8333, "precision": 0.8304},
   "model": {"path": "/srv/sampan/models/model.onnx", "sha256": "d5cb4f26105c35ec41810cc67425d003d4f50d6b7be190beddafdb4b74a3eacb"},
   "split": "test",
