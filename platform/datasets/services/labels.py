@@ -97,7 +97,8 @@ def label_shortcut(value: str, *, dataset: Dataset, label: Label | None = None) 
             f"{key!r} is used by the labeling grid itself; pick another key.",
             code="shortcut_reserved",
         )
-    other = Label.objects.filter(dataset=dataset, shortcut=key).exclude(pk=getattr(label, "pk", None)).first()
+    others = Label.objects.filter(dataset=dataset, shortcut=key)
+    other = (others if label is None else others.exclude(pk=label.pk)).first()
     if other is not None:
         raise field_error(
             "shortcut", f"The key {key!r} is already label {other.name!r}'s.", code="shortcut_taken"
