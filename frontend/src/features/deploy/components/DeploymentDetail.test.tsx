@@ -1,6 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
+import { i18n } from '@/i18n';
 import { fakeApi, json, page, type RecordedCall } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { DEPLOYMENT, KEY, MODEL_VERSIONS } from '../test/fixtures';
@@ -22,6 +23,25 @@ describe('DeploymentDetail', () => {
     expect(await screen.findByTestId('deployment-key-row-3')).toHaveTextContent('mobile app');
     await user.click(screen.getByTestId('deployment-tab-usage'));
     expect(onTabChange).toHaveBeenCalledWith('usage');
+  });
+
+  it('speaks Chinese: tabs, status, the overview, and why a viewer cannot stop or delete', async () => {
+    await i18n.changeLanguage('zh-CN');
+    fakeApi({
+      'GET /api/v1/deployments/7/': json(DEPLOYMENT),
+      'GET /api/v1/model-versions/': page(MODEL_VERSIONS),
+    });
+    renderWithApp(<DeploymentDetail deploymentId={7} tab="overview" canEdit={false} onTabChange={vi.fn()} onDeleted={vi.fn()} />);
+    expect(await screen.findByTestId('deployment-name')).toHaveTextContent('digits-api');
+    expect(screen.getByTestId('deployment-tab-try')).toHaveTextContent('在线体验');
+    expect(screen.getByTestId('deployment-tab-usage')).toHaveTextContent('用量');
+    expect(screen.getAllByTestId('deployment-status-7')[0]).toHaveTextContent('服务中');
+    expect(screen.getByTestId('deployment-stop')).toHaveTextContent('停止');
+    expect(screen.getByTestId('deployment-stop')).toBeDisabled();
+    const reasons = [...document.querySelectorAll('[data-disabled-reason]')].map((node) => node.getAttribute('data-disabled-reason'));
+    expect(reasons).toContain(i18n.t('common:permissions.viewerReadOnly'));
+    expect(reasons.length).toBeGreaterThanOrEqual(3);
+    expect(reasons.every((reason) => /[\u4e00-\u9fff]/.test(reason ?? ''))).toBe(true);
   });
 
   it('shows not-found for a deployment the API answers 404 for', async () => {
