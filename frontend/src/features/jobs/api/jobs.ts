@@ -1,5 +1,6 @@
 import { api, unwrap } from '@/api/client';
 import type { components, paths } from '@/api/schema';
+import { translateDynamic } from '@/i18n';
 
 type JobPage = paths['/api/v1/jobs/']['get']['responses'][200]['content']['application/json'];
 type JobEventPage = paths['/api/v1/jobs/{id}/events/']['get']['responses'][200]['content']['application/json'];
@@ -14,6 +15,15 @@ export type QueueState = components['schemas']['QueueState'];
 export type ProgressEvent = components['schemas']['ProgressEvent'];
 
 export const STATUS_OPTIONS = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const satisfies readonly JobStatus[];
+
+/** A job kind's title and description in the UI's language (the server's English for a kind the catalog lacks). */
+export function kindText(name: string, kind?: Pick<JobKind, 'title' | 'description'>): { title: string; description: string } {
+  const key = `jobs:kinds.${name.replace(/\./g, '_')}`;
+  return {
+    title: translateDynamic(`${key}.title`, kind?.title || name),
+    description: translateDynamic(`${key}.description`, kind?.description ?? ''),
+  };
+}
 
 /** Queued and running jobs still change; the UI polls while it shows one. */
 export function isActive(status: string | null | undefined): boolean {

@@ -3,7 +3,7 @@ import { lazy, Suspense, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDateTime, formatDuration, formatRelative } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
-import { isActive } from '../api/jobs';
+import { isActive, kindText } from '../api/jobs';
 import type { Job } from '../api/jobs';
 import { useJob, useJobKinds } from '../hooks/useJobs';
 import { CancelJobButton } from './CancelJobButton';
@@ -40,17 +40,17 @@ export function JobDetail({ jobId, extra }: { jobId: number; extra?: (job: Job) 
   if (isPending) return <Skeleton h={240} />;
   if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
 
-  const kind = kinds?.find((item) => item.name === job.kind);
+  const kind = kindText(job.kind, kinds?.find((item) => item.name === job.kind));
   const live = isActive(job.status);
   return (
     <Stack data-testid="job-detail">
       <Group justify="space-between" align="flex-start">
         <Stack gap={2}>
           <Group gap="sm">
-            <Title order={3}>{t('detail.title', { id: job.id, kind: kind?.title ?? job.kind })}</Title>
+            <Title order={3}>{t('detail.title', { id: job.id, kind: kind.title })}</Title>
             <JobStatusBadge id={job.id} status={job.status} testId="job-detail-status" />
           </Group>
-          {kind?.description && (
+          {kind.description && (
             <Text size="sm" c="dimmed">
               {kind.description}
             </Text>

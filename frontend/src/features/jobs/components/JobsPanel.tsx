@@ -5,7 +5,7 @@ import { translateDynamic } from '@/i18n';
 import { Link } from 'react-router';
 import { formatDateTime, formatRelative } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
-import { isActive, STATUS_OPTIONS } from '../api/jobs';
+import { isActive, kindText, STATUS_OPTIONS } from '../api/jobs';
 import { JOBS_PAGE_SIZE, type JobStatus } from '../api/jobs';
 import { useJobKinds, useJobs } from '../hooks/useJobs';
 import { CancelJobButton } from './CancelJobButton';
@@ -37,7 +37,7 @@ export function JobsPanel({
   const filters = { workspace: workspaceId, project: projectId, status, kind, page };
   const { data, isPending, isError, error, isFetching } = useJobs(filters);
 
-  const kindTitle = (name: string) => kinds?.find((item) => item.name === name)?.title ?? name;
+  const kindTitle = (name: string) => kindText(name, kinds?.find((item) => item.name === name)).title;
   const live = !!data?.results.some((job) => isActive(job.status));
   const pages = data ? Math.max(1, Math.ceil(data.count / JOBS_PAGE_SIZE)) : 1;
 
@@ -62,7 +62,7 @@ export function JobsPanel({
           <Select
             label={t('panel.kind')}
             placeholder={t('panel.anyKind')}
-            data={(kinds ?? []).map((item) => ({ value: item.name, label: item.title || item.name }))}
+            data={(kinds ?? []).map((item) => ({ value: item.name, label: kindText(item.name, item).title }))}
             value={kind}
             onChange={(next) => {
               setKind(next);
