@@ -158,6 +158,7 @@ PERSONAL_OR_OPEN = {
     "templates",
     "template-detail",
     "deployment-predict",
+    "study-defaults",  # a template's budget for the workers online: no tenant object read
 }
 
 
