@@ -72,10 +72,11 @@ lint: install frontend/node_modules/.installed ## ruff check, ruff format --chec
 	cd frontend && $(NPM) run lint
 
 # docs/screenshot.png (the README's picture) and the main pages at 1440 and 1024 px in both languages
-# (artifacts/screenshots): the browser flow of tests/e2e/test_browser_zh_cn.py run against Sampan on
-# embedded defaults, no PostgreSQL or Redis needed. See docs/screenshots.md.
+# (artifacts/screenshots): the zh-CN browser test, which takes them; PostgreSQL and Redis as for
+# `make test`. See docs/screenshots.md.
 screenshot: install frontend browser ## refresh docs/screenshot.png and artifacts/screenshots/<lang>/<width>/<page>.png
-	CHROMIUM=$(CHROMIUM) scripts/screenshot.sh
+	SAMPAN_README_SCREENSHOT=$(CURDIR)/docs/screenshot.png CHROMIUM=$(CHROMIUM) \
+	  $(PY) -m pytest -p no:cacheprovider tests/e2e/test_browser_zh_cn.py
 
 clean:
 	rm -rf $(VENV) frontend/node_modules frontend/dist artifacts
