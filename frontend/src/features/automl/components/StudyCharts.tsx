@@ -132,7 +132,7 @@ export function ParallelCoordinates({ space, trials, maximize, finished = false 
   ];
   const width = 640;
   const height = 220;
-  const pad = { left: 40, right: 40, top: 20, bottom: 30 };
+  const pad = { left: 40, right: 40, top: 20, bottom: 40 };
   const x = (index: number) => pad.left + (index * (width - pad.left - pad.right)) / Math.max(1, axes.length - 1);
   const y = (fraction: number) => pad.top + (1 - Math.min(1, Math.max(0, fraction))) * (height - pad.top - pad.bottom);
   return (
@@ -162,7 +162,8 @@ export function ParallelCoordinates({ space, trials, maximize, finished = false 
         {axes.map((axis, index) => (
           <g key={axis.name}>
             <line x1={x(index)} x2={x(index)} y1={y(0)} y2={y(1)} stroke="var(--mantine-color-gray-6)" />
-            <text x={x(index)} y={height - 8} textAnchor="middle" fontSize={11}>
+            {/* neighbouring names alternate between two lines so long parameter names do not overlap */}
+            <text x={x(index)} y={height - 4 - (index % 2) * 13} textAnchor="middle" fontSize={11}>
               {axis.name === VALUE_AXIS ? t('charts.value') : axis.name}
             </text>
             <text x={x(index) + 3} y={y(1) - 4} fontSize={9} fill="var(--mantine-color-dimmed)">

@@ -228,7 +228,7 @@ export function StudyView({ studyId }: { studyId: number }) {
               parallelism: study.parallelism,
               seed: study.seed,
               metric: study.objective.metric,
-              direction: study.objective.direction,
+              direction: translateDynamic(`automl:direction.${study.objective.direction}`, study.objective.direction),
             })}
           </Text>
         </Stack>
