@@ -434,7 +434,7 @@ async function main() {
           timeout: trainTimeoutMs,
           polling: 500,
         })
-        .catch(() => fail(`job #${jobId} did not finish in ${trainTimeoutMs / 1000}s`));
+        .catch((error) => fail(`job #${jobId} did not finish in ${trainTimeoutMs / 1000}s (${error.message.split('\n')[0]})`));
       const status = await badge.getAttribute('data-status');
       await assertChinese(page, 'the training job page', dataStrings);
       await screenshot(page, 'training-done');
