@@ -1,5 +1,6 @@
 import { Code, Paper, Spoiler, Stack, Table, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { translateDynamic } from '@/i18n';
 
 type Scalar = string | number | boolean | null;
 
@@ -17,9 +18,10 @@ function formatScalar(value: Scalar): string {
   return String(value);
 }
 
+/** A result key as a heading: the catalog's name for a known section, else the key made readable. */
 function humanize(key: string): string {
   const spaced = key.replace(/[_.-]+/g, ' ');
-  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+  return translateDynamic(`jobs:result.sections.${key.replace(/\./g, '_')}`, spaced.charAt(0).toUpperCase() + spaced.slice(1));
 }
 
 function Json({ value }: { value: unknown }) {
