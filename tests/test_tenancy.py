@@ -72,6 +72,7 @@ OBJECT_ROUTES = {
     "dataset-label-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
     "dataset-label-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["label"].pk},
     "dataset-label-merge": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["label"].pk},
+    "dataset-label-reorder": lambda t: {"dataset_id": ds(t)["dataset"].pk},
     "dataset-sample-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
     "dataset-sample-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["sample"].pk},
     "dataset-sample-image": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["sample"].pk},
@@ -84,6 +85,7 @@ OBJECT_ROUTES = {
     "model-version-detail": lambda t: {"pk": model_version(t).pk},
     "model-version-evaluation": lambda t: {"pk": model_version(t).pk},
     "model-version-onnx": lambda t: {"pk": model_version(t).pk},
+    "model-version-try": lambda t: {"pk": model_version(t).pk},
     "backbone-detail": lambda t: {"pk": backbone(t).pk},
     "deployment-detail": lambda t: {"pk": deployment(t).pk},
     "deployment-switch": lambda t: {"pk": deployment(t).pk},
@@ -91,6 +93,7 @@ OBJECT_ROUTES = {
     "deployment-stop": lambda t: {"pk": deployment(t).pk},
     "deployment-start": lambda t: {"pk": deployment(t).pk},
     "deployment-usage": lambda t: {"pk": deployment(t).pk},
+    "deployment-try": lambda t: {"pk": deployment(t).pk},
     "deployment-key-list": lambda t: {"deployment_id": deployment(t).pk},
     "deployment-key-detail": lambda t: {"deployment_id": deployment(t).pk, "pk": t["deployment_key"].pk},
     "package-detail": lambda t: {"pk": package(t).pk},
@@ -143,7 +146,9 @@ CREATE_TARGET_FIELD = {
     "model-version-upload": "project",
 }
 # Collection routes that read tenant objects named in the query string.
-QUERY_ROUTES = {"model-version-list", "model-version-compare"}
+QUERY_ROUTES = {"model-version-list", "model-version-compare", "training-estimates"}
+# Object routes a viewer may POST to: trying a model answers a prediction and changes nothing.
+VIEWER_MAY_POST = {"model-version-try", "deployment-try"}
 # deployment-predict is authenticated by deployment keys only (tests/deploy: other deployment's key -> 403).
 PERSONAL_OR_OPEN = {
     "auth-csrf",
@@ -295,7 +300,13 @@ def test_other_tenant_gets_404(name, regex, methods, world, api_client):
 
 @pytest.mark.parametrize(
     ("name", "regex", "methods"),
-    [r for r in ROUTES if r[0] in OBJECT_ROUTES and r[0].split("-")[0] not in {"token", "invitation"}],
+    [
+        r
+        for r in ROUTES
+        if r[0] in OBJECT_ROUTES
+        and r[0].split("-")[0] not in {"token", "invitation"}
+        and r[0] not in VIEWER_MAY_POST
+    ],
     ids=lambda v: v if isinstance(v, str) and not v.startswith("api/") else "",
 )
 def test_viewer_cannot_write(name, regex, methods, world, api_client):
@@ -338,6 +349,9 @@ def test_query_routes_hide_other_tenants(world, api_client):
     compare = f"/api/v1/model-versions/compare/?a={mv.pk}&b={mv.pk}"
     assert alice.get(compare).status_code == 200
     assert bob.get(compare).status_code == 404
+    estimates = f"/api/v1/training-estimates/?dataset_version={ds(world)['version'].pk}"
+    assert alice.get(estimates).status_code == 200
+    assert bob.get(estimates).status_code == 404
 
 
 @pytest.mark.parametrize("name", sorted(STAFF_ROUTES))
