@@ -129,6 +129,21 @@ async function assertChinese(page, what, dataStrings) {
   if (lang !== 'zh-CN') fail(`${what}: <html lang="${lang}">, expected zh-CN`);
 }
 
+/**
+ * Language problems (a page not in Chinese, an English UI word) are collected, not thrown: the flow
+ * goes on, so one missed string does not hide the rest of the proof or the screenshots; the run
+ * fails at the end with every problem listed.
+ */
+const languageProblems = [];
+async function checkChinese(page, what, dataStrings) {
+  try {
+    await assertChinese(page, what, dataStrings);
+  } catch (error) {
+    languageProblems.push(error.message);
+    log(`LANGUAGE: ${error.message}`);
+  }
+}
+
 /** Fails when the page scrolls sideways (the main pages must work down to 1024 px wide). */
 async function assertNoSidewaysScroll(page, what) {
   const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
@@ -231,8 +246,8 @@ async function main() {
       await page.getByTestId('login-submit').waitFor();
       const heading = (await page.locator('h1, h2, h3').allInnerTexts()).join(' | ');
       const submit = (await page.getByTestId('login-submit').innerText()).trim();
-      if (!CJK.test(heading + submit)) fail(`the login page is not in Chinese: headings "${heading}", button "${submit}"`);
-      await assertChinese(page, 'the login page', dataStrings);
+      if (!CJK.test(heading + submit)) languageProblems.push(`the login page is not in Chinese: headings "${heading}", button "${submit}"`);
+      await checkChinese(page, 'the login page', dataStrings);
       const switchText = await page.getByTestId('language-switch').innerText();
       if (!switchText.includes('简体中文')) fail(`the login page's language switch shows "${switchText}"`);
       await screenshot(page, 'login');
@@ -244,8 +259,8 @@ async function main() {
       signedIn = true;
       await page.getByTestId('create-workspace').waitFor();
       const title = (await page.locator('main h1, main h2').first().innerText()).trim();
-      if (!CJK.test(title)) fail(`the workspaces page's heading is "${title}", not Chinese`);
-      await assertChinese(page, 'the workspaces page', dataStrings);
+      if (!CJK.test(title)) languageProblems.push(`the workspaces page's heading is "${title}", not Chinese`);
+      await checkChinese(page, 'the workspaces page', dataStrings);
       log(`signed in; the workspaces page's heading: "${title}"`);
     });
 
@@ -256,7 +271,7 @@ async function main() {
       const outcome = await firstOf({ ok: page.waitForURL(/\/workspaces\/\d+\/?$/), error: page.getByTestId('create-workspace-error').waitFor() });
       if (outcome === 'error') fail(`workspace refused: ${(await page.getByTestId('create-workspace-error').innerText()).trim()}`);
       await page.getByTestId('create-project').waitFor();
-      await assertChinese(page, 'the workspace page', dataStrings);
+      await checkChinese(page, 'the workspace page', dataStrings);
       return idFromUrl(page);
     });
 
@@ -267,7 +282,7 @@ async function main() {
       const outcome = await firstOf({ ok: page.waitForURL(/\/projects\/\d+\/?$/), error: page.getByTestId('create-project-error').waitFor() });
       if (outcome === 'error') fail(`project refused: ${(await page.getByTestId('create-project-error').innerText()).trim()}`);
       await page.getByTestId('create-dataset').waitFor();
-      await assertChinese(page, 'the project page', dataStrings);
+      await checkChinese(page, 'the project page', dataStrings);
       return idFromUrl(page);
     });
 
@@ -278,7 +293,7 @@ async function main() {
       const outcome = await firstOf({ ok: page.waitForURL(/\/datasets\/\d+\/import\/?$/), error: page.getByTestId('create-dataset-error').waitFor() });
       if (outcome === 'error') fail(`dataset refused: ${(await page.getByTestId('create-dataset-error').innerText()).trim()}`);
       await page.getByTestId('import-dropzone').waitFor();
-      await assertChinese(page, 'the import page', dataStrings);
+      await checkChinese(page, 'the import page', dataStrings);
       return idFromUrl(page);
     });
     log(`workspace #${workspaceId}, project #${projectId}, dataset #${datasetId}`);
@@ -311,7 +326,7 @@ async function main() {
       });
       if (outcome === 'error') fail(`import #${batch.id} failed: ${await page.getByTestId(`import-error-${batch.id}`).innerText()}`);
       const count = Number(await counted.innerText());
-      await assertChinese(page, 'the import report', dataStrings);
+      await checkChinese(page, 'the import report', dataStrings);
       await screenshot(page, 'import-done');
       log(`import #${batch.id}: ${count} images`);
       return count;
@@ -336,7 +351,7 @@ async function main() {
         fail(`the keys shown are ${buttons.map((b) => `${b.name}=${b.key ?? 'none'}`).join(' ')}; expected ${classes.map((c, i) => `${c}=${EXPECTED_KEYS[i]}`).join(' ')}`);
       }
       log(`key of ${classes[0]}: ${keys[0]}, key of the tenth label ${classes[9]}: ${keys[9]}`);
-      await assertChinese(page, 'the labeler', dataStrings);
+      await checkChinese(page, 'the labeler', dataStrings);
     });
 
     await step(`label the ${Object.keys(truth).length} unlabeled images with the keys shown`, async () => {
@@ -388,7 +403,7 @@ async function main() {
       const ticks = await chart.locator('.recharts-cartesian-axis-tick-value, .recharts-cartesian-axis-tick text').evaluateAll((nodes) => nodes.map((node) => node.textContent ?? ''));
       const missing = classes.filter((name) => !ticks.some((tick) => tick.trim() === name));
       if (missing.length) fail(`the class-count chart drops ${missing.join(' ')} (ticks: ${ticks.join(' ')})`);
-      await assertChinese(page, 'the statistics page', dataStrings);
+      await checkChinese(page, 'the statistics page', dataStrings);
       await screenshot(page, 'statistics');
     });
 
@@ -402,7 +417,7 @@ async function main() {
       if (response.status() !== 201) fail(`POST versions answered ${response.status()}: ${await response.text()}`);
       const version = await response.json();
       await page.getByTestId(`version-counts-${version.id}`).waitFor();
-      await assertChinese(page, 'the versions page', dataStrings);
+      await checkChinese(page, 'the versions page', dataStrings);
       return version.name;
     });
 
@@ -412,7 +427,7 @@ async function main() {
       const selected = await page.getByTestId('training-version-select').inputValue();
       if (!selected.startsWith(versionName)) fail(`the training form picked "${selected}", expected ${versionName}`);
       await page.getByTestId('preset-card-fast').click();
-      await assertChinese(page, 'the training form', dataStrings);
+      await checkChinese(page, 'the training form', dataStrings);
       await screenshot(page, 'train-form');
       await page.getByTestId('advanced-settings-toggle').click();
       await page.getByTestId('param-epochs').fill(String(epochs));
@@ -436,14 +451,14 @@ async function main() {
         })
         .catch((error) => fail(`job #${jobId} did not finish in ${trainTimeoutMs / 1000}s (${error.message.split('\n')[0]})`));
       const status = await badge.getAttribute('data-status');
-      await assertChinese(page, 'the training job page', dataStrings);
+      await checkChinese(page, 'the training job page', dataStrings);
       await screenshot(page, 'training-done');
       if (status !== 'succeeded') fail(`job #${jobId} ended ${status}: ${await page.getByTestId('job-error').innerText().catch(() => '')}`);
       await page.getByTestId('training-model-link').click();
       await page.waitForURL(/\/model-versions\/\d+\/?$/);
       await page.getByTestId('eval-accuracy').waitFor({ timeout: 30_000 });
       await page.waitForTimeout(500);
-      await assertChinese(page, 'the evaluation report', dataStrings);
+      await checkChinese(page, 'the evaluation report', dataStrings);
       await screenshot(page, 'evaluation');
       return idFromUrl(page);
     });
@@ -454,7 +469,7 @@ async function main() {
       const top = await tryModelVersion(page, modelVersionId);
       const deploymentsAfter = await page.evaluate(async () => (await (await fetch('/api/v1/deployments/')).json()).count ?? null);
       if (deploymentsBefore !== deploymentsAfter) fail(`trying the model version created a deployment (${deploymentsBefore} -> ${deploymentsAfter})`);
-      await assertChinese(page, 'the model version\'s try-it', dataStrings);
+      await checkChinese(page, 'the model version\'s try-it', dataStrings);
       await screenshot(page, 'model-version-try');
       log(`the model version answered "${top}"`);
       summary.model_version_try = top;
@@ -471,7 +486,7 @@ async function main() {
       const deployment = await response.json();
       await page.waitForURL(new RegExp(`/deployments/${deployment.id}(/[a-z]+)?/?$`));
       await page.getByTestId('deployment-name').waitFor();
-      await assertChinese(page, 'the new deployment\'s page', dataStrings);
+      await checkChinese(page, 'the new deployment\'s page', dataStrings);
       return deployment.id;
     });
     summary.deployment = deploymentId;
@@ -480,7 +495,7 @@ async function main() {
       await page.getByTestId('deployment-tab-try').click();
       await page.waitForURL(new RegExp(`/deployments/${deploymentId}/try/?$`));
       await tryDeployment(page, deploymentId);
-      await assertChinese(page, 'the deployment\'s try-it', dataStrings);
+      await checkChinese(page, 'the deployment\'s try-it', dataStrings);
       await screenshot(page, 'deployment-try');
     });
 
@@ -510,7 +525,7 @@ async function main() {
       for (const [name, chart] of [['calls', bars], ['latency', lines]]) {
         if (chart.legendItems > 1 && chart.legendRows === chart.legendItems) fail(`the ${name} chart's legend is stacked (${chart.legendItems} items on ${chart.legendRows} rows): the charts' CSS is missing on a direct load`);
       }
-      await assertChinese(page, 'the usage page', dataStrings);
+      await checkChinese(page, 'the usage page', dataStrings);
       await screenshot(page, 'usage-direct-load');
       summary.usage = { calls: bars, latency: lines };
     });
@@ -537,9 +552,10 @@ async function main() {
       const en = await tour(page, 'en', ids, dataStrings);
       summary.screenshots = [...zh.written, ...en.written];
       summary.tour_problems = [...zh.problems, ...en.problems];
-      if (summary.tour_problems.length) fail(`${summary.tour_problems.length} page(s) failed the screenshot tour: ${summary.tour_problems.join(' | ')}`);
       if (pageErrors.length) fail(`errors in the page during the screenshot tour: ${pageErrors.join(' | ')}`);
     }
+    const problems = [...languageProblems, ...(summary.tour_problems ?? [])];
+    if (problems.length) fail(`${problems.length} problem(s) (every screenshot was taken): ${problems.join(' | ')}`);
 
     summary.latin_words = latinWords;
     await writeFile(path.join(artifacts, 'summary.json'), JSON.stringify(summary, null, 2));
@@ -549,6 +565,7 @@ async function main() {
   } catch (error) {
     await page.screenshot({ path: path.join(artifacts, 'failure.png'), fullPage: true }).catch(() => {});
     summary.latin_words = latinWords;
+    summary.language_problems = languageProblems;
     await writeFile(path.join(artifacts, 'summary.json'), JSON.stringify(summary, null, 2)).catch(() => {});
     await browser.close().catch(() => {});
     throw error;
@@ -605,7 +622,7 @@ async function main() {
           await tab.screenshot({ path: file });
           written.push(path.relative(shotsRoot, file));
           log(`screenshot ${file}`);
-          if (lang === 'zh-CN') await assertChinese(tab, what, data);
+          if (lang === 'zh-CN') await checkChinese(tab, what, data);
           await assertNoSidewaysScroll(tab, what);
         } catch (error) {
           // Every page gets its picture; the failures are reported together after both tours.

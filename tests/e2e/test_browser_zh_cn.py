@@ -87,6 +87,7 @@ def test_the_whole_flow_in_chinese_and_the_screenshots(live_web, live_worker, ma
     fonts = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout
     assert fonts.strip(), "no Chinese font (the screenshots would show boxes): install fonts-wqy-zenhei"
     user = make_user(USERNAME, password=PASSWORD, is_staff=True)
+    make_user("lihua")  # a second account on the users page
     archive, probe = digits_archive()
     (tmp_path / "手写数字.zip").write_bytes(archive)
     (tmp_path / "probe.png").write_bytes(probe)
