@@ -90,7 +90,9 @@ def test_csv_with_a_column_mapping_then_search_and_label(tenants, api_client, is
 
     version = client.post(f"/api/v1/datasets/{dataset_id}/versions/", {"seed": 1}, format="json").json()
     # the labels' order: the order the file first names them (no numbers in the names)
-    assert version["classes"] == list(dict.fromkeys(area for _, area in rows)) and version["sample_count"] == 20
+    assert (
+        version["classes"] == list(dict.fromkeys(area for _, area in rows)) and version["sample_count"] == 20
+    )
     exported = client.get(f"/api/v1/datasets/{dataset_id}/export/", {"version": version["id"]})
     with zipfile.ZipFile(io.BytesIO(b"".join(exported.streaming_content))) as archive:
         table = list(csv.reader(io.StringIO(archive.read("data.csv").decode())))
