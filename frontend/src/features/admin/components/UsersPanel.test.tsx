@@ -144,7 +144,8 @@ describe('UsersPanel', () => {
     const actor = userEvent.setup();
     renderWithApp(<UsersPanel meId={1} />);
     await actor.click(await screen.findByTestId('user-reset-password-2'));
-    expect(screen.getByTestId('reset-password-submit')).toBeDisabled();
+    // the modal mounts on its opening transition
+    expect(await screen.findByTestId('reset-password-submit')).toBeDisabled();
     await actor.type(screen.getByTestId('reset-password-input'), 'short');
     await actor.click(screen.getByTestId('reset-password-submit'));
     expect(await screen.findByTestId('reset-password-error')).toHaveTextContent('This password is too short.');
