@@ -115,18 +115,6 @@ def assert_same(request, *, status: int, handled: bool = True, code: str | None 
     return fast
 
 
-@pytest.fixture(autouse=True)
-def _forget_usage():
-    """Usage recorded in this process belongs to rows of the test's transaction: drop it afterwards,
-    so the recorder's flush thread does not write it once the test database is gone."""
-    yield
-    from deploy.usage import recorder
-
-    with recorder._lock:
-        recorder._minutes.clear()
-        recorder._used_keys.clear()
-
-
 @pytest.fixture
 def deployed(tenants, trained_digits):
     mv = model_version_from(tenants, trained_digits)
