@@ -372,9 +372,9 @@ ROUTES: dict[str, Route] = {
     "/api/v1/workers/": Route(workers, 1),
     "/api/v1/workspaces/": Route(workspaces, 2),
     "/api/v1/workspaces/{workspace_id}/members/": Route(members, 3),
+    "/api/v1/workspaces/{workspace_id}/invitations/": Route(workspace_invitations, 3),
 }
 
-    "/api/v1/workspaces/{workspace_id}/invitations/": Route(workspace_invitations, 3),
 
 def test_every_list_route_has_a_budget():
     listed = set(list_operations())
