@@ -1,2 +1,3 @@
 export { JobDetail } from './components/JobDetail';
 export { JobsPanel } from './components/JobsPanel';
+export { progressMessage } from './api/progressMessage';

@@ -3,11 +3,12 @@ import { useTranslation } from 'react-i18next';
 import { formatNumber } from '@/lib/numbers';
 import { progressColor } from '@/lib/statusColors';
 import { progressPercent, type Job } from '../api/jobs';
+import { progressMessage } from '../api/progressMessage';
 
 export function JobProgressBar({ job, showMessage = false }: { job: Pick<Job, 'id' | 'status' | 'progress'>; showMessage?: boolean }) {
   const { t } = useTranslation('jobs');
   const percent = progressPercent(job);
-  const { message, step, total } = job.progress;
+  const line = progressMessage(job.progress);
   const running = job.status === 'running';
   return (
     <Stack gap={4} miw={140}>
@@ -26,9 +27,9 @@ export function JobProgressBar({ job, showMessage = false }: { job: Pick<Job, 'i
           {formatNumber(percent)}%
         </Text>
       </Group>
-      {showMessage && (message || (step !== undefined && total !== undefined)) && (
+      {showMessage && line && (
         <Text size="xs" c="dimmed" data-testid={`job-progress-message-${job.id}`}>
-          {message || t('progress.step', { step, total })}
+          {line}
         </Text>
       )}
     </Stack>

@@ -5,6 +5,7 @@ import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { Stat } from '@/components/Stat';
+import { progressMessage } from '@/features/jobs';
 import { errorMessage } from '@/lib/notifications';
 import { formatNumber, formatPercent } from '@/lib/numbers';
 import { modelVersionOf, type Job } from '../api/trainingJobs';
@@ -95,6 +96,7 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
   const [axis, setAxis] = useState<Axis>('step');
   const curves = useMemo(() => toCurves(events), [events]);
   const status = job.progress;
+  const progressLine = progressMessage(status as Parameters<typeof progressMessage>[0]);
   const lastEpoch = curves.epochs[curves.epochs.length - 1];
   const bestVal = curves.epochs.reduce<number | null>((best, point) => (point.val_acc !== null && (best === null || point.val_acc > best) ? point.val_acc : best), null);
   const model = modelVersionOf(job);
@@ -156,7 +158,7 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
       </SimpleGrid>
       <Text size="xs" c="dimmed" data-testid="curve-point-count" data-steps={curves.steps.length} data-epochs={curves.epochs.length}>
         {t('monitor.pointCount', { steps: curves.steps.length, epochs: curves.epochs.length })}
-        {status.message ? ` · ${status.message}` : ''}
+        {progressLine ? ` · ${progressLine}` : ''}
       </Text>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Curve
