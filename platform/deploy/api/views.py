@@ -302,61 +302,11 @@ refused its shape or type; the message says why), 429 over the key's quota (Retr
 unavailable (Retry-After)."""
 
 
-class DeploymentPredictView(APIView):
-    """The hosted prediction endpoint. Requests skip DRF entirely (``dispatch`` hands them to the
-    plain Django view ``deploy.api.predict.predict``); this class exists so the endpoint is in the
-    OpenAPI schema."""
-
-    authentication_classes = [DeploymentKeyAuthentication]
-    permission_classes: list = []
-
-    def dispatch(self, request, *args, **kwargs):
-        return predict(request, int(kwargs["pk"]))
-
-    @extend_schema(
-        operation_id="deployments_predict",
-        summary="Predict with the deployment's model version",
-        description=PREDICT_DESCRIPTION,
-        parameters=[
-            OpenApiParameter(
-                "top_k",
-                OpenApiTypes.INT,
-                required=False,
-                description="For raw image bodies: how many classes to answer.",
-            )
-        ],
-        request={
-            "application/json": PredictRequestSerializer,
-            "multipart/form-data": PredictMultipartSerializer,
-            "image/*": OpenApiTypes.BINARY,
-        },
-        responses={
-            200: PredictResponseSerializer,
-            409: OpenApiResponse(description="the deployment is stopped"),
-            413: OpenApiResponse(description="body, batch or image too large"),
-            415: OpenApiResponse(description="unsupported content type"),
-            422: OpenApiResponse(description="the model cannot run on the input (ONNX Runtime refused it)"),
-            429: OpenApiResponse(description="over the key's quota; see Retry-After"),
-            503: OpenApiResponse(description="the model cannot be loaded"),
-        },
-    )
-    def post(self, request, pk: int):
-        return predict(request._request, int(pk))
+TOO_MANY_TRIES = "too many tries by this user this minute; see Retry-After"
 
 
-TRY_DESCRIPTION = """Signed in (session or API token), no deployment key: any member of the workspace,
-viewers included, may try. The request and the answer are the hosted prediction endpoint's
-(`deployments_predict`): JSON instances (`{"instances": [{"image": "<base64>"}], "top_k": 5}`, texts
-as `{"text": ...}`, table rows by column name), multipart/form-data with `file` parts, or a raw
-image body; the same parser, limits, error codes and ONNX Runtime predictor, so the answer is the one
-a deployment of this model version gives. A batch holds at most SAMPAN_TRY_MAX_BATCH (10) instances.
-
-Errors: 400 bad input, 404 not found or not yours, 413 body/batch/image too large, 415 content type,
-422 the model cannot run on the input, 429 over SAMPAN_TRY_PER_MINUTE (60) tries per user per minute
-(Retry-After), 503 model unavailable (Retry-After)."""
-
-
-def _try_schema(operation_id: str, summary: str, description: str, extra: dict):
+def _prediction_schema(operation_id: str, summary: str, description: str, extra: dict, too_many: str):
+    """The OpenAPI description of a prediction route: the hosted endpoint and the try routes share it."""
     return extend_schema(
         operation_id=operation_id,
         summary=summary,
@@ -380,10 +330,44 @@ def _try_schema(operation_id: str, summary: str, description: str, extra: dict):
             413: OpenApiResponse(description="body, batch or image too large"),
             415: OpenApiResponse(description="unsupported content type"),
             422: OpenApiResponse(description="the model cannot run on the input (ONNX Runtime refused it)"),
-            429: OpenApiResponse(description="too many tries by this user this minute; see Retry-After"),
+            429: OpenApiResponse(description=too_many),
             503: OpenApiResponse(description="the model cannot be loaded"),
         },
     )
+
+
+class DeploymentPredictView(APIView):
+    """The hosted prediction endpoint. Requests skip DRF entirely (``dispatch`` hands them to the
+    plain Django view ``deploy.api.predict.predict``); this class exists so the endpoint is in the
+    OpenAPI schema."""
+
+    authentication_classes = [DeploymentKeyAuthentication]
+    permission_classes: list = []
+
+    def dispatch(self, request, *args, **kwargs):
+        return predict(request, int(kwargs["pk"]))
+
+    @_prediction_schema(
+        "deployments_predict",
+        "Predict with the deployment's model version",
+        PREDICT_DESCRIPTION,
+        {409: OpenApiResponse(description="the deployment is stopped")},
+        too_many="over the key's quota; see Retry-After",
+    )
+    def post(self, request, pk: int):
+        return predict(request._request, int(pk))
+
+
+TRY_DESCRIPTION = """Signed in (session or API token), no deployment key: any member of the workspace,
+viewers included, may try. The request and the answer are the hosted prediction endpoint's
+(`deployments_predict`): JSON instances (`{"instances": [{"image": "<base64>"}], "top_k": 5}`, texts
+as `{"text": ...}`, table rows by column name), multipart/form-data with `file` parts, or a raw
+image body; the same parser, limits, error codes and ONNX Runtime predictor, so the answer is the one
+a deployment of this model version gives. A batch holds at most SAMPAN_TRY_MAX_BATCH (10) instances.
+
+Errors: 400 bad input, 404 not found or not yours, 413 body/batch/image too large, 415 content type,
+422 the model cannot run on the input, 429 over SAMPAN_TRY_PER_MINUTE (60) tries per user per minute
+(Retry-After), 503 model unavailable (Retry-After)."""
 
 
 class _UnparsedBody(BaseParser):
@@ -409,11 +393,12 @@ class _TryView(APIView):
 class ModelVersionTryView(_TryView):
     """Try a model version without deploying it (EasyDL's 校验模型)."""
 
-    @_try_schema(
+    @_prediction_schema(
         "model_versions_try",
         "Try a model version: predict without a deployment or a key",
         TRY_DESCRIPTION + "\n\nNothing is recorded in any deployment's usage.",
         {409: OpenApiResponse(description="the model version has no ONNX file")},
+        too_many=TOO_MANY_TRIES,
     )
     def post(self, request, pk: int):
         version = get_object_or_404(model_versions_for(user=request.user), pk=pk)
@@ -430,13 +415,14 @@ class ModelVersionTryView(_TryView):
 class DeploymentTryView(_TryView):
     """The deployment's Try it in the browser: its current model version, no key."""
 
-    @_try_schema(
+    @_prediction_schema(
         "deployments_try",
         "Try a deployment signed in: its current model version answers, no key needed",
         TRY_DESCRIPTION
         + "\n\nAnswered by the model version the deployment serves now (409 `deployment_stopped` when "
         "it is stopped); the call counts in the deployment's usage as a call without a key.",
         {409: OpenApiResponse(description="the deployment is stopped")},
+        too_many=TOO_MANY_TRIES,
     )
     def post(self, request, pk: int):
         deployment = get_object_or_404(selectors.deployments_for(user=request.user), pk=pk)
