@@ -58,6 +58,17 @@ def error_answer(
     )
 
 
+def unavailable_answer(exc: serving.ServingUnavailable) -> Answer:
+    """503 while the database is away: the client may retry after the outage's estimate."""
+    return error_answer(
+        503,
+        "database_unavailable",
+        str(exc),
+        {"retry_after_seconds": exc.retry_after},
+        headers=(("Retry-After", str(exc.retry_after)),),
+    )
+
+
 def _unauthorized(code: str, message: str) -> Answer:
     return error_answer(401, code, message, headers=(("WWW-Authenticate", 'Bearer realm="deployment"'),))
 
@@ -133,13 +144,7 @@ def serve(
     try:
         state = serving.states.get(deployment_id)
     except serving.ServingUnavailable as exc:
-        return error_answer(
-            503,
-            "database_unavailable",
-            str(exc),
-            {"retry_after_seconds": exc.retry_after},
-            headers=(("Retry-After", str(exc.retry_after)),),
-        )
+        return unavailable_answer(exc)
     digest = hashlib.sha256(raw_key.encode("utf-8", "surrogatepass")).hexdigest()
     key = state.keys.get(digest) if state is not None else None
     if key is None:

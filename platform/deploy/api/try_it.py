@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 
 from deploy import serving
-from deploy.api.predict import Answer, answer_with, error_answer
+from deploy.api.predict import Answer, answer_with, error_answer, unavailable_answer
 from deploy.usage import recorder
 
 
@@ -80,13 +80,7 @@ def try_deployment(
     try:
         state = serving.states.get(deployment_id)
     except serving.ServingUnavailable as exc:
-        return error_answer(
-            503,
-            "database_unavailable",
-            str(exc),
-            {"retry_after_seconds": exc.retry_after},
-            headers=(("Retry-After", str(exc.retry_after)),),
-        )
+        return unavailable_answer(exc)
     if state is None:
         return error_answer(404, "not_found", "No such deployment.")
     if not state.active:
