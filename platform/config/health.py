@@ -31,11 +31,8 @@ def _broker() -> dict:
 
     with app.connection_for_write() as conn:
         conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=2)
-        return {
-            "transport": conn.transport_cls
-            if isinstance(conn.transport_cls, str)
-            else conn.transport.driver_name
-        }
+        # the kind of broker (redis, amqp, filesystem), also for the embedded broker's own class
+        return {"transport": conn.transport.driver_type}
 
 
 def _workers() -> dict:
