@@ -4,3 +4,4 @@ export { ModelVersionsTable } from './components/ModelVersionsTable';
 export { TrainingForm } from './components/TrainingForm';
 export { TrainingMonitor } from './components/TrainingMonitor';
 export { useModelVersion } from './hooks/useTraining';
+export { presetName, templateName } from './api/names';

@@ -14,6 +14,7 @@ import { canChange, formatParam, formatValue, isLive, type Study, type StudyResu
 import { usePromote, useResults, useStudy, useStudyAction, useTrials } from '../hooks/useStudies';
 import { StateBadge } from './StateBadge';
 import { HistoryChart, ImportanceChart, IntermediateChart, ParallelCoordinates } from './StudyCharts';
+import { templateName } from '@/features/training';
 
 function TrialModel({ study, trial }: { study: Study; trial: Trial }) {
   const { t } = useTranslation('automl');
@@ -216,7 +217,7 @@ export function StudyView({ studyId }: { studyId: number }) {
             <StateBadge kind="study" state={study.status} testId="study-status" />
           </Group>
           <Text size="sm" c="dimmed">
-            {t('view.subtitle', { template: study.template })}{' '}
+            {t('view.subtitle', { template: templateName(study.template) })}{' '}
             <Anchor component={Link} to={`/datasets/${study.dataset}/versions`} size="sm">
               {study.dataset_name} {study.dataset_version_name}
             </Anchor>{' '}

@@ -81,7 +81,7 @@ describe('EvaluationReport', () => {
     expect(screen.getByTestId('eval-class-2')).toHaveTextContent('fox');
     expect(screen.getByTestId('eval-class-2')).toHaveTextContent('50.0%');
     expect(screen.getByTestId('model-onnx-download')).toHaveAttribute('href', '/api/v1/model-versions/9/onnx/');
-    expect(screen.getByTestId('model-lineage-template')).toHaveTextContent('image_classification · fast');
+    expect(screen.getByTestId('model-lineage-template')).toHaveTextContent('Image classification · Fast');
     expect(screen.getByTestId('model-lineage-backbone')).toHaveTextContent('none (trained from scratch)');
     await waitFor(() => expect(screen.getByTestId('model-lineage-dataset-version')).toHaveTextContent('V2'));
     const mistake = screen.getByTestId('mistake-301');

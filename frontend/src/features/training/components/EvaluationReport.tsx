@@ -43,6 +43,7 @@ import { useDatasetVersionNames, useEvaluation, useModelVersion, useModelVersion
 import { ConfusionMatrix, type CellPick } from './ConfusionMatrix';
 import { FeatureImportanceChart, RegressionReport } from './RegressionReport';
 import { cellText, datasetVersionLabel, inSeriesOrder, shownColumns, splitName } from './reportFormat';
+import { presetName, templateName } from '../api/names';
 
 /** A mistake of the report whose sample is a sample of the dataset (`id`), as the report lists them. */
 type ShownMistake = Mistake & { id: number };
@@ -81,7 +82,7 @@ function Lineage({ version }: { version: ModelVersion }) {
             {t('report.lineage.templatePreset')}
           </Text>
           <Text size="sm" data-testid="model-lineage-template">
-            {version.template} · {version.preset || '—'}
+            {templateName(version.template)} · {presetName(version.preset)}
           </Text>
         </Stack>
         <Stack gap={0}>

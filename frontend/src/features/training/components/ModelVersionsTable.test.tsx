@@ -51,7 +51,7 @@ describe('ModelVersionsTable', () => {
     expect(within(screen.getByTestId('model-version-template-31')).getByText('model cnn_small · epochs 8 · image_size 64')).toBeInTheDocument();
     expect(details).toHaveTextContent('0.1.0+6c085df332dd');
     // long values wrap instead of widening the table; what still does not fit scrolls inside it
-    expect(within(screen.getByTestId('model-version-template-23')).getByText('text_classification · fast')).toHaveStyle({ overflowWrap: 'break-word' });
+    expect(within(screen.getByTestId('model-version-template-23')).getByText('Text classification · Fast')).toHaveStyle({ overflowWrap: 'break-word' });
     const scroll = screen.getByTestId('model-versions-scroll');
     expect(scroll).toContainElement(table);
     expect(scroll.getAttribute('style')).toContain('--table-min-width: calc(37.5rem');

@@ -8,6 +8,7 @@ import { errorMessage } from '@/lib/notifications';
 import { headlineMetric, isRegression, onnxUrl } from '../api/modelVersions';
 import { useDatasetVersionNames, useModelVersions } from '../hooks/useTraining';
 import { datasetVersionLabel } from './reportFormat';
+import { presetName, templateName } from '../api/names';
 
 /**
  * Columns a narrow window leaves out (below Mantine's `lg`, 1200 px: a 1024 px window with the
@@ -140,7 +141,7 @@ export function ModelVersionsTable({ projectId, onCompare }: { projectId: number
                   </Table.Td>
                   <Table.Td data-testid={`model-version-template-${version.id}`}>
                     <Text size="sm" style={WRAP_LONG}>
-                      {version.template} · {version.preset || '—'}
+                      {templateName(version.template)} · {presetName(version.preset)}
                     </Text>
                     <Box hiddenFrom={WIDE} data-testid={`model-version-narrow-details-${version.id}`}>
                       <ParamsCell params={version.params} />
