@@ -287,6 +287,10 @@ class ModelUnavailable(Exception):
     """The model version's files cannot be read from storage or loaded."""
 
 
+class ModelRejected(ModelUnavailable):
+    """The model version's ONNX file is not a model ONNX Runtime can serve: retrying cannot help."""
+
+
 class PredictorCache:
     """Model version id -> loaded predictor, loaded once per process (one loader per version).
 
@@ -327,6 +331,7 @@ class PredictorCache:
 
     def _load(self, mv: ModelVersionState) -> Any:
         from workers.serving.predictors import load_predictor
+        from workers.shared.onnx_model import OnnxRejected
 
         directory = self.model_dir(mv)
         try:
@@ -336,6 +341,8 @@ class PredictorCache:
             return load_predictor(directory, threads=threads)
         except ModelUnavailable:
             raise
+        except OnnxRejected as exc:
+            raise ModelRejected(f"Model version {mv.name} cannot be served: {exc}") from None
         except Exception as exc:
             logger.exception("loading model version %s for serving failed", mv.id)
             raise ModelUnavailable(

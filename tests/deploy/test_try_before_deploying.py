@@ -129,6 +129,27 @@ def test_a_model_version_without_onnx_is_409(tenants, api_client):
     assert error["code"] == "model_not_servable"
 
 
+def test_a_file_that_is_no_onnx_model_is_409_not_a_server_error(tenants, api_client):
+    """A stored file ONNX Runtime cannot run is the model's problem, not an outage: 409, no Retry-After,
+    for the try route and for a deployment of it alike."""
+    from tests.training.factories import model_version
+
+    mv = model_version(tenants["project_a"], onnx=b"not an onnx model")
+    payload = {"instances": [{"image": b64(png())}]}
+    tried = post_json(api_client(tenants["alice"]), try_url(mv), payload)
+    error = error_of(tried, 409)
+    assert error["code"] == "model_not_servable" and "cannot be served" in error["message"]
+    assert "Retry-After" not in tried
+    deployment, _, secret = deployment_with_key(tenants, mv, name="no-model")
+    hosted = post_json(
+        api_client(tenants["alice"]),
+        f"/api/v1/deployments/{deployment.pk}/predict/",
+        payload,
+        HTTP_AUTHORIZATION=f"Bearer {secret}",
+    )
+    assert error_of(hosted, 409)["code"] == "model_not_servable"
+
+
 def test_members_may_try_others_get_404_and_anonymous_401(tenants, api_client, digits_version):
     payload = {"instances": [{"image": b64(png())}]}
     assert (

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.harness import wait_for
+
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
@@ -12,7 +14,13 @@ def test_estimates_before_any_run_say_the_first_run_measures_it(sdk, project, di
     dataset = sdk.datasets.create("estimates", project=project)
     dataset.upload(digits_folder, progress=False)
     version = dataset.create_version(seed=1)
-    plan = sdk.training.estimates(version)
+    # the live worker's row comes back with its next heartbeat (every 3 s) after the previous test's
+    # database flush: wait until the platform sees it online again
+    plan = wait_for(
+        lambda: (p := sdk.training.estimates(version))["workers"]["online"] >= 1 and p,
+        timeout=30,
+        what="the live worker to be seen online",
+    )
     assert plan["kind"] == "training_estimates" and plan["dataset_version"] == version.id
     assert plan["template"] == "image_classification" and plan["train_samples"] > 0
     assert plan["workers"]["online"] >= 1 and plan["workers"]["queue"] in ("cpu", "gpu")

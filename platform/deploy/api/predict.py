@@ -214,6 +214,8 @@ def answer_with(
         check_body_size(length, max_body_bytes=limit)
         try:
             predictor = serving.predictors.get(mv)
+        except serving.ModelRejected as exc:  # not a servable ONNX model: no retry helps
+            return error_answer(409, "model_not_servable", str(exc))
         except serving.ModelUnavailable as exc:
             return error_answer(503, "model_unavailable", str(exc), headers=(("Retry-After", "30"),))
         parsed = parse_request(
