@@ -89,7 +89,8 @@ def test_every_python_block_of_docs_sdk_md_runs(
     assert namespace["result"].imported >= 1  # the DataFrame upload's unlabeled extra image
     assert namespace["stopped"].status in {"queued", "running", "cancelled"}  # retried, then asked to stop
     assert namespace["fit"].__class__.__name__ == "RegressionReport"
-    assert client.model_versions.compare(namespace["small"], namespace["large"])["task"] == "regression"
+    comparison = client.model_versions.compare(namespace["small"], namespace["large"])
+    assert comparison["kind"] == "regression_comparison"
     assert namespace["uploaded"].source == "uploaded"
     assert namespace["study"].status == "completed"
     assert len(namespace["answers"]) == len(frame("wine"))
