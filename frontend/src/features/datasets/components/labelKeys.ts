@@ -1,3 +1,4 @@
+import { PALETTE, paletteColor } from '@/components/boxColors';
 import type { Label } from '../api/labels';
 
 /** Printable keys the labeling grid keeps for itself ("/" focuses the search); never a label's key. */
@@ -6,32 +7,8 @@ export const RESERVED_KEYS = new Set(['/']);
 /** The keys labels get by default, in label order: 1-9, then 0, then the letters (as the server's datasets.label_order). */
 export const DEFAULT_KEYS = [...'1234567890abcdefghijklmnopqrstuvwxyz'].filter((key) => !RESERVED_KEYS.has(key));
 
-/**
- * Distinct colours, none repeated before the 21st label (the server's datasets.services.labels.PALETTE):
- * a label without a colour takes the one of its place.
- */
-export const PALETTE = [
-  '#e6194b',
-  '#3cb44b',
-  '#4363d8',
-  '#f58231',
-  '#911eb4',
-  '#42d4f4',
-  '#f032e6',
-  '#bfef45',
-  '#fabed4',
-  '#469990',
-  '#dcbeff',
-  '#9a6324',
-  '#800000',
-  '#aaffc3',
-  '#808000',
-  '#000075',
-  '#ffe119',
-  '#ffd8b1',
-  '#a9a9a9',
-  '#fffac8',
-];
+/** The label colours (shared with every picture with boxes). */
+export { PALETTE };
 
 type Keyed = Pick<Label, 'id'> & { shortcut?: string };
 
@@ -48,7 +25,7 @@ export function labelKeys(labels: Keyed[]): Map<number, string | null> {
 }
 
 export function labelColor(label: Pick<Label, 'color'>, index: number): string {
-  return label.color || PALETTE[index % PALETTE.length];
+  return label.color || paletteColor(index);
 }
 
 /** A key as the keycap shows it. */
