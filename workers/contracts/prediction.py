@@ -1,9 +1,10 @@
 """The prediction request and answer of a deployed model, per task (workers.serving.protocol).
 
 One wire format for the hosted API (``POST /api/v1/deployments/{id}/predict/``), the on-prem server
-package and the SDKs. An answer names its ``kind`` (``classification_prediction`` or
-``regression_prediction``) and ``version``; consumers switch on it. Requests are what users send and
-carry no kind: the model's template (the deployment's ``template``) says which request it takes.
+package and the SDKs. An answer names its ``kind`` (``classification_prediction``,
+``regression_prediction`` or ``detection_prediction``) and ``version``; consumers switch on it.
+Requests are what users send and carry no kind: the model's template (the deployment's
+``template``) says which request it takes.
 
 Requests: ``{"instances": [...], "top_k": 5}`` where each instance is an image
 (:class:`ImageInstance`), a text (:class:`TextInstance`) or a table row (:data:`TableRow`, cells by
@@ -11,12 +12,17 @@ the model's column names). Image models also take multipart uploads and raw imag
 
 Answers: :class:`PredictionAnswer`. Each prediction's ``top_k`` lists classes with scores, most
 likely first (classification, :class:`ClassScore`), or one predicted value (regression,
-:class:`PredictedValue`); tabular models add ``imputed``.
+:class:`PredictedValue`); tabular models add ``imputed``. Detectors (template ``object_detection``)
+take :class:`DetectionInstances` (``score_threshold``, ``max_detections``; ``top_k`` is ignored) and
+answer one :class:`~workers.contracts.annotations.DetectionPrediction` per image: boxes in the
+original image's pixels.
 """
 
 from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
+
+from workers.contracts.annotations import DetectionPrediction as DetectionPrediction
 
 # A table cell as sent: a number, a string, a boolean, or null for a missing value.
 TableCell = int | float | str | bool | None
@@ -38,6 +44,18 @@ class ImageInstances(TypedDict):
     SAMPAN_DEPLOY_MAX_BATCH (32) instances, ``top_k`` from 1 to 1000 (default 5)."""
 
     instances: list[ImageInstance]
+    top_k: NotRequired[int]
+
+
+class DetectionInstances(TypedDict):
+    """A request to a detector: images as for image models, plus ``score_threshold`` (0-1, default
+    0.3: boxes scoring less are left out) and ``max_detections`` (1-1000, default 100, per image).
+    Both may also be sent as query parameters (``?score_threshold=0.5``) or multipart fields; a
+    value in the body wins. ``top_k`` is accepted and ignored."""
+
+    instances: list[ImageInstance]
+    score_threshold: NotRequired[float]
+    max_detections: NotRequired[int]
     top_k: NotRequired[int]
 
 
@@ -87,7 +105,7 @@ class RegressionPrediction(TypedDict):
     imputed: NotRequired[list[str]]
 
 
-Prediction = ClassificationPrediction | RegressionPrediction
+Prediction = ClassificationPrediction | RegressionPrediction | DetectionPrediction
 
 
 class PredictionModelVersion(TypedDict):
@@ -98,17 +116,18 @@ class PredictionModelVersion(TypedDict):
     template: str
 
 
-PredictionKind = Literal["classification_prediction", "regression_prediction"]
+PredictionKind = Literal["classification_prediction", "regression_prediction", "detection_prediction"]
 PREDICTION_ANSWER_VERSION = 1
 
 
 class PredictionAnswer(TypedDict):
     """The answer to a prediction request: one prediction per instance, in order, and the time spent
     in the server from decoding to answering. ``kind`` says whether ``top_k`` holds ranked classes
-    (``classification_prediction``) or one predicted value (``regression_prediction``)."""
+    (``classification_prediction``) or one predicted value (``regression_prediction``), or whether
+    each prediction holds an image's ``boxes`` (``detection_prediction``)."""
 
     kind: PredictionKind
     version: int
     model_version: PredictionModelVersion
-    predictions: list[ClassificationPrediction] | list[RegressionPrediction]
+    predictions: list[ClassificationPrediction] | list[RegressionPrediction] | list[DetectionPrediction]
     latency_ms: float

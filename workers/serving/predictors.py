@@ -5,11 +5,13 @@ Template-generic: ``PREDICTORS`` maps a template name to its predictor class as 
 string, imported only when a model of that template is loaded. A predictor class takes
 ``(model_dir, *, threads=None)`` and has ``template``, ``data_kind`` (``"image"``, ``"text"`` or
 ``"tabular"``, what :func:`workers.serving.protocol.parse_request` decodes for it),
-``prediction_kind`` (the answer's ``kind``: ``"classification_prediction"`` or
-``"regression_prediction"``), ``classes``
+``prediction_kind`` (the answer's ``kind``: ``"classification_prediction"``,
+``"regression_prediction"`` or ``"detection_prediction"``), ``classes``
 and ``predict(instances, top_k) -> [[{"label", "index", "score"}, ...], ...]``; optionally
 ``predict_detailed(instances, top_k) -> (answers, [{...per instance...}])`` for what an answer adds
-(tabular models: ``{"imputed": [columns]}``). Callers go through :func:`predict_instances`.
+(tabular models: ``{"imputed": [columns]}``). Detectors have instead
+``detect(images, *, score_threshold, max_detections) -> [DetectionPrediction, ...]``. Callers go
+through :func:`predict_instances`.
 
 >>> predictor = load_predictor("out/")  # doctest: +SKIP
 >>> predictor.predict([PIL.Image.open("3.png")], top_k=1)  # doctest: +SKIP
@@ -21,7 +23,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -29,6 +31,7 @@ from workers.contracts.prediction import PredictionKind
 
 PREDICTORS: dict[str, str] = {
     "image_classification": "workers.serving.predictors:ImageClassificationPredictor",
+    "object_detection": "workers.object_detection.predictor:Detector",
     "tabular_classification": "workers.tabular.predictor:TabularServingPredictor",
     "tabular_regression": "workers.tabular.predictor:TabularServingPredictor",
     "text_classification": "workers.text_classification.predictor:TextServingPredictor",
@@ -91,15 +94,24 @@ class ImageClassificationPredictor:
 
 
 def predict_instances(
-    predictor: Predictor, instances: Sequence[Any], top_k: int
-) -> tuple[list[list[dict[str, Any]]], list[dict[str, Any]] | None]:
+    predictor: Predictor,
+    instances: Sequence[Any],
+    top_k: int,
+    *,
+    options: Mapping[str, Any] | None = None,
+) -> tuple[list[Any], list[dict[str, Any]] | None]:
     """(answers, per-instance details or None), as the hosted API and the server package answer.
+    A detector's answers are its ``DetectionPrediction`` per image, computed with ``options``
+    (``score_threshold``, ``max_detections``: ``ParsedRequest.options``); ``top_k`` is ignored.
 
     An ONNX Runtime failure on these inputs (a shape, rank or type the graph does not take) is the
     request's problem the model could not run on, a 422 naming the input, never a server error."""
     from workers.serving.protocol import PredictionInputError
 
     try:
+        if predictor.prediction_kind == "detection_prediction":
+            detections: list[Any] = getattr(predictor, "detect")(instances, **dict(options or {}))  # noqa: B009
+            return detections, None
         detailed = getattr(predictor, "predict_detailed", None)
         if detailed is not None:
             answers: tuple[list[list[dict[str, Any]]], list[dict[str, Any]] | None]

@@ -20,6 +20,12 @@ Responses (``response_body``)::
      "predictions": [{"top_k": [{"label": "3", "index": 3, "score": 0.98}, ...]}, ...],
      "latency_ms": 0.42}
 
+Detectors (``prediction_kind="detection_prediction"``) also read ``score_threshold`` (0-1, default
+0.3) and ``max_detections`` (1-1000, default 100) from the JSON body, a multipart field or the query
+string (the body wins), ignore ``top_k``, and answer
+``{"kind": "detection_prediction", ..., "predictions": [{"boxes": [{"label", "index", "score", "x",
+"y", "width", "height"}], "width": 640, "height": 480}]}``: boxes in the original image's pixels.
+
 Tabular answers add ``"imputed": ["<column>", ...]`` to each prediction: the columns that were
 missing and filled by the model's missing-value rule (see ``workers.tabular.encoding.check_row``);
 regression models answer ``"kind": "regression_prediction"`` with ``{"top_k": [{"value": 42.5}]}``.
@@ -51,6 +57,7 @@ from workers.contracts.data_kind import DATA_KINDS
 from workers.contracts.prediction import (
     PREDICTION_ANSWER_VERSION,
     ClassificationPrediction,
+    DetectionPrediction,
     PredictionAnswer,
     PredictionKind,
     PredictionModelVersion,
@@ -64,6 +71,10 @@ DEFAULT_MAX_IMAGE_PIXELS = 40_000_000
 DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024
 DEFAULT_MAX_TEXT_CHARS = 100_000
 DEFAULT_MAX_JSON_DEPTH = 64
+DEFAULT_SCORE_THRESHOLD = 0.3
+DEFAULT_MAX_DETECTIONS = 100
+MAX_DETECTIONS = 1000
+DETECTION_OPTIONS = ("score_threshold", "max_detections")
 JSON_TYPES = ("application/json",)
 RAW_IMAGE_TYPES = ("application/octet-stream",)
 
@@ -153,9 +164,13 @@ def loads_json(data: bytes | str, *, max_depth: int = DEFAULT_MAX_JSON_DEPTH) ->
 
 @dataclass
 class ParsedRequest:
+    """What a request asks: the decoded instances, ``top_k`` and, for detectors, ``options``
+    (``{"score_threshold": 0.3, "max_detections": 100}``, validated)."""
+
     instances: list[Any]
     top_k: int = DEFAULT_TOP_K
     extra: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 def media_type(content_type: str | None) -> str:
@@ -274,6 +289,60 @@ def parse_top_k(value: Any) -> int:
     return int(value)
 
 
+def parse_score_threshold(value: Any) -> float:
+    """A detector's ``score_threshold``: a number from 0 to 1 (a numeric string from a query or form)."""
+    if value is None:
+        return DEFAULT_SCORE_THRESHOLD
+    number: Any = value
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = value
+    if isinstance(number, bool) or not isinstance(number, int | float) or not 0.0 <= number <= 1.0:
+        raise PredictionInputError(
+            400,
+            "invalid_score_threshold",
+            f"score_threshold must be a number from 0 to 1, got {value!r}.",
+            {"field": "score_threshold"},
+        )
+    return float(number)
+
+
+def parse_max_detections(value: Any) -> int:
+    """A detector's ``max_detections`` per image: an integer from 1 to 1000."""
+    if value is None:
+        return DEFAULT_MAX_DETECTIONS
+    number: Any = value
+    if isinstance(value, str) and value.strip().isdigit():
+        number = int(value.strip())
+    if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= MAX_DETECTIONS:
+        raise PredictionInputError(
+            400,
+            "invalid_max_detections",
+            f"max_detections must be an integer from 1 to {MAX_DETECTIONS}, got {value!r}.",
+            {"field": "max_detections"},
+        )
+    return int(number)
+
+
+def detection_options(sent: Mapping[str, Any], query: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A detector's validated options from the body's fields (``sent``), else the query string.
+
+    >>> detection_options({"score_threshold": 0.5}, {"max_detections": "10"})
+    {'score_threshold': 0.5, 'max_detections': 10}
+    """
+    query = query or {}
+
+    def raw(name: str) -> Any:
+        return sent[name] if sent.get(name) is not None else query.get(name)
+
+    return {
+        "score_threshold": parse_score_threshold(raw("score_threshold")),
+        "max_detections": parse_max_detections(raw("max_detections")),
+    }
+
+
 def _check_batch(count: int, max_batch: int) -> None:
     if count == 0:
         raise PredictionInputError(
@@ -341,7 +410,7 @@ def _parse_json(body: bytes, *, data_kind: str, max_batch: int, max_pixels: int)
                 400, "invalid_instance", "'instances' must be a list of objects.", {"field": "instances"}
             )
     elif (data_kind == "image" and "image" in payload) or (data_kind == "text" and "text" in payload):
-        raw = [{k: v for k, v in payload.items() if k != "top_k"}]
+        raw = [{k: v for k, v in payload.items() if k != "top_k" and k not in DETECTION_OPTIONS}]
     else:
         expected = {
             "image": '{"instances": [{"image": "<base64>"}]}',
@@ -354,7 +423,8 @@ def _parse_json(body: bytes, *, data_kind: str, max_batch: int, max_pixels: int)
     instances = [
         _instance(item, index=i, data_kind=data_kind, max_pixels=max_pixels) for i, item in enumerate(raw)
     ]
-    return ParsedRequest(instances=instances, top_k=top_k)
+    sent = {name: payload[name] for name in DETECTION_OPTIONS if name in payload}
+    return ParsedRequest(instances=instances, top_k=top_k, extra=sent)
 
 
 def _parse_multipart(
@@ -377,6 +447,7 @@ def _parse_multipart(
         raise PredictionInputError(400, "invalid_multipart", "The multipart/form-data body cannot be parsed.")
     files: list[tuple[str, bytes]] = []
     top_k_raw: Any = None
+    sent: dict[str, Any] = {}
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition")
         payload = cast(bytes, part.get_payload(decode=True) or b"")  # decode=True: a leaf's bytes
@@ -384,6 +455,8 @@ def _parse_multipart(
             files.append((part.get_filename() or f"file {len(files) + 1}", payload))
         elif name == "top_k":
             top_k_raw = payload.decode("utf-8", "replace").strip()
+        elif name in DETECTION_OPTIONS:
+            sent[name] = payload.decode("utf-8", "replace").strip()
     top_k = parse_top_k(top_k_raw)
     if not files:
         raise PredictionInputError(
@@ -393,7 +466,7 @@ def _parse_multipart(
     images = [
         decode_image(data, where=f"file {filename!r}", max_pixels=max_pixels) for filename, data in files
     ]
-    return ParsedRequest(instances=images, top_k=top_k)
+    return ParsedRequest(instances=images, top_k=top_k, extra=sent)
 
 
 def parse_request(
@@ -405,17 +478,45 @@ def parse_request(
     max_image_pixels: int = DEFAULT_MAX_IMAGE_PIXELS,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     query_top_k: str | None = None,
+    prediction_kind: str | None = None,
+    query: Mapping[str, str] | None = None,
 ) -> ParsedRequest:
     """Parse a prediction request body into instances the predictor takes (PIL images, texts, rows).
 
     Raises :class:`PredictionInputError` naming the problem. ``query_top_k`` (``?top_k=3``) is
-    used for raw image bodies, which have nowhere else to say it.
+    used for raw image bodies, which have nowhere else to say it. For a detector
+    (``prediction_kind="detection_prediction"``) ``options`` holds its validated ``score_threshold``
+    and ``max_detections`` from the body, else ``query`` (the query string's parameters).
 
     >>> parse_request(content_type="application/json", body=b'{"instances": []}')  # doctest: +SKIP
     PredictionInputError: The request has no instances to predict.
     """
     if data_kind not in DATA_KINDS:
         raise ValueError(f"data_kind must be one of {DATA_KINDS}, got {data_kind!r}")
+    parsed = _parse_body(
+        content_type=content_type,
+        body=body,
+        data_kind=data_kind,
+        max_batch=max_batch,
+        max_image_pixels=max_image_pixels,
+        max_body_bytes=max_body_bytes,
+        query_top_k=query_top_k,
+    )
+    if prediction_kind == "detection_prediction":
+        parsed.options = detection_options(parsed.extra, query)
+    return parsed
+
+
+def _parse_body(
+    *,
+    content_type: str | None,
+    body: bytes,
+    data_kind: str,
+    max_batch: int,
+    max_image_pixels: int,
+    max_body_bytes: int,
+    query_top_k: str | None,
+) -> ParsedRequest:
     check_body_size(len(body), max_body_bytes=max_body_bytes)
     kind = media_type(content_type)
     if not body:
@@ -446,26 +547,31 @@ def response_body(
     *,
     kind: PredictionKind,
     model_version: PredictionModelVersion | Mapping[str, Any],
-    predictions: Sequence[Sequence[Mapping[str, Any]]],
+    predictions: Sequence[Sequence[Mapping[str, Any]]] | Sequence[Mapping[str, Any]],
     latency_ms: float,
     details: Sequence[Mapping[str, Any]] | None = None,
 ) -> bytes:
     """The JSON answer (a :class:`~workers.contracts.prediction.PredictionAnswer`), as bytes.
 
     ``predictions`` holds each instance's ``top_k`` as the predictor made it (classes with scores, or
-    one ``{"value": v}``); ``details`` adds keys to each prediction (tabular: ``imputed``). Not
+    one ``{"value": v}``), or for ``detection_prediction`` each image's whole prediction (``boxes``,
+    ``width``, ``height``); ``details`` adds keys to each prediction (tabular: ``imputed``). Not
     validated here: this is the hot path, and the predictors produce the contract's shapes.
     """
-    answers = (
-        [{"top_k": p} for p in predictions]
-        if details is None
-        else [{"top_k": p, **extra} for p, extra in zip(predictions, details, strict=True)]
-    )
+    answers: list[Any]
+    if kind == "detection_prediction":
+        answers = list(predictions)
+    elif details is None:
+        answers = [{"top_k": p} for p in predictions]
+    else:
+        answers = [{"top_k": p, **extra} for p, extra in zip(predictions, details, strict=True)]
     answer: PredictionAnswer = {
         "kind": kind,
         "version": PREDICTION_ANSWER_VERSION,
         "model_version": cast(PredictionModelVersion, model_version),
-        "predictions": cast(list[ClassificationPrediction] | list[RegressionPrediction], answers),
+        "predictions": cast(
+            list[ClassificationPrediction] | list[RegressionPrediction] | list[DetectionPrediction], answers
+        ),
         "latency_ms": round(latency_ms, 3),
     }
     return json.dumps(answer).encode()

@@ -5,7 +5,8 @@ No Django, no torch, no outbound calls. Endpoints:
 
 - ``POST /predict`` (also ``/v1/predict``): the hosted API's request and response
   (see :mod:`workers.serving.protocol`), authenticated by ``Authorization: Bearer <key>`` or
-  ``X-Sampan-Key: <key>`` against ``SAMPAN_SERVER_API_KEY``; ``?top_k=`` for raw image bodies.
+  ``X-Sampan-Key: <key>`` against ``SAMPAN_SERVER_API_KEY``; ``?top_k=`` for raw image bodies,
+  ``?score_threshold=&max_detections=`` for a detector.
 - ``GET /healthz`` (also ``HEAD``): ``{"status": "ok", "model_version": ..., "template": ...}`` without a key.
 
 Settings (command-line options win over the environment)::
@@ -116,7 +117,15 @@ class PredictionService:
     def key_matches(self, presented: str | None) -> bool:
         return presented is not None and hmac.compare_digest(presented.encode(), self.api_key)
 
-    def predict(self, *, content_type: str | None, body: bytes, query_top_k: str | None) -> bytes:
+    def predict(
+        self,
+        *,
+        content_type: str | None,
+        body: bytes,
+        query_top_k: str | None,
+        query: dict[str, str] | None = None,
+    ) -> bytes:
+        """The answer's bytes; ``query`` holds the query string's parameters (a detector's options)."""
         started = time.perf_counter()
         parsed = parse_request(
             content_type=content_type,
@@ -125,8 +134,12 @@ class PredictionService:
             max_batch=self.max_batch,
             max_body_bytes=self.max_body_bytes,
             query_top_k=query_top_k,
+            prediction_kind=self.predictor.prediction_kind,
+            query=query,
         )
-        predictions, details = predict_instances(self.predictor, parsed.instances, parsed.top_k)
+        predictions, details = predict_instances(
+            self.predictor, parsed.instances, parsed.top_k, options=parsed.options
+        )
         return response_body(
             kind=self.predictor.prediction_kind,
             model_version=self.model_version,
@@ -298,9 +311,12 @@ class PredictionHandler(BaseHTTPRequestHandler):
                     f"The body ended after {len(body)} of {raw_length} bytes.",
                 )
                 return
-            top_k = parse_qs(url.query).get("top_k", [None])[0]
+            query = {name: values[0] for name, values in parse_qs(url.query).items()}
             answer = self.service.predict(
-                content_type=self.headers.get("Content-Type"), body=body, query_top_k=top_k
+                content_type=self.headers.get("Content-Type"),
+                body=body,
+                query_top_k=query.get("top_k"),
+                query=query,
             )
         except PredictionInputError as exc:
             self._refuse(exc.status, exc.code, exc.message, exc.details)

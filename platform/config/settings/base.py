@@ -171,7 +171,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
-        "PredictionKindEnum": ["classification_prediction", "regression_prediction"],
+        "PredictionKindEnum": ["classification_prediction", "regression_prediction", "detection_prediction"],
         "JobStatusEnum": "jobs.models.JobStatus",
         "RoleEnum": "workspaces.models.Role",
         "TokenStatusEnum": ["active", "revoked", "expired"],

@@ -23,6 +23,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from urllib.parse import parse_qsl
 
 from accounts.throttle import client_address, key_by_address
 from django.db import DatabaseError
@@ -226,9 +227,13 @@ def answer_with(
             max_image_pixels=serving.max_image_pixels(),
             max_body_bytes=limit,
             query_top_k=query_top_k() if meta.get("QUERY_STRING") else None,
+            prediction_kind=predictor.prediction_kind,
+            query=_query(meta) if predictor.prediction_kind == "detection_prediction" else None,
         )
         # a predictor may refuse an instance only it can judge (a row with none of the model's columns)
-        predictions, details = predict_instances(predictor, parsed.instances, parsed.top_k)
+        predictions, details = predict_instances(
+            predictor, parsed.instances, parsed.top_k, options=parsed.options
+        )
     except PredictionInputError as exc:
         return Answer(exc.status, exc.body())
     return Answer(
@@ -242,6 +247,12 @@ def answer_with(
         ),
         (("X-Sampan-Model-Version", str(mv.id)),),
     )
+
+
+def _query(meta: Mapping) -> dict[str, str]:
+    """The query string's parameters (the last value of each), as a detector's options come."""
+    raw = meta.get("QUERY_STRING") or ""
+    return dict(parse_qsl(raw, keep_blank_values=True)) if raw else {}
 
 
 def http_response(answer: Answer) -> HttpResponse:

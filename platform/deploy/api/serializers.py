@@ -237,6 +237,7 @@ PredictRequestSerializer = PolymorphicProxySerializer(
     component_name="PredictRequest",
     serializers=[
         contract_serializer(prediction.ImageInstances),
+        contract_serializer(prediction.DetectionInstances),
         contract_serializer(prediction.TextInstances),
         contract_serializer(prediction.TableInstances),
     ],
@@ -247,17 +248,25 @@ PredictRequestSerializer = PolymorphicProxySerializer(
 class PredictMultipartSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="An image; repeat the part for a batch.")
     top_k = serializers.IntegerField(required=False, min_value=1, max_value=1000)
+    score_threshold = serializers.FloatField(
+        required=False, min_value=0, max_value=1, help_text="Detectors: the lowest score answered (0.3)."
+    )
+    max_detections = serializers.IntegerField(
+        required=False, min_value=1, max_value=1000, help_text="Detectors: boxes per image at most (100)."
+    )
 
 
 class PredictResponseSerializer(serializers.Serializer):
     """The answer (``workers.contracts.prediction.PredictionAnswer``): one prediction per instance, in
     order. A classifier's ``top_k`` lists classes with scores, most likely first; a regression
-    model's holds one ``{value}``; ``kind`` says which."""
+    model's holds one ``{value}``; a detector's prediction holds the image's ``boxes`` (original
+    pixels) and its ``width``/``height``; ``kind`` says which."""
 
     kind = serializers.ChoiceField(
         choices=[(k, k) for k in typing.get_args(prediction.PredictionKind)],
         help_text=(
-            "classification_prediction: top_k ranks classes; regression_prediction: top_k holds one value."
+            "classification_prediction: top_k ranks classes; regression_prediction: top_k holds one value; "
+            "detection_prediction: boxes with labels and scores."
         ),
     )
     version = serializers.IntegerField()
@@ -267,6 +276,7 @@ class PredictResponseSerializer(serializers.Serializer):
         serializers=[
             contract_serializer(prediction.ClassificationPrediction),
             contract_serializer(prediction.RegressionPrediction),
+            contract_serializer(prediction.DetectionPrediction),
         ],
         resource_type_field_name=None,
         many=True,

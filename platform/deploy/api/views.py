@@ -295,6 +295,13 @@ model's missing flag; categorical: no category); in any other column it is a 400
 Each tabular prediction lists the columns it imputed in `imputed` (the model version's
 `preprocessing.features` say which may be: `indicator` for numeric/date, `missing` for categorical).
 
+Detectors (template `object_detection`) take images as above plus `score_threshold` (0 to 1, default
+0.3) and `max_detections` (1 to 1000, default 100) as JSON fields, multipart fields or query
+parameters (400 `invalid_score_threshold` / `invalid_max_detections` naming the field); `top_k` is
+ignored. They answer `kind` `detection_prediction`: per image its `width`, `height` and `boxes`
+(`label`, `index`, `score`, `x`, `y`, `width`, `height` in the original image's pixels), by
+descending score.
+
 Errors: 400 bad input (JSON nested deeper than 64 levels: `parse_error`), 401
 missing/invalid/revoked/expired key, 403 a key of another deployment, 409 deployment stopped, 413
 body/batch/image too large, 415 content type, 422 the model cannot run on the input (ONNX Runtime
@@ -317,7 +324,21 @@ def _prediction_schema(operation_id: str, summary: str, description: str, extra:
                 OpenApiTypes.INT,
                 required=False,
                 description="For raw image bodies: how many classes to answer.",
-            )
+            ),
+            OpenApiParameter(
+                "score_threshold",
+                OpenApiTypes.FLOAT,
+                required=False,
+                description="Detectors: the lowest score of a box answered, 0 to 1 (default 0.3; "
+                "a value in the body wins).",
+            ),
+            OpenApiParameter(
+                "max_detections",
+                OpenApiTypes.INT,
+                required=False,
+                description="Detectors: boxes per image at most, 1 to 1000 (default 100; a value in "
+                "the body wins).",
+            ),
         ],
         request={
             "application/json": PredictRequestSerializer,
