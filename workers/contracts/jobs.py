@@ -25,7 +25,8 @@ class ProgressEvent(TypedDict):
     - ``fraction``: 0..1 of the whole job; ``message``: a sentence for people.
     - training: ``epoch``/``epochs``, ``step``/``steps`` (optimizer steps), ``loss``, ``train_acc``,
       ``lr``, ``samples_per_s``, ``eta_s`` (seconds left); an epoch's end adds validation
-      (``val_loss``, ``val_acc``; regression ``val_rmse``, ``val_mae``, ``val_r2``; ``None`` without a
+      (``val_loss``, ``val_acc``; regression ``val_rmse``, ``val_mae``, ``val_r2``; detection
+      ``val_map50``; ``None`` without a
       validation split) and ``best_epoch``; a long validation reports ``validated``/``validation_size``;
       an HPO trial stopped by the pruner reports ``pruned``.
     - evaluation: ``evaluated`` of ``total`` samples.
@@ -50,6 +51,7 @@ class ProgressEvent(TypedDict):
     val_rmse: NotRequired[float | None]
     val_mae: NotRequired[float | None]
     val_r2: NotRequired[float | None]
+    val_map50: NotRequired[float | None]
     lr: NotRequired[float]
     samples_per_s: NotRequired[float]
     eta_s: NotRequired[float]
@@ -116,6 +118,8 @@ class TrainingMetrics(TypedDict):
     val_rmse: NotRequired[float]
     val_mae: NotRequired[float]
     val_r2: NotRequired[float]
+    val_map50: NotRequired[float | None]
+    best_val_map50: NotRequired[float | None]
     samples_per_s: NotRequired[float]
     train_seconds: NotRequired[float]
     elapsed_s: NotRequired[float]
