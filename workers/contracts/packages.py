@@ -60,11 +60,12 @@ class PackageFile(TypedDict):
 
 class PackagedModelQuality(TypedDict):
     """One model of the device SDK: its file, size and test accuracy (null without labels; absent for
-    regression)."""
+    regression); a detector's mAP@.5 on the test split instead (null without true boxes)."""
 
     file: str
     bytes: int
     accuracy: NotRequired[float | None]
+    map50: NotRequired[float | None]
 
 
 class Quantization(TypedDict):
@@ -83,7 +84,10 @@ class Quantization(TypedDict):
 class CompressionReport(TypedDict):
     """fp32 against int8 on the test split (``test_images`` or ``test_instances``): sizes, accuracies,
     top-1 agreement and the largest score difference (regression: value differences). ``int8`` is
-    null, with ``int8_note`` saying why, when the model could not be quantized."""
+    null, with ``int8_note`` saying why, when the model could not be quantized. Detectors
+    (``task`` ``"detection"``): each model's mAP@.5, ``map50_drop`` (fp32 minus int8) and
+    ``box_agreement``: the share of fp32's boxes (at ``score_threshold``) that int8 finds too (same
+    class, IoU >= 0.5)."""
 
     format: str
     test_images: NotRequired[int]
@@ -97,6 +101,10 @@ class CompressionReport(TypedDict):
     max_abs_value_diff: NotRequired[float]
     mean_abs_value_diff: NotRequired[float]
     quantization: NotRequired[Quantization]
+    task: NotRequired[Literal["classification", "detection"]]
+    map50_drop: NotRequired[float | None]
+    box_agreement: NotRequired[float | None]
+    score_threshold: NotRequired[float]
 
 
 class ServerPackageReport(TypedDict):

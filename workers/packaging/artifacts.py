@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workers.contracts.annotations import DetectionBox
+
 
 @dataclass(frozen=True)
 class ModelArtifacts:
@@ -22,6 +24,8 @@ class ModelArtifacts:
     int8 model's accuracy); ``test_labels``: their class indices, when known (classification).
     Text and tabular models take ``test_instances`` instead of images: raw texts, or rows (dicts with
     the original column names); ``test_labels`` then label those. Regression models have no classes.
+    Detectors take ``test_boxes``: each test image's true boxes (``DetectionBox``: class index and
+    x, y, width, height in the image's own pixels), so the device SDK reports mAP@.5 of fp32 and int8.
 
     >>> ModelArtifacts("run/model.onnx", spec, ["cat", "dog"], "image_classification",
     ...                {"id": 3, "name": "V1"}, ["cat1.png"], [0])  # doctest: +SKIP
@@ -35,6 +39,7 @@ class ModelArtifacts:
     test_images: Sequence[str | os.PathLike[str]] = field(default_factory=tuple)
     test_labels: Sequence[int] | None = None
     test_instances: Sequence[Any] = field(default_factory=tuple)
+    test_boxes: Sequence[Sequence[DetectionBox]] | None = None
 
     @property
     def test_inputs(self) -> Sequence[Any]:
@@ -54,3 +59,12 @@ class ModelArtifacts:
             not 0 <= int(label) < len(self.classes) for label in self.test_labels
         ):
             raise ValueError(f"test labels must be class indices in [0, {len(self.classes)})")
+        if self.test_boxes is not None:
+            if len(self.test_boxes) != len(self.test_images):
+                raise ValueError(
+                    f"{len(self.test_boxes)} test box lists for {len(self.test_images)} test images"
+                )
+            if any(
+                not 0 <= int(box["label"]) < len(self.classes) for boxes in self.test_boxes for box in boxes
+            ):
+                raise ValueError(f"test box labels must be class indices in [0, {len(self.classes)})")

@@ -88,9 +88,12 @@ def quantize_int8(
     calibration_images: Sequence[str | os.PathLike[str]],
     spec: dict[str, Any],
     workdir: Path,
+    *,
+    symbolic_shape: bool = True,
 ) -> int:
     """Static int8 quantization of ``fp32_path`` (QDQ, per-channel weights) calibrated on the images;
-    keeps the model's metadata. Returns the number of calibration images used."""
+    keeps the model's metadata. Returns the number of calibration images used. ``symbolic_shape``:
+    run ONNX Runtime's symbolic shape inference first (ONNX's own shape inference always runs)."""
     import onnx
     from onnxruntime.quantization import (
         CalibrationDataReader,
@@ -115,7 +118,7 @@ def quantize_int8(
 
     prepared = workdir / "model.prepared.onnx"
     # shape inference and graph optimizations (e.g. batch norm folded into convolutions) first
-    quant_pre_process(str(fp32_path), str(prepared), skip_symbolic_shape=False)
+    quant_pre_process(str(fp32_path), str(prepared), skip_symbolic_shape=not symbolic_shape)
     quantize_static(
         str(prepared),
         str(int8_path),
@@ -191,6 +194,12 @@ def build_device_sdk(
     from workers.image_classification.predictor import ImageClassifier
     from workers.serving.predictors import PREDICTORS, predictor_class
 
+    if artifacts.template == "object_detection":
+        from workers.packaging.device_sdk_detection import build_detection_device_sdk
+
+        return build_detection_device_sdk(
+            artifacts=artifacts, out_path=out_path, calibration_images=calibration_images, report=report
+        )
     if artifacts.template != "image_classification":
         if artifacts.template not in PREDICTORS:
             raise PackagingError(
