@@ -150,6 +150,8 @@ def write_test_vectors(artifacts: ModelArtifacts, data_kind: str, folder: Path) 
 def readme_values(data_kind: str, artifacts: ModelArtifacts, requirements: list[str]) -> dict[str, str]:
     """The README's wording for this template: inputs, files, calls and answers."""
     names = ", ".join(r.split("==")[0] for r in requirements)
+    if artifacts.template == "object_detection":
+        return detection_readme_values(artifacts, names)
     if data_kind == "image":
         return {
             "input_summary": f"{len(artifacts.classes)} classes; input: one image per instance",
@@ -243,6 +245,46 @@ def readme_values(data_kind: str, artifacts: ModelArtifacts, requirements: list[
     }
 
 
+def detection_readme_values(artifacts: ModelArtifacts, names: str) -> dict[str, str]:
+    """The README's wording for a detector: image requests with ``score_threshold`` and
+    ``max_detections``, answers with boxes in the original image's pixels."""
+    return {
+        "input_summary": f"{len(artifacts.classes)} classes; input: one image per instance, boxes out",
+        "preprocess_description": (
+            "how an image becomes the model's input (stretched to its size, scale, mean/std)"
+        ),
+        "requirements_description": f"pinned dependencies ({names}; no torch)",
+        "vectors_description": (
+            "test images and the platform's boxes for them at the default score threshold (`expected.json`)"
+        ),
+        "batch_unit": "images",
+        "call_examples": (
+            '    curl -H "Authorization: Bearer change-me" -F file=@test_vectors/images/000.png '
+            "-F score_threshold=0.5 http://127.0.0.1:8080/predict\n"
+            '    curl -H "X-Sampan-Key: change-me" -H "Content-Type: image/png" --data-binary '
+            '@test_vectors/images/000.png \\\n         "http://127.0.0.1:8080/predict?max_detections=10"\n'
+            '    curl -H "Authorization: Bearer change-me" -H "Content-Type: application/json" \\\n'
+            '         -d "{\\"instances\\": [{\\"image\\": '
+            '\\"$(base64 -w0 test_vectors/images/000.png)\\"}], '
+            '\\"score_threshold\\": 0.3, \\"max_detections\\": 100}" \\\n         http://127.0.0.1:8080/predict\n\n'
+            "`score_threshold` (0 to 1, default 0.3) leaves out boxes scoring less; `max_detections` (1 to "
+            "1000, default 100) caps the boxes per image. Both may be sent in the JSON body, as multipart "
+            "fields or as query parameters; `top_k` is ignored. Boxes are in the original image's pixels "
+            "(`x`, `y` of the top-left corner, `width`, `height`), by descending score."
+        ),
+        "prediction_kind": "detection_prediction",
+        "answer_example": (
+            '[{"width": 640, "height": 480, "boxes": [{"label": "car", "index": 0, "score": 0.91, '
+            '"x": 12.0, "y": 40.5, "width": 88.0, "height": 51.2}, ...]}]'
+        ),
+        "error_examples": (
+            "a corrupt image, bad JSON or base64, no input, a `score_threshold` outside 0 to 1 "
+            "(`invalid_score_threshold`) or a `max_detections` outside 1 to 1000 (`invalid_max_detections`), "
+            "413 for a body, batch or image over the limits, 415 for another content type"
+        ),
+    }
+
+
 def build_server_package(
     *, artifacts: ModelArtifacts, out_path: str | os.PathLike[str], report: Report = silent_report
 ) -> dict[str, Any]:
@@ -280,9 +322,14 @@ def build_server_package(
             predictor = load_predictor(root)
         except (OSError, ValueError, KeyError, RuntimeError) as exc:
             raise PackagingError(f"the model cannot be served as {artifacts.template} ({exc})") from None
-        expected = expected_outputs(
-            predictor, vectors, root / "test_vectors", artifacts.classes, data_kind=data_kind
-        )
+        if predictor.prediction_kind == "detection_prediction":
+            from workers.packaging.device_sdk_detection import expected_detections
+
+            expected = expected_detections(predictor, vectors, root / "test_vectors", artifacts.classes)
+        else:
+            expected = expected_outputs(
+                predictor, vectors, root / "test_vectors", artifacts.classes, data_kind=data_kind
+            )
         write_json(root / "test_vectors" / "expected.json", expected)
         report("Writing the manifest", fraction=0.8)
         onnx_description = describe_onnx(root / "model.onnx")

@@ -5,7 +5,8 @@
                                                          # a running server, over HTTP
 
 Classification: every class's score must match within rtol=1e-4, atol=1e-5 and the top class must
-be the same; regression: the values must match within the same tolerances. The vectors are image
+be the same; regression: the values must match within the same tolerances; detection: the same boxes
+in the same order (class, and score and coordinates within the same tolerances). The vectors are image
 files (image models) or the JSON instances a request sends (texts, table rows). Prints one JSON line
 with the result; exits 1 when a vector differs.
 """
@@ -77,6 +78,58 @@ def answers_over_http(
     return answers
 
 
+def detections(
+    vectors: list[dict[str, Any]], base: Path, options: dict[str, Any], url: str | None, key: str
+) -> list[dict[str, Any]]:
+    """A detector's answers (``{"boxes", "width", "height"}`` per vector), in process or over HTTP."""
+    if not url:
+        from workers.serving.predictors import load_predictor
+
+        detector: Any = load_predictor(ROOT)
+        found: list[dict[str, Any]] = detector.detect(predictor_inputs(vectors, "image", base), **options)
+        return found
+    answers: list[dict[str, Any]] = []
+    for start in range(0, len(vectors), BATCH):
+        instances = [request_instance(v, "image", base) for v in vectors[start : start + BATCH]]
+        request = urllib.request.Request(
+            url.rstrip("/") + "/predict",
+            data=json.dumps({"instances": instances, **options}).encode(),
+            method="POST",
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            answers.extend(json.load(response)["predictions"])
+    return answers
+
+
+def check_detections(expected: dict[str, Any], base: Path, url: str | None, out: str | None) -> int:
+    vectors = expected["vectors"]
+    options = {"score_threshold": expected["score_threshold"], "max_detections": expected["max_detections"]}
+    answers = detections(vectors, base, options, url, os.environ.get("SAMPAN_SERVER_API_KEY", ""))
+    same, worst = len(answers) == len(vectors), 0.0
+    fields = ("score", "x", "y", "width", "height")
+    for answer, vector in zip(answers, vectors, strict=False):
+        got, wanted = answer["boxes"], vector["boxes"]
+        if len(got) != len(wanted) or [b["index"] for b in got] != [b["index"] for b in wanted]:
+            same = False
+            continue
+        if got:
+            a = np.array([[b[f] for f in fields] for b in got], dtype=np.float64)
+            w = np.array([[b[f] for f in fields] for b in wanted], dtype=np.float64)
+            worst = max(worst, float(np.abs(a - w).max()))
+            same = same and bool(np.allclose(a, w, rtol=RTOL, atol=ATOL))
+    result = {
+        "vectors": len(vectors),
+        "boxes": sum(len(v["boxes"]) for v in vectors),
+        "allclose": same,
+        "max_abs_diff": worst,
+    }
+    if out:
+        Path(out).write_text(json.dumps({"predictions": answers}))
+    print(json.dumps(result))
+    return 0 if same else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", help="a running server, e.g. http://127.0.0.1:8080")
@@ -86,6 +139,8 @@ def main() -> int:
     )
     args = parser.parse_args()
     expected = json.loads(Path(args.expected).read_text())
+    if expected.get("task") == "detection":
+        return check_detections(expected, Path(args.expected).parent, args.url, args.out)
     classes, vectors = expected["classes"], expected["vectors"]
     data_kind = expected.get("data_kind", "image")
     regression = expected.get("task") == "regression"
