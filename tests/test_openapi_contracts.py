@@ -126,7 +126,11 @@ def test_allowed_only_lists_what_is_still_free_form(free):
 @pytest.mark.parametrize(
     ("component", "prop", "target"),
     [
-        ("ModelVersionEvaluation", "evaluation", {"ClassificationReport", "RegressionReport"}),
+        (
+            "ModelVersionEvaluation",
+            "evaluation",
+            {"ClassificationReport", "RegressionReport", "DetectionReport"},
+        ),
         ("JobEvent", "data", {"ProgressEvent", "JobStatusData", "JobLogData"}),
     ],
 )

@@ -107,11 +107,12 @@ def _spread(values: list[float]) -> dict[str, Any]:
 def lift_report(*, study: Study) -> dict[str, Any]:
     """The best trial's parameters against the study's preset, both trained with the same seeds
     on the same data, scored on the test split: mean, spread and the lift (best minus baseline)."""
+    metric = "test mAP@.5" if study.template == "object_detection" else "test accuracy"
     runs = list(study.report_runs.all())
     if not runs:
         return {
             "status": "not_started" if study.report_seeds else "disabled",
-            "metric": "test accuracy",
+            "metric": metric,
             "seeds": [],
             "baseline": _spread([]),
             "best": _spread([]),
@@ -129,7 +130,7 @@ def lift_report(*, study: Study) -> dict[str, Any]:
     done = all(run.finished for run in runs)
     return {
         "status": "finished" if done else "running",
-        "metric": "test accuracy",
+        "metric": metric,
         "seeds": sorted({run.seed for run in runs}),
         "baseline": baseline,
         "best": best,

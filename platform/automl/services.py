@@ -48,7 +48,19 @@ logger = logging.getLogger("sampan.automl")
 MAX_TRIALS = 10_000
 MAX_PARALLELISM = 256
 MAX_REPORT_SEEDS = 10
-TEST_METRIC = "accuracy"  # the evaluation's headline metric, reported by the lift report
+
+
+def test_metric_name(template: str) -> str:
+    """The evaluation's headline metric of a template's models, reported by the lift report and
+    each trial: test accuracy for classifiers, test mAP@.5 for detectors."""
+    return "map50" if template == "object_detection" else "accuracy"
+
+
+def test_headline(evaluation: dict[str, Any]) -> dict[str, float | None]:
+    """A completed trial's headline test metrics, by the report's kind."""
+    if evaluation.get("kind") == "detection_report":
+        return {"map": evaluation.get("map"), "map50": evaluation.get("map50")}
+    return {"accuracy": evaluation.get("accuracy"), "macro_f1": (evaluation.get("macro") or {}).get("f1")}
 
 
 class StudyConflict(Conflict):
@@ -350,7 +362,7 @@ def trial_record_complete(
         "evaluation": evaluation,
     }
     _tell(trial, state=OptunaState.COMPLETE, value=value)
-    headline = {"accuracy": evaluation.get("accuracy"), "macro_f1": (evaluation.get("macro") or {}).get("f1")}
+    headline = test_headline(evaluation)
     Trial.objects.filter(pk=trial.pk, state=TrialState.RUNNING).update(
         state=TrialState.COMPLETE,
         value=value,
@@ -589,6 +601,7 @@ def trial_run(*, job: Job, report: Report) -> dict[str, Any]:
         "state": "complete",
         "value": value,
         "test_accuracy": run.evaluation.get("accuracy"),
+        **({"test_map50": run.evaluation["map50"]} if "map50" in run.evaluation else {}),
     }
 
 
@@ -613,6 +626,6 @@ def report_run_run(*, job: Job, report: Report) -> dict[str, Any]:
     except Exception as exc:
         report_run_record(run=run, error=f"{type(exc).__name__}: {exc}")
         raise
-    metric = trained.evaluation.get(TEST_METRIC)
+    metric = trained.evaluation.get(test_metric_name(run.study.template))
     report_run_record(run=run, test_metric=metric)
     return {"report_run": run.pk, "role": run.role, "seed": run.seed, "test_metric": metric}

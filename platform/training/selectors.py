@@ -26,14 +26,20 @@ def backbones_for(*, user) -> QuerySet[Backbone]:
     return scoped_to_member(Backbone.objects.select_related("created_by"), user=user)
 
 
-REPORT_TASKS = {"classification_report": "classification", "regression_report": "regression"}
+REPORT_TASKS = {
+    "classification_report": "classification",
+    "regression_report": "regression",
+    "detection_report": "detection",
+}
 
 
 def model_versions_compared(a: ModelVersion, b: ModelVersion) -> dict[str, Any]:
     """Two versions' evaluation reports side by side; every delta is b minus a. Classifiers compare
-    accuracy, f1s, top-k and per class; regression models MAE, RMSE and R2. A classifier and a
-    regression model cannot be compared (400). The report's ``kind`` says which it is. Returns
-    the ``workers.contracts.evaluation.Comparison`` with the versions' ids (``a``, ``b``) and names."""
+    accuracy, f1s, top-k and per class; regression models MAE, RMSE and R2; detectors mAP, mAP@.5
+    and per-class AP. Models of different tasks cannot be compared (400). The report's ``kind``
+    says which it is. Returns the ``workers.contracts.evaluation.Comparison`` (a detector's:
+    ``workers.contracts.annotations.DetectionComparison``) with the versions' ids (``a``, ``b``)
+    and names."""
     if not a.evaluation or not b.evaluation:
         raise field_error("a" if not a.evaluation else "b", "This model version has no evaluation report.")
     tasks = {}
@@ -43,7 +49,7 @@ def model_versions_compared(a: ModelVersion, b: ModelVersion) -> dict[str, Any]:
             raise field_error(
                 key,
                 f"{version.name} ({version.template}) has an evaluation report without "
-                "classification (accuracy, f1) or regression (MAE, RMSE, R2) metrics.",
+                "classification (accuracy, f1), regression (MAE, RMSE, R2) or detection (mAP) metrics.",
             )
     if tasks["a"] != tasks["b"]:
         raise field_error(
@@ -52,6 +58,10 @@ def model_versions_compared(a: ModelVersion, b: ModelVersion) -> dict[str, Any]:
             "classifier and a regression model cannot be compared.",
         )
     names = {"a": a.pk, "b": b.pk, "a_name": a.name, "b_name": b.name}
+    if tasks["a"] == "detection":
+        from workers.object_detection.evaluation import compare_reports
+
+        return {**names, **compare_reports(a.evaluation, b.evaluation)}
     if tasks["a"] == "regression":
         from workers.tabular.evaluation import compare_regression
 

@@ -206,7 +206,7 @@ class ModelImportResult(TypedDict):
 
 class TrialResult(TypedDict):
     """``automl.trial``: the trial's number and how it ended (``epoch`` when pruned; ``value`` and
-    ``test_accuracy`` when complete)."""
+    ``test_accuracy`` when complete; detectors add ``test_map50``)."""
 
     kind: Literal["automl_trial_result"]
     version: int
@@ -215,6 +215,7 @@ class TrialResult(TypedDict):
     epoch: NotRequired[int | None]
     value: NotRequired[float | None]
     test_accuracy: NotRequired[float | None]
+    test_map50: NotRequired[float | None]
 
 
 class ReportRunResult(TypedDict):

@@ -174,7 +174,8 @@ class TrainingResult(TypedDict):
 
 class HeadlineMetrics(TypedDict):
     """A model version's headline metrics on the test split (its evaluation report's headline):
-    classifiers have the accuracies and f1s, regression models MAE, RMSE and R2."""
+    classifiers have the accuracies and f1s, regression models MAE, RMSE and R2, detectors
+    COCO-style mAP@[.5:.95] (``map``), mAP@.5 and mAP@.75."""
 
     accuracy: NotRequired[float]
     macro_f1: NotRequired[float]
@@ -183,6 +184,9 @@ class HeadlineMetrics(TypedDict):
     mae: NotRequired[float]
     rmse: NotRequired[float]
     r2: NotRequired[float]
+    map: NotRequired[float]
+    map50: NotRequired[float]
+    map75: NotRequired[float]
 
 
 class AutomlLineage(TypedDict):

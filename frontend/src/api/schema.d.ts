@@ -613,6 +613,13 @@ export interface paths {
          *     Each tabular prediction lists the columns it imputed in `imputed` (the model version's
          *     `preprocessing.features` say which may be: `indicator` for numeric/date, `missing` for categorical).
          *
+         *     Detectors (template `object_detection`) take images as above plus `score_threshold` (0 to 1, default
+         *     0.3) and `max_detections` (1 to 1000, default 100) as JSON fields, multipart fields or query
+         *     parameters (400 `invalid_score_threshold` / `invalid_max_detections` naming the field); `top_k` is
+         *     ignored. They answer `kind` `detection_prediction`: per image its `width`, `height` and `boxes`
+         *     (`label`, `index`, `score`, `x`, `y`, `width`, `height` in the original image's pixels), by
+         *     descending score.
+         *
          *     Errors: 400 bad input (JSON nested deeper than 64 levels: `parse_error`), 401
          *     missing/invalid/revoked/expired key, 403 a key of another deployment, 409 deployment stopped, 413
          *     body/batch/image too large, 415 content type, 422 the model cannot run on the input (ONNX Runtime
@@ -1931,6 +1938,34 @@ export interface components {
             dtypes: string[];
         };
         /**
+         * @description An image where the model went wrong: ``false_positives`` (predictions that match no object of
+         *     their class) and ``missed`` (objects no prediction found), with every predicted and true box for
+         *     drawing. ``sample`` is the dataset's sample id (opens the box labeler).
+         */
+        BadCase: {
+            sample: number | string;
+            path: string;
+            width: number;
+            height: number;
+            false_positives: number;
+            missed: number;
+            predicted: components["schemas"]["BadCaseBox"][];
+            truth: components["schemas"]["BadCaseBox"][];
+        };
+        BadCaseBox: {
+            label: string;
+            /** Format: double */
+            x: number;
+            /** Format: double */
+            y: number;
+            /** Format: double */
+            width: number;
+            /** Format: double */
+            height: number;
+            /** Format: double */
+            score?: number;
+        };
+        /**
          * @description * `measured` - measured
          *     * `none` - none
          * @enum {string}
@@ -2025,6 +2060,30 @@ export interface components {
             job_id: number | null;
             /** @description That job's kind. */
             kind: string;
+        };
+        /**
+         * @description A class's average precision: ``ap`` is AP@[.5:.95] (COCO), ``ap50`` and ``ap75`` at one IoU;
+         *     ``ground_truth`` boxes of the class in the split; -1.0 where the class has no ground truth.
+         */
+        ClassAP: {
+            label: string;
+            /** Format: double */
+            ap: number;
+            /** Format: double */
+            ap50: number;
+            /** Format: double */
+            ap75: number;
+            ground_truth: number;
+            pr_curve: components["schemas"]["PrecisionRecallCurve"];
+        };
+        ClassAPDelta: {
+            label: string;
+            /** Format: double */
+            a: number;
+            /** Format: double */
+            b: number;
+            /** Format: double */
+            delta: number;
         };
         /** @description One class in both reports (None on the side where it is missing). */
         ClassComparison: {
@@ -2150,7 +2209,10 @@ export interface components {
         /**
          * @description fp32 against int8 on the test split (``test_images`` or ``test_instances``): sizes, accuracies,
          *     top-1 agreement and the largest score difference (regression: value differences). ``int8`` is
-         *     null, with ``int8_note`` saying why, when the model could not be quantized.
+         *     null, with ``int8_note`` saying why, when the model could not be quantized. Detectors
+         *     (``task`` ``"detection"``): each model's mAP@.5, ``map50_drop`` (fp32 minus int8) and
+         *     ``box_agreement``: the share of fp32's boxes (at ``score_threshold``) that int8 finds too (same
+         *     class, IoU >= 0.5).
          */
         CompressionReport: {
             format: string;
@@ -2170,7 +2232,20 @@ export interface components {
             /** Format: double */
             mean_abs_value_diff?: number;
             quantization?: components["schemas"]["Quantization"];
+            task?: components["schemas"]["CompressionReportTaskEnum"];
+            /** Format: double */
+            map50_drop?: number | null;
+            /** Format: double */
+            box_agreement?: number | null;
+            /** Format: double */
+            score_threshold?: number;
         };
+        /**
+         * @description * `classification` - classification
+         *     * `detection` - detection
+         * @enum {string}
+         */
+        CompressionReportTaskEnum: "classification" | "detection";
         /** @description Rows: true classes, columns: predicted classes (the report's ``classes`` order). */
         ConfusionMatrix: {
             counts: number[][];
@@ -2466,6 +2541,93 @@ export interface components {
             totals: components["schemas"]["UsageFigures"];
             series: components["schemas"]["UsagePoint"][];
         };
+        /** @description A detected object in the original image's pixels. */
+        DetectedBox: {
+            label: string;
+            index: number;
+            /** Format: double */
+            score: number;
+            /** Format: double */
+            x: number;
+            /** Format: double */
+            y: number;
+            /** Format: double */
+            width: number;
+            /** Format: double */
+            height: number;
+        };
+        /**
+         * @description Class confusion at IoU 0.5 and the report's score threshold: ``labels`` are the classes then
+         *     ``"background"``; ``matrix[true][predicted]``. A missed object counts in its class's row under
+         *     background; a false positive with no overlapping object in background's row.
+         */
+        DetectionConfusion: {
+            labels: string[];
+            matrix: number[][];
+        };
+        DetectionHeadline: {
+            /** Format: double */
+            map: number;
+            /** Format: double */
+            map50: number;
+            /** Format: double */
+            map75: number;
+        };
+        /**
+         * @description A request to a detector: images as for image models, plus ``score_threshold`` (0-1, default
+         *     0.3: boxes scoring less are left out) and ``max_detections`` (1-1000, default 100, per image).
+         *     Both may also be sent as query parameters (``?score_threshold=0.5``) or multipart fields; a
+         *     value in the body wins. ``top_k`` is accepted and ignored.
+         */
+        DetectionInstancesRequest: {
+            instances: components["schemas"]["ImageInstanceRequest"][];
+            /** Format: double */
+            score_threshold?: number;
+            max_detections?: number;
+            top_k?: number;
+        };
+        /**
+         * @description One image's answer from a detector: boxes by descending score, at most ``max_detections``
+         *     (default 100, 1–1000), each scoring at least ``score_threshold`` (default 0.3, 0–1).
+         */
+        DetectionPrediction: {
+            boxes: components["schemas"]["DetectedBox"][];
+            width: number;
+            height: number;
+        };
+        /**
+         * @description A detector's report on one split: COCO-style mAP@[.5:.95] (``map``), mAP@.5, mAP@.75,
+         *     per-class AP with PR curves, the confusion with background, bad cases.
+         */
+        DetectionReport: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "detection_report";
+            version: number;
+            split: string;
+            samples: number;
+            classes: string[];
+            /** Format: double */
+            map: number;
+            /** Format: double */
+            map50: number;
+            /** Format: double */
+            map75: number;
+            headline: components["schemas"]["DetectionHeadline"];
+            per_class: components["schemas"]["ClassAP"][];
+            confusion_matrix: components["schemas"]["DetectionConfusion"];
+            /** Format: double */
+            score_threshold: number;
+            bad_cases: components["schemas"]["BadCase"][];
+            model: components["schemas"]["ModelFile"];
+        };
+        /**
+         * @description * `detection_report` - detection_report
+         * @enum {string}
+         */
+        DetectionReportKindEnum: "detection_report";
         /**
          * @description * `gpu` - gpu
          *     * `cpu` - cpu
@@ -2532,7 +2694,8 @@ export interface components {
         };
         /**
          * @description A model version's headline metrics on the test split (its evaluation report's headline):
-         *     classifiers have the accuracies and f1s, regression models MAE, RMSE and R2.
+         *     classifiers have the accuracies and f1s, regression models MAE, RMSE and R2, detectors
+         *     COCO-style mAP@[.5:.95] (``map``), mAP@.5 and mAP@.75.
          */
         HeadlineMetrics: {
             /** Format: double */
@@ -2550,6 +2713,12 @@ export interface components {
             rmse?: number;
             /** Format: double */
             r2?: number;
+            /** Format: double */
+            map?: number;
+            /** Format: double */
+            map50?: number;
+            /** Format: double */
+            map75?: number;
         };
         /** @description ``counts[i]`` values fell in ``[edges[i], edges[i + 1])`` (the last bin includes its end). */
         Histogram: {
@@ -3274,12 +3443,36 @@ export interface components {
          * @enum {string}
          */
         ModelVersionClassificationComparisonKindEnum: "classification_comparison";
-        ModelVersionComparison: components["schemas"]["ModelVersionClassificationComparison"] | components["schemas"]["ModelVersionRegressionComparison"];
+        ModelVersionComparison: components["schemas"]["ModelVersionClassificationComparison"] | components["schemas"]["ModelVersionRegressionComparison"] | components["schemas"]["ModelVersionDetectionComparison"];
+        /** @description Two detectors' reports side by side (``workers.contracts.annotations.DetectionComparison``). */
+        ModelVersionDetectionComparison: {
+            /** @description Model version a's id. */
+            a: number;
+            /** @description Model version b's id; every delta is b minus a. */
+            b: number;
+            a_name: string;
+            b_name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "detection_comparison";
+            version: number;
+            split: string;
+            map: components["schemas"]["ClassAPDelta"];
+            map50: components["schemas"]["ClassAPDelta"];
+            per_class: components["schemas"]["ClassAPDelta"][];
+        };
+        /**
+         * @description * `detection_comparison` - detection_comparison
+         * @enum {string}
+         */
+        ModelVersionDetectionComparisonKindEnum: "detection_comparison";
         ModelVersionEvaluation: {
             id: number;
             name: string;
             /** @description The report on the test split, by its kind; null: the version has none (an uploaded model not evaluated). */
-            readonly evaluation: (components["schemas"]["ClassificationReport"] | components["schemas"]["RegressionReport"]) | null;
+            readonly evaluation: (components["schemas"]["ClassificationReport"] | components["schemas"]["RegressionReport"] | components["schemas"]["DetectionReport"]) | null;
         };
         /**
          * @description A model version's ``metrics``: the test headline and, for a trained one, the training
@@ -3418,13 +3611,15 @@ export interface components {
         };
         /**
          * @description One model of the device SDK: its file, size and test accuracy (null without labels; absent for
-         *     regression).
+         *     regression); a detector's mAP@.5 on the test split instead (null without true boxes).
          */
         PackagedModelQuality: {
             file: string;
             bytes: number;
             /** Format: double */
             accuracy?: number | null;
+            /** Format: double */
+            map50?: number | null;
         };
         /** @description The model version a package holds (its test headline metrics included). */
         PackagedModelVersion: {
@@ -3796,6 +3991,14 @@ export interface components {
             color: string;
             count: number;
         };
+        /**
+         * @description A class's precision-recall curve at IoU 0.5 (COCO's 101 recall points, precision
+         *     interpolated), for drawing.
+         */
+        PrecisionRecallCurve: {
+            recall: number[];
+            precision: number[];
+        };
         PredictMultipartRequest: {
             /**
              * Format: binary
@@ -3803,19 +4006,28 @@ export interface components {
              */
             file: string;
             top_k?: number;
+            /**
+             * Format: double
+             * @description Detectors: the lowest score answered (0.3).
+             */
+            score_threshold?: number;
+            /** @description Detectors: boxes per image at most (100). */
+            max_detections?: number;
         };
-        PredictRequestRequest: components["schemas"]["ImageInstancesRequest"] | components["schemas"]["TextInstancesRequest"] | components["schemas"]["TableInstancesRequest"];
+        PredictRequestRequest: components["schemas"]["ImageInstancesRequest"] | components["schemas"]["DetectionInstancesRequest"] | components["schemas"]["TextInstancesRequest"] | components["schemas"]["TableInstancesRequest"];
         /**
          * @description The answer (``workers.contracts.prediction.PredictionAnswer``): one prediction per instance, in
          *     order. A classifier's ``top_k`` lists classes with scores, most likely first; a regression
-         *     model's holds one ``{value}``; ``kind`` says which.
+         *     model's holds one ``{value}``; a detector's prediction holds the image's ``boxes`` (original
+         *     pixels) and its ``width``/``height``; ``kind`` says which.
          */
         PredictResponse: {
             /**
-             * @description classification_prediction: top_k ranks classes; regression_prediction: top_k holds one value.
+             * @description classification_prediction: top_k ranks classes; regression_prediction: top_k holds one value; detection_prediction: boxes with labels and scores.
              *
              *     * `classification_prediction` - classification_prediction
              *     * `regression_prediction` - regression_prediction
+             *     * `detection_prediction` - detection_prediction
              */
             kind: components["schemas"]["PredictionKindEnum"];
             version: number;
@@ -3832,13 +4044,14 @@ export interface components {
             /** Format: double */
             value: number;
         };
-        Prediction: components["schemas"]["ClassificationPrediction"] | components["schemas"]["RegressionPrediction"];
+        Prediction: components["schemas"]["ClassificationPrediction"] | components["schemas"]["RegressionPrediction"] | components["schemas"]["DetectionPrediction"];
         /**
          * @description * `classification_prediction` - classification_prediction
          *     * `regression_prediction` - regression_prediction
+         *     * `detection_prediction` - detection_prediction
          * @enum {string}
          */
-        PredictionKindEnum: "classification_prediction" | "regression_prediction";
+        PredictionKindEnum: "classification_prediction" | "regression_prediction" | "detection_prediction";
         /** @description The model version that answered (a deployment may switch versions between calls). */
         PredictionModelVersion: {
             id: number;
@@ -3881,7 +4094,8 @@ export interface components {
          *     - ``fraction``: 0..1 of the whole job; ``message``: a sentence for people.
          *     - training: ``epoch``/``epochs``, ``step``/``steps`` (optimizer steps), ``loss``, ``train_acc``,
          *       ``lr``, ``samples_per_s``, ``eta_s`` (seconds left); an epoch's end adds validation
-         *       (``val_loss``, ``val_acc``; regression ``val_rmse``, ``val_mae``, ``val_r2``; ``None`` without a
+         *       (``val_loss``, ``val_acc``; regression ``val_rmse``, ``val_mae``, ``val_r2``; detection
+         *       ``val_map50``; ``None`` without a
          *       validation split) and ``best_epoch``; a long validation reports ``validated``/``validation_size``;
          *       an HPO trial stopped by the pruner reports ``pruned``.
          *     - evaluation: ``evaluated`` of ``total`` samples.
@@ -3918,6 +4132,8 @@ export interface components {
             val_mae?: number | null;
             /** Format: double */
             val_r2?: number | null;
+            /** Format: double */
+            val_map50?: number | null;
             /** Format: double */
             lr?: number;
             /** Format: double */
@@ -4911,6 +5127,10 @@ export interface components {
             /** Format: double */
             val_r2?: number;
             /** Format: double */
+            val_map50?: number | null;
+            /** Format: double */
+            best_val_map50?: number | null;
+            /** Format: double */
             samples_per_s?: number;
             /** Format: double */
             train_seconds?: number;
@@ -4995,7 +5215,7 @@ export interface components {
         TrialParamsKindEnum: "automl.trial";
         /**
          * @description ``automl.trial``: the trial's number and how it ended (``epoch`` when pruned; ``value`` and
-         *     ``test_accuracy`` when complete).
+         *     ``test_accuracy`` when complete; detectors add ``test_map50``).
          */
         TrialResult: {
             /**
@@ -5011,18 +5231,27 @@ export interface components {
             value?: number | null;
             /** Format: double */
             test_accuracy?: number | null;
+            /** Format: double */
+            test_map50?: number | null;
         };
         /**
          * @description * `automl_trial_result` - automl_trial_result
          * @enum {string}
          */
         TrialResultKindEnum: "automl_trial_result";
-        /** @description A completed trial's headline metrics on the test split (null: the evaluation has none). */
+        /**
+         * @description A completed trial's headline metrics on the test split (null: the evaluation has none):
+         *     classifiers' accuracy and macro F1, detectors' mAP@[.5:.95] (``map``) and mAP@.5.
+         */
         TrialTestMetrics: {
             /** Format: double */
             accuracy?: number | null;
             /** Format: double */
             macro_f1?: number | null;
+            /** Format: double */
+            map?: number | null;
+            /** Format: double */
+            map50?: number | null;
         };
         UsageFigures: {
             calls: number;
@@ -7831,6 +8060,10 @@ export interface operations {
     deployments_predict: {
         parameters: {
             query?: {
+                /** @description Detectors: boxes per image at most, 1 to 1000 (default 100; a value in the body wins). */
+                max_detections?: number;
+                /** @description Detectors: the lowest score of a box answered, 0 to 1 (default 0.3; a value in the body wins). */
+                score_threshold?: number;
                 /** @description For raw image bodies: how many classes to answer. */
                 top_k?: number;
             };
@@ -8183,6 +8416,10 @@ export interface operations {
     deployments_try: {
         parameters: {
             query?: {
+                /** @description Detectors: boxes per image at most, 1 to 1000 (default 100; a value in the body wins). */
+                max_detections?: number;
+                /** @description Detectors: the lowest score of a box answered, 0 to 1 (default 0.3; a value in the body wins). */
+                score_threshold?: number;
                 /** @description For raw image bodies: how many classes to answer. */
                 top_k?: number;
             };
@@ -9118,6 +9355,10 @@ export interface operations {
     model_versions_try: {
         parameters: {
             query?: {
+                /** @description Detectors: boxes per image at most, 1 to 1000 (default 100; a value in the body wins). */
+                max_detections?: number;
+                /** @description Detectors: the lowest score of a box answered, 0 to 1 (default 0.3; a value in the body wins). */
+                score_threshold?: number;
                 /** @description For raw image bodies: how many classes to answer. */
                 top_k?: number;
             };

@@ -20,10 +20,13 @@ ObjectiveSerializer = contract_serializer(Objective)
 
 
 class TrialTestMetrics(TypedDict):
-    """A completed trial's headline metrics on the test split (null: the evaluation has none)."""
+    """A completed trial's headline metrics on the test split (null: the evaluation has none):
+    classifiers' accuracy and macro F1, detectors' mAP@[.5:.95] (``map``) and mAP@.5."""
 
     accuracy: NotRequired[float | None]
     macro_f1: NotRequired[float | None]
+    map: NotRequired[float | None]
+    map50: NotRequired[float | None]
 
 
 TrialTestMetricsSerializer = contract_serializer(TrialTestMetrics)

@@ -13,6 +13,7 @@ from workspaces.selectors import scoped_to_member
 from training import selectors
 from training.estimates import TrainingEstimates
 from training.models import Backbone, ModelVersion
+from workers.contracts import annotations as annotation_contracts
 from workers.contracts import evaluation as evaluation_contracts
 from workers.contracts.job_kinds import BackboneSummary
 from workers.contracts.jobs import ModelVersionMetrics
@@ -161,11 +162,13 @@ class ModelVersionSerializer(serializers.ModelSerializer):
 
 ClassificationReportSerializer = contract_serializer(evaluation_contracts.ClassificationReport)
 RegressionReportSerializer = contract_serializer(evaluation_contracts.RegressionReport)
+DetectionReportSerializer = contract_serializer(annotation_contracts.DetectionReport)
 EVALUATION_REPORT = PolymorphicProxySerializer(
     component_name="EvaluationReport",
     serializers={
         "classification_report": ClassificationReportSerializer,
         "regression_report": RegressionReportSerializer,
+        "detection_report": DetectionReportSerializer,
     },
     resource_type_field_name="kind",
 )
@@ -209,11 +212,22 @@ class RegressionComparisonSerializer(
         ref_name = "ModelVersionRegressionComparison"
 
 
+class DetectionComparisonSerializer(
+    _ComparedVersions,
+    contract_serializer(annotation_contracts.DetectionComparison),  # type: ignore[misc]  # a class built from the contract
+):
+    """Two detectors' reports side by side (``workers.contracts.annotations.DetectionComparison``)."""
+
+    class Meta:
+        ref_name = "ModelVersionDetectionComparison"
+
+
 MODEL_VERSION_COMPARISON = PolymorphicProxySerializer(
     component_name="ModelVersionComparison",
     serializers={
         "classification_comparison": ComparisonSerializer,
         "regression_comparison": RegressionComparisonSerializer,
+        "detection_comparison": DetectionComparisonSerializer,
     },
     resource_type_field_name="kind",
 )

@@ -159,6 +159,29 @@ class BackboneSummary(TypedDict):
     dtypes: list[str]
 
 
+# An image where the model went wrong: ``false_positives`` (predictions that match no object of their class)
+# and ``missed`` (objects no prediction found), with every predicted and true box for drawing. ``sample`` is
+# the dataset's sample id (opens the box labeler).
+class BadCase(TypedDict):
+    sample: int | str
+    path: str
+    width: int
+    height: int
+    false_positives: int
+    missed: int
+    predicted: list[BadCaseBox]
+    truth: list[BadCaseBox]
+
+
+class BadCaseBox(TypedDict):
+    label: str
+    x: float
+    y: float
+    width: float
+    height: float
+    score: NotRequired[float]
+
+
 BasisEnum: TypeAlias = Literal["measured", "none"]
 
 
@@ -242,6 +265,24 @@ class BusyWith(TypedDict):
     job_id: int | None
     # That job's kind.
     kind: str
+
+
+# A class's average precision: ``ap`` is AP@[.5:.95] (COCO), ``ap50`` and ``ap75`` at one IoU;
+# ``ground_truth`` boxes of the class in the split; -1.0 where the class has no ground truth.
+class ClassAP(TypedDict):
+    label: str
+    ap: float
+    ap50: float
+    ap75: float
+    ground_truth: int
+    pr_curve: PrecisionRecallCurve
+
+
+class ClassAPDelta(TypedDict):
+    label: str
+    a: float
+    b: float
+    delta: float
 
 
 # One class in both reports (None on the side where it is missing).
@@ -346,7 +387,9 @@ ColumnTypeEnum: TypeAlias = Literal["numeric", "categorical", "datetime", "text"
 
 # fp32 against int8 on the test split (``test_images`` or ``test_instances``): sizes, accuracies, top-1
 # agreement and the largest score difference (regression: value differences). ``int8`` is null, with
-# ``int8_note`` saying why, when the model could not be quantized.
+# ``int8_note`` saying why, when the model could not be quantized. Detectors (``task`` ``"detection"``): each
+# model's mAP@.5, ``map50_drop`` (fp32 minus int8) and ``box_agreement``: the share of fp32's boxes (at
+# ``score_threshold``) that int8 finds too (same class, IoU >= 0.5).
 class CompressionReport(TypedDict):
     format: str
     test_images: NotRequired[int]
@@ -360,6 +403,13 @@ class CompressionReport(TypedDict):
     max_abs_value_diff: NotRequired[float]
     mean_abs_value_diff: NotRequired[float]
     quantization: NotRequired[Quantization]
+    task: NotRequired[CompressionReportTaskEnum]
+    map50_drop: NotRequired[float | None]
+    box_agreement: NotRequired[float | None]
+    score_threshold: NotRequired[float]
+
+
+CompressionReportTaskEnum: TypeAlias = Literal["classification", "detection"]
 
 
 # Rows: true classes, columns: predicted classes (the report's ``classes`` order).
@@ -612,6 +662,72 @@ class DeploymentUsage(TypedDict):
     series: list[UsagePoint]
 
 
+# A detected object in the original image's pixels.
+class DetectedBox(TypedDict):
+    label: str
+    index: int
+    score: float
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+# Class confusion at IoU 0.5 and the report's score threshold: ``labels`` are the classes then
+# ``"background"``; ``matrix[true][predicted]``. A missed object counts in its class's row under background; a
+# false positive with no overlapping object in background's row.
+class DetectionConfusion(TypedDict):
+    labels: list[str]
+    matrix: list[list[int]]
+
+
+class DetectionHeadline(TypedDict):
+    map: float
+    map50: float
+    map75: float
+
+
+# A request to a detector: images as for image models, plus ``score_threshold`` (0-1, default 0.3: boxes
+# scoring less are left out) and ``max_detections`` (1-1000, default 100, per image). Both may also be sent as
+# query parameters (``?score_threshold=0.5``) or multipart fields; a value in the body wins. ``top_k`` is
+# accepted and ignored.
+class DetectionInstancesRequest(TypedDict):
+    instances: list[ImageInstanceRequest]
+    score_threshold: NotRequired[float]
+    max_detections: NotRequired[int]
+    top_k: NotRequired[int]
+
+
+# One image's answer from a detector: boxes by descending score, at most ``max_detections`` (default 100,
+# 1–1000), each scoring at least ``score_threshold`` (default 0.3, 0–1).
+class DetectionPrediction(TypedDict):
+    boxes: list[DetectedBox]
+    width: int
+    height: int
+
+
+# A detector's report on one split: COCO-style mAP@[.5:.95] (``map``), mAP@.5, mAP@.75, per-class AP with PR
+# curves, the confusion with background, bad cases.
+class DetectionReport(TypedDict):
+    kind: DetectionReportKindEnum
+    version: int
+    split: str
+    samples: int
+    classes: list[str]
+    map: float
+    map50: float
+    map75: float
+    headline: DetectionHeadline
+    per_class: list[ClassAP]
+    confusion_matrix: DetectionConfusion
+    score_threshold: float
+    bad_cases: list[BadCase]
+    model: ModelFile
+
+
+DetectionReportKindEnum: TypeAlias = Literal["detection_report"]
+
+
 DeviceEnum: TypeAlias = Literal["gpu", "cpu"]
 
 
@@ -658,7 +774,8 @@ class FormatCount(TypedDict):
 
 
 # A model version's headline metrics on the test split (its evaluation report's headline): classifiers have
-# the accuracies and f1s, regression models MAE, RMSE and R2.
+# the accuracies and f1s, regression models MAE, RMSE and R2, detectors COCO-style mAP@[.5:.95] (``map``),
+# mAP@.5 and mAP@.75.
 class HeadlineMetrics(TypedDict):
     accuracy: NotRequired[float]
     macro_f1: NotRequired[float]
@@ -667,6 +784,9 @@ class HeadlineMetrics(TypedDict):
     mae: NotRequired[float]
     rmse: NotRequired[float]
     r2: NotRequired[float]
+    map: NotRequired[float]
+    map50: NotRequired[float]
+    map75: NotRequired[float]
 
 
 # ``counts[i]`` values fell in ``[edges[i], edges[i + 1])`` (the last bin includes its end).
@@ -1289,14 +1409,37 @@ class ModelVersionClassificationComparison(TypedDict):
 ModelVersionClassificationComparisonKindEnum: TypeAlias = Literal["classification_comparison"]
 
 
-ModelVersionComparison: TypeAlias = "ModelVersionClassificationComparison | ModelVersionRegressionComparison"
+ModelVersionComparison: TypeAlias = (
+    "ModelVersionClassificationComparison"
+    " | ModelVersionRegressionComparison"
+    " | ModelVersionDetectionComparison"
+)
+
+
+# Two detectors' reports side by side (``workers.contracts.annotations.DetectionComparison``).
+class ModelVersionDetectionComparison(TypedDict):
+    # Model version a's id.
+    a: int
+    # Model version b's id; every delta is b minus a.
+    b: int
+    a_name: str
+    b_name: str
+    kind: ModelVersionDetectionComparisonKindEnum
+    version: int
+    split: str
+    map: ClassAPDelta
+    map50: ClassAPDelta
+    per_class: list[ClassAPDelta]
+
+
+ModelVersionDetectionComparisonKindEnum: TypeAlias = Literal["detection_comparison"]
 
 
 class ModelVersionEvaluation(TypedDict):
     id: int
     name: str
     # The report on the test split, by its kind; null: the version has none (an uploaded model not evaluated).
-    evaluation: ClassificationReport | RegressionReport | None
+    evaluation: ClassificationReport | RegressionReport | DetectionReport | None
 
 
 # A model version's ``metrics``: the test headline and, for a trained one, the training summary, its epochs,
@@ -1418,11 +1561,13 @@ class PackageManifestSummary(TypedDict):
     model_version: PackagedModelVersion
 
 
-# One model of the device SDK: its file, size and test accuracy (null without labels; absent for regression).
+# One model of the device SDK: its file, size and test accuracy (null without labels; absent for regression);
+# a detector's mAP@.5 on the test split instead (null without true boxes).
 class PackagedModelQuality(TypedDict):
     file: str
     bytes: int
     accuracy: NotRequired[float | None]
+    map50: NotRequired[float | None]
 
 
 # The model version a package holds (its test headline metrics included).
@@ -1649,20 +1794,34 @@ class PerLabelCount(TypedDict):
     count: int
 
 
+# A class's precision-recall curve at IoU 0.5 (COCO's 101 recall points, precision interpolated), for drawing.
+class PrecisionRecallCurve(TypedDict):
+    recall: list[float]
+    precision: list[float]
+
+
 class PredictMultipartRequest(TypedDict):
     # An image; repeat the part for a batch.
     file: bytes
     top_k: NotRequired[int]
+    # Detectors: the lowest score answered (0.3).
+    score_threshold: NotRequired[float]
+    # Detectors: boxes per image at most (100).
+    max_detections: NotRequired[int]
 
 
-PredictRequestRequest: TypeAlias = "ImageInstancesRequest | TextInstancesRequest | TableInstancesRequest"
+PredictRequestRequest: TypeAlias = (
+    "ImageInstancesRequest | DetectionInstancesRequest | TextInstancesRequest | TableInstancesRequest"
+)
 
 
 # The answer (``workers.contracts.prediction.PredictionAnswer``): one prediction per instance, in order. A
 # classifier's ``top_k`` lists classes with scores, most likely first; a regression model's holds one
-# ``{value}``; ``kind`` says which.
+# ``{value}``; a detector's prediction holds the image's ``boxes`` (original pixels) and its
+# ``width``/``height``; ``kind`` says which.
 class PredictResponse(TypedDict):
-    # classification_prediction: top_k ranks classes; regression_prediction: top_k holds one value.
+    # classification_prediction: top_k ranks classes; regression_prediction: top_k holds one value;
+    # detection_prediction: boxes with labels and scores.
     kind: PredictionKindEnum
     version: int
     model_version: PredictionModelVersion
@@ -1676,10 +1835,14 @@ class PredictedValue(TypedDict):
     value: float
 
 
-Prediction: TypeAlias = "ClassificationPrediction | RegressionPrediction"
+Prediction: TypeAlias = "ClassificationPrediction | RegressionPrediction | DetectionPrediction"
 
 
-PredictionKindEnum: TypeAlias = Literal["classification_prediction", "regression_prediction"]
+PredictionKindEnum: TypeAlias = Literal[
+    "classification_prediction",
+    "regression_prediction",
+    "detection_prediction",
+]
 
 
 # The model version that answered (a deployment may switch versions between calls).
@@ -1739,6 +1902,7 @@ class ProgressEvent(TypedDict):
     val_rmse: NotRequired[float | None]
     val_mae: NotRequired[float | None]
     val_r2: NotRequired[float | None]
+    val_map50: NotRequired[float | None]
     lr: NotRequired[float]
     samples_per_s: NotRequired[float]
     eta_s: NotRequired[float]
@@ -2532,6 +2696,8 @@ class TrainingMetrics(TypedDict):
     val_rmse: NotRequired[float]
     val_mae: NotRequired[float]
     val_r2: NotRequired[float]
+    val_map50: NotRequired[float | None]
+    best_val_map50: NotRequired[float | None]
     samples_per_s: NotRequired[float]
     train_seconds: NotRequired[float]
     elapsed_s: NotRequired[float]
@@ -2595,7 +2761,7 @@ TrialParamsKindEnum: TypeAlias = Literal["automl.trial"]
 
 
 # ``automl.trial``: the trial's number and how it ended (``epoch`` when pruned; ``value`` and
-# ``test_accuracy`` when complete).
+# ``test_accuracy`` when complete; detectors add ``test_map50``).
 class TrialResult(TypedDict):
     kind: TrialResultKindEnum
     version: int
@@ -2604,15 +2770,19 @@ class TrialResult(TypedDict):
     epoch: NotRequired[int | None]
     value: NotRequired[float | None]
     test_accuracy: NotRequired[float | None]
+    test_map50: NotRequired[float | None]
 
 
 TrialResultKindEnum: TypeAlias = Literal["automl_trial_result"]
 
 
-# A completed trial's headline metrics on the test split (null: the evaluation has none).
+# A completed trial's headline metrics on the test split (null: the evaluation has none): classifiers'
+# accuracy and macro F1, detectors' mAP@[.5:.95] (``map``) and mAP@.5.
 class TrialTestMetrics(TypedDict):
     accuracy: NotRequired[float | None]
     macro_f1: NotRequired[float | None]
+    map: NotRequired[float | None]
+    map50: NotRequired[float | None]
 
 
 class UsageFigures(TypedDict):
@@ -2749,6 +2919,8 @@ __all__ = [
     "BackboneCreateRequest",
     "BackboneStatusEnum",
     "BackboneSummary",
+    "BadCase",
+    "BadCaseBox",
     "BasisEnum",
     "BestTrial",
     "BlankEnum",
@@ -2764,6 +2936,8 @@ __all__ = [
     "BulkLabelRequest",
     "BulkLabelResult",
     "BusyWith",
+    "ClassAP",
+    "ClassAPDelta",
     "ClassComparison",
     "ClassScore",
     "ClassScores",
@@ -2775,6 +2949,7 @@ __all__ = [
     "ColumnProfile",
     "ColumnTypeEnum",
     "CompressionReport",
+    "CompressionReportTaskEnum",
     "ConfusionMatrix",
     "Csrf",
     "CudaDevice",
@@ -2803,6 +2978,13 @@ __all__ = [
     "DeploymentStatusEnum",
     "DeploymentSwitchRequest",
     "DeploymentUsage",
+    "DetectedBox",
+    "DetectionConfusion",
+    "DetectionHeadline",
+    "DetectionInstancesRequest",
+    "DetectionPrediction",
+    "DetectionReport",
+    "DetectionReportKindEnum",
     "DeviceEnum",
     "DeviceSdkReport",
     "DeviceSdkReportKindEnum",
@@ -2885,6 +3067,8 @@ __all__ = [
     "ModelVersionClassificationComparison",
     "ModelVersionClassificationComparisonKindEnum",
     "ModelVersionComparison",
+    "ModelVersionDetectionComparison",
+    "ModelVersionDetectionComparisonKindEnum",
     "ModelVersionEvaluation",
     "ModelVersionMetrics",
     "ModelVersionRegressionComparison",
@@ -2932,6 +3116,7 @@ __all__ = [
     "PatchedSampleLabelWriteRequest",
     "PatchedWorkspaceRequest",
     "PerLabelCount",
+    "PrecisionRecallCurve",
     "PredictMultipartRequest",
     "PredictRequestRequest",
     "PredictResponse",
