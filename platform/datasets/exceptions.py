@@ -43,3 +43,10 @@ class LabelDeleted(_FieldError, Conflict):
     """The label a write names was deleted or merged away meanwhile."""
 
     default_code = "label_deleted"
+
+
+class AnnotationConflict(_FieldError, Conflict):
+    """An annotation write based on a stale ``revision``; ``details.current`` (one sample) or
+    ``details.conflicts`` (bulk) hold the truth."""
+
+    default_code = "annotation_conflict"

@@ -10,11 +10,24 @@ class TaskType(models.TextChoices):
     TEXT_CLASSIFICATION = "text_classification", "Text classification"
     TABULAR_CLASSIFICATION = "tabular_classification", "Tabular classification"
     TABULAR_REGRESSION = "tabular_regression", "Tabular regression"
+    OBJECT_DETECTION = "object_detection", "Object detection"
 
 
-IMAGE_TASKS = frozenset({TaskType.IMAGE_CLASSIFICATION})
+IMAGE_TASKS = frozenset({TaskType.IMAGE_CLASSIFICATION, TaskType.OBJECT_DETECTION})
 TABULAR_TASKS = frozenset({TaskType.TABULAR_CLASSIFICATION, TaskType.TABULAR_REGRESSION})
 REGRESSION_TASKS = frozenset({TaskType.TABULAR_REGRESSION})
+#: Localized tasks: a sample holds zero or more annotations (label + geometry), not one label.
+ANNOTATION_TASKS = frozenset({TaskType.OBJECT_DETECTION})
+
+
+class AnnotationStatus(models.TextChoices):
+    UNLABELED = "unlabeled", "Not labeled yet"
+    ANNOTATED = "annotated", "Annotated"
+    NO_OBJECTS = "no_objects", "Reviewed: no objects"
+
+
+class AnnotationKind(models.TextChoices):
+    BOX = "box", "Box"
 
 
 class Dataset(models.Model):
@@ -164,7 +177,15 @@ class Sample(models.Model):
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="samples", db_index=False)
     label = models.ForeignKey(Label, null=True, blank=True, on_delete=models.SET_NULL, related_name="samples")
     label_version = models.PositiveIntegerField(
-        default=0, help_text="Bumped on every label change; label writes must send the version they saw."
+        default=0,
+        help_text="Bumped on every label or annotation change; writes must send the version they saw "
+        "(annotations call it revision).",
+    )
+    annotation_status = models.CharField(
+        max_length=16,
+        choices=AnnotationStatus.choices,
+        default=AnnotationStatus.UNLABELED,
+        help_text="Localized tasks: not labeled yet, annotated, or reviewed with nothing to annotate.",
     )
     sha256 = models.CharField(max_length=64)
     blob_key = models.CharField(max_length=200, blank=True)
@@ -203,10 +224,40 @@ class Sample(models.Model):
             models.Index(fields=["dataset", "id"], name="sample_dataset_id"),
             # label filters, per-label counts (index-only GROUP BY) and label merge/delete
             models.Index(fields=["dataset", "label", "id"], name="sample_dataset_label_id"),
+            # annotation status filters and counts of detection datasets
+            models.Index(fields=["dataset", "annotation_status", "id"], name="sample_dataset_annstatus_id"),
         ]
 
     def __str__(self) -> str:
         return self.original_name
+
+
+class Annotation(models.Model):
+    """One annotation of a sample of a localized task: a label plus a geometry whose shape ``kind``
+    tells (``box``: ``{x, y, width, height}`` in the stored image's pixels). Polygons, masks, text
+    spans are new kinds with their own geometry, so rows never need migrating. Writes go through the
+    sample's ``label_version`` (the annotations' revision)."""
+
+    sample = models.ForeignKey(Sample, on_delete=models.CASCADE, related_name="annotations")
+    label = models.ForeignKey(Label, on_delete=models.PROTECT, related_name="annotations")
+    kind = models.CharField(max_length=16, choices=AnnotationKind.choices, default=AnnotationKind.BOX)
+    geometry = models.JSONField(help_text="The shape for kind; box: {x, y, width, height} in pixels.")
+    attributes = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Free key/values kept through import and export (iscrowd, difficult).",
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]  # the foreign keys' indexes serve per-sample reads and per-label counts
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.label_id} on {self.sample_id}"
 
 
 class Split(models.TextChoices):
@@ -271,6 +322,13 @@ class VersionSample(models.Model):
     text = models.TextField(blank=True)
     values = models.JSONField(null=True, blank=True)
     target = models.FloatField(null=True, blank=True)
+    width = models.PositiveIntegerField(default=0)
+    height = models.PositiveIntegerField(default=0)
+    annotations = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Detection versions: [{label (class index), x, y, width, height, attributes}] as made.",
+    )
 
     class Meta:
         ordering = ["id"]

@@ -27,9 +27,12 @@ from workspaces.selectors import scoped_to_member
 
 from datasets.label_order import label_keys
 from datasets.models import (
+    ANNOTATION_TASKS,
     IMAGE_TASKS,
     REGRESSION_TASKS,
     TABULAR_TASKS,
+    Annotation,
+    AnnotationStatus,
     Dataset,
     DatasetVersion,
     ImportBatch,
@@ -61,11 +64,12 @@ def dataset_for(*, user, dataset_id) -> Dataset | None:
 
 
 def labels_of(*, dataset: Dataset) -> QuerySet[Label]:
-    return (
-        Label.objects.filter(dataset=dataset)
-        .annotate(sample_count=Count("samples"))
-        .order_by("position", "id")
+    counted = (
+        Count("annotations__sample", distinct=True)  # images with a box of the label
+        if dataset.task_type in ANNOTATION_TASKS
+        else Count("samples")
     )
+    return Label.objects.filter(dataset=dataset).annotate(sample_count=counted).order_by("position", "id")
 
 
 def label_keys_of(*, dataset: Dataset) -> dict[int, str | None]:
@@ -89,18 +93,58 @@ class SampleCounts:
     labeled: int
     unlabeled: int
     per_label: list[dict]  # [{"id", "name", "color", "count"}], every label, in label order
+    annotated: int | None = None  # object detection; else labeled
+    no_objects: int = 0
 
     def as_dict(self) -> dict:
         return {
             "total": self.total,
             "labeled": self.labeled,
             "unlabeled": self.unlabeled,
+            "annotated": self.labeled if self.annotated is None else self.annotated,
+            "no_objects": self.no_objects,
             "per_label": self.per_label,
         }
 
 
+def _detection_counts(dataset: Dataset) -> SampleCounts:
+    """Three queries: a GROUP BY status over the (dataset, status, id) index, images per box label,
+    and the labels."""
+    by_status = dict(
+        Sample.objects.filter(dataset=dataset)
+        .order_by()
+        .values_list("annotation_status")
+        .annotate(n=Count("*"))
+    )
+    images = dict(
+        Annotation.objects.filter(sample__dataset=dataset)
+        .order_by()
+        .values_list("label_id")
+        .annotate(n=Count("sample_id", distinct=True))
+    )
+    per_label = [
+        {"id": pk, "name": name, "color": color, "count": images.get(pk, 0)}
+        for pk, name, color in Label.objects.filter(dataset=dataset)
+        .order_by("position", "id")
+        .values_list("pk", "name", "color")
+    ]
+    annotated = by_status.get(AnnotationStatus.ANNOTATED, 0)
+    no_objects = by_status.get(AnnotationStatus.NO_OBJECTS, 0)
+    unlabeled = by_status.get(AnnotationStatus.UNLABELED, 0)
+    return SampleCounts(
+        total=annotated + no_objects + unlabeled,
+        labeled=annotated + no_objects,
+        unlabeled=unlabeled,
+        per_label=per_label,
+        annotated=annotated,
+        no_objects=no_objects,
+    )
+
+
 def sample_counts(*, dataset: Dataset) -> SampleCounts:
     """Two queries at any size: a GROUP BY label over the (dataset, label, id) index, and the labels."""
+    if dataset.task_type in ANNOTATION_TASKS:
+        return _detection_counts(dataset)
     by_label = dict(
         Sample.objects.filter(dataset=dataset).order_by().values_list("label_id").annotate(n=Count("*"))
     )
@@ -135,6 +179,8 @@ def sample_list(
     split: str | None = None,
     search: str | None = None,
     ids: list[int] | None = None,
+    annotation_status: str | None = None,
+    box_label: int | None = None,
 ) -> SampleList:
     """Samples of a dataset, filtered, in id order, with the dataset's counts. The filtered count
     is taken from the counts when the filter is by label alone (the common case), so a page costs
@@ -145,6 +191,22 @@ def sample_list(
     known: int | None = counts.total
     if label is not None and unlabeled:
         raise field_error("unlabeled", "Filter by a label or by unlabeled, not both.")
+    detection = dataset.task_type in ANNOTATION_TASKS
+    if detection:
+        queryset, known = _detection_filters(
+            queryset,
+            dataset=dataset,
+            counts=counts,
+            unlabeled=unlabeled,
+            annotation_status=annotation_status,
+            box_label=box_label if box_label is not None else label,
+        )
+        label, unlabeled = None, None
+    elif annotation_status is not None or box_label is not None:
+        raise field_error(
+            "annotation_status" if annotation_status is not None else "box_label",
+            "Only object-detection datasets have annotations to filter by.",
+        )
     if label is not None:
         queryset = queryset.filter(label_id=label)
         known = next((row["count"] for row in counts.per_label if row["id"] == label), 0)
@@ -178,7 +240,109 @@ def sample_list(
     return SampleList(queryset=queryset, count=known, counts=counts, version=found_version)
 
 
+def _detection_filters(
+    queryset: QuerySet[Sample],
+    *,
+    dataset: Dataset,
+    counts: SampleCounts,
+    unlabeled: bool | None,
+    annotation_status: str | None,
+    box_label: int | None,
+) -> tuple[QuerySet[Sample], int | None]:
+    """An object-detection list's filters (``label`` means a box label there) and its count when
+    one filter alone gives it from the counts."""
+    known: list[int] = []
+    if unlabeled is not None:
+        unlabeled_status = Q(annotation_status=AnnotationStatus.UNLABELED)
+        queryset = queryset.filter(unlabeled_status if unlabeled else ~unlabeled_status)
+        known.append(counts.unlabeled if unlabeled else counts.labeled)
+    if annotation_status is not None:
+        queryset = queryset.filter(annotation_status=annotation_status)
+        known.append(
+            {
+                str(AnnotationStatus.UNLABELED): counts.unlabeled,
+                str(AnnotationStatus.NO_OBJECTS): counts.no_objects,
+            }.get(annotation_status, counts.annotated or 0)
+        )
+    if box_label is not None:
+        queryset = queryset.filter(
+            pk__in=Annotation.objects.filter(label_id=box_label, sample__dataset=dataset).values("sample_id")
+        )
+        known.append(next((row["count"] for row in counts.per_label if row["id"] == box_label), 0))
+    if not known:
+        return queryset, counts.total
+    return queryset, known[0] if len(known) == 1 else None
+
+
+def box_context(*, dataset: Dataset, samples: list[Sample]) -> dict:
+    """What the sample list's box fields read: each listed sample's box label ids (one query, only
+    for object-detection datasets) and the labels' order."""
+    if dataset.task_type not in ANNOTATION_TASKS or not samples:
+        return {}
+    boxes: dict[int, list[int]] = {}
+    for sample_id, label_id in (
+        Annotation.objects.filter(sample__in=[s.pk for s in samples])
+        .order_by()
+        .values_list("sample_id", "label_id")
+    ):
+        boxes.setdefault(sample_id, []).append(label_id)
+    labels = Label.objects.filter(dataset=dataset).order_by("position", "id").values_list("pk", flat=True)
+    return {"boxes": boxes, "label_rank": {pk: i for i, pk in enumerate(labels)}}
+
+
 SIZE_BUCKETS = [32, 64, 128, 256, 512, 1024, 2048, 4096]
+#: Relative-area histogram edges (box area / image area), log-spaced: 1e-4 ... 1.
+AREA_EDGES = [round(10 ** (-4 + 0.4 * i), 6) for i in range(11)]
+MAX_BOXES_BIN = 20
+
+
+def detection_statistics(*, dataset: Dataset, counts: SampleCounts) -> dict:
+    """Boxes per class, per image and by relative area, over the dataset's current annotations.
+    Streams the boxes once (geometry is JSON, so sizes are summed here, not in SQL)."""
+    per_label: dict[int, int] = {}
+    per_image: dict[int, int] = {}
+    areas = [0] * (len(AREA_EDGES) - 1)
+    rows = (
+        Annotation.objects.filter(sample__dataset=dataset)
+        .order_by()
+        .values_list("sample_id", "label_id", "geometry", "sample__width", "sample__height")
+        .iterator(chunk_size=5000)
+    )
+    total = 0
+    for sample_id, label_id, geometry, width, height in rows:
+        total += 1
+        per_label[label_id] = per_label.get(label_id, 0) + 1
+        per_image[sample_id] = per_image.get(sample_id, 0) + 1
+        image_area = max(1, width * height)
+        relative = float(geometry.get("width", 0)) * float(geometry.get("height", 0)) / image_area
+        areas[_bin_of(relative, AREA_EDGES)] += 1
+    top = min(MAX_BOXES_BIN, max(per_image.values(), default=1))
+    per_image_counts = [0] * top
+    for n in per_image.values():
+        per_image_counts[min(n, top) - 1] += 1
+    return {
+        "boxes": total,
+        "boxes_per_class": [
+            {"label": name, "count": per_label.get(pk, 0)}
+            for pk, name in Label.objects.filter(dataset=dataset)
+            .order_by("position", "id")
+            .values_list("pk", "name")
+        ],
+        "boxes_per_image": {"bins": [float(n) for n in range(1, top + 2)], "counts": per_image_counts},
+        "relative_area": {"bins": list(AREA_EDGES), "counts": areas},
+        "images_without_boxes": counts.total - len(per_image),
+        "unlabeled": counts.unlabeled,
+        "no_objects": counts.no_objects,
+        "annotated": counts.annotated or 0,
+    }
+
+
+def _bin_of(value: float, edges: list[float]) -> int:
+    """The bin of ``value``: below the first edge goes to the first bin, above the last to the last."""
+    for i in range(1, len(edges) - 1):
+        if value < edges[i]:
+            return i - 1
+    return len(edges) - 2
 
 
 def dataset_statistics(*, dataset: Dataset) -> dict:
@@ -204,6 +368,9 @@ def dataset_statistics(*, dataset: Dataset) -> dict:
     )
     return {
         **counts.as_dict(),
+        "detection": detection_statistics(dataset=dataset, counts=counts)
+        if dataset.task_type in ANNOTATION_TASKS
+        else None,
         "formats": [
             {"format": f, "count": n}
             for f, n in samples.values_list("format").annotate(n=Count("*")).order_by("-n", "format")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from datasets.models import Label, Sample
+from datasets.models import Dataset, Label, Sample
 from datasets.services import dataset_version_create
 from datasets.services.image_imports import import_files
 from PIL import Image
@@ -168,6 +168,35 @@ def tour(client, *, project, dataset, gone_creator_dataset, settings) -> None:
     client.get(f"{base}/versions/{version['id']}/")
     assert client.get(f"{base}/export/", {"version": version["id"]}).status_code == 200
     assert client.get(f"{base}/export/", {"version": "x"}).status_code == 400
+    detection_tour(client, project=project)
+
+
+def detection_tour(client, *, project) -> None:
+    """An object-detection dataset's annotation routes, its sample list and statistics."""
+    from tests.datasets import factories
+
+    created = client.post(
+        DATASETS, {"project": project.pk, "name": "Boxes", "task_type": "object_detection"}, format="json"
+    )
+    assert created.status_code == 201, created.json()
+    dataset = created.json()["id"]
+    base = f"{DATASETS}{dataset}"
+    cat = client.post(f"{base}/labels/", {"name": "cat"}, format="json").json()["id"]
+    rows = Dataset.objects.get(pk=dataset)
+    first, second = factories.sample(rows), factories.sample(rows)
+    box = {"kind": "box", "label": "cat", "geometry": {"x": 1, "y": 2, "width": 10, "height": 12}}
+    url = f"{base}/samples/{first.pk}/annotations/"
+    assert client.get(url).json()["revision"] == 0
+    assert client.put(url, {"revision": 0, "annotations": [box]}, format="json").status_code == 200
+    assert client.put(url, {"revision": 0, "annotations": []}, format="json").status_code == 409
+    bulk = f"{base}/annotations/bulk/"
+    items = [{"sample": second.pk, "revision": 0, "status": "no_objects", "annotations": []}]
+    assert client.post(bulk, {"items": items}, format="json").status_code == 200
+    assert client.post(bulk, {"items": items}, format="json").status_code == 409
+    listed = client.get(f"{base}/samples/", {"box_label": cat}).json()
+    assert [(s["id"], s["box_count"], s["box_labels"]) for s in listed["results"]] == [(first.pk, 1, [cat])]
+    assert client.get(f"{base}/samples/", {"annotation_status": "no_objects"}).json()["count"] == 1
+    assert client.get(f"{base}/statistics/").json()["detection"]["boxes"] == 1
 
 
 def test_every_datasets_operation_answers_as_documented(tenants, api_client, isolated_storage, settings):

@@ -17,3 +17,19 @@ from typing import Literal, get_args
 
 DataKind = Literal["image", "text", "tabular"]
 DATA_KINDS: tuple[DataKind, ...] = get_args(DataKind)
+
+_TASK_DATA_KINDS: dict[str, DataKind] = {
+    "image_classification": "image",
+    "object_detection": "image",
+    "text_classification": "text",
+    "tabular_classification": "tabular",
+    "tabular_regression": "tabular",
+}
+
+
+def task_data_kind(task_type: str) -> DataKind:
+    """The data kind of a dataset's task type: ``task_data_kind("object_detection")`` -> ``"image"``."""
+    try:
+        return _TASK_DATA_KINDS[task_type]
+    except KeyError:
+        raise ValueError(f"unknown task type {task_type!r}; known: {sorted(_TASK_DATA_KINDS)}") from None

@@ -15,6 +15,7 @@ from datasets.api.serializers import (
     CurrentLabelSerializer,
     DatasetSerializer,
     LabelSerializer,
+    SampleAnnotationsSerializer,
     SampleLabelWriteSerializer,
 )
 
@@ -81,6 +82,36 @@ BULK_LABEL_409 = OpenApiResponse(
 )
 MERGE_409 = OpenApiResponse(
     MERGE_TARGET_DELETED, description="label_deleted: the target label was deleted or merged away meanwhile."
+)
+
+ANNOTATIONS_WRITE_409 = OpenApiResponse(
+    _error(
+        "AnnotationConflict",
+        "annotation_conflict",
+        revision=_messages(),
+        current=SampleAnnotationsSerializer(help_text="The sample's annotations now."),
+    ),
+    description="annotation_conflict: the sample's annotations changed since revision (details.current "
+    "says how they are now). Nothing was saved.",
+)
+BULK_ANNOTATIONS_409 = OpenApiResponse(
+    _error(
+        "BulkAnnotationConflict",
+        "annotation_conflict",
+        items=_messages(),
+        conflicts=SampleAnnotationsSerializer(
+            many=True, help_text="The samples that changed since the revisions sent, as they are now."
+        ),
+    ),
+    description="annotation_conflict: some samples changed since the revisions sent (details.conflicts). "
+    "Nothing was saved.",
+)
+ANNOTATION_WRITE_400 = OpenApiResponse(
+    description="A box is refused, named by its place (annotations[2].geometry, items[0].annotations[1]."
+    "label): annotation_out_of_bounds (outside the image), annotation_empty_box (zero or negative size), "
+    "unknown_label (no label of that name: create it first), annotation_status_mismatch (annotated "
+    "without boxes, no_objects or unlabeled with boxes), annotations_unsupported (not an object-detection "
+    "dataset). Nothing was saved."
 )
 
 

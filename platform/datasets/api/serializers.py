@@ -9,7 +9,19 @@ from jobs.api.serializers import NO_PROGRESS_YET, MemberProjectField, ProgressEv
 from rest_framework import serializers
 from workspaces.api.serializers import MemberWorkspaceField
 
-from datasets.models import Dataset, DatasetVersion, ImportBatch, ImportStatus, Label, Sample, Split, TaskType
+from datasets.models import (
+    AnnotationStatus,
+    Dataset,
+    DatasetVersion,
+    ImportBatch,
+    ImportStatus,
+    Label,
+    Sample,
+    Split,
+    TaskType,
+)
+from datasets.services.annotations import MAX_ANNOTATIONS_PER_SAMPLE, MAX_BULK_ITEMS
+from workers.contracts.annotations import AnnotationRecord, SampleAnnotations
 from workers.contracts.manifest import DatasetSchema, TableColumn
 
 HEX_COLOR = r"^#[0-9a-fA-F]{6}$"
@@ -160,6 +172,12 @@ class SampleSerializer(serializers.ModelSerializer):
     )
     image_url = serializers.SerializerMethodField()
     thumbnail_url = serializers.SerializerMethodField()
+    box_count = serializers.SerializerMethodField(
+        help_text="Object detection: the sample's boxes; 0 otherwise."
+    )
+    box_labels = serializers.SerializerMethodField(
+        help_text="Object detection: the label ids of the sample's boxes, each once, in label order."
+    )
 
     class Meta:
         model = Sample
@@ -169,6 +187,9 @@ class SampleSerializer(serializers.ModelSerializer):
             "label",
             "label_name",
             "label_version",
+            "annotation_status",
+            "box_count",
+            "box_labels",
             "width",
             "height",
             "format",
@@ -189,6 +210,14 @@ class SampleSerializer(serializers.ModelSerializer):
     def get_split(self, sample) -> str | None:
         return getattr(sample, "split", None)
 
+    def get_box_count(self, sample) -> int:
+        return len(self.context.get("boxes", {}).get(sample.pk, ()))
+
+    def get_box_labels(self, sample) -> list[int]:
+        return sorted(
+            set(self.context.get("boxes", {}).get(sample.pk, ())), key=self.context.get("label_rank", {}).get
+        )
+
     def get_image_url(self, sample) -> str:
         return f"/api/v1/datasets/{sample.dataset_id}/samples/{sample.pk}/image/"
 
@@ -208,6 +237,59 @@ class SampleLabelWriteSerializer(serializers.Serializer):
         max_value=2**31 - 1,
         help_text="The sample's label_version you last saw; a stale one answers 409 with the current value.",
     )
+
+
+AnnotationRecordSerializer = contract_serializer(AnnotationRecord)
+SampleAnnotationsSerializer = contract_serializer(SampleAnnotations)
+
+
+def _revision() -> serializers.IntegerField:
+    return serializers.IntegerField(
+        min_value=0,
+        max_value=2**31 - 1,
+        help_text="The sample's revision you last read; a stale one answers 409 annotation_conflict with "
+        "the current state.",
+    )
+
+
+def _annotation_status() -> serializers.ChoiceField:
+    return serializers.ChoiceField(
+        choices=AnnotationStatus.choices,
+        required=False,
+        help_text="Default: annotated when there are boxes, else unlabeled. no_objects: reviewed, nothing "
+        "to annotate (no boxes).",
+    )
+
+
+def _annotation_list() -> serializers.ListSerializer:
+    return AnnotationRecordSerializer(  # type: ignore[call-arg,return-value]  # many=True: a ListSerializer
+        many=True,
+        max_length=MAX_ANNOTATIONS_PER_SAMPLE,
+        help_text="Every annotation of the sample (a write replaces them), labels by name; ids are ignored.",
+    )
+
+
+class SampleAnnotationsWriteSerializer(serializers.Serializer):
+    revision = _revision()
+    status = _annotation_status()
+    annotations = _annotation_list()
+
+
+class BulkAnnotationsItemSerializer(serializers.Serializer):
+    sample = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+    revision = _revision()
+    status = _annotation_status()
+    annotations = _annotation_list()
+
+
+class BulkAnnotationsWriteSerializer(serializers.Serializer):
+    items = BulkAnnotationsItemSerializer(  # type: ignore[call-arg]  # many=True takes max_length
+        many=True, allow_empty=False, max_length=MAX_BULK_ITEMS
+    )
+
+
+class BulkAnnotationsResultSerializer(serializers.Serializer):
+    items = SampleAnnotationsSerializer(many=True)
 
 
 class BulkLabelItemSerializer(serializers.Serializer):
@@ -286,6 +368,17 @@ class SampleQuerySerializer(serializers.Serializer):
         required=False, max_length=200, help_text="Part of the original file name."
     )
     ids = SampleIdsField(required=False)
+    annotation_status = serializers.ChoiceField(
+        choices=AnnotationStatus.choices,
+        required=False,
+        help_text="Object detection: only samples so marked.",
+    )
+    box_label = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_ID,
+        help_text="Object detection: only images with a box of this label id.",
+    )
 
 
 class PerLabelCountSerializer(serializers.Serializer):
@@ -297,9 +390,15 @@ class PerLabelCountSerializer(serializers.Serializer):
 
 class SampleCountsSerializer(serializers.Serializer):
     total = serializers.IntegerField()
-    labeled = serializers.IntegerField()
+    labeled = serializers.IntegerField(help_text="Object detection: annotated plus no_objects.")
     unlabeled = serializers.IntegerField()
-    per_label = PerLabelCountSerializer(many=True)
+    annotated = serializers.IntegerField(help_text="Object detection: images with boxes; else = labeled.")
+    no_objects = serializers.IntegerField(
+        help_text="Object detection: reviewed, nothing to annotate; else 0."
+    )
+    per_label = PerLabelCountSerializer(
+        many=True, help_text="Object detection: count is the images having a box of the label."
+    )
 
 
 @extend_schema_serializer(many=False)  # the page itself, which the list answers as one object
@@ -333,12 +432,43 @@ class RangeSerializer(serializers.Serializer):
     mean = serializers.FloatField(allow_null=True)
 
 
+class LabelBoxCountSerializer(serializers.Serializer):
+    label = serializers.CharField(help_text="The label's name.")  # type: ignore[assignment]  # stub: Field.label
+    count = serializers.IntegerField()
+
+
+class HistogramSerializer(serializers.Serializer):
+    bins = serializers.ListField(
+        child=serializers.FloatField(),
+        help_text="Bin edges: counts[i] is of values in [bins[i], bins[i+1]) (the last bin closed).",
+    )
+    counts = serializers.ListField(child=serializers.IntegerField())
+
+
+class DetectionStatisticsSerializer(serializers.Serializer):
+    boxes = serializers.IntegerField(help_text="All boxes of the dataset.")
+    boxes_per_class = LabelBoxCountSerializer(many=True, help_text="Every label, in label order.")
+    boxes_per_image = HistogramSerializer(
+        help_text="Annotated images by box count: bins are counts 1, 2, 3, ... (integer edges)."
+    )
+    relative_area = HistogramSerializer(
+        help_text="Boxes by area / image area, 10 log-spaced bins from 1e-4 to 1."
+    )
+    images_without_boxes = serializers.IntegerField(help_text="Unlabeled plus no_objects images.")
+    unlabeled = serializers.IntegerField()
+    no_objects = serializers.IntegerField()
+    annotated = serializers.IntegerField()
+
+
 class DatasetStatisticsSerializer(SampleCountsSerializer):
     formats = FormatCountSerializer(many=True)
     size_buckets = SizeBucketSerializer(many=True)
     common_sizes = SizeCountSerializer(many=True, help_text="The 50 most common width x height.")
     width = RangeSerializer()
     height = RangeSerializer()
+    detection = DetectionStatisticsSerializer(
+        allow_null=True, help_text="Object-detection datasets: boxes and box sizes; null for others."
+    )
 
 
 class ImportProblemSerializer(serializers.Serializer):

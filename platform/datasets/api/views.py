@@ -18,10 +18,19 @@ from rest_framework.response import Response
 from workspaces.permissions import WorkspaceRolePermission, require_role
 
 from datasets import selectors
-from datasets.api.schema import BULK_LABEL_409, MERGE_409, SAMPLE_LABEL_WRITE_409
+from datasets.api.schema import (
+    ANNOTATION_WRITE_400,
+    ANNOTATIONS_WRITE_409,
+    BULK_ANNOTATIONS_409,
+    BULK_LABEL_409,
+    MERGE_409,
+    SAMPLE_LABEL_WRITE_409,
+)
 from datasets.api.serializers import (
     MAX_ID,
     MAX_SAMPLE_IDS,
+    BulkAnnotationsResultSerializer,
+    BulkAnnotationsWriteSerializer,
     BulkLabelResultSerializer,
     BulkLabelSerializer,
     DatasetProfileSerializer,
@@ -36,6 +45,8 @@ from datasets.api.serializers import (
     LabelMergeSerializer,
     LabelReorderSerializer,
     LabelSerializer,
+    SampleAnnotationsSerializer,
+    SampleAnnotationsWriteSerializer,
     SampleLabelWriteSerializer,
     SamplePageSerializer,
     SampleQuerySerializer,
@@ -45,6 +56,12 @@ from datasets.api.serializers import (
 )
 from datasets.images import content_type_of
 from datasets.models import Dataset, DatasetVersion, ImportBatch, ImportStatus, Label, Sample
+from datasets.services.annotations import (
+    annotations_bulk_write,
+    annotations_write,
+    require_annotation_task,
+    sample_annotations,
+)
 from datasets.services.datasets import dataset_create, dataset_delete, dataset_update
 from datasets.services.export import dataset_export
 from datasets.services.image_imports import import_archive, import_files
@@ -151,6 +168,25 @@ class DatasetViewSet(viewsets.ModelViewSet):
     @action(detail=True, methods=["get"])
     def statistics(self, request, *args, **kwargs):
         return Response(selectors.dataset_statistics(dataset=self.get_object()))
+
+    @extend_schema(
+        request=BulkAnnotationsWriteSerializer,
+        responses={
+            200: BulkAnnotationsResultSerializer,
+            400: ANNOTATION_WRITE_400,
+            409: BULK_ANNOTATIONS_409,
+        },
+        summary="Object detection: replace the annotations of many samples at once, all or nothing "
+        "(409 listing the samples changed meanwhile)",
+    )
+    @action(detail=True, methods=["post"], url_path="annotations/bulk")
+    def annotations_bulk(self, request, *args, **kwargs):
+        dataset = self.get_object()
+        require_role(user=request.user, workspace_id=dataset.workspace_id, action="annotate samples")
+        body = BulkAnnotationsWriteSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        items = annotations_bulk_write(dataset=dataset, items=body.validated_data["items"], user=request.user)
+        return Response({"items": items})
 
     @extend_schema(
         responses=DatasetProfileSerializer,
@@ -313,7 +349,7 @@ class SamplePagination(PageNumberPagination):
         return response
 
 
-@_nested("list", "retrieve", "partial_update", "destroy", "bulk_label", "image", "thumbnail")
+@_nested("list", "retrieve", "partial_update", "destroy", "bulk_label", "image", "thumbnail", "annotations")
 class SampleViewSet(
     DatasetChildMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet
 ):
@@ -343,7 +379,42 @@ class SampleViewSet(
         found = selectors.sample_list(dataset=self.dataset, **query.validated_data)
         paginator = cast(SamplePagination, self.paginator)
         page = paginator.paginate_sample_list(found, request, self)
-        return paginator.get_paginated_response(SampleSerializer(page, many=True).data)
+        context = selectors.box_context(dataset=self.dataset, samples=page)
+        return paginator.get_paginated_response(SampleSerializer(page, many=True, context=context).data)
+
+    @extend_schema(
+        methods=["GET"],
+        responses={
+            200: SampleAnnotationsSerializer,
+            400: OpenApiResponse(description="annotations_unsupported: not an object-detection dataset."),
+        },
+        summary="Object detection: a sample's annotations, status and revision",
+    )
+    @extend_schema(
+        methods=["PUT"],
+        request=SampleAnnotationsWriteSerializer,
+        responses={200: SampleAnnotationsSerializer, 400: ANNOTATION_WRITE_400, 409: ANNOTATIONS_WRITE_409},
+        summary="Object detection: replace a sample's annotations (409 with the current state if they "
+        "changed since revision)",
+    )
+    @action(detail=True, methods=["get", "put"])
+    def annotations(self, request, *args, **kwargs):
+        sample = self.get_object()
+        require_annotation_task(self.dataset)
+        if request.method == "GET":
+            return Response(sample_annotations(sample=sample))
+        body = SampleAnnotationsWriteSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        written = annotations_write(
+            dataset=self.dataset,
+            sample_id=sample.pk,
+            revision=data["revision"],
+            status=data.get("status"),
+            annotations=data["annotations"],
+            user=request.user,
+        )
+        return Response(written)
 
     @extend_schema(
         request=SampleLabelWriteSerializer,

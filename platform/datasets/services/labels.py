@@ -12,7 +12,7 @@ from django.db.models import F, Max
 
 from datasets.exceptions import LabelConflict, LabelDeleted
 from datasets.label_order import RESERVED_KEYS
-from datasets.models import Dataset, Label, Sample
+from datasets.models import ANNOTATION_TASKS, Annotation, AnnotationStatus, Dataset, Label, Sample
 
 #: Distinct colours, none repeated before the 21st label (the frontend has the same list, for
 #: labels without a colour). Labels get them in order: the first colour no other label has.
@@ -192,13 +192,35 @@ def _lock_labels(*pks: int) -> dict[int, Label]:
 
 def _move_samples(label: Label, *, to: Label | None, dry_run: bool) -> int:
     """Give ``label``'s samples the label ``to`` (None: unlabeled) and delete ``label``, unless
-    ``dry_run``. Returns how many samples change."""
+    ``dry_run``. Returns how many samples change. Object detection: the label's boxes move to
+    ``to``, or are deleted with it (an image left without boxes is unlabeled again)."""
+    if label.dataset.task_type in ANNOTATION_TASKS:
+        return _move_boxes(label, to=to, dry_run=dry_run)
     samples = Sample.objects.filter(dataset_id=label.dataset_id, label_id=label.pk)
     affected = samples.count()
     if not dry_run:
         samples.update(label=to, label_version=F("label_version") + 1)
         Label.objects.filter(pk=label.pk).delete()
     return affected
+
+
+def _move_boxes(label: Label, *, to: Label | None, dry_run: bool) -> int:
+    boxes = Annotation.objects.filter(label_id=label.pk)
+    sample_ids = list(boxes.order_by().values_list("sample_id", flat=True).distinct())
+    if dry_run:
+        return len(sample_ids)
+    # lock the samples as annotation writes do, so a write in flight is refused (its revision is stale)
+    list(Sample.objects.select_for_update().filter(pk__in=sample_ids).order_by("pk").values_list("pk"))
+    if to is None:
+        boxes.delete()
+    else:
+        boxes.update(label=to)
+    Sample.objects.filter(pk__in=sample_ids).update(label_version=F("label_version") + 1)
+    Sample.objects.filter(pk__in=sample_ids, annotation_status=AnnotationStatus.ANNOTATED).exclude(
+        pk__in=Annotation.objects.filter(sample_id__in=sample_ids).values("sample_id")
+    ).update(annotation_status=AnnotationStatus.UNLABELED)
+    Label.objects.filter(pk=label.pk).delete()
+    return len(sample_ids)
 
 
 @transaction.atomic
