@@ -178,22 +178,25 @@ def _confusion(
     matrix = np.zeros((n_classes + 1, n_classes + 1), dtype=np.int64)
     found = np.bincount(g_label[g_found], minlength=n_classes)
     matrix[np.arange(n_classes), np.arange(n_classes)] += found
-    left_objects = np.flatnonzero(~g_found)
-    left_detections = np.flatnonzero(~d_true)
+    # every (left detection, left object) pair of one image; both arrays are sorted by image
+    objects = np.flatnonzero(~g_found)
+    detections = np.flatnonzero(~d_true)
+    first = np.searchsorted(g_image[objects], d_image[detections], side="left")
+    counts = np.searchsorted(g_image[objects], d_image[detections], side="right") - first
+    pair_detection = np.repeat(detections, counts)
+    offsets = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    pair_object = objects[np.repeat(first, counts) + offsets]
+    ious = box_iou(d_xywh[pair_detection], g_xywh[pair_object])
+    close = np.flatnonzero(ious >= CONFUSION_IOU)
     object_paired = np.zeros(len(g_label), dtype=bool)
     detection_paired = np.zeros(len(d_label), dtype=bool)
-    both = np.intersect1d(g_image[left_objects], d_image[left_detections])
-    for image in both:
-        objects = left_objects[g_image[left_objects] == image]
-        detections = left_detections[d_image[left_detections] == image]
-        ious = box_iou(d_xywh[detections][:, None, :], g_xywh[objects][None, :, :])
-        d_order, g_order = np.nonzero(ious >= CONFUSION_IOU)
-        for k in np.argsort(-ious[d_order, g_order], kind="stable"):
-            d, g = detections[d_order[k]], objects[g_order[k]]
-            if detection_paired[d] or object_paired[g]:
-                continue
-            detection_paired[d] = object_paired[g] = True
-            matrix[g_label[g], d_label[d]] += 1
+    # largest IoU first (pairs never span images, so one pass serves every image)
+    for k in close[np.argsort(-ious[close], kind="stable")]:
+        d, g = pair_detection[k], pair_object[k]
+        if detection_paired[d] or object_paired[g]:
+            continue
+        detection_paired[d] = object_paired[g] = True
+        matrix[g_label[g], d_label[d]] += 1
     missed = ~g_found & ~object_paired
     matrix[:background, background] += np.bincount(g_label[missed], minlength=n_classes)
     spurious = ~d_true & ~detection_paired
