@@ -180,6 +180,8 @@ SPECTACULAR_SETTINGS = {
         "ImportSourceEnum": "datasets.models.ImportSource",
         "LabelConflictCodeEnum": ["label_conflict"],
         "LabelDeletedCodeEnum": ["label_deleted"],
+        "AnnotationConflictCodeEnum": ["annotation_conflict"],
+        "AnnotationStatusEnum": ["unlabeled", "annotated", "no_objects"],  # workers.contracts.annotations
         "TableTaskEnum": ["classification", "regression"],  # workers.contracts.manifest.TableTask
         "TableFormatEnum": ["csv", "tsv", "jsonl", "xlsx", "parquet"],
         # the contracts' "type" fields (workers.contracts.templates/preprocessing, datasets profiles)

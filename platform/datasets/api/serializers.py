@@ -437,7 +437,7 @@ class LabelBoxCountSerializer(serializers.Serializer):
     count = serializers.IntegerField()
 
 
-class HistogramSerializer(serializers.Serializer):
+class BoxHistogramSerializer(serializers.Serializer):
     bins = serializers.ListField(
         child=serializers.FloatField(),
         help_text="Bin edges: counts[i] is of values in [bins[i], bins[i+1]) (the last bin closed).",
@@ -448,10 +448,10 @@ class HistogramSerializer(serializers.Serializer):
 class DetectionStatisticsSerializer(serializers.Serializer):
     boxes = serializers.IntegerField(help_text="All boxes of the dataset.")
     boxes_per_class = LabelBoxCountSerializer(many=True, help_text="Every label, in label order.")
-    boxes_per_image = HistogramSerializer(
+    boxes_per_image = BoxHistogramSerializer(
         help_text="Annotated images by box count: bins are counts 1, 2, 3, ... (integer edges)."
     )
-    relative_area = HistogramSerializer(
+    relative_area = BoxHistogramSerializer(
         help_text="Boxes by area / image area, 10 log-spaced bins from 1e-4 to 1."
     )
     images_without_boxes = serializers.IntegerField(help_text="Unlabeled plus no_objects images.")
