@@ -50,6 +50,24 @@ export function parseRows(text: string): Record<string, unknown>[] {
   return rows as Record<string, unknown>[];
 }
 
+/** A box a detector found, in the original image's pixels (workers/contracts/annotations.py DetectedBox). */
+export type DetectedBox = { label: string; index: number; score: number; x: number; y: number; width: number; height: number };
+/** One image's answer from a detector: its boxes by descending score and the image's size. */
+export type DetectionPrediction = { boxes: DetectedBox[]; width: number; height: number };
+
+/** Whether a model of this template is a detector (its try takes a score threshold and a box cap, not top-k). */
+export function isDetectorTemplate(template: string | null | undefined): boolean {
+  return template === 'object_detection';
+}
+
+/** A detector's predictions (one per image) when the answer's `kind` is `detection_prediction`, else null. */
+export function detectionsOf(answer: { kind: string; predictions: unknown[] }): DetectionPrediction[] | null {
+  return answer.kind === 'detection_prediction' ? (answer.predictions as DetectionPrediction[]) : null;
+}
+
+/** A detector's defaults and bounds (the hosted API's `score_threshold` and `max_detections`). */
+export const DETECTION_DEFAULTS = { scoreThreshold: 0.3, maxDetections: 100, maxDetectionsLimit: 1000 };
+
 /** The most instances one try takes (the server's SAMPAN_TRY_MAX_BATCH). */
 export const TRY_MAX_BATCH = 10;
 
@@ -68,7 +86,12 @@ export function tryUrl(target: { modelVersion: number } | { deployment: number }
  * are the hosted endpoint's. Failures are thrown as ApiError with the server's message (a 401 here
  * is the session's, so the app sends the user to the login page as for any other call).
  */
-export async function tryPredict({ url, topK, ...input }: { url: string; topK: number } & TryInput): Promise<PredictResult> {
+export async function tryPredict({
+  url,
+  topK,
+  detection,
+  ...input
+}: { url: string; topK: number; detection?: { scoreThreshold: number; maxDetections: number } } & TryInput): Promise<PredictResult> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   const token = readCookie('csrftoken');
   if (token) headers['X-CSRFToken'] = token;
@@ -76,7 +99,12 @@ export async function tryPredict({ url, topK, ...input }: { url: string; topK: n
   if ('files' in input) {
     const form = new FormData();
     for (const file of input.files) form.append('file', file, file.name);
-    form.append('top_k', String(topK));
+    if (detection) {
+      form.append('score_threshold', String(detection.scoreThreshold));
+      form.append('max_detections', String(detection.maxDetections));
+    } else {
+      form.append('top_k', String(topK));
+    }
     body = form;
   } else {
     headers['Content-Type'] = 'application/json';

@@ -7,7 +7,20 @@ import { WithReason } from '@/components/WithReason';
 import { formatBytes, formatPercent } from '@/lib/numbers';
 import { errorMessage } from '@/lib/notifications';
 import type { Deployment } from '../api/deployments';
-import { exampleRow, inputKindOf, parseRows, TRY_MAX_BATCH, type PredictResult, type TryInput } from '../api/predict';
+import { BoxedImage } from '@/components/BoxedImage';
+import { classColor } from '@/components/boxColors';
+import {
+  DETECTION_DEFAULTS,
+  detectionsOf,
+  exampleRow,
+  inputKindOf,
+  isDetectorTemplate,
+  parseRows,
+  TRY_MAX_BATCH,
+  type DetectionPrediction,
+  type PredictResult,
+  type TryInput,
+} from '../api/predict';
 import { formatMs } from '../api/usage';
 import { useModelVersion, useTryPredict } from '../hooks/useDeploy';
 
@@ -50,10 +63,55 @@ function InstanceAnswer({ answer, index }: { answer: PredictResult; index: numbe
   );
 }
 
+/**
+ * A detector's answer for one image: the image with its boxes drawn (label colours in the model's
+ * class order) and the boxes listed by score.
+ */
+function DetectionAnswer({ prediction, preview, classes, index }: { prediction: DetectionPrediction; preview?: string; classes: string[]; index: number }) {
+  const { t } = useTranslation('deploy');
+  const id = (name: string) => (index === 0 ? `try-${name}` : `try-${index}-${name}`);
+  const boxes = prediction.boxes.map((box) => ({ ...box, color: classColor(box.label, classes) }));
+  return (
+    <Stack gap="xs">
+      {preview && (
+        <BoxedImage
+          src={preview}
+          width={prediction.width}
+          height={prediction.height}
+          boxes={boxes}
+          maxWidth={Math.max(320, Math.min(prediction.width, 480))}
+          alt={t('try.chosenImage')}
+          testId={id('boxes')}
+        />
+      )}
+      <Text size="sm" c="dimmed" data-testid={id('box-count')} data-count={prediction.boxes.length}>
+        {t('try.boxesFound', { count: prediction.boxes.length })}
+      </Text>
+      <Stack gap={2} role="list" aria-label={t('try.boxesList')}>
+        {prediction.boxes.map((box, rank) => (
+          <Group key={rank} gap="xs" role="listitem" data-testid={`${id('box')}-${rank}`} data-label={box.label} data-score={box.score}>
+            <span style={{ width: 10, height: 10, borderRadius: 2, background: classColor(box.label, classes) }} />
+            <Text size="sm" fw={rank === 0 ? 700 : 400}>
+              {box.label}
+            </Text>
+            <Text size="xs" c="dimmed">
+              {formatPercent(box.score, 1)} · {t('try.boxAt', { x: Math.round(box.x), y: Math.round(box.y), width: Math.round(box.width), height: Math.round(box.height) })}
+            </Text>
+          </Group>
+        ))}
+      </Stack>
+    </Stack>
+  );
+}
+
 /** The answer of a try: the model version, server and round-trip time, each instance's answer. */
-function TryAnswer({ answer, names }: { answer: PredictResult; names: string[] }) {
+function TryAnswer({ answer, names, previews = [] }: { answer: PredictResult; names: string[]; previews?: string[] }) {
   const { t } = useTranslation('deploy');
   const batch = answer.predictions.length > 1;
+  const detections = detectionsOf(answer);
+  // the model's class order, as far as the answer tells it (box indices), for stable label colours
+  const classes: string[] = [];
+  for (const box of (detections ?? []).flatMap((prediction) => prediction.boxes)) classes[box.index] = box.label;
   return (
     <Paper withBorder p="md" data-testid="try-result">
       <Group justify="space-between" mb="sm">
@@ -77,7 +135,11 @@ function TryAnswer({ answer, names }: { answer: PredictResult; names: string[] }
                 {names[index] ?? t('try.instance', { number: index + 1 })}
               </Text>
             )}
-            <InstanceAnswer answer={answer} index={index} />
+            {detections ? (
+              <DetectionAnswer prediction={detections[index]} preview={previews[index]} classes={classes} index={index} />
+            ) : (
+              <InstanceAnswer answer={answer} index={index} />
+            )}
           </Stack>
         ))}
       </Stack>
@@ -102,6 +164,10 @@ function TryPanel({ target, template, modelVersionId, notice }: { target: Target
   const [previews, setPreviews] = useState<string[]>([]);
   const [names, setNames] = useState<string[]>([]);
   const [topK, setTopK] = useState<number | string>(5);
+  const detector = isDetectorTemplate(template);
+  const [scoreThreshold, setScoreThreshold] = useState<number | string>(DETECTION_DEFAULTS.scoreThreshold);
+  const [maxDetections, setMaxDetections] = useState<number | string>(DETECTION_DEFAULTS.maxDetections);
+  const [answeredPreviews, setAnsweredPreviews] = useState<string[]>([]);
   const [dragging, setDragging] = useState(false);
   const predict = useTryPredict(target);
 
@@ -160,7 +226,14 @@ function TryPanel({ target, template, modelVersionId, notice }: { target: Target
       }
     }
     setNames(labels);
-    predict.mutate({ ...input, topK: typeof topK === 'number' ? topK : 5 });
+    setAnsweredPreviews(kind === 'image' ? previews : []);
+    const detection = detector
+      ? {
+          scoreThreshold: typeof scoreThreshold === 'number' ? scoreThreshold : DETECTION_DEFAULTS.scoreThreshold,
+          maxDetections: typeof maxDetections === 'number' ? maxDetections : DETECTION_DEFAULTS.maxDetections,
+        }
+      : undefined;
+    predict.mutate({ ...input, topK: typeof topK === 'number' ? topK : 5, detection });
   };
 
   const answer = predict.data;
@@ -258,7 +331,33 @@ function TryPanel({ target, template, modelVersionId, notice }: { target: Target
           </Group>
         )}
         <Group align="flex-end">
-          <NumberInput label={t('try.topK')} min={1} max={20} allowDecimal={false} value={topK} onChange={setTopK} w={100} data-testid="try-top-k" />
+          {detector ? (
+            <>
+              <NumberInput
+                label={t('try.scoreThreshold')}
+                min={0}
+                max={1}
+                step={0.05}
+                decimalScale={2}
+                value={scoreThreshold}
+                onChange={setScoreThreshold}
+                w={130}
+                data-testid="try-score-threshold"
+              />
+              <NumberInput
+                label={t('try.maxDetections')}
+                min={1}
+                max={DETECTION_DEFAULTS.maxDetectionsLimit}
+                allowDecimal={false}
+                value={maxDetections}
+                onChange={setMaxDetections}
+                w={130}
+                data-testid="try-max-detections"
+              />
+            </>
+          ) : (
+            <NumberInput label={t('try.topK')} min={1} max={20} allowDecimal={false} value={topK} onChange={setTopK} w={100} data-testid="try-top-k" />
+          )}
           <WithReason reason={!ready && (kind === 'image' ? t('try.needImage') : kind === 'text' ? t('try.needText') : t('try.needRow'))}>
             <Button onClick={run} disabled={!ready} loading={predict.isPending} data-testid="try-submit">
               {t('try.predict')}
@@ -283,7 +382,7 @@ function TryPanel({ target, template, modelVersionId, notice }: { target: Target
             {kind === 'image' ? t('try.promptImage') : kind === 'text' ? t('try.promptText') : t('try.promptRow')}
           </Text>
         )}
-        {answer && <TryAnswer answer={answer} names={names} />}
+        {answer && <TryAnswer answer={answer} names={names} previews={answeredPreviews} />}
       </Stack>
     </SimpleGrid>
   );

@@ -127,7 +127,7 @@ export function useTryPredict(target: { modelVersion: number } | { deployment: n
   const queryClient = useQueryClient();
   const url = tryUrl(target);
   return useMutation({
-    mutationFn: (input: TryInput & { topK: number }) => tryPredict({ url, ...input }),
+    mutationFn: (input: TryInput & { topK: number; detection?: { scoreThreshold: number; maxDetections: number } }) => tryPredict({ url, ...input }),
     meta: { handlesOwnErrors: true },
     // A deployment's try is counted in its usage: show it without waiting for the next refresh.
     onSettled: () => {

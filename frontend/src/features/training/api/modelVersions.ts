@@ -86,6 +86,17 @@ export function isRegression(version: Pick<ModelVersion, 'template'>): boolean {
  */
 export function headlineMetric(version: Pick<ModelVersion, 'metrics' | 'template'>): { label: string; value: string; title: string } {
   const test = version.metrics.test ?? {};
+  if (version.template === 'object_detection') {
+    // a detector's headline is its report's: mAP@.5 and mAP@[.5:.95] on the test split
+    // (typed once the schema's test metrics list them)
+    const detection = test as { map50?: number; map?: number };
+    const numbers = { map50: formatPercent(detection.map50), map: formatPercent(detection.map) };
+    return {
+      label: i18n.t('training:versions.headline.detection', numbers),
+      value: numbers.map50,
+      title: i18n.t('training:versions.headline.detectionTitle', numbers),
+    };
+  }
   if (isRegression(version) || (test.rmse !== undefined && test.accuracy === undefined)) {
     const numbers = { mae: formatNumber(test.mae), rmse: formatNumber(test.rmse), r2: formatNumber(test.r2) };
     return {

@@ -7,6 +7,8 @@ import { formatNumber as formatLocalNumber } from '@/lib/numbers';
 import { formatNumber, formatPercent, isRegression, type MetricPair, type RegressionReport } from '../api/modelVersions';
 import { useComparison, useEvaluation, useModelVersions } from '../hooks/useTraining';
 import { inSeriesOrder } from './reportFormat';
+import { isDetection } from '../api/detection';
+import { DetectionCompare } from './detection/DetectionCompare';
 
 /** A delta in percentage points ("+10.0 pt"), green when B is better. */
 function Delta({ value, testId }: { value: number | null; testId?: string }) {
@@ -135,14 +137,18 @@ export function CompareView({
   const list = versions.data?.results ?? [];
   const versionA = list.find((version) => version.id === a);
   const versionB = list.find((version) => version.id === b);
-  const mode: 'pending' | 'classification' | 'regression' | 'mixed' =
+  const mode: 'pending' | 'classification' | 'regression' | 'detection' | 'mixed' =
     a === null || b === null || a === b || (versions.isPending && projectId !== null)
       ? 'pending'
-      : versionA && versionB && (isRegression(versionA) || isRegression(versionB))
-        ? isRegression(versionA) && isRegression(versionB)
-          ? 'regression'
+      : versionA && versionB && (isDetection(versionA) || isDetection(versionB))
+        ? isDetection(versionA) && isDetection(versionB)
+          ? 'detection'
           : 'mixed'
-        : 'classification';
+        : versionA && versionB && (isRegression(versionA) || isRegression(versionB))
+          ? isRegression(versionA) && isRegression(versionB)
+            ? 'regression'
+            : 'mixed'
+          : 'classification';
   const { data, isPending, isError, error, fetchStatus } = useComparison(mode === 'classification' ? a : null, mode === 'classification' ? b : null);
   const options = list.map((version) => ({ value: String(version.id), label: version.name }));
   const comparison = data?.kind === 'classification_comparison' ? data : null;
@@ -181,9 +187,12 @@ export function CompareView({
       </Group>
       {mode === 'mixed' && versionA && versionB && (
         <Alert color="yellow" data-testid="compare-unavailable">
-          {t(isRegression(versionA) ? 'compare.mixedRegressionFirst' : 'compare.mixedClassifierFirst', { a: versionA.name, b: versionB.name })}
+          {isDetection(versionA) || isDetection(versionB)
+            ? t('compare.mixedDetection', { name: isDetection(versionA) ? versionB.name : versionA.name })
+            : t(isRegression(versionA) ? 'compare.mixedRegressionFirst' : 'compare.mixedClassifierFirst', { a: versionA.name, b: versionB.name })}
         </Alert>
       )}
+      {mode === 'detection' && versionA && versionB && <DetectionCompare a={versionA.id} b={versionB.id} aName={versionA.name} bName={versionB.name} />}
       {mode === 'regression' && versionA && versionB && <RegressionCompare a={versionA.id} b={versionB.id} aName={versionA.name} bName={versionB.name} />}
       {(a === null || b === null || a === b) && <Text c="dimmed">{t('compare.pickTwo')}</Text>}
       {isPending && fetchStatus !== 'idle' && <Skeleton h={200} />}

@@ -44,6 +44,8 @@ import { ConfusionMatrix, type CellPick } from './ConfusionMatrix';
 import { FeatureImportanceChart, RegressionReport } from './RegressionReport';
 import { cellText, datasetVersionLabel, inSeriesOrder, shownColumns, splitName } from './reportFormat';
 import { presetName, templateName } from '../api/names';
+import { asDetectionReport } from '../api/detection';
+import { DetectionReport } from './detection/DetectionReport';
 
 /** A mistake of the report whose sample is a sample of the dataset (`id`), as the report lists them. */
 type ShownMistake = Mistake & { id: number };
@@ -317,6 +319,7 @@ export function EvaluationReport({
   const report = evaluationQuery.data?.evaluation ?? null;
   const evaluation = report?.kind === 'classification_report' ? report : null;
   const regression = report?.kind === 'regression_report' ? report : null;
+  const detection = asDetectionReport(report);
   const mistakes = useMemo(() => (evaluation ? shownMistakes(evaluation) : []), [evaluation]);
   const topK = Object.entries(evaluation?.top_k_accuracy ?? {}).sort(([a], [b]) => Number(a) - Number(b));
   const importance = evaluation?.feature_importance ?? [];
@@ -328,7 +331,7 @@ export function EvaluationReport({
   const others = (siblings.data?.results ?? []).filter((item) => item.id !== version.id);
   const kind: SampleKind = sampleKind(version.template);
   const nouns = (count: number) => t(`report.nouns.${kind}`, { count });
-  const split = evaluation ? splitName(evaluation.split) : regression ? splitName(regression.split) : '';
+  const split = evaluation ? splitName(evaluation.split) : regression ? splitName(regression.split) : detection ? splitName(detection.split) : '';
   const onnxReason = version.onnx_sha256 ? null : t('report.noOnnx');
   const mistakeKind = mistakes.some((mistake) => mistake.text !== undefined) || version.template.startsWith('text')
     ? 'text'
@@ -347,6 +350,11 @@ export function EvaluationReport({
           {evaluation && (
             <Badge size="lg" color="teal" variant="light" data-testid="eval-headline">
               {t('report.headline', { split, value: formatPercent(evaluation.accuracy) })}
+            </Badge>
+          )}
+          {detection && (
+            <Badge size="lg" color="teal" variant="light" tt="none" data-testid="eval-headline">
+              {t('detection.headline', { split, map50: formatPercent(detection.map50), map: formatPercent(detection.map) })}
             </Badge>
           )}
           {regression && (
@@ -389,6 +397,7 @@ export function EvaluationReport({
         </Alert>
       )}
       {regression && <RegressionReport evaluation={regression} />}
+      {detection && <DetectionReport report={detection} datasetId={datasetId} />}
       {evaluation && (
         <>
           <Text size="sm" c="dimmed">
