@@ -10,7 +10,6 @@ from rest_framework import serializers
 from workspaces.api.serializers import MemberWorkspaceField
 
 from datasets.models import (
-    AnnotationStatus,
     Dataset,
     DatasetVersion,
     ImportBatch,
@@ -21,13 +20,15 @@ from datasets.models import (
     TaskType,
 )
 from datasets.services.annotations import MAX_ANNOTATIONS_PER_SAMPLE, MAX_BULK_ITEMS
-from workers.contracts.annotations import AnnotationRecord, SampleAnnotations
+from workers.contracts.annotations import ANNOTATION_STATUSES, AnnotationRecord, SampleAnnotations
 from workers.contracts.manifest import DatasetSchema, TableColumn
 
 HEX_COLOR = r"^#[0-9a-fA-F]{6}$"
 MAX_ID = 2**63 - 1
 MAX_SAMPLE_IDS = 500
 SAMPLE_ID = re.compile(r"[0-9]{1,19}")
+# as the contract's Literal makes them, so the schema has one AnnotationStatusEnum
+ANNOTATION_STATUS_CHOICES = [(status, status) for status in ANNOTATION_STATUSES]
 
 
 def _created_by() -> serializers.SlugRelatedField:
@@ -172,6 +173,12 @@ class SampleSerializer(serializers.ModelSerializer):
     )
     image_url = serializers.SerializerMethodField()
     thumbnail_url = serializers.SerializerMethodField()
+    annotation_status = serializers.ChoiceField(
+        choices=ANNOTATION_STATUS_CHOICES,
+        read_only=True,
+        help_text="Object detection: unlabeled (not yet), annotated, or no_objects (reviewed, nothing to "
+        "annotate); unlabeled for other datasets.",
+    )
     box_count = serializers.SerializerMethodField(
         help_text="Object detection: the sample's boxes; 0 otherwise."
     )
@@ -254,7 +261,7 @@ def _revision() -> serializers.IntegerField:
 
 def _annotation_status() -> serializers.ChoiceField:
     return serializers.ChoiceField(
-        choices=AnnotationStatus.choices,
+        choices=ANNOTATION_STATUS_CHOICES,
         required=False,
         help_text="Default: annotated when there are boxes, else unlabeled. no_objects: reviewed, nothing "
         "to annotate (no boxes).",
