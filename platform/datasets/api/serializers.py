@@ -376,7 +376,7 @@ class SampleQuerySerializer(serializers.Serializer):
     )
     ids = SampleIdsField(required=False)
     annotation_status = serializers.ChoiceField(
-        choices=AnnotationStatus.choices,
+        choices=ANNOTATION_STATUS_CHOICES,
         required=False,
         help_text="Object detection: only samples so marked.",
     )
