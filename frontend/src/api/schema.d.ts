@@ -322,6 +322,32 @@ export interface paths {
         patch: operations["datasets_samples_partial_update"];
         trace?: never;
     };
+    "/api/v1/datasets/{dataset_id}/samples/{id}/annotations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Object detection: a sample's annotations, status and revision
+         * @description Samples of a dataset: filtered pages with counts, label writes with optimistic concurrency,
+         *     the image and its thumbnail.
+         */
+        get: operations["datasets_samples_annotations_retrieve"];
+        /**
+         * Object detection: replace a sample's annotations (409 with the current state if they changed since revision)
+         * @description Samples of a dataset: filtered pages with counts, label writes with optimistic concurrency,
+         *     the image and its thumbnail.
+         */
+        put: operations["datasets_samples_annotations_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/datasets/{dataset_id}/samples/{id}/image/": {
         parameters: {
             query?: never;
@@ -441,6 +467,26 @@ export interface paths {
         head?: never;
         /** @description Datasets in the caller's workspaces, with sample and label counts. */
         patch: operations["datasets_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/datasets/{id}/annotations/bulk/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Object detection: replace the annotations of many samples at once, all or nothing (409 listing the samples changed meanwhile)
+         * @description Datasets in the caller's workspaces, with sample and label counts.
+         */
+        post: operations["datasets_annotations_bulk_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/datasets/{id}/export/": {
@@ -1784,6 +1830,66 @@ export interface components {
             /** Format: date-time */
             readonly last_login: string | null;
         };
+        AnnotationConflict: {
+            error: components["schemas"]["AnnotationConflictBody"];
+        };
+        AnnotationConflictBody: {
+            code: components["schemas"]["AnnotationConflictCodeEnum"];
+            /** @description The sentence to show a person. */
+            message: string;
+            details: components["schemas"]["AnnotationConflictDetails"];
+        };
+        /**
+         * @description * `annotation_conflict` - annotation_conflict
+         * @enum {string}
+         */
+        AnnotationConflictCodeEnum: "annotation_conflict";
+        AnnotationConflictDetails: {
+            /** @description The message again, as a field error. */
+            revision: string[];
+            /** @description The sample's annotations now. */
+            current: components["schemas"]["SampleAnnotations"];
+        };
+        /**
+         * @description One annotation: ``label`` is the label's name (the dataset's label list), ``geometry`` the
+         *     shape for ``kind``. ``attributes`` holds free key/values kept through import and export (COCO
+         *     ``iscrowd``, VOC ``difficult``/``truncated``). ``id`` is absent on writes.
+         */
+        AnnotationRecord: {
+            id?: number;
+            kind: components["schemas"]["AnnotationRecordKindEnum"];
+            label: string;
+            geometry: components["schemas"]["BoxGeometry"];
+            attributes?: {
+                [key: string]: number | string | boolean;
+            };
+        };
+        /**
+         * @description * `box` - box
+         * @enum {string}
+         */
+        AnnotationRecordKindEnum: "box";
+        /**
+         * @description One annotation: ``label`` is the label's name (the dataset's label list), ``geometry`` the
+         *     shape for ``kind``. ``attributes`` holds free key/values kept through import and export (COCO
+         *     ``iscrowd``, VOC ``difficult``/``truncated``). ``id`` is absent on writes.
+         */
+        AnnotationRecordRequest: {
+            id?: number;
+            kind: components["schemas"]["AnnotationRecordKindEnum"];
+            label: string;
+            geometry: components["schemas"]["BoxGeometryRequest"];
+            attributes?: {
+                [key: string]: number | string | boolean;
+            };
+        };
+        /**
+         * @description * `unlabeled` - unlabeled
+         *     * `annotated` - annotated
+         *     * `no_objects` - no_objects
+         * @enum {string}
+         */
+        AnnotationStatusEnum: "unlabeled" | "annotated" | "no_objects";
         ApiToken: {
             readonly id: number;
             name: string;
@@ -1984,6 +2090,39 @@ export interface components {
         };
         /** @enum {unknown} */
         BlankEnum: "";
+        /**
+         * @description An axis-aligned box in the image's pixels: top-left corner, width and height (all floats,
+         *     width and height > 0, inside the image).
+         */
+        BoxGeometry: {
+            /** Format: double */
+            x: number;
+            /** Format: double */
+            y: number;
+            /** Format: double */
+            width: number;
+            /** Format: double */
+            height: number;
+        };
+        /**
+         * @description An axis-aligned box in the image's pixels: top-left corner, width and height (all floats,
+         *     width and height > 0, inside the image).
+         */
+        BoxGeometryRequest: {
+            /** Format: double */
+            x: number;
+            /** Format: double */
+            y: number;
+            /** Format: double */
+            width: number;
+            /** Format: double */
+            height: number;
+        };
+        BoxHistogram: {
+            /** @description Bin edges: counts[i] is of values in [bins[i], bins[i+1]) (the last bin closed). */
+            bins: number[];
+            counts: number[];
+        };
         BuildPackageParams: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2020,6 +2159,43 @@ export interface components {
          * @enum {string}
          */
         BuildPackageResultKindEnum: "package_build_result";
+        BulkAnnotationConflict: {
+            error: components["schemas"]["BulkAnnotationConflictBody"];
+        };
+        BulkAnnotationConflictBody: {
+            code: components["schemas"]["AnnotationConflictCodeEnum"];
+            /** @description The sentence to show a person. */
+            message: string;
+            details: components["schemas"]["BulkAnnotationConflictDetails"];
+        };
+        BulkAnnotationConflictDetails: {
+            /** @description The message again, as a field error. */
+            items: string[];
+            /** @description The samples that changed since the revisions sent, as they are now. */
+            conflicts: components["schemas"]["SampleAnnotations"][];
+        };
+        BulkAnnotationsItemRequest: {
+            /** Format: int64 */
+            sample: number;
+            /** @description The sample's revision you last read; a stale one answers 409 annotation_conflict with the current state. */
+            revision: number;
+            /**
+             * @description Default: annotated when there are boxes, else unlabeled. no_objects: reviewed, nothing to annotate (no boxes).
+             *
+             *     * `unlabeled` - unlabeled
+             *     * `annotated` - annotated
+             *     * `no_objects` - no_objects
+             */
+            status?: components["schemas"]["AnnotationStatusEnum"];
+            /** @description Every annotation of the sample (a write replaces them), labels by name; ids are ignored. */
+            annotations: components["schemas"]["AnnotationRecordRequest"][];
+        };
+        BulkAnnotationsResult: {
+            items: components["schemas"]["SampleAnnotations"][];
+        };
+        BulkAnnotationsWriteRequest: {
+            items: components["schemas"]["BulkAnnotationsItemRequest"][];
+        };
         BulkLabelConflict: {
             error: components["schemas"]["BulkLabelConflictBody"];
         };
@@ -2374,8 +2550,14 @@ export interface components {
         };
         DatasetStatistics: {
             total: number;
+            /** @description Object detection: annotated plus no_objects. */
             labeled: number;
             unlabeled: number;
+            /** @description Object detection: images with boxes; else = labeled. */
+            annotated: number;
+            /** @description Object detection: reviewed, nothing to annotate; else 0. */
+            no_objects: number;
+            /** @description Object detection: count is the images having a box of the label. */
             per_label: components["schemas"]["PerLabelCount"][];
             formats: components["schemas"]["FormatCount"][];
             size_buckets: components["schemas"]["SizeBucket"][];
@@ -2383,6 +2565,8 @@ export interface components {
             common_sizes: components["schemas"]["SizeCount"][];
             width: components["schemas"]["Range"];
             height: components["schemas"]["Range"];
+            /** @description Object-detection datasets: boxes and box sizes; null for others. */
+            detection: components["schemas"]["DetectionStatistics"] | null;
         };
         DatasetVersion: {
             readonly id: number;
@@ -2628,6 +2812,21 @@ export interface components {
          * @enum {string}
          */
         DetectionReportKindEnum: "detection_report";
+        DetectionStatistics: {
+            /** @description All boxes of the dataset. */
+            boxes: number;
+            /** @description Every label, in label order. */
+            boxes_per_class: components["schemas"]["LabelBoxCount"][];
+            /** @description Annotated images by box count: bins are counts 1, 2, 3, ... (integer edges). */
+            boxes_per_image: components["schemas"]["BoxHistogram"];
+            /** @description Boxes by area / image area, 10 log-spaced bins from 1e-4 to 1. */
+            relative_area: components["schemas"]["BoxHistogram"];
+            /** @description Unlabeled plus no_objects images. */
+            images_without_boxes: number;
+            unlabeled: number;
+            no_objects: number;
+            annotated: number;
+        };
         /**
          * @description * `gpu` - gpu
          *     * `cpu` - cpu
@@ -3114,6 +3313,11 @@ export interface components {
             readonly sample_count: number;
             /** Format: date-time */
             readonly created_at: string;
+        };
+        LabelBoxCount: {
+            /** @description The label's name. */
+            label: string;
+            count: number;
         };
         LabelChange: {
             /** @description The label deleted, or merged away. */
@@ -4373,8 +4577,20 @@ export interface components {
             readonly original_name: string;
             readonly label: number | null;
             readonly label_name: string | null;
-            /** @description Bumped on every label change; label writes must send the version they saw. */
+            /** @description Bumped on every label or annotation change; writes must send the version they saw (annotations call it revision). */
             readonly label_version: number;
+            /**
+             * @description Object detection: unlabeled (not yet), annotated, or no_objects (reviewed, nothing to annotate); unlabeled for other datasets.
+             *
+             *     * `unlabeled` - unlabeled
+             *     * `annotated` - annotated
+             *     * `no_objects` - no_objects
+             */
+            readonly annotation_status: components["schemas"]["AnnotationStatusEnum"];
+            /** @description Object detection: the sample's boxes; 0 otherwise. */
+            readonly box_count: number;
+            /** @description Object detection: the label ids of the sample's boxes, each once, in label order. */
+            readonly box_labels: number[];
             readonly width: number;
             readonly height: number;
             /** @description Format detected from the content: JPEG, PNG, BMP, WEBP, GIF; TEXT for a text, ROW for a table row. */
@@ -4401,10 +4617,43 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
+        /**
+         * @description A sample's annotations as read and written (``GET/PUT .../samples/{id}/annotations/``).
+         *     ``revision`` is the sample's concurrency counter: a write names the revision it read and is
+         *     refused with 409 ``annotation_conflict`` (and the current state) when it changed since.
+         */
+        SampleAnnotations: {
+            sample: number;
+            status: components["schemas"]["AnnotationStatusEnum"];
+            revision: number;
+            width: number;
+            height: number;
+            annotations: components["schemas"]["AnnotationRecord"][];
+        };
+        SampleAnnotationsWriteRequest: {
+            /** @description The sample's revision you last read; a stale one answers 409 annotation_conflict with the current state. */
+            revision: number;
+            /**
+             * @description Default: annotated when there are boxes, else unlabeled. no_objects: reviewed, nothing to annotate (no boxes).
+             *
+             *     * `unlabeled` - unlabeled
+             *     * `annotated` - annotated
+             *     * `no_objects` - no_objects
+             */
+            status?: components["schemas"]["AnnotationStatusEnum"];
+            /** @description Every annotation of the sample (a write replaces them), labels by name; ids are ignored. */
+            annotations: components["schemas"]["AnnotationRecordRequest"][];
+        };
         SampleCounts: {
             total: number;
+            /** @description Object detection: annotated plus no_objects. */
             labeled: number;
             unlabeled: number;
+            /** @description Object detection: images with boxes; else = labeled. */
+            annotated: number;
+            /** @description Object detection: reviewed, nothing to annotate; else 0. */
+            no_objects: number;
+            /** @description Object detection: count is the images having a box of the label. */
             per_label: components["schemas"]["PerLabelCount"][];
         };
         SampleLabelConflict: {
@@ -4913,9 +5162,10 @@ export interface components {
          *     * `text_classification` - Text classification
          *     * `tabular_classification` - Tabular classification
          *     * `tabular_regression` - Tabular regression
+         *     * `object_detection` - Object detection
          * @enum {string}
          */
-        TaskTypeEnum: "image_classification" | "text_classification" | "tabular_classification" | "tabular_regression";
+        TaskTypeEnum: "image_classification" | "text_classification" | "tabular_classification" | "tabular_regression" | "object_detection";
         /** @description A task template: what it trains on, its parameters, presets and default search space. */
         TemplateDescription: {
             kind: components["schemas"]["TemplateDescriptionKindEnum"];
@@ -5859,8 +6109,9 @@ export interface operations {
                  *     * `text_classification` - Text classification
                  *     * `tabular_classification` - Tabular classification
                  *     * `tabular_regression` - Tabular regression
+                 *     * `object_detection` - Object detection
                  */
-                task_type?: "image_classification" | "tabular_classification" | "tabular_regression" | "text_classification";
+                task_type?: "image_classification" | "object_detection" | "tabular_classification" | "tabular_regression" | "text_classification";
                 workspace?: number;
             };
             header?: never;
@@ -6671,6 +6922,16 @@ export interface operations {
     datasets_samples_list: {
         parameters: {
             query?: {
+                /**
+                 * @description Object detection: only samples so marked.
+                 *
+                 *     * `unlabeled` - unlabeled
+                 *     * `annotated` - annotated
+                 *     * `no_objects` - no_objects
+                 */
+                annotation_status?: "unlabeled" | "annotated" | "no_objects";
+                /** @description Object detection: only images with a box of this label id. */
+                box_label?: number;
                 /** @description Only these samples, comma-separated: ids=1,2,3 (at most 500). Ids not in the dataset are left out, so count says how many of them exist. */
                 ids?: number[];
                 /** @description Only samples with this label id. */
@@ -6912,6 +7173,135 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SampleLabelWriteConflict"];
+                };
+            };
+        };
+    };
+    datasets_samples_annotations_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SampleAnnotations"];
+                };
+            };
+            /** @description annotations_unsupported: not an object-detection dataset. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_samples_annotations_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SampleAnnotationsWriteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SampleAnnotations"];
+                };
+            };
+            /** @description A box is refused, named by its place (annotations[2].geometry, items[0].annotations[1].label): annotation_out_of_bounds (outside the image), annotation_empty_box (zero or negative size), unknown_label (no label of that name: create it first), annotation_status_mismatch (annotated without boxes, no_objects or unlabeled with boxes), annotations_unsupported (not an object-detection dataset). Nothing was saved. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description annotation_conflict: the sample's annotations changed since revision (details.current says how they are now). Nothing was saved. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnnotationConflict"];
                 };
             };
         };
@@ -7474,6 +7864,76 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_annotations_bulk_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkAnnotationsWriteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkAnnotationsResult"];
+                };
+            };
+            /** @description A box is refused, named by its place (annotations[2].geometry, items[0].annotations[1].label): annotation_out_of_bounds (outside the image), annotation_empty_box (zero or negative size), unknown_label (no label of that name: create it first), annotation_status_mismatch (annotated without boxes, no_objects or unlabeled with boxes), annotations_unsupported (not an object-detection dataset). Nothing was saved. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description annotation_conflict: some samples changed since the revisions sent (details.conflicts). Nothing was saved. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkAnnotationConflict"];
                 };
             };
         };

@@ -39,6 +39,55 @@ class AdminUser(TypedDict):
     last_login: str | None
 
 
+class AnnotationConflict(TypedDict):
+    error: AnnotationConflictBody
+
+
+class AnnotationConflictBody(TypedDict):
+    code: AnnotationConflictCodeEnum
+    # The sentence to show a person.
+    message: str
+    details: AnnotationConflictDetails
+
+
+AnnotationConflictCodeEnum: TypeAlias = Literal["annotation_conflict"]
+
+
+class AnnotationConflictDetails(TypedDict):
+    # The message again, as a field error.
+    revision: list[str]
+    # The sample's annotations now.
+    current: SampleAnnotations
+
+
+# One annotation: ``label`` is the label's name (the dataset's label list), ``geometry`` the shape for
+# ``kind``. ``attributes`` holds free key/values kept through import and export (COCO ``iscrowd``, VOC
+# ``difficult``/``truncated``). ``id`` is absent on writes.
+class AnnotationRecord(TypedDict):
+    id: NotRequired[int]
+    kind: AnnotationRecordKindEnum
+    label: str
+    geometry: BoxGeometry
+    attributes: NotRequired[dict[str, float | str | bool]]
+
+
+AnnotationRecordKindEnum: TypeAlias = Literal["box"]
+
+
+# One annotation: ``label`` is the label's name (the dataset's label list), ``geometry`` the shape for
+# ``kind``. ``attributes`` holds free key/values kept through import and export (COCO ``iscrowd``, VOC
+# ``difficult``/``truncated``). ``id`` is absent on writes.
+class AnnotationRecordRequest(TypedDict):
+    id: NotRequired[int]
+    kind: AnnotationRecordKindEnum
+    label: str
+    geometry: BoxGeometryRequest
+    attributes: NotRequired[dict[str, float | str | bool]]
+
+
+AnnotationStatusEnum: TypeAlias = Literal["unlabeled", "annotated", "no_objects"]
+
+
 class ApiToken(TypedDict):
     id: int
     name: str
@@ -197,6 +246,30 @@ class BestTrial(TypedDict):
 BlankEnum: TypeAlias = Literal[""]
 
 
+# An axis-aligned box in the image's pixels: top-left corner, width and height (all floats, width and height >
+# 0, inside the image).
+class BoxGeometry(TypedDict):
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+# An axis-aligned box in the image's pixels: top-left corner, width and height (all floats, width and height >
+# 0, inside the image).
+class BoxGeometryRequest(TypedDict):
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+class BoxHistogram(TypedDict):
+    # Bin edges: counts[i] is of values in [bins[i], bins[i+1]) (the last bin closed).
+    bins: list[float]
+    counts: list[int]
+
+
 class BuildPackageParams(TypedDict):
     kind: BuildPackageParamsKindEnum
     version: int
@@ -219,6 +292,43 @@ class BuildPackageResult(TypedDict):
 
 
 BuildPackageResultKindEnum: TypeAlias = Literal["package_build_result"]
+
+
+class BulkAnnotationConflict(TypedDict):
+    error: BulkAnnotationConflictBody
+
+
+class BulkAnnotationConflictBody(TypedDict):
+    code: AnnotationConflictCodeEnum
+    # The sentence to show a person.
+    message: str
+    details: BulkAnnotationConflictDetails
+
+
+class BulkAnnotationConflictDetails(TypedDict):
+    # The message again, as a field error.
+    items: list[str]
+    # The samples that changed since the revisions sent, as they are now.
+    conflicts: list[SampleAnnotations]
+
+
+class BulkAnnotationsItemRequest(TypedDict):
+    sample: int
+    # The sample's revision you last read; a stale one answers 409 annotation_conflict with the current state.
+    revision: int
+    # Default: annotated when there are boxes, else unlabeled. no_objects: reviewed, nothing to annotate (no
+    # boxes).
+    status: NotRequired[AnnotationStatusEnum]
+    # Every annotation of the sample (a write replaces them), labels by name; ids are ignored.
+    annotations: list[AnnotationRecordRequest]
+
+
+class BulkAnnotationsResult(TypedDict):
+    items: list[SampleAnnotations]
+
+
+class BulkAnnotationsWriteRequest(TypedDict):
+    items: list[BulkAnnotationsItemRequest]
 
 
 class BulkLabelConflict(TypedDict):
@@ -528,8 +638,14 @@ class DatasetSchemaRequest(TypedDict):
 
 class DatasetStatistics(TypedDict):
     total: int
+    # Object detection: annotated plus no_objects.
     labeled: int
     unlabeled: int
+    # Object detection: images with boxes; else = labeled.
+    annotated: int
+    # Object detection: reviewed, nothing to annotate; else 0.
+    no_objects: int
+    # Object detection: count is the images having a box of the label.
     per_label: list[PerLabelCount]
     formats: list[FormatCount]
     size_buckets: list[SizeBucket]
@@ -537,6 +653,8 @@ class DatasetStatistics(TypedDict):
     common_sizes: list[SizeCount]
     width: Range
     height: Range
+    # Object-detection datasets: boxes and box sizes; null for others.
+    detection: DetectionStatistics | None
 
 
 class DatasetVersion(TypedDict):
@@ -726,6 +844,22 @@ class DetectionReport(TypedDict):
 
 
 DetectionReportKindEnum: TypeAlias = Literal["detection_report"]
+
+
+class DetectionStatistics(TypedDict):
+    # All boxes of the dataset.
+    boxes: int
+    # Every label, in label order.
+    boxes_per_class: list[LabelBoxCount]
+    # Annotated images by box count: bins are counts 1, 2, 3, ... (integer edges).
+    boxes_per_image: BoxHistogram
+    # Boxes by area / image area, 10 log-spaced bins from 1e-4 to 1.
+    relative_area: BoxHistogram
+    # Unlabeled plus no_objects images.
+    images_without_boxes: int
+    unlabeled: int
+    no_objects: int
+    annotated: int
 
 
 DeviceEnum: TypeAlias = Literal["gpu", "cpu"]
@@ -1134,6 +1268,12 @@ class Label(TypedDict):
     # Samples with this label: what a rename, merge or delete changes.
     sample_count: int
     created_at: str
+
+
+class LabelBoxCount(TypedDict):
+    # The label's name.
+    label: str
+    count: int
 
 
 class LabelChange(TypedDict):
@@ -2092,8 +2232,16 @@ class Sample(TypedDict):
     original_name: str
     label: int | None
     label_name: str | None
-    # Bumped on every label change; label writes must send the version they saw.
+    # Bumped on every label or annotation change; writes must send the version they saw (annotations call it
+    # revision).
     label_version: int
+    # Object detection: unlabeled (not yet), annotated, or no_objects (reviewed, nothing to annotate);
+    # unlabeled for other datasets.
+    annotation_status: AnnotationStatusEnum
+    # Object detection: the sample's boxes; 0 otherwise.
+    box_count: int
+    # Object detection: the label ids of the sample's boxes, each once, in label order.
+    box_labels: list[int]
     width: int
     height: int
     # Format detected from the content: JPEG, PNG, BMP, WEBP, GIF; TEXT for a text, ROW for a table row.
@@ -2116,10 +2264,38 @@ class Sample(TypedDict):
     created_at: str
 
 
+# A sample's annotations as read and written (``GET/PUT .../samples/{id}/annotations/``). ``revision`` is the
+# sample's concurrency counter: a write names the revision it read and is refused with 409
+# ``annotation_conflict`` (and the current state) when it changed since.
+class SampleAnnotations(TypedDict):
+    sample: int
+    status: AnnotationStatusEnum
+    revision: int
+    width: int
+    height: int
+    annotations: list[AnnotationRecord]
+
+
+class SampleAnnotationsWriteRequest(TypedDict):
+    # The sample's revision you last read; a stale one answers 409 annotation_conflict with the current state.
+    revision: int
+    # Default: annotated when there are boxes, else unlabeled. no_objects: reviewed, nothing to annotate (no
+    # boxes).
+    status: NotRequired[AnnotationStatusEnum]
+    # Every annotation of the sample (a write replaces them), labels by name; ids are ignored.
+    annotations: list[AnnotationRecordRequest]
+
+
 class SampleCounts(TypedDict):
     total: int
+    # Object detection: annotated plus no_objects.
     labeled: int
     unlabeled: int
+    # Object detection: images with boxes; else = labeled.
+    annotated: int
+    # Object detection: reviewed, nothing to annotate; else 0.
+    no_objects: int
+    # Object detection: count is the images having a box of the label.
     per_label: list[PerLabelCount]
 
 
@@ -2521,6 +2697,7 @@ TaskTypeEnum: TypeAlias = Literal[
     "text_classification",
     "tabular_classification",
     "tabular_regression",
+    "object_detection",
 ]
 
 
@@ -2905,6 +3082,14 @@ class Error(TypedDict):
 __all__ = [
     "ActionEnum",
     "AdminUser",
+    "AnnotationConflict",
+    "AnnotationConflictBody",
+    "AnnotationConflictCodeEnum",
+    "AnnotationConflictDetails",
+    "AnnotationRecord",
+    "AnnotationRecordKindEnum",
+    "AnnotationRecordRequest",
+    "AnnotationStatusEnum",
     "ApiToken",
     "ApiTokenCreated",
     "ApiTokenRequest",
@@ -2924,10 +3109,19 @@ __all__ = [
     "BasisEnum",
     "BestTrial",
     "BlankEnum",
+    "BoxGeometry",
+    "BoxGeometryRequest",
+    "BoxHistogram",
     "BuildPackageParams",
     "BuildPackageParamsKindEnum",
     "BuildPackageResult",
     "BuildPackageResultKindEnum",
+    "BulkAnnotationConflict",
+    "BulkAnnotationConflictBody",
+    "BulkAnnotationConflictDetails",
+    "BulkAnnotationsItemRequest",
+    "BulkAnnotationsResult",
+    "BulkAnnotationsWriteRequest",
     "BulkLabelConflict",
     "BulkLabelConflictBody",
     "BulkLabelConflictDetails",
@@ -2985,6 +3179,7 @@ __all__ = [
     "DetectionPrediction",
     "DetectionReport",
     "DetectionReportKindEnum",
+    "DetectionStatistics",
     "DeviceEnum",
     "DeviceSdkReport",
     "DeviceSdkReportKindEnum",
@@ -3028,6 +3223,7 @@ __all__ = [
     "JobStatusEnum",
     "KindEnum",
     "Label",
+    "LabelBoxCount",
     "LabelChange",
     "LabelConflictCodeEnum",
     "LabelDeleted",
@@ -3155,6 +3351,8 @@ __all__ = [
     "ResumedFrom",
     "RoleEnum",
     "Sample",
+    "SampleAnnotations",
+    "SampleAnnotationsWriteRequest",
     "SampleCounts",
     "SampleLabelConflict",
     "SampleLabelConflictBody",
