@@ -179,9 +179,9 @@ def test_try_routes_answer_a_detector_as_the_hosted_api_does(tenants, api_client
         assert tried.json()["kind"] == "detection_prediction"
         assert tried.json()["predictions"] == hosted["predictions"]
         assert_boxes(tried.json()["predictions"][0], BOXES)
-    refused = post_json(
+    body_wins = post_json(
         viewer, f"/api/v1/model-versions/{detector_version.pk}/try/?max_detections=0", payload
     )
-    assert refused.status_code == 200, "a value in the body wins over the query string"
+    assert body_wins.status_code == 200, "a value in the body wins over the query string"
     bad = post_json(viewer, f"/api/v1/deployments/{deployment.pk}/try/", {**payload, "max_detections": -1})
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_max_detections"
