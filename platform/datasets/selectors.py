@@ -53,7 +53,13 @@ def datasets_for(*, user) -> QuerySet[Dataset]:
     samples = Sample.objects.filter(dataset=OuterRef("pk"))
     return scoped_to_member(Dataset.objects.select_related("created_by"), user=user).annotate(
         sample_count=_count_of(samples),
-        labeled_count=_count_of(samples.filter(Q(label__isnull=False) | Q(target__isnull=False))),
+        labeled_count=_count_of(
+            samples.filter(
+                Q(label__isnull=False)
+                | Q(target__isnull=False)
+                | ~Q(annotation_status=AnnotationStatus.UNLABELED)  # object detection: reviewed
+            )
+        ),
         label_count=_count_of(Label.objects.filter(dataset=OuterRef("pk"))),
     )
 

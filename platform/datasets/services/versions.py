@@ -20,8 +20,11 @@ from django.db import transaction
 from django.db.models import Q
 
 from datasets.models import (
+    ANNOTATION_TASKS,
     IMAGE_TASKS,
     REGRESSION_TASKS,
+    Annotation,
+    AnnotationStatus,
     Dataset,
     DatasetVersion,
     Label,
@@ -31,6 +34,7 @@ from datasets.models import (
     VersionSample,
 )
 from datasets.services.imports import chunks
+from workers.contracts.annotations import DetectionBox, DetectionManifest, DetectionSample
 from workers.contracts.manifest import (
     MANIFEST_VERSION,
     DatasetManifest,
@@ -107,6 +111,8 @@ def dataset_version_create(
     if ratios[0] <= 0:
         raise field_error("train_ratio", "The training split needs a ratio above 0.")
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
+    if dataset.task_type in ANNOTATION_TASKS:
+        return _detection_version_create(dataset=dataset, user=user, ratios=ratios, seed=seed, note=note)
     with transaction.atomic():
         list(Dataset.objects.select_for_update().filter(pk=dataset.pk).values_list("pk"))
         regression = dataset.task_type in REGRESSION_TASKS
@@ -188,6 +194,100 @@ def dataset_version_create(
     return version
 
 
+NO_OBJECTS_GROUP = "\x00no objects"  # the split's group of reviewed images without boxes (no label name)
+
+
+def _detection_version_create(
+    *, dataset: Dataset, user, ratios: tuple[float, float, float], seed: int, note: str
+) -> DatasetVersion:
+    """Object detection: the reviewed images (annotated, and no_objects with no boxes), their boxes
+    as they are now; unlabeled images are left out. Classes are the labels that have boxes, in the
+    user's order. The split is stratified by each image's rarest class (no_objects a group of its
+    own), so a rare class reaches val and test. ``counts`` are boxes per class per split."""
+    with transaction.atomic():
+        list(Dataset.objects.select_for_update().filter(pk=dataset.pk).values_list("pk"))
+        reviewed = Sample.objects.filter(dataset=dataset).exclude(
+            annotation_status=AnnotationStatus.UNLABELED
+        )
+        rows = list(
+            reviewed.order_by("pk").values_list(
+                "pk", "blob_key", "sha256", "original_name", "width", "height"
+            )
+        )
+        if not rows:
+            raise field_error(
+                "dataset",
+                "The dataset has no reviewed images: draw boxes (or mark images as having no objects) "
+                "before making a version.",
+            )
+        boxes: dict[int, list[tuple[str, dict, dict]]] = defaultdict(list)
+        for sample_id, name, geometry, attributes in (
+            Annotation.objects.filter(sample__in=reviewed)
+            .order_by("sample_id", "pk")
+            .values_list("sample_id", "label__name", "geometry", "attributes")
+        ):
+            boxes[sample_id].append((name, geometry, attributes))
+        box_counts = Counter(name for found in boxes.values() for name, _, _ in found)
+        order = _label_order(dataset)
+        classes = sorted(box_counts, key=lambda n: (order.get(n, len(order)), n))
+        index = {name: i for i, name in enumerate(classes)}
+        members: dict[str, list[int]] = defaultdict(list)
+        for pk, *_ in rows:
+            names = {name for name, _, _ in boxes.get(pk, [])}
+            group = min(names, key=lambda n: (box_counts[n], index[n])) if names else NO_OBJECTS_GROUP
+            members[group].append(pk)
+        splits = stratified_split(members=members, ratios=ratios, seed=seed)
+        counts: dict[str, Counter] = {s.value: Counter() for s in Split}
+        for pk, *_ in rows:
+            counts[splits[pk]].update(name for name, _, _ in boxes.get(pk, []))
+        number = (
+            DatasetVersion.objects.filter(dataset=dataset)
+            .order_by("-number")
+            .values_list("number", flat=True)
+            .first()
+            or 0
+        ) + 1
+        version = DatasetVersion.objects.create(
+            dataset=dataset,
+            number=number,
+            note=note,
+            seed=seed,
+            train_ratio=ratios[0],
+            val_ratio=ratios[1],
+            test_ratio=ratios[2],
+            classes=classes,
+            counts={split: {n: c[n] for n in classes if n in c} for split, c in counts.items()},
+            sample_count=len(rows),
+            unlabeled_excluded=Sample.objects.filter(
+                dataset=dataset, annotation_status=AnnotationStatus.UNLABELED
+            ).count(),
+            created_by=user,
+        )
+        for chunk in chunks(rows, 5000):
+            VersionSample.objects.bulk_create(
+                [
+                    VersionSample(
+                        version=version,
+                        sample_id=pk,
+                        split=splits[pk],
+                        label_index=0,
+                        label_name="",
+                        blob_key=key,
+                        sha256=sha,
+                        original_name=original,
+                        width=width,
+                        height=height,
+                        annotations=[
+                            {"label": index[name], **geometry, "attributes": attributes or {}}
+                            for name, geometry, attributes in boxes.get(pk, [])
+                        ],
+                    )
+                    for pk, key, sha, original, width, height in chunk
+                ]
+            )
+    return version
+
+
 def _label_order(dataset: Dataset) -> dict[str, int]:
     names = Label.objects.filter(dataset=dataset).order_by("position", "id").values_list("name", flat=True)
     return {name: i for i, name in enumerate(names)}
@@ -218,7 +318,9 @@ def _split(name: str) -> SplitName:
     return cast(SplitName, name)  # VersionSample.split's choices are the contract's three names
 
 
-def dataset_version_manifest(*, version: DatasetVersion, cache_dir: Path | None = None) -> DatasetManifest:
+def dataset_version_manifest(
+    *, version: DatasetVersion, cache_dir: Path | None = None
+) -> DatasetManifest | DetectionManifest:
     """What the compute plane trains on (``workers.contracts.manifest``): image versions as local
     file paths, text and tabular ones with their rows inline; label indexes into ``classes``, splits.
 
@@ -230,6 +332,8 @@ def dataset_version_manifest(*, version: DatasetVersion, cache_dir: Path | None 
     if version.dataset.task_type not in IMAGE_TASKS:
         return _table_manifest(version=version)
     cache = Path(cache_dir) if cache_dir is not None else Path(settings.SAMPAN_HOME) / "cache"
+    if version.dataset.task_type in ANNOTATION_TASKS:
+        return _detection_manifest(version=version, cache=cache)
     rows = (
         VersionSample.objects.filter(version=version)
         .order_by("pk")
@@ -248,6 +352,67 @@ def dataset_version_manifest(*, version: DatasetVersion, cache_dir: Path | None 
             }
             for entry, sample_id, key, index, split in rows
         ],
+    }
+    return manifest
+
+
+def _check_detection_trainable(*, version: DatasetVersion, per_class: Counter, min_boxes: int) -> None:
+    """A detector learns even one class; each class needs ``min_boxes`` boxes, and the training
+    split some boxes at all."""
+    if not version.classes:
+        raise field_error(
+            "dataset_version",
+            f"{version.name} has no boxes; training a detector needs images with boxes. Draw boxes and make "
+            "a new version.",
+        )
+    small = [(name, per_class[name]) for name in version.classes if per_class[name] < min_boxes]
+    if small:
+        listed = ", ".join(f"{name!r} has {n}" for name, n in small[:10])
+        raise field_error(
+            "dataset_version",
+            f"{version.name}: every class needs at least {min_boxes} boxes, but {listed}. Draw more boxes of "
+            "these classes and make a new version.",
+        )
+    if not sum((version.counts or {}).get(Split.TRAIN, {}).values()):
+        raise field_error("dataset_version", f"{version.name}'s training split has no boxes.")
+
+
+def _detection_manifest(*, version: DatasetVersion, cache: Path) -> DetectionManifest:
+    """e.g. ``{"kind": "detection", "version": 1, "classes": ["cat"], "samples": [{"id": 3, "path":
+    "/.../ab.png", "width": 128, "height": 96, "boxes": [{"label": 0, "x": 4, "y": 5, "width": 20,
+    "height": 30}], "split": "train"}]}``"""
+    rows = (
+        VersionSample.objects.filter(version=version)
+        .order_by("pk")
+        .values_list("pk", "sample_id", "blob_key", "split", "width", "height", "annotations")
+    )
+    samples: list[DetectionSample] = []
+    for entry, sample_id, key, split, width, height, stored in rows:
+        boxes: list[DetectionBox] = [
+            {
+                "label": int(box["label"]),
+                "x": float(box["x"]),
+                "y": float(box["y"]),
+                "width": float(box["width"]),
+                "height": float(box["height"]),
+            }
+            for box in stored or []
+        ]
+        samples.append(
+            {
+                "id": _sample_ref(entry, sample_id),
+                "path": _local_path(key, cache),
+                "width": width,
+                "height": height,
+                "boxes": boxes,
+                "split": _split(split),
+            }
+        )
+    manifest: DetectionManifest = {
+        "kind": "detection",
+        "version": MANIFEST_VERSION,
+        "classes": list(version.classes),
+        "samples": samples,
     }
     return manifest
 
@@ -320,6 +485,9 @@ def dataset_version_check_trainable(*, version: DatasetVersion, min_per_class: i
     for split_counts in (version.counts or {}).values():
         per_class.update(split_counts)
     present = sorted(name for name, n in per_class.items() if n > 0)
+    if version.dataset.task_type in ANNOTATION_TASKS:
+        _check_detection_trainable(version=version, per_class=per_class, min_boxes=min_per_class)
+        return
     if len(present) < 2:
         found = f" ({', '.join(present)})" if present else ""
         raise field_error(
