@@ -20,6 +20,7 @@ from datasets.models import (
     TaskType,
 )
 from datasets.services.annotations import MAX_ANNOTATIONS_PER_SAMPLE, MAX_BULK_ITEMS
+from datasets.services.detection_imports import ANNOTATION_FORMAT_CHOICES
 from workers.contracts.annotations import ANNOTATION_STATUSES, AnnotationRecord, SampleAnnotations
 from workers.contracts.manifest import DatasetSchema, TableColumn
 
@@ -482,14 +483,31 @@ class ImportProblemSerializer(serializers.Serializer):
     file = serializers.CharField()
     code = serializers.CharField(
         help_text="duplicate, not_an_image, corrupt_image, truncated_image, "
-        "too_many_pixels, file_too_large, encrypted, corrupt_entry, bad_label"
+        "too_many_pixels, file_too_large, encrypted, corrupt_entry, bad_label; object-detection archives "
+        "also: box_clipped, box_outside_image, box_empty, unknown_category, image_missing, "
+        "image_listed_twice, malformed_file, ..."
     )
     message = serializers.CharField()
+    line = serializers.IntegerField(
+        required=False, help_text="Object-detection archives: the line of the annotation file, where known."
+    )
+    annotation = JSONScalarField(
+        allowed=(int, str),
+        required=False,
+        help_text="Object-detection archives: the annotation's id or index in its file, where known.",
+    )
+    action = serializers.ChoiceField(
+        choices=[("skipped", "skipped"), ("clipped", "clipped"), ("refused", "refused")],
+        required=False,
+        help_text="Object-detection archives' annotation problems: skipped (left out), clipped (a box cut "
+        "to the image) or refused (the whole archive). Absent for files not imported.",
+    )
 
 
 class ImportMapping(TypedDict):
     """A table import's column mapping and how the file was read (given, or detected once read)."""
 
+    annotation_format: NotRequired[Literal["auto", "coco", "voc", "yolo", "label_studio", "images"]]
     text_column: NotRequired[str]
     label_column: NotRequired[str]
     target_column: NotRequired[str]
@@ -513,7 +531,8 @@ class ImportBatchSerializer(serializers.ModelSerializer):
         many=True,
         read_only=True,
         help_text=(
-            "Each refused or duplicate file (or row), at most the first 1000; problems_total counts them all."
+            "Each refused or duplicate file (or row), at most the first 1000; problems_total counts them "
+            "all. Object-detection archives: then the annotation problems (with line, annotation, action)."
         ),
     )
     problems_total = serializers.SerializerMethodField()
@@ -650,6 +669,12 @@ class ImportCreateSerializer(serializers.Serializer):
     background = serializers.BooleanField(
         default=False,
         help_text="Import an archive in a background job (answers 202; big archives always do).",
+    )
+    format = serializers.ChoiceField(
+        choices=[(f, f) for f in ANNOTATION_FORMAT_CHOICES],
+        default="auto",
+        help_text="Object-detection archives: the annotation format (coco, voc, yolo, label_studio, or "
+        "images for plain unlabeled images); auto detects it and refuses an archive mixing two.",
     )
 
     def validate(self, attrs):

@@ -77,6 +77,7 @@ from datasets.services.labels import (
 )
 from datasets.services.table_imports import import_table, table_preview
 from datasets.services.versions import dataset_version_create
+from workers.contracts.annotations import EXPORT_FORMATS
 
 DATASET_ID = OpenApiParameter("dataset_id", int, OpenApiParameter.PATH)
 DRY_RUN = OpenApiParameter(
@@ -203,14 +204,23 @@ class DatasetViewSet(viewsets.ModelViewSet):
                 int,
                 required=False,
                 description="Export this dataset version (id) instead of the current samples.",
-            )
+            ),
+            OpenApiParameter(
+                "format",
+                str,
+                required=False,
+                enum=list(EXPORT_FORMATS),
+                description="Object-detection datasets: the layout, COCO (default), Pascal VOC or YOLO, with "
+                "the images; the current export leaves unlabeled images out. Other datasets: leave it out.",
+            ),
         ],
         responses={
             (200, "application/zip"): OpenApiResponse(
-                OpenApiTypes.BINARY, description="folder per class + manifest.csv"
+                OpenApiTypes.BINARY,
+                description="folder per class + manifest.csv; object detection: a COCO, VOC or YOLO layout",
             )
         },
-        summary="Download as a zip: a folder per class plus manifest.csv",
+        summary="Download as a zip: a folder per class plus manifest.csv (object detection: COCO, VOC, YOLO)",
     )
     @action(detail=True, methods=["get"])
     def export(self, request, *args, **kwargs):
@@ -221,7 +231,9 @@ class DatasetViewSet(viewsets.ModelViewSet):
                 version = DatasetVersion.objects.get(dataset=dataset, pk=int(request.query_params["version"]))
             except (ValueError, DatasetVersion.DoesNotExist):
                 raise ValidationError({"version": ["No such version in this dataset."]}) from None
-        archive, filename = dataset_export(dataset=dataset, version=version)
+        archive, filename = dataset_export(
+            dataset=dataset, version=version, format=request.query_params.get("format") or None
+        )
         return FileResponse(archive, as_attachment=True, filename=filename, content_type="application/zip")
 
 
@@ -533,6 +545,7 @@ class ImportBatchViewSet(
                 user=request.user,
                 label_name=data.get("label", ""),
                 background=data["background"],
+                annotation_format=data["format"],
             )
         else:
             batch = import_files(

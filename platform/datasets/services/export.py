@@ -8,13 +8,28 @@ import csv
 import io
 import tempfile
 import zipfile
-from pathlib import PurePosixPath
-from typing import IO
+from pathlib import Path, PurePosixPath
+from typing import IO, Literal, cast
 
+from config.exceptions import field_error
 from django.core.files.storage import default_storage
 
 from datasets import selectors
-from datasets.models import IMAGE_TASKS, REGRESSION_TASKS, Dataset, DatasetVersion, TaskType
+from datasets.models import (
+    ANNOTATION_TASKS,
+    IMAGE_TASKS,
+    REGRESSION_TASKS,
+    Annotation,
+    AnnotationStatus,
+    Dataset,
+    DatasetVersion,
+    Sample,
+    TaskType,
+    VersionSample,
+)
+from datasets.services.imports import chunks
+from datasets.services.versions import blob_local_path
+from workers.contracts.annotations import EXPORT_FORMATS, AnnotationRecord, InterchangeImage, InterchangeSet
 
 FIXED_TIME = (2000, 1, 1, 0, 0, 0)  # the same content gives the same zip
 
@@ -30,12 +45,24 @@ def _download_name(dataset: Dataset, version: DatasetVersion | None) -> str:
     return f"{safe}{'-' + version.name if version else ''}.zip"
 
 
-def dataset_export(*, dataset: Dataset, version: DatasetVersion | None = None) -> tuple[IO[bytes], str]:
+def dataset_export(
+    *, dataset: Dataset, version: DatasetVersion | None = None, format: str | None = None
+) -> tuple[IO[bytes], str]:
     """A zip in the folder-per-class layout (unlabeled samples at the root) plus ``manifest.csv``
     (path, label, split, original_name, sha256). Re-importing it gives the same classes and counts.
+    Object-detection datasets: a COCO (default), VOC or YOLO layout with the images (``format``).
 
     Returns (file positioned at 0, download name).
     """
+    if dataset.task_type in ANNOTATION_TASKS:
+        return _detection_export(dataset=dataset, version=version, format=format or "coco")
+    if format:
+        raise field_error(
+            "format",
+            f"Only object-detection datasets export in {', '.join(EXPORT_FORMATS)}; this dataset exports "
+            "as its own layout (leave format out).",
+            code="unsupported_export_format",
+        )
     if dataset.task_type not in IMAGE_TASKS:
         return _table_export(dataset=dataset, version=version)
     out = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)  # noqa: SIM115 - handed to the response
@@ -65,6 +92,128 @@ def dataset_export(*, dataset: Dataset, version: DatasetVersion | None = None) -
         archive.writestr("manifest.csv", manifest.getvalue(), compress_type=zipfile.ZIP_DEFLATED)
     out.seek(0)
     return out, _download_name(dataset, version)
+
+
+def _unique_file(original: str, key: str, sha: str, used: set[str]) -> str:
+    stem = PurePosixPath(original.replace("\\", "/")).stem or sha[:12]
+    stem = "".join(c if c.isprintable() and c not in '/\\:*?"<>|' else "_" for c in stem)[:100]
+    extension = key.rsplit(".", 1)[-1]
+    name, n = f"{stem}.{extension}", 1
+    while name.lower() in used:
+        n += 1
+        name = f"{stem}-{n}.{extension}"
+    used.add(name.lower())
+    return name
+
+
+def detection_interchange(*, dataset: Dataset, version: DatasetVersion | None) -> tuple[InterchangeSet, dict]:
+    """The dataset's reviewed images (annotated and no_objects; a format cannot tell "not labeled
+    yet" from "no objects", so unlabeled images are left out) or a version's entries as an
+    interchange set, and each image file's blob key."""
+    used: set[str] = set()
+    keys: dict[str, str] = {}
+    images: list[InterchangeImage] = []
+    if version is not None:
+        classes = list(version.classes)
+        entries = VersionSample.objects.filter(version=version).order_by("pk")
+        for key, sha, original, width, height, stored in entries.values_list(
+            "blob_key", "sha256", "original_name", "width", "height", "annotations"
+        ).iterator(chunk_size=2000):
+            records: list[AnnotationRecord] = [
+                {
+                    "kind": "box",
+                    "label": classes[box["label"]],
+                    "geometry": {
+                        "x": float(box["x"]),
+                        "y": float(box["y"]),
+                        "width": float(box["width"]),
+                        "height": float(box["height"]),
+                    },
+                    "attributes": box.get("attributes") or {},
+                }
+                for box in stored or []
+            ]
+            file = _unique_file(original, key, sha, used)
+            keys[file] = key
+            images.append(
+                {
+                    "file": file,
+                    "width": width,
+                    "height": height,
+                    "status": "annotated" if records else "no_objects",
+                    "annotations": records,
+                }
+            )
+        return {"format": "coco", "classes": classes, "images": images, "problems": []}, keys
+    classes = list(dataset.labels.order_by("position", "id").values_list("name", flat=True))
+    samples = (
+        Sample.objects.filter(dataset=dataset)
+        .exclude(annotation_status=AnnotationStatus.UNLABELED)
+        .order_by("pk")
+        .values_list("pk", "blob_key", "sha256", "original_name", "width", "height", "annotation_status")
+    )
+    for chunk in chunks(list(samples), 2000):
+        boxes: dict[int, list[AnnotationRecord]] = {}
+        for sample_id, name, geometry, attributes in (
+            Annotation.objects.filter(sample_id__in=[row[0] for row in chunk])
+            .order_by("sample_id", "pk")
+            .values_list("sample_id", "label__name", "geometry", "attributes")
+        ):
+            boxes.setdefault(sample_id, []).append(
+                {"kind": "box", "label": name, "geometry": geometry, "attributes": attributes or {}}
+            )
+        for pk, key, sha, original, width, height, status in chunk:
+            file = _unique_file(original, key, sha, used)
+            keys[file] = key
+            images.append(
+                {
+                    "file": file,
+                    "width": width,
+                    "height": height,
+                    "status": status,
+                    "annotations": boxes.get(pk, []),
+                }
+            )
+    return {"format": "coco", "classes": classes, "images": images, "problems": []}, keys
+
+
+def _detection_export(
+    *, dataset: Dataset, version: DatasetVersion | None, format: str
+) -> tuple[IO[bytes], str]:
+    from workers.annotation_formats import write_directory
+
+    if format not in EXPORT_FORMATS:
+        raise field_error(
+            "format",
+            f"{format!r} is not an export format; choose one of {', '.join(EXPORT_FORMATS)}.",
+            code="unsupported_export_format",
+        )
+    interchange, keys = detection_interchange(dataset=dataset, version=version)
+    out = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)  # noqa: SIM115 - handed to the response
+    with tempfile.TemporaryDirectory(prefix="sampan-export-") as folder:
+        root = Path(folder)
+        cache = root / ".blobs"
+        write_directory(
+            interchange,
+            root / "out",
+            cast(Literal["coco", "voc", "yolo"], format),
+            lambda file: Path(blob_local_path(keys[file], cache)),
+        )
+        with zipfile.ZipFile(out, "w") as archive:
+            for path in sorted((root / "out").rglob("*")):
+                if path.is_file():
+                    name = path.relative_to(root / "out").as_posix()
+                    compress = (
+                        zipfile.ZIP_STORED
+                        if path.suffix.lower() in (".png", ".jpg")
+                        else zipfile.ZIP_DEFLATED
+                    )
+                    archive.writestr(
+                        zipfile.ZipInfo(name, date_time=FIXED_TIME), path.read_bytes(), compress_type=compress
+                    )
+    out.seek(0)
+    name = _download_name(dataset, version)
+    return out, f"{name[:-4]}-{format}.zip"
 
 
 def _table_export(*, dataset: Dataset, version: DatasetVersion | None) -> tuple[IO[bytes], str]:

@@ -20,7 +20,7 @@ from django.core.files.storage import default_storage
 from datasets.archives import ArchiveLimits, ArchiveRejected, ArchiveScan, archive_files, archive_scan
 from datasets.exceptions import ImportRejected, UploadTooLarge
 from datasets.images import ImageRejected, prepare_image
-from datasets.models import IMAGE_TASKS, Dataset, ImportBatch, ImportSource, ImportStatus
+from datasets.models import ANNOTATION_TASKS, IMAGE_TASKS, Dataset, ImportBatch, ImportSource, ImportStatus
 from datasets.services import imports, labels
 from datasets.services.imports import Report, Staged
 
@@ -203,6 +203,17 @@ def _import_archive_now(
 
 def import_stored_archive(*, batch: ImportBatch, fileobj: BinaryIO, size: int, report: Report) -> ImportBatch:
     """The ``datasets.import`` job's work for an archive batch (its upload read back from storage)."""
+    if batch.dataset.task_type in ANNOTATION_TASKS:
+        from datasets.services.detection_imports import import_detection_archive
+
+        return import_detection_archive(
+            dataset=batch.dataset,
+            fileobj=fileobj,
+            scan=_scan(fileobj, size=size),
+            batch=batch,
+            annotation_format=(batch.mapping or {}).get("annotation_format", "auto"),
+            report=report,
+        )
     return _import_archive_now(
         dataset=batch.dataset,
         fileobj=fileobj,
@@ -214,12 +225,20 @@ def import_stored_archive(*, batch: ImportBatch, fileobj: BinaryIO, size: int, r
 
 
 def import_archive(
-    *, dataset: Dataset, upload, user, label_name: str = "", background: bool = False
+    *,
+    dataset: Dataset,
+    upload,
+    user,
+    label_name: str = "",
+    background: bool = False,
+    annotation_format: str = "auto",
 ) -> ImportBatch:
     """Import a zip or tar(.gz/.bz2/.xz) upload: checked whole first (nothing is written for a
     refused archive), then small archives import now and big ones (more files than
     SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES or over 64 MiB unpacked, or ``background=True``) in a
-    ``datasets.import`` job. ``upload`` is a file object with ``name`` and ``size``.
+    ``datasets.import`` job. ``upload`` is a file object with ``name`` and ``size``. An
+    object-detection dataset reads the archive as ``annotation_format`` (COCO, VOC, YOLO, Label
+    Studio, plain images; ``auto`` detects it: ``datasets.services.detection_imports``).
 
     e.g. ``import_archive(dataset=d, upload=request.FILES["archive"], user=u).imported``
     """
@@ -240,6 +259,15 @@ def import_archive(
         len(scan.entries) <= settings.SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES
         and scan.uncompressed_bytes <= SYNC_IMPORT_MAX_BYTES
     )
+    if dataset.task_type in ANNOTATION_TASKS:
+        batch.mapping = {"annotation_format": annotation_format or "auto"}
+        if not background and small:
+            from datasets.services.detection_imports import import_detection_archive
+
+            batch.status = ImportStatus.RUNNING
+            return import_detection_archive(
+                dataset=dataset, fileobj=upload, scan=scan, batch=batch, annotation_format=annotation_format
+            )
     if not background and small:
         batch.status = ImportStatus.RUNNING
         return _import_archive_now(

@@ -293,7 +293,7 @@ def _label_order(dataset: Dataset) -> dict[str, int]:
     return {name: i for i, name in enumerate(names)}
 
 
-def _local_path(key: str, cache_dir: Path) -> str:
+def blob_local_path(key: str, cache_dir: Path) -> str:
     try:
         return default_storage.path(key)
     except NotImplementedError:
@@ -345,7 +345,7 @@ def dataset_version_manifest(
         "classes": list(version.classes),
         "samples": [
             {
-                "path": _local_path(key, cache),
+                "path": blob_local_path(key, cache),
                 "label": index,
                 "split": _split(split),
                 "id": _sample_ref(entry, sample_id),
@@ -401,7 +401,7 @@ def _detection_manifest(*, version: DatasetVersion, cache: Path) -> DetectionMan
         samples.append(
             {
                 "id": _sample_ref(entry, sample_id),
-                "path": _local_path(key, cache),
+                "path": blob_local_path(key, cache),
                 "width": width,
                 "height": height,
                 "boxes": boxes,
