@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+// Drives the detector device SDK's javascript/index.html in headless Chromium: picks the fp32 model
+// and a score threshold, drops the first image onto the drop zone, chooses the others with the file
+// input, and prints each answer the page shows as one JSON line, with the rows of its table and how
+// many canvas pixels differ from the plain image (the drawn boxes).
+//
+// Env: SDK_URL (the SDK folder served over HTTP), IMAGES (paths, ":"-separated), THRESHOLD,
+//      FRONTEND (where playwright-core is installed), CHROMIUM_PATH (default /usr/bin/chromium),
+//      E2E_ARTIFACTS (a screenshot goes there).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const require = createRequire(path.join(process.env.FRONTEND, 'package.json'));
+const { chromium } = require('playwright-core');
+
+const images = process.env.IMAGES.split(':');
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+    '--disable-component-update', '--no-first-run'],
+});
+const ready = () => document.querySelector('#status').dataset.state === 'ready';
+let failed = false;
+try {
+  const page = await browser.newPage();
+  page.on('console', (message) => console.error(`[page ${message.type()}] ${message.text()}`));
+  page.on('pageerror', (error) => console.error(`[page error] ${error}`));
+  await page.goto(`${process.env.SDK_URL}/javascript/index.html`);
+  await page.waitForFunction(ready, null, { timeout: 60_000 });
+  await page.selectOption('#model', '../model.fp32.onnx');
+  await page.waitForFunction(ready, null, { timeout: 60_000 });
+  await page.fill('#threshold', process.env.THRESHOLD);
+  for (const [position, image] of images.entries()) {
+    await page.evaluate(() => { document.querySelector('#status').dataset.state = 'waiting'; });
+    const bytes = readFileSync(image).toString('base64');
+    if (position === 0) {
+      // a real drop event carrying the file, as a user's drag and drop delivers it
+      await page.evaluate(([name, data]) => {
+        const raw = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([raw], name, { type: 'image/png' }));
+        document.querySelector('#drop').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true }));
+      }, [path.basename(image), bytes]);
+    } else {
+      await page.setInputFiles('#file', image);
+    }
+    await page.waitForFunction(() => document.querySelector('#status').dataset.state === 'done', null, { timeout: 30_000 });
+    const result = JSON.parse(await page.locator('#result').textContent());
+    const rows = await page.locator('#answer tr').count();
+    // the canvas against the plain image: the pixels the drawn boxes and labels changed
+    const painted = await page.evaluate(async (data) => {
+      const raw = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+      const bitmap = await createImageBitmap(new Blob([raw], { type: 'image/png' }));
+      const plain = new OffscreenCanvas(bitmap.width, bitmap.height).getContext('2d');
+      plain.drawImage(bitmap, 0, 0);
+      const a = plain.getImageData(0, 0, bitmap.width, bitmap.height).data;
+      const canvas = document.querySelector('#canvas');
+      const b = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+      if (a.length !== b.length) return -1;
+      let differing = 0;
+      for (let i = 0; i < a.length; i += 4) if (a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2]) differing++;
+      return differing;
+    }, bytes);
+    const status = await page.locator('#status').textContent();
+    console.log(JSON.stringify({ image, rows, painted, status, ...result }));
+  }
+  if (process.env.E2E_ARTIFACTS) await page.screenshot({ path: path.join(process.env.E2E_ARTIFACTS, 'detector-sdk-page.png') });
+} catch (error) {
+  console.log(`FAILED: ${error}`);
+  failed = true;
+} finally {
+  await browser.close();
+}
+process.exit(failed ? 1 : 0);
