@@ -14,6 +14,7 @@ import { WorkspacesRoute } from './routes/WorkspacesRoute';
 // Pages with the labeler, the training curves and the charts load when first visited.
 const ProjectRoute = lazy(() => import('./routes/ProjectRoute').then((module) => ({ default: module.ProjectRoute })));
 const JobRoute = lazy(() => import('./routes/JobRoute').then((module) => ({ default: module.JobRoute })));
+const AnnotateRoute = lazy(() => import('./routes/AnnotateRoute').then((module) => ({ default: module.AnnotateRoute })));
 const DatasetRoute = lazy(() => import('./routes/DatasetRoute').then((module) => ({ default: module.DatasetRoute })));
 const ModelVersionRoute = lazy(() => import('./routes/ModelVersionRoute').then((module) => ({ default: module.ModelVersionRoute })));
 const CompareRoute = lazy(() => import('./routes/CompareRoute').then((module) => ({ default: module.CompareRoute })));
@@ -41,6 +42,7 @@ export function AppRoutes() {
         <Route path="/workspaces" element={<WorkspacesRoute />} />
         <Route path="/workspaces/:workspaceId" element={<WorkspaceRoute />} />
         <Route path="/projects/:projectId/:tab?" element={<Lazy><ProjectRoute /></Lazy>} />
+        <Route path="/datasets/:datasetId/annotate/:sampleId" element={<Lazy><AnnotateRoute /></Lazy>} />
         <Route path="/datasets/:datasetId/:tab?" element={<Lazy><DatasetRoute /></Lazy>} />
         <Route path="/model-versions/compare" element={<Lazy><CompareRoute /></Lazy>} />
         <Route path="/model-versions/:modelVersionId" element={<Lazy><ModelVersionRoute /></Lazy>} />

@@ -9,3 +9,5 @@ export { StatisticsPanel } from './components/StatisticsPanel';
 export { VersionsPanel } from './components/VersionsPanel';
 export { useDataset, useDatasets } from './hooks/useDatasets';
 export { useVersions } from './hooks/useVersions';
+export { annotatePath, annotateSearch, filtersFromSearch } from './components/detection/annotateLink';
+export { BoxLabeler } from './components/detection/BoxLabeler';

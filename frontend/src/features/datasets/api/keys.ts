@@ -8,6 +8,10 @@ export const datasetKeys = {
   labels: (id: number) => [...resourceKeys.detail(id), 'labels'] as const,
   samples: (id: number) => [...resourceKeys.detail(id), 'samples'] as const,
   samplePage: (id: number, filters: SampleFilters) => [...datasetKeys.samples(id), 'page', filters] as const,
+  sample: (id: number, sampleId: number) => [...resourceKeys.detail(id), 'sample', sampleId] as const,
+  /** Kept apart from `samples` (which label writes refresh): the box labeler's order of images stays put while it labels them. */
+  annotateQueue: (id: number, filters: SampleFilters) => [...resourceKeys.detail(id), 'annotateQueue', filters] as const,
+  annotations: (id: number, sampleId: number) => [...resourceKeys.detail(id), 'annotations', sampleId] as const,
   imports: (id: number) => [...resourceKeys.detail(id), 'imports'] as const,
   importBatch: (id: number, batchId: number) => [...datasetKeys.imports(id), batchId] as const,
 };

@@ -20,16 +20,29 @@ export const SAMPLES_PAGE_SIZE = 48;
 /** The most samples one list request may pick by id (the server's limit on `ids`). */
 export const MAX_PICKED_SAMPLES = 500;
 
-/** `label`: a label id, 'unlabeled', 'labeled' or null for all; `ids`: only these samples. */
-export type SampleFilters = { label: number | 'unlabeled' | 'labeled' | null; search: string; page: number; ids?: number[] };
+/**
+ * `label`: a label id, 'unlabeled', 'labeled' or null for all; `ids`: only these samples. Object
+ * detection: `status` (annotation status) and `boxLabel` (images with a box of that label id).
+ */
+export type SampleFilters = {
+  label: number | 'unlabeled' | 'labeled' | null;
+  search: string;
+  page: number;
+  ids?: number[];
+  status?: 'unlabeled' | 'annotated' | 'no_objects';
+  boxLabel?: number;
+};
 
 export function listSamples(datasetId: number, filters: SampleFilters) {
-  const query: SampleQuery = { page_size: SAMPLES_PAGE_SIZE, page: filters.page > 1 ? filters.page : undefined };
+  // TODO(h1's api client): annotation_status and box_label come from the schema once regenerated.
+  const query: SampleQuery & { annotation_status?: string; box_label?: number } = { page_size: SAMPLES_PAGE_SIZE, page: filters.page > 1 ? filters.page : undefined };
   if (typeof filters.label === 'number') query.label = filters.label;
   else if (filters.label === 'unlabeled') query.unlabeled = true;
   else if (filters.label === 'labeled') query.unlabeled = false;
   if (filters.search.trim()) query.search = filters.search.trim();
   if (filters.ids) query.ids = filters.ids;
+  if (filters.status) query.annotation_status = filters.status;
+  if (filters.boxLabel !== undefined) query.box_label = filters.boxLabel;
   return unwrap(
     api.GET('/api/v1/datasets/{dataset_id}/samples/', {
       params: { path: { dataset_id: datasetId }, query },

@@ -143,3 +143,36 @@ export function historyReducer(history: History, action: HistoryAction): History
     }
   }
 }
+
+/** A sample's annotations as the labeler edits them (boxes only: other kinds are not drawn here). */
+export function documentFrom(current: {
+  status: AnnotationStatus;
+  annotations: readonly { kind: string; label: string; geometry: Rect; attributes?: EditableBox['attributes'] }[];
+}): BoxDocument {
+  const boxes = current.annotations
+    .filter((annotation) => annotation.kind === 'box')
+    .map((annotation) => ({
+      key: newBoxKey(),
+      label: annotation.label,
+      x: annotation.geometry.x,
+      y: annotation.geometry.y,
+      width: annotation.geometry.width,
+      height: annotation.geometry.height,
+      ...(annotation.attributes ? { attributes: annotation.attributes } : {}),
+    }));
+  return { status: current.status, boxes };
+}
+
+/** The PUT body for a document read at `revision`. */
+export function writeOf(doc: BoxDocument, revision: number) {
+  return {
+    revision,
+    status: doc.status,
+    annotations: doc.boxes.map((box) => ({
+      kind: 'box' as const,
+      label: box.label,
+      geometry: { x: box.x, y: box.y, width: box.width, height: box.height },
+      ...(box.attributes ? { attributes: box.attributes } : {}),
+    })),
+  };
+}
