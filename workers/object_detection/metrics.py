@@ -14,7 +14,8 @@ The AP figures follow pycocotools' ``COCOeval`` for boxes (``iouType="bbox"``, a
 - a class with no object anywhere has AP -1 and is left out of the means.
 
 The matching runs for all images and classes at once: the k-th detection of every (image, class)
-group is matched in one vectorized step, so 1,000 images take milliseconds.
+group is matched in one vectorized step (groups bucketed by their number of objects, which bounds
+the padding), so 1,000 images take a fraction of a second.
 
 The confusion matrix and the image errors use IoU .5 and detections scoring at least
 ``score_threshold``: first each detection matches an object of its own class as above (the
@@ -247,7 +248,22 @@ def coco_evaluate(
     g_start = np.searchsorted(g_key, keys, side="left")
     g_count = np.searchsorted(g_key, keys, side="right") - g_start
     matched = np.full((len(d_key), len(IOU_THRESHOLDS)), -1, dtype=np.int64)
-    matched[kept] = _match(d_group[kept], d_rank[kept], d_xywh[kept], g_start, g_count, g_xywh)
+    # groups are matched in buckets of similar object counts (1, 2-3, 4-7, ...), so one image
+    # crowded with objects does not pad every other group's arrays to its width
+    bucket = np.ceil(np.log2(g_count + 1)).astype(np.int64)
+    for width in np.unique(bucket[d_group[kept]]):
+        groups = np.flatnonzero(bucket == width)
+        local = np.full(len(keys), -1, dtype=np.int64)
+        local[groups] = np.arange(len(groups))
+        members = np.flatnonzero(kept & (bucket[d_group] == width))
+        matched[members] = _match(
+            local[d_group[members]],
+            d_rank[members],
+            d_xywh[members],
+            g_start[groups],
+            g_count[groups],
+            g_xywh,
+        )
 
     objects_per_class = np.bincount(g_label, minlength=n_classes)
     per_class: list[ClassAP] = []
