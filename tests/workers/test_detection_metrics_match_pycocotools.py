@@ -4,7 +4,8 @@ the same seeded random predictions: mAP@[.5:.95], mAP@.5, mAP@.75 and every clas
 The predictions exercise COCO's corners: boxes jittered so IoUs spread over all thresholds,
 duplicates, wrong classes, spurious boxes, tied scores, images without objects, images without
 detections, a class with objects but no detection (AP 0), a class with detections but no object
-(AP -1, left out of the means) and an image with more than 100 detections of one class.
+(AP -1, left out of the means), a crowded image and an image with more than 100 detections of
+one class.
 """
 
 from __future__ import annotations
@@ -78,6 +79,14 @@ def random_set(
                         20.0,
                     )
                 )
+        if i == 3:  # a crowded image: 40 small objects of one class, most found, some twice
+            for n in range(40):
+                x, y = 2.0 + (n % 8) * 7.5, 2.0 + (n // 8) * 11.0
+                boxes.append({"label": 2, "x": x, "y": y, "width": 6.0, "height": 9.0})
+                for _ in range(int(rng.integers(0, 3))):
+                    jitter = rng.normal(0, 0.8, size=2)
+                    score = round(float(rng.uniform(0.1, 1)), 2)
+                    found.append((2, score, float(x + jitter[0]), float(y + jitter[1]), 6.0, 9.0))
         if i == 11:
             found = []  # objects but no detection at all
         order = rng.permutation(len(found))  # the given order is not the score order
