@@ -13,6 +13,7 @@ from workspaces.selectors import scoped_to_member
 
 from deploy import usage
 from deploy.models import Deployment, DeploymentKey, Package, UsageMinute
+from workers.contracts.annotations import DetectionBox, DetectionSample
 from workers.contracts.manifest import ImageSample, TabularSample, TextSample
 
 # window -> (length, bucket size)
@@ -82,21 +83,28 @@ def deployment_usage(*, deployment: Deployment, window: str = "24h", now=None) -
     }
 
 
+def _split_samples(*, model_version, split: str, limit: int) -> tuple[Any, list[Any]]:
+    """The model's dataset-version manifest and up to ``limit`` samples of its ``split`` (seeded
+    sample, stable order)."""
+    from datasets.services import dataset_version_manifest
+
+    manifest = dataset_version_manifest(version=model_version.dataset_version)
+    samples = [s for s in manifest["samples"] if s["split"] == split]
+    if len(samples) > limit:
+        samples = sorted(random.Random(0).sample(samples, limit), key=lambda s: str(s["id"]))
+    return manifest, samples
+
+
 def model_version_split_inputs(
     *, model_version, split: str, limit: int
 ) -> tuple[str, list[Any], list[int] | None]:
     """Up to ``limit`` inputs of a split of the model's dataset version (seeded sample, stable order):
     ``("images", paths, labels)`` for image datasets, ``("instances", texts or rows, labels)`` for text
     and tabular ones. Labels index the model's own class list; ``None`` for regression or when a
-    label is not one of the model's classes."""
-    from datasets.services import dataset_version_manifest
-
+    label is not one of the model's classes, and for detectors (:func:`model_version_split_boxes`)."""
     if model_version.dataset_version is None:
         return "images", [], None
-    manifest = dataset_version_manifest(version=model_version.dataset_version)
-    samples = [s for s in manifest["samples"] if s["split"] == split]
-    if len(samples) > limit:
-        samples = sorted(random.Random(0).sample(samples, limit), key=lambda s: str(s["id"]))
+    manifest, samples = _split_samples(model_version=model_version, split=split, limit=limit)
     # the model's output order is its own class list; map the dataset version's label indexes onto it
     positions = {name: i for i, name in enumerate(model_version.classes)}
     labels = [
@@ -113,3 +121,23 @@ def model_version_split_inputs(
         ]
         return "instances", rows, None if manifest.get("task") == "regression" else known
     return "images", [Path(s["path"]) for s in cast(list[ImageSample], samples)], known
+
+
+def model_version_split_boxes(*, model_version, split: str, limit: int) -> list[list[DetectionBox]] | None:
+    """A detector's true boxes of the images :func:`model_version_split_inputs` picks (same samples,
+    same order), their labels indexing the model's own class list; ``None`` when the model has no
+    detection dataset version or a box's class is not one of the model's."""
+    if model_version.dataset_version is None:
+        return None
+    manifest, samples = _split_samples(model_version=model_version, split=split, limit=limit)
+    if manifest.get("kind") != "detection":
+        return None
+    positions = {name: i for i, name in enumerate(model_version.classes)}
+    index = [positions.get(name, -1) for name in manifest["classes"]]
+    boxes: list[list[DetectionBox]] = []
+    for sample in cast(list[DetectionSample], samples):
+        mapped: list[DetectionBox] = [{**box, "label": index[box["label"]]} for box in sample["boxes"]]
+        if any(box["label"] < 0 for box in mapped):
+            return None
+        boxes.append(mapped)
+    return boxes

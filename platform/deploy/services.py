@@ -286,7 +286,7 @@ def package_build(*, job: Job, report: Report) -> dict[str, Any]:
     """The body of a ``deploy.build_package`` job: fetch the model's ONNX file, build the on-prem
     server package or device SDK (``workers.packaging``) with test vectors from the test split, and
     store the archive; a failure is recorded on the package before the job fails."""
-    from deploy.selectors import model_version_split_inputs
+    from deploy.selectors import model_version_split_boxes, model_version_split_inputs
     from workers import packaging
 
     package = (
@@ -326,6 +326,10 @@ def package_build(*, job: Job, report: Report) -> dict[str, Any]:
                 test_images=test_inputs if kind == "images" else (),
                 test_instances=test_inputs if kind == "instances" else (),
                 test_labels=test_labels,
+                # a detector's true boxes of those test images: the device SDK's mAP@.5 of fp32 and int8
+                test_boxes=model_version_split_boxes(model_version=mv, split="test", limit=MAX_TEST_INPUTS)
+                if mv.template == "object_detection"
+                else None,
             )
             out_path = tmp_dir / "package.zip"
             if package.kind == PackageKind.SERVER:

@@ -455,7 +455,7 @@ def _parse_multipart(
             files.append((part.get_filename() or f"file {len(files) + 1}", payload))
         elif name == "top_k":
             top_k_raw = payload.decode("utf-8", "replace").strip()
-        elif name in DETECTION_OPTIONS:
+        elif isinstance(name, str) and name in DETECTION_OPTIONS:
             sent[name] = payload.decode("utf-8", "replace").strip()
     top_k = parse_top_k(top_k_raw)
     if not files:
