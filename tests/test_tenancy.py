@@ -82,6 +82,11 @@ OBJECT_ROUTES = {
     "dataset-import-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["import"].pk},
     "dataset-version-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
     "dataset-version-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["version"].pk},
+    "dataset-sample-annotations": lambda t: {
+        "dataset_id": detection_sample(t).dataset_id,
+        "pk": detection_sample(t).pk,
+    },
+    "dataset-annotations-bulk": lambda t: {"pk": detection_sample(t).dataset_id},
     "model-version-detail": lambda t: {"pk": model_version(t).pk},
     "model-version-evaluation": lambda t: {"pk": model_version(t).pk},
     "model-version-onnx": lambda t: {"pk": model_version(t).pk},
@@ -165,6 +170,16 @@ PERSONAL_OR_OPEN = {
     "deployment-predict",
     "study-defaults",  # a template's budget for the workers online: no tenant object read
 }
+
+
+def detection_sample(world: dict):
+    """An image of an object-detection dataset of project A (its row only)."""
+    if "detection_sample" not in world:
+        from tests.datasets import factories
+
+        dataset = factories.dataset(world["project_a"], name="Tenancy boxes", task_type="object_detection")
+        world["detection_sample"] = factories.sample(dataset)
+    return world["detection_sample"]
 
 
 def model_version(world: dict):

@@ -114,25 +114,20 @@ class SampleCounts:
 
 
 def _detection_counts(dataset: Dataset) -> SampleCounts:
-    """Three queries: a GROUP BY status over the (dataset, status, id) index, images per box label,
-    and the labels."""
+    """Two queries: a GROUP BY status over the (dataset, status, id) index, and the labels with the
+    images having a box of each."""
     by_status = dict(
         Sample.objects.filter(dataset=dataset)
         .order_by()
         .values_list("annotation_status")
         .annotate(n=Count("*"))
     )
-    images = dict(
-        Annotation.objects.filter(sample__dataset=dataset)
-        .order_by()
-        .values_list("label_id")
-        .annotate(n=Count("sample_id", distinct=True))
-    )
     per_label = [
-        {"id": pk, "name": name, "color": color, "count": images.get(pk, 0)}
-        for pk, name, color in Label.objects.filter(dataset=dataset)
+        {"id": pk, "name": name, "color": color, "count": images}
+        for pk, name, color, images in Label.objects.filter(dataset=dataset)
+        .annotate(images=Count("annotations__sample", distinct=True))
         .order_by("position", "id")
-        .values_list("pk", "name", "color")
+        .values_list("pk", "name", "color", "images")
     ]
     annotated = by_status.get(AnnotationStatus.ANNOTATED, 0)
     no_objects = by_status.get(AnnotationStatus.NO_OBJECTS, 0)
@@ -280,9 +275,9 @@ def _detection_filters(
     return queryset, known[0] if len(known) == 1 else None
 
 
-def box_context(*, dataset: Dataset, samples: list[Sample]) -> dict:
+def box_context(*, dataset: Dataset, samples: list[Sample], counts: SampleCounts) -> dict:
     """What the sample list's box fields read: each listed sample's box label ids (one query, only
-    for object-detection datasets) and the labels' order."""
+    for object-detection datasets) and the labels' order (from the counts)."""
     if dataset.task_type not in ANNOTATION_TASKS or not samples:
         return {}
     boxes: dict[int, list[int]] = {}
@@ -292,8 +287,7 @@ def box_context(*, dataset: Dataset, samples: list[Sample]) -> dict:
         .values_list("sample_id", "label_id")
     ):
         boxes.setdefault(sample_id, []).append(label_id)
-    labels = Label.objects.filter(dataset=dataset).order_by("position", "id").values_list("pk", flat=True)
-    return {"boxes": boxes, "label_rank": {pk: i for i, pk in enumerate(labels)}}
+    return {"boxes": boxes, "label_rank": {row["id"]: i for i, row in enumerate(counts.per_label)}}
 
 
 SIZE_BUCKETS = [32, 64, 128, 256, 512, 1024, 2048, 4096]

@@ -140,3 +140,35 @@ def test_a_version_needs_reviewed_images(tenants, api_client):
     factories.sample(dataset)
     refused = api_client(tenants["alice"]).post(f"/api/v1/datasets/{dataset.pk}/versions/", {}, format="json")
     assert refused.status_code == 400 and "no reviewed images" in refused.json()["error"]["message"]
+
+
+def test_the_detection_sample_list_takes_the_same_queries_for_one_image_or_many(tenants, api_client):
+    """tests/test_list_query_budgets.py budgets the sample list on a classification dataset; a
+    detection dataset's list adds the box fields (one query for the page's boxes) and its counts."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    dataset = factories.dataset(tenants["project_a"], name="Budget boxes", task_type="object_detection")
+    labels = [factories.label(dataset, f"class {i}") for i in range(3)]
+    client = api_client(tenants["alice"])
+
+    def add(n: int) -> None:
+        for i in range(n):
+            sample = factories.sample(dataset, width=40, height=40)
+            records = [box(labels[(i + j) % 3].name, j, j, 5, 5) for j in range(1 + i % 3)]
+            annotations_write(dataset=dataset, sample_id=sample.pk, revision=0, annotations=records)
+
+    def queries() -> tuple[int, int]:
+        with CaptureQueriesContext(connection) as captured:
+            answer = client.get(f"/api/v1/datasets/{dataset.pk}/samples/")
+        assert answer.status_code == 200
+        assert all(row["box_count"] >= 1 for row in answer.json()["results"])
+        return answer.json()["count"], len(captured)
+
+    add(1)
+    queries()  # warm what a process caches
+    one = queries()
+    add(4)
+    many = queries()
+    assert (one[0], many[0]) == (1, 5)
+    assert many[1] == one[1] <= 5, f"{one[1]} queries for one image, {many[1]} for five"

@@ -391,7 +391,7 @@ class SampleViewSet(
         found = selectors.sample_list(dataset=self.dataset, **query.validated_data)
         paginator = cast(SamplePagination, self.paginator)
         page = paginator.paginate_sample_list(found, request, self)
-        context = selectors.box_context(dataset=self.dataset, samples=page)
+        context = selectors.box_context(dataset=self.dataset, samples=page, counts=found.counts)
         return paginator.get_paginated_response(SampleSerializer(page, many=True, context=context).data)
 
     @extend_schema(
