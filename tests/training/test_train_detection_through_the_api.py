@@ -47,7 +47,7 @@ def finished(job_id: int, timeout: float) -> Job:
     return job
 
 
-def detection_version(tenants, client, tmp_path: Path, *, n: int = SCENES) -> dict:
+def detection_version(tenants, client, tmp_path: Path, *, n: int = SCENES, size: int = SIZE) -> dict:
     """A detection dataset imported from a COCO zip through the API, and its version (seed 7)."""
     from datasets.models import ImportBatch
 
@@ -58,7 +58,7 @@ def detection_version(tenants, client, tmp_path: Path, *, n: int = SCENES) -> di
     )
     assert created.status_code == 201, created.content
     dataset = created.json()
-    archive = io.BytesIO(coco_zip(tmp_path, n=n))
+    archive = io.BytesIO(coco_zip(tmp_path, n=n, size=size))
     archive.name = "scenes.zip"
     imported = client.post(
         f"/api/v1/datasets/{dataset['id']}/imports/",
