@@ -182,6 +182,8 @@ SPECTACULAR_SETTINGS = {
         "LabelDeletedCodeEnum": ["label_deleted"],
         "AnnotationConflictCodeEnum": ["annotation_conflict"],
         "AnnotationStatusEnum": ["unlabeled", "annotated", "no_objects"],  # workers.contracts.annotations
+        # an object-detection import's format (datasets.services.detection_imports)
+        "AnnotationFormatEnum": ["auto", "coco", "voc", "yolo", "label_studio", "images"],
         "TableTaskEnum": ["classification", "regression"],  # workers.contracts.manifest.TableTask
         "TableFormatEnum": ["csv", "tsv", "jsonl", "xlsx", "parquet"],
         # the contracts' "type" fields (workers.contracts.templates/preprocessing, datasets profiles)
