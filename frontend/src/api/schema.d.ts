@@ -497,7 +497,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Download as a zip: a folder per class plus manifest.csv
+         * Download as a zip: a folder per class plus manifest.csv (object detection: COCO, VOC, YOLO)
          * @description Datasets in the caller's workspaces, with sample and label counts.
          */
         get: operations["datasets_export_retrieve"];
@@ -1796,15 +1796,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /**
-         * @description * `create` - Created
-         *     * `switch` - Switched
-         *     * `rollback` - Rolled back
-         *     * `stop` - Stopped
-         *     * `start` - Started
-         * @enum {string}
-         */
-        ActionEnum: "create" | "switch" | "rollback" | "stop" | "start";
         /** @description An account as administrators see it on the users page. */
         AdminUser: {
             readonly id: number;
@@ -1850,6 +1841,16 @@ export interface components {
             /** @description The sample's annotations now. */
             current: components["schemas"]["SampleAnnotations"];
         };
+        /**
+         * @description * `auto` - auto
+         *     * `coco` - coco
+         *     * `voc` - voc
+         *     * `yolo` - yolo
+         *     * `label_studio` - label_studio
+         *     * `images` - images
+         * @enum {string}
+         */
+        AnnotationFormatEnum: "auto" | "coco" | "voc" | "yolo" | "label_studio" | "images";
         /**
          * @description One annotation: ``label`` is the label's name (the dataset's label list), ``geometry`` the
          *     shape for ``kind``. ``attributes`` holds free key/values kept through import and export (COCO
@@ -2656,7 +2657,7 @@ export interface components {
             name: string;
         };
         DeploymentEvent: {
-            readonly action: components["schemas"]["ActionEnum"];
+            readonly action: components["schemas"]["DeploymentEventActionEnum"];
             readonly model_version: number | null;
             readonly model_version_name: string | null;
             /** Format: date-time */
@@ -2664,6 +2665,15 @@ export interface components {
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly by: string;
         };
+        /**
+         * @description * `create` - Created
+         *     * `switch` - Switched
+         *     * `rollback` - Rolled back
+         *     * `stop` - Stopped
+         *     * `start` - Started
+         * @enum {string}
+         */
+        DeploymentEventActionEnum: "create" | "switch" | "rollback" | "stop" | "start";
         DeploymentKey: {
             readonly id: number;
             readonly name: string;
@@ -3002,7 +3012,7 @@ export interface components {
             /** @description Directories, dot files, __MACOSX, our own manifest.csv. */
             readonly ignored: number;
             readonly labels_created: string[];
-            /** @description Each refused or duplicate file (or row), at most the first 1000; problems_total counts them all. */
+            /** @description Each refused or duplicate file (or row), at most the first 1000; problems_total counts them all. Object-detection archives: then the annotation problems (with line, annotation, action). */
             readonly problems: components["schemas"]["ImportProblem"][];
             /** @description Every problem of the import (failed plus duplicates); ``problems`` lists the first 1000. */
             readonly problems_total: number;
@@ -3088,9 +3098,22 @@ export interface components {
              * @default false
              */
             background: boolean;
+            /**
+             * @description Object-detection archives: the annotation format (coco, voc, yolo, label_studio, or images for plain unlabeled images); auto detects it and refuses an archive mixing two.
+             *
+             *     * `auto` - auto
+             *     * `coco` - coco
+             *     * `voc` - voc
+             *     * `yolo` - yolo
+             *     * `label_studio` - label_studio
+             *     * `images` - images
+             * @default auto
+             */
+            format: components["schemas"]["AnnotationFormatEnum"];
         };
         /** @description A table import's column mapping and how the file was read (given, or detected once read). */
         ImportMapping: {
+            annotation_format?: components["schemas"]["AnnotationFormatEnum"];
             text_column?: string;
             label_column?: string;
             target_column?: string;
@@ -3102,10 +3125,29 @@ export interface components {
         };
         ImportProblem: {
             file: string;
-            /** @description duplicate, not_an_image, corrupt_image, truncated_image, too_many_pixels, file_too_large, encrypted, corrupt_entry, bad_label */
+            /** @description duplicate, not_an_image, corrupt_image, truncated_image, too_many_pixels, file_too_large, encrypted, corrupt_entry, bad_label; object-detection archives also: box_clipped, box_outside_image, box_empty, unknown_category, image_missing, image_listed_twice, malformed_file, ... */
             code: string;
             message: string;
+            /** @description Object-detection archives: the line of the annotation file, where known. */
+            line?: number;
+            /** @description Object-detection archives: the annotation's id or index in its file, where known. */
+            annotation?: number | string;
+            /**
+             * @description Object-detection archives' annotation problems: skipped (left out), clipped (a box cut to the image) or refused (the whole archive). Absent for files not imported.
+             *
+             *     * `skipped` - skipped
+             *     * `clipped` - clipped
+             *     * `refused` - refused
+             */
+            action?: components["schemas"]["ImportProblemActionEnum"];
         };
+        /**
+         * @description * `skipped` - skipped
+         *     * `clipped` - clipped
+         *     * `refused` - refused
+         * @enum {string}
+         */
+        ImportProblemActionEnum: "skipped" | "clipped" | "refused";
         /**
          * @description * `archive` - Archive (zip or tar)
          *     * `files` - Image files
@@ -7941,6 +7983,8 @@ export interface operations {
     datasets_export_retrieve: {
         parameters: {
             query?: {
+                /** @description Object-detection datasets: the layout, COCO (default), Pascal VOC or YOLO, with the images; the current export leaves unlabeled images out. Other datasets: leave it out. */
+                format?: "coco" | "voc" | "yolo";
                 /** @description Export this dataset version (id) instead of the current samples. */
                 version?: number;
             };
@@ -7952,7 +7996,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description folder per class + manifest.csv */
+            /** @description folder per class + manifest.csv; object detection: a COCO, VOC or YOLO layout */
             200: {
                 headers: {
                     [name: string]: unknown;

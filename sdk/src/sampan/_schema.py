@@ -22,9 +22,6 @@ else:
         from typing_extensions import NotRequired  # noqa: UP035
 
 
-ActionEnum: TypeAlias = Literal["create", "switch", "rollback", "stop", "start"]
-
-
 # An account as administrators see it on the users page.
 class AdminUser(TypedDict):
     id: int
@@ -58,6 +55,9 @@ class AnnotationConflictDetails(TypedDict):
     revision: list[str]
     # The sample's annotations now.
     current: SampleAnnotations
+
+
+AnnotationFormatEnum: TypeAlias = Literal["auto", "coco", "voc", "yolo", "label_studio", "images"]
 
 
 # One annotation: ``label`` is the label's name (the dataset's label list), ``geometry`` the shape for
@@ -718,12 +718,15 @@ class DeploymentCreateRequest(TypedDict):
 
 
 class DeploymentEvent(TypedDict):
-    action: ActionEnum
+    action: DeploymentEventActionEnum
     model_version: int | None
     model_version_name: str | None
     at: str
     # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
     by: str
+
+
+DeploymentEventActionEnum: TypeAlias = Literal["create", "switch", "rollback", "stop", "start"]
 
 
 class DeploymentKey(TypedDict):
@@ -997,6 +1000,7 @@ class ImportBatch(TypedDict):
     ignored: int
     labels_created: list[str]
     # Each refused or duplicate file (or row), at most the first 1000; problems_total counts them all.
+    # Object-detection archives: then the annotation problems (with line, annotation, action).
     problems: list[ImportProblem]
     # Every problem of the import (failed plus duplicates); ``problems`` lists the first 1000.
     problems_total: int
@@ -1072,10 +1076,14 @@ class ImportCreateRequest(TypedDict):
     sheet: NotRequired[str]
     # Import an archive in a background job (answers 202; big archives always do).
     background: NotRequired[bool]
+    # Object-detection archives: the annotation format (coco, voc, yolo, label_studio, or images for plain
+    # unlabeled images); auto detects it and refuses an archive mixing two.
+    format: NotRequired[AnnotationFormatEnum]
 
 
 # A table import's column mapping and how the file was read (given, or detected once read).
 class ImportMapping(TypedDict):
+    annotation_format: NotRequired[AnnotationFormatEnum]
     text_column: NotRequired[str]
     label_column: NotRequired[str]
     target_column: NotRequired[str]
@@ -1089,9 +1097,20 @@ class ImportMapping(TypedDict):
 class ImportProblem(TypedDict):
     file: str
     # duplicate, not_an_image, corrupt_image, truncated_image, too_many_pixels, file_too_large, encrypted,
-    # corrupt_entry, bad_label
+    # corrupt_entry, bad_label; object-detection archives also: box_clipped, box_outside_image, box_empty,
+    # unknown_category, image_missing, image_listed_twice, malformed_file, ...
     code: str
     message: str
+    # Object-detection archives: the line of the annotation file, where known.
+    line: NotRequired[int]
+    # Object-detection archives: the annotation's id or index in its file, where known.
+    annotation: NotRequired[int | str]
+    # Object-detection archives' annotation problems: skipped (left out), clipped (a box cut to the image) or
+    # refused (the whole archive). Absent for files not imported.
+    action: NotRequired[ImportProblemActionEnum]
+
+
+ImportProblemActionEnum: TypeAlias = Literal["skipped", "clipped", "refused"]
 
 
 ImportSourceEnum: TypeAlias = Literal["archive", "files", "table"]
@@ -3080,12 +3099,12 @@ class Error(TypedDict):
 
 
 __all__ = [
-    "ActionEnum",
     "AdminUser",
     "AnnotationConflict",
     "AnnotationConflictBody",
     "AnnotationConflictCodeEnum",
     "AnnotationConflictDetails",
+    "AnnotationFormatEnum",
     "AnnotationRecord",
     "AnnotationRecordKindEnum",
     "AnnotationRecordRequest",
@@ -3166,6 +3185,7 @@ __all__ = [
     "Deployment",
     "DeploymentCreateRequest",
     "DeploymentEvent",
+    "DeploymentEventActionEnum",
     "DeploymentKey",
     "DeploymentKeyCreateRequest",
     "DeploymentKeyCreated",
@@ -3203,6 +3223,7 @@ __all__ = [
     "ImportCreateRequest",
     "ImportMapping",
     "ImportProblem",
+    "ImportProblemActionEnum",
     "ImportSourceEnum",
     "ImportStatusEnum",
     "IntermediateValue",
