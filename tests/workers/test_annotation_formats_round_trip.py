@@ -153,3 +153,36 @@ def test_written_paths_stay_inside_the_output_folder(tmp_path: Path) -> None:
     ]
     with pytest.raises(ValueError, match="cannot write"):
         write_directory(interchange, out, "label_studio", lambda file: source)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("format", ["coco", "voc", "yolo"])
+def test_boxes_flush_with_the_edges_read_back_without_a_problem(tmp_path: Path, format: str) -> None:
+    """Rounding in the written file never pushes a box past the image (no spurious box_clipped)."""
+    sources = _sources(tmp_path, ["a.png"])
+    boxes = [(0.005, 0.004, 39.995, 29.996), (33.335, 21.115, 6.665, 8.885), (0.0, 0.0, 40.0, 30.0)]
+    interchange: InterchangeSet = {
+        "format": "coco",
+        "classes": ["x"],
+        "images": [
+            {
+                "file": "a.png",
+                "width": 40,
+                "height": 30,
+                "status": "annotated",
+                "annotations": [
+                    {"kind": "box", "label": "x", "geometry": {"x": x, "y": y, "width": w, "height": h}}
+                    for x, y, w, h in boxes
+                ],
+            }
+        ],
+        "problems": [],
+    }
+    write_directory(interchange, tmp_path / "out", format, lambda file: sources / "0.png")  # type: ignore[arg-type]
+    read = parse_directory(tmp_path / "out")
+    assert read["problems"] == []
+    for (x, y, w, h), record in zip(boxes, read["images"][0]["annotations"], strict=True):
+        geometry = record["geometry"]
+        assert geometry["x"] + geometry["width"] <= 40 and geometry["y"] + geometry["height"] <= 30
+        assert geometry["x"] == pytest.approx(x, abs=TOLERANCE[format])
+        assert geometry["x"] + geometry["width"] == pytest.approx(x + w, abs=TOLERANCE[format])
+        assert geometry["y"] + geometry["height"] == pytest.approx(y + h, abs=TOLERANCE[format])

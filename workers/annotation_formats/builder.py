@@ -29,7 +29,7 @@ from workers.contracts.annotations import (
     InterchangeSet,
 )
 
-EDGE_TOLERANCE = 0.01  # pixels
+EDGE_TOLERANCE = 0.05  # pixels: rounding in exports (COCO to 1/100 px, YOLO to 6 decimals)
 MOSTLY_OUTSIDE = 0.5  # a box with less than this fraction of its area inside the image is refused
 LABEL_MAX_LENGTH = 100  # the platform's label names (datasets.Label.name)
 
