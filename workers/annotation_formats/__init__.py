@@ -71,7 +71,7 @@ def parse_directory(root: Path, format: InterchangeFormat | None = None) -> Inte
     else:
         chosen = format
     builder = SetBuilder(tree, chosen)
-    if chosen in ("coco", "label_studio", "images"):
+    if chosen in ("coco", "label_studio") or format is None:
         builder.problems.extend(found.problems)  # JSON files that did not parse
     if chosen == "coco":
         for file, document in found.coco:
