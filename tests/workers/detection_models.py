@@ -4,7 +4,8 @@
   ``scores``/``boxes`` maps are fixed, whatever the image: evaluation, serving and packaging tests
   that need known answers.
 - :func:`tiny_detector` trains ``det_small`` on synthetic digit scenes once per process and
-  returns its model directory (model.onnx, preprocess.json, labels.json, manifest.json).
+  returns its model directory (model.onnx, preprocess.json, labels.json, manifest.json);
+  :func:`tiny_run` gives that run's manifest, result and reports too.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ import json
 import shutil
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from workers.contracts.annotations import DetectionManifest
 from workers.image_classification.preprocessing import make_spec
 from workers.object_detection.decode import OUTPUT_STRIDE
 
@@ -96,21 +99,40 @@ def constant_detector(
 TINY_SPEC: dict[str, Any] = {"preset": "fast", "epochs": 2, "image_size": 64, "batch_size": 16}
 
 
+@dataclass(frozen=True)
+class TinyRun:
+    """The shared tiny training run: its manifest, result, model directory and every report."""
+
+    manifest: DetectionManifest
+    result: dict[str, Any]
+    model_dir: Path
+    reports: list[dict[str, Any]]
+
+
 @functools.cache
-def _tiny_detector_dir() -> Path:
+def tiny_run() -> TinyRun:
+    """Train ``det_small`` on 60 synthetic 64x64 scenes (42 train: 2 steps per epoch) for 2 epochs,
+    once per process, recording each report with the progress event it makes."""
     from workers.object_detection.synthetic import digit_scenes, write_manifest
     from workers.object_detection.trainer import train
+    from workers.progress import progress_event
 
     root = Path(tempfile.mkdtemp(prefix="sampan-tiny-detector-"))
     atexit.register(shutil.rmtree, root, True)
-    scenes = digit_scenes(60, size=64, seed=0, digits_per_image=(1, 3))
-    manifest = write_manifest(scenes, root / "data")
-    train(TINY_SPEC, manifest, root / "run", device="cpu", threads=2)
-    return root / "run"
+    manifest = write_manifest(digit_scenes(60, size=64, seed=0, digits_per_image=(1, 3)), root / "data")
+    reports: list[dict[str, Any]] = []
+
+    def report(
+        message: str = "", *, fraction: float | None = None, milestone: bool = False, **metrics: Any
+    ) -> None:
+        progress_event(message, fraction=fraction, **metrics)  # a job's report refuses anything else
+        reports.append({"message": message, "fraction": fraction, "milestone": milestone, **metrics})
+
+    result = train(TINY_SPEC, manifest, root / "run", report, device="cpu", threads=2)
+    return TinyRun(manifest=manifest, result=result, model_dir=root / "run", reports=reports)
 
 
 def tiny_detector(tmp: Any = None) -> Path:
-    """A trained ``det_small`` model directory (60 synthetic 64x64 scenes, 2 epochs), trained once
-    per process; ``tmp`` (a path or pytest's tmp_path_factory) is accepted for symmetry and unused:
-    the directory is shared and must not be modified."""
-    return _tiny_detector_dir()
+    """A trained ``det_small`` model directory (:func:`tiny_run`), shared by every caller in the
+    process: do not modify it. ``tmp`` (a path or pytest's tmp_path_factory) is accepted and unused."""
+    return tiny_run().model_dir

@@ -1,8 +1,9 @@
 """The task templates this installation offers, by name. Safe to import in the web process.
 
 >>> from workers.templates import registry
->>> [t.name for t in registry.all()]
-['image_classification', 'tabular_classification', 'tabular_regression', 'text_classification']
+>>> [t.name for t in registry.all()]  # doctest: +NORMALIZE_WHITESPACE
+['image_classification', 'object_detection', 'tabular_classification', 'tabular_regression',
+ 'text_classification']
 >>> registry.get("image_classification").title
 'Image classification'
 """
@@ -10,6 +11,7 @@
 from __future__ import annotations
 
 from workers.image_classification.template import TEMPLATE as IMAGE_CLASSIFICATION
+from workers.object_detection.template import TEMPLATE as OBJECT_DETECTION
 from workers.tabular.template import CLASSIFICATION as TABULAR_CLASSIFICATION
 from workers.tabular.template import REGRESSION as TABULAR_REGRESSION
 from workers.templates.declaration import TaskTemplate
@@ -45,6 +47,7 @@ def all() -> list[TaskTemplate]:  # noqa: A001 - the registry's public vocabular
 
 
 register(IMAGE_CLASSIFICATION)
+register(OBJECT_DETECTION)
 register(TABULAR_CLASSIFICATION)
 register(TABULAR_REGRESSION)
 register(TEXT_CLASSIFICATION)

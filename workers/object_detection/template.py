@@ -1,0 +1,193 @@
+"""The object detection template's declaration (no torch here: the web process imports it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workers.templates.declaration import (
+    DataRequirements,
+    Param,
+    Preset,
+    SearchDimension,
+    TaskTemplate,
+    TemplateParamError,
+)
+
+MODELS = ("det_small", "det_medium", "det_resnet18")
+AUGMENTATIONS = ("none", "light", "standard", "strong")
+MIN_BOXES_PER_CLASS = 3
+
+PARAMS = (
+    Param(
+        "model",
+        "choice",
+        "Model",
+        "det_medium",
+        choices=MODELS,
+        help="An anchor-free detector (CenterNet-style heatmaps at stride 4) on a ResNet backbone with a "
+        "light feature pyramid. det_small: a small ResNet; det_medium: a narrow ResNet; det_resnet18: "
+        "ResNet-18 (its backbone keys match the common ResNet-18 layout, for transfer learning).",
+    ),
+    Param("epochs", "int", "Epochs", 40, low=1, high=500, help="Passes over the training split."),
+    Param("batch_size", "int", "Batch size", 32, low=2, high=512, help="Images per optimizer step."),
+    Param(
+        "learning_rate",
+        "float",
+        "Learning rate",
+        3e-3,
+        low=1e-6,
+        high=1.0,
+        log=True,
+        help="Peak learning rate of AdamW.",
+    ),
+    Param(
+        "weight_decay",
+        "float",
+        "Weight decay",
+        1e-4,
+        low=0.0,
+        high=1.0,
+        help="AdamW's decoupled weight decay (not applied to biases and normalization layers).",
+    ),
+    Param(
+        "image_size",
+        "int",
+        "Image size",
+        128,
+        low=32,
+        high=1024,
+        help="Images are resized to image_size x image_size pixels (a multiple of 32) before the model "
+        "sees them; boxes are scaled back to the original image.",
+    ),
+    Param(
+        "augmentation",
+        "choice",
+        "Augmentation",
+        "standard",
+        choices=AUGMENTATIONS,
+        help="Random scale and crop that move and clip the boxes, horizontal flip and colour jitter, "
+        "from none to strong.",
+    ),
+    Param(
+        "horizontal_flip",
+        "bool",
+        "Horizontal flip",
+        False,
+        help="Mirror half of the training images with their boxes. Off by default because a mirrored "
+        "digit, letter or sign can be a different class.",
+    ),
+    Param(
+        "schedule",
+        "choice",
+        "Learning-rate schedule",
+        "onecycle",
+        choices=("cosine", "onecycle"),
+        help="cosine: linear warm-up then cosine decay; onecycle: the one-cycle policy.",
+    ),
+    Param(
+        "warmup_epochs",
+        "int",
+        "Warm-up epochs",
+        0,
+        low=0,
+        high=50,
+        help="Epochs of linear warm-up before the cosine decay (cosine schedule only).",
+    ),
+    Param(
+        "seed",
+        "int",
+        "Random seed",
+        0,
+        low=0,
+        high=2**31 - 1,
+        help="Seeds weights, data order and augmentation, so a run can be repeated.",
+    ),
+)
+
+PRESETS = (
+    Preset(
+        "fast",
+        "Fast",
+        "A small detector at 96x96 pixels: minutes on a CPU, a first model to look at.",
+        {
+            "model": "det_small",
+            "epochs": 24,
+            "batch_size": 32,
+            "learning_rate": 4e-3,
+            "image_size": 96,
+            "augmentation": "light",
+            "schedule": "onecycle",
+        },
+    ),
+    Preset(
+        "balanced",
+        "Balanced",
+        "A narrow-ResNet detector at 128x128 pixels with standard augmentation.",
+        {
+            "model": "det_medium",
+            "epochs": 40,
+            "batch_size": 32,
+            "learning_rate": 3e-3,
+            "image_size": 128,
+            "augmentation": "standard",
+            "schedule": "onecycle",
+        },
+    ),
+    Preset(
+        "accurate",
+        "Accurate",
+        "A ResNet-18 detector at 160x160 pixels, strong augmentation, more epochs (best on a GPU).",
+        {
+            "model": "det_resnet18",
+            "epochs": 60,
+            "batch_size": 32,
+            "learning_rate": 2e-3,
+            "image_size": 160,
+            "augmentation": "standard",
+            "schedule": "onecycle",
+        },
+    ),
+)
+
+SEARCH_SPACE = (
+    SearchDimension("learning_rate", "float", low=5e-4, high=1e-2, log=True),
+    SearchDimension("image_size", "categorical", choices=(96, 128, 160)),
+    SearchDimension("model", "categorical", choices=("det_small", "det_medium")),
+    SearchDimension("augmentation", "categorical", choices=("light", "standard", "strong")),
+    SearchDimension("epochs", "int", low=10, high=60),
+)
+
+
+def _cross_check(values: dict[str, Any]) -> None:
+    if values["image_size"] % 32:
+        raise TemplateParamError("image_size", f"must be a multiple of 32, got {values['image_size']}")
+    if values["schedule"] == "cosine" and values["warmup_epochs"] >= values["epochs"]:
+        raise TemplateParamError(
+            "warmup_epochs", f"must be less than epochs ({values['epochs']}), got {values['warmup_epochs']}"
+        )
+
+
+TEMPLATE = TaskTemplate(
+    name="object_detection",
+    title="Object detection",
+    description=(
+        "Find objects in images: a box and a label for each. Trains an anchor-free detector with torch; "
+        "serves with ONNX Runtime."
+    ),
+    data_kind="image",
+    label_kind="boxes",
+    params=PARAMS,
+    presets=PRESETS,
+    default_preset="balanced",
+    search_space=SEARCH_SPACE,
+    objective={"metric": "val_map50", "direction": "maximize"},
+    metrics=("loss", "val_loss", "val_map50", "lr", "samples_per_s", "eta_s"),
+    data=DataRequirements(
+        min_classes=1, min_samples_per_class=MIN_BOXES_PER_CLASS, required_splits=("train",)
+    ),
+    train="workers.object_detection.trainer:train",
+    evaluate="workers.object_detection.evaluation:evaluate",
+    export="workers.object_detection.export:export_onnx",
+    check_data="workers.object_detection.manifest:check_manifest",
+    cross_check=_cross_check,
+)
