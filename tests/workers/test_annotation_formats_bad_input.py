@@ -365,3 +365,44 @@ def test_plain_images_come_unlabeled_with_their_real_size(tmp_path: Path) -> Non
         ("turned.jpg", 20, 40, "unlabeled"),
     ]
     assert _problems(read) == [("fake.png", None, None, "not_an_image", "skipped")]
+
+
+def test_coco_files_merge_and_bad_names_unreadable_images_and_links_are_reported(tmp_path: Path) -> None:
+    root = tmp_path / "archive"
+    _image(root, "train/a.png")
+    _image(root, "val/b.png")
+    _write(root, "val/broken.png", "truncated")
+    outside = tmp_path / "outside.png"
+    Image.new("RGB", (10, 10)).save(outside)
+    (root / "train" / "linked.png").symlink_to(outside)
+    train = {
+        "images": [{"id": 1, "file_name": "a.png"}, {"id": 2, "file_name": "linked.png"}],
+        "categories": [{"id": 1, "name": "cat"}, {"id": 2, "name": "   "}],
+        "annotations": [
+            {"id": 1, "image_id": 1, "category_id": 1, "bbox": [1, 1, 5, 5]},
+            {"id": 2, "image_id": 1, "category_id": 2, "bbox": [1, 1, 5, 5]},
+        ],
+    }
+    val = {
+        "images": [{"id": 1, "file_name": "b.png"}, {"id": 2, "file_name": "broken.png"}],
+        "categories": [{"id": 7, "name": "dog"}, {"id": 8, "name": "cat"}],
+        "annotations": [
+            {"id": 1, "image_id": 1, "category_id": 8, "bbox": [2, 2, 5, 5]},
+            {"id": 2, "image_id": 2, "category_id": 7, "bbox": [2, 2, 5, 5]},
+        ],
+    }
+    _write(root, "train/_annotations.coco.json", json.dumps(train))
+    _write(root, "val/_annotations.coco.json", json.dumps(val))
+    read = parse_directory(root)
+    assert read["classes"] == ["cat", "dog"]
+    assert [image["file"] for image in read["images"]] == ["train/a.png", "val/b.png"]  # never the link
+    assert _problems(read) == sorted(
+        [
+            ("train/_annotations.coco.json", None, None, "bad_label", "skipped"),
+            ("train/_annotations.coco.json", None, "image 2", "image_missing", "skipped"),
+            ("val/broken.png", None, None, "not_an_image", "skipped"),
+        ],
+        key=repr,
+    )
+    assert _boxes(read, "train/a.png") == [("cat", 1, 1, 5, 5)]
+    assert _boxes(read, "val/b.png") == [("cat", 2, 2, 5, 5)]
