@@ -275,9 +275,9 @@ def _detection_filters(
     return queryset, known[0] if len(known) == 1 else None
 
 
-def box_context(*, dataset: Dataset, samples: list[Sample], counts: SampleCounts) -> dict:
+def box_context(*, dataset: Dataset, samples: list[Sample], counts: SampleCounts | None = None) -> dict:
     """What the sample list's box fields read: each listed sample's box label ids (one query, only
-    for object-detection datasets) and the labels' order (from the counts)."""
+    for object-detection datasets) and the labels' order (from the counts when given)."""
     if dataset.task_type not in ANNOTATION_TASKS or not samples:
         return {}
     boxes: dict[int, list[int]] = {}
@@ -287,7 +287,11 @@ def box_context(*, dataset: Dataset, samples: list[Sample], counts: SampleCounts
         .values_list("sample_id", "label_id")
     ):
         boxes.setdefault(sample_id, []).append(label_id)
-    return {"boxes": boxes, "label_rank": {row["id"]: i for i, row in enumerate(counts.per_label)}}
+    if counts is not None:
+        order = [row["id"] for row in counts.per_label]
+    else:
+        order = list(Label.objects.filter(dataset=dataset).order_by("position", "id").values_list("pk", flat=True))
+    return {"boxes": boxes, "label_rank": {pk: i for i, pk in enumerate(order)}}
 
 
 SIZE_BUCKETS = [32, 64, 128, 256, 512, 1024, 2048, 4096]

@@ -282,3 +282,23 @@ def test_coco_round_trip_keeps_every_box_within_a_pixel_and_voc_yolo_export(dete
         assert back["format"] == layout and back["classes"][:10] == written["classes"]
         assert_within_a_pixel(set_boxes_by_stem(back), expected)
     assert client.get(f"{base}/export/", {"format": "label_studio"}).status_code == 400
+
+
+def test_a_malformed_voc_file_is_named_and_the_other_files_import(detection):
+    good = (
+        b"<annotation><filename>a.png</filename><size><width>64</width><height>48</height></size>"
+        b"<object><name>cat</name><bndbox><xmin>2</xmin><ymin>3</ymin><xmax>12</xmax><ymax>13</ymax>"
+        b"</bndbox></object></annotation>"
+    )
+    broken = (
+        b"<annotation><filename>b.png</filename>\n<size><width>64</width>\n<object><name>cat</annotation>"
+    )
+    archive = factories.make_zip(
+        {"a.xml": good, "a.png": png(shade=6), "b.xml": broken, "b.png": png(shade=7)}
+    )
+    answer = post_archive(detection, archive, format="voc")
+    assert answer.status_code == 201, answer.json()
+    malformed = [p for p in answer.json()["problems"] if p["code"] == "malformed_file"]
+    assert [p["file"] for p in malformed] == ["b.xml"] and all(p.get("line") for p in malformed)
+    found = boxes_by_stem(detection["dataset"])
+    assert found["a"] == [("cat", 2.0, 3.0, 10.0, 10.0)] and found["b"] == []

@@ -68,6 +68,9 @@ def test_sample_list_fields_filters_and_counts(scene):
         ("unlabeled", 0, []),
     ]
 
+    one = client.get(f"{base}/samples/{s[1].pk}/").json()
+    assert (one["annotation_status"], one["box_count"], one["box_labels"]) == ("annotated", 2, [cat, dog])
+
     def ids(**query) -> tuple[int, list[int]]:
         answer = client.get(f"{base}/samples/", query).json()
         return answer["count"], [r["id"] for r in answer["results"]]

@@ -428,6 +428,11 @@ class SampleViewSet(
         )
         return Response(written)
 
+    def retrieve(self, request, *args, **kwargs):
+        sample = self.get_object()
+        context = selectors.box_context(dataset=self.dataset, samples=[sample])
+        return Response(SampleSerializer(sample, context=context).data)
+
     @extend_schema(
         request=SampleLabelWriteSerializer,
         responses={200: SampleSerializer, 409: SAMPLE_LABEL_WRITE_409},
