@@ -2,7 +2,7 @@
 // Drives the detector device SDK's javascript/index.html in headless Chromium: picks the fp32 model
 // and a score threshold, drops the first image onto the drop zone, chooses the others with the file
 // input, and prints each answer the page shows as one JSON line, with the rows of its table and how
-// many canvas pixels differ from the plain image (the drawn boxes).
+// many canvas pixels differ from the plain image drawn at the same zoom (the drawn boxes).
 //
 // Env: SDK_URL (the SDK folder served over HTTP), IMAGES (paths, ":"-separated), THRESHOLD,
 //      FRONTEND (where playwright-core is installed), CHROMIUM_PATH (default /usr/bin/chromium),
@@ -53,10 +53,13 @@ try {
     const painted = await page.evaluate(async (data) => {
       const raw = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
       const bitmap = await createImageBitmap(new Blob([raw], { type: 'image/png' }));
-      const plain = new OffscreenCanvas(bitmap.width, bitmap.height).getContext('2d');
-      plain.drawImage(bitmap, 0, 0);
-      const a = plain.getImageData(0, 0, bitmap.width, bitmap.height).data;
       const canvas = document.querySelector('#canvas');
+      const zoom = Number(canvas.dataset.zoom);
+      const plain = new OffscreenCanvas(canvas.width, canvas.height).getContext('2d');
+      plain.imageSmoothingEnabled = false;
+      plain.setTransform(zoom, 0, 0, zoom, 0, 0);
+      plain.drawImage(bitmap, 0, 0);
+      const a = plain.getImageData(0, 0, canvas.width, canvas.height).data;
       const b = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
       if (a.length !== b.length) return -1;
       let differing = 0;

@@ -144,12 +144,17 @@ export function classColor(index) {
   return `hsl(${(index * 137.508) % 360}, 85%, 45%)`;
 }
 
-// Draws the image and its answer's boxes (outline, label and score) on a 2D canvas context whose
-// canvas has the image's size.
-export function drawBoxes(context, source, answer) {
+// Draws the image and its answer's boxes (outline, label and score) on a 2D canvas context. zoom: the
+// canvas's pixels per image pixel (the context is scaled by it here; a small image is best shown
+// enlarged, with image smoothing off), so lines and labels keep their size on screen.
+export function drawBoxes(context, source, answer, { zoom = 1 } = {}) {
+  context.save();
+  context.imageSmoothingEnabled = false;
+  context.setTransform(zoom, 0, 0, zoom, 0, 0);
   context.drawImage(source, 0, 0);
-  const line = Math.max(1, Math.round(Math.min(answer.width, answer.height) / 150));
-  context.font = `${Math.max(10, 6 * line)}px system-ui, sans-serif`;
+  const line = Math.max(2, Math.round(Math.min(answer.width, answer.height) * zoom / 300)) / zoom;
+  const fontSize = 12 / zoom;
+  context.font = `${fontSize}px system-ui, sans-serif`;
   context.textBaseline = "top";
   for (const box of answer.boxes) {
     const color = classColor(box.index);
@@ -157,14 +162,15 @@ export function drawBoxes(context, source, answer) {
     context.strokeStyle = color;
     context.strokeRect(box.x, box.y, box.width, box.height);
     const text = `${box.label} ${(box.score * 100).toFixed(0)}%`;
-    const textWidth = context.measureText(text).width + 4;
-    const textHeight = Math.max(10, 6 * line) + 4;
+    const textWidth = context.measureText(text).width + 4 / zoom;
+    const textHeight = fontSize + 4 / zoom;
     const top = box.y >= textHeight ? box.y - textHeight : box.y;
     context.fillStyle = color;
     context.fillRect(box.x, top, textWidth, textHeight);
     context.fillStyle = "#fff";
-    context.fillText(text, box.x + 2, top + 2);
+    context.fillText(text, box.x + 2 / zoom, top + 2 / zoom);
   }
+  context.restore();
 }
 
 export { ort, preprocess };
