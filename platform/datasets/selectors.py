@@ -290,7 +290,8 @@ def box_context(*, dataset: Dataset, samples: list[Sample], counts: SampleCounts
     if counts is not None:
         order = [row["id"] for row in counts.per_label]
     else:
-        order = list(Label.objects.filter(dataset=dataset).order_by("position", "id").values_list("pk", flat=True))
+        labels = Label.objects.filter(dataset=dataset).order_by("position", "id")
+        order = list(labels.values_list("pk", flat=True))
     return {"boxes": boxes, "label_rank": {pk: i for i, pk in enumerate(order)}}
 
 
