@@ -199,9 +199,13 @@ class SetBuilder:
             return False
         if width <= 0 or height <= 0:
             self.problem(
-                file, "box_empty", f"{shown} of {image['file']} has no area (width and height must be > 0)",
-                "skipped", line=line, annotation=annotation,
-            )  # fmt: skip
+                file,
+                "box_empty",
+                f"{shown} of {image['file']} has no area (width and height must be > 0)",
+                "skipped",
+                line=line,
+                annotation=annotation,
+            )
             return False
         image_width, image_height = image["width"], image["height"]
         left, top = max(x, 0.0), max(y, 0.0)

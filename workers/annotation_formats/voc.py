@@ -182,12 +182,10 @@ def _parse_file(builder: SetBuilder, file: str) -> None:
     for position, element in enumerate(root.findall("object")):
         label = builder.class_name(element.findtext("name"), file=file, line=element.line, what="object")
         bndbox = element.find("bndbox")
-        corners = (
-            [_number(bndbox.findtext(tag)) for tag in ("xmin", "ymin", "xmax", "ymax")]
-            if bndbox is not None
-            else []
-        )
-        if label is None or len(corners) != 4 or None in corners:
+        tags = ("xmin", "ymin", "xmax", "ymax")
+        read = [] if bndbox is None else [_number(bndbox.findtext(tag)) for tag in tags]
+        corners = [value for value in read if value is not None]
+        if label is None or len(corners) != 4:
             builder.refuse_box(image)
             if label is not None:
                 builder.problem(
@@ -199,7 +197,7 @@ def _parse_file(builder: SetBuilder, file: str) -> None:
                     annotation=position,
                 )
             continue
-        xmin, ymin, xmax, ymax = (float(value) for value in corners)  # type: ignore[arg-type]
+        xmin, ymin, xmax, ymax = corners
         builder.add_box(
             image,
             label,

@@ -233,7 +233,7 @@ def write_manifest(
                 "path": str(path),
                 "width": image.width,
                 "height": image.height,
-                "boxes": [dict(box) for box in boxes],  # type: ignore[misc]
+                "boxes": [DetectionBox(**box) for box in boxes],
                 "split": split,
             }
         )
