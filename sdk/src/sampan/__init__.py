@@ -13,9 +13,10 @@ from __future__ import annotations
 __version__ = "0.3.0"
 
 from sampan.client import Client  # noqa: E402 - the transport reads __version__
-from sampan.datasets import Dataset, DatasetVersion, UploadResult  # noqa: E402
+from sampan.datasets import Dataset, DatasetVersion, UploadResult, box  # noqa: E402
 from sampan.deployments import Deployment, Package, Prediction, encode_image  # noqa: E402
 from sampan.errors import (  # noqa: E402
+    AnnotationConflict,
     AuthenticationError,
     BadRequest,
     Conflict,
@@ -34,6 +35,7 @@ from sampan.errors import (  # noqa: E402
 from sampan.models import (  # noqa: E402
     Backbone,
     ClassMetrics,
+    DetectionReport,
     EvaluationReport,
     ModelVersion,
     ModelVersions,
@@ -45,6 +47,7 @@ from sampan.training import Job, TrainingJob  # noqa: E402
 from sampan.workspaces import Project, Workspace  # noqa: E402
 
 __all__ = [
+    "AnnotationConflict",
     "AuthenticationError",
     "Backbone",
     "BadRequest",
@@ -54,6 +57,7 @@ __all__ = [
     "Dataset",
     "DatasetVersion",
     "Deployment",
+    "DetectionReport",
     "EvaluationReport",
     "Job",
     "JobFailed",
@@ -77,6 +81,7 @@ __all__ = [
     "UploadResult",
     "WaitTimeout",
     "Workspace",
+    "box",
     "encode_image",
     "plot_confusion_matrix",
 ]

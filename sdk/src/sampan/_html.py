@@ -80,7 +80,8 @@ def confusion_matrix(counts: list[list[int]], classes: list[str]) -> str:
 
 
 def model_version(
-    data: schema.ModelVersion, evaluation: schema.ClassificationReport | schema.RegressionReport | None
+    data: schema.ModelVersion,
+    evaluation: schema.ClassificationReport | schema.RegressionReport | schema.DetectionReport | None,
 ) -> str:
     test: Mapping[str, Any] = data["metrics"].get("test") or {}  # headline metrics, by name
     rows: list[tuple[str, Any]] = [

@@ -1,9 +1,10 @@
 """Datasets: upload (folder per class, archive, files, pandas DataFrame), labels, samples,
-versions and export."""
+annotations (object detection: boxes, interchange formats in and out), versions and export."""
 
 from __future__ import annotations
 
 import builtins
+import io
 import mimetypes
 import os
 import re
@@ -31,6 +32,26 @@ TABLE_SUFFIXES = (".csv", ".tsv", ".txt", ".jsonl", ".ndjson", ".xlsx", ".parque
 TABLE_TASKS = frozenset({"text_classification", "tabular_classification", "tabular_regression"})
 TableSource = str | os.PathLike[str] | tuple[str, bytes] | Any  # a path, (name, bytes) or a pandas DataFrame
 FileItem = str | os.PathLike[str] | tuple[str, bytes]
+ANNOTATION_FORMATS = ("auto", "coco", "voc", "yolo", "label_studio", "images")
+EXPORT_FORMATS = ("coco", "voc", "yolo")
+MAX_BULK_ANNOTATIONS = 500  # the server's limit per bulk write (all or nothing)
+
+
+def box(
+    label: str, x: float, y: float, width: float, height: float, **attributes: str | float | bool
+) -> schema.AnnotationRecordRequest:
+    """A box annotation to write: the label's name and the box in the image's pixels (top-left
+    corner, width, height); keyword arguments become its attributes (e.g. ``difficult=True``).
+
+    e.g. ``dataset.set_annotations(sample, [sampan.box("cat", 4, 5, 20, 30)])``"""
+    record: schema.AnnotationRecordRequest = {
+        "kind": "box",
+        "label": label,
+        "geometry": {"x": float(x), "y": float(y), "width": float(width), "height": float(height)},
+    }
+    if attributes:
+        record["attributes"] = dict(attributes)
+    return record
 
 
 @dataclass
@@ -82,9 +103,14 @@ class DatasetVersion(Resource[schema.DatasetVersion]):
             self, preset=preset, params=params, template=template, backbone=backbone
         )
 
-    def export(self, dest: str | os.PathLike[str], *, progress: bool = False) -> Path:
-        """Download this version as a zip (a folder per class plus manifest.csv)."""
-        self._client.datasets.get(self.data["dataset"]).export(dest, version=self, progress=progress)
+    def export(
+        self, dest: str | os.PathLike[str], *, format: str | None = None, progress: bool = False
+    ) -> Path:
+        """Download this version as a zip (a folder per class plus manifest.csv; object detection:
+        ``format`` ``"coco"``, ``"voc"`` or ``"yolo"``)."""
+        self._client.datasets.get(self.data["dataset"]).export(
+            dest, version=self, format=format, progress=progress
+        )
         return Path(dest)
 
 
@@ -184,6 +210,54 @@ class Dataset(Resource[schema.Dataset]):
         result.add(batch)
         if batch["status"] == "failed":
             raise _import_failed(batch)
+        return result
+
+    def import_annotations(
+        self,
+        path: str | os.PathLike[str],
+        format: str = "auto",
+        *,
+        background: bool = False,
+        progress: bool = True,
+        timeout: float = 3600,
+    ) -> UploadResult:
+        """Import an object-detection archive (or a folder, zipped on the way): images with their
+        boxes in an interchange format. ``format`` is ``"coco"`` (a JSON with images, annotations and
+        categories), ``"voc"`` (Pascal VOC XML per image), ``"yolo"`` (a txt per image with
+        ``classes.txt`` or ``data.yaml``), ``"label_studio"`` (its JSON export), ``"images"`` (no
+        boxes: unlabeled) or ``"auto"`` (the server tells them apart). Labels are created in the
+        format's class order. Bad boxes (outside the image, empty, unknown category, ...) are skipped
+        or clipped and listed in ``problems`` by file and line; the rest is imported. An archive mixing
+        formats is refused (``SampanError`` with code ``mixed_annotation_formats``): nothing imported.
+
+        e.g. ``dataset.import_annotations("scenes-coco.zip", format="coco").problems``
+        """
+        if format not in ANNOTATION_FORMATS:
+            raise ValueError(f"format must be one of {', '.join(ANNOTATION_FORMATS)}; got {format!r}.")
+        source = Path(path)
+        if source.is_dir():
+            name, content = f"{source.name or 'annotations'}.zip", _zip_folder(source)
+        elif source.is_file():
+            name, content = source.name, source.read_bytes()
+        else:
+            raise FileNotFoundError(f"No such archive or folder: {source}")
+        bar = _bar(progress, total=1, desc=f"import {name}")
+        batch: schema.ImportBatch = self._client.http.post(
+            f"datasets/{self.id}/imports/",
+            None,
+            data={"format": format, "background": "true" if background else "false"},
+            idempotent=True,
+            files={"archive": (name, content, "application/octet-stream")},
+            timeout=_upload_timeout(self._client, len(content)),
+        )
+        if batch["status"] in ("queued", "running"):
+            batch = self._wait_import(batch, bar=bar, timeout=timeout)
+        bar.update(1)
+        bar.close()
+        if batch["status"] == "failed":
+            raise _import_failed(batch)
+        result = UploadResult()
+        result.add(batch)
         return result
 
     def _wait_import(self, batch: schema.ImportBatch, *, bar: Any, timeout: float) -> schema.ImportBatch:
@@ -415,13 +489,20 @@ class Dataset(Resource[schema.Dataset]):
         version: int | None = None,
         split: str | None = None,
         search: str | None = None,
+        annotation_status: str | None = None,
+        box_label: int | str | None = None,
     ) -> Iterator[schema.Sample]:
-        """Every sample matching the filters (id, original_name, label, label_version, split, ...)."""
+        """Every sample matching the filters (id, original_name, label, label_version, split, ...).
+        Object detection: ``annotation_status`` (``"unlabeled"``, ``"annotated"``, ``"no_objects"``)
+        and ``box_label`` (images with a box of that label, by id or name); each sample then carries
+        its ``annotation_status``, ``box_count`` and ``box_labels``."""
         params: dict[str, Any] = {
             "label": self.label_id(label),
             "version": version,
             "split": split,
             "search": search,
+            "annotation_status": annotation_status,
+            "box_label": self.label_id(box_label),
         }
         if unlabeled is not None:
             params["unlabeled"] = "true" if unlabeled else "false"
@@ -459,6 +540,82 @@ class Dataset(Resource[schema.Dataset]):
             f"datasets/{self.id}/samples/bulk-label/", {"label": self.label_id(label), "items": items}
         )
         return result
+
+    # --- annotations (object detection) ---------------------------------------------------------
+
+    def annotations(self, sample: int | Mapping[str, Any]) -> schema.SampleAnnotations:
+        """A sample's annotations: ``{sample, status, revision, width, height, annotations}``, each
+        annotation ``{id, kind: "box", label, geometry: {x, y, width, height}, attributes}`` in the
+        image's pixels. ``revision`` is what a write names (see :meth:`set_annotations`).
+
+        e.g. ``[a["label"] for a in dataset.annotations(sample)["annotations"]]`` -> ``["cat", "dog"]``"""
+        current: schema.SampleAnnotations = self._client.http.get(
+            f"datasets/{self.id}/samples/{_sample_id(sample)}/annotations/"
+        )
+        return current
+
+    def set_annotations(
+        self,
+        sample: int | Mapping[str, Any],
+        annotations: Sequence[Mapping[str, Any]],
+        *,
+        revision: int | None = None,
+        status: str | None = None,
+    ) -> schema.SampleAnnotations:
+        """Replace a sample's annotations (boxes from :func:`sampan.box`, or records as read). Labels
+        are named and must exist (:meth:`create_label`). ``revision`` is the one read (default: the
+        sample's, given as what :meth:`annotations` answered, else read now); a stale one raises
+        :class:`sampan.AnnotationConflict` with the current state. ``status``: ``"annotated"``,
+        ``"no_objects"`` (reviewed, nothing to box) or ``"unlabeled"``; by default annotated when
+        there are boxes. A box outside the image, of zero size or with an unknown label is a
+        ``BadRequest`` naming the annotation's index.
+
+        e.g. ``dataset.set_annotations(sample, [sampan.box("cat", 4, 5, 20, 30)])``,
+        ``dataset.set_annotations(sample, [], status="no_objects")``"""
+        sample_id = _sample_id(sample)
+        if revision is None:
+            if isinstance(sample, Mapping) and "revision" in sample:
+                revision = int(sample["revision"])
+            else:
+                revision = self.annotations(sample_id)["revision"]
+        body: dict[str, Any] = {"revision": revision, "annotations": [_writable(a) for a in annotations]}
+        if status is not None:
+            body["status"] = status
+        written: schema.SampleAnnotations = self._client.http.request(
+            "PUT", f"datasets/{self.id}/samples/{sample_id}/annotations/", json=body
+        )
+        return written
+
+    def set_annotations_bulk(
+        self, items: Sequence[Mapping[str, Any]]
+    ) -> builtins.list[schema.SampleAnnotations]:
+        """Replace the annotations of many samples in one transaction, all or nothing (at most 500):
+        each item ``{"sample": id, "revision": r, "annotations": [...], "status"?: ...}``. If any
+        sample changed since its revision nothing is written and :class:`sampan.AnnotationConflict`
+        lists the current state of those (``conflicts``).
+
+        e.g. ``dataset.set_annotations_bulk([{"sample": s["sample"], "revision": s["revision"],
+        "annotations": [sampan.box("cat", 1, 2, 10, 10)]} for s in current])``"""
+        if len(items) > MAX_BULK_ANNOTATIONS:
+            raise ValueError(
+                f"A bulk write takes at most {MAX_BULK_ANNOTATIONS} samples (all or nothing); "
+                f"got {len(items)}."
+            )
+        body = {
+            "items": [
+                {
+                    "sample": _sample_id(item["sample"]),
+                    "revision": int(item["revision"]),
+                    "annotations": [_writable(a) for a in item.get("annotations", [])],
+                    **({"status": item["status"]} if item.get("status") is not None else {}),
+                }
+                for item in items
+            ]
+        }
+        result: schema.BulkAnnotationsResult = self._client.http.post(
+            f"datasets/{self.id}/annotations/bulk/", body
+        )
+        return result["items"]
 
     def statistics(self) -> schema.DatasetStatistics:
         statistics: schema.DatasetStatistics = self._client.http.get(f"datasets/{self.id}/statistics/")
@@ -510,12 +667,27 @@ class Dataset(Resource[schema.Dataset]):
         dest: str | os.PathLike[str] | IO[bytes],
         *,
         version: int | DatasetVersion | None = None,
+        format: str | None = None,
         progress: bool = False,
     ) -> Path | None:
-        """Download the dataset (or one version) as a zip: a folder per class plus manifest.csv."""
-        params = {"version": _id(version)} if version is not None else None
+        """Download the dataset (or one version) as a zip: a folder per class plus manifest.csv; an
+        object-detection dataset in ``format`` ``"coco"``, ``"voc"`` or ``"yolo"`` (images and their
+        boxes, the format's layout).
+
+        e.g. ``dataset.export("scenes-coco.zip", format="coco")``"""
+        if format is not None and format not in EXPORT_FORMATS:
+            raise ValueError(f"format must be one of {', '.join(EXPORT_FORMATS)}; got {format!r}.")
+        params: dict[str, Any] = {}
+        if version is not None:
+            params["version"] = _id(version)
+        if format is not None:
+            params["format"] = format
         return self._client.http.download(
-            f"datasets/{self.id}/export/", dest, params=params, progress=progress, description="export"
+            f"datasets/{self.id}/export/",
+            dest,
+            params=params or None,
+            progress=progress,
+            description="export",
         )
 
 
@@ -573,6 +745,31 @@ def _import_failed(batch: schema.ImportBatch) -> SampanError:
         code=batch["error_code"] or "import_failed",
         details=batch,
     )
+
+
+def _sample_id(sample: int | Mapping[str, Any]) -> int:
+    """A sample's id: an int, a sample as listed (``id``) or its annotations as read (``sample``)."""
+    if isinstance(sample, Mapping) and "id" not in sample and "sample" in sample:
+        return int(sample["sample"])
+    return _id(sample)
+
+
+def _writable(record: Mapping[str, Any]) -> dict[str, Any]:
+    """An annotation as a write takes it: a record as read loses its ``id``."""
+    return {key: value for key, value in record.items() if key != "id"}
+
+
+def _zip_folder(folder: Path) -> bytes:
+    """A folder as zip bytes, paths relative to it (hidden files left out)."""
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            relative = path.relative_to(folder)
+            if path.is_file() and not any(part.startswith(".") for part in relative.parts):
+                archive.write(path, relative.as_posix())
+    return buffer.getvalue()
 
 
 def _table_file(source: TableSource) -> tuple[str, bytes]:

@@ -34,6 +34,10 @@ class Prediction:
     ``label`` is then ``""``, ``score`` NaN and ``index`` -1. For a table row, ``imputed`` names the
     columns the server filled in by the model's missing-value rule (a cell sent as None/NaN, or a
     column left out).
+
+    A detector (``detection_prediction``) answers ``boxes``: ``{label, index, score, x, y, width,
+    height}`` in the original image's pixels, best score first; ``label``, ``score`` and ``index``
+    are then the best box's (``""``, NaN, -1 when it found nothing).
     """
 
     __slots__ = ("data", "kind", "model_version")
@@ -64,14 +68,31 @@ class Prediction:
         return self.kind == "regression_prediction"
 
     @property
+    def detection(self) -> bool:
+        """Whether a detector answered (boxes, the answer's ``kind``)."""
+        return self.kind == "detection_prediction"
+
+    @property
+    def boxes(self) -> list[schema.DetectedBox]:
+        """A detector's boxes, best score first (``[]`` for other models).
+
+        e.g. ``[(b["label"], round(b["score"], 2)) for b in deployment.predict("street.jpg").boxes]``"""
+        return cast("schema.DetectionPrediction", self.data)["boxes"] if self.detection else []
+
+    @property
     def classes(self) -> list[schema.ClassScore]:
-        """A classifier's ranked classes (``[]`` for a regression model)."""
-        return [] if self.regression else cast("schema.ClassificationPrediction", self.data)["top_k"]
+        """A classifier's ranked classes (``[]`` for a regression model or a detector)."""
+        if self.regression or self.detection:
+            return []
+        return cast("schema.ClassificationPrediction", self.data)["top_k"]
 
     @property
     def top_k(self) -> list[schema.ClassScore] | list[schema.PredictedValue]:
-        """As answered: ranked classes (``{label, index, score}``), or one ``{value}`` for regression."""
-        return self.data["top_k"]
+        """As answered: ranked classes (``{label, index, score}``), or one ``{value}`` for regression
+        (``[]`` for a detector: see ``boxes``)."""
+        if self.detection:
+            return []
+        return cast("schema.ClassificationPrediction | schema.RegressionPrediction", self.data)["top_k"]
 
     @property
     def value(self) -> float | None:
@@ -82,19 +103,23 @@ class Prediction:
 
     @property
     def label(self) -> str:
-        return self.classes[0]["label"] if self.classes else ""
+        best = self.classes or self.boxes
+        return best[0]["label"] if best else ""
 
     @property
     def score(self) -> float:
-        return self.classes[0]["score"] if self.classes else float("nan")
+        best = self.classes or self.boxes
+        return best[0]["score"] if best else float("nan")
 
     @property
     def index(self) -> int:
-        return self.classes[0]["index"] if self.classes else -1
+        best = self.classes or self.boxes
+        return best[0]["index"] if best else -1
 
     @property
     def imputed(self) -> list[str]:
-        return self.data.get("imputed", [])
+        imputed: list[str] = cast("dict[str, Any]", self.data).get("imputed", [])
+        return imputed
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -105,9 +130,13 @@ class Prediction:
         )
 
     def __hash__(self) -> int:
-        return hash((self.label, self.value, tuple(self.imputed)))
+        return hash((self.label, self.value, tuple(self.imputed), len(self.boxes)))
 
     def __repr__(self) -> str:
+        if self.detection:
+            shown = ", ".join(f"{b['label']} {b['score']:.2f}" for b in self.boxes[:5])
+            more = f", +{len(self.boxes) - 5}" if len(self.boxes) > 5 else ""
+            return f"Prediction(boxes={len(self.boxes)}: [{shown}{more}])"
         if self.regression:
             return f"Prediction(value={self.value!r}, imputed={self.imputed!r})"
         return (
@@ -186,6 +215,22 @@ def prediction_instances(
         return [{str(column): json_cell(value) for column, value in row.items()} for row in listed]
     assert images is not None
     return [{"image": base64.b64encode(encode_image(image)).decode("ascii")} for image in images]
+
+
+def predict_body(
+    instances: list[dict[str, Any]],
+    top_k: int,
+    score_threshold: float | None = None,
+    max_detections: int | None = None,
+) -> dict[str, Any]:
+    """A predict request's JSON: the instances, ``top_k`` and, when given, a detector's
+    ``score_threshold`` and ``max_detections`` (left out: the server's defaults)."""
+    body: dict[str, Any] = {"instances": instances, "top_k": top_k}
+    if score_threshold is not None:
+        body["score_threshold"] = float(score_threshold)
+    if max_detections is not None:
+        body["max_detections"] = int(max_detections)
+    return body
 
 
 def encode_image(image: Any) -> bytes:
@@ -307,14 +352,18 @@ class Deployment(Resource[schema.Deployment]):
         rows: Sequence[Mapping[str, Any]] | None = None,
         key: str | None = None,
         top_k: int = 5,
+        score_threshold: float | None = None,
+        max_detections: int | None = None,
     ) -> schema.PredictResponse:
         """The endpoint's JSON answer for up to 32 instances (``{model_version, predictions, latency_ms}``):
-        give exactly one of ``images``, ``texts`` (text classification) or ``rows`` (tabular models)."""
+        give exactly one of ``images``, ``texts`` (text classification) or ``rows`` (tabular models).
+        Detectors take ``score_threshold`` (0-1, server default 0.3) and ``max_detections`` (1-1000,
+        default 100) and ignore ``top_k``."""
         instances = prediction_instances(images, texts=texts, rows=rows)
         answer: schema.PredictResponse = self._client.http.request(
             "POST",
             self.data["predict_url"] or f"deployments/{self.id}/predict/",
-            json={"instances": instances, "top_k": top_k},
+            json=predict_body(instances, top_k, score_threshold, max_detections),
             headers={"Authorization": f"Bearer {self._key(key)}"},
         )
         return answer
@@ -327,23 +376,33 @@ class Deployment(Resource[schema.Deployment]):
         row: Mapping[str, Any] | Any | None = None,
         key: str | None = None,
         top_k: int = 5,
+        score_threshold: float | None = None,
+        max_detections: int | None = None,
     ) -> Prediction:
         """Predict one instance: an ``image`` (a file path, bytes, a PIL image or a NumPy array), a
         ``text`` (text classification) or a table ``row`` (``{column: value}``, tabular models).
+        A detector's answer has ``boxes`` (``score_threshold``, ``max_detections`` tune them).
 
         e.g. ``deployment.predict("3.png")``, ``deployment.predict(text="great film")``,
-        ``deployment.predict(row={"alcohol": 13.2, "ash": 2.4, ...}).label``
+        ``deployment.predict(row={"alcohol": 13.2, "ash": 2.4, ...}).label``,
+        ``deployment.predict("street.jpg", score_threshold=0.5).boxes``
         """
         given = sum(value is not None for value in (image, text, row))
         if given != 1:
             raise ValueError("Give exactly one of image, text= or row= to predict().")
+        options: dict[str, Any] = {
+            "key": key,
+            "top_k": top_k,
+            "score_threshold": score_threshold,
+            "max_detections": max_detections,
+        }
         if text is not None:
-            return self.predict_batch(texts=[text], key=key, top_k=top_k)[0]
+            return self.predict_batch(texts=[text], **options)[0]
         if row is not None:
             if not isinstance(row, Mapping) and hasattr(row, "to_dict"):  # a pandas Series
                 row = row.to_dict()
-            return self.predict_batch(rows=[row], key=key, top_k=top_k)[0]
-        return self.predict_batch([image], key=key, top_k=top_k)[0]
+            return self.predict_batch(rows=[row], **options)[0]
+        return self.predict_batch([image], **options)[0]
 
     def predict_batch(
         self,
@@ -354,6 +413,8 @@ class Deployment(Resource[schema.Deployment]):
         key: str | None = None,
         top_k: int = 5,
         batch_size: int = MAX_BATCH,
+        score_threshold: float | None = None,
+        max_detections: int | None = None,
     ) -> list[Prediction]:
         """Predict many images, texts or rows (exactly one of them; sent ``batch_size`` at a time);
         answers in the same order. ``rows`` may be a pandas DataFrame or a list of dicts; missing
@@ -376,6 +437,8 @@ class Deployment(Resource[schema.Deployment]):
                 rows=chunk if rows is not None else None,
                 key=key,
                 top_k=top_k,
+                score_threshold=score_threshold,
+                max_detections=max_detections,
             )
             answers += [
                 Prediction(answer, body["model_version"], body["kind"]) for answer in body["predictions"]

@@ -52,6 +52,31 @@ class Conflict(SampanError):
     """409: the object changed meanwhile, is in use, or is in the wrong state."""
 
 
+class AnnotationConflict(Conflict):
+    """409 ``annotation_conflict``: a sample's annotations changed since its ``revision`` was read
+    (someone else saved first). ``current`` is the sample's state now (a
+    :class:`sampan.types.SampleAnnotations`: its revision, status and boxes) for a single write;
+    ``conflicts`` lists every stale sample's state for a bulk write (which then wrote nothing).
+
+    >>> try:
+    ...     dataset.set_annotations(sample, boxes, revision=stale)
+    ... except sampan.AnnotationConflict as exc:
+    ...     dataset.set_annotations(sample, boxes, revision=exc.current["revision"])
+    """
+
+    @property
+    def current(self) -> Any:
+        """The sample's annotations now (a single write's conflict), else None."""
+        return self.details.get("current") if isinstance(self.details, dict) else None
+
+    @property
+    def conflicts(self) -> list[Any]:
+        """Every stale sample's annotations now: a bulk write's conflicts, or ``[current]``."""
+        if isinstance(self.details, dict) and isinstance(self.details.get("conflicts"), list):
+            return list(self.details["conflicts"])
+        return [self.current] if self.current is not None else []
+
+
 class PayloadTooLarge(SampanError):
     """413: an upload over the server's limit."""
 
@@ -100,10 +125,17 @@ _BY_STATUS: dict[int, type[SampanError]] = {
     503: ServiceUnavailable,
 }
 
+# errors that carry more than their status says: told by their code
+_BY_CODE: dict[tuple[int, str], type[SampanError]] = {(409, "annotation_conflict"): AnnotationConflict}
+
 
 def error_for(
     status: int, code: str, message: str, details: Any = None, retry_after: float | None = None
 ) -> SampanError:
     """The exception for an error answer of the platform."""
-    cls = _BY_STATUS.get(status) or (ServerError if status >= 500 else SampanError)
+    cls = (
+        _BY_CODE.get((status, code))
+        or _BY_STATUS.get(status)
+        or (ServerError if status >= 500 else SampanError)
+    )
     return cls(message, status=status, code=code, details=details, retry_after=retry_after)

@@ -77,7 +77,7 @@ def _no_report(body: schema.ModelVersionEvaluation) -> ValueError:
     )
 
 
-ReportT = TypeVar("ReportT", schema.ClassificationReport, schema.RegressionReport)
+ReportT = TypeVar("ReportT", schema.ClassificationReport, schema.RegressionReport, schema.DetectionReport)
 
 
 class _Report(Generic[ReportT]):
@@ -275,14 +275,135 @@ class RegressionReport(_Report[schema.RegressionReport]):
         return ax
 
 
-def evaluation_report(body: schema.ModelVersionEvaluation) -> EvaluationReport | RegressionReport:
+class DetectionReport(_Report[schema.DetectionReport]):
+    """A detector's evaluation on its dataset version's test split: COCO-style mAP@[.5:.95]
+    (``map``), ``map50`` and ``map75``, per-class AP with precision-recall curves at IoU 0.5, the
+    class confusion with a background row and column (missed objects, false detections) and bad
+    cases (images with false detections or missed objects, with every predicted and true box);
+    typed accessors over the server's report (``data``, a :class:`sampan.types.DetectionReport`).
+
+    >>> report = model.evaluation()            # a DetectionReport for an object detector
+    >>> report.map50, report.ap_per_class()    # {"cat": 0.91, "dog": 0.84}
+    >>> report.to_dataframe()                  # ap, ap50, ap75, ground_truth per class
+    """
+
+    @classmethod
+    def from_api(cls, body: schema.ModelVersionEvaluation) -> DetectionReport:
+        """The report of ``GET /model-versions/{id}/evaluation/`` (a detector's)."""
+        report = evaluation_report(body)
+        if not isinstance(report, DetectionReport):
+            raise ValueError(f"Model version {body['name']} is not an object detector.")
+        return report
+
+    @property
+    def classes(self) -> list[str]:
+        return self.data["classes"]
+
+    @property
+    def map(self) -> float:
+        """mAP@[.5:.95]: AP averaged over IoU thresholds 0.5 to 0.95 and over the classes (COCO)."""
+        return self.data["map"]
+
+    @property
+    def map50(self) -> float:
+        return self.data["map50"]
+
+    @property
+    def map75(self) -> float:
+        return self.data["map75"]
+
+    @property
+    def per_class(self) -> list[schema.ClassAP]:
+        """Each class's ``ap``, ``ap50``, ``ap75``, ``ground_truth`` and ``pr_curve``, in the report's
+        class order; AP -1 for a class without objects in the split."""
+        return self.data["per_class"]
+
+    def ap_per_class(self, iou: str = "ap") -> dict[str, float]:
+        """``{class: AP}``: ``iou`` is ``"ap"`` (AP@[.5:.95]), ``"ap50"`` or ``"ap75"``."""
+        if iou not in ("ap", "ap50", "ap75"):
+            raise ValueError(f"iou must be 'ap', 'ap50' or 'ap75'; got {iou!r}.")
+        return {row["label"]: float(row[iou]) for row in self.per_class}  # type: ignore[literal-required]
+
+    def pr_curve(self, label: str) -> schema.PrecisionRecallCurve:
+        """A class's precision-recall curve at IoU 0.5 (``{recall, precision}``, COCO's 101 points)."""
+        for row in self.per_class:
+            if row["label"] == label:
+                return row["pr_curve"]
+        raise KeyError(f"No class {label!r} in this report (classes: {', '.join(self.classes)}).")
+
+    @property
+    def confusion_matrix(self) -> list[list[int]]:
+        """``matrix[true][predicted]`` over the classes then background (see ``confusion_labels``)."""
+        return self.data["confusion_matrix"]["matrix"]
+
+    @property
+    def confusion_labels(self) -> list[str]:
+        return self.data["confusion_matrix"]["labels"]
+
+    @property
+    def score_threshold(self) -> float:
+        return self.data["score_threshold"]
+
+    @property
+    def bad_cases(self) -> list[schema.BadCase]:
+        """Images with false detections or missed objects, worst first: ``sample`` (the dataset's
+        sample id), ``false_positives``, ``missed`` and the ``predicted`` and ``truth`` boxes."""
+        return self.data["bad_cases"]
+
+    def __repr__(self) -> str:
+        return (
+            f"DetectionReport(model_version={self.model_version}, name={self.name!r}, split={self.split!r}, "
+            f"samples={self.samples}, map={self.map:.4f}, map50={self.map50:.4f}, map75={self.map75:.4f})"
+        )
+
+    def to_dataframe(self) -> Any:
+        """Per-class ap, ap50, ap75 and ground_truth as a pandas DataFrame indexed by class."""
+        pd = _optional.pandas()
+        columns = ["ap", "ap50", "ap75", "ground_truth"]
+        frame = pd.DataFrame(
+            [{"class": row["label"], **{c: row[c] for c in columns}} for row in self.per_class],  # type: ignore[literal-required]
+            columns=["class", *columns],
+        )
+        return frame.set_index("class")
+
+    def plot_pr_curves(self, ax: Any = None) -> Any:
+        """Each class's precision-recall curve at IoU 0.5 (``pip install sampan[plot]``); returns the
+        Axes."""
+        plt = _optional.pyplot("plot_pr_curves")
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5, 4))
+        for row in self.per_class:
+            points = [
+                (r, p)
+                for r, p in zip(row["pr_curve"]["recall"], row["pr_curve"]["precision"], strict=False)
+                if p >= 0
+            ]
+            if points:
+                ax.plot([r for r, _ in points], [p for _, p in points], label=row["label"])
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("recall")
+        ax.set_ylabel("precision")
+        ax.set_title(f"{self.name}: mAP@.5 {self.map50:.3f}")
+        families = font_families_for(self.classes)
+        ax.legend(prop={"family": families} if families else None)
+        return ax
+
+
+Report = EvaluationReport | RegressionReport | DetectionReport
+
+
+def evaluation_report(body: schema.ModelVersionEvaluation) -> Report:
     """The typed report of an evaluation answer, by the report's ``kind``: a :class:`RegressionReport`
-    for a regression model, an :class:`EvaluationReport` for a classifier."""
+    for a regression model, a :class:`DetectionReport` for a detector, an :class:`EvaluationReport`
+    for a classifier."""
     report = body["evaluation"]
     if not report:
         raise _no_report(body)
     if report["kind"] == "regression_report":
         return RegressionReport(body["id"], body["name"], report)
+    if report["kind"] == "detection_report":
+        return DetectionReport(body["id"], body["name"], report)
     if report["kind"] == "classification_report":
         return EvaluationReport(body["id"], body["name"], report)
     raise ValueError(f"This SDK does not know evaluation reports of kind {report['kind']!r}: upgrade sampan.")
@@ -396,9 +517,10 @@ class ModelVersion(Resource[schema.ModelVersion]):
 
     _path = "model-versions/"
 
-    def evaluation(self) -> EvaluationReport | RegressionReport:
+    def evaluation(self) -> Report:
         """The evaluation report: an :class:`EvaluationReport` (classifiers: accuracy, f1s, per class,
-        confusion matrix) or a :class:`RegressionReport` (regression: MAE, RMSE, R2, residuals)."""
+        confusion matrix), a :class:`RegressionReport` (regression: MAE, RMSE, R2, residuals) or a
+        :class:`DetectionReport` (detectors: mAP, AP per class, PR curves, bad cases)."""
         return self._client.model_versions.evaluation(self)
 
     def compare(self, other: int | ModelVersion) -> schema.ModelVersionComparison:
@@ -416,15 +538,20 @@ class ModelVersion(Resource[schema.ModelVersion]):
         texts: Sequence[str] | None = None,
         rows: Sequence[Mapping[str, Any]] | Any | None = None,
         top_k: int = 5,
+        score_threshold: float | None = None,
+        max_detections: int | None = None,
     ) -> schema.PredictResponse:
         """The try route's JSON answer for up to 10 instances, the hosted endpoint's answer shape:
-        exactly one of ``images``, ``texts`` or ``rows`` (``POST /model-versions/{id}/try/``)."""
-        from sampan.deployments import prediction_instances
+        exactly one of ``images``, ``texts`` or ``rows`` (``POST /model-versions/{id}/try/``);
+        detectors take ``score_threshold`` and ``max_detections``."""
+        from sampan.deployments import predict_body, prediction_instances
 
         answer: schema.PredictResponse = self._client.http.request(
             "POST",
             f"model-versions/{self.id}/try/",
-            json={"instances": prediction_instances(images, texts=texts, rows=rows), "top_k": top_k},
+            json=predict_body(
+                prediction_instances(images, texts=texts, rows=rows), top_k, score_threshold, max_detections
+            ),
         )
         return answer
 
@@ -435,6 +562,8 @@ class ModelVersion(Resource[schema.ModelVersion]):
         text: str | None = None,
         row: Mapping[str, Any] | Any | None = None,
         top_k: int = 5,
+        score_threshold: float | None = None,
+        max_detections: int | None = None,
     ) -> Prediction:
         """Try this version before deploying it (EasyDL's 校验模型): one ``image`` (a path, bytes, a
         PIL image or a NumPy array), ``text`` or table ``row``, answered by the same predictor as a
@@ -452,6 +581,8 @@ class ModelVersion(Resource[schema.ModelVersion]):
             texts=None if text is None else [text],
             rows=None if row is None else [row],
             top_k=top_k,
+            score_threshold=score_threshold,
+            max_detections=max_detections,
         )[0]
 
     def try_batch(
@@ -461,6 +592,8 @@ class ModelVersion(Resource[schema.ModelVersion]):
         texts: Sequence[str] | None = None,
         rows: Sequence[Mapping[str, Any]] | Any | None = None,
         top_k: int = 5,
+        score_threshold: float | None = None,
+        max_detections: int | None = None,
     ) -> list[Prediction]:
         """Try this version on a small batch (at most 10 instances: a deployment takes larger
         ones): exactly one of ``images``, ``texts`` or ``rows`` (a list of dicts or a DataFrame)."""
@@ -468,7 +601,14 @@ class ModelVersion(Resource[schema.ModelVersion]):
 
         if rows is not None and not isinstance(rows, Mapping):
             rows = table_rows(rows)
-        body = self.try_raw(images, texts=texts, rows=rows, top_k=top_k)
+        body = self.try_raw(
+            images,
+            texts=texts,
+            rows=rows,
+            top_k=top_k,
+            score_threshold=score_threshold,
+            max_detections=max_detections,
+        )
         return [Prediction(answer, body["model_version"], body["kind"]) for answer in body["predictions"]]
 
     def deploy(self, name: str | None = None) -> Deployment:
@@ -518,7 +658,7 @@ class ModelVersions:
     def get(self, model_version_id: int) -> ModelVersion:
         return ModelVersion(self._client, self._client.http.get(f"model-versions/{int(model_version_id)}/"))
 
-    def evaluation(self, model_version: int | ModelVersion) -> EvaluationReport | RegressionReport:
+    def evaluation(self, model_version: int | ModelVersion) -> Report:
         answer: schema.ModelVersionEvaluation = self._client.http.get(
             f"model-versions/{_id(model_version)}/evaluation/"
         )
@@ -528,7 +668,8 @@ class ModelVersions:
         """Two versions' evaluation reports side by side; every delta is b minus a. ``kind`` says which:
         ``"classification_comparison"`` (accuracy, macro_f1, weighted_f1, top_k_accuracy, per_class) or
         ``"regression_comparison"`` (mae, rmse, r2 as ``{a, b, delta}``; lower MAE/RMSE and higher R2
-        are better). A classifier and a regression model cannot be compared (:class:`sampan.BadRequest`).
+        are better) or ``"detection_comparison"`` (map, map50 and per-class AP as ``{label, a, b,
+        delta}``). Models of different kinds cannot be compared (:class:`sampan.BadRequest`).
 
         e.g. ``client.model_versions.compare(v1, v2)["rmse"]["delta"]`` -> ``-3.2`` (v2 is better)
         """
@@ -545,6 +686,14 @@ class ModelVersions:
         if compared["kind"] == "regression_comparison":
             pairs = {"mae": compared["mae"], "rmse": compared["rmse"], "r2": compared["r2"]}
             return pd.DataFrame([{"metric": m, **pair} for m, pair in pairs.items()]).set_index("metric")
+        if compared["kind"] == "detection_comparison":
+            return pd.DataFrame(
+                [
+                    {"class": row["label"], "ap_a": row["a"], "ap_b": row["b"], "ap_delta": row["delta"]}
+                    for row in compared["per_class"]
+                ],
+                columns=["class", "ap_a", "ap_b", "ap_delta"],
+            ).set_index("class")
         rows = []
         for row in compared["per_class"]:
             flat: dict[str, Any] = {"class": row["class"]}

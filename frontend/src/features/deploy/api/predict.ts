@@ -50,10 +50,8 @@ export function parseRows(text: string): Record<string, unknown>[] {
   return rows as Record<string, unknown>[];
 }
 
-/** A box a detector found, in the original image's pixels (workers/contracts/annotations.py DetectedBox). */
-export type DetectedBox = { label: string; index: number; score: number; x: number; y: number; width: number; height: number };
-/** One image's answer from a detector: its boxes by descending score and the image's size. */
-export type DetectionPrediction = { boxes: DetectedBox[]; width: number; height: number };
+/** One image's answer from a detector: its boxes (in the original image's pixels) by descending score and the image's size. */
+export type DetectionPrediction = components['schemas']['DetectionPrediction'];
 
 /** Whether a model of this template is a detector (its try takes a score threshold and a box cap, not top-k). */
 export function isDetectorTemplate(template: string | null | undefined): boolean {
@@ -61,7 +59,7 @@ export function isDetectorTemplate(template: string | null | undefined): boolean
 }
 
 /** A detector's predictions (one per image) when the answer's `kind` is `detection_prediction`, else null. */
-export function detectionsOf(answer: { kind: string; predictions: unknown[] }): DetectionPrediction[] | null {
+export function detectionsOf(answer: PredictionAnswer): DetectionPrediction[] | null {
   return answer.kind === 'detection_prediction' ? (answer.predictions as DetectionPrediction[]) : null;
 }
 

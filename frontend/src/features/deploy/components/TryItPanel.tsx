@@ -34,11 +34,12 @@ const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/bmp', 'image
 function InstanceAnswer({ answer, index }: { answer: PredictResult; index: number }) {
   const { t } = useTranslation('deploy');
   const prediction = answer.predictions[index];
+  const topK = 'top_k' in prediction ? prediction.top_k : [];
   const id = (name: string) => (index === 0 ? `try-${name}` : `try-${index}-${name}`);
   if (answer.kind === 'regression_prediction') {
     return (
       <>
-        {(prediction.top_k as PredictedValue[]).map((entry, rank) => (
+        {(topK as PredictedValue[]).map((entry, rank) => (
           <Text key={rank} fw={700} size="xl" data-testid={`${id('value')}-${rank}`}>
             {String(entry.value)}
           </Text>
@@ -48,7 +49,7 @@ function InstanceAnswer({ answer, index }: { answer: PredictResult; index: numbe
   }
   return (
     <Stack gap="xs" role="list" aria-label={t('try.classesChart')}>
-      {(prediction.top_k as ClassScore[]).map((entry, rank) => (
+      {(topK as ClassScore[]).map((entry, rank) => (
         <div key={entry.index} role="listitem" data-testid={`${id('label')}-${rank}`} data-label={entry.label} data-score={entry.score}>
           <Group justify="space-between" gap="xs">
             <Text fw={rank === 0 ? 700 : 400}>{entry.label}</Text>

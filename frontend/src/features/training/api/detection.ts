@@ -1,49 +1,14 @@
 /**
- * The object-detection report and comparison (workers/contracts/annotations.py: DetectionReport,
- * DetectionComparison). Declared here from the contract; the evaluation endpoint's generated union
- * carries the same shape once the schema lists it, and the report is told apart by its `kind`.
+ * The object-detection report (workers/contracts/annotations.py DetectionReport, from the generated
+ * client) and its comparison, computed here from two reports as the server's DetectionComparison.
  */
 
+import type { components } from '@/api/schema';
 import { formatPercent } from './modelVersions';
 
-export type BadCaseBox = { label: string; x: number; y: number; width: number; height: number; score?: number };
-
-export type BadCase = {
-  sample: number | string;
-  path: string;
-  width: number;
-  height: number;
-  false_positives: number;
-  missed: number;
-  predicted: BadCaseBox[];
-  truth: BadCaseBox[];
-};
-
-export type ClassAP = {
-  label: string;
-  ap: number;
-  ap50: number;
-  ap75: number;
-  ground_truth: number;
-  pr_curve: { recall: number[]; precision: number[] };
-};
-
-export type DetectionReport = {
-  kind: 'detection_report';
-  version: number;
-  split: string;
-  samples: number;
-  classes: string[];
-  map: number;
-  map50: number;
-  map75: number;
-  headline: { map: number; map50: number; map75: number };
-  per_class: ClassAP[];
-  confusion_matrix: { labels: string[]; matrix: number[][] };
-  score_threshold: number;
-  bad_cases: BadCase[];
-  model: { path: string; sha256: string };
-};
+export type DetectionReport = components['schemas']['DetectionReport'];
+export type BadCase = components['schemas']['BadCase'];
+export type ClassAP = components['schemas']['ClassAP'];
 
 export type ClassAPDelta = { label: string; a: number; b: number; delta: number };
 
