@@ -5,8 +5,15 @@ boxes consistent."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
-from datasets.models import Annotation, Sample
+from datasets.exceptions import AnnotationConflict
+from datasets.models import Annotation, Label, Sample
+from datasets.services.annotations import annotations_write
+from datasets.services.labels import label_delete
+from django.db import connection, transaction
 
 from tests.datasets import factories
 
@@ -207,3 +214,62 @@ def test_viewers_read_but_cannot_write_and_other_tenants_get_404(detection, tena
         format="json",
     )
     assert bulk.status_code == 404
+
+
+def _in_thread(target, **kwargs):
+    """Run target in a thread with its own database connection; returns (thread, outcome)."""
+    outcome: dict = {}
+
+    def run():
+        try:
+            outcome["value"] = target(**kwargs)
+        except Exception as exc:  # handed back to the test
+            outcome["error"] = exc
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_writes_one_wins_and_a_label_delete_waits_for_a_write_in_flight(tenants):
+    dataset = factories.dataset(tenants["project_a"], name="Racing boxes", task_type="object_detection")
+    factories.label(dataset, "cat")
+    sample = factories.sample(dataset, width=64, height=48)
+
+    # 1. Two writes of revision 0: the second waits for the first's transaction, then is refused
+    #    with the first's result as the current state.
+    with transaction.atomic():
+        annotations_write(
+            dataset=dataset, sample_id=sample.pk, revision=0, annotations=[box("cat", 1, 1, 5, 5)]
+        )
+        racing, raced = _in_thread(
+            annotations_write, dataset=dataset, sample_id=sample.pk, revision=0, annotations=[]
+        )
+        time.sleep(0.3)
+    racing.join(20)
+    assert not racing.is_alive()
+    refused = raced["error"]
+    assert isinstance(refused, AnnotationConflict)
+    assert (refused.details["current"]["revision"], len(refused.details["current"]["annotations"])) == (1, 1)
+
+    # 2. A label delete that starts while a write with its boxes is in flight waits for it, then
+    #    deletes those boxes too: no box is left pointing at a deleted label.
+    cat = Label.objects.get(dataset=dataset, name="cat")
+    with transaction.atomic():
+        annotations_write(
+            dataset=dataset,
+            sample_id=sample.pk,
+            revision=1,
+            annotations=[box("cat", 1, 1, 5, 5), box("cat", 9, 9, 5, 5)],
+        )
+        deleting, deleted = _in_thread(label_delete, label=cat)
+        time.sleep(0.3)
+    deleting.join(20)
+    assert not deleting.is_alive() and deleted == {"value": 1}
+    sample.refresh_from_db()
+    assert (sample.annotation_status, sample.label_version) == ("unlabeled", 3)
+    assert not Annotation.objects.filter(sample=sample).exists()
+    assert not Label.objects.filter(dataset=dataset).exists()

@@ -152,6 +152,8 @@ def test_label_studio_export_and_plain_images(detection):
     )
     assert statuses["a.png"] == statuses["b/c.png"] == "unlabeled"
     assert Label.objects.filter(dataset=detection["dataset"], name="b").count() == 0  # folders are no labels
+    labeled = post_archive(detection, factories.make_zip({"d.png": png(shade=9)}), label="car")
+    assert labeled.status_code == 400 and "take no label" in labeled.json()["error"]["message"]
 
 
 def test_bad_coco_input_is_reported_per_file_and_annotation_and_the_rest_imports(detection):
@@ -282,6 +284,11 @@ def test_coco_round_trip_keeps_every_box_within_a_pixel_and_voc_yolo_export(dete
         assert back["format"] == layout and back["classes"][:10] == written["classes"]
         assert_within_a_pixel(set_boxes_by_stem(back), expected)
     assert client.get(f"{base}/export/", {"format": "label_studio"}).status_code == 400
+    version = client.post(f"{base}/versions/", {"seed": 5}, format="json").json()
+    answer = client.get(f"{base}/export/", {"format": "yolo", "version": version["id"]})
+    with zipfile.ZipFile(io.BytesIO(b"".join(answer.streaming_content))) as archive:
+        archive.extractall(tmp_path / "version-yolo")
+    assert_within_a_pixel(set_boxes_by_stem(parse_directory(tmp_path / "version-yolo")), expected)
 
 
 def test_a_malformed_voc_file_is_named_and_the_other_files_import(detection):

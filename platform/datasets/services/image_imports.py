@@ -146,8 +146,15 @@ def _require_images(dataset: Dataset) -> None:
         )
 
 
-def _upload_label(name: str) -> str:
-    """The optional label of an import, checked like any label name (reported as the ``label`` field)."""
+def _upload_label(name: str, dataset: Dataset) -> str:
+    """The optional label of an import, checked like any label name (reported as the ``label`` field).
+    Object-detection images take no label: their boxes come from the archive's annotations."""
+    if name and dataset.task_type in ANNOTATION_TASKS:
+        raise ImportRejected(
+            "An object-detection dataset's images take no label; their boxes come from the archive's "
+            "annotations (COCO, VOC, YOLO, Label Studio), or draw them after a plain-image import.",
+            field="label",
+        )
     return labels.label_name(name, field="label") if name else ""
 
 
@@ -243,7 +250,7 @@ def import_archive(
     e.g. ``import_archive(dataset=d, upload=request.FILES["archive"], user=u).imported``
     """
     _require_images(dataset)
-    label_name = _upload_label(label_name)
+    label_name = _upload_label(label_name, dataset)
     _check_upload_size(upload.size, f"The archive {upload.name!r}")
     upload.seek(0)
     scan = _scan(upload, size=upload.size)
@@ -287,7 +294,7 @@ def import_files(*, dataset: Dataset, files: list, user, label_name: str = "") -
     """Import image files uploaded together (drag and drop): each is verified by content; bad
     ones are reported by name and the rest import. All get ``label_name`` if given."""
     _require_images(dataset)
-    label_name = _upload_label(label_name)
+    label_name = _upload_label(label_name, dataset)
     limits = ArchiveLimits.from_settings()
     if not files:
         raise ImportRejected("No files were uploaded.", code="empty_upload", field="files")
