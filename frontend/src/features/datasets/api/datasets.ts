@@ -7,12 +7,18 @@ export type DatasetStatistics = components['schemas']['DatasetStatistics'];
 export type TaskType = components['schemas']['TaskTypeEnum'];
 
 /** The task types in the order the create dialog offers them; `taskTypes.<value>` names each in the catalog. */
-export const TASK_TYPES: TaskType[] = ['image_classification', 'text_classification', 'tabular_classification', 'tabular_regression'];
+export const TASK_TYPES: TaskType[] = ['image_classification', 'object_detection', 'text_classification', 'tabular_classification', 'tabular_regression'];
 
 /** Text and tabular datasets import table files (with a column mapping) instead of images. */
 export function isTableDataset(taskType: TaskType): boolean {
-  return taskType !== 'image_classification';
+  return taskType !== 'image_classification' && taskType !== 'object_detection';
 }
+
+/** The annotation formats an object-detection dataset imports (`auto`: detected from the archive) and exports. */
+export const IMPORT_FORMATS = ['auto', 'coco', 'voc', 'yolo', 'label_studio', 'images'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+export const EXPORT_FORMATS = ['coco', 'voc', 'yolo'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export type DatasetProfile = components['schemas']['DatasetProfile'];
 
@@ -38,7 +44,14 @@ export function getStatistics(id: number) {
   return unwrap(api.GET('/api/v1/datasets/{id}/statistics/', { params: { path: { id } } }));
 }
 
-/** The export zip (folder per class + manifest.csv); a plain link, so the browser downloads it. */
-export function exportUrl(id: number, versionId?: number | null): string {
-  return `/api/v1/datasets/${id}/export/${versionId ? `?version=${versionId}` : ''}`;
+/**
+ * The export zip (folder per class + manifest.csv; for object detection the images with COCO, VOC or
+ * YOLO annotations by `format`); a plain link, so the browser downloads it.
+ */
+export function exportUrl(id: number, versionId?: number | null, format?: ExportFormat): string {
+  const query = new URLSearchParams();
+  if (versionId) query.set('version', String(versionId));
+  if (format) query.set('format', format);
+  const text = query.toString();
+  return `/api/v1/datasets/${id}/export/${text ? `?${text}` : ''}`;
 }

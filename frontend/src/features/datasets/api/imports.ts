@@ -12,12 +12,22 @@ export function isArchive(file: File): boolean {
   return ARCHIVE_PATTERN.test(file.name);
 }
 
-/** An archive always imports as a background job, so its progress can be followed. */
-export function uploadArchive(datasetId: number, archive: File, label: string, onProgress?: (progress: UploadProgress) => void) {
+/**
+ * An archive always imports as a background job, so its progress can be followed. Object detection:
+ * `format` names the annotation format (coco, voc, yolo, label_studio, images; auto or absent: detected).
+ */
+export function uploadArchive(
+  datasetId: number,
+  archive: File,
+  label: string,
+  onProgress?: (progress: UploadProgress) => void,
+  format?: string,
+) {
   const form = new FormData();
   form.append('archive', archive, archive.name);
   form.append('background', 'true');
   if (label.trim()) form.append('label', label.trim());
+  if (format && format !== 'auto') form.append('format', format);
   return postFormWithProgress<ImportBatch>(`/api/v1/datasets/${datasetId}/imports/`, form, { onProgress });
 }
 

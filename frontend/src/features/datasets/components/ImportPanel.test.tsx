@@ -30,8 +30,11 @@ const BATCH = {
 
 type Sent = { url: string; headers: Record<string, string>; body: FormData };
 
-/** XMLHttpRequest stand-in: reports upload progress, then answers `respond(body)`. */
-function fakeXhr(respond: (sent: Sent) => { status: number; body: unknown }) {
+/**
+ * XMLHttpRequest stand-in: reports upload progress, then answers `respond(body)` once `answerWhen`
+ * resolves (at once without it), so a test sees the progress however slow the machine.
+ */
+function fakeXhr(respond: (sent: Sent) => { status: number; body: unknown }, answerWhen: Promise<void> = Promise.resolve()) {
   const sent: Sent[] = [];
   class FakeXhr {
     upload: { onprogress: ((event: { lengthComputable: boolean; loaded: number; total: number }) => void) | null } = { onprogress: null };
@@ -55,12 +58,14 @@ function fakeXhr(respond: (sent: Sent) => { status: number; body: unknown }) {
       const request = { url: this.url, headers: this.headers, body };
       sent.push(request);
       setTimeout(() => this.upload.onprogress?.({ lengthComputable: true, loaded: 50, total: 100 }), 5);
-      setTimeout(() => {
-        const answer = respond(request);
-        this.status = answer.status;
-        this.responseText = JSON.stringify(answer.body);
-        this.onload?.();
-      }, 60);
+      void answerWhen.then(() =>
+        setTimeout(() => {
+          const answer = respond(request);
+          this.status = answer.status;
+          this.responseText = JSON.stringify(answer.body);
+          this.onload?.();
+        }, 10),
+      );
     }
   }
   vi.stubGlobal('XMLHttpRequest', FakeXhr);
@@ -91,7 +96,13 @@ describe('ImportPanel', () => {
         });
       },
     });
-    const sent = fakeXhr(() => ({ status: 202, body: { ...BATCH, status: 'queued' } }));
+    let answer = () => {};
+    const sent = fakeXhr(
+      () => ({ status: 202, body: { ...BATCH, status: 'queued' } }),
+      new Promise<void>((resolve) => {
+        answer = resolve;
+      }),
+    );
     renderWithApp(<ImportPanel datasetId={1} />);
 
     const archive = new File(['zipbytes'], 'digits.zip', { type: 'application/zip' });
@@ -99,6 +110,7 @@ describe('ImportPanel', () => {
 
     expect(await screen.findByTestId('upload-progress')).toBeInTheDocument();
     await waitFor(() => expect(screen.getByTestId('upload-progress')).toHaveAttribute('data-value', '50'));
+    answer();
     expect(await screen.findByTestId('import-status-5')).toBeInTheDocument();
     expect(sent).toHaveLength(1);
     expect(sent[0].url).toBe('/api/v1/datasets/1/imports/');

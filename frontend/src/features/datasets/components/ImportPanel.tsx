@@ -1,10 +1,10 @@
-import { Alert, Button, Group, Paper, Progress, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, Paper, Progress, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type DragEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '@/lib/notifications';
 import { formatBytes, formatNumber } from '@/lib/numbers';
-import { exportUrl, isTableDataset } from '../api/datasets';
+import { EXPORT_FORMATS, exportUrl, IMPORT_FORMATS, isTableDataset, type ExportFormat, type ImportFormat } from '../api/datasets';
 import { batchFiles, isArchive, uploadArchive, uploadImages, type ImportBatch } from '../api/imports';
 import { datasetKeys } from '../api/keys';
 import { useDataset } from '../hooks/useDatasets';
@@ -23,11 +23,14 @@ export function ImportPanel({ datasetId, disabled = false }: { datasetId: number
   if (dataset && isTableDataset(dataset.task_type)) {
     return <TableImportPanel datasetId={datasetId} taskType={dataset.task_type} disabled={disabled} />;
   }
-  return <ImageImportPanel datasetId={datasetId} disabled={disabled} />;
+  return <ImageImportPanel datasetId={datasetId} disabled={disabled} detection={dataset?.task_type === 'object_detection'} />;
 }
 
-function ImageImportPanel({ datasetId, disabled = false }: { datasetId: number; disabled?: boolean }) {
+/** Images and archives; an object-detection dataset's archives carry annotations in a format picked here (or detected). */
+function ImageImportPanel({ datasetId, disabled = false, detection = false }: { datasetId: number; disabled?: boolean; detection?: boolean }) {
   const { t } = useTranslation('datasets');
+  const [format, setFormat] = useState<ImportFormat>('auto');
+  const [exportFormat, setExportFormat] = useState<ExportFormat>('coco');
   const queryClient = useQueryClient();
   const inputRef = useRef<HTMLInputElement>(null);
   const [over, setOver] = useState(false);
@@ -53,8 +56,12 @@ function ImageImportPanel({ datasetId, disabled = false }: { datasetId: number; 
     try {
       for (const archive of archives) {
         setUpload({ name: archive.name, loaded: done, total });
-        const batch = await uploadArchive(datasetId, archive, label, (progress) =>
-          setUpload({ name: archive.name, loaded: done + progress.loaded * (archive.size / (progress.total || 1)), total }),
+        const batch = await uploadArchive(
+          datasetId,
+          archive,
+          label,
+          (progress) => setUpload({ name: archive.name, loaded: done + progress.loaded * (archive.size / (progress.total || 1)), total }),
+          detection ? format : undefined,
         );
         done += archive.size;
         record(batch);
@@ -93,21 +100,51 @@ function ImageImportPanel({ datasetId, disabled = false }: { datasetId: number; 
 
   return (
     <Stack>
-      <Group justify="space-between" align="flex-end">
-        <TextInput
-          label={t('import.labelInput')}
-          description={t('import.labelHint')}
-          placeholder={t('import.labelPlaceholder')}
-          value={label}
-          onChange={(event) => setLabel(event.currentTarget.value)}
-          w={420}
-          disabled={disabled || busy}
-          data-testid="import-label-input"
-        />
-        <Button component="a" href={exportUrl(datasetId)} download variant="default" data-testid="import-export-download">
-          {t('import.export')}
-        </Button>
-      </Group>
+      {detection ? (
+        <Group justify="space-between" align="flex-end">
+          <Select
+            label={t('detection.import.format')}
+            description={t('detection.import.formatHint')}
+            data={IMPORT_FORMATS.map((value) => ({ value, label: t(`detection.import.formats.${value}`) }))}
+            value={format}
+            onChange={(value) => value && setFormat(value as ImportFormat)}
+            allowDeselect={false}
+            w={420}
+            disabled={disabled || busy}
+            data-testid="import-format"
+          />
+          <Group gap="xs" align="flex-end">
+            <Select
+              label={t('detection.import.exportFormat')}
+              data={EXPORT_FORMATS.map((value) => ({ value, label: t(`detection.import.formats.${value}`) }))}
+              value={exportFormat}
+              onChange={(value) => value && setExportFormat(value as ExportFormat)}
+              allowDeselect={false}
+              w={160}
+              data-testid="export-format"
+            />
+            <Button component="a" href={exportUrl(datasetId, null, exportFormat)} download variant="default" data-testid="import-export-download">
+              {t('import.export')}
+            </Button>
+          </Group>
+        </Group>
+      ) : (
+        <Group justify="space-between" align="flex-end">
+          <TextInput
+            label={t('import.labelInput')}
+            description={t('import.labelHint')}
+            placeholder={t('import.labelPlaceholder')}
+            value={label}
+            onChange={(event) => setLabel(event.currentTarget.value)}
+            w={420}
+            disabled={disabled || busy}
+            data-testid="import-label-input"
+          />
+          <Button component="a" href={exportUrl(datasetId)} download variant="default" data-testid="import-export-download">
+            {t('import.export')}
+          </Button>
+        </Group>
+      )}
       <Paper
         withBorder
         p="xl"
@@ -145,7 +182,7 @@ function ImageImportPanel({ datasetId, disabled = false }: { datasetId: number; 
         <Stack align="center" gap={4}>
           <Title order={4}>{disabled ? t('import.viewerTitle') : t('import.dropTitle')}</Title>
           <Text c="dimmed" size="sm" ta="center">
-            {t('import.dropFormats')}
+            {detection ? t('detection.import.dropFormats') : t('import.dropFormats')}
             <br />
             {t('import.dropClick')}
           </Text>

@@ -6,7 +6,7 @@ import { translateDynamic } from '@/i18n';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
 import { progressColor, statusColor } from '@/lib/statusColors';
-import { importFraction, isImportActive, type ImportBatch, type ImportBatchSummary } from '../api/imports';
+import { importFraction, isImportActive, type ImportBatch, type ImportBatchSummary, type ImportProblem } from '../api/imports';
 import { datasetKeys } from '../api/keys';
 import { useImportBatch } from '../hooks/useImports';
 
@@ -21,6 +21,20 @@ function Count({ label, value, testId, color }: { label: string; value: number; 
       </Text>
     </Stack>
   );
+}
+
+// TODO(h1's api client): line, annotation and action come from the regenerated ImportProblem.
+/** An annotation archive's problems also name the line, the annotation and what the import did with it. */
+type AnnotationProblem = ImportProblem & { line?: number; annotation?: number | string; action?: 'skipped' | 'clipped' | 'refused' };
+
+const ACTION_COLORS = { skipped: 'orange', clipped: 'yellow', refused: 'red' } as const;
+
+/** Where in the file: "line 12 · annotation 7" (empty when the problem names neither). */
+function problemPlace(problem: AnnotationProblem, t: (key: 'report.line' | 'report.annotation', options: Record<string, unknown>) => string): string {
+  const parts: string[] = [];
+  if (problem.line !== undefined && problem.line !== null) parts.push(t('report.line', { line: problem.line }));
+  if (problem.annotation !== undefined && problem.annotation !== null) parts.push(t('report.annotation', { annotation: problem.annotation }));
+  return parts.join(' · ');
 }
 
 export function ImportBatchView({ batch }: { batch: ImportBatch | ImportBatchSummary }) {
@@ -96,17 +110,35 @@ export function ImportBatchView({ batch }: { batch: ImportBatch | ImportBatchSum
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
-                {[...failures, ...duplicates].map((problem, index) => (
-                  <Table.Tr key={`${problem.file}-${index}`} data-testid="import-problem" data-code={problem.code}>
-                    <Table.Td style={{ wordBreak: 'break-all' }}>{problem.file}</Table.Td>
-                    <Table.Td>
-                      <Badge size="xs" color={problem.code === 'duplicate' ? 'orange' : 'red'} variant="light">
-                        {translateDynamic(`datasets:report.problems.${problem.code}`, problem.code)}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td>{problem.message}</Table.Td>
-                  </Table.Tr>
-                ))}
+                {([...failures, ...duplicates] as AnnotationProblem[]).map((problem, index) => {
+                  const place = problemPlace(problem, t);
+                  return (
+                    <Table.Tr key={`${problem.file}-${index}`} data-testid="import-problem" data-code={problem.code} data-action={problem.action}>
+                      <Table.Td style={{ wordBreak: 'break-all' }}>
+                        {problem.file}
+                        {place && (
+                          <Text span size="xs" c="dimmed" data-testid="import-problem-place">
+                            {' · '}
+                            {place}
+                          </Text>
+                        )}
+                      </Table.Td>
+                      <Table.Td>
+                        <Group gap={4} wrap="nowrap">
+                          <Badge size="xs" color={problem.code === 'duplicate' ? 'orange' : 'red'} variant="light">
+                            {translateDynamic(`datasets:report.problems.${problem.code}`, problem.code)}
+                          </Badge>
+                          {problem.action && (
+                            <Badge size="xs" color={ACTION_COLORS[problem.action]} variant="outline">
+                              {translateDynamic(`datasets:report.actions.${problem.action}`, problem.action)}
+                            </Badge>
+                          )}
+                        </Group>
+                      </Table.Td>
+                      <Table.Td>{problem.message}</Table.Td>
+                    </Table.Tr>
+                  );
+                })}
               </Table.Tbody>
             </Table>
           </ScrollArea.Autosize>

@@ -29,6 +29,7 @@ import { MAX_PICKED_SAMPLES, SAMPLES_PAGE_SIZE, type Sample, type SampleFilters 
 import { useDataset } from '../hooks/useDatasets';
 import { useLabels } from '../hooks/useLabels';
 import { useLabeling, useSamplePage } from '../hooks/useSamples';
+import { DetectionGrid } from './detection/DetectionGrid';
 import { keyCap, labelColor, labelKeys } from './labelKeys';
 import { LabelsManager } from './LabelsManager';
 
@@ -97,17 +98,20 @@ function sampleText(sample: Sample): string {
  * With `sampleIds` it shows just those samples (e.g. from an evaluation report), the first
  * MAX_PICKED_SAMPLES of them, in pages like the rest.
  */
-export function LabelingPanel({
-  datasetId,
-  canEdit,
-  sampleIds = null,
-  onClearSampleIds,
-}: {
+export function LabelingPanel(props: LabelingPanelProps) {
+  const { data: dataset } = useDataset(props.datasetId);
+  // An object-detection dataset is labeled with boxes: its grid opens the box labeler.
+  return dataset?.task_type === 'object_detection' ? <DetectionGrid {...props} /> : <ClassificationLabelingPanel {...props} />;
+}
+
+type LabelingPanelProps = {
   datasetId: number;
   canEdit: boolean;
   sampleIds?: number[] | null;
   onClearSampleIds?: () => void;
-}) {
+};
+
+function ClassificationLabelingPanel({ datasetId, canEdit, sampleIds = null, onClearSampleIds }: LabelingPanelProps) {
   const { t } = useTranslation(['datasets', 'common']);
   const { data: labels = [] } = useLabels(datasetId);
   const keys = useMemo(() => labelKeys(labels), [labels]);

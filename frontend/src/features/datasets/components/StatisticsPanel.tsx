@@ -8,19 +8,16 @@ import { errorMessage } from '@/lib/notifications';
 import { formatNumber } from '@/lib/numbers';
 import type { DatasetStatistics } from '../api/datasets';
 import { useDataset, useStatistics } from '../hooks/useDatasets';
+import { DetectionStatistics } from './detection/DetectionStatistics';
+import type { DetectionStatisticsData } from './detection/statisticsRows';
 import { labelColor } from './labelKeys';
 import { ProfilePanel } from './ProfilePanel';
+import { axisWidth } from './chartAxis';
 
 /** Chart rows: one per label, in the labels' order (the unlabeled samples are a figure of their own,
  * so a large unlabeled share does not squash the class bars). */
 function classRows(statistics: DatasetStatistics): { name: string; count: number; color: string }[] {
   return statistics.per_label.map((row, index) => ({ name: row.name, count: row.count, color: labelColor(row, index) }));
-}
-
-/** Room for the longest class name on the category axis: CJK characters are about twice as wide. */
-function axisWidth(names: string[]): number {
-  const widest = Math.max(0, ...names.map((name) => [...name].reduce((sum, char) => sum + (char.charCodeAt(0) > 0x2e80 ? 13 : 7), 0)));
-  return Math.min(180, Math.max(32, widest + 12));
 }
 
 /** Pixels per class bar: every class keeps its row and its name, however many there are. */
@@ -54,8 +51,11 @@ function ImageStatisticsPanel({ datasetId }: { datasetId: number }) {
   if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
   const classes = classRows(statistics);
   const sizes = sizeRows(statistics, t);
+  // TODO(h1's api client): `detection` typed from the regenerated schema.
+  const detection = (statistics as DatasetStatistics & { detection?: DetectionStatisticsData | null }).detection ?? null;
   return (
     <Stack data-testid="statistics-panel">
+      {detection && <DetectionStatistics detection={detection} colors={new Map(classes.map((row) => [row.name, row.color]))} />}
       <SimpleGrid cols={{ base: 2, sm: 5 }}>
         <Stat label={t('statistics.samples')} value={statistics.total} testId="stat-total" />
         <Stat label={t('statistics.labeled')} value={statistics.labeled} testId="stat-labeled" />
@@ -64,34 +64,37 @@ function ImageStatisticsPanel({ datasetId }: { datasetId: number }) {
         <Stat label={t('statistics.height')} value={range(statistics.height, t)} testId="stat-height" />
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
-        <Paper withBorder p="md" data-testid="class-counts-chart" data-points={classes.length}>
-          <Group justify="space-between" mb="sm" gap="xs">
-            <Title order={5}>{t('statistics.perClass')}</Title>
-            {statistics.unlabeled > 0 && (
-              <Badge variant="light" color="gray" data-testid="unlabeled-badge">
-                {t('statistics.unlabeledApart', { count: statistics.unlabeled, formatted: formatNumber(statistics.unlabeled) })}
-              </Badge>
+        {/* A detection dataset charts boxes per class above instead. */}
+        {!detection && (
+          <Paper withBorder p="md" data-testid="class-counts-chart" data-points={classes.length}>
+            <Group justify="space-between" mb="sm" gap="xs">
+              <Title order={5}>{t('statistics.perClass')}</Title>
+              {statistics.unlabeled > 0 && (
+                <Badge variant="light" color="gray" data-testid="unlabeled-badge">
+                  {t('statistics.unlabeledApart', { count: statistics.unlabeled, formatted: formatNumber(statistics.unlabeled) })}
+                </Badge>
+              )}
+            </Group>
+            {classes.length === 0 ? (
+              <Text c="dimmed" size="sm">
+                {statistics.total === 0 ? t('statistics.noSamples') : t('statistics.noLabels')}
+              </Text>
+            ) : (
+              <BarChart
+                h={Math.max(120, classes.length * ROW_HEIGHT + 40)}
+                data={classes}
+                dataKey="name"
+                orientation="vertical"
+                series={[{ name: 'count', label: t('statistics.samplesSeries'), color: 'blue.6' }]}
+                yAxisProps={{ interval: 0, width: axisWidth(classes.map((row) => row.name)) }}
+                valueFormatter={(value) => formatNumber(value)}
+                gridAxis="x"
+                tickLine="x"
+                data-testid="class-counts-bars"
+              />
             )}
-          </Group>
-          {classes.length === 0 ? (
-            <Text c="dimmed" size="sm">
-              {statistics.total === 0 ? t('statistics.noSamples') : t('statistics.noLabels')}
-            </Text>
-          ) : (
-            <BarChart
-              h={Math.max(120, classes.length * ROW_HEIGHT + 40)}
-              data={classes}
-              dataKey="name"
-              orientation="vertical"
-              series={[{ name: 'count', label: t('statistics.samplesSeries'), color: 'blue.6' }]}
-              yAxisProps={{ interval: 0, width: axisWidth(classes.map((row) => row.name)) }}
-              valueFormatter={(value) => formatNumber(value)}
-              gridAxis="x"
-              tickLine="x"
-              data-testid="class-counts-bars"
-            />
-          )}
-        </Paper>
+          </Paper>
+        )}
         <Paper withBorder p="md" data-testid="size-chart" data-points={sizes.length}>
           <Title order={5} mb="sm">
             {t('statistics.sizeTitle')}

@@ -1,0 +1,41 @@
+import { formatNumber } from '@/lib/numbers';
+
+// TODO(h1's api client): components['schemas']['DetectionStatistics'] once regenerated.
+export interface BoxHistogram {
+  /** Edges: counts[i] is of values in [bins[i], bins[i+1]). */
+  bins: number[];
+  counts: number[];
+}
+
+export interface DetectionStatisticsData {
+  boxes: number;
+  boxes_per_class: { label: string; count: number }[];
+  boxes_per_image: BoxHistogram;
+  relative_area: BoxHistogram;
+  images_without_boxes: number;
+  unlabeled: number;
+  no_objects: number;
+  annotated: number;
+}
+
+/** The server caps the boxes-per-image histogram here: its last bar counts this many boxes or more. */
+const MAX_BOXES_BIN = 20;
+
+/** A share of the image as a short percentage: 0.00025 → "0.025%". */
+function share(value: number): string {
+  return `${formatNumber(value * 100, { maximumSignificantDigits: 2 })}%`;
+}
+
+/** Bars of the boxes-per-image histogram: "1", "2", …, "20+" for the capped last bin. */
+export function perImageRows(histogram: BoxHistogram, orMore: (n: string) => string) {
+  return histogram.counts.map((count, index) => {
+    const n = Math.round(histogram.bins[index]);
+    const last = index === histogram.counts.length - 1 && n >= MAX_BOXES_BIN;
+    return { bucket: last ? orMore(formatNumber(n)) : formatNumber(n), count };
+  });
+}
+
+/** Bars of the relative-area histogram, each named by its range of image shares. */
+export function areaRows(histogram: BoxHistogram, range: (from: string, to: string) => string) {
+  return histogram.counts.map((count, index) => ({ bucket: range(share(histogram.bins[index]), share(histogram.bins[index + 1] ?? 1)), count }));
+}
