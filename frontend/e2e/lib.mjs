@@ -114,3 +114,8 @@ export function run(main) {
     },
   );
 }
+
+/** Whether `response` answers `method pathname` of the API (the query string ignored). */
+export function isApi(response, method, pathname) {
+  return response.request().method() === method && new URL(response.url()).pathname === pathname;
+}
