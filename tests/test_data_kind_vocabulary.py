@@ -1,12 +1,13 @@
 """One name and one set of values for the data modality (workers.contracts.data_kind): every
-template's ``data_kind``, every predictor's input and every task type's first word agree."""
+template's ``data_kind``, every predictor's input and every task type's data kind
+(``task_data_kind``: the first word, except object_detection's "image") agree."""
 
 from __future__ import annotations
 
 import pytest
 from datasets.models import IMAGE_TASKS, TABULAR_TASKS, TaskType
 
-from workers.contracts.data_kind import DATA_KINDS
+from workers.contracts.data_kind import DATA_KINDS, task_data_kind
 from workers.serving.predictors import PREDICTORS, predictor_class
 from workers.templates import registry
 
@@ -19,10 +20,11 @@ def test_a_template_its_predictor_and_its_task_type_name_the_same_data_kind(temp
     if template in PREDICTORS:
         assert predictor_class(template).data_kind == declared.data_kind
     if template in TaskType.values:  # a template trains the task type of its name
-        assert template.split("_", 1)[0] == declared.data_kind
+        assert task_data_kind(template) == declared.data_kind
 
 
 def test_task_type_groups_follow_the_data_kind():
-    assert {t.split("_", 1)[0] for t in TaskType.values} <= set(DATA_KINDS)
-    assert {t for t in TaskType.values if t.startswith("tabular_")} == set(TABULAR_TASKS)
-    assert {t for t in TaskType.values if t.startswith("image_")} == set(IMAGE_TASKS)
+    assert {task_data_kind(t) for t in TaskType.values} <= set(DATA_KINDS)
+    assert {t for t in TaskType.values if task_data_kind(t) == "tabular"} == set(TABULAR_TASKS)
+    assert {t for t in TaskType.values if task_data_kind(t) == "image"} == set(IMAGE_TASKS)
+    assert all(task_data_kind(t) == t.split("_", 1)[0] for t in TaskType.values if t != "object_detection")

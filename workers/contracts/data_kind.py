@@ -5,7 +5,8 @@ code asks what a template trains on or what a model takes as input.
 - a predictor's input (``Predictor.data_kind``, ``workers.serving.protocol.parse_request``) and the
   ``data_kind`` of a package's ``test_vectors/expected.json``;
 - a dataset-version manifest's ``kind`` (``workers.contracts.manifest``) takes the same values;
-- a dataset's task type is ``<data_kind>_<label kind>`` (``tabular_regression``).
+- a dataset's task type is ``<data_kind>_<label kind>`` (``tabular_regression``), except
+  ``object_detection`` (images with boxes): ``task_data_kind`` says each task type's data kind.
 
 ``"tabular"`` is the modality (rows of typed cells); a *table* is a file format (CSV, XLSX, ...)
 that text datasets are imported from too, so an import's ``source`` stays ``"table"``.
