@@ -45,13 +45,12 @@ class Architecture:
     widths: tuple[int, ...]
     stem: str  # "small": stride 2; "imagenet": stride 4 (7x7 conv + max pool)
     neck: int  # channels of the pyramid and the heads
-    classifier: str  # the image classification model whose backbone this one shares
 
 
 ARCHITECTURES: dict[str, Architecture] = {
-    "det_small": Architecture((1, 1, 1, 1), (16, 32, 64, 128), "small", 64, "det_small"),
-    "det_medium": Architecture((1, 1, 1, 1), (32, 64, 128, 256), "small", 96, "resnet_narrow"),
-    "det_resnet18": Architecture((2, 2, 2, 2), (64, 128, 256, 512), "imagenet", 128, "resnet18"),
+    "det_small": Architecture((1, 1, 1, 1), (16, 32, 64, 128), "small", 64),
+    "det_medium": Architecture((1, 1, 1, 1), (32, 64, 128, 256), "small", 96),  # resnet_narrow's backbone
+    "det_resnet18": Architecture((2, 2, 2, 2), (64, 128, 256, 512), "imagenet", 128),  # resnet18's
 }
 
 

@@ -108,13 +108,13 @@ PRESETS = (
     Preset(
         "fast",
         "Fast",
-        "A small detector at 96x96 pixels: minutes on a CPU, a first model to look at.",
+        "A small detector at 64x64 pixels: minutes on a CPU, a first model to look at.",
         {
             "model": "det_small",
-            "epochs": 24,
-            "batch_size": 32,
+            "epochs": 40,
+            "batch_size": 8,
             "learning_rate": 4e-3,
-            "image_size": 96,
+            "image_size": 64,
             "augmentation": "light",
             "schedule": "onecycle",
         },
@@ -122,13 +122,13 @@ PRESETS = (
     Preset(
         "balanced",
         "Balanced",
-        "A narrow-ResNet detector at 128x128 pixels with standard augmentation.",
+        "A narrow-ResNet detector at 96x96 pixels with standard augmentation.",
         {
             "model": "det_medium",
             "epochs": 40,
-            "batch_size": 32,
+            "batch_size": 16,
             "learning_rate": 3e-3,
-            "image_size": 128,
+            "image_size": 96,
             "augmentation": "standard",
             "schedule": "onecycle",
         },
@@ -136,13 +136,13 @@ PRESETS = (
     Preset(
         "accurate",
         "Accurate",
-        "A ResNet-18 detector at 160x160 pixels, strong augmentation, more epochs (best on a GPU).",
+        "A ResNet-18 detector at 128x128 pixels, more epochs (best on a GPU).",
         {
             "model": "det_resnet18",
             "epochs": 60,
-            "batch_size": 32,
+            "batch_size": 16,
             "learning_rate": 2e-3,
-            "image_size": 160,
+            "image_size": 128,
             "augmentation": "standard",
             "schedule": "onecycle",
         },
@@ -151,7 +151,7 @@ PRESETS = (
 
 SEARCH_SPACE = (
     SearchDimension("learning_rate", "float", low=5e-4, high=1e-2, log=True),
-    SearchDimension("image_size", "categorical", choices=(96, 128, 160)),
+    SearchDimension("image_size", "categorical", choices=(64, 96, 128)),
     SearchDimension("model", "categorical", choices=("det_small", "det_medium")),
     SearchDimension("augmentation", "categorical", choices=("light", "standard", "strong")),
     SearchDimension("epochs", "int", low=10, high=60),

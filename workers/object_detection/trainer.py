@@ -23,6 +23,7 @@ Files in ``out_dir``: ``checkpoints/``, ``model.pt``, ``model.onnx`` (verified a
 from __future__ import annotations
 
 import contextlib
+import random
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -138,8 +139,6 @@ class DetectionRun(TrainingRun):
     def _build(self) -> None:
         params = self.params
         torch.set_num_threads(self.threads)
-        import random
-
         random.seed(params["seed"])
         np.random.seed(params["seed"])
         torch.manual_seed(params["seed"])
