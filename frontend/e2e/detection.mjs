@@ -225,29 +225,32 @@ async function main() {
       const spot = emptySquare(before, current.width, current.height, side);
       if (!spot) fail(`no empty ${side}px square left in the ${current.width}x${current.height} image to draw on`);
 
-      // draw: drag on the empty background from one corner to the other
+      // choose the label by key (the first label's key is 1), then draw: drag on the empty background
+      await page.keyboard.press('1');
+      await page.locator('[data-testid^="labeler-label-"][data-active]').first().waitFor();
       await drag(page, await screenPoint(page, { x: spot.x + 1, y: spot.y + 1 }), await screenPoint(page, { x: spot.x + side - 1, y: spot.y + side - 1 }));
       await page.waitForFunction((count) => document.querySelectorAll('[data-testid="labeler-box"]').length === count, before.length + 1);
-      // label it by key: the first label's key (1); the drawn box is the selected one
-      await page.keyboard.press('1');
       let boxes = await listedBoxes(page);
       const drawn = boxes.find((box) => Math.abs(box.x - spot.x) <= 2 && Math.abs(box.y - spot.y) <= 2);
       if (!drawn) fail(`the drawn box is not listed: ${JSON.stringify(boxes)}`);
       log(`drew a box at ${drawn.x},${drawn.y} ${drawn.width}x${drawn.height} labelled "${drawn.label}"`);
 
       // fix an imported box: drag it by a few pixels (select on press, move with the pointer)
-      const target = before[0];
+      // an imported box whose centre no other box covers (pressing there grabs that box)
+      const centreOf = (box) => ({ x: box.x + box.width / 2, y: box.y + box.height / 2 });
+      const inside = (point, box) => point.x >= box.x && point.x <= box.x + box.width && point.y >= box.y && point.y <= box.y + box.height;
+      const target = before.find((box) => !before.some((other) => other !== box && inside(centreOf(box), other))) ?? before[0];
       const centre = { x: target.x + target.width / 2, y: target.y + target.height / 2 };
       const shift = Math.max(2, Math.round(current.width / 32));
       const movedTo = { x: Math.min(current.width - target.width / 2 - 1, centre.x + shift), y: centre.y };
       await drag(page, await screenPoint(page, centre), await screenPoint(page, movedTo));
       await page.waitForFunction(
-        ({ x, y }) =>
+        ({ x, y, width }) =>
           [...document.querySelectorAll('[data-testid="labeler-box"]')].some((node) => {
-            const [bx, by] = (node.getAttribute('data-geometry') || '').split(',').map(Number);
-            return Math.abs(by - y) < 1 && Math.abs(bx - x) >= 1;
+            const [bx, by, bw] = (node.getAttribute('data-geometry') || '').split(',').map(Number);
+            return Math.abs(by - y) < 1 && Math.abs(bw - width) < 0.5 && Math.abs(bx - x) >= 1;
           }),
-        { x: target.x, y: target.y },
+        { x: target.x, y: target.y, width: target.width },
       );
       boxes = await listedBoxes(page);
       log(`moved a box from ${target.x},${target.y} (now ${boxes.filter((box) => box.selected).map((box) => `${box.x},${box.y}`).join(' ')})`);

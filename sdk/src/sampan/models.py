@@ -114,7 +114,7 @@ class EvaluationReport(_Report[schema.ClassificationReport]):
         report = evaluation_report(body)
         if not isinstance(report, EvaluationReport):
             raise ValueError(
-                f"Model version {body['name']} is a regression model: its report is a RegressionReport."
+                f"Model version {body['name']} is not a classifier: its report is a {type(report).__name__}."
             )
         return report
 
@@ -202,7 +202,8 @@ class RegressionReport(_Report[schema.RegressionReport]):
         report = evaluation_report(body)
         if not isinstance(report, RegressionReport):
             raise ValueError(
-                f"Model version {body['name']} is a classifier: its report is an EvaluationReport."
+                f"Model version {body['name']} is not a regression model: its report is a "
+                f"{type(report).__name__}."
             )
         return report
 
@@ -292,7 +293,10 @@ class DetectionReport(_Report[schema.DetectionReport]):
         """The report of ``GET /model-versions/{id}/evaluation/`` (a detector's)."""
         report = evaluation_report(body)
         if not isinstance(report, DetectionReport):
-            raise ValueError(f"Model version {body['name']} is not an object detector.")
+            raise ValueError(
+                f"Model version {body['name']} is not an object detector: its report is a "
+                f"{type(report).__name__}."
+            )
         return report
 
     @property
