@@ -29,44 +29,60 @@ Detection = tuple[int, float, float, float, float, float]  # (class, score, x, y
 
 def local_peaks(scores: np.ndarray) -> np.ndarray:
     """A boolean mask of cells that are the maximum of their 3 x 3 neighbourhood, per class map
-    (``scores`` shaped [classes, h, w]); CenterNet's NMS-free peak extraction."""
-    classes, height, width = scores.shape
-    padded = np.full((classes, height + 2, width + 2), -np.inf, dtype=scores.dtype)
-    padded[:, 1:-1, 1:-1] = scores
-    neighbourhood = scores.copy()
-    for dy in range(3):
-        for dx in range(3):
-            np.maximum(neighbourhood, padded[:, dy : dy + height, dx : dx + width], out=neighbourhood)
+    (``scores`` shaped [classes, h, w]); CenterNet's NMS-free peak extraction. The neighbourhood's
+    maximum is taken along rows, then along columns (the same maximum, four passes, no padding)."""
+    rows = scores.copy()
+    np.maximum(rows[:, 1:], scores[:, :-1], out=rows[:, 1:])
+    np.maximum(rows[:, :-1], scores[:, 1:], out=rows[:, :-1])
+    neighbourhood = rows.copy()
+    np.maximum(neighbourhood[:, :, 1:], rows[:, :, :-1], out=neighbourhood[:, :, 1:])
+    np.maximum(neighbourhood[:, :, :-1], rows[:, :, 1:], out=neighbourhood[:, :, :-1])
     peaks: np.ndarray = scores >= neighbourhood
     return peaks
 
 
-def iou_one_to_many(box: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """IoU of one (x1, y1, x2, y2) box with each row of ``others``."""
-    left = np.maximum(box[0], others[:, 0])
-    top = np.maximum(box[1], others[:, 1])
-    right = np.minimum(box[2], others[:, 2])
-    bottom = np.minimum(box[3], others[:, 3])
+def _peaks_among(scores: np.ndarray, classes: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """:func:`local_peaks` at a few cells only: each cell against its 3 x 3 neighbourhood, read
+    from a padded copy in one gather."""
+    channels, height, width = scores.shape
+    padded = np.full((channels, height + 2, width + 2), -np.inf, dtype=scores.dtype)
+    padded[:, 1:-1, 1:-1] = scores
+    neighbourhood = padded[classes[:, None], rows[:, None] + _DY, cols[:, None] + _DX].max(axis=1)
+    peak: np.ndarray = scores[classes, rows, cols] >= neighbourhood
+    return peak
+
+
+_DY, _DX = (offsets.ravel() for offsets in np.mgrid[0:3, 0:3])  # into the padded map
+
+
+def iou_matrix(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """IoU of each (x1, y1, x2, y2) row of ``boxes`` with each row of ``others``."""
+    left = np.maximum(boxes[:, None, 0], others[None, :, 0])
+    top = np.maximum(boxes[:, None, 1], others[None, :, 1])
+    right = np.minimum(boxes[:, None, 2], others[None, :, 2])
+    bottom = np.minimum(boxes[:, None, 3], others[None, :, 3])
     inter = np.clip(right - left, 0, None) * np.clip(bottom - top, 0, None)
-    area = (box[2] - box[0]) * (box[3] - box[1])
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
     areas = (others[:, 2] - others[:, 0]) * (others[:, 3] - others[:, 1])
-    union = area + areas - inter
+    union = area[:, None] + areas[None, :] - inter
     result: np.ndarray = np.where(union > 0, inter / np.maximum(union, 1e-12), 0.0)
     return result
 
 
 def non_maximum_suppression(corners: np.ndarray, scores: np.ndarray, iou_threshold: float) -> list[int]:
-    """Greedy NMS: indices of the kept boxes, best score first (ties keep the earlier index)."""
-    order = list(np.argsort(-scores, kind="stable"))
+    """Greedy NMS: indices of the kept boxes, best score first (ties keep the earlier index). Each
+    kept box removes the later boxes overlapping it by more than ``iou_threshold``."""
+    order = np.argsort(-scores, kind="stable")
+    if len(order) < 2:
+        return [int(i) for i in order]
+    overlaps = iou_matrix(corners[order], corners[order])
+    removed = np.zeros(len(order), dtype=bool)
     kept: list[int] = []
-    while order:
-        best = order.pop(0)
-        kept.append(int(best))
-        if not order:
-            break
-        rest = np.asarray(order)
-        overlaps = iou_one_to_many(corners[best], corners[rest])
-        order = [int(i) for i, overlap in zip(rest, overlaps, strict=True) if overlap <= iou_threshold]
+    for position in range(len(order)):
+        if removed[position]:
+            continue
+        kept.append(int(order[position]))
+        removed[position + 1 :] |= ~(overlaps[position, position + 1 :] <= iou_threshold)
     return kept
 
 
@@ -82,37 +98,56 @@ def decode_image(
 ) -> list[Detection]:
     """One image's detections from its ``scores`` [classes, h, w] and ``boxes`` [4, h, w] maps."""
     input_height, input_width = scores.shape[1] * OUTPUT_STRIDE, scores.shape[2] * OUTPUT_STRIDE
-    candidates = local_peaks(scores) & (scores >= score_threshold)
-    classes, rows, cols = np.nonzero(candidates)
+    # the threshold first: the peak test then runs on the few cells above it (the whole map only
+    # when many are, e.g. at the low thresholds of an evaluation)
+    classes, rows, cols = np.nonzero(scores >= score_threshold)
+    if classes.size == 0:
+        return []
+    if classes.size * 9 < scores.size:
+        peak = _peaks_among(scores, classes, rows, cols)
+    else:
+        peak = local_peaks(scores)[classes, rows, cols]
+    classes, rows, cols = classes[peak], rows[peak], cols[peak]
     if classes.size == 0:
         return []
     values = scores[classes, rows, cols].astype(np.float64)
     if values.size > CANDIDATES_PER_IMAGE:
-        top = np.argsort(-values, kind="stable")[:CANDIDATES_PER_IMAGE]
-        classes, rows, cols, values = classes[top], rows[top], cols[top], values[top]
-    x, y, w, h = (boxes[channel, rows, cols].astype(np.float64) for channel in range(4))
-    x1 = np.clip(x, 0.0, input_width) * scale_x
-    y1 = np.clip(y, 0.0, input_height) * scale_y
-    x2 = np.clip(x + w, 0.0, input_width) * scale_x
-    y2 = np.clip(y + h, 0.0, input_height) * scale_y
-    corners = np.stack([x1, y1, x2, y2], axis=1)
-    found: list[Detection] = []
-    for label in np.unique(classes):
-        members = np.flatnonzero((classes == label) & (x2 > x1) & (y2 > y1))
-        for kept in non_maximum_suppression(corners[members], values[members], iou_threshold):
-            i = members[kept]
-            found.append(
-                (
-                    int(label),
-                    float(values[i]),
-                    float(x1[i]),
-                    float(y1[i]),
-                    float(x2[i] - x1[i]),
-                    float(y2[i] - y1[i]),
-                )
-            )
-    found.sort(key=lambda detection: -detection[1])
-    return found[:max_detections]
+        # the best CANDIDATES_PER_IMAGE, ties at the cut going to the earlier cells
+        cut = np.partition(values, values.size - CANDIDATES_PER_IMAGE)[values.size - CANDIDATES_PER_IMAGE]
+        keep = values > cut
+        keep[np.flatnonzero(values == cut)[: CANDIDATES_PER_IMAGE - int(keep.sum())]] = True
+        classes, rows, cols, values = classes[keep], rows[keep], cols[keep], values[keep]
+    xywh = boxes[:, rows, cols].astype(np.float64)
+    # x1, y1, x2, y2: clipped to the model's input, then scaled to the original image
+    limits = np.array([[input_width], [input_height], [input_width], [input_height]], dtype=np.float64)
+    scales = np.array([[scale_x], [scale_y], [scale_x], [scale_y]], dtype=np.float64)
+    corners = np.clip(np.concatenate([xywh[:2], xywh[:2] + xywh[2:]]), 0.0, limits) * scales
+    sizes = corners[2:] - corners[:2]
+    keep = (corners[2] > corners[0]) & (corners[3] > corners[1])
+    # candidates are in (class, row, column) order, so each class is one run of them; a class
+    # with two or more boxes left goes through NMS
+    starts = np.flatnonzero(np.diff(classes, prepend=-1))
+    for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(classes)], strict=True):
+        if end - start < 2 or np.count_nonzero(keep[start:end]) < 2:
+            continue
+        members = start + np.flatnonzero(keep[start:end])
+        kept = non_maximum_suppression(corners[:, members].T, values[members], iou_threshold)
+        keep[members] = False
+        keep[members[kept]] = True
+    picked = np.flatnonzero(keep)
+    # by descending score; equal scores in class order, then cell order (NMS's order too)
+    picked = picked[np.argsort(-values[picked], kind="stable")][:max_detections]
+    return list(
+        zip(
+            classes[picked].tolist(),
+            values[picked].tolist(),
+            corners[0, picked].tolist(),
+            corners[1, picked].tolist(),
+            sizes[0, picked].tolist(),
+            sizes[1, picked].tolist(),
+            strict=True,
+        )
+    )
 
 
 def decode(
