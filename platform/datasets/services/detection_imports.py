@@ -37,16 +37,20 @@ def _unpack(fileobj: BinaryIO, scan: ArchiveScan, root: Path) -> list[tuple[str,
     for entry in scan.entries:
         if entry.problem is not None and entry.problem[0] == "bad_label":
             entry.problem = None  # folder names are no labels here
+    unwritable: list[tuple[str, str, str]] = []
     try:
         for entry, data in archive_files(fileobj, scan, limits=ArchiveLimits.from_settings()):
             target = root.joinpath(*Path(entry.name.replace("\\", "/")).parts)
             if root not in target.parents:  # the scan refuses such names already; never write outside
                 raise ImportRejected(f"Archive entry {entry.name!r} escapes the archive.", code="unsafe_path")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+            except OSError as exc:  # a file and a folder of the same name, a name the disk refuses
+                unwritable.append((entry.name, "corrupt_entry", f"cannot be unpacked: {exc.strerror or exc}"))
     except ArchiveRejected as exc:
         raise ImportRejected(str(exc), code=exc.code, field="archive") from None
-    return [(e.name, *e.problem) for e in scan.entries if e.problem is not None]
+    return [*((e.name, *e.problem) for e in scan.entries if e.problem is not None), *unwritable]
 
 
 def _parse(root: Path, annotation_format: str) -> InterchangeSet:
