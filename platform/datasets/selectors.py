@@ -276,17 +276,17 @@ def _detection_filters(
 
 
 def box_context(*, dataset: Dataset, samples: list[Sample], counts: SampleCounts | None = None) -> dict:
-    """What the sample list's box fields read: each listed sample's box label ids (one query, only
-    for object-detection datasets) and the labels' order (from the counts when given)."""
+    """What the sample list's box fields read: each listed sample's boxes (one query, only for
+    object-detection datasets) and the labels' order (from the counts when given)."""
     if dataset.task_type not in ANNOTATION_TASKS or not samples:
         return {}
-    boxes: dict[int, list[int]] = {}
-    for sample_id, label_id in (
+    boxes: dict[int, list[dict]] = {}
+    for sample_id, label_id, geometry in (
         Annotation.objects.filter(sample__in=[s.pk for s in samples])
-        .order_by()
-        .values_list("sample_id", "label_id")
+        .order_by("sample_id", "pk")
+        .values_list("sample_id", "label_id", "geometry")
     ):
-        boxes.setdefault(sample_id, []).append(label_id)
+        boxes.setdefault(sample_id, []).append({"label": label_id, **geometry})
     if counts is not None:
         order = [row["id"] for row in counts.per_label]
     else:

@@ -68,6 +68,10 @@ def test_sample_list_fields_filters_and_counts(scene):
         ("unlabeled", 0, []),
     ]
 
+    assert page["results"][1]["boxes"] == [
+        {"label": cat, "x": 0.0, "y": 0.0, "width": 50.0, "height": 25.0},
+        {"label": dog, "x": 50.0, "y": 25.0, "width": 50.0, "height": 25.0},
+    ]
     one = client.get(f"{base}/samples/{s[1].pk}/").json()
     assert (one["annotation_status"], one["box_count"], one["box_labels"]) == ("annotated", 2, [cat, dog])
 

@@ -159,6 +159,17 @@ class LabelChangeSerializer(serializers.Serializer):
     dry_run = serializers.BooleanField()
 
 
+class SampleBoxSerializer(serializers.Serializer):
+    """A box of a listed sample, for drawing on its thumbnail: the label's id and the box in the
+    stored image's pixels."""
+
+    label = serializers.IntegerField(help_text="The label's id.")  # type: ignore[assignment]  # stub: Field.label
+    x = serializers.FloatField()
+    y = serializers.FloatField()
+    width = serializers.FloatField()
+    height = serializers.FloatField()
+
+
 class SampleSerializer(serializers.ModelSerializer):
     values = serializers.DictField(
         # workers.contracts.manifest's TabularSample.values: a number, a string, or null (missing)
@@ -186,6 +197,9 @@ class SampleSerializer(serializers.ModelSerializer):
     box_labels = serializers.SerializerMethodField(
         help_text="Object detection: the label ids of the sample's boxes, each once, in label order."
     )
+    boxes = serializers.SerializerMethodField(
+        help_text="Object detection: the sample's boxes (label id and pixels), for drawing; [] otherwise."
+    )
 
     class Meta:
         model = Sample
@@ -198,6 +212,7 @@ class SampleSerializer(serializers.ModelSerializer):
             "annotation_status",
             "box_count",
             "box_labels",
+            "boxes",
             "width",
             "height",
             "format",
@@ -221,10 +236,17 @@ class SampleSerializer(serializers.ModelSerializer):
     def get_box_count(self, sample) -> int:
         return len(self.context.get("boxes", {}).get(sample.pk, ()))
 
+    @extend_schema_field(SampleBoxSerializer(many=True))
+    def get_boxes(self, sample) -> list[dict]:
+        return [
+            {k: box[k] for k in ("label", "x", "y", "width", "height")}
+            for box in self.context.get("boxes", {}).get(sample.pk, ())
+        ]
+
     def get_box_labels(self, sample) -> list[int]:
-        return sorted(
-            set(self.context.get("boxes", {}).get(sample.pk, ())), key=self.context.get("label_rank", {}).get
-        )
+        rank = self.context.get("label_rank", {})
+        labels = {box["label"] for box in self.context.get("boxes", {}).get(sample.pk, ())}
+        return sorted(labels, key=lambda pk: rank.get(pk, len(rank)))
 
     def get_image_url(self, sample) -> str:
         return f"/api/v1/datasets/{sample.dataset_id}/samples/{sample.pk}/image/"
