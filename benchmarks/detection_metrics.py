@@ -22,9 +22,7 @@ Exits 1 when the two disagree by more than 1e-4 or Sampan takes a second or more
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime
-import io
 import os
 import platform as stdlib_platform  # the stdlib module; Sampan's platform/ is never a package
 import re
@@ -39,9 +37,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
-from pycocotools.coco import COCO  # noqa: E402
 from pycocotools.cocoeval import COCOeval  # noqa: E402
 
+from tests.workers.coco_reference import class_ap, cocoeval  # noqa: E402
 from workers.contracts.annotations import DetectionBox  # noqa: E402
 from workers.object_detection.metrics import Detection, coco_evaluate  # noqa: E402
 
@@ -91,45 +89,11 @@ def answers(images: int, clutter: int, seed: int) -> tuple[list[list[DetectionBo
 
 
 def pycocotools_evaluate(truth: list[list[DetectionBox]], predicted: list[list[Detection]]) -> COCOeval:
-    annotations: list[dict[str, Any]] = []
-    for i, boxes in enumerate(truth):
-        for box in boxes:
-            annotations.append(
-                {
-                    "id": len(annotations) + 1,
-                    "image_id": i + 1,
-                    "category_id": box["label"] + 1,
-                    "bbox": [box["x"], box["y"], box["width"], box["height"]],
-                    "area": box["width"] * box["height"],
-                    "iscrowd": 0,
-                }
-            )
-    results = [
-        {"image_id": i + 1, "category_id": label + 1, "bbox": [x, y, w, h], "score": score}
-        for i, found in enumerate(predicted)
-        for label, score, x, y, w, h in found
-    ]
-    with contextlib.redirect_stdout(io.StringIO()):
-        coco = COCO()
-        coco.dataset = {
-            "images": [{"id": i + 1, "width": SIZE, "height": SIZE} for i in range(len(truth))],
-            "categories": [{"id": k + 1, "name": name} for k, name in enumerate(CLASSES)],
-            "annotations": annotations,
-        }
-        coco.createIndex()
-        evaluation = COCOeval(coco, coco.loadRes(results), iouType="bbox")
-        evaluation.evaluate()
-        evaluation.accumulate()
-        evaluation.summarize()
-    return evaluation
+    return cocoeval(truth, predicted, CLASSES, [(SIZE, SIZE)] * len(truth))
 
 
 def disagreement(ours: dict[str, Any], reference: COCOeval) -> float:
-    precision = reference.eval["precision"][:, :, :, 0, -1]
-    per_class = []
-    for k in range(len(CLASSES)):
-        values = precision[:, :, k]
-        per_class.append(float(values[values > -1].mean()) if (values > -1).any() else -1.0)
+    per_class = class_ap(reference.eval["precision"][:, :, :, 0, -1])
     pairs = list(zip([ours["map"], ours["map50"], ours["map75"]], reference.stats[:3], strict=True))
     pairs += list(zip([row["ap"] for row in ours["per_class"]], per_class, strict=True))
     return max(abs(float(a) - float(b)) for a, b in pairs)

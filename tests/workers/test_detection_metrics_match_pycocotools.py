@@ -10,14 +10,10 @@ one class.
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import numpy as np
 import pytest
-from pycocotools.coco import COCO
-from pycocotools.cocoeval import COCOeval
 
+from tests.workers.coco_reference import class_ap, cocoeval
 from workers.contracts.annotations import DetectionBox
 from workers.object_detection.metrics import Detection, coco_evaluate
 
@@ -95,51 +91,10 @@ def random_set(
     return truth, predicted, sizes
 
 
-def cocoeval(
-    truth: list[list[DetectionBox]], predicted: list[list[Detection]], sizes: list[tuple[int, int]]
-) -> COCOeval:
-    """pycocotools' evaluation of the same boxes (image ids 1..n in order, category ids 1..k)."""
-    annotations = [
-        {
-            "id": n + 1,
-            "image_id": i + 1,
-            "category_id": box["label"] + 1,
-            "bbox": [box["x"], box["y"], box["width"], box["height"]],
-            "area": box["width"] * box["height"],
-            "iscrowd": 0,
-        }
-        for n, (i, box) in enumerate((i, box) for i, boxes in enumerate(truth) for box in boxes)
-    ]
-    results = [
-        {"image_id": i + 1, "category_id": label + 1, "bbox": [x, y, w, h], "score": score}
-        for i, found in enumerate(predicted)
-        for label, score, x, y, w, h in found
-    ]
-    with contextlib.redirect_stdout(io.StringIO()):
-        coco = COCO()
-        coco.dataset = {
-            "images": [{"id": i + 1, "width": w, "height": h} for i, (w, h) in enumerate(sizes)],
-            "categories": [{"id": k + 1, "name": name} for k, name in enumerate(CLASSES)],
-            "annotations": annotations,
-        }
-        coco.createIndex()
-        evaluation = COCOeval(coco, coco.loadRes(results), iouType="bbox")
-        evaluation.evaluate()
-        evaluation.accumulate()
-        evaluation.summarize()
-    return evaluation
-
-
-def class_ap(precision: np.ndarray) -> list[float]:
-    """Per class (last axis), the mean of the precision entries COCO counts (-1: no object)."""
-    flat = precision.reshape(-1, precision.shape[-1])
-    return [float(column[column > -1].mean()) if (column > -1).any() else -1.0 for column in flat.T]
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_map_and_per_class_ap_match_cocoeval(seed: int) -> None:
     truth, predicted, sizes = random_set(seed)
-    reference = cocoeval(truth, predicted, sizes)
+    reference = cocoeval(truth, predicted, CLASSES, sizes)
     precision = reference.eval["precision"][:, :, :, 0, -1]  # [T, R, K] at area all, maxDets 100
     map_all, map50, map75 = (float(v) for v in reference.stats[:3])
 

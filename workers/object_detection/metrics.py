@@ -27,7 +27,7 @@ column) or a false positive (background row, its column).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypedDict
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -331,3 +331,43 @@ def coco_evaluate(
         ],
         "score_threshold": float(score_threshold),
     }
+
+
+def coco_format(
+    truth: Sequence[Sequence[DetectionBox]],
+    predicted: Sequence[Sequence[Detection]],
+    classes: Sequence[str],
+    sizes: Sequence[tuple[int, int]],
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The same boxes in COCO's JSON shapes, to check :func:`coco_evaluate` with COCO's own tools
+    (pycocotools, faster-coco-eval): the ground-truth dataset (image ids 1..n in order, ``sizes``
+    their (width, height); category ids 1..k in ``classes`` order; no crowd regions) and the
+    results list (``loadRes``'s input).
+
+    >>> dataset, results = coco_format([[{"label": 0, "x": 1, "y": 2, "width": 3, "height": 4}]],
+    ...                                [[(0, 0.9, 1, 2, 3, 4)]], ["cat"], [(8, 8)])
+    >>> dataset["annotations"][0]["bbox"], results[0]["category_id"]
+    ([1, 2, 3, 4], 1)
+    """
+    annotations = [
+        {
+            "id": n + 1,
+            "image_id": i + 1,
+            "category_id": box["label"] + 1,
+            "bbox": [box["x"], box["y"], box["width"], box["height"]],
+            "area": box["width"] * box["height"],
+            "iscrowd": 0,
+        }
+        for n, (i, box) in enumerate((i, box) for i, boxes in enumerate(truth) for box in boxes)
+    ]
+    dataset = {
+        "images": [{"id": i + 1, "width": w, "height": h} for i, (w, h) in enumerate(sizes)],
+        "categories": [{"id": k + 1, "name": name} for k, name in enumerate(classes)],
+        "annotations": annotations,
+    }
+    results = [
+        {"image_id": i + 1, "category_id": label + 1, "bbox": [x, y, w, h], "score": score}
+        for i, found in enumerate(predicted)
+        for label, score, x, y, w, h in found
+    ]
+    return dataset, results
