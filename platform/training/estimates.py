@@ -70,7 +70,8 @@ class TimeEstimate(TypedDict):
 
 class QualityEstimate(TypedDict):
     """What the preset reached last time on this dataset (any of its versions): the latest model
-    version's test ``metric`` (accuracy for classifiers, MAE for regression), and the best."""
+    version's test ``metric`` (accuracy for classifiers, mAP@.5 (``map50``) for detectors, MAE for
+    regression), and the best."""
 
     basis: Basis
     metric: str | None
@@ -284,7 +285,14 @@ def _time_estimate(
 
 def _quality_estimate(versions: list[ModelVersion]) -> QualityEstimate:
     scored = [v for v in versions if (v.metrics or {}).get("test")]
-    if not scored:
+    latest = scored[0] if scored else None
+    metric = "mae"
+    values: list[float] = []
+    if latest is not None:
+        # the task's headline: accuracy (classifiers), mAP@.5 (detectors), MAE (regression: lower is better)
+        metric = next((m for m in ("accuracy", "map50") if m in latest.metrics["test"]), "mae")
+        values = [float(v.metrics["test"][metric]) for v in scored if metric in v.metrics["test"]]
+    if latest is None or not values:
         return {
             "basis": "none",
             "metric": None,
@@ -296,10 +304,7 @@ def _quality_estimate(versions: list[ModelVersion]) -> QualityEstimate:
             "dataset_version_name": None,
             "message": "Not trained with this preset on this dataset yet.",
         }
-    latest = scored[0]
-    metric = "accuracy" if "accuracy" in latest.metrics["test"] else "mae"
-    values = [float(v.metrics["test"][metric]) for v in scored if metric in v.metrics["test"]]
-    best = max(values) if metric == "accuracy" else min(values)
+    best = min(values) if metric == "mae" else max(values)
     value = float(latest.metrics["test"].get(metric, values[0]))
     return {
         "basis": "measured",

@@ -57,7 +57,7 @@ def test_detector_killed_mid_training_resumes_from_its_last_checkpoint(
         return Job.objects.get(pk=job_id).attempt >= 2
 
     wait_for(requeued, timeout=120, interval=1, what="the reaper to requeue the training job")
-    job = finished(job_id, timeout=600)
+    job = finished(job_id, timeout=1500)
     assert job.attempt == 2
     resumed = job.result["resumed_from"]
     assert resumed is not None and resumed["epoch"] >= 2, job.result

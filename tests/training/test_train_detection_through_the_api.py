@@ -107,7 +107,7 @@ def test_fast_preset_detects_digits_and_serves_them(live_worker, tenants, api_cl
     )
     assert started.status_code == 201, started.content
     assert started.json()["params"]["template"] == "object_detection"
-    job = finished(started.json()["id"], timeout=600)
+    job = finished(started.json()["id"], timeout=1500)
 
     # the model version: lineage, headline mAP on the test split
     models = client.get(f"/api/v1/model-versions/?project={tenants['project_a'].pk}").json()["results"]
