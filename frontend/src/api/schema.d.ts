@@ -4633,6 +4633,8 @@ export interface components {
             readonly box_count: number;
             /** @description Object detection: the label ids of the sample's boxes, each once, in label order. */
             readonly box_labels: number[];
+            /** @description Object detection: the sample's boxes (label id and pixels), for drawing; [] otherwise. */
+            readonly boxes: components["schemas"]["SampleBox"][];
             readonly width: number;
             readonly height: number;
             /** @description Format detected from the content: JPEG, PNG, BMP, WEBP, GIF; TEXT for a text, ROW for a table row. */
@@ -4685,6 +4687,22 @@ export interface components {
             status?: components["schemas"]["AnnotationStatusEnum"];
             /** @description Every annotation of the sample (a write replaces them), labels by name; ids are ignored. */
             annotations: components["schemas"]["AnnotationRecordRequest"][];
+        };
+        /**
+         * @description A box of a listed sample, for drawing on its thumbnail: the label's id and the box in the
+         *     stored image's pixels.
+         */
+        SampleBox: {
+            /** @description The label's id. */
+            label: number;
+            /** Format: double */
+            x: number;
+            /** Format: double */
+            y: number;
+            /** Format: double */
+            width: number;
+            /** Format: double */
+            height: number;
         };
         SampleCounts: {
             total: number;

@@ -2261,6 +2261,8 @@ class Sample(TypedDict):
     box_count: int
     # Object detection: the label ids of the sample's boxes, each once, in label order.
     box_labels: list[int]
+    # Object detection: the sample's boxes (label id and pixels), for drawing; [] otherwise.
+    boxes: list[SampleBox]
     width: int
     height: int
     # Format detected from the content: JPEG, PNG, BMP, WEBP, GIF; TEXT for a text, ROW for a table row.
@@ -2303,6 +2305,17 @@ class SampleAnnotationsWriteRequest(TypedDict):
     status: NotRequired[AnnotationStatusEnum]
     # Every annotation of the sample (a write replaces them), labels by name; ids are ignored.
     annotations: list[AnnotationRecordRequest]
+
+
+# A box of a listed sample, for drawing on its thumbnail: the label's id and the box in the stored image's
+# pixels.
+class SampleBox(TypedDict):
+    # The label's id.
+    label: int
+    x: float
+    y: float
+    width: float
+    height: float
 
 
 class SampleCounts(TypedDict):
@@ -3374,6 +3387,7 @@ __all__ = [
     "Sample",
     "SampleAnnotations",
     "SampleAnnotationsWriteRequest",
+    "SampleBox",
     "SampleCounts",
     "SampleLabelConflict",
     "SampleLabelConflictBody",
