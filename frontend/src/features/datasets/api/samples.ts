@@ -34,8 +34,7 @@ export type SampleFilters = {
 };
 
 export function listSamples(datasetId: number, filters: SampleFilters) {
-  // TODO(h1's api client): annotation_status and box_label come from the schema once regenerated.
-  const query: SampleQuery & { annotation_status?: string; box_label?: number } = { page_size: SAMPLES_PAGE_SIZE, page: filters.page > 1 ? filters.page : undefined };
+  const query: SampleQuery = { page_size: SAMPLES_PAGE_SIZE, page: filters.page > 1 ? filters.page : undefined };
   if (typeof filters.label === 'number') query.label = filters.label;
   else if (filters.label === 'unlabeled') query.unlabeled = true;
   else if (filters.label === 'labeled') query.unlabeled = false;

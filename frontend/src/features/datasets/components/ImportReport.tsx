@@ -23,14 +23,11 @@ function Count({ label, value, testId, color }: { label: string; value: number; 
   );
 }
 
-// TODO(h1's api client): line, annotation and action come from the regenerated ImportProblem.
-/** An annotation archive's problems also name the line, the annotation and what the import did with it. */
-type AnnotationProblem = ImportProblem & { line?: number; annotation?: number | string; action?: 'skipped' | 'clipped' | 'refused' };
 
 const ACTION_COLORS = { skipped: 'orange', clipped: 'yellow', refused: 'red' } as const;
 
 /** Where in the file: "line 12 · annotation 7" (empty when the problem names neither). */
-function problemPlace(problem: AnnotationProblem, t: (key: 'report.line' | 'report.annotation', options: Record<string, unknown>) => string): string {
+function problemPlace(problem: ImportProblem, t: (key: 'report.line' | 'report.annotation', options: Record<string, unknown>) => string): string {
   const parts: string[] = [];
   if (problem.line !== undefined && problem.line !== null) parts.push(t('report.line', { line: problem.line }));
   if (problem.annotation !== undefined && problem.annotation !== null) parts.push(t('report.annotation', { annotation: problem.annotation }));
@@ -110,7 +107,7 @@ export function ImportBatchView({ batch }: { batch: ImportBatch | ImportBatchSum
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
-                {([...failures, ...duplicates] as AnnotationProblem[]).map((problem, index) => {
+                {[...failures, ...duplicates].map((problem, index) => {
                   const place = problemPlace(problem, t);
                   return (
                     <Table.Tr key={`${problem.file}-${index}`} data-testid="import-problem" data-code={problem.code} data-action={problem.action}>

@@ -9,7 +9,6 @@ import { formatNumber } from '@/lib/numbers';
 import type { DatasetStatistics } from '../api/datasets';
 import { useDataset, useStatistics } from '../hooks/useDatasets';
 import { DetectionStatistics } from './detection/DetectionStatistics';
-import type { DetectionStatisticsData } from './detection/statisticsRows';
 import { labelColor } from './labelKeys';
 import { ProfilePanel } from './ProfilePanel';
 import { axisWidth } from './chartAxis';
@@ -51,8 +50,7 @@ function ImageStatisticsPanel({ datasetId }: { datasetId: number }) {
   if (isError) return <Alert color="red">{errorMessage(error)}</Alert>;
   const classes = classRows(statistics);
   const sizes = sizeRows(statistics, t);
-  // TODO(h1's api client): `detection` typed from the regenerated schema.
-  const detection = (statistics as DatasetStatistics & { detection?: DetectionStatisticsData | null }).detection ?? null;
+  const detection = statistics.detection ?? null;
   return (
     <Stack data-testid="statistics-panel">
       {detection && <DetectionStatistics detection={detection} colors={new Map(classes.map((row) => [row.name, row.color]))} />}

@@ -6,24 +6,17 @@ import { BoxedImage, type DrawnBox } from '@/components/BoxedImage';
 import { errorMessage } from '@/lib/notifications';
 import { formatNumber, formatPercent } from '@/lib/numbers';
 import type { Label } from '../../api/labels';
-import { MAX_PICKED_SAMPLES, SAMPLES_PAGE_SIZE, type Sample, type SampleCounts, type SampleFilters } from '../../api/samples';
+import { MAX_PICKED_SAMPLES, SAMPLES_PAGE_SIZE, type Sample, type SampleFilters } from '../../api/samples';
 import { useSampleAnnotations } from '../../hooks/useAnnotations';
 import { useLabels } from '../../hooks/useLabels';
 import { useSamplePage } from '../../hooks/useSamples';
 import { labelColor } from '../labelKeys';
 import { LabelsManager } from '../LabelsManager';
 import { annotatePath } from './annotateLink';
-import type { AnnotationStatus } from './boxDocument';
+import type { AnnotationStatus } from '../../api/annotations';
 
-// TODO(h1's api client): these fields come from the regenerated schema.
-/** A sample of an object-detection dataset as the list gives it. */
-type DetectionSample = Sample & {
-  annotation_status?: AnnotationStatus;
-  box_count?: number;
-  box_labels?: number[];
-  boxes?: { label: number; x: number; y: number; width: number; height: number }[];
-};
-type DetectionCounts = SampleCounts & { annotated?: number; no_objects?: number };
+/** A sample of an object-detection dataset as the list gives it (`boxes`: if the list ever carries them). */
+type DetectionSample = Sample & { boxes?: { label: number; x: number; y: number; width: number; height: number }[] };
 
 /** The grid's filter: every image, by status, or the images with a box of a label. */
 type GridFilter = 'all' | AnnotationStatus | number;
@@ -111,7 +104,7 @@ export function DetectionGrid({
   const filters: SampleFilters = picked ? { label: null, search: '', page, ids: picked } : toFilters(filter, page);
   const pageQuery = useSamplePage(datasetId, filters);
   const samples = (pageQuery.data?.results ?? []) as DetectionSample[];
-  const counts = pageQuery.data?.counts as DetectionCounts | undefined;
+  const counts = pageQuery.data?.counts;
   const pages = pageQuery.data ? Math.max(1, Math.ceil(pageQuery.data.count / SAMPLES_PAGE_SIZE)) : 1;
 
   const withCount = (name: string, count: number | undefined) => (count === undefined ? name : t('labeling.withCount', { name, count: formatNumber(count) }));

@@ -3,9 +3,10 @@
  * reducer, so every edit (draw, move, resize, relabel, delete, "no objects", copy the previous
  * image's boxes) is one undoable step and tested without a canvas.
  */
+import type { AnnotationStatus } from '../../api/annotations';
 import { clipRect, isUsableBox, roundRect, type Rect, type Size } from './geometry';
 
-export type AnnotationStatus = 'unlabeled' | 'annotated' | 'no_objects';
+export type { AnnotationStatus };
 
 /** A box being edited: `key` identifies it on the client (ids come from the server only after a save). */
 export interface EditableBox extends Rect {

@@ -1,22 +1,8 @@
+import type { components } from '@/api/schema';
 import { formatNumber } from '@/lib/numbers';
 
-// TODO(h1's api client): components['schemas']['DetectionStatistics'] once regenerated.
-export interface BoxHistogram {
-  /** Edges: counts[i] is of values in [bins[i], bins[i+1]). */
-  bins: number[];
-  counts: number[];
-}
-
-export interface DetectionStatisticsData {
-  boxes: number;
-  boxes_per_class: { label: string; count: number }[];
-  boxes_per_image: BoxHistogram;
-  relative_area: BoxHistogram;
-  images_without_boxes: number;
-  unlabeled: number;
-  no_objects: number;
-  annotated: number;
-}
+export type BoxHistogram = components['schemas']['BoxHistogram'];
+export type DetectionStatisticsData = components['schemas']['DetectionStatistics'];
 
 /** The server caps the boxes-per-image histogram here: its last bar counts this many boxes or more. */
 const MAX_BOXES_BIN = 20;
