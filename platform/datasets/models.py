@@ -284,6 +284,11 @@ class DatasetVersion(models.Model):
     counts = models.JSONField(
         default=dict, help_text='{"train": {"cat": 40, ...}, "val": {...}, "test": {...}}'
     )
+    split_sizes = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Object detection: images per split {"train": 70, ...} (its counts are boxes per class).',
+    )
     sample_count = models.PositiveIntegerField(default=0)
     unlabeled_excluded = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(

@@ -119,6 +119,7 @@ def test_a_version_snapshots_reviewed_images_and_its_manifest_is_a_detection_man
         format="json",
     )
     assert made.status_code == 201, made.json()
+    assert sum(made.json()["totals"].values()) == 5  # images per split (counts are boxes)
     version = DatasetVersion.objects.get(pk=made.json()["id"])
     assert (version.classes, version.sample_count, version.unlabeled_excluded) == (["cat", "dog"], 5, 1)
     assert sum(sum(c.values()) for c in version.counts.values()) == 7  # boxes per class per split

@@ -866,9 +866,10 @@ class DatasetVersionSerializer(serializers.ModelSerializer):
     counts = serializers.DictField(
         child=serializers.DictField(child=serializers.IntegerField()),
         read_only=True,
-        help_text='Per split, per class: {"train": {"cat": 40}, "val": {...}, "test": {...}}.',
+        help_text='Per split, per class: {"train": {"cat": 40}, "val": {...}, "test": {...}}; object '
+        "detection: boxes per class.",
     )
-    totals = serializers.SerializerMethodField()
+    totals = serializers.SerializerMethodField(help_text="Samples (images) per split.")
 
     class Meta:
         model = DatasetVersion
@@ -894,4 +895,6 @@ class DatasetVersionSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.DictField(child=serializers.IntegerField()))
     def get_totals(self, version) -> dict:
+        if version.split_sizes:  # object detection: counts are boxes, an image has several
+            return dict(version.split_sizes)
         return {split: sum(per_class.values()) for split, per_class in version.counts.items()}

@@ -257,6 +257,7 @@ def _detection_version_create(
             test_ratio=ratios[2],
             classes=classes,
             counts={split: {n: c[n] for n in classes if n in c} for split, c in counts.items()},
+            split_sizes={s.value: sum(1 for pk, *_ in rows if splits[pk] == s.value) for s in Split},
             sample_count=len(rows),
             unlabeled_excluded=Sample.objects.filter(
                 dataset=dataset, annotation_status=AnnotationStatus.UNLABELED
