@@ -2585,12 +2585,13 @@ export interface components {
             readonly test_ratio: number;
             /** @description Label names; label index i is classes[i]. */
             readonly classes: string[];
-            /** @description Per split, per class: {"train": {"cat": 40}, "val": {...}, "test": {...}}. */
+            /** @description Per split, per class: {"train": {"cat": 40}, "val": {...}, "test": {...}}; object detection: boxes per class. */
             readonly counts: {
                 [key: string]: {
                     [key: string]: number;
                 };
             };
+            /** @description Samples (images) per split. */
             readonly totals: {
                 [key: string]: number;
             };
@@ -4433,7 +4434,8 @@ export interface components {
         PrunerEnum: "none" | "median" | "successive_halving";
         /**
          * @description What the preset reached last time on this dataset (any of its versions): the latest model
-         *     version's test ``metric`` (accuracy for classifiers, MAE for regression), and the best.
+         *     version's test ``metric`` (accuracy for classifiers, mAP@.5 (``map50``) for detectors, MAE for
+         *     regression), and the best.
          */
         QualityEstimate: {
             basis: components["schemas"]["BasisEnum"];

@@ -670,8 +670,10 @@ class DatasetVersion(TypedDict):
     test_ratio: float
     # Label names; label index i is classes[i].
     classes: list[str]
-    # Per split, per class: {"train": {"cat": 40}, "val": {...}, "test": {...}}.
+    # Per split, per class: {"train": {"cat": 40}, "val": {...}, "test": {...}}; object detection: boxes per
+    # class.
     counts: dict[str, dict[str, int]]
+    # Samples (images) per split.
     totals: dict[str, int]
     sample_count: int
     unlabeled_excluded: int
@@ -2106,7 +2108,7 @@ PrunerEnum: TypeAlias = Literal["none", "median", "successive_halving"]
 
 
 # What the preset reached last time on this dataset (any of its versions): the latest model version's test
-# ``metric`` (accuracy for classifiers, MAE for regression), and the best.
+# ``metric`` (accuracy for classifiers, mAP@.5 (``map50``) for detectors, MAE for regression), and the best.
 class QualityEstimate(TypedDict):
     basis: BasisEnum
     metric: str | None
