@@ -16,6 +16,7 @@ from tests.datasets.factories import digits_by_class
 from tests.harness import REPO
 from tests.templates_tabular.tables import frame
 from tests.templates_text.corpus import balanced
+from workers.object_detection.synthetic import digit_scenes, write_scenes
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -59,6 +60,10 @@ def write_fixture_files(root) -> None:
     out = io.StringIO()
     csv.writer(out).writerows([("text", "area"), *balanced(20)])
     (root / "reviews.csv").write_text(out.getvalue())
+    # object detection: 60 small digit scenes of one class, as COCO (annotations.json + images/)
+    write_scenes(
+        digit_scenes(60, size=64, seed=0, classes="one"), root / "scenes-coco", "coco", classes="one"
+    )
 
 
 def test_every_python_block_of_docs_sdk_md_runs(
@@ -94,3 +99,8 @@ def test_every_python_block_of_docs_sdk_md_runs(
     assert namespace["uploaded"].source == "uploaded"
     assert namespace["study"].status == "completed"
     assert len(namespace["answers"]) == len(frame("wine"))
+    detection = namespace["detection"]
+    assert detection.__class__.__name__ == "DetectionReport" and detection.classes == ["digit"]
+    assert 0.0 <= detection.map <= detection.map50 <= 1.0
+    assert namespace["imported"].imported == 60 and namespace["found"].detection
+    assert namespace["boxes"]["revision"] >= 1
