@@ -239,7 +239,9 @@ class Annotation(models.Model):
     sample's ``label_version`` (the annotations' revision)."""
 
     sample = models.ForeignKey(Sample, on_delete=models.CASCADE, related_name="annotations")
-    label = models.ForeignKey(Label, on_delete=models.PROTECT, related_name="annotations")
+    # RESTRICT: a label with boxes is never deleted alone (label services move or delete its boxes
+    # first), while deleting its dataset, project or workspace takes both along.
+    label = models.ForeignKey(Label, on_delete=models.RESTRICT, related_name="annotations")
     kind = models.CharField(max_length=16, choices=AnnotationKind.choices, default=AnnotationKind.BOX)
     geometry = models.JSONField(help_text="The shape for kind; box: {x, y, width, height} in pixels.")
     attributes = models.JSONField(

@@ -273,3 +273,17 @@ def test_concurrent_writes_one_wins_and_a_label_delete_waits_for_a_write_in_flig
     assert (sample.annotation_status, sample.label_version) == ("unlabeled", 3)
     assert not Annotation.objects.filter(sample=sample).exists()
     assert not Label.objects.filter(dataset=dataset).exists()
+
+
+def test_deleting_a_dataset_or_its_project_takes_its_boxes_along(detection, tenants):
+    client, a = detection["client"], detection["samples"][0]
+    client.put(url(detection, a), {"revision": 0, "annotations": [box("cat", 1, 1, 5, 5)]}, format="json")
+    assert client.delete(f"{detection['base']}/").status_code == 204
+    assert not Annotation.objects.exists() and not Label.objects.filter(name="cat").exists()
+
+    other = factories.dataset(tenants["project_a"], name="Second", task_type="object_detection")
+    factories.label(other, "dog")
+    sample = factories.sample(other, width=10, height=10)
+    annotations_write(dataset=other, sample_id=sample.pk, revision=0, annotations=[box("dog", 1, 1, 2, 2)])
+    tenants["project_a"].delete()  # the collector: samples cascade, the label's RESTRICT allows it
+    assert not Annotation.objects.exists()

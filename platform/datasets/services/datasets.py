@@ -7,7 +7,7 @@ from typing import Any
 from config.exceptions import DomainError, field_error
 from django.db import IntegrityError, transaction
 
-from datasets.models import Dataset, DatasetVersion, Sample, VersionSample
+from datasets.models import Annotation, Dataset, DatasetVersion, Sample, VersionSample
 
 
 def _name_taken(name: str) -> DomainError:
@@ -46,6 +46,7 @@ def dataset_delete(*, dataset: Dataset) -> None:
     """Delete the dataset's rows in bulk (its blobs stay: content-addressed, possibly shared)."""
     VersionSample.objects.filter(version__dataset=dataset).delete()
     DatasetVersion.objects.filter(dataset=dataset).delete()
+    Annotation.objects.filter(sample__dataset=dataset)._raw_delete(Annotation.objects.db)
     # Nothing references these samples any more; skip the collector, which would load every row.
     Sample.objects.filter(dataset=dataset)._raw_delete(Sample.objects.db)
     dataset.delete()
