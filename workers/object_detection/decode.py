@@ -42,17 +42,18 @@ def local_peaks(scores: np.ndarray) -> np.ndarray:
 
 
 def _peaks_among(scores: np.ndarray, classes: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """:func:`local_peaks` at a few cells only: each cell against its 3 x 3 neighbourhood, read
-    from a padded copy in one gather."""
-    channels, height, width = scores.shape
-    padded = np.full((channels, height + 2, width + 2), -np.inf, dtype=scores.dtype)
-    padded[:, 1:-1, 1:-1] = scores
-    neighbourhood = padded[classes[:, None], rows[:, None] + _DY, cols[:, None] + _DX].max(axis=1)
+    """:func:`local_peaks` at a few cells only, each against its 3 x 3 neighbourhood in one gather.
+    Indexes past an edge are clamped to it: they land on cells of the same neighbourhood, so the
+    maximum is unchanged."""
+    _, height, width = scores.shape
+    near_rows = np.clip(rows[:, None] + _OFFSETS_Y, 0, height - 1)
+    near_cols = np.clip(cols[:, None] + _OFFSETS_X, 0, width - 1)
+    neighbourhood = scores[classes[:, None], near_rows, near_cols].max(axis=1)
     peak: np.ndarray = scores[classes, rows, cols] >= neighbourhood
     return peak
 
 
-_DY, _DX = (offsets.ravel() for offsets in np.mgrid[0:3, 0:3])  # into the padded map
+_OFFSETS_Y, _OFFSETS_X = (offsets.ravel() for offsets in np.mgrid[-1:2, -1:2])
 
 
 def iou_matrix(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
@@ -61,7 +62,7 @@ def iou_matrix(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
     top = np.maximum(boxes[:, None, 1], others[None, :, 1])
     right = np.minimum(boxes[:, None, 2], others[None, :, 2])
     bottom = np.minimum(boxes[:, None, 3], others[None, :, 3])
-    inter = np.clip(right - left, 0, None) * np.clip(bottom - top, 0, None)
+    inter = np.maximum(right - left, 0.0) * np.maximum(bottom - top, 0.0)
     area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
     areas = (others[:, 2] - others[:, 0]) * (others[:, 3] - others[:, 1])
     union = area[:, None] + areas[None, :] - inter
@@ -100,7 +101,7 @@ def decode_image(
     input_height, input_width = scores.shape[1] * OUTPUT_STRIDE, scores.shape[2] * OUTPUT_STRIDE
     # the threshold first: the peak test then runs on the few cells above it (the whole map only
     # when many are, e.g. at the low thresholds of an evaluation)
-    classes, rows, cols = np.nonzero(scores >= score_threshold)
+    classes, rows, cols = np.unravel_index(np.flatnonzero(scores >= score_threshold), scores.shape)
     if classes.size == 0:
         return []
     if classes.size * 9 < scores.size:
