@@ -196,8 +196,9 @@ export function BoxCanvas({
           onMouseLeave={finish}
           onWheel={onWheel}
         >
-          <Layer x={view.offsetX} y={view.offsetY} scaleX={view.scale} scaleY={view.scale}>
-            {picture && <KonvaImage image={picture} name="picture" width={image.width} height={image.height} imageSmoothingEnabled={view.scale < 2} />}
+          {/* Enlarged pixels stay sharp (no smoothing) so small images can be boxed to the pixel. */}
+          <Layer x={view.offsetX} y={view.offsetY} scaleX={view.scale} scaleY={view.scale} imageSmoothingEnabled={view.scale < 2}>
+            {picture && <KonvaImage image={picture} name="picture" width={image.width} height={image.height} />}
             {boxes.map((box) => {
               const color = colors.get(box.label) ?? '#868e96';
               const isSelected = box.key === selected;

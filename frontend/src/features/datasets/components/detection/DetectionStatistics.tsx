@@ -76,14 +76,17 @@ export function DetectionStatistics({ detection, colors }: { detection: Detectio
               {t('detection.statistics.noBoxes')}
             </Text>
           ) : (
+            // Bars across, so every range keeps its name (ten ranges do not fit side by side).
             <BarChart
-              h={240}
+              h={Math.max(120, areas.length * 22 + 40)}
               data={areas}
               dataKey="bucket"
+              orientation="vertical"
               series={[{ name: 'count', label: t('detection.statistics.boxesSeries'), color: 'grape.6' }]}
+              yAxisProps={{ interval: 0, width: axisWidth(areas.map((row) => row.bucket)) }}
               valueFormatter={(value) => formatNumber(value)}
-              xAxisProps={{ angle: -30, textAnchor: 'end', height: 60, interval: 0 }}
-              tickLine="y"
+              gridAxis="x"
+              tickLine="x"
             />
           )}
         </Paper>
