@@ -154,6 +154,16 @@ def test_label_studio_export_and_plain_images(detection):
     assert Label.objects.filter(dataset=detection["dataset"], name="b").count() == 0  # folders are no labels
     labeled = post_archive(detection, factories.make_zip({"d.png": png(shade=9)}), label="car")
     assert labeled.status_code == 400 and "take no label" in labeled.json()["error"]["message"]
+    classification = factories.dataset(detection["dataset"].project, name="Folders")
+    refused = detection["client"].post(
+        f"/api/v1/datasets/{classification.pk}/imports/",
+        {
+            "archive": factories.upload("a.zip", factories.make_zip({"a/d.png": png(shade=9)})),
+            "format": "coco",
+        },
+        format="multipart",
+    )
+    assert refused.status_code == 400 and refused.json()["error"]["message"].startswith("format:")
 
 
 def test_bad_coco_input_is_reported_per_file_and_annotation_and_the_rest_imports(detection):

@@ -251,6 +251,12 @@ def import_archive(
     """
     _require_images(dataset)
     label_name = _upload_label(label_name, dataset)
+    if annotation_format not in ("", "auto") and dataset.task_type not in ANNOTATION_TASKS:
+        raise ImportRejected(
+            f"{annotation_format!r} is an annotation format of object-detection archives; an image "
+            "classification archive is read as a folder per class (leave format out).",
+            field="format",
+        )
     _check_upload_size(upload.size, f"The archive {upload.name!r}")
     upload.seek(0)
     scan = _scan(upload, size=upload.size)
