@@ -23,7 +23,6 @@ import datetime
 import json
 import os
 import platform as stdlib_platform  # the stdlib module; Sampan's platform/ is never a package
-import re
 import statistics
 import sys
 import tempfile
@@ -36,11 +35,13 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from dataset_bench import write_section  # noqa: E402  (benchmarks/ is this script's folder)
+
 from workers.image_classification.preprocessing import open_image, preprocess_batch  # noqa: E402
 from workers.packaging import ModelArtifacts, build_device_sdk  # noqa: E402
 
-DOCS = REPO / "docs" / "benchmarks.md"
 SECTION = "detection_int8"
+TITLE = "Detector int8 device model (`benchmarks/detection_int8.py`)"
 SIZE_TARGET, DROP_TARGET = 0.35, 0.02
 
 
@@ -169,27 +170,7 @@ def section(figures: dict[str, Any]) -> str:
         f"Targets: int8 at most {SIZE_TARGET}x the fp32 bytes and a mAP@.5 drop of at most {DROP_TARGET}: "
         f"{'met' if met else 'NOT met'}."
     )
-    return "\n".join(
-        [
-            f"<!-- {SECTION}:start -->",
-            "## Detector int8 device model (`benchmarks/detection_int8.py`)",
-            "",
-            context,
-            "",
-            *rows,
-            "",
-            verdict,
-            f"<!-- {SECTION}:end -->",
-            "",
-        ]
-    )
-
-
-def write(text: str) -> None:
-    docs = DOCS.read_text()
-    pattern = re.compile(rf"<!-- {SECTION}:start -->.*?<!-- {SECTION}:end -->\n", re.S)
-    docs = pattern.sub(lambda _: text, docs) if pattern.search(docs) else docs.rstrip("\n") + "\n\n" + text
-    DOCS.write_text(docs)
+    return "\n".join([context, "", *rows, "", verdict])
 
 
 def main() -> int:
@@ -202,10 +183,10 @@ def main() -> int:
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
     args = parser.parse_args()
     figures = measure(args)
-    text = section(figures)
-    print(text)
+    body = section(figures)
+    print(f"## {TITLE}\n\n{body}")
     if args.write:
-        write(text)
+        write_section(SECTION, TITLE, body)
     c = figures["compression"]
     return 0 if c["size_ratio"] <= SIZE_TARGET and c["map50_drop"] <= DROP_TARGET else 1
 

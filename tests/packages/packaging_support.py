@@ -67,6 +67,13 @@ def fresh_venv(path: Path, requirements: Path) -> Path:
     """``python -m venv`` + ``pip install -r requirements`` (pip's cache is reused); returns its python."""
     subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, env=clean_env(), timeout=120)
     python = path / "bin" / "python"
+    pip_install(python, requirements)
+    return python
+
+
+def pip_install(python: Path, requirements: Path) -> None:
+    """``pip install -r requirements`` into the venv of ``python``."""
+    path = python.parent.parent
     out = subprocess.run(
         [
             str(python),
@@ -84,7 +91,20 @@ def fresh_venv(path: Path, requirements: Path) -> Path:
         timeout=900,
     )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    return python
+
+
+def npm_install(folder: Path) -> Path:
+    """``npm install`` of a sample's package.json (npm's cache preferred); returns the folder."""
+    out = subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--prefer-offline"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=clean_env(),
+    )
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    return folder
 
 
 def run_in(python: Path, args: list[str], *, cwd: Path, timeout: float = 300, **env: str) -> str:

@@ -21,19 +21,27 @@ from pathlib import Path
 import numpy as np
 import pytest
 import requests
+from PIL import Image
 
 from tests.harness import ARTIFACTS, free_port, wait_for
-from tests.packages.packaging_support import clean_env, fresh_venv, run_in, unzip_package
+from tests.packages.packaging_support import (
+    clean_env,
+    fresh_venv,
+    npm_install,
+    pip_install,
+    run_in,
+    unzip_package,
+)
 from tests.packages.test_device_sdk_samples_agree_with_the_platform import _SdkFiles
 from workers.image_classification.preprocessing import open_image, preprocess_batch
 from workers.object_detection.decode import decode, local_peaks
 from workers.object_detection.predictor import Detector
 from workers.object_detection.synthetic import digit_scenes, write_manifest
-from workers.packaging import ModelArtifacts, build_device_sdk, build_server_package
+from workers.packaging import ModelArtifacts, PackagingError, build_device_sdk, build_server_package
 from workers.packaging.device_sdk_detection import match_boxes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workers"))
-from detection_models import tiny_detector  # noqa: E402
+from detection_models import constant_detector, tiny_detector  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = "detector-key-0123456789"
@@ -160,6 +168,7 @@ def test_device_sdk_reports_map50_of_fp32_and_int8_and_holds_both_samples(built)
         "python/workers/image_classification/preprocessing.py",
         "javascript/sampan_detector.mjs",
         "javascript/preprocess.mjs",
+        "javascript/sdk_page.mjs",
         "javascript/index.html",
         "javascript/run_test_vectors.mjs",
         "test_vectors/expected.fp32.json",
@@ -217,17 +226,7 @@ def test_python_sample_in_a_fresh_venv_finds_the_platforms_boxes(built):
 
 @pytest.fixture(scope="module")
 def javascript(built):
-    folder = built["sdk"] / "javascript"
-    out = subprocess.run(
-        ["npm", "install", "--no-audit", "--no-fund", "--prefer-offline"],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=clean_env(),
-    )
-    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    return folder
+    return npm_install(built["sdk"] / "javascript")
 
 
 MAPS_SCRIPT = """
@@ -425,24 +424,7 @@ def test_html_page_draws_the_boxes_of_a_dropped_image_in_chromium(built, javascr
 def server(built):
     """The server package's serve.py from a fresh venv holding its requirements.txt."""
     root, python = built["server"], built["python"]
-    out = subprocess.run(
-        [
-            str(python),
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "-r",
-            "requirements.txt",
-        ],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=clean_env(python.parent.parent),
-    )
-    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    pip_install(python, root / "requirements.txt")
     port = free_port()
     log = (root.parent / "server.log").open("wb")
     process = subprocess.Popen(
@@ -516,3 +498,39 @@ def test_server_package_answers_detection_requests_as_the_platform(built, server
         timeout=60,
     )
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_score_threshold"
+
+
+def test_detector_packages_refuse_bad_input_and_report_no_map_without_true_boxes(tmp_path):
+    model = constant_detector(tmp_path / "model", ["a", "b"], [(1, 0.9, 8, 8, 20, 16)])
+    image = tmp_path / "one.png"
+    Image.new("RGB", (64, 48), "gray").save(image)
+    spec = json.loads((model / "preprocess.json").read_text())
+
+    def artifacts(**test) -> ModelArtifacts:
+        return ModelArtifacts(model / "model.onnx", spec, ["a", "b"], "object_detection", {"id": 1}, **test)
+
+    with pytest.raises(PackagingError, match="calibration images"):
+        build_device_sdk(
+            artifacts=artifacts(test_images=[image]), out_path=tmp_path / "bad.zip", calibration_images=[]
+        )
+    with pytest.raises(PackagingError, match="takes images"):
+        build_device_sdk(
+            artifacts=artifacts(test_instances=["a text"]),
+            out_path=tmp_path / "bad.zip",
+            calibration_images=[image],
+        )
+    with pytest.raises(PackagingError, match="takes images"):
+        build_server_package(artifacts=artifacts(test_instances=["a text"]), out_path=tmp_path / "bad.zip")
+    assert not (tmp_path / "bad.zip").exists()
+    with pytest.raises(ValueError, match="2 test box lists for 1 test images"):
+        artifacts(test_images=[image], test_boxes=[[], []])
+    box = {"label": 2, "x": 1.0, "y": 1.0, "width": 5.0, "height": 5.0}
+    with pytest.raises(ValueError, match="class indices"):
+        artifacts(test_images=[image], test_boxes=[[box]])
+    # without true boxes there is no mAP to report: null, not a number
+    report = build_device_sdk(
+        artifacts=artifacts(test_images=[image]), out_path=tmp_path / "sdk.zip", calibration_images=[image]
+    )
+    compression = report["compression"]
+    assert compression["fp32"]["map50"] is None and compression["map50_drop"] is None
+    assert compression["box_agreement"] == 1.0  # int8 of a constant model finds its one box

@@ -21,6 +21,7 @@ from tests.packages.packaging_support import (
     clean_env,
     digits_artifacts,
     fresh_venv,
+    npm_install,
     onnxruntime_headers,
     onnxruntime_library,
     run_in,
@@ -156,17 +157,7 @@ def test_python_sample_in_a_fresh_venv_matches_the_platform(sdk, sample_python):
 
 @pytest.fixture(scope="module")
 def javascript(sdk):
-    folder = sdk["root"] / "javascript"
-    out = subprocess.run(
-        ["npm", "install", "--no-audit", "--no-fund", "--prefer-offline"],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=clean_env(),
-    )
-    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
-    return folder
+    return npm_install(sdk["root"] / "javascript")
 
 
 def test_javascript_module_in_node_matches_the_platform(sdk, javascript):

@@ -179,6 +179,48 @@ def compression_report(
     }
 
 
+def device_manifest(artifacts: ModelArtifacts, when: str, **fields: Any) -> dict[str, Any]:
+    """The head every device SDK's manifest.json starts with, then ``fields``."""
+    return {
+        "format": MANIFEST_FORMAT,
+        "kind": "device",
+        "sampan_version": sampan_version(),
+        "created_at": when,
+        "template": artifacts.template,
+        "model_version": model_version_of(artifacts),
+        "classes": len(artifacts.classes),
+        **fields,
+    }
+
+
+def archive_device_sdk(
+    root: Path,
+    out_path: str | os.PathLike[str],
+    manifest: dict[str, Any],
+    *,
+    models: dict[str, Any],
+    compression: dict[str, Any],
+    vectors: int,
+    report: Report,
+) -> dict[str, Any]:
+    """Write manifest.json (with the sha256 and size of every other file) and the zip; returns the
+    builder's report."""
+    manifest = {**manifest, "files": file_entries(root)}
+    write_json(root / "manifest.json", manifest)
+    report("Writing the archive", fraction=0.9)
+    archive = write_zip(root, out_path, prefix=f"sampan-device-{slug(manifest['model_version'].get('name'))}")
+    return {
+        "kind": "device",
+        "version": PACKAGE_REPORT_VERSION,
+        **archive,
+        "manifest": {k: manifest[k] for k in ("format", "sampan_version", "template", "model_version")},
+        "models": models,
+        "compression": compression,
+        "test_vectors": vectors,
+        "files": manifest["files"],
+    }
+
+
 def build_device_sdk(
     *,
     artifacts: ModelArtifacts,
@@ -254,48 +296,36 @@ def build_device_sdk(
             name: {"file": f"model.{name}.onnx", **describe_onnx(root / f"model.{name}.onnx")}
             for name in ("fp32", "int8")
         }
-        manifest = {
-            "format": MANIFEST_FORMAT,
-            "kind": "device",
-            "sampan_version": sampan_version(),
-            "created_at": when,
-            "template": artifacts.template,
-            "model_version": model_version_of(artifacts),
-            "classes": len(classes),
-            "models": models,
-            "quantization": compression["quantization"],
-            "samples": {
+        manifest = device_manifest(
+            artifacts,
+            when,
+            models=models,
+            quantization=compression["quantization"],
+            samples={
                 "python": "python/classify.py",
                 "javascript": "javascript/sampan_classifier.mjs",
                 "cpp": "cpp/classify.cpp",
             },
-            "test_vectors": {
+            test_vectors={
                 "files": ["test_vectors/expected.fp32.json", "test_vectors/expected.int8.json"],
                 "count": len(vectors),
                 "fp32": {"rtol": 1e-4, "atol": 1e-5},
             },
-            "files": file_entries(root),
-        }
-        write_json(root / "manifest.json", manifest)
-        report("Writing the archive", fraction=0.9)
-        archive = write_zip(
-            root, out_path, prefix=f"sampan-device-{slug(manifest['model_version'].get('name'))}"
         )
-    result = {
-        "kind": "device",
-        "version": PACKAGE_REPORT_VERSION,
-        **archive,
-        "manifest": {k: manifest[k] for k in ("format", "sampan_version", "template", "model_version")},
-        "models": models,
-        "compression": compression,
-        "test_vectors": len(vectors),
-        "files": manifest["files"],
-    }
+        result = archive_device_sdk(
+            root,
+            out_path,
+            manifest,
+            models=models,
+            compression=compression,
+            vectors=len(vectors),
+            report=report,
+        )
     report(
         "Device SDK ready",
         fraction=1.0,
         milestone=True,
-        size_bytes=archive["size_bytes"],
+        size_bytes=result["size_bytes"],
         top1_agreement=compression["top1_agreement"],
     )
     return result

@@ -15,28 +15,28 @@ from pathlib import Path
 from typing import Any
 
 from workers.contracts.annotations import DetectionBox, DetectionPrediction
-from workers.contracts.packages import PACKAGE_REPORT_VERSION
 from workers.packaging.artifacts import ModelArtifacts
-from workers.packaging.device_sdk import MAX_CALIBRATION_IMAGES, ONNXRUNTIME_WEB_VERSION, quantize_int8
+from workers.packaging.device_sdk import (
+    MAX_CALIBRATION_IMAGES,
+    ONNXRUNTIME_WEB_VERSION,
+    archive_device_sdk,
+    device_manifest,
+    quantize_int8,
+)
 from workers.packaging.package_contents import (
-    MANIFEST_FORMAT,
     TEMPLATES_DIR,
     VECTORS_FORMAT,
     PackagingError,
     copy_template_tree,
     created_at,
     describe_onnx,
-    file_entries,
     pick_test_vectors,
     pinned_requirements,
-    sampan_version,
-    slug,
     vendor_runtime,
     write_json,
     write_vector_images,
-    write_zip,
 )
-from workers.packaging.server_package import model_version_of, stage_model_files, template_values
+from workers.packaging.server_package import stage_model_files, template_values
 from workers.progress import Report, silent_report
 
 # the answer's defaults (the hosted API's): the test vectors hold the boxes a default request returns
@@ -47,6 +47,8 @@ MAP_SCORE_THRESHOLD = 0.001
 MATCH_IOU = 0.5
 EVALUATION_BATCH = 32
 # what the Python sample runs of the platform's own code (copied as it is into python/workers/)
+# the classifier SDK's Pillow-exact preprocessing and page helpers, shipped as they are
+SHARED_JAVASCRIPT = ("preprocess.mjs", "sdk_page.mjs")
 SAMPLE_MODULES = ("workers.object_detection.decode", "workers.image_classification.preprocessing")
 QUANTIZATION = {
     "format": "QDQ",
@@ -262,60 +264,47 @@ def build_detection_device_sdk(
             )
         write_samples(root, artifacts, when)
         models = {name: {"file": path.name, **describe_onnx(path)} for name, path in paths.items()}
-        manifest = {
-            "format": MANIFEST_FORMAT,
-            "kind": "device",
-            "sampan_version": sampan_version(),
-            "created_at": when,
-            "template": artifacts.template,
-            "model_version": model_version_of(artifacts),
-            "classes": len(classes),
-            "models": models,
-            "quantization": compression["quantization"],
-            "samples": {
+        manifest = device_manifest(
+            artifacts,
+            when,
+            models=models,
+            quantization=compression["quantization"],
+            samples={
                 "python": "python/detect.py",
                 "javascript": "javascript/sampan_detector.mjs",
                 "html": "javascript/index.html",
             },
-            "test_vectors": {
+            test_vectors={
                 "files": ["test_vectors/expected.fp32.json", "test_vectors/expected.int8.json"],
                 "count": len(vectors),
                 "fp32": {"box_atol_px": 0.01, "score_atol": 1e-4, "min_iou": MATCH_IOU},
             },
-            "files": file_entries(root),
-        }
-        write_json(root / "manifest.json", manifest)
-        report("Writing the archive", fraction=0.9)
-        archive = write_zip(
-            root, out_path, prefix=f"sampan-device-{slug(manifest['model_version'].get('name'))}"
         )
-    result = {
-        "kind": "device",
-        "version": PACKAGE_REPORT_VERSION,
-        **archive,
-        "manifest": {k: manifest[k] for k in ("format", "sampan_version", "template", "model_version")},
-        "models": models,
-        "compression": compression,
-        "test_vectors": len(vectors),
-        "files": manifest["files"],
-    }
+        result = archive_device_sdk(
+            root,
+            out_path,
+            manifest,
+            models=models,
+            compression=compression,
+            vectors=len(vectors),
+            report=report,
+        )
     report(
         "Device SDK ready",
         fraction=1.0,
         milestone=True,
-        size_bytes=archive["size_bytes"],
+        size_bytes=result["size_bytes"],
     )
     return result
 
 
 def write_samples(root: Path, artifacts: ModelArtifacts, when: str) -> None:
     """README, the Python sample with the platform's decode and preprocessing, its pinned requirements,
-    and the JavaScript sample with the classification SDK's Pillow-exact preprocessing module."""
+    and the JavaScript sample with the classification SDK's preprocessing and page modules."""
     values = {**template_values(artifacts, when), "onnxruntime_web_version": ONNXRUNTIME_WEB_VERSION}
     copy_template_tree(TEMPLATES_DIR / "device_detection", root, values)
-    shutil.copyfile(
-        TEMPLATES_DIR / "device" / "javascript" / "preprocess.mjs", root / "javascript" / "preprocess.mjs"
-    )
+    for shared in SHARED_JAVASCRIPT:
+        shutil.copyfile(TEMPLATES_DIR / "device" / "javascript" / shared, root / "javascript" / shared)
     _, imports = vendor_runtime(SAMPLE_MODULES, root / "python")
     pins = pinned_requirements(imports) + [f"onnxruntime=={importlib.metadata.version('onnxruntime')}"]
     (root / "python" / "requirements.txt").write_text("\n".join(sorted(set(pins), key=str.lower)) + "\n")

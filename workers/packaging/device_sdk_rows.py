@@ -13,28 +13,23 @@ from typing import Any
 
 import numpy as np
 
-from workers.contracts.packages import PACKAGE_REPORT_VERSION
 from workers.packaging.artifacts import ModelArtifacts
+from workers.packaging.device_sdk import archive_device_sdk, device_manifest
 from workers.packaging.package_contents import (
-    MANIFEST_FORMAT,
     TEMPLATES_DIR,
     PackagingError,
     copy_template_tree,
     created_at,
     describe_onnx,
     expected_outputs,
-    file_entries,
     pick_test_vectors,
     pinned_requirements,
     predictor_inputs,
-    sampan_version,
-    slug,
     vendor_runtime,
     write_json,
     write_vector_instances,
-    write_zip,
 )
-from workers.packaging.server_package import model_version_of, stage_model_files, template_values
+from workers.packaging.server_package import stage_model_files, template_values
 from workers.progress import Report, silent_report
 
 PREDICTOR_MODULES = {"text": "workers.text_classification.predictor", "tabular": "workers.tabular.predictor"}
@@ -212,53 +207,41 @@ def build_rows_device_sdk(
             name: {"file": f"model.{name}.onnx", **describe_onnx(root / f"model.{name}.onnx")}
             for name in models
         }
-        manifest: dict[str, Any] = {
-            "format": MANIFEST_FORMAT,
-            "kind": "device",
-            "sampan_version": sampan_version(),
-            "created_at": when,
-            "template": artifacts.template,
-            "model_version": model_version_of(artifacts),
-            "classes": len(classes),
-            "models": described,
-            "quantization": compression.get("quantization"),
-            "int8_note": note,
-            "samples": {"python": "python/predict.py"},
-            "samples_not_shipped": {
+        manifest = device_manifest(
+            artifacts,
+            when,
+            models=described,
+            quantization=compression.get("quantization"),
+            int8_note=note,
+            samples={"python": "python/predict.py"},
+            samples_not_shipped={
                 "javascript": "image-only so far (no tokenizer / row encoding port to JS)",
                 "cpp": "image-only so far",
             },
-            "runtime": {
+            runtime={
                 "requirements": requirements,
                 "vendored_files": [f"python/{f}" for f in runtime_files],
             },
-            "test_vectors": {
+            test_vectors={
                 "files": [f"test_vectors/expected.{name}.json" for name in models],
                 "count": len(vectors),
                 "fp32": {"rtol": 1e-4, "atol": 1e-5},
             },
-            "files": file_entries(root),
-        }
-        write_json(root / "manifest.json", manifest)
-        report("Writing the archive", fraction=0.9)
-        archive = write_zip(
-            root, out_path, prefix=f"sampan-device-{slug(manifest['model_version'].get('name'))}"
         )
-    result = {
-        "kind": "device",
-        "version": PACKAGE_REPORT_VERSION,
-        **archive,
-        "manifest": {k: manifest[k] for k in ("format", "sampan_version", "template", "model_version")},
-        "models": described,
-        "compression": compression,
-        "test_vectors": len(vectors),
-        "files": manifest["files"],
-    }
+        result = archive_device_sdk(
+            root,
+            out_path,
+            manifest,
+            models=described,
+            compression=compression,
+            vectors=len(vectors),
+            report=report,
+        )
     report(
         "Device SDK ready",
         fraction=1.0,
         milestone=True,
-        size_bytes=archive["size_bytes"],
+        size_bytes=result["size_bytes"],
         top1_agreement=compression.get("top1_agreement"),
     )
     return result

@@ -1,0 +1,39 @@
+// Shared by the device SDK page drivers (browser_classify.mjs, browser_detect.mjs): headless
+// Chromium through the frontend's playwright-core, a page whose console goes to stderr, waiting on
+// the page's #status data-state, and dropping a file onto #drop as a user's drag and drop does.
+//
+// Env: FRONTEND (where playwright-core is installed), CHROMIUM_PATH (default /usr/bin/chromium).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const require = createRequire(path.join(process.env.FRONTEND, 'package.json'));
+const { chromium } = require('playwright-core');
+
+export async function launchPage(url) {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--no-first-run'],
+  });
+  const page = await browser.newPage();
+  page.on('console', (message) => console.error(`[page ${message.type()}] ${message.text()}`));
+  page.on('pageerror', (error) => console.error(`[page error] ${error}`));
+  await page.goto(url);
+  return { browser, page };
+}
+
+export async function waitForState(page, state, timeout = 60_000) {
+  await page.waitForFunction((wanted) => document.querySelector('#status').dataset.state === wanted, state, { timeout });
+}
+
+// A real drop event carrying the file.
+export async function dropFile(page, file) {
+  await page.evaluate(([name, data]) => {
+    const raw = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([raw], name, { type: 'image/png' }));
+    document.querySelector('#drop').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true }));
+  }, [path.basename(file), readFileSync(file).toString('base64')]);
+}
