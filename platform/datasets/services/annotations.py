@@ -99,7 +99,9 @@ def _checked_box(
     x, y, w, h = (float(geometry[k]) for k in ("x", "y", "width", "height"))
     if not all(v == v and abs(v) != float("inf") for v in (x, y, w, h)):
         raise InvalidInput(
-            f"{where}.geometry: the box's numbers must be finite.", code="annotation_empty_box"
+            f"{where}.geometry: the box's numbers must be finite.",
+            code="annotation_empty_box",
+            field=f"{where}.geometry",
         )
     if w <= 0 or h <= 0:
         raise InvalidInput(
