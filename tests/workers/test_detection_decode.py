@@ -103,3 +103,15 @@ def test_detector_answers_in_each_images_pixels(tmp_path):
     assert detector.detect([wide], score_threshold=0.6)[0]["boxes"][0]["label"] == "dog"
     assert len(detector.detect([wide], max_detections=1)[0]["boxes"]) == 1
     assert detector.detect([]) == []
+
+
+def test_detector_takes_a_bare_onnx_file_with_its_metadata_or_the_arguments(tmp_path):
+    model_dir = constant_detector(tmp_path / "model", ["cat", "dog"], [(1, 0.9, 8, 8, 20, 16)], image_size=64)
+    bare = tmp_path / "bare.onnx"
+    bare.write_bytes((model_dir / "model.onnx").read_bytes())
+    from_metadata = Detector(bare)
+    assert from_metadata.classes == ["cat", "dog"] and from_metadata.preprocessing["image_size"] == [64, 64]
+    renamed = Detector(bare, classes=["a", "b"])
+    assert renamed.detect([Image.new("RGB", (64, 64))])[0]["boxes"][0]["label"] == "b"
+    with pytest.raises(ValueError, match="scores 2 classes but 1 class names"):
+        Detector(bare, classes=["only"])

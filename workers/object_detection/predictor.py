@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,10 @@ DEFAULT_MAX_DETECTIONS = 100
 BATCH_LIMIT = 32  # images per ONNX Runtime call (bounds memory on large requests)
 
 
+def _read_json(path: Path) -> Any:
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
 class Detector:
     """An exported detector.
 
@@ -45,11 +49,20 @@ class Detector:
     data_kind = "image"
     prediction_kind: PredictionKind = "detection_prediction"
 
-    def __init__(self, model_dir: str | os.PathLike[str], *, threads: int | None = None) -> None:
+    def __init__(
+        self,
+        model: str | os.PathLike[str],
+        *,
+        preprocessing: Mapping[str, Any] | None = None,
+        classes: Sequence[str] | None = None,
+        threads: int | None = None,
+    ) -> None:
+        """``model``: a model directory, or a bare ``model.onnx`` whose preprocessing and class names
+        come from the arguments, else from the model's metadata (Sampan's export stores both)."""
         import onnxruntime
 
-        model_dir = Path(model_dir)
-        model_path = model_dir / "model.onnx"
+        model = Path(model)
+        model_path = model / "model.onnx" if model.is_dir() else model
         check_onnx_self_contained(model_path)
         options = onnxruntime.SessionOptions()
         if threads:
@@ -57,14 +70,31 @@ class Detector:
         self.session = onnxruntime.InferenceSession(
             os.fspath(model_path), options, providers=["CPUExecutionProvider"]
         )
-        self.preprocessing = validate_spec(json.loads((model_dir / "preprocess.json").read_text()))
-        self.classes: list[str] = list(json.loads((model_dir / "labels.json").read_text()))
+        metadata = self.session.get_modelmeta().custom_metadata_map
+        if preprocessing is None:
+            preprocessing = _read_json(model / "preprocess.json") if model.is_dir() else None
+        if preprocessing is None:
+            preprocessing = (
+                json.loads(metadata["sampan.preprocessing"]) if "sampan.preprocessing" in metadata else None
+            )
+        if preprocessing is None:
+            raise ValueError(f"{model_path} carries no preprocessing spec; pass preprocessing=")
+        self.preprocessing = validate_spec(preprocessing)
+        if classes is None:
+            classes = _read_json(model / "labels.json") if model.is_dir() else None
+        if classes is None:
+            classes = json.loads(metadata["sampan.classes"]) if "sampan.classes" in metadata else None
+        if classes is None:
+            raise ValueError(f"{model_path} carries no class names; pass classes=")
+        self.classes: list[str] = list(classes)
         outputs = {output.name: output.shape for output in self.session.get_outputs()}
         if set(outputs) != {SCORES_OUTPUT, BOXES_OUTPUT}:
             raise ValueError(f"{model_path} is not a Sampan detector (outputs {sorted(outputs)})")
         channels = outputs[SCORES_OUTPUT][1]
         if isinstance(channels, int) and channels != len(self.classes):
-            raise ValueError(f"the model scores {channels} classes but labels.json names {len(self.classes)}")
+            raise ValueError(
+                f"the model scores {channels} classes but {len(self.classes)} class names were given"
+            )
         self.input_name = self.session.get_inputs()[0].name
 
     def raw_outputs(self, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
