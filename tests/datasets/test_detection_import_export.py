@@ -319,3 +319,32 @@ def test_a_malformed_voc_file_is_named_and_the_other_files_import(detection):
     assert [p["file"] for p in malformed] == ["b.xml"] and all(p.get("line") for p in malformed)
     found = boxes_by_stem(detection["dataset"])
     assert found["a"] == [("cat", 2.0, 3.0, 10.0, 10.0)] and found["b"] == []
+
+
+def test_a_coco_archive_annotates_images_imported_plain_before_and_keeps_labeled_ones(detection, tmp_path):
+    from workers.object_detection.synthetic import write_scenes
+
+    written = write_scenes(_scenes()[:3], tmp_path / "coco", "coco")
+    images = sorted((tmp_path / "coco").rglob("*.png"))
+    assert len(images) == 3
+    first = post_archive(detection, factories.make_zip({p.name: p.read_bytes() for p in images}))
+    assert first.status_code == 201 and first.json()["imported"] == 3
+    client, base = detection["client"], detection["base"]
+    samples = list(Sample.objects.filter(dataset=detection["dataset"]).order_by("pk"))
+    reviewed = samples[0]
+    client.put(
+        f"{base}/samples/{reviewed.pk}/annotations/",
+        {"revision": 0, "status": "no_objects", "annotations": []},
+        format="json",
+    )
+    second = post_archive(detection, zip_folder(tmp_path / "coco"))
+    assert second.status_code == 201, second.json()
+    assert (second.json()["imported"], second.json()["duplicates"]) == (0, 3)
+    expected = set_boxes_by_stem(written) | {stem(reviewed.original_name): []}
+    assert_within_a_pixel(boxes_by_stem(detection["dataset"]), expected)
+    states = {
+        s.pk: (s.annotation_status, s.label_version)
+        for s in Sample.objects.filter(pk__in=[x.pk for x in samples])
+    }
+    assert states[reviewed.pk] == ("no_objects", 1)  # a person's review is kept
+    assert all(states[s.pk] == ("annotated", 1) for s in samples[1:])

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import BinaryIO, cast
 
 from django.conf import settings
+from django.db.models import F
 from django.utils import timezone
 
 from datasets.archives import ArchiveLimits, ArchiveRejected, ArchiveScan, archive_files
@@ -115,6 +116,7 @@ def import_detection_archive(
             dataset=locked,
             batch=batch,
             by_name=by_name,
+            names_by_sha={staged.sha256: staged.name for staged in run.staged},
             classes=list(interchange["classes"]),
             problems=problems,
         )
@@ -132,10 +134,18 @@ def import_detection_archive(
 
 
 def _write_boxes(
-    *, dataset: Dataset, batch: ImportBatch, by_name: dict, classes: list[str], problems: list[dict]
+    *,
+    dataset: Dataset,
+    batch: ImportBatch,
+    by_name: dict,
+    names_by_sha: dict[str, str],
+    classes: list[str],
+    problems: list[dict],
 ) -> None:
     """Inside the import's transaction: create the set's labels (class order; then any other label
-    its boxes use) and give each new sample its boxes and status."""
+    its boxes use) and give each new sample its boxes and status. An image already in the dataset
+    and still unlabeled (imported plain before) gets the archive's boxes too; one that a person
+    labeled keeps its own (the archive's copy is reported as a duplicate)."""
     used = [r["label"] for image in by_name.values() for r in image["annotations"]]
     wanted = list(dict.fromkeys([*classes, *used]))
     labels = {lab.name: lab for lab in Label.objects.filter(dataset=dataset, name__in=wanted)}
@@ -153,8 +163,21 @@ def _write_boxes(
         labels = {lab.name: lab for lab in Label.objects.filter(dataset=dataset, name__in=wanted)}
     rows: list[Annotation] = []
     by_status: dict[str, list[int]] = {}
-    for sample in Sample.objects.filter(import_batch=batch).only("pk", "original_name", "width", "height"):
-        image = by_name.get(sample.original_name)
+    fields = ("pk", "original_name", "sha256", "import_batch_id", "width", "height")
+    earlier: list[Sample] = []
+    for chunk in imports.chunks(list(names_by_sha), 5000):
+        earlier.extend(
+            Sample.objects.filter(
+                dataset=dataset, sha256__in=chunk, annotation_status=AnnotationStatus.UNLABELED
+            )
+            .exclude(import_batch=batch)
+            .only(*fields)
+        )
+    earlier_ids = {s.pk for s in earlier}
+    updated: list[int] = []
+    for sample in [*Sample.objects.filter(import_batch=batch).only(*fields), *earlier]:
+        name = sample.original_name if sample.import_batch_id == batch.pk else names_by_sha[sample.sha256]
+        image = by_name.get(name)
         if image is None:
             continue
         kept = 0
@@ -186,10 +209,14 @@ def _write_boxes(
         if status == AnnotationStatus.ANNOTATED and not kept:
             status = AnnotationStatus.UNLABELED
         by_status.setdefault(status, []).append(sample.pk)
+        if sample.pk in earlier_ids and status != AnnotationStatus.UNLABELED:
+            updated.append(sample.pk)
     Annotation.objects.bulk_create(rows, batch_size=2000)
     for status, ids in by_status.items():
         for chunk in imports.chunks(ids, 5000):
             Sample.objects.filter(pk__in=chunk).update(annotation_status=status)
+    for chunk in imports.chunks(updated, 5000):  # their annotations changed: a new revision
+        Sample.objects.filter(pk__in=chunk).update(label_version=F("label_version") + 1)
     ImportBatch.objects.filter(pk=batch.pk).update(
         labels_created=created, problems=problems[: imports.MAX_PROBLEMS_LISTED], finished_at=timezone.now()
     )
