@@ -9,13 +9,9 @@ default. No torch here.
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,37 +40,6 @@ AP_SCORE_THRESHOLD = 0.001  # detections kept for mAP (COCO-style evaluation kee
 MAX_DETECTIONS = 100  # per image, as COCO's maxDets
 BATCH_SIZE = 32
 REPORT_INTERVAL_S = 0.5
-
-
-@contextmanager
-def _model_dir(
-    model_path: str | os.PathLike[str], preprocessing: Mapping[str, Any] | None, classes: Sequence[str]
-) -> Iterator[Path]:
-    """A model directory for ``model_path``: itself when it is one; for a bare ONNX file (what the
-    platform hands over after training or an upload) a temporary directory linking it, with the
-    preprocessing spec (given, else the one stored in the model) and the manifest's classes."""
-    path = Path(model_path)
-    if path.is_dir():
-        yield path
-        return
-    if preprocessing is None:
-        import onnx
-
-        metadata = {
-            p.key: p.value for p in onnx.load(os.fspath(path), load_external_data=False).metadata_props
-        }
-        if "sampan.preprocessing" not in metadata:
-            raise ValueError(f"{os.fspath(path)} carries no preprocessing spec; pass preprocessing=")
-        preprocessing = json.loads(metadata["sampan.preprocessing"])
-    with tempfile.TemporaryDirectory(prefix="sampan-detector-") as tmp:
-        model_dir = Path(tmp)
-        try:
-            (model_dir / "model.onnx").symlink_to(path.resolve())
-        except OSError:
-            shutil.copyfile(path, model_dir / "model.onnx")
-        (model_dir / "preprocess.json").write_text(json.dumps(dict(preprocessing)))
-        (model_dir / "labels.json").write_text(json.dumps(list(classes)))
-        yield model_dir
 
 
 def _detections(prediction: DetectionPrediction) -> list[Detection]:
@@ -131,8 +96,9 @@ def evaluate(
     threads: int | None = None,
     report: Report = silent_report,
 ) -> DetectionReport:
-    """Evaluate the detector at ``model_path`` (a model directory, or its ``model.onnx`` with
-    ``preprocessing`` given or stored in it) on the ``split`` images of ``manifest``.
+    """Evaluate the detector at ``model_path`` (a model directory, or a bare ``model.onnx``: what
+    the platform passes, with ``preprocessing``; else the spec stored in the model) on the
+    ``split`` images of ``manifest``. The model's class names must be the manifest's.
 
     Samples are referred to by their manifest ``id`` when given, else by their position. Returns
     (``workers.contracts.annotations.DetectionReport``)::
@@ -157,32 +123,30 @@ def evaluate(
         raise ManifestError(f"the {split} split is empty: nothing to evaluate")
     classes = list(data.classes)
     predictions: list[DetectionPrediction] = []
-    with _model_dir(model_path, preprocessing, classes) as model_dir:
-        detector = Detector(model_dir, threads=threads)
-        if detector.classes != classes:
-            raise ValueError(
-                f"the model detects {detector.classes} but the dataset's classes are {classes}; "
-                "evaluate a model on the classes it was trained on"
+    detector = Detector(model_path, preprocessing=preprocessing, threads=threads)
+    if detector.classes != classes:
+        raise ValueError(
+            f"the model detects {detector.classes} but the dataset's classes are {classes}; "
+            "evaluate a model on the classes it was trained on"
+        )
+    last_report = time.monotonic()
+    for start in range(0, len(samples), BATCH_SIZE):
+        batch = samples[start : start + BATCH_SIZE]
+        images = [open_image(s.path, detector.preprocessing) for s in batch]
+        predictions.extend(
+            detector.detect(images, score_threshold=AP_SCORE_THRESHOLD, max_detections=MAX_DETECTIONS)
+        )
+        done = start + len(batch)
+        if time.monotonic() - last_report >= REPORT_INTERVAL_S or done == len(samples):
+            last_report = time.monotonic()
+            report(
+                f"evaluated {done}/{len(samples)} images",
+                fraction=done / len(samples),
+                milestone=done == len(samples),
+                evaluated=done,
+                total=len(samples),
             )
-        model_file = model_dir / "model.onnx"
-        last_report = time.monotonic()
-        for start in range(0, len(samples), BATCH_SIZE):
-            batch = samples[start : start + BATCH_SIZE]
-            images = [open_image(s.path, detector.preprocessing) for s in batch]
-            predictions.extend(
-                detector.detect(images, score_threshold=AP_SCORE_THRESHOLD, max_detections=MAX_DETECTIONS)
-            )
-            done = start + len(batch)
-            if time.monotonic() - last_report >= REPORT_INTERVAL_S or done == len(samples):
-                last_report = time.monotonic()
-                report(
-                    f"evaluated {done}/{len(samples)} images",
-                    fraction=done / len(samples),
-                    milestone=done == len(samples),
-                    evaluated=done,
-                    total=len(samples),
-                )
-        sha256 = sha256_of(model_file.resolve())
+    model_file = Path(model_path) / "model.onnx" if Path(model_path).is_dir() else Path(model_path)
 
     metrics = coco_evaluate(
         [_truth(s) for s in samples],
@@ -215,7 +179,7 @@ def evaluate(
             _bad_case(samples[i], predictions[i], metrics["images"][i], classes, score_threshold)
             for i in worst
         ],
-        "model": {"path": os.fspath(model_path), "sha256": sha256},
+        "model": {"path": os.fspath(model_path), "sha256": sha256_of(model_file)},
     }
 
 
