@@ -5,11 +5,24 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { BoxedImage, type DrawnBox } from '@/components/BoxedImage';
 import { classColor } from '@/components/boxColors';
-import { Stat } from '@/components/Stat';
 import { formatNumber as formatCount } from '@/lib/numbers';
 import { formatPercent, sampleIdOf } from '../../api/modelVersions';
 import { annotateUrl, formatAP, prCurveRows, sampleImageUrl, type BadCase, type DetectionReport as Report } from '../../api/detection';
 import { inSeriesOrder, splitName } from '../reportFormat';
+
+/** A headline figure as the report's other cards show theirs, its name kept as written (mAP, not MAP). */
+function Figure({ label, value, testId }: { label: string; value: string; testId: string }) {
+  return (
+    <Paper withBorder p="sm">
+      <Text size="xs" c="dimmed" fw={600}>
+        {label}
+      </Text>
+      <Text fw={700} size="xl" data-testid={testId}>
+        {value}
+      </Text>
+    </Paper>
+  );
+}
 
 /** Per-class AP@[.5:.95], AP@.5 and AP@.75 with the objects of each class, in the report's class order. */
 function PerClassAP({ report }: { report: Report }) {
@@ -240,9 +253,9 @@ export function DetectionReport({ report, datasetId }: { report: Report; dataset
         })}
       </Text>
       <SimpleGrid cols={{ base: 3 }}>
-        <Stat size="xl" label={t('detection.metrics.map')} value={formatPercent(report.map)} testId="det-map" />
-        <Stat size="xl" label={t('detection.metrics.map50')} value={formatPercent(report.map50)} testId="det-map50" />
-        <Stat size="xl" label={t('detection.metrics.map75')} value={formatPercent(report.map75)} testId="det-map75" />
+        <Figure label={t('detection.metrics.map')} value={formatPercent(report.map)} testId="det-map" />
+        <Figure label={t('detection.metrics.map50')} value={formatPercent(report.map50)} testId="det-map50" />
+        <Figure label={t('detection.metrics.map75')} value={formatPercent(report.map75)} testId="det-map75" />
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <PerClassAP report={report} />
