@@ -6,6 +6,7 @@ import { fakeApi, json, page, type RecordedCall } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { labelKeys, PALETTE } from './labelKeys';
 import { LabelingPanel } from './LabelingPanel';
+import { sampleFixture } from './sampleFixture';
 
 // Eleven classes named in Chinese, in the user's order (not code-point order, which is 一 七 三 九 二 五 八 六 十 四 零).
 const NAMES = ['零', '一', '二', '三', '四', '五', '六', '七', '八', '九', '十'];
@@ -21,23 +22,7 @@ const LABELS = NAMES.map((name, position) => ({
 }));
 
 function sample(id: number) {
-  return {
-    id,
-    original_name: `img_${id}.png`,
-    label: null,
-    label_name: null,
-    label_version: 0,
-    width: 32,
-    height: 32,
-    format: 'PNG',
-    size_bytes: 100,
-    sha256: `sha${id}`,
-    split: null,
-    image_url: `/api/v1/datasets/1/samples/${id}/image/`,
-    thumbnail_url: `/api/v1/datasets/1/samples/${id}/thumbnail/`,
-    import_batch: 1,
-    created_at: '2026-12-01T10:00:00Z',
-  };
+  return sampleFixture(id);
 }
 
 function server(labels: typeof LABELS) {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { apiError, fakeApi, json, page, type RecordedCall } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { LabelingPanel } from './LabelingPanel';
+import { sampleFixture } from './sampleFixture';
 
 const LABELS = [
   { id: 11, name: 'cat', color: '#ff0000', sample_count: 1, created_at: '2026-11-29T10:00:00Z' },
@@ -13,23 +14,7 @@ const LABELS = [
 type SampleFixture = { id: number; label: number | null; label_name: string | null; label_version: number };
 
 function sample({ id, label = null, label_name = null, label_version = 0 }: Partial<SampleFixture> & { id: number }) {
-  return {
-    id,
-    original_name: `img_${id}.png`,
-    label,
-    label_name,
-    label_version,
-    width: 32,
-    height: 32,
-    format: 'PNG',
-    size_bytes: 100,
-    sha256: `sha${id}`,
-    split: null,
-    image_url: `/api/v1/datasets/1/samples/${id}/image/`,
-    thumbnail_url: `/api/v1/datasets/1/samples/${id}/thumbnail/`,
-    import_batch: 1,
-    created_at: '2026-11-29T10:00:00Z',
-  };
+  return sampleFixture(id, { label, label_name, label_version, created_at: '2026-11-29T10:00:00Z' });
 }
 
 function samplePage(samples: ReturnType<typeof sample>[]) {

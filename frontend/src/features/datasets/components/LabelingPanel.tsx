@@ -32,6 +32,7 @@ import { useLabeling, useSamplePage } from '../hooks/useSamples';
 import { DetectionGrid } from './detection/DetectionGrid';
 import { keyCap, labelColor, labelKeys } from './labelKeys';
 import { LabelsManager } from './LabelsManager';
+import { PickedSamplesAlert } from './PickedSamplesAlert';
 
 const FALLBACK_COLUMNS = 6;
 
@@ -309,21 +310,12 @@ function ClassificationLabelingPanel({ datasetId, canEdit, sampleIds = null, onC
       <Grid.Col span={{ base: 12, md: 6 }}>
         <Stack gap="sm">
           {byIds ? (
-            <Alert color="blue" variant="light" data-testid="labeling-sample-filter">
-              <Group justify="space-between">
-                <Text size="sm">
-                  {t('labeling.picked.showing', { count: picked.length })}
-                  {sampleIds && sampleIds.length > picked.length ? t('labeling.picked.firstOf', { shown: formatNumber(picked.length), total: formatNumber(sampleIds.length) }) : ''}
-                  {missing > 0 ? t('labeling.picked.missing', { count: missing }) : ''}
-                  {t('labeling.picked.end')}
-                </Text>
-                {onClearSampleIds && (
-                  <Button size="xs" variant="light" onClick={onClearSampleIds} data-testid="labeling-show-all">
-                    {t('labeling.picked.showAll')}
-                  </Button>
-                )}
-              </Group>
-            </Alert>
+            <PickedSamplesAlert onClear={onClearSampleIds} testId="labeling-sample-filter" clearTestId="labeling-show-all">
+              {t('labeling.picked.showing', { count: picked.length })}
+              {sampleIds && sampleIds.length > picked.length ? t('labeling.picked.firstOf', { shown: formatNumber(picked.length), total: formatNumber(sampleIds.length) }) : ''}
+              {missing > 0 ? t('labeling.picked.missing', { count: missing }) : ''}
+              {t('labeling.picked.end')}
+            </PickedSamplesAlert>
           ) : (
             <Group gap="sm" align="flex-end">
               <Select

@@ -1,6 +1,5 @@
 import '@mantine/charts/styles.css';
-import { BarChart } from '@mantine/charts';
-import { Alert, Badge, Group, Paper, SimpleGrid, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Badge, Paper, SimpleGrid, Skeleton, Stack, Table, Title } from '@mantine/core';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { Stat } from '@/components/Stat';
@@ -11,16 +10,13 @@ import { useDataset, useStatistics } from '../hooks/useDatasets';
 import { DetectionStatistics } from './detection/DetectionStatistics';
 import { labelColor } from './labelKeys';
 import { ProfilePanel } from './ProfilePanel';
-import { axisWidth } from './chartAxis';
+import { CategoryBars, ChartCard, ColumnBars } from './ChartCard';
 
 /** Chart rows: one per label, in the labels' order (the unlabeled samples are a figure of their own,
  * so a large unlabeled share does not squash the class bars). */
 function classRows(statistics: DatasetStatistics): { name: string; count: number; color: string }[] {
   return statistics.per_label.map((row, index) => ({ name: row.name, count: row.count, color: labelColor(row, index) }));
 }
-
-/** Pixels per class bar: every class keeps its row and its name, however many there are. */
-const ROW_HEIGHT = 26;
 
 /** "≤ 32 px", ..., "> 4096 px" for the longer-side buckets. */
 function sizeRows(statistics: DatasetStatistics, t: TFunction<'datasets'>): { bucket: string; count: number }[] {
@@ -53,7 +49,7 @@ function ImageStatisticsPanel({ datasetId }: { datasetId: number }) {
   const detection = statistics.detection ?? null;
   return (
     <Stack data-testid="statistics-panel">
-      {detection && <DetectionStatistics detection={detection} colors={new Map(classes.map((row) => [row.name, row.color]))} />}
+      {detection && <DetectionStatistics detection={detection} />}
       <SimpleGrid cols={{ base: 2, sm: 5 }}>
         <Stat label={t('statistics.samples')} value={statistics.total} testId="stat-total" />
         <Stat label={t('statistics.labeled')} value={statistics.labeled} testId="stat-labeled" />
@@ -64,54 +60,26 @@ function ImageStatisticsPanel({ datasetId }: { datasetId: number }) {
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         {/* A detection dataset charts boxes per class above instead. */}
         {!detection && (
-          <Paper withBorder p="md" data-testid="class-counts-chart" data-points={classes.length}>
-            <Group justify="space-between" mb="sm" gap="xs">
-              <Title order={5}>{t('statistics.perClass')}</Title>
-              {statistics.unlabeled > 0 && (
+          <ChartCard
+            title={t('statistics.perClass')}
+            testId="class-counts-chart"
+            points={classes.length}
+            empty={classes.length === 0}
+            emptyText={statistics.total === 0 ? t('statistics.noSamples') : t('statistics.noLabels')}
+            badge={
+              statistics.unlabeled > 0 && (
                 <Badge variant="light" color="gray" data-testid="unlabeled-badge">
                   {t('statistics.unlabeledApart', { count: statistics.unlabeled, formatted: formatNumber(statistics.unlabeled) })}
                 </Badge>
-              )}
-            </Group>
-            {classes.length === 0 ? (
-              <Text c="dimmed" size="sm">
-                {statistics.total === 0 ? t('statistics.noSamples') : t('statistics.noLabels')}
-              </Text>
-            ) : (
-              <BarChart
-                h={Math.max(120, classes.length * ROW_HEIGHT + 40)}
-                data={classes}
-                dataKey="name"
-                orientation="vertical"
-                series={[{ name: 'count', label: t('statistics.samplesSeries'), color: 'blue.6' }]}
-                yAxisProps={{ interval: 0, width: axisWidth(classes.map((row) => row.name)) }}
-                valueFormatter={(value) => formatNumber(value)}
-                gridAxis="x"
-                tickLine="x"
-                data-testid="class-counts-bars"
-              />
-            )}
-          </Paper>
+              )
+            }
+          >
+            <CategoryBars rows={classes} series={t('statistics.samplesSeries')} color="blue.6" testId="class-counts-bars" />
+          </ChartCard>
         )}
-        <Paper withBorder p="md" data-testid="size-chart" data-points={sizes.length}>
-          <Title order={5} mb="sm">
-            {t('statistics.sizeTitle')}
-          </Title>
-          {sizes.every((row) => row.count === 0) ? (
-            <Text c="dimmed" size="sm">
-              {t('statistics.noSamples')}
-            </Text>
-          ) : (
-            <BarChart
-              h={260}
-              data={sizes}
-              dataKey="bucket"
-              series={[{ name: 'count', label: t('statistics.imagesSeries'), color: 'teal.6' }]}
-              valueFormatter={(value) => formatNumber(value)}
-              tickLine="y"
-            />
-          )}
-        </Paper>
+        <ChartCard title={t('statistics.sizeTitle')} testId="size-chart" points={sizes.length} empty={sizes.every((row) => row.count === 0)} emptyText={t('statistics.noSamples')}>
+          <ColumnBars rows={sizes} series={t('statistics.imagesSeries')} color="teal.6" />
+        </ChartCard>
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Paper withBorder p="md">

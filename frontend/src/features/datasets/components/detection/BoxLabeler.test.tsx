@@ -4,6 +4,7 @@ import { apiError, fakeApi, json, page, type RecordedCall } from '@/test/fakeApi
 import { renderWithApp } from '@/test/render';
 import type { Rect } from './geometry';
 import { BoxLabeler } from './BoxLabeler';
+import { sampleFixture } from '../sampleFixture';
 
 // Konva draws on a 2D canvas context, which jsdom does not have: the canvas is replaced by buttons that
 // report what a mouse would (a drawn rectangle, a moved box, a click on a box). The canvas itself runs
@@ -36,26 +37,7 @@ const LABELS = [
 ];
 
 function sample(id: number) {
-  return {
-    id,
-    original_name: `scene_${id}.png`,
-    label: null,
-    label_name: null,
-    label_version: 0,
-    annotation_status: 'unlabeled',
-    box_count: 0,
-    box_labels: [],
-    width: 96,
-    height: 64,
-    format: 'PNG',
-    size_bytes: 100,
-    sha256: `sha${id}`,
-    split: null,
-    image_url: `/api/v1/datasets/1/samples/${id}/image/`,
-    thumbnail_url: `/api/v1/datasets/1/samples/${id}/thumbnail/`,
-    import_batch: 1,
-    created_at: '2026-11-29T10:00:00Z',
-  };
+  return sampleFixture(id, { original_name: `scene_${id}.png`, annotation_status: 'unlabeled', box_count: 0, box_labels: [], width: 96, height: 64 });
 }
 
 type Stored = { status: string; revision: number; annotations: { kind: string; label: string; geometry: Rect }[] };

@@ -1,4 +1,4 @@
-import { Alert, Badge, Box, Button, Grid, Group, Pagination, Paper, Progress, Select, SimpleGrid, Skeleton, Stack, Text } from '@mantine/core';
+import { Alert, Badge, Box, Grid, Group, Pagination, Paper, Progress, Select, SimpleGrid, Skeleton, Stack, Text } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
@@ -12,6 +12,7 @@ import { useLabels } from '../../hooks/useLabels';
 import { useSamplePage } from '../../hooks/useSamples';
 import { labelColor } from '../labelKeys';
 import { LabelsManager } from '../LabelsManager';
+import { PickedSamplesAlert } from '../PickedSamplesAlert';
 import { annotatePath } from './annotateLink';
 import type { AnnotationStatus } from '../../api/annotations';
 
@@ -140,16 +141,9 @@ export function DetectionGrid({
       <Grid.Col span={{ base: 12, md: 9 }}>
         <Stack gap="sm">
           {picked ? (
-            <Alert color="blue" variant="light" data-testid="detection-picked">
-              <Group justify="space-between">
-                <Text size="sm">{t('detection.grid.picked', { count: picked.length })}</Text>
-                {onClearSampleIds && (
-                  <Button size="xs" variant="light" onClick={onClearSampleIds}>
-                    {t('labeling.picked.showAll')}
-                  </Button>
-                )}
-              </Group>
-            </Alert>
+            <PickedSamplesAlert onClear={onClearSampleIds} testId="detection-picked">
+              {t('detection.grid.picked', { count: picked.length })}
+            </PickedSamplesAlert>
           ) : (
             <Group gap="sm" align="flex-end">
               <Select

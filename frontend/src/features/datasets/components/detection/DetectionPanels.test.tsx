@@ -8,6 +8,7 @@ import { StatisticsPanel } from '../StatisticsPanel';
 import { annotateSearch, filtersFromSearch } from './annotateLink';
 import { DetectionGrid } from './DetectionGrid';
 import { areaRows, perImageRows } from './statisticsRows';
+import { sampleFixture } from '../sampleFixture';
 
 const LABELS = [
   { id: 11, name: 'cat', color: '', sample_count: 0, created_at: '2026-11-29T10:00:00Z' },
@@ -15,27 +16,7 @@ const LABELS = [
 ];
 
 function tile(id: number, status: string, extra: Record<string, unknown> = {}) {
-  return {
-    id,
-    original_name: `scene_${id}.png`,
-    label: null,
-    label_name: null,
-    label_version: 0,
-    annotation_status: status,
-    box_count: 0,
-    box_labels: [],
-    width: 100,
-    height: 50,
-    format: 'PNG',
-    size_bytes: 100,
-    sha256: `sha${id}`,
-    split: null,
-    image_url: `/api/v1/datasets/1/samples/${id}/image/`,
-    thumbnail_url: `/api/v1/datasets/1/samples/${id}/thumbnail/`,
-    import_batch: 1,
-    created_at: '2026-11-29T10:00:00Z',
-    ...extra,
-  };
+  return sampleFixture(id, { original_name: `scene_${id}.png`, annotation_status: status, box_count: 0, box_labels: [], width: 100, height: 50, ...extra });
 }
 
 describe('DetectionGrid', () => {
