@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeApi, json, page } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { ImportPanel } from '../ImportPanel';
+import { ImportBatchView } from '../ImportReport';
 import { StatisticsPanel } from '../StatisticsPanel';
 import { annotateSearch, filtersFromSearch } from './annotateLink';
 import { DetectionGrid } from './DetectionGrid';
@@ -174,5 +175,44 @@ describe('detection import', () => {
     fireEvent.drop(screen.getByTestId('import-dropzone'), { dataTransfer: { files: [new File(['zip'], 'scenes.zip')] } });
     expect(await screen.findByTestId('upload-error')).toHaveTextContent('The archive mixes COCO and YOLO.');
     expect(sent[0].get('format')).toBe('yolo');
+  });
+});
+
+describe('annotation import problems', () => {
+  it('names each problem’s file, line or annotation, and what the import did', () => {
+    const batch = {
+      id: 8,
+      dataset: 1,
+      source: 'archive',
+      filename: 'scenes.zip',
+      size_bytes: 1000,
+      label_name: '',
+      job: null,
+      progress: {},
+      status: 'succeeded',
+      files: 3,
+      imported: 2,
+      duplicates: 0,
+      failed: 0,
+      ignored: 0,
+      labels_created: ['cat'],
+      problems: [
+        { file: 'labels/a.txt', line: 3, code: 'malformed_file', message: 'Line 3 has 4 numbers, not 5.', action: 'skipped' },
+        { file: 'annotations.json', annotation: 17, code: 'box_clipped', message: 'Box 17 reaches past the image; clipped.', action: 'clipped' },
+      ],
+      error_code: '',
+      error: '',
+      created_by: 'admin',
+      created_at: '2026-11-29T10:00:00Z',
+      finished_at: '2026-11-29T10:00:05Z',
+    } as Parameters<typeof ImportBatchView>[0]['batch'];
+    renderWithApp(<ImportBatchView batch={batch} />);
+    const [malformed, clipped] = screen.getAllByTestId('import-problem');
+    expect(malformed).toHaveAttribute('data-action', 'skipped');
+    expect(malformed).toHaveTextContent('labels/a.txt · line 3');
+    expect(malformed).toHaveTextContent('Malformed file');
+    expect(clipped).toHaveTextContent('annotations.json · annotation 17');
+    expect(clipped).toHaveTextContent('Box outside the image (clipped)');
+    expect(clipped).toHaveTextContent('clipped');
   });
 });
