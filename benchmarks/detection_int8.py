@@ -46,9 +46,10 @@ SIZE_TARGET, DROP_TARGET = 0.35, 0.02
 
 
 def trained_run(
-    work: Path, images: int, size: int, preset: str, threads: int
-) -> tuple[dict[str, Any], Path, float]:
-    """(the manifest, the run folder, training seconds: 0 when the cached run was reused)."""
+    work: Path, images: int, size: int, preset: str, threads: int, from_checkpoint: bool
+) -> tuple[dict[str, Any], Path, dict[str, Any]]:
+    """(the manifest, the run folder, how it was trained: seconds (0 when a cached run was reused),
+    epochs done and planned)."""
     from workers.object_detection.synthetic import digit_scenes, write_manifest
 
     params = {"images": images, "size": size, "preset": preset, "seed": 0}
@@ -56,20 +57,51 @@ def trained_run(
     manifest_path = work / "manifest.json"
     cached = (work / "params.json").is_file() and json.loads((work / "params.json").read_text()) == params
     if cached and (run / "model.onnx").is_file() and manifest_path.is_file():
-        return json.loads(manifest_path.read_text()), run, 0.0
+        return json.loads(manifest_path.read_text()), run, json.loads((work / "training.json").read_text())
+    if from_checkpoint and manifest_path.is_file() and cached_checkpoint(run) is not None:
+        (work / "params.json").write_text(json.dumps(params))
+        return json.loads(manifest_path.read_text()), run, export_checkpoint(work, run)
     from workers.object_detection.trainer import train
 
     manifest = write_manifest(digit_scenes(images, size=size, seed=0), work / "data")
     manifest_path.write_text(json.dumps(manifest))
-    started = time.perf_counter()
-    train({"preset": preset}, manifest, run, device="cpu", threads=threads)
-    seconds = time.perf_counter() - started
     (work / "params.json").write_text(json.dumps(params))
-    return dict(manifest), run, seconds
+    started = time.perf_counter()
+    result = train({"preset": preset}, manifest, run, device="cpu", threads=threads)
+    epochs = int(result.get("params", {}).get("epochs", 0)) or None
+    training = {"seconds": time.perf_counter() - started, "epochs": epochs, "planned_epochs": epochs}
+    (work / "training.json").write_text(json.dumps(training))
+    return dict(manifest), run, training
 
 
-def latencies(models: dict[str, Path], paths: list[str], spec: dict[str, Any]) -> dict[str, float]:
-    """Median milliseconds of one preprocessed image through each model, alternating image by image."""
+def cached_checkpoint(run: Path) -> Path | None:
+    """The run's latest complete training checkpoint (a checkpoint is complete with its marker)."""
+    done = sorted(
+        p for p in (run / "checkpoints").glob("*.pt") if p.with_name(p.name + ".complete").is_file()
+    )
+    return done[-1] if done else None
+
+
+def export_checkpoint(work: Path, run: Path) -> dict[str, Any]:
+    """A run that did not finish (on a busy machine): its latest checkpoint exported as the model."""
+    from workers.object_detection.export import export_onnx, load_detector
+
+    checkpoint = cached_checkpoint(run)
+    assert checkpoint is not None
+    _, state = load_detector(checkpoint)
+    export_onnx(checkpoint, run / "model.onnx")
+    (run / "preprocess.json").write_text(json.dumps(state["preprocessing"]))
+    (run / "labels.json").write_text(json.dumps(state["classes"]))
+    training = {"seconds": 0, "epochs": int(state["epoch"]), "planned_epochs": int(state["params"]["epochs"])}
+    (work / "training.json").write_text(json.dumps(training))
+    return training
+
+
+def latencies(
+    models: dict[str, Path], paths: list[str], spec: dict[str, Any], rounds: int = 3
+) -> dict[str, Any]:
+    """Milliseconds of one preprocessed image through each model, alternating image by image: per
+    model the median over ``rounds`` rounds of each round's median, and the lowest and highest."""
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
@@ -79,23 +111,29 @@ def latencies(models: dict[str, Path], paths: list[str], spec: dict[str, Any]) -
         for name, path in models.items()
     }
     inputs = [preprocess_batch([open_image(p, spec)], spec) for p in paths]
-    times: dict[str, list[float]] = {name: [] for name in sessions}
     for warm in inputs[:5]:
         for session in sessions.values():
             session.run(None, {"input": warm})
-    for position, batch in enumerate(inputs):
-        order = list(sessions) if position % 2 == 0 else list(reversed(sessions))
-        for name in order:
-            started = time.perf_counter()
-            sessions[name].run(None, {"input": batch})
-            times[name].append((time.perf_counter() - started) * 1000)
-    return {name: statistics.median(values) for name, values in times.items()}
+    medians: dict[str, list[float]] = {name: [] for name in sessions}
+    for _ in range(rounds):
+        times: dict[str, list[float]] = {name: [] for name in sessions}
+        for position, batch in enumerate(inputs):
+            order = list(sessions) if position % 2 == 0 else list(reversed(sessions))
+            for name in order:
+                started = time.perf_counter()
+                sessions[name].run(None, {"input": batch})
+                times[name].append((time.perf_counter() - started) * 1000)
+        for name, values in times.items():
+            medians[name].append(statistics.median(values))
+    return {name: {"ms": statistics.median(v), "low": min(v), "high": max(v)} for name, v in medians.items()}
 
 
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    manifest, run, train_s = trained_run(work, args.images, args.size, args.preset, args.threads)
+    manifest, run, training = trained_run(
+        work, args.images, args.size, args.preset, args.threads, args.from_checkpoint
+    )
     test = [s for s in manifest["samples"] if s["split"] == "test"]
     train_paths = [s["path"] for s in manifest["samples"] if s["split"] == "train"]
     spec = json.loads((run / "preprocess.json").read_text())
@@ -124,7 +162,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "compression": report["compression"],
         "latency_ms": timing,
         "build_s": build_s,
-        "train_s": train_s,
+        "training": training,
         "images": args.images,
         "size": args.size,
         "preset": args.preset,
@@ -134,14 +172,23 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def ms(timing: dict[str, float]) -> str:
+    return f"{timing['ms']:.2f} ({timing['low']:.2f}-{timing['high']:.2f})"
+
+
 def section(figures: dict[str, Any]) -> str:
     c, t = figures["compression"], figures["latency_ms"]
     fp32, int8 = c["fp32"], c["int8"]
     met = c["size_ratio"] <= SIZE_TARGET and c["map50_drop"] <= DROP_TARGET
     machine = stdlib_platform.processor() or stdlib_platform.machine()
-    trained = (
-        f"trained here in {figures['train_s'] / 60:.1f} min" if figures["train_s"] else "a cached run reused"
-    )
+    training = figures["training"]
+    trained = f"trained here in {training['seconds'] / 60:.1f} min" if training["seconds"] else "a cached run"
+    if training["epochs"] != training["planned_epochs"]:
+        trained += (
+            f", stopped after epoch {training['epochs']} of its {training['planned_epochs']} (this busy "
+            "machine could not finish it in time; the latest checkpoint was exported, so the mAP is that of "
+            "a partly trained model)"
+        )
     context = (
         f"Measured {datetime.date.today().isoformat()} on {machine}, {os.cpu_count()} cores, "
         f"Python {stdlib_platform.python_version()}, onnxruntime {metadata.version('onnxruntime')}, "
@@ -153,15 +200,16 @@ def section(figures: dict[str, Any]) -> str:
         f"weights {c['quantization']['weights']}, activations {c['quantization']['activations']}, "
         f"calibrated on {c['quantization']['calibration_images']} training images; the device SDK "
         f"build took {figures['build_s']:.0f} s. Latency: one image per call, 1 thread, the two models "
-        "alternating; medians."
+        "alternating image by image; the median of 3 rounds' medians (lowest to highest round in brackets: "
+        "other sessions' work on these cores moves them)."
     )
     rows = [
         "| model | bytes | mAP@.5 (test) | ms per image |",
         "| --- | ---: | ---: | ---: |",
-        f"| fp32 (`model.fp32.onnx`) | {fp32['bytes']:,} | {fp32['map50']:.4f} | {t['fp32']:.2f} |",
-        f"| int8 (`model.int8.onnx`) | {int8['bytes']:,} | {int8['map50']:.4f} | {t['int8']:.2f} |",
+        f"| fp32 (`model.fp32.onnx`) | {fp32['bytes']:,} | {fp32['map50']:.4f} | {ms(t['fp32'])} |",
+        f"| int8 (`model.int8.onnx`) | {int8['bytes']:,} | {int8['map50']:.4f} | {ms(t['int8'])} |",
         f"| int8 / fp32 | {c['size_ratio']:.3f} | drop {c['map50_drop']:+.4f} "
-        f"| {t['int8'] / t['fp32']:.2f} |",
+        f"| {t['int8']['ms'] / t['fp32']['ms']:.2f} |",
     ]
     agreement = c["box_agreement"]
     verdict = (
@@ -180,6 +228,11 @@ def main() -> int:
     parser.add_argument("--preset", default="fast")
     parser.add_argument("--threads", type=int, default=2, help="torch threads for training")
     parser.add_argument("--work", default=str(Path(tempfile.gettempdir()) / "sampan-bench-detection-int8"))
+    parser.add_argument(
+        "--from-checkpoint",
+        action="store_true",
+        help="when an earlier run of these parameters stopped, export its latest checkpoint (no training)",
+    )
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
     args = parser.parse_args()
     figures = measure(args)

@@ -9,7 +9,7 @@
 //      E2E_ARTIFACTS (a screenshot goes there).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { dropFile, launchPage, waitForState } from './browser_support.mjs';
+import { launchPage, showImage, waitForState } from './browser_support.mjs';
 
 const images = process.env.IMAGES.split(':');
 const { browser, page } = await launchPage(`${process.env.SDK_URL}/javascript/index.html`);
@@ -20,11 +20,7 @@ try {
   await waitForState(page, 'ready');
   await page.fill('#threshold', process.env.THRESHOLD);
   for (const [position, image] of images.entries()) {
-    await page.evaluate(() => { document.querySelector('#status').dataset.state = 'waiting'; });
-    if (position === 0) await dropFile(page, image);
-    else await page.setInputFiles('#file', image);
-    await waitForState(page, 'done', 30_000);
-    const result = JSON.parse(await page.locator('#result').textContent());
+    const result = await showImage(page, image, position);
     const rows = await page.locator('#answer tr').count();
     // the canvas against the plain image: the pixels the drawn boxes and labels changed
     const painted = await page.evaluate(async (data) => {

@@ -107,6 +107,21 @@ def npm_install(folder: Path) -> Path:
     return folder
 
 
+def run_node(
+    args: list[str], cwd: Path | None = None, *, stdin: str | None = None, timeout: float = 300, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """``node args`` in ``cwd`` (where a sample's node_modules are found) with the clean environment."""
+    return subprocess.run(
+        ["node", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=clean_env(**env),
+    )
+
+
 def run_in(python: Path, args: list[str], *, cwd: Path, timeout: float = 300, **env: str) -> str:
     out = subprocess.run(
         [str(python), *args],

@@ -30,6 +30,7 @@ from tests.packages.packaging_support import (
     npm_install,
     pip_install,
     run_in,
+    run_node,
     unzip_package,
 )
 from tests.packages.test_device_sdk_samples_agree_with_the_platform import _SdkFiles
@@ -253,15 +254,7 @@ console.log(JSON.stringify(out));
 
 
 def node(script: str, stdin: object, cwd: Path) -> object:
-    out = subprocess.run(
-        ["node", "--input-type=module", "-e", script],
-        cwd=cwd,
-        input=json.dumps(stdin),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=clean_env(),
-    )
+    out = run_node(["--input-type=module", "-e", script], cwd, stdin=json.dumps(stdin))
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout)
 
@@ -284,20 +277,9 @@ def test_javascript_module_in_node_gives_the_platforms_maps_and_test_vector_boxe
         else:  # int8 kernels differ between wasm and native (a known difference): close, not equal
             assert np.abs(js_scores - scores).max() <= INT8_MAPS_ATOL
     for model in ("fp32", "int8"):
-        out = subprocess.run(
-            [
-                "node",
-                "run_test_vectors.mjs",
-                "--model",
-                f"../model.{model}.onnx",
-                "--out",
-                f"node.{model}.json",
-            ],
-            cwd=javascript,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env=clean_env(),
+        out = run_node(
+            ["run_test_vectors.mjs", "--model", f"../model.{model}.onnx", "--out", f"node.{model}.json"],
+            javascript,
         )
         summary = json.loads(out.stdout.strip().splitlines()[-1])
         assert summary["vectors"] == len(files), out.stderr[-2000:]

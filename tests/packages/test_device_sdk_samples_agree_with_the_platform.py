@@ -25,6 +25,7 @@ from tests.packages.packaging_support import (
     onnxruntime_headers,
     onnxruntime_library,
     run_in,
+    run_node,
     unzip_package,
 )
 from workers.image_classification.predictor import ImageClassifier
@@ -163,20 +164,9 @@ def javascript(sdk):
 def test_javascript_module_in_node_matches_the_platform(sdk, javascript):
     files = tuple(vector_files(sdk))
     for model in ("fp32", "int8"):
-        out = subprocess.run(
-            [
-                "node",
-                "run_test_vectors.mjs",
-                "--model",
-                f"../model.{model}.onnx",
-                "--out",
-                f"node.{model}.json",
-            ],
-            cwd=javascript,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env=clean_env(),
+        out = run_node(
+            ["run_test_vectors.mjs", "--model", f"../model.{model}.onnx", "--out", f"node.{model}.json"],
+            javascript,
         )
         assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
         summary = json.loads(out.stdout.strip().splitlines()[-1])
@@ -225,15 +215,7 @@ def test_javascript_preprocessing_is_pillows(javascript, tmp_path):
         path = tmp_path / f"case{index}.png"
         Image.fromarray(pixels, mode="RGBA").save(path)
         cases.append({"file": str(path), "spec": spec})
-    out = subprocess.run(
-        ["node", "--input-type=module", "-e", PREPROCESS_SCRIPT],
-        cwd=javascript,
-        input=json.dumps(cases),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=clean_env(),
-    )
+    out = run_node(["--input-type=module", "-e", PREPROCESS_SCRIPT], javascript, stdin=json.dumps(cases))
     assert out.returncode == 0, out.stderr[-2000:]
     for case, tensor in zip(cases, json.loads(out.stdout), strict=True):
         expected = preprocess_numpy(open_image(case["file"], case["spec"]), case["spec"])

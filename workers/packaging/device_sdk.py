@@ -202,13 +202,15 @@ def archive_device_sdk(
     compression: dict[str, Any],
     vectors: int,
     report: Report,
+    **ready: float | None,
 ) -> dict[str, Any]:
-    """Write manifest.json (with the sha256 and size of every other file) and the zip; returns the
-    builder's report."""
+    """Write manifest.json (with the sha256 and size of every other file) and the zip, report "Device
+    SDK ready" (with the metrics ``ready``); returns the builder's report."""
     manifest = {**manifest, "files": file_entries(root)}
     write_json(root / "manifest.json", manifest)
     report("Writing the archive", fraction=0.9)
     archive = write_zip(root, out_path, prefix=f"sampan-device-{slug(manifest['model_version'].get('name'))}")
+    report("Device SDK ready", fraction=1.0, milestone=True, size_bytes=archive["size_bytes"], **ready)
     return {
         "kind": "device",
         "version": PACKAGE_REPORT_VERSION,
@@ -312,7 +314,7 @@ def build_device_sdk(
                 "fp32": {"rtol": 1e-4, "atol": 1e-5},
             },
         )
-        result = archive_device_sdk(
+        return archive_device_sdk(
             root,
             out_path,
             manifest,
@@ -320,15 +322,8 @@ def build_device_sdk(
             compression=compression,
             vectors=len(vectors),
             report=report,
+            top1_agreement=compression["top1_agreement"],
         )
-    report(
-        "Device SDK ready",
-        fraction=1.0,
-        milestone=True,
-        size_bytes=result["size_bytes"],
-        top1_agreement=compression["top1_agreement"],
-    )
-    return result
 
 
 def write_samples(root: Path, artifacts: ModelArtifacts, when: str) -> None:

@@ -280,7 +280,7 @@ def build_detection_device_sdk(
                 "fp32": {"box_atol_px": 0.01, "score_atol": 1e-4, "min_iou": MATCH_IOU},
             },
         )
-        result = archive_device_sdk(
+        return archive_device_sdk(
             root,
             out_path,
             manifest,
@@ -289,13 +289,6 @@ def build_detection_device_sdk(
             vectors=len(vectors),
             report=report,
         )
-    report(
-        "Device SDK ready",
-        fraction=1.0,
-        milestone=True,
-        size_bytes=result["size_bytes"],
-    )
-    return result
 
 
 def write_samples(root: Path, artifacts: ModelArtifacts, when: str) -> None:

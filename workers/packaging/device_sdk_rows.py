@@ -228,7 +228,7 @@ def build_rows_device_sdk(
                 "fp32": {"rtol": 1e-4, "atol": 1e-5},
             },
         )
-        result = archive_device_sdk(
+        return archive_device_sdk(
             root,
             out_path,
             manifest,
@@ -236,12 +236,5 @@ def build_rows_device_sdk(
             compression=compression,
             vectors=len(vectors),
             report=report,
+            top1_agreement=compression.get("top1_agreement"),
         )
-    report(
-        "Device SDK ready",
-        fraction=1.0,
-        milestone=True,
-        size_bytes=result["size_bytes"],
-        top1_agreement=compression.get("top1_agreement"),
-    )
-    return result
