@@ -7,7 +7,6 @@ import { errorMessage } from '@/lib/notifications';
 import { formatNumber, formatPercent } from '@/lib/numbers';
 import type { Label } from '../../api/labels';
 import { MAX_PICKED_SAMPLES, SAMPLES_PAGE_SIZE, type Sample, type SampleFilters } from '../../api/samples';
-import { useSampleAnnotations } from '../../hooks/useAnnotations';
 import { useLabels } from '../../hooks/useLabels';
 import { useSamplePage } from '../../hooks/useSamples';
 import { labelColor } from '../labelKeys';
@@ -15,9 +14,6 @@ import { LabelsManager } from '../LabelsManager';
 import { PickedSamplesAlert } from '../PickedSamplesAlert';
 import { annotatePath } from './annotateLink';
 import type { AnnotationStatus } from '../../api/annotations';
-
-/** A sample of an object-detection dataset as the list gives it (`boxes`: if the list ever carries them). */
-type DetectionSample = Sample & { boxes?: { label: number; x: number; y: number; width: number; height: number }[] };
 
 /** The grid's filter: every image, by status, or the images with a box of a label. */
 type GridFilter = 'all' | AnnotationStatus | number;
@@ -30,30 +26,20 @@ function toFilters(filter: GridFilter, page: number): SampleFilters {
 
 const STATUS_COLORS = { unlabeled: 'gray', annotated: 'teal', no_objects: 'blue' } as const;
 
-/** A tile's boxes: from the list when it carries them, else from the sample's annotations. */
-function useTileBoxes(datasetId: number, sample: DetectionSample, labels: Label[]): DrawnBox[] {
-  const needsFetch = sample.boxes === undefined && (sample.box_count ?? 0) > 0;
-  const { data } = useSampleAnnotations(datasetId, needsFetch ? sample.id : Number.NaN);
-  return useMemo(() => {
-    const colorOf = (name: string) => {
-      const index = labels.findIndex((label) => label.name === name);
-      return index >= 0 ? labelColor(labels[index], index) : undefined;
-    };
-    if (sample.boxes) {
-      return sample.boxes.map((box) => {
-        const name = labels.find((label) => label.id === box.label)?.name ?? `#${box.label}`;
-        return { x: box.x, y: box.y, width: box.width, height: box.height, label: name, color: colorOf(name) };
-      });
-    }
-    return (data?.annotations ?? []).map((annotation) => ({ ...annotation.geometry, label: annotation.label, color: colorOf(annotation.label) }));
-  }, [sample.boxes, data, labels]);
+/** A tile's boxes (the list carries them, with label ids), named and coloured as the labels are. */
+function tileBoxes(sample: Sample, labels: Label[]): DrawnBox[] {
+  return sample.boxes.map((box) => {
+    const index = labels.findIndex((label) => label.id === box.label);
+    const name = index >= 0 ? labels[index].name : `#${box.label}`;
+    return { x: box.x, y: box.y, width: box.width, height: box.height, label: name, color: index >= 0 ? labelColor(labels[index], index) : undefined };
+  });
 }
 
-function Tile({ datasetId, sample, labels, onOpen }: { datasetId: number; sample: DetectionSample; labels: Label[]; onOpen: () => void }) {
+function Tile({ sample, labels, onOpen }: { sample: Sample; labels: Label[]; onOpen: () => void }) {
   const { t } = useTranslation('datasets');
-  const boxes = useTileBoxes(datasetId, sample, labels);
-  const status = sample.annotation_status ?? 'unlabeled';
-  const count = sample.box_count ?? boxes.length;
+  const boxes = useMemo(() => tileBoxes(sample, labels), [sample, labels]);
+  const status = sample.annotation_status;
+  const count = sample.box_count;
   return (
     <Paper
       withBorder
@@ -104,7 +90,7 @@ export function DetectionGrid({
   const picked = useMemo(() => sampleIds?.slice(0, MAX_PICKED_SAMPLES) ?? null, [sampleIds]);
   const filters: SampleFilters = picked ? { label: null, search: '', page, ids: picked } : toFilters(filter, page);
   const pageQuery = useSamplePage(datasetId, filters);
-  const samples = (pageQuery.data?.results ?? []) as DetectionSample[];
+  const samples = pageQuery.data?.results ?? [];
   const counts = pageQuery.data?.counts;
   const pages = pageQuery.data ? Math.max(1, Math.ceil(pageQuery.data.count / SAMPLES_PAGE_SIZE)) : 1;
 
@@ -174,7 +160,7 @@ export function DetectionGrid({
           )}
           <SimpleGrid cols={{ base: 2, sm: 3, lg: 5 }} spacing={6}>
             {samples.map((sample) => (
-              <Tile key={sample.id} datasetId={datasetId} sample={sample} labels={labels} onOpen={() => navigate(annotatePath(datasetId, sample.id, picked ? undefined : filters))} />
+              <Tile key={sample.id} sample={sample} labels={labels} onOpen={() => navigate(annotatePath(datasetId, sample.id, picked ? undefined : filters))} />
             ))}
           </SimpleGrid>
           {pages > 1 && (

@@ -17,32 +17,34 @@ const LABELS = [
 ];
 
 function tile(id: number, status: string, extra: Record<string, unknown> = {}) {
-  return sampleFixture(id, { original_name: `scene_${id}.png`, annotation_status: status, box_count: 0, box_labels: [], width: 100, height: 50, ...extra });
+  return sampleFixture(id, { original_name: `scene_${id}.png`, annotation_status: status, box_count: 0, box_labels: [], boxes: [], width: 100, height: 50, ...extra });
 }
 
 describe('DetectionGrid', () => {
-  it('draws each image’s boxes, filters by status and label with counts, and opens the labeler on the filter', async () => {
+  it('draws each image’s boxes (from the list), filters by status and label with counts, and opens the labeler on the filter', async () => {
     const server = fakeApi({
       'GET /api/v1/datasets/1/labels/': page(LABELS),
       'GET /api/v1/datasets/1/samples/': {
-        ...page([tile(1, 'annotated', { box_count: 2, box_labels: [11, 12] }), tile(2, 'no_objects'), tile(3, 'unlabeled')]),
+        ...page([
+          tile(1, 'annotated', {
+            box_count: 2,
+            box_labels: [11, 12],
+            boxes: [
+              { label: 11, x: 10, y: 5, width: 50, height: 25 },
+              { label: 12, x: 0, y: 0, width: 10, height: 10 },
+            ],
+          }),
+          tile(2, 'no_objects'),
+          tile(3, 'unlabeled'),
+        ]),
         counts: { total: 3, labeled: 2, unlabeled: 1, annotated: 1, no_objects: 1, per_label: [{ id: 11, name: 'cat', color: '', count: 1 }, { id: 12, name: 'dog', color: '', count: 1 }] },
-      },
-      'GET /api/v1/datasets/1/samples/1/annotations/': {
-        sample: 1,
-        status: 'annotated',
-        revision: 2,
-        width: 100,
-        height: 50,
-        annotations: [
-          { id: 1, kind: 'box', label: 'cat', geometry: { x: 10, y: 5, width: 50, height: 25 } },
-          { id: 2, kind: 'box', label: 'dog', geometry: { x: 0, y: 0, width: 10, height: 10 } },
-        ],
       },
     });
     renderWithApp(<DetectionGrid datasetId={1} canEdit />, { route: '/datasets/1/label', path: '/datasets/1/label' });
     const first = await screen.findByTestId('detection-tile-1');
-    await waitFor(() => expect(first.querySelectorAll('[data-testid="drawn-box"]')).toHaveLength(2));
+    expect(first.querySelectorAll('[data-testid="drawn-box"]')).toHaveLength(2);
+    // Named once the labels are in.
+    await waitFor(() => expect(first.querySelector('[data-label="cat"]')).not.toBeNull());
     const cat = first.querySelector<HTMLElement>('[data-label="cat"]')!;
     expect(cat.style.left).toBe('10%');
     expect(cat.style.width).toBe('50%');
