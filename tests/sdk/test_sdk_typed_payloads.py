@@ -121,8 +121,8 @@ def test_the_report_is_chosen_by_kind_not_by_its_keys():
     # a regression report that also carried "accuracy" is still a regression report: kind decides
     odd = dict(REGRESSION, accuracy=0.5)
     assert isinstance(evaluation_report(answer(odd)), sampan.RegressionReport)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="kind 'detection_report'"):
-        evaluation_report(answer(dict(CLASSIFICATION, kind="detection_report")))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="kind 'segmentation_report'"):  # a kind this SDK does not know yet
+        evaluation_report(answer(dict(CLASSIFICATION, kind="segmentation_report")))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="no evaluation report"):
         evaluation_report(answer(None))
 
