@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import platform as stdlib_platform  # the stdlib module; Sampan's platform/ is never a package
 import re
 import shutil
@@ -180,7 +181,8 @@ def markdown(q: dict[str, Any], t: dict[str, Any] | None, *, threads: int, scene
         "",
         f"Measured {datetime.date.today().isoformat()} on {cpu_name()}, {usable_cpus()} cores, Linux "
         f"{stdlib_platform.release()}; Python {stdlib_platform.python_version()}, torch {torch.__version__}, "
-        f"{threads} torch threads. Data: {scenes} synthetic digit scenes of 128x128 pixels (scikit-learn's "
+        f"{threads} torch threads; 1-minute load average {os.getloadavg()[0]:.1f} at the end (other work "
+        f"shares these cores). Data: {scenes} synthetic digit scenes of 128x128 pixels (scikit-learn's "
         "digits on textured backgrounds, 10 classes, seed 0), split 70/15/15.",
         "",
         "| preset | model | image size | epochs | batch | test mAP@.5 | test mAP@[.5:.95] "

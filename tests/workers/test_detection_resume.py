@@ -7,8 +7,8 @@ import pytest
 import torch
 from detection_models import TINY_SPEC, tiny_run
 
+from workers.image_classification import trainer  # the training loop (and its report interval) is shared
 from workers.image_classification.checkpoints import complete_checkpoints
-from workers.object_detection import trainer
 from workers.object_detection.trainer import train
 from workers.progress import JobCancelled
 

@@ -84,50 +84,25 @@ def export_onnx(
          "output": {"name": "logits", "shape": ["batch", C], "dtype": "float32"},
          "verified": {"batch_sizes": [1, 7], "max_abs_diff": float, "rtol": 1e-4, "atol": 1e-5}}
     """
-    import onnx
-
     if opset < 17:
         raise ValueError("opset must be 17 or newer")
     model, state = load_classifier(checkpoint)
     height, width = state["preprocessing"]["image_size"]
     out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    temp = out_path.with_name(f".tmp-{out_path.name}.{os.getpid()}")
-    example = torch.randn(2, 3, height, width, generator=torch.Generator().manual_seed(0))
-    batch = torch.export.Dim("batch", min=1, max=1 << 16)
-    # The exporter prints its progress, warns once per missing torchvision op and about a torch
-    # internal deprecation; none of it concerns this model.
-    logging.getLogger("torch.onnx._internal.exporter._registration").setLevel(logging.ERROR)
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=r".*LeafSpec", category=FutureWarning)
-            torch.onnx.export(
-                model,
-                (example,),
-                str(temp),
-                dynamo=True,
-                external_data=False,
-                opset_version=opset,
-                input_names=[INPUT_NAME],
-                output_names=[OUTPUT_NAME],
-                dynamic_shapes=({0: batch},),
-                verbose=False,
-            )
-        check_onnx_self_contained(temp)
-        proto = onnx.load(str(temp))
-        for key, value in (
-            ("sampan.template", "image_classification"),
-            ("sampan.classes", json.dumps(list(state["classes"]))),
-            ("sampan.preprocessing", json.dumps(state["preprocessing"])),
-        ):
-            entry = proto.metadata_props.add()
-            entry.key, entry.value = key, value
-        onnx.checker.check_model(proto)
-        onnx.save(proto, str(temp))
-        max_diff = verify_against_torch(model, temp, verify_batch_sizes, (height, width))
-        os.replace(temp, out_path)
-    finally:
-        temp.unlink(missing_ok=True)
+    max_diff = write_verified_onnx(
+        model,
+        out_path,
+        size=(height, width),
+        output_names=(OUTPUT_NAME,),
+        metadata={
+            "sampan.template": "image_classification",
+            "sampan.classes": json.dumps(list(state["classes"])),
+            "sampan.preprocessing": json.dumps(state["preprocessing"]),
+        },
+        opset=opset,
+        verify_batch_sizes=verify_batch_sizes,
+        atol=ATOL,
+    )
     return {
         "path": str(out_path),
         "bytes": out_path.stat().st_size,
@@ -145,8 +120,70 @@ def export_onnx(
     }
 
 
+def write_verified_onnx(
+    model: torch.nn.Module,
+    out_path: Path,
+    *,
+    size: tuple[int, int],
+    output_names: tuple[str, ...],
+    metadata: dict[str, str],
+    opset: int,
+    verify_batch_sizes: tuple[int, ...],
+    atol: float,
+) -> float:
+    """Export ``model`` (eval mode; input ``input`` [batch, 3, H, W]) with the dynamo exporter, a
+    dynamic batch and ``external_data=False``, store ``metadata`` in the file, check it, compare
+    ONNX Runtime with torch at each batch size, then move it onto ``out_path``. Returns the largest
+    absolute difference; raises :class:`OnnxVerificationError` (and keeps no file) beyond
+    rtol=1e-4 / ``atol``. Shared by the image templates' exports."""
+    import onnx
+
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    temp = out_path.with_name(f".tmp-{out_path.name}.{os.getpid()}")
+    example = torch.randn(2, 3, *size, generator=torch.Generator().manual_seed(0))
+    batch = torch.export.Dim("batch", min=1, max=1 << 16)
+    # The exporter prints its progress, warns once per missing torchvision op and about a torch
+    # internal deprecation; none of it concerns this model.
+    logging.getLogger("torch.onnx._internal.exporter._registration").setLevel(logging.ERROR)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r".*LeafSpec", category=FutureWarning)
+            torch.onnx.export(
+                model,
+                (example,),
+                str(temp),
+                dynamo=True,
+                external_data=False,
+                opset_version=opset,
+                input_names=[INPUT_NAME],
+                output_names=list(output_names),
+                dynamic_shapes=({0: batch},),
+                verbose=False,
+            )
+        check_onnx_self_contained(temp)
+        proto = onnx.load(str(temp))
+        for key, value in metadata.items():
+            entry = proto.metadata_props.add()
+            entry.key, entry.value = key, value
+        onnx.checker.check_model(proto)
+        onnx.save(proto, str(temp))
+        max_diff = verify_against_torch(
+            model, temp, verify_batch_sizes, size, output_names=output_names, atol=atol
+        )
+        os.replace(temp, out_path)
+    finally:
+        temp.unlink(missing_ok=True)
+    return max_diff
+
+
 def verify_against_torch(
-    model: torch.nn.Module, onnx_path: Path, batch_sizes: tuple[int, ...], size: tuple[int, int]
+    model: torch.nn.Module,
+    onnx_path: Path,
+    batch_sizes: tuple[int, ...],
+    size: tuple[int, int],
+    *,
+    output_names: tuple[str, ...] = (OUTPUT_NAME,),
+    atol: float = ATOL,
 ) -> float:
     import onnxruntime
 
@@ -156,16 +193,20 @@ def verify_against_torch(
     for batch_size in batch_sizes:
         inputs = torch.randn(batch_size, 3, *size, generator=generator)
         with torch.inference_mode():
-            expected = model(inputs).numpy()
-        (actual,) = session.run([OUTPUT_NAME], {INPUT_NAME: inputs.numpy()})
-        if actual.shape != expected.shape:
-            raise OnnxVerificationError(
-                f"ONNX output shape {actual.shape} != torch {expected.shape} at batch {batch_size}"
-            )
-        worst = max(worst, float(np.max(np.abs(actual - expected))))
-        if not np.allclose(actual, expected, rtol=RTOL, atol=ATOL):
-            raise OnnxVerificationError(
-                f"ONNX Runtime and torch disagree at batch {batch_size}: max abs diff "
-                f"{float(np.max(np.abs(actual - expected))):.3g} (rtol={RTOL}, atol={ATOL})"
-            )
+            outputs = model(inputs)
+        expected = [t.numpy() for t in (outputs if isinstance(outputs, tuple) else (outputs,))]
+        actual = session.run(list(output_names), {INPUT_NAME: inputs.numpy()})
+        for name, got, want in zip(output_names, actual, expected, strict=True):
+            which = f" {name}" if len(output_names) > 1 else ""
+            if got.shape != want.shape:
+                raise OnnxVerificationError(
+                    f"ONNX output{which} shape {got.shape} != torch {want.shape} at batch {batch_size}"
+                )
+            difference = float(np.max(np.abs(got - want)))
+            worst = max(worst, difference)
+            if not np.allclose(got, want, rtol=RTOL, atol=atol):
+                raise OnnxVerificationError(
+                    f"ONNX Runtime and torch disagree{which and ' on' + which} at batch {batch_size}: "
+                    f"max abs diff {difference:.3g} (rtol={RTOL}, atol={atol})"
+                )
     return worst

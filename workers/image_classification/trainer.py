@@ -198,6 +198,16 @@ def parameter_groups(model: nn.Module, weight_decay: float) -> list[dict[str, An
 
 
 class TrainingRun:
+    """One training call of a template's run. Subclasses (other image templates) override the hooks:
+    ``_create_model``, ``_datasets``, ``_train_step``, ``_validation_start/_step/_end``,
+    ``_export``, ``_companion_files``, ``_model_file_tags``; ``metric`` names the validation figure
+    that picks the best epoch (higher is better)."""
+
+    template_name = TEMPLATE.name
+    model_format = MODEL_FORMAT
+    metric = "val_acc"
+    reports_accuracy = True  # train_acc in reports, history and metrics
+
     def __init__(
         self,
         params: dict[str, Any],
@@ -241,22 +251,14 @@ class TrainingRun:
         torch.manual_seed(params["seed"])
         if self.device.type == "cuda":
             torch.backends.cudnn.benchmark = True
-        self.model = build_model(params["model"], len(self.data.classes))
-        self.backbone_info = load_backbone(self.model, self.backbone) if self.backbone else None
+        self.model = self._create_model()
         # Module.to takes memory_format (torch's docs); its type stub's overloads leave it out
         self.model.to(self.device, memory_format=torch.channels_last)  # type: ignore[call-overload]
         self.optimizer = torch.optim.AdamW(
             parameter_groups(self.model, params["weight_decay"]), lr=params["learning_rate"]
         )
         self.scheduler = lr_schedule(self.optimizer, params, self.steps_per_epoch)
-        self.criterion = nn.CrossEntropyLoss(label_smoothing=params["label_smoothing"])
-        cache = DECODED_CACHE_BYTES // max(1, self.num_workers)
-        train_transform = TrainTransform(
-            self.preprocessing, augmentation=params["augmentation"], horizontal_flip=params["horizontal_flip"]
-        )
-        self.train_set = ImageSamples(
-            self.train_samples, train_transform, seed=params["seed"], cache_bytes=cache
-        )
+        self.train_set, val_set = self._datasets(DECODED_CACHE_BYTES // max(1, self.num_workers))
         self.sampler = EpochSampler(len(self.train_set), seed=params["seed"])
         self.train_loader = make_loader(
             self.train_set,
@@ -268,10 +270,7 @@ class TrainingRun:
             seed=params["seed"],
         )
         self.val_loader = None
-        if self.val_samples:
-            val_set = ImageSamples(
-                self.val_samples, EvalTransform(self.preprocessing), seed=params["seed"], cache_bytes=cache
-            )
+        if val_set is not None:
             self.val_loader = make_loader(
                 val_set,
                 batch_size=2 * self.batch_size,
@@ -281,6 +280,32 @@ class TrainingRun:
                 drop_last=False,
                 seed=params["seed"],
             )
+
+    def _create_model(self) -> nn.Module:
+        """The network (with the uploaded backbone loaded, recorded in ``backbone_info``) and its loss."""
+        model = build_model(self.params["model"], len(self.data.classes))
+        self.backbone_info = load_backbone(model, self.backbone) if self.backbone else None
+        self.criterion = nn.CrossEntropyLoss(label_smoothing=self.params["label_smoothing"])
+        return model
+
+    def _datasets(self, cache_bytes: int) -> tuple[ImageSamples, ImageSamples | None]:
+        """The train split's dataset (augmented) and the val split's (or None without one)."""
+        params = self.params
+        train_transform = TrainTransform(
+            self.preprocessing, augmentation=params["augmentation"], horizontal_flip=params["horizontal_flip"]
+        )
+        train_set = ImageSamples(
+            self.train_samples, train_transform, seed=params["seed"], cache_bytes=cache_bytes
+        )
+        if not self.val_samples:
+            return train_set, None
+        val_set = ImageSamples(
+            self.val_samples, EvalTransform(self.preprocessing), seed=params["seed"], cache_bytes=cache_bytes
+        )
+        return train_set, val_set
+
+    def _autocast(self) -> contextlib.AbstractContextManager[Any]:
+        return torch.autocast("cuda", dtype=torch.bfloat16) if self.use_amp else contextlib.nullcontext()
 
     def _resume(self) -> None:
         """Load the newest complete checkpoint, if any; otherwise start at epoch 0."""
@@ -356,6 +381,17 @@ class TrainingRun:
         self.writer.wait()
         return self._finish()
 
+    def _train_step(self, batch: Any) -> tuple[torch.Tensor, int, torch.Tensor | None]:
+        """One batch's forward pass: (loss, images, correct predictions or None where the task has no
+        accuracy)."""
+        inputs, labels = batch
+        inputs = inputs.to(self.device, non_blocking=True, memory_format=torch.channels_last)
+        labels = labels.to(self.device, non_blocking=True)
+        with self._autocast():
+            logits = self.model(inputs)
+            loss = self.criterion(logits, labels)
+        return loss, labels.shape[0], (logits.detach().argmax(1) == labels).sum()
+
     def _train_epoch(self) -> None:
         model, device, params = self.model, self.device, self.params
         model.train()
@@ -368,7 +404,6 @@ class TrainingRun:
         seen = 0
         epoch_start = time.monotonic()
         self.last_report = epoch_start
-        autocast = torch.autocast("cuda", dtype=torch.bfloat16) if self.use_amp else contextlib.nullcontext()
 
         def snapshot() -> dict[str, float]:
             return {
@@ -378,12 +413,8 @@ class TrainingRun:
                 "seconds": seconds_before + time.monotonic() - epoch_start,
             }
 
-        for inputs, labels in self.train_loader:
-            inputs = inputs.to(device, non_blocking=True, memory_format=torch.channels_last)
-            labels = labels.to(device, non_blocking=True)
-            with autocast:
-                logits = model(inputs)
-                loss = self.criterion(logits, labels)
+        for batch in self.train_loader:
+            loss, count, batch_correct = self._train_step(batch)
             self.optimizer.zero_grad(set_to_none=True)
             loss.backward()
             self.optimizer.step()
@@ -391,9 +422,10 @@ class TrainingRun:
             self.step += 1
             self.batch_in_epoch += 1
             self.run_steps += 1
-            loss_sum += loss.detach() * labels.shape[0]
-            correct += (logits.detach().argmax(1) == labels).sum()
-            seen += labels.shape[0]
+            loss_sum += loss.detach() * count
+            if batch_correct is not None:
+                correct += batch_correct
+            seen += count
             now = time.monotonic()
             if now - self.last_report >= REPORT_INTERVAL_S:
                 self.last_report = now
@@ -408,7 +440,7 @@ class TrainingRun:
                     step=self.step,
                     steps=self.total_steps,
                     loss=current["loss_sum"] / max(1, current["seen"]),
-                    train_acc=current["correct"] / max(1, current["seen"]),
+                    **self._accuracy(current),
                     lr=self.optimizer.param_groups[0]["lr"],
                     samples_per_s=seen / max(1e-9, now - epoch_start),
                     eta_s=self._eta(),
@@ -416,6 +448,10 @@ class TrainingRun:
         self.epoch_progress = snapshot()
         self.run_step_seconds = time.monotonic() - self.started - sum(self.val_seconds)
         self._check_finite(self.epoch_progress)
+
+    def _accuracy(self, progress: Mapping[str, float]) -> dict[str, Any]:
+        """``train_acc`` of the epoch so far, for tasks that have one."""
+        return {"train_acc": progress["correct"] / max(1, progress["seen"])} if self.reports_accuracy else {}
 
     def _check_finite(self, progress: Mapping[str, float]) -> None:
         if not math.isfinite(progress["loss_sum"]):
@@ -426,23 +462,16 @@ class TrainingRun:
 
     @torch.inference_mode()
     def _validate(self) -> tuple[float | None, float | None, float]:
+        """(val_loss, the val split's ``metric``, seconds); Nones without a val split."""
         if self.val_loader is None:
             return None, None, 0.0
         started = time.monotonic()
         self.model.eval()
-        loss_sum = torch.zeros((), dtype=torch.float64, device=self.device)
-        correct = torch.zeros((), dtype=torch.int64, device=self.device)
-        autocast = torch.autocast("cuda", dtype=torch.bfloat16) if self.use_amp else contextlib.nullcontext()
+        self._validation_start()
         total = 0
         size = len(self.val_samples)
-        for inputs, labels in self.val_loader:
-            inputs = inputs.to(self.device, non_blocking=True, memory_format=torch.channels_last)
-            labels = labels.to(self.device, non_blocking=True)
-            with autocast:
-                logits = self.model(inputs)
-            loss_sum += nn.functional.cross_entropy(logits.float(), labels, reduction="sum")
-            correct += (logits.argmax(1) == labels).sum()
-            total += labels.shape[0]
+        for batch in self.val_loader:
+            total += self._validation_step(batch, total)
             now = time.monotonic()
             if now - self.last_report >= REPORT_INTERVAL_S:  # a long validation stays cancellable
                 self.last_report = now
@@ -456,20 +485,39 @@ class TrainingRun:
                     validated=total,
                     validation_size=size,
                 )
+        val_loss, value = self._validation_end(total)
         seconds = time.monotonic() - started
         self.val_seconds.append(seconds)
-        return float(loss_sum) / total, int(correct) / total, seconds
+        return val_loss, value, seconds
 
-    def _finish_epoch(self, val_loss: float | None, val_acc: float | None, val_seconds: float) -> None:
+    def _validation_start(self) -> None:
+        self.val_loss_sum = torch.zeros((), dtype=torch.float64, device=self.device)
+        self.val_correct = torch.zeros((), dtype=torch.int64, device=self.device)
+
+    def _validation_step(self, batch: Any, done: int) -> int:
+        """Accumulate one val batch (``done`` images came before it); returns its image count."""
+        inputs, labels = batch
+        inputs = inputs.to(self.device, non_blocking=True, memory_format=torch.channels_last)
+        labels = labels.to(self.device, non_blocking=True)
+        with self._autocast():
+            logits = self.model(inputs)
+        self.val_loss_sum += nn.functional.cross_entropy(logits.float(), labels, reduction="sum")
+        self.val_correct += (logits.argmax(1) == labels).sum()
+        return int(labels.shape[0])
+
+    def _validation_end(self, total: int) -> tuple[float, float]:
+        return float(self.val_loss_sum) / total, int(self.val_correct) / total
+
+    def _finish_epoch(self, val_loss: float | None, value: float | None, val_seconds: float) -> None:
         progress = self.epoch_progress
         self.epoch += 1
         entry = {
             "epoch": self.epoch,
             "step": self.step,
             "train_loss": progress["loss_sum"] / max(1, progress["seen"]),
-            "train_acc": progress["correct"] / max(1, progress["seen"]),
+            **self._accuracy(progress),
             "val_loss": val_loss,
-            "val_acc": val_acc,
+            self.metric: value,
             "lr": self.optimizer.param_groups[0]["lr"],
             "samples_per_s": progress["seen"] / max(1e-9, progress["seconds"]),
             "train_seconds": progress["seconds"],
@@ -478,8 +526,8 @@ class TrainingRun:
         self.history.append(entry)
         self.batch_in_epoch = 0
         self.epoch_progress = {}
-        if val_acc is not None and (self.best is None or val_acc > self.best["val_acc"]):
-            self.best = {"epoch": self.epoch, "val_acc": val_acc, "val_loss": val_loss}
+        if value is not None and (self.best is None or value > self.best[self.metric]):
+            self.best = {"epoch": self.epoch, self.metric: value, "val_loss": val_loss}
             self.best_model = {k: v.detach().to("cpu", copy=True) for k, v in self.model.state_dict().items()}
 
     def _eta(self) -> float:
@@ -492,9 +540,10 @@ class TrainingRun:
     def _report_epoch(self) -> None:
         entry = self.history[-1]
         epochs = self.params["epochs"]
+        value = entry[self.metric]
         self.report(
-            f"epoch {self.epoch}/{epochs} done: val_acc {entry['val_acc']:.4f}"
-            if entry["val_acc"] is not None
+            f"epoch {self.epoch}/{epochs} done: {self.metric} {value:.4f}"
+            if value is not None
             else f"epoch {self.epoch}/{epochs} done",
             fraction=self.step / self.total_steps,
             milestone=True,
@@ -503,9 +552,9 @@ class TrainingRun:
             step=self.step,
             steps=self.total_steps,
             loss=entry["train_loss"],
-            train_acc=entry["train_acc"],
+            **({"train_acc": entry["train_acc"]} if self.reports_accuracy else {}),
             val_loss=entry["val_loss"],
-            val_acc=entry["val_acc"],
+            **{self.metric: value},
             lr=entry["lr"],
             samples_per_s=entry["samples_per_s"],
             eta_s=self._eta(),
@@ -542,14 +591,26 @@ class TrainingRun:
         # best_model is replaced on improvement, never changed in place: the writer may share it.
         self.writer.submit(self._state(), epoch=self.epoch, step=self.step, immutable=("best_model",))
 
-    def _finish(self) -> dict[str, Any]:
+    def _model_file_tags(self) -> dict[str, Any]:
+        """Entries a subclass adds to model.pt (e.g. its template)."""
+        return {}
+
+    def _export(self, model_path: Path) -> dict[str, Any]:
         from workers.image_classification.export import export_onnx
 
+        return export_onnx(model_path, self.out_dir / "model.onnx")
+
+    def _companion_files(self) -> dict[str, Any]:
+        """The JSON files written next to model.onnx: name -> content."""
+        return {"preprocess.json": self.preprocessing, "labels.json": list(self.data.classes)}
+
+    def _finish(self) -> dict[str, Any]:
         weights = self.best_model if self.best_model is not None else self.model.state_dict()
         chosen_epoch = self.best["epoch"] if self.best else self.epoch
         model_path = self.out_dir / "model.pt"
         model_file = {
-            "format": MODEL_FORMAT,
+            "format": self.model_format,
+            **self._model_file_tags(),
             "arch": self.params["model"],
             "num_classes": len(self.data.classes),
             "classes": list(self.data.classes),
@@ -569,26 +630,26 @@ class TrainingRun:
             steps=self.total_steps,
             eta_s=0.0,
         )
-        onnx_info = export_onnx(model_path, self.out_dir / "model.onnx")
+        onnx_info = self._export(model_path)
+        for name, content in self._companion_files().items():
+            checkpoints.atomic_write_json(self.out_dir / name, content)
         preprocess_path, labels_path = self.out_dir / "preprocess.json", self.out_dir / "labels.json"
-        checkpoints.atomic_write_json(preprocess_path, self.preprocessing)
-        checkpoints.atomic_write_json(labels_path, list(self.data.classes))
         last = self.history[-1]
         train_seconds = sum(h["train_seconds"] for h in self.history)
         samples = sum(h["samples_per_s"] * h["train_seconds"] for h in self.history)
         assert self.writer.last is not None
-        result = {
-            "template": TEMPLATE.name,
+        result: dict[str, Any] = {
+            "template": self.template_name,
             "params": dict(self.params),
             "classes": list(self.data.classes),
             "epochs": self.epoch,
             "best_epoch": chosen_epoch,
             "metrics": {
                 "train_loss": last["train_loss"],
-                "train_acc": last["train_acc"],
+                **({"train_acc": last["train_acc"]} if self.reports_accuracy else {}),
                 "val_loss": last["val_loss"],
-                "val_acc": last["val_acc"],
-                "best_val_acc": self.best["val_acc"] if self.best else None,
+                self.metric: last[self.metric],
+                f"best_{self.metric}": self.best[self.metric] if self.best else None,
                 "samples_per_s": samples / max(1e-9, train_seconds),
                 "train_seconds": train_seconds,
                 "elapsed_s": self.elapsed_before + time.monotonic() - self.started,

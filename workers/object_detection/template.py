@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from workers.image_classification.template import PARAMS as IMAGE_CLASSIFICATION_PARAMS
+from workers.image_classification.template import _cross_check as image_cross_check
 from workers.templates.declaration import (
     DataRequirements,
     Param,
@@ -17,6 +19,9 @@ MODELS = ("det_small", "det_medium", "det_resnet18")
 AUGMENTATIONS = ("none", "light", "standard", "strong")
 MIN_BOXES_PER_CLASS = 3
 
+SHARED_PARAMS = ("epochs", "batch_size", "learning_rate", "weight_decay", "horizontal_flip", "schedule")
+_IMAGE_PARAMS = {param.name: param for param in IMAGE_CLASSIFICATION_PARAMS}
+
 PARAMS = (
     Param(
         "model",
@@ -28,32 +33,12 @@ PARAMS = (
         "light feature pyramid. det_small: a small ResNet; det_medium: a narrow ResNet; det_resnet18: "
         "ResNet-18 (its backbone keys match the common ResNet-18 layout, for transfer learning).",
     ),
-    Param("epochs", "int", "Epochs", 40, low=1, high=500, help="Passes over the training split."),
-    Param("batch_size", "int", "Batch size", 32, low=2, high=512, help="Images per optimizer step."),
-    Param(
-        "learning_rate",
-        "float",
-        "Learning rate",
-        3e-3,
-        low=1e-6,
-        high=1.0,
-        log=True,
-        help="Peak learning rate of AdamW.",
-    ),
-    Param(
-        "weight_decay",
-        "float",
-        "Weight decay",
-        1e-4,
-        low=0.0,
-        high=1.0,
-        help="AdamW's decoupled weight decay (not applied to biases and normalization layers).",
-    ),
+    *(_IMAGE_PARAMS[name] for name in SHARED_PARAMS),  # image classification's, same meaning
     Param(
         "image_size",
         "int",
         "Image size",
-        128,
+        96,
         low=32,
         high=1024,
         help="Images are resized to image_size x image_size pixels (a multiple of 32) before the model "
@@ -68,40 +53,8 @@ PARAMS = (
         help="Random scale and crop that move and clip the boxes, horizontal flip and colour jitter, "
         "from none to strong.",
     ),
-    Param(
-        "horizontal_flip",
-        "bool",
-        "Horizontal flip",
-        False,
-        help="Mirror half of the training images with their boxes. Off by default because a mirrored "
-        "digit, letter or sign can be a different class.",
-    ),
-    Param(
-        "schedule",
-        "choice",
-        "Learning-rate schedule",
-        "onecycle",
-        choices=("cosine", "onecycle"),
-        help="cosine: linear warm-up then cosine decay; onecycle: the one-cycle policy.",
-    ),
-    Param(
-        "warmup_epochs",
-        "int",
-        "Warm-up epochs",
-        0,
-        low=0,
-        high=50,
-        help="Epochs of linear warm-up before the cosine decay (cosine schedule only).",
-    ),
-    Param(
-        "seed",
-        "int",
-        "Random seed",
-        0,
-        low=0,
-        high=2**31 - 1,
-        help="Seeds weights, data order and augmentation, so a run can be repeated.",
-    ),
+    _IMAGE_PARAMS["warmup_epochs"],
+    _IMAGE_PARAMS["seed"],
 )
 
 PRESETS = (
@@ -117,6 +70,7 @@ PRESETS = (
             "image_size": 64,
             "augmentation": "light",
             "schedule": "onecycle",
+            "weight_decay": 1e-4,
         },
     ),
     Preset(
@@ -131,6 +85,7 @@ PRESETS = (
             "image_size": 96,
             "augmentation": "standard",
             "schedule": "onecycle",
+            "weight_decay": 1e-4,
         },
     ),
     Preset(
@@ -145,6 +100,7 @@ PRESETS = (
             "image_size": 128,
             "augmentation": "standard",
             "schedule": "onecycle",
+            "weight_decay": 1e-4,
         },
     ),
 )
@@ -161,10 +117,7 @@ SEARCH_SPACE = (
 def _cross_check(values: dict[str, Any]) -> None:
     if values["image_size"] % 32:
         raise TemplateParamError("image_size", f"must be a multiple of 32, got {values['image_size']}")
-    if values["schedule"] == "cosine" and values["warmup_epochs"] >= values["epochs"]:
-        raise TemplateParamError(
-            "warmup_epochs", f"must be less than epochs ({values['epochs']}), got {values['warmup_epochs']}"
-        )
+    image_cross_check(values)
 
 
 TEMPLATE = TaskTemplate(
