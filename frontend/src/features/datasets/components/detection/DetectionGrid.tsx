@@ -160,7 +160,7 @@ export function DetectionGrid({
           )}
           <SimpleGrid cols={{ base: 2, sm: 3, lg: 5 }} spacing={6}>
             {samples.map((sample) => (
-              <Tile key={sample.id} sample={sample} labels={labels} onOpen={() => navigate(annotatePath(datasetId, sample.id, picked ? undefined : filters))} />
+              <Tile key={sample.id} sample={sample} labels={labels} onOpen={() => navigate(annotatePath(datasetId, sample.id, filters))} />
             ))}
           </SimpleGrid>
           {pages > 1 && (

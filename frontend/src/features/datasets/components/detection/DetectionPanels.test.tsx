@@ -72,6 +72,10 @@ describe('DetectionGrid', () => {
     expect(filtersFromSearch(new URLSearchParams(search))).toEqual(filters);
     expect(filtersFromSearch(new URLSearchParams('status=bogus&box_label=-1&page=0'))).toEqual({ label: null, search: '', page: 1 });
     expect(annotateSearch({ label: null, search: '', page: 1 })).toBe('');
+    // Picked images (a report's bad cases) are stepped through by id.
+    const picked = { label: null, search: '', page: 1, ids: [9, 4] };
+    expect(annotateSearch(picked)).toBe('?ids=9%2C4');
+    expect(filtersFromSearch(new URLSearchParams(annotateSearch(picked)))).toEqual(picked);
   });
 });
 
