@@ -19,8 +19,11 @@ from tests.harness import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
-SCENES = 200  # 96 x 96 (h3's size for the fast preset: mAP@.5 >= 0.85 with margin in ~60-90 s on 2 cores)
+# One class ("digit"): where the digits are, on noisy textured backgrounds, the test's smaller set
+# (h4 measured the fast preset at test mAP@.5 0.95 on 200 such scenes after 25 epochs).
+SCENES = 160
 SIZE = 96
+EPOCHS = 20
 
 
 def coco_zip(root: Path, *, n: int = SCENES, size: int = SIZE, seed: int = 0) -> bytes:
@@ -28,7 +31,7 @@ def coco_zip(root: Path, *, n: int = SCENES, size: int = SIZE, seed: int = 0) ->
     from workers.object_detection.synthetic import digit_scenes, write_scenes
 
     folder = root / "coco"
-    write_scenes(digit_scenes(n, size=size, seed=seed), folder, "coco")
+    write_scenes(digit_scenes(n, size=size, seed=seed, classes="one"), folder, "coco", classes="one")
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(folder.rglob("*")):
@@ -103,7 +106,9 @@ def test_fast_preset_detects_digits_and_serves_them(live_worker, tenants, api_cl
     client = api_client(tenants["alice"])
     version = detection_version(tenants, client, tmp_path)
     started = client.post(
-        "/api/v1/training-jobs/", {"dataset_version": version["id"], "preset": "fast"}, format="json"
+        "/api/v1/training-jobs/",
+        {"dataset_version": version["id"], "preset": "fast", "params": {"epochs": EPOCHS}},
+        format="json",
     )
     assert started.status_code == 201, started.content
     assert started.json()["params"]["template"] == "object_detection"
@@ -114,7 +119,7 @@ def test_fast_preset_detects_digits_and_serves_them(live_worker, tenants, api_cl
     assert len(models) == 1
     model = models[0]
     assert model["template"] == "object_detection" and model["preset"] == "fast" and model["job"] == job.pk
-    assert model["classes"] == [str(d) for d in range(10)]
+    assert model["classes"] == ["digit"]
     test = model["metrics"]["test"]
     assert test["map50"] >= 0.85, f"test mAP@.5 {test['map50']:.3f}"
     assert 0 < test["map"] <= test["map50"] and set(test) >= {"map", "map50", "map75"}
@@ -131,18 +136,13 @@ def test_fast_preset_detects_digits_and_serves_them(live_worker, tenants, api_cl
     assert report["samples"] == VersionSample.objects.filter(version_id=version["id"], split="test").count()
     assert report["map50"] == pytest.approx(test["map50"])
     assert [c["label"] for c in report["per_class"]] == model["classes"]
-    assert (
-        len(report["confusion_matrix"]["labels"]) == 11
-        and report["confusion_matrix"]["labels"][-1] == "background"
-    )
+    assert report["confusion_matrix"]["labels"] == ["digit", "background"]
     for case in report["bad_cases"]:
         assert case["false_positives"] + case["missed"] > 0 and case["width"] == SIZE
 
-    # compare with a second version whose class "3" is worse: per-class AP deltas, b minus a
+    # compare with a second version whose AP is worse: per-class AP deltas, b minus a
     worse = copy.deepcopy(report)
-    for entry in worse["per_class"]:
-        if entry["label"] == "3":
-            entry["ap"] = max(0.0, entry["ap"] - 0.25)
+    worse["per_class"][0]["ap"] = max(0.0, worse["per_class"][0]["ap"] - 0.25)
     other = model_version(
         tenants["project_a"],
         template="object_detection",
@@ -159,9 +159,7 @@ def test_fast_preset_detects_digits_and_serves_them(live_worker, tenants, api_cl
         other.pk,
     )
     deltas = {entry["label"]: entry["delta"] for entry in comparison["per_class"]}
-    three = next(c for c in report["per_class"] if c["label"] == "3")
-    assert deltas["3"] == pytest.approx(-min(0.25, three["ap"]), abs=1e-6)
-    assert all(delta == pytest.approx(0.0) for label, delta in deltas.items() if label != "3")
+    assert deltas == {"digit": pytest.approx(-min(0.25, report["per_class"][0]["ap"]), abs=1e-6)}
     classifier = model_version(tenants["project_a"], evaluation={"kind": "classification_report"})
     mixed = client.get(f"/api/v1/model-versions/compare/?a={model['id']}&b={classifier.pk}")
     assert mixed.status_code == 400 and "cannot be compared" in mixed.json()["error"]["message"]
@@ -173,7 +171,7 @@ def test_fast_preset_detects_digits_and_serves_them(live_worker, tenants, api_cl
     assert deployment.status_code == 201, deployment.content
     key = client.post(f"/api/v1/deployments/{deployment.json()['id']}/keys/", {"name": "app"}, format="json")
     assert key.status_code == 201, key.content
-    images = [image.resize((144, 120)) for image, _ in digit_scenes(3, size=SIZE, seed=99)]
+    images = [image.resize((144, 120)) for image, _ in digit_scenes(3, size=SIZE, seed=99, classes="one")]
     encoded = []
     for image in images:
         out = io.BytesIO()
