@@ -2,7 +2,7 @@ import { ActionIcon, Alert, Anchor, Badge, Button, ColorSwatch, Grid, Group, Kbd
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { WithReason } from '@/components/WithReason';
 import { errorMessage } from '@/lib/notifications';
 import { formatNumber } from '@/lib/numbers';
@@ -64,6 +64,7 @@ export function BoxLabeler({
 }) {
   const { t } = useTranslation(['datasets', 'common']);
   const queryClient = useQueryClient();
+  const navigate = useNavigate();
   const { data: labels = [] } = useLabels(datasetId);
   const sample = useSample(datasetId, sampleId);
   const annotations = useSampleAnnotations(datasetId, sampleId);
@@ -244,7 +245,18 @@ export function BoxLabeler({
     <Stack gap="sm" data-testid="box-labeler" data-sample={sampleId} data-revision={revision} data-status={doc.status} data-dirty={dirty || undefined}>
       <Group justify="space-between" wrap="nowrap">
         <Group gap="xs" wrap="nowrap">
-          <Anchor component={Link} to={gridLink} size="sm" data-testid="labeler-back">
+          <Anchor
+            component={Link}
+            to={gridLink}
+            size="sm"
+            data-testid="labeler-back"
+            onClick={(event) => {
+              // Back to the grid saves first (and stays on a conflict), as moving to another image does.
+              if (!dirty) return;
+              event.preventDefault();
+              void save().then((saved) => saved && navigate(gridLink));
+            }}
+          >
             {t('annotate.backToGrid')}
           </Anchor>
           <Button size="xs" variant="default" onClick={() => void go(-1)} disabled={!hasPrevious} data-testid="labeler-previous">
