@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,15 +52,28 @@ class OnnxVerificationError(OnnxExportError):
 def load_classifier(checkpoint: str | os.PathLike[str]) -> tuple[torch.nn.Module, dict[str, Any]]:
     """Rebuild the model of a model file or training checkpoint (read with weights_only=True), in eval
     mode."""
+    return load_model_file(checkpoint, build_model, "image classifier")
+
+
+def load_model_file(
+    checkpoint: str | os.PathLike[str],
+    build: Callable[[str, int], torch.nn.Module],
+    what: str,
+    *,
+    template: str | None = None,
+) -> tuple[Any, dict[str, Any]]:
+    """Read a model file (weights_only=True), check its entries (and its ``template`` when given),
+    rebuild the network with ``build(arch, num_classes)`` and load its weights, in eval mode."""
     state = torch.load(checkpoint, map_location="cpu", weights_only=True)
     missing = [
         key for key in ("arch", "num_classes", "classes", "preprocessing", "model") if key not in state
     ]
-    if missing:
+    if missing or (template is not None and state.get("template") != template):
         raise OnnxExportError(
-            f"{os.fspath(checkpoint)} is not a Sampan image classifier (missing {', '.join(missing)})"
+            f"{os.fspath(checkpoint)} is not a Sampan {what}"
+            + (f" (missing {', '.join(missing)})" if missing else "")
         )
-    model = build_model(state["arch"], state["num_classes"])
+    model = build(state["arch"], state["num_classes"])
     model.load_state_dict(state["model"])
     model.eval()
     return model, state

@@ -105,21 +105,16 @@ def train(
     """
     params = TEMPLATE.validate_params(spec.get("preset"), spec)
     data = parse_manifest(manifest, check_files=True)
-    run = TrainingRun(
+    return TrainingRun.start(
         params,
         data,
-        Path(out_dir),
+        out_dir,
         report,
-        device=resolve_device(device),
+        device=device,
         backbone=backbone,
         num_workers=num_workers,
         threads=threads,
     )
-    previous_threads = torch.get_num_threads()
-    try:
-        return run.execute()
-    finally:
-        torch.set_num_threads(previous_threads)
 
 
 def run_fingerprint(params: Mapping[str, Any], data: Manifest, backbone: str | Path | None) -> str:
@@ -207,6 +202,36 @@ class TrainingRun:
     model_format = MODEL_FORMAT
     metric = "val_acc"
     reports_accuracy = True  # train_acc in reports, history and metrics
+
+    @classmethod
+    def start(
+        cls,
+        params: dict[str, Any],
+        data: Any,
+        out_dir: str | Path,
+        report: Report,
+        *,
+        device: str | None,
+        backbone: str | Path | None,
+        num_workers: int | None,
+        threads: int | None,
+    ) -> dict[str, Any]:
+        """Run (or resume) to the end; torch's intra-op thread count is given back afterwards."""
+        run = cls(
+            params,
+            data,
+            Path(out_dir),
+            report,
+            device=resolve_device(device),
+            backbone=backbone,
+            num_workers=num_workers,
+            threads=threads,
+        )
+        previous_threads = torch.get_num_threads()
+        try:
+            return run.execute()
+        finally:
+            torch.set_num_threads(previous_threads)
 
     def __init__(
         self,

@@ -23,6 +23,7 @@ from workers.image_classification.export import (
     VERIFY_BATCH_SIZES,
     OnnxExportError,
     OnnxVerificationError,
+    load_model_file,
     write_verified_onnx,
 )
 from workers.object_detection.models import OUTPUT_STRIDE, CenterNet, DetectionOutputs, build_model
@@ -37,16 +38,7 @@ ATOL = 1e-4
 
 def load_detector(checkpoint: str | os.PathLike[str]) -> tuple[CenterNet, dict[str, Any]]:
     """Rebuild the model of a model file or training checkpoint (weights_only=True), in eval mode."""
-    state = torch.load(checkpoint, map_location="cpu", weights_only=True)
-    missing = [k for k in ("arch", "num_classes", "classes", "preprocessing", "model") if k not in state]
-    if missing or state.get("template") != "object_detection":
-        raise OnnxExportError(
-            f"{os.fspath(checkpoint)} is not a Sampan detector"
-            + (f" (missing {', '.join(missing)})" if missing else "")
-        )
-    model = build_model(state["arch"], state["num_classes"])
-    model.load_state_dict(state["model"])
-    model.eval()
+    model, state = load_model_file(checkpoint, build_model, "detector", template="object_detection")
     return model, state
 
 

@@ -31,7 +31,7 @@ import torch
 from torch import nn
 
 from workers.contracts.annotations import DetectionBox, DetectionManifest
-from workers.image_classification.trainer import TrainingRun, resolve_device
+from workers.image_classification.trainer import TrainingRun
 from workers.object_detection.augment import EvalBoxTransform, TrainBoxTransform
 from workers.object_detection.data import DetectionSamples
 from workers.object_detection.decode import decode
@@ -63,30 +63,25 @@ def train(
     complete checkpoint of the same run.
 
     ``spec``: a preset name under ``"preset"`` plus parameter overrides, e.g. ``{"preset": "fast",
-    "epochs": 5}``. ``backbone``: a state_dict file of the matching image classifier (``det_small``,
-    ``resnet_narrow`` for ``det_medium``, ``resnet18`` for ``det_resnet18``) to start the backbone
-    from (ignored when resuming). ``device``, ``num_workers``, ``threads``: as image classification.
+    "epochs": 5}``. ``backbone``: a state_dict file of the matching image classifier (``resnet_narrow`` for
+    ``det_medium``, ``resnet18`` for ``det_resnet18``) or a detector's backbone, to start from
+    (ignored when resuming). ``device``, ``num_workers``, ``threads``: as image classification.
 
     Raises ``TemplateParamError`` or ``ManifestError`` for bad input, ``JobCancelled`` when
     ``report`` asks to stop (after saving a checkpoint).
     """
     params = TEMPLATE.validate_params(spec.get("preset"), spec)
     data = parse_manifest(manifest, check_files=True)
-    run = DetectionRun(
+    return DetectionRun.start(
         params,
-        data,  # type: ignore[arg-type]
-        Path(out_dir),
+        data,
+        out_dir,
         report,
-        device=resolve_device(device),
+        device=device,
         backbone=backbone,
         num_workers=num_workers,
         threads=threads,
     )
-    previous_threads = torch.get_num_threads()
-    try:
-        return run.execute()
-    finally:
-        torch.set_num_threads(previous_threads)
 
 
 def centernet_loss(
