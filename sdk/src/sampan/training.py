@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 FINISHED = frozenset({"succeeded", "failed", "cancelled"})
 # Progress keys shown in the bar, in this order (when present).
-SHOWN_METRICS = ("epoch", "loss", "train_acc", "val_loss", "val_acc", "lr", "eta_s")
+SHOWN_METRICS = ("epoch", "loss", "train_acc", "val_loss", "val_acc", "val_map50", "lr", "eta_s")
 ENVELOPE = frozenset({"kind", "version"})  # every contract's own fields, not a metric
 
 

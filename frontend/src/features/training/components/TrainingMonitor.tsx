@@ -98,11 +98,22 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
   const status = job.progress;
   const progressLine = progressMessage(status as Parameters<typeof progressMessage>[0]);
   const lastEpoch = curves.epochs[curves.epochs.length - 1];
-  const bestVal = curves.epochs.reduce<number | null>((best, point) => (point.val_acc !== null && (best === null || point.val_acc > best) ? point.val_acc : best), null);
+  // a detector validates by mAP@.5, not accuracy: its stats and curve show that instead
+  const detector = curves.epochs.some((point) => point.val_map50 !== null);
+  const valKey = detector ? 'val_map50' : 'val_acc';
+  const bestVal = curves.epochs.reduce<number | null>((best, point) => {
+    const value = point[valKey];
+    return value !== null && (best === null || value > best) ? value : best;
+  }, null);
+  const lastVal = lastEpoch?.[valKey] ?? null;
   const model = modelVersionOf(job);
 
   const lossData = axis === 'step' ? stepRows(curves.steps, curves.epochs, 'loss', 'val_loss') : rows(curves.epochs, ['loss', 'val_loss'], 'epoch');
-  const accData = axis === 'step' ? stepRows(curves.steps, curves.epochs, 'train_acc', 'val_acc') : rows(curves.epochs, ['train_acc', 'val_acc'], 'epoch');
+  const accData = detector
+    ? rows(curves.epochs, ['val_map50'], axis)
+    : axis === 'step'
+      ? stepRows(curves.steps, curves.epochs, 'train_acc', 'val_acc')
+      : rows(curves.epochs, ['train_acc', 'val_acc'], 'epoch');
   const speedData = rows(axis === 'step' ? curves.steps : curves.epochs, ['samples_per_s'], axis);
   const points = axis === 'step' ? curves.steps.length + curves.epochs.length : curves.epochs.length;
 
@@ -153,8 +164,8 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
           value={status.samples_per_s !== undefined ? formatNumber(status.samples_per_s, { maximumFractionDigits: 0 }) : '—'}
           testId="train-speed"
         />
-        <Stat label={t('monitor.stats.lastValAcc')} value={lastEpoch?.val_acc != null ? formatPercent(lastEpoch.val_acc) : '—'} testId="train-val-acc" />
-        <Stat label={t('monitor.stats.bestValAcc')} value={bestVal !== null ? formatPercent(bestVal) : '—'} testId="train-best-val-acc" />
+        <Stat label={detector ? t('monitor.stats.lastValMap50') : t('monitor.stats.lastValAcc')} value={lastVal !== null ? formatPercent(lastVal) : '—'} testId="train-val-acc" />
+        <Stat label={detector ? t('monitor.stats.bestValMap50') : t('monitor.stats.bestValAcc')} value={bestVal !== null ? formatPercent(bestVal) : '—'} testId="train-best-val-acc" />
       </SimpleGrid>
       <Text size="xs" c="dimmed" data-testid="curve-point-count" data-steps={curves.steps.length} data-epochs={curves.epochs.length}>
         {t('monitor.pointCount', { steps: curves.steps.length, epochs: curves.epochs.length })}
@@ -173,16 +184,20 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
           ]}
         />
         <Curve
-          title={t('monitor.curves.accuracy')}
+          title={detector ? t('monitor.curves.map50') : t('monitor.curves.accuracy')}
           testId="curve-accuracy"
           data={accData}
           axis={axis}
-          points={points}
+          points={detector ? accData.length : points}
           percent
-          series={[
-            { name: 'train_acc', label: t('monitor.series.trainAcc'), color: 'blue.6' },
-            { name: 'val_acc', label: t('monitor.series.valAcc'), color: 'orange.6' },
-          ]}
+          series={
+            detector
+              ? [{ name: 'val_map50', label: t('monitor.series.valMap50'), color: 'orange.6' }]
+              : [
+                  { name: 'train_acc', label: t('monitor.series.trainAcc'), color: 'blue.6' },
+                  { name: 'val_acc', label: t('monitor.series.valAcc'), color: 'orange.6' },
+                ]
+          }
         />
         <Curve
           title={t('monitor.curves.speed')}

@@ -10,13 +10,15 @@ export type CurvePoint = {
   train_acc: number | null;
   val_loss: number | null;
   val_acc: number | null;
+  /** A detector's validation mAP@.5 (instead of accuracy). */
+  val_map50: number | null;
   lr: number | null;
   samples_per_s: number | null;
 };
 
 /**
  * A training job's progress events as step points and epoch-end points. Epoch ends are the reports
- * that carry validation (`val_loss`, `val_acc`, `best_epoch`); other reports with a `loss` are
+ * that carry validation (`val_loss`, `val_acc` or a detector's `val_map50`, `best_epoch`); other reports with a `loss` are
  * steps; reports without a step (export, evaluation) are not points.
  */
 export function toCurves(events: JobEvent[]): { steps: CurvePoint[]; epochs: CurvePoint[] } {
@@ -32,10 +34,11 @@ export function toCurves(events: JobEvent[]): { steps: CurvePoint[]; epochs: Cur
       train_acc: data.train_acc ?? null,
       val_loss: data.val_loss ?? null,
       val_acc: data.val_acc ?? null,
+      val_map50: data.val_map50 ?? null,
       lr: data.lr ?? null,
       samples_per_s: data.samples_per_s ?? null,
     };
-    if (data.val_loss !== undefined || data.val_acc !== undefined || data.best_epoch !== undefined) epochs.push(point);
+    if (data.val_loss !== undefined || data.val_acc !== undefined || data.val_map50 !== undefined || data.best_epoch !== undefined) epochs.push(point);
     else if (point.loss !== null) steps.push(point);
   }
   return { steps, epochs };
