@@ -179,9 +179,24 @@ def compression_report(
     }
 
 
-def device_manifest(artifacts: ModelArtifacts, when: str, **fields: Any) -> dict[str, Any]:
-    """The head every device SDK's manifest.json starts with, then ``fields``."""
-    return {
+def archive_device_sdk(
+    root: Path,
+    out_path: str | os.PathLike[str],
+    artifacts: ModelArtifacts,
+    when: str,
+    *,
+    models: dict[str, Any],
+    compression: dict[str, Any],
+    vectors: int,
+    tolerance: dict[str, float],
+    report: Report,
+    manifest_fields: dict[str, Any],
+    **ready: float | None,
+) -> dict[str, Any]:
+    """Write manifest.json (the package's facts, ``manifest_fields``, each model's test vectors and
+    the sha256 and size of every other file) and the zip, report "Device SDK ready" (with the metrics
+    ``ready``); returns the builder's report. ``tolerance``: how closely fp32 answers the vectors."""
+    manifest = {
         "format": MANIFEST_FORMAT,
         "kind": "device",
         "sampan_version": sampan_version(),
@@ -189,24 +204,16 @@ def device_manifest(artifacts: ModelArtifacts, when: str, **fields: Any) -> dict
         "template": artifacts.template,
         "model_version": model_version_of(artifacts),
         "classes": len(artifacts.classes),
-        **fields,
+        "models": models,
+        "quantization": compression.get("quantization"),
+        **manifest_fields,
+        "test_vectors": {
+            "files": [f"test_vectors/expected.{name}.json" for name in models],
+            "count": vectors,
+            "fp32": tolerance,
+        },
     }
-
-
-def archive_device_sdk(
-    root: Path,
-    out_path: str | os.PathLike[str],
-    manifest: dict[str, Any],
-    *,
-    models: dict[str, Any],
-    compression: dict[str, Any],
-    vectors: int,
-    report: Report,
-    **ready: float | None,
-) -> dict[str, Any]:
-    """Write manifest.json (with the sha256 and size of every other file) and the zip, report "Device
-    SDK ready" (with the metrics ``ready``); returns the builder's report."""
-    manifest = {**manifest, "files": file_entries(root)}
+    manifest["files"] = file_entries(root)
     write_json(root / "manifest.json", manifest)
     report("Writing the archive", fraction=0.9)
     archive = write_zip(root, out_path, prefix=f"sampan-device-{slug(manifest['model_version'].get('name'))}")
@@ -298,30 +305,23 @@ def build_device_sdk(
             name: {"file": f"model.{name}.onnx", **describe_onnx(root / f"model.{name}.onnx")}
             for name in ("fp32", "int8")
         }
-        manifest = device_manifest(
-            artifacts,
-            when,
-            models=models,
-            quantization=compression["quantization"],
-            samples={
-                "python": "python/classify.py",
-                "javascript": "javascript/sampan_classifier.mjs",
-                "cpp": "cpp/classify.cpp",
-            },
-            test_vectors={
-                "files": ["test_vectors/expected.fp32.json", "test_vectors/expected.int8.json"],
-                "count": len(vectors),
-                "fp32": {"rtol": 1e-4, "atol": 1e-5},
-            },
-        )
         return archive_device_sdk(
             root,
             out_path,
-            manifest,
+            artifacts,
+            when,
             models=models,
             compression=compression,
             vectors=len(vectors),
+            tolerance={"rtol": 1e-4, "atol": 1e-5},
             report=report,
+            manifest_fields={
+                "samples": {
+                    "python": "python/classify.py",
+                    "javascript": "javascript/sampan_classifier.mjs",
+                    "cpp": "cpp/classify.cpp",
+                }
+            },
             top1_agreement=compression["top1_agreement"],
         )
 

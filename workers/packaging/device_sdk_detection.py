@@ -20,7 +20,6 @@ from workers.packaging.device_sdk import (
     MAX_CALIBRATION_IMAGES,
     ONNXRUNTIME_WEB_VERSION,
     archive_device_sdk,
-    device_manifest,
     quantize_int8,
 )
 from workers.packaging.package_contents import (
@@ -264,30 +263,23 @@ def build_detection_device_sdk(
             )
         write_samples(root, artifacts, when)
         models = {name: {"file": path.name, **describe_onnx(path)} for name, path in paths.items()}
-        manifest = device_manifest(
-            artifacts,
-            when,
-            models=models,
-            quantization=compression["quantization"],
-            samples={
-                "python": "python/detect.py",
-                "javascript": "javascript/sampan_detector.mjs",
-                "html": "javascript/index.html",
-            },
-            test_vectors={
-                "files": ["test_vectors/expected.fp32.json", "test_vectors/expected.int8.json"],
-                "count": len(vectors),
-                "fp32": {"box_atol_px": 0.01, "score_atol": 1e-4, "min_iou": MATCH_IOU},
-            },
-        )
         return archive_device_sdk(
             root,
             out_path,
-            manifest,
+            artifacts,
+            when,
             models=models,
             compression=compression,
             vectors=len(vectors),
+            tolerance={"box_atol_px": 0.01, "score_atol": 1e-4, "min_iou": MATCH_IOU},
             report=report,
+            manifest_fields={
+                "samples": {
+                    "python": "python/detect.py",
+                    "javascript": "javascript/sampan_detector.mjs",
+                    "html": "javascript/index.html",
+                }
+            },
         )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from workers.packaging.artifacts import ModelArtifacts
-from workers.packaging.device_sdk import archive_device_sdk, device_manifest
+from workers.packaging.device_sdk import archive_device_sdk
 from workers.packaging.package_contents import (
     TEMPLATES_DIR,
     PackagingError,
@@ -207,34 +207,27 @@ def build_rows_device_sdk(
             name: {"file": f"model.{name}.onnx", **describe_onnx(root / f"model.{name}.onnx")}
             for name in models
         }
-        manifest = device_manifest(
-            artifacts,
-            when,
-            models=described,
-            quantization=compression.get("quantization"),
-            int8_note=note,
-            samples={"python": "python/predict.py"},
-            samples_not_shipped={
-                "javascript": "image-only so far (no tokenizer / row encoding port to JS)",
-                "cpp": "image-only so far",
-            },
-            runtime={
-                "requirements": requirements,
-                "vendored_files": [f"python/{f}" for f in runtime_files],
-            },
-            test_vectors={
-                "files": [f"test_vectors/expected.{name}.json" for name in models],
-                "count": len(vectors),
-                "fp32": {"rtol": 1e-4, "atol": 1e-5},
-            },
-        )
         return archive_device_sdk(
             root,
             out_path,
-            manifest,
+            artifacts,
+            when,
             models=described,
             compression=compression,
             vectors=len(vectors),
+            tolerance={"rtol": 1e-4, "atol": 1e-5},
             report=report,
+            manifest_fields={
+                "int8_note": note,
+                "samples": {"python": "python/predict.py"},
+                "samples_not_shipped": {
+                    "javascript": "image-only so far (no tokenizer / row encoding port to JS)",
+                    "cpp": "image-only so far",
+                },
+                "runtime": {
+                    "requirements": requirements,
+                    "vendored_files": [f"python/{f}" for f in runtime_files],
+                },
+            },
             top1_agreement=compression.get("top1_agreement"),
         )
