@@ -1,10 +1,11 @@
 """Hosted prediction of a detector against the raw ONNX Runtime call, side by side (issue 15's target:
 the hosted p50 within 1.5 ms of the raw call for the same model and image).
 
-A detector of the `fast` preset (det_small at 96 x 96, trained here for one epoch on synthetic digit
-scenes: its speed, not its quality, is measured) is deployed on a gunicorn web process started as
-`manage.py up` starts it (embedded mode, one process, gthread), and asked about one 128 x 128 scene
-(PNG) with its key. Measured in one run, alternating over rounds (medians of the rounds' p50/p99):
+A detector of the `fast` preset (det_small at the preset's input size, trained here for one epoch on
+synthetic digit scenes: its speed, not its quality, is measured) is deployed on a gunicorn web
+process started as `manage.py up` starts it (embedded mode, one process, gthread), and asked about
+one 128 x 128 scene (PNG) with its key. Measured in one run, alternating over rounds (medians of
+the rounds' p50/p99):
 
 - raw: `InferenceSession.run` on the preprocessed tensor in this process (one intra-op thread, as
   serving); also the whole in-process pipeline (parse the body, decode the PNG, preprocess, run,
@@ -115,7 +116,7 @@ def median_of(rounds: list[dict[str, float]], key: str) -> float:
     return statistics.median(r[key] for r in rounds)
 
 
-def table(results: dict[str, list[dict[str, float]]], args) -> str:
+def table(results: dict[str, list[dict[str, float]]], args, image_size: int) -> str:
     raw = median_of(results["raw_run"], "p50_ms")
     rows = [
         ("raw `InferenceSession.run` (preprocessed tensor, in-process)", "raw_run"),
@@ -126,7 +127,8 @@ def table(results: dict[str, list[dict[str, float]]], args) -> str:
     lines = [
         f"Measured {datetime.date.today().isoformat()} on {os.cpu_count()} cores (load at start "
         f"{args.load_at_start}); {args.rounds} rounds x {args.requests} requests, medians of the rounds. "
-        "Model: the fast preset's det_small at 96 x 96 (one epoch: speed only), one 128 x 128 PNG scene.",
+        f"Model: the fast preset's det_small at {image_size} x {image_size} (one epoch: speed only), "
+        "one 128 x 128 PNG scene.",
         "",
         "| call | p50 ms | p99 ms | p50 minus raw ms |",
         "|---|---:|---:|---:|",
@@ -203,10 +205,12 @@ def main() -> int:
                 for kind, (content_type, body) in bodies(image).items():
                     times = hosted.sequential(port, path, created["key"], content_type, body, args.requests)
                     results[kind].append(hosted.summary(times))
+            text_block = table(
+                results, args, int(json.loads((run / "preprocess.json").read_text())["image_size"][0])
+            )
         finally:
             web.terminate()
             web.wait(timeout=30)
-    text_block = table(results, args)
     print(text_block)
     if args.write:
         write_section(text_block)
