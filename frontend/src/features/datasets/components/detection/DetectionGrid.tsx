@@ -28,7 +28,8 @@ const STATUS_COLORS = { unlabeled: 'gray', annotated: 'teal', no_objects: 'blue'
 
 /** A tile's boxes (the list carries them, with label ids), named and coloured as the labels are. */
 function tileBoxes(sample: Sample, labels: Label[]): DrawnBox[] {
-  return sample.boxes.map((box) => {
+  // A list from before the boxes were listed has none: nothing drawn rather than a broken grid.
+  return (sample.boxes ?? []).map((box) => {
     const index = labels.findIndex((label) => label.id === box.label);
     const name = index >= 0 ? labels[index].name : `#${box.label}`;
     return { x: box.x, y: box.y, width: box.width, height: box.height, label: name, color: index >= 0 ? labelColor(labels[index], index) : undefined };
