@@ -67,11 +67,38 @@ describe('deploy helpers', () => {
         },
       }),
     ).toEqual({
-      fp32: { size_bytes: 400_000, accuracy: 0.95 },
-      int8: { size_bytes: 120_000, accuracy: 0.925 },
+      fp32: { size_bytes: 400_000, accuracy: 0.95, map50: null },
+      int8: { size_bytes: 120_000, accuracy: 0.925, map50: null },
       agreement: 0.975,
       samples: 40,
       calibrationImages: 300,
+      detection: null,
+    });
+    // a detector's: mAP@.5 of each model, the drop, and box agreement in place of top-1 agreement
+    expect(
+      readCompressionReport({
+        kind: 'device',
+        version: 1,
+        ...archive,
+        manifest,
+        models: { fp32: model },
+        compression: {
+          format: 'sampan.compression_report/1',
+          task: 'detection',
+          test_images: 30,
+          fp32: { file: 'model.fp32.onnx', bytes: 800_000, map50: 0.91 },
+          int8: { file: 'model.int8.onnx', bytes: 240_000, map50: 0.9 },
+          map50_drop: 0.01,
+          box_agreement: 0.97,
+        },
+      }),
+    ).toEqual({
+      fp32: { size_bytes: 800_000, accuracy: null, map50: 0.91 },
+      int8: { size_bytes: 240_000, accuracy: null, map50: 0.9 },
+      agreement: 0.97,
+      samples: 30,
+      calibrationImages: null,
+      detection: { map50Drop: 0.01, boxAgreement: 0.97 },
     });
     // a text or tabular SDK whose model could not be quantized
     expect(
@@ -83,7 +110,14 @@ describe('deploy helpers', () => {
         models: { fp32: model },
         compression: { format: 'sampan.compression_report/1', test_instances: 9, fp32: { file: 'model.fp32.onnx', bytes: 10 }, int8: null, int8_note: 'no int8' },
       }),
-    ).toEqual({ fp32: { size_bytes: 10, accuracy: null }, int8: { size_bytes: null, accuracy: null }, agreement: null, samples: null, calibrationImages: null });
+    ).toEqual({
+      fp32: { size_bytes: 10, accuracy: null, map50: null },
+      int8: { size_bytes: null, accuracy: null, map50: null },
+      agreement: null,
+      samples: null,
+      calibrationImages: null,
+      detection: null,
+    });
     expect(readCompressionReport({ kind: 'server', version: 1, ...archive, manifest, model, requirements: [] })).toBeNull();
     expect(readCompressionReport(null)).toBeNull();
   });

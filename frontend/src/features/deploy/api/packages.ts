@@ -51,11 +51,13 @@ export function jobProgress(progress: unknown): { percent: number | null; messag
 }
 
 export type CompressionReport = {
-  fp32: { size_bytes: number | null; accuracy: number | null };
-  int8: { size_bytes: number | null; accuracy: number | null };
+  fp32: { size_bytes: number | null; accuracy: number | null; map50: number | null };
+  int8: { size_bytes: number | null; accuracy: number | null; map50: number | null };
   agreement: number | null;
   samples: number | null;
   calibrationImages: number | null;
+  /** A detector's report: mAP@.5 of each model, the drop (fp32 minus int8) and how many of fp32's boxes int8 finds too. */
+  detection: { map50Drop: number | null; boxAgreement: number | null } | null;
 };
 
 type PackagedModelQuality = components['schemas']['PackagedModelQuality'];
@@ -64,12 +66,13 @@ type PackagedModelQuality = components['schemas']['PackagedModelQuality'];
 export function readCompressionReport(report: DeployPackage['report']): CompressionReport | null {
   if (report?.kind !== 'device') return null;
   const { compression } = report;
-  const side = (model: PackagedModelQuality | null) => ({ size_bytes: model?.bytes ?? null, accuracy: model?.accuracy ?? null });
+  const side = (model: PackagedModelQuality | null) => ({ size_bytes: model?.bytes ?? null, accuracy: model?.accuracy ?? null, map50: model?.map50 ?? null });
   return {
     fp32: side(compression.fp32),
     int8: side(compression.int8),
-    agreement: compression.top1_agreement ?? null,
+    agreement: compression.task === 'detection' ? (compression.box_agreement ?? null) : (compression.top1_agreement ?? null),
     samples: compression.test_images ?? null,
     calibrationImages: compression.quantization?.calibration_images ?? null,
+    detection: compression.task === 'detection' ? { map50Drop: compression.map50_drop ?? null, boxAgreement: compression.box_agreement ?? null } : null,
   };
 }

@@ -4,7 +4,10 @@ import { useTranslation } from 'react-i18next';
 import { formatNumber, formatPercent } from '@/lib/numbers';
 import { formatBytes, type CompressionReport as Report } from '../api/packages';
 
-/** fp32 vs int8: size and test accuracy side by side, and how often their top-1 answers agree. */
+/**
+ * fp32 vs int8: size and test accuracy side by side, and how often their top-1 answers agree; for a
+ * detector, each model's mAP@.5, the drop, and the share of fp32's boxes int8 finds too.
+ */
 export function CompressionReport({ packageId, report }: { packageId: number; report: Report }) {
   const { t } = useTranslation('deploy');
   const percent = (value: number | null) => formatPercent(value, 1);
@@ -25,8 +28,13 @@ export function CompressionReport({ packageId, report }: { packageId: number; re
               {t('compression.smaller', { ratio: formatNumber(ratio, { maximumFractionDigits: 1, minimumFractionDigits: 1 }) })}
             </Badge>
           )}
+          {report.detection && (
+            <Badge variant="light" color={report.detection.map50Drop !== null && report.detection.map50Drop <= 0.02 ? 'teal' : 'yellow'} data-testid={`compression-map-drop-${packageId}`}>
+              {t('compression.mapDrop', { value: percent(report.detection.map50Drop) })}
+            </Badge>
+          )}
           <Badge variant="light" color={report.agreement !== null && report.agreement >= 0.98 ? 'teal' : 'yellow'} data-testid={`compression-agreement-${packageId}`}>
-            {t('compression.agreement', { value: percent(report.agreement) })}
+            {report.detection ? t('compression.boxAgreement', { value: percent(report.agreement) }) : t('compression.agreement', { value: percent(report.agreement) })}
           </Badge>
         </Group>
       </Group>
@@ -36,7 +44,7 @@ export function CompressionReport({ packageId, report }: { packageId: number; re
             <Table.Tr>
               <Table.Th />
               <Table.Th>{t('compression.size')}</Table.Th>
-              <Table.Th>{t('compression.accuracy')}</Table.Th>
+              <Table.Th>{report.detection ? t('compression.map50') : t('compression.accuracy')}</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -44,13 +52,13 @@ export function CompressionReport({ packageId, report }: { packageId: number; re
               <Table.Tr key={name} data-testid={`compression-${name}-${packageId}`}>
                 <Table.Td fw={600}>{name}</Table.Td>
                 <Table.Td>{formatBytes(report[name].size_bytes)}</Table.Td>
-                <Table.Td>{percent(report[name].accuracy)}</Table.Td>
+                <Table.Td>{percent(report.detection ? report[name].map50 : report[name].accuracy)}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
           {report.samples !== null && (
             <Table.Caption>
-              {t('compression.samples', { count: report.samples })}
+              {report.detection ? t('compression.samplesMap', { count: report.samples }) : t('compression.samples', { count: report.samples })}
               {report.calibrationImages !== null ? t('compression.calibrated', { count: report.calibrationImages }) : ''}
             </Table.Caption>
           )}
