@@ -53,6 +53,51 @@ function jsonSnippet(language: SnippetLanguage, kind: 'text' | 'tabular', predic
   }
 }
 
+/** A detector's request: an image plus `score_threshold` and `max_detections`; the answer's boxes. */
+function detectionSnippet(language: SnippetLanguage, predictUrl: string, deploymentId: number, baseUrl: string): string {
+  switch (language) {
+    case 'curl':
+      return [
+        `# export ${KEY_ENV}=spd_...   (a key of this deployment)`,
+        `curl -X POST "${predictUrl}" \\`,
+        `  -H "Authorization: Bearer $${KEY_ENV}" \\`,
+        '  -F "file=@street.jpg" \\',
+        '  -F "score_threshold=0.3" \\',
+        '  -F "max_detections=100"',
+        '# -> {"predictions": [{"boxes": [{"label", "index", "score", "x", "y", "width", "height"}, ...], "width", "height"}]}',
+      ].join('\n');
+    case 'python':
+      return [
+        '# pip install sampan',
+        'from sampan import Client',
+        '',
+        `client = Client("${baseUrl}")  # your personal API token in SAMPAN_API_KEY`,
+        `deployment = client.deployments.get(${deploymentId})`,
+        `# the deployment key comes from ${KEY_ENV} (or pass key="spd_...")`,
+        'answer = deployment.predict("street.jpg", score_threshold=0.3, max_detections=100)',
+        'for box in answer.boxes:  # best score first, in the image\'s pixels',
+        '    print(box["label"], round(box["score"], 3), box["x"], box["y"], box["width"], box["height"])',
+      ].join('\n');
+    case 'javascript':
+      return [
+        `const key = process.env.${KEY_ENV}; // in a browser: ask your backend, never ship the key`,
+        'const form = new FormData();',
+        "form.append('file', file); // a File or Blob, e.g. from <input type=\"file\">",
+        "form.append('score_threshold', '0.3');",
+        "form.append('max_detections', '100');",
+        '',
+        `const response = await fetch('${predictUrl}', {`,
+        "  method: 'POST',",
+        '  headers: { Authorization: `Bearer ${key}` },',
+        '  body: form,',
+        '});',
+        'const answer = await response.json();',
+        'if (!response.ok) throw new Error(answer.error.message);',
+        'console.log(answer.predictions[0].boxes); // [{ label, index, score, x, y, width, height }, ...]',
+      ].join('\n');
+  }
+}
+
 export function predictSnippet(
   language: SnippetLanguage,
   {
@@ -61,8 +106,10 @@ export function predictSnippet(
     baseUrl,
     topK = 5,
     kind = 'image',
-  }: { predictUrl: string; deploymentId: number; baseUrl: string; topK?: number; kind?: 'image' | 'text' | 'tabular' },
+    detector = false,
+  }: { predictUrl: string; deploymentId: number; baseUrl: string; topK?: number; kind?: 'image' | 'text' | 'tabular'; detector?: boolean },
 ): string {
+  if (detector) return detectionSnippet(language, predictUrl, deploymentId, baseUrl);
   if (kind !== 'image') return jsonSnippet(language, kind, predictUrl, topK);
   switch (language) {
     case 'curl':

@@ -1,6 +1,7 @@
 import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { renderWithApp } from '@/test/render';
+import { predictSnippet } from '../api/snippets';
 import { CompressionReport } from './CompressionReport';
 
 describe("a detector's device SDK compression report", () => {
@@ -20,5 +21,16 @@ describe("a detector's device SDK compression report", () => {
     expect(screen.getByTestId('compression-map-drop-4')).toHaveTextContent('mAP@.5 drop 0.7%');
     expect(screen.getByTestId('compression-agreement-4')).toHaveTextContent('box agreement 97.0%');
     expect(screen.getByText(/mAP@\.5 on 30 test images/)).toBeInTheDocument();
+  });
+});
+
+describe("a detector's code snippets", () => {
+  it('send the score threshold and the box cap, and read the boxes', () => {
+    const options = { predictUrl: 'http://x/api/v1/deployments/7/predict/', deploymentId: 7, baseUrl: 'http://x', detector: true };
+    expect(predictSnippet('curl', options)).toContain('-F "score_threshold=0.3"');
+    expect(predictSnippet('python', options)).toContain('deployment.predict("street.jpg", score_threshold=0.3, max_detections=100)');
+    expect(predictSnippet('python', options)).toContain('for box in answer.boxes:');
+    expect(predictSnippet('javascript', options)).toContain("form.append('max_detections', '100');");
+    expect(predictSnippet('python', { ...options, detector: false })).toContain('top_k=5');
   });
 });

@@ -1,7 +1,7 @@
 import { Button, Code, CopyButton, Group, Stack, Tabs, Text } from '@mantine/core';
 import { Trans, useTranslation } from 'react-i18next';
 import { absolutePredictUrl, type Deployment } from '../api/deployments';
-import { inputKindOf } from '../api/predict';
+import { inputKindOf, isDetectorTemplate } from '../api/predict';
 import { predictSnippet, SNIPPET_LANGUAGES } from '../api/snippets';
 
 /** Copy-paste code that calls this deployment: curl, the Python SDK and JavaScript fetch. */
@@ -24,7 +24,7 @@ export function SnippetsPanel({ deployment }: { deployment: Pick<Deployment, 'id
           ))}
         </Tabs.List>
         {SNIPPET_LANGUAGES.map((language) => {
-          const code = predictSnippet(language.value, { predictUrl, deploymentId: deployment.id, baseUrl, kind });
+          const code = predictSnippet(language.value, { predictUrl, deploymentId: deployment.id, baseUrl, kind, detector: isDetectorTemplate(deployment.template) });
           return (
             <Tabs.Panel key={language.value} value={language.value} pt="sm">
               <Stack gap="xs">
