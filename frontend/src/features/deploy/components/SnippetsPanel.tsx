@@ -13,7 +13,7 @@ export function SnippetsPanel({ deployment }: { deployment: Pick<Deployment, 'id
   return (
     <Stack>
       <Text size="sm" c="dimmed">
-        <Trans t={t} i18nKey={`snippets.intro.${kind}`} components={{ c: <Code /> }} />
+        <Trans t={t} i18nKey={`snippets.intro.${isDetectorTemplate(deployment.template) ? 'detection' : kind}`} components={{ c: <Code /> }} />
       </Text>
       <Tabs defaultValue="curl" keepMounted={false}>
         <Tabs.List>
