@@ -6,22 +6,10 @@ import { errorMessage } from '@/lib/notifications';
 import { formatNumber as formatLocalNumber } from '@/lib/numbers';
 import { formatNumber, formatPercent, isRegression, type MetricPair, type RegressionReport } from '../api/modelVersions';
 import { useComparison, useEvaluation, useModelVersions } from '../hooks/useTraining';
+import { OverallHead, PointsDelta } from './CompareParts';
 import { inSeriesOrder } from './reportFormat';
 import { isDetection } from '../api/detection';
 import { DetectionCompare } from './detection/DetectionCompare';
-
-/** A delta in percentage points ("+10.0 pt"), green when B is better. */
-function Delta({ value, testId }: { value: number | null; testId?: string }) {
-  const { t } = useTranslation('training');
-  if (value === null) return <Text size="sm">—</Text>;
-  const points = value * 100;
-  const color = Math.abs(points) < 0.05 ? 'dimmed' : points > 0 ? 'teal' : 'red';
-  return (
-    <Text size="sm" c={color} fw={600} data-testid={testId} data-value={value} style={{ whiteSpace: 'nowrap' }}>
-      {t('compare.points', { value: formatLocalNumber(points, { minimumFractionDigits: 1, maximumFractionDigits: 1, signDisplay: 'exceptZero' }) })}
-    </Text>
-  );
-}
 
 function PairCells({ pair, testId }: { pair: MetricPair; testId?: string }) {
   return (
@@ -29,7 +17,7 @@ function PairCells({ pair, testId }: { pair: MetricPair; testId?: string }) {
       <Table.Td>{formatPercent(pair.a)}</Table.Td>
       <Table.Td>{formatPercent(pair.b)}</Table.Td>
       <Table.Td>
-        <Delta value={pair.delta} testId={testId} />
+        <PointsDelta value={pair.delta} testId={testId} />
       </Table.Td>
     </>
   );
@@ -81,14 +69,7 @@ function RegressionCompare({ a, b, aName, bName }: { a: number; b: number; aName
         {t('compare.overall')}
       </Title>
       <Table fz="sm" data-testid="compare-overall">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{t('compare.metric')}</Table.Th>
-            <Table.Th>{aName}</Table.Th>
-            <Table.Th>{bName}</Table.Th>
-            <Table.Th>Δ</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
+        <OverallHead aName={aName} bName={bName} />
         <Table.Tbody>
           {rows.map((row) => (
             <Table.Tr key={row.key}>
@@ -204,14 +185,7 @@ export function CompareView({
               {t('compare.overall')}
             </Title>
             <Table fz="sm" data-testid="compare-overall">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('compare.metric')}</Table.Th>
-                  <Table.Th>{comparison.a_name}</Table.Th>
-                  <Table.Th>{comparison.b_name}</Table.Th>
-                  <Table.Th>Δ</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <OverallHead aName={comparison.a_name} bName={comparison.b_name} />
               <Table.Tbody>
                 {overall.map((row) => (
                   <Table.Tr key={row.key}>
@@ -247,10 +221,10 @@ export function CompareView({
                         <Table.Td>{row.class}</Table.Td>
                         <PairCells pair={row.f1} testId={`compare-class-f1-delta-${row.class}`} />
                         <Table.Td>
-                          <Delta value={row.precision.delta} />
+                          <PointsDelta value={row.precision.delta} />
                         </Table.Td>
                         <Table.Td>
-                          <Delta value={row.recall.delta} />
+                          <PointsDelta value={row.recall.delta} />
                         </Table.Td>
                         <Table.Td>
                           {row.support.a ?? '—'} / {row.support.b ?? '—'}

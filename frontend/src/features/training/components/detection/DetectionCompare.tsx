@@ -6,26 +6,8 @@ import { errorMessage } from '@/lib/notifications';
 import { formatNumber as formatLocalNumber } from '@/lib/numbers';
 import { asDetectionReport, compareDetectionReports, formatAP, hasAP, type ClassAPDelta } from '../../api/detection';
 import { useEvaluation } from '../../hooks/useTraining';
+import { OverallHead, PointsDelta } from '../CompareParts';
 import { inSeriesOrder } from '../reportFormat';
-
-/** An AP delta in percentage points, green when B is better; a dash where a side has no AP. */
-function APDelta({ value, testId }: { value: number; testId: string }) {
-  const { t } = useTranslation('training');
-  if (!Number.isFinite(value)) {
-    return (
-      <Text size="sm" data-testid={testId}>
-        —
-      </Text>
-    );
-  }
-  const points = value * 100;
-  const color = Math.abs(points) < 0.05 ? 'dimmed' : points > 0 ? 'teal' : 'red';
-  return (
-    <Text size="sm" c={color} fw={600} data-testid={testId} data-value={value} style={{ whiteSpace: 'nowrap' }}>
-      {t('compare.points', { value: formatLocalNumber(points, { minimumFractionDigits: 1, maximumFractionDigits: 1, signDisplay: 'exceptZero' }) })}
-    </Text>
-  );
-}
 
 function PairRow({ name, pair, testId }: { name: string; pair: ClassAPDelta; testId: string }) {
   return (
@@ -34,7 +16,7 @@ function PairRow({ name, pair, testId }: { name: string; pair: ClassAPDelta; tes
       <Table.Td>{formatAP(pair.a)}</Table.Td>
       <Table.Td>{formatAP(pair.b)}</Table.Td>
       <Table.Td>
-        <APDelta value={pair.delta} testId={testId} />
+        <PointsDelta value={pair.delta} testId={testId} />
       </Table.Td>
     </Table.Tr>
   );
@@ -68,14 +50,7 @@ export function DetectionCompare({ a, b, aName, bName }: { a: number; b: number;
           {t('compare.overall')}
         </Title>
         <Table fz="sm" data-testid="compare-overall">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('compare.metric')}</Table.Th>
-              <Table.Th>{aName}</Table.Th>
-              <Table.Th>{bName}</Table.Th>
-              <Table.Th>Δ</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <OverallHead aName={aName} bName={bName} />
           <Table.Tbody>
             <PairRow name={t('detection.metrics.map')} pair={comparison.map} testId="compare-overall-delta-map" />
             <PairRow name={t('detection.metrics.map50')} pair={comparison.map50} testId="compare-overall-delta-map50" />
