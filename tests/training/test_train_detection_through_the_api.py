@@ -96,7 +96,18 @@ def model_dir_of(client, model: dict, root: Path) -> Path:
     return root
 
 
-def test_fast_preset_detects_digits_and_serves_them(live_worker, tenants, api_client, tmp_path):
+@pytest.fixture
+def usage_written():
+    """The hosted predictions' usage is written while the test's tables exist (not at exit)."""
+    yield
+    from deploy.usage import recorder
+
+    recorder.flush()
+
+
+def test_fast_preset_detects_digits_and_serves_them(
+    live_worker, tenants, api_client, tmp_path, usage_written
+):
     from datasets.models import VersionSample
     from PIL import Image
 
