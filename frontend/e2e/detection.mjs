@@ -16,7 +16,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { collectPageErrors, fail, firstOf, isApi, launchChromium, log, run, screenshots, step } from './lib.mjs';
+import { collectPageErrors, fail, isApi, launchChromium, log, logFailedCalls, logIn, run, screenshots, step } from './lib.mjs';
 
 const baseUrl = (process.env.SAMPAN_URL || 'http://127.0.0.1:8000').replace(/\/+$/, '');
 const username = process.env.SAMPAN_USER;
@@ -101,27 +101,11 @@ async function main() {
   const page = await context.newPage();
   page.setDefaultTimeout(STEP_TIMEOUT_MS);
   const pageErrors = collectPageErrors(page);
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) log(`console error: ${message.text()}`);
-  });
-  page.on('response', (response) => {
-    const url = new URL(response.url());
-    if (response.status() < 400 || !url.pathname.startsWith('/api/')) return;
-    const expected = url.pathname === '/api/v1/auth/me/' ? ' (expected before login)' : '';
-    log(`${response.request().method()} ${url.pathname}${url.search} answered ${response.status()}${expected}`);
-  });
+  logFailedCalls(page);
   const suffix = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
 
   try {
-    await step('log in', async () => {
-      const response = await page.goto(`${baseUrl}/login`, { waitUntil: 'domcontentloaded' });
-      if (!response || !response.ok()) fail(`GET ${baseUrl}/login answered ${response ? response.status() : 'nothing'}`);
-      await page.getByTestId('login-username').fill(username);
-      await page.getByTestId('login-password').fill(password);
-      await page.getByTestId('login-submit').click();
-      const outcome = await firstOf({ ok: page.waitForURL(/\/workspaces\/?$/), error: page.getByTestId('login-error').waitFor() });
-      if (outcome === 'error') fail(`login refused: ${(await page.getByTestId('login-error').innerText()).trim()}`);
-    });
+    await step('log in', () => logIn(page, baseUrl, username, password));
 
     await step('create a workspace and a project', async () => {
       await page.getByTestId('create-workspace').click();

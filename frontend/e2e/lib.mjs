@@ -119,3 +119,27 @@ export function run(main) {
 export function isApi(response, method, pathname) {
   return response.request().method() === method && new URL(response.url()).pathname === pathname;
 }
+
+/** Logs the page's console errors and every API call answered 4xx/5xx (the login page's 401 marked as expected). */
+export function logFailedCalls(page) {
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) log(`console error: ${message.text()}`);
+  });
+  page.on('response', (response) => {
+    const url = new URL(response.url());
+    if (response.status() < 400 || !url.pathname.startsWith('/api/')) return;
+    const expected = url.pathname === '/api/v1/auth/me/' ? ' (expected before login)' : '';
+    log(`${response.request().method()} ${url.pathname}${url.search} answered ${response.status()}${expected}`);
+  });
+}
+
+/** Signs in through the login page and waits for the workspaces list; a refusal fails with its message. */
+export async function logIn(page, baseUrl, username, password) {
+  const response = await page.goto(`${baseUrl}/login`, { waitUntil: 'domcontentloaded' });
+  if (!response || !response.ok()) fail(`GET ${baseUrl}/login answered ${response ? response.status() : 'nothing'}`);
+  await page.getByTestId('login-username').fill(username);
+  await page.getByTestId('login-password').fill(password);
+  await page.getByTestId('login-submit').click();
+  const outcome = await firstOf({ ok: page.waitForURL(/\/workspaces\/?$/), error: page.getByTestId('login-error').waitFor() });
+  if (outcome === 'error') fail(`login refused: ${(await page.getByTestId('login-error').innerText()).trim()}`);
+}

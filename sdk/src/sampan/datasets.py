@@ -241,24 +241,8 @@ class Dataset(Resource[schema.Dataset]):
             name, content = source.name, source.read_bytes()
         else:
             raise FileNotFoundError(f"No such archive or folder: {source}")
-        bar = _bar(progress, total=1, desc=f"import {name}")
-        batch: schema.ImportBatch = self._client.http.post(
-            f"datasets/{self.id}/imports/",
-            None,
-            data={"format": format, "background": "true" if background else "false"},
-            idempotent=True,
-            files={"archive": (name, content, "application/octet-stream")},
-            timeout=_upload_timeout(self._client, len(content)),
-        )
-        if batch["status"] in ("queued", "running"):
-            batch = self._wait_import(batch, bar=bar, timeout=timeout)
-        bar.update(1)
-        bar.close()
-        if batch["status"] == "failed":
-            raise _import_failed(batch)
-        result = UploadResult()
-        result.add(batch)
-        return result
+        body = {"format": format, "background": "true" if background else "false"}
+        return self._import_one("archive", name, content, body, progress=progress, timeout=timeout)
 
     def _wait_import(self, batch: schema.ImportBatch, *, bar: Any, timeout: float) -> schema.ImportBatch:
         deadline = time.monotonic() + timeout
@@ -341,13 +325,20 @@ class Dataset(Resource[schema.Dataset]):
             label_column=label_column,
         )
         body["background"] = "true" if background else "false"
+        return self._import_one("file", name, content, body, progress=progress, timeout=timeout)
+
+    def _import_one(
+        self, field: str, name: str, content: bytes, body: dict[str, str], *, progress: bool, timeout: float
+    ) -> UploadResult:
+        """One import request (the file as the form's ``field``), waited for when it runs in the
+        background; a failed import raises with its code."""
         bar = _bar(progress, total=1, desc=f"import {name}")
         batch: schema.ImportBatch = self._client.http.post(
             f"datasets/{self.id}/imports/",
             None,
             data=body,
             idempotent=True,
-            files={"file": (name, content, "application/octet-stream")},
+            files={field: (name, content, "application/octet-stream")},
             timeout=_upload_timeout(self._client, len(content)),
         )
         if batch["status"] in ("queued", "running"):
