@@ -82,9 +82,12 @@ export function prCurveRows(report: DetectionReport): { rows: Record<string, num
   return { rows, series: classes.map((item) => item.label) };
 }
 
-/** Where a bad case's image opens: the dataset's box labeler on that sample. */
-export function annotateUrl(datasetId: number, sampleId: number): string {
-  return `/datasets/${datasetId}/annotate/${sampleId}`;
+/**
+ * Where a bad case's image opens: the dataset's box labeler on that sample; with `ids`, its
+ * previous/next step through those images only (the report's bad cases).
+ */
+export function annotateUrl(datasetId: number, sampleId: number, ids: readonly number[] = []): string {
+  return `/datasets/${datasetId}/annotate/${sampleId}${ids.length ? `?ids=${ids.join(',')}` : ''}`;
 }
 
 export function sampleImageUrl(datasetId: number, sampleId: number): string {

@@ -62,6 +62,8 @@ describe("a detector's evaluation report", () => {
       ['seven', null],
     ]);
     expect(within(bad).getByRole('img')).toHaveAttribute('src', '/api/v1/datasets/3/samples/501/image/');
+    // previous/next in the labeler step through the report's bad cases
+    expect(within(bad).getByTestId('det-bad-case-open-501')).toHaveAttribute('href', '/datasets/3/annotate/501?ids=501');
     await user.click(within(bad).getByTestId('det-bad-case-open-501'));
     expect(await screen.findByTestId('labeler')).toBeInTheDocument();
   });

@@ -215,7 +215,7 @@ function BadCases({ report, datasetId }: { report: Report; datasetId: number | n
             return (
               <Paper key={item.id} withBorder p={4} data-testid={`det-bad-case-${item.id}`} data-sample-id={item.id}>
                 {datasetId !== null ? (
-                  <Anchor component={Link} to={annotateUrl(datasetId, item.id)} title={t('detection.openInLabeler')} data-testid={`det-bad-case-open-${item.id}`} underline="never">
+                  <Anchor component={Link} to={annotateUrl(datasetId, item.id, cases.map((entry) => entry.id))} title={t('detection.openInLabeler')} data-testid={`det-bad-case-open-${item.id}`} underline="never">
                     {picture}
                   </Anchor>
                 ) : (
