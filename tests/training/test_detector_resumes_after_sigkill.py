@@ -1,6 +1,9 @@
 """A detector's training survives kill -9 of the process running it (PostgreSQL, Redis, the live
 worker): the reaper requeues the job, the next attempt resumes from the last complete checkpoint,
-every epoch is validated once and one model version is recorded."""
+every epoch is validated once and one model version is recorded.
+
+It kills a pool child of the session's live worker, so it runs with the other integration tests,
+not in the fault suite's process (which starts workers of its own)."""
 
 from __future__ import annotations
 
