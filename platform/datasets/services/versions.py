@@ -141,13 +141,7 @@ def dataset_version_create(
         counts: dict[str, Counter] = {s.value: Counter() for s in Split}
         for pk, name, *_ in rows:
             counts[splits[pk]][name] += 1
-        number = (
-            DatasetVersion.objects.filter(dataset=dataset)
-            .order_by("-number")
-            .values_list("number", flat=True)
-            .first()
-            or 0
-        ) + 1
+        number = _next_version_number(dataset)
         version = DatasetVersion.objects.create(
             dataset=dataset,
             number=number,
@@ -240,13 +234,7 @@ def _detection_version_create(
         counts: dict[str, Counter] = {s.value: Counter() for s in Split}
         for pk, *_ in rows:
             counts[splits[pk]].update(name for name, _, _ in boxes.get(pk, []))
-        number = (
-            DatasetVersion.objects.filter(dataset=dataset)
-            .order_by("-number")
-            .values_list("number", flat=True)
-            .first()
-            or 0
-        ) + 1
+        number = _next_version_number(dataset)
         version = DatasetVersion.objects.create(
             dataset=dataset,
             number=number,
@@ -287,6 +275,17 @@ def _detection_version_create(
                 ]
             )
     return version
+
+
+def _next_version_number(dataset: Dataset) -> int:
+    """The number the dataset's next version takes (called under the dataset's row lock)."""
+    last = (
+        DatasetVersion.objects.filter(dataset=dataset)
+        .order_by("-number")
+        .values_list("number", flat=True)
+        .first()
+    )
+    return (last or 0) + 1
 
 
 def _label_order(dataset: Dataset) -> dict[str, int]:
