@@ -25,3 +25,24 @@ DATASET_IMPORT = register(
         start_endpoint="/api/v1/datasets/{id}/imports/",
     )
 )
+
+
+class QualityReportParams(serializers.Serializer):
+    quality_report = serializers.IntegerField(help_text="The quality report this job computes.")
+
+
+DATASET_QUALITY_REPORT = register(
+    JobKind(
+        name="datasets.quality_report",
+        title="Data quality report",
+        description=(
+            "Finds duplicates, likely mislabeled samples, class imbalance and problem images, texts or "
+            "columns in a dataset or a dataset version."
+        ),
+        task_name="datasets.quality_report",
+        params_serializer=QualityReportParams,
+        prefers_gpu=False,
+        retryable=True,
+        start_endpoint="/api/v1/datasets/{id}/quality-reports/",
+    )
+)

@@ -26,6 +26,14 @@ class AnnotationStatus(models.TextChoices):
     NO_OBJECTS = "no_objects", "Reviewed: no objects"
 
 
+class ReviewStatus(models.TextChoices):
+    """A sample's review: versions can be made of accepted samples only."""
+
+    UNREVIEWED = "unreviewed", "Not reviewed"
+    ACCEPTED = "accepted", "Accepted by a reviewer"
+    REJECTED = "rejected", "Rejected by a reviewer"
+
+
 class AnnotationKind(models.TextChoices):
     BOX = "box", "Box"
 
@@ -187,6 +195,13 @@ class Sample(models.Model):
         default=AnnotationStatus.UNLABELED,
         help_text="Localized tasks: not labeled yet, annotated, or reviewed with nothing to annotate.",
     )
+    review_status = models.CharField(
+        max_length=16,
+        choices=ReviewStatus.choices,
+        default=ReviewStatus.UNREVIEWED,
+        help_text="A reviewer's verdict on the sample's label or annotations; any later label change "
+        "outside a review makes it unreviewed again.",
+    )
     sha256 = models.CharField(max_length=64)
     blob_key = models.CharField(max_length=200, blank=True)
     thumbnail_key = models.CharField(max_length=200, blank=True)
@@ -226,6 +241,8 @@ class Sample(models.Model):
             models.Index(fields=["dataset", "label", "id"], name="sample_dataset_label_id"),
             # annotation status filters and counts of detection datasets
             models.Index(fields=["dataset", "annotation_status", "id"], name="sample_dataset_annstatus_id"),
+            # reviewed-only versions and review filters
+            models.Index(fields=["dataset", "review_status", "id"], name="sample_dataset_review_id"),
         ]
 
     def __str__(self) -> str:
@@ -291,6 +308,9 @@ class DatasetVersion(models.Model):
         blank=True,
         help_text='Object detection: images per split {"train": 70, ...} (its counts are boxes per class).',
     )
+    reviewed_only = models.BooleanField(
+        default=False, help_text="Made of the samples a reviewer accepted, and no others."
+    )
     sample_count = models.PositiveIntegerField(default=0)
     unlabeled_excluded = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(
@@ -340,3 +360,90 @@ class VersionSample(models.Model):
     class Meta:
         ordering = ["id"]
         indexes = [models.Index(fields=["version", "split", "sample"], name="versionsample_split")]
+
+
+class ActivityAction(models.TextChoices):
+    LABEL = "label", "Label set or cleared"
+    ANNOTATIONS = "annotations", "Annotations replaced"
+    REVIEW = "review", "Review verdict"
+
+
+class ActivitySource(models.TextChoices):
+    MANUAL = "manual", "A person, one sample"
+    BULK = "bulk", "A person, many samples at once"
+    SUGGESTION = "suggestion", "An accepted smart-labeling suggestion"
+    TASK = "task", "A labeling task's submission"
+    REVIEW = "review", "A reviewer"
+    REVERT = "revert", "A revert from the activity log"
+    IMPORT = "import", "An import"
+    LABEL_CHANGE = "label_change", "A label merged or deleted"
+
+
+class SampleActivity(models.Model):
+    """One change of a sample's label, annotations or review, who made it and from where: the
+    sample's activity log. ``before``/``after`` hold the value in the shape of the action
+    (label: ``{"label": id|null, "label_name": str|null}``; annotations: ``{"status", "boxes":
+    [{label, label_name, x, y, width, height}]}``; review: ``{"review_status"}``), so a change can be
+    reverted to ``before``."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="+", db_index=False)
+    sample = models.ForeignKey(Sample, on_delete=models.CASCADE, related_name="activity", db_index=False)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    action = models.CharField(max_length=16, choices=ActivityAction.choices)
+    source = models.CharField(max_length=16, choices=ActivitySource.choices)
+    before = models.JSONField(default=dict, blank=True)
+    after = models.JSONField(default=dict, blank=True)
+    comment = models.CharField(max_length=1000, blank=True)
+    reverts = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The change this one reverted.",
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["sample", "-id"], name="activity_sample_id"),
+            models.Index(fields=["dataset", "-id"], name="activity_dataset_id"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.sample_id} ({self.source})"
+
+
+class QualityReport(models.Model):
+    """A data quality report of a dataset (``version`` null: the live dataset) or of one version,
+    computed by a ``datasets.quality_report`` job; ``report`` is a
+    ``workers.contracts.quality.QualityReport``."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="quality_reports")
+    version = models.ForeignKey(
+        DatasetVersion, null=True, blank=True, on_delete=models.CASCADE, related_name="quality_reports"
+    )
+    job = models.OneToOneField(
+        "jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="quality_report"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    params = models.JSONField(default=dict, blank=True)
+    report = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]

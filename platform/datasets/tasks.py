@@ -15,3 +15,14 @@ def _import(job, report) -> dict:
 @shared_task(name="datasets.import")
 def dataset_import(job_id: int) -> None:
     run_job(job_id, _import)
+
+
+def _quality_report(job, report) -> dict:
+    from datasets.services.quality import quality_report_run
+
+    return quality_report_run(report_id=int(job.params["quality_report"]), job=job, report=report)
+
+
+@shared_task(name="datasets.quality_report")
+def dataset_quality_report(job_id: int) -> None:
+    run_job(job_id, _quality_report)

@@ -8,9 +8,16 @@ class Role(models.TextChoices):
     OWNER = "owner", "Owner"
     EDITOR = "editor", "Editor"
     VIEWER = "viewer", "Viewer"
+    # Labels the samples of labeling tasks assigned to them, and sees nothing else of the workspace.
+    ANNOTATOR = "annotator", "Annotator"
 
 
 WRITE_ROLES = frozenset({Role.OWNER, Role.EDITOR})
+#: Roles that see the workspace's content (projects, datasets, jobs, models, deployments).
+#: An annotator is a member too but sees only the labeling tasks assigned to them.
+CONTENT_ROLES = frozenset({Role.OWNER, Role.EDITOR, Role.VIEWER})
+#: Roles that review labeled samples of labeling tasks (accept or reject).
+REVIEW_ROLES = WRITE_ROLES
 
 
 class Workspace(models.Model):

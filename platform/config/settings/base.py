@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "workspaces.apps.WorkspacesConfig",
     "jobs.apps.JobsConfig",
     "datasets.apps.DatasetsConfig",
+    "labeling.apps.LabelingConfig",
     "training.apps.TrainingConfig",
     "automl.apps.AutomlConfig",
     "deploy.apps.DeployConfig",

@@ -1,0 +1,53 @@
+"""Team labeling's agreement report: how far annotators agree on the samples they labeled in common
+(``GET /api/v1/labeling-tasks/{id}/agreement/``), computed by ``workers.labeling_agreement`` from
+the submitted answers.
+
+Answers are compared as class indices (classification; for detection a sample's answer is compared
+per class as "has at least one box of the class that the other's boxes match at IoU >= 0.5" — see
+the module); kappa is Cohen's for a pair and Fleiss' for all. None where it is undefined (fewer than
+two shared samples, or no variation)."""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+AGREEMENT_VERSION = 1
+
+
+class PairAgreement(TypedDict):
+    annotator_a: int  # user ids
+    annotator_b: int
+    shared: int
+    percent_agreement: float | None
+    cohen_kappa: float | None
+
+
+class ClassAgreement(TypedDict):
+    label: int  # class index into the report's classes
+    name: str
+    percent_agreement: float | None
+    kappa: float | None  # Fleiss' kappa of "is this class" vs "is not"
+
+
+class AnnotatorStats(TypedDict):
+    annotator: int
+    username: str
+    assigned: int
+    submitted: int
+    accepted: int
+    rejected: int  # assignments rejected at least once
+    rejection_rate: float | None
+    per_hour: float | None  # submissions per active hour
+    agreement_with_others: float | None
+
+
+class AgreementReport(TypedDict):
+    kind: Literal["agreement_report"]
+    version: int
+    classes: list[str]
+    overlapping_samples: int
+    percent_agreement: float | None
+    fleiss_kappa: float | None
+    pairs: list[PairAgreement]
+    per_class: list[ClassAgreement]
+    annotators: list[AnnotatorStats]
