@@ -8,6 +8,7 @@ import enDatasets from './locales/en/datasets.json';
 import enDeploy from './locales/en/deploy.json';
 import enErrors from './locales/en/errors.json';
 import enJobs from './locales/en/jobs.json';
+import enLabeling from './locales/en/labeling.json';
 import enProjects from './locales/en/projects.json';
 import enTokens from './locales/en/tokens.json';
 import enTraining from './locales/en/training.json';
@@ -22,6 +23,7 @@ import zhDatasets from './locales/zh-CN/datasets.json';
 import zhDeploy from './locales/zh-CN/deploy.json';
 import zhErrors from './locales/zh-CN/errors.json';
 import zhJobs from './locales/zh-CN/jobs.json';
+import zhLabeling from './locales/zh-CN/labeling.json';
 import zhProjects from './locales/zh-CN/projects.json';
 import zhTokens from './locales/zh-CN/tokens.json';
 import zhTraining from './locales/zh-CN/training.json';
@@ -44,6 +46,7 @@ export const NAMESPACES = [
   'tokens',
   'projects',
   'workers',
+  'labeling',
 ] as const;
 
 export const en = {
@@ -61,6 +64,7 @@ export const en = {
   tokens: enTokens,
   projects: enProjects,
   workers: enWorkers,
+  labeling: enLabeling,
 };
 
 export const zhCN: Record<keyof typeof en, ResourceKey> = {
@@ -78,6 +82,7 @@ export const zhCN: Record<keyof typeof en, ResourceKey> = {
   tokens: zhTokens,
   projects: zhProjects,
   workers: zhWorkers,
+  labeling: zhLabeling,
 };
 
 export const resources = { en, 'zh-CN': zhCN } as const;
