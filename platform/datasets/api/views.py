@@ -186,7 +186,9 @@ class DatasetViewSet(viewsets.ModelViewSet):
         require_role(user=request.user, workspace_id=dataset.workspace_id, action="annotate samples")
         body = BulkAnnotationsWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        items = annotations_bulk_write(dataset=dataset, items=body.validated_data["items"], user=request.user)
+        items = annotations_bulk_write(
+            dataset=dataset, items=body.validated_data["items"], actor=request.user
+        )
         return Response({"items": items})
 
     @extend_schema(
@@ -313,7 +315,7 @@ class LabelViewSet(DatasetChildMixin, viewsets.ModelViewSet):
     def destroy(self, request, *args, **kwargs):
         label = self.get_object()
         dry_run = _dry_run(request)
-        affected = label_delete(label=label, dry_run=dry_run)
+        affected = label_delete(label=label, dry_run=dry_run, actor=request.user)
         return Response({"label": label.pk, "affected_samples": affected, "dry_run": dry_run})
 
     @extend_schema(
@@ -329,7 +331,9 @@ class LabelViewSet(DatasetChildMixin, viewsets.ModelViewSet):
         into = Label.objects.filter(dataset=self.dataset, pk=body.validated_data["into"]).first()
         if into is None:
             raise ValidationError({"into": [f"No label {body.validated_data['into']} in this dataset."]})
-        affected = label_merge(label=label, into=into, dry_run=body.validated_data["dry_run"])
+        affected = label_merge(
+            label=label, into=into, dry_run=body.validated_data["dry_run"], actor=request.user
+        )
         return Response(
             {
                 "label": label.pk,
@@ -424,7 +428,7 @@ class SampleViewSet(
             revision=data["revision"],
             status=data.get("status"),
             annotations=data["annotations"],
-            user=request.user,
+            actor=request.user,
         )
         return Response(written)
 
@@ -447,6 +451,7 @@ class SampleViewSet(
             sample_id=sample.pk,
             label_id=body.validated_data["label"],
             label_version=body.validated_data["label_version"],
+            actor=request.user,
         )
         return Response(SampleSerializer(sample).data)
 
@@ -464,7 +469,10 @@ class SampleViewSet(
         body = BulkLabelSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         samples = samples_bulk_set_label(
-            dataset=self.dataset, label_id=body.validated_data["label"], items=body.validated_data["items"]
+            dataset=self.dataset,
+            label_id=body.validated_data["label"],
+            items=body.validated_data["items"],
+            actor=request.user,
         )
         return Response({"updated": len(samples), "samples": samples})
 

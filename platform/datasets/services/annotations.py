@@ -16,7 +16,17 @@ from django.db import transaction
 from django.db.models import F
 
 from datasets.exceptions import AnnotationConflict
-from datasets.models import ANNOTATION_TASKS, Annotation, AnnotationStatus, Dataset, Label, Sample
+from datasets.models import (
+    ANNOTATION_TASKS,
+    ActivityAction,
+    ActivitySource,
+    Annotation,
+    AnnotationStatus,
+    Dataset,
+    Label,
+    Sample,
+)
+from datasets.services.activity import activity_record, boxes_now, boxes_value, reset_review
 from workers.contracts.annotations import AnnotationRecord, SampleAnnotations
 from workers.contracts.annotations import AnnotationStatus as Status
 
@@ -153,7 +163,7 @@ def _labels_for_write(dataset: Dataset, names: set[str]) -> dict[str, Label]:
 
 
 def _write_rows(
-    *, samples: dict[int, Sample], items: list[dict[str, Any]], labels: dict[str, Label], user, prefix: str
+    *, samples: dict[int, Sample], items: list[dict[str, Any]], labels: dict[str, Label], actor, prefix: str
 ) -> dict[int, tuple[str, list[Annotation]]]:
     """Check every item against its sample; nothing is written until all pass."""
     checked: dict[int, tuple[str, list[Annotation]]] = {}
@@ -172,7 +182,7 @@ def _write_rows(
         ]
         for row in rows:
             row.sample = sample
-            row.created_by = user if getattr(user, "is_authenticated", False) else None
+            row.created_by = actor if getattr(actor, "is_authenticated", False) else None
         status = _status_of(given=item.get("status"), boxes=len(rows), where=where)
         checked[sample.pk] = (status, rows)
     return checked
@@ -195,22 +205,34 @@ def annotations_write(
     revision: int,
     annotations: list[dict[str, Any]],
     status: str | None = None,
-    user=None,
+    actor=None,
+    source: str = ActivitySource.MANUAL,
+    comment: str = "",
 ) -> SampleAnnotations:
     """Replace a sample's annotations if nobody wrote since ``revision``; 409 ``annotation_conflict``
     with the current state if someone did. ``status`` defaults to annotated (boxes) or unlabeled.
     e.g. ``annotations_write(dataset=d, sample_id=7, revision=0, annotations=[{"kind": "box",
-    "label": "cat", "geometry": {"x": 4, "y": 5, "width": 20, "height": 30}}])``"""
+    "label": "cat", "geometry": {"x": 4, "y": 5, "width": 20, "height": 30}}], actor=user)``. The
+    change is logged (``actor``, ``source``) and the sample is unreviewed again unless a reviewer
+    wrote it."""
     return annotations_bulk_write(
         dataset=dataset,
         items=[{"sample": sample_id, "revision": revision, "status": status, "annotations": annotations}],
-        user=user,
+        actor=actor,
+        source=source,
+        comment=comment,
         single=True,
     )[0]
 
 
 def annotations_bulk_write(
-    *, dataset: Dataset, items: list[dict[str, Any]], user=None, single: bool = False
+    *,
+    dataset: Dataset,
+    items: list[dict[str, Any]],
+    actor=None,
+    source: str = ActivitySource.BULK,
+    comment: str = "",
+    single: bool = False,
 ) -> list[SampleAnnotations]:
     """All or nothing: each item is ``{"sample", "revision", "status"?, "annotations"}``; if any sample
     changed since its revision nothing is saved and the 409 lists the current state of those."""
@@ -252,8 +274,18 @@ def annotations_bulk_write(
                 conflicts=current,
             )
         checked = _write_rows(
-            samples=samples, items=items, labels=labels, user=user, prefix="" if single else "items[{i}]."
+            samples=samples, items=items, labels=labels, actor=actor, prefix="" if single else "items[{i}]."
         )
+        before = {pk: boxes_value(samples[pk].annotation_status, rows) for pk, rows in boxes_now(ids).items()}
         _save(checked)
+        activity_record(
+            dataset=dataset,
+            entries=[(pk, before[pk], boxes_value(status, rows)) for pk, (status, rows) in checked.items()],
+            action=ActivityAction.ANNOTATIONS,
+            source=source,
+            actor=actor,
+            comment=comment,
+        )
+        reset_review(sample_ids=ids, source=source)
         written = {entry["sample"]: entry for entry in _current_of(ids, dataset)}
         return [written[pk] for pk in ids]

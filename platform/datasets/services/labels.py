@@ -12,7 +12,23 @@ from django.db.models import F, Max
 
 from datasets.exceptions import LabelConflict, LabelDeleted
 from datasets.label_order import RESERVED_KEYS
-from datasets.models import ANNOTATION_TASKS, Annotation, AnnotationStatus, Dataset, Label, Sample
+from datasets.models import (
+    ANNOTATION_TASKS,
+    ActivityAction,
+    ActivitySource,
+    Annotation,
+    AnnotationStatus,
+    Dataset,
+    Label,
+    Sample,
+)
+from datasets.services.activity import (
+    activity_record,
+    boxes_now,
+    boxes_value,
+    label_value,
+    reset_review,
+)
 
 #: Distinct colours, none repeated before the 21st label (the frontend has the same list, for
 #: labels without a colour). Labels get them in order: the first colour no other label has.
@@ -190,49 +206,93 @@ def _lock_labels(*pks: int) -> dict[int, Label]:
     return {lab.pk: lab for lab in Label.objects.select_for_update().filter(pk__in=pks).order_by("pk")}
 
 
-def _move_samples(label: Label, *, to: Label | None, dry_run: bool) -> int:
+def _move_samples(label: Label, *, to: Label | None, dry_run: bool, actor: Any = None) -> int:
     """Give ``label``'s samples the label ``to`` (None: unlabeled) and delete ``label``, unless
     ``dry_run``. Returns how many samples change. Object detection: the label's boxes move to
-    ``to``, or are deleted with it (an image left without boxes is unlabeled again)."""
+    ``to``, or are deleted with it (an image left without boxes is unlabeled again). Each changed
+    sample gets a log entry (source ``label_change``, one insert); a sample left unlabeled is
+    unreviewed again, a merged one keeps its review (the same objects under one name)."""
     if label.dataset.task_type in ANNOTATION_TASKS:
-        return _move_boxes(label, to=to, dry_run=dry_run)
+        return _move_boxes(label, to=to, dry_run=dry_run, actor=actor)
     samples = Sample.objects.filter(dataset_id=label.dataset_id, label_id=label.pk)
-    affected = samples.count()
-    if not dry_run:
-        samples.update(label=to, label_version=F("label_version") + 1)
-        Label.objects.filter(pk=label.pk).delete()
-    return affected
+    if dry_run:
+        return samples.count()
+    ids = list(samples.order_by("pk").values_list("pk", flat=True))
+    samples.update(label=to, label_version=F("label_version") + 1)
+    before = label_value(label.pk, label.name)
+    after = label_value(to.pk if to else None, to.name if to else None)
+    activity_record(
+        dataset=label.dataset,
+        entries=[(pk, before, after) for pk in ids],
+        action=ActivityAction.LABEL,
+        source=ActivitySource.LABEL_CHANGE,
+        actor=actor,
+    )
+    if to is None:
+        reset_review(sample_ids=ids, source=ActivitySource.LABEL_CHANGE)
+    Label.objects.filter(pk=label.pk).delete()
+    return len(ids)
 
 
-def _move_boxes(label: Label, *, to: Label | None, dry_run: bool) -> int:
+def _move_boxes(label: Label, *, to: Label | None, dry_run: bool, actor: Any = None) -> int:
     boxes = Annotation.objects.filter(label_id=label.pk)
     sample_ids = list(boxes.order_by().values_list("sample_id", flat=True).distinct())
     if dry_run:
         return len(sample_ids)
     # lock the samples as annotation writes do, so a write in flight is refused (its revision is stale)
-    list(Sample.objects.select_for_update().filter(pk__in=sample_ids).order_by("pk").values_list("pk"))
+    statuses = dict(
+        Sample.objects.select_for_update()
+        .filter(pk__in=sample_ids)
+        .order_by("pk")
+        .values_list("pk", "annotation_status")
+    )
+    before = {pk: boxes_value(statuses[pk], rows) for pk, rows in boxes_now(sample_ids).items()}
     if to is None:
         boxes.delete()
     else:
         boxes.update(label=to)
     Sample.objects.filter(pk__in=sample_ids).update(label_version=F("label_version") + 1)
-    Sample.objects.filter(pk__in=sample_ids, annotation_status=AnnotationStatus.ANNOTATED).exclude(
-        pk__in=Annotation.objects.filter(sample_id__in=sample_ids).values("sample_id")
-    ).update(annotation_status=AnnotationStatus.UNLABELED)
+    emptied = list(
+        Sample.objects.filter(pk__in=sample_ids, annotation_status=AnnotationStatus.ANNOTATED)
+        .exclude(pk__in=Annotation.objects.filter(sample_id__in=sample_ids).values("sample_id"))
+        .values_list("pk", flat=True)
+    )
+    Sample.objects.filter(pk__in=emptied).update(annotation_status=AnnotationStatus.UNLABELED)
+    after: dict[int, dict[str, Any]] = {}
+    for pk, value in before.items():
+        moved = (
+            [b for b in value["boxes"] if b["label"] != label.pk]
+            if to is None
+            else [
+                {**b, "label": to.pk, "label_name": to.name} if b["label"] == label.pk else b
+                for b in value["boxes"]
+            ]
+        )
+        status = AnnotationStatus.UNLABELED if pk in emptied else value["status"]
+        after[pk] = {"status": status, "boxes": moved}
+    activity_record(
+        dataset=label.dataset,
+        entries=[(pk, before[pk], after[pk]) for pk in sorted(before)],
+        action=ActivityAction.ANNOTATIONS,
+        source=ActivitySource.LABEL_CHANGE,
+        actor=actor,
+    )
+    if to is None:
+        reset_review(sample_ids=sample_ids, source=ActivitySource.LABEL_CHANGE)
     Label.objects.filter(pk=label.pk).delete()
     return len(sample_ids)
 
 
 @transaction.atomic
-def label_delete(*, label: Label, dry_run: bool = False) -> int:
+def label_delete(*, label: Label, dry_run: bool = False, actor: Any = None) -> int:
     """Delete a label; its samples become unlabeled. Returns how many samples change."""
     if not _lock_labels(label.pk):
         raise NotFound(f"Label {label.pk} no longer exists.")
-    return _move_samples(label, to=None, dry_run=dry_run)
+    return _move_samples(label, to=None, dry_run=dry_run, actor=actor)
 
 
 @transaction.atomic
-def label_merge(*, label: Label, into: Label, dry_run: bool = False) -> int:
+def label_merge(*, label: Label, into: Label, dry_run: bool = False, actor: Any = None) -> int:
     """Move ``label``'s samples to ``into`` and delete ``label``. Returns how many samples change."""
     if into.pk == label.pk:
         raise field_error("into", "A label cannot be merged into itself.")
@@ -243,7 +303,7 @@ def label_merge(*, label: Label, into: Label, dry_run: bool = False) -> int:
         raise LabelDeleted(f"Label {into.pk} no longer exists; reload the labels.", field="into")
     if label.pk not in locked:
         raise NotFound(f"Label {label.pk} no longer exists.")
-    return _move_samples(label, to=into, dry_run=dry_run)
+    return _move_samples(label, to=into, dry_run=dry_run, actor=actor)
 
 
 # --- label writes on samples (optimistic concurrency) ---------------------------------------------
@@ -272,32 +332,148 @@ def _current(sample: Mapping[str, Any]) -> dict:
     }
 
 
-def sample_set_label(*, dataset: Dataset, sample_id: int, label_id: int | None, label_version: int) -> Sample:
+def _locked_samples(*, dataset: Dataset, ids: list[int]) -> dict[int, dict[str, Any]]:
+    """The samples' current label and version, locked (in id order) until our transaction ends."""
+    return {
+        row["pk"]: dict(row)
+        for row in Sample.objects.select_for_update(of=("self",))
+        .filter(dataset=dataset, pk__in=ids)
+        .order_by("pk")
+        .values("pk", "label_id", "label__name", "label_version")
+    }
+
+
+def _write_labels(
+    *,
+    dataset: Dataset,
+    seen: dict[int, dict[str, Any]],
+    targets: dict[int, Label | None],
+    actor: Any,
+    source: str,
+    comment: str = "",
+) -> list[dict]:
+    """Give each sample its target label (samples already checked and locked), log the changes and
+    make the samples unreviewed again (unless a reviewer wrote). Returns the new versions."""
+    by_label: dict[int | None, list[int]] = {}
+    for pk, label in targets.items():
+        by_label.setdefault(label.pk if label else None, []).append(pk)
+    for label_id, pks in by_label.items():
+        Sample.objects.filter(pk__in=pks).update(label_id=label_id, label_version=F("label_version") + 1)
+    activity_record(
+        dataset=dataset,
+        entries=[
+            (
+                pk,
+                label_value(seen[pk]["label_id"], seen[pk]["label__name"]),
+                label_value(label.pk if label else None, label.name if label else None),
+            )
+            for pk, label in targets.items()
+        ],
+        action=ActivityAction.LABEL,
+        source=source,
+        actor=actor,
+        comment=comment,
+    )
+    reset_review(sample_ids=list(targets), source=source)
+    return [
+        {"id": pk, "label": label_id, "label_version": version}
+        for pk, label_id, version in Sample.objects.filter(pk__in=list(targets))
+        .order_by("pk")
+        .values_list("pk", "label_id", "label_version")
+    ]
+
+
+def sample_set_label(
+    *,
+    dataset: Dataset,
+    sample_id: int,
+    label_id: int | None,
+    label_version: int,
+    actor: Any = None,
+    source: str = ActivitySource.MANUAL,
+    comment: str = "",
+) -> Sample:
     """Label one sample if nobody changed it since ``label_version``; 409 with the current value if
-    someone did. e.g. ``sample_set_label(dataset=d, sample_id=7, label_id=3, label_version=0)``"""
+    someone did. The change is logged (``actor``, ``source``) and the sample is unreviewed again.
+    e.g. ``sample_set_label(dataset=d, sample_id=7, label_id=3, label_version=0, actor=user)``"""
     with transaction.atomic():
         label = _label_for_write(dataset=dataset, label_id=label_id)
-        changed = Sample.objects.filter(pk=sample_id, dataset=dataset, label_version=label_version).update(
-            label=label, label_version=F("label_version") + 1
-        )
-        if changed != 1:
-            current = (
-                Sample.objects.filter(pk=sample_id, dataset=dataset)
-                .values("pk", "label_id", "label__name", "label_version")
-                .first()
-            )
-            if current is None:
-                raise NotFound(f"Sample {sample_id} does not exist in this dataset.")
+        seen = _locked_samples(dataset=dataset, ids=[sample_id])
+        if sample_id not in seen:
+            raise NotFound(f"Sample {sample_id} does not exist in this dataset.")
+        current = seen[sample_id]
+        if current["label_version"] != label_version:
             raise LabelConflict(
                 f"Sample {sample_id} was relabeled by someone else (its label_version is now "
                 f"{current['label_version']}, you sent {label_version}); nothing was saved.",
                 field="label_version",
                 current=_current(current),
             )
+        _write_labels(
+            dataset=dataset,
+            seen=seen,
+            targets={sample_id: label},
+            actor=actor,
+            source=source,
+            comment=comment,
+        )
     return Sample.objects.select_related("label").get(pk=sample_id)
 
 
-def samples_bulk_set_label(*, dataset: Dataset, label_id: int | None, items: list[dict]) -> list[dict]:
+def samples_set_labels(
+    *, dataset: Dataset, changes: list[dict], actor: Any = None, source: str = ActivitySource.BULK
+) -> list[dict]:
+    """All or nothing, each sample its own label: every change is ``{"id", "label" (id or None),
+    "label_version"}``; if any sample changed meanwhile nothing is saved and the 409 lists the current
+    values. Returns the new versions. e.g. ``samples_set_labels(dataset=d, changes=[{"id": 7,
+    "label": 3, "label_version": 0}, {"id": 8, "label": 4, "label_version": 2}], actor=user,
+    source="suggestion")``"""
+    ids = [change["id"] for change in changes]
+    if len(set(ids)) != len(ids):
+        raise field_error("changes", "Each sample may appear once.")
+    with transaction.atomic():
+        wanted = sorted({change["label"] for change in changes if change["label"] is not None})
+        labels = {
+            lab.pk: lab
+            for lab in Label.objects.select_for_update(no_key=True)
+            .filter(pk__in=wanted, dataset=dataset)
+            .order_by("pk")
+        }
+        gone = [pk for pk in wanted if pk not in labels]
+        if gone:
+            raise LabelDeleted(
+                f"Label(s) {gone[:20]} do not exist in this dataset (they may have just been deleted or "
+                "merged); nothing was saved. Reload the labels and try again.",
+                field="changes",
+            )
+        seen = _locked_samples(dataset=dataset, ids=ids)
+        missing = sorted(set(ids) - set(seen))
+        if missing:
+            raise field_error("changes", f"No sample(s) {missing[:20]} in this dataset; nothing was saved.")
+        stale = [
+            change["id"]
+            for change in changes
+            if seen[change["id"]]["label_version"] != change["label_version"]
+        ]
+        if stale:
+            raise LabelConflict(
+                f"{len(stale)} of the {len(ids)} samples were relabeled by someone else since you loaded "
+                "them; nothing was saved.",
+                field="changes",
+                conflicts=[_current(seen[pk]) for pk in stale],
+            )
+        targets = {change["id"]: labels.get(change["label"]) for change in changes}
+        return _write_labels(dataset=dataset, seen=seen, targets=targets, actor=actor, source=source)
+
+
+def samples_bulk_set_label(
+    *,
+    dataset: Dataset,
+    label_id: int | None,
+    items: list[dict],
+    actor: Any = None,
+    source: str = ActivitySource.BULK,
+) -> list[dict]:
     """All or nothing: every item is ``{"id", "label_version"}``; if any sample changed meanwhile,
     nothing is saved and the 409 lists the current values. Returns the new versions."""
     ids = [item["id"] for item in items]
@@ -305,33 +481,21 @@ def samples_bulk_set_label(*, dataset: Dataset, label_id: int | None, items: lis
         raise field_error("items", "Each sample may appear once.")
     with transaction.atomic():
         label = _label_for_write(dataset=dataset, label_id=label_id)
-        seen = dict(
-            Sample.objects.select_for_update()
-            .filter(dataset=dataset, pk__in=ids)
-            .order_by("pk")
-            .values_list("pk", "label_version")
-        )
+        seen = _locked_samples(dataset=dataset, ids=ids)
         missing = sorted(set(ids) - set(seen))
         if missing:
             raise field_error("items", f"No sample(s) {missing[:20]} in this dataset; nothing was saved.")
-        stale = [item["id"] for item in items if seen[item["id"]] != item["label_version"]]
+        stale = [item["id"] for item in items if seen[item["id"]]["label_version"] != item["label_version"]]
         if stale:
-            current = Sample.objects.filter(pk__in=stale).values(
-                "pk", "label_id", "label__name", "label_version"
-            )
             raise LabelConflict(
                 f"{len(stale)} of the {len(ids)} samples were relabeled by someone else since you loaded "
                 "them; nothing was saved.",
                 field="items",
-                conflicts=[_current(row) for row in current],
+                conflicts=[_current(seen[pk]) for pk in stale],
             )
-        Sample.objects.filter(pk__in=ids).update(label=label, label_version=F("label_version") + 1)
-        return [
-            {"id": pk, "label": label_id, "label_version": version}
-            for pk, version in Sample.objects.filter(pk__in=ids)
-            .order_by("pk")
-            .values_list("pk", "label_version")
-        ]
+        return _write_labels(
+            dataset=dataset, seen=seen, targets=dict.fromkeys(ids, label), actor=actor, source=source
+        )
 
 
 def sample_delete(*, sample: Sample) -> None:

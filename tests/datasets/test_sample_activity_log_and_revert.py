@@ -1,0 +1,115 @@
+"""Every label, box and review change of a sample is logged (who, from where, before and after);
+writes outside a review make a reviewed sample unreviewed again; a change can be reverted from the
+log unless the sample changed since (409 label_conflict)."""
+
+from __future__ import annotations
+
+import pytest
+from datasets.exceptions import LabelConflict
+from datasets.models import ReviewStatus, Sample, SampleActivity
+from datasets.services.activity import activity_revert, samples_set_review
+from datasets.services.annotations import annotations_write
+from datasets.services.labels import label_delete, label_merge, sample_set_label, samples_set_labels
+
+from tests.datasets import factories
+
+pytestmark = pytest.mark.django_db
+
+
+def box(label: str, x: float, y: float, w: float, h: float) -> dict:
+    return {"kind": "box", "label": label, "geometry": {"x": x, "y": y, "width": w, "height": h}}
+
+
+@pytest.fixture
+def classification(tenants):
+    dataset = factories.dataset(tenants["project_a"], name="Pets")
+    cat, dog = factories.label(dataset, "cat"), factories.label(dataset, "dog")
+    samples = [factories.sample(dataset) for _ in range(3)]
+    return dataset, cat, dog, samples
+
+
+def log_of(sample: Sample) -> list[tuple[str, str, object, object]]:
+    return [(a.action, a.source, a.before, a.after) for a in SampleActivity.objects.filter(sample=sample)]
+
+
+def test_label_writes_are_logged_and_unreview_the_sample(classification, tenants):
+    dataset, cat, dog, (one, two, three) = classification
+    alice = tenants["alice"]
+    sample_set_label(dataset=dataset, sample_id=one.pk, label_id=cat.pk, label_version=0, actor=alice)
+    samples_set_review(dataset=dataset, sample_ids=[one.pk], status=ReviewStatus.ACCEPTED, actor=alice)
+    assert Sample.objects.get(pk=one.pk).review_status == ReviewStatus.ACCEPTED
+
+    samples_set_labels(
+        dataset=dataset,
+        changes=[
+            {"id": one.pk, "label": dog.pk, "label_version": 1},
+            {"id": two.pk, "label": cat.pk, "label_version": 0},
+        ],
+        actor=alice,
+        source="suggestion",
+    )
+    assert Sample.objects.get(pk=one.pk).review_status == ReviewStatus.UNREVIEWED
+    cat_entry = {"label": cat.pk, "label_name": "cat"}
+    dog_entry = {"label": dog.pk, "label_name": "dog"}
+    nothing = {"label": None, "label_name": None}
+    assert log_of(one) == [
+        ("label", "suggestion", cat_entry, dog_entry),
+        ("review", "review", {"review_status": "unreviewed"}, {"review_status": "accepted"}),
+        ("label", "manual", nothing, cat_entry),
+    ]
+    assert SampleActivity.objects.filter(sample=one)[0].actor == alice
+    assert log_of(three) == []
+
+    # a merge logs every moved sample in one go; a delete leaves them unlabeled
+    assert label_merge(label=cat, into=dog, actor=alice) == 1
+    assert log_of(two)[0] == ("label", "label_change", cat_entry, dog_entry)
+    assert label_delete(label=dog, actor=alice) == 2
+    assert log_of(one)[0] == ("label", "label_change", dog_entry, nothing)
+
+
+def test_revert_restores_before_and_refuses_when_the_sample_changed_since(classification, tenants):
+    dataset, cat, dog, (one, *_) = classification
+    alice, bob = tenants["alice"], tenants["bob"]
+    sample_set_label(dataset=dataset, sample_id=one.pk, label_id=cat.pk, label_version=0, actor=alice)
+    sample_set_label(dataset=dataset, sample_id=one.pk, label_id=dog.pk, label_version=1, actor=bob)
+    to_cat, to_dog = SampleActivity.objects.filter(sample=one).order_by("id")
+
+    with pytest.raises(LabelConflict) as refused:
+        activity_revert(dataset=dataset, activity=to_cat, actor=alice)
+    assert refused.value.code == "label_conflict"
+    assert Sample.objects.get(pk=one.pk).label_id == dog.pk
+
+    entry = activity_revert(dataset=dataset, activity=to_dog, actor=alice)
+    assert (entry.source, entry.reverts_id, entry.actor) == ("revert", to_dog.pk, alice)
+    assert entry.after == {"label": cat.pk, "label_name": "cat"}
+    assert Sample.objects.get(pk=one.pk).label_id == cat.pk
+    # now the first change is the latest one again: it can be reverted back to unlabeled
+    activity_revert(dataset=dataset, activity=to_cat, actor=alice)
+    assert Sample.objects.get(pk=one.pk).label_id is None
+
+
+def test_box_changes_are_logged_and_reverted(tenants):
+    dataset = factories.dataset(tenants["project_a"], name="Street", task_type="object_detection")
+    factories.label(dataset, "cat"), factories.label(dataset, "dog")
+    sample = factories.sample(dataset, width=64, height=48)
+    alice = tenants["alice"]
+    annotations_write(
+        dataset=dataset, sample_id=sample.pk, revision=0, annotations=[box("cat", 1, 2, 10, 10)], actor=alice
+    )
+    annotations_write(
+        dataset=dataset,
+        sample_id=sample.pk,
+        revision=1,
+        annotations=[box("cat", 1, 2, 10, 10), box("dog", 20, 20, 5, 5)],
+        actor=alice,
+        source="task",
+    )
+    latest, first = SampleActivity.objects.filter(sample=sample)
+    assert (first.before, first.source) == ({"status": "unlabeled", "boxes": []}, "manual")
+    assert [b["label_name"] for b in latest.after["boxes"]] == ["cat", "dog"]
+    assert latest.source == "task" and len(latest.before["boxes"]) == 1
+
+    entry = activity_revert(dataset=dataset, activity=latest, actor=alice)
+    assert entry.action == "annotations" and entry.source == "revert"
+    sample.refresh_from_db()
+    assert sample.annotations.count() == 1 and sample.label_version == 3
