@@ -166,6 +166,22 @@ def dataset_versions(world, n):
     return {"dataset_id": dataset.pk}
 
 
+def quality_reports(world, n):
+    from datasets.models import QualityReport
+
+    from tests.jobs.factories import job
+
+    version = _dataset_version(world)
+    for i in range(n):
+        QualityReport.objects.create(
+            dataset=version.dataset,
+            version=version if i % 2 else None,
+            job=job(world["project_a"], kind="datasets.quality_report"),
+            created_by=world["alice"],
+        )
+    return {"dataset_id": version.dataset_id}
+
+
 def deployments(world, n):
     from tests.deploy.factories import deployment
 
@@ -352,6 +368,7 @@ ROUTES: dict[str, Route] = {
     "/api/v1/datasets/{dataset_id}/labels/": Route(labels, 4),
     "/api/v1/datasets/{dataset_id}/samples/": Route(samples, 4),
     "/api/v1/datasets/{dataset_id}/versions/": Route(dataset_versions, 3),
+    "/api/v1/datasets/{dataset_id}/quality-reports/": Route(quality_reports, 3),
     "/api/v1/deployments/": Route(deployments, 3),
     "/api/v1/deployments/{deployment_id}/keys/": Route(deployment_keys, 3),
     "/api/v1/invitations/": Route(invitations, 2),

@@ -82,6 +82,8 @@ OBJECT_ROUTES = {
     "dataset-import-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["import"].pk},
     "dataset-version-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
     "dataset-version-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["version"].pk},
+    "dataset-quality-report-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
+    "dataset-quality-report-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": quality_report(t).pk},
     "dataset-sample-annotations": lambda t: {
         "dataset_id": detection_sample(t).dataset_id,
         "pk": detection_sample(t).pk,
@@ -249,6 +251,15 @@ def invitation_to_alice(world: dict):
             workspace=world["ws_b"], username="alice", role="viewer", by=world["bob"]
         )
     return world["invitation_to_alice"]
+
+
+def quality_report(world: dict):
+    """A finished quality report of project A's dataset (its row only: nothing runs it)."""
+    if "quality_report" not in world:
+        from datasets.models import QualityReport
+
+        world["quality_report"] = QualityReport.objects.create(dataset=ds(world)["dataset"], status="failed")
+    return world["quality_report"]
 
 
 def training_job(world: dict):

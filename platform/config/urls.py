@@ -3,6 +3,7 @@ from __future__ import annotations
 from accounts.api.views import ApiTokenViewSet, CsrfView, LoginView, LogoutView, MeView, UserViewSet
 from accounts.views import admin_login
 from automl.api.views import StudyViewSet
+from datasets.api.quality import QualityReportViewSet
 from datasets.api.views import (
     DatasetVersionViewSet,
     DatasetViewSet,
@@ -57,6 +58,9 @@ router.register("datasets/<id:dataset_id>/labels", LabelViewSet, basename="datas
 router.register("datasets/<id:dataset_id>/samples", SampleViewSet, basename="dataset-sample")
 router.register("datasets/<id:dataset_id>/imports", ImportBatchViewSet, basename="dataset-import")
 router.register("datasets/<id:dataset_id>/versions", DatasetVersionViewSet, basename="dataset-version")
+router.register(
+    "datasets/<id:dataset_id>/quality-reports", QualityReportViewSet, basename="dataset-quality-report"
+)
 router.register("training-jobs", TrainingJobViewSet, basename="training-job")
 router.register("model-versions", ModelVersionViewSet, basename="model-version")
 router.register("backbones", BackboneViewSet, basename="backbone")

@@ -195,6 +195,7 @@ SPECTACULAR_SETTINGS = {
         "TargetTypeEnum": ["classes", "numeric"],
         "KindEnum": "deploy.models.PackageKind",
         "QueueWaitReasonEnum": ["no_worker", "workers_busy", "next"],  # jobs.selectors.queue_states
+        "FindingCodeEnum": "workers.contracts.quality.FINDING_CODES",  # a quality finding's code
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
