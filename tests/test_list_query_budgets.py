@@ -155,6 +155,24 @@ def samples(world, n):
     return {"dataset_id": dataset.pk}
 
 
+def activity(world, n):
+    from datasets.services.labels import sample_set_label
+
+    from tests.datasets.factories import label, sample
+
+    dataset = _dataset(world)
+    for _ in range(n):
+        row = sample(dataset)
+        sample_set_label(
+            dataset=dataset,
+            sample_id=row.pk,
+            label_id=label(dataset).pk,
+            label_version=0,
+            actor=world["alice"],
+        )
+    return {"dataset_id": dataset.pk}
+
+
 def dataset_versions(world, n):
     from datasets.services import dataset_version_create
 
@@ -368,6 +386,7 @@ ROUTES: dict[str, Route] = {
     "/api/v1/datasets/{dataset_id}/labels/": Route(labels, 4),
     "/api/v1/datasets/{dataset_id}/samples/": Route(samples, 4),
     "/api/v1/datasets/{dataset_id}/versions/": Route(dataset_versions, 3),
+    "/api/v1/datasets/{dataset_id}/activity/": Route(activity, 3),
     "/api/v1/datasets/{dataset_id}/quality-reports/": Route(quality_reports, 3),
     "/api/v1/deployments/": Route(deployments, 3),
     "/api/v1/deployments/{deployment_id}/keys/": Route(deployment_keys, 3),

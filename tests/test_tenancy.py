@@ -82,6 +82,9 @@ OBJECT_ROUTES = {
     "dataset-import-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["import"].pk},
     "dataset-version-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
     "dataset-version-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["version"].pk},
+    "dataset-activity-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
+    "dataset-activity-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": activity_entry(t).pk},
+    "dataset-activity-revert": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": activity_entry(t).pk},
     "dataset-quality-report-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
     "dataset-quality-report-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": quality_report(t).pk},
     "dataset-sample-annotations": lambda t: {
@@ -251,6 +254,36 @@ def invitation_to_alice(world: dict):
             workspace=world["ws_b"], username="alice", role="viewer", by=world["bob"]
         )
     return world["invitation_to_alice"]
+
+
+def quality_report(world: dict):
+    """A finished quality report of project A's dataset (its row only: nothing runs it)."""
+    if "quality_report" not in world:
+        from datasets.models import QualityReport
+
+        world["quality_report"] = QualityReport.objects.create(dataset=ds(world)["dataset"], status="failed")
+    return world["quality_report"]
+
+
+def activity_entry(world: dict):
+    """A logged label change of project A's dataset (a sample relabeled to the other label)."""
+    if "activity_entry" not in world:
+        from datasets.models import Sample, SampleActivity
+        from datasets.services.labels import sample_set_label
+
+        sample = Sample.objects.get(pk=ds(world)["sample"].pk)
+        other = (
+            ds(world)["other_label"] if sample.label_id != ds(world)["other_label"].pk else ds(world)["label"]
+        )
+        sample_set_label(
+            dataset=sample.dataset,
+            sample_id=sample.pk,
+            label_id=other.pk,
+            label_version=sample.label_version,
+            actor=world["alice"],
+        )
+        world["activity_entry"] = SampleActivity.objects.filter(sample=sample).first()
+    return world["activity_entry"]
 
 
 def quality_report(world: dict):

@@ -3,6 +3,7 @@ from __future__ import annotations
 from accounts.api.views import ApiTokenViewSet, CsrfView, LoginView, LogoutView, MeView, UserViewSet
 from accounts.views import admin_login
 from automl.api.views import StudyViewSet
+from datasets.api.activity import SampleActivityViewSet
 from datasets.api.quality import QualityReportViewSet
 from datasets.api.views import (
     DatasetVersionViewSet,
@@ -58,6 +59,7 @@ router.register("datasets/<id:dataset_id>/labels", LabelViewSet, basename="datas
 router.register("datasets/<id:dataset_id>/samples", SampleViewSet, basename="dataset-sample")
 router.register("datasets/<id:dataset_id>/imports", ImportBatchViewSet, basename="dataset-import")
 router.register("datasets/<id:dataset_id>/versions", DatasetVersionViewSet, basename="dataset-version")
+router.register("datasets/<id:dataset_id>/activity", SampleActivityViewSet, basename="dataset-activity")
 router.register(
     "datasets/<id:dataset_id>/quality-reports", QualityReportViewSet, basename="dataset-quality-report"
 )

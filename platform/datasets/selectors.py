@@ -11,6 +11,7 @@ from django.db.models import (
     Avg,
     Case,
     Count,
+    Exists,
     F,
     IntegerField,
     Max,
@@ -38,6 +39,7 @@ from datasets.models import (
     ImportBatch,
     Label,
     Sample,
+    SampleActivity,
     TaskType,
     VersionSample,
 )
@@ -182,6 +184,7 @@ def sample_list(
     ids: list[int] | None = None,
     annotation_status: str | None = None,
     box_label: int | None = None,
+    review_status: str | None = None,
 ) -> SampleList:
     """Samples of a dataset, filtered, in id order, with the dataset's counts. The filtered count
     is taken from the counts when the filter is by label alone (the common case), so a page costs
@@ -237,6 +240,9 @@ def sample_list(
         known = None
     if ids is not None:
         queryset = queryset.filter(pk__in=ids)
+        known = None
+    if review_status is not None:
+        queryset = queryset.filter(review_status=review_status)
         known = None
     return SampleList(queryset=queryset, count=known, counts=counts, version=found_version)
 
@@ -435,3 +441,24 @@ def export_rows(*, dataset: Dataset, version: DatasetVersion | None, fields: lis
     samples = Sample.objects.filter(dataset=dataset).order_by("pk")
     names = ["label__name" if f == "label" else f for f in fields]
     return ((*row, "") for row in samples.values_list(*names).iterator(chunk_size=2000))
+
+
+def activity_of(*, dataset: Dataset, sample_id: int | None = None) -> QuerySet[SampleActivity]:
+    """The dataset's activity log (one sample's with ``sample_id``), newest first, with the actor,
+    the sample's current label and review, and ``is_latest``: no later entry of the same action on
+    the sample (what a revert checks for boxes)."""
+    entries = SampleActivity.objects.filter(dataset=dataset)
+    if sample_id is not None:
+        entries = entries.filter(sample_id=sample_id)
+    newer = SampleActivity.objects.filter(
+        sample_id=OuterRef("sample_id"), action=OuterRef("action"), pk__gt=OuterRef("pk")
+    )
+    return (
+        entries.select_related("actor")
+        .annotate(
+            is_latest=~Exists(newer),
+            sample_label_id=F("sample__label_id"),
+            sample_review_status=F("sample__review_status"),
+        )
+        .order_by("-id")
+    )

@@ -113,3 +113,43 @@ def test_box_changes_are_logged_and_reverted(tenants):
     assert entry.action == "annotations" and entry.source == "revert"
     sample.refresh_from_db()
     assert sample.annotations.count() == 1 and sample.label_version == 3
+
+
+def test_the_api_lists_a_samples_log_newest_first_and_reverts(classification, tenants, api_client):
+    dataset, cat, dog, (one, two, _) = classification
+    client = api_client(tenants["alice"])
+    base = f"/api/v1/datasets/{dataset.pk}"
+    assert (
+        client.patch(
+            f"{base}/samples/{one.pk}/", {"label": cat.pk, "label_version": 0}, format="json"
+        ).status_code
+        == 200
+    )
+    assert (
+        client.patch(
+            f"{base}/samples/{one.pk}/", {"label": dog.pk, "label_version": 1}, format="json"
+        ).status_code
+        == 200
+    )
+    assert (
+        client.patch(
+            f"{base}/samples/{two.pk}/", {"label": dog.pk, "label_version": 0}, format="json"
+        ).status_code
+        == 200
+    )
+
+    page = client.get(f"{base}/activity/", {"sample": one.pk}).json()
+    assert page["count"] == 2
+    latest, first = page["results"]
+    assert (latest["actor_username"], latest["source"], latest["action"]) == ("alice", "manual", "label")
+    assert latest["before"] == {"label": cat.pk, "label_name": "cat"}
+    assert (latest["can_revert"], first["can_revert"]) == (True, False)
+
+    refused = client.post(f"{base}/activity/{first['id']}/revert/")
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "label_conflict"
+    reverted = client.post(f"{base}/activity/{latest['id']}/revert/")
+    assert reverted.status_code == 200, reverted.content
+    assert (reverted.json()["source"], reverted.json()["reverts"]) == ("revert", latest["id"])
+    assert client.get(f"{base}/samples/{one.pk}/").json()["label"] == cat.pk
+    assert client.get(f"{base}/activity/").json()["count"] == 4
+    assert client.get(f"{base}/activity/", {"sample": "x"}).status_code == 400
