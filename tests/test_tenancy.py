@@ -86,7 +86,10 @@ OBJECT_ROUTES = {
     "dataset-activity-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": activity_entry(t).pk},
     "dataset-activity-revert": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": activity_entry(t).pk},
     "dataset-quality-report-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
-    "dataset-quality-report-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": quality_report(t).pk},
+    "dataset-quality-report-detail": lambda t: {
+        "dataset_id": ds(t)["dataset"].pk,
+        "pk": quality_report(t).pk,
+    },
     "dataset-sample-annotations": lambda t: {
         "dataset_id": detection_sample(t).dataset_id,
         "pk": detection_sample(t).pk,
