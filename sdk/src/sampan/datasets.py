@@ -608,6 +608,25 @@ class Dataset(Resource[schema.Dataset]):
         )
         return result["items"]
 
+    # --- activity log -----------------------------------------------------------------------------
+
+    def activity(self, sample: int | Mapping[str, Any] | None = None) -> builtins.list[schema.SampleActivity]:
+        """The activity log, newest first: who changed which label, boxes or review of a sample,
+        when and from where (``source``: manual, bulk, suggestion, task, review, revert,
+        label_change), with the value ``before`` and ``after``. ``sample`` narrows it to one sample.
+        e.g. ``dataset.activity(sample=7)[0]["after"]`` -> ``{"label": 3, "label_name": "cat"}``"""
+        params = {"sample": None if sample is None else _id(sample)}
+        return list(self._client.http.paginate(f"datasets/{self.id}/activity/", **params))
+
+    def revert(self, activity: int | Mapping[str, Any]) -> schema.SampleActivity:
+        """Put a sample back to its value before this activity entry; answers the new entry
+        (``source`` ``"revert"``). :class:`sampan.Conflict` (``label_conflict``) when the sample
+        changed since that entry."""
+        entry: schema.SampleActivity = self._client.http.post(
+            f"datasets/{self.id}/activity/{_id(activity)}/revert/", {}
+        )
+        return entry
+
     def statistics(self) -> schema.DatasetStatistics:
         statistics: schema.DatasetStatistics = self._client.http.get(f"datasets/{self.id}/statistics/")
         return statistics
