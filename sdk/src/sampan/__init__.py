@@ -42,6 +42,7 @@ from sampan.models import (  # noqa: E402
     RegressionReport,
     plot_confusion_matrix,
 )
+from sampan.quality import QualityReport, QualityReportFailed  # noqa: E402
 from sampan.studies import Study  # noqa: E402
 from sampan.training import Job, TrainingJob  # noqa: E402
 from sampan.workspaces import Project, Workspace  # noqa: E402
@@ -69,6 +70,8 @@ __all__ = [
     "PermissionDenied",
     "Prediction",
     "Project",
+    "QualityReport",
+    "QualityReportFailed",
     "RateLimited",
     "RegressionReport",
     "SampanError",

@@ -20,6 +20,7 @@ from sampan._resource import Resource
 from sampan._resource import id_of as _id
 from sampan._transport import Outage, _bar
 from sampan.errors import NotFound, SampanError, WaitTimeout
+from sampan.quality import QualityReport, quality_report_body
 
 if TYPE_CHECKING:
     from sampan.client import Client
@@ -671,6 +672,46 @@ class Dataset(Resource[schema.Dataset]):
 
     def imports(self) -> builtins.list[schema.ImportBatchSummary]:
         return list(self._client.http.paginate(f"datasets/{self.id}/imports/"))
+
+    # --- data quality ------------------------------------------------------------------------------
+
+    def quality_report(
+        self,
+        version: int | DatasetVersion | None = None,
+        *,
+        wait: bool = True,
+        progress: bool = True,
+        timeout: float | None = None,
+        near_duplicate_distance: int | None = None,
+        near_duplicate_similarity: float | None = None,
+        min_per_class: int | None = None,
+        seed: int | None = None,
+    ) -> QualityReport:
+        """Run a data quality report of the dataset (or of one ``version``, which also finds duplicates
+        across its splits) on a worker; with ``wait`` block until it is ready (a progress bar). The
+        thresholds left None are the platform's defaults.
+
+        e.g. ``report = dataset.quality_report()``; ``print(report.summary())``;
+        ``report.findings("likely_mislabeled")``
+        """
+        thresholds = {
+            "near_duplicate_distance": near_duplicate_distance,
+            "near_duplicate_similarity": near_duplicate_similarity,
+            "min_per_class": min_per_class,
+            "seed": seed,
+        }
+        body = quality_report_body(version, {k: v for k, v in thresholds.items() if v is not None})
+        created = self._client.http.post(f"datasets/{self.id}/quality-reports/", body)
+        report = QualityReport(self._client, created)
+        return report.wait(progress=progress, timeout=timeout) if wait else report
+
+    def quality_reports(self) -> builtins.list[QualityReport]:
+        """The dataset's quality reports, newest first, without their findings (``refresh()`` one to
+        read them)."""
+        return [
+            QualityReport(self._client, row)
+            for row in self._client.http.paginate(f"datasets/{self.id}/quality-reports/")
+        ]
 
     def export(
         self,
