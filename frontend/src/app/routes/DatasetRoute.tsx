@@ -4,11 +4,12 @@ import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { QueryState } from '@/components/QueryState';
 import { DatasetHeader, ImportPanel, LabelingPanel, StatisticsPanel, useDataset, useVersions, VersionsPanel } from '@/features/datasets';
+import { SmartLabelingPanel } from '@/features/labeling';
 import { useProject } from '@/features/projects';
 import { TrainingForm } from '@/features/training';
 import { useWorkspace } from '@/features/workspaces';
 
-const TABS = ['import', 'label', 'statistics', 'versions', 'train'] as const;
+const TABS = ['import', 'label', 'smart', 'statistics', 'versions', 'train'] as const;
 /** A labeler link may name samples (`?samples=1,2,3`), e.g. from an evaluation report. */
 function parseSampleIds(value: string | null): number[] | null {
   if (!value) return null;
@@ -68,6 +69,9 @@ export function DatasetRoute() {
               setSearch(search);
             }}
           />
+        </Tabs.Panel>
+        <Tabs.Panel value="smart" pt="md">
+          <SmartLabelingPanel datasetId={dataset.id} canEdit={canEdit} />
         </Tabs.Panel>
         <Tabs.Panel value="statistics" pt="md">
           <StatisticsPanel datasetId={dataset.id} />

@@ -9,5 +9,7 @@ export { StatisticsPanel } from './components/StatisticsPanel';
 export { VersionsPanel } from './components/VersionsPanel';
 export { useDataset, useDatasets } from './hooks/useDatasets';
 export { useVersions } from './hooks/useVersions';
+export type { Label } from './api/labels';
+export { useLabels } from './hooks/useLabels';
 export { annotatePath, annotateSearch, filtersFromSearch } from './components/detection/annotateLink';
 export { BoxLabeler } from './components/detection/BoxLabeler';

@@ -1,0 +1,66 @@
+import { Badge, Button, Group, Kbd, Tooltip } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { WithReason } from '@/components/WithReason';
+import type { SampleSuggestion } from '../api/smart';
+
+type Shown = Pick<SampleSuggestion, 'label' | 'label_name' | 'confidence' | 'boxes'>;
+
+/**
+ * A model's suggestion, drawn apart from human labels (a dashed, hollow chip: "suggested: 五 0.97";
+ * detection: its box count), so it is never mistaken for a label a person gave.
+ */
+export function SuggestionChip({ suggestion, testId }: { suggestion: Shown; testId?: string }) {
+  const { t } = useTranslation('labeling');
+  const confidence = suggestion.confidence.toFixed(2);
+  const boxes = suggestion.label === null && suggestion.boxes.length > 0;
+  const text = boxes
+    ? t('suggestion.chipBoxes', { count: suggestion.boxes.length, confidence })
+    : t('suggestion.chip', { name: suggestion.label_name ?? '—', confidence });
+  return (
+    <Tooltip label={t('suggestion.notALabel')} withArrow>
+      <Badge
+        size="sm"
+        variant="outline"
+        color="violet"
+        radius="sm"
+        tt="none"
+        style={{ borderStyle: 'dashed', background: 'transparent', maxWidth: '100%' }}
+        data-testid={testId ?? 'suggestion-chip'}
+        data-suggested-label={suggestion.label ?? ''}
+        data-confidence={suggestion.confidence}
+      >
+        {text}
+      </Badge>
+    </Tooltip>
+  );
+}
+
+/** The labeler's "Accept" for a sample's pending suggestion, with its key. */
+export function AcceptSuggestionButton({
+  onAccept,
+  disabledReason,
+  loading,
+  keyName,
+  label,
+  testId = 'suggestion-accept',
+}: {
+  onAccept: () => void;
+  disabledReason: string | null;
+  loading?: boolean;
+  /** The key that accepts too (shown on the button); null: none. */
+  keyName: string | null;
+  label?: string;
+  testId?: string;
+}) {
+  const { t } = useTranslation('labeling');
+  return (
+    <WithReason reason={disabledReason}>
+      <Button size="compact-xs" color="violet" variant="light" disabled={!!disabledReason} loading={loading} onClick={onAccept} data-testid={testId}>
+        <Group gap={4} wrap="nowrap">
+          {keyName && <Kbd size="xs">{keyName}</Kbd>}
+          {label ?? t('suggestion.accept')}
+        </Group>
+      </Button>
+    </WithReason>
+  );
+}

@@ -1,0 +1,1 @@
+export { SmartLabelingPanel } from './components/SmartLabelingPanel';
