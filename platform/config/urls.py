@@ -24,6 +24,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from jobs.api.views import JobKindListView, JobViewSet, WorkerNodeListView
+from labeling.api.smart import SmartLabelingRoundViewSet, SuggestionViewSet
 from training.api.views import (
     BackboneViewSet,
     ModelVersionViewSet,
@@ -59,6 +60,8 @@ router.register("datasets/<id:dataset_id>/labels", LabelViewSet, basename="datas
 router.register("datasets/<id:dataset_id>/samples", SampleViewSet, basename="dataset-sample")
 router.register("datasets/<id:dataset_id>/imports", ImportBatchViewSet, basename="dataset-import")
 router.register("datasets/<id:dataset_id>/versions", DatasetVersionViewSet, basename="dataset-version")
+router.register("datasets/<id:dataset_id>/smart-labeling", SmartLabelingRoundViewSet, basename="smart-round")
+router.register("datasets/<id:dataset_id>/suggestions", SuggestionViewSet, basename="suggestion")
 router.register("datasets/<id:dataset_id>/activity", SampleActivityViewSet, basename="dataset-activity")
 router.register(
     "datasets/<id:dataset_id>/quality-reports", QualityReportViewSet, basename="dataset-quality-report"

@@ -239,9 +239,7 @@ def sample_list(
         )
         known = None
     if ids is not None:
-        # in the order given (a ranking, a report's findings), not by id
-        place = Case(*(When(pk=pk, then=Value(n)) for n, pk in enumerate(ids)), output_field=IntegerField())
-        queryset = queryset.filter(pk__in=ids).order_by(place, "id")
+        queryset = queryset.filter(pk__in=ids)
         known = None
     if review_status is not None:
         queryset = queryset.filter(review_status=review_status)

@@ -6,6 +6,7 @@ from typing import Literal, NotRequired, TypedDict
 from config.contracts import JSONScalarField, contract_field, contract_serializer
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from jobs.api.serializers import NO_PROGRESS_YET, MemberProjectField, ProgressEventSerializer
+from labeling.selectors import pending_suggestion_of
 from rest_framework import serializers
 from workspaces.api.serializers import MemberWorkspaceField
 
@@ -170,6 +171,26 @@ class SampleBoxSerializer(serializers.Serializer):
     height = serializers.FloatField()
 
 
+class SampleSuggestionBoxSerializer(serializers.Serializer):
+    label = serializers.IntegerField(allow_null=True, help_text="A label id (null: deleted since).")  # type: ignore[assignment]  # stub: Field.label
+    x = serializers.FloatField()
+    y = serializers.FloatField()
+    width = serializers.FloatField()
+    height = serializers.FloatField()
+    score = serializers.FloatField()
+
+
+class SampleSuggestionSerializer(serializers.Serializer):
+    """A smart-labeling suggestion waiting for a person (labeling.Suggestion), as the sample list shows it."""
+
+    id = serializers.IntegerField()
+    round = serializers.IntegerField()
+    label = serializers.IntegerField(allow_null=True)  # type: ignore[assignment]  # stub: Field.label
+    label_name = serializers.CharField(allow_null=True)
+    confidence = serializers.FloatField()
+    boxes = SampleSuggestionBoxSerializer(many=True)
+
+
 class SampleSerializer(serializers.ModelSerializer):
     values = serializers.DictField(
         # workers.contracts.manifest's TabularSample.values: a number, a string, or null (missing)
@@ -200,6 +221,10 @@ class SampleSerializer(serializers.ModelSerializer):
     boxes = serializers.SerializerMethodField(
         help_text="Object detection: the sample's boxes (label id and pixels), for drawing; [] otherwise."
     )
+    suggestion = serializers.SerializerMethodField(
+        help_text="Smart labeling: the latest suggestion waiting for a person while the sample is "
+        "unlabeled; null otherwise."
+    )
 
     class Meta:
         model = Sample
@@ -213,6 +238,7 @@ class SampleSerializer(serializers.ModelSerializer):
             "box_count",
             "box_labels",
             "boxes",
+            "suggestion",
             "width",
             "height",
             "format",
@@ -232,6 +258,10 @@ class SampleSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.ChoiceField(choices=Split.choices, allow_null=True))
     def get_split(self, sample) -> str | None:
         return getattr(sample, "split", None)
+
+    @extend_schema_field(SampleSuggestionSerializer(allow_null=True))
+    def get_suggestion(self, sample) -> dict | None:
+        return pending_suggestion_of(sample)
 
     def get_box_count(self, sample) -> int:
         return len(self.context.get("boxes", {}).get(sample.pk, ()))

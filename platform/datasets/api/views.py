@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, cast
 
 from config.pagination import PageNumberPagination
@@ -10,6 +11,7 @@ from django.utils.functional import cached_property
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from labeling.selectors import with_pending_suggestion
 from rest_framework import generics, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
@@ -379,7 +381,10 @@ class SampleViewSet(
     filter_backends: list = []
 
     def get_queryset(self):
-        return Sample.objects.filter(dataset=self.dataset).select_related("label")
+        samples = Sample.objects.filter(dataset=self.dataset).select_related("label")
+        if self.action == "retrieve":  # the detail shows the sample's pending suggestion
+            return with_pending_suggestion(samples, dataset=self.dataset)
+        return samples
 
     def perform_content_negotiation(self, request, force=False):
         return super().perform_content_negotiation(request, force=True)  # images for <img>, errors JSON
@@ -393,6 +398,7 @@ class SampleViewSet(
         query = SampleQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         found = selectors.sample_list(dataset=self.dataset, **query.validated_data)
+        found = replace(found, queryset=with_pending_suggestion(found.queryset, dataset=self.dataset))
         paginator = cast(SamplePagination, self.paginator)
         page = paginator.paginate_sample_list(found, request, self)
         context = selectors.box_context(dataset=self.dataset, samples=page, counts=found.counts)
