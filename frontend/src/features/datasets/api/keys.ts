@@ -12,6 +12,8 @@ export const datasetKeys = {
   /** Kept apart from `samples` (which label writes refresh): the box labeler's order of images stays put while it labels them. */
   annotateQueue: (id: number, filters: SampleFilters) => [...resourceKeys.detail(id), 'annotateQueue', filters] as const,
   annotations: (id: number, sampleId: number) => [...resourceKeys.detail(id), 'annotations', sampleId] as const,
+  /** One sample's activity log; `version` (its label_version / revision) refetches it after each write. */
+  activity: (id: number, sampleId: number, version?: number) => [...resourceKeys.detail(id), 'activity', sampleId, ...(version === undefined ? [] : [version])] as const,
   imports: (id: number) => [...resourceKeys.detail(id), 'imports'] as const,
   importBatch: (id: number, batchId: number) => [...datasetKeys.imports(id), batchId] as const,
 };

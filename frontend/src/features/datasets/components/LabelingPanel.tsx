@@ -29,6 +29,7 @@ import { MAX_PICKED_SAMPLES, SAMPLES_PAGE_SIZE, type Sample, type SampleFilters 
 import { useDataset } from '../hooks/useDatasets';
 import { useLabels } from '../hooks/useLabels';
 import { useLabeling, useSamplePage } from '../hooks/useSamples';
+import { ActivityLog } from './ActivityLog';
 import { DetectionGrid } from './detection/DetectionGrid';
 import { keyCap, labelColor, labelKeys } from './labelKeys';
 import { LabelsManager } from './LabelsManager';
@@ -517,6 +518,7 @@ function ClassificationLabelingPanel({ datasetId, canEdit, sampleIds = null, onC
                   </Text>
                 )}
               </Group>
+              <ActivityLog datasetId={datasetId} sampleId={currentSample.id} version={currentSample.label_version} canEdit={canEdit && pending === 0} />
             </Stack>
           ) : (
             <Text c="dimmed" size="sm">

@@ -11,6 +11,7 @@ import { datasetKeys } from '../../api/keys';
 import { listSamples, SAMPLES_PAGE_SIZE, type SampleFilters } from '../../api/samples';
 import { useAnnotateQueue, useFetchAnnotations, useSample, useSampleAnnotations, useSaveAnnotations } from '../../hooks/useAnnotations';
 import { useLabels } from '../../hooks/useLabels';
+import { ActivityLog } from '../ActivityLog';
 import { keyCap, labelColor, labelKeys } from '../labelKeys';
 import { LabelsManager } from '../LabelsManager';
 import { BoxCanvas } from './BoxCanvas';
@@ -116,6 +117,16 @@ export function BoxLabeler({
   const pages = queue.data ? Math.max(1, Math.ceil(queue.data.count / SAMPLES_PAGE_SIZE)) : 1;
   const position = index >= 0 ? (filters.page - 1) * SAMPLES_PAGE_SIZE + index + 1 : null;
   const previousId = visitedBefore ?? (index > 0 ? items[index - 1].id : null);
+
+  // A revert from the activity log changed the boxes on the server: start again from them.
+  const reloadAfterRevert = useCallback(async () => {
+    const current = await fetchAnnotations(sampleId);
+    store(current);
+    setRevision(current.revision);
+    setSelected(null);
+    setConflict(null);
+    dispatch({ type: 'load', doc: documentFrom(current) });
+  }, [fetchAnnotations, sampleId, store]);
 
   const save = useCallback(async (): Promise<boolean> => {
     if (!editable || !dirty) return true;
@@ -452,6 +463,14 @@ export function BoxLabeler({
                 </Text>
               )}
             </Paper>
+            <ActivityLog
+              datasetId={datasetId}
+              sampleId={sampleId}
+              version={revision}
+              canEdit={editable && !dirty}
+              readOnlyReason={readOnly ?? (dirty ? t('annotate.activityUnsaved') : null)}
+              onReverted={() => void reloadAfterRevert()}
+            />
           </Stack>
         </Grid.Col>
       </Grid>
