@@ -3,13 +3,13 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { QueryState } from '@/components/QueryState';
-import { DatasetHeader, ImportPanel, LabelingPanel, StatisticsPanel, useDataset, useVersions, VersionsPanel } from '@/features/datasets';
+import { DatasetHeader, ImportPanel, LabelingPanel, QualityPanel, StatisticsPanel, useDataset, useVersions, VersionsPanel } from '@/features/datasets';
 import { SmartLabelingPanel } from '@/features/labeling';
 import { useProject } from '@/features/projects';
 import { TrainingForm } from '@/features/training';
 import { useWorkspace } from '@/features/workspaces';
 
-const TABS = ['import', 'label', 'smart', 'statistics', 'versions', 'train'] as const;
+const TABS = ['import', 'label', 'smart', 'statistics', 'quality', 'versions', 'train'] as const;
 /** A labeler link may name samples (`?samples=1,2,3`), e.g. from an evaluation report. */
 function parseSampleIds(value: string | null): number[] | null {
   if (!value) return null;
@@ -75,6 +75,9 @@ export function DatasetRoute() {
         </Tabs.Panel>
         <Tabs.Panel value="statistics" pt="md">
           <StatisticsPanel datasetId={dataset.id} />
+        </Tabs.Panel>
+        <Tabs.Panel value="quality" pt="md">
+          <QualityPanel datasetId={dataset.id} canEdit={canEdit} />
         </Tabs.Panel>
         <Tabs.Panel value="versions" pt="md">
           <VersionsPanel datasetId={dataset.id} canEdit={canEdit} />

@@ -5,6 +5,7 @@ export { DatasetHeader } from './components/DatasetHeader';
 export { DatasetsTable } from './components/DatasetsTable';
 export { ImportPanel } from './components/ImportPanel';
 export { LabelingPanel } from './components/LabelingPanel';
+export { QualityPanel } from './components/quality/QualityPanel';
 export { StatisticsPanel } from './components/StatisticsPanel';
 export { VersionsPanel } from './components/VersionsPanel';
 export { useDataset, useDatasets } from './hooks/useDatasets';
