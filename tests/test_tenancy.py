@@ -289,15 +289,6 @@ def activity_entry(world: dict):
     return world["activity_entry"]
 
 
-def quality_report(world: dict):
-    """A finished quality report of project A's dataset (its row only: nothing runs it)."""
-    if "quality_report" not in world:
-        from datasets.models import QualityReport
-
-        world["quality_report"] = QualityReport.objects.create(dataset=ds(world)["dataset"], status="failed")
-    return world["quality_report"]
-
-
 def training_job(world: dict):
     """A training job of project A (its row only: nothing runs it)."""
     if "training_job" not in world:
