@@ -3,7 +3,9 @@ import { useDisclosure } from '@mantine/hooks';
 import { useTranslation } from 'react-i18next';
 import { Link, NavLink as RouterNavLink, Outlet, useLocation } from 'react-router';
 import { UserMenu, useMe } from '@/features/auth';
+import { useHasAssignments } from '@/features/labeling';
 import { WorkersIndicator } from '@/features/workers';
+import { useAnnotatorOnly } from './useAnnotatorOnly';
 
 /**
  * Below this width the sidebar collapses behind a burger in the header and opens over the page
@@ -19,13 +21,20 @@ export function AppLayout() {
   const [opened, { toggle, close }] = useDisclosure(false);
   const location = useLocation();
   const me = useMe();
-  const nav: NavItem[] = [
-    { to: '/workspaces', label: t('nav.workspaces'), testId: 'nav-workspaces', also: ['/projects'] },
-    { to: '/studies', label: t('nav.studies'), testId: 'nav-studies' },
-    { to: '/jobs', label: t('nav.jobs'), testId: 'nav-jobs' },
-    { to: '/tokens', label: t('nav.tokens'), testId: 'nav-tokens' },
-    ...(me.data?.is_staff ? [{ to: '/users', label: t('nav.users'), testId: 'nav-users' }] : []),
-  ];
+  const { annotatorOnly } = useAnnotatorOnly();
+  // Others get "My labeling" once something is assigned to them.
+  const hasAssignments = useHasAssignments({ enabled: !annotatorOnly });
+  const myLabeling: NavItem = { to: '/labeling', label: t('nav.myLabeling'), testId: 'nav-my-labeling' };
+  const nav: NavItem[] = annotatorOnly
+    ? [myLabeling]
+    : [
+        { to: '/workspaces', label: t('nav.workspaces'), testId: 'nav-workspaces', also: ['/projects'] },
+        ...(hasAssignments.data ? [myLabeling] : []),
+        { to: '/studies', label: t('nav.studies'), testId: 'nav-studies' },
+        { to: '/jobs', label: t('nav.jobs'), testId: 'nav-jobs' },
+        { to: '/tokens', label: t('nav.tokens'), testId: 'nav-tokens' },
+        ...(me.data?.is_staff ? [{ to: '/users', label: t('nav.users'), testId: 'nav-users' }] : []),
+      ];
   return (
     <AppShell
       header={{ height: 56 }}
@@ -44,7 +53,7 @@ export function AppLayout() {
               aria-expanded={opened}
               data-testid="nav-burger"
             />
-            <Anchor component={Link} to="/workspaces" underline="never" c="inherit" aria-label={t('home')} onClick={close}>
+            <Anchor component={Link} to={annotatorOnly ? '/labeling' : '/workspaces'} underline="never" c="inherit" aria-label={t('home')} onClick={close}>
               <Group gap={8} wrap="nowrap">
                 <ThemeIcon radius="md" size="md">
                   <Text fw={800} size="sm">

@@ -4,6 +4,7 @@ import { Navigate, Route, Routes } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { RequireAuth } from '@/features/auth';
 import { AppLayout } from './AppLayout';
+import { useAnnotatorOnly } from './useAnnotatorOnly';
 import { JobsRoute } from './routes/JobsRoute';
 import { LoginRoute } from './routes/LoginRoute';
 import { TokensRoute } from './routes/TokensRoute';
@@ -21,7 +22,17 @@ const CompareRoute = lazy(() => import('./routes/CompareRoute').then((module) =>
 const StudiesRoute = lazy(() => import('./routes/StudiesRoute').then((module) => ({ default: module.StudiesRoute })));
 const NewStudyRoute = lazy(() => import('./routes/NewStudyRoute').then((module) => ({ default: module.NewStudyRoute })));
 const StudyRoute = lazy(() => import('./routes/StudyRoute').then((module) => ({ default: module.StudyRoute })));
+const LabelingQueueRoute = lazy(() => import('./routes/LabelingQueueRoute').then((module) => ({ default: module.LabelingQueueRoute })));
+const AssignmentRoute = lazy(() => import('./routes/AssignmentRoute').then((module) => ({ default: module.AssignmentRoute })));
+const LabelingTaskRoute = lazy(() => import('./routes/LabelingTaskRoute').then((module) => ({ default: module.LabelingTaskRoute })));
 const DeploymentRoute = lazy(() => import('./routes/DeploymentRoute').then((module) => ({ default: module.DeploymentRoute })));
+
+/** Home: the workspaces, or the labeling queue for someone who is only an annotator. */
+function HomeRedirect() {
+  const { annotatorOnly, isPending } = useAnnotatorOnly();
+  if (isPending) return <Skeleton h={240} />;
+  return <Navigate to={annotatorOnly ? '/labeling' : '/workspaces'} replace />;
+}
 
 function Lazy({ children }: { children: ReactNode }) {
   return <Suspense fallback={<Skeleton h={240} />}>{children}</Suspense>;
@@ -38,7 +49,7 @@ export function AppRoutes() {
           </RequireAuth>
         }
       >
-        <Route index element={<Navigate to="/workspaces" replace />} />
+        <Route index element={<HomeRedirect />} />
         <Route path="/workspaces" element={<WorkspacesRoute />} />
         <Route path="/workspaces/:workspaceId" element={<WorkspaceRoute />} />
         <Route path="/projects/:projectId/:tab?" element={<Lazy><ProjectRoute /></Lazy>} />
@@ -50,6 +61,9 @@ export function AppRoutes() {
         <Route path="/studies" element={<Lazy><StudiesRoute /></Lazy>} />
         <Route path="/studies/new" element={<Lazy><NewStudyRoute /></Lazy>} />
         <Route path="/studies/:studyId" element={<Lazy><StudyRoute /></Lazy>} />
+        <Route path="/labeling" element={<Lazy><LabelingQueueRoute /></Lazy>} />
+        <Route path="/labeling/assignments/:assignmentId" element={<Lazy><AssignmentRoute /></Lazy>} />
+        <Route path="/labeling-tasks/:taskId/:tab?" element={<Lazy><LabelingTaskRoute /></Lazy>} />
         <Route path="/jobs" element={<JobsRoute />} />
         <Route path="/jobs/:jobId" element={<Lazy><JobRoute /></Lazy>} />
         <Route path="/tokens" element={<TokensRoute />} />

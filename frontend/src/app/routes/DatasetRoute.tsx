@@ -4,12 +4,12 @@ import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { QueryState } from '@/components/QueryState';
 import { DatasetHeader, ImportPanel, LabelingPanel, QualityPanel, StatisticsPanel, useDataset, useVersions, VersionsPanel } from '@/features/datasets';
-import { SmartLabelingPanel } from '@/features/labeling';
+import { SmartLabelingPanel, TasksPanel } from '@/features/labeling';
 import { useProject } from '@/features/projects';
 import { TrainingForm } from '@/features/training';
 import { useWorkspace } from '@/features/workspaces';
 
-const TABS = ['import', 'label', 'smart', 'statistics', 'quality', 'versions', 'train'] as const;
+const TABS = ['import', 'label', 'smart', 'tasks', 'statistics', 'quality', 'versions', 'train'] as const;
 /** A labeler link may name samples (`?samples=1,2,3`), e.g. from an evaluation report. */
 function parseSampleIds(value: string | null): number[] | null {
   if (!value) return null;
@@ -81,6 +81,9 @@ export function DatasetRoute() {
         </Tabs.Panel>
         <Tabs.Panel value="versions" pt="md">
           <VersionsPanel datasetId={dataset.id} canEdit={canEdit} />
+        </Tabs.Panel>
+        <Tabs.Panel value="tasks" pt="md">
+          <TasksPanel datasetId={dataset.id} workspaceId={dataset.workspace} canEdit={canEdit} />
         </Tabs.Panel>
         <Tabs.Panel value="train" pt="md">
           <TrainingForm

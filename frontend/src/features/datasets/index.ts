@@ -14,3 +14,4 @@ export type { Label } from './api/labels';
 export { useLabels } from './hooks/useLabels';
 export { annotatePath, annotateSearch, filtersFromSearch } from './components/detection/annotateLink';
 export { BoxLabeler } from './components/detection/BoxLabeler';
+export { BoxCanvas } from './components/detection/BoxCanvas';

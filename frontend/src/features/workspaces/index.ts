@@ -7,3 +7,4 @@ export { WorkspaceHeader } from './components/WorkspaceHeader';
 export { WorkspaceSelect } from './components/WorkspaceSelect';
 export { WorkspacesTable } from './components/WorkspacesTable';
 export { useWorkspace, useWorkspaces } from './hooks/useWorkspaces';
+export { useMembers } from './hooks/useMembers';

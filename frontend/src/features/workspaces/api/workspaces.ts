@@ -4,7 +4,7 @@ import type { paths } from '@/api/schema';
 type WorkspacePage = paths['/api/v1/workspaces/']['get']['responses'][200]['content']['application/json'];
 export type Workspace = WorkspacePage['results'][number];
 export type WorkspaceCreateBody = NonNullable<paths['/api/v1/workspaces/']['post']['requestBody']>['content']['application/json'];
-export type WorkspaceRole = 'owner' | 'editor' | 'viewer';
+export type WorkspaceRole = 'owner' | 'editor' | 'viewer' | 'annotator';
 
 export const workspaceKeys = {
   all: ['workspaces'] as const,

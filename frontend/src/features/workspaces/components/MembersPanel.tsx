@@ -10,7 +10,7 @@ import type { WorkspaceRole } from '../api/workspaces';
 import { useInviteUser, useRevokeInvitation, useWorkspaceInvitations } from '../hooks/useInvitations';
 import { useChangeMemberRole, useMembers, useRemoveMember } from '../hooks/useMembers';
 
-const ROLES: WorkspaceRole[] = ['owner', 'editor', 'viewer'];
+const ROLES: WorkspaceRole[] = ['owner', 'editor', 'viewer', 'annotator'];
 
 /** The roles as Select options, in the UI's language. */
 function useRoleOptions() {

@@ -1,7 +1,7 @@
 import { Badge } from '@mantine/core';
 import { translateDynamic } from '@/i18n';
 
-const ROLE_COLORS: Record<string, string> = { owner: 'grape', editor: 'blue', viewer: 'gray' };
+const ROLE_COLORS: Record<string, string> = { owner: 'grape', editor: 'blue', viewer: 'gray', annotator: 'orange' };
 
 export function RoleBadge({ role }: { role: string | null | undefined }) {
   if (!role) return null;

@@ -3,7 +3,7 @@ import { changeMemberRole, listMembers, removeMember } from '../api/members';
 import { workspaceKeys, type WorkspaceRole } from '../api/workspaces';
 
 export function useMembers(workspaceId: number) {
-  return useQuery({ queryKey: workspaceKeys.members(workspaceId), queryFn: () => listMembers(workspaceId) });
+  return useQuery({ queryKey: workspaceKeys.members(workspaceId), queryFn: () => listMembers(workspaceId), enabled: Number.isFinite(workspaceId) });
 }
 
 /** Members and the workspace's member_count (and the caller's own role) change together. */

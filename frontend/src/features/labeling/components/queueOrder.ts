@@ -1,0 +1,43 @@
+import type { Assignment, AssignmentStatus } from '../api/assignments';
+
+/** Rejected work first (the reviewer is waiting for it), then what is left to label, then what is done. */
+const STATUS_ORDER: Record<AssignmentStatus, number> = { rejected: 0, pending: 1, submitted: 2, accepted: 3 };
+
+type Queued = Pick<Assignment, 'id' | 'status' | 'position'> & { task: Pick<Assignment['task'], 'id'> };
+
+/** The queue in the order an annotator works through it: by status, then the task's order of samples. */
+export function queueOrder<T extends Queued>(assignments: readonly T[]): T[] {
+  return [...assignments].sort(
+    (a, b) =>
+      STATUS_ORDER[a.status as AssignmentStatus] - STATUS_ORDER[b.status as AssignmentStatus] ||
+      a.task.id - b.task.id ||
+      a.position - b.position ||
+      a.id - b.id,
+  );
+}
+
+export function isToDo(assignment: Pick<Assignment, 'status'>): boolean {
+  return assignment.status === 'pending' || assignment.status === 'rejected';
+}
+
+/** The assignment to open after `currentId` is submitted: the next one still to do in queue order (wrapping), else null. */
+export function nextToDo<T extends Queued>(assignments: readonly T[], currentId: number): T | null {
+  const ordered = queueOrder(assignments).filter((assignment) => isToDo(assignment) && assignment.id !== currentId);
+  if (ordered.length === 0) return null;
+  const current = assignments.find((assignment) => assignment.id === currentId);
+  const sameTask = current ? ordered.filter((assignment) => assignment.task.id === current.task.id) : [];
+  return sameTask[0] ?? ordered[0];
+}
+
+/** Per task: how many of the caller's assignments are done (submitted or accepted) out of all. */
+export function personalProgress(assignments: readonly (Pick<Assignment, 'status'> & { task: Pick<Assignment['task'], 'id'> })[]): Map<number, { done: number; total: number; rejected: number }> {
+  const progress = new Map<number, { done: number; total: number; rejected: number }>();
+  for (const assignment of assignments) {
+    const entry = progress.get(assignment.task.id) ?? { done: 0, total: 0, rejected: 0 };
+    entry.total += 1;
+    if (!isToDo(assignment)) entry.done += 1;
+    if (assignment.status === 'rejected') entry.rejected += 1;
+    progress.set(assignment.task.id, entry);
+  }
+  return progress;
+}
