@@ -22,7 +22,8 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { useCallback, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { WithReason } from '@/components/WithReason';
-import { errorMessage } from '@/lib/notifications';
+import { AcceptSuggestionButton, SuggestionChip, suggestionOf, useAcceptSuggestions } from '@/features/labeling/suggestions';
+import { errorMessage, notifyError } from '@/lib/notifications';
 import { formatNumber, formatPercent } from '@/lib/numbers';
 import type { Label } from '../api/labels';
 import { MAX_PICKED_SAMPLES, SAMPLES_PAGE_SIZE, type Sample, type SampleFilters } from '../api/samples';
@@ -79,6 +80,14 @@ function LabelBadge({ sample, labels }: { sample: Sample; labels: Label[] }) {
   );
 }
 
+/** A sample's pending model suggestion, shown only while no person has labeled it. */
+function pendingSuggestion(sample: Sample) {
+  return sample.label === null ? suggestionOf(sample) : null;
+}
+
+/** The key that accepts the current sample's suggestion: `a`, unless a label has it. */
+const ACCEPT_KEY = 'a';
+
 /** Text and table rows have no image: their tile shows the text, or the row's first values. */
 function isImage(sample: Sample): boolean {
   return sample.format !== 'TEXT' && sample.format !== 'ROW';
@@ -114,7 +123,7 @@ type LabelingPanelProps = {
 };
 
 function ClassificationLabelingPanel({ datasetId, canEdit, sampleIds = null, onClearSampleIds }: LabelingPanelProps) {
-  const { t } = useTranslation(['datasets', 'common']);
+  const { t } = useTranslation(['datasets', 'common', 'labeling']);
   const { data: labels = [] } = useLabels(datasetId);
   const keys = useMemo(() => labelKeys(labels), [labels]);
   const labelByKey = useMemo(() => new Map([...keys].flatMap(([id, key]) => (key ? [[key, id] as const] : []))), [keys]);
@@ -149,6 +158,8 @@ function ClassificationLabelingPanel({ datasetId, canEdit, sampleIds = null, onC
   const [pendingMove, setPendingMove] = useState<'first' | 'last' | null>(null);
   const gridRef = useRef<HTMLDivElement>(null);
   const { assign, undo, canUndo, pending, conflict, clearConflict } = useLabeling(datasetId, labels);
+  const acceptSuggestion = useAcceptSuggestions(datasetId);
+  const acceptKey = labelByKey.has(ACCEPT_KEY) ? null : ACCEPT_KEY;
 
   // A new page starts at its first sample (or its last, when arrowing back into it).
   // Adjusted while rendering (like pageFor above), not in an effect that would first paint the old position.
@@ -211,6 +222,17 @@ function ClassificationLabelingPanel({ datasetId, canEdit, sampleIds = null, onC
     [canEdit, selected, currentSample, currentIndex, samples.length, assign],
   );
 
+  /** Accepts the current sample's suggestion (the server writes the label; never over a person's) and moves on. */
+  const acceptCurrent = useCallback(() => {
+    const suggestion = currentSample ? pendingSuggestion(currentSample) : null;
+    if (!canEdit || !suggestion) return;
+    acceptSuggestion.mutate({ ids: [suggestion.id] }, { onError: (error) => notifyError(error, t('labeling:suggestion.acceptFailed')) });
+    if (currentIndex < samples.length - 1) {
+      setCurrent(currentIndex + 1);
+      setAnchor(currentIndex + 1);
+    }
+  }, [canEdit, currentSample, currentIndex, samples.length, acceptSuggestion, t]);
+
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       if (isTyping(event.target)) return;
@@ -225,6 +247,9 @@ function ClassificationLabelingPanel({ datasetId, canEdit, sampleIds = null, onC
       if (labelId !== undefined) {
         event.preventDefault();
         assignLabel(labelId);
+      } else if (acceptKey !== null && event.key === acceptKey && selected.size === 0) {
+        event.preventDefault();
+        acceptCurrent();
       } else if (event.key === 'Backspace' || event.key === 'Delete') {
         event.preventDefault();
         assignLabel(null);
@@ -249,7 +274,7 @@ function ClassificationLabelingPanel({ datasetId, canEdit, sampleIds = null, onC
     };
     document.addEventListener('keydown', onKeyDown);
     return () => document.removeEventListener('keydown', onKeyDown);
-  }, [labelByKey, assignLabel, move, undo, canEdit]);
+  }, [labelByKey, assignLabel, move, undo, canEdit, acceptKey, acceptCurrent, selected.size]);
 
   const clickTile = (event: MouseEvent, index: number) => {
     const sample = samples[index];
@@ -407,6 +432,7 @@ function ClassificationLabelingPanel({ datasetId, canEdit, sampleIds = null, onC
             {samples.map((sample, index) => {
               const isCurrent = index === currentIndex;
               const isSelected = selected.has(sample.id);
+              const suggestion = pendingSuggestion(sample);
               return (
                 <Paper
                   key={sample.id}
@@ -421,9 +447,12 @@ function ClassificationLabelingPanel({ datasetId, canEdit, sampleIds = null, onC
                   data-selected={isSelected || undefined}
                   data-label={sample.label ?? ''}
                   data-label-version={sample.label_version}
+                  data-suggestion={suggestion?.id}
                   style={{
                     cursor: 'pointer',
                     userSelect: 'none',
+                    // A model's suggestion is drawn apart from human labels: a dashed outline.
+                    border: suggestion ? '1px dashed var(--mantine-color-violet-5)' : undefined,
                     outline: isCurrent ? '2px solid var(--mantine-color-blue-6)' : undefined,
                     background: isSelected ? 'var(--mantine-color-blue-0)' : undefined,
                   }}
@@ -437,7 +466,7 @@ function ClassificationLabelingPanel({ datasetId, canEdit, sampleIds = null, onC
                       </Text>
                     )}
                   </Box>
-                  <LabelBadge sample={sample} labels={labels} />
+                  {suggestion ? <SuggestionChip suggestion={suggestion} testId={`sample-suggestion-${sample.id}`} /> : <LabelBadge sample={sample} labels={labels} />}
                 </Paper>
               );
             })}
@@ -471,6 +500,17 @@ function ClassificationLabelingPanel({ datasetId, canEdit, sampleIds = null, onC
               <Text size="sm" fw={600} truncate title={currentSample.original_name} data-testid="sample-preview-name">
                 {currentSample.original_name}
               </Text>
+              {pendingSuggestion(currentSample) && (
+                <Group gap="xs" data-testid="preview-suggestion">
+                  <SuggestionChip suggestion={pendingSuggestion(currentSample)!} testId="preview-suggestion-chip" />
+                  <AcceptSuggestionButton
+                    onAccept={acceptCurrent}
+                    disabledReason={readOnly}
+                    loading={acceptSuggestion.isPending}
+                    keyName={acceptKey ? keyCap(acceptKey) : null}
+                  />
+                </Group>
+              )}
               <Group gap="xs">
                 <LabelBadge sample={currentSample} labels={labels} />
                 <Text size="xs" c="dimmed">

@@ -12,10 +12,12 @@ type Shown = Pick<SampleSuggestion, 'label' | 'label_name' | 'confidence' | 'box
 export function SuggestionChip({ suggestion, testId }: { suggestion: Shown; testId?: string }) {
   const { t } = useTranslation('labeling');
   const confidence = suggestion.confidence.toFixed(2);
-  const boxes = suggestion.label === null && suggestion.boxes.length > 0;
-  const text = boxes
-    ? t('suggestion.chipBoxes', { count: suggestion.boxes.length, confidence })
-    : t('suggestion.chip', { name: suggestion.label_name ?? '—', confidence });
+  const boxes = suggestion.label === null;
+  const text = !boxes
+    ? t('suggestion.chip', { name: suggestion.label_name ?? '—', confidence })
+    : suggestion.boxes.length > 0
+      ? t('suggestion.chipBoxes', { count: suggestion.boxes.length, confidence })
+      : t('suggestion.chipNoObjects', { confidence });
   return (
     <Tooltip label={t('suggestion.notALabel')} withArrow>
       <Badge

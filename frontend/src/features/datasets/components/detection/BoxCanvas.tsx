@@ -22,6 +22,9 @@ import {
   type View,
 } from './geometry';
 
+/** A model's suggested box (smart labeling): drawn dashed with its score, never editable. */
+export type GhostBox = { key: string; label: string; x: number; y: number; width: number; height: number; score: number };
+
 /** Screen pixels of a box's name tag (12 px text, 3 px padding). */
 const TAG_HEIGHT = 18;
 
@@ -47,7 +50,8 @@ function isTyping(target: EventTarget | null): boolean {
  * The box canvas (react-konva): drag on the image to draw a box with the current label, drag a box to
  * move it, its handles to resize it; the wheel zooms at the pointer, space+drag or the middle button
  * pans. Coordinates given and reported are the image's pixels; the parent holds the boxes (and their
- * undo history). `fitRequest` refits the image when it changes.
+ * undo history). `fitRequest` refits the image when it changes. `suggested` boxes (a model's
+ * suggestion) are drawn dashed with their score, apart from the boxes a person drew.
  */
 export function BoxCanvas({
   src,
@@ -59,6 +63,7 @@ export function BoxCanvas({
   readOnly,
   fitRequest = 0,
   height = 520,
+  suggested = [],
   onSelect,
   onCreate,
   onChange,
@@ -74,6 +79,7 @@ export function BoxCanvas({
   readOnly: boolean;
   fitRequest?: number;
   height?: number;
+  suggested?: readonly GhostBox[];
   onSelect: (key: string | null) => void;
   onCreate: (rect: Box) => void;
   onChange: (key: string, rect: Box) => void;
@@ -181,6 +187,7 @@ export function BoxCanvas({
       data-offset-x={view.offsetX}
       data-offset-y={view.offsetY}
       data-boxes={boxes.length}
+      data-suggested-boxes={suggested.length}
       data-ready={picture ? 'true' : undefined}
       style={{ width: '100%', height, cursor, background: 'var(--mantine-color-gray-1)', overflow: 'hidden' }}
       onContextMenu={(event) => event.preventDefault()}
@@ -247,6 +254,21 @@ export function BoxCanvas({
                 <Label key={`tag-${box.key}`} x={box.x} y={box.y * view.scale >= TAG_HEIGHT ? box.y - TAG_HEIGHT * inverse : box.y} scaleX={inverse} scaleY={inverse} listening={false}>
                   <Tag fill={color} />
                   <Text text={box.label} fontSize={12} padding={3} fill={textOn(color)} />
+                </Label>
+              );
+            })}
+            {suggested.map((box) => {
+              const color = colors.get(box.label) ?? '#7950f2';
+              return (
+                <Rect key={`suggested-${box.key}`} x={box.x} y={box.y} width={box.width} height={box.height} stroke={color} strokeWidth={2} strokeScaleEnabled={false} dash={[6, 4]} listening={false} />
+              );
+            })}
+            {suggested.map((box) => {
+              const color = colors.get(box.label) ?? '#7950f2';
+              return (
+                <Label key={`suggested-tag-${box.key}`} x={box.x} y={box.y * view.scale >= TAG_HEIGHT ? box.y - TAG_HEIGHT * inverse : box.y} scaleX={inverse} scaleY={inverse} listening={false} opacity={0.8}>
+                  <Tag stroke={color} fill="white" dash={[3, 2]} />
+                  <Text text={`${box.label} ${box.score.toFixed(2)}`} fontSize={12} padding={3} fill={color} />
                 </Label>
               );
             })}

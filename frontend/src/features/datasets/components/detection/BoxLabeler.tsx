@@ -4,6 +4,7 @@ import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'r
 import { Trans, useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { WithReason } from '@/components/WithReason';
+import { AcceptSuggestionButton, SuggestionChip, suggestionOf, useAcceptSuggestions } from '@/features/labeling/suggestions';
 import { errorMessage } from '@/lib/notifications';
 import { formatNumber } from '@/lib/numbers';
 import { annotationConflict, type SampleAnnotations } from '../../api/annotations';
@@ -14,7 +15,7 @@ import { useLabels } from '../../hooks/useLabels';
 import { ActivityLog } from '../ActivityLog';
 import { keyCap, labelColor, labelKeys } from '../labelKeys';
 import { LabelsManager } from '../LabelsManager';
-import { BoxCanvas } from './BoxCanvas';
+import { BoxCanvas, type GhostBox } from './BoxCanvas';
 import {
   addBox,
   copyBoxes,
@@ -63,7 +64,7 @@ export function BoxLabeler({
   gridLink: string;
   onNavigate: (sampleId: number, filters: SampleFilters) => void;
 }) {
-  const { t } = useTranslation(['datasets', 'common']);
+  const { t } = useTranslation(['datasets', 'common', 'labeling']);
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const { data: labels = [] } = useLabels(datasetId);
@@ -72,6 +73,7 @@ export function BoxLabeler({
   const queue = useAnnotateQueue(datasetId, filters);
   const fetchAnnotations = useFetchAnnotations(datasetId);
   const { save: saveAnnotations, store } = useSaveAnnotations(datasetId);
+  const acceptSuggestion = useAcceptSuggestions(datasetId);
 
   const [history, dispatch] = useReducer(historyReducer, EMPTY, initialHistory);
   const [loadedFor, setLoadedFor] = useState<number | null>(null);
@@ -111,6 +113,43 @@ export function BoxLabeler({
   const colors = useMemo(() => new Map(labels.map((label, index) => [label.name, labelColor(label, index)])), [labels]);
   const drawLabel = currentLabel !== null && colors.has(currentLabel) ? currentLabel : (labels[0]?.name ?? null);
   const selectedBox = doc.boxes.find((box) => box.key === selected) ?? null;
+
+  // A model's suggested boxes, shown dashed while the image has none of its own (unlabeled, untouched).
+  const suggestion = sample.data && sample.data.id === sampleId ? suggestionOf(sample.data) : null;
+  const showSuggestion = !!suggestion && ready && doc.status === 'unlabeled' && doc.boxes.length === 0 && !dirty;
+  const ghostBoxes = useMemo<GhostBox[]>(
+    () =>
+      showSuggestion && suggestion
+        ? suggestion.boxes.map((box, position) => ({
+            key: String(position),
+            label: box.label_name ?? labels.find((label) => label.id === box.label)?.name ?? `#${box.label}`,
+            x: box.x,
+            y: box.y,
+            width: box.width,
+            height: box.height,
+            score: box.score,
+          }))
+        : [],
+    [showSuggestion, suggestion, labels],
+  );
+
+  /** Accepts the suggested boxes (the server writes them; never over a person's) and loads them as the image's boxes. */
+  const acceptBoxes = () => {
+    if (!suggestion || !editable) return;
+    acceptSuggestion.mutate(
+      { ids: [suggestion.id] },
+      {
+        onSuccess: async () => {
+          const current = await fetchAnnotations(sampleId);
+          store(current);
+          setRevision(current.revision);
+          setSelected(null);
+          dispatch({ type: 'load', doc: documentFrom(current) });
+        },
+        onError: (error) => setSaveError(errorMessage(error)),
+      },
+    );
+  };
 
   const items = useMemo(() => queue.data?.results ?? [], [queue.data]);
   const index = items.findIndex((item) => item.id === sampleId);
@@ -322,6 +361,7 @@ export function BoxLabeler({
                 drawLabel={editable ? drawLabel : null}
                 readOnly={!editable}
                 fitRequest={fitRequest}
+                suggested={ghostBoxes}
                 onSelect={setSelected}
                 onCreate={(rect) => drawLabel !== null && dispatch({ type: 'edit', edit: (current) => addBox(current, rect, drawLabel, image) })}
                 onChange={(key, rect) => dispatch({ type: 'edit', edit: (current) => moveBox(current, key, rect, image) })}
@@ -376,6 +416,25 @@ export function BoxLabeler({
                 </Group>
               )}
             </Paper>
+
+            {showSuggestion && suggestion && (
+              <Paper withBorder p="sm" style={{ borderStyle: 'dashed', borderColor: 'var(--mantine-color-violet-5)' }} data-testid="labeler-suggestion">
+                <Stack gap={6}>
+                  <SuggestionChip suggestion={suggestion} testId="labeler-suggestion-chip" />
+                  <Text size="xs" c="dimmed">
+                    {t('labeling:suggestion.boxesHidden')}
+                  </Text>
+                  <AcceptSuggestionButton
+                    onAccept={acceptBoxes}
+                    disabledReason={readOnly}
+                    loading={acceptSuggestion.isPending}
+                    keyName={null}
+                    label={t('labeling:suggestion.acceptBoxes')}
+                    testId="labeler-accept-boxes"
+                  />
+                </Stack>
+              </Paper>
+            )}
 
             <Paper withBorder p="sm">
               <Group justify="space-between" mb={6}>
