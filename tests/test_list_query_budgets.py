@@ -200,6 +200,46 @@ def quality_reports(world, n):
     return {"dataset_id": version.dataset_id}
 
 
+def smart_rounds(world, n):
+    from labeling.models import SmartLabelingRound
+
+    from tests.jobs.factories import job
+
+    dataset = _dataset(world)
+    for _ in range(n):
+        number = world["smart_round_number"] = world.get("smart_round_number", 0) + 1
+        SmartLabelingRound.objects.create(
+            dataset=dataset,
+            number=number,
+            job=job(world["project_a"], kind="labeling.smart_round"),
+            params={"batch_size": 5, "strategy": "uncertainty_diversity", "seed": number},
+            created_by=world["alice"],
+        )
+    return {"dataset_id": dataset.pk}
+
+
+def suggestions(world, n):
+    """Pending suggestions of one round, each on an unlabeled sample with its thumbnail and label."""
+    from labeling.models import SmartLabelingRound, Suggestion
+
+    from tests.datasets.factories import label, sample
+
+    dataset = _dataset(world)
+    smart_round = _once(
+        world, "suggestion_round", lambda: SmartLabelingRound.objects.create(dataset=dataset, number=100)
+    )
+    for i in range(n):
+        Suggestion.objects.create(
+            round=smart_round,
+            dataset=dataset,
+            sample=sample(dataset),
+            label=label(dataset),
+            confidence=0.5,
+            rank=i + 1,
+        )
+    return {"dataset_id": dataset.pk}
+
+
 def deployments(world, n):
     from tests.deploy.factories import deployment
 
@@ -386,6 +426,8 @@ ROUTES: dict[str, Route] = {
     "/api/v1/datasets/{dataset_id}/labels/": Route(labels, 4),
     "/api/v1/datasets/{dataset_id}/samples/": Route(samples, 4),
     "/api/v1/datasets/{dataset_id}/versions/": Route(dataset_versions, 3),
+    "/api/v1/datasets/{dataset_id}/smart-labeling/": Route(smart_rounds, 3),
+    "/api/v1/datasets/{dataset_id}/suggestions/": Route(suggestions, 3),
     "/api/v1/datasets/{dataset_id}/activity/": Route(activity, 3),
     "/api/v1/datasets/{dataset_id}/quality-reports/": Route(quality_reports, 3),
     "/api/v1/deployments/": Route(deployments, 3),

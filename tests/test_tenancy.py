@@ -82,6 +82,11 @@ OBJECT_ROUTES = {
     "dataset-import-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["import"].pk},
     "dataset-version-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
     "dataset-version-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["version"].pk},
+    "smart-round-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
+    "smart-round-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": smart_round(t).pk},
+    "suggestion-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
+    "suggestion-accept": lambda t: {"dataset_id": ds(t)["dataset"].pk},
+    "suggestion-reject": lambda t: {"dataset_id": ds(t)["dataset"].pk},
     "dataset-activity-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
     "dataset-activity-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": activity_entry(t).pk},
     "dataset-activity-revert": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": activity_entry(t).pk},
@@ -287,6 +292,17 @@ def activity_entry(world: dict):
         )
         world["activity_entry"] = SampleActivity.objects.filter(sample=sample).first()
     return world["activity_entry"]
+
+
+def smart_round(world: dict):
+    """A smart-labeling round of project A's dataset (its row only: nothing runs it)."""
+    if "smart_round" not in world:
+        from labeling.models import SmartLabelingRound
+
+        world["smart_round"] = SmartLabelingRound.objects.create(
+            dataset=ds(world)["dataset"], number=1, status="failed"
+        )
+    return world["smart_round"]
 
 
 def training_job(world: dict):
