@@ -405,6 +405,50 @@ def invitations(world, n):
     return {}
 
 
+def _labeling_task(world, n: int):
+    """A labeling task of n new samples of the budget dataset, each assigned to alice (an owner may
+    annotate) and erin."""
+    from labeling.services.tasks import labeling_task_create
+
+    from tests.datasets.factories import sample
+
+    dataset = _dataset(world)
+    ids = [sample(dataset).pk for _ in range(n)]
+    return labeling_task_create(
+        dataset=dataset,
+        user=world["alice"],
+        name=f"Budget task {len(ids)}",
+        annotators=[world["alice"].pk, world["erin"].pk],
+        overlap=2,
+        selection={"by": "ids", "ids": ids},
+    )
+
+
+def labeling_tasks(world, n):
+    for _ in range(n):
+        _labeling_task(world, 1)
+    return {}
+
+
+def labeling_task_items(world, n):
+    from labeling.models import LabelingAssignment, LabelingItem
+
+    from tests.datasets.factories import sample
+
+    task = _once(world, "labeling_task", lambda: _labeling_task(world, 1))
+    if world.get("labeling_task_items"):  # the task's first item was made with it
+        for _ in range(n):
+            item = LabelingItem.objects.create(task=task, sample=sample(task.dataset), position=99)
+            LabelingAssignment.objects.create(item=item, annotator=world["alice"])
+    world["labeling_task_items"] = True
+    return {"id": task.pk}
+
+
+def labeling_assignments(world, n):
+    _labeling_task(world, n)  # alice's own queue grows by n
+    return {}
+
+
 def nothing(world, n):
     """Lists that read no rows (the registries of job kinds and templates)."""
     return {}
@@ -428,11 +472,15 @@ ROUTES: dict[str, Route] = {
     "/api/v1/datasets/{dataset_id}/versions/": Route(dataset_versions, 3),
     "/api/v1/datasets/{dataset_id}/smart-labeling/": Route(smart_rounds, 3),
     "/api/v1/datasets/{dataset_id}/suggestions/": Route(suggestions, 3),
-    "/api/v1/datasets/{dataset_id}/activity/": Route(activity, 3),
     "/api/v1/datasets/{dataset_id}/quality-reports/": Route(quality_reports, 3),
+    "/api/v1/datasets/{dataset_id}/activity/": Route(activity, 3),
     "/api/v1/deployments/": Route(deployments, 3),
     "/api/v1/deployments/{deployment_id}/keys/": Route(deployment_keys, 3),
     "/api/v1/invitations/": Route(invitations, 2),
+    # + annotators, the dataset's labels (prefetched) and the page's progress (3 grouped reads)
+    "/api/v1/labeling-tasks/": Route(labeling_tasks, 7),
+    "/api/v1/labeling-tasks/{id}/items/": Route(labeling_task_items, 5),
+    "/api/v1/labeling-assignments/": Route(labeling_assignments, 3),
     "/api/v1/job-kinds/": Route(nothing, 0, counts_rows=False),
     # + the workers online and one read of the queues: why the page's queued jobs wait (queue_state)
     "/api/v1/jobs/": Route(jobs, 4),

@@ -123,6 +123,16 @@ OBJECT_ROUTES = {
     "study-resume": lambda t: {"pk": study(t).pk},
     "study-stop": lambda t: {"pk": study(t).pk},
     "study-promote": lambda t: {"pk": study(t).pk},
+    "labeling-task-detail": lambda t: {"pk": labeling_task(t).pk},
+    "labeling-task-close": lambda t: {"pk": labeling_task(t).pk},
+    "labeling-task-agreement": lambda t: {"pk": labeling_task(t).pk},
+    "labeling-task-items": lambda t: {"pk": labeling_task(t).pk},
+    "labeling-task-review": lambda t: {"pk": labeling_task(t).pk},
+    # alice's own assignment (an owner may annotate): only she reads it, so no viewer test
+    "labeling-assignment-detail": lambda t: {"pk": own_assignment(t).pk},
+    "labeling-assignment-submit": lambda t: {"pk": own_assignment(t).pk},
+    "labeling-assignment-image": lambda t: {"pk": own_assignment(t).pk},
+    "labeling-assignment-thumbnail": lambda t: {"pk": own_assignment(t).pk},
     "workspace-invitation-list": lambda t: {"workspace_id": t["ws_a"].pk},
     "workspace-invitation-revoke": lambda t: {"workspace_id": t["ws_a"].pk, "pk": invitation(t).pk},
     # addressed to alice (by workspace B): only she answers it; there is no viewer of an invitation
@@ -153,6 +163,12 @@ CREATE_IN_A = {
     "backbone-list": lambda t: {"project": t["project_a"].pk, "name": "viewer's backbone"},
     "study-list": lambda t: {"dataset_version": ds(t)["version"].pk},
     "model-version-upload": lambda t: {"project": t["project_a"].pk, "format": "onnx"},
+    "labeling-task-list": lambda t: {
+        "dataset": ds(t)["dataset"].pk,
+        "name": "viewer's task",
+        "annotators": [t["alice"].pk],
+        "selection": {"by": "ids", "ids": [ds(t)["sample"].pk]},
+    },
 }
 # The field a stranger's create is refused on (their target does not exist for them).
 CREATE_TARGET_FIELD = {
@@ -162,6 +178,14 @@ CREATE_TARGET_FIELD = {
     "training-job-list": "dataset_version",
     "backbone-list": "project",
     "model-version-upload": "project",
+    "labeling-task-list": "dataset",
+}
+# Object routes only their owner reads (a viewer of the workspace gets 404 like a stranger).
+OWN_QUEUE_ROUTES = {
+    "labeling-assignment-detail",
+    "labeling-assignment-submit",
+    "labeling-assignment-image",
+    "labeling-assignment-thumbnail",
 }
 # Collection routes that read tenant objects named in the query string.
 QUERY_ROUTES = {"model-version-list", "model-version-compare", "training-estimates"}
@@ -182,6 +206,7 @@ PERSONAL_OR_OPEN = {
     "template-detail",
     "deployment-predict",
     "study-defaults",  # a template's budget for the workers online: no tenant object read
+    "labeling-assignment-list",  # the caller's own queue
 }
 
 
@@ -305,6 +330,28 @@ def smart_round(world: dict):
     return world["smart_round"]
 
 
+def labeling_task(world: dict):
+    """A labeling task of project A's dataset: its first sample, assigned to alice."""
+    if "labeling_task" not in world:
+        from labeling.services.tasks import labeling_task_create
+
+        world["labeling_task"] = labeling_task_create(
+            dataset=ds(world)["dataset"],
+            user=world["alice"],
+            name="Tenancy task",
+            annotators=[world["alice"].pk],
+            selection={"by": "ids", "ids": [ds(world)["sample"].pk]},
+        )
+    return world["labeling_task"]
+
+
+def own_assignment(world: dict):
+    """Alice's assignment in the labeling task."""
+    from labeling.models import LabelingAssignment
+
+    return LabelingAssignment.objects.get(item__task=labeling_task(world), annotator=world["alice"])
+
+
 def training_job(world: dict):
     """A training job of project A (its row only: nothing runs it)."""
     if "training_job" not in world:
@@ -375,6 +422,7 @@ def test_other_tenant_gets_404(name, regex, methods, world, api_client):
         if r[0] in OBJECT_ROUTES
         and r[0].split("-")[0] not in {"token", "invitation"}
         and r[0] not in VIEWER_MAY_POST
+        and r[0] not in OWN_QUEUE_ROUTES
     ],
     ids=lambda v: v if isinstance(v, str) and not v.startswith("api/") else "",
 )
@@ -454,3 +502,47 @@ def test_editor_can_write_content_but_not_manage_members(world, api_client):
     members = f"/api/v1/workspaces/{world['ws_a'].pk}/members/"
     assert erin.post(members, {"username": "bob", "role": "viewer"}, format="json").status_code == 403
     assert erin.delete(f"/api/v1/workspaces/{world['ws_a'].pk}/").status_code == 403
+
+
+def test_annotator_sees_nothing_but_their_own_assignments(world, api_client, make_user):
+    """An annotator of workspace A: every object route of A answers 404 (or 403 for a write the
+    route checks by role), except their workspace's own row; lists show none of A's content; and
+    another annotator's assignment does not exist for them."""
+    from labeling.services.tasks import labeling_task_create
+    from workspaces.models import Role
+
+    from tests.workspaces.factories import membership
+
+    ann = make_user("ann")
+    membership(world["ws_a"], ann, Role.ANNOTATOR)
+    client = api_client(ann)
+    for name, regex, methods in ROUTES:
+        if name not in OBJECT_ROUTES:
+            continue
+        url = url_for(regex, OBJECT_ROUTES[name](world))
+        for method in sorted(methods):
+            status = getattr(client, method)(url, {}, format="json").status_code
+            if name == "workspace-detail" and method == "get":
+                assert status == 200  # their workspace, with role annotator
+            else:
+                assert status in (403, 404), f"{method.upper()} {url} as an annotator: {status}"
+    for name in sorted(CREATE_IN_A) + ["labeling-assignment-list"]:
+        regex = next((r for n, r, m in ROUTES if n == name and "get" in m), None)
+        if regex is not None:
+            assert client.get(url_for(regex, {})).json()["count"] == 0, (
+                f"{name} lists A's rows to an annotator"
+            )
+    assert client.get("/api/v1/workspaces/").json()["results"][0]["role"] == "annotator"
+
+    theirs = labeling_task_create(
+        dataset=ds(world)["dataset"],
+        user=world["alice"],
+        name="Ann's task",
+        annotators=[ann.pk],
+        selection={"by": "ids", "ids": [ds(world)["sample"].pk]},
+    )
+    assert [t["id"] for t in client.get("/api/v1/labeling-tasks/").json()["results"]] == [theirs.pk]
+    [mine] = client.get("/api/v1/labeling-assignments/").json()["results"]
+    assert client.get(f"/api/v1/labeling-assignments/{mine['id']}/image/").status_code == 200
+    assert client.get(f"/api/v1/labeling-assignments/{own_assignment(world).pk}/").status_code == 404
+    assert client.get(f"/api/v1/labeling-tasks/{theirs.pk}/items/").status_code == 403

@@ -132,20 +132,20 @@ def agreement_report(
     samples = sorted(shared)
 
     # overall: categories are the distinct answers
-    categories = sorted({answer for given in shared.values() for answer in given.values()})
-    index = {answer: i for i, answer in enumerate(categories)}
+    categories = sorted({given_one for given in shared.values() for given_one in given.values()})
+    index = {category: i for i, category in enumerate(categories)}
     counts = np.zeros((len(samples), max(1, len(categories))))
     for row, sample in enumerate(samples):
-        for answer in shared[sample].values():
-            counts[row, index[answer]] += 1
+        for category in shared[sample].values():
+            counts[row, index[category]] += 1
     observed, kappa = fleiss_kappa(counts) if samples else (None, None)
 
     per_class: list[ClassAgreement] = []
     for c, name in enumerate(classes):
         binary = np.zeros((len(samples), 2))
         for row, sample in enumerate(samples):
-            for answer in shared[sample].values():
-                binary[row, 0 if c in answer else 1] += 1
+            for category in shared[sample].values():
+                binary[row, 0 if c in category else 1] += 1
         class_observed, class_kappa = fleiss_kappa(binary) if samples else (None, None)
         per_class.append(
             {

@@ -25,6 +25,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from jobs.api.views import JobKindListView, JobViewSet, WorkerNodeListView
 from labeling.api.smart import SmartLabelingRoundViewSet, SuggestionViewSet
+from labeling.api.tasks import LabelingAssignmentViewSet, LabelingTaskViewSet
 from training.api.views import (
     BackboneViewSet,
     ModelVersionViewSet,
@@ -60,12 +61,12 @@ router.register("datasets/<id:dataset_id>/labels", LabelViewSet, basename="datas
 router.register("datasets/<id:dataset_id>/samples", SampleViewSet, basename="dataset-sample")
 router.register("datasets/<id:dataset_id>/imports", ImportBatchViewSet, basename="dataset-import")
 router.register("datasets/<id:dataset_id>/versions", DatasetVersionViewSet, basename="dataset-version")
-router.register("datasets/<id:dataset_id>/smart-labeling", SmartLabelingRoundViewSet, basename="smart-round")
-router.register("datasets/<id:dataset_id>/suggestions", SuggestionViewSet, basename="suggestion")
-router.register("datasets/<id:dataset_id>/activity", SampleActivityViewSet, basename="dataset-activity")
 router.register(
     "datasets/<id:dataset_id>/quality-reports", QualityReportViewSet, basename="dataset-quality-report"
 )
+router.register("datasets/<id:dataset_id>/activity", SampleActivityViewSet, basename="dataset-activity")
+router.register("datasets/<id:dataset_id>/smart-labeling", SmartLabelingRoundViewSet, basename="smart-round")
+router.register("datasets/<id:dataset_id>/suggestions", SuggestionViewSet, basename="suggestion")
 router.register("training-jobs", TrainingJobViewSet, basename="training-job")
 router.register("model-versions", ModelVersionViewSet, basename="model-version")
 router.register("backbones", BackboneViewSet, basename="backbone")
@@ -73,6 +74,8 @@ router.register("studies", StudyViewSet, basename="study")
 router.register("deployments", DeploymentViewSet, basename="deployment")
 router.register("deployments/<id:deployment_id>/keys", DeploymentKeyViewSet, basename="deployment-key")
 router.register("packages", PackageViewSet, basename="package")
+router.register("labeling-tasks", LabelingTaskViewSet, basename="labeling-task")
+router.register("labeling-assignments", LabelingAssignmentViewSet, basename="labeling-assignment")
 
 api_v1 = [
     # first: the hot path of hosted predictions resolves without trying the other routes

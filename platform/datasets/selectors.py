@@ -239,7 +239,9 @@ def sample_list(
         )
         known = None
     if ids is not None:
-        queryset = queryset.filter(pk__in=ids)
+        # in the order given (a ranking, a report's findings), not by id
+        place = Case(*(When(pk=pk, then=Value(n)) for n, pk in enumerate(ids)), output_field=IntegerField())
+        queryset = queryset.filter(pk__in=ids).order_by(place, "id")
         known = None
     if review_status is not None:
         queryset = queryset.filter(review_status=review_status)

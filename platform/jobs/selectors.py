@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from django.db.models import BooleanField, Case, Exists, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.utils import timezone
-from workspaces.models import Membership
+from workspaces.models import CONTENT_ROLES, Membership
 from workspaces.selectors import scoped_to_member
 
 from jobs.models import Job, JobEvent, WorkerNode
@@ -103,7 +103,9 @@ def queue_states(jobs: list[Job], *, user=None) -> dict[int, QueueState]:
             | Q(status=JobStatus.RUNNING, lease_node__in=hostnames)
         )
         .annotate(
-            visible=Exists(Membership.objects.filter(workspace=OuterRef("workspace"), user=user))
+            visible=Exists(
+                Membership.objects.filter(workspace=OuterRef("workspace"), user=user, role__in=CONTENT_ROLES)
+            )
             if user is not None and user.is_authenticated
             else Value(False)
         )

@@ -1,13 +1,39 @@
-"""Reads of labeling: smart-labeling rounds and their suggestions."""
+"""Reads of labeling: smart-labeling rounds and their suggestions; labeling tasks, their items and
+the annotators' assignments."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from datasets.models import ANNOTATION_TASKS, REGRESSION_TASKS, AnnotationStatus, Dataset, Sample
-from django.db.models import F, OuterRef, Q, QuerySet, Subquery
+from accounts.models import User
+from datasets.models import ANNOTATION_TASKS, REGRESSION_TASKS, AnnotationStatus, Dataset, Label, Sample
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
+from workspaces.models import CONTENT_ROLES, Membership
 
-from labeling.models import SmartLabelingRound, Suggestion, SuggestionStatus
+from labeling.models import (
+    AssignmentStatus,
+    ItemReview,
+    LabelingAssignment,
+    LabelingItem,
+    LabelingTask,
+    SmartLabelingRound,
+    Suggestion,
+    SuggestionStatus,
+)
 
 SUGGESTION_ORDERINGS = ("rank", "-confidence", "confidence", "id")
 
@@ -102,3 +128,172 @@ def pending_suggestion_of(sample: Sample) -> dict[str, Any] | None:
     if getattr(sample, "pending_suggestion_id", None) is None:
         return None
     return {name: getattr(sample, f"pending_suggestion_{name}") for name in PENDING_SUGGESTION_FIELDS}
+
+
+# --- team labeling: tasks, items, assignments (h5) -----------------------------------------------
+
+#: An assignment still waiting for its annotator (first time, or sent back by a reviewer).
+TO_DO = (AssignmentStatus.PENDING, AssignmentStatus.REJECTED)
+#: An assignment whose answer is in (waiting for review, or accepted).
+ANSWERED = (AssignmentStatus.SUBMITTED, AssignmentStatus.ACCEPTED)
+
+
+def labeling_tasks_for(*, user) -> QuerySet[LabelingTask]:
+    """The tasks a user sees: every task of a workspace whose content they see (owners, editors,
+    viewers), and the tasks they are an annotator of in a workspace they still belong to (an
+    annotator sees nothing else). e.g. ``labeling_tasks_for(user=u).filter(dataset=7)``"""
+    workspace = OuterRef("dataset__workspace")
+    content = Membership.objects.filter(workspace=workspace, user=user, role__in=CONTENT_ROLES)
+    member = Membership.objects.filter(workspace=workspace, user=user)
+    annotating = LabelingTask.annotators.through.objects.filter(labelingtask_id=OuterRef("pk"), user=user)
+    return (
+        LabelingTask.objects.filter(Q(Exists(content)) | (Q(Exists(member)) & Q(Exists(annotating))))
+        .select_related("dataset", "created_by")
+        .prefetch_related(
+            Prefetch("annotators", queryset=User.objects.order_by("username", "id")),
+            Prefetch("dataset__labels", queryset=Label.objects.order_by("position", "id")),
+        )
+    )
+
+
+def task_progress(*, tasks: Sequence[LabelingTask], user=None) -> dict[int, dict[str, Any]]:
+    """Each task's progress: ``{items, submitted (items whose every answer is in), accepted,
+    rejected (items, by review), per_annotator: [{annotator, username, assigned, submitted,
+    accepted, rejected (assignments rejected at least once), to_do}], mine (the same for ``user``,
+    or None)}``. Three queries for any number of tasks."""
+    ids = [task.pk for task in tasks]
+    progress: dict[int, dict[str, Any]] = {
+        pk: {"items": 0, "submitted": 0, "accepted": 0, "rejected": 0, "per_annotator": [], "mine": None}
+        for pk in ids
+    }
+    if not ids:
+        return progress
+    for task_id, review, n in (
+        LabelingItem.objects.filter(task_id__in=ids)
+        .order_by()
+        .values_list("task_id", "review")
+        .annotate(n=Count("pk"))
+    ):
+        progress[task_id]["items"] += n
+        if review in (ItemReview.ACCEPTED, ItemReview.REJECTED):
+            progress[task_id][review] += n
+    waiting = LabelingAssignment.objects.filter(item=OuterRef("pk"), status__in=TO_DO)
+    for task_id, n in (
+        LabelingItem.objects.filter(task_id__in=ids)
+        .filter(~Exists(waiting))
+        .order_by()
+        .values_list("task_id")
+        .annotate(n=Count("pk"))
+    ):
+        progress[task_id]["submitted"] = n
+    people: dict[tuple[int, int], dict[str, Any]] = {}
+    for task_id, annotator, username, status, n, rejected in (
+        LabelingAssignment.objects.filter(item__task_id__in=ids)
+        .order_by()
+        .values_list("item__task_id", "annotator_id", "annotator__username", "status")
+        .annotate(n=Count("pk"), rejected=Count("pk", filter=Q(rejections__gt=0)))
+    ):
+        entry = people.setdefault(
+            (task_id, annotator),
+            {
+                "annotator": annotator,
+                "username": username,
+                "assigned": 0,
+                "submitted": 0,
+                "accepted": 0,
+                "rejected": 0,
+                "to_do": 0,
+            },
+        )
+        entry["assigned"] += n
+        entry["rejected"] += rejected
+        if status in ANSWERED:
+            entry["submitted"] += n
+        if status == AssignmentStatus.ACCEPTED:
+            entry["accepted"] += n
+        if status in TO_DO:
+            entry["to_do"] += n
+    for (task_id, annotator), entry in sorted(people.items(), key=lambda kv: (kv[0][0], kv[1]["username"])):
+        progress[task_id]["per_annotator"].append(entry)
+        if user is not None and annotator == user.pk:
+            progress[task_id]["mine"] = entry
+    return progress
+
+
+def task_items(
+    *, task: LabelingTask, review: str | None = None, submitted: bool | None = None
+) -> QuerySet[LabelingItem]:
+    """A task's items in task order with every assignment (and its annotator); ``submitted``:
+    only items whose every answer is in (true) or not (false)."""
+    queryset = (
+        LabelingItem.objects.filter(task=task)
+        .select_related("sample", "reviewer")
+        .prefetch_related(
+            Prefetch(
+                "assignments",
+                queryset=LabelingAssignment.objects.select_related("annotator").order_by(
+                    "submitted_at", "id"
+                ),
+            )
+        )
+        .order_by("position", "id")
+    )
+    if review:
+        queryset = queryset.filter(review=review)
+    if submitted is not None:
+        waiting = Exists(LabelingAssignment.objects.filter(item=OuterRef("pk"), status__in=TO_DO))
+        queryset = queryset.filter(~waiting if submitted else waiting)
+    return queryset
+
+
+def assignments_for(*, user) -> QuerySet[LabelingAssignment]:
+    """The user's own queue, in the order to work on it: sent back by a reviewer first, then still to
+    label (in task order), then answered. Each carries ``position`` (1-based among the user's
+    assignments of that task) and ``total`` (how many they have in it). A user who left the
+    workspace sees none of its assignments."""
+    mine = LabelingAssignment.objects.filter(annotator=user, item__task=OuterRef("item__task"))
+    return (
+        LabelingAssignment.objects.filter(annotator=user)
+        .filter(
+            Exists(Membership.objects.filter(workspace=OuterRef("item__task__dataset__workspace"), user=user))
+        )
+        .select_related("item__sample", "item__task__dataset")
+        .prefetch_related(
+            Prefetch("item__task__dataset__labels", queryset=Label.objects.order_by("position", "id"))
+        )
+        .annotate(
+            position=Subquery(
+                mine.filter(item__position__lte=OuterRef("item__position"))
+                .order_by()
+                .values("item__task")
+                .annotate(n=Count("pk"))
+                .values("n")[:1],
+                output_field=IntegerField(),
+            ),
+            total=Subquery(
+                mine.order_by().values("item__task").annotate(n=Count("pk")).values("n")[:1],
+                output_field=IntegerField(),
+            ),
+            queue_order=Case(
+                When(status=AssignmentStatus.REJECTED, then=Value(0)),
+                When(status=AssignmentStatus.PENDING, then=Value(1)),
+                default=Value(2),
+                output_field=IntegerField(),
+            ),
+        )
+        .order_by("queue_order", "item__task_id", "item__position", "id")
+    )
+
+
+def ranked_sample_ids(*, dataset: Dataset, round_id: int | None = None) -> list[int]:
+    """Sample ids of a smart-labeling round's ranking, best first, still unlabeled (default: the
+    dataset's latest succeeded round)."""
+    rounds = SmartLabelingRound.objects.filter(dataset=dataset, status="succeeded")
+    found = rounds.filter(pk=round_id).first() if round_id is not None else rounds.order_by("-number").first()
+    if found is None:
+        return []
+    return list(
+        Suggestion.objects.filter(_unlabeled_q(dataset, "sample__"), round=found, rank__isnull=False)
+        .order_by("rank", "id")
+        .values_list("sample_id", flat=True)
+    )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models import Count, Exists, IntegerField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
-from workspaces.models import Invitation, Membership, Project, Role, Workspace
+from workspaces.models import CONTENT_ROLES, Invitation, Membership, Project, Role, Workspace
 
 
 def workspaces_for(*, user) -> QuerySet[Workspace]:
@@ -39,8 +39,23 @@ def role_in(*, user, workspace_id: int) -> Role | None:
 
 
 def scoped_to_member(queryset: QuerySet, *, user, workspace_field: str = "workspace") -> QuerySet:
-    """Filter any queryset to rows in workspaces the user belongs to."""
-    return queryset.filter(**{f"{workspace_field}__memberships__user": user})
+    """Filter any queryset to rows in workspaces where the user sees content: an annotator is a
+    member too, but sees only the labeling tasks assigned to them (labeling.selectors), so their
+    workspace's projects, datasets, jobs, models and deployments do not exist for them (404).
+    One ``filter`` call: the user and the role conditions apply to the same membership row."""
+    return queryset.filter(
+        **{
+            f"{workspace_field}__memberships__user": user,
+            f"{workspace_field}__memberships__role__in": CONTENT_ROLES,
+        }
+    )
+
+
+def content_workspaces_for(*, user) -> QuerySet[Workspace]:
+    """The workspaces whose content the user sees (every membership but an annotator's), annotated
+    like ``workspaces_for``: what members, invitations and project lists are read through."""
+    content = Membership.objects.filter(workspace=OuterRef("pk"), user=user, role__in=CONTENT_ROLES)
+    return workspaces_for(user=user).filter(Exists(content))
 
 
 def projects_for(*, user) -> QuerySet[Project]:

@@ -9,7 +9,9 @@ two shared samples, or no variation)."""
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal, NotRequired, TypedDict
+
+from workers.contracts.annotations import AnnotationStatus
 
 AGREEMENT_VERSION = 1
 
@@ -51,3 +53,22 @@ class AgreementReport(TypedDict):
     pairs: list[PairAgreement]
     per_class: list[ClassAgreement]
     annotators: list[AnnotatorStats]
+
+
+class AnswerBox(TypedDict):
+    label: str  # the label's name, as annotations are written
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+class TaskAnswer(TypedDict):
+    """An annotator's answer to one sample of a labeling task, in the shape of the dataset's task:
+    ``{"label": id}`` (classification), ``{"status", "boxes"}`` (object detection; status annotated
+    or no_objects) or ``{"target": x}`` (regression)."""
+
+    label: NotRequired[int]
+    status: NotRequired[AnnotationStatus]
+    boxes: NotRequired[list[AnswerBox]]
+    target: NotRequired[float]

@@ -196,6 +196,8 @@ SPECTACULAR_SETTINGS = {
         "KindEnum": "deploy.models.PackageKind",
         "QueueWaitReasonEnum": ["no_worker", "workers_busy", "next"],  # jobs.selectors.queue_states
         "FindingCodeEnum": "workers.contracts.quality.FINDING_CODES",  # a quality finding's code
+        "LabelingTaskStatusEnum": "labeling.models.LabelingTask.Status",
+        "AssignmentStatusEnum": "labeling.models.AssignmentStatus",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

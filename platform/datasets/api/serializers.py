@@ -16,6 +16,7 @@ from datasets.models import (
     ImportBatch,
     ImportStatus,
     Label,
+    ReviewStatus,
     Sample,
     Split,
     TaskType,
@@ -235,6 +236,7 @@ class SampleSerializer(serializers.ModelSerializer):
             "label_name",
             "label_version",
             "annotation_status",
+            "review_status",
             "box_count",
             "box_labels",
             "boxes",
@@ -438,6 +440,11 @@ class SampleQuerySerializer(serializers.Serializer):
         min_value=1,
         max_value=MAX_ID,
         help_text="Object detection: only images with a box of this label id.",
+    )
+    review_status = serializers.ChoiceField(
+        choices=ReviewStatus.choices,
+        required=False,
+        help_text="Only samples with this review verdict (team labeling).",
     )
 
 
@@ -875,6 +882,10 @@ class DatasetVersionCreateSerializer(serializers.Serializer):
         help_text="Same samples + same seed = same split. Random if omitted.",
     )
     note = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
+    reviewed_only = serializers.BooleanField(
+        default=False,
+        help_text="Only the samples a reviewer accepted (review_status accepted); 400 if there are none.",
+    )
 
     def validate(self, attrs):
         total = attrs["train_ratio"] + attrs["val_ratio"] + attrs["test_ratio"]
@@ -918,6 +929,7 @@ class DatasetVersionSerializer(serializers.ModelSerializer):
             "totals",
             "sample_count",
             "unlabeled_excluded",
+            "reviewed_only",
             "created_by",
             "created_at",
         ]

@@ -28,6 +28,7 @@ from datasets.models import (
     Dataset,
     DatasetVersion,
     Label,
+    ReviewStatus,
     Sample,
     Split,
     TaskType,
@@ -96,8 +97,10 @@ def dataset_version_create(
     test_ratio: float = 0.1,
     seed: int | None = None,
     note: str = "",
+    reviewed_only: bool = False,
 ) -> DatasetVersion:
     """Snapshot the dataset's labeled samples with a stratified split; numbered V1, V2, ...
+    ``reviewed_only``: only the samples a reviewer accepted (``review_status`` accepted).
 
     e.g. ``dataset_version_create(dataset=d, user=u, train_ratio=0.7, val_ratio=0.15, test_ratio=0.15,
     seed=42)``
@@ -112,16 +115,20 @@ def dataset_version_create(
         raise field_error("train_ratio", "The training split needs a ratio above 0.")
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     if dataset.task_type in ANNOTATION_TASKS:
-        return _detection_version_create(dataset=dataset, user=user, ratios=ratios, seed=seed, note=note)
+        return _detection_version_create(
+            dataset=dataset, user=user, ratios=ratios, seed=seed, note=note, reviewed_only=reviewed_only
+        )
     with transaction.atomic():
         list(Dataset.objects.select_for_update().filter(pk=dataset.pk).values_list("pk"))
         regression = dataset.task_type in REGRESSION_TASKS
         labeled = Q(target__isnull=False) if regression else Q(label__isnull=False)
         rows: list[tuple[Any, ...]] = list(
-            Sample.objects.filter(labeled, dataset=dataset)
+            Sample.objects.filter(labeled, dataset=dataset, **_review_filter(reviewed_only))
             .order_by("pk")
             .values_list("pk", "label__name", "blob_key", "sha256", "original_name")
         )
+        if not rows and reviewed_only:
+            raise field_error("reviewed_only", NO_ACCEPTED_SAMPLES)
         if not rows:
             raise field_error(
                 "dataset", "The dataset has no labeled samples; label some before making a version."
@@ -155,6 +162,7 @@ def dataset_version_create(
             sample_count=len(rows),
             unlabeled_excluded=unlabeled,
             schema=dataset.schema or {},
+            reviewed_only=reviewed_only,
             created_by=user,
         )
         content: dict[int, tuple] = {}
@@ -191,8 +199,24 @@ def dataset_version_create(
 NO_OBJECTS_GROUP = "\x00no objects"  # the split's group of reviewed images without boxes (no label name)
 
 
+NO_ACCEPTED_SAMPLES = (
+    "No labeled sample of this dataset has been accepted by a reviewer; review samples before making a "
+    "reviewed-only version."
+)
+
+
+def _review_filter(reviewed_only: bool) -> dict[str, str]:
+    return {"review_status": ReviewStatus.ACCEPTED} if reviewed_only else {}
+
+
 def _detection_version_create(
-    *, dataset: Dataset, user, ratios: tuple[float, float, float], seed: int, note: str
+    *,
+    dataset: Dataset,
+    user,
+    ratios: tuple[float, float, float],
+    seed: int,
+    note: str,
+    reviewed_only: bool = False,
 ) -> DatasetVersion:
     """Object detection: the reviewed images (annotated, and no_objects with no boxes), their boxes
     as they are now; unlabeled images are left out. Classes are the labels that have boxes, in the
@@ -200,7 +224,7 @@ def _detection_version_create(
     own), so a rare class reaches val and test. ``counts`` are boxes per class per split."""
     with transaction.atomic():
         list(Dataset.objects.select_for_update().filter(pk=dataset.pk).values_list("pk"))
-        reviewed = Sample.objects.filter(dataset=dataset).exclude(
+        reviewed = Sample.objects.filter(dataset=dataset, **_review_filter(reviewed_only)).exclude(
             annotation_status=AnnotationStatus.UNLABELED
         )
         rows = list(
@@ -208,6 +232,8 @@ def _detection_version_create(
                 "pk", "blob_key", "sha256", "original_name", "width", "height"
             )
         )
+        if not rows and reviewed_only:
+            raise field_error("reviewed_only", NO_ACCEPTED_SAMPLES)
         if not rows:
             raise field_error(
                 "dataset",
@@ -250,6 +276,7 @@ def _detection_version_create(
             unlabeled_excluded=Sample.objects.filter(
                 dataset=dataset, annotation_status=AnnotationStatus.UNLABELED
             ).count(),
+            reviewed_only=reviewed_only,
             created_by=user,
         )
         for chunk in chunks(rows, 5000):

@@ -21,6 +21,7 @@ from workspaces.api.serializers import (
 from workspaces.models import Invitation, Membership, Project, Role, Workspace
 from workspaces.permissions import WorkspaceRolePermission, require_role
 from workspaces.selectors import (
+    content_workspaces_for,
     invitations_for,
     invitations_of,
     memberships_of,
@@ -68,7 +69,10 @@ class MembershipViewSet(
     write_roles = OWNER_ONLY
 
     def workspace(self):
-        return get_object_or_404(workspaces_for(user=self.request.user), pk=self.kwargs["workspace_id"])
+        # an annotator sees their workspace in the list, not its members or invitations
+        return get_object_or_404(
+            content_workspaces_for(user=self.request.user), pk=self.kwargs["workspace_id"]
+        )
 
     def get_queryset(self):
         return memberships_of(workspace_id=self.workspace().pk)
@@ -110,7 +114,10 @@ class WorkspaceInvitationViewSet(mixins.ListModelMixin, viewsets.GenericViewSet)
     write_roles = OWNER_ONLY
 
     def workspace(self):
-        return get_object_or_404(workspaces_for(user=self.request.user), pk=self.kwargs["workspace_id"])
+        # an annotator sees their workspace in the list, not its members or invitations
+        return get_object_or_404(
+            content_workspaces_for(user=self.request.user), pk=self.kwargs["workspace_id"]
+        )
 
     def get_queryset(self):
         return invitations_of(workspace_id=self.workspace().pk)
