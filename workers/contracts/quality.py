@@ -49,13 +49,15 @@ Severity = Literal["error", "warning", "info"]
 class FindingItem(TypedDict):
     """One sample's detail: ``suggested_label`` (class index) and ``confidence`` for a likely
     mislabel (``label`` is its current label); ``value`` for a measured property (sharpness,
-    brightness, length, aspect ratio, similarity)."""
+    brightness, length, aspect ratio, similarity); ``language`` for a text in another language
+    than most (a code such as ``en``, ``zh``, ``ja``, or a script such as ``cyrillic``)."""
 
     sample: int
     label: NotRequired[int | None]
     suggested_label: NotRequired[int | None]
     confidence: NotRequired[float]
     value: NotRequired[float]
+    language: NotRequired[str]
 
 
 class Finding(TypedDict):
