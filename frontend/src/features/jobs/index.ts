@@ -2,4 +2,3 @@ export { JobDetail } from './components/JobDetail';
 export { JobsPanel } from './components/JobsPanel';
 export { progressMessage } from './api/progressMessage';
 export { JobProgressBar } from './components/JobProgressBar';
-export { useJob } from './hooks/useJobs';

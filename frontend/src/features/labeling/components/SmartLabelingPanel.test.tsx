@@ -35,7 +35,7 @@ const SUMMARY = {
 };
 
 function round(overrides: Record<string, unknown> = {}) {
-  return { id: 7, dataset: 1, number: 2, status: 'succeeded', job: 70, params: { batch_size: 3, strategy: 'uncertainty_diversity', seed: 0 }, summary: SUMMARY, error: '', created_at: '2026-12-05T00:10:00Z', finished_at: '2026-12-05T00:11:00Z', ...overrides };
+  return { id: 7, dataset: 1, number: 2, status: 'succeeded', job: 70, params: { batch_size: 3, strategy: 'uncertainty_diversity', seed: 0 }, summary: SUMMARY, error: '', progress: { kind: 'progress', version: 1, fraction: 1 }, created_at: '2026-12-05T00:10:00Z', finished_at: '2026-12-05T00:11:00Z', ...overrides };
 }
 
 function suggestion(id: number, sampleId: number, label: number, confidence: number, rank: number | null) {
@@ -96,10 +96,9 @@ describe('SmartLabelingPanel', () => {
       'GET /api/v1/datasets/1/labels/': page(labels),
       'GET /api/v1/datasets/1/smart-labeling/': () => json(page(rounds)),
       'POST /api/v1/datasets/1/smart-labeling/': (call: RecordedCall) => {
-        rounds = [round({ id: 8, number: 3, status: 'running', job: 80, summary: null, params: call.body })];
+        rounds = [round({ id: 8, number: 3, status: 'running', job: 80, summary: null, params: call.body, progress: { kind: 'progress', version: 1, fraction: 0.4, message: 'Training the quick model' } })];
         return json(rounds[0], 202);
       },
-      'GET /api/v1/jobs/80/': json({ id: 80, status: 'running', progress: { fraction: 0.4, message: 'Training the quick model' }, kind: 'labeling.smart_round' }),
     });
     renderWithApp(<SmartLabelingPanel datasetId={1} canEdit />);
     await waitFor(() => expect(screen.getByTestId('smart-start')).toBeEnabled());
@@ -113,6 +112,7 @@ describe('SmartLabelingPanel', () => {
     expect(api.callsTo('POST', '/api/v1/datasets/1/smart-labeling/')[0].body).toEqual({ batch_size: 20, strategy: 'uncertainty' });
     const running = await screen.findByTestId('smart-running');
     expect(await within(running).findByTestId('job-progress-80')).toHaveAttribute('data-value', '40');
+    expect(within(running).getByTestId('job-progress-message-80')).toHaveTextContent('Training the quick model');
     // One round at a time: the button says so.
     expect(screen.getByTestId('smart-start')).toBeDisabled();
   });

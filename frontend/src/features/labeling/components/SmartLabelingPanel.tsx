@@ -8,7 +8,7 @@ import { useNavigate } from 'react-router';
 import { Stat } from '@/components/Stat';
 import { WithReason } from '@/components/WithReason';
 import { useDataset, useLabels, type Label } from '@/features/datasets';
-import { JobProgressBar, useJob } from '@/features/jobs';
+import { JobProgressBar } from '@/features/jobs';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage, notifyError } from '@/lib/notifications';
 import { formatNumber, formatPercent } from '@/lib/numbers';
@@ -152,14 +152,14 @@ export function SmartLabelingPanel({ datasetId, canEdit }: { datasetId: number; 
 
 function RunningRound({ round }: { round: SmartRound }) {
   const { t } = useTranslation('labeling');
-  const job = useJob(round.job);
   return (
     <Paper withBorder p="md" data-testid="smart-running" data-round={round.id}>
       <Group justify="space-between" mb="xs">
         <Title order={6}>{t('smart.running', { number: round.number })}</Title>
         <Badge variant="light">{t(`smart.status.${round.status}`)}</Badge>
       </Group>
-      {job.data ? <JobProgressBar job={job.data} showMessage /> : <Skeleton h={16} />}
+      {/* The round carries its job's latest progress (polled with the rounds). */}
+      <JobProgressBar job={{ id: round.job ?? round.id, status: round.status, progress: round.progress }} showMessage />
     </Paper>
   );
 }

@@ -122,7 +122,7 @@ export function BoxLabeler({
       showSuggestion && suggestion
         ? suggestion.boxes.map((box, position) => ({
             key: String(position),
-            label: box.label_name ?? labels.find((label) => label.id === box.label)?.name ?? `#${box.label}`,
+            label: labels.find((label) => label.id === box.label)?.name ?? `#${box.label}`,
             x: box.x,
             y: box.y,
             width: box.width,
