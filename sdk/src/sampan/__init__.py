@@ -32,6 +32,8 @@ from sampan.errors import (  # noqa: E402
     UnsupportedMediaType,
     WaitTimeout,
 )
+from sampan.labeling import SmartRound, SmartRoundFailed  # noqa: E402
+from sampan.labeling_tasks import Assignment, LabelingTask  # noqa: E402
 from sampan.models import (  # noqa: E402
     Backbone,
     ClassMetrics,
@@ -49,6 +51,7 @@ from sampan.workspaces import Project, Workspace  # noqa: E402
 
 __all__ = [
     "AnnotationConflict",
+    "Assignment",
     "AuthenticationError",
     "Backbone",
     "BadRequest",
@@ -62,6 +65,7 @@ __all__ = [
     "EvaluationReport",
     "Job",
     "JobFailed",
+    "LabelingTask",
     "ModelVersion",
     "ModelVersions",
     "NotFound",
@@ -77,6 +81,8 @@ __all__ = [
     "SampanError",
     "ServerError",
     "ServiceUnavailable",
+    "SmartRound",
+    "SmartRoundFailed",
     "Study",
     "TrainingJob",
     "TransportError",

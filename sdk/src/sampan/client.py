@@ -10,6 +10,7 @@ from sampan import _schema as schema
 from sampan._transport import Timeout, Transport
 from sampan.datasets import Datasets
 from sampan.deployments import Deployments, Packages
+from sampan.labeling_tasks import Assignments, LabelingTasks
 from sampan.models import Backbones, ModelVersions
 from sampan.studies import Studies
 from sampan.training import Jobs, Training, TrainingJobs
@@ -80,6 +81,8 @@ class Client:
         self.deployments = Deployments(self)
         self.packages = Packages(self)
         self.users = Users(self)  # administrators only
+        self.labeling_tasks = LabelingTasks(self)
+        self.assignments = Assignments(self)  # your own labeling queue
 
     def __repr__(self) -> str:
         return f"<sampan.Client {self.base_url}>"

@@ -20,6 +20,15 @@ from sampan._resource import Resource
 from sampan._resource import id_of as _id
 from sampan._transport import Outage, _bar
 from sampan.errors import NotFound, SampanError, WaitTimeout
+from sampan.labeling import (
+    ORDERINGS,
+    STRATEGIES,
+    SmartRound,
+    decision_body,
+    smart_round_start,
+    smart_rounds,
+    suggestion_list,
+)
 from sampan.quality import QualityReport, quality_report_body
 
 if TYPE_CHECKING:
@@ -483,11 +492,13 @@ class Dataset(Resource[schema.Dataset]):
         search: str | None = None,
         annotation_status: str | None = None,
         box_label: int | str | None = None,
+        review_status: str | None = None,
     ) -> Iterator[schema.Sample]:
         """Every sample matching the filters (id, original_name, label, label_version, split, ...).
         Object detection: ``annotation_status`` (``"unlabeled"``, ``"annotated"``, ``"no_objects"``)
         and ``box_label`` (images with a box of that label, by id or name); each sample then carries
-        its ``annotation_status``, ``box_count`` and ``box_labels``."""
+        its ``annotation_status``, ``box_count`` and ``box_labels``. ``review_status``:
+        ``"unreviewed"``, ``"accepted"`` or ``"rejected"`` (team labeling's review)."""
         params: dict[str, Any] = {
             "label": self.label_id(label),
             "version": version,
@@ -495,6 +506,7 @@ class Dataset(Resource[schema.Dataset]):
             "search": search,
             "annotation_status": annotation_status,
             "box_label": self.label_id(box_label),
+            "review_status": review_status,
         }
         if unlabeled is not None:
             params["unlabeled"] = "true" if unlabeled else "false"
@@ -642,8 +654,10 @@ class Dataset(Resource[schema.Dataset]):
         test_ratio: float = 0.1,
         seed: int | None = None,
         note: str = "",
+        reviewed_only: bool = False,
     ) -> DatasetVersion:
-        """Snapshot the labeled samples as a new version with a stratified split.
+        """Snapshot the labeled samples as a new version with a stratified split; ``reviewed_only``:
+        only the samples a reviewer accepted (team labeling).
 
         e.g. ``version = dataset.create_version(seed=7)``; ``version.name`` -> ``"V1"``
         """
@@ -652,6 +666,7 @@ class Dataset(Resource[schema.Dataset]):
             "val_ratio": val_ratio,
             "test_ratio": test_ratio,
             "note": note,
+            "reviewed_only": reviewed_only,
         }
         if seed is not None:
             body["seed"] = seed
@@ -712,6 +727,123 @@ class Dataset(Resource[schema.Dataset]):
             QualityReport(self._client, row)
             for row in self._client.http.paginate(f"datasets/{self.id}/quality-reports/")
         ]
+
+    # --- smart labeling ------------------------------------------------------------------------------
+
+    def smart_label(
+        self,
+        batch_size: int = 50,
+        *,
+        strategy: str = "uncertainty_diversity",
+        seed: int | None = None,
+        wait: bool = True,
+        progress: bool = True,
+        timeout: float | None = None,
+    ) -> SmartRound:
+        """Start a smart-labeling round: a quick model trained on the labeled samples suggests a label
+        for every unlabeled one (with its confidence) and ranks them, ``batch_size`` first, by how much
+        labeling them would help (``strategy``: ``"uncertainty_diversity"``, ``"uncertainty"`` or
+        ``"random"``). Waits with a progress bar unless ``wait=False``. Needs 2 classes with 2 labels
+        each (:class:`sampan.InvalidRequest` ``not_enough_labels``); one round at a time per dataset.
+
+        e.g. ``dataset.smart_label(batch_size=20).summary["ranked"]`` -> ``20``"""
+        if strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}; got {strategy!r}.")
+        started = smart_round_start(
+            self._client, self.id, batch_size=batch_size, strategy=strategy, seed=seed
+        )
+        return started.wait(progress=progress, timeout=timeout) if wait else started
+
+    def smart_rounds(self) -> builtins.list[SmartRound]:
+        """The dataset's smart-labeling rounds, newest first."""
+        return smart_rounds(self._client, self.id)
+
+    def suggestions(
+        self,
+        *,
+        status: str = "pending",
+        label: int | str | Label | None = None,
+        min_confidence: float | None = None,
+        max_confidence: float | None = None,
+        round: int | SmartRound | None = None,
+        ordering: str = "rank",
+        limit: int | None = None,
+    ) -> builtins.list[schema.Suggestion]:
+        """Suggestions (``status`` ``"pending"``: waiting for you, on samples still unlabeled;
+        ``"accepted"``, ``"rejected"``, ``"superseded"``), filtered by ``label`` (id or name), confidence
+        and ``round``; ``ordering``: ``"rank"`` (the batch to label next first), ``"-confidence"``,
+        ``"confidence"``, ``"id"``. Each: ``{id, round, sample {id, original_name, ...}, label,
+        label_name, confidence, scores, boxes, rank, status}``."""
+        if ordering not in ORDERINGS:
+            raise ValueError(f"ordering must be one of {', '.join(ORDERINGS)}; got {ordering!r}.")
+        return suggestion_list(
+            self._client,
+            self.id,
+            status=status,
+            label=self.label_id(label),
+            min_confidence=min_confidence,
+            max_confidence=max_confidence,
+            round=None if round is None else _id(round),
+            ordering=ordering,
+            limit=limit,
+        )
+
+    def next_to_label(self, n: int = 50) -> builtins.list[schema.Suggestion]:
+        """The latest round's ranking: the ``n`` unlabeled samples to label next (their suggestions,
+        ``rank`` 1 first). e.g. ``[s["sample"]["id"] for s in dataset.next_to_label(10)]``"""
+        return self.suggestions(ordering="rank", limit=n)
+
+    def accept_suggestions(
+        self,
+        ids: Iterable[int | Mapping[str, Any]] | None = None,
+        *,
+        label: int | str | Label | None = None,
+        min_confidence: float | None = None,
+        max_confidence: float | None = None,
+        round: int | SmartRound | None = None,
+        min_score: float | None = None,
+    ) -> schema.SuggestionAcceptResult:
+        """Accept suggestions, by ``ids`` (ints or suggestion dicts) or everything pending that
+        matches ``label`` / ``min_confidence`` / ``max_confidence`` / ``round``: their samples get the
+        suggested label (object detection: the boxes, those under ``min_score`` dropped). A sample a
+        person labeled meanwhile keeps that label (``skipped`` says so).
+
+        e.g. ``dataset.accept_suggestions(label="5", min_confidence=0.95)`` -> ``{"accepted": 41,
+        "skipped": []}``"""
+        body = decision_body(
+            ids,
+            label=self.label_id(label),
+            min_confidence=min_confidence,
+            max_confidence=max_confidence,
+            round=round,
+            min_score=min_score,
+        )
+        result: schema.SuggestionAcceptResult = self._client.http.post(
+            f"datasets/{self.id}/suggestions/accept/", body
+        )
+        return result
+
+    def reject_suggestions(
+        self,
+        ids: Iterable[int | Mapping[str, Any]] | None = None,
+        *,
+        label: int | str | Label | None = None,
+        min_confidence: float | None = None,
+        max_confidence: float | None = None,
+        round: int | SmartRound | None = None,
+    ) -> schema.SuggestionRejectResult:
+        """Reject suggestions (selected as :meth:`accept_suggestions` does); their samples stay unlabeled."""
+        body = decision_body(
+            ids,
+            label=self.label_id(label),
+            min_confidence=min_confidence,
+            max_confidence=max_confidence,
+            round=round,
+        )
+        result: schema.SuggestionRejectResult = self._client.http.post(
+            f"datasets/{self.id}/suggestions/reject/", body
+        )
+        return result
 
     def export(
         self,
