@@ -66,35 +66,33 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-STOPWORDS: dict[str, frozenset[str]] = {
+STOPWORDS_ALL: dict[str, frozenset[str]] = {
     "en": _words(
-        "the and of to in is that it for was on with as are be this not you at by have from or an "
-        "they which but were his her has been will would there their what"
+        "the and of to in is that it for was on with as are be this not you at by have from or an they "
+        "which but were his her has been will would there their what"
     ),
     "fr": _words(
-        "le la les et des est une un du que dans pour pas qui sur au avec il elle ce sont mais nous "
-        "vous ils aux par plus ou cette été être"
+        "le les et des est une du dans pour pas qui sur au avec elle sont mais nous vous ils aux par plus "
+        "ou cette été être"
     ),
     "de": _words(
-        "der die und das ist nicht ein eine zu den mit von sich auf für dem des im auch es wird "
-        "ich sie wir aber oder bei nach sind war"
+        "der und das ist nicht ein eine zu den mit von sich auf für dem im auch es wird ich sie wir aber "
+        "oder bei nach sind"
     ),
-    "es": _words(
-        "el la los las y de que en un una es por con para del se no al lo como más pero sus le "
-        "ya o este está son fue"
-    ),
-    "it": _words(
-        "il lo la gli le e di che un una è per non con del della sono si nel alla anche come più "
-        "ma questo ha dei delle"
-    ),
-    "pt": _words(
-        "o a os as e de que em um uma é para com não do da dos das se no na por mais mas foi ao "
-        "ele ela são também"
-    ),
-    "nl": _words(
-        "de het een en van is dat niet op te in zijn voor met die er ook maar als bij aan om "
-        "wordt door naar ik"
-    ),
+    "es": _words("el los las del se al lo como más pero sus ya este está fue una para"),
+    "it": _words("lo gli della sono nel alla anche più questo ha dei delle di che"),
+    "pt": _words("os em um uma com não dos das na mais mas foi ao ele ela são também para"),
+    "nl": _words("het een en van dat niet op te zijn voor met er ook maar als bij aan om wordt door naar ik"),
+}
+# Only words that tell one language apart: a word in two lists counts for neither (English words
+# that are also French, German... stopwords were left out of those lists above).
+STOPWORDS: dict[str, frozenset[str]] = {
+    language: frozenset(
+        w
+        for w in words
+        if len(w) > 1 and not any(w in other for o, other in STOPWORDS_ALL.items() if o != language)
+    )
+    for language, words in STOPWORDS_ALL.items()
 }
 _WORD = re.compile(r"[^\W\d_]+")
 _SPACE = re.compile(r"\s+")
@@ -133,7 +131,7 @@ def language_of(text: str) -> str:
         ((sum(1 for w in words if w in stop), language) for language, stop in STOPWORDS.items()), reverse=True
     )
     (best, language), (second, _) = scores[0], scores[1]
-    if best >= MIN_STOPWORDS and best >= 1.5 * second:
+    if best >= MIN_STOPWORDS and best >= 2 * second:
         return language
     return "latin"
 
