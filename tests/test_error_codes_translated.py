@@ -116,6 +116,9 @@ def backend_codes() -> dict[str, str]:
     # `code` parameters that are not error codes: HTTP status codes.
     takes_code.pop("send_error", None)
     takes_code.pop("_answer", None)
+    # A quality report's findings (workers.data_quality.findings.finding(code, ...)): their codes are
+    # FINDING_CODES, translated under datasets:quality.codes (test_every_finding_code_is_explained).
+    takes_code.pop("finding", None)
     codes: dict[str, str] = {}
 
     def add(values: list[str], path: Path, node: ast.AST) -> None:
@@ -155,7 +158,11 @@ def backend_codes() -> dict[str, str]:
                 if isinstance(message, (ast.JoinedStr, ast.Constant)) and isinstance(details, ast.Dict):
                     add(_strings(first, constants), path, node)
             elif isinstance(node, ast.Dict):
-                # {"code": "…", …}: an error body written out
+                # {"code": "…", …}: an error body written out; not a quality report's skipped check
+                # ({"code": finding code, "reason": …}: workers.contracts.quality.SkippedCheck)
+                keys = {key.value for key in node.keys if isinstance(key, ast.Constant)}
+                if keys == {"code", "reason"}:
+                    continue
                 for key, value in zip(node.keys, node.values, strict=True):
                     if isinstance(key, ast.Constant) and key.value == "code":
                         add(_strings(value, constants), path, node)
@@ -211,3 +218,19 @@ def test_every_error_code_has_a_message(language):
     assert not missing, f"error codes without a message in {language}/errors.json:\n" + "\n".join(missing)
     not_text = [code for code, text in messages.items() if not isinstance(text, str) or not text.strip()]
     assert not not_text, f"{language}/errors.json: every code's message is one non-empty string: {not_text}"
+
+
+@pytest.mark.parametrize("language", ["en", "zh-CN"])
+def test_every_finding_code_is_explained(language):
+    """The quality report's findings are named and explained by code in the datasets catalog."""
+    from workers.contracts.quality import FINDING_CODES
+
+    codes = json.loads((LOCALES / language / "datasets.json").read_text())["quality"]["codes"]
+    missing = [
+        code
+        for code in FINDING_CODES
+        if not (codes.get(code, {}).get("title") and codes[code].get("explain"))
+    ]
+    assert not missing, (
+        f"finding codes without a title and an explanation in {language}/datasets.json: {missing}"
+    )
