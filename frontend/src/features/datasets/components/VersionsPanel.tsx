@@ -1,4 +1,4 @@
-import { Accordion, Alert, Badge, Button, Group, NumberInput, Paper, Skeleton, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Accordion, Alert, Badge, Button, Group, NumberInput, Paper, Skeleton, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '@/api/client';
@@ -23,6 +23,7 @@ function CreateVersionForm({ datasetId, disabled }: { datasetId: number; disable
   const [ratios, setRatios] = useState<Ratios>({ train_ratio: 0.8, val_ratio: 0.1, test_ratio: 0.1 });
   const [seed, setSeed] = useState<number | string>('');
   const [note, setNote] = useState('');
+  const [reviewedOnly, setReviewedOnly] = useState(false);
   const create = useCreateVersion(datasetId);
   const local = validateRatios(ratios);
   const server = fieldErrors(create.error);
@@ -32,7 +33,7 @@ function CreateVersionForm({ datasetId, disabled }: { datasetId: number; disable
     event.preventDefault();
     if (invalid) return;
     create.mutate(
-      { ...ratios, seed: typeof seed === 'number' ? seed : undefined, note: note.trim() },
+      { ...ratios, seed: typeof seed === 'number' ? seed : undefined, note: note.trim(), reviewed_only: reviewedOnly },
       { onSuccess: (version) => notifySuccess(t('versions.created', { name: version.name, count: version.sample_count, formatted: formatNumber(version.sample_count) })) },
     );
   };
@@ -82,6 +83,13 @@ function CreateVersionForm({ datasetId, disabled }: { datasetId: number; disable
             />
             <TextInput label={t('versions.note')} value={note} onChange={(event) => setNote(event.currentTarget.value)} w={220} data-testid="version-note" />
           </Group>
+          <Switch
+            label={t('versions.reviewedOnly')}
+            description={t('versions.reviewedOnlyHint')}
+            checked={reviewedOnly}
+            onChange={(event) => setReviewedOnly(event.currentTarget.checked)}
+            data-testid="version-reviewed-only"
+          />
           <Group>
             <WithReason reason={disabled ? t('common:permissions.viewerReadOnly') : invalid ? t('versions.fixRatios') : null}>
               <Button type="submit" disabled={disabled || invalid} loading={create.isPending} data-testid="version-create-submit">
@@ -159,6 +167,11 @@ export function VersionsPanel({ datasetId, canEdit }: { datasetId: number; canEd
                   <Badge variant="light" color="gray">
                     {t('versions.classes', { count: version.classes.length })}
                   </Badge>
+                  {version.reviewed_only && (
+                    <Badge variant="light" color="teal" data-testid={`version-reviewed-only-${version.id}`}>
+                      {t('versions.reviewedOnlyBadge')}
+                    </Badge>
+                  )}
                   <Text size="xs" c="dimmed">
                     {t('versions.summary', {
                       train: version.train_ratio,
