@@ -213,3 +213,55 @@ def test_overlap_one_labels_at_once_balanced_round_robin_and_closed_tasks(team, 
     assert api_client(team["carol"]).post(f"/api/v1/labeling-tasks/{single['id']}/close/").status_code == 403
     listed = api_client(team["carol"]).get(f"/api/v1/labeling-tasks/?dataset={dataset.pk}").json()
     assert listed["count"] == 2  # a viewer reads every task of the workspace
+
+
+def test_detection_answers_are_checked_compared_by_class_and_written_on_accept(team, api_client):
+    from datasets.models import Annotation
+
+    from tests.datasets import factories
+
+    alice, ann, bo = api_client(team["alice"]), api_client(team["ann"]), api_client(team["bo"])
+    boxes = factories.dataset(team["project_a"], name="Scenes", task_type="object_detection")
+    factories.label(boxes, "car")
+    factories.label(boxes, "person")
+    scenes = [factories.sample(boxes) for _ in range(2)]  # 32 x 32 images
+    task = create_task(alice, team, dataset=boxes.pk, selection={"by": "ids", "ids": [s.pk for s in scenes]})
+    assert task.status_code == 201, task.content
+    task_id = task.json()["id"]
+    mine, theirs = queue(ann, task=task_id), queue(bo, task=task_id)
+
+    car = {"label": "car", "x": 2, "y": 3, "width": 10, "height": 8}
+    outside = submit(ann, mine[0], status="annotated", boxes=[{**car, "x": 30}])
+    assert outside.status_code == 400 and outside.json()["error"]["code"] == "annotation_out_of_bounds"
+    unknown = submit(ann, mine[0], status="annotated", boxes=[{**car, "label": "bus"}])
+    assert unknown.json()["error"]["code"] == "unknown_label"
+    mismatch = submit(ann, mine[0], status="no_objects", boxes=[car])
+    assert mismatch.json()["error"]["code"] == "annotation_status_mismatch"
+
+    assert submit(ann, mine[0], status="annotated", boxes=[car]).status_code == 200
+    assert submit(bo, theirs[0], status="annotated", boxes=[{**car, "x": 4}]).status_code == 200
+    assert submit(ann, mine[1], status="no_objects", boxes=[]).status_code == 200
+    person = {**car, "label": "person"}
+    assert submit(bo, theirs[1], status="annotated", boxes=[person]).status_code == 200
+
+    agreement = alice.get(f"/api/v1/labeling-tasks/{task_id}/agreement/").json()
+    assert agreement["classes"] == ["car", "person"]
+    assert agreement["percent_agreement"] == 0.5  # both found a car in one image, disagree on the other
+    per_class = {c["name"]: c["percent_agreement"] for c in agreement["per_class"]}
+    assert per_class == {"car": 1.0, "person": 0.5}
+
+    items = alice.get(f"/api/v1/labeling-tasks/{task_id}/items/").json()["results"]
+    # a tie (one answer each): the first submitted wins
+    reviewed = alice.post(
+        f"/api/v1/labeling-tasks/{task_id}/review/",
+        {"items": [item["id"] for item in items], "verdict": "accept"},
+        format="json",
+    )
+    assert reviewed.json() == {"reviewed": 2, "skipped": []}
+    first, second = (Sample.objects.get(pk=s.pk) for s in scenes)
+    assert (first.annotation_status, first.review_status) == ("annotated", "accepted")
+    assert list(Annotation.objects.filter(sample=first).values_list("label__name", "geometry")) == [
+        ("car", {"x": 2.0, "y": 3.0, "width": 10.0, "height": 8.0})
+    ]
+    assert second.annotation_status == "no_objects" and not Annotation.objects.filter(sample=second).exists()
+    assert SampleActivity.objects.filter(sample=first, source="review", action="annotations").exists()

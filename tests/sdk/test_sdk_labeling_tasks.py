@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-pytestmark = [pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
 def test_labeling_task_through_the_sdk(live_web, tenants, token_for, make_user):

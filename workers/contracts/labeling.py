@@ -2,10 +2,10 @@
 (``GET /api/v1/labeling-tasks/{id}/agreement/``), computed by ``workers.labeling_agreement`` from
 the submitted answers.
 
-Answers are compared as class indices (classification; for detection a sample's answer is compared
-per class as "has at least one box of the class that the other's boxes match at IoU >= 0.5" — see
-the module); kappa is Cohen's for a pair and Fleiss' for all. None where it is undefined (fewer than
-two shared samples, or no variation)."""
+Answers are compared as sets of class indices: classification one label; object detection the
+classes the annotator drew at least one box of (the same classes found agree; where the boxes lie
+is not compared, see ``workers.labeling_agreement``). Kappa is Cohen's for a pair and Fleiss' for
+all; None where it is undefined (fewer than two shared samples, or no variation)."""
 
 from __future__ import annotations
 
