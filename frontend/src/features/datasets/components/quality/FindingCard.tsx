@@ -4,6 +4,8 @@ import { Link } from 'react-router';
 import { translateDynamic } from '@/i18n';
 import { formatNumber, formatPercent } from '@/lib/numbers';
 import type { Finding } from '../../api/quality';
+import { SAMPLES_PAGE_SIZE, type Sample } from '../../api/samples';
+import { useSamplePage } from '../../hooks/useSamples';
 import { labelerLink, thumbnailUrl } from './labelerLink';
 
 const SEVERITY_COLORS = { error: 'red', warning: 'orange', info: 'blue' } as const;
@@ -16,12 +18,31 @@ function severityColor(severity: string): string {
   return SEVERITY_COLORS[severity as keyof typeof SEVERITY_COLORS] ?? 'gray';
 }
 
-/** A sample in a finding: its thumbnail for images, its id otherwise. */
-function SampleChip({ datasetId, sampleId, images }: { datasetId: number; sampleId: number; images: boolean }) {
+const SNIPPET = 60;
+
+/** A text or row sample as a chip: the start of its text (all of it on hover), else its name. */
+function describe(sample: Sample | undefined): string | null {
+  if (!sample) return null;
+  const text = sample.text?.trim();
+  if (text) return text.length > SNIPPET ? `${text.slice(0, SNIPPET)}…` : text;
+  return sample.original_name || null;
+}
+
+/** A sample in a finding: its thumbnail for images, the start of its text (or its name) otherwise. */
+function SampleChip({ datasetId, sampleId, images, sample }: { datasetId: number; sampleId: number; images: boolean; sample?: Sample }) {
   if (sampleId <= 0) {
     return <Badge variant="outline" color="gray">{`#${-sampleId}`}</Badge>;
   }
-  if (!images) return <Badge variant="light" color="gray">{`#${sampleId}`}</Badge>;
+  if (!images) {
+    const described = describe(sample);
+    return (
+      <Tooltip label={sample?.text || sample?.original_name || `#${sampleId}`} multiline maw={420} disabled={!described}>
+        <Badge variant="light" color="gray" tt="none" maw={360} data-testid="finding-sample">
+          {described ? `#${sampleId} · ${described}` : `#${sampleId}`}
+        </Badge>
+      </Tooltip>
+    );
+  }
   return (
     <Tooltip label={`#${sampleId}`}>
       <Image src={thumbnailUrl(datasetId, sampleId)} w={THUMB} h={THUMB} fit="contain" radius="sm" alt={`#${sampleId}`} loading="lazy" data-testid="finding-thumbnail" />
@@ -42,6 +63,14 @@ export function FindingCard({ finding, datasetId, taskType, classes }: { finding
   const details = Object.fromEntries(Object.entries(finding.details).map(([key, value]) => [key, typeof value === 'number' ? formatNumber(value, { maximumFractionDigits: 2 }) : value]));
   const options = { count: finding.count, column: finding.column, ...details };
   const mislabels = finding.code === 'likely_mislabeled';
+  // Texts and rows have no thumbnail: read the shown samples (one page) to show their text.
+  const shownIds = (
+    mislabels || finding.groups.length === 0 ? finding.items.slice(0, SHOWN_ITEMS).map((item) => item.sample) : finding.groups.slice(0, SHOWN_GROUPS).flat()
+  )
+    .filter((id) => id > 0)
+    .slice(0, SAMPLES_PAGE_SIZE);
+  const samples = useSamplePage(datasetId, { label: null, search: '', page: 1, ids: shownIds }, !images && shownIds.length > 0);
+  const sampleOf = new Map((samples.data?.results ?? []).map((sample) => [sample.id, sample]));
   return (
     <Paper withBorder p="md" data-testid={`finding-${finding.code}`} data-severity={finding.severity} data-count={finding.count}>
       <Stack gap="xs">
@@ -84,7 +113,7 @@ export function FindingCard({ finding, datasetId, taskType, classes }: { finding
                 {finding.items.slice(0, SHOWN_ITEMS).map((item) => (
                   <Table.Tr key={item.sample} data-testid="mislabel-row">
                     <Table.Td>
-                      <SampleChip datasetId={datasetId} sampleId={item.sample} images={images} />
+                      <SampleChip datasetId={datasetId} sampleId={item.sample} images={images} sample={sampleOf.get(item.sample)} />
                     </Table.Td>
                     <Table.Td data-testid="mislabel-current">{className(item.label)}</Table.Td>
                     <Table.Td data-testid="mislabel-suggested">
@@ -107,7 +136,7 @@ export function FindingCard({ finding, datasetId, taskType, classes }: { finding
                   {t('quality.group', { number: index + 1 })}
                 </Text>
                 {group.map((sampleId) => (
-                  <SampleChip key={sampleId} datasetId={datasetId} sampleId={sampleId} images={images} />
+                  <SampleChip key={sampleId} datasetId={datasetId} sampleId={sampleId} images={images} sample={sampleOf.get(sampleId)} />
                 ))}
               </Group>
             ))}
@@ -117,7 +146,7 @@ export function FindingCard({ finding, datasetId, taskType, classes }: { finding
           <Group gap={6} data-testid="finding-items">
             {finding.items.slice(0, SHOWN_ITEMS).map((item) => (
               <Stack key={item.sample} gap={0} align="center">
-                <SampleChip datasetId={datasetId} sampleId={item.sample} images={images} />
+                <SampleChip datasetId={datasetId} sampleId={item.sample} images={images} sample={sampleOf.get(item.sample)} />
                 {item.value !== undefined && (
                   <Text size="xs" c="dimmed">
                     {formatNumber(item.value, { maximumFractionDigits: 2 })}

@@ -131,6 +131,26 @@ describe('QualityPanel', () => {
     expect(within(duplicates).getByTestId('open-in-labeler')).toHaveAttribute('href', '/datasets/1/annotate/5?ids=5%2C9%2C11%2C12');
   });
 
+  it('shows the text of a text dataset sample, read by id, where images have thumbnails', async () => {
+    const texts = run('succeeded', { report: report('text_classification') });
+    const api = fakeApi({
+      ...routes('text_classification', texts),
+      [`GET ${BASE}/samples/`]: json(
+        page([
+          { id: 21, original_name: 'row 21', text: '这个产品非常好用，推荐购买' },
+          { id: 22, original_name: 'row 22', text: 'x'.repeat(200) },
+        ]),
+      ),
+    });
+    renderWithApp(<QualityPanel datasetId={1} canEdit />);
+    const mislabels = await screen.findByTestId('finding-likely_mislabeled');
+    await waitFor(() => expect(within(mislabels).getAllByTestId('finding-sample')[0]).toHaveTextContent('#21 · 这个产品非常好用，推荐购买'));
+    expect(within(mislabels).getAllByTestId('finding-sample')[1].textContent).toBe(`#22 · ${'x'.repeat(60)}…`);
+    expect(within(mislabels).queryByTestId('finding-thumbnail')).toBeNull();
+    const read = api.callsTo('GET', `${BASE}/samples/`).map((call) => call.search.get('ids'));
+    expect(read).toContain('21,22');
+  });
+
   it('runs a report of a version and follows its job', async () => {
     const running = run('running', { version: 3, version_name: 'V1', progress: { kind: 'progress', version: 1, fraction: 0.4, message: 'finding near duplicates' } });
     const api = fakeApi({
