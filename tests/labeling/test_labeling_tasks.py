@@ -265,3 +265,28 @@ def test_detection_answers_are_checked_compared_by_class_and_written_on_accept(t
     ]
     assert second.annotation_status == "no_objects" and not Annotation.objects.filter(sample=second).exists()
     assert SampleActivity.objects.filter(sample=first, source="review", action="annotations").exists()
+
+
+def test_a_smart_ranking_selects_in_rank_order_and_members_take_the_annotator_role(
+    team, api_client, make_user
+):
+    from labeling.models import SmartLabelingRound, Suggestion
+
+    alice = api_client(team["alice"])
+    dataset = team["dataset"]
+    unlabeled = list(Sample.objects.filter(dataset=dataset, label__isnull=True).order_by("pk"))
+    smart = SmartLabelingRound.objects.create(dataset=dataset, number=1, status="succeeded")
+    for rank, sample in enumerate(reversed(unlabeled), start=1):  # the last sample ranks first
+        Suggestion.objects.create(round=smart, dataset=dataset, sample=sample, rank=rank)
+    ranked = create_task(alice, team, selection={"by": "ranking", "count": 2})
+    assert ranked.status_code == 201, ranked.content
+    items = alice.get(f"/api/v1/labeling-tasks/{ranked.json()['id']}/items/").json()["results"]
+    assert [item["sample"]["id"] for item in items] == [unlabeled[-1].pk, unlabeled[-2].pk]
+    missing = create_task(alice, team, selection={"by": "ranking", "round": smart.pk + 1000})
+    assert missing.json()["error"]["code"] == "no_ranking"
+
+    make_user("dana")
+    members = f"/api/v1/workspaces/{team['ws_a'].pk}/members/"
+    added = alice.post(members, {"username": "dana", "role": "annotator"}, format="json")
+    assert added.status_code == 201 and added.json()["role"] == "annotator"
+    assert api_client(team["ann"]).get(members).status_code == 404  # an annotator sees no members
