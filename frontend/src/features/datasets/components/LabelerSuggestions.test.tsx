@@ -4,6 +4,7 @@ import { fakeApi, json, page, type RecordedCall } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import type { GhostBox } from './detection/BoxCanvas';
 import { BoxLabeler } from './detection/BoxLabeler';
+import { DetectionGrid } from './detection/DetectionGrid';
 import { LabelingPanel } from './LabelingPanel';
 import { sampleFixture } from './sampleFixture';
 
@@ -128,5 +129,26 @@ describe('suggested boxes in the box labeler', () => {
     expect(screen.getByTestId('canvas-stand-in')).toHaveAttribute('data-boxes', '1');
     expect(screen.queryByTestId('ghost-box')).toBeNull();
     expect(screen.queryByTestId('labeler-suggestion')).toBeNull();
+  });
+});
+
+describe('suggestions in the detection grid', () => {
+  it('marks an unannotated image with suggested boxes, never an annotated one', async () => {
+    const suggestion = { id: 701, label: null, label_name: null, confidence: 0.8, boxes: [{ label: 11, x: 1, y: 2, width: 10, height: 10, score: 0.8 }, { label: 12, x: 20, y: 2, width: 10, height: 10, score: 0.8 }], round: 7 };
+    const tile = (id: number, status: string, extra: Record<string, unknown> = {}) =>
+      sampleFixture(id, { annotation_status: status, box_count: 0, box_labels: [], boxes: [], width: 100, height: 50, ...extra });
+    fakeApi({
+      'GET /api/v1/datasets/1/labels/': page(LABELS),
+      'GET /api/v1/datasets/1/samples/': {
+        ...page([tile(1, 'annotated', { box_count: 1, boxes: [{ label: 11, x: 1, y: 1, width: 5, height: 5 }], suggestion: { ...suggestion, id: 700 } }), tile(2, 'unlabeled', { suggestion })]),
+        counts: { total: 2, labeled: 1, unlabeled: 1, annotated: 1, no_objects: 0, per_label: [] },
+      },
+    });
+    renderWithApp(<DetectionGrid datasetId={1} canEdit />);
+    const suggested = await screen.findByTestId('detection-tile-2');
+    expect(suggested).toHaveAttribute('data-suggestion', '701');
+    expect(within(suggested).getByTestId('detection-suggestion-2')).toHaveTextContent('suggested: 2 boxes 0.80');
+    expect(screen.getByTestId('detection-tile-1')).not.toHaveAttribute('data-suggestion');
+    expect(screen.queryByTestId('detection-suggestion-1')).toBeNull();
   });
 });

@@ -139,7 +139,7 @@ export function SuggestionsTable({ dataset, labels, canEdit, round }: { dataset:
             }}
             allowDeselect={false}
             size="xs"
-            w={180}
+            w={230}
             data-testid="suggestions-ordering"
           />
           {!detection && !regression && (

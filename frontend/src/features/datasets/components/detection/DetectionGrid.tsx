@@ -3,6 +3,7 @@ import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { BoxedImage, type DrawnBox } from '@/components/BoxedImage';
+import { SuggestionChip, suggestionOf } from '@/features/labeling/suggestions';
 import { errorMessage } from '@/lib/notifications';
 import { formatNumber, formatPercent } from '@/lib/numbers';
 import type { Label } from '../../api/labels';
@@ -41,6 +42,8 @@ function Tile({ sample, labels, onOpen }: { sample: Sample; labels: Label[]; onO
   const boxes = useMemo(() => tileBoxes(sample, labels), [sample, labels]);
   const status = sample.annotation_status;
   const count = sample.box_count;
+  // A model's suggested boxes (smart labeling) while nobody annotated the image: a dashed tile and a chip.
+  const suggestion = status === 'unlabeled' ? suggestionOf(sample) : null;
   return (
     <Paper
       withBorder
@@ -51,7 +54,8 @@ function Tile({ sample, labels, onOpen }: { sample: Sample; labels: Label[]; onO
       data-testid={`detection-tile-${sample.id}`}
       data-status={status}
       data-boxes={count}
-      style={{ cursor: 'pointer', userSelect: 'none' }}
+      data-suggestion={suggestion?.id}
+      style={{ cursor: 'pointer', userSelect: 'none', border: suggestion ? '1px dashed var(--mantine-color-violet-5)' : undefined }}
     >
       <Box h={120} style={{ display: 'flex', alignItems: 'center', justifyContent: 'center', overflow: 'hidden' }}>
         <Box w="100%" maw={(120 * sample.width) / Math.max(1, sample.height)}>
@@ -62,6 +66,7 @@ function Tile({ sample, labels, onOpen }: { sample: Sample; labels: Label[]; onO
         <Badge size="xs" variant="light" color={STATUS_COLORS[status]}>
           {status === 'annotated' ? t('detection.grid.boxCount', { count }) : t(`annotate.status.${status}`)}
         </Badge>
+        {suggestion && <SuggestionChip suggestion={suggestion} testId={`detection-suggestion-${sample.id}`} />}
       </Group>
     </Paper>
   );
