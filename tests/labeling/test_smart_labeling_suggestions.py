@@ -208,3 +208,56 @@ def test_accept_by_confidence_for_one_class(few_digits, tenants, api_client):
     ) == {label}
     empty = alice.post(url(few_digits, "suggestions/accept/"), {}, format="json")
     assert empty.status_code == 400 and "ids" in empty.json()["error"]["details"]
+
+
+def test_accepting_suggested_boxes_clips_them_and_drops_low_scores(tenants, api_client):
+    from datasets.services.annotations import annotations_write
+
+    from tests.datasets import factories
+
+    alice = api_client(tenants["alice"])
+    scenes = factories.dataset(tenants["project_a"], name="Scenes", task_type="object_detection")
+    one, two = factories.label(scenes, "one"), factories.label(scenes, "two")
+    busy, empty, human = (factories.sample(scenes, width=32, height=32) for _ in range(3))
+    box = {"kind": "box", "label": "one", "geometry": {"x": 1, "y": 1, "width": 8, "height": 8}}
+    annotations_write(
+        dataset=scenes, sample_id=human.pk, revision=0, annotations=[box], actor=tenants["alice"]
+    )
+    refused = alice.post(url(scenes, "smart-labeling/"), {}, format="json")
+    assert refused.status_code == 400 and refused.json()["error"]["code"] == "not_enough_labels"
+
+    smart_round = SmartLabelingRound.objects.create(dataset=scenes, number=1, status="succeeded")
+
+    def suggest(sample, boxes):
+        return Suggestion.objects.create(
+            round=smart_round, dataset=scenes, sample=sample, boxes=boxes, confidence=0.5
+        )
+
+    on_busy = suggest(
+        busy,
+        [
+            {"label": one.pk, "x": 2, "y": 2, "width": 10, "height": 10, "score": 0.9},
+            {"label": two.pk, "x": 25, "y": 25, "width": 20, "height": 20, "score": 0.6},  # over the edge
+            {"label": one.pk, "x": 0, "y": 0, "width": 5, "height": 5, "score": 0.2},
+        ],
+    )
+    on_empty = suggest(empty, [{"label": two.pk, "x": 3, "y": 3, "width": 9, "height": 9, "score": 0.1}])
+    on_human = suggest(human, [{"label": two.pk, "x": 3, "y": 3, "width": 9, "height": 9, "score": 0.99}])
+    listed = alice.get(url(scenes, f"samples/{busy.pk}/")).json()["suggestion"]
+    assert listed["id"] == on_busy.pk and len(listed["boxes"]) == 3
+
+    body = {"ids": [on_busy.pk, on_empty.pk, on_human.pk], "min_score": 0.5}
+    accepted = alice.post(url(scenes, "suggestions/accept/"), body, format="json")
+    assert accepted.status_code == 200, accepted.content
+    assert accepted.json() == {"accepted": 2, "skipped": [{"id": on_human.pk, "reason": "human_labeled"}]}
+    boxes = alice.get(url(scenes, f"samples/{busy.pk}/annotations/")).json()
+    assert boxes["status"] == "annotated"
+    assert [(a["label"], a["geometry"]) for a in boxes["annotations"]] == [
+        ("one", {"x": 2.0, "y": 2.0, "width": 10.0, "height": 10.0}),
+        ("two", {"x": 25.0, "y": 25.0, "width": 7.0, "height": 7.0}),
+    ]
+    assert Sample.objects.get(pk=empty.pk).annotation_status == "no_objects"
+    assert SampleActivity.objects.get(sample=busy).source == "suggestion"
+    kept = alice.get(url(scenes, f"samples/{human.pk}/annotations/")).json()
+    assert [a["label"] for a in kept["annotations"]] == ["one"]  # the person's box stays
+    assert alice.get(url(scenes, f"samples/{busy.pk}/")).json()["suggestion"] is None

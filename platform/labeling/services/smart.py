@@ -299,6 +299,17 @@ def _selected(
     return queryset, []
 
 
+def _inside(box: dict, width: int, height: int) -> dict | None:
+    """A suggested box clipped to the image (a detector's box may reach over an edge); None when
+    nothing of it is left."""
+    x0, y0 = max(0.0, float(box["x"])), max(0.0, float(box["y"]))
+    x1 = min(float(width), float(box["x"]) + float(box["width"]))
+    y1 = min(float(height), float(box["y"]) + float(box["height"]))
+    if x1 - x0 < 1 or y1 - y0 < 1:
+        return None
+    return {**box, "x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0}
+
+
 @transaction.atomic
 def suggestions_accept(
     *,
@@ -357,10 +368,13 @@ def suggestions_accept(
         names = dict(Label.objects.filter(dataset=dataset).values_list("pk", "name"))
         items = []
         for suggestion in accepted:
+            sample = samples[suggestion.sample_id]
             boxes = [
                 box
-                for box in suggestion.boxes
-                if box.get("label") in names and (min_score is None or box.get("score", 0.0) >= min_score)
+                for box in (_inside(b, sample.width, sample.height) for b in suggestion.boxes)
+                if box is not None
+                and box.get("label") in names
+                and (min_score is None or box.get("score", 0.0) >= min_score)
             ]
             items.append(
                 {
