@@ -1,5 +1,5 @@
 import '@mantine/charts/styles.css';
-import { Alert, Badge, Button, Group, Paper, Progress, Select, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { Alert, Badge, Button, Group, Paper, Progress, Select, SimpleGrid, Skeleton, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Stat } from '@/components/Stat';
@@ -176,11 +176,14 @@ function ReportView({ run, datasetId }: { run: QualityReportRun; datasetId: numb
         );
       })}
       {report.skipped.length > 0 && (
-        <Text size="xs" c="dimmed" data-testid="skipped-checks">
-          {t('quality.skipped', {
-            checks: report.skipped.map((item) => `${translateDynamic(`datasets:quality.codes.${item.code}.title`, item.code)} (${item.reason})`).join(t('quality.listSeparator')),
-          })}
-        </Text>
+        // the compute plane's reasons are English sentences: on hover, the translated check names stay in view
+        <Tooltip label={report.skipped.map((item) => item.reason).join(' · ')} multiline maw={480}>
+          <Text size="xs" c="dimmed" data-testid="skipped-checks">
+            {t('quality.skipped', {
+              checks: report.skipped.map((item) => translateDynamic(`datasets:quality.codes.${item.code}.title`, item.code)).join(t('quality.listSeparator')),
+            })}
+          </Text>
+        </Tooltip>
       )}
     </Stack>
   );
@@ -212,7 +215,7 @@ export function QualityPanel({ datasetId, canEdit }: { datasetId: number; canEdi
             value={shown === null ? null : String(shown)}
             onChange={(value) => setPicked(value ? Number(value) : null)}
             allowDeselect={false}
-            w={360}
+            w={440}
             data-testid="quality-report-picker"
           />
           {run.data && (
