@@ -223,3 +223,29 @@ def test_cancelling_stops_the_run(planted):
 
     with pytest.raises(JobCancelled):
         run(planted["pool"], {}, work_dir=Path("."), report=cancelling)
+
+
+def test_detection_counts_boxes_and_finds_tiny_ones(planted):
+    digits = [s for s in planted["pool"]["samples"] if s["id"] < 1040]
+    samples: list[PoolSample] = []
+    for i, s in enumerate(digits):
+        boxes = [{"label": i % 2, "x": 2.0, "y": 2.0, "width": 20.0, "height": 24.0}] * (1 + i % 3)
+        samples.append({**s, "label": None, "boxes": boxes})
+    samples[0]["boxes"] = [{"label": 1, "x": 0.0, "y": 0.0, "width": 5.0, "height": 30.0}]
+    samples[1]["boxes"] = None  # not annotated yet
+    samples[2]["boxes"] = []  # reviewed: nothing to annotate
+    pool: LabelPool = {
+        **planted["pool"],
+        "task_type": "object_detection",
+        "classes": ["a", "b"],
+        "samples": samples,
+    }
+    report = run(pool, {}, work_dir=Path("."), report=silent_report)
+    tiny = _finding(report, "tiny_boxes")
+    assert tiny["sample_ids"] == [samples[0]["id"]] and tiny["items"][0]["value"] == 5.0
+    boxes = [len(s["boxes"] or []) for s in samples]
+    counts = [c["count"] for c in report["class_balance"]["classes"]]
+    assert sum(counts) == sum(boxes) and report["labeled"] == len(samples) - 1
+    assert _finding(report, "unlabeled_samples")["sample_ids"] == [samples[1]["id"]]
+    assert "likely_mislabeled" in [s["code"] for s in report["skipped"]]
+    assert "boxes_per_image" in [d["name"] for d in report["distributions"]]

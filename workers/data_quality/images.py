@@ -118,7 +118,8 @@ def measure(path: str, *, width: int = 0, height: int = 0) -> ImageStats:
             with Image.open(path) as image:
                 image.draft("RGB", (WORK_SIZE, WORK_SIZE))
                 size = image.size
-                rgb = ImageOps.exif_transpose(image).convert("RGB")
+                ImageOps.exif_transpose(image, in_place=True)
+                rgb = image.convert("RGB")
         except OSError as error:
             if "truncated" not in str(error):
                 raise
@@ -128,7 +129,8 @@ def measure(path: str, *, width: int = 0, height: int = 0) -> ImageStats:
                 with Image.open(path) as image:
                     image.draft("RGB", (WORK_SIZE, WORK_SIZE))
                     size = image.size
-                    rgb = ImageOps.exif_transpose(image).convert("RGB")
+                    ImageOps.exif_transpose(image, in_place=True)
+                    rgb = image.convert("RGB")
             finally:
                 ImageFile.LOAD_TRUNCATED_IMAGES = False
     except (OSError, ValueError, Image.DecompressionBombError) as error:
