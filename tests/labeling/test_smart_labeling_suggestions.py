@@ -261,3 +261,31 @@ def test_accepting_suggested_boxes_clips_them_and_drops_low_scores(tenants, api_
     kept = alice.get(url(scenes, f"samples/{human.pk}/annotations/")).json()
     assert [a["label"] for a in kept["annotations"]] == ["one"]  # the person's box stays
     assert alice.get(url(scenes, f"samples/{busy.pk}/")).json()["suggestion"] is None
+
+
+@pytest.mark.slow  # the MiniLM encoder on CPU: ~5 s idle, over 20 s on a loaded machine
+def test_texts_get_suggestions_from_their_embeddings(tenants, api_client):
+    from tests.datasets import factories
+    from tests.templates_text.corpus import balanced
+
+    alice = api_client(tenants["alice"])
+    texts = factories.dataset(tenants["project_a"], name="Docstrings", task_type="text_classification")
+    rows = balanced(8)
+    labels = {area: factories.label(texts, area) for area in sorted({area for _, area in rows})}
+    seen: dict[str, int] = {}
+    truth = {}
+    for text, area in rows:
+        seen[area] = seen.get(area, 0) + 1
+        labeled = seen[area] <= 3  # three labels per area, the rest unlabeled
+        sample = factories.sample(texts, label=labels[area] if labeled else None, text=text, format="TEXT")
+        if not labeled:
+            truth[sample.pk] = area
+    started = alice.post(url(texts, "smart-labeling/"), {"batch_size": 5}, format="json")
+    assert started.status_code == 202, started.content
+    result, _ = run_round(started.json()["id"])
+    assert result["suggestions"] == len(truth)
+    pending = alice.get(url(texts, "suggestions/"), {"page_size": 500}).json()["results"]
+    assert {s["sample"]["id"] for s in pending} == set(truth)
+    assert all(s["sample"]["text"] for s in pending)
+    right = sum(s["label_name"] == truth[s["sample"]["id"]] for s in pending)
+    assert right > len(truth) / len(labels), f"{right} of {len(truth)} right: no better than chance"
