@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from config.exceptions import Conflict, InvalidInput
+from config.exceptions import Conflict, DomainError, InvalidInput
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -79,7 +79,7 @@ def quality_report_run(*, report_id: int, job, report) -> dict[str, Any]:
     """The ``datasets.quality_report`` job's body: the pool, the compute plane's checks, the stored
     report. A failure (or a cancel) is recorded on the report row with its message before it is raised
     again for the job runner."""
-    from jobs.runner import LeaseLost
+    from jobs.runner import JobInputRejected, JobPreempted, LeaseLost, describe_failure
 
     row = (
         QualityReport.objects.select_related("dataset", "version").filter(pk=report_id, job_id=job.pk).first()
@@ -89,8 +89,8 @@ def quality_report_run(*, report_id: int, job, report) -> dict[str, Any]:
     if row.status == QualityReport.Status.SUCCEEDED:
         return {"quality_report": row.pk, "findings": len((row.report or {}).get("findings", []))}
     QualityReport.objects.filter(pk=row.pk).update(status=QualityReport.Status.RUNNING, error="")
-    report("reading the samples", fraction=0.0, milestone=True)
     try:
+        report("reading the samples", fraction=0.0, milestone=True)
         from workers.data_quality import run
 
         pool = label_pool(
@@ -101,8 +101,17 @@ def quality_report_run(*, report_id: int, job, report) -> dict[str, Any]:
             found = run(pool, params, work_dir=Path(work_dir), report=report)
     except LeaseLost:
         raise  # another attempt owns the report now
+    except JobPreempted:
+        # the worker is shutting down: the job goes back to the queue and another worker redoes it
+        QualityReport.objects.filter(pk=row.pk).update(status=QualityReport.Status.QUEUED)
+        raise
     except BaseException as exc:
-        message = "Cancelled." if isinstance(exc, JobCancelled) else str(exc) or type(exc).__name__
+        if isinstance(exc, JobCancelled):
+            message = "Cancelled."
+        elif isinstance(exc, (DomainError, JobInputRejected)):
+            message = str(exc)  # a refusal that names the problem
+        else:
+            message = describe_failure(exc)
         QualityReport.objects.filter(pk=row.pk).update(
             status=QualityReport.Status.FAILED, error=message[:4000], finished_at=timezone.now()
         )
