@@ -153,3 +153,31 @@ def test_the_api_lists_a_samples_log_newest_first_and_reverts(classification, te
     assert client.get(f"{base}/samples/{one.pk}/").json()["label"] == cat.pk
     assert client.get(f"{base}/activity/").json()["count"] == 4
     assert client.get(f"{base}/activity/", {"sample": "x"}).status_code == 400
+
+
+def test_an_answer_of_boxes_is_checked_without_writing(tenants):
+    from config.exceptions import InvalidInput
+    from datasets.services.annotations import annotations_check
+
+    dataset = factories.dataset(tenants["project_a"], name="Checked", task_type="object_detection")
+    factories.label(dataset, "cat")
+    sample = factories.sample(dataset, width=64, height=48)
+    assert (
+        annotations_check(dataset=dataset, sample=sample, annotations=[box("cat", 1, 2, 10, 10)])
+        == "annotated"
+    )
+    assert (
+        annotations_check(dataset=dataset, sample=sample, annotations=[], status="no_objects") == "no_objects"
+    )
+    with pytest.raises(InvalidInput) as outside:
+        annotations_check(
+            dataset=dataset, sample=sample, annotations=[box("cat", 60, 2, 10, 10)], where="answer."
+        )
+    assert (outside.value.code, outside.value.field) == (
+        "annotation_out_of_bounds",
+        "answer.annotations[0].geometry",
+    )
+    with pytest.raises(InvalidInput) as unknown:
+        annotations_check(dataset=dataset, sample=sample, annotations=[box("dog", 1, 2, 10, 10)])
+    assert unknown.value.code == "unknown_label"
+    assert sample.annotations.count() == 0 and SampleActivity.objects.count() == 0

@@ -150,6 +150,32 @@ def _status_of(*, given: str | None, boxes: int, where: str) -> str:
     return given
 
 
+def annotations_check(
+    *,
+    dataset: Dataset,
+    sample: Sample,
+    annotations: list[dict[str, Any]],
+    status: str | None = None,
+    where: str = "",
+) -> str:
+    """Check an answer of boxes for ``sample`` as a write would (labels the dataset has, boxes
+    inside the image, status consistent with the boxes) without writing anything: returns the status
+    the answer gives the sample, or raises the write's 400. ``where`` prefixes the field names in
+    errors (e.g. ``"answer."``). e.g. ``annotations_check(dataset=d, sample=s, annotations=[{"kind":
+    "box", "label": "cat", "geometry": {"x": 4, "y": 5, "width": 20, "height": 30}}])`` ->
+    ``"annotated"``"""
+    require_annotation_task(dataset)
+    names = {record["label"] for record in annotations}
+    labels = {lab.name: lab for lab in Label.objects.filter(dataset=dataset, name__in=names)}
+    boxes = [
+        _checked_box(
+            record, where=f"{where}annotations[{j}]", width=sample.width, height=sample.height, labels=labels
+        )
+        for j, record in enumerate(annotations)
+    ]
+    return _status_of(given=status, boxes=len(boxes), where=where)
+
+
 def _labels_for_write(dataset: Dataset, names: set[str]) -> dict[str, Label]:
     """The named labels, locked against deletion or merge until our transaction ends."""
     if not names:
