@@ -247,5 +247,43 @@ def test_detection_counts_boxes_and_finds_tiny_ones(planted):
     counts = [c["count"] for c in report["class_balance"]["classes"]]
     assert sum(counts) == sum(boxes) and report["labeled"] == len(samples) - 1
     assert _finding(report, "unlabeled_samples")["sample_ids"] == [samples[1]["id"]]
-    assert "likely_mislabeled" in [s["code"] for s in report["skipped"]]
+    assert "likely_mislabeled" in report["checks"]
     assert "boxes_per_image" in [d["name"] for d in report["distributions"]]
+
+
+def test_detection_boxes_with_a_changed_class_are_likely_mislabeled(tmp_path):
+    from workers.object_detection.synthetic import digit_scenes, scene_classes
+
+    rng = np.random.default_rng(1)
+    samples: list[PoolSample] = []
+    changed: set[int] = set()
+    for i, (image, boxes) in enumerate(digit_scenes(160, size=96, seed=5)):
+        path = tmp_path / f"{i}.png"
+        image.save(path)
+        pool_boxes = [dict(b) for b in boxes]
+        if i % 16 == 3:  # one box in ten images gets another digit's class
+            pool_boxes[0]["label"] = (pool_boxes[0]["label"] + int(rng.integers(1, 10))) % 10
+            changed.add(i)
+        samples.append(
+            {
+                "id": i,
+                "sha256": "",
+                "label": None,
+                "boxes": pool_boxes,
+                "image_path": str(path),
+                "width": 96,
+                "height": 96,
+            }  # type: ignore[typeddict-item]
+        )
+    pool: LabelPool = {
+        "kind": "label_pool",
+        "version": 1,
+        "task_type": "object_detection",
+        "classes": scene_classes(),
+        "samples": samples,
+    }
+    report = run(pool, {}, work_dir=tmp_path, report=silent_report)
+    mislabeled = _finding(report, "likely_mislabeled")
+    found = set(mislabeled["sample_ids"]) & changed
+    assert len(found) >= 8, (len(found), mislabeled["count"])
+    assert mislabeled["count"] <= 3 * len(changed)

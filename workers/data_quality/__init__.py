@@ -177,9 +177,15 @@ def run(pool: LabelPool, params: QualityParams, *, work_dir: Path, report: Repor
             if mislabel_finding:
                 findings.append(mislabel_finding)
     elif task == "object_detection":
-        skipped.append(
-            {"code": "likely_mislabeled", "reason": "detection: box-level label checks are not built yet"}
+        mislabel_finding, reason = _box_mislabels(
+            pool, [i for i in labeled if i not in unreadable], work_dir, p, stage(report, 0.65, 0.98)
         )
+        if reason:
+            skipped.append({"code": "likely_mislabeled", "reason": reason})
+        else:
+            checks.append("likely_mislabeled")
+            if mislabel_finding:
+                findings.append(mislabel_finding)
     else:
         skipped.append(
             {"code": "likely_mislabeled", "reason": "regression: targets are numbers, not classes"}
@@ -328,6 +334,32 @@ def _mislabels(
             (item["sample"] for item in items),
             items=items,
             details={"labeled": len(labeled), "share": round(len(items) / max(len(labeled), 1), 4)},
+        ),
+        "",
+    )
+
+
+def _box_mislabels(
+    pool: LabelPool, labeled: Sequence[int], work_dir: Path, p: QualityParams, report: Report
+) -> tuple[Finding | None, str]:
+    """Detection: (the likely_mislabeled finding over boxes' classes or None, '' or why not)."""
+    from workers.data_quality.boxes import box_mislabels
+    from workers.data_quality.mislabels import TooFewLabels
+
+    try:
+        items = box_mislabels(pool, labeled, work_dir=work_dir, report=report, seed=int(p.get("seed", 0)))
+    except TooFewLabels as error:
+        return None, f"detection: {error}"
+    report(f"{len(items)} images with a box whose class looks wrong", fraction=1.0)
+    if not items:
+        return None, ""
+    return (
+        finding(
+            "likely_mislabeled",
+            "warning",
+            (item["sample"] for item in items),
+            items=items,
+            details={"labeled": len(labeled), "boxes": True},
         ),
         "",
     )
