@@ -26,6 +26,7 @@ RACES = {("post", "/api/v1/datasets/{dataset_id}/labels/{id}/merge/", 409)}
 
 def tour(client, *, project, dataset, gone_creator_dataset, settings) -> None:
     """One or more requests for every datasets operation and status the schema promises."""
+    smart_labeling_tour(client, project=project)  # first: it imports under the default upload limit
     base = f"{DATASETS}{dataset.pk}"
     # datasets
     client.get(DATASETS, {"project": project.pk})
@@ -169,6 +170,31 @@ def tour(client, *, project, dataset, gone_creator_dataset, settings) -> None:
     assert client.get(f"{base}/export/", {"version": version["id"]}).status_code == 200
     assert client.get(f"{base}/export/", {"version": "x"}).status_code == 400
     detection_tour(client, project=project)
+
+
+def smart_labeling_tour(client, *, project) -> None:
+    """A smart-labeling round (its job's body run here), its suggestions, accepted and rejected."""
+    from labeling.models import SmartLabelingRound
+    from labeling.services.smart import smart_round_run
+
+    dataset = dataset_with_samples(
+        user=project.created_by, project=project, name="Smart", per_class=2, classes=range(2), unlabeled=3
+    )
+    base = f"{DATASETS}{dataset.pk}"
+    started = client.post(f"{base}/smart-labeling/", {"batch_size": 2}, format="json")
+    assert started.status_code == 202, started.json()
+    assert client.post(f"{base}/smart-labeling/", {}, format="json").status_code == 409
+    smart_round = SmartLabelingRound.objects.get(pk=started.json()["id"])
+    smart_round_run(round_id=smart_round.pk, job=smart_round.job, report=lambda *args, **kwargs: None)
+    client.get(f"{base}/smart-labeling/")
+    assert client.get(f"{base}/smart-labeling/{smart_round.pk}/").json()["status"] == "succeeded"
+    pending = client.get(f"{base}/suggestions/").json()["results"]
+    assert len(pending) == 3
+    accepted = client.post(f"{base}/suggestions/accept/", {"ids": [pending[0]["id"]]}, format="json")
+    rejected = client.post(f"{base}/suggestions/reject/", {"ids": [pending[1]["id"]]}, format="json")
+    assert accepted.json()["accepted"] == 1 and rejected.json() == {"rejected": 1}
+    listed = client.get(f"{base}/samples/", {"unlabeled": "true"}).json()["results"]
+    assert [s["suggestion"]["id"] for s in listed if s["suggestion"]] == [pending[2]["id"]]
 
 
 def detection_tour(client, *, project) -> None:
