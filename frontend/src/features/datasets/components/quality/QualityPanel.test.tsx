@@ -162,9 +162,11 @@ describe('QualityPanel', () => {
     expect(await screen.findByTestId('no-quality-reports')).toBeInTheDocument();
     fireEvent.click(screen.getByTestId('quality-target'));
     fireEvent.click(await screen.findByText('Version V1 (120 samples)'));
+    fireEvent.click(screen.getByTestId('quality-thresholds-toggle'));
+    fireEvent.change(screen.getByTestId('quality-min-per-class'), { target: { value: '25' } });
     fireEvent.click(screen.getByTestId('run-quality-report'));
     await waitFor(() => expect(api.callsTo('POST', `${BASE}/quality-reports/`)).toHaveLength(1));
-    expect(api.callsTo('POST', `${BASE}/quality-reports/`)[0].body).toEqual({ version: 3, params: {} });
+    expect(api.callsTo('POST', `${BASE}/quality-reports/`)[0].body).toEqual({ version: 3, params: { min_per_class: 25 } });
     const progress = await screen.findByTestId('quality-progress');
     expect(progress).toHaveTextContent('finding near duplicates');
     expect(progress).toHaveTextContent('40%');

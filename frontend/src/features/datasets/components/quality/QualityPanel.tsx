@@ -1,5 +1,5 @@
 import '@mantine/charts/styles.css';
-import { Alert, Badge, Button, Group, Paper, Progress, Select, SimpleGrid, Skeleton, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { Alert, Badge, Button, Group, NumberInput, Paper, Progress, Select, SimpleGrid, Skeleton, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Stat } from '@/components/Stat';
@@ -27,18 +27,72 @@ function reportTitle(row: QualityReportSummary, t: (key: string, options?: Recor
   return t('quality.reportOption', { id: row.id, of, date: formatDateTime(row.created_at) });
 }
 
+type Thresholds = { near_duplicate_distance?: number; near_duplicate_similarity?: number; min_per_class?: number };
+
+/** The thresholds a user may change (empty: the checks' defaults, shown as placeholders). */
+function ThresholdInputs({ texts, value, onChange }: { texts: boolean; value: Thresholds; onChange: (value: Thresholds) => void }) {
+  const { t } = useTranslation('datasets');
+  const set = (key: keyof Thresholds) => (input: number | string) => onChange({ ...value, [key]: typeof input === 'number' ? input : undefined });
+  return (
+    <Group align="flex-end" data-testid="quality-thresholds">
+      {texts ? (
+        <NumberInput
+          label={t('quality.similarity')}
+          description={t('quality.similarityHelp')}
+          placeholder="0.95"
+          min={0.5}
+          max={1}
+          step={0.01}
+          decimalScale={2}
+          value={value.near_duplicate_similarity ?? ''}
+          onChange={set('near_duplicate_similarity')}
+          w={240}
+          data-testid="quality-similarity"
+        />
+      ) : (
+        <NumberInput
+          label={t('quality.distance')}
+          description={t('quality.distanceHelp')}
+          placeholder="6"
+          min={0}
+          max={32}
+          allowDecimal={false}
+          value={value.near_duplicate_distance ?? ''}
+          onChange={set('near_duplicate_distance')}
+          w={240}
+          data-testid="quality-distance"
+        />
+      )}
+      <NumberInput
+        label={t('quality.minPerClass')}
+        description={t('quality.minPerClassHelp')}
+        placeholder="10"
+        min={1}
+        max={100000}
+        allowDecimal={false}
+        value={value.min_per_class ?? ''}
+        onChange={set('min_per_class')}
+        w={240}
+        data-testid="quality-min-per-class"
+      />
+    </Group>
+  );
+}
+
 /** "Run a quality report" of the dataset or one of its versions. */
-function RunForm({ datasetId, canEdit, onStarted }: { datasetId: number; canEdit: boolean; onStarted: (id: number) => void }) {
+function RunForm({ datasetId, canEdit, onStarted, texts }: { datasetId: number; canEdit: boolean; onStarted: (id: number) => void; texts: boolean }) {
   const { t } = useTranslation(['datasets', 'common']);
   const versions = useVersions(datasetId);
   const create = useCreateQualityReport(datasetId);
   const [target, setTarget] = useState<string>(LIVE);
+  const [thresholds, setThresholds] = useState<Thresholds>({});
+  const [showThresholds, setShowThresholds] = useState(false);
   const options = [
     { value: LIVE, label: t('quality.liveDataset') },
     ...(versions.data ?? []).map((version) => ({ value: String(version.id), label: t('quality.versionOption', { name: version.name, count: version.sample_count }) })),
   ];
-  const run = () =>
-    create.mutate({ version: target === LIVE ? null : Number(target), params: {} }, { onSuccess: (report) => onStarted(report.id) });
+  const params = Object.fromEntries(Object.entries(thresholds).filter(([, given]) => given !== undefined));
+  const run = () => create.mutate({ version: target === LIVE ? null : Number(target), params }, { onSuccess: (report) => onStarted(report.id) });
   return (
     <Paper withBorder p="md">
       <Stack gap="sm">
@@ -61,7 +115,11 @@ function RunForm({ datasetId, canEdit, onStarted }: { datasetId: number; canEdit
               {t('quality.run')}
             </Button>
           </WithReason>
+          <Button variant="subtle" onClick={() => setShowThresholds((shown) => !shown)} data-testid="quality-thresholds-toggle">
+            {showThresholds ? t('quality.hideThresholds') : t('quality.showThresholds')}
+          </Button>
         </Group>
+        {showThresholds && <ThresholdInputs texts={texts} value={thresholds} onChange={setThresholds} />}
       </Stack>
     </Paper>
   );
@@ -199,7 +257,7 @@ export function QualityPanel({ datasetId, canEdit }: { datasetId: number; canEdi
   const run = useQualityReport(datasetId, shown);
   return (
     <Stack data-testid="quality-panel">
-      <RunForm datasetId={datasetId} canEdit={canEdit} onStarted={setPicked} />
+      <RunForm datasetId={datasetId} canEdit={canEdit} onStarted={setPicked} texts={dataset?.task_type === 'text_classification'} />
       {reports.isPending && <Skeleton h={120} />}
       {reports.isError && <Alert color="red">{errorMessage(reports.error)}</Alert>}
       {reports.data && reports.data.length === 0 && (
