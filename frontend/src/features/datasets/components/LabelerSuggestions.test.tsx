@@ -62,7 +62,8 @@ describe('suggestions in the classification labeler', () => {
     renderWithApp(<LabelingPanel datasetId={1} canEdit />);
     const suggested = await screen.findByTestId('sample-tile-2');
     // A ghost chip, not a label: the tile still has no label.
-    expect(within(suggested).getByTestId('sample-suggestion-2')).toHaveTextContent('suggested: 六 0.97');
+    expect(within(suggested).getByTestId('sample-suggestion-2')).toHaveTextContent('≈ 六 0.97');
+    expect(within(suggested).getByTestId('sample-suggestion-2')).toHaveAttribute('aria-label', 'suggested: 六 0.97');
     expect(suggested).toHaveAttribute('data-label', '');
     expect(suggested).toHaveAttribute('data-suggestion', '501');
     // A person's label wins over a suggestion: sample 1 shows its label only.
@@ -147,7 +148,8 @@ describe('suggestions in the detection grid', () => {
     renderWithApp(<DetectionGrid datasetId={1} canEdit />);
     const suggested = await screen.findByTestId('detection-tile-2');
     expect(suggested).toHaveAttribute('data-suggestion', '701');
-    expect(within(suggested).getByTestId('detection-suggestion-2')).toHaveTextContent('suggested: 2 boxes 0.80');
+    expect(within(suggested).getByTestId('detection-suggestion-2')).toHaveTextContent('≈ 2 boxes');
+    expect(within(suggested).getByTestId('detection-suggestion-2')).toHaveAttribute('aria-label', 'suggested: 2 boxes 0.80');
     expect(screen.getByTestId('detection-tile-1')).not.toHaveAttribute('data-suggestion');
     expect(screen.queryByTestId('detection-suggestion-1')).toBeNull();
   });

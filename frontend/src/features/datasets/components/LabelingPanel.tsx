@@ -466,7 +466,7 @@ function ClassificationLabelingPanel({ datasetId, canEdit, sampleIds = null, onC
                       </Text>
                     )}
                   </Box>
-                  {suggestion ? <SuggestionChip suggestion={suggestion} testId={`sample-suggestion-${sample.id}`} /> : <LabelBadge sample={sample} labels={labels} />}
+                  {suggestion ? <SuggestionChip suggestion={suggestion} testId={`sample-suggestion-${sample.id}`} compact /> : <LabelBadge sample={sample} labels={labels} />}
                 </Paper>
               );
             })}

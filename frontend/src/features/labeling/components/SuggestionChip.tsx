@@ -9,17 +9,20 @@ type Shown = Pick<SampleSuggestion, 'label' | 'label_name' | 'confidence' | 'box
  * A model's suggestion, drawn apart from human labels (a dashed, hollow chip: "suggested: 五 0.97";
  * detection: its box count), so it is never mistaken for a label a person gave.
  */
-export function SuggestionChip({ suggestion, testId }: { suggestion: Shown; testId?: string }) {
+export function SuggestionChip({ suggestion, testId, compact = false }: { suggestion: Shown; testId?: string; compact?: boolean }) {
   const { t } = useTranslation('labeling');
   const confidence = suggestion.confidence.toFixed(2);
   const boxes = suggestion.label === null;
-  const text = !boxes
+  const full = !boxes
     ? t('suggestion.chip', { name: suggestion.label_name ?? '—', confidence })
     : suggestion.boxes.length > 0
       ? t('suggestion.chipBoxes', { count: suggestion.boxes.length, confidence })
       : t('suggestion.chipNoObjects', { confidence });
+  // A grid tile is narrow: the name (or box count) and the confidence; the tooltip says the rest.
+  const short = !boxes ? t('suggestion.chipShort', { name: suggestion.label_name ?? '—', confidence }) : t('suggestion.chipShortBoxes', { count: suggestion.boxes.length });
+  const text = compact ? short : full;
   return (
-    <Tooltip label={t('suggestion.notALabel')} withArrow>
+    <Tooltip label={compact ? `${full} · ${t('suggestion.notALabel')}` : t('suggestion.notALabel')} withArrow multiline maw={280}>
       <Badge
         size="sm"
         variant="outline"
@@ -30,6 +33,7 @@ export function SuggestionChip({ suggestion, testId }: { suggestion: Shown; test
         data-testid={testId ?? 'suggestion-chip'}
         data-suggested-label={suggestion.label ?? ''}
         data-confidence={suggestion.confidence}
+        aria-label={full}
       >
         {text}
       </Badge>

@@ -66,7 +66,7 @@ function Tile({ sample, labels, onOpen }: { sample: Sample; labels: Label[]; onO
         <Badge size="xs" variant="light" color={STATUS_COLORS[status]}>
           {status === 'annotated' ? t('detection.grid.boxCount', { count }) : t(`annotate.status.${status}`)}
         </Badge>
-        {suggestion && <SuggestionChip suggestion={suggestion} testId={`detection-suggestion-${sample.id}`} />}
+        {suggestion && <SuggestionChip suggestion={suggestion} testId={`detection-suggestion-${sample.id}`} compact />}
       </Group>
     </Paper>
   );
