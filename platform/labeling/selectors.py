@@ -72,6 +72,7 @@ def suggestion_list(
     min_confidence: float | None = None,
     max_confidence: float | None = None,
     ordering: str = "rank",
+    ranked: bool | None = None,
 ) -> QuerySet[Suggestion]:
     """A dataset's suggestions, filtered; ``rank`` orders the round's batch first (1, 2, ...), then
     the rest by priority. e.g. ``suggestion_list(dataset=d, label=3, min_confidence=0.9)``"""
@@ -89,6 +90,8 @@ def suggestion_list(
         queryset = queryset.filter(confidence__gte=min_confidence)
     if max_confidence is not None:
         queryset = queryset.filter(confidence__lte=max_confidence)
+    if ranked is not None:
+        queryset = queryset.filter(rank__isnull=not ranked)
     orders: dict[str, list[Any]] = {
         "rank": [F("rank").asc(nulls_last=True), "-priority", "id"],
         "-confidence": ["-confidence", "id"],

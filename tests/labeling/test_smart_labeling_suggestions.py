@@ -123,6 +123,8 @@ def test_suggestions_are_ranked_and_accepting_never_overwrites_a_person(few_digi
     assert page["count"] == 12 and {s["sample"]["id"] for s in page["results"]} == unlabeled
     assert [s["rank"] for s in page["results"][:4]] == [1, 2, 3, 4]
     assert all(s["rank"] is None for s in page["results"][4:])
+    ranked = alice.get(url(few_digits, "suggestions/"), {"ranked": "true"}).json()["results"]
+    assert [s["id"] for s in ranked] == [s["id"] for s in page["results"][:4]]
     labels = {label.pk: label.name for label in Label.objects.filter(dataset=few_digits)}
     first = page["results"][0]
     assert first["label_name"] == labels[first["label"]] and 0 < first["confidence"] <= 1

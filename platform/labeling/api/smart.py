@@ -147,12 +147,17 @@ class SuggestionSampleSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     original_name = serializers.CharField()
     thumbnail_url = serializers.SerializerMethodField()
+    image_url = serializers.SerializerMethodField()
+    format = serializers.CharField(help_text="JPEG, PNG, ...; TEXT for a text, ROW for a table row.")
     text = serializers.CharField(help_text="Text datasets: the text; empty otherwise.")
     width = serializers.IntegerField()
     height = serializers.IntegerField()
 
     def get_thumbnail_url(self, sample) -> str:
         return f"/api/v1/datasets/{sample.dataset_id}/samples/{sample.pk}/thumbnail/"
+
+    def get_image_url(self, sample) -> str:
+        return f"/api/v1/datasets/{sample.dataset_id}/samples/{sample.pk}/image/"
 
 
 class SuggestionScoreSerializer(serializers.Serializer):
@@ -212,6 +217,9 @@ class SuggestionQuerySerializer(serializers.Serializer):
         help_text="pending (default: waiting, on samples still unlabeled), accepted, rejected, superseded.",
     )
     round = serializers.IntegerField(min_value=1, required=False, help_text="Only this round's (its id).")
+    ranked = serializers.BooleanField(
+        required=False, allow_null=True, default=None, help_text="true: only the ranked ones (rank not null)."
+    )
     label = serializers.IntegerField(min_value=1, required=False, help_text="Only suggestions of this label.")  # type: ignore[assignment]  # stub: Field.label
     min_confidence = serializers.FloatField(min_value=0, max_value=1, required=False)
     max_confidence = serializers.FloatField(min_value=0, max_value=1, required=False)
