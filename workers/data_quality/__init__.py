@@ -77,7 +77,8 @@ def run(pool: LabelPool, params: QualityParams, *, work_dir: Path, report: Repor
     checks += ["unlabeled_samples"]
     if task != "tabular_regression":
         checks += ["tiny_class", "class_imbalance"]
-    unlabeled = [i for i in range(len(samples)) if i not in set(labeled)]
+    labeled_set = set(labeled)
+    unlabeled = [i for i in range(len(samples)) if i not in labeled_set]
     if unlabeled:
         findings.append(finding("unlabeled_samples", "info", (ids[i] for i in unlabeled)))
 
@@ -127,8 +128,16 @@ def run(pool: LabelPool, params: QualityParams, *, work_dir: Path, report: Repor
         distributions += text_distributions
         checks += ["empty_text", "long_text", "other_language", "exact_duplicates"]
         embeddings = text_embeddings(texts, report=stage(report, 0.0, 0.6))
-        pairs = cosine_pairs(embeddings, p["near_duplicate_similarity"])
-        near = near_groups(len(samples), [(a, b) for a, b, _ in pairs], exact)
+        # one text per exact group, none of the empty ones: near groups join different texts, and many
+        # copies of one text cost one comparison
+        in_exact = {i for group in exact for i in group[1:]}
+        candidates = [i for i, t in enumerate(texts) if t.strip() and i not in in_exact]
+        pairs = cosine_pairs(embeddings[candidates], p["near_duplicate_similarity"])
+        exact_of = {group[0]: group for group in exact}
+        near = [
+            sorted(i for c in group for i in exact_of.get(candidates[c], [candidates[c]]))
+            for group in near_groups(len(candidates), [(a, b) for a, b, _ in pairs], [])
+        ]
         near_details = {"min_similarity": p["near_duplicate_similarity"]}
         checks.append("near_duplicates")
     else:

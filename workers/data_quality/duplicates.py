@@ -11,6 +11,7 @@ from workers.contracts.quality import Finding
 from workers.data_quality.findings import finding, groups_from_pairs
 
 SIMILARITY_BLOCK = 1024
+MAX_PAIRS = 2_000_000  # near pairs kept at most
 
 
 def cosine_pairs(embeddings: np.ndarray, min_similarity: float) -> list[tuple[int, int, float]]:
@@ -24,6 +25,8 @@ def cosine_pairs(embeddings: np.ndarray, min_similarity: float) -> list[tuple[in
         keep = j > i + start
         for a, b in zip(i[keep].tolist(), j[keep].tolist(), strict=True):
             pairs.append((a + start, b, float(similarity[a, b])))
+        if len(pairs) >= MAX_PAIRS:
+            return pairs[:MAX_PAIRS]
     return pairs
 
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from workers.contracts.quality import Distribution, Finding, FindingItem
 from workers.contracts.smart_labeling import PoolSample
-from workers.data_quality.findings import finding, groups_from_keys, groups_from_pairs, histogram
+from workers.data_quality.findings import finding, groups_from_pairs, histogram
 from workers.progress import Report
 
 WORK_SIZE = 256  # longest side the measurements work at (JPEGs are drafted near it)
@@ -49,6 +49,7 @@ TINY_BOX = 8.0
 THUMBNAIL_SIZE = 16
 NEAR_CORRELATION = 0.99
 PAIR_BLOCK_CELLS = 4_000_000  # Hamming distances computed per block of rows, ~32 MB at a time
+MAX_PAIRS = 2_000_000  # near pairs kept at most (a dataset of near-copies still ends)
 
 
 @dataclass
@@ -187,8 +188,16 @@ def measure_all(samples: Sequence[PoolSample], *, report: Report) -> list[ImageS
     return stats
 
 
-def hamming_pairs(hashes: np.ndarray, max_distance: int) -> list[tuple[int, int]]:
-    """Every pair (i < j) of 64-bit hashes at most ``max_distance`` bits apart, computed in blocks."""
+def hamming_pairs(
+    hashes: np.ndarray,
+    max_distance: int,
+    *,
+    thumbnails: np.ndarray | None = None,
+    min_correlation: float = -1.0,
+) -> list[tuple[int, int]]:
+    """Every pair (i < j) of 64-bit hashes at most ``max_distance`` bits apart (and, given
+    ``thumbnails``, whose rows' dot product is at least ``min_correlation``), computed in blocks and
+    capped at ``MAX_PAIRS``."""
     hashes = np.asarray(hashes, dtype=np.uint64)
     n = len(hashes)
     block = max(1, PAIR_BLOCK_CELLS // max(n, 1))
@@ -199,7 +208,13 @@ def hamming_pairs(hashes: np.ndarray, max_distance: int) -> list[tuple[int, int]
         i, j = np.nonzero(distances <= max_distance)
         i = i + start
         keep = j > i
-        pairs.extend(zip(i[keep].tolist(), j[keep].tolist(), strict=True))
+        i, j = i[keep], j[keep]
+        if thumbnails is not None and len(i):
+            close = np.einsum("ij,ij->i", thumbnails[i], thumbnails[j]) >= min_correlation
+            i, j = i[close], j[close]
+        pairs.extend(zip(i.tolist(), j.tolist(), strict=True))
+        if len(pairs) >= MAX_PAIRS:
+            return pairs[:MAX_PAIRS]
     return pairs
 
 
@@ -207,25 +222,29 @@ def duplicate_groups(
     stats: Sequence[ImageStats], *, max_distance: int
 ) -> tuple[list[list[int]], list[list[int]]]:
     """(exact groups, near groups) as positions: exact = pixel-identical after decoding; near = the
-    perceptual hashes at most ``max_distance`` bits apart and the thumbnails correlated at >= 0.99
-    (groups not wholly inside one exact group)."""
+    perceptual hashes at most ``max_distance`` bits apart and the thumbnails correlated at >= 0.99.
+    Near matching runs over one image per exact group, so a near group always joins different
+    pictures (and a thousand identical blank images cost one comparison, not half a million)."""
     readable = [i for i, s in enumerate(stats) if not s.error]
-    exact = [[readable[p] for p in g] for g in groups_from_keys([stats[i].pixel_key for i in readable])]
-    hashes = np.array([stats[i].phash for i in readable], dtype=np.uint64)
-    thumbnails = [stats[i].thumbnail for i in readable]
-    confirmed = [
-        (a, b)
-        for a, b in hamming_pairs(hashes, max_distance)
-        if float(np.dot(thumbnails[a], thumbnails[b])) >= NEAR_CORRELATION  # type: ignore[arg-type]
-    ]
-    near_positions = groups_from_pairs(len(readable), confirmed)
-    exact_sets = [set(g) for g in exact]
+    members_of: dict[str, list[int]] = {}
+    for i in readable:
+        members_of.setdefault(stats[i].pixel_key, []).append(i)
+    exact = sorted((g for g in members_of.values() if len(g) > 1), key=lambda g: g[0])
+    representatives = [g[0] for g in members_of.values()]
+    hashes = np.array([stats[i].phash for i in representatives], dtype=np.uint64)
+    thumbnails = np.array(
+        [
+            stats[i].thumbnail if stats[i].thumbnail is not None else np.zeros(THUMBNAIL_SIZE**2, np.float32)
+            for i in representatives
+        ],
+        dtype=np.float32,
+    ).reshape(len(representatives), THUMBNAIL_SIZE**2)
+    pairs = hamming_pairs(hashes, max_distance, thumbnails=thumbnails, min_correlation=NEAR_CORRELATION)
     near = []
-    for group in near_positions:
-        members = [readable[p] for p in group]
-        if not any(set(members) <= e for e in exact_sets):
-            near.append(members)
-    return exact, near
+    for group in groups_from_pairs(len(representatives), pairs):
+        key_members = [members_of[stats[representatives[p]].pixel_key] for p in group]
+        near.append(sorted(i for members in key_members for i in members))
+    return exact, sorted(near, key=lambda g: g[0])
 
 
 def image_findings(
