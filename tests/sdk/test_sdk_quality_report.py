@@ -39,3 +39,36 @@ def test_quality_report_through_the_sdk(sdk, project, digits_folder):
         "report" not in r.data for r in listed
     )
     assert listed[1].refresh().report == report.report
+
+
+def test_findings_as_a_dataframe_errors_first():
+    from sampan.quality import QualityReport
+
+    def finding(code: str, severity: str, count: int, column: str = "") -> dict:
+        ids = list(range(1, count + 1))
+        return {
+            "code": code,
+            "severity": severity,
+            "count": count,
+            "sample_ids": ids,
+            "items": [],
+            "groups": [],
+            "column": column,
+            "details": {},
+        }
+
+    report = {
+        "findings": [
+            finding("unlabeled_samples", "info", 3),
+            finding("constant_column", "warning", 0, "id"),
+            finding("likely_mislabeled", "error", 12),
+        ],
+        "samples": 20,
+        "labeled": 17,
+    }
+    data = {"id": 4, "dataset": 1, "status": "succeeded", "report": report, "version_name": None, "error": ""}
+    frame = QualityReport(None, data).to_dataframe()  # type: ignore[arg-type]
+    assert list(frame["code"]) == ["likely_mislabeled", "constant_column", "unlabeled_samples"]
+    assert list(frame["column"]) == ["", "id", ""] and list(frame["count"]) == [12, 0, 3]
+    assert frame["sample_ids"][0] == list(range(1, 11))
+    assert QualityReport(None, {**data, "report": None}).to_dataframe().empty  # type: ignore[arg-type]

@@ -8,6 +8,7 @@ import builtins
 import time
 from typing import TYPE_CHECKING, Any
 
+from sampan import _optional
 from sampan import _schema as schema
 from sampan._resource import Resource
 from sampan._transport import Outage, _bar
@@ -69,6 +70,16 @@ class QualityReport(Resource[schema.DatasetQualityReport]):
         """Every sample a finding of ``code`` concerns, e.g. to relabel them:
         ``dataset.samples(ids=report.sample_ids("likely_mislabeled"))``."""
         return [sample for f in self.findings(code) for sample in f["sample_ids"]]
+
+    def to_dataframe(self) -> Any:
+        """The findings as a pandas DataFrame, errors first: severity, code, column (tabular
+        findings), count and the first sample ids. Empty until the report succeeded."""
+        pd = _optional.pandas()
+        columns = ["severity", "code", "column", "count", "sample_ids"]
+        rows = [
+            [f["severity"], f["code"], f["column"], f["count"], f["sample_ids"][:10]] for f in self.findings()
+        ]
+        return pd.DataFrame(rows, columns=columns)
 
     def summary(self) -> str:
         """One line per finding: severity, code, how many samples (and the column of a tabular one)."""
