@@ -291,3 +291,24 @@ def test_texts_get_suggestions_from_their_embeddings(tenants, api_client):
     assert all(s["sample"]["text"] for s in pending)
     right = sum(s["label_name"] == truth[s["sample"]["id"]] for s in pending)
     assert right > len(truth) / len(labels), f"{right} of {len(truth)} right: no better than chance"
+
+
+def test_a_round_whose_data_changed_before_it_ran_fails_with_the_reason(few_digits, tenants, api_client):
+    from datasets.services.labels import samples_set_labels
+    from jobs.runner import JobInputRejected
+
+    alice = api_client(tenants["alice"])
+    started = alice.post(url(few_digits, "smart-labeling/"), {}, format="json").json()
+    label = Label.objects.filter(dataset=few_digits).first()
+    changes = [
+        {"id": pk, "label": label.pk, "label_version": version}
+        for pk, version in Sample.objects.filter(dataset=few_digits, label=None).values_list(
+            "pk", "label_version"
+        )
+    ]
+    samples_set_labels(dataset=few_digits, changes=changes, actor=tenants["alice"], source="bulk")
+    with pytest.raises(JobInputRejected):  # the runner records it as the job's error, no traceback
+        run_round(started["id"])
+    failed = alice.get(url(few_digits, f"smart-labeling/{started['id']}/")).json()
+    assert failed["status"] == "failed" and "nothing to suggest" in failed["error"], failed
+    assert failed["summary"] is None and not Suggestion.objects.exists()
