@@ -1,5 +1,6 @@
 import '@mantine/charts/styles.css';
 import { Alert, Badge, Button, Group, NumberInput, Paper, Progress, Select, SimpleGrid, Skeleton, Stack, Text, Title, Tooltip } from '@mantine/core';
+import type { TFunction } from 'i18next';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Stat } from '@/components/Stat';
@@ -22,7 +23,7 @@ const LIVE = 'live';
 /** An imbalance ratio from which training needs care (the advice turns to a warning). */
 const IMBALANCED = 10;
 
-function reportTitle(row: QualityReportSummary, t: (key: string, options?: Record<string, unknown>) => string): string {
+function reportTitle(row: QualityReportSummary, t: TFunction<'datasets'>): string {
   const of = row.version_name ?? t('quality.liveDataset');
   return t('quality.reportOption', { id: row.id, of, date: formatDateTime(row.created_at) });
 }
@@ -269,7 +270,7 @@ export function QualityPanel({ datasetId, canEdit }: { datasetId: number; canEdi
         <Group>
           <Select
             label={t('quality.report')}
-            data={reports.data.map((row) => ({ value: String(row.id), label: reportTitle(row, t as never) }))}
+            data={reports.data.map((row) => ({ value: String(row.id), label: reportTitle(row, t) }))}
             value={shown === null ? null : String(shown)}
             onChange={(value) => setPicked(value ? Number(value) : null)}
             allowDeselect={false}
