@@ -177,4 +177,25 @@ describe('SmartLabelingPanel', () => {
     expect(await screen.findByTestId('suggestion-accept-101')).toBeDisabled();
     expect(screen.getByTestId('smart-start')).toBeDisabled();
   });
+
+  it('accepts suggested boxes keeping those above a score, and shows a regression value', async () => {
+    const boxes = { ...suggestion(201, 41, 11, 0.7, 1), label: null, label_name: null, boxes: [{ label: 11, x: 1, y: 1, width: 5, height: 5, score: 0.9 }, { label: 12, x: 9, y: 9, width: 5, height: 5, score: 0.3 }] };
+    const api = server({
+      'GET /api/v1/datasets/1/': json(dataset({ task_type: 'object_detection', labeled_count: 5 })),
+      'GET /api/v1/datasets/1/suggestions/': json(page([boxes, { ...suggestion(202, 42, 11, 0.5, null), label: null, label_name: null, value: 12.5 }])),
+      'POST /api/v1/datasets/1/suggestions/accept/': json({ accepted: 1, skipped: [] }),
+    });
+    renderWithApp(<SmartLabelingPanel datasetId={1} canEdit />);
+    const row = await screen.findByTestId('suggestion-row-201');
+    expect(within(row).getByTestId('suggestion-chip')).toHaveTextContent('suggested: 2 boxes 0.70');
+    expect(within(screen.getByTestId('suggestion-row-202')).getByTestId('suggestion-chip')).toHaveTextContent('suggested: 12.5 0.50');
+    // Bulk accept by class is for classification: detection accepts a selection or one at a time.
+    expect(screen.queryByTestId('suggestions-bulk-accept')).toBeNull();
+    const minScore = screen.getByTestId('suggestions-min-score');
+    await userEvent.clear(minScore);
+    await userEvent.type(minScore, '0.5');
+    await userEvent.click(screen.getByTestId('suggestion-accept-201'));
+    await waitFor(() => expect(api.callsTo('POST', '/api/v1/datasets/1/suggestions/accept/')).toHaveLength(1));
+    expect(api.callsTo('POST', '/api/v1/datasets/1/suggestions/accept/')[0].body).toEqual({ ids: [201], min_score: 0.5 });
+  });
 });

@@ -1,9 +1,11 @@
 import { Badge, Button, Group, Kbd, Tooltip } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { WithReason } from '@/components/WithReason';
+import { formatNumber } from '@/lib/numbers';
 import type { SampleSuggestion } from '../api/smart';
 
-type Shown = Pick<SampleSuggestion, 'label' | 'label_name' | 'confidence' | 'boxes'>;
+/** `value`: a regression suggestion's target (the suggestions list has it; a sample's suggestion does not). */
+type Shown = Pick<SampleSuggestion, 'label' | 'label_name' | 'confidence' | 'boxes'> & { value?: number | null };
 
 /**
  * A model's suggestion, drawn apart from human labels (a dashed, hollow chip: "suggested: 五 0.97";
@@ -12,14 +14,16 @@ type Shown = Pick<SampleSuggestion, 'label' | 'label_name' | 'confidence' | 'box
 export function SuggestionChip({ suggestion, testId, compact = false }: { suggestion: Shown; testId?: string; compact?: boolean }) {
   const { t } = useTranslation('labeling');
   const confidence = suggestion.confidence.toFixed(2);
-  const boxes = suggestion.label === null;
+  const value = suggestion.value ?? null;
+  const boxes = suggestion.label === null && value === null;
+  const name = value !== null ? formatNumber(value, { maximumFractionDigits: 3 }) : (suggestion.label_name ?? '—');
   const full = !boxes
-    ? t('suggestion.chip', { name: suggestion.label_name ?? '—', confidence })
+    ? t('suggestion.chip', { name, confidence })
     : suggestion.boxes.length > 0
       ? t('suggestion.chipBoxes', { count: suggestion.boxes.length, confidence })
       : t('suggestion.chipNoObjects', { confidence });
   // A grid tile is narrow: the name (or box count) and the confidence; the tooltip says the rest.
-  const short = !boxes ? t('suggestion.chipShort', { name: suggestion.label_name ?? '—', confidence }) : t('suggestion.chipShortBoxes', { count: suggestion.boxes.length });
+  const short = !boxes ? t('suggestion.chipShort', { name, confidence }) : t('suggestion.chipShortBoxes', { count: suggestion.boxes.length });
   const text = compact ? short : full;
   return (
     <Tooltip label={compact ? `${full} · ${t('suggestion.notALabel')}` : t('suggestion.notALabel')} withArrow multiline maw={280}>

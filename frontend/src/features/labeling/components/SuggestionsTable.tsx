@@ -1,4 +1,4 @@
-import { Anchor, Button, Checkbox, Group, Modal, Pagination, Paper, Progress, RangeSlider, Select, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Button, Checkbox, Group, Modal, NumberInput, Pagination, Paper, Progress, RangeSlider, Select, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -45,6 +45,8 @@ export function SuggestionsTable({ dataset, labels, canEdit, round }: { dataset:
   const [page, setPage] = useState(1);
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [confirming, setConfirming] = useState(false);
+  // Object detection: accepted suggestions keep only the boxes scoring at least this much.
+  const [minScore, setMinScore] = useState(0);
   const filters = { status: 'pending' as const, round: round.id, label: label ?? undefined, minConfidence, maxConfidence, ordering, page };
   const query = useSuggestionPage(dataset.id, filters);
   const accept = useAcceptSuggestions(dataset.id);
@@ -65,7 +67,7 @@ export function SuggestionsTable({ dataset, labels, canEdit, round }: { dataset:
     notifySuccess(t('suggestion.accepted', { count: result.accepted, formatted: formatNumber(result.accepted) }) + (result.skipped.length ? ' ' + t('suggestion.skipped', { count: result.skipped.length }) : ''));
     setSelected(new Set());
   };
-  const doAccept = (selection: SuggestionSelection) => accept.mutate(selection, { onSuccess: reportAccepted, onError: (error) => notifyError(error, t('suggestion.acceptFailed')) });
+  const doAccept = (selection: SuggestionSelection) => accept.mutate(detection && minScore > 0 ? { ...selection, min_score: minScore } : selection, { onSuccess: reportAccepted, onError: (error) => notifyError(error, t('suggestion.acceptFailed')) });
   const doReject = (ids: number[]) =>
     reject.mutate(
       { ids },
@@ -142,6 +144,20 @@ export function SuggestionsTable({ dataset, labels, canEdit, round }: { dataset:
             w={230}
             data-testid="suggestions-ordering"
           />
+          {detection && (
+            <NumberInput
+              label={t('labeling:suggestion.minScore')}
+              value={minScore}
+              onChange={(value) => setMinScore(typeof value === 'number' ? value : Number(value) || 0)}
+              min={0}
+              max={1}
+              step={0.05}
+              decimalScale={2}
+              size="xs"
+              w={160}
+              data-testid="suggestions-min-score"
+            />
+          )}
           {!detection && !regression && (
             <WithReason reason={bulkReason}>
               <Button size="xs" color="teal" disabled={!!bulkReason || busy} onClick={() => setConfirming(true)} data-testid="suggestions-bulk-accept">
