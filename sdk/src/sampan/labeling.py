@@ -122,7 +122,10 @@ def smart_round_start(
     body: dict[str, Any] = {"batch_size": batch_size, "strategy": strategy}
     if seed is not None:
         body["seed"] = seed
-    started: schema.SmartRound = client.http.post(f"datasets/{dataset_id}/smart-labeling/", body)
+    # a retried POST (its answer lost) replays the first answer instead of a 409 round_running
+    started: schema.SmartRound = client.http.post(
+        f"datasets/{dataset_id}/smart-labeling/", body, idempotent=True
+    )
     return SmartRound(client, started)
 
 
