@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { QueryState } from '@/components/QueryState';
-import { AssignmentLabeler, isToDo, nextToDo, useAssignment, useAssignments, useSubmitAssignment } from '@/features/labeling';
+import { AssignmentLabeler, isToDo, useAssignment, useAssignments, useNextAssignment, useSubmitAssignment } from '@/features/labeling';
 import { notifySuccess } from '@/lib/notifications';
 
 /**
@@ -19,13 +19,15 @@ export function AssignmentRoute() {
   const taskId = assignment.data?.task.id ?? null;
   const queue = useAssignments(taskId);
   const submit = useSubmitAssignment(id);
+  const findNext = useNextAssignment();
   if (!Number.isInteger(id)) return <NotFound what={t('assignment.what')} />;
   if (!assignment.data) return <QueryState isPending={assignment.isPending} error={assignment.error} what={t('assignment.what')} />;
 
   const entries = taskId === null ? [] : (queue.data?.results ?? []);
-  const progress = { done: entries.filter((entry) => !isToDo(entry)).length, total: entries.length };
-  const goNext = (afterSubmit: boolean) => {
-    const next = nextToDo(entries, id);
+  // The caller's progress in the task, once their queue is in.
+  const progress = queue.data ? { done: entries.filter((entry) => !isToDo(entry)).length, total: entries.length } : null;
+  const goNext = async (afterSubmit: boolean) => {
+    const next = taskId === null ? null : await findNext(taskId, id);
     if (next) navigate(`/labeling/assignments/${next.id}`);
     else {
       if (afterSubmit) notifySuccess(t('assignment.done'));
@@ -46,8 +48,8 @@ export function AssignmentRoute() {
         progress={progress}
         submitting={submit.isPending}
         error={submit.error}
-        onSubmit={(body) => submit.mutate(body, { onSuccess: () => goNext(true) })}
-        onSkip={entries.length > 1 ? () => goNext(false) : undefined}
+        onSubmit={(body) => submit.mutate(body, { onSuccess: () => void goNext(true) })}
+        onSkip={entries.length > 1 ? () => void goNext(false) : undefined}
       />
     </>
   );

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { QueryState } from '@/components/QueryState';
-import { useDataset, useLabels } from '@/features/datasets';
+import { useDataset } from '@/features/datasets';
 import { AgreementPanel, ReviewPanel, TasksOverview, useCloseTask, useTask } from '@/features/labeling';
 import { useWorkspace } from '@/features/workspaces';
 
@@ -21,9 +21,8 @@ export function LabelingTaskRoute() {
   const datasetId = task.data?.dataset ?? Number.NaN;
   const dataset = useDataset(datasetId);
   const workspace = useWorkspace(dataset.data?.workspace ?? Number.NaN);
-  const labels = useLabels(datasetId);
   const close = useCloseTask(taskId);
-  const labelNames = useMemo(() => new Map((labels.data ?? []).map((label) => [label.id, { name: label.name, color: label.color }])), [labels.data]);
+  const labelNames = useMemo(() => new Map((task.data?.labels ?? []).map((label) => [label.id, { name: label.name, color: label.color }])), [task.data?.labels]);
   if (!Number.isInteger(taskId)) return <NotFound what={t('taskPage.what')} />;
   if (!task.data) return <QueryState isPending={task.isPending} error={task.error} what={t('taskPage.what')} />;
 

@@ -1,10 +1,10 @@
 export { SmartLabelingPanel } from './components/SmartLabelingPanel';
 export { AgreementPanel } from './components/AgreementPanel';
 export { AssignmentLabeler } from './components/AssignmentLabeler';
-export { nextToDo, queueOrder, isToDo } from './components/queueOrder';
+export { isToDo } from './components/queueOrder';
 export { QueuePanel } from './components/QueuePanel';
 export { ReviewPanel } from './components/ReviewPanel';
 export { TasksOverview } from './components/TasksOverview';
 export { TasksPanel } from './components/TasksPanel';
-export { useAssignment, useAssignments, useHasAssignments, useSubmitAssignment } from './hooks/useTasksAssignments';
+export { useAssignment, useAssignments, useHasAssignments, useNextAssignment, useSubmitAssignment } from './hooks/useTasksAssignments';
 export { useCloseTask, useTask } from './hooks/useTasks';

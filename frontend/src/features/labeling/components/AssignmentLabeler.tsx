@@ -44,7 +44,8 @@ export function AssignmentLabeler({
   onSkip,
 }: {
   assignment: AssignmentDetail;
-  progress: { done: number; total: number };
+  /** Null while the caller's queue is loading. */
+  progress: { done: number; total: number } | null;
   submitting: boolean;
   error: unknown;
   onSubmit: (body: SubmitBody) => void;
@@ -105,9 +106,11 @@ export function AssignmentLabeler({
             {t(`queue.status.${assignment.status}`)}
           </Badge>
         </Group>
-        <Text fw={600} data-testid="assignment-progress">
-          {t('assignment.progress', { done: formatNumber(progress.done), total: formatNumber(progress.total) })}
-        </Text>
+        {progress && (
+          <Text fw={600} data-testid="assignment-progress">
+            {t('assignment.progress', { done: formatNumber(progress.done), total: formatNumber(progress.total) })}
+          </Text>
+        )}
       </Group>
       {assignment.task.instructions && (
         <Text size="sm" c="dimmed" style={{ whiteSpace: 'pre-wrap' }} data-testid="assignment-instructions">
@@ -123,30 +126,6 @@ export function AssignmentLabeler({
         <Alert color="red" data-testid="assignment-error">
           {errorMessage(error)}
         </Alert>
-      )}
-      {isDetection && imageUrl && sample.width && sample.height ? (
-        <BoxCanvas
-          src={imageUrl}
-          image={{ width: sample.width, height: sample.height }}
-          boxes={boxes}
-          colors={colors}
-          selected={selectedBox}
-          drawLabel={drawLabel}
-          readOnly={readOnly}
-          onSelect={setSelectedBox}
-          onCreate={(rect) => {
-            const box = { ...rect, label: drawLabel ?? '' };
-            if (!drawLabel || box.width < 2 || box.height < 2) return;
-            const [added] = withKeys([box]);
-            setBoxes((current) => [...current, added]);
-            setSelectedBox(added.key);
-          }}
-          onChange={(key, rect) => setBoxes((current) => current.map((box) => (box.key === key ? { ...box, ...rect } : box)))}
-        />
-      ) : (
-        <Paper withBorder p="md">
-          <SamplePreview sample={{ ...sample, image: imageUrl, thumbnail: null }} maxWidth={640} large />
-        </Paper>
       )}
       {isRegression ? (
         <Group align="flex-end">
@@ -211,6 +190,30 @@ export function AssignmentLabeler({
             </Group>
           )}
         </Stack>
+      )}
+      {isDetection && imageUrl && sample.width && sample.height ? (
+        <BoxCanvas
+          src={imageUrl}
+          image={{ width: sample.width, height: sample.height }}
+          boxes={boxes}
+          colors={colors}
+          selected={selectedBox}
+          drawLabel={drawLabel}
+          readOnly={readOnly}
+          onSelect={setSelectedBox}
+          onCreate={(rect) => {
+            const box = { ...rect, label: drawLabel ?? '' };
+            if (!drawLabel || box.width < 2 || box.height < 2) return;
+            const [added] = withKeys([box]);
+            setBoxes((current) => [...current, added]);
+            setSelectedBox(added.key);
+          }}
+          onChange={(key, rect) => setBoxes((current) => current.map((box) => (box.key === key ? { ...box, ...rect } : box)))}
+        />
+      ) : (
+        <Paper withBorder p="md">
+          <SamplePreview sample={{ ...sample, image: imageUrl, thumbnail: null }} maxWidth={640} large />
+        </Paper>
       )}
       {onSkip && (
         <Group>

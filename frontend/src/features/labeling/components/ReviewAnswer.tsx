@@ -48,7 +48,21 @@ export function SamplePreview({ sample, boxes, maxWidth = 220, large = false }: 
     if (boxes && sample.width && sample.height) {
       return <BoxedImage src={sample.image ?? src} width={sample.width} height={sample.height} boxes={boxes} maxWidth={maxWidth} alt={sample.original_name ?? ''} />;
     }
-    return <Image src={src} alt={sample.original_name ?? ''} maw={maxWidth} radius="sm" fit="contain" data-testid="sample-image" />;
+    // Small images (digits are 8x8) are scaled up with sharp pixels; the box keeps its size while the image loads.
+    const small = (sample.width ?? 0) > 0 && (sample.width ?? 0) < 64;
+    return (
+      <Image
+        src={src}
+        alt={sample.original_name ?? ''}
+        maw={maxWidth}
+        h={large ? 420 : undefined}
+        w={large ? '100%' : undefined}
+        radius="sm"
+        fit="contain"
+        style={small ? { imageRendering: 'pixelated' } : undefined}
+        data-testid="sample-image"
+      />
+    );
   }
   if (sample.values) {
     return (

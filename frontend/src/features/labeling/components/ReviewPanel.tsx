@@ -77,7 +77,7 @@ function ReviewRow({
               <Button
                 size="xs"
                 color="teal"
-                loading={busy}
+                disabled={busy}
                 onClick={() => setError(onReview('accept', { label: votes.length > 1 && winner ? Number(winner) : null }))}
                 data-testid={`review-accept-${item.id}`}
               >
@@ -99,7 +99,7 @@ function ReviewRow({
                   autosize
                   data-testid={`review-comment-input-${item.id}`}
                 />
-                <Button size="xs" color="red" loading={busy} onClick={() => setError(onReview('reject', { comment }))} data-testid={`review-reject-confirm-${item.id}`}>
+                <Button size="xs" color="red" disabled={busy} onClick={() => setError(onReview('reject', { comment }))} data-testid={`review-reject-confirm-${item.id}`}>
                   {t('review.sendBack')}
                 </Button>
               </>

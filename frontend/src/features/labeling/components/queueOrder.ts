@@ -20,13 +20,21 @@ export function isToDo(assignment: Pick<Assignment, 'status'>): boolean {
   return assignment.status === 'pending' || assignment.status === 'rejected';
 }
 
-/** The assignment to open after `currentId` is submitted: the next one still to do in queue order (wrapping), else null. */
+/**
+ * The assignment to open after `currentId`: the next one still to do in queue order after it
+ * (wrapping round, so "skip" walks the whole queue), preferring the same task; null when none is left.
+ */
 export function nextToDo<T extends Queued>(assignments: readonly T[], currentId: number): T | null {
-  const ordered = queueOrder(assignments).filter((assignment) => isToDo(assignment) && assignment.id !== currentId);
-  if (ordered.length === 0) return null;
   const current = assignments.find((assignment) => assignment.id === currentId);
-  const sameTask = current ? ordered.filter((assignment) => assignment.task.id === current.task.id) : [];
-  return sameTask[0] ?? ordered[0];
+  const toDo = queueOrder(assignments).filter((assignment) => isToDo(assignment) || assignment.id === currentId);
+  const sameTask = current ? toDo.filter((assignment) => assignment.task.id === current.task.id) : toDo;
+  for (const candidates of [sameTask, toDo]) {
+    const at = candidates.findIndex((assignment) => assignment.id === currentId);
+    const rotated = at < 0 ? candidates : [...candidates.slice(at + 1), ...candidates.slice(0, at)];
+    const next = rotated.find((assignment) => assignment.id !== currentId && isToDo(assignment));
+    if (next) return next;
+  }
+  return null;
 }
 
 /** Per task: how many of the caller's assignments are done (submitted or accepted) out of all. */

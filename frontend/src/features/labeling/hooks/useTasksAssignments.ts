@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { assignmentKeys, countAssignments, getAssignment, listAssignments, submitAssignment, type SubmitBody } from '../api/assignments';
 import { taskKeys } from '../api/tasks';
+import { nextToDo } from '../components/queueOrder';
 
 /** The caller's queue (all their tasks, or one). */
 export function useAssignments(task: number | null = null) {
@@ -32,4 +33,16 @@ export function useSubmitAssignment(id: number) {
       await queryClient.invalidateQueries({ queryKey: taskKeys.all });
     },
   });
+}
+
+/**
+ * Finds the assignment to open after `currentId`: the caller's queue for the task is read fresh (it
+ * may not have loaded yet when a fast annotator answers, and the answer just changed it).
+ */
+export function useNextAssignment() {
+  const queryClient = useQueryClient();
+  return async (task: number, currentId: number) => {
+    const queue = await queryClient.fetchQuery({ queryKey: assignmentKeys.list(task), queryFn: () => listAssignments(task), staleTime: 0 });
+    return nextToDo(queue.results, currentId);
+  };
 }
