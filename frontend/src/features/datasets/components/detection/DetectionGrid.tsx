@@ -63,10 +63,14 @@ function Tile({ sample, labels, onOpen }: { sample: Sample; labels: Label[]; onO
         </Box>
       </Box>
       <Group gap={4} mt={4} wrap="nowrap">
-        <Badge size="xs" variant="light" color={STATUS_COLORS[status]}>
-          {status === 'annotated' ? t('detection.grid.boxCount', { count }) : t(`annotate.status.${status}`)}
-        </Badge>
-        {suggestion && <SuggestionChip suggestion={suggestion} testId={`detection-suggestion-${sample.id}`} compact />}
+        {/* A suggestion stands for "not labeled": its chip replaces the status badge (a narrow tile holds one). */}
+        {suggestion ? (
+          <SuggestionChip suggestion={suggestion} testId={`detection-suggestion-${sample.id}`} compact />
+        ) : (
+          <Badge size="xs" variant="light" color={STATUS_COLORS[status]}>
+            {status === 'annotated' ? t('detection.grid.boxCount', { count }) : t(`annotate.status.${status}`)}
+          </Badge>
+        )}
       </Group>
     </Paper>
   );
