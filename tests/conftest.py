@@ -79,6 +79,7 @@ SLOW = (
     "workers/test_onnx_export.py",
     "workers/test_resume_after_cancel.py",
     "workers/test_resume_after_sigkill.py",
+    "workers/test_smart_labeling_detection.py",
     "workers/test_training_digits.py",
 )
 

@@ -36,12 +36,15 @@ def fit_predict_proba(
         out[:, present[0]] = 1.0
         return out
     from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
+    from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
     mean = train_x.mean(axis=0)
     std = train_x.std(axis=0)
     std = np.where(std > 1e-8, std, 1.0)
     model = LogisticRegression(C=C, max_iter=MAX_ITER, random_state=seed)
-    with warnings.catch_warnings():
+    # one BLAS thread: these matrices are small, and on a busy machine a thread per core made each
+    # fit 20-50x slower (measured: 1.3 s against 0.03 s for 400 x 448, 10 classes, load 7 on 2 cores)
+    with warnings.catch_warnings(), threadpool_limits(limits=1):
         # a few hundred lbfgs steps are enough to rank by; unconverged fits are not errors here
         warnings.simplefilter("ignore")
         model.fit((train_x - mean) / std, train_y)
