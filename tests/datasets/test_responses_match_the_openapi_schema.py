@@ -27,6 +27,7 @@ RACES = {("post", "/api/v1/datasets/{dataset_id}/labels/{id}/merge/", 409)}
 def tour(client, *, project, dataset, gone_creator_dataset, settings) -> None:
     """One or more requests for every datasets operation and status the schema promises."""
     smart_labeling_tour(client, project=project)  # first: it imports under the default upload limit
+    activity_tour(client, dataset=dataset)
     base = f"{DATASETS}{dataset.pk}"
     # datasets
     client.get(DATASETS, {"project": project.pk})
@@ -195,6 +196,22 @@ def smart_labeling_tour(client, *, project) -> None:
     assert accepted.json()["accepted"] == 1 and rejected.json() == {"rejected": 1}
     listed = client.get(f"{base}/samples/", {"unlabeled": "true"}).json()["results"]
     assert [s["suggestion"]["id"] for s in listed if s["suggestion"]] == [pending[2]["id"]]
+
+
+def activity_tour(client, *, dataset) -> None:
+    """A sample relabeled: its activity log, one entry, a revert and a refused revert."""
+    base = f"{DATASETS}{dataset.pk}"
+    sample = Sample.objects.filter(dataset=dataset).order_by("pk").first()
+    one, other = Label.objects.filter(dataset=dataset).order_by("pk")[:2]
+    for label in (None, one.pk, other.pk):  # unlabeled first: the other two writes change it
+        current = client.get(f"{base}/samples/{sample.pk}/").json()["label_version"]
+        client.patch(
+            f"{base}/samples/{sample.pk}/", {"label": label, "label_version": current}, format="json"
+        )
+    latest, earlier = client.get(f"{base}/activity/", {"sample": sample.pk}).json()["results"][:2]
+    assert client.get(f"{base}/activity/{latest['id']}/").json()["source"] == "manual"
+    assert client.post(f"{base}/activity/{earlier['id']}/revert/").status_code == 409
+    assert client.post(f"{base}/activity/{latest['id']}/revert/").status_code == 200
 
 
 def detection_tour(client, *, project) -> None:
