@@ -121,6 +121,7 @@ describe('QualityPanel', () => {
     expect(screen.getByTestId('balance-advice')).toHaveTextContent('(under 10): 二');
     expect(screen.getByTestId('quality-class-balance')).toHaveAttribute('data-points', '3');
     expect(screen.getByTestId('distribution-brightness')).toHaveTextContent('Brightness');
+    expect(screen.getByTestId('quality-job-link')).toHaveAttribute('href', '/jobs/70');
   });
 
   it('opens an object-detection finding in the box labeler with the rest as its queue', async () => {

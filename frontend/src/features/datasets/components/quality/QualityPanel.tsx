@@ -1,8 +1,9 @@
 import '@mantine/charts/styles.css';
-import { Alert, Badge, Button, Group, NumberInput, Paper, Progress, Select, SimpleGrid, Skeleton, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, NumberInput, Paper, Progress, Select, SimpleGrid, Skeleton, Stack, Text, Title, Tooltip } from '@mantine/core';
 import type { TFunction } from 'i18next';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import { Stat } from '@/components/Stat';
 import { WithReason } from '@/components/WithReason';
 import { translateDynamic } from '@/i18n';
@@ -281,6 +282,11 @@ export function QualityPanel({ datasetId, canEdit }: { datasetId: number; canEdi
             <Badge color={statusColor('job', run.data.status)} mt={24} data-testid="quality-status">
               {t(`quality.status.${run.data.status}` as 'quality.status.queued')}
             </Badge>
+          )}
+          {run.data?.job != null && (
+            <Anchor component={Link} to={`/jobs/${run.data.job}`} size="sm" mt={24} data-testid="quality-job-link">
+              {t('quality.job', { id: run.data.job })}
+            </Anchor>
           )}
         </Group>
       )}
