@@ -16,7 +16,7 @@ export function LabelingTaskRoute() {
   const params = useParams();
   const navigate = useNavigate();
   const taskId = Number(params.taskId);
-  const tab = TABS.find((item) => item === params.tab) ?? 'overview';
+
   const task = useTask(taskId);
   const datasetId = task.data?.dataset ?? Number.NaN;
   const dataset = useDataset(datasetId);
@@ -29,6 +29,9 @@ export function LabelingTaskRoute() {
   const role = workspace.data?.role;
   const canReview = role === 'owner' || role === 'editor';
   const open = task.data.status === 'open';
+  // Review and agreement are the reviewers' (owners and editors): the API refuses them to anyone else.
+  const tabs = canReview ? TABS : (['overview'] as const);
+  const tab = tabs.find((item) => item === params.tab) ?? 'overview';
   return (
     <Stack>
       <Breadcrumbs>
@@ -66,7 +69,7 @@ export function LabelingTaskRoute() {
       </Group>
       <Tabs value={tab} onChange={(value) => navigate(`/labeling-tasks/${taskId}/${value}`)} keepMounted={false}>
         <Tabs.List>
-          {TABS.map((value) => (
+          {tabs.map((value) => (
             <Tabs.Tab key={value} value={value} data-testid={`task-tab-${value}`}>
               {t(`taskPage.tabs.${value}`)}
             </Tabs.Tab>
@@ -75,12 +78,16 @@ export function LabelingTaskRoute() {
         <Tabs.Panel value="overview" pt="md">
           <TasksOverview task={task.data} />
         </Tabs.Panel>
-        <Tabs.Panel value="review" pt="md">
-          <ReviewPanel taskId={taskId} datasetId={task.data.dataset} labels={labelNames} canReview={canReview} />
-        </Tabs.Panel>
-        <Tabs.Panel value="agreement" pt="md">
-          <AgreementPanel taskId={taskId} />
-        </Tabs.Panel>
+        {canReview && (
+          <>
+            <Tabs.Panel value="review" pt="md">
+              <ReviewPanel taskId={taskId} datasetId={task.data.dataset} labels={labelNames} canReview />
+            </Tabs.Panel>
+            <Tabs.Panel value="agreement" pt="md">
+              <AgreementPanel taskId={taskId} />
+            </Tabs.Panel>
+          </>
+        )}
       </Tabs>
     </Stack>
   );
