@@ -19,6 +19,7 @@ from PIL import Image
 from tests.templates_text.corpus import balanced
 from workers.progress import JobCancelled, silent_report
 from workers.smart_labeling import NotEnoughLabels, NothingToSuggest, run
+from workers.smart_labeling.features import table_features
 
 PARAMS: dict[str, Any] = {"batch_size": 50, "strategy": "uncertainty_diversity", "seed": 0}
 
@@ -218,3 +219,38 @@ def test_a_cancelled_round_stops(tmp_path: Path):
     with pytest.raises(JobCancelled):
         run(pool, PARAMS, work_dir=tmp_path, report=report)
     assert max(f for f in calls if f is not None) < 0.6  # it stopped while reading the images
+
+
+def test_tables_are_suggested_from_the_encoded_row_without_the_target(tmp_path: Path):
+    from sklearn.datasets import load_wine
+
+    data = load_wine()
+    names = list(data.feature_names)
+    classes = [str(c) for c in data.target_names]
+    rng = np.random.default_rng(0)
+    samples = []
+    for i, row in enumerate(data.data):
+        values: dict[str, Any] = {n: float(v) for n, v in zip(names, row, strict=True)}
+        values[names[0]] = None if i % 7 == 0 else values[names[0]]  # gaps: a missing indicator
+        values["batch"] = ["north", "south"][int(rng.integers(0, 2))]  # a categorical column
+        values["cultivar"] = classes[data.target[i]]  # the target column must not leak into features
+        samples.append(
+            {"id": i, "sha256": "", "label": int(data.target[i]) if i % 6 == 0 else None, "values": values}
+        )
+    pool = {
+        "kind": "label_pool",
+        "version": 1,
+        "task_type": "tabular_classification",
+        "classes": classes,
+        "samples": samples,
+        "columns": [{"name": n, "type": "numeric"} for n in names]
+        + [{"name": "batch", "type": "categorical"}, {"name": "cultivar", "type": "categorical"}],
+        "target": "cultivar",
+    }
+    result = run(pool, {**PARAMS, "batch_size": 10}, work_dir=tmp_path, report=silent_report)
+    suggestions = result["suggestions"]
+    assert len(suggestions) == sum(1 for s in samples if s["label"] is None)
+    accuracy = np.mean([s["label"] == data.target[s["id"]] for s in suggestions])
+    assert accuracy > 0.85, accuracy  # about 0.96
+    # 13 numbers + the first one's missing indicator + batch (north, south, other); no cultivar
+    assert table_features(pool).shape == (len(samples), 17)
