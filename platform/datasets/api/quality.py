@@ -9,6 +9,7 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.response import Response
 from workspaces.permissions import WorkspaceRolePermission
 
+from datasets.api.serializers import _created_by
 from datasets.api.views import DatasetChildMixin, _nested
 from datasets.models import DatasetVersion, QualityReport
 from datasets.services.quality import quality_report_create
@@ -65,12 +66,7 @@ class DatasetQualityReportSerializer(serializers.ModelSerializer):
         allow_null=True,
         help_text="The findings, class balance and distributions; null until the job succeeded.",
     )
-    created_by = serializers.SlugRelatedField(
-        slug_field="username",
-        read_only=True,
-        allow_null=True,
-        help_text="The creator's username; null once that user is deleted.",
-    )
+    created_by = _created_by()
 
     class Meta:
         model = QualityReport
