@@ -20,7 +20,11 @@ from datasets.models import (
     Label,
     Sample,
 )
-from datasets.services.annotations import _checked_box, _status_of, annotations_write
+from datasets.services.annotations import (  # its checks, on an answer only stored (h8: a public one?)
+    _checked_box,
+    _status_of,
+    annotations_write,
+)
 from datasets.services.labels import sample_set_label
 from django.db import transaction
 from django.db.models import F
@@ -266,7 +270,7 @@ def sample_write_answer(
         Sample.objects.filter(pk=sample_id).update(
             target=answer["target"], label_version=F("label_version") + 1
         )
-    else:
+    elif sample.label_id != answer["label"]:  # an unchanged label is not logged as a change
         sample_set_label(
             dataset=dataset,
             sample_id=sample_id,
