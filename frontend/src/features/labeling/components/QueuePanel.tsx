@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Card, Group, Progress, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Group, Image, Progress, Stack, Table, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { QueryState } from '@/components/QueryState';
@@ -57,7 +57,12 @@ function QueueTask({ taskId, entries, progress }: { taskId: number; entries: Que
                 </Badge>
               </Table.Td>
               <Table.Td>
-                <Link to={`/labeling/assignments/${entry.id}`}>{sampleName(entry)}</Link>
+                <Group gap="sm" wrap="nowrap">
+                  {entry.sample.thumbnail && <Image src={entry.sample.thumbnail} alt="" w={32} h={32} fit="contain" radius="xs" style={(entry.sample.width ?? 0) < 64 ? { imageRendering: 'pixelated' } : undefined} />}
+                  <Anchor component={Link} to={`/labeling/assignments/${entry.id}`} size="sm">
+                    {sampleName(entry)}
+                  </Anchor>
+                </Group>
               </Table.Td>
               <Table.Td>
                 {entry.status === 'rejected' && entry.comment && (
