@@ -198,6 +198,7 @@ SPECTACULAR_SETTINGS = {
         "FindingCodeEnum": "workers.contracts.quality.FINDING_CODES",  # a quality finding's code
         "LabelingTaskStatusEnum": "labeling.models.LabelingTask.Status",
         "AssignmentStatusEnum": "labeling.models.AssignmentStatus",
+        "SkippedSuggestionReasonEnum": ["human_labeled", "not_pending"],  # labeling.api.smart accept
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
