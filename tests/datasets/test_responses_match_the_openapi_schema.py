@@ -28,6 +28,7 @@ def tour(client, *, project, dataset, gone_creator_dataset, settings) -> None:
     """One or more requests for every datasets operation and status the schema promises."""
     smart_labeling_tour(client, project=project)  # first: it imports under the default upload limit
     activity_tour(client, dataset=dataset)
+    quality_tour(client, project=project)
     base = f"{DATASETS}{dataset.pk}"
     # datasets
     client.get(DATASETS, {"project": project.pk})
@@ -212,6 +213,24 @@ def activity_tour(client, *, dataset) -> None:
     assert client.get(f"{base}/activity/{latest['id']}/").json()["source"] == "manual"
     assert client.post(f"{base}/activity/{earlier['id']}/revert/").status_code == 409
     assert client.post(f"{base}/activity/{latest['id']}/revert/").status_code == 200
+
+
+def quality_tour(client, *, project) -> None:
+    """A quality report (its job's body run here): queued, refused while it runs, listed, read."""
+    from datasets.models import QualityReport
+    from datasets.services.quality import quality_report_run
+
+    dataset = dataset_with_samples(
+        user=project.created_by, project=project, name="Quality", per_class=3, classes=range(2), unlabeled=1
+    )
+    base = f"{DATASETS}{dataset.pk}/quality-reports/"
+    started = client.post(base, {"params": {"min_per_class": 2}}, format="json")
+    assert started.status_code == 202, started.json()
+    assert client.post(base, {}, format="json").status_code == 409
+    row = QualityReport.objects.get(pk=started.json()["id"])
+    quality_report_run(report_id=row.pk, job=row.job, report=lambda *args, **kwargs: None)
+    assert [r["status"] for r in client.get(base).json()["results"]] == ["succeeded"]
+    assert client.get(f"{base}{row.pk}/").json()["report"]["samples"] == 7
 
 
 def detection_tour(client, *, project) -> None:
