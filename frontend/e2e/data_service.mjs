@@ -265,7 +265,13 @@ async function main() {
       // the rejected item leaves the waiting list; then select every waiting one
       await page.getByTestId(`review-item-${first}`).waitFor({ state: 'detached' });
       for (const id of itemIds.slice(1)) await page.getByTestId(`review-item-${id}`).waitFor();
-      await page.getByTestId('review-select-all').check();
+      // the rejection's success clears the selection when it lands (after its refetch): select until it holds
+      const selectAll = page.getByTestId('review-select-all');
+      for (let attempt = 0; !(await selectAll.isChecked()); attempt += 1) {
+        if (attempt === 10) fail('selecting every waiting item does not hold');
+        await selectAll.click();
+        await page.waitForTimeout(500);
+      }
       const accepted = page.waitForResponse((r) => isApi(r, 'POST', `/api/v1/labeling-tasks/${outcome.task}/review/`));
       await page.getByTestId('review-bulk-accept').click();
       const answer = await accepted;
