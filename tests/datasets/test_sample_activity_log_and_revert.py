@@ -181,3 +181,34 @@ def test_an_answer_of_boxes_is_checked_without_writing(tenants):
         annotations_check(dataset=dataset, sample=sample, annotations=[box("dog", 1, 2, 10, 10)])
     assert unknown.value.code == "unknown_label"
     assert sample.annotations.count() == 0 and SampleActivity.objects.count() == 0
+
+
+def test_label_merge_and_delete_log_the_boxes_they_move(tenants):
+    dataset = factories.dataset(tenants["project_a"], name="Merged boxes", task_type="object_detection")
+    cat, dog, pet = (factories.label(dataset, name) for name in ("cat", "dog", "pet"))
+    sample = factories.sample(dataset, width=64, height=48)
+    alice = tenants["alice"]
+    annotations_write(
+        dataset=dataset,
+        sample_id=sample.pk,
+        revision=0,
+        annotations=[box("cat", 1, 2, 10, 10), box("dog", 20, 20, 5, 5)],
+        actor=alice,
+    )
+    assert label_merge(label=cat, into=pet, actor=alice) == 1
+    merged = SampleActivity.objects.filter(sample=sample).first()
+    assert (merged.action, merged.source, merged.actor) == ("annotations", "label_change", alice)
+    assert [b["label_name"] for b in merged.before["boxes"]] == ["cat", "dog"]
+    assert [b["label_name"] for b in merged.after["boxes"]] == ["pet", "dog"]
+    assert label_delete(label=pet, actor=alice) == 1
+    deleted = SampleActivity.objects.filter(sample=sample).first()
+    assert [b["label_name"] for b in deleted.after["boxes"]] == ["dog"] and deleted.after[
+        "status"
+    ] == "annotated"
+    # the merge cannot be reverted any more: its boxes changed since
+    with pytest.raises(LabelConflict):
+        activity_revert(dataset=dataset, activity=merged, actor=alice)
+    assert label_delete(label=dog, actor=alice) == 1
+    emptied = SampleActivity.objects.filter(sample=sample).first()
+    assert emptied.after == {"status": "unlabeled", "boxes": []}
+    assert Sample.objects.get(pk=sample.pk).annotation_status == "unlabeled"
