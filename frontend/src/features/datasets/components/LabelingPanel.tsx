@@ -558,7 +558,7 @@ function ClassificationLabelingPanel({ datasetId, canEdit, sampleIds = null, onC
                   </Text>
                 )}
               </Group>
-              <ActivityLog datasetId={datasetId} sampleId={currentSample.id} version={currentSample.label_version} canEdit={canEdit && pending === 0} />
+              <ActivityLog datasetId={datasetId} sampleId={currentSample.id} version={currentSample.label_version} canEdit={canEdit && pending === 0} readOnlyReason={canEdit ? t('labeling.saving') : null} />
             </Stack>
           ) : (
             <Text c="dimmed" size="sm">
