@@ -9,7 +9,8 @@ export function LoginRoute() {
   const navigate = useNavigate();
   const location = useLocation();
   const from = (location.state as { from?: string } | null)?.from;
-  const target = from && from !== '/login' ? from : '/workspaces';
+  // Home ('/') sends each user on: the workspaces, or an annotator's labeling queue.
+  const target = from && from !== '/login' ? from : '/';
   if (user) return <Navigate to={target} replace />;
   return (
     <Center mih="100vh" bg="var(--mantine-color-gray-0)">

@@ -7,6 +7,7 @@ import { errorMessage } from '@/lib/notifications';
 import { formatNumber } from '@/lib/numbers';
 import type { AssignmentDetail } from '../api/assignments';
 import { SamplePreview } from './ReviewAnswer';
+import { STATUS_COLORS } from './queueOrder';
 import { assignmentImageUrl, IMAGE_TASKS, labelShortcuts, submitBody, type DrawnAnswerBox } from './AssignmentLabelerLogic';
 import type { SubmitBody } from '../api/assignments';
 
@@ -102,7 +103,7 @@ export function AssignmentLabeler({
       <Group justify="space-between">
         <Group gap="sm">
           <Title order={3}>{assignment.task_name}</Title>
-          <Badge variant="light" data-testid="assignment-status">
+          <Badge variant="light" color={STATUS_COLORS[assignment.status] ?? 'gray'} data-testid="assignment-status">
             {t(`queue.status.${assignment.status}`)}
           </Badge>
         </Group>

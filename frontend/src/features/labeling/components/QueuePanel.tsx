@@ -5,9 +5,7 @@ import { QueryState } from '@/components/QueryState';
 import { formatNumber } from '@/lib/numbers';
 import type { Assignment } from '../api/assignments';
 import { useAssignments } from '../hooks/useTasksAssignments';
-import { isToDo, personalProgress, queueOrder } from './queueOrder';
-
-const STATUS_COLORS: Record<string, string> = { pending: 'blue', rejected: 'red', submitted: 'gray', accepted: 'teal' };
+import { isToDo, personalProgress, queueOrder, STATUS_COLORS } from './queueOrder';
 
 type QueueEntry = Assignment;
 

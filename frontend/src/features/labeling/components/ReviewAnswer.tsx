@@ -24,7 +24,7 @@ export function ReviewAnswer({ answer, labels }: { answer: unknown; labels: Labe
   if (label !== null) {
     const found = labels.get(label);
     return (
-      <Badge variant="light" color={found?.color || 'blue'} data-testid="answer-label">
+      <Badge variant="dot" color={found?.color || 'blue'} data-testid="answer-label">
         {found?.name ?? t('review.unknownLabel', { id: label })}
       </Badge>
     );

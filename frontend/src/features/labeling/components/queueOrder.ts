@@ -1,5 +1,8 @@
 import type { Assignment, AssignmentStatus } from '../api/assignments';
 
+/** Each status's badge colour (the queue, the labeler). */
+export const STATUS_COLORS: Record<string, string> = { pending: 'blue', rejected: 'red', submitted: 'gray', accepted: 'teal' };
+
 /** Rejected work first (the reviewer is waiting for it), then what is left to label, then what is done. */
 const STATUS_ORDER: Record<AssignmentStatus, number> = { rejected: 0, pending: 1, submitted: 2, accepted: 3 };
 
