@@ -1,13 +1,14 @@
 import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { task } from '@/features/labeling/components/tasksFixtures';
-import { fakeApi, json } from '@/test/fakeApi';
+import { item, task } from '@/features/labeling/components/tasksFixtures';
+import { fakeApi, json, page } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { LabelingTaskRoute } from './LabelingTaskRoute';
 
 function serve(role: string) {
   return fakeApi({
     'GET /api/v1/labeling-tasks/5/': json(task()),
+    'GET /api/v1/labeling-tasks/5/items/': page([item(1, [[8, 'ann', 31], [9, 'bo', 31]])]),
     'GET /api/v1/datasets/3/': json({ id: 3, name: 'digits', workspace: 7, project: 2, task_type: 'image_classification' }),
     'GET /api/v1/workspaces/7/': json({ id: 7, name: 'Vision', role }),
   });
@@ -25,14 +26,22 @@ describe('a labeling task page', () => {
     expect(screen.getByTestId('task-close')).toBeInTheDocument();
   });
 
-  it('shows a viewer only the overview (review and agreement are the reviewers’)', async () => {
-    const server = serve('viewer');
+  it('shows a viewer the answers to review, read only', async () => {
+    serve('viewer');
+    renderWithApp(<LabelingTaskRoute />, { route: '/labeling-tasks/5/review', path: '/labeling-tasks/:taskId/:tab?' });
+    expect(await screen.findByTestId('review-answer-10')).toHaveTextContent('ann五');
+    expect(screen.getByTestId('review-item-1')).toHaveTextContent('Waiting for review');
+    expect(screen.queryByTestId('review-accept-1')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('review-select-all')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('task-close')).not.toBeInTheDocument();
+  });
+
+  it('shows an annotator who opens their task only its overview', async () => {
+    fakeApi({ 'GET /api/v1/labeling-tasks/5/': json(task()) });
     const { queryClient } = renderWithApp(<LabelingTaskRoute />, { route: '/labeling-tasks/5/review', path: '/labeling-tasks/:taskId/:tab?' });
     expect(await screen.findByTestId('overview-annotator-9')).toHaveTextContent('bo');
-    // The role is known before the tabs are judged.
-    await waitFor(() => expect(server.callsTo('GET', '/api/v1/workspaces/7/')).toHaveLength(1));
     await waitFor(() => expect(queryClient.isFetching()).toBe(0));
     expect(screen.queryByTestId('task-tab-review')).not.toBeInTheDocument();
-    expect(screen.queryByTestId('task-close')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('review-table')).not.toBeInTheDocument();
   });
 });

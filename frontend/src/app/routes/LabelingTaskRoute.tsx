@@ -29,8 +29,10 @@ export function LabelingTaskRoute() {
   const role = workspace.data?.role;
   const canReview = role === 'owner' || role === 'editor';
   const open = task.data.status === 'open';
-  // Review and agreement are the reviewers' (owners and editors): the API refuses them to anyone else.
-  const tabs = canReview ? TABS : (['overview'] as const);
+  // Owners, editors and viewers read the answers and the agreement (only owners and editors give
+  // verdicts); an annotator who opens their task sees its overview.
+  const canRead = canReview || role === 'viewer';
+  const tabs = canRead ? TABS : (['overview'] as const);
   const tab = tabs.find((item) => item === params.tab) ?? 'overview';
   return (
     <Stack>
@@ -78,10 +80,10 @@ export function LabelingTaskRoute() {
         <Tabs.Panel value="overview" pt="md">
           <TasksOverview task={task.data} />
         </Tabs.Panel>
-        {canReview && (
+        {canRead && (
           <>
             <Tabs.Panel value="review" pt="md">
-              <ReviewPanel taskId={taskId} datasetId={task.data.dataset} labels={labelNames} canReview />
+              <ReviewPanel taskId={taskId} datasetId={task.data.dataset} labels={labelNames} canReview={canReview} />
             </Tabs.Panel>
             <Tabs.Panel value="agreement" pt="md">
               <AgreementPanel taskId={taskId} />

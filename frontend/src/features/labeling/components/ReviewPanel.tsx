@@ -138,8 +138,9 @@ export function ReviewPanel({ taskId, datasetId, labels, canReview }: { taskId: 
     if ('error' in request) return request.error;
     review.mutate(request.body, {
       onSuccess: () => {
-        setSelected(new Set());
-        setBulkComment('');
+        // Only what was sent leaves the selection: boxes ticked meanwhile stay ticked.
+        setSelected((current) => new Set([...current].filter((id) => !ids.includes(id))));
+        if (ids.length > 1 || verdict === 'reject') setBulkComment('');
         notifySuccess(t(verdict === 'accept' ? 'review.accepted' : 'review.rejected', { count: ids.length }));
       },
     });
