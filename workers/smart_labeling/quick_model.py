@@ -12,8 +12,10 @@ import warnings
 
 import numpy as np
 
-# L2 strength: measured on digits and the stdlib-docstring texts (benchmarks/smart_labeling.py),
-# 1.0 is as good as any at 10 labels per class and at all labels.
+# L2 strength, measured on digits and the stdlib-docstring texts with 5, 10 and 30 labels per class
+# (3 seeds): accuracy is the same for C in 0.1, 1, 10; C = 1 is well calibrated on both (expected
+# calibration error 0.02-0.05; C = 0.1 is underconfident, 0.04-0.14; C = 10 overconfident on texts,
+# up to 0.07) and its suggestions at confidence >= 0.95 are right 96-99 % of the time.
 C = 1.0
 MAX_ITER = 300
 
