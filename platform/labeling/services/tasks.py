@@ -20,11 +20,7 @@ from datasets.models import (
     Label,
     Sample,
 )
-from datasets.services.annotations import (  # its checks, on an answer only stored (h8: a public one?)
-    _checked_box,
-    _status_of,
-    annotations_write,
-)
+from datasets.services.annotations import annotations_check, annotations_write
 from datasets.services.labels import sample_set_label
 from django.db import transaction
 from django.db.models import F
@@ -214,18 +210,15 @@ def _answer_of(
             raise field_error("status", "An answer is annotated (boxes) or no_objects, not unlabeled.")
         if boxes is None:
             raise field_error("boxes", "Object detection: send boxes (an empty list with status no_objects).")
-        # the checks of annotations_write (the datasets services' own), without writing
-        names = {box["label"] for box in boxes}
-        labels = {lab.name: lab for lab in Label.objects.filter(dataset=dataset, name__in=names)}
-        for i, box in enumerate(boxes):
-            _checked_box(
-                {"label": box["label"], "geometry": box_geometry(box)},
-                where=f"boxes[{i}]",
-                width=sample.width,
-                height=sample.height,
-                labels=labels,
-            )
-        checked_status = _status_of(given=status, boxes=len(boxes), where="")
+        checked_status = annotations_check(
+            dataset=dataset,
+            sample=sample,
+            annotations=[
+                {"kind": "box", "label": box["label"], "geometry": box_geometry(box)} for box in boxes
+            ],
+            status=status,
+            where="boxes.",
+        )
         return {
             "status": checked_status,
             "boxes": [{"label": box["label"], **box_geometry(box)} for box in boxes],
