@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { AppRoutes } from '@/app/AppRoutes';
-import { fakeApi, json, page } from '@/test/fakeApi';
+import { ADMIN, fakeApi, json, page } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { QueuePanel } from './QueuePanel';
 import { nextToDo, personalProgress, queueOrder } from './queueOrder';
@@ -61,5 +61,19 @@ describe('My labeling', () => {
     await waitFor(() => expect(server.callsTo('POST', '/api/v1/labeling-assignments/2/submit/')).toHaveLength(1));
     expect(server.callsTo('POST', '/api/v1/labeling-assignments/2/submit/')[0].body).toEqual({ label: 32 });
     await waitFor(() => expect(server.callsTo('GET', '/api/v1/labeling-assignments/3/')).toHaveLength(1));
+  });
+
+  it('gives an editor with assignments a "My labeling" link beside the rest', async () => {
+    fakeApi({
+      'GET /api/v1/auth/me/': json({ ...ADMIN, is_staff: false }),
+      'GET /api/v1/workers/': json([]),
+      'GET /api/v1/tokens/': json(page([])),
+      'GET /api/v1/workspaces/': page([{ id: 7, name: 'Vision', role: 'editor' }]),
+      'GET /api/v1/labeling-assignments/': page([assignment(1, 'pending', 1)]),
+    });
+    renderWithApp(<AppRoutes />, { route: '/tokens' });
+    expect(await screen.findByTestId('nav-my-labeling')).toHaveAttribute('href', '/labeling');
+    expect(screen.getByTestId('nav-workspaces')).toBeInTheDocument();
+    expect(screen.getByTestId('nav-tokens')).toHaveAttribute('data-active');
   });
 });
