@@ -20,7 +20,15 @@ from schemathesis.checks import not_a_server_error
 from tests.datasets.factories import tenancy_objects
 from tests.deploy.factories import deployment_with_key, model_version_from
 from tests.harness import ARTIFACTS
-from tests.test_tenancy import backbone, model_version, package, study, training_job
+from tests.test_tenancy import (
+    backbone,
+    labeling_task,
+    model_version,
+    own_assignment,
+    package,
+    study,
+    training_job,
+)
 
 schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
 RUN = {"operations": set(), "cases": 0, "statuses": Counter(), "started": time.monotonic()}
@@ -76,6 +84,8 @@ def fuzz_world(db, tenants, trained_digits):
         "deployments": deployment.pk,
         "keys": key.pk,
         "templates": "image_classification",
+        "labeling-tasks": labeling_task(world).pk,
+        "labeling-assignments": own_assignment(world).pk,
     }
     yield {"token": token.key, "deployment_key": secret, "ids": ids, "count": Counter()}
     request_started.connect(close_old_connections)
