@@ -19,7 +19,10 @@ export function TasksPanel({ datasetId, workspaceId, canEdit }: { datasetId: num
   const tasks = useTasks(datasetId);
   const memberships = useMembers(canEdit ? workspaceId : Number.NaN);
   const labels = useLabels(datasetId);
-  const members = (memberships.data?.results ?? []).map((membership) => ({ id: membership.user.id, username: membership.user.username, role: membership.role }));
+  // Annotators, editors and owners can be given samples (a viewer cannot label).
+  const members = (memberships.data?.results ?? [])
+    .filter((membership) => membership.role !== 'viewer')
+    .map((membership) => ({ id: membership.user.id, username: membership.user.username, role: membership.role }));
   return (
     <Stack>
       <Group justify="space-between">
