@@ -14,7 +14,7 @@ from workspaces.models import Role
 from tests.datasets.factories import dataset_with_samples
 from tests.workspaces.factories import membership
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.openapi_conformance]  # every answer matches the schema
 
 
 @pytest.fixture
