@@ -3,9 +3,12 @@
 Pure numpy over the submitted answers, so the figures can be checked by hand and against
 ``sklearn.metrics.cohen_kappa_score``.
 
-An answer is a set of class indices: one for classification; for object detection the classes
-the annotator drew at least one box of (two answers of a sample agree when they found the same
-classes; where the boxes are is not compared). Two answers agree when their sets are equal.
+An answer is a set of class indices, and two answers agree when their sets are equal. For
+classification it is the one label. For object detection the subjects are not the images but the
+objects in them: ``detection_units`` matches the annotators' boxes of an image (same class, IoU >=
+0.5, at most one box per annotator), and each annotator's answer for an object is its class when
+they drew it, nothing when they did not (an image everyone marked as having no objects is one
+subject they agree on).
 
 - Percent agreement: over every pair of answers to the same sample, the share that agree
   (Fleiss' mean observed agreement, so a sample with k answers weighs k(k-1)/2 pairs).
@@ -111,6 +114,57 @@ def submissions_per_active_hour(times: Sequence[float]) -> float | None:
     return len(gaps) * 3600.0 / active
 
 
+Box = tuple[int, float, float, float, float]  # class index, x, y, width, height
+
+
+def box_iou(a: Box, b: Box) -> float:
+    """Intersection over union of two boxes (x, y, width, height; the class is not looked at)."""
+    ax1, ay1, bx1, by1 = a[1] + a[3], a[2] + a[4], b[1] + b[3], b[2] + b[4]
+    width = max(0.0, min(ax1, bx1) - max(a[1], b[1]))
+    height = max(0.0, min(ay1, by1) - max(a[2], b[2]))
+    overlap = width * height
+    union = a[3] * a[4] + b[3] * b[4] - overlap
+    return overlap / union if union > 0 else 0.0
+
+
+def detection_units(boxes: dict[int, list[Box]], *, iou: float = 0.5) -> list[tuple[int, set[int]]]:
+    """The objects of one image as its annotators drew them: ``[(class, {annotators who drew it})]``.
+    Greedy, annotators in id order: a box joins the object of its class (first drawn box) it
+    overlaps most at IoU >= ``iou`` that the annotator has no box in yet, else it starts one.
+
+    e.g. ``detection_units({7: [(0, 0, 0, 10, 10)], 8: [(0, 1, 1, 10, 10), (1, 50, 50, 5, 5)]})``
+    -> ``[(0, {7, 8}), (1, {8})]``"""
+    units: list[tuple[Box, set[int]]] = []
+    for annotator in sorted(boxes):
+        for box in boxes[annotator]:
+            best, best_iou = None, iou
+            for unit in units:
+                if unit[0][0] != box[0] or annotator in unit[1]:
+                    continue
+                overlap = box_iou(unit[0], box)
+                if overlap >= best_iou:
+                    best, best_iou = unit, overlap
+            if best is None:
+                units.append((box, {annotator}))
+            else:
+                best[1].add(annotator)
+    return [(first[0], drawn) for first, drawn in units]
+
+
+def detection_answers(
+    *, sample: int, boxes: dict[int, list[Box]], first_subject: int, iou: float = 0.5
+) -> list[AgreementAnswer]:
+    """One image's answers as agreement answers about its objects (``detection_units``), numbered
+    from ``first_subject``: an annotator's labels for an object are ``[class]`` if they drew it,
+    ``[]`` if not. An image without any box is one subject every annotator answered ``[]``."""
+    units = detection_units(boxes, iou=iou) or [(-1, set())]
+    return [
+        {"sample": first_subject + i, "annotator": annotator, "labels": [label] if annotator in drawn else []}
+        for i, (label, drawn) in enumerate(units)
+        for annotator in sorted(boxes)
+    ]
+
+
 def _rounded(value: float | None) -> float | None:
     return None if value is None else round(float(value), 4)
 
@@ -121,10 +175,13 @@ def agreement_report(
     answers: list[AgreementAnswer],
     annotators: dict[int, str],
     stats: list[AnnotatorStats],
+    objects: bool = False,
 ) -> AgreementReport:
     """The agreement report of a labeling task's submitted answers (one per sample and annotator;
     a later duplicate replaces an earlier one). ``stats`` are the annotators' counts, returned with
-    ``agreement_with_others`` filled in: the share of their pairwise comparisons that agree."""
+    ``agreement_with_others`` filled in: the share of their pairwise comparisons that agree.
+    ``objects``: the samples are detected objects (``detection_answers``), so a class's figures
+    are over the objects of that class (found or missed), not over every object."""
     by_sample: dict[int, dict[int, Answer]] = defaultdict(dict)
     for answer in answers:
         by_sample[answer["sample"]][answer["annotator"]] = tuple(sorted(set(answer["labels"])))
@@ -142,11 +199,16 @@ def agreement_report(
 
     per_class: list[ClassAgreement] = []
     for c, name in enumerate(classes):
-        binary = np.zeros((len(samples), 2))
-        for row, sample in enumerate(samples):
+        subjects = (
+            [s for s in samples if any(c in category for category in shared[s].values())]
+            if objects
+            else samples
+        )
+        binary = np.zeros((len(subjects), 2))
+        for row, sample in enumerate(subjects):
             for category in shared[sample].values():
                 binary[row, 0 if c in category else 1] += 1
-        class_observed, class_kappa = fleiss_kappa(binary) if samples else (None, None)
+        class_observed, class_kappa = fleiss_kappa(binary) if subjects else (None, None)
         per_class.append(
             {
                 "label": c,

@@ -246,9 +246,10 @@ def test_detection_answers_are_checked_compared_by_class_and_written_on_accept(t
 
     agreement = alice.get(f"/api/v1/labeling-tasks/{task_id}/agreement/").json()
     assert agreement["classes"] == ["car", "person"]
-    assert agreement["percent_agreement"] == 0.5  # both found a car in one image, disagree on the other
+    # objects: the car both drew (IoU 0.67: the same car) and the person only bo drew
+    assert agreement["overlapping_samples"] == 2 and agreement["percent_agreement"] == 0.5
     per_class = {c["name"]: c["percent_agreement"] for c in agreement["per_class"]}
-    assert per_class == {"car": 1.0, "person": 0.5}
+    assert per_class == {"car": 1.0, "person": 0.0}
 
     items = alice.get(f"/api/v1/labeling-tasks/{task_id}/items/").json()["results"]
     # a tie (one answer each): the first submitted wins

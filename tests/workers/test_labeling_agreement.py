@@ -8,7 +8,10 @@ from sklearn.metrics import cohen_kappa_score
 
 from workers.labeling_agreement import (
     agreement_report,
+    box_iou,
     cohen_kappa,
+    detection_answers,
+    detection_units,
     fleiss_kappa,
     submissions_per_active_hour,
 )
@@ -106,7 +109,7 @@ def test_report_of_three_annotators_by_hand():
     assert by_id[7]["agreement_with_others"] == pytest.approx(round(4 / 6, 4))
 
 
-def test_detection_answers_compare_the_classes_found():
+def test_answers_are_sets_of_classes():
     answers = [
         {"sample": 1, "annotator": 1, "labels": [0, 1, 1]},
         {"sample": 1, "annotator": 2, "labels": [1, 0]},
@@ -116,7 +119,7 @@ def test_detection_answers_compare_the_classes_found():
     report = agreement_report(classes=["car", "person"], answers=answers, annotators={}, stats=[])
     assert report["percent_agreement"] == 0.5
     per_class = {c["name"]: c for c in report["per_class"]}
-    assert per_class["car"]["percent_agreement"] == 1.0  # both found a car in both images
+    assert per_class["car"]["percent_agreement"] == 1.0  # both chose class 0 in both samples
     assert per_class["car"]["kappa"] is None  # no variation
     assert per_class["person"]["percent_agreement"] == 0.5
 
@@ -125,3 +128,37 @@ def test_throughput_skips_breaks():
     assert submissions_per_active_hour([0, 60, 120, 10_000, 10_060]) == pytest.approx(60.0)
     assert submissions_per_active_hour([0]) is None
     assert submissions_per_active_hour([0, 3 * 3600]) is None
+
+
+def test_boxes_are_matched_into_objects_by_class_and_iou():
+    assert box_iou((0, 0, 0, 10, 8), (0, 2, 0, 10, 8)) == pytest.approx(64 / 96)
+    units = detection_units(
+        {
+            7: [(0, 0, 0, 10, 10), (0, 40, 40, 10, 10), (1, 0, 0, 10, 10)],
+            8: [(0, 1, 1, 10, 10), (1, 41, 41, 10, 10)],  # the second is a class-1 box where 7 saw a 0
+            9: [(0, 20, 20, 10, 10), (0, 1, 0, 10, 10)],  # an extra object, then 7's first one
+        }
+    )
+    assert sorted((label, sorted(drawn)) for label, drawn in units) == [
+        (0, [7]),  # 40,40: only 7
+        (0, [7, 8, 9]),
+        (0, [9]),  # 20,20: only 9
+        (1, [7]),
+        (1, [8]),  # IoU with 7's class-1 box at 0,0 is 0
+    ]
+
+
+def test_detection_agreement_is_over_objects():
+    # image 1: both drew the car; image 2: only bo drew a person; image 3: both saw nothing
+    answers = [
+        *detection_answers(sample=1, boxes={1: [(0, 2, 3, 10, 8)], 2: [(0, 4, 3, 10, 8)]}, first_subject=1),
+        *detection_answers(sample=2, boxes={1: [], 2: [(1, 2, 3, 10, 8)]}, first_subject=10),
+        *detection_answers(sample=3, boxes={1: [], 2: []}, first_subject=20),
+    ]
+    report = agreement_report(
+        classes=["car", "person"], answers=answers, annotators={}, stats=[], objects=True
+    )
+    assert report["overlapping_samples"] == 3  # objects: the car, the person, image 3's nothing
+    assert report["percent_agreement"] == pytest.approx(round(2 / 3, 4))
+    per_class = {c["name"]: c["percent_agreement"] for c in report["per_class"]}
+    assert per_class == {"car": 1.0, "person": 0.0}  # over the objects of each class only

@@ -2,10 +2,12 @@
 (``GET /api/v1/labeling-tasks/{id}/agreement/``), computed by ``workers.labeling_agreement`` from
 the submitted answers.
 
-Answers are compared as sets of class indices: classification one label; object detection the
-classes the annotator drew at least one box of (the same classes found agree; where the boxes lie
-is not compared, see ``workers.labeling_agreement``). Kappa is Cohen's for a pair and Fleiss' for
-all; None where it is undefined (fewer than two shared samples, or no variation)."""
+Classification answers are compared by label. Object detection answers are compared object by
+object: boxes of the same class at IoU >= 0.5 are one object, and each annotator drew it or not
+(``workers.labeling_agreement.detection_units``); there, pairs' ``shared`` counts objects,
+``overlapping_samples`` images, and a class's figures are over the objects of that class. Kappa is
+Cohen's for a pair and Fleiss' for all; None where it is undefined (fewer than two shared samples,
+or no variation)."""
 
 from __future__ import annotations
 

@@ -20,7 +20,13 @@ from labeling.models import AssignmentStatus, ItemReview, LabelingAssignment, La
 from labeling.selectors import ANSWERED, task_items, task_progress
 from labeling.services.tasks import sample_write_answer, submitted_answers
 from workers.contracts.labeling import AgreementReport, AnnotatorStats
-from workers.labeling_agreement import AgreementAnswer, agreement_report, submissions_per_active_hour
+from workers.labeling_agreement import (
+    AgreementAnswer,
+    Box,
+    agreement_report,
+    detection_answers,
+    submissions_per_active_hour,
+)
 
 MAX_REVIEW_ITEMS = 500
 
@@ -125,17 +131,38 @@ def items_review(
 
 
 def _labels_of(answer: dict[str, Any], *, index: dict[Any, int]) -> list[int]:
-    if "boxes" in answer:
-        return sorted({index[box["label"]] for box in answer["boxes"] if box["label"] in index})
     if answer.get("label") in index:
         return [index[answer["label"]]]
     return []
 
 
+def _object_answers(
+    given: list[tuple[int, int, dict[str, Any]]], *, index: dict[Any, int]
+) -> tuple[list[AgreementAnswer], int]:
+    """Detection: each image's boxes matched into objects (workers.labeling_agreement), so the
+    answers compared are "drew this object" or not; and how many images had two answers or more."""
+    by_sample: dict[int, dict[int, list[Box]]] = {}
+    for sample, annotator, answer in given:
+        by_sample.setdefault(sample, {})[annotator] = [
+            (index[box["label"]], box["x"], box["y"], box["width"], box["height"])
+            for box in answer.get("boxes", [])
+            if box["label"] in index
+        ]
+    answers: list[AgreementAnswer] = []
+    images = 0
+    for sample in sorted(by_sample):
+        if len(by_sample[sample]) < 2:
+            continue
+        images += 1
+        answers += detection_answers(sample=sample, boxes=by_sample[sample], first_subject=len(answers) + 1)
+    return answers, images
+
+
 def task_agreement(*, task: LabelingTask) -> AgreementReport:
     """The task's agreement report (workers.labeling_agreement) with each annotator's counts,
     throughput and rejection rate. Classification answers are compared by label; detection answers
-    by the classes the annotator drew boxes of; regression tasks have no classes to agree on."""
+    object by object (boxes of the same class at IoU >= 0.5 are the same object; an annotator who
+    did not draw it disagrees); regression tasks have no classes to agree on."""
     dataset = task.dataset
     labels = list(Label.objects.filter(dataset=dataset).order_by("position", "id").values_list("pk", "name"))
     detection = dataset.task_type in ANNOTATION_TASKS
@@ -146,11 +173,19 @@ def task_agreement(*, task: LabelingTask) -> AgreementReport:
         .order_by("submitted_at", "id")
         .values_list("item__sample_id", "annotator_id", "status", "answer", "submitted_at")
     )
-    answers: list[AgreementAnswer] = [
-        {"sample": sample, "annotator": annotator, "labels": _labels_of(answer, index=index)}
+    given = [
+        (sample, annotator, answer)
         for sample, annotator, status, answer, _ in rows
         if status in ANSWERED and answer and classes
     ]
+    images = None
+    if detection:
+        answers, images = _object_answers(given, index=index)
+    else:
+        answers = [
+            {"sample": sample, "annotator": annotator, "labels": _labels_of(answer, index=index)}
+            for sample, annotator, answer in given
+        ]
     progress = task_progress(tasks=[task])[task.pk]["per_annotator"]
     times: dict[int, list[float]] = {}
     for _, annotator, _, _, submitted_at in rows:
@@ -172,12 +207,16 @@ def task_agreement(*, task: LabelingTask) -> AgreementReport:
                 "agreement_with_others": None,
             }
         )
-    return agreement_report(
+    report = agreement_report(
         classes=classes,
         answers=answers,
         annotators={s["annotator"]: s["username"] for s in stats},
         stats=stats,
+        objects=detection,
     )
+    if images is not None:  # the report's subjects were objects; it counts images
+        report["overlapping_samples"] = images
+    return report
 
 
 def _rounded(value: float | None) -> float | None:
