@@ -60,4 +60,25 @@ describe('ReviewPanel', () => {
     await waitFor(() => expect(server.callsTo('POST', '/api/v1/labeling-tasks/5/review/')).toHaveLength(2));
     expect(server.callsTo('POST', '/api/v1/labeling-tasks/5/review/')[1].body).toEqual({ items: [2, 3], verdict: 'accept' });
   });
+
+  it("draws each annotator's boxes when several answered a detection sample", async () => {
+    const boxes = (label: string, x: number) => ({ status: 'annotated', boxes: [{ label, x, y: 1, width: 3, height: 3 }] });
+    const detection = item(4, [[8, 'ann', null], [9, 'bo', null]]);
+    const answered = {
+      ...detection,
+      assignments: detection.assignments.map((assignment, index) => ({
+        ...assignment,
+        status: 'submitted' as const,
+        answer: boxes(index === 0 ? '五' : '六', index),
+        submitted_at: `2026-12-05T00:0${index}:00Z`,
+      })),
+    };
+    fakeApi({ 'GET /api/v1/labeling-tasks/5/items/': page([answered]) });
+    renderWithApp(<ReviewPanel taskId={5} datasetId={3} labels={NAMES} canReview />);
+    expect(await screen.findByTestId('review-answer-40')).toHaveTextContent('Boxes (1): 五');
+    expect(screen.getByTestId('review-answer-41')).toHaveTextContent('Boxes (1): 六');
+    // the sample, then one picture per answer with its boxes
+    expect(screen.getByTestId('review-item-4').querySelectorAll('img')).toHaveLength(3);
+    expect(screen.queryByTestId('review-winner-4')).not.toBeInTheDocument();
+  });
 });

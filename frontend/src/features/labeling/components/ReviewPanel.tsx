@@ -6,7 +6,7 @@ import { errorMessage, notifySuccess } from '@/lib/notifications';
 import { ITEMS_PAGE_SIZE, type ItemReview, type LabelingItem } from '../api/tasks';
 import { useReview, useTaskItems } from '../hooks/useTasks';
 import { ReviewAnswer, SampleCaption, SamplePreview } from './ReviewAnswer';
-import { answerDrawnBoxes, answerVotes, reviewRequest, type LabelNames, type Verdict } from './reviewForm';
+import { answerBoxes, answerDrawnBoxes, answerVotes, reviewRequest, type LabelNames, type Verdict } from './reviewForm';
 
 /** One item: the sample, each annotator's answer, and accept (with the winning answer) or reject with a comment. */
 function ReviewRow({
@@ -34,14 +34,16 @@ function ReviewRow({
   const [error, setError] = useState<string | null>(null);
   const assignments = item.assignments;
   const sample = item.sample;
-  const firstBoxes = assignments.find((assignment) => assignment.answer)?.answer;
+  // Detection: with one answer its boxes go on the picture; with several, each annotator's boxes are drawn beside their name.
+  const withBoxes = assignments.filter((assignment) => answerBoxes(assignment.answer) !== null && sample.width);
+  const oneDrawing = withBoxes.length === 1 ? withBoxes[0].answer : null;
   const pending = item.review === 'pending';
   return (
     <Table.Tr data-testid={`review-item-${item.id}`}>
       <Table.Td>{canReview && pending && <Checkbox checked={selected} onChange={(event) => onSelect(event.currentTarget.checked)} aria-label={t('review.select', { id: item.id })} data-testid={`review-select-${item.id}`} />}</Table.Td>
       <Table.Td>
         <SampleCaption sample={sample} />
-        <SamplePreview sample={sample} boxes={firstBoxes && sample.width ? answerDrawnBoxes(firstBoxes, labels) : undefined} maxWidth={160} />
+        <SamplePreview sample={sample} boxes={oneDrawing ? answerDrawnBoxes(oneDrawing, labels) : undefined} maxWidth={160} />
       </Table.Td>
       <Table.Td>
         <Stack gap={6}>
@@ -51,6 +53,7 @@ function ReviewRow({
                 {assignment.username}
               </Text>
               {assignment.submitted_at ? <ReviewAnswer answer={assignment.answer} labels={labels} /> : <Text size="sm" c="dimmed">{t(`review.assignmentStatus.${assignment.status}`)}</Text>}
+              {withBoxes.length > 1 && answerBoxes(assignment.answer) && <SamplePreview sample={sample} boxes={answerDrawnBoxes(assignment.answer, labels)} maxWidth={120} />}
             </Group>
           ))}
           {item.review_comment && (
