@@ -254,3 +254,66 @@ def test_tables_are_suggested_from_the_encoded_row_without_the_target(tmp_path: 
     assert accuracy > 0.85, accuracy  # about 0.96
     # 13 numbers + the first one's missing indicator + batch (north, south, other); no cultivar
     assert table_features(pool).shape == (len(samples), 17)
+
+
+def test_the_next_round_reads_features_from_the_cache(tmp_path: Path):
+    import hashlib
+
+    from workers.smart_labeling.features import TEXT_CACHE, pool_features
+
+    rows = balanced(6)
+    classes = sorted({area for _, area in rows})
+    texts = {
+        "kind": "label_pool",
+        "version": 1,
+        "task_type": "text_classification",
+        "classes": classes,
+        "samples": [
+            {"id": i, "sha256": "", "label": classes.index(a) if i < 12 else None, "text": t}
+            for i, (t, a) in enumerate(rows)
+        ],
+    }
+    manifest = shared_digits()
+    images = {
+        "kind": "label_pool",
+        "version": 1,
+        "task_type": "image_classification",
+        "classes": manifest["classes"],
+        "samples": [
+            {
+                "id": i,
+                "sha256": hashlib.sha256(Path(s["path"]).read_bytes()).hexdigest(),
+                "label": None,
+                "image_path": s["path"],
+            }
+            for i, s in enumerate(manifest["samples"][:40])
+        ],
+    }
+    cache = tmp_path / "cache"
+    for pool in (texts, images):
+        first, second = Recorder(), Recorder()
+        computed = pool_features(pool, work_dir=tmp_path, report=first, cache_dir=cache)
+        again = pool_features(pool, work_dir=tmp_path, report=second, cache_dir=cache)
+        np.testing.assert_allclose(again, computed, atol=1e-6)
+        np.testing.assert_allclose(
+            pool_features(pool, work_dir=tmp_path, report=silent_report), computed, atol=1e-6
+        )
+        if pool is texts:  # MiniLM ran the first time only
+            assert any(c["message"].startswith("embedding texts") for c in first.calls)
+            assert not any(c["message"].startswith("embedding texts") for c in second.calls)
+            assert second.calls[-1]["message"] == f"embedded {len(rows)} texts ({len(rows)} from the cache)"
+    # an image the cache has is not read again: its file may even be gone
+    moved = tmp_path / "moved.png"
+    moved.write_bytes(Path(images["samples"][0]["image_path"]).read_bytes())
+    images["samples"][0]["image_path"] = str(moved)
+    before = pool_features(images, work_dir=tmp_path, report=silent_report, cache_dir=cache)
+    moved.unlink()
+    np.testing.assert_allclose(
+        pool_features(images, work_dir=tmp_path, report=silent_report, cache_dir=cache), before
+    )
+    # a torn cache file is recomputed, not trusted
+    torn = next((cache / TEXT_CACHE).rglob("*.npy"))
+    torn.write_bytes(b"\x93NUMPY torn")
+    result = run(texts, {**PARAMS, "batch_size": 4}, work_dir=tmp_path, report=silent_report, cache_dir=cache)
+    assert len(result["suggestions"]) == len(rows) - 12
+    assert np.load(torn).shape == (384,)  # written again

@@ -56,9 +56,15 @@ class NothingToSuggest(ValueError):
 
 
 def run(
-    pool: LabelPool, params: SmartLabelingParams, *, work_dir: Path, report: Report
+    pool: LabelPool,
+    params: SmartLabelingParams,
+    *,
+    work_dir: Path,
+    report: Report,
+    cache_dir: Path | None = None,
 ) -> SmartLabelingResult:
-    """One smart-labeling round over ``pool``.
+    """One smart-labeling round over ``pool``. ``cache_dir`` (optional, may vanish): where image and
+    text feature rows are kept between rounds (:class:`~workers.smart_labeling.features.FeatureCache`).
 
     e.g. ``run(pool, {"batch_size": 50, "strategy": "uncertainty_diversity", "seed": 0},
     work_dir=tmp, report=silent_report)["suggestions"]`` -> one suggestion per unlabeled sample, 50 of
@@ -70,11 +76,11 @@ def run(
     if task == "object_detection":
         from workers.smart_labeling.detection import run_detection
 
-        result = run_detection(pool, params, work_dir=work_dir, report=report)
+        result = run_detection(pool, params, work_dir=work_dir, report=report, cache_dir=cache_dir)
     elif task == "tabular_regression":
         result = _run_regression(pool, params, work_dir=work_dir, report=report)
     else:
-        result = _run_classification(pool, params, work_dir=work_dir, report=report)
+        result = _run_classification(pool, params, work_dir=work_dir, report=report, cache_dir=cache_dir)
     result["summary"]["seconds"] = round(time.monotonic() - started, 3)
     report(
         f"suggested {len(result['suggestions'])} samples, ranked {result['summary']['ranked']}",
@@ -165,11 +171,13 @@ def _histogram(confidences: Sequence[float]) -> list[int]:
     return [int(c) for c in counts]
 
 
-def read_features(pool: LabelPool, work_dir: Path, report: Report) -> np.ndarray:
+def read_features(
+    pool: LabelPool, work_dir: Path, report: Report, cache_dir: Path | None = None
+) -> np.ndarray:
     from workers.smart_labeling.features import pool_features
 
     report("reading the samples", fraction=0.0)
-    return pool_features(pool, work_dir=work_dir, report=report)
+    return pool_features(pool, work_dir=work_dir, report=report, cache_dir=cache_dir)
 
 
 def classification_round(
@@ -196,7 +204,7 @@ def classification_round(
 
 
 def _run_classification(
-    pool: LabelPool, params: SmartLabelingParams, *, work_dir: Path, report: Report
+    pool: LabelPool, params: SmartLabelingParams, *, work_dir: Path, report: Report, cache_dir: Path | None
 ) -> SmartLabelingResult:
     from workers.smart_labeling.quick_model import out_of_fold_probabilities
 
@@ -212,7 +220,7 @@ def _run_classification(
             f"smart labeling needs at least {MIN_LABELED_PER_CLASS} labeled samples in each of 2 classes; "
             f"{int((counts >= MIN_LABELED_PER_CLASS).sum())} class(es) have that many"
         )
-    features = read_features(pool, work_dir, scaled_report(report, 0.0, 0.6))
+    features = read_features(pool, work_dir, scaled_report(report, 0.0, 0.6), cache_dir)
     report("training the quick model", fraction=0.6)
     estimated = None
     if len(y) >= 10:

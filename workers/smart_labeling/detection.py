@@ -39,7 +39,12 @@ DETECT_BATCH = 64
 
 
 def run_detection(
-    pool: LabelPool, params: SmartLabelingParams, *, work_dir: Path, report: Report
+    pool: LabelPool,
+    params: SmartLabelingParams,
+    *,
+    work_dir: Path,
+    report: Report,
+    cache_dir: Path | None = None,
 ) -> SmartLabelingResult:
     from workers import smart_labeling as sl
     from workers.object_detection.template import MIN_BOXES_PER_CLASS
@@ -64,7 +69,7 @@ def run_detection(
         raise sl.NotEnoughLabels(
             f"smart labeling needs a class with at least {MIN_BOXES_PER_CLASS} annotated boxes"
         )
-    features = sl.read_features(pool, work_dir, sl.scaled_report(report, 0.0, 0.1))
+    features = sl.read_features(pool, work_dir, sl.scaled_report(report, 0.0, 0.1), cache_dir)
     manifest = _manifest(pool, annotated, kept, seed=params["seed"])
     steps_per_epoch = max(1, math.ceil(sum(s["split"] == "train" for s in manifest["samples"]) / BATCH_SIZE))
     epochs = max(MIN_EPOCHS, min(MAX_EPOCHS, math.ceil(TARGET_STEPS / steps_per_epoch)))
