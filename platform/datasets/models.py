@@ -366,6 +366,7 @@ class ActivityAction(models.TextChoices):
     LABEL = "label", "Label set or cleared"
     ANNOTATIONS = "annotations", "Annotations replaced"
     REVIEW = "review", "Review verdict"
+    TARGET = "target", "Regression target set or cleared"
 
 
 class ActivitySource(models.TextChoices):
@@ -382,9 +383,9 @@ class ActivitySource(models.TextChoices):
 class SampleActivity(models.Model):
     """One change of a sample's label, annotations or review, who made it and from where: the
     sample's activity log. ``before``/``after`` hold the value in the shape of the action
-    (label: ``{"label": id|null, "label_name": str|null}``; annotations: ``{"status", "boxes":
-    [{label, label_name, x, y, width, height}]}``; review: ``{"review_status"}``), so a change can be
-    reverted to ``before``."""
+    (label: ``{"label": id|null, "label_name": str|null}``; target: ``{"target": float|null}``;
+    annotations: ``{"status", "boxes": [{label, label_name, x, y, width, height}]}``; review:
+    ``{"review_status"}``), so a change can be reverted to ``before``."""
 
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="+", db_index=False)
     sample = models.ForeignKey(Sample, on_delete=models.CASCADE, related_name="activity", db_index=False)
