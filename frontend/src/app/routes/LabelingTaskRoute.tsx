@@ -86,7 +86,7 @@ export function LabelingTaskRoute() {
               <ReviewPanel taskId={taskId} datasetId={task.data.dataset} labels={labelNames} canReview={canReview} />
             </Tabs.Panel>
             <Tabs.Panel value="agreement" pt="md">
-              <AgreementPanel taskId={taskId} />
+              <AgreementPanel taskId={taskId} taskType={task.data.task_type} />
             </Tabs.Panel>
           </>
         )}

@@ -36,9 +36,10 @@ function ChartPaper({ title, testId, empty, emptyText, children }: { title: stri
 /**
  * How far the task's annotators agree on the samples they labeled in common: percent agreement and
  * Fleiss' kappa overall, Cohen's kappa per pair (a heatmap), agreement per class (bars), and each
- * annotator's work: throughput per hour and rejection rate (table and charts).
+ * annotator's work: throughput per hour and rejection rate (table and charts). Object detection is
+ * compared object by object (`taskType` words the pairs' counts as objects).
  */
-export function AgreementPanel({ taskId }: { taskId: number }) {
+export function AgreementPanel({ taskId, taskType }: { taskId: number; taskType?: string }) {
   const { t } = useTranslation('labeling');
   const agreement = useAgreement(taskId);
   if (!agreement.data) return <QueryState isPending={agreement.isPending} error={agreement.error} />;
@@ -94,7 +95,7 @@ export function AgreementPanel({ taskId }: { taskId: number }) {
                     <Tooltip
                       key={matrix.ids[columnIndex]}
                       disabled={!cell}
-                      label={cell ? t('agreement.pairTooltip', { agreement: formatPercent(cell.agreement), shared: cell.shared }) : ''}
+                      label={cell ? t(taskType === 'object_detection' ? 'agreement.pairTooltipObjects' : 'agreement.pairTooltip', { agreement: formatPercent(cell.agreement), shared: cell.shared }) : ''}
                     >
                       <Table.Td
                         style={{ textAlign: 'center', background: rowIndex === columnIndex ? undefined : kappaColor(cell?.kappa ?? null) }}
