@@ -35,6 +35,14 @@ describe('My labeling', () => {
     expect(screen.getByTestId('queue-start-5')).toHaveAttribute('href', '/labeling/assignments/3');
   });
 
+  it('offers no work from a closed task', async () => {
+    const closed = { id: 5, name: 'Round one', instructions: '', status: 'closed', dataset: 3, task_type: 'image_classification' };
+    fakeApi({ 'GET /api/v1/labeling-assignments/': page([assignment(2, 'pending', 2, { task: closed })]) });
+    renderWithApp(<QueuePanel />);
+    expect(await screen.findByTestId('queue-closed-5')).toHaveTextContent('Closed');
+    expect(screen.queryByTestId('queue-start-5')).not.toBeInTheDocument();
+  });
+
   it('an annotator lands on their queue, sees only "My labeling", and labels with a key: the answer goes in and the next sample opens', async () => {
     const queue = [assignment(2, 'pending', 2), assignment(3, 'pending', 3), assignment(1, 'submitted', 1)];
     const server = fakeApi({

@@ -18,7 +18,9 @@ function sampleName(entry: QueueEntry): string {
 function QueueTask({ taskId, entries, progress }: { taskId: number; entries: QueueEntry[]; progress: { done: number; total: number; rejected: number } }) {
   const { t } = useTranslation('labeling');
   const ordered = queueOrder(entries);
-  const next = ordered.find(isToDo);
+  // A closed task takes no more answers: its queue is shown, not offered.
+  const closed = entries[0]?.task.status === 'closed';
+  const next = closed ? undefined : ordered.find(isToDo);
   const name = entries[0]?.task.name ?? t('queue.taskFallback', { id: taskId });
   return (
     <Card withBorder data-testid={`queue-task-${taskId}`}>
@@ -33,6 +35,10 @@ function QueueTask({ taskId, entries, progress }: { taskId: number; entries: Que
           <Button component={Link} to={`/labeling/assignments/${next.id}`} data-testid={`queue-start-${taskId}`}>
             {progress.done > 0 || progress.rejected > 0 ? t('queue.continue') : t('queue.start')}
           </Button>
+        ) : closed ? (
+          <Badge color="gray" variant="light" data-testid={`queue-closed-${taskId}`}>
+            {t('tasks.status.closed')}
+          </Badge>
         ) : (
           <Badge color="teal" variant="light">
             {t('queue.allDone')}
