@@ -447,8 +447,8 @@ def export_rows(*, dataset: Dataset, version: DatasetVersion | None, fields: lis
 
 def activity_of(*, dataset: Dataset, sample_id: int | None = None) -> QuerySet[SampleActivity]:
     """The dataset's activity log (one sample's with ``sample_id``), newest first, with the actor,
-    the sample's current label and review, and ``is_latest``: no later entry of the same action on
-    the sample (what a revert checks for boxes)."""
+    the sample's current label, target and review, and ``is_latest``: no later entry of the same
+    action on the sample (what a revert checks for boxes)."""
     entries = SampleActivity.objects.filter(dataset=dataset)
     if sample_id is not None:
         entries = entries.filter(sample_id=sample_id)
@@ -460,6 +460,7 @@ def activity_of(*, dataset: Dataset, sample_id: int | None = None) -> QuerySet[S
         .annotate(
             is_latest=~Exists(newer),
             sample_label_id=F("sample__label_id"),
+            sample_target=F("sample__target"),
             sample_review_status=F("sample__review_status"),
         )
         .order_by("-id")

@@ -1,8 +1,9 @@
 """The values a sample's activity log entry holds before and after a change (datasets.SampleActivity).
 
 One shape for every action, with the keys of that action only: a label change has ``label`` and
-``label_name``; an annotation change ``status`` and ``boxes``; a review ``review_status``. Labels
-are kept by id and by the name they had then, so the log still reads after a rename or delete.
+``label_name``; a regression target change ``target``; an annotation change ``status`` and
+``boxes``; a review ``review_status``. Labels are kept by id and by the name they had then, so the
+log still reads after a rename or delete.
 
 This module is Django-free: the web process and the SDK's generated types share it.
 """
@@ -14,7 +15,7 @@ from typing import Literal, NotRequired, TypedDict
 from workers.contracts.annotations import AnnotationStatus
 
 ReviewStatus = Literal["unreviewed", "accepted", "rejected"]
-ActivityAction = Literal["label", "annotations", "review"]
+ActivityAction = Literal["label", "target", "annotations", "review"]
 ActivitySource = Literal["manual", "bulk", "suggestion", "task", "review", "revert", "import", "label_change"]
 
 
@@ -31,10 +32,12 @@ class ActivityBox(TypedDict):
 
 class ActivityValue(TypedDict):
     """A sample's value before or after a change, e.g. ``{"label": 3, "label_name": "cat"}``,
-    ``{"status": "annotated", "boxes": [...]}`` or ``{"review_status": "accepted"}``."""
+    ``{"target": 3.2}``, ``{"status": "annotated", "boxes": [...]}`` or
+    ``{"review_status": "accepted"}``."""
 
     label: NotRequired[int | None]
     label_name: NotRequired[str | None]
+    target: NotRequired[float | None]
     status: NotRequired[AnnotationStatus]
     boxes: NotRequired[list[ActivityBox]]
     review_status: NotRequired[ReviewStatus]

@@ -51,6 +51,8 @@ class SampleActivitySerializer(serializers.ModelSerializer):
     def get_can_revert(self, entry: SampleActivity) -> bool:
         if entry.action == ActivityAction.LABEL:
             return entry.after.get("label") == getattr(entry, "sample_label_id", None)
+        if entry.action == ActivityAction.TARGET:
+            return entry.after.get("target") == getattr(entry, "sample_target", None)
         if entry.action == ActivityAction.REVIEW:
             return entry.after.get("review_status") == getattr(entry, "sample_review_status", None)
         return bool(getattr(entry, "is_latest", False))

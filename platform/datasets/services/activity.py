@@ -1,6 +1,6 @@
-"""The activity log of samples: every label, annotation and review change, who made it, from where
-(a person, an accepted suggestion, a labeling task, a review, a revert, a label merge), and the
-value before and after, so a change can be reverted.
+"""The activity log of samples: every label, regression target, annotation and review change, who
+made it, from where (a person, an accepted suggestion, a labeling task, a review, a revert, a label
+merge), and the value before and after, so a change can be reverted.
 
 Label and annotation writes (datasets.services.labels / annotations) record their entries here in
 the same transaction as the write; reviews go through :func:`samples_set_review`.
@@ -33,6 +33,11 @@ Entry = tuple[int, dict[str, Any], dict[str, Any]]
 def label_value(label_id: int | None, label_name: str | None) -> dict[str, Any]:
     """The shape of a classification label in the log: ``{"label": 3, "label_name": "cat"}``."""
     return {"label": label_id, "label_name": label_name if label_id is not None else None}
+
+
+def target_value(target: float | None) -> dict[str, Any]:
+    """The shape of a regression target in the log: ``{"target": 3.2}`` (``None``: no target)."""
+    return {"target": None if target is None else float(target)}
 
 
 def box_value(row: Annotation) -> dict[str, Any]:
@@ -137,6 +142,8 @@ def _now_of(entry: SampleActivity, sample: Sample) -> dict[str, Any]:
         return {"label": sample.label_id}
     if entry.action == ActivityAction.REVIEW:
         return {"review_status": sample.review_status}
+    if entry.action == ActivityAction.TARGET:
+        return target_value(sample.target)
     return {
         "status": sample.annotation_status,
         "boxes": sorted(
@@ -151,6 +158,8 @@ def _comparable(entry: SampleActivity, value: dict[str, Any]) -> dict[str, Any]:
         return {"label": value.get("label")}
     if entry.action == ActivityAction.REVIEW:
         return {"review_status": value.get("review_status")}
+    if entry.action == ActivityAction.TARGET:
+        return target_value(value.get("target"))
     return {
         "status": value.get("status"),
         "boxes": sorted(
@@ -167,7 +176,7 @@ def activity_revert(*, dataset: Dataset, activity: SampleActivity, actor: Any) -
     e.g. ``activity_revert(dataset=d, activity=entry, actor=user)``"""
     # the label/annotation writes record activity through this module, so they import it, not it them
     from datasets.services.annotations import annotations_write
-    from datasets.services.labels import sample_set_label
+    from datasets.services.labels import sample_set_label, samples_set_targets
 
     with transaction.atomic():
         sample = Sample.objects.select_for_update().filter(pk=activity.sample_id, dataset=dataset).first()
@@ -188,6 +197,16 @@ def activity_revert(*, dataset: Dataset, activity: SampleActivity, actor: Any) -
                 sample_ids=[sample.pk],
                 status=before.get("review_status", ReviewStatus.UNREVIEWED),
                 actor=actor,
+                comment=f"revert of #{activity.pk}",
+            )
+        elif activity.action == ActivityAction.TARGET:
+            samples_set_targets(
+                dataset=dataset,
+                changes=[
+                    {"id": sample.pk, "target": before.get("target"), "label_version": sample.label_version}
+                ],
+                actor=actor,
+                source=ActivitySource.REVERT,
                 comment=f"revert of #{activity.pk}",
             )
         elif activity.action == ActivityAction.LABEL:

@@ -3,6 +3,7 @@ optimistic concurrency: a write names the ``label_version`` it saw and a stale o
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,6 +15,7 @@ from datasets.exceptions import LabelConflict, LabelDeleted
 from datasets.label_order import RESERVED_KEYS
 from datasets.models import (
     ANNOTATION_TASKS,
+    REGRESSION_TASKS,
     ActivityAction,
     ActivitySource,
     Annotation,
@@ -28,6 +30,7 @@ from datasets.services.activity import (
     boxes_value,
     label_value,
     reset_review,
+    target_value,
 )
 
 #: Distinct colours, none repeated before the 21st label (the frontend has the same list, for
@@ -464,6 +467,93 @@ def samples_set_labels(
             )
         targets = {change["id"]: labels.get(change["label"]) for change in changes}
         return _write_labels(dataset=dataset, seen=seen, targets=targets, actor=actor, source=source)
+
+
+def _current_target(sample: Mapping[str, Any]) -> dict:
+    return {"id": sample["pk"], "target": sample["target"], "label_version": sample["label_version"]}
+
+
+def _finite_target(value: Any, *, where: str) -> float | None:
+    """``value`` as a float (None clears the target), or a 400 naming ``where``."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise field_error(where, f"A target is a finite number or null, not {value!r}; nothing was saved.")
+    return float(value)
+
+
+def samples_set_targets(
+    *,
+    dataset: Dataset,
+    changes: list[dict],
+    actor: Any = None,
+    source: str = ActivitySource.BULK,
+    comment: str = "",
+) -> list[dict]:
+    """Regression datasets, all or nothing: every change is ``{"id", "target" (a finite number or
+    None), "label_version"}``; if any sample changed meanwhile nothing is saved and the 409 lists the
+    current values. Each changed target is logged (action ``target``) and its sample is unreviewed
+    again unless a reviewer wrote. Returns the new versions. e.g. ``samples_set_targets(dataset=d,
+    changes=[{"id": 7, "target": 3.2, "label_version": 0}], actor=user, source="suggestion")``"""
+    if dataset.task_type not in REGRESSION_TASKS:
+        raise field_error(
+            "changes", f"Only regression datasets have targets; this one is {dataset.task_type}."
+        )
+    ids = [change["id"] for change in changes]
+    if len(set(ids)) != len(ids):
+        raise field_error("changes", "Each sample may appear once.")
+    targets = {
+        change["id"]: _finite_target(change.get("target"), where=f"changes[{i}].target")
+        for i, change in enumerate(changes)
+    }
+    with transaction.atomic():
+        seen = {
+            row["pk"]: row
+            for row in Sample.objects.select_for_update(of=("self",))
+            .filter(dataset=dataset, pk__in=ids)
+            .order_by("pk")
+            .values("pk", "target", "label_version")
+        }
+        missing = sorted(set(ids) - set(seen))
+        if missing:
+            raise field_error("changes", f"No sample(s) {missing[:20]} in this dataset; nothing was saved.")
+        stale = [
+            change["id"]
+            for change in changes
+            if seen[change["id"]]["label_version"] != change["label_version"]
+        ]
+        if stale:
+            raise LabelConflict(
+                f"{len(stale)} of the {len(ids)} samples were changed by someone else since you loaded "
+                "them; nothing was saved.",
+                field="changes",
+                conflicts=[_current_target(seen[pk]) for pk in stale],
+            )
+        Sample.objects.bulk_update(
+            [
+                Sample(pk=pk, target=target, label_version=seen[pk]["label_version"] + 1)
+                for pk, target in targets.items()
+            ],
+            ["target", "label_version"],
+            batch_size=1000,
+        )
+        activity_record(
+            dataset=dataset,
+            entries=[
+                (pk, target_value(seen[pk]["target"]), target_value(target)) for pk, target in targets.items()
+            ],
+            action=ActivityAction.TARGET,
+            source=source,
+            actor=actor,
+            comment=comment,
+        )
+        reset_review(sample_ids=list(targets), source=source)
+        return [
+            _current_target(row)
+            for row in Sample.objects.filter(pk__in=ids)
+            .order_by("pk")
+            .values("pk", "target", "label_version")
+        ]
 
 
 def samples_bulk_set_label(

@@ -323,21 +323,17 @@ def suggestions_accept(
     min_score: float | None = None,
 ) -> dict:
     """Accept pending suggestions (by ``ids`` or by a filter): each becomes its sample's label (or
-    boxes: ``min_score`` drops boxes scored under it) through the datasets services, recorded in
-    the activity log with source ``suggestion``. A sample labeled by a person meanwhile keeps its
-    label: that suggestion is skipped (``human_labeled``) and superseded.
+    boxes: ``min_score`` drops boxes scored under it; regression: its ``value`` becomes the target)
+    through the datasets services, recorded in the activity log with source ``suggestion``. A sample
+    labeled by a person meanwhile keeps its label: that suggestion is skipped (``human_labeled``)
+    and superseded.
 
     e.g. ``suggestions_accept(dataset=d, user=u, label=5, min_confidence=0.95)`` ->
     ``{"accepted": 40, "skipped": []}``
     """
     from datasets.services.annotations import annotations_bulk_write
-    from datasets.services.labels import samples_set_labels
+    from datasets.services.labels import samples_set_labels, samples_set_targets
 
-    if dataset.task_type in REGRESSION_TASKS:
-        raise InvalidInput(
-            "Suggested targets of regression datasets cannot be accepted yet; set the targets by import.",
-            code="suggestions_unsupported",
-        )
     queryset, skipped = _selected(
         dataset=dataset,
         ids=ids,
@@ -354,13 +350,19 @@ def suggestions_accept(
         s.pk: s for s in Sample.objects.select_for_update().filter(dataset=dataset, pk__in=list(by_sample))
     }
     detection = dataset.task_type in ANNOTATION_TASKS
+    regression = dataset.task_type in REGRESSION_TASKS
     accepted: list[Suggestion] = []
     for sample_id, suggestion in by_sample.items():
         sample = samples.get(sample_id)
-        still_unlabeled = sample is not None and (
-            sample.annotation_status == AnnotationStatus.UNLABELED if detection else sample.label_id is None
-        )
-        if still_unlabeled and (detection or suggestion.label_id is not None):
+        if sample is None:
+            still_unlabeled = False
+        elif detection:
+            still_unlabeled = sample.annotation_status == AnnotationStatus.UNLABELED
+        elif regression:  # a suggested value, never over a target a person (or an import) set
+            still_unlabeled = sample.target is None and suggestion.value is not None
+        else:
+            still_unlabeled = sample.label_id is None and suggestion.label_id is not None
+        if still_unlabeled:
             accepted.append(suggestion)
         else:
             skipped.append({"id": suggestion.pk, "reason": "human_labeled"})
@@ -392,6 +394,20 @@ def suggestions_accept(
                 }
             )
         annotations_bulk_write(dataset=dataset, items=items, actor=user, source="suggestion")
+    elif accepted and regression:
+        samples_set_targets(
+            dataset=dataset,
+            changes=[
+                {
+                    "id": s.sample_id,
+                    "target": s.value,
+                    "label_version": samples[s.sample_id].label_version,
+                }
+                for s in accepted
+            ],
+            actor=user,
+            source="suggestion",
+        )
     elif accepted:
         samples_set_labels(
             dataset=dataset,

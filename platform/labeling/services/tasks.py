@@ -21,9 +21,8 @@ from datasets.models import (
     Sample,
 )
 from datasets.services.annotations import annotations_check, annotations_write
-from datasets.services.labels import sample_set_label
+from datasets.services.labels import sample_set_label, samples_set_targets
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 from workspaces.models import Membership, Role
 
@@ -259,9 +258,12 @@ def sample_write_answer(
             comment=comment,
         )
     elif dataset.task_type in REGRESSION_TASKS:
-        # no label service for targets: written here, the sample's revision moves on all the same
-        Sample.objects.filter(pk=sample_id).update(
-            target=answer["target"], label_version=F("label_version") + 1
+        samples_set_targets(
+            dataset=dataset,
+            changes=[{"id": sample_id, "target": answer["target"], "label_version": sample.label_version}],
+            actor=actor,
+            source=source,
+            comment=comment,
         )
     elif sample.label_id != answer["label"]:  # an unchanged label is not logged as a change
         sample_set_label(

@@ -37,6 +37,20 @@ describe('ActivityLog', () => {
     expect(server.callsTo('GET', LOG)[0].search.get('sample')).toBe('7');
   });
 
+  it('shows regression target changes as numbers, revertible like labels', async () => {
+    fakeApi({
+      [`GET ${LOG}`]: page([
+        entry({ id: 41, action: 'target', source: 'suggestion', before: { target: 3.2 }, after: { target: 0.1 + 0.2 }, can_revert: true }),
+        entry({ id: 40, action: 'target', source: 'task', before: { target: null }, after: { target: 3.2 } }),
+      ]),
+    });
+    renderWithApp(<ActivityLog datasetId={1} sampleId={7} version={3} canEdit />);
+    expect(await screen.findByTestId('activity-change-41')).toHaveTextContent('target 3.2 → 0.3');
+    expect(screen.getByTestId('activity-change-40')).toHaveTextContent('target none → 3.2');
+    expect(screen.getByTestId('activity-revert-41')).toBeEnabled();
+    expect(screen.queryByTestId('activity-revert-40')).toBeNull();
+  });
+
   it('reverts an entry, and shows the server refusing one that changed since', async () => {
     const onReverted = vi.fn();
     let reverted = false;

@@ -31,14 +31,17 @@ type Props = {
   onReverted?: () => void;
 };
 
-/** What an entry changed, in words: "cat → dog", "boxes 3 → 4", "review: accepted". */
+/** What an entry changed, in words: "cat → dog", "target 3.2 → 4", "boxes 3 → 4", "review: accepted". */
 function useChangeText() {
   const { t } = useTranslation('datasets');
   const labelOf = (value: ActivityValue) => value.label_name ?? (value.label == null ? t('activity.unlabeled') : `#${value.label}`);
   const boxesOf = (value: ActivityValue) =>
     value.status === 'no_objects' ? t('activity.noObjects') : t('activity.boxCount', { count: value.boxes?.length ?? 0 });
+  // a regression target as read, without float noise: 3.2, not 3.2000000000000002
+  const targetOf = (value: ActivityValue) => (value.target == null ? t('activity.noTarget') : String(Number(value.target.toPrecision(6))));
   return (entry: SampleActivity): string => {
     if (entry.action === 'label') return t('activity.change', { before: labelOf(entry.before), after: labelOf(entry.after) });
+    if (entry.action === 'target') return t('activity.targetChange', { before: targetOf(entry.before), after: targetOf(entry.after) });
     if (entry.action === 'annotations') return t('activity.change', { before: boxesOf(entry.before), after: boxesOf(entry.after) });
     return t('activity.review', { status: t(`activity.reviewStatus.${entry.after.review_status ?? 'unreviewed'}`) });
   };
