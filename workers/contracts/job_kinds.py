@@ -107,6 +107,18 @@ class BuildPackageParams(TypedDict):
     package: int
 
 
+class QualityReportJobParams(TypedDict):
+    kind: Literal["datasets.quality_report"]
+    version: int
+    quality_report: int
+
+
+class SmartRoundJobParams(TypedDict):
+    kind: Literal["labeling.smart_round"]
+    version: int
+    smart_round: int
+
+
 JOB_PARAMS: dict[str, type] = {
     "system.check": SystemCheckParams,
     "datasets.import": DatasetImportParams,
@@ -117,6 +129,8 @@ JOB_PARAMS: dict[str, type] = {
     "automl.trial": TrialParams,
     "automl.report_run": ReportRunParams,
     "deploy.build_package": BuildPackageParams,
+    "datasets.quality_report": QualityReportJobParams,
+    "labeling.smart_round": SmartRoundJobParams,
 }
 
 
@@ -242,6 +256,25 @@ class BuildPackageResult(TypedDict):
     size_bytes: NotRequired[int]
 
 
+class QualityReportJobResult(TypedDict):
+    """``datasets.quality_report``: the report computed and how many findings it has."""
+
+    kind: Literal["quality_report_result"]
+    version: int
+    quality_report: int
+    findings: int
+
+
+class SmartRoundJobResult(TypedDict):
+    """``labeling.smart_round``: the round, its suggestions and how many of them are ranked."""
+
+    kind: Literal["smart_round_result"]
+    version: int
+    smart_round: int
+    suggestions: int
+    ranked: int
+
+
 # The result kind of each job kind (the training kinds' is workers.contracts.jobs.TrainingJobResult).
 RESULT_KINDS: dict[str, str] = {
     "system.check": "system_check_result",
@@ -253,6 +286,8 @@ RESULT_KINDS: dict[str, str] = {
     "automl.trial": "automl_trial_result",
     "automl.report_run": "automl_report_run_result",
     "deploy.build_package": "package_build_result",
+    "datasets.quality_report": "quality_report_result",
+    "labeling.smart_round": "smart_round_result",
 }
 
 

@@ -133,6 +133,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/datasets/{dataset_id}/activity/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The activity log of the dataset's samples, newest first
+         * @description Who set which label or boxes when (accepted suggestions, task submissions, reviews, reverts and
+         *     label merges included); any member reads it, owners and editors revert.
+         */
+        get: operations["datasets_activity_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/activity/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Who set which label or boxes when (accepted suggestions, task submissions, reviews, reverts and
+         *     label merges included); any member reads it, owners and editors revert.
+         */
+        get: operations["datasets_activity_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/activity/{id}/revert/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put the sample back to its value before this entry (logged as a new entry)
+         * @description Who set which label or boxes when (accepted suggestions, task submissions, reviews, reverts and
+         *     label merges included); any member reads it, owners and editors revert.
+         */
+        post: operations["datasets_activity_revert_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/datasets/{dataset_id}/imports/": {
         parameters: {
             query?: never;
@@ -272,6 +334,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/datasets/{dataset_id}/quality-reports/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Data quality reports of a dataset or one of its versions, newest first; each is computed by a
+         *     ``datasets.quality_report`` job. Any member reads them; owners and editors run them.
+         */
+        get: operations["datasets_quality_reports_list"];
+        put?: never;
+        /**
+         * Run a data quality report of the dataset or one of its versions (202: a job computes it)
+         * @description Data quality reports of a dataset or one of its versions, newest first; each is computed by a
+         *     ``datasets.quality_report`` job. Any member reads them; owners and editors run them.
+         */
+        post: operations["datasets_quality_reports_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/quality-reports/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Data quality reports of a dataset or one of its versions, newest first; each is computed by a
+         *     ``datasets.quality_report`` job. Any member reads them; owners and editors run them.
+         */
+        get: operations["datasets_quality_reports_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/datasets/{dataset_id}/samples/": {
         parameters: {
             query?: never;
@@ -405,6 +512,115 @@ export interface paths {
          *     the image and its thumbnail.
          */
         post: operations["datasets_samples_bulk_label_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/smart-labeling/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A dataset's smart-labeling rounds, newest first
+         * @description Smart-labeling rounds of a dataset: each trains a quick model on the labeled samples, suggests a
+         *     label for every unlabeled one and ranks them by how much labeling them would help.
+         */
+        get: operations["datasets_smart_labeling_list"];
+        put?: never;
+        /**
+         * Start a round (a job on a worker); its suggestions replace the pending ones of older rounds
+         * @description Smart-labeling rounds of a dataset: each trains a quick model on the labeled samples, suggests a
+         *     label for every unlabeled one and ranks them by how much labeling them would help.
+         */
+        post: operations["datasets_smart_labeling_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/smart-labeling/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One round with its job's progress and summary
+         * @description Smart-labeling rounds of a dataset: each trains a quick model on the labeled samples, suggests a
+         *     label for every unlabeled one and ranks them by how much labeling them would help.
+         */
+        get: operations["datasets_smart_labeling_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/suggestions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Smart-labeling suggestions of a dataset: filter, accept (the sample gets the suggested label,
+         *     never over a person's) or reject.
+         */
+        get: operations["datasets_suggestions_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/suggestions/accept/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept suggestions: their samples get the suggested label (boxes), never over a person's
+         * @description Smart-labeling suggestions of a dataset: filter, accept (the sample gets the suggested label,
+         *     never over a person's) or reject.
+         */
+        post: operations["datasets_suggestions_accept_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{dataset_id}/suggestions/reject/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject suggestions: their samples stay unlabeled
+         * @description Smart-labeling suggestions of a dataset: filter, accept (the sample gets the suggested label,
+         *     never over a person's) or reject.
+         */
+        post: operations["datasets_suggestions_reject_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -967,6 +1183,232 @@ export interface paths {
          * @description Queues the job again with fresh attempts. A training resumes from the last complete checkpoint its earlier attempts left. 409 when the job is not failed/cancelled or its kind cannot be retried.
          */
         post: operations["jobs_retry_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/labeling-assignments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Your own labeling queue: sent back first, then still to label, then answered. */
+        get: operations["labeling_assignments_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/labeling-assignments/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Your own labeling queue: sent back first, then still to label, then answered. */
+        get: operations["labeling_assignments_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/labeling-assignments/{id}/image/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The assignment's image
+         * @description Your own labeling queue: sent back first, then still to label, then answered.
+         */
+        get: operations["labeling_assignments_image_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/labeling-assignments/{id}/submit/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit your answer (overlap 1: it labels the sample at once)
+         * @description Your own labeling queue: sent back first, then still to label, then answered.
+         */
+        post: operations["labeling_assignments_submit_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/labeling-assignments/{id}/thumbnail/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The assignment's thumbnail
+         * @description Your own labeling queue: sent back first, then still to label, then answered.
+         */
+        get: operations["labeling_assignments_thumbnail_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/labeling-tasks/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Labeling tasks: owners and editors create, change, close and review them; viewers read them;
+         *     an annotator sees the tasks they are in.
+         */
+        get: operations["labeling_tasks_list"];
+        put?: never;
+        /**
+         * Hand samples to annotators (owners, editors)
+         * @description Labeling tasks: owners and editors create, change, close and review them; viewers read them;
+         *     an annotator sees the tasks they are in.
+         */
+        post: operations["labeling_tasks_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/labeling-tasks/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Labeling tasks: owners and editors create, change, close and review them; viewers read them;
+         *     an annotator sees the tasks they are in.
+         */
+        get: operations["labeling_tasks_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * @description Labeling tasks: owners and editors create, change, close and review them; viewers read them;
+         *     an annotator sees the tasks they are in.
+         */
+        patch: operations["labeling_tasks_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/labeling-tasks/{id}/agreement/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How far the annotators agree, and each one's throughput and rejection rate
+         * @description Labeling tasks: owners and editors create, change, close and review them; viewers read them;
+         *     an annotator sees the tasks they are in.
+         */
+        get: operations["labeling_tasks_agreement_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/labeling-tasks/{id}/close/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close: no more answers
+         * @description Labeling tasks: owners and editors create, change, close and review them; viewers read them;
+         *     an annotator sees the tasks they are in.
+         */
+        post: operations["labeling_tasks_close_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/labeling-tasks/{id}/items/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Labeling tasks: owners and editors create, change, close and review them; viewers read them;
+         *     an annotator sees the tasks they are in.
+         */
+        get: operations["labeling_tasks_items_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/labeling-tasks/{id}/review/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept items (their answer becomes the sample's label) or reject them with a comment (back to the annotators)
+         * @description Labeling tasks: owners and editors create, change, close and review them; viewers read them;
+         *     an annotator sees the tasks they are in.
+         */
+        post: operations["labeling_tasks_review_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1796,6 +2238,40 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description One box as logged: its label (id and the name it had) and geometry in image pixels. */
+        ActivityBox: {
+            label: number;
+            label_name: string;
+            /** Format: double */
+            x: number;
+            /** Format: double */
+            y: number;
+            /** Format: double */
+            width: number;
+            /** Format: double */
+            height: number;
+        };
+        /**
+         * @description A sample's value before or after a change, e.g. ``{"label": 3, "label_name": "cat"}``,
+         *     ``{"target": 3.2}``, ``{"status": "annotated", "boxes": [...]}`` or
+         *     ``{"review_status": "accepted"}``.
+         */
+        ActivityValue: {
+            label?: number | null;
+            label_name?: string | null;
+            /** Format: double */
+            target?: number | null;
+            status?: components["schemas"]["AnnotationStatusEnum"];
+            boxes?: components["schemas"]["ActivityBox"][];
+            review_status?: components["schemas"]["ActivityValueReviewStatusEnum"];
+        };
+        /**
+         * @description * `unreviewed` - unreviewed
+         *     * `accepted` - accepted
+         *     * `rejected` - rejected
+         * @enum {string}
+         */
+        ActivityValueReviewStatusEnum: "unreviewed" | "accepted" | "rejected";
         /** @description An account as administrators see it on the users page. */
         AdminUser: {
             readonly id: number;
@@ -1821,6 +2297,24 @@ export interface components {
             /** Format: date-time */
             readonly last_login: string | null;
         };
+        AgreementReport: {
+            kind: components["schemas"]["AgreementReportKindEnum"];
+            version: number;
+            classes: string[];
+            overlapping_samples: number;
+            /** Format: double */
+            percent_agreement: number | null;
+            /** Format: double */
+            fleiss_kappa: number | null;
+            pairs: components["schemas"]["PairAgreement"][];
+            per_class: components["schemas"]["ClassAgreement"][];
+            annotators: components["schemas"]["AnnotatorStats"][];
+        };
+        /**
+         * @description * `agreement_report` - agreement_report
+         * @enum {string}
+         */
+        AgreementReportKindEnum: "agreement_report";
         AnnotationConflict: {
             error: components["schemas"]["AnnotationConflictBody"];
         };
@@ -1891,6 +2385,55 @@ export interface components {
          * @enum {string}
          */
         AnnotationStatusEnum: "unlabeled" | "annotated" | "no_objects";
+        AnnotatorProgress: {
+            annotator: number;
+            username: string;
+            assigned: number;
+            /** @description Answered (waiting for review or accepted). */
+            submitted: number;
+            accepted: number;
+            /** @description Assignments a reviewer sent back at least once. */
+            rejected: number;
+            /** @description Still to label: new or sent back. */
+            to_do: number;
+        };
+        AnnotatorStats: {
+            annotator: number;
+            username: string;
+            assigned: number;
+            submitted: number;
+            accepted: number;
+            rejected: number;
+            /** Format: double */
+            rejection_rate: number | null;
+            /** Format: double */
+            per_hour: number | null;
+            /** Format: double */
+            agreement_with_others: number | null;
+        };
+        AnswerBox: {
+            label: string;
+            /** Format: double */
+            x: number;
+            /** Format: double */
+            y: number;
+            /** Format: double */
+            width: number;
+            /** Format: double */
+            height: number;
+        };
+        AnswerBoxRequest: {
+            /** @description The label's name. */
+            label: string;
+            /** Format: double */
+            x: number;
+            /** Format: double */
+            y: number;
+            /** Format: double */
+            width: number;
+            /** Format: double */
+            height: number;
+        };
         ApiToken: {
             readonly id: number;
             name: string;
@@ -1933,6 +2476,22 @@ export interface components {
          * @enum {string}
          */
         ArchitectureEnum: "cnn_small" | "resnet_narrow" | "resnet18";
+        /**
+         * @description * `pending` - To label
+         *     * `submitted` - Submitted, waiting for review
+         *     * `rejected` - Rejected: to label again
+         *     * `accepted` - Accepted
+         * @enum {string}
+         */
+        AssignmentStatusEnum: "pending" | "submitted" | "rejected" | "accepted";
+        AssignmentTask: {
+            readonly id: number;
+            readonly name: string;
+            readonly instructions: string;
+            readonly status: string;
+            readonly dataset: number;
+            readonly task_type: string;
+        };
         /** @description Where a model version promoted from a study's trial comes from (``automl.services.trial_promote``). */
         AutomlLineage: {
             study: number;
@@ -2239,6 +2798,13 @@ export interface components {
             kind: string;
         };
         /**
+         * @description * `ids` - ids
+         *     * `filter` - filter
+         *     * `ranking` - ranking
+         * @enum {string}
+         */
+        ByEnum: "ids" | "filter" | "ranking";
+        /**
          * @description A class's average precision: ``ap`` is AP@[.5:.95] (COCO), ``ap50`` and ``ap75`` at one IoU;
          *     ``ground_truth`` boxes of the class in the split; -1.0 where the class has no ground truth.
          */
@@ -2262,6 +2828,25 @@ export interface components {
             /** Format: double */
             delta: number;
         };
+        ClassAgreement: {
+            label: number;
+            name: string;
+            /** Format: double */
+            percent_agreement: number | null;
+            /** Format: double */
+            kappa: number | null;
+        };
+        /**
+         * @description Samples per class (boxes per class for detection); ``imbalance_ratio`` the largest class over
+         *     the smallest non-empty one; ``tiny_classes`` the classes under ``min_per_class``.
+         */
+        ClassBalance: {
+            classes: components["schemas"]["ClassCount"][];
+            /** Format: double */
+            imbalance_ratio: number | null;
+            min_per_class: number;
+            tiny_classes: number[];
+        };
         /** @description One class in both reports (None on the side where it is missing). */
         ClassComparison: {
             class: string;
@@ -2269,6 +2854,11 @@ export interface components {
             recall: components["schemas"]["MetricPair"];
             f1: components["schemas"]["MetricPair"];
             support: components["schemas"]["SupportPair"];
+        };
+        ClassCount: {
+            label: number;
+            name: string;
+            count: number;
         };
         /** @description A class and the model's probability for it; ``index`` is its output position. */
         ClassScore: {
@@ -2516,6 +3106,28 @@ export interface components {
             columns?: components["schemas"]["ColumnProfile"][];
             target?: components["schemas"]["TargetProfile"];
         };
+        /** @description A quality report's run: its status, the job computing it, and once it succeeded the report. */
+        DatasetQualityReport: {
+            readonly id: number;
+            readonly dataset: number;
+            readonly version: number | null;
+            /** @description V1, V2, ... for a version's report; null for the live dataset's. */
+            readonly version_name: string | null;
+            readonly status: components["schemas"]["ImportStatusEnum"];
+            readonly job: number | null;
+            readonly progress: components["schemas"]["ProgressEvent"];
+            /** @description The thresholds asked for. */
+            readonly params: components["schemas"]["QualityParams"];
+            /** @description The findings, class balance and distributions; null until the job succeeded. */
+            readonly report: components["schemas"]["QualityReport"] | null;
+            readonly error: string;
+            /** @description The creator's username; null once that user is deleted. */
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
         DatasetRequest: {
             /** @description Defaults to the project's workspace. */
             workspace?: number;
@@ -2597,6 +3209,8 @@ export interface components {
             };
             readonly sample_count: number;
             readonly unlabeled_excluded: number;
+            /** @description Made of the samples a reviewer accepted, and no others. */
+            readonly reviewed_only: boolean;
             /** @description The creator's username; null once that user is deleted. */
             readonly created_by: string | null;
             /** Format: date-time */
@@ -2625,6 +3239,11 @@ export interface components {
             seed?: number;
             /** @default  */
             note: string;
+            /**
+             * @description Only the samples a reviewer accepted (review_status accepted); 400 if there are none.
+             * @default false
+             */
+            reviewed_only: boolean;
         };
         /**
          * @description * `.` - .
@@ -2878,6 +3497,15 @@ export interface components {
          */
         DirectionEnum: "maximize" | "minimize";
         /**
+         * @description A histogram for the report's charts: ``name`` e.g. ``brightness``, ``sharpness``,
+         *     ``text_length``, ``aspect_ratio``; ``edges`` has one more entry than ``counts``.
+         */
+        Distribution: {
+            name: string;
+            edges: number[];
+            counts: number[];
+        };
+        /**
          * @description * `float32` - float32
          * @enum {string}
          */
@@ -2897,6 +3525,59 @@ export interface components {
             importance: number;
             /** Format: double */
             std: number;
+        };
+        Finding: {
+            code: components["schemas"]["FindingCodeEnum"];
+            severity: components["schemas"]["SeverityEnum"];
+            count: number;
+            sample_ids: number[];
+            items: components["schemas"]["FindingItem"][];
+            groups: number[][];
+            column: string;
+            details: {
+                [key: string]: (number | string | boolean) | null;
+            };
+        };
+        /**
+         * @description * `exact_duplicates` - exact_duplicates
+         *     * `near_duplicates` - near_duplicates
+         *     * `split_leakage` - split_leakage
+         *     * `likely_mislabeled` - likely_mislabeled
+         *     * `tiny_class` - tiny_class
+         *     * `class_imbalance` - class_imbalance
+         *     * `unlabeled_samples` - unlabeled_samples
+         *     * `corrupt_image` - corrupt_image
+         *     * `tiny_image` - tiny_image
+         *     * `blurry_image` - blurry_image
+         *     * `dark_image` - dark_image
+         *     * `overexposed_image` - overexposed_image
+         *     * `extreme_aspect_ratio` - extreme_aspect_ratio
+         *     * `tiny_boxes` - tiny_boxes
+         *     * `empty_text` - empty_text
+         *     * `long_text` - long_text
+         *     * `other_language` - other_language
+         *     * `constant_column` - constant_column
+         *     * `near_constant_column` - near_constant_column
+         *     * `target_leak_column` - target_leak_column
+         *     * `high_missing_column` - high_missing_column
+         * @enum {string}
+         */
+        FindingCodeEnum: "exact_duplicates" | "near_duplicates" | "split_leakage" | "likely_mislabeled" | "tiny_class" | "class_imbalance" | "unlabeled_samples" | "corrupt_image" | "tiny_image" | "blurry_image" | "dark_image" | "overexposed_image" | "extreme_aspect_ratio" | "tiny_boxes" | "empty_text" | "long_text" | "other_language" | "constant_column" | "near_constant_column" | "target_leak_column" | "high_missing_column";
+        /**
+         * @description One sample's detail: ``suggested_label`` (class index) and ``confidence`` for a likely
+         *     mislabel (``label`` is its current label); ``value`` for a measured property (sharpness,
+         *     brightness, length, aspect ratio, similarity); ``language`` for a text in another language
+         *     than most (a code such as ``en``, ``zh``, ``ja``, or a script such as ``cyrillic``).
+         */
+        FindingItem: {
+            sample: number;
+            label?: number | null;
+            suggested_label?: number | null;
+            /** Format: double */
+            confidence?: number;
+            /** Format: double */
+            value?: number;
+            language?: string;
         };
         FormatCount: {
             format: string;
@@ -3196,6 +3877,7 @@ export interface components {
              *     * `owner` - Owner
              *     * `editor` - Editor
              *     * `viewer` - Viewer
+             *     * `annotator` - Annotator
              */
             role: components["schemas"]["RoleEnum"];
         };
@@ -3207,13 +3889,26 @@ export interface components {
          * @enum {string}
          */
         InvitationStatusEnum: "pending" | "accepted" | "declined" | "revoked";
+        ItemAssignment: {
+            readonly id: number;
+            readonly annotator: number;
+            readonly username: string;
+            readonly status: components["schemas"]["AssignmentStatusEnum"];
+            /** @description Null: not answered. */
+            readonly answer: components["schemas"]["TaskAnswer"] | null;
+            readonly rejections: number;
+            /** @description The reviewer's last rejection comment. */
+            readonly comment: string;
+            /** Format: date-time */
+            readonly submitted_at: string | null;
+        };
         Job: {
             readonly id: number;
             readonly workspace: number;
             readonly project: number | null;
             readonly kind: string;
             /** @description The job's parameters, by its kind. */
-            readonly params: components["schemas"]["SystemCheckParams"] | components["schemas"]["DatasetImportParams"] | components["schemas"]["TrainingRunParams"] | components["schemas"]["BackboneCheckParams"] | components["schemas"]["ModelImportParams"] | components["schemas"]["ModelEvaluationParams"] | components["schemas"]["TrialParams"] | components["schemas"]["ReportRunParams"] | components["schemas"]["BuildPackageParams"];
+            readonly params: components["schemas"]["SystemCheckParams"] | components["schemas"]["DatasetImportParams"] | components["schemas"]["TrainingRunParams"] | components["schemas"]["BackboneCheckParams"] | components["schemas"]["ModelImportParams"] | components["schemas"]["ModelEvaluationParams"] | components["schemas"]["TrialParams"] | components["schemas"]["ReportRunParams"] | components["schemas"]["BuildPackageParams"] | components["schemas"]["QualityReportJobParams"] | components["schemas"]["SmartRoundJobParams"];
             readonly status: components["schemas"]["JobStatusEnum"];
             readonly queue: string;
             /** @description Starts so far; the running attempt's number. */
@@ -3229,7 +3924,7 @@ export interface components {
             /** @description The latest progress report. */
             readonly progress: components["schemas"]["ProgressEvent"];
             /** @description A finished job's result, by its kind; null until then. */
-            readonly result: (components["schemas"]["SystemCheckResult"] | components["schemas"]["DatasetImportResult"] | components["schemas"]["TrainingJobResult"] | components["schemas"]["BackboneCheckResult"] | components["schemas"]["ModelImportResult"] | components["schemas"]["TrialResult"] | components["schemas"]["ReportRunResult"] | components["schemas"]["BuildPackageResult"]) | null;
+            readonly result: (components["schemas"]["SystemCheckResult"] | components["schemas"]["DatasetImportResult"] | components["schemas"]["TrainingJobResult"] | components["schemas"]["BackboneCheckResult"] | components["schemas"]["ModelImportResult"] | components["schemas"]["TrialResult"] | components["schemas"]["ReportRunResult"] | components["schemas"]["BuildPackageResult"] | components["schemas"]["QualityReportJobResult"] | components["schemas"]["SmartRoundJobResult"]) | null;
             readonly error: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
@@ -3423,6 +4118,95 @@ export interface components {
             /** @description The sample's new label_version. */
             label_version: number;
         };
+        /**
+         * @description One sample to label, with everything the annotator needs: the sample, the dataset's labels,
+         *     their answer so far and the reviewer's comment if it was sent back.
+         */
+        LabelingAssignment: {
+            readonly id: number;
+            readonly task: components["schemas"]["AssignmentTask"];
+            readonly task_name: string;
+            readonly task_type: string;
+            readonly item: number;
+            /** @description 1-based among your assignments of the task. */
+            readonly position: number;
+            /** @description Your assignments in the task. */
+            readonly total: number;
+            readonly status: components["schemas"]["AssignmentStatusEnum"];
+            /** @description Null: not answered. */
+            readonly answer: components["schemas"]["TaskAnswer"] | null;
+            /** @description The reviewer's last rejection comment. */
+            readonly comment: string;
+            readonly rejections: number;
+            readonly sample: components["schemas"]["TaskSample"];
+            /** @description The dataset's labels, in its order. */
+            readonly labels: components["schemas"]["TaskLabel"][];
+            /**
+             * Format: date-time
+             * @description When the annotator first opened it.
+             */
+            readonly opened_at: string | null;
+            /** Format: date-time */
+            readonly submitted_at: string | null;
+        };
+        /** @description An item to review: the sample and every annotator's answer. */
+        LabelingItem: {
+            readonly id: number;
+            /** @description Order in the task (the ranking's order). */
+            readonly position: number;
+            readonly review: components["schemas"]["ReviewEnum"];
+            readonly review_comment: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly reviewer: string | null;
+            /** Format: date-time */
+            readonly reviewed_at: string | null;
+            readonly sample: components["schemas"]["TaskSample"];
+            readonly assignments: components["schemas"]["ItemAssignment"][];
+        };
+        /** @description A labeling task with its progress; ``my_progress`` is the caller's own, when they annotate it. */
+        LabelingTask: {
+            readonly id: number;
+            readonly dataset: number;
+            readonly dataset_name: string;
+            readonly task_type: string;
+            readonly name: string;
+            readonly instructions: string;
+            readonly overlap: number;
+            readonly status: components["schemas"]["LabelingTaskStatusEnum"];
+            /** @description How the samples were chosen. */
+            readonly selection: components["schemas"]["Selection"];
+            readonly annotators: components["schemas"]["UserBrief"][];
+            /** @description The dataset's labels, in its order. */
+            readonly labels: components["schemas"]["TaskLabel"][];
+            readonly progress: components["schemas"]["TaskProgress"];
+            /** @description The caller's own counts; null if not in it. */
+            readonly my_progress: components["schemas"]["AnnotatorProgress"] | null;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        LabelingTaskCreateRequest: {
+            /** Format: int64 */
+            dataset: number;
+            name: string;
+            /** @default  */
+            instructions: string;
+            /**
+             * @description How many annotators label each sample.
+             * @default 1
+             */
+            overlap: number;
+            /** @description User ids: annotators, editors or owners of the dataset's workspace. */
+            annotators: number[];
+            selection: components["schemas"]["SelectionRequest"];
+        };
+        /**
+         * @description * `open` - Open
+         *     * `closed` - Closed
+         * @enum {string}
+         */
+        LabelingTaskStatusEnum: "open" | "closed";
         /**
          * @description * `` - The browser's language
          *     * `en` - English
@@ -4044,6 +4828,51 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Label"][];
         };
+        PaginatedLabelingAssignmentList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["LabelingAssignment"][];
+        };
+        PaginatedLabelingItemList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["LabelingItem"][];
+        };
+        PaginatedLabelingTaskList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["LabelingTask"][];
+        };
         PaginatedMembershipList: {
             /** @example 123 */
             count: number;
@@ -4104,6 +4933,51 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Project"][];
         };
+        PaginatedQualityReportSummaryList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["QualityReportSummary"][];
+        };
+        PaginatedSampleActivityList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["SampleActivity"][];
+        };
+        PaginatedSmartRoundList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["SmartRound"][];
+        };
         PaginatedStudyList: {
             /** @example 123 */
             count: number;
@@ -4118,6 +4992,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Study"][];
+        };
+        PaginatedSuggestionList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Suggestion"][];
         };
         PaginatedTrainingJobList: {
             /** @example 123 */
@@ -4148,6 +5037,15 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Workspace"][];
+        };
+        PairAgreement: {
+            annotator_a: number;
+            annotator_b: number;
+            shared: number;
+            /** Format: double */
+            percent_agreement: number | null;
+            /** Format: double */
+            cohen_kappa: number | null;
         };
         /**
          * @description One tunable parameter as the UI shows it. Numeric ones have ``minimum``/``maximum``/``log``
@@ -4199,6 +5097,11 @@ export interface components {
             color?: string;
             /** @description The key the user chose for this label in the labeling grid: one printable character (letters are lower-cased), not '/', unique in the dataset. Blank: the default key of its place. */
             shortcut?: string;
+        };
+        PatchedLabelingTaskUpdateRequest: {
+            name?: string;
+            instructions?: string;
+            status?: components["schemas"]["LabelingTaskStatusEnum"];
         };
         /** @description What a user may change about themselves. */
         PatchedMeUpdateRequest: {
@@ -4450,6 +5353,106 @@ export interface components {
             dataset_version_name: string | null;
             message: string;
         };
+        /** @description Thresholds a user may change; the defaults are the module's. */
+        QualityParams: {
+            near_duplicate_distance?: number;
+            /** Format: double */
+            near_duplicate_similarity?: number;
+            min_per_class?: number;
+            seed?: number;
+        };
+        QualityReport: {
+            kind: components["schemas"]["QualityReportKindEnum"];
+            version: number;
+            task_type: string;
+            classes: string[];
+            samples: number;
+            labeled: number;
+            class_balance: components["schemas"]["ClassBalance"];
+            findings: components["schemas"]["Finding"][];
+            distributions: components["schemas"]["Distribution"][];
+            checks: components["schemas"]["FindingCodeEnum"][];
+            skipped: components["schemas"]["SkippedCheck"][];
+            /** Format: double */
+            seconds: number;
+        };
+        QualityReportCreateRequest: {
+            /**
+             * Format: int64
+             * @description A version of this dataset (its splits are checked for leakage); null: the live dataset.
+             */
+            version?: number | null;
+            params?: components["schemas"]["QualityThresholdsRequest"];
+        };
+        QualityReportJobParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "datasets.quality_report";
+            version: number;
+            quality_report: number;
+        };
+        /**
+         * @description * `datasets.quality_report` - datasets.quality_report
+         * @enum {string}
+         */
+        QualityReportJobParamsKindEnum: "datasets.quality_report";
+        /** @description ``datasets.quality_report``: the report computed and how many findings it has. */
+        QualityReportJobResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "quality_report_result";
+            version: number;
+            quality_report: number;
+            findings: number;
+        };
+        /**
+         * @description * `quality_report_result` - quality_report_result
+         * @enum {string}
+         */
+        QualityReportJobResultKindEnum: "quality_report_result";
+        /**
+         * @description * `quality_report` - quality_report
+         * @enum {string}
+         */
+        QualityReportKindEnum: "quality_report";
+        /** @description A report in lists: everything but the findings (see the report's detail). */
+        QualityReportSummary: {
+            readonly id: number;
+            readonly dataset: number;
+            readonly version: number | null;
+            /** @description V1, V2, ... for a version's report; null for the live dataset's. */
+            readonly version_name: string | null;
+            readonly status: components["schemas"]["ImportStatusEnum"];
+            readonly job: number | null;
+            readonly progress: components["schemas"]["ProgressEvent"];
+            /** @description The thresholds asked for. */
+            readonly params: components["schemas"]["QualityParams"];
+            readonly error: string;
+            /** @description The creator's username; null once that user is deleted. */
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
+        /** @description Thresholds a user may change; omitted ones are the checks' defaults. */
+        QualityThresholdsRequest: {
+            /** @description Images: perceptual-hash bits (of 64) two near duplicates may differ in. */
+            near_duplicate_distance?: number;
+            /**
+             * Format: double
+             * @description Texts: the embedding cosine similarity two near duplicates reach at least.
+             */
+            near_duplicate_similarity?: number;
+            /** @description A class with fewer samples is tiny. */
+            min_per_class?: number;
+            /** @description Makes the mislabel check repeatable. */
+            seed?: number;
+        };
         /**
          * @description How the int8 model was made: static QDQ calibrated on training images (images), or dynamic
          *     (texts and rows).
@@ -4471,7 +5474,7 @@ export interface components {
             position: number;
             /** @description Queued jobs a worker takes before it. */
             ahead: number;
-            reason: components["schemas"]["ReasonEnum"];
+            reason: components["schemas"]["QueueStateReasonEnum"];
             /** @description Workers online consuming the queue. */
             workers: number;
             /** @description Jobs those workers run at once, together. */
@@ -4479,19 +5482,19 @@ export interface components {
             /** @description What the queue's workers run now. */
             busy_with: components["schemas"]["BusyWith"][];
         };
-        Range: {
-            min: number | null;
-            max: number | null;
-            /** Format: double */
-            mean: number | null;
-        };
         /**
          * @description * `no_worker` - No worker online consumes this queue
          *     * `workers_busy` - Every slot of the queue's workers is busy or taken by jobs ahead
          *     * `next` - A worker has a free slot: it starts shortly
          * @enum {string}
          */
-        ReasonEnum: "no_worker" | "workers_busy" | "next";
+        QueueStateReasonEnum: "no_worker" | "workers_busy" | "next";
+        Range: {
+            min: number | null;
+            max: number | null;
+            /** Format: double */
+            mean: number | null;
+        };
         RegressionMetricPair: {
             /** Format: double */
             a: number;
@@ -4610,12 +5613,44 @@ export interface components {
             checkpoint: string;
         };
         /**
+         * @description * `pending` - Waiting for review
+         *     * `accepted` - Accepted
+         *     * `rejected` - Rejected
+         * @enum {string}
+         */
+        ReviewEnum: "pending" | "accepted" | "rejected";
+        ReviewRequest: {
+            items: number[];
+            verdict: components["schemas"]["VerdictEnum"];
+            /** @default  */
+            comment: string;
+            /**
+             * Format: int64
+             * @description accept, classification: this label wins (default: the majority's answer; ties: the first submitted).
+             */
+            label?: number;
+        };
+        ReviewResult: {
+            reviewed: number;
+            skipped: components["schemas"]["ReviewSkip"][];
+        };
+        ReviewSkip: {
+            id: number;
+            reason: components["schemas"]["ReviewSkipReasonEnum"];
+        };
+        /**
+         * @description * `not_submitted` - not_submitted
+         * @enum {string}
+         */
+        ReviewSkipReasonEnum: "not_submitted";
+        /**
          * @description * `owner` - Owner
          *     * `editor` - Editor
          *     * `viewer` - Viewer
+         *     * `annotator` - Annotator
          * @enum {string}
          */
-        RoleEnum: "owner" | "editor" | "viewer";
+        RoleEnum: "owner" | "editor" | "viewer" | "annotator";
         Sample: {
             readonly id: number;
             readonly original_name: string;
@@ -4631,12 +5666,22 @@ export interface components {
              *     * `no_objects` - no_objects
              */
             readonly annotation_status: components["schemas"]["AnnotationStatusEnum"];
+            /**
+             * @description A reviewer's verdict on the sample's label or annotations; any later label change outside a review makes it unreviewed again.
+             *
+             *     * `unreviewed` - Not reviewed
+             *     * `accepted` - Accepted by a reviewer
+             *     * `rejected` - Rejected by a reviewer
+             */
+            readonly review_status: components["schemas"]["SampleReviewStatusEnum"];
             /** @description Object detection: the sample's boxes; 0 otherwise. */
             readonly box_count: number;
             /** @description Object detection: the label ids of the sample's boxes, each once, in label order. */
             readonly box_labels: number[];
             /** @description Object detection: the sample's boxes (label id and pixels), for drawing; [] otherwise. */
             readonly boxes: components["schemas"]["SampleBox"][];
+            /** @description Smart labeling: the latest suggestion waiting for a person while the sample is unlabeled; null otherwise. */
+            readonly suggestion: components["schemas"]["SampleSuggestion"] | null;
             readonly width: number;
             readonly height: number;
             /** @description Format detected from the content: JPEG, PNG, BMP, WEBP, GIF; TEXT for a text, ROW for a table row. */
@@ -4663,6 +5708,45 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
+        SampleActivity: {
+            readonly id: number;
+            readonly sample: number;
+            readonly actor: number | null;
+            readonly actor_username: string | null;
+            readonly action: components["schemas"]["SampleActivityActionEnum"];
+            readonly source: components["schemas"]["SampleActivitySourceEnum"];
+            /** @description The value before the change. */
+            readonly before: components["schemas"]["ActivityValue"];
+            /** @description The value after the change. */
+            readonly after: components["schemas"]["ActivityValue"];
+            readonly comment: string;
+            /** @description The change this one reverted. */
+            readonly reverts: number | null;
+            /** @description The sample still has this entry's `after` value, so reverting puts `before` back (writers only; the server checks again). */
+            readonly can_revert: boolean;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        /**
+         * @description * `label` - Label set or cleared
+         *     * `annotations` - Annotations replaced
+         *     * `review` - Review verdict
+         *     * `target` - Regression target set or cleared
+         * @enum {string}
+         */
+        SampleActivityActionEnum: "label" | "annotations" | "review" | "target";
+        /**
+         * @description * `manual` - A person, one sample
+         *     * `bulk` - A person, many samples at once
+         *     * `suggestion` - An accepted smart-labeling suggestion
+         *     * `task` - A labeling task's submission
+         *     * `review` - A reviewer
+         *     * `revert` - A revert from the activity log
+         *     * `import` - An import
+         *     * `label_change` - A label merged or deleted
+         * @enum {string}
+         */
+        SampleActivitySourceEnum: "manual" | "bulk" | "suggestion" | "task" | "review" | "revert" | "import" | "label_change";
         /**
          * @description A sample's annotations as read and written (``GET/PUT .../samples/{id}/annotations/``).
          *     ``revision`` is the sample's concurrency counter: a write names the revision it read and is
@@ -4746,6 +5830,37 @@ export interface components {
             results: components["schemas"]["Sample"][];
         };
         /**
+         * @description * `unreviewed` - Not reviewed
+         *     * `accepted` - Accepted by a reviewer
+         *     * `rejected` - Rejected by a reviewer
+         * @enum {string}
+         */
+        SampleReviewStatusEnum: "unreviewed" | "accepted" | "rejected";
+        /** @description A smart-labeling suggestion waiting for a person (labeling.Suggestion), as the sample list shows it. */
+        SampleSuggestion: {
+            id: number;
+            round: number;
+            label: number | null;
+            label_name: string | null;
+            /** Format: double */
+            confidence: number;
+            boxes: components["schemas"]["SampleSuggestionBox"][];
+        };
+        SampleSuggestionBox: {
+            /** @description A label id (null: deleted since). */
+            label: number | null;
+            /** Format: double */
+            x: number;
+            /** Format: double */
+            y: number;
+            /** Format: double */
+            width: number;
+            /** Format: double */
+            height: number;
+            /** Format: double */
+            score: number;
+        };
+        /**
          * @description * `sde` - SDE (Sampan's swarm sampler)
          *     * `tpe` - TPE
          *     * `cmaes` - CMA-ES
@@ -4786,6 +5901,54 @@ export interface components {
          * @enum {string}
          */
         SearchDimensionTypeEnum: "float" | "int" | "categorical";
+        /**
+         * @description Which samples: ``{"by": "ids", "ids": [...]}``, ``{"by": "filter", "unlabeled"?, "label"?,
+         *     "count"?}`` or ``{"by": "ranking", "round"?, "count"?}`` (a smart-labeling round's ranking, the
+         *     latest succeeded round by default).
+         */
+        Selection: {
+            by: components["schemas"]["ByEnum"];
+            /** @description by ids: the samples, in task order. */
+            ids?: number[];
+            /** @description by filter: only unlabeled samples. */
+            unlabeled?: boolean;
+            /**
+             * Format: int64
+             * @description by filter: only samples with this label id.
+             */
+            label?: number;
+            /** @description At most this many samples. */
+            count?: number;
+            /**
+             * Format: int64
+             * @description by ranking: the round (id).
+             */
+            round?: number;
+        };
+        /**
+         * @description Which samples: ``{"by": "ids", "ids": [...]}``, ``{"by": "filter", "unlabeled"?, "label"?,
+         *     "count"?}`` or ``{"by": "ranking", "round"?, "count"?}`` (a smart-labeling round's ranking, the
+         *     latest succeeded round by default).
+         */
+        SelectionRequest: {
+            by: components["schemas"]["ByEnum"];
+            /** @description by ids: the samples, in task order. */
+            ids?: number[];
+            /** @description by filter: only unlabeled samples. */
+            unlabeled?: boolean;
+            /**
+             * Format: int64
+             * @description by filter: only samples with this label id.
+             */
+            label?: number;
+            /** @description At most this many samples. */
+            count?: number;
+            /**
+             * Format: int64
+             * @description by ranking: the round (id).
+             */
+            round?: number;
+        };
         /** @description The on-prem server package: the archive, its model, pinned requirements, test vectors, files. */
         ServerPackageReport: {
             /**
@@ -4808,6 +5971,13 @@ export interface components {
          * @enum {string}
          */
         ServerPackageReportKindEnum: "server";
+        /**
+         * @description * `error` - error
+         *     * `warning` - warning
+         *     * `info` - info
+         * @enum {string}
+         */
+        SeverityEnum: "error" | "warning" | "info";
         SizeBucket: {
             /** @description Longer side at most this; null: larger. */
             max_side: number | null;
@@ -4826,6 +5996,127 @@ export interface components {
             model_version_name: string | null;
             message: string;
         };
+        SkippedCheck: {
+            code: components["schemas"]["FindingCodeEnum"];
+            reason: string;
+        };
+        SkippedSuggestion: {
+            id: number;
+            reason: components["schemas"]["SkippedSuggestionReasonEnum"];
+        };
+        /**
+         * @description * `human_labeled` - A person labeled the sample meanwhile: their label stays
+         *     * `not_pending` - Already accepted, rejected or superseded
+         * @enum {string}
+         */
+        SkippedSuggestionReasonEnum: "human_labeled" | "not_pending";
+        /**
+         * @description ``batch_size``: how many samples the ranking puts first (rank 1..batch_size);
+         *     ``strategy``: uncertainty combined with diversity (the default), uncertainty alone, or random
+         *     (a baseline); ``seed`` makes a round repeatable.
+         */
+        SmartLabelingParams: {
+            batch_size: number;
+            strategy: components["schemas"]["StrategyEnum"];
+            seed: number;
+        };
+        /**
+         * @description A round at a glance. ``estimated_accuracy``: the quick model's cross-validated accuracy on
+         *     the labeled samples (mAP@.5 for detection, R² for regression; None with too few labels to
+         *     tell). ``per_class_suggested``: suggestions per class (index) for the charts.
+         */
+        SmartLabelingSummary: {
+            kind: components["schemas"]["SmartLabelingSummaryKindEnum"];
+            version: number;
+            model: string;
+            strategy: components["schemas"]["StrategyEnum"];
+            labeled: number;
+            unlabeled: number;
+            ranked: number;
+            /** Format: double */
+            estimated_accuracy: number | null;
+            per_class_suggested: number[];
+            confidence_histogram: number[];
+            /** Format: double */
+            seconds: number;
+        };
+        /**
+         * @description * `smart_labeling_summary` - smart_labeling_summary
+         * @enum {string}
+         */
+        SmartLabelingSummaryKindEnum: "smart_labeling_summary";
+        /** @description A round of smart labeling: its job's status and progress, and once it succeeded the summary. */
+        SmartRound: {
+            readonly id: number;
+            readonly dataset: number;
+            readonly number: number;
+            /** @description The round's status (its job's, while it ends). */
+            readonly status: components["schemas"]["JobStatusEnum"];
+            readonly job: number | null;
+            /** @description The round's parameters. */
+            readonly params: components["schemas"]["SmartLabelingParams"];
+            /** @description The round at a glance once it succeeded; null before. */
+            readonly summary: components["schemas"]["SmartLabelingSummary"] | null;
+            /** @description Why the round failed; empty otherwise. */
+            readonly error: string;
+            /** @description The job's latest progress. */
+            readonly progress: components["schemas"]["ProgressEvent"];
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
+        SmartRoundCreateRequest: {
+            /**
+             * @description How many samples the ranking puts first (rank 1..batch_size): the ones to label next.
+             * @default 50
+             */
+            batch_size: number;
+            /**
+             * @description How the ranking is made: uncertainty combined with diversity (default), uncertainty alone, or random (a baseline).
+             *
+             *     * `uncertainty_diversity` - uncertainty_diversity
+             *     * `uncertainty` - uncertainty
+             *     * `random` - random
+             * @default uncertainty_diversity
+             */
+            strategy: components["schemas"]["StrategyEnum"];
+            /** @description Makes a round repeatable. */
+            seed?: number;
+        };
+        SmartRoundJobParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "labeling.smart_round";
+            version: number;
+            smart_round: number;
+        };
+        /**
+         * @description * `labeling.smart_round` - labeling.smart_round
+         * @enum {string}
+         */
+        SmartRoundJobParamsKindEnum: "labeling.smart_round";
+        /** @description ``labeling.smart_round``: the round, its suggestions and how many of them are ranked. */
+        SmartRoundJobResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "smart_round_result";
+            version: number;
+            smart_round: number;
+            suggestions: number;
+            ranked: number;
+        };
+        /**
+         * @description * `smart_round_result` - smart_round_result
+         * @enum {string}
+         */
+        SmartRoundJobResultKindEnum: "smart_round_result";
         /**
          * @description Mean latency of hosted predictions (per request, as the deployment's usage recorded it) by
          *     versions with the preset's model, counted since each deployment switched to that version.
@@ -4858,6 +6149,13 @@ export interface components {
          * @enum {string}
          */
         StateEnum: "running" | "complete" | "pruned" | "failed";
+        /**
+         * @description * `uncertainty_diversity` - uncertainty_diversity
+         *     * `uncertainty` - uncertainty
+         *     * `random` - random
+         * @enum {string}
+         */
+        StrategyEnum: "uncertainty_diversity" | "uncertainty" | "random";
         Study: {
             readonly id: number;
             readonly workspace: number;
@@ -4912,6 +6210,7 @@ export interface components {
              *     * `owner` - Owner
              *     * `editor` - Editor
              *     * `viewer` - Viewer
+             *     * `annotator` - Annotator
              */
             readonly my_role: (components["schemas"]["RoleEnum"] | components["schemas"]["NullEnum"]) | null;
         };
@@ -4993,6 +6292,133 @@ export interface components {
          * @enum {string}
          */
         StudyStatusEnum: "running" | "paused" | "stopped" | "completed";
+        /** @description The answer, in the shape of the dataset's task. */
+        SubmitRequest: {
+            /**
+             * Format: int64
+             * @description Classification: the label's id.
+             */
+            label?: number;
+            /**
+             * Format: double
+             * @description Regression: the value.
+             */
+            target?: number;
+            /**
+             * @description Object detection: annotated (with boxes) or no_objects (none); unlabeled is refused.
+             *
+             *     * `unlabeled` - unlabeled
+             *     * `annotated` - annotated
+             *     * `no_objects` - no_objects
+             */
+            status?: components["schemas"]["AnnotationStatusEnum"];
+            boxes?: components["schemas"]["AnswerBoxRequest"][];
+        };
+        SuggestedBox: {
+            /** @description A label id (null: deleted since). */
+            label: number | null;
+            /** Format: double */
+            x: number;
+            /** Format: double */
+            y: number;
+            /** Format: double */
+            width: number;
+            /** Format: double */
+            height: number;
+            /** Format: double */
+            score: number;
+        };
+        /**
+         * @description A suggestion for one unlabeled sample: a label with its confidence (classification), boxes
+         *     with scores (object detection) or a value (regression), and its place in the round's ranking.
+         */
+        Suggestion: {
+            readonly id: number;
+            readonly round: number;
+            readonly sample: components["schemas"]["SuggestionSample"];
+            readonly label: number | null;
+            readonly label_name: string | null;
+            /** Format: double */
+            readonly confidence: number;
+            /** @description Top classes, best first. */
+            readonly scores: components["schemas"]["SuggestionScore"][];
+            /** @description Object detection: suggested boxes. */
+            readonly boxes: components["schemas"]["SuggestedBox"][];
+            /**
+             * Format: double
+             * @description Regression: the suggested target.
+             */
+            readonly value: number | null;
+            /** Format: double */
+            readonly priority: number;
+            readonly rank: number | null;
+            readonly status: components["schemas"]["SuggestionStatusEnum"];
+        };
+        /** @description Which pending suggestions: ``ids``, or everything pending matching the filter. */
+        SuggestionAcceptRequest: {
+            /** @description These suggestions (by id). */
+            ids?: number[];
+            /** @description Filter: suggestions of this label. */
+            label?: number;
+            /** Format: double */
+            min_confidence?: number;
+            /** Format: double */
+            max_confidence?: number;
+            /** @description Filter: this round's. */
+            round?: number;
+            /**
+             * Format: double
+             * @description Object detection: drop suggested boxes scored under it.
+             */
+            min_score?: number;
+        };
+        SuggestionAcceptResult: {
+            /** @description Samples labeled from their suggestion. */
+            accepted: number;
+            skipped: components["schemas"]["SkippedSuggestion"][];
+        };
+        /** @description Which pending suggestions: ``ids``, or everything pending matching the filter. */
+        SuggestionDecisionRequest: {
+            /** @description These suggestions (by id). */
+            ids?: number[];
+            /** @description Filter: suggestions of this label. */
+            label?: number;
+            /** Format: double */
+            min_confidence?: number;
+            /** Format: double */
+            max_confidence?: number;
+            /** @description Filter: this round's. */
+            round?: number;
+        };
+        SuggestionRejectResult: {
+            rejected: number;
+        };
+        SuggestionSample: {
+            id: number;
+            original_name: string;
+            readonly thumbnail_url: string;
+            readonly image_url: string;
+            /** @description JPEG, PNG, ...; TEXT for a text, ROW for a table row. */
+            format: string;
+            /** @description Text datasets: the text; empty otherwise. */
+            text: string;
+            width: number;
+            height: number;
+        };
+        SuggestionScore: {
+            /** @description A label id (null: deleted since). */
+            label: number | null;
+            /** Format: double */
+            score: number;
+        };
+        /**
+         * @description * `pending` - Waiting for a person
+         *     * `accepted` - Accepted
+         *     * `rejected` - Rejected
+         *     * `superseded` - Superseded
+         * @enum {string}
+         */
+        SuggestionStatusEnum: "pending" | "accepted" | "rejected" | "superseded";
         SupportPair: {
             a: number | null;
             b: number | null;
@@ -5219,6 +6645,52 @@ export interface components {
          * @enum {string}
          */
         TargetTypeEnum: "classes" | "numeric";
+        /**
+         * @description An annotator's answer to one sample of a labeling task, in the shape of the dataset's task:
+         *     ``{"label": id}`` (classification), ``{"status", "boxes"}`` (object detection; status annotated
+         *     or no_objects) or ``{"target": x}`` (regression).
+         */
+        TaskAnswer: {
+            label?: number;
+            status?: components["schemas"]["AnnotationStatusEnum"];
+            boxes?: components["schemas"]["AnswerBox"][];
+            /** Format: double */
+            target?: number;
+        };
+        /** @description One of the dataset's labels, in the dataset's order (an annotator cannot read the dataset). */
+        TaskLabel: {
+            readonly id: number;
+            readonly name: string;
+            readonly color: string;
+            /** @description The key that picks this label in the labeler. */
+            readonly key: string | null;
+        };
+        TaskProgress: {
+            items: number;
+            /** @description Items whose every answer is in. */
+            submitted: number;
+            /** @description Items a reviewer accepted. */
+            accepted: number;
+            /** @description Items a reviewer rejected (waiting for new answers). */
+            rejected: number;
+            per_annotator: components["schemas"]["AnnotatorProgress"][];
+        };
+        /** @description The sample to label: its content and, for images, URLs an annotator may fetch. */
+        TaskSample: {
+            readonly id: number;
+            readonly original_name: string;
+            readonly text: string;
+            /** @description Tabular datasets: the row's values by column name (null: missing). */
+            readonly values: {
+                [key: string]: (number | string) | null;
+            } | null;
+            readonly width: number | null;
+            readonly height: number | null;
+            /** @description The image's URL for this assignment; null: no image. */
+            readonly image: string | null;
+            /** @description Its thumbnail's URL; null: no image. */
+            readonly thumbnail: string | null;
+        };
         /**
          * @description * `image_classification` - Image classification
          *     * `text_classification` - Text classification
@@ -5627,6 +7099,12 @@ export interface components {
             count: number;
         };
         /**
+         * @description * `accept` - accept
+         *     * `reject` - reject
+         * @enum {string}
+         */
+        VerdictEnum: "accept" | "reject";
+        /**
          * @description * `1h` - 1h
          *     * `24h` - 24h
          *     * `7d` - 7d
@@ -5678,6 +7156,7 @@ export interface components {
              *     * `owner` - Owner
              *     * `editor` - Editor
              *     * `viewer` - Viewer
+             *     * `annotator` - Annotator
              */
             readonly role: components["schemas"]["RoleEnum"];
             readonly member_count: number;
@@ -6260,6 +7739,186 @@ export interface operations {
             };
             /** @description Error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_activity_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description Only this sample's entries. */
+                sample?: number;
+            };
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedSampleActivityList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_activity_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SampleActivity"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_activity_revert_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SampleActivity"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description label_conflict: the sample changed after this entry; label_deleted: the label to restore is gone. Nothing was reverted. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6981,6 +8640,178 @@ export interface operations {
             };
         };
     };
+    datasets_quality_reports_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedQualityReportSummaryList"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_quality_reports_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["QualityReportCreateRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetQualityReport"];
+                };
+            };
+            /** @description dataset_has_no_samples, or a version not of this dataset */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description quality_report_running: a report of the same data is running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_quality_reports_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetQualityReport"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     datasets_samples_list: {
         parameters: {
             query?: {
@@ -7002,6 +8833,14 @@ export interface operations {
                 page?: number;
                 /** @description Number of results to return per page. */
                 page_size?: number;
+                /**
+                 * @description Only samples with this review verdict (team labeling).
+                 *
+                 *     * `unreviewed` - Not reviewed
+                 *     * `accepted` - Accepted by a reviewer
+                 *     * `rejected` - Rejected by a reviewer
+                 */
+                review_status?: "unreviewed" | "accepted" | "rejected";
                 /** @description Part of the original file name. */
                 search?: string;
                 /**
@@ -7546,6 +9385,386 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BulkLabelConflictOrDeleted"];
+                };
+            };
+        };
+    };
+    datasets_smart_labeling_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedSmartRoundList"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_smart_labeling_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SmartRoundCreateRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartRound"];
+                };
+            };
+            /** @description not_enough_labels (fewer than 2 classes with 2 labels each) or nothing_to_suggest (every sample is labeled) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description round_running: a round of this dataset is queued or running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_smart_labeling_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartRound"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_suggestions_list: {
+        parameters: {
+            query?: {
+                /** @description Only suggestions of this label. */
+                label?: number;
+                max_confidence?: number;
+                min_confidence?: number;
+                /**
+                 * @description * `rank` - The round's ranking: the batch to label next first
+                 *     * `-confidence` - Most confident first
+                 *     * `confidence` - Least confident first
+                 *     * `id` - Oldest first
+                 */
+                ordering?: "rank" | "-confidence" | "confidence" | "id";
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /** @description true: only the ranked ones (rank not null). */
+                ranked?: boolean | null;
+                /** @description Only this round's (its id). */
+                round?: number;
+                /**
+                 * @description pending (default: waiting, on samples still unlabeled), accepted, rejected, superseded.
+                 *
+                 *     * `pending` - Waiting for a person
+                 *     * `accepted` - Accepted
+                 *     * `rejected` - Rejected
+                 *     * `superseded` - Superseded
+                 */
+                status?: "pending" | "accepted" | "rejected" | "superseded";
+            };
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedSuggestionList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_suggestions_accept_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SuggestionAcceptRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuggestionAcceptResult"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_suggestions_reject_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dataset_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SuggestionDecisionRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuggestionRejectResult"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9631,6 +11850,731 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    labeling_assignments_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                status?: "accepted" | "pending" | "rejected" | "submitted";
+                /** @description Only this task's. */
+                task?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedLabelingAssignmentList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    labeling_assignments_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelingAssignment"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    labeling_assignments_image_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/*": string;
+                };
+            };
+            /** @description No response body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    labeling_assignments_submit_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SubmitRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelingAssignment"];
+                };
+            };
+            /** @description The answer does not fit the dataset (unknown_label, box codes). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: codes task_closed, assignment_accepted. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    labeling_assignments_thumbnail_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/*": string;
+                };
+            };
+            /** @description No response body */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    labeling_tasks_list: {
+        parameters: {
+            query?: {
+                /** @description Only this dataset's tasks. */
+                dataset?: number;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedLabelingTaskList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    labeling_tasks_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LabelingTaskCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelingTask"];
+                };
+            };
+            /** @description Refused: codes annotator_not_member, overlap_too_large, empty_selection, unknown_sample, unknown_label, no_ranking. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    labeling_tasks_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelingTask"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    labeling_tasks_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedLabelingTaskUpdateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelingTask"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    labeling_tasks_agreement_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgreementReport"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    labeling_tasks_close_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelingTask"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    labeling_tasks_items_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                review?: "accepted" | "pending" | "rejected";
+                /** @description true: only items whose answers are all in. */
+                submitted?: boolean;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedLabelingItemList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    labeling_tasks_review_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewResult"];
                 };
             };
             /** @description Error */

@@ -61,6 +61,8 @@ JOB_RESULT = PolymorphicProxySerializer(
         "automl_trial_result": contract_serializer(job_kinds.TrialResult),
         "automl_report_run_result": contract_serializer(job_kinds.ReportRunResult),
         "package_build_result": contract_serializer(job_kinds.BuildPackageResult),
+        "quality_report_result": contract_serializer(job_kinds.QualityReportJobResult),
+        "smart_round_result": contract_serializer(job_kinds.SmartRoundJobResult),
     },
     resource_type_field_name="kind",
 )

@@ -22,6 +22,30 @@ else:
         from typing_extensions import NotRequired  # noqa: UP035
 
 
+# One box as logged: its label (id and the name it had) and geometry in image pixels.
+class ActivityBox(TypedDict):
+    label: int
+    label_name: str
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+# A sample's value before or after a change, e.g. ``{"label": 3, "label_name": "cat"}``, ``{"target": 3.2}``,
+# ``{"status": "annotated", "boxes": [...]}`` or ``{"review_status": "accepted"}``.
+class ActivityValue(TypedDict):
+    label: NotRequired[int | None]
+    label_name: NotRequired[str | None]
+    target: NotRequired[float | None]
+    status: NotRequired[AnnotationStatusEnum]
+    boxes: NotRequired[list[ActivityBox]]
+    review_status: NotRequired[ActivityValueReviewStatusEnum]
+
+
+ActivityValueReviewStatusEnum: TypeAlias = Literal["unreviewed", "accepted", "rejected"]
+
+
 # An account as administrators see it on the users page.
 class AdminUser(TypedDict):
     id: int
@@ -34,6 +58,21 @@ class AdminUser(TypedDict):
     is_active: bool
     date_joined: str
     last_login: str | None
+
+
+class AgreementReport(TypedDict):
+    kind: AgreementReportKindEnum
+    version: int
+    classes: list[str]
+    overlapping_samples: int
+    percent_agreement: float | None
+    fleiss_kappa: float | None
+    pairs: list[PairAgreement]
+    per_class: list[ClassAgreement]
+    annotators: list[AnnotatorStats]
+
+
+AgreementReportKindEnum: TypeAlias = Literal["agreement_report"]
 
 
 class AnnotationConflict(TypedDict):
@@ -88,6 +127,48 @@ class AnnotationRecordRequest(TypedDict):
 AnnotationStatusEnum: TypeAlias = Literal["unlabeled", "annotated", "no_objects"]
 
 
+class AnnotatorProgress(TypedDict):
+    annotator: int
+    username: str
+    assigned: int
+    # Answered (waiting for review or accepted).
+    submitted: int
+    accepted: int
+    # Assignments a reviewer sent back at least once.
+    rejected: int
+    # Still to label: new or sent back.
+    to_do: int
+
+
+class AnnotatorStats(TypedDict):
+    annotator: int
+    username: str
+    assigned: int
+    submitted: int
+    accepted: int
+    rejected: int
+    rejection_rate: float | None
+    per_hour: float | None
+    agreement_with_others: float | None
+
+
+class AnswerBox(TypedDict):
+    label: str
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+class AnswerBoxRequest(TypedDict):
+    # The label's name.
+    label: str
+    x: float
+    y: float
+    width: float
+    height: float
+
+
 class ApiToken(TypedDict):
     id: int
     name: str
@@ -118,6 +199,18 @@ class ApiTokenRequest(TypedDict):
 
 
 ArchitectureEnum: TypeAlias = Literal["cnn_small", "resnet_narrow", "resnet18"]
+
+
+AssignmentStatusEnum: TypeAlias = Literal["pending", "submitted", "rejected", "accepted"]
+
+
+class AssignmentTask(TypedDict):
+    id: int
+    name: str
+    instructions: str
+    status: str
+    dataset: int
+    task_type: str
 
 
 # Where a model version promoted from a study's trial comes from (``automl.services.trial_promote``).
@@ -377,6 +470,9 @@ class BusyWith(TypedDict):
     kind: str
 
 
+ByEnum: TypeAlias = Literal["ids", "filter", "ranking"]
+
+
 # A class's average precision: ``ap`` is AP@[.5:.95] (COCO), ``ap50`` and ``ap75`` at one IoU;
 # ``ground_truth`` boxes of the class in the split; -1.0 where the class has no ground truth.
 class ClassAP(TypedDict):
@@ -395,6 +491,22 @@ class ClassAPDelta(TypedDict):
     delta: float
 
 
+class ClassAgreement(TypedDict):
+    label: int
+    name: str
+    percent_agreement: float | None
+    kappa: float | None
+
+
+# Samples per class (boxes per class for detection); ``imbalance_ratio`` the largest class over the smallest
+# non-empty one; ``tiny_classes`` the classes under ``min_per_class``.
+class ClassBalance(TypedDict):
+    classes: list[ClassCount]
+    imbalance_ratio: float | None
+    min_per_class: int
+    tiny_classes: list[int]
+
+
 # One class in both reports (None on the side where it is missing).
 ClassComparison = TypedDict(
     "ClassComparison",
@@ -406,6 +518,12 @@ ClassComparison = TypedDict(
         "support": "SupportPair",
     },
 )
+
+
+class ClassCount(TypedDict):
+    label: int
+    name: str
+    count: int
 
 
 # A class and the model's probability for it; ``index`` is its output position.
@@ -605,6 +723,27 @@ class DatasetProfile(TypedDict):
     target: NotRequired[TargetProfile]
 
 
+# A quality report's run: its status, the job computing it, and once it succeeded the report.
+class DatasetQualityReport(TypedDict):
+    id: int
+    dataset: int
+    version: int | None
+    # V1, V2, ... for a version's report; null for the live dataset's.
+    version_name: str | None
+    status: ImportStatusEnum
+    job: int | None
+    progress: ProgressEvent
+    # The thresholds asked for.
+    params: QualityParams
+    # The findings, class balance and distributions; null until the job succeeded.
+    report: QualityReport | None
+    error: str
+    # The creator's username; null once that user is deleted.
+    created_by: str | None
+    created_at: str
+    finished_at: str | None
+
+
 class DatasetRequest(TypedDict):
     # Defaults to the project's workspace.
     workspace: NotRequired[int]
@@ -677,6 +816,8 @@ class DatasetVersion(TypedDict):
     totals: dict[str, int]
     sample_count: int
     unlabeled_excluded: int
+    # Made of the samples a reviewer accepted, and no others.
+    reviewed_only: bool
     # The creator's username; null once that user is deleted.
     created_by: str | None
     created_at: str
@@ -689,6 +830,8 @@ class DatasetVersionCreateRequest(TypedDict):
     # Same samples + same seed = same split. Random if omitted.
     seed: NotRequired[int]
     note: NotRequired[str]
+    # Only the samples a reviewer accepted (review_status accepted); 400 if there are none.
+    reviewed_only: NotRequired[bool]
 
 
 DecimalEnum: TypeAlias = Literal[".", ","]
@@ -890,6 +1033,14 @@ DeviceSdkReportKindEnum: TypeAlias = Literal["device"]
 DirectionEnum: TypeAlias = Literal["maximize", "minimize"]
 
 
+# A histogram for the report's charts: ``name`` e.g. ``brightness``, ``sharpness``, ``text_length``,
+# ``aspect_ratio``; ``edges`` has one more entry than ``counts``.
+class Distribution(TypedDict):
+    name: str
+    edges: list[float]
+    counts: list[int]
+
+
 DtypeEnum: TypeAlias = Literal["float32"]
 
 
@@ -905,6 +1056,55 @@ class FeatureImportance(TypedDict):
     feature: str
     importance: float
     std: float
+
+
+class Finding(TypedDict):
+    code: FindingCodeEnum
+    severity: SeverityEnum
+    count: int
+    sample_ids: list[int]
+    items: list[FindingItem]
+    groups: list[list[int]]
+    column: str
+    details: dict[str, float | str | bool | None]
+
+
+FindingCodeEnum: TypeAlias = Literal[
+    "exact_duplicates",
+    "near_duplicates",
+    "split_leakage",
+    "likely_mislabeled",
+    "tiny_class",
+    "class_imbalance",
+    "unlabeled_samples",
+    "corrupt_image",
+    "tiny_image",
+    "blurry_image",
+    "dark_image",
+    "overexposed_image",
+    "extreme_aspect_ratio",
+    "tiny_boxes",
+    "empty_text",
+    "long_text",
+    "other_language",
+    "constant_column",
+    "near_constant_column",
+    "target_leak_column",
+    "high_missing_column",
+]
+
+
+# One sample's detail: ``suggested_label`` (class index) and ``confidence`` for a likely mislabel (``label``
+# is its current label); ``value`` for a measured property (sharpness, brightness, length, aspect ratio,
+# similarity); ``language`` for a text in another language than most (a code such as ``en``, ``zh``, ``ja``,
+# or a script such as ``cyrillic``).
+class FindingItem(TypedDict):
+    sample: int
+    label: NotRequired[int | None]
+    suggested_label: NotRequired[int | None]
+    confidence: NotRequired[float]
+    value: NotRequired[float]
+    language: NotRequired[str]
 
 
 class FormatCount(TypedDict):
@@ -1153,6 +1353,19 @@ class InvitationCreateRequest(TypedDict):
 InvitationStatusEnum: TypeAlias = Literal["pending", "accepted", "declined", "revoked"]
 
 
+class ItemAssignment(TypedDict):
+    id: int
+    annotator: int
+    username: str
+    status: AssignmentStatusEnum
+    # Null: not answered.
+    answer: TaskAnswer | None
+    rejections: int
+    # The reviewer's last rejection comment.
+    comment: str
+    submitted_at: str | None
+
+
 class Job(TypedDict):
     id: int
     workspace: int
@@ -1169,6 +1382,8 @@ class Job(TypedDict):
         | TrialParams
         | ReportRunParams
         | BuildPackageParams
+        | QualityReportJobParams
+        | SmartRoundJobParams
     )
     status: JobStatusEnum
     queue: str
@@ -1193,6 +1408,8 @@ class Job(TypedDict):
         | TrialResult
         | ReportRunResult
         | BuildPackageResult
+        | QualityReportJobResult
+        | SmartRoundJobResult
         | None
     )
     error: str
@@ -1355,6 +1572,83 @@ class LabeledSample(TypedDict):
     label: int | None
     # The sample's new label_version.
     label_version: int
+
+
+# One sample to label, with everything the annotator needs: the sample, the dataset's labels, their answer so
+# far and the reviewer's comment if it was sent back.
+class LabelingAssignment(TypedDict):
+    id: int
+    task: AssignmentTask
+    task_name: str
+    task_type: str
+    item: int
+    # 1-based among your assignments of the task.
+    position: int
+    # Your assignments in the task.
+    total: int
+    status: AssignmentStatusEnum
+    # Null: not answered.
+    answer: TaskAnswer | None
+    # The reviewer's last rejection comment.
+    comment: str
+    rejections: int
+    sample: TaskSample
+    # The dataset's labels, in its order.
+    labels: list[TaskLabel]
+    # When the annotator first opened it.
+    opened_at: str | None
+    submitted_at: str | None
+
+
+# An item to review: the sample and every annotator's answer.
+class LabelingItem(TypedDict):
+    id: int
+    # Order in the task (the ranking's order).
+    position: int
+    review: ReviewEnum
+    review_comment: str
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    reviewer: str | None
+    reviewed_at: str | None
+    sample: TaskSample
+    assignments: list[ItemAssignment]
+
+
+# A labeling task with its progress; ``my_progress`` is the caller's own, when they annotate it.
+class LabelingTask(TypedDict):
+    id: int
+    dataset: int
+    dataset_name: str
+    task_type: str
+    name: str
+    instructions: str
+    overlap: int
+    status: LabelingTaskStatusEnum
+    # How the samples were chosen.
+    selection: Selection
+    annotators: list[UserBrief]
+    # The dataset's labels, in its order.
+    labels: list[TaskLabel]
+    progress: TaskProgress
+    # The caller's own counts; null if not in it.
+    my_progress: AnnotatorProgress | None
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    created_by: str
+    created_at: str
+
+
+class LabelingTaskCreateRequest(TypedDict):
+    dataset: int
+    name: str
+    instructions: NotRequired[str]
+    # How many annotators label each sample.
+    overlap: NotRequired[int]
+    # User ids: annotators, editors or owners of the dataset's workspace.
+    annotators: list[int]
+    selection: SelectionRequest
+
+
+LabelingTaskStatusEnum: TypeAlias = Literal["open", "closed"]
 
 
 LanguageEnum: TypeAlias = Literal["en", "zh-CN"]
@@ -1820,6 +2114,27 @@ class PaginatedLabelList(TypedDict):
     results: list[Label]
 
 
+class PaginatedLabelingAssignmentList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[LabelingAssignment]
+
+
+class PaginatedLabelingItemList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[LabelingItem]
+
+
+class PaginatedLabelingTaskList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[LabelingTask]
+
+
 class PaginatedMembershipList(TypedDict):
     count: int
     next: NotRequired[str | None]
@@ -1848,11 +2163,39 @@ class PaginatedProjectList(TypedDict):
     results: list[Project]
 
 
+class PaginatedQualityReportSummaryList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[QualityReportSummary]
+
+
+class PaginatedSampleActivityList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[SampleActivity]
+
+
+class PaginatedSmartRoundList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[SmartRound]
+
+
 class PaginatedStudyList(TypedDict):
     count: int
     next: NotRequired[str | None]
     previous: NotRequired[str | None]
     results: list[Study]
+
+
+class PaginatedSuggestionList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[Suggestion]
 
 
 class PaginatedTrainingJobList(TypedDict):
@@ -1867,6 +2210,14 @@ class PaginatedWorkspaceList(TypedDict):
     next: NotRequired[str | None]
     previous: NotRequired[str | None]
     results: list[Workspace]
+
+
+class PairAgreement(TypedDict):
+    annotator_a: int
+    annotator_b: int
+    shared: int
+    percent_agreement: float | None
+    cohen_kappa: float | None
 
 
 # One tunable parameter as the UI shows it. Numeric ones have ``minimum``/``maximum``/``log`` (``log``: the
@@ -1917,6 +2268,12 @@ class PatchedLabelRequest(TypedDict):
     # The key the user chose for this label in the labeling grid: one printable character (letters are
     # lower-cased), not '/', unique in the dataset. Blank: the default key of its place.
     shortcut: NotRequired[str]
+
+
+class PatchedLabelingTaskUpdateRequest(TypedDict):
+    name: NotRequired[str]
+    instructions: NotRequired[str]
+    status: NotRequired[LabelingTaskStatusEnum]
 
 
 # What a user may change about themselves.
@@ -2121,6 +2478,89 @@ class QualityEstimate(TypedDict):
     message: str
 
 
+# Thresholds a user may change; the defaults are the module's.
+class QualityParams(TypedDict):
+    near_duplicate_distance: NotRequired[int]
+    near_duplicate_similarity: NotRequired[float]
+    min_per_class: NotRequired[int]
+    seed: NotRequired[int]
+
+
+class QualityReport(TypedDict):
+    kind: QualityReportKindEnum
+    version: int
+    task_type: str
+    classes: list[str]
+    samples: int
+    labeled: int
+    class_balance: ClassBalance
+    findings: list[Finding]
+    distributions: list[Distribution]
+    checks: list[FindingCodeEnum]
+    skipped: list[SkippedCheck]
+    seconds: float
+
+
+class QualityReportCreateRequest(TypedDict):
+    # A version of this dataset (its splits are checked for leakage); null: the live dataset.
+    version: NotRequired[int | None]
+    params: NotRequired[QualityThresholdsRequest]
+
+
+class QualityReportJobParams(TypedDict):
+    kind: QualityReportJobParamsKindEnum
+    version: int
+    quality_report: int
+
+
+QualityReportJobParamsKindEnum: TypeAlias = Literal["datasets.quality_report"]
+
+
+# ``datasets.quality_report``: the report computed and how many findings it has.
+class QualityReportJobResult(TypedDict):
+    kind: QualityReportJobResultKindEnum
+    version: int
+    quality_report: int
+    findings: int
+
+
+QualityReportJobResultKindEnum: TypeAlias = Literal["quality_report_result"]
+
+
+QualityReportKindEnum: TypeAlias = Literal["quality_report"]
+
+
+# A report in lists: everything but the findings (see the report's detail).
+class QualityReportSummary(TypedDict):
+    id: int
+    dataset: int
+    version: int | None
+    # V1, V2, ... for a version's report; null for the live dataset's.
+    version_name: str | None
+    status: ImportStatusEnum
+    job: int | None
+    progress: ProgressEvent
+    # The thresholds asked for.
+    params: QualityParams
+    error: str
+    # The creator's username; null once that user is deleted.
+    created_by: str | None
+    created_at: str
+    finished_at: str | None
+
+
+# Thresholds a user may change; omitted ones are the checks' defaults.
+class QualityThresholdsRequest(TypedDict):
+    # Images: perceptual-hash bits (of 64) two near duplicates may differ in.
+    near_duplicate_distance: NotRequired[int]
+    # Texts: the embedding cosine similarity two near duplicates reach at least.
+    near_duplicate_similarity: NotRequired[float]
+    # A class with fewer samples is tiny.
+    min_per_class: NotRequired[int]
+    # Makes the mislabel check repeatable.
+    seed: NotRequired[int]
+
+
 # How the int8 model was made: static QDQ calibrated on training images (images), or dynamic (texts and rows).
 class Quantization(TypedDict):
     format: NotRequired[str]
@@ -2140,7 +2580,7 @@ class QueueState(TypedDict):
     position: int
     # Queued jobs a worker takes before it.
     ahead: int
-    reason: ReasonEnum
+    reason: QueueStateReasonEnum
     # Workers online consuming the queue.
     workers: int
     # Jobs those workers run at once, together.
@@ -2149,13 +2589,13 @@ class QueueState(TypedDict):
     busy_with: list[BusyWith]
 
 
+QueueStateReasonEnum: TypeAlias = Literal["no_worker", "workers_busy", "next"]
+
+
 class Range(TypedDict):
     min: int | None
     max: int | None
     mean: float | None
-
-
-ReasonEnum: TypeAlias = Literal["no_worker", "workers_busy", "next"]
 
 
 class RegressionMetricPair(TypedDict):
@@ -2245,7 +2685,31 @@ class ResumedFrom(TypedDict):
     checkpoint: str
 
 
-RoleEnum: TypeAlias = Literal["owner", "editor", "viewer"]
+ReviewEnum: TypeAlias = Literal["pending", "accepted", "rejected"]
+
+
+class ReviewRequest(TypedDict):
+    items: list[int]
+    verdict: VerdictEnum
+    comment: NotRequired[str]
+    # accept, classification: this label wins (default: the majority's answer; ties: the first submitted).
+    label: NotRequired[int]
+
+
+class ReviewResult(TypedDict):
+    reviewed: int
+    skipped: list[ReviewSkip]
+
+
+class ReviewSkip(TypedDict):
+    id: int
+    reason: ReviewSkipReasonEnum
+
+
+ReviewSkipReasonEnum: TypeAlias = Literal["not_submitted"]
+
+
+RoleEnum: TypeAlias = Literal["owner", "editor", "viewer", "annotator"]
 
 
 class Sample(TypedDict):
@@ -2259,12 +2723,18 @@ class Sample(TypedDict):
     # Object detection: unlabeled (not yet), annotated, or no_objects (reviewed, nothing to annotate);
     # unlabeled for other datasets.
     annotation_status: AnnotationStatusEnum
+    # A reviewer's verdict on the sample's label or annotations; any later label change outside a review makes
+    # it unreviewed again.
+    review_status: SampleReviewStatusEnum
     # Object detection: the sample's boxes; 0 otherwise.
     box_count: int
     # Object detection: the label ids of the sample's boxes, each once, in label order.
     box_labels: list[int]
     # Object detection: the sample's boxes (label id and pixels), for drawing; [] otherwise.
     boxes: list[SampleBox]
+    # Smart labeling: the latest suggestion waiting for a person while the sample is unlabeled; null
+    # otherwise.
+    suggestion: SampleSuggestion | None
     width: int
     height: int
     # Format detected from the content: JPEG, PNG, BMP, WEBP, GIF; TEXT for a text, ROW for a table row.
@@ -2285,6 +2755,41 @@ class Sample(TypedDict):
     target: float | None
     import_batch: int | None
     created_at: str
+
+
+class SampleActivity(TypedDict):
+    id: int
+    sample: int
+    actor: int | None
+    actor_username: str | None
+    action: SampleActivityActionEnum
+    source: SampleActivitySourceEnum
+    # The value before the change.
+    before: ActivityValue
+    # The value after the change.
+    after: ActivityValue
+    comment: str
+    # The change this one reverted.
+    reverts: int | None
+    # The sample still has this entry's `after` value, so reverting puts `before` back (writers only; the
+    # server checks again).
+    can_revert: bool
+    created_at: str
+
+
+SampleActivityActionEnum: TypeAlias = Literal["label", "annotations", "review", "target"]
+
+
+SampleActivitySourceEnum: TypeAlias = Literal[
+    "manual",
+    "bulk",
+    "suggestion",
+    "task",
+    "review",
+    "revert",
+    "import",
+    "label_change",
+]
 
 
 # A sample's annotations as read and written (``GET/PUT .../samples/{id}/annotations/``). ``revision`` is the
@@ -2364,6 +2869,29 @@ class SamplePage(TypedDict):
     results: list[Sample]
 
 
+SampleReviewStatusEnum: TypeAlias = Literal["unreviewed", "accepted", "rejected"]
+
+
+# A smart-labeling suggestion waiting for a person (labeling.Suggestion), as the sample list shows it.
+class SampleSuggestion(TypedDict):
+    id: int
+    round: int
+    label: int | None
+    label_name: str | None
+    confidence: float
+    boxes: list[SampleSuggestionBox]
+
+
+class SampleSuggestionBox(TypedDict):
+    # A label id (null: deleted since).
+    label: int | None
+    x: float
+    y: float
+    width: float
+    height: float
+    score: float
+
+
 SamplerEnum: TypeAlias = Literal["sde", "tpe", "cmaes", "random"]
 
 
@@ -2394,6 +2922,40 @@ class SearchDimensionRequest(TypedDict):
 SearchDimensionTypeEnum: TypeAlias = Literal["float", "int", "categorical"]
 
 
+# Which samples: ``{"by": "ids", "ids": [...]}``, ``{"by": "filter", "unlabeled"?, "label"?, "count"?}`` or
+# ``{"by": "ranking", "round"?, "count"?}`` (a smart-labeling round's ranking, the latest succeeded round by
+# default).
+class Selection(TypedDict):
+    by: ByEnum
+    # by ids: the samples, in task order.
+    ids: NotRequired[list[int]]
+    # by filter: only unlabeled samples.
+    unlabeled: NotRequired[bool]
+    # by filter: only samples with this label id.
+    label: NotRequired[int]
+    # At most this many samples.
+    count: NotRequired[int]
+    # by ranking: the round (id).
+    round: NotRequired[int]
+
+
+# Which samples: ``{"by": "ids", "ids": [...]}``, ``{"by": "filter", "unlabeled"?, "label"?, "count"?}`` or
+# ``{"by": "ranking", "round"?, "count"?}`` (a smart-labeling round's ranking, the latest succeeded round by
+# default).
+class SelectionRequest(TypedDict):
+    by: ByEnum
+    # by ids: the samples, in task order.
+    ids: NotRequired[list[int]]
+    # by filter: only unlabeled samples.
+    unlabeled: NotRequired[bool]
+    # by filter: only samples with this label id.
+    label: NotRequired[int]
+    # At most this many samples.
+    count: NotRequired[int]
+    # by ranking: the round (id).
+    round: NotRequired[int]
+
+
 # The on-prem server package: the archive, its model, pinned requirements, test vectors, files.
 class ServerPackageReport(TypedDict):
     kind: ServerPackageReportKindEnum
@@ -2409,6 +2971,9 @@ class ServerPackageReport(TypedDict):
 
 
 ServerPackageReportKindEnum: TypeAlias = Literal["server"]
+
+
+SeverityEnum: TypeAlias = Literal["error", "warning", "info"]
 
 
 class SizeBucket(TypedDict):
@@ -2432,6 +2997,101 @@ class SizeEstimate(TypedDict):
     message: str
 
 
+class SkippedCheck(TypedDict):
+    code: FindingCodeEnum
+    reason: str
+
+
+class SkippedSuggestion(TypedDict):
+    id: int
+    reason: SkippedSuggestionReasonEnum
+
+
+SkippedSuggestionReasonEnum: TypeAlias = Literal["human_labeled", "not_pending"]
+
+
+# ``batch_size``: how many samples the ranking puts first (rank 1..batch_size); ``strategy``: uncertainty
+# combined with diversity (the default), uncertainty alone, or random (a baseline); ``seed`` makes a round
+# repeatable.
+class SmartLabelingParams(TypedDict):
+    batch_size: int
+    strategy: StrategyEnum
+    seed: int
+
+
+# A round at a glance. ``estimated_accuracy``: the quick model's cross-validated accuracy on the labeled
+# samples (mAP@.5 for detection, R² for regression; None with too few labels to tell).
+# ``per_class_suggested``: suggestions per class (index) for the charts.
+class SmartLabelingSummary(TypedDict):
+    kind: SmartLabelingSummaryKindEnum
+    version: int
+    model: str
+    strategy: StrategyEnum
+    labeled: int
+    unlabeled: int
+    ranked: int
+    estimated_accuracy: float | None
+    per_class_suggested: list[int]
+    confidence_histogram: list[int]
+    seconds: float
+
+
+SmartLabelingSummaryKindEnum: TypeAlias = Literal["smart_labeling_summary"]
+
+
+# A round of smart labeling: its job's status and progress, and once it succeeded the summary.
+class SmartRound(TypedDict):
+    id: int
+    dataset: int
+    number: int
+    # The round's status (its job's, while it ends).
+    status: JobStatusEnum
+    job: int | None
+    # The round's parameters.
+    params: SmartLabelingParams
+    # The round at a glance once it succeeded; null before.
+    summary: SmartLabelingSummary | None
+    # Why the round failed; empty otherwise.
+    error: str
+    # The job's latest progress.
+    progress: ProgressEvent
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    created_by: str
+    created_at: str
+    finished_at: str | None
+
+
+class SmartRoundCreateRequest(TypedDict):
+    # How many samples the ranking puts first (rank 1..batch_size): the ones to label next.
+    batch_size: NotRequired[int]
+    # How the ranking is made: uncertainty combined with diversity (default), uncertainty alone, or random (a
+    # baseline).
+    strategy: NotRequired[StrategyEnum]
+    # Makes a round repeatable.
+    seed: NotRequired[int]
+
+
+class SmartRoundJobParams(TypedDict):
+    kind: SmartRoundJobParamsKindEnum
+    version: int
+    smart_round: int
+
+
+SmartRoundJobParamsKindEnum: TypeAlias = Literal["labeling.smart_round"]
+
+
+# ``labeling.smart_round``: the round, its suggestions and how many of them are ranked.
+class SmartRoundJobResult(TypedDict):
+    kind: SmartRoundJobResultKindEnum
+    version: int
+    smart_round: int
+    suggestions: int
+    ranked: int
+
+
+SmartRoundJobResultKindEnum: TypeAlias = Literal["smart_round_result"]
+
+
 # Mean latency of hosted predictions (per request, as the deployment's usage recorded it) by versions with the
 # preset's model, counted since each deployment switched to that version.
 class SpeedEstimate(TypedDict):
@@ -2453,6 +3113,9 @@ class Spread(TypedDict):
 
 
 StateEnum: TypeAlias = Literal["running", "complete", "pruned", "failed"]
+
+
+StrategyEnum: TypeAlias = Literal["uncertainty_diversity", "uncertainty", "random"]
 
 
 class StudyTrials(TypedDict):
@@ -2563,6 +3226,105 @@ class StudyResults(TypedDict):
 
 
 StudyStatusEnum: TypeAlias = Literal["running", "paused", "stopped", "completed"]
+
+
+# The answer, in the shape of the dataset's task.
+class SubmitRequest(TypedDict):
+    # Classification: the label's id.
+    label: NotRequired[int]
+    # Regression: the value.
+    target: NotRequired[float]
+    # Object detection: annotated (with boxes) or no_objects (none); unlabeled is refused.
+    status: NotRequired[AnnotationStatusEnum]
+    boxes: NotRequired[list[AnswerBoxRequest]]
+
+
+class SuggestedBox(TypedDict):
+    # A label id (null: deleted since).
+    label: int | None
+    x: float
+    y: float
+    width: float
+    height: float
+    score: float
+
+
+# A suggestion for one unlabeled sample: a label with its confidence (classification), boxes with scores
+# (object detection) or a value (regression), and its place in the round's ranking.
+class Suggestion(TypedDict):
+    id: int
+    round: int
+    sample: SuggestionSample
+    label: int | None
+    label_name: str | None
+    confidence: float
+    # Top classes, best first.
+    scores: list[SuggestionScore]
+    # Object detection: suggested boxes.
+    boxes: list[SuggestedBox]
+    # Regression: the suggested target.
+    value: float | None
+    priority: float
+    rank: int | None
+    status: SuggestionStatusEnum
+
+
+# Which pending suggestions: ``ids``, or everything pending matching the filter.
+class SuggestionAcceptRequest(TypedDict):
+    # These suggestions (by id).
+    ids: NotRequired[list[int]]
+    # Filter: suggestions of this label.
+    label: NotRequired[int]
+    min_confidence: NotRequired[float]
+    max_confidence: NotRequired[float]
+    # Filter: this round's.
+    round: NotRequired[int]
+    # Object detection: drop suggested boxes scored under it.
+    min_score: NotRequired[float]
+
+
+class SuggestionAcceptResult(TypedDict):
+    # Samples labeled from their suggestion.
+    accepted: int
+    skipped: list[SkippedSuggestion]
+
+
+# Which pending suggestions: ``ids``, or everything pending matching the filter.
+class SuggestionDecisionRequest(TypedDict):
+    # These suggestions (by id).
+    ids: NotRequired[list[int]]
+    # Filter: suggestions of this label.
+    label: NotRequired[int]
+    min_confidence: NotRequired[float]
+    max_confidence: NotRequired[float]
+    # Filter: this round's.
+    round: NotRequired[int]
+
+
+class SuggestionRejectResult(TypedDict):
+    rejected: int
+
+
+class SuggestionSample(TypedDict):
+    id: int
+    original_name: str
+    thumbnail_url: str
+    image_url: str
+    # JPEG, PNG, ...; TEXT for a text, ROW for a table row.
+    format: str
+    # Text datasets: the text; empty otherwise.
+    text: str
+    width: int
+    height: int
+
+
+class SuggestionScore(TypedDict):
+    # A label id (null: deleted since).
+    label: int | None
+    score: float
+
+
+SuggestionStatusEnum: TypeAlias = Literal["pending", "accepted", "rejected", "superseded"]
 
 
 class SupportPair(TypedDict):
@@ -2724,6 +3486,51 @@ class TargetProfile(TypedDict):
 
 
 TargetTypeEnum: TypeAlias = Literal["classes", "numeric"]
+
+
+# An annotator's answer to one sample of a labeling task, in the shape of the dataset's task: ``{"label":
+# id}`` (classification), ``{"status", "boxes"}`` (object detection; status annotated or no_objects) or
+# ``{"target": x}`` (regression).
+class TaskAnswer(TypedDict):
+    label: NotRequired[int]
+    status: NotRequired[AnnotationStatusEnum]
+    boxes: NotRequired[list[AnswerBox]]
+    target: NotRequired[float]
+
+
+# One of the dataset's labels, in the dataset's order (an annotator cannot read the dataset).
+class TaskLabel(TypedDict):
+    id: int
+    name: str
+    color: str
+    # The key that picks this label in the labeler.
+    key: str | None
+
+
+class TaskProgress(TypedDict):
+    items: int
+    # Items whose every answer is in.
+    submitted: int
+    # Items a reviewer accepted.
+    accepted: int
+    # Items a reviewer rejected (waiting for new answers).
+    rejected: int
+    per_annotator: list[AnnotatorProgress]
+
+
+# The sample to label: its content and, for images, URLs an annotator may fetch.
+class TaskSample(TypedDict):
+    id: int
+    original_name: str
+    text: str
+    # Tabular datasets: the row's values by column name (null: missing).
+    values: dict[str, float | str | None] | None
+    width: int | None
+    height: int | None
+    # The image's URL for this assignment; null: no image.
+    image: str | None
+    # Its thumbnail's URL; null: no image.
+    thumbnail: str | None
 
 
 TaskTypeEnum: TypeAlias = Literal[
@@ -3043,6 +3850,9 @@ class ValueCount(TypedDict):
     count: int
 
 
+VerdictEnum: TypeAlias = Literal["accept", "reject"]
+
+
 WindowEnum: TypeAlias = Literal["1h", "24h", "7d"]
 
 
@@ -3114,7 +3924,12 @@ class Error(TypedDict):
 
 
 __all__ = [
+    "ActivityBox",
+    "ActivityValue",
+    "ActivityValueReviewStatusEnum",
     "AdminUser",
+    "AgreementReport",
+    "AgreementReportKindEnum",
     "AnnotationConflict",
     "AnnotationConflictBody",
     "AnnotationConflictCodeEnum",
@@ -3124,10 +3939,16 @@ __all__ = [
     "AnnotationRecordKindEnum",
     "AnnotationRecordRequest",
     "AnnotationStatusEnum",
+    "AnnotatorProgress",
+    "AnnotatorStats",
+    "AnswerBox",
+    "AnswerBoxRequest",
     "ApiToken",
     "ApiTokenCreated",
     "ApiTokenRequest",
     "ArchitectureEnum",
+    "AssignmentStatusEnum",
+    "AssignmentTask",
     "AutomlLineage",
     "Averages",
     "Backbone",
@@ -3164,9 +3985,13 @@ __all__ = [
     "BulkLabelRequest",
     "BulkLabelResult",
     "BusyWith",
+    "ByEnum",
     "ClassAP",
     "ClassAPDelta",
+    "ClassAgreement",
+    "ClassBalance",
     "ClassComparison",
+    "ClassCount",
     "ClassScore",
     "ClassScores",
     "ClassificationHeadline",
@@ -3190,6 +4015,7 @@ __all__ = [
     "DatasetImportResult",
     "DatasetImportResultKindEnum",
     "DatasetProfile",
+    "DatasetQualityReport",
     "DatasetRequest",
     "DatasetSchema",
     "DatasetSchemaRequest",
@@ -3219,11 +4045,15 @@ __all__ = [
     "DeviceSdkReport",
     "DeviceSdkReportKindEnum",
     "DirectionEnum",
+    "Distribution",
     "DtypeEnum",
     "Error",
     "ErrorError",
     "ExportedOnnx",
     "FeatureImportance",
+    "Finding",
+    "FindingCodeEnum",
+    "FindingItem",
     "FormatCount",
     "HeadlineMetrics",
     "Histogram",
@@ -3246,6 +4076,7 @@ __all__ = [
     "InvitationAccepted",
     "InvitationCreateRequest",
     "InvitationStatusEnum",
+    "ItemAssignment",
     "Job",
     "JobCreateRequest",
     "JobEvent",
@@ -3270,6 +4101,11 @@ __all__ = [
     "LabelReorderRequest",
     "LabelRequest",
     "LabeledSample",
+    "LabelingAssignment",
+    "LabelingItem",
+    "LabelingTask",
+    "LabelingTaskCreateRequest",
+    "LabelingTaskStatusEnum",
     "LanguageEnum",
     "LargestError",
     "LayoutEnum",
@@ -3328,13 +4164,21 @@ __all__ = [
     "PaginatedJobEventList",
     "PaginatedJobList",
     "PaginatedLabelList",
+    "PaginatedLabelingAssignmentList",
+    "PaginatedLabelingItemList",
+    "PaginatedLabelingTaskList",
     "PaginatedMembershipList",
     "PaginatedModelVersionList",
     "PaginatedPackageList",
     "PaginatedProjectList",
+    "PaginatedQualityReportSummaryList",
+    "PaginatedSampleActivityList",
+    "PaginatedSmartRoundList",
     "PaginatedStudyList",
+    "PaginatedSuggestionList",
     "PaginatedTrainingJobList",
     "PaginatedWorkspaceList",
+    "PairAgreement",
     "ParamDescription",
     "ParamTypeEnum",
     "PasswordResetRequest",
@@ -3342,6 +4186,7 @@ __all__ = [
     "PatchedDatasetRequest",
     "PatchedDeploymentUpdateRequest",
     "PatchedLabelRequest",
+    "PatchedLabelingTaskUpdateRequest",
     "PatchedMeUpdateRequest",
     "PatchedMembershipRequest",
     "PatchedProjectRequest",
@@ -3367,10 +4212,20 @@ __all__ = [
     "PromoteRequest",
     "PrunerEnum",
     "QualityEstimate",
+    "QualityParams",
+    "QualityReport",
+    "QualityReportCreateRequest",
+    "QualityReportJobParams",
+    "QualityReportJobParamsKindEnum",
+    "QualityReportJobResult",
+    "QualityReportJobResultKindEnum",
+    "QualityReportKindEnum",
+    "QualityReportSummary",
+    "QualityThresholdsRequest",
     "Quantization",
     "QueueState",
+    "QueueStateReasonEnum",
     "Range",
-    "ReasonEnum",
     "RegressionMetricPair",
     "RegressionMetrics",
     "RegressionPrediction",
@@ -3385,8 +4240,16 @@ __all__ = [
     "Residuals",
     "ResizeModeEnum",
     "ResumedFrom",
+    "ReviewEnum",
+    "ReviewRequest",
+    "ReviewResult",
+    "ReviewSkip",
+    "ReviewSkipReasonEnum",
     "RoleEnum",
     "Sample",
+    "SampleActivity",
+    "SampleActivityActionEnum",
+    "SampleActivitySourceEnum",
     "SampleAnnotations",
     "SampleAnnotationsWriteRequest",
     "SampleBox",
@@ -3396,25 +4259,54 @@ __all__ = [
     "SampleLabelConflictDetails",
     "SampleLabelWriteConflict",
     "SamplePage",
+    "SampleReviewStatusEnum",
+    "SampleSuggestion",
+    "SampleSuggestionBox",
     "SamplerEnum",
     "SearchDimension",
     "SearchDimensionRequest",
     "SearchDimensionTypeEnum",
+    "Selection",
+    "SelectionRequest",
     "ServerPackageReport",
     "ServerPackageReportKindEnum",
+    "SeverityEnum",
     "SizeBucket",
     "SizeCount",
     "SizeEstimate",
+    "SkippedCheck",
+    "SkippedSuggestion",
+    "SkippedSuggestionReasonEnum",
+    "SmartLabelingParams",
+    "SmartLabelingSummary",
+    "SmartLabelingSummaryKindEnum",
+    "SmartRound",
+    "SmartRoundCreateRequest",
+    "SmartRoundJobParams",
+    "SmartRoundJobParamsKindEnum",
+    "SmartRoundJobResult",
+    "SmartRoundJobResultKindEnum",
     "SpeedEstimate",
     "SplitEnum",
     "Spread",
     "StateEnum",
+    "StrategyEnum",
     "Study",
     "StudyCreateRequest",
     "StudyDefaults",
     "StudyResults",
     "StudyStatusEnum",
     "StudyTrials",
+    "SubmitRequest",
+    "SuggestedBox",
+    "Suggestion",
+    "SuggestionAcceptRequest",
+    "SuggestionAcceptResult",
+    "SuggestionDecisionRequest",
+    "SuggestionRejectResult",
+    "SuggestionSample",
+    "SuggestionScore",
+    "SuggestionStatusEnum",
     "SupportPair",
     "SystemCheckParams",
     "SystemCheckParamsKindEnum",
@@ -3435,6 +4327,10 @@ __all__ = [
     "TableTaskEnum",
     "TargetProfile",
     "TargetTypeEnum",
+    "TaskAnswer",
+    "TaskLabel",
+    "TaskProgress",
+    "TaskSample",
     "TaskTypeEnum",
     "TemplateDescription",
     "TemplateDescriptionKindEnum",
@@ -3467,6 +4363,7 @@ __all__ = [
     "UserBrief",
     "UserCreateRequest",
     "ValueCount",
+    "VerdictEnum",
     "WindowEnum",
     "WorkerClass",
     "WorkerDevices",

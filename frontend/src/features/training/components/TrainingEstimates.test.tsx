@@ -22,6 +22,7 @@ const VERSION = {
   totals: {},
   sample_count: 120,
   unlabeled_excluded: 0,
+  reviewed_only: false,
   created_by: 'admin',
   created_at: '2026-11-29T10:00:00Z',
 };
