@@ -197,7 +197,6 @@ def activity_revert(*, dataset: Dataset, activity: SampleActivity, actor: Any) -
                 sample_ids=[sample.pk],
                 status=before.get("review_status", ReviewStatus.UNREVIEWED),
                 actor=actor,
-                comment=f"revert of #{activity.pk}",
             )
         elif activity.action == ActivityAction.TARGET:
             samples_set_targets(
@@ -207,7 +206,6 @@ def activity_revert(*, dataset: Dataset, activity: SampleActivity, actor: Any) -
                 ],
                 actor=actor,
                 source=ActivitySource.REVERT,
-                comment=f"revert of #{activity.pk}",
             )
         elif activity.action == ActivityAction.LABEL:
             sample_set_label(
@@ -217,7 +215,6 @@ def activity_revert(*, dataset: Dataset, activity: SampleActivity, actor: Any) -
                 label_version=sample.label_version,
                 actor=actor,
                 source=ActivitySource.REVERT,
-                comment=f"revert of #{activity.pk}",
             )
         else:
             boxes = before.get("boxes", [])
@@ -246,7 +243,6 @@ def activity_revert(*, dataset: Dataset, activity: SampleActivity, actor: Any) -
                 ],
                 actor=actor,
                 source=ActivitySource.REVERT,
-                comment=f"revert of #{activity.pk}",
             )
         entry = SampleActivity.objects.filter(sample_id=sample.pk, pk__gt=last_id).order_by("-id").first()
         if entry is None:  # the write changed nothing: the entry's before and after were the same

@@ -68,6 +68,7 @@ describe('ActivityLog', () => {
     expect(server.callsTo('POST', `${LOG}30/revert/`)).toHaveLength(1);
     expect(await screen.findByTestId('activity-change-31')).toHaveTextContent('dog → unlabeled');
     expect(screen.getByTestId('activity-entry-31')).toHaveAttribute('data-source', 'revert');
+    expect(screen.getByTestId('activity-reverts-31')).toHaveTextContent('undoes unlabeled → dog');
 
     fakeApi({
       [`GET ${LOG}`]: page(ENTRIES),

@@ -58,6 +58,11 @@ export function ActivityLog({ datasetId, sampleId, version, canEdit, readOnlyRea
   const [problem, setProblem] = useState<string | null>(null);
   const changeText = useChangeText();
   const entries = activity.data?.results ?? [];
+  /** What a revert undid, when that entry is among those shown. */
+  const revertedChange = (entry: SampleActivity) => {
+    const reverted = entry.reverts === null ? undefined : entries.find((other) => other.id === entry.reverts);
+    return reverted ? changeText(reverted) : null;
+  };
 
   const onRevert = (entry: SampleActivity) => {
     setProblem(null);
@@ -131,6 +136,11 @@ export function ActivityLog({ datasetId, sampleId, version, canEdit, readOnlyRea
                       </WithReason>
                     )}
                   </Group>
+                  {revertedChange(entry) && (
+                    <Text size="xs" c="dimmed" data-testid={`activity-reverts-${entry.id}`}>
+                      {t('activity.revertOf', { change: revertedChange(entry) })}
+                    </Text>
+                  )}
                   {entry.comment && (
                     <Text size="xs" c="dimmed" fs="italic" lineClamp={2}>
                       {entry.comment}
