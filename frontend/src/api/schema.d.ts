@@ -6314,20 +6314,6 @@ export interface components {
             status?: components["schemas"]["AnnotationStatusEnum"];
             boxes?: components["schemas"]["AnswerBoxRequest"][];
         };
-        SuggestedBox: {
-            /** @description A label id (null: deleted since). */
-            label: number | null;
-            /** Format: double */
-            x: number;
-            /** Format: double */
-            y: number;
-            /** Format: double */
-            width: number;
-            /** Format: double */
-            height: number;
-            /** Format: double */
-            score: number;
-        };
         /**
          * @description A suggestion for one unlabeled sample: a label with its confidence (classification), boxes
          *     with scores (object detection) or a value (regression), and its place in the round's ranking.
@@ -6343,7 +6329,7 @@ export interface components {
             /** @description Top classes, best first. */
             readonly scores: components["schemas"]["SuggestionScore"][];
             /** @description Object detection: suggested boxes. */
-            readonly boxes: components["schemas"]["SuggestedBox"][];
+            readonly boxes: components["schemas"]["SampleSuggestionBox"][];
             /**
              * Format: double
              * @description Regression: the suggested target.

@@ -120,6 +120,27 @@ def _blob_response(request, *, key: str, etag: str, filename: str) -> FileRespon
     return response
 
 
+def sample_image_response(request, sample: Sample) -> FileResponse | HttpResponseNotModified:
+    """A sample's stored image (the dataset's sample route and an annotator's assignment serve it)."""
+    return _blob_response(
+        request,
+        key=sample.blob_key,
+        etag=sample.sha256,
+        filename=f"{sample.pk}.{sample.blob_key.rsplit('.', 1)[-1]}",
+    )
+
+
+def sample_thumbnail_response(request, sample: Sample) -> FileResponse | HttpResponseNotModified:
+    if not sample.thumbnail_key:
+        raise NotFound("This sample has no thumbnail.")
+    return _blob_response(
+        request,
+        key=sample.thumbnail_key,
+        etag=f"{sample.sha256}-thumb",
+        filename=f"{sample.pk}-thumbnail.{sample.thumbnail_key.rsplit('.', 1)[-1]}",
+    )
+
+
 def _dry_run(request) -> bool:
     return request.query_params.get("dry_run", "").lower() in {"1", "true", "yes", "on"}
 
@@ -488,13 +509,7 @@ class SampleViewSet(
     )
     @action(detail=True, methods=["get"])
     def image(self, request, *args, **kwargs):
-        sample = self.get_object()
-        return _blob_response(
-            request,
-            key=sample.blob_key,
-            etag=sample.sha256,
-            filename=f"{sample.pk}.{sample.blob_key.rsplit('.', 1)[-1]}",
-        )
+        return sample_image_response(request, self.get_object())
 
     @extend_schema(
         responses={(200, "image/*"): OpenApiResponse(OpenApiTypes.BINARY), 304: None},
@@ -502,13 +517,7 @@ class SampleViewSet(
     )
     @action(detail=True, methods=["get"])
     def thumbnail(self, request, *args, **kwargs):
-        sample = self.get_object()
-        return _blob_response(
-            request,
-            key=sample.thumbnail_key,
-            etag=f"{sample.sha256}-thumb",
-            filename=f"{sample.pk}-thumbnail.{sample.thumbnail_key.rsplit('.', 1)[-1]}",
-        )
+        return sample_thumbnail_response(request, self.get_object())
 
 
 @_nested("list", "create", "retrieve", "preview")

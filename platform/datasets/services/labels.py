@@ -4,7 +4,7 @@ optimistic concurrency: a write names the ``label_version`` it saw and a stale o
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from config.exceptions import NotFound, field_error
@@ -423,6 +423,27 @@ def sample_set_label(
     return Sample.objects.select_related("label").get(pk=sample_id)
 
 
+def _refuse_missing_or_stale(
+    *, changes: list[dict], seen: Mapping[int, Mapping[str, Any]], current: Callable[..., dict], changed: str
+) -> None:
+    """All or nothing: a 400 naming samples not in the dataset, a 409 listing (``current``) those
+    whose ``label_version`` moved since the caller read them."""
+    ids = [change["id"] for change in changes]
+    missing = sorted(set(ids) - set(seen))
+    if missing:
+        raise field_error("changes", f"No sample(s) {missing[:20]} in this dataset; nothing was saved.")
+    stale = [
+        change["id"] for change in changes if seen[change["id"]]["label_version"] != change["label_version"]
+    ]
+    if stale:
+        raise LabelConflict(
+            f"{len(stale)} of the {len(ids)} samples were {changed} by someone else since you loaded "
+            "them; nothing was saved.",
+            field="changes",
+            conflicts=[current(seen[pk]) for pk in stale],
+        )
+
+
 def samples_set_labels(
     *, dataset: Dataset, changes: list[dict], actor: Any = None, source: str = ActivitySource.BULK
 ) -> list[dict]:
@@ -450,21 +471,7 @@ def samples_set_labels(
                 field="changes",
             )
         seen = _locked_samples(dataset=dataset, ids=ids)
-        missing = sorted(set(ids) - set(seen))
-        if missing:
-            raise field_error("changes", f"No sample(s) {missing[:20]} in this dataset; nothing was saved.")
-        stale = [
-            change["id"]
-            for change in changes
-            if seen[change["id"]]["label_version"] != change["label_version"]
-        ]
-        if stale:
-            raise LabelConflict(
-                f"{len(stale)} of the {len(ids)} samples were relabeled by someone else since you loaded "
-                "them; nothing was saved.",
-                field="changes",
-                conflicts=[_current(seen[pk]) for pk in stale],
-            )
+        _refuse_missing_or_stale(changes=changes, seen=seen, current=_current, changed="relabeled")
         targets = {change["id"]: labels.get(change["label"]) for change in changes}
         return _write_labels(dataset=dataset, seen=seen, targets=targets, actor=actor, source=source)
 
@@ -514,21 +521,7 @@ def samples_set_targets(
             .order_by("pk")
             .values("pk", "target", "label_version")
         }
-        missing = sorted(set(ids) - set(seen))
-        if missing:
-            raise field_error("changes", f"No sample(s) {missing[:20]} in this dataset; nothing was saved.")
-        stale = [
-            change["id"]
-            for change in changes
-            if seen[change["id"]]["label_version"] != change["label_version"]
-        ]
-        if stale:
-            raise LabelConflict(
-                f"{len(stale)} of the {len(ids)} samples were changed by someone else since you loaded "
-                "them; nothing was saved.",
-                field="changes",
-                conflicts=[_current_target(seen[pk]) for pk in stale],
-            )
+        _refuse_missing_or_stale(changes=changes, seen=seen, current=_current_target, changed="changed")
         Sample.objects.bulk_update(
             [
                 Sample(pk=pk, target=target, label_version=seen[pk]["label_version"] + 1)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from config.contracts import contract_field, contract_serializer
+from datasets.api.serializers import SampleSuggestionBoxSerializer
 from datasets.api.views import DATASET_ID, DatasetChildMixin
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field, extend_schema_view
 from jobs.api.serializers import ProgressField
@@ -165,15 +166,6 @@ class SuggestionScoreSerializer(serializers.Serializer):
     score = serializers.FloatField()
 
 
-class SuggestedBoxSerializer(serializers.Serializer):
-    label = serializers.IntegerField(allow_null=True, help_text="A label id (null: deleted since).")  # type: ignore[assignment]  # stub: Field.label
-    x = serializers.FloatField()
-    y = serializers.FloatField()
-    width = serializers.FloatField()
-    height = serializers.FloatField()
-    score = serializers.FloatField()
-
-
 class SuggestionSerializer(serializers.ModelSerializer):
     """A suggestion for one unlabeled sample: a label with its confidence (classification), boxes
     with scores (object detection) or a value (regression), and its place in the round's ranking."""
@@ -181,7 +173,9 @@ class SuggestionSerializer(serializers.ModelSerializer):
     sample = SuggestionSampleSerializer(read_only=True)
     label_name = serializers.CharField(source="label.name", read_only=True, allow_null=True, default=None)
     scores = SuggestionScoreSerializer(many=True, read_only=True, help_text="Top classes, best first.")
-    boxes = SuggestedBoxSerializer(many=True, read_only=True, help_text="Object detection: suggested boxes.")
+    boxes = SampleSuggestionBoxSerializer(
+        many=True, read_only=True, help_text="Object detection: suggested boxes."
+    )
 
     class Meta:
         model = Suggestion

@@ -15,7 +15,7 @@ from config.contracts import JSONScalarField, contract_field, contract_serialize
 from config.pagination import PageNumberPagination
 from datasets import selectors as dataset_selectors
 from datasets.api.serializers import ANNOTATION_STATUS_CHOICES
-from datasets.api.views import _blob_response
+from datasets.api.views import sample_image_response, sample_thumbnail_response
 from datasets.label_order import label_keys
 from django.utils.functional import cached_property
 from drf_spectacular.types import OpenApiTypes
@@ -594,13 +594,7 @@ class LabelingAssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin
     )
     @action(detail=True, methods=["get"])
     def image(self, request, *args, **kwargs):
-        sample = self._sample
-        return _blob_response(
-            request,
-            key=sample.blob_key,
-            etag=sample.sha256,
-            filename=f"{sample.pk}.{sample.blob_key.rsplit('.', 1)[-1]}",
-        )
+        return sample_image_response(request, self._sample)
 
     @extend_schema(
         responses={(200, "image/*"): OpenApiResponse(OpenApiTypes.BINARY), 304: None},
@@ -608,12 +602,4 @@ class LabelingAssignmentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin
     )
     @action(detail=True, methods=["get"])
     def thumbnail(self, request, *args, **kwargs):
-        sample = self._sample
-        if not sample.thumbnail_key:
-            raise NotFound("This sample has no thumbnail.")
-        return _blob_response(
-            request,
-            key=sample.thumbnail_key,
-            etag=f"{sample.sha256}-thumb",
-            filename=f"{sample.pk}-thumbnail.{sample.thumbnail_key.rsplit('.', 1)[-1]}",
-        )
+        return sample_thumbnail_response(request, self._sample)

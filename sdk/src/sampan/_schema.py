@@ -3239,16 +3239,6 @@ class SubmitRequest(TypedDict):
     boxes: NotRequired[list[AnswerBoxRequest]]
 
 
-class SuggestedBox(TypedDict):
-    # A label id (null: deleted since).
-    label: int | None
-    x: float
-    y: float
-    width: float
-    height: float
-    score: float
-
-
 # A suggestion for one unlabeled sample: a label with its confidence (classification), boxes with scores
 # (object detection) or a value (regression), and its place in the round's ranking.
 class Suggestion(TypedDict):
@@ -3261,7 +3251,7 @@ class Suggestion(TypedDict):
     # Top classes, best first.
     scores: list[SuggestionScore]
     # Object detection: suggested boxes.
-    boxes: list[SuggestedBox]
+    boxes: list[SampleSuggestionBox]
     # Regression: the suggested target.
     value: float | None
     priority: float
@@ -4298,7 +4288,6 @@ __all__ = [
     "StudyStatusEnum",
     "StudyTrials",
     "SubmitRequest",
-    "SuggestedBox",
     "Suggestion",
     "SuggestionAcceptRequest",
     "SuggestionAcceptResult",

@@ -24,7 +24,7 @@ from typing import IO, Any
 import requests
 
 from sampan import __version__
-from sampan.errors import SampanError, ServerError, TransportError, error_for
+from sampan.errors import SampanError, ServerError, TransportError, WaitTimeout, error_for
 
 RETRY_STATUSES = frozenset({429, 503})  # refused before doing anything: safe to retry on any method
 IDEMPOTENT_RETRY_STATUSES = frozenset({502, 504})  # a proxy lost the answer: retry idempotent requests only
@@ -323,3 +323,40 @@ def _bar(enabled: bool, **kwargs: Any) -> Any:
     from tqdm import tqdm
 
     return tqdm(**kwargs)
+
+
+def wait_with_progress(
+    resource: Any, *, title: str, timeout: float | None, poll: float, progress: bool, max_outage: float
+) -> None:
+    """Poll ``resource`` (a job-backed resource: ``status``, ``finished``, ``refresh()`` and
+    ``data["progress"]`` with ``fraction``/``message``) until it finished, with a percentage bar
+    named ``title``. Raises :class:`sampan.WaitTimeout` after ``timeout`` seconds (the job goes on)."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    outage = Outage(max_outage)
+    bar = _bar(
+        progress,
+        total=100,
+        desc=title,
+        bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f}% [{elapsed}<{remaining}{postfix}]",
+    )
+    try:
+        while True:
+            state = resource.data["progress"]
+            fraction = 1.0 if resource.status == "succeeded" else state.get("fraction")
+            if fraction is not None:
+                bar.n = round(100 * float(fraction))
+            message = state.get("message")
+            bar.set_postfix(
+                {"status": resource.status, **({"step": message} if message else {})}, refresh=True
+            )
+            if resource.finished:
+                return
+            if deadline is not None and time.monotonic() > deadline:
+                raise WaitTimeout(
+                    f"{title[:1].upper()}{title[1:]} is still {resource.status} after {timeout:g} s.",
+                    code="wait_timeout",
+                )
+            time.sleep(poll)
+            outage.attempt(resource.refresh)
+    finally:
+        bar.close()

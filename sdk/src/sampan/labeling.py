@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import builtins
 import itertools
-import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from sampan import _schema as schema
 from sampan._resource import Resource
 from sampan._resource import id_of as _id
-from sampan._transport import Outage, _bar
-from sampan.errors import SampanError, WaitTimeout
+from sampan._transport import wait_with_progress
+from sampan.errors import SampanError
 
 if TYPE_CHECKING:
     from typing import Self  # Python 3.11 (annotations are not evaluated on 3.10)
@@ -79,34 +78,14 @@ class SmartRound(Resource[schema.SmartRound]):
         """Block until the round's job ends, with a progress bar; returns self. Raises
         :class:`SmartRoundFailed` when it failed (unless ``raise_on_failure=False``) and
         :class:`sampan.WaitTimeout` after ``timeout`` seconds (the job goes on)."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        outage = Outage(max_outage)
-        bar = _bar(
-            progress,
-            total=100,
-            desc=f"smart labeling round {self.data['number']}",
-            bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f}% [{elapsed}<{remaining}{postfix}]",
+        wait_with_progress(
+            self,
+            title=f"smart labeling round {self.data['number']}",
+            timeout=timeout,
+            poll=poll,
+            progress=progress,
+            max_outage=max_outage,
         )
-        try:
-            while True:
-                fraction = 1.0 if self.status == "succeeded" else self.data["progress"].get("fraction")
-                if fraction is not None:
-                    bar.n = round(100 * float(fraction))
-                message = self.data["progress"].get("message")
-                bar.set_postfix(
-                    {"status": self.status, **({"step": message} if message else {})}, refresh=True
-                )
-                if self.finished:
-                    break
-                if deadline is not None and time.monotonic() > deadline:
-                    raise WaitTimeout(
-                        f"Smart labeling round {self.id} is still {self.status} after {timeout:g} s.",
-                        code="wait_timeout",
-                    )
-                time.sleep(poll)
-                outage.attempt(self.refresh)
-        finally:
-            bar.close()
         if raise_on_failure and self.status != "succeeded":
             reason = self.data["error"] or "see its job"
             raise SmartRoundFailed(f"Smart labeling round {self.id} {self.status}: {reason}", round=self)

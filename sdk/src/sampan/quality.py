@@ -5,14 +5,13 @@ columns). Start one with :meth:`sampan.datasets.Dataset.quality_report`."""
 from __future__ import annotations
 
 import builtins
-import time
 from typing import TYPE_CHECKING, Any
 
 from sampan import _optional
 from sampan import _schema as schema
 from sampan._resource import Resource
-from sampan._transport import Outage, _bar
-from sampan.errors import SampanError, WaitTimeout
+from sampan._transport import wait_with_progress
+from sampan.errors import SampanError
 
 if TYPE_CHECKING:
     from typing import Self  # Python 3.11 (annotations are not evaluated on 3.10)
@@ -108,34 +107,14 @@ class QualityReport(Resource[schema.DatasetQualityReport]):
         """Block until the report is ready, with a progress bar; returns self. Raises
         :class:`QualityReportFailed` when it failed (unless ``raise_on_failure=False``) and
         :class:`sampan.WaitTimeout` after ``timeout`` seconds (the job goes on)."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        outage = Outage(max_outage)
-        bar = _bar(
-            progress,
-            total=100,
-            desc=f"quality report {self.id}",
-            bar_format="{l_bar}{bar}| {n:.0f}/{total:.0f}% [{elapsed}<{remaining}{postfix}]",
+        wait_with_progress(
+            self,
+            title=f"quality report {self.id}",
+            timeout=timeout,
+            poll=poll,
+            progress=progress,
+            max_outage=max_outage,
         )
-        try:
-            while True:
-                fraction = 1.0 if self.status == "succeeded" else self.data["progress"].get("fraction")
-                if fraction is not None:
-                    bar.n = round(100 * float(fraction))
-                message = self.data["progress"].get("message")
-                bar.set_postfix(
-                    {"status": self.status, **({"step": message} if message else {})}, refresh=True
-                )
-                if self.finished:
-                    break
-                if deadline is not None and time.monotonic() > deadline:
-                    raise WaitTimeout(
-                        f"Quality report {self.id} is still {self.status} after {timeout:g} s.",
-                        code="wait_timeout",
-                    )
-                time.sleep(poll)
-                outage.attempt(self.refresh)
-        finally:
-            bar.close()
         if raise_on_failure and self.status != "succeeded":
             raise QualityReportFailed(
                 f"Quality report {self.id} {self.status}: {self.data['error'] or 'see its job'}", report=self
