@@ -88,6 +88,24 @@ def test_revert_restores_before_and_refuses_when_the_sample_changed_since(classi
     assert Sample.objects.get(pk=one.pk).label_id is None
 
 
+def test_a_review_verdict_reverts_to_the_status_before_it(classification, tenants):
+    dataset, cat, _dog, (one, *_) = classification
+    alice, bob = tenants["alice"], tenants["bob"]
+    samples_set_review(dataset=dataset, sample_ids=[one.pk], status=ReviewStatus.ACCEPTED, actor=alice)
+    samples_set_review(dataset=dataset, sample_ids=[one.pk], status=ReviewStatus.REJECTED, actor=bob)
+    accepted, rejected = SampleActivity.objects.filter(sample=one).order_by("id")
+
+    with pytest.raises(LabelConflict):  # the sample is no longer accepted
+        activity_revert(dataset=dataset, activity=accepted, actor=alice)
+    entry = activity_revert(dataset=dataset, activity=rejected, actor=alice)
+    assert (entry.action, entry.source, entry.reverts_id) == ("review", "revert", rejected.pk)
+    assert entry.actor == alice
+    assert (entry.before, entry.after) == ({"review_status": "rejected"}, {"review_status": "accepted"})
+    assert Sample.objects.get(pk=one.pk).review_status == ReviewStatus.ACCEPTED
+    activity_revert(dataset=dataset, activity=accepted, actor=alice)
+    assert Sample.objects.get(pk=one.pk).review_status == ReviewStatus.UNREVIEWED
+
+
 def test_box_changes_are_logged_and_reverted(tenants):
     dataset = factories.dataset(tenants["project_a"], name="Street", task_type="object_detection")
     factories.label(dataset, "cat"), factories.label(dataset, "dog")

@@ -110,10 +110,17 @@ def reset_review(*, sample_ids: Collection[int], source: str) -> None:
 
 @transaction.atomic
 def samples_set_review(
-    *, dataset: Dataset, sample_ids: Collection[int], status: str, actor: Any, comment: str = ""
+    *,
+    dataset: Dataset,
+    sample_ids: Collection[int],
+    status: str,
+    actor: Any,
+    comment: str = "",
+    source: str = ActivitySource.REVIEW,
 ) -> int:
-    """Set the review status of these samples of ``dataset`` and log it (source ``review``).
-    Returns how many samples changed. e.g. ``samples_set_review(dataset=d, sample_ids=[7, 8],
+    """Set the review status of these samples of ``dataset`` and log it (source ``review``, or
+    ``revert`` when :func:`activity_revert` puts a verdict back). Returns how many samples changed.
+    e.g. ``samples_set_review(dataset=d, sample_ids=[7, 8],
     status=ReviewStatus.ACCEPTED, actor=reviewer, comment="boxes tight")``"""
     if status not in ReviewStatus.values:
         raise InvalidInput(f"status: {status!r} is not one of {ReviewStatus.values}.", field="status")
@@ -129,7 +136,7 @@ def samples_set_review(
         dataset=dataset,
         entries=[(pk, {"review_status": current[pk]}, {"review_status": status}) for pk in changed],
         action=ActivityAction.REVIEW,
-        source=ActivitySource.REVIEW,
+        source=source,
         actor=actor,
         comment=comment,
     )
@@ -197,6 +204,7 @@ def activity_revert(*, dataset: Dataset, activity: SampleActivity, actor: Any) -
                 sample_ids=[sample.pk],
                 status=before.get("review_status", ReviewStatus.UNREVIEWED),
                 actor=actor,
+                source=ActivitySource.REVERT,
             )
         elif activity.action == ActivityAction.TARGET:
             samples_set_targets(

@@ -30,11 +30,32 @@ describe('ActivityLog', () => {
     expect(screen.getByTestId('activity-entry-29')).toHaveTextContent('looks right');
     expect(screen.getByTestId('activity-change-28')).toHaveTextContent('0 boxes → 1 box');
     expect(screen.getByTestId('activity-entry-28')).toHaveTextContent('labeling task');
-    // only a change the sample still carries can be reverted; reviews are not reverted from here
+    // only a change the sample still carries can be reverted (the review entry here is not current)
     expect(screen.getByTestId('activity-revert-30')).toBeEnabled();
     expect(screen.queryByTestId('activity-revert-29')).toBeNull();
     expect(screen.queryByTestId('activity-revert-28')).toBeNull();
     expect(server.callsTo('GET', LOG)[0].search.get('sample')).toBe('7');
+  });
+
+  it('reverts a review verdict the sample still carries', async () => {
+    let reverted = false;
+    const undo = entry({ id: 52, action: 'review', source: 'revert', before: { review_status: 'rejected' }, after: { review_status: 'unreviewed' }, reverts: 51 });
+    const verdict = entry({ id: 51, action: 'review', source: 'review', before: { review_status: 'unreviewed' }, after: { review_status: 'rejected' }, can_revert: true });
+    const server = fakeApi({
+      [`GET ${LOG}`]: () => json(page(reverted ? [undo, { ...verdict, can_revert: false }] : [verdict])),
+      [`POST ${LOG}51/revert/`]: () => {
+        reverted = true;
+        return json(undo);
+      },
+    });
+    renderWithApp(<ActivityLog datasetId={1} sampleId={7} version={3} canEdit />);
+    const button = await screen.findByTestId('activity-revert-51');
+    expect(button).toHaveAttribute('title', 'Put back the review status from before this verdict');
+    await userEvent.setup().click(button);
+    expect(server.callsTo('POST', `${LOG}51/revert/`)).toHaveLength(1);
+    expect(await screen.findByTestId('activity-change-52')).toHaveTextContent('review: not reviewed');
+    expect(screen.getByTestId('activity-reverts-52')).toHaveTextContent('undoes review: rejected');
+    expect(screen.queryByTestId('activity-revert-51')).toBeNull();
   });
 
   it('shows regression target changes as numbers, revertible like labels', async () => {

@@ -106,7 +106,7 @@ export function ActivityLog({ datasetId, sampleId, version, canEdit, readOnlyRea
         <ScrollArea.Autosize mah={260}>
           <Stack gap={6}>
             {entries.map((entry) => {
-              const revertible = entry.action !== 'review' && entry.can_revert;
+              const revertible = entry.can_revert;
               return (
                 <Stack key={entry.id} gap={2} data-testid={`activity-entry-${entry.id}`} data-source={entry.source} data-action={entry.action}>
                   <Group gap={6} wrap="nowrap" justify="space-between">
@@ -128,7 +128,7 @@ export function ActivityLog({ datasetId, sampleId, version, canEdit, readOnlyRea
                           variant="subtle"
                           disabled={!canEdit || revert.isPending}
                           onClick={() => onRevert(entry)}
-                          title={t('activity.revertTitle')}
+                          title={t(entry.action === 'review' ? 'activity.revertReviewTitle' : 'activity.revertTitle')}
                           data-testid={`activity-revert-${entry.id}`}
                         >
                           {t('activity.revert')}
