@@ -23,8 +23,18 @@ from django.utils import timezone
 from datasets.archives import ArchiveLimits, ArchiveRejected, ArchiveScan, archive_files
 from datasets.exceptions import ImportRejected
 from datasets.label_order import import_order
-from datasets.models import Annotation, AnnotationStatus, Dataset, ImportBatch, Label, Sample
+from datasets.models import (
+    ActivityAction,
+    ActivitySource,
+    Annotation,
+    AnnotationStatus,
+    Dataset,
+    ImportBatch,
+    Label,
+    Sample,
+)
 from datasets.services import imports
+from datasets.services.activity import Entry, activity_record, boxes_value
 from datasets.services.imports import Report
 from datasets.services.labels import next_colors, next_position
 from workers.contracts.annotations import INTERCHANGE_FORMATS, InterchangeFormat, InterchangeSet
@@ -175,12 +185,14 @@ def _write_boxes(
         )
     earlier_ids = {s.pk for s in earlier}
     updated: list[int] = []
+    logged: list[Entry] = []  # one activity entry per image the import annotates
     for sample in [*Sample.objects.filter(import_batch=batch).only(*fields), *earlier]:
         name = sample.original_name if sample.import_batch_id == batch.pk else names_by_sha[sample.sha256]
         image = by_name.get(name)
         if image is None:
             continue
         kept = 0
+        first = len(rows)
         for index, record in enumerate(image["annotations"]):
             geometry = _inside(record["geometry"], sample.width, sample.height)
             if geometry is None:
@@ -209,9 +221,19 @@ def _write_boxes(
         if status == AnnotationStatus.ANNOTATED and not kept:
             status = AnnotationStatus.UNLABELED
         by_status.setdefault(status, []).append(sample.pk)
+        if status != AnnotationStatus.UNLABELED:
+            unlabeled = boxes_value(AnnotationStatus.UNLABELED, [])
+            logged.append((sample.pk, unlabeled, boxes_value(status, rows[first:])))
         if sample.pk in earlier_ids and status != AnnotationStatus.UNLABELED:
             updated.append(sample.pk)
     Annotation.objects.bulk_create(rows, batch_size=2000)
+    activity_record(
+        dataset=dataset,
+        entries=logged,
+        action=ActivityAction.ANNOTATIONS,
+        source=ActivitySource.IMPORT,
+        actor=batch.created_by,
+    )
     for status, ids in by_status.items():
         for chunk in imports.chunks(ids, 5000):
             Sample.objects.filter(pk__in=chunk).update(annotation_status=status)

@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from datasets.exceptions import ImportRejected
 from datasets.label_order import import_order
-from datasets.models import Dataset, ImportBatch, ImportStatus, Label, Sample
+from datasets.models import ActivityAction, ActivitySource, Dataset, ImportBatch, ImportStatus, Label, Sample
+from datasets.services.activity import activity_record, label_value, target_value
 from datasets.services.labels import next_colors, next_position
 
 Report = Callable[..., None]
@@ -47,6 +48,30 @@ def problem_details(problems: list[dict], *, files: int, failed: int) -> dict:
         "failed": failed,
         "duplicates": len(problems) - failed,
     }
+
+
+def _log_imported_labels(*, dataset: Dataset, samples: list[Sample], actor: Any) -> None:
+    """One activity entry (source ``import``) per inserted sample that came with a label or a
+    regression target, in one insert, so the log says who set each label and when from the start."""
+    labeled = [s for s in samples if s.label_id is not None]
+    activity_record(
+        dataset=dataset,
+        entries=[
+            (s.pk, label_value(None, None), label_value(s.label_id, s.label.name if s.label else None))
+            for s in labeled
+        ],
+        action=ActivityAction.LABEL,
+        source=ActivitySource.IMPORT,
+        actor=actor,
+    )
+    targeted = [s for s in samples if s.target is not None]
+    activity_record(
+        dataset=dataset,
+        entries=[(s.pk, target_value(None), target_value(s.target)) for s in targeted],
+        action=ActivityAction.TARGET,
+        source=ActivitySource.IMPORT,
+        actor=actor,
+    )
 
 
 def commit_samples(
@@ -123,8 +148,9 @@ def commit_samples(
         batch.finished_at = timezone.now()
         batch.save()
         now = timezone.now()
+        actor = batch.created_by
         for chunk in chunks(fresh, INSERT_BATCH):
-            Sample.objects.bulk_create(
+            inserted = Sample.objects.bulk_create(
                 [
                     Sample(
                         dataset=dataset,
@@ -138,6 +164,7 @@ def commit_samples(
                     for s in chunk
                 ]
             )
+            _log_imported_labels(dataset=dataset, samples=inserted, actor=actor)
         if finish is not None:
             finish(locked)
     return batch
