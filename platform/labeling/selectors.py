@@ -108,13 +108,15 @@ PENDING_SUGGESTION_FIELDS = {
     "label_name": "label__name",
     "confidence": "confidence",
     "boxes": "boxes",
+    "value": "value",
 }
 
 
 def with_pending_suggestion(queryset: QuerySet[Sample], *, dataset: Dataset) -> QuerySet[Sample]:
     """Samples annotated with their latest pending suggestion while they are unlabeled
-    (``pending_suggestion_id``, ``_round``, ``_label``, ``_label_name``, ``_confidence``, ``_boxes``;
-    None without one): subqueries of the same query, so a page costs no extra query whatever its size."""
+    (``pending_suggestion_id``, ``_round``, ``_label``, ``_label_name``, ``_confidence``, ``_boxes``,
+    ``_value``; None without one): subqueries of the same query, so a page costs no extra query
+    whatever its size."""
     latest = Suggestion.objects.filter(
         _unlabeled_q(dataset, "sample__"), sample_id=OuterRef("pk"), status=SuggestionStatus.PENDING
     ).order_by("-round_id")

@@ -190,6 +190,7 @@ class SampleSuggestionSerializer(serializers.Serializer):
     label_name = serializers.CharField(allow_null=True)
     confidence = serializers.FloatField()
     boxes = SampleSuggestionBoxSerializer(many=True)
+    value = serializers.FloatField(allow_null=True, help_text="Regression: the suggested target (else null).")
 
 
 class SampleSerializer(serializers.ModelSerializer):

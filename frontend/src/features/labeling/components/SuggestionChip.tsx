@@ -4,7 +4,7 @@ import { WithReason } from '@/components/WithReason';
 import { formatNumber } from '@/lib/numbers';
 import type { SampleSuggestion } from '../api/smart';
 
-/** `value`: a regression suggestion's target (the suggestions list has it; a sample's suggestion does not). */
+/** `value`: a regression suggestion's target (null for classification and detection suggestions). */
 type Shown = Pick<SampleSuggestion, 'label' | 'label_name' | 'confidence' | 'boxes'> & { value?: number | null };
 
 /**
