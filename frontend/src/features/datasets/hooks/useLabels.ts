@@ -2,8 +2,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { datasetKeys } from '../api/keys';
 import { createLabel, deleteLabel, listLabels, mergeLabel, renameLabel, reorderLabels, updateLabel, type Label } from '../api/labels';
 
+/** A dataset's labels; nothing is requested until the id is known (no `/datasets/NaN/labels/`). */
 export function useLabels(datasetId: number) {
-  return useQuery({ queryKey: datasetKeys.labels(datasetId), queryFn: () => listLabels(datasetId) });
+  return useQuery({ queryKey: datasetKeys.labels(datasetId), queryFn: () => listLabels(datasetId), enabled: Number.isFinite(datasetId) });
 }
 
 /** Label changes touch samples, counts and statistics: refresh everything under the dataset. */
