@@ -3,8 +3,8 @@ from __future__ import annotations
 from typing import Any
 
 from config.exceptions import field_error
-from django.db.models import QuerySet
-from jobs.models import Job
+from django.db.models import Q, QuerySet
+from jobs.models import Job, JobStatus
 from workspaces.selectors import scoped_to_member
 
 from training.models import Backbone, ModelVersion
@@ -19,6 +19,25 @@ def training_jobs_for(*, user) -> QuerySet[Job]:
     version it produced (one query for the whole page)."""
     return scoped_to_member(
         Job.objects.filter(kind="training.run").select_related("created_by", "model_version"), user=user
+    )
+
+
+def latest_model_for_dataset(dataset) -> ModelVersion | None:
+    """The newest image classifier trained here on a version of ``dataset`` whose training job
+    succeeded and that kept a file (checkpoint or ONNX), or None. Smart labeling and the quality
+    report add its embedding to the image features.
+
+    e.g. ``latest_model_for_dataset(digits)`` -> ``<ModelVersion 4:V3>``"""
+    return (
+        ModelVersion.objects.filter(
+            dataset_version__dataset=dataset,
+            template="image_classification",
+            source="trained",
+            job__status=JobStatus.SUCCEEDED,
+        )
+        .exclude(Q(checkpoint_key="") & Q(onnx_key=""))
+        .order_by("-created_at", "-id")
+        .first()
     )
 
 

@@ -123,7 +123,8 @@ class SampleSuggestion(TypedDict):
 class SmartLabelingSummary(TypedDict):
     """A round at a glance. ``estimated_accuracy``: the quick model's cross-validated accuracy on
     the labeled samples (mAP@.5 for detection, R² for regression; None with too few labels to
-    tell). ``per_class_suggested``: suggestions per class (index) for the charts."""
+    tell). ``per_class_suggested``: suggestions per class (index) for the charts. ``unreadable``:
+    images that could not be decoded (no suggestion, not trained on; absent: none)."""
 
     kind: Literal["smart_labeling_summary"]
     version: int
@@ -136,6 +137,19 @@ class SmartLabelingSummary(TypedDict):
     per_class_suggested: list[int]
     confidence_histogram: list[int]  # ten bins over [0, 1]
     seconds: float
+    unreadable: NotRequired[int]
+
+
+class ModelFeatures(TypedDict):
+    """A model the platform trained on this dataset, copied into the job's work dir, whose embedding
+    joins the image features (``workers.smart_labeling.features.pool_features(model=...)``).
+    ``checkpoint_path``: a Sampan ``model.pt`` (arch, weights; read with ``weights_only=True``);
+    else ``onnx_path`` (its logits). ``name`` e.g. "model version V3"."""
+
+    name: str
+    checkpoint_path: NotRequired[str]
+    onnx_path: NotRequired[str]
+    preprocessing: dict[str, object]
 
 
 class SmartLabelingResult(TypedDict):

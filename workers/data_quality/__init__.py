@@ -26,7 +26,7 @@ from workers.contracts.quality import (
     QualityReport,
     SkippedCheck,
 )
-from workers.contracts.smart_labeling import LabelPool, PoolSample
+from workers.contracts.smart_labeling import LabelPool, ModelFeatures, PoolSample
 from workers.data_quality.findings import finding, histogram, stage
 from workers.progress import Report
 
@@ -52,8 +52,16 @@ def resolved_params(params: QualityParams | None) -> QualityParams:
     }
 
 
-def run(pool: LabelPool, params: QualityParams, *, work_dir: Path, report: Report) -> QualityReport:
-    """The quality report of ``pool``.
+def run(
+    pool: LabelPool,
+    params: QualityParams,
+    *,
+    work_dir: Path,
+    report: Report,
+    model: ModelFeatures | None = None,
+) -> QualityReport:
+    """The quality report of ``pool``. ``model`` (image classification): a model trained on the
+    platform whose embedding joins the image features of the mislabel finder.
 
     e.g. ``run(pool, {}, work_dir=tmp, report=silent_report)["findings"]`` -> ``[{"code":
     "near_duplicates", "severity": "warning", "count": 2, "sample_ids": [3, 9], "groups": [[3, 9]],
@@ -178,6 +186,7 @@ def run(pool: LabelPool, params: QualityParams, *, work_dir: Path, report: Repor
             work_dir,
             p,
             stage(report, 0.65, 0.98),
+            model=model,
         )
         if reason:
             skipped.append({"code": "likely_mislabeled", "reason": reason})
@@ -309,6 +318,8 @@ def _mislabels(
     work_dir: Path,
     p: QualityParams,
     report: Report,
+    *,
+    model: ModelFeatures | None = None,
 ) -> tuple[Finding | None, str]:
     """(the likely_mislabeled finding or None, '' or why the check could not run)."""
     from workers.data_quality.mislabels import TooFewLabels, find_mislabels
@@ -323,7 +334,7 @@ def _mislabels(
         features = embeddings[list(labeled)]
     elif pool["task_type"] in IMAGE_TASKS:
         sub_pool: LabelPool = {**pool, "samples": [samples[i] for i in labeled]}
-        features = pool_features(sub_pool, work_dir=work_dir, report=stage(report, 0.0, 0.7))
+        features = pool_features(sub_pool, work_dir=work_dir, report=stage(report, 0.0, 0.7), model=model)
     else:
         features = pool_features(pool, work_dir=work_dir, report=report)[list(labeled)]
     report("out-of-fold predictions and confident learning", fraction=0.75)

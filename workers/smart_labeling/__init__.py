@@ -31,6 +31,7 @@ from workers.contracts.smart_labeling import (
     SMART_LABELING_VERSION,
     ClassScore,
     LabelPool,
+    ModelFeatures,
     SampleSuggestion,
     SmartLabelingParams,
     SmartLabelingResult,
@@ -62,9 +63,13 @@ def run(
     work_dir: Path,
     report: Report,
     cache_dir: Path | None = None,
+    model: ModelFeatures | None = None,
 ) -> SmartLabelingResult:
     """One smart-labeling round over ``pool``. ``cache_dir`` (optional, may vanish): where image and
     text feature rows are kept between rounds (:class:`~workers.smart_labeling.features.FeatureCache`).
+    ``model`` (image classification): a model trained on the platform whose embedding joins the
+    image features. An image that cannot be read gets no suggestion and is not trained on; the
+    summary's ``unreadable`` counts them.
 
     e.g. ``run(pool, {"batch_size": 50, "strategy": "uncertainty_diversity", "seed": 0},
     work_dir=tmp, report=silent_report)["suggestions"]`` -> one suggestion per unlabeled sample, 50 of
@@ -80,7 +85,9 @@ def run(
     elif task == "tabular_regression":
         result = _run_regression(pool, params, work_dir=work_dir, report=report)
     else:
-        result = _run_classification(pool, params, work_dir=work_dir, report=report, cache_dir=cache_dir)
+        result = _run_classification(
+            pool, params, work_dir=work_dir, report=report, cache_dir=cache_dir, model=model
+        )
     result["summary"]["seconds"] = round(time.monotonic() - started, 3)
     report(
         f"suggested {len(result['suggestions'])} samples, ranked {result['summary']['ranked']}",
@@ -103,7 +110,9 @@ def scaled_report(report: Report, start: float, end: float) -> Report:
     return stage
 
 
-def _model_name(task: str) -> str:
+def _model_name(task: str, model: ModelFeatures | None = None) -> str:
+    if model is not None and task == "image_classification":
+        return f"logistic regression on image features + {model['name']}'s embedding"
     return {
         "image_classification": "logistic regression on image thumbnails and gradient histograms",
         "text_classification": "logistic regression on MiniLM sentence embeddings",
@@ -172,12 +181,20 @@ def _histogram(confidences: Sequence[float]) -> list[int]:
 
 
 def read_features(
-    pool: LabelPool, work_dir: Path, report: Report, cache_dir: Path | None = None
+    pool: LabelPool,
+    work_dir: Path,
+    report: Report,
+    cache_dir: Path | None = None,
+    *,
+    model: ModelFeatures | None = None,
+    unreadable: set[int] | None = None,
 ) -> np.ndarray:
     from workers.smart_labeling.features import pool_features
 
     report("reading the samples", fraction=0.0)
-    return pool_features(pool, work_dir=work_dir, report=report, cache_dir=cache_dir)
+    return pool_features(
+        pool, work_dir=work_dir, report=report, cache_dir=cache_dir, model=model, unreadable=unreadable
+    )
 
 
 def classification_round(
@@ -204,23 +221,36 @@ def classification_round(
 
 
 def _run_classification(
-    pool: LabelPool, params: SmartLabelingParams, *, work_dir: Path, report: Report, cache_dir: Path | None
+    pool: LabelPool,
+    params: SmartLabelingParams,
+    *,
+    work_dir: Path,
+    report: Report,
+    cache_dir: Path | None,
+    model: ModelFeatures | None = None,
 ) -> SmartLabelingResult:
     from workers.smart_labeling.quick_model import out_of_fold_probabilities
 
-    samples = pool["samples"]
     n_classes = len(pool["classes"])
+    _check_labels([s["label"] for s in pool["samples"]], n_classes)
+    images = pool["task_type"] == "image_classification"
+    unreadable: set[int] = set()
+    features = read_features(
+        pool,
+        work_dir,
+        scaled_report(report, 0.0, 0.6),
+        cache_dir,
+        model=model if images else None,
+        unreadable=unreadable if images else None,
+    )
+    # an image that cannot be read is left out: no suggestion, not trained on
+    readable = np.asarray([i not in unreadable for i in range(len(pool["samples"]))], dtype=bool)
+    features = features[readable]
+    samples = [s for i, s in enumerate(pool["samples"]) if i not in unreadable]
     labeled = np.asarray([s["label"] is not None for s in samples], dtype=bool)
-    if labeled.all():
-        raise NothingToSuggest("every sample is labeled: there is nothing to suggest")
     y = np.asarray([s["label"] for s in samples if s["label"] is not None], dtype=np.int64)
-    counts = np.bincount(y, minlength=n_classes) if len(y) else np.zeros(n_classes, dtype=np.int64)
-    if (counts >= MIN_LABELED_PER_CLASS).sum() < 2:
-        raise NotEnoughLabels(
-            f"smart labeling needs at least {MIN_LABELED_PER_CLASS} labeled samples in each of 2 classes; "
-            f"{int((counts >= MIN_LABELED_PER_CLASS).sum())} class(es) have that many"
-        )
-    features = read_features(pool, work_dir, scaled_report(report, 0.0, 0.6), cache_dir)
+    if unreadable:
+        _check_labels([s["label"] for s in samples], n_classes, readable_only=True)
     report("training the quick model", fraction=0.6)
     estimated = None
     if len(y) >= 10:
@@ -252,15 +282,32 @@ def _run_classification(
                 "rank": ranks.get(position),
             }
         )
-    return round_result(
+    result = round_result(
         pool,
         params,
         suggestions,
         labeled=int(labeled.sum()),
         estimated=estimated,
         per_class=per_class,
-        model=_model_name(pool["task_type"]),
+        model=_model_name(pool["task_type"], model if images else None),
     )
+    if unreadable:
+        result["summary"]["unreadable"] = len(unreadable)
+    return result
+
+
+def _check_labels(labels: Sequence[int | None], n_classes: int, *, readable_only: bool = False) -> None:
+    """NothingToSuggest when every sample is labeled, NotEnoughLabels under 2 classes x 2 labels."""
+    readable = " readable" if readable_only else ""
+    if all(label is not None for label in labels):
+        raise NothingToSuggest(f"every{readable} sample is labeled: there is nothing to suggest")
+    y = np.asarray([label for label in labels if label is not None], dtype=np.int64)
+    counts = np.bincount(y, minlength=n_classes) if len(y) else np.zeros(n_classes, dtype=np.int64)
+    if (counts >= MIN_LABELED_PER_CLASS).sum() < 2:
+        raise NotEnoughLabels(
+            f"smart labeling needs at least {MIN_LABELED_PER_CLASS}{readable} labeled samples in each of "
+            f"2 classes; {int((counts >= MIN_LABELED_PER_CLASS).sum())} class(es) have that many"
+        )
 
 
 def round_result(

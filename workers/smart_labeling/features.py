@@ -25,12 +25,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from workers.contracts.smart_labeling import LabelPool, PoolSample
+from workers.contracts.smart_labeling import LabelPool, ModelFeatures, PoolSample
 from workers.progress import Report
 
 THUMBNAIL = 16
@@ -41,6 +41,7 @@ COLOUR = 4
 TEXT_BATCH = 64
 TEXT_MAX_LENGTH = 128
 EMBEDDING_WIDTH = 384  # all-MiniLM-L6-v2's hidden size
+MODEL_BATCH = 64
 # the cache's folder per kind of row: change the name when what a row holds changes
 IMAGE_CACHE = f"image-v1-{THUMBNAIL}-{GRADIENT_SIZE}-{GRADIENT_CELLS}-{ORIENTATIONS}-{COLOUR}"
 TEXT_CACHE = f"minilm-v1-{TEXT_MAX_LENGTH}"
@@ -85,18 +86,33 @@ class FeatureCache:
 
 
 def pool_features(
-    pool: LabelPool, *, work_dir: Path, report: Report, cache_dir: Path | None = None
+    pool: LabelPool,
+    *,
+    work_dir: Path,
+    report: Report,
+    cache_dir: Path | None = None,
+    model: ModelFeatures | None = None,
+    unreadable: set[int] | None = None,
 ) -> np.ndarray:
     """(len(pool samples), d) float32, in pool order; ``cache_dir``: see :class:`FeatureCache`.
 
     e.g. ``pool_features({"kind": "label_pool", "version": 1, "task_type": "image_classification",
     "classes": ["cat", "dog"], "samples": [...]}, work_dir=tmp, report=silent_report).shape ->
-    (n, 448)``. Raises ``ValueError`` naming a sample whose image cannot be read.
+    (n, 448)``. Raises ``ValueError`` naming a sample whose image cannot be read, unless
+    ``unreadable`` is given: then such samples' positions are added to it and their rows are zeros.
+
+    ``model`` (image pools): a classifier trained on the platform; its embedding (the penultimate
+    layer of the torch checkpoint, else the ONNX model's logits) is one more block, e.g. 448 + 64
+    columns for a ``cnn_small`` checkpoint.
     """
     samples = pool["samples"]
     task = pool["task_type"]
     if task in ("image_classification", "object_detection"):
-        blocks = image_features(samples, report=report, cache=FeatureCache(cache_dir, IMAGE_CACHE))
+        blocks = image_features(
+            samples, report=report, cache=FeatureCache(cache_dir, IMAGE_CACHE), unreadable=unreadable
+        )
+        if model is not None and task == "image_classification":
+            blocks.append(model_embeddings(samples, model, report=report, unreadable=unreadable))
     elif task == "text_classification":
         texts = [s.get("text", "") for s in samples]
         blocks = [text_embeddings(texts, report=report, cache=FeatureCache(cache_dir, TEXT_CACHE))]
@@ -132,10 +148,15 @@ def _gradient_histogram(gray: np.ndarray) -> np.ndarray:
 
 
 def image_features(
-    samples: Sequence[PoolSample], *, report: Report, cache: FeatureCache | None = None
+    samples: Sequence[PoolSample],
+    *,
+    report: Report,
+    cache: FeatureCache | None = None,
+    unreadable: set[int] | None = None,
 ) -> list[np.ndarray]:
     """[thumbnails, gradient histograms, colour thumbnails] for every sample's ``image_path``
-    (rows of ``cache`` by the sample's ``sha256`` where it has them)."""
+    (rows of ``cache`` by the sample's ``sha256`` where it has them). An image that cannot be read
+    raises ``ValueError``, or, with ``unreadable`` given, adds its position there (rows of zeros)."""
     from PIL import Image, ImageOps
 
     n = len(samples)
@@ -158,6 +179,9 @@ def image_features(
                 image.draft("RGB", (GRADIENT_SIZE * 2, GRADIENT_SIZE * 2))
                 rgb = ImageOps.exif_transpose(image).convert("RGB")
         except (OSError, ValueError, Image.DecompressionBombError) as error:
+            if unreadable is not None:
+                unreadable.add(i)
+                continue
             raise ValueError(f"sample {sample['id']}: its image cannot be read ({error})") from error
         gray = rgb.convert("L")
         thumbs[i] = np.asarray(gray.resize((THUMBNAIL, THUMBNAIL), Image.Resampling.BOX), np.float32).ravel()
@@ -172,6 +196,76 @@ def image_features(
         cache.put(sample.get("sha256", ""), np.concatenate([thumbs[i], gradients[i], colours[i]]))
     report(f"read {n} images", fraction=1.0)
     return [thumbs, gradients, colours]
+
+
+def model_embeddings(
+    samples: Sequence[PoolSample], model: ModelFeatures, *, report: Report, unreadable: set[int] | None = None
+) -> np.ndarray:
+    """(n, width) float32: each image through ``model`` with the model's own preprocessing; the torch
+    checkpoint's penultimate layer when ``checkpoint_path`` is given, else the ONNX model's logits.
+    Rows in ``unreadable`` stay zeros; an image that cannot be read joins it (raises without it)."""
+    from workers.image_classification.preprocessing import open_image, preprocess_batch
+
+    spec = model["preprocessing"]
+    embed = _checkpoint_embedder(model) if model.get("checkpoint_path") else _onnx_embedder(model)
+    skip = set(unreadable or ())
+    positions = [i for i in range(len(samples)) if i not in skip]
+    rows: dict[int, np.ndarray] = {}
+    for start in range(0, len(positions), MODEL_BATCH):
+        report(
+            f"embedding images with {model['name']} ({start}/{len(positions)})",
+            fraction=start / max(len(positions), 1),
+        )
+        chunk = []
+        images = []
+        for i in positions[start : start + MODEL_BATCH]:
+            try:
+                images.append(open_image(samples[i].get("image_path", ""), spec))
+            except (OSError, ValueError) as error:
+                if unreadable is None:
+                    message = f"sample {samples[i]['id']}: its image cannot be read ({error})"
+                    raise ValueError(message) from error
+                unreadable.add(i)
+                continue
+            chunk.append(i)
+        out = embed(preprocess_batch(images, spec))
+        for i, row in zip(chunk, out, strict=True):
+            rows[i] = row
+    width = next(iter(rows.values())).shape[0] if rows else 1
+    matrix = np.zeros((len(samples), width), np.float32)
+    for i, row in rows.items():
+        matrix[i] = row
+    report(f"embedded {len(positions)} images with {model['name']}", fraction=1.0)
+    return matrix
+
+
+def _checkpoint_embedder(model: ModelFeatures) -> Callable[[np.ndarray], np.ndarray]:
+    import torch
+    from torch import nn
+
+    from workers.image_classification.models import build_model
+
+    loaded = torch.load(model["checkpoint_path"], map_location="cpu", weights_only=True)
+    if not isinstance(loaded, dict) or "arch" not in loaded or not isinstance(loaded.get("model"), dict):
+        raise ValueError(f"{model['name']}: its checkpoint is not a Sampan image classifier (model.pt)")
+    network = build_model(str(loaded["arch"]), int(loaded["num_classes"]))
+    network.load_state_dict(loaded["model"])
+    network.fc = nn.Identity()  # the penultimate layer is the embedding
+    network.eval()
+
+    def embed(batch: np.ndarray) -> np.ndarray:
+        with torch.inference_mode():
+            out: torch.Tensor = network(torch.from_numpy(np.ascontiguousarray(batch, np.float32)))
+            return np.asarray(out.numpy(), dtype=np.float32)
+
+    return embed
+
+
+def _onnx_embedder(model: ModelFeatures) -> Callable[[np.ndarray], np.ndarray]:
+    from workers.image_classification.predictor import ImageClassifier
+
+    classifier = ImageClassifier(model["onnx_path"], preprocessing=model["preprocessing"], threads=2)
+    return classifier.logits
 
 
 def text_embeddings(texts: Sequence[str], *, report: Report, cache: FeatureCache | None = None) -> np.ndarray:

@@ -98,7 +98,12 @@ def quality_report_run(*, report_id: int, job, report) -> dict[str, Any]:
         )
         params: QualityParams = dict(row.params or {})  # type: ignore[assignment]  # validated on create
         with tempfile.TemporaryDirectory(prefix="sampan-quality-") as work_dir:
-            found = run(pool, params, work_dir=Path(work_dir), report=report)
+            model = None
+            if pool["task_type"] == "image_classification":
+                from training.model_files import dataset_model_features
+
+                model = dataset_model_features(dataset=row.dataset, work_dir=Path(work_dir))
+            found = run(pool, params, work_dir=Path(work_dir), report=report, model=model)
     except LeaseLost:
         raise  # another attempt owns the report now
     except JobPreempted:

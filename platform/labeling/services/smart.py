@@ -33,7 +33,13 @@ from jobs.services import job_create
 
 from labeling.models import RoundStatus, SmartLabelingRound, Suggestion, SuggestionStatus
 from labeling.selectors import pending_suggestions, unlabeled_samples
-from workers.contracts.smart_labeling import STRATEGIES, SmartLabelingParams, Strategy
+from workers.contracts.smart_labeling import (
+    STRATEGIES,
+    LabelPool,
+    ModelFeatures,
+    SmartLabelingParams,
+    Strategy,
+)
 
 MIN_CLASSES = 2
 MIN_LABELED_PER_CLASS = 2
@@ -227,7 +233,9 @@ def smart_round_run(*, round_id: int, job: Job, report) -> dict:
             "seed": int(smart_round.params.get("seed", 0)),
         }
         try:
-            result = smart_labeling.run(pool, params, work_dir=work_dir, report=report)
+            result = smart_labeling.run(
+                pool, params, work_dir=work_dir, report=report, model=_model_of(dataset, pool, work_dir)
+            )
         except (smart_labeling.NotEnoughLabels, smart_labeling.NothingToSuggest) as exc:
             raise JobInputRejected(str(exc)) from exc
         report("storing the suggestions", fraction=0.99, milestone=True)
@@ -254,6 +262,15 @@ def smart_round_run(*, round_id: int, job: Job, report) -> dict:
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
     return {"smart_round": smart_round.pk, "suggestions": len(rows), "ranked": summary.get("ranked", 0)}
+
+
+def _model_of(dataset: Dataset, pool: LabelPool, work_dir: Path) -> ModelFeatures | None:
+    """Image classification: the newest model trained on this dataset, copied into the work dir."""
+    if pool["task_type"] != "image_classification":
+        return None
+    from training.model_files import dataset_model_features
+
+    return dataset_model_features(dataset=dataset, work_dir=work_dir)
 
 
 # --- accepting and rejecting ---------------------------------------------------------------------
