@@ -3,7 +3,6 @@ that hands a big upload to a ``datasets.import`` job."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -11,7 +10,7 @@ from typing import Any
 from uuid import uuid4
 
 from django.core.files.storage import default_storage
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from datasets.exceptions import ImportRejected
@@ -64,28 +63,41 @@ def problem_details(problems: list[dict], *, files: int, failed: int) -> dict:
 def _log_imported_labels(*, batch: ImportBatch, now: datetime, targets: bool) -> None:
     """One activity entry (source ``import``, actor = who imported, before: nothing) per sample of
     ``batch`` that came with a label or a regression target, so the log says who set each label and
-    when from the start. Written by the database in one INSERT ... SELECT per kind: a 1,797-image
-    import spends ~10 ms on it instead of ~165 ms building and sending the rows from Python."""
-    activity, sample, label = (m._meta.db_table for m in (SampleActivity, Sample, Label))
-    columns = "dataset_id, sample_id, actor_id, action, source, before, after, comment, created_at"
-    actor, source = batch.created_by_id, ActivitySource.IMPORT
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {activity} ({columns}) "
-            f"SELECT s.dataset_id, s.id, %s, %s, %s, %s::jsonb, "
-            f"jsonb_build_object('label', s.label_id, 'label_name', l.name), '', %s "
-            f"FROM {sample} s JOIN {label} l ON l.id = s.label_id "
-            f"WHERE s.import_batch_id = %s ORDER BY s.id",
-            [actor, ActivityAction.LABEL, source, json.dumps(label_value(None, None)), now, batch.pk],
+    when from the start. One read and one bulk insert per batch (the same on SQLite and PostgreSQL)."""
+    common = {
+        "actor_id": batch.created_by_id,
+        "source": ActivitySource.IMPORT,
+        "created_at": now,
+        "comment": "",
+    }
+    labeled = Sample.objects.filter(import_batch=batch, label__isnull=False).order_by("pk")
+    rows = [
+        SampleActivity(
+            dataset_id=dataset_id,
+            sample_id=pk,
+            action=ActivityAction.LABEL,
+            before=label_value(None, None),
+            after=label_value(label_id, name),
+            **common,
         )
-        if targets:
-            cursor.execute(
-                f"INSERT INTO {activity} ({columns}) "
-                f"SELECT s.dataset_id, s.id, %s, %s, %s, %s::jsonb, "
-                f"jsonb_build_object('target', s.target), '', %s "
-                f"FROM {sample} s WHERE s.import_batch_id = %s AND s.target IS NOT NULL ORDER BY s.id",
-                [actor, ActivityAction.TARGET, source, json.dumps(target_value(None)), now, batch.pk],
+        for pk, dataset_id, label_id, name in labeled.values_list(
+            "pk", "dataset_id", "label_id", "label__name"
+        )
+    ]
+    if targets:
+        with_target = Sample.objects.filter(import_batch=batch, target__isnull=False).order_by("pk")
+        rows += [
+            SampleActivity(
+                dataset_id=dataset_id,
+                sample_id=pk,
+                action=ActivityAction.TARGET,
+                before=target_value(None),
+                after=target_value(target),
+                **common,
             )
+            for pk, dataset_id, target in with_target.values_list("pk", "dataset_id", "target")
+        ]
+    SampleActivity.objects.bulk_create(rows, batch_size=INSERT_BATCH)
 
 
 def commit_samples(
