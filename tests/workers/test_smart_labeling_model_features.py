@@ -131,3 +131,26 @@ def test_the_mislabel_finder_takes_the_model_too(tmp_path: Path):
     found = quality_run(pool, {}, work_dir=tmp_path, report=silent_report, model=checkpoint_model())  # type: ignore[arg-type]
     mislabels = next(f for f in found["findings"] if f["code"] == "likely_mislabeled")
     assert len({s["id"] for s in flipped} & set(mislabels["sample_ids"])) >= 8
+
+
+def test_a_model_file_that_cannot_be_used_leaves_the_image_features_alone(tmp_path: Path):
+    pool, truth = digits_pool()
+    garbage = tmp_path / "checkpoint.pt"
+    garbage.write_bytes(b"not a checkpoint")
+    model = {"name": "model version V3", "checkpoint_path": str(garbage), "preprocessing": {}}
+    result = run(pool, PARAMS, work_dir=tmp_path, report=silent_report, model=model)  # type: ignore[arg-type]
+    assert result["summary"]["model"] == "logistic regression on image thumbnails and gradient histograms"
+    assert len(result["suggestions"]) == len(pool["samples"]) - 100
+
+
+def test_the_quality_report_survives_a_model_file_that_cannot_be_used(tmp_path: Path):
+    from workers.data_quality import run as quality_run
+
+    pool, truth = digits_pool()
+    for s, label in zip(pool["samples"], truth, strict=True):
+        s["label"] = int(label)
+    garbage = tmp_path / "checkpoint.pt"
+    garbage.write_bytes(b"not a checkpoint")
+    model = {"name": "model version V3", "checkpoint_path": str(garbage), "preprocessing": {}}
+    found = quality_run(pool, {}, work_dir=tmp_path, report=silent_report, model=model)  # type: ignore[arg-type]
+    assert "likely_mislabeled" in found["checks"]

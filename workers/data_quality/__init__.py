@@ -28,7 +28,7 @@ from workers.contracts.quality import (
 )
 from workers.contracts.smart_labeling import LabelPool, ModelFeatures, PoolSample
 from workers.data_quality.findings import finding, histogram, stage
-from workers.progress import Report
+from workers.progress import JobCancelled, Report
 
 NEAR_DUPLICATE_DISTANCE = 6  # of 64 pHash bits: re-encoded, resized or lightly edited copies
 NEAR_DUPLICATE_SIMILARITY = 0.95
@@ -334,7 +334,15 @@ def _mislabels(
         features = embeddings[list(labeled)]
     elif pool["task_type"] in IMAGE_TASKS:
         sub_pool: LabelPool = {**pool, "samples": [samples[i] for i in labeled]}
-        features = pool_features(sub_pool, work_dir=work_dir, report=stage(report, 0.0, 0.7), model=model)
+        try:
+            features = pool_features(sub_pool, work_dir=work_dir, report=stage(report, 0.0, 0.7), model=model)
+        except JobCancelled:
+            raise
+        except Exception as error:  # a model file that cannot be used never costs the report
+            if model is None:
+                raise
+            report(f"{model['name']} could not be used ({error}); image features alone", fraction=0.0)
+            features = pool_features(sub_pool, work_dir=work_dir, report=stage(report, 0.0, 0.7))
     else:
         features = pool_features(pool, work_dir=work_dir, report=report)[list(labeled)]
     report("out-of-fold predictions and confident learning", fraction=0.75)

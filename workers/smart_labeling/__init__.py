@@ -37,7 +37,7 @@ from workers.contracts.smart_labeling import (
     SmartLabelingResult,
     SmartLabelingSummary,
 )
-from workers.progress import Report
+from workers.progress import JobCancelled, Report
 
 CANDIDATES_PER_PICK = 10
 TOP_SCORES = 3
@@ -235,14 +235,27 @@ def _run_classification(
     _check_labels([s["label"] for s in pool["samples"]], n_classes)
     images = pool["task_type"] == "image_classification"
     unreadable: set[int] = set()
-    features = read_features(
-        pool,
-        work_dir,
-        scaled_report(report, 0.0, 0.6),
-        cache_dir,
-        model=model if images else None,
-        unreadable=unreadable if images else None,
-    )
+    model = model if images else None
+    try:
+        features = read_features(
+            pool,
+            work_dir,
+            scaled_report(report, 0.0, 0.6),
+            cache_dir,
+            model=model,
+            unreadable=unreadable if images else None,
+        )
+    except JobCancelled:
+        raise
+    except Exception as error:  # a model file that cannot be used never costs the round
+        if model is None:
+            raise
+        report(f"{model['name']} could not be used ({error}); image features alone")
+        model = None
+        unreadable.clear()
+        features = read_features(
+            pool, work_dir, scaled_report(report, 0.0, 0.6), cache_dir, unreadable=unreadable
+        )
     # an image that cannot be read is left out: no suggestion, not trained on
     readable = np.asarray([i not in unreadable for i in range(len(pool["samples"]))], dtype=bool)
     features = features[readable]
@@ -289,7 +302,7 @@ def _run_classification(
         labeled=int(labeled.sum()),
         estimated=estimated,
         per_class=per_class,
-        model=_model_name(pool["task_type"], model if images else None),
+        model=_model_name(pool["task_type"], model),
     )
     if unreadable:
         result["summary"]["unreadable"] = len(unreadable)
