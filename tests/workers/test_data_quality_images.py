@@ -204,11 +204,11 @@ def test_balance_unlabeled_and_progress(planted):
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(fractions) > 10
 
 
-def test_a_tiny_and_an_imbalanced_class_are_named(planted):
+def test_a_tiny_and_an_imbalanced_class_are_named(planted, tmp_path: Path):
     pool = planted["pool"]
     few = [s for s in pool["samples"] if s["label"] == 3][:4]
     samples = [s for s in pool["samples"] if s["label"] in (0, 1)] + few
-    report = run({**pool, "samples": samples[:80] + few}, {}, work_dir=Path("."), report=silent_report)
+    report = run({**pool, "samples": samples[:80] + few}, {}, work_dir=tmp_path, report=silent_report)
     balance = report["class_balance"]
     assert 3 in balance["tiny_classes"] and balance["imbalance_ratio"] >= 10
     tiny = _finding(report, "tiny_class")
@@ -216,16 +216,16 @@ def test_a_tiny_and_an_imbalanced_class_are_named(planted):
     assert _finding(report, "class_imbalance")["details"]["smallest"] == "3"
 
 
-def test_cancelling_stops_the_run(planted):
+def test_cancelling_stops_the_run(planted, tmp_path: Path):
     def cancelling(message="", *, fraction=None, milestone=False, **metrics):
         if fraction and fraction > 0.1:
             raise JobCancelled()
 
     with pytest.raises(JobCancelled):
-        run(planted["pool"], {}, work_dir=Path("."), report=cancelling)
+        run(planted["pool"], {}, work_dir=tmp_path, report=cancelling)
 
 
-def test_detection_counts_boxes_and_finds_tiny_ones(planted):
+def test_detection_counts_boxes_and_finds_tiny_ones(planted, tmp_path: Path):
     digits = [s for s in planted["pool"]["samples"] if s["id"] < 1040]
     samples: list[PoolSample] = []
     for i, s in enumerate(digits):
@@ -240,7 +240,7 @@ def test_detection_counts_boxes_and_finds_tiny_ones(planted):
         "classes": ["a", "b"],
         "samples": samples,
     }
-    report = run(pool, {}, work_dir=Path("."), report=silent_report)
+    report = run(pool, {}, work_dir=tmp_path, report=silent_report)
     tiny = _finding(report, "tiny_boxes")
     assert tiny["sample_ids"] == [samples[0]["id"]] and tiny["items"][0]["value"] == 5.0
     boxes = [len(s["boxes"] or []) for s in samples]

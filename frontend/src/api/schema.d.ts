@@ -5845,6 +5845,11 @@ export interface components {
             /** Format: double */
             confidence: number;
             boxes: components["schemas"]["SampleSuggestionBox"][];
+            /**
+             * Format: double
+             * @description Regression: the suggested target (else null).
+             */
+            value: number | null;
         };
         SampleSuggestionBox: {
             /** @description A label id (null: deleted since). */
@@ -6023,7 +6028,8 @@ export interface components {
         /**
          * @description A round at a glance. ``estimated_accuracy``: the quick model's cross-validated accuracy on
          *     the labeled samples (mAP@.5 for detection, R² for regression; None with too few labels to
-         *     tell). ``per_class_suggested``: suggestions per class (index) for the charts.
+         *     tell). ``per_class_suggested``: suggestions per class (index) for the charts. ``unreadable``:
+         *     images that could not be decoded (no suggestion, not trained on; absent: none).
          */
         SmartLabelingSummary: {
             kind: components["schemas"]["SmartLabelingSummaryKindEnum"];
@@ -6039,6 +6045,7 @@ export interface components {
             confidence_histogram: number[];
             /** Format: double */
             seconds: number;
+            unreadable?: number;
         };
         /**
          * @description * `smart_labeling_summary` - smart_labeling_summary

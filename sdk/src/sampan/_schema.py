@@ -2880,6 +2880,8 @@ class SampleSuggestion(TypedDict):
     label_name: str | None
     confidence: float
     boxes: list[SampleSuggestionBox]
+    # Regression: the suggested target (else null).
+    value: float | None
 
 
 class SampleSuggestionBox(TypedDict):
@@ -3021,7 +3023,8 @@ class SmartLabelingParams(TypedDict):
 
 # A round at a glance. ``estimated_accuracy``: the quick model's cross-validated accuracy on the labeled
 # samples (mAP@.5 for detection, R² for regression; None with too few labels to tell).
-# ``per_class_suggested``: suggestions per class (index) for the charts.
+# ``per_class_suggested``: suggestions per class (index) for the charts. ``unreadable``: images that could not
+# be decoded (no suggestion, not trained on; absent: none).
 class SmartLabelingSummary(TypedDict):
     kind: SmartLabelingSummaryKindEnum
     version: int
@@ -3034,6 +3037,7 @@ class SmartLabelingSummary(TypedDict):
     per_class_suggested: list[int]
     confidence_histogram: list[int]
     seconds: float
+    unreadable: NotRequired[int]
 
 
 SmartLabelingSummaryKindEnum: TypeAlias = Literal["smart_labeling_summary"]
