@@ -35,11 +35,16 @@ async function main() {
       const response = await page.goto(`${baseUrl}/api/docs/`, { waitUntil: 'load' });
       policies.docs = assertStrictCsp(response, 'the API docs page');
       await page.locator('.swagger-ui .info .title').filter({ hasText: 'Sampan API' }).waitFor();
+      // Tags start collapsed (docExpansion none): every tag is listed, a click lists its operations
+      await page.locator('.opblock-tag').nth(15).waitFor();
+      const tags = await page.locator('.opblock-tag').count();
+      await page.locator('.opblock-tag[data-tag="datasets"]').click();
+      await page.locator('.opblock').nth(19).waitFor();
       const operations = await page.locator('.opblock').count();
-      if (operations < 20) fail(`Swagger UI lists ${operations} operations`);
+      if (operations < 20) fail(`Swagger UI lists ${operations} operations under datasets`);
       await page.locator('.opblock-summary').first().click();
       await page.locator('.opblock-body').first().waitFor();
-      log(`Swagger UI lists ${operations} operations`);
+      log(`Swagger UI lists ${tags} tags, ${operations} operations under datasets`);
       await screenshot(page, 'api-docs');
     });
 
