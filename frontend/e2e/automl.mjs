@@ -106,6 +106,12 @@ async function main() {
 
     await step('watch trials arrive live', async () => {
       await page.getByTestId('trials-table').waitFor();
+      // the table may render before its first rows arrive (the trials are read apart from the study)
+      await page
+        .waitForFunction(() => Number(document.querySelector('[data-testid="trials-table"]')?.getAttribute('data-rows')) >= 1, null, {
+          timeout: 30_000,
+        })
+        .catch(() => {});
       const first = await rowCount(page);
       if (first < 1 || first > 2) fail(`the study started with ${first} trials; parallelism is 2`);
       await page.waitForFunction(

@@ -142,8 +142,9 @@ def test_smart_labeling_quality_report_and_team_labeling_in_the_browser(
     fixed = outcome["fixed"]
     assert Sample.objects.get(pk=fixed["sample"]).label.name == fixed["label"] == true_class[fixed["sample"]]
     log = list(SampleActivity.objects.filter(sample_id=fixed["sample"]).order_by("id"))
-    assert [entry.source for entry in log] == ["manual", "revert", "manual"]
-    assert log[1].reverts_id == log[0].pk and log[1].after == log[0].before
+    # the import logged its label first
+    assert [entry.source for entry in log] == ["import", "manual", "revert", "manual"]
+    assert log[2].reverts_id == log[1].pk and log[2].after == log[1].before
     # the annotator's answers were written (overlap 1), then reviewed: one rejected, the rest accepted
     task_samples = outcome["task_samples"]
     assert len(task_samples) == QUEUE
