@@ -116,42 +116,13 @@ export function AgreementPanel({ taskId, taskType }: { taskId: number; taskType?
           </Text>
         </ChartPaper>
         <ChartPaper title={t('agreement.perClass')} testId="agreement-per-class" empty={perClass.length === 0} emptyText={t('agreement.perClassEmpty')}>
-          <BarChart
-            h={Math.max(120, perClass.length * ROW_HEIGHT + 40)}
-            data={perClass}
-            dataKey="name"
-            orientation="vertical"
-            series={[{ name: 'agreement', label: t('agreement.percent'), color: 'teal.6' }]}
-            yAxisProps={{ interval: 0, width: 110 }}
-            xAxisProps={{ domain: [0, 100] }}
-            valueFormatter={(value) => `${formatNumber(value, { maximumFractionDigits: 1 })}%`}
-            gridAxis="x"
-          />
+          <NameBars data={perClass} series={{ name: 'agreement', label: t('agreement.percent'), color: 'teal.6' }} percent />
         </ChartPaper>
         <ChartPaper title={t('agreement.throughput')} testId="agreement-throughput" empty={annotatorRows.length === 0} emptyText={t('agreement.annotatorsEmpty')}>
-          <BarChart
-            h={Math.max(120, annotatorRows.length * ROW_HEIGHT + 40)}
-            data={annotatorRows}
-            dataKey="name"
-            orientation="vertical"
-            series={[{ name: 'perHour', label: t('agreement.perHour'), color: 'blue.6' }]}
-            yAxisProps={{ interval: 0, width: 110 }}
-            valueFormatter={(value) => formatNumber(value, { maximumFractionDigits: 1 })}
-            gridAxis="x"
-          />
+          <NameBars data={annotatorRows} series={{ name: 'perHour', label: t('agreement.perHour'), color: 'blue.6' }} />
         </ChartPaper>
         <ChartPaper title={t('agreement.rejectionRate')} testId="agreement-rejections" empty={annotatorRows.length === 0} emptyText={t('agreement.annotatorsEmpty')}>
-          <BarChart
-            h={Math.max(120, annotatorRows.length * ROW_HEIGHT + 40)}
-            data={annotatorRows}
-            dataKey="name"
-            orientation="vertical"
-            series={[{ name: 'rejection', label: t('agreement.rejectionRate'), color: 'red.6' }]}
-            yAxisProps={{ interval: 0, width: 110 }}
-            xAxisProps={{ domain: [0, 100] }}
-            valueFormatter={(value) => `${formatNumber(value, { maximumFractionDigits: 1 })}%`}
-            gridAxis="x"
-          />
+          <NameBars data={annotatorRows} series={{ name: 'rejection', label: t('agreement.rejectionRate'), color: 'red.6' }} percent />
         </ChartPaper>
       </SimpleGrid>
       <Paper withBorder p="md">
@@ -188,5 +159,30 @@ export function AgreementPanel({ taskId, taskType }: { taskId: number; taskType?
         </Table>
       </Paper>
     </Stack>
+  );
+}
+
+/** One horizontal bar per name (a class, an annotator): a percentage on 0-100 or a plain number. */
+function NameBars({
+  data,
+  series,
+  percent = false,
+}: {
+  data: { name: string }[];
+  series: { name: string; label: string; color: string };
+  percent?: boolean;
+}) {
+  return (
+    <BarChart
+      h={Math.max(120, data.length * ROW_HEIGHT + 40)}
+      data={data}
+      dataKey="name"
+      orientation="vertical"
+      series={[series]}
+      yAxisProps={{ interval: 0, width: 110 }}
+      xAxisProps={percent ? { domain: [0, 100] } : undefined}
+      valueFormatter={(value) => `${formatNumber(value, { maximumFractionDigits: 1 })}${percent ? '%' : ''}`}
+      gridAxis="x"
+    />
   );
 }
