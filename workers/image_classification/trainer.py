@@ -15,7 +15,9 @@ at most one non-milestone call per ``REPORT_INTERVAL_S``:
 - validation: ``epoch``, ``epochs``, ``step``, ``steps``, ``validated``, ``validation_size``;
 - end of each epoch, ``milestone=True``: ``epoch`` (just completed), ``epochs``, ``step``,
   ``steps``, ``loss``, ``train_acc``, ``val_loss``, ``val_acc`` (None without a val split),
-  ``lr``, ``samples_per_s``, ``eta_s``, ``best_epoch``;
+  ``lr``, ``samples_per_s``, ``eta_s``, ``best_epoch``; a run resumed at an epoch boundary
+  sends its last finished epoch's report once more first (its attempt may have been killed
+  between that epoch's checkpoint and its report);
 - before the export, ``milestone=True``: ``epoch``, ``epochs``, ``step``, ``steps``, ``eta_s=0``.
 
 Files in ``out_dir``::
@@ -383,6 +385,11 @@ class TrainingRun:
         self.run_steps = 0  # steps taken by this call (for the ETA)
         self.run_step_seconds = 0.0
         self.val_seconds: list[float] = []
+        if self.resumed_from is not None and self.batch_in_epoch == 0 and self.history:
+            # the checkpoint of an epoch is written before its report is sent: an attempt killed
+            # in between left that epoch unreported (a study's pruner would never see it), so a
+            # run resumed at an epoch boundary sends its last finished epoch's report again
+            self._report_epoch()
         dirty = False  # weights changed since the last checkpoint
         try:
             while self.epoch < self.params["epochs"]:

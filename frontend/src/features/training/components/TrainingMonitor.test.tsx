@@ -80,4 +80,10 @@ describe('toCurves', () => {
     expect(curves.steps.map((point) => point.seq)).toEqual([3, 4, 7]);
     expect(curves.epochs.map((point) => [point.epoch, point.val_acc])).toEqual([[1, 0.3]]);
   });
+
+  it('keeps one point per epoch when a resumed attempt repeats its last epoch report', () => {
+    const repeated = { ...EPOCH1, seq: 6 };
+    const curves = toCurves([STEP1, STEP2, EPOCH1, repeated, STEP3]);
+    expect(curves.epochs.map((point) => [point.epoch, point.seq])).toEqual([[1, 6]]);
+  });
 });

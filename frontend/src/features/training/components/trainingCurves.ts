@@ -38,8 +38,12 @@ export function toCurves(events: JobEvent[]): { steps: CurvePoint[]; epochs: Cur
       lr: data.lr ?? null,
       samples_per_s: data.samples_per_s ?? null,
     };
-    if (data.val_loss !== undefined || data.val_acc !== undefined || data.val_map50 !== undefined || data.best_epoch !== undefined) epochs.push(point);
-    else if (point.loss !== null) steps.push(point);
+    if (data.val_loss !== undefined || data.val_acc !== undefined || data.val_map50 !== undefined || data.best_epoch !== undefined) {
+      // a resumed attempt sends its last finished epoch's report again: one point per epoch, the latest
+      const earlier = epochs.findIndex((e) => e.epoch === point.epoch);
+      if (earlier >= 0) epochs.splice(earlier, 1);
+      epochs.push(point);
+    } else if (point.loss !== null) steps.push(point);
   }
   return { steps, epochs };
 }
