@@ -1,4 +1,4 @@
-"""The deploy job kinds: building an on-prem server package or a device SDK."""
+"""The deploy job kinds: building an on-prem server package or a device SDK; a batch prediction."""
 
 from __future__ import annotations
 
@@ -21,5 +21,25 @@ BUILD_PACKAGE = register(
         params_serializer=BuildPackageParams,
         prefers_gpu=False,
         start_endpoint="/api/v1/packages/",
+    )
+)
+
+
+class BatchPredictParams(serializers.Serializer):
+    batch_prediction = serializers.IntegerField(help_text="The batch prediction this job computes.")
+
+
+BATCH_PREDICT = register(
+    JobKind(
+        name="deploy.batch_predict",
+        title="Batch prediction",
+        description=(
+            "Predicts every input of a dataset version, a dataset or an uploaded file with a model "
+            "version and stores the results (JSONL, CSV; Parquet for tables)."
+        ),
+        task_name="deploy.batch_predict",
+        params_serializer=BatchPredictParams,
+        prefers_gpu=False,
+        start_endpoint="/api/v1/batch-predictions/",
     )
 )

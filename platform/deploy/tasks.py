@@ -12,3 +12,10 @@ def build_package(job_id: int) -> None:
     from deploy.services import package_build
 
     run_job(job_id, lambda job, report: package_build(job=job, report=report))
+
+
+@shared_task(name="deploy.batch_predict")
+def batch_predict(job_id: int) -> None:
+    from deploy.batch import batch_prediction_run
+
+    run_job(job_id, lambda job, report: batch_prediction_run(job=job, report=report))

@@ -56,13 +56,38 @@ class SuggestionStatus(models.TextChoices):
     SUPERSEDED = "superseded", "Superseded"
 
 
+class SuggestionSource(models.TextChoices):
+    SMART_ROUND = "smart_round", "A smart-labeling round"
+    CAPTURE = "capture", "A deployment's answer to a captured request"
+
+
 class Suggestion(models.Model):
     """A round's suggestion for one unlabeled sample: a label with its confidence (classification),
     boxes with scores (detection) or a value (regression), and the sample's place in the round's
     ranking (``rank`` 1.. for the samples to label next, null for the rest; ``priority`` is the
     acquisition score the ranking sorted by)."""
 
-    round = models.ForeignKey(SmartLabelingRound, on_delete=models.CASCADE, related_name="suggestions")
+    round = models.ForeignKey(
+        SmartLabelingRound,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="suggestions",
+        help_text="The round that made it; null for a suggestion from production (``source`` capture).",
+    )
+    source = models.CharField(
+        max_length=16,
+        choices=SuggestionSource.choices,
+        default=SuggestionSource.SMART_ROUND,
+    )
+    captured_request = models.ForeignKey(
+        "deploy.CapturedRequest",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Source capture: the captured request whose served answer this is.",
+    )
     dataset = models.ForeignKey(
         "datasets.Dataset", on_delete=models.CASCADE, related_name="+", db_index=False
     )

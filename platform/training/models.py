@@ -50,6 +50,14 @@ class ModelVersion(models.Model):
         "({id, name, sha256, tensors}); null when trained from scratch. Kept when the "
         "backbone is deleted.",
     )
+    warm_start_from = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The model version whose weights this run started from (retrain from a version).",
+    )
     metrics = models.JSONField(default=dict, help_text="Headline test metrics and the training summary.")
     evaluation = models.JSONField(default=dict, help_text="The full evaluation report on the test split.")
     created_by = models.ForeignKey(

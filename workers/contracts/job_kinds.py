@@ -119,6 +119,12 @@ class SmartRoundJobParams(TypedDict):
     smart_round: int
 
 
+class BatchPredictJobParams(TypedDict):
+    kind: Literal["deploy.batch_predict"]
+    version: int
+    batch_prediction: int
+
+
 JOB_PARAMS: dict[str, type] = {
     "system.check": SystemCheckParams,
     "datasets.import": DatasetImportParams,
@@ -131,6 +137,7 @@ JOB_PARAMS: dict[str, type] = {
     "deploy.build_package": BuildPackageParams,
     "datasets.quality_report": QualityReportJobParams,
     "labeling.smart_round": SmartRoundJobParams,
+    "deploy.batch_predict": BatchPredictJobParams,
 }
 
 
@@ -275,6 +282,17 @@ class SmartRoundJobResult(TypedDict):
     ranked: int
 
 
+class BatchPredictJobResult(TypedDict):
+    """``deploy.batch_predict``: the batch prediction, how many inputs were predicted and how many
+    were errors."""
+
+    kind: Literal["batch_predict_result"]
+    version: int
+    batch_prediction: int
+    predicted: int
+    errors: int
+
+
 # The result kind of each job kind (the training kinds' is workers.contracts.jobs.TrainingJobResult).
 RESULT_KINDS: dict[str, str] = {
     "system.check": "system_check_result",
@@ -288,6 +306,7 @@ RESULT_KINDS: dict[str, str] = {
     "deploy.build_package": "package_build_result",
     "datasets.quality_report": "quality_report_result",
     "labeling.smart_round": "smart_round_result",
+    "deploy.batch_predict": "batch_predict_result",
 }
 
 

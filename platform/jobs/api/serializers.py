@@ -63,6 +63,7 @@ JOB_RESULT = PolymorphicProxySerializer(
         "package_build_result": contract_serializer(job_kinds.BuildPackageResult),
         "quality_report_result": contract_serializer(job_kinds.QualityReportJobResult),
         "smart_round_result": contract_serializer(job_kinds.SmartRoundJobResult),
+        "batch_predict_result": contract_serializer(job_kinds.BatchPredictJobResult),
     },
     resource_type_field_name="kind",
 )
