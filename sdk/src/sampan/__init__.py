@@ -12,6 +12,7 @@ from __future__ import annotations
 
 __version__ = "0.3.0"
 
+from sampan.batch import BatchPrediction, BatchPredictionFailed  # noqa: E402
 from sampan.client import Client  # noqa: E402 - the transport reads __version__
 from sampan.datasets import Dataset, DatasetVersion, UploadResult, box  # noqa: E402
 from sampan.deployments import Deployment, Package, Prediction, encode_image  # noqa: E402
@@ -55,6 +56,8 @@ __all__ = [
     "AuthenticationError",
     "Backbone",
     "BadRequest",
+    "BatchPrediction",
+    "BatchPredictionFailed",
     "ClassMetrics",
     "Client",
     "Conflict",

@@ -329,8 +329,9 @@ def wait_with_progress(
     resource: Any, *, title: str, timeout: float | None, poll: float, progress: bool, max_outage: float
 ) -> None:
     """Poll ``resource`` (a job-backed resource: ``status``, ``finished``, ``refresh()`` and
-    ``data["progress"]`` with ``fraction``/``message``) until it finished, with a percentage bar
-    named ``title``. Raises :class:`sampan.WaitTimeout` after ``timeout`` seconds (the job goes on)."""
+    ``data["progress"]`` with ``fraction`` and ``message`` or ``done``/``total``; may be null) until
+    it finished, with a percentage bar named ``title``. Raises :class:`sampan.WaitTimeout` after
+    ``timeout`` seconds (the job goes on)."""
     deadline = None if timeout is None else time.monotonic() + timeout
     outage = Outage(max_outage)
     bar = _bar(
@@ -341,11 +342,13 @@ def wait_with_progress(
     )
     try:
         while True:
-            state = resource.data["progress"]
+            state = resource.data.get("progress") or {}  # null before a job reports (batch predictions)
             fraction = 1.0 if resource.status == "succeeded" else state.get("fraction")
             if fraction is not None:
                 bar.n = round(100 * float(fraction))
             message = state.get("message")
+            if not message and state.get("total"):
+                message = f"{state.get('done') or 0}/{state['total']}"
             bar.set_postfix(
                 {"status": resource.status, **({"step": message} if message else {})}, refresh=True
             )

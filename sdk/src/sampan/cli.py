@@ -9,6 +9,8 @@
     sampan wait 42
     sampan deploy 5 --name digits --key
     sampan predict 2 img1.png img2.png --key spd_...
+    sampan batch-predict --model-version 5 --dataset-version 9 --split test --format csv --out test.csv
+                                               (or --dataset 7, or --file images.zip / rows.csv)
 
 Every command prints one JSON object on stdout (progress bars go to stderr); failures exit 1 with
 the server's error code and message on stderr.
@@ -199,6 +201,42 @@ def cmd_predict(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_batch_predict(args: argparse.Namespace) -> int:
+    client = Client()
+    if sum(x is not None for x in (args.dataset_version, args.dataset, args.file)) != 1:
+        raise SystemExit("batch-predict: give one of --dataset-version ID, --dataset ID or --file PATH")
+    source: Any
+    if args.dataset_version is not None:
+        source = {"dataset_version": args.dataset_version}
+    elif args.dataset is not None:
+        source = {"dataset": args.dataset}
+    else:
+        source = args.file
+    batch = client.batch_predictions.create(
+        args.model_version,
+        source,
+        split=args.split,
+        top_k=args.top_k,
+        formats=["jsonl", "csv", "parquet"] if args.format == "parquet" else None,  # default: jsonl, csv
+    )
+    batch.wait(timeout=args.timeout, progress=not args.quiet, raise_on_failure=False)
+    summary = batch.summary
+    out: dict[str, Any] = {
+        "batch_prediction": batch.id,
+        "status": batch.status,
+        "rows": None if summary is None else summary["rows"],
+        "predicted": None if summary is None else summary["predicted"],
+        "errors": None if summary is None else summary["errors"],
+        "metrics": batch.metrics,
+        "error": batch.data["error"] or None,
+    }
+    if batch.status == "succeeded" and args.out:
+        path = batch.download(args.out, format=args.format, progress=not args.quiet)
+        out["out"] = str(path)
+    _print(out)
+    return 0 if batch.status == "succeeded" else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sampan", description="Sampan command line (over the Python SDK).")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -282,6 +320,21 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--key", help="deployment key (spd_...); default SAMPAN_DEPLOYMENT_KEY")
     predict.add_argument("--top-k", type=int, default=5)
     predict.set_defaults(func=cmd_predict)
+
+    batch = sub.add_parser(
+        "batch-predict", help="predict a dataset (version) or a file with a model version, as a job"
+    )
+    batch.add_argument("--model-version", type=int, required=True)
+    batch.add_argument("--dataset-version", type=int)
+    batch.add_argument("--split", choices=["train", "val", "test"], help="of --dataset-version (default all)")
+    batch.add_argument("--dataset", type=int, help="every sample of a dataset")
+    batch.add_argument("--file", help="a .zip/.tar(.gz) of images or texts, or a .csv/.jsonl/.parquet table")
+    batch.add_argument("--top-k", type=int)
+    batch.add_argument("--format", choices=["jsonl", "csv", "parquet"], default="jsonl", help="of --out")
+    batch.add_argument("--out", help="write the results there (exit 1 unless the batch succeeds)")
+    batch.add_argument("--timeout", type=float)
+    batch.add_argument("--quiet", action="store_true")
+    batch.set_defaults(func=cmd_batch_predict)
     return parser
 
 

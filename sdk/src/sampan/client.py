@@ -8,6 +8,7 @@ from typing import Any
 
 from sampan import _schema as schema
 from sampan._transport import Timeout, Transport
+from sampan.batch import BatchPredictions
 from sampan.datasets import Datasets
 from sampan.deployments import Deployments, Packages
 from sampan.labeling_tasks import Assignments, LabelingTasks
@@ -80,6 +81,7 @@ class Client:
         self.studies = Studies(self)
         self.deployments = Deployments(self)
         self.packages = Packages(self)
+        self.batch_predictions = BatchPredictions(self)
         self.users = Users(self)  # administrators only
         self.labeling_tasks = LabelingTasks(self)
         self.assignments = Assignments(self)  # your own labeling queue

@@ -20,6 +20,7 @@ from sampan._transport import Outage
 from sampan.errors import JobFailed, SampanError, WaitTimeout
 
 if TYPE_CHECKING:
+    from sampan.batch import BatchPrediction
     from sampan.client import Client
     from sampan.training import Job
 
@@ -444,6 +445,20 @@ class Deployment(Resource[schema.Deployment]):
                 Prediction(answer, body["model_version"], body["kind"]) for answer in body["predictions"]
             ]
         return answers
+
+    def batch_predict(self, source: Any, **options: Any) -> BatchPrediction:
+        """A batch prediction by the version this deployment serves (its primary), recorded as
+        started from it: ``source`` and ``options`` as :meth:`sampan.ModelVersion.batch_predict`.
+        Runs as a job on the workers, not through the endpoint: no key, no usage, no rate limit."""
+        from sampan.batch import create_batch
+
+        return create_batch(
+            self._client, int(self._fields["model_version"]), source, deployment=self, **options
+        )
+
+    def batch_predictions(self) -> list[BatchPrediction]:
+        """The batch predictions started from this deployment, newest first."""
+        return self._client.batch_predictions.list(deployment=self)
 
 
 class Deployments:

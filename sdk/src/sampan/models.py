@@ -18,6 +18,7 @@ from sampan._resource import id_of as _id
 from sampan.errors import WaitTimeout
 
 if TYPE_CHECKING:
+    from sampan.batch import BatchPrediction
     from sampan.client import Client
     from sampan.deployments import Deployment, Package, Prediction
     from sampan.training import Job
@@ -614,6 +615,42 @@ class ModelVersion(Resource[schema.ModelVersion]):
             max_detections=max_detections,
         )
         return [Prediction(answer, body["model_version"], body["kind"]) for answer in body["predictions"]]
+
+    def batch_predict(
+        self,
+        source: Any,
+        *,
+        split: str | None = None,
+        top_k: int | None = None,
+        score_threshold: float | None = None,
+        max_detections: int | None = None,
+        formats: builtins.list[str] | None = None,
+    ) -> BatchPrediction:
+        """Predict a whole input with this version, as a job (no deployment needed): ``source`` is
+        a :class:`sampan.DatasetVersion` (``split="test"``, ``"val"``, ``"train"`` or all), a
+        :class:`sampan.Dataset`, ``{"dataset_version": id}`` / ``{"dataset": id}``, or a file path
+        (a .zip/.tar(.gz) of images or .txt texts, a .csv/.jsonl/.parquet table). ``formats``: of
+        ``jsonl``, ``csv`` and ``parquet`` (tables). Returns the :class:`sampan.BatchPrediction`
+        (``.wait()``, ``.results()``, ``.metrics``, ``.download()``).
+
+        e.g. ``model.batch_predict(version, split="test").wait().metrics["accuracy"]``
+        """
+        from sampan.batch import create_batch
+
+        return create_batch(
+            self._client,
+            self,
+            source,
+            split=split,
+            top_k=top_k,
+            score_threshold=score_threshold,
+            max_detections=max_detections,
+            formats=formats,
+        )
+
+    def batch_predictions(self) -> builtins.list[BatchPrediction]:
+        """This version's batch predictions, newest first."""
+        return self._client.batch_predictions.list(model_version=self)
 
     def deploy(self, name: str | None = None) -> Deployment:
         """Serve this version as a hosted endpoint; see :meth:`sampan.deployments.Deployments.create`."""
