@@ -42,6 +42,13 @@ def manage(*args: str, tmp_path: Path, **env: str) -> subprocess.CompletedProces
         ("SAMPAN_SECURE_COOKIES", "maybe", "expected true/false"),
         ("SAMPAN_JOB_STALE_SECONDS", "2", "at least 3"),
         ("SAMPAN_LOG_LEVEL", "LOUD", "expected one of"),
+        ("SAMPAN_DEPLOY_MAX_BATCH", "0", "at least 1"),
+        ("SAMPAN_DEPLOY_MAX_BATCH", "many", "expected an integer"),
+        ("SAMPAN_DEPLOY_MAX_BODY_BYTES", str(10 * 1024 * 1024 + 1), "at most 10485760"),
+        ("SAMPAN_DEPLOY_MAX_LOADED_MODELS", "0", "at least 1"),
+        ("SAMPAN_DEPLOY_PRELOAD", "sometimes", "expected true/false"),
+        ("SAMPAN_DEPLOY_WARM_INTERVAL_SECONDS", "0", "at least 1"),
+        ("SAMPAN_TRY_PER_MINUTE", "-1", "at least 0"),
         ("SAMPAN_STORAGE_URL", "ftp://files/blobs", "unsupported scheme"),
         ("SAMPAN_STORAGE_URL", "s3:///prefix", "no bucket"),
         ("SAMPAN_STORAGE_URL", "s3://bucket?endpoint_url=minio:9000", "endpoint_url must be an http(s) URL"),
@@ -116,3 +123,26 @@ def test_production_never_creates_an_admin_with_a_default_password(tmp_path):
     created = manage("ensure_admin", tmp_path=tmp_path, SAMPAN_ADMIN_PASSWORD="a-real-passphrase-42", **env)
     assert created.returncode == 0 and "a-real-passphrase-42" not in created.stdout
     assert not (tmp_path / "home" / "initial-admin.txt").exists()
+
+
+def test_deploy_limits_come_from_the_environment(tmp_path):
+    script = (
+        "from deploy import serving, warm; "
+        "print('LIMITS', serving.max_batch(), serving.max_body_bytes(), serving.try_max_batch(), "
+        "serving.try_per_minute(), warm.preload_enabled())"
+    )
+    result = manage(
+        "shell",
+        "-c",
+        script,
+        tmp_path=tmp_path,
+        SAMPAN_DEPLOY_MAX_BATCH="4",
+        SAMPAN_DEPLOY_MAX_BODY_BYTES="65536",
+        SAMPAN_TRY_MAX_BATCH="9",
+        SAMPAN_TRY_PER_MINUTE="0",
+        SAMPAN_DEPLOY_PRELOAD="false",
+    )
+    assert result.returncode == 0, result.stderr
+    # the try routes never take more instances than the API
+    line = next(line for line in result.stdout.splitlines() if line.startswith("LIMITS "))
+    assert line.split()[1:] == ["4", "65536", "4", "0", "False"]

@@ -152,6 +152,52 @@ ENV_VARS: dict[str, EnvVar] = {
             "how long hosted predictions are served from a deployment's cached state while the database "
             "cannot be read; past it they answer 503 with Retry-After (default 30)",
         ),
+        EnvVar(
+            "SAMPAN_DEPLOY_MAX_BATCH",
+            "most instances one hosted prediction request may carry; more answer 400 (default 32)",
+        ),
+        EnvVar(
+            "SAMPAN_DEPLOY_MAX_BODY_BYTES",
+            "largest hosted prediction request body; larger ones answer 413 (default and most: "
+            "SAMPAN_MAX_REQUEST_BYTES)",
+        ),
+        EnvVar(
+            "SAMPAN_DEPLOY_MAX_IMAGE_PIXELS",
+            "largest image (width x height) a hosted prediction decodes; larger ones answer 400 (default: "
+            "SAMPAN_DATASET_MAX_IMAGE_PIXELS)",
+        ),
+        EnvVar(
+            "SAMPAN_DEPLOY_MAX_LOADED_MODELS",
+            "model versions each web process keeps loaded for serving, the least recently used leaving "
+            "first (default 8)",
+        ),
+        EnvVar(
+            "SAMPAN_DEPLOY_ORT_THREADS",
+            "ONNX Runtime intra-op threads per served model in a web process (default 1)",
+        ),
+        EnvVar(
+            "SAMPAN_DEPLOY_PRELOAD",
+            "each web process loads the models of every active deployment at start and after every "
+            "deploy, switch, canary or shadow change, so no request waits for a load (default true)",
+        ),
+        EnvVar(
+            "SAMPAN_DEPLOY_WARM_INTERVAL_SECONDS",
+            "how often each web process checks the active deployments for a change to preload (default 1)",
+        ),
+        EnvVar(
+            "SAMPAN_DEPLOY_CACHE_GRACE_SECONDS",
+            "a model directory under SAMPAN_HOME/serving-cache that no deployment uses is removed once "
+            "it is this old (default 600)",
+        ),
+        EnvVar(
+            "SAMPAN_TRY_MAX_BATCH",
+            "most instances one 'try it' request (signed-in users, no key) may carry (default 10, never "
+            "more than SAMPAN_DEPLOY_MAX_BATCH)",
+        ),
+        EnvVar(
+            "SAMPAN_TRY_PER_MINUTE",
+            "'try it' requests per user per minute; 0 turns the limit off (default 60)",
+        ),
     ]
 }
 

@@ -134,6 +134,24 @@ SAMPAN_DATASET_MAX_TABLE_BYTES = env_int("SAMPAN_DATASET_MAX_TABLE_BYTES", 256 *
 SAMPAN_BACKBONE_MAX_UPLOAD_BYTES = env_int("SAMPAN_BACKBONE_MAX_UPLOAD_BYTES", 512 * 1024**2, minimum=1024)
 # --- deploy: hosted predictions serve their cached deployment state this long while the database is away --
 SAMPAN_DEPLOY_STALE_SECONDS = env_int("SAMPAN_DEPLOY_STALE_SECONDS", 30, minimum=0, maximum=3600)
+# --- deploy: hosted prediction limits and per-process model loading (deploy.serving, deploy.warm) --
+SAMPAN_DEPLOY_MAX_BATCH = env_int("SAMPAN_DEPLOY_MAX_BATCH", 32, minimum=1, maximum=10_000)
+# Above SAMPAN_MAX_REQUEST_BYTES Django refuses the request before the prediction route sees it.
+SAMPAN_DEPLOY_MAX_BODY_BYTES = env_int(
+    "SAMPAN_DEPLOY_MAX_BODY_BYTES", SAMPAN_MAX_REQUEST_BYTES, minimum=1024, maximum=SAMPAN_MAX_REQUEST_BYTES
+)
+SAMPAN_DEPLOY_MAX_IMAGE_PIXELS = env_int(
+    "SAMPAN_DEPLOY_MAX_IMAGE_PIXELS", SAMPAN_DATASET_MAX_IMAGE_PIXELS, minimum=1
+)
+SAMPAN_DEPLOY_MAX_LOADED_MODELS = env_int("SAMPAN_DEPLOY_MAX_LOADED_MODELS", 8, minimum=1, maximum=1000)
+SAMPAN_DEPLOY_ORT_THREADS = env_int("SAMPAN_DEPLOY_ORT_THREADS", 1, minimum=1, maximum=256)
+SAMPAN_DEPLOY_PRELOAD = env_bool("SAMPAN_DEPLOY_PRELOAD", True)
+SAMPAN_DEPLOY_WARM_INTERVAL_SECONDS = env_int(
+    "SAMPAN_DEPLOY_WARM_INTERVAL_SECONDS", 1, minimum=1, maximum=3600
+)
+SAMPAN_DEPLOY_CACHE_GRACE_SECONDS = env_int("SAMPAN_DEPLOY_CACHE_GRACE_SECONDS", 600, minimum=0)
+SAMPAN_TRY_MAX_BATCH = env_int("SAMPAN_TRY_MAX_BATCH", 10, minimum=1, maximum=10_000)
+SAMPAN_TRY_PER_MINUTE = env_int("SAMPAN_TRY_PER_MINUTE", 60, minimum=0)
 SAMPAN_MAX_UPLOAD_REQUEST_BYTES = max(
     SAMPAN_MAX_UPLOAD_REQUEST_BYTES, SAMPAN_BACKBONE_MAX_UPLOAD_BYTES + 1024 * 1024
 )
