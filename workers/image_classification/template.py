@@ -191,4 +191,5 @@ TEMPLATE = TaskTemplate(
     export="workers.image_classification.export:export_onnx",
     check_data="workers.image_classification.manifest:check_manifest",
     cross_check=_cross_check,
+    warm_start=True,
 )

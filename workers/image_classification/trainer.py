@@ -61,6 +61,7 @@ from workers.image_classification.preprocessing import make_spec
 from workers.image_classification.template import TEMPLATE
 from workers.image_classification.transforms import EvalTransform, TrainTransform
 from workers.progress import JobCancelled, Report, silent_report
+from workers.shared.warm_start import warm_start as warm_start_from_file
 
 CHECKPOINT_FORMAT = "sampan.image_classification.checkpoint/1"
 MODEL_FORMAT = "sampan.image_classification.model/1"
@@ -90,6 +91,7 @@ def train(
     *,
     device: str | None = None,
     backbone: str | Path | None = None,
+    warm_start: str | Path | None = None,
     num_workers: int | None = None,
     threads: int | None = None,
 ) -> dict[str, Any]:
@@ -99,6 +101,8 @@ def train(
     ``spec``: a preset name under ``"preset"`` plus parameter overrides, e.g. ``{"preset": "fast",
     "epochs": 5}``; the output of ``TEMPLATE.validate_params`` is accepted as is.
     ``backbone``: a state_dict file to initialise all but the head from (ignored when resuming).
+    ``warm_start``: a model version's ``model.pt`` to start from (same model and preprocessing; the
+    head's rows matched by class name, see ``workers.shared.warm_start``; ignored when resuming).
     ``device``: ``"auto"`` (default), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``. ``num_workers`` and
     ``threads``: data-loader processes and torch's intra-op threads (defaults suit the host).
 
@@ -114,16 +118,23 @@ def train(
         report,
         device=device,
         backbone=backbone,
+        warm_start=warm_start,
         num_workers=num_workers,
         threads=threads,
     )
 
 
-def run_fingerprint(params: Mapping[str, Any], data: Manifest, backbone: str | Path | None) -> str:
+def run_fingerprint(
+    params: Mapping[str, Any],
+    data: Manifest,
+    backbone: str | Path | None,
+    warm_start: str | Path | None = None,
+) -> str:
     backbone_digest = checkpoints.sha256_of(Path(backbone)) if backbone else None
-    canonical = json.dumps(
-        {"params": dict(params), "data": data.fingerprint(), "backbone": backbone_digest}, sort_keys=True
-    )
+    run: dict[str, Any] = {"params": dict(params), "data": data.fingerprint(), "backbone": backbone_digest}
+    if warm_start:
+        run["warm_start"] = checkpoints.sha256_of(Path(warm_start))
+    canonical = json.dumps(run, sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -204,6 +215,7 @@ class TrainingRun:
     model_format = MODEL_FORMAT
     metric = "val_acc"
     reports_accuracy = True  # train_acc in reports, history and metrics
+    class_keys: tuple[str, ...] = ("fc.weight", "fc.bias")  # one row per class (a warm start maps them)
 
     @classmethod
     def start(
@@ -217,6 +229,7 @@ class TrainingRun:
         backbone: str | Path | None,
         num_workers: int | None,
         threads: int | None,
+        warm_start: str | Path | None = None,
     ) -> dict[str, Any]:
         """Run (or resume) to the end; torch's intra-op thread count is given back afterwards."""
         run = cls(
@@ -226,6 +239,7 @@ class TrainingRun:
             report,
             device=resolve_device(device),
             backbone=backbone,
+            warm_start=warm_start,
             num_workers=num_workers,
             threads=threads,
         )
@@ -246,6 +260,7 @@ class TrainingRun:
         backbone: str | Path | None,
         num_workers: int | None,
         threads: int | None,
+        warm_start: str | Path | None = None,
     ) -> None:
         self.params = params
         self.data = data
@@ -254,10 +269,12 @@ class TrainingRun:
         self.report = report
         self.device = device
         self.backbone = backbone
+        self.warm_start = warm_start
+        self.warm_start_info: dict[str, Any] | None = None
         cpus = usable_cpus()
         self.num_workers = default_loader_workers(device.type, cpus) if num_workers is None else num_workers
         self.threads = threads or max(1, cpus - self.num_workers)
-        self.fingerprint = run_fingerprint(params, data, backbone)
+        self.fingerprint = run_fingerprint(params, data, backbone, warm_start)
         self.preprocessing = make_spec(params["image_size"])
         self.train_samples = data.split("train")
         self.val_samples = data.split("val")
@@ -279,6 +296,14 @@ class TrainingRun:
         if self.device.type == "cuda":
             torch.backends.cudnn.benchmark = True
         self.model = self._create_model()
+        if self.warm_start:
+            self.warm_start_info = warm_start_from_file(
+                self.model,
+                self.warm_start,
+                classes=list(self.data.classes),
+                class_keys=self.class_keys,
+                expect=self._warm_start_tags(),
+            )
         # Module.to takes memory_format (torch's docs); its type stub's overloads leave it out
         self.model.to(self.device, memory_format=torch.channels_last)  # type: ignore[call-overload]
         self.optimizer = torch.optim.AdamW(
@@ -314,6 +339,10 @@ class TrainingRun:
         self.backbone_info = load_backbone(model, self.backbone) if self.backbone else None
         self.criterion = nn.CrossEntropyLoss(label_smoothing=self.params["label_smoothing"])
         return model
+
+    def _warm_start_tags(self) -> dict[str, Any]:
+        """What a warm start's model file must share with this run (besides the weights' shapes)."""
+        return {"arch": self.params["model"], "preprocessing": self.preprocessing}
 
     def _datasets(self, cache_bytes: int) -> tuple[ImageSamples, ImageSamples | None]:
         """The train split's dataset (augmented) and the val split's (or None without one)."""
@@ -366,6 +395,7 @@ class TrainingRun:
         self.best_model = state["best_model"]
         self.elapsed_before = float(state["elapsed_s"])
         self.backbone_info = state["backbone"]
+        self.warm_start_info = state.get("warm_start")
         restore_rng_state(state["rng"])
         assert info is not None
         self.resumed_from = {
@@ -615,6 +645,7 @@ class TrainingRun:
             "best": self.best,
             "best_model": self.best_model,
             "backbone": self.backbone_info,
+            "warm_start": self.warm_start_info,
             "rng": rng_state(),
             "elapsed_s": self.elapsed_before + time.monotonic() - self.started,
         }
@@ -699,6 +730,7 @@ class TrainingRun:
             "skipped_checkpoints": self.skipped_checkpoints,
             "removed_incomplete_files": self.removed_files,
             "backbone": self.backbone_info,
+            "warm_start": self.warm_start_info,
             "runtime": {
                 "device": str(self.device),
                 "threads": self.threads,

@@ -143,4 +143,5 @@ TEMPLATE = TaskTemplate(
     export="workers.object_detection.export:export_onnx",
     check_data="workers.object_detection.manifest:check_manifest",
     cross_check=_cross_check,
+    warm_start=True,
 )

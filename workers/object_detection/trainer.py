@@ -56,6 +56,7 @@ def train(
     *,
     device: str | None = None,
     backbone: str | Path | None = None,
+    warm_start: str | Path | None = None,
     num_workers: int | None = None,
     threads: int | None = None,
 ) -> dict[str, Any]:
@@ -65,7 +66,9 @@ def train(
     ``spec``: a preset name under ``"preset"`` plus parameter overrides, e.g. ``{"preset": "fast",
     "epochs": 5}``. ``backbone``: a state_dict file of the matching image classifier (``resnet_narrow`` for
     ``det_medium``, ``resnet18`` for ``det_resnet18``) or a detector's backbone, to start from
-    (ignored when resuming). ``device``, ``num_workers``, ``threads``: as image classification.
+    (ignored when resuming). ``warm_start``: a detector version's ``model.pt`` to start from (same
+    model and image size; the heatmap head's rows matched by class name). ``device``,
+    ``num_workers``, ``threads``: as image classification.
 
     Raises ``TemplateParamError`` or ``ManifestError`` for bad input, ``JobCancelled`` when
     ``report`` asks to stop (after saving a checkpoint).
@@ -79,6 +82,7 @@ def train(
         report,
         device=device,
         backbone=backbone,
+        warm_start=warm_start,
         num_workers=num_workers,
         threads=threads,
     )
@@ -122,6 +126,7 @@ class DetectionRun(TrainingRun):
     model_format = MODEL_FORMAT
     metric = "val_map50"
     reports_accuracy = False
+    class_keys = ("heatmap.2.weight", "heatmap.2.bias")  # the heatmap head's last conv: one channel a class
     data: Manifest  # type: ignore[assignment]
     train_samples: list[Sample]  # type: ignore[assignment]
     val_samples: list[Sample]  # type: ignore[assignment]
@@ -190,6 +195,9 @@ class DetectionRun(TrainingRun):
         ]
         metrics = coco_evaluate(truth, self.val_predictions, self.data.classes)
         return self.val_loss_total / total, float(metrics["map50"])
+
+    def _warm_start_tags(self) -> dict[str, Any]:
+        return {**super()._warm_start_tags(), "template": TEMPLATE.name}
 
     def _state(self) -> dict[str, Any]:
         return {**super()._state(), "template": TEMPLATE.name}

@@ -206,6 +206,8 @@ class TaskTemplate:
     export: str
     check_data: str
     cross_check: Callable[[dict[str, Any]], None] | None = field(default=None, compare=False)
+    # its trainer accepts ``warm_start`` (a model version's model.pt to start from: retrain from a version)
+    warm_start: bool = False
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]

@@ -115,4 +115,5 @@ TEMPLATE = TaskTemplate(
     evaluate="workers.text_classification.evaluation:evaluate",
     export="workers.text_classification.trainer:export_onnx",
     check_data="workers.text_classification.trainer:check_manifest",
+    warm_start=True,
 )

@@ -22,6 +22,7 @@ import torch
 from workers.contracts.manifest import TextManifest
 from workers.contracts.preprocessing import TextPreprocessing
 from workers.progress import Report, silent_report
+from workers.shared.warm_start import warm_start as warm_start_from_file
 from workers.text_classification.minilm import package_dir
 from workers.text_classification.models import BagOfEmbeddings, MiniLMClassifier
 from workers.text_classification.template import TEMPLATE
@@ -75,8 +76,13 @@ def train(
     manifest: TextManifest,
     out_dir: str | Path,
     report: Report = silent_report,
+    *,
+    warm_start: str | os.PathLike[str] | None = None,
     **_: Any,
 ) -> dict[str, Any]:
+    """Train a text classifier; ``warm_start``: a text classifier version's ``model.pt`` to start
+    from (the same model and vocabulary; the head's rows matched by class name, see
+    ``workers.shared.warm_start``)."""
     check_manifest(manifest)
     params = TEMPLATE.validate_params(spec.get("preset"), spec)
     out = Path(out_dir)
@@ -102,6 +108,15 @@ def train(
         )
     else:
         model = MiniLMClassifier(len(classes), params["dropout"])
+    warm_start_info = None
+    if warm_start:
+        warm_start_info = warm_start_from_file(
+            model,
+            warm_start,
+            classes=classes,
+            class_keys=("head.weight", "head.bias"),
+            expect={"model": params["model"], "vocab_size": tokenizer.vocab_size},
+        )
     if params["model"] == "minilm_head":
         assert isinstance(model, MiniLMClassifier)
         history = _train_head(
@@ -143,6 +158,7 @@ def train(
         "best_epoch": best.get("epoch"),
         "history": history,
         "export": verified,
+        "warm_start": warm_start_info,
         "runtime": {"seconds": time.monotonic() - started, "device": "cpu"},
     }
 
