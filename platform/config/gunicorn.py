@@ -31,3 +31,11 @@ workers = env_int("SAMPAN_WEB_PROCESSES", 2 if _quotas_shared else 1, minimum=1,
 limit_request_line = 0
 limit_request_fields = 256
 limit_request_field_size = 16384
+
+
+def post_worker_init(worker):
+    """Each web process preloads the models of the active deployments (deploy.warm) once its app is
+    loaded, and keeps them current after every deploy, switch, canary or shadow change."""
+    from deploy import warm
+
+    warm.start()

@@ -3,6 +3,9 @@
 ``django_application`` is Django's own handler; ``application`` first gives
 POST /api/v1/deployments/<id>/predict/ to deploy.api.fastpath (the same answers as the view, without
 the middleware chain and request objects) and everything else to Django.
+
+Loading it starts this process's model preloader (deploy.warm; config/gunicorn.py starts it again
+in each worker when the app was preloaded before the fork).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 django_application = get_wsgi_application()
 
+from deploy import warm  # noqa: E402
 from deploy.api.fastpath import PredictFastPath  # noqa: E402 - needs the apps loaded
 
 application = PredictFastPath(django_application)
+warm.start()

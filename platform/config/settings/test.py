@@ -9,6 +9,9 @@ os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
 os.environ.setdefault("SAMPAN_HOME", os.path.join(tempfile.gettempdir(), f"sampan-test-{os.getuid()}"))
 os.environ.setdefault("SAMPAN_JOB_HEARTBEAT_SECONDS", "1")
 os.environ.setdefault("SAMPAN_JOB_STALE_SECONDS", "4")
+# No preloading thread in the test process or the session's live web process (it would load the
+# models of every other test's deployments); tests/deploy/test_preload.py turns it on for its own.
+os.environ.setdefault("SAMPAN_DEPLOY_PRELOAD", "false")
 # Every test client comes from 127.0.0.1: brute-force limits that a whole suite run cannot reach
 # (tests/hostile/test_http_brute_force.py sets low ones for its own processes).
 for _name in (
