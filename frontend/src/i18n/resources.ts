@@ -3,6 +3,7 @@ import enAdmin from './locales/en/admin.json';
 import enApp from './locales/en/app.json';
 import enAuth from './locales/en/auth.json';
 import enAutoml from './locales/en/automl.json';
+import enBatch from './locales/en/batch.json';
 import enCommon from './locales/en/common.json';
 import enDatasets from './locales/en/datasets.json';
 import enDeploy from './locales/en/deploy.json';
@@ -18,6 +19,7 @@ import zhAdmin from './locales/zh-CN/admin.json';
 import zhApp from './locales/zh-CN/app.json';
 import zhAuth from './locales/zh-CN/auth.json';
 import zhAutoml from './locales/zh-CN/automl.json';
+import zhBatch from './locales/zh-CN/batch.json';
 import zhCommon from './locales/zh-CN/common.json';
 import zhDatasets from './locales/zh-CN/datasets.json';
 import zhDeploy from './locales/zh-CN/deploy.json';
@@ -42,6 +44,7 @@ export const NAMESPACES = [
   'jobs',
   'automl',
   'deploy',
+  'batch',
   'workspaces',
   'tokens',
   'projects',
@@ -60,6 +63,7 @@ export const en = {
   jobs: enJobs,
   automl: enAutoml,
   deploy: enDeploy,
+  batch: enBatch,
   workspaces: enWorkspaces,
   tokens: enTokens,
   projects: enProjects,
@@ -78,6 +82,7 @@ export const zhCN: Record<keyof typeof en, ResourceKey> = {
   jobs: zhJobs,
   automl: zhAutoml,
   deploy: zhDeploy,
+  batch: zhBatch,
   workspaces: zhWorkspaces,
   tokens: zhTokens,
   projects: zhProjects,

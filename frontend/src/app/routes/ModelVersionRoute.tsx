@@ -2,7 +2,7 @@ import { Anchor, Breadcrumbs, Stack } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
-import { DeployButtons, ModelVersionTryPanel, PackagesPanel } from '@/features/deploy';
+import { DeployButtons, ModelVersionBatchPanel, ModelVersionTryPanel, PackagesPanel } from '@/features/deploy';
 import { useProject } from '@/features/projects';
 import { EvaluationReport, useModelVersion } from '@/features/training';
 import { useWorkspace } from '@/features/workspaces';
@@ -34,6 +34,7 @@ export function ModelVersionRoute() {
             onDeployed={(deployment) => navigate(`/deployments/${deployment.id}/keys`)}
           />
           <ModelVersionTryPanel version={version} />
+          <ModelVersionBatchPanel version={version} canEdit={!viewer} />
           <PackagesPanel modelVersionId={version.id} hideWhenEmpty canEdit={!viewer} />
         </>
       )}

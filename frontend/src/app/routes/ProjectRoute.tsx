@@ -4,13 +4,13 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { QueryState } from '@/components/QueryState';
 import { CreateDatasetButton, DatasetsTable } from '@/features/datasets';
-import { CreateDeploymentButton, DeploymentsTable, PackagesPanel } from '@/features/deploy';
+import { BatchTabLabel, CreateDeploymentButton, DeploymentsTable, PackagesPanel, ProjectBatchPanel } from '@/features/deploy';
 import { JobsPanel } from '@/features/jobs';
 import { ProjectHeader, useProject } from '@/features/projects';
 import { ModelVersionsTable } from '@/features/training';
 import { useWorkspace } from '@/features/workspaces';
 
-const TABS = ['datasets', 'models', 'deployments', 'jobs'] as const;
+const TABS = ['datasets', 'models', 'deployments', 'batch', 'jobs'] as const;
 
 export function ProjectRoute() {
   const params = useParams();
@@ -47,6 +47,9 @@ export function ProjectRoute() {
           <Tabs.Tab value="deployments" data-testid="tab-deployments">
             {t('detail.tabs.deployments')}
           </Tabs.Tab>
+          <Tabs.Tab value="batch" data-testid="tab-batch">
+            <BatchTabLabel />
+          </Tabs.Tab>
           <Tabs.Tab value="jobs" data-testid="tab-jobs">
             {t('detail.tabs.jobs')}
           </Tabs.Tab>
@@ -76,6 +79,9 @@ export function ProjectRoute() {
             <Title order={4}>{t('detail.packages')}</Title>
             <PackagesPanel projectId={project.id} canEdit={canEdit} />
           </Stack>
+        </Tabs.Panel>
+        <Tabs.Panel value="batch" pt="md">
+          <ProjectBatchPanel projectId={project.id} canEdit={canEdit} />
         </Tabs.Panel>
         <Tabs.Panel value="jobs" pt="md">
           <JobsPanel

@@ -5,6 +5,7 @@ import { useDeployment } from '../hooks/useDeploy';
 import { ApiKeysPanel } from './ApiKeysPanel';
 import { DeploymentOverview } from './DeploymentOverview';
 import { DeploymentStatusBadge } from './DeploymentStatusBadge';
+import { BatchTabLabel, DeploymentBatchPanel } from './batch';
 import type { DeploymentTab } from './deploymentTabs';
 import { SnippetsPanel } from './SnippetsPanel';
 import { TryItPanel } from './TryItPanel';
@@ -45,6 +46,9 @@ export function DeploymentDetail({
           <Tabs.Tab value="overview" data-testid="deployment-tab-overview">
             {t('detail.tabs.overview')}
           </Tabs.Tab>
+          <Tabs.Tab value="batch" data-testid="deployment-tab-batch">
+            <BatchTabLabel />
+          </Tabs.Tab>
           <Tabs.Tab value="keys" data-testid="deployment-tab-keys">
             {t('detail.tabs.keys')}
           </Tabs.Tab>
@@ -60,6 +64,9 @@ export function DeploymentDetail({
         </Tabs.List>
         <Tabs.Panel value="overview" pt="md">
           <DeploymentOverview deployment={deployment} canEdit={canEdit} onDeleted={() => onDeleted(deployment.project)} />
+        </Tabs.Panel>
+        <Tabs.Panel value="batch" pt="md">
+          <DeploymentBatchPanel deployment={deployment} canEdit={canEdit} />
         </Tabs.Panel>
         <Tabs.Panel value="keys" pt="md">
           <ApiKeysPanel deploymentId={deployment.id} canEdit={canEdit} onTry={() => onTabChange('try')} />

@@ -1,0 +1,3 @@
+export { BatchPredictButton } from './BatchPredictDialog';
+export { BatchTabLabel, DeploymentBatchPanel, ModelVersionBatchPanel, ProjectBatchPanel } from './BatchPanels';
+export { BatchRunsPanel } from './BatchRunsPanel';
