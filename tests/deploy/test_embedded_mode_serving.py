@@ -116,12 +116,17 @@ def test_embedded_web_process_sees_changes_from_other_processes(tmp_path, traine
     url = f"http://127.0.0.1:{port}/api/v1/deployments/{created['deployment']}/predict/"
     body = {"instances": [{"image": base64.b64encode(png(4)).decode()}]}
 
+    def preloaded(version: int) -> bool:
+        return any((tmp_path / "home" / "serving-cache").glob(f"model-version-{version}-*/manifest.json"))
+
     def predict(key: str):
         return requests.post(url, json=body, headers={"Authorization": f"Bearer {key}"}, timeout=30)
 
     try:
         wait_for(lambda: _answers(port) or web.poll() is not None, timeout=60, what="the web server")
         assert web.poll() is None, (ARTIFACTS / "embedded-serving.log").read_text()[-3000:]
+        # the web process preloads the deployed model before any request (deploy.warm)
+        wait_for(lambda: preloaded(created["versions"][0]), timeout=60, what="V1 preloaded")
         first = predict(created["key"])
         assert first.status_code == 200 and first.json()["model_version"]["id"] == created["versions"][0]
 
@@ -136,6 +141,7 @@ def test_embedded_web_process_sees_changes_from_other_processes(tmp_path, traine
             f"deployment=Deployment.objects.get(pk={created['deployment']}), "
             f"model_version=ModelVersion.objects.get(pk={created['versions'][1]}))"
         )
+        wait_for(lambda: preloaded(created["versions"][1]), timeout=60, what="V2 preloaded")
         assert predict(created["key"]).json()["model_version"]["id"] == created["versions"][1]
 
         shell(
