@@ -15,6 +15,9 @@ class TrainingRunParams(serializers.Serializer):
     backbone = serializers.IntegerField(
         required=False, help_text="The backbone to initialise the model from."
     )
+    warm_start_from = serializers.IntegerField(
+        required=False, help_text="The model version whose weights the run starts from."
+    )
 
 
 class BackboneCheckParams(serializers.Serializer):

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from config.exceptions import field_error
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from jobs.models import Job, JobStatus
 from workspaces.selectors import scoped_to_member
 
@@ -11,7 +11,13 @@ from training.models import Backbone, ModelVersion
 
 
 def model_versions_for(*, user) -> QuerySet[ModelVersion]:
-    return scoped_to_member(ModelVersion.objects.select_related("dataset_version", "created_by"), user=user)
+    """Model versions in the user's workspaces, each with its warm-start parent's number (its name)."""
+    return scoped_to_member(
+        ModelVersion.objects.select_related("dataset_version", "created_by").annotate(
+            warm_start_from_number=F("warm_start_from__number")
+        ),
+        user=user,
+    )
 
 
 def training_jobs_for(*, user) -> QuerySet[Job]:

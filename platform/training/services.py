@@ -75,6 +75,10 @@ class BackboneUnavailable(Exception):
     """The stored file is missing or no longer matches its sha256."""
 
 
+class WarmStartUnavailable(Exception):
+    """The model version a run was to start from was deleted before the run began."""
+
+
 def backbone_blob_key(sha256: str) -> str:
     return f"backbones/{sha256[:2]}/{sha256}.pt"
 
@@ -242,6 +246,48 @@ def _check_backbone_for_run(
         )
 
 
+# parameters that fix a network's shape or its input: a warm start keeps the parent's
+WARM_START_FIXED_PARAMS = ("model", "image_size", "embedding_dim")
+
+
+def _check_warm_start_for_run(
+    *, parent: ModelVersion, template, dataset_version: DatasetVersion, values: dict[str, Any]
+) -> None:
+    """A warm start's parent: a version of the dataset's project, of the same template (one that can
+    start from weights), with its model file kept, and the same network (model, image size)."""
+    if parent.project_id != dataset_version.dataset.project_id:
+        raise field_error(
+            "warm_start_from",
+            f"Model version {parent.name} belongs to another project; a run starts from a version of "
+            "its own project.",
+        )
+    if not template.warm_start:
+        raise field_error(
+            "warm_start_from",
+            f"{template.title} models cannot start from a version's weights (their encoding and trees "
+            "are fitted to the data); train from scratch with the version's parameters instead.",
+        )
+    if parent.template != template.name:
+        raise field_error(
+            "warm_start_from",
+            f"Model version {parent.name} is a {parent.template} model; this run trains "
+            f"{template.name}: a warm start needs the same template.",
+        )
+    if not parent.checkpoint_key:
+        raise field_error(
+            "warm_start_from",
+            f"Model version {parent.name} has no model file to start from (an ONNX-only upload).",
+        )
+    for name in WARM_START_FIXED_PARAMS:
+        before, now = parent.params.get(name), values.get(name)
+        if before is not None and now is not None and before != now:
+            raise field_error(
+                f"params.{name}",
+                f"Model version {parent.name} was trained with {name} {before!r}; a warm start "
+                f"keeps it (this run asks for {now!r}). Train from scratch to change it.",
+            )
+
+
 @transaction.atomic
 def training_job_create(
     *,
@@ -251,9 +297,12 @@ def training_job_create(
     preset: str | None = None,
     params: dict[str, Any] | None = None,
     backbone: Backbone | None = None,
+    warm_start_from: ModelVersion | None = None,
 ) -> Job:
     """Validate the run's parameters, data and backbone, then queue it (on `gpu` when a GPU worker
     is alive). ``backbone``: a valid backbone of the same project to initialise all but the head from.
+    ``warm_start_from``: a model version of the project (same template and network) whose weights the
+    run starts from; the head's rows are matched by class name (retrain from a version).
 
     e.g. ``training_job_create(user=u, dataset_version=v, preset="fast", params={"epochs": 3})``
     """
@@ -272,6 +321,14 @@ def training_job_create(
         raise field_error(field, exc.message) from None
     if backbone is not None:
         _check_backbone_for_run(backbone=backbone, dataset_version=dataset_version, model=values.get("model"))
+    if warm_start_from is not None:
+        if backbone is not None:
+            raise field_error(
+                "warm_start_from", "A run starts from a backbone or from a model version, not both."
+            )
+        _check_warm_start_for_run(
+            parent=warm_start_from, template=chosen, dataset_version=dataset_version, values=values
+        )
     dataset_version_check_trainable(version=dataset_version, min_per_class=chosen.data.min_samples_per_class)
     job_params: dict[str, Any] = {
         "dataset_version": dataset_version.pk,
@@ -281,12 +338,63 @@ def training_job_create(
     }
     if backbone is not None:
         job_params["backbone"] = backbone.pk
+    if warm_start_from is not None:
+        job_params["warm_start_from"] = warm_start_from.pk
     return job_create(
         workspace=dataset_version.dataset.workspace,
         project=dataset_version.dataset.project,
         kind="training.run",
         params=job_params,
         user=user,
+    )
+
+
+def model_version_retrain(
+    *,
+    user,
+    parent: ModelVersion,
+    dataset_version: DatasetVersion,
+    preset: str | None = None,
+    params: dict[str, Any] | None = None,
+) -> Job:
+    """Retrain from a version: a training job on ``dataset_version`` (of the parent's project) with
+    the parent's template, warm-started from its weights. Without ``preset``, the run repeats the
+    parent's parameters (``params`` override some); with one, the preset's values apply, but the
+    network (model, image size, embedding size) stays the parent's.
+
+    e.g. ``model_version_retrain(user=u, parent=v3, dataset_version=dv7, params={"epochs": 5})``
+    """
+    if dataset_version.dataset.project_id != parent.project_id:
+        raise field_error(
+            "dataset_version",
+            f"Dataset version {dataset_version.pk} belongs to another project than model version "
+            f"{parent.name}; retrain on a dataset of its project.",
+        )
+    template = template_named(parent.template)
+    if not template.warm_start:
+        raise field_error(
+            "warm_start_from",
+            f"{template.title} models cannot start from a version's weights (their encoding and trees "
+            "are fitted to the data); train from scratch with the version's parameters instead.",
+        )
+    known = {p.name for p in template.params}
+    inherited = {k: v for k, v in parent.params.items() if k in known}
+    if parent.source != "trained":  # an upload's params describe its file, not a training run
+        inherited = {}
+    if preset is None:
+        chosen_preset = parent.preset if parent.preset in {p.name for p in template.presets} else None
+        values = {**inherited, **(params or {})}
+    else:
+        chosen_preset = preset
+        fixed = {k: inherited[k] for k in WARM_START_FIXED_PARAMS if k in inherited}
+        values = {**fixed, **(params or {})}
+    return training_job_create(
+        user=user,
+        dataset_version=dataset_version,
+        template=template.name,
+        preset=chosen_preset,
+        params=values,
+        warm_start_from=parent,
     )
 
 
@@ -324,9 +432,11 @@ def model_version_record(
     checkpoint: Path,
     onnx: Path,
     backbone: Backbone | None = None,
+    warm_start_from: ModelVersion | None = None,
 ) -> ModelVersion:
     """Record a finished training run as the project's next model version (V1, V2, ...); its
-    lineage names the ``backbone`` the run started from, if any."""
+    lineage names the ``backbone`` or the model version (``warm_start_from``) the run started from,
+    if any."""
     existing = ModelVersion.objects.filter(job=job).first()
     if existing is not None:  # a retried job that had already recorded its model
         return existing
@@ -364,6 +474,7 @@ def model_version_record(
             "sha256": backbone.sha256,
             "tensors": (result.get("backbone") or {}).get("tensors"),
         },
+        warm_start_from=warm_start_from,
         checkpoint_key=checkpoint_key,
         onnx_key=onnx_key,
         onnx_sha256=onnx_sha,
@@ -399,6 +510,7 @@ def template_train_and_evaluate(
     params: dict[str, Any],
     report: Report,
     backbone: Backbone | None = None,
+    warm_start_from: ModelVersion | None = None,
 ) -> TrainedRun:
     """Train ``template`` with ``params`` on ``dataset_version`` in the job's run directory (kept
     across attempts, so a retry resumes) and evaluate the exported ONNX model on the test split.
@@ -415,6 +527,12 @@ def template_train_and_evaluate(
     extra: dict[str, Any] = {}
     if backbone is not None:
         extra["backbone"] = backbone_fetch(backbone=backbone, dest=run_dir / "inputs" / "backbone.pt")
+    if warm_start_from is not None:
+        from datasets.services.versions import blob_local_path
+
+        extra["warm_start"] = blob_local_path(
+            warm_start_from.checkpoint_key, run_dir / "inputs" / "warm-start"
+        )
     try:
         result = template.load("train")(params, manifest, run_dir, report, **extra)
     except ValueError as exc:
@@ -438,6 +556,14 @@ def training_job_run(*, job: Job, report: Report) -> dict[str, Any]:
         backbone = Backbone.objects.filter(pk=backbone_id).first()
         if backbone is None:
             raise BackboneUnavailable(f"Backbone #{backbone_id} was deleted before the run could read it.")
+    warm_start_from = None
+    parent_id = job.params.get("warm_start_from")
+    if parent_id is not None:
+        warm_start_from = ModelVersion.objects.filter(pk=parent_id).first()
+        if warm_start_from is None:
+            raise WarmStartUnavailable(
+                f"Model version #{parent_id} was deleted before the run could start from it."
+            )
     template = registry.get(job.params["template"])
     version = DatasetVersion.objects.select_related("dataset").get(pk=job.params["dataset_version"])
     run = template_train_and_evaluate(
@@ -447,6 +573,7 @@ def training_job_run(*, job: Job, report: Report) -> dict[str, Any]:
         params=job.params["params"],
         report=report,
         backbone=backbone,
+        warm_start_from=warm_start_from,
     )
     model_version = model_version_record(
         job=job,
@@ -458,6 +585,7 @@ def training_job_run(*, job: Job, report: Report) -> dict[str, Any]:
         checkpoint=Path(run.result["model"]),
         onnx=Path(run.result["onnx"]),
         backbone=backbone,
+        warm_start_from=warm_start_from,
     )
     return {
         "kind": "training_job_result",

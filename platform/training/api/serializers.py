@@ -36,6 +36,12 @@ class MemberBackboneField(serializers.PrimaryKeyRelatedField):
         return selectors.backbones_for(user=self.context["request"].user)
 
 
+@extend_schema_field(OpenApiTypes.INT)
+class MemberModelVersionField(serializers.PrimaryKeyRelatedField):
+    def get_queryset(self):
+        return selectors.model_versions_for(user=self.context["request"].user)
+
+
 class TrainingJobCreateSerializer(serializers.Serializer):
     dataset_version = MemberDatasetVersionField()
     template = serializers.CharField(required=False, help_text="Defaults to the dataset's task type.")
@@ -51,6 +57,23 @@ class TrainingJobCreateSerializer(serializers.Serializer):
         help_text="A valid backbone of the dataset's project: transfer learning "
         "initialises all but the classification head from it.",
     )
+    warm_start_from = MemberModelVersionField(
+        required=False,
+        allow_null=True,
+        help_text="A model version of the dataset's project (same template and model) to start from: "
+        "its weights, the head's rows matched by class name (retrain from a version).",
+    )
+
+
+class RetrainSerializer(serializers.Serializer):
+    dataset_version = MemberDatasetVersionField(
+        help_text="A version of a dataset of the model version's project to train on."
+    )
+    preset = serializers.CharField(
+        required=False,
+        help_text="Defaults to the version's own parameters; a preset's values keep the version's network.",
+    )
+    params = ParamValuesField(required=False, default=dict, help_text="Settings overriding them.")
 
 
 BackboneSummarySerializer = contract_serializer(BackboneSummary)
@@ -116,6 +139,14 @@ class ModelVersionSerializer(serializers.ModelSerializer):
     backbone = ModelVersionBackboneSerializer(
         read_only=True, allow_null=True, help_text="The backbone the run started from; null: from scratch."
     )
+    warm_start_from = serializers.IntegerField(
+        source="warm_start_from_id",
+        read_only=True,
+        allow_null=True,
+        help_text="The model version whose weights the run started from; null: not warm-started (or "
+        "that version was deleted).",
+    )
+    warm_start_from_name = serializers.SerializerMethodField(help_text="That version's name (V3), or null.")
     created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True
     )
@@ -149,6 +180,8 @@ class ModelVersionSerializer(serializers.ModelSerializer):
             "preset",
             "params",
             "backbone",
+            "warm_start_from",
+            "warm_start_from_name",
             "code_version",
             "classes",
             "preprocessing",
@@ -158,6 +191,17 @@ class ModelVersionSerializer(serializers.ModelSerializer):
             "created_at",
         ]
         read_only_fields = fields
+
+    def get_warm_start_from_name(self, obj: ModelVersion) -> str | None:
+        # the parent is a version of the same project: its number names it without a query
+        number = getattr(obj, "warm_start_from_number", None)
+        if number is None and obj.warm_start_from_id is not None:
+            number = (
+                ModelVersion.objects.filter(pk=obj.warm_start_from_id)
+                .values_list("number", flat=True)
+                .first()
+            )
+        return f"V{number}" if number is not None else None
 
 
 ClassificationReportSerializer = contract_serializer(evaluation_contracts.ClassificationReport)

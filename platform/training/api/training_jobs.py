@@ -34,6 +34,13 @@ class TrainingJobSerializer(JobSerializer):
         allow_null=True,
         help_text="The backbone the run started from (transfer learning), or null.",
     )
+    warm_start_from = serializers.IntegerField(
+        source="params.warm_start_from",
+        read_only=True,
+        allow_null=True,
+        default=None,
+        help_text="The model version whose weights the run starts from (retrain from a version), or null.",
+    )
     result = contract_field(
         contract_serializer(TrainingJobResult),
         allow_null=True,
@@ -55,6 +62,7 @@ class TrainingJobSerializer(JobSerializer):
             "params",
             "dataset_version",
             "backbone",
+            "warm_start_from",
             "model_version",
             *JobSerializer.Meta.fields[JobSerializer.Meta.fields.index("params") + 1 :],
         ]

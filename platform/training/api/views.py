@@ -30,6 +30,7 @@ from training.api.serializers import (
     ModelVersionSerializer,
     ModelVersionUploadSerializer,
     ModelVersionUploadTargetSerializer,
+    RetrainSerializer,
     TemplateSerializer,
     TrainingEstimatesSerializer,
     TrainingJobCreateSerializer,
@@ -105,6 +106,7 @@ class TrainingJobViewSet(
             preset=data.get("preset"),
             params=data.get("params"),
             backbone=data.get("backbone"),
+            warm_start_from=data.get("warm_start_from"),
         )
         return Response(JobSerializer(job).data, status=status.HTTP_201_CREATED)
 
@@ -165,6 +167,22 @@ class BackboneViewSet(
         services.backbone_delete(backbone=instance)
 
 
+def retrain_response(request, parent: ModelVersion) -> Response:
+    """``POST .../retrain/`` of a model version or a deployment (its primary): 201 with the job."""
+    require_role(user=request.user, workspace_id=parent.workspace_id, action="start training")
+    serializer = RetrainSerializer(data=request.data, context={"request": request})
+    serializer.is_valid(raise_exception=True)
+    data = serializer.validated_data
+    job = services.model_version_retrain(
+        user=request.user,
+        parent=parent,
+        dataset_version=data["dataset_version"],
+        preset=data.get("preset"),
+        params=data.get("params"),
+    )
+    return Response(JobSerializer(job).data, status=status.HTTP_201_CREATED)
+
+
 class ModelVersionFilter(filters.FilterSet):
     class Meta:
         model = ModelVersion
@@ -185,6 +203,20 @@ class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
     @staticmethod
     def workspace_id_of(obj) -> int:
         return obj.workspace_id
+
+    @extend_schema(
+        request=RetrainSerializer,
+        responses={201: JobSerializer},
+        summary="Retrain from this version: a training job warm-started from its weights",
+        description="The version's template and parameters (or `preset`, keeping its network), on "
+        "`dataset_version` of its project; the head's rows are matched by class name, new classes "
+        "start fresh. The new model version records `warm_start_from`. 400 names the field when the "
+        "version cannot be a starting point (tabular models, an ONNX-only upload, another model).",
+    )
+    @action(detail=True, methods=["post"], filter_backends=[])
+    def retrain(self, request, pk=None):
+        version = self.get_object()
+        return retrain_response(request, version)
 
     @extend_schema(responses=ModelVersionEvaluationSerializer)
     @action(detail=True, methods=["get"], filter_backends=[])

@@ -22,7 +22,7 @@ from sampan.errors import JobFailed, SampanError, WaitTimeout
 if TYPE_CHECKING:
     from sampan.batch import BatchPrediction
     from sampan.client import Client
-    from sampan.training import Job
+    from sampan.training import Job, TrainingJob
 
 MAX_BATCH = 32  # the hosted endpoint's batch limit
 
@@ -445,6 +445,20 @@ class Deployment(Resource[schema.Deployment]):
                 Prediction(answer, body["model_version"], body["kind"]) for answer in body["predictions"]
             ]
         return answers
+
+    def retrain(
+        self, dataset_version: int | Resource[Any], *, preset: str | None = None, **params: Any
+    ) -> TrainingJob:
+        """Retrain from the version this deployment serves (its primary), warm-started from its
+        weights; see :meth:`sampan.ModelVersion.retrain`. Deploy the result as a canary to compare.
+
+        e.g. ``deployment.retrain(new_version, epochs=5).wait()``
+        """
+        body: dict[str, Any] = {"dataset_version": _id(dataset_version), "params": params}
+        if preset is not None:
+            body["preset"] = preset
+        job = self._client.http.post(f"deployments/{self.id}/retrain/", body, idempotent=True)
+        return self._client.training_jobs.get(job["id"])
 
     def batch_predict(self, source: Any, **options: Any) -> BatchPrediction:
         """A batch prediction by the version this deployment serves (its primary), recorded as

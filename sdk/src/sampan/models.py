@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from sampan.batch import BatchPrediction
     from sampan.client import Client
     from sampan.deployments import Deployment, Package, Prediction
-    from sampan.training import Job
+    from sampan.training import Job, TrainingJob
 
 
 class ClassMetrics:
@@ -647,6 +647,24 @@ class ModelVersion(Resource[schema.ModelVersion]):
             max_detections=max_detections,
             formats=formats,
         )
+
+    def retrain(
+        self, dataset_version: int | Resource[Any], *, preset: str | None = None, **params: Any
+    ) -> TrainingJob:
+        """Retrain from this version: a training job on ``dataset_version`` (of its project) that
+        starts from this version's weights, with its template and parameters (``params`` override
+        some; ``preset`` takes a preset's values but keeps this version's network). Classes are
+        matched by name: the ones the new data keeps start from what this version learned, new ones
+        start fresh. The new version's ``warm_start_from`` names this one. Tabular models cannot
+        start from weights (400).
+
+        e.g. ``model.retrain(new_version, epochs=5).wait().model_version().data["warm_start_from"]``
+        """
+        body: dict[str, Any] = {"dataset_version": _id(dataset_version), "params": params}
+        if preset is not None:
+            body["preset"] = preset
+        job = self._client.http.post(f"model-versions/{self.id}/retrain/", body, idempotent=True)
+        return self._client.training_jobs.get(job["id"])
 
     def batch_predictions(self) -> builtins.list[BatchPrediction]:
         """This version's batch predictions, newest first."""

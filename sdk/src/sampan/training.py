@@ -300,9 +300,12 @@ class Training:
         params: dict[str, Any] | None = None,
         template: str | None = None,
         backbone: int | Resource[Any] | None = None,
+        warm_start_from: int | Resource[Any] | None = None,
     ) -> Job:
         """Train on a dataset version with a preset (fast, balanced, accurate) and optional parameter
         overrides; returns the job (see :meth:`TrainingJobs.create` for the training job resource).
+        ``warm_start_from``: a model version of the project (same template and model) to start from
+        (see :meth:`sampan.ModelVersion.retrain`, which also repeats its parameters).
 
         e.g. ``client.training.start(version, preset="fast", params={"epochs": 3}).wait()``
         """
@@ -313,6 +316,8 @@ class Training:
             body["template"] = template
         if backbone is not None:
             body["backbone"] = _id(backbone)
+        if warm_start_from is not None:
+            body["warm_start_from"] = _id(warm_start_from)
         return Job(self._client, self._client.http.post("training-jobs/", body, idempotent=True))
 
 
