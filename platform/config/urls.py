@@ -13,6 +13,7 @@ from datasets.api.views import (
     SampleViewSet,
 )
 from deploy.api.retrain import DeploymentRetrainView
+from deploy.api.batch import BatchPredictionViewSet
 from deploy.api.views import (
     DeploymentKeyViewSet,
     DeploymentPredictView,
@@ -75,6 +76,7 @@ router.register("studies", StudyViewSet, basename="study")
 router.register("deployments", DeploymentViewSet, basename="deployment")
 router.register("deployments/<id:deployment_id>/keys", DeploymentKeyViewSet, basename="deployment-key")
 router.register("packages", PackageViewSet, basename="package")
+router.register("batch-predictions", BatchPredictionViewSet, basename="batch-prediction")
 router.register("labeling-tasks", LabelingTaskViewSet, basename="labeling-task")
 router.register("labeling-assignments", LabelingAssignmentViewSet, basename="labeling-assignment")
 

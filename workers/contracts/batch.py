@@ -35,12 +35,15 @@ class BatchPredictionParams(TypedDict):
 
 class BatchItem(TypedDict):
     """One input file: ``id`` (the sample id, or null for an upload), ``name`` (the sample's file
-    name or the path inside the archive), ``path`` (where the worker reads it), and, for a labeled
-    dataset version, ``label`` (class name), ``value`` (regression) or ``boxes`` (detection)."""
+    name or the path inside the archive), ``path`` (where the worker reads it; a text sample may
+    carry its ``text`` instead), and, for a labeled dataset version, ``label`` (class name),
+    ``value`` (regression) or ``boxes`` (detection: ``label`` a class name, x, y, width, height in
+    the image's pixels)."""
 
     id: int | None
     name: str
     path: str
+    text: NotRequired[str]
     label: NotRequired[str | None]
     value: NotRequired[float | None]
     boxes: NotRequired[list[dict[str, Any]]]
@@ -65,12 +68,22 @@ class BatchInput(TypedDict):
 class BatchResultRow(TypedDict):
     """One result: ``id`` and ``name`` as in the input (a table row: its ``id`` cell or its
     1-based row number as ``name``); ``prediction``: the hosted API's prediction entry for the
-    task (``workers.contracts.prediction``); or ``error`` naming why the input was not predicted."""
+    task (``workers.contracts.prediction``); or ``error`` naming why the input was not predicted;
+    on labeled input ``truth``: the class name, the value or the true boxes."""
 
     id: int | None
     name: str
     prediction: NotRequired[dict[str, Any] | None]
     error: NotRequired[str | None]
+    truth: NotRequired[Any]
+
+
+class BatchErrorExample(TypedDict):
+    """An input that was not predicted: its ``id`` and ``name`` as in its result row, and why."""
+
+    id: int | None
+    name: str
+    error: str
 
 
 class BatchResultFile(TypedDict):
@@ -89,7 +102,7 @@ class BatchPredictionSummary(TypedDict):
     rows: int
     predicted: int
     errors: int
-    error_examples: list[BatchResultRow]
+    error_examples: list[BatchErrorExample]
     seconds: float
     rows_per_s: float
     files: dict[str, BatchResultFile]
