@@ -61,17 +61,18 @@ describe('BatchPredictButton', () => {
     });
   });
 
-  it('offers Parquet only for a table upload, and no top-k to a regression model', async () => {
+  it('ticks Parquet for a table upload, and asks no top-k of a regression model', async () => {
     routes();
     const user = userEvent.setup();
     renderWithApp(<BatchPredictButton version={{ id: 30, name: 'V1', project: 4, template: 'tabular_regression' }} />);
     await user.click(screen.getByTestId('batch-predict'));
     await user.click(within(await screen.findByTestId('batch-source')).getByText('Upload a file'));
-    expect(screen.queryByTestId('batch-format-parquet')).not.toBeInTheDocument();
+    expect(screen.getByTestId('batch-format-parquet')).not.toBeChecked();
     expect(screen.queryByTestId('batch-top-k')).not.toBeInTheDocument(); // regression: no classes
     const input = document.querySelector('input[type="file"]') as HTMLInputElement;
     await user.upload(input, new File(['alcohol,acidity\n1,2\n'], 'wine.csv', { type: 'text/csv' }));
-    expect(await screen.findByTestId('batch-format-parquet')).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByTestId('batch-format-parquet')).toBeChecked());
+    expect(screen.getByTestId('batch-format-csv')).toBeChecked();
   });
 
   it('is disabled for a viewer, with the reason', () => {

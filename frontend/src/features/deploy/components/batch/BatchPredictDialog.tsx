@@ -102,11 +102,9 @@ export function BatchPredictButton({
   const [formats, setFormats] = useState<BatchFormat[]>(['jsonl', 'csv']);
   const detection = version.template === 'object_detection';
   const regression = (version.template ?? '').includes('regression');
-  const tableUpload = source === 'upload' && file !== null && TABLE_FILE.test(file.name);
-  const offered = BATCH_FORMATS.filter((format) => format !== 'parquet' || tableUpload);
 
   const canSubmit =
-    formats.some((format) => offered.includes(format)) &&
+    formats.length > 0 &&
     (source === 'dataset_version' ? datasetVersion !== null : source === 'dataset' ? dataset !== null : file !== null);
 
   const variables = (): BatchCreate => {
@@ -114,7 +112,7 @@ export function BatchPredictButton({
       model_version: version.id,
       ...(deploymentId === undefined ? {} : { deployment: deploymentId }),
       ...(detection || regression || typeof topK !== 'number' ? {} : { top_k: topK }),
-      formats: formats.filter((format) => offered.includes(format)),
+      formats: BATCH_FORMATS.filter((format) => formats.includes(format)),
     };
     if (source === 'dataset_version') return { ...common, source, dataset_version: Number(datasetVersion), split };
     if (source === 'dataset') return { ...common, source, dataset: Number(dataset) };
@@ -165,7 +163,11 @@ export function BatchPredictButton({
             description={t('dialog.fileHint')}
             placeholder={t('dialog.pickFile')}
             value={file}
-            onChange={setFile}
+            onChange={(picked) => {
+              setFile(picked);
+              // a table's results are a table too: Parquet by default (the server's default as well)
+              if (picked && TABLE_FILE.test(picked.name)) setFormats((current) => [...new Set([...current, 'parquet' as const])]);
+            }}
             accept=".zip,.tar,.tar.gz,.tgz,.csv,.jsonl,.parquet"
             required
             data-testid="batch-file"
@@ -187,7 +189,7 @@ export function BatchPredictButton({
         )}
         <Checkbox.Group label={t('dialog.formats')} value={formats} onChange={(value) => setFormats(value as BatchFormat[])}>
           <Group mt={4}>
-            {offered.map((format) => (
+            {BATCH_FORMATS.map((format) => (
               <Checkbox key={format} value={format} label={t(`formats.${format}`)} data-testid={`batch-format-${format}`} />
             ))}
           </Group>
