@@ -214,6 +214,8 @@ SPECTACULAR_SETTINGS = {
         "ColumnTypeEnum": ["numeric", "categorical", "datetime", "text", "empty"],
         "TargetTypeEnum": ["classes", "numeric"],
         "KindEnum": "deploy.models.PackageKind",
+        "BatchSourceKindEnum": "deploy.models.BatchSourceKind",  # a batch prediction's source
+        "BatchFormatEnum": "workers.contracts.batch.BATCH_FORMATS",  # its result files' formats
         "QueueWaitReasonEnum": ["no_worker", "workers_busy", "next"],  # jobs.selectors.queue_states
         "FindingCodeEnum": "workers.contracts.quality.FINDING_CODES",  # a quality finding's code
         "LabelingTaskStatusEnum": "labeling.models.LabelingTask.Status",

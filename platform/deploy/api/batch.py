@@ -121,7 +121,7 @@ class BatchSourceSerializer(serializers.Serializer):
     upload_size = serializers.IntegerField(allow_null=True)
 
 
-class BatchResultFileSerializer(serializers.Serializer):
+class BatchPredictionFileSerializer(serializers.Serializer):
     format = serializers.ChoiceField(choices=[(f, f) for f in BATCH_FORMATS])
     size_bytes = serializers.IntegerField()
     sha256 = serializers.CharField()
@@ -197,7 +197,7 @@ class BatchPredictionSerializer(serializers.ModelSerializer):
             "upload_size": batch.upload_size,
         }
 
-    @extend_schema_field(BatchResultFileSerializer(many=True))
+    @extend_schema_field(BatchPredictionFileSerializer(many=True))
     def get_files(self, batch) -> list[dict]:
         return [
             {
