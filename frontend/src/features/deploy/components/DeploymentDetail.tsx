@@ -7,6 +7,7 @@ import { DeploymentOverview } from './DeploymentOverview';
 import { DeploymentStatusBadge } from './DeploymentStatusBadge';
 import { BatchTabLabel, DeploymentBatchPanel } from './batch';
 import type { DeploymentTab } from './deploymentTabs';
+import { CapturePanel } from './capture/CapturePanel';
 import { SnippetsPanel } from './SnippetsPanel';
 import { TryItPanel } from './TryItPanel';
 import { UsagePanel } from './UsagePanel';
@@ -55,6 +56,9 @@ export function DeploymentDetail({
           <Tabs.Tab value="usage" data-testid="deployment-tab-usage">
             {t('detail.tabs.usage')}
           </Tabs.Tab>
+          <Tabs.Tab value="capture" data-testid="deployment-tab-capture">
+            {t('detail.tabs.capture')}
+          </Tabs.Tab>
           <Tabs.Tab value="try" data-testid="deployment-tab-try">
             {t('detail.tabs.try')}
           </Tabs.Tab>
@@ -73,6 +77,9 @@ export function DeploymentDetail({
         </Tabs.Panel>
         <Tabs.Panel value="usage" pt="md">
           <UsagePanel deploymentId={deployment.id} />
+        </Tabs.Panel>
+        <Tabs.Panel value="capture" pt="md">
+          <CapturePanel deploymentId={deployment.id} projectId={deployment.project} canEdit={canEdit} />
         </Tabs.Panel>
         <Tabs.Panel value="try" pt="md">
           <TryItPanel deployment={deployment} />
