@@ -14,6 +14,7 @@ from datasets.api.views import (
 )
 from deploy.api.retrain import DeploymentRetrainView
 from deploy.api.batch import BatchPredictionViewSet
+from deploy.api.capture_views import CapturedRequestViewSet, DeploymentCapturePolicyView
 from deploy.api.views import (
     DeploymentKeyViewSet,
     DeploymentPredictView,
@@ -75,6 +76,9 @@ router.register("backbones", BackboneViewSet, basename="backbone")
 router.register("studies", StudyViewSet, basename="study")
 router.register("deployments", DeploymentViewSet, basename="deployment")
 router.register("deployments/<id:deployment_id>/keys", DeploymentKeyViewSet, basename="deployment-key")
+router.register(
+    "deployments/<id:deployment_id>/captures", CapturedRequestViewSet, basename="deployment-capture"
+)
 router.register("packages", PackageViewSet, basename="package")
 router.register("batch-predictions", BatchPredictionViewSet, basename="batch-prediction")
 router.register("labeling-tasks", LabelingTaskViewSet, basename="labeling-task")
@@ -85,6 +89,9 @@ api_v1 = [
     path("deployments/<id:pk>/predict/", DeploymentPredictView.as_view(), name="deployment-predict"),
     path("deployments/<id:pk>/try/", DeploymentTryView.as_view(), name="deployment-try"),
     path("model-versions/<id:pk>/try/", ModelVersionTryView.as_view(), name="model-version-try"),
+    path(
+        "deployments/<id:pk>/capture/", DeploymentCapturePolicyView.as_view(), name="deployment-capture-policy"
+    ),
     path("deployments/<id:pk>/retrain/", DeploymentRetrainView.as_view(), name="deployment-retrain"),
     path("auth/csrf/", CsrfView.as_view(), name="auth-csrf"),
     path("auth/login/", LoginView.as_view(), name="auth-login"),

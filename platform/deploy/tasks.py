@@ -19,3 +19,11 @@ def batch_predict(job_id: int) -> None:
     from deploy.batch import batch_prediction_run
 
     run_job(job_id, lambda job, report: batch_prediction_run(job=job, report=report))
+
+
+@shared_task(name="deploy.capture_cleanup")
+def capture_cleanup() -> int:
+    """Hourly (celery beat, housekeeping queue): captured requests past their retention."""
+    from deploy.capture_services import capture_cleanup as cleanup
+
+    return cleanup()

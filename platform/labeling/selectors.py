@@ -104,6 +104,7 @@ def suggestion_list(
 PENDING_SUGGESTION_FIELDS = {
     "id": "pk",
     "round": "round_id",
+    "source": "source",
     "label": "label_id",
     "label_name": "label__name",
     "confidence": "confidence",

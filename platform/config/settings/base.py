@@ -221,6 +221,9 @@ SPECTACULAR_SETTINGS = {
         "LabelingTaskStatusEnum": "labeling.models.LabelingTask.Status",
         "AssignmentStatusEnum": "labeling.models.AssignmentStatus",
         "SkippedSuggestionReasonEnum": ["human_labeled", "not_pending"],  # labeling.api.smart accept
+        "CaptureReasonEnum": "deploy.models.CaptureReason",
+        "SuggestionSourceEnum": "labeling.models.SuggestionSource",
+        "CaptureSkippedReasonEnum": "deploy.api.capture_views.SKIPPED_REASONS",  # send to dataset
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -294,6 +297,12 @@ CELERY_BEAT_SCHEDULE = {
     },
     # stale upload temp files; checkpoints of runs whose model version is stored
     "tidy": {"task": "jobs.tidy", "schedule": 600.0, "options": {"queue": "housekeeping", "expires": 600.0}},
+    # captured prediction requests past their deployment's retention (deploy.capture_services)
+    "capture-cleanup": {
+        "task": "deploy.capture_cleanup",
+        "schedule": 3600.0,
+        "options": {"queue": "housekeeping", "expires": 3600.0},
+    },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(SAMPAN_HOME / "celerybeat-schedule")
 

@@ -6,6 +6,7 @@ from typing import Literal, NotRequired, TypedDict
 from config.contracts import JSONScalarField, contract_field, contract_serializer
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from jobs.api.serializers import NO_PROGRESS_YET, MemberProjectField, ProgressEventSerializer
+from labeling.models import SuggestionSource
 from labeling.selectors import pending_suggestion_of
 from rest_framework import serializers
 from workspaces.api.serializers import MemberWorkspaceField
@@ -185,7 +186,13 @@ class SampleSuggestionSerializer(serializers.Serializer):
     """A smart-labeling suggestion waiting for a person (labeling.Suggestion), as the sample list shows it."""
 
     id = serializers.IntegerField()
-    round = serializers.IntegerField()
+    round = serializers.IntegerField(
+        allow_null=True, help_text="The smart-labeling round that made it; null for one from production."
+    )
+    source = serializers.ChoiceField(
+        choices=SuggestionSource.choices,
+        help_text="smart_round, or capture: a deployment's answer to a request sent to the dataset.",
+    )
     label = serializers.IntegerField(allow_null=True)  # type: ignore[assignment]  # stub: Field.label
     label_name = serializers.CharField(allow_null=True)
     confidence = serializers.FloatField()

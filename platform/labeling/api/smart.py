@@ -182,6 +182,8 @@ class SuggestionSerializer(serializers.ModelSerializer):
         fields = [
             "id",
             "round",
+            "source",
+            "captured_request",
             "sample",
             "label",
             "label_name",
