@@ -8,6 +8,8 @@ export const deployKeys = {
   deployment: (id: number) => [...deployKeys.deployments, 'detail', id] as const,
   apiKeys: (deploymentId: number) => [...deployKeys.deployments, 'detail', deploymentId, 'keys'] as const,
   usage: (deploymentId: number, window: UsageWindow) => [...deployKeys.deployments, 'detail', deploymentId, 'usage', window] as const,
+  shadowAgreement: (deploymentId: number, window: UsageWindow) =>
+    [...deployKeys.deployments, 'detail', deploymentId, 'shadow-agreement', window] as const,
   packages: ['packages'] as const,
   packageList: (filters: { project?: number; model_version?: number }) => [...deployKeys.packages, 'list', filters] as const,
   packageJob: (jobId: number) => [...deployKeys.packages, 'job', jobId] as const,

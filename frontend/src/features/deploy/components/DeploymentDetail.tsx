@@ -9,10 +9,11 @@ import { BatchTabLabel, DeploymentBatchPanel } from './batch';
 import type { DeploymentTab } from './deploymentTabs';
 import { CapturePanel } from './capture/CapturePanel';
 import { SnippetsPanel } from './SnippetsPanel';
+import { TrafficPanel } from './TrafficPanel';
 import { TryItPanel } from './TryItPanel';
 import { UsagePanel } from './UsagePanel';
 
-/** One hosted deployment: overview (status, version, history), keys, usage, try it, code. */
+/** One hosted deployment: overview (status, version, history), traffic, usage, capture, batch, keys, try it, code. */
 export function DeploymentDetail({
   deploymentId,
   tab,
@@ -47,17 +48,20 @@ export function DeploymentDetail({
           <Tabs.Tab value="overview" data-testid="deployment-tab-overview">
             {t('detail.tabs.overview')}
           </Tabs.Tab>
-          <Tabs.Tab value="batch" data-testid="deployment-tab-batch">
-            <BatchTabLabel />
-          </Tabs.Tab>
-          <Tabs.Tab value="keys" data-testid="deployment-tab-keys">
-            {t('detail.tabs.keys')}
+          <Tabs.Tab value="traffic" data-testid="deployment-tab-traffic">
+            {t('detail.tabs.traffic')}
           </Tabs.Tab>
           <Tabs.Tab value="usage" data-testid="deployment-tab-usage">
             {t('detail.tabs.usage')}
           </Tabs.Tab>
           <Tabs.Tab value="capture" data-testid="deployment-tab-capture">
             {t('detail.tabs.capture')}
+          </Tabs.Tab>
+          <Tabs.Tab value="batch" data-testid="deployment-tab-batch">
+            <BatchTabLabel />
+          </Tabs.Tab>
+          <Tabs.Tab value="keys" data-testid="deployment-tab-keys">
+            {t('detail.tabs.keys')}
           </Tabs.Tab>
           <Tabs.Tab value="try" data-testid="deployment-tab-try">
             {t('detail.tabs.try')}
@@ -69,17 +73,20 @@ export function DeploymentDetail({
         <Tabs.Panel value="overview" pt="md">
           <DeploymentOverview deployment={deployment} canEdit={canEdit} onDeleted={() => onDeleted(deployment.project)} />
         </Tabs.Panel>
+        <Tabs.Panel value="traffic" pt="md">
+          <TrafficPanel deployment={deployment} canEdit={canEdit} />
+        </Tabs.Panel>
+        <Tabs.Panel value="usage" pt="md">
+          <UsagePanel deploymentId={deployment.id} regression={deployment.template.endsWith('regression')} />
+        </Tabs.Panel>
+        <Tabs.Panel value="capture" pt="md">
+          <CapturePanel deploymentId={deployment.id} projectId={deployment.project} canEdit={canEdit} />
+        </Tabs.Panel>
         <Tabs.Panel value="batch" pt="md">
           <DeploymentBatchPanel deployment={deployment} canEdit={canEdit} />
         </Tabs.Panel>
         <Tabs.Panel value="keys" pt="md">
           <ApiKeysPanel deploymentId={deployment.id} canEdit={canEdit} onTry={() => onTabChange('try')} />
-        </Tabs.Panel>
-        <Tabs.Panel value="usage" pt="md">
-          <UsagePanel deploymentId={deployment.id} />
-        </Tabs.Panel>
-        <Tabs.Panel value="capture" pt="md">
-          <CapturePanel deploymentId={deployment.id} projectId={deployment.project} canEdit={canEdit} />
         </Tabs.Panel>
         <Tabs.Panel value="try" pt="md">
           <TryItPanel deployment={deployment} />

@@ -9,6 +9,7 @@ import { notifySuccess } from '@/lib/notifications';
 import { absolutePredictUrl, type Deployment } from '../api/deployments';
 import { useDeleteDeployment, useDeploymentAction, useProjectModelVersions } from '../hooks/useDeploy';
 import { DeploymentStatusBadge } from './DeploymentStatusBadge';
+import { HistoryDetails } from './HistoryDetails';
 
 type Confirm =
   | { kind: 'stop' | 'start' | 'rollback' | 'delete' }
@@ -173,6 +174,7 @@ export function DeploymentOverview({
                   {formatRelative(entry.at)}
                   {entry.by ? ` · ${entry.by}` : ''}
                 </Text>
+                <HistoryDetails entry={entry} />
               </Timeline.Item>
             ))}
           </Timeline>

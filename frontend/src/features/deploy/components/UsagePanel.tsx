@@ -9,9 +9,13 @@ import { errorMessage } from '@/lib/notifications';
 import type { UsageWindow } from '../api/keys';
 import { errorRate, formatMs, USAGE_WINDOWS, usageRows } from '../api/usage';
 import { USAGE_REFRESH_MS, useUsage } from '../hooks/useDeploy';
+import { VersionUsage } from './VersionUsage';
 
-/** Calls, errors and latency percentiles of a deployment over a window, refreshed live. */
-export function UsagePanel({ deploymentId }: { deploymentId: number }) {
+/**
+ * Calls, errors and latency percentiles of a deployment over a window, refreshed live, and the same
+ * split by the model version that answered (canaries).
+ */
+export function UsagePanel({ deploymentId, regression = false }: { deploymentId: number; regression?: boolean }) {
   const { t } = useTranslation('deploy');
   const [window, setWindow] = useState<UsageWindow>('1h');
   const [live, setLive] = useState(true);
@@ -93,6 +97,7 @@ export function UsagePanel({ deploymentId }: { deploymentId: number }) {
               </Paper>
             </SimpleGrid>
           )}
+          {data.totals.calls > 0 && data.by_version && <VersionUsage versions={data.by_version} window={window} regression={regression} />}
         </>
       )}
     </Stack>

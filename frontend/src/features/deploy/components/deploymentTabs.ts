@@ -1,3 +1,3 @@
 /** The tabs of a deployment's page, in order; the route's `:tab` is one of them. */
-export const DEPLOYMENT_TABS = ['overview', 'batch', 'keys', 'usage', 'capture', 'try', 'code'] as const;
+export const DEPLOYMENT_TABS = ['overview', 'traffic', 'usage', 'capture', 'batch', 'keys', 'try', 'code'] as const;
 export type DeploymentTab = (typeof DEPLOYMENT_TABS)[number];

@@ -16,6 +16,7 @@ import {
 import { deployKeys, type UsageWindow } from '../api/keys';
 import { createPackage, deletePackage, getPackageJob, isBuilding, listPackages } from '../api/packages';
 import { tryPredict, tryUrl, type TryInput } from '../api/predict';
+import { getShadowAgreement, promoteCanary, setShadow, setTraffic, type CanaryDraft } from '../api/traffic';
 import { getUsage } from '../api/usage';
 
 /** Poll about once a second while a package builds; usage refreshes every few seconds when live. */
@@ -78,6 +79,43 @@ export function useDeploymentAction() {
       }
     },
     onSuccess: store,
+  });
+}
+
+/** Traffic split changes (canaries, promote, shadow): each answers the updated deployment. */
+export function useTrafficAction() {
+  const store = useStoreDeployment();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (
+      action:
+        | { kind: 'traffic'; id: number; canaries: CanaryDraft[]; sticky?: boolean }
+        | { kind: 'promote'; id: number; modelVersion: number }
+        | { kind: 'shadow'; id: number; modelVersion: number | null },
+    ) => {
+      switch (action.kind) {
+        case 'traffic':
+          return setTraffic(action);
+        case 'promote':
+          return promoteCanary(action);
+        case 'shadow':
+          return setShadow(action);
+      }
+    },
+    onSuccess: async (deployment) => {
+      await store(deployment);
+      // The agreement belongs to the shadow: a new one starts from nothing.
+      return queryClient.invalidateQueries({ queryKey: [...deployKeys.deployment(deployment.id), 'shadow-agreement'] });
+    },
+  });
+}
+
+export function useShadowAgreement(deploymentId: number, window: UsageWindow, enabled: boolean, live: boolean) {
+  return useQuery({
+    queryKey: deployKeys.shadowAgreement(deploymentId, window),
+    queryFn: () => getShadowAgreement(deploymentId, window),
+    enabled,
+    refetchInterval: live ? USAGE_REFRESH_MS : false,
   });
 }
 
