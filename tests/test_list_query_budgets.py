@@ -257,26 +257,6 @@ def deployment_keys(world, n):
     return {"deployment_id": target.pk}
 
 
-def captures(world, n):
-    from deploy.models import CapturedRequest
-    from django.utils import timezone
-
-    target = _deployment(world)
-    for _ in range(n):
-        CapturedRequest.objects.create(
-            deployment=target,
-            model_version=target.model_version,
-            at=timezone.now(),
-            reason="sampled",
-            data_kind="image",
-            blob_key="captures/budget.png",
-            content_type="image/png",
-            answer={"label": "cat", "score": 0.5, "value": None},
-            top_label="cat",
-        )
-    return {"deployment_id": target.pk}
-
-
 def jobs(world, n):
     from tests.jobs.factories import job
 
@@ -304,6 +284,14 @@ def model_versions(world, n):
             job=job(world["project_a"], kind="training.run"),
             created_by=world["alice"],
         )
+    return {}
+
+
+def batch_predictions(world, n):
+    from tests.deploy.factories import batch_prediction
+
+    for _ in range(n):
+        batch_prediction(_model_version(world), created_by=world["alice"])
     return {}
 
 
@@ -496,8 +484,6 @@ ROUTES: dict[str, Route] = {
     "/api/v1/datasets/{dataset_id}/activity/": Route(activity, 3),
     "/api/v1/deployments/": Route(deployments, 3),
     "/api/v1/deployments/{deployment_id}/keys/": Route(deployment_keys, 3),
-    # the deployment, the count, the page (sent_to_dataset is a join of the same query)
-    "/api/v1/deployments/{deployment_id}/captures/": Route(captures, 3),
     "/api/v1/invitations/": Route(invitations, 2),
     # + annotators, the dataset's labels (prefetched) and the page's progress (3 grouped reads)
     "/api/v1/labeling-tasks/": Route(labeling_tasks, 7),
@@ -509,6 +495,8 @@ ROUTES: dict[str, Route] = {
     "/api/v1/jobs/{id}/events/": Route(job_events, 3),
     "/api/v1/model-versions/": Route(model_versions, 2),
     "/api/v1/packages/": Route(packages, 2),
+    # count, page (model version, dataset version and its dataset, dataset, job, user joined)
+    "/api/v1/batch-predictions/": Route(batch_predictions, 2),
     "/api/v1/projects/": Route(projects, 2),
     "/api/v1/studies/": Route(studies, 3),
     "/api/v1/studies/{id}/trials/": Route(trials, 3),

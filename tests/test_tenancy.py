@@ -114,16 +114,13 @@ OBJECT_ROUTES = {
     "deployment-usage": lambda t: {"pk": deployment(t).pk},
     "deployment-try": lambda t: {"pk": deployment(t).pk},
     "deployment-retrain": lambda t: {"pk": deployment(t).pk},
-    "deployment-capture-policy": lambda t: {"pk": deployment(t).pk},
-    "deployment-capture-list": lambda t: {"deployment_id": deployment(t).pk},
-    "deployment-capture-detail": lambda t: {"deployment_id": deployment(t).pk, "pk": capture(t).pk},
-    "deployment-capture-content": lambda t: {"deployment_id": deployment(t).pk, "pk": capture(t).pk},
-    "deployment-capture-delete": lambda t: {"deployment_id": deployment(t).pk},
-    "deployment-capture-send": lambda t: {"deployment_id": deployment(t).pk},
     "deployment-key-list": lambda t: {"deployment_id": deployment(t).pk},
     "deployment-key-detail": lambda t: {"deployment_id": deployment(t).pk, "pk": t["deployment_key"].pk},
     "package-detail": lambda t: {"pk": package(t).pk},
     "package-download": lambda t: {"pk": package(t).pk},
+    "batch-prediction-detail": lambda t: {"pk": batch_prediction(t).pk},
+    "batch-prediction-cancel": lambda t: {"pk": batch_prediction(t).pk},
+    "batch-prediction-download": lambda t: {"pk": batch_prediction(t).pk},
     "study-detail": lambda t: {"pk": study(t).pk},
     "study-trials": lambda t: {"pk": study(t).pk},
     "study-results": lambda t: {"pk": study(t).pk},
@@ -160,6 +157,11 @@ STAFF_ROUTES = {
 CREATE_IN_A = {
     "deployment-list": lambda t: {"model_version": model_version(t).pk, "name": "viewer's deployment"},
     "package-list": lambda t: {"model_version": model_version(t).pk, "kind": "server"},
+    "batch-prediction-list": lambda t: {
+        "model_version": model_version(t).pk,
+        "source": "dataset_version",
+        "dataset_version": ds(t)["version"].pk,
+    },
     "project-list": lambda t: {"workspace": t["ws_a"].pk, "name": "viewer's project"},
     "job-list": lambda t: {"workspace": t["ws_a"].pk, "kind": "system.check"},
     "dataset-list": lambda t: {
@@ -182,6 +184,7 @@ CREATE_IN_A = {
 CREATE_TARGET_FIELD = {
     "deployment-list": "model_version",
     "package-list": "model_version",
+    "batch-prediction-list": "model_version",
     "study-list": "dataset_version",
     "training-job-list": "dataset_version",
     "backbone-list": "project",
@@ -250,36 +253,20 @@ def deployment(world: dict):
     return world["deployment"]
 
 
-def capture(world: dict):
-    """A captured request of the deployment (a stored PNG input, the served answer)."""
-    if "capture" not in world:
-        from deploy.models import CapturedRequest
-        from django.core.files.base import ContentFile
-        from django.core.files.storage import default_storage
-        from django.utils import timezone
-
-        from tests.deploy.factories import png
-
-        world["capture"] = CapturedRequest.objects.create(
-            deployment=deployment(world),
-            model_version=model_version(world),
-            at=timezone.now(),
-            reason="sampled",
-            data_kind="image",
-            blob_key=default_storage.save("captures/tenancy.png", ContentFile(png(0))),
-            content_type="image/png",
-            size_bytes=len(png(0)),
-            answer={"label": "cat", "score": 0.5, "value": None},
-            top_label="cat",
-        )
-    return world["capture"]
-
-
 def package(world: dict):
     """A built server package of project A's model version (its archive a placeholder)."""
     if "package" not in world:
         world["package"] = deploy_rows.package(model_version(world), kind="server")
     return world["package"]
+
+
+def batch_prediction(world: dict):
+    """A finished batch prediction of project A's model version over its dataset version's test split."""
+    if "batch_prediction" not in world:
+        world["batch_prediction"] = deploy_rows.batch_prediction(
+            model_version(world), dataset_version=ds(world)["version"]
+        )
+    return world["batch_prediction"]
 
 
 def backbone(world: dict):

@@ -121,3 +121,44 @@ def jpeg(index: int = 0) -> bytes:
     out = io.BytesIO()
     Image.open(io.BytesIO(png(index))).convert("RGB").save(out, "JPEG")
     return out.getvalue()
+
+
+def batch_prediction(model_version, *, dataset_version=None, status: str = "succeeded", **fields):
+    """A batch prediction row of ``model_version`` over ``dataset_version`` (its test split) with a
+    finished ``deploy.batch_predict`` job and, when succeeded, a placeholder JSONL result file."""
+    import hashlib
+
+    from deploy.models import BatchPrediction
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+
+    from tests.jobs.factories import job
+
+    files = {}
+    if status == "succeeded":
+        data = b'{"id": null, "name": "1", "error": "placeholder"}\n'
+        key = default_storage.save(f"batch-predictions/test-{next(_serial)}/results.jsonl", ContentFile(data))
+        files = {"jsonl": {"key": key, "size_bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}}
+    fields.setdefault(
+        "job",
+        job(
+            model_version.project,
+            kind="deploy.batch_predict",
+            params={"batch_prediction": 0},
+            status=status,
+            created_by=None,
+        ),
+    )
+    return BatchPrediction.objects.create(
+        workspace=model_version.workspace,
+        project=model_version.project,
+        model_version=model_version,
+        status=status,
+        source_kind="dataset_version" if dataset_version is not None else "upload",
+        dataset_version=dataset_version,
+        split="test" if dataset_version is not None else "",
+        upload_name="" if dataset_version is not None else "inputs.zip",
+        files=files,
+        params={"formats": ["jsonl"]},
+        **fields,
+    )
