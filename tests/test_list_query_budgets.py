@@ -241,10 +241,19 @@ def suggestions(world, n):
 
 
 def deployments(world, n):
-    from tests.deploy.factories import deployment
+    from deploy.models import DeploymentEvent, DeploymentTraffic
 
+    from tests.deploy.factories import deployment
+    from tests.training.factories import model_version
+
+    canary = _once(world, "canary", lambda: model_version(world["project_a"]))
+    shadow = _once(world, "shadow", lambda: model_version(world["project_a"]))
     for _ in range(n):
-        deployment(_model_version(world), created_by=world["alice"])
+        row = deployment(_model_version(world), created_by=world["alice"])
+        # each with a canary, a shadow and a history entry with details: the list reads them in bulk
+        DeploymentTraffic.objects.create(deployment=row, model_version=canary, role="canary", weight=10)
+        DeploymentTraffic.objects.create(deployment=row, model_version=shadow, role="shadow", weight=0)
+        DeploymentEvent.objects.create(deployment=row, action="traffic", model_version=row.model_version)
     return {}
 
 
@@ -284,14 +293,6 @@ def model_versions(world, n):
             job=job(world["project_a"], kind="training.run"),
             created_by=world["alice"],
         )
-    return {}
-
-
-def batch_predictions(world, n):
-    from tests.deploy.factories import batch_prediction
-
-    for _ in range(n):
-        batch_prediction(_model_version(world), created_by=world["alice"])
     return {}
 
 
@@ -482,7 +483,8 @@ ROUTES: dict[str, Route] = {
     "/api/v1/datasets/{dataset_id}/suggestions/": Route(suggestions, 3),
     "/api/v1/datasets/{dataset_id}/quality-reports/": Route(quality_reports, 3),
     "/api/v1/datasets/{dataset_id}/activity/": Route(activity, 3),
-    "/api/v1/deployments/": Route(deployments, 3),
+    # count, page, history (its versions and users joined), traffic split (its versions joined)
+    "/api/v1/deployments/": Route(deployments, 4),
     "/api/v1/deployments/{deployment_id}/keys/": Route(deployment_keys, 3),
     "/api/v1/invitations/": Route(invitations, 2),
     # + annotators, the dataset's labels (prefetched) and the page's progress (3 grouped reads)
@@ -495,8 +497,6 @@ ROUTES: dict[str, Route] = {
     "/api/v1/jobs/{id}/events/": Route(job_events, 3),
     "/api/v1/model-versions/": Route(model_versions, 2),
     "/api/v1/packages/": Route(packages, 2),
-    # count, page (model version, dataset version and its dataset, dataset, job, user joined)
-    "/api/v1/batch-predictions/": Route(batch_predictions, 2),
     "/api/v1/projects/": Route(projects, 2),
     "/api/v1/studies/": Route(studies, 3),
     "/api/v1/studies/{id}/trials/": Route(trials, 3),

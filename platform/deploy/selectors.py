@@ -7,12 +7,21 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
 
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 from workspaces.selectors import scoped_to_member
 
 from deploy import usage
-from deploy.models import Deployment, DeploymentKey, Package, UsageMinute
+from deploy.models import (
+    Deployment,
+    DeploymentEvent,
+    DeploymentKey,
+    DeploymentTraffic,
+    Package,
+    ShadowMinute,
+    TrafficRole,
+    UsageMinute,
+)
 from workers.contracts.annotations import DetectionBox, DetectionSample
 from workers.contracts.manifest import ImageSample, TabularSample, TextSample
 
@@ -25,12 +34,20 @@ WINDOWS = {
 
 
 def deployments_for(*, user) -> QuerySet[Deployment]:
+    """The user's deployments with what their serializer reads: the history and the traffic split
+    (one query each, their model versions joined)."""
     return scoped_to_member(
         Deployment.objects.select_related("model_version", "created_by").prefetch_related(
-            "events__model_version", "events__by"
+            Prefetch("events", queryset=DeploymentEvent.objects.select_related("model_version", "by")),
+            Prefetch("traffic", queryset=DeploymentTraffic.objects.select_related("model_version")),
         ),
         user=user,
     )
+
+
+def deployment_rows_for(*, user) -> QuerySet[Deployment]:
+    """The user's deployments, their rows only (routes under one deployment: keys, usage)."""
+    return scoped_to_member(Deployment.objects.all(), user=user)
 
 
 def deployment_keys_of(*, deployment: Deployment) -> QuerySet[DeploymentKey]:
@@ -50,14 +67,16 @@ def deployment_usage(*, deployment: Deployment, window: str = "24h", now=None) -
     length, bucket = WINDOWS[window]
     now = now or timezone.now()
     start = now - length
-    rows = UsageMinute.objects.filter(
-        deployment=deployment, minute__gt=start - timedelta(minutes=1)
-    ).values_list("minute", "calls", "errors", "histogram")
+    rows = list(
+        UsageMinute.objects.filter(
+            deployment=deployment, minute__gt=start - timedelta(minutes=1)
+        ).values_list("minute", "calls", "errors", "histogram", "model_version_id", "scores")
+    )
     step = int(bucket.total_seconds())
     buckets: dict[int, list] = {}
     total_calls = total_errors = 0
     total_histograms = []
-    for minute, calls, errors, histogram in rows:
+    for minute, calls, errors, histogram, _, _ in rows:
         at = int(minute.timestamp()) // step * step
         entry = buckets.setdefault(at, [0, 0, []])
         entry[0] += calls
@@ -80,6 +99,170 @@ def deployment_usage(*, deployment: Deployment, window: str = "24h", now=None) -
         "bucket_seconds": step,
         "totals": figures(total_calls, total_errors, total_histograms),
         "series": series,
+        "by_version": _usage_by_version(deployment, rows, step),
+    }
+
+
+def _roles(deployment: Deployment) -> dict[int, str]:
+    roles = {deployment.model_version_id: "primary"}
+    for version_id, role in DeploymentTraffic.objects.filter(deployment=deployment).values_list(
+        "model_version_id", "role"
+    ):
+        roles[version_id] = role
+    return roles
+
+
+def _is_regression(template: str) -> bool:
+    return template.endswith("regression")
+
+
+def _answer_buckets(histogram: dict[int, int], *, regression: bool) -> list[dict[str, Any]]:
+    out = []
+    for index in sorted(histogram):
+        low, high = usage.answer_bucket_bounds(index, regression=regression)
+        out.append({"low": round(low, 6), "high": round(high, 6), "count": histogram[index]})
+    return out
+
+
+def _usage_by_version(deployment: Deployment, rows: list, step: int) -> list[dict[str, Any]]:
+    """Per model version that answered in the window (rows without one, written before traffic
+    splits or refused before a version was chosen, are left out): calls, errors, latency
+    percentiles, the answers' score (or value) distribution and a per-bucket series."""
+    from training.models import ModelVersion
+
+    per: dict[int, dict[str, Any]] = {}
+    for minute, calls, errors, histogram, version_id, scores in rows:
+        if version_id is None:
+            continue
+        entry = per.setdefault(version_id, {"calls": 0, "errors": 0, "h": [], "s": [], "series": {}})
+        entry["calls"] += calls
+        entry["errors"] += errors
+        entry["h"].append(histogram)
+        entry["s"].append(scores or {})
+        at = int(minute.timestamp()) // step * step
+        point = entry["series"].setdefault(at, [0, 0])
+        point[0] += calls
+        point[1] += errors
+    if not per:
+        return []
+    roles = _roles(deployment)
+    versions = {mv.pk: mv for mv in ModelVersion.objects.filter(pk__in=per)}
+    order = {"primary": 0, "canary": 1, "shadow": 2, "previous": 3}
+    answers = []
+    for version_id, entry in per.items():
+        mv = versions.get(version_id)
+        if mv is None:
+            continue
+        p50, p95, p99 = usage.percentiles(usage.merge(entry["h"]))
+        answers.append(
+            {
+                "model_version": version_id,
+                "model_version_name": mv.name,
+                "role": roles.get(version_id, "previous"),
+                "calls": entry["calls"],
+                "errors": entry["errors"],
+                "latency_ms": {"p50": p50, "p95": p95, "p99": p99},
+                "scores": _answer_buckets(usage.merge(entry["s"]), regression=_is_regression(mv.template)),
+                "series": [
+                    {
+                        "start": _iso(at),
+                        "calls": entry["series"][at][0],
+                        "errors": entry["series"][at][1],
+                    }
+                    for at in sorted(entry["series"])
+                ],
+            }
+        )
+    answers.sort(key=lambda a: (order[a["role"]], a["model_version"]))
+    return answers
+
+
+def _iso(at: int) -> str:
+    return datetime.fromtimestamp(at, tz=UTC).isoformat().replace("+00:00", "Z")
+
+
+def shadow_agreement(*, deployment: Deployment, window: str = "1h", now=None) -> dict[str, Any]:
+    """How the current shadow's answers compared with the served ones over the last ``window``:
+    instances compared, the top-1 agreement (null for regression), the mean |delta| of the top-1
+    score (regression: the value), the shadow's errors, per bucket (``points``) and the deltas'
+    distribution. Without a shadow: the figures of the last shadow version that has rows in the
+    window, else zeros.
+
+    e.g. ``shadow_agreement(deployment=d, window="1h")["agreement"]``
+    """
+    length, bucket = WINDOWS[window]
+    now = now or timezone.now()
+    step = int(bucket.total_seconds())
+    current = (
+        DeploymentTraffic.objects.filter(deployment=deployment, role=TrafficRole.SHADOW)
+        .select_related("model_version")
+        .first()
+    )
+    rows = ShadowMinute.objects.filter(deployment=deployment, minute__gt=now - length - timedelta(minutes=1))
+    shadow = current.model_version if current is not None else None
+    if shadow is None:
+        last = rows.exclude(shadow_version=None).order_by("-minute").select_related("shadow_version").first()
+        shadow = last.shadow_version if last is not None else None
+    template = shadow.template if shadow is not None else deployment.model_version.template
+    regression = _is_regression(template)
+    kind = (
+        "regression_prediction"
+        if regression
+        else ("detection_prediction" if template == "object_detection" else "classification_prediction")
+    )
+    figures = list(
+        rows.filter(shadow_version=shadow).values_list(
+            "minute", "compared", "agreed", "delta_sum", "delta_histogram", "errors", "latency_ms_sum"
+        )
+        if shadow is not None
+        else []
+    )
+    points: dict[int, list] = {}
+    total = [0, 0, 0.0, 0, 0.0]
+    histograms = []
+    for minute, compared, agreed, delta_sum, histogram, errors, latency in figures:
+        at = int(minute.timestamp()) // step * step
+        point = points.setdefault(at, [0, 0, 0.0, 0])
+        point[0] += compared
+        point[1] += agreed
+        point[2] += delta_sum
+        point[3] += errors
+        total[0] += compared
+        total[1] += agreed
+        total[2] += delta_sum
+        total[3] += errors
+        total[4] += latency
+        histograms.append(histogram)
+
+    def agreement(compared: int, agreed: int) -> float | None:
+        return None if regression or not compared else round(agreed / compared, 6)
+
+    def mean(compared: int, delta_sum: float) -> float | None:
+        return round(delta_sum / compared, 6) if compared else None
+
+    tries = total[0] + total[3]
+    return {
+        "window": window,
+        "bucket_seconds": step,
+        "shadow_version": shadow.pk if shadow is not None else None,
+        "shadow_version_name": shadow.name if shadow is not None else None,
+        "prediction_kind": kind,
+        "compared": total[0],
+        "agreement": agreement(total[0], total[1]),
+        "mean_delta": mean(total[0], total[2]),
+        "errors": total[3],
+        "mean_latency_ms": round(total[4] / tries, 3) if tries else None,
+        "points": [
+            {
+                "start": _iso(at),
+                "compared": points[at][0],
+                "agreement": agreement(points[at][0], points[at][1]),
+                "mean_delta": mean(points[at][0], points[at][2]),
+                "errors": points[at][3],
+            }
+            for at in sorted(points)
+        ],
+        "deltas": _answer_buckets(usage.merge(histograms), regression=regression),
     }
 
 

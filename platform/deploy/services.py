@@ -26,8 +26,10 @@ from deploy.models import (
     DeploymentEventAction,
     DeploymentKey,
     DeploymentStatus,
+    DeploymentTraffic,
     Package,
     PackageKind,
+    TrafficRole,
 )
 from workers.progress import JobCancelled, Report
 
@@ -52,22 +54,60 @@ def _touch(deployment: Deployment) -> None:
     deployment.refresh_from_db(fields=["serving_stamp", "updated_at"])
 
 
-def _event(deployment: Deployment, action: str, user) -> None:
+def _event(deployment: Deployment, action: str, user, details: dict[str, Any] | None = None) -> None:
     DeploymentEvent.objects.create(
         deployment=deployment,
         action=action,
         model_version_id=deployment.model_version_id,
         by=user if user is not None and user.is_authenticated else None,
+        details=details or {},
     )
 
 
-def _check_servable(model_version: ModelVersion) -> None:
+def traffic_entries(
+    deployment: Deployment, rows: list[DeploymentTraffic] | None = None
+) -> list[dict[str, Any]]:
+    """The split as TrafficEntry dicts: the primary (100 - the canaries), the canaries, the shadow.
+    ``rows``: the deployment's DeploymentTraffic rows with their model versions (read when None)."""
+    if rows is None:
+        rows = list(
+            DeploymentTraffic.objects.filter(deployment_id=deployment.pk).select_related("model_version")
+        )
+    canaries = [r for r in rows if r.role == TrafficRole.CANARY]
+    shadows = [r for r in rows if r.role == TrafficRole.SHADOW]
+    entries = [
+        {
+            "model_version": deployment.model_version_id,
+            "model_version_name": deployment.model_version.name,
+            "role": "primary",
+            "weight": 100 - sum(r.weight for r in canaries),
+        }
+    ]
+    entries += [
+        {
+            "model_version": r.model_version_id,
+            "model_version_name": r.model_version.name,
+            "role": r.role,
+            "weight": r.weight if r.role == TrafficRole.CANARY else 0,
+        }
+        for r in [*canaries, *shadows]
+    ]
+    return entries
+
+
+def _traffic_details(deployment: Deployment) -> dict[str, Any]:
+    return {"traffic": traffic_entries(deployment), "sticky": deployment.sticky_traffic}
+
+
+def _check_servable(
+    model_version: ModelVersion, field: str = "model_version", code: str | None = None
+) -> None:
     if not model_version.onnx_key:
-        raise field_error("model_version", f"Model version {model_version.name} has no ONNX model to serve.")
+        raise field_error(field, f"Model version {model_version.name} has no ONNX model to serve.", code=code)
     from workers.serving.predictors import PREDICTORS
 
     if model_version.template not in PREDICTORS:
-        raise field_error("model_version", f"Template {model_version.template!r} cannot be served yet.")
+        raise field_error(field, f"Template {model_version.template!r} cannot be served yet.", code=code)
 
 
 @transaction.atomic
@@ -132,7 +172,173 @@ def deployment_switch(
     deployment.previous_model_version_id = deployment.model_version_id
     deployment.model_version = model_version
     deployment.save(update_fields=["model_version", "previous_model_version", "updated_at"])
-    _event(deployment, action, user)
+    # the new primary no longer serves as a canary or shadows itself
+    had_traffic = DeploymentTraffic.objects.filter(
+        deployment=deployment, model_version=model_version
+    ).delete()[0]
+    _event(
+        deployment,
+        action,
+        user,
+        _traffic_details(deployment) if had_traffic or _has_traffic(deployment) else None,
+    )
+    _touch(deployment)
+    return deployment
+
+
+def _has_traffic(deployment: Deployment) -> bool:
+    return DeploymentTraffic.objects.filter(deployment=deployment).exists()
+
+
+# --- traffic split: canaries and the shadow --------------------------------------------------------
+
+MAX_CANARIES = 5
+
+
+def _check_traffic_version(
+    deployment: Deployment, model_version: ModelVersion, field: str, code: str
+) -> None:
+    if model_version.project_id != deployment.project_id:
+        raise field_error(field, f"Model version {model_version.name} belongs to another project.", code=code)
+    if model_version.pk == deployment.model_version_id:
+        raise field_error(
+            field, f"Model version {model_version.name} is the deployment's primary version.", code=code
+        )
+    primary = deployment.model_version
+    if model_version.template != primary.template:
+        raise field_error(
+            field,
+            f"Model version {model_version.name} is a {model_version.template} model; the deployment "
+            f"serves {primary.template}: one endpoint answers one kind of request.",
+            code=code,
+        )
+    _check_servable(model_version, field, code)
+
+
+@transaction.atomic
+def deployment_set_traffic(
+    *, user, deployment: Deployment, canaries: list[tuple[ModelVersion, int]], sticky: bool | None = None
+) -> Deployment:
+    """Give ``canaries`` (model version, percent) their share of the requests; the primary answers
+    the rest. ``canaries=[]`` rolls the canaries back (the primary answers everything). ``sticky``:
+    every request of one key goes to the same version (None: unchanged).
+
+    e.g. ``deployment_set_traffic(user=u, deployment=d, canaries=[(v2, 10)])``
+    """
+    deployment = _locked(deployment)
+    if len(canaries) > MAX_CANARIES:
+        raise field_error("canaries", f"At most {MAX_CANARIES} canaries at once.", code="canary_invalid")
+    seen: set[int] = set()
+    shadow_id = (
+        DeploymentTraffic.objects.filter(deployment=deployment, role=TrafficRole.SHADOW)
+        .values_list("model_version_id", flat=True)
+        .first()
+    )
+    for index, (mv, weight) in enumerate(canaries):
+        field = f"canaries[{index}].model_version"
+        if mv.pk in seen:
+            raise field_error(field, f"Model version {mv.name} is listed twice.", code="canary_invalid")
+        seen.add(mv.pk)
+        if mv.pk == shadow_id:
+            raise field_error(
+                field,
+                f"Model version {mv.name} is the deployment's shadow; remove the shadow first.",
+                code="canary_invalid",
+            )
+        _check_traffic_version(deployment, mv, field, "canary_invalid")
+        if not 1 <= weight <= 99:
+            raise field_error(
+                f"canaries[{index}].weight", "A canary's weight is 1 to 99 (percent).", code="canary_invalid"
+            )
+    total = sum(weight for _, weight in canaries)
+    if total > 99:
+        raise field_error(
+            "canaries",
+            f"The canaries' weights add up to {total} %; at most 99 %, so the primary keeps a share.",
+            code="canary_weights_too_high",
+        )
+    DeploymentTraffic.objects.filter(deployment=deployment, role=TrafficRole.CANARY).delete()
+    DeploymentTraffic.objects.bulk_create(
+        [
+            DeploymentTraffic(
+                deployment=deployment,
+                model_version=mv,
+                role=TrafficRole.CANARY,
+                weight=weight,
+                created_by=user if user is not None and user.is_authenticated else None,
+            )
+            for mv, weight in canaries
+        ]
+    )
+    if sticky is not None and sticky != deployment.sticky_traffic:
+        deployment.sticky_traffic = sticky
+        deployment.save(update_fields=["sticky_traffic", "updated_at"])
+    _event(deployment, DeploymentEventAction.TRAFFIC, user, _traffic_details(deployment))
+    _touch(deployment)
+    return deployment
+
+
+@transaction.atomic
+def deployment_rollback_canary(*, user, deployment: Deployment) -> Deployment:
+    """Remove every canary: the primary answers all requests again."""
+    return deployment_set_traffic(user=user, deployment=deployment, canaries=[])
+
+
+@transaction.atomic
+def deployment_promote(*, user, deployment: Deployment, model_version: ModelVersion) -> Deployment:
+    """Make canary ``model_version`` the primary (the old primary becomes the previous version, for a
+    rollback); every canary is removed."""
+    deployment = _locked(deployment)
+    if not DeploymentTraffic.objects.filter(
+        deployment=deployment, model_version=model_version, role=TrafficRole.CANARY
+    ).exists():
+        raise field_error(
+            "model_version",
+            f"Model version {model_version.name} is not a canary of this deployment; only a canary "
+            "can be promoted (switch to serve another version).",
+            code="not_a_canary",
+        )
+    DeploymentTraffic.objects.filter(deployment=deployment, role=TrafficRole.CANARY).delete()
+    deployment.previous_model_version_id = deployment.model_version_id
+    deployment.model_version = model_version
+    deployment.save(update_fields=["model_version", "previous_model_version", "updated_at"])
+    _event(deployment, DeploymentEventAction.PROMOTE, user, _traffic_details(deployment))
+    _touch(deployment)
+    return deployment
+
+
+@transaction.atomic
+def deployment_set_shadow(*, user, deployment: Deployment, model_version: ModelVersion | None) -> Deployment:
+    """Give every answered request's copy to ``model_version`` (compared, never returned); None
+    removes the shadow."""
+    deployment = _locked(deployment)
+    current = DeploymentTraffic.objects.filter(deployment=deployment, role=TrafficRole.SHADOW).first()
+    if model_version is not None:
+        if current is not None and current.model_version_id == model_version.pk:
+            return deployment
+        if DeploymentTraffic.objects.filter(
+            deployment=deployment, model_version=model_version, role=TrafficRole.CANARY
+        ).exists():
+            raise field_error(
+                "model_version",
+                f"Model version {model_version.name} is a canary of this deployment; a shadow answers "
+                "no request, so it cannot be both.",
+                code="shadow_invalid",
+            )
+        _check_traffic_version(deployment, model_version, "model_version", "shadow_invalid")
+    elif current is None:
+        return deployment
+    if current is not None:
+        current.delete()
+    if model_version is not None:
+        DeploymentTraffic.objects.create(
+            deployment=deployment,
+            model_version=model_version,
+            role=TrafficRole.SHADOW,
+            weight=0,
+            created_by=user if user is not None and user.is_authenticated else None,
+        )
+    _event(deployment, DeploymentEventAction.SHADOW, user, _traffic_details(deployment))
     _touch(deployment)
     return deployment
 

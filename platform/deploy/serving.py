@@ -26,6 +26,7 @@ import hashlib
 import json
 import logging
 import os
+import random
 import shutil
 import threading
 import time
@@ -106,11 +107,47 @@ def model_version_state(mv: Any) -> ModelVersionState:
 
 @dataclass(frozen=True, slots=True)
 class DeploymentState:
+    """What serving needs of one deployment at one stamp. ``model_version`` is the primary;
+    ``canaries`` answer their weight (percent) of the requests, the primary the rest; ``shadow``
+    gets a copy of every answered request (deploy.shadow); ``capture`` is deploy.capture's policy
+    snapshot (None: off)."""
+
     id: int
     stamp: int
     active: bool
     model_version: ModelVersionState
     keys: Mapping[str, KeyState]  # by digest
+    canaries: tuple[tuple[ModelVersionState, int], ...] = ()
+    shadow: ModelVersionState | None = None
+    sticky: bool = False
+    capture: Any = None
+
+    def versions(self) -> list[ModelVersionState]:
+        """Every version this deployment may run: the primary, the canaries, the shadow."""
+        versions = [self.model_version, *(mv for mv, _ in self.canaries)]
+        if self.shadow is not None:
+            versions.append(self.shadow)
+        return versions
+
+    def choose(self, key_id: int | None = None) -> ModelVersionState:
+        """The version that answers one request: weighted random over the canaries and the primary;
+        with sticky traffic, a hash of the key (the same in every process) picks the percentile, so
+        each key stays on one version while the split is unchanged."""
+        if not self.canaries:
+            return self.model_version
+        sticky = self.sticky and key_id is not None
+        point = sticky_point(self.id, key_id) if sticky and key_id is not None else random.randrange(100)
+        for mv, weight in self.canaries:
+            if point < weight:
+                return mv
+            point -= weight
+        return self.model_version
+
+
+def sticky_point(deployment_id: int, key_id: int) -> int:
+    """A key's fixed percentile (0-99) in a deployment's split: the same in every web process."""
+    digest = hashlib.blake2b(f"{deployment_id}:{key_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % 100
 
 
 STAMP_SQL = "SELECT serving_stamp FROM deploy_deployment WHERE id = %s"
@@ -198,11 +235,20 @@ class ServingStates:
 
     @staticmethod
     def _load(deployment_id: int) -> DeploymentState | None:
-        from deploy.models import Deployment, DeploymentKey, DeploymentStatus
+        from deploy.models import Deployment, DeploymentKey, DeploymentStatus, DeploymentTraffic, TrafficRole
 
         deployment = Deployment.objects.select_related("model_version").filter(pk=deployment_id).first()
         if deployment is None:
             return None
+        canaries: list[tuple[ModelVersionState, int]] = []
+        shadow = None
+        for row in DeploymentTraffic.objects.filter(deployment_id=deployment_id).select_related(
+            "model_version"
+        ):
+            if row.role == TrafficRole.SHADOW:
+                shadow = model_version_state(row.model_version)
+            elif row.weight > 0:
+                canaries.append((model_version_state(row.model_version), row.weight))
         keys = {
             digest: KeyState(
                 id=pk,
@@ -220,6 +266,10 @@ class ServingStates:
             active=deployment.status == DeploymentStatus.ACTIVE,
             model_version=model_version_state(deployment.model_version),
             keys=keys,
+            canaries=tuple(canaries),
+            shadow=shadow,
+            sticky=deployment.sticky_traffic,
+            capture=_capture_policy(deployment_id),
         )
 
     def get(self, deployment_id: int) -> DeploymentState | None:
@@ -281,6 +331,16 @@ class ServingStates:
                 if current is None or current.stamp <= state.stamp:
                     self._states[deployment_id] = state
         return state
+
+
+def _capture_policy(deployment_id: int) -> Any:
+    """deploy.capture's policy snapshot of the deployment (None: capture off, or not installed)."""
+    try:
+        from deploy import capture
+    except ImportError:
+        return None
+    load_policy = getattr(capture, "load_policy", None)
+    return None if load_policy is None else load_policy(deployment_id)
 
 
 class ModelUnavailable(Exception):

@@ -6,6 +6,10 @@ is idempotent). Percentiles of any window come from merged histograms.
 Latency buckets are log-spaced, 8 per doubling from 0.01 ms: an estimate is within ~4.5 % of the
 true value, and a minute's histogram has at most a few dozen non-empty buckets.
 
+Rows are per model version too (the version that answered: the primary or a canary), with the
+distribution of its answers (``scores``): the top-1 score of classifiers and detectors in 20 buckets
+of 0.05, or a regression model's value in signed log-spaced buckets (:func:`answer_bucket`).
+
 While the database is away, predictions go on and their usage stays in memory (a few rows per key
 per minute): a failed flush keeps every minute it did not write for the next one, and one log line
 says so, so nothing is lost when the database returns (as long as the process lives).
@@ -72,6 +76,57 @@ def percentiles(
     return answers
 
 
+SCORE_BUCKETS = 20
+VALUE_BASE = 1e-3
+VALUE_PER_DOUBLING = 2
+VALUE_MAX_BUCKET = VALUE_PER_DOUBLING * 70
+
+
+def answer_bucket(x: float, *, regression: bool) -> int:
+    """The bucket of one answer: a score in [0, 1] (20 buckets of 0.05) or a regression value
+    (0 around zero, +-i log-spaced by the magnitude, 2 per doubling from 0.001)."""
+    if not regression:
+        return min(SCORE_BUCKETS - 1, max(0, int(x * SCORE_BUCKETS)))
+    magnitude = abs(x)
+    if not magnitude < math.inf:
+        return VALUE_MAX_BUCKET if x > 0 else -VALUE_MAX_BUCKET
+    if magnitude < VALUE_BASE:
+        return 0
+    index = min(VALUE_MAX_BUCKET, int(math.log2(magnitude / VALUE_BASE) * VALUE_PER_DOUBLING) + 1)
+    return index if x > 0 else -index
+
+
+def answer_bucket_bounds(index: int, *, regression: bool) -> tuple[float, float]:
+    """(low, high) of an :func:`answer_bucket` index."""
+    if not regression:
+        return (index / SCORE_BUCKETS, (index + 1) / SCORE_BUCKETS)
+    if index == 0:
+        return (-VALUE_BASE, VALUE_BASE)
+    magnitude = abs(index)
+    low = VALUE_BASE * 2 ** ((magnitude - 1) / VALUE_PER_DOUBLING)
+    high = VALUE_BASE * 2 ** (magnitude / VALUE_PER_DOUBLING)
+    return (low, high) if index > 0 else (-high, -low)
+
+
+def answer_values(kind: str, predictions: Iterable) -> list[float]:
+    """Each answered instance's top-1 score (classification; detection: its best box, none without
+    boxes) or value (regression)."""
+    values: list[float] = []
+    for prediction in predictions:
+        try:
+            if kind == "detection_prediction":
+                boxes = prediction.get("boxes") or ()
+                if boxes:
+                    values.append(float(max(box["score"] for box in boxes)))
+            elif kind == "regression_prediction":
+                values.append(float(prediction[0]["value"]))
+            elif prediction:
+                values.append(float(prediction[0]["score"]))
+        except (KeyError, IndexError, TypeError, ValueError):
+            continue
+    return values
+
+
 @dataclass
 class MinuteUsage:
     calls: int = 0
@@ -79,6 +134,7 @@ class MinuteUsage:
     latency_ms_sum: float = 0.0
     histogram: dict[int, int] = field(default_factory=dict)
     dirty: bool = True
+    scores: dict[int, int] = field(default_factory=dict)
 
 
 class UsageRecorder:
@@ -87,17 +143,32 @@ class UsageRecorder:
     def __init__(self) -> None:
         self.writer = f"{socket.gethostname()}/{os.getpid()}"[:100]
         self._lock = threading.Lock()
-        self._minutes: dict[tuple[int, int | None, int], MinuteUsage] = {}
+        self._minutes: dict[tuple[int, int | None, int | None, int], MinuteUsage] = {}
         self._used_keys: set[int] = set()
         self._thread: threading.Thread | None = None
         self._pid = os.getpid()
 
-    def record(self, *, deployment_id: int, key_id: int | None, latency_ms: float, error: bool) -> None:
+    def record(
+        self,
+        *,
+        deployment_id: int,
+        key_id: int | None,
+        latency_ms: float,
+        error: bool,
+        model_version_id: int | None = None,
+        answers: Iterable[float] = (),
+        regression: bool = False,
+    ) -> None:
+        """Count one call; ``answers`` are its instances' top-1 scores or values (answer_values)."""
         minute = int(time.time() // 60)
+        buckets = [answer_bucket(x, regression=regression) for x in answers]
+        slot = (deployment_id, key_id, model_version_id, minute)
         with self._lock:
-            usage = self._minutes.get((deployment_id, key_id, minute))
+            usage = self._minutes.get(slot)
             if usage is None:
-                usage = self._minutes[(deployment_id, key_id, minute)] = MinuteUsage()
+                usage = self._minutes[slot] = MinuteUsage()
+            for index in buckets:
+                usage.scores[index] = usage.scores.get(index, 0) + 1
             usage.calls += 1
             usage.errors += error
             usage.latency_ms_sum += latency_ms
@@ -167,34 +238,40 @@ class UsageRecorder:
         current = int(time.time() // 60)
         with self._lock:
             pending = [
-                (k, MinuteUsage(u.calls, u.errors, u.latency_ms_sum, dict(u.histogram)))
+                (k, MinuteUsage(u.calls, u.errors, u.latency_ms_sum, dict(u.histogram), True, dict(u.scores)))
                 for k, u in self._minutes.items()
                 if u.dirty
             ]
             for k, _ in pending:
                 self._minutes[k].dirty = False
-            for k in [k for k in self._minutes if k[2] < current - 1 and not self._minutes[k].dirty]:
+            for k in [k for k in self._minutes if k[3] < current - 1 and not self._minutes[k].dirty]:
                 del self._minutes[k]  # finished minutes, written: forget them
             used_keys, self._used_keys = self._used_keys, set()
         written = 0
         try:
-            for (deployment_id, key_id, minute), usage in pending:
+            for (deployment_id, key_id, model_version_id, minute), usage in pending:
                 values = {
                     "calls": usage.calls,
                     "errors": usage.errors,
                     "latency_ms_sum": usage.latency_ms_sum,
                     "histogram": {str(k): v for k, v in usage.histogram.items()},
+                    "scores": {str(k): v for k, v in usage.scores.items()},
                 }
                 at = datetime.fromtimestamp(minute * 60, tz=UTC)
                 try:
                     with transaction.atomic():
                         updated = UsageMinute.objects.filter(
-                            deployment_id=deployment_id, key_id=key_id, minute=at, writer=self.writer
+                            deployment_id=deployment_id,
+                            key_id=key_id,
+                            model_version_id=model_version_id,
+                            minute=at,
+                            writer=self.writer,
                         ).update(**values)
                         if not updated:
                             UsageMinute.objects.create(
                                 deployment_id=deployment_id,
                                 key_id=key_id,
+                                model_version_id=model_version_id,
                                 minute=at,
                                 writer=self.writer,
                                 **values,

@@ -11,10 +11,7 @@ served version, request capture and a deployment's history entries.
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
-
-from workers.contracts.annotations import DetectedBox
-from workers.contracts.prediction import ClassScore
+from typing import Any, Literal, NotRequired, TypedDict
 
 DEPLOYMENTS_VERSION = 1
 
@@ -68,15 +65,9 @@ class CaptureFilters(TypedDict):
 
 
 class CapturedAnswer(TypedDict):
-    """A served (or shadow) answer as kept with a capture: ``label`` and ``score`` of the top class
-    (a detector: of its best box; null when it found none), or the regression ``value``; a
-    classifier's ``top_k`` as answered; a detector's ``boxes`` (original image pixels) with the
-    image's ``width`` and ``height``."""
+    """A served (or shadow) answer as kept with a capture: the top label and score, or the value."""
 
-    label: str | None
-    score: float | None
-    value: float | None
-    top_k: NotRequired[list[ClassScore]]
-    boxes: NotRequired[list[DetectedBox]]
-    width: NotRequired[int]
-    height: NotRequired[int]
+    label: NotRequired[str | None]
+    score: NotRequired[float | None]
+    value: NotRequired[float | None]
+    prediction: dict[str, Any]

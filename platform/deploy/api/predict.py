@@ -21,16 +21,17 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qsl
 
 from accounts.throttle import client_address, key_by_address
 from django.db import DatabaseError
 from django.http import HttpResponse
 
-from deploy import serving
-from deploy.usage import recorder
+from deploy import serving, shadow
+from deploy.usage import answer_values, recorder
 from workers.serving.predictors import predict_instances
 from workers.serving.protocol import PredictionInputError, check_body_size, parse_request, response_body
 
@@ -160,14 +161,90 @@ def serve(
     now = time.time()
     if serving.expired(key, now):
         return _refused(meta, _unauthorized("key_expired", "This deployment key has expired."))
-    answer = _answer(meta, read_body, query_top_k, state, key, now)
+    answer, mv, served = _answer(meta, read_body, query_top_k, state, key, now)
+    record_usage(state.id, key.id, started, answer, mv, served)
+    return answer
+
+
+@dataclass(slots=True)
+class Served:
+    """What a version answered to one request: handed to the shadow and to capture."""
+
+    data_kind: str
+    kind: str
+    instances: Sequence[Any]
+    predictions: Sequence[Any]
+    top_k: int
+    options: dict[str, Any] | None
+
+
+def record_usage(
+    deployment_id: int,
+    key_id: int | None,
+    started: float,
+    answer: Answer,
+    mv: serving.ModelVersionState | None,
+    served: Served | None,
+) -> None:
     recorder.record(
-        deployment_id=state.id,
-        key_id=key.id,
+        deployment_id=deployment_id,
+        key_id=key_id,
         latency_ms=(time.perf_counter() - started) * 1000,
         error=answer.status >= 400,
+        model_version_id=None if mv is None else mv.id,
+        answers=() if served is None else answer_values(served.kind, served.predictions),
+        regression=served is not None and served.kind == "regression_prediction",
     )
-    return answer
+
+
+def answer_chosen(
+    state: serving.DeploymentState,
+    key_id: int | None,
+    *,
+    meta: Mapping,
+    read_body: Callable[[], bytes],
+    query_top_k: Callable[[], str | None],
+    max_batch: int | None = None,
+) -> tuple[Answer, serving.ModelVersionState, Served | None]:
+    """Answer with the version the traffic split picks for this request (all of it from that one
+    version), then hand the answered request to the shadow (a queue put) or, without a shadow, to
+    capture."""
+    mv = state.choose(key_id)
+    answered: list[Served] = []
+    answer = answer_with(
+        mv,
+        meta=meta,
+        read_body=read_body,
+        query_top_k=query_top_k,
+        max_batch=max_batch,
+        on_served=answered.append,
+    )
+    served = answered[0] if answered else None
+    if served is not None:
+        if state.shadow is not None:
+            shadow.runner.submit(
+                shadow.ShadowTask(
+                    state=state,
+                    key_id=key_id,
+                    served=mv,
+                    data_kind=served.data_kind,
+                    kind=served.kind,
+                    instances=served.instances,
+                    predictions=served.predictions,
+                    top_k=served.top_k,
+                    options=served.options,
+                )
+            )
+        elif state.capture is not None:
+            shadow.offer_capture(
+                state=state,
+                key_id=key_id,
+                model_version=mv,
+                data_kind=served.data_kind,
+                instances=served.instances,
+                predictions=served.predictions,
+            )
+    return answer, mv, served
 
 
 def _answer(
@@ -177,21 +254,29 @@ def _answer(
     state: serving.DeploymentState,
     key: serving.KeyState,
     now: float,
-) -> Answer:
+) -> tuple[Answer, serving.ModelVersionState | None, Served | None]:
     if not state.active:
-        return error_answer(
-            409, "deployment_stopped", "This deployment is stopped; start it to serve predictions."
+        return (
+            error_answer(
+                409, "deployment_stopped", "This deployment is stopped; start it to serve predictions."
+            ),
+            None,
+            None,
         )
     wait = serving.quotas.hit(key, now)
     if wait:
-        return error_answer(
-            429,
-            "quota_exceeded",
-            f"This key may make {key.quota_per_minute} calls per minute; retry in {wait} s.",
-            {"retry_after_seconds": wait, "quota_per_minute": key.quota_per_minute},
-            headers=(("Retry-After", str(wait)),),
+        return (
+            error_answer(
+                429,
+                "quota_exceeded",
+                f"This key may make {key.quota_per_minute} calls per minute; retry in {wait} s.",
+                {"retry_after_seconds": wait, "quota_per_minute": key.quota_per_minute},
+                headers=(("Retry-After", str(wait)),),
+            ),
+            None,
+            None,
         )
-    return answer_with(state.model_version, meta=meta, read_body=read_body, query_top_k=query_top_k)
+    return answer_chosen(state, key.id, meta=meta, read_body=read_body, query_top_k=query_top_k)
 
 
 def answer_with(
@@ -201,10 +286,12 @@ def answer_with(
     read_body: Callable[[], bytes],
     query_top_k: Callable[[], str | None],
     max_batch: int | None = None,
+    on_served: Callable[[Served], None] | None = None,
 ) -> Answer:
     """Answer a prediction request with model version ``mv``: the size checks, the request parsing and
     the predictor every caller shares (the hosted endpoint and the session-authenticated try routes,
-    deploy.api.try_it). ``max_batch`` lowers the batch limit (never raises it)."""
+    deploy.api.try_it). ``max_batch`` lowers the batch limit (never raises it); ``on_served`` is given
+    the parsed instances and the predictions of a 200 answer."""
     started = time.perf_counter()
     try:
         length = int(meta.get("CONTENT_LENGTH") or 0)
@@ -236,7 +323,7 @@ def answer_with(
         )
     except PredictionInputError as exc:
         return Answer(exc.status, exc.body())
-    return Answer(
+    answer = Answer(
         200,
         response_body(
             kind=predictor.prediction_kind,
@@ -247,6 +334,18 @@ def answer_with(
         ),
         (("X-Sampan-Model-Version", str(mv.id)),),
     )
+    if on_served is not None:
+        on_served(
+            Served(
+                data_kind=predictor.data_kind,
+                kind=predictor.prediction_kind,
+                instances=parsed.instances,
+                predictions=predictions,
+                top_k=parsed.top_k,
+                options=dict(parsed.options) if parsed.options else None,
+            )
+        )
+    return answer
 
 
 def _query(meta: Mapping) -> dict[str, str]:

@@ -12,6 +12,7 @@ from rest_framework import serializers
 from training.selectors import model_versions_for
 
 from deploy.models import Deployment, DeploymentEvent, DeploymentKey, Package, PackageKind
+from workers.contracts import deployments as deployment_contracts
 from workers.contracts import packages as package_contracts
 from workers.contracts import prediction
 
@@ -22,15 +23,22 @@ class MemberModelVersionField(serializers.PrimaryKeyRelatedField):
         return model_versions_for(user=self.context["request"].user)
 
 
+class DeploymentEventDetailsField(ContractJSONField):
+    """What the entry changed: the traffic split and stickiness after it, or the capture policy."""
+
+    contract_schema = contract_serializer(deployment_contracts.DeploymentEventDetails)
+
+
 class DeploymentEventSerializer(serializers.ModelSerializer):
     model_version_name = serializers.SerializerMethodField()
     by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True
     )
+    details = DeploymentEventDetailsField(read_only=True, help_text=DeploymentEventDetailsField.__doc__)
 
     class Meta:
         model = DeploymentEvent
-        fields = ["action", "model_version", "model_version_name", "at", "by"]
+        fields = ["action", "model_version", "model_version_name", "at", "by", "details"]
         read_only_fields = fields
 
     def get_model_version_name(self, event) -> str | None:
@@ -42,6 +50,10 @@ class DeploymentSerializer(serializers.ModelSerializer):
     template = serializers.CharField(source="model_version.template", read_only=True)
     predict_url = serializers.SerializerMethodField()
     history = DeploymentEventSerializer(source="events", many=True, read_only=True)
+    traffic = serializers.SerializerMethodField(
+        help_text="The split: the primary (100 - the canaries' weights), the canaries, the shadow "
+        "(weight 0: it answers no request, it gets a copy of each)."
+    )
     created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True
     )
@@ -58,6 +70,8 @@ class DeploymentSerializer(serializers.ModelSerializer):
             "template",
             "previous_model_version",
             "status",
+            "traffic",
+            "sticky_traffic",
             "predict_url",
             "history",
             "created_at",
@@ -68,6 +82,12 @@ class DeploymentSerializer(serializers.ModelSerializer):
 
     def get_predict_url(self, deployment) -> str:
         return f"/api/v1/deployments/{deployment.pk}/predict/"
+
+    @extend_schema_field(contract_serializer(deployment_contracts.TrafficEntry)(many=True))
+    def get_traffic(self, deployment) -> list:
+        from deploy.services import traffic_entries
+
+        return traffic_entries(deployment, list(deployment.traffic.all()))
 
 
 class DeploymentCreateSerializer(serializers.Serializer):
@@ -82,6 +102,84 @@ class DeploymentUpdateSerializer(serializers.Serializer):
 
 class DeploymentSwitchSerializer(serializers.Serializer):
     model_version = MemberModelVersionField(help_text="A model version of the deployment's project.")
+
+
+class CanarySerializer(serializers.Serializer):
+    model_version = MemberModelVersionField(help_text="A servable model version of the deployment's project.")
+    weight = serializers.IntegerField(min_value=1, max_value=99, help_text="Percent of the requests.")
+
+
+class DeploymentTrafficSerializer(serializers.Serializer):
+    canaries = CanarySerializer(
+        many=True,
+        allow_empty=True,
+        help_text="The canaries and their weights (sum at most 99); [] rolls the canaries back.",
+    )
+    sticky = serializers.BooleanField(
+        required=False,
+        help_text="Every request of one API key goes to the same version (unchanged when left out).",
+    )
+
+
+class DeploymentPromoteSerializer(serializers.Serializer):
+    model_version = MemberModelVersionField(help_text="A canary of the deployment: it becomes the primary.")
+
+
+class DeploymentShadowSerializer(serializers.Serializer):
+    model_version = MemberModelVersionField(
+        allow_null=True, help_text="The version to shadow the served ones; null removes the shadow."
+    )
+
+
+class AnswerBucketSerializer(serializers.Serializer):
+    low = serializers.FloatField()
+    high = serializers.FloatField()
+    count = serializers.IntegerField()
+
+
+class LatencySerializer(serializers.Serializer):
+    p50 = serializers.FloatField(allow_null=True)
+    p95 = serializers.FloatField(allow_null=True)
+    p99 = serializers.FloatField(allow_null=True)
+
+
+class VersionSeriesPointSerializer(serializers.Serializer):
+    start = serializers.DateTimeField()
+    calls = serializers.IntegerField()
+    errors = serializers.IntegerField()  # type: ignore[assignment]  # stub: Serializer.errors
+
+
+class VersionUsageSerializer(serializers.Serializer):
+    model_version = serializers.IntegerField()
+    model_version_name = serializers.CharField()
+    role = serializers.ChoiceField(
+        choices=["primary", "canary", "shadow", "previous"],
+        help_text="Its role now (previous: it answered in the window but serves no more).",
+    )
+    calls = serializers.IntegerField()
+    errors = serializers.IntegerField()  # type: ignore[assignment]  # stub: Serializer.errors
+    latency_ms = LatencySerializer()
+    scores = AnswerBucketSerializer(
+        many=True, help_text="The answers' top-1 scores (regression: values) in buckets."
+    )
+    series = VersionSeriesPointSerializer(many=True)
+
+
+class ShadowAgreementSerializer(serializers.Serializer):
+    window = serializers.ChoiceField(choices=["1h", "24h", "7d"])
+    bucket_seconds = serializers.IntegerField()
+    shadow_version = serializers.IntegerField(allow_null=True)
+    shadow_version_name = serializers.CharField(allow_null=True)
+    prediction_kind = serializers.CharField()
+    compared = serializers.IntegerField()
+    agreement = serializers.FloatField(
+        allow_null=True, help_text="Share of instances with the same top-1 class (null: regression)."
+    )
+    mean_delta = serializers.FloatField(allow_null=True)
+    errors = serializers.IntegerField()  # type: ignore[assignment]  # stub: Serializer.errors
+    mean_latency_ms = serializers.FloatField(allow_null=True)
+    points = contract_serializer(deployment_contracts.ShadowAgreementPoint)(many=True)
+    deltas = AnswerBucketSerializer(many=True)
 
 
 class DeploymentKeySerializer(serializers.ModelSerializer):
@@ -153,6 +251,7 @@ class DeploymentUsageSerializer(serializers.Serializer):
     bucket_seconds = serializers.IntegerField()
     totals = UsageFiguresSerializer()
     series = UsagePointSerializer(many=True)
+    by_version = VersionUsageSerializer(many=True, help_text="Per model version that answered.")
 
 
 PACKAGE_REPORT = PolymorphicProxySerializer(

@@ -2,7 +2,8 @@
 
 - ``POST /api/v1/model-versions/{id}/try/``: any model version the user can read, no deployment
   needed; nothing is recorded in any deployment's usage.
-- ``POST /api/v1/deployments/{id}/try/``: the model version the deployment serves right now (409
+- ``POST /api/v1/deployments/{id}/try/``: the model version the deployment serves right now, as
+  its traffic split picks it (a canary answers its share; the shadow gets a copy) (409
   when it is stopped), so the browser's Try it tab needs no key; the call counts in the deployment's
   usage as a call without a key.
 
@@ -18,8 +19,14 @@ import time
 from collections.abc import Callable, Mapping
 
 from deploy import serving
-from deploy.api.predict import Answer, answer_with, error_answer, unavailable_answer
-from deploy.usage import recorder
+from deploy.api.predict import (
+    Answer,
+    answer_chosen,
+    answer_with,
+    error_answer,
+    record_usage,
+    unavailable_answer,
+)
 
 
 def read_body_first(request) -> None:
@@ -90,17 +97,13 @@ def try_deployment(
     refused = _throttled(user_id)
     if refused is not None:
         return refused
-    answer = answer_with(
-        state.model_version,
+    answer, mv, served = answer_chosen(
+        state,
+        None,
         meta=meta,
         read_body=read_body,
         query_top_k=lambda: top_k,
         max_batch=serving.try_max_batch(),
     )
-    recorder.record(
-        deployment_id=state.id,
-        key_id=None,
-        latency_ms=(time.perf_counter() - started) * 1000,
-        error=answer.status >= 400,
-    )
+    record_usage(state.id, None, started, answer, mv, served)
     return answer

@@ -26,8 +26,11 @@ from deploy.api.serializers import (
     DeploymentKeyCreatedSerializer,
     DeploymentKeyCreateSerializer,
     DeploymentKeySerializer,
+    DeploymentPromoteSerializer,
     DeploymentSerializer,
+    DeploymentShadowSerializer,
     DeploymentSwitchSerializer,
+    DeploymentTrafficSerializer,
     DeploymentUpdateSerializer,
     DeploymentUsageSerializer,
     PackageCreateSerializer,
@@ -35,6 +38,7 @@ from deploy.api.serializers import (
     PredictMultipartSerializer,
     PredictRequestSerializer,
     PredictResponseSerializer,
+    ShadowAgreementSerializer,
     package_filename,
 )
 from deploy.models import Deployment, DeploymentKey, DeploymentStatus, Package
@@ -117,6 +121,90 @@ class DeploymentViewSet(
         )
 
     @extend_schema(
+        request=DeploymentTrafficSerializer,
+        responses=DeploymentSerializer,
+        summary="Split the traffic: canaries answer their weight (percent), the primary the rest",
+        description="Each canary: a servable model version of the project with the primary's template, "
+        "not the primary, not the shadow, listed once, weight 1-99; the weights add up to at most 99. "
+        "`canaries: []` rolls the canaries back. `sticky`: each API key stays on one version. "
+        "400 `canary_invalid` / `canary_weights_too_high` name the field.",
+    )
+    @action(detail=True, methods=["post"], filter_backends=[])
+    def traffic(self, request, pk=None):
+        deployment = self.get_object()
+        serializer = DeploymentTrafficSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        return self._answer(
+            services.deployment_set_traffic(
+                user=request.user,
+                deployment=deployment,
+                canaries=[(c["model_version"], c["weight"]) for c in data["canaries"]],
+                sticky=data.get("sticky"),
+            )
+        )
+
+    @extend_schema(
+        request=DeploymentPromoteSerializer,
+        responses=DeploymentSerializer,
+        summary="Promote a canary: it becomes the primary, every canary is removed",
+        description="400 `not_a_canary` when the version is not a canary of this deployment. The old "
+        "primary becomes the previous version (rollback serves it again).",
+    )
+    @action(detail=True, methods=["post"], filter_backends=[])
+    def promote(self, request, pk=None):
+        deployment = self.get_object()
+        serializer = DeploymentPromoteSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        return self._answer(
+            services.deployment_promote(
+                user=request.user,
+                deployment=deployment,
+                model_version=serializer.validated_data["model_version"],
+            )
+        )
+
+    @extend_schema(
+        request=DeploymentShadowSerializer,
+        responses=DeploymentSerializer,
+        summary="Set (or remove, null) the shadow: a copy of every request, compared, never returned",
+        description="The shadow: a servable model version of the project with the primary's template, "
+        "neither the primary nor a canary (400 `shadow_invalid`).",
+    )
+    @action(detail=True, methods=["post"], filter_backends=[])
+    def shadow(self, request, pk=None):
+        deployment = self.get_object()
+        serializer = DeploymentShadowSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        return self._answer(
+            services.deployment_set_shadow(
+                user=request.user,
+                deployment=deployment,
+                model_version=serializer.validated_data["model_version"],
+            )
+        )
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "window",
+                OpenApiTypes.STR,
+                enum=list(selectors.WINDOWS),
+                description="1h (per minute, default), 24h (per hour) or 7d (per 6 hours)",
+            )
+        ],
+        responses=ShadowAgreementSerializer,
+        summary="How the shadow's answers compare with the served ones",
+    )
+    @action(detail=True, methods=["get"], filter_backends=[], url_path="shadow-agreement")
+    def shadow_agreement(self, request, pk=None):
+        deployment = self.get_object()
+        window = request.query_params.get("window", "1h")
+        if window not in selectors.WINDOWS:
+            raise ValidationError({"window": [f"Choose one of {', '.join(selectors.WINDOWS)}."]})
+        return Response(selectors.shadow_agreement(deployment=deployment, window=window))
+
+    @extend_schema(
         request=None, responses=DeploymentSerializer, summary="Serve the previous model version again"
     )
     @action(detail=True, methods=["post"], filter_backends=[])
@@ -173,7 +261,7 @@ class DeploymentKeyViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, view
     def deployment(self) -> Deployment:
         if not hasattr(self, "_deployment"):
             self._deployment = get_object_or_404(
-                selectors.deployments_for(user=self.request.user), pk=self.kwargs["deployment_id"]
+                selectors.deployment_rows_for(user=self.request.user), pk=self.kwargs["deployment_id"]
             )
             if self.request.method not in ("GET", "HEAD", "OPTIONS"):
                 require_role(
