@@ -118,8 +118,8 @@ class BatchPrediction(Resource["schema.BatchPrediction"]):
         format: str = "jsonl",  # noqa: A002 - the API's parameter name
         progress: bool = False,
     ) -> Path | None:
-        """Write the results in ``format`` (jsonl, csv; parquet for tables) to ``dest`` (a path or
-        a binary file object); returns the path."""
+        """Write the results in ``format`` (jsonl, csv or parquet: one it was asked for) to
+        ``dest`` (a path or a binary file object); returns the path."""
         if format not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
         return self._client.http.download(

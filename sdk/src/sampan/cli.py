@@ -217,7 +217,8 @@ def cmd_batch_predict(args: argparse.Namespace) -> int:
         source,
         split=args.split,
         top_k=args.top_k,
-        formats=["jsonl", "csv", "parquet"] if args.format == "parquet" else None,  # default: jsonl, csv
+        # the server's default: jsonl and csv (and parquet for a table)
+        formats=["jsonl", "csv", "parquet"] if args.format == "parquet" else None,
     )
     batch.wait(timeout=args.timeout, progress=not args.quiet, raise_on_failure=False)
     summary = batch.summary

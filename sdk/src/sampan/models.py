@@ -630,8 +630,9 @@ class ModelVersion(Resource[schema.ModelVersion]):
         a :class:`sampan.DatasetVersion` (``split="test"``, ``"val"``, ``"train"`` or all), a
         :class:`sampan.Dataset`, ``{"dataset_version": id}`` / ``{"dataset": id}``, or a file path
         (a .zip/.tar(.gz) of images or .txt texts, a .csv/.jsonl/.parquet table). ``formats``: of
-        ``jsonl``, ``csv`` and ``parquet`` (tables). Returns the :class:`sampan.BatchPrediction`
-        (``.wait()``, ``.results()``, ``.metrics``, ``.download()``).
+        ``jsonl``, ``csv`` and ``parquet`` (default jsonl and csv; parquet too for a table).
+        Returns the :class:`sampan.BatchPrediction` (``.wait()``, ``.results()``, ``.metrics``,
+        ``.download()``).
 
         e.g. ``model.batch_predict(version, split="test").wait().metrics["accuracy"]``
         """
