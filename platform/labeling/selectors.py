@@ -73,6 +73,7 @@ def suggestion_list(
     max_confidence: float | None = None,
     ordering: str = "rank",
     ranked: bool | None = None,
+    source: str | None = None,
 ) -> QuerySet[Suggestion]:
     """A dataset's suggestions, filtered; ``rank`` orders the round's batch first (1, 2, ...), then
     the rest by priority. e.g. ``suggestion_list(dataset=d, label=3, min_confidence=0.9)``"""
@@ -84,6 +85,8 @@ def suggestion_list(
             queryset = queryset.filter(status=status)
     if round is not None:
         queryset = queryset.filter(round_id=round)
+    if source:
+        queryset = queryset.filter(source=source)
     if label is not None:
         queryset = queryset.filter(label_id=label)
     if min_confidence is not None:
@@ -98,13 +101,18 @@ def suggestion_list(
         "confidence": ["confidence", "id"],
         "id": ["id"],
     }
-    return queryset.select_related("label", "sample").order_by(*orders[ordering])
+    return queryset.select_related("label", "sample", "captured_request__deployment").order_by(
+        *orders[ordering]
+    )
 
 
 PENDING_SUGGESTION_FIELDS = {
     "id": "pk",
     "round": "round_id",
     "source": "source",
+    "captured_request": "captured_request_id",
+    "deployment": "captured_request__deployment_id",
+    "deployment_name": "captured_request__deployment__name",
     "label": "label_id",
     "label_name": "label__name",
     "confidence": "confidence",

@@ -323,8 +323,15 @@ def test_send_image_captures_to_a_dataset_and_accept_the_suggestion(tenants, api
         ("capture", None, "7"),
         ("capture", None, "3"),
     }
+    assert {(s["deployment"], s["deployment_name"]) for s in listed} == {
+        (image_deployment.pk, image_deployment.name)
+    }
+    assert alice.get(f"/api/v1/datasets/{dataset.pk}/suggestions/?source=smart_round").json()["count"] == 0
+    assert alice.get(f"/api/v1/datasets/{dataset.pk}/suggestions/?source=capture").json()["count"] == 2
     shown = alice.get(f"/api/v1/datasets/{dataset.pk}/samples/").json()["results"]
-    assert {s["suggestion"]["source"] for s in shown if s["suggestion"]} == {"capture"}
+    assert {
+        (s["suggestion"]["source"], s["suggestion"]["deployment_name"]) for s in shown if s["suggestion"]
+    } == {("capture", image_deployment.name)}
     capture_list = alice.get(f"{base}?sent=true").json()
     assert capture_list["count"] == 3 and {c["sent_to_dataset"] for c in capture_list["results"]} == {
         dataset.pk

@@ -193,6 +193,13 @@ class SampleSuggestionSerializer(serializers.Serializer):
         choices=SuggestionSource.choices,
         help_text="smart_round, or capture: a deployment's answer to a request sent to the dataset.",
     )
+    captured_request = serializers.IntegerField(
+        allow_null=True, help_text="From production: the captured request (deploy) it came from."
+    )
+    deployment = serializers.IntegerField(
+        allow_null=True, help_text="From production: the deployment whose answer it is; null for a round's."
+    )
+    deployment_name = serializers.CharField(allow_null=True)
     label = serializers.IntegerField(allow_null=True)  # type: ignore[assignment]  # stub: Field.label
     label_name = serializers.CharField(allow_null=True)
     confidence = serializers.FloatField()

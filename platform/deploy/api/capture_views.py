@@ -42,12 +42,10 @@ SKIPPED_REASONS = [
 ]
 
 
-class CapturePolicySerializer(serializers.ModelSerializer):
-    """What a deployment keeps of the requests it answers. Off by default. An answered instance is
-    eligible when no filter is set or any set filter matches (``low_confidence_below``,
-    ``shadow_disagreement``, ``labels``); an eligible one is kept with probability ``sample_rate``
-    while the kept inputs stay under ``max_bytes``; captures older than ``retention_days`` are deleted."""
+class CapturePolicyUpdateSerializer(serializers.Serializer):
+    """A change of the capture policy: any of its fields (the others keep their values)."""
 
+    enabled = serializers.BooleanField(required=False, help_text="Capture on or off.")
     sample_rate = serializers.FloatField(
         min_value=0.0, max_value=1.0, required=False, help_text="Share of the eligible instances kept, 0-1."
     )
@@ -64,15 +62,29 @@ class CapturePolicySerializer(serializers.ModelSerializer):
         required=False,
         help_text="Filter: the top-1 score is below this (0-1; null: no such filter).",
     )
+    shadow_disagreement = serializers.BooleanField(
+        required=False, help_text="Filter: the shadow's top-1 class differs from the served one."
+    )
     labels = serializers.ListField(
         child=serializers.CharField(max_length=200),
         max_length=MAX_POLICY_LABELS,
         required=False,
         help_text="Filter: the served top-1 class is one of these names.",
     )
-    stored_bytes = serializers.SerializerMethodField()
-    stored_count = serializers.SerializerMethodField()
-    updated_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+
+class CapturePolicySerializer(serializers.ModelSerializer):
+    """What a deployment keeps of the requests it answers. Off by default. An answered instance is
+    eligible when no filter is set or any set filter matches (``low_confidence_below``,
+    ``shadow_disagreement``, ``labels``); an eligible one is kept with probability ``sample_rate``
+    while the kept inputs stay under ``max_bytes``; captures older than ``retention_days`` are deleted."""
+
+    labels = serializers.ListField(
+        child=serializers.CharField(), read_only=True, help_text="Filter: the served top-1 class names."
+    )
+    stored_bytes = serializers.SerializerMethodField(help_text="Bytes of the kept inputs.")
+    stored_count = serializers.SerializerMethodField(help_text="Captured requests kept.")
+    updated_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
 
     class Meta:
         model = CapturePolicy
@@ -89,7 +101,7 @@ class CapturePolicySerializer(serializers.ModelSerializer):
             "updated_at",
             "updated_by",
         ]
-        read_only_fields = ["stored_bytes", "stored_count", "updated_at", "updated_by"]
+        read_only_fields = fields
 
     def get_stored_bytes(self, policy) -> int:
         return self.context["stored"]["stored_bytes"]
@@ -187,7 +199,7 @@ class CaptureDeleteSerializer(serializers.Serializer):
         return attrs
 
 
-class CaptureDeletedSerializer(serializers.Serializer):
+class CaptureDeleteResultSerializer(serializers.Serializer):
     deleted = serializers.IntegerField()
 
 
@@ -211,7 +223,7 @@ class CaptureSkippedSerializer(serializers.Serializer):
     detail = serializers.CharField(allow_blank=True)
 
 
-class CaptureSentSerializer(serializers.Serializer):
+class CaptureSendResultSerializer(serializers.Serializer):
     dataset = serializers.IntegerField()
     samples_created = serializers.IntegerField()
     suggestions_created = serializers.IntegerField()
@@ -248,13 +260,13 @@ class DeploymentCapturePolicyView(APIView):
 
     @extend_schema(
         operation_id="deployments_capture_update",
-        request=CapturePolicySerializer,
+        request=CapturePolicyUpdateSerializer,
         responses=CapturePolicySerializer,
         summary="Change the request capture policy (any of its fields; history entry capture)",
     )
     def put(self, request, pk: int):
         deployment = _deployment(request, pk, write="change request capture")
-        body = CapturePolicySerializer(data=request.data, partial=True, context={"stored": {}})
+        body = CapturePolicyUpdateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         capture_services.capture_policy_update(
             user=request.user, deployment=deployment, **body.validated_data
@@ -316,7 +328,7 @@ class CapturedRequestViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, vi
 
     @extend_schema(
         request=CaptureDeleteSerializer,
-        responses=CaptureDeletedSerializer,
+        responses=CaptureDeleteResultSerializer,
         summary="Delete captured requests by id, or all of them (their inputs too)",
     )
     @action(detail=False, methods=["post"], url_path="delete", url_name="delete")
@@ -331,7 +343,7 @@ class CapturedRequestViewSet(mixins.ListModelMixin, mixins.DestroyModelMixin, vi
 
     @extend_schema(
         request=CaptureSendSerializer,
-        responses=CaptureSentSerializer,
+        responses=CaptureSendResultSerializer,
         summary="Send captured inputs to a dataset: unlabeled samples with the served answer as a suggestion",
     )
     @action(detail=False, methods=["post"])

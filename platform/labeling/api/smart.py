@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from workspaces.permissions import WorkspaceRolePermission
 
 from labeling import selectors
-from labeling.models import RoundStatus, SmartLabelingRound, Suggestion, SuggestionStatus
+from labeling.models import RoundStatus, SmartLabelingRound, Suggestion, SuggestionSource, SuggestionStatus
 from labeling.services.smart import MAX_BATCH_SIZE, smart_round_create, suggestions_accept, suggestions_reject
 from workers.contracts.smart_labeling import STRATEGIES, SmartLabelingParams, SmartLabelingSummary
 
@@ -172,6 +172,16 @@ class SuggestionSerializer(serializers.ModelSerializer):
 
     sample = SuggestionSampleSerializer(read_only=True)
     label_name = serializers.CharField(source="label.name", read_only=True, allow_null=True, default=None)
+    deployment = serializers.IntegerField(
+        source="captured_request.deployment_id",
+        read_only=True,
+        allow_null=True,
+        default=None,
+        help_text="From production: the deployment whose answer it is (null for a round's).",
+    )
+    deployment_name = serializers.CharField(
+        source="captured_request.deployment.name", read_only=True, allow_null=True, default=None
+    )
     scores = SuggestionScoreSerializer(many=True, read_only=True, help_text="Top classes, best first.")
     boxes = SampleSuggestionBoxSerializer(
         many=True, read_only=True, help_text="Object detection: suggested boxes."
@@ -184,6 +194,8 @@ class SuggestionSerializer(serializers.ModelSerializer):
             "round",
             "source",
             "captured_request",
+            "deployment",
+            "deployment_name",
             "sample",
             "label",
             "label_name",
@@ -213,6 +225,11 @@ class SuggestionQuerySerializer(serializers.Serializer):
         help_text="pending (default: waiting, on samples still unlabeled), accepted, rejected, superseded.",
     )
     round = serializers.IntegerField(min_value=1, required=False, help_text="Only this round's (its id).")
+    source = serializers.ChoiceField(
+        choices=SuggestionSource.choices,
+        required=False,
+        help_text="Only suggestions of smart-labeling rounds (smart_round) or from production (capture).",
+    )
     ranked = serializers.BooleanField(
         required=False, allow_null=True, default=None, help_text="true: only the ranked ones (rank not null)."
     )
