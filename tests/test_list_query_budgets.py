@@ -266,6 +266,26 @@ def deployment_keys(world, n):
     return {"deployment_id": target.pk}
 
 
+def captures(world, n):
+    from deploy.models import CapturedRequest
+    from django.utils import timezone
+
+    target = _deployment(world)
+    for _ in range(n):
+        CapturedRequest.objects.create(
+            deployment=target,
+            model_version=target.model_version,
+            at=timezone.now(),
+            reason="sampled",
+            data_kind="image",
+            blob_key="captures/budget.png",
+            content_type="image/png",
+            answer={"label": "cat", "score": 0.5, "value": None},
+            top_label="cat",
+        )
+    return {"deployment_id": target.pk}
+
+
 def jobs(world, n):
     from tests.jobs.factories import job
 
@@ -486,6 +506,8 @@ ROUTES: dict[str, Route] = {
     # count, page, history (its versions and users joined), traffic split (its versions joined)
     "/api/v1/deployments/": Route(deployments, 4),
     "/api/v1/deployments/{deployment_id}/keys/": Route(deployment_keys, 3),
+    # the deployment, the count, the page (sent_to_dataset is a join of the same query)
+    "/api/v1/deployments/{deployment_id}/captures/": Route(captures, 3),
     "/api/v1/invitations/": Route(invitations, 2),
     # + annotators, the dataset's labels (prefetched) and the page's progress (3 grouped reads)
     "/api/v1/labeling-tasks/": Route(labeling_tasks, 7),

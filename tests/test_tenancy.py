@@ -118,6 +118,12 @@ OBJECT_ROUTES = {
     "deployment-shadow-agreement": lambda t: {"pk": deployment(t).pk},
     "deployment-try": lambda t: {"pk": deployment(t).pk},
     "deployment-retrain": lambda t: {"pk": deployment(t).pk},
+    "deployment-capture-policy": lambda t: {"pk": deployment(t).pk},
+    "deployment-capture-list": lambda t: {"deployment_id": deployment(t).pk},
+    "deployment-capture-detail": lambda t: {"deployment_id": deployment(t).pk, "pk": capture(t).pk},
+    "deployment-capture-content": lambda t: {"deployment_id": deployment(t).pk, "pk": capture(t).pk},
+    "deployment-capture-delete": lambda t: {"deployment_id": deployment(t).pk},
+    "deployment-capture-send": lambda t: {"deployment_id": deployment(t).pk},
     "deployment-key-list": lambda t: {"deployment_id": deployment(t).pk},
     "deployment-key-detail": lambda t: {"deployment_id": deployment(t).pk, "pk": t["deployment_key"].pk},
     "package-detail": lambda t: {"pk": package(t).pk},
@@ -246,6 +252,31 @@ def deployment(world: dict):
             world["deployment"], by=world["alice"], name="key"
         )
     return world["deployment"]
+
+
+def capture(world: dict):
+    """A captured request of the deployment (a stored PNG input, the served answer)."""
+    if "capture" not in world:
+        from deploy.models import CapturedRequest
+        from django.core.files.base import ContentFile
+        from django.core.files.storage import default_storage
+        from django.utils import timezone
+
+        from tests.deploy.factories import png
+
+        world["capture"] = CapturedRequest.objects.create(
+            deployment=deployment(world),
+            model_version=model_version(world),
+            at=timezone.now(),
+            reason="sampled",
+            data_kind="image",
+            blob_key=default_storage.save("captures/tenancy.png", ContentFile(png(0))),
+            content_type="image/png",
+            size_bytes=len(png(0)),
+            answer={"label": "cat", "score": 0.5, "value": None},
+            top_label="cat",
+        )
+    return world["capture"]
 
 
 def package(world: dict):
