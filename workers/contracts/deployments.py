@@ -11,7 +11,10 @@ served version, request capture and a deployment's history entries.
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict
+
+from workers.contracts.annotations import DetectedBox
+from workers.contracts.prediction import ClassScore
 
 DEPLOYMENTS_VERSION = 1
 
@@ -65,9 +68,15 @@ class CaptureFilters(TypedDict):
 
 
 class CapturedAnswer(TypedDict):
-    """A served (or shadow) answer as kept with a capture: the top label and score, or the value."""
+    """A served (or shadow) answer as kept with a capture: ``label`` and ``score`` of the top class
+    (a detector: of its best box; null when it found none), or the regression ``value``; a
+    classifier's ``top_k`` as answered; a detector's ``boxes`` (original image pixels) with the
+    image's ``width`` and ``height``."""
 
-    label: NotRequired[str | None]
-    score: NotRequired[float | None]
-    value: NotRequired[float | None]
-    prediction: dict[str, Any]
+    label: str | None
+    score: float | None
+    value: float | None
+    top_k: NotRequired[list[ClassScore]]
+    boxes: NotRequired[list[DetectedBox]]
+    width: NotRequired[int]
+    height: NotRequired[int]
