@@ -316,6 +316,14 @@ def model_versions(world, n):
     return {}
 
 
+def batch_predictions(world, n):
+    from tests.deploy.factories import batch_prediction
+
+    for _ in range(n):
+        batch_prediction(_model_version(world), created_by=world["alice"])
+    return {}
+
+
 def packages(world, n):
     from tests.deploy.factories import package
     from tests.jobs.factories import job
@@ -519,6 +527,8 @@ ROUTES: dict[str, Route] = {
     "/api/v1/jobs/{id}/events/": Route(job_events, 3),
     "/api/v1/model-versions/": Route(model_versions, 2),
     "/api/v1/packages/": Route(packages, 2),
+    # count, page (model version, dataset version and its dataset, dataset, job, user joined)
+    "/api/v1/batch-predictions/": Route(batch_predictions, 2),
     "/api/v1/projects/": Route(projects, 2),
     "/api/v1/studies/": Route(studies, 3),
     "/api/v1/studies/{id}/trials/": Route(trials, 3),

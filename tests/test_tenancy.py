@@ -128,6 +128,9 @@ OBJECT_ROUTES = {
     "deployment-key-detail": lambda t: {"deployment_id": deployment(t).pk, "pk": t["deployment_key"].pk},
     "package-detail": lambda t: {"pk": package(t).pk},
     "package-download": lambda t: {"pk": package(t).pk},
+    "batch-prediction-detail": lambda t: {"pk": batch_prediction(t).pk},
+    "batch-prediction-cancel": lambda t: {"pk": batch_prediction(t).pk},
+    "batch-prediction-download": lambda t: {"pk": batch_prediction(t).pk},
     "study-detail": lambda t: {"pk": study(t).pk},
     "study-trials": lambda t: {"pk": study(t).pk},
     "study-results": lambda t: {"pk": study(t).pk},
@@ -164,6 +167,11 @@ STAFF_ROUTES = {
 CREATE_IN_A = {
     "deployment-list": lambda t: {"model_version": model_version(t).pk, "name": "viewer's deployment"},
     "package-list": lambda t: {"model_version": model_version(t).pk, "kind": "server"},
+    "batch-prediction-list": lambda t: {
+        "model_version": model_version(t).pk,
+        "source": "dataset_version",
+        "dataset_version": ds(t)["version"].pk,
+    },
     "project-list": lambda t: {"workspace": t["ws_a"].pk, "name": "viewer's project"},
     "job-list": lambda t: {"workspace": t["ws_a"].pk, "kind": "system.check"},
     "dataset-list": lambda t: {
@@ -186,6 +194,7 @@ CREATE_IN_A = {
 CREATE_TARGET_FIELD = {
     "deployment-list": "model_version",
     "package-list": "model_version",
+    "batch-prediction-list": "model_version",
     "study-list": "dataset_version",
     "training-job-list": "dataset_version",
     "backbone-list": "project",
@@ -284,6 +293,15 @@ def package(world: dict):
     if "package" not in world:
         world["package"] = deploy_rows.package(model_version(world), kind="server")
     return world["package"]
+
+
+def batch_prediction(world: dict):
+    """A finished batch prediction of project A's model version over its dataset version's test split."""
+    if "batch_prediction" not in world:
+        world["batch_prediction"] = deploy_rows.batch_prediction(
+            model_version(world), dataset_version=ds(world)["version"]
+        )
+    return world["batch_prediction"]
 
 
 def backbone(world: dict):
