@@ -1,8 +1,15 @@
-import { Anchor, Breadcrumbs, Stack } from '@mantine/core';
+import { Anchor, Breadcrumbs, Group, Stack } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
-import { DeployButtons, ModelVersionBatchPanel, ModelVersionTryPanel, PackagesPanel } from '@/features/deploy';
+import {
+  DeployButtons,
+  ModelVersionBatchPanel,
+  ModelVersionTryPanel,
+  PackagesPanel,
+  RetrainButton,
+  WarmStartPanel,
+} from '@/features/deploy';
 import { useProject } from '@/features/projects';
 import { EvaluationReport, useModelVersion } from '@/features/training';
 import { useWorkspace } from '@/features/workspaces';
@@ -33,6 +40,12 @@ export function ModelVersionRoute() {
             disabledReason={viewer ? t('route.viewersCannotDeploy') : null}
             onDeployed={(deployment) => navigate(`/deployments/${deployment.id}/keys`)}
           />
+          <WarmStartPanel version={version} canEdit={!viewer} />
+          {!version.template.startsWith('tabular') && (
+            <Group>
+              <RetrainButton version={version} canEdit={!viewer} />
+            </Group>
+          )}
           <ModelVersionTryPanel version={version} />
           <ModelVersionBatchPanel version={version} canEdit={!viewer} />
           <PackagesPanel modelVersionId={version.id} hideWhenEmpty canEdit={!viewer} />

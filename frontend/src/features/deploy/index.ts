@@ -7,3 +7,4 @@ export { BatchTabLabel, DeploymentBatchPanel, ModelVersionBatchPanel, ProjectBat
 export { PackagesPanel } from './components/PackagesPanel';
 export { ModelVersionTryPanel } from './components/TryItPanel';
 export { useDeployment } from './hooks/useDeploy';
+export { RetrainButton, WarmStartPanel } from './components/retrain';

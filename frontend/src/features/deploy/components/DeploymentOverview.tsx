@@ -10,6 +10,7 @@ import { absolutePredictUrl, type Deployment } from '../api/deployments';
 import { useDeleteDeployment, useDeploymentAction, useProjectModelVersions } from '../hooks/useDeploy';
 import { DeploymentStatusBadge } from './DeploymentStatusBadge';
 import { HistoryDetails } from './HistoryDetails';
+import { RetrainButton } from './retrain';
 
 type Confirm =
   | { kind: 'stop' | 'start' | 'rollback' | 'delete' }
@@ -100,6 +101,13 @@ export function DeploymentOverview({
             <Text size="xs" c="dimmed">
               {t('overview.created', { at: formatDateTime(deployment.created_at), by: deployment.created_by })}
             </Text>
+            <Group>
+              <RetrainButton
+                version={{ id: deployment.model_version, name: deployment.model_version_name, project: deployment.project }}
+                deploymentId={deployment.id}
+                canEdit={canEdit}
+              />
+            </Group>
             <Group mt="xs">
               {deployment.status === 'active' ? (
                 <WithReason reason={readOnly}>

@@ -1,0 +1,2 @@
+export { RetrainButton } from './RetrainButton';
+export { WarmStartPanel } from './WarmStartPanel';
