@@ -456,38 +456,22 @@ def _upload_input(
 ) -> tuple[dict[str, Any], bool]:
     """The upload's files (extracted with the imports' safe archive rules) or its table, rewritten
     as JSONL rows (read as table imports read them: encoding, delimiter, decimal mark detected)."""
-    from datasets.archives import ArchiveLimits, ArchiveRejected, archive_files, archive_kind, archive_scan
+    from datasets.archives import ArchiveRejected, archive_kind
     from datasets.tables import TableRejected, read_table
     from jobs.runner import JobInputRejected
 
-    with default_storage.open(batch.upload_key, "rb") as fh:
-        data = fh.read()
-    import io
-
-    stream = io.BytesIO(data)
-    try:
-        is_archive = archive_kind(stream) in ("zip", "tar")
-    except ArchiveRejected:
-        is_archive = False
-    stream.seek(0)
-    if is_archive:
-        limits = ArchiveLimits.from_settings()
+    upload = work / "upload"
+    with default_storage.open(batch.upload_key, "rb") as source, upload.open("wb") as out:
+        for chunk in iter(lambda: source.read(1 << 20), b""):
+            out.write(chunk)
+    with upload.open("rb") as stream:
         try:
-            scan = archive_scan(stream, size=len(data), limits=limits)
-        except ArchiveRejected as exc:
-            raise JobInputRejected(str(exc)) from None
-        files_dir = work / "files"
-        files_dir.mkdir()
-        items: list[BatchItem] = []
-        problems: list[BatchItem] = []
-        for entry, content in archive_files(stream, scan, limits=limits):
-            path = files_dir / f"{entry.index:07d}"
-            path.write_bytes(content)
-            items.append({"id": None, "name": entry.name, "path": str(path)})
-        for entry in scan.entries:
-            if entry.problem is not None:  # unreadable or oversized: an error row naming it
-                problems.append({"id": None, "name": entry.name, "path": str(files_dir / "missing")})
-        return {"items": items + problems}, False
+            is_archive = archive_kind(stream) in ("zip", "tar")
+        except ArchiveRejected:
+            is_archive = False
+        if is_archive:
+            return _archive_input(stream, upload.stat().st_size, work, model_version)
+    data = upload.read_bytes()
     try:
         table = read_table(data, batch.upload_name, max_rows=settings.SAMPAN_DATASET_MAX_FILES)
     except TableRejected as exc:
@@ -500,6 +484,42 @@ def _upload_input(
         for row in table.rows:
             out.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
     return {"table": str(path), "target": target if labeled else None}, labeled
+
+
+def _archive_input(stream, size: int, work: Path, model_version: ModelVersion) -> tuple[dict[str, Any], bool]:
+    """An archive's files, unpacked with the imports' rules; an entry that cannot be unpacked is an
+    error row naming why. Folder names are the truth when some are classes of the model (the
+    folder-per-class layout imports read)."""
+    from datasets.archives import ArchiveLimits, ArchiveRejected, archive_files, archive_scan
+    from jobs.runner import JobInputRejected
+
+    limits = ArchiveLimits.from_settings()
+    try:
+        scan = archive_scan(stream, size=size, limits=limits)
+    except ArchiveRejected as exc:
+        raise JobInputRejected(str(exc)) from None
+    for entry in scan.entries:
+        if entry.problem is not None and entry.problem[0] == "bad_label":  # labels are not required here
+            entry.problem = None
+    files_dir = work / "files"
+    files_dir.mkdir()
+    found: dict[int, BatchItem] = {}
+    for entry, content in archive_files(stream, scan, limits=limits):
+        path = files_dir / f"{entry.index:07d}"
+        path.write_bytes(content)
+        found[entry.index] = {"id": None, "name": entry.name, "path": str(path)}
+    classes = set(model_version.classes)
+    labeled = any(entry.label in classes for entry in scan.entries if entry.label)
+    items: list[BatchItem] = []
+    for entry in sorted(scan.entries, key=lambda e: e.index):
+        item = found.get(entry.index)
+        if item is None:
+            why = entry.problem[1] if entry.problem is not None else "it could not be unpacked"
+            item = {"id": None, "name": entry.name, "path": "", "problem": why}
+        if labeled:
+            item["label"] = entry.label
+        items.append(item)
+    return {"items": items}, labeled
 
 
 def _store_results(batch: BatchPrediction, out_dir: Path, files: dict[str, Any]) -> dict[str, Any]:

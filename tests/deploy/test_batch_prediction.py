@@ -436,3 +436,114 @@ def test_bad_inputs_are_refused_naming_the_problem(tenants, api_client, trained_
     from deploy.models import BatchPrediction
 
     assert not BatchPrediction.objects.exists()
+
+
+def test_a_folder_per_class_zip_is_labeled_by_its_folders(
+    tenants, api_client, trained_digits, isolated_storage
+):
+    from tests.datasets.factories import upload
+    from tests.deploy.factories import label_of
+
+    mv = model_version_from(tenants, trained_digits)
+    deployment, _, secret = deployment_with_key(tenants, mv)
+    alice = api_client(tenants["alice"])
+    indexes = list(range(12))
+    archive = make_zip({f"digits/{label_of(i)}/{i}.png": png(i) for i in indexes})
+    created = alice.post(
+        URL,
+        {"model_version": mv.pk, "source": "upload", "file": upload("digits.zip", archive)},
+        format="multipart",
+    )
+    assert created.status_code == 201, created.content
+    run_job(created.json()["id"])
+    batch = alice.get(f"{URL}{created.json()['id']}/").json()
+    assert batch["status"] == "succeeded", batch["error"]
+    rows = [json.loads(line) for line in download(alice, batch, "jsonl").decode().splitlines()]
+    assert [r["truth"] for r in rows] == [label_of(int(r["name"].split("/")[-1][:-4])) for r in rows]
+    answers = hosted(alice, deployment.pk, secret, [png(int(r["name"].split("/")[-1][:-4])) for r in rows], 1)
+    accuracy = np.mean([a["top_k"][0]["label"] == r["truth"] for a, r in zip(answers, rows, strict=True)])
+    assert batch["summary"]["metrics"]["accuracy"] == pytest.approx(accuracy)
+
+
+def test_a_text_model_predicts_an_archive_of_texts_and_a_labeled_table(
+    tenants, api_client, tmp_path, isolated_storage
+):
+    from tests.datasets.factories import upload
+    from tests.packages.test_text_and_tabular_server_packages import train_text
+    from tests.training.factories import model_version
+
+    _, (result, texts) = train_text(tmp_path)
+    mv = model_version(
+        tenants["project_a"],
+        template="text_classification",
+        onnx=Path(result["onnx"]).read_bytes(),
+        classes=result["classes"],
+        preprocessing=result["preprocessing"],
+    )
+    deployment, _, secret = deployment_with_key(tenants, mv)
+    alice = api_client(tenants["alice"])
+    archive = make_zip(
+        {f"t{i}.txt": text.encode() for i, text in enumerate(texts[:4])} | {"bad.txt": b"\xff\xfe\x00"}
+    )
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["id", "text", "label"])
+    for i, text in enumerate(texts[:4]):
+        writer.writerow([i + 1, text, result["classes"][0]])
+    answer = alice.post(
+        f"/api/v1/deployments/{deployment.pk}/predict/",
+        data=json.dumps({"instances": [{"text": t} for t in texts[:4]], "top_k": 2}),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {secret}",
+    )
+    expected = [p["top_k"][0]["label"] for p in answer.json()["predictions"]]
+    for name, data in (("texts.zip", archive), ("texts.csv", out.getvalue().encode())):
+        created = alice.post(
+            URL,
+            {"model_version": mv.pk, "source": "upload", "file": upload(name, data), "top_k": 2},
+            format="multipart",
+        )
+        assert created.status_code == 201, created.content
+        run_job(created.json()["id"])
+        batch = alice.get(f"{URL}{created.json()['id']}/").json()
+        assert batch["status"] == "succeeded", batch["error"]
+        rows = [json.loads(line) for line in download(alice, batch, "jsonl").decode().splitlines()]
+        predicted = [r for r in rows if r.get("prediction")]
+        assert [r["prediction"]["top_k"][0]["label"] for r in predicted] == expected
+        if name.endswith(".zip"):
+            assert rows[-1]["name"] == "bad.txt" and "UTF-8" in rows[-1]["error"]
+            assert batch["summary"]["metrics"] is None
+        else:
+            assert [r["id"] for r in rows] == [1, 2, 3, 4] and {r["truth"] for r in rows} == {
+                result["classes"][0]
+            }
+            accuracy = np.mean([label == result["classes"][0] for label in expected])
+            assert batch["summary"]["metrics"]["accuracy"] == pytest.approx(accuracy)
+    no_text = alice.post(
+        URL,
+        {"model_version": mv.pk, "source": "upload", "file": upload("t.csv", b"words\nhello\n")},
+        format="multipart",
+    )
+    assert no_text.status_code == 400 and "'text' column" in no_text.json()["error"]["message"]
+
+
+def test_a_model_missing_from_storage_fails_the_batch_with_the_reason(
+    tenants, api_client, trained_digits, isolated_storage
+):
+    from django.core.files.storage import default_storage
+
+    mv = model_version_from(tenants, trained_digits)
+    dataset = dataset_with_samples(
+        user=tenants["alice"], project=tenants["project_a"], per_class=1, classes=range(2)
+    )
+    alice = api_client(tenants["alice"])
+    created = alice.post(
+        URL, {"model_version": mv.pk, "source": "dataset", "dataset": dataset.pk}, format="json"
+    )
+    assert created.status_code == 201, created.content
+    default_storage.delete(mv.onnx_key)
+    with pytest.raises(Exception, match="cannot be read from storage"):
+        run_job(created.json()["id"])
+    batch = alice.get(f"{URL}{created.json()['id']}/").json()
+    assert batch["status"] == "failed" and "cannot be read from storage" in batch["error"]
+    assert batch["files"] == [] and batch["summary"] is None and batch["finished_at"]

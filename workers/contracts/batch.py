@@ -38,12 +38,14 @@ class BatchItem(TypedDict):
     name or the path inside the archive), ``path`` (where the worker reads it; a text sample may
     carry its ``text`` instead), and, for a labeled dataset version, ``label`` (class name),
     ``value`` (regression) or ``boxes`` (detection: ``label`` a class name, x, y, width, height in
-    the image's pixels)."""
+    the image's pixels). ``problem``: why the platform could not hand the file over (an archive
+    entry it could not unpack); the item is an error row saying so."""
 
     id: int | None
     name: str
     path: str
     text: NotRequired[str]
+    problem: NotRequired[str]
     label: NotRequired[str | None]
     value: NotRequired[float | None]
     boxes: NotRequired[list[dict[str, Any]]]

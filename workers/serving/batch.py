@@ -134,6 +134,9 @@ def _item_truth(item: BatchItem) -> Any:
 def _read_item(item: BatchItem, data_kind: str, max_pixels: int) -> _Input:
     where = item["name"]
     entry = _Input(item.get("id"), item["name"])
+    if item.get("problem"):
+        entry.error = f"{where}: {item['problem']}"
+        return entry
     try:
         if data_kind == "image":
             entry.instance = decode_image(Path(item["path"]).read_bytes(), where=where, max_pixels=max_pixels)
