@@ -70,5 +70,5 @@ EXPOSE 8000
 
 # The web server, as `manage.py up` runs it; workers and migrate override the command.
 CMD ["gunicorn", "config.wsgi:application", "--chdir", "platform", "--bind", "0.0.0.0:8000", \
-     "--worker-class", "gthread", "--config", "platform/config/gunicorn.py", "--threads", "8", "--timeout", "120", \
+     "--worker-class", "config.gunicorn_worker.KeepAliveThreadWorker", "--config", "platform/config/gunicorn.py", "--threads", "8", "--timeout", "120", \
      "--graceful-timeout", "10", "--access-logfile", "-", "--no-control-socket"]

@@ -251,7 +251,7 @@ def start_web(env: dict[str, str], log: Path, processes: int) -> tuple[subproces
         "--bind",
         f"127.0.0.1:{port}",
         "--worker-class",
-        "gthread",
+        "config.gunicorn_worker.KeepAliveThreadWorker",
         "--config",
         str(PLATFORM_DIR / "config" / "gunicorn.py"),
         "--threads",
@@ -287,6 +287,45 @@ def start_web(env: dict[str, str], log: Path, processes: int) -> tuple[subproces
         time.sleep(0.2)
     proc.kill()
     raise RuntimeError(f"the web server did not start:\n{log.read_text()[-3000:]}")
+
+
+def start_bare(run: Path, key: str, log: Path, processes: int) -> tuple[subprocess.Popen, int]:
+    """The baseline: benchmarks/bare_predict_app.py (Starlette) under uvicorn with ``processes``
+    workers, httptools and uvloop, access log on (as gunicorn's)."""
+    port = free_port()
+    argv = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "benchmarks.bare_predict_app:app",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        str(processes),
+        "--http",
+        "httptools",
+        "--loop",
+        "uvloop",
+    ]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SAMPAN_", "DJANGO_", "DATABASE_URL"))}
+    env.update(PYTHONUNBUFFERED="1", SAMPAN_BARE_MODEL_DIR=str(run), SAMPAN_BARE_KEY=key)
+    proc = subprocess.Popen(argv, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT, cwd=REPO)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status == 200:
+                return proc, port
+        except OSError:
+            pass
+        if proc.poll() is not None:
+            break
+        time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError(f"the bare app did not start:\n{log.read_text()[-3000:]}")
 
 
 WSGI_TIMING = """
@@ -400,6 +439,8 @@ def main() -> int:
         raw = Raw(run, image)
         web, port = start_web(env, tmp_dir / "web.log", 1)
         web2, port2 = start_web(env, tmp_dir / "web2.log", 2)
+        bare, bare_port = start_bare(run, created["key"], tmp_dir / "bare.log", 1)
+        bare2, bare_port2 = start_bare(run, created["key"], tmp_dir / "bare2.log", 2)
         results: dict[str, list] = {
             k: []
             for k in (
@@ -414,17 +455,40 @@ def main() -> int:
                 "http_rps_raw",
                 "http_rps2_json",
                 "http_rps2_raw",
+                "bare_json",
+                "bare_rps_json",
+                "bare_rps2_json",
             )
         }
+        json_type, json_body = bodies["json"]
+
+        def measure_bare() -> None:
+            results["bare_json"].append(
+                summary(
+                    sequential(bare_port, "/predict", created["key"], json_type, json_body, args.requests)
+                )
+            )
+            results["bare_rps_json"].append(
+                concurrent(bare_port, "/predict", created["key"], json_type, json_body, args.seconds)
+            )
+            results["bare_rps2_json"].append(
+                concurrent(bare_port2, "/predict", created["key"], json_type, json_body, args.seconds)
+            )
+
         try:
             for content_type, body in bodies.values():  # warm up: the model loads on the first call
                 sequential(port, path, created["key"], content_type, body, 300)
                 for _ in range(4):  # each of the 2 processes loads it
                     sequential(port2, path, created["key"], content_type, body, 100)
+            for bare_port_ in (bare_port, bare_port2):
+                for _ in range(4):
+                    sequential(bare_port_, "/predict", created["key"], json_type, json_body, 100)
             raw.timed(raw.run_once, 500)
             raw.timed(raw.pipeline_once, 500)
             for round_ in range(args.rounds):
                 print(f"round {round_ + 1}/{args.rounds}", file=sys.stderr)
+                if round_ % 2 == 1:  # alternate which server goes first
+                    measure_bare()
                 results["raw_run"].append(summary(raw.timed(raw.run_once, args.requests)))
                 results["raw_pipeline"].append(summary(raw.timed(raw.pipeline_once, args.requests)))
                 results["wsgi_django"].append(
@@ -449,10 +513,12 @@ def main() -> int:
                     results[f"http_rps2_{kind}"].append(
                         concurrent(port2, path, created["key"], content_type, body, args.seconds)
                     )
+                if round_ % 2 == 0:
+                    measure_bare()
         finally:
-            for server in (web, web2):
+            for server in (web, web2, bare, bare2):
                 server.terminate()
-            for server in (web, web2):
+            for server in (web, web2, bare, bare2):
                 server.wait(timeout=20)
 
     def med(name: str, field: str | None = None) -> float:
@@ -494,6 +560,12 @@ def render(med, args) -> str:
             f"| {title} (sequential, keep-alive, key checked) | {p50:.3f} | {p99:.3f} | {p50 - raw50:.3f} | "
             f"{p50 / raw50:.1f} |"
         )
+    bare50, bare99 = med("bare_json", "p50_ms"), med("bare_json", "p99_ms")
+    rows.append(
+        f"| baseline: bare Starlette app on uvicorn (httptools, uvloop), 1 process, base64 JSON "
+        f"(sequential, keep-alive, static key) | {bare50:.3f} | {bare99:.3f} | {bare50 - raw50:.3f} | "
+        f"{bare50 / raw50:.1f} |"
+    )
     raw_rps = med("raw_rps")
     rows += [
         "",
@@ -508,7 +580,23 @@ def render(med, args) -> str:
                 f"| hosted, {title}, {processes} web process{'es' if processes > 1 else ''} "
                 f"({CLIENTS} client processes, keep-alive) | {rps:,.0f} | {rps / raw_rps:.3f} |"
             )
+        rps = med(f"bare_rps{'2' if processes > 1 else ''}_json")
+        rows.append(
+            f"| baseline: bare Starlette app on uvicorn, base64 JSON body, {processes} "
+            f"process{'es' if processes > 1 else ''} ({CLIENTS} client processes, keep-alive) | {rps:,.0f} | "
+            f"{rps / raw_rps:.3f} |"
+        )
     json50, json99 = med("json", "p50_ms"), med("json", "p99_ms")
+    ratio1 = med("http_rps_json") / med("bare_rps_json")
+    ratio2 = med("http_rps2_json") / med("bare_rps2_json")
+    p50_ratio = json50 / bare50
+    against_bare = (
+        f"Against the bare app (same model, predictor, body and client; targets: requests/s >= 1.0x with "
+        f"the same process count, sequential p50 <= 1.1x): requests/s {ratio1:.2f}x with 1 process "
+        f"({'met' if ratio1 >= 1.0 else 'MISSED'}), {ratio2:.2f}x with 2 "
+        f"({'met' if ratio2 >= 1.0 else 'MISSED'}); "
+        f"sequential p50 {p50_ratio:.2f}x ({'met' if p50_ratio <= 1.1 else 'MISSED'})."
+    )
     rps = max(med("http_rps_json"), med("http_rps2_json"))
     verdict = (
         f"Targets (p50 <= {TARGETS['p50_ms']:g} ms, p99 <= {TARGETS['p99_ms']:g} ms sequential, "
@@ -552,7 +640,7 @@ def render(med, args) -> str:
         "server for prediction traffic, or the access log off) and the PNG decode + preprocessing in "
         "Python. Profile with `--profile`."
     )
-    return "\n".join([header, "", *rows, "", verdict, "", where])
+    return "\n".join([header, "", *rows, "", verdict, "", against_bare, "", where])
 
 
 def write_section(table: str) -> None:

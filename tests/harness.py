@@ -157,7 +157,7 @@ def start_web(
             "--bind",
             f"127.0.0.1:{port}",
             "--worker-class",
-            "gthread",
+            "config.gunicorn_worker.KeepAliveThreadWorker",
             "--workers",
             "1",
             "--threads",

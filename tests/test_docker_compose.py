@@ -259,7 +259,8 @@ def test_web_runs_gunicorn_with_the_wsgi_application_as_up_does():
     ((program, *args),) = argv_of(service("web"))
     assert program == "gunicorn"
     parsed = Config().parser().parse_args(args)  # exits on an option this gunicorn does not know
-    assert parsed.worker_class == "gthread" and parsed.threads == 8
+    # gthread with kept-alive connections served on by their thread (config/gunicorn_worker.py)
+    assert parsed.worker_class == "config.gunicorn_worker.KeepAliveThreadWorker" and parsed.threads == 8
     # processes from SAMPAN_WEB_PROCESSES via platform/config/gunicorn.py (2 by default with Redis)
     assert parsed.config == "platform/config/gunicorn.py" and parsed.workers is None
     probe = "import runpy; print(runpy.run_path('platform/config/gunicorn.py')['workers'])"

@@ -32,6 +32,12 @@ limit_request_line = 0
 limit_request_fields = 256
 limit_request_field_size = 16384
 
+# gthread, with kept-alive connections served on by their request thread (config/gunicorn_worker.py);
+# the command lines of `manage.py up`, the Dockerfile and docker-compose.yml name it too.
+worker_class = "config.gunicorn_worker.KeepAliveThreadWorker"
+# The same access-log lines, built from the atoms the format uses only (config/gunicorn_logging.py).
+logger_class = "config.gunicorn_logging.SampanLogger"
+
 
 def post_worker_init(worker):
     """Each web process preloads the models of the active deployments (deploy.warm) once its app is

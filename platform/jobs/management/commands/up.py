@@ -48,7 +48,7 @@ class Command(BaseCommand):
                     "--bind",
                     f"{host}:{port}",
                     "--worker-class",
-                    "gthread",
+                    "config.gunicorn_worker.KeepAliveThreadWorker",
                     "--config",
                     str(settings.PLATFORM_DIR / "config" / "gunicorn.py"),
                     "--threads",
