@@ -133,15 +133,18 @@ class BatchPrediction(Resource["schema.BatchPrediction"]):
     def results(self) -> Any:
         """The results as a pandas DataFrame, one row per input: ``id``, ``name`` and, by task,
         ``label``, ``score``, ``top_k`` (classification), ``value`` (regression) or ``boxes``
-        (detection), ``truth`` on labeled input, and ``error`` (NaN when it was predicted).
-        ``top_k`` and ``boxes`` hold lists (parsed from the file's JSON)."""
+        (detection), ``truth`` on labeled input (a class name, a number, or a detector's boxes),
+        and ``error`` (NaN when it was predicted). ``top_k`` and ``boxes`` hold lists (parsed from
+        the file's JSON)."""
         pd = _optional.pandas()
         available = self.formats
         if "csv" in available:
             buffer = io.BytesIO()
             self.download(buffer, format="csv")
+            header = buffer.getvalue().split(b"\n", 1)[0].decode("utf-8-sig").strip().split(",")
+            text_columns = {"name", "label", "error"} | ({"truth"} if "value" not in header else set())
             buffer.seek(0)
-            frame = pd.read_csv(buffer, dtype={"name": str, "label": str, "error": str})
+            frame = pd.read_csv(buffer, dtype={c: str for c in text_columns if c in header})
         elif "parquet" in available:
             buffer = io.BytesIO()
             self.download(buffer, format="parquet")
@@ -157,7 +160,7 @@ class BatchPrediction(Resource["schema.BatchPrediction"]):
             )
         if "id" in frame.columns:
             frame["id"] = frame["id"].astype("Int64")
-        for column in JSON_COLUMNS:
+        for column in (*JSON_COLUMNS, *(["truth"] if "boxes" in frame.columns else [])):
             if column in frame.columns:
                 frame[column] = [_json_cell(cell) for cell in frame[column]]
         return frame
