@@ -109,7 +109,19 @@ def test_a_dataset_version_split_is_predicted_as_the_hosted_api_answers(
         [a["top_k"][0]["label"] == e.label_name for a, e in zip(answers, test_entries, strict=True)]
     )
     assert summary["metrics"]["accuracy"] == pytest.approx(accuracy)
-    assert 0 <= summary["metrics"]["macro_f1"] <= 1
+    # and the evaluation report's (what a training run records), computed on the same split
+    from datasets.services import dataset_version_manifest
+
+    from workers.image_classification.evaluation import evaluate
+
+    report = evaluate(
+        trained_digits / "model.onnx",
+        dataset_version_manifest(version=version),
+        preprocessing=json.loads((trained_digits / "preprocess.json").read_text()),
+    )
+    assert report["samples"] == summary["metrics"]["samples"] == len(test_entries)
+    assert summary["metrics"]["accuracy"] == pytest.approx(report["accuracy"])
+    assert summary["metrics"]["macro_f1"] == pytest.approx(report["macro"]["f1"])
 
     table = list(csv.DictReader(io.StringIO(download(alice, batch, "csv").decode())))
     assert list(table[0]) == ["id", "name", "label", "score", "top_k", "error", "truth"]
@@ -547,3 +559,73 @@ def test_a_model_missing_from_storage_fails_the_batch_with_the_reason(
     batch = alice.get(f"{URL}{created.json()['id']}/").json()
     assert batch["status"] == "failed" and "cannot be read from storage" in batch["error"]
     assert batch["files"] == [] and batch["summary"] is None and batch["finished_at"]
+
+
+def test_a_detector_predicts_a_detection_dataset_version_with_map50(
+    tenants, api_client, tmp_path, isolated_storage
+):
+    """The platform's path for detection: a version's images and true boxes (snapshotted annotations)
+    handed to the worker; a constant detector finds the cat box of every image exactly."""
+    from datasets.services import dataset_version_create
+    from datasets.services.annotations import annotations_write
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+    from PIL import Image
+
+    from tests.datasets import factories
+    from tests.training.factories import model_version
+    from tests.workers.detection_models import constant_detector
+
+    classes = ["cat", "dog"]
+    model = constant_detector(
+        tmp_path / "detector", classes, [(0, 0.9, 8, 8, 20, 16), (1, 0.6, 36, 36, 16, 20)]
+    )
+    mv = model_version(
+        tenants["project_a"],
+        template="object_detection",
+        onnx=(model / "model.onnx").read_bytes(),
+        classes=classes,
+        preprocessing=json.loads((model / "preprocess.json").read_text()),
+    )
+    dataset = factories.dataset(tenants["project_a"], name="Scenes", task_type="object_detection")
+    factories.label(dataset, "cat")
+    factories.label(dataset, "dog")
+    for i in range(5):
+        out = io.BytesIO()
+        Image.new("RGB", (64, 64), (40 * i, 90, 30)).save(out, "PNG")
+        key = default_storage.save(f"samples/scene-{i}.png", ContentFile(out.getvalue()))
+        sample = factories.sample(dataset, blob_key=key, width=64, height=64, name=f"scene-{i}.png")
+        annotations_write(
+            dataset=dataset,
+            sample_id=sample.pk,
+            revision=0,
+            annotations=[
+                {"kind": "box", "label": "cat", "geometry": {"x": 8, "y": 8, "width": 20, "height": 16}}
+            ],
+        )
+    version = dataset_version_create(dataset=dataset, user=tenants["alice"], seed=1)
+    alice = api_client(tenants["alice"])
+    created = alice.post(
+        URL,
+        {
+            "model_version": mv.pk,
+            "source": "dataset_version",
+            "dataset_version": version.pk,
+            "score_threshold": 0.5,
+        },
+        format="json",
+    )
+    assert created.status_code == 201, created.content
+    assert created.json()["params"]["score_threshold"] == 0.5
+    run_job(created.json()["id"])
+    batch = alice.get(f"{URL}{created.json()['id']}/").json()
+    assert batch["status"] == "succeeded", batch["error"]
+    assert batch["summary"]["rows"] == 5 and batch["summary"]["metrics"]["map50"] == pytest.approx(1.0)
+    rows = [json.loads(line) for line in download(alice, batch, "jsonl").decode().splitlines()]
+    assert all([b["label"] for b in r["prediction"]["boxes"]] == ["cat", "dog"] for r in rows)
+    assert all(
+        r["truth"] == [{"label": "cat", "x": 8.0, "y": 8.0, "width": 20.0, "height": 16.0}] for r in rows
+    )
+    table = list(csv.DictReader(io.StringIO(download(alice, batch, "csv").decode())))
+    assert list(table[0]) == ["id", "name", "boxes", "error", "truth"]
+    assert json.loads(table[0]["boxes"]) == rows[0]["prediction"]["boxes"]
