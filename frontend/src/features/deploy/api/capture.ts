@@ -4,12 +4,12 @@ import { deployKeys } from './keys';
 
 /** A deployment's capture policy (off by default) with what it holds now. */
 export type CapturePolicy = components['schemas']['CapturePolicy'];
-export type CapturePolicyChange = components['schemas']['CapturePolicyRequest'];
+export type CapturePolicyChange = components['schemas']['CapturePolicyUpdateRequest'];
 /** One captured instance: its input (content_url, text or row), the served answer, the shadow's. */
 export type CapturedRequest = components['schemas']['CapturedRequest'];
 export type CaptureReason = CapturedRequest['reason'];
 export type CapturedAnswer = CapturedRequest['answer'];
-export type CaptureSendResult = components['schemas']['CaptureSent'];
+export type CaptureSendResult = components['schemas']['CaptureSendResult'];
 export type CaptureSkipReason = CaptureSendResult['skipped'][number]['reason'];
 
 export const CAPTURE_REASONS = ['low_confidence', 'disagreement', 'label', 'sampled'] as const satisfies readonly CaptureReason[];

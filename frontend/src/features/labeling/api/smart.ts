@@ -14,9 +14,12 @@ export type SuggestedBox = components['schemas']['SampleSuggestionBox'];
 export type AcceptResult = components['schemas']['SuggestionAcceptResult'];
 type SuggestionQuery = NonNullable<paths['/api/v1/datasets/{dataset_id}/suggestions/']['get']['parameters']['query']>;
 export type SuggestionOrdering = NonNullable<SuggestionQuery['ordering']>;
+export type SuggestionSource = NonNullable<SuggestionQuery['source']>;
 export type SuggestionFilters = {
   status?: SuggestionStatus;
   round?: number;
+  /** capture: only suggestions from production (a deployment's answers to captured requests). */
+  source?: SuggestionSource;
   label?: number;
   minConfidence?: number;
   maxConfidence?: number;
@@ -51,6 +54,7 @@ export function suggestionQuery(filters: SuggestionFilters): SuggestionQuery {
   if (filters.page && filters.page > 1) query.page = filters.page;
   if (filters.status) query.status = filters.status;
   if (filters.round !== undefined) query.round = filters.round;
+  if (filters.source !== undefined) query.source = filters.source;
   if (filters.label !== undefined) query.label = filters.label;
   if (filters.minConfidence !== undefined && filters.minConfidence > 0) query.min_confidence = filters.minConfidence;
   if (filters.maxConfidence !== undefined && filters.maxConfidence < 1) query.max_confidence = filters.maxConfidence;

@@ -41,7 +41,11 @@ function round(overrides: Record<string, unknown> = {}) {
 function suggestion(id: number, sampleId: number, label: number, confidence: number, rank: number | null) {
   return {
     id,
-    round: 7,
+    round: 7 as number | null,
+    source: 'smart_round',
+    captured_request: null as number | null,
+    deployment: null as number | null,
+    deployment_name: null as string | null,
     sample: { id: sampleId, original_name: `img_${sampleId}.png`, thumbnail_url: `/t/${sampleId}`, text: '', width: 8, height: 8 },
     label,
     label_name: LABELS.find((item) => item.id === label)?.name ?? null,
@@ -57,12 +61,23 @@ function suggestion(id: number, sampleId: number, label: number, confidence: num
 
 const SUGGESTIONS = [suggestion(101, 31, 11, 0.97, 2), suggestion(102, 32, 11, 0.96, null), suggestion(103, 33, 12, 0.41, 1), suggestion(104, 34, 11, 0.5, 3)];
 
+/** A deployment's served answer to a captured request sent to the dataset (no round, no rank). */
+function productionSuggestion(id: number, sampleId: number, label: number, confidence: number) {
+  return { ...suggestion(id, sampleId, label, confidence, null), round: null, source: 'capture', captured_request: 900 + id, deployment: 4, deployment_name: 'digits-api' };
+}
+
+/** The server's source filter: capture lists only suggestions from production, smart_round only the rounds'. */
+function bySource<T extends { source: string }>(call: RecordedCall, rows: T[]): T[] {
+  const source = call.search.get('source');
+  return source === null ? rows : rows.filter((row) => row.source === source);
+}
+
 /** Answers the suggestion list like the server: status/label/confidence filters, rank ordering (ranked first). */
 function suggestionList(call: RecordedCall) {
   const label = call.search.get('label');
   const min = Number(call.search.get('min_confidence') ?? 0);
   const max = Number(call.search.get('max_confidence') ?? 1);
-  let rows = SUGGESTIONS.filter((row) => (label === null || row.label === Number(label)) && row.confidence >= min && row.confidence <= max);
+  let rows = bySource(call, SUGGESTIONS).filter((row) => (label === null || row.label === Number(label)) && row.confidence >= min && row.confidence <= max);
   if (call.search.get('ordering') === 'rank') rows = [...rows].sort((a, b) => (a.rank ?? 1e9) - (b.rank ?? 1e9));
   const size = Number(call.search.get('page_size') ?? 48);
   return json({ count: rows.length, next: null, previous: null, results: rows.slice(0, size) });
@@ -182,7 +197,7 @@ describe('SmartLabelingPanel', () => {
     const boxes = { ...suggestion(201, 41, 11, 0.7, 1), label: null, label_name: null, boxes: [{ label: 11, x: 1, y: 1, width: 5, height: 5, score: 0.9 }, { label: 12, x: 9, y: 9, width: 5, height: 5, score: 0.3 }] };
     const api = server({
       'GET /api/v1/datasets/1/': json(dataset({ task_type: 'object_detection', labeled_count: 5 })),
-      'GET /api/v1/datasets/1/suggestions/': json(page([boxes, { ...suggestion(202, 42, 11, 0.5, null), label: null, label_name: null, value: 12.5 }])),
+      'GET /api/v1/datasets/1/suggestions/': (call: RecordedCall) => json(page(bySource(call, [boxes, { ...suggestion(202, 42, 11, 0.5, null), label: null, label_name: null, value: 12.5 }]))),
       'POST /api/v1/datasets/1/suggestions/accept/': json({ accepted: 1, skipped: [] }),
     });
     renderWithApp(<SmartLabelingPanel datasetId={1} canEdit />);
@@ -197,5 +212,36 @@ describe('SmartLabelingPanel', () => {
     await userEvent.click(screen.getByTestId('suggestion-accept-201'));
     await waitFor(() => expect(api.callsTo('POST', '/api/v1/datasets/1/suggestions/accept/')).toHaveLength(1));
     expect(api.callsTo('POST', '/api/v1/datasets/1/suggestions/accept/')[0].body).toEqual({ ids: [201], min_score: 0.5 });
+  });
+
+  it('lists suggestions from production apart, saying which deployment answered, and accepts them like others', async () => {
+    const production = [productionSuggestion(301, 51, 12, 0.38), productionSuggestion(302, 52, 11, 0.44)];
+    const api = server({
+      'GET /api/v1/datasets/1/suggestions/': (call: RecordedCall) => {
+        const rows = call.search.get('source') === 'capture' ? production : bySource(call, SUGGESTIONS);
+        return json({ count: rows.length, next: null, previous: null, results: rows.slice(0, Number(call.search.get('page_size') ?? 48)) });
+      },
+      'POST /api/v1/datasets/1/suggestions/accept/': json({ accepted: 1, skipped: [] }),
+    });
+    renderWithApp(<SmartLabelingPanel datasetId={1} canEdit />);
+    const table = await screen.findByTestId('production-suggestions');
+    const row = await within(table).findByTestId('suggestion-row-301');
+    expect(within(table).getByTestId('suggestions-count')).toHaveTextContent('2 suggestions from production');
+    expect(within(row).getByTestId('suggestion-chip')).toHaveTextContent('suggested: 六 0.38');
+    expect(within(row).getByTestId('suggestion-chip-production')).toHaveTextContent('From production (digits-api)');
+    // The round's own table does not list them, and production ones are not bulk-accepted by class.
+    expect(within(screen.getByTestId('suggestions')).queryByTestId('suggestion-row-301')).toBeNull();
+    expect(within(table).queryByTestId('suggestions-bulk-accept')).toBeNull();
+    await userEvent.click(within(row).getByTestId('suggestion-accept-301'));
+    await waitFor(() => expect(api.callsTo('POST', '/api/v1/datasets/1/suggestions/accept/')).toHaveLength(1));
+    expect(api.callsTo('POST', '/api/v1/datasets/1/suggestions/accept/')[0].body).toEqual({ ids: [301] });
+    expect(within(row).getByTestId('suggestion-correct-301')).toHaveAttribute('href', '/datasets/1/label?samples=51');
+  });
+
+  it('shows no production table while none is pending', async () => {
+    server();
+    renderWithApp(<SmartLabelingPanel datasetId={1} canEdit />);
+    expect(await screen.findByTestId('suggestion-row-101')).toBeInTheDocument();
+    expect(screen.queryByTestId('production-suggestions')).toBeNull();
   });
 });

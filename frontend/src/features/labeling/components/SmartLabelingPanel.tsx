@@ -13,7 +13,7 @@ import { formatDateTime } from '@/lib/datetime';
 import { errorMessage, notifyError } from '@/lib/notifications';
 import { formatNumber, formatPercent } from '@/lib/numbers';
 import { listSuggestions, MAX_SUGGESTIONS_PAGE, STRATEGIES, type SmartRound, type Strategy } from '../api/smart';
-import { useSmartRounds, useStartRound } from '../hooks/useSmartLabeling';
+import { useSmartRounds, useStartRound, useSuggestionPage } from '../hooks/useSmartLabeling';
 import { labelerLink, startBlocker } from './labelerLink';
 import { SuggestionsTable } from './SuggestionsTable';
 
@@ -35,6 +35,8 @@ export function SmartLabelingPanel({ datasetId, canEdit }: { datasetId: number; 
   const { data: dataset } = useDataset(datasetId);
   const { data: labels = [] } = useLabels(datasetId);
   const rounds = useSmartRounds(datasetId);
+  // Suggestions from production (captured requests sent here) are listed apart, when there are any.
+  const production = useSuggestionPage(datasetId, { status: 'pending', source: 'capture', pageSize: 1 });
   const start = useStartRound(datasetId);
   const [batchSize, setBatchSize] = useState<number>(DEFAULT_BATCH);
   const [strategy, setStrategy] = useState<Strategy>('uncertainty_diversity');
@@ -144,6 +146,7 @@ export function SmartLabelingPanel({ datasetId, canEdit }: { datasetId: number; 
       )}
 
       {latest && <SuggestionsTable dataset={dataset} labels={labels} canEdit={canEdit} round={latest} />}
+      {(production.data?.count ?? 0) > 0 && <SuggestionsTable dataset={dataset} labels={labels} canEdit={canEdit} round={null} source="capture" />}
 
       {list.length > 0 && <RoundsTable rounds={list} />}
     </Stack>

@@ -32,4 +32,30 @@ describe('SuggestionChip', () => {
     expect(within(tile).getByTestId('sample-suggestion-4')).toHaveTextContent('≈ 1,234.568 0.80');
     expect(within(screen.getByTestId('sample-tile-5')).queryByTestId('sample-suggestion-5')).toBeNull();
   });
+
+  it('says a suggestion from production came from which deployment, on the chip and on the labeler tile', async () => {
+    const production = { ...REGRESSION, round: null, source: 'capture', deployment_name: 'digits-api', label: 12, label_name: 'cat', value: null, confidence: 0.41 };
+    const { unmount } = renderWithApp(<SuggestionChip suggestion={production} testId="chip" />);
+    expect(screen.getByTestId('chip')).toHaveTextContent('suggested: cat 0.41');
+    expect(screen.getByTestId('chip-production')).toHaveTextContent('From production (digits-api)');
+    unmount();
+    renderWithApp(<SuggestionChip suggestion={{ ...production, source: 'smart_round', deployment_name: null }} testId="chip" />);
+    expect(screen.queryByTestId('chip-production')).toBeNull();
+  });
+
+  it('marks a production suggestion on the labeler tile', async () => {
+    fakeApi({
+      'GET /api/v1/datasets/1/': json({ id: 1, task_type: 'image_classification' }),
+      'GET /api/v1/datasets/1/labels/': page([{ id: 12, name: 'cat', color: '', key: '1', sample_count: 0, created_at: '2026-12-01T10:00:00Z' }]),
+      'GET /api/v1/datasets/1/samples/': () =>
+        json({
+          ...page([sampleFixture(4, { suggestion: { ...REGRESSION, round: null, source: 'capture', deployment_name: 'digits-api', label: 12, label_name: 'cat', value: null } })]),
+          counts: { total: 1, labeled: 0, unlabeled: 1, per_label: [] },
+        }),
+    });
+    renderWithApp(<LabelingPanel datasetId={1} canEdit />);
+    const tile = await screen.findByTestId('sample-tile-4');
+    expect(within(tile).getByTestId('sample-suggestion-4-production')).toHaveTextContent('From production');
+    expect(within(tile).getByTestId('sample-suggestion-4-production')).toHaveAttribute('aria-label', 'From production (digits-api)');
+  });
 });

@@ -4,8 +4,25 @@ import { WithReason } from '@/components/WithReason';
 import { formatNumber } from '@/lib/numbers';
 import type { SampleSuggestion } from '../api/smart';
 
-/** `value`: a regression suggestion's target (null for classification and detection suggestions). */
-type Shown = Pick<SampleSuggestion, 'label' | 'label_name' | 'confidence' | 'boxes'> & { value?: number | null };
+/**
+ * `value`: a regression suggestion's target (null for classification and detection suggestions);
+ * `source` capture: a deployment's served answer to a captured request (`deployment_name` names it).
+ */
+type Shown = Pick<SampleSuggestion, 'label' | 'label_name' | 'confidence' | 'boxes'> & { value?: number | null; source?: string; deployment_name?: string | null };
+
+/** "From production (digits-api)": where a suggestion from a deployment's captured request came from. */
+export function ProductionBadge({ deploymentName, compact = false, testId = 'suggestion-production' }: { deploymentName?: string | null; compact?: boolean; testId?: string }) {
+  const { t } = useTranslation('labeling');
+  const text = deploymentName ? t('suggestion.fromProduction', { deployment: deploymentName }) : t('suggestion.fromProductionPlain');
+  const help = deploymentName ? t('suggestion.fromProductionHelp', { deployment: deploymentName }) : t('suggestion.fromProductionHelpPlain');
+  return (
+    <Tooltip label={help} withArrow multiline maw={280}>
+      <Badge size={compact ? 'xs' : 'sm'} variant="light" color="orange" radius="sm" tt="none" style={{ maxWidth: '100%' }} data-testid={testId} aria-label={text}>
+        {compact ? t('suggestion.fromProductionPlain') : text}
+      </Badge>
+    </Tooltip>
+  );
+}
 
 /**
  * A model's suggestion, drawn apart from human labels (a dashed, hollow chip: "suggested: 五 0.97";
@@ -25,7 +42,7 @@ export function SuggestionChip({ suggestion, testId, compact = false }: { sugges
   // A grid tile is narrow: the name (or box count) and the confidence; the tooltip says the rest.
   const short = !boxes ? t('suggestion.chipShort', { name, confidence }) : t('suggestion.chipShortBoxes', { count: suggestion.boxes.length });
   const text = compact ? short : full;
-  return (
+  const chip = (
     <Tooltip label={compact ? `${full} · ${t('suggestion.notALabel')}` : t('suggestion.notALabel')} withArrow multiline maw={280}>
       <Badge
         size="sm"
@@ -42,6 +59,13 @@ export function SuggestionChip({ suggestion, testId, compact = false }: { sugges
         {text}
       </Badge>
     </Tooltip>
+  );
+  if (suggestion.source !== 'capture') return chip;
+  return (
+    <Group gap={4} wrap="wrap" data-source="capture">
+      {chip}
+      <ProductionBadge deploymentName={suggestion.deployment_name} compact={compact} testId={`${testId ?? 'suggestion-chip'}-production`} />
+    </Group>
   );
 }
 

@@ -32,9 +32,23 @@ function ConfidenceBar({ value }: { value: number }) {
 /**
  * The latest round's pending suggestions: filtered by class and a confidence range, accepted or
  * rejected one at a time, by selection, or in bulk ("accept all ≥ 0.95 for class 五", its count
- * shown before anything is written), or corrected in the labeler.
+ * shown before anything is written), or corrected in the labeler. With `source` capture instead of
+ * a round: the pending suggestions from production (a deployment's answers to requests sent here),
+ * decided one at a time or by selection.
  */
-export function SuggestionsTable({ dataset, labels, canEdit, round }: { dataset: Pick<Dataset, 'id' | 'task_type'>; labels: Label[]; canEdit: boolean; round: SmartRound }) {
+export function SuggestionsTable({
+  dataset,
+  labels,
+  canEdit,
+  round,
+  source,
+}: {
+  dataset: Pick<Dataset, 'id' | 'task_type'>;
+  labels: Label[];
+  canEdit: boolean;
+  round: SmartRound | null;
+  source?: 'capture';
+}) {
   const { t } = useTranslation(['labeling', 'common']);
   const detection = dataset.task_type === 'object_detection';
   const regression = dataset.task_type === 'tabular_regression';
@@ -47,7 +61,8 @@ export function SuggestionsTable({ dataset, labels, canEdit, round }: { dataset:
   const [confirming, setConfirming] = useState(false);
   // Object detection: accepted suggestions keep only the boxes scoring at least this much.
   const [minScore, setMinScore] = useState(0);
-  const filters = { status: 'pending' as const, round: round.id, label: label ?? undefined, minConfidence, maxConfidence, ordering, page };
+  const production = source === 'capture';
+  const filters = { status: 'pending' as const, ...(round ? { round: round.id } : {}), ...(production ? { source } : {}), label: label ?? undefined, minConfidence, maxConfidence, ordering, page };
   const query = useSuggestionPage(dataset.id, filters);
   const accept = useAcceptSuggestions(dataset.id);
   const reject = useRejectSuggestions(dataset.id);
@@ -82,17 +97,17 @@ export function SuggestionsTable({ dataset, labels, canEdit, round }: { dataset:
 
   /** "Accept all ≥ floor for class X": every pending suggestion of the round matching the filter, not just this page. */
   const bulkSelection: SuggestionSelection | null =
-    label === null ? null : { label, min_confidence: minConfidence, ...(maxConfidence < 1 ? { max_confidence: maxConfidence } : {}), round: round.id };
+    label === null || !round ? null : { label, min_confidence: minConfidence, ...(maxConfidence < 1 ? { max_confidence: maxConfidence } : {}), round: round.id };
   const bulkReason = readOnly || (label === null && t('smart.bulk.pickClass')) || (count === 0 && t('smart.bulk.none'));
   const allOnPage = rows.length > 0 && rows.every((row) => selected.has(row.id));
 
   return (
-    <Paper withBorder p="md" data-testid="suggestions">
+    <Paper withBorder p="md" data-testid={production ? 'production-suggestions' : 'suggestions'}>
       <Stack gap="sm">
         <Group justify="space-between">
-          <Title order={5}>{t('smart.suggestions.title')}</Title>
+          <Title order={5}>{production ? t('suggestion.productionTitle') : t('smart.suggestions.title')}</Title>
           <Text size="sm" c="dimmed" data-testid="suggestions-count" data-count={count}>
-            {query.data ? t('smart.suggestions.count', { count, formatted: formatNumber(count) }) : '…'}
+            {query.data ? (production ? t('suggestion.productionCount', { count, formatted: formatNumber(count) }) : t('smart.suggestions.count', { count, formatted: formatNumber(count) })) : '…'}
           </Text>
         </Group>
         <Group align="flex-end" gap="md">
@@ -158,7 +173,7 @@ export function SuggestionsTable({ dataset, labels, canEdit, round }: { dataset:
               data-testid="suggestions-min-score"
             />
           )}
-          {!detection && !regression && (
+          {!detection && !regression && !production && (
             <WithReason reason={bulkReason}>
               <Button size="xs" color="teal" disabled={!!bulkReason || busy} onClick={() => setConfirming(true)} data-testid="suggestions-bulk-accept">
                 {labelName === null
