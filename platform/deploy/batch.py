@@ -577,14 +577,12 @@ def batch_prediction_run(*, job: Job, report: Report) -> dict[str, Any]:
                 "labeled": labeled,
                 **source,  # type: ignore[typeddict-item]
             }
-            threads = int(getattr(settings, "SAMPAN_BATCH_ORT_THREADS", 0)) or None
             try:
                 summary = compute.run(
                     batch_input,
                     batch.params,  # type: ignore[arg-type]
                     work / "out",
                     report,
-                    threads=threads,
                     max_image_pixels=serving.max_image_pixels(),
                 )
             except compute.BatchInputError as exc:

@@ -159,7 +159,13 @@ def test_an_uploaded_zip_with_a_corrupt_image_gives_an_error_row_and_predicts_th
     )
     created = alice.post(
         URL,
-        {"model_version": mv.pk, "source": "upload", "file": upload("inputs.zip", archive), "top_k": 2},
+        {
+            "model_version": mv.pk,
+            "source": "upload",
+            "file": upload("inputs.zip", archive),
+            "top_k": 2,
+            "formats": ["jsonl", "csv"],  # a repeated multipart field, as the SDK sends it
+        },
         format="multipart",
     )
     assert created.status_code == 201, created.content

@@ -97,9 +97,8 @@ class BatchPredictionCreateSerializer(serializers.Serializer):
     def to_internal_value(self, data):
         # multipart sends formats as repeated fields or one comma-separated value
         if hasattr(data, "getlist") and "formats" in data:
-            values = [v for raw in data.getlist("formats") for v in str(raw).split(",") if v.strip()]
-            data = data.copy()
-            data.setlist("formats", [v.strip() for v in values])
+            values = [v.strip() for raw in data.getlist("formats") for v in str(raw).split(",") if v.strip()]
+            data = {key: data.get(key) for key in data} | {"formats": values}  # no copy of the upload
         return super().to_internal_value(data)
 
 
