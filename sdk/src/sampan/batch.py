@@ -186,7 +186,8 @@ class BatchPrediction(Resource["schema.BatchPrediction"]):
                 f"{summary['rows_per_s']:.1f} rows/s"
             )
             if summary.get("metrics"):
-                lines.append("  " + ", ".join(f"{k} {v:.4f}" for k, v in summary["metrics"].items()))
+                metrics = {k: v for k, v in summary["metrics"].items() if k != "samples"}
+                lines.append("  " + ", ".join(f"{k} {v:.4f}" for k, v in metrics.items()))
             for example in summary["error_examples"][:3]:
                 lines.append(f"  error: {example['name']}: {example.get('error')}")
         elif data.get("error"):

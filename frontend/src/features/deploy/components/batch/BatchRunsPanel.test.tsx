@@ -44,6 +44,7 @@ describe('BatchRunsPanel', () => {
     expect(screen.getByTestId('batch-rows-21')).toHaveTextContent('360 rows, 358 predicted · 240.0 rows/s');
     expect(screen.getByTestId('batch-metrics-21')).toHaveTextContent('accuracy 0.9612');
     expect(screen.getByTestId('batch-metrics-21')).toHaveTextContent('macro F1 0.9500');
+    expect(screen.getByTestId('batch-metrics-21')).not.toHaveTextContent('samples');
     expect(screen.getByTestId('batch-download-21-csv')).toHaveAttribute('href', '/api/v1/batch-predictions/21/download/?format=csv');
     expect(screen.getByTestId('batch-download-21-jsonl')).toHaveAttribute('href', '/api/v1/batch-predictions/21/download/?format=jsonl');
     expect(screen.queryByTestId('batch-download-21-parquet')).not.toBeInTheDocument();

@@ -96,7 +96,9 @@ function Outcome({ batch }: { batch: BatchPrediction }) {
       </Text>
       {summary.metrics && (
         <Group gap={6} data-testid={`batch-metrics-${batch.id}`}>
-          {Object.entries(summary.metrics).map(([name, value]) => (
+          {Object.entries(summary.metrics)
+            .filter(([name]) => name !== 'samples') // the count the metrics are over: the rows above
+            .map(([name, value]) => (
             <Badge key={name} variant="light" color="teal" data-metric={name} data-value={value}>
               {t('runs.metric', { name: isMetric(name) ? t(`metrics.${name}`) : name, value: value.toFixed(4) })}
             </Badge>

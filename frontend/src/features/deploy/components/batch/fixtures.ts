@@ -33,7 +33,7 @@ export const BATCH: BatchPrediction = {
     ],
     seconds: 1.5,
     rows_per_s: 240,
-    metrics: { accuracy: 0.9612, macro_f1: 0.95 },
+    metrics: { samples: 360, accuracy: 0.9612, macro_f1: 0.95 },
   },
   files: [
     { format: 'jsonl', size_bytes: 40_960, sha256: 'a'.repeat(64), download_url: '/api/v1/batch-predictions/21/download/?format=jsonl' },
