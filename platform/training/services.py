@@ -379,8 +379,13 @@ def model_version_retrain(
         )
     known = {p.name for p in template.params}
     inherited = {k: v for k, v in parent.params.items() if k in known}
-    if parent.source != "trained":  # an upload's params describe its file, not a training run
-        inherited = {}
+    if parent.source != "trained":  # an upload's params describe its file: keep its network only
+        size = (parent.preprocessing or {}).get("image_size")
+        network = {
+            "model": parent.params.get("architecture"),
+            "image_size": size[0] if isinstance(size, list) and size else None,
+        }
+        inherited = {k: v for k, v in network.items() if k in known and v is not None}
     if preset is None:
         chosen_preset = parent.preset if parent.preset in {p.name for p in template.presets} else None
         values = {**inherited, **(params or {})}

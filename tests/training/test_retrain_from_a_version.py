@@ -66,6 +66,24 @@ def test_a_deployment_retrains_from_its_version_and_the_new_version_records_its_
     assert viewer.status_code == 403, viewer.content
     assert not Job.objects.filter(params__warm_start_from__isnull=False).exists()
 
+    # an uploaded state_dict: the run keeps its architecture and image size (not the preset's)
+    uploaded = model_version(
+        tenants["project_a"],
+        source="uploaded",
+        checkpoint_key="missing/model.pt",
+        params={"format": "state_dict", "architecture": "resnet_narrow"},
+        preprocessing={"image_size": [40, 40]},
+    )
+    from_upload = client.post(
+        f"/api/v1/model-versions/{uploaded.pk}/retrain/",
+        {"dataset_version": version["id"], "preset": "fast"},
+        format="json",
+    )
+    assert from_upload.status_code == 201, from_upload.content
+    assert from_upload.json()["params"]["params"]["model"] == "resnet_narrow"
+    assert from_upload.json()["params"]["params"]["image_size"] == 40
+    assert client.post(f"/api/v1/jobs/{from_upload.json()['id']}/cancel/").status_code == 200
+
     # the retrain: the parent's template and parameters, one epoch more of the same data
     started = client.post(
         f"/api/v1/deployments/{served.pk}/retrain/",

@@ -154,3 +154,32 @@ def test_the_text_classifier_head_maps_classes_by_name(tmp_path):
     assert torch.equal(child.embedding.weight, parent_model.embedding.weight)
     with pytest.raises(WarmStartError, match="model 'bag_of_embeddings'"):
         warm_start(child, path, classes=["pos"], class_keys=("head.weight",), expect={"model": "minilm_head"})
+
+
+def test_the_text_trainer_warm_starts_with_classes_matched_by_name(tmp_path):
+    from tests.templates_text.corpus import balanced
+    from workers.text_classification.trainer import train as train_text
+
+    pairs = balanced(40)
+    classes = sorted({area for _, area in pairs})
+
+    def manifest(order: list[str]) -> dict[str, Any]:
+        samples = [
+            {"id": i, "text": text, "label": order.index(area), "split": "val" if i % 4 == 0 else "train"}
+            for i, (text, area) in enumerate(pairs)
+        ]
+        return {"kind": "text", "classes": order, "samples": samples}
+
+    spec = {"preset": "fast", "max_length": 64, "seed": 1}
+    parent_run = train_text({**spec, "epochs": 20}, manifest(classes), tmp_path / "parent")
+    reordered = classes[::-1]
+    warm = train_text(
+        {**spec, "epochs": 1}, manifest(reordered), tmp_path / "warm", warm_start=parent_run["model"]
+    )
+    scratch = train_text({**spec, "epochs": 1}, manifest(reordered), tmp_path / "scratch")
+    assert warm["warm_start"]["classes_kept"] == reordered
+    assert warm["history"][0]["val_acc"] >= scratch["history"][0]["val_acc"] + 0.2, (
+        parent_run["history"][-1],
+        warm["history"],
+        scratch["history"],
+    )
