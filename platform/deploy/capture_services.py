@@ -4,6 +4,7 @@ datasets app's import path, plus a pending Suggestion per sample holding the ser
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -162,17 +163,25 @@ def capture_preview(capture: CapturedRequest) -> dict[str, Any]:
 
 
 def _delete_rows(queryset: QuerySet[CapturedRequest]) -> int:
-    """Delete the rows and, once committed, their blobs."""
+    """Delete the rows (their blobs go once committed: ``captured_request_deleted``)."""
     deleted = 0
     while True:
         chunk = list(queryset.values_list("pk", "blob_key")[:DELETE_BATCH])
         if not chunk:
             break
-        CapturedRequest.objects.filter(pk__in=[pk for pk, _ in chunk]).delete()
-        keys = [key for _, key in chunk if key]
-        transaction.on_commit(lambda keys=keys: _delete_blobs(keys))
+        CapturedRequest.objects.filter(
+            pk__in=[pk for pk, _ in chunk]
+        ).delete()  # blobs: captured_request_deleted
         deleted += len(chunk)
     return deleted
+
+
+def captured_request_deleted(sender, instance: CapturedRequest, **kwargs: Any) -> None:
+    """``post_delete`` of every CapturedRequest (connected in deploy.apps), however it goes (one,
+    many, retention, its deployment, project or workspace deleted): its input is deleted from blob
+    storage once the deletion commits."""
+    if instance.blob_key:
+        transaction.on_commit(functools.partial(_delete_blobs, [instance.blob_key]))
 
 
 def _delete_blobs(keys: Collection[str]) -> None:

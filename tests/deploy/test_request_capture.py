@@ -263,6 +263,12 @@ def test_delete_one_many_and_all_remove_the_stored_inputs(
     assert not any(default_storage.exists(k) for k in keys)
     assert alice.post(f"{base}delete/", {}, format="json").status_code == 400
 
+    # deleting the deployment deletes its captures' inputs too
+    more = write_captures(image_deployment, digit_images([5, 6]), [classes("0")] * 2)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert alice.delete(f"/api/v1/deployments/{image_deployment.pk}/").status_code == 204
+    assert not any(default_storage.exists(r.blob_key) for r in more)
+
 
 @pytest.mark.django_db
 def test_retention_cleanup_deletes_old_captures_and_their_inputs(

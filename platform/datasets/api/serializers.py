@@ -189,7 +189,7 @@ class SampleSuggestionSerializer(serializers.Serializer):
     round = serializers.IntegerField(
         allow_null=True, help_text="The smart-labeling round that made it; null for one from production."
     )
-    source = serializers.ChoiceField(
+    source = serializers.ChoiceField(  # type: ignore[assignment]  # stub: Field.source
         choices=SuggestionSource.choices,
         help_text="smart_round, or capture: a deployment's answer to a request sent to the dataset.",
     )

@@ -3,6 +3,7 @@ captured requests (``deployments/{id}/captures/``): list, read the input, delete
 
 from __future__ import annotations
 
+from accounts.models import User
 from config.contracts import ContractJSONField, contract_serializer
 from datasets.selectors import dataset_for
 from django.http import HttpResponse
@@ -84,7 +85,9 @@ class CapturePolicySerializer(serializers.ModelSerializer):
     )
     stored_bytes = serializers.SerializerMethodField(help_text="Bytes of the kept inputs.")
     stored_count = serializers.SerializerMethodField(help_text="Captured requests kept.")
-    updated_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
+    updated_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = CapturePolicy
@@ -175,7 +178,7 @@ class CaptureQuerySerializer(serializers.Serializer):
     reason = serializers.ChoiceField(
         choices=CaptureReason.choices, required=False, help_text="Why it was kept."
     )
-    label = serializers.CharField(required=False, max_length=200, help_text="The served top-1 class.")
+    label = serializers.CharField(required=False, max_length=200, help_text="The served top-1 class.")  # type: ignore[assignment]  # stub: Field.label
     sent = serializers.BooleanField(
         required=False, allow_null=True, default=None, help_text="Sent to a dataset or not."
     )
@@ -214,7 +217,7 @@ class CaptureSendSerializer(serializers.Serializer):
         help_text="These captures; without ids, the unsent ones matching reason and label.",
     )
     reason = serializers.ChoiceField(choices=CaptureReason.choices, required=False)
-    label = serializers.CharField(required=False, max_length=200)
+    label = serializers.CharField(required=False, max_length=200)  # type: ignore[assignment]  # stub: Field.label
 
 
 class CaptureSkippedSerializer(serializers.Serializer):

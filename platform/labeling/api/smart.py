@@ -225,7 +225,7 @@ class SuggestionQuerySerializer(serializers.Serializer):
         help_text="pending (default: waiting, on samples still unlabeled), accepted, rejected, superseded.",
     )
     round = serializers.IntegerField(min_value=1, required=False, help_text="Only this round's (its id).")
-    source = serializers.ChoiceField(
+    source = serializers.ChoiceField(  # type: ignore[assignment]  # stub: Field.source
         choices=SuggestionSource.choices,
         required=False,
         help_text="Only suggestions of smart-labeling rounds (smart_round) or from production (capture).",

@@ -768,12 +768,15 @@ class Dataset(Resource[schema.Dataset]):
         round: int | SmartRound | None = None,
         ordering: str = "rank",
         limit: int | None = None,
+        source: str | None = None,
     ) -> builtins.list[schema.Suggestion]:
         """Suggestions (``status`` ``"pending"``: waiting for you, on samples still unlabeled;
-        ``"accepted"``, ``"rejected"``, ``"superseded"``), filtered by ``label`` (id or name), confidence
-        and ``round``; ``ordering``: ``"rank"`` (the batch to label next first), ``"-confidence"``,
-        ``"confidence"``, ``"id"``. Each: ``{id, round, sample {id, original_name, ...}, label,
-        label_name, confidence, scores, boxes, rank, status}``."""
+        ``"accepted"``, ``"rejected"``, ``"superseded"``), filtered by ``label`` (id or name), confidence,
+        ``round`` and ``source`` (``"smart_round"``, or ``"capture"``: a deployment's answers sent with
+        :meth:`sampan.Deployment.send_captures`); ``ordering``: ``"rank"`` (the batch to label next
+        first), ``"-confidence"``, ``"confidence"``, ``"id"``. Each: ``{id, round, source, deployment,
+        deployment_name, sample {id, original_name, ...}, label, label_name, confidence, scores, boxes,
+        rank, status}``."""
         if ordering not in ORDERINGS:
             raise ValueError(f"ordering must be one of {', '.join(ORDERINGS)}; got {ordering!r}.")
         return suggestion_list(
@@ -786,6 +789,7 @@ class Dataset(Resource[schema.Dataset]):
             round=None if round is None else _id(round),
             ordering=ordering,
             limit=limit,
+            source=source,
         )
 
     def next_to_label(self, n: int = 50) -> builtins.list[schema.Suggestion]:

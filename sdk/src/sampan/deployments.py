@@ -9,7 +9,7 @@ import io
 import math
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
@@ -333,6 +333,94 @@ class Deployment(Resource[schema.Deployment]):
 
     def revoke_key(self, key: int | Mapping[str, Any]) -> None:
         self._client.http.delete(f"deployments/{self.id}/keys/{_id(key)}/")
+
+    # --- request capture --------------------------------------------------------------------------
+
+    def capture_policy(self) -> schema.CapturePolicy:
+        """What this deployment keeps of the requests it answers (off by default), and how much is
+        stored: ``{enabled, sample_rate, retention_days, max_bytes, low_confidence_below,
+        shadow_disagreement, labels, stored_bytes, stored_count, ...}``."""
+        policy: schema.CapturePolicy = self._client.http.get(f"deployments/{self.id}/capture/")
+        return policy
+
+    def set_capture(self, **fields: Any) -> schema.CapturePolicy:
+        """Change the capture policy: any of ``enabled``, ``sample_rate`` (0-1), ``retention_days``,
+        ``max_bytes``, ``low_confidence_below`` (None: no such filter), ``shadow_disagreement``,
+        ``labels``; the others keep their values.
+
+        e.g. ``deployment.set_capture(enabled=True, sample_rate=0.1, low_confidence_below=0.6)``
+        """
+        policy: schema.CapturePolicy = self._client.http.request(
+            "PUT", f"deployments/{self.id}/capture/", json=fields
+        )
+        return policy
+
+    def captures(
+        self,
+        *,
+        reason: str | None = None,
+        label: str | None = None,
+        sent: bool | None = None,
+        model_version: int | Resource[Any] | None = None,
+        wait: float = 0.0,
+    ) -> builtins.list[schema.CapturedRequest]:
+        """The captured requests, newest first, filtered by ``reason`` (``sampled``,
+        ``low_confidence``, ``disagreement``, ``label``), served ``label``, ``sent`` to a dataset or
+        not, and the ``model_version`` that answered. Captures are written in the background within a
+        second of the answer: ``wait`` polls up to that many seconds until there is at least one."""
+        deadline = time.monotonic() + wait
+        while True:
+            found: builtins.list[schema.CapturedRequest] = list(
+                self._client.http.paginate(
+                    f"deployments/{self.id}/captures/",
+                    reason=reason,
+                    label=label,
+                    sent=None if sent is None else str(bool(sent)).lower(),
+                    model_version=None if model_version is None else _id(model_version),
+                )
+            )
+            if found or time.monotonic() >= deadline:
+                return found
+            time.sleep(0.2)
+
+    def capture_content(self, capture: int | Mapping[str, Any]) -> bytes:
+        """A captured input as stored: PNG bytes (images), UTF-8 text, or the row as JSON."""
+        response = self._client.http.raw("GET", f"deployments/{self.id}/captures/{_id(capture)}/content/")
+        return bytes(response.content)
+
+    def send_captures(
+        self,
+        dataset: int | Resource[Any],
+        ids: Iterable[int | Mapping[str, Any]] | None = None,
+        *,
+        reason: str | None = None,
+        label: str | None = None,
+    ) -> schema.CaptureSendResult:
+        """Add captured inputs to ``dataset`` (this project's, the model's task) as unlabeled samples,
+        each with the served answer as a pending suggestion (source ``capture``) to accept or correct.
+        By ``ids`` (ints or capture dicts), else every capture not sent yet matching ``reason`` /
+        ``label``. Answers ``{dataset, samples_created, suggestions_created, skipped: [{id, reason,
+        detail}]}``."""
+        body: dict[str, Any] = {"dataset": _id(dataset)}
+        if ids is not None:
+            body["ids"] = [_id(i) for i in ids]
+        if reason is not None:
+            body["reason"] = reason
+        if label is not None:
+            body["label"] = label
+        result: schema.CaptureSendResult = self._client.http.post(
+            f"deployments/{self.id}/captures/send/", body
+        )
+        return result
+
+    def delete_captures(
+        self, ids: Iterable[int | Mapping[str, Any]] | None = None, *, all: bool = False
+    ) -> int:
+        """Delete captured requests by ``ids``, or ``all=True``; their stored inputs go too. Answers
+        how many were deleted."""
+        body: dict[str, Any] = {"all": True} if all else {"ids": [_id(i) for i in ids or ()]}
+        result = self._client.http.post(f"deployments/{self.id}/captures/delete/", body)
+        return int(result["deleted"])
 
     # --- predictions ------------------------------------------------------------------------------
 

@@ -123,6 +123,7 @@ def suggestion_list(
     round: int | None = None,
     ordering: str = "rank",
     limit: int | None = None,
+    source: str | None = None,
 ) -> builtins.list[schema.Suggestion]:
     pages = client.http.paginate(
         f"datasets/{dataset_id}/suggestions/",
@@ -132,6 +133,7 @@ def suggestion_list(
         max_confidence=max_confidence,
         round=round,
         ordering=ordering,
+        source=source,
     )
     return list(itertools.islice(pages, limit))
 
