@@ -12,8 +12,10 @@ from types import SimpleNamespace
 
 import pytest
 from config.gunicorn_logging import SampanLogger
-from gunicorn import glogging
+from config.gunicorn_worker import CoalescingResponse
+from gunicorn import glogging, util
 from gunicorn.config import Config
+from gunicorn.http import wsgi
 
 ENVIRON = {
     "REQUEST_METHOD": "POST",
@@ -115,3 +117,48 @@ def test_keepalive_worker_serves_more_clients_than_threads_and_stops_gracefully(
         assert web.proc.wait(timeout=30) == 0
     finally:
         web.stop()
+
+
+class _Socket:
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def sendall(self, data: bytes) -> None:
+        self.writes.append(bytes(data))
+
+
+def _respond(response_class, method: str, status: str, headers: list, body: list[bytes]) -> list[bytes]:
+    request = SimpleNamespace(version=(1, 1), method=method, should_close=lambda: False)
+    sock = _Socket()
+    response = response_class(request, sock, Config())
+    response.start_response(status, headers)
+    for piece in body:
+        response.write(piece)
+    response.close()
+    return sock.writes
+
+
+@pytest.mark.parametrize(
+    ("method", "status", "headers", "body"),
+    [
+        (
+            "POST",
+            "200 OK",
+            [("Content-Type", "application/json"), ("Content-Length", "11")],
+            [b'{"a": "b"}\n'],
+        ),
+        ("GET", "200 OK", [("Content-Length", "6")], [b"abc", b"def"]),  # streamed in pieces
+        ("GET", "200 OK", [("Content-Length", "3")], [b"abcdef"]),  # more than announced: cut
+        ("GET", "200 OK", [], [b"abc", b"def"]),  # no length: chunked
+        ("HEAD", "200 OK", [("Content-Length", "3")], [b"abc"]),  # no body on the wire
+        ("GET", "204 No Content", [], [b""]),
+        ("GET", "200 OK", [("Content-Length", "0")], []),
+    ],
+)
+def test_coalescing_response_sends_the_same_bytes(monkeypatch, method, status, headers, body):
+    monkeypatch.setattr(util, "http_date", lambda *a: "Sat, 05 Dec 2026 04:00:00 GMT")
+    ours = _respond(CoalescingResponse, method, status, headers, body)
+    stock = _respond(wsgi.Response, method, status, headers, body)
+    assert b"".join(ours) == b"".join(stock)
+    if method == "POST":  # a small answer: one write instead of two
+        assert len(stock) == 2 and len(ours) == 1
