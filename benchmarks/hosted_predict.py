@@ -1,9 +1,9 @@
 """Hosted prediction endpoint against a raw in-process ONNX Runtime call, side by side.
 
-The web server is started as `manage.py up` starts it (gunicorn, gthread workers x 8 threads, the
-process count from platform/config/gunicorn.py, access log on) in embedded mode (SQLite, filesystem broker, a
-temporary SAMPAN_HOME), once with 1 process (embedded mode's default) and once with 2 (the default
-with a Redis broker; SAMPAN_WEB_PROCESSES=2),
+The web server is started as `manage.py up` starts it (gunicorn with Sampan's worker,
+config/gunicorn_worker.py, x 8 threads, the process count from platform/config/gunicorn.py, access
+log on) in embedded mode (SQLite, filesystem broker, a temporary SAMPAN_HOME), once with 1 process
+(embedded mode's default) and once with 2 (the default with a Redis broker; SAMPAN_WEB_PROCESSES=2),
 serving a deployment of a small CNN (the `fast` preset's cnn_small at 32x32, trained here for a
 few epochs on scikit-learn's digits). Every request carries the deployment's API key and one
 image (a 32x32 PNG). Measured, alternating over several rounds (medians):
@@ -16,13 +16,17 @@ image (a 32x32 PNG). Measured, alternating over several rounds (medians):
 - the WSGI application called in-process (no HTTP): Django's own handler (middleware chain, URL
   resolution, the view) and config.wsgi.application (the prediction fast path in front of Django);
 - hosted, 8 concurrent clients (8 processes, keep-alive): requests per second with 1 and with 2 web
-  processes, against the raw call's throughput from 8 threads.
+  processes, against the raw call's throughput from 8 threads;
+- the baseline, in each round beside Sampan (alternating which goes first): a bare Starlette app on
+  uvicorn (benchmarks/bare_predict_app.py: httptools, uvloop, access log on; the same predictor, body
+  and client, a static key), sequential p50/p99 with 1 process and requests/s with 1 and 2 processes.
 
     nice -n 10 .venv/bin/python benchmarks/hosted_predict.py            # print the Markdown table
     nice -n 10 .venv/bin/python benchmarks/hosted_predict.py --write    # also update docs/benchmarks.md
     nice -n 10 .venv/bin/python benchmarks/hosted_predict.py --profile  # where a request's time goes
 
-Targets (two cores): p50 <= 1 ms and p99 <= 3 ms sequential; >= 1,500 requests/s with 8 clients.
+Targets (two cores): p50 <= 1 ms and p99 <= 3 ms sequential; >= 1,500 requests/s with 8 clients;
+against the bare app with the same process count: requests/s >= 1.0x, sequential p50 <= 1.1x.
 """
 
 from __future__ import annotations
@@ -611,12 +615,17 @@ def render(med, args) -> str:
         f"Measured {datetime.date.today():%Y-%m-%d} on {cpus} CPU cores, {args.rounds} rounds "
         f"(medians), {args.requests} sequential requests per format per round, {args.seconds:g} s per "
         f"concurrent run; model: cnn_small at 32x32 (10 classes), one 32x32 PNG per request; web: gunicorn "
-        f"gthread x {THREADS} threads, 1 process (sequential and concurrent) and 2 processes (concurrent), "
-        f"embedded mode (SQLite), access log on; clients on the same machine; load average at the start "
+        f"with Sampan's worker (config/gunicorn_worker.py: gthread, kept-alive connections served on by "
+        f"their thread, headers and body in one write) x {THREADS} threads, 1 process (sequential and "
+        f"concurrent) and 2 processes (concurrent), embedded mode (SQLite), access log on; baseline: "
+        f"benchmarks/bare_predict_app.py (Starlette) on uvicorn with httptools and uvloop, access log on, "
+        f"1 and 2 processes, run alternately with Sampan in each round; clients on the same machine; load "
+        f"average at the start "
         f"{args.load_at_start} and at the end {load} (1, 5, 15 min; other work on the machine). "
         f"`nice -n 10 .venv/bin/python benchmarks/hosted_predict.py --write`"
     )
     wsgi50, django50, http50 = med("wsgi", "p50_ms"), med("wsgi_django", "p50_ms"), med("json", "p50_ms")
+    bare50 = med("bare_json", "p50_ms")
     rps1, rps2 = med("http_rps_json"), med("http_rps2_json")
     where = (
         f"Where a request's time goes (p50, base64 JSON, this run): ONNX Runtime {raw50:.3f} ms; JSON + "
@@ -624,8 +633,10 @@ def render(med, args) -> str:
         "served WSGI app (the route match, the key and serving-stamp check, the usage record, the response "
         f"headers) {wsgi50 - pipe50:.3f} ms, where Django's own handler takes {django50 - pipe50:.3f} ms "
         "(middleware chain, URL resolution, request and response objects): the fast path in config/wsgi.py "
-        f"saves {django50 - wsgi50:.3f} ms; gunicorn's HTTP handling (parsing, the gthread queue, the access "
-        f"log line), the loopback and the client {http50 - wsgi50:.3f} ms, now the largest part. Throughput: "
+        f"saves {django50 - wsgi50:.3f} ms; gunicorn's HTTP handling (its request parser and WSGI environ "
+        f"in Python, the access log line), the loopback and the client {http50 - wsgi50:.3f} ms, now the "
+        f"largest part (the bare app's uvicorn, whose HTTP parser is C, with the same loopback and client: "
+        f"{bare50 - pipe50:.3f} ms over its pipeline). Throughput: "
         "one web process runs its Python under one GIL (ONNX Runtime releases it, but it is the smaller "
         f"part); a second process lets both cores serve ({rps1:,.0f} -> {rps2:,.0f} requests/s here), but "
         f"the {CLIENTS} client processes (each http.client round trip is Python too) and any other work "
@@ -636,9 +647,12 @@ def render(med, args) -> str:
         "are cached per process behind a one-column stamp read; usage is aggregated in memory; in embedded "
         "mode the stamp is read over a kept SQLite connection; predictions are answered by a WSGI fast path "
         "in front of Django's middleware (the same answers, tests/deploy/test_predict_fast_path.py); the "
-        "web process count is SAMPAN_WEB_PROCESSES. Left: gunicorn's own per-request cost (a leaner HTTP "
-        "server for prediction traffic, or the access log off) and the PNG decode + preprocessing in "
-        "Python. Profile with `--profile`."
+        "web process count is SAMPAN_WEB_PROCESSES; gunicorn's worker serves a kept-alive connection's next "
+        "request on the thread that answered the last one and writes headers and body at once, and its "
+        "access log builds only the atoms its format uses (config/gunicorn_worker.py, "
+        "config/gunicorn_logging.py). Left: gunicorn's Python HTTP parsing (serving predictions "
+        "through an ASGI server with a C parser beside Django would remove most of the gap to the bare "
+        "app) and the PNG decode + preprocessing in Python. Profile with `--profile`."
     )
     return "\n".join([header, "", *rows, "", verdict, "", against_bare, "", where])
 
