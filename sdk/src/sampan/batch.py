@@ -185,8 +185,8 @@ class BatchPrediction(Resource["schema.BatchPrediction"]):
                 f"  {summary['rows']} rows, {summary['predicted']} predicted, {summary['errors']} errors, "
                 f"{summary['rows_per_s']:.1f} rows/s"
             )
-            if summary.get("metrics"):
-                metrics = {k: v for k, v in summary["metrics"].items() if k != "samples"}
+            metrics = {k: v for k, v in (summary["metrics"] or {}).items() if k != "samples"}
+            if metrics:
                 lines.append("  " + ", ".join(f"{k} {v:.4f}" for k, v in metrics.items()))
             for example in summary["error_examples"][:3]:
                 lines.append(f"  error: {example['name']}: {example.get('error')}")
