@@ -458,3 +458,82 @@ def test_another_tenant_gets_404_for_captures_and_their_content(tenants, api_cli
     carol = api_client(tenants["carol"])  # a viewer reads, never deletes
     assert carol.get(f"{base}/captures/{rows[0].pk}/content/").status_code == 200
     assert carol.delete(f"{base}/captures/{rows[0].pk}/").status_code == 403
+
+
+@pytest.mark.django_db
+def test_send_detection_captures_suggests_the_boxes_of_the_datasets_classes(tenants, api_client):
+    """A detector's served boxes become the suggestion's boxes (classes mapped by name, a class the
+    dataset lacks left out); accepting it through the suggestion API annotates the image."""
+    from datasets.models import Annotation, Sample
+
+    from tests.datasets import factories
+    from tests.deploy.factories import deployment as deployment_row
+    from tests.training.factories import model_version
+
+    alice = api_client(tenants["alice"])
+    project = tenants["project_a"]
+    detector = deployment_row(model_version(project, template="object_detection"), name="boxes")
+    scenes = factories.dataset(project, name="Scenes", task_type="object_detection")
+    one = factories.label(scenes, "one")
+    answer = {
+        "width": 32,
+        "height": 32,
+        "boxes": [
+            {"label": "one", "index": 0, "score": 0.9, "x": 2.0, "y": 3.0, "width": 10.0, "height": 12.0},
+            {"label": "two", "index": 1, "score": 0.5, "x": 15.0, "y": 15.0, "width": 5.0, "height": 5.0},
+        ],
+    }
+    rows = write_captures(detector, digit_images([3]), [answer])
+    assert (rows[0].top_label, rows[0].top_score) == ("one", 0.9)
+    sent = alice.post(
+        f"/api/v1/deployments/{detector.pk}/captures/send/", {"dataset": scenes.pk}, format="json"
+    ).json()
+    assert sent["samples_created"] == 1 and sent["suggestions_created"] == 1, sent
+    [suggestion] = alice.get(f"/api/v1/datasets/{scenes.pk}/suggestions/?source=capture").json()["results"]
+    assert [(b["label"], b["x"], b["height"]) for b in suggestion["boxes"]] == [(one.pk, 2.0, 12.0)]
+    accepted = alice.post(
+        f"/api/v1/datasets/{scenes.pk}/suggestions/accept/", {"ids": [suggestion["id"]]}, format="json"
+    )
+    assert accepted.json()["accepted"] == 1, accepted.content
+    sample = Sample.objects.get(dataset=scenes)
+    assert sample.annotation_status == "annotated"
+    assert list(Annotation.objects.filter(sample=sample).values_list("label__name", flat=True)) == ["one"]
+
+
+def test_a_full_queue_drops_captures_and_never_blocks_the_request():
+    """The writer's queue is bounded: past it, offer() drops the instances (counted) at once."""
+    import os
+    import queue
+
+    from deploy import capture
+
+    writer = capture.CaptureWriter()
+    writer._thread, writer._pid = object(), os.getpid()  # no thread: nothing drains the queue
+    writer._queue = queue.Queue(maxsize=2)
+    policy = capture.CaptureSnapshot(
+        deployment_id=1,
+        sample_rate=1.0,
+        max_bytes=1 << 30,
+        low_confidence_below=None,
+        shadow_disagreement=False,
+        labels=frozenset(),
+    )
+
+    class State:
+        id = 1
+
+    State.capture = policy
+    original, capture.writer = capture.writer, writer
+    try:
+        for _ in range(5):
+            capture.offer(
+                state=State,
+                key_id=None,
+                model_version=1,
+                data_kind="text",
+                instances=["a", "b"],
+                predictions=[classes("0"), classes("1")],
+            )
+    finally:
+        capture.writer = original
+    assert writer._queue.qsize() == 2 and writer.stats["dropped"] == 6
