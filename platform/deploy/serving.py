@@ -387,7 +387,19 @@ class PredictorCache:
 
     @staticmethod
     def model_dir(mv: ModelVersionState) -> Path:
-        return Path(settings.SAMPAN_HOME) / "serving-cache" / f"model-version-{mv.id}-{mv.onnx_sha256[:16]}"
+        # keyed by everything materialize writes: the ONNX file's sha256 and the class names, the
+        # preprocessing and the template (8 hex digits of their digest)
+        # (canonical JSON: PostgreSQL's jsonb does not keep the keys' order)
+        files = hashlib.sha256(
+            json.dumps(
+                [mv.template, list(mv.classes), json.loads(mv.preprocessing_json or "null")], sort_keys=True
+            ).encode()
+        ).hexdigest()[:8]
+        return (
+            Path(settings.SAMPAN_HOME)
+            / "serving-cache"
+            / f"model-version-{mv.id}-{mv.onnx_sha256[:16]}{files}"
+        )
 
     def _load(self, mv: ModelVersionState) -> Any:
         from workers.serving.predictors import load_predictor
