@@ -19,7 +19,7 @@ import pytest
 from tests.datasets.factories import dataset_with_samples, make_zip
 from tests.deploy.factories import b64, deployment_with_key, model_version_from, png
 
-pytestmark = [pytest.mark.django_db]
+pytestmark = [pytest.mark.django_db, pytest.mark.openapi_conformance]
 
 URL = "/api/v1/batch-predictions/"
 
@@ -43,7 +43,10 @@ def download(client, batch: dict, fmt: str) -> bytes:
 
 
 def hosted(client, deployment_id: int, secret: str, images: list[bytes], top_k: int) -> list[dict]:
-    answer = client.post(
+    """The hosted API's answers (a plain client: the key is the only credential)."""
+    from django.test import Client
+
+    answer = Client().post(
         f"/api/v1/deployments/{deployment_id}/predict/",
         data=json.dumps({"instances": [{"image": b64(i)} for i in images], "top_k": top_k}),
         content_type="application/json",
@@ -508,7 +511,9 @@ def test_a_text_model_predicts_an_archive_of_texts_and_a_labeled_table(
     writer.writerow(["id", "text", "label"])
     for i, text in enumerate(texts[:4]):
         writer.writerow([i + 1, text, result["classes"][0]])
-    answer = alice.post(
+    from django.test import Client
+
+    answer = Client().post(
         f"/api/v1/deployments/{deployment.pk}/predict/",
         data=json.dumps({"instances": [{"text": t} for t in texts[:4]], "top_k": 2}),
         content_type="application/json",

@@ -311,7 +311,9 @@ class BatchPredictionViewSet(
             )
         ],
         responses={
-            (200, "application/octet-stream"): OpenApiTypes.BINARY,
+            (200, "application/x-ndjson"): OpenApiTypes.BINARY,
+            (200, "text/csv"): OpenApiTypes.BINARY,
+            (200, "application/vnd.apache.parquet"): OpenApiTypes.BINARY,
             400: OpenApiResponse(description="a format this batch has no file of"),
             409: OpenApiResponse(description="batch_not_ready: not finished"),
         },
