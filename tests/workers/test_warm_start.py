@@ -4,7 +4,8 @@ A small CNN at 32x32 pixels is trained for 6 epochs on scikit-learn's digits (th
 warm-started from it on the same data validates far better after its first epoch than a run from
 scratch; a run on the same digits with the class list reversed (labels remapped) does too, because
 the head's rows are matched by class name. Another model or image size is refused with a message
-naming the difference. The detector's heatmap head and the text classifier's head map the same way.
+naming the difference. The detector's heatmap head and the text classifier's head map the same way,
+and both trainers warm-start end to end.
 """
 
 from __future__ import annotations
@@ -183,3 +184,46 @@ def test_the_text_trainer_warm_starts_with_classes_matched_by_name(tmp_path):
         warm["history"],
         scratch["history"],
     )
+
+
+def test_the_detector_trainer_warm_starts_from_a_detector_version(tmp_path):
+    from detection_models import TINY_SPEC, tiny_run
+
+    from workers.object_detection.trainer import train as train_detector
+
+    run = tiny_run()
+    classes = list(run.manifest["classes"])
+    last = len(classes) - 1
+    reordered = {
+        **run.manifest,
+        "classes": classes[::-1],
+        "samples": [
+            {**s, "boxes": [{**b, "label": last - b["label"]} for b in s["boxes"]]}
+            for s in run.manifest["samples"]
+        ],
+    }
+    model_file = run.result["model"]
+    warm = train_detector(
+        {**TINY_SPEC, "epochs": 1},
+        reordered,
+        tmp_path / "warm",
+        device="cpu",
+        threads=2,
+        warm_start=model_file,
+    )
+    assert warm["warm_start"]["classes_kept"] == classes[::-1] and warm["warm_start"]["classes_new"] == []
+    with pytest.raises(WarmStartError, match="same preprocessing"):
+        train_detector(
+            {**TINY_SPEC, "epochs": 1, "image_size": 96},
+            run.manifest,
+            tmp_path / "other",
+            warm_start=model_file,
+        )
+    classifier = tmp_path / "classifier.pt"
+    torch.save(
+        {"arch": "cnn_small", "classes": classes, "model": build_model("cnn_small", 10).state_dict()},
+        classifier,
+    )
+    # an image classifier's file is not a detector's
+    with pytest.raises(WarmStartError, match="arch 'cnn_small'"):
+        train_detector({**TINY_SPEC, "epochs": 1}, run.manifest, tmp_path / "cls", warm_start=classifier)
