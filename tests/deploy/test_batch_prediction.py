@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -377,7 +378,9 @@ def error_of(response, status: int) -> dict:
     return response.json()["error"]
 
 
-def test_bad_inputs_are_refused_naming_the_problem(tenants, api_client, trained_digits, isolated_storage):
+def test_bad_inputs_are_refused_naming_the_problem(
+    tenants, api_client, trained_digits, isolated_storage, settings
+):
     from datasets.services import dataset_version_create
 
     from tests.datasets.factories import upload
@@ -437,6 +440,26 @@ def test_bad_inputs_are_refused_naming_the_problem(tenants, api_client, trained_
         400,
     )
     assert "images" in table_to_images["message"]
+    unsafe = error_of(
+        post(
+            {
+                "model_version": mv.pk,
+                "source": "upload",
+                "file": upload("evil.zip", make_zip({"../up.png": png(0)})),
+            },
+            "multipart",
+        ),
+        400,
+    )
+    assert unsafe["code"] == "unsafe_path" and "../up.png" in unsafe["message"]
+    settings.SAMPAN_DATASET_MAX_UPLOAD_BYTES = 1024
+    big = make_zip({f"{i}.png": png(i) for i in range(20)}, compression=zipfile.ZIP_STORED)
+    too_large = error_of(
+        post({"model_version": mv.pk, "source": "upload", "file": upload("big.zip", big)}, "multipart"), 413
+    )
+    assert (
+        too_large["code"] == "upload_too_large" and "SAMPAN_DATASET_MAX_UPLOAD_BYTES" in too_large["message"]
+    )
     no_file = error_of(post({"model_version": mv.pk, "source": "upload"}), 400)
     assert "file" in no_file["details"]
     bad_format = error_of(
@@ -640,3 +663,30 @@ def test_a_detector_predicts_a_detection_dataset_version_with_map50(
     table = list(csv.DictReader(io.StringIO(download(alice, batch, "csv").decode())))
     assert list(table[0]) == ["id", "name", "boxes", "error", "truth"]
     assert json.loads(table[0]["boxes"]) == rows[0]["prediction"]["boxes"]
+
+
+def test_the_compute_plane_reads_csv_jsonl_and_parquet_tables(tmp_path):
+    import pyarrow as pa
+
+    from workers.serving.batch import BatchInputError, csv_cell, read_table
+
+    (tmp_path / "t.csv").write_text("id,a,b\n1,x,\n2,=1+1,3\n")
+    assert read_table(tmp_path / "t.csv") == [
+        {"id": "1", "a": "x", "b": None},
+        {"id": "2", "a": "=1+1", "b": "3"},
+    ]
+    (tmp_path / "t.jsonl").write_text('{"id": 1, "a": 0.5}\n\n{"id": 2, "a": null}\n')
+    assert read_table(tmp_path / "t.jsonl") == [{"id": 1, "a": 0.5}, {"id": 2, "a": None}]
+    pq.write_table(pa.table({"id": [1, 2], "a": [0.5, float("nan")]}), tmp_path / "t.parquet")
+    assert read_table(tmp_path / "t.parquet") == [{"id": 1, "a": 0.5}, {"id": 2, "a": None}]
+    (tmp_path / "bad.jsonl").write_text("[1, 2]\n")
+    with pytest.raises(BatchInputError, match="line 1 is not a JSON object"):
+        read_table(tmp_path / "bad.jsonl")
+    assert [csv_cell(v) for v in ("=1+1", "+1", "-x", "@a", "plain", None)] == [
+        "'=1+1",
+        "'+1",
+        "'-x",
+        "'@a",
+        "plain",
+        "",
+    ]

@@ -253,7 +253,10 @@ class BatchPredictionViewSet(
             "application/json": BatchPredictionCreateSerializer,
             "multipart/form-data": BatchPredictionCreateSerializer,
         },
-        responses={201: BatchPredictionSerializer},
+        responses={
+            201: BatchPredictionSerializer,
+            413: OpenApiResponse(description="upload_too_large: the upload is over the imports' size limit"),
+        },
         summary="Predict a dataset version, a dataset or an uploaded file (a deploy.batch_predict job)",
     )
     def create(self, request):
