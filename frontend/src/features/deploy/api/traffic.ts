@@ -3,7 +3,7 @@ import type { components } from '@/api/schema';
 import { formatNumber } from '@/lib/numbers';
 import type { Deployment } from './deployments';
 import type { UsageWindow } from './keys';
-import { formatBucket, type Usage } from './usage';
+import { formatBucket, windowBuckets, type Usage } from './usage';
 
 export type TrafficEntry = components['schemas']['TrafficEntry'];
 export type TrafficRole = TrafficEntry['role'];
@@ -81,33 +81,46 @@ export function histogramRows(buckets: HistogramBucket[]): { range: string; coun
 }
 
 /**
- * Per-version series merged into chart rows: one row per bucket start (sorted), a column per
- * version (`v<id>`) with its calls (or errors) in that bucket, 0 where it had none.
+ * Per-version series merged into chart rows: one row per bucket of the whole window (the server
+ * lists only buckets with calls; the others are 0, so each version draws a line), a column per
+ * version (`v<id>`) with its calls (or errors) in that bucket.
  */
 export function versionSeriesRows(
   versions: Pick<VersionUsage, 'model_version' | 'series'>[],
   field: 'calls' | 'errors',
   window: UsageWindow,
+  bucketSeconds: number,
+  now: Date = new Date(),
 ): Record<string, string | number>[] {
-  const starts = [...new Set(versions.flatMap((version) => version.series.map((point) => point.start)))].sort(
-    (a, b) => new Date(a).getTime() - new Date(b).getTime(),
-  );
-  return starts.map((start) => {
-    const row: Record<string, string | number> = { t: formatBucket(start, window) };
-    for (const version of versions) row[`v${version.model_version}`] = version.series.find((point) => point.start === start)?.[field] ?? 0;
+  const bucketMs = bucketSeconds * 1000;
+  const startOf = (iso: string) => Math.floor(new Date(iso).getTime() / bucketMs) * bucketMs;
+  const byVersion = versions.map((version) => ({
+    key: `v${version.model_version}`,
+    points: new Map(version.series.map((point) => [startOf(point.start), point[field]])),
+  }));
+  const starts = byVersion.flatMap((version) => [...version.points.keys()]);
+  return windowBuckets(window, bucketMs, starts, now).map((t) => {
+    const row: Record<string, string | number> = { t: formatBucket(new Date(t).toISOString(), window) };
+    for (const version of byVersion) row[version.key] = version.points.get(t) ?? 0;
     return row;
   });
 }
 
-/** Agreement chart rows: agreement in percent and the mean delta per bucket (null where nothing was compared). */
-export function agreementRows(points: ShadowAgreementPoint[], window: UsageWindow) {
-  return points.map((point) => ({
-    t: formatBucket(point.start, window),
-    agreement: typeof point.agreement === 'number' ? Math.round(point.agreement * 1000) / 10 : null,
-    delta: typeof point.mean_delta === 'number' ? Math.round(point.mean_delta * 1000) / 1000 : null,
-    compared: point.compared,
-    errors: point.errors,
-  }));
+/**
+ * Agreement chart rows over the whole window: agreement in percent and the mean delta per bucket,
+ * null where nothing was compared (a gap, not a zero).
+ */
+export function agreementRows(points: ShadowAgreementPoint[], window: UsageWindow, bucketSeconds: number, now: Date = new Date()) {
+  const bucketMs = bucketSeconds * 1000;
+  const byStart = new Map(points.map((point) => [Math.floor(new Date(point.start).getTime() / bucketMs) * bucketMs, point]));
+  return windowBuckets(window, bucketMs, [...byStart.keys()], now).map((t) => {
+    const point = byStart.get(t);
+    return {
+      t: formatBucket(new Date(t).toISOString(), window),
+      agreement: typeof point?.agreement === 'number' ? Math.round(point.agreement * 1000) / 10 : null,
+      delta: typeof point?.mean_delta === 'number' ? Math.round(point.mean_delta * 1000) / 1000 : null,
+    };
+  });
 }
 
 /** Mantine colours for the versions of a split, stable by position (primary first). */

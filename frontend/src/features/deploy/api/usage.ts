@@ -40,11 +40,16 @@ export function usageRows(usage: Pick<Usage, 'series'> & { bucket_seconds?: numb
   const bucketMs = (usage.bucket_seconds ?? 0) * 1000;
   if (!bucketMs) return usage.series.map((point) => row(new Date(point.t).getTime(), point));
   const byStart = new Map(usage.series.map((point) => [Math.floor(new Date(point.t).getTime() / bucketMs) * bucketMs, point]));
+  return windowBuckets(window, bucketMs, [...byStart.keys()], now).map((t) => row(t, byStart.get(t)));
+}
+
+/** The start (ms) of every bucket of the window ending now, widened to any bucket given in `starts`. */
+export function windowBuckets(window: UsageWindow, bucketMs: number, starts: number[], now: Date = new Date()): number[] {
   const last = Math.floor(now.getTime() / bucketMs) * bucketMs;
   const first = last - Math.floor((WINDOW_SECONDS[window] * 1000) / bucketMs - 1) * bucketMs;
-  const rows = [];
-  for (let t = Math.min(first, ...byStart.keys()); t <= Math.max(last, ...byStart.keys()); t += bucketMs) rows.push(row(t, byStart.get(t)));
-  return rows;
+  const buckets = [];
+  for (let t = Math.min(first, ...starts); t <= Math.max(last, ...starts); t += bucketMs) buckets.push(t);
+  return buckets;
 }
 
 export function formatMs(value: number | null | undefined): string {

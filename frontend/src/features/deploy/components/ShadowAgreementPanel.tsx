@@ -21,7 +21,7 @@ export function ShadowAgreementPanel({ deploymentId, shadowVersion }: { deployme
   const { data, isPending, isError, error } = useShadowAgreement(deploymentId, window, true, live);
   const regression = (data?.prediction_kind ?? '').startsWith('regression');
   const deltaLabel = regression ? t('traffic.agreement.valueDelta') : t('traffic.agreement.scoreDelta');
-  const rows = data ? agreementRows(data.points, window) : [];
+  const rows = data ? agreementRows(data.points, window, data.bucket_seconds) : [];
   return (
     <Stack mt="md" data-testid="shadow-agreement" data-shadow={shadowVersion}>
       <Group justify="space-between">

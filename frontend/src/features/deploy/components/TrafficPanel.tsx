@@ -290,14 +290,14 @@ export function TrafficPanel({ deployment, canEdit = true }: { deployment: Deplo
           />
           <WithReason reason={readOnly ?? (shadowPick === currentShadow && t('traffic.unchanged'))}>
             <Button
-              variant={shadowPick === NO_SHADOW ? 'light' : 'filled'}
-              color={shadowPick === NO_SHADOW ? 'red' : 'blue'}
+              variant={shadow && shadowPick === NO_SHADOW ? 'light' : 'filled'}
+              color={shadow && shadowPick === NO_SHADOW ? 'red' : 'blue'}
               disabled={!canEdit || shadowPick === currentShadow}
               loading={action.isPending}
               onClick={saveShadow}
               data-testid="traffic-shadow-save"
             >
-              {shadowPick === NO_SHADOW ? t('traffic.shadowTurnOff') : t('traffic.shadowApply')}
+              {shadow && shadowPick === NO_SHADOW ? t('traffic.shadowTurnOff') : t('traffic.shadowApply')}
             </Button>
           </WithReason>
         </Group>

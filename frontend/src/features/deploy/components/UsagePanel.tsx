@@ -97,7 +97,7 @@ export function UsagePanel({ deploymentId, regression = false }: { deploymentId:
               </Paper>
             </SimpleGrid>
           )}
-          {data.totals.calls > 0 && data.by_version && <VersionUsage versions={data.by_version} window={window} regression={regression} />}
+          {data.totals.calls > 0 && data.by_version && <VersionUsage versions={data.by_version} window={window} bucketSeconds={data.bucket_seconds} regression={regression} />}
         </>
       )}
     </Stack>

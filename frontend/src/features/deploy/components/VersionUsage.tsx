@@ -10,7 +10,17 @@ import { errorRate, formatMs } from '../api/usage';
  * Usage split by the model version that answered: a table of calls, errors and latency, calls and
  * errors over time with one series per version, and each version's score (or value) distribution.
  */
-export function VersionUsage({ versions, window, regression = false }: { versions: VersionUsageRow[]; window: UsageWindow; regression?: boolean }) {
+export function VersionUsage({
+  versions,
+  window,
+  bucketSeconds,
+  regression = false,
+}: {
+  versions: VersionUsageRow[];
+  window: UsageWindow;
+  bucketSeconds: number;
+  regression?: boolean;
+}) {
   const { t } = useTranslation('deploy');
   if (versions.length === 0) return null;
   const series = versions.map((version, index) => ({
@@ -67,13 +77,13 @@ export function VersionUsage({ versions, window, regression = false }: { version
           <Title order={6} mb="sm">
             {t('usage.byVersion.callsChart')}
           </Title>
-          <LineChart h={220} data={versionSeriesRows(versions, 'calls', window)} dataKey="t" series={series} withLegend dotProps={{ r: 3 }} />
+          <LineChart h={220} data={versionSeriesRows(versions, 'calls', window, bucketSeconds)} dataKey="t" series={series} withLegend dotProps={{ r: 3 }} />
         </Paper>
         <Paper withBorder p="md" data-testid="usage-version-errors-chart">
           <Title order={6} mb="sm">
             {t('usage.byVersion.errorsChart')}
           </Title>
-          <LineChart h={220} data={versionSeriesRows(versions, 'errors', window)} dataKey="t" series={series} withLegend dotProps={{ r: 3 }} />
+          <LineChart h={220} data={versionSeriesRows(versions, 'errors', window, bucketSeconds)} dataKey="t" series={series} withLegend dotProps={{ r: 3 }} />
         </Paper>
       </SimpleGrid>
       <Paper withBorder p="md" data-testid="usage-version-scores">
