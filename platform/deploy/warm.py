@@ -99,20 +99,33 @@ def used_model_versions() -> set[int]:
     return used
 
 
+def used_model_dirs(used: set[int]) -> set[str]:
+    """The serving-cache directory names of model versions ``used`` (the name holds the version's
+    id and a digest of its files: a directory of the same id with other files is stale)."""
+    from training.models import ModelVersion
+
+    return {
+        serving.PredictorCache.model_dir(serving.model_version_state(mv)).name
+        for mv in ModelVersion.objects.filter(pk__in=used)
+    }
+
+
 def loaded_model_versions() -> set[int]:
     """Ids of the model versions whose predictor this process holds loaded."""
     return set(serving.predictors._predictors)
 
 
 def cleanup_serving_cache(*, used: set[int] | None = None, now: float | None = None) -> list[str]:
-    """Remove the model directories of SAMPAN_HOME/serving-cache that no deployment uses: not a
-    version some deployment serves, not loaded in this process, not written within the grace period
+    """Remove the model directories of SAMPAN_HOME/serving-cache that no deployment uses: not the
+    directory of a version some deployment serves (a directory of the same version id with other
+    files is stale), not of a version loaded in this process, not written within the grace period
     (a request of another process may be loading it), and leftover temporary copies older than the
     grace period. Returns the names removed."""
     root = Path(settings.SAMPAN_HOME) / "serving-cache"
     if not root.is_dir():
         return []
     used = used_model_versions() if used is None else used
+    used_dirs = used_model_dirs(used)
     loaded = loaded_model_versions()
     now = time.time() if now is None else now
     grace = grace_seconds()
@@ -124,7 +137,7 @@ def cleanup_serving_cache(*, used: set[int] | None = None, now: float | None = N
             match = MODEL_DIR.match(entry.name)
             if entry.name.startswith("."):  # a copy in progress (serving.materialize), or one left by a crash
                 pass
-            elif match is None or int(match[1]) in used or int(match[1]) in loaded:
+            elif match is None or entry.name in used_dirs or int(match[1]) in loaded:
                 continue
             if now - entry.stat().st_mtime < grace:
                 continue

@@ -5,6 +5,7 @@ directories some deployment uses."""
 from __future__ import annotations
 
 import os
+import shutil
 import time
 
 import pytest
@@ -91,7 +92,9 @@ def test_serving_cache_cleanup_removes_only_unused_directories(tenants, trained_
         (root / name / "model.onnx").write_bytes(b"x")
         os.utime(root / name, (mtime, mtime))
 
-    make(f"model-version-{served.pk}-{'a' * 16}", old)  # a deployment serves it
+    served_dir = serving.PredictorCache.model_dir(serving.model_version_state(served)).name
+    make(served_dir, old)  # a deployment serves it
+    make(f"model-version-{served.pk}-{'a' * 24}", old)  # the same id, other files: stale, removed
     make("model-version-999999-bbbbbbbbbbbbbbbb", old)  # nobody: removed
     make("model-version-999998-cccccccccccccccc", time.time())  # nobody, but just written: kept
     make(".model-version-999997-dddddddddddddddd.12.34", old)  # a copy left by a crash: removed
@@ -102,13 +105,16 @@ def test_serving_cache_cleanup_removes_only_unused_directories(tenants, trained_
 
     removed = cleanup_serving_cache()
 
-    assert sorted(removed) == [
-        ".model-version-999997-dddddddddddddddd.12.34",
-        "model-version-999999-bbbbbbbbbbbbbbbb",
-    ]
+    assert sorted(removed) == sorted(
+        [
+            ".model-version-999997-dddddddddddddddd.12.34",
+            "model-version-999999-bbbbbbbbbbbbbbbb",
+            f"model-version-{served.pk}-{'a' * 24}",
+        ]
+    )
     assert sorted(p.name for p in root.iterdir()) == sorted(
         [
-            f"model-version-{served.pk}-{'a' * 16}",
+            served_dir,
             "model-version-999998-cccccccccccccccc",
             ".model-version-999996-eeeeeeeeeeeeeeee.12.35",
             loaded_dir.name,
@@ -129,6 +135,8 @@ def test_gunicorn_process_preloads_at_start_and_after_a_switch(tenants, trained_
     v2 = model_version_from(tenants, trained_digits, number=2)
     deployment, _, secret = deployment_with_key(tenants, v1)
     dirs = {mv.pk: serving.PredictorCache.model_dir(serving.model_version_state(mv)) for mv in (v1, v2)}
+    for directory in dirs.values():  # left by an earlier run whose database gave out the same ids
+        shutil.rmtree(directory, ignore_errors=True)
     web, url = start_web("web-preload", live_env(SAMPAN_DEPLOY_PRELOAD="true"))
     try:
         wait_for(lambda: (dirs[v1.pk] / "manifest.json").is_file(), timeout=60, what="v1 preloaded")
