@@ -101,13 +101,15 @@ export function DeploymentOverview({
             <Text size="xs" c="dimmed">
               {t('overview.created', { at: formatDateTime(deployment.created_at), by: deployment.created_by })}
             </Text>
-            <Group>
-              <RetrainButton
-                version={{ id: deployment.model_version, name: deployment.model_version_name, project: deployment.project }}
-                deploymentId={deployment.id}
-                canEdit={canEdit}
-              />
-            </Group>
+            {!deployment.template.startsWith('tabular') && (
+              <Group>
+                <RetrainButton
+                  version={{ id: deployment.model_version, name: deployment.model_version_name, project: deployment.project }}
+                  deploymentId={deployment.id}
+                  canEdit={canEdit}
+                />
+              </Group>
+            )}
             <Group mt="xs">
               {deployment.status === 'active' ? (
                 <WithReason reason={readOnly}>

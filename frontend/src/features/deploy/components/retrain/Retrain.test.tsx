@@ -1,9 +1,10 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { apiError, fakeApi, json, page } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
-import { DEPLOYMENT } from '../../test/fixtures';
+import { DEPLOYMENT, MODEL_VERSIONS } from '../../test/fixtures';
+import { DeploymentOverview } from '../DeploymentOverview';
 import { withCanary } from './api';
 import { RetrainButton } from './RetrainButton';
 import { WarmStartPanel } from './WarmStartPanel';
@@ -23,6 +24,7 @@ function routes(extra: Record<string, unknown> = {}) {
 }
 
 async function pickVersion(user: ReturnType<typeof userEvent.setup>, name: string) {
+  await waitFor(() => expect(screen.getByTestId('retrain-version')).toBeEnabled());
   await user.click(screen.getByTestId('retrain-version'));
   await user.click(await screen.findByRole('option', { name, hidden: true }));
 }
@@ -33,7 +35,7 @@ describe('RetrainButton', () => {
     const user = userEvent.setup();
     renderWithApp(<RetrainButton version={VERSION} />, { route: '/model-versions/12', path: '/model-versions/:id' });
     await user.click(screen.getByTestId('retrain'));
-    expect(screen.getByTestId('retrain-submit')).toBeDisabled();
+    expect(await screen.findByTestId('retrain-submit')).toBeDisabled();
     await pickVersion(user, 'digits v3');
     await user.click(screen.getByTestId('retrain-submit'));
     await waitFor(() => expect(server.callsTo('POST', '/api/v1/model-versions/12/retrain/')).toHaveLength(1));
@@ -48,7 +50,7 @@ describe('RetrainButton', () => {
     const user = userEvent.setup();
     renderWithApp(<RetrainButton version={{ id: 12, name: 'V3', project: 4 }} deploymentId={7} />);
     await user.click(screen.getByTestId('retrain'));
-    await user.click(screen.getByTestId('retrain-dataset'));
+    await user.click(await screen.findByTestId('retrain-dataset'));
     await user.click(await screen.findByRole('option', { name: 'digits', hidden: true }));
     await pickVersion(user, 'digits v2');
     await user.click(screen.getByTestId('retrain-preset'));
@@ -62,6 +64,31 @@ describe('RetrainButton', () => {
     routes();
     renderWithApp(<RetrainButton version={VERSION} canEdit={false} />);
     expect(screen.getByTestId('retrain')).toBeDisabled();
+  });
+});
+
+describe('DeploymentOverview retrain', () => {
+  it("retrains from the served version through the deployment's route; not offered for a table model", async () => {
+    const server = routes({
+      'GET /api/v1/model-versions/': page(MODEL_VERSIONS),
+      'POST /api/v1/deployments/7/retrain/': () => json(JOB, 201),
+    });
+    const user = userEvent.setup();
+    const { unmount } = renderWithApp(<DeploymentOverview deployment={DEPLOYMENT} onDeleted={vi.fn()} />, {
+      route: '/deployments/7',
+      path: '/deployments/:id',
+    });
+    await user.click(screen.getByTestId('retrain'));
+    expect(await screen.findByText('Retrain from V3')).toBeInTheDocument();
+    await user.click(await screen.findByTestId('retrain-dataset'));
+    await user.click(await screen.findByRole('option', { name: 'digits', hidden: true }));
+    await pickVersion(user, 'digits v3');
+    await user.click(screen.getByTestId('retrain-submit'));
+    await waitFor(() => expect(server.callsTo('POST', '/api/v1/deployments/7/retrain/')).toHaveLength(1));
+    expect(server.callsTo('POST', '/api/v1/deployments/7/retrain/')[0].body).toEqual({ dataset_version: 6 });
+    unmount();
+    renderWithApp(<DeploymentOverview deployment={{ ...DEPLOYMENT, template: 'tabular_classification' }} onDeleted={vi.fn()} />);
+    expect(screen.queryByTestId('retrain')).not.toBeInTheDocument();
   });
 });
 
