@@ -46,6 +46,7 @@ def manage(*args: str, tmp_path: Path, **env: str) -> subprocess.CompletedProces
         ("SAMPAN_DEPLOY_MAX_BATCH", "many", "expected an integer"),
         ("SAMPAN_DEPLOY_MAX_BODY_BYTES", str(10 * 1024 * 1024 + 1), "at most 10485760"),
         ("SAMPAN_DEPLOY_MAX_LOADED_MODELS", "0", "at least 1"),
+        ("SAMPAN_DEPLOY_SHADOW_QUEUE", "0", "at least 1"),
         ("SAMPAN_DEPLOY_PRELOAD", "sometimes", "expected true/false"),
         ("SAMPAN_DEPLOY_WARM_INTERVAL_SECONDS", "0", "at least 1"),
         ("SAMPAN_TRY_PER_MINUTE", "-1", "at least 0"),

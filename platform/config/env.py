@@ -176,6 +176,11 @@ ENV_VARS: dict[str, EnvVar] = {
             "ONNX Runtime intra-op threads per served model in a web process (default 1)",
         ),
         EnvVar(
+            "SAMPAN_DEPLOY_SHADOW_QUEUE",
+            "requests each web process may hold for a deployment's shadow version; when the shadow falls "
+            "behind, further copies are dropped (counted, logged), never the answers delayed (default 64)",
+        ),
+        EnvVar(
             "SAMPAN_DEPLOY_PRELOAD",
             "each web process loads the models of every active deployment at start and after every "
             "deploy, switch, canary or shadow change, so no request waits for a load (default true)",

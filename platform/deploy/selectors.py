@@ -218,7 +218,8 @@ def shadow_agreement(*, deployment: Deployment, window: str = "1h", now=None) ->
         else []
     )
     points: dict[int, list] = {}
-    total = [0, 0, 0.0, 0, 0.0]
+    compared_total = agreed_total = errors_total = 0
+    delta_total = latency_total = 0.0
     histograms = []
     for minute, compared, agreed, delta_sum, histogram, errors, latency in figures:
         at = int(minute.timestamp()) // step * step
@@ -227,11 +228,11 @@ def shadow_agreement(*, deployment: Deployment, window: str = "1h", now=None) ->
         point[1] += agreed
         point[2] += delta_sum
         point[3] += errors
-        total[0] += compared
-        total[1] += agreed
-        total[2] += delta_sum
-        total[3] += errors
-        total[4] += latency
+        compared_total += compared
+        agreed_total += agreed
+        delta_total += delta_sum
+        errors_total += errors
+        latency_total += latency
         histograms.append(histogram)
 
     def agreement(compared: int, agreed: int) -> float | None:
@@ -240,18 +241,18 @@ def shadow_agreement(*, deployment: Deployment, window: str = "1h", now=None) ->
     def mean(compared: int, delta_sum: float) -> float | None:
         return round(delta_sum / compared, 6) if compared else None
 
-    tries = total[0] + total[3]
+    tries = compared_total + errors_total
     return {
         "window": window,
         "bucket_seconds": step,
         "shadow_version": shadow.pk if shadow is not None else None,
         "shadow_version_name": shadow.name if shadow is not None else None,
         "prediction_kind": kind,
-        "compared": total[0],
-        "agreement": agreement(total[0], total[1]),
-        "mean_delta": mean(total[0], total[2]),
-        "errors": total[3],
-        "mean_latency_ms": round(total[4] / tries, 3) if tries else None,
+        "compared": compared_total,
+        "agreement": agreement(compared_total, agreed_total),
+        "mean_delta": mean(compared_total, delta_total),
+        "errors": errors_total,
+        "mean_latency_ms": round(latency_total / tries, 3) if tries else None,
         "points": [
             {
                 "start": _iso(at),

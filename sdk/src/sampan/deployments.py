@@ -308,9 +308,64 @@ class Deployment(Resource[schema.Deployment]):
         return self._act("start")
 
     def usage(self, window: str = "24h") -> schema.DeploymentUsage:
-        """Calls, errors and latency percentiles: ``{totals, series}`` for window 1h, 24h or 7d."""
+        """Calls, errors and latency percentiles: ``{totals, series, by_version}`` for window 1h, 24h
+        or 7d; ``by_version`` splits them by the model version that answered (with its role and the
+        distribution of its top-1 scores, or values for regression)."""
         usage: schema.DeploymentUsage = self._client.http.get(f"deployments/{self.id}/usage/", window=window)
         return usage
+
+    # --- traffic split: canaries and the shadow ---------------------------------------------------
+
+    @property
+    def traffic(self) -> list[schema.TrafficEntry]:
+        """The split as last read: the primary (``weight`` = 100 - the canaries'), the canaries and
+        the shadow (role ``shadow``, weight 0), each ``{model_version, model_version_name, role, weight}``."""
+        return list(self.data.get("traffic") or [])
+
+    def set_traffic(
+        self, canaries: Iterable[tuple[int | Resource[Any], int]] = (), *, sticky: bool | None = None
+    ) -> Deployment:
+        """Send each canary (model version, percent 1-99) its share of the requests; the primary
+        answers the rest (the weights add up to at most 99). ``canaries=[]`` rolls them back.
+        ``sticky=True``: every request of one API key goes to the same version.
+
+        >>> deployment.set_traffic(canaries=[(v2, 10)])     # 10 % to V2, 90 % to the primary
+        """
+        body: dict[str, Any] = {
+            "canaries": [{"model_version": _id(mv), "weight": int(weight)} for mv, weight in canaries]
+        }
+        if sticky is not None:
+            body["sticky"] = bool(sticky)
+        return self._act("traffic", body)
+
+    def rollback_canary(self) -> Deployment:
+        """Remove every canary: the primary answers all requests again."""
+        return self.set_traffic([])
+
+    def promote(self, model_version: int | Resource[Any]) -> Deployment:
+        """Make a canary the primary (the old primary becomes the previous version); the canaries go."""
+        return self._act("promote", {"model_version": _id(model_version)})
+
+    def set_shadow(self, model_version: int | Resource[Any] | None) -> Deployment:
+        """Give a copy of every answered request to ``model_version`` (its answers are compared with
+        the served ones, never returned); None removes the shadow."""
+        return self._act("shadow", {"model_version": None if model_version is None else _id(model_version)})
+
+    def shadow_agreement(
+        self, window: str = "1h", *, wait: float = 0.0, at_least: int = 1
+    ) -> schema.ShadowAgreement:
+        """How the shadow's answers compared with the served ones over 1h, 24h or 7d: ``{compared,
+        agreement (same top-1 class; None for regression), mean_delta, errors, points, deltas, ...}``.
+        The comparisons are written in the background within about a second: ``wait`` polls up to
+        that many seconds until ``at_least`` instances were compared (or failed)."""
+        deadline = time.monotonic() + wait
+        while True:
+            agreement: schema.ShadowAgreement = self._client.http.get(
+                f"deployments/{self.id}/shadow-agreement/", window=window
+            )
+            if agreement["compared"] + agreement["errors"] >= at_least or time.monotonic() >= deadline:
+                return agreement
+            time.sleep(0.2)
 
     # --- keys ------------------------------------------------------------------------------------
 
