@@ -181,4 +181,30 @@ describe('CapturePanel', () => {
     expect(screen.getByTestId('captures-send')).toBeDisabled();
     expect(screen.getByTestId('captures-delete-selected')).toBeDisabled();
   });
+
+  it('filters captures by the version that answered when a canary serves too, and says who last changed the policy', async () => {
+    const server = fakeApi({
+      'GET /api/v1/deployments/7/capture/': policy({ enabled: true, updated_by: 'alice', updated_at: '2026-12-05T03:00:00Z' }),
+      'GET /api/v1/deployments/7/captures/': (call: RecordedCall) =>
+        json(page(call.search.get('model_version') === '5' ? [capture(2, { model_version: 5, model_version_name: 'V2' })] : [capture(1), capture(2, { model_version: 5, model_version_name: 'V2' })])),
+      'GET /api/v1/deployments/7/': {
+        id: 7,
+        project: 2,
+        traffic: [
+          { model_version: 3, model_version_name: 'V1', role: 'primary', weight: 90 },
+          { model_version: 5, model_version_name: 'V2', role: 'canary', weight: 10 },
+          { model_version: 6, model_version_name: 'V3', role: 'shadow', weight: 0 },
+        ],
+      },
+    });
+    const user = userEvent.setup();
+    renderWithApp(<CapturePanel deploymentId={7} projectId={2} canEdit />);
+    expect(await screen.findByTestId('capture-updated')).toHaveTextContent('Last changed by alice');
+    await user.click(await screen.findByTestId('captures-version'));
+    expect(screen.queryByRole('option', { name: 'V3', hidden: true })).toBeNull();
+    await user.click(await screen.findByRole('option', { name: 'V2', hidden: true }));
+    await waitFor(() => expect(screen.queryByTestId('capture-row-1')).not.toBeInTheDocument());
+    expect(screen.getByTestId('capture-row-2')).toBeInTheDocument();
+    expect(server.callsTo('GET', '/api/v1/deployments/7/captures/').at(-1)?.search.get('model_version')).toBe('5');
+  });
 });

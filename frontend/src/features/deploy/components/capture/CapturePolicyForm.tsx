@@ -2,6 +2,7 @@ import { Alert, Button, Checkbox, Group, NumberInput, Paper, Progress, SimpleGri
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { WithReason } from '@/components/WithReason';
+import { currentLanguage } from '@/i18n';
 import { notifyError, notifySuccess } from '@/lib/notifications';
 import { formatBytes, formatNumber } from '@/lib/numbers';
 import { capUsePercent, type CapturePolicy, type CapturePolicyChange } from '../../api/capture';
@@ -102,6 +103,11 @@ export function CapturePolicyForm({ deploymentId, policy, canEdit }: { deploymen
           <Text size="sm" mt={4}>
             {policy.enabled ? t('capture.policy.statementOn') : t('capture.policy.statementOff')}
           </Text>
+          {policy.updated_by && (
+            <Text size="xs" c="dimmed" mt={4} data-testid="capture-updated">
+              {t('capture.policy.updated', { user: policy.updated_by, time: new Date(policy.updated_at).toLocaleString(currentLanguage()) })}
+            </Text>
+          )}
         </Alert>
         <SimpleGrid cols={{ base: 1, sm: 3 }}>
           <NumberInput

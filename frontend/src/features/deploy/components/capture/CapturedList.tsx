@@ -9,6 +9,7 @@ import { errorMessage, notifyError, notifySuccess } from '@/lib/notifications';
 import { formatNumber } from '@/lib/numbers';
 import { answerSummary, CAPTURE_REASONS, CAPTURES_PAGE_SIZE, type CapturedAnswer, type CapturedRequest, type CaptureFilters, type CaptureReason } from '../../api/capture';
 import { useCaptures, useDeleteCaptures } from '../../hooks/useCapture';
+import { useDeployment } from '../../hooks/useDeploy';
 import { SendToDatasetDialog } from './SendToDatasetDialog';
 
 type SentFilter = 'all' | 'unsent' | 'sent';
@@ -43,6 +44,10 @@ function Input({ capture }: { capture: CapturedRequest }) {
  */
 export function CapturedList({ deploymentId, projectId, canEdit }: { deploymentId: number; projectId: number; canEdit: boolean }) {
   const { t } = useTranslation(['deploy', 'common']);
+  // The versions the deployment serves now (primary, canaries, shadow): "answered by" choices.
+  const { data: deployment } = useDeployment(deploymentId);
+  const versions = (deployment?.traffic ?? []).filter((entry) => entry.role !== 'shadow');
+  const [modelVersion, setModelVersion] = useState<number | null>(null);
   const [reason, setReason] = useState<CaptureReason | null>(null);
   const [sent, setSent] = useState<SentFilter>('all');
   const [labelInput, setLabelInput] = useState('');
@@ -51,7 +56,7 @@ export function CapturedList({ deploymentId, projectId, canEdit }: { deploymentI
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [sending, setSending] = useState(false);
   const [confirmAll, setConfirmAll] = useState(false);
-  const filters: CaptureFilters = { reason: reason ?? undefined, label: label || undefined, sent: sent === 'all' ? undefined : sent === 'sent', page };
+  const filters: CaptureFilters = { reason: reason ?? undefined, label: label || undefined, sent: sent === 'all' ? undefined : sent === 'sent', modelVersion: modelVersion ?? undefined, page };
   const query = useCaptures(deploymentId, filters);
   const remove = useDeleteCaptures(deploymentId);
   const rows = query.data?.results ?? [];
@@ -119,6 +124,21 @@ export function CapturedList({ deploymentId, projectId, canEdit }: { deploymentI
             w={180}
             data-testid="captures-sent"
           />
+          {versions.length > 1 && (
+            <Select
+              label={t('capture.list.version')}
+              data={[{ value: 'all', label: t('capture.list.allVersions') }, ...versions.map((entry) => ({ value: String(entry.model_version), label: entry.model_version_name }))]}
+              value={modelVersion === null ? 'all' : String(modelVersion)}
+              onChange={(value) => {
+                setModelVersion(!value || value === 'all' ? null : Number(value));
+                filterChanged();
+              }}
+              allowDeselect={false}
+              size="xs"
+              w={180}
+              data-testid="captures-version"
+            />
+          )}
           <TextInput
             label={t('capture.list.label')}
             placeholder={t('capture.list.labelPlaceholder')}
