@@ -27,8 +27,10 @@ import csv
 import hashlib
 import json
 import math
+import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -425,10 +427,13 @@ def run(
     threads: int | None = None,
     batch_size: int = BATCH_SIZE,
     max_image_pixels: int = DEFAULT_MAX_IMAGE_PIXELS,
+    decode_threads: int | None = None,
 ) -> BatchPredictionSummary:
     """Predict every input of ``batch_input`` and write the result files into ``out_dir`` (module
     docstring). Raises :class:`BatchInputError` when the input as a whole cannot be read,
-    ``JobCancelled`` from ``report`` when the job is cancelled.
+    ``JobCancelled`` from ``report`` when the job is cancelled. ``threads``: ONNX Runtime's (its
+    default: the cores); ``decode_threads`` read and decode the next batch's files while one is
+    predicted (default: up to 4).
 
     >>> run({"kind": "batch_input", "version": 1, "template": "image_classification",  # doctest: +SKIP
     ...      "model_dir": "model/", "items": [{"id": None, "name": "3.png", "path": "3.png"}],
@@ -452,23 +457,38 @@ def run(
     formats = [f for f in (params.get("formats") or ["jsonl", "csv"]) if f in BATCH_FORMATS] or ["jsonl"]
     labeled = bool(batch_input.get("labeled"))
 
+    pool = ThreadPoolExecutor(max_workers=decode_threads or min(4, os.cpu_count() or 1))
     if "table" in batch_input:
         entries: list[_Input] = list(_row_inputs(batch_input, predictor.data_kind))
         total = len(entries)
-        source: Iterator[_Input] = iter(entries)
+        chunks: Iterator[list[_Input]] = (
+            entries[start : start + batch_size] for start in range(0, total, batch_size)
+        )
     else:
         items = batch_input.get("items") or []
         total = len(items)
 
-        def from_items() -> Iterator[_Input]:
-            for item in items:
-                entry = _read_item(item, predictor.data_kind, max_image_pixels)
-                if labeled:
-                    entry.truth = _item_truth(item)
-                yield entry
+        def read(item: BatchItem) -> _Input:
+            entry = _read_item(item, predictor.data_kind, max_image_pixels)
+            if labeled:
+                entry.truth = _item_truth(item)
+            return entry
 
-        source = from_items()
+        def from_items() -> Iterator[list[_Input]]:
+            """Chunks of decoded inputs; the next chunk decodes (Pillow releases the GIL) while the
+            current one is predicted."""
+            pending = None
+            for start in range(0, total, batch_size):
+                upcoming = [pool.submit(read, item) for item in items[start : start + batch_size]]
+                if pending is not None:
+                    yield [future.result() for future in pending]
+                pending = upcoming
+            if pending is not None:
+                yield [future.result() for future in pending]
+
+        chunks = from_items()
     if total == 0:
+        pool.shutdown()
         raise BatchInputError("There is nothing to predict: the input holds no files or rows.")
 
     writers = _Writers(out, formats, kind, labeled)
@@ -477,10 +497,7 @@ def run(
     kept: list[BatchResultRow] = []  # labeled rows, for the metrics
     last_report = 0.0
     try:
-        while True:
-            chunk = [e for _, e in zip(range(batch_size), source, strict=False)]
-            if not chunk:
-                break
+        for chunk in chunks:
             for entry, (prediction, error) in zip(
                 chunk, _predict_batch(predictor, chunk, top_k, options), strict=True
             ):
@@ -512,6 +529,7 @@ def run(
                     eta_s=round((total - done) / rate, 1) if rate > 0 else 0.0,
                 )
     finally:
+        pool.shutdown(wait=True, cancel_futures=True)
         files = writers.close()
     seconds = time.monotonic() - started
     metrics = _metrics(kind, predictor.classes, kept) if labeled else None
