@@ -420,3 +420,42 @@ def test_weights_promotion_and_shadow_change_under_concurrent_load(
     assert {v1.pk, v2.pk} <= set(answered)
     assert v3.pk not in answered  # the shadow never answers
     assert answered[-1] == v2.pk  # promoted: the primary now
+
+
+def test_a_full_shadow_queue_drops_and_counts_never_waits(monkeypatch):
+    import time
+
+    from deploy import shadow
+
+    release = threading.Event()
+    started = threading.Event()
+
+    def slow(task):
+        started.set()
+        release.wait(10)
+
+    monkeypatch.setattr(shadow, "run", slow)
+    runner = shadow.ShadowRunner(maxsize=2)
+    task = shadow.ShadowTask(
+        state=None,
+        key_id=None,
+        served=None,
+        data_kind="image",
+        kind="classification_prediction",
+        instances=[],
+        predictions=[],
+        top_k=1,
+        options=None,
+    )
+    try:
+        assert runner.submit(task)  # taken by the thread, which blocks on it
+        assert started.wait(5)
+        began = time.monotonic()
+        accepted = [runner.submit(task) for _ in range(5)]
+        assert time.monotonic() - began < 1  # a put, never a wait
+        assert accepted == [True, True, False, False, False] and runner.dropped == 3
+        assert not runner.idle()
+    finally:
+        release.set()
+    wait_for(runner.idle, timeout=10, what="the queue to drain")
+    assert runner.processed == 3 and runner.dropped == 3
