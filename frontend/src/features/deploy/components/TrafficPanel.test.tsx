@@ -1,10 +1,11 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { i18n } from '@/i18n';
 import { fakeApi, json, page, type RecordedCall } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { DEPLOYMENT, MODEL_VERSIONS } from '../test/fixtures';
+import { DeploymentDetail } from './DeploymentDetail';
 import { TrafficPanel } from './TrafficPanel';
 
 const PRIMARY_ONLY = { ...DEPLOYMENT, sticky_traffic: false, traffic: [{ model_version: 12, model_version_name: 'V3', role: 'primary' as const, weight: 100 }] };
@@ -206,5 +207,28 @@ describe('TrafficPanel', () => {
     expect(screen.getByTestId('traffic-shadow-save')).toBeDisabled();
     expect(screen.getByTestId('traffic-shadow-empty')).toHaveTextContent('影子模式');
     expect(screen.getByTestId('traffic-row-11')).toHaveTextContent('金丝雀');
+  });
+
+  it('is the Traffic tab of the deployment page, which shows the split the server answered after applying', async () => {
+    const server = fakeApi({
+      'GET /api/v1/deployments/7/': json(PRIMARY_ONLY),
+      'GET /api/v1/model-versions/': page(MODEL_VERSIONS),
+      'POST /api/v1/deployments/7/traffic/': json(WITH_CANARY),
+      'GET /api/v1/deployments/': page([]),
+    });
+    const user = userEvent.setup();
+    renderWithApp(<DeploymentDetail deploymentId={7} tab="traffic" onTabChange={vi.fn()} onDeleted={vi.fn()} />);
+    expect(await screen.findByTestId('traffic-share-12')).toHaveAttribute('data-weight', '100');
+    expect(screen.getByTestId('deployment-tab-traffic')).toHaveTextContent('Traffic');
+    await pick(user, 'traffic-add-select', 'V2');
+    await user.click(screen.getByTestId('traffic-add'));
+    await user.click(screen.getByTestId('traffic-save'));
+    await waitFor(() => expect(server.callsTo('POST', '/api/v1/deployments/7/traffic/')).toHaveLength(1));
+    // the answer replaces the cached deployment: the bar and the editor follow it
+    await waitFor(() => expect(screen.getByTestId('traffic-share-12')).toHaveAttribute('data-weight', '90'));
+    expect(screen.getByTestId('traffic-share-11')).toHaveAttribute('data-weight', '10');
+    expect(screen.getByTestId('traffic-sticky-badge')).toBeInTheDocument();
+    expect(screen.getByTestId('traffic-sticky')).toBeChecked();
+    expect(screen.getByTestId('traffic-save')).toBeDisabled();
   });
 });
