@@ -103,6 +103,19 @@ describe('EvaluationReport', () => {
     expect(backbone).toHaveAttribute('title', `sha256 ${sha256}`);
   });
 
+  it('names the version a warm-started run started from, linking to it', async () => {
+    fakeApi({
+      'GET /api/v1/model-versions/9/': json({ ...VERSION, warm_start_from: 4, warm_start_from_name: 'V3' }),
+      'GET /api/v1/model-versions/9/evaluation/': json({ id: 9, name: 'V1', evaluation: EVALUATION }),
+      'GET /api/v1/model-versions/': json(page([VERSION])),
+      'GET /api/v1/datasets/3/versions/8/': json({ id: 8, name: 'V2' }),
+    });
+    renderWithApp(<EvaluationReport modelVersionId={9} onFixLabels={vi.fn()} onCompare={vi.fn()} />);
+    const parent = await screen.findByTestId('model-lineage-backbone');
+    expect(parent).toHaveTextContent("V3's weights (warm start)");
+    expect(parent).toHaveAttribute('href', '/model-versions/4');
+  });
+
   it('opens the test images behind a confusion-matrix cell and hands them to the labeler', async () => {
     serve();
     const onFixLabels = vi.fn();

@@ -101,6 +101,10 @@ function Lineage({ version }: { version: ModelVersion }) {
               {version.backbone.name} <Code fz="xs">{version.backbone.sha256.slice(0, 12)}</Code>
               {version.backbone.tensors !== null ? t('report.lineage.tensors', { count: version.backbone.tensors }) : ''}
             </Text>
+          ) : version.warm_start_from != null ? (
+            <Anchor component={Link} to={`/model-versions/${version.warm_start_from}`} size="sm" data-testid="model-lineage-backbone">
+              {t('report.lineage.warmStart', { version: version.warm_start_from_name ?? `#${version.warm_start_from}` })}
+            </Anchor>
           ) : (
             <Text size="sm" data-testid="model-lineage-backbone">
               {t('report.lineage.scratch')}
