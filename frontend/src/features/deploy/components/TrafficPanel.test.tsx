@@ -2,7 +2,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { i18n } from '@/i18n';
-import { fakeApi, json, page, type RecordedCall } from '@/test/fakeApi';
+import { apiError, fakeApi, json, page, type RecordedCall } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { DEPLOYMENT, MODEL_VERSIONS } from '../test/fixtures';
 import { DeploymentDetail } from './DeploymentDetail';
@@ -230,5 +230,20 @@ describe('TrafficPanel', () => {
     expect(screen.getByTestId('traffic-sticky-badge')).toBeInTheDocument();
     expect(screen.getByTestId('traffic-sticky')).toBeChecked();
     expect(screen.getByTestId('traffic-save')).toBeDisabled();
+  });
+
+  it("shows the server's refusal of a shadow in the reader's language and keeps the choice", async () => {
+    await i18n.changeLanguage('zh-CN');
+    fakeApi({
+      'GET /api/v1/model-versions/': page(MODEL_VERSIONS),
+      'POST /api/v1/deployments/7/shadow/': apiError(400, 'shadow_invalid', 'This model version cannot shadow the deployment.'),
+    });
+    const user = userEvent.setup();
+    renderWithApp(<TrafficPanel deployment={PRIMARY_ONLY} />);
+    await pick(user, 'traffic-shadow-select', 'V1');
+    await user.click(screen.getByTestId('traffic-shadow-save'));
+    expect(await screen.findByText(/该模型版本不能作为此部署的影子版本/)).toBeInTheDocument();
+    expect(screen.getByTestId('traffic-shadow-select')).toHaveValue('V1');
+    expect(screen.getByTestId('traffic-shadow-save')).toBeEnabled();
   });
 });
