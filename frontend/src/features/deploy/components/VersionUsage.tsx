@@ -77,13 +77,13 @@ export function VersionUsage({
           <Title order={6} mb="sm">
             {t('usage.byVersion.callsChart')}
           </Title>
-          <LineChart h={220} data={versionSeriesRows(versions, 'calls', window, bucketSeconds)} dataKey="t" series={series} withLegend dotProps={{ r: 3 }} />
+          <LineChart h={220} data={versionSeriesRows(versions, 'calls', window, bucketSeconds)} dataKey="t" series={series} withLegend withDots={false} />
         </Paper>
         <Paper withBorder p="md" data-testid="usage-version-errors-chart">
           <Title order={6} mb="sm">
             {t('usage.byVersion.errorsChart')}
           </Title>
-          <LineChart h={220} data={versionSeriesRows(versions, 'errors', window, bucketSeconds)} dataKey="t" series={series} withLegend dotProps={{ r: 3 }} />
+          <LineChart h={220} data={versionSeriesRows(versions, 'errors', window, bucketSeconds)} dataKey="t" series={series} withLegend withDots={false} />
         </Paper>
       </SimpleGrid>
       <Paper withBorder p="md" data-testid="usage-version-scores">
