@@ -236,6 +236,8 @@ describe('SmartLabelingPanel', () => {
     await waitFor(() => expect(api.callsTo('POST', '/api/v1/datasets/1/suggestions/accept/')).toHaveLength(1));
     expect(api.callsTo('POST', '/api/v1/datasets/1/suggestions/accept/')[0].body).toEqual({ ids: [301] });
     expect(within(row).getByTestId('suggestion-correct-301')).toHaveAttribute('href', '/datasets/1/label?samples=51');
+    expect(within(table).getByTestId('production-label')).toHaveAttribute('href', '/datasets/1/label?samples=51,52');
+    expect(within(table).getByTestId('production-label')).toHaveTextContent('Label these 2 in the labeler');
   });
 
   it('shows no production table while none is pending', async () => {

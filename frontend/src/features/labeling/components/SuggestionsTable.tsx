@@ -173,6 +173,11 @@ export function SuggestionsTable({
               data-testid="suggestions-min-score"
             />
           )}
+          {production && rows.length > 0 && (
+            <Button size="xs" component={Link} to={labelerLink(dataset, rows.map((row) => row.sample.id))} data-testid="production-label">
+              {t('suggestion.productionLabel', { count: rows.length })}
+            </Button>
+          )}
           {!detection && !regression && !production && (
             <WithReason reason={bulkReason}>
               <Button size="xs" color="teal" disabled={!!bulkReason || busy} onClick={() => setConfirming(true)} data-testid="suggestions-bulk-accept">
