@@ -356,6 +356,22 @@ def test_shadow_is_compared_and_never_changes_the_answer(live_web, tenants, api_
         # the shadow answers no request: the usage counts only the served version
         usage = alice.get(f"{url}/usage/?window=1h").json()
         assert {row["model_version"] for row in usage["by_version"]} <= {v1.pk}
+    # capture keeps what the shadow disagreed on, with both answers (the shadow worker offers them)
+    policy = {"enabled": True, "sample_rate": 1.0, "shadow_disagreement": True}
+    ok(alice.put(f"{url}/capture/", policy, format="json"))
+    assert answers()[:1] == plain[:1]
+
+    def captured():
+        rows = alice.get(f"{url}/captures/").json()["results"]
+        return rows if len(rows) >= 12 else None
+
+    rows = wait_for(captured, timeout=30, interval=0.5, what="captures of the disagreements")
+    assert len(rows) == 12 and {r["reason"] for r in rows} == {"disagreement"}
+    assert {r["shadow_version"] for r in rows} == {reversed_.pk} and {r["model_version"] for r in rows} == {
+        v1.pk
+    }
+    assert all(r["shadow_answer"]["label"] != r["answer"]["label"] for r in rows)
+    ok(alice.put(f"{url}/capture/", {"enabled": False}, format="json"))
     ok(alice.post(f"{url}/shadow/", {"model_version": None}, format="json"))
     assert answers() == plain
 
