@@ -690,3 +690,66 @@ def test_the_compute_plane_reads_csv_jsonl_and_parquet_tables(tmp_path):
         "plain",
         "",
     ]
+
+
+def test_a_tabular_dataset_version_is_predicted_with_its_labels_as_truth(
+    tenants, api_client, tmp_path, isolated_storage
+):
+    from datasets.models import Dataset
+    from datasets.services import dataset_version_create
+
+    from tests.datasets import factories
+    from tests.packages.test_text_and_tabular_server_packages import train_tabular
+    from tests.training.factories import model_version
+    from workers.serving.predictors import load_predictor, predict_instances
+
+    _, (result, instances) = train_tabular("tabular_classification", tmp_path)
+    mv = model_version(
+        tenants["project_a"],
+        template="tabular_classification",
+        onnx=Path(result["onnx"]).read_bytes(),
+        classes=result["classes"],
+        preprocessing=result["preprocessing"],
+    )
+    columns = [f["name"] for f in result["preprocessing"]["features"]]
+    dataset = factories.dataset(tenants["project_a"], name="Wine", task_type="tabular_classification")
+    Dataset.objects.filter(pk=dataset.pk).update(
+        schema={
+            "columns": [{"name": c, "type": "numeric"} for c in columns],
+            "target": "target",
+            "task": "classification",
+        }
+    )
+    labels = {name: factories.label(dataset, str(name)) for name in result["classes"]}
+    rows = [r for r in instances[2:] if all(r.get(c) is not None for c in columns)][:9]
+    truth = [result["classes"][i % len(result["classes"])] for i in range(len(rows))]
+    for i, (row, name) in enumerate(zip(rows, truth, strict=True)):
+        factories.sample(dataset, label=labels[name], values=row, name=f"row-{i}", format="", blob_key="")
+    version = dataset_version_create(dataset=dataset, user=tenants["alice"], seed=2)
+    alice = api_client(tenants["alice"])
+    created = alice.post(
+        URL,
+        {"model_version": mv.pk, "source": "dataset_version", "dataset_version": version.pk},
+        format="json",
+    )
+    assert created.status_code == 201, created.content
+    run_job(created.json()["id"])
+    batch = alice.get(f"{URL}{created.json()['id']}/").json()
+    assert batch["status"] == "succeeded", batch["error"]
+    assert {f["format"] for f in batch["files"]} == {"jsonl", "csv", "parquet"}
+    out = [json.loads(line) for line in download(alice, batch, "jsonl").decode().splitlines()]
+    assert len(out) == len(rows) and all(r.get("prediction") for r in out)
+    directory = tmp_path / "served"
+    directory.mkdir()
+    (directory / "model.onnx").write_bytes(Path(result["onnx"]).read_bytes())
+    (directory / "preprocess.json").write_text(json.dumps(result["preprocessing"]))
+    (directory / "labels.json").write_text(json.dumps(result["classes"]))
+    (directory / "manifest.json").write_text(json.dumps({"template": "tabular_classification"}))
+    from datasets.models import VersionSample
+
+    entries = list(VersionSample.objects.filter(version=version).order_by("pk"))
+    expected, _ = predict_instances(load_predictor(directory), [e.values for e in entries], 5)
+    assert [r["prediction"]["top_k"][0]["label"] for r in out] == [e[0]["label"] for e in expected]
+    assert [r["truth"] for r in out] == [e.label_name for e in entries]
+    accuracy = np.mean([e[0]["label"] == v.label_name for e, v in zip(expected, entries, strict=True)])
+    assert batch["summary"]["metrics"]["accuracy"] == pytest.approx(accuracy)
