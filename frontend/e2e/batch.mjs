@@ -5,7 +5,8 @@
 // downloaded by its button. No page error, console error or CSP violation.
 //
 // Env: SAMPAN_URL, SAMPAN_USER, SAMPAN_PASSWORD, E2E_MODEL_VERSION (id of a model version trained on
-//      a dataset version), E2E_ARTIFACTS (screenshots and the download), CHROMIUM_PATH,
+//      a dataset version), E2E_PROJECT (its project: the run is then looked for under the project's
+//      Batch tab too), E2E_ARTIFACTS (screenshots and the download), CHROMIUM_PATH,
 //      E2E_BATCH_TIMEOUT_S (default 300).
 // Writes E2E_ARTIFACTS/batch.csv; prints "[e2e] RESULT {...}" (the batch id, the statuses seen, the
 // metrics shown); exit 0 when every step passed, 1 with "[e2e] FAILED: ..." otherwise.
@@ -16,6 +17,7 @@ import { collectPageErrors, fail, isApi, launchChromium, log, run, screenshots, 
 
 const baseUrl = (process.env.SAMPAN_URL || 'http://127.0.0.1:8000').replace(/\/+$/, '');
 const modelVersionId = Number(process.env.E2E_MODEL_VERSION);
+const projectId = process.env.E2E_PROJECT || '';
 const artifacts = path.resolve(process.env.E2E_ARTIFACTS || './e2e-artifacts/batch');
 const timeoutMs = Number(process.env.E2E_BATCH_TIMEOUT_S || 300) * 1000;
 const screenshot = screenshots(artifacts);
@@ -113,6 +115,20 @@ async function main() {
       result.csv = { file, name: download.suggestedFilename(), size: (await stat(file)).size };
       log(`saved ${file} (${result.csv.name}, ${result.csv.size} bytes)`);
     });
+
+    if (projectId) {
+      await step(`the run is listed under the project's Batch tab with its downloads`, async () => {
+        const response = await page.goto(`${baseUrl}/projects/${projectId}/batch`, { waitUntil: 'load' });
+        if (!response || !response.ok()) fail(`the page answered ${response ? response.status() : 'nothing'}`);
+        await page.locator(`[data-testid="tab-batch"][aria-selected="true"]`).waitFor();
+        const row = page.getByTestId(`batch-row-${result.id}`);
+        await row.waitFor();
+        if ((await row.getAttribute('data-status')) !== 'succeeded') fail(`the project's list shows ${await row.getAttribute('data-status')}`);
+        await page.getByTestId(`batch-download-${result.id}-jsonl`).waitFor();
+        result.projectRow = (await row.innerText()).replace(/\s+/g, ' ').trim();
+        await screenshot(page, 'project-batch-tab', { fullPage: true });
+      });
+    }
 
     if (errors.length) fail(`page errors: ${errors.join(' | ')}`);
     console.log(`[e2e] RESULT ${JSON.stringify(result)}`);

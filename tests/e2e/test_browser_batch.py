@@ -1,8 +1,9 @@
 """Browser end to end of batch prediction (frontend/e2e/batch.mjs) in headless Chromium against a
 live web process and worker: on a model version's page, "Batch predict" with the dialog's defaults
 (the version's own dataset version, test split), the run followed in the list until it succeeds,
-its metrics shown, and the CSV downloaded by its button; the download is the stored file and holds
-one row per test sample with the hosted predictor's labels and the samples' labels as truth."""
+its metrics shown, the CSV downloaded by its button, the run listed under the project's Batch tab;
+the download is the stored file and holds one row per test sample with the hosted predictor's
+labels and the samples' labels as truth."""
 
 from __future__ import annotations
 
@@ -57,6 +58,7 @@ def test_a_dataset_version_is_batch_predicted_from_the_model_version_page(
         SAMPAN_USER=alice.username,
         SAMPAN_PASSWORD=PASSWORD,
         E2E_MODEL_VERSION=str(mv.pk),
+        E2E_PROJECT=str(mv.project_id),
         E2E_ARTIFACTS=str(out_dir),
         CHROMIUM_PATH=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
     )
@@ -71,6 +73,7 @@ def test_a_dataset_version_is_batch_predicted_from_the_model_version_page(
     assert batch.status == "succeeded" and batch.model_version_id == mv.pk
     assert batch.dataset_version_id == version.pk and batch.split == "test" and batch.created_by == alice
     assert shown["statuses"][-1] == "succeeded"
+    assert f"#{batch.pk}" in shown["projectRow"] and "Test" in shown["projectRow"]  # the project's Batch tab
     assert shown["metrics"]["accuracy"] == pytest.approx(batch.summary["metrics"]["accuracy"], abs=1e-4)
 
     # the browser's download is the stored CSV
