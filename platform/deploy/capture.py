@@ -10,10 +10,12 @@
   kept with probability ``sample_rate``. The kept instances go to a per-process background writer
   (a bounded queue: when it is full, the instances are dropped and counted, never waited for).
 - The writer encodes each input (a PIL image as PNG, a text as UTF-8, a row as JSON), stores it with
-  default_storage under ``captures/<deployment>/<date>/``, and inserts its ``CapturedRequest`` row,
+  default_storage under ``captures/<deployment>/<date>/``, and inserts its ``CapturedRequest`` row
+  (the requests queued meanwhile together: one insert per deployment per batch),
   refusing inputs past the policy's ``max_bytes`` (the stored bytes summed from the rows, cached per
-  process and re-read every CAP_REFRESH_SECONDS). Nothing it does slows or fails a request: its
-  errors are logged and counted (``writer.stats``).
+  process and re-read every CAP_REFRESH_SECONDS). It never blocks or fails a request (its errors
+  are logged and counted: ``writer.stats``), but shares the web process's CPU: each kept instance
+  costs it about a small model's prediction (docs/benchmarks.md, capture_overhead).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ logger = logging.getLogger("sampan.deploy")
 
 QUEUE_SIZE = 1000  # pending captures (each one request's kept instances) per process
 CAP_REFRESH_SECONDS = 30.0
+WRITE_BATCH = 256  # queued requests written together (one insert per deployment)
+IDLE_CLOSE_SECONDS = 1.0  # the writer closes its database connection after this long idle
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,18 +260,26 @@ class CaptureWriter:
         from django.db import connection
 
         while True:
-            pending = self._queue.get()
             try:
-                self.write(pending)
+                batch = [self._queue.get(timeout=IDLE_CLOSE_SECONDS)]
+            except queue.Empty:  # idle: hold no database connection (reopening one costs milliseconds)
+                connection.close()
+                continue
+            while len(batch) < WRITE_BATCH:  # what queued meanwhile goes in the same inserts
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            try:
+                self.write_many(batch)
             except Exception:
                 self.stats["errors"] += 1
-                logger.exception("writing captured requests of deployment %s failed", pending.deployment_id)
+                logger.exception("writing captured requests failed")
                 with contextlib.suppress(Exception):  # a dropped connection may fail to close
                     connection.close()
             finally:
-                self._queue.task_done()
-            if self._queue.empty():
-                connection.close()  # idle: hold no database connection
+                for _ in batch:
+                    self._queue.task_done()
 
     def flush(self) -> None:
         if self._thread is not None and self._pid == os.getpid():
@@ -300,49 +312,59 @@ class CaptureWriter:
 
     def write(self, pending: _Pending) -> int:
         """Store one request's kept instances; returns how many were written."""
+        return self.write_many([pending])
+
+    def write_many(self, batch: list[_Pending]) -> int:
+        """Store the kept instances of several requests: their blobs, then one insert per deployment;
+        returns how many were written."""
+        by_deployment: dict[int, list[_Pending]] = {}
+        for pending in batch:
+            by_deployment.setdefault(pending.deployment_id, []).append(pending)
+        return sum(self._write_deployment(d, pendings) for d, pendings in by_deployment.items())
+
+    def _write_deployment(self, deployment_id: int, batch: list[_Pending]) -> int:
         from django.core.files.base import ContentFile
         from django.core.files.storage import default_storage
         from django.db import IntegrityError
 
         from deploy.models import CapturedRequest
 
-        stored = self._stored_bytes(pending.deployment_id)
+        stored = self._stored_bytes(deployment_id)
         rows: list[CapturedRequest] = []
         keys: list[str] = []
-        for instance, answer, shadow, reason in pending.items:
-            try:
-                data, content_type, extension = encode_input(pending.data_kind, instance)
-            except Exception:
-                self.stats["errors"] += 1
-                logger.exception("encoding a captured input of deployment %s failed", pending.deployment_id)
-                continue
-            if stored + len(data) > pending.max_bytes:
-                self.stats["over_cap"] += 1
-                continue
-            key = default_storage.save(
-                blob_key(pending.deployment_id, pending.at, extension), ContentFile(data)
-            )
-            keys.append(key)
-            stored += len(data)
-            rows.append(
-                CapturedRequest(
-                    deployment_id=pending.deployment_id,
-                    model_version_id=pending.model_version_id,
-                    key_id=pending.key_id,
-                    at=pending.at,
-                    reason=reason,
-                    data_kind=pending.data_kind,
-                    blob_key=key,
-                    content_type=content_type,
-                    size_bytes=len(data),
-                    answer=answer,
-                    top_label="" if answer.get("label") is None else str(answer["label"])[:200],
-                    top_score=answer.get("score"),
-                    value=answer.get("value"),
-                    shadow_version_id=pending.shadow_version_id if shadow is not None else None,
-                    shadow_answer=shadow,
+        for pending in batch:
+            for instance, answer, shadow, reason in pending.items:
+                try:
+                    data, content_type, extension = encode_input(pending.data_kind, instance)
+                except Exception:
+                    self.stats["errors"] += 1
+                    logger.exception("encoding a captured input of deployment %s failed", deployment_id)
+                    continue
+                if stored + len(data) > pending.max_bytes:
+                    self.stats["over_cap"] += 1
+                    continue
+                key = default_storage.save(blob_key(deployment_id, pending.at, extension), ContentFile(data))
+                keys.append(key)
+                stored += len(data)
+                rows.append(
+                    CapturedRequest(
+                        deployment_id=deployment_id,
+                        model_version_id=pending.model_version_id,
+                        key_id=pending.key_id,
+                        at=pending.at,
+                        reason=reason,
+                        data_kind=pending.data_kind,
+                        blob_key=key,
+                        content_type=content_type,
+                        size_bytes=len(data),
+                        answer=answer,
+                        top_label="" if answer.get("label") is None else str(answer["label"])[:200],
+                        top_score=answer.get("score"),
+                        value=answer.get("value"),
+                        shadow_version_id=pending.shadow_version_id if shadow is not None else None,
+                        shadow_answer=shadow,
+                    )
                 )
-            )
         if not rows:
             return 0
         try:
@@ -350,15 +372,15 @@ class CaptureWriter:
         except IntegrityError:  # the deployment (or a version, a key) was deleted meanwhile
             for key in keys:
                 default_storage.delete(key)
-            self._stored.pop(pending.deployment_id, None)
+            self._stored.pop(deployment_id, None)
             return 0
         except BaseException:
             for key in keys:
                 default_storage.delete(key)
             raise
-        cached = self._stored.get(pending.deployment_id)
+        cached = self._stored.get(deployment_id)
         if cached is not None:
-            self._stored[pending.deployment_id] = (stored, cached[1])
+            self._stored[deployment_id] = (stored, cached[1])
         self.stats["written"] += len(rows)
         return len(rows)
 
