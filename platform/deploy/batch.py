@@ -135,8 +135,7 @@ def _check_upload(upload, model_version: ModelVersion) -> dict[str, Any]:
         try:
             scan = archive_scan(upload, size=upload.size, limits=ArchiveLimits.from_settings())
         except ArchiveRejected as exc:
-            details = {"entry": exc.entry} if exc.entry else {}
-            raise field_error("file", str(exc), code=exc.code, **details) from None
+            raise field_error("file", str(exc), code=exc.code, entry=exc.entry) from None
         finally:
             upload.seek(0)
         return {"kind": "archive", "name": name, "files": len(scan.entries)}
@@ -209,7 +208,7 @@ def _params(raw: dict[str, Any], model_version: ModelVersion, *, table: bool) ->
             raise field_error(
                 "formats", f"{fmt!r} is not a result format; choose from {', '.join(BATCH_FORMATS)}."
             )
-    params["formats"] = formats  # type: ignore[typeddict-item]
+    params["formats"] = formats
     return params
 
 
@@ -362,6 +361,7 @@ def _version_input(batch: BatchPrediction, work: Path) -> tuple[dict[str, Any], 
     from datasets.services.versions import blob_local_path
 
     version = batch.dataset_version
+    assert version is not None  # checked by the caller
     dataset = version.dataset
     entries = VersionSample.objects.filter(version=version).order_by("pk")
     if batch.split:
@@ -423,6 +423,7 @@ def _dataset_input(batch: BatchPrediction, work: Path) -> tuple[dict[str, Any], 
     from datasets.services.versions import blob_local_path
 
     dataset = batch.dataset
+    assert dataset is not None  # checked by the caller
     task = dataset.task_type
     cache = Path(settings.SAMPAN_HOME) / "cache"
     samples = Sample.objects.filter(dataset=dataset).order_by("pk")
@@ -580,7 +581,7 @@ def batch_prediction_run(*, job: Job, report: Report) -> dict[str, Any]:
             try:
                 summary = compute.run(
                     batch_input,
-                    batch.params,  # type: ignore[arg-type]
+                    batch.params,
                     work / "out",
                     report,
                     max_image_pixels=serving.max_image_pixels(),

@@ -32,10 +32,11 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from workers.contracts.annotations import DetectionBox
 from workers.contracts.batch import (
     BATCH_FORMATS,
     BATCH_VERSION,
@@ -57,6 +58,9 @@ from workers.serving.protocol import (
     decode_image,
     detection_options,
 )
+
+if TYPE_CHECKING:
+    from workers.object_detection.metrics import Detection
 
 BATCH_SIZE = 64
 REPORT_INTERVAL = 0.5  # seconds between progress reports
@@ -98,7 +102,7 @@ def read_table(path: str | Path) -> list[dict[str, Any]]:
                     rows.append(row)
             return rows
         if suffix in (".parquet", ".pq"):
-            import pyarrow.parquet as pq
+            import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
             return [
                 {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
@@ -259,48 +263,59 @@ def _number(value: Any) -> float | None:
 def _metrics(
     prediction_kind: str, classes: Sequence[str], rows: Sequence[BatchResultRow]
 ) -> dict[str, float] | None:
-    labeled = [r for r in rows if r.get("prediction") is not None and r.get("truth") is not None]
+    labeled = [
+        (r["truth"], prediction)
+        for r in rows
+        if (prediction := r.get("prediction")) is not None and r.get("truth") is not None
+    ]
     if prediction_kind == "regression_prediction":
-        pairs = [(_number(r["truth"]), r["prediction"]["top_k"][0]["value"]) for r in labeled]  # type: ignore[index]
-        pairs = [(t, p) for t, p in pairs if t is not None]
-        if not pairs:
+        pairs = [(_number(t), float(p["top_k"][0]["value"])) for t, p in labeled if p.get("top_k")]
+        known = [(t, p) for t, p in pairs if t is not None]
+        if not known:
             return None
         from workers.tabular.evaluation import regression_metrics
 
-        truth, predicted = np.array([t for t, _ in pairs]), np.array([p for _, p in pairs], dtype=np.float64)
-        return {**regression_metrics(truth, predicted), "samples": float(len(pairs))}
+        found = regression_metrics(np.array([t for t, _ in known]), np.array([p for _, p in known]))
+        return {"mae": found["mae"], "rmse": found["rmse"], "r2": found["r2"], "samples": float(len(known))}
+    position = {name: i for i, name in enumerate(classes)}
     if prediction_kind == "detection_prediction":
-        position = {name: i for i, name in enumerate(classes)}
-        truth, ranked = [], []
-        for r in labeled:
-            boxes = []
-            for box in r["truth"]:
-                if box.get("label") not in position:
-                    continue
-                boxes.append({**box, "label": position[box["label"]]})
-            truth.append(boxes)
+        true_boxes: list[list[DetectionBox]] = []
+        ranked: list[list[Detection]] = []
+        for truth, prediction in labeled:
+            true_boxes.append(
+                [
+                    {
+                        "label": position[box["label"]],
+                        "x": box["x"],
+                        "y": box["y"],
+                        "width": box["width"],
+                        "height": box["height"],
+                    }
+                    for box in truth
+                    if box.get("label") in position
+                ]
+            )
             ranked.append(
                 [
                     (b["index"], b["score"], b["x"], b["y"], b["width"], b["height"])
-                    for b in r["prediction"]["boxes"]
-                ]  # type: ignore[index]
+                    for b in prediction["boxes"]
+                ]
             )
-        if not truth:
+        if not true_boxes:
             return None
         from workers.object_detection.metrics import coco_evaluate
 
         return {
-            "map50": float(coco_evaluate(truth, ranked, list(classes))["map50"]),
-            "samples": float(len(truth)),
+            "map50": float(coco_evaluate(true_boxes, ranked, list(classes))["map50"]),
+            "samples": float(len(true_boxes)),
         }
-    position = {name: i for i, name in enumerate(classes)}
-    y_true, y_pred = [], []
-    for r in labeled:
-        truth_index = position.get(str(r["truth"]).strip())
-        if truth_index is None or str(r["truth"]).strip().lower() in MISSING_TRUTH:
-            continue
-        top = r["prediction"]["top_k"]  # type: ignore[index]
-        if not top:
+    y_true: list[int] = []
+    y_pred: list[int] = []
+    for truth, prediction in labeled:
+        name = str(truth).strip()
+        truth_index = position.get(name)
+        top = prediction.get("top_k") or []
+        if truth_index is None or name.lower() in MISSING_TRUTH or not top:
             continue
         y_true.append(truth_index)
         y_pred.append(int(top[0]["index"]))
@@ -310,8 +325,12 @@ def _metrics(
 
     scores = np.zeros((len(y_pred), len(classes)), dtype=np.float32)
     scores[np.arange(len(y_pred)), y_pred] = 1.0
-    found = classification_metrics(np.array(y_true), scores, list(classes))
-    return {"accuracy": found["accuracy"], "macro_f1": found["macro"]["f1"], "samples": float(len(y_true))}
+    found_classes = classification_metrics(np.array(y_true), scores, list(classes))
+    return {
+        "accuracy": float(found_classes["accuracy"]),
+        "macro_f1": float(found_classes["macro"]["f1"]),
+        "samples": float(len(y_true)),
+    }
 
 
 # --- writing ----------------------------------------------------------------------------------------
@@ -389,9 +408,9 @@ class _Writers:
                 self.table.append(flat)
 
     def close(self) -> dict[str, BatchResultFile]:
-        for fh in (self.jsonl, self.csv_file):
-            if fh is not None:
-                fh.close()
+        for handle in (self.jsonl, self.csv_file):
+            if handle is not None:
+                handle.close()
         if "parquet" in self.formats:
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -408,8 +427,8 @@ class _Writers:
         for fmt in self.formats:
             path = self.out_dir / FILE_NAMES[fmt]
             digest = hashlib.sha256()
-            with path.open("rb") as fh:
-                for chunk in iter(lambda: fh.read(1 << 20), b""):
+            with path.open("rb") as stream:
+                for chunk in iter(lambda: stream.read(1 << 20), b""):
                     digest.update(chunk)
             files[fmt] = {"key": path.name, "size_bytes": path.stat().st_size, "sha256": digest.hexdigest()}
         return files

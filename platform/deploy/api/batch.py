@@ -68,7 +68,7 @@ class BatchPredictionCreateSerializer(serializers.Serializer):
     model_version = MemberModelVersionField(
         required=False, allow_null=True, help_text="The model version; default: the deployment's."
     )
-    source = serializers.ChoiceField(choices=BatchSourceKind.choices)
+    source = serializers.ChoiceField(choices=BatchSourceKind.choices)  # type: ignore[assignment]  # stub: Field.source
     dataset_version = _MemberDatasetVersionField(required=False, allow_null=True)
     split = serializers.ChoiceField(
         choices=[("", "all"), ("train", "train"), ("val", "val"), ("test", "test")],
@@ -132,7 +132,7 @@ class BatchPredictionSerializer(serializers.ModelSerializer):
     template = serializers.CharField(source="model_version.template", read_only=True)
     status = serializers.SerializerMethodField()
     progress = serializers.SerializerMethodField()
-    source = serializers.SerializerMethodField()
+    source = serializers.SerializerMethodField()  # type: ignore[assignment]  # stub: Field.source
     params = contract_field(contract_serializer(BatchPredictionParams))
     summary = contract_field(contract_serializer(BatchPredictionSummary), allow_null=True)
     files = serializers.SerializerMethodField()
