@@ -528,8 +528,9 @@ class DeploymentTryView(_TryView):
         "deployments_try",
         "Try a deployment signed in: its current model version answers, no key needed",
         TRY_DESCRIPTION
-        + "\n\nAnswered by the model version the deployment serves now (409 `deployment_stopped` when "
-        "it is stopped); the call counts in the deployment's usage as a call without a key.",
+        + "\n\nAnswered by the model version the deployment serves now, as its traffic split picks it "
+        "(a canary answers its share; the shadow gets a copy) (409 `deployment_stopped` when it is "
+        "stopped); the call counts in the deployment's usage as a call without a key.",
         {409: OpenApiResponse(description="the deployment is stopped")},
         too_many=TOO_MANY_TRIES,
     )
