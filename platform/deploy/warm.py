@@ -193,6 +193,9 @@ class Warmer:
                 if not already:
                     warm_up(predictor)
                     loaded.append(mv.id)
+                    logger.info(
+                        "web process %d preloaded model version %s (deployment %s)", os.getpid(), mv.id, pk
+                    )
             self._seen[pk] = state.stamp  # a failed load is tried again at the next stamp change
         if changed or gone:
             try:

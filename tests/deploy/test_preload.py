@@ -5,6 +5,7 @@ directories some deployment uses."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 
@@ -154,5 +155,39 @@ def test_gunicorn_process_preloads_at_start_and_after_a_switch(tenants, trained_
             timeout=30,
         )
         assert answer.status_code == 200 and answer.json()["model_version"]["id"] == v2.pk
+    finally:
+        web.stop()
+
+
+@pytest.mark.integration
+@pytest.mark.django_db(transaction=True)
+def test_every_gunicorn_process_preloads(tenants, trained_digits, api_client):
+    """With two web processes, each loads the deployed version at start and the new one after a
+    switch (each logs the version it preloaded with its pid)."""
+    from tests.harness import ARTIFACTS, LiveProcess
+
+    v1 = model_version_from(tenants, trained_digits, number=1)
+    v2 = model_version_from(tenants, trained_digits, number=2)
+    deployment, _, _ = deployment_with_key(tenants, v1)
+    log = ARTIFACTS / "web-preload-2.log"
+    log.unlink(missing_ok=True)
+
+    def two_processes(name, args, env):
+        index = args.index("--workers")
+        return LiveProcess(name, [*args[: index + 1], "2", *args[index + 2 :]], env)
+
+    def preloaded_by(version: int) -> set[str]:
+        pattern = re.compile(rf"web process (\d+) preloaded model version {version} \(")
+        return set(pattern.findall(log.read_text(errors="replace")))
+
+    web, _ = start_web("web-preload-2", live_env(SAMPAN_DEPLOY_PRELOAD="true"), start=two_processes)
+    try:
+        wait_for(lambda: len(preloaded_by(v1.pk)) == 2, timeout=90, what="both processes preloading V1")
+        switched = api_client(tenants["alice"]).post(
+            f"/api/v1/deployments/{deployment.pk}/switch/", {"model_version": v2.pk}, format="json"
+        )
+        assert switched.status_code == 200
+        wait_for(lambda: len(preloaded_by(v2.pk)) == 2, timeout=90, what="both processes preloading V2")
+        assert preloaded_by(v1.pk) == preloaded_by(v2.pk)
     finally:
         web.stop()
