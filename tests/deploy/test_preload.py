@@ -60,18 +60,21 @@ def test_warmer_loads_active_deployments_before_their_first_request(tenants, tra
 
 
 @pytest.mark.django_db
-def test_warmer_loads_canaries(tenants, trained_digits):
+def test_warmer_loads_canaries_and_the_shadow(tenants, trained_digits):
     from deploy import services
     from deploy.warm import Warmer
 
     v1 = model_version_from(tenants, trained_digits, number=1)
     v2 = model_version_from(tenants, trained_digits, number=2)
+    v3 = model_version_from(tenants, trained_digits, number=3)
     deployment, _, _ = deployment_with_key(tenants, v1)
     warmer = Warmer()
     warmer.run_once()
     services.deployment_set_traffic(user=tenants["alice"], deployment=deployment, canaries=[(v2, 10)])
     assert warmer.run_once() == [v2.pk]
     assert {v1.pk, v2.pk} <= loaded()
+    services.deployment_set_shadow(user=tenants["alice"], deployment=deployment, model_version=v3)
+    assert warmer.run_once() == [v3.pk]  # the shadow too, before the first request it shadows
 
 
 @pytest.mark.django_db
