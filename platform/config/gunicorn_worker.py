@@ -35,6 +35,9 @@ SERVE_ON_REQUESTS = 100
 class CoalescingResponse(wsgi.Response):
     """gunicorn's HTTP/1 response, with the headers sent in the same write as the first body bytes."""
 
+    headers_sent: bool
+    sent: int
+
     def write(self, arg):
         if (
             self.headers_sent
