@@ -158,3 +158,20 @@ def contract_field(schema: Any, **kwargs: Any) -> serializers.JSONField:
     produced: nothing is dropped or re-encoded on the way out."""
     field_class = type("ContractJSONField", (ContractJSONField,), {"contract_schema": schema})
     return field_class(read_only=True, **kwargs)
+
+
+# Unions whose members overlap: an image request ``{"instances": [{"image": ...}]}`` is both an
+# ImageInstances and a DetectionInstances (whose options are optional), and table rows are free maps,
+# so "exactly one member" (oneOf) would refuse every valid body; "at least one" (anyOf) is the truth.
+# The model's template says which shape it takes (workers.contracts.prediction).
+OVERLAPPING_UNIONS = ("PredictRequestRequest",)
+
+
+def overlapping_unions_as_any_of(result: dict, generator, request, public) -> dict:
+    """drf-spectacular hook: the components in ``OVERLAPPING_UNIONS`` become ``anyOf``."""
+    schemas = result.get("components", {}).get("schemas", {})
+    for name in OVERLAPPING_UNIONS:
+        schema = schemas.get(name)
+        if schema is not None and "oneOf" in schema:
+            schema["anyOf"] = schema.pop("oneOf")
+    return result

@@ -229,6 +229,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "config.errors.add_error_responses",
+        "config.contracts.overlapping_unions_as_any_of",
     ],
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer"}},  # config.routing: 64-bit object ids
 }
