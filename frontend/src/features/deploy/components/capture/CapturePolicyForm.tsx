@@ -25,14 +25,15 @@ type Draft = {
 
 function draftOf(policy: CapturePolicy): Draft {
   return {
-    enabled: policy.enabled ?? false,
-    samplePercent: Number(((policy.sample_rate ?? 0) * 100).toFixed(2)),
-    retentionDays: policy.retention_days ?? 0,
-    capMb: Number(((policy.max_bytes ?? 0) / MB).toFixed(2)),
-    lowConfidenceOn: policy.low_confidence_below !== null && policy.low_confidence_below !== undefined,
+    enabled: policy.enabled,
+    samplePercent: Number((policy.sample_rate * 100).toFixed(2)),
+    retentionDays: policy.retention_days,
+    capMb: Number((policy.max_bytes / MB).toFixed(2)),
+    lowConfidenceOn: policy.low_confidence_below !== null,
+    // the threshold offered when the filter is turned on
     lowConfidenceBelow: policy.low_confidence_below ?? 0.5,
-    shadowDisagreement: policy.shadow_disagreement ?? false,
-    labels: [...(policy.labels ?? [])],
+    shadowDisagreement: policy.shadow_disagreement,
+    labels: [...policy.labels],
   };
 }
 
