@@ -12,9 +12,9 @@ from datasets.api.views import (
     LabelViewSet,
     SampleViewSet,
 )
-from deploy.api.retrain import DeploymentRetrainView
 from deploy.api.batch import BatchPredictionViewSet
 from deploy.api.capture_views import CapturedRequestViewSet, DeploymentCapturePolicyView
+from deploy.api.retrain import DeploymentRetrainView
 from deploy.api.views import (
     DeploymentKeyViewSet,
     DeploymentPredictView,
@@ -89,10 +89,12 @@ api_v1 = [
     path("deployments/<id:pk>/predict/", DeploymentPredictView.as_view(), name="deployment-predict"),
     path("deployments/<id:pk>/try/", DeploymentTryView.as_view(), name="deployment-try"),
     path("model-versions/<id:pk>/try/", ModelVersionTryView.as_view(), name="model-version-try"),
-    path(
-        "deployments/<id:pk>/capture/", DeploymentCapturePolicyView.as_view(), name="deployment-capture-policy"
-    ),
     path("deployments/<id:pk>/retrain/", DeploymentRetrainView.as_view(), name="deployment-retrain"),
+    path(
+        "deployments/<id:pk>/capture/",
+        DeploymentCapturePolicyView.as_view(),
+        name="deployment-capture-policy",
+    ),
     path("auth/csrf/", CsrfView.as_view(), name="auth-csrf"),
     path("auth/login/", LoginView.as_view(), name="auth-login"),
     path("auth/logout/", LogoutView.as_view(), name="auth-logout"),

@@ -75,7 +75,8 @@ def test_a_run_killed_mid_epoch_resumes_from_its_last_complete_checkpoint(tmp_pa
     result = train(SPEC, manifest, out_dir, recorder)
     assert result["resumed_from"]["epoch"] == 1 and result["resumed_from"]["step"] == 5
     # epoch 1's report is sent again first (an attempt killed right after a checkpoint never sent it)
-    assert recorder.calls[0]["milestone"] and (recorder.calls[0]["epoch"], recorder.calls[0]["step"]) == (1, 5)
+    replay = recorder.calls[0]
+    assert replay["milestone"] and (replay["epoch"], replay["step"]) == (1, 5)
     assert recorder.calls[1]["epoch"] == 2 and recorder.calls[1]["step"] == 6
     assert [c["epoch"] for c in recorder.epoch_ends()] == [1, 2, 3]
     assert [h["epoch"] for h in result["history"]] == [1, 2, 3] and result["epochs"] == 3

@@ -115,6 +115,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/batch-predictions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Batch predictions: a model version's predictions over many inputs, as a job, with result
+         *     files (JSONL, CSV, Parquet) and, on labeled input, metrics.
+         */
+        get: operations["batch_predictions_list"];
+        put?: never;
+        /**
+         * Predict a dataset version, a dataset or an uploaded file (a deploy.batch_predict job)
+         * @description Batch predictions: a model version's predictions over many inputs, as a job, with result
+         *     files (JSONL, CSV, Parquet) and, on labeled input, metrics.
+         */
+        post: operations["batch_predictions_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/batch-predictions/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Batch predictions: a model version's predictions over many inputs, as a job, with result
+         *     files (JSONL, CSV, Parquet) and, on labeled input, metrics.
+         */
+        get: operations["batch_predictions_retrieve"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a batch prediction and its files
+         * @description Batch predictions: a model version's predictions over many inputs, as a job, with result
+         *     files (JSONL, CSV, Parquet) and, on labeled input, metrics.
+         */
+        delete: operations["batch_predictions_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/batch-predictions/{id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a batch prediction
+         * @description Batch predictions: a model version's predictions over many inputs, as a job, with result
+         *     files (JSONL, CSV, Parquet) and, on labeled input, metrics.
+         */
+        post: operations["batch_predictions_cancel_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/batch-predictions/{id}/download/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a result file
+         * @description Batch predictions: a model version's predictions over many inputs, as a job, with result
+         *     files (JSONL, CSV, Parquet) and, on labeled input, metrics.
+         */
+        get: operations["batch_predictions_download_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/datasets/": {
         parameters: {
             query?: never;
@@ -786,6 +878,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/deployments/{deployment_id}/captures/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Captured requests of one deployment, newest first: read the input, delete, send to a dataset. */
+        get: operations["deployments_captures_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{deployment_id}/captures/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a captured request and its stored input
+         * @description Captured requests of one deployment, newest first: read the input, delete, send to a dataset.
+         */
+        delete: operations["deployments_captures_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{deployment_id}/captures/{id}/content/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The captured input as stored: a PNG image, the text, or the row as JSON
+         * @description Captured requests of one deployment, newest first: read the input, delete, send to a dataset.
+         */
+        get: operations["deployments_captures_content_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{deployment_id}/captures/delete/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete captured requests by id, or all of them (their inputs too)
+         * @description Captured requests of one deployment, newest first: read the input, delete, send to a dataset.
+         */
+        post: operations["deployments_captures_delete_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{deployment_id}/captures/send/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send captured inputs to a dataset: unlabeled samples with the served answer as a suggestion
+         * @description Captured requests of one deployment, newest first: read the input, delete, send to a dataset.
+         */
+        post: operations["deployments_captures_send_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/deployments/{deployment_id}/keys/": {
         parameters: {
             query?: never;
@@ -849,6 +1038,30 @@ export interface paths {
         patch: operations["deployments_partial_update"];
         trace?: never;
     };
+    "/api/v1/deployments/{id}/capture/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The request capture policy and what is stored
+         * @description A deployment's request capture policy (off by default).
+         */
+        get: operations["deployments_capture_retrieve"];
+        /**
+         * Change the request capture policy (any of its fields; history entry capture)
+         * @description A deployment's request capture policy (off by default).
+         */
+        put: operations["deployments_capture_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/deployments/{id}/predict/": {
         parameters: {
             query?: never;
@@ -895,6 +1108,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/deployments/{id}/promote/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Promote a canary: it becomes the primary, every canary is removed
+         * @description 400 `not_a_canary` when the version is not a canary of this deployment. The old primary becomes the previous version (rollback serves it again).
+         */
+        post: operations["deployments_promote_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{id}/retrain/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retrain from the deployed version: a training job warm-started from the primary's weights
+         * @description As POST /model-versions/{id}/retrain/ of the deployment's primary version: its template and parameters (or `preset`, keeping its network) on `dataset_version` of the project.
+         */
+        post: operations["deployments_retrain_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/deployments/{id}/rollback/": {
         parameters: {
             query?: never;
@@ -909,6 +1162,46 @@ export interface paths {
          * @description Hosted prediction endpoints: each serves one model version, switchable and stoppable.
          */
         post: operations["deployments_rollback_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{id}/shadow/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set (or remove, null) the shadow: a copy of every request, compared, never returned
+         * @description The shadow: a servable model version of the project with the primary's template, neither the primary nor a canary (400 `shadow_invalid`).
+         */
+        post: operations["deployments_shadow_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{id}/shadow-agreement/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How the shadow's answers compare with the served ones
+         * @description Hosted prediction endpoints: each serves one model version, switchable and stoppable.
+         */
+        get: operations["deployments_shadow_agreement_retrieve"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -975,6 +1268,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/deployments/{id}/traffic/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Split the traffic: canaries answer their weight (percent), the primary the rest
+         * @description Each canary: a servable model version of the project with the primary's template, not the primary, not the shadow, listed once, weight 1-99; the weights add up to at most 99. `canaries: []` rolls the canaries back. `sticky`: each API key stays on one version. 400 `canary_invalid` / `canary_weights_too_high` name the field.
+         */
+        post: operations["deployments_traffic_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/deployments/{id}/try/": {
         parameters: {
             query?: never;
@@ -997,7 +1310,7 @@ export interface paths {
          *     422 the model cannot run on the input, 429 over SAMPAN_TRY_PER_MINUTE (60) tries per user per minute
          *     (Retry-After), 503 model unavailable (Retry-After).
          *
-         *     Answered by the model version the deployment serves now (409 `deployment_stopped` when it is stopped); the call counts in the deployment's usage as a call without a key.
+         *     Answered by the model version the deployment serves now, as its traffic split picks it (a canary answers its share; the shadow gets a copy) (409 `deployment_stopped` when it is stopped); the call counts in the deployment's usage as a call without a key.
          */
         post: operations["deployments_try"];
         delete?: never;
@@ -1477,6 +1790,26 @@ export interface paths {
         get: operations["model_versions_onnx_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/model-versions/{id}/retrain/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retrain from this version: a training job warm-started from its weights
+         * @description The version's template and parameters (or `preset`, keeping its network), on `dataset_version` of its project; the head's rows are matched by class name, new classes start fresh. The new model version records `warm_start_from`. 400 names the field when the version cannot be a starting point (tabular models, an ONNX-only upload, another model).
+         */
+        post: operations["model_versions_retrain_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2434,6 +2767,13 @@ export interface components {
             /** Format: double */
             height: number;
         };
+        AnswerBucket: {
+            /** Format: double */
+            low: number;
+            /** Format: double */
+            high: number;
+            count: number;
+        };
         ApiToken: {
             readonly id: number;
             name: string;
@@ -2637,6 +2977,183 @@ export interface components {
          * @enum {string}
          */
         BasisEnum: "measured" | "none";
+        /** @description An input that was not predicted: its ``id`` and ``name`` as in its result row, and why. */
+        BatchErrorExample: {
+            id: number | null;
+            name: string;
+            error: string;
+        };
+        /**
+         * @description * `jsonl` - jsonl
+         *     * `csv` - csv
+         *     * `parquet` - parquet
+         * @enum {string}
+         */
+        BatchFormatEnum: "jsonl" | "csv" | "parquet";
+        BatchPredictJobParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "deploy.batch_predict";
+            version: number;
+            batch_prediction: number;
+        };
+        /**
+         * @description * `deploy.batch_predict` - deploy.batch_predict
+         * @enum {string}
+         */
+        BatchPredictJobParamsKindEnum: "deploy.batch_predict";
+        /**
+         * @description ``deploy.batch_predict``: the batch prediction, how many inputs were predicted and how many
+         *     were errors.
+         */
+        BatchPredictJobResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "batch_predict_result";
+            version: number;
+            batch_prediction: number;
+            predicted: number;
+            errors: number;
+        };
+        /**
+         * @description * `batch_predict_result` - batch_predict_result
+         * @enum {string}
+         */
+        BatchPredictJobResultKindEnum: "batch_predict_result";
+        BatchPrediction: {
+            readonly id: number;
+            readonly workspace: number;
+            readonly project: number;
+            readonly model_version: number;
+            readonly model_version_name: string;
+            readonly template: string;
+            /** @description The deployment it was started from, if any. */
+            readonly deployment: number | null;
+            readonly job: number | null;
+            readonly status: components["schemas"]["JobStatusEnum"];
+            readonly progress: components["schemas"]["BatchProgress"] | null;
+            readonly source: components["schemas"]["BatchSource"];
+            readonly params: components["schemas"]["BatchPredictionParams"];
+            readonly summary: components["schemas"]["BatchPredictionSummary"] | null;
+            readonly files: components["schemas"]["BatchPredictionFile"][];
+            readonly error: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
+        BatchPredictionCreateRequest: {
+            /** @description The model version; default: the deployment's. */
+            model_version?: number | null;
+            source: components["schemas"]["BatchSourceKindEnum"];
+            dataset_version?: number | null;
+            /** @default  */
+            split: components["schemas"]["BatchPredictionCreateSplitEnum"] | components["schemas"]["BlankEnum"];
+            dataset?: number | null;
+            /** @description Record the deployment it was started from. */
+            deployment?: number | null;
+            /**
+             * Format: binary
+             * @description source upload: a .zip/.tar(.gz) of images or .txt texts, or a CSV/JSONL/Parquet table.
+             */
+            file?: string;
+            top_k?: number;
+            /** Format: double */
+            score_threshold?: number;
+            max_detections?: number;
+            /** @description Result files; default jsonl and csv (and parquet for tables). */
+            formats?: components["schemas"]["BatchFormatEnum"][];
+        };
+        /**
+         * @description * `` - all
+         *     * `train` - train
+         *     * `val` - val
+         *     * `test` - test
+         * @enum {string}
+         */
+        BatchPredictionCreateSplitEnum: "train" | "val" | "test";
+        BatchPredictionFile: {
+            format: components["schemas"]["BatchFormatEnum"];
+            size_bytes: number;
+            sha256: string;
+            download_url: string;
+        };
+        /**
+         * @description The question: ``top_k`` classes per instance (classification), a detector's
+         *     ``score_threshold`` and ``max_detections``, and the result formats (``parquet`` only for
+         *     tables).
+         */
+        BatchPredictionParams: {
+            top_k?: number;
+            /** Format: double */
+            score_threshold?: number;
+            max_detections?: number;
+            formats?: components["schemas"]["BatchFormatEnum"][];
+        };
+        /**
+         * @description ``rows``: inputs read; ``predicted`` and ``errors`` (with up to 20 ``error_examples``);
+         *     ``seconds`` and ``rows_per_s``; ``files``: the result files by format; ``metrics``: on labeled
+         *     input, the task's headline metrics (accuracy, macro_f1; mae, rmse, r2; map50), null otherwise.
+         */
+        BatchPredictionSummary: {
+            kind: components["schemas"]["BatchPredictionSummaryKindEnum"];
+            version: number;
+            rows: number;
+            predicted: number;
+            errors: number;
+            error_examples: components["schemas"]["BatchErrorExample"][];
+            /** Format: double */
+            seconds: number;
+            /** Format: double */
+            rows_per_s: number;
+            files: {
+                [key: string]: components["schemas"]["BatchResultFile"];
+            };
+            metrics: {
+                [key: string]: number;
+            } | null;
+        };
+        /**
+         * @description * `batch_prediction_summary` - batch_prediction_summary
+         * @enum {string}
+         */
+        BatchPredictionSummaryKindEnum: "batch_prediction_summary";
+        BatchProgress: {
+            /** Format: double */
+            fraction: number | null;
+            done: number | null;
+            total: number | null;
+            /** Format: double */
+            eta_s: number | null;
+        };
+        BatchResultFile: {
+            key: string;
+            size_bytes: number;
+            sha256: string;
+        };
+        BatchSource: {
+            kind: components["schemas"]["BatchSourceKindEnum"];
+            dataset_version: number | null;
+            dataset_version_name: string | null;
+            split: string;
+            dataset: number | null;
+            dataset_name: string | null;
+            upload_name: string;
+            upload_size: number | null;
+        };
+        /**
+         * @description * `dataset_version` - A dataset version (a split or all)
+         *     * `dataset` - A whole dataset
+         *     * `upload` - An uploaded archive, CSV, JSONL or Parquet file
+         * @enum {string}
+         */
+        BatchSourceKindEnum: "dataset_version" | "dataset" | "upload";
         BestTrial: {
             number: number;
             /** Format: double */
@@ -2804,6 +3321,179 @@ export interface components {
          * @enum {string}
          */
         ByEnum: "ids" | "filter" | "ranking";
+        CanaryRequest: {
+            /** @description A servable model version of the deployment's project. */
+            model_version: number;
+            /** @description Percent of the requests. */
+            weight: number;
+        };
+        CaptureDeleteRequest: {
+            /** @description These captures. */
+            ids?: number[];
+            /**
+             * @description Every capture of the deployment.
+             * @default false
+             */
+            all: boolean;
+        };
+        CaptureDeleteResult: {
+            deleted: number;
+        };
+        /**
+         * @description What a deployment keeps of the requests it answers. Off by default. An answered instance is
+         *     eligible when no filter is set or any set filter matches (``low_confidence_below``,
+         *     ``shadow_disagreement``, ``labels``); an eligible one is kept with probability ``sample_rate``
+         *     while the kept inputs stay under ``max_bytes``; captures older than ``retention_days`` are deleted.
+         */
+        CapturePolicy: {
+            readonly enabled: boolean;
+            /**
+             * Format: double
+             * @description Share of the eligible instances kept, 0-1.
+             */
+            readonly sample_rate: number;
+            /** @description Captures older are deleted. */
+            readonly retention_days: number;
+            /** @description The size cap of the kept inputs; none kept beyond it. */
+            readonly max_bytes: number;
+            /**
+             * Format: double
+             * @description Filter: the top-1 score is below this.
+             */
+            readonly low_confidence_below: number | null;
+            /** @description Filter: the shadow's top-1 class differs from the served one. */
+            readonly shadow_disagreement: boolean;
+            /** @description Filter: the served top-1 class names. */
+            readonly labels: string[];
+            /** @description Bytes of the kept inputs. */
+            readonly stored_bytes: number;
+            /** @description Captured requests kept. */
+            readonly stored_count: number;
+            /** Format: date-time */
+            readonly updated_at: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly updated_by: string | null;
+        };
+        /** @description A deployment's request capture policy (deploy.models.CapturePolicy) as a history entry keeps it. */
+        CapturePolicySettings: {
+            enabled: boolean;
+            /** Format: double */
+            sample_rate: number;
+            retention_days: number;
+            max_bytes: number;
+            /** Format: double */
+            low_confidence_below: number | null;
+            shadow_disagreement: boolean;
+            labels: string[];
+        };
+        /** @description A change of the capture policy: any of its fields (the others keep their values). */
+        CapturePolicyUpdateRequest: {
+            /** @description Capture on or off. */
+            enabled?: boolean;
+            /**
+             * Format: double
+             * @description Share of the eligible instances kept, 0-1.
+             */
+            sample_rate?: number;
+            /** @description Captures older are deleted (1-3650 days). */
+            retention_days?: number;
+            /**
+             * Format: int64
+             * @description The size cap of the kept inputs, in bytes.
+             */
+            max_bytes?: number;
+            /**
+             * Format: double
+             * @description Filter: the top-1 score is below this (0-1; null: no such filter).
+             */
+            low_confidence_below?: number | null;
+            /** @description Filter: the shadow's top-1 class differs from the served one. */
+            shadow_disagreement?: boolean;
+            /** @description Filter: the served top-1 class is one of these names. */
+            labels?: string[];
+        };
+        /**
+         * @description * `sampled` - Sampled (no filter)
+         *     * `low_confidence` - Low confidence
+         *     * `disagreement` - Disagreed with the shadow
+         *     * `label` - Predicted label
+         * @enum {string}
+         */
+        CaptureReasonEnum: "sampled" | "low_confidence" | "disagreement" | "label";
+        CaptureSendRequest: {
+            /** @description A dataset of the deployment's project and task. */
+            dataset: number;
+            /** @description These captures; without ids, the unsent ones matching reason and label. */
+            ids?: number[];
+            reason?: components["schemas"]["CaptureReasonEnum"];
+            label?: string;
+        };
+        CaptureSendResult: {
+            dataset: number;
+            samples_created: number;
+            suggestions_created: number;
+            skipped: components["schemas"]["CaptureSkipped"][];
+        };
+        CaptureSkipped: {
+            id: number;
+            reason: components["schemas"]["CaptureSkippedReasonEnum"];
+            detail: string;
+        };
+        /**
+         * @description * `already_sent` - Sent before
+         *     * `input_missing` - Its stored input is gone
+         *     * `unreadable_input` - Its input cannot be read as the dataset's kind
+         *     * `wrong_kind` - Not an input of the dataset's kind
+         *     * `duplicate` - The same input is in the dataset already, or earlier in this send
+         *     * `no_schema` - The tabular dataset has no columns yet
+         *     * `no_suggestion` - Sample created; the served answer maps to none of the dataset's classes
+         * @enum {string}
+         */
+        CaptureSkippedReasonEnum: "already_sent" | "input_missing" | "unreadable_input" | "wrong_kind" | "duplicate" | "no_schema" | "no_suggestion";
+        /**
+         * @description A served (or shadow) answer as kept with a capture: ``label`` and ``score`` of the top class
+         *     (a detector: of its best box; null when it found none), or the regression ``value``; a
+         *     classifier's ``top_k`` as answered; a detector's ``boxes`` (original image pixels) with the
+         *     image's ``width`` and ``height``.
+         */
+        CapturedAnswer: {
+            label: string | null;
+            /** Format: double */
+            score: number | null;
+            /** Format: double */
+            value: number | null;
+            top_k?: components["schemas"]["ClassScore"][];
+            boxes?: components["schemas"]["DetectedBox"][];
+            width?: number;
+            height?: number;
+        };
+        CapturedRequest: {
+            readonly id: number;
+            /** Format: date-time */
+            readonly at: string;
+            readonly model_version: number | null;
+            readonly model_version_name: string | null;
+            readonly reason: components["schemas"]["CaptureReasonEnum"];
+            /** @description image, text or row. */
+            readonly data_kind: string;
+            readonly content_type: string;
+            readonly size_bytes: number;
+            /** @description The served (or shadow) answer kept with a capture: top label and score, or the value. */
+            readonly answer: components["schemas"]["CapturedAnswer"];
+            readonly shadow_version: number | null;
+            /** @description The shadow's answer to the same input (with a shadow). */
+            readonly shadow_answer: components["schemas"]["CapturedAnswer"] | null;
+            readonly sent_to_sample: number | null;
+            /** @description The dataset it was sent to (null: not sent). */
+            readonly sent_to_dataset: number | null;
+            readonly content_url: string;
+            /** @description Text inputs: the text (its first 2,000 characters). */
+            readonly text: string | null;
+            /** @description Tabular inputs: the row by column name. */
+            readonly row: {
+                [key: string]: (number | string | boolean) | null;
+            } | null;
+        };
         /**
          * @description A class's average precision: ``ap`` is AP@[.5:.95] (COCO), ``ap50`` and ``ap75`` at one IoU;
          *     ``ground_truth`` boxes of the class in the split; -1.0 where the class has no ground truth.
@@ -3261,6 +3951,10 @@ export interface components {
             readonly template: string;
             readonly previous_model_version: number | null;
             readonly status: components["schemas"]["DeploymentStatusEnum"];
+            /** @description The split: the primary (100 - the canaries' weights), the canaries, the shadow (weight 0: it answers no request, it gets a copy of each). */
+            readonly traffic: components["schemas"]["TrafficEntry"][];
+            /** @description With canaries: every request of one API key goes to the same model version (chosen from the key, so it holds in every web process). */
+            readonly sticky_traffic: boolean;
             readonly predict_url: string;
             readonly history: components["schemas"]["DeploymentEvent"][];
             /** Format: date-time */
@@ -3284,6 +3978,8 @@ export interface components {
             readonly at: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly by: string;
+            /** @description What the entry changed: the traffic split and stickiness after it, or the capture policy. */
+            readonly details: components["schemas"]["DeploymentEventDetails"];
         };
         /**
          * @description * `create` - Created
@@ -3291,9 +3987,22 @@ export interface components {
          *     * `rollback` - Rolled back
          *     * `stop` - Stopped
          *     * `start` - Started
+         *     * `traffic` - Traffic split changed
+         *     * `promote` - Canary promoted
+         *     * `shadow` - Shadow changed
+         *     * `capture` - Request capture changed
          * @enum {string}
          */
-        DeploymentEventActionEnum: "create" | "switch" | "rollback" | "stop" | "start";
+        DeploymentEventActionEnum: "create" | "switch" | "rollback" | "stop" | "start" | "traffic" | "promote" | "shadow" | "capture";
+        /**
+         * @description ``traffic``: the split after the change (traffic, promote, switch, rollback, shadow);
+         *     ``sticky``: the stickiness after it; ``capture``: the capture policy after a capture change.
+         */
+        DeploymentEventDetails: {
+            traffic?: components["schemas"]["TrafficEntry"][];
+            sticky?: boolean;
+            capture?: components["schemas"]["CapturePolicySettings"];
+        };
         DeploymentKey: {
             readonly id: number;
             readonly name: string;
@@ -3339,6 +4048,14 @@ export interface components {
             /** @description The key itself (spd_...): shown this once, never again. */
             readonly key: string;
         };
+        DeploymentPromoteRequest: {
+            /** @description A canary of the deployment: it becomes the primary. */
+            model_version: number;
+        };
+        DeploymentShadowRequest: {
+            /** @description The version to shadow the served ones; null removes the shadow. */
+            model_version: number | null;
+        };
         /**
          * @description * `active` - Active
          *     * `stopped` - Stopped
@@ -3349,11 +4066,19 @@ export interface components {
             /** @description A model version of the deployment's project. */
             model_version: number;
         };
+        DeploymentTrafficRequest: {
+            /** @description The canaries and their weights (sum at most 99); [] rolls the canaries back. */
+            canaries: components["schemas"]["CanaryRequest"][];
+            /** @description Every request of one API key goes to the same version (unchanged when left out). */
+            sticky?: boolean;
+        };
         DeploymentUsage: {
             window: components["schemas"]["WindowEnum"];
             bucket_seconds: number;
             totals: components["schemas"]["UsageFigures"];
             series: components["schemas"]["UsagePoint"][];
+            /** @description Per model version that answered. */
+            by_version: components["schemas"]["VersionUsage"][];
         };
         /** @description A detected object in the original image's pixels. */
         DetectedBox: {
@@ -3908,7 +4633,7 @@ export interface components {
             readonly project: number | null;
             readonly kind: string;
             /** @description The job's parameters, by its kind. */
-            readonly params: components["schemas"]["SystemCheckParams"] | components["schemas"]["DatasetImportParams"] | components["schemas"]["TrainingRunParams"] | components["schemas"]["BackboneCheckParams"] | components["schemas"]["ModelImportParams"] | components["schemas"]["ModelEvaluationParams"] | components["schemas"]["TrialParams"] | components["schemas"]["ReportRunParams"] | components["schemas"]["BuildPackageParams"] | components["schemas"]["QualityReportJobParams"] | components["schemas"]["SmartRoundJobParams"];
+            readonly params: components["schemas"]["SystemCheckParams"] | components["schemas"]["DatasetImportParams"] | components["schemas"]["TrainingRunParams"] | components["schemas"]["BackboneCheckParams"] | components["schemas"]["ModelImportParams"] | components["schemas"]["ModelEvaluationParams"] | components["schemas"]["TrialParams"] | components["schemas"]["ReportRunParams"] | components["schemas"]["BuildPackageParams"] | components["schemas"]["QualityReportJobParams"] | components["schemas"]["SmartRoundJobParams"] | components["schemas"]["BatchPredictJobParams"];
             readonly status: components["schemas"]["JobStatusEnum"];
             readonly queue: string;
             /** @description Starts so far; the running attempt's number. */
@@ -3924,7 +4649,7 @@ export interface components {
             /** @description The latest progress report. */
             readonly progress: components["schemas"]["ProgressEvent"];
             /** @description A finished job's result, by its kind; null until then. */
-            readonly result: (components["schemas"]["SystemCheckResult"] | components["schemas"]["DatasetImportResult"] | components["schemas"]["TrainingJobResult"] | components["schemas"]["BackboneCheckResult"] | components["schemas"]["ModelImportResult"] | components["schemas"]["TrialResult"] | components["schemas"]["ReportRunResult"] | components["schemas"]["BuildPackageResult"] | components["schemas"]["QualityReportJobResult"] | components["schemas"]["SmartRoundJobResult"]) | null;
+            readonly result: (components["schemas"]["SystemCheckResult"] | components["schemas"]["DatasetImportResult"] | components["schemas"]["TrainingJobResult"] | components["schemas"]["BackboneCheckResult"] | components["schemas"]["ModelImportResult"] | components["schemas"]["TrialResult"] | components["schemas"]["ReportRunResult"] | components["schemas"]["BuildPackageResult"] | components["schemas"]["QualityReportJobResult"] | components["schemas"]["SmartRoundJobResult"] | components["schemas"]["BatchPredictJobResult"]) | null;
             readonly error: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
@@ -4224,6 +4949,14 @@ export interface components {
             /** Format: double */
             predicted: number;
         };
+        Latency: {
+            /** Format: double */
+            p50: number | null;
+            /** Format: double */
+            p95: number | null;
+            /** Format: double */
+            p99: number | null;
+        };
         /**
          * @description * `NCHW` - NCHW
          * @enum {string}
@@ -4427,6 +5160,10 @@ export interface components {
             };
             /** @description The backbone the run started from; null: from scratch. */
             readonly backbone: components["schemas"]["ModelVersionBackbone"] | null;
+            /** @description The model version whose weights the run started from; null: not warm-started (or that version was deleted). */
+            readonly warm_start_from: number | null;
+            /** @description That version's name (V3), or null. */
+            readonly warm_start_from_name: string | null;
             /** @description Sampan version (and git commit when known). */
             readonly code_version: string;
             /** @description Class names in the model's output order. */
@@ -4707,6 +5444,36 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Backbone"][];
+        };
+        PaginatedBatchPredictionList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["BatchPrediction"][];
+        };
+        PaginatedCapturedRequestList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["CapturedRequest"][];
         };
         PaginatedDatasetList: {
             /** @example 123 */
@@ -5612,6 +6379,16 @@ export interface components {
             batch_in_epoch: number;
             checkpoint: string;
         };
+        RetrainRequest: {
+            /** @description A version of a dataset of the model version's project to train on. */
+            dataset_version: number;
+            /** @description Defaults to the version's own parameters; a preset's values keep the version's network. */
+            preset?: string;
+            /** @description Settings overriding them. */
+            params?: {
+                [key: string]: number | string | boolean;
+            };
+        };
         /**
          * @description * `pending` - Waiting for review
          *     * `accepted` - Accepted
@@ -5690,7 +6467,7 @@ export interface components {
             readonly size_bytes: number;
             readonly sha256: string;
             /** @description The sample's split in the version filtered by, else null. */
-            readonly split: (components["schemas"]["SplitEnum"] | components["schemas"]["NullEnum"]) | null;
+            readonly split: (components["schemas"]["SampleSplitEnum"] | components["schemas"]["NullEnum"]) | null;
             readonly image_url: string;
             readonly thumbnail_url: string;
             /** @description Text datasets: the sample's text, verbatim. */
@@ -5836,10 +6613,25 @@ export interface components {
          * @enum {string}
          */
         SampleReviewStatusEnum: "unreviewed" | "accepted" | "rejected";
+        /** @enum {string} */
+        SampleSplitEnum: "train" | "val" | "test";
         /** @description A smart-labeling suggestion waiting for a person (labeling.Suggestion), as the sample list shows it. */
         SampleSuggestion: {
             id: number;
-            round: number;
+            /** @description The smart-labeling round that made it; null for one from production. */
+            round: number | null;
+            /**
+             * @description smart_round, or capture: a deployment's answer to a request sent to the dataset.
+             *
+             *     * `smart_round` - A smart-labeling round
+             *     * `capture` - A deployment's answer to a captured request
+             */
+            source: components["schemas"]["SuggestionSourceEnum"];
+            /** @description From production: the captured request (deploy) it came from. */
+            captured_request: number | null;
+            /** @description From production: the deployment whose answer it is; null for a round's. */
+            deployment: number | null;
+            deployment_name: string | null;
             label: number | null;
             label_name: string | null;
             /** Format: double */
@@ -5983,6 +6775,40 @@ export interface components {
          * @enum {string}
          */
         SeverityEnum: "error" | "warning" | "info";
+        ShadowAgreement: {
+            window: components["schemas"]["WindowEnum"];
+            bucket_seconds: number;
+            shadow_version: number | null;
+            shadow_version_name: string | null;
+            prediction_kind: string;
+            compared: number;
+            /**
+             * Format: double
+             * @description Share of instances with the same top-1 class (null: regression).
+             */
+            agreement: number | null;
+            /** Format: double */
+            mean_delta: number | null;
+            errors: number;
+            /** Format: double */
+            mean_latency_ms: number | null;
+            points: components["schemas"]["ShadowAgreementPoint"][];
+            deltas: components["schemas"]["AnswerBucket"][];
+        };
+        /**
+         * @description One bucket of time: ``compared`` instances answered by both versions, ``agreement`` the
+         *     share with the same top-1 class (null for regression), ``mean_delta`` the mean |served - shadow|
+         *     top-1 score (regression: value), ``errors`` of the shadow.
+         */
+        ShadowAgreementPoint: {
+            start: string;
+            compared: number;
+            /** Format: double */
+            agreement: number | null;
+            /** Format: double */
+            mean_delta: number | null;
+            errors: number;
+        };
         SizeBucket: {
             /** @description Longer side at most this; null: larger. */
             max_side: number | null;
@@ -6135,8 +6961,6 @@ export interface components {
             calls: number;
             message: string;
         };
-        /** @enum {string} */
-        SplitEnum: "train" | "val" | "test";
         Spread: {
             values: number[];
             /** Format: double */
@@ -6327,7 +7151,14 @@ export interface components {
          */
         Suggestion: {
             readonly id: number;
-            readonly round: number;
+            /** @description The round that made it; null for a suggestion from production (``source`` capture). */
+            readonly round: number | null;
+            readonly source: components["schemas"]["SuggestionSourceEnum"];
+            /** @description Source capture: the captured request whose served answer this is. */
+            readonly captured_request: number | null;
+            /** @description From production: the deployment whose answer it is (null for a round's). */
+            readonly deployment: number | null;
+            readonly deployment_name: string | null;
             readonly sample: components["schemas"]["SuggestionSample"];
             readonly label: number | null;
             readonly label_name: string | null;
@@ -6404,6 +7235,12 @@ export interface components {
             /** Format: double */
             score: number;
         };
+        /**
+         * @description * `smart_round` - A smart-labeling round
+         *     * `capture` - A deployment's answer to a captured request
+         * @enum {string}
+         */
+        SuggestionSourceEnum: "smart_round" | "capture";
         /**
          * @description * `pending` - Waiting for a person
          *     * `accepted` - Accepted
@@ -6775,6 +7612,19 @@ export interface components {
          * @enum {string}
          */
         TokenStatusEnum: "active" | "revoked" | "expired";
+        TrafficEntry: {
+            model_version: number;
+            model_version_name: string;
+            role: components["schemas"]["TrafficEntryRoleEnum"];
+            weight: number;
+        };
+        /**
+         * @description * `primary` - primary
+         *     * `canary` - canary
+         *     * `shadow` - shadow
+         * @enum {string}
+         */
+        TrafficEntryRoleEnum: "primary" | "canary" | "shadow";
         /**
          * @description ``GET /api/v1/training-estimates/?dataset_version=<id>``: each preset's expected training
          *     time, quality, model size and speed, each with its basis.
@@ -6808,6 +7658,8 @@ export interface components {
             readonly dataset_version: number;
             /** @description The backbone the run started from (transfer learning), or null. */
             readonly backbone: number | null;
+            /** @description The model version whose weights the run starts from (retrain from a version), or null. */
+            readonly warm_start_from: number | null;
             /** @description The model version the run produced; null until it succeeds. */
             readonly model_version: components["schemas"]["ProducedModelVersion"] | null;
             readonly status: components["schemas"]["JobStatusEnum"];
@@ -6856,6 +7708,8 @@ export interface components {
             };
             /** @description A valid backbone of the dataset's project: transfer learning initialises all but the classification head from it. */
             backbone?: number | null;
+            /** @description A model version of the dataset's project (same template and model) to start from: its weights, the head's rows matched by class name (retrain from a version). */
+            warm_start_from?: number | null;
         };
         /**
          * @description A finished training job's ``result`` (``training.run``; ``training.evaluate_model`` records
@@ -7097,6 +7951,39 @@ export interface components {
          * @enum {string}
          */
         VerdictEnum: "accept" | "reject";
+        VersionSeriesPoint: {
+            /** Format: date-time */
+            start: string;
+            calls: number;
+            errors: number;
+        };
+        VersionUsage: {
+            model_version: number;
+            model_version_name: string;
+            /**
+             * @description Its role now (previous: it answered in the window but serves no more).
+             *
+             *     * `primary` - primary
+             *     * `canary` - canary
+             *     * `shadow` - shadow
+             *     * `previous` - previous
+             */
+            role: components["schemas"]["VersionUsageRoleEnum"];
+            calls: number;
+            errors: number;
+            latency_ms: components["schemas"]["Latency"];
+            /** @description The answers' top-1 scores (regression: values) in buckets. */
+            scores: components["schemas"]["AnswerBucket"][];
+            series: components["schemas"]["VersionSeriesPoint"][];
+        };
+        /**
+         * @description * `primary` - primary
+         *     * `canary` - canary
+         *     * `shadow` - shadow
+         *     * `previous` - previous
+         * @enum {string}
+         */
+        VersionUsageRoleEnum: "primary" | "canary" | "shadow" | "previous";
         /**
          * @description * `1h` - 1h
          *     * `24h` - 24h
@@ -7620,6 +8507,370 @@ export interface operations {
                 };
             };
             /** @description a queued or running training job uses it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    batch_predictions_list: {
+        parameters: {
+            query?: {
+                deployment?: number;
+                model_version?: number;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                project?: number;
+                /**
+                 * @description * `queued` - Queued
+                 *     * `running` - Running
+                 *     * `succeeded` - Succeeded
+                 *     * `failed` - Failed
+                 *     * `cancelled` - Cancelled
+                 */
+                status?: "cancelled" | "failed" | "queued" | "running" | "succeeded";
+                workspace?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedBatchPredictionList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    batch_predictions_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchPredictionCreateRequest"];
+                "multipart/form-data": components["schemas"]["BatchPredictionCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchPrediction"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description upload_too_large: the upload is over the imports' size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    batch_predictions_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchPrediction"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    batch_predictions_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description batch_running: cancel it first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    batch_predictions_cancel_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchPrediction"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description already finished */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    batch_predictions_download_retrieve: {
+        parameters: {
+            query?: {
+                /** @description jsonl (default), csv or parquet */
+                format?: "csv" | "jsonl" | "parquet";
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                    "application/vnd.apache.parquet": string;
+                };
+            };
+            /** @description a format this batch has no file of */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description batch_not_ready: not finished */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9577,6 +10828,13 @@ export interface operations {
                 /** @description Only this round's (its id). */
                 round?: number;
                 /**
+                 * @description Only suggestions of smart-labeling rounds (smart_round) or from production (capture).
+                 *
+                 *     * `smart_round` - A smart-labeling round
+                 *     * `capture` - A deployment's answer to a captured request
+                 */
+                source?: "smart_round" | "capture";
+                /**
                  * @description pending (default: waiting, on samples still unlabeled), accepted, rejected, superseded.
                  *
                  *     * `pending` - Waiting for a person
@@ -10480,6 +11738,306 @@ export interface operations {
             };
         };
     };
+    deployments_captures_list: {
+        parameters: {
+            query?: {
+                /** @description The served top-1 class. */
+                label?: string;
+                /** @description The version that answered. */
+                model_version?: number;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                /**
+                 * @description Why it was kept.
+                 *
+                 *     * `sampled` - Sampled (no filter)
+                 *     * `low_confidence` - Low confidence
+                 *     * `disagreement` - Disagreed with the shadow
+                 *     * `label` - Predicted label
+                 */
+                reason?: "sampled" | "low_confidence" | "disagreement" | "label";
+                /** @description Sent to a dataset or not. */
+                sent?: boolean | null;
+            };
+            header?: never;
+            path: {
+                deployment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedCapturedRequestList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_captures_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_captures_content_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "text/plain": string;
+                    "application/json": {
+                        [key: string]: (number | string | boolean) | null;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such capture, or its input is gone */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_captures_delete_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CaptureDeleteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptureDeleteResult"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_captures_send_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CaptureSendRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptureSendResult"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     deployments_keys_list: {
         parameters: {
             query?: never;
@@ -10793,6 +12351,115 @@ export interface operations {
             };
         };
     };
+    deployments_capture_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CapturePolicy"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_capture_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CapturePolicyUpdateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CapturePolicy"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     deployments_predict: {
         parameters: {
             query?: {
@@ -10917,6 +12584,128 @@ export interface operations {
             };
         };
     };
+    deployments_promote_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeploymentPromoteRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_retrain_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetrainRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     deployments_rollback_create: {
         parameters: {
             query?: never;
@@ -10934,6 +12723,127 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_shadow_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeploymentShadowRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_shadow_agreement_retrieve: {
+        parameters: {
+            query?: {
+                /** @description 1h (per minute, default), 24h (per hour) or 7d (per 6 hours) */
+                window?: "1h" | "24h" | "7d";
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowAgreement"];
                 };
             };
             /** @description Error */
@@ -11100,6 +13010,67 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DeploymentSwitchRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_traffic_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeploymentTrafficRequest"];
             };
         };
         responses: {
@@ -12782,6 +14753,67 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": string;
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    model_versions_retrain_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetrainRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */

@@ -169,6 +169,12 @@ class AnswerBoxRequest(TypedDict):
     height: float
 
 
+class AnswerBucket(TypedDict):
+    low: float
+    high: float
+    count: int
+
+
 class ApiToken(TypedDict):
     id: int
     name: str
@@ -327,6 +333,143 @@ class BadCaseBox(TypedDict):
 BasisEnum: TypeAlias = Literal["measured", "none"]
 
 
+# An input that was not predicted: its ``id`` and ``name`` as in its result row, and why.
+class BatchErrorExample(TypedDict):
+    id: int | None
+    name: str
+    error: str
+
+
+BatchFormatEnum: TypeAlias = Literal["jsonl", "csv", "parquet"]
+
+
+class BatchPredictJobParams(TypedDict):
+    kind: BatchPredictJobParamsKindEnum
+    version: int
+    batch_prediction: int
+
+
+BatchPredictJobParamsKindEnum: TypeAlias = Literal["deploy.batch_predict"]
+
+
+# ``deploy.batch_predict``: the batch prediction, how many inputs were predicted and how many were errors.
+class BatchPredictJobResult(TypedDict):
+    kind: BatchPredictJobResultKindEnum
+    version: int
+    batch_prediction: int
+    predicted: int
+    errors: int
+
+
+BatchPredictJobResultKindEnum: TypeAlias = Literal["batch_predict_result"]
+
+
+class BatchPrediction(TypedDict):
+    id: int
+    workspace: int
+    project: int
+    model_version: int
+    model_version_name: str
+    template: str
+    # The deployment it was started from, if any.
+    deployment: int | None
+    job: int | None
+    status: JobStatusEnum
+    progress: BatchProgress | None
+    source: BatchSource
+    params: BatchPredictionParams
+    summary: BatchPredictionSummary | None
+    files: list[BatchPredictionFile]
+    error: str
+    created_at: str
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    created_by: str
+    finished_at: str | None
+
+
+class BatchPredictionCreateRequest(TypedDict):
+    # The model version; default: the deployment's.
+    model_version: NotRequired[int | None]
+    source: BatchSourceKindEnum
+    dataset_version: NotRequired[int | None]
+    split: NotRequired[BatchPredictionCreateSplitEnum | BlankEnum]
+    dataset: NotRequired[int | None]
+    # Record the deployment it was started from.
+    deployment: NotRequired[int | None]
+    # source upload: a .zip/.tar(.gz) of images or .txt texts, or a CSV/JSONL/Parquet table.
+    file: NotRequired[bytes]
+    top_k: NotRequired[int]
+    score_threshold: NotRequired[float]
+    max_detections: NotRequired[int]
+    # Result files; default jsonl and csv (and parquet for tables).
+    formats: NotRequired[list[BatchFormatEnum]]
+
+
+BatchPredictionCreateSplitEnum: TypeAlias = Literal["train", "val", "test"]
+
+
+class BatchPredictionFile(TypedDict):
+    format: BatchFormatEnum
+    size_bytes: int
+    sha256: str
+    download_url: str
+
+
+# The question: ``top_k`` classes per instance (classification), a detector's ``score_threshold`` and
+# ``max_detections``, and the result formats (``parquet`` only for tables).
+class BatchPredictionParams(TypedDict):
+    top_k: NotRequired[int]
+    score_threshold: NotRequired[float]
+    max_detections: NotRequired[int]
+    formats: NotRequired[list[BatchFormatEnum]]
+
+
+# ``rows``: inputs read; ``predicted`` and ``errors`` (with up to 20 ``error_examples``); ``seconds`` and
+# ``rows_per_s``; ``files``: the result files by format; ``metrics``: on labeled input, the task's headline
+# metrics (accuracy, macro_f1; mae, rmse, r2; map50), null otherwise.
+class BatchPredictionSummary(TypedDict):
+    kind: BatchPredictionSummaryKindEnum
+    version: int
+    rows: int
+    predicted: int
+    errors: int
+    error_examples: list[BatchErrorExample]
+    seconds: float
+    rows_per_s: float
+    files: dict[str, BatchResultFile]
+    metrics: dict[str, float] | None
+
+
+BatchPredictionSummaryKindEnum: TypeAlias = Literal["batch_prediction_summary"]
+
+
+class BatchProgress(TypedDict):
+    fraction: float | None
+    done: int | None
+    total: int | None
+    eta_s: float | None
+
+
+class BatchResultFile(TypedDict):
+    key: str
+    size_bytes: int
+    sha256: str
+
+
+class BatchSource(TypedDict):
+    kind: BatchSourceKindEnum
+    dataset_version: int | None
+    dataset_version_name: str | None
+    split: str
+    dataset: int | None
+    dataset_name: str | None
+    upload_name: str
+    upload_size: int | None
+
+
+BatchSourceKindEnum: TypeAlias = Literal["dataset_version", "dataset", "upload"]
+
+
 class BestTrial(TypedDict):
     number: int
     value: float
@@ -471,6 +614,154 @@ class BusyWith(TypedDict):
 
 
 ByEnum: TypeAlias = Literal["ids", "filter", "ranking"]
+
+
+class CanaryRequest(TypedDict):
+    # A servable model version of the deployment's project.
+    model_version: int
+    # Percent of the requests.
+    weight: int
+
+
+class CaptureDeleteRequest(TypedDict):
+    # These captures.
+    ids: NotRequired[list[int]]
+    # Every capture of the deployment.
+    all: NotRequired[bool]
+
+
+class CaptureDeleteResult(TypedDict):
+    deleted: int
+
+
+# What a deployment keeps of the requests it answers. Off by default. An answered instance is eligible when no
+# filter is set or any set filter matches (``low_confidence_below``, ``shadow_disagreement``, ``labels``); an
+# eligible one is kept with probability ``sample_rate`` while the kept inputs stay under ``max_bytes``;
+# captures older than ``retention_days`` are deleted.
+class CapturePolicy(TypedDict):
+    enabled: bool
+    # Share of the eligible instances kept, 0-1.
+    sample_rate: float
+    # Captures older are deleted.
+    retention_days: int
+    # The size cap of the kept inputs; none kept beyond it.
+    max_bytes: int
+    # Filter: the top-1 score is below this.
+    low_confidence_below: float | None
+    # Filter: the shadow's top-1 class differs from the served one.
+    shadow_disagreement: bool
+    # Filter: the served top-1 class names.
+    labels: list[str]
+    # Bytes of the kept inputs.
+    stored_bytes: int
+    # Captured requests kept.
+    stored_count: int
+    updated_at: str
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    updated_by: str | None
+
+
+# A deployment's request capture policy (deploy.models.CapturePolicy) as a history entry keeps it.
+class CapturePolicySettings(TypedDict):
+    enabled: bool
+    sample_rate: float
+    retention_days: int
+    max_bytes: int
+    low_confidence_below: float | None
+    shadow_disagreement: bool
+    labels: list[str]
+
+
+# A change of the capture policy: any of its fields (the others keep their values).
+class CapturePolicyUpdateRequest(TypedDict):
+    # Capture on or off.
+    enabled: NotRequired[bool]
+    # Share of the eligible instances kept, 0-1.
+    sample_rate: NotRequired[float]
+    # Captures older are deleted (1-3650 days).
+    retention_days: NotRequired[int]
+    # The size cap of the kept inputs, in bytes.
+    max_bytes: NotRequired[int]
+    # Filter: the top-1 score is below this (0-1; null: no such filter).
+    low_confidence_below: NotRequired[float | None]
+    # Filter: the shadow's top-1 class differs from the served one.
+    shadow_disagreement: NotRequired[bool]
+    # Filter: the served top-1 class is one of these names.
+    labels: NotRequired[list[str]]
+
+
+CaptureReasonEnum: TypeAlias = Literal["sampled", "low_confidence", "disagreement", "label"]
+
+
+class CaptureSendRequest(TypedDict):
+    # A dataset of the deployment's project and task.
+    dataset: int
+    # These captures; without ids, the unsent ones matching reason and label.
+    ids: NotRequired[list[int]]
+    reason: NotRequired[CaptureReasonEnum]
+    label: NotRequired[str]
+
+
+class CaptureSendResult(TypedDict):
+    dataset: int
+    samples_created: int
+    suggestions_created: int
+    skipped: list[CaptureSkipped]
+
+
+class CaptureSkipped(TypedDict):
+    id: int
+    reason: CaptureSkippedReasonEnum
+    detail: str
+
+
+CaptureSkippedReasonEnum: TypeAlias = Literal[
+    "already_sent",
+    "input_missing",
+    "unreadable_input",
+    "wrong_kind",
+    "duplicate",
+    "no_schema",
+    "no_suggestion",
+]
+
+
+# A served (or shadow) answer as kept with a capture: ``label`` and ``score`` of the top class (a detector: of
+# its best box; null when it found none), or the regression ``value``; a classifier's ``top_k`` as answered; a
+# detector's ``boxes`` (original image pixels) with the image's ``width`` and ``height``.
+class CapturedAnswer(TypedDict):
+    label: str | None
+    score: float | None
+    value: float | None
+    top_k: NotRequired[list[ClassScore]]
+    boxes: NotRequired[list[DetectedBox]]
+    width: NotRequired[int]
+    height: NotRequired[int]
+
+
+class CapturedRequest(TypedDict):
+    id: int
+    at: str
+    model_version: int | None
+    model_version_name: str | None
+    reason: CaptureReasonEnum
+    # image, text or row.
+    data_kind: str
+    content_type: str
+    size_bytes: int
+    # The served (or shadow) answer kept with a capture: top label and score, or the value.
+    answer: CapturedAnswer
+    shadow_version: int | None
+    # The shadow's answer to the same input (with a shadow).
+    shadow_answer: CapturedAnswer | None
+    sent_to_sample: int | None
+    # The dataset it was sent to (null: not sent).
+    sent_to_dataset: int | None
+    content_url: str
+    # Text inputs: the text (its first 2,000 characters).
+    text: str | None
+    # Tabular inputs: the row by column name.
+    row: dict[str, float | str | bool | None] | None
 
 
 # A class's average precision: ``ap`` is AP@[.5:.95] (COCO), ``ap50`` and ``ap75`` at one IoU;
@@ -847,6 +1138,12 @@ class Deployment(TypedDict):
     template: str
     previous_model_version: int | None
     status: DeploymentStatusEnum
+    # The split: the primary (100 - the canaries' weights), the canaries, the shadow (weight 0: it answers no
+    # request, it gets a copy of each).
+    traffic: list[TrafficEntry]
+    # With canaries: every request of one API key goes to the same model version (chosen from the key, so it
+    # holds in every web process).
+    sticky_traffic: bool
     predict_url: str
     history: list[DeploymentEvent]
     created_at: str
@@ -869,9 +1166,29 @@ class DeploymentEvent(TypedDict):
     at: str
     # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
     by: str
+    # What the entry changed: the traffic split and stickiness after it, or the capture policy.
+    details: DeploymentEventDetails
 
 
-DeploymentEventActionEnum: TypeAlias = Literal["create", "switch", "rollback", "stop", "start"]
+DeploymentEventActionEnum: TypeAlias = Literal[
+    "create",
+    "switch",
+    "rollback",
+    "stop",
+    "start",
+    "traffic",
+    "promote",
+    "shadow",
+    "capture",
+]
+
+
+# ``traffic``: the split after the change (traffic, promote, switch, rollback, shadow); ``sticky``: the
+# stickiness after it; ``capture``: the capture policy after a capture change.
+class DeploymentEventDetails(TypedDict):
+    traffic: NotRequired[list[TrafficEntry]]
+    sticky: NotRequired[bool]
+    capture: NotRequired[CapturePolicySettings]
 
 
 class DeploymentKey(TypedDict):
@@ -913,6 +1230,16 @@ class DeploymentKeyCreated(TypedDict):
     key: str
 
 
+class DeploymentPromoteRequest(TypedDict):
+    # A canary of the deployment: it becomes the primary.
+    model_version: int
+
+
+class DeploymentShadowRequest(TypedDict):
+    # The version to shadow the served ones; null removes the shadow.
+    model_version: int | None
+
+
 DeploymentStatusEnum: TypeAlias = Literal["active", "stopped"]
 
 
@@ -921,11 +1248,20 @@ class DeploymentSwitchRequest(TypedDict):
     model_version: int
 
 
+class DeploymentTrafficRequest(TypedDict):
+    # The canaries and their weights (sum at most 99); [] rolls the canaries back.
+    canaries: list[CanaryRequest]
+    # Every request of one API key goes to the same version (unchanged when left out).
+    sticky: NotRequired[bool]
+
+
 class DeploymentUsage(TypedDict):
     window: WindowEnum
     bucket_seconds: int
     totals: UsageFigures
     series: list[UsagePoint]
+    # Per model version that answered.
+    by_version: list[VersionUsage]
 
 
 # A detected object in the original image's pixels.
@@ -1384,6 +1720,7 @@ class Job(TypedDict):
         | BuildPackageParams
         | QualityReportJobParams
         | SmartRoundJobParams
+        | BatchPredictJobParams
     )
     status: JobStatusEnum
     queue: str
@@ -1410,6 +1747,7 @@ class Job(TypedDict):
         | BuildPackageResult
         | QualityReportJobResult
         | SmartRoundJobResult
+        | BatchPredictJobResult
         | None
     )
     error: str
@@ -1661,6 +1999,12 @@ class LargestError(TypedDict):
     predicted: float
 
 
+class Latency(TypedDict):
+    p50: float | None
+    p95: float | None
+    p99: float | None
+
+
 LayoutEnum: TypeAlias = Literal["NCHW"]
 
 
@@ -1823,6 +2167,11 @@ class ModelVersion(TypedDict):
     params: dict[str, float | str | bool | None]
     # The backbone the run started from; null: from scratch.
     backbone: ModelVersionBackbone | None
+    # The model version whose weights the run started from; null: not warm-started (or that version was
+    # deleted).
+    warm_start_from: int | None
+    # That version's name (V3), or null.
+    warm_start_from_name: str | None
     # Sampan version (and git commit when known).
     code_version: str
     # Class names in the model's output order.
@@ -2056,6 +2405,20 @@ class PaginatedBackboneList(TypedDict):
     next: NotRequired[str | None]
     previous: NotRequired[str | None]
     results: list[Backbone]
+
+
+class PaginatedBatchPredictionList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[BatchPrediction]
+
+
+class PaginatedCapturedRequestList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[CapturedRequest]
 
 
 class PaginatedDatasetList(TypedDict):
@@ -2685,6 +3048,15 @@ class ResumedFrom(TypedDict):
     checkpoint: str
 
 
+class RetrainRequest(TypedDict):
+    # A version of a dataset of the model version's project to train on.
+    dataset_version: int
+    # Defaults to the version's own parameters; a preset's values keep the version's network.
+    preset: NotRequired[str]
+    # Settings overriding them.
+    params: NotRequired[dict[str, float | str | bool]]
+
+
 ReviewEnum: TypeAlias = Literal["pending", "accepted", "rejected"]
 
 
@@ -2743,7 +3115,7 @@ class Sample(TypedDict):
     size_bytes: int
     sha256: str
     # The sample's split in the version filtered by, else null.
-    split: SplitEnum | NullEnum | None
+    split: SampleSplitEnum | NullEnum | None
     image_url: str
     thumbnail_url: str
     # Text datasets: the sample's text, verbatim.
@@ -2872,10 +3244,21 @@ class SamplePage(TypedDict):
 SampleReviewStatusEnum: TypeAlias = Literal["unreviewed", "accepted", "rejected"]
 
 
+SampleSplitEnum: TypeAlias = Literal["train", "val", "test"]
+
+
 # A smart-labeling suggestion waiting for a person (labeling.Suggestion), as the sample list shows it.
 class SampleSuggestion(TypedDict):
     id: int
-    round: int
+    # The smart-labeling round that made it; null for one from production.
+    round: int | None
+    # smart_round, or capture: a deployment's answer to a request sent to the dataset.
+    source: SuggestionSourceEnum
+    # From production: the captured request (deploy) it came from.
+    captured_request: int | None
+    # From production: the deployment whose answer it is; null for a round's.
+    deployment: int | None
+    deployment_name: str | None
     label: int | None
     label_name: str | None
     confidence: float
@@ -2976,6 +3359,33 @@ ServerPackageReportKindEnum: TypeAlias = Literal["server"]
 
 
 SeverityEnum: TypeAlias = Literal["error", "warning", "info"]
+
+
+class ShadowAgreement(TypedDict):
+    window: WindowEnum
+    bucket_seconds: int
+    shadow_version: int | None
+    shadow_version_name: str | None
+    prediction_kind: str
+    compared: int
+    # Share of instances with the same top-1 class (null: regression).
+    agreement: float | None
+    mean_delta: float | None
+    errors: int
+    mean_latency_ms: float | None
+    points: list[ShadowAgreementPoint]
+    deltas: list[AnswerBucket]
+
+
+# One bucket of time: ``compared`` instances answered by both versions, ``agreement`` the share with the same
+# top-1 class (null for regression), ``mean_delta`` the mean |served - shadow| top-1 score (regression:
+# value), ``errors`` of the shadow.
+class ShadowAgreementPoint(TypedDict):
+    start: str
+    compared: int
+    agreement: float | None
+    mean_delta: float | None
+    errors: int
 
 
 class SizeBucket(TypedDict):
@@ -3103,9 +3513,6 @@ class SpeedEstimate(TypedDict):
     latency_ms: float | None
     calls: int
     message: str
-
-
-SplitEnum: TypeAlias = Literal["train", "val", "test"]
 
 
 class Spread(TypedDict):
@@ -3247,7 +3654,14 @@ class SubmitRequest(TypedDict):
 # (object detection) or a value (regression), and its place in the round's ranking.
 class Suggestion(TypedDict):
     id: int
-    round: int
+    # The round that made it; null for a suggestion from production (``source`` capture).
+    round: int | None
+    source: SuggestionSourceEnum
+    # Source capture: the captured request whose served answer this is.
+    captured_request: int | None
+    # From production: the deployment whose answer it is (null for a round's).
+    deployment: int | None
+    deployment_name: str | None
     sample: SuggestionSample
     label: int | None
     label_name: str | None
@@ -3316,6 +3730,9 @@ class SuggestionScore(TypedDict):
     # A label id (null: deleted since).
     label: int | None
     score: float
+
+
+SuggestionSourceEnum: TypeAlias = Literal["smart_round", "capture"]
 
 
 SuggestionStatusEnum: TypeAlias = Literal["pending", "accepted", "rejected", "superseded"]
@@ -3606,6 +4023,16 @@ class TimeEstimate(TypedDict):
 TokenStatusEnum: TypeAlias = Literal["active", "revoked", "expired"]
 
 
+class TrafficEntry(TypedDict):
+    model_version: int
+    model_version_name: str
+    role: TrafficEntryRoleEnum
+    weight: int
+
+
+TrafficEntryRoleEnum: TypeAlias = Literal["primary", "canary", "shadow"]
+
+
 # ``GET /api/v1/training-estimates/?dataset_version=<id>``: each preset's expected training time, quality,
 # model size and speed, each with its basis.
 class TrainingEstimates(TypedDict):
@@ -3634,6 +4061,8 @@ class TrainingJob(TypedDict):
     dataset_version: int
     # The backbone the run started from (transfer learning), or null.
     backbone: int | None
+    # The model version whose weights the run starts from (retrain from a version), or null.
+    warm_start_from: int | None
     # The model version the run produced; null until it succeeds.
     model_version: ProducedModelVersion | None
     status: JobStatusEnum
@@ -3678,6 +4107,9 @@ class TrainingJobCreateRequest(TypedDict):
     # A valid backbone of the dataset's project: transfer learning initialises all but the classification head
     # from it.
     backbone: NotRequired[int | None]
+    # A model version of the dataset's project (same template and model) to start from: its weights, the
+    # head's rows matched by class name (retrain from a version).
+    warm_start_from: NotRequired[int | None]
 
 
 # A finished training job's ``result`` (``training.run``; ``training.evaluate_model`` records the same without
@@ -3847,6 +4279,28 @@ class ValueCount(TypedDict):
 VerdictEnum: TypeAlias = Literal["accept", "reject"]
 
 
+class VersionSeriesPoint(TypedDict):
+    start: str
+    calls: int
+    errors: int
+
+
+class VersionUsage(TypedDict):
+    model_version: int
+    model_version_name: str
+    # Its role now (previous: it answered in the window but serves no more).
+    role: VersionUsageRoleEnum
+    calls: int
+    errors: int
+    latency_ms: Latency
+    # The answers' top-1 scores (regression: values) in buckets.
+    scores: list[AnswerBucket]
+    series: list[VersionSeriesPoint]
+
+
+VersionUsageRoleEnum: TypeAlias = Literal["primary", "canary", "shadow", "previous"]
+
+
 WindowEnum: TypeAlias = Literal["1h", "24h", "7d"]
 
 
@@ -3937,6 +4391,7 @@ __all__ = [
     "AnnotatorStats",
     "AnswerBox",
     "AnswerBoxRequest",
+    "AnswerBucket",
     "ApiToken",
     "ApiTokenCreated",
     "ApiTokenRequest",
@@ -3956,6 +4411,23 @@ __all__ = [
     "BadCase",
     "BadCaseBox",
     "BasisEnum",
+    "BatchErrorExample",
+    "BatchFormatEnum",
+    "BatchPredictJobParams",
+    "BatchPredictJobParamsKindEnum",
+    "BatchPredictJobResult",
+    "BatchPredictJobResultKindEnum",
+    "BatchPrediction",
+    "BatchPredictionCreateRequest",
+    "BatchPredictionCreateSplitEnum",
+    "BatchPredictionFile",
+    "BatchPredictionParams",
+    "BatchPredictionSummary",
+    "BatchPredictionSummaryKindEnum",
+    "BatchProgress",
+    "BatchResultFile",
+    "BatchSource",
+    "BatchSourceKindEnum",
     "BestTrial",
     "BlankEnum",
     "BoxGeometry",
@@ -3980,6 +4452,19 @@ __all__ = [
     "BulkLabelResult",
     "BusyWith",
     "ByEnum",
+    "CanaryRequest",
+    "CaptureDeleteRequest",
+    "CaptureDeleteResult",
+    "CapturePolicy",
+    "CapturePolicySettings",
+    "CapturePolicyUpdateRequest",
+    "CaptureReasonEnum",
+    "CaptureSendRequest",
+    "CaptureSendResult",
+    "CaptureSkipped",
+    "CaptureSkippedReasonEnum",
+    "CapturedAnswer",
+    "CapturedRequest",
     "ClassAP",
     "ClassAPDelta",
     "ClassAgreement",
@@ -4021,11 +4506,15 @@ __all__ = [
     "DeploymentCreateRequest",
     "DeploymentEvent",
     "DeploymentEventActionEnum",
+    "DeploymentEventDetails",
     "DeploymentKey",
     "DeploymentKeyCreateRequest",
     "DeploymentKeyCreated",
+    "DeploymentPromoteRequest",
+    "DeploymentShadowRequest",
     "DeploymentStatusEnum",
     "DeploymentSwitchRequest",
+    "DeploymentTrafficRequest",
     "DeploymentUsage",
     "DetectedBox",
     "DetectionConfusion",
@@ -4102,6 +4591,7 @@ __all__ = [
     "LabelingTaskStatusEnum",
     "LanguageEnum",
     "LargestError",
+    "Latency",
     "LayoutEnum",
     "Lift",
     "LiftError",
@@ -4150,6 +4640,8 @@ __all__ = [
     "PaginatedAdminUserList",
     "PaginatedApiTokenList",
     "PaginatedBackboneList",
+    "PaginatedBatchPredictionList",
+    "PaginatedCapturedRequestList",
     "PaginatedDatasetList",
     "PaginatedDatasetVersionList",
     "PaginatedDeploymentList",
@@ -4234,6 +4726,7 @@ __all__ = [
     "Residuals",
     "ResizeModeEnum",
     "ResumedFrom",
+    "RetrainRequest",
     "ReviewEnum",
     "ReviewRequest",
     "ReviewResult",
@@ -4254,6 +4747,7 @@ __all__ = [
     "SampleLabelWriteConflict",
     "SamplePage",
     "SampleReviewStatusEnum",
+    "SampleSplitEnum",
     "SampleSuggestion",
     "SampleSuggestionBox",
     "SamplerEnum",
@@ -4265,6 +4759,8 @@ __all__ = [
     "ServerPackageReport",
     "ServerPackageReportKindEnum",
     "SeverityEnum",
+    "ShadowAgreement",
+    "ShadowAgreementPoint",
     "SizeBucket",
     "SizeCount",
     "SizeEstimate",
@@ -4281,7 +4777,6 @@ __all__ = [
     "SmartRoundJobResult",
     "SmartRoundJobResultKindEnum",
     "SpeedEstimate",
-    "SplitEnum",
     "Spread",
     "StateEnum",
     "StrategyEnum",
@@ -4299,6 +4794,7 @@ __all__ = [
     "SuggestionRejectResult",
     "SuggestionSample",
     "SuggestionScore",
+    "SuggestionSourceEnum",
     "SuggestionStatusEnum",
     "SupportPair",
     "SystemCheckParams",
@@ -4334,6 +4830,8 @@ __all__ = [
     "TextPreprocessingKindEnum",
     "TimeEstimate",
     "TokenStatusEnum",
+    "TrafficEntry",
+    "TrafficEntryRoleEnum",
     "TrainingEstimates",
     "TrainingEstimatesKindEnum",
     "TrainingJob",
@@ -4357,6 +4855,9 @@ __all__ = [
     "UserCreateRequest",
     "ValueCount",
     "VerdictEnum",
+    "VersionSeriesPoint",
+    "VersionUsage",
+    "VersionUsageRoleEnum",
     "WindowEnum",
     "WorkerClass",
     "WorkerDevices",

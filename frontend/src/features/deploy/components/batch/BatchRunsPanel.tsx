@@ -35,7 +35,7 @@ function Input({ batch }: { batch: BatchPrediction }) {
     <Text size="sm">
       {t('input.version', {
         name: source.dataset_version_name ?? `#${source.dataset_version}`,
-        split: t(`splits.${source.split || 'all'}`),
+        split: t(`splits.${(source.split || 'all') as 'all' | 'train' | 'val' | 'test'}`),
       })}
     </Text>
   );

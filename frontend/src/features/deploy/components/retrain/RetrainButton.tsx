@@ -11,7 +11,7 @@ import { useRetrain } from './useRetrain';
 type Version = { id: number; name: string; project: number; dataset?: number | null; dataset_version?: number | null };
 
 const PRESETS = ['fast', 'balanced', 'accurate'] as const;
-const SAME = 'same';
+const SAME = 'same' as const;
 
 /**
  * "Retrain from this version": a training job on a dataset version of the project that starts from
