@@ -161,8 +161,9 @@ def _locked(deployment: Deployment) -> Deployment:
 def deployment_switch(
     *, user, deployment: Deployment, model_version: ModelVersion, action: str = DeploymentEventAction.SWITCH
 ) -> Deployment:
-    """Serve ``model_version`` from now on. Requests already running finish on the old model; web
-    processes load the new one on their next request (no request is dropped)."""
+    """Serve ``model_version`` from now on. Requests already running finish on the old model; every
+    web process's preloader (deploy.warm) loads the new one within a second of the change, and a
+    request that comes first loads it itself (no request is dropped)."""
     deployment = _locked(deployment)
     if model_version.project_id != deployment.project_id:
         raise field_error("model_version", f"Model version {model_version.name} belongs to another project.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from accounts.models import User
 from config.contracts import contract_field, contract_serializer
+from config.parsers import JSONParser
 from datasets.models import Dataset, DatasetVersion
 from django.core.files.storage import default_storage
 from django.db.models import Q
@@ -14,7 +15,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from workspaces.permissions import WorkspaceRolePermission, require_role
 from workspaces.selectors import scoped_to_member
