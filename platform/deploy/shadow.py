@@ -21,12 +21,9 @@ Comparison per instance:
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import logging
 import os
 import queue
-import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -96,15 +93,15 @@ class ShadowMinuteFigures:
 Slot = tuple[int, int, int, int]  # deployment, served version, shadow version, minute
 
 
-class ShadowRecorder:
-    """Per-process shadow comparison figures, written by a background thread (as deploy.usage)."""
+class ShadowRecorder(usage.MinuteRecorder):
+    """Per-process shadow comparison figures, written by a background thread (deploy.usage)."""
+
+    what = "shadow comparisons"
+    thread_name = "sampan-shadow-flush"
 
     def __init__(self) -> None:
-        self.writer = f"{socket.gethostname()}/{os.getpid()}"[:100]
-        self._lock = threading.Lock()
+        super().__init__()
         self._minutes: dict[Slot, ShadowMinuteFigures] = {}
-        self._thread: threading.Thread | None = None
-        self._pid = os.getpid()
 
     def record(
         self,
@@ -133,37 +130,7 @@ class ShadowRecorder:
             figures.errors += errors
             figures.latency_ms_sum += latency_ms
             figures.dirty = True
-        if self._thread is None or self._pid != os.getpid():
-            self._start()
-
-    def _start(self) -> None:
-        with self._lock:
-            if self._thread is not None and self._pid == os.getpid():
-                return
-            self._pid = os.getpid()
-            self.writer = f"{socket.gethostname()}/{os.getpid()}"[:100]
-            self._thread = threading.Thread(target=self._run, name="sampan-shadow-flush", daemon=True)
-            self._thread.start()
-            atexit.register(self._final_flush)
-
-    def _run(self) -> None:
-        from django.db import connection
-
-        while True:
-            time.sleep(usage.FLUSH_SECONDS)
-            try:
-                if not self.flush():
-                    connection.close()
-            except Exception as exc:  # the database away: kept for the next flush
-                logger.warning("writing shadow comparisons failed: %s", str(exc)[:200])
-                with contextlib.suppress(Exception):
-                    connection.close()
-
-    def _final_flush(self) -> None:
-        try:
-            self.flush()
-        except Exception as exc:
-            logger.warning("the last shadow comparisons could not be written: %s", exc)
+        self._ensure_started()
 
     def forget(self) -> None:
         with self._lock:

@@ -137,16 +137,88 @@ class MinuteUsage:
     scores: dict[int, int] = field(default_factory=dict)
 
 
-class UsageRecorder:
-    """The per-process aggregator. ``record`` is a dict update under a lock (~1 us)."""
+class MinuteRecorder:
+    """Figures per minute kept in this process under a lock and written by a background thread about
+    once a second (``flush``, in the subclass); the thread starts with the first record of each
+    process (after a fork too), holds no database connection while idle, keeps the figures while the
+    database is away and writes what is left at exit."""
+
+    what = "figures"  # for the log lines
+    thread_name = "sampan-flush"
 
     def __init__(self) -> None:
         self.writer = f"{socket.gethostname()}/{os.getpid()}"[:100]
         self._lock = threading.Lock()
-        self._minutes: dict[tuple[int, int | None, int | None, int], MinuteUsage] = {}
-        self._used_keys: set[int] = set()
         self._thread: threading.Thread | None = None
         self._pid = os.getpid()
+
+    def flush(self) -> int:
+        raise NotImplementedError
+
+    def _ensure_started(self) -> None:
+        if self._thread is None or self._pid != os.getpid():
+            self._start()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is not None and self._pid == os.getpid():
+                return
+            self._pid = os.getpid()
+            self.writer = f"{socket.gethostname()}/{os.getpid()}"[:100]
+            self._thread = threading.Thread(target=self._run, name=self.thread_name, daemon=True)
+            self._thread.start()
+            atexit.register(self._final_flush)
+
+    def _run(self) -> None:
+        from django.db import DatabaseError, connection
+
+        failing = False
+        while True:
+            time.sleep(FLUSH_SECONDS)
+            try:
+                written = self.flush()
+                if failing:
+                    failing = False
+                    logger.warning("%s are written again (%d buffered rows)", self.what, written)
+                if not written:
+                    connection.close()  # idle: hold no database connection
+            except DatabaseError as exc:  # the database is away: the minutes stay buffered for the next flush
+                if not failing:
+                    failing = True
+                    logger.warning(
+                        "writing %s failed (%s: %s); keeping them in memory until the database answers",
+                        self.what,
+                        type(exc).__name__,
+                        str(exc).strip()[:200],
+                    )
+                self._close_quietly(connection)
+            except Exception:
+                logger.exception("writing %s failed", self.what)
+                self._close_quietly(connection)
+
+    @staticmethod
+    def _close_quietly(connection) -> None:
+        # a connection the database dropped may fail to close: it is gone either way
+        with contextlib.suppress(Exception):
+            connection.close()
+
+    def _final_flush(self) -> None:
+        try:
+            self.flush()
+        except Exception as exc:  # exiting: the database may already be gone
+            logger.warning("the last %s could not be written: %s", self.what, exc)
+
+
+class UsageRecorder(MinuteRecorder):
+    """The per-process aggregator. ``record`` is a dict update under a lock (~1 us)."""
+
+    what = "deployment usage figures"
+    thread_name = "sampan-usage-flush"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._minutes: dict[tuple[int, int | None, int | None, int], MinuteUsage] = {}
+        self._used_keys: set[int] = set()
 
     def record(
         self,
@@ -177,57 +249,7 @@ class UsageRecorder:
             usage.dirty = True
             if key_id is not None:
                 self._used_keys.add(key_id)
-        if self._thread is None or self._pid != os.getpid():
-            self._start()
-
-    def _start(self) -> None:
-        with self._lock:
-            if self._thread is not None and self._pid == os.getpid():
-                return
-            self._pid = os.getpid()
-            self.writer = f"{socket.gethostname()}/{os.getpid()}"[:100]
-            self._thread = threading.Thread(target=self._run, name="sampan-usage-flush", daemon=True)
-            self._thread.start()
-            atexit.register(self._final_flush)
-
-    def _run(self) -> None:
-        from django.db import DatabaseError, connection
-
-        failing = False
-        while True:
-            time.sleep(FLUSH_SECONDS)
-            try:
-                written = self.flush()
-                if failing:
-                    failing = False
-                    logger.warning("deployment usage is written again (%d buffered rows)", written)
-                if not written:
-                    connection.close()  # idle: hold no database connection
-            except DatabaseError as exc:  # the database is away: the minutes stay buffered for the next flush
-                if not failing:
-                    failing = True
-                    logger.warning(
-                        "writing deployment usage failed (%s: %s); keeping it in memory until the "
-                        "database answers",
-                        type(exc).__name__,
-                        str(exc).strip()[:200],
-                    )
-                self._close_quietly(connection)
-            except Exception:
-                logger.exception("writing deployment usage failed")
-                self._close_quietly(connection)
-
-    @staticmethod
-    def _close_quietly(connection) -> None:
-        # a connection the database dropped may fail to close: it is gone either way
-        with contextlib.suppress(Exception):
-            connection.close()
-
-    def _final_flush(self) -> None:
-        try:
-            self.flush()
-        except Exception as exc:  # exiting: the database may already be gone
-            logger.warning("the last deployment usage could not be written: %s", exc)
+        self._ensure_started()
 
     def flush(self) -> int:
         """Write the minutes that changed since the last flush; returns how many rows were written."""

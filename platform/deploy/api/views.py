@@ -75,6 +75,14 @@ class DeploymentViewSet(
         fresh = self.get_queryset().get(pk=deployment.pk)
         return Response(DeploymentSerializer(fresh).data, status=code)
 
+    def _change(self, request, serializer_class, change) -> Response:
+        """An action that changes what the deployment serves: the body validated by
+        ``serializer_class``, then ``change(deployment, validated data)``, then the deployment."""
+        deployment = self.get_object()
+        serializer = serializer_class(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        return self._answer(change(deployment, serializer.validated_data))
+
     @extend_schema(
         request=DeploymentCreateSerializer,
         responses={201: DeploymentSerializer},
@@ -109,15 +117,12 @@ class DeploymentViewSet(
     )
     @action(detail=True, methods=["post"], filter_backends=[])
     def switch(self, request, pk=None):
-        deployment = self.get_object()
-        serializer = DeploymentSwitchSerializer(data=request.data, context={"request": request})
-        serializer.is_valid(raise_exception=True)
-        return self._answer(
-            services.deployment_switch(
-                user=request.user,
-                deployment=deployment,
-                model_version=serializer.validated_data["model_version"],
-            )
+        return self._change(
+            request,
+            DeploymentSwitchSerializer,
+            lambda deployment, data: services.deployment_switch(
+                user=request.user, deployment=deployment, model_version=data["model_version"]
+            ),
         )
 
     @extend_schema(
@@ -131,17 +136,15 @@ class DeploymentViewSet(
     )
     @action(detail=True, methods=["post"], filter_backends=[])
     def traffic(self, request, pk=None):
-        deployment = self.get_object()
-        serializer = DeploymentTrafficSerializer(data=request.data, context={"request": request})
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        return self._answer(
-            services.deployment_set_traffic(
+        return self._change(
+            request,
+            DeploymentTrafficSerializer,
+            lambda deployment, data: services.deployment_set_traffic(
                 user=request.user,
                 deployment=deployment,
                 canaries=[(c["model_version"], c["weight"]) for c in data["canaries"]],
                 sticky=data.get("sticky"),
-            )
+            ),
         )
 
     @extend_schema(
@@ -153,15 +156,12 @@ class DeploymentViewSet(
     )
     @action(detail=True, methods=["post"], filter_backends=[])
     def promote(self, request, pk=None):
-        deployment = self.get_object()
-        serializer = DeploymentPromoteSerializer(data=request.data, context={"request": request})
-        serializer.is_valid(raise_exception=True)
-        return self._answer(
-            services.deployment_promote(
-                user=request.user,
-                deployment=deployment,
-                model_version=serializer.validated_data["model_version"],
-            )
+        return self._change(
+            request,
+            DeploymentPromoteSerializer,
+            lambda deployment, data: services.deployment_promote(
+                user=request.user, deployment=deployment, model_version=data["model_version"]
+            ),
         )
 
     @extend_schema(
@@ -173,15 +173,12 @@ class DeploymentViewSet(
     )
     @action(detail=True, methods=["post"], filter_backends=[])
     def shadow(self, request, pk=None):
-        deployment = self.get_object()
-        serializer = DeploymentShadowSerializer(data=request.data, context={"request": request})
-        serializer.is_valid(raise_exception=True)
-        return self._answer(
-            services.deployment_set_shadow(
-                user=request.user,
-                deployment=deployment,
-                model_version=serializer.validated_data["model_version"],
-            )
+        return self._change(
+            request,
+            DeploymentShadowSerializer,
+            lambda deployment, data: services.deployment_set_shadow(
+                user=request.user, deployment=deployment, model_version=data["model_version"]
+            ),
         )
 
     @extend_schema(
