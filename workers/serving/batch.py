@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import itertools
 import json
 import math
 import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -247,6 +249,138 @@ def _predict_batch(
     return out
 
 
+# An input, its prediction (the hosted API's entry) or error, and the prediction's top-k as JSON
+# text when already written out (or None)
+_Result = tuple["_Input", dict[str, Any] | None, str | None, str | None]
+
+
+# --- the columnar table path (a tabular model over a table) -----------------------------------------
+
+
+def read_columns(path: str | Path) -> tuple[int, dict[str, list[Any]], list[dict[str, Any]] | None]:
+    """``(rows, columns, row dicts or None)``: the table of :func:`read_table` as columns (name ->
+    one cell per row, None where a row has no cell). A CSV whose rows all have the header's width is
+    read without row dicts; other tables keep theirs (JSONL rows may lack keys; the row contract
+    tells an absent key from a null)."""
+    path = Path(path)
+    if path.suffix.lower() not in (".jsonl", ".ndjson", ".parquet", ".pq"):
+        try:
+            with path.open(encoding="utf-8-sig", newline="") as fh:
+                reader = csv.reader(fh)
+                header = next(reader, None) or []
+                width = len(header)
+                cells: list[list[str]] | None = [[] for _ in header]
+                if not header or len(set(header)) < width:
+                    cells = None
+                while cells is not None:
+                    # pieces of rows, transposed: no row list lives long
+                    piece = list(itertools.islice(reader, 1024))
+                    if not piece:
+                        break
+                    if any(len(record) != width for record in piece):
+                        cells = None  # a ragged or blank row: read as read_table reads it
+                        break
+                    for column, values in zip(cells, zip(*piece, strict=True), strict=True):
+                        column.extend(values)
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            raise BatchInputError(f"{path.name} cannot be read as a table: {exc}") from None
+        if cells is not None:
+            return (
+                len(cells[0]),
+                {
+                    name: [None if v == "" else v for v in column]
+                    for name, column in zip(header, cells, strict=True)
+                },
+                None,
+            )
+    rows = read_table(path)
+    names = list(dict.fromkeys(k for row in rows for k in row))
+    return len(rows), {name: [row.get(name) for row in rows] for name in names}, rows
+
+
+def _table_results(
+    batch_input: BatchInput, predictor: Any, top_k: int, batch_size: int
+) -> tuple[int, Iterator[list[_Result]]]:
+    """``(rows, chunks of results)`` for a tabular model over a table: each block of rows is held
+    to the model's contract and encoded column by column
+    (:func:`workers.tabular.encoding.encode_columns`); the rows that check flags (a missing cell, a
+    wrong type) go through the hosted API's per-row path (:func:`_predict_batch`), so each gets the
+    answer or the error it names; the rest are predicted from the encoded matrix
+    (``predict_encoded``)."""
+    from workers.tabular.encoding import encode_columns
+
+    total, columns, rows = read_columns(batch_input["table"])
+    target = batch_input.get("target")
+    spec = predictor.model.preprocessing
+    features = {f["name"] for f in spec["features"]}
+    ignored = {spec.get("target"), target, "id"} - {None}
+    # a column the model does not know: every row that has it is refused, by check_row
+    per_row_only = any(name not in features and name not in ignored for name in columns)
+    ids = columns.get("id") or [None] * total
+    truths = columns.get(target) if target else None
+    block = max(batch_size, 64) * 32
+
+    def row_of(r: int) -> dict[str, Any]:
+        row = rows[r] if rows is not None else {name: cells[r] for name, cells in columns.items()}
+        return {k: v for k, v in row.items() if k != "id" and k != target}
+
+    top_json = _TopJson(predictor.classes)
+
+    def results_of(entries: list[_Input], start: int, clean: np.ndarray, matrix: Any) -> list[_Result]:
+        """One batch: ``entries`` are rows ``start...``; ``clean`` and ``matrix`` theirs."""
+        if clean.all():
+            answers = predictor.predict_encoded(matrix, top_k)
+            return [
+                (entry, {"top_k": answer, "imputed": []}, None, top_json(answer))
+                for entry, answer in zip(entries, answers, strict=True)
+            ]
+        out: list[_Result] = [(entry, None, None, None) for entry in entries]
+        flagged = np.flatnonzero(~clean).tolist()
+        for i in flagged:
+            entry, values = entries[i], row_of(start + i)
+            if not any(v is not None for v in values.values()):
+                entry.error = f"row {entry.name} has no values."
+            else:
+                entry.instance = values
+        checked = [entries[i] for i in flagged]
+        for i, (prediction, error) in zip(
+            flagged, _predict_batch(predictor, checked, top_k, {}), strict=True
+        ):
+            out[i] = (entries[i], prediction, error, None)
+        good = np.flatnonzero(clean).tolist()
+        if good:
+            for i, answer in zip(good, predictor.predict_encoded(matrix[good], top_k), strict=True):
+                out[i] = (entries[i], {"top_k": answer, "imputed": []}, None, top_json(answer))
+        return out
+
+    def chunks() -> Iterator[list[_Result]]:
+        # a block's columns are checked and encoded at once; its batches are predicted, written and
+        # dropped one by one (few objects live long: the garbage collector's full passes stay rare)
+        for start in range(0, total, block):
+            stop = min(start + block, total)
+            if per_row_only:
+                clean = np.zeros(stop - start, dtype=bool)
+                matrix = np.zeros((stop - start, 0), dtype=np.float32)
+            else:
+                matrix, clean = encode_columns(
+                    spec, {name: cells[start:stop] for name, cells in columns.items()}, stop - start
+                )
+            for at in range(start, stop, batch_size):
+                end = min(at + batch_size, stop)
+                entries = []
+                for r in range(at, end):
+                    raw_id = ids[r]
+                    entry = _Input(_as_id(raw_id), str(raw_id) if raw_id is not None else str(r + 1))
+                    if truths is not None:
+                        entry.truth = truths[r]
+                    entries.append(entry)
+                yield results_of(
+                    entries, at, clean[at - start : end - start], matrix[at - start : end - start]
+                )
+
+    return total, chunks()
+
+
 # --- metrics ----------------------------------------------------------------------------------------
 
 
@@ -347,27 +481,96 @@ def result_columns(prediction_kind: str, labeled: bool) -> list[str]:
     return [*columns, "truth"] if labeled else columns
 
 
-def flat_row(prediction_kind: str, row: BatchResultRow, labeled: bool) -> dict[str, Any]:
-    """One result row as the CSV/Parquet columns hold it (JSON text for lists)."""
+_JSON = json.JSONEncoder().encode  # json.dumps(value), without building an encoder per call
+_JSONL_LINE = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def _jsonl_value(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False)``, the common scalars without the encoder's setup."""
+    kind = type(value)
+    if kind is str:
+        return encode_basestring(value)
+    if kind is int:
+        return int.__repr__(value)
+    if value is None:
+        return "null"
+    if kind is list and not value:
+        return "[]"
+    return _JSONL_LINE(value)
+
+
+def _jsonl_line(row: BatchResultRow, top_k: str) -> str:
+    """``json.dumps(row, ensure_ascii=False)`` and a newline, given its prediction's top-k as JSON
+    text."""
+    parts = []
+    for key, value in row.items():
+        if key == "prediction":
+            inner = ", ".join(
+                f'"{name}": {top_k if name == "top_k" else _jsonl_value(item)}'
+                for name, item in value.items()
+            )
+            parts.append(f'"prediction": {{{inner}}}')
+        else:
+            parts.append(f'"{key}": {_jsonl_value(value)}')
+    return "{" + ", ".join(parts) + "}\n"
+
+
+def flat_row(
+    prediction_kind: str, row: BatchResultRow, labeled: bool, top_json: str | None = None
+) -> list[Any]:
+    """One result row as the CSV/Parquet columns hold it (:func:`result_columns`' order; JSON text
+    for lists; ``top_json``: the classifier's top-k as JSON when already written out)."""
     prediction = row.get("prediction") or {}
-    out: dict[str, Any] = {"id": row.get("id"), "name": row["name"]}
+    out: list[Any] = [row.get("id"), row["name"]]
     if prediction_kind == "regression_prediction":
         top = prediction.get("top_k") or []
-        out["value"] = top[0]["value"] if top else None
+        out.append(top[0]["value"] if top else None)
     elif prediction_kind == "detection_prediction":
-        out["boxes"] = json.dumps(prediction["boxes"]) if prediction else None
+        out.append(_JSON(prediction["boxes"]) if prediction else None)
     else:
         top = prediction.get("top_k") or []
-        out["label"] = top[0]["label"] if top else None
-        out["score"] = top[0]["score"] if top else None
-        out["top_k"] = json.dumps(top) if prediction else None
-    out["error"] = row.get("error")
+        out.append(top[0]["label"] if top else None)
+        out.append(top[0]["score"] if top else None)
+        out.append((top_json or _JSON(top)) if prediction else None)
+    out.append(row.get("error"))
     if labeled:
         truth = row.get("truth")
-        out["truth"] = (
-            json.dumps(truth) if isinstance(truth, list | dict) else (None if truth is None else str(truth))
+        out.append(
+            _JSON(truth) if isinstance(truth, list | dict) else (None if truth is None else str(truth))
         )
     return out
+
+
+class _TopJson:
+    """``json.dumps(answer)`` of the tabular predictor's answers (``index``, ``label``, ``score``
+    entries of a classifier, ``[{"value": v}]`` of a regressor, Python ints and floats), written
+    out directly; None where that text would differ without ASCII escapes (a label's non-ASCII
+    character) or a score is not finite (JSON's ``NaN``): such rows are serialized as a whole."""
+
+    def __init__(self, classes: Sequence[Any]) -> None:
+        self.prefix: dict[int, str] | None = {}
+        for index, label in enumerate(classes):
+            text = _JSON(label)
+            if text != _JSONL_LINE(label):
+                self.prefix = None
+                break
+            self.prefix[index] = f'{{"index": {index}, "label": {text}, "score": '
+
+    def __call__(self, answer: Sequence[Mapping[str, Any]]) -> str | None:
+        parts = []
+        for entry in answer:
+            if "value" in entry:
+                number = float.__repr__(entry["value"])
+                part = f'{{"value": {number}}}'
+            else:
+                if self.prefix is None or entry["index"] not in self.prefix:
+                    return None
+                number = float.__repr__(entry["score"])
+                part = self.prefix[entry["index"]] + number + "}"
+            if "n" in number:  # nan, inf: JSON writes NaN, Infinity
+                return None
+            parts.append(part)
+        return "[" + ", ".join(parts) + "]"
 
 
 class _Writers:
@@ -388,30 +591,41 @@ class _Writers:
         self.csv = csv.writer(self.csv_file) if self.csv_file is not None else None
         if self.csv is not None:
             self.csv.writerow(self.columns)
-        self.table: list[dict[str, Any]] = []
+        # the Parquet file's columns, filled as the chunks come
+        self.table: dict[str, list[Any]] | None = (
+            {c: [] for c in self.columns} if "parquet" in formats else None
+        )
 
-    def write(self, row: BatchResultRow) -> None:
+    def write(self, rows: Sequence[BatchResultRow], tops: Sequence[str | None] | None = None) -> None:
+        """A chunk of rows: one ``writelines`` for the JSONL file, one ``writerows`` for the CSV.
+        ``tops``: each row's ``top_k`` already as JSON text (or None), the same text whether
+        ASCII-escaped or not (:class:`_TopJson`); serialized once for both files."""
+        tops = tops or [None] * len(rows)
         if self.jsonl is not None:
-            self.jsonl.write(json.dumps(row, ensure_ascii=False) + "\n")
-        if self.csv is not None or "parquet" in self.formats:
-            flat = flat_row(self.kind, row, self.labeled)
+            self.jsonl.writelines(
+                [
+                    _JSONL_LINE(row) + "\n" if top is None else _jsonl_line(row, top)
+                    for row, top in zip(rows, tops, strict=True)
+                ]
+            )
+        if self.csv is not None or self.table is not None:
+            flat = [flat_row(self.kind, row, self.labeled, top) for row, top in zip(rows, tops, strict=True)]
             if self.csv is not None:
-                self.csv.writerow(
+                self.csv.writerows(
                     [
-                        csv_cell(flat[c])
-                        if isinstance(flat[c], str)
-                        else ("" if flat[c] is None else flat[c])
-                        for c in self.columns
+                        [csv_cell(v) if isinstance(v, str) else ("" if v is None else v) for v in cells]
+                        for cells in flat
                     ]
                 )
-            if "parquet" in self.formats:
-                self.table.append(flat)
+            if self.table is not None:
+                for column, cells in zip(self.table.values(), zip(*flat, strict=True), strict=True):
+                    column.extend(cells)
 
     def close(self) -> dict[str, BatchResultFile]:
         for handle in (self.jsonl, self.csv_file):
             if handle is not None:
                 handle.close()
-        if "parquet" in self.formats:
+        if self.table is not None:
             import pyarrow as pa
             import pyarrow.parquet as pq
 
@@ -421,8 +635,7 @@ class _Writers:
                 "value": pa.float64(),
             }
             schema = pa.schema([(c, types.get(c, pa.string())) for c in self.columns])
-            data = {c: [r[c] for r in self.table] for c in self.columns}
-            pq.write_table(pa.table(data, schema=schema), self.out_dir / FILE_NAMES["parquet"])
+            pq.write_table(pa.table(self.table, schema=schema), self.out_dir / FILE_NAMES["parquet"])
         files: dict[str, BatchResultFile] = {}
         for fmt in self.formats:
             path = self.out_dir / FILE_NAMES[fmt]
@@ -477,7 +690,10 @@ def run(
     labeled = bool(batch_input.get("labeled"))
 
     pool = ThreadPoolExecutor(max_workers=decode_threads or min(4, os.cpu_count() or 1))
-    if "table" in batch_input:
+    results: Iterator[list[_Result]] | None = None
+    if "table" in batch_input and predictor.data_kind == "tabular" and hasattr(predictor, "predict_encoded"):
+        total, results = _table_results(batch_input, predictor, top_k, batch_size)
+    elif "table" in batch_input:
         entries: list[_Input] = list(_row_inputs(batch_input, predictor.data_kind))
         total = len(entries)
         chunks: Iterator[list[_Input]] = (
@@ -506,6 +722,14 @@ def run(
                 yield [future.result() for future in pending]
 
         chunks = from_items()
+    if results is None:
+        results = (
+            [
+                (entry, *answer, None)
+                for entry, answer in zip(chunk, _predict_batch(predictor, chunk, top_k, options), strict=True)
+            ]
+            for chunk in chunks
+        )
     if total == 0:
         pool.shutdown()
         raise BatchInputError("There is nothing to predict: the input holds no files or rows.")
@@ -516,10 +740,9 @@ def run(
     kept: list[BatchResultRow] = []  # labeled rows, for the metrics
     last_report = 0.0
     try:
-        for chunk in chunks:
-            for entry, (prediction, error) in zip(
-                chunk, _predict_batch(predictor, chunk, top_k, options), strict=True
-            ):
+        for chunk in results:
+            written: list[BatchResultRow] = []
+            for entry, prediction, error, _ in chunk:
                 row: BatchResultRow = {"id": entry.id, "name": entry.name}
                 if error is None:
                     row["prediction"] = prediction
@@ -532,7 +755,8 @@ def run(
                 if labeled:
                     row["truth"] = entry.truth
                     kept.append(row)
-                writers.write(row)
+                written.append(row)
+            writers.write(written, [top for *_, top in chunk])
             done += len(chunk)
             now = time.monotonic()
             if now - last_report >= REPORT_INTERVAL or done == total:

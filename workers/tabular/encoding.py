@@ -210,6 +210,67 @@ def encode(spec: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> np.nda
     return out
 
 
+def encode_columns(
+    spec: Mapping[str, Any], columns: Mapping[str, Sequence[Any]], n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The contract check and :func:`encode` of a table's rows at once, column by column:
+    ``(matrix, clean)``. ``clean[r]`` says row ``r`` has every feature's cell present and of its
+    type, so :func:`check_row` accepts it with nothing imputed and ``matrix[r]`` is exactly
+    ``encode(spec, [row])[0]``. Other rows (a missing cell, a wrong type, a column the table lacks)
+    are to be checked one by one with :func:`check_row`; their ``matrix`` rows mean nothing.
+    ``columns`` maps column name -> its ``n`` cells; unknown columns are the caller's to refuse.
+    """
+    out = np.zeros((n, int(spec["width"])), dtype=np.float32)
+    clean = np.ones(n, dtype=bool)
+    position = 0
+    for feature in spec["features"]:
+        cells = columns.get(feature["name"])
+        kind = feature["type"]
+        width = len(feature["categories"]) + 1 if kind == "categorical" else 1 + int(feature["indicator"])
+        if cells is None:
+            clean[:] = False
+            position += width
+            continue
+        if kind == "categorical":
+            index = {c: i for i, c in enumerate(feature["categories"])}
+            other = len(index)
+            hit_rows: list[int] = []
+            hit_columns: list[int] = []
+            for r, value in enumerate(cells):
+                kind_of = type(value)
+                if kind_of is str or kind_of is int or (kind_of is float and math.isfinite(value)):
+                    category = category_of(value)
+                    if category is not None:
+                        hit_rows.append(r)
+                        hit_columns.append(position + index.get(category, other))
+                        continue
+                clean[r] = False  # missing, or a type check_row names
+            out[hit_rows, hit_columns] = 1.0
+            position += width
+            continue
+        values: np.ndarray | None = None
+        if kind == "numeric":
+            types = set(map(type, cells))
+            if types and (types <= {str} or types <= {int, float}):
+                # float() of a str or number is what number_of computes for any cell it accepts
+                # (commas and missing markers make float() fail or give NaN: checked per cell below)
+                try:
+                    values = np.fromiter(map(float, cells), dtype=np.float64, count=n)
+                except (ValueError, OverflowError):
+                    values = None
+            if values is None:
+                parsed = [None if type(v) is bool else number_of(v) for v in cells]
+                values = np.array([math.nan if p is None else p for p in parsed], dtype=np.float64)
+        else:
+            parsed = [days_of(v) if type(v) is str else None for v in cells]
+            values = np.array([math.nan if p is None else p for p in parsed], dtype=np.float64)
+        ok = np.isfinite(values)
+        clean &= ok
+        out[:, position] = (np.where(ok, values, feature["fill"]) - feature["mean"]) / feature["std"]
+        position += width
+    return out, clean
+
+
 class RowContractError(ValueError):
     """A row the model's contract refuses; ``code`` is the API's error code, ``column`` the column."""
 
