@@ -76,11 +76,14 @@ class BatchInputError(ValueError):
     says why. Per-input problems are error rows, never this."""
 
 
+_FORMULA_START = frozenset(("=", "+", "-", "@", "\t", "\r"))
+
+
 def csv_cell(value: object) -> str:
     """Formula-injection safe, as dataset exports write cells: a cell a spreadsheet would evaluate
     gets a leading quote."""
     text = "" if value is None else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    return "'" + text if text[:1] in _FORMULA_START else text
 
 
 # --- reading the inputs ---------------------------------------------------------------------------
@@ -611,9 +614,10 @@ class _Writers:
         if self.csv is not None or self.table is not None:
             flat = [flat_row(self.kind, row, self.labeled, top) for row, top in zip(rows, tops, strict=True)]
             if self.csv is not None:
+                # csv_cell inlined (the writer writes None as an empty cell)
                 self.csv.writerows(
                     [
-                        [csv_cell(v) if isinstance(v, str) else ("" if v is None else v) for v in cells]
+                        ["'" + v if isinstance(v, str) and v[:1] in _FORMULA_START else v for v in cells]
                         for cells in flat
                     ]
                 )
@@ -756,7 +760,7 @@ def run(
                     row["truth"] = entry.truth
                     kept.append(row)
                 written.append(row)
-            writers.write(written, [top for *_, top in chunk])
+            writers.write(written, [result[3] for result in chunk])
             done += len(chunk)
             now = time.monotonic()
             if now - last_report >= REPORT_INTERVAL or done == total:
