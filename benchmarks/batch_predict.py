@@ -10,7 +10,7 @@ Two inputs, each predicted by both, in alternating rounds (medians):
 
 The batch job: ``run()`` as the ``deploy.batch_predict`` task calls it (the serving predictor, the
 serving protocol's decoding and checks, batches of 64, top-5, the result files JSONL and CSV, the
-row-contract check per table row, progress reports). The plain loop: read each file (or the CSV
+row contract checked a column at a time, progress reports). The plain loop: read each file (or the CSV
 with ``csv.DictReader``), decode and preprocess (PIL + NumPy / the model's own table encoding), run
 ONNX Runtime on batches of 64 with the same session options, take the top-5; no checks, no files.
 Both with ONNX Runtime's default threads (the job's, SAMPAN_BATCH_ORT_THREADS unset).
@@ -299,8 +299,9 @@ def markdown(results: dict[str, tuple[float, float, float]], args: argparse.Name
     )
     where = (
         "The job does more than the loop: the serving protocol's decoding checks (size limits, EXIF), "
-        "each table row held to the model's contract (types, imputable columns), one JSONL line and "
-        "one CSV row written per input (formula-safe cells), progress reports."
+        "every table row held to the model's contract (types, imputable columns; checked a column at "
+        "a time, a flagged row on its own), one JSONL line and one CSV row written per input "
+        "(formula-safe cells), progress reports."
     )
     return "\n".join([*rows, "", verdict, "", where])
 

@@ -193,3 +193,24 @@ def test_a_table_with_a_few_bad_rows_gives_them_error_rows_and_the_rest_the_host
     frame = pq.read_table(tmp_path / "out" / "results.parquet").to_pandas()
     assert list(frame["id"]) == list(range(1, 151))
     assert [math.isnan(s) for s in frame["score"]] == [i in bad for i in range(150)]
+
+
+def test_top_k_json_written_out_directly_is_json_dumps_or_none():
+    from workers.serving.batch import _jsonl_line, _TopJson
+
+    answers = [
+        [{"index": 1, "label": 'b "x"', "score": 0.75}, {"index": 0, "label": "a", "score": 1e-07}],
+        [{"index": 0, "label": "a", "score": float("nan")}],
+        [{"index": 0, "label": "a", "score": float("inf")}],
+    ]
+    direct = _TopJson(["a", 'b "x"'])
+    assert direct.many(answers) == [json.dumps(answers[0]), None, None]
+    assert [direct(a) for a in answers] == [json.dumps(answers[0]), None, None]
+    assert _TopJson(["a", "café"]).many(answers[:1]) == [None]  # ASCII-escaped in CSV, not in JSONL
+    assert _TopJson([]).many([[{"value": 2.5}], [{"value": float("nan")}]]) == ['[{"value": 2.5}]', None]
+    for row in (
+        {"id": 3, "name": "ü 3", "prediction": {"top_k": answers[0], "imputed": []}},
+        {"id": None, "name": "4", "prediction": {"top_k": answers[0], "imputed": []}, "truth": "a"},
+        {"id": 5, "name": "5", "prediction": {"top_k": answers[0], "imputed": ["x"]}, "truth": None},
+    ):
+        assert _jsonl_line(row, json.dumps(answers[0])) == json.dumps(row, ensure_ascii=False) + "\n"
