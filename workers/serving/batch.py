@@ -11,6 +11,13 @@ formula-injection safe) and, when asked, ``results.parquet``, and returns the
 :class:`~workers.contracts.batch.BatchPredictionSummary` (``files`` keyed by format hold the local
 file names; the platform replaces them with its storage keys).
 
+A table for a tabular model takes the columnar path (:func:`read_columns`, ``_table_results``): each
+block of rows is held to the model's contract and encoded a column at a time
+(:func:`workers.tabular.encoding.encode_columns`); a row that check flags goes through
+``predict_instances`` on its own, as above (its error row or imputed answer is the hosted API's),
+and the other rows are predicted from the encoded matrix by the hosted predictor's
+``predict_encoded``. Results are written a batch at a time.
+
 An input that cannot be read or predicted (a corrupt image, a row the model's contract refuses)
 is a row with ``error``; the rest are predicted. On labeled input the summary holds the task's
 metrics: accuracy and macro F1 (classification, the evaluation's own code), MAE, RMSE and R²
@@ -525,7 +532,7 @@ def _jsonl_line(row: BatchResultRow, top_k: str) -> str:
             return f'{line}, "truth": {_jsonl_value(row["truth"])}}}\n'
     parts = []
     for key, value in row.items():
-        if key == "prediction":
+        if key == "prediction" and isinstance(value, dict):
             inner = ", ".join(
                 f'"{name}": {top_k if name == "top_k" else _jsonl_value(item)}'
                 for name, item in value.items()
