@@ -52,7 +52,7 @@ test-frontend: frontend/node_modules/.installed
 # their own workers and kill them, so the session-wide live worker of the other tests must not be
 # consuming the same test broker meanwhile. With PYTEST_ARGS naming other tests it may select none.
 test-python: install frontend browser
-	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -m "not faults" $(PYTEST_ARGS)
+	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -m "not faults" --durations=25 $(PYTEST_ARGS)
 	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -m faults $(PYTEST_ARGS)$(if $(PYTEST_ARGS), || test $$? -eq 5,)
 
 # The fast subset: no live worker, browser, package build, fault injection or test measured over
