@@ -182,7 +182,9 @@ describe('TrainingForm', () => {
     await user.click(await screen.findByRole('option', { name: /^resnet18-imagenet/, hidden: true }));
     await user.click(screen.getByTestId('pretrained-weights-toggle')); // closed again: the error reopens it
     await user.click(screen.getByTestId('training-start'));
-    expect(await screen.findByText("Backbone 'resnet18-imagenet' belongs to another project.")).toBeVisible();
+    const problem = await screen.findByText("Backbone 'resnet18-imagenet' belongs to another project.");
+    // the accordion reopens with a transition: visible once it has run (slow on a loaded machine)
+    await waitFor(() => expect(problem).toBeVisible(), { timeout: 5000 });
     expect(screen.queryByTestId('training-error')).not.toBeInTheDocument();
   });
 });
