@@ -11,11 +11,14 @@ class TaskType(models.TextChoices):
     TABULAR_CLASSIFICATION = "tabular_classification", "Tabular classification"
     TABULAR_REGRESSION = "tabular_regression", "Tabular regression"
     OBJECT_DETECTION = "object_detection", "Object detection"
+    TIME_SERIES_FORECASTING = "time_series_forecasting", "Time-series forecasting"
 
 
 IMAGE_TASKS = frozenset({TaskType.IMAGE_CLASSIFICATION, TaskType.OBJECT_DETECTION})
 TABULAR_TASKS = frozenset({TaskType.TABULAR_CLASSIFICATION, TaskType.TABULAR_REGRESSION})
 REGRESSION_TASKS = frozenset({TaskType.TABULAR_REGRESSION})
+#: Series of observations on a time grid; a sample is one observation (a table row), unlabeled.
+FORECASTING_TASKS = frozenset({TaskType.TIME_SERIES_FORECASTING})
 #: Localized tasks: a sample holds zero or more annotations (label + geometry), not one label.
 ANNOTATION_TASKS = frozenset({TaskType.OBJECT_DETECTION})
 
@@ -307,6 +310,12 @@ class DatasetVersion(models.Model):
         default=dict,
         blank=True,
         help_text='Object detection: images per split {"train": 70, ...} (its counts are boxes per class).',
+    )
+    horizon = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Forecasting: steps forecast; each series' last horizon steps are its test window, the "
+        "horizon before its validation window.",
     )
     reviewed_only = models.BooleanField(
         default=False, help_text="Made of the samples a reviewer accepted, and no others."

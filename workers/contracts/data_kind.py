@@ -8,7 +8,8 @@ code asks what a template trains on or what a model takes as input.
 - a dataset's task type is ``<data_kind>_<label kind>`` (``tabular_regression``), except
   ``object_detection`` (images with boxes): ``task_data_kind`` says each task type's data kind.
 
-``"tabular"`` is the modality (rows of typed cells); a *table* is a file format (CSV, XLSX, ...)
+``"tabular"`` is the modality (rows of typed cells); ``"time_series"`` series on a regular time grid
+(``workers.contracts.forecasting``); a *table* is a file format (CSV, XLSX, ...)
 that text datasets are imported from too, so an import's ``source`` stays ``"table"``.
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-DataKind = Literal["image", "text", "tabular"]
+DataKind = Literal["image", "text", "tabular", "time_series"]
 DATA_KINDS: tuple[DataKind, ...] = get_args(DataKind)
 
 _TASK_DATA_KINDS: dict[str, DataKind] = {
@@ -25,6 +26,7 @@ _TASK_DATA_KINDS: dict[str, DataKind] = {
     "text_classification": "text",
     "tabular_classification": "tabular",
     "tabular_regression": "tabular",
+    "time_series_forecasting": "time_series",
 }
 
 

@@ -116,7 +116,9 @@ class PredictionModelVersion(TypedDict):
     template: str
 
 
-PredictionKind = Literal["classification_prediction", "regression_prediction", "detection_prediction"]
+PredictionKind = Literal[
+    "classification_prediction", "regression_prediction", "detection_prediction", "forecast_prediction"
+]
 PREDICTION_ANSWER_VERSION = 1
 
 

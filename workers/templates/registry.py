@@ -3,7 +3,7 @@
 >>> from workers.templates import registry
 >>> [t.name for t in registry.all()]  # doctest: +NORMALIZE_WHITESPACE
 ['image_classification', 'object_detection', 'tabular_classification', 'tabular_regression',
- 'text_classification']
+ 'text_classification', 'time_series_forecasting']
 >>> registry.get("image_classification").title
 'Image classification'
 """
@@ -16,6 +16,7 @@ from workers.tabular.template import CLASSIFICATION as TABULAR_CLASSIFICATION
 from workers.tabular.template import REGRESSION as TABULAR_REGRESSION
 from workers.templates.declaration import TaskTemplate
 from workers.text_classification.template import TEMPLATE as TEXT_CLASSIFICATION
+from workers.time_series.template import TEMPLATE as TIME_SERIES_FORECASTING
 
 
 class UnknownTemplate(KeyError):
@@ -51,3 +52,4 @@ register(OBJECT_DETECTION)
 register(TABULAR_CLASSIFICATION)
 register(TABULAR_REGRESSION)
 register(TEXT_CLASSIFICATION)
+register(TIME_SERIES_FORECASTING)
