@@ -5,7 +5,7 @@ template's ``data_kind``, every predictor's input and every task type's data kin
 from __future__ import annotations
 
 import pytest
-from datasets.models import IMAGE_TASKS, TABULAR_TASKS, TaskType
+from datasets.models import FORECASTING_TASKS, IMAGE_TASKS, TABULAR_TASKS, TaskType
 
 from workers.contracts.data_kind import DATA_KINDS, task_data_kind
 from workers.serving.predictors import PREDICTORS, predictor_class
@@ -27,4 +27,6 @@ def test_task_type_groups_follow_the_data_kind():
     assert {task_data_kind(t) for t in TaskType.values} <= set(DATA_KINDS)
     assert {t for t in TaskType.values if task_data_kind(t) == "tabular"} == set(TABULAR_TASKS)
     assert {t for t in TaskType.values if task_data_kind(t) == "image"} == set(IMAGE_TASKS)
-    assert all(task_data_kind(t) == t.split("_", 1)[0] for t in TaskType.values if t != "object_detection")
+    assert {t for t in TaskType.values if task_data_kind(t) == "time_series"} == set(FORECASTING_TASKS)
+    # a task type is "<data kind>_<what is predicted>" (time_series_forecasting), except object_detection
+    assert all(t.startswith(task_data_kind(t) + "_") for t in TaskType.values if t != "object_detection")

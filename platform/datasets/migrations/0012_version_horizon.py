@@ -4,20 +4,34 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('datasets', '0011_activity_target'),
+        ("datasets", "0011_activity_target"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='datasetversion',
-            name='horizon',
-            field=models.PositiveIntegerField(blank=True, help_text="Forecasting: steps forecast; each series' last horizon steps are its test window, the horizon before its validation window.", null=True),
+            model_name="datasetversion",
+            name="horizon",
+            field=models.PositiveIntegerField(
+                blank=True,
+                help_text="Forecasting: steps forecast; each series' last horizon steps are its test window, the horizon before its validation window.",
+                null=True,
+            ),
         ),
         migrations.AlterField(
-            model_name='dataset',
-            name='task_type',
-            field=models.CharField(choices=[('image_classification', 'Image classification'), ('text_classification', 'Text classification'), ('tabular_classification', 'Tabular classification'), ('tabular_regression', 'Tabular regression'), ('object_detection', 'Object detection'), ('time_series_forecasting', 'Time-series forecasting')], default='image_classification', max_length=32),
+            model_name="dataset",
+            name="task_type",
+            field=models.CharField(
+                choices=[
+                    ("image_classification", "Image classification"),
+                    ("text_classification", "Text classification"),
+                    ("tabular_classification", "Tabular classification"),
+                    ("tabular_regression", "Tabular regression"),
+                    ("object_detection", "Object detection"),
+                    ("time_series_forecasting", "Time-series forecasting"),
+                ],
+                default="image_classification",
+                max_length=32,
+            ),
         ),
     ]
