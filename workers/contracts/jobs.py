@@ -26,7 +26,8 @@ class ProgressEvent(TypedDict):
     - training: ``epoch``/``epochs``, ``step``/``steps`` (optimizer steps), ``loss``, ``train_acc``,
       ``lr``, ``samples_per_s``, ``eta_s`` (seconds left); an epoch's end adds validation
       (``val_loss``, ``val_acc``; regression ``val_rmse``, ``val_mae``, ``val_r2``; detection
-      ``val_map50``; ``None`` without a
+      ``val_map50``; forecasting ``val_mase``, ``val_smape``, ``val_coverage`` over the
+      backtest windows; ``None`` without a
       validation split) and ``best_epoch``; a long validation reports ``validated``/``validation_size``;
       an HPO trial stopped by the pruner reports ``pruned``.
     - evaluation: ``evaluated`` of ``total`` samples.
@@ -52,6 +53,9 @@ class ProgressEvent(TypedDict):
     val_mae: NotRequired[float | None]
     val_r2: NotRequired[float | None]
     val_map50: NotRequired[float | None]
+    val_mase: NotRequired[float | None]
+    val_smape: NotRequired[float | None]
+    val_coverage: NotRequired[float | None]
     lr: NotRequired[float]
     samples_per_s: NotRequired[float]
     eta_s: NotRequired[float]
@@ -118,6 +122,9 @@ class TrainingMetrics(TypedDict):
     val_rmse: NotRequired[float]
     val_mae: NotRequired[float]
     val_r2: NotRequired[float]
+    val_mase: NotRequired[float | None]
+    val_smape: NotRequired[float | None]
+    val_coverage: NotRequired[float | None]
     val_map50: NotRequired[float | None]
     best_val_map50: NotRequired[float | None]
     samples_per_s: NotRequired[float]
