@@ -33,6 +33,7 @@ from sampan.errors import (  # noqa: E402
     UnsupportedMediaType,
     WaitTimeout,
 )
+from sampan.forecasting import ForecastReport  # noqa: E402
 from sampan.labeling import SmartRound, SmartRoundFailed  # noqa: E402
 from sampan.labeling_tasks import Assignment, LabelingTask  # noqa: E402
 from sampan.models import (  # noqa: E402
@@ -66,6 +67,7 @@ __all__ = [
     "Deployment",
     "DetectionReport",
     "EvaluationReport",
+    "ForecastReport",
     "Job",
     "JobFailed",
     "LabelingTask",

@@ -40,6 +40,7 @@ IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".gif", ".
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 TABLE_SUFFIXES = (".csv", ".tsv", ".txt", ".jsonl", ".ndjson", ".xlsx", ".parquet")
 TABLE_TASKS = frozenset({"text_classification", "tabular_classification", "tabular_regression"})
+TIME_SERIES_TASK = "time_series_forecasting"
 TableSource = str | os.PathLike[str] | tuple[str, bytes] | Any  # a path, (name, bytes) or a pandas DataFrame
 FileItem = str | os.PathLike[str] | tuple[str, bytes]
 ANNOTATION_FORMATS = ("auto", "coco", "voc", "yolo", "label_studio", "images")
@@ -76,6 +77,7 @@ class UploadResult:
     labels_created: list[str] = field(default_factory=list)
     problems: list[schema.ImportProblem] = field(default_factory=list)
     imports: list[int] = field(default_factory=list)
+    batches: list[schema.ImportBatch] = field(default_factory=list, repr=False)
 
     def add(self, batch: schema.ImportBatch) -> None:
         self.imported += batch["imported"]
@@ -86,6 +88,7 @@ class UploadResult:
         self.labels_created += [n for n in batch["labels_created"] if n not in self.labels_created]
         self.problems += batch["problems"]
         self.imports.append(batch["id"])
+        self.batches.append(batch)
 
 
 class Label(Resource[schema.Label]):
@@ -157,6 +160,12 @@ class Dataset(Resource[schema.Dataset]):
 
         e.g. ``dataset.upload("digits/")`` -> ``UploadResult(imported=1797, ...)``
         """
+        if self.data["task_type"] == TIME_SERIES_TASK:
+            raise ValueError(
+                f"Dataset {self.data['name']!r} is a time-series forecasting dataset: import its table "
+                "(a long or wide DataFrame, or a CSV/TSV/JSONL/XLSX/Parquet file) with "
+                "dataset.import_time_series(source, timestamp=..., targets=..., series=...)."
+            )
         if self.data["task_type"] in TABLE_TASKS:
             if _is_dataframe(source) or (
                 isinstance(source, (str, os.PathLike)) and Path(source).name.lower().endswith(TABLE_SUFFIXES)
@@ -338,7 +347,14 @@ class Dataset(Resource[schema.Dataset]):
         return self._import_one("file", name, content, body, progress=progress, timeout=timeout)
 
     def _import_one(
-        self, field: str, name: str, content: bytes, body: dict[str, str], *, progress: bool, timeout: float
+        self,
+        field: str,
+        name: str,
+        content: bytes,
+        body: Mapping[str, str | builtins.list[str]],
+        *,
+        progress: bool,
+        timeout: float,
     ) -> UploadResult:
         """One import request (the file as the form's ``field``), waited for when it runs in the
         background; a failed import raises with its code."""
@@ -360,6 +376,101 @@ class Dataset(Resource[schema.Dataset]):
         result = UploadResult()
         result.add(batch)
         return result
+
+    # --- time series (forecasting datasets) --------------------------------------------------------
+
+    def import_time_series(
+        self,
+        source: TableSource,
+        *,
+        timestamp: str | None = None,
+        targets: str | Sequence[str] | None = None,
+        series: str | None = None,
+        known: Sequence[str] = (),
+        static: Sequence[str] = (),
+        frequency: str | None = None,
+        fill_rule: str = "interpolate",
+        background: bool = False,
+        progress: bool = True,
+        timeout: float = 3600,
+    ) -> UploadResult:
+        """Import observations into a time-series forecasting dataset, through the table import
+        with the forecasting mapping; waits for a background import. Answers the import's report:
+        ``imported`` observations, ``problems`` by row (unparseable timestamps, non-numeric targets,
+        duplicated timestamps in a series, off-grid timestamps) and the server's batch in
+        ``batches[0]`` (its ``mapping`` and warnings such as gaps and unsorted rows).
+
+        ``source``: a pandas DataFrame, long (``series``: the column naming each row's series, e.g. a
+        store) or wide (no ``series``: each target column is a series), timestamps in the
+        ``timestamp`` column or a DatetimeIndex; or a table file (CSV, TSV, JSONL, XLSX, Parquet) or
+        ``(name, bytes)``. ``targets``: the column(s) to forecast (a DataFrame's numeric columns left
+        over when omitted). ``known``: known-future covariates (numbers known ahead: prices,
+        holidays); ``static``: per-series covariates (long tables). ``frequency`` (``"D"``, ``"W"``,
+        ``"MS"``, ``"h"``, ...) overrides the inferred one; ``fill_rule`` (``"interpolate"``,
+        ``"forward_fill"``, ``"zero"``) fills missing values on the grid.
+
+        e.g. ``sales.import_time_series(df, timestamp="date", series="store", targets="sales",
+        known=["price", "holiday"], static=["region"])``
+        """
+        from sampan.forecasting import time_series_upload
+
+        name, content, form = time_series_upload(
+            source,
+            timestamp=timestamp,
+            targets=targets,
+            series=series,
+            known=known,
+            static=static,
+            frequency=frequency,
+            fill_rule=fill_rule,
+        )
+        body: dict[str, str | builtins.list[str]] = {
+            key: value if isinstance(value, builtins.list) else str(value) for key, value in form.items()
+        }
+        body["background"] = "true" if background else "false"
+        return self._import_one("file", name, content, body, progress=progress, timeout=timeout)
+
+    def series_points(
+        self,
+        ids: str | Sequence[str] | None = None,
+        *,
+        start: str | None = None,
+        end: str | None = None,
+        max_points: int | None = None,
+    ) -> builtins.list[dict[str, Any]]:
+        """The points of some series (``GET /datasets/{id}/series/``), each ``{id, timestamps, values,
+        total_points, step}``; values are None where missing; downsampled to ``max_points`` (every
+        ``step``-th point) between ``start`` and ``end`` (ISO timestamps) when given. ``ids``: series
+        ids as the profile lists them (default: the server's first series)."""
+        params: dict[str, Any] = {"start": start, "end": end, "max_points": max_points}
+        if ids is not None:
+            params["id"] = [ids] if isinstance(ids, str) else [str(i) for i in ids]
+        answer = self._client.http.get(f"datasets/{self.id}/series/", **params)
+        if isinstance(answer, Mapping) and "results" in answer:
+            answer = answer["results"]
+        return [dict(entry) for entry in answer]
+
+    def series(
+        self,
+        ids: str | Sequence[str] | None = None,
+        *,
+        start: str | None = None,
+        end: str | None = None,
+        max_points: int | None = None,
+    ) -> Any:
+        """Some series' points as one long pandas DataFrame: ``id``, ``timestamp`` (datetime64),
+        ``value`` (NaN where missing); see :meth:`series_points`.
+
+        e.g. ``sales.series(["s01", "s02"]).pivot(index="timestamp", columns="id", values="value")``"""
+        from sampan.forecasting import series_frame
+
+        return series_frame(self.series_points(ids, start=start, end=end, max_points=max_points))
+
+    def series_ids(self) -> builtins.list[str]:
+        """The series the dataset's profile lists (the longest first; up to the profile's limit)."""
+        fields: Mapping[str, Any] = self.refresh().data
+        profile: Mapping[str, Any] = fields.get("profile") or {}
+        return [str(entry["id"]) for entry in profile.get("series", [])]
 
     def _upload_groups(
         self, groups: Iterable[tuple[str | None, list[Any]]], *, batch_size: int, progress: bool
@@ -655,19 +766,29 @@ class Dataset(Resource[schema.Dataset]):
         seed: int | None = None,
         note: str = "",
         reviewed_only: bool = False,
+        horizon: int | None = None,
     ) -> DatasetVersion:
         """Snapshot the labeled samples as a new version with a stratified split; ``reviewed_only``:
         only the samples a reviewer accepted (team labeling).
 
-        e.g. ``version = dataset.create_version(seed=7)``; ``version.name`` -> ``"V1"``
+        A time-series forecasting dataset is split by time instead: ``horizon`` (required there,
+        1-1000) steps at the end of each series are the test window and the ``horizon`` before them
+        the validation window; the ratios do not apply.
+
+        e.g. ``version = dataset.create_version(seed=7)``; ``version.name`` -> ``"V1"``;
+        ``sales.create_version(horizon=14)``
         """
-        body: dict[str, Any] = {
-            "train_ratio": train_ratio,
-            "val_ratio": val_ratio,
-            "test_ratio": test_ratio,
-            "note": note,
-            "reviewed_only": reviewed_only,
-        }
+        body: dict[str, Any]
+        if horizon is not None:
+            body = {"horizon": int(horizon), "note": note}
+        else:
+            body = {
+                "train_ratio": train_ratio,
+                "val_ratio": val_ratio,
+                "test_ratio": test_ratio,
+                "note": note,
+                "reviewed_only": reviewed_only,
+            }
         if seed is not None:
             body["seed"] = seed
         return DatasetVersion(
@@ -915,6 +1036,56 @@ class Datasets:
                 {"project": _id(project), "name": name, "task_type": task_type, "description": description},
             ),
         )
+
+    def import_time_series(
+        self,
+        dataset: int | Dataset,
+        source: TableSource,
+        *,
+        timestamp: str | None = None,
+        targets: str | Sequence[str] | None = None,
+        series: str | None = None,
+        known: Sequence[str] = (),
+        static: Sequence[str] = (),
+        frequency: str | None = None,
+        fill_rule: str = "interpolate",
+        background: bool = False,
+        progress: bool = True,
+        timeout: float = 3600,
+    ) -> UploadResult:
+        """Import a long or wide DataFrame (or table file) into a forecasting dataset; see
+        :meth:`Dataset.import_time_series`.
+
+        e.g. ``client.datasets.import_time_series(7, df, timestamp="date", series="store",
+        targets="sales")``"""
+        target = dataset if isinstance(dataset, Dataset) else self.get(_id(dataset))
+        return target.import_time_series(
+            source,
+            timestamp=timestamp,
+            targets=targets,
+            series=series,
+            known=known,
+            static=static,
+            frequency=frequency,
+            fill_rule=fill_rule,
+            background=background,
+            progress=progress,
+            timeout=timeout,
+        )
+
+    def series(
+        self,
+        dataset: int | Dataset,
+        ids: str | Sequence[str] | None = None,
+        *,
+        start: str | None = None,
+        end: str | None = None,
+        max_points: int | None = None,
+    ) -> Any:
+        """Series points of a forecasting dataset as a long DataFrame (``id``, ``timestamp``,
+        ``value``); see :meth:`Dataset.series`."""
+        target = dataset if isinstance(dataset, Dataset) else self.get(_id(dataset))
+        return target.series(ids, start=start, end=end, max_points=max_points)
 
     def update(self, dataset: int | Dataset, **fields: Any) -> Dataset:
         return Dataset(self._client, self._client.http.patch(f"datasets/{_id(dataset)}/", fields))

@@ -11,7 +11,7 @@ import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast, overload
 
 from sampan import _schema as schema
 from sampan._resource import Resource
@@ -512,6 +512,19 @@ class Deployment(Resource[schema.Deployment]):
         )
         return answer
 
+    @overload
+    def predict(
+        self,
+        image: None = None,
+        *,
+        history: Any,
+        horizon: int | None = None,
+        quantiles: Sequence[float] | None = None,
+        known_future: Any = None,
+        key: str | None = None,
+    ) -> Any: ...
+
+    @overload
     def predict(
         self,
         image: Any = None,
@@ -522,18 +535,40 @@ class Deployment(Resource[schema.Deployment]):
         top_k: int = 5,
         score_threshold: float | None = None,
         max_detections: int | None = None,
-    ) -> Prediction:
+    ) -> Prediction: ...
+
+    def predict(
+        self,
+        image: Any = None,
+        *,
+        text: str | None = None,
+        row: Mapping[str, Any] | Any | None = None,
+        history: Any = None,
+        horizon: int | None = None,
+        quantiles: Sequence[float] | None = None,
+        known_future: Any = None,
+        key: str | None = None,
+        top_k: int = 5,
+        score_threshold: float | None = None,
+        max_detections: int | None = None,
+    ) -> Prediction | Any:
         """Predict one instance: an ``image`` (a file path, bytes, a PIL image or a NumPy array), a
         ``text`` (text classification) or a table ``row`` (``{column: value}``, tabular models).
         A detector's answer has ``boxes`` (``score_threshold``, ``max_detections`` tune them).
+        A forecaster takes ``history=`` and answers a DataFrame: see :meth:`forecast`.
 
         e.g. ``deployment.predict("3.png")``, ``deployment.predict(text="great film")``,
         ``deployment.predict(row={"alcohol": 13.2, "ash": 2.4, ...}).label``,
-        ``deployment.predict("street.jpg", score_threshold=0.5).boxes``
+        ``deployment.predict("street.jpg", score_threshold=0.5).boxes``,
+        ``deployment.predict(history=recent, horizon=7)``
         """
-        given = sum(value is not None for value in (image, text, row))
+        given = sum(value is not None for value in (image, text, row, history))
         if given != 1:
-            raise ValueError("Give exactly one of image, text= or row= to predict().")
+            raise ValueError("Give exactly one of image, text=, row= or history= to predict().")
+        if history is not None:
+            return self.forecast(
+                history, horizon=horizon, quantiles=quantiles, known_future=known_future, key=key
+            )
         options: dict[str, Any] = {
             "key": key,
             "top_k": top_k,
@@ -588,6 +623,97 @@ class Deployment(Resource[schema.Deployment]):
                 Prediction(answer, body["model_version"], body["kind"]) for answer in body["predictions"]
             ]
         return answers
+
+    # --- forecasting ----------------------------------------------------------------------------
+
+    def forecast_contract(self) -> dict[str, Any]:
+        """What the deployed forecaster takes (``ForecastContract``): ``frequency``, ``min_history``
+        (the fewest history points), ``horizon`` (the most steps), ``quantiles``,
+        ``interval_level``, ``known_covariates``, ``static_covariates`` and ``series_ids``. A
+        deployment of another kind of model raises ``ValueError``."""
+        contract = self._fields.get("forecast_contract")
+        if contract is None:
+            contract = self.refresh()._fields.get("forecast_contract")
+        if contract is None:
+            raise ValueError(f"Deployment {self.id} does not serve a forecaster (no forecast_contract).")
+        return dict(contract)
+
+    def forecast_raw(
+        self,
+        instances: Sequence[Mapping[str, Any]],
+        *,
+        horizon: int | None = None,
+        quantiles: Sequence[float] | None = None,
+        key: str | None = None,
+    ) -> dict[str, Any]:
+        """The endpoint's JSON answer to a forecast request of up to 32 series (``ForecastInstance``
+        each: ``{id?, timestamps, values, known?, static?}``): ``{kind: "forecast_prediction",
+        model_version, predictions: [{id, timestamps, mean, quantiles}], latency_ms}``. A bad history
+        is a :class:`sampan.BadRequest` whose ``code`` says what (``history_too_short``,
+        ``history_gap``, ``wrong_frequency``, ``history_not_numeric``, ...) and whose ``details``
+        name the series and the position."""
+        from sampan.forecasting import forecast_body
+
+        answer: dict[str, Any] = self._client.http.request(
+            "POST",
+            self.data["predict_url"] or f"deployments/{self.id}/predict/",
+            json=forecast_body([dict(i) for i in instances], horizon, quantiles),
+            headers={"Authorization": f"Bearer {self._key(key)}"},
+        )
+        return answer
+
+    def forecast(
+        self,
+        history: Any,
+        *,
+        horizon: int | None = None,
+        quantiles: Sequence[float] | None = None,
+        known_future: Any = None,
+        static: Mapping[str, Mapping[str, Any]] | None = None,
+        id_column: str | None = None,
+        timestamp_column: str | None = None,
+        value_column: str | None = None,
+        key: str | None = None,
+        batch_size: int = MAX_BATCH,
+    ) -> Any:
+        """Forecast the next ``horizon`` steps (default: the model's) of one or many series from their
+        recent history; answers a long pandas DataFrame: ``id``, ``timestamp``, ``mean`` and one
+        ``q<level>`` column per quantile (default the model's interval, e.g. ``q0.1`` and ``q0.9``).
+
+        ``history``: a pandas Series indexed by timestamps (one series), a long DataFrame (``id``,
+        ``timestamp`` and ``value`` columns; other names via ``id_column``, ``timestamp_column``,
+        ``value_column``) or a wide one (timestamps and one column per series). At least the model's
+        ``min_history`` points per series, on its frequency's grid, without gaps or NaN (see
+        :meth:`forecast_contract`). A model with known covariates reads them from the history's
+        columns and their future values from ``known_future`` (same columns, the ``horizon`` rows
+        after each series' last timestamp); static covariates come from the history's columns or
+        ``static`` (``{series id: {name: value}}``). Series go ``batch_size`` per request.
+
+        e.g. ``deployment.forecast(recent, horizon=7, quantiles=[0.05, 0.5, 0.95])``
+        """
+        from sampan.forecasting import forecast_frame, forecast_instances
+
+        contract = self.forecast_contract()
+        steps = int(horizon if horizon is not None else contract["horizon"])
+        instances = forecast_instances(
+            history,
+            horizon=steps,
+            known_covariates=contract.get("known_covariates", []),
+            static_covariates=contract.get("static_covariates", []),
+            known_future=known_future,
+            static=static,
+            id_column=id_column,
+            timestamp_column=timestamp_column,
+            value_column=value_column,
+        )
+        predictions: list[dict[str, Any]] = []
+        size = max(1, min(batch_size, MAX_BATCH))
+        for start in range(0, len(instances), size):
+            answer = self.forecast_raw(
+                instances[start : start + size], horizon=horizon, quantiles=quantiles, key=key
+            )
+            predictions += answer["predictions"]
+        return forecast_frame(predictions)
 
     def retrain(
         self, dataset_version: int | Resource[Any], *, preset: str | None = None, **params: Any

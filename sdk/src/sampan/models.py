@@ -16,6 +16,7 @@ from sampan import _schema as schema
 from sampan._resource import Resource
 from sampan._resource import id_of as _id
 from sampan.errors import WaitTimeout
+from sampan.forecasting import ForecastReport
 
 if TYPE_CHECKING:
     from sampan.batch import BatchPrediction
@@ -395,13 +396,14 @@ class DetectionReport(_Report[schema.DetectionReport]):
         return ax
 
 
-Report = EvaluationReport | RegressionReport | DetectionReport
+Report = EvaluationReport | RegressionReport | DetectionReport | ForecastReport
 
 
 def evaluation_report(body: schema.ModelVersionEvaluation) -> Report:
     """The typed report of an evaluation answer, by the report's ``kind``: a :class:`RegressionReport`
-    for a regression model, a :class:`DetectionReport` for a detector, an :class:`EvaluationReport`
-    for a classifier."""
+    for a regression model, a :class:`DetectionReport` for a detector, a
+    :class:`sampan.forecasting.ForecastReport` for a forecaster, an :class:`EvaluationReport` for a
+    classifier."""
     report = body["evaluation"]
     if not report:
         raise _no_report(body)
@@ -411,6 +413,9 @@ def evaluation_report(body: schema.ModelVersionEvaluation) -> Report:
         return DetectionReport(body["id"], body["name"], report)
     if report["kind"] == "classification_report":
         return EvaluationReport(body["id"], body["name"], report)
+    loose: Mapping[str, Any] = report
+    if loose["kind"] == "forecast_report":
+        return ForecastReport(body["id"], body["name"], loose)
     raise ValueError(f"This SDK does not know evaluation reports of kind {report['kind']!r}: upgrade sampan.")
 
 
