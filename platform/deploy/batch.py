@@ -68,6 +68,12 @@ def _data_kind(model_version: ModelVersion) -> str:
     return predictor_class(model_version.template).data_kind
 
 
+def check_operation_supported(model_version: ModelVersion, operation: str) -> None:
+    from deploy.services import check_operation_supported as check
+
+    check(model_version, operation)
+
+
 def _check_servable(model_version: ModelVersion) -> None:
     from deploy.services import _check_servable as check
 
@@ -237,6 +243,7 @@ def batch_prediction_create(
     if deployment is not None and deployment.project_id != model_version.project_id:
         raise field_error("deployment", f"Deployment {deployment.name!r} belongs to another project.")
     _check_servable(model_version)
+    check_operation_supported(model_version, "batch prediction")
     if split not in SPLITS:
         raise field_error("split", f"{split!r} is not a split; choose train, val, test or leave it empty.")
     fields: dict[str, Any] = {"source_kind": source}

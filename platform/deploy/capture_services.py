@@ -79,9 +79,11 @@ def capture_policy_update(*, user, deployment: Deployment, **fields: Any) -> Cap
 
     e.g. ``capture_policy_update(user=u, deployment=d, enabled=True, sample_rate=0.05)``
     """
-    from deploy.services import _touch
+    from deploy.services import _touch, check_operation_supported
 
     Deployment.objects.select_for_update().filter(pk=deployment.pk).first()
+    if fields.get("enabled"):
+        check_operation_supported(deployment.model_version, "request capture", field="enabled")
     policy = capture_policy_of(deployment=deployment)
     before = policy_details(policy)
     for name, value in fields.items():

@@ -110,6 +110,26 @@ def _check_servable(
         raise field_error(field, f"Template {model_version.template!r} cannot be served yet.", code=code)
 
 
+# Templates whose deployments serve the hosted API but not the operations that compare or store
+# single answers: a forecast is a series of values with intervals, which neither the shadow's
+# agreement figures, nor capture-to-labeling, nor batch prediction's per-input rows are built for.
+HOSTED_ONLY_TEMPLATES = ("time_series_forecasting",)
+
+
+def check_operation_supported(
+    model_version: ModelVersion, operation: str, field: str = "model_version"
+) -> None:
+    """Refuse ``operation`` (``"batch prediction"``, ``"a shadow release"``, ``"request capture"``)
+    for a model version of a template that does not support it: 400 ``template_not_supported``."""
+    if model_version.template in HOSTED_ONLY_TEMPLATES:
+        raise field_error(
+            field,
+            f"Model version {model_version.name} is a {model_version.template} model: {operation} is not "
+            "available for forecasters; call the prediction API with each series' history instead.",
+            code="template_not_supported",
+        )
+
+
 @transaction.atomic
 def deployment_create(*, user, model_version: ModelVersion, name: str, project=None) -> Deployment:
     """Deploy ``model_version`` as a hosted endpoint (active at once).
@@ -317,6 +337,7 @@ def deployment_set_shadow(*, user, deployment: Deployment, model_version: ModelV
     if model_version is not None:
         if current is not None and current.model_version_id == model_version.pk:
             return deployment
+        check_operation_supported(deployment.model_version, "a shadow release")
         if DeploymentTraffic.objects.filter(
             deployment=deployment, model_version=model_version, role=TrafficRole.CANARY
         ).exists():

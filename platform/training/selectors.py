@@ -8,6 +8,7 @@ from jobs.models import Job, JobStatus
 from workspaces.selectors import scoped_to_member
 
 from training.models import Backbone, ModelVersion
+from workers.contracts.forecasting import ForecastContract
 
 
 def model_versions_for(*, user) -> QuerySet[ModelVersion]:
@@ -18,6 +19,19 @@ def model_versions_for(*, user) -> QuerySet[ModelVersion]:
         ),
         user=user,
     )
+
+
+def model_version_forecast_contract(model_version: ModelVersion) -> ForecastContract | None:
+    """What a forecaster takes (``workers.contracts.forecasting.ForecastContract``, read from its
+    preprocessing spec); None for other templates or a spec without a frequency and horizon."""
+    spec = model_version.preprocessing
+    if model_version.template != "time_series_forecasting" or not isinstance(spec, dict):
+        return None
+    if "frequency" not in spec or "horizon" not in spec:
+        return None
+    from workers.time_series.history import forecast_contract
+
+    return forecast_contract(spec)
 
 
 def training_jobs_for(*, user) -> QuerySet[Job]:

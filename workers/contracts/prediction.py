@@ -15,7 +15,10 @@ likely first (classification, :class:`ClassScore`), or one predicted value (regr
 :class:`PredictedValue`); tabular models add ``imputed``. Detectors (template ``object_detection``)
 take :class:`DetectionInstances` (``score_threshold``, ``max_detections``; ``top_k`` is ignored) and
 answer one :class:`~workers.contracts.annotations.DetectionPrediction` per image: boxes in the
-original image's pixels.
+original image's pixels. Forecasters (template ``time_series_forecasting``) take
+:class:`~workers.contracts.forecasting.ForecastInstances` (each series' recent history, ``horizon``,
+``quantiles``) and answer one :class:`~workers.contracts.forecasting.ForecastPrediction` per series
+(``kind`` ``forecast_prediction``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from __future__ import annotations
 from typing import Literal, NotRequired, TypedDict
 
 from workers.contracts.annotations import DetectionPrediction as DetectionPrediction
+from workers.contracts.forecasting import ForecastInstances as ForecastInstances
+from workers.contracts.forecasting import ForecastPrediction as ForecastPrediction
 
 # A table cell as sent: a number, a string, a boolean, or null for a missing value.
 TableCell = int | float | str | bool | None
@@ -105,7 +110,7 @@ class RegressionPrediction(TypedDict):
     imputed: NotRequired[list[str]]
 
 
-Prediction = ClassificationPrediction | RegressionPrediction | DetectionPrediction
+Prediction = ClassificationPrediction | RegressionPrediction | DetectionPrediction | ForecastPrediction
 
 
 class PredictionModelVersion(TypedDict):
@@ -126,10 +131,16 @@ class PredictionAnswer(TypedDict):
     """The answer to a prediction request: one prediction per instance, in order, and the time spent
     in the server from decoding to answering. ``kind`` says whether ``top_k`` holds ranked classes
     (``classification_prediction``) or one predicted value (``regression_prediction``), or whether
-    each prediction holds an image's ``boxes`` (``detection_prediction``)."""
+    each prediction holds an image's ``boxes`` (``detection_prediction``) or a series' forecast
+    (``forecast_prediction``: ``workers.contracts.forecasting.ForecastPrediction``)."""
 
     kind: PredictionKind
     version: int
     model_version: PredictionModelVersion
-    predictions: list[ClassificationPrediction] | list[RegressionPrediction] | list[DetectionPrediction]
+    predictions: (
+        list[ClassificationPrediction]
+        | list[RegressionPrediction]
+        | list[DetectionPrediction]
+        | list[ForecastPrediction]
+    )
     latency_ms: float

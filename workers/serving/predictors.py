@@ -10,7 +10,9 @@ string, imported only when a model of that template is loaded. A predictor class
 and ``predict(instances, top_k) -> [[{"label", "index", "score"}, ...], ...]``; optionally
 ``predict_detailed(instances, top_k) -> (answers, [{...per instance...}])`` for what an answer adds
 (tabular models: ``{"imputed": [columns]}``). Detectors have instead
-``detect(images, *, score_threshold, max_detections) -> [DetectionPrediction, ...]``. Callers go
+``detect(images, *, score_threshold, max_detections) -> [DetectionPrediction, ...]``. Forecasters
+(``prediction_kind="forecast_prediction"``, data kind ``"time_series"``) have instead
+``forecast(body) -> [ForecastPrediction, ...]`` for a ForecastInstances body. Callers go
 through :func:`predict_instances`.
 
 >>> predictor = load_predictor("out/")  # doctest: +SKIP
@@ -35,6 +37,7 @@ PREDICTORS: dict[str, str] = {
     "tabular_classification": "workers.tabular.predictor:TabularServingPredictor",
     "tabular_regression": "workers.tabular.predictor:TabularServingPredictor",
     "text_classification": "workers.text_classification.predictor:TextServingPredictor",
+    "time_series_forecasting": "workers.time_series.predictor:ForecastServingPredictor",
 }
 DEFAULT_TEMPLATE = "image_classification"
 
@@ -109,6 +112,8 @@ def predict_instances(
     from workers.serving.protocol import PredictionInputError
 
     try:
+        if predictor.prediction_kind == "forecast_prediction":
+            return _forecast(predictor, instances, options), None
         if predictor.prediction_kind == "detection_prediction":
             detections: list[Any] = getattr(predictor, "detect")(instances, **dict(options or {}))  # noqa: B009
             return detections, None
@@ -132,6 +137,20 @@ def predict_instances(
             f"The model cannot run on {where}: ONNX Runtime says: {reason}",
             {"field": "instances", "count": len(instances), "reason": reason},
         ) from None
+
+
+def _forecast(predictor: Predictor, instances: Sequence[Any], options: Mapping[str, Any] | None) -> list[Any]:
+    """A forecaster's answers; a history its spec refuses (``ForecastInputError``) is a 400 with the
+    same code, naming the series and the position in ``details``."""
+    from workers.serving.protocol import PredictionInputError
+    from workers.time_series.history import ForecastInputError
+
+    try:
+        forecast = getattr(predictor, "forecast")  # noqa: B009 - the Predictor protocol has no forecast
+        forecasts: list[Any] = forecast({"instances": list(instances), **dict(options or {})})
+    except ForecastInputError as exc:
+        raise PredictionInputError(400, exc.code, exc.message, exc.details) from None
+    return forecasts
 
 
 def predictor_class(template: str) -> PredictorClass:

@@ -26,6 +26,13 @@ string (the body wins), ignore ``top_k``, and answer
 ``{"kind": "detection_prediction", ..., "predictions": [{"boxes": [{"label", "index", "score", "x",
 "y", "width", "height"}], "width": 640, "height": 480}]}``: boxes in the original image's pixels.
 
+Forecasters (data kind ``time_series``) take JSON only: a ``ForecastInstances``
+``{"instances": [{"id": "store-7", "timestamps": ["2024-01-01", ...], "values": [12.0, ...],
+"known": {...}, "static": {...}}], "horizon": 7, "quantiles": [0.1, 0.9]}`` (``top_k`` is ignored;
+each series is checked by ``workers.time_series.history``, a bad one a 400 naming the series and the
+position), and answer ``{"kind": "forecast_prediction", ..., "predictions": [{"id", "timestamps",
+"mean", "quantiles": {"0.1": [...], "0.9": [...]}}]}`` (``workers.contracts.forecasting``).
+
 Tabular answers add ``"imputed": ["<column>", ...]`` to each prediction: the columns that were
 missing and filled by the model's missing-value rule (see ``workers.tabular.encoding.check_row``);
 regression models answer ``"kind": "regression_prediction"`` with ``{"top_k": [{"value": 42.5}]}``.
@@ -58,6 +65,7 @@ from workers.contracts.prediction import (
     PREDICTION_ANSWER_VERSION,
     ClassificationPrediction,
     DetectionPrediction,
+    ForecastPrediction,
     PredictionAnswer,
     PredictionKind,
     PredictionModelVersion,
@@ -75,6 +83,7 @@ DEFAULT_SCORE_THRESHOLD = 0.3
 DEFAULT_MAX_DETECTIONS = 100
 MAX_DETECTIONS = 1000
 DETECTION_OPTIONS = ("score_threshold", "max_detections")
+FORECAST_OPTIONS = ("horizon", "quantiles")
 JSON_TYPES = ("application/json",)
 RAW_IMAGE_TYPES = ("application/octet-stream",)
 
@@ -402,6 +411,8 @@ def _parse_json(body: bytes, *, data_kind: str, max_batch: int, max_pixels: int)
         raise PredictionInputError(400, "invalid_json", f"The body is not valid JSON ({exc}).") from None
     if not isinstance(payload, dict):
         raise PredictionInputError(400, "invalid_json", "The body must be a JSON object with 'instances'.")
+    if data_kind == "time_series":
+        return _parse_forecast(payload, max_batch=max_batch)
     top_k = parse_top_k(payload.get("top_k"))
     if "instances" in payload:
         raw = payload["instances"]
@@ -425,6 +436,34 @@ def _parse_json(body: bytes, *, data_kind: str, max_batch: int, max_pixels: int)
     ]
     sent = {name: payload[name] for name in DETECTION_OPTIONS if name in payload}
     return ParsedRequest(instances=instances, top_k=top_k, extra=sent)
+
+
+def _parse_forecast(payload: dict[str, Any], *, max_batch: int) -> ParsedRequest:
+    """A forecaster's request (a ForecastInstances): the series as sent (the predictor checks each
+    against its spec, ``workers.time_series.history``), ``horizon`` and ``quantiles`` in ``options``."""
+    raw = payload.get("instances")
+    if raw is None:
+        raise PredictionInputError(
+            400,
+            "empty_input",
+            'The body has no \'instances\'; send {"instances": [{"timestamps": [...], "values": [...]}]}.',
+            {"field": "instances"},
+        )
+    if not isinstance(raw, list):
+        raise PredictionInputError(
+            400, "invalid_instance", "'instances' must be a list of objects.", {"field": "instances"}
+        )
+    _check_batch(len(raw), max_batch)
+    for index, item in enumerate(raw):
+        if not isinstance(item, dict):
+            raise PredictionInputError(
+                400,
+                "invalid_instance",
+                f"instances[{index}] must be an object with 'timestamps' and 'values'.",
+                {"field": f"instances[{index}]", "series": index},
+            )
+    options = {name: payload[name] for name in FORECAST_OPTIONS if payload.get(name) is not None}
+    return ParsedRequest(instances=list(raw), top_k=DEFAULT_TOP_K, options=options)
 
 
 def _parse_multipart(
@@ -555,11 +594,12 @@ def response_body(
 
     ``predictions`` holds each instance's ``top_k`` as the predictor made it (classes with scores, or
     one ``{"value": v}``), or for ``detection_prediction`` each image's whole prediction (``boxes``,
-    ``width``, ``height``); ``details`` adds keys to each prediction (tabular: ``imputed``). Not
+    ``width``, ``height``), for ``forecast_prediction`` each series' ForecastPrediction; ``details``
+    adds keys to each prediction (tabular: ``imputed``). Not
     validated here: this is the hot path, and the predictors produce the contract's shapes.
     """
     answers: list[Any]
-    if kind == "detection_prediction":
+    if kind in ("detection_prediction", "forecast_prediction"):
         answers = list(predictions)
     elif details is None:
         answers = [{"top_k": p} for p in predictions]
@@ -570,7 +610,11 @@ def response_body(
         "version": PREDICTION_ANSWER_VERSION,
         "model_version": cast(PredictionModelVersion, model_version),
         "predictions": cast(
-            list[ClassificationPrediction] | list[RegressionPrediction] | list[DetectionPrediction], answers
+            list[ClassificationPrediction]
+            | list[RegressionPrediction]
+            | list[DetectionPrediction]
+            | list[ForecastPrediction],
+            answers,
         ),
         "latency_ms": round(latency_ms, 3),
     }

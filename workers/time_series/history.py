@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from workers.contracts.forecasting import ForecastContract
 from workers.time_series.frequency import Frequency, FrequencyError, parse_frequency, parse_timestamp
 
 #: Every code a :class:`ForecastInputError` may carry (each a 400 from the hosted API).
@@ -106,15 +107,15 @@ def _describe(value: Any) -> str:
     return f"{text[:40]}..." if len(text) > 40 else text
 
 
-def _numbers(raw: Any, *, where: str, name: str, error: Any) -> np.ndarray:
-    """A list of finite numbers as float64, or ``error(code, message, position, field)`` raised."""
+def _numbers(raw: Any, *, where: str, name: str, history_error: Any) -> np.ndarray:
+    """A list of finite numbers as float64, or ``history_error(code, message, position, field)`` raised."""
     if not isinstance(raw, list):
-        raise error("invalid_history", f"{where}: {name} must be a list of numbers.", None, name)
+        raise history_error("invalid_history", f"{where}: {name} must be a list of numbers.", None, name)
     values = np.empty(len(raw), dtype=np.float64)
     for position, item in enumerate(raw):
         number = _number(item)
         if number is None or not math.isfinite(number):
-            raise error(
+            raise history_error(
                 "history_not_numeric",
                 f"{where}: {name}[{position}] is {_describe(item)}; send numbers only, without gaps.",
                 position,
@@ -206,22 +207,22 @@ def check_instance(
     series_id = str(raw_id)
     where = f"instances[{index}] (id {series_id!r})"
 
-    def error(
+    def history_error(
         code: str, message: str, position: int | None = None, name: str | None = None
     ) -> ForecastInputError:
         return ForecastInputError(code, message, series=index, id=series_id, position=position, field=name)
 
     for name in ("timestamps", "values"):
         if name not in instance:
-            raise error("invalid_history", f"{where} has no '{name}'.", None, name)
+            raise history_error("invalid_history", f"{where} has no '{name}'.", None, name)
     raw_timestamps = instance["timestamps"]
     if not isinstance(raw_timestamps, list):
-        raise error(
+        raise history_error(
             "invalid_history", f"{where}: timestamps must be a list of ISO 8601 strings.", None, "timestamps"
         )
-    values = _numbers(instance["values"], where=where, name="values", error=error)
+    values = _numbers(instance["values"], where=where, name="values", history_error=history_error)
     if len(values) != len(raw_timestamps):
-        raise error(
+        raise history_error(
             "invalid_history",
             f"{where} has {len(raw_timestamps)} timestamps and {len(values)} values; "
             "send one value per timestamp.",
@@ -230,7 +231,7 @@ def check_instance(
         )
     min_history = int(spec.get("min_history", 1))
     if len(values) < min_history:
-        raise error(
+        raise history_error(
             "history_too_short",
             f"{where} has {len(values)} points; the model needs at least {min_history}.",
             None,
@@ -247,7 +248,7 @@ def check_instance(
                 raise ValueError
             stamps[position] = parse_timestamp(item)
         except (ValueError, TypeError):
-            raise error(
+            raise history_error(
                 "invalid_history",
                 f"{where}: timestamps[{position}] is {_describe(item)}, not an ISO 8601 date or datetime.",
                 position,
@@ -255,9 +256,21 @@ def check_instance(
             ) from None
     off_grid = np.flatnonzero(frequency.grid(stamps[0], len(stamps)) != stamps)
     if len(off_grid):
-        _refuse_irregular(frequency, stamps, raw_timestamps, int(off_grid[0]), spec, where=where, error=error)
-    known = _check_known(spec, instance.get("known"), where=where, length=len(values) + horizon, error=error)
-    static = _check_static(spec, instance.get("static"), series_id=series_id, where=where, error=error)
+        _refuse_irregular(
+            frequency,
+            stamps,
+            raw_timestamps,
+            int(off_grid[0]),
+            spec,
+            where=where,
+            history_error=history_error,
+        )
+    known = _check_known(
+        spec, instance.get("known"), where=where, length=len(values) + horizon, history_error=history_error
+    )
+    static = _check_static(
+        spec, instance.get("static"), series_id=series_id, where=where, history_error=history_error
+    )
     return CheckedHistory(id=series_id, values=values, last=stamps[-1], known=known, static=static)
 
 
@@ -269,7 +282,7 @@ def _refuse_irregular(
     spec: Mapping[str, Any],
     *,
     where: str,
-    error: Any,
+    history_error: Any,
 ) -> None:
     """Say why the timestamps are off the model's grid from ``stamps[first_off]`` on: unsorted or
     repeated anywhere, else that timestamp is off the grid or a gap precedes it."""
@@ -278,7 +291,7 @@ def _refuse_irregular(
     item = raw[position]
     steps = frequency.offset(stamps[position - 1], stamps[position])
     if steps is None:
-        raise error(
+        raise history_error(
             "wrong_frequency",
             f"{where}: timestamps[{position}] ({item}) is not on the model's {frequency.alias!r} grid "
             f"after timestamps[{position - 1}] ({raw[position - 1]}); send a series at that frequency.",
@@ -286,7 +299,7 @@ def _refuse_irregular(
             "timestamps",
         )
     if steps <= 0:
-        raise error(
+        raise history_error(
             "invalid_history",
             f"{where}: timestamps[{position}] ({item}) is not after timestamps[{position - 1}]; "
             "send the history oldest first, each timestamp once.",
@@ -294,7 +307,7 @@ def _refuse_irregular(
             "timestamps",
         )
     rule = spec.get("fill_rule", "interpolate")
-    raise error(
+    raise history_error(
         "history_gap",
         f"{where}: {steps - 1} step(s) of {frequency.alias!r} are missing before timestamps[{position}] "
         f"({item}); fill the gap (the model was trained with the fill rule {rule!r}).",
@@ -304,18 +317,18 @@ def _refuse_irregular(
 
 
 def _check_known(
-    spec: Mapping[str, Any], raw: Any, *, where: str, length: int, error: Any
+    spec: Mapping[str, Any], raw: Any, *, where: str, length: int, history_error: Any
 ) -> dict[str, np.ndarray]:
     names: Sequence[str] = spec.get("known_covariates", [])
     raw = {} if raw is None else raw
     if not isinstance(raw, Mapping):
-        raise error(
+        raise history_error(
             "invalid_history", f"{where}: known must be an object of covariate -> numbers.", None, "known"
         )
     for name in raw:
         if name not in names:
             allowed = ", ".join(names) if names else "none"
-            raise error(
+            raise history_error(
                 "unknown_covariate",
                 f"{where}: known covariate {name!r} is not one the model takes (it takes: {allowed}).",
                 None,
@@ -324,16 +337,16 @@ def _check_known(
     known: dict[str, np.ndarray] = {}
     for name in names:
         if name not in raw:
-            raise error(
+            raise history_error(
                 "missing_covariate",
                 f"{where}: known covariate {name!r} is missing; send its {length} values "
                 "(the history's and the horizon's).",
                 None,
                 f"known.{name}",
             )
-        values = _numbers(raw[name], where=where, name=f"known.{name}", error=error)
+        values = _numbers(raw[name], where=where, name=f"known.{name}", history_error=history_error)
         if len(values) != length:
-            raise error(
+            raise history_error(
                 "covariate_length",
                 f"{where}: known covariate {name!r} has {len(values)} values; send {length} "
                 "(one per history timestamp, then one per forecast step).",
@@ -345,19 +358,19 @@ def _check_known(
 
 
 def _check_static(
-    spec: Mapping[str, Any], raw: Any, *, series_id: str, where: str, error: Any
+    spec: Mapping[str, Any], raw: Any, *, series_id: str, where: str, history_error: Any
 ) -> dict[str, Any]:
     names: Sequence[str] = spec.get("static_covariates", [])
     raw = {} if raw is None else raw
     if not isinstance(raw, Mapping):
-        raise error(
+        raise history_error(
             "invalid_history", f"{where}: static must be an object of covariate -> value.", None, "static"
         )
     static: dict[str, Any] = {}
     for name, value in raw.items():
         if name not in names:
             allowed = ", ".join(names) if names else "none"
-            raise error(
+            raise history_error(
                 "unknown_covariate",
                 f"{where}: static covariate {name!r} is not one the model takes (it takes: {allowed}).",
                 None,
@@ -365,7 +378,7 @@ def _check_static(
             )
         number = _number(value)
         if not isinstance(value, str) and (number is None or not math.isfinite(number)):
-            raise error(
+            raise history_error(
                 "invalid_history",
                 f"{where}: static covariate {name!r} is {_describe(value)}; send a string or a number.",
                 None,
@@ -375,7 +388,7 @@ def _check_static(
     known_series = series_id in set(spec.get("series_ids", []))
     for name in names:
         if name not in static and not known_series:
-            raise error(
+            raise history_error(
                 "missing_covariate",
                 f"{where}: static covariate {name!r} is missing (the id is not a training series, "
                 "so the model cannot look it up).",
@@ -383,3 +396,23 @@ def _check_static(
                 f"static.{name}",
             )
     return static
+
+
+def forecast_contract(spec: Mapping[str, Any]) -> ForecastContract:
+    """What a forecaster with this spec (a ForecastPreprocessing) takes: the deployment's and model
+    version's ``forecast_contract``.
+
+    >>> forecast_contract({"frequency": "MS", "min_history": 24, "horizon": 12, "quantiles": [0.1, 0.9],
+    ...                    "interval_level": 0.8})["horizon"]
+    12
+    """
+    return {
+        "frequency": str(spec["frequency"]),
+        "min_history": int(spec.get("min_history", 1)),
+        "horizon": int(spec["horizon"]),
+        "quantiles": [float(q) for q in spec.get("quantiles", [])],
+        "interval_level": float(spec.get("interval_level", 0.8)),
+        "known_covariates": [str(name) for name in spec.get("known_covariates", [])],
+        "static_covariates": [str(name) for name in spec.get("static_covariates", [])],
+        "series_ids": [str(name) for name in spec.get("series_ids", [])],
+    }

@@ -9,12 +9,13 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from jobs.api.serializers import MemberProjectField
 from rest_framework import serializers
-from training.selectors import model_versions_for
+from training.selectors import model_version_forecast_contract, model_versions_for
 
 from deploy.models import Deployment, DeploymentEvent, DeploymentKey, Package, PackageKind
 from workers.contracts import deployments as deployment_contracts
 from workers.contracts import packages as package_contracts
 from workers.contracts import prediction
+from workers.contracts.forecasting import ForecastContract
 
 
 @extend_schema_field(OpenApiTypes.INT)
@@ -54,6 +55,10 @@ class DeploymentSerializer(serializers.ModelSerializer):
         help_text="The split: the primary (100 - the canaries' weights), the canaries, the shadow "
         "(weight 0: it answers no request, it gets a copy of each)."
     )
+    forecast_contract = serializers.SerializerMethodField(
+        help_text="Forecasters: what a request must send (frequency, fewest history points, largest "
+        "horizon, quantiles, covariates); null for other templates."
+    )
     created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True
     )
@@ -73,6 +78,7 @@ class DeploymentSerializer(serializers.ModelSerializer):
             "traffic",
             "sticky_traffic",
             "predict_url",
+            "forecast_contract",
             "history",
             "created_at",
             "created_by",
@@ -82,6 +88,10 @@ class DeploymentSerializer(serializers.ModelSerializer):
 
     def get_predict_url(self, deployment) -> str:
         return f"/api/v1/deployments/{deployment.pk}/predict/"
+
+    @extend_schema_field(contract_serializer(ForecastContract)(allow_null=True))
+    def get_forecast_contract(self, deployment) -> ForecastContract | None:
+        return model_version_forecast_contract(deployment.model_version)
 
     @extend_schema_field(contract_serializer(deployment_contracts.TrafficEntry)(many=True))
     def get_traffic(self, deployment) -> list:
@@ -339,6 +349,7 @@ PredictRequestSerializer = PolymorphicProxySerializer(
         contract_serializer(prediction.DetectionInstances),
         contract_serializer(prediction.TextInstances),
         contract_serializer(prediction.TableInstances),
+        contract_serializer(prediction.ForecastInstances),
     ],
     resource_type_field_name=None,
 )
@@ -359,13 +370,15 @@ class PredictResponseSerializer(serializers.Serializer):
     """The answer (``workers.contracts.prediction.PredictionAnswer``): one prediction per instance, in
     order. A classifier's ``top_k`` lists classes with scores, most likely first; a regression
     model's holds one ``{value}``; a detector's prediction holds the image's ``boxes`` (original
-    pixels) and its ``width``/``height``; ``kind`` says which."""
+    pixels) and its ``width``/``height``; a forecaster's holds a series' future ``timestamps``, its
+    ``mean`` and the requested ``quantiles``; ``kind`` says which."""
 
     kind = serializers.ChoiceField(
         choices=[(k, k) for k in typing.get_args(prediction.PredictionKind)],
         help_text=(
             "classification_prediction: top_k ranks classes; regression_prediction: top_k holds one value; "
-            "detection_prediction: boxes with labels and scores."
+            "detection_prediction: boxes with labels and scores; forecast_prediction: each series' future "
+            "timestamps, mean and quantiles."
         ),
     )
     version = serializers.IntegerField()
@@ -376,6 +389,7 @@ class PredictResponseSerializer(serializers.Serializer):
             contract_serializer(prediction.ClassificationPrediction),
             contract_serializer(prediction.RegressionPrediction),
             contract_serializer(prediction.DetectionPrediction),
+            contract_serializer(prediction.ForecastPrediction),
         ],
         resource_type_field_name=None,
         many=True,

@@ -15,6 +15,7 @@ from training.estimates import TrainingEstimates
 from training.models import Backbone, ModelVersion
 from workers.contracts import annotations as annotation_contracts
 from workers.contracts import evaluation as evaluation_contracts
+from workers.contracts.forecasting import ForecastContract
 from workers.contracts.job_kinds import BackboneSummary
 from workers.contracts.jobs import ModelVersionMetrics
 from workers.contracts.templates import TemplateDescription
@@ -163,6 +164,10 @@ class ModelVersionSerializer(serializers.ModelSerializer):
         "when unknown).",
     )
     metrics = contract_field(contract_serializer(ModelVersionMetrics))
+    forecast_contract = serializers.SerializerMethodField(
+        help_text="Forecasters: what a prediction request must send (frequency, fewest history points, "
+        "largest horizon, quantiles, covariates); null for other templates."
+    )
 
     class Meta:
         model = ModelVersion
@@ -187,10 +192,15 @@ class ModelVersionSerializer(serializers.ModelSerializer):
             "preprocessing",
             "onnx_sha256",
             "metrics",
+            "forecast_contract",
             "created_by",
             "created_at",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(contract_serializer(ForecastContract)(allow_null=True))
+    def get_forecast_contract(self, obj: ModelVersion) -> ForecastContract | None:
+        return selectors.model_version_forecast_contract(obj)
 
     def get_warm_start_from_name(self, obj: ModelVersion) -> str | None:
         # the parent is a version of the same project: its number names it without a query
