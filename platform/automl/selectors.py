@@ -107,7 +107,9 @@ def _spread(values: list[float]) -> dict[str, Any]:
 def lift_report(*, study: Study) -> dict[str, Any]:
     """The best trial's parameters against the study's preset, both trained with the same seeds
     on the same data, scored on the test split: mean, spread and the lift (best minus baseline)."""
-    metric = "test mAP@.5" if study.template == "object_detection" else "test accuracy"
+    metric = {"object_detection": "test mAP@.5", "time_series_forecasting": "test MASE"}.get(
+        study.template, "test accuracy"
+    )
     runs = list(study.report_runs.all())
     if not runs:
         return {

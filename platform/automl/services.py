@@ -52,15 +52,34 @@ MAX_REPORT_SEEDS = 10
 
 def test_metric_name(template: str) -> str:
     """The evaluation's headline metric of a template's models, reported by the lift report and
-    each trial: test accuracy for classifiers, test mAP@.5 for detectors."""
-    return "map50" if template == "object_detection" else "accuracy"
+    each trial: test accuracy for classifiers, test mAP@.5 for detectors, test MASE for forecasters."""
+    if template == "object_detection":
+        return "map50"
+    if template == "time_series_forecasting":
+        return "mase"
+    return "accuracy"
 
 
 def test_headline(evaluation: dict[str, Any]) -> dict[str, float | None]:
     """A completed trial's headline test metrics, by the report's kind."""
     if evaluation.get("kind") == "detection_report":
         return {"map": evaluation.get("map"), "map50": evaluation.get("map50")}
+    if evaluation.get("kind") == "forecast_report":
+        headline = evaluation.get("headline") or {}
+        return {
+            "mase": headline.get("mase"),
+            "smape": headline.get("smape"),
+            "skill": evaluation.get("skill"),
+        }
     return {"accuracy": evaluation.get("accuracy"), "macro_f1": (evaluation.get("macro") or {}).get("f1")}
+
+
+def test_metric_value(template: str, evaluation: dict[str, Any]) -> float | None:
+    """The value of :func:`test_metric_name` in an evaluation report (a forecast report holds it in
+    its ``headline``)."""
+    name = test_metric_name(template)
+    value = test_headline(evaluation).get(name) if evaluation.get("kind") == "forecast_report" else None
+    return value if value is not None else evaluation.get(name)
 
 
 class StudyConflict(Conflict):
@@ -602,6 +621,11 @@ def trial_run(*, job: Job, report: Report) -> dict[str, Any]:
         "value": value,
         "test_accuracy": run.evaluation.get("accuracy"),
         **({"test_map50": run.evaluation["map50"]} if "map50" in run.evaluation else {}),
+        **(
+            {"test_mase": test_metric_value(study.template, run.evaluation)}
+            if run.evaluation.get("kind") == "forecast_report"
+            else {}
+        ),
     }
 
 
@@ -626,6 +650,6 @@ def report_run_run(*, job: Job, report: Report) -> dict[str, Any]:
     except Exception as exc:
         report_run_record(run=run, error=f"{type(exc).__name__}: {exc}")
         raise
-    metric = trained.evaluation.get(test_metric_name(run.study.template))
+    metric = test_metric_value(run.study.template, trained.evaluation)
     report_run_record(run=run, test_metric=metric)
     return {"report_run": run.pk, "role": run.role, "seed": run.seed, "test_metric": metric}

@@ -21,12 +21,16 @@ ObjectiveSerializer = contract_serializer(Objective)
 
 class TrialTestMetrics(TypedDict):
     """A completed trial's headline metrics on the test split (null: the evaluation has none):
-    classifiers' accuracy and macro F1, detectors' mAP@[.5:.95] (``map``) and mAP@.5."""
+    classifiers' accuracy and macro F1, detectors' mAP@[.5:.95] (``map``) and mAP@.5, forecasters'
+    MASE, sMAPE and skill against seasonal naive (``1 - mase / seasonal naive's``)."""
 
     accuracy: NotRequired[float | None]
     macro_f1: NotRequired[float | None]
     map: NotRequired[float | None]
     map50: NotRequired[float | None]
+    mase: NotRequired[float | None]
+    smape: NotRequired[float | None]
+    skill: NotRequired[float | None]
 
 
 TrialTestMetricsSerializer = contract_serializer(TrialTestMetrics)
@@ -286,7 +290,10 @@ class LiftSerializer(serializers.Serializer):
     seeds = serializers.ListField(child=serializers.IntegerField())
     baseline = SpreadSerializer(help_text="The study's preset with its fixed parameters.")
     best = SpreadSerializer(help_text="The best trial's parameters.")
-    lift = serializers.FloatField(allow_null=True, help_text="best mean minus baseline mean")
+    lift = serializers.FloatField(
+        allow_null=True,
+        help_text="best mean minus baseline mean (test MASE: lower is better, a negative lift is a gain)",
+    )
     errors = LiftErrorSerializer(  # type: ignore[assignment]  # stub: Serializer.errors
         many=True, help_text="Report runs that failed."
     )
