@@ -4,7 +4,7 @@ import re
 from typing import Literal, NotRequired, TypedDict
 
 from config.contracts import JSONScalarField, contract_field, contract_serializer
-from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field, extend_schema_serializer
 from jobs.api.serializers import NO_PROGRESS_YET, MemberProjectField, ProgressEventSerializer
 from labeling.models import SuggestionSource
 from labeling.selectors import pending_suggestion_of
@@ -25,11 +25,19 @@ from datasets.models import (
 from datasets.services.annotations import MAX_ANNOTATIONS_PER_SAMPLE, MAX_BULK_ITEMS
 from datasets.services.detection_imports import ANNOTATION_FORMAT_CHOICES
 from workers.contracts.annotations import ANNOTATION_STATUSES, AnnotationRecord, SampleAnnotations
+from workers.contracts.forecasting import (
+    FILL_RULES,
+    FREQUENCIES,
+    SeriesPoints,
+    TimeSeriesProfile,
+    TimeSeriesSchema,
+)
 from workers.contracts.manifest import DatasetSchema, TableColumn
 
 HEX_COLOR = r"^#[0-9a-fA-F]{6}$"
 MAX_ID = 2**63 - 1
 MAX_SAMPLE_IDS = 500
+MAX_MAPPED_COLUMNS = 1000
 SAMPLE_ID = re.compile(r"[0-9]{1,19}")
 # as the contract's Literal makes them, so the schema has one AnnotationStatusEnum
 ANNOTATION_STATUS_CHOICES = [(status, status) for status in ANNOTATION_STATUSES]
@@ -53,11 +61,31 @@ class DatasetSerializer(serializers.ModelSerializer):
     labeled_count = serializers.IntegerField(read_only=True)
     label_count = serializers.IntegerField(read_only=True)
     schema = contract_field(
-        contract_serializer(DatasetSchema),
+        PolymorphicProxySerializer(
+            component_name="AnyDatasetSchema",
+            serializers=[contract_serializer(DatasetSchema), contract_serializer(TimeSeriesSchema)],
+            resource_type_field_name=None,
+        ),
         help_text=(
             "Text datasets: {text_column, label_column}; tabular: {columns: [{name, type}], target, "
-            "task}. Set by the first import; {} for image datasets."
+            "task}; time-series forecasting: a TimeSeriesSchema (kind time_series: timestamp, series and "
+            "target columns, covariates, frequency, fill rule). Set by the first import; {} for image "
+            "datasets."
         ),
+    )
+    frequency = serializers.ChoiceField(
+        choices=[(f, f) for f in FREQUENCIES],
+        write_only=True,
+        required=False,
+        help_text="Forecasting datasets (PATCH): the frequency in force (schema.frequency); the profile is "
+        "recomputed. 400 frequency_mismatch when observations are off its grid.",
+    )
+    fill_rule = serializers.ChoiceField(
+        choices=[(f, f) for f in FILL_RULES],
+        write_only=True,
+        required=False,
+        help_text="Forecasting datasets (PATCH): how gaps are filled (schema.fill_rule); the profile is "
+        "recomputed.",
     )
 
     class Meta:
@@ -73,6 +101,8 @@ class DatasetSerializer(serializers.ModelSerializer):
             "labeled_count",
             "label_count",
             "schema",
+            "frequency",
+            "fill_rule",
             "created_by",
             "created_at",
         ]
@@ -571,10 +601,16 @@ class ImportProblemSerializer(serializers.Serializer):
         help_text="Object-detection archives: the annotation's id or index in its file, where known.",
     )
     action = serializers.ChoiceField(
-        choices=[("skipped", "skipped"), ("clipped", "clipped"), ("refused", "refused")],
+        choices=[
+            ("skipped", "skipped"),
+            ("clipped", "clipped"),
+            ("refused", "refused"),
+            ("warning", "warning"),
+        ],
         required=False,
         help_text="Object-detection archives' annotation problems: skipped (left out), clipped (a box cut "
-        "to the image) or refused (the whole archive). Absent for files not imported.",
+        "to the image) or refused (the whole archive); forecasting imports' warnings (code gap or unsorted, "
+        "the rows were imported): warning. Absent for files not imported.",
     )
 
 
@@ -590,6 +626,13 @@ class ImportMapping(TypedDict):
     delimiter: NotRequired[str]
     decimal: NotRequired[Literal[".", ","]]
     sheet: NotRequired[str]
+    timestamp_column: NotRequired[str]
+    series_column: NotRequired[str]
+    target_columns: NotRequired[list[str]]
+    known_covariates: NotRequired[list[str]]
+    static_covariates: NotRequired[list[str]]
+    frequency: NotRequired[str]
+    fill_rule: NotRequired[Literal["interpolate", "forward_fill", "zero"]]
 
 
 class ImportBatchSerializer(serializers.ModelSerializer):
@@ -732,6 +775,50 @@ class ImportCreateSerializer(serializers.Serializer):
         max_length=200,
         help_text="Tabular datasets: the column to predict (required at first).",
     )
+    timestamp_column = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text="Forecasting datasets: the column of timestamps (ISO dates/times or 4-digit years; "
+        "guessed).",
+    )
+    series_column = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text="Forecasting datasets, long tables: the column of series ids; omitted: a wide table.",
+    )
+    target_columns = serializers.ListField(
+        child=serializers.CharField(max_length=200),
+        required=False,
+        max_length=MAX_MAPPED_COLUMNS,
+        help_text="Forecasting datasets: the numeric column(s) to forecast (repeat the form field per "
+        "column); guessed when there is one numeric column.",
+    )
+    known_covariates = serializers.ListField(
+        child=serializers.CharField(max_length=200),
+        required=False,
+        max_length=MAX_MAPPED_COLUMNS,
+        help_text="Forecasting datasets: numeric columns known in advance (prices, holidays).",
+    )
+    static_covariates = serializers.ListField(
+        child=serializers.CharField(max_length=200),
+        required=False,
+        max_length=MAX_MAPPED_COLUMNS,
+        help_text="Forecasting datasets, long tables: columns constant per series id (a store's region).",
+    )
+    frequency = serializers.ChoiceField(
+        choices=[(f, f) for f in FREQUENCIES],
+        required=False,
+        allow_blank=True,
+        help_text="Forecasting datasets: the frequency; omitted: inferred from the timestamps.",
+    )
+    fill_rule = serializers.ChoiceField(
+        choices=[(f, f) for f in FILL_RULES],
+        required=False,
+        allow_blank=True,
+        help_text="Forecasting datasets: how gaps are filled (default interpolate).",
+    )
     encoding = serializers.CharField(required=False, allow_blank=True, max_length=40, help_text=ENCODING_HELP)
     delimiter = serializers.CharField(
         required=False, allow_blank=True, max_length=3, trim_whitespace=False, help_text=DELIMITER_HELP
@@ -790,12 +877,22 @@ class TablePreviewRequestSerializer(serializers.Serializer):
 
 
 class TableSuggestion(TypedDict):
-    """The suggested column mapping: {text_column, label_column} (text datasets) or {target_column}
-    (tabular ones); null: none found."""
+    """The suggested column mapping: {text_column, label_column} (text datasets), {target_column}
+    (tabular ones) or the forecasting mapping with the candidates for each role and the frequency
+    inferred from the rows read; null: none found."""
 
     text_column: NotRequired[str | None]
     label_column: NotRequired[str | None]
     target_column: NotRequired[str | None]
+    timestamp_column: NotRequired[str | None]
+    series_column: NotRequired[str | None]
+    target_columns: NotRequired[list[str]]
+    known_covariates: NotRequired[list[str]]
+    static_covariates: NotRequired[list[str]]
+    frequency_inferred: NotRequired[str | None]
+    timestamp_candidates: NotRequired[list[str]]
+    series_candidates: NotRequired[list[str]]
+    target_candidates: NotRequired[list[str]]
 
 
 class ProfileHistogram(TypedDict):
@@ -886,6 +983,25 @@ class DatasetProfileSerializer(serializers.Serializer):
     target = contract_serializer(TargetProfile)(required=False)
 
 
+ANY_DATASET_PROFILE = PolymorphicProxySerializer(
+    component_name="AnyDatasetProfile",
+    serializers=[DatasetProfileSerializer, contract_serializer(TimeSeriesProfile)],
+    resource_type_field_name=None,
+)
+SeriesPointsSerializer = contract_serializer(SeriesPoints)
+
+
+class TimeSplit(TypedDict):
+    """A forecasting version's split by time: per split, the observations (rows) and the series with
+    points in it; ``train_only_series`` were too short (under 2 x horizon + 2 steps) for validation
+    and test windows."""
+
+    horizon: int
+    observations: dict[str, int]
+    series: dict[str, int]
+    train_only_series: int
+
+
 class DatasetVersionCreateSerializer(serializers.Serializer):
     train_ratio = serializers.FloatField(default=0.8, min_value=0, max_value=1)
     val_ratio = serializers.FloatField(default=0.1, min_value=0, max_value=1)
@@ -900,6 +1016,15 @@ class DatasetVersionCreateSerializer(serializers.Serializer):
     reviewed_only = serializers.BooleanField(
         default=False,
         help_text="Only the samples a reviewer accepted (review_status accepted); 400 if there are none.",
+    )
+    horizon = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=1,
+        max_value=1000,
+        help_text="Forecasting datasets (required): steps to forecast. Each series' last horizon steps are "
+        "its test window, the horizon before its validation window (the ratios are ignored).",
     )
 
     def validate(self, attrs):
@@ -925,7 +1050,13 @@ class DatasetVersionSerializer(serializers.ModelSerializer):
         help_text='Per split, per class: {"train": {"cat": 40}, "val": {...}, "test": {...}}; object '
         "detection: boxes per class.",
     )
-    totals = serializers.SerializerMethodField(help_text="Samples (images) per split.")
+    totals = serializers.SerializerMethodField(
+        help_text="Samples (images; forecasting: observations) per split."
+    )
+    time_split = serializers.SerializerMethodField(
+        help_text="Forecasting versions: the split by time (horizon, observations and series per split); "
+        "null for others."
+    )
 
     class Meta:
         model = DatasetVersion
@@ -945,10 +1076,24 @@ class DatasetVersionSerializer(serializers.ModelSerializer):
             "sample_count",
             "unlabeled_excluded",
             "reviewed_only",
+            "horizon",
+            "time_split",
             "created_by",
             "created_at",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(contract_serializer(TimeSplit)(allow_null=True))
+    def get_time_split(self, version) -> TimeSplit | None:
+        if not version.horizon:
+            return None
+        counts = version.counts or {}
+        return {
+            "horizon": version.horizon,
+            "observations": {s: int(counts.get(s, {}).get("observations", 0)) for s in Split.values},
+            "series": {s: int(counts.get(s, {}).get("series", 0)) for s in Split.values},
+            "train_only_series": int(counts.get(Split.TRAIN, {}).get("train_only_series", 0)),
+        }
 
     @extend_schema_field(serializers.DictField(child=serializers.IntegerField()))
     def get_totals(self, version) -> dict:

@@ -29,13 +29,13 @@ from datasets.api.schema import (
     SAMPLE_LABEL_WRITE_409,
 )
 from datasets.api.serializers import (
+    ANY_DATASET_PROFILE,
     MAX_ID,
     MAX_SAMPLE_IDS,
     BulkAnnotationsResultSerializer,
     BulkAnnotationsWriteSerializer,
     BulkLabelResultSerializer,
     BulkLabelSerializer,
-    DatasetProfileSerializer,
     DatasetSerializer,
     DatasetStatisticsSerializer,
     DatasetVersionCreateSerializer,
@@ -53,6 +53,7 @@ from datasets.api.serializers import (
     SamplePageSerializer,
     SampleQuerySerializer,
     SampleSerializer,
+    SeriesPointsSerializer,
     TablePreviewRequestSerializer,
     TablePreviewSerializer,
 )
@@ -78,6 +79,13 @@ from datasets.services.labels import (
     samples_bulk_set_label,
 )
 from datasets.services.table_imports import import_table, table_preview
+from datasets.services.time_series import (
+    DEFAULT_MAX_POINTS,
+    MAX_POINTS,
+    MAX_SERIES_IDS,
+    series_points,
+    time_series_settings_update,
+)
 from datasets.services.versions import dataset_version_create
 from workers.contracts.annotations import EXPORT_FORMATS
 
@@ -180,6 +188,9 @@ class DatasetViewSet(viewsets.ModelViewSet):
 
     def perform_update(self, serializer):
         data = {k: v for k, v in serializer.validated_data.items() if k in {"name", "description"}}
+        settings = {k: v for k, v in serializer.validated_data.items() if k in {"frequency", "fill_rule"}}
+        if settings:
+            time_series_settings_update(dataset=serializer.instance, **settings)
         dataset_update(dataset=serializer.instance, **data)
         serializer.instance = self.get_queryset().get(pk=serializer.instance.pk)
 
@@ -215,12 +226,60 @@ class DatasetViewSet(viewsets.ModelViewSet):
         return Response({"items": items})
 
     @extend_schema(
-        responses=DatasetProfileSerializer,
-        summary="Tabular datasets: per-column statistics and the target's balance ({} for others)",
+        responses=ANY_DATASET_PROFILE,
+        summary="Tabular datasets: per-column statistics and the target's balance; forecasting datasets: "
+        "a TimeSeriesProfile ({} for others)",
     )
     @action(detail=True, methods=["get"])
     def profile(self, request, *args, **kwargs):
         return Response(self.get_object().profile or {})
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "id",
+                {"type": "array", "items": {"type": "string", "maxLength": 500}, "maxItems": MAX_SERIES_IDS},
+                style="form",
+                explode=True,
+                required=False,
+                description="A series id (repeat for several: id=a&id=b; at most "
+                f"{MAX_SERIES_IDS}). Omitted: the profile's longest series.",
+            ),
+            OpenApiParameter("start", str, required=False, description="Only points at or after (ISO 8601)."),
+            OpenApiParameter("end", str, required=False, description="Only points at or before (ISO 8601)."),
+            OpenApiParameter(
+                "max_points",
+                {"type": "integer", "minimum": 2, "maximum": MAX_POINTS},
+                required=False,
+                description=f"Downsample to at most this many points per series (every n-th; default "
+                f"{DEFAULT_MAX_POINTS}).",
+            ),
+        ],
+        responses={200: SeriesPointsSerializer(many=True)},
+        summary="Forecasting datasets: series' points on their grid for charts (None where missing)",
+    )
+    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
+    def series(self, request, *args, **kwargs):
+        dataset = self.get_object()
+        raw = request.query_params.get("max_points") or str(DEFAULT_MAX_POINTS)
+        try:
+            max_points = int(raw)
+        except ValueError:
+            max_points = 0
+        if not 2 <= max_points <= MAX_POINTS:
+            raise ValidationError({"max_points": [f"A whole number from 2 to {MAX_POINTS}."]})
+        ids = [i for i in request.query_params.getlist("id") if i]
+        if any(len(i) > 500 for i in ids):
+            raise ValidationError({"id": ["A series id is at most 500 characters."]})
+        return Response(
+            series_points(
+                dataset=dataset,
+                ids=ids,
+                start=request.query_params.get("start") or None,
+                end=request.query_params.get("end") or None,
+                max_points=max_points,
+            )
+        )
 
     @extend_schema(
         parameters=[
@@ -565,6 +624,19 @@ class ImportBatchViewSet(
                 decimal=data.get("decimal", ""),
                 sheet=data.get("sheet", ""),
                 background=data["background"],
+                time_series={
+                    key: data[key]
+                    for key in (
+                        "timestamp_column",
+                        "series_column",
+                        "target_columns",
+                        "known_covariates",
+                        "static_covariates",
+                        "frequency",
+                        "fill_rule",
+                    )
+                    if key in data
+                },
             )
         elif data.get("archive"):
             batch = import_archive(

@@ -14,6 +14,7 @@ from django.conf import settings
 from datasets import selectors
 from datasets.exceptions import ImportRejected, UploadTooLarge
 from datasets.models import (
+    FORECASTING_TASKS,
     IMAGE_TASKS,
     REGRESSION_TASKS,
     Dataset,
@@ -24,6 +25,7 @@ from datasets.models import (
     TaskType,
 )
 from datasets.services import imports
+from datasets.services import time_series as time_series_import
 from datasets.services.imports import Report, Staged
 from datasets.services.labels import label_problem
 from datasets.tables import (
@@ -118,12 +120,16 @@ def import_table(
     decimal: str = "",
     sheet: str = "",
     background: bool = False,
+    time_series: dict | None = None,
 ) -> ImportBatch:
     """Import a table file into a text or tabular dataset. Files up to 8 MiB are read now (201);
     bigger ones (or ``background=True``) by a ``datasets.import`` job (202). The column mapping
     names the text and label columns (text datasets) or the target column (tabular datasets); the
-    first import fixes the dataset's schema. ``encoding``, ``delimiter``, ``decimal`` and ``sheet``
-    override what :func:`datasets.tables.read_table` detects; the batch's ``mapping`` records what was used.
+    first import fixes the dataset's schema. Forecasting datasets take ``time_series``: the mapping
+    ``{timestamp_column, series_column, target_columns, known_covariates, static_covariates,
+    frequency, fill_rule}`` (``datasets.services.time_series``). ``encoding``, ``delimiter``,
+    ``decimal`` and ``sheet`` override what :func:`datasets.tables.read_table` detects; the batch's
+    ``mapping`` records what was used.
 
     e.g. ``import_table(dataset=d, upload=request.FILES["file"], user=u, target_column="species")``
     """
@@ -141,7 +147,8 @@ def import_table(
         options = _table_options(encoding=encoding, delimiter=delimiter, decimal=decimal, sheet=sheet)
     except TableRejected as exc:
         raise _table_rejected(exc) from None
-    mapping = {
+    forecasting = dataset.task_type in FORECASTING_TASKS
+    mapping: dict[str, Any] = {
         key: value.strip()
         for key, value in (
             ("text_column", text_column),
@@ -150,6 +157,8 @@ def import_table(
         )
         if value and value.strip()
     }
+    if forecasting:
+        mapping = time_series_import.clean_mapping(**(time_series or {}))
     mapping.update({key: value for key, value in options.items() if value is not None})
     batch = ImportBatch(
         dataset=dataset,
@@ -430,6 +439,8 @@ def _import_table_now(
     if report is not None:
         report(f"read {len(table.rows)} rows", fraction=0.3, milestone=True, total=len(table.rows))
     problems: list[dict] = []
+    if dataset.task_type in FORECASTING_TASKS:
+        return _import_series_now(dataset=dataset, table=table, batch=batch, mapping=mapping, report=report)
     text = dataset.task_type == TaskType.TEXT_CLASSIFICATION
     schema, rows = (_text_plan if text else _tabular_plan)(dataset, table, mapping, problems)
     mapping.update({k: v for k, v in schema.items() if k in ("text_column", "label_column")})
@@ -452,6 +463,52 @@ def _import_table_now(
         dataset=dataset,
         batch=batch,
         staged=rows,
+        problems=problems,
+        files=len(table.rows),
+        what="row",
+        field="file",
+        shown=60,
+        finish=fix_schema,
+    )
+    if report is not None:
+        report("imported", fraction=0.95, imported=batch.imported, problems=len(batch.problems))
+    return batch
+
+
+def _import_series_now(
+    *, dataset: Dataset, table: Table, batch: ImportBatch, mapping: dict, report: Report | None
+) -> ImportBatch:
+    """A forecasting import: rows checked and staged by ``time_series.plan_import``; the schema,
+    profile and the warnings (gaps, unsorted rows) written with the samples."""
+    problems: list[dict] = []
+    plan = time_series_import.plan_import(dataset, table, mapping, problems)
+    if plan.schema:
+        mapping.update(
+            {
+                key: plan.schema[key]
+                for key in time_series_import.MAPPING_KEYS
+                if plan.schema.get(key) is not None
+            }
+        )
+    mapping.update(encoding=table.encoding, format=table.format, decimal=table.decimal)
+    mapping.update(
+        {key: value for key, value in (("delimiter", table.delimiter), ("sheet", table.sheet)) if value}
+    )
+    batch.mapping = mapping
+
+    def fix_schema(locked: Dataset) -> None:
+        if plan.schema:
+            locked.schema = plan.schema
+            locked.save(update_fields=["schema"])
+        locked.profile = time_series_import.time_series_profile(dataset=locked)
+        locked.save(update_fields=["profile"])
+        dataset.schema, dataset.profile = locked.schema, locked.profile
+        time_series_import.add_warnings(batch, plan.warnings)
+
+    imports.commit_samples(
+        dataset=dataset,
+        batch=batch,
+        staged=plan.rows,
         problems=problems,
         files=len(table.rows),
         what="row",
@@ -505,8 +562,10 @@ def table_preview(
         raise _table_rejected(exc) from None
     kinds = {c: infer_type([r[c] for r in table.rows]) for c in table.columns}
     schema = dataset.schema or {}
-    suggested: dict[str, str | None]
-    if dataset.task_type == TaskType.TEXT_CLASSIFICATION:
+    suggested: dict[str, Any]
+    if dataset.task_type in FORECASTING_TASKS:
+        suggested = time_series_import.suggest_mapping(table, dataset.schema or {})
+    elif dataset.task_type == TaskType.TEXT_CLASSIFICATION:
         text_column = (
             schema.get("text_column")
             or _pick_column(table.columns, TEXT_COLUMN_GUESSES, set())

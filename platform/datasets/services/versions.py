@@ -21,6 +21,7 @@ from django.db.models import Q
 
 from datasets.models import (
     ANNOTATION_TASKS,
+    FORECASTING_TASKS,
     IMAGE_TASKS,
     REGRESSION_TASKS,
     Annotation,
@@ -36,6 +37,7 @@ from datasets.models import (
 )
 from datasets.services.imports import chunks
 from workers.contracts.annotations import DetectionBox, DetectionManifest, DetectionSample
+from workers.contracts.forecasting import TimeSeriesManifest
 from workers.contracts.manifest import (
     MANIFEST_VERSION,
     DatasetManifest,
@@ -98,13 +100,26 @@ def dataset_version_create(
     seed: int | None = None,
     note: str = "",
     reviewed_only: bool = False,
+    horizon: int | None = None,
 ) -> DatasetVersion:
     """Snapshot the dataset's labeled samples with a stratified split; numbered V1, V2, ...
     ``reviewed_only``: only the samples a reviewer accepted (``review_status`` accepted).
+    Forecasting datasets are split by time instead, by ``horizon`` (required; the ratios are
+    ignored): ``datasets.services.time_series.forecasting_version_create``.
 
     e.g. ``dataset_version_create(dataset=d, user=u, train_ratio=0.7, val_ratio=0.15, test_ratio=0.15,
     seed=42)``
     """
+    if dataset.task_type in FORECASTING_TASKS:
+        from datasets.services.time_series import forecasting_version_create
+
+        return forecasting_version_create(
+            dataset=dataset,
+            user=user,
+            horizon=horizon,
+            note=note,
+            seed=secrets.randbelow(2**31) if seed is None else int(seed),
+        )
     ratios = (float(train_ratio), float(val_ratio), float(test_ratio))
     if any(r < 0 or r > 1 for r in ratios) or abs(sum(ratios) - 1.0) > 1e-6:
         raise field_error(
@@ -347,7 +362,7 @@ def _split(name: str) -> SplitName:
 
 def dataset_version_manifest(
     *, version: DatasetVersion, cache_dir: Path | None = None
-) -> DatasetManifest | DetectionManifest:
+) -> DatasetManifest | DetectionManifest | TimeSeriesManifest:
     """What the compute plane trains on (``workers.contracts.manifest``): image versions as local
     file paths, text and tabular ones with their rows inline; label indexes into ``classes``, splits.
 
@@ -356,6 +371,10 @@ def dataset_version_manifest(
     With local filesystem storage the paths are the blobs themselves; other storages are
     downloaded once into ``cache_dir`` (default SAMPAN_HOME/cache).
     """
+    if version.dataset.task_type in FORECASTING_TASKS:
+        from datasets.services.time_series import forecasting_manifest
+
+        return forecasting_manifest(version=version)
     if version.dataset.task_type not in IMAGE_TASKS:
         return _table_manifest(version=version)
     cache = Path(cache_dir) if cache_dir is not None else Path(settings.SAMPAN_HOME) / "cache"
@@ -494,6 +513,14 @@ def dataset_version_check_trainable(*, version: DatasetVersion, min_per_class: i
     """Raise a 400 naming the problem unless the version has >= 2 classes, each with at least
     ``min_per_class`` samples (a regression version: enough rows and a target that varies).
     e.g. ``dataset_version_check_trainable(version=v, min_per_class=5)``"""
+    if version.dataset.task_type in FORECASTING_TASKS:
+        if not version.horizon or not (version.counts or {}).get(Split.TEST, {}).get("series"):
+            raise field_error(
+                "dataset_version",
+                f"{version.name} has no series long enough for a validation and a test window; make a "
+                "version with a shorter horizon.",
+            )
+        return
     if version.dataset.task_type in REGRESSION_TASKS:
         targets = VersionSample.objects.filter(version=version).values_list("target", flat=True)
         if version.sample_count < MIN_REGRESSION_ROWS:
