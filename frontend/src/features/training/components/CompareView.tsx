@@ -10,6 +10,10 @@ import { OverallHead, PointsDelta } from './CompareParts';
 import { inSeriesOrder } from './reportFormat';
 import { isDetection } from '../api/detection';
 import { DetectionCompare } from './detection/DetectionCompare';
+import { isForecastingTemplate } from '@/lib/forecasting';
+import { ForecastCompare } from './forecast/ForecastCompare';
+
+const isForecaster = (version: { template?: string | null }) => isForecastingTemplate(version.template);
 
 function PairCells({ pair, testId }: { pair: MetricPair; testId?: string }) {
   return (
@@ -118,10 +122,14 @@ export function CompareView({
   const list = versions.data?.results ?? [];
   const versionA = list.find((version) => version.id === a);
   const versionB = list.find((version) => version.id === b);
-  const mode: 'pending' | 'classification' | 'regression' | 'detection' | 'mixed' =
+  const mode: 'pending' | 'classification' | 'regression' | 'detection' | 'forecast' | 'mixed' =
     a === null || b === null || a === b || (versions.isPending && projectId !== null)
       ? 'pending'
-      : versionA && versionB && (isDetection(versionA) || isDetection(versionB))
+      : versionA && versionB && (isForecaster(versionA) || isForecaster(versionB))
+        ? isForecaster(versionA) && isForecaster(versionB)
+          ? 'forecast'
+          : 'mixed'
+        : versionA && versionB && (isDetection(versionA) || isDetection(versionB))
         ? isDetection(versionA) && isDetection(versionB)
           ? 'detection'
           : 'mixed'
@@ -163,17 +171,20 @@ export function CompareView({
           data-testid="compare-b"
         />
         <Text size="sm" c="dimmed">
-          {mode === 'regression' ? t('compare.deltasUnits') : t('compare.deltasPoints')}
+          {mode === 'regression' || mode === 'forecast' ? t('compare.deltasUnits') : t('compare.deltasPoints')}
         </Text>
       </Group>
       {mode === 'mixed' && versionA && versionB && (
         <Alert color="yellow" data-testid="compare-unavailable">
-          {isDetection(versionA) || isDetection(versionB)
+          {isForecaster(versionA) || isForecaster(versionB)
+            ? t('forecast.compare.mixed', { name: isForecaster(versionA) ? versionB.name : versionA.name })
+            : isDetection(versionA) || isDetection(versionB)
             ? t('compare.mixedDetection', { name: isDetection(versionA) ? versionB.name : versionA.name })
             : t(isRegression(versionA) ? 'compare.mixedRegressionFirst' : 'compare.mixedClassifierFirst', { a: versionA.name, b: versionB.name })}
         </Alert>
       )}
       {mode === 'detection' && versionA && versionB && <DetectionCompare a={versionA.id} b={versionB.id} aName={versionA.name} bName={versionB.name} />}
+      {mode === 'forecast' && versionA && versionB && <ForecastCompare a={versionA.id} b={versionB.id} aName={versionA.name} bName={versionB.name} />}
       {mode === 'regression' && versionA && versionB && <RegressionCompare a={versionA.id} b={versionB.id} aName={versionA.name} bName={versionB.name} />}
       {(a === null || b === null || a === b) && <Text c="dimmed">{t('compare.pickTwo')}</Text>}
       {isPending && fetchStatus !== 'idle' && <Skeleton h={200} />}

@@ -46,6 +46,9 @@ import { cellText, datasetVersionLabel, inSeriesOrder, shownColumns, splitName }
 import { presetName, templateName } from '../api/names';
 import { asDetectionReport } from '../api/detection';
 import { DetectionReport } from './detection/DetectionReport';
+import { asForecastReport } from '@/lib/forecasting';
+import { ForecastReport } from './forecast/ForecastReport';
+import { formatSkill } from './forecast/forecastFormat';
 
 /** A mistake of the report whose sample is a sample of the dataset (`id`), as the report lists them. */
 type ShownMistake = Mistake & { id: number };
@@ -324,6 +327,7 @@ export function EvaluationReport({
   const evaluation = report?.kind === 'classification_report' ? report : null;
   const regression = report?.kind === 'regression_report' ? report : null;
   const detection = asDetectionReport(report);
+  const forecast = asForecastReport(report);
   const mistakes = useMemo(() => (evaluation ? shownMistakes(evaluation) : []), [evaluation]);
   const topK = Object.entries(evaluation?.top_k_accuracy ?? {}).sort(([a], [b]) => Number(a) - Number(b));
   const importance = evaluation?.feature_importance ?? [];
@@ -335,7 +339,15 @@ export function EvaluationReport({
   const others = (siblings.data?.results ?? []).filter((item) => item.id !== version.id);
   const kind: SampleKind = sampleKind(version.template);
   const nouns = (count: number) => t(`report.nouns.${kind}`, { count });
-  const split = evaluation ? splitName(evaluation.split) : regression ? splitName(regression.split) : detection ? splitName(detection.split) : '';
+  const split = evaluation
+    ? splitName(evaluation.split)
+    : regression
+      ? splitName(regression.split)
+      : detection
+        ? splitName(detection.split)
+        : forecast
+          ? splitName(forecast.split)
+          : '';
   const onnxReason = version.onnx_sha256 ? null : t('report.noOnnx');
   const mistakeKind = mistakes.some((mistake) => mistake.text !== undefined) || version.template.startsWith('text')
     ? 'text'
@@ -359,6 +371,11 @@ export function EvaluationReport({
           {detection && (
             <Badge size="lg" color="teal" variant="light" tt="none" data-testid="eval-headline">
               {t('detection.headline', { split, map50: formatPercent(detection.map50), map: formatPercent(detection.map) })}
+            </Badge>
+          )}
+          {forecast && (
+            <Badge size="lg" color="teal" variant="light" tt="none" data-testid="eval-headline">
+              {t('report.headlineForecast', { split, mase: formatNumber(forecast.headline.mase), skill: formatSkill(forecast.skill) })}
             </Badge>
           )}
           {regression && (
@@ -402,6 +419,7 @@ export function EvaluationReport({
       )}
       {regression && <RegressionReport evaluation={regression} />}
       {detection && <DetectionReport report={detection} datasetId={datasetId} />}
+      {forecast && <ForecastReport report={forecast} />}
       {evaluation && (
         <>
           <Text size="sm" c="dimmed">
