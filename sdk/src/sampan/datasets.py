@@ -466,11 +466,26 @@ class Dataset(Resource[schema.Dataset]):
 
         return series_frame(self.series_points(ids, start=start, end=end, max_points=max_points))
 
+    def profile(self) -> dict[str, Any]:
+        """The dataset's profile as of its last import (``GET /datasets/{id}/profile/``): a tabular
+        dataset's column statistics, or a forecasting dataset's ``TimeSeriesProfile`` (``frequency``,
+        ``series_count``, ``observations``, ``missing_share`` and ``series``: each one's length,
+        start, end, missing share, mean, spread, zero share, seasonal and trend strength)."""
+        answer: dict[str, Any] = self._client.http.get(f"datasets/{self.id}/profile/")
+        return answer
+
     def series_ids(self) -> builtins.list[str]:
         """The series the dataset's profile lists (the longest first; up to the profile's limit)."""
-        fields: Mapping[str, Any] = self.refresh().data
-        profile: Mapping[str, Any] = fields.get("profile") or {}
-        return [str(entry["id"]) for entry in profile.get("series", [])]
+        return [str(entry["id"]) for entry in self.profile().get("series", [])]
+
+    def set_time_series(self, *, frequency: str | None = None, fill_rule: str | None = None) -> Dataset:
+        """Change a forecasting dataset's ``frequency`` (a 400 ``frequency_mismatch`` when observations
+        are off its grid) or ``fill_rule``; the profile is recomputed, versions made before keep theirs.
+
+        e.g. ``sales.set_time_series(fill_rule="zero")``"""
+        body = {k: v for k, v in {"frequency": frequency, "fill_rule": fill_rule}.items() if v is not None}
+        self.data = self._client.http.patch(f"datasets/{self.id}/", body)
+        return self
 
     def _upload_groups(
         self, groups: Iterable[tuple[str | None, list[Any]]], *, batch_size: int, progress: bool

@@ -334,7 +334,7 @@ def forecast_instances(
         ordered = frame.sort_values(stamp)
         pieces.extend((column, ordered, column) for column in value_columns)
 
-    future = _future_rows(known_future, known_list, id_column, horizon) if known_list else {}
+    future = _future_rows(known_future, known_list, id_column, timestamp_column) if known_list else {}
     instances: list[dict[str, Any]] = []
     for series_id, rows, column in pieces:
         instance: dict[str, Any] = {
@@ -378,7 +378,7 @@ def forecast_instances(
 
 
 def _future_rows(
-    known_future: Any, known: list[str], id_column: str | None, horizon: int
+    known_future: Any, known: list[str], id_column: str | None, timestamp_column: str | None
 ) -> dict[str | None, Any]:
     """known_future's rows by series id (None: for every series), each with a ``__stamp`` column."""
     pd = pandas()
@@ -386,16 +386,18 @@ def _future_rows(
         return {}
     if not _is_dataframe(known_future):
         raise TypeError(f"known_future is a pandas DataFrame; got a {type(known_future).__name__}.")
-    frame, stamp = _with_timestamp_column(
-        known_future, "timestamp" if "timestamp" in known_future.columns else None
-    )
+    named = timestamp_column if timestamp_column in known_future.columns else None
+    if named is None and "timestamp" in known_future.columns:
+        named = "timestamp"
+    frame, stamp = _with_timestamp_column(known_future, named)
     absent = [c for c in known if c not in frame.columns]
     if absent:
         raise ValueError(f"known_future has no column {', '.join(map(repr, absent))}.")
-    frame = frame.assign(
-        __stamp=pd.to_datetime(frame[stamp], format="ISO8601" if frame[stamp].dtype == object else None)
+    stamps = frame[stamp]
+    parsed = (
+        stamps if pd.api.types.is_datetime64_any_dtype(stamps) else pd.to_datetime(stamps, format="ISO8601")
     )
-    frame = frame.sort_values("__stamp")
+    frame = frame.assign(__stamp=parsed).sort_values("__stamp")
     if id_column is not None and id_column in frame.columns:
         return {
             str(key[0] if isinstance(key, tuple) else key): rows
