@@ -486,6 +486,37 @@ def labeling_assignments(world, n):
     return {}
 
 
+def series_points(world, n):
+    """A forecasting dataset's longest series grows by n daily observations per call."""
+    from datetime import date, timedelta
+
+    from datasets.services import dataset_create
+    from datasets.services.table_imports import import_table
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    dataset = _once(
+        world,
+        "series_dataset",
+        lambda: dataset_create(
+            user=world["alice"],
+            project=world["project_a"],
+            name="Budget series",
+            task_type="time_series_forecasting",
+        ),
+    )
+    first = world.get("series_days", 0)
+    world["series_days"] = first + n + 1
+    days = range(first, first + n + 1)
+    text = "date,y\n" + "".join(f"{date(2024, 1, 1) + timedelta(days=d)},{d}\n" for d in days)
+    import_table(
+        dataset=dataset,
+        upload=SimpleUploadedFile("s.csv", text.encode()),
+        user=world["alice"],
+        time_series={"frequency": "D"},
+    )
+    return {"id": dataset.pk}
+
+
 def nothing(world, n):
     """Lists that read no rows (the registries of job kinds and templates)."""
     return {}
@@ -511,6 +542,8 @@ ROUTES: dict[str, Route] = {
     "/api/v1/datasets/{dataset_id}/suggestions/": Route(suggestions, 3),
     "/api/v1/datasets/{dataset_id}/quality-reports/": Route(quality_reports, 3),
     "/api/v1/datasets/{dataset_id}/activity/": Route(activity, 3),
+    # the dataset (scoped), its observations (one read); the answer is the series asked for, not rows
+    "/api/v1/datasets/{id}/series/": Route(series_points, 3, counts_rows=False),
     # count, page, history (its versions and users joined), traffic split (its versions joined)
     "/api/v1/deployments/": Route(deployments, 4),
     "/api/v1/deployments/{deployment_id}/keys/": Route(deployment_keys, 3),

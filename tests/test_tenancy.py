@@ -68,6 +68,7 @@ OBJECT_ROUTES = {
     "dataset-statistics": lambda t: {"pk": ds(t)["dataset"].pk},
     "dataset-export": lambda t: {"pk": ds(t)["dataset"].pk},
     "dataset-profile": lambda t: {"pk": ds(t)["dataset"].pk},
+    "dataset-series": lambda t: {"pk": ds(t)["dataset"].pk},
     "dataset-import-preview": lambda t: {"dataset_id": ds(t)["dataset"].pk},
     "dataset-label-list": lambda t: {"dataset_id": ds(t)["dataset"].pk},
     "dataset-label-detail": lambda t: {"dataset_id": ds(t)["dataset"].pk, "pk": ds(t)["label"].pk},

@@ -44,6 +44,7 @@ def tour(client, *, project, dataset, gone_creator_dataset, settings) -> None:
     client.get(f"{base}/")
     client.get(f"{base}/statistics/")
     assert client.get(f"{base}/profile/").json() == {}  # image datasets have no table profile
+    assert client.get(f"{base}/series/").json() == []  # nor series (forecasting: test_time_series_*)
     table = client.post(
         DATASETS,
         {"project": project.pk, "name": "Table", "task_type": "tabular_classification"},

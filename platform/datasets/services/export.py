@@ -222,7 +222,17 @@ def _table_export(*, dataset: Dataset, version: DatasetVersion | None) -> tuple[
     schema = (version.schema if version is not None else dataset.schema) or {}
     text = dataset.task_type == TaskType.TEXT_CLASSIFICATION
     regression = dataset.task_type in REGRESSION_TASKS
-    if text:
+    series = schema.get("kind") == "time_series"  # forecasting: the mapped columns, as imported
+    if series:
+        features = [
+            schema["timestamp_column"],
+            *([schema["series_column"]] if schema.get("series_column") else []),
+            *schema["target_columns"],
+            *schema.get("known_covariates", []),
+            *schema.get("static_covariates", []),
+        ]
+        header = list(features)
+    elif text:
         label_header = schema.get("label_column") or "label"
         header = [schema.get("text_column") or "text", label_header]
     else:
@@ -235,7 +245,10 @@ def _table_export(*, dataset: Dataset, version: DatasetVersion | None) -> tuple[
         dataset=dataset, version=version, fields=["text", "values", "label", "target"]
     )
     for sample_text, values, label, target, split in rows:
-        if text:
+        if series:
+            found = values or {}
+            cells = ["" if found.get(c) is None else found.get(c) for c in features]
+        elif text:
             cells = [sample_text, label or ""]
         else:
             found = values or {}

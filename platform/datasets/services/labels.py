@@ -125,9 +125,16 @@ def label_shortcut(value: str, *, dataset: Dataset, label: Label | None = None) 
     return key
 
 
+def _refuse_forecasting(dataset: Dataset, what: str) -> None:
+    from datasets.services.time_series import refuse_forecasting
+
+    refuse_forecasting(dataset, what)
+
+
 def label_create(*, dataset: Dataset, name: str, color: str = "", shortcut: str = "") -> Label:
     """A new label, last in the dataset's order, with a colour no other label has (unless given).
     e.g. ``label_create(dataset=d, name="猫", shortcut="c")``"""
+    _refuse_forecasting(dataset, "labels")
     name = label_name(name)
     try:
         with transaction.atomic():
@@ -399,6 +406,7 @@ def sample_set_label(
     """Label one sample if nobody changed it since ``label_version``; 409 with the current value if
     someone did. The change is logged (``actor``, ``source``) and the sample is unreviewed again.
     e.g. ``sample_set_label(dataset=d, sample_id=7, label_id=3, label_version=0, actor=user)``"""
+    _refuse_forecasting(dataset, "labeling samples")
     with transaction.atomic():
         label = _label_for_write(dataset=dataset, label_id=label_id)
         seen = _locked_samples(dataset=dataset, ids=[sample_id])
@@ -559,6 +567,7 @@ def samples_bulk_set_label(
 ) -> list[dict]:
     """All or nothing: every item is ``{"id", "label_version"}``; if any sample changed meanwhile,
     nothing is saved and the 409 lists the current values. Returns the new versions."""
+    _refuse_forecasting(dataset, "labeling samples")
     ids = [item["id"] for item in items]
     if len(set(ids)) != len(ids):
         raise field_error("items", "Each sample may appear once.")

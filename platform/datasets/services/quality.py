@@ -33,6 +33,9 @@ def quality_report_create(
 
     e.g. ``quality_report_create(dataset=d, version=None, params={"min_per_class": 20}, user=u)``
     """
+    from datasets.services.time_series import refuse_forecasting
+
+    refuse_forecasting(dataset, "a data quality report")
     if version is not None and version.dataset_id != dataset.pk:
         raise InvalidInput(
             f"Version {version.pk} is not a version of dataset {dataset.pk}.", code="invalid", field="version"

@@ -70,6 +70,22 @@ MAPPING_KEYS = (
 )
 
 
+def refuse_forecasting(dataset: Dataset, what: str) -> None:
+    """Refuse what only labeled datasets do (labels, labeling tasks, smart labeling, quality reports)
+    for a forecasting dataset: its samples are observations, with no label to give."""
+    from config.exceptions import InvalidInput
+
+    from datasets.models import FORECASTING_TASKS
+
+    if dataset.task_type in FORECASTING_TASKS:
+        raise InvalidInput(
+            f"{dataset.name!r} is a time-series forecasting dataset: its samples are observations of "
+            f"series, not labeled items, so {what} does not apply. Import tables, look at the series and "
+            "make versions with a horizon.",
+            code="not_for_forecasting",
+        )
+
+
 def _problem(number: int, code: str, message: str) -> dict:
     return {"file": f"row {number}", "code": code, "message": message}
 
@@ -845,10 +861,15 @@ def series_points(
     max_points: int = DEFAULT_MAX_POINTS,
 ) -> list[SeriesPoints]:
     """Each asked series' points between ``start`` and ``end`` (inclusive, ISO timestamps), every
-    ``step``-th one so that at most ``max_points`` are answered. No id: the profile's longest series."""
+    ``step``-th one so that at most ``max_points`` are answered. No id: the profile's longest series
+    (none, [], before the first import and for datasets of other tasks)."""
     schema = dataset.schema or {}
     if schema.get("kind") != "time_series":
-        raise field_error("id", "This dataset has no series yet: import a table first.", code="no_series_yet")
+        if ids:
+            raise field_error(
+                "id", f"This dataset has no series {ids[0]!r} (it has no series).", code="unknown_series"
+            )
+        return []
     if not ids:
         listed = (dataset.profile or {}).get("series") or []
         ids = [listed[0]["id"]] if listed else []

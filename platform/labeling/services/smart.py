@@ -113,6 +113,9 @@ def smart_round_create(
 
     e.g. ``smart_round_create(dataset=d, user=u, batch_size=50)`` -> round 1, its job queued
     """
+    from datasets.services.time_series import refuse_forecasting
+
+    refuse_forecasting(dataset, "smart labeling")
     if not 1 <= batch_size <= MAX_BATCH_SIZE:
         raise field_error("batch_size", f"batch_size must be between 1 and {MAX_BATCH_SIZE}.")
     if strategy not in STRATEGIES:

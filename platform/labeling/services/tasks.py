@@ -126,6 +126,9 @@ def labeling_task_create(
 
     e.g. ``labeling_task_create(dataset=d, user=u, name="Batch 1", annotators=[5, 6], overlap=2,
     selection={"by": "filter", "unlabeled": True, "count": 100})``"""
+    from datasets.services.time_series import refuse_forecasting
+
+    refuse_forecasting(dataset, "a labeling task")
     people = _checked_annotators(dataset=dataset, annotators=annotators)
     if not 1 <= overlap <= MAX_OVERLAP:
         raise field_error("overlap", f"overlap must be between 1 and {MAX_OVERLAP}.")
