@@ -69,14 +69,17 @@ REPORT_TASKS = {
     "classification_report": "classification",
     "regression_report": "regression",
     "detection_report": "detection",
+    "forecast_report": "forecasting",
 }
 
 
 def model_versions_compared(a: ModelVersion, b: ModelVersion) -> dict[str, Any]:
     """Two versions' evaluation reports side by side; every delta is b minus a. Classifiers compare
     accuracy, f1s, top-k and per class; regression models MAE, RMSE and R2; detectors mAP, mAP@.5
-    and per-class AP. Models of different tasks cannot be compared (400). The report's ``kind``
-    says which it is. Returns the ``workers.contracts.evaluation.Comparison`` (a detector's:
+    and per-class AP; forecasters MASE, sMAPE, RMSE, coverage, skill, per series and per horizon
+    step (``workers.contracts.forecasting.ForecastComparison``). Models of different tasks cannot
+    be compared (400). The report's ``kind`` says which it is. Returns the
+    ``workers.contracts.evaluation.Comparison`` (a detector's:
     ``workers.contracts.annotations.DetectionComparison``) with the versions' ids (``a``, ``b``)
     and names."""
     if not a.evaluation or not b.evaluation:
@@ -88,19 +91,24 @@ def model_versions_compared(a: ModelVersion, b: ModelVersion) -> dict[str, Any]:
             raise field_error(
                 key,
                 f"{version.name} ({version.template}) has an evaluation report without "
-                "classification (accuracy, f1), regression (MAE, RMSE, R2) or detection (mAP) metrics.",
+                "classification (accuracy, f1), regression (MAE, RMSE, R2), detection (mAP) or "
+                "forecasting (MASE) metrics.",
             )
     if tasks["a"] != tasks["b"]:
         raise field_error(
             "b",
             f"{a.name} is a {tasks['a']} model and {b.name} a {tasks['b']} model: a "
-            "classifier and a regression model cannot be compared.",
+            "model of one task and a model of another cannot be compared.",
         )
     names = {"a": a.pk, "b": b.pk, "a_name": a.name, "b_name": b.name}
     if tasks["a"] == "detection":
         from workers.object_detection.evaluation import compare_reports
 
         return {**names, **compare_reports(a.evaluation, b.evaluation)}
+    if tasks["a"] == "forecasting":
+        from workers.time_series.evaluation import compare as compare_forecasts
+
+        return {**names, **compare_forecasts(a.evaluation, b.evaluation)}
     if tasks["a"] == "regression":
         from workers.tabular.evaluation import compare_regression
 

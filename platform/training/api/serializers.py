@@ -15,6 +15,7 @@ from training.estimates import TrainingEstimates
 from training.models import Backbone, ModelVersion
 from workers.contracts import annotations as annotation_contracts
 from workers.contracts import evaluation as evaluation_contracts
+from workers.contracts import forecasting as forecasting_contracts
 from workers.contracts.forecasting import ForecastContract
 from workers.contracts.job_kinds import BackboneSummary
 from workers.contracts.jobs import ModelVersionMetrics
@@ -217,12 +218,14 @@ class ModelVersionSerializer(serializers.ModelSerializer):
 ClassificationReportSerializer = contract_serializer(evaluation_contracts.ClassificationReport)
 RegressionReportSerializer = contract_serializer(evaluation_contracts.RegressionReport)
 DetectionReportSerializer = contract_serializer(annotation_contracts.DetectionReport)
+ForecastReportSerializer = contract_serializer(forecasting_contracts.ForecastReport)
 EVALUATION_REPORT = PolymorphicProxySerializer(
     component_name="EvaluationReport",
     serializers={
         "classification_report": ClassificationReportSerializer,
         "regression_report": RegressionReportSerializer,
         "detection_report": DetectionReportSerializer,
+        "forecast_report": ForecastReportSerializer,
     },
     resource_type_field_name="kind",
 )
@@ -276,12 +279,23 @@ class DetectionComparisonSerializer(
         ref_name = "ModelVersionDetectionComparison"
 
 
+class ForecastComparisonSerializer(
+    _ComparedVersions,
+    contract_serializer(forecasting_contracts.ForecastComparison),  # type: ignore[misc]  # a class built from the contract
+):
+    """Two forecasters' reports side by side (``workers.contracts.forecasting.ForecastComparison``)."""
+
+    class Meta:
+        ref_name = "ModelVersionForecastComparison"
+
+
 MODEL_VERSION_COMPARISON = PolymorphicProxySerializer(
     component_name="ModelVersionComparison",
     serializers={
         "classification_comparison": ComparisonSerializer,
         "regression_comparison": RegressionComparisonSerializer,
         "detection_comparison": DetectionComparisonSerializer,
+        "forecast_comparison": ForecastComparisonSerializer,
     },
     resource_type_field_name="kind",
 )

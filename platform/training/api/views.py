@@ -290,7 +290,8 @@ class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
             OpenApiParameter("b", OpenApiTypes.INT, required=True),
         ],
         responses=MODEL_VERSION_COMPARISON,
-        summary="Two model versions' evaluations side by side (classifiers or regression models; "
+        summary="Two model versions' evaluations side by side (classifiers, regression models, detectors "
+        "or forecasters; "
         "deltas are b minus a)",
     )
     @action(detail=False, methods=["get"], filter_backends=[])
