@@ -266,7 +266,7 @@ class LearnedCandidate:
 
             self.fitted = fit_lightgbm(x, y, self.quantiles, self.params, report=report, fraction=fraction)
         else:
-            from workers.time_series.neural import fit_neural  # type: ignore[import-not-found]
+            from workers.time_series.neural import fit_neural
 
             self.fitted = fit_neural(x, y, self.quantiles, self.params, report=report, fraction=fraction)
 
