@@ -32,6 +32,9 @@ Params = dict[str, float | int | str]
 
 _TINY = 1e-10
 
+#: The most recent points an ETS fit searches its parameters on.
+ETS_FIT_POINTS = 600
+
 
 # --- shared pieces -------------------------------------------------------------------------
 
@@ -246,7 +249,10 @@ def _parameter_count(trend: str, seasonal: bool, m: int) -> int:
 
 def _fit_ets(y: np.ndarray, m: int) -> Params:
     """Every admissible ETS form's smoothing parameters at once (one filter pass per search
-    round over all forms' candidates), then the form with the lowest AICc."""
+    round over all forms' candidates), then the form with the lowest AICc. Long histories are
+    fitted on their last :data:`ETS_FIT_POINTS` points (or eight seasons): the recent past decides
+    the smoothing parameters, and the fit stays fast."""
+    y = y[-max(ETS_FIT_POINTS, 8 * m) :]
     n = y.shape[0]
     if n < 4:
         return {"fallback": "naive"}
