@@ -57,9 +57,13 @@ def test_a_good_history_is_returned_as_arrays() -> None:
     assert checked.static == {}  # a training series' static covariates are the model's to look up
 
 
-def test_a_shorter_horizon_takes_shorter_covariates() -> None:
+def test_a_shorter_horizon_takes_shorter_covariates_or_the_models_horizon() -> None:
     checked = check_instance(SPEC, instance(known={"price": [2.0] * 7}), 0, 1)
     assert checked.known["price"].shape == (7,)
+    checked = check_instance(SPEC, instance(known={"price": list(range(9))}), 0, 1)
+    assert checked.known["price"].tolist() == list(range(7))  # the model's horizon's, cut to the request's
+    exc = refused(instance(known={"price": [1] * 10}), horizon=1)
+    assert exc.code == "covariate_length" and "send 7 to 9" in exc.message
 
 
 def test_a_nan_value_names_the_series_and_position() -> None:

@@ -190,7 +190,8 @@ def check_instance(
     """One series of a request (``instances[index]``, a ForecastInstance) checked against the model's
     spec for a forecast of ``horizon`` steps: timestamps regular at the model's frequency, oldest
     first, at least ``min_history`` of them; values finite numbers, one per timestamp; each known
-    covariate ``len(timestamps) + horizon`` numbers; static covariates among the model's (a series
+    covariate ``len(timestamps) + horizon`` numbers (up to the model's horizon accepted, the rest
+    left out); static covariates among the model's (a series
     the model was trained on may leave them out: the model knows them by its id)."""
     if not isinstance(instance, Mapping):
         raise ForecastInputError(
@@ -266,7 +267,12 @@ def check_instance(
             history_error=history_error,
         )
     known = _check_known(
-        spec, instance.get("known"), where=where, length=len(values) + horizon, history_error=history_error
+        spec,
+        instance.get("known"),
+        where=where,
+        length=len(values) + horizon,
+        extra=max(int(spec.get("horizon", horizon)) - horizon, 0),
+        history_error=history_error,
     )
     static = _check_static(
         spec, instance.get("static"), series_id=series_id, where=where, history_error=history_error
@@ -317,8 +323,11 @@ def _refuse_irregular(
 
 
 def _check_known(
-    spec: Mapping[str, Any], raw: Any, *, where: str, length: int, history_error: Any
+    spec: Mapping[str, Any], raw: Any, *, where: str, length: int, extra: int, history_error: Any
 ) -> dict[str, np.ndarray]:
+    """Each known covariate over the history and the requested horizon (``length`` values); up to
+    ``extra`` more (the rest of the model's horizon, as a client sending the model's horizon always
+    has them) are accepted and left out."""
     names: Sequence[str] = spec.get("known_covariates", [])
     raw = {} if raw is None else raw
     if not isinstance(raw, Mapping):
@@ -345,15 +354,16 @@ def _check_known(
                 f"known.{name}",
             )
         values = _numbers(raw[name], where=where, name=f"known.{name}", history_error=history_error)
-        if len(values) != length:
+        if not length <= len(values) <= length + extra:
+            wanted = str(length) if not extra else f"{length} to {length + extra}"
             raise history_error(
                 "covariate_length",
-                f"{where}: known covariate {name!r} has {len(values)} values; send {length} "
-                "(one per history timestamp, then one per forecast step).",
+                f"{where}: known covariate {name!r} has {len(values)} values; send {wanted} "
+                "(one per history timestamp, then one per forecast step up to the model's horizon).",
                 None,
                 f"known.{name}",
             )
-        known[name] = values
+        known[name] = values[:length]
     return known
 
 

@@ -387,6 +387,21 @@ ignored. They answer `kind` `detection_prediction`: per image its `width`, `heig
 (`label`, `index`, `score`, `x`, `y`, `width`, `height` in the original image's pixels), by
 descending score.
 
+Forecasters (template `time_series_forecasting`) take JSON only: `{"instances": [{"id": "store-7",
+"timestamps": ["2024-01-01", ...], "values": [12.0, ...], "known": {"<covariate>": [...]},
+"static": {"<covariate>": "..."}}], "horizon": 7, "quantiles": [0.1, 0.9]}`: each series' recent
+history, regular at the model's frequency, oldest first, at least the model's `min_history` points;
+known covariates over the history and the horizon; `horizon` from 1 to the model's (default the
+model's), `quantiles` among the model's (default its interval's two). The deployment's
+`forecast_contract` says what the model takes. A history it cannot take is a 400 naming the series
+(`details.series`: its index, `details.id`) and the position (`details.position` in
+`details.field`): `history_not_numeric`, `history_gap`, `wrong_frequency`, `history_too_short`,
+`invalid_history`, `missing_covariate`, `unknown_covariate`, `covariate_length`,
+`horizon_out_of_range`, `unknown_quantile`. They answer `kind` `forecast_prediction`: per series its
+`id`, the future `timestamps`, the point forecast `mean` and each requested quantile's values
+(`quantiles`, keyed by the level as written: `"0.1"`). Batch prediction, shadow releases and request
+capture are not available for forecasters (400 `template_not_supported`).
+
 Errors: 400 bad input (JSON nested deeper than 64 levels: `parse_error`), 401
 missing/invalid/revoked/expired key, 403 a key of another deployment, 409 deployment stopped, 413
 body/batch/image too large, 415 content type, 422 the model cannot run on the input (ONNX Runtime
