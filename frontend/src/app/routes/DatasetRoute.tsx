@@ -74,7 +74,7 @@ export function DatasetRoute() {
           <SmartLabelingPanel datasetId={dataset.id} canEdit={canEdit} />
         </Tabs.Panel>
         <Tabs.Panel value="statistics" pt="md">
-          <StatisticsPanel datasetId={dataset.id} />
+          <StatisticsPanel datasetId={dataset.id} canEdit={canEdit} />
         </Tabs.Panel>
         <Tabs.Panel value="quality" pt="md">
           <QualityPanel datasetId={dataset.id} canEdit={canEdit} />

@@ -7,11 +7,23 @@ export type DatasetStatistics = components['schemas']['DatasetStatistics'];
 export type TaskType = components['schemas']['TaskTypeEnum'];
 
 /** The task types in the order the create dialog offers them; `taskTypes.<value>` names each in the catalog. */
-export const TASK_TYPES: TaskType[] = ['image_classification', 'object_detection', 'text_classification', 'tabular_classification', 'tabular_regression'];
+export const TASK_TYPES: TaskType[] = [
+  'image_classification',
+  'object_detection',
+  'text_classification',
+  'tabular_classification',
+  'tabular_regression',
+  'time_series_forecasting',
+];
 
-/** Text and tabular datasets import table files (with a column mapping) instead of images. */
+/** Text, tabular and time-series datasets import table files (with a column mapping) instead of images. */
 export function isTableDataset(taskType: TaskType): boolean {
   return taskType !== 'image_classification' && taskType !== 'object_detection';
+}
+
+/** Forecasting datasets: series of observations on a time grid, versions split by time with a horizon. */
+export function isForecastingDataset(taskType: TaskType | undefined): boolean {
+  return taskType === 'time_series_forecasting';
 }
 
 /** The annotation formats an object-detection dataset imports (`auto`: detected from the archive) and exports. */

@@ -1,5 +1,6 @@
 import { api, postFormWithProgress, unwrap, type UploadProgress } from '@/api/client';
 import type { components } from '@/api/schema';
+import type { TimeSeriesMapping } from './timeSeries';
 
 export type ImportBatch = components['schemas']['ImportBatch'];
 export type ImportProblem = components['schemas']['ImportProblem'];
@@ -94,14 +95,19 @@ export function isTableFile(file: File): boolean {
   return TABLE_PATTERN.test(file.name);
 }
 
-/** The column mapping step: columns with inferred types, the first rows, a suggested mapping. */
-function tableForm(file: File, fields: Record<string, string | undefined>): FormData {
+/**
+ * The column mapping step: columns with inferred types, the first rows, a suggested mapping. A list
+ * (a forecasting import's target columns, covariates) is sent as one field per item.
+ */
+function tableForm(file: File, fields: Record<string, string | string[] | undefined>): FormData {
   const form = new FormData();
   form.append('file', file, file.name);
-  // A delimiter may be a tab: only the other fields are trimmed.
   for (const [key, value] of Object.entries(fields)) {
-    const sent = key === 'delimiter' ? value : value?.trim();
-    if (sent) form.append(key, sent);
+    for (const item of Array.isArray(value) ? value : [value]) {
+      // A delimiter may be a tab: only the other fields are trimmed.
+      const sent = key === 'delimiter' ? item : item?.trim();
+      if (sent) form.append(key, sent);
+    }
   }
   return form;
 }
@@ -113,7 +119,7 @@ export function previewTable(datasetId: number, file: File, reading: TableReadin
 export function uploadTable(
   datasetId: number,
   file: File,
-  fields: TableMapping & TableReading,
+  fields: (TableMapping | TimeSeriesMapping) & TableReading,
   onProgress?: (progress: UploadProgress) => void,
 ) {
   return postFormWithProgress<ImportBatch>(`/api/v1/datasets/${datasetId}/imports/`, tableForm(file, fields), { onProgress });

@@ -31,3 +31,19 @@ export function validateRatios(ratios: Ratios): Partial<Record<keyof Ratios, str
   }
   return errors;
 }
+
+/** The longest horizon a forecasting version may have (the server's limit). */
+export const MAX_HORIZON = 1000;
+
+/** Why a forecasting version's horizon is refused (a `versions.<key>` sentence), or null: a whole number from 1 to MAX_HORIZON. */
+export function validateHorizon(horizon: number | string): 'horizonRequired' | 'horizonRange' | null {
+  if (horizon === '' || horizon === null || horizon === undefined) return 'horizonRequired';
+  if (typeof horizon !== 'number' || !Number.isInteger(horizon) || horizon < 1 || horizon > MAX_HORIZON) return 'horizonRange';
+  return null;
+}
+
+/** A forecasting version's horizon (null for other versions). */
+export function versionHorizon(version: DatasetVersion): number | null {
+  const horizon = (version as { horizon?: number | null }).horizon;
+  return typeof horizon === 'number' ? horizon : null;
+}

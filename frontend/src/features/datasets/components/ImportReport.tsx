@@ -47,7 +47,9 @@ export function ImportBatchView({ batch }: { batch: ImportBatch | ImportBatchSum
       <Stack gap="sm">
         <Group justify="space-between">
           <Group gap="xs">
-            <Text fw={600}>{batch.source === 'archive' ? batch.filename || t('report.archive') : t('report.imageFiles', { count: batch.files })}</Text>
+            <Text fw={600}>
+              {batch.source === 'archive' || batch.source === 'table' ? batch.filename || t('report.archive') : t('report.imageFiles', { count: batch.files })}
+            </Text>
             <Badge color={statusColor('job', batch.status)} variant={active ? 'filled' : 'light'} data-testid={`import-status-${batch.id}`}>
               {translateDynamic(`datasets:report.status.${batch.status}`, batch.status)}
             </Badge>

@@ -5,11 +5,12 @@ import { useTranslation } from 'react-i18next';
 import { Stat } from '@/components/Stat';
 import { errorMessage } from '@/lib/notifications';
 import { formatNumber } from '@/lib/numbers';
-import type { DatasetStatistics } from '../api/datasets';
+import { isForecastingDataset, type DatasetStatistics } from '../api/datasets';
 import { useDataset, useStatistics } from '../hooks/useDatasets';
 import { DetectionStatistics } from './detection/DetectionStatistics';
 import { labelColor } from './labelKeys';
 import { ProfilePanel } from './ProfilePanel';
+import { SeriesProfilePanel } from './SeriesProfilePanel';
 import { CategoryBars, ChartCard, ColumnBars } from './ChartCard';
 
 /** Chart rows: one per label, in the labels' order (the unlabeled samples are a figure of their own,
@@ -33,8 +34,10 @@ function range(r: DatasetStatistics['width'], t: TFunction<'datasets'>): string 
   return r.min === r.max ? `${r.min}` : t('statistics.range', { min: r.min, max: r.max, mean: formatNumber(Math.round(r.mean ?? 0)) });
 }
 
-export function StatisticsPanel({ datasetId }: { datasetId: number }) {
+/** A dataset's statistics as its task needs them: images and boxes, a table's columns, or time series. */
+export function StatisticsPanel({ datasetId, canEdit = false }: { datasetId: number; canEdit?: boolean }) {
   const { data: dataset } = useDataset(datasetId);
+  if (dataset && isForecastingDataset(dataset.task_type)) return <SeriesProfilePanel dataset={dataset} canEdit={canEdit} />;
   const tabular = dataset?.task_type === 'tabular_classification' || dataset?.task_type === 'tabular_regression';
   return tabular ? <ProfilePanel datasetId={datasetId} /> : <ImageStatisticsPanel datasetId={datasetId} />;
 }

@@ -7,7 +7,7 @@ import { WithReason } from '@/components/WithReason';
 import { translateDynamic } from '@/i18n';
 import { errorMessage } from '@/lib/notifications';
 import { formatNumber } from '@/lib/numbers';
-import { exportUrl, type TaskType } from '../api/datasets';
+import { exportUrl, isForecastingDataset, type TaskType } from '../api/datasets';
 import {
   encodingCandidates,
   isTableFile,
@@ -19,8 +19,11 @@ import {
   type TableReading,
 } from '../api/imports';
 import { datasetKeys } from '../api/keys';
+import type { TimeSeriesMapping } from '../api/timeSeries';
 import { useImports } from '../hooks/useImports';
 import { ImportBatchView, ImportReport } from './ImportReport';
+import { TimeSeriesMappingForm } from './TimeSeriesMappingForm';
+import { suggestedTimeSeriesMapping, timeSeriesMappingProblem } from './timeSeriesView';
 
 const NONE = '__none__';
 const DETECT = '__detect__';
@@ -80,7 +83,8 @@ function ReadingSelect({
  * and first rows come back with a suggested mapping; then confirm the mapping (text and label
  * columns, or the target column) and import. How the file is read (encoding, delimiter, decimal
  * mark, XLSX sheet) is detected by the server and shown; changing one re-runs the preview, and an
- * encoding the server is not sure of is offered as the candidates it names.
+ * encoding the server is not sure of is offered as the candidates it names. A forecasting dataset maps
+ * the timestamp, series-id, target and covariate columns, the frequency and the fill rule instead.
  */
 export function TableImportPanel({ datasetId, taskType, disabled = false }: { datasetId: number; taskType: TaskType; disabled?: boolean }) {
   const { t } = useTranslation(['datasets', 'common']);
@@ -93,11 +97,13 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
   const [lastRead, setLastRead] = useState<TablePreview | null>(null);
   const [preview, setPreview] = useState<TablePreview | null>(null);
   const [mapping, setMapping] = useState<TableMapping>({});
+  const [seriesMapping, setSeriesMapping] = useState<TimeSeriesMapping>({});
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [batchIds, setBatchIds] = useState<number[]>([]);
   const { data: recent } = useImports(datasetId);
   const text = taskType === 'text_classification';
+  const forecasting = isForecastingDataset(taskType);
 
   const runPreview = async (chosen: File, options: TableReading) => {
     setBusy(true);
@@ -108,6 +114,7 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
       setPreview(found);
       setLastRead(found);
       const suggested = found.suggested as Record<string, string | null>;
+      if (forecasting) setSeriesMapping((current) => suggestedTimeSeriesMapping(found.columns, found.suggested as Record<string, unknown>, current));
       setMapping((current) => {
         const keep = (name: string | undefined) => (name && found.columns.some((column) => column.name === name) ? name : '');
         return text
@@ -132,6 +139,7 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
     setPreview(null);
     setLastRead(null);
     setMapping({});
+    setSeriesMapping({});
     setReading({});
     setFile(chosen);
     if (!chosen) return;
@@ -153,7 +161,7 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
     setBusy(true);
     setError(null);
     try {
-      const batch: ImportBatch = await uploadTable(datasetId, file, { ...mapping, ...reading });
+      const batch: ImportBatch = await uploadTable(datasetId, file, { ...(forecasting ? seriesMapping : mapping), ...reading });
       queryClient.setQueryData(datasetKeys.importBatch(datasetId, batch.id), batch);
       setBatchIds((ids) => [batch.id, ...ids]);
       setPreview(null);
@@ -171,7 +179,14 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
   const columns = preview?.columns ?? [];
   const typeName = (type: string) => translateDynamic(`datasets:profile.types.${type}`, type);
   const options = columns.map((column) => ({ value: column.name, label: t('table.columnOption', { name: column.name, type: typeName(column.type) }) }));
-  const ready = text ? !!mapping.text_column : !!mapping.target_column;
+  const seriesProblem = forecasting ? timeSeriesMappingProblem(seriesMapping) : null;
+  const ready = forecasting ? !seriesProblem : text ? !!mapping.text_column : !!mapping.target_column;
+  const notReadyReason = forecasting
+    ? seriesProblem && t(`timeSeries.${seriesProblem}`)
+    : text
+      ? t('table.pickText')
+      : t('table.pickTarget');
+  const inferred = (preview?.suggested as { frequency_inferred?: unknown } | undefined)?.frequency_inferred;
   const shown = new Set(batchIds);
   const earlier = (recent?.results ?? []).filter((batch) => !shown.has(batch.id));
 
@@ -202,7 +217,7 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
         </Button>
       </Group>
       <Text size="sm" c="dimmed">
-        {t('table.formats')} {text ? t('table.mapText') : t('table.mapTarget')}
+        {t('table.formats')} {forecasting ? t('timeSeries.mapHint') : text ? t('table.mapText') : t('table.mapTarget')}
       </Text>
       {error && (
         <Alert color="red" title={t('table.refused')} withCloseButton onClose={() => setError(null)} data-testid="table-error">
@@ -268,37 +283,47 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
                 ].filter(Boolean).join(' · ')}
               </Badge>
             </Group>
-            <Group>
-              {text ? (
-                <>
+            {forecasting ? (
+              <TimeSeriesMappingForm
+                options={options}
+                mapping={seriesMapping}
+                inferred={typeof inferred === 'string' ? inferred : null}
+                onChange={setSeriesMapping}
+                disabled={busy}
+              />
+            ) : (
+              <Group>
+                {text ? (
+                  <>
+                    <Select
+                      label={t('table.textColumn')}
+                      data={options}
+                      value={mapping.text_column || null}
+                      onChange={(value) => setMapping({ ...mapping, text_column: value ?? '' })}
+                      w={260}
+                      data-testid="mapping-text-column"
+                    />
+                    <Select
+                      label={t('table.labelColumn')}
+                      data={[{ value: NONE, label: t('table.labelLater') }, ...options]}
+                      value={mapping.label_column || NONE}
+                      onChange={(value) => setMapping({ ...mapping, label_column: value === NONE ? '' : (value ?? '') })}
+                      w={260}
+                      data-testid="mapping-label-column"
+                    />
+                  </>
+                ) : (
                   <Select
-                    label={t('table.textColumn')}
+                    label={t('table.targetColumn')}
                     data={options}
-                    value={mapping.text_column || null}
-                    onChange={(value) => setMapping({ ...mapping, text_column: value ?? '' })}
+                    value={mapping.target_column || null}
+                    onChange={(value) => setMapping({ ...mapping, target_column: value ?? '' })}
                     w={260}
-                    data-testid="mapping-text-column"
+                    data-testid="mapping-target-column"
                   />
-                  <Select
-                    label={t('table.labelColumn')}
-                    data={[{ value: NONE, label: t('table.labelLater') }, ...options]}
-                    value={mapping.label_column || NONE}
-                    onChange={(value) => setMapping({ ...mapping, label_column: value === NONE ? '' : (value ?? '') })}
-                    w={260}
-                    data-testid="mapping-label-column"
-                  />
-                </>
-              ) : (
-                <Select
-                  label={t('table.targetColumn')}
-                  data={options}
-                  value={mapping.target_column || null}
-                  onChange={(value) => setMapping({ ...mapping, target_column: value ?? '' })}
-                  w={260}
-                  data-testid="mapping-target-column"
-                />
-              )}
-            </Group>
+                )}
+              </Group>
+            )}
             <Table.ScrollContainer minWidth={400} mah={320}>
               <Table striped withTableBorder fz="xs" data-testid="table-preview">
                 <Table.Thead>
@@ -323,7 +348,7 @@ export function TableImportPanel({ datasetId, taskType, disabled = false }: { da
               </Table>
             </Table.ScrollContainer>
             <Group>
-              <WithReason reason={disabled ? t('common:permissions.viewerReadOnly') : !ready ? (text ? t('table.pickText') : t('table.pickTarget')) : null}>
+              <WithReason reason={disabled ? t('common:permissions.viewerReadOnly') : !ready ? notReadyReason : null}>
                 <Button onClick={() => void submit()} loading={busy} disabled={!ready || disabled} data-testid="table-import">
                   {t('table.import', { name: preview.filename })}
                 </Button>

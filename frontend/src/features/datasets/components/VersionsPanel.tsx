@@ -6,7 +6,9 @@ import { WithReason } from '@/components/WithReason';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage, notifySuccess } from '@/lib/notifications';
 import { formatNumber } from '@/lib/numbers';
-import { validateRatios, type DatasetVersion, type Ratios } from '../api/versions';
+import { isForecastingDataset } from '../api/datasets';
+import { MAX_HORIZON, validateHorizon, versionHorizon, validateRatios, type DatasetVersion, type DatasetVersionCreateBody, type Ratios } from '../api/versions';
+import { useDataset } from '../hooks/useDatasets';
 import { useCreateVersion, useVersions } from '../hooks/useVersions';
 
 const SPLITS = ['train', 'val', 'test'] as const;
@@ -103,6 +105,95 @@ function CreateVersionForm({ datasetId, disabled }: { datasetId: number; disable
   );
 }
 
+/**
+ * A forecasting dataset's version: split by time, so it asks the horizon h (the last h steps of each
+ * series are the test window, the h before the validation window) instead of ratios.
+ */
+function CreateForecastVersionForm({ datasetId, disabled }: { datasetId: number; disabled: boolean }) {
+  const { t } = useTranslation(['datasets', 'common']);
+  const [horizon, setHorizon] = useState<number | string>('');
+  const [note, setNote] = useState('');
+  const create = useCreateVersion(datasetId);
+  const local = validateHorizon(horizon);
+  const server = fieldErrors(create.error);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (local || typeof horizon !== 'number') return;
+    create.mutate({ horizon, note: note.trim() } as unknown as DatasetVersionCreateBody, {
+      onSuccess: (version) => notifySuccess(t('versions.createdForecast', { name: version.name, horizon })),
+    });
+  };
+  return (
+    <Paper withBorder p="md">
+      <form onSubmit={submit}>
+        <Stack gap="sm">
+          <Title order={5}>{t('versions.createTitle')}</Title>
+          <Text size="sm" c="dimmed">
+            {t('versions.createForecastHint')}
+          </Text>
+          {create.isError && !server.horizon && (
+            <Alert color="red" variant="light" data-testid="version-create-error">
+              {errorMessage(create.error)}
+            </Alert>
+          )}
+          <Group align="flex-start">
+            <NumberInput
+              label={t('versions.horizon')}
+              description={t('versions.horizonHint')}
+              value={horizon}
+              onChange={setHorizon}
+              min={1}
+              max={MAX_HORIZON}
+              allowDecimal={false}
+              allowNegative={false}
+              w={220}
+              error={horizon !== '' && local ? t(`versions.${local}`, { max: MAX_HORIZON }) : server.horizon}
+              data-testid="version-horizon"
+            />
+            <TextInput label={t('versions.note')} value={note} onChange={(event) => setNote(event.currentTarget.value)} w={220} mt={22} data-testid="version-note" />
+          </Group>
+          <Group>
+            <WithReason reason={disabled ? t('common:permissions.viewerReadOnly') : local ? t('versions.horizonFirst') : null}>
+              <Button type="submit" disabled={disabled || !!local} loading={create.isPending} data-testid="version-create-submit">
+                {t('versions.create')}
+              </Button>
+            </WithReason>
+          </Group>
+        </Stack>
+      </form>
+    </Paper>
+  );
+}
+
+/** A forecasting version's observations per split: train, the validation window, the test window. */
+function ForecastVersionCounts({ version }: { version: DatasetVersion }) {
+  const { t } = useTranslation('datasets');
+  return (
+    <Table fz="sm" verticalSpacing={4} data-testid={`version-counts-${version.id}`}>
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th />
+          {SPLITS.map((split) => (
+            <Table.Th key={split}>{t(`versions.splits.${split}`)}</Table.Th>
+          ))}
+          <Table.Th>{t('versions.total')}</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        <Table.Tr>
+          <Table.Td>{t('versions.observations')}</Table.Td>
+          {SPLITS.map((split) => (
+            <Table.Td key={split} data-testid={`version-split-${split}-${version.id}`}>
+              {formatNumber(version.totals[split] ?? 0)}
+            </Table.Td>
+          ))}
+          <Table.Td>{formatNumber(version.sample_count)}</Table.Td>
+        </Table.Tr>
+      </Table.Tbody>
+    </Table>
+  );
+}
+
 function VersionCounts({ version }: { version: DatasetVersion }) {
   const { t } = useTranslation('datasets');
   return (
@@ -144,9 +235,18 @@ function VersionCounts({ version }: { version: DatasetVersion }) {
 export function VersionsPanel({ datasetId, canEdit }: { datasetId: number; canEdit: boolean }) {
   const { t } = useTranslation('datasets');
   const { data: versions, isPending, isError, error } = useVersions(datasetId);
+  // The form depends on the task (a horizon for forecasting, ratios otherwise): wait for it.
+  const { data: dataset, isPending: datasetPending } = useDataset(datasetId);
+  const forecasting = isForecastingDataset(dataset?.task_type);
   return (
     <Stack data-testid="versions-panel">
-      <CreateVersionForm datasetId={datasetId} disabled={!canEdit} />
+      {datasetPending ? (
+        <Skeleton h={120} />
+      ) : forecasting ? (
+        <CreateForecastVersionForm datasetId={datasetId} disabled={!canEdit} />
+      ) : (
+        <CreateVersionForm datasetId={datasetId} disabled={!canEdit} />
+      )}
       {isPending && <Skeleton h={120} />}
       {isError && <Alert color="red">{errorMessage(error)}</Alert>}
       {versions && versions.length === 0 && (
@@ -163,17 +263,30 @@ export function VersionsPanel({ datasetId, canEdit }: { datasetId: number; canEd
                   <Text fw={700} data-testid={`version-name-${version.id}`}>
                     {version.name}
                   </Text>
-                  <Badge variant="light">{t('versions.samples', { count: version.sample_count, formatted: formatNumber(version.sample_count) })}</Badge>
-                  <Badge variant="light" color="gray">
-                    {t('versions.classes', { count: version.classes.length })}
-                  </Badge>
+                  {forecasting ? (
+                    <>
+                      <Badge variant="light" data-testid={`version-horizon-${version.id}`}>
+                        {t('versions.horizonBadge', { horizon: versionHorizon(version) ?? '—' })}
+                      </Badge>
+                      <Badge variant="light" color="gray">
+                        {t('versions.observationCount', { count: version.sample_count, formatted: formatNumber(version.sample_count) })}
+                      </Badge>
+                    </>
+                  ) : (
+                    <>
+                      <Badge variant="light">{t('versions.samples', { count: version.sample_count, formatted: formatNumber(version.sample_count) })}</Badge>
+                      <Badge variant="light" color="gray">
+                        {t('versions.classes', { count: version.classes.length })}
+                      </Badge>
+                    </>
+                  )}
                   {version.reviewed_only && (
                     <Badge variant="light" color="teal" data-testid={`version-reviewed-only-${version.id}`}>
                       {t('versions.reviewedOnlyBadge')}
                     </Badge>
                   )}
                   <Text size="xs" c="dimmed">
-                    {t('versions.summary', {
+                    {forecasting ? t('versions.summaryForecast', { created: formatDateTime(version.created_at) }) : t('versions.summary', {
                       train: version.train_ratio,
                       val: version.val_ratio,
                       test: version.test_ratio,
@@ -190,7 +303,7 @@ export function VersionsPanel({ datasetId, canEdit }: { datasetId: number; canEd
                     {version.note}
                   </Text>
                 )}
-                <VersionCounts version={version} />
+                {forecasting ? <ForecastVersionCounts version={version} /> : <VersionCounts version={version} />}
               </Accordion.Panel>
             </Accordion.Item>
           ))}
