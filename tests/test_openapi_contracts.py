@@ -129,7 +129,7 @@ def test_allowed_only_lists_what_is_still_free_form(free):
         (
             "ModelVersionEvaluation",
             "evaluation",
-            {"ClassificationReport", "RegressionReport", "DetectionReport"},
+            {"ClassificationReport", "RegressionReport", "DetectionReport", "ForecastReport"},
         ),
         ("JobEvent", "data", {"ProgressEvent", "JobStatusData", "JobLogData"}),
     ],
