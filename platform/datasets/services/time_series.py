@@ -20,6 +20,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -97,10 +98,23 @@ def series_name(schema: TimeSeriesSchema | dict, item: str, target: str) -> str:
     return item if len(schema["target_columns"]) == 1 else f"{item}/{target}"
 
 
+@lru_cache(maxsize=100_000)
+def _parsed_text(text: str) -> np.datetime64:
+    return parse_timestamp(text)
+
+
+@lru_cache(maxsize=100_000)
+def _iso(ts: np.datetime64) -> str:
+    return format_timestamp(ts)
+
+
 def _timestamp(value: Any) -> np.datetime64:
+    """A cell as a timestamp (ValueError when it is none); text is parsed once per distinct value."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    return parse_timestamp(value.strip() if isinstance(value, str) else value)
+    if isinstance(value, str):
+        return _parsed_text(value.strip())
+    return parse_timestamp(value)
 
 
 def _looks_like_timestamps(cells: list[Any]) -> bool:
@@ -268,17 +282,46 @@ def _item_of(cell: Any) -> str:
 # --- the grid ---------------------------------------------------------------------------------
 
 
+_FIXED_STEPS = {"min": 60, "5min": 300, "15min": 900, "30min": 1800, "h": 3600, "D": 86400, "W": 604800}
+
+
+def grid_positions(frequency: Frequency, anchor: np.datetime64, stamps: np.ndarray) -> np.ndarray:
+    """Each timestamp's step on the grid from ``anchor``; -1 when it is off the grid or before it."""
+    stamps = np.asarray(stamps, dtype="datetime64[s]")
+    out = np.full(len(stamps), -1, dtype=np.int64)
+    if not len(stamps):
+        return out
+    anchor = np.datetime64(anchor, "s")
+    after = stamps >= anchor
+    step = _FIXED_STEPS.get(frequency.alias)
+    if step is not None:
+        diff = (stamps - anchor).astype(np.int64)
+        ok = after & (diff % step == 0)
+        out[ok] = diff[ok] // step
+        return out
+    last = stamps.max()
+    if last < anchor:
+        return out
+    months = int((last.astype("datetime64[M]") - anchor.astype("datetime64[M]")).astype(np.int64))
+    grid = frequency.grid(anchor, months + 2)  # calendar steps are a month or more
+    index = np.searchsorted(grid, stamps)
+    inside = index < len(grid)
+    ok = after & inside & (grid[np.minimum(index, len(grid) - 1)] == stamps)
+    out[ok] = index[ok]
+    return out
+
+
 def _anchor(frequency: Frequency, stamps: np.ndarray) -> np.datetime64:
     """The grid's anchor for one item's sorted unique timestamps: of the first few (and the
-    median) the one most timestamps are on the grid of; then the earliest timestamp on that grid."""
-    candidates = list(stamps[:3]) + [stamps[len(stamps) // 2]]
+    median) the one the most later timestamps are on the grid of (a stray first row does not shift
+    a series off its grid)."""
+    candidates = list(dict.fromkeys([*stamps[:3], stamps[len(stamps) // 2]]))
     best, best_count = stamps[0], -1
     for candidate in candidates:
-        count = sum(1 for ts in stamps if frequency.offset(candidate, ts) is not None)
+        count = int((grid_positions(frequency, candidate, stamps) >= 0).sum())
         if count > best_count:
             best, best_count = candidate, count
-    on_grid = [ts for ts in stamps if frequency.offset(best, ts) is not None]
-    return on_grid[0]
+    return np.datetime64(best, "s")
 
 
 @dataclass
@@ -306,16 +349,17 @@ def build_items(schema: dict, frequency: Frequency, values: Iterable[dict]) -> d
     targets = schema["target_columns"]
     for name in sorted(grouped):
         pairs = grouped[name]
-        stamps = np.unique(np.array([ts for ts, _ in pairs], dtype="datetime64[s]"))
-        item = Item(name=name, start=_anchor(frequency, stamps))
-        for ts, row in sorted(pairs, key=lambda pair: pair[0]):
-            position = frequency.offset(item.start, ts)
-            if position is None or position < 0:
+        found = np.array([ts for ts, _ in pairs], dtype="datetime64[s]")
+        item = Item(name=name, start=_anchor(frequency, np.unique(found)))
+        positions = grid_positions(frequency, item.start, found)
+        for index in np.argsort(found, kind="stable"):
+            row, position = pairs[index][1], int(positions[index])
+            if position < 0:
                 item.off_grid.append(row)
                 continue
             item.rows[position] = row
-            if any(row.get(t) is not None for t in targets):
-                item.length = max(item.length, position + 1)
+            if position + 1 > item.length and any(row.get(t) is not None for t in targets):
+                item.length = position + 1
         if item.length:
             items[name] = item
     return items
@@ -588,7 +632,7 @@ def plan_import(dataset: Dataset, table: Table, mapping: dict, problems: list[di
             problems.append(_problem(number, "missing_series_id", f"the {series_column!r} cell is empty"))
             continue
         values = dict(row)
-        values[ts_column] = format_timestamp(ts)
+        values[ts_column] = _iso(ts)
         if series_column:
             values[series_column] = item
         bad = False
@@ -630,8 +674,10 @@ def plan_import(dataset: Dataset, table: Table, mapping: dict, problems: list[di
     first_row: dict[tuple[str, np.datetime64], tuple[int, str]] = {}
     kept: list[tuple[int, str, np.datetime64, dict, str]] = []
     where = (lambda item: f" of series {item!r}") if series_column else (lambda item: "")
+    canonical: dict[int, str] = {}
     for number, item, ts, values in parsed:
-        sha = _sha(values)
+        canonical[number] = _canonical(values)
+        sha = hashlib.sha256(canonical[number].encode()).hexdigest()
         key = (item, ts)
         if key in first_row:
             earlier, earlier_sha = first_row[key]
@@ -644,7 +690,7 @@ def plan_import(dataset: Dataset, table: Table, mapping: dict, problems: list[di
                     _problem(
                         number,
                         "duplicate_timestamp",
-                        f"row {earlier} already has the timestamp {format_timestamp(ts)}{where(item)} with "
+                        f"row {earlier} already has the timestamp {_iso(ts)}{where(item)} with "
                         "other values; keep one row per timestamp",
                     )
                 )
@@ -655,7 +701,7 @@ def plan_import(dataset: Dataset, table: Table, mapping: dict, problems: list[di
                 _problem(
                     number,
                     "duplicate_timestamp",
-                    f"the dataset already has the timestamp {format_timestamp(ts)}{where(item)} with other "
+                    f"the dataset already has the timestamp {_iso(ts)}{where(item)} with other "
                     "values; keep one row per timestamp",
                 )
             )
@@ -687,21 +733,29 @@ def plan_import(dataset: Dataset, table: Table, mapping: dict, problems: list[di
     }
     rows: list[Staged] = []
     positions: dict[str, set[int]] = defaultdict(set)
+    stored_by_item: dict[str, list[np.datetime64]] = defaultdict(list)
     for item, ts in existing:
-        position = frequency.offset(anchors[item], ts)
-        if position is not None:
-            positions[item].add(position)
+        stored_by_item[item].append(ts)
+    for item, found in stored_by_item.items():
+        at = grid_positions(frequency, anchors[item], np.array(found, dtype="datetime64[s]"))
+        positions[item].update(int(p) for p in at if p >= 0)
+    kept_by_item: dict[str, list[int]] = defaultdict(list)
+    for index, (_, item, _, _, _) in enumerate(kept):
+        kept_by_item[item].append(index)
+    kept_positions = np.full(len(kept), -1, dtype=np.int64)
+    for item, indices in kept_by_item.items():
+        found = np.array([kept[i][2] for i in indices], dtype="datetime64[s]")
+        kept_positions[indices] = grid_positions(frequency, anchors[item], found)
     last_seen: dict[str, tuple[int, np.datetime64]] = {}
     unsorted: list[tuple[int, int, np.datetime64, np.datetime64, str]] = []
-    for number, item, ts, values, sha in kept:
-        position = frequency.offset(anchors[item], ts)
-        if position is None:
+    for (number, item, ts, values, sha), position in zip(kept, kept_positions.tolist(), strict=True):
+        if position < 0:
             problems.append(
                 _problem(
                     number,
                     "off_grid_timestamp",
-                    f"the timestamp {format_timestamp(ts)}{where(item)} is not on the {alias} grid of the "
-                    f"series' other timestamps (from {format_timestamp(anchors[item])}); mixed frequencies?",
+                    f"the timestamp {_iso(ts)}{where(item)} is not on the {alias} grid of the "
+                    f"series' other timestamps (from {_iso(anchors[item])}); mixed frequencies?",
                 )
             )
             continue
@@ -713,10 +767,10 @@ def plan_import(dataset: Dataset, table: Table, mapping: dict, problems: list[di
         label = f"{item} " if item else ""
         rows.append(
             Staged(
-                name=f"row {number}: {label}{format_timestamp(ts)}"[:255],
+                name=f"row {number}: {label}{_iso(ts)}"[:255],
                 label=None,
                 sha256=sha,
-                fields={"format": "ROW", "size_bytes": len(_canonical(values)), "values": values},
+                fields={"format": "ROW", "size_bytes": len(canonical.pop(number)), "values": values},
             )
         )
     # 4. warnings: gaps in a series' grid, rows out of time order
@@ -736,8 +790,8 @@ def plan_import(dataset: Dataset, table: Table, mapping: dict, problems: list[di
                     "file": label,
                     "code": "gap",
                     "message": f"{missing} timestamp{'s' if missing > 1 else ''} missing between "
-                    f"{format_timestamp(grid[first])} and {format_timestamp(grid[last])} (first: "
-                    f"{format_timestamp(grid[holes[0]])}); their values are filled by the fill rule",
+                    f"{_iso(grid[first])} and {_iso(grid[last])} (first: "
+                    f"{_iso(grid[holes[0]])}); their values are filled by the fill rule",
                     "action": "warning",
                 }
             )
@@ -747,8 +801,8 @@ def plan_import(dataset: Dataset, table: Table, mapping: dict, problems: list[di
             {
                 "file": f"row {number}",
                 "code": "unsorted",
-                "message": f"the timestamp {format_timestamp(ts)}{where(item)} comes after row {earlier}'s "
-                f"{format_timestamp(before)}; rows are put in time order"
+                "message": f"the timestamp {_iso(ts)}{where(item)} comes after row {earlier}'s "
+                f"{_iso(before)}; rows are put in time order"
                 + (f" ({len(unsorted)} rows out of order)" if len(unsorted) > 1 else ""),
                 "action": "warning",
             }
@@ -769,10 +823,6 @@ def plan_import(dataset: Dataset, table: Table, mapping: dict, problems: list[di
 
 def _canonical(values: dict) -> str:
     return json.dumps(values, sort_keys=True, separators=(",", ":"), default=str)
-
-
-def _sha(values: dict) -> str:
-    return hashlib.sha256(_canonical(values).encode()).hexdigest()
 
 
 def add_warnings(batch: ImportBatch, warnings: list[dict]) -> None:
