@@ -272,11 +272,25 @@ def _split_samples(*, model_version, split: str, limit: int) -> tuple[Any, list[
     sample, stable order)."""
     from datasets.services import dataset_version_manifest
 
-    manifest = dataset_version_manifest(version=model_version.dataset_version)
+    manifest: Any = dataset_version_manifest(version=model_version.dataset_version)  # not a forecaster's
     samples = [s for s in manifest["samples"] if s["split"] == split]
     if len(samples) > limit:
         samples = sorted(random.Random(0).sample(samples, limit), key=lambda s: str(s["id"]))
     return manifest, samples
+
+
+def _forecast_histories(*, model_version, split: str, limit: int) -> list[Any]:
+    """A forecaster's test inputs: each series' history before its test window, as a request sends
+    it (``workers.packaging.forecast_package.histories_from_manifest``); none for another split."""
+    from datasets.services import dataset_version_manifest
+
+    from workers.packaging.forecast_package import histories_from_manifest
+
+    if split != "test":
+        return []
+    manifest = dataset_version_manifest(version=model_version.dataset_version)
+    horizon = (model_version.preprocessing or {}).get("horizon")
+    return histories_from_manifest(manifest, limit=limit, horizon=horizon)
 
 
 def model_version_split_inputs(
@@ -284,10 +298,13 @@ def model_version_split_inputs(
 ) -> tuple[str, list[Any], list[int] | None]:
     """Up to ``limit`` inputs of a split of the model's dataset version (seeded sample, stable order):
     ``("images", paths, labels)`` for image datasets, ``("instances", texts or rows, labels)`` for text
-    and tabular ones. Labels index the model's own class list; ``None`` for regression or when a
+    and tabular ones, ``("instances", series' histories, None)`` for forecasters. Labels index the
+    model's own class list; ``None`` for regression or when a
     label is not one of the model's classes, and for detectors (:func:`model_version_split_boxes`)."""
     if model_version.dataset_version is None:
         return "images", [], None
+    if model_version.template == "time_series_forecasting":
+        return "instances", _forecast_histories(model_version=model_version, split=split, limit=limit), None
     manifest, samples = _split_samples(model_version=model_version, split=split, limit=limit)
     # the model's output order is its own class list; map the dataset version's label indexes onto it
     positions = {name: i for i, name in enumerate(model_version.classes)}

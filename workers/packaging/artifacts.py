@@ -49,7 +49,7 @@ class ModelArtifacts:
     def __post_init__(self) -> None:
         if not Path(self.model_path).is_file():
             raise ValueError(f"model file {os.fspath(self.model_path)} does not exist")
-        if not self.classes and self.template != "tabular_regression":
+        if not self.classes and self.template not in ("tabular_regression", "time_series_forecasting"):
             raise ValueError("classes must name at least one class")
         if len(self.test_images) and len(self.test_instances):
             raise ValueError("give test_images or test_instances, not both")

@@ -251,6 +251,10 @@ def build_device_sdk(
         return build_detection_device_sdk(
             artifacts=artifacts, out_path=out_path, calibration_images=calibration_images, report=report
         )
+    if artifacts.template == "time_series_forecasting":
+        from workers.packaging.forecast_package import build_forecast_device_sdk
+
+        return build_forecast_device_sdk(artifacts=artifacts, out_path=out_path, report=report)
     if artifacts.template != "image_classification":
         if artifacts.template not in PREDICTORS:
             raise PackagingError(

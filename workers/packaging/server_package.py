@@ -136,6 +136,10 @@ def contract_rows(spec: Mapping[str, Any], rows: Sequence[Any]) -> tuple[list[An
 def write_test_vectors(artifacts: ModelArtifacts, data_kind: str, folder: Path) -> list[dict[str, Any]]:
     """Images as PNG files under ``folder/images``; texts and rows as the JSON instances requests send."""
     check_test_inputs(artifacts, data_kind)
+    if data_kind == "time_series":
+        from workers.packaging.forecast_package import forecast_vectors
+
+        return forecast_vectors(artifacts)
     if data_kind == "image":
         return write_vector_images(
             pick_test_vectors(artifacts.test_images, artifacts.test_labels), folder / "images"
@@ -152,6 +156,10 @@ def readme_values(data_kind: str, artifacts: ModelArtifacts, requirements: list[
     names = ", ".join(r.split("==")[0] for r in requirements)
     if artifacts.template == "object_detection":
         return detection_readme_values(artifacts, names)
+    if data_kind == "time_series":
+        from workers.packaging.forecast_package import forecast_readme_values
+
+        return forecast_readme_values(artifacts, names)
     if data_kind == "image":
         return {
             "input_summary": f"{len(artifacts.classes)} classes; input: one image per instance",
@@ -322,7 +330,11 @@ def build_server_package(
             predictor = load_predictor(root)
         except (OSError, ValueError, KeyError, RuntimeError) as exc:
             raise PackagingError(f"the model cannot be served as {artifacts.template} ({exc})") from None
-        if predictor.prediction_kind == "detection_prediction":
+        if predictor.prediction_kind == "forecast_prediction":
+            from workers.packaging.forecast_package import expected_forecasts
+
+            expected = expected_forecasts(getattr(predictor, "forecast"), vectors)  # noqa: B009
+        elif predictor.prediction_kind == "detection_prediction":
             from workers.packaging.device_sdk_detection import expected_detections
 
             expected = expected_detections(predictor, vectors, root / "test_vectors", artifacts.classes)

@@ -6,7 +6,8 @@
 
 Classification: every class's score must match within rtol=1e-4, atol=1e-5 and the top class must
 be the same; regression: the values must match within the same tolerances; detection: the same boxes
-in the same order (class, and score and coordinates within the same tolerances). The vectors are image
+in the same order (class, and score and coordinates within the same tolerances); forecasts: the same
+series ids and timestamps, the mean and every quantile within the same tolerances. The vectors are image
 files (image models) or the JSON instances a request sends (texts, table rows). Prints one JSON line
 with the result; exits 1 when a vector differs.
 """
@@ -130,6 +131,52 @@ def check_detections(expected: dict[str, Any], base: Path, url: str | None, out:
     return 0 if same else 1
 
 
+def forecasts(vectors: list[dict[str, Any]], url: str | None, key: str) -> list[dict[str, Any]]:
+    """A forecaster's answers (one ForecastPrediction per series), in process or over HTTP."""
+    instances = [vector["instance"] for vector in vectors]
+    if not url:
+        from workers.serving.predictors import load_predictor
+
+        forecaster: Any = load_predictor(ROOT)
+        found: list[dict[str, Any]] = forecaster.forecast({"instances": instances})
+        return found
+    answers: list[dict[str, Any]] = []
+    for start in range(0, len(instances), BATCH):
+        request = urllib.request.Request(
+            url.rstrip("/") + "/predict",
+            data=json.dumps({"instances": instances[start : start + BATCH]}).encode(),
+            method="POST",
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            answers.extend(json.load(response)["predictions"])
+    return answers
+
+
+def check_forecasts(expected: dict[str, Any], url: str | None, out: str | None) -> int:
+    vectors = expected["vectors"]
+    answers = forecasts(vectors, url, os.environ.get("SAMPAN_SERVER_API_KEY", ""))
+    same, worst = len(answers) == len(vectors), 0.0
+    for got, vector in zip(answers, vectors, strict=False):
+        wanted = vector["prediction"]
+        levels = sorted(wanted["quantiles"])
+        if (got["id"], got["timestamps"], sorted(got["quantiles"])) != (
+            wanted["id"],
+            wanted["timestamps"],
+            levels,
+        ):
+            same = False
+            continue
+        a = np.array([got["mean"], *(got["quantiles"][q] for q in levels)], dtype=np.float64)
+        w = np.array([wanted["mean"], *(wanted["quantiles"][q] for q in levels)], dtype=np.float64)
+        worst = max(worst, float(np.abs(a - w).max()))
+        same = same and bool(np.allclose(a, w, rtol=RTOL, atol=ATOL))
+    if out:
+        Path(out).write_text(json.dumps({"predictions": answers}))
+    print(json.dumps({"vectors": len(vectors), "allclose": same, "max_abs_diff": worst}))
+    return 0 if same else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", help="a running server, e.g. http://127.0.0.1:8080")
@@ -139,6 +186,8 @@ def main() -> int:
     )
     args = parser.parse_args()
     expected = json.loads(Path(args.expected).read_text())
+    if expected.get("task") == "forecast":
+        return check_forecasts(expected, args.url, args.out)
     if expected.get("task") == "detection":
         return check_detections(expected, Path(args.expected).parent, args.url, args.out)
     classes, vectors = expected["classes"], expected["vectors"]
