@@ -66,6 +66,24 @@ def state_versions(state: serving.DeploymentState) -> list[serving.ModelVersionS
     return unique
 
 
+def forecast_warm_up_instance(spec: dict[str, Any]) -> dict[str, Any]:
+    """A flat history a forecaster takes: ``min_history`` points at its frequency, its known
+    covariates at 0 over the history and the horizon, a training series' id (its static covariates)."""
+    import numpy as np
+
+    from workers.time_series.frequency import format_timestamp, parse_frequency
+
+    n = max(int(spec.get("min_history", 1)), 2)
+    stamps = parse_frequency(spec["frequency"]).grid(np.datetime64("2020-01-01T00:00:00"), n)
+    ids = list(spec.get("series_ids") or [])
+    return {
+        "id": ids[0] if ids else "warm-up",
+        "timestamps": [format_timestamp(t) for t in stamps],
+        "values": [1.0] * n,
+        "known": {name: [0.0] * (n + int(spec["horizon"])) for name in spec.get("known_covariates", [])},
+    }
+
+
 def warm_up(predictor: Any) -> None:
     """One dummy inference, so ONNX Runtime's first run (allocations, kernel selection) is not a
     client's. Best effort: a model that refuses the dummy input is simply not warmed further."""
@@ -81,6 +99,8 @@ def warm_up(predictor: Any) -> None:
                 predictor.predict([image], 1)
         elif kind == "text":
             predictor.predict(["warm up"], 1)
+        elif kind == "time_series":
+            predictor.forecast({"instances": [forecast_warm_up_instance(predictor.preprocessing)]})
         elif kind == "tabular":
             model = getattr(predictor, "model", None)
             columns = list(getattr(model, "columns", []) or [])

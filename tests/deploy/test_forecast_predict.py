@@ -244,3 +244,15 @@ def test_batch_prediction_shadow_and_capture_refuse_forecasters(tenants, api_cli
     assert capture.status_code == 400, capture.content
     assert capture.json()["error"]["code"] == "template_not_supported"
     assert alice.get(f"/api/v1/deployments/{deployment.pk}/capture/").json()["enabled"] is False
+
+
+def test_the_preloader_warms_a_forecaster_with_a_history_it_takes(forecaster):
+    from deploy.warm import forecast_warm_up_instance
+
+    from workers.time_series.predictor import ForecastServingPredictor
+
+    predictor = ForecastServingPredictor(forecaster["onnx"], preprocessing=forecaster["preprocessing"])
+    instance = forecast_warm_up_instance(predictor.preprocessing)
+    assert instance["id"] in forecaster["preprocessing"]["series_ids"]  # its static covariates are known
+    (answer,) = predictor.forecast({"instances": [instance]})  # no ForecastInputError: warm_up would skip it
+    assert len(answer["mean"]) == HORIZON and np.isfinite(answer["mean"]).all()
