@@ -1,7 +1,7 @@
 """docs/sdk.md runs as written: every ```python block, in order, in one namespace, against the live
 platform (gunicorn + a Celery worker on PostgreSQL and Redis), in a working directory holding the
-files the page names (digits/, extra/, wine.csv, reviews.csv, diabetes.csv). Blocks that cannot run
-here are marked ```python no-run in the page, and must stay few."""
+files the page names (digits/, extra/, wine.csv, reviews.csv, diabetes.csv, sales.csv, nile.csv).
+Blocks that cannot run here are marked ```python no-run in the page, and must stay few."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from tests.harness import REPO
 from tests.templates_tabular.tables import frame
 from tests.templates_text.corpus import balanced
 from workers.object_detection.synthetic import digit_scenes, write_scenes
+from workers.time_series import bundled, synthetic
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -60,6 +61,9 @@ def write_fixture_files(root) -> None:
     out = io.StringIO()
     csv.writer(out).writerows([("text", "area"), *balanced(20)])
     (root / "reviews.csv").write_text(out.getvalue())
+    # forecasting: 6 stores' daily sales over 14 weeks (long, with covariates) and the Nile (wide)
+    (root / "sales.csv").write_text(synthetic.to_csv(synthetic.multi_series(n_series=6, length=98, seed=5)))
+    (root / "nile.csv").write_text(bundled.to_csv("nile"))
     # object detection: 60 small digit scenes of one class, as COCO (annotations.json + images/)
     write_scenes(
         digit_scenes(60, size=64, seed=0, classes="one"), root / "scenes-coco", "coco", classes="one"
@@ -104,3 +108,12 @@ def test_every_python_block_of_docs_sdk_md_runs(
     assert 0.0 <= detection.map <= detection.map50 <= 1.0
     assert namespace["imported"].imported == 60 and namespace["found"].detection
     assert namespace["boxes"]["revision"] >= 1
+    forecast_report = namespace["forecast_report"]
+    assert forecast_report.__class__.__name__ == "ForecastReport" and forecast_report.series_count == 6
+    forecast = namespace["forecast"]
+    assert list(forecast.columns) == ["id", "timestamp", "mean", "q0.1", "q0.9"]
+    assert len(forecast) == 6 * 7 and sorted(set(forecast["id"])) == [f"s{i:02d}" for i in range(1, 7)]
+    assert (forecast["q0.1"] <= forecast["mean"]).all() and (forecast["mean"] <= forecast["q0.9"]).all()
+    assert namespace["sales_import"].imported == 6 * 98
+    assert namespace["too_short"].code == "history_too_short"
+    assert namespace["too_short"].details["series"] == 0
