@@ -312,3 +312,35 @@ def test_xlsx_and_parquet_long_tables(tenants, api_client, isolated_storage, kin
     assert imported.json()["imported"] == 90 and imported.json()["failed"] == 0
     profile = client.get(f"{DATASETS}{dataset_id}/profile/").json()
     assert profile["frequency"] == "D" and profile["series_count"] == 3 and profile["longest"] == 30
+
+
+def test_a_background_import_keeps_the_mapping_for_its_job(tenants, api_client, isolated_storage):
+    from datasets.models import ImportBatch
+    from datasets.services.import_job import import_batch_run
+
+    client = api_client(tenants["alice"])
+    dataset_id = new_dataset(client, tenants)
+    rows = store_rows(n_series=2, length=40)
+    queued = import_file(
+        client,
+        dataset_id,
+        "sales.csv",
+        synthetic.to_csv(rows).encode(),
+        background="true",
+        series_column="store",
+        target_columns=["sales"],
+        known_covariates=["price"],
+        fill_rule="zero",
+    )
+    assert queued.status_code == 202, queued.content
+    assert queued.json()["mapping"]["fill_rule"] == "zero"
+    batch = ImportBatch.objects.select_related("job").get(pk=queued.json()["id"])
+    result = import_batch_run(batch_id=batch.pk, job=batch.job, report=lambda *a, **k: None)
+    assert result["imported"] == 80 and result["failed"] == 0
+    schema = client.get(f"{DATASETS}{dataset_id}/").json()["schema"]
+    assert schema["fill_rule"] == "zero" and schema["known_covariates"] == ["price"]
+    assert client.get(f"{DATASETS}{dataset_id}/profile/").json()["series_count"] == 2
+    # the pages every dataset has work for observations too
+    assert client.get(f"{DATASETS}{dataset_id}/statistics/").status_code == 200
+    listed = client.get(f"{DATASETS}{dataset_id}/samples/", {"page_size": 2}).json()
+    assert listed["count"] == 80 and listed["results"][0]["values"]["store"] == "s01"
