@@ -126,6 +126,11 @@ class DatasetSerializer(serializers.ModelSerializer):
             return attrs
         if project is not None and workspace is not None and project.workspace_id != workspace.pk:
             raise serializers.ValidationError({"project": ["The project is not in that workspace."]})
+        for key in ("frequency", "fill_rule"):
+            if key in attrs:
+                raise serializers.ValidationError(
+                    {key: ["Set with the first import (or PATCH the dataset once it has series)."]}
+                )
         return attrs
 
 
