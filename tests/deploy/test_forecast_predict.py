@@ -256,3 +256,19 @@ def test_the_preloader_warms_a_forecaster_with_a_history_it_takes(forecaster):
     assert instance["id"] in forecaster["preprocessing"]["series_ids"]  # its static covariates are known
     (answer,) = predictor.forecast({"instances": [instance]})  # no ForecastInputError: warm_up would skip it
     assert len(answer["mean"]) == HORIZON and np.isfinite(answer["mean"]).all()
+
+
+def test_the_try_routes_take_a_forecast_request(tenants, api_client, deployed, forecaster):
+    mv, deployment, _ = deployed
+    alice = api_client(tenants["alice"])
+    body = {"instances": forecaster["histories"][:2], "horizon": 3}
+    local = forecaster["local"].forecast(forecaster["histories"][:2], 3)
+    for route in (f"/api/v1/model-versions/{mv.pk}/try/", f"/api/v1/deployments/{deployment.pk}/try/"):
+        answer = alice.post(route, body, format="json")
+        assert answer.status_code == 200, answer.content
+        assert answer.json()["kind"] == "forecast_prediction"
+        assert np.allclose(stacked(answer.json()["predictions"]), stacked(local), rtol=1e-5, atol=1e-6)
+    bad = copy.deepcopy(body)
+    bad["instances"][1]["values"][0] = None
+    refused = alice.post(f"/api/v1/model-versions/{mv.pk}/try/", bad, format="json")
+    assert refused.status_code == 400 and refused.json()["error"]["details"]["series"] == 1
