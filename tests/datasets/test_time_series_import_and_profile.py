@@ -344,3 +344,23 @@ def test_a_background_import_keeps_the_mapping_for_its_job(tenants, api_client, 
     assert client.get(f"{DATASETS}{dataset_id}/statistics/").status_code == 200
     listed = client.get(f"{DATASETS}{dataset_id}/samples/", {"page_size": 2}).json()
     assert listed["count"] == 80 and listed["results"][0]["values"]["store"] == "s01"
+
+
+def test_long_table_with_two_targets_names_series_item_slash_target(tenants, api_client, isolated_storage):
+    client = api_client(tenants["alice"])
+    dataset_id = new_dataset(client, tenants, "Two targets")
+    text = "month,shop,units,revenue\n" + "".join(
+        f"2023-{m:02d}-01,{shop},{m + k},{10 * (m + k)}\n"
+        for k, shop in enumerate(("x/1", "y"))
+        for m in range(1, 13)
+    )
+    imported = import_file(
+        client, dataset_id, "m.csv", text.encode(), series_column="shop", target_columns=["units", "revenue"]
+    )
+    assert imported.status_code == 201, imported.content
+    profile = client.get(f"{DATASETS}{dataset_id}/profile/").json()
+    assert profile["frequency"] == "MS" and profile["series_count"] == 4
+    assert {s["id"] for s in profile["series"]} == {"x/1/units", "x/1/revenue", "y/units", "y/revenue"}
+    points = client.get(f"{DATASETS}{dataset_id}/series/", {"id": ["x/1/revenue", "y/units"]}).json()
+    assert points[0]["values"][:2] == [10.0, 20.0] and points[1]["values"][:2] == [2.0, 3.0]
+    assert points[0]["timestamps"][:2] == ["2023-01-01", "2023-02-01"]
