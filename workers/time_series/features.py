@@ -118,6 +118,15 @@ def column_names(spec: ForecastFeatures) -> list[str]:
     return names
 
 
+def anchor_column(spec: ForecastFeatures, season_length: int) -> int:
+    """The column a learned member's output is added to (its forecast is a correction of it): the
+    seasonal lag when the season is longer than 1 step, else the last value."""
+    names = column_names(spec)
+    if season_length > 1 and f"lag_{season_length}" in names:
+        return names.index(f"lag_{season_length}")
+    return names.index("context_1")
+
+
 def calendar_values(names: Sequence[str], timestamps: np.ndarray) -> np.ndarray:
     """(len(timestamps), 2 * len(names)): the sine and cosine of each calendar feature."""
     ts = np.asarray(timestamps).astype("datetime64[s]")

@@ -9,7 +9,9 @@ quantile of ``quantiles`` (0.5 among them; the point forecast ``mean`` is the me
 - learned members (``lightgbm``, ``neural``) read the rows of ``workers.time_series.features``
   (one per series and step, input ``features``) and give the scaled quantiles in their ONNX output
   (``output``: [rows, quantiles]); ``params["strategy"]`` ``"recursive"`` means a one-step model
-  run ``horizon`` times, each median fed back as history;
+  run ``horizon`` times, each median fed back as history; ``params["anchor"]`` (a column index of
+  the rows, -1 for none) means the outputs are corrections added to that scaled column (the
+  seasonal lag or the last value);
 - statistical members (``naive``, ``seasonal_naive``, ``ets``, ``arima``, ``theta``) re-run
   ``workers.time_series.baselines.forecast`` on the history with their fitted parameters, stored
   per training series as ``params["<series id>.<name>"]``; a series the model was not trained on
@@ -168,10 +170,19 @@ def learned_forecast(
     times: Sequence[np.ndarray],
     known: Sequence[Mapping[str, np.ndarray]],
     statics: Sequence[Mapping[str, Any]],
+    anchor: int = -1,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A learned member's (mean (n, h), quantiles (n, q, h)) for histories whose forecast steps fall
     on ``times[i]`` (h timestamps each). ``run`` maps feature rows to scaled quantiles [rows, q]
-    (the ONNX session at serving time, the boosters in training)."""
+    (the ONNX session at serving time, the boosters in training); with ``anchor`` >= 0 they are
+    corrections of that (scaled) feature column, added to it."""
+
+    def predict(x: np.ndarray) -> np.ndarray:
+        out = np.asarray(run(x), dtype=np.float64)
+        if anchor >= 0:
+            out = out + x[:, anchor : anchor + 1].astype(np.float64)
+        return np.sort(out, axis=1)
+
     n, horizon = len(histories), len(times[0]) if times else 0
     median = quantile_index(quantiles, [0.5])[0]
     if strategy == "recursive":
@@ -187,7 +198,7 @@ def learned_forecast(
                 blocks.append(x)
                 locs.append(loc[0])
                 scales.append(scale[0])
-            values = F.unscale(np.sort(run(np.concatenate(blocks)), axis=1), np.array(locs), np.array(scales))
+            values = F.unscale(predict(np.concatenate(blocks)), np.array(locs), np.array(scales))
             qs[:, :, k] = values
             extended = [np.append(y, values[i, median]) for i, y in enumerate(extended)]
         return qs[:, median, :].copy(), qs
@@ -201,7 +212,7 @@ def learned_forecast(
         blocks.append(x)
         locs.append(loc[0])
         scales.append(scale[0])
-    out = np.sort(run(np.concatenate(blocks)), axis=1)
+    out = predict(np.concatenate(blocks))
     values = out.reshape(n, horizon, -1).transpose(0, 2, 1)
     values = F.unscale(values, np.array(locs), np.array(scales))
     return values[:, median, :].copy(), values
@@ -309,9 +320,19 @@ class Forecaster:
             return np.asarray(out, dtype=np.float64)
 
         times = [self.frequency.after(last, horizon) for last in last_timestamps]
-        strategy = str((member.get("params") or {}).get("strategy", "direct"))
+        params = member.get("params") or {}
+        strategy = str(params.get("strategy", "direct"))
+        anchor = int(params.get("anchor", -1))
         return learned_forecast(
-            run, self.preprocessing["features"], self.quantiles, strategy, histories, times, known, statics
+            run,
+            self.preprocessing["features"],
+            self.quantiles,
+            strategy,
+            histories,
+            times,
+            known,
+            statics,
+            anchor,
         )
 
     def member_forecasts(
