@@ -99,7 +99,7 @@ def test_bad_requests_name_the_series_and_position(lightgbm_dir, sales):
 
 def test_recursive_strategy_runs_one_step_at_a_time(lightgbm_dir, sales):
     forecaster = Forecaster(lightgbm_dir)
-    assert forecaster.preprocessing["members"][0]["params"] == {"strategy": "recursive"}
+    assert forecaster.preprocessing["members"][0]["params"]["strategy"] == "recursive"
     _, series = load_series(sales)
     s = series[0]
     one = forecaster.forecast([instance(s, 80, horizon=1)], horizon=1)[0]["mean"]
