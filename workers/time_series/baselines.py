@@ -175,9 +175,10 @@ def _ets_filter(
     slope = np.zeros((k, channels))
     level[:, 1] = 1.0
     slope[:, 2] = 1.0
-    states = np.zeros((k, channels, m)) if season is not None and m > 1 else None
+    # (m, K, channels): the state read at step t, states[t % m], is contiguous
+    states = np.zeros((m, k, channels)) if season is not None and m > 1 else None
     if states is not None and season is not None:
-        states[:, 0, :] = season
+        states[:, :, 0] = season.T
     errors = np.empty((n, k, channels))
     driven = y[:, None] * drive[None, :]
     a, b, g, f = alpha[:, None], beta[:, None], gamma[:, None], phi[:, None]
@@ -185,9 +186,9 @@ def _ets_filter(
         damped = f * slope
         base = level + damped
         if states is not None:
-            s = states[:, :, t % m]
+            s = states[t % m]
             e = driven[t] - base - s
-            states[:, :, t % m] = s + g * e
+            states[t % m] = s + g * e
         else:
             e = driven[t] - base
         errors[t] = e
@@ -206,7 +207,7 @@ def _ets_filter(
     final_level = level[:, 0] + np.sum(level[:, 1:] * init, axis=1)
     final_slope = slope[:, 0] + np.sum(slope[:, 1:] * init, axis=1)
     if states is not None:
-        final_states = states[:, 0, :] + np.einsum("ki,kim->km", init, states[:, 1:, :])
+        final_states = states[:, :, 0].T + np.einsum("ki,mki->km", init, states[:, :, 1:])
         final_states = np.roll(final_states, -(n % m), axis=1)
     else:
         final_states = np.zeros((k, max(m, 1)))
