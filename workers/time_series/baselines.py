@@ -271,7 +271,7 @@ def _fit_ets(y: np.ndarray, m: int) -> Params:
     best_rows: list[np.ndarray] = [np.zeros(4)] * len(forms)
     candidates = [_ets_candidates(None, 0.0, trend, seasonal, rng) for trend, seasonal in forms]
     spread = 0.15
-    for _ in range(4):
+    for _ in range(3):
         rows = np.vstack(candidates)
         owner = np.concatenate([np.full(len(c), i) for i, c in enumerate(candidates)])
         seasonal_rows = np.array([forms[i][1] for i in owner])
