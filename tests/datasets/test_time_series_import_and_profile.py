@@ -364,3 +364,23 @@ def test_long_table_with_two_targets_names_series_item_slash_target(tenants, api
     points = client.get(f"{DATASETS}{dataset_id}/series/", {"id": ["x/1/revenue", "y/units"]}).json()
     assert points[0]["values"][:2] == [10.0, 20.0] and points[1]["values"][:2] == [2.0, 3.0]
     assert points[0]["timestamps"][:2] == ["2023-01-01", "2023-02-01"]
+
+
+def test_the_preview_takes_a_year_column_but_not_numbers_that_look_like_years(
+    tenants, api_client, isolated_storage
+):
+    client = api_client(tenants["alice"])
+    dataset_id = new_dataset(client, tenants, "Years")
+    data = b"units,YEAR,price\n" + b"".join(f"{1500 + i},{1900 + i},{2.5 + i}\n".encode() for i in range(30))
+    preview = client.post(
+        f"{DATASETS}{dataset_id}/imports/preview/", {"file": upload("y.csv", data)}, format="multipart"
+    )
+    suggested = preview.json()["suggested"]
+    assert suggested["timestamp_column"] == "YEAR" and suggested["timestamp_candidates"] == ["YEAR"]
+    assert suggested["frequency_inferred"] == "YS" and suggested["series_column"] is None
+    assert suggested["target_candidates"] == ["units", "price"]
+    imported = import_file(
+        client, dataset_id, "y.csv", data, target_columns=["units"], known_covariates=["price"]
+    )
+    assert imported.status_code == 201, imported.content
+    assert imported.json()["mapping"]["timestamp_column"] == "YEAR"

@@ -209,7 +209,13 @@ def suggest_mapping(table: Table, schema: dict | None = None) -> dict:
     cells parse as dates, by name first), series-id candidates (text columns with repeated values),
     numeric target candidates and the frequency inferred with them."""
     schema = schema or {}
-    dates = [c for c in table.columns if _looks_like_timestamps([r[c] for r in table.rows])]
+    dates = [
+        c
+        for c in table.columns
+        if _looks_like_timestamps([r[c] for r in table.rows])
+        # a column of plain numbers is a timestamp (years) only when its name says so
+        and (c.lower() in TIMESTAMP_GUESSES or infer_type([r[c] for r in table.rows[:2000]]) != "numeric")
+    ]
     by_name = sorted(dates, key=lambda c: c.lower() not in TIMESTAMP_GUESSES)
     timestamp = schema.get("timestamp_column") or (by_name[0] if by_name else None)
     series_candidates = []
