@@ -303,12 +303,14 @@ def _learned_window(
 
 def interval_scales(
     mean: list[np.ndarray], lower: list[np.ndarray], upper: list[np.ndarray], actual: list[np.ndarray],
-    observed: list[np.ndarray], level: float, horizon: int,
+    observed: list[np.ndarray], level: float, horizon: int, trust_model: bool = False,
 ) -> list[float]:  # fmt: skip
     """Per step, the factor that widens (or narrows) the intervals around the point forecast so the
     windows' actual values fall inside at the nominal ``level`` (split conformal: the
     ``ceil((n + 1) level) / n`` quantile of each point's needed factor). Steps with fewer than 30
-    points share the pooled factor."""
+    points share the pooled factor. With ``trust_model`` (statistical members, whose intervals come
+    from their fitted error model) and fewer than 100 points, the intervals are never narrowed:
+    a few windows of one series are too little evidence against the model's own spread."""
     needed_by_step: list[list[float]] = [[] for _ in range(horizon)]
     for f, lo, hi, y, keep in zip(mean, lower, upper, actual, observed, strict=True):
         for row in range(f.shape[0]):
@@ -330,6 +332,8 @@ def interval_scales(
         return float(np.clip(np.quantile(np.asarray(values), rank), 0.05, 100.0))
 
     pooled = factor([v for step in needed_by_step for v in step])
+    if trust_model and sum(len(step) for step in needed_by_step) < 100:
+        return [max(pooled, 1.0)] * horizon
     out = []
     for step in needed_by_step:
         out.append(factor(step) if len(step) >= 30 else pooled)
@@ -481,6 +485,7 @@ def train(
         [np.stack(t[1]) for t in truth],
         level,
         h,
+        trust_model=not any(n in LEARNED for n in chosen),
     )
     calibrated = [
         combine([(weights[n], *forecasts[n][j]) for n in chosen], scale) for j in range(len(windows))
