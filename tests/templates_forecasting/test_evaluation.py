@@ -163,3 +163,33 @@ def test_compare_pairs_headline_series_and_steps(
     fewer["headline"]["coverage"] = None
     partial = compare(naive_report, fewer)
     assert len(partial["per_series"]) == 1 and partial["coverage"]["delta"] is None
+
+
+def test_a_learned_forecasters_report_shows_what_serving_answers(
+    manifest: TimeSeriesManifest, tmp_path: Path
+) -> None:
+    from workers.time_series.frequency import format_timestamp
+    from workers.time_series.predictor import Forecaster
+
+    result = trainer.train({"preset": "fast", "model": "lightgbm", "n_estimators": 60}, manifest, tmp_path)
+    report = evaluate(result["onnx"], manifest, preprocessing=result["preprocessing"])
+    assert report["model_name"] == "lightgbm"
+    learned = report["baselines"][-1]
+    assert learned["model"] == "lightgbm" and learned["chosen_weight"] == 1.0
+    assert learned["test"] == report["headline"] and learned["validation"] is not None
+    assert all(b["chosen_weight"] == 0.0 for b in report["baselines"][:-1])
+
+    # the plotted forecast of a series is the hosted answer to a request with its history
+    _, series = load_series(manifest)
+    s = series[1]
+    start = s.test_start
+    instance = {
+        "id": s.id,
+        "timestamps": [format_timestamp(t) for t in s.timestamps[:start]],
+        "values": s.values[:start].tolist(),
+        "known": {name: values[: start + HORIZON].tolist() for name, values in s.known.items()},
+    }
+    (answer,) = Forecaster(tmp_path).forecast([instance])
+    plot = next(p for p in report["plots"] if p["series"] == s.id)
+    assert answer["timestamps"] == plot["timestamps"][plot["forecast_start"] :]
+    assert answer["mean"] == pytest.approx(plot["mean"], rel=1e-5)
