@@ -172,3 +172,31 @@ def test_a_quantile_the_model_does_not_answer_is_refused() -> None:
         "unknown_quantile",
         {"position": 1, "field": "quantiles"},
     )
+
+
+@pytest.mark.parametrize(
+    "stamps",
+    [
+        [
+            "2024-01-01T00:00:00",
+            "2024-01-02T00:00:00",
+            "2024-01-03 00:00",
+            "2024-01-04",
+            "2024-01-05",
+            "2024-01-06",
+        ],
+        ["2024-01-01T00:00:00Z", "2024-01-02T01:00:00+01:00", *days(4, "2024-01-03")],  # offsets: one by one
+        [" 2024-01-01", *days(5, "2024-01-02")],
+    ],
+)
+def test_timestamps_read_in_one_call_or_one_by_one_mean_the_same(stamps: list[str]) -> None:
+    checked = check_instance(SPEC, instance(timestamps=stamps), 0, 3)
+    assert checked.last == np.datetime64("2024-01-06T00:00:00")
+
+
+@pytest.mark.parametrize("bad", ["now", "today", "NaT", "2024-02-30", 20240105, "2024-01-05T25:00"])
+def test_words_and_impossible_dates_are_not_timestamps(bad: Any) -> None:
+    stamps: list[Any] = days(6)
+    stamps[4] = bad
+    exc = refused(instance(timestamps=stamps))
+    assert (exc.code, exc.details["position"]) == ("invalid_history", 4)

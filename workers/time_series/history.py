@@ -21,6 +21,7 @@ instances[1] (id 'store-7'): values[1] is NaN; send numbers only, without gaps.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -111,6 +112,10 @@ def _numbers(raw: Any, *, where: str, name: str, history_error: Any) -> np.ndarr
     """A list of finite numbers as float64, or ``history_error(code, message, position, field)`` raised."""
     if not isinstance(raw, list):
         raise history_error("invalid_history", f"{where}: {name} must be a list of numbers.", None, name)
+    if all(type(item) in (float, int) for item in raw):  # the usual request: one conversion, one check
+        values = np.asarray(raw, dtype=np.float64)
+        if np.isfinite(values).all():
+            return values
     values = np.empty(len(raw), dtype=np.float64)
     for position, item in enumerate(raw):
         number = _number(item)
@@ -123,6 +128,39 @@ def _numbers(raw: Any, *, where: str, name: str, history_error: Any) -> np.ndarr
             )
         values[position] = number
     return values
+
+
+def _plain_iso_timestamps(raw: list[Any]) -> np.ndarray | None:
+    """Timestamps as NumPy parses them in one call (``"2024-01-01"``, ``"2024-01-01T10:00:00"``,
+    ``"2024-01-01 10:00"``): the same instants ``frequency.parse_timestamp`` gives; None when any is
+    not such a string (a UTC offset, surrounding spaces, ``"now"``, a number), so the caller parses
+    them one by one and names the bad position."""
+    if not all(type(item) is str and item[:4].isdigit() for item in raw):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # NumPy warns on a timezone instead of refusing it
+            stamps = np.array(raw, dtype="datetime64[s]")
+    except (ValueError, TypeError, OverflowError, Warning):
+        return None
+    return None if np.isnat(stamps).any() else stamps
+
+
+def _timestamps_one_by_one(raw: list[Any], *, where: str, history_error: Any) -> np.ndarray:
+    stamps = np.empty(len(raw), dtype="datetime64[s]")
+    for position, item in enumerate(raw):
+        try:
+            if not isinstance(item, str):
+                raise ValueError
+            stamps[position] = parse_timestamp(item)
+        except (ValueError, TypeError):
+            raise history_error(
+                "invalid_history",
+                f"{where}: timestamps[{position}] is {_describe(item)}, not an ISO 8601 date or datetime.",
+                position,
+                "timestamps",
+            ) from None
+    return stamps
 
 
 def _default_quantiles(spec: Mapping[str, Any]) -> list[float]:
@@ -242,19 +280,9 @@ def check_instance(
         frequency = parse_frequency(str(spec["frequency"]))
     except FrequencyError as exc:  # a broken spec, not the request's fault
         raise ValueError(f"the model's frequency is not usable: {exc}") from None
-    stamps = np.empty(len(raw_timestamps), dtype="datetime64[s]")
-    for position, item in enumerate(raw_timestamps):
-        try:
-            if not isinstance(item, str):
-                raise ValueError
-            stamps[position] = parse_timestamp(item)
-        except (ValueError, TypeError):
-            raise history_error(
-                "invalid_history",
-                f"{where}: timestamps[{position}] is {_describe(item)}, not an ISO 8601 date or datetime.",
-                position,
-                "timestamps",
-            ) from None
+    stamps = _plain_iso_timestamps(raw_timestamps)
+    if stamps is None:
+        stamps = _timestamps_one_by_one(raw_timestamps, where=where, history_error=history_error)
     off_grid = np.flatnonzero(frequency.grid(stamps[0], len(stamps)) != stamps)
     if len(off_grid):
         _refuse_irregular(
