@@ -384,3 +384,26 @@ def test_the_preview_takes_a_year_column_but_not_numbers_that_look_like_years(
     )
     assert imported.status_code == 201, imported.content
     assert imported.json()["mapping"]["timestamp_column"] == "YEAR"
+
+
+def test_series_query_refusals(tenants, api_client, isolated_storage):
+    client = api_client(tenants["alice"])
+    dataset_id = new_dataset(client, tenants, "Refusals")
+    assert client.get(f"{DATASETS}{dataset_id}/series/").json() == []  # nothing imported yet
+    none_yet = client.get(f"{DATASETS}{dataset_id}/series/", {"id": "a"})
+    assert none_yet.status_code == 400 and none_yet.json()["error"]["code"] == "unknown_series"
+    import_file(
+        client, dataset_id, "s.csv", b"date,store,y\n2024-01-01,a,1\n2024-01-02,a,2\n", series_column="store"
+    )
+    series = f"{DATASETS}{dataset_id}/series/"
+    for params, code in (
+        ({"id": "a\x00"}, "unknown_series"),
+        ({"id": "a", "start": "0001-01-01T00:00+14:00"}, "bad_timestamp"),
+        ({"id": "a", "end": "yesterday"}, "bad_timestamp"),
+        ({"id": [f"s{i}" for i in range(21)]}, "too_many_series"),
+    ):
+        answer = client.get(series, params)
+        assert answer.status_code == 400, (params, answer.content)
+        assert answer.json()["error"]["code"] == code, (params, answer.content)
+    assert client.get(series, {"id": "a", "max_points": "many"}).status_code == 400
+    assert client.get(series, {"id": "a"}).json()[0]["values"] == [1.0, 2.0]

@@ -125,7 +125,7 @@ def _looks_like_timestamps(cells: list[Any]) -> bool:
     for cell in present:
         try:
             _timestamp(cell)
-        except ValueError:
+        except (ValueError, TypeError, OverflowError):
             continue
         parsed += 1
     return parsed >= 0.95 * len(present)
@@ -260,7 +260,7 @@ def _timestamps_by_item(
     for row in rows:
         try:
             ts = _timestamp(row[timestamp])
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, OverflowError):
             continue
         found[_item_of(row.get(series)) if series else ""].append(ts)
     return found
@@ -348,7 +348,7 @@ def build_items(schema: dict, frequency: Frequency, values: Iterable[dict]) -> d
     for row in values:
         try:
             ts = _timestamp(row.get(ts_column))
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, OverflowError):
             continue
         grouped[_item_of(row.get(series_column)) if series_column else ""].append((ts, row))
     items: dict[str, Item] = {}
@@ -623,7 +623,7 @@ def plan_import(dataset: Dataset, table: Table, mapping: dict, problems: list[di
             continue
         try:
             ts = _timestamp(cell)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, OverflowError):
             problems.append(
                 _problem(
                     number,
@@ -674,7 +674,7 @@ def plan_import(dataset: Dataset, table: Table, mapping: dict, problems: list[di
                     _item_of(stored.get(series_column)) if series_column else "",
                     _timestamp(stored.get(ts_column)),
                 )
-            except (ValueError, TypeError):
+            except (ValueError, TypeError, OverflowError):
                 continue
             existing[key] = stored_sha
     first_row: dict[tuple[str, np.datetime64], tuple[int, str]] = {}
@@ -936,7 +936,7 @@ def series_points(
         if value:
             try:
                 bounds.append(_timestamp(value))
-            except ValueError:
+            except (ValueError, OverflowError):
                 raise field_error(
                     name, f"{value!r} is not an ISO 8601 date or time.", code="bad_timestamp"
                 ) from None
@@ -945,7 +945,7 @@ def series_points(
     frequency = parse_frequency(schema["frequency"])
     wanted: dict[str, tuple[str, str]] = {}
     for series_id in ids:
-        parts = _split_series_id(schema, series_id)
+        parts = None if "\x00" in series_id else _split_series_id(schema, series_id)
         if parts is None:
             raise field_error(
                 "id", f"This dataset has no series {series_id!r}.", code="unknown_series", series=series_id
