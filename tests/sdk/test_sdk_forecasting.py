@@ -68,6 +68,13 @@ def test_nile_wide_dataframe_to_a_forecast_dataframe(sdk, project, tmp_path):
     by_names = deployment.forecast(long, id_column="river", timestamp_column="when", value_column="volume")
     assert by_names["mean"].tolist() == pytest.approx(forecast["mean"].tolist())
 
+    # Try it before deploying: the model version's try route answers the same forecast
+    tried = model.try_forecast(history)
+    assert tried["mean"].tolist() == pytest.approx(forecast["mean"].tolist())
+    compared = sdk.model_versions.compare_frame(model, model)
+    assert list(compared.index) == ["mase", "smape", "rmse", "coverage", "skill"]
+    assert compared.loc["mase", "delta"] == 0
+
     holed = history.copy()
     holed.iloc[4] = math.nan
     with pytest.raises(sampan.BadRequest) as refused:

@@ -127,6 +127,34 @@ def test_the_report_is_chosen_by_kind_not_by_its_keys():
         evaluation_report(answer(None))
 
 
+def test_a_forecast_report_is_chosen_by_its_kind():
+    metrics = {"mase": 0.9, "smape": 11.0, "rmse": 2.0, "coverage": 0.8, "width": 0.3}
+    payload = {
+        "kind": "forecast_report",
+        "version": 1,
+        "split": "test",
+        "horizon": 3,
+        "frequency": "D",
+        "season_length": 7,
+        "interval_level": 0.8,
+        "model_name": "ets",
+        "series_count": 1,
+        "observations": 3,
+        "headline": metrics,
+        "seasonal_naive": dict(metrics, mase=1.2),
+        "skill": 0.25,
+        "baselines": [],
+        "per_series": [],
+        "by_horizon": [],
+        "backtest": [],
+        "plots": [],
+        "model": MODEL_FILE,
+    }
+    report = evaluation_report(answer(payload))  # type: ignore[arg-type]
+    assert isinstance(report, sampan.ForecastReport) and report.raw == payload
+    assert (report.mase, report.seasonal_naive_mase, report.skill, report.horizon) == (0.9, 1.2, 0.25, 3)
+
+
 CLASSIFIER: schema.PredictionModelVersion = {"id": 3, "name": "V1", "template": "tabular_classification"}
 REGRESSOR: schema.PredictionModelVersion = {"id": 4, "name": "V2", "template": "tabular_regression"}
 

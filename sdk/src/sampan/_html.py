@@ -81,7 +81,7 @@ def confusion_matrix(counts: list[list[int]], classes: list[str]) -> str:
 
 def model_version(
     data: schema.ModelVersion,
-    evaluation: schema.ClassificationReport | schema.RegressionReport | schema.DetectionReport | None,
+    evaluation: Mapping[str, Any] | None,
 ) -> str:
     test: Mapping[str, Any] = data["metrics"].get("test") or {}  # headline metrics, by name
     rows: list[tuple[str, Any]] = [

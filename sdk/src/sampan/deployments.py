@@ -47,7 +47,7 @@ class Prediction:
         self,
         data: schema.Prediction,
         model_version: schema.PredictionModelVersion,
-        kind: schema.PredictionKindEnum = "classification_prediction",
+        kind: str = "classification_prediction",
     ) -> None:
         self.data = data
         self.model_version = model_version
@@ -58,7 +58,7 @@ class Prediction:
         cls,
         answer: schema.Prediction,
         model_version: schema.PredictionModelVersion,
-        kind: schema.PredictionKindEnum = "classification_prediction",
+        kind: str = "classification_prediction",
     ) -> Prediction:
         """One entry of the endpoint's ``predictions`` as a Prediction; ``kind`` is the answer's."""
         return cls(answer, model_version, kind)
@@ -691,29 +691,20 @@ class Deployment(Resource[schema.Deployment]):
 
         e.g. ``deployment.forecast(recent, horizon=7, quantiles=[0.05, 0.5, 0.95])``
         """
-        from sampan.forecasting import forecast_frame, forecast_instances
+        from sampan.forecasting import forecast_with
 
-        contract = self.forecast_contract()
-        steps = int(horizon if horizon is not None else contract["horizon"])
-        instances = forecast_instances(
+        return forecast_with(
+            lambda chunk: self.forecast_raw(chunk, horizon=horizon, quantiles=quantiles, key=key),
+            self.forecast_contract(),
             history,
-            horizon=steps,
-            known_covariates=contract.get("known_covariates", []),
-            static_covariates=contract.get("static_covariates", []),
+            horizon=horizon,
             known_future=known_future,
             static=static,
             id_column=id_column,
             timestamp_column=timestamp_column,
             value_column=value_column,
+            batch_size=min(batch_size, MAX_BATCH),
         )
-        predictions: list[dict[str, Any]] = []
-        size = max(1, min(batch_size, MAX_BATCH))
-        for start in range(0, len(instances), size):
-            answer = self.forecast_raw(
-                instances[start : start + size], horizon=horizon, quantiles=quantiles, key=key
-            )
-            predictions += answer["predictions"]
-        return forecast_frame(predictions)
 
     def retrain(
         self, dataset_version: int | Resource[Any], *, preset: str | None = None, **params: Any

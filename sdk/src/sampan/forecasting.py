@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -416,6 +416,51 @@ def forecast_body(
     if quantiles is not None:
         body["quantiles"] = [float(q) for q in quantiles]
     return body
+
+
+def forecast_with(
+    post: Callable[[list[dict[str, Any]]], Mapping[str, Any]],
+    contract: Mapping[str, Any],
+    history: Any,
+    *,
+    horizon: int | None,
+    known_future: Any,
+    static: Mapping[str, Mapping[str, Any]] | None,
+    id_column: str | None,
+    timestamp_column: str | None,
+    value_column: str | None,
+    batch_size: int,
+) -> Any:
+    """A history's forecast DataFrame: the instances made against the model's ``contract``, posted
+    ``batch_size`` series at a time by ``post`` (which answers the endpoint's JSON)."""
+    steps = int(horizon if horizon is not None else contract["horizon"])
+    instances = forecast_instances(
+        history,
+        horizon=steps,
+        known_covariates=contract.get("known_covariates", []),
+        static_covariates=contract.get("static_covariates", []),
+        known_future=known_future,
+        static=static,
+        id_column=id_column,
+        timestamp_column=timestamp_column,
+        value_column=value_column,
+    )
+    predictions: list[Mapping[str, Any]] = []
+    size = max(1, batch_size)
+    for start in range(0, len(instances), size):
+        predictions += post(instances[start : start + size])["predictions"]
+    return forecast_frame(predictions)
+
+
+def comparison_frame(compared: Mapping[str, Any]) -> Any:
+    """A ``forecast_comparison`` as a DataFrame: one row per metric (mase, smape, rmse, coverage,
+    skill) with columns a, b, delta (b minus a; lower MASE, sMAPE, RMSE are better)."""
+    metrics = ("mase", "smape", "rmse", "coverage", "skill")
+    return (
+        pandas()
+        .DataFrame([{"metric": m, **compared[m]} for m in metrics], columns=["metric", "a", "b", "delta"])
+        .set_index("metric")
+    )
 
 
 def quantile_column(level: str) -> str:

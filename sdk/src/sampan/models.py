@@ -522,6 +522,11 @@ def plot_confusion_matrix(
     return ax
 
 
+def _forecast_contract_of(fields: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    contract: Mapping[str, Any] | None = fields.get("forecast_contract")
+    return contract
+
+
 class ModelVersion(Resource[schema.ModelVersion]):
     """A model version (V1, V2, ... of a project): trained here (``source="trained"``) or uploaded."""
 
@@ -594,6 +599,55 @@ class ModelVersion(Resource[schema.ModelVersion]):
             score_threshold=score_threshold,
             max_detections=max_detections,
         )[0]
+
+    def forecast_contract(self) -> dict[str, Any]:
+        """What this forecaster takes (``ForecastContract``: frequency, min_history, horizon,
+        quantiles, covariates); ``ValueError`` for another kind of model."""
+        contract = _forecast_contract_of(self.data)
+        if contract is None:
+            contract = _forecast_contract_of(self.refresh().data)
+        if contract is None:
+            raise ValueError(f"Model version {self.data['name']} is not a forecaster (no forecast_contract).")
+        return dict(contract)
+
+    def try_forecast(
+        self,
+        history: Any,
+        *,
+        horizon: int | None = None,
+        quantiles: Sequence[float] | None = None,
+        known_future: Any = None,
+        static: Mapping[str, Mapping[str, Any]] | None = None,
+        id_column: str | None = None,
+        timestamp_column: str | None = None,
+        value_column: str | None = None,
+    ) -> Any:
+        """Try a forecaster before deploying it (``POST /model-versions/{id}/try/``, 10 series per
+        request, nothing counts as usage): the history and answer as
+        :meth:`sampan.Deployment.forecast`'s.
+
+        e.g. ``forecaster.try_forecast(recent, id_column="store", timestamp_column="date",
+        value_column="sales", known_future=future)``"""
+        from sampan.forecasting import forecast_body, forecast_with
+
+        def post(chunk: list[dict[str, Any]]) -> dict[str, Any]:
+            answer: dict[str, Any] = self._client.http.request(
+                "POST", f"model-versions/{self.id}/try/", json=forecast_body(chunk, horizon, quantiles)
+            )
+            return answer
+
+        return forecast_with(
+            post,
+            self.forecast_contract(),
+            history,
+            horizon=horizon,
+            known_future=known_future,
+            static=static,
+            id_column=id_column,
+            timestamp_column=timestamp_column,
+            value_column=value_column,
+            batch_size=10,
+        )
 
     def try_batch(
         self,
@@ -745,9 +799,14 @@ class ModelVersions:
 
     def compare_frame(self, a: int | ModelVersion, b: int | ModelVersion) -> Any:
         """The comparison as a pandas DataFrame: per class for classifiers (columns like ``f1_a``,
-        ``f1_b``, ``f1_delta``), per metric (mae, rmse, r2; columns a, b, delta) for regression."""
+        ``f1_b``, ``f1_delta``), per metric (mae, rmse, r2; columns a, b, delta) for regression, per
+        metric (mase, smape, rmse, coverage, skill; columns a, b, delta) for forecasters."""
         pd = _optional.pandas()
         compared = self.compare(a, b)
+        if compared["kind"] == "forecast_comparison":
+            from sampan.forecasting import comparison_frame
+
+            return comparison_frame(compared)
         if compared["kind"] == "regression_comparison":
             pairs = {"mae": compared["mae"], "rmse": compared["rmse"], "r2": compared["r2"]}
             return pd.DataFrame([{"metric": m, **pair} for m, pair in pairs.items()]).set_index("metric")
