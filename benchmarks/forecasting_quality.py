@@ -17,8 +17,8 @@ missing values filled by the manifest's rule, see workers.time_series.data):
   headline MASE shown as a cross-check;
 - **statsmodels ETS**: ``ETSModel`` chosen per series by AICc over the template's ETS family:
   additive errors x trend {none, additive, additive damped} x season {none, additive} (a season only
-  with two full seasons of history; initial states estimated when the season is at most 12 steps,
-  heuristic above, as statsmodels recommends for long seasons); ``--ets-family wide`` adds
+  with two full seasons of history; initial states estimated by maximum likelihood, also for co2's
+  52-week season: the heuristic start doubles its MASE there); ``--ets-family wide`` adds
   multiplicative errors and seasons for positive series; its prediction interval at the
   forecaster's level (simulated for multiplicative errors, seed 0);
 - **seasonal naive**: the last season repeated (the last value for yearly data); no interval.
@@ -147,7 +147,7 @@ def ets_auto(
                     damped_trend=damped,
                     seasonal=season,
                     seasonal_periods=m if season else None,
-                    initialization_method="estimated" if (not season or m <= 12) else "heuristic",
+                    initialization_method="estimated",
                 )
                 try:
                     with warnings.catch_warnings():
