@@ -44,6 +44,8 @@ def fit_lightgbm(
     import lightgbm
 
     models = []
+    low, high = fraction
+    total = int(params["n_estimators"])
     for i, q in enumerate(quantiles):
         model = lightgbm.LGBMRegressor(
             objective="quantile",
@@ -62,9 +64,15 @@ def fit_lightgbm(
             deterministic=True,
             force_row_wise=True,
         )
-        model.fit(x, y)
+
+        def progress(env: Any, i: int = i) -> None:
+            # each report is where a cancelled job stops (workers.progress)
+            if (env.iteration + 1) % 50 == 0:
+                done = (i + (env.iteration + 1) / total) / len(quantiles)
+                report(fraction=low + (high - low) * done)
+
+        model.fit(x, y, callbacks=[progress])
         models.append(model)
-        low, high = fraction
         report(
             f"lightgbm quantile {q:g} ({x.shape[0]} rows)",
             fraction=low + (high - low) * (i + 1) / len(quantiles),

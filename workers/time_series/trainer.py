@@ -512,6 +512,9 @@ def train(
             )
             if anchor >= 0:
                 y = y - x[:, anchor]
+            if x.shape[0] < 10:  # too few rows to learn from: seasonal naive stands in
+                members.append({"model": "seasonal_naive", "weight": weights[n], "params": {}})
+                continue
             candidate = LearnedCandidate(n, params, quantiles)
             candidate.fit(x, y, report, (0.82, 0.95))
             learned_protos.append(_learned_onnx(candidate, feature_spec["width"]))
