@@ -105,3 +105,100 @@ def test_a_long_csv_file_imports_and_names_its_bad_rows(sdk, project, tmp_path):
     assert sales.refresh().data["schema"]["fill_rule"] == "zero"
     frame = sales.series(["s01", "s03"], max_points=20)
     assert set(frame["id"]) == {"s01", "s03"} and frame.groupby("id").size().max() <= 20
+
+
+def test_the_cli_imports_trains_and_forecasts_a_csv(live_web, live_worker, tenants, token_for, tmp_path):
+    import json
+
+    from tests.sdk.test_sampan_cli import sampan_cli
+
+    config = tmp_path / "config.json"
+    sampan_cli("login", "--url", live_web, "--token", token_for(tenants["alice"]), config=config)
+    rows = synthetic.multi_series(n_series=3, length=70, seed=3, with_covariates=False)
+    (tmp_path / "sales.csv").write_text(synthetic.to_csv(rows))
+    imported = json.loads(
+        sampan_cli(
+            "import-time-series",
+            str(tmp_path / "sales.csv"),
+            "--project",
+            str(tenants["project_a"].pk),
+            "--name",
+            "cli sales",
+            "--timestamp",
+            "date",
+            "--series",
+            "store",
+            "--target",
+            "sales",
+            "--quiet",
+            config=config,
+        ).stdout
+    )
+    assert imported["imported"] == 210, imported
+    trained = json.loads(
+        sampan_cli(
+            "train",
+            "--dataset",
+            str(imported["dataset"]),
+            "--horizon",
+            "5",
+            "--preset",
+            "fast",
+            "--wait",
+            "--quiet",
+            config=config,
+        ).stdout
+    )
+    assert trained["status"] == "succeeded" and math.isfinite(trained["test"]["mase"]), trained
+    deployed = json.loads(
+        sampan_cli(
+            "deploy", str(trained["model_version"]), "--name", "cli sales", "--key", config=config
+        ).stdout
+    )
+    recent = pd.DataFrame(rows).groupby("store").tail(30)
+    recent.to_csv(tmp_path / "recent.csv", index=False)
+    out = tmp_path / "forecast.csv"
+    answer = json.loads(
+        sampan_cli(
+            "forecast",
+            str(deployed["deployment"]),
+            str(tmp_path / "recent.csv"),
+            "--id-column",
+            "store",
+            "--timestamp-column",
+            "date",
+            "--value-column",
+            "sales",
+            "--key",
+            deployed["key"],
+            "--out",
+            str(out),
+            config=config,
+        ).stdout
+    )
+    assert answer["rows"] == 15
+    forecast = pd.read_csv(out)
+    assert list(forecast.columns) == ["id", "timestamp", "mean", "q0.1", "q0.9"]
+    assert forecast["timestamp"].iloc[0] == "2023-03-13T00:00:00"  # the day after the 70th (2023-01-02 + 69)
+    printed = json.loads(
+        sampan_cli(
+            "forecast",
+            str(deployed["deployment"]),
+            str(tmp_path / "recent.csv"),
+            "--id-column",
+            "store",
+            "--timestamp-column",
+            "date",
+            "--value-column",
+            "sales",
+            "--key",
+            deployed["key"],
+            "--horizon",
+            "2",
+            config=config,
+        ).stdout
+    )
+    assert [(r["id"], r["timestamp"]) for r in printed[:2]] == [
+        ("s01", "2023-03-13T00:00:00"),
+        ("s01", "2023-03-14T00:00:00"),
+    ]

@@ -5,6 +5,11 @@
     sampan import-table wine.csv --project 3 --name wine --task-type tabular_classification \
         --target-column quality --delimiter ';' --decimal ,       (or --dataset 7; XLSX: --sheet 1)
     sampan preview-table wine.csv --dataset 7 --encoding cp1252
+    sampan import-time-series sales.csv --project 3 --name sales --timestamp date --series store \
+        --target sales --known price --known holiday --static region   (or --dataset 7)
+    sampan train --dataset 8 --horizon 14 --preset fast --wait       (forecasting: a version by time)
+    sampan forecast 4 recent.csv --id-column store --timestamp-column date --value-column sales \
+        --known-future future.csv --horizon 7 --out forecast.csv
     sampan train --dataset 7 --preset fast --param epochs=3 --wait
     sampan wait 42
     sampan deploy 5 --name digits --key
@@ -133,10 +138,66 @@ def cmd_preview_table(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import_time_series(args: argparse.Namespace) -> int:
+    args.task_type = "time_series_forecasting"
+    dataset = _dataset(Client(), args, "import-time-series")
+    result = dataset.import_time_series(
+        args.source,
+        timestamp=args.timestamp,
+        targets=args.target,
+        series=args.series,
+        known=args.known or (),
+        static=args.static or (),
+        frequency=args.frequency,
+        fill_rule=args.fill_rule,
+        background=args.background,
+        progress=not args.quiet,
+    )
+    _print(_upload_summary(dataset, result))
+    return 0
+
+
+def _read_table(path: str) -> Any:
+    from sampan._optional import pandas
+
+    pd = pandas()
+    lower = path.lower()
+    if lower.endswith(".parquet"):
+        return pd.read_parquet(path)
+    if lower.endswith((".jsonl", ".ndjson")):
+        return pd.read_json(path, lines=True)
+    if lower.endswith(".xlsx"):
+        return pd.read_excel(path)
+    return pd.read_csv(path, sep="\t" if lower.endswith(".tsv") else ",")
+
+
+def cmd_forecast(args: argparse.Namespace) -> int:
+    deployment = Client().deployments.get(args.deployment)
+    frame = deployment.forecast(
+        _read_table(args.history),
+        horizon=args.horizon,
+        quantiles=args.quantile,
+        known_future=None if args.known_future is None else _read_table(args.known_future),
+        id_column=args.id_column,
+        timestamp_column=args.timestamp_column,
+        value_column=args.value_column,
+        key=args.key,
+    )
+    if args.out:
+        frame.to_csv(args.out, index=False, date_format="%Y-%m-%dT%H:%M:%S")
+        _print({"deployment": deployment.id, "rows": len(frame), "out": args.out})
+    else:
+        frame["timestamp"] = frame["timestamp"].dt.strftime("%Y-%m-%dT%H:%M:%S")
+        _print(frame.to_dict("records"))
+    return 0
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     client = Client()
     if args.version is not None:
         version: Any = args.version
+    elif args.dataset is not None and args.horizon is not None:
+        version = client.datasets.get(args.dataset).create_version(horizon=args.horizon)
     elif args.dataset is not None:
         version = client.datasets.get(args.dataset).create_version(seed=args.seed)
     else:
@@ -292,10 +353,42 @@ def build_parser() -> argparse.ArgumentParser:
     preview_table.add_argument("--dataset", type=int, required=True)
     preview_table.set_defaults(func=cmd_preview_table)
 
+    series = sub.add_parser(
+        "import-time-series", help="import a table of observations into a forecasting dataset"
+    )
+    series.add_argument("source", help="a CSV, TSV, JSONL, XLSX or Parquet file")
+    series.add_argument("--dataset", type=int)
+    series.add_argument("--project", type=int)
+    series.add_argument("--name")
+    series.add_argument("--timestamp", required=True, help="the timestamp column")
+    series.add_argument("--target", action="append", required=True, help="a target column (repeat)")
+    series.add_argument("--series", help="long tables: the series-id column")
+    series.add_argument("--known", action="append", help="a known-future covariate column (repeat)")
+    series.add_argument("--static", action="append", help="a static covariate column (repeat)")
+    series.add_argument("--frequency", help="e.g. D, W, MS, h (inferred when omitted)")
+    series.add_argument("--fill-rule", default="interpolate", choices=["interpolate", "forward_fill", "zero"])
+    series.add_argument("--background", action="store_true", help="import in a background job")
+    series.add_argument("--quiet", action="store_true")
+    series.set_defaults(func=cmd_import_time_series)
+
+    forecast = sub.add_parser("forecast", help="forecast the series of a history table with a deployment")
+    forecast.add_argument("deployment", type=int)
+    forecast.add_argument("history", help="a long table (id, timestamp, value) or a wide one")
+    forecast.add_argument("--horizon", type=int, help="steps ahead (default the model's)")
+    forecast.add_argument("--quantile", type=float, action="append", help="a quantile level (repeat)")
+    forecast.add_argument("--known-future", help="a table of the known covariates ahead")
+    forecast.add_argument("--id-column")
+    forecast.add_argument("--timestamp-column")
+    forecast.add_argument("--value-column")
+    forecast.add_argument("--key", help="deployment key (spd_...); default SAMPAN_DEPLOYMENT_KEY")
+    forecast.add_argument("--out", help="write the forecast as CSV here instead of JSON on stdout")
+    forecast.set_defaults(func=cmd_forecast)
+
     train = sub.add_parser("train", help="start a training job")
     train.add_argument("--version", type=int, help="dataset version id")
     train.add_argument("--dataset", type=int, help="snapshot this dataset as a new version first")
     train.add_argument("--seed", type=int)
+    train.add_argument("--horizon", type=int, help="forecasting: the new version's horizon (split by time)")
     train.add_argument("--preset")
     train.add_argument("--param", type=_param, action="append", metavar="NAME=VALUE")
     train.add_argument("--wait", action="store_true")
