@@ -220,7 +220,9 @@ def answer_chosen(
         on_served=answered.append,
     )
     served = answered[0] if answered else None
-    if served is not None:
+    # a forecaster's deployment has no shadow or capture (template_not_supported); one switched to a
+    # forecaster while they were on keeps them off until it serves another template again
+    if served is not None and served.kind != "forecast_prediction":
         if state.shadow is not None:
             shadow.runner.submit(
                 shadow.ShadowTask(
