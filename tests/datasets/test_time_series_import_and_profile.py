@@ -407,3 +407,18 @@ def test_series_query_refusals(tenants, api_client, isolated_storage):
         assert answer.json()["error"]["code"] == code, (params, answer.content)
     assert client.get(series, {"id": "a", "max_points": "many"}).status_code == 400
     assert client.get(series, {"id": "a"}).json()[0]["values"] == [1.0, 2.0]
+
+
+def test_year_first_dates_with_slashes_import_and_day_first_ones_are_row_problems(
+    tenants, api_client, isolated_storage
+):
+    client = api_client(tenants["alice"])
+    dataset_id = new_dataset(client, tenants, "Slashes")
+    text = "day,y\n2024/1/1,1\n2024/01/02,2\n2024.01.03,3\n04/01/2024,4\n"
+    imported = import_file(client, dataset_id, "s.csv", text.encode(), timestamp_column="day")
+    assert imported.status_code == 201, imported.content
+    batch = imported.json()
+    assert batch["imported"] == 3 and [p["code"] for p in batch["problems"]] == ["bad_timestamp"]
+    assert batch["problems"][0]["file"] == "row 4" and "2024/03/01" in batch["problems"][0]["message"]
+    points = client.get(f"{DATASETS}{dataset_id}/series/").json()[0]
+    assert points["timestamps"] == ["2024-01-01", "2024-01-02", "2024-01-03"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +61,7 @@ MAX_POINTS = 20_000
 MAX_WARNINGS = 100
 TIMESTAMP_GUESSES = ("timestamp", "date", "datetime", "time", "ds", "period", "month", "year", "week", "day")
 SERIES_GUESSES = ("series", "series_id", "unique_id", "id", "item", "item_id", "store", "sku", "product")
+YEAR_FIRST = re.compile(r"^(\d{4})[/.](\d{1,2})[/.](\d{1,2})([ T]\d{1,2}:\d{2}(?::\d{2})?)?$")
 MAPPING_KEYS = (
     "timestamp_column",
     "series_column",
@@ -100,7 +102,17 @@ def series_name(schema: TimeSeriesSchema | dict, item: str, target: str) -> str:
 
 @lru_cache(maxsize=100_000)
 def _parsed_text(text: str) -> np.datetime64:
-    return parse_timestamp(text)
+    """ISO 8601 (``workers.time_series.frequency.parse_timestamp``), or the same year-first order
+    with slashes or dots (``2024/03/01``, ``2024.03.01 10:00``): never a day-first or month-first
+    guess."""
+    try:
+        return parse_timestamp(text)
+    except ValueError:
+        match = YEAR_FIRST.match(text)
+        if match is None:
+            raise
+        year, month, day, rest = match.groups()
+        return parse_timestamp(f"{year}-{int(month):02d}-{int(day):02d}{rest or ''}")
 
 
 @lru_cache(maxsize=100_000)
@@ -629,7 +641,8 @@ def plan_import(dataset: Dataset, table: Table, mapping: dict, problems: list[di
                     number,
                     "bad_timestamp",
                     f"the {ts_column!r} cell {str(cell)[:60]!r} is not a date or time (ISO 8601 such as "
-                    "2024-03-01 or 2024-03-01 10:00, or a 4-digit year)",
+                    "2024-03-01 or 2024-03-01 10:00, year first with slashes such as 2024/03/01, or a "
+                    "4-digit year)",
                 )
             )
             continue
