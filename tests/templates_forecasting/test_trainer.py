@@ -158,3 +158,29 @@ def test_bad_manifests_are_refused_with_a_reason(store_sales):
     with pytest.raises(ForecastDataError, match="long enough for a test window"):
         check_manifest(cast(Any, short))
     assert check_manifest(store_sales)["series"] == 6
+
+
+def test_lightgbm_and_the_network_share_one_onnx_graph(tmp_path):
+    import onnxruntime
+
+    from workers.time_series.learned import fit_lightgbm, lightgbm_onnx, merge_outputs, predict_lightgbm
+    from workers.time_series.neural import fit_neural, neural_onnx, predict_neural
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(600, 12)).astype(np.float32)
+    y = 2 * x[:, 0] + rng.normal(size=600)
+    params = {"n_estimators": 30, "learning_rate": 0.1, "num_leaves": 15, "min_child_samples": 10, "seed": 0}
+    boosters = fit_lightgbm(x, y, [0.1, 0.5, 0.9], params)
+    net = fit_neural(x, y, [0.1, 0.5, 0.9], {**params, "hidden_size": 16, "epochs": 3, "learning_rate": 0.05})
+    merged = merge_outputs([lightgbm_onnx(boosters, 12), neural_onnx(net, 12)])
+    onnx.save(merged, str(tmp_path / "model.onnx"))
+    session = onnxruntime.InferenceSession(str(tmp_path / "model.onnx"), providers=["CPUExecutionProvider"])
+    assert [o.name for o in session.get_outputs()] == ["lightgbm", "neural"]
+    for rows in (1, 7, 600):  # a dynamic batch
+        trees, network = session.run(["lightgbm", "neural"], {"features": x[:rows]})
+        assert trees.shape == network.shape == (rows, 3)
+        assert np.allclose(trees, predict_lightgbm(boosters, x[:rows]), atol=1e-4)
+        assert np.allclose(np.sort(network, axis=1), predict_neural(net, x[:rows]), atol=1e-4)
+    # the quantile columns are sorted (no crossing) and the median follows the signal
+    assert np.all(np.diff(trees, axis=1) >= 0)
+    assert np.corrcoef(trees[:, 1], 2 * x[:, 0])[0, 1] > 0.9

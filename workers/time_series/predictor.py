@@ -171,11 +171,13 @@ def learned_forecast(
     known: Sequence[Mapping[str, np.ndarray]],
     statics: Sequence[Mapping[str, Any]],
     anchor: int = -1,
+    prepared: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A learned member's (mean (n, h), quantiles (n, q, h)) for histories whose forecast steps fall
     on ``times[i]`` (h timestamps each). ``run`` maps feature rows to scaled quantiles [rows, q]
     (the ONNX session at serving time, the boosters in training); with ``anchor`` >= 0 they are
-    corrections of that (scaled) feature column, added to it."""
+    corrections of that (scaled) feature column, added to it; ``prepared``: the
+    :func:`direct_rows` already built for these histories."""
 
     def predict(x: np.ndarray) -> np.ndarray:
         out = np.asarray(run(x), dtype=np.float64)
@@ -202,6 +204,23 @@ def learned_forecast(
             qs[:, :, k] = values
             extended = [np.append(y, values[i, median]) for i, y in enumerate(extended)]
         return qs[:, median, :].copy(), qs
+    x, loc, scale = prepared if prepared is not None else direct_rows(spec, histories, times, known, statics)
+    out = predict(x)
+    values = out.reshape(n, horizon, -1).transpose(0, 2, 1)
+    values = F.unscale(values, loc, scale)
+    return values[:, median, :].copy(), values
+
+
+def direct_rows(
+    spec: ForecastFeatures,
+    histories: Sequence[np.ndarray],
+    times: Sequence[np.ndarray],
+    known: Sequence[Mapping[str, np.ndarray]],
+    statics: Sequence[Mapping[str, Any]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The direct strategy's rows of every series (series-major, steps 1..h) with each series' loc
+    and scale; members on the same rows share them."""
+    horizon = len(times[0]) if times else 0
     steps = np.arange(1, horizon + 1)
     blocks, locs, scales = [], [], []
     for i, y in enumerate(histories):
@@ -212,10 +231,7 @@ def learned_forecast(
         blocks.append(x)
         locs.append(loc[0])
         scales.append(scale[0])
-    out = predict(np.concatenate(blocks))
-    values = out.reshape(n, horizon, -1).transpose(0, 2, 1)
-    values = F.unscale(values, np.array(locs), np.array(scales))
-    return values[:, median, :].copy(), values
+    return np.concatenate(blocks), np.array(locs), np.array(scales)
 
 
 class Forecaster:
@@ -310,6 +326,7 @@ class Forecaster:
         known: list[dict[str, np.ndarray]],
         statics: list[dict[str, Any]],
         horizon: int,
+        cache: dict[str, Any] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         session = self._session()
         output = member.get("output", member["model"])
@@ -323,17 +340,18 @@ class Forecaster:
         params = member.get("params") or {}
         strategy = str(params.get("strategy", "direct"))
         anchor = int(params.get("anchor", -1))
+        prepared = None
+        if strategy != "recursive":
+            cache = {} if cache is None else cache
+            if "direct" not in cache:
+                cache["direct"] = direct_rows(
+                    self.preprocessing["features"], histories, times, known, statics
+                )
+            prepared = cache["direct"]
         return learned_forecast(
-            run,
-            self.preprocessing["features"],
-            self.quantiles,
-            strategy,
-            histories,
-            times,
-            known,
-            statics,
-            anchor,
-        )
+            run, self.preprocessing["features"], self.quantiles, strategy, histories, times, known, statics,
+            anchor, prepared,
+        )  # fmt: skip
 
     def member_forecasts(
         self,
@@ -348,10 +366,11 @@ class Forecaster:
         spec = self.preprocessing
         statics = [self._static_of(ids[i], static[i] if i < len(static) else None) for i in range(len(ids))]
         out = []
+        cache: dict[str, Any] = {}
         for member in spec["members"]:
             weight = float(member["weight"])
             if member["model"] in LEARNED:
-                mean, qs = self._learned(member, histories, last_timestamps, known, statics, horizon)
+                mean, qs = self._learned(member, histories, last_timestamps, known, statics, horizon, cache)
             else:
                 means, quants = [], []
                 for i, y in enumerate(histories):
