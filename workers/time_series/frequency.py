@@ -58,6 +58,7 @@ _STEP_MONTHS: dict[str, tuple[int, bool]] = {
 }
 
 _DAY = np.timedelta64(1, "D")
+_SECONDS = np.dtype("datetime64[s]")
 
 
 class FrequencyError(ValueError):
@@ -203,6 +204,13 @@ def parse_timestamp(value: object) -> np.datetime64:
     if not isinstance(value, str):
         raise ValueError(f"not a timestamp: {value!r}")
     text = value.strip()
+    # the common shapes (a date, a datetime to the second) parse in NumPy directly
+    if len(text) in (10, 19) and text[:4].isdigit() and text[4] == "-" and text[7] == "-":
+        if len(text) == 10 or text[10] in "T ":
+            try:
+                return np.datetime64(text[:10] + "T" + text[11:] if len(text) == 19 else text, "s")
+            except ValueError:
+                pass  # the checks below name what is wrong
     if re.fullmatch(r"\d{4}", text):
         return np.datetime64(f"{text}-01-01", "s")
     if re.fullmatch(r"\d{4}\.0+", text):
@@ -226,8 +234,16 @@ def parse_timestamp(value: object) -> np.datetime64:
 
 def format_timestamp(ts: np.datetime64) -> str:
     """``"YYYY-MM-DD"`` at midnight, ``"YYYY-MM-DDTHH:MM:SS"`` otherwise."""
-    seconds = _second(ts)
-    day = seconds.astype("datetime64[D]")
-    if seconds == day:
-        return str(day)
-    return str(seconds)
+    seconds = ts if isinstance(ts, np.datetime64) and ts.dtype == _SECONDS else _second(ts)
+    text = str(seconds)
+    return text[:-9] if text.endswith("T00:00:00") else text
+
+
+def format_timestamps(values: np.ndarray) -> list[str]:
+    """:func:`format_timestamp` of each timestamp, at once.
+
+    >>> format_timestamps(parse_frequency("h").grid(parse_timestamp("2024-01-01 22:00"), 3))
+    ['2024-01-01T22:00:00', '2024-01-01T23:00:00', '2024-01-02']
+    """
+    texts = np.datetime_as_string(_seconds(values), unit="s")
+    return [text[:-9] if text.endswith("T00:00:00") else text for text in texts.tolist()]
