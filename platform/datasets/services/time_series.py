@@ -22,7 +22,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from config.exceptions import field_error
@@ -300,6 +300,11 @@ def _item_of(cell: Any) -> str:
 # --- the grid ---------------------------------------------------------------------------------
 
 
+def _second(ts: Any) -> np.datetime64:
+    """One timestamp as a datetime64[s] scalar."""
+    return cast(np.datetime64, np.asarray(ts).astype("datetime64[s]")[()])
+
+
 _FIXED_STEPS = {"min": 60, "5min": 300, "15min": 900, "30min": 1800, "h": 3600, "D": 86400, "W": 604800}
 
 
@@ -309,7 +314,7 @@ def grid_positions(frequency: Frequency, anchor: np.datetime64, stamps: np.ndarr
     out = np.full(len(stamps), -1, dtype=np.int64)
     if not len(stamps):
         return out
-    anchor = np.datetime64(anchor, "s")
+    anchor = _second(anchor)
     after = stamps >= anchor
     step = _FIXED_STEPS.get(frequency.alias)
     if step is not None:
@@ -339,7 +344,7 @@ def _anchor(frequency: Frequency, stamps: np.ndarray) -> np.datetime64:
         count = int((grid_positions(frequency, candidate, stamps) >= 0).sum())
         if count > best_count:
             best, best_count = candidate, count
-    return np.datetime64(best, "s")
+    return _second(best)
 
 
 @dataclass
@@ -763,8 +768,8 @@ def plan_import(dataset: Dataset, table: Table, mapping: dict, problems: list[di
         kept_by_item[item].append(index)
     kept_positions = np.full(len(kept), -1, dtype=np.int64)
     for item, indices in kept_by_item.items():
-        found = np.array([kept[i][2] for i in indices], dtype="datetime64[s]")
-        kept_positions[indices] = grid_positions(frequency, anchors[item], found)
+        item_stamps = np.array([kept[i][2] for i in indices], dtype="datetime64[s]")
+        kept_positions[indices] = grid_positions(frequency, anchors[item], item_stamps)
     last_seen: dict[str, tuple[int, np.datetime64]] = {}
     unsorted: list[tuple[int, int, np.datetime64, np.datetime64, str]] = []
     for (number, item, ts, values, sha), position in zip(kept, kept_positions.tolist(), strict=True):
@@ -795,14 +800,14 @@ def plan_import(dataset: Dataset, table: Table, mapping: dict, problems: list[di
     # 4. warnings: gaps in a series' grid, rows out of time order
     warnings: list[dict] = []
     for item in sorted(positions):
-        found = positions[item]
-        if not found:
+        taken = positions[item]
+        if not taken:
             continue
-        first, last = min(found), max(found)
-        missing = (last - first + 1) - len(found)
+        first, last = min(taken), max(taken)
+        missing = (last - first + 1) - len(taken)
         if missing and len(warnings) < MAX_WARNINGS:
             grid = frequency.grid(anchors[item], last + 1)
-            holes = [p for p in range(first, last + 1) if p not in found]
+            holes = [p for p in range(first, last + 1) if p not in taken]
             label = f"series {item!r}" if item else "the table"
             warnings.append(
                 {
