@@ -3,13 +3,15 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { QueryState } from '@/components/QueryState';
-import { DatasetHeader, ImportPanel, LabelingPanel, QualityPanel, StatisticsPanel, useDataset, useVersions, VersionsPanel } from '@/features/datasets';
+import { DatasetHeader, ImportPanel, isForecastingDataset, LabelingPanel, QualityPanel, StatisticsPanel, useDataset, useVersions, VersionsPanel } from '@/features/datasets';
 import { SmartLabelingPanel, TasksPanel } from '@/features/labeling';
 import { useProject } from '@/features/projects';
 import { TrainingForm } from '@/features/training';
 import { useWorkspace } from '@/features/workspaces';
 
 const TABS = ['import', 'label', 'smart', 'tasks', 'statistics', 'quality', 'versions', 'train'] as const;
+/** A forecasting dataset's observations are not labeled: no labeling, labeling tasks or label quality. */
+const FORECASTING_TABS: readonly (typeof TABS)[number][] = ['import', 'statistics', 'versions', 'train'];
 /** A labeler link may name samples (`?samples=1,2,3`), e.g. from an evaluation report. */
 function parseSampleIds(value: string | null): number[] | null {
   if (!value) return null;
@@ -24,7 +26,7 @@ export function DatasetRoute() {
   const { t } = useTranslation('datasets');
   const params = useParams();
   const datasetId = Number(params.datasetId);
-  const tab = TABS.find((item) => item === params.tab) ?? 'label';
+  const requested = TABS.find((item) => item === params.tab);
   const [search, setSearch] = useSearchParams();
   const navigate = useNavigate();
   const { data: dataset, isPending, error } = useDataset(datasetId);
@@ -34,6 +36,8 @@ export function DatasetRoute() {
   if (!Number.isInteger(datasetId)) return <NotFound kind="dataset" />;
   if (!dataset) return <QueryState isPending={isPending} error={error} kind="dataset" />;
 
+  const tabs = isForecastingDataset(dataset.task_type) ? FORECASTING_TABS : TABS;
+  const tab = requested && tabs.includes(requested) ? requested : tabs === TABS ? 'label' : 'import';
   const canEdit = !workspace || workspace.role !== 'viewer';
   const sampleIds = parseSampleIds(search.get('samples'));
   return (
@@ -50,7 +54,7 @@ export function DatasetRoute() {
       <DatasetHeader dataset={dataset} />
       <Tabs value={tab} onChange={(value) => navigate(`/datasets/${dataset.id}/${value}`)} keepMounted={false}>
         <Tabs.List>
-          {TABS.map((value) => (
+          {tabs.map((value) => (
             <Tabs.Tab key={value} value={value} data-testid={`tab-${value}`}>
               {t(`route.tabs.${value}`)}
             </Tabs.Tab>

@@ -1,4 +1,5 @@
 export type { Dataset } from './api/datasets';
+export { isForecastingDataset } from './api/datasets';
 export type { DatasetVersion } from './api/versions';
 export { CreateDatasetButton } from './components/CreateDatasetButton';
 export { DatasetHeader } from './components/DatasetHeader';

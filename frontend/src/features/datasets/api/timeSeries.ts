@@ -1,4 +1,5 @@
-import { api, errorFromText, unwrap } from '@/api/client';
+import { api, unwrap } from '@/api/client';
+import type { components } from '@/api/schema';
 
 /**
  * Forecasting datasets (task type `time_series_forecasting`): the import mapping, the schema an import
@@ -27,60 +28,14 @@ export type TimeSeriesMapping = {
 };
 
 /** A forecasting dataset's `schema` (contracts.forecasting.TimeSeriesSchema). */
-export type TimeSeriesSchema = {
-  kind: 'time_series';
-  timestamp_column: string;
-  series_column: string | null;
-  target_columns: string[];
-  known_covariates: string[];
-  static_covariates: string[];
-  frequency: string;
-  frequency_inferred: string | null;
-  fill_rule: FillRule;
-};
-
-export type SeriesProfile = {
-  id: string;
-  item: string;
-  target: string;
-  start: string;
-  end: string;
-  length: number;
-  missing: number;
-  missing_share: number;
-  mean: number | null;
-  std: number | null;
-  minimum: number | null;
-  maximum: number | null;
-  season_length: number;
-  seasonal_strength: number | null;
-  trend_strength: number | null;
-  zero_share: number;
-};
-
+export type TimeSeriesSchema = components['schemas']['TimeSeriesSchema'];
+export type SeriesProfile = components['schemas']['SeriesProfile'];
 /** A forecasting dataset's profile (contracts.forecasting.TimeSeriesProfile). */
-export type TimeSeriesProfile = {
-  kind: 'time_series_profile';
-  version: number;
-  frequency: string;
-  frequency_inferred: string | null;
-  season_length: number;
-  series_count: number;
-  observations: number;
-  missing_share: number;
-  shortest: number;
-  longest: number;
-  series: SeriesProfile[];
-};
-
+export type TimeSeriesProfile = components['schemas']['TimeSeriesProfile'];
 /** A series' points for a chart (contracts.forecasting.SeriesPoints): every `step`-th point of the window asked for. */
-export type SeriesPoints = {
-  id: string;
-  timestamps: string[];
-  values: (number | null)[];
-  total_points: number;
-  step: number;
-};
+export type SeriesPoints = components['schemas']['SeriesPoints'];
+/** A forecasting version's split by time: observations and series per split, the series too short for the windows. */
+export type TimeSplit = components['schemas']['TimeSplit'];
 
 export function isTimeSeriesProfile(profile: unknown): profile is TimeSeriesProfile {
   return !!profile && typeof profile === 'object' && (profile as { kind?: unknown }).kind === 'time_series_profile';
@@ -97,26 +52,24 @@ export type SeriesWindow = { start?: string; end?: string };
 
 /**
  * `GET /datasets/{id}/series/?id=a&id=b&start=&end=&max_points=`: each asked series' points between
- * `start` and `end` (ISO timestamps, both included; absent: from the first or to the last), downsampled
- * by the server to at most `maxPoints`.
+ * `start` and `end` (ISO timestamps, both included; absent: from the first or to the last), in the
+ * order asked, downsampled by the server to at most `maxPoints` (every n-th point).
  */
-export async function getSeriesPoints(datasetId: number, ids: string[], range: SeriesWindow = {}, maxPoints = CHART_POINTS): Promise<SeriesPoints[]> {
-  const query = new URLSearchParams();
-  for (const id of ids) query.append('id', id);
-  if (range.start) query.set('start', range.start);
-  if (range.end) query.set('end', range.end);
-  query.set('max_points', String(maxPoints));
-  const base = typeof window === 'undefined' ? '' : window.location.origin;
-  const response = await globalThis.fetch(`${base}/api/v1/datasets/${datasetId}/series/?${query.toString()}`, {
-    credentials: 'same-origin',
-    headers: { Accept: 'application/json' },
-  });
-  const text = await response.text();
-  if (!response.ok) throw errorFromText(response.status, response.statusText, text);
-  return JSON.parse(text) as SeriesPoints[];
+export function getSeriesPoints(datasetId: number, ids: string[], range: SeriesWindow = {}, maxPoints = CHART_POINTS) {
+  return unwrap(
+    api.GET('/api/v1/datasets/{id}/series/', {
+      params: { path: { id: datasetId }, query: { id: ids, start: range.start || undefined, end: range.end || undefined, max_points: maxPoints } },
+    }),
+  );
 }
 
-/** Changes a forecasting dataset's frequency (the grid its series are read on) or fill rule; later versions use them. */
-export function updateTimeSeriesSettings(datasetId: number, settings: { frequency?: string; fill_rule?: FillRule }) {
-  return unwrap(api.PATCH('/api/v1/datasets/{id}/', { params: { path: { id: datasetId } }, body: { schema: settings } as never }));
+/**
+ * Changes a forecasting dataset's frequency (the grid its series are read on) or fill rule: the
+ * profile is recomputed and versions created from then on use them (400 `frequency_mismatch` when
+ * observations are off the new grid).
+ */
+export function updateTimeSeriesSettings(datasetId: number, settings: { frequency?: Frequency; fill_rule?: FillRule }) {
+  // The generated type marks task_type required (it has a default); a PATCH sends only what changes.
+  const body = settings as components['schemas']['PatchedDatasetRequest'];
+  return unwrap(api.PATCH('/api/v1/datasets/{id}/', { params: { path: { id: datasetId } }, body }));
 }

@@ -42,8 +42,3 @@ export function validateHorizon(horizon: number | string): 'horizonRequired' | '
   return null;
 }
 
-/** A forecasting version's horizon (null for other versions). */
-export function versionHorizon(version: DatasetVersion): number | null {
-  const horizon = (version as { horizon?: number | null }).horizon;
-  return typeof horizon === 'number' ? horizon : null;
-}

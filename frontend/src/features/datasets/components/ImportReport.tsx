@@ -24,7 +24,7 @@ function Count({ label, value, testId, color }: { label: string; value: number; 
 }
 
 
-const ACTION_COLORS = { skipped: 'orange', clipped: 'yellow', refused: 'red' } as const;
+const ACTION_COLORS = { skipped: 'orange', clipped: 'yellow', refused: 'red', warning: 'yellow' } as const;
 
 /** Where in the file: "line 12 · annotation 7" (empty when the problem names neither). */
 function problemPlace(problem: ImportProblem, t: (key: 'report.line' | 'report.annotation', options: Record<string, unknown>) => string): string {
@@ -40,8 +40,10 @@ export function ImportBatchView({ batch }: { batch: ImportBatch | ImportBatchSum
   const active = isImportActive(batch);
   const fraction = importFraction(batch);
   const percent = fraction === null ? 0 : Math.round(fraction * 1000) / 10;
-  const duplicates = problems.filter((problem) => problem.code === 'duplicate');
-  const failures = problems.filter((problem) => problem.code !== 'duplicate');
+  // Failures first, then duplicates, then warnings (a forecasting import's gaps and unsorted rows: imported all the same).
+  const warnings = problems.filter((problem) => problem.action === 'warning');
+  const duplicates = problems.filter((problem) => problem.code === 'duplicate' && problem.action !== 'warning');
+  const failures = problems.filter((problem) => problem.code !== 'duplicate' && problem.action !== 'warning');
   return (
     <Paper withBorder p="md" data-testid={`import-${batch.id}`} data-status={batch.status}>
       <Stack gap="sm">
@@ -109,7 +111,7 @@ export function ImportBatchView({ batch }: { batch: ImportBatch | ImportBatchSum
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
-                {[...failures, ...duplicates].map((problem, index) => {
+                {[...failures, ...duplicates, ...warnings].map((problem, index) => {
                   const place = problemPlace(problem, t);
                   return (
                     <Table.Tr key={`${problem.file}-${index}`} data-testid="import-problem" data-code={problem.code} data-action={problem.action}>
@@ -124,7 +126,7 @@ export function ImportBatchView({ batch }: { batch: ImportBatch | ImportBatchSum
                       </Table.Td>
                       <Table.Td>
                         <Group gap={4} wrap="nowrap">
-                          <Badge size="xs" color={problem.code === 'duplicate' ? 'orange' : 'red'} variant="light">
+                          <Badge size="xs" color={problem.action === 'warning' ? 'yellow' : problem.code === 'duplicate' ? 'orange' : 'red'} variant="light">
                             {translateDynamic(`datasets:report.problems.${problem.code}`, problem.code)}
                           </Badge>
                           {problem.action && (

@@ -139,7 +139,7 @@ describe('SeriesProfilePanel', () => {
     expect(screen.getByTestId('series-settings')).toHaveTextContent('a missing value is 0');
     await user.click(screen.getByTestId('series-settings-save'));
     await waitFor(() => expect(server.callsTo('PATCH', '/api/v1/datasets/9/')).toHaveLength(1));
-    expect(server.callsTo('PATCH', '/api/v1/datasets/9/')[0].body).toEqual({ schema: { frequency: 'D', fill_rule: 'zero' } });
+    expect(server.callsTo('PATCH', '/api/v1/datasets/9/')[0].body).toEqual({ frequency: 'D', fill_rule: 'zero' });
   });
 
   it('in zh-CN', async () => {

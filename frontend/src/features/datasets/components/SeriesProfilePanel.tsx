@@ -16,6 +16,7 @@ import {
   isTimeSeriesSchema,
   updateTimeSeriesSettings,
   type FillRule,
+  type Frequency,
   type TimeSeriesProfile,
   type TimeSeriesSchema,
 } from '../api/timeSeries';
@@ -37,7 +38,7 @@ function frequencyLabel(t: ReturnType<typeof useTranslation<'datasets'>>['t'], a
 function SeriesSettings({ dataset, schema, canEdit }: { dataset: Dataset; schema: TimeSeriesSchema; canEdit: boolean }) {
   const { t } = useTranslation(['datasets', 'common']);
   const queryClient = useQueryClient();
-  const [frequency, setFrequency] = useState(schema.frequency);
+  const [frequency, setFrequency] = useState(schema.frequency as Frequency);
   const [fillRule, setFillRule] = useState<FillRule>(schema.fill_rule);
   const save = useMutation({
     mutationFn: () => updateTimeSeriesSettings(dataset.id, { frequency, fill_rule: fillRule }),
@@ -63,7 +64,7 @@ function SeriesSettings({ dataset, schema, canEdit }: { dataset: Dataset; schema
             description={schema.frequency_inferred ? t('timeSeries.inferredWas', { value: frequencyLabel(t, schema.frequency_inferred) }) : t('timeSeries.notInferred')}
             data={FREQUENCIES.map((alias) => ({ value: alias, label: frequencyLabel(t, alias) }))}
             value={frequency}
-            onChange={(value) => value && setFrequency(value)}
+            onChange={(value) => value && setFrequency(value as Frequency)}
             allowDeselect={false}
             w={240}
             disabled={!canEdit}

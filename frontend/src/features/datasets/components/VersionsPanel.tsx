@@ -7,7 +7,7 @@ import { formatDateTime } from '@/lib/datetime';
 import { errorMessage, notifySuccess } from '@/lib/notifications';
 import { formatNumber } from '@/lib/numbers';
 import { isForecastingDataset } from '../api/datasets';
-import { MAX_HORIZON, validateHorizon, versionHorizon, validateRatios, type DatasetVersion, type DatasetVersionCreateBody, type Ratios } from '../api/versions';
+import { MAX_HORIZON, validateHorizon, validateRatios, type DatasetVersion, type DatasetVersionCreateBody, type Ratios } from '../api/versions';
 import { useDataset } from '../hooks/useDatasets';
 import { useCreateVersion, useVersions } from '../hooks/useVersions';
 
@@ -119,7 +119,8 @@ function CreateForecastVersionForm({ datasetId, disabled }: { datasetId: number;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (local || typeof horizon !== 'number') return;
-    create.mutate({ horizon, note: note.trim() } as unknown as DatasetVersionCreateBody, {
+    // The ratios are ignored for a forecasting dataset: the split is by time.
+    create.mutate({ horizon, note: note.trim() } as DatasetVersionCreateBody, {
       onSuccess: (version) => notifySuccess(t('versions.createdForecast', { name: version.name, horizon })),
     });
   };
@@ -165,32 +166,51 @@ function CreateForecastVersionForm({ datasetId, disabled }: { datasetId: number;
   );
 }
 
-/** A forecasting version's observations per split: train, the validation window, the test window. */
+/** A forecasting version's observations and series per split: train, the validation window, the test window. */
 function ForecastVersionCounts({ version }: { version: DatasetVersion }) {
   const { t } = useTranslation('datasets');
+  const timeSplit = version.time_split;
   return (
-    <Table fz="sm" verticalSpacing={4} data-testid={`version-counts-${version.id}`}>
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th />
-          {SPLITS.map((split) => (
-            <Table.Th key={split}>{t(`versions.splits.${split}`)}</Table.Th>
-          ))}
-          <Table.Th>{t('versions.total')}</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        <Table.Tr>
-          <Table.Td>{t('versions.observations')}</Table.Td>
-          {SPLITS.map((split) => (
-            <Table.Td key={split} data-testid={`version-split-${split}-${version.id}`}>
-              {formatNumber(version.totals[split] ?? 0)}
-            </Table.Td>
-          ))}
-          <Table.Td>{formatNumber(version.sample_count)}</Table.Td>
-        </Table.Tr>
-      </Table.Tbody>
-    </Table>
+    <Stack gap={4}>
+      <Table fz="sm" verticalSpacing={4} data-testid={`version-counts-${version.id}`}>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th />
+            {SPLITS.map((split) => (
+              <Table.Th key={split}>{t(`versions.splits.${split}`)}</Table.Th>
+            ))}
+            <Table.Th>{t('versions.total')}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          <Table.Tr>
+            <Table.Td>{t('versions.observations')}</Table.Td>
+            {SPLITS.map((split) => (
+              <Table.Td key={split} data-testid={`version-split-${split}-${version.id}`}>
+                {formatNumber(version.totals[split] ?? 0)}
+              </Table.Td>
+            ))}
+            <Table.Td>{formatNumber(version.sample_count)}</Table.Td>
+          </Table.Tr>
+          {timeSplit && (
+            <Table.Tr>
+              <Table.Td>{t('versions.seriesRow')}</Table.Td>
+              {SPLITS.map((name) => (
+                <Table.Td key={name} data-testid={`version-series-${name}-${version.id}`}>
+                  {formatNumber(timeSplit.series[name] ?? 0)}
+                </Table.Td>
+              ))}
+              <Table.Td />
+            </Table.Tr>
+          )}
+        </Table.Tbody>
+      </Table>
+      {timeSplit && timeSplit.train_only_series > 0 && (
+        <Text size="xs" c="orange" data-testid={`version-train-only-${version.id}`}>
+          {t('versions.trainOnlySeries', { count: timeSplit.train_only_series, formatted: formatNumber(timeSplit.train_only_series), needed: 2 * timeSplit.horizon + 2 })}
+        </Text>
+      )}
+    </Stack>
   );
 }
 
@@ -266,7 +286,7 @@ export function VersionsPanel({ datasetId, canEdit }: { datasetId: number; canEd
                   {forecasting ? (
                     <>
                       <Badge variant="light" data-testid={`version-horizon-${version.id}`}>
-                        {t('versions.horizonBadge', { horizon: versionHorizon(version) ?? '—' })}
+                        {t('versions.horizonBadge', { horizon: version.horizon ?? '—' })}
                       </Badge>
                       <Badge variant="light" color="gray">
                         {t('versions.observationCount', { count: version.sample_count, formatted: formatNumber(version.sample_count) })}
