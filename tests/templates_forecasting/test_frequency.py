@@ -155,3 +155,11 @@ def test_load_series_trims_leading_missing_values_and_shifts_the_splits() -> Non
     assert (s.val_start, s.test_start) == (2, 4)
     assert s.known["price"].tolist() == [2.0, 3.0, 3.0, 3.0, 4.0, 4.0]
     assert s.static == {"region": "north"}
+
+
+def test_formatting_many_timestamps_at_once_matches_one_by_one() -> None:
+    from workers.time_series.frequency import format_timestamps
+
+    grid = parse_frequency("30min").grid(parse_timestamp("2024-02-28T22:00"), 8)
+    assert format_timestamps(grid) == [format_timestamp(t) for t in grid]
+    assert format_timestamps(grid)[4] == "2024-02-29"

@@ -205,12 +205,12 @@ def parse_timestamp(value: object) -> np.datetime64:
         raise ValueError(f"not a timestamp: {value!r}")
     text = value.strip()
     # the common shapes (a date, a datetime to the second) parse in NumPy directly
-    if len(text) in (10, 19) and text[:4].isdigit() and text[4] == "-" and text[7] == "-":
-        if len(text) == 10 or text[10] in "T ":
-            try:
-                return np.datetime64(text[:10] + "T" + text[11:] if len(text) == 19 else text, "s")
-            except ValueError:
-                pass  # the checks below name what is wrong
+    plain = len(text) in (10, 19) and text[:4].isdigit() and text[4] == "-" and text[7] == "-"
+    if plain and (len(text) == 10 or text[10] in "T "):
+        try:
+            return np.datetime64(text[:10] + "T" + text[11:] if len(text) == 19 else text, "s")
+        except ValueError:
+            pass  # the checks below name what is wrong
     if re.fullmatch(r"\d{4}", text):
         return np.datetime64(f"{text}-01-01", "s")
     if re.fullmatch(r"\d{4}\.0+", text):
