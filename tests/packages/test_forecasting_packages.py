@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 from pathlib import Path
@@ -178,6 +179,18 @@ def test_server_answers_like_the_platform_and_refuses_bad_histories(package, ser
         SAMPAN_SERVER_API_KEY=KEY,
     )
     assert json.loads(out)["allclose"] is True, out
+
+    readme_body = re.search(r"-d '(.*?)'", (package["root"] / "README.md").read_text())
+    assert readme_body is not None
+    example = requests.post(
+        f"{server}/predict",
+        data=readme_body.group(1),
+        headers={**headers, "Content-Type": "application/json"},
+        timeout=60,
+    )
+    assert example.status_code == 200 and len(example.json()["predictions"][0]["mean"]) == HORIZON, (
+        example.text
+    )
 
     gap = json.loads(json.dumps(package["histories"][1]))
     del gap["timestamps"][10], gap["values"][10]

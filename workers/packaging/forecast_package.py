@@ -152,7 +152,20 @@ def statistical_note(spec: Mapping[str, Any]) -> str:
             "(`workers/time_series/baselines.py`), without ONNX, statsmodels or scipy; a series the model "
             "was not trained on uses seasonal naive for them"
         )
-    return "Members and weights: " + member_summary(spec) + ". " + "; ".join(parts) + "."
+    how = "; ".join(parts)
+    return "Members and weights: " + member_summary(spec) + ". " + how[:1].upper() + how[1:] + "."
+
+
+def shortest_request(instance: Mapping[str, Any], points: int) -> dict[str, Any]:
+    """A test series cut to its last ``points`` values (the model's ``min_history``), its known
+    covariates cut to match (the same history points and the horizon after them): a pasteable request."""
+    out = json_safe(dict(instance))
+    total = len(out["values"])
+    keep = max(1, min(points, total))
+    out["timestamps"], out["values"] = out["timestamps"][total - keep :], out["values"][total - keep :]
+    if out.get("known"):
+        out["known"] = {name: values[total - keep :] for name, values in out["known"].items()}
+    return dict(out)
 
 
 def forecast_readme_values(artifacts: ModelArtifacts, names: str) -> dict[str, str]:
@@ -162,7 +175,7 @@ def forecast_readme_values(artifacts: ModelArtifacts, names: str) -> dict[str, s
     static = list(spec.get("static_covariates") or [])
     example: dict[str, Any] = {"id": "series-1", "timestamps": ["..."], "values": ["..."]}
     if artifacts.test_instances and isinstance(artifacts.test_instances[0], Mapping):
-        example = json_safe(dict(artifacts.test_instances[0]))
+        example = shortest_request(artifacts.test_instances[0], int(spec.get("min_history") or 1))
     text = json.dumps({"instances": [example]})
     if "'" in text or len(text) > 1500:
         text = '{"instances": [{"id": "series-1", "timestamps": ["..."], "values": ["..."]}]}'
