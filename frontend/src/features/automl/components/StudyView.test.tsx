@@ -195,6 +195,27 @@ describe('StudyView', () => {
     expect(server.callsTo('POST', '/api/v1/studies/7/promote/')).toHaveLength(0);
   }, 20_000);
 
+  it('judges a forecasting study by test MASE, a plain number where lower is better', async () => {
+    const best = { ...BEST, value: 0.81, test_metrics: { mase: 0.75, smape: 11.2, skill: 0.2 } };
+    const forecasting = (number: number, state: string, value: number | null) => ({ ...trial(number, state, value, [1]), test_metrics: state === 'complete' ? { mase: 0.7 + number / 10, smape: 10, skill: 0.1 } : {} });
+    fakeApi({
+      'GET /api/v1/studies/7/': json(study({ template: 'time_series_forecasting', objective: { metric: 'val_mase', direction: 'minimize' }, best_trial: best, trials: { total: 2, complete: 2, pruned: 0, failed: 0, running: 0 } })),
+      'GET /api/v1/studies/7/trials/': json([forecasting(0, 'complete', 0.81), forecasting(1, 'complete', 0.92)]),
+      'GET /api/v1/studies/7/results/': json({
+        ...RESULTS,
+        best_trial: best,
+        lift: { ...RESULTS.lift, metric: 'test MASE', baseline: { values: [0.9], mean: 0.9, std: 0, min: 0.9, max: 0.9 }, best: { values: [0.8], mean: 0.8, std: 0, min: 0.8, max: 0.8 }, lift: -0.1 },
+      }),
+    });
+    renderWithApp(<StudyView studyId={7} />);
+    await waitFor(() => expect(screen.getByTestId('trials-table')).toHaveAttribute('data-rows', '2'));
+    expect(screen.getByText('Test MASE', { selector: 'th' })).toBeInTheDocument();
+    expect(screen.getByTestId('trial-1-test')).toHaveTextContent('0.800');
+    expect(screen.getByTestId('best-trial')).toHaveTextContent('0.8100 validation, Test MASE 0.750');
+    await waitFor(() => expect(screen.getByTestId('lift-value')).toHaveTextContent('-0.100 (lower is better)'));
+    expect(screen.getByTestId('lift-baseline')).toHaveTextContent('0.900 ± 0.000 (n=1)');
+  }, 20_000);
+
   it('reads in Chinese', async () => {
     await i18n.changeLanguage('zh-CN');
     fakeApi({

@@ -16,6 +16,21 @@ import { StateBadge } from './StateBadge';
 import { HistoryChart, ImportanceChart, IntermediateChart, ParallelCoordinates } from './StudyCharts';
 import { templateName } from '@/features/training';
 
+/** The test metric a study's trials are judged by: test accuracy for classifiers, mAP@.5 for
+ * detectors, MASE for forecasters (lower is better; a number, not a percentage). */
+type TestMetric = { key: 'accuracy' | 'map50' | 'mase'; column: 'testAccuracy' | 'testMap50' | 'testMase'; fraction: boolean };
+
+function testMetricOf(template: string): TestMetric {
+  if (template === 'time_series_forecasting') return { key: 'mase', column: 'testMase', fraction: false };
+  if (template === 'object_detection') return { key: 'map50', column: 'testMap50', fraction: true };
+  return { key: 'accuracy', column: 'testAccuracy', fraction: true };
+}
+
+function testValue(metrics: Trial['test_metrics'], metric: TestMetric): number | null {
+  const value = (metrics as Record<string, number | null | undefined>)[metric.key];
+  return value ?? null;
+}
+
 function TrialModel({ study, trial }: { study: Study; trial: Trial }) {
   const { t } = useTranslation('automl');
   const promote = usePromote(study.id);
@@ -39,6 +54,7 @@ function TrialModel({ study, trial }: { study: Study; trial: Trial }) {
 
 function TrialsTable({ study, trials, space }: { study: Study; trials: Trial[]; space: string[] }) {
   const { t } = useTranslation('automl');
+  const metric = testMetricOf(study.template);
   return (
     <Table.ScrollContainer minWidth={640}>
       <Table striped withTableBorder data-testid="trials-table" data-rows={trials.length}>
@@ -51,7 +67,7 @@ function TrialsTable({ study, trials, space }: { study: Study; trials: Trial[]; 
               <Table.Th key={name}>{name}</Table.Th>
             ))}
             <Table.Th>{t('view.columns.epochs')}</Table.Th>
-            <Table.Th>{t('view.columns.testAccuracy')}</Table.Th>
+            <Table.Th>{t(`view.columns.${metric.column}`)}</Table.Th>
             <Table.Th>{t('view.columns.duration')}</Table.Th>
             <Table.Th>{t('view.columns.job')}</Table.Th>
             <Table.Th>{t('view.columns.model')}</Table.Th>
@@ -72,7 +88,7 @@ function TrialsTable({ study, trials, space }: { study: Study; trials: Trial[]; 
                 {trial.intermediate.length}
                 {trial.pruned_at_epoch ? t('view.prunedSuffix') : ''}
               </Table.Td>
-              <Table.Td>{formatValue(trial.test_metrics.accuracy ?? null, 3)}</Table.Td>
+              <Table.Td data-testid={`trial-${trial.number}-test`}>{formatValue(testValue(trial.test_metrics, metric), 3)}</Table.Td>
               <Table.Td>{trial.duration_seconds === null ? '—' : formatSeconds(trial.duration_seconds)}</Table.Td>
               <Table.Td>
                 {trial.job ? (
@@ -94,17 +110,28 @@ function TrialsTable({ study, trials, space }: { study: Study; trials: Trial[]; 
   );
 }
 
-function LiftReport({ lift }: { lift: StudyResults['lift'] }) {
+function LiftReport({ lift, template }: { lift: StudyResults['lift']; template: string }) {
   const { t } = useTranslation('automl');
   if (lift.status === 'disabled') return null;
+  // a fraction (accuracy, mAP) reads in percent and points; MASE is a plain number, lower is better
+  const fraction = testMetricOf(template).fraction;
+  const plain = (value: number) => formatNumber(value, { maximumFractionDigits: 3, minimumFractionDigits: 3 });
   const spread = (side: StudyResults['lift']['baseline']) =>
-    side.mean === null ? '—' : t('lift.spread', { mean: formatPercent(side.mean), std: formatNumber((side.std ?? 0) * 100, { maximumFractionDigits: 1, minimumFractionDigits: 1 }), n: side.values.length });
+    side.mean === null
+      ? '—'
+      : t('lift.spread', {
+          mean: fraction ? formatPercent(side.mean) : plain(side.mean),
+          std: fraction ? formatNumber((side.std ?? 0) * 100, { maximumFractionDigits: 1, minimumFractionDigits: 1 }) : plain(side.std ?? 0),
+          n: side.values.length,
+        });
   const liftText =
     lift.lift === null
       ? lift.status === 'running'
         ? t('lift.training')
         : '—'
-      : t('lift.points', { sign: lift.lift >= 0 ? '+' : '', value: formatNumber(lift.lift * 100, { maximumFractionDigits: 1, minimumFractionDigits: 1 }) });
+      : fraction
+        ? t('lift.points', { sign: lift.lift >= 0 ? '+' : '', value: formatNumber(lift.lift * 100, { maximumFractionDigits: 1, minimumFractionDigits: 1 }) })
+        : t('lift.lowerIsBetter', { sign: lift.lift >= 0 ? '+' : '', value: plain(lift.lift) });
   return (
     <Paper withBorder p="sm" data-testid="lift-report" data-status={lift.status}>
       <Title order={6}>{t('lift.title')}</Title>
@@ -245,12 +272,26 @@ export function StudyView({ studyId }: { studyId: number }) {
       {study.best_trial && (
         <Paper withBorder p="sm" data-testid="best-trial">
           <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-            <Trans
-              t={t}
-              i18nKey="view.bestTrial"
-              values={{ number: study.best_trial.number, value: formatValue(study.best_trial.value), accuracy: formatValue(study.best_trial.test_metrics.accuracy ?? null, 3) }}
-              components={{ b: <b /> }}
-            />{' '}
+            {testMetricOf(study.template).key === 'accuracy' ? (
+              <Trans
+                t={t}
+                i18nKey="view.bestTrial"
+                values={{ number: study.best_trial.number, value: formatValue(study.best_trial.value), accuracy: formatValue(study.best_trial.test_metrics.accuracy ?? null, 3) }}
+                components={{ b: <b /> }}
+              />
+            ) : (
+              <Trans
+                t={t}
+                i18nKey="view.bestTrialTest"
+                values={{
+                  number: study.best_trial.number,
+                  value: formatValue(study.best_trial.value),
+                  metric: t(`view.columns.${testMetricOf(study.template).column}`),
+                  test: formatValue(testValue(study.best_trial.test_metrics, testMetricOf(study.template)), 3),
+                }}
+                components={{ b: <b /> }}
+              />
+            )}{' '}
             <Code style={{ whiteSpace: 'normal', overflowWrap: 'anywhere' }}>
               {Object.entries(study.best_trial.params)
                 .map(([key, value]) => `${key}=${formatParam(value)}`)
@@ -259,7 +300,7 @@ export function StudyView({ studyId }: { studyId: number }) {
           </Text>
         </Paper>
       )}
-      {results.data && <LiftReport lift={results.data.lift} />}
+      {results.data && <LiftReport lift={results.data.lift} template={study.template} />}
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <HistoryChart history={results.data?.history ?? []} finished={finished} />
         <ParallelCoordinates space={study.search_space} trials={rows} maximize={maximize} finished={finished} />
