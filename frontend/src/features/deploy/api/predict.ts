@@ -1,15 +1,17 @@
 import { ApiError, errorFromText, readCookie } from '@/api/client';
 import { i18n } from '@/i18n';
 import type { components } from '@/api/schema';
+import { isForecastingTemplate, type ForecastInstance, type ForecastInstances, type ForecastPrediction } from '@/lib/forecasting';
 
 /** The hosted prediction answer (the serving protocol shared with the server package). */
 export type PredictionAnswer = components['schemas']['PredictResponse'];
 export type PredictResult = PredictionAnswer & { roundTripMs: number };
 
-export type InputKind = 'image' | 'text' | 'tabular';
+export type InputKind = 'image' | 'text' | 'tabular' | 'forecast';
 
 /** What a deployment's prediction endpoint takes, from its model's template. */
 export function inputKindOf(template: string | null | undefined): InputKind {
+  if (isForecastingTemplate(template)) return 'forecast';
   if (template?.startsWith('text_')) return 'text';
   if (template?.startsWith('tabular_')) return 'tabular';
   return 'image';
@@ -69,8 +71,8 @@ export const DETECTION_DEFAULTS = { scoreThreshold: 0.3, maxDetections: 100, max
 /** The most instances one try takes (the server's SAMPAN_TRY_MAX_BATCH). */
 export const TRY_MAX_BATCH = 10;
 
-/** What one try sends: images, texts or table rows (one, or a batch of up to TRY_MAX_BATCH). */
-export type TryInput = { files: File[] } | { texts: string[] } | { rows: Record<string, unknown>[] };
+/** What one try sends: images, texts or table rows (one, or a batch of up to TRY_MAX_BATCH), or series' histories to forecast. */
+export type TryInput = { files: File[] } | { texts: string[] } | { rows: Record<string, unknown>[] } | { forecast: ForecastInstances };
 
 /** The session-authenticated try route of a model version or a deployment (no deployment key). */
 export function tryUrl(target: { modelVersion: number } | { deployment: number }): string {
@@ -106,8 +108,12 @@ export async function tryPredict({
     body = form;
   } else {
     headers['Content-Type'] = 'application/json';
-    const instances = 'texts' in input ? input.texts.map((text) => ({ text })) : input.rows;
-    body = JSON.stringify({ instances, top_k: topK });
+    if ('forecast' in input) {
+      body = JSON.stringify(input.forecast);
+    } else {
+      const instances = 'texts' in input ? input.texts.map((text) => ({ text })) : input.rows;
+      body = JSON.stringify({ instances, top_k: topK });
+    }
   }
   const started = performance.now();
   let response: Response;
@@ -129,4 +135,85 @@ export async function tryPredict({
   } catch {
     throw new ApiError({ status: response.status, code: 'bad_response', message: i18n.t('deploy:try.unreadable') });
   }
+}
+
+/** A forecaster's predictions (one per series) when the answer's `kind` is `forecast_prediction`, else null. */
+export function forecastsOf(answer: { kind: string; predictions: unknown }): ForecastPrediction[] | null {
+  return answer.kind === 'forecast_prediction' ? (answer.predictions as ForecastPrediction[]) : null;
+}
+
+/** Where a forecast request's 400 puts the problem (ForecastInputError details), when it says. */
+export type ForecastProblem = { series?: number; id?: string; position?: number; field?: string };
+
+export function forecastProblemOf(details: unknown): ForecastProblem | null {
+  if (!details || typeof details !== 'object') return null;
+  const { series, id, position, field } = details as Record<string, unknown>;
+  const problem: ForecastProblem = {};
+  if (typeof series === 'number') problem.series = series;
+  if (typeof id === 'string' && id !== '') problem.id = id;
+  if (typeof position === 'number') problem.position = position;
+  if (typeof field === 'string' && field !== '') problem.field = field;
+  return Object.keys(problem).length ? problem : null;
+}
+
+function isNumberText(text: string): boolean {
+  return text.trim() !== '' && Number.isFinite(Number(text));
+}
+
+/**
+ * Parses Try it's history for a forecaster: either JSON (a ForecastInstances body, a list of
+ * instances, or one instance) or CSV lines "timestamp,value" (one series) or "id,timestamp,value"
+ * (several, grouped by id in the order met); a header line is skipped, blank lines and spaces
+ * ignored. Throws an Error naming the line or field at fault.
+ */
+export function parseHistory(text: string): ForecastInstances {
+  const trimmed = text.trim();
+  if (trimmed === '') throw new Error(i18n.t('deploy:forecastTry.empty'));
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    let value: unknown;
+    try {
+      value = JSON.parse(trimmed);
+    } catch {
+      throw new Error(i18n.t('deploy:forecastTry.notJson'));
+    }
+    const body = Array.isArray(value) ? { instances: value } : value && typeof value === 'object' && 'instances' in value ? value : { instances: [value] };
+    const instances = (body as { instances: unknown }).instances;
+    if (!Array.isArray(instances) || instances.length === 0) throw new Error(i18n.t('deploy:forecastTry.noInstances'));
+    instances.forEach((instance, index) => {
+      const ok =
+        instance &&
+        typeof instance === 'object' &&
+        Array.isArray((instance as ForecastInstance).timestamps) &&
+        Array.isArray((instance as ForecastInstance).values);
+      if (!ok) throw new Error(i18n.t('deploy:forecastTry.badInstance', { index }));
+    });
+    return body as ForecastInstances;
+  }
+  const series = new Map<string, ForecastInstance>();
+  const lines = text.split(/\r?\n/);
+  lines.forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === '') return;
+    const cells = line.split(/[,;\t]/).map((cell) => cell.trim().replace(/^"(.*)"$/, '$1'));
+    const number = index + 1;
+    if (cells.length !== 2 && cells.length !== 3) throw new Error(i18n.t('deploy:forecastTry.badLine', { line: number }));
+    const value = cells[cells.length - 1];
+    if (!isNumberText(value)) {
+      // a header ("timestamp,value") before the first row
+      if (series.size === 0) return;
+      throw new Error(i18n.t('deploy:forecastTry.badValue', { line: number, value }));
+    }
+    const id = cells.length === 3 ? cells[0] : '';
+    const timestamp = cells[cells.length - 2];
+    if (timestamp === '') throw new Error(i18n.t('deploy:forecastTry.badLine', { line: number }));
+    const instance = series.get(id) ?? { timestamps: [], values: [] };
+    if (!series.has(id)) {
+      if (id) instance.id = id;
+      series.set(id, instance);
+    }
+    instance.timestamps.push(timestamp);
+    instance.values.push(Number(value));
+  });
+  if (series.size === 0) throw new Error(i18n.t('deploy:forecastTry.empty'));
+  return { instances: [...series.values()] };
 }

@@ -6,8 +6,10 @@ import { WithReason } from '@/components/WithReason';
 import { translateDynamic } from '@/i18n';
 import { formatDateTime, formatRelative } from '@/lib/datetime';
 import { notifySuccess } from '@/lib/notifications';
+import { forecastContractOf, isForecastingTemplate } from '@/lib/forecasting';
 import { absolutePredictUrl, type Deployment } from '../api/deployments';
-import { useDeleteDeployment, useDeploymentAction, useProjectModelVersions } from '../hooks/useDeploy';
+import { useDeleteDeployment, useDeploymentAction, useModelVersion, useProjectModelVersions } from '../hooks/useDeploy';
+import { ForecastContractView } from './ForecastContractView';
 import { DeploymentStatusBadge } from './DeploymentStatusBadge';
 import { HistoryDetails } from './HistoryDetails';
 import { RetrainButton } from './retrain';
@@ -32,6 +34,11 @@ export function DeploymentOverview({
   const action = useDeploymentAction();
   const remove = useDeleteDeployment();
   const { data: versions } = useProjectModelVersions(deployment.project);
+  const forecaster = isForecastingTemplate(deployment.template);
+  // a forecaster's contract: the deployment's, or its model version's while the deployment does not send it
+  const declared = forecastContractOf(deployment as { forecast_contract?: unknown });
+  const { data: served } = useModelVersion(forecaster && !declared ? deployment.model_version : null);
+  const contract = declared ?? (forecaster ? forecastContractOf(served as { forecast_contract?: unknown; preprocessing?: unknown } | undefined) : null);
   const [target, setTarget] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<Confirm | null>(null);
   const url = absolutePredictUrl(deployment);
@@ -101,7 +108,7 @@ export function DeploymentOverview({
             <Text size="xs" c="dimmed">
               {t('overview.created', { at: formatDateTime(deployment.created_at), by: deployment.created_by })}
             </Text>
-            {!deployment.template.startsWith('tabular') && (
+            {!deployment.template.startsWith('tabular') && !forecaster && (
               <Group>
                 <RetrainButton
                   version={{ id: deployment.model_version, name: deployment.model_version_name, project: deployment.project }}
@@ -167,6 +174,8 @@ export function DeploymentOverview({
           </Stack>
         </Paper>
       </SimpleGrid>
+
+      {contract && <ForecastContractView contract={contract} />}
 
       <Paper withBorder p="md">
         <Title order={5} mb="sm">

@@ -1,5 +1,6 @@
 import { Button, Code, CopyButton, Group, Stack, Tabs, Text } from '@mantine/core';
 import { Trans, useTranslation } from 'react-i18next';
+import { forecastContractOf } from '@/lib/forecasting';
 import { absolutePredictUrl, type Deployment } from '../api/deployments';
 import { inputKindOf, isDetectorTemplate } from '../api/predict';
 import { predictSnippet, SNIPPET_LANGUAGES } from '../api/snippets';
@@ -24,7 +25,14 @@ export function SnippetsPanel({ deployment }: { deployment: Pick<Deployment, 'id
           ))}
         </Tabs.List>
         {SNIPPET_LANGUAGES.map((language) => {
-          const code = predictSnippet(language.value, { predictUrl, deploymentId: deployment.id, baseUrl, kind, detector: isDetectorTemplate(deployment.template) });
+          const code = predictSnippet(language.value, {
+            predictUrl,
+            deploymentId: deployment.id,
+            baseUrl,
+            kind,
+            detector: isDetectorTemplate(deployment.template),
+            contract: kind === 'forecast' ? forecastContractOf(deployment as { forecast_contract?: unknown }) : null,
+          });
           return (
             <Tabs.Panel key={language.value} value={language.value} pt="sm">
               <Stack gap="xs">

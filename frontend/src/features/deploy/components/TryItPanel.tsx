@@ -23,6 +23,7 @@ import {
 } from '../api/predict';
 import { formatMs } from '../api/usage';
 import { useModelVersion, useTryPredict } from '../hooks/useDeploy';
+import { ForecastTryPanel } from './ForecastTryPanel';
 
 type ClassScore = components['schemas']['ClassScore'];
 type PredictedValue = components['schemas']['PredictedValue'];
@@ -153,7 +154,12 @@ function TryAnswer({ answer, names, previews = [] }: { answer: PredictResult; na
  * the model: a model version before it is deployed, or what a deployment serves now. Signed in:
  * no deployment key is needed or kept (keys are for code, see the Keys and Code tabs).
  */
-function TryPanel({ target, template, modelVersionId, notice }: { target: Target; template?: string; modelVersionId?: number; notice?: ReactNode }) {
+function TryPanel(props: { target: Target; template?: string; modelVersionId?: number; notice?: ReactNode }) {
+  if (inputKindOf(props.template) === 'forecast') return <ForecastTryPanel target={props.target} modelVersionId={props.modelVersionId} notice={props.notice} />;
+  return <PredictTryPanel {...props} />;
+}
+
+function PredictTryPanel({ target, template, modelVersionId, notice }: { target: Target; template?: string; modelVersionId?: number; notice?: ReactNode }) {
   const { t } = useTranslation('deploy');
   const kind = inputKindOf(template);
   const { data: modelVersion } = useModelVersion(kind === 'tabular' && modelVersionId !== undefined ? modelVersionId : null);

@@ -6,6 +6,7 @@ export const DEPLOYMENT = {
   name: 'digits-api',
   model_version: 12,
   model_version_name: 'V3',
+  forecast_contract: null,
   template: 'image_classification',
   previous_model_version: 11,
   status: 'active' as const,

@@ -40,6 +40,8 @@ const VERSIONS = [
     sample_count: 120,
     unlabeled_excluded: 0,
     reviewed_only: false,
+    horizon: null,
+    time_split: null,
     created_by: 'admin',
     created_at: '2026-11-29T10:00:00Z',
   },
