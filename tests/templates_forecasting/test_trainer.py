@@ -56,7 +56,9 @@ def test_training_writes_a_servable_forecaster(trained, store_sales):
     assert set(backtest["candidates"]) == {"naive", "seasonal_naive", "ets", "lightgbm"}
     best = min(backtest["candidates"], key=lambda n: backtest["candidates"][n]["mase"])
     assert [m["model"] for m in spec["members"]] == [best]
-    assert [w["role"] for w in backtest["windows"]] == ["validation"]
+    # one window of 6 series x 14 steps is fewer than 100 points: 4 windows were scored
+    assert [w["index"] for w in backtest["windows"]] == [4, 3, 2, 1]
+    assert {w["role"] for w in backtest["windows"]} == {"validation"}
     # the learned model beats seasonal naive on these series (covariates move sales)
     assert backtest["candidates"]["lightgbm"]["mase"] < backtest["candidates"]["seasonal_naive"]["mase"]
     # progress carries the validation MASE of each candidate
