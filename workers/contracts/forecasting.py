@@ -178,7 +178,14 @@ class ForecastMember(TypedDict):
     (``lightgbm``, ``neural``) run in ``model.onnx`` (``output``: their output's name, one column per
     quantile of ``quantiles`` per horizon step); statistical ones (``naive``, ``seasonal_naive``,
     ``ets``, ``arima``, ``theta``) are re-run from ``params`` on the history by
-    ``workers.time_series.baselines`` (NumPy, no ONNX)."""
+    ``workers.time_series.baselines`` (NumPy, no ONNX).
+
+    ``params`` of a statistical member hold each training series' fitted parameters under
+    ``"<series id>.<name>"`` (e.g. ``"co2.alpha"``); a series unknown to the model uses the only
+    training series' parameters when there was one, else seasonal naive (serving cannot fit).
+    ``params`` of a learned member: ``strategy`` (``"direct"``: one row per step; ``"recursive"``: a
+    one-step model fed its own medians) and ``anchor`` (a column of the input rows its outputs
+    correct, -1 for none)."""
 
     model: ForecastModelName
     weight: float
@@ -199,7 +206,9 @@ class ForecastFeatures(TypedDict):
     calendar: list[str]
     scaling: Literal["mean_abs", "std", "none"]
     known_covariates: list[str]
-    static_covariates: list[dict[str, str | list[str]]]  # {"name", "type", "categories"}
+    # {"name", "type": "numeric" | "categorical", "categories", "values": the value per series_ids
+    # entry as text ("" when missing), looked up when a request names a training series}
+    static_covariates: list[dict[str, str | list[str]]]
     width: int  # columns of the input matrix
 
 
