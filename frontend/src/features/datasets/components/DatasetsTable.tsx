@@ -4,6 +4,7 @@ import { Link } from 'react-router';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
 import { formatNumber } from '@/lib/numbers';
+import { isForecastingDataset } from '../api/datasets';
 import { useDatasets } from '../hooks/useDatasets';
 
 export function DatasetsTable({ projectId }: { projectId: number }) {
@@ -48,13 +49,23 @@ export function DatasetsTable({ projectId }: { projectId: number }) {
                   <Badge variant="light">{t(`taskTypes.${dataset.task_type}`)}</Badge>
                 </Table.Td>
                 <Table.Td>{formatNumber(dataset.sample_count)}</Table.Td>
-                <Table.Td>
-                  <Progress value={percent} size="sm" aria-label={t('table.labeledAria', { labeled: formatNumber(dataset.labeled_count), total: formatNumber(dataset.sample_count) })} />
-                  <Text size="xs" c="dimmed">
-                    {formatNumber(dataset.labeled_count)} / {formatNumber(dataset.sample_count)}
-                  </Text>
-                </Table.Td>
-                <Table.Td>{dataset.label_count}</Table.Td>
+                {isForecastingDataset(dataset.task_type) ? (
+                  // Observations of time series are not labeled: no labeling progress or labels.
+                  <>
+                    <Table.Td c="dimmed">—</Table.Td>
+                    <Table.Td c="dimmed">—</Table.Td>
+                  </>
+                ) : (
+                  <>
+                    <Table.Td>
+                      <Progress value={percent} size="sm" aria-label={t('table.labeledAria', { labeled: formatNumber(dataset.labeled_count), total: formatNumber(dataset.sample_count) })} />
+                      <Text size="xs" c="dimmed">
+                        {formatNumber(dataset.labeled_count)} / {formatNumber(dataset.sample_count)}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td>{dataset.label_count}</Table.Td>
+                  </>
+                )}
                 <Table.Td>
                   <Text size="sm">{formatDateTime(dataset.created_at)}</Text>
                 </Table.Td>

@@ -51,7 +51,7 @@ export function TimeSeriesMappingForm({
 
   return (
     <Stack gap="sm" data-testid="ts-mapping">
-      <Group align="flex-start">
+      <Group align="flex-end">
         <Select
           label={t('timeSeries.timestampColumn')}
           data={available('timestamp_column')}
