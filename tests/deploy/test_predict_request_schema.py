@@ -16,6 +16,19 @@ BODIES = {
     "detection": {"instances": [{"image": IMAGE}], "score_threshold": 0.5, "max_detections": 10},
     "text": {"instances": [{"text": "a short review"}], "top_k": 2},
     "table": {"instances": [{"alcohol": 13.2, "colour": "red", "missing": None}]},
+    "forecast": {
+        "instances": [
+            {
+                "id": "store-7",
+                "timestamps": ["2024-01-01", "2024-01-02"],
+                "values": [12.0, 9.5],
+                "known": {"price": [1.0, 1.0, 1.2]},
+                "static": {"region": "north"},
+            }
+        ],
+        "horizon": 1,
+        "quantiles": [0.1, 0.9],
+    },
 }
 
 
