@@ -43,7 +43,7 @@ from workers.contracts.forecasting import (
     ForecastPreprocessing,
 )
 from workers.time_series import features as F
-from workers.time_series.frequency import parse_frequency
+from workers.time_series.frequency import format_timestamps, parse_frequency
 from workers.time_series.history import ForecastInputError, check_instance, check_options
 
 __all__ = ["ForecastInputError", "ForecastServingPredictor", "Forecaster", "combine", "statistical_forecast"]
@@ -441,12 +441,6 @@ class Forecaster:
                 }
             )
         return answers
-
-
-def format_timestamps(ts: np.ndarray) -> list[str]:
-    """``frequency.format_timestamp`` of many timestamps at once (one NumPy call)."""
-    text = np.datetime_as_string(np.asarray(ts).astype("datetime64[s]"), unit="s")
-    return [t[:10] if t.endswith("T00:00:00") else str(t) for t in text.tolist()]
 
 
 def _quantile_key(q: float) -> str:
