@@ -272,3 +272,14 @@ def test_the_try_routes_take_a_forecast_request(tenants, api_client, deployed, f
     bad["instances"][1]["values"][0] = None
     refused = alice.post(f"/api/v1/model-versions/{mv.pk}/try/", bad, format="json")
     assert refused.status_code == 400 and refused.json()["error"]["details"]["series"] == 1
+
+
+def test_a_history_beyond_the_models_arithmetic_is_a_422_never_nan_in_json(live_web, deployed, forecaster):
+    _, deployment, secret = deployed
+    huge = copy.deepcopy(forecaster["histories"][1])
+    huge["values"] = [1e308] * len(huge["values"])
+    answer = post(live_web, deployment.pk, secret, {"instances": [forecaster["histories"][0], huge]})
+    assert answer.status_code == 422, answer.text
+    error = json.loads(answer.text, parse_constant=lambda name: pytest.fail(f"{name} in the JSON"))["error"]
+    assert error["code"] == "model_rejected_input"
+    assert error["details"] == {"series": 1, "id": huge["id"], "field": "values"}

@@ -200,3 +200,63 @@ def test_words_and_impossible_dates_are_not_timestamps(bad: Any) -> None:
     stamps[4] = bad
     exc = refused(instance(timestamps=stamps))
     assert (exc.code, exc.details["position"]) == ("invalid_history", 4)
+
+
+JUNK: list[Any] = [
+    None,
+    True,
+    0,
+    -1,
+    1e308,
+    float("nan"),
+    "",
+    "x",
+    "2024-13-01",
+    [],
+    [1],
+    {},
+    {"a": 1},
+    [[1.0]],
+]
+
+
+def test_any_mangled_request_is_refused_with_a_code_never_a_crash() -> None:
+    """Random replacements anywhere in a good request: it is answered or refused with one of the
+    codes (the hosted API's 400), never another exception (a 500)."""
+    import random
+
+    rng = random.Random(7)
+    paths: list[tuple[Any, ...]] = [
+        ("id",),
+        ("timestamps",),
+        ("values",),
+        ("known",),
+        ("known", "price"),
+        ("static",),
+        ("timestamps", 2),
+        ("values", 3),
+        ("known", "price", 8),
+        ("static", "region"),
+    ]
+    answered = refused_count = 0
+    for _ in range(600):
+        body: dict[str, Any] = {"instances": [instance(id="new", static={"region": "north"})]}
+        for _ in range(rng.randint(1, 3)):
+            path = rng.choice(paths)
+            target: Any = body["instances"][0]
+            try:
+                for key in path[:-1]:
+                    target = target[key]
+                target[path[-1]] = rng.choice(JUNK)
+            except (KeyError, IndexError, TypeError):
+                continue
+        if rng.random() < 0.3:
+            body[rng.choice(["horizon", "quantiles"])] = rng.choice(JUNK)
+        try:
+            horizon, _ = check_options(SPEC, body)
+            check_instance(SPEC, body["instances"][0], 0, horizon)
+            answered += 1
+        except ForecastInputError as exc:
+            assert exc.code in CODES and exc.message
+            refused_count += 1
+    assert refused_count > 400 and answered > 0

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -150,6 +151,17 @@ def _forecast(predictor: Predictor, instances: Sequence[Any], options: Mapping[s
         forecasts: list[Any] = forecast({"instances": list(instances), **dict(options or {})})
     except ForecastInputError as exc:
         raise PredictionInputError(400, exc.code, exc.message, exc.details) from None
+    for index, forecast in enumerate(forecasts):
+        numbers = [forecast["mean"], *forecast["quantiles"].values()]
+        if not all(math.isfinite(value) for values in numbers for value in values):
+            # JSON has no NaN or infinity: values too large for the model's arithmetic (1e308) end here
+            raise PredictionInputError(
+                422,
+                "model_rejected_input",
+                f"The model cannot forecast instances[{index}] (id {forecast['id']!r}): its forecast is not "
+                "finite; the history's values (or covariates) are out of the range the model computes in.",
+                {"series": index, "id": forecast["id"], "field": "values"},
+            )
     return forecasts
 
 
