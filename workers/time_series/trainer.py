@@ -406,7 +406,7 @@ def train(
     level = float(params["interval_level"])
     quantiles = sorted({round((1 - level) / 2, 6), 0.5, round((1 + level) / 2, 6)})
     lo_i, hi_i = quantiles.index(round((1 - level) / 2, 6)), quantiles.index(round((1 + level) / 2, 6))
-    fast = spec.get("preset") == "fast"
+    fast = params.get("preset") == "fast"
     candidates = _candidates(params, len(series), fast)
     if not _has_baselines():
         candidates = [c for c in candidates if c in LEARNED or c in ("naive", "seasonal_naive")] or [
