@@ -11,6 +11,9 @@ import { formatNumber, formatPercent } from '@/lib/numbers';
 import { modelVersionOf, type Job } from '../api/trainingJobs';
 import { useTrainingCurves } from '../hooks/useTraining';
 import { formatEta, toCurves, type CurvePoint } from './trainingCurves';
+import { isForecastingTemplate } from '@/lib/forecasting';
+import { validationReports } from './forecast/forecastFormat';
+import { ForecastValidation } from './forecast/ForecastValidation';
 
 type Axis = 'step' | 'epoch';
 
@@ -89,12 +92,15 @@ function Curve({
  * Live curves of a training job: loss, train/val accuracy (per step or per epoch), samples/s,
  * with epoch x/y and the ETA; polls only new events while the job runs.
  */
-export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'progress' | 'result'> }) {
+export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'progress' | 'result'> & { params?: unknown } }) {
   const { t } = useTranslation('training');
   const live = job.status === 'queued' || job.status === 'running';
   const { data: events = [], isError, error } = useTrainingCurves(job.id, live);
   const [axis, setAxis] = useState<Axis>('step');
   const curves = useMemo(() => toCurves(events), [events]);
+  const forecastReports = useMemo(() => validationReports(events), [events]);
+  // a forecaster fits candidates on backtest windows: no epochs to plot, its validation MASE instead
+  const forecaster = isForecastingTemplate((job.params as { template?: string } | null | undefined)?.template) || forecastReports.length > 0;
   const status = job.progress;
   const progressLine = progressMessage(status as Parameters<typeof progressMessage>[0]);
   const lastEpoch = curves.epochs[curves.epochs.length - 1];
@@ -133,16 +139,18 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
             </Badge>
           )}
         </Group>
-        <SegmentedControl
-          size="xs"
-          value={axis}
-          onChange={(value) => setAxis(value as Axis)}
-          data={[
-            { value: 'step', label: t('monitor.perStep') },
-            { value: 'epoch', label: t('monitor.perEpoch') },
-          ]}
-          data-testid="curves-axis"
-        />
+        {!forecaster && (
+          <SegmentedControl
+            size="xs"
+            value={axis}
+            onChange={(value) => setAxis(value as Axis)}
+            data={[
+              { value: 'step', label: t('monitor.perStep') },
+              { value: 'epoch', label: t('monitor.perEpoch') },
+            ]}
+            data-testid="curves-axis"
+          />
+        )}
       </Group>
       {isError && <Alert color="red">{errorMessage(error)}</Alert>}
       {model && (
@@ -155,59 +163,64 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
           </Group>
         </Alert>
       )}
-      <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }}>
-        <Stat label={t('monitor.stats.epoch')} value={status.epoch !== undefined ? `${status.epoch}/${status.epochs ?? '?'}` : '—'} testId="train-epoch" />
-        <Stat label={t('monitor.stats.step')} value={status.step !== undefined ? `${status.step}/${status.steps ?? '?'}` : '—'} testId="train-step" />
-        <Stat label={t('monitor.stats.eta')} value={live ? formatEta(status.eta_s) : '—'} testId="train-eta" />
-        <Stat
-          label={t('monitor.stats.speed')}
-          value={status.samples_per_s !== undefined ? formatNumber(status.samples_per_s, { maximumFractionDigits: 0 }) : '—'}
-          testId="train-speed"
-        />
-        <Stat label={detector ? t('monitor.stats.lastValMap50') : t('monitor.stats.lastValAcc')} value={lastVal !== null ? formatPercent(lastVal) : '—'} testId="train-val-acc" />
-        <Stat label={detector ? t('monitor.stats.bestValMap50') : t('monitor.stats.bestValAcc')} value={bestVal !== null ? formatPercent(bestVal) : '—'} testId="train-best-val-acc" />
-      </SimpleGrid>
-      <Text size="xs" c="dimmed" data-testid="curve-point-count" data-steps={curves.steps.length} data-epochs={curves.epochs.length}>
-        {t('monitor.pointCount', { steps: curves.steps.length, epochs: curves.epochs.length })}
-        {progressLine ? ` · ${progressLine}` : ''}
-      </Text>
-      <SimpleGrid cols={{ base: 1, md: 2 }}>
-        <Curve
-          title={t('monitor.curves.loss')}
-          testId="curve-loss"
-          data={lossData}
-          axis={axis}
-          points={points}
-          series={[
-            { name: 'loss', label: t('monitor.series.trainLoss'), color: 'blue.6' },
-            { name: 'val_loss', label: t('monitor.series.valLoss'), color: 'orange.6' },
-          ]}
-        />
-        <Curve
-          title={detector ? t('monitor.curves.map50') : t('monitor.curves.accuracy')}
-          testId="curve-accuracy"
-          data={accData}
-          axis={axis}
-          points={detector ? accData.length : points}
-          percent
-          series={
-            detector
-              ? [{ name: 'val_map50', label: t('monitor.series.valMap50'), color: 'orange.6' }]
-              : [
-                  { name: 'train_acc', label: t('monitor.series.trainAcc'), color: 'blue.6' },
-                  { name: 'val_acc', label: t('monitor.series.valAcc'), color: 'orange.6' },
-                ]
-          }
-        />
-        <Curve
-          title={t('monitor.curves.speed')}
-          testId="curve-speed"
-          data={speedData}
-          axis={axis}
-          points={speedData.length}
-          series={[{ name: 'samples_per_s', label: t('monitor.series.samplesPerS'), color: 'teal.6' }]}
-        />
-      </SimpleGrid>
+      {forecaster && <ForecastValidation reports={forecastReports} fraction={status.fraction} />}
+      {!forecaster && (
+        <>
+          <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }}>
+            <Stat label={t('monitor.stats.epoch')} value={status.epoch !== undefined ? `${status.epoch}/${status.epochs ?? '?'}` : '—'} testId="train-epoch" />
+            <Stat label={t('monitor.stats.step')} value={status.step !== undefined ? `${status.step}/${status.steps ?? '?'}` : '—'} testId="train-step" />
+            <Stat label={t('monitor.stats.eta')} value={live ? formatEta(status.eta_s) : '—'} testId="train-eta" />
+            <Stat
+              label={t('monitor.stats.speed')}
+              value={status.samples_per_s !== undefined ? formatNumber(status.samples_per_s, { maximumFractionDigits: 0 }) : '—'}
+              testId="train-speed"
+            />
+            <Stat label={detector ? t('monitor.stats.lastValMap50') : t('monitor.stats.lastValAcc')} value={lastVal !== null ? formatPercent(lastVal) : '—'} testId="train-val-acc" />
+            <Stat label={detector ? t('monitor.stats.bestValMap50') : t('monitor.stats.bestValAcc')} value={bestVal !== null ? formatPercent(bestVal) : '—'} testId="train-best-val-acc" />
+          </SimpleGrid>
+          <Text size="xs" c="dimmed" data-testid="curve-point-count" data-steps={curves.steps.length} data-epochs={curves.epochs.length}>
+            {t('monitor.pointCount', { steps: curves.steps.length, epochs: curves.epochs.length })}
+            {progressLine ? ` · ${progressLine}` : ''}
+          </Text>
+          <SimpleGrid cols={{ base: 1, md: 2 }}>
+            <Curve
+              title={t('monitor.curves.loss')}
+              testId="curve-loss"
+              data={lossData}
+              axis={axis}
+              points={points}
+              series={[
+                { name: 'loss', label: t('monitor.series.trainLoss'), color: 'blue.6' },
+                { name: 'val_loss', label: t('monitor.series.valLoss'), color: 'orange.6' },
+              ]}
+            />
+            <Curve
+              title={detector ? t('monitor.curves.map50') : t('monitor.curves.accuracy')}
+              testId="curve-accuracy"
+              data={accData}
+              axis={axis}
+              points={detector ? accData.length : points}
+              percent
+              series={
+                detector
+                  ? [{ name: 'val_map50', label: t('monitor.series.valMap50'), color: 'orange.6' }]
+                  : [
+                      { name: 'train_acc', label: t('monitor.series.trainAcc'), color: 'blue.6' },
+                      { name: 'val_acc', label: t('monitor.series.valAcc'), color: 'orange.6' },
+                    ]
+              }
+            />
+            <Curve
+              title={t('monitor.curves.speed')}
+              testId="curve-speed"
+              data={speedData}
+              axis={axis}
+              points={speedData.length}
+              series={[{ name: 'samples_per_s', label: t('monitor.series.samplesPerS'), color: 'teal.6' }]}
+            />
+          </SimpleGrid>
+        </>
+      )}
       {!live && !model && job.status === 'succeeded' && (
         <Text size="sm" c="dimmed">
           {t('monitor.noModel')}
