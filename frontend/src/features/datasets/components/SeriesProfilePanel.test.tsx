@@ -2,7 +2,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { i18n } from '@/i18n';
-import { fakeApi, json, type RecordedCall } from '@/test/fakeApi';
+import { apiError, fakeApi, json, type RecordedCall } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import type { Dataset } from '../api/datasets';
 import type { SeriesProfile, TimeSeriesProfile } from '../api/timeSeries';
@@ -121,6 +121,29 @@ describe('SeriesProfilePanel', () => {
     fireEvent.click(screen.getByTestId('series-zoom-reset'));
     await waitFor(() => expect(chart).toHaveAttribute('data-points', String(3 * DAYS)));
     expect(chart).toHaveAttribute('data-zoomed', 'false');
+  });
+
+  it('plots a series the profile does not list (it holds the longest only) once the server knows its id', async () => {
+    const server = fakeApi({
+      'GET /api/v1/datasets/9/': json(DATASET),
+      'GET /api/v1/datasets/9/profile/': json({ ...PROFILE, series_count: 5000 }),
+      'GET /api/v1/datasets/9/series/': (call: RecordedCall) =>
+        call.search.getAll('id').includes('nope') ? apiError(400, 'unknown_series', "This dataset has no series 'nope'.", { series: 'nope' }) : seriesAnswer(call),
+    });
+    const user = userEvent.setup();
+    renderWithApp(<StatisticsPanel datasetId={9} />);
+    expect(await screen.findByTestId('series-profiled-share')).toHaveTextContent('the 45 longest of 5,000 series');
+    await user.type(screen.getByTestId('series-search'), 'nope');
+    await user.click(await screen.findByTestId('series-lookup-plot'));
+    expect(await screen.findByTestId('series-lookup-error')).toHaveTextContent("This dataset has no series 'nope'.");
+
+    await user.clear(screen.getByTestId('series-search'));
+    await user.type(screen.getByTestId('series-search'), 'x4999');
+    await user.click(await screen.findByTestId('series-lookup-plot'));
+    await waitFor(() => expect(screen.getByTestId('series-picked')).toHaveTextContent('x4999'));
+    const chart = screen.getByTestId('series-chart');
+    await waitFor(() => expect(chart).toHaveAttribute('data-points', String(4 * DAYS)));
+    expect(server.callsTo('GET', '/api/v1/datasets/9/series/').at(-1)!.search.getAll('id')).toEqual(['s000', 's001', 's002', 'x4999']);
   });
 
   it('sends a changed frequency and fill rule to the dataset', async () => {

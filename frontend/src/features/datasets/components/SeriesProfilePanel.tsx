@@ -12,6 +12,7 @@ import { datasetKeys } from '../api/keys';
 import {
   FILL_RULES,
   FREQUENCIES,
+  getSeriesPoints,
   isTimeSeriesProfile,
   isTimeSeriesSchema,
   updateTimeSeriesSettings,
@@ -108,8 +109,25 @@ function SortHeader({ label, sortKey, sort, onSort }: { label: string; sortKey: 
 }
 
 /** The series table: searchable by id, sortable by each summary, paginated; a checkbox picks a series for the chart. */
-function SeriesTable({ profile, picked, onToggle }: { profile: TimeSeriesProfile; picked: string[]; onToggle: (id: string) => void }) {
+function SeriesTable({
+  datasetId,
+  profile,
+  picked,
+  onToggle,
+}: {
+  datasetId: number;
+  profile: TimeSeriesProfile;
+  picked: string[];
+  onToggle: (id: string) => void;
+}) {
   const { t } = useTranslation('datasets');
+  // Past the profiled (longest) series, any other is plotted by its id once the server knows it.
+  const lookup = useMutation({
+    mutationFn: (id: string) => getSeriesPoints(datasetId, [id], {}, 2),
+    meta: { handlesOwnErrors: true },
+    onSuccess: (_, id) => onToggle(id),
+  });
+  const partial = profile.series_count > profile.series.length;
   const [searchInput, setSearchInput] = useState('');
   const [search] = useDebouncedValue(searchInput.trim().toLowerCase(), 200);
   const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: 'length', descending: true });
@@ -203,10 +221,34 @@ function SeriesTable({ profile, picked, onToggle }: { profile: TimeSeriesProfile
             </Table.Tbody>
           </Table>
         </Table.ScrollContainer>
-        {rows.length === 0 && (
+        {rows.length === 0 && !partial && (
           <Text c="dimmed" size="sm" ta="center" data-testid="series-none-found">
             {t('timeSeries.noneFound')}
           </Text>
+        )}
+        {partial && search && !profile.series.some((entry) => entry.id === searchInput.trim()) && (
+          <Group gap="xs" justify="center" data-testid="series-lookup">
+            <Text c="dimmed" size="sm">
+              {rows.length === 0 ? t('timeSeries.notProfiled') : t('timeSeries.orById')}
+            </Text>
+            <WithReason reason={full ? t('timeSeries.chartFull', { max: MAX_PICKED }) : null}>
+              <Button
+                size="compact-sm"
+                variant="light"
+                disabled={full || picked.includes(searchInput.trim())}
+                loading={lookup.isPending}
+                onClick={() => lookup.mutate(searchInput.trim())}
+                data-testid="series-lookup-plot"
+              >
+                {t('timeSeries.plotById', { id: searchInput.trim() })}
+              </Button>
+            </WithReason>
+            {lookup.isError && (
+              <Text c="red" size="sm" data-testid="series-lookup-error">
+                {errorMessage(lookup.error)}
+              </Text>
+            )}
+          </Group>
         )}
         {pages > 1 && <Pagination total={pages} value={current} onChange={setPage} size="sm" data-testid="series-pagination" />}
       </Stack>
@@ -223,6 +265,8 @@ export function SeriesProfilePanel({ dataset, canEdit = false }: { dataset: Data
   const { t } = useTranslation('datasets');
   const query = useQuery({ queryKey: [...datasetKeys.detail(dataset.id), 'profile'], queryFn: () => getProfile(dataset.id) });
   const [chosen, setChosen] = useState<string[] | null>(null);
+  // Series plotted by id that the profile does not list (it holds the longest ones only).
+  const [looked, setLooked] = useState<string[]>([]);
   if (query.isPending) return <Skeleton h={240} />;
   if (query.isError) return <Alert color="red">{errorMessage(query.error)}</Alert>;
   const profile = query.data as unknown;
@@ -233,10 +277,12 @@ export function SeriesProfilePanel({ dataset, canEdit = false }: { dataset: Data
       </Text>
     );
   }
-  const known = new Set(profile.series.map((entry) => entry.id));
+  const known = new Set([...profile.series.map((entry) => entry.id), ...looked]);
   const picked = (chosen ?? profile.series.slice(0, 3).map((entry) => entry.id)).filter((id) => known.has(id));
-  const toggle = (id: string) =>
+  const toggle = (id: string) => {
+    if (!known.has(id)) setLooked((ids) => [...ids, id]);
     setChosen(picked.includes(id) ? picked.filter((other) => other !== id) : picked.length < MAX_PICKED ? [...picked, id] : picked);
+  };
   const schema = isTimeSeriesSchema(dataset.schema) ? dataset.schema : null;
   return (
     <Stack data-testid="series-profile">
@@ -275,7 +321,7 @@ export function SeriesProfilePanel({ dataset, canEdit = false }: { dataset: Data
         ))}
       </Group>
       <SeriesChart datasetId={dataset.id} ids={picked} />
-      <SeriesTable profile={profile} picked={picked} onToggle={toggle} />
+      <SeriesTable datasetId={dataset.id} profile={profile} picked={picked} onToggle={toggle} />
     </Stack>
   );
 }
