@@ -197,3 +197,11 @@ def test_a_forecast_report_reads_its_headline_and_tables():
     assert "skill=0.200" in repr(report)
     with pytest.raises(ValueError, match="no plotted series"):
         report.plot()
+
+
+def test_integer_years_are_that_years_first_day():
+    history = pd.DataFrame({"timestamp": [2001, 2002, 2003], "value": [1.0, 2.0, 3.0], "rain": [5, 6, 7]})
+    future = pd.DataFrame({"timestamp": [2004, 2005], "rain": [8, 9]})
+    (one,) = forecast_instances(history, horizon=2, known_covariates=["rain"], known_future=future)
+    assert one["timestamps"] == ["2001-01-01", "2002-01-01", "2003-01-01"]
+    assert one["known"] == {"rain": [5.0, 6.0, 7.0, 8.0, 9.0]}

@@ -79,10 +79,22 @@ def _with_timestamp_column(frame: Any, timestamp: str | None) -> tuple[Any, str]
     )
 
 
+def _when(value: Any) -> Any:
+    """A timestamp cell as a pandas Timestamp: datetimes as they are, ISO strings parsed, integers
+    (and integer strings) of 4 digits as that year's January 1st (as the server reads them)."""
+    pd = pandas()
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a timestamp")
+    if isinstance(value, int) or (hasattr(value, "dtype") and getattr(value.dtype, "kind", "") in "iu"):
+        return pd.Timestamp(year=int(value), month=1, day=1)
+    if isinstance(value, str) and value.strip().isdigit():
+        return pd.Timestamp(year=int(value.strip()), month=1, day=1)
+    return pd.Timestamp(value)
+
+
 def _iso(value: Any) -> str:
     """A timestamp as ISO 8601: ``YYYY-MM-DD`` at midnight, ``YYYY-MM-DDTHH:MM:SS`` otherwise."""
-    pd = pandas()
-    stamp = pd.Timestamp(value)
+    stamp = _when(value)
     if stamp.tzinfo is not None:
         stamp = stamp.tz_convert("UTC").tz_localize(None)
     if stamp == stamp.normalize():
@@ -352,7 +364,7 @@ def forecast_instances(
                     f"for the {horizon} steps ahead: give known_future (a DataFrame with the timestamp"
                     f"{', id' if id_column else ''} and covariate columns)."
                 )
-            last = pd.Timestamp(rows[stamp].iloc[-1])
+            last = _when(rows[stamp].iloc[-1])
             ahead = ahead[ahead["__stamp"] > last].iloc[:horizon]
             if len(ahead) < horizon:
                 raise ValueError(
@@ -394,9 +406,7 @@ def _future_rows(
     if absent:
         raise ValueError(f"known_future has no column {', '.join(map(repr, absent))}.")
     stamps = frame[stamp]
-    parsed = (
-        stamps if pd.api.types.is_datetime64_any_dtype(stamps) else pd.to_datetime(stamps, format="ISO8601")
-    )
+    parsed = stamps if pd.api.types.is_datetime64_any_dtype(stamps) else [_when(v) for v in stamps]
     frame = frame.assign(__stamp=parsed).sort_values("__stamp")
     if id_column is not None and id_column in frame.columns:
         return {
