@@ -196,58 +196,61 @@ export function TrainingForm({
         )}
       </Stack>
 
-      <Accordion variant="contained" value={weightsOpen} onChange={setWeightsOpen} data-testid="pretrained-weights">
-        <Accordion.Item value="weights">
-          <Accordion.Control data-testid="pretrained-weights-toggle">
-            <Group gap="xs">
-              <Text>{t('form.weights')}</Text>
-              {chosenBackbone && (
-                <Badge size="sm" variant="light" data-testid="pretrained-weights-chosen">
-                  {chosenBackbone.name}
-                </Badge>
-              )}
-            </Group>
-          </Accordion.Control>
-          <Accordion.Panel>
-            <Stack>
-              <Select
-                label={t('form.initFrom')}
-                description={t('form.initFromHelp')}
-                data={[
-                  { value: NO_BACKBONE, label: t('form.fromScratch') },
-                  ...validBackbones.map((backbone) => ({ value: String(backbone.id), label: backboneLabel(backbone) })),
-                ]}
-                value={chosenBackbone ? String(chosenBackbone.id) : NO_BACKBONE}
-                onChange={(value) => {
-                  setBackboneId(value && value !== NO_BACKBONE ? Number(value) : null);
-                  setAwaitingId(null);
-                }}
-                allowDeselect={false}
-                w={420}
-                error={errors.fields.backbone}
-                data-testid="training-backbone-select"
-              />
-              {misfit && chosenBackbone && (
-                <Alert color="yellow" variant="light" data-testid="training-backbone-misfit">
-                  {t('form.misfit', {
-                    name: chosenBackbone.name,
-                    fits: chosenBackbone.summary?.fits.join(', ') || t('form.noBuiltInModels'),
-                    model,
-                  })}
-                </Alert>
-              )}
-              <BackbonesPanel
-                projectId={projectId}
-                canEdit={!disabled}
-                onUploaded={(backbone) => {
-                  setBackboneId(null);
-                  setAwaitingId(backbone.id);
-                }}
-              />
-            </Stack>
-          </Accordion.Panel>
-        </Accordion.Item>
-      </Accordion>
+      {/* a forecaster learns from the series themselves: no pretrained network to start from */}
+      {template.data_kind !== 'time_series' && (
+        <Accordion variant="contained" value={weightsOpen} onChange={setWeightsOpen} data-testid="pretrained-weights">
+          <Accordion.Item value="weights">
+            <Accordion.Control data-testid="pretrained-weights-toggle">
+              <Group gap="xs">
+                <Text>{t('form.weights')}</Text>
+                {chosenBackbone && (
+                  <Badge size="sm" variant="light" data-testid="pretrained-weights-chosen">
+                    {chosenBackbone.name}
+                  </Badge>
+                )}
+              </Group>
+            </Accordion.Control>
+            <Accordion.Panel>
+              <Stack>
+                <Select
+                  label={t('form.initFrom')}
+                  description={t('form.initFromHelp')}
+                  data={[
+                    { value: NO_BACKBONE, label: t('form.fromScratch') },
+                    ...validBackbones.map((backbone) => ({ value: String(backbone.id), label: backboneLabel(backbone) })),
+                  ]}
+                  value={chosenBackbone ? String(chosenBackbone.id) : NO_BACKBONE}
+                  onChange={(value) => {
+                    setBackboneId(value && value !== NO_BACKBONE ? Number(value) : null);
+                    setAwaitingId(null);
+                  }}
+                  allowDeselect={false}
+                  w={420}
+                  error={errors.fields.backbone}
+                  data-testid="training-backbone-select"
+                />
+                {misfit && chosenBackbone && (
+                  <Alert color="yellow" variant="light" data-testid="training-backbone-misfit">
+                    {t('form.misfit', {
+                      name: chosenBackbone.name,
+                      fits: chosenBackbone.summary?.fits.join(', ') || t('form.noBuiltInModels'),
+                      model,
+                    })}
+                  </Alert>
+                )}
+                <BackbonesPanel
+                  projectId={projectId}
+                  canEdit={!disabled}
+                  onUploaded={(backbone) => {
+                    setBackboneId(null);
+                    setAwaitingId(backbone.id);
+                  }}
+                />
+              </Stack>
+            </Accordion.Panel>
+          </Accordion.Item>
+        </Accordion>
+      )}
 
       <Accordion variant="contained" value={advancedOpen} onChange={setAdvancedOpen} data-testid="advanced-settings">
         <Accordion.Item value="advanced">
