@@ -5,6 +5,8 @@ import type { SampleFilters } from './samples';
 export const datasetKeys = {
   ...resourceKeys,
   statistics: (id: number) => [...resourceKeys.detail(id), 'statistics'] as const,
+  /** A tabular dataset's column profile or a forecasting dataset's series profile (recomputed by each import). */
+  profile: (id: number) => [...resourceKeys.detail(id), 'profile'] as const,
   labels: (id: number) => [...resourceKeys.detail(id), 'labels'] as const,
   samples: (id: number) => [...resourceKeys.detail(id), 'samples'] as const,
   samplePage: (id: number, filters: SampleFilters) => [...datasetKeys.samples(id), 'page', filters] as const,

@@ -65,7 +65,7 @@ function ColumnCard({ column }: { column: ColumnProfile }) {
 /** Tabular datasets: the target's balance and, per column, its type, missing share and distribution. */
 export function ProfilePanel({ datasetId }: { datasetId: number }) {
   const { t } = useTranslation('datasets');
-  const query = useQuery({ queryKey: [...datasetKeys.detail(datasetId), 'profile'], queryFn: () => getProfile(datasetId) });
+  const query = useQuery({ queryKey: datasetKeys.profile(datasetId), queryFn: () => getProfile(datasetId) });
   if (query.isPending) return <Skeleton h={240} />;
   if (query.isError) return <Alert color="red">{errorMessage(query.error)}</Alert>;
   const profile = query.data as { rows?: number; columns?: ColumnProfile[]; target?: Record<string, unknown> };

@@ -263,7 +263,7 @@ function SeriesTable({
  */
 export function SeriesProfilePanel({ dataset, canEdit = false }: { dataset: Dataset; canEdit?: boolean }) {
   const { t } = useTranslation('datasets');
-  const query = useQuery({ queryKey: [...datasetKeys.detail(dataset.id), 'profile'], queryFn: () => getProfile(dataset.id) });
+  const query = useQuery({ queryKey: datasetKeys.profile(dataset.id), queryFn: () => getProfile(dataset.id) });
   const [chosen, setChosen] = useState<string[] | null>(null);
   // Series plotted by id that the profile does not list (it holds the longest ones only).
   const [looked, setLooked] = useState<string[]>([]);

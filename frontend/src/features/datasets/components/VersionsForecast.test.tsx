@@ -20,6 +20,7 @@ describe('a forecasting dataset version', () => {
     const versions: object[] = [];
     const server = fakeApi({
       'GET /api/v1/datasets/5/': json(DATASET),
+      'GET /api/v1/datasets/5/profile/': json({ kind: 'time_series_profile', season_length: 7, series: [] }),
       'GET /api/v1/datasets/5/versions/': () => json(page(versions)),
       'POST /api/v1/datasets/5/versions/': () => {
         versions.push(VERSION);
@@ -30,6 +31,7 @@ describe('a forecasting dataset version', () => {
     renderWithApp(<VersionsPanel datasetId={5} canEdit />);
     const horizon = await screen.findByTestId('version-horizon');
     expect(screen.queryByTestId('version-train-ratio')).not.toBeInTheDocument();
+    await waitFor(() => expect(horizon).toHaveAttribute('placeholder', 'e.g. 7, one season'));
     expect(screen.getByTestId('version-create-submit')).toBeDisabled();
 
     await user.type(horizon, '1001');

@@ -1,4 +1,5 @@
 import { Accordion, Alert, Badge, Button, Group, NumberInput, Paper, Skeleton, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '@/api/client';
@@ -6,7 +7,9 @@ import { WithReason } from '@/components/WithReason';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage, notifySuccess } from '@/lib/notifications';
 import { formatNumber } from '@/lib/numbers';
-import { isForecastingDataset } from '../api/datasets';
+import { getProfile, isForecastingDataset } from '../api/datasets';
+import { datasetKeys } from '../api/keys';
+import { isTimeSeriesProfile } from '../api/timeSeries';
 import { MAX_HORIZON, validateHorizon, validateRatios, type DatasetVersion, type DatasetVersionCreateBody, type Ratios } from '../api/versions';
 import { useDataset } from '../hooks/useDatasets';
 import { useCreateVersion, useVersions } from '../hooks/useVersions';
@@ -115,6 +118,9 @@ function CreateForecastVersionForm({ datasetId, disabled }: { datasetId: number;
   const [note, setNote] = useState('');
   const create = useCreateVersion(datasetId);
   const local = validateHorizon(horizon);
+  // One season (7 for daily data, 12 for monthly) is the usual first horizon: offered as the placeholder.
+  const profile = useQuery({ queryKey: datasetKeys.profile(datasetId), queryFn: () => getProfile(datasetId) });
+  const season = isTimeSeriesProfile(profile.data) ? profile.data.season_length : null;
   const server = fieldErrors(create.error);
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -141,6 +147,7 @@ function CreateForecastVersionForm({ datasetId, disabled }: { datasetId: number;
             <NumberInput
               label={t('versions.horizon')}
               description={t('versions.horizonHint')}
+              placeholder={season && season > 1 ? t('versions.horizonSeason', { season }) : undefined}
               value={horizon}
               onChange={setHorizon}
               min={1}
