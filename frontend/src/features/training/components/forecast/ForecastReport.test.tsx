@@ -6,7 +6,14 @@ import { fakeApi, json, page } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { CompareView } from '../CompareView';
 import { EvaluationReport } from '../EvaluationReport';
-import { FORECAST_COMPARISON, FORECAST_EVALUATION, FORECAST_VERSION, FORECAST_VERSION_B, REGRESSION_VERSION } from '../evaluationFixtures';
+import {
+  FORECAST_COMPARISON,
+  FORECAST_EVALUATION,
+  FORECAST_VERSION,
+  FORECAST_VERSION_B,
+  FORECAST_WORKER_EVALUATION,
+  REGRESSION_VERSION,
+} from '../evaluationFixtures';
 
 function serve(extra: Record<string, unknown> = {}) {
   return fakeApi({
@@ -38,7 +45,7 @@ describe("a forecaster's evaluation report (macrodata, ETS, horizon 8)", () => {
     expect(screen.getByTestId('forecast-width')).toHaveTextContent('12.2%');
     expect(screen.getByTestId('forecast-skill')).toHaveTextContent('+5.7%');
     expect(screen.getByTestId('forecast-summary')).toHaveTextContent(
-      '6 series (1,218 observations) forecast 8 steps ahead at frequency QS on the test window (the last 8 steps of each series) by ETS.',
+      '6 series forecast 8 steps ahead at frequency QS by ETS, scored on the test window (the last 8 steps of each series: 48 observations).',
     );
     // nothing of a classifier's or a regression model's report
     expect(within(report).queryByTestId('eval-accuracy')).not.toBeInTheDocument();
@@ -128,6 +135,28 @@ describe("a forecaster's evaluation report (macrodata, ETS, horizon 8)", () => {
     } finally {
       await i18n.changeLanguage('en');
     }
+  });
+});
+
+describe("the worker's own report (synthetic store sales, fast preset, LightGBM chosen)", () => {
+  it('renders every part of it', async () => {
+    serve({ 'GET /api/v1/model-versions/31/evaluation/': json({ id: 31, name: 'V1', evaluation: FORECAST_WORKER_EVALUATION }) });
+    renderWithApp(<EvaluationReport modelVersionId={31} onFixLabels={vi.fn()} onCompare={vi.fn()} />);
+    await screen.findByTestId('forecast-report');
+    expect(screen.getByTestId('eval-headline')).toHaveTextContent('test MASE 1.046 · skill +6.2%');
+    expect(screen.getByTestId('forecast-summary')).toHaveTextContent('4 series forecast 14 steps ahead at frequency D by LightGBM');
+    expect(screen.getByTestId('forecast-summary')).toHaveTextContent('56 observations');
+    const plot = screen.getByTestId('forecast-plot');
+    expect(plot).toHaveAttribute('data-horizon', '14');
+    expect(plot).toHaveAttribute('data-points', '42');
+    expect(within(plot).getByTestId('forecast-plot-band')).toBeInTheDocument();
+    expect(screen.getByTestId('forecast-horizon-chart')).toHaveAttribute('data-steps', '14');
+    expect(rowSeries(screen.getByTestId('forecast-series-table'))).toEqual(['s03', 's04', 's02', 's01']);
+    // four validation windows from backtest.json, then the test window
+    const windows = within(screen.getByTestId('forecast-backtest')).getAllByRole('row').slice(1);
+    expect(windows.map((row) => row.getAttribute('data-role'))).toEqual(['validation', 'validation', 'validation', 'validation', 'test']);
+    expect(screen.getByTestId('forecast-baseline-lightgbm')).toHaveAttribute('data-weight', '1');
+    expect(within(screen.getByTestId('forecast-baseline-arima')).getAllByRole('cell')[4]).toHaveTextContent('—');
   });
 });
 
