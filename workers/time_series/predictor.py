@@ -42,6 +42,7 @@ from workers.contracts.forecasting import (
     ForecastPrediction,
     ForecastPreprocessing,
 )
+from workers.time_series import baselines
 from workers.time_series import features as F
 from workers.time_series.frequency import format_timestamps, parse_frequency
 from workers.time_series.history import ForecastInputError, check_instance, check_options
@@ -76,12 +77,6 @@ def member_params(
     return found or None
 
 
-def _seasonal_naive(y: np.ndarray, season_length: int, horizon: int) -> np.ndarray:
-    m = season_length if season_length > 1 and y.shape[0] >= season_length else 1
-    last = y[-m:]
-    return np.array([last[(k % m)] for k in range(horizon)], dtype=np.float64)
-
-
 def statistical_forecast(
     model: str,
     params: Mapping[str, Any] | None,
@@ -90,57 +85,14 @@ def statistical_forecast(
     horizon: int,
     quantiles: Sequence[float],
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(mean (h,), quantiles (q, h)) of a statistical member; seasonal naive with a spread from its
-    in-sample errors when ``params`` is None (a series unknown to the model)."""
-    try:
-        from workers.time_series import baselines
-    except ImportError:  # pragma: no cover - before baselines.py landed
-        baselines = None  # type: ignore[assignment]
-    if baselines is not None and params is not None:
-        mean, qs = baselines.forecast(model, dict(params), y, season_length, horizon, quantiles)
-        return np.asarray(mean, dtype=np.float64), np.asarray(qs, dtype=np.float64)
-    if baselines is not None:
-        fallback = {"naive": "naive"}.get(model, "seasonal_naive")
-        fitted = baselines.fit(fallback, y, season_length, horizon)  # naive fits are NumPy
-        mean, qs = baselines.forecast(fallback, fitted, y, season_length, horizon, quantiles)
-        return np.asarray(mean, dtype=np.float64), np.asarray(qs, dtype=np.float64)
-    m = 1 if model == "naive" else season_length
-    mean = _seasonal_naive(y, m, horizon)
-    mm = m if y.shape[0] > m else 1
-    resid = y[mm:] - y[:-mm] if y.shape[0] > mm else np.zeros(1)
-    sigma = float(np.std(resid)) if resid.size else 0.0
-    steps = np.sqrt(np.floor(np.arange(horizon) / mm) + 1)
-    z = np.array([_normal_ppf(q) for q in quantiles])
-    return mean, mean[None, :] + z[:, None] * sigma * steps[None, :]
-
-
-def _normal_ppf(q: float) -> float:
-    """The standard normal quantile (Acklam's rational approximation; NumPy-free, |error| < 1e-8)."""
-    import math
-
-    a = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02, 1.383577518672690e02,
-         -3.066479806614716e01, 2.506628277459239e00)  # fmt: skip
-    b = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02, 6.680131188771972e01,
-         -1.328068155288572e01)  # fmt: skip
-    c = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00, -2.549732539343734e00,
-         4.374664141464968e00, 2.938163982698783e00)  # fmt: skip
-    d = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00, 3.754408661907416e00)
-    if q <= 0 or q >= 1:
-        raise ValueError("quantile must be in (0, 1)")
-    if q < 0.02425:
-        r = math.sqrt(-2 * math.log(q))
-        return (((((c[0] * r + c[1]) * r + c[2]) * r + c[3]) * r + c[4]) * r + c[5]) / (
-            (((d[0] * r + d[1]) * r + d[2]) * r + d[3]) * r + 1
-        )
-    if q > 1 - 0.02425:
-        return -_normal_ppf(1 - q)
-    r = q - 0.5
-    s = r * r
-    return (
-        (((((a[0] * s + a[1]) * s + a[2]) * s + a[3]) * s + a[4]) * s + a[5])
-        * r
-        / (((((b[0] * s + b[1]) * s + b[2]) * s + b[3]) * s + b[4]) * s + 1)
-    )
+    """(mean (h,), quantiles (q, h)) of a statistical member (``baselines.forecast``, NumPy); with
+    ``params`` None (a series unknown to the model) seasonal naive (naive for a naive member) with
+    the spread of its errors on this history."""
+    if params is None:
+        model = "naive" if model == "naive" else "seasonal_naive"
+        params = baselines.fit(model, y, season_length, horizon)  # naive fits are NumPy
+    mean, qs = baselines.forecast(model, dict(params), y, season_length, horizon, quantiles)
+    return np.asarray(mean, dtype=np.float64), np.asarray(qs, dtype=np.float64)
 
 
 def combine(

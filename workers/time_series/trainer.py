@@ -43,6 +43,7 @@ from workers.progress import Report, silent_report
 from workers.time_series import features as F
 from workers.time_series.data import Series, load_series
 from workers.time_series.frequency import Frequency, format_timestamp
+from workers.time_series.metrics import forecast_metrics, mase_scale
 from workers.time_series.predictor import LEARNED, combine, learned_forecast, statistical_forecast
 from workers.time_series.template import TEMPLATE
 
@@ -106,18 +107,6 @@ def check_manifest(manifest: TimeSeriesManifest) -> dict[str, Any]:
 # --- metrics ---------------------------------------------------------------------------------
 
 
-def mase_scale(y: np.ndarray, season_length: int) -> float:
-    try:
-        from workers.time_series.metrics import mase_scale as shared
-
-        return float(shared(y, season_length))
-    except ImportError:  # pragma: no cover - before metrics.py landed
-        m = season_length if y.shape[0] > season_length else 1
-        diffs = np.abs(y[m:] - y[:-m]) if y.shape[0] > m else np.zeros(0)
-        value = float(diffs.mean()) if diffs.size else 0.0
-        return max(value, 1e-8 * (1.0 + float(np.mean(np.abs(y))) if y.size else 1e-8))
-
-
 def window_metrics(
     actual: list[np.ndarray],
     mean: list[np.ndarray],
@@ -126,40 +115,8 @@ def window_metrics(
     scales: list[float],
     observed: list[np.ndarray],
 ) -> ForecastMetrics:
-    """ForecastMetrics over forecasts (h2's ``metrics.forecast_metrics`` when present)."""
-    try:
-        from workers.time_series.metrics import forecast_metrics
-
-        return forecast_metrics(actual, mean, lower, upper, scales, observed)
-    except ImportError:  # pragma: no cover - before metrics.py landed
-        pass
-    errs, smapes, sq, inside, widths, mags = [], [], [], [], [], []
-    for i, (y, f) in enumerate(zip(actual, mean, strict=True)):
-        keep = observed[i]
-        e = np.abs(y - f)[keep]
-        errs.append(e / scales[i])
-        denom = np.abs(y) + np.abs(f)
-        smapes.append(np.where(denom > 0, 200 * np.abs(y - f) / np.where(denom > 0, denom, 1), 0)[keep])
-        sq.append(((y - f) ** 2)[keep])
-        if lower is not None and upper is not None:
-            inside.append(((y >= lower[i]) & (y <= upper[i]))[keep])
-            widths.append((upper[i] - lower[i])[keep])
-            mags.append(np.abs(y[keep]))
-    e = np.concatenate(errs) if errs else np.zeros(0)
-    if e.size == 0:
-        return {"mase": 0.0, "smape": 0.0, "rmse": 0.0, "coverage": None, "width": None}
-    coverage = float(np.concatenate(inside).mean()) if inside else None
-    width = None
-    if widths:
-        mag = float(np.concatenate(mags).mean()) or 1.0
-        width = float(np.concatenate(widths).mean()) / mag
-    return {
-        "mase": float(e.mean()),
-        "smape": float(np.concatenate(smapes).mean()),
-        "rmse": float(math.sqrt(np.concatenate(sq).mean())),
-        "coverage": coverage,
-        "width": width,
-    }
+    """ForecastMetrics over forecasts (``metrics.forecast_metrics``: the report's own scores)."""
+    return forecast_metrics(actual, mean, lower, upper, scales, observed)
 
 
 # --- backtest windows ----------------------------------------------------------------------
@@ -379,14 +336,6 @@ def _statics_with_values(series: Sequence[Series], names: Sequence[str]) -> list
     return described
 
 
-def _has_baselines() -> bool:
-    try:
-        from workers.time_series import baselines  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def train(
     spec: Mapping[str, Any],
     manifest: TimeSeriesManifest,
@@ -408,10 +357,6 @@ def train(
     lo_i, hi_i = quantiles.index(round((1 - level) / 2, 6)), quantiles.index(round((1 + level) / 2, 6))
     fast = params.get("preset") == "fast"
     candidates = _candidates(params, len(series), fast)
-    if not _has_baselines():
-        candidates = [c for c in candidates if c in LEARNED or c in ("naive", "seasonal_naive")] or [
-            "seasonal_naive"
-        ]
     strategy = str(params["strategy"])
     feature_spec = F.make_features(
         alias=frequency.alias,
