@@ -8,7 +8,7 @@ import { errorMessage } from '@/lib/notifications';
 import { formatNumber } from '@/lib/numbers';
 import { datasetKeys } from '../api/keys';
 import { getSeriesPoints, type SeriesWindow } from '../api/timeSeries';
-import { SERIES_COLORS, timeline, timestampMillis } from './timeSeriesView';
+import { SERIES_COLORS, sliderPositions, timeline, timestampMillis } from './timeSeriesView';
 
 /** A tick or tooltip label: the date, with the time when the point has one. */
 function formatTimestamp(millis: number, withTime: boolean): string {
@@ -34,11 +34,12 @@ export function SeriesChart({ datasetId, ids, height = 320 }: { datasetId: numbe
   const positions = useMemo(() => timeline(overview.data ?? []), [overview.data]);
   const last = Math.max(positions.length - 1, 0);
   // The slider's positions (null: the whole span); the server is asked once the slider rests.
-  const [range, setRange] = useState<[number, number] | null>(null);
-  const shown: [number, number] = range && range[1] <= last ? range : [0, last];
+  // Kept as timestamps, so the window stays put when a series joins or leaves the chart.
+  const [range, setRange] = useState<Required<SeriesWindow> | null>(null);
+  const shown = sliderPositions(positions, range);
   const [resting] = useDebouncedValue(range, 300);
-  const zoomed = range !== null && resting !== null && resting[1] <= last && (resting[0] > 0 || resting[1] < last);
-  const zoomWindow: SeriesWindow | null = zoomed ? { start: positions[resting[0]], end: positions[resting[1]] } : null;
+  const zoomed = range !== null && resting !== null && positions.length > 0 && (resting.start > positions[0] || resting.end < positions[last]);
+  const zoomWindow: SeriesWindow | null = zoomed ? resting : null;
   const detail = useQuery({
     queryKey: seriesKeys(datasetId, ids, zoomWindow),
     queryFn: () => getSeriesPoints(datasetId, ids, zoomWindow ?? {}),
@@ -135,7 +136,7 @@ export function SeriesChart({ datasetId, ids, height = 320 }: { datasetId: numbe
               max={last}
               minRange={1}
               value={shown}
-              onChange={setRange}
+              onChange={([from, to]) => setRange({ start: positions[from], end: positions[to] })}
               label={(index) => positions[index] ?? ''}
               thumbFromLabel={t('timeSeries.zoomFrom')}
               thumbToLabel={t('timeSeries.zoomTo')}

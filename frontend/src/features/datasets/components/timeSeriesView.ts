@@ -16,7 +16,8 @@ export function suggestedTimeSeriesMapping(columns: Column[], suggested: Record<
   const targets = keptMany(current.target_columns);
   return {
     timestamp_column: timestamp,
-    series_column: one(current.series_column) || one(suggested.series_column),
+    // '' is the user's choice of a wide table; undefined: nothing chosen yet.
+    series_column: current.series_column === '' ? '' : one(current.series_column) || one(suggested.series_column),
     target_columns: targets.length ? targets : many(suggested.target_columns),
     known_covariates: current.target_columns?.length ? keptMany(current.known_covariates) : many(suggested.known_covariates),
     static_covariates: current.target_columns?.length ? keptMany(current.static_covariates) : many(suggested.static_covariates),
@@ -46,6 +47,21 @@ export function timeline(series: SeriesPoints[]): string[] {
   const all = new Set<string>();
   for (const entry of series) for (const timestamp of entry.timestamps) all.add(timestamp);
   return [...all].sort((a, b) => timestampMillis(a) - timestampMillis(b));
+}
+
+/**
+ * The zoom slider's two positions on the timeline for a window of timestamps: the first point at or
+ * after its start and the last at or before its end (the whole timeline without a window).
+ */
+export function sliderPositions(positions: string[], range: { start: string; end: string } | null): [number, number] {
+  const last = Math.max(positions.length - 1, 0);
+  if (!range || positions.length === 0) return [0, last];
+  const start = timestampMillis(range.start);
+  const end = timestampMillis(range.end);
+  const from = positions.findIndex((timestamp) => timestampMillis(timestamp) >= start);
+  const after = positions.findIndex((timestamp) => timestampMillis(timestamp) > end);
+  const to = after === -1 ? last : Math.max(after - 1, 0);
+  return from === -1 ? [last, last] : [Math.min(from, to), Math.max(from, to)];
 }
 
 /** The most series one chart draws: more lines than this are unreadable. */
