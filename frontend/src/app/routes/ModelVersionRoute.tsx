@@ -2,6 +2,7 @@ import { Anchor, Breadcrumbs, Group, Stack } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
+import { isForecastingTemplate } from '@/lib/forecasting';
 import {
   DeployButtons,
   ModelVersionBatchPanel,
@@ -41,13 +42,15 @@ export function ModelVersionRoute() {
             onDeployed={(deployment) => navigate(`/deployments/${deployment.id}/keys`)}
           />
           <WarmStartPanel version={version} canEdit={!viewer} />
-          {!version.template.startsWith('tabular') && (
+          {/* tabular models and forecasters are not warm-started: retraining is a new training run */}
+          {!version.template.startsWith('tabular') && !isForecastingTemplate(version.template) && (
             <Group>
               <RetrainButton version={version} canEdit={!viewer} />
             </Group>
           )}
           <ModelVersionTryPanel version={version} />
-          <ModelVersionBatchPanel version={version} canEdit={!viewer} />
+          {/* batch prediction does not take forecasters (the API answers template_not_supported) */}
+          {!isForecastingTemplate(version.template) && <ModelVersionBatchPanel version={version} canEdit={!viewer} />}
           <PackagesPanel modelVersionId={version.id} hideWhenEmpty canEdit={!viewer} />
         </>
       )}

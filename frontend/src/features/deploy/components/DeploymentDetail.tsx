@@ -1,6 +1,7 @@
 import { Group, Stack, Tabs, Text, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { QueryState } from '@/components/QueryState';
+import { isForecastingTemplate } from '@/lib/forecasting';
 import { useDeployment } from '../hooks/useDeploy';
 import { ApiKeysPanel } from './ApiKeysPanel';
 import { DeploymentOverview } from './DeploymentOverview';
@@ -30,6 +31,8 @@ export function DeploymentDetail({
   const { t } = useTranslation('deploy');
   const { data: deployment, isPending, error } = useDeployment(deploymentId);
   if (!deployment) return <QueryState isPending={isPending} error={error} kind="deployment" />;
+  // request capture and batch prediction do not take forecasters (the API answers template_not_supported)
+  const notForForecasts = isForecastingTemplate(deployment.template) ? t('detail.notForForecasts') : undefined;
   return (
     <Stack>
       <Group justify="space-between">
@@ -54,10 +57,10 @@ export function DeploymentDetail({
           <Tabs.Tab value="usage" data-testid="deployment-tab-usage">
             {t('detail.tabs.usage')}
           </Tabs.Tab>
-          <Tabs.Tab value="capture" data-testid="deployment-tab-capture">
+          <Tabs.Tab value="capture" disabled={notForForecasts !== undefined} title={notForForecasts} data-testid="deployment-tab-capture">
             {t('detail.tabs.capture')}
           </Tabs.Tab>
-          <Tabs.Tab value="batch" data-testid="deployment-tab-batch">
+          <Tabs.Tab value="batch" disabled={notForForecasts !== undefined} title={notForForecasts} data-testid="deployment-tab-batch">
             <BatchTabLabel />
           </Tabs.Tab>
           <Tabs.Tab value="keys" data-testid="deployment-tab-keys">

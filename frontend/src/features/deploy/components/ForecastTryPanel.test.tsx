@@ -7,6 +7,7 @@ import { renderWithApp } from '@/test/render';
 import { parseHistory } from '../api/predict';
 import { predictSnippet } from '../api/snippets';
 import { DEPLOYMENT } from '../test/fixtures';
+import { DeploymentDetail } from './DeploymentDetail';
 import { DeploymentOverview } from './DeploymentOverview';
 import { SnippetsPanel } from './SnippetsPanel';
 import { ModelVersionTryPanel, TryItPanel } from './TryItPanel';
@@ -178,6 +179,16 @@ describe("a forecaster's deployment", () => {
     expect(within(contract).getByTestId('forecast-contract-known')).toHaveTextContent('priceholiday');
     expect(within(contract).getByTestId('forecast-contract-static')).toHaveTextContent('region');
     expect(within(contract).getByTestId('forecast-contract-series')).toHaveTextContent('1 series');
+  });
+
+  it('has no capture or batch tab to use: the API refuses forecasters there', async () => {
+    fakeApi({ 'GET /api/v1/deployments/7/': json(deployment), 'GET /api/v1/model-versions/': page([]) });
+    renderWithApp(<DeploymentDetail deploymentId={7} tab="overview" onTabChange={vi.fn()} onDeleted={vi.fn()} />);
+    expect(await screen.findByTestId('deployment-tab-batch')).toBeDisabled();
+    expect(screen.getByTestId('deployment-tab-capture')).toBeDisabled();
+    expect(screen.getByTestId('deployment-tab-capture')).toHaveAttribute('title', expect.stringContaining('request capture and batch prediction take images'));
+    expect(screen.getByTestId('deployment-tab-try')).toBeEnabled();
+    expect(await screen.findByTestId('forecast-contract')).toBeInTheDocument();
   });
 
   it('gives forecast requests as code: curl, the Python SDK and JavaScript', async () => {

@@ -297,9 +297,9 @@ export function ForecastReport({ report }: { report: Report }) {
                 {report.backtest.map((window) => (
                   <Table.Tr key={window.index} data-testid={`forecast-window-${window.index}`} data-role={window.role}>
                     <Table.Td>
-                      <Badge variant="light" color={window.role === 'test' ? 'teal' : 'gray'} tt="none">
+                      <Text size="sm" fw={window.role === 'test' ? 700 : 400} c={window.role === 'test' ? 'teal' : undefined}>
                         {t(`forecast.roles.${window.role}`)}
-                      </Badge>
+                      </Text>
                     </Table.Td>
                     <Table.Td>{window.cutoff}</Table.Td>
                     <MetricCells metrics={window.metrics} />
