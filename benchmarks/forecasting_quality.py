@@ -330,13 +330,14 @@ def verdicts(rows: list[dict[str, Any]], preset: str) -> tuple[list[str], bool]:
     return lines, all_met
 
 
-def section(rows: list[dict[str, Any]], presets: list[str], seconds: float) -> str:
+def section(rows: list[dict[str, Any]], presets: list[str], seconds: float, load: float | None = None) -> str:
+    load = os.getloadavg()[0] if load is None else load
     context = (
         f"Measured {datetime.date.today().isoformat()} on {cpu()}, {os.cpu_count()} cores, Python "
         f"{stdlib_platform.python_version()}, NumPy {np.__version__}, "
         f"statsmodels {metadata.version('statsmodels')}, "
         f"LightGBM {_version('lightgbm')}, ONNX Runtime {_version('onnxruntime')}; 1-minute load average "
-        f"{os.getloadavg()[0]:.1f} at the end of the run (other work shares these cores; seconds are for "
+        f"{load:.1f} at the end of the run (other work shares these cores; seconds are for "
         f"orientation). The whole run took {seconds / 60:.1f} min. Test window: the last h steps of each "
         "series; "
         "every method fitted on the history before it; MASE averaged over series, sMAPE over points, "
@@ -470,18 +471,20 @@ def main() -> int:
     rows = []
     if args.from_json:
         saved = json.loads(args.from_json.read_text())
-        rows, elapsed = saved["rows"], saved["seconds"]
+        rows, elapsed, load = saved["rows"], saved["seconds"], saved.get("load", float("nan"))
         presets = [p for p in presets if all(p in r["sampan"] for r in rows)]
     else:
         with tempfile.TemporaryDirectory(prefix="sampan-forecast-bench-") as tmp:
             for name in args.datasets.split(","):
                 for origin in range(args.origins):
                     rows.append(measure(name, presets, Path(tmp), args.ets_family == "wide", origin))
-        elapsed = time.perf_counter() - started
-    text = section(rows, presets, elapsed)
+        elapsed, load = time.perf_counter() - started, os.getloadavg()[0]
+    text = section(rows, presets, elapsed, load)
     print(text)
     if args.json:
-        args.json.write_text(json.dumps({"rows": rows, "seconds": elapsed}, indent=1, default=str))
+        args.json.write_text(
+            json.dumps({"rows": rows, "seconds": elapsed, "load": load}, indent=1, default=str)
+        )
     if args.write:
         write(text)
     _, met = verdicts(rows, "balanced" if "balanced" in presets else presets[0])
