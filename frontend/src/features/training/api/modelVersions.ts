@@ -1,6 +1,7 @@
 import { api, unwrap } from '@/api/client';
 import type { components } from '@/api/schema';
 import { i18n } from '@/i18n';
+import { isForecastingTemplate } from '@/lib/forecasting';
 import { formatNumber as formatLocalNumber, formatPercent as formatLocalPercent } from '@/lib/numbers';
 
 export type ModelVersion = components['schemas']['ModelVersion'];
@@ -95,6 +96,16 @@ export function headlineMetric(version: Pick<ModelVersion, 'metrics' | 'template
       label: i18n.t('training:versions.headline.detection', numbers),
       value: numbers.map50,
       title: i18n.t('training:versions.headline.detectionTitle', numbers),
+    };
+  }
+  if (isForecastingTemplate(version.template)) {
+    // a forecaster's headline is its report's: MASE (lower is better) and sMAPE on the test window
+    const forecast = test as { mase?: number; smape?: number; coverage?: number | null };
+    const numbers = { mase: formatNumber(forecast.mase), smape: formatNumber(forecast.smape), coverage: formatPercent(forecast.coverage) };
+    return {
+      label: i18n.t('training:versions.headline.forecast', numbers),
+      value: numbers.mase,
+      title: i18n.t('training:versions.headline.forecastTitle', numbers),
     };
   }
   if (isRegression(version) || (test.rmse !== undefined && test.accuracy === undefined)) {

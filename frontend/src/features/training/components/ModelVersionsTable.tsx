@@ -5,6 +5,7 @@ import { Link } from 'react-router';
 import { WithReason } from '@/components/WithReason';
 import { formatDateTime } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
+import { isForecastingTemplate } from '@/lib/forecasting';
 import { headlineMetric, isRegression, onnxUrl } from '../api/modelVersions';
 import { useDatasetVersionNames, useModelVersions } from '../hooks/useTraining';
 import { datasetVersionLabel } from './reportFormat';
@@ -81,7 +82,9 @@ export function ModelVersionsTable({ projectId, onCompare }: { projectId: number
               <Table.Th w={36} />
               <Table.Th style={WHOLE_WORDS}>{t('versions.columns.version')}</Table.Th>
               <Table.Th style={WHOLE_WORDS}>
-                {data.results.every(isRegression)
+                {data.results.length > 0 && data.results.every((version) => isForecastingTemplate(version.template))
+                  ? t('versions.columns.metricForecast')
+                  : data.results.every(isRegression)
                   ? t('versions.columns.metricRegression')
                   : data.results.some(isRegression)
                     ? t('versions.columns.metric')

@@ -6,6 +6,7 @@ import { fakeApi, json, page } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { CompareView } from '../CompareView';
 import { EvaluationReport } from '../EvaluationReport';
+import { ModelVersionsTable } from '../ModelVersionsTable';
 import {
   FORECAST_COMPARISON,
   FORECAST_EVALUATION,
@@ -181,5 +182,16 @@ describe('comparing two forecasters', () => {
     serve({ 'GET /api/v1/model-versions/': json(page([FORECAST_VERSION, REGRESSION_VERSION])) });
     renderWithApp(<CompareView projectId={4} a={31} b={21} onChange={vi.fn()} />);
     expect(await screen.findByTestId('compare-unavailable')).toHaveTextContent('V1 is not a forecaster');
+  });
+});
+
+describe("a project's forecasters in the model versions list", () => {
+  it('are listed by test MASE and sMAPE', async () => {
+    serve();
+    renderWithApp(<ModelVersionsTable projectId={4} onCompare={vi.fn()} />);
+    const headline = await screen.findByTestId('model-version-accuracy-31');
+    expect(headline).toHaveTextContent('MASE 2.363 · sMAPE 9.669%');
+    expect(headline).toHaveAttribute('title', 'test MASE 2.363, sMAPE 9.669%, interval coverage 22.9%');
+    expect(screen.getByRole('columnheader', { name: 'Test MASE · sMAPE' })).toBeInTheDocument();
   });
 });
