@@ -186,3 +186,47 @@ def test_lightgbm_and_the_network_share_one_onnx_graph(tmp_path):
     # the quantile columns are sorted (no crossing) and the median follows the signal
     assert np.all(np.diff(trees, axis=1) >= 0)
     assert np.corrcoef(trees[:, 1], 2 * x[:, 0])[0, 1] > 0.9
+
+
+def test_the_network_alone_and_series_too_short_for_a_test_window(store_sales, tmp_path):
+    # a seventh series with only 20 points has no test window: it lends rows to the learned model
+    short = {
+        **store_sales["series"][0],
+        "id": "s99",
+        "item": "s99",
+        "values": store_sales["series"][0]["values"][:20],
+    }
+    short["known"] = {k: v[:20] for k, v in short["known"].items()}
+    short["val_start"] = short["test_start"] = 20
+    manifest = cast(Any, {**store_sales, "series": [*store_sales["series"], short]})
+    result = train({"preset": "fast", "model": "neural", "epochs": 2, "hidden_size": 16}, manifest, tmp_path)
+    spec = result["preprocessing"]
+    assert [m["model"] for m in spec["members"]] == ["neural"] and spec["members"][0]["output"] == "neural"
+    assert "s99" in spec["series_ids"]
+    proto = onnx.load(result["onnx"])
+    assert [o.name for o in proto.graph.output] == ["neural"]
+    forecaster = Forecaster(tmp_path)
+    _, series = load_series(manifest)
+    s = series[-1]
+    mean, qs = forecaster.forecast_arrays(
+        [s.values],
+        [s.timestamps[-1]],
+        [{k: np.concatenate([v, v[-14:]]) for k, v in s.known.items()}],
+        [{}],
+        ["s99"],
+        14,
+        [0.1, 0.9],
+    )
+    assert mean.shape == (1, 14) and np.all(np.isfinite(mean)) and np.all(qs[0, 0] <= qs[0, 1])
+
+
+def test_too_short_to_train_names_the_shortest_history(store_sales):
+    tiny = {
+        **store_sales,
+        "horizon": 14,
+        "series": [
+            {**e, "values": e["values"][:30], "val_start": 1, "test_start": 15} for e in store_sales["series"]
+        ],
+    }
+    with pytest.raises(ForecastDataError, match="too short to train.*the shortest has 15"):
+        check_manifest(cast(Any, tiny))
