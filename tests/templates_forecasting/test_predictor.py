@@ -144,3 +144,19 @@ print(heavy)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[:2] == ["7", "[]"], out.stdout + out.stderr
+
+
+def test_statistical_members_read_a_bounded_recent_history(ets_dir):
+    from workers.time_series.predictor import STAT_HISTORY
+
+    forecaster = Forecaster(ets_dir)
+    rng = np.random.default_rng(0)
+    long = (
+        100
+        + np.cumsum(rng.normal(size=4 * STAT_HISTORY))
+        + 5 * np.sin(np.arange(4 * STAT_HISTORY) * 2 * np.pi / 7)
+    )
+    last = np.datetime64("2030-01-01T00:00:00")
+    full, _ = forecaster.forecast_arrays([long], [last], [{}], [{}], ["s01"], 7, [0.1])
+    recent, _ = forecaster.forecast_arrays([long[-STAT_HISTORY:]], [last], [{}], [{}], ["s01"], 7, [0.1])
+    assert np.array_equal(full, recent)
