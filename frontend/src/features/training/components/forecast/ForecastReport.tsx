@@ -301,7 +301,7 @@ export function ForecastReport({ report }: { report: Report }) {
                         {t(`forecast.roles.${window.role}`)}
                       </Text>
                     </Table.Td>
-                    <Table.Td>{window.cutoff}</Table.Td>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}>{window.cutoff}</Table.Td>
                     <MetricCells metrics={window.metrics} />
                     <Table.Td>{formatNumber(window.seasonal_naive.mase)}</Table.Td>
                   </Table.Tr>
