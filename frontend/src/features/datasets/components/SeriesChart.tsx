@@ -107,7 +107,7 @@ export function SeriesChart({ datasetId, ids, height = 320 }: { datasetId: numbe
                   minTickGap={40}
                   fontSize={11}
                 />
-                <YAxis fontSize={11} width={60} tickFormatter={(value: number) => formatNumber(value, { maximumSignificantDigits: 4 })} />
+                <YAxis fontSize={11} width={60} domain={['auto', 'auto']} tickFormatter={(value: number) => formatNumber(value, { maximumSignificantDigits: 4 })} />
                 <Tooltip
                   labelFormatter={(value) => formatTimestamp(Number(value), withTime)}
                   formatter={(value) => (typeof value === 'number' ? formatNumber(value) : String(value ?? '—'))}
