@@ -10,6 +10,7 @@ import { DEPLOYMENT } from '../test/fixtures';
 import { DeploymentDetail } from './DeploymentDetail';
 import { DeploymentOverview } from './DeploymentOverview';
 import { SnippetsPanel } from './SnippetsPanel';
+import { TrafficPanel } from './TrafficPanel';
 import { ModelVersionTryPanel, TryItPanel } from './TryItPanel';
 
 /** statsmodels' Nile flow (annual, 1871-): the last 12 years of history a try pastes. */
@@ -189,6 +190,14 @@ describe("a forecaster's deployment", () => {
     expect(screen.getByTestId('deployment-tab-capture')).toHaveAttribute('title', expect.stringContaining('request capture and batch prediction take images'));
     expect(screen.getByTestId('deployment-tab-try')).toBeEnabled();
     expect(await screen.findByTestId('forecast-contract')).toBeInTheDocument();
+  });
+
+  it('offers canaries but no shadow release (the API refuses a shadow for forecasters)', async () => {
+    fakeApi({ 'GET /api/v1/model-versions/': page([]) });
+    renderWithApp(<TrafficPanel deployment={{ ...deployment, traffic: [{ model_version: 12, model_version_name: 'V3', role: 'primary' as const, weight: 100 }] }} />);
+    expect(screen.getByTestId('traffic-shadow-unavailable')).toHaveTextContent('Forecasters have no shadow releases');
+    expect(screen.queryByTestId('traffic-shadow-select')).not.toBeInTheDocument();
+    expect(screen.getByTestId('traffic-share-12')).toHaveAttribute('data-weight', '100');
   });
 
   it('gives forecast requests as code: curl, the Python SDK and JavaScript', async () => {

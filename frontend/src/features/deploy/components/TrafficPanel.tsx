@@ -17,6 +17,7 @@ import {
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { WithReason } from '@/components/WithReason';
+import { isForecastingTemplate } from '@/lib/forecasting';
 import { notifySuccess } from '@/lib/notifications';
 import type { Deployment } from '../api/deployments';
 import {
@@ -269,39 +270,48 @@ export function TrafficPanel({ deployment, canEdit = true }: { deployment: Deplo
 
       <Paper withBorder p="md" data-testid="traffic-shadow">
         <Title order={5}>{t('traffic.shadowTitle')}</Title>
-        {!shadow && (
-          <Text size="sm" c="dimmed" mb="sm" data-testid="traffic-shadow-empty">
-            {t('traffic.shadowEmpty')}
+        {isForecastingTemplate(deployment.template) ? (
+          // the API refuses a shadow for forecasters (template_not_supported): nothing to set here
+          <Text size="sm" c="dimmed" data-testid="traffic-shadow-unavailable">
+            {t('traffic.shadowNotForForecasts')}
           </Text>
+        ) : (
+          <>
+            {!shadow && (
+              <Text size="sm" c="dimmed" mb="sm" data-testid="traffic-shadow-empty">
+                {t('traffic.shadowEmpty')}
+              </Text>
+            )}
+            <Group align="flex-end">
+              <Select
+                label={t('traffic.shadowVersion')}
+                data={[
+                  { value: NO_SHADOW, label: t('traffic.shadowNone') },
+                  ...shadowCandidates.map((version) => ({ value: String(version.id), label: version.name })),
+                ]}
+                value={shadowPick}
+                onChange={(value) => setShadowPick(value ?? NO_SHADOW)}
+                allowDeselect={false}
+                disabled={!canEdit}
+                flex={1}
+                data-testid="traffic-shadow-select"
+              />
+              <WithReason reason={readOnly ?? (shadowPick === currentShadow && t('traffic.unchanged'))}>
+                <Button
+                  variant={shadow && shadowPick === NO_SHADOW ? 'light' : 'filled'}
+                  color={shadow && shadowPick === NO_SHADOW ? 'red' : 'blue'}
+                  disabled={!canEdit || shadowPick === currentShadow}
+                  loading={action.isPending}
+                  onClick={saveShadow}
+                  data-testid="traffic-shadow-save"
+                >
+                  {shadow && shadowPick === NO_SHADOW ? t('traffic.shadowTurnOff') : t('traffic.shadowApply')}
+                </Button>
+              </WithReason>
+            </Group>
+            {shadow && <ShadowAgreementPanel deploymentId={deployment.id} shadowVersion={shadow.model_version} />}
+          </>
         )}
-        <Group align="flex-end">
-          <Select
-            label={t('traffic.shadowVersion')}
-            data={[
-              { value: NO_SHADOW, label: t('traffic.shadowNone') },
-              ...shadowCandidates.map((version) => ({ value: String(version.id), label: version.name })),
-            ]}
-            value={shadowPick}
-            onChange={(value) => setShadowPick(value ?? NO_SHADOW)}
-            allowDeselect={false}
-            disabled={!canEdit}
-            flex={1}
-            data-testid="traffic-shadow-select"
-          />
-          <WithReason reason={readOnly ?? (shadowPick === currentShadow && t('traffic.unchanged'))}>
-            <Button
-              variant={shadow && shadowPick === NO_SHADOW ? 'light' : 'filled'}
-              color={shadow && shadowPick === NO_SHADOW ? 'red' : 'blue'}
-              disabled={!canEdit || shadowPick === currentShadow}
-              loading={action.isPending}
-              onClick={saveShadow}
-              data-testid="traffic-shadow-save"
-            >
-              {shadow && shadowPick === NO_SHADOW ? t('traffic.shadowTurnOff') : t('traffic.shadowApply')}
-            </Button>
-          </WithReason>
-        </Group>
-        {shadow && <ShadowAgreementPanel deploymentId={deployment.id} shadowVersion={shadow.model_version} />}
       </Paper>
 
       <Modal opened={confirm !== null} onClose={() => setConfirm(null)} title={t('overview.confirmTitle')}>
