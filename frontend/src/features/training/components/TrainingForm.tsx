@@ -5,6 +5,7 @@ import { ApiError } from '@/api/client';
 import type { components } from '@/api/schema';
 import { WithReason } from '@/components/WithReason';
 import { translateDynamic } from '@/i18n';
+import { isForecastingTemplate } from '@/lib/forecasting';
 import { errorMessage } from '@/lib/notifications';
 import { formatNumber } from '@/lib/numbers';
 import { backboneFits, formatCount, type Backbone } from '../api/backbones';
@@ -197,7 +198,7 @@ export function TrainingForm({
       </Stack>
 
       {/* a forecaster learns from the series themselves: no pretrained network to start from */}
-      {template.data_kind !== 'time_series' && (
+      {!isForecastingTemplate(template.name) && (
         <Accordion variant="contained" value={weightsOpen} onChange={setWeightsOpen} data-testid="pretrained-weights">
           <Accordion.Item value="weights">
             <Accordion.Control data-testid="pretrained-weights-toggle">
