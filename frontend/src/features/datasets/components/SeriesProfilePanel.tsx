@@ -35,7 +35,10 @@ function frequencyLabel(t: ReturnType<typeof useTranslation<'datasets'>>['t'], a
   return t('timeSeries.frequencyOption', { alias, name: t(`timeSeries.frequencies.${alias as (typeof FREQUENCIES)[number]}`, { defaultValue: alias }) });
 }
 
-/** The grid and the fill rule in force, changeable by an editor; later versions read the series with them. */
+/**
+ * The grid and the fill rule in force, changeable by an editor; later versions read the series with
+ * them. The choices stay as picked while the saved dataset is read back (no reset under the user).
+ */
 function SeriesSettings({ dataset, schema, canEdit }: { dataset: Dataset; schema: TimeSeriesSchema; canEdit: boolean }) {
   const { t } = useTranslation(['datasets', 'common']);
   const queryClient = useQueryClient();
@@ -303,7 +306,7 @@ export function SeriesProfilePanel({ dataset, canEdit = false }: { dataset: Data
           testId="series-stat-length"
         />
       </SimpleGrid>
-      {schema && <SeriesSettings key={`${schema.frequency}-${schema.fill_rule}`} dataset={dataset} schema={schema} canEdit={canEdit} />}
+      {schema && <SeriesSettings dataset={dataset} schema={schema} canEdit={canEdit} />}
       <Group gap="xs" data-testid="series-picked">
         <Text size="sm" c="dimmed">
           {t('timeSeries.picked', { picked: picked.length, max: MAX_PICKED })}
