@@ -825,10 +825,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Tabular datasets: per-column statistics and the target's balance ({} for others)
+         * Tabular datasets: per-column statistics and the target's balance; forecasting datasets: a TimeSeriesProfile ({} for others)
          * @description Datasets in the caller's workspaces, with sample and label counts.
          */
         get: operations["datasets_profile_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{id}/series/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Forecasting datasets: series' points on their grid for charts (None where missing)
+         * @description Datasets in the caller's workspaces, with sample and label counts.
+         */
+        get: operations["datasets_series_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1094,6 +1114,21 @@ export interface paths {
          *     ignored. They answer `kind` `detection_prediction`: per image its `width`, `height` and `boxes`
          *     (`label`, `index`, `score`, `x`, `y`, `width`, `height` in the original image's pixels), by
          *     descending score.
+         *
+         *     Forecasters (template `time_series_forecasting`) take JSON only: `{"instances": [{"id": "store-7",
+         *     "timestamps": ["2024-01-01", ...], "values": [12.0, ...], "known": {"<covariate>": [...]},
+         *     "static": {"<covariate>": "..."}}], "horizon": 7, "quantiles": [0.1, 0.9]}`: each series' recent
+         *     history, regular at the model's frequency, oldest first, at least the model's `min_history` points;
+         *     known covariates over the history and the horizon; `horizon` from 1 to the model's (default the
+         *     model's), `quantiles` among the model's (default its interval's two). The deployment's
+         *     `forecast_contract` says what the model takes. A history it cannot take is a 400 naming the series
+         *     (`details.series`: its index, `details.id`) and the position (`details.position` in
+         *     `details.field`): `history_not_numeric`, `history_gap`, `wrong_frequency`, `history_too_short`,
+         *     `invalid_history`, `missing_covariate`, `unknown_covariate`, `covariate_length`,
+         *     `horizon_out_of_range`, `unknown_quantile`. They answer `kind` `forecast_prediction`: per series its
+         *     `id`, the future `timestamps`, the point forecast `mean` and each requested quantile's values
+         *     (`quantiles`, keyed by the level as written: `"0.1"`). Batch prediction, shadow releases and request
+         *     capture are not available for forecasters (400 `template_not_supported`).
          *
          *     Errors: 400 bad input (JSON nested deeper than 64 levels: `parse_error`), 401
          *     missing/invalid/revoked/expired key, 403 a key of another deployment, 409 deployment stopped, 413
@@ -1855,7 +1890,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Two model versions' evaluations side by side (classifiers or regression models; deltas are b minus a)
+         * Two model versions' evaluations side by side (classifiers, regression models, detectors or forecasters; deltas are b minus a)
          * @description Trained model versions with lineage, metrics, the evaluation report and the ONNX file.
          */
         get: operations["model_versions_compare_retrieve"];
@@ -2774,6 +2809,7 @@ export interface components {
             high: number;
             count: number;
         };
+        AnyDatasetProfile: components["schemas"]["DatasetProfile"] | components["schemas"]["TimeSeriesProfile"];
         ApiToken: {
             readonly id: number;
             name: string;
@@ -2944,6 +2980,24 @@ export interface components {
             dtypes: string[];
         };
         /**
+         * @description One rolling-origin window: forecasts from history up to ``cutoff`` (the last timestamp seen)
+         *     for the next ``horizon`` steps. ``role``: ``validation`` windows chose the model (it was fitted
+         *     on data before them), the ``test`` window is the held-out one.
+         */
+        BacktestWindow: {
+            index: number;
+            role: components["schemas"]["BacktestWindowRoleEnum"];
+            cutoff: string;
+            metrics: components["schemas"]["ForecastMetrics"];
+            seasonal_naive: components["schemas"]["ForecastMetrics"];
+        };
+        /**
+         * @description * `validation` - validation
+         *     * `test` - test
+         * @enum {string}
+         */
+        BacktestWindowRoleEnum: "validation" | "test";
+        /**
          * @description An image where the model went wrong: ``false_positives`` (predictions that match no object of
          *     their class) and ``missed`` (objects no prediction found), with every predicted and true box for
          *     drawing. ``sample`` is the dataset's sample id (opens the box labeler).
@@ -2970,6 +3024,14 @@ export interface components {
             height: number;
             /** Format: double */
             score?: number;
+        };
+        /** @description A baseline's (or a candidate model's) scores on the test window and on the validation windows. */
+        BaselineScores: {
+            model: components["schemas"]["ModelEnum"];
+            test: components["schemas"]["ForecastMetrics"];
+            validation: components["schemas"]["ForecastMetrics"] | null;
+            /** Format: double */
+            chosen_weight: number;
         };
         /**
          * @description * `measured` - measured
@@ -3727,9 +3789,10 @@ export interface components {
          * @description * `image` - image
          *     * `text` - text
          *     * `tabular` - tabular
+         *     * `time_series` - time_series
          * @enum {string}
          */
-        DataKindEnum: "image" | "text" | "tabular";
+        DataKindEnum: "image" | "text" | "tabular" | "time_series";
         /** @description What a dataset version needs before training may start. */
         DataRequirementsDescription: {
             min_classes: number;
@@ -3748,8 +3811,8 @@ export interface components {
             readonly sample_count: number;
             readonly labeled_count: number;
             readonly label_count: number;
-            /** @description Text datasets: {text_column, label_column}; tabular: {columns: [{name, type}], target, task}. Set by the first import; {} for image datasets. */
-            readonly schema: components["schemas"]["DatasetSchema"];
+            /** @description Text datasets: {text_column, label_column}; tabular: {columns: [{name, type}], target, task}; time-series forecasting: a TimeSeriesSchema (kind time_series: timestamp, series and target columns, covariates, frequency, fill rule). Set by the first import; {} for image datasets. */
+            readonly schema: components["schemas"]["DatasetSchema"] | components["schemas"]["TimeSeriesSchema"];
             /** @description The creator's username; null once that user is deleted. */
             readonly created_by: string | null;
             /** Format: date-time */
@@ -3826,6 +3889,32 @@ export interface components {
             description?: string;
             /** @default image_classification */
             task_type: components["schemas"]["TaskTypeEnum"];
+            /**
+             * @description Forecasting datasets (PATCH): the frequency in force (schema.frequency); the profile is recomputed. 400 frequency_mismatch when observations are off its grid.
+             *
+             *     * `min` - min
+             *     * `5min` - 5min
+             *     * `15min` - 15min
+             *     * `30min` - 30min
+             *     * `h` - h
+             *     * `D` - D
+             *     * `W` - W
+             *     * `MS` - MS
+             *     * `ME` - ME
+             *     * `QS` - QS
+             *     * `QE` - QE
+             *     * `YS` - YS
+             *     * `YE` - YE
+             */
+            frequency?: components["schemas"]["FrequencyEnum"];
+            /**
+             * @description Forecasting datasets (PATCH): how gaps are filled (schema.fill_rule); the profile is recomputed.
+             *
+             *     * `interpolate` - interpolate
+             *     * `forward_fill` - forward_fill
+             *     * `zero` - zero
+             */
+            fill_rule?: components["schemas"]["FillRuleEnum"];
         };
         /**
          * @description What a text or tabular dataset's first import fixes (the dataset's and each version's
@@ -3893,7 +3982,7 @@ export interface components {
                     [key: string]: number;
                 };
             };
-            /** @description Samples (images) per split. */
+            /** @description Samples (images; forecasting: observations) per split. */
             readonly totals: {
                 [key: string]: number;
             };
@@ -3901,6 +3990,10 @@ export interface components {
             readonly unlabeled_excluded: number;
             /** @description Made of the samples a reviewer accepted, and no others. */
             readonly reviewed_only: boolean;
+            /** @description Forecasting: steps forecast; each series' last horizon steps are its test window, the horizon before its validation window. */
+            readonly horizon: number | null;
+            /** @description Forecasting versions: the split by time (horizon, observations and series per split); null for others. */
+            readonly time_split: components["schemas"]["TimeSplit"] | null;
             /** @description The creator's username; null once that user is deleted. */
             readonly created_by: string | null;
             /** Format: date-time */
@@ -3934,6 +4027,8 @@ export interface components {
              * @default false
              */
             reviewed_only: boolean;
+            /** @description Forecasting datasets (required): steps to forecast. Each series' last horizon steps are its test window, the horizon before its validation window (the ratios are ignored). */
+            horizon?: number | null;
         };
         /**
          * @description * `.` - .
@@ -3956,6 +4051,8 @@ export interface components {
             /** @description With canaries: every request of one API key goes to the same model version (chosen from the key, so it holds in every web process). */
             readonly sticky_traffic: boolean;
             readonly predict_url: string;
+            /** @description Forecasters: what a request must send (frequency, fewest history points, largest horizon, quantiles, covariates); null for other templates. */
+            readonly forecast_contract: components["schemas"]["ForecastContract"] | null;
             readonly history: components["schemas"]["DeploymentEvent"][];
             /** Format: date-time */
             readonly created_at: string;
@@ -4251,6 +4348,13 @@ export interface components {
             /** Format: double */
             std: number;
         };
+        /**
+         * @description * `interpolate` - interpolate
+         *     * `forward_fill` - forward_fill
+         *     * `zero` - zero
+         * @enum {string}
+         */
+        FillRuleEnum: "interpolate" | "forward_fill" | "zero";
         Finding: {
             code: components["schemas"]["FindingCodeEnum"];
             severity: components["schemas"]["SeverityEnum"];
@@ -4304,10 +4408,163 @@ export interface components {
             value?: number;
             language?: string;
         };
+        /**
+         * @description What a deployed forecaster takes (the deployment's and model version's ``forecast_contract``,
+         *     and ``details`` of a 400): the frequency, the fewest history points, the largest horizon, the
+         *     quantiles it answers, and the covariates a request must carry.
+         */
+        ForecastContract: {
+            frequency: string;
+            min_history: number;
+            horizon: number;
+            quantiles: number[];
+            /** Format: double */
+            interval_level: number;
+            known_covariates: string[];
+            static_covariates: string[];
+            series_ids: string[];
+        };
+        /**
+         * @description One series' recent history: ``timestamps`` (ISO 8601, regular at the model's frequency,
+         *     oldest first, at least the model's ``min_history``) and ``values`` (numbers, no gaps or NaN).
+         *     ``known``: each known covariate's values over the history and the ``horizon`` future steps
+         *     (``len(timestamps) + horizon`` numbers); ``static``: the series' static covariates; ``id``: the
+         *     series' name in the answer (a training series' id also finds its static covariates).
+         */
+        ForecastInstanceRequest: {
+            id?: string;
+            timestamps: string[];
+            values: number[];
+            known?: {
+                [key: string]: number[];
+            };
+            static?: {
+                [key: string]: number | string;
+            };
+        };
+        /**
+         * @description A request to a forecaster: up to SAMPAN_DEPLOY_MAX_BATCH series; ``horizon`` from 1 to the
+         *     model's (default the model's); ``quantiles`` among the model's (default its interval's two).
+         */
+        ForecastInstancesRequest: {
+            instances: components["schemas"]["ForecastInstanceRequest"][];
+            horizon?: number;
+            quantiles?: number[];
+        };
+        /** @description A metric of report a and report b; ``delta`` is b minus a (None when either is missing). */
+        ForecastMetricPair: {
+            /** Format: double */
+            a: number | null;
+            /** Format: double */
+            b: number | null;
+            /** Format: double */
+            delta: number | null;
+        };
+        /**
+         * @description Point and interval scores over some forecasts. ``mase``: mean absolute error over the
+         *     in-sample mean absolute seasonal-naive error of each series' training part; ``smape`` in percent
+         *     (0-200); ``coverage``: the share of actual values inside the ``interval_level`` interval;
+         *     ``width``: the interval's mean width over the series' mean absolute value (None without
+         *     intervals).
+         */
+        ForecastMetrics: {
+            /** Format: double */
+            mase: number;
+            /** Format: double */
+            smape: number;
+            /** Format: double */
+            rmse: number;
+            /** Format: double */
+            coverage: number | null;
+            /** Format: double */
+            width: number | null;
+        };
+        /**
+         * @description A series' forecast against the actual values: ``timestamps`` span the last history points and
+         *     the horizon; ``actual`` (None where missing) covers all of them, ``mean``/``lower``/``upper`` and
+         *     ``seasonal_naive`` the horizon only (they start at ``forecast_start``).
+         */
+        ForecastPlot: {
+            series: string;
+            timestamps: string[];
+            actual: (number | null)[];
+            forecast_start: number;
+            mean: number[];
+            lower: number[];
+            upper: number[];
+            seasonal_naive: number[];
+        };
+        /**
+         * @description One series' forecast: the future ``timestamps``, the point forecast ``mean`` and each
+         *     requested quantile's values, keyed by the level as written (``"0.1"``).
+         */
+        ForecastPrediction: {
+            id: string;
+            timestamps: string[];
+            mean: number[];
+            quantiles: {
+                [key: string]: number[];
+            };
+        };
+        /**
+         * @description A forecaster's report on the test window (the last ``horizon`` steps of each series).
+         *     ``headline`` is over every series, next to ``seasonal_naive``'s; ``skill`` is
+         *     ``1 - headline.mase / seasonal_naive.mase``. ``per_series`` is worst first (highest MASE), up to
+         *     1000; ``plots`` hold up to 100 series (the worst, the best and the longest first).
+         */
+        ForecastReport: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "forecast_report";
+            version: number;
+            split: string;
+            horizon: number;
+            frequency: string;
+            season_length: number;
+            /** Format: double */
+            interval_level: number;
+            model_name: string;
+            series_count: number;
+            observations: number;
+            headline: components["schemas"]["ForecastMetrics"];
+            seasonal_naive: components["schemas"]["ForecastMetrics"];
+            /** Format: double */
+            skill: number | null;
+            baselines: components["schemas"]["BaselineScores"][];
+            per_series: components["schemas"]["SeriesScores"][];
+            by_horizon: components["schemas"]["HorizonScores"][];
+            backtest: components["schemas"]["BacktestWindow"][];
+            plots: components["schemas"]["ForecastPlot"][];
+            model: components["schemas"]["ModelFile"];
+        };
+        /**
+         * @description * `forecast_report` - forecast_report
+         * @enum {string}
+         */
+        ForecastReportKindEnum: "forecast_report";
         FormatCount: {
             format: string;
             count: number;
         };
+        /**
+         * @description * `min` - min
+         *     * `5min` - 5min
+         *     * `15min` - 15min
+         *     * `30min` - 30min
+         *     * `h` - h
+         *     * `D` - D
+         *     * `W` - W
+         *     * `MS` - MS
+         *     * `ME` - ME
+         *     * `QS` - QS
+         *     * `QE` - QE
+         *     * `YS` - YS
+         *     * `YE` - YE
+         * @enum {string}
+         */
+        FrequencyEnum: "min" | "5min" | "15min" | "30min" | "h" | "D" | "W" | "MS" | "ME" | "QS" | "QE" | "YS" | "YE";
         /**
          * @description A model version's headline metrics on the test split (its evaluation report's headline):
          *     classifiers have the accuracies and f1s, regression models MAE, RMSE and R2, detectors
@@ -4347,6 +4604,22 @@ export interface components {
             value: number;
             /** Format: double */
             best: number;
+        };
+        HorizonComparison: {
+            step: number;
+            mase: components["schemas"]["ForecastMetricPair"];
+        };
+        /** @description The error at one horizon step (1-based) over every series. */
+        HorizonScores: {
+            step: number;
+            /** Format: double */
+            mase: number;
+            /** Format: double */
+            smape: number;
+            /** Format: double */
+            rmse: number;
+            /** Format: double */
+            seasonal_naive_mase: number;
         };
         /** @description An image file, base64-encoded (a ``data:`` URL works too). */
         ImageInstanceRequest: {
@@ -4487,6 +4760,42 @@ export interface components {
             label_column?: string;
             /** @description Tabular datasets: the column to predict (required at first). */
             target_column?: string;
+            /** @description Forecasting datasets: the column of timestamps (ISO dates/times or 4-digit years; guessed). */
+            timestamp_column?: string;
+            /** @description Forecasting datasets, long tables: the column of series ids; omitted: a wide table. */
+            series_column?: string;
+            /** @description Forecasting datasets: the numeric column(s) to forecast (repeat the form field per column); guessed when there is one numeric column. */
+            target_columns?: string[];
+            /** @description Forecasting datasets: numeric columns known in advance (prices, holidays). */
+            known_covariates?: string[];
+            /** @description Forecasting datasets, long tables: columns constant per series id (a store's region). */
+            static_covariates?: string[];
+            /**
+             * @description Forecasting datasets: the frequency; omitted: inferred from the timestamps.
+             *
+             *     * `min` - min
+             *     * `5min` - 5min
+             *     * `15min` - 15min
+             *     * `30min` - 30min
+             *     * `h` - h
+             *     * `D` - D
+             *     * `W` - W
+             *     * `MS` - MS
+             *     * `ME` - ME
+             *     * `QS` - QS
+             *     * `QE` - QE
+             *     * `YS` - YS
+             *     * `YE` - YE
+             */
+            frequency?: components["schemas"]["FrequencyEnum"] | components["schemas"]["BlankEnum"];
+            /**
+             * @description Forecasting datasets: how gaps are filled (default interpolate).
+             *
+             *     * `interpolate` - interpolate
+             *     * `forward_fill` - forward_fill
+             *     * `zero` - zero
+             */
+            fill_rule?: components["schemas"]["FillRuleEnum"] | components["schemas"]["BlankEnum"];
             /** @description Text files: the encoding (e.g. gb18030, cp1252, utf-16). Omitted: detected (UTF-8/UTF-16 by BOM, UTF-8, GB18030 for Chinese, cp1252 for Western text); an uncertain guess is a 400 bad_encoding whose details.candidates name the encodings to choose from. */
             encoding?: string;
             /** @description CSV/TSV: the one-character delimiter (',', ';', '\t' or 'tab', '|', ...). Omitted: detected from the first lines. Ignored for other formats. */
@@ -4529,6 +4838,13 @@ export interface components {
             delimiter?: string;
             decimal?: components["schemas"]["DecimalEnum"];
             sheet?: string;
+            timestamp_column?: string;
+            series_column?: string;
+            target_columns?: string[];
+            known_covariates?: string[];
+            static_covariates?: string[];
+            frequency?: string;
+            fill_rule?: components["schemas"]["FillRuleEnum"];
         };
         ImportProblem: {
             file: string;
@@ -4540,11 +4856,12 @@ export interface components {
             /** @description Object-detection archives: the annotation's id or index in its file, where known. */
             annotation?: number | string;
             /**
-             * @description Object-detection archives' annotation problems: skipped (left out), clipped (a box cut to the image) or refused (the whole archive). Absent for files not imported.
+             * @description Object-detection archives' annotation problems: skipped (left out), clipped (a box cut to the image) or refused (the whole archive); forecasting imports' warnings (code gap or unsorted, the rows were imported): warning. Absent for files not imported.
              *
              *     * `skipped` - skipped
              *     * `clipped` - clipped
              *     * `refused` - refused
+             *     * `warning` - warning
              */
             action?: components["schemas"]["ImportProblemActionEnum"];
         };
@@ -4552,9 +4869,10 @@ export interface components {
          * @description * `skipped` - skipped
          *     * `clipped` - clipped
          *     * `refused` - refused
+         *     * `warning` - warning
          * @enum {string}
          */
-        ImportProblemActionEnum: "skipped" | "clipped" | "refused";
+        ImportProblemActionEnum: "skipped" | "clipped" | "refused" | "warning";
         /**
          * @description * `archive` - Archive (zip or tar)
          *     * `files` - Image files
@@ -4972,7 +5290,7 @@ export interface components {
             best: components["schemas"]["Spread"];
             /**
              * Format: double
-             * @description best mean minus baseline mean
+             * @description best mean minus baseline mean (test MASE: lower is better, a negative lift is a gain)
              */
             lift: number | null;
             /** @description Report runs that failed. */
@@ -5079,6 +5397,18 @@ export interface components {
                 [key: string]: (number | string) | null;
             };
         };
+        /**
+         * @description * `naive` - naive
+         *     * `seasonal_naive` - seasonal_naive
+         *     * `ets` - ets
+         *     * `arima` - arima
+         *     * `theta` - theta
+         *     * `lightgbm` - lightgbm
+         *     * `neural` - neural
+         *     * `ensemble` - ensemble
+         * @enum {string}
+         */
+        ModelEnum: "naive" | "seasonal_naive" | "ets" | "arima" | "theta" | "lightgbm" | "neural" | "ensemble";
         ModelEvaluationParams: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -5171,6 +5501,8 @@ export interface components {
             readonly preprocessing: (components["schemas"]["ImagePreprocessing"] | components["schemas"]["TextPreprocessing"] | components["schemas"]["TablePreprocessing"]) | null;
             readonly onnx_sha256: string;
             readonly metrics: components["schemas"]["ModelVersionMetrics"];
+            /** @description Forecasters: what a prediction request must send (frequency, fewest history points, largest horizon, quantiles, covariates); null for other templates. */
+            readonly forecast_contract: components["schemas"]["ForecastContract"] | null;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
             /** Format: date-time */
@@ -5211,7 +5543,7 @@ export interface components {
          * @enum {string}
          */
         ModelVersionClassificationComparisonKindEnum: "classification_comparison";
-        ModelVersionComparison: components["schemas"]["ModelVersionClassificationComparison"] | components["schemas"]["ModelVersionRegressionComparison"] | components["schemas"]["ModelVersionDetectionComparison"];
+        ModelVersionComparison: components["schemas"]["ModelVersionClassificationComparison"] | components["schemas"]["ModelVersionRegressionComparison"] | components["schemas"]["ModelVersionDetectionComparison"] | components["schemas"]["ModelVersionForecastComparison"];
         /** @description Two detectors' reports side by side (``workers.contracts.annotations.DetectionComparison``). */
         ModelVersionDetectionComparison: {
             /** @description Model version a's id. */
@@ -5240,8 +5572,35 @@ export interface components {
             id: number;
             name: string;
             /** @description The report on the test split, by its kind; null: the version has none (an uploaded model not evaluated). */
-            readonly evaluation: (components["schemas"]["ClassificationReport"] | components["schemas"]["RegressionReport"] | components["schemas"]["DetectionReport"]) | null;
+            readonly evaluation: (components["schemas"]["ClassificationReport"] | components["schemas"]["RegressionReport"] | components["schemas"]["DetectionReport"] | components["schemas"]["ForecastReport"]) | null;
         };
+        /** @description Two forecasters' reports side by side (``workers.contracts.forecasting.ForecastComparison``). */
+        ModelVersionForecastComparison: {
+            /** @description Model version a's id. */
+            a: number;
+            /** @description Model version b's id; every delta is b minus a. */
+            b: number;
+            a_name: string;
+            b_name: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "forecast_comparison";
+            version: number;
+            mase: components["schemas"]["ForecastMetricPair"];
+            smape: components["schemas"]["ForecastMetricPair"];
+            rmse: components["schemas"]["ForecastMetricPair"];
+            coverage: components["schemas"]["ForecastMetricPair"];
+            skill: components["schemas"]["ForecastMetricPair"];
+            per_series: components["schemas"]["SeriesComparison"][];
+            by_horizon: components["schemas"]["HorizonComparison"][];
+        };
+        /**
+         * @description * `forecast_comparison` - forecast_comparison
+         * @enum {string}
+         */
+        ModelVersionForecastComparisonKindEnum: "forecast_comparison";
         /**
          * @description A model version's ``metrics``: the test headline and, for a trained one, the training
          *     summary, its epochs, the epoch whose weights were kept and the runtime. An uploaded model has
@@ -5854,6 +6213,32 @@ export interface components {
             description?: string;
             /** @default image_classification */
             task_type: components["schemas"]["TaskTypeEnum"];
+            /**
+             * @description Forecasting datasets (PATCH): the frequency in force (schema.frequency); the profile is recomputed. 400 frequency_mismatch when observations are off its grid.
+             *
+             *     * `min` - min
+             *     * `5min` - 5min
+             *     * `15min` - 15min
+             *     * `30min` - 30min
+             *     * `h` - h
+             *     * `D` - D
+             *     * `W` - W
+             *     * `MS` - MS
+             *     * `ME` - ME
+             *     * `QS` - QS
+             *     * `QE` - QE
+             *     * `YS` - YS
+             *     * `YE` - YE
+             */
+            frequency?: components["schemas"]["FrequencyEnum"];
+            /**
+             * @description Forecasting datasets (PATCH): how gaps are filled (schema.fill_rule); the profile is recomputed.
+             *
+             *     * `interpolate` - interpolate
+             *     * `forward_fill` - forward_fill
+             *     * `zero` - zero
+             */
+            fill_rule?: components["schemas"]["FillRuleEnum"];
         };
         PatchedDeploymentUpdateRequest: {
             name?: string;
@@ -5931,22 +6316,24 @@ export interface components {
             /** @description Detectors: boxes per image at most (100). */
             max_detections?: number;
         };
-        PredictRequestRequest: components["schemas"]["ImageInstancesRequest"] | components["schemas"]["DetectionInstancesRequest"] | components["schemas"]["TextInstancesRequest"] | components["schemas"]["TableInstancesRequest"];
+        PredictRequestRequest: components["schemas"]["ImageInstancesRequest"] | components["schemas"]["DetectionInstancesRequest"] | components["schemas"]["TextInstancesRequest"] | components["schemas"]["TableInstancesRequest"] | components["schemas"]["ForecastInstancesRequest"];
         /**
          * @description The answer (``workers.contracts.prediction.PredictionAnswer``): one prediction per instance, in
          *     order. A classifier's ``top_k`` lists classes with scores, most likely first; a regression
          *     model's holds one ``{value}``; a detector's prediction holds the image's ``boxes`` (original
-         *     pixels) and its ``width``/``height``; ``kind`` says which.
+         *     pixels) and its ``width``/``height``; a forecaster's holds a series' future ``timestamps``, its
+         *     ``mean`` and the requested ``quantiles``; ``kind`` says which.
          */
         PredictResponse: {
             /**
-             * @description classification_prediction: top_k ranks classes; regression_prediction: top_k holds one value; detection_prediction: boxes with labels and scores.
+             * @description classification_prediction: top_k ranks classes; regression_prediction: top_k holds one value; detection_prediction: boxes with labels and scores; forecast_prediction: each series' future timestamps, mean and quantiles.
              *
              *     * `classification_prediction` - classification_prediction
              *     * `regression_prediction` - regression_prediction
              *     * `detection_prediction` - detection_prediction
+             *     * `forecast_prediction` - forecast_prediction
              */
-            kind: components["schemas"]["PredictionKindEnum"];
+            kind: components["schemas"]["PredictResponseKindEnum"];
             version: number;
             model_version: components["schemas"]["PredictionModelVersion"];
             predictions: components["schemas"]["Prediction"][];
@@ -5956,19 +6343,20 @@ export interface components {
              */
             latency_ms: number;
         };
+        /**
+         * @description * `classification_prediction` - classification_prediction
+         *     * `regression_prediction` - regression_prediction
+         *     * `detection_prediction` - detection_prediction
+         *     * `forecast_prediction` - forecast_prediction
+         * @enum {string}
+         */
+        PredictResponseKindEnum: "classification_prediction" | "regression_prediction" | "detection_prediction" | "forecast_prediction";
         /** @description A regression model's prediction for the row. */
         PredictedValue: {
             /** Format: double */
             value: number;
         };
-        Prediction: components["schemas"]["ClassificationPrediction"] | components["schemas"]["RegressionPrediction"] | components["schemas"]["DetectionPrediction"];
-        /**
-         * @description * `classification_prediction` - classification_prediction
-         *     * `regression_prediction` - regression_prediction
-         *     * `detection_prediction` - detection_prediction
-         * @enum {string}
-         */
-        PredictionKindEnum: "classification_prediction" | "regression_prediction" | "detection_prediction";
+        Prediction: components["schemas"]["ClassificationPrediction"] | components["schemas"]["RegressionPrediction"] | components["schemas"]["DetectionPrediction"] | components["schemas"]["ForecastPrediction"];
         /** @description The model version that answered (a deployment may switch versions between calls). */
         PredictionModelVersion: {
             id: number;
@@ -6012,7 +6400,8 @@ export interface components {
          *     - training: ``epoch``/``epochs``, ``step``/``steps`` (optimizer steps), ``loss``, ``train_acc``,
          *       ``lr``, ``samples_per_s``, ``eta_s`` (seconds left); an epoch's end adds validation
          *       (``val_loss``, ``val_acc``; regression ``val_rmse``, ``val_mae``, ``val_r2``; detection
-         *       ``val_map50``; ``None`` without a
+         *       ``val_map50``; forecasting ``val_mase``, ``val_smape``, ``val_coverage`` over the
+         *       backtest windows; ``None`` without a
          *       validation split) and ``best_epoch``; a long validation reports ``validated``/``validation_size``;
          *       an HPO trial stopped by the pruner reports ``pruned``.
          *     - evaluation: ``evaluated`` of ``total`` samples.
@@ -6051,6 +6440,12 @@ export interface components {
             val_r2?: number | null;
             /** Format: double */
             val_map50?: number | null;
+            /** Format: double */
+            val_mase?: number | null;
+            /** Format: double */
+            val_smape?: number | null;
+            /** Format: double */
+            val_coverage?: number | null;
             /** Format: double */
             lr?: number;
             /** Format: double */
@@ -6746,6 +7141,74 @@ export interface components {
              */
             round?: number;
         };
+        SeriesComparison: {
+            series: string;
+            mase: components["schemas"]["ForecastMetricPair"];
+        };
+        /**
+         * @description A series' points for a chart (``GET /api/v1/datasets/{id}/series/?id=...``): timestamps and
+         *     values (None where missing), downsampled to at most ``max_points`` by taking every n-th point
+         *     between ``start`` and ``end`` when asked for a zoomed window.
+         */
+        SeriesPoints: {
+            id: string;
+            timestamps: string[];
+            values: (number | null)[];
+            total_points: number;
+            step: number;
+        };
+        /**
+         * @description One series' summary. ``season_length`` is the frequency's (12 for monthly data);
+         *     ``seasonal_strength`` and ``trend_strength`` are in [0, 1] (STL-style: 1 - var(remainder) /
+         *     var(remainder + component)); ``missing_share`` counts grid points without a value.
+         */
+        SeriesProfile: {
+            id: string;
+            item: string;
+            target: string;
+            start: string;
+            end: string;
+            length: number;
+            missing: number;
+            /** Format: double */
+            missing_share: number;
+            /** Format: double */
+            mean: number | null;
+            /** Format: double */
+            std: number | null;
+            /** Format: double */
+            minimum: number | null;
+            /** Format: double */
+            maximum: number | null;
+            season_length: number;
+            /** Format: double */
+            seasonal_strength: number | null;
+            /** Format: double */
+            trend_strength: number | null;
+            /** Format: double */
+            zero_share: number;
+        };
+        /**
+         * @description One series on the test window: the model's scores, seasonal naive's MASE and the skill
+         *     ``1 - mase / seasonal_naive_mase`` (positive: better than seasonal naive).
+         */
+        SeriesScores: {
+            series: string;
+            /** Format: double */
+            mase: number;
+            /** Format: double */
+            smape: number;
+            /** Format: double */
+            rmse: number;
+            /** Format: double */
+            coverage: number | null;
+            /** Format: double */
+            width: number | null;
+            /** Format: double */
+            seasonal_naive_mase: number;
+            /** Format: double */
+            skill: number | null;
+        };
         /** @description The on-prem server package: the archive, its model, pinned requirements, test vectors, files. */
         ServerPackageReport: {
             /**
@@ -7438,13 +7901,23 @@ export interface components {
             sheet: string;
         };
         /**
-         * @description The suggested column mapping: {text_column, label_column} (text datasets) or {target_column}
-         *     (tabular ones); null: none found.
+         * @description The suggested column mapping: {text_column, label_column} (text datasets), {target_column}
+         *     (tabular ones) or the forecasting mapping with the candidates for each role and the frequency
+         *     inferred from the rows read; null: none found.
          */
         TableSuggestion: {
             text_column?: string | null;
             label_column?: string | null;
             target_column?: string | null;
+            timestamp_column?: string | null;
+            series_column?: string | null;
+            target_columns?: string[];
+            known_covariates?: string[];
+            static_covariates?: string[];
+            frequency_inferred?: string | null;
+            timestamp_candidates?: string[];
+            series_candidates?: string[];
+            target_candidates?: string[];
         };
         /**
          * @description * `classification` - classification
@@ -7527,9 +8000,10 @@ export interface components {
          *     * `tabular_classification` - Tabular classification
          *     * `tabular_regression` - Tabular regression
          *     * `object_detection` - Object detection
+         *     * `time_series_forecasting` - Time-series forecasting
          * @enum {string}
          */
-        TaskTypeEnum: "image_classification" | "text_classification" | "tabular_classification" | "tabular_regression" | "object_detection";
+        TaskTypeEnum: "image_classification" | "text_classification" | "tabular_classification" | "tabular_regression" | "object_detection" | "time_series_forecasting";
         /** @description A task template: what it trains on, its parameters, presets and default search space. */
         TemplateDescription: {
             kind: components["schemas"]["TemplateDescriptionKindEnum"];
@@ -7604,6 +8078,84 @@ export interface components {
             runs: number;
             worker_class: string | null;
             message: string;
+        };
+        /**
+         * @description A forecasting dataset's profile (``Dataset.profile`` as of the last import): the frequency,
+         *     how many series and observations, and per-series summaries (up to ``PROFILE_MAX_SERIES``, the
+         *     longest first; ``series_count`` says how many there are).
+         */
+        TimeSeriesProfile: {
+            kind: components["schemas"]["TimeSeriesProfileKindEnum"];
+            version: number;
+            frequency: string;
+            frequency_inferred: string | null;
+            season_length: number;
+            series_count: number;
+            observations: number;
+            /** Format: double */
+            missing_share: number;
+            shortest: number;
+            longest: number;
+            series: components["schemas"]["SeriesProfile"][];
+        };
+        /**
+         * @description * `time_series_profile` - time_series_profile
+         * @enum {string}
+         */
+        TimeSeriesProfileKindEnum: "time_series_profile";
+        /**
+         * @description What a forecasting dataset's first import fixes (``Dataset.schema``, copied to each version).
+         *
+         *     ``series_column`` is None for a wide table (each target column one series). ``frequency`` is
+         *     the one in force (``frequency_inferred`` what the import inferred; the user may override it).
+         */
+        TimeSeriesSchema: {
+            kind: components["schemas"]["TimeSeriesSchemaKindEnum"];
+            timestamp_column: string;
+            series_column: string | null;
+            target_columns: string[];
+            known_covariates: string[];
+            static_covariates: string[];
+            frequency: string;
+            frequency_inferred: string | null;
+            fill_rule: components["schemas"]["FillRuleEnum"];
+        };
+        /**
+         * @description * `time_series` - time_series
+         * @enum {string}
+         */
+        TimeSeriesSchemaKindEnum: "time_series";
+        /**
+         * @description What a forecasting dataset's first import fixes (``Dataset.schema``, copied to each version).
+         *
+         *     ``series_column`` is None for a wide table (each target column one series). ``frequency`` is
+         *     the one in force (``frequency_inferred`` what the import inferred; the user may override it).
+         */
+        TimeSeriesSchemaRequest: {
+            kind: components["schemas"]["TimeSeriesSchemaKindEnum"];
+            timestamp_column: string;
+            series_column: string | null;
+            target_columns: string[];
+            known_covariates: string[];
+            static_covariates: string[];
+            frequency: string;
+            frequency_inferred: string | null;
+            fill_rule: components["schemas"]["FillRuleEnum"];
+        };
+        /**
+         * @description A forecasting version's split by time: per split, the observations (rows) and the series with
+         *     points in it; ``train_only_series`` were too short (under 2 x horizon + 2 steps) for validation
+         *     and test windows.
+         */
+        TimeSplit: {
+            horizon: number;
+            observations: {
+                [key: string]: number;
+            };
+            series: {
+                [key: string]: number;
+            };
+            train_only_series: number;
         };
         /**
          * @description * `active` - active
@@ -7758,6 +8310,12 @@ export interface components {
             /** Format: double */
             val_r2?: number;
             /** Format: double */
+            val_mase?: number | null;
+            /** Format: double */
+            val_smape?: number | null;
+            /** Format: double */
+            val_coverage?: number | null;
+            /** Format: double */
             val_map50?: number | null;
             /** Format: double */
             best_val_map50?: number | null;
@@ -7872,7 +8430,8 @@ export interface components {
         TrialResultKindEnum: "automl_trial_result";
         /**
          * @description A completed trial's headline metrics on the test split (null: the evaluation has none):
-         *     classifiers' accuracy and macro F1, detectors' mAP@[.5:.95] (``map``) and mAP@.5.
+         *     classifiers' accuracy and macro F1, detectors' mAP@[.5:.95] (``map``) and mAP@.5, forecasters'
+         *     MASE, sMAPE and skill against seasonal naive (``1 - mase / seasonal naive's``).
          */
         TrialTestMetrics: {
             /** Format: double */
@@ -7883,6 +8442,12 @@ export interface components {
             map?: number | null;
             /** Format: double */
             map50?: number | null;
+            /** Format: double */
+            mase?: number | null;
+            /** Format: double */
+            smape?: number | null;
+            /** Format: double */
+            skill?: number | null;
         };
         UsageFigures: {
             calls: number;
@@ -8895,8 +9460,9 @@ export interface operations {
                  *     * `tabular_classification` - Tabular classification
                  *     * `tabular_regression` - Tabular regression
                  *     * `object_detection` - Object detection
+                 *     * `time_series_forecasting` - Time-series forecasting
                  */
-                task_type?: "image_classification" | "object_detection" | "tabular_classification" | "tabular_regression" | "text_classification";
+                task_type?: "image_classification" | "object_detection" | "tabular_classification" | "tabular_regression" | "text_classification" | "time_series_forecasting";
                 workspace?: number;
             };
             header?: never;
@@ -11549,7 +12115,73 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DatasetProfile"];
+                    "application/json": components["schemas"]["AnyDatasetProfile"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_series_list: {
+        parameters: {
+            query?: {
+                /** @description Only points at or before (ISO 8601). */
+                end?: string;
+                /** @description A series id (repeat for several: id=a&id=b; at most 20). Omitted: the profile's longest series. */
+                id?: string[];
+                /** @description Downsample to at most this many points per series (every n-th; default 2000). */
+                max_points?: number;
+                /** @description Only points at or after (ISO 8601). */
+                start?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesPoints"][];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */

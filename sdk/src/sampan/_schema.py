@@ -175,6 +175,9 @@ class AnswerBucket(TypedDict):
     count: int
 
 
+AnyDatasetProfile: TypeAlias = "DatasetProfile | TimeSeriesProfile"
+
+
 class ApiToken(TypedDict):
     id: int
     name: str
@@ -307,6 +310,20 @@ class BackboneSummary(TypedDict):
     dtypes: list[str]
 
 
+# One rolling-origin window: forecasts from history up to ``cutoff`` (the last timestamp seen) for the next
+# ``horizon`` steps. ``role``: ``validation`` windows chose the model (it was fitted on data before them), the
+# ``test`` window is the held-out one.
+class BacktestWindow(TypedDict):
+    index: int
+    role: BacktestWindowRoleEnum
+    cutoff: str
+    metrics: ForecastMetrics
+    seasonal_naive: ForecastMetrics
+
+
+BacktestWindowRoleEnum: TypeAlias = Literal["validation", "test"]
+
+
 # An image where the model went wrong: ``false_positives`` (predictions that match no object of their class)
 # and ``missed`` (objects no prediction found), with every predicted and true box for drawing. ``sample`` is
 # the dataset's sample id (opens the box labeler).
@@ -328,6 +345,14 @@ class BadCaseBox(TypedDict):
     width: float
     height: float
     score: NotRequired[float]
+
+
+# A baseline's (or a candidate model's) scores on the test window and on the validation windows.
+class BaselineScores(TypedDict):
+    model: ModelEnum
+    test: ForecastMetrics
+    validation: ForecastMetrics | None
+    chosen_weight: float
 
 
 BasisEnum: TypeAlias = Literal["measured", "none"]
@@ -955,7 +980,7 @@ class CurrentLabel(TypedDict):
     label_version: int
 
 
-DataKindEnum: TypeAlias = Literal["image", "text", "tabular"]
+DataKindEnum: TypeAlias = Literal["image", "text", "tabular", "time_series"]
 
 
 # What a dataset version needs before training may start.
@@ -976,9 +1001,10 @@ class Dataset(TypedDict):
     sample_count: int
     labeled_count: int
     label_count: int
-    # Text datasets: {text_column, label_column}; tabular: {columns: [{name, type}], target, task}. Set by the
-    # first import; {} for image datasets.
-    schema: DatasetSchema
+    # Text datasets: {text_column, label_column}; tabular: {columns: [{name, type}], target, task};
+    # time-series forecasting: a TimeSeriesSchema (kind time_series: timestamp, series and target columns,
+    # covariates, frequency, fill rule). Set by the first import; {} for image datasets.
+    schema: DatasetSchema | TimeSeriesSchema
     # The creator's username; null once that user is deleted.
     created_by: str | None
     created_at: str
@@ -1042,6 +1068,11 @@ class DatasetRequest(TypedDict):
     name: str
     description: NotRequired[str]
     task_type: NotRequired[TaskTypeEnum]
+    # Forecasting datasets (PATCH): the frequency in force (schema.frequency); the profile is recomputed. 400
+    # frequency_mismatch when observations are off its grid.
+    frequency: NotRequired[FrequencyEnum]
+    # Forecasting datasets (PATCH): how gaps are filled (schema.fill_rule); the profile is recomputed.
+    fill_rule: NotRequired[FillRuleEnum]
 
 
 # What a text or tabular dataset's first import fixes (the dataset's and each version's ``schema``): text
@@ -1103,12 +1134,17 @@ class DatasetVersion(TypedDict):
     # Per split, per class: {"train": {"cat": 40}, "val": {...}, "test": {...}}; object detection: boxes per
     # class.
     counts: dict[str, dict[str, int]]
-    # Samples (images) per split.
+    # Samples (images; forecasting: observations) per split.
     totals: dict[str, int]
     sample_count: int
     unlabeled_excluded: int
     # Made of the samples a reviewer accepted, and no others.
     reviewed_only: bool
+    # Forecasting: steps forecast; each series' last horizon steps are its test window, the horizon before its
+    # validation window.
+    horizon: int | None
+    # Forecasting versions: the split by time (horizon, observations and series per split); null for others.
+    time_split: TimeSplit | None
     # The creator's username; null once that user is deleted.
     created_by: str | None
     created_at: str
@@ -1123,6 +1159,9 @@ class DatasetVersionCreateRequest(TypedDict):
     note: NotRequired[str]
     # Only the samples a reviewer accepted (review_status accepted); 400 if there are none.
     reviewed_only: NotRequired[bool]
+    # Forecasting datasets (required): steps to forecast. Each series' last horizon steps are its test window,
+    # the horizon before its validation window (the ratios are ignored).
+    horizon: NotRequired[int | None]
 
 
 DecimalEnum: TypeAlias = Literal[".", ","]
@@ -1145,6 +1184,9 @@ class Deployment(TypedDict):
     # holds in every web process).
     sticky_traffic: bool
     predict_url: str
+    # Forecasters: what a request must send (frequency, fewest history points, largest horizon, quantiles,
+    # covariates); null for other templates.
+    forecast_contract: ForecastContract | None
     history: list[DeploymentEvent]
     created_at: str
     # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
@@ -1394,6 +1436,9 @@ class FeatureImportance(TypedDict):
     std: float
 
 
+FillRuleEnum: TypeAlias = Literal["interpolate", "forward_fill", "zero"]
+
+
 class Finding(TypedDict):
     code: FindingCodeEnum
     severity: SeverityEnum
@@ -1443,9 +1488,132 @@ class FindingItem(TypedDict):
     language: NotRequired[str]
 
 
+# What a deployed forecaster takes (the deployment's and model version's ``forecast_contract``, and
+# ``details`` of a 400): the frequency, the fewest history points, the largest horizon, the quantiles it
+# answers, and the covariates a request must carry.
+class ForecastContract(TypedDict):
+    frequency: str
+    min_history: int
+    horizon: int
+    quantiles: list[float]
+    interval_level: float
+    known_covariates: list[str]
+    static_covariates: list[str]
+    series_ids: list[str]
+
+
+# One series' recent history: ``timestamps`` (ISO 8601, regular at the model's frequency, oldest first, at
+# least the model's ``min_history``) and ``values`` (numbers, no gaps or NaN). ``known``: each known
+# covariate's values over the history and the ``horizon`` future steps (``len(timestamps) + horizon``
+# numbers); ``static``: the series' static covariates; ``id``: the series' name in the answer (a training
+# series' id also finds its static covariates).
+class ForecastInstanceRequest(TypedDict):
+    id: NotRequired[str]
+    timestamps: list[str]
+    values: list[float]
+    known: NotRequired[dict[str, list[float]]]
+    static: NotRequired[dict[str, float | str]]
+
+
+# A request to a forecaster: up to SAMPAN_DEPLOY_MAX_BATCH series; ``horizon`` from 1 to the model's (default
+# the model's); ``quantiles`` among the model's (default its interval's two).
+class ForecastInstancesRequest(TypedDict):
+    instances: list[ForecastInstanceRequest]
+    horizon: NotRequired[int]
+    quantiles: NotRequired[list[float]]
+
+
+# A metric of report a and report b; ``delta`` is b minus a (None when either is missing).
+class ForecastMetricPair(TypedDict):
+    a: float | None
+    b: float | None
+    delta: float | None
+
+
+# Point and interval scores over some forecasts. ``mase``: mean absolute error over the in-sample mean
+# absolute seasonal-naive error of each series' training part; ``smape`` in percent (0-200); ``coverage``: the
+# share of actual values inside the ``interval_level`` interval; ``width``: the interval's mean width over the
+# series' mean absolute value (None without intervals).
+class ForecastMetrics(TypedDict):
+    mase: float
+    smape: float
+    rmse: float
+    coverage: float | None
+    width: float | None
+
+
+# A series' forecast against the actual values: ``timestamps`` span the last history points and the horizon;
+# ``actual`` (None where missing) covers all of them, ``mean``/``lower``/``upper`` and ``seasonal_naive`` the
+# horizon only (they start at ``forecast_start``).
+class ForecastPlot(TypedDict):
+    series: str
+    timestamps: list[str]
+    actual: list[float | None]
+    forecast_start: int
+    mean: list[float]
+    lower: list[float]
+    upper: list[float]
+    seasonal_naive: list[float]
+
+
+# One series' forecast: the future ``timestamps``, the point forecast ``mean`` and each requested quantile's
+# values, keyed by the level as written (``"0.1"``).
+class ForecastPrediction(TypedDict):
+    id: str
+    timestamps: list[str]
+    mean: list[float]
+    quantiles: dict[str, list[float]]
+
+
+# A forecaster's report on the test window (the last ``horizon`` steps of each series). ``headline`` is over
+# every series, next to ``seasonal_naive``'s; ``skill`` is ``1 - headline.mase / seasonal_naive.mase``.
+# ``per_series`` is worst first (highest MASE), up to 1000; ``plots`` hold up to 100 series (the worst, the
+# best and the longest first).
+class ForecastReport(TypedDict):
+    kind: ForecastReportKindEnum
+    version: int
+    split: str
+    horizon: int
+    frequency: str
+    season_length: int
+    interval_level: float
+    model_name: str
+    series_count: int
+    observations: int
+    headline: ForecastMetrics
+    seasonal_naive: ForecastMetrics
+    skill: float | None
+    baselines: list[BaselineScores]
+    per_series: list[SeriesScores]
+    by_horizon: list[HorizonScores]
+    backtest: list[BacktestWindow]
+    plots: list[ForecastPlot]
+    model: ModelFile
+
+
+ForecastReportKindEnum: TypeAlias = Literal["forecast_report"]
+
+
 class FormatCount(TypedDict):
     format: str
     count: int
+
+
+FrequencyEnum: TypeAlias = Literal[
+    "min",
+    "5min",
+    "15min",
+    "30min",
+    "h",
+    "D",
+    "W",
+    "MS",
+    "ME",
+    "QS",
+    "QE",
+    "YS",
+    "YE",
+]
 
 
 # A model version's headline metrics on the test split (its evaluation report's headline): classifiers have
@@ -1474,6 +1642,20 @@ class HistoryPoint(TypedDict):
     trial: int
     value: float
     best: float
+
+
+class HorizonComparison(TypedDict):
+    step: int
+    mase: ForecastMetricPair
+
+
+# The error at one horizon step (1-based) over every series.
+class HorizonScores(TypedDict):
+    step: int
+    mase: float
+    smape: float
+    rmse: float
+    seasonal_naive_mase: float
 
 
 # An image file, base64-encoded (a ``data:`` URL works too).
@@ -1599,6 +1781,21 @@ class ImportCreateRequest(TypedDict):
     label_column: NotRequired[str]
     # Tabular datasets: the column to predict (required at first).
     target_column: NotRequired[str]
+    # Forecasting datasets: the column of timestamps (ISO dates/times or 4-digit years; guessed).
+    timestamp_column: NotRequired[str]
+    # Forecasting datasets, long tables: the column of series ids; omitted: a wide table.
+    series_column: NotRequired[str]
+    # Forecasting datasets: the numeric column(s) to forecast (repeat the form field per column); guessed when
+    # there is one numeric column.
+    target_columns: NotRequired[list[str]]
+    # Forecasting datasets: numeric columns known in advance (prices, holidays).
+    known_covariates: NotRequired[list[str]]
+    # Forecasting datasets, long tables: columns constant per series id (a store's region).
+    static_covariates: NotRequired[list[str]]
+    # Forecasting datasets: the frequency; omitted: inferred from the timestamps.
+    frequency: NotRequired[FrequencyEnum | BlankEnum]
+    # Forecasting datasets: how gaps are filled (default interpolate).
+    fill_rule: NotRequired[FillRuleEnum | BlankEnum]
     # Text files: the encoding (e.g. gb18030, cp1252, utf-16). Omitted: detected (UTF-8/UTF-16 by BOM, UTF-8,
     # GB18030 for Chinese, cp1252 for Western text); an uncertain guess is a 400 bad_encoding whose
     # details.candidates name the encodings to choose from.
@@ -1630,6 +1827,13 @@ class ImportMapping(TypedDict):
     delimiter: NotRequired[str]
     decimal: NotRequired[DecimalEnum]
     sheet: NotRequired[str]
+    timestamp_column: NotRequired[str]
+    series_column: NotRequired[str]
+    target_columns: NotRequired[list[str]]
+    known_covariates: NotRequired[list[str]]
+    static_covariates: NotRequired[list[str]]
+    frequency: NotRequired[str]
+    fill_rule: NotRequired[FillRuleEnum]
 
 
 class ImportProblem(TypedDict):
@@ -1644,11 +1848,12 @@ class ImportProblem(TypedDict):
     # Object-detection archives: the annotation's id or index in its file, where known.
     annotation: NotRequired[int | str]
     # Object-detection archives' annotation problems: skipped (left out), clipped (a box cut to the image) or
-    # refused (the whole archive). Absent for files not imported.
+    # refused (the whole archive); forecasting imports' warnings (code gap or unsorted, the rows were
+    # imported): warning. Absent for files not imported.
     action: NotRequired[ImportProblemActionEnum]
 
 
-ImportProblemActionEnum: TypeAlias = Literal["skipped", "clipped", "refused"]
+ImportProblemActionEnum: TypeAlias = Literal["skipped", "clipped", "refused", "warning"]
 
 
 ImportSourceEnum: TypeAlias = Literal["archive", "files", "table"]
@@ -2016,7 +2221,7 @@ class Lift(TypedDict):
     baseline: Spread
     # The best trial's parameters.
     best: Spread
-    # best mean minus baseline mean
+    # best mean minus baseline mean (test MASE: lower is better, a negative lift is a gain)
     lift: float | None
     # Report runs that failed.
     errors: list[LiftError]
@@ -2105,6 +2310,18 @@ class Mistake(TypedDict):
     values: NotRequired[dict[str, float | str | None]]
 
 
+ModelEnum: TypeAlias = Literal[
+    "naive",
+    "seasonal_naive",
+    "ets",
+    "arima",
+    "theta",
+    "lightgbm",
+    "neural",
+    "ensemble",
+]
+
+
 class ModelEvaluationParams(TypedDict):
     kind: ModelEvaluationParamsKindEnum
     version: int
@@ -2179,6 +2396,9 @@ class ModelVersion(TypedDict):
     preprocessing: ImagePreprocessing | TextPreprocessing | TablePreprocessing | None
     onnx_sha256: str
     metrics: ModelVersionMetrics
+    # Forecasters: what a prediction request must send (frequency, fewest history points, largest horizon,
+    # quantiles, covariates); null for other templates.
+    forecast_contract: ForecastContract | None
     # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
     created_by: str
     created_at: str
@@ -2217,6 +2437,7 @@ ModelVersionComparison: TypeAlias = (
     "ModelVersionClassificationComparison"
     " | ModelVersionRegressionComparison"
     " | ModelVersionDetectionComparison"
+    " | ModelVersionForecastComparison"
 )
 
 
@@ -2243,7 +2464,29 @@ class ModelVersionEvaluation(TypedDict):
     id: int
     name: str
     # The report on the test split, by its kind; null: the version has none (an uploaded model not evaluated).
-    evaluation: ClassificationReport | RegressionReport | DetectionReport | None
+    evaluation: ClassificationReport | RegressionReport | DetectionReport | ForecastReport | None
+
+
+# Two forecasters' reports side by side (``workers.contracts.forecasting.ForecastComparison``).
+class ModelVersionForecastComparison(TypedDict):
+    # Model version a's id.
+    a: int
+    # Model version b's id; every delta is b minus a.
+    b: int
+    a_name: str
+    b_name: str
+    kind: ModelVersionForecastComparisonKindEnum
+    version: int
+    mase: ForecastMetricPair
+    smape: ForecastMetricPair
+    rmse: ForecastMetricPair
+    coverage: ForecastMetricPair
+    skill: ForecastMetricPair
+    per_series: list[SeriesComparison]
+    by_horizon: list[HorizonComparison]
+
+
+ModelVersionForecastComparisonKindEnum: TypeAlias = Literal["forecast_comparison"]
 
 
 # A model version's ``metrics``: the test headline and, for a trained one, the training summary, its epochs,
@@ -2618,6 +2861,11 @@ class PatchedDatasetRequest(TypedDict):
     name: NotRequired[str]
     description: NotRequired[str]
     task_type: NotRequired[TaskTypeEnum]
+    # Forecasting datasets (PATCH): the frequency in force (schema.frequency); the profile is recomputed. 400
+    # frequency_mismatch when observations are off its grid.
+    frequency: NotRequired[FrequencyEnum]
+    # Forecasting datasets (PATCH): how gaps are filled (schema.fill_rule); the profile is recomputed.
+    fill_rule: NotRequired[FillRuleEnum]
 
 
 class PatchedDeploymentUpdateRequest(TypedDict):
@@ -2692,18 +2940,24 @@ class PredictMultipartRequest(TypedDict):
 
 
 PredictRequestRequest: TypeAlias = (
-    "ImageInstancesRequest | DetectionInstancesRequest | TextInstancesRequest | TableInstancesRequest"
+    "ImageInstancesRequest"
+    " | DetectionInstancesRequest"
+    " | TextInstancesRequest"
+    " | TableInstancesRequest"
+    " | ForecastInstancesRequest"
 )
 
 
 # The answer (``workers.contracts.prediction.PredictionAnswer``): one prediction per instance, in order. A
 # classifier's ``top_k`` lists classes with scores, most likely first; a regression model's holds one
 # ``{value}``; a detector's prediction holds the image's ``boxes`` (original pixels) and its
-# ``width``/``height``; ``kind`` says which.
+# ``width``/``height``; a forecaster's holds a series' future ``timestamps``, its ``mean`` and the requested
+# ``quantiles``; ``kind`` says which.
 class PredictResponse(TypedDict):
     # classification_prediction: top_k ranks classes; regression_prediction: top_k holds one value;
-    # detection_prediction: boxes with labels and scores.
-    kind: PredictionKindEnum
+    # detection_prediction: boxes with labels and scores; forecast_prediction: each series' future timestamps,
+    # mean and quantiles.
+    kind: PredictResponseKindEnum
     version: int
     model_version: PredictionModelVersion
     predictions: list[Prediction]
@@ -2711,19 +2965,22 @@ class PredictResponse(TypedDict):
     latency_ms: float
 
 
+PredictResponseKindEnum: TypeAlias = Literal[
+    "classification_prediction",
+    "regression_prediction",
+    "detection_prediction",
+    "forecast_prediction",
+]
+
+
 # A regression model's prediction for the row.
 class PredictedValue(TypedDict):
     value: float
 
 
-Prediction: TypeAlias = "ClassificationPrediction | RegressionPrediction | DetectionPrediction"
-
-
-PredictionKindEnum: TypeAlias = Literal[
-    "classification_prediction",
-    "regression_prediction",
-    "detection_prediction",
-]
+Prediction: TypeAlias = (
+    "ClassificationPrediction | RegressionPrediction | DetectionPrediction | ForecastPrediction"
+)
 
 
 # The model version that answered (a deployment may switch versions between calls).
@@ -2784,6 +3041,9 @@ class ProgressEvent(TypedDict):
     val_mae: NotRequired[float | None]
     val_r2: NotRequired[float | None]
     val_map50: NotRequired[float | None]
+    val_mase: NotRequired[float | None]
+    val_smape: NotRequired[float | None]
+    val_coverage: NotRequired[float | None]
     lr: NotRequired[float]
     samples_per_s: NotRequired[float]
     eta_s: NotRequired[float]
@@ -3341,6 +3601,57 @@ class SelectionRequest(TypedDict):
     round: NotRequired[int]
 
 
+class SeriesComparison(TypedDict):
+    series: str
+    mase: ForecastMetricPair
+
+
+# A series' points for a chart (``GET /api/v1/datasets/{id}/series/?id=...``): timestamps and values (None
+# where missing), downsampled to at most ``max_points`` by taking every n-th point between ``start`` and
+# ``end`` when asked for a zoomed window.
+class SeriesPoints(TypedDict):
+    id: str
+    timestamps: list[str]
+    values: list[float | None]
+    total_points: int
+    step: int
+
+
+# One series' summary. ``season_length`` is the frequency's (12 for monthly data); ``seasonal_strength`` and
+# ``trend_strength`` are in [0, 1] (STL-style: 1 - var(remainder) / var(remainder + component));
+# ``missing_share`` counts grid points without a value.
+class SeriesProfile(TypedDict):
+    id: str
+    item: str
+    target: str
+    start: str
+    end: str
+    length: int
+    missing: int
+    missing_share: float
+    mean: float | None
+    std: float | None
+    minimum: float | None
+    maximum: float | None
+    season_length: int
+    seasonal_strength: float | None
+    trend_strength: float | None
+    zero_share: float
+
+
+# One series on the test window: the model's scores, seasonal naive's MASE and the skill ``1 - mase /
+# seasonal_naive_mase`` (positive: better than seasonal naive).
+class SeriesScores(TypedDict):
+    series: str
+    mase: float
+    smape: float
+    rmse: float
+    coverage: float | None
+    width: float | None
+    seasonal_naive_mase: float
+    skill: float | None
+
+
 # The on-prem server package: the archive, its model, pinned requirements, test vectors, files.
 class ServerPackageReport(TypedDict):
     kind: ServerPackageReportKindEnum
@@ -3871,12 +4182,22 @@ class TablePreviewRequestRequest(TypedDict):
     sheet: NotRequired[str]
 
 
-# The suggested column mapping: {text_column, label_column} (text datasets) or {target_column} (tabular ones);
+# The suggested column mapping: {text_column, label_column} (text datasets), {target_column} (tabular ones) or
+# the forecasting mapping with the candidates for each role and the frequency inferred from the rows read;
 # null: none found.
 class TableSuggestion(TypedDict):
     text_column: NotRequired[str | None]
     label_column: NotRequired[str | None]
     target_column: NotRequired[str | None]
+    timestamp_column: NotRequired[str | None]
+    series_column: NotRequired[str | None]
+    target_columns: NotRequired[list[str]]
+    known_covariates: NotRequired[list[str]]
+    static_covariates: NotRequired[list[str]]
+    frequency_inferred: NotRequired[str | None]
+    timestamp_candidates: NotRequired[list[str]]
+    series_candidates: NotRequired[list[str]]
+    target_candidates: NotRequired[list[str]]
 
 
 TableTaskEnum: TypeAlias = Literal["classification", "regression"]
@@ -3950,6 +4271,7 @@ TaskTypeEnum: TypeAlias = Literal[
     "tabular_classification",
     "tabular_regression",
     "object_detection",
+    "time_series_forecasting",
 ]
 
 
@@ -4018,6 +4340,64 @@ class TimeEstimate(TypedDict):
     runs: int
     worker_class: str | None
     message: str
+
+
+# A forecasting dataset's profile (``Dataset.profile`` as of the last import): the frequency, how many series
+# and observations, and per-series summaries (up to ``PROFILE_MAX_SERIES``, the longest first;
+# ``series_count`` says how many there are).
+class TimeSeriesProfile(TypedDict):
+    kind: TimeSeriesProfileKindEnum
+    version: int
+    frequency: str
+    frequency_inferred: str | None
+    season_length: int
+    series_count: int
+    observations: int
+    missing_share: float
+    shortest: int
+    longest: int
+    series: list[SeriesProfile]
+
+
+TimeSeriesProfileKindEnum: TypeAlias = Literal["time_series_profile"]
+
+
+# What a forecasting dataset's first import fixes (``Dataset.schema``, copied to each version).
+class TimeSeriesSchema(TypedDict):
+    kind: TimeSeriesSchemaKindEnum
+    timestamp_column: str
+    series_column: str | None
+    target_columns: list[str]
+    known_covariates: list[str]
+    static_covariates: list[str]
+    frequency: str
+    frequency_inferred: str | None
+    fill_rule: FillRuleEnum
+
+
+TimeSeriesSchemaKindEnum: TypeAlias = Literal["time_series"]
+
+
+# What a forecasting dataset's first import fixes (``Dataset.schema``, copied to each version).
+class TimeSeriesSchemaRequest(TypedDict):
+    kind: TimeSeriesSchemaKindEnum
+    timestamp_column: str
+    series_column: str | None
+    target_columns: list[str]
+    known_covariates: list[str]
+    static_covariates: list[str]
+    frequency: str
+    frequency_inferred: str | None
+    fill_rule: FillRuleEnum
+
+
+# A forecasting version's split by time: per split, the observations (rows) and the series with points in it;
+# ``train_only_series`` were too short (under 2 x horizon + 2 steps) for validation and test windows.
+class TimeSplit(TypedDict):
+    horizon: int
+    observations: dict[str, int]
+    series: dict[str, int]
+    train_only_series: int
 
 
 TokenStatusEnum: TypeAlias = Literal["active", "revoked", "expired"]
@@ -4140,6 +4520,9 @@ class TrainingMetrics(TypedDict):
     val_rmse: NotRequired[float]
     val_mae: NotRequired[float]
     val_r2: NotRequired[float]
+    val_mase: NotRequired[float | None]
+    val_smape: NotRequired[float | None]
+    val_coverage: NotRequired[float | None]
     val_map50: NotRequired[float | None]
     best_val_map50: NotRequired[float | None]
     samples_per_s: NotRequired[float]
@@ -4221,12 +4604,16 @@ TrialResultKindEnum: TypeAlias = Literal["automl_trial_result"]
 
 
 # A completed trial's headline metrics on the test split (null: the evaluation has none): classifiers'
-# accuracy and macro F1, detectors' mAP@[.5:.95] (``map``) and mAP@.5.
+# accuracy and macro F1, detectors' mAP@[.5:.95] (``map``) and mAP@.5, forecasters' MASE, sMAPE and skill
+# against seasonal naive (``1 - mase / seasonal naive's``).
 class TrialTestMetrics(TypedDict):
     accuracy: NotRequired[float | None]
     macro_f1: NotRequired[float | None]
     map: NotRequired[float | None]
     map50: NotRequired[float | None]
+    mase: NotRequired[float | None]
+    smape: NotRequired[float | None]
+    skill: NotRequired[float | None]
 
 
 class UsageFigures(TypedDict):
@@ -4392,6 +4779,7 @@ __all__ = [
     "AnswerBox",
     "AnswerBoxRequest",
     "AnswerBucket",
+    "AnyDatasetProfile",
     "ApiToken",
     "ApiTokenCreated",
     "ApiTokenRequest",
@@ -4408,8 +4796,11 @@ __all__ = [
     "BackboneCreateRequest",
     "BackboneStatusEnum",
     "BackboneSummary",
+    "BacktestWindow",
+    "BacktestWindowRoleEnum",
     "BadCase",
     "BadCaseBox",
+    "BaselineScores",
     "BasisEnum",
     "BatchErrorExample",
     "BatchFormatEnum",
@@ -4534,13 +4925,26 @@ __all__ = [
     "ErrorError",
     "ExportedOnnx",
     "FeatureImportance",
+    "FillRuleEnum",
     "Finding",
     "FindingCodeEnum",
     "FindingItem",
+    "ForecastContract",
+    "ForecastInstanceRequest",
+    "ForecastInstancesRequest",
+    "ForecastMetricPair",
+    "ForecastMetrics",
+    "ForecastPlot",
+    "ForecastPrediction",
+    "ForecastReport",
+    "ForecastReportKindEnum",
     "FormatCount",
+    "FrequencyEnum",
     "HeadlineMetrics",
     "Histogram",
     "HistoryPoint",
+    "HorizonComparison",
+    "HorizonScores",
     "ImageInstanceRequest",
     "ImageInstancesRequest",
     "ImagePreprocessing",
@@ -4607,6 +5011,7 @@ __all__ = [
     "MergeTargetDeletedDetails",
     "MetricPair",
     "Mistake",
+    "ModelEnum",
     "ModelEvaluationParams",
     "ModelEvaluationParamsKindEnum",
     "ModelFile",
@@ -4622,6 +5027,8 @@ __all__ = [
     "ModelVersionDetectionComparison",
     "ModelVersionDetectionComparisonKindEnum",
     "ModelVersionEvaluation",
+    "ModelVersionForecastComparison",
+    "ModelVersionForecastComparisonKindEnum",
     "ModelVersionMetrics",
     "ModelVersionRegressionComparison",
     "ModelVersionRegressionComparisonKindEnum",
@@ -4683,9 +5090,9 @@ __all__ = [
     "PredictMultipartRequest",
     "PredictRequestRequest",
     "PredictResponse",
+    "PredictResponseKindEnum",
     "PredictedValue",
     "Prediction",
-    "PredictionKindEnum",
     "PredictionModelVersion",
     "PresetDescription",
     "PresetEstimate",
@@ -4756,6 +5163,10 @@ __all__ = [
     "SearchDimensionTypeEnum",
     "Selection",
     "SelectionRequest",
+    "SeriesComparison",
+    "SeriesPoints",
+    "SeriesProfile",
+    "SeriesScores",
     "ServerPackageReport",
     "ServerPackageReportKindEnum",
     "SeverityEnum",
@@ -4829,6 +5240,12 @@ __all__ = [
     "TextPreprocessing",
     "TextPreprocessingKindEnum",
     "TimeEstimate",
+    "TimeSeriesProfile",
+    "TimeSeriesProfileKindEnum",
+    "TimeSeriesSchema",
+    "TimeSeriesSchemaKindEnum",
+    "TimeSeriesSchemaRequest",
+    "TimeSplit",
     "TokenStatusEnum",
     "TrafficEntry",
     "TrafficEntryRoleEnum",
