@@ -113,9 +113,12 @@ describe('SeriesProfilePanel', () => {
     for (let index = 0; index < 30; index += 1) fireEvent.keyDown(from, { key: 'ArrowRight' });
     expect(screen.getByTestId('series-zoom-window')).toHaveTextContent(`Showing ${day(30)} to ${day(DAYS - 1)}`);
     await waitFor(() => expect(chart).toHaveAttribute('data-zoomed', 'true'));
-    const zoomed = server.callsTo('GET', '/api/v1/datasets/9/series/').at(-1)!;
-    expect(zoomed.search.get('start')).toBe(day(30));
-    expect(zoomed.search.get('end')).toBe(day(DAYS - 1));
+    // the zoomed window is read after the slider settles: wait for that request, not the first one after the move
+    await waitFor(() => {
+      const zoomed = server.callsTo('GET', '/api/v1/datasets/9/series/').at(-1)!;
+      expect(zoomed.search.get('start')).toBe(day(30));
+      expect(zoomed.search.get('end')).toBe(day(DAYS - 1));
+    });
     await waitFor(() => expect(chart).toHaveAttribute('data-points', String(3 * (DAYS - 30))));
 
     fireEvent.click(screen.getByTestId('series-zoom-reset'));
