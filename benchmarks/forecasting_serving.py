@@ -17,6 +17,8 @@ Measured in rounds, the two alternating (medians of the rounds' p50/p99):
 
 - bare: the serving pipeline in this process (parse the JSON body as the hosted API does, the
   predictor, no HTTP and no Django): ``parse_request`` then ``predict_instances``, one intra-op thread;
+- WSGI: ``config.wsgi.application`` (the prediction fast path in front of Django) called in a
+  process of its own, no HTTP (benchmarks/hosted_predict.py's ``wsgi_in_process``);
 - hosted: one keep-alive client, sequential requests, client-side round trip.
 
     nice -n 10 .venv/bin/python benchmarks/forecasting_serving.py            # print the Markdown section
@@ -46,7 +48,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.hosted_predict import clean_env, start_web  # noqa: E402
+from benchmarks.hosted_predict import clean_env, start_web, wsgi_in_process  # noqa: E402
 
 PLATFORM_DIR = REPO / "platform"
 DOCS = REPO / "docs" / "benchmarks.md"
@@ -216,6 +218,7 @@ def section(results: dict[str, list[dict[str, float]]], args: argparse.Namespace
     ]
     for label, prefix in (
         ("bare: parse + predict in process", "bare"),
+        ("the WSGI application in process (fast path, no HTTP)", "wsgi"),
         ("**hosted API** (gunicorn, HTTP)", "hosted"),
     ):
         f50, f99 = (
@@ -286,7 +289,7 @@ def main() -> int:
         bare = {name: Bare(runs[name], bodies[name]) for name in runs}
         web, port = start_web(env, tmp_dir / "web.log", 1)
         results: dict[str, list[dict[str, float]]] = {
-            f"{p}_{n}": [] for p in ("bare", "hosted") for n in ("forecast", "regression")
+            f"{p}_{n}": [] for p in ("bare", "wsgi", "hosted") for n in ("forecast", "regression")
         }
         try:
             for name in runs:  # warm up: the web process loads each model on its first call
@@ -299,6 +302,9 @@ def main() -> int:
                 for name in order:
                     path = f"/api/v1/deployments/{created[name]['deployment']}/predict/"
                     results[f"bare_{name}"].append(summary(bare[name].timed(args.requests)))
+                    results[f"wsgi_{name}"].append(
+                        summary(wsgi_in_process(env, path, created[name]["key"], bodies[name], args.requests))
+                    )
                     results[f"hosted_{name}"].append(
                         summary(sequential(port, path, created[name]["key"], bodies[name], args.requests))
                     )
