@@ -1,9 +1,10 @@
 /**
- * Time-series forecasting's contracts as the API sends them (workers/contracts/forecasting.py):
- * the evaluation report and comparison, the request and answer of a forecaster, and what a deployed
- * forecaster takes. Written out here, field for field, so the report, compare, Try it and code
- * views type-check before the generated client lists them; keep them in step with the contract.
+ * Time-series forecasting's contracts as the API sends them (workers/contracts/forecasting.py, typed
+ * by the generated client): the evaluation report and comparison, the request and answer of a
+ * forecaster, and what a deployed forecaster takes, under the names the views use.
  */
+import type { components } from '@/api/schema';
+
 
 /** The template whose models forecast (`TaskType.TIME_SERIES_FORECASTING`). */
 export const FORECASTING_TEMPLATE = 'time_series_forecasting';
@@ -12,107 +13,23 @@ export function isForecastingTemplate(template: string | null | undefined): bool
   return template === FORECASTING_TEMPLATE;
 }
 
-export type ForecastModelName = 'naive' | 'seasonal_naive' | 'ets' | 'arima' | 'theta' | 'lightgbm' | 'neural' | 'ensemble';
+type Schemas = components['schemas'];
 
-export type ForecastMetrics = { mase: number; smape: number; rmse: number; coverage: number | null; width: number | null };
-
-export type SeriesScores = {
-  series: string;
-  mase: number;
-  smape: number;
-  rmse: number;
-  coverage: number | null;
-  width: number | null;
-  seasonal_naive_mase: number;
-  skill: number | null;
-};
-
-export type HorizonScores = { step: number; mase: number; smape: number; rmse: number; seasonal_naive_mase: number };
-
-export type BacktestWindow = {
-  index: number;
-  role: 'validation' | 'test';
-  cutoff: string;
-  metrics: ForecastMetrics;
-  seasonal_naive: ForecastMetrics;
-};
-
-export type BaselineScores = { model: ForecastModelName; test: ForecastMetrics; validation: ForecastMetrics | null; chosen_weight: number };
-
-export type ForecastPlot = {
-  series: string;
-  timestamps: string[];
-  actual: (number | null)[];
-  forecast_start: number;
-  mean: number[];
-  lower: number[];
-  upper: number[];
-  seasonal_naive: number[];
-};
-
-export type ForecastReport = {
-  kind: 'forecast_report';
-  version: number;
-  split: string;
-  horizon: number;
-  frequency: string;
-  season_length: number;
-  interval_level: number;
-  model_name: string;
-  series_count: number;
-  observations: number;
-  headline: ForecastMetrics;
-  seasonal_naive: ForecastMetrics;
-  skill: number | null;
-  baselines: BaselineScores[];
-  per_series: SeriesScores[];
-  by_horizon: HorizonScores[];
-  backtest: BacktestWindow[];
-  plots: ForecastPlot[];
-  model: { path: string; sha256: string };
-};
-
-export type ForecastMetricPair = { a: number | null; b: number | null; delta: number | null };
-
-export type ForecastComparison = {
-  kind: 'forecast_comparison';
-  version: number;
-  mase: ForecastMetricPair;
-  smape: ForecastMetricPair;
-  rmse: ForecastMetricPair;
-  coverage: ForecastMetricPair;
-  skill: ForecastMetricPair;
-  per_series: { series: string; mase: ForecastMetricPair }[];
-  by_horizon: { step: number; mase: ForecastMetricPair }[];
-  /** The compare endpoint adds the two versions' ids and names, as for the other kinds. */
-  a?: number;
-  b?: number;
-  a_name?: string;
-  b_name?: string;
-};
-
-export type ForecastInstance = {
-  id?: string;
-  timestamps: string[];
-  values: number[];
-  known?: Record<string, number[]>;
-  static?: Record<string, number | string>;
-};
-
-export type ForecastInstances = { instances: ForecastInstance[]; horizon?: number; quantiles?: number[] };
-
-export type ForecastPrediction = { id: string; timestamps: string[]; mean: number[]; quantiles: Record<string, number[]> };
-
-export type ForecastContract = {
-  frequency: string;
-  min_history: number;
-  horizon: number;
-  quantiles: number[];
-  interval_level: number;
-  known_covariates: string[];
-  static_covariates: string[];
-  series_ids: string[];
-};
+export type ForecastMetrics = Schemas['ForecastMetrics'];
+export type SeriesScores = Schemas['SeriesScores'];
+export type HorizonScores = Schemas['HorizonScores'];
+export type BacktestWindow = Schemas['BacktestWindow'];
+export type BaselineScores = Schemas['BaselineScores'];
+export type ForecastModelName = BaselineScores['model'];
+export type ForecastPlot = Schemas['ForecastPlot'];
+export type ForecastReport = Schemas['ForecastReport'];
+export type ForecastMetricPair = Schemas['ForecastMetricPair'];
+/** The compare endpoint's answer: the two reports side by side plus the versions' ids and names. */
+export type ForecastComparison = Schemas['ModelVersionForecastComparison'];
+export type ForecastInstance = Schemas['ForecastInstanceRequest'];
+export type ForecastInstances = Schemas['ForecastInstancesRequest'];
+export type ForecastPrediction = Schemas['ForecastPrediction'];
+export type ForecastContract = Schemas['ForecastContract'];
 
 function kindOf(value: unknown): unknown {
   return value !== null && typeof value === 'object' ? (value as { kind?: unknown }).kind : undefined;
