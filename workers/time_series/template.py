@@ -41,7 +41,8 @@ PARAMS = (
         2,
         low=1,
         high=10,
-        help="Rolling-origin validation windows of one horizon each, ending where the test window starts.",
+        help="Rolling-origin validation windows of one horizon each, ending where the test window "
+        "starts. When they would hold fewer than 100 points (one short series), at least 4 are scored.",
     ),
     Param(
         "context_length",
