@@ -13,9 +13,14 @@ function bound(value: number): string {
   return value !== 0 && Math.abs(value) < 1e-3 ? value.toExponential() : formatNumber(value, { maximumFractionDigits: 6 });
 }
 
-/** The template's help in plain words for this parameter (the template's own text when the catalog has none). */
-function explainParam(param: Pick<TemplateParam, 'name' | 'help'>): string {
-  return translateDynamic(`training:advanced.params.${param.name}.explain`, param.help);
+/**
+ * The template's help in plain words for this parameter: the catalog's words for this template's
+ * parameter where a template means something else by it (a forecaster's "model"), else the
+ * catalog's for the parameter, else the template's own text.
+ */
+function explainParam(param: Pick<TemplateParam, 'name' | 'help'>, template?: string): string {
+  const general = translateDynamic(`training:advanced.params.${param.name}.explain`, param.help);
+  return template ? translateDynamic(`training:advanced.templateParams.${template}.${param.name}.explain`, general) : general;
 }
 
 /** The ML name of a parameter in the UI's language (the template's title when the catalog has none). */
@@ -32,7 +37,7 @@ function choiceLabel(param: TemplateParam, choice: Scalar): string {
  * Under each field: one line saying what it does in plain words (nothing assumes knowing what AdamW
  * is), then the allowed range (from the template's bounds) and the preset's value.
  */
-function Description({ param, presetValue }: { param: TemplateParam; presetValue: Scalar | null }) {
+function Description({ param, presetValue, template }: { param: TemplateParam; presetValue: Scalar | null; template?: string }) {
   const { t } = useTranslation('training');
   const range =
     param.minimum === undefined || param.maximum === undefined
@@ -42,7 +47,7 @@ function Description({ param, presetValue }: { param: TemplateParam; presetValue
   const facts = [range, shownPreset ? t('advanced.presetValue', { value: shownPreset }) : ''].filter(Boolean).join(' · ');
   return (
     <>
-      <span data-testid={`param-${param.name}-explain`}>{explainParam(param)}</span>
+      <span data-testid={`param-${param.name}-explain`}>{explainParam(param, template)}</span>
       {facts && (
         <>
           <br />
@@ -64,8 +69,11 @@ export function AdvancedSettings({
   overrides,
   errors,
   onChange,
+  template,
 }: {
   params: TemplateParam[];
+  /** The template's name: some parameters are explained per template. */
+  template?: string;
   preset: TemplatePreset | undefined;
   overrides: Overrides;
   errors: Record<string, string>;
@@ -99,7 +107,7 @@ export function AdvancedSettings({
           const value = isOverridden ? overrides[param.name] : presetValue(param);
           const common = {
             label: paramTitle(param) + (isOverridden ? ' *' : ''),
-            description: <Description param={param} presetValue={presetValue(param)} />,
+            description: <Description param={param} presetValue={presetValue(param)} template={template} />,
             error: errors[param.name],
             'data-testid': `param-${param.name}`,
           };

@@ -48,6 +48,22 @@ const VERSIONS = [
 ];
 
 describe('TrainingForm', () => {
+  it("explains a parameter in the template's own words where the template means something else by it (a forecaster's model)", async () => {
+    fakeApi({
+      'GET /api/v1/templates/': [TEMPLATE, { ...TEMPLATE, name: 'time_series_forecasting' }],
+      'GET /api/v1/backbones/': page([]),
+    });
+    const user = userEvent.setup();
+    const { unmount } = renderWithApp(<TrainingForm taskType="time_series_forecasting" projectId={3} versions={VERSIONS} onStarted={vi.fn()} />);
+    await user.click(await screen.findByTestId('advanced-settings-toggle'));
+    expect(await screen.findByTestId('param-model-explain')).toHaveTextContent('auto fits every candidate');
+    unmount();
+
+    renderWithApp(<TrainingForm taskType="image_classification" projectId={3} versions={VERSIONS} onStarted={vi.fn()} />);
+    await user.click(await screen.findByTestId('advanced-settings-toggle'));
+    expect(await screen.findByTestId('param-model-explain')).toHaveTextContent('The network that learns');
+  });
+
   it('builds advanced settings from the template, sends only overrides, and shows the server messages on the fields', async () => {
     const server = fakeApi({
       'GET /api/v1/templates/': [TEMPLATE],

@@ -257,7 +257,7 @@ export function TrainingForm({
         <Accordion.Item value="advanced">
           <Accordion.Control data-testid="advanced-settings-toggle">{t('form.advanced')}</Accordion.Control>
           <Accordion.Panel>
-            <AdvancedSettings params={params} preset={preset} overrides={overrides} errors={errors.params} onChange={setOverrides} />
+            <AdvancedSettings params={params} preset={preset} overrides={overrides} errors={errors.params} onChange={setOverrides} template={template.name} />
           </Accordion.Panel>
         </Accordion.Item>
       </Accordion>
