@@ -549,6 +549,8 @@ def template_train_and_evaluate(
     evaluation = template.load("evaluate")(
         result["onnx"], manifest, preprocessing=result["preprocessing"], report=report
     )
+    if result.get("cross_validation"):  # small data: the folds' spread rides in the report
+        evaluation = {**evaluation, "cross_validation": result["cross_validation"]}
     return TrainedRun(result=result, evaluation=evaluation, run_dir=run_dir)
 
 

@@ -13,6 +13,7 @@ from typing import Literal, NotRequired, TypedDict
 # A sample as the manifest names it (its ``id``, else its position) and a table cell as read.
 from workers.contracts.manifest import CellValue as CellValue
 from workers.contracts.manifest import SampleRef as SampleRef
+from workers.contracts.validation import CrossValidation, MetricInterval
 
 REPORT_VERSION = 1
 COMPARISON_VERSION = 1
@@ -81,7 +82,8 @@ class ClassificationHeadline(TypedDict):
 class ClassificationReport(TypedDict):
     """A classifier's report on one split. ``top_k_accuracy`` is keyed by k ("1", "3", "5"; k up to
     the number of classes). Tables add ``headline`` and ``feature_importance``, texts
-    ``misclassified`` (the count of wrong answers)."""
+    ``misclassified`` (the count of wrong answers). ``cross_validation`` and ``intervals``: see
+    workers.contracts.validation."""
 
     kind: Literal["classification_report"]
     version: int
@@ -99,6 +101,8 @@ class ClassificationReport(TypedDict):
     feature_importance: NotRequired[list[FeatureImportance]]
     misclassified: NotRequired[int]
     model: ModelFile
+    cross_validation: NotRequired[CrossValidation]
+    intervals: NotRequired[list[MetricInterval]]
 
 
 class RegressionMetrics(TypedDict):
@@ -150,6 +154,8 @@ class RegressionReport(TypedDict):
     largest_errors: list[LargestError]
     feature_importance: list[FeatureImportance]
     model: ModelFile
+    cross_validation: NotRequired[CrossValidation]
+    intervals: NotRequired[list[MetricInterval]]
 
 
 EvaluationReport = ClassificationReport | RegressionReport

@@ -94,3 +94,52 @@ class TemplateDescription(TypedDict):
     objective: Objective
     metrics: list[str]
     data: DataRequirementsDescription
+
+
+RECOMMENDATION_VERSION = 1
+
+
+class DataProfile(TypedDict):
+    """What a preset adapts to about the data: training samples (train + val splits), classes (0 for
+    regression and forecasting) and, for tables, the feature columns."""
+
+    train_samples: int
+    classes: int
+    features: NotRequired[int]
+
+
+class HardwareProfile(TypedDict):
+    """The workers online for the queue a training run would go to: ``gpus`` GPUs in all, the
+    smallest ``cpu_count`` among them, ``workers`` hosts (0: none online; the defaults assume a CPU)."""
+
+    gpus: int
+    cpu_count: int
+    workers: int
+
+
+class AutoChoice(TypedDict):
+    """A parameter the preset set for this data and hardware: ``value`` instead of the preset's
+    declared ``preset_value``, and why, in words (e.g. "1,797 training images on CPU workers: ...")."""
+
+    param: str
+    value: ParamValue
+    preset_value: ParamValue
+    reason: str
+
+
+class PresetRecommendation(TypedDict):
+    """A preset fitted to a dataset and the workers online (hardware- and data-aware defaults).
+
+    ``values`` is the complete parameter set the run would use (``validate_params`` output, preset
+    included); ``choices`` the parameters that differ from the preset's declaration, each with its
+    reason. Parameters the user set explicitly are never changed and never listed.
+    """
+
+    kind: Literal["preset_recommendation"]
+    version: int
+    template: str
+    preset: str
+    data: DataProfile
+    hardware: HardwareProfile
+    values: ParamValues
+    choices: list[AutoChoice]
