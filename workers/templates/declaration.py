@@ -16,7 +16,9 @@ from typing import Any, Literal, cast
 from workers.contracts.data_kind import DataKind
 from workers.contracts.templates import (
     TEMPLATE_VERSION,
+    DataProfile,
     DataRequirementsDescription,
+    HardwareProfile,
     Objective,
     ParamDescription,
     ParamValue,
@@ -28,6 +30,8 @@ from workers.contracts.templates import (
 )
 
 ParamKind = Literal["int", "float", "bool", "choice"]
+# (values, data profile, hardware profile) -> {param: (value, reason)}; see TaskTemplate.adapt
+Adapt = Callable[[Mapping[str, Any], DataProfile, HardwareProfile], dict[str, tuple[ParamValue, str]]]
 ENTRY_POINTS = ("train", "evaluate", "export", "check_data")
 
 
@@ -206,6 +210,10 @@ class TaskTemplate:
     export: str
     check_data: str
     cross_check: Callable[[dict[str, Any]], None] | None = field(default=None, compare=False)
+    # data- and hardware-aware defaults (workers.templates.recommend): given the validated values of a
+    # preset, the data profile and the hardware profile, returns {param: (value, reason)} for the
+    # parameters it would change; torch-free (the web process calls it to show the choice)
+    adapt: Adapt | None = field(default=None, compare=False)
     # its trainer accepts ``warm_start`` (a model version's model.pt to start from: retrain from a version)
     warm_start: bool = False
 
@@ -321,3 +329,24 @@ class TaskTemplate:
             "metrics": list(self.metrics),
             "data": self.data.as_dict(),
         }
+
+
+def validation_params(*, threshold: int, unit: str = "samples") -> tuple[Param, Param]:
+    """The ``validation`` and ``folds`` parameters every classification/regression template declares
+    (workers.shared.validation): ``auto`` cross-validates below ``threshold`` training ``unit``."""
+    return (
+        Param(
+            "validation",
+            "choice",
+            "Validation",
+            "auto",
+            choices=("auto", "holdout", "cross_validation"),
+            help=(
+                f"auto: with fewer than {threshold:,} {unit} (train + val), k-fold cross-validation "
+                "chooses the model and when to stop, the report shows the spread over the folds, and "
+                "the final model trains on all of them; with more, the val split does. "
+                "holdout: always the val split. cross_validation: always k-fold."
+            ),
+        ),
+        Param("folds", "int", "Folds", 5, low=2, high=10, help="Folds of the cross-validation."),
+    )
