@@ -1,0 +1,775 @@
+"""The model-quality framework: datasets, baselines, one split per (dataset, seed), the runner, the
+summary over seeds, the targets of issue 19 and the docs writer.
+
+A section (``benchmarks/quality/{tabular,text,images}.py``) exports ``DATASETS`` (:class:`Dataset`)
+and ``BASELINES`` (:class:`Baseline`). For each dataset and seed the runner draws one split
+(:func:`split`), then trains and evaluates each preset exactly as the platform does
+(``recommend()`` for the values, the template's ``train`` then ``evaluate`` entry points on the
+exported ONNX model, in a temporary directory) and runs each baseline's ``fit_predict`` on the same
+split; every run becomes a record (score, seconds, the preset's applied values, its
+cross-validation mean and std when the trainer cross-validated).
+
+e.g.::
+
+    from benchmarks.quality import core, tabular
+    results = core.run("tabular", tabular.DATASETS[:1], tabular.BASELINES, presets=("fast",), seeds=(0,))
+    core.summary(results)  # mean ± std over seeds per dataset x preset/baseline
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import math
+import os
+import platform as stdlib_platform
+import re
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+RESULTS_VERSION = 1
+REGRESSION_TEMPLATES = ("tabular_regression",)
+TEMPLATES_BEGIN, TEMPLATES_END = "<!-- model-quality:begin -->", "<!-- model-quality:end -->"
+BENCHMARKS_BEGIN, BENCHMARKS_END = "<!-- model_quality:start -->", "<!-- model_quality:end -->"
+COMMAND = "nice -n 5 .venv/bin/python -m benchmarks.model_quality --section {section} --seeds 3"
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """One benchmark dataset. ``build(dir)`` writes what it needs under ``dir`` (image files, ...)
+    and returns a dataset-version manifest (``workers.contracts.manifest``); the runner overwrites
+    every sample's ``split``."""
+
+    name: str  # "wine"
+    template: str  # the template it trains, e.g. "tabular_classification"
+    source: str  # one line for the docs: where the data comes from (offline)
+    build: Callable[[Path], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A strong classical method. ``fit_predict(split_manifest, seed)`` fits on the train and val
+    samples only (it may tune by internal cross-validation on them) and returns its predictions for
+    the manifest's test samples in manifest order: class indices (classification) or values
+    (regression). It never looks at the test labels or targets."""
+
+    name: str  # "hist_gbdt"
+    title: str  # "scikit-learn HistGradientBoosting"
+    templates: tuple[str, ...]
+    fit_predict: Callable[[dict[str, Any], int], np.ndarray]
+
+
+def is_regression(template: str) -> bool:
+    return template in REGRESSION_TEMPLATES
+
+
+def metric_of(template: str) -> str:
+    """The score the targets compare: r2 for regression (higher is better), else accuracy."""
+    return "r2" if is_regression(template) else "accuracy"
+
+
+# ---------------------------------------------------------------------------------------------- split
+
+
+def _round(x: float) -> int:
+    return int(math.floor(x + 0.5))
+
+
+def split(manifest: Mapping[str, Any], seed: int, *, test: float = 0.2, val: float = 0.2) -> dict[str, Any]:
+    """A copy of ``manifest`` with every sample's ``split`` drawn afresh: ``test`` and ``val`` shares,
+    the rest train. Stratified by class when the manifest has classes (each class split in the same
+    shares, at least one train sample per class); deterministic for a ``seed``, so every preset and
+    baseline of one (dataset, seed) sees the same split.
+
+    >>> m = {"classes": ["a", "b"], "samples": [{"label": i % 2, "split": "train"} for i in range(10)]}
+    >>> [s["split"] for s in split(m, 0)["samples"]].count("test")
+    2
+    """
+    if not (0 < test < 1 and 0 <= val < 1 and test + val < 1):
+        raise ValueError(f"split shares must satisfy 0 < test, 0 <= val, test + val < 1; got {test}, {val}")
+    samples = list(manifest["samples"])
+    if not samples:
+        raise ValueError("the manifest has no samples to split")
+    rng = np.random.default_rng(seed)
+    groups: dict[int, list[int]] = {}
+    stratified = bool(manifest.get("classes"))
+    for index, sample in enumerate(samples):
+        groups.setdefault(int(sample["label"]) if stratified else 0, []).append(index)
+    names = [""] * len(samples)
+    for key in sorted(groups):
+        members = rng.permutation(np.asarray(groups[key]))
+        n = len(members)
+        n_test, n_val = _round(test * n), _round(val * n)
+        while n_test + n_val > n - 1 and n_val > 0:  # keep a train sample per class
+            n_val -= 1
+        while n_test + n_val > n - 1 and n_test > 0:
+            n_test -= 1
+        for position, index in enumerate(members):
+            names[int(index)] = (
+                "test" if position < n_test else "val" if position < n_test + n_val else "train"
+            )
+    return {**manifest, "samples": [{**s, "split": name} for s, name in zip(samples, names, strict=True)]}
+
+
+def _of_split(manifest: Mapping[str, Any], name: str) -> list[Mapping[str, Any]]:
+    return [s for s in manifest["samples"] if s["split"] == name]
+
+
+def data_profile(manifest: Mapping[str, Any]) -> dict[str, int]:
+    """What ``recommend()`` adapts to (``DataProfile``): train + val samples, classes, table features."""
+    profile = {
+        "train_samples": sum(1 for s in manifest["samples"] if s["split"] in ("train", "val")),
+        "classes": len(manifest.get("classes") or []),
+    }
+    if manifest.get("kind") == "tabular":
+        profile["features"] = len(manifest["columns"])
+    return profile
+
+
+# ---------------------------------------------------------------------------------------------- scores
+
+
+def test_truth(manifest: Mapping[str, Any], template: str) -> np.ndarray:
+    """The test split's labels (classification) or targets (regression), in manifest order."""
+    key = "target" if is_regression(template) else "label"
+    dtype = np.float64 if is_regression(template) else np.int64
+    return np.asarray([s[key] for s in _of_split(manifest, "test")], dtype=dtype)
+
+
+def score_predictions(
+    template: str, classes: Sequence[str], truth: np.ndarray, predicted: np.ndarray
+) -> dict[str, float]:
+    """A baseline's metrics, computed as the templates' reports compute them."""
+    predicted = np.asarray(predicted)
+    if predicted.shape[0] != truth.shape[0]:
+        raise ValueError(f"{predicted.shape[0]} predictions for {truth.shape[0]} test samples")
+    if is_regression(template):
+        y_pred = predicted.astype(np.float64).reshape(-1)
+        residual = y_pred - truth
+        total = float(np.sum((truth - truth.mean()) ** 2))
+        return {
+            "mae": float(np.mean(np.abs(residual))),
+            "rmse": float(np.sqrt(np.mean(residual**2))),
+            "r2": 1.0 - float(np.sum(residual**2)) / total if total > 0 else 0.0,
+        }
+    from workers.shared.classification_metrics import classification_metrics
+
+    labels = predicted.astype(np.int64).reshape(-1)
+    one_hot = np.zeros((len(labels), len(classes)), dtype=np.float32)
+    one_hot[np.arange(len(labels)), labels] = 1.0
+    scores = classification_metrics(truth, one_hot, list(classes))
+    return {"accuracy": float(scores["accuracy"]), "macro_f1": float(scores["macro"]["f1"])}
+
+
+def report_metrics(template: str, report: Mapping[str, Any]) -> dict[str, float]:
+    if is_regression(template):
+        return {k: float(report[k]) for k in ("mae", "rmse", "r2")}
+    return {"accuracy": float(report["accuracy"]), "macro_f1": float(report["macro"]["f1"])}
+
+
+# ---------------------------------------------------------------------------------------------- runner
+
+
+def _recommended(template: Any, preset: str, data: Mapping[str, int], seed: int) -> tuple[dict, list, str]:
+    """(values, auto choices, how) for a preset: the platform's ``recommend()`` when it exists here,
+    else the preset as declared (``validate_params``), said in ``how``."""
+    overrides = {"seed": seed} if any(p.name == "seed" for p in template.params) else {}
+    try:
+        from workers.templates import recommend as recommending
+    except ImportError:
+        values = template.validate_params(preset, overrides)
+        return values, [], "validate_params (workers.templates.recommend is not available)"
+    recommendation = recommending.recommend(
+        template, preset, dict(data), recommending.cpu_hardware(), overrides=overrides
+    )
+    return dict(recommendation["values"]), list(recommendation["choices"]), "recommend"
+
+
+def _quiet_report(*_: Any, **__: Any) -> None:
+    return None
+
+
+def run_preset(template_name: str, preset: str, manifest: dict[str, Any], seed: int, workdir: Path) -> dict:
+    """Train and evaluate one preset on a split manifest, as ``template_train_and_evaluate`` does."""
+    from workers.templates import registry
+
+    template = registry.get(template_name)
+    values, choices, how = _recommended(template, preset, data_profile(manifest), seed)
+    started = time.monotonic()
+    result = template.load("train")(values, manifest, workdir, _quiet_report)
+    evaluation = template.load("evaluate")(
+        result["onnx"], manifest, preprocessing=result["preprocessing"], report=_quiet_report
+    )
+    if result.get("cross_validation"):  # as the training service does
+        evaluation = {**evaluation, "cross_validation": result["cross_validation"]}
+    seconds = time.monotonic() - started
+    record: dict[str, Any] = {
+        "metrics": report_metrics(template_name, evaluation),
+        "seconds": seconds,
+        "values": {k: v for k, v in values.items()},
+        "choices": choices,
+        "recommend": how,
+        "cross_validation": None,
+    }
+    cv = evaluation.get("cross_validation")
+    if cv:
+        record["cross_validation"] = {
+            "method": cv.get("method"),
+            "folds": cv.get("folds"),
+            "metric": cv.get("metric"),
+            "mean": cv.get("mean"),
+            "std": cv.get("std"),
+            "chosen": cv.get("chosen"),
+            "candidates": [
+                {"name": c["name"], "mean": c["mean"], "std": c["std"], "weight": c.get("weight")}
+                for c in cv.get("candidates", [])
+            ],
+        }
+    return record
+
+
+def run_baseline(baseline: Baseline, template_name: str, manifest: dict[str, Any], seed: int) -> dict:
+    # the baseline sees the test samples' features only: labels and targets are blanked
+    blind = {
+        **manifest,
+        "samples": [
+            s if s["split"] != "test" else {k: v for k, v in s.items() if k not in ("label", "target")}
+            for s in manifest["samples"]
+        ],
+    }
+    started = time.monotonic()
+    predicted = baseline.fit_predict(blind, seed)
+    seconds = time.monotonic() - started
+    truth = test_truth(manifest, template_name)
+    return {
+        "metrics": score_predictions(template_name, manifest.get("classes") or [], truth, predicted),
+        "seconds": seconds,
+    }
+
+
+def environment() -> dict[str, Any]:
+    versions = {}
+    for package in ("numpy", "scikit-learn", "lightgbm", "torch", "onnxruntime", "statsmodels"):
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            versions[package] = metadata.version(package)
+    cpu = stdlib_platform.processor() or stdlib_platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "measured": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": stdlib_platform.python_version(),
+        "versions": versions,
+        "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+    }
+
+
+def run(
+    section: str,
+    datasets: Sequence[Dataset],
+    baselines: Sequence[Baseline],
+    *,
+    presets: Sequence[str],
+    seeds: Sequence[int],
+    test: float = 0.2,
+    val: float = 0.2,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Run every preset and baseline on every dataset and seed; returns the section's results
+    (``records``: one per run, failures recorded with their ``error``, not raised)."""
+    from workers.templates import registry
+
+    say = progress or (lambda line: print(line, flush=True))
+    started = time.monotonic()
+    plan: list[tuple[Dataset, list[str], list[Baseline]]] = []
+    for dataset in datasets:
+        template = registry.get(dataset.template)
+        declared = {p.name for p in template.presets}
+        missing = [p for p in presets if p not in declared]
+        if missing:
+            say(f"{dataset.name}: {dataset.template} has no preset {', '.join(missing)}; skipped")
+        plan.append(
+            (
+                dataset,
+                [p for p in presets if p in declared],
+                [b for b in baselines if dataset.template in b.templates],
+            )
+        )
+    total = sum(len(seeds) * (len(p) + len(b)) for _, p, b in plan)
+    records: list[dict[str, Any]] = []
+    described: list[dict[str, Any]] = []
+    done = 0
+    with tempfile.TemporaryDirectory(prefix="model-quality-") as tmp:
+        root = Path(tmp)
+        for dataset, dataset_presets, dataset_baselines in plan:
+            data_dir = root / "data" / dataset.name
+            data_dir.mkdir(parents=True)
+            manifest = dataset.build(data_dir)
+            described.append(_describe_dataset(dataset, manifest))
+            metric = metric_of(dataset.template)
+            for seed in seeds:
+                split_manifest = split(manifest, seed, test=test, val=val)
+                runs = [("preset", p) for p in dataset_presets] + [
+                    ("baseline", b.name) for b in dataset_baselines
+                ]
+                by_name = {b.name: b for b in dataset_baselines}
+                for kind, entry in runs:
+                    done += 1
+                    record: dict[str, Any] = {
+                        "dataset": dataset.name,
+                        "template": dataset.template,
+                        "seed": seed,
+                        "kind": kind,
+                        "entry": entry,
+                        "metric": metric,
+                        "error": None,
+                    }
+                    clock = time.monotonic()
+                    try:
+                        if kind == "preset":
+                            workdir = root / "runs" / f"{dataset.name}-{seed}-{entry}"
+                            record.update(run_preset(dataset.template, entry, split_manifest, seed, workdir))
+                        else:
+                            record.update(
+                                run_baseline(by_name[entry], dataset.template, split_manifest, seed)
+                            )
+                        record["score"] = record["metrics"][metric]
+                        line = f"{metric} {record['score']:.3f} ({record['seconds']:.1f} s)"
+                        cv = record.get("cross_validation")
+                        if cv:
+                            line += f", cv {cv['metric']} {cv['mean']:.3f} ± {cv['std']:.3f}"
+                    except Exception as exc:  # one failed run must not lose the others
+                        record.update(score=None, seconds=time.monotonic() - clock)
+                        record["error"] = f"{type(exc).__name__}: {exc}"
+                        line = f"FAILED {record['error']}"
+                        traceback.print_exc(file=sys.stderr)
+                    finally:
+                        shutil.rmtree(root / "runs", ignore_errors=True)
+                    records.append(record)
+                    elapsed = time.monotonic() - started
+                    where = f"{dataset.name} seed {seed} {entry}"
+                    say(f"[{done}/{total}] {where}: {line} [{elapsed / 60:.1f} min]")
+    return {
+        "kind": "model_quality",
+        "version": RESULTS_VERSION,
+        "section": section,
+        "environment": environment(),
+        "wall_seconds": time.monotonic() - started,
+        "presets": list(presets),
+        "seeds": list(seeds),
+        "split": {"test": test, "val": val},
+        "datasets": described,
+        "baselines": [{"name": b.name, "title": b.title, "templates": list(b.templates)} for b in baselines],
+        "records": records,
+    }
+
+
+def _describe_dataset(dataset: Dataset, manifest: Mapping[str, Any]) -> dict[str, Any]:
+    described: dict[str, Any] = {
+        "name": dataset.name,
+        "template": dataset.template,
+        "source": dataset.source,
+        "samples": len(manifest["samples"]),
+        "classes": len(manifest.get("classes") or []),
+    }
+    if manifest.get("kind") == "tabular":
+        described["features"] = len(manifest["columns"])
+        described["column_types"] = {
+            kind: sum(1 for c in manifest["columns"] if c["type"] == kind)
+            for kind in ("numeric", "categorical", "datetime")
+            if any(c["type"] == kind for c in manifest["columns"])
+        }
+    return described
+
+
+def merge(previous: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """``new``'s results plus ``previous``'s records and datasets for the datasets ``new`` did not
+    run (a partial rerun, ``--datasets``, keeps the rest of the section's file)."""
+    ran = {d["name"] for d in new["datasets"]}
+    kept = [r for r in previous.get("records", []) if r["dataset"] not in ran]
+    order = [d["name"] for d in previous.get("datasets", [])]
+    datasets = [d for d in previous.get("datasets", []) if d["name"] not in ran] + list(new["datasets"])
+    datasets.sort(key=lambda d: order.index(d["name"]) if d["name"] in order else len(order))
+    baselines = {b["name"]: b for b in [*previous.get("baselines", []), *new["baselines"]]}
+    return {
+        **new,
+        "datasets": datasets,
+        "baselines": list(baselines.values()),
+        "records": kept + list(new["records"]),
+        "merged": bool(kept) or bool(previous.get("merged")),
+    }
+
+
+# ---------------------------------------------------------------------------------------------- summary
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (dataset, entry) over its seeds."""
+
+    template: str
+    dataset: str
+    kind: str
+    entry: str
+    metric: str
+    runs: int
+    failed: int
+    mean: float | None
+    std: float | None
+    seconds: float
+    extra: dict[str, float]  # mean of the other metrics (rmse for regression, macro_f1)
+    cv_mean: float | None
+    cv_std: float | None
+    errors: tuple[str, ...]
+
+
+def _mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    array = np.asarray(values, dtype=np.float64)
+    return float(array.mean()), float(array.std(ddof=1)) if len(array) > 1 else 0.0
+
+
+def summary(results: Mapping[str, Any]) -> list[Cell]:
+    """Mean ± sample std over seeds per dataset x preset/baseline (failed runs counted apart)."""
+    cells: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
+    for record in results["records"]:
+        cells.setdefault((record["dataset"], record["kind"], record["entry"]), []).append(record)
+    out = []
+    for (dataset, kind, entry), records in cells.items():
+        good = [r for r in records if r.get("error") is None and r.get("score") is not None]
+        mean, std = _mean_std([r["score"] for r in good])
+        metric = records[0]["metric"]
+        extra = {}
+        for name in sorted({k for r in good for k in r["metrics"]} - {metric}):
+            extra[name] = float(np.mean([r["metrics"][name] for r in good]))
+        cvs = [r["cross_validation"]["mean"] for r in good if r.get("cross_validation")]
+        cv_stds = [r["cross_validation"]["std"] for r in good if r.get("cross_validation")]
+        out.append(
+            Cell(
+                template=records[0]["template"],
+                dataset=dataset,
+                kind=kind,
+                entry=entry,
+                metric=metric,
+                runs=len(records),
+                failed=len(records) - len(good),
+                mean=mean,
+                std=std,
+                seconds=float(np.mean([r["seconds"] for r in records])),
+                extra=extra,
+                cv_mean=float(np.mean(cvs)) if cvs else None,
+                cv_std=float(np.mean(cv_stds)) if cv_stds else None,
+                errors=tuple(sorted({str(r["error"]) for r in records if r.get("error")})),
+            )
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- targets
+
+
+@dataclass(frozen=True)
+class Target:
+    """One target check: ``met`` None when it cannot be judged (a run missing or failed)."""
+
+    template: str
+    dataset: str | None  # None: over all the template's datasets
+    name: str  # "balanced vs best baseline", "mean over datasets", "accurate vs balanced", "fast trade"
+    met: bool | None
+    text: str
+
+
+def _by(cells: Iterable[Cell]) -> dict[str, dict[str, dict[str, Cell]]]:
+    """{template: {dataset: {entry: cell}}} (presets by name, baselines by ``baseline:<name>``)."""
+    out: dict[str, dict[str, dict[str, Cell]]] = {}
+    for cell in cells:
+        key = cell.entry if cell.kind == "preset" else f"baseline:{cell.entry}"
+        out.setdefault(cell.template, {}).setdefault(cell.dataset, {})[key] = cell
+    return out
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def targets(results: Mapping[str, Any]) -> list[Target]:
+    """Issue 19's targets per template: on each dataset ``balanced`` >= the best baseline's mean
+    minus that baseline's std over seeds; over the datasets the mean of ``balanced`` > the mean of
+    each dataset's best baseline; ``accurate`` >= ``balanced`` minus noise (noise: the larger of the
+    two presets' std over seeds); ``fast``: its score and time against balanced (a statement, not a
+    pass/fail)."""
+    found: list[Target] = []
+    for template, by_dataset in _by(summary(results)).items():
+        balanced_means: list[float] = []
+        best_means: list[float] = []
+        for dataset, entries in by_dataset.items():
+            baselines = [c for k, c in entries.items() if k.startswith("baseline:") and c.mean is not None]
+            balanced = entries.get("balanced")
+            best = max(baselines, key=lambda c: c.mean or 0.0) if baselines else None
+            if balanced is not None and best is not None:
+                if balanced.mean is None:
+                    found.append(
+                        Target(template, dataset, "balanced vs best baseline", None, "balanced failed")
+                    )
+                else:
+                    assert best.mean is not None and best.std is not None
+                    floor = best.mean - best.std
+                    met = balanced.mean >= floor
+                    found.append(
+                        Target(
+                            template,
+                            dataset,
+                            "balanced vs best baseline",
+                            met,
+                            f"balanced {_fmt(balanced.mean)} {'>=' if met else '<'} {best.entry} "
+                            f"{_fmt(best.mean)} - 1 std {_fmt(best.std)} = {_fmt(floor)}",
+                        )
+                    )
+                    balanced_means.append(balanced.mean)
+                    best_means.append(best.mean)
+            accurate = entries.get("accurate")
+            if accurate is not None and balanced is not None:
+                if accurate.mean is None or balanced.mean is None:
+                    found.append(Target(template, dataset, "accurate vs balanced", None, "a run failed"))
+                else:
+                    noise = max(accurate.std or 0.0, balanced.std or 0.0)
+                    met = accurate.mean >= balanced.mean - noise
+                    found.append(
+                        Target(
+                            template,
+                            dataset,
+                            "accurate vs balanced",
+                            met,
+                            f"accurate {_fmt(accurate.mean)} {'>=' if met else '<'} balanced "
+                            f"{_fmt(balanced.mean)} - noise {_fmt(noise)}",
+                        )
+                    )
+            fast = entries.get("fast")
+            if (
+                fast is not None
+                and balanced is not None
+                and fast.mean is not None
+                and balanced.mean is not None
+            ):
+                ratio = fast.seconds / balanced.seconds if balanced.seconds > 0 else float("nan")
+                found.append(
+                    Target(
+                        template,
+                        dataset,
+                        "fast trade",
+                        None,
+                        f"fast {_fmt(fast.mean)} vs balanced {_fmt(balanced.mean)} "
+                        f"({fast.mean - balanced.mean:+.3f}) in {ratio:.2f}x balanced's time",
+                    )
+                )
+        if balanced_means:
+            mean_balanced, mean_best = float(np.mean(balanced_means)), float(np.mean(best_means))
+            met = mean_balanced > mean_best
+            found.append(
+                Target(
+                    template,
+                    None,
+                    "mean over datasets",
+                    met,
+                    f"balanced {_fmt(mean_balanced)} {'>' if met else '<='} best baseline per dataset "
+                    f"{_fmt(mean_best)} (mean over {len(balanced_means)} datasets)",
+                )
+            )
+    return found
+
+
+# ---------------------------------------------------------------------------------------------- docs
+
+
+TEMPLATE_TITLES = {
+    "tabular_classification": "Tabular classification (test accuracy)",
+    "tabular_regression": "Tabular regression (test R²; RMSE below it)",
+    "text_classification": "Text classification (test accuracy)",
+    "image_classification": "Image classification (test accuracy)",
+}
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.0f} s" if value >= 10 else f"{value:.1f} s"
+
+
+def _cell_text(cell: Cell | None, best: bool) -> str:
+    if cell is None:
+        return ""
+    if cell.mean is None:
+        return f"failed ({cell.failed}/{cell.runs})"
+    text = f"{cell.mean:.3f} ± {cell.std or 0.0:.3f}"
+    if best:
+        text = f"**{text}**"
+    parts = [text]
+    if "rmse" in cell.extra and cell.metric == "r2":
+        parts.append(f"rmse {cell.extra['rmse']:.3g}")
+    if cell.cv_mean is not None:
+        parts.append(f"cv {cell.cv_mean:.3f}")
+    parts.append(_seconds(cell.seconds))
+    if cell.failed:
+        parts.append(f"{cell.failed} of {cell.runs} failed")
+    return "<br>".join(parts[:1] + [", ".join(parts[1:])])
+
+
+def render_tables(all_results: Sequence[Mapping[str, Any]]) -> str:
+    """The docs/templates.md table region: per template, rows datasets, columns presets then
+    baselines, cells mean ± std over seeds and mean seconds; then the targets, met or not."""
+    lines: list[str] = []
+    for results in all_results:
+        env = results["environment"]
+        cells = summary(results)
+        by_template = _by(cells)
+        titles = {b["name"]: b["title"] for b in results["baselines"]}
+        sources = {d["name"]: d for d in results["datasets"]}
+        lines.append(f"### {results['section'].capitalize()} section")
+        lines.append("")
+        seeds, shares = results["seeds"], results["split"]
+        lines.append(
+            f"Measured {env['measured']} on {env['cpu']}, {env['cores']} cores (shared; 1-minute load "
+            f"{env['load']:.1f} at the end), {len(seeds)} seeds ({', '.join(map(str, seeds))}); "
+            f"per seed one stratified split, {1 - shares['test'] - shares['val']:.0%} train / "
+            f"{shares['val']:.0%} val / {shares['test']:.0%} test, the same for every "
+            f"preset and baseline. Whole run: {results['wall_seconds'] / 60:.0f} min. Command: "
+            f"`{COMMAND.format(section=results['section'])}`."
+        )
+        lines.append("")
+        for template, by_dataset in by_template.items():
+            presets = [p for p in results["presets"] if any(p in e for e in by_dataset.values())]
+            baseline_keys = sorted(
+                {k for e in by_dataset.values() for k in e if k.startswith("baseline:")},
+                key=lambda k: [b["name"] for b in results["baselines"]].index(k.split(":", 1)[1]),
+            )
+            lines.append(f"#### {TEMPLATE_TITLES.get(template, template)}")
+            lines.append("")
+            header = ["dataset (samples)", *presets, *[k.split(":", 1)[1] for k in baseline_keys]]
+            lines.append("| " + " | ".join(header) + " |")
+            lines.append("| --- |" + " ---: |" * (len(header) - 1))
+            for dataset, entries in by_dataset.items():
+                columns = [*presets, *baseline_keys]
+                means = [entries[c].mean for c in columns if c in entries and entries[c].mean is not None]
+                top = max(means) if means else None
+                row = [f"{dataset} ({sources.get(dataset, {}).get('samples', '?')})"]
+                for column in columns:
+                    cell = entries.get(column)
+                    row.append(
+                        _cell_text(cell, cell is not None and cell.mean is not None and cell.mean == top)
+                    )
+                lines.append("| " + " | ".join(row) + " |")
+            lines.append("")
+            lines.append(
+                "Baselines: "
+                + "; ".join(
+                    f"`{k.split(':', 1)[1]}`: {titles.get(k.split(':', 1)[1], '')}" for k in baseline_keys
+                )
+                + ". Cells: mean ± sample std over seeds (best in bold), then the mean of the "
+                "trainer's cross-validation score where it cross-validated (`cv`) and the mean seconds "
+                "per run (train + evaluate for presets, fit + predict for baselines)."
+            )
+            lines.append("")
+            for target in [t for t in targets(results) if t.template == template]:
+                where = target.dataset or "all datasets"
+                verdict = "met" if target.met else "NOT met" if target.met is False else "—"
+                lines.append(
+                    f"- {where}, {target.name}: {verdict if target.met is not None else ''}"
+                    f"{' — ' if target.met is not None else ''}{target.text}"
+                )
+            lines.append("")
+        lines.append("Datasets:")
+        lines.append("")
+        for dataset in results["datasets"]:
+            shape = f"{dataset['samples']} samples"
+            if "features" in dataset:
+                shape += f", {dataset['features']} features"
+                types = dataset.get("column_types") or {}
+                if len(types) > 1:
+                    shape += " (" + ", ".join(f"{n} {k}" for k, n in types.items()) + ")"
+            if dataset["classes"]:
+                shape += f", {dataset['classes']} classes"
+            lines.append(f"- `{dataset['name']}` ({shape}): {dataset['source']}")
+        lines.append("")
+        failures = sorted(
+            {f"{r['dataset']} {r['entry']}: {r['error']}" for r in results["records"] if r.get("error")}
+        )
+        if failures:
+            lines.append("Failed runs: " + "; ".join(failures[:10]) + ("; ..." if len(failures) > 10 else ""))
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_benchmarks_section(all_results: Sequence[Mapping[str, Any]]) -> str:
+    """The short "Model quality" section of docs/benchmarks.md: headline figures and the command."""
+    lines = [
+        "## Model quality (`benchmarks/model_quality.py`)",
+        "",
+        "Every template's presets against strong classical baselines on the same splits, several "
+        "datasets and seeds per section; the full tables are in "
+        "[docs/templates.md](templates.md#model-quality-presets-against-classical-baselines).",
+        "",
+        "| section | template | datasets | balanced (mean) | best baseline per dataset (mean) | "
+        "balanced within 1 std of the best baseline | accurate not worse than balanced |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    commands = []
+    for results in all_results:
+        commands.append(COMMAND.format(section=results["section"]))
+        found = targets(results)
+        for template in _by(summary(results)):
+            mine = [t for t in found if t.template == template]
+            per = [t for t in mine if t.name == "balanced vs best baseline" and t.dataset]
+            acc = [t for t in mine if t.name == "accurate vs balanced"]
+            overall = next((t for t in mine if t.name == "mean over datasets"), None)
+            figures = re.findall(r"\d+\.\d+", overall.text) if overall else []
+            lines.append(
+                f"| {results['section']} | {template} | {len({t.dataset for t in per}) or '—'} | "
+                f"{figures[0] if figures else 'n/a'} | {figures[1] if len(figures) > 1 else 'n/a'} | "
+                f"{sum(1 for t in per if t.met)} of {len(per)} | "
+                f"{(str(sum(1 for t in acc if t.met)) + ' of ' + str(len(acc))) if acc else 'n/a'} |"
+            )
+    lines += ["", "```", *commands, ".venv/bin/python -m benchmarks.model_quality --write-docs", "```"]
+    return "\n".join(lines) + "\n"
+
+
+def replace_between(text: str, begin: str, end: str, body: str, *, heading: str) -> str:
+    """``text`` with the part between the markers replaced by ``body``; the markers (under
+    ``heading``) are appended when absent."""
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        return f"{head}{begin}\n{body}{end}{tail}"
+    return f"{text.rstrip()}\n\n{heading}\n\n{begin}\n{body}{end}\n"
+
+
+def write_docs(all_results: Sequence[Mapping[str, Any]], templates_md: Path, benchmarks_md: Path) -> None:
+    """Rewrite docs/templates.md's table region and docs/benchmarks.md's Model quality section."""
+    tables = render_tables(all_results)
+    templates_md.write_text(
+        replace_between(
+            templates_md.read_text(),
+            TEMPLATES_BEGIN,
+            TEMPLATES_END,
+            tables,
+            heading="## Model quality: presets against classical baselines",
+        )
+    )
+    section = render_benchmarks_section(all_results)
+    benchmarks_md.write_text(
+        replace_between(benchmarks_md.read_text(), BENCHMARKS_BEGIN, BENCHMARKS_END, section, heading="")
+    )
