@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import Any
 
+from workers.contracts.templates import DataProfile, HardwareProfile, ParamValue
 from workers.image_classification.template import PARAMS as IMAGE_CLASSIFICATION_PARAMS
 from workers.image_classification.template import _cross_check as image_cross_check
 from workers.templates.declaration import (
@@ -120,6 +123,38 @@ def _cross_check(values: dict[str, Any]) -> None:
     image_cross_check(values)
 
 
+# fewest optimizer steps per epoch before the batch shrinks; images at which a CPU-only run of
+# the accurate preset trades ResNet-18 for the narrow ResNet
+MIN_STEPS_PER_EPOCH = 4
+CPU_RESNET18_IMAGES = 2000
+
+
+def adapt(
+    values: Mapping[str, Any], data: DataProfile, hardware: HardwareProfile
+) -> dict[str, tuple[ParamValue, str]]:
+    """Data- and hardware-aware defaults (workers.templates.recommend): a batch that still gives a
+    few optimizer steps per epoch on a handful of images, and no ResNet-18 on many images when no
+    GPU is online."""
+    changes: dict[str, tuple[ParamValue, str]] = {}
+    images = data["train_samples"]
+    batch = int(values["batch_size"])
+    if 0 < images < MIN_STEPS_PER_EPOCH * batch:
+        smaller = max(2, 2 ** int(math.log2(max(2, images // MIN_STEPS_PER_EPOCH))))
+        if smaller < batch:
+            changes["batch_size"] = (
+                smaller,
+                f"{images:,} training images: batches of {smaller} make {math.ceil(images / smaller)} "
+                f"optimizer steps per epoch instead of {math.ceil(images / batch)}.",
+            )
+    if hardware["gpus"] == 0 and values["model"] == "det_resnet18" and images >= CPU_RESNET18_IMAGES:
+        changes["model"] = (
+            "det_medium",
+            f"No GPU among the workers online and {images:,} training images: the narrow ResNet "
+            f"(det_medium) instead of ResNet-18, which is slow to train on a CPU.",
+        )
+    return changes
+
+
 TEMPLATE = TaskTemplate(
     name="object_detection",
     title="Object detection",
@@ -143,5 +178,6 @@ TEMPLATE = TaskTemplate(
     export="workers.object_detection.export:export_onnx",
     check_data="workers.object_detection.manifest:check_manifest",
     cross_check=_cross_check,
+    adapt=adapt,
     warm_start=True,
 )

@@ -3,6 +3,10 @@ the web process imports it). The contracts: ``workers.contracts.forecasting``.""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from workers.contracts.templates import DataProfile, HardwareProfile, ParamValue
 from workers.templates.declaration import DataRequirements, Param, Preset, SearchDimension, TaskTemplate
 
 MODELS = ("auto", "lightgbm", "neural", "ets", "arima", "theta", "seasonal_naive", "naive")
@@ -129,6 +133,27 @@ SEARCH_SPACE = (
     SearchDimension("strategy", "categorical", choices=("direct", "recursive")),
 )
 
+# training observations (train + val points of every series) below which the neural candidate is left out
+NEURAL_MIN_OBSERVATIONS = 1000
+
+
+def adapt(
+    values: Mapping[str, Any], data: DataProfile, hardware: HardwareProfile
+) -> dict[str, tuple[ParamValue, str]]:
+    """Data-aware defaults (workers.templates.recommend): the neural candidate only when there are
+    enough observations to learn from (``data["train_samples"]`` counts points, not series)."""
+    observations = data["train_samples"]
+    if values["neural"] and values["model"] == "auto" and 0 < observations < NEURAL_MIN_OBSERVATIONS:
+        return {
+            "neural": (
+                False,
+                f"{observations:,} training observations: too few for the neural network; the "
+                "statistical models and LightGBM are the candidates.",
+            )
+        }
+    return {}
+
+
 TEMPLATE = TaskTemplate(
     name="time_series_forecasting",
     title="Time-series forecasting",
@@ -148,4 +173,5 @@ TEMPLATE = TaskTemplate(
     evaluate="workers.time_series.evaluation:evaluate",
     export="workers.time_series.trainer:export_onnx",
     check_data="workers.time_series.trainer:check_manifest",
+    adapt=adapt,
 )
