@@ -8,13 +8,15 @@ import dataclasses
 
 import pytest
 
+from workers.contracts.templates import DataProfile, HardwareProfile
 from workers.templates import registry
 from workers.templates.declaration import TemplateParamError
 from workers.templates.recommend import cpu_hardware, recommend
 
-CPU = {"gpus": 0, "cpu_count": 2, "workers": 1}
-GPU = {"gpus": 1, "cpu_count": 16, "workers": 1}
-PROFILES = [
+CPU: HardwareProfile = {"gpus": 0, "cpu_count": 2, "workers": 1}
+GPU: HardwareProfile = {"gpus": 1, "cpu_count": 16, "workers": 1}
+NO_WORKER: HardwareProfile = {"gpus": 0, "cpu_count": 1, "workers": 0}
+PROFILES: list[DataProfile] = [
     {"train_samples": 12, "classes": 2, "features": 4},
     {"train_samples": 150, "classes": 3, "features": 4},
     {"train_samples": 1_797, "classes": 10, "features": 64},
@@ -40,7 +42,7 @@ def test_a_few_detection_images_get_a_smaller_batch_and_say_why():
 
 def test_many_images_without_a_gpu_trade_resnet18_for_the_narrow_resnet():
     template = registry.get("object_detection")
-    data = {"train_samples": 5_000, "classes": 3}
+    data: DataProfile = {"train_samples": 5_000, "classes": 3}
     on_cpu = recommend(template, "accurate", data, CPU)
     assert [(c["param"], c["preset_value"], c["value"]) for c in on_cpu["choices"]] == [
         ("model", "det_resnet18", "det_medium")
@@ -52,7 +54,7 @@ def test_many_images_without_a_gpu_trade_resnet18_for_the_narrow_resnet():
 
 def test_the_users_own_values_are_never_changed_nor_listed():
     template = registry.get("object_detection")
-    data = {"train_samples": 5_000, "classes": 3}
+    data: DataProfile = {"train_samples": 5_000, "classes": 3}
     rec = recommend(template, "accurate", data, CPU, {"model": "det_resnet18", "epochs": 3, "seed": None})
     assert rec["values"]["model"] == "det_resnet18" and rec["values"]["epochs"] == 3
     assert rec["choices"] == []
@@ -76,9 +78,9 @@ def test_every_choice_of_every_template_validates_and_is_deterministic(name):
     template = registry.get(name)
     for preset in template.presets:
         for data in PROFILES:
-            for hardware in (CPU, GPU, {"gpus": 0, "cpu_count": 1, "workers": 0}):
+            for hardware in (CPU, GPU, NO_WORKER):
                 rec = recommend(template, preset.name, data, hardware)
-                assert rec == recommend(template, preset.name, dict(data), dict(hardware))  # type: ignore[arg-type]
+                assert rec == recommend(template, preset.name, data.copy(), hardware.copy())
                 assert template.validate_params(preset.name, rec["values"]) == rec["values"]
                 declared = template.validate_params(preset.name)
                 differing = [p.name for p in template.params if rec["values"][p.name] != declared[p.name]]
