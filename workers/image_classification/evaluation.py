@@ -29,6 +29,7 @@ from workers.image_classification.preprocessing import open_image
 from workers.progress import Report, silent_report
 from workers.shared.atomic_files import sha256_of
 from workers.shared.classification_metrics import classification_metrics
+from workers.shared.intervals import classification_intervals
 
 REPORT_INTERVAL_S = 0.5
 
@@ -115,6 +116,7 @@ def evaluate(
             for i in ranked
         ],
         "model": {"path": os.fspath(model_path), "sha256": sha256_of(model_path)},
+        "intervals": classification_intervals(y_true, probabilities),
     }
 
 

@@ -30,6 +30,7 @@ from workers.contracts.manifest import TabularManifest
 from workers.progress import Report, silent_report
 from workers.shared.atomic_files import sha256_of
 from workers.shared.classification_metrics import classification_metrics
+from workers.shared.intervals import classification_intervals, regression_intervals
 from workers.tabular.encoding import encode, feature_sources
 from workers.tabular.predictor import TabularPredictor
 
@@ -159,6 +160,7 @@ def evaluate(
             ],
             "feature_importance": permutation_importance(predictor, matrix, y_true),
             "model": model,
+            "intervals": regression_intervals(y_true, y_pred),
         }
     y_true = np.asarray([s["label"] for s in samples], dtype=np.int64)
     scores = classification_metrics(y_true, out, classes)
@@ -203,4 +205,5 @@ def evaluate(
         ],
         "feature_importance": permutation_importance(predictor, matrix, y_true),
         "model": model,
+        "intervals": classification_intervals(y_true, out),
     }

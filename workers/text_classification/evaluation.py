@@ -15,6 +15,7 @@ from workers.contracts.manifest import SampleRef, TextManifest
 from workers.progress import Report, silent_report
 from workers.shared.atomic_files import sha256_of
 from workers.shared.classification_metrics import classification_metrics
+from workers.shared.intervals import classification_intervals
 from workers.text_classification.predictor import TextClassifier
 
 
@@ -77,4 +78,5 @@ def evaluate(
         ],
         "misclassified": len(wrong),
         "model": {"path": os.fspath(model_path), "sha256": sha256_of(model_path)},
+        "intervals": classification_intervals(y_true, probabilities),
     }
