@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -89,7 +90,8 @@ def split(manifest: Mapping[str, Any], seed: int, *, test: float = 0.2, val: flo
     """A copy of ``manifest`` with every sample's ``split`` drawn afresh: ``test`` and ``val`` shares,
     the rest train. Stratified by class when the manifest has classes (each class split in the same
     shares, at least one train sample per class); deterministic for a ``seed``, so every preset and
-    baseline of one (dataset, seed) sees the same split.
+    baseline of one (dataset, seed) sees the same split. Samples that share a ``group`` (e.g. the
+    paragraphs of one document) go to the same split (:func:`_grouped`).
 
     >>> m = {"classes": ["a", "b"], "samples": [{"label": i % 2, "split": "train"} for i in range(10)]}
     >>> [s["split"] for s in split(m, 0)["samples"]].count("test")
@@ -101,24 +103,60 @@ def split(manifest: Mapping[str, Any], seed: int, *, test: float = 0.2, val: flo
     if not samples:
         raise ValueError("the manifest has no samples to split")
     rng = np.random.default_rng(seed)
-    groups: dict[int, list[int]] = {}
     stratified = bool(manifest.get("classes"))
-    for index, sample in enumerate(samples):
-        groups.setdefault(int(sample["label"]) if stratified else 0, []).append(index)
-    names = [""] * len(samples)
-    for key in sorted(groups):
-        members = rng.permutation(np.asarray(groups[key]))
-        n = len(members)
-        n_test, n_val = _round(test * n), _round(val * n)
-        while n_test + n_val > n - 1 and n_val > 0:  # keep a train sample per class
-            n_val -= 1
-        while n_test + n_val > n - 1 and n_test > 0:
-            n_test -= 1
-        for position, index in enumerate(members):
-            names[int(index)] = (
-                "test" if position < n_test else "val" if position < n_test + n_val else "train"
-            )
+    if any("group" in s for s in samples):
+        names = _grouped(samples, rng, stratified, test, val)
+    else:
+        strata: dict[int, list[int]] = {}
+        for index, sample in enumerate(samples):
+            strata.setdefault(int(sample["label"]) if stratified else 0, []).append(index)
+        names = [""] * len(samples)
+        for key in sorted(strata):
+            members = rng.permutation(np.asarray(strata[key]))
+            n = len(members)
+            n_test, n_val = _round(test * n), _round(val * n)
+            while n_test + n_val > n - 1 and n_val > 0:  # keep a train sample per class
+                n_val -= 1
+            while n_test + n_val > n - 1 and n_test > 0:
+                n_test -= 1
+            for position, index in enumerate(members):
+                names[int(index)] = (
+                    "test" if position < n_test else "val" if position < n_test + n_val else "train"
+                )
     return {**manifest, "samples": [{**s, "split": name} for s, name in zip(samples, names, strict=True)]}
+
+
+def _grouped(
+    samples: Sequence[Mapping[str, Any]], rng: np.random.Generator, stratified: bool, test: float, val: float
+) -> list[str]:
+    """Whole groups (a sample's ``group``; a sample without one is its own) to one split each,
+    stratified by the group's most common label: per stratum the groups in a seeded order fill test,
+    then val, up to their shares of the stratum's samples; the rest train (at least one group)."""
+    groups: dict[str, list[int]] = {}
+    for index, sample in enumerate(samples):
+        groups.setdefault(str(sample["group"]) if "group" in sample else f"\0{index}", []).append(index)
+    strata: dict[int, list[str]] = {}
+    for key, members in groups.items():
+        label = Counter(int(samples[i]["label"]) for i in members).most_common(1)[0][0] if stratified else 0
+        strata.setdefault(label, []).append(key)
+    names = [""] * len(samples)
+    for label in sorted(strata):
+        keys = [strata[label][int(i)] for i in rng.permutation(len(strata[label]))]
+        n = sum(len(groups[k]) for k in keys)
+        want = {"test": _round(test * n), "val": _round(val * n)}
+        taken = {"test": 0, "val": 0}
+        for position, key in enumerate(keys):
+            left = len(keys) - position  # this group and those after it
+            name = "train"
+            for candidate in ("test", "val"):
+                if taken[candidate] < want[candidate] and left > 1:
+                    name = candidate
+                    break
+            if name != "train":
+                taken[name] += len(groups[key])
+            for index in groups[key]:
+                names[index] = name
+    return names
 
 
 def _of_split(manifest: Mapping[str, Any], name: str) -> list[Mapping[str, Any]]:
