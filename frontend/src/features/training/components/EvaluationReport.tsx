@@ -49,6 +49,8 @@ import { DetectionReport } from './detection/DetectionReport';
 import { asForecastReport } from '@/lib/forecasting';
 import { ForecastReport } from './forecast/ForecastReport';
 import { formatSkill } from './forecast/forecastFormat';
+import { spreadOf } from './spreadFormat';
+import { CrossValidationPanel, MetricIntervalText } from './ValidationSpread';
 
 /** A mistake of the report whose sample is a sample of the dataset (`id`), as the report lists them. */
 type ShownMistake = Mistake & { id: number };
@@ -331,6 +333,7 @@ export function EvaluationReport({
   const mistakes = useMemo(() => (evaluation ? shownMistakes(evaluation) : []), [evaluation]);
   const topK = Object.entries(evaluation?.top_k_accuracy ?? {}).sort(([a], [b]) => Number(a) - Number(b));
   const importance = evaluation?.feature_importance ?? [];
+  const spread = spreadOf(report);
   const [pick, setPick] = useState<CellPick | null>(null);
 
   if (isPending) return <Skeleton h={300} />;
@@ -368,6 +371,11 @@ export function EvaluationReport({
               {t('report.headline', { split, value: formatPercent(evaluation.accuracy) })}
             </Badge>
           )}
+          {evaluation && spread.intervals.length > 0 && (
+            <Text size="sm" c="dimmed" data-testid="eval-headline-interval">
+              <MetricIntervalText intervals={spread.intervals} metric="accuracy" samples={evaluation.samples} noun={nouns(evaluation.samples)} />
+            </Text>
+          )}
           {detection && (
             <Badge size="lg" color="teal" variant="light" tt="none" data-testid="eval-headline">
               {t('detection.headline', { split, map50: formatPercent(detection.map50), map: formatPercent(detection.map) })}
@@ -382,6 +390,11 @@ export function EvaluationReport({
             <Badge size="lg" color="teal" variant="light" tt="none" data-testid="eval-headline">
               {t('report.headlineRegression', { split, r2: formatNumber(regression.r2), rmse: formatNumber(regression.rmse) })}
             </Badge>
+          )}
+          {regression && spread.intervals.length > 0 && (
+            <Text size="sm" c="dimmed" data-testid="eval-headline-interval">
+              <MetricIntervalText intervals={spread.intervals} metric="r2" samples={regression.samples} noun={t('report.nouns.row', { count: regression.samples })} />
+            </Text>
           )}
         </Group>
         <Group gap="xs" align="flex-end">
@@ -426,7 +439,13 @@ export function EvaluationReport({
             {t('report.summary', { samples: formatCount(evaluation.samples), split, noun: nouns(evaluation.samples), classes: evaluation.classes.length })}
           </Text>
           <SimpleGrid cols={{ base: 2, sm: 4 }}>
-            <Stat size="xl" label={t('report.metrics.accuracy')} value={formatPercent(evaluation.accuracy)} testId="eval-accuracy" />
+            <Stat
+              size="xl"
+              label={t('report.metrics.accuracy')}
+              value={formatPercent(evaluation.accuracy)}
+              testId="eval-accuracy"
+              hint={spread.intervals.length > 0 ? <MetricIntervalText intervals={spread.intervals} metric="accuracy" samples={evaluation.samples} noun={nouns(evaluation.samples)} /> : undefined}
+            />
             {topK
               .filter(([k]) => k !== '1')
               .map(([k, accuracy]) => (
@@ -436,11 +455,18 @@ export function EvaluationReport({
           <SimpleGrid cols={{ base: 3, lg: 6 }}>
             <Stat size="xl" label={t('report.metrics.macroPrecision')} value={formatPercent(evaluation.macro.precision)} testId="eval-macro-precision" />
             <Stat size="xl" label={t('report.metrics.macroRecall')} value={formatPercent(evaluation.macro.recall)} testId="eval-macro-recall" />
-            <Stat size="xl" label={t('report.metrics.macroF1')} value={formatPercent(evaluation.macro.f1)} testId="eval-macro-f1" />
+            <Stat
+              size="xl"
+              label={t('report.metrics.macroF1')}
+              value={formatPercent(evaluation.macro.f1)}
+              testId="eval-macro-f1"
+              hint={spread.intervals.length > 0 ? <MetricIntervalText intervals={spread.intervals} metric="macro_f1" samples={evaluation.samples} noun={nouns(evaluation.samples)} /> : undefined}
+            />
             <Stat size="xl" label={t('report.metrics.weightedPrecision')} value={formatPercent(evaluation.weighted.precision)} testId="eval-weighted-precision" />
             <Stat size="xl" label={t('report.metrics.weightedRecall')} value={formatPercent(evaluation.weighted.recall)} testId="eval-weighted-recall" />
             <Stat size="xl" label={t('report.metrics.weightedF1')} value={formatPercent(evaluation.weighted.f1)} testId="eval-weighted-f1" />
           </SimpleGrid>
+          {spread.crossValidation && <CrossValidationPanel cv={spread.crossValidation} />}
           <PerClass evaluation={evaluation} />
           <Paper withBorder p="md">
             <Title order={5} mb={4}>

@@ -6,6 +6,8 @@ import { Stat } from '@/components/Stat';
 import { formatNumber as formatCount } from '@/lib/numbers';
 import { formatNumber, sampleIdOf, type FeatureImportance as Importance, type RegressionReport as Report } from '../api/modelVersions';
 import { cellText, inSeriesOrder, shownColumns, splitName } from './reportFormat';
+import { spreadOf } from './spreadFormat';
+import { CrossValidationPanel, MetricIntervalText } from './ValidationSpread';
 
 /** Permutation feature importance (how much the test score drops when a column is shuffled), top 20. */
 export function FeatureImportanceChart({ features, score }: { features: Importance[]; score: string }) {
@@ -56,16 +58,30 @@ export function RegressionReport({ evaluation }: { evaluation: Report }) {
   const high = values.length ? Math.max(...values) : 1;
   const diagonal = Array.from({ length: 21 }, (_, i) => low + ((high - low) * i) / 20).map((v) => ({ actual: v, predicted: v }));
   const columns = shownColumns(largestErrors[0]?.values, evaluation.feature_importance);
+  const spread = spreadOf(evaluation);
+  const rows = t('report.nouns.row', { count: evaluation.samples });
+  const hint = (text: string, metric: string) => (
+    <>
+      {text}
+      {spread.intervals.some((entry) => entry.metric === metric) && (
+        <>
+          <br />
+          <MetricIntervalText intervals={spread.intervals} metric={metric} samples={evaluation.samples} noun={rows} />
+        </>
+      )}
+    </>
+  );
   return (
     <Stack data-testid="eval-regression">
       <Text size="sm" c="dimmed">
         {t('regression.summary', { samples: formatCount(evaluation.samples), split })}
       </Text>
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
-        <Stat size="xl" label="MAE" value={formatNumber(evaluation.mae)} hint={t('regression.maeHint')} testId="eval-mae" />
-        <Stat size="xl" label="RMSE" value={formatNumber(evaluation.rmse)} hint={t('regression.rmseHint')} testId="eval-rmse" />
-        <Stat size="xl" label="R²" value={formatNumber(evaluation.r2)} hint={t('regression.r2Hint')} testId="eval-r2" />
+        <Stat size="xl" label="MAE" value={formatNumber(evaluation.mae)} hint={hint(t('regression.maeHint'), 'mae')} testId="eval-mae" />
+        <Stat size="xl" label="RMSE" value={formatNumber(evaluation.rmse)} hint={hint(t('regression.rmseHint'), 'rmse')} testId="eval-rmse" />
+        <Stat size="xl" label="R²" value={formatNumber(evaluation.r2)} hint={hint(t('regression.r2Hint'), 'r2')} testId="eval-r2" />
       </SimpleGrid>
+      {spread.crossValidation && <CrossValidationPanel cv={spread.crossValidation} />}
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <Paper withBorder p="md" data-testid="eval-residual-plot" data-points={residuals.length}>
           <Title order={5} mb="xs">

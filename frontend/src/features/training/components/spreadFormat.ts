@@ -1,0 +1,53 @@
+/** The validation and spread of an evaluation report: its types (until the client is regenerated) and formats. */
+import { useTranslation } from 'react-i18next';
+import { formatNumber, formatPercent } from '../api/modelVersions';
+
+// TODO(lead): switch to generated type (workers/contracts/validation.py: FoldScore, CandidateScore,
+// CrossValidation, MetricInterval; the reports' `cross_validation` and `intervals`).
+export type FoldScore = { fold: number; train_samples: number; samples: number; score: number };
+export type CandidateScore = { name: string; mean: number; std: number; weight?: number; chosen: boolean };
+export type CrossValidation = {
+  kind: 'cross_validation';
+  version: number;
+  method: 'kfold' | 'repeated_split';
+  folds: number;
+  metric: string;
+  direction: 'maximize' | 'minimize';
+  samples: number;
+  scores: FoldScore[];
+  mean: number;
+  std: number;
+  chosen: Record<string, string | number | boolean | null>;
+  candidates?: CandidateScore[];
+  reason: string;
+};
+export type MetricInterval = { metric: string; value: number; low: number; high: number; confidence: number; resamples: number };
+
+/** The validation and spread an evaluation report carries, when it does (older reports have neither). */
+export function spreadOf(report: unknown): { crossValidation: CrossValidation | null; intervals: MetricInterval[] } {
+  const found = (report ?? {}) as { cross_validation?: CrossValidation | null; intervals?: MetricInterval[] | null };
+  return {
+    crossValidation: found.cross_validation && Array.isArray(found.cross_validation.scores) ? found.cross_validation : null,
+    intervals: Array.isArray(found.intervals) ? found.intervals : [],
+  };
+}
+
+/** Metrics that are shares (shown as percentages); the rest (MAE, RMSE, R², loss) as plain numbers. */
+const FRACTIONS = new Set(['accuracy', 'macro_f1', 'weighted_f1', 'f1', 'precision', 'recall', 'balanced_accuracy']);
+
+export function formatMetric(metric: string, value: number | null | undefined): string {
+  return FRACTIONS.has(metric) ? formatPercent(value) : formatNumber(value);
+}
+
+const METRIC_NAMES = ['accuracy', 'macro_f1', 'mae', 'rmse', 'r2'] as const;
+type KnownMetric = (typeof METRIC_NAMES)[number];
+
+function isKnownMetric(metric: string): metric is KnownMetric {
+  return (METRIC_NAMES as readonly string[]).includes(metric);
+}
+
+/** A metric's name in the UI's language (the contract's name when it is not one the UI knows). */
+export function useMetricName(): (metric: string) => string {
+  const { t } = useTranslation('training');
+  return (metric) => (isKnownMetric(metric) ? t(`intervals.metrics.${metric}`) : metric);
+}
