@@ -25,7 +25,10 @@ from workspaces.selectors import scoped_to_member
 
 from training.kinds import TRAINING_RUN
 from training.models import ModelVersion, ModelVersionSource
+from training.recommendations import data_profile, hardware_of
+from workers.contracts.templates import HardwareProfile, PresetRecommendation
 from workers.templates import registry
+from workers.templates.recommend import recommend
 
 ESTIMATES_VERSION = 1
 # The most recent model versions of the template read for the history (one query, bounded).
@@ -105,6 +108,10 @@ class SpeedEstimate(TypedDict):
 
 
 class PresetEstimate(TypedDict):
+    """A preset as a training job would run it now: ``recommendation`` is the preset fitted to this
+    dataset version and the workers online (what the job records unless it is started with
+    ``adapt: false``); ``model`` and the time are those of its values."""
+
     preset: str
     title: str
     description: str
@@ -114,6 +121,7 @@ class PresetEstimate(TypedDict):
     quality: QualityEstimate
     size: SizeEstimate
     speed: SpeedEstimate
+    recommendation: PresetRecommendation
 
 
 class TrainingEstimates(TypedDict):
@@ -215,7 +223,7 @@ def _config(template: str, params: dict[str, Any]) -> tuple[str, str]:
     return (template, str(params.get("model", "")))
 
 
-def _workers_online(*, queue_preferring_gpu: bool) -> tuple[WorkersOnline, dict[str, str]]:
+def _workers_online(*, queue_preferring_gpu: bool) -> tuple[WorkersOnline, dict[str, str], HardwareProfile]:
     nodes = list(workers_alive().values("hostname", "queues", "devices"))
     live = {n["hostname"]: worker_class_of(n["devices"] or {}) for n in nodes}
     queue = "gpu" if queue_preferring_gpu and any("gpu" in (n["queues"] or []) for n in nodes) else "cpu"
@@ -242,7 +250,13 @@ def _workers_online(*, queue_preferring_gpu: bool) -> tuple[WorkersOnline, dict[
         if online
         else f"No worker is online for the {queue} queue: a training job waits until one starts."
     )
-    return {"queue": queue, "online": online, "classes": list(classes.values()), "message": message}, live
+    workers: WorkersOnline = {
+        "queue": queue,
+        "online": online,
+        "classes": list(classes.values()),
+        "message": message,
+    }
+    return workers, live, hardware_of(nodes, queue=queue)
 
 
 def _time_estimate(
@@ -392,7 +406,7 @@ def training_estimates(*, user, dataset_version: DatasetVersion) -> TrainingEsti
     ``"none"`` before any run on the workers online, ``"measured"`` after.
     """
     template = registry.get(dataset_version.dataset.task_type)
-    online, live_nodes = _workers_online(queue_preferring_gpu=TRAINING_RUN.prefers_gpu)
+    online, live_nodes, hardware = _workers_online(queue_preferring_gpu=TRAINING_RUN.prefers_gpu)
     history = list(
         scoped_to_member(ModelVersion.objects.all(), user=user)
         .filter(template=template.name, source=ModelVersionSource.TRAINED)
@@ -403,7 +417,12 @@ def training_estimates(*, user, dataset_version: DatasetVersion) -> TrainingEsti
     for version in history:
         by_config[_config(template.name, version.params or {})].append(version)
     description = template.as_dict()
-    presets_values = {p["name"]: template.validate_params(p["name"], {}) for p in description["presets"]}
+    # what a job with the preset would run: the preset fitted to the data and the workers online
+    data = data_profile(dataset_version)
+    recommendations = {
+        p["name"]: recommend(template, p["name"], data, hardware) for p in description["presets"]
+    }
+    presets_values = {name: dict(r["values"]) for name, r in recommendations.items()}
     wanted = {v.pk for p in presets_values.values() for v in by_config.get(_config(template.name, p), [])}
     latency = _latency_by_version(sorted(wanted))
     samples = _train_samples(dataset_version)
@@ -436,6 +455,7 @@ def training_estimates(*, user, dataset_version: DatasetVersion) -> TrainingEsti
                 "quality": _quality_estimate(on_this_dataset),
                 "size": _size_estimate(same_model),
                 "speed": _speed_estimate(same_model, latency),
+                "recommendation": recommendations[preset["name"]],
             }
         )
     return {

@@ -18,6 +18,11 @@ class TrainingRunParams(serializers.Serializer):
     warm_start_from = serializers.IntegerField(
         required=False, help_text="The model version whose weights the run starts from."
     )
+    recommendation = serializers.DictField(
+        required=False,
+        help_text="The preset fitted to the data and the workers online "
+        "(workers.contracts.templates.PresetRecommendation); absent with adapt false.",
+    )
 
 
 class BackboneCheckParams(serializers.Serializer):

@@ -25,6 +25,7 @@ from workspaces.models import Project
 
 from training.estimates import worker_class_of
 from training.models import Backbone, BackboneStatus, ModelVersion
+from training.recommendations import hardware_profile, preset_recommendation
 from workers.progress import Report
 from workers.templates import TemplateParamError, registry
 
@@ -298,11 +299,15 @@ def training_job_create(
     params: dict[str, Any] | None = None,
     backbone: Backbone | None = None,
     warm_start_from: ModelVersion | None = None,
+    adapt: bool = True,
 ) -> Job:
     """Validate the run's parameters, data and backbone, then queue it (on `gpu` when a GPU worker
     is alive). ``backbone``: a valid backbone of the same project to initialise all but the head from.
     ``warm_start_from``: a model version of the project (same template and network) whose weights the
     run starts from; the head's rows are matched by class name (retrain from a version).
+    ``adapt``: fit the preset to the dataset version and the workers online (the template's rule,
+    workers.templates.recommend; the parameters in ``params`` are kept) and record the choices as the
+    job's ``recommendation``; false runs the preset's values as declared.
 
     e.g. ``training_job_create(user=u, dataset_version=v, preset="fast", params={"epochs": 3})``
     """
@@ -319,6 +324,16 @@ def training_job_create(
     except TemplateParamError as exc:
         field = exc.field if exc.field == "preset" else f"params.{exc.field}"
         raise field_error(field, exc.message) from None
+    recommendation = None
+    if adapt:
+        recommendation = preset_recommendation(
+            template=chosen,
+            preset=preset,
+            dataset_version=dataset_version,
+            hardware=hardware_profile(),
+            overrides=params,
+        )
+        values = dict(recommendation["values"])
     if backbone is not None:
         _check_backbone_for_run(backbone=backbone, dataset_version=dataset_version, model=values.get("model"))
     if warm_start_from is not None:
@@ -340,6 +355,8 @@ def training_job_create(
         job_params["backbone"] = backbone.pk
     if warm_start_from is not None:
         job_params["warm_start_from"] = warm_start_from.pk
+    if recommendation is not None:
+        job_params["recommendation"] = recommendation
     return job_create(
         workspace=dataset_version.dataset.workspace,
         project=dataset_version.dataset.project,

@@ -80,6 +80,13 @@ def earlier_run(project, version, *, worker_class="cpu:4", train_seconds=50.0, t
     )
 
 
+def work(preset: dict, samples: int) -> float:
+    """Sample-passes at the 64 px reference of what the preset runs: its values fitted to the data and
+    the workers online (the recommendation), which the time estimate is made for."""
+    values = preset["recommendation"]["values"]
+    return samples * values["epochs"] * (values["image_size"] / 64) ** 2
+
+
 def estimates(client, version):
     answer = client.get(f"/api/v1/training-estimates/?dataset_version={version.pk}")
     assert answer.status_code == 200, answer.content
@@ -140,10 +147,11 @@ def test_the_measured_time_scales_with_the_dataset_on_the_worker_class_online(
     body, presets = estimates(api_client(tenants["alice"]), big)
     fast = presets["fast"]["time"]
     assert fast["basis"] == "measured" and fast["runs"] == 2 and fast["worker_class"] == "cpu:4"
-    assert fast["seconds"] == pytest.approx(10 + 200 * 10 * 0.25 * 0.2)
+    assert fast["seconds"] == pytest.approx(10 + work(presets["fast"], 200) * 0.2)
+    assert f"x {presets['fast']['recommendation']['values']['epochs']:g} passes" in fast["message"]
     assert fast["samples_per_second"] == 20.0
     _, on_small = estimates(api_client(tenants["alice"]), small)
-    assert on_small["fast"]["time"]["seconds"] == pytest.approx(10 + 100 * 10 * 0.25 * 0.2)
+    assert on_small["fast"]["time"]["seconds"] == pytest.approx(10 + work(on_small["fast"], 100) * 0.2)
     # another model was never run: no number for it
     assert presets["balanced"]["time"]["basis"] == "none"
     # the run of a live worker whose class was not recorded counts through its node
@@ -249,4 +257,5 @@ def test_a_gpu_worker_online_takes_the_job_and_its_class_is_used(tenants, api_cl
     assert body["workers"]["queue"] == "gpu" and body["workers"]["online"] == 1
     assert body["workers"]["classes"][0]["name"] == "NVIDIA H200"
     assert presets["fast"]["time"]["worker_class"] == "gpu:NVIDIA H200"
-    assert presets["fast"]["time"]["seconds"] == pytest.approx(4.0)
+    # 100 samples x 10 epochs at 32 px took 2 s of training and 2 s overhead on the GPU
+    assert presets["fast"]["time"]["seconds"] == pytest.approx(2.0 + work(presets["fast"], 100) * 2.0 / 250)

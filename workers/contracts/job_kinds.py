@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal, NotRequired, TypedDict
 
 from workers.contracts.preprocessing import ImagePreprocessing
-from workers.contracts.templates import ParamValues
+from workers.contracts.templates import ParamValues, PresetRecommendation
 
 JOB_PARAMS_VERSION = 1
 JOB_RESULT_VERSION = 1
@@ -60,6 +60,7 @@ class TrainingRunParams(TypedDict):
     preset: str
     params: ParamValues
     backbone: NotRequired[int]
+    recommendation: NotRequired[PresetRecommendation]
 
 
 class BackboneCheckParams(TypedDict):

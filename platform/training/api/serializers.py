@@ -65,6 +65,13 @@ class TrainingJobCreateSerializer(serializers.Serializer):
         help_text="A model version of the dataset's project (same template and model) to start from: "
         "its weights, the head's rows matched by class name (retrain from a version).",
     )
+    adapt = serializers.BooleanField(
+        required=False,
+        default=True,
+        help_text="Fit the preset to the dataset version and the workers online (batch size, epochs, "
+        "model size... by the template's rule; the job records the choices as its recommendation). "
+        "Parameters in params are never changed. false: the preset's values as declared.",
+    )
 
 
 class RetrainSerializer(serializers.Serializer):

@@ -11,6 +11,7 @@ from jobs.api.serializers import JobSerializer
 from rest_framework import serializers
 
 from workers.contracts.jobs import TrainingJobResult
+from workers.contracts.templates import PresetRecommendation
 
 
 class ProducedModelVersionSerializer(serializers.Serializer):
@@ -41,6 +42,15 @@ class TrainingJobSerializer(JobSerializer):
         default=None,
         help_text="The model version whose weights the run starts from (retrain from a version), or null.",
     )
+    recommendation = contract_field(
+        contract_serializer(PresetRecommendation),
+        source="params.recommendation",
+        allow_null=True,
+        default=None,
+        help_text="The preset fitted to the dataset version and the workers online when the job was "
+        "created: the values it runs and each parameter chosen for the data and hardware, with why; "
+        "null when it was started with adapt false (or before this was recorded).",
+    )
     result = contract_field(
         contract_serializer(TrainingJobResult),
         allow_null=True,
@@ -63,6 +73,7 @@ class TrainingJobSerializer(JobSerializer):
             "dataset_version",
             "backbone",
             "warm_start_from",
+            "recommendation",
             "model_version",
             *JobSerializer.Meta.fields[JobSerializer.Meta.fields.index("params") + 1 :],
         ]

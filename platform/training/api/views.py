@@ -107,6 +107,7 @@ class TrainingJobViewSet(
             params=data.get("params"),
             backbone=data.get("backbone"),
             warm_start_from=data.get("warm_start_from"),
+            adapt=data.get("adapt", True),
         )
         return Response(JobSerializer(job).data, status=status.HTTP_201_CREATED)
 
