@@ -93,6 +93,21 @@ def model_version(
     ]
     rows += [(f"test {k}", v) for k, v in test.items() if not isinstance(v, dict)]
     rows += [(f"test top-{k} accuracy", v) for k, v in (test.get("top_k_accuracy") or {}).items()]
+    for interval in (evaluation or {}).get("intervals") or []:
+        rows.append(
+            (
+                f"test {interval['metric']} {100 * interval['confidence']:.0f}% interval",
+                f"{interval['low']:.4g} – {interval['high']:.4g}",
+            )
+        )
+    cv = (evaluation or {}).get("cross_validation")
+    if cv:
+        rows.append(
+            (
+                "cross-validation",
+                f"{cv['metric']} {cv['mean']:.4g} ± {cv['std']:.2g} over {cv['folds']} folds",
+            )
+        )
     matrix = ""
     if evaluation is not None and evaluation["kind"] == "classification_report":
         matrix = "<p><b>Confusion matrix</b> (test split)</p>" + confusion_matrix(

@@ -105,6 +105,64 @@ class _Report(Generic[ReportT]):
     def samples(self) -> int:
         return self.data["samples"]
 
+    @property
+    def intervals(self) -> dict[str, dict[str, Any]]:
+        """The test metrics' 95% bootstrap intervals, by metric (``accuracy`` and ``macro_f1``; ``mae``,
+        ``rmse`` and ``r2``): ``{"value", "low", "high", "confidence", "resamples"}`` each; empty for
+        a report made before the platform computed them (or a detector's).
+
+        >>> report.intervals["accuracy"]   # {"value": 0.944, "low": 0.861, "high": 1.0, ...}
+        """
+        found: Mapping[str, Any] = self.data
+        return {entry["metric"]: dict(entry) for entry in found.get("intervals") or []}
+
+    @property
+    def cross_validation(self) -> dict[str, Any] | None:
+        """How a small-data run chose its model: k-fold cross-validation over the train and val
+        splits (``metric``, ``folds``, ``scores`` per fold, ``mean``, ``std``, ``chosen``,
+        ``candidates``, ``reason``); None when the run held out the val split instead."""
+        found: Mapping[str, Any] = self.data
+        cv = found.get("cross_validation")
+        return dict(cv) if cv else None
+
+    def folds_frame(self) -> Any:
+        """The cross-validation's score per fold as a DataFrame (fold, train_samples, samples,
+        score); empty when the run did not cross-validate."""
+        pd = _optional.pandas()
+        cv = self.cross_validation
+        return pd.DataFrame(cv["scores"] if cv else [], columns=["fold", "train_samples", "samples", "score"])
+
+    def _spread(self, metric: str) -> str:
+        """`` [low, high]`` of a metric's interval (empty without one), for reprs and titles."""
+        interval = self.intervals.get(metric)
+        return f" [{interval['low']:.4g}, {interval['high']:.4g}]" if interval else ""
+
+    def plot_cross_validation(self, ax: Any = None) -> Any:
+        """Each fold's score as a dot, the mean as a dashed line and the mean ± 1 std as a band
+        (``pip install sampan[plot]``); returns the Axes."""
+        cv = self.cross_validation
+        if cv is None:
+            raise ValueError(f"Model version {self.name} did not cross-validate (it held out the val split).")
+        plt = _optional.pyplot("plot_cross_validation")
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5, 3))
+        folds = [score["fold"] + 1 for score in cv["scores"]]
+        ax.axhspan(
+            cv["mean"] - cv["std"], cv["mean"] + cv["std"], color="tab:blue", alpha=0.15, label="mean ± 1 std"
+        )
+        ax.axhline(cv["mean"], color="tab:blue", linestyle="--", linewidth=1, label="mean")
+        ax.scatter(
+            folds, [score["score"] for score in cv["scores"]], color="tab:orange", zorder=3, label="fold"
+        )
+        ax.set_xticks(folds)
+        ax.set_xlabel("fold")
+        ax.set_ylabel(cv["metric"])
+        ax.set_title(
+            f"{self.name}: {cv['metric']} {cv['mean']:.4g} ± {cv['std']:.2g} over {cv['folds']} folds"
+        )
+        ax.legend(loc="best", fontsize="small")
+        return ax
+
 
 class EvaluationReport(_Report[schema.ClassificationReport]):
     """A classifier's evaluation on its dataset version's test split: typed accessors over the
@@ -157,7 +215,8 @@ class EvaluationReport(_Report[schema.ClassificationReport]):
     def __repr__(self) -> str:
         return (
             f"EvaluationReport(model_version={self.model_version}, name={self.name!r}, split={self.split!r}, "
-            f"samples={self.samples}, accuracy={self.accuracy:.4g}, macro_f1={self.macro_f1:.4g})"
+            f"samples={self.samples}, accuracy={self.accuracy:.4g}{self._spread('accuracy')}, "
+            f"macro_f1={self.macro_f1:.4g}{self._spread('macro_f1')})"
         )
 
     def to_dataframe(self) -> Any:
@@ -242,7 +301,8 @@ class RegressionReport(_Report[schema.RegressionReport]):
     def __repr__(self) -> str:
         return (
             f"RegressionReport(model_version={self.model_version}, name={self.name!r}, split={self.split!r}, "
-            f"samples={self.samples}, mae={self.mae:.4g}, rmse={self.rmse:.4g}, r2={self.r2:.4g})"
+            f"samples={self.samples}, mae={self.mae:.4g}{self._spread('mae')}, "
+            f"rmse={self.rmse:.4g}{self._spread('rmse')}, r2={self.r2:.4g}{self._spread('r2')})"
         )
 
     def residuals_frame(self) -> Any:
