@@ -1,7 +1,8 @@
 import { api, unwrap } from '@/api/client';
 import type { components } from '@/api/schema';
 
-export type TrainingJobBody = components['schemas']['TrainingJobCreateRequest'];
+// TODO(lead): switch to generated type (adapt is in the create request once the client is regenerated)
+export type TrainingJobBody = components['schemas']['TrainingJobCreateRequest'] & { adapt?: boolean };
 export type Job = components['schemas']['Job'];
 export type JobEvent = components['schemas']['JobEvent'];
 export type ProgressEvent = components['schemas']['ProgressEvent'];

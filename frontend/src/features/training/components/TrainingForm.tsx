@@ -13,7 +13,9 @@ import type { Job } from '../api/trainingJobs';
 import { useBackbones, useStartTraining, useTemplates, useTrainingEstimates } from '../hooks/useTraining';
 import { AdvancedSettings, type Overrides } from './AdvancedSettings';
 import { BackbonesPanel } from './BackbonesPanel';
+import { recommendationOf } from '../api/recommendations';
 import { PresetEstimates, WorkersSummary } from './PresetEstimates';
+import { PresetRecommendationPanel } from './PresetRecommendation';
 
 type DatasetVersion = components['schemas']['DatasetVersion'];
 
@@ -65,6 +67,8 @@ export function TrainingForm({
   const [advancedOpen, setAdvancedOpen] = useState<string | null>(null);
   const [weightsOpen, setWeightsOpen] = useState<string | null>(null);
   const [backboneId, setBackboneId] = useState<number | null>(null);
+  // false: run the preset's values as declared (adapt=false), not fitted to the data and workers
+  const [adapt, setAdapt] = useState(true);
   // An upload from this form is chosen once its check finds it valid (unless another was picked).
   const [awaitingId, setAwaitingId] = useState<number | null>(null);
   const backbones = useBackbones(projectId);
@@ -90,6 +94,8 @@ export function TrainingForm({
   const startReason = disabled ? t('common:permissions.viewerReadOnly') : chosenVersion === null ? t('form.reasons.noVersion') : null;
   const chosenPreset = presetName ?? template.default_preset;
   const preset = presets.find((item) => item.name === chosenPreset);
+  // the chosen preset fitted to the version's data and the workers online (from the estimates)
+  const recommendation = recommendationOf(estimateOf(chosenPreset));
   const errors = splitTrainingErrors(start.error);
   const validBackbones = (backbones.data?.results ?? []).filter((backbone) => backbone.status === 'valid');
   const chosenBackbone =
@@ -103,7 +109,7 @@ export function TrainingForm({
 
   const submit = () => {
     if (chosenVersion === null) return;
-    const body = { dataset_version: chosenVersion, template: template.name, preset: chosenPreset, params: overrides };
+    const body = { dataset_version: chosenVersion, template: template.name, preset: chosenPreset, params: overrides, ...(adapt ? {} : { adapt: false }) };
     start.mutate(chosenBackbone ? { ...body, backbone: chosenBackbone.id } : body, {
       onSuccess: (job) => onStarted(job),
       onError: (failure) => {
@@ -190,6 +196,9 @@ export function TrainingForm({
             );
           })}
         </SimpleGrid>
+        {recommendation && (
+          <PresetRecommendationPanel recommendation={recommendation} params={params} kept={Object.keys(overrides)} adapt={adapt} onAdaptChange={setAdapt} />
+        )}
         {errors.fields.preset && (
           <Text c="red" size="sm" data-testid="training-preset-error">
             {errors.fields.preset}

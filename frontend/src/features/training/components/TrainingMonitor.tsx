@@ -8,7 +8,9 @@ import { Stat } from '@/components/Stat';
 import { progressMessage } from '@/features/jobs';
 import { errorMessage } from '@/lib/notifications';
 import { formatNumber, formatPercent } from '@/lib/numbers';
+import { recommendationOf } from '../api/recommendations';
 import { modelVersionOf, type Job } from '../api/trainingJobs';
+import { RecommendationChoices } from './PresetRecommendation';
 import { useTrainingCurves } from '../hooks/useTraining';
 import { formatEta, toCurves, type CurvePoint } from './trainingCurves';
 import { isForecastingTemplate } from '@/lib/forecasting';
@@ -113,6 +115,7 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
   }, null);
   const lastVal = lastEpoch?.[valKey] ?? null;
   const model = modelVersionOf(job);
+  const recommendation = recommendationOf(job.params);
 
   const lossData = axis === 'step' ? stepRows(curves.steps, curves.epochs, 'loss', 'val_loss') : rows(curves.epochs, ['loss', 'val_loss'], 'epoch');
   const accData = detector
@@ -162,6 +165,12 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
             </Button>
           </Group>
         </Alert>
+      )}
+      {recommendation && (
+        <Paper withBorder p="sm">
+          {/* parameter titles from the catalog (the name where it has none) */}
+          <RecommendationChoices recommendation={recommendation} params={[]} testId="job-recommendation" />
+        </Paper>
       )}
       {forecaster && <ForecastValidation reports={forecastReports} fraction={status.fraction} />}
       {!forecaster && (
