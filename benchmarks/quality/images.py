@@ -32,7 +32,7 @@ FEATURE_SIZE = 32  # images are read back at this size for the baseline
 
 
 def _digits() -> tuple[np.ndarray, np.ndarray]:
-    from sklearn.datasets import load_digits
+    from sklearn.datasets import load_digits  # type: ignore[import-untyped]
 
     digits = load_digits()
     return digits.images, digits.target
@@ -199,10 +199,10 @@ def image_features(images: np.ndarray) -> np.ndarray:
 def hog_svm_fit_predict(manifest: Mapping[str, Any], seed: int) -> np.ndarray:
     """Fit the HOG + pixels RBF SVM on the train and val samples (C and gamma chosen by 3-fold CV on
     them) and return class indices for the test samples in manifest order."""
-    from sklearn.model_selection import GridSearchCV, StratifiedKFold
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-    from sklearn.svm import SVC
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold  # type: ignore[import-untyped]
+    from sklearn.pipeline import make_pipeline  # type: ignore[import-untyped]
+    from sklearn.preprocessing import StandardScaler  # type: ignore[import-untyped]
+    from sklearn.svm import SVC  # type: ignore[import-untyped]
 
     fit = [s for s in manifest["samples"] if s["split"] in ("train", "val")]
     test = [s for s in manifest["samples"] if s["split"] == "test"]

@@ -26,7 +26,9 @@ def train_digits(root: Path) -> Path:
 
     manifest = write_digits(root / "images", per_class=30)
     template = registry.get("image_classification")
-    params = template.validate_params("fast", {"epochs": 3, "image_size": 32, "augmentation": "none"})
+    params = template.validate_params(
+        "fast", {"epochs": 3, "image_size": 32, "augmentation": "none", "validation": "holdout"}
+    )
     template.load("train")(params, manifest, root / "run", lambda *a, **k: None)
     return root / "run"
 

@@ -34,5 +34,5 @@ def training_job(tenants, version, *, epochs: int):
         user=tenants["alice"],
         dataset_version=version,
         preset="fast",
-        params={"epochs": epochs, "image_size": 32, "augmentation": "none"},
+        params={"epochs": epochs, "image_size": 32, "augmentation": "none", "validation": "holdout"},
     )

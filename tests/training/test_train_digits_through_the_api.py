@@ -57,7 +57,10 @@ def test_balanced_preset_reaches_095_test_accuracy_on_digits(live_worker, tenant
     client = api_client(tenants["alice"])
     version = digits_version(tenants, api_client, per_class=170)
     started = client.post(
-        "/api/v1/training-jobs/", {"dataset_version": version["id"], "preset": "balanced"}, format="json"
+        "/api/v1/training-jobs/",
+        # holdout: one validated point per epoch (small data would cross-validate under auto)
+        {"dataset_version": version["id"], "preset": "balanced", "params": {"validation": "holdout"}},
+        format="json",
     )
     assert started.status_code == 201, started.content
     assert started.json()["kind"] == "training.run" and started.json()["queue"] == "cpu"
@@ -141,7 +144,11 @@ def test_worker_killed_mid_training_resumes_from_its_last_checkpoint(live_worker
     version = digits_version(tenants, api_client, per_class=30)
     started = client.post(
         "/api/v1/training-jobs/",
-        {"dataset_version": version["id"], "preset": "fast", "params": {"epochs": 6}},
+        {
+            "dataset_version": version["id"],
+            "preset": "fast",
+            "params": {"epochs": 6, "validation": "holdout"},
+        },
         format="json",
     )
     assert started.status_code == 201, started.content
@@ -180,7 +187,11 @@ def test_cancel_stops_training_within_seconds_and_keeps_the_last_checkpoint(live
     version = digits_version(tenants, api_client, per_class=30)
     started = client.post(
         "/api/v1/training-jobs/",
-        {"dataset_version": version["id"], "preset": "balanced", "params": {"epochs": 40}},
+        {
+            "dataset_version": version["id"],
+            "preset": "balanced",
+            "params": {"epochs": 40, "validation": "holdout"},
+        },
         format="json",
     )
     job_id = started.json()["id"]

@@ -107,7 +107,7 @@ def test_a_fitting_backbone_fills_everything_but_the_head(tmp_path):
 
 def test_training_from_a_backbone_records_it_and_a_bad_one_stops_before_training(tmp_path):
     manifest = write_digits(tmp_path / "digits", per_class=10)
-    spec = {"preset": "fast", "epochs": 1, "batch_size": 16}
+    spec = {"preset": "fast", "epochs": 1, "batch_size": 16, "validation": "holdout"}
     good, bad = tmp_path / "good.pt", tmp_path / "bad.pt"
     torch.save({"model": build_model("cnn_small", 3).state_dict()}, good)  # a model file of another task
     torch.save(build_model("resnet_narrow", 10).state_dict(), bad)

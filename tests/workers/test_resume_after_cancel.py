@@ -14,7 +14,7 @@ from workers.image_classification.checkpoints import complete_checkpoints
 from workers.image_classification.trainer import train
 from workers.progress import JobCancelled
 
-SPEC = {"preset": "fast", "epochs": 4, "batch_size": 32, "horizontal_flip": False}
+SPEC = {"preset": "fast", "epochs": 4, "batch_size": 32, "horizontal_flip": False, "validation": "holdout"}
 
 
 class CancelWhen(Recorder):

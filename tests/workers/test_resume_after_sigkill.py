@@ -19,7 +19,7 @@ from workers.image_classification.checkpoints import complete_checkpoints
 from workers.image_classification.trainer import train
 
 REPO = Path(__file__).resolve().parents[2]
-SPEC = {"preset": "fast", "epochs": 3, "batch_size": 32, "horizontal_flip": False}
+SPEC = {"preset": "fast", "epochs": 3, "batch_size": 32, "horizontal_flip": False, "validation": "holdout"}
 
 CHILD = textwrap.dedent("""
     import json, pathlib, sys, time

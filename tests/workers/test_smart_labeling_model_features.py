@@ -33,7 +33,13 @@ def tiny_model() -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="sampan-tiny-model-"))
     atexit.register(shutil.rmtree, root, True)
     manifest = write_digits(root / "digits", per_class=20)
-    spec = {"preset": "fast", "image_size": 32, "epochs": 2, "horizontal_flip": False}
+    spec = {
+        "preset": "fast",
+        "image_size": 32,
+        "epochs": 2,
+        "horizontal_flip": False,
+        "validation": "holdout",
+    }
     return train(spec, manifest, root / "run", silent_report)
 
 

@@ -23,7 +23,7 @@ from workers.image_classification.models import build_model
 from workers.image_classification.trainer import train
 from workers.shared.warm_start import WarmStartError, warm_start
 
-SPEC = {"preset": "fast", "image_size": 32, "horizontal_flip": False, "seed": 3}
+SPEC = {"preset": "fast", "image_size": 32, "horizontal_flip": False, "seed": 3, "validation": "holdout"}
 
 
 def _train(spec: dict[str, Any], manifest: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

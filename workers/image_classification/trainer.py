@@ -47,6 +47,17 @@ from torch import nn
 
 from workers.contracts.manifest import ImageManifest
 from workers.image_classification import checkpoints
+from workers.image_classification.cross_validation import (
+    FOLD_FORMAT,
+    StageReport,
+    choose_epochs,
+    describe,
+    fold_manifests,
+    pooled_manifest,
+    read_fold,
+    validation_plan,
+    write_fold,
+)
 from workers.image_classification.data import (
     DECODED_CACHE_BYTES,
     EpochSampler,
@@ -61,6 +72,7 @@ from workers.image_classification.preprocessing import make_spec
 from workers.image_classification.template import TEMPLATE
 from workers.image_classification.transforms import EvalTransform, TrainTransform
 from workers.progress import JobCancelled, Report, silent_report
+from workers.shared.validation import ValidationPlan
 from workers.shared.warm_start import warm_start as warm_start_from_file
 
 CHECKPOINT_FORMAT = "sampan.image_classification.checkpoint/1"
@@ -106,11 +118,30 @@ def train(
     ``device``: ``"auto"`` (default), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``. ``num_workers`` and
     ``threads``: data-loader processes and torch's intra-op threads (defaults suit the host).
 
+    ``validation`` (``auto``, ``holdout``, ``cross_validation``) and ``folds``: with small data the
+    train and val splits are pooled into ``folds`` folds that choose the stopping epoch, the final
+    model trains on all of them and ``result["cross_validation"]`` describes the folds (see
+    ``workers.image_classification.cross_validation``); otherwise the val split picks the best epoch.
+
     Raises ``TemplateParamError`` or ``ManifestError`` for bad input, ``JobCancelled`` when
     ``report`` asks to stop (after saving a checkpoint).
     """
     params = TEMPLATE.validate_params(spec.get("preset"), spec)
     data = parse_manifest(manifest, check_files=True)
+    decision = validation_plan(params, data, device_type=resolve_device(device).type)
+    if decision.cross_validate:
+        return cross_validate_and_train(
+            params,
+            data,
+            Path(out_dir),
+            report,
+            decision=decision,
+            device=device,
+            backbone=backbone,
+            warm_start=warm_start,
+            num_workers=num_workers,
+            threads=threads,
+        )
     return TrainingRun.start(
         params,
         data,
@@ -282,7 +313,10 @@ class TrainingRun:
         if self.batch_size < 2:
             raise ValueError("training needs at least 2 samples in the train split")
         self.steps_per_epoch = len(self.train_samples) // self.batch_size  # the last partial batch is dropped
-        self.total_steps: int = params["epochs"] * self.steps_per_epoch
+        # epochs this call trains to (a cross-validated final fit stops at the folds' choice; the
+        # learning-rate schedule always spans params["epochs"])
+        self.epochs: int = params["epochs"]
+        self.total_steps: int = self.epochs * self.steps_per_epoch
         self.use_amp = device.type == "cuda" and torch.cuda.is_bf16_supported()
 
     # --- set-up ---------------------------------------------------------------------------------
@@ -422,7 +456,7 @@ class TrainingRun:
             self._report_epoch()
         dirty = False  # weights changed since the last checkpoint
         try:
-            while self.epoch < self.params["epochs"]:
+            while self.epoch < self.epochs:
                 dirty = True
                 self._train_epoch()
                 val_loss, val_acc, val_seconds = self._validate()
@@ -455,9 +489,9 @@ class TrainingRun:
         return loss, labels.shape[0], (logits.detach().argmax(1) == labels).sum()
 
     def _train_epoch(self) -> None:
-        model, device, params = self.model, self.device, self.params
+        model, device = self.model, self.device
         model.train()
-        epochs = params["epochs"]
+        epochs = self.epochs
         self.sampler.set_epoch(self.epoch, skip=self.batch_in_epoch * self.batch_size)
         progress = self.epoch_progress or {"loss_sum": 0.0, "correct": 0, "seen": 0, "seconds": 0.0}
         loss_sum = torch.zeros((), dtype=torch.float64, device=device)
@@ -538,10 +572,10 @@ class TrainingRun:
             if now - self.last_report >= REPORT_INTERVAL_S:  # a long validation stays cancellable
                 self.last_report = now
                 self.report(
-                    f"epoch {self.epoch + 1}/{self.params['epochs']}: validating, {total}/{size} images",
+                    f"epoch {self.epoch + 1}/{self.epochs}: validating, {total}/{size} images",
                     fraction=self.step / self.total_steps,
                     epoch=self.epoch + 1,
-                    epochs=self.params["epochs"],
+                    epochs=self.epochs,
                     step=self.step,
                     steps=self.total_steps,
                     validated=total,
@@ -596,12 +630,12 @@ class TrainingRun:
         remaining_steps = self.total_steps - self.step
         per_step = self.run_step_seconds / self.run_steps if self.run_steps else 0.0
         per_validation = sum(self.val_seconds) / len(self.val_seconds) if self.val_seconds else 0.0
-        remaining_epochs: int = self.params["epochs"] - self.epoch - (0 if self.batch_in_epoch == 0 else 1)
+        remaining_epochs: int = self.epochs - self.epoch - (0 if self.batch_in_epoch == 0 else 1)
         return remaining_steps * per_step + max(0, remaining_epochs) * per_validation
 
     def _report_epoch(self) -> None:
         entry = self.history[-1]
-        epochs = self.params["epochs"]
+        epochs = self.epochs
         value = entry[self.metric]
         self.report(
             f"epoch {self.epoch}/{epochs} done: {self.metric} {value:.4f}"
@@ -688,7 +722,7 @@ class TrainingRun:
             fraction=1.0,
             milestone=True,
             epoch=self.epoch,
-            epochs=self.params["epochs"],
+            epochs=self.epochs,
             step=self.step,
             steps=self.total_steps,
             eta_s=0.0,
@@ -741,3 +775,112 @@ class TrainingRun:
         }
         checkpoints.atomic_write_json(self.out_dir / "result.json", result)
         return result
+
+
+class FoldRun(TrainingRun):
+    """One fold of a cross-validation: trains on the other folds, scores its held-out fold (the
+    ``val`` split) every epoch, and keeps only those scores (``fold.json``), not a model."""
+
+    def _finish(self) -> dict[str, Any]:
+        record = {
+            "format": FOLD_FORMAT,
+            "fingerprint": self.fingerprint,
+            "train_samples": len(self.train_samples),
+            "samples": len(self.val_samples),
+            "history": [
+                {
+                    "epoch": h["epoch"],
+                    "train_loss": h["train_loss"],
+                    "val_loss": h["val_loss"],
+                    self.metric: h[self.metric],
+                    "train_seconds": h["train_seconds"],
+                }
+                for h in self.history
+            ],
+            "elapsed_s": self.elapsed_before + time.monotonic() - self.started,
+        }
+        write_fold(self.out_dir / "fold.json", record)
+        return record
+
+
+class CrossValidatedFinalRun(TrainingRun):
+    """The final fit after the folds: every pooled image in ``train``, the learning-rate schedule of
+    ``params["epochs"]`` stopped after the folds' chosen epoch; each epoch's ``val_acc``/``val_loss``
+    are the folds' means at that epoch (the held-out estimate for these weights)."""
+
+    def __init__(
+        self,
+        *args: Any,
+        chosen: int,
+        means: list[float],
+        losses: list[float | None],
+        cross_validation: dict[str, Any],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.epochs = chosen
+        self.total_steps = chosen * self.steps_per_epoch
+        self.fold_means, self.fold_losses = means, losses
+        self.cross_validation = cross_validation
+
+    def _validate(self) -> tuple[float | None, float | None, float]:
+        return self.fold_losses[self.epoch], self.fold_means[self.epoch], 0.0
+
+    def _finish(self) -> dict[str, Any]:
+        result = super()._finish()
+        result["cross_validation"] = self.cross_validation
+        checkpoints.atomic_write_json(self.out_dir / "result.json", result)
+        return result
+
+
+def cross_validate_and_train(
+    params: dict[str, Any],
+    data: Manifest,
+    out_dir: Path,
+    report: Report,
+    *,
+    decision: ValidationPlan,
+    device: str | None,
+    backbone: str | Path | None,
+    warm_start: str | Path | None,
+    num_workers: int | None,
+    threads: int | None,
+) -> dict[str, Any]:
+    """Run the folds (skipping finished ones), choose the stopping epoch, train the final model on
+    the pooled train and val images; returns the final run's result with ``cross_validation``."""
+    resolved = resolve_device(device)
+    folds = fold_manifests(data, decision.folds, seed=params["seed"])
+    share = 1.0 / (len(folds) + 1)  # of the progress bar, per fold and for the final fit
+    options: dict[str, Any] = {
+        "device": resolved,
+        "backbone": backbone,
+        "warm_start": warm_start,
+        "num_workers": num_workers,
+        "threads": threads,
+    }
+    previous_threads = torch.get_num_threads()
+    try:
+        records = []
+        for fold, (fold_data, _, _) in enumerate(folds):
+            fold_dir = out_dir / "folds" / f"fold-{fold}"
+            stage = StageReport(report, start=fold * share, width=share, fold=fold, folds=len(folds))
+            run = FoldRun(params, fold_data, fold_dir, stage, **options)
+            record = read_fold(fold_dir / "fold.json", run.fingerprint)
+            records.append(record if record is not None else run.execute())
+        metric = TrainingRun.metric
+        chosen, means, losses = choose_epochs(records, metric)
+        summary = describe(records, chosen, decision, metric)
+        final = CrossValidatedFinalRun(
+            params,
+            pooled_manifest(data),
+            out_dir,
+            StageReport(report, start=len(folds) * share, width=share),
+            chosen=chosen,
+            means=means,
+            losses=losses,
+            cross_validation=dict(summary),
+            **options,
+        )
+        return final.execute()
+    finally:
+        torch.set_num_threads(previous_threads)
