@@ -71,6 +71,9 @@ def test_login_upload_train_wait_deploy_predict(
         ).stdout
     )
     assert started["status"] == "queued"
+    # the preset fitted to 80 images and the workers online: the values set here are never changed
+    assert isinstance(started["choices"], list)
+    assert not {c["param"] for c in started["choices"]} & {"epochs", "image_size"}
     waited = sampan_cli("wait", str(started["job"]), config=config)
     finished = json.loads(waited.stdout)
     assert finished["status"] == "succeeded" and finished["result"]["name"] == "V1"

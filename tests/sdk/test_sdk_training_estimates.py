@@ -1,5 +1,7 @@
 """``client.training.estimates(version)`` against the live platform: before any run every preset's
-time is ``basis: "none"`` (the first run measures it), with the live worker counted as online."""
+time is ``basis: "none"`` (the first run measures it), with the live worker counted as online; each
+preset's recommendation (fitted to the data and the workers) is what a job started now records, and
+``adapt=False`` runs the preset as declared."""
 
 from __future__ import annotations
 
@@ -29,3 +31,21 @@ def test_estimates_before_any_run_say_the_first_run_measures_it(sdk, project, di
         assert preset["time"]["basis"] == "none" and preset["time"]["seconds"] is None
         assert "the first run measures it" in preset["time"]["message"]
         assert preset["quality"]["basis"] == "none"
+
+    recommendations = sdk.training.recommendations(version)
+    assert list(recommendations) == ["fast", "balanced", "accurate"]
+    fast = recommendations["fast"]
+    assert fast["kind"] == "preset_recommendation" and fast["hardware"]["workers"] >= 1
+    assert fast["data"]["train_samples"] == plan["train_samples"] + sum(
+        version.data["counts"]["val"].values()
+    )
+    declared = sdk.training.template("image_classification")["presets"][0]["values"]
+    adapted = sdk.training_jobs.create(version, preset="fast")
+    as_declared = sdk.training.start(version, preset="fast", adapt=False)
+    for job in (adapted, as_declared):
+        job.cancel()
+    assert adapted.recommendation == fast and adapted.data["params"] == fast["values"]
+    lines = adapted.choices_summary().splitlines()
+    assert len(lines) == len(fast["choices"]) and all(" -> " in line for line in lines)
+    assert as_declared.recommendation is None
+    assert {k: as_declared.data["params"]["params"][k] for k in declared} == declared

@@ -11,6 +11,7 @@
     sampan forecast 4 recent.csv --id-column store --timestamp-column date --value-column sales \
         --known-future future.csv --horizon 7 --out forecast.csv
     sampan train --dataset 7 --preset fast --param epochs=3 --wait
+    sampan train --version 9 --preset balanced --no-adapt          (the preset as declared, not fitted)
     sampan wait 42
     sampan deploy 5 --name digits --key
     sampan predict 2 img1.png img2.png --key spd_...
@@ -31,6 +32,7 @@ from typing import Any
 
 from sampan.client import DEFAULT_URL, Client
 from sampan.errors import SampanError
+from sampan.training import describe_choices
 
 
 def _param(text: str) -> tuple[str, Any]:
@@ -202,7 +204,14 @@ def cmd_train(args: argparse.Namespace) -> int:
         version = client.datasets.get(args.dataset).create_version(seed=args.seed)
     else:
         raise SystemExit("train: give --version ID, or --dataset ID to snapshot a new version")
-    job = client.training.start(version, preset=args.preset, params=dict(args.param or []))
+    job = client.training.start(
+        version, preset=args.preset, params=dict(args.param or []), adapt=not args.no_adapt
+    )
+    recommendation = job.recommendation
+    choices = (recommendation or {}).get("choices") or []
+    if choices and not args.quiet:  # for people; stdout stays one JSON document
+        print("Chosen for your data and workers:", file=sys.stderr)
+        print(describe_choices(recommendation), file=sys.stderr)
     if args.wait:
         job.wait(progress=not args.quiet)
         model = job.model_version()
@@ -213,10 +222,11 @@ def cmd_train(args: argparse.Namespace) -> int:
                 "model_version": model.id,
                 "name": model.data["name"],
                 "test": model.data["metrics"].get("test"),
+                "choices": choices,
             }
         )
     else:
-        _print({"job": job.id, "status": job.status})
+        _print({"job": job.id, "status": job.status, "choices": choices})
     return 0
 
 
@@ -391,6 +401,12 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--horizon", type=int, help="forecasting: the new version's horizon (split by time)")
     train.add_argument("--preset")
     train.add_argument("--param", type=_param, action="append", metavar="NAME=VALUE")
+    train.add_argument(
+        "--no-adapt",
+        action="store_true",
+        help="run the preset's values as declared (by default the server fits batch size, epochs and "
+        "model size to the data and the workers online; the choices are printed)",
+    )
     train.add_argument("--wait", action="store_true")
     train.add_argument("--quiet", action="store_true")
     train.set_defaults(func=cmd_train)

@@ -110,10 +110,12 @@ class DatasetVersion(Resource[schema.DatasetVersion]):
         params: dict[str, Any] | None = None,
         template: str | None = None,
         backbone: int | Resource[Any] | None = None,
+        adapt: bool = True,
     ) -> Job:
-        """Start a training job on this version; see :meth:`sampan.training.Training.start`."""
+        """Start a training job on this version; see :meth:`sampan.training.Training.start`
+        (``adapt=False``: the preset's values as declared, not fitted to the data and workers)."""
         return self._client.training.start(
-            self, preset=preset, params=params, template=template, backbone=backbone
+            self, preset=preset, params=params, template=template, backbone=backbone, adapt=adapt
         )
 
     def export(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from sampan import _html, _optional
 from sampan import _schema as schema
@@ -56,6 +56,29 @@ class BaseJob(Resource[JobData]):
         e.g. ``client.jobs.get(42).queue_state["reason"]`` -> ``"no_worker"``
         """
         return self.data.get("queue_state")
+
+    @property
+    def recommendation(self) -> dict[str, Any] | None:
+        """A training job's preset as fitted to its dataset version and the workers online when it
+        was created (None when started with ``adapt=False``, or for other kinds): ``values`` (what it
+        runs), ``data`` and ``hardware`` (what it was fitted to) and ``choices``, each ``param``,
+        ``preset_value``, ``value`` and ``reason``.
+
+        e.g. ``[c["param"] for c in version.train("fast").recommendation["choices"]]`` -> ``["epochs"]``
+        """
+        # TODO(lead): type as schema.PresetRecommendation once the schema types are regenerated
+        data = cast(dict[str, Any], self.data)
+        found = (
+            data.get("recommendation")
+            if "template" in data
+            else (data.get("params") or {}).get("recommendation")
+        )
+        return cast("dict[str, Any] | None", found)
+
+    def choices_summary(self) -> str:
+        """The preset's choices for the data and the workers, one line each ("" when none):
+        ``batch_size: 16 -> 4 (18 training images: ...)``."""
+        return describe_choices(self.recommendation)
 
     def _answered(self, job: schema.Job) -> None:
         """Take the job's new state from a /jobs/ action's answer."""
@@ -175,6 +198,19 @@ class BaseJob(Resource[JobData]):
         return _html.job(self.data)
 
 
+def describe_choices(recommendation: dict[str, Any] | None) -> str:
+    """A recommendation's choices, one line each: ``param: preset value -> value (reason)``.
+
+    >>> describe_choices({"choices": [{"param": "epochs", "preset_value": 10, "value": 30,
+    ...                                "reason": "120 training images: more passes."}]})
+    'epochs: 10 -> 30 (120 training images: more passes.)'
+    """
+    return "\n".join(
+        f"{c['param']}: {c['preset_value']} -> {c['value']} ({c['reason']})"
+        for c in (recommendation or {}).get("choices") or []
+    )
+
+
 class Job(BaseJob[schema.Job]):
     """A background job (training, import, check, study, package build): the database row is the truth.
 
@@ -292,6 +328,16 @@ class Training:
         )
         return estimates
 
+    def recommendations(self, dataset_version: int | Resource[Any]) -> dict[str, dict[str, Any]]:
+        """Each preset fitted to the version's data and the workers online, by preset name: what a
+        job started now would run (``values``) and the ``choices`` made, with why (see
+        :attr:`Job.recommendation`). From the estimates.
+
+        e.g. ``client.training.recommendations(version)["balanced"]["choices"]``
+        """
+        presets = cast(list[dict[str, Any]], self.estimates(dataset_version)["presets"])
+        return {p["preset"]: p["recommendation"] for p in presets}
+
     def start(
         self,
         dataset_version: int | Resource[Any],
@@ -301,15 +347,23 @@ class Training:
         template: str | None = None,
         backbone: int | Resource[Any] | None = None,
         warm_start_from: int | Resource[Any] | None = None,
+        adapt: bool = True,
     ) -> Job:
         """Train on a dataset version with a preset (fast, balanced, accurate) and optional parameter
         overrides; returns the job (see :meth:`TrainingJobs.create` for the training job resource).
         ``warm_start_from``: a model version of the project (same template and model) to start from
         (see :meth:`sampan.ModelVersion.retrain`, which also repeats its parameters).
+        ``adapt``: the server fits the preset to the data and the workers online (batch size, epochs,
+        model size; ``params`` are never changed) and records why in ``job.recommendation``;
+        ``False`` runs the preset's values as declared.
 
         e.g. ``client.training.start(version, preset="fast", params={"epochs": 3}).wait()``
         """
-        body: dict[str, Any] = {"dataset_version": _id(dataset_version), "params": params or {}}
+        body: dict[str, Any] = {
+            "dataset_version": _id(dataset_version),
+            "params": params or {},
+            "adapt": adapt,
+        }
         if preset is not None:
             body["preset"] = preset
         if template is not None:
@@ -362,12 +416,13 @@ class TrainingJobs:
         params: dict[str, Any] | None = None,
         template: str | None = None,
         backbone: int | Resource[Any] | None = None,
+        adapt: bool = True,
     ) -> TrainingJob:
         """Start a training job (as :meth:`Training.start`) and answer it as a :class:`TrainingJob`.
 
         e.g. ``client.training_jobs.create(version, preset="fast", params={"epochs": 3}).wait()``
         """
         job = self._client.training.start(
-            dataset_version, preset=preset, params=params, template=template, backbone=backbone
+            dataset_version, preset=preset, params=params, template=template, backbone=backbone, adapt=adapt
         )
         return self.get(job)
