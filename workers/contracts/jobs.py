@@ -29,7 +29,9 @@ class ProgressEvent(TypedDict):
       ``val_map50``; forecasting ``val_mase``, ``val_smape``, ``val_coverage`` over the
       backtest windows; ``None`` without a
       validation split) and ``best_epoch``; a long validation reports ``validated``/``validation_size``;
-      an HPO trial stopped by the pruner reports ``pruned``.
+      an HPO trial stopped by the pruner reports ``pruned``; a cross-validating run reports which
+      ``fold`` of ``folds`` it is training (the final fit on all the data has none) and ``fold_score``,
+      a finished fold's held-out score.
     - evaluation: ``evaluated`` of ``total`` samples.
     - imports: ``processed`` of ``total`` files, ``imported`` samples, ``problems`` refused.
     - packages: ``size_bytes`` of the archive, ``top1_agreement`` of int8 with fp32.
@@ -42,6 +44,9 @@ class ProgressEvent(TypedDict):
     fraction: NotRequired[float]
     epoch: NotRequired[int]
     epochs: NotRequired[int]
+    fold: NotRequired[int]
+    folds: NotRequired[int]
+    fold_score: NotRequired[float]
     step: NotRequired[int]
     steps: NotRequired[int]
     total: NotRequired[int]
