@@ -91,8 +91,9 @@ def pooled_manifest(data: Manifest) -> Manifest:
 
 class StageReport:
     """Forwards a fold's (or the final fit's) progress as a share of the whole run: ``fraction`` is
-    rescaled to [start, start + width]; a fold's epoch milestones go out as ordinary reports (a
-    study's pruner must not see a fold's epochs as the run's), tagged with ``fold`` and ``folds``."""
+    rescaled to [start, start + width]. A fold reports only its message (``fold i/k: ...``) and the
+    fraction: its epochs, losses and held-out scores are not the run's (a study's pruner and the live
+    curves see the final fit's epochs only)."""
 
     def __init__(
         self, report: Report, *, start: float, width: float, fold: int | None = None, folds: int = 0
@@ -105,14 +106,8 @@ class StageReport:
         scaled = None if fraction is None else self.start + self.width * fraction
         if self.fold is None:
             self.report(message, fraction=scaled, milestone=milestone, **metrics)
-            return
-        self.report(
-            f"fold {self.fold + 1}/{self.folds}: {message}",
-            fraction=scaled,
-            fold=self.fold + 1,
-            folds=self.folds,
-            **{k: v for k, v in metrics.items() if k not in ("fold", "folds")},
-        )
+        else:
+            self.report(f"fold {self.fold + 1}/{self.folds}: {message}", fraction=scaled)
 
 
 def read_fold(path: Path, fingerprint: str) -> dict[str, Any] | None:
