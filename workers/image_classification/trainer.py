@@ -27,6 +27,7 @@ Files in ``out_dir``::
     model.onnx        the ONNX export of model.pt, verified against torch
     preprocess.json   the preprocessing spec; labels.json: class names in output order
     result.json       the returned result
+    folds/fold-<i>/   a cross-validated run's folds (see cross_validation.py): fold.json once finished
 """
 
 from __future__ import annotations
