@@ -18,6 +18,9 @@ Conventions (the same as the report's own figures, so ``value`` equals the repor
   interval downwards: that is the honest spread of such a split.
 - ``r2`` is 0 when the targets are constant (on the split, or in a resample that drew one sample
   value only), as the tabular report defines it.
+- ``accuracy`` with every sample right (or none): every draw scores the same, so the bootstrap
+  would show no spread; the interval is then the Wilson score interval of the proportion instead
+  (36 of 36 right: 0.904..1). ``macro_f1`` keeps the bootstrap's (1..1 then).
 - One sample: every resample is that sample, so ``low == value == high``; the interval cannot say
   anything and the report's sample count shows why.
 
@@ -31,6 +34,7 @@ e.g.::
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from statistics import NormalDist
 
 import numpy as np
 
@@ -169,7 +173,23 @@ def classification_intervals(
         )
         return {"accuracy": _weighted_sums(counts, correct) / n, "macro_f1": f1.mean(axis=1)}
 
-    return _bootstrap(units.reshape(-1), statistic, seed=seed, resamples=resamples, confidence=confidence)
+    found = _bootstrap(units.reshape(-1), statistic, seed=seed, resamples=resamples, confidence=confidence)
+    accuracy = found[0]
+    if n > 1 and accuracy["value"] in (0.0, 1.0):
+        # every (or no) sample right: every draw scores the same, so the bootstrap shows no spread
+        # although 36 of 36 right does not make the model certain; the Wilson score interval does
+        accuracy["low"], accuracy["high"] = _wilson(accuracy["value"], n, confidence)
+    return found
+
+
+def _wilson(share: float, samples: int, confidence: float) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``share`` of ``samples``."""
+    z = float(NormalDist().inv_cdf(0.5 + confidence / 2.0))
+    centre = (share + z * z / (2 * samples)) / (1 + z * z / samples)
+    half = (
+        z * np.sqrt(share * (1 - share) / samples + z * z / (4 * samples * samples)) / (1 + z * z / samples)
+    )
+    return float(max(0.0, min(share, centre - half))), float(min(1.0, max(share, centre + half)))
 
 
 def regression_intervals(
