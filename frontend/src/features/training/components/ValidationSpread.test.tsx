@@ -102,6 +102,13 @@ describe('CrossValidationPanel', () => {
     expect(within(candidates).getByTestId('cv-candidate-linear')).not.toHaveAttribute('data-chosen');
   });
 
+  it('stops the band of a share at 100%, where the perfect fold sits', () => {
+    renderWithApp(<CrossValidationPanel cv={{ ...CV, std: 0.08 }} />);
+    const perfect = screen.getAllByTestId('cv-fold').find((dot) => dot.getAttribute('data-score') === '1');
+    expect(Number(screen.getByTestId('cv-band').getAttribute('y'))).toBeCloseTo(Number(perfect?.getAttribute('cy')));
+    expect(screen.getByTestId('cv-band')).toHaveTextContent('Mean ± 1 standard deviation: 87.1% to 100.0%');
+  });
+
   it('shows a regression metric as a number, lower is better, without a candidates table', () => {
     const rmse: CrossValidation = {
       ...CV,

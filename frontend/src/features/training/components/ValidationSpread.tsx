@@ -2,7 +2,7 @@ import { Badge, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@man
 import { useTranslation } from 'react-i18next';
 import { formatNumber as formatCount } from '@/lib/numbers';
 import { formatNumber, formatPercent } from '../api/modelVersions';
-import { formatMetric, useMetricName, type CrossValidation, type MetricInterval } from './spreadFormat';
+import { formatMetric, isFraction, useMetricName, type CrossValidation, type MetricInterval } from './spreadFormat';
 
 /**
  * One metric's bootstrap interval, as a line under its figure: "95% interval 86.7%–100.0% · bootstrap
@@ -51,8 +51,12 @@ function FoldChart({ cv }: { cv: CrossValidation }) {
   const { t } = useTranslation('training');
   const name = useMetricName();
   const scores = cv.scores.map((fold) => fold.score);
-  const lowest = Math.min(...scores, cv.mean - cv.std);
-  const highest = Math.max(...scores, cv.mean + cv.std);
+  // a share's band stops at 0 and 100% (a mean of 97% ± 3% is not evidence of 100.1%)
+  const [floor, ceiling] = isFraction(cv.metric) ? [0, 1] : [-Infinity, Infinity];
+  const lowest = Math.max(floor, Math.min(...scores, cv.mean - cv.std));
+  const highest = Math.min(ceiling, Math.max(...scores, cv.mean + cv.std));
+  const bandTop = Math.min(ceiling, cv.mean + cv.std);
+  const bandBottom = Math.max(floor, cv.mean - cv.std);
   const margin = (highest - lowest) * 0.1 || Math.abs(cv.mean) * 0.05 || 0.05;
   const [bottom, top] = [lowest - margin, highest + margin];
   const y = (value: number) => PAD.top + ((top - value) / (top - bottom)) * (HEIGHT - PAD.top - PAD.bottom);
@@ -70,12 +74,12 @@ function FoldChart({ cv }: { cv: CrossValidation }) {
       <rect
         x={PAD.left}
         width={WIDTH - PAD.left - PAD.right}
-        y={y(cv.mean + cv.std)}
-        height={Math.max(1, y(cv.mean - cv.std) - y(cv.mean + cv.std))}
+        y={y(bandTop)}
+        height={Math.max(1, y(bandBottom) - y(bandTop))}
         fill="var(--mantine-color-blue-1)"
         data-testid="cv-band"
       >
-        <title>{t('crossValidation.band', { low: formatMetric(cv.metric, cv.mean - cv.std), high: formatMetric(cv.metric, cv.mean + cv.std) })}</title>
+        <title>{t('crossValidation.band', { low: formatMetric(cv.metric, bandBottom), high: formatMetric(cv.metric, bandTop) })}</title>
       </rect>
       <line x1={PAD.left} x2={WIDTH - PAD.right} y1={y(cv.mean)} y2={y(cv.mean)} stroke="var(--mantine-color-blue-7)" strokeDasharray="4 3" data-testid="cv-mean">
         <title>{t('crossValidation.meanLine', { mean: formatMetric(cv.metric, cv.mean) })}</title>

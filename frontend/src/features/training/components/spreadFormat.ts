@@ -35,8 +35,12 @@ export function spreadOf(report: unknown): { crossValidation: CrossValidation | 
 /** Metrics that are shares (shown as percentages); the rest (MAE, RMSE, R², loss) as plain numbers. */
 const FRACTIONS = new Set(['accuracy', 'macro_f1', 'weighted_f1', 'f1', 'precision', 'recall', 'balanced_accuracy']);
 
+export function isFraction(metric: string): boolean {
+  return FRACTIONS.has(metric);
+}
+
 export function formatMetric(metric: string, value: number | null | undefined): string {
-  return FRACTIONS.has(metric) ? formatPercent(value) : formatNumber(value);
+  return isFraction(metric) ? formatPercent(value) : formatNumber(value);
 }
 
 const METRIC_NAMES = ['accuracy', 'macro_f1', 'mae', 'rmse', 'r2'] as const;
