@@ -26,9 +26,16 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
+
+if __name__ == "__main__":
+    # one OpenMP/BLAS/torch thread per run unless set, before NumPy, torch and LightGBM load (core.run
+    # also limits them with threadpoolctl): oversubscribed OpenMP threads stall on a shared machine
+    for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_variable, "1")
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:

@@ -38,6 +38,8 @@ from typing import Any
 
 import numpy as np
 
+from workers.contracts.templates import DataProfile
+
 RESULTS_VERSION = 1
 REGRESSION_TEMPLATES = ("tabular_regression",)
 TEMPLATES_BEGIN, TEMPLATES_END = "<!-- model-quality:begin -->", "<!-- model-quality:end -->"
@@ -163,9 +165,9 @@ def _of_split(manifest: Mapping[str, Any], name: str) -> list[Mapping[str, Any]]
     return [s for s in manifest["samples"] if s["split"] == name]
 
 
-def data_profile(manifest: Mapping[str, Any]) -> dict[str, int]:
+def data_profile(manifest: Mapping[str, Any]) -> DataProfile:
     """What ``recommend()`` adapts to (``DataProfile``): train + val samples, classes, table features."""
-    profile = {
+    profile: DataProfile = {
         "train_samples": sum(1 for s in manifest["samples"] if s["split"] in ("train", "val")),
         "classes": len(manifest.get("classes") or []),
     }
@@ -218,7 +220,7 @@ def report_metrics(template: str, report: Mapping[str, Any]) -> dict[str, float]
 # ---------------------------------------------------------------------------------------------- runner
 
 
-def _recommended(template: Any, preset: str, data: Mapping[str, int], seed: int) -> tuple[dict, list, str]:
+def _recommended(template: Any, preset: str, data: DataProfile, seed: int) -> tuple[dict, list, str]:
     """(values, auto choices, how) for a preset: the platform's ``recommend()`` when it exists here,
     else the preset as declared (``validate_params``), said in ``how``."""
     overrides = {"seed": seed} if any(p.name == "seed" for p in template.params) else {}
@@ -228,7 +230,7 @@ def _recommended(template: Any, preset: str, data: Mapping[str, int], seed: int)
         values = template.validate_params(preset, overrides)
         return values, [], "validate_params (workers.templates.recommend is not available)"
     recommendation = recommending.recommend(
-        template, preset, dict(data), recommending.cpu_hardware(), overrides=overrides
+        template, preset, data, recommending.cpu_hardware(), overrides=overrides
     )
     return dict(recommendation["values"]), list(recommendation["choices"]), "recommend"
 
@@ -328,9 +330,42 @@ def run(
     test: float = 0.2,
     val: float = 0.2,
     progress: Callable[[str], None] | None = None,
+    threads: int | None = 1,
 ) -> dict[str, Any]:
     """Run every preset and baseline on every dataset and seed; returns the section's results
-    (``records``: one per run, failures recorded with their ``error``, not raised)."""
+    (``records``: one per run, failures recorded with their ``error``, not raised).
+
+    ``threads``: the OpenMP/BLAS threads every run may use (threadpoolctl; None: the libraries'
+    defaults). One by default: on a shared, loaded machine OpenMP's spinning threads slow
+    HistGradientBoosting and LightGBM down by orders of magnitude, and each side gets the same."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=threads):
+        return _run(
+            section,
+            datasets,
+            baselines,
+            presets=presets,
+            seeds=seeds,
+            test=test,
+            val=val,
+            progress=progress,
+            threads=threads,
+        )
+
+
+def _run(
+    section: str,
+    datasets: Sequence[Dataset],
+    baselines: Sequence[Baseline],
+    *,
+    presets: Sequence[str],
+    seeds: Sequence[int],
+    test: float,
+    val: float,
+    progress: Callable[[str], None] | None,
+    threads: int | None,
+) -> dict[str, Any]:
     from workers.templates import registry
 
     say = progress or (lambda line: print(line, flush=True))
@@ -407,7 +442,7 @@ def run(
         "kind": "model_quality",
         "version": RESULTS_VERSION,
         "section": section,
-        "environment": environment(),
+        "environment": {**environment(), "threads": threads},
         "wall_seconds": time.monotonic() - started,
         "presets": list(presets),
         "seeds": list(seeds),
@@ -702,7 +737,7 @@ def render_tables(all_results: Sequence[Mapping[str, Any]]) -> str:
             lines.append("| --- |" + " ---: |" * (len(header) - 1))
             for dataset, entries in by_dataset.items():
                 columns = [*presets, *baseline_keys]
-                means = [entries[c].mean for c in columns if c in entries and entries[c].mean is not None]
+                means = [m for c in columns if c in entries and (m := entries[c].mean) is not None]
                 top = max(means) if means else None
                 row = [f"{dataset} ({sources.get(dataset, {}).get('samples', '?')})"]
                 for column in columns:

@@ -86,7 +86,7 @@ def table_manifest(
 
 
 def _sklearn(name: str) -> Any:
-    import sklearn.datasets
+    import sklearn.datasets  # type: ignore[import-untyped]
 
     bunch = getattr(sklearn.datasets, f"load_{name}")(as_frame=True)
     frame = bunch.frame.copy()
@@ -495,11 +495,11 @@ def _xy(manifest: dict[str, Any]) -> tuple[Any, np.ndarray, Any, list[str]]:
 
 
 def _hist_gbdt(manifest: dict[str, Any], seed: int) -> np.ndarray:
-    from sklearn.compose import ColumnTransformer
-    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
-    from sklearn.model_selection import GridSearchCV
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import OrdinalEncoder
+    from sklearn.compose import ColumnTransformer  # type: ignore[import-untyped]
+    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor  # type: ignore[import-untyped]
+    from sklearn.model_selection import GridSearchCV  # type: ignore[import-untyped]
+    from sklearn.pipeline import make_pipeline  # type: ignore[import-untyped]
+    from sklearn.preprocessing import OrdinalEncoder  # type: ignore[import-untyped]
 
     x, y, x_test, categorical = _xy(manifest)
     regression = manifest["task"] == "regression"
@@ -544,8 +544,8 @@ def _hist_gbdt(manifest: dict[str, Any], seed: int) -> np.ndarray:
 
 def _linear(manifest: dict[str, Any], seed: int) -> np.ndarray:
     from sklearn.compose import ColumnTransformer
-    from sklearn.impute import SimpleImputer
-    from sklearn.linear_model import LogisticRegressionCV, RidgeCV
+    from sklearn.impute import SimpleImputer  # type: ignore[import-untyped]
+    from sklearn.linear_model import LogisticRegressionCV, RidgeCV  # type: ignore[import-untyped]
     from sklearn.model_selection import StratifiedKFold
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
