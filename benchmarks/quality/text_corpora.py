@@ -235,7 +235,7 @@ _MERGED = {
 }
 
 
-def package_descriptions(*, per_package: int = 12) -> list[Labelled]:
+def package_descriptions(*, per_package: int = 6) -> list[Labelled]:
     """Paragraphs of installed packages' summaries and descriptions labelled by the package's topic
     (``package_topic``; System, Utilities and Terminals merged into "System & utilities", the other
     topics are too rare here and dropped). Each package gives its summary and the first

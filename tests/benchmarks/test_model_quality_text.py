@@ -33,7 +33,7 @@ def test_four_corpora_build_offline_as_text_manifests_of_the_documented_shape(ma
         assert manifest["kind"] == "text" and manifest["version"] == 1
         counts = Counter(s["label"] for s in manifest["samples"])
         # a few hundred to ~1,500 texts, at least 2 classes, none tiny, none over the cap
-        assert 300 <= len(manifest["samples"]) <= 1500, (dataset.name, len(manifest["samples"]))
+        assert 250 <= len(manifest["samples"]) <= 1500, (dataset.name, len(manifest["samples"]))
         assert len(manifest["classes"]) >= 2 and set(counts) == set(range(len(manifest["classes"])))
         assert min(counts.values()) >= 40, (dataset.name, counts)
         cap = text.CAPS[dataset.name]
@@ -70,7 +70,7 @@ def test_package_paragraphs_carry_their_package_and_one_package_stays_in_one_spl
     for sample in manifest["samples"]:
         by_group.setdefault(sample["group"], set()).add(sample["label"])
     assert len(by_group) >= 40 and all(len(labels) == 1 for labels in by_group.values())
-    assert max(Counter(s["group"] for s in manifest["samples"]).values()) <= 12
+    assert max(Counter(s["group"] for s in manifest["samples"]).values()) <= 6
     for seed in (0, 1):
         split = core.split(manifest, seed)
         where: dict[str, set[str]] = {}
