@@ -258,6 +258,17 @@ async function main() {
       const selected = await page.getByTestId('training-version-select').inputValue();
       if (!selected.startsWith(versionName)) fail(`the training form picked "${selected}", expected ${versionName}`);
       await page.getByTestId('preset-card-fast').click();
+      // the preset fitted to this small dataset and the workers online: what it changes, and why
+      const recommendation = page.getByTestId('preset-recommendation');
+      await recommendation.waitFor();
+      const choices = recommendation.getByTestId('auto-choice');
+      const chosen = await choices.count();
+      if (chosen < 1) fail(`the recommendation shows no choice for ~400 images: ${await recommendation.innerText()}`);
+      for (let i = 0; i < chosen; i += 1) {
+        const reason = ((await choices.nth(i).getByTestId('auto-choice-reason').innerText()) || '').trim();
+        if (!reason) fail(`choice ${await choices.nth(i).getAttribute('data-param')} has no reason`);
+        log(`chosen for the data: ${(await choices.nth(i).innerText()).replace(/\s+/g, ' ')}`);
+      }
       await page.getByTestId('advanced-settings-toggle').click();
       await page.getByTestId('param-epochs').fill(String(epochs));
       await screenshot(page, 'train-form');
@@ -270,6 +281,7 @@ async function main() {
       if (response.status() !== 201) fail(`POST /api/v1/training-jobs/ answered ${response.status()}: ${await response.text()}`);
       const sent = response.request().postDataJSON();
       if (sent.preset !== 'fast' || sent.params?.epochs !== epochs) fail(`the request sent ${JSON.stringify(sent)}`);
+      if ('adapt' in sent) fail(`the form sent adapt without the switch: ${JSON.stringify(sent)}`);
       const job = await response.json();
       await page.waitForURL(new RegExp(`/jobs/${job.id}/?$`));
       await page.getByTestId('training-monitor').waitFor();

@@ -326,12 +326,17 @@ def training_job_create(
         raise field_error(field, exc.message) from None
     recommendation = None
     if adapt:
+        kept = dict(params or {})
+        if backbone is not None or warm_start_from is not None:
+            # the network stays the one the backbone or the parent version's weights fit
+            network = {k: values[k] for k in WARM_START_FIXED_PARAMS if k in values}
+            kept.update({k: v for k, v in network.items() if kept.get(k) is None})
         recommendation = preset_recommendation(
             template=chosen,
             preset=preset,
             dataset_version=dataset_version,
             hardware=hardware_profile(),
-            overrides=params,
+            overrides=kept,
         )
         values = dict(recommendation["values"])
     if backbone is not None:

@@ -128,3 +128,25 @@ def test_the_estimates_show_each_presets_choices_without_a_query_per_preset(tena
     # what the estimates showed is what a job started now records
     job = start(client, version, preset="fast")
     assert job["recommendation"] == presets["fast"]["recommendation"]
+
+
+def test_a_warm_start_keeps_the_network_its_weights_fit(tenants):
+    from training.services import training_job_create
+
+    from tests.training.factories import model_version
+
+    version = detection_version(tenants["project_a"], images=3000)
+    parent = model_version(
+        tenants["project_a"],
+        dataset_version=version,
+        template="object_detection",
+        preset="accurate",
+        params={"model": "det_resnet18", "image_size": 128},
+        checkpoint_key="models/parent/model.pt",
+    )
+    # on CPU workers the accurate preset would take det_medium: not with ResNet-18 weights to start from
+    job = training_job_create(
+        user=tenants["alice"], dataset_version=version, preset="accurate", warm_start_from=parent
+    )
+    assert job.params["params"]["model"] == "det_resnet18" and job.params["warm_start_from"] == parent.pk
+    assert "model" not in {c["param"] for c in job.params["recommendation"]["choices"]}
