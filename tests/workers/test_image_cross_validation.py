@@ -15,7 +15,7 @@ from workers.image_classification.cross_validation import validation_plan
 from workers.image_classification.manifest import parse_manifest
 from workers.image_classification.template import TEMPLATE
 from workers.image_classification.trainer import train
-from workers.progress import JobCancelled
+from workers.progress import JobCancelled, progress_event
 from workers.templates.recommend import recommend
 
 SPEC = {
@@ -69,11 +69,17 @@ def test_fold_epochs_are_not_milestones_and_progress_only_grows(cross_validated)
     _, recorder, _ = cross_validated
     fractions = [c["fraction"] for c in recorder.calls if c["fraction"] is not None]
     assert fractions == sorted(fractions) and fractions[-1] == pytest.approx(1.0)
-    fold_calls = [c for c in recorder.calls if c["message"].startswith("fold ")]
-    assert fold_calls and not any(c["milestone"] for c in fold_calls)
-    assert {c["message"][:8] for c in fold_calls} == {"fold 1/3", "fold 2/3", "fold 3/3"}
-    # a fold's epochs are not the run's: only the final fit reports epochs and metrics
+    fold_calls = [c for c in recorder.calls if c.get("fold")]
+    assert {(c["fold"], c["folds"]) for c in fold_calls} == {(1, 3), (2, 3), (3, 3)}
+    assert all(c["message"].startswith(f"fold {c['fold']}/3") for c in fold_calls)
+    # a fold's epochs are not the run's: only the final fit reports epochs and metrics; each fold
+    # ends with one milestone holding its held-out score
     assert not any("epoch" in c or "val_acc" in c for c in fold_calls)
+    ends = [c for c in fold_calls if c["milestone"]]
+    assert [c["fold"] for c in ends] == [1, 2, 3] and all(0 <= c["fold_score"] <= 1 for c in ends)
+    for call in recorder.calls:  # every report is a ProgressEvent the platform accepts
+        metrics = {k: v for k, v in call.items() if k not in ("message", "fraction", "milestone", "at")}
+        progress_event(call["message"], fraction=call["fraction"], **metrics)
     milestones = [c for c in recorder.epoch_ends() if c["val_acc"] is not None]
     assert milestones and [c["epoch"] for c in milestones] == list(range(1, len(milestones) + 1))
 
@@ -84,7 +90,7 @@ def test_a_retried_run_does_not_redo_finished_folds(tiny_digits, tmp_path, cross
     class CancelInThirdFold(Recorder):
         def __call__(self, message: str = "", **kwargs) -> None:
             super().__call__(message, **kwargs)
-            if message.startswith("fold 3/3"):
+            if kwargs.get("fold") == 3:
                 raise JobCancelled("cancelled by the test")
 
     with pytest.MonkeyPatch.context() as patch:
@@ -95,7 +101,7 @@ def test_a_retried_run_does_not_redo_finished_folds(tiny_digits, tmp_path, cross
     assert not (tmp_path / "folds" / "fold-2" / "fold.json").exists()
     retry = Recorder()
     result = train(SPEC, tiny_digits, tmp_path, retry, threads=1, num_workers=0)
-    assert {c["message"][:8] for c in retry.calls if c["message"].startswith("fold ")} == {"fold 3/3"}
+    assert {c.get("fold") for c in retry.calls} - {None} == {3}
     assert result["cross_validation"]["chosen"] == reference["cross_validation"]["chosen"]
     assert [f["score"] for f in result["cross_validation"]["scores"]] == pytest.approx(
         [f["score"] for f in reference["cross_validation"]["scores"]]

@@ -91,9 +91,9 @@ def pooled_manifest(data: Manifest) -> Manifest:
 
 class StageReport:
     """Forwards a fold's (or the final fit's) progress as a share of the whole run: ``fraction`` is
-    rescaled to [start, start + width]. A fold reports only its message (``fold i/k: ...``) and the
-    fraction: its epochs, losses and held-out scores are not the run's (a study's pruner and the live
-    curves see the final fit's epochs only)."""
+    rescaled to [start, start + width]. A fold reports its message (``fold i/k: ...``), the fraction
+    and ``fold``/``folds`` (1-based), not its epochs, losses or held-out scores: those are not the
+    run's (a study's pruner and the live curves see the final fit's epochs only)."""
 
     def __init__(
         self, report: Report, *, start: float, width: float, fold: int | None = None, folds: int = 0
@@ -107,7 +107,25 @@ class StageReport:
         if self.fold is None:
             self.report(message, fraction=scaled, milestone=milestone, **metrics)
         else:
-            self.report(f"fold {self.fold + 1}/{self.folds}: {message}", fraction=scaled)
+            self.report(
+                f"fold {self.fold + 1}/{self.folds}: {message}",
+                fraction=scaled,
+                fold=self.fold + 1,
+                folds=self.folds,
+            )
+
+    def finished(self, record: Mapping[str, Any], metric: str) -> None:
+        """A finished fold's milestone: ``fold_score``, its best held-out accuracy over the epochs."""
+        best = max(record["history"], key=lambda h: h[metric])
+        self.report(
+            f"fold {self.fold + 1 if self.fold is not None else 0}/{self.folds} done: held-out accuracy "
+            f"{best[metric]:.4f} (epoch {best['epoch']})",
+            fraction=self.start + self.width,
+            milestone=True,
+            fold=(self.fold or 0) + 1,
+            folds=self.folds,
+            fold_score=float(best[metric]),
+        )
 
 
 def read_fold(path: Path, fingerprint: str) -> dict[str, Any] | None:

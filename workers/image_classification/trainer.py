@@ -867,7 +867,10 @@ def cross_validate_and_train(
             stage = StageReport(report, start=fold * share, width=share, fold=fold, folds=len(folds))
             run = FoldRun(params, fold_data, fold_dir, stage, **options)
             record = read_fold(fold_dir / "fold.json", run.fingerprint)
-            records.append(record if record is not None else run.execute())
+            if record is None:
+                record = run.execute()
+                stage.finished(record, TrainingRun.metric)
+            records.append(record)
         metric = TrainingRun.metric
         chosen, means, losses = choose_epochs(records, metric)
         summary = describe(records, chosen, decision, metric)
