@@ -111,12 +111,25 @@ def main(argv: list[str] | None = None) -> int:
                 parser.error(f"unknown baseline(s) {', '.join(unknown)}")
             baselines = [b for b in baselines if b.name in wanted_baselines]
         presets = _names(args.presets) or []
-        results = core.run(args.section, datasets, baselines, presets=presets, seeds=list(range(args.seeds)))
         out: Path = args.out or args.results / f"{args.section}.json"
-        if out.exists() and not args.replace:
-            results = core.merge(json.loads(out.read_text()), results)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(results, indent=1, sort_keys=False) + "\n")
+        previous = json.loads(out.read_text()) if out.exists() and not args.replace else None
+
+        def save(partial: dict[str, Any]) -> dict[str, Any]:
+            merged = core.merge(previous, partial) if previous is not None else partial
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(merged, indent=1) + "\n")
+            return merged
+
+        results = save(
+            core.run(
+                args.section,
+                datasets,
+                baselines,
+                presets=presets,
+                seeds=list(range(args.seeds)),
+                on_dataset=save,
+            )
+        )
         print_summary(results)
         print(f"results: {out}")
 

@@ -331,14 +331,16 @@ def run(
     val: float = 0.2,
     progress: Callable[[str], None] | None = None,
     threads: int | None = 1,
+    on_dataset: Callable[[dict[str, Any]], object] | None = None,
 ) -> dict[str, Any]:
     """Run every preset and baseline on every dataset and seed; returns the section's results
     (``records``: one per run, failures recorded with their ``error``, not raised).
 
     ``threads``: the OpenMP/BLAS threads every run may use (threadpoolctl; None: the libraries'
     defaults). One by default: on a shared, loaded machine OpenMP's spinning threads slow
-    HistGradientBoosting and LightGBM down by orders of magnitude, and each side gets the same."""
-    from threadpoolctl import threadpool_limits
+    HistGradientBoosting and LightGBM down by orders of magnitude, and each side gets the same.
+    ``on_dataset`` is called with the results so far after each dataset (the CLI saves them)."""
+    from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
     with threadpool_limits(limits=threads):
         return _run(
@@ -351,6 +353,7 @@ def run(
             val=val,
             progress=progress,
             threads=threads,
+            on_dataset=on_dataset,
         )
 
 
@@ -365,6 +368,7 @@ def _run(
     val: float,
     progress: Callable[[str], None] | None,
     threads: int | None,
+    on_dataset: Callable[[dict[str, Any]], object] | None,
 ) -> dict[str, Any]:
     from workers.templates import registry
 
@@ -438,6 +442,27 @@ def _run(
                     elapsed = time.monotonic() - started
                     where = f"{dataset.name} seed {seed} {entry}"
                     say(f"[{done}/{total}] {where}: {line} [{elapsed / 60:.1f} min]")
+            if on_dataset is not None:  # partial results survive an interrupted run
+                on_dataset(
+                    _results(
+                        section, presets, seeds, test, val, threads, started, described, baselines, records
+                    )
+                )
+    return _results(section, presets, seeds, test, val, threads, started, described, baselines, records)
+
+
+def _results(
+    section: str,
+    presets: Sequence[str],
+    seeds: Sequence[int],
+    test: float,
+    val: float,
+    threads: int | None,
+    started: float,
+    described: list[dict[str, Any]],
+    baselines: Sequence[Baseline],
+    records: list[dict[str, Any]],
+) -> dict[str, Any]:
     return {
         "kind": "model_quality",
         "version": RESULTS_VERSION,
@@ -447,9 +472,9 @@ def _run(
         "presets": list(presets),
         "seeds": list(seeds),
         "split": {"test": test, "val": val},
-        "datasets": described,
+        "datasets": list(described),
         "baselines": [{"name": b.name, "title": b.title, "templates": list(b.templates)} for b in baselines],
-        "records": records,
+        "records": list(records),
     }
 
 
@@ -472,17 +497,25 @@ def _describe_dataset(dataset: Dataset, manifest: Mapping[str, Any]) -> dict[str
 
 
 def merge(previous: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
-    """``new``'s results plus ``previous``'s records and datasets for the datasets ``new`` did not
-    run (a partial rerun, ``--datasets``, keeps the rest of the section's file)."""
-    ran = {d["name"] for d in new["datasets"]}
-    kept = [r for r in previous.get("records", []) if r["dataset"] not in ran]
-    order = [d["name"] for d in previous.get("datasets", [])]
-    datasets = [d for d in previous.get("datasets", []) if d["name"] not in ran] + list(new["datasets"])
-    datasets.sort(key=lambda d: order.index(d["name"]) if d["name"] in order else len(order))
+    """``new``'s results plus ``previous``'s records that ``new`` did not redo: a record is replaced
+    by one of the same (dataset, kind, entry, seed), so a partial rerun (``--datasets``,
+    ``--presets``, baselines only with ``--presets ""``) adds to a section's file."""
+
+    def key(record: Mapping[str, Any]) -> tuple[str, str, str, int]:
+        return record["dataset"], record["kind"], record["entry"], record["seed"]
+
+    redone = {key(r) for r in new["records"]}
+    kept = [r for r in previous.get("records", []) if key(r) not in redone]
+    datasets = {d["name"]: d for d in previous.get("datasets", [])}
+    datasets.update({d["name"]: d for d in new["datasets"]})
     baselines = {b["name"]: b for b in [*previous.get("baselines", []), *new["baselines"]]}
+    presets = list(dict.fromkeys([*previous.get("presets", []), *new["presets"]]))
+    seeds = sorted({*previous.get("seeds", []), *new["seeds"]})
     return {
         **new,
-        "datasets": datasets,
+        "presets": presets,
+        "seeds": seeds,
+        "datasets": list(datasets.values()),
         "baselines": list(baselines.values()),
         "records": kept + list(new["records"]),
         "merged": bool(kept) or bool(previous.get("merged")),

@@ -273,3 +273,19 @@ def test_cli_names_an_unknown_dataset(capsys):
     with pytest.raises(SystemExit):
         model_quality.main(["--section", "tabular", "--datasets", "iris,no_such_table"])
     assert "unknown dataset(s) no_such_table" in capsys.readouterr().err
+
+
+def test_merge_replaces_redone_runs_and_keeps_the_others():
+    earlier = _results("text", {"balanced": [0.9, 0.91, 0.92], "hist_gbdt": [0.8, 0.81, 0.82]})
+    again = _results("text", {"balanced": [0.95]})
+    merged = core.merge(earlier, again)
+    scores = {(r["entry"], r["seed"]): r["score"] for r in merged["records"]}
+    assert scores == {
+        ("balanced", 0): 0.95,
+        ("balanced", 1): 0.91,
+        ("balanced", 2): 0.92,
+        ("hist_gbdt", 0): 0.8,
+        ("hist_gbdt", 1): 0.81,
+        ("hist_gbdt", 2): 0.82,
+    }
+    assert merged["merged"] is True and merged["seeds"] == [0, 1, 2]
