@@ -69,9 +69,13 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--section", choices=SECTIONS, help="run this section's datasets and baselines")
-    parser.add_argument("--datasets", help="comma-separated dataset names (default: all of the section)")
+    parser.add_argument(
+        "--datasets", help="comma-separated dataset names, run in this order (default: all of the section)"
+    )
     parser.add_argument("--presets", default="fast,balanced,accurate", help="comma-separated preset names")
-    parser.add_argument("--baselines", help="comma-separated baseline names (default: all of the section)")
+    parser.add_argument(
+        "--baselines", help='comma-separated baseline names (default: all of the section; "": none)'
+    )
     parser.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1 (one split per seed)")
     parser.add_argument(
         "--out", type=Path, help="results JSON (default: benchmarks/quality/results/<section>.json)"
@@ -102,9 +106,10 @@ def main(argv: list[str] | None = None) -> int:
                     f"unknown dataset(s) {', '.join(unknown)}; {args.section} has "
                     f"{', '.join(d.name for d in datasets)}"
                 )
-            datasets = [d for d in datasets if d.name in wanted]
+            by_name = {d.name: d for d in datasets}
+            datasets = [by_name[name] for name in dict.fromkeys(wanted)]  # in the order given
         baselines = list(module.BASELINES)
-        wanted_baselines = _names(args.baselines)
+        wanted_baselines = _names(args.baselines) if args.baselines != "" else []
         if wanted_baselines is not None:
             unknown = sorted(set(wanted_baselines) - {b.name for b in baselines})
             if unknown:
