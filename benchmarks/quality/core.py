@@ -748,12 +748,13 @@ def render_tables(all_results: Sequence[Mapping[str, Any]]) -> str:
         lines.append(f"### {results['section'].capitalize()} section")
         lines.append("")
         seeds, shares = results["seeds"], results["split"]
+        minutes = sum(r["seconds"] or 0.0 for r in results["records"]) / 60
         lines.append(
             f"Measured {env['measured']} on {env['cpu']}, {env['cores']} cores (shared; 1-minute load "
             f"{env['load']:.1f} at the end), {len(seeds)} seeds ({', '.join(map(str, seeds))}); "
             f"per seed one stratified split, {1 - shares['test'] - shares['val']:.0%} train / "
             f"{shares['val']:.0%} val / {shares['test']:.0%} test, the same for every "
-            f"preset and baseline. Whole run: {results['wall_seconds'] / 60:.0f} min. Command: "
+            f"preset and baseline. The runs took {minutes:.0f} min in all. Command: "
             f"`{COMMAND.format(section=results['section'])}`."
         )
         lines.append("")
