@@ -243,14 +243,13 @@ def combine_onnx(
                             f"member {index}: {output} has {dims[1].dim_value} columns, others {classes}"
                         )
                     classes = dims[1].dim_value
-        keep = helper.make_graph([], "", [], [])
-        keep.CopyFrom(proto.graph)
-        del keep.output[:]
-        keep.output.extend(entry for entry in proto.graph.output if entry.name == output)
-        _prune(keep)
-        proto.graph.CopyFrom(keep)
+        # in place: a bag of large LightGBM members makes every copy count
+        dropped = [entry for entry in proto.graph.output if entry.name != output]
+        for entry in dropped:
+            proto.graph.output.remove(entry)
+        _prune(proto.graph)
         prefix = f"m{index}_"
-        prefixed = onnx.compose.add_prefix(proto, prefix, rename_inputs=False)
+        prefixed = onnx.compose.add_prefix(proto, prefix, rename_inputs=False, inplace=True)
         merged_nodes.extend(prefixed.graph.node)
         initializers.extend(prefixed.graph.initializer)
         value_infos.extend(prefixed.graph.value_info)
