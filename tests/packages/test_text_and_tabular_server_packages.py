@@ -368,3 +368,61 @@ def test_device_sdk_of_a_tabular_mlp_has_an_int8_model_that_agrees(tmp_path):
         np.array([v["scores"] for v in expected["vectors"]]), wanted, rtol=RTOL, atol=ATOL
     )
     assert (root / "model.int8.onnx").is_file() and (root / "test_vectors" / "expected.int8.json").is_file()
+
+
+def test_server_package_and_device_sdk_of_a_tabular_ensemble_answer_like_the_platform(tmp_path):
+    """The accurate preset's ensemble on diabetes (bagged LightGBM fold models, an MLP and a linear
+    model, each with a weight, in one ONNX graph) packages like any tabular model: the server package
+    and the device SDK's Python sample, in fresh virtualenvs, give the platform predictor's values;
+    int8 does not apply (trees)."""
+    import onnx
+
+    from workers.packaging import build_device_sdk
+
+    artifacts, (result, _) = train_tabular(
+        "tabular_regression", tmp_path, preset="accurate", n_estimators=100, epochs=30, folds=3
+    )
+    chosen = result["cross_validation"]["chosen"]
+    assert min(chosen["weight_gbdt"], chosen["weight_mlp"], chosen["weight_linear"]) > 0, chosen
+    proto = onnx.load(result["onnx"])
+    members = json.loads({e.key: e.value for e in proto.metadata_props}["sampan.ensemble"])
+    assert len(members) == chosen["gbdt_bag"] + 2 and sum(m["weight"] for m in members) == pytest.approx(1)
+    # LightGBM (ai.onnx.ml), the torch MLP (Gemm) and the linear model (MatMul), summed
+    assert {"TreeEnsembleRegressor", "Gemm", "MatMul", "Sum"} <= {node.op_type for node in proto.graph.node}
+    platform = load_predictor(_model_dir(result, "tabular_regression", tmp_path / "platform"))
+
+    def platform_values(instances: list) -> np.ndarray:
+        return as_array(platform.predict(instances, 1), 0)
+
+    build_server_package(artifacts=artifacts, out_path=tmp_path / "server.zip")
+    root = unzip_package(tmp_path / "server.zip", tmp_path / "server")
+    requirements = (root / "requirements.txt").read_text()
+    if requirements not in VENVS:
+        VENVS[requirements] = fresh_venv(tmp_path / "venv", root / "requirements.txt")
+    out = run_in(VENVS[requirements], ["check_test_vectors.py", "--out", "answers.json"], cwd=root)
+    assert json.loads(out)["allclose"] is True, out
+    expected = json.loads((root / "test_vectors" / "expected.json").read_text())
+    got = np.array(json.loads((root / "answers.json").read_text())["values"])
+    np.testing.assert_allclose(
+        got, platform_values([v["instance"] for v in expected["vectors"]]), rtol=RTOL, atol=ATOL
+    )
+
+    report = build_device_sdk(artifacts=artifacts, out_path=tmp_path / "device.zip", calibration_images=[])
+    compression = report["compression"]
+    assert compression["int8"] is None and "does not apply" in compression["int8_note"], compression
+    device = unzip_package(tmp_path / "device.zip", tmp_path / "device")
+    requirements = (device / "python" / "requirements.txt").read_text()
+    if requirements not in VENVS:
+        VENVS[requirements] = fresh_venv(tmp_path / "device-venv", device / "python" / "requirements.txt")
+    answer = json.loads(
+        run_in(
+            VENVS[requirements],
+            ["python/predict.py", "--test-vectors", "--model", "model.fp32.onnx"],
+            cwd=device,
+        )
+    )
+    assert answer["allclose"] is True, answer
+    vectors = json.loads((device / "test_vectors" / "expected.fp32.json").read_text())["vectors"]
+    np.testing.assert_allclose(
+        np.array(answer["answers"]), platform_values([v["instance"] for v in vectors]), rtol=RTOL, atol=ATOL
+    )
