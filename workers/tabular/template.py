@@ -80,10 +80,13 @@ PARAMS = (
         "min_child_samples",
         "int",
         "Rows per leaf",
-        20,
+        10,
         low=1,
         high=500,
-        help="gbdt: fewest training rows a leaf may hold (larger: smoother, less overfitting).",
+        help=(
+            "gbdt: fewest training rows a leaf may hold (larger: smoother, less overfitting); "
+            "fitted to the rows unless you set it."
+        ),
     ),
     Param(
         "hidden_size",
