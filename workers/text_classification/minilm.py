@@ -86,7 +86,11 @@ class MiniLMEncoder(nn.Module):
         self.width = hidden
         self.max_length = config["max_position_embeddings"]
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+    def bottom(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, layers: int
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The hidden states after the first ``layers`` layers, and the attention bias the rest need
+        (fine-tuning the top layers caches these once: the frozen bottom runs once per text)."""
         length = input_ids.shape[1]
         positions = torch.arange(length, device=input_ids.device).unsqueeze(0)
         e = self.embeddings
@@ -98,10 +102,24 @@ class MiniLMEncoder(nn.Module):
         x = e.LayerNorm(x)
         mask = attention_mask.to(x.dtype)
         bias = (1.0 - mask)[:, None, None, :] * torch.finfo(x.dtype).min
-        for layer in self.encoder.layer:
+        for layer in list(self.encoder.layer)[:layers]:
             x = layer(x, bias)
+        return x, bias
+
+    def top(
+        self, x: torch.Tensor, bias: torch.Tensor, attention_mask: torch.Tensor, layers: int
+    ) -> torch.Tensor:
+        """The last ``layers`` layers over :meth:`bottom`'s output, mean pooling and normalisation."""
+        for layer in list(self.encoder.layer)[len(self.encoder.layer) - layers :]:
+            x = layer(x, bias)
+        mask = attention_mask.to(x.dtype)
         pooled = (x * mask.unsqueeze(-1)).sum(dim=1) / mask.sum(dim=1, keepdim=True).clamp(min=1e-9)
         return nn.functional.normalize(pooled, p=2.0, dim=1)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        depth = len(self.encoder.layer)
+        x, bias = self.bottom(input_ids, attention_mask, depth)
+        return self.top(x, bias, attention_mask, 0)
 
 
 def load_minilm(directory: Path | None = None) -> MiniLMEncoder:
