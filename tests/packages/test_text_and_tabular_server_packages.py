@@ -355,7 +355,9 @@ def test_device_sdk_of_a_tabular_mlp_has_an_int8_model_that_agrees(tmp_path):
     """The MLP (not a tree ensemble) gets dynamic int8; fp32 vectors are the platform's answers."""
     from workers.packaging import build_device_sdk
 
-    artifacts, (result, rows) = train_tabular("tabular_classification", tmp_path, preset="neural", epochs=30)
+    artifacts, (result, rows) = train_tabular(
+        "tabular_classification", tmp_path, preset="neural", epochs=30, validation="holdout"
+    )
     report = build_device_sdk(artifacts=artifacts, out_path=tmp_path / "device.zip", calibration_images=[])
     compression = report["compression"]
     assert compression["int8"]["bytes"] < compression["fp32"]["bytes"] and compression["int8_note"] is None
