@@ -775,6 +775,11 @@ def export_onnx(checkpoint: str | os.PathLike[str], out_path: str | os.PathLike[
 
     from workers.tabular.mlp import TabularMLP, export_mlp
 
+    if Path(checkpoint).suffix != ".pt":
+        raise ValueError(
+            f"{Path(checkpoint).name} is not an MLP checkpoint: tree, linear and ensemble models are "
+            "exported by training (their run's model.onnx)"
+        )
     state = torch.load(os.fspath(checkpoint), weights_only=True)
     model = TabularMLP(**state["config"])
     model.load_state_dict(state["state_dict"])
