@@ -263,7 +263,10 @@ def test_docs_writer_rewrites_only_the_region_between_the_markers(tmp_path):
     assert outside.startswith(kept)
     section = benchmarks_md.read_text()
     assert section.count(core.BENCHMARKS_BEGIN) == 1 and "## Model quality" in section
-    assert "| tabular | tabular_classification | 1 | 0.950 | 0.940 | 1 of 1 | n/a |" in section
+    assert (
+        "| tabular | tabular_classification | 1 / 1 | 0.950 | 0.940 | 1 of 1 | n/a | "
+        "-0.040, 0.20x the time (median) |" in section
+    )
     # a second run replaces the region instead of adding another
     assert model_quality.main(argv) == 0
     assert templates_md.read_text() == text and benchmarks_md.read_text() == section
