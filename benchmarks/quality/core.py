@@ -542,6 +542,7 @@ class Cell:
     cv_mean: float | None
     cv_std: float | None
     errors: tuple[str, ...]
+    cv_metric: str = ""
 
 
 def _mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
@@ -582,6 +583,9 @@ def summary(results: Mapping[str, Any]) -> list[Cell]:
                 cv_mean=float(np.mean(cvs)) if cvs else None,
                 cv_std=float(np.mean(cv_stds)) if cv_stds else None,
                 errors=tuple(sorted({str(r["error"]) for r in records if r.get("error")})),
+                cv_metric=next(
+                    (r["cross_validation"]["metric"] for r in good if r.get("cross_validation")), ""
+                ),
             )
         )
     return out
@@ -727,7 +731,7 @@ def _cell_text(cell: Cell | None, best: bool) -> str:
     if "rmse" in cell.extra and cell.metric == "r2":
         parts.append(f"rmse {cell.extra['rmse']:.3g}")
     if cell.cv_mean is not None:
-        parts.append(f"cv {cell.cv_mean:.3f}")
+        parts.append(f"cv {cell.cv_metric} {cell.cv_mean:.3g}".replace("  ", " "))
     parts.append(_seconds(cell.seconds))
     if cell.failed:
         parts.append(f"{cell.failed} of {cell.runs} failed")
@@ -786,8 +790,9 @@ def render_tables(all_results: Sequence[Mapping[str, Any]]) -> str:
                     f"`{k.split(':', 1)[1]}`: {titles.get(k.split(':', 1)[1], '')}" for k in baseline_keys
                 )
                 + ". Cells: mean ± sample std over seeds (best in bold), then the mean of the "
-                "trainer's cross-validation score where it cross-validated (`cv`) and the mean seconds "
-                "per run (train + evaluate for presets, fit + predict for baselines)."
+                "trainer's cross-validation score where it cross-validated (`cv`, in the metric it "
+                "chose by) and the mean seconds per run (train + evaluate for presets, fit + predict "
+                "for baselines)."
             )
             lines.append("")
             checks = [t for t in targets(results) if t.template == template]
