@@ -464,7 +464,15 @@ def _fit_gbdt(
         # a fold that stopped early has passed its best: its loss stays where it was for the mean
         curves.append(np.concatenate([values, np.full(cap - len(values), values[-1])]))
         boosters.append(booster)
-        _stage(report, span, (fold + 1) / (len(data.folds) + 1), f"trees: fold {fold + 1}/{len(data.folds)}")
+        if data.refit:
+            _stage(
+                report,
+                span,
+                (fold + 1) / (len(data.folds) + 1),
+                f"trees: fold {fold + 1}/{len(data.folds)}",
+                fold=fold + 1,
+                folds=len(data.folds),
+            )
     rounds = int(np.argmin(np.mean(curves, axis=0))) + 1
     held_out = np.concatenate(
         [
@@ -539,12 +547,22 @@ def _fit_linear(
     classes = None if data.regression else data.classes
     parts = []
     models = []
-    for fit, held in data.folds:
+    for fold, (fit, held) in enumerate(data.folds):
         model = fit_linear(
             data.x[fit], data.y[fit], regression=data.regression, seed=data.seed, classes=classes
         )
         parts.append(model.predict(data.x[held]))
         models.append(model)
+        if data.refit:
+            _stage(
+                report,
+                span,
+                (fold + 1) / (len(data.folds) + 1),
+                f"linear: fold {fold + 1}/{len(data.folds)}",
+                fold=fold + 1,
+                folds=len(data.folds),
+                fold_score=_score(parts[-1], data.y[held], data.regression),
+            )
     final = (
         fit_linear(data.x, data.y, regression=data.regression, seed=data.seed, classes=classes)
         if data.refit
@@ -602,7 +620,14 @@ def _fit_mlp_on(
         def progress(epoch: int, metrics: Mapping[str, float], fold: int = fold) -> None:
             if data.refit:
                 message = f"mlp: fold {fold + 1}/{len(data.folds)}, epoch {epoch}/{epochs}"
-                _stage(report, span, (fold + epoch / epochs) / steps, message)
+                _stage(
+                    report,
+                    span,
+                    (fold + epoch / epochs) / steps,
+                    message,
+                    fold=fold + 1,
+                    folds=len(data.folds),
+                )
             else:  # one training: its epochs are the run's progress series
                 _stage(
                     report,
