@@ -2868,6 +2868,16 @@ export interface components {
             readonly dataset: number;
             readonly task_type: string;
         };
+        /**
+         * @description A parameter the preset set for this data and hardware: ``value`` instead of the preset's
+         *     declared ``preset_value``, and why, in words (e.g. "1,797 training images on CPU workers: ...").
+         */
+        AutoChoice: {
+            param: string;
+            value: number | string | boolean;
+            preset_value: number | string | boolean;
+            reason: string;
+        };
         /** @description Where a model version promoted from a study's trial comes from (``automl.services.trial_promote``). */
         AutomlLineage: {
             study: number;
@@ -3389,6 +3399,21 @@ export interface components {
             /** @description Percent of the requests. */
             weight: number;
         };
+        /**
+         * @description A model the folds compared (e.g. ``gbdt``, ``linear``, ``mlp``, ``ensemble``): its mean and
+         *     standard deviation over the folds, its ensemble ``weight`` where it is a member, and whether it
+         *     is the one the run kept.
+         */
+        CandidateScore: {
+            name: string;
+            /** Format: double */
+            mean: number;
+            /** Format: double */
+            std: number;
+            /** Format: double */
+            weight?: number;
+            chosen: boolean;
+        };
         CaptureDeleteRequest: {
             /** @description These captures. */
             ids?: number[];
@@ -3655,7 +3680,8 @@ export interface components {
         /**
          * @description A classifier's report on one split. ``top_k_accuracy`` is keyed by k ("1", "3", "5"; k up to
          *     the number of classes). Tables add ``headline`` and ``feature_importance``, texts
-         *     ``misclassified`` (the count of wrong answers).
+         *     ``misclassified`` (the count of wrong answers). ``cross_validation`` and ``intervals``: see
+         *     workers.contracts.validation.
          */
         ClassificationReport: {
             /**
@@ -3681,6 +3707,8 @@ export interface components {
             feature_importance?: components["schemas"]["FeatureImportance"][];
             misclassified?: number;
             model: components["schemas"]["ModelFile"];
+            cross_validation?: components["schemas"]["CrossValidation"];
+            intervals?: components["schemas"]["MetricInterval"][];
         };
         /**
          * @description * `classification_report` - classification_report
@@ -3770,6 +3798,38 @@ export interface components {
             counts: number[][];
             samples: (number | string)[][][];
         };
+        /**
+         * @description k-fold cross-validation (or repeated random splits) over the train and val splits together.
+         *
+         *     ``metric`` is scored on each held-out fold in ``direction``; ``mean``/``std`` summarise
+         *     ``scores`` (std: the sample standard deviation over folds). ``chosen`` holds what the folds
+         *     decided (e.g. ``{"n_estimators": 212}``, ``{"epochs": 14}``); the final model is then trained on
+         *     all ``samples`` with it. ``reason`` says, in words, why the run cross-validated.
+         */
+        CrossValidation: {
+            kind: components["schemas"]["CrossValidationKindEnum"];
+            version: number;
+            method: components["schemas"]["MethodEnum"];
+            folds: number;
+            metric: string;
+            direction: components["schemas"]["DirectionEnum"];
+            samples: number;
+            scores: components["schemas"]["FoldScore"][];
+            /** Format: double */
+            mean: number;
+            /** Format: double */
+            std: number;
+            chosen: {
+                [key: string]: number | string | boolean;
+            };
+            candidates?: components["schemas"]["CandidateScore"][];
+            reason: string;
+        };
+        /**
+         * @description * `cross_validation` - cross_validation
+         * @enum {string}
+         */
+        CrossValidationKindEnum: "cross_validation";
         Csrf: {
             csrf_token: string;
         };
@@ -3793,6 +3853,15 @@ export interface components {
          * @enum {string}
          */
         DataKindEnum: "image" | "text" | "tabular" | "time_series";
+        /**
+         * @description What a preset adapts to about the data: training samples (train + val splits), classes (0 for
+         *     regression and forecasting) and, for tables, the feature columns.
+         */
+        DataProfile: {
+            train_samples: number;
+            classes: number;
+            features?: number;
+        };
         /** @description What a dataset version needs before training may start. */
         DataRequirementsDescription: {
             min_classes: number;
@@ -4408,6 +4477,14 @@ export interface components {
             value?: number;
             language?: string;
         };
+        /** @description One fold: trained on ``train_samples``, scored on the ``samples`` it held out. */
+        FoldScore: {
+            fold: number;
+            train_samples: number;
+            samples: number;
+            /** Format: double */
+            score: number;
+        };
         /**
          * @description What a deployed forecaster takes (the deployment's and model version's ``forecast_contract``,
          *     and ``details`` of a 400): the frequency, the fewest history points, the largest horizon, the
@@ -4565,6 +4642,15 @@ export interface components {
          * @enum {string}
          */
         FrequencyEnum: "min" | "5min" | "15min" | "30min" | "h" | "D" | "W" | "MS" | "ME" | "QS" | "QE" | "YS" | "YE";
+        /**
+         * @description The workers online for the queue a training run would go to: ``gpus`` GPUs in all, the
+         *     smallest ``cpu_count`` among them, ``workers`` hosts (0: none online; the defaults assume a CPU).
+         */
+        HardwareProfile: {
+            gpus: number;
+            cpu_count: number;
+            workers: number;
+        };
         /**
          * @description A model version's headline metrics on the test split (its evaluation report's headline):
          *     classifiers have the accuracies and f1s, regression models MAE, RMSE and R2, detectors
@@ -5368,6 +5454,29 @@ export interface components {
         MergeTargetDeletedDetails: {
             /** @description The message again, as a field error. */
             into: string[];
+        };
+        /**
+         * @description * `kfold` - kfold
+         *     * `repeated_split` - repeated_split
+         * @enum {string}
+         */
+        MethodEnum: "kfold" | "repeated_split";
+        /**
+         * @description A percentile-bootstrap confidence interval of one test-split metric (e.g. ``accuracy``,
+         *     ``macro_f1``, ``rmse``, ``r2``): ``value`` on the whole split, ``low``..``high`` at
+         *     ``confidence`` over ``resamples`` resamples of the split's samples.
+         */
+        MetricInterval: {
+            metric: string;
+            /** Format: double */
+            value: number;
+            /** Format: double */
+            low: number;
+            /** Format: double */
+            high: number;
+            /** Format: double */
+            confidence: number;
+            resamples: number;
         };
         /** @description A metric of report a and report b; ``delta`` is b minus a (None when either is missing). */
         MetricPair: {
@@ -6372,6 +6481,11 @@ export interface components {
                 [key: string]: number | string | boolean;
             };
         };
+        /**
+         * @description A preset as a training job would run it now: ``recommendation`` is the preset fitted to this
+         *     dataset version and the workers online (what the job records unless it is started with
+         *     ``adapt: false``); ``model`` and the time are those of its values.
+         */
         PresetEstimate: {
             preset: string;
             title: string;
@@ -6382,7 +6496,32 @@ export interface components {
             quality: components["schemas"]["QualityEstimate"];
             size: components["schemas"]["SizeEstimate"];
             speed: components["schemas"]["SpeedEstimate"];
+            recommendation: components["schemas"]["PresetRecommendation"];
         };
+        /**
+         * @description A preset fitted to a dataset and the workers online (hardware- and data-aware defaults).
+         *
+         *     ``values`` is the complete parameter set the run would use (``validate_params`` output, preset
+         *     included); ``choices`` the parameters that differ from the preset's declaration, each with its
+         *     reason. Parameters the user set explicitly are never changed and never listed.
+         */
+        PresetRecommendation: {
+            kind: components["schemas"]["PresetRecommendationKindEnum"];
+            version: number;
+            template: string;
+            preset: string;
+            data: components["schemas"]["DataProfile"];
+            hardware: components["schemas"]["HardwareProfile"];
+            values: {
+                [key: string]: number | string | boolean;
+            };
+            choices: components["schemas"]["AutoChoice"][];
+        };
+        /**
+         * @description * `preset_recommendation` - preset_recommendation
+         * @enum {string}
+         */
+        PresetRecommendationKindEnum: "preset_recommendation";
         ProducedModelVersion: {
             id: number;
             name: string;
@@ -6403,7 +6542,9 @@ export interface components {
          *       ``val_map50``; forecasting ``val_mase``, ``val_smape``, ``val_coverage`` over the
          *       backtest windows; ``None`` without a
          *       validation split) and ``best_epoch``; a long validation reports ``validated``/``validation_size``;
-         *       an HPO trial stopped by the pruner reports ``pruned``.
+         *       an HPO trial stopped by the pruner reports ``pruned``; a cross-validating run reports which
+         *       ``fold`` of ``folds`` it is training (the final fit on all the data has none) and ``fold_score``,
+         *       a finished fold's held-out score.
          *     - evaluation: ``evaluated`` of ``total`` samples.
          *     - imports: ``processed`` of ``total`` files, ``imported`` samples, ``problems`` refused.
          *     - packages: ``size_bytes`` of the archive, ``top1_agreement`` of int8 with fp32.
@@ -6421,6 +6562,10 @@ export interface components {
             fraction?: number;
             epoch?: number;
             epochs?: number;
+            fold?: number;
+            folds?: number;
+            /** Format: double */
+            fold_score?: number;
             step?: number;
             steps?: number;
             total?: number;
@@ -6702,6 +6847,8 @@ export interface components {
             largest_errors: components["schemas"]["LargestError"][];
             feature_importance: components["schemas"]["FeatureImportance"][];
             model: components["schemas"]["ModelFile"];
+            cross_validation?: components["schemas"]["CrossValidation"];
+            intervals?: components["schemas"]["MetricInterval"][];
         };
         /**
          * @description * `regression_report` - regression_report
@@ -8212,6 +8359,8 @@ export interface components {
             readonly backbone: number | null;
             /** @description The model version whose weights the run starts from (retrain from a version), or null. */
             readonly warm_start_from: number | null;
+            /** @description The preset fitted to the dataset version and the workers online when the job was created: the values it runs and each parameter chosen for the data and hardware, with why; null when it was started with adapt false (or before this was recorded). */
+            readonly recommendation: components["schemas"]["PresetRecommendation"] | null;
             /** @description The model version the run produced; null until it succeeds. */
             readonly model_version: components["schemas"]["ProducedModelVersion"] | null;
             readonly status: components["schemas"]["JobStatusEnum"];
@@ -8262,6 +8411,11 @@ export interface components {
             backbone?: number | null;
             /** @description A model version of the dataset's project (same template and model) to start from: its weights, the head's rows matched by class name (retrain from a version). */
             warm_start_from?: number | null;
+            /**
+             * @description Fit the preset to the dataset version and the workers online (batch size, epochs, model size... by the template's rule; the job records the choices as its recommendation). Parameters in params are never changed. false: the preset's values as declared.
+             * @default true
+             */
+            adapt: boolean;
         };
         /**
          * @description A finished training job's ``result`` (``training.run``; ``training.evaluate_model`` records
@@ -8340,6 +8494,7 @@ export interface components {
                 [key: string]: number | string | boolean;
             };
             backbone?: number;
+            recommendation?: components["schemas"]["PresetRecommendation"];
         };
         /**
          * @description * `training.run` - training.run

@@ -222,6 +222,15 @@ class AssignmentTask(TypedDict):
     task_type: str
 
 
+# A parameter the preset set for this data and hardware: ``value`` instead of the preset's declared
+# ``preset_value``, and why, in words (e.g. "1,797 training images on CPU workers: ...").
+class AutoChoice(TypedDict):
+    param: str
+    value: float | str | bool
+    preset_value: float | str | bool
+    reason: str
+
+
 # Where a model version promoted from a study's trial comes from (``automl.services.trial_promote``).
 class AutomlLineage(TypedDict):
     study: int
@@ -648,6 +657,17 @@ class CanaryRequest(TypedDict):
     weight: int
 
 
+# A model the folds compared (e.g. ``gbdt``, ``linear``, ``mlp``, ``ensemble``): its mean and standard
+# deviation over the folds, its ensemble ``weight`` where it is a member, and whether it is the one the run
+# kept.
+class CandidateScore(TypedDict):
+    name: str
+    mean: float
+    std: float
+    weight: NotRequired[float]
+    chosen: bool
+
+
 class CaptureDeleteRequest(TypedDict):
     # These captures.
     ids: NotRequired[list[int]]
@@ -881,7 +901,7 @@ class ClassificationPrediction(TypedDict):
 
 # A classifier's report on one split. ``top_k_accuracy`` is keyed by k ("1", "3", "5"; k up to the number of
 # classes). Tables add ``headline`` and ``feature_importance``, texts ``misclassified`` (the count of wrong
-# answers).
+# answers). ``cross_validation`` and ``intervals``: see workers.contracts.validation.
 class ClassificationReport(TypedDict):
     kind: ClassificationReportKindEnum
     version: int
@@ -899,6 +919,8 @@ class ClassificationReport(TypedDict):
     feature_importance: NotRequired[list[FeatureImportance]]
     misclassified: NotRequired[int]
     model: ModelFile
+    cross_validation: NotRequired[CrossValidation]
+    intervals: NotRequired[list[MetricInterval]]
 
 
 ClassificationReportKindEnum: TypeAlias = Literal["classification_report"]
@@ -962,6 +984,26 @@ class ConfusionMatrix(TypedDict):
     samples: list[list[list[int | str]]]
 
 
+# k-fold cross-validation (or repeated random splits) over the train and val splits together.
+class CrossValidation(TypedDict):
+    kind: CrossValidationKindEnum
+    version: int
+    method: MethodEnum
+    folds: int
+    metric: str
+    direction: DirectionEnum
+    samples: int
+    scores: list[FoldScore]
+    mean: float
+    std: float
+    chosen: dict[str, float | str | bool]
+    candidates: NotRequired[list[CandidateScore]]
+    reason: str
+
+
+CrossValidationKindEnum: TypeAlias = Literal["cross_validation"]
+
+
 class Csrf(TypedDict):
     csrf_token: str
 
@@ -981,6 +1023,14 @@ class CurrentLabel(TypedDict):
 
 
 DataKindEnum: TypeAlias = Literal["image", "text", "tabular", "time_series"]
+
+
+# What a preset adapts to about the data: training samples (train + val splits), classes (0 for regression and
+# forecasting) and, for tables, the feature columns.
+class DataProfile(TypedDict):
+    train_samples: int
+    classes: int
+    features: NotRequired[int]
 
 
 # What a dataset version needs before training may start.
@@ -1488,6 +1538,14 @@ class FindingItem(TypedDict):
     language: NotRequired[str]
 
 
+# One fold: trained on ``train_samples``, scored on the ``samples`` it held out.
+class FoldScore(TypedDict):
+    fold: int
+    train_samples: int
+    samples: int
+    score: float
+
+
 # What a deployed forecaster takes (the deployment's and model version's ``forecast_contract``, and
 # ``details`` of a 400): the frequency, the fewest history points, the largest horizon, the quantiles it
 # answers, and the covariates a request must carry.
@@ -1614,6 +1672,14 @@ FrequencyEnum: TypeAlias = Literal[
     "YS",
     "YE",
 ]
+
+
+# The workers online for the queue a training run would go to: ``gpus`` GPUs in all, the smallest
+# ``cpu_count`` among them, ``workers`` hosts (0: none online; the defaults assume a CPU).
+class HardwareProfile(TypedDict):
+    gpus: int
+    cpu_count: int
+    workers: int
 
 
 # A model version's headline metrics on the test split (its evaluation report's headline): classifiers have
@@ -2286,6 +2352,21 @@ class MergeTargetDeletedBody(TypedDict):
 class MergeTargetDeletedDetails(TypedDict):
     # The message again, as a field error.
     into: list[str]
+
+
+MethodEnum: TypeAlias = Literal["kfold", "repeated_split"]
+
+
+# A percentile-bootstrap confidence interval of one test-split metric (e.g. ``accuracy``, ``macro_f1``,
+# ``rmse``, ``r2``): ``value`` on the whole split, ``low``..``high`` at ``confidence`` over ``resamples``
+# resamples of the split's samples.
+class MetricInterval(TypedDict):
+    metric: str
+    value: float
+    low: float
+    high: float
+    confidence: float
+    resamples: int
 
 
 # A metric of report a and report b; ``delta`` is b minus a (None when either is missing).
@@ -2998,6 +3079,9 @@ class PresetDescription(TypedDict):
     values: dict[str, float | str | bool]
 
 
+# A preset as a training job would run it now: ``recommendation`` is the preset fitted to this dataset version
+# and the workers online (what the job records unless it is started with ``adapt: false``); ``model`` and the
+# time are those of its values.
 class PresetEstimate(TypedDict):
     preset: str
     title: str
@@ -3008,6 +3092,22 @@ class PresetEstimate(TypedDict):
     quality: QualityEstimate
     size: SizeEstimate
     speed: SpeedEstimate
+    recommendation: PresetRecommendation
+
+
+# A preset fitted to a dataset and the workers online (hardware- and data-aware defaults).
+class PresetRecommendation(TypedDict):
+    kind: PresetRecommendationKindEnum
+    version: int
+    template: str
+    preset: str
+    data: DataProfile
+    hardware: HardwareProfile
+    values: dict[str, float | str | bool]
+    choices: list[AutoChoice]
+
+
+PresetRecommendationKindEnum: TypeAlias = Literal["preset_recommendation"]
 
 
 class ProducedModelVersion(TypedDict):
@@ -3030,6 +3130,9 @@ class ProgressEvent(TypedDict):
     fraction: NotRequired[float]
     epoch: NotRequired[int]
     epochs: NotRequired[int]
+    fold: NotRequired[int]
+    folds: NotRequired[int]
+    fold_score: NotRequired[float]
     step: NotRequired[int]
     steps: NotRequired[int]
     total: NotRequired[int]
@@ -3254,6 +3357,8 @@ class RegressionReport(TypedDict):
     largest_errors: list[LargestError]
     feature_importance: list[FeatureImportance]
     model: ModelFile
+    cross_validation: NotRequired[CrossValidation]
+    intervals: NotRequired[list[MetricInterval]]
 
 
 RegressionReportKindEnum: TypeAlias = Literal["regression_report"]
@@ -4443,6 +4548,10 @@ class TrainingJob(TypedDict):
     backbone: int | None
     # The model version whose weights the run starts from (retrain from a version), or null.
     warm_start_from: int | None
+    # The preset fitted to the dataset version and the workers online when the job was created: the values it
+    # runs and each parameter chosen for the data and hardware, with why; null when it was started with adapt
+    # false (or before this was recorded).
+    recommendation: PresetRecommendation | None
     # The model version the run produced; null until it succeeds.
     model_version: ProducedModelVersion | None
     status: JobStatusEnum
@@ -4490,6 +4599,10 @@ class TrainingJobCreateRequest(TypedDict):
     # A model version of the dataset's project (same template and model) to start from: its weights, the
     # head's rows matched by class name (retrain from a version).
     warm_start_from: NotRequired[int | None]
+    # Fit the preset to the dataset version and the workers online (batch size, epochs, model size... by the
+    # template's rule; the job records the choices as its recommendation). Parameters in params are never
+    # changed. false: the preset's values as declared.
+    adapt: NotRequired[bool]
 
 
 # A finished training job's ``result`` (``training.run``; ``training.evaluate_model`` records the same without
@@ -4538,6 +4651,7 @@ class TrainingRunParams(TypedDict):
     preset: str
     params: dict[str, float | str | bool]
     backbone: NotRequired[int]
+    recommendation: NotRequired[PresetRecommendation]
 
 
 TrainingRunParamsKindEnum: TypeAlias = Literal["training.run"]
@@ -4786,6 +4900,7 @@ __all__ = [
     "ArchitectureEnum",
     "AssignmentStatusEnum",
     "AssignmentTask",
+    "AutoChoice",
     "AutomlLineage",
     "Averages",
     "Backbone",
@@ -4844,6 +4959,7 @@ __all__ = [
     "BusyWith",
     "ByEnum",
     "CanaryRequest",
+    "CandidateScore",
     "CaptureDeleteRequest",
     "CaptureDeleteResult",
     "CapturePolicy",
@@ -4874,10 +4990,13 @@ __all__ = [
     "CompressionReport",
     "CompressionReportTaskEnum",
     "ConfusionMatrix",
+    "CrossValidation",
+    "CrossValidationKindEnum",
     "Csrf",
     "CudaDevice",
     "CurrentLabel",
     "DataKindEnum",
+    "DataProfile",
     "DataRequirementsDescription",
     "Dataset",
     "DatasetImportParams",
@@ -4929,6 +5048,7 @@ __all__ = [
     "Finding",
     "FindingCodeEnum",
     "FindingItem",
+    "FoldScore",
     "ForecastContract",
     "ForecastInstanceRequest",
     "ForecastInstancesRequest",
@@ -4940,6 +5060,7 @@ __all__ = [
     "ForecastReportKindEnum",
     "FormatCount",
     "FrequencyEnum",
+    "HardwareProfile",
     "HeadlineMetrics",
     "Histogram",
     "HistoryPoint",
@@ -5009,6 +5130,8 @@ __all__ = [
     "MergeTargetDeleted",
     "MergeTargetDeletedBody",
     "MergeTargetDeletedDetails",
+    "MethodEnum",
+    "MetricInterval",
     "MetricPair",
     "Mistake",
     "ModelEnum",
@@ -5096,6 +5219,8 @@ __all__ = [
     "PredictionModelVersion",
     "PresetDescription",
     "PresetEstimate",
+    "PresetRecommendation",
+    "PresetRecommendationKindEnum",
     "ProducedModelVersion",
     "ProfileHistogram",
     "ProgressEvent",

@@ -208,7 +208,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         version, preset=args.preset, params=dict(args.param or []), adapt=not args.no_adapt
     )
     recommendation = job.recommendation
-    choices = (recommendation or {}).get("choices") or []
+    choices = recommendation["choices"] if recommendation else []
     if choices and not args.quiet:  # for people; stdout stays one JSON document
         print("Chosen for your data and workers:", file=sys.stderr)
         print(describe_choices(recommendation), file=sys.stderr)

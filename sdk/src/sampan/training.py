@@ -58,7 +58,7 @@ class BaseJob(Resource[JobData]):
         return self.data.get("queue_state")
 
     @property
-    def recommendation(self) -> dict[str, Any] | None:
+    def recommendation(self) -> schema.PresetRecommendation | None:
         """A training job's preset as fitted to its dataset version and the workers online when it
         was created (None when started with ``adapt=False``, or for other kinds): ``values`` (what it
         runs), ``data`` and ``hardware`` (what it was fitted to) and ``choices``, each ``param``,
@@ -66,14 +66,13 @@ class BaseJob(Resource[JobData]):
 
         e.g. ``[c["param"] for c in version.train("fast").recommendation["choices"]]`` -> ``["epochs"]``
         """
-        # TODO(lead): type as schema.PresetRecommendation once the schema types are regenerated
         data = cast(dict[str, Any], self.data)
         found = (
             data.get("recommendation")
             if "template" in data
             else (data.get("params") or {}).get("recommendation")
         )
-        return cast("dict[str, Any] | None", found)
+        return cast("schema.PresetRecommendation | None", found)
 
     def choices_summary(self) -> str:
         """The preset's choices for the data and the workers, one line each ("" when none):
@@ -198,7 +197,7 @@ class BaseJob(Resource[JobData]):
         return _html.job(self.data)
 
 
-def describe_choices(recommendation: dict[str, Any] | None) -> str:
+def describe_choices(recommendation: Mapping[str, Any] | None) -> str:
     """A recommendation's choices, one line each: ``param: preset value -> value (reason)``.
 
     >>> describe_choices({"choices": [{"param": "epochs", "preset_value": 10, "value": 30,

@@ -1,21 +1,9 @@
-// TODO(lead): switch to generated type (components['schemas']['AutoChoice'] / ['PresetRecommendation'])
+import type { components } from '@/api/schema';
+
+// The contracts of workers/contracts/templates.py (preset recommendations), as the API schema types them.
 export type ParamScalar = number | string | boolean;
-export interface AutoChoice {
-  param: string;
-  value: ParamScalar;
-  preset_value: ParamScalar;
-  reason: string;
-}
-export interface PresetRecommendation {
-  kind: 'preset_recommendation';
-  version: number;
-  template: string;
-  preset: string;
-  data: { train_samples: number; classes: number; features?: number };
-  hardware: { gpus: number; cpu_count: number; workers: number };
-  values: Record<string, ParamScalar>;
-  choices: AutoChoice[];
-}
+export type AutoChoice = components['schemas']['AutoChoice'];
+export type PresetRecommendation = components['schemas']['PresetRecommendation'];
 
 /** The recommendation a payload carries (a preset estimate, a training job, a job's params), if any. */
 export function recommendationOf(payload: unknown): PresetRecommendation | null {

@@ -1,8 +1,7 @@
 import { api, unwrap } from '@/api/client';
 import type { components } from '@/api/schema';
 
-// TODO(lead): switch to generated type (adapt is in the create request once the client is regenerated)
-export type TrainingJobBody = components['schemas']['TrainingJobCreateRequest'] & { adapt?: boolean };
+export type TrainingJobBody = components['schemas']['TrainingJobCreateRequest'];
 export type Job = components['schemas']['Job'];
 export type JobEvent = components['schemas']['JobEvent'];
 export type ProgressEvent = components['schemas']['ProgressEvent'];

@@ -1,27 +1,13 @@
 /** The validation and spread of an evaluation report: its types (until the client is regenerated) and formats. */
 import { useTranslation } from 'react-i18next';
+import type { components } from '@/api/schema';
 import { formatNumber, formatPercent } from '../api/modelVersions';
 
-// TODO(lead): switch to generated type (workers/contracts/validation.py: FoldScore, CandidateScore,
-// CrossValidation, MetricInterval; the reports' `cross_validation` and `intervals`).
-export type FoldScore = { fold: number; train_samples: number; samples: number; score: number };
-export type CandidateScore = { name: string; mean: number; std: number; weight?: number; chosen: boolean };
-export type CrossValidation = {
-  kind: 'cross_validation';
-  version: number;
-  method: 'kfold' | 'repeated_split';
-  folds: number;
-  metric: string;
-  direction: 'maximize' | 'minimize';
-  samples: number;
-  scores: FoldScore[];
-  mean: number;
-  std: number;
-  chosen: Record<string, string | number | boolean | null>;
-  candidates?: CandidateScore[];
-  reason: string;
-};
-export type MetricInterval = { metric: string; value: number; low: number; high: number; confidence: number; resamples: number };
+// The contracts of workers/contracts/validation.py, as the API schema types them.
+export type FoldScore = components['schemas']['FoldScore'];
+export type CandidateScore = components['schemas']['CandidateScore'];
+export type CrossValidation = components['schemas']['CrossValidation'];
+export type MetricInterval = components['schemas']['MetricInterval'];
 
 /** The validation and spread an evaluation report carries, when it does (older reports have neither). */
 export function spreadOf(report: unknown): { crossValidation: CrossValidation | null; intervals: MetricInterval[] } {
