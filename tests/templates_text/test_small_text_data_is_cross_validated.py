@@ -75,7 +75,9 @@ def test_balanced_cross_validates_its_linear_head_and_exports_the_same_model(tmp
 def test_the_small_model_takes_its_stopping_epoch_from_the_folds(tmp_path):
     data = manifest(20)
     result = train(
-        {"preset": "fast", "max_length": 64, "epochs": 6, "folds": 3, "seed": 2}, data, tmp_path / "run"
+        {"preset": "fast", "max_length": 64, "epochs": 6, "folds": 3, "seed": 2, "validation": "auto"},
+        data,
+        tmp_path / "run",
     )
     cv = result["cross_validation"]
     assert cv["folds"] == 3 and 1 <= cv["chosen"]["epochs"] <= 6

@@ -88,10 +88,12 @@ PRESETS = (
     Preset(
         "fast",
         "Fast",
-        "A small bag-of-embeddings model trained from scratch: seconds on a CPU, no pretrained model; "
-        "it trades accuracy (well below balanced on small data) for speed and size.",
+        "A small bag-of-embeddings model trained from scratch, validated on the val split (no "
+        "cross-validation): seconds on a CPU, no pretrained model; it trades accuracy (well below "
+        "balanced on small data) for speed and size.",
         {
             "model": "bag_of_embeddings",
+            "validation": "holdout",
             "epochs": 40,
             "learning_rate": 1e-2,
             "embedding_dim": 64,
