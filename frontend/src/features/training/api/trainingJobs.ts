@@ -1,13 +1,15 @@
 import { api, unwrap } from '@/api/client';
 import type { components } from '@/api/schema';
 
-export type TrainingJobBody = components['schemas']['TrainingJobCreateRequest'];
+// `adapt` has a server-side default (true), which the generated type makes required: here it is optional.
+export type TrainingJobBody = Omit<components['schemas']['TrainingJobCreateRequest'], 'adapt'> & { adapt?: boolean };
 export type Job = components['schemas']['Job'];
 export type JobEvent = components['schemas']['JobEvent'];
 export type ProgressEvent = components['schemas']['ProgressEvent'];
 
 export function startTraining(body: TrainingJobBody) {
-  return unwrap(api.POST('/api/v1/training-jobs/', { body }));
+  // sent as given: without `adapt` the server fits the preset (its default)
+  return unwrap(api.POST('/api/v1/training-jobs/', { body: body as components['schemas']['TrainingJobCreateRequest'] }));
 }
 
 const PAGE_SIZE = 500;
