@@ -110,7 +110,7 @@ def test_a_retried_run_does_not_redo_finished_folds(tiny_digits, tmp_path, cross
 
 def test_auto_cross_validates_small_data_only_when_affordable_on_a_cpu(tiny_digits):
     data = parse_manifest(tiny_digits, check_files=False)
-    cheap = TEMPLATE.validate_params("fast", {})
+    cheap = TEMPLATE.validate_params("fast", {"validation": "auto"})  # fast alone is holdout
     assert validation_plan(cheap, data, device_type="cpu").cross_validate
     costly = TEMPLATE.validate_params("accurate", {"epochs": 500, "image_size": 512})
     refused = validation_plan(costly, data, device_type="cpu")

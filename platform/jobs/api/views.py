@@ -76,8 +76,9 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     def retry(self, request, pk=None):
         job = self.get_object()
         require_role(user=request.user, workspace_id=job.workspace_id, action="retry jobs")
-        services.job_retry(job=job)
-        return Response(JobSerializer(self.get_object(), context={"request": request}).data)
+        # the job as the retry left it (queued): a worker may claim it before a re-read
+        job = services.job_retry(job=job)
+        return Response(JobSerializer(job, context={"request": request}).data)
 
     @extend_schema(
         parameters=[
