@@ -63,6 +63,43 @@ ENV_VARS: dict[str, EnvVar] = {
         ),
         EnvVar("SAMPAN_REAPER_INTERVAL_SECONDS", "how often the reaper looks for stale jobs (default 15)"),
         EnvVar(
+            "SAMPAN_CUSTOM_JOB_WALL_TIME_S",
+            "a custom job's default wall-time limit in seconds (default 3600)",
+        ),
+        EnvVar(
+            "SAMPAN_CUSTOM_JOB_MAX_WALL_TIME_S", "the most wall time a custom job may ask for (default 86400)"
+        ),
+        EnvVar("SAMPAN_CUSTOM_JOB_MEMORY_MB", "a custom job's default memory limit in MiB (default 4096)"),
+        EnvVar(
+            "SAMPAN_CUSTOM_JOB_MAX_MEMORY_MB",
+            "the most memory a custom job may ask for in MiB (default 65536)",
+        ),
+        EnvVar("SAMPAN_CUSTOM_JOB_CPUS", "a custom job's default CPU threads (default 2)"),
+        EnvVar("SAMPAN_CUSTOM_JOB_MAX_CPUS", "the most CPU threads a custom job may ask for (default 64)"),
+        EnvVar(
+            "SAMPAN_CUSTOM_JOB_MAX_CODE_BYTES", "the largest code upload (script, zip, notebook) in bytes"
+        ),
+        EnvVar(
+            "SAMPAN_SANDBOX_USER",
+            "the unprivileged user custom code and notebooks run as when the worker is root (default nobody; "
+            "empty: the worker's own user)",
+        ),
+        EnvVar(
+            "SAMPAN_CUSTOM_JOB_NETWORK", "whether custom jobs may use the network by default (default false)"
+        ),
+        EnvVar(
+            "SAMPAN_CUSTOM_ENV_CACHE",
+            "where per-job virtual environments are cached (default $SAMPAN_HOME/custom-envs)",
+        ),
+        EnvVar(
+            "SAMPAN_NOTEBOOK_IDLE_TIMEOUT_S",
+            "a notebook server with no activity this long stops (default 3600)",
+        ),
+        EnvVar(
+            "SAMPAN_NOTEBOOK_HOST", "the address notebook servers bind and are reached at (default 127.0.0.1)"
+        ),
+        EnvVar("SAMPAN_NOTEBOOK_TOKEN_TTL_S", "lifetime of the SDK token a notebook gets (default 43200)"),
+        EnvVar(
             "SAMPAN_STORAGE_URL",
             "blob storage: unset for files under SAMPAN_HOME/blobs, or "
             "s3://bucket/prefix?endpoint_url=https://minio:9000&region=us-east-1 for S3-compatible storage",

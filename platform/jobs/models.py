@@ -92,6 +92,27 @@ class JobEvent(models.Model):
         indexes = [models.Index(fields=["job", "type", "id"], name="jobevent_job_type")]
 
 
+class JobLogStream(models.TextChoices):
+    STDOUT = "stdout", "Standard output"
+    STDERR = "stderr", "Standard error"
+    SYSTEM = "system", "The platform's own lines (limits, stops, installs)"
+
+
+class JobLogLine(models.Model):
+    """One line a job's process wrote (custom code, notebook servers), numbered per job; kept after
+    the job ends and served to the job's workspace only (GET /api/v1/jobs/{id}/logs/)."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="log_lines")
+    seq = models.PositiveIntegerField()
+    stream = models.CharField(max_length=8, choices=JobLogStream.choices)
+    text = models.TextField()
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["job", "seq"]
+        constraints = [models.UniqueConstraint(fields=["job", "seq"], name="joblogline_job_seq")]
+
+
 class WorkerNode(models.Model):
     """A live Celery worker host, kept fresh by a heartbeat thread in the worker's main process."""
 

@@ -7,6 +7,7 @@ from django.db import models
 class ModelVersionSource(models.TextChoices):
     TRAINED = "trained", "Trained on the platform"
     UPLOADED = "uploaded", "Uploaded (bring your own model)"
+    CUSTOM = "custom", "Trained by custom code on the platform"
 
 
 class ModelVersion(models.Model):
@@ -24,7 +25,8 @@ class ModelVersion(models.Model):
         choices=ModelVersionSource.choices,
         default=ModelVersionSource.TRAINED,
         help_text="trained: by a training job here; uploaded: an ONNX file or a state_dict "
-        "a developer brought (its file, format and sha256 in params).",
+        "a developer brought (its file, format and sha256 in params); custom: by a custom training "
+        "job (its code, requirements, arguments and environment in lineage).",
     )
     dataset_version = models.ForeignKey(
         "datasets.DatasetVersion", null=True, on_delete=models.SET_NULL, related_name="model_versions"
@@ -57,6 +59,12 @@ class ModelVersion(models.Model):
         on_delete=models.SET_NULL,
         related_name="+",
         help_text="The model version whose weights this run started from (retrain from a version).",
+    )
+    lineage = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="A custom-code model version's lineage (workers.contracts.custom_code.CustomJobLineage); "
+        "null otherwise.",
     )
     metrics = models.JSONField(default=dict, help_text="Headline test metrics and the training summary.")
     evaluation = models.JSONField(default=dict, help_text="The full evaluation report on the test split.")

@@ -36,6 +36,8 @@ class ProgressEvent(TypedDict):
     - imports: ``processed`` of ``total`` files, ``imported`` samples, ``problems`` refused.
     - packages: ``size_bytes`` of the archive, ``top1_agreement`` of int8 with fp32.
     - system check: ``step`` of ``total``, ``gflops``.
+    - custom code (``sampan.run.log_metrics(step=..., **metrics)``): ``step`` and ``custom_metrics``,
+      the user's own metric names and values (finite floats), drawn as curves like a template's.
     """
 
     kind: Literal["progress"]
@@ -75,6 +77,7 @@ class ProgressEvent(TypedDict):
     size_bytes: NotRequired[int]
     top1_agreement: NotRequired[float | None]
     gflops: NotRequired[float]
+    custom_metrics: NotRequired[dict[str, float]]
 
 
 PROGRESS_METRICS = frozenset(ProgressEvent.__annotations__) - {"kind", "version", "message", "fraction"}

@@ -47,6 +47,8 @@ INSTALLED_APPS = [
     "training.apps.TrainingConfig",
     "automl.apps.AutomlConfig",
     "deploy.apps.DeployConfig",
+    "customjobs.apps.CustomJobsConfig",
+    "notebooks.apps.NotebooksConfig",
 ]
 
 MIDDLEWARE = [
@@ -245,6 +247,24 @@ if SAMPAN_JOB_STALE_SECONDS <= 2 * SAMPAN_JOB_HEARTBEAT_SECONDS:
         f"must be more than twice SAMPAN_JOB_HEARTBEAT_SECONDS ({SAMPAN_JOB_HEARTBEAT_SECONDS})",
     )
 SAMPAN_JOB_MAX_ATTEMPTS = env_int("SAMPAN_JOB_MAX_ATTEMPTS", 3, minimum=1, maximum=100)
+
+# Custom code jobs and notebooks (docs/custom-code.md): the defaults a job gets and the caps it may ask
+# up to; the sandbox's unprivileged user (a worker running as root drops to it; "" runs the code as
+# the worker's own user, which a plain non-root host has to); the network default; where per-job
+# virtual environments are cached by the hash of their requirements.
+SAMPAN_CUSTOM_JOB_WALL_TIME_S = env_int("SAMPAN_CUSTOM_JOB_WALL_TIME_S", 3600, minimum=1)
+SAMPAN_CUSTOM_JOB_MAX_WALL_TIME_S = env_int("SAMPAN_CUSTOM_JOB_MAX_WALL_TIME_S", 24 * 3600, minimum=1)
+SAMPAN_CUSTOM_JOB_MEMORY_MB = env_int("SAMPAN_CUSTOM_JOB_MEMORY_MB", 4096, minimum=64)
+SAMPAN_CUSTOM_JOB_MAX_MEMORY_MB = env_int("SAMPAN_CUSTOM_JOB_MAX_MEMORY_MB", 65536, minimum=64)
+SAMPAN_CUSTOM_JOB_CPUS = env_int("SAMPAN_CUSTOM_JOB_CPUS", 2, minimum=1, maximum=1024)
+SAMPAN_CUSTOM_JOB_MAX_CPUS = env_int("SAMPAN_CUSTOM_JOB_MAX_CPUS", 64, minimum=1, maximum=1024)
+SAMPAN_CUSTOM_JOB_MAX_CODE_BYTES = env_int("SAMPAN_CUSTOM_JOB_MAX_CODE_BYTES", 100 * 1024**2, minimum=1024)
+SAMPAN_SANDBOX_USER = env_str("SAMPAN_SANDBOX_USER", "nobody")
+SAMPAN_CUSTOM_JOB_NETWORK = env_bool("SAMPAN_CUSTOM_JOB_NETWORK", False)
+SAMPAN_CUSTOM_ENV_CACHE = Path(env_str("SAMPAN_CUSTOM_ENV_CACHE") or SAMPAN_HOME / "custom-envs")
+SAMPAN_NOTEBOOK_IDLE_TIMEOUT_S = env_int("SAMPAN_NOTEBOOK_IDLE_TIMEOUT_S", 3600, minimum=10)
+SAMPAN_NOTEBOOK_HOST = env_str("SAMPAN_NOTEBOOK_HOST", "127.0.0.1")
+SAMPAN_NOTEBOOK_TOKEN_TTL_S = env_int("SAMPAN_NOTEBOOK_TOKEN_TTL_S", 12 * 3600, minimum=60)
 SAMPAN_REAPER_INTERVAL_SECONDS = env_int("SAMPAN_REAPER_INTERVAL_SECONDS", 15, minimum=1, maximum=3600)
 SAMPAN_WORKER_QUEUES = env_str("SAMPAN_WORKER_QUEUES", "auto")
 SAMPAN_WORKER_CONCURRENCY = env_int("SAMPAN_WORKER_CONCURRENCY", 1, minimum=1, maximum=64)
