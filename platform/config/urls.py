@@ -3,6 +3,7 @@ from __future__ import annotations
 from accounts.api.views import ApiTokenViewSet, CsrfView, LoginView, LogoutView, MeView, UserViewSet
 from accounts.views import admin_login
 from automl.api.views import StudyViewSet
+from customjobs.api import routes as customjob_routes
 from datasets.api.activity import SampleActivityViewSet
 from datasets.api.quality import QualityReportViewSet
 from datasets.api.views import (
@@ -29,6 +30,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from jobs.api.views import JobKindListView, JobViewSet, WorkerNodeListView
 from labeling.api.smart import SmartLabelingRoundViewSet, SuggestionViewSet
 from labeling.api.tasks import LabelingAssignmentViewSet, LabelingTaskViewSet
+from notebooks.api import routes as notebook_routes
 from training.api.views import (
     BackboneViewSet,
     ModelVersionViewSet,
@@ -83,6 +85,8 @@ router.register("packages", PackageViewSet, basename="package")
 router.register("batch-predictions", BatchPredictionViewSet, basename="batch-prediction")
 router.register("labeling-tasks", LabelingTaskViewSet, basename="labeling-task")
 router.register("labeling-assignments", LabelingAssignmentViewSet, basename="labeling-assignment")
+customjob_routes.register(router)
+notebook_routes.register(router)
 
 api_v1 = [
     # first: the hot path of hosted predictions resolves without trying the other routes
@@ -104,6 +108,8 @@ api_v1 = [
     path("templates/", TemplateListView.as_view(), name="templates"),
     path("templates/<str:name>/", TemplateDetailView.as_view(), name="template-detail"),
     path("training-estimates/", TrainingEstimateView.as_view(), name="training-estimates"),
+    *customjob_routes.urlpatterns,
+    *notebook_routes.urlpatterns,
     *router.urls,
 ]
 
