@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 NPM ?= npm
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: up dev install frontend api-client test test-python test-fast test-frontend browser lint screenshot clean
+.PHONY: up dev install frontend api-client test test-python test-fast test-frontend browser sandbox lint screenshot clean
 
 up: install frontend ## start web + worker (embedded SQLite/filesystem broker unless DATABASE_URL/CELERY_BROKER_URL are set)
 	$(PY) platform/manage.py up
@@ -43,7 +43,17 @@ browser: ## headless Chromium for the browser tests and a Chinese font for their
 	  elif command -v sudo >/dev/null; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-zenhei >/dev/null; \
 	  else echo "Install Chromium and a Chinese font (Debian: apt-get install chromium fonts-wqy-zenhei) or set CHROMIUM=/path/to/chromium"; exit 1; fi; }
 
-test: lint install frontend browser test-frontend test-python ## lint, then every test: frontend unit, backend, integration, browser e2e
+# Custom code and notebooks run as an unprivileged user (SAMPAN_SANDBOX_USER, default nobody) when the
+# worker is root; that user must be able to run the venv's Python. A Python under a private home
+# (/root/.pyenv) needs the directories on its path to be traversable (o+x, not readable): this adds
+# exactly that, and nothing when the user can already run it or when make is not run as root.
+SANDBOX_USER ?= nobody
+sandbox: install
+	@if [ "$$(id -u)" = 0 ] && id $(SANDBOX_USER) >/dev/null 2>&1 && ! su -s /bin/sh $(SANDBOX_USER) -c '$(CURDIR)/$(PY) -c pass' 2>/dev/null; then \
+	  d=$$(dirname "$$(readlink -f $(PY))"); while [ "$$d" != / ]; do chmod o+x "$$d"; d=$$(dirname "$$d"); done; \
+	  su -s /bin/sh $(SANDBOX_USER) -c '$(CURDIR)/$(PY) -c pass' || { echo "the sandbox user $(SANDBOX_USER) cannot run $(PY)"; exit 1; }; fi
+
+test: lint install frontend browser sandbox test-frontend test-python ## lint, then every test: frontend unit, backend, integration, browser e2e
 
 test-frontend: frontend/node_modules/.installed
 	cd frontend && $(NPM) run typecheck && $(NPM) test
@@ -51,7 +61,7 @@ test-frontend: frontend/node_modules/.installed
 # The fault suite (-m faults) runs in a pytest process of its own after the rest: its tests start
 # their own workers and kill them, so the session-wide live worker of the other tests must not be
 # consuming the same test broker meanwhile. With PYTEST_ARGS naming other tests it may select none.
-test-python: install frontend browser
+test-python: install frontend browser sandbox
 	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -m "not faults" --durations=25 $(PYTEST_ARGS)
 	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -m faults $(PYTEST_ARGS)$(if $(PYTEST_ARGS), || test $$? -eq 5,)
 

@@ -3,6 +3,7 @@ import enAdmin from './locales/en/admin.json';
 import enApp from './locales/en/app.json';
 import enAuth from './locales/en/auth.json';
 import enAutoml from './locales/en/automl.json';
+import enCustomJobs from './locales/en/customJobs.json';
 import enBatch from './locales/en/batch.json';
 import enCommon from './locales/en/common.json';
 import enDatasets from './locales/en/datasets.json';
@@ -10,6 +11,7 @@ import enDeploy from './locales/en/deploy.json';
 import enErrors from './locales/en/errors.json';
 import enJobs from './locales/en/jobs.json';
 import enLabeling from './locales/en/labeling.json';
+import enNotebooks from './locales/en/notebooks.json';
 import enProjects from './locales/en/projects.json';
 import enTokens from './locales/en/tokens.json';
 import enTraining from './locales/en/training.json';
@@ -19,6 +21,7 @@ import zhAdmin from './locales/zh-CN/admin.json';
 import zhApp from './locales/zh-CN/app.json';
 import zhAuth from './locales/zh-CN/auth.json';
 import zhAutoml from './locales/zh-CN/automl.json';
+import zhCustomJobs from './locales/zh-CN/customJobs.json';
 import zhBatch from './locales/zh-CN/batch.json';
 import zhCommon from './locales/zh-CN/common.json';
 import zhDatasets from './locales/zh-CN/datasets.json';
@@ -26,6 +29,7 @@ import zhDeploy from './locales/zh-CN/deploy.json';
 import zhErrors from './locales/zh-CN/errors.json';
 import zhJobs from './locales/zh-CN/jobs.json';
 import zhLabeling from './locales/zh-CN/labeling.json';
+import zhNotebooks from './locales/zh-CN/notebooks.json';
 import zhProjects from './locales/zh-CN/projects.json';
 import zhTokens from './locales/zh-CN/tokens.json';
 import zhTraining from './locales/zh-CN/training.json';
@@ -50,6 +54,8 @@ export const NAMESPACES = [
   'projects',
   'workers',
   'labeling',
+  'customJobs',
+  'notebooks',
 ] as const;
 
 export const en = {
@@ -69,6 +75,8 @@ export const en = {
   projects: enProjects,
   workers: enWorkers,
   labeling: enLabeling,
+  customJobs: enCustomJobs,
+  notebooks: enNotebooks,
 };
 
 export const zhCN: Record<keyof typeof en, ResourceKey> = {
@@ -88,6 +96,8 @@ export const zhCN: Record<keyof typeof en, ResourceKey> = {
   projects: zhProjects,
   workers: zhWorkers,
   labeling: zhLabeling,
+  customJobs: zhCustomJobs,
+  notebooks: zhNotebooks,
 };
 
 export const resources = { en, 'zh-CN': zhCN } as const;
