@@ -100,6 +100,14 @@ ENV_VARS: dict[str, EnvVar] = {
         ),
         EnvVar("SAMPAN_NOTEBOOK_TOKEN_TTL_S", "lifetime of the SDK token a notebook gets (default 43200)"),
         EnvVar(
+            "SAMPAN_NOTEBOOK_PLATFORM_URL",
+            "the platform's URL as a notebook reaches it (default: the URL the user started it from)",
+        ),
+        EnvVar(
+            "SAMPAN_SANDBOX_ROOT",
+            "where custom jobs and notebooks get their working folders (default $SAMPAN_HOME/sandbox)",
+        ),
+        EnvVar(
             "SAMPAN_STORAGE_URL",
             "blob storage: unset for files under SAMPAN_HOME/blobs, or "
             "s3://bucket/prefix?endpoint_url=https://minio:9000&region=us-east-1 for S3-compatible storage",

@@ -151,6 +151,12 @@ class CustomJobResult(TypedDict):
     model: CustomModelOutput | None
     environment: RunEnvironment
     requirements_hash: str
+    # whether the sandbox could enforce what was asked (a plain non-root host cannot switch users or
+    # cut the network): recorded so a run says what it was protected by
+    isolation: dict[str, bool]
+    # set by the platform once the model it wrote is recorded (the job's result)
+    model_version: NotRequired[int | None]
+    model_version_name: NotRequired[str | None]
 
 
 class CustomJobLineage(TypedDict):
