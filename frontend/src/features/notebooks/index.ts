@@ -1,0 +1,1 @@
+export { NotebooksPanel } from './components/NotebooksPanel';
