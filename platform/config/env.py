@@ -329,7 +329,41 @@ def sampan_home() -> Path:
     if path.exists() and not path.is_dir():
         raise EnvError("SAMPAN_HOME", f"{path} exists and is not a directory")
     path.mkdir(parents=True, exist_ok=True)
-    return path.resolve()
+    path = path.resolve()
+    sampan_home_harden(path)
+    return path
+
+
+# What the sandbox user (custom code, notebooks) may reach under SAMPAN_HOME by its exact path: the
+# working folders and the cached environments. Everything else (blobs, the SQLite database, the broker,
+# caches, run directories) is private to the platform's own user.
+SANDBOX_REACHABLE = frozenset({"sandbox", "custom-envs"})
+
+
+def sampan_home_harden(path: Path) -> None:
+    """SAMPAN_HOME becomes 0711 (others may pass through, not list it) and each entry in it but the
+    sandbox's own folders private (folders 0700, files 0600), so code run as the sandbox user cannot
+    read blobs, databases or the broker even by a known path. Only what this user owns is changed;
+    a failure to change a mode (a read-only mount) is left as it is."""
+    me = os.geteuid()
+
+    def restrict(target: Path, mode: int) -> None:
+        try:
+            info = target.lstat()
+            if info.st_uid == me and (info.st_mode & 0o777) != mode:
+                target.chmod(mode)
+        except OSError:
+            pass
+
+    restrict(path, 0o711)
+    try:
+        entries = list(path.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name in SANDBOX_REACHABLE or entry.is_symlink():
+            continue
+        restrict(entry, 0o700 if entry.is_dir() else 0o600)
 
 
 def database_from_url(name: str, default_sqlite: Path) -> dict:
