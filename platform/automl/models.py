@@ -24,8 +24,13 @@ class StudyStatus(models.TextChoices):
     COMPLETED = "completed", "Completed"
 
 
+CUSTOM_TEMPLATE = "custom"
+
+
 class Study(models.Model):
-    """A hyperparameter search (HPO) over one template on one dataset version.
+    """A hyperparameter search (HPO) over one template on one dataset version, or over a user's
+    own training code (``template="custom"``: each trial runs the code with sampled
+    hyperparameters; ``custom_code`` holds what to run).
 
     Optuna's own record of the study lives in its RDB storage (the platform's PostgreSQL, schema
     ``optuna``; a SQLite file in embedded mode) under ``optuna_name``; this row holds what the
@@ -36,9 +41,20 @@ class Study(models.Model):
     project = models.ForeignKey("workspaces.Project", on_delete=models.CASCADE, related_name="studies")
     name = models.CharField(max_length=200)
     dataset_version = models.ForeignKey(
-        "datasets.DatasetVersion", on_delete=models.PROTECT, related_name="studies"
+        "datasets.DatasetVersion",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="studies",
+        help_text="The data every trial trains on (a custom-code study may have none).",
     )
-    template = models.CharField(max_length=64)
+    template = models.CharField(max_length=64, help_text='A task template, or "custom" (the user\'s code).')
+    custom_code = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="A custom-code study's code: {code_archive, code_name, code_sha256, code_kind, "
+        "entry_point, args, requirements, limits, network, queue} (null for a template study).",
+    )
     preset = models.CharField(max_length=32, help_text="The preset every trial starts from.")
     fixed_params = models.JSONField(
         default=dict, blank=True, help_text="Parameters every trial uses as they are (not searched)."

@@ -27,8 +27,9 @@ from jobs.models import FINISHED, Job
 from jobs.runner import JobPreempted, LeaseLost
 from jobs.services import job_cancel, job_create
 
-from automl import engine
+from automl import custom, engine
 from automl.models import (
+    CUSTOM_TEMPLATE,
     PrunerKind,
     ReportRole,
     ReportRun,
@@ -196,6 +197,95 @@ def study_create(
     return study
 
 
+@transaction.atomic
+def study_create_custom(
+    *,
+    user,
+    project,
+    code_archive,
+    search_space: Any,
+    objective: Any,
+    n_trials: int,
+    name: str = "",
+    entry_point: str | None = None,
+    args: Any = None,
+    requirements: str | None = None,
+    dataset_version=None,
+    limits: Any = None,
+    network: bool = False,
+    sampler: str = SamplerKind.TPE,
+    pruner: str = PrunerKind.MEDIAN,
+    timeout_seconds: int | None = None,
+    parallelism: int = 1,
+    seed: int = 0,
+) -> Study:
+    """A custom-code study (``template="custom"``): each trial runs the code archive's entry point
+    with sampled hyperparameters (``--name=value``, ``sampan.run.params``); the code reports the
+    objective's metric with ``run.log_metrics(step, **{metric: value})``.
+
+    e.g. ``study_create_custom(user=u, project=p, code_archive=a, n_trials=8,
+    search_space=[{"name": "lr", "type": "float", "low": 1e-4, "high": 1e-1, "log": True}],
+    objective={"metric": "val_acc", "direction": "maximize"})``
+    """
+    if code_archive.project_id != project.pk:
+        raise custom.CustomStudyInvalid(
+            f"code_archive: code archive {code_archive.pk} belongs to another project.",
+            field="code_archive",
+        )
+    if dataset_version is not None and dataset_version.dataset.project_id != project.pk:
+        raise custom.CustomStudyInvalid(
+            f"dataset_version: dataset version {dataset_version.pk} belongs to another project.",
+            field="dataset_version",
+        )
+    space = custom.search_space_validate(search_space)
+    goal = custom.objective_validate(objective)
+    code = custom.custom_code_record(
+        archive=code_archive,
+        entry_point=entry_point,
+        args=args,
+        requirements=requirements,
+        limits=limits,
+        network=network,
+    )
+    if sampler not in SamplerKind.values:
+        raise field_error("sampler", f"Must be one of {', '.join(SamplerKind.values)}.")
+    if pruner not in PrunerKind.values:
+        raise field_error("pruner", f"Must be one of {', '.join(PrunerKind.values)}.")
+    for field, value, high in (
+        ("n_trials", n_trials, MAX_TRIALS),
+        ("parallelism", parallelism, MAX_PARALLELISM),
+    ):
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= high:
+            raise field_error(field, f"Must be an integer between 1 and {high}.")
+    if timeout_seconds is not None and (not isinstance(timeout_seconds, int) or timeout_seconds < 1):
+        raise field_error("timeout_seconds", "Must be a positive number of seconds, or null for no limit.")
+    study = Study.objects.create(
+        workspace=project.workspace,
+        project=project,
+        name=(name or "").strip()[:200] or f"{code_archive.name}: {code['entry_point']}",
+        dataset_version=dataset_version,
+        template=CUSTOM_TEMPLATE,
+        preset="",
+        fixed_params={},
+        custom_code=code,
+        search_space=space,
+        objective=goal,
+        sampler=sampler,
+        pruner=pruner,
+        n_trials=n_trials,
+        timeout_seconds=timeout_seconds,
+        parallelism=parallelism,
+        seed=seed,
+        report_seeds=0,  # no honest-lift report: there is no default preset to compare with
+        optuna_name=f"sampan-{uuid.uuid4().hex}",
+        created_by=user if user is not None and user.is_authenticated else None,
+        started_at=timezone.now(),
+    )
+    engine.optuna_study_create(study)
+    _schedule_locked(study)
+    return study
+
+
 def _out_of_time(study: Study) -> bool:
     return (
         study.timeout_seconds is not None
@@ -206,11 +296,13 @@ def _out_of_time(study: Study) -> bool:
 
 def _ask(study: Study, trials_so_far: int) -> Trial | None:
     """Ask Optuna for the next point and queue its training run as an ``automl.trial`` job."""
-    template = registry.get(study.template)
     optuna_study = engine.optuna_study(study, seed=study.seed * 100_003 + trials_so_far)
     asked = optuna_study.ask(engine.distributions(study.search_space))
     params = dict(asked.params)
     trial = Trial(study=study, number=asked.number, optuna_trial_id=asked._trial_id, params=params)
+    if study.template == CUSTOM_TEMPLATE:
+        return _ask_custom(study, trial)
+    template = registry.get(study.template)
     try:
         trial.train_params = template.validate_params(study.preset, {**study.fixed_params, **params})
     except (
@@ -234,6 +326,34 @@ def _ask(study: Study, trials_so_far: int) -> Trial | None:
         params={"study": study.pk, "trial": trial.number},
         user=study.created_by,
     )
+    trial.save(update_fields=["job"])
+    return trial
+
+
+def _ask_custom(study: Study, trial: Trial) -> Trial:
+    """Queue a custom-code trial: an ``automl.trial`` job whose params also carry a custom job's
+    (``code_archive``, ``spec`` with the sampled hyperparameters and the objective, ``dataset_version``)."""
+    code = study.custom_code or {}
+    trial.train_params = dict(trial.params)
+    trial.save()
+    job = job_create(
+        workspace=study.workspace,
+        project=study.project,
+        kind="automl.trial",
+        params={"study": study.pk, "trial": trial.number},
+        user=study.created_by,
+    )
+    job.params = {
+        "study": study.pk,
+        "trial": trial.number,
+        "code_archive": code["code_archive"],
+        "spec": custom.trial_spec(
+            custom_code=code, hyperparameters=trial.params, objective=study.objective, queue=job.queue
+        ),
+        "dataset_version": study.dataset_version_id,
+    }
+    job.save(update_fields=["params"])  # in the same transaction: the worker sees it only once committed
+    trial.job = job
     trial.save(update_fields=["job"])
     return trial
 
@@ -593,6 +713,8 @@ def trial_run(*, job: Job, report: Report) -> dict[str, Any]:
     if trial.state != TrialState.RUNNING:  # recorded by an earlier attempt
         return {"trial": trial.number, "state": trial.state}
     study = trial.study
+    if study.template == CUSTOM_TEMPLATE:
+        return custom_trial_run(job=job, report=report, trial=trial)
     metric, direction = study.objective.get("metric", "val_acc"), study.objective.get("direction", "maximize")
     try:
         run = template_train_and_evaluate(
@@ -627,6 +749,83 @@ def trial_run(*, job: Job, report: Report) -> dict[str, Any]:
             else {}
         ),
     }
+
+
+def custom_trial_run(*, job: Job, report: Report, trial: Trial) -> dict[str, Any]:
+    """The body of a custom-code study's trial: the custom job's run
+    (``customjobs.running.custom_job_run``) with the trial's hyperparameters; each reported value of
+    the objective's metric is an intermediate value at its step (the pruner may stop the code
+    there); the trial's value is the last one reported. A run that ends without reporting the
+    metric, or exits non-zero, fails the trial with that reason."""
+    from customjobs.running import custom_job_run
+
+    study = trial.study
+    metric = study.objective["metric"]
+    pruned: dict[str, int] = {}
+
+    def on_metrics(step: int, metrics: dict[str, float]) -> bool:
+        value = metrics.get(metric)
+        if value is None or pruned:
+            return bool(pruned)
+        if trial_report_epoch(trial=trial, epoch=int(step), value=float(value)):
+            pruned["step"] = int(step)
+            report(f"pruned at step {step}", milestone=True, step=int(step), pruned=True)
+            return True
+        return False
+
+    try:
+        result = custom_job_run(job=job, report=report, on_metrics=on_metrics)
+    except (LeaseLost, JobPreempted):
+        raise  # another attempt owns the trial now, or will run it again after this worker's shutdown
+    except JobCancelled:
+        if pruned:  # the code ignored "prune" and the runner stopped it: pruned all the same
+            trial_record_pruned(trial=trial, epoch=pruned["step"])
+            return {"trial": trial.number, "state": "pruned", "step": pruned["step"]}
+        trial_record_failed(trial=trial, error="cancelled")
+        raise
+    except Exception as exc:
+        if pruned:
+            trial_record_pruned(trial=trial, epoch=pruned["step"])
+            return {"trial": trial.number, "state": "pruned", "step": pruned["step"]}
+        trial_record_failed(trial=trial, error=f"{type(exc).__name__}: {exc}")
+        raise
+    if pruned or result.get("stopped") == "pruned":
+        step = pruned.get("step") or max((int(k) for k in trial.intermediate), default=0)
+        trial_record_pruned(trial=trial, epoch=step)
+        return {**result, "trial": trial.number, "state": "pruned", "step": step}
+    values = [v for _, v in sorted(trial.intermediate.items(), key=lambda kv: int(kv[0]))]
+    failure = ""
+    if result.get("exit_code") != 0 or result.get("stopped"):
+        failure = result.get("reason") or f"the code exited with {result.get('exit_code')}"
+    elif not values:
+        failure = (
+            f"the code never reported {metric!r}: call run.log_metrics(step=..., {metric}=value) "
+            f"(it reported {', '.join(sorted(result.get('metrics') or {})) or 'no metrics'})"
+        )
+    if failure:
+        trial_record_failed(trial=trial, error=failure)
+        raise custom.CustomTrialFailed(f"Trial {trial.number}: {failure}")
+    value = values[-1]
+    trial_record_custom_complete(trial=trial, value=value, result=result)
+    return {**result, "trial": trial.number, "state": "complete", "value": value}
+
+
+def trial_record_custom_complete(*, trial: Trial, value: float, result: dict[str, Any]) -> None:
+    """A custom-code trial finished: tell Optuna its value (the objective's last reported value),
+    keep its final metrics and the model version its code made (if it wrote one)."""
+    from optuna.trial import TrialState as OptunaState
+
+    _tell(trial, state=OptunaState.COMPLETE, value=value)
+    kept = {k: v for k, v in result.items() if k not in ("history", "environment")}
+    Trial.objects.filter(pk=trial.pk, state=TrialState.RUNNING).update(
+        state=TrialState.COMPLETE,
+        value=value,
+        test_metrics={},
+        artifacts={"result": kept, "metrics": result.get("metrics") or {}},
+        model_version_id=result.get("model_version"),
+        finished_at=timezone.now(),
+    )
+    study_schedule(study=trial.study)
 
 
 def report_run_run(*, job: Job, report: Report) -> dict[str, Any]:

@@ -5,10 +5,14 @@ from typing import Any, NotRequired, TypedDict
 from accounts.models import User
 from config.contract_fields import ParamValuesField
 from config.contracts import contract_serializer
+from customjobs.models import CodeArchive
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
+from jobs.api.serializers import MemberProjectField
 from rest_framework import serializers
 from training.api.serializers import MemberDatasetVersionField
 from workspaces.models import Role
+from workspaces.selectors import scoped_to_member
 
 from automl import engine, selectors
 from automl.models import PrunerKind, ReportRole, SamplerKind, Study, Trial
@@ -83,6 +87,70 @@ class StudyCreateSerializer(serializers.Serializer):
     )
 
 
+@extend_schema_field(OpenApiTypes.INT)
+class MemberCodeArchiveField(serializers.PrimaryKeyRelatedField):
+    def get_queryset(self):
+        return scoped_to_member(
+            CodeArchive.objects.select_related("project"), user=self.context["request"].user
+        )
+
+
+class CustomLimitsSerializer(serializers.Serializer):
+    wall_time_s = serializers.IntegerField(required=False, min_value=1)
+    memory_mb = serializers.IntegerField(required=False, min_value=1)
+    cpus = serializers.IntegerField(required=False, min_value=1)
+
+
+class CustomStudyCreateSerializer(serializers.Serializer):
+    """A custom-code study (``template="custom"``): each trial runs the code with sampled
+    hyperparameters; the code reports ``objective.metric`` with ``run.log_metrics``."""
+
+    project = MemberProjectField(required=False, help_text="Defaults to the code archive's project.")
+    name = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    code_archive = MemberCodeArchiveField()
+    entry_point = serializers.CharField(
+        required=False, allow_blank=True, max_length=300, help_text="Defaults to the archive's entry point."
+    )
+    args = serializers.ListField(child=serializers.CharField(allow_blank=True), required=False, default=list)
+    requirements = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        allow_null=True,
+        default=None,
+        help_text="pip requirement lines; defaults to the archive's requirements.txt.",
+    )
+    dataset_version = MemberDatasetVersionField(required=False, allow_null=True, default=None)
+    search_space = SearchSpaceField(
+        help_text="A list of dimensions over the code's hyperparameters (required: no default)."
+    )
+    objective = ObjectiveSerializer(
+        help_text="The metric the code reports with run.log_metrics and whether higher is better."
+    )
+    limits = CustomLimitsSerializer(required=False, default=dict)
+    network = serializers.BooleanField(required=False, default=False)
+    sampler = serializers.ChoiceField(choices=SamplerKind.choices, default=SamplerKind.TPE)
+    pruner = serializers.ChoiceField(choices=PrunerKind.choices, default=PrunerKind.MEDIAN)
+    n_trials = serializers.IntegerField(min_value=1, max_value=10_000)
+    timeout_seconds = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    parallelism = serializers.IntegerField(required=False, default=1, min_value=1, max_value=256)
+    seed = serializers.IntegerField(default=0, min_value=0, max_value=2**31 - 1)
+
+
+class CustomCodeSerializer(serializers.Serializer):
+    """What a custom-code study runs (``Study.custom_code``)."""
+
+    code_archive = serializers.IntegerField()
+    code_name = serializers.CharField()
+    code_sha256 = serializers.CharField()
+    code_kind = serializers.CharField()
+    entry_point = serializers.CharField()
+    args = serializers.ListField(child=serializers.CharField())
+    requirements = serializers.CharField(allow_blank=True)
+    requirements_hash = serializers.CharField()
+    limits = CustomLimitsSerializer()
+    network = serializers.BooleanField()
+
+
 class StudyDefaultsSerializer(serializers.Serializer):
     """A study's budget that fits the workers online now, and why."""
 
@@ -125,9 +193,18 @@ class StudySerializer(serializers.ModelSerializer):
     created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
-    dataset = serializers.IntegerField(source="dataset_version.dataset_id", read_only=True)
-    dataset_name = serializers.CharField(source="dataset_version.dataset.name", read_only=True)
-    dataset_version_name = serializers.CharField(source="dataset_version.name", read_only=True)
+    dataset = serializers.IntegerField(
+        source="dataset_version.dataset_id", read_only=True, allow_null=True, default=None
+    )
+    dataset_name = serializers.CharField(
+        source="dataset_version.dataset.name", read_only=True, allow_null=True, default=None
+    )
+    dataset_version_name = serializers.CharField(
+        source="dataset_version.name", read_only=True, allow_null=True, default=None
+    )
+    custom_code = CustomCodeSerializer(
+        read_only=True, allow_null=True, help_text='What a custom-code study (template "custom") runs.'
+    )
     sampler_in_use = serializers.SerializerMethodField(
         help_text="The sampler the trials are asked from (sde falls back to tpe while it is not installed)."
     )
@@ -156,6 +233,7 @@ class StudySerializer(serializers.ModelSerializer):
             "dataset_version",
             "dataset_version_name",
             "template",
+            "custom_code",
             "preset",
             "fixed_params",
             "search_space",

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from django_filters import rest_framework as filters
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
@@ -11,6 +11,7 @@ from workspaces.permissions import WorkspaceRolePermission, require_role
 
 from automl import selectors, services
 from automl.api.serializers import (
+    CustomStudyCreateSerializer,
     PromoteSerializer,
     StudyCreateSerializer,
     StudyDefaultsQuerySerializer,
@@ -47,17 +48,42 @@ class StudyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         return obj.workspace_id
 
     @extend_schema(
-        request=StudyCreateSerializer,
+        request=PolymorphicProxySerializer(
+            component_name="StudyCreateRequest",
+            serializers=[StudyCreateSerializer, CustomStudyCreateSerializer],
+            resource_type_field_name=None,
+        ),
         responses={201: StudySerializer},
-        summary="Start a study: its first `parallelism` trials are queued at once",
+        summary="Start a study over a template (dataset_version) or over custom code (code_archive): "
+        "its first `parallelism` trials are queued at once",
     )
     def create(self, request):
+        if isinstance(request.data, dict) and "code_archive" in request.data:
+            return self._create_custom(request)
         serializer = StudyCreateSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
         version = data.pop("dataset_version")
         require_role(user=request.user, workspace_id=version.dataset.workspace_id, action="start studies")
         study = services.study_create(user=request.user, dataset_version=version, **data)
+        return Response(
+            StudySerializer(self.get_queryset().get(pk=study.pk)).data, status=status.HTTP_201_CREATED
+        )
+
+    def _create_custom(self, request):
+        serializer = CustomStudyCreateSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        archive = data.pop("code_archive")
+        project = data.pop("project", None) or archive.project
+        require_role(user=request.user, workspace_id=project.workspace_id, action="start studies")
+        study = services.study_create_custom(
+            user=request.user,
+            project=project,
+            code_archive=archive,
+            entry_point=data.pop("entry_point", None) or None,
+            **data,
+        )
         return Response(
             StudySerializer(self.get_queryset().get(pk=study.pk)).data, status=status.HTTP_201_CREATED
         )
