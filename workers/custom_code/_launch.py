@@ -1,0 +1,73 @@
+"""The sandbox's launcher (run as ``python -I -S _launch.py <config json>`` by ``sandbox.py``).
+
+It is the sandboxed process itself until it execs the user's command: it cuts the network (a new
+network namespace whose loopback is up but reaches nothing outside), drops core dumps, sets the umask,
+pins the CPUs, switches to the sandbox user, then ``execve`` the command with exactly the
+environment it was given. What it managed to enforce goes back as one JSON object on a status pipe.
+Standard library only (``-S``: no site-packages), Django- and torch-free.
+"""
+
+import ctypes
+import fcntl
+import json
+import os
+import pwd
+import resource
+import socket
+import struct
+import sys
+
+CLONE_NEWNET = 0x40000000
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
+
+
+def _loopback_up() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        request = struct.pack("16sh22x", b"lo", 0)
+        flags = struct.unpack("16sh22x", fcntl.ioctl(s, SIOCGIFFLAGS, request))[1]
+        fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sh22x", b"lo", flags | IFF_UP))
+
+
+def main() -> None:
+    config = json.loads(sys.argv[1])
+    status_fd = int(config["status_fd"])
+    status = {"user": False, "network": False, "errors": []}
+    if not config["network"]:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.unshare(CLONE_NEWNET) == 0:
+            status["network"] = True
+            try:
+                _loopback_up()
+            except OSError as exc:  # the namespace still cuts the network; local sockets fail
+                status["errors"].append(f"loopback stays down in the network namespace: {exc}")
+        else:
+            status["errors"].append(
+                f"network isolation unavailable: unshare(CLONE_NEWNET) failed: "
+                f"{os.strerror(ctypes.get_errno())}"
+            )
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    os.umask(0o077)
+    cpus = int(config["cpus"])
+    available = sorted(os.sched_getaffinity(0))
+    if cpus > 0 and cpus < len(available):
+        os.sched_setaffinity(0, available[:cpus])
+    user = config.get("user")
+    if user and os.geteuid() == 0:
+        entry = pwd.getpwnam(user)
+        os.setgroups([])
+        os.setgid(entry.pw_gid)
+        os.setuid(entry.pw_uid)
+        status["user"] = os.getuid() == entry.pw_uid and os.geteuid() == entry.pw_uid
+    os.write(status_fd, json.dumps(status).encode())
+    os.close(status_fd)
+    argv = config["argv"]
+    try:
+        os.execvpe(argv[0], argv, dict(os.environ))
+    except OSError as exc:
+        sys.stderr.write(f"cannot run {argv[0]}: {exc}\n")
+        sys.stderr.flush()
+        os._exit(127)
+
+
+if __name__ == "__main__":
+    main()
