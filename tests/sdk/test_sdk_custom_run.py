@@ -9,7 +9,6 @@ import importlib.util
 import json
 import math
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -78,33 +77,12 @@ def clean_env(monkeypatch, tmp_path):
 
 
 def write_layout(root: Path, *, per_class: int = 8, size: int = 28) -> Path:
-    """A data layout as the worker materialises one (API.md §1): manifest.json, files/<class>/...,
-    <split>.jsonl with {"id", "file", "label"} (file relative to the layout's root)."""
-    source = root.parent / f"{root.name}-src"
-    manifest = write_digits(source, size=size, per_class=per_class)
-    rows: dict[str, list[dict]] = {}
-    for sample in manifest["samples"]:
-        label = manifest["classes"][sample["label"]]
-        relative = f"files/{label}/{Path(sample['path']).name}"
-        (root / relative).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(sample["path"], root / relative)
-        rows.setdefault(sample["split"], []).append({"id": sample["id"], "file": relative, "label": label})
-    splits = {}
-    for split, lines in rows.items():
-        (root / f"{split}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-        splits[split] = {"samples": len(lines), "path": f"{split}.jsonl"}
-    shutil.rmtree(source)
-    layout = {
-        "kind": "custom_data_layout",
-        "version": 1,
-        "dataset_version": 41,
-        "data_kind": "image",
-        "task": "image_classification",
-        "classes": manifest["classes"],
-        "target": None,
-        "splits": splits,
-    }
-    (root / "manifest.json").write_text(json.dumps(layout))
+    """A data layout as the worker materialises one (workers.custom_code.layout.materialize, API.md §1):
+    manifest.json, files/..., <split>.jsonl with {"id", "file" (relative), "label" (class index)}."""
+    from workers.custom_code.layout import materialize
+
+    manifest = write_digits(root.parent / f"{root.name}-src", size=size, per_class=per_class)
+    materialize(manifest, root, dataset_version=41, task="image_classification")
     return root
 
 
@@ -230,7 +208,7 @@ def test_dataset_reads_the_layout_with_absolute_files(clean_env, monkeypatch):
     train = data.samples("train")
     assert len(train) == data.splits["train"]["samples"] == 20
     assert all(Path(s["file"]).is_absolute() and Path(s["file"]).is_file() for s in train)
-    assert {s["label"] for s in train} == set(data.classes)
+    assert {s["label"] for s in train} == set(range(10))  # class indexes
     with pytest.raises(KeyError, match="no split 'holdout'"):
         data.samples("holdout")
     with pytest.raises(ValueError, match="not a table"):

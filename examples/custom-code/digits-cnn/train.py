@@ -3,7 +3,7 @@
     sampan custom-job submit examples/custom-code/digits-cnn --dataset-version 12 -p epochs=5 --follow
 
 The platform materialises the dataset version under $SAMPAN_DATA_DIR (manifest.json, one
-``<split>.jsonl`` per split: {"id", "file", "label"}), passes hyperparameters as ``--name=value``
+``<split>.jsonl`` per split: {"id", "file", "label": class index}), passes hyperparameters as ``--name=value``
 arguments (and in ``sampan.run.params``), and records the model this script writes to
 $SAMPAN_OUTPUT_DIR (model.onnx + labels.json + preprocess.json) as a model version.
 
@@ -36,13 +36,16 @@ def load_split(samples: list[dict], classes: list[str], size: int) -> tuple[torc
     index = {name: i for i, name in enumerate(classes)}
     images, labels = [], []
     for sample in samples:
-        if sample.get("label") not in index:
+        label = sample.get("label")  # the class index (a class name is accepted too)
+        if isinstance(label, str):
+            label = index.get(label)
+        if not isinstance(label, int) or not 0 <= label < len(classes):
             continue  # an unlabelled sample
         with Image.open(sample["file"]) as image:
             pixels = image.convert("RGB").resize((size, size), Image.Resampling.BILINEAR)
         array = (np.asarray(pixels, dtype=np.float32) / 255.0 - MEAN) / STD
         images.append(array.transpose(2, 0, 1))
-        labels.append(index[sample["label"]])
+        labels.append(label)
     if not images:
         return torch.zeros((0, 3, size, size)), torch.zeros((0,), dtype=torch.long)
     return torch.from_numpy(np.stack(images)), torch.tensor(labels, dtype=torch.long)

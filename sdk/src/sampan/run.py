@@ -5,7 +5,7 @@ environment the worker sets and talks to the worker over two inherited pipes.
 >>> import sampan.run as run
 >>> epochs = int(run.params.get("epochs", 3))          # hyperparameters, types kept
 >>> data = run.dataset()                               # $SAMPAN_DATA_DIR/manifest.json
->>> for sample in data.samples("train"): ...           # {"id", "file" (absolute), "label"}
+>>> for sample in data.samples("train"): ...   # {"id", "file" (absolute), "label" (class index)}
 >>> run.log_metrics(step=epoch, loss=0.31, val_accuracy=0.93)   # live curves; may raise TrialPruned
 >>> run.save_model("model.onnx", labels=data.classes, preprocessing={"image_size": [28, 28]})
 
