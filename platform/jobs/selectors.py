@@ -8,7 +8,7 @@ from django.utils import timezone
 from workspaces.models import CONTENT_ROLES, Membership
 from workspaces.selectors import scoped_to_member
 
-from jobs.models import Job, JobEvent, WorkerNode
+from jobs.models import FINISHED, Job, JobEvent, JobLogLine, WorkerNode
 from jobs.services import WORKER_ALIVE_SECONDS
 
 if TYPE_CHECKING:
@@ -45,6 +45,44 @@ def events_of(*, job: Job, type: str | None = None, after: int | None = None) ->
     if after is not None:
         qs = qs.filter(id__gt=after)
     return qs.order_by("id")
+
+
+LOG_PAGE_MAX = 1000
+
+
+class LogPage(TypedDict):
+    lines: list[dict[str, object]]
+    next_after: int
+    finished: bool
+
+
+def log_lines_of(*, job: Job, after: int = 0, limit: int = LOG_PAGE_MAX) -> LogPage:
+    """The job's output lines with ``seq > after``, in order, at most ``limit`` (1..1000); follow with
+    ``after=next_after``. ``finished``: the job is in a final state and this page reached its last
+    line, so nothing more will come.
+
+    e.g. ``log_lines_of(job=j, after=0, limit=2)`` -> ``{"lines": [{seq: 1, ...}, {seq: 2, ...}],
+    "next_after": 2, "finished": False}``
+    """
+    limit = max(1, min(limit, LOG_PAGE_MAX))
+    # read the status first: a line written after a final status cannot exist, so an empty tail
+    # read after it is really the end
+    final = Job.objects.filter(pk=job.pk, status__in=FINISHED).exists()
+    rows = list(
+        JobLogLine.objects.filter(job=job, seq__gt=after)
+        .order_by("seq")
+        .values("seq", "stream", "text", "at")[: limit + 1]
+    )
+    more = len(rows) > limit
+    rows = rows[:limit]
+    lines: list[dict[str, object]] = [
+        {"seq": r["seq"], "stream": r["stream"], "text": r["text"], "at": r["at"].isoformat()} for r in rows
+    ]
+    return {
+        "lines": lines,
+        "next_after": rows[-1]["seq"] if rows else after,
+        "finished": final and not more,
+    }
 
 
 def worker_nodes() -> QuerySet[WithAnnotations[WorkerNode, WorkerBeat]]:

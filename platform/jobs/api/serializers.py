@@ -13,6 +13,7 @@ from workspaces.selectors import projects_for
 
 from jobs import registry, selectors
 from jobs.models import Job, JobEvent, WorkerNode
+from workers.contracts import custom_code as custom_code_contracts
 from workers.contracts import job_kinds
 from workers.contracts import jobs as job_contracts
 
@@ -64,9 +65,23 @@ JOB_RESULT = PolymorphicProxySerializer(
         "quality_report_result": contract_serializer(job_kinds.QualityReportJobResult),
         "smart_round_result": contract_serializer(job_kinds.SmartRoundJobResult),
         "batch_predict_result": contract_serializer(job_kinds.BatchPredictJobResult),
+        "custom_job_result": contract_serializer(custom_code_contracts.CustomJobResult),
     },
     resource_type_field_name="kind",
 )
+
+
+LogLineSerializer = contract_serializer(custom_code_contracts.LogLine)
+
+
+class JobLogPageSerializer(serializers.Serializer):
+    """A page of a job's output (``GET /api/v1/jobs/{id}/logs/``)."""
+
+    lines = LogLineSerializer(many=True, help_text="Lines with seq > after, in order.")
+    next_after = serializers.IntegerField(help_text="Ask again with after=next_after for what follows.")
+    finished = serializers.BooleanField(
+        help_text="The job is in a final state and this page ends with its last line: nothing more comes."
+    )
 
 
 class JobParamsField(ContractJSONField):

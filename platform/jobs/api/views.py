@@ -15,6 +15,7 @@ from jobs.api.serializers import (
     JobCreateSerializer,
     JobEventSerializer,
     JobKindSerializer,
+    JobLogPageSerializer,
     JobSerializer,
     WorkerNodeSerializer,
 )
@@ -105,6 +106,44 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
                 raise ValidationError({"after": ["Must be an integer."]}) from None
         page = self.paginate_queryset(selectors.events_of(job=job, type=event_type, after=after))
         return self.get_paginated_response(JobEventSerializer(page, many=True).data)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "after",
+                OpenApiTypes.INT,
+                required=False,
+                description="Only lines with seq > after (default 0).",
+            ),
+            OpenApiParameter(
+                "limit",
+                OpenApiTypes.INT,
+                required=False,
+                description="At most this many lines (1-1000, default 1000).",
+            ),
+        ],
+        responses=JobLogPageSerializer,
+        summary="The job's output lines (stdout, stderr, system) in order, a page at a time",
+        description="Follow a running job by asking again with after=next_after; finished is true "
+        "once the job is in a final state and every line has been answered.",
+    )
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def logs(self, request, pk=None):
+        job = self.get_object()
+        numbers = {}
+        for name, default, lowest, highest in (("after", 0, 0, 2**31 - 1), ("limit", 1000, 1, 1000)):
+            raw = request.query_params.get(name)
+            if raw is None or raw == "":
+                numbers[name] = default
+                continue
+            try:
+                value = int(raw)
+            except ValueError:
+                raise ValidationError({name: ["Must be an integer."]}) from None
+            if not lowest <= value <= highest:
+                raise ValidationError({name: [f"Must be between {lowest} and {highest}."]})
+            numbers[name] = value
+        return Response(selectors.log_lines_of(job=job, after=numbers["after"], limit=numbers["limit"]))
 
 
 class JobKindListView(APIView):

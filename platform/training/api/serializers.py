@@ -16,6 +16,7 @@ from training.models import Backbone, ModelVersion
 from workers.contracts import annotations as annotation_contracts
 from workers.contracts import evaluation as evaluation_contracts
 from workers.contracts import forecasting as forecasting_contracts
+from workers.contracts.custom_code import CustomJobLineage
 from workers.contracts.forecasting import ForecastContract
 from workers.contracts.job_kinds import BackboneSummary
 from workers.contracts.jobs import ModelVersionMetrics
@@ -172,6 +173,12 @@ class ModelVersionSerializer(serializers.ModelSerializer):
         "when unknown).",
     )
     metrics = contract_field(contract_serializer(ModelVersionMetrics))
+    lineage = contract_field(
+        contract_serializer(CustomJobLineage),
+        allow_null=True,
+        help_text="Made by custom code (source custom): the code (sha256), entry point, arguments, "
+        "hyperparameters, requirements, dataset version and environment of the run; null otherwise.",
+    )
     forecast_contract = serializers.SerializerMethodField(
         help_text="Forecasters: what a prediction request must send (frequency, fewest history points, "
         "largest horizon, quantiles, covariates); null for other templates."
@@ -200,6 +207,7 @@ class ModelVersionSerializer(serializers.ModelSerializer):
             "preprocessing",
             "onnx_sha256",
             "metrics",
+            "lineage",
             "forecast_contract",
             "created_by",
             "created_at",
