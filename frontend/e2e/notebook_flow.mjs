@@ -130,8 +130,19 @@ async function main() {
       await screenshot(lab, 'sdk-cell');
       if (!text.includes(`PROJECT=${projectName}`)) fail(`the cell printed ${JSON.stringify(text.slice(0, 600))}, not PROJECT=${projectName}`);
       log(`the cell printed: ${text}`);
+    });
+
+    await step('save the notebook as sdk_check.ipynb', async () => {
       await lab.keyboard.press('Control+s');
-      await lab.waitForTimeout(1000);
+      // JupyterLab asks for a name on an untitled notebook's first save
+      const dialog = lab.locator('.jp-Dialog');
+      if (await dialog.waitFor({ timeout: 5_000 }).then(() => true, () => false)) {
+        await dialog.locator('input').first().fill('sdk_check.ipynb');
+        await dialog.locator('.jp-Dialog-button.jp-mod-accept').click();
+      }
+      await lab.locator('.jp-DirListing-item[title*="sdk_check.ipynb"], .jp-DirListing-itemText:has-text("sdk_check.ipynb")').first().waitFor();
+      await lab.waitForFunction(() => !document.querySelector('.lm-TabBar-tab.jp-mod-dirty'), null, { timeout: 30_000, polling: 250 });
+      await screenshot(lab, 'saved');
       await lab.close();
     });
 
