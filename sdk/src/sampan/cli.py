@@ -17,9 +17,13 @@
     sampan predict 2 img1.png img2.png --key spd_...
     sampan batch-predict --model-version 5 --dataset-version 9 --split test --format csv --out test.csv
                                                (or --dataset 7, or --file images.zip / rows.csv)
+    sampan custom-job submit ./my-trainer --project 3 --entry train.py --dataset-version 9 \
+        -p epochs=3 -p lr=0.01 --memory-mb 2048 --follow     (a .py, .ipynb, .zip or a folder)
+    sampan custom-job logs 42 --follow
 
-Every command prints one JSON object on stdout (progress bars go to stderr); failures exit 1 with
-the server's error code and message on stderr.
+Every command prints one JSON object on stdout (progress bars and a followed job's log lines go to
+stderr; ``custom-job logs`` prints the log lines themselves on stdout); failures exit 1 with the
+server's error code and message on stderr.
 """
 
 from __future__ import annotations
@@ -309,6 +313,74 @@ def cmd_batch_predict(args: argparse.Namespace) -> int:
     return 0 if batch.status == "succeeded" else 1
 
 
+def _print_log_line(line: Any, *, out: Any, json_lines: bool = False) -> None:
+    if json_lines:
+        print(json.dumps(line), file=out, flush=True)
+    else:
+        prefix = "" if line["stream"] == "stdout" else f"[{line['stream']}] "
+        print(prefix + line["text"], file=out, flush=True)
+
+
+def _custom_job_summary(job: Any) -> dict[str, Any]:
+    result = job.data.get("result") or {}
+    return {
+        "job": job.id,
+        "kind": job.data["kind"],
+        "status": job.status,
+        "exit_code": result.get("exit_code"),
+        "stopped": result.get("stopped"),
+        "metrics": result.get("metrics"),
+        "model_version": result.get("model_version"),
+        "error": job.data.get("error") or None,
+    }
+
+
+def cmd_custom_job_submit(args: argparse.Namespace) -> int:
+    from sampan.jobs import _project
+
+    client = Client()
+    if (args.path is None) == (args.code_archive is None):
+        raise SystemExit("custom-job submit: give the code's PATH or --code-archive ID (one of them)")
+    limits = {
+        key: value
+        for key, value in (
+            ("wall_time_s", args.wall_time_s),
+            ("memory_mb", args.memory_mb),
+            ("cpus", args.cpus),
+        )
+        if value is not None
+    }
+    job = client.custom_jobs.submit(
+        _project(args.project),
+        args.path if args.path is not None else args.code_archive,
+        entry_point=args.entry,
+        args=args.arg or [],
+        hyperparameters=dict(args.param or []),
+        requirements=args.requirements,
+        dataset_version=args.dataset_version,
+        queue=args.queue,
+        limits=limits or None,
+        network=args.network,
+        name=args.name,
+    )
+    if not args.follow:
+        _print(_custom_job_summary(job))
+        return 0
+    for line in job.logs(follow=True, timeout=args.timeout):
+        _print_log_line(line, out=sys.stderr)
+    _print(_custom_job_summary(job))
+    return 0 if job.status == "succeeded" else 1
+
+
+def cmd_custom_job_logs(args: argparse.Namespace) -> int:
+    job = Client().jobs.get(args.job)
+    for line in job.logs(after=args.after, follow=args.follow, timeout=args.timeout):
+        _print_log_line(line, out=sys.stdout, json_lines=args.json)
+    if args.follow:
+        return 0 if job.status == "succeeded" else 1
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sampan", description="Sampan command line (over the Python SDK).")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -445,6 +517,47 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--timeout", type=float)
     batch.add_argument("--quiet", action="store_true")
     batch.set_defaults(func=cmd_batch_predict)
+
+    custom = sub.add_parser("custom-job", help="run your own training code on the platform")
+    custom_sub = custom.add_subparsers(dest="custom_command", required=True)
+    submit = custom_sub.add_parser(
+        "submit", help="upload code (a .py, .ipynb, .zip or a folder) and run it as a training job"
+    )
+    submit.add_argument("path", nargs="?", help="the code: a .py, .ipynb, .zip or a folder (zipped)")
+    submit.add_argument("--code-archive", type=int, help="run code uploaded before (instead of PATH)")
+    submit.add_argument("--project", type=int, help="default: SAMPAN_PROJECT")
+    submit.add_argument("--entry", help="the file or module to run (default: the code's entry point)")
+    submit.add_argument("--dataset-version", type=int, help="laid out under $SAMPAN_DATA_DIR")
+    submit.add_argument(
+        "-p",
+        "--param",
+        type=_param,
+        action="append",
+        metavar="NAME=VALUE",
+        help="a hyperparameter (JSON value)",
+    )
+    submit.add_argument("--arg", action="append", metavar="ARG", help="a command-line argument, as given")
+    submit.add_argument("--requirements", help="a requirements file (default: the code's requirements.txt)")
+    submit.add_argument("--queue", choices=["cpu", "gpu"], default="cpu")
+    submit.add_argument("--wall-time-s", type=int, help="seconds before the run is stopped")
+    submit.add_argument("--memory-mb", type=int, help="resident memory of the run's process tree, MiB")
+    submit.add_argument("--cpus", type=int)
+    submit.add_argument("--network", action="store_true", help="let the code open network connections")
+    submit.add_argument("--name")
+    submit.add_argument(
+        "--follow",
+        action="store_true",
+        help="stream the logs (stderr) until it ends; exit 1 unless it succeeds",
+    )
+    submit.add_argument("--timeout", type=float, help="with --follow: give up after this many seconds")
+    submit.set_defaults(func=cmd_custom_job_submit)
+    logs = custom_sub.add_parser("logs", help="print a job's log lines (any job kind)")
+    logs.add_argument("job", type=int)
+    logs.add_argument("--after", type=int, default=0, help="only lines after this seq")
+    logs.add_argument("--follow", action="store_true", help="until the job ends; exit 1 unless it succeeds")
+    logs.add_argument("--json", action="store_true", help="one JSON object (seq, stream, text, at) a line")
+    logs.add_argument("--timeout", type=float)
+    logs.set_defaults(func=cmd_custom_job_logs)
     return parser
 
 

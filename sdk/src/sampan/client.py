@@ -9,6 +9,8 @@ from typing import Any
 from sampan import _schema as schema
 from sampan._transport import Timeout, Transport
 from sampan.batch import BatchPredictions
+from sampan.code_archives import CodeArchives
+from sampan.custom_jobs import CustomJobs
 from sampan.datasets import Datasets
 from sampan.deployments import Deployments, Packages
 from sampan.labeling_tasks import Assignments, LabelingTasks
@@ -85,6 +87,8 @@ class Client:
         self.users = Users(self)  # administrators only
         self.labeling_tasks = LabelingTasks(self)
         self.assignments = Assignments(self)  # your own labeling queue
+        self.code_archives = CodeArchives(self)  # your own training code
+        self.custom_jobs = CustomJobs(self)
 
     def __repr__(self) -> str:
         return f"<sampan.Client {self.base_url}>"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import builtins
 import time
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, cast
 
 from sampan import _html, _optional
 from sampan import _schema as schema
@@ -24,6 +24,17 @@ FINISHED = frozenset({"succeeded", "failed", "cancelled"})
 # Progress keys shown in the bar, in this order (when present).
 SHOWN_METRICS = ("epoch", "loss", "train_acc", "val_loss", "val_acc", "val_map50", "lr", "eta_s")
 ENVELOPE = frozenset({"kind", "version"})  # every contract's own fields, not a metric
+LOG_PAGE = 1000  # lines per GET /jobs/{id}/logs/ (the server's most)
+
+
+# TODO(lead): generated type (sampan._schema.LogLine once `make api-client` runs)
+class LogLine(TypedDict):
+    """One line of a job's output (``GET /api/v1/jobs/{id}/logs/``)."""
+
+    seq: int
+    stream: Literal["stdout", "stderr", "system"]
+    text: str
+    at: str
 
 
 # A job's payload: any job (GET /jobs/{id}/) or a training job with what it trains (GET /training-jobs/{id}/).
@@ -102,6 +113,47 @@ class BaseJob(Resource[JobData]):
         """The job's history: status changes, progress points, log lines (``seq``, ``at``, ``type``,
         ``message``, ``data``)."""
         return list(self._client.http.paginate(f"jobs/{self.id}/events/", type=type, after=after))
+
+    def logs(
+        self,
+        after: int = 0,
+        *,
+        follow: bool = False,
+        poll: float = 1.0,
+        timeout: float | None = None,
+        max_outage: float = 300.0,
+    ) -> Iterator[LogLine]:
+        """The job's output lines after ``seq`` ``after``, in order: ``seq``, ``stream`` (stdout,
+        stderr, system), ``text``, ``at``. ``follow=True`` polls for new lines until the job has
+        finished and every line was read (then the job is refreshed: ``job.status`` is final);
+        :class:`sampan.WaitTimeout` after ``timeout`` seconds. The platform being unreachable for
+        less than ``max_outage`` seconds does not end a follow.
+
+        e.g. ``for line in job.logs(follow=True): print(line["text"])``
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        outage = Outage(max_outage)
+        while True:
+            if outage.attempt(
+                lambda after=after: self._client.http.get(
+                    f"jobs/{self.id}/logs/", after=after, limit=LOG_PAGE
+                )
+            ):
+                page: Mapping[str, Any] = outage.value
+                lines: list[LogLine] = page["lines"]
+                yield from lines
+                after = max(int(page["next_after"]), after)
+                if len(lines) >= LOG_PAGE:
+                    continue  # a full page: more is there already
+                if page["finished"]:
+                    if follow:
+                        self.refresh()
+                    return
+                if not follow:
+                    return
+            if deadline is not None and time.monotonic() > deadline:
+                raise WaitTimeout(f"Job {self.id} is still running after {timeout:g} s.", code="wait_timeout")
+            time.sleep(poll)
 
     def progress_series(self) -> list[dict[str, Any]]:
         """Every recorded progress point: ``{"at", "seq", **data}`` (fraction, epoch, loss, val_acc, ...;
@@ -186,9 +238,13 @@ class BaseJob(Resource[JobData]):
         if target > bar.n:
             bar.update(target - bar.n)
         seen.update({key: progress[key] for key in SHOWN_METRICS if key in progress})
+        custom = progress.get("custom_metrics")  # custom code's own metrics (sampan.run.log_metrics)
+        if isinstance(custom, Mapping):
+            seen.update({"step": progress.get("step"), **custom} if "step" in progress else custom)
         shown: dict[str, Any] = {"status": self.status}
-        for key in SHOWN_METRICS:
-            if key in seen:
+        custom_keys = [k for k in seen if k not in SHOWN_METRICS][:5]
+        for key in [*SHOWN_METRICS, *custom_keys]:
+            if key in seen and seen[key] is not None:
                 value = seen[key]
                 shown[key] = f"{value:.4g}" if isinstance(value, float) else value
         bar.set_postfix(shown, refresh=True)
@@ -232,6 +288,10 @@ class Job(BaseJob[schema.Job]):
             result["kind"] == "training_job_result" or result["kind"] == "model_import_result"
         ):
             return self._client.model_versions.get(result["model_version"])
+        produced = cast(Mapping[str, Any], result or {})
+        if produced.get("kind") == "custom_job_result" and produced.get("model_version") is not None:
+            # custom code: the model its run wrote to $SAMPAN_OUTPUT_DIR, recorded after the upload checks
+            return self._client.model_versions.get(int(produced["model_version"]))
         raise ValueError(f"Job {self.id} ({self.status}) recorded no model version.")
 
 
