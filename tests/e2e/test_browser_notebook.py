@@ -70,5 +70,5 @@ def test_start_open_run_an_sdk_cell_and_stop_a_notebook(live_web, live_worker, m
     assert f"PROJECT={PROJECT_NAME}" in outcome["output"]
     # the server was not Sampan's own origin, and Open carried the owner's secret only to it
     assert outcome["labOrigin"] != live_web.rstrip("/")
-    for name in ("notebooks-tab", "running", "jupyterlab-launcher", "sdk-cell", "stopped"):
+    for name in ("notebooks-tab", "running", "jupyterlab-launcher", "sdk-cell", "saved", "stopped"):
         assert any(out_dir.glob(f"*-{name}.png")), f"no {name} screenshot"
