@@ -272,6 +272,7 @@ def extract_code(archive: CodeArchive, spec: CustomJobSpec, dest: Path) -> None:
 
 def materialize_data(dataset_version, dest: Path, log: JobLog) -> None:
     from datasets.services import dataset_version_manifest
+
     from workers.custom_code.layout import materialize
 
     manifest = dataset_version_manifest(version=dataset_version)
@@ -509,7 +510,7 @@ def custom_job_run(
     *, job: Job, report, on_metrics: Callable[[int, dict[str, float]], bool] | None = None
 ) -> dict[str, Any]:
     """The body of a custom training job (see the module docstring); returns its CustomJobResult."""
-    from workers.custom_code.runner import run_custom_job
+    from workers.custom_code.runner import RunnerError, run_custom_job
 
     params = job.params
     spec: CustomJobSpec = params["spec"]
@@ -553,17 +554,20 @@ def custom_job_run(
             data_dir = work / "data"
         log.flush()
         report("running the code", fraction=0.0, milestone=True)
-        result = run_custom_job(
-            spec,
-            code_dir=work / "code",
-            data_dir=data_dir,
-            work_dir=work,
-            report=job_report,
-            on_output=log.add,
-            on_metrics=on_metrics,
-            sandbox_user=_sandbox_user(),
-            env_cache=Path(settings.SAMPAN_CUSTOM_ENV_CACHE),
-        )
+        try:
+            result = run_custom_job(
+                spec,
+                code_dir=work / "code",
+                data_dir=data_dir,
+                work_dir=work,
+                report=job_report,
+                on_output=log.add,
+                on_metrics=on_metrics,
+                sandbox_user=_sandbox_user(),
+                env_cache=Path(settings.SAMPAN_CUSTOM_ENV_CACHE),
+            )
+        except RunnerError as exc:  # the job cannot run as asked (an entry point not in the code)
+            raise JobInputRejected(str(exc)[:1].upper() + str(exc)[1:]) from None
         stderr = list(log.stderr_tail)
         not_enforced = sorted(k for k, v in (result.get("isolation") or {}).items() if not v)
         if not_enforced:
