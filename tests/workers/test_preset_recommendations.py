@@ -5,6 +5,9 @@ same for the same input, and a template without a rule changes nothing."""
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -89,6 +92,41 @@ def test_every_choice_of_every_template_validates_and_is_deterministic(name):
                     assert choice["preset_value"] == declared[choice["param"]]
                     assert choice["value"] == rec["values"][choice["param"]]
                     assert choice["reason"].strip() and not choice["reason"][0].islower()
+
+
+LOCALES = Path(__file__).resolve().parents[2] / "frontend" / "src" / "i18n" / "locales"
+
+
+def test_every_reason_has_a_code_the_ui_says_in_both_languages_with_its_values():
+    """The UI shows a choice's reason in the user's language from ``reason_code`` (training.json
+    ``reasons.<code>``); each code's placeholders are exactly the reason's values (``count`` is
+    passed as ``n``)."""
+    catalogs = {
+        lang: json.loads((LOCALES / lang / "training.json").read_text())["reasons"]
+        for lang in ("en", "zh-CN")
+    }
+    seen: dict[str, set[str]] = {}
+    for template in registry.all():
+        for preset in template.presets:
+            for data in PROFILES + [
+                {"train_samples": 20, "classes": 2},
+                {"train_samples": 2500, "classes": 4},
+            ]:
+                for hardware in (CPU, GPU, NO_WORKER):
+                    for choice in recommend(template, preset.name, data, hardware)["choices"]:
+                        assert choice.get("reason_code"), (
+                            f"{template.name}: {choice['param']} has no reason code"
+                        )
+                        names = {"n" if k == "count" else k for k in choice.get("reason_params", {})}
+                        seen.setdefault(choice["reason_code"], set()).update(names)
+    assert len(seen) >= 8  # the rules of five templates say why in many ways
+    for code, names in seen.items():
+        for lang, catalog in catalogs.items():
+            assert code in catalog, f"training.json ({lang}) has no reasons.{code}"
+            placeholders = set(re.findall(r"{{(\w+)}}", catalog[code]))
+            assert placeholders <= names, f"{lang} reasons.{code} uses {placeholders - names}, not given"
+    for code in ("cv_asked", "cv_small_data"):  # the cross-validation reasons of workers.shared.validation
+        assert all(code in catalog for catalog in catalogs.values())
 
 
 def test_a_template_without_a_rule_gives_no_choices():

@@ -125,6 +125,9 @@ class AutoChoice(TypedDict):
     value: ParamValue
     preset_value: ParamValue
     reason: str
+    # the reason as a stable code and its values, for the UI to say in the user's language
+    reason_code: NotRequired[str]
+    reason_params: NotRequired[dict[str, str | int | float]]
 
 
 class PresetRecommendation(TypedDict):

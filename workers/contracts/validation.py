@@ -67,6 +67,9 @@ class CrossValidation(TypedDict):
     chosen: dict[str, ParamValue]
     candidates: NotRequired[list[CandidateScore]]
     reason: str
+    # the reason as a stable code (cv_asked, cv_small_data) and its values, for the UI's languages
+    reason_code: NotRequired[str]
+    reason_params: NotRequired[dict[str, int]]
 
 
 class MetricInterval(TypedDict):

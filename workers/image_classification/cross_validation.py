@@ -173,5 +173,10 @@ def describe(
         for i, r in enumerate(records)
     ]
     return summarize(
-        scores, metric="accuracy", direction="maximize", chosen={"epochs": chosen}, reason=decision.reason
+        scores,
+        metric="accuracy",
+        direction="maximize",
+        chosen={"epochs": chosen},
+        reason=decision.reason,
+        plan=decision,
     )

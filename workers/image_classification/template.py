@@ -11,6 +11,7 @@ from workers.templates.declaration import (
     DataRequirements,
     Param,
     Preset,
+    Reason,
     SearchDimension,
     TaskTemplate,
     TemplateParamError,
@@ -201,29 +202,37 @@ def cross_validation_cost(values: Mapping[str, Any], images: int, folds: int) ->
     return folds * training_cost(values, round(images * (folds - 1) / folds))
 
 
-def _epochs_for(images: int, preset_epochs: int, *, fast: bool = False) -> tuple[int, str] | None:
+def _epochs_for(images: int, preset_epochs: int, *, fast: bool = False) -> tuple[int, Reason] | None:
     """Small data needs more passes to take enough optimizer steps; large data fewer. The fast preset
     stays fast: at most half as many passes again."""
     if images < 500:
         epochs = min(60, preset_epochs * 3 // (2 if fast else 1))
-        why = "small data needs more passes"
+        code, why = "images_more_epochs", "small data needs more passes"
     elif images < 3000:
         epochs = min(40, preset_epochs * (3 if fast else 4) // 2)
-        why = "small data needs more passes"
+        code, why = "images_more_epochs", "small data needs more passes"
     elif images > 50_000:
-        epochs, why = min(preset_epochs, 10), "large data, each pass holds many steps"
+        epochs, code, why = (
+            min(preset_epochs, 10),
+            "images_fewer_epochs",
+            "large data, each pass holds many steps",
+        )
     elif images > 20_000:
-        epochs, why = min(preset_epochs, 15), "large data, each pass holds many steps"
+        epochs, code, why = (
+            min(preset_epochs, 15),
+            "images_fewer_epochs",
+            "large data, each pass holds many steps",
+        )
     else:
         return None
     if epochs == preset_epochs:
         return None
-    return epochs, f"{images:,} training images: {why}"
+    return epochs, Reason(code, f"{images:,} training images: {why}", {"count": images})
 
 
 def adapt(
     values: Mapping[str, Any], data: DataProfile, hardware: HardwareProfile
-) -> dict[str, tuple[ParamValue, str]]:
+) -> dict[str, tuple[ParamValue, str | Reason]]:
     """Image classification's data- and hardware-aware defaults (``TaskTemplate.adapt``).
 
     On CPU-only workers the larger models are shrunk to what trains in minutes rather than hours
@@ -239,10 +248,10 @@ def adapt(
     """
     images = int(data["train_samples"])
     cpu_only = int(hardware["gpus"]) == 0
-    changes: dict[str, tuple[ParamValue, str]] = {}
+    changes: dict[str, tuple[ParamValue, str | Reason]] = {}
     current = dict(values)
 
-    def change(name: str, value: ParamValue, reason: str) -> None:
+    def change(name: str, value: ParamValue, reason: Reason) -> None:
         if current.get(name) != value:
             changes[name] = (value, reason)
             current[name] = value
@@ -252,7 +261,10 @@ def adapt(
             change(
                 "model",
                 "resnet_narrow",
-                "CPU-only workers: ResNet-18 would take hours; the narrow ResNet trains in minutes",
+                Reason(
+                    "cpu_no_resnet18",
+                    "CPU-only workers: ResNet-18 would take hours; the narrow ResNet trains in minutes",
+                ),
             )
         # small data: a narrow ResNet at 48 px (64 px where ResNet-18 was asked for) instead of 64/128
         size_cap = (64 if values["model"] == "resnet18" else 48) if images <= 20_000 else 64
@@ -260,8 +272,12 @@ def adapt(
             change(
                 "image_size",
                 size_cap,
-                f"CPU-only workers: {size_cap}x{size_cap} pixels cost a fraction of "
-                f"{current['image_size']}x{current['image_size']}",
+                Reason(
+                    "cpu_image_size",
+                    f"CPU-only workers: {size_cap}x{size_cap} pixels cost a fraction of "
+                    f"{current['image_size']}x{current['image_size']}",
+                    {"size": size_cap, "from": int(current["image_size"])},
+                ),
             )
     if images > 0:
         epochs = _epochs_for(images, int(current["epochs"]), fast=values.get("preset") == "fast")
@@ -273,10 +289,18 @@ def adapt(
             change(
                 "batch_size",
                 fitting,
-                f"{images:,} training images: batches of {fitting} keep several steps per pass",
+                Reason(
+                    "images_batch",
+                    f"{images:,} training images: batches of {fitting} keep several steps per pass",
+                    {"count": images, "batch": fitting},
+                ),
             )
         if current["schedule"] == "cosine" and int(current["warmup_epochs"]) >= int(current["epochs"]):
-            change("warmup_epochs", max(0, int(current["epochs"]) // 10), "fewer epochs, shorter warm-up")
+            change(
+                "warmup_epochs",
+                max(0, int(current["epochs"]) // 10),
+                Reason("shorter_warmup", "fewer epochs, shorter warm-up"),
+            )
     if (
         cpu_only
         and current["validation"] == "auto"
@@ -288,7 +312,11 @@ def adapt(
         change(
             "folds",
             3,
-            f"CPU-only workers: 3 folds instead of {current['folds']} keep cross-validation affordable",
+            Reason(
+                "cpu_fewer_folds",
+                f"CPU-only workers: 3 folds instead of {current['folds']} keep cross-validation affordable",
+                {"folds": int(current["folds"])},
+            ),
         )
     return changes
 

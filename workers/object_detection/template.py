@@ -13,6 +13,7 @@ from workers.templates.declaration import (
     DataRequirements,
     Param,
     Preset,
+    Reason,
     SearchDimension,
     TaskTemplate,
     TemplateParamError,
@@ -131,11 +132,11 @@ CPU_RESNET18_IMAGES = 2000
 
 def adapt(
     values: Mapping[str, Any], data: DataProfile, hardware: HardwareProfile
-) -> dict[str, tuple[ParamValue, str]]:
+) -> dict[str, tuple[ParamValue, str | Reason]]:
     """Data- and hardware-aware defaults (workers.templates.recommend): a batch that still gives a
     few optimizer steps per epoch on a handful of images, and no ResNet-18 on many images when no
     GPU is online."""
-    changes: dict[str, tuple[ParamValue, str]] = {}
+    changes: dict[str, tuple[ParamValue, str | Reason]] = {}
     images = data["train_samples"]
     batch = int(values["batch_size"])
     if 0 < images < MIN_STEPS_PER_EPOCH * batch:
@@ -143,14 +144,27 @@ def adapt(
         if smaller < batch:
             changes["batch_size"] = (
                 smaller,
-                f"{images:,} training images: batches of {smaller} make {math.ceil(images / smaller)} "
-                f"optimizer steps per epoch instead of {math.ceil(images / batch)}.",
+                Reason(
+                    "images_batch_steps",
+                    f"{images:,} training images: batches of {smaller} make {math.ceil(images / smaller)} "
+                    f"optimizer steps per epoch instead of {math.ceil(images / batch)}.",
+                    {
+                        "count": images,
+                        "batch": smaller,
+                        "steps": math.ceil(images / smaller),
+                        "before": math.ceil(images / batch),
+                    },
+                ),
             )
     if hardware["gpus"] == 0 and values["model"] == "det_resnet18" and images >= CPU_RESNET18_IMAGES:
         changes["model"] = (
             "det_medium",
-            f"No GPU among the workers online and {images:,} training images: the narrow ResNet "
-            f"(det_medium) instead of ResNet-18, which is slow to train on a CPU.",
+            Reason(
+                "cpu_det_medium",
+                f"No GPU among the workers online and {images:,} training images: the narrow ResNet "
+                f"(det_medium) instead of ResNet-18, which is slow to train on a CPU.",
+                {"count": images},
+            ),
         )
     return changes
 

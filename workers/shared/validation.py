@@ -18,7 +18,7 @@ e.g.::
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -46,6 +46,9 @@ class ValidationPlan:
     cross_validate: bool
     folds: int
     reason: str
+    # the reason as a stable code and its values (CrossValidation.reason_code/_params), for the UI
+    code: str = ""
+    params: Mapping[str, int] = field(default_factory=dict)
 
 
 def plan(
@@ -67,13 +70,21 @@ def plan(
     if mode == "holdout" or samples < 2 * min_per_fold:
         return ValidationPlan(False, 0, "holdout: the model is chosen on the val split")
     if mode == "cross_validation":
-        return ValidationPlan(True, k, f"{k}-fold cross-validation over {samples:,} samples (asked for)")
+        return ValidationPlan(
+            True,
+            k,
+            f"{k}-fold cross-validation over {samples:,} samples (asked for)",
+            "cv_asked",
+            {"folds": k, "samples": samples},
+        )
     if samples < threshold:
         return ValidationPlan(
             True,
             k,
             f"{samples:,} samples (fewer than {threshold:,}): {k}-fold cross-validation chooses the model "
             "and its stopping point, then the final model trains on all of them",
+            "cv_small_data",
+            {"folds": k, "samples": samples, "threshold": threshold},
         )
     return ValidationPlan(
         False, 0, f"{samples:,} samples (at least {threshold:,}): the val split chooses the model"
@@ -124,6 +135,7 @@ def summarize(
     reason: str,
     method: Literal["kfold", "repeated_split"] = "kfold",
     candidates: Sequence[CandidateScore] | None = None,
+    plan: ValidationPlan | None = None,
 ) -> CrossValidation:
     """The ``CrossValidation`` contract from per-fold scores (``fold``, ``train_samples``,
     ``samples``, ``score`` each); std is the sample standard deviation (0 for one fold)."""
@@ -155,6 +167,9 @@ def summarize(
     }
     if candidates:
         described["candidates"] = list(candidates)
+    if plan is not None and plan.code:
+        described["reason_code"] = plan.code
+        described["reason_params"] = dict(plan.params)
     return described
 
 

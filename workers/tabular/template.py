@@ -11,6 +11,7 @@ from workers.templates.declaration import (
     DataRequirements,
     Param,
     Preset,
+    Reason,
     SearchDimension,
     TaskTemplate,
     validation_params,
@@ -188,12 +189,12 @@ def _uses(values: Mapping[str, Any], member: str) -> bool:
 
 def _adapt(
     values: Mapping[str, Any], data: DataProfile, hardware: HardwareProfile, *, regression: bool
-) -> dict[str, tuple[ParamValue, str]]:
+) -> dict[str, tuple[ParamValue, str | Reason]]:
     """Data-aware defaults: LightGBM's leaf size and tree size, the MLP's batch size and epochs, and
     the folds, from the number of training rows (LightGBM and the MLP train on CPUs; GPUs do not
     change them)."""
     rows = int(data["train_samples"])
-    changes: dict[str, tuple[ParamValue, str]] = {}
+    changes: dict[str, tuple[ParamValue, str | Reason]] = {}
     if _uses(values, "gbdt"):
         # a leaf must hold enough rows to average out noise: regression targets need more than labels
         leaf = max(5, min(100, rows // 12)) if regression else max(3, min(50, rows // 40))
@@ -201,33 +202,58 @@ def _adapt(
             kind = "a regression target's noise" if regression else "noisy labels"
             changes["min_child_samples"] = (
                 leaf,
-                f"{rows:,} training rows: leaves of at least {leaf} rows, so trees do not fit {kind}",
+                Reason(
+                    "rows_leaf_size_regression" if regression else "rows_leaf_size",
+                    f"{rows:,} training rows: leaves of at least {leaf} rows, so trees do not fit {kind}",
+                    {"count": rows, "leaf": leaf},
+                ),
             )
         if rows < 1000 and values["num_leaves"] > 15:
             changes["num_leaves"] = (
                 15,
-                f"{rows:,} training rows: smaller trees (15 leaves) generalise better",
+                Reason(
+                    "rows_smaller_trees",
+                    f"{rows:,} training rows: smaller trees (15 leaves) generalise better",
+                    {"count": rows},
+                ),
             )
     if _uses(values, "mlp"):
         batch = 32 if rows < 1000 else 64 if rows < 20_000 else 256 if rows < 200_000 else 1024
         if batch != values["batch_size"]:
-            changes["batch_size"] = (batch, f"{rows:,} training rows: batches of {batch} rows")
+            changes["batch_size"] = (
+                batch,
+                Reason(
+                    "rows_batch",
+                    f"{rows:,} training rows: batches of {batch} rows",
+                    {"count": rows, "batch": batch},
+                ),
+            )
         if rows >= 100_000 and values["epochs"] > 30:
-            changes["epochs"] = (30, f"{rows:,} training rows: 30 passes are plenty")
+            changes["epochs"] = (
+                30,
+                Reason("rows_fewer_epochs", f"{rows:,} training rows: 30 passes are plenty", {"count": rows}),
+            )
     if values.get("validation") != "holdout" and 2000 <= rows < CROSS_VALIDATION_ROWS and values["folds"] > 3:
-        changes["folds"] = (3, f"{rows:,} training rows: 3 folds hold enough rows each and cost less")
+        changes["folds"] = (
+            3,
+            Reason(
+                "rows_fewer_folds",
+                f"{rows:,} training rows: 3 folds hold enough rows each and cost less",
+                {"count": rows},
+            ),
+        )
     return changes
 
 
 def adapt_classification(
     values: Mapping[str, Any], data: DataProfile, hardware: HardwareProfile
-) -> dict[str, tuple[ParamValue, str]]:
+) -> dict[str, tuple[ParamValue, str | Reason]]:
     return _adapt(values, data, hardware, regression=False)
 
 
 def adapt_regression(
     values: Mapping[str, Any], data: DataProfile, hardware: HardwareProfile
-) -> dict[str, tuple[ParamValue, str]]:
+) -> dict[str, tuple[ParamValue, str | Reason]]:
     return _adapt(values, data, hardware, regression=True)
 
 

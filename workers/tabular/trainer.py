@@ -261,6 +261,7 @@ def train(
             chosen=summary["chosen"],
             reason=decision.reason,
             candidates=summary.get("candidates"),
+            plan=decision,
         )
     return result
 

@@ -30,8 +30,29 @@ from workers.contracts.templates import (
 )
 
 ParamKind = Literal["int", "float", "bool", "choice"]
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why an adapt rule chose a value: a stable ``code`` the UI translates (training.json
+    ``recommendation.reasons.<code>``) with its ``params``, and the sentence in English.
+
+    >>> str(Reason("rows_batch", "1,200 training rows: batches of 64 rows", {"count": 1200, "batch": 64}))
+    '1,200 training rows: batches of 64 rows'
+    """
+
+    code: str
+    text: str
+    params: Mapping[str, str | int | float] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.text
+
+
 # (values, data profile, hardware profile) -> {param: (value, reason)}; see TaskTemplate.adapt
-Adapt = Callable[[Mapping[str, Any], DataProfile, HardwareProfile], dict[str, tuple[ParamValue, str]]]
+Adapt = Callable[
+    [Mapping[str, Any], DataProfile, HardwareProfile], dict[str, tuple[ParamValue, "str | Reason"]]
+]
 ENTRY_POINTS = ("train", "evaluate", "export", "check_data")
 
 

@@ -29,7 +29,7 @@ from workers.contracts.templates import (
     ParamValues,
     PresetRecommendation,
 )
-from workers.templates.declaration import TaskTemplate, TemplateParamError
+from workers.templates.declaration import Reason, TaskTemplate, TemplateParamError
 
 
 def cpu_hardware() -> HardwareProfile:
@@ -65,7 +65,7 @@ def recommend(
     """
     declared = template.validate_params(preset, overrides)
     values: dict[str, Any] = dict(declared)
-    changed: dict[str, str] = {}
+    changed: dict[str, str | Reason] = {}
     if template.adapt is not None:
         proposed = template.adapt(dict(declared), data, hardware)
         kept = _user_set(overrides)
@@ -86,7 +86,7 @@ def recommend(
             if canonical == declared[name] and type(canonical) is type(declared[name]):
                 continue
             updates[name] = canonical
-            changed[name] = str(reason)
+            changed[name] = reason
         if updates:
             try:
                 values = template.validate_params(declared["preset"], {**declared, **updates})
@@ -94,16 +94,21 @@ def recommend(
                 raise ValueError(
                     f"template {template.name!r}: its adapt rule's values do not validate together: {exc}"
                 ) from None
-    choices: list[AutoChoice] = [
-        {
+    choices: list[AutoChoice] = []
+    for param in template.params:  # the template's order, whatever order the rule returned
+        if param.name not in changed:
+            continue
+        reason = changed[param.name]
+        choice: AutoChoice = {
             "param": param.name,
             "value": values[param.name],
             "preset_value": declared[param.name],
-            "reason": changed[param.name],
+            "reason": str(reason),
         }
-        for param in template.params  # the template's order, whatever order the rule returned
-        if param.name in changed
-    ]
+        if isinstance(reason, Reason):
+            choice["reason_code"] = reason.code
+            choice["reason_params"] = dict(reason.params)
+        choices.append(choice)
     run_values: ParamValues = dict(values)
     return {
         "kind": "preset_recommendation",

@@ -11,6 +11,7 @@ from workers.templates.declaration import (
     DataRequirements,
     Param,
     Preset,
+    Reason,
     SearchDimension,
     TaskTemplate,
     validation_params,
@@ -131,7 +132,7 @@ SEARCH_SPACE = (
 )
 
 
-def _epochs_for(texts: int, model: str, epochs: int) -> tuple[int, str] | None:
+def _epochs_for(texts: int, model: str, epochs: int) -> tuple[int, Reason] | None:
     """Large data needs fewer passes (each holds many steps); on small data early stopping or the
     folds already choose the epoch, and more passes would only cost time."""
     if model == "minilm_tfidf":
@@ -141,12 +142,16 @@ def _epochs_for(texts: int, model: str, epochs: int) -> tuple[int, str] | None:
     wanted = min(epochs, 3) if model == "minilm_finetune" else min(epochs, max(10, epochs // 2))
     if wanted == epochs:
         return None
-    return wanted, f"{texts:,} training texts: each pass holds many steps, fewer passes suffice"
+    return wanted, Reason(
+        "texts_fewer_epochs",
+        f"{texts:,} training texts: each pass holds many steps, fewer passes suffice",
+        {"count": texts},
+    )
 
 
 def adapt(
     values: Mapping[str, Any], data: DataProfile, hardware: HardwareProfile
-) -> dict[str, tuple[ParamValue, str]]:
+) -> dict[str, tuple[ParamValue, str | Reason]]:
     """Text classification's data- and hardware-aware defaults (``TaskTemplate.adapt``): epochs and
     batch size follow the number of texts; fine-tuning trains more layers on a GPU and fewer, on
     shorter texts, on CPU-only workers with many texts.
@@ -158,10 +163,10 @@ def adapt(
     """
     texts = int(data["train_samples"])
     gpus = int(hardware["gpus"])
-    changes: dict[str, tuple[ParamValue, str]] = {}
+    changes: dict[str, tuple[ParamValue, str | Reason]] = {}
     current = dict(values)
 
-    def change(name: str, value: ParamValue, reason: str) -> None:
+    def change(name: str, value: ParamValue, reason: Reason) -> None:
         if current.get(name) != value:
             changes[name] = (value, reason)
             current[name] = value
@@ -177,23 +182,44 @@ def adapt(
             change(
                 "batch_size",
                 fitting,
-                f"{texts:,} training texts: batches of {fitting} keep several steps per pass",
+                Reason(
+                    "texts_batch",
+                    f"{texts:,} training texts: batches of {fitting} keep several steps per pass",
+                    {"count": texts, "batch": fitting},
+                ),
             )
     if model == "minilm_finetune":
         if gpus > 0 and int(current["finetune_layers"]) < 4:
             change(
-                "finetune_layers", 4, "A GPU fine-tunes 4 of MiniLM's 6 layers in the time a CPU takes for 2"
+                "finetune_layers",
+                4,
+                Reason(
+                    "gpu_finetune_layers",
+                    "A GPU fine-tunes 4 of MiniLM's 6 layers in the time a CPU takes for 2",
+                ),
             )
             if int(current["batch_size"]) < 32 and texts >= 256:
-                change("batch_size", 32, "A GPU takes batches of 32 texts at no extra time")
+                change(
+                    "batch_size", 32, Reason("gpu_batch", "A GPU takes batches of 32 texts at no extra time")
+                )
         elif gpus == 0 and texts > 10_000:
             change(
                 "finetune_layers",
                 1,
-                f"CPU-only workers and {texts:,} texts: fine-tuning only the top layer keeps a run short",
+                Reason(
+                    "cpu_finetune_top_layer",
+                    f"CPU-only workers and {texts:,} texts: fine-tuning only the top layer keeps a run short",
+                    {"count": texts},
+                ),
             )
             if int(current["max_length"]) > 64:
-                change("max_length", 64, "CPU-only workers and many texts: 64 tokens cost a fraction of 128")
+                change(
+                    "max_length",
+                    64,
+                    Reason(
+                        "cpu_short_texts", "CPU-only workers and many texts: 64 tokens cost a fraction of 128"
+                    ),
+                )
     return changes
 
 

@@ -400,6 +400,7 @@ def _cross_validate_epochs(
         direction="maximize",
         chosen={"epochs": epochs},
         reason=f"{decision.reason}; the folds' best mean accuracy came after epoch {epochs}",
+        plan=decision,
     )
     return history, {"cross_validation": summary}
 

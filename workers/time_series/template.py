@@ -7,7 +7,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from workers.contracts.templates import DataProfile, HardwareProfile, ParamValue
-from workers.templates.declaration import DataRequirements, Param, Preset, SearchDimension, TaskTemplate
+from workers.templates.declaration import (
+    DataRequirements,
+    Param,
+    Preset,
+    Reason,
+    SearchDimension,
+    TaskTemplate,
+)
 
 MODELS = ("auto", "lightgbm", "neural", "ets", "arima", "theta", "seasonal_naive", "naive")
 
@@ -139,7 +146,7 @@ NEURAL_MIN_OBSERVATIONS = 1000
 
 def adapt(
     values: Mapping[str, Any], data: DataProfile, hardware: HardwareProfile
-) -> dict[str, tuple[ParamValue, str]]:
+) -> dict[str, tuple[ParamValue, str | Reason]]:
     """Data-aware defaults (workers.templates.recommend): the neural candidate only when there are
     enough observations to learn from (``data["train_samples"]`` counts points, not series)."""
     observations = data["train_samples"]
@@ -147,8 +154,12 @@ def adapt(
         return {
             "neural": (
                 False,
-                f"{observations:,} training observations: too few for the neural network; the "
-                "statistical models and LightGBM are the candidates.",
+                Reason(
+                    "observations_no_neural",
+                    f"{observations:,} training observations: too few for the neural network; the "
+                    "statistical models and LightGBM are the candidates.",
+                    {"count": observations},
+                ),
             )
         }
     return {}

@@ -5,6 +5,30 @@ import { translateDynamic } from '@/i18n';
 import { formatNumber } from '@/lib/numbers';
 import type { ParamScalar, PresetRecommendation } from '../api/recommendations';
 
+/**
+ * A reason from the API in the UI's language: ``training:reasons.<code>`` with the reason's values
+ * (numbers formatted; ``count`` is passed as ``n`` so i18next does not look for plural keys), else the
+ * API's English sentence (an older stored reason, or a code this build does not know).
+ */
+export function translatedReason(
+  reason: string,
+  code?: string | null,
+  params?: Record<string, string | number> | null,
+): string {
+  if (!code) return reason;
+  const values = Object.fromEntries(
+    Object.entries(params ?? {}).map(([key, value]) => [
+      key === 'count' ? 'n' : key,
+      typeof value === 'number' ? formatNumber(value) : value,
+    ]),
+  );
+  return translateDynamic(`training:reasons.${code}`, reason, values);
+}
+
+// TODO(lead): generated type (reason_code/reason_params arrive with make api-client)
+type Coded = { reason_code?: string; reason_params?: Record<string, string | number> };
+export const coded = (value: object): Coded => value as Coded;
+
 function shown(value: ParamScalar): string {
   if (typeof value === 'number') return formatNumber(value, { maximumSignificantDigits: 4 });
   return String(value);
@@ -12,7 +36,7 @@ function shown(value: ParamScalar): string {
 
 /**
  * "Chosen for your data and workers": each parameter the preset set for this dataset and the workers
- * online, its declared value -> the chosen one, and why (the reason comes from the API in English).
+ * online, its declared value -> the chosen one, and why (the API's reason code, translated).
  * ``kept``: parameters the user set in the form, which the server never changes (left out here).
  */
 export function RecommendationChoices({
@@ -59,8 +83,8 @@ export function RecommendationChoices({
             <Text size="sm" fw={500} style={{ whiteSpace: 'nowrap' }}>
               {t('recommendation.change', { param: title(choice.param), from: shown(choice.preset_value), to: shown(choice.value) })}
             </Text>
-            <Text size="sm" c="dimmed" data-testid="auto-choice-reason">
-              {choice.reason}
+            <Text size="sm" c="dimmed" data-testid="auto-choice-reason" data-code={coded(choice).reason_code}>
+              {translatedReason(choice.reason, coded(choice).reason_code, coded(choice).reason_params)}
             </Text>
           </Group>
         ))
