@@ -112,11 +112,13 @@ def test_cancel_kills_the_whole_tree_and_reraises(open_dir: Path) -> None:
     code = """
         import os, subprocess, sys, time
         child = subprocess.Popen([sys.executable, "-c",
-            "import subprocess, sys, time; g = subprocess.Popen(['sleep', '120']); print(g.pid, flush=True); time.sleep(120)"],
+            "import subprocess, sys, time; g = subprocess.Popen(['sleep', '120']); "
+            "print(g.pid, flush=True); time.sleep(120)"],
             stdout=subprocess.PIPE, text=True)
         grandchild = int(child.stdout.readline())
         # a daemon-like process that left the tree (its parent exits) but not the session
-        orphan = subprocess.Popen([sys.executable, "-c", "import os, time\\nif os.fork(): os._exit(0)\\nprint(os.getpid(), flush=True); time.sleep(120)"],
+        orphan = subprocess.Popen([sys.executable, "-c",
+            "import os, time\\nif os.fork(): os._exit(0)\\nprint(os.getpid(), flush=True); time.sleep(120)"],
             stdout=subprocess.PIPE, text=True)
         print(child.pid, grandchild, int(orphan.stdout.readline()), flush=True)
         time.sleep(120)
@@ -201,7 +203,8 @@ def test_the_code_runs_as_the_sandbox_user_and_cannot_read_root_files(open_dir: 
             f"""
             import os, resource
             print("uid", os.getuid(), os.getgid(), os.getgroups())
-            for attempt in (lambda: open({str(secret_file)!r}).read(), lambda: os.listdir({str(secret_dir)!r})):
+            attempts = (lambda: open({str(secret_file)!r}).read(), lambda: os.listdir({str(secret_dir)!r}))
+            for attempt in attempts:
                 try:
                     print("read", attempt())
                 except PermissionError:
@@ -257,7 +260,8 @@ def test_events_are_handed_over_and_metrics_answered(open_dir: Path) -> None:
         out.write("not json\\n")
         out.write(json.dumps({"kind": "status", "version": 1, "message": "loading"}) + "\\n")
         for step in (1, 2):
-            out.write(json.dumps({"kind": "metrics", "version": 1, "step": step, "metrics": {"acc": step / 4}}) + "\\n")
+            event = {"kind": "metrics", "version": 1, "step": step, "metrics": {"acc": step / 4}}
+            out.write(json.dumps(event) + "\\n")
             print(json.loads(back.readline())["prune"])
         """,
         open_dir,

@@ -64,6 +64,9 @@ def main(argv: list[str]) -> int:
         timeout=None,
         kernel_name="python3",
         allow_errors=False,
+        # the kernel's own log (e.g. "running over TCP without encryption": it listens on the
+        # sandbox's loopback) is not the user's output
+        extra_arguments=["--IPKernelApp.log_level=ERROR"],
         resources={"metadata": {"path": str(path.parent.resolve())}},
     )
     code = 0

@@ -29,6 +29,7 @@ from typing import IO, Any, cast
 import psutil
 
 from workers.contracts.custom_code import RUN_EVENT_VERSION, ResourceLimits, RunEvent, RunReply, StopReason
+from workers.progress import JobCancelled
 
 __all__ = ["SandboxError", "SandboxOutcome", "SandboxPolicy", "run_sandboxed"]
 
@@ -256,16 +257,19 @@ def run_sandboxed(
                     on_output("system", reason)
                     _kill_tree(root, sid, grace_s=KILL_GRACE_S)
                     break
-            if poll is not None and now >= next_poll:
-                next_poll = now + POLL_EVERY_S
-                try:
+            try:
+                if poll is not None and now >= next_poll:
+                    next_poll = now + POLL_EVERY_S
                     poll()
-                except BaseException:
-                    on_output("system", "stopped: cancelled")
-                    _kill_tree(root, sid, grace_s=KILL_GRACE_S)
-                    raise
-            with contextlib.suppress(queue.Empty):
-                handle(*messages.get(timeout=0.05))
+                with contextlib.suppress(queue.Empty):
+                    handle(*messages.get(timeout=0.05))
+            except BaseException as exc:  # poll() or a callback raised (JobCancelled): stop the tree
+                cancelled = isinstance(exc, JobCancelled | KeyboardInterrupt)
+                on_output(
+                    "system", "stopped: cancelled" if cancelled else f"stopped: the worker failed: {exc!r}"
+                )
+                _kill_tree(root, sid, grace_s=KILL_GRACE_S)
+                raise
         # the command is done: whatever it left running in its session goes too
         _kill_tree(root, sid, grace_s=1.0)
         exit_code = proc.wait()
