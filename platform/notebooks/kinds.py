@@ -9,6 +9,11 @@ from rest_framework import serializers
 
 class NotebookServeParams(serializers.Serializer):
     notebook = serializers.IntegerField(help_text="The notebook this server is.")
+    platform_url = serializers.CharField(
+        required=False,
+        help_text="The platform's address the SDK inside the notebook talks to (SAMPAN_URL): "
+        "SAMPAN_NOTEBOOK_PLATFORM_URL, else the address the start request came to.",
+    )
 
 
 NOTEBOOK_SERVE = register(

@@ -8,6 +8,9 @@ from django.urls import URLPattern
 
 def register(router: ApiRouter) -> None:
     """Register this app's viewsets on the API router."""
+    from notebooks.api.views import NotebookViewSet
+
+    router.register("notebooks", NotebookViewSet, basename="notebook")
 
 
 urlpatterns: list[URLPattern] = []
