@@ -69,7 +69,10 @@ def test_a_custom_code_study_queues_trials_that_run_the_code_with_sampled_hyperp
         assert job.params["code_archive"] == code.pk and job.params["trial"] == trial["number"]
         assert spec["kind"] == "custom_job_spec" and spec["entry_point"] == "train.py"
         assert spec["hyperparameters"] == trial["params"]
-        assert 0.0 <= spec["hyperparameters"]["x"] <= 1.0 and spec["hyperparameters"]["opt"] in ("sgd", "adam")
+        assert 0.0 <= spec["hyperparameters"]["x"] <= 1.0 and spec["hyperparameters"]["opt"] in (
+            "sgd",
+            "adam",
+        )
         assert isinstance(spec["hyperparameters"]["layers"], int)
         assert spec["objective"] == {"metric": "score", "direction": "maximize"}
         assert spec["args"] == ["--v"] and spec["limits"]["memory_mb"] == 512
