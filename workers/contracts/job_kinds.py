@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict
 
+from workers.contracts.custom_code import CustomJobSpec
 from workers.contracts.preprocessing import ImagePreprocessing
 from workers.contracts.templates import ParamValues, PresetRecommendation
 
@@ -126,6 +127,25 @@ class BatchPredictJobParams(TypedDict):
     batch_prediction: int
 
 
+class CustomJobParams(TypedDict):
+    """A custom training job: the code archive, the spec the worker runs, the dataset version, its
+    display name, and the AutoML trial it is (custom-code studies)."""
+
+    kind: Literal["training.custom"]
+    version: int
+    code_archive: int
+    spec: CustomJobSpec
+    dataset_version: int | None
+    name: NotRequired[str]
+    trial: NotRequired[int]
+
+
+class NotebookServeParams(TypedDict):
+    kind: Literal["notebooks.serve"]
+    version: int
+    notebook: int
+
+
 JOB_PARAMS: dict[str, type] = {
     "system.check": SystemCheckParams,
     "datasets.import": DatasetImportParams,
@@ -139,6 +159,8 @@ JOB_PARAMS: dict[str, type] = {
     "datasets.quality_report": QualityReportJobParams,
     "labeling.smart_round": SmartRoundJobParams,
     "deploy.batch_predict": BatchPredictJobParams,
+    "training.custom": CustomJobParams,
+    "notebooks.serve": NotebookServeParams,
 }
 
 

@@ -220,6 +220,7 @@ SPECTACULAR_SETTINGS = {
         "BatchSourceKindEnum": "deploy.models.BatchSourceKind",  # a batch prediction's source
         "BatchFormatEnum": "workers.contracts.batch.BATCH_FORMATS",  # its result files' formats
         "QueueWaitReasonEnum": ["no_worker", "workers_busy", "next"],  # jobs.selectors.queue_states
+        "DeviceEnum": ["cpu", "gpu"],  # a job's queue (custom jobs ask for one)
         "FindingCodeEnum": "workers.contracts.quality.FINDING_CODES",  # a quality finding's code
         "LabelingTaskStatusEnum": "labeling.models.LabelingTask.Status",
         "AssignmentStatusEnum": "labeling.models.AssignmentStatus",
