@@ -31,16 +31,7 @@ from workers.contracts.custom_code import (
     QueueName,
     ResourceLimits,
 )
-
-try:  # h1's canonical hash (workers.custom_code.environment), the one the worker caches by
-    from workers.custom_code.environment import requirements_hash
-except ImportError:  # pragma: no cover - until workers/custom_code lands; the same normalisation
-
-    def requirements_hash(requirements: str) -> str:
-        """sha256 of the requirement lines, stripped, without blanks and comments, in order."""
-        lines = [line.split("#", 1)[0].strip() for line in requirements.splitlines()]
-        return hashlib.sha256("\n".join(line for line in lines if line).encode()).hexdigest()
-
+from workers.custom_code.environment import requirements_hash  # the worker caches environments by it
 
 HYPERPARAMETER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_ARGS = 100

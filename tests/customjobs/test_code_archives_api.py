@@ -67,7 +67,10 @@ def test_a_zip_lists_its_files_reads_requirements_and_finds_train_py(tenants, ap
     }
     # a file of it, as text for the UI
     text = client.get(f"/api/v1/code-archives/{body['id']}/files/?path=helpers/model.py")
-    assert text.status_code == 200 and text.json() == {"path": "helpers/model.py", "text": "def build():\n    return 1\n"}
+    assert text.status_code == 200 and text.json() == {
+        "path": "helpers/model.py",
+        "text": "def build():\n    return 1\n",
+    }
     missing = client.get(f"/api/v1/code-archives/{body['id']}/files/?path=nope.py")
     assert missing.status_code == 404 and "nope.py" in error_of(missing)["message"]
 
@@ -82,7 +85,9 @@ def test_a_zip_lists_its_files_reads_requirements_and_finds_train_py(tenants, ap
     ],
 )
 def test_a_zips_default_entry_point(files, expected, tenants, api_client, isolated_storage):
-    response = post_code(api_client(tenants["alice"]), tenants["project_a"], make_code_zip(files), filename="c.zip")
+    response = post_code(
+        api_client(tenants["alice"]), tenants["project_a"], make_code_zip(files), filename="c.zip"
+    )
     assert response.status_code == 201, response.content
     assert response.json()["entry_point"] == expected
 
@@ -104,7 +109,11 @@ def test_a_zip_entry_point_may_be_named_a_module_or_a_notebook(tenants, api_clie
     assert module.status_code == 201 and module.json()["entry_point"] == "trainer.main"
     notebook = post_code(client, tenants["project_a"], data, filename="c.zip", entry_point="nb/explore.ipynb")
     assert notebook.status_code == 201 and notebook.json()["entry_point"] == "nb/explore.ipynb"
-    for wrong, says in [("trainer.other", "trainer/other.py"), ("missing.py", "missing.py"), ("../x.py", "../x.py")]:
+    for wrong, says in [
+        ("trainer.other", "trainer/other.py"),
+        ("missing.py", "missing.py"),
+        ("../x.py", "../x.py"),
+    ]:
         response = post_code(client, tenants["project_a"], data, filename="c.zip", entry_point=wrong)
         assert response.status_code == 400, (wrong, response.content)
         assert error_of(response)["code"] == "code_archive_invalid" and says in error_of(response)["message"]
@@ -148,7 +157,11 @@ def test_a_script_that_does_not_compile_is_refused_naming_the_line(tenants, api_
     [
         (make_code_zip({"train.py": TRAIN_PY, "../evil.py": b"x=1"}), "c.zip", "zip slip"),
         (make_code_zip({"train.py": TRAIN_PY, "/etc/evil.py": b"x=1"}), "c.zip", "absolute path"),
-        (make_code_zip({"train.py": TRAIN_PY}, symlinks={"secrets": "/etc/shadow"}), "c.zip", "symbolic link"),
+        (
+            make_code_zip({"train.py": TRAIN_PY}, symlinks={"secrets": "/etc/shadow"}),
+            "c.zip",
+            "symbolic link",
+        ),
         (b"PK\x03\x04 this is no zip", "c.zip", "damaged"),
         (TRAIN_PY, "train.txt", "not training code"),
         (b"", "train.py", "empty"),
@@ -170,13 +183,18 @@ def test_code_over_the_size_cap_is_413(tenants, api_client, isolated_storage, se
     response = post_code(client, tenants["project_a"], big, filename="train.py")
     assert response.status_code == 413
     error = error_of(response)
-    assert error["code"] == "code_archive_too_large" and "SAMPAN_CUSTOM_JOB_MAX_CODE_BYTES" in error["message"]
+    assert (
+        error["code"] == "code_archive_too_large" and "SAMPAN_CUSTOM_JOB_MAX_CODE_BYTES" in error["message"]
+    )
     # a small zip that unpacks past the cap
     bomb = make_code_zip({"train.py": TRAIN_PY, "data.txt": b"0" * 5000})
     assert len(bomb) < 2048
     response = post_code(client, tenants["project_a"], bomb, filename="c.zip")
     assert response.status_code == 413, response.content
-    assert error_of(response)["code"] == "code_archive_too_large" and "unpacks to more than" in error_of(response)["message"]
+    assert (
+        error_of(response)["code"] == "code_archive_too_large"
+        and "unpacks to more than" in error_of(response)["message"]
+    )
     assert CodeArchive.objects.count() == 0 and blob_files(isolated_storage) == []
 
 
