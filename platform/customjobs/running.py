@@ -349,6 +349,16 @@ def _read_output(output: Path, name: str, dest: Path) -> Path:
     return target
 
 
+def _model_files_written(output: Path) -> list[str]:
+    """Which of the model's files the run left in its output folder (as files or links)."""
+    found = []
+    for name in ("model.onnx", "labels.json", "preprocess.json"):
+        with contextlib.suppress(OSError):
+            info = (output / name).lstat()
+            found.append(name if stat.S_ISREG(info.st_mode) else f"{name} (not a regular file)")
+    return found
+
+
 def _read_json(path: Path, what: str) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -581,6 +591,13 @@ def custom_job_run(
         failure = failure_message(result, stderr)
         if failure is not None:
             raise JobInputRejected(failure)
+        if result["model"] is None:
+            written = _model_files_written(work / "output")
+            if written:
+                log.system(
+                    f"{', '.join(written)} in $SAMPAN_OUTPUT_DIR, but no model recorded: a model is "
+                    "model.onnx, labels.json and preprocess.json, all three regular files (not links)."
+                )
         out: dict[str, Any] = dict(result)
         out["model_version"] = None
         out["model_version_name"] = None
