@@ -12,7 +12,7 @@ import {
   WarmStartPanel,
 } from '@/features/deploy';
 import { useProject } from '@/features/projects';
-import { EvaluationReport, useModelVersion } from '@/features/training';
+import { EvaluationReport, lineageOf, ModelVersionLineage, useModelVersion } from '@/features/training';
 import { useWorkspace } from '@/features/workspaces';
 
 export function ModelVersionRoute() {
@@ -24,6 +24,7 @@ export function ModelVersionRoute() {
   const { data: workspace } = useWorkspace(project?.workspace ?? Number.NaN);
   if (!Number.isInteger(modelVersionId)) return <NotFound kind="modelVersion" />;
   const viewer = workspace?.role === 'viewer';
+  const lineage = lineageOf(version);
   return (
     <Stack>
       <Breadcrumbs>
@@ -41,9 +42,11 @@ export function ModelVersionRoute() {
             disabledReason={viewer ? t('route.viewersCannotDeploy') : null}
             onDeployed={(deployment) => navigate(`/deployments/${deployment.id}/keys`)}
           />
-          <WarmStartPanel version={version} canEdit={!viewer} />
+          {lineage && <ModelVersionLineage lineage={lineage} />}
+          {/* custom code's versions are retrained by running the code again (its job's page) */}
+          {!lineage && <WarmStartPanel version={version} canEdit={!viewer} />}
           {/* tabular models and forecasters are not warm-started: retraining is a new training run */}
-          {!version.template.startsWith('tabular') && !isForecastingTemplate(version.template) && (
+          {!lineage && !version.template.startsWith('tabular') && !isForecastingTemplate(version.template) && (
             <Group>
               <RetrainButton version={version} canEdit={!viewer} />
             </Group>

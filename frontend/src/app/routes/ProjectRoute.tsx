@@ -3,14 +3,16 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { QueryState } from '@/components/QueryState';
+import { CodePanel } from '@/features/customJobs';
 import { CreateDatasetButton, DatasetsTable } from '@/features/datasets';
 import { BatchTabLabel, CreateDeploymentButton, DeploymentsTable, PackagesPanel, ProjectBatchPanel } from '@/features/deploy';
 import { JobsPanel } from '@/features/jobs';
+import { NotebooksPanel } from '@/features/notebooks';
 import { ProjectHeader, useProject } from '@/features/projects';
 import { ModelVersionsTable } from '@/features/training';
 import { useWorkspace } from '@/features/workspaces';
 
-const TABS = ['datasets', 'models', 'deployments', 'batch', 'jobs'] as const;
+const TABS = ['datasets', 'models', 'deployments', 'batch', 'jobs', 'code', 'notebooks'] as const;
 
 export function ProjectRoute() {
   const params = useParams();
@@ -18,6 +20,7 @@ export function ProjectRoute() {
   const tab = TABS.find((item) => item === params.tab) ?? 'datasets';
   const navigate = useNavigate();
   const { t } = useTranslation('projects');
+  const { t: tApp } = useTranslation('app');
   const { data: project, isPending, error } = useProject(projectId);
   const { data: workspace } = useWorkspace(project?.workspace ?? Number.NaN);
   if (!Number.isInteger(projectId)) return <NotFound kind="project" />;
@@ -52,6 +55,12 @@ export function ProjectRoute() {
           </Tabs.Tab>
           <Tabs.Tab value="jobs" data-testid="tab-jobs">
             {t('detail.tabs.jobs')}
+          </Tabs.Tab>
+          <Tabs.Tab value="code" data-testid="tab-code">
+            {tApp('projectTabs.code')}
+          </Tabs.Tab>
+          <Tabs.Tab value="notebooks" data-testid="tab-notebooks">
+            {tApp('projectTabs.notebooks')}
           </Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="datasets" pt="md">
@@ -89,6 +98,17 @@ export function ProjectRoute() {
             projectId={project.id}
             runDisabledReason={canEdit ? null : t('detail.viewersCannotRunJobs')}
           />
+        </Tabs.Panel>
+        <Tabs.Panel value="code" pt="md">
+          <CodePanel
+            projectId={project.id}
+            canEdit={canEdit}
+            disabledReason={canEdit ? null : t('detail.viewersCannotRunJobs')}
+            onJobStarted={(jobId) => navigate(`/jobs/${jobId}`)}
+          />
+        </Tabs.Panel>
+        <Tabs.Panel value="notebooks" pt="md">
+          <NotebooksPanel projectId={project.id} canEdit={canEdit} />
         </Tabs.Panel>
       </Tabs>
     </Stack>

@@ -5,3 +5,4 @@ export { TrainingForm } from './components/TrainingForm';
 export { TrainingMonitor } from './components/TrainingMonitor';
 export { useModelVersion } from './hooks/useTraining';
 export { presetName, templateName } from './api/names';
+export { lineageOf, ModelVersionLineage } from './components/ModelVersionLineage';

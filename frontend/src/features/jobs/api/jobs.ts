@@ -64,6 +64,7 @@ export const jobKeys = {
   list: (filters: JobFilters) => [...jobKeys.lists(), filters] as const,
   detail: (id: number) => [...jobKeys.all, 'detail', id] as const,
   events: (id: number) => [...jobKeys.all, 'detail', id, 'events'] as const,
+  logs: (id: number) => [...jobKeys.all, 'detail', id, 'logs'] as const,
   kinds: ['job-kinds'] as const,
 };
 

@@ -8,10 +8,14 @@ import type { Job } from '../api/jobs';
 import { useJob, useJobKinds } from '../hooks/useJobs';
 import { CancelJobButton } from './CancelJobButton';
 import { RetryJobButton } from './RetryJobButton';
+import { JobLogsPanel } from './JobLogsPanel';
 import { JobProgressBar } from './JobProgressBar';
 import { JobResultView } from './JobResultView';
 import { JobStatusBadge } from './JobStatusBadge';
 import { QueueStateView } from './QueueStateView';
+
+/** A user's own code: its output is what one reads first. */
+const CUSTOM_JOB_KIND = 'training.custom';
 
 // The events view carries the charting library; load it only when the tab opens.
 const JobEventsView = lazy(() => import('./JobEventsView').then((module) => ({ default: module.JobEventsView })));
@@ -98,14 +102,20 @@ export function JobDetail({ jobId, extra }: { jobId: number; extra?: (job: Job) 
         </SimpleGrid>
       </Paper>
 
-      <Tabs defaultValue="result" keepMounted={false}>
+      <Tabs defaultValue={job.kind === CUSTOM_JOB_KIND ? 'logs' : 'result'} keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="result">{t('detail.tabs.result')}</Tabs.Tab>
+          <Tabs.Tab value="logs" data-testid="job-tab-logs">
+            {t('detail.tabs.logs')}
+          </Tabs.Tab>
           <Tabs.Tab value="events">{t('detail.tabs.events')}</Tabs.Tab>
           <Tabs.Tab value="params">{t('detail.tabs.params')}</Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="result" pt="sm">
           <JobResultView result={job.result} />
+        </Tabs.Panel>
+        <Tabs.Panel value="logs" pt="sm">
+          <JobLogsPanel jobId={job.id} live={live} />
         </Tabs.Panel>
         <Tabs.Panel value="events" pt="sm">
           <Suspense fallback={<Skeleton h={120} />}>

@@ -1,5 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { isActive } from '../api/jobs';
+import { EMPTY_LOGS, readMoreLogs, type LogState } from '../api/logs';
 import {
   cancelJob,
   createJob,
@@ -40,6 +41,19 @@ export function useJobEvents(id: number | null, live: boolean) {
     queryFn: () => listJobEvents(id as number),
     enabled: id !== null,
     refetchInterval: live ? LIVE_INTERVAL_MS : false,
+  });
+}
+
+/**
+ * A job's log lines, read on from the last one: polled while the job runs (and until the server says
+ * the log is finished), kept in the cache so a remount goes on where it was.
+ */
+export function useJobLogs(id: number, live: boolean) {
+  const queryClient = useQueryClient();
+  return useQuery({
+    queryKey: jobKeys.logs(id),
+    queryFn: () => readMoreLogs(id, queryClient.getQueryData<LogState>(jobKeys.logs(id)) ?? EMPTY_LOGS),
+    refetchInterval: (query) => (live || (query.state.data !== undefined && !query.state.data.finished) ? LIVE_INTERVAL_MS : false),
   });
 }
 
