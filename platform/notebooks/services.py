@@ -105,8 +105,11 @@ def notebook_start(
     existing = live_notebook(user=user, project=project)
     if existing is not None:
         return existing, False
-    idle = settings.SAMPAN_NOTEBOOK_IDLE_TIMEOUT_S if idle_timeout_s is None else int(idle_timeout_s)
     chosen = notebook_limits(limits)
+    if idle_timeout_s is None:
+        idle = min(settings.SAMPAN_NOTEBOOK_IDLE_TIMEOUT_S, chosen["wall_time_s"])
+    else:
+        idle = int(idle_timeout_s)
     if idle < MIN_IDLE_TIMEOUT_S or idle > chosen["wall_time_s"]:
         raise InvalidInput(
             f"idle_timeout_s must be between {MIN_IDLE_TIMEOUT_S} and the server's wall time "
