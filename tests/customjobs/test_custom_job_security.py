@@ -118,3 +118,92 @@ def test_a_model_file_linked_to_a_private_file_is_refused(live_worker, tenants, 
     assert not ModelVersion.objects.filter(job=job).exists()
     assert "no model recorded" in log_text(job, "system") and "model.onnx" in log_text(job, "system")
     assert "platform-only" not in log_text(job) + str(job.result)
+
+
+def test_sampan_home_lets_others_pass_but_keeps_its_data_private(tmp_path):
+    from config.env import sampan_home_harden
+
+    home = tmp_path / "home"
+    for folder in ("blobs/ab", "broker", "tmp/uploads", "sandbox/jobs", "custom-envs/x"):
+        (home / folder).mkdir(parents=True)
+    for folder in (
+        home,
+        home / "blobs",
+        home / "broker",
+        home / "tmp",
+        home / "sandbox",
+        home / "custom-envs",
+    ):
+        folder.chmod(0o755)
+    (home / "sampan.sqlite3").write_bytes(b"db")
+    (home / "sampan.sqlite3").chmod(0o644)
+    sampan_home_harden(home)
+
+    def mode(path: Path) -> int:
+        return path.stat().st_mode & 0o777
+
+    assert mode(home) == 0o711
+    assert mode(home / "blobs") == mode(home / "broker") == mode(home / "tmp") == 0o700
+    assert mode(home / "sampan.sqlite3") == 0o600
+    assert mode(home / "sandbox") == mode(home / "custom-envs") == 0o755, (
+        "the sandbox's own folders stay open"
+    )
+
+
+def _zip(entries: dict[str, bytes], *, link: str | None = None) -> bytes:
+    import io
+    import stat
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as bundle:
+        for name, data in entries.items():
+            bundle.writestr(name, data)
+        if link is not None:
+            info = zipfile.ZipInfo("link.py")
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            bundle.writestr(info, link)
+    return out.getvalue()
+
+
+@pytest.mark.django_db
+def test_code_that_climbs_out_holds_a_link_or_changed_in_storage_is_refused(
+    tenants, isolated_storage, tmp_path
+):
+    from customjobs.running import extract_code
+    from django.core.files.storage import default_storage
+    from jobs.runner import JobInputRejected
+
+    from tests.customjobs.run_support import code_archive
+
+    project, alice = tenants["project_a"], tenants["alice"]
+    spec = {"entry_point": "train.py"}
+    cases = {
+        "climbs": (
+            _zip({"train.py": b"print(1)", "../../escaped.py": b"x"}),
+            "unsafe path: '../../escaped.py'",
+        ),
+        "absolute": (_zip({"train.py": b"print(1)", "/etc/evil.py": b"x"}), "unsafe path: '/etc/evil.py'"),
+        "link": (_zip({"train.py": b"print(1)"}, link="/etc/shadow"), "a link: 'link.py'"),
+    }
+    for name, (data, message) in cases.items():
+        archive = code_archive(
+            project, alice, data=data, filename=f"{name}.zip", entry_point="train.py", name=name
+        )
+        dest = tmp_path / name / "code"
+        dest.mkdir(parents=True)
+        with pytest.raises(JobInputRejected) as refused:
+            extract_code(archive, spec, dest)
+        assert message in str(refused.value), str(refused.value)
+    assert not list(tmp_path.rglob("escaped.py")) and not list(tmp_path.rglob("link.py"))
+
+    good = code_archive(
+        project, alice, data=_zip({"pkg/train.py": b"print(2)"}), filename="ok.zip", entry_point="x"
+    )
+    extract_code(good, spec, tmp_path / "ok")
+    assert (tmp_path / "ok" / "pkg" / "train.py").read_bytes() == b"print(2)"
+    with default_storage.open(good.blob_key, "wb") as blob:
+        blob.write(_zip({"pkg/train.py": b"print('changed')"}))
+    (tmp_path / "changed").mkdir()
+    with pytest.raises(JobInputRejected, match="no longer matches its sha256"):
+        extract_code(good, spec, tmp_path / "changed")

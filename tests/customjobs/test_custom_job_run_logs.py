@@ -1,0 +1,59 @@
+"""A custom job's log lines (customjobs.running.JobLog): numbered on from what the job already has
+(a retry continues), NUL bytes and very long lines stored safely, a flood capped with a note."""
+
+from __future__ import annotations
+
+import pytest
+from jobs.models import JobLogLine
+
+pytestmark = [pytest.mark.django_db]
+
+
+def test_lines_are_numbered_on_cleaned_and_capped(tenants, monkeypatch):
+    from customjobs import running
+
+    job = tenants["job_a"]
+    JobLogLine.objects.create(job=job, seq=1, stream="system", text="an earlier attempt")
+    log = running.JobLog(job)
+    log.add("stdout", "plain\n")
+    log.add("stderr", "nul \x00 inside")
+    log.add("stdout", "x" * (running.LOG_LINE_MAX_CHARS + 5))
+    log.add("weird", "an unknown stream is a system line")
+    log.flush()
+    rows = list(JobLogLine.objects.filter(job=job).order_by("seq").values_list("seq", "stream", "text"))
+    assert [r[0] for r in rows] == [1, 2, 3, 4, 5]
+    assert rows[1][1:] == ("stdout", "plain") and rows[2][1:] == ("stderr", "nul \ufffd inside")
+    assert rows[3][2].endswith("... [5 more characters]") and rows[4][1] == "system"
+    assert list(log.stderr_tail) == ["nul \ufffd inside"]
+
+    monkeypatch.setattr(running, "LOG_MAX_LINES", 7)
+    again = running.JobLog(job)
+    for i in range(10):
+        again.add("stdout", f"line {i}")
+    again.close()
+    texts = list(JobLogLine.objects.filter(job=job, seq__gt=5).order_by("seq").values_list("text", flat=True))
+    assert texts == [
+        "line 0",
+        "line 1",
+        "line 2",
+        "line 3",
+        "line 4",
+        "line 5",
+        "line 6",
+        "3 more lines were not kept (a run keeps 7).",
+    ]
+
+
+def test_a_failure_names_the_exit_code_and_the_last_traceback():
+    from customjobs.running import failure_message
+
+    result = {"stopped": None, "exit_code": 3, "reason": ""}
+    stderr = ["warming up", "Traceback (most recent call last):", '  File "a.py", line 1', "KeyError: 'x'"]
+    assert failure_message(result, stderr) == (
+        "exit code 3\nTraceback (most recent call last):\n  File \"a.py\", line 1\nKeyError: 'x'"
+    )
+    assert failure_message(dict(result, exit_code=-9), []) == "exit code -9 (killed by SIGKILL)"
+    limit = {"stopped": "memory_limit", "exit_code": None, "reason": "stopped: used 412 MiB, over 256 MiB"}
+    assert failure_message(limit, stderr) == "stopped: used 412 MiB, over 256 MiB"
+    assert failure_message(dict(result, exit_code=0), stderr) is None
+    assert failure_message({"stopped": "pruned", "exit_code": 1, "reason": ""}, stderr) is None
