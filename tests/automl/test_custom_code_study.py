@@ -50,38 +50,42 @@ def archive(tenants, name: str, content: bytes):
 
 
 def test_a_custom_code_study_runs_the_code_per_trial_prunes_and_records_the_best(
-    live_worker, tenants, api_client
+    live_web, live_worker, tenants, api_client, token_for, tmp_path
 ):
-    from automl.models import Study
+    """Started with the SDK (``client.studies.create_custom`` uploads the script), checked through the API."""
+    import sampan
     from automl.services import studies_reconcile
     from jobs.models import Job
 
-    code = archive(tenants, "quadratic.py", SCRIPT)
-    client = api_client(tenants["alice"])
-    created = client.post(
-        "/api/v1/studies/",
-        {
-            "code_archive": code.pk,
-            "name": "quadratic",
-            "search_space": [{"name": "x", "type": "float", "low": 0.0, "high": 1.0}],
-            "objective": {"metric": "score", "direction": "maximize"},
-            "sampler": "random",
-            "pruner": "median",
-            "n_trials": 4,
-            "parallelism": 1,
-            "seed": SEED,
-            "limits": {"wall_time_s": 120, "memory_mb": 1024, "cpus": 1},
-        },
-        format="json",
+    script = tmp_path / "quadratic.py"
+    script.write_bytes(SCRIPT)
+    sdk = sampan.Client(live_web, token_for(tenants["alice"]), timeout=60, backoff=0.1, max_backoff=2)
+    started = sdk.studies.create_custom(
+        tenants["project_a"].pk,
+        script,
+        name="quadratic",
+        search_space=[{"name": "x", "type": "float", "low": 0.0, "high": 1.0}],
+        objective={"metric": "score", "direction": "maximize"},
+        sampler="random",
+        pruner="median",
+        n_trials=4,
+        parallelism=1,
+        seed=SEED,
+        limits={"wall_time_s": 120, "memory_mb": 1024, "cpus": 1},
     )
-    assert created.status_code == 201, created.content
-    study_id = created.json()["id"]
+    assert (
+        started.data["template"] == "custom" and started.data["custom_code"]["entry_point"] == "quadratic.py"
+    )
+    study_id = started.id
+    client = api_client(tenants["alice"])
 
     def done() -> bool:
         studies_reconcile()
-        return Study.objects.get(pk=study_id).status == "completed"
+        return started.refresh().status == "completed"
 
     wait_for(done, timeout=600, interval=1, what="the custom-code study to run its four trials")
+    frame = started.trials_frame()
+    assert list(frame.index) == [0, 1, 2, 3] and "params.x" in frame
 
     study = client.get(f"/api/v1/studies/{study_id}/").json()
     trials = client.get(f"/api/v1/studies/{study_id}/trials/").json()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import os
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -23,7 +24,8 @@ FINISHED = frozenset({"completed", "stopped"})
 
 
 class Study(Resource[schema.Study]):
-    """An automatic hyperparameter search on a dataset version.
+    """An automatic hyperparameter search on a dataset version, or over your own training code
+    (:meth:`Studies.create_custom`).
 
     >>> study = client.studies.create(version, n_trials=8, fixed_params={"epochs": 3})
     >>> study.wait()
@@ -209,6 +211,70 @@ class Studies:
             ("seed", seed),
             ("report_seeds", report_seeds),
             ("template", template),
+        ):
+            if value is not None:
+                body[key] = value
+        return Study(self._client, self._client.http.post("studies/", body, idempotent=True))
+
+    def create_custom(
+        self,
+        project: int | Resource[Any],
+        code: int | str | os.PathLike[str] | Resource[Any],
+        *,
+        search_space: Sequence[Mapping[str, Any]],
+        objective: Mapping[str, str],
+        n_trials: int,
+        dataset_version: int | Resource[Any] | None = None,
+        entry_point: str | None = None,
+        args: Sequence[str] | None = None,
+        requirements: str | None = None,
+        limits: Mapping[str, int] | None = None,
+        network: bool | None = None,
+        name: str = "",
+        sampler: str | None = None,
+        pruner: str | None = None,
+        parallelism: int | None = None,
+        timeout_seconds: int | None = None,
+        seed: int | None = None,
+    ) -> Study:
+        """Start a study over your own training code: each trial runs ``code`` (a code archive, its
+        id, or a path to a script, notebook, zip or folder, uploaded here with
+        ``client.code_archives.upload``) with the sampled hyperparameters as ``--name=value`` (and
+        ``sampan.run.params``). The code reports the objective's metric with
+        ``run.log_metrics(step=i, **{metric: value})``: each report may prune the trial, and the
+        trial's value is the last one reported. ``search_space`` and ``objective``
+        (``{"metric": ..., "direction": "maximize" | "minimize"}``) are required.
+
+        e.g. ``client.studies.create_custom(project, "train.py", n_trials=8,
+        search_space=[{"name": "lr", "type": "float", "low": 1e-4, "high": 1e-1, "log": True}],
+        objective={"metric": "val_acc", "direction": "maximize"})``
+        """
+        if isinstance(code, int | Resource):
+            archive = _id(code)
+        elif isinstance(code, str) and code.isdigit():
+            archive = int(code)
+        else:
+            archive = self._client.code_archives.upload(project, code).id
+        body: dict[str, Any] = {
+            "project": _id(project),
+            "code_archive": archive,
+            "search_space": [dict(dim) for dim in search_space],
+            "objective": dict(objective),
+            "n_trials": n_trials,
+            "name": name,
+        }
+        for key, value in (
+            ("dataset_version", _id(dataset_version) if dataset_version is not None else None),
+            ("entry_point", entry_point),
+            ("args", list(args) if args is not None else None),
+            ("requirements", requirements),
+            ("limits", dict(limits) if limits is not None else None),
+            ("network", network),
+            ("sampler", sampler),
+            ("pruner", pruner),
+            ("parallelism", parallelism),
+            ("timeout_seconds", timeout_seconds),
+            ("seed", seed),
         ):
             if value is not None:
                 body[key] = value
