@@ -44,8 +44,8 @@ def test_an_image_manifest(tmp_path: Path) -> None:
         {"id": 11, "file": "files/000001.png", "label": 1},
     ]
     assert (data / "files" / "000001.png").read_bytes() == b"\x89PNG fake \x01"
-    assert (data / "files" / "000000.png").stat().st_ino == Path(samples[0]["path"]).stat().st_ino
-    assert (data / "files" / "000001.png").stat().st_ino != Path(samples[1]["path"]).stat().st_ino
+    assert (data / "files" / "000000.png").stat().st_ino == Path(str(samples[0]["path"])).stat().st_ino
+    assert (data / "files" / "000001.png").stat().st_ino != Path(str(samples[1]["path"])).stat().st_ino
     assert read_jsonl(data / "test.jsonl") == [{"id": 13, "file": "files/000003.png", "label": 1}]
     with pytest.raises(LayoutError, match="holds a dataset layout already"):
         materialize(manifest, data, dataset_version=7, task="image_classification")

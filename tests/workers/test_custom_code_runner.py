@@ -303,3 +303,56 @@ def test_a_notebook_cell_error_fails_the_run_with_its_traceback(job_dir: Path, e
     assert result["exit_code"] == 1
     assert rec.stream("stdout") == ["before"]
     assert "ZeroDivisionError" in "\n".join(rec.stream("stderr"))
+
+
+def test_sampan_run_reads_the_layout_and_talks_to_the_runner(job_dir: Path, env_cache: Path) -> None:
+    """The other end of the protocol is sampan.run itself: params, the materialised table, status,
+    an artifact, metrics, and TrialPruned when the study answers prune."""
+    from workers.custom_code.layout import materialize
+
+    manifest = {
+        "kind": "tabular",
+        "version": 1,
+        "task": "classification",
+        "columns": [{"name": "x", "type": "numeric"}],
+        "target": "y",
+        "classes": ["no", "yes"],
+        "samples": [{"values": {"x": float(i)}, "label": i % 2, "split": "train"} for i in range(6)],
+    }
+    materialize(manifest, job_dir / "data", dataset_version=12, task="tabular_classification")
+    (job_dir / "code" / "train.py").write_text(
+        textwrap.dedent("""
+        import sampan.run as run
+        table = run.dataset().table("train")
+        version = run.dataset().dataset_version
+        print("rows", len(table), sorted(set(table["y"])), run.params["epochs"], version)
+        run.status("fitting", 0.25)
+        (run.output_dir / "notes.txt").write_text("hello")
+        run.log_artifact(run.output_dir / "notes.txt", name="notes")
+        try:
+            for step in range(run.params["epochs"]):
+                run.log_metrics(step, score=step * 0.5)
+        except run.TrialPruned:
+            print("pruned")
+            raise SystemExit(0)
+    """)
+    )
+    rec = Recorder()
+    result = run_custom_job(
+        spec(
+            "train.py", hyperparameters={"epochs": 5}, objective={"metric": "score", "direction": "maximize"}
+        ),
+        code_dir=job_dir / "code",
+        data_dir=job_dir / "data",
+        work_dir=job_dir,
+        report=rec.report,
+        on_output=rec.output,
+        on_metrics=lambda step, metrics: step >= 1,
+        env_cache=env_cache,
+    )
+    assert result["exit_code"] == 0, rec.lines
+    assert rec.stream("stdout") == ["rows 6 ['no', 'yes'] 5 12", "pruned"]
+    assert result["stopped"] == "pruned"
+    assert [h["step"] for h in result["history"]] == [0.0, 1.0]
+    assert result["artifacts"] == [{"path": "notes.txt", "name": "notes"}]
+    assert {"kind": "progress", "version": 1, "fraction": 0.25, "message": "fitting"} in rec.reports

@@ -31,7 +31,8 @@ def _loopback_up() -> None:
 def main() -> None:
     config = json.loads(sys.argv[1])
     status_fd = int(config["status_fd"])
-    status = {"user": False, "network": False, "errors": []}
+    errors: list[str] = []
+    status: dict[str, object] = {"user": False, "network": False, "errors": errors}
     if not config["network"]:
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.unshare(CLONE_NEWNET) == 0:
@@ -39,9 +40,9 @@ def main() -> None:
             try:
                 _loopback_up()
             except OSError as exc:  # the namespace still cuts the network; local sockets fail
-                status["errors"].append(f"loopback stays down in the network namespace: {exc}")
+                errors.append(f"loopback stays down in the network namespace: {exc}")
         else:
-            status["errors"].append(
+            errors.append(
                 f"network isolation unavailable: unshare(CLONE_NEWNET) failed: "
                 f"{os.strerror(ctypes.get_errno())}"
             )

@@ -39,7 +39,7 @@ def main(argv: list[str]) -> int:
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
-    class StreamingClient(NotebookClient):  # type: ignore[misc]
+    class StreamingClient(NotebookClient):
         def output(self, outs: Any, msg: Any, display_id: Any, cell_index: int) -> Any:
             out = super().output(outs, msg, display_id, cell_index)
             if out is not None:
@@ -49,7 +49,7 @@ def main(argv: list[str]) -> int:
     path = Path(argv[0])
     os.environ["SAMPAN_NOTEBOOK_ARGV"] = json.dumps(argv[1:])
     try:
-        notebook = nbformat.read(path, as_version=4)
+        notebook = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
     except Exception as exc:  # noqa: BLE001 - any unreadable notebook is the user's input
         sys.stderr.write(f"cannot read the notebook {path}: {exc}\n")
         return 2
@@ -80,7 +80,8 @@ def main(argv: list[str]) -> int:
         output_dir = os.environ.get("SAMPAN_OUTPUT_DIR")
         if output_dir and Path(output_dir).is_dir():
             try:
-                nbformat.write(notebook, Path(output_dir, f"{path.stem}.executed.ipynb"))
+                executed = Path(output_dir, f"{path.stem}.executed.ipynb")
+                nbformat.write(notebook, executed)  # type: ignore[no-untyped-call]
             except OSError as exc:
                 sys.stderr.write(f"could not save the executed notebook: {exc}\n")
     sys.stderr.flush()

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, cast
 
-import psutil
+import psutil  # type: ignore[import-untyped]
 
 from workers.contracts.custom_code import RUN_EVENT_VERSION, ResourceLimits, RunEvent, RunReply, StopReason
 from workers.progress import JobCancelled
