@@ -23,6 +23,7 @@ The working folder is removed when the run ends; the logs, the result and the mo
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -39,6 +40,7 @@ from typing import Any
 
 from config.env import sampan_home_harden
 from django.conf import settings
+from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import Max
@@ -62,6 +64,9 @@ LOG_BATCH_LINES = 200
 METRIC_EVENTS_RECORDED = 5000
 # A file the code wrote that the platform reads back (model, labels, preprocessing) may be at most this big.
 OUTPUT_FILE_MAX_BYTES = 2 * 1024**3
+# What a run's log_artifact files may take in blob storage.
+ARTIFACTS_MAX_COUNT = 100
+ARTIFACTS_MAX_BYTES = 1024**3
 MODEL_TEMPLATE = "image_classification"
 STDERR_TAIL_LINES = 60
 TRACEBACK_LINES = 25
@@ -322,31 +327,89 @@ def failure_message(result: CustomJobResult, stderr: list[str]) -> str | None:
     return f"{head}\n{tail}" if tail else head
 
 
-def _read_output(output: Path, name: str, dest: Path) -> Path:
-    """Copy a file the sandboxed code wrote into a private place: a regular file directly in the output
-    folder, opened without following links (the code could leave a link to a file only the platform may
-    read)."""
-    source = output / name
+def _open_output(output: Path, relative: str) -> int:
+    """A file descriptor for a regular file the sandboxed code wrote under its output folder, opened
+    one path component at a time without following links (the code could leave a link, or a link to a
+    folder, pointing at files only the platform may read) and refused when it has other hard links."""
+    parts = PurePosixPath(relative).parts
+    if not parts or any(part in ("", ".", "..") or "/" in part for part in parts):
+        raise OSError(errno.EINVAL, "not a path inside the output folder")
+    folder = os.open(output, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
-        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        for part in parts[:-1]:
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+    finally:
+        os.close(folder)
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        os.close(fd)
+        raise OSError(errno.EPERM, "not a regular file of its own (a link or a special file)")
+    return fd
+
+
+def _read_output(output: Path, name: str, dest: Path) -> Path:
+    """Copy a model file the sandboxed code wrote into a private place (see :func:`_open_output`)."""
+    try:
+        fd = _open_output(output, name)
     except OSError as exc:
         raise JobInputRejected(
             f"The run's {name} cannot be read ({exc.strerror}); "
             "write it as a regular file in $SAMPAN_OUTPUT_DIR."
         ) from None
     with os.fdopen(fd, "rb") as fh:
-        info = os.fstat(fh.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise JobInputRejected(f"The run's {name} is not a regular file.")
-        if info.st_size > OUTPUT_FILE_MAX_BYTES:
+        size = os.fstat(fh.fileno()).st_size
+        if size > OUTPUT_FILE_MAX_BYTES:
             raise JobInputRejected(
-                f"The run's {name} is {info.st_size:,} bytes; "
-                f"a model file may be at most {OUTPUT_FILE_MAX_BYTES:,}."
+                f"The run's {name} is {size:,} bytes; a model file may be at most {OUTPUT_FILE_MAX_BYTES:,}."
             )
         target = dest / name
         with target.open("wb") as out:
             shutil.copyfileobj(fh, out, 1 << 20)
     return target
+
+
+def store_artifacts(
+    job: Job, output: Path, artifacts: list[dict[str, str]], log: JobLog
+) -> list[dict[str, str]]:
+    """Keep the files the run named with ``log_artifact`` in blob storage (``key`` added to each), up
+    to ARTIFACTS_MAX_COUNT files and ARTIFACTS_MAX_BYTES in all; what cannot be kept is said in the log."""
+    kept: list[dict[str, str]] = []
+    total = 0
+    seen: set[str] = set()
+    for artifact in artifacts:
+        relative = artifact.get("path", "")
+        if relative in seen:
+            continue
+        seen.add(relative)
+        if len(kept) >= ARTIFACTS_MAX_COUNT:
+            log.system(f"artifact {relative} not kept: a run keeps at most {ARTIFACTS_MAX_COUNT} artifacts")
+            continue
+        try:
+            fd = _open_output(output, relative)
+        except OSError as exc:
+            log.system(f"artifact {relative} not kept: {exc.strerror}")
+            continue
+        with os.fdopen(fd, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if total + size > ARTIFACTS_MAX_BYTES:
+                log.system(
+                    f"artifact {relative} not kept: a run keeps {ARTIFACTS_MAX_BYTES:,} bytes of artifacts"
+                )
+                continue
+            total += size
+            digest = hashlib.sha256()
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+            fh.seek(0)
+            key = f"custom-jobs/job-{job.pk}/artifacts/{relative}"
+            if default_storage.exists(key):
+                default_storage.delete(key)
+            stored = default_storage.save(key, File(fh, name=PurePosixPath(relative).name))
+        kept.append({**artifact, "key": stored, "sha256": digest.hexdigest(), "size_bytes": str(size)})
+    return kept
 
 
 def _model_files_written(output: Path) -> list[str]:
@@ -599,6 +662,8 @@ def custom_job_run(
                     "model.onnx, labels.json and preprocess.json, all three regular files (not links)."
                 )
         out: dict[str, Any] = dict(result)
+        if result["artifacts"]:
+            out["artifacts"] = store_artifacts(job, work / "output", list(result["artifacts"]), log)
         out["model_version"] = None
         out["model_version_name"] = None
         if result["model"] is not None and result["stopped"] != "pruned":

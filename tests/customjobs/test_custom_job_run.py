@@ -113,7 +113,9 @@ def test_digits_example_becomes_an_evaluated_model_version_that_deploys_and_pred
     assert all(p["top_k"][0]["label"] in model.classes for p in body["predictions"])
 
 
-def test_a_run_without_a_model_succeeds_with_its_metrics_and_parameters(live_worker, tenants):
+def test_a_run_without_a_model_succeeds_with_its_metrics_parameters_and_artifacts(live_worker, tenants):
+    from django.core.files.storage import default_storage
+
     alice = tenants["alice"]
     archive = script_archive(
         tenants["project_a"],
@@ -125,11 +127,19 @@ def test_a_run_without_a_model_succeeds_with_its_metrics_and_parameters(live_wor
         print("argv", sys.argv[1:])
         for step in range(1, 4):
             run.log_metrics(step=step, score=run.params["alpha"] * step)
+        report = run.output_dir / "report.txt"
+        report.write_text("all good")
+        run.log_artifact(report, name="report")
         """,
     )
     job = finished(custom_job(archive, alice, args=["--flag"], hyperparameters={"alpha": 0.5}))
     assert job.status == "succeeded", f"{job.error}\n{log_text(job)}"
     assert job.result["model"] is None and job.result["model_version"] is None
+    # an artifact is kept with the job in blob storage (the work dir is gone)
+    [artifact] = job.result["artifacts"]
+    assert artifact["name"] == "report" and artifact["path"] == "report.txt" and artifact["size_bytes"] == "8"
+    with default_storage.open(artifact["key"], "rb") as kept:
+        assert kept.read() == b"all good"
     assert job.result["metrics"] == {"score": 1.5}
     assert [(step, m["score"]) for step, m in curve_points(job)] == [(1, 0.5), (2, 1.0), (3, 1.5)]
     assert "argv ['--flag', '--alpha=0.5']" in log_text(job, "stdout")
