@@ -5,4 +5,5 @@ export { TrainingForm } from './components/TrainingForm';
 export { TrainingMonitor } from './components/TrainingMonitor';
 export { useModelVersion } from './hooks/useTraining';
 export { presetName, templateName } from './api/names';
-export { lineageOf, ModelVersionLineage } from './components/ModelVersionLineage';
+export { lineageOf } from './api/lineage';
+export { ModelVersionLineage } from './components/ModelVersionLineage';
