@@ -286,6 +286,29 @@ def captures(world, n):
     return {"deployment_id": target.pk}
 
 
+def code_archives(world, n):
+    from tests.customjobs.code_factories import code_archive
+
+    for i in range(n):
+        code_archive(user=world["alice"], project=world["project_a"], data=f"print({i})\n".encode())
+    return {}
+
+
+def notebooks(world, n):
+    """Alice's notebooks (the list shows only the caller's own); rows only, no server runs."""
+    from notebooks.models import Notebook, NotebookStatus
+
+    for _ in range(n):
+        Notebook.objects.create(
+            workspace=world["ws_a"],
+            project=world["project_a"],
+            owner=world["alice"],
+            status=NotebookStatus.STOPPED,
+            limits={"wall_time_s": 3600, "memory_mb": 2048, "cpus": 1},
+        )
+    return {}
+
+
 def jobs(world, n):
     from tests.jobs.factories import job
 
@@ -532,6 +555,8 @@ class Route:
 
 ROUTES: dict[str, Route] = {
     "/api/v1/backbones/": Route(backbones, 2),
+    "/api/v1/code-archives/": Route(code_archives, 2),
+    "/api/v1/notebooks/": Route(notebooks, 2),
     "/api/v1/datasets/": Route(datasets, 2),
     "/api/v1/datasets/{dataset_id}/imports/": Route(imports, 3),
     # + the keys of every label of the dataset (a key depends on the labels before it)

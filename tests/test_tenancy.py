@@ -154,7 +154,15 @@ OBJECT_ROUTES = {
     # addressed to alice (by workspace B): only she answers it; there is no viewer of an invitation
     "invitation-accept": lambda t: {"pk": invitation_to_alice(t).pk},
     "invitation-decline": lambda t: {"pk": invitation_to_alice(t).pk},
+    "code-archive-detail": lambda t: {"pk": code_archive(t).pk},
+    "code-archive-files": lambda t: {"pk": code_archive(t).pk},
+    "job-logs": lambda t: {"pk": t["job_a"].pk},
+    # a notebook is its owner's alone: alice's, in project A
+    "notebook-detail": lambda t: {"pk": notebook(t).pk},
+    "notebook-stop": lambda t: {"pk": notebook(t).pk},
 }
+# The query string an object route needs to answer its owner (the rest of the path is the fixture's).
+OBJECT_QUERY = {"code-archive-files": "?path=train.py"}
 STAFF_ROUTES = {
     "user-list",
     "user-detail",
@@ -190,6 +198,9 @@ CREATE_IN_A = {
         "annotators": [t["alice"].pk],
         "selection": {"by": "ids", "ids": [ds(t)["sample"].pk]},
     },
+    "code-archive-list": lambda t: {"project": t["project_a"].pk, "name": "viewer's code"},
+    "custom-job-list": lambda t: {"project": t["project_a"].pk, "code_archive": code_archive(t).pk},
+    "notebook-list": lambda t: {"project": t["project_a"].pk},
 }
 # The field a stranger's create is refused on (their target does not exist for them).
 CREATE_TARGET_FIELD = {
@@ -201,9 +212,14 @@ CREATE_TARGET_FIELD = {
     "backbone-list": "project",
     "model-version-upload": "project",
     "labeling-task-list": "dataset",
+    "code-archive-list": "project",
+    "custom-job-list": "project",
+    "notebook-list": "project",
 }
 # Object routes only their owner reads (a viewer of the workspace gets 404 like a stranger).
 OWN_QUEUE_ROUTES = {
+    "notebook-detail",
+    "notebook-stop",
     "labeling-assignment-detail",
     "labeling-assignment-submit",
     "labeling-assignment-image",
@@ -408,6 +424,30 @@ def own_assignment(world: dict):
     return LabelingAssignment.objects.get(item__task=labeling_task(world), annotator=world["alice"])
 
 
+def code_archive(world: dict):
+    """A code archive of project A (a one-file script stored through the real service)."""
+    if "code_archive" not in world:
+        from tests.customjobs.code_factories import code_archive as make_archive
+
+        world["code_archive"] = make_archive(user=world["alice"], project=world["project_a"])
+    return world["code_archive"]
+
+
+def notebook(world: dict):
+    """Alice's notebook in project A (its row only: no server runs)."""
+    if "notebook" not in world:
+        from notebooks.models import Notebook, NotebookStatus
+
+        world["notebook"] = Notebook.objects.create(
+            workspace=world["ws_a"],
+            project=world["project_a"],
+            owner=world["alice"],
+            status=NotebookStatus.RUNNING,
+            limits={"wall_time_s": 3600, "memory_mb": 2048, "cpus": 1},
+        )
+    return world["notebook"]
+
+
 def training_job(world: dict):
     """A training job of project A (its row only: nothing runs it)."""
     if "training_job" not in world:
@@ -457,7 +497,7 @@ def test_every_api_route_is_classified():
     ids=lambda v: v if isinstance(v, str) and not v.startswith("api/") else "",
 )
 def test_other_tenant_gets_404(name, regex, methods, world, api_client):
-    url = url_for(regex, OBJECT_ROUTES[name](world))
+    url = url_for(regex, OBJECT_ROUTES[name](world)) + OBJECT_QUERY.get(name, "")
     bob = api_client(world["bob"])
     owner = api_client(world["alice"])
     if "get" in methods:
@@ -483,7 +523,7 @@ def test_other_tenant_gets_404(name, regex, methods, world, api_client):
     ids=lambda v: v if isinstance(v, str) and not v.startswith("api/") else "",
 )
 def test_viewer_cannot_write(name, regex, methods, world, api_client):
-    url = url_for(regex, OBJECT_ROUTES[name](world))
+    url = url_for(regex, OBJECT_ROUTES[name](world)) + OBJECT_QUERY.get(name, "")
     carol = api_client(world["carol"])
     if "get" in methods:
         assert carol.get(url).status_code == 200, f"a viewer can read {url}"
