@@ -19,7 +19,10 @@ import pytest
 
 from workers.contracts.custom_code import CustomJobSpec, HyperValue
 from workers.custom_code.runner import RunnerError, run_custom_job
+from workers.custom_code.sandbox import RUN_UID_COUNT, RUN_UID_FIRST, allocate_run_uid
 from workers.progress import JobCancelled, progress_event
+
+RUN_UIDS = range(RUN_UID_FIRST, RUN_UID_FIRST + RUN_UID_COUNT)
 
 # the sandbox's side of the protocol, as sampan.run speaks it
 EVENTS = textwrap.dedent("""
@@ -144,7 +147,7 @@ def test_a_script_runs_with_args_params_metrics_and_a_model(job_dir: Path, env_c
         "augment": True,
         "name": "a b",
     }
-    assert out[2] == "user 65534 cwd True"
+    assert RUN_UIDS.start <= int(out[2].split()[1]) < RUN_UIDS.stop and out[2].endswith("cwd True")
     assert (
         out[3] == "env ['SAMPAN_OUTPUT_DIR', 'SAMPAN_PARAMS', 'SAMPAN_RUN_EVENTS_FD', 'SAMPAN_RUN_REPLY_FD']"
     )
@@ -280,7 +283,9 @@ def test_a_notebook_runs_cell_by_cell_with_events(job_dir: Path, env_cache: Path
         env_cache=env_cache,
     )
     assert result["exit_code"] == 0, rec.lines
-    assert rec.stream("stdout") == ["cell 2 65534 {'epochs': 2}", "False", "42"]
+    cell2, *rest = rec.stream("stdout")
+    assert int(cell2.split()[2]) in RUN_UIDS and cell2.endswith("{'epochs': 2}")
+    assert rest == ["False", "42"]
     assert rec.stream("stderr") == ["to stderr"]
     assert result["metrics"] == {"acc": 0.75}
     assert (job_dir / "code" / "written.txt").read_text() == "ok"  # cwd: the notebook's folder
@@ -356,3 +361,90 @@ def test_sampan_run_reads_the_layout_and_talks_to_the_runner(job_dir: Path, env_
     assert [h["step"] for h in result["history"]] == [0.0, 1.0]
     assert result["artifacts"] == [{"path": "notes.txt", "name": "notes"}]
     assert {"kind": "progress", "version": 1, "fraction": 0.25, "message": "fitting"} in rec.reports
+
+
+def test_concurrent_runs_have_their_own_uids_and_cannot_read_each_other(env_cache: Path) -> None:
+    import threading
+
+    with allocate_run_uid() as first, allocate_run_uid() as second:
+        assert first != second and {first, second} <= set(RUN_UIDS)
+
+    jobs = [Path(tempfile.mkdtemp(prefix="sampan-h1-job-", dir="/tmp")) for _ in range(2)]
+    try:
+        for job in jobs:
+            os.chmod(job, 0o755)
+            (job / "code").mkdir()
+        a, b = jobs
+        (a / "code" / "train.py").write_text(
+            textwrap.dedent("""
+            import os, pathlib, time
+            pathlib.Path(os.environ["HOME"], "secret.txt").write_text("a's secret")
+            pathlib.Path(os.environ["SAMPAN_OUTPUT_DIR"], "model.txt").write_text("a's model")
+            print("ready", os.getpid(), os.getuid(), flush=True)
+            while not pathlib.Path("go").exists():
+                time.sleep(0.05)
+            """)
+        )
+        rec_a = Recorder()
+        ready = threading.Event()
+
+        def output_a(stream: str, line: str) -> None:
+            rec_a.output(stream, line)
+            if line.startswith("ready"):
+                ready.set()
+
+        results: list[Any] = []
+        thread = threading.Thread(
+            target=lambda: results.append(
+                run_custom_job(
+                    spec("train.py", limits={"wall_time_s": 120, "memory_mb": 1024, "cpus": 1}),
+                    code_dir=a / "code",
+                    data_dir=None,
+                    work_dir=a,
+                    report=rec_a.report,
+                    on_output=output_a,
+                    env_cache=env_cache,
+                )
+            )
+        )
+        thread.start()
+        try:
+            assert ready.wait(60), rec_a.lines
+            _, pid_a, uid_a = rec_a.stream("stdout")[0].split()
+            (b / "code" / "train.py").write_text(
+                textwrap.dedent(f"""
+                import os
+                print("uid", os.getuid() != {uid_a})
+                for attempt in (lambda: open({str(a / "home" / "secret.txt")!r}).read(),
+                                lambda: os.kill({pid_a}, 0)):
+                    try:
+                        attempt()
+                        print("allowed")
+                    except PermissionError:
+                        print("denied")
+                """)
+            )
+            rec_b = Recorder()
+            result_b = run_custom_job(
+                spec("train.py"),
+                code_dir=b / "code",
+                data_dir=None,
+                work_dir=b,
+                report=rec_b.report,
+                on_output=rec_b.output,
+                env_cache=env_cache,
+            )
+        finally:
+            (a / "code" / "go").touch()
+            thread.join(60)
+        assert result_b["exit_code"] == 0, rec_b.lines
+        assert rec_b.stream("stdout") == ["uid True", "denied", "denied"]
+        assert results and results[0]["exit_code"] == 0
+        # afterwards a's folders are root's again: the uid's next holder cannot read them
+        for folder in (a / "output", a / "home", a / "code"):
+            info = folder.stat()
+            assert (info.st_uid, info.st_gid, info.st_mode & 0o777) == (0, 0, 0o700)
+        assert (a / "output" / "model.txt").stat().st_uid == 0
+    finally:
+        for job in jobs:
+            shutil.rmtree(job, ignore_errors=True)

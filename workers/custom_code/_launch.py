@@ -1,9 +1,10 @@
 """The sandbox's launcher (run as ``python -I -S _launch.py <config json>`` by ``sandbox.py``).
 
 It is the sandboxed process itself until it execs the user's command: it cuts the network (a new
-network namespace whose loopback is up but reaches nothing outside), drops core dumps, sets the umask,
-pins the CPUs, switches to the sandbox user, then ``execve`` the command with exactly the
-environment it was given. What it managed to enforce goes back as one JSON object on a status pipe.
+network namespace whose loopback is up but reaches nothing outside), drops core dumps, sets the
+umask, pins the CPUs, switches to the sandbox user (or the run's own uid), then ``execve`` the
+command with exactly the environment it was given. What it managed to enforce goes back as one
+JSON object on a status pipe.
 Standard library only (``-S``: no site-packages), Django- and torch-free.
 """
 
@@ -52,13 +53,17 @@ def main() -> None:
     available = sorted(os.sched_getaffinity(0))
     if cpus > 0 and cpus < len(available):
         os.sched_setaffinity(0, available[:cpus])
-    user = config.get("user")
-    if user and os.geteuid() == 0:
-        entry = pwd.getpwnam(user)
+    user, uid = config.get("user"), config.get("uid")
+    if (user or uid is not None) and os.geteuid() == 0:
+        if uid is not None:  # a uid of the run's own (its gid alike), no passwd entry needed
+            target_uid = target_gid = int(uid)
+        else:
+            entry = pwd.getpwnam(user)
+            target_uid, target_gid = entry.pw_uid, entry.pw_gid
         os.setgroups([])
-        os.setgid(entry.pw_gid)
-        os.setuid(entry.pw_uid)
-        status["user"] = os.getuid() == entry.pw_uid and os.geteuid() == entry.pw_uid
+        os.setgid(target_gid)
+        os.setuid(target_uid)
+        status["user"] = os.getuid() == target_uid and os.geteuid() == target_uid
     os.write(status_fd, json.dumps(status).encode())
     os.close(status_fd)
     argv = config["argv"]

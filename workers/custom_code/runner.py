@@ -32,8 +32,8 @@ from workers.contracts.custom_code import (
     RunEvent,
     RunReply,
 )
-from workers.custom_code.environment import describe_environment, prepare_environment
-from workers.custom_code.sandbox import SandboxPolicy, run_sandboxed
+from workers.custom_code.environment import PreparedEnvironment, describe_environment, prepare_environment
+from workers.custom_code.sandbox import SandboxPolicy, allocate_run_uid, run_sandboxed
 from workers.progress import Report
 
 __all__ = ["RunnerError", "build_argv", "format_hyperparameter", "run_custom_job"]
@@ -118,22 +118,30 @@ def _open_read_only(path: Path) -> None:
 
 
 def _prepare_work_dir(
-    work_dir: Path, code_dir: Path, data_dir: Path | None, user: str | None
+    work_dir: Path, code_dir: Path, data_dir: Path | None, owner: tuple[int, int] | None
 ) -> tuple[Path, Path]:
     output, home = work_dir / "output", work_dir / "home"
     for directory in (work_dir, output, home):
         directory.mkdir(parents=True, exist_ok=True)
-    if user:
-        entry = pwd.getpwnam(user)
-        os.chmod(work_dir, 0o755)
+    if owner is not None:
+        os.chmod(work_dir, 0o711)
         for directory in (output, home, code_dir):
-            _give(directory, entry.pw_uid, entry.pw_gid)
+            _give(directory, *owner)
             os.chmod(directory, 0o700)
         if data_dir is not None:
             _open_read_only(data_dir)
         for directory in (code_dir, output, home, *([data_dir] if data_dir else [])):
             _check_reachable(directory.parent)
     return output, home
+
+
+def _run_owner(user: str | None, uid: int | None) -> tuple[int, int] | None:
+    if not user:
+        return None
+    if uid is not None:
+        return uid, uid
+    entry = pwd.getpwnam(user)
+    return entry.pw_uid, entry.pw_gid
 
 
 def _model_output(output: Path) -> CustomModelOutput | None:
@@ -166,11 +174,47 @@ def run_custom_job(
     sandbox_user: str | None = "nobody",
     env_cache: Path,
     base_python: str = sys.executable,
+    own_uid: bool = True,
 ) -> CustomJobResult:
     """Run ``spec``'s code (see the module's docstring). A non-zero exit, a limit or a prune is a
-    result; ``JobCancelled`` raised by ``report`` (cancel) stops the run and propagates."""
-    code_dir, work_dir = Path(code_dir), Path(work_dir)
+    result; ``JobCancelled`` raised by ``report`` (cancel) stops the run and propagates.
+
+    As root with a ``sandbox_user``, the code runs as a uid of its own for the run's length
+    (``own_uid``; :func:`allocate_run_uid`), so two runs on a host cannot read each other's files or
+    processes, and its folders go back to root afterwards so the uid's next run cannot read them
+    either. ``own_uid=False``: it runs as ``sandbox_user`` itself."""
     user = sandbox_user if os.geteuid() == 0 else None
+    kwargs: dict[str, Any] = dict(
+        code_dir=Path(code_dir),
+        data_dir=None if data_dir is None else Path(data_dir),
+        work_dir=Path(work_dir),
+        report=report,
+        on_output=on_output,
+        on_metrics=on_metrics,
+        user=user,
+        env_cache=Path(env_cache),
+        base_python=base_python,
+    )
+    if user and own_uid:
+        with allocate_run_uid() as uid:
+            return _run(spec, uid=uid, **kwargs)
+    return _run(spec, uid=None, **kwargs)
+
+
+def _run(
+    spec: CustomJobSpec,
+    *,
+    code_dir: Path,
+    data_dir: Path | None,
+    work_dir: Path,
+    report: Report,
+    on_output: Callable[[str, str], None],
+    on_metrics: Callable[[int, dict[str, float]], bool] | None,
+    user: str | None,
+    uid: int | None,
+    env_cache: Path,
+    base_python: str,
+) -> CustomJobResult:
     report("preparing the environment")
     prepared = prepare_environment(
         spec["requirements"],
@@ -180,7 +224,31 @@ def run_custom_job(
         sandbox_user=user,
         network=True,
     )
-    output, home = _prepare_work_dir(work_dir, code_dir, data_dir, user)
+    owner = _run_owner(user, uid)
+    output, home = _prepare_work_dir(work_dir, code_dir, data_dir, owner)
+    try:
+        return _run_prepared(
+            spec, prepared, code_dir, data_dir, output, home, report, on_output, on_metrics, user, uid
+        )
+    finally:
+        if owner is not None:  # the run's uid gives its folders back (its next holder cannot read them)
+            for directory in (output, home, code_dir):
+                _give(directory, 0, 0)
+
+
+def _run_prepared(
+    spec: CustomJobSpec,
+    prepared: PreparedEnvironment,
+    code_dir: Path,
+    data_dir: Path | None,
+    output: Path,
+    home: Path,
+    report: Report,
+    on_output: Callable[[str, str], None],
+    on_metrics: Callable[[int, dict[str, float]], bool] | None,
+    user: str | None,
+    uid: int | None,
+) -> CustomJobResult:
     argv = build_argv(prepared.python, spec, code_dir)
     env: dict[str, str] = {
         "PATH": f"{Path(prepared.python).parent}:/usr/local/bin:/usr/bin:/bin",
@@ -192,6 +260,9 @@ def run_custom_job(
         "SAMPAN_PARAMS": json.dumps(spec["hyperparameters"]),
         "MPLBACKEND": "Agg",
         "TMPDIR": str(home),
+        # a run uid has no passwd entry: getpass.getuser() (torch, matplotlib caches) reads these
+        "USER": "sandbox",
+        "LOGNAME": "sandbox",
     }
     if data_dir is not None:
         env["SAMPAN_DATA_DIR"] = str(data_dir)
@@ -263,7 +334,7 @@ def run_custom_job(
         argv,
         cwd=code_dir,
         env=env,
-        policy=SandboxPolicy(limits=spec["limits"], network=spec["network"], user=user),
+        policy=SandboxPolicy(limits=spec["limits"], network=spec["network"], user=user, uid=uid),
         on_output=on_output,
         on_event=on_event,
         poll=poll,

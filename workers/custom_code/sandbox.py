@@ -13,15 +13,17 @@ the calling thread.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import queue
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, cast
@@ -31,7 +33,7 @@ import psutil  # type: ignore[import-untyped]
 from workers.contracts.custom_code import RUN_EVENT_VERSION, ResourceLimits, RunEvent, RunReply, StopReason
 from workers.progress import JobCancelled
 
-__all__ = ["SandboxError", "SandboxOutcome", "SandboxPolicy", "run_sandboxed"]
+__all__ = ["SandboxError", "SandboxOutcome", "SandboxPolicy", "allocate_run_uid", "run_sandboxed"]
 
 LAUNCHER = Path(__file__).with_name("_launch.py")
 MEMORY_POLL_S = 0.2
@@ -51,6 +53,9 @@ class SandboxPolicy:
     limits: ResourceLimits  # wall_time_s, memory_mb (RSS of the whole tree), cpus
     network: bool  # False: a new network namespace (loopback only) where permitted
     user: str | None = "nobody"  # switch to this user when running as root; None: stay as is
+    # run as this uid (and gid) instead of ``user``'s: one uid per run, so that concurrent runs (and
+    # files a run leaves) are not readable by each other; ``user`` must still be set (None: stay)
+    uid: int | None = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,43 @@ class SandboxOutcome:
     peak_memory_mb: float
     # what was actually enforced: "user" (ran as the sandbox user), "network" (network cut)
     isolation: dict[str, bool] = field(default_factory=dict)
+
+
+# Run uids: systemd's range for dynamic users (61184-65519), well clear of real accounts
+RUN_UID_FIRST = 61184
+RUN_UID_COUNT = 4096
+
+
+def _uid_in_use(uid: int) -> bool:
+    for proc in psutil.process_iter(["uids"]):
+        uids = proc.info.get("uids")
+        if uids is not None and uid in (uids.real, uids.effective):
+            return True
+    return False
+
+
+@contextlib.contextmanager
+def allocate_run_uid(lock_dir: Path | None = None) -> Iterator[int]:
+    """A uid no other run on this host holds (a per-uid ``flock`` kept while the run lasts, and no
+    process running as it), for :attr:`SandboxPolicy.uid`."""
+    folder = Path(lock_dir or Path(tempfile.gettempdir()) / "sampan-sandbox-uids")
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for uid in range(RUN_UID_FIRST, RUN_UID_FIRST + RUN_UID_COUNT):
+        handle = open(folder / f"{uid}.lock", "a+")  # noqa: SIM115 - held for the run
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            continue
+        try:
+            if _uid_in_use(uid):
+                continue
+            yield uid
+            return
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            handle.close()
+    raise SandboxError(f"no free run uid among {RUN_UID_COUNT} from {RUN_UID_FIRST}")
 
 
 def _tree(root: psutil.Process) -> list[psutil.Process]:
@@ -172,6 +214,7 @@ def run_sandboxed(
         "network": policy.network,
         "cpus": limits["cpus"],
         "user": user,
+        "uid": policy.uid if user else None,
         "argv": argv,
     }
     started = time.monotonic()
