@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import logging
+import shutil
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from celery import shared_task
@@ -61,6 +63,7 @@ def _serve(job, report) -> dict[str, Any]:
     for path in (settings.SAMPAN_SANDBOX_ROOT, base):
         path.chmod(0o711)  # the sandbox user passes through, lists nothing
     where = base / str(notebook.pk)
+    shutil.rmtree(where, ignore_errors=True)  # a fresh copy: what the user has is in storage
     files_dir = where / "files"
     log = _Log(job)
 
@@ -119,12 +122,12 @@ def _serve(job, report) -> dict[str, Any]:
     try:
         outcome = serve_notebook(spec, on_ready=ready, on_tick=tick, on_output=log.add)
     except JobCancelled:
-        _end(notebook, save, log, failed=False, reason="stopped by its owner")
+        _end(notebook, where, save, log, failed=False, reason="stopped by its owner")
         raise
     except Exception as exc:
-        _end(notebook, save, log, failed=True, reason=f"{type(exc).__name__}: {exc}")
+        _end(notebook, where, save, log, failed=True, reason=f"{type(exc).__name__}: {exc}")
         raise
-    _end(notebook, save, log, failed=False, reason=outcome.reason)
+    _end(notebook, where, save, log, failed=False, reason=outcome.reason)
     return {
         "notebook": notebook.pk,
         "stopped": outcome.stopped,
@@ -134,14 +137,18 @@ def _serve(job, report) -> dict[str, Any]:
     }
 
 
-def _end(notebook: Notebook, save, log: _Log, *, failed: bool, reason: str) -> None:
+def _end(notebook: Notebook, where: Path, save, log: _Log, *, failed: bool, reason: str) -> None:
     """Final save, token revoked, the row's final state; each step on its own (one failing leaves
-    the others done)."""
+    the others done). The worker's copy of the files is removed once they are saved; a copy that
+    could not be saved stays on the worker (its path named in the log) for an administrator."""
+    saved = True
     try:
         save()
     except Exception:
         logger.exception("notebook %s: the final save failed", notebook.pk)
         reason = f"{reason}; its files could not be saved"
+        log.system(f"the files could not be saved; the worker keeps them in {where}")
+        saved = False
     services.notebook_tokens_revoke(notebook=notebook)
     log.system(f"notebook stopped: {reason}")
     try:
@@ -149,6 +156,8 @@ def _end(notebook: Notebook, save, log: _Log, *, failed: bool, reason: str) -> N
     except Exception:
         logger.exception("notebook %s: writing its log failed", notebook.pk)
     services.notebook_mark_finished(notebook=notebook, failed=failed, reason=reason)
+    if saved:
+        shutil.rmtree(where, ignore_errors=True)  # the user's files stay only in storage
 
 
 @shared_task(name="notebooks.serve")
