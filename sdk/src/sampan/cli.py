@@ -536,7 +536,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="a hyperparameter (JSON value)",
     )
-    submit.add_argument("--arg", action="append", metavar="ARG", help="a command-line argument, as given")
+    submit.add_argument(
+        "--arg",
+        action="append",
+        metavar="ARG",
+        help="a command-line argument, as given (one starting with a dash: --arg=--verbose)",
+    )
     submit.add_argument("--requirements", help="a requirements file (default: the code's requirements.txt)")
     submit.add_argument("--queue", choices=["cpu", "gpu"], default="cpu")
     submit.add_argument("--wall-time-s", type=int, help="seconds before the run is stopped")

@@ -77,7 +77,9 @@ class CodeArchive(Resource[CodeArchiveData]):
 
     def file_text(self, path: str) -> str:
         """One file of the code as text (UTF-8 files up to 1 MiB)."""
-        answer: dict[str, str] = self._client.http.get(f"code-archives/{self.id}/files/", path=path)
+        answer: dict[str, str] = self._client.http.request(
+            "GET", f"code-archives/{self.id}/files/", params={"path": path}
+        )
         return answer["text"]
 
 
