@@ -464,11 +464,14 @@ def model_version_record_custom(
     a retried job that had already recorded its model gets that one back."""
     from training.models import ModelVersion, ModelVersionSource
     from training.services import _store, code_version
+    from workspaces.models import Project
 
     existing = ModelVersion.objects.filter(job=job).first()
     if existing is not None:
         return existing
-    project = type(job.project).objects.select_for_update().get(pk=job.project_id)
+    if job.project_id is None:
+        raise JobInputRejected("The run wrote a model, but its job belongs to no project to record it in.")
+    project = Project.objects.select_for_update().get(pk=job.project_id)
     number = (ModelVersion.objects.filter(project=project).aggregate(n=Max("number"))["n"] or 0) + 1
     onnx_key, onnx_sha = _store(onnx, f"models/project-{project.pk}/v{number}-custom/model.onnx")
     return ModelVersion.objects.create(
