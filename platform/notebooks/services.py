@@ -23,7 +23,7 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 from django.utils import timezone
 from jobs import services as job_services
-from jobs.models import FINISHED, Job, JobLogLine
+from jobs.models import FINISHED, Job, JobLogLine, JobStatus
 from workspaces.models import WRITE_ROLES
 from workspaces.permissions import require_role
 
@@ -103,7 +103,7 @@ def notebook_start(
     """
     require_role(user=user, workspace_id=project.workspace_id, roles=WRITE_ROLES, action="start notebooks")
     existing = live_notebook(user=user, project=project)
-    if existing is not None:
+    if existing is not None and not notebook_reconcile(notebook=existing):
         return existing, False
     chosen = notebook_limits(limits)
     if idle_timeout_s is None:
@@ -144,6 +144,26 @@ def notebook_start(
     notebook.job = job
     notebook.save(update_fields=["job"])
     return notebook, True
+
+
+def notebook_reconcile(*, notebook: Notebook) -> bool:
+    """A notebook whose server job ended without saying so (its worker died; the reaper failed the
+    job) is marked failed with the job's reason. True when it was."""
+    if notebook.status in (NotebookStatus.STOPPED, NotebookStatus.FAILED) or notebook.job_id is None:
+        return False
+    job = Job.objects.filter(pk=notebook.job_id).only("status", "error").first()
+    if job is None or job.status not in FINISHED:
+        return False
+    if job.status == JobStatus.CANCELLED:
+        status, reason = NotebookStatus.STOPPED, "stopped by its owner"
+    else:
+        status, reason = NotebookStatus.FAILED, f"its server's job ended ({job.status}): {job.error}".strip()
+    changed = Notebook.objects.filter(pk=notebook.pk, status=notebook.status).update(
+        status=status, stop_reason=reason[:300], stopped_at=timezone.now()
+    )
+    if changed:
+        notebook.refresh_from_db()
+    return bool(changed)
 
 
 @transaction.atomic

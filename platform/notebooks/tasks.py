@@ -12,7 +12,7 @@ from typing import Any
 
 from celery import shared_task
 from django.conf import settings
-from jobs.runner import run_job
+from jobs.runner import JobPreempted, run_job
 
 from notebooks import services
 from notebooks.models import Notebook, NotebookStatus
@@ -121,6 +121,9 @@ def _serve(job, report) -> dict[str, Any]:
 
     try:
         outcome = serve_notebook(spec, on_ready=ready, on_tick=tick, on_output=log.add)
+    except JobPreempted:
+        _end(notebook, where, save, log, failed=False, reason="its worker shut down; start it again")
+        raise
     except JobCancelled:
         _end(notebook, where, save, log, failed=False, reason="stopped by its owner")
         raise

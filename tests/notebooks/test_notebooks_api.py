@@ -111,3 +111,14 @@ def test_the_sdk_token_of_a_notebook_expires_and_is_revoked(tenants, api_client,
     assert notebook_tokens_revoke(notebook=notebook) == 1
     token.refresh_from_db()
     assert token.status == "revoked"
+
+
+def test_a_notebook_whose_job_died_is_failed_and_a_new_start_makes_another(tenants, api_client):
+    alice = api_client(tenants["alice"])
+    body = start(alice, tenants["project_a"]).json()
+    Notebook.objects.filter(pk=body["id"]).update(status="running", url="http://127.0.0.1:9999/")
+    Job.objects.filter(pk=body["job"]).update(status="failed", error="worker lost (heartbeat stale)")
+    seen = alice.get(f"/api/v1/notebooks/{body['id']}/").json()
+    assert seen["status"] == "failed" and "worker lost" in seen["stop_reason"] and seen["open_url"] is None
+    fresh = start(alice, tenants["project_a"])
+    assert fresh.status_code == 201 and fresh.json()["id"] != body["id"]

@@ -30,6 +30,11 @@ class NotebookViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
     def get_queryset(self):
         return selectors.notebooks_for(user=self.request.user)
 
+    def get_object(self):
+        notebook = super().get_object()
+        services.notebook_reconcile(notebook=notebook)
+        return notebook
+
     @extend_schema(
         request=NotebookCreateSerializer,
         responses={
