@@ -106,7 +106,7 @@ def notebook_check(data: bytes, path: str) -> None:
             raise _invalid(f"{path}: cell {number} has no source text.")
 
 
-def _too_large(filename: str, size: int) -> CodeArchiveTooLarge:
+def _too_large(filename: str, size: int) -> DomainError:
     cap = settings.SAMPAN_CUSTOM_JOB_MAX_CODE_BYTES
     message = (
         f"The file {filename!r} is {size:,} bytes; code may be at most {cap:,} bytes "
@@ -247,9 +247,7 @@ def inspect_code(fileobj: BinaryIO, *, filename: str, size: int, entry_point: st
         paths = [f["path"] for f in files]
         default = default_entry_point(paths)
         if "requirements.txt" in paths:
-            requirements = _requirements(
-                read_member(fileobj, "requirements.txt", limit=REQUIREMENTS_MAX_BYTES)
-            )
+            requirements = _requirements(fileobj)
     else:
         data = fileobj.read()
         fileobj.seek(0)
@@ -274,11 +272,14 @@ def inspect_code(fileobj: BinaryIO, *, filename: str, size: int, entry_point: st
     return CodeInspection(code_kind=kind, files=files, entry_point=chosen, requirements=requirements)
 
 
-def _requirements(data: bytes) -> str:
+def _requirements(fileobj: BinaryIO) -> str:
+    """The zip's top-level requirements.txt (UTF-8 text, at most 64 KiB)."""
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise _invalid("requirements.txt is not UTF-8 text.") from None
+        return read_member(fileobj, "requirements.txt", limit=REQUIREMENTS_MAX_BYTES).decode("utf-8")
+    except (CodeFileNotText, UnicodeDecodeError):
+        raise _invalid(
+            f"requirements.txt is not UTF-8 text of at most {REQUIREMENTS_MAX_BYTES // 1024} KiB."
+        ) from None
 
 
 def read_member(fileobj: BinaryIO, path: str, *, limit: int) -> bytes:

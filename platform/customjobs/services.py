@@ -8,7 +8,7 @@ import hashlib
 import math
 import re
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 from config.exceptions import InvalidInput, field_error
 from datasets.models import DatasetVersion
@@ -105,7 +105,7 @@ def code_archive_file_text(*, code_archive: CodeArchive, path: str) -> str:
     """One file of the stored code as text (UTF-8, up to 1 MiB), for the UI."""
     with default_storage.open(code_archive.blob_key, "rb") as blob:
         return archives.code_file_text(
-            blob, code_kind=code_archive.code_kind, filename=code_archive.filename, path=path
+            cast(BinaryIO, blob), code_kind=code_archive.code_kind, filename=code_archive.filename, path=path
         )
 
 

@@ -13,7 +13,7 @@ from django.core.files.storage import default_storage
 from tests.customjobs.code_factories import TRAIN_PY, make_code_zip, notebook_bytes, post_code
 from tests.datasets.factories import blob_files
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.openapi_conformance]
 
 
 def error_of(response) -> dict:
@@ -163,10 +163,15 @@ def test_a_script_that_does_not_compile_is_refused_naming_the_line(tenants, api_
             "symbolic link",
         ),
         (b"PK\x03\x04 this is no zip", "c.zip", "damaged"),
+        (
+            make_code_zip({"train.py": TRAIN_PY, "requirements.txt": b"\xff\xfenumpy"}),
+            "c.zip",
+            "requirements.txt",
+        ),
         (TRAIN_PY, "train.txt", "not training code"),
         (b"", "train.py", "empty"),
     ],
-    ids=["zip-slip", "absolute", "symlink", "corrupt", "suffix", "empty"],
+    ids=["zip-slip", "absolute", "symlink", "corrupt", "requirements", "suffix", "empty"],
 )
 def test_unsafe_or_unusable_uploads_are_refused(data, filename, says, tenants, api_client, isolated_storage):
     response = post_code(api_client(tenants["alice"]), tenants["project_a"], data, filename=filename)

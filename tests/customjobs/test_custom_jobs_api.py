@@ -11,7 +11,7 @@ from jobs.models import Job, JobStatus
 from tests.customjobs.code_factories import TRAIN_PY, code_archive, make_code_zip
 from tests.datasets.factories import dataset_with_samples
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.openapi_conformance]
 
 URL = "/api/v1/custom-jobs/"
 
@@ -192,3 +192,59 @@ def test_a_notebook_archive_runs_the_notebook(tenants, api_client, isolated_stor
     assert response.status_code == 201, response.content
     spec = Job.objects.get(pk=response.json()["id"]).params["spec"]
     assert spec["code_kind"] == "notebook" and spec["entry_point"] == "nb.ipynb"
+
+
+def test_a_model_version_made_by_custom_code_shows_its_lineage(tenants, api_client, zipped):
+    from tests.training.factories import model_version
+
+    lineage = {
+        "kind": "custom_job_lineage",
+        "version": 1,
+        "code_archive": zipped.pk,
+        "code_sha256": zipped.sha256,
+        "code_name": zipped.name,
+        "entry_point": "train.py",
+        "args": ["--epochs", "2"],
+        "hyperparameters": {"lr": 0.01, "augment": True},
+        "requirements": "tqdm==4.66.1\n",
+        "requirements_hash": requirements_hash("tqdm==4.66.1\n"),
+        "dataset_version": None,
+        "environment": {"python": "3.11.7", "platform": "Linux-x86_64", "packages": {"numpy": "1.26.4"}},
+        "job": tenants["job_a"].pk,
+    }
+    alice = tenants["alice"]
+    custom = model_version(
+        tenants["project_a"], source="custom", lineage=lineage, template="custom", preset="", created_by=alice
+    )
+    trained = model_version(tenants["project_a"], created_by=alice)
+    client = api_client(tenants["carol"])
+    body = client.get(f"/api/v1/model-versions/{custom.pk}/").json()
+    assert body["source"] == "custom" and body["lineage"] == lineage
+    assert client.get(f"/api/v1/model-versions/{trained.pk}/").json()["lineage"] is None
+
+
+def test_a_finished_custom_job_answers_its_result(tenants, api_client, zipped):
+    alice = api_client(tenants["alice"])
+    created = alice.post(URL, {"project": tenants["project_a"].pk, "code_archive": zipped.pk}, format="json")
+    result = {
+        "kind": "custom_job_result",
+        "version": 1,
+        "exit_code": 0,
+        "stopped": None,
+        "reason": "",
+        "duration_s": 1.5,
+        "peak_memory_mb": 40.0,
+        "metrics": {"loss": 0.5},
+        "history": [{"step": 1, "loss": 0.5}],
+        "artifacts": [{"name": "plot.png", "path": "plot.png"}],
+        "model": None,
+        "environment": {"python": "3.11.7", "platform": "Linux", "packages": {}},
+        "requirements_hash": requirements_hash("tqdm==4.66.1\n"),
+        "isolation": {"user": True, "network": True},
+        "model_version": None,
+        "model_version_name": None,
+    }
+    Job.objects.filter(pk=created.json()["id"]).update(status=JobStatus.SUCCEEDED, result=result)
+    body = alice.get(f"/api/v1/jobs/{created.json()['id']}/").json()
+    assert body["status"] == "succeeded" and body["result"] == result
+    assert body["params"]["kind"] == "training.custom" and body["params"]["spec"]["entry_point"] == "train.py"

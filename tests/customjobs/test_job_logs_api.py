@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from jobs.models import Job, JobLogLine, JobStatus
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.openapi_conformance]
 
 
 def write_lines(job: Job, count: int, *, start: int = 1) -> None:
