@@ -90,10 +90,16 @@ class ModelEvaluationParams(TypedDict):
 
 
 class TrialParams(TypedDict):
+    """A study's trial; a custom-code study's trial also carries the code it runs (the spec with the
+    sampled hyperparameters) and the dataset version."""
+
     kind: Literal["automl.trial"]
     version: int
     study: int
     trial: int
+    code_archive: NotRequired[int]
+    spec: NotRequired[CustomJobSpec]
+    dataset_version: NotRequired[int | None]
 
 
 class ReportRunParams(TypedDict):
