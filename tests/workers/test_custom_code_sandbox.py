@@ -22,7 +22,7 @@ import psutil  # type: ignore[import-untyped]
 import pytest
 
 from workers.contracts.custom_code import RunEvent, RunReply
-from workers.custom_code.sandbox import SandboxOutcome, SandboxPolicy, run_sandboxed
+from workers.custom_code.sandbox import SandboxOutcome, SandboxPolicy, allocate_run_uid, run_sandboxed
 from workers.progress import JobCancelled
 
 ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
@@ -272,3 +272,52 @@ def test_events_are_handed_over_and_metrics_answered(open_dir: Path) -> None:
     assert events[2].get("metrics") == {"acc": 0.5}
     assert stdout(lines) == ["False", "True"]
     assert any(stream == "system" and "not JSON" in line for stream, line in lines)
+
+
+def test_forked_workers_sharing_memory_are_not_counted_twice(open_dir: Path) -> None:
+    """A parent with 100 MiB and three forked workers sharing it (copy-on-write, as data-loader
+    workers do) holds ~100 MiB, not 400: a 250 MiB limit lets it finish."""
+    outcome, lines = run_code(
+        """
+        import os, time
+        block = b"x" * (100 * 1024 * 1024)
+        children = []
+        for _ in range(3):
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(1.5)
+                os._exit(0)
+            children.append(pid)
+        for pid in children:
+            os.waitpid(pid, 0)
+        print("done", len(block) // (1024 * 1024))
+        """,
+        open_dir,
+        policy=policy(memory_mb=250),
+    )
+    assert outcome.stopped is None, lines
+    assert stdout(lines) == ["done 100"]
+    assert 90 < outcome.peak_memory_mb < 250
+
+
+def test_a_run_uid_leaves_no_process_behind_even_one_that_left_the_session(open_dir: Path) -> None:
+    code = """
+        import os, subprocess, sys
+        sleeper = [sys.executable, "-c", "import time; time.sleep(120)"]
+        escaped = subprocess.Popen(sleeper, start_new_session=True)
+        print(escaped.pid, flush=True)
+        """
+    with allocate_run_uid() as uid:
+        outcome, lines = run_code(
+            code,
+            open_dir,
+            policy=SandboxPolicy(
+                limits={"wall_time_s": 60, "memory_mb": 512, "cpus": 1}, network=False, uid=uid
+            ),
+        )
+        assert outcome.exit_code == 0, lines
+        escaped = int(stdout(lines)[0])
+        deadline = time.monotonic() + 5
+        while not gone(escaped) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert gone(escaped)

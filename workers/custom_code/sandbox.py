@@ -113,32 +113,44 @@ def _tree(root: psutil.Process) -> list[psutil.Process]:
         return []
 
 
-def _rss_mb(processes: list[psutil.Process]) -> float:
+def _memory_mb(processes: list[psutil.Process]) -> float:
+    """Resident memory of the tree: RSS for one process; for several, their proportional set sizes
+    (shared pages counted once: forked data-loader workers share the parent's libraries)."""
     total = 0
+    several = len(processes) > 1
     for proc in processes:
         try:
-            total += proc.memory_info().rss
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            total += proc.memory_full_info().pss if several else proc.memory_info().rss
+        except (psutil.NoSuchProcess, psutil.ZombieProcess):
             continue
+        except (psutil.AccessDenied, AttributeError):
+            with contextlib.suppress(psutil.Error):
+                total += proc.memory_info().rss
     return total / MIB
 
 
-def _session_members(sid: int) -> list[psutil.Process]:
+def _session_members(sid: int, uid: int | None = None) -> list[psutil.Process]:
     """Every process still in the run's session (a child that daemonised leaves the tree, not the
-    session, unless it called setsid itself)."""
+    session, unless it called setsid itself), and every process of the run's own uid (nothing
+    escapes that)."""
     members = []
-    for proc in psutil.process_iter():
+    me = os.getpid()
+    for proc in psutil.process_iter(["uids"]):
         try:
-            if proc.pid != os.getpid() and os.getsid(proc.pid) == sid:
+            if proc.pid == me:
+                continue
+            uids = proc.info.get("uids")
+            if (uid is not None and uids is not None and uids.real == uid) or os.getsid(proc.pid) == sid:
                 members.append(proc)
         except (ProcessLookupError, PermissionError, psutil.Error):
             continue
     return members
 
 
-def _kill_tree(root: psutil.Process, sid: int, *, grace_s: float) -> None:
-    """SIGTERM the process group, the tree and the session, SIGKILL what is left after ``grace_s``."""
-    known = {p.pid: p for p in [*_tree(root), *_session_members(sid)]}
+def _kill_tree(root: psutil.Process, sid: int, *, grace_s: float, uid: int | None = None) -> None:
+    """SIGTERM the process group, the tree, the session and the run uid's processes, SIGKILL what
+    is left after ``grace_s``."""
+    known = {p.pid: p for p in [*_tree(root), *_session_members(sid, uid)]}
     for sig in (signal.SIGTERM, signal.SIGKILL):
         if sig == signal.SIGKILL:
             _, alive = psutil.wait_procs(list(known.values()), timeout=grace_s)
@@ -146,7 +158,7 @@ def _kill_tree(root: psutil.Process, sid: int, *, grace_s: float) -> None:
                 break
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(sid, sig)
-        for proc in [*_tree(root), *_session_members(sid)]:
+        for proc in [*_tree(root), *_session_members(sid, uid)]:
             known.setdefault(proc.pid, proc)
         for proc in list(known.values()):
             try:
@@ -263,6 +275,7 @@ def run_sandboxed(
 
     root = psutil.Process(proc.pid)
     sid = proc.pid
+    run_uid = policy.uid if user else None
     stopped: StopReason | None = None
     reason = ""
     peak = 0.0
@@ -283,7 +296,7 @@ def run_sandboxed(
             now = time.monotonic()
             if now >= next_memory:
                 next_memory = now + MEMORY_POLL_S
-                used = _rss_mb(_tree(root))
+                used = _memory_mb(_tree(root))
                 peak = max(peak, used)
                 if used > limits["memory_mb"]:
                     stopped = "memory_limit"
@@ -292,13 +305,13 @@ def run_sandboxed(
                         f"{limits['memory_mb']} MiB"
                     )
                     on_output("system", reason)
-                    _kill_tree(root, sid, grace_s=0.0)
+                    _kill_tree(root, sid, grace_s=0.0, uid=run_uid)
                     break
                 if now - started > limits["wall_time_s"]:
                     stopped = "time_limit"
                     reason = f"stopped: ran over its wall-time limit of {limits['wall_time_s']} s"
                     on_output("system", reason)
-                    _kill_tree(root, sid, grace_s=KILL_GRACE_S)
+                    _kill_tree(root, sid, grace_s=KILL_GRACE_S, uid=run_uid)
                     break
             try:
                 if poll is not None and now >= next_poll:
@@ -311,10 +324,10 @@ def run_sandboxed(
                 on_output(
                     "system", "stopped: cancelled" if cancelled else f"stopped: the worker failed: {exc!r}"
                 )
-                _kill_tree(root, sid, grace_s=KILL_GRACE_S)
+                _kill_tree(root, sid, grace_s=KILL_GRACE_S, uid=run_uid)
                 raise
         # the command is done: whatever it left running in its session goes too
-        _kill_tree(root, sid, grace_s=1.0)
+        _kill_tree(root, sid, grace_s=1.0, uid=run_uid)
         exit_code = proc.wait()
         deadline = time.monotonic() + 5.0
         while open_streams > 0 and time.monotonic() < deadline:
@@ -329,7 +342,7 @@ def run_sandboxed(
                 break
     finally:
         if proc.poll() is None:
-            _kill_tree(root, sid, grace_s=0.0)
+            _kill_tree(root, sid, grace_s=0.0, uid=run_uid)
             proc.wait()
         if reply_file is not None:
             reply_file.close()
