@@ -439,7 +439,7 @@ class Dataset:
         splits = self.splits
         if split not in splits:
             raise KeyError(f"no split {split!r} in this dataset (it has {', '.join(splits) or 'none'})")
-        return self.root / splits[split]["path"]
+        return self.root / str(splits[split]["path"])
 
     def samples(self, split: str = "train") -> list[dict[str, Any]]:
         """The samples of a split (``<split>.jsonl``), with ``file`` made an absolute path."""

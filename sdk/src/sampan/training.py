@@ -242,7 +242,7 @@ class BaseJob(Resource[JobData]):
         if isinstance(custom, Mapping):
             seen.update({"step": progress.get("step"), **custom} if "step" in progress else custom)
         shown: dict[str, Any] = {"status": self.status}
-        custom_keys = [k for k in seen if k not in SHOWN_METRICS][:5]
+        custom_keys: list[str] = [str(k) for k in seen if k not in SHOWN_METRICS][:5]
         for key in [*SHOWN_METRICS, *custom_keys]:
             if key in seen and seen[key] is not None:
                 value = seen[key]
