@@ -23,7 +23,7 @@ export function ModelVersionLineage({ lineage }: { lineage: CustomJobLineage }) 
   const { t } = useTranslation('customJobs');
   const hyper = Object.entries(lineage.hyperparameters ?? {});
   return (
-    <Paper withBorder p="md" data-testid="model-lineage" data-sha256={lineage.code_sha256}>
+    <Paper withBorder p="md" data-testid="custom-lineage" data-sha256={lineage.code_sha256}>
       <Stack gap="xs">
         <Title order={4}>{t('lineage.title')}</Title>
         <Text size="sm" c="dimmed">
@@ -32,13 +32,13 @@ export function ModelVersionLineage({ lineage }: { lineage: CustomJobLineage }) 
         <Table fz="sm" withRowBorders={false}>
           <Table.Tbody>
             <Row label={t('lineage.code')}>
-              <Text size="sm" span data-testid="model-lineage-code">
+              <Text size="sm" span data-testid="custom-lineage-code">
                 {lineage.code_name}
               </Text>{' '}
               <Code>{lineage.code_sha256}</Code>
             </Row>
             <Row label={t('lineage.job')}>
-              <Anchor component={Link} to={`/jobs/${lineage.job}`} size="sm" data-testid="model-lineage-job">
+              <Anchor component={Link} to={`/jobs/${lineage.job}`} size="sm" data-testid="custom-lineage-job">
                 {t('lineage.openJob', { id: lineage.job })}
               </Anchor>
             </Row>
@@ -48,7 +48,7 @@ export function ModelVersionLineage({ lineage }: { lineage: CustomJobLineage }) 
             <Row label={t('lineage.args')}>{lineage.args.length ? <Code>{lineage.args.join(' ')}</Code> : '—'}</Row>
             <Row label={t('lineage.hyperparameters')}>
               {hyper.length ? (
-                <Code data-testid="model-lineage-hyperparameters">{hyper.map(([name, value]) => `${name}=${String(value)}`).join(' ')}</Code>
+                <Code data-testid="custom-lineage-hyperparameters">{hyper.map(([name, value]) => `${name}=${String(value)}`).join(' ')}</Code>
               ) : (
                 '—'
               )}
@@ -66,12 +66,12 @@ export function ModelVersionLineage({ lineage }: { lineage: CustomJobLineage }) 
               <Code>{lineage.requirements_hash.slice(0, 16)}</Code>
             </Row>
             <Row label={t('lineage.datasetVersion')}>
-              <span data-testid="model-lineage-dataset-version">
+              <span data-testid="custom-lineage-dataset-version">
                 {lineage.dataset_version === null ? t('lineage.noDatasetVersion') : `#${lineage.dataset_version}`}
               </span>
             </Row>
             <Row label={t('lineage.environment')}>
-              <RunEnvironmentView environment={lineage.environment} testId="model-lineage-environment" />
+              <RunEnvironmentView environment={lineage.environment} testId="custom-lineage-environment" />
             </Row>
           </Table.Tbody>
         </Table>
