@@ -105,6 +105,7 @@ def test_a_script_runs_with_args_params_metrics_and_a_model(job_dir: Path, env_c
         print("params", os.environ["SAMPAN_PARAMS"])
         print("user", os.getuid(), "cwd", os.getcwd() == os.path.dirname(os.path.abspath(__file__)))
         print("env", sorted(k for k in os.environ if k.startswith("SAMPAN_")))
+        print("gpus", repr(os.environ["CUDA_VISIBLE_DEVICES"]))
         status("training", 0.5)
         pruned = [log_metrics(step, loss=1 / (step + 1), acc=step / 3) for step in range(3)]
         print("pruned", pruned)
@@ -151,7 +152,8 @@ def test_a_script_runs_with_args_params_metrics_and_a_model(job_dir: Path, env_c
     assert (
         out[3] == "env ['SAMPAN_OUTPUT_DIR', 'SAMPAN_PARAMS', 'SAMPAN_RUN_EVENTS_FD', 'SAMPAN_RUN_REPLY_FD']"
     )
-    assert out[4] == "pruned [False, False, True]"
+    assert out[4] == "gpus ''"  # a cpu-queue job sees no GPU
+    assert out[5] == "pruned [False, False, True]"
     assert rec.stream("stderr") == ["written"]
     assert steps == [
         (0, {"loss": 1.0, "acc": 0.0}),

@@ -269,6 +269,12 @@ def _run_prepared(
     objective = spec.get("objective")
     if objective and objective.get("metric"):
         env["SAMPAN_OBJECTIVE"] = objective["metric"]
+    if spec.get("queue") == "gpu":  # the worker's own GPU selection, if it has one
+        for name in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"):
+            if name in os.environ:
+                env[name] = os.environ[name]
+    else:  # a CPU job does not take a GPU it happens to see
+        env["CUDA_VISIBLE_DEVICES"] = ""
     cpus = str(max(1, spec["limits"]["cpus"]))
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TORCH_NUM_THREADS"):
         env[name] = cpus
