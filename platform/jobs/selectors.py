@@ -85,6 +85,19 @@ def log_lines_of(*, job: Job, after: int = 0, limit: int = LOG_PAGE_MAX) -> LogP
     }
 
 
+def artifact_key_of(*, job: Job, path: str) -> str | None:
+    """The blob key of the artifact ``path`` the job's result lists (a custom run's ``log_artifact``
+    files, kept under ``custom-jobs/job-<id>/``), or None."""
+    result = job.result if isinstance(job.result, dict) else {}
+    for artifact in result.get("artifacts") or []:
+        if not isinstance(artifact, dict) or artifact.get("path") != path:
+            continue
+        key = artifact.get("key")
+        if isinstance(key, str) and key.startswith(f"custom-jobs/job-{job.pk}/"):
+            return key
+    return None
+
+
 def worker_nodes() -> QuerySet[WithAnnotations[WorkerNode, WorkerBeat]]:
     """Workers seen within the last 10 minutes, each marked alive when it beat recently."""
     now = timezone.now()

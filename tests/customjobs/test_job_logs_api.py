@@ -88,3 +88,30 @@ def test_a_thousand_lines_at_most_per_page(tenants, api_client):
     assert [line["seq"] for line in tail["lines"]] == [1001, 1002, 1003, 1004, 1005] and tail[
         "finished"
     ] is True
+
+
+def test_a_kept_artifact_is_downloaded_by_members_only(tenants, api_client, isolated_storage):
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+
+    job = tenants["job_a"]
+    key = default_storage.save(
+        f"custom-jobs/job-{job.pk}/artifacts/plots/loss.png", ContentFile(b"\x89PNG data")
+    )
+    foreign = default_storage.save("custom-jobs/job-999999/artifacts/x.txt", ContentFile(b"not yours"))
+    artifacts = [
+        {"path": "plots/loss.png", "name": "loss", "key": key, "sha256": "0" * 64, "size_bytes": "9"},
+        {"path": "x.txt", "name": "x", "key": foreign, "sha256": "0" * 64, "size_bytes": "9"},
+    ]
+    Job.objects.filter(pk=job.pk).update(status=JobStatus.SUCCEEDED, result={"artifacts": artifacts})
+    url = f"/api/v1/jobs/{job.pk}/artifacts/"
+    carol = api_client(tenants["carol"])  # a viewer may download
+    response = carol.get(url + "?path=plots/loss.png")
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content) == b"\x89PNG data"
+    assert 'filename="loss.png"' in response["Content-Disposition"]
+    # only what the result lists, and only under the job's own folder
+    assert carol.get(url + "?path=plots/other.png").status_code == 404
+    assert carol.get(url + "?path=x.txt").status_code == 404
+    assert carol.get(url).status_code == 400
+    assert api_client(tenants["bob"]).get(url + "?path=plots/loss.png").status_code == 404

@@ -1,11 +1,15 @@
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
+from django.core.files.storage import default_storage
+from django.http import FileResponse
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 from workspaces.permissions import WorkspaceRolePermission, require_role
@@ -144,6 +148,34 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
                 raise ValidationError({name: [f"Must be between {lowest} and {highest}."]})
             numbers[name] = value
         return Response(selectors.log_lines_of(job=job, after=numbers["after"], limit=numbers["limit"]))
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "path",
+                OpenApiTypes.STR,
+                required=True,
+                description="result.artifacts[].path",
+            )
+        ],
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+        summary="Download a file a custom run kept with log_artifact (one of result.artifacts)",
+    )
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def artifacts(self, request, pk=None):
+        job = self.get_object()
+        path = request.query_params.get("path", "")
+        if not path:
+            raise ValidationError({"path": ["Give the artifact's path as ?path=<path>."]})
+        key = selectors.artifact_key_of(job=job, path=path)
+        if key is None or not default_storage.exists(key):
+            raise NotFound(f"This job kept no artifact {path!r}.")
+        return FileResponse(
+            default_storage.open(key, "rb"),
+            as_attachment=True,
+            filename=PurePosixPath(path).name,
+            content_type="application/octet-stream",
+        )
 
 
 class JobKindListView(APIView):
