@@ -212,6 +212,7 @@ def test_the_code_runs_as_the_sandbox_user_and_cannot_read_root_files(open_dir: 
             print("core", resource.getrlimit(resource.RLIMIT_CORE)[1])
             print("umask", oct(os.umask(0)))
             print("cpus", len(os.sched_getaffinity(0)))
+            print([line for line in open("/proc/self/status") if line.startswith("NoNewPrivs")][0].strip())
             """,
             open_dir,
         )
@@ -221,7 +222,7 @@ def test_the_code_runs_as_the_sandbox_user_and_cannot_read_root_files(open_dir: 
     nobody = pwd.getpwnam("nobody")
     assert out[0] == f"uid {nobody.pw_uid} {nobody.pw_gid} []"
     assert out[1:3] == ["denied", "denied"]
-    assert out[3:] == ["core 0", "umask 0o77", "cpus 1"]
+    assert out[3:] == ["core 0", "umask 0o77", "cpus 1", "NoNewPrivs:\t1"]
     assert outcome.isolation["user"] is True
 
 
@@ -306,6 +307,8 @@ def test_a_run_uid_leaves_no_process_behind_even_one_that_left_the_session(open_
         sleeper = [sys.executable, "-c", "import time; time.sleep(120)"]
         escaped = subprocess.Popen(sleeper, start_new_session=True)
         print(escaped.pid, flush=True)
+        import resource
+        print("nproc", *resource.getrlimit(resource.RLIMIT_NPROC))
         """
     with allocate_run_uid() as uid:
         outcome, lines = run_code(
@@ -317,6 +320,7 @@ def test_a_run_uid_leaves_no_process_behind_even_one_that_left_the_session(open_
         )
         assert outcome.exit_code == 0, lines
         escaped = int(stdout(lines)[0])
+        assert stdout(lines)[1] == "nproc 2048 2048"  # the uid is the run's: a fork bomb stops there
         deadline = time.monotonic() + 5
         while not gone(escaped) and time.monotonic() < deadline:
             time.sleep(0.1)

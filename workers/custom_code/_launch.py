@@ -2,9 +2,9 @@
 
 It is the sandboxed process itself until it execs the user's command: it cuts the network (a new
 network namespace whose loopback is up but reaches nothing outside), drops core dumps, sets the
-umask, pins the CPUs, switches to the sandbox user (or the run's own uid), then ``execve`` the
-command with exactly the environment it was given. What it managed to enforce goes back as one
-JSON object on a status pipe.
+umask, pins the CPUs, sets no_new_privs, switches to the sandbox user (or the run's own uid, with
+a process limit), then ``execve`` the command with exactly the environment it was given. What it
+managed to enforce goes back as one JSON object on a status pipe.
 Standard library only (``-S``: no site-packages), Django- and torch-free.
 """
 
@@ -20,6 +20,8 @@ import sys
 
 CLONE_NEWNET = 0x40000000
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
+PR_SET_NO_NEW_PRIVS = 38
+MAX_PROCESSES = 2048  # processes and threads of a run uid
 
 
 def _loopback_up() -> None:
@@ -60,10 +62,15 @@ def main() -> None:
         else:
             entry = pwd.getpwnam(user)
             target_uid, target_gid = entry.pw_uid, entry.pw_gid
+        if uid is not None:  # the uid is the run's alone: its process count bounds a fork bomb
+            resource.setrlimit(resource.RLIMIT_NPROC, (MAX_PROCESSES, MAX_PROCESSES))
         os.setgroups([])
         os.setgid(target_gid)
         os.setuid(target_uid)
         status["user"] = os.getuid() == target_uid and os.geteuid() == target_uid
+    # no setuid binary (su, sudo, ping) can raise the code's privileges again
+    libc = ctypes.CDLL(None, use_errno=True)
+    status["no_new_privs"] = libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
     os.write(status_fd, json.dumps(status).encode())
     os.close(status_fd)
     argv = config["argv"]
