@@ -168,3 +168,43 @@ def test_bad_code_limits_and_parameters_are_refused_with_their_codes(sdk, projec
     with pytest.raises(sampan.BadRequest) as caught:
         sampan.jobs.submit(code, client=sdk, limits={"cpus": 10**4})
     assert caught.value.code == "custom_job_limit_too_high"
+
+
+def test_a_folder_zips_reproducibly_without_caches_links_or_outputs(tmp_path):
+    import io
+    import zipfile
+
+    from sampan.code_archives import zip_folder
+
+    folder = tmp_path / "trainer"
+    (folder / "pkg" / "__pycache__").mkdir(parents=True)
+    (folder / "train.py").write_text("print('train')\n")
+    (folder / "pkg" / "model.py").write_text("X = 1\n")
+    (folder / "pkg" / "__pycache__" / "model.cpython-311.pyc").write_bytes(b"\0")
+    (folder / ".git").mkdir()
+    (folder / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (folder / "outputs").mkdir()
+    (folder / "outputs" / "model.onnx").write_bytes(b"old run")
+    (folder / "secret-link").symlink_to("/etc/hostname")
+    first = zip_folder(folder)
+    with zipfile.ZipFile(io.BytesIO(first)) as bundle:
+        assert sorted(bundle.namelist()) == ["pkg/model.py", "train.py"]
+        assert bundle.read("pkg/model.py") == b"X = 1\n"
+    os.utime(folder / "train.py", (1, 1))  # a newer checkout of the same files: the same bytes
+    assert zip_folder(folder) == first
+    (folder / "train.py").write_text("print('changed')\n")
+    assert zip_folder(folder) != first
+
+
+def test_requirements_are_text_or_a_file(tmp_path, monkeypatch):
+    from sampan.custom_jobs import read_requirements
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "requirements.txt").write_text("lightgbm==4.3.0\n")
+    assert read_requirements(None) is None
+    assert read_requirements("requirements.txt") == "lightgbm==4.3.0\n"
+    assert read_requirements(tmp_path / "requirements.txt") == "lightgbm==4.3.0\n"
+    assert read_requirements("scikit-learn>=1.4\nxgboost") == "scikit-learn>=1.4\nxgboost"
+    assert read_requirements("xgboost") == "xgboost"  # no such file: a requirement line
+    with pytest.raises(FileNotFoundError):
+        read_requirements(tmp_path / "missing.txt")
