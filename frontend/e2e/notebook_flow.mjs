@@ -19,6 +19,8 @@ const projectName = process.env.E2E_PROJECT_NAME;
 const startTimeoutMs = Number(process.env.E2E_START_TIMEOUT_S || 180) * 1000;
 const artifacts = process.env.E2E_ARTIFACTS || './e2e-artifacts/notebook';
 const screenshot = screenshots(artifacts);
+const NOTEBOOK = '.jp-NotebookPanel:not(.lm-mod-hidden)'; // the notebook shown in JupyterLab's main area
+const savedName = `sdk_check_${Date.now().toString(36)}.ipynb`;
 
 async function main() {
   if (!projectId || !projectName) fail('E2E_PROJECT and E2E_PROJECT_NAME must be set');
@@ -36,6 +38,7 @@ async function main() {
   });
   logFailedCalls(page);
   const result = {};
+  let labTab = null; // JupyterLab's tab, screenshotted too when a step fails
   const panel = page.getByTestId('notebooks-panel');
   const status = panel.getByTestId('notebook-status');
 
@@ -89,63 +92,79 @@ async function main() {
       const opened = context.waitForEvent('page');
       await panel.getByTestId('notebook-open').click();
       const tab = await opened;
+      labTab = tab;
       tab.setDefaultTimeout(60_000);
       tab.on('pageerror', (error) => log(`JupyterLab page error (not counted): ${error.message}`));
+      tab.on('console', (message) => {
+        if (message.type() === 'error' || message.type() === 'warning') log(`JupyterLab console ${message.type()} (not counted): ${message.text().slice(0, 300)}`);
+      });
       await tab.waitForLoadState('domcontentloaded');
-      await tab.locator('.jp-Launcher').first().waitFor({ timeout: 90_000 });
+      await tab.locator('#jp-main-dock-panel').waitFor({ timeout: 90_000 });
       result.labOrigin = new URL(tab.url()).origin;
       await screenshot(tab, 'jupyterlab-launcher');
       return tab;
     });
 
     await step('create a notebook from the launcher and wait for its kernel', async () => {
-      await lab.locator('.jp-LauncherCard[data-category="Notebook"]').first().click();
-      await lab.locator('.jp-NotebookPanel .jp-Cell .cm-content').first().waitFor();
-      // the kernel is up once the toolbar's indicator says idle
-      await lab.waitForFunction(
-        () => {
-          const indicator = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator');
-          return indicator?.getAttribute('data-status') === 'idle';
-        },
-        null,
+      // files kept from an earlier session may reopen first (with a kernel dialog): dismiss it, then a launcher
+      if (await lab.locator('.jp-Dialog').waitFor({ timeout: 5_000 }).then(() => true, () => false)) {
+        await lab.locator('.jp-Dialog .jp-Dialog-button.jp-mod-reject').first().click();
+      }
+      if (!(await lab.locator('.jp-Launcher:visible').count())) await lab.locator('[data-command="launcher:create"]').first().click();
+      await lab.locator('.jp-Launcher:visible .jp-LauncherCard[data-category="Notebook"]').first().click();
+      await lab.locator(`${NOTEBOOK} .jp-Cell .cm-content`).first().waitFor();
+      const kernelIdle = () => lab.waitForFunction(
+        (selector) => document.querySelector(`${selector} .jp-Notebook-ExecutionIndicator`)?.getAttribute('data-status') === 'idle',
+        NOTEBOOK,
         { timeout: 90_000, polling: 500 },
-      ).catch(() => log('no idle execution indicator seen; running the cell anyway'));
+      );
+      await kernelIdle().catch(() => log('no idle execution indicator seen; running the cell anyway'));
+      await screenshot(lab, 'new-notebook');
     });
 
     await step('run a cell that uses the SDK (Shift+Enter) and see the project name', async () => {
       const code = `import sampan\nprint("PROJECT=" + sampan.Client().projects.get(${Number(projectId)}).name)`;
-      const editor = lab.locator('.jp-NotebookPanel .jp-Cell .cm-content').first();
-      await editor.click();
+      await lab.locator(`${NOTEBOOK} .jp-Cell .cm-content`).first().click();
       await lab.keyboard.insertText(code);
       await lab.keyboard.press('Shift+Enter');
-      const output = lab.locator('.jp-NotebookPanel .jp-OutputArea-output').first();
-      await output.waitFor({ timeout: 120_000 });
-      await lab.waitForFunction(
-        () => /PROJECT=|Error/.test(document.querySelector('.jp-NotebookPanel .jp-OutputArea')?.textContent ?? ''),
-        null,
-        { timeout: 120_000, polling: 500 },
-      );
-      const text = (await lab.locator('.jp-NotebookPanel .jp-OutputArea').first().innerText()).trim();
+      // what the kernel is doing while we wait: the execution indicator and the cell's prompt ([*] = running)
+      const watch = setInterval(() => {
+        lab.evaluate((selector) => ({
+          kernel: document.querySelector(`${selector} .jp-Notebook-ExecutionIndicator`)?.getAttribute('data-status'),
+          prompt: document.querySelector(`${selector} .jp-InputPrompt`)?.textContent,
+          output: document.querySelector(`${selector} .jp-OutputArea`)?.textContent?.slice(0, 200),
+        }), NOTEBOOK).then((state) => log(`waiting: ${JSON.stringify(state)}`), () => {});
+      }, 10_000);
+      try {
+        await lab.waitForFunction(
+          (selector) => /PROJECT=|Error/.test(document.querySelector(`${selector} .jp-OutputArea`)?.textContent ?? ''),
+          NOTEBOOK,
+          { timeout: 180_000, polling: 500 },
+        );
+      } finally {
+        clearInterval(watch);
+      }
+      const text = (await lab.locator(`${NOTEBOOK} .jp-OutputArea`).first().innerText()).trim();
       result.output = text;
       await screenshot(lab, 'sdk-cell');
       if (!text.includes(`PROJECT=${projectName}`)) fail(`the cell printed ${JSON.stringify(text.slice(0, 600))}, not PROJECT=${projectName}`);
       log(`the cell printed: ${text}`);
     });
 
-    await step('save the notebook as sdk_check.ipynb', async () => {
+    await step(`save the notebook as ${savedName}`, async () => {
       await lab.keyboard.press('Control+s');
       // JupyterLab asks for a name on an untitled notebook's first save
       const dialog = lab.locator('.jp-Dialog');
       if (await dialog.waitFor({ timeout: 5_000 }).then(() => true, () => false)) {
-        await dialog.locator('input').first().fill('sdk_check.ipynb');
+        await dialog.locator('input').first().fill(savedName);
         await dialog.locator('.jp-Dialog-button.jp-mod-accept').click();
       }
-      await lab.locator('.jp-DirListing-item[title*="sdk_check.ipynb"], .jp-DirListing-itemText:has-text("sdk_check.ipynb")').first().waitFor();
-      await lab.waitForFunction(() => !document.querySelector('.lm-TabBar-tab.jp-mod-dirty'), null, { timeout: 30_000, polling: 250 });
+      await lab.locator(`.jp-DirListing-item[title*="${savedName}"], .jp-DirListing-itemText:has-text("${savedName}")`).first().waitFor();
+      await lab.waitForFunction(() => !document.querySelector('.lm-TabBar-tab.jp-mod-current.jp-mod-dirty'), null, { timeout: 30_000, polling: 250 });
+      result.saved = savedName;
       await screenshot(lab, 'saved');
       await lab.close();
     });
-
     await step('back in Sampan: Stop, and see it stopped', async () => {
       await page.bringToFront();
       await panel.getByTestId('notebook-stop').click();
@@ -166,6 +185,7 @@ async function main() {
     return 0;
   } catch (error) {
     await screenshot(page, 'failure').catch(() => {});
+    if (labTab && !labTab.isClosed()) await screenshot(labTab, 'failure-jupyterlab').catch(() => {});
     throw error;
   } finally {
     await browser.close();

@@ -173,7 +173,7 @@ function NotebookCard({ notebook, projectId, canEdit }: { notebook: Notebook; pr
           )}
           <Field
             label={t('fields.limits')}
-            value={t('fields.limitsValue', { memory: notebook.limits.memory_mb ?? '—', cpus: notebook.limits.cpus ?? '—' })}
+            value={t('fields.limitsValue', { memory: notebook.limits.memory_mb ?? '—', count: notebook.limits.cpus ?? 0 })}
             testId="notebook-limits"
           />
         </SimpleGrid>
