@@ -325,3 +325,23 @@ def test_a_run_uid_leaves_no_process_behind_even_one_that_left_the_session(open_
         while not gone(escaped) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert gone(escaped)
+
+
+def test_output_lines_are_cut_progress_bars_redrawn_and_nothing_lost(open_dir: Path) -> None:
+    outcome, lines = run_code(
+        """
+        import sys
+        print("x" * 200_000)
+        sys.stdout.write("epoch 1:  10%\\repoch 1:  50%\\repoch 1: 100%\\n")
+        for i in range(30_000):
+            print(i)
+        sys.stdout.write("no newline at the end")
+        """,
+        open_dir,
+    )
+    assert outcome.exit_code == 0
+    out = stdout(lines)
+    assert out[0] == "x" * 16_384 + " [line cut]"
+    assert out[1] == "epoch 1: 100%"
+    assert out[2:-1] == [str(i) for i in range(30_000)]
+    assert out[-1] == "no newline at the end"

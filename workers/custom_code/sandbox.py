@@ -40,6 +40,9 @@ MEMORY_POLL_S = 0.2
 POLL_EVERY_S = 0.5
 KILL_GRACE_S = 3.0
 MAX_LINE_CHARS = 16_384
+MAX_READ_BYTES = 65_536
+MAX_EVENT_BYTES = 1_048_576
+QUEUE_LINES = 10_000
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 MIB = 1024 * 1024
 
@@ -169,11 +172,27 @@ def _kill_tree(root: psutil.Process, sid: int, *, grace_s: float, uid: int | Non
 
 
 def _read_lines(stream: IO[bytes], name: str, out: queue.Queue[tuple[str, Any]]) -> None:
-    for raw in iter(stream.readline, b""):
+    """Hand ``stream``'s lines to ``out`` (blocking when it is full: a fast printer waits for the
+    worker). Output lines are cut at ``MAX_LINE_CHARS``; a carriage return (a progress bar) keeps
+    what was written after it; the rest of an overlong line is dropped unless it redraws a bar."""
+    events = name == "event"
+    limit = MAX_EVENT_BYTES if events else MAX_READ_BYTES
+    continued = False
+    for raw in iter(lambda: stream.readline(limit), b""):
+        ended = raw.endswith(b"\n")
         text = raw.decode("utf-8", "replace").rstrip("\r\n")
-        if len(text) > MAX_LINE_CHARS:
+        if not events and "\r" in text:
+            text = next((part for part in reversed(text.split("\r")) if part.strip()), "")
+        elif continued:  # the rest of a cut line
+            continued = not ended
+            continue
+        continued = not ended
+        if not events and len(text) > MAX_LINE_CHARS:
             text = text[:MAX_LINE_CHARS] + " [line cut]"
-        out.put((name, text))
+        elif not ended and len(raw) >= limit:
+            text += " [line cut]"
+        if text or ended:
+            out.put((name, text))
     stream.close()
     out.put(("eof", name))
 
@@ -253,7 +272,7 @@ def run_sandboxed(
     except ValueError:
         status = {"user": False, "network": False, "errors": ["the launcher's status was unreadable"]}
     isolation = {"user": bool(status.get("user")), "network": bool(status.get("network"))}
-    messages: queue.Queue[tuple[str, Any]] = queue.Queue()
+    messages: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=QUEUE_LINES)
     readers = [
         threading.Thread(target=_read_lines, args=(proc.stdout, "stdout", messages), daemon=True),
         threading.Thread(target=_read_lines, args=(proc.stderr, "stderr", messages), daemon=True),
@@ -329,10 +348,13 @@ def run_sandboxed(
         # the command is done: whatever it left running in its session goes too
         _kill_tree(root, sid, grace_s=1.0, uid=run_uid)
         exit_code = proc.wait()
-        deadline = time.monotonic() + 5.0
-        while open_streams > 0 and time.monotonic() < deadline:
+        # the rest of its output: until every stream ends, or nothing came for 5 s (a process that
+        # escaped the kill still holds a pipe)
+        quiet_until = time.monotonic() + 5.0
+        while open_streams > 0 and time.monotonic() < quiet_until:
             try:
                 handle(*messages.get(timeout=0.1))
+                quiet_until = time.monotonic() + 5.0
             except queue.Empty:
                 continue
         while True:
