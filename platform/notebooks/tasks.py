@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from celery import shared_task
+from config.env import sampan_home_harden
 from django.conf import settings
 from jobs.runner import JobPreempted, run_job
 
@@ -51,13 +52,13 @@ def _serve(job, report) -> dict[str, Any]:
         ServerStatus,
         pack_files,
         serve_notebook,
-        unpack_files,
     )
 
     notebook = Notebook.objects.select_related("owner", "project").get(pk=job.params["notebook"])
     if notebook.status in (NotebookStatus.STOPPED, NotebookStatus.FAILED):
         return {"notebook": notebook.pk, "stopped": "before_start", "reason": notebook.stop_reason}
     sandbox_user = settings.SAMPAN_SANDBOX_USER or None
+    sampan_home_harden(Path(settings.SAMPAN_HOME))  # blobs, databases: unreadable to the sandbox
     base = settings.SAMPAN_SANDBOX_ROOT / "notebooks"
     base.mkdir(parents=True, exist_ok=True)
     for path in (settings.SAMPAN_SANDBOX_ROOT, base):
@@ -68,8 +69,8 @@ def _serve(job, report) -> dict[str, Any]:
     log = _Log(job)
 
     archive = services.notebook_files_restore(notebook=notebook)
-    restored = unpack_files(archive, files_dir, user=sandbox_user) if archive else 0
-    log.system(f"restored {restored} saved file(s)")
+    if archive:
+        log.system(f"restoring the saved files ({len(archive)} bytes)")
     issued = services.notebook_token_issue(notebook=notebook)
     platform_url = job.params.get("platform_url") or settings.SAMPAN_NOTEBOOK_PLATFORM_URL or ""
     env = {
@@ -120,7 +121,7 @@ def _serve(job, report) -> dict[str, Any]:
         report("notebook running" if status is not None else "notebook starting")  # raises JobCancelled
 
     try:
-        outcome = serve_notebook(spec, on_ready=ready, on_tick=tick, on_output=log.add)
+        outcome = serve_notebook(spec, archive=archive, on_ready=ready, on_tick=tick, on_output=log.add)
     except JobPreempted:
         _end(notebook, where, save, log, failed=False, reason="its worker shut down; start it again")
         raise
@@ -135,6 +136,7 @@ def _serve(job, report) -> dict[str, Any]:
         "notebook": notebook.pk,
         "stopped": outcome.stopped,
         "reason": outcome.reason,
+        "files_restored": outcome.restored,
         "files_saved": state["saved"],
         "peak_memory_mb": round(outcome.peak_memory_mb, 1),
     }

@@ -22,7 +22,7 @@ def test_files_round_trip_without_caches_or_links(tmp_path):
     assert count == 2 and notes == []
 
     back = tmp_path / "back"
-    assert unpack_files(archive, back, user=None) == 2
+    assert unpack_files(archive, back) == 2
     assert (back / "src" / "train.py").read_text() == "print('hi')\n"
     assert (back / "analysis.ipynb").exists()
     assert not (back / "link.txt").exists() and not (back / "src" / ".ipynb_checkpoints").exists()
@@ -51,7 +51,7 @@ def test_unsafe_members_are_not_restored(tmp_path):
         link.linkname = "/etc"
         tar.addfile(link)
     root = tmp_path / "deep" / "root"
-    assert unpack_files(buffer.getvalue(), root, user=None) == 1
+    assert unpack_files(buffer.getvalue(), root) == 1
     assert sorted(os.listdir(root)) == ["ok.txt"]
     assert not (tmp_path / "deep" / "escape.txt").exists() and not Path("/abs.txt").exists()
 

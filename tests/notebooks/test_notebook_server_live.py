@@ -153,7 +153,11 @@ def test_a_notebook_runs_sdk_code_keeps_files_and_only_its_token_opens_it(
     assert stopping.status_code == 200 and stopping.json()["status"] in ("stopping", "stopped")
     first = until(first.pk, ("stopped",), timeout=120)
     assert first.stop_reason == "stopped by its owner"
-    assert Job.objects.get(pk=first.job_id).status == "cancelled"
+    wait_for(
+        lambda: Job.objects.filter(pk=first.job_id, status="cancelled").exists(),
+        timeout=60,
+        what="the server's job to be cancelled",
+    )
     sdk_tokens = ApiToken.objects.filter(user=tenants["alice"], name=f"notebook {first.pk}")
     assert sdk_tokens.count() == 1 and sdk_tokens.get().status == "revoked"
     with pytest.raises(requests.ConnectionError):
@@ -190,7 +194,11 @@ def test_an_idle_notebook_stops_by_itself(live_worker, live_web, tenants, token_
     stopped = until(running.pk, ("stopped",), timeout=120)
     assert stopped.stop_reason == "idle for 10 s"
     assert stopped.last_activity_at is not None and stopped.stopped_at is not None
-    job = Job.objects.get(pk=stopped.job_id)
-    assert job.status == "succeeded" and job.result["stopped"] == "idle"
+    job = wait_for(
+        lambda: Job.objects.filter(pk=stopped.job_id, status__in=("succeeded", "failed")).first(),
+        timeout=60,
+        what="the server's job to end",
+    )
+    assert job.status == "succeeded" and job.result["stopped"] == "idle", job.error
     assert (stopped.stopped_at - stopped.last_activity_at).total_seconds() >= 10
     assert ApiToken.objects.get(user=tenants["alice"], name=f"notebook {stopped.pk}").status == "revoked"

@@ -1,11 +1,13 @@
 """Run one JupyterLab server for one user, Django-free.
 
-``serve_notebook`` starts ``jupyter lab`` as the sandbox user (network on: the user's browser reaches
-it) with a per-notebook token, waits for ``/api/status``, calls ``on_ready(url)``, then polls it:
+``serve_notebook`` starts ``jupyter lab`` in the sandbox (``workers.custom_code.sandbox``: a uid of
+its own, the memory and wall-time limits of the tree; network on: the user's browser reaches it)
+with a per-notebook token, waits for ``/api/status``, calls ``on_ready(url)``, then polls it:
 ``on_tick(status)`` every ``tick_s`` (the platform heartbeats, saves files, and may raise to stop:
 ``JobCancelled``), and the server is stopped once nothing happened for ``idle_timeout_s`` (no API
-request, no kernel message, no kernel busy). The whole process tree (server + kernels) is stopped
-together. ``pack_files`` / ``unpack_files`` move the user's files to and from one tar archive.
+request, no kernel message, no kernel busy: it is asked to shut down). The whole process tree
+(server + kernels) is stopped together. ``pack_files`` / ``unpack_files`` move the user's files to
+and from one tar archive.
 """
 
 from __future__ import annotations
@@ -14,13 +16,9 @@ import contextlib
 import io
 import json
 import os
-import pwd
-import signal
 import socket
-import subprocess
 import sys
 import tarfile
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -80,6 +78,7 @@ class ServeOutcome:
     exit_code: int | None
     last_activity: datetime | None
     peak_memory_mb: float
+    restored: int = 0  # files restored from the archive before the start
 
 
 def free_port(host: str) -> int:
@@ -149,33 +148,35 @@ def server_status(url: str, token: str) -> ServerStatus | None:
     )
 
 
-def _owner_ids(user: str | None) -> tuple[int, int] | None:
-    if user is None or os.geteuid() != 0:
-        return None
-    entry = pwd.getpwnam(user)
-    return entry.pw_uid, entry.pw_gid
+Owner = tuple[int, int] | None  # (uid, gid) the files belong to; None: leave them as they are
 
 
-def prepare_dirs(spec: NotebookServerSpec) -> None:
-    """Create the files and home dirs, owned by the sandbox user, private to it."""
-    ids = _owner_ids(spec.user)
+def prepare_dirs(spec: NotebookServerSpec, owner: Owner) -> None:
+    """Create the files and home dirs, owned by the run's uid, private to it."""
     for path in (spec.root_dir.parent, spec.root_dir, spec.home_dir):
         path.mkdir(parents=True, exist_ok=True)
     spec.root_dir.parent.chmod(0o711)
     for path in (spec.root_dir, spec.home_dir):
         path.chmod(0o700)
-        if ids is not None:
-            for dirpath, dirnames, filenames in os.walk(path):
-                for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
-                    os.lchown(name, *ids)
+        _give(path, owner)
+
+
+def _give(path: Path, owner: Owner) -> None:
+    if owner is None or not path.exists():
+        return
+    os.lchown(path, *owner)
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in dirnames + filenames:
+            os.lchown(os.path.join(dirpath, name), *owner)
 
 
 def _child_env(spec: NotebookServerSpec) -> dict[str, str]:
     home = str(spec.home_dir)
-    threads = str(max(int(spec.limits["cpus"]), 1))
     env = {
         "PATH": f"{Path(spec.python).parent}:/usr/local/bin:/usr/bin:/bin",
         "HOME": home,
+        "USER": "sandbox",
+        "LOGNAME": "sandbox",
         "LANG": "C.UTF-8",
         "JUPYTER_RUNTIME_DIR": f"{home}/.local/share/jupyter/runtime",
         "JUPYTER_CONFIG_DIR": f"{home}/.jupyter",
@@ -183,158 +184,136 @@ def _child_env(spec: NotebookServerSpec) -> dict[str, str]:
         "IPYTHONDIR": f"{home}/.ipython",
         "JUPYTER_TOKEN": spec.token,
         "PYTHONUNBUFFERED": "1",
-        "OMP_NUM_THREADS": threads,
-        "MKL_NUM_THREADS": threads,
-        "OPENBLAS_NUM_THREADS": threads,
     }
     env.update(spec.env)
     return env
 
 
-def _tree_rss_mb(proc: Any) -> float:
-    try:
-        import psutil
-    except ImportError:  # pragma: no cover - psutil ships with the platform
-        return 0.0
-    try:
-        parent = psutil.Process(proc.pid)
-        members = [parent, *parent.children(recursive=True)]
-    except psutil.Error:
-        return 0.0
-    total = 0
-    for member in members:
-        with contextlib.suppress(psutil.Error):
-            total += member.memory_info().rss
-    return total / 1024**2
-
-
-def _kill_tree(proc: subprocess.Popen, grace: float = 5.0) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=grace)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)  # kernels left behind by the server, too
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=grace)
-
-
-def _pump(stream: Any, name: str, on_output: Callable[[str, str], None]) -> None:
-    for raw in iter(stream.readline, b""):
-        with contextlib.suppress(Exception):
-            on_output(name, raw.decode("utf-8", "replace").rstrip("\n"))
-    stream.close()
+def _request_shutdown(url: str, token: str) -> None:
+    request = urllib.request.Request(
+        f"{url}api/shutdown", method="POST", headers={"Authorization": f"token {token}"}
+    )
+    with contextlib.suppress(OSError, urllib.error.URLError):
+        urllib.request.urlopen(request, timeout=10).close()  # noqa: S310 - our own server
 
 
 def serve_notebook(
     spec: NotebookServerSpec,
     *,
+    archive: bytes | None = None,
     on_ready: Callable[[str], None],
     on_tick: Callable[[ServerStatus | None], None],
     on_output: Callable[[str, str], None],
     tick_s: float = 2.0,
 ) -> ServeOutcome:
-    """Run the server until it is idle, exits, passes a limit, or ``on_tick`` raises (the tree is
-    stopped first, then the exception propagates)."""
-    prepare_dirs(spec)
+    """Restore ``archive`` (a ``pack_files`` archive) into the files dir, then run the server in the
+    sandbox (``workers.custom_code.sandbox``: a uid of its own when the worker is root, the memory
+    and wall-time limits of the whole tree, network on) until it is idle, exits, passes a limit, or
+    ``on_tick`` raises (the tree is stopped first, then the exception propagates). The files stay
+    in ``spec.root_dir`` (owned by root again) for the caller's final save."""
+    from workers.custom_code.sandbox import SandboxPolicy, allocate_run_uid
+
+    user = spec.user if os.geteuid() == 0 else None
+    allocation = allocate_run_uid() if user else contextlib.nullcontext(None)
+    with allocation as uid:
+        owner: Owner = (uid, uid) if uid is not None else None
+        prepare_dirs(spec, None)
+        restored = unpack_files(archive, spec.root_dir, owner=None) if archive else 0
+        prepare_dirs(spec, owner)
+        try:
+            policy = SandboxPolicy(limits=spec.limits, network=True, user=user, uid=uid)
+            outcome = _serve(
+                spec, policy, on_ready=on_ready, on_tick=on_tick, on_output=on_output, tick_s=tick_s
+            )
+        finally:
+            root_again: Owner = (0, 0) if owner is not None else None
+            _give(spec.root_dir, root_again)  # the uid's next run cannot read them
+            _give(spec.home_dir, root_again)
+    return ServeOutcome(
+        stopped=outcome.stopped,
+        reason=outcome.reason,
+        exit_code=outcome.exit_code,
+        last_activity=outcome.last_activity,
+        peak_memory_mb=outcome.peak_memory_mb,
+        restored=restored,
+    )
+
+
+def _serve(
+    spec: NotebookServerSpec,
+    policy: Any,
+    *,
+    on_ready: Callable[[str], None],
+    on_tick: Callable[[ServerStatus | None], None],
+    on_output: Callable[[str, str], None],
+    tick_s: float,
+) -> ServeOutcome:
+    from workers.custom_code.sandbox import run_sandboxed
+
     port = spec.port or free_port(spec.host)
     url = server_url(spec.host, port)
-    ids = _owner_ids(spec.user)
-    cpus = max(int(spec.limits["cpus"]), 1)
-
-    def limit_cpus() -> None:
-        os.umask(0o077)
-        with contextlib.suppress(OSError, AttributeError):
-            available = sorted(os.sched_getaffinity(0))
-            os.sched_setaffinity(0, available[:cpus])
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-    proc = subprocess.Popen(
-        jupyter_argv(spec, port),
-        cwd=spec.root_dir,
-        env=_child_env(spec),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        user=ids[0] if ids else None,
-        group=ids[1] if ids else None,
-        extra_groups=[] if ids else None,
-        preexec_fn=limit_cpus,  # noqa: PLW1509 - no threads touch the interpreter state it needs
-    )
-    pumps = [
-        threading.Thread(target=_pump, args=(proc.stdout, "stdout", on_output), daemon=True),
-        threading.Thread(target=_pump, args=(proc.stderr, "stderr", on_output), daemon=True),
-    ]
-    for pump in pumps:
-        pump.start()
     started = time.monotonic()
-    ready = False
-    last: ServerStatus | None = None
-    peak = 0.0
-    memory_mb = float(spec.limits["memory_mb"])
-    wall = float(spec.limits["wall_time_s"])
+    state: dict[str, Any] = {"ready": False, "status": None, "next": 0.0, "idle_since": None}
+    tail: list[str] = []
+
+    def output(stream: str, line: str) -> None:
+        if stream == "stderr":
+            tail.append(line)
+            del tail[:-20]
+        on_output(stream, line)
+
+    def poll() -> None:
+        now = time.monotonic()
+        if now < state["next"]:
+            return
+        state["next"] = now + tick_s
+        status = server_status(url, spec.token)
+        if status is not None:
+            state["status"] = status
+            if not state["ready"]:
+                state["ready"] = True
+                on_ready(url)
+            idle_for = (datetime.now(UTC) - status.last_activity).total_seconds()
+            if state["idle_since"] is None and not status.busy and idle_for > spec.idle_timeout_s:
+                state["idle_since"] = now
+                on_output("system", f"idle for {spec.idle_timeout_s} s: shutting the server down")
+                _request_shutdown(url, spec.token)
+        elif not state["ready"] and now - started > READY_TIMEOUT_S:
+            raise NotebookFailedToStart(f"the notebook server did not answer within {READY_TIMEOUT_S:.0f} s")
+        if state["idle_since"] is not None and now - state["idle_since"] > 30:
+            raise NotebookIdle(f"idle for {spec.idle_timeout_s} s")  # it did not shut down: killed
+        on_tick(status if state["ready"] else None)
+
+    def outcome_of(stopped: str, reason: str, exit_code: int | None, peak: float) -> ServeOutcome:
+        status = state["status"]
+        return ServeOutcome(stopped, reason, exit_code, status.last_activity if status else None, peak)
+
     try:
-        while True:
-            code = proc.poll()
-            if code is not None:
-                if not ready:
-                    raise NotebookFailedToStart(
-                        f"the notebook server exited with code {code} before it answered"
-                    )
-                return ServeOutcome(
-                    "exited",
-                    f"the notebook server exited with code {code}",
-                    code,
-                    last.last_activity if last else None,
-                    peak,
-                )
-            rss = _tree_rss_mb(proc)
-            peak = max(peak, rss)
-            if rss > memory_mb:
-                _kill_tree(proc)
-                return ServeOutcome(
-                    "memory_limit",
-                    f"stopped: used {rss:.0f} MiB, over its memory limit of {memory_mb:.0f} MiB",
-                    None,
-                    last.last_activity if last else None,
-                    peak,
-                )
-            elapsed = time.monotonic() - started
-            if elapsed > wall:
-                _kill_tree(proc)
-                return ServeOutcome(
-                    "time_limit",
-                    f"stopped: ran {elapsed:.0f} s, its wall-time limit is {wall:.0f} s",
-                    None,
-                    last.last_activity if last else None,
-                    peak,
-                )
-            status = server_status(url, spec.token)
-            if status is not None:
-                last = status
-                if not ready:
-                    ready = True
-                    on_ready(url)
-                idle_for = (datetime.now(UTC) - status.last_activity).total_seconds()
-                if not status.busy and idle_for > spec.idle_timeout_s:
-                    _kill_tree(proc)
-                    return ServeOutcome(
-                        "idle", f"idle for {spec.idle_timeout_s} s", None, status.last_activity, peak
-                    )
-            elif not ready and elapsed > READY_TIMEOUT_S:
-                raise NotebookFailedToStart(
-                    f"the notebook server did not answer within {READY_TIMEOUT_S:.0f} s"
-                )
-            on_tick(status if ready else None)
-            time.sleep(tick_s)
-    finally:
-        if proc.poll() is None:
-            _kill_tree(proc)
-        for pump in pumps:
-            pump.join(timeout=5)
+        ran = run_sandboxed(
+            jupyter_argv(spec, port),
+            cwd=spec.root_dir,
+            env=_child_env(spec),
+            policy=policy,
+            on_output=output,
+            poll=poll,
+        )
+    except NotebookIdle as idle:
+        return outcome_of("idle", str(idle), None, 0.0)
+    if state["idle_since"] is not None:
+        return outcome_of("idle", f"idle for {spec.idle_timeout_s} s", ran.exit_code, ran.peak_memory_mb)
+    if ran.stopped is not None:
+        return outcome_of(str(ran.stopped), ran.reason, ran.exit_code, ran.peak_memory_mb)
+    if not state["ready"]:
+        raise NotebookFailedToStart(
+            f"the notebook server exited ({ran.reason or f'exit code {ran.exit_code}'}) before it answered"
+            + (f": {tail[-1]}" if tail else "")
+        )
+    return outcome_of(
+        "exited",
+        f"the notebook server exited ({ran.reason or 'exit code 0'})",
+        ran.exit_code,
+        ran.peak_memory_mb,
+    )
 
 
 # --- the user's files ---------------------------------------------------------------------------
@@ -380,11 +359,10 @@ def pack_files(root: Path, *, max_bytes: int = MAX_SAVED_BYTES) -> tuple[bytes, 
     return buffer.getvalue(), count, notes
 
 
-def unpack_files(archive: bytes, root: Path, *, user: str | None = "nobody") -> int:
-    """Restore a ``pack_files`` archive under ``root`` (owned by ``user``); unsafe members (absolute,
+def unpack_files(archive: bytes, root: Path, *, owner: Owner = None) -> int:
+    """Restore a ``pack_files`` archive under ``root`` (owned by ``owner``); unsafe members (absolute,
     ``..``, links, devices) are skipped. Returns the number of files restored."""
     root.mkdir(parents=True, exist_ok=True)
-    ids = _owner_ids(user)
     count = 0
     resolved_root = root.resolve()
     with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
@@ -406,8 +384,5 @@ def unpack_files(archive: bytes, root: Path, *, user: str | None = "nobody") -> 
                     out.write(chunk)
             dest.chmod(0o600)
             count += 1
-    if ids is not None:
-        for dirpath, dirnames, filenames in os.walk(root):
-            for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
-                os.lchown(name, *ids)
+    _give(root, owner)
     return count
