@@ -88,7 +88,7 @@ def free_port(host: str) -> int:
 
 
 def server_url(host: str, port: int) -> str:
-    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    shown = socket.getfqdn() if host in ("0.0.0.0", "::", "") else host  # every interface: the host's name
     return f"http://{shown}:{port}/"
 
 
