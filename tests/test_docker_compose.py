@@ -474,3 +474,25 @@ def test_dockerfile_exposes_the_web_port_and_build_context_excludes_secrets():
     assert "8000" in " ".join(_final_stage_instructions("EXPOSE")).split()
     ignored = {line.strip() for line in (REPO / ".dockerignore").read_text().splitlines()}
     assert {".env", ".git", ".venv", "**/node_modules"} <= ignored
+
+
+def test_workers_can_sandbox_users_code_and_share_the_volume_with_the_web():
+    """Custom code and notebooks run as users of their own in a network namespace: a worker starts as
+    root (group sampan, the web's) with only the capabilities that takes, and writes group-writable."""
+    for name in ("worker-cpu", "worker-gpu"):
+        worker = service(name)
+        assert worker["user"] == "0:1000", name
+        assert worker["cap_drop"] == ["ALL"], name
+        assert set(worker["cap_add"]) == {
+            "CHOWN",
+            "DAC_OVERRIDE",
+            "FOWNER",
+            "KILL",
+            "SETGID",
+            "SETUID",
+            "SYS_ADMIN",
+        }
+        assert worker["environment"]["SAMPAN_UMASK"] == "002"
+        assert worker["environment"]["SAMPAN_SANDBOX_USER"] == "nobody"
+    for name in ("web", "housekeeping", "migrate"):
+        assert "user" not in service(name) and "cap_add" not in service(name), name  # the image's uid 1000

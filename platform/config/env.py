@@ -104,6 +104,11 @@ ENV_VARS: dict[str, EnvVar] = {
             "the platform's URL as a notebook reaches it (default: the URL the user started it from)",
         ),
         EnvVar(
+            "SAMPAN_UMASK",
+            "octal umask for Sampan's processes, e.g. 002 where a root worker shares SAMPAN_HOME with a web "
+            "server of its group (docker-compose); unset: the inherited one",
+        ),
+        EnvVar(
             "SAMPAN_SANDBOX_ROOT",
             "where custom jobs and notebooks get their working folders (default $SAMPAN_HOME/sandbox)",
         ),
@@ -328,6 +333,15 @@ def sampan_home() -> Path:
     path = Path(value).expanduser() if value else Path.home() / ".sampan"
     if path.exists() and not path.is_dir():
         raise EnvError("SAMPAN_HOME", f"{path} exists and is not a directory")
+    umask = _raw("SAMPAN_UMASK")
+    if umask is not None:
+        try:
+            value = int(umask, 8)
+        except ValueError:
+            raise EnvError("SAMPAN_UMASK", f"must be an octal number such as 002, got {umask!r}") from None
+        if not 0 <= value <= 0o777:
+            raise EnvError("SAMPAN_UMASK", f"must be between 000 and 777, got {umask!r}")
+        os.umask(value)
     path.mkdir(parents=True, exist_ok=True)
     path = path.resolve()
     sampan_home_harden(path)
