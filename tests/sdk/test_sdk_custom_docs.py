@@ -47,6 +47,8 @@ def test_the_custom_code_section_of_docs_sdk_md_runs(sdk, project, digits_folder
     assert [p["step"] for p in custom.progress_series() if "custom_metrics" in p] == [0, 1, 2]
     texts = [line["text"] for line in custom.logs()]
     assert any(re.fullmatch(r"\d+ training images of 10 classes", t) for t in texts), texts
+    assert [a["path"] for a in custom.artifacts()] == ["summary.txt"]
+    assert re.fullmatch(r"\d+ training images\n", (tmp_path / "summary.txt").read_text())
 
 
 def test_the_guide_states_the_platforms_limits(settings):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import builtins
+import os
 import time
 from collections.abc import Iterator, Mapping
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, cast
 
 from sampan import _html, _optional
@@ -154,6 +156,23 @@ class BaseJob(Resource[JobData]):
             if deadline is not None and time.monotonic() > deadline:
                 raise WaitTimeout(f"Job {self.id} is still running after {timeout:g} s.", code="wait_timeout")
             time.sleep(poll)
+
+    def artifacts(self) -> list[dict[str, str]]:
+        """The files a custom run kept with ``sampan.run.log_artifact``: ``path`` (in its output
+        folder), ``name``, ``sha256``, ``size_bytes`` (empty for other kinds, or before it ends)."""
+        result = cast(Mapping[str, Any], self.data.get("result") or {})
+        return list(result.get("artifacts") or [])
+
+    def download_artifact(
+        self, path: str, dest: str | os.PathLike[str] | None = None, *, progress: bool = False
+    ) -> Path:
+        """Download one of :meth:`artifacts` (by its ``path``) to ``dest`` (default: its file name in
+        the current folder); returns where it was written."""
+        target = Path(dest) if dest is not None else Path(PurePosixPath(path).name)
+        written = self._client.http.download(
+            f"jobs/{self.id}/artifacts/", target, params={"path": path}, progress=progress, description=path
+        )
+        return written or target
 
     def progress_series(self) -> list[dict[str, Any]]:
         """Every recorded progress point: ``{"at", "seq", **data}`` (fraction, epoch, loss, val_acc, ...;
