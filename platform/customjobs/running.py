@@ -191,11 +191,13 @@ def remove_work_dir(work: Path) -> None:
         work.unlink()
     elif work.exists():
         shutil.rmtree(work, ignore_errors=True)
-        if work.exists():  # a folder the sandbox user made read-only: let the owner (us) in again
+        if work.exists():  # not root: a folder the code made read-only; let its owner (us) in again
             for folder, dirs, _files in os.walk(work):
                 for name in dirs:
-                    with contextlib.suppress(OSError):
-                        os.chmod(os.path.join(folder, name), 0o700)
+                    path = os.path.join(folder, name)
+                    if not os.path.islink(path):  # chmod follows links: never touch what one points at
+                        with contextlib.suppress(OSError):
+                            os.chmod(path, 0o700)
             shutil.rmtree(work, ignore_errors=True)
 
 
@@ -262,12 +264,17 @@ def extract_code(archive: CodeArchive, spec: CustomJobSpec, dest: Path) -> None:
                 if stat.S_ISLNK(mode):
                     raise JobInputRejected(f"The code's zip holds a link: {info.filename!r}.")
                 target = dest.joinpath(*path.parts)
-                if info.is_dir():
-                    target.mkdir(mode=0o755, parents=True, exist_ok=True)
-                    continue
-                target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-                with bundle.open(info) as source:
-                    total += _write_new(target, source, limit=limit * 20 - total)
+                try:
+                    if info.is_dir():
+                        target.mkdir(mode=0o755, parents=True, exist_ok=True)
+                        continue
+                    target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+                    with bundle.open(info) as source:
+                        total += _write_new(target, source, limit=limit * 20 - total)
+                except (OSError, zipfile.BadZipFile) as exc:  # a name twice, a file where a folder is
+                    raise JobInputRejected(
+                        f"The code's zip cannot be unpacked at {info.filename!r}: {exc}."
+                    ) from None
                 if mode & stat.S_IXUSR:
                     os.chmod(target, 0o755)
 

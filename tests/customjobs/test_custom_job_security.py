@@ -185,6 +185,7 @@ def test_code_that_climbs_out_holds_a_link_or_changed_in_storage_is_refused(
         ),
         "absolute": (_zip({"train.py": b"print(1)", "/etc/evil.py": b"x"}), "unsafe path: '/etc/evil.py'"),
         "link": (_zip({"train.py": b"print(1)"}, link="/etc/shadow"), "a link: 'link.py'"),
+        "clash": (_zip({"a": b"a file", "a/b.py": b"x"}), "cannot be unpacked at 'a/b.py'"),
     }
     for name, (data, message) in cases.items():
         archive = code_archive(
