@@ -208,3 +208,24 @@ def test_requirements_are_text_or_a_file(tmp_path, monkeypatch):
     assert read_requirements("xgboost") == "xgboost"  # no such file: a requirement line
     with pytest.raises(FileNotFoundError):
         read_requirements(tmp_path / "missing.txt")
+
+
+def test_the_wait_bar_shows_a_custom_runs_own_metrics():
+    from sampan.training import Job
+
+    class Bar:
+        n = 0.0
+
+        def update(self, by: float) -> None:
+            self.n += by
+
+        def set_postfix(self, shown: dict, refresh: bool = True) -> None:
+            self.shown = shown
+
+    progress = {"kind": "progress", "version": 1, "fraction": 0.5, "step": 4}
+    progress["custom_metrics"] = {"loss": 0.123456, "val_accuracy": 0.75}
+    job = Job(None, {"id": 1, "kind": "training.custom", "status": "running", "progress": progress})  # type: ignore[arg-type]
+    bar, seen = Bar(), {}
+    job._show(bar, seen)
+    assert bar.n == 50.0
+    assert bar.shown == {"status": "running", "step": 4, "loss": "0.1235", "val_accuracy": "0.75"}
