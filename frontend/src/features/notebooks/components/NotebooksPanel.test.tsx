@@ -105,6 +105,21 @@ describe('NotebooksPanel', () => {
     expect(screen.getByTestId('notebook-start')).toHaveTextContent('Start a new session');
   });
 
+  it("starts the next session with the previous one's settings", async () => {
+    const server = fakeApi({
+      [`GET ${LIST}`]: page([notebook({ status: 'stopped', open_url: null, idle_timeout_s: 1800, limits: { wall_time_s: 86400, memory_mb: 1024, cpus: 1 } })]),
+      [`POST ${LIST}`]: () => json(notebook({ status: 'starting', open_url: null }), 201),
+    });
+    const user = userEvent.setup();
+    renderWithApp(<NotebooksPanel projectId={3} />);
+    expect(await screen.findByTestId('notebook-memory-mb')).toHaveValue('1024');
+    expect(screen.getByTestId('notebook-idle-minutes')).toHaveValue('30');
+    expect(screen.getByTestId('notebook-limits')).toHaveTextContent(/^1024 MiB, 1 CPU$/);
+    await user.click(screen.getByTestId('notebook-start'));
+    await waitFor(() => expect(server.callsTo('POST', LIST)).toHaveLength(1));
+    expect(server.callsTo('POST', LIST)[0].body).toEqual({ project: 3, idle_timeout_s: 1800, limits: { memory_mb: 1024, cpus: 1 } });
+  });
+
   it('shows why a notebook failed and lets the user start another', async () => {
     fakeApi({
       [`GET ${LIST}`]: page([notebook({ status: 'failed', open_url: null, stop_reason: 'the server did not answer within 120 s' })]),

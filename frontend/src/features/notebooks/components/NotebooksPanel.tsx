@@ -35,12 +35,15 @@ function StatusBadge({ status }: { status: NotebookStatus }) {
   );
 }
 
-function StartForm({ projectId, canEdit, again }: { projectId: number; canEdit: boolean; again: boolean }) {
+/** Start a server: the previous session's settings when there was one, else the defaults. */
+function StartForm({ projectId, canEdit, previous }: { projectId: number; canEdit: boolean; previous: Notebook | null }) {
   const { t } = useTranslation(['notebooks', 'common']);
   const start = useStartNotebook(projectId);
-  const [idleMinutes, setIdleMinutes] = useState<number | string>(DEFAULT_IDLE_MINUTES);
-  const [memoryMb, setMemoryMb] = useState<number | string>(DEFAULT_MEMORY_MB);
-  const [cpus, setCpus] = useState<number | string>(DEFAULT_CPUS);
+  const [idleMinutes, setIdleMinutes] = useState<number | string>(
+    previous ? Math.max(1, Math.round(previous.idle_timeout_s / 60)) : DEFAULT_IDLE_MINUTES,
+  );
+  const [memoryMb, setMemoryMb] = useState<number | string>(previous?.limits.memory_mb ?? DEFAULT_MEMORY_MB);
+  const [cpus, setCpus] = useState<number | string>(previous?.limits.cpus ?? DEFAULT_CPUS);
   const valid = [idleMinutes, memoryMb, cpus].every((value) => typeof value === 'number' && value > 0);
 
   const submit = () => {
@@ -95,7 +98,7 @@ function StartForm({ projectId, canEdit, again }: { projectId: number; canEdit: 
         <Group justify="flex-end">
           <WithReason reason={reason}>
             <Button onClick={submit} loading={start.isPending} disabled={reason !== null} data-testid="notebook-start">
-              {again ? t('start.again') : t('start.button')}
+              {previous ? t('start.again') : t('start.button')}
             </Button>
           </WithReason>
         </Group>
@@ -215,7 +218,7 @@ export function NotebooksPanel({ projectId, canEdit = true }: { projectId: numbe
       {isError && <Alert color="red">{errorMessage(error)}</Alert>}
       {!isPending && !isError && notebook && <NotebookCard notebook={notebook} projectId={projectId} canEdit={canEdit} />}
       {!isPending && !isError && (!notebook || !isLive(notebook.status)) && (
-        <StartForm projectId={projectId} canEdit={canEdit} again={notebook !== null} />
+        <StartForm projectId={projectId} canEdit={canEdit} previous={notebook ?? null} />
       )}
     </Stack>
   );
