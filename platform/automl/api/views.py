@@ -49,7 +49,7 @@ class StudyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
 
     @extend_schema(
         request=PolymorphicProxySerializer(
-            component_name="StudyCreateRequest",
+            component_name="StudyStart",
             serializers=[StudyCreateSerializer, CustomStudyCreateSerializer],
             resource_type_field_name=None,
         ),

@@ -14,4 +14,6 @@ export const automlKeys = {
   datasets: datasetKeys.list,
   versions: (datasetId: number) => ['automl', 'versions', datasetId] as const,
   templates: templateKeys.all,
+  // the custom-code source's archive picker (a page of its own shape, apart from the Code tab's list)
+  codeArchives: (projectId: number) => ['automl', 'code-archives', projectId] as const,
 };

@@ -9,6 +9,8 @@ type Props = {
   parameters: string[];
   errors: Record<string, string>;
   onReset?: () => void;
+  /** Names are typed, not picked (a custom-code study searches its code's own hyperparameters). */
+  freeNames?: boolean;
 };
 
 function parseChoices(text: string): ParamValue[] {
@@ -28,7 +30,7 @@ function parseChoices(text: string): ParamValue[] {
  * int range, optionally on a log scale, or categorical choices). Errors are keyed like the server's
  * (`search_space[1].high`) and shown under the field they name.
  */
-export function SearchSpaceEditor({ value, onChange, parameters, errors, onReset }: Props) {
+export function SearchSpaceEditor({ value, onChange, parameters, errors, onReset, freeNames = false }: Props) {
   const { t } = useTranslation('automl');
   const update = (index: number, patch: Partial<SearchDimension>) =>
     onChange(value.map((dim, i) => (i === index ? ({ ...dim, ...patch } as SearchDimension) : dim)));
@@ -51,14 +53,25 @@ export function SearchSpaceEditor({ value, onChange, parameters, errors, onReset
           {value.map((dim, index) => (
             <Table.Tr key={`${index}-${dim.name}-${dim.type}`} data-testid={`dim-${index}`}>
               <Table.Td>
-                <NativeSelect
-                  aria-label={t('editor.parameter')}
-                  data={[...new Set(['', ...parameters, dim.name])]}
-                  value={dim.name}
-                  onChange={(event) => update(index, { name: event.currentTarget.value })}
-                  error={error(index, 'name')}
-                  data-testid={`dim-${index}-name`}
-                />
+                {freeNames ? (
+                  <TextInput
+                    aria-label={t('editor.parameter')}
+                    placeholder={t('custom.namePlaceholder')}
+                    defaultValue={dim.name}
+                    onBlur={(event) => update(index, { name: event.currentTarget.value.trim() })}
+                    error={error(index, 'name')}
+                    data-testid={`dim-${index}-name`}
+                  />
+                ) : (
+                  <NativeSelect
+                    aria-label={t('editor.parameter')}
+                    data={[...new Set(['', ...parameters, dim.name])]}
+                    value={dim.name}
+                    onChange={(event) => update(index, { name: event.currentTarget.value })}
+                    error={error(index, 'name')}
+                    data-testid={`dim-${index}-name`}
+                  />
+                )}
               </Table.Td>
               <Table.Td>
                 <NativeSelect
@@ -67,7 +80,10 @@ export function SearchSpaceEditor({ value, onChange, parameters, errors, onReset
                   value={dim.type}
                   onChange={(event) => {
                     const type = event.currentTarget.value as SearchDimension['type'];
-                    update(index, type === 'categorical' ? { type, choices: dim.choices ?? [] } : { type, low: dim.low ?? 0, high: dim.high ?? 1 });
+                    // a dimension keeps only its type's fields (a categorical one has no range, a range no choices)
+                    const next: SearchDimension =
+                      type === 'categorical' ? { name: dim.name, type, choices: dim.choices ?? [] } : { name: dim.name, type, low: dim.low ?? 0, high: dim.high ?? 1, log: dim.log ?? false };
+                    onChange(value.map((row, i) => (i === index ? next : row)));
                   }}
                   error={error(index, 'type')}
                   data-testid={`dim-${index}-type`}

@@ -2,6 +2,7 @@ import { Anchor, Table, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { translateDynamic } from '@/i18n';
+import { customCodeOf } from '../api/customStudies';
 import { formatValue } from '../api/studies';
 import { useStudies } from '../hooks/useStudies';
 import { StateBadge } from './StateBadge';
@@ -40,7 +41,8 @@ export function StudiesTable({ projectId }: { projectId?: number }) {
                 </Anchor>
               </Table.Td>
               <Table.Td>
-                {study.dataset_name} {study.dataset_version_name}
+                {customCodeOf(study) ? t('custom.list.code', { code: customCodeOf(study)?.code_name }) : ''}
+                {study.dataset_name ?? ''} {study.dataset_version_name ?? ''}
               </Table.Td>
               <Table.Td>
                 <StateBadge kind="study" state={study.status} testId={`study-${study.id}-status`} />

@@ -1,4 +1,4 @@
-import { Alert, Button, Group, NativeSelect, NumberInput, Paper, SimpleGrid, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, NativeSelect, NumberInput, Paper, SegmentedControl, SimpleGrid, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '@/api/client';
@@ -16,10 +16,13 @@ import {
   type StudyDefaults,
 } from '../api/studies';
 import { useCreateStudy, useDatasets, useDatasetVersions, useProjects, useStudyDefaults, useTemplates } from '../hooks/useStudies';
+import { CustomStudyForm } from './CustomStudyForm';
 import { SearchSpaceEditor } from './SearchSpaceEditor';
 
+export type StudySource = 'template' | 'custom';
+
 type Props = {
-  initial?: { project?: number; dataset?: number; version?: number };
+  initial?: { project?: number; dataset?: number; version?: number; source?: StudySource; codeArchive?: number };
   onCreated: (study: Study) => void;
   /** The caller's role per workspace id (from the workspaces list): a viewer cannot start a study there. */
   roles?: Record<number, string | null | undefined>;
@@ -68,7 +71,34 @@ function DefaultsReason({ defaults }: { defaults: StudyDefaults }) {
   );
 }
 
+/**
+ * A new study: over a task template on a dataset version (the template's search space), or over the
+ * user's own code (a code archive; its hyperparameters and the metric it reports are the user's).
+ */
 export function StudyForm({ initial, onCreated, roles }: Props) {
+  const { t } = useTranslation('automl');
+  const [source, setSource] = useState<StudySource>(initial?.source ?? 'template');
+  return (
+    <Stack>
+      <SegmentedControl
+        value={source}
+        onChange={(value) => setSource(value as StudySource)}
+        data={[
+          { value: 'template', label: t('custom.sourceTemplate') },
+          { value: 'custom', label: t('custom.sourceCustom') },
+        ]}
+        data-testid="study-source"
+      />
+      {source === 'custom' ? (
+        <CustomStudyForm initial={{ project: initial?.project, codeArchive: initial?.codeArchive }} onCreated={onCreated} roles={roles} />
+      ) : (
+        <TemplateStudyForm initial={initial} onCreated={onCreated} roles={roles} />
+      )}
+    </Stack>
+  );
+}
+
+function TemplateStudyForm({ initial, onCreated, roles }: Props) {
   const { t } = useTranslation('automl');
   const [project, setProject] = useState<number | null>(initial?.project ?? null);
   const [dataset, setDataset] = useState<number | null>(initial?.dataset ?? null);

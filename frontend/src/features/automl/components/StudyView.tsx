@@ -15,6 +15,7 @@ import { usePromote, useResults, useStudy, useStudyAction, useTrials } from '../
 import { StateBadge } from './StateBadge';
 import { HistoryChart, ImportanceChart, IntermediateChart, ParallelCoordinates } from './StudyCharts';
 import { templateName } from '@/features/training';
+import { customCodeOf } from '../api/customStudies';
 
 /** The test metric a study's trials are judged by: test accuracy for classifiers, mAP@.5 for
  * detectors, MASE for forecasters (lower is better; a number, not a percentage). */
@@ -55,6 +56,7 @@ function TrialModel({ study, trial }: { study: Study; trial: Trial }) {
 function TrialsTable({ study, trials, space }: { study: Study; trials: Trial[]; space: string[] }) {
   const { t } = useTranslation('automl');
   const metric = testMetricOf(study.template);
+  const custom = customCodeOf(study) !== null; // a custom-code trial reports steps, and has no test split of its own
   return (
     <Table.ScrollContainer minWidth={640}>
       <Table striped withTableBorder data-testid="trials-table" data-rows={trials.length}>
@@ -66,8 +68,8 @@ function TrialsTable({ study, trials, space }: { study: Study; trials: Trial[]; 
             {space.map((name) => (
               <Table.Th key={name}>{name}</Table.Th>
             ))}
-            <Table.Th>{t('view.columns.epochs')}</Table.Th>
-            <Table.Th>{t(`view.columns.${metric.column}`)}</Table.Th>
+            <Table.Th>{custom ? t('custom.view.steps') : t('view.columns.epochs')}</Table.Th>
+            {!custom && <Table.Th>{t(`view.columns.${metric.column}`)}</Table.Th>}
             <Table.Th>{t('view.columns.duration')}</Table.Th>
             <Table.Th>{t('view.columns.job')}</Table.Th>
             <Table.Th>{t('view.columns.model')}</Table.Th>
@@ -88,7 +90,7 @@ function TrialsTable({ study, trials, space }: { study: Study; trials: Trial[]; 
                 {trial.intermediate.length}
                 {trial.pruned_at_epoch ? t('view.prunedSuffix') : ''}
               </Table.Td>
-              <Table.Td data-testid={`trial-${trial.number}-test`}>{formatValue(testValue(trial.test_metrics, metric), 3)}</Table.Td>
+              {!custom && <Table.Td data-testid={`trial-${trial.number}-test`}>{formatValue(testValue(trial.test_metrics, metric), 3)}</Table.Td>}
               <Table.Td>{trial.duration_seconds === null ? '—' : formatSeconds(trial.duration_seconds)}</Table.Td>
               <Table.Td>
                 {trial.job ? (
@@ -233,6 +235,7 @@ export function StudyView({ studyId }: { studyId: number }) {
   const rows = trials.data ?? [];
   const maximize = study.objective.direction !== 'minimize';
   const finished = !live;
+  const code = customCodeOf(study);
   return (
     <Stack data-testid="study-view" data-status={study.status} miw={0}>
       <Group justify="space-between" align="flex-start" wrap="wrap">
@@ -244,10 +247,19 @@ export function StudyView({ studyId }: { studyId: number }) {
             <StateBadge kind="study" state={study.status} testId="study-status" />
           </Group>
           <Text size="sm" c="dimmed">
-            {t('view.subtitle', { template: templateName(study.template) })}{' '}
-            <Anchor component={Link} to={`/datasets/${study.dataset}/versions`} size="sm">
-              {study.dataset_name} {study.dataset_version_name}
-            </Anchor>{' '}
+            {code ? (
+              <span data-testid="study-custom-code">
+                {t('custom.view.subtitle', { code: code.code_name, entry: code.entry_point })}
+                {study.dataset !== null ? ` ${t('custom.view.on')} ` : ''}
+              </span>
+            ) : (
+              <>{t('view.subtitle', { template: templateName(study.template) })} </>
+            )}
+            {study.dataset !== null && (
+              <Anchor component={Link} to={`/datasets/${study.dataset}/versions`} size="sm">
+                {study.dataset_name} {study.dataset_version_name}
+              </Anchor>
+            )}{' '}
             ·{' '}
             {t('view.config', {
               sampler: translateDynamic(`automl:sampler.${study.sampler_in_use}`, study.sampler_in_use),
@@ -272,7 +284,14 @@ export function StudyView({ studyId }: { studyId: number }) {
       {study.best_trial && (
         <Paper withBorder p="sm" data-testid="best-trial">
           <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-            {testMetricOf(study.template).key === 'accuracy' ? (
+            {code ? (
+              <Trans
+                t={t}
+                i18nKey="custom.view.bestTrial"
+                values={{ number: study.best_trial.number, value: formatValue(study.best_trial.value), metric: study.objective.metric }}
+                components={{ b: <b /> }}
+              />
+            ) : testMetricOf(study.template).key === 'accuracy' ? (
               <Trans
                 t={t}
                 i18nKey="view.bestTrial"
@@ -300,7 +319,7 @@ export function StudyView({ studyId }: { studyId: number }) {
           </Text>
         </Paper>
       )}
-      {results.data && <LiftReport lift={results.data.lift} template={study.template} />}
+      {results.data && !code && <LiftReport lift={results.data.lift} template={study.template} />}
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <HistoryChart history={results.data?.history ?? []} finished={finished} />
         <ParallelCoordinates space={study.search_space} trials={rows} maximize={maximize} finished={finished} />

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { listTemplates } from '@/api/templates';
+import { createCustomStudy, listCodeArchives } from '../api/customStudies';
 import { automlKeys } from '../api/keys';
 import {
   createStudy,
@@ -106,4 +107,17 @@ export function useDatasetVersions(datasetId: number | null) {
 
 export function useTemplates() {
   return useQuery({ queryKey: automlKeys.templates, queryFn: listTemplates, staleTime: 5 * 60_000 });
+}
+
+export function useCreateCustomStudy() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: createCustomStudy,
+    meta: { handlesOwnErrors: true },
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: automlKeys.studies }),
+  });
+}
+
+export function useCodeArchives(projectId: number | null) {
+  return useQuery({ queryKey: automlKeys.codeArchives(projectId ?? -1), queryFn: () => listCodeArchives(projectId as number), enabled: projectId !== null });
 }
