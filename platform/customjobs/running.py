@@ -4,7 +4,7 @@
 trial over custom code, which passes ``on_metrics``). It
 
 1. hardens SAMPAN_HOME (``config.env.sampan_home_harden``: blobs, databases and the broker private to
-   the platform's user) and makes the job's working folder ``SAMPAN_SANDBOX_ROOT/jobs/<job id>/``
+   the platform's user) and makes the job's working folder ``SAMPAN_SANDBOX_ROOT/jobs/<id>-<created>/``
    (``code/``, ``data/``, ``output/``, ``home/``), fresh on every attempt;
 2. extracts the code archive (checked against its sha256; a zip entry that is absolute, climbs out with
    ``..`` or is a link is refused) and materialises the dataset version in the documented layout;
@@ -134,8 +134,14 @@ class JobLog:
 # --- the working folder --------------------------------------------------------------------------
 
 
+def _work_dir_name(pk: int, created_at) -> str:
+    return f"{pk}-{created_at:%Y%m%d%H%M%S%f}"
+
+
 def job_work_dir(job: Job) -> Path:
-    return Path(settings.SAMPAN_SANDBOX_ROOT) / "jobs" / str(job.pk)
+    """``SAMPAN_SANDBOX_ROOT/jobs/<id>-<created>``: the creation time keeps the name unique if the
+    database is reset (or another one shares SAMPAN_HOME), as training's run folders do."""
+    return Path(settings.SAMPAN_SANDBOX_ROOT) / "jobs" / _work_dir_name(job.pk, job.created_at)
 
 
 def _sandbox_user() -> str | None:
@@ -162,8 +168,8 @@ def _make_private_dir(path: Path, mode: int) -> None:
 
 
 def prepare_work_dir(job: Job) -> Path:
-    """A fresh ``SAMPAN_SANDBOX_ROOT/jobs/<id>/`` (0711: the sandbox user reaches only what the runner
-    hands it; nobody lists the jobs)."""
+    """A fresh working folder (:func:`job_work_dir`; ``jobs/`` is 0711: the sandbox user reaches only
+    what the runner hands it, and nobody lists the jobs); ended jobs' folders are swept first."""
     root = Path(settings.SAMPAN_SANDBOX_ROOT)
     root.mkdir(parents=True, exist_ok=True)
     _make_private_dir(root, 0o711)
@@ -177,6 +183,7 @@ def prepare_work_dir(job: Job) -> Path:
                 "let other users pass through. Set SAMPAN_SANDBOX_ROOT to a folder outside private homes "
                 "(e.g. /var/lib/sampan/sandbox)."
             )
+    sweep_work_dirs()
     work = job_work_dir(job)
     remove_work_dir(work)
     work.mkdir(mode=0o711)
@@ -184,6 +191,27 @@ def prepare_work_dir(job: Job) -> Path:
     for name in ("code", "data"):
         (work / name).mkdir(mode=0o755)
     return work
+
+
+def sweep_work_dirs() -> list[int]:
+    """Remove the working folders of jobs that have ended (a worker killed mid-run leaves its folder;
+    the job was failed or retried elsewhere since). A folder of a job still queued or running (maybe
+    on another host sharing the folder), or one this database does not know, is left alone. Returns
+    the ids swept."""
+    jobs_dir = Path(settings.SAMPAN_SANDBOX_ROOT) / "jobs"
+    try:
+        names = {entry.name for entry in os.scandir(jobs_dir)}
+    except OSError:
+        return []
+    ids = {int(name.split("-", 1)[0]) for name in names if re.match(r"^\d+-\d{20}$", name)}
+    ended = Job.objects.filter(pk__in=ids, status__in=["succeeded", "failed", "cancelled"])
+    swept = []
+    for pk, created_at in ended.values_list("pk", "created_at"):
+        name = _work_dir_name(pk, created_at)
+        if name in names:
+            remove_work_dir(jobs_dir / name)
+            swept.append(pk)
+    return sorted(swept)
 
 
 def remove_work_dir(work: Path) -> None:

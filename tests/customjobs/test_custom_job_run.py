@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from pathlib import Path
 
 import pytest
 from jobs.models import JobEvent, JobLogLine
@@ -50,6 +49,7 @@ def curve_points(job) -> list[tuple[int, dict]]:
 def test_digits_example_becomes_an_evaluated_model_version_that_deploys_and_predicts(
     live_worker, tenants, api_client, settings
 ):
+    from customjobs.running import job_work_dir
     from deploy import services as deploy_services
     from training.models import ModelVersion
 
@@ -81,7 +81,7 @@ def test_digits_example_becomes_an_evaluated_model_version_that_deploys_and_pred
     assert seqs == list(range(1, len(seqs) + 1))
     if os.geteuid() == 0:
         assert result["isolation"]["user"] is True
-    assert not (Path(settings.SAMPAN_SANDBOX_ROOT) / "jobs" / str(job.pk)).exists(), "work dir removed"
+    assert not job_work_dir(job).exists(), "work dir removed"
 
     model = ModelVersion.objects.get(pk=result["model_version"])
     assert result["model_version_name"] == model.name == "V1"

@@ -57,3 +57,25 @@ def test_a_failure_names_the_exit_code_and_the_last_traceback():
     assert failure_message(limit, stderr) == "stopped: used 412 MiB, over 256 MiB"
     assert failure_message(dict(result, exit_code=0), stderr) is None
     assert failure_message({"stopped": "pruned", "exit_code": 1, "reason": ""}, stderr) is None
+
+
+def test_work_dirs_of_ended_jobs_are_swept(tenants, settings, tmp_path):
+    from customjobs.running import job_work_dir, sweep_work_dirs
+    from jobs.models import Job
+
+    from tests.jobs.factories import job as make_job
+
+    settings.SAMPAN_SANDBOX_ROOT = tmp_path / "sandbox"
+    jobs = {}
+    for status in ("running", "failed", "succeeded"):
+        row = make_job(tenants["project_a"], kind="system.check", params={"seconds": 1}, created_by=None)
+        Job.objects.filter(pk=row.pk).update(status=status)
+        (job_work_dir(row) / "output").mkdir(parents=True)
+        jobs[status] = row
+    # the same id made by another database sharing SAMPAN_HOME (another creation time): not ours to remove
+    other = settings.SAMPAN_SANDBOX_ROOT / "jobs" / f"{jobs['failed'].pk}-20000101000000000000"
+    other.mkdir()
+
+    assert sweep_work_dirs() == sorted([jobs["failed"].pk, jobs["succeeded"].pk])
+    left = sorted(p.name for p in (settings.SAMPAN_SANDBOX_ROOT / "jobs").iterdir())
+    assert left == sorted([job_work_dir(jobs["running"]).name, other.name])
