@@ -9,6 +9,7 @@ import importlib.util
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -330,3 +331,80 @@ def test_the_digits_example_trains_streams_metrics_and_writes_a_model_the_platfo
     )
     assert checked_classes == [str(d) for d in range(10)]
     assert spec["image_size"] == [28, 28] and spec == preprocessing
+
+
+TABULAR_EXAMPLE = REPO / "examples" / "custom-code" / "tabular-forest"
+
+
+def write_iris_layout(root: Path) -> Path:
+    """scikit-learn's bundled iris as a tabular dataset version's layout (materialize), with a
+    categorical column and a missing value, so the example's encoding is exercised."""
+    from sklearn.datasets import load_iris
+
+    from workers.custom_code.layout import materialize
+
+    iris = load_iris()
+    names = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
+    rng = np.random.default_rng(0)
+    samples = []
+    for index, (row, label) in enumerate(zip(iris.data, iris.target, strict=True)):
+        values = {name: float(v) for name, v in zip(names, row, strict=True)}
+        values["garden"] = ["north", "south"][index % 2]
+        if index == 3:
+            values["sepal_width"] = None
+        split = ["train", "train", "train", "val", "test"][int(rng.integers(5))]
+        samples.append({"id": index, "values": values, "label": int(label), "split": split})
+    manifest = {
+        "kind": "tabular",
+        "task": "classification",
+        "target": "species",
+        "classes": list(iris.target_names),
+        "columns": [
+            *({"name": n, "type": "numeric"} for n in names),
+            {"name": "garden", "type": "categorical"},
+        ],
+        "samples": samples,
+    }
+    materialize(manifest, root, dataset_version=52, task="tabular_classification")
+    return root
+
+
+def test_the_tabular_example_runs_as_a_module_with_curves_and_an_artifact(tmp_path):
+    root = write_iris_layout(tmp_path / "data")
+    data = run.dataset(root)
+    assert data.data_kind == "tabular" and data.target == "species"
+    assert set(data.table("train").columns) >= {"sepal_length", "garden", "species", "_id"}
+    code = tmp_path / "code"  # the worker runs a copy of the code, in its folder
+    shutil.copytree(TABULAR_EXAMPLE, code, ignore=shutil.ignore_patterns("__pycache__"))
+    worker = Worker()
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path),
+        "OMP_NUM_THREADS": "1",
+        "SAMPAN_DATA_DIR": str(root),
+        "SAMPAN_OUTPUT_DIR": str(tmp_path / "output"),
+        "SAMPAN_PARAMS": json.dumps({"n_estimators": 30}),
+        **worker.env(),
+    }
+    child = subprocess.run(
+        [sys.executable, "-u", "-m", "trainer", "--n_estimators=30"],
+        cwd=code,
+        env=env,
+        pass_fds=(worker.events_w, worker.reply_r),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    worker.close_child_ends()
+    events = worker.finish()
+    assert child.returncode == 0, child.stderr[-3000:]
+    metrics = [e for e in events if e["kind"] == "metrics"]
+    assert [e["step"] for e in metrics] == [10, 20, 30]
+    assert all(0.8 <= e["metrics"]["val_accuracy"] <= 1.0 for e in metrics), metrics  # iris is easy
+    artifacts = [e for e in events if e["kind"] == "artifact"]
+    assert artifacts == [
+        {"kind": "artifact", "version": 1, "path": "importances.json", "name": "importances.json"}
+    ]
+    importances = json.loads((tmp_path / "output" / "importances.json").read_text())
+    assert next(iter(importances)).startswith("petal_")  # the petals separate the species
+    assert "garden_north" in importances and "training rows" in child.stdout
