@@ -248,3 +248,14 @@ def test_a_finished_custom_job_answers_its_result(tenants, api_client, zipped):
     body = alice.get(f"/api/v1/jobs/{created.json()['id']}/").json()
     assert body["status"] == "succeeded" and body["result"] == result
     assert body["params"]["kind"] == "training.custom" and body["params"]["spec"]["entry_point"] == "train.py"
+
+
+def test_a_retried_post_with_its_idempotency_key_starts_one_job(tenants, api_client, zipped, token_for):
+    alice = api_client()  # as the SDK calls it: with a personal token
+    alice.credentials(HTTP_AUTHORIZATION=f"Bearer {token_for(tenants['alice'])}")
+    body = {"project": tenants["project_a"].pk, "code_archive": zipped.pk, "hyperparameters": {"lr": 0.1}}
+    first = alice.post(URL, body, format="json", HTTP_IDEMPOTENCY_KEY="run-1")
+    again = alice.post(URL, body, format="json", HTTP_IDEMPOTENCY_KEY="run-1")
+    assert first.status_code == again.status_code == 201
+    assert again.json()["id"] == first.json()["id"] and again["Idempotent-Replayed"] == "true"
+    assert Job.objects.filter(kind="training.custom").count() == 1
