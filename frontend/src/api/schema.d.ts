@@ -207,6 +207,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/code-archives/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Uploaded training code: a script, a zip of a folder or a notebook, checked when uploaded
+         *     (never run by the web process) and immutable; a custom job runs one.
+         */
+        get: operations["code_archives_list"];
+        put?: never;
+        /**
+         * Upload training code (.py, .zip or .ipynb); 400 code_archive_invalid names what is wrong
+         * @description Uploaded training code: a script, a zip of a folder or a notebook, checked when uploaded
+         *     (never run by the web process) and immutable; a custom job runs one.
+         */
+        post: operations["code_archives_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/code-archives/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Uploaded training code: a script, a zip of a folder or a notebook, checked when uploaded
+         *     (never run by the web process) and immutable; a custom job runs one.
+         */
+        get: operations["code_archives_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/code-archives/{id}/files/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One file of the code as text (UTF-8, at most 1 MiB; 400 code_file_not_text otherwise)
+         * @description Uploaded training code: a script, a zip of a folder or a notebook, checked when uploaded
+         *     (never run by the web process) and immutable; a custom job runs one.
+         */
+        get: operations["code_archives_files_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/custom-jobs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run uploaded code as a training job (kind training.custom)
+         * @description 400 custom_job_invalid names a refused field (entry point not in the code, a hyperparameter name, a dataset version of another project); 400 custom_job_limit_too_high names the platform's cap a limit is over.
+         */
+        post: operations["custom_jobs_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/datasets/": {
         parameters: {
             query?: never;
@@ -1483,6 +1569,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs/{id}/artifacts/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file a custom run kept with log_artifact (one of result.artifacts)
+         * @description Background jobs in the caller's workspaces, with live status and a progress series.
+         */
+        get: operations["jobs_artifacts_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/jobs/{id}/cancel/": {
         parameters: {
             query?: never;
@@ -1509,6 +1615,26 @@ export interface paths {
         };
         /** @description Background jobs in the caller's workspaces, with live status and a progress series. */
         get: operations["jobs_events_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}/logs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The job's output lines (stdout, stderr, system) in order, a page at a time
+         * @description Follow a running job by asking again with after=next_after; finished is true once the job is in a final state and every line has been answered.
+         */
+        get: operations["jobs_logs_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1922,6 +2048,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/notebooks/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The caller's own notebook servers (JupyterLab on a worker host, the SDK configured for them).
+         *     Someone else's notebook, even in the same workspace, is a 404.
+         */
+        get: operations["notebooks_list"];
+        put?: never;
+        /**
+         * Start a notebook server in a project (or get the one already running there)
+         * @description The caller's own notebook servers (JupyterLab on a worker host, the SDK configured for them).
+         *     Someone else's notebook, even in the same workspace, is a 404.
+         */
+        post: operations["notebooks_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notebooks/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The caller's own notebook servers (JupyterLab on a worker host, the SDK configured for them).
+         *     Someone else's notebook, even in the same workspace, is a 404.
+         */
+        get: operations["notebooks_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notebooks/{id}/stop/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop the server: files are saved, its SDK token revoked
+         * @description The caller's own notebook servers (JupyterLab on a worker host, the SDK configured for them).
+         *     Someone else's notebook, even in the same workspace, is a 404.
+         */
+        post: operations["notebooks_stop_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/packages/": {
         parameters: {
             query?: never;
@@ -2024,7 +2216,7 @@ export interface paths {
         get: operations["studies_list"];
         put?: never;
         /**
-         * Start a study: its first `parallelism` trials are queued at once
+         * Start a study over a template (dataset_version) or over custom code (code_archive): its first `parallelism` trials are queued at once
          * @description Hyperparameter studies: trials are training runs on workers; results, pause/resume/stop, promote.
          */
         post: operations["studies_create"];
@@ -2877,6 +3069,10 @@ export interface components {
             value: number | string | boolean;
             preset_value: number | string | boolean;
             reason: string;
+            reason_code?: string;
+            reason_params?: {
+                [key: string]: number | string;
+            };
         };
         /** @description Where a model version promoted from a study's trial comes from (``automl.services.trial_promote``). */
         AutomlLineage: {
@@ -3715,6 +3911,57 @@ export interface components {
          * @enum {string}
          */
         ClassificationReportKindEnum: "classification_report";
+        CodeArchive: {
+            readonly id: number;
+            readonly workspace: number;
+            readonly project: number;
+            readonly name: string;
+            /** @description The uploaded file's name. */
+            readonly filename: string;
+            readonly code_kind: components["schemas"]["CodeArchiveCodeKindEnum"];
+            readonly sha256: string;
+            readonly size_bytes: number;
+            /** @description What the code holds. */
+            readonly files: components["schemas"]["CodeFile"][];
+            /** @description The file or module a job runs unless it names another. */
+            readonly entry_point: string;
+            /** @description requirements.txt found in the code (a job may add or replace it). */
+            readonly requirements: string;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        /**
+         * @description * `script` - A Python script (.py)
+         *     * `zip` - A zip of a folder (scripts, modules, data files)
+         *     * `notebook` - A Jupyter notebook (.ipynb)
+         * @enum {string}
+         */
+        CodeArchiveCodeKindEnum: "script" | "zip" | "notebook";
+        CodeArchiveCreateRequest: {
+            /** @description The project the code belongs to. */
+            project: number;
+            /**
+             * Format: binary
+             * @description A Python script (.py, must compile), a zip of a folder (.zip; its requirements.txt at the top is read) or a Jupyter notebook (.ipynb, nbformat 4).
+             */
+            file: string;
+            /** @description Defaults to the file's name. */
+            name?: string;
+            /** @description The file or module a job runs by default: a .py or .ipynb path in the code or a module (pkg.train). Defaults to the file itself, or a zip's train.py, main.py, __main__.py or its only top-level .py. */
+            entry_point?: string;
+        };
+        CodeFile: {
+            /** @description The file's path inside the code (POSIX, relative). */
+            path: string;
+            size_bytes: number;
+        };
+        CodeFileText: {
+            path: string;
+            /** @description The file's text (UTF-8, at most 1 MiB). */
+            text: string;
+        };
         /**
          * @description * `RGB` - RGB
          * @enum {string}
@@ -3824,6 +4071,10 @@ export interface components {
             };
             candidates?: components["schemas"]["CandidateScore"][];
             reason: string;
+            reason_code?: string;
+            reason_params?: {
+                [key: string]: number;
+            };
         };
         /**
          * @description * `cross_validation` - cross_validation
@@ -3844,6 +4095,238 @@ export interface components {
             label: number | null;
             label_name: string | null;
             label_version: number;
+        };
+        /** @description What a custom-code study runs (``Study.custom_code``). */
+        CustomCode: {
+            code_archive: number;
+            code_name: string;
+            code_sha256: string;
+            code_kind: string;
+            entry_point: string;
+            args: string[];
+            requirements: string;
+            requirements_hash: string;
+            limits: components["schemas"]["CustomLimits"];
+            network: boolean;
+        };
+        CustomJobCreateRequest: {
+            /** @description The project the job belongs to (the code's). */
+            project: number;
+            /** @description The uploaded code to run. */
+            code_archive: number;
+            /** @description A .py or .ipynb path in the code, or a module (pkg.train); defaults to the code's. */
+            entry_point?: string;
+            /** @description Command-line arguments, passed as given before the hyperparameters. */
+            args?: string[];
+            /** @description name -> value, passed as --name=value and readable as sampan.run.params. */
+            hyperparameters?: {
+                [key: string]: number | string | boolean;
+            };
+            /** @description pip requirement lines; defaults to the code's requirements.txt ('' for none). */
+            requirements?: string | null;
+            /** @description A dataset version of the project, materialised for the code in $SAMPAN_DATA_DIR. */
+            dataset_version?: number | null;
+            /** @default cpu */
+            queue: components["schemas"]["DeviceEnum"];
+            /** @description Defaults from the platform's settings, up to its caps. */
+            limits?: components["schemas"]["CustomJobLimitsRequest"];
+            /** @description May the code open network connections (default: the platform's setting). */
+            network?: boolean | null;
+            /** @description Defaults to the code's name. */
+            name?: string;
+        };
+        CustomJobLimitsRequest: {
+            /** @description Seconds before the run is stopped. */
+            wall_time_s?: number;
+            /** @description Resident memory of the run's whole process tree, MiB. */
+            memory_mb?: number;
+            /** @description CPU cores (and threads) the run may use. */
+            cpus?: number;
+        };
+        /** @description What made a model version trained by custom code (kept on the model version). */
+        CustomJobLineage: {
+            kind: components["schemas"]["CustomJobLineageKindEnum"];
+            version: number;
+            code_archive: number;
+            code_sha256: string;
+            code_name: string;
+            entry_point: string;
+            args: string[];
+            hyperparameters: {
+                [key: string]: number | string | boolean;
+            };
+            requirements: string;
+            requirements_hash: string;
+            dataset_version: number | null;
+            environment: components["schemas"]["RunEnvironment"];
+            job: number;
+        };
+        /**
+         * @description * `custom_job_lineage` - custom_job_lineage
+         * @enum {string}
+         */
+        CustomJobLineageKindEnum: "custom_job_lineage";
+        /**
+         * @description A custom training job: the code archive, the spec the worker runs, the dataset version, its
+         *     display name, and the AutoML trial it is (custom-code studies).
+         */
+        CustomJobParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "training.custom";
+            version: number;
+            code_archive: number;
+            spec: components["schemas"]["CustomJobSpec"];
+            dataset_version: number | null;
+            name?: string;
+            trial?: number;
+        };
+        /**
+         * @description * `training.custom` - training.custom
+         * @enum {string}
+         */
+        CustomJobParamsKindEnum: "training.custom";
+        /**
+         * @description What a run produced (worker -> platform). ``exit_code`` is the process's (None when it was
+         *     killed); ``stopped`` says why it was stopped early, ``reason`` says it in words (the limit and
+         *     what was used); ``metrics`` holds each metric's last value; ``history`` every ``metrics``
+         *     event's step and values in order.
+         */
+        CustomJobResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "custom_job_result";
+            version: number;
+            exit_code: number | null;
+            stopped: (components["schemas"]["StoppedEnum"] | components["schemas"]["NullEnum"]) | null;
+            reason: string;
+            /** Format: double */
+            duration_s: number;
+            /** Format: double */
+            peak_memory_mb: number;
+            metrics: {
+                [key: string]: number;
+            };
+            history: {
+                [key: string]: number;
+            }[];
+            artifacts: {
+                [key: string]: string;
+            }[];
+            model: components["schemas"]["CustomModelOutput"] | null;
+            environment: components["schemas"]["RunEnvironment"];
+            requirements_hash: string;
+            isolation: {
+                [key: string]: boolean;
+            };
+            model_version?: number | null;
+            model_version_name?: string | null;
+        };
+        /**
+         * @description * `custom_job_result` - custom_job_result
+         * @enum {string}
+         */
+        CustomJobResultKindEnum: "custom_job_result";
+        /**
+         * @description Everything the worker needs to run a user's code (platform -> worker).
+         *
+         *     - ``entry_point``: a ``.py`` file in the code (``train.py``, ``src/train.py``), a module
+         *       (``trainer.main``, run as ``python -m``) or a notebook (``train.ipynb``, run cell by cell).
+         *     - ``args``: extra command-line arguments, as given; ``hyperparameters`` are passed after them
+         *       as ``--name=value`` and are readable as ``sampan.run.params``.
+         *     - ``requirements``: pip requirement lines installed into a virtual environment on top of the
+         *       worker's base environment, cached by ``requirements_hash`` (sha256 of the normalised lines).
+         *     - ``network``: whether the code may open network connections (off by default; enforced with a
+         *       network namespace where the host allows it).
+         *     - ``objective``: set for an AutoML trial: the metric name ``log_metrics`` reports to the study,
+         *       and its direction; each report may be answered with "prune".
+         */
+        CustomJobSpec: {
+            kind: components["schemas"]["CustomJobSpecKindEnum"];
+            version: number;
+            code_sha256: string;
+            code_kind: components["schemas"]["CustomJobSpecCodeKindEnum"];
+            entry_point: string;
+            args: string[];
+            hyperparameters: {
+                [key: string]: number | string | boolean;
+            };
+            requirements: string;
+            requirements_hash: string;
+            limits: components["schemas"]["ResourceLimits"];
+            network: boolean;
+            queue: components["schemas"]["DeviceEnum"];
+            objective?: {
+                [key: string]: string;
+            };
+        };
+        /**
+         * @description * `script` - script
+         *     * `zip` - zip
+         *     * `notebook` - notebook
+         * @enum {string}
+         */
+        CustomJobSpecCodeKindEnum: "script" | "zip" | "notebook";
+        /**
+         * @description * `custom_job_spec` - custom_job_spec
+         * @enum {string}
+         */
+        CustomJobSpecKindEnum: "custom_job_spec";
+        CustomLimits: {
+            wall_time_s?: number;
+            memory_mb?: number;
+            cpus?: number;
+        };
+        CustomLimitsRequest: {
+            wall_time_s?: number;
+            memory_mb?: number;
+            cpus?: number;
+        };
+        /**
+         * @description A model the code wrote to ``$SAMPAN_OUTPUT_DIR``: ``model.onnx``, ``labels.json`` and
+         *     ``preprocess.json`` (the same files, and the same checks, as an uploaded model).
+         */
+        CustomModelOutput: {
+            onnx: string;
+            labels: string;
+            preprocessing: string;
+        };
+        /**
+         * @description A custom-code study (``template="custom"``): each trial runs the code with sampled
+         *     hyperparameters; the code reports ``objective.metric`` with ``run.log_metrics``.
+         */
+        CustomStudyCreateRequest: {
+            /** @description Defaults to the code archive's project. */
+            project?: number;
+            name?: string;
+            code_archive: number;
+            /** @description Defaults to the archive's entry point. */
+            entry_point?: string;
+            args?: string[];
+            /** @description pip requirement lines; defaults to the archive's requirements.txt. */
+            requirements?: string | null;
+            dataset_version?: number | null;
+            /** @description A list of dimensions over the code's hyperparameters (required: no default). */
+            search_space: components["schemas"]["SearchDimensionRequest"][];
+            /** @description The metric the code reports with run.log_metrics and whether higher is better. */
+            objective: components["schemas"]["ObjectiveRequest"];
+            limits?: components["schemas"]["CustomLimitsRequest"];
+            /** @default false */
+            network: boolean;
+            /** @default tpe */
+            sampler: components["schemas"]["SamplerEnum"];
+            /** @default median */
+            pruner: components["schemas"]["PrunerEnum"];
+            n_trials: number;
+            timeout_seconds?: number | null;
+            /** @default 1 */
+            parallelism: number;
+            /** @default 0 */
+            seed: number;
         };
         /**
          * @description * `image` - image
@@ -4349,11 +4832,11 @@ export interface components {
             annotated: number;
         };
         /**
-         * @description * `gpu` - gpu
-         *     * `cpu` - cpu
+         * @description * `cpu` - cpu
+         *     * `gpu` - gpu
          * @enum {string}
          */
-        DeviceEnum: "gpu" | "cpu";
+        DeviceEnum: "cpu" | "gpu";
         /**
          * @description The device SDK: the archive, its fp32 and int8 models, the compression report, test vectors,
          *     files.
@@ -5037,7 +5520,7 @@ export interface components {
             readonly project: number | null;
             readonly kind: string;
             /** @description The job's parameters, by its kind. */
-            readonly params: components["schemas"]["SystemCheckParams"] | components["schemas"]["DatasetImportParams"] | components["schemas"]["TrainingRunParams"] | components["schemas"]["BackboneCheckParams"] | components["schemas"]["ModelImportParams"] | components["schemas"]["ModelEvaluationParams"] | components["schemas"]["TrialParams"] | components["schemas"]["ReportRunParams"] | components["schemas"]["BuildPackageParams"] | components["schemas"]["QualityReportJobParams"] | components["schemas"]["SmartRoundJobParams"] | components["schemas"]["BatchPredictJobParams"];
+            readonly params: components["schemas"]["SystemCheckParams"] | components["schemas"]["DatasetImportParams"] | components["schemas"]["TrainingRunParams"] | components["schemas"]["BackboneCheckParams"] | components["schemas"]["ModelImportParams"] | components["schemas"]["ModelEvaluationParams"] | components["schemas"]["TrialParams"] | components["schemas"]["ReportRunParams"] | components["schemas"]["BuildPackageParams"] | components["schemas"]["QualityReportJobParams"] | components["schemas"]["SmartRoundJobParams"] | components["schemas"]["BatchPredictJobParams"] | components["schemas"]["CustomJobParams"] | components["schemas"]["NotebookServeParams"];
             readonly status: components["schemas"]["JobStatusEnum"];
             readonly queue: string;
             /** @description Starts so far; the running attempt's number. */
@@ -5053,7 +5536,7 @@ export interface components {
             /** @description The latest progress report. */
             readonly progress: components["schemas"]["ProgressEvent"];
             /** @description A finished job's result, by its kind; null until then. */
-            readonly result: (components["schemas"]["SystemCheckResult"] | components["schemas"]["DatasetImportResult"] | components["schemas"]["TrainingJobResult"] | components["schemas"]["BackboneCheckResult"] | components["schemas"]["ModelImportResult"] | components["schemas"]["TrialResult"] | components["schemas"]["ReportRunResult"] | components["schemas"]["BuildPackageResult"] | components["schemas"]["QualityReportJobResult"] | components["schemas"]["SmartRoundJobResult"] | components["schemas"]["BatchPredictJobResult"]) | null;
+            readonly result: (components["schemas"]["SystemCheckResult"] | components["schemas"]["DatasetImportResult"] | components["schemas"]["TrainingJobResult"] | components["schemas"]["BackboneCheckResult"] | components["schemas"]["ModelImportResult"] | components["schemas"]["TrialResult"] | components["schemas"]["ReportRunResult"] | components["schemas"]["BuildPackageResult"] | components["schemas"]["QualityReportJobResult"] | components["schemas"]["SmartRoundJobResult"] | components["schemas"]["BatchPredictJobResult"] | components["schemas"]["CustomJobResult"]) | null;
             readonly error: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
@@ -5121,6 +5604,15 @@ export interface components {
          * @enum {string}
          */
         JobLogDataKindEnum: "job_log";
+        /** @description A page of a job's output (``GET /api/v1/jobs/{id}/logs/``). */
+        JobLogPage: {
+            /** @description Lines with seq > after, in order. */
+            lines: components["schemas"]["LogLine"][];
+            /** @description Ask again with after=next_after for what follows. */
+            next_after: number;
+            /** @description The job is in a final state and this page ends with its last line: nothing more comes. */
+            finished: boolean;
+        };
         /**
          * @description A status event's data: the status the job entered, on which attempt, and (when it started
          *     running) on which worker process.
@@ -5407,6 +5899,13 @@ export interface components {
          * @enum {string}
          */
         LiftStatusEnum: "disabled" | "not_started" | "running" | "finished";
+        /** @description One line of a job's output, as stored and served (``GET /api/v1/jobs/{id}/logs/``). */
+        LogLine: {
+            seq: number;
+            stream: components["schemas"]["StreamEnum"];
+            text: string;
+            at: string;
+        };
         LoginRequest: {
             username: string;
             password: string;
@@ -5580,10 +6079,11 @@ export interface components {
             readonly name: string;
             readonly number: number;
             /**
-             * @description trained: by a training job here; uploaded: an ONNX file or a state_dict a developer brought (its file, format and sha256 in params).
+             * @description trained: by a training job here; uploaded: an ONNX file or a state_dict a developer brought (its file, format and sha256 in params); custom: by a custom training job (its code, requirements, arguments and environment in lineage).
              *
              *     * `trained` - Trained on the platform
              *     * `uploaded` - Uploaded (bring your own model)
+             *     * `custom` - Trained by custom code on the platform
              */
             readonly source: components["schemas"]["ModelVersionSourceEnum"];
             readonly workspace: number;
@@ -5610,6 +6110,8 @@ export interface components {
             readonly preprocessing: (components["schemas"]["ImagePreprocessing"] | components["schemas"]["TextPreprocessing"] | components["schemas"]["TablePreprocessing"]) | null;
             readonly onnx_sha256: string;
             readonly metrics: components["schemas"]["ModelVersionMetrics"];
+            /** @description Made by custom code (source custom): the code (sha256), entry point, arguments, hyperparameters, requirements, dataset version and environment of the run; null otherwise. */
+            readonly lineage: components["schemas"]["CustomJobLineage"] | null;
             /** @description Forecasters: what a prediction request must send (frequency, fewest history points, largest horizon, quantiles, covariates); null for other templates. */
             readonly forecast_contract: components["schemas"]["ForecastContract"] | null;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
@@ -5750,9 +6252,10 @@ export interface components {
         /**
          * @description * `trained` - Trained on the platform
          *     * `uploaded` - Uploaded (bring your own model)
+         *     * `custom` - Trained by custom code on the platform
          * @enum {string}
          */
-        ModelVersionSourceEnum: "trained" | "uploaded";
+        ModelVersionSourceEnum: "trained" | "uploaded" | "custom";
         /**
          * @description * `onnx` - onnx
          *     * `state_dict` - state_dict
@@ -5788,10 +6291,74 @@ export interface components {
             /** @description Evaluate the model on this dataset version's test split (same project; its classes in the model's output order). */
             dataset_version?: number | null;
         };
+        Notebook: {
+            readonly id: number;
+            readonly project: number;
+            readonly status: components["schemas"]["NotebookStatusEnum"];
+            /** @description Where the server answers (without its secret). */
+            readonly url: string;
+            /** @description The server's address with its secret: only in its owner's answers, only while it runs. */
+            readonly open_url: string | null;
+            readonly idle_timeout_s: number;
+            readonly limits: components["schemas"]["ResourceLimits"];
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly last_activity_at: string | null;
+            /** Format: date-time */
+            readonly stopped_at: string | null;
+            readonly stop_reason: string;
+            readonly job: number | null;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        NotebookCreateRequest: {
+            project: number;
+            /** @description Stop the server after this long without activity (default SAMPAN_NOTEBOOK_IDLE_TIMEOUT_S). */
+            idle_timeout_s?: number;
+            limits?: components["schemas"]["NotebookLimitsRequestRequest"];
+        };
+        /** @description Any of the limits; the rest take the platform's defaults (``SAMPAN_CUSTOM_JOB_*``). */
+        NotebookLimitsRequestRequest: {
+            /** @description The server's lifetime cap (seconds). */
+            wall_time_s?: number;
+            /** @description Resident memory of server + kernels (MiB). */
+            memory_mb?: number;
+            /** @description CPU threads. */
+            cpus?: number;
+        };
+        NotebookServeParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "notebooks.serve";
+            version: number;
+            notebook: number;
+        };
+        /**
+         * @description * `notebooks.serve` - notebooks.serve
+         * @enum {string}
+         */
+        NotebookServeParamsKindEnum: "notebooks.serve";
+        /**
+         * @description * `starting` - Starting
+         *     * `running` - Running
+         *     * `stopping` - Stopping
+         *     * `stopped` - Stopped
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        NotebookStatusEnum: "starting" | "running" | "stopping" | "stopped" | "failed";
         /** @enum {unknown} */
         NullEnum: null;
         /** @description What trials are scored by: a progress metric and whether higher is better. */
         Objective: {
+            metric: string;
+            direction: components["schemas"]["DirectionEnum"];
+        };
+        /** @description What trials are scored by: a progress metric and whether higher is better. */
+        ObjectiveRequest: {
             metric: string;
             direction: components["schemas"]["DirectionEnum"];
         };
@@ -5942,6 +6509,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["CapturedRequest"][];
+        };
+        PaginatedCodeArchiveList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["CodeArchive"][];
         };
         PaginatedDatasetList: {
             /** @example 123 */
@@ -6137,6 +6719,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["ModelVersion"][];
+        };
+        PaginatedNotebookList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Notebook"][];
         };
         PaginatedPackageList: {
             /** @example 123 */
@@ -6549,6 +7146,8 @@ export interface components {
          *     - imports: ``processed`` of ``total`` files, ``imported`` samples, ``problems`` refused.
          *     - packages: ``size_bytes`` of the archive, ``top1_agreement`` of int8 with fp32.
          *     - system check: ``step`` of ``total``, ``gflops``.
+         *     - custom code (``sampan.run.log_metrics(step=..., **metrics)``): ``step`` and ``custom_metrics``,
+         *       the user's own metric names and values (finite floats), drawn as curves like a template's.
          */
         ProgressEvent: {
             /**
@@ -6610,6 +7209,9 @@ export interface components {
             top1_agreement?: number | null;
             /** Format: double */
             gflops?: number;
+            custom_metrics?: {
+                [key: string]: number;
+            };
         };
         /**
          * @description * `progress` - progress
@@ -6914,6 +7516,15 @@ export interface components {
          * @enum {string}
          */
         ResizeModeEnum: "stretch" | "center_crop";
+        /**
+         * @description What one run may use: wall time (seconds), resident memory of the whole process tree (MiB)
+         *     and CPU threads. The platform's caps (settings ``SAMPAN_CUSTOM_JOB_MAX_*``) bound each.
+         */
+        ResourceLimits: {
+            wall_time_s: number;
+            memory_mb: number;
+            cpus: number;
+        };
         /** @description The checkpoint a resumed run continued from. */
         ResumedFrom: {
             epoch: number;
@@ -6970,6 +7581,14 @@ export interface components {
          * @enum {string}
          */
         RoleEnum: "owner" | "editor" | "viewer" | "annotator";
+        /** @description Where the code ran: Python, the platform's version, and every installed distribution. */
+        RunEnvironment: {
+            python: string;
+            platform: string;
+            packages: {
+                [key: string]: string;
+            };
+        };
         Sample: {
             readonly id: number;
             readonly original_name: string;
@@ -7591,22 +8210,42 @@ export interface components {
          */
         StateEnum: "running" | "complete" | "pruned" | "failed";
         /**
+         * @description * `time_limit` - time_limit
+         *     * `memory_limit` - memory_limit
+         *     * `cancelled` - cancelled
+         *     * `pruned` - pruned
+         *     * `preempted` - preempted
+         * @enum {string}
+         */
+        StoppedEnum: "time_limit" | "memory_limit" | "cancelled" | "pruned" | "preempted";
+        /**
          * @description * `uncertainty_diversity` - uncertainty_diversity
          *     * `uncertainty` - uncertainty
          *     * `random` - random
          * @enum {string}
          */
         StrategyEnum: "uncertainty_diversity" | "uncertainty" | "random";
+        /**
+         * @description * `stdout` - stdout
+         *     * `stderr` - stderr
+         *     * `system` - system
+         * @enum {string}
+         */
+        StreamEnum: "stdout" | "stderr" | "system";
         Study: {
             readonly id: number;
             readonly workspace: number;
             readonly project: number;
             readonly name: string;
-            readonly dataset: number;
-            readonly dataset_name: string;
-            readonly dataset_version: number;
-            readonly dataset_version_name: string;
+            readonly dataset: number | null;
+            readonly dataset_name: string | null;
+            /** @description The data every trial trains on (a custom-code study may have none). */
+            readonly dataset_version: number | null;
+            readonly dataset_version_name: string | null;
+            /** @description A task template, or "custom" (the user's code). */
             readonly template: string;
+            /** @description What a custom-code study (template "custom") runs. */
+            readonly custom_code: components["schemas"]["CustomCode"] | null;
             /** @description The preset every trial starts from. */
             readonly preset: string;
             /** @description Parameters every trial uses as given. */
@@ -7725,6 +8364,7 @@ export interface components {
             };
             lift: components["schemas"]["Lift"];
         };
+        StudyStartRequest: components["schemas"]["StudyCreateRequest"] | components["schemas"]["CustomStudyCreateRequest"];
         /**
          * @description * `running` - Running
          *     * `paused` - Paused
@@ -8542,6 +9182,10 @@ export interface components {
             readonly model_version: number | null;
             readonly model_version_name: string | null;
         };
+        /**
+         * @description A study's trial; a custom-code study's trial also carries the code it runs (the spec with the
+         *     sampled hyperparameters) and the dataset version.
+         */
         TrialParams: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -8551,6 +9195,9 @@ export interface components {
             version: number;
             study: number;
             trial: number;
+            code_archive?: number;
+            spec?: components["schemas"]["CustomJobSpec"];
+            dataset_version?: number | null;
         };
         /**
          * @description * `automl.trial` - automl.trial
@@ -9592,6 +10239,282 @@ export interface operations {
             };
             /** @description batch_not_ready: not finished */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    code_archives_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description * `script` - A Python script (.py)
+                 *     * `zip` - A zip of a folder (scripts, modules, data files)
+                 *     * `notebook` - A Jupyter notebook (.ipynb)
+                 */
+                code_kind?: "notebook" | "script" | "zip";
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                project?: number;
+                workspace?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedCodeArchiveList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    code_archives_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["CodeArchiveCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodeArchive"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description code over SAMPAN_CUSTOM_JOB_MAX_CODE_BYTES (code_archive_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    code_archives_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodeArchive"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    code_archives_files_retrieve: {
+        parameters: {
+            query: {
+                /** @description A file of the code. */
+                path: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodeFileText"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    custom_jobs_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomJobCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14462,6 +15385,66 @@ export interface operations {
             };
         };
     };
+    jobs_artifacts_retrieve: {
+        parameters: {
+            query: {
+                /** @description result.artifacts[].path */
+                path: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     jobs_cancel_create: {
         parameters: {
             query?: never;
@@ -14544,6 +15527,68 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaginatedJobEventList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    jobs_logs_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Only lines with seq > after (default 0). */
+                after?: number;
+                /** @description At most this many lines (1-1000, default 1000). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobLogPage"];
                 };
             };
             /** @description Error */
@@ -15376,12 +16421,13 @@ export interface operations {
                 page_size?: number;
                 project?: number;
                 /**
-                 * @description trained: by a training job here; uploaded: an ONNX file or a state_dict a developer brought (its file, format and sha256 in params).
+                 * @description trained: by a training job here; uploaded: an ONNX file or a state_dict a developer brought (its file, format and sha256 in params); custom: by a custom training job (its code, requirements, arguments and environment in lineage).
                  *
                  *     * `trained` - Trained on the platform
                  *     * `uploaded` - Uploaded (bring your own model)
+                 *     * `custom` - Trained by custom code on the platform
                  */
-                source?: "trained" | "uploaded";
+                source?: "custom" | "trained" | "uploaded";
                 workspace?: number;
             };
             header?: never;
@@ -15863,6 +16909,239 @@ export interface operations {
             };
             /** @description file over the size limit */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    notebooks_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                project?: number;
+                /**
+                 * @description * `starting` - Starting
+                 *     * `running` - Running
+                 *     * `stopping` - Stopping
+                 *     * `stopped` - Stopped
+                 *     * `failed` - Failed
+                 */
+                status?: "failed" | "running" | "starting" | "stopped" | "stopping";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedNotebookList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    notebooks_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotebookCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description the caller's live notebook in that project */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Notebook"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Notebook"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    notebooks_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Notebook"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    notebooks_stop_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Notebook"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description already stopped (notebook_unavailable) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16520,9 +17799,9 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": components["schemas"]["StudyCreateRequest"];
+                "application/json": components["schemas"]["StudyStartRequest"];
             };
         };
         responses: {

@@ -229,6 +229,8 @@ class AutoChoice(TypedDict):
     value: float | str | bool
     preset_value: float | str | bool
     reason: str
+    reason_code: NotRequired[str]
+    reason_params: NotRequired[dict[str, float | str]]
 
 
 # Where a model version promoted from a study's trial comes from (``automl.services.trial_promote``).
@@ -926,6 +928,55 @@ class ClassificationReport(TypedDict):
 ClassificationReportKindEnum: TypeAlias = Literal["classification_report"]
 
 
+class CodeArchive(TypedDict):
+    id: int
+    workspace: int
+    project: int
+    name: str
+    # The uploaded file's name.
+    filename: str
+    code_kind: CodeArchiveCodeKindEnum
+    sha256: str
+    size_bytes: int
+    # What the code holds.
+    files: list[CodeFile]
+    # The file or module a job runs unless it names another.
+    entry_point: str
+    # requirements.txt found in the code (a job may add or replace it).
+    requirements: str
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    created_by: str
+    created_at: str
+
+
+CodeArchiveCodeKindEnum: TypeAlias = Literal["script", "zip", "notebook"]
+
+
+class CodeArchiveCreateRequest(TypedDict):
+    # The project the code belongs to.
+    project: int
+    # A Python script (.py, must compile), a zip of a folder (.zip; its requirements.txt at the top is read)
+    # or a Jupyter notebook (.ipynb, nbformat 4).
+    file: bytes
+    # Defaults to the file's name.
+    name: NotRequired[str]
+    # The file or module a job runs by default: a .py or .ipynb path in the code or a module (pkg.train).
+    # Defaults to the file itself, or a zip's train.py, main.py, __main__.py or its only top-level .py.
+    entry_point: NotRequired[str]
+
+
+class CodeFile(TypedDict):
+    # The file's path inside the code (POSIX, relative).
+    path: str
+    size_bytes: int
+
+
+class CodeFileText(TypedDict):
+    path: str
+    # The file's text (UTF-8, at most 1 MiB).
+    text: str
+
+
 ColorEnum: TypeAlias = Literal["RGB"]
 
 
@@ -999,6 +1050,8 @@ class CrossValidation(TypedDict):
     chosen: dict[str, float | str | bool]
     candidates: NotRequired[list[CandidateScore]]
     reason: str
+    reason_code: NotRequired[str]
+    reason_params: NotRequired[dict[str, int]]
 
 
 CrossValidationKindEnum: TypeAlias = Literal["cross_validation"]
@@ -1020,6 +1073,183 @@ class CurrentLabel(TypedDict):
     label: int | None
     label_name: str | None
     label_version: int
+
+
+# What a custom-code study runs (``Study.custom_code``).
+class CustomCode(TypedDict):
+    code_archive: int
+    code_name: str
+    code_sha256: str
+    code_kind: str
+    entry_point: str
+    args: list[str]
+    requirements: str
+    requirements_hash: str
+    limits: CustomLimits
+    network: bool
+
+
+class CustomJobCreateRequest(TypedDict):
+    # The project the job belongs to (the code's).
+    project: int
+    # The uploaded code to run.
+    code_archive: int
+    # A .py or .ipynb path in the code, or a module (pkg.train); defaults to the code's.
+    entry_point: NotRequired[str]
+    # Command-line arguments, passed as given before the hyperparameters.
+    args: NotRequired[list[str]]
+    # name -> value, passed as --name=value and readable as sampan.run.params.
+    hyperparameters: NotRequired[dict[str, float | str | bool]]
+    # pip requirement lines; defaults to the code's requirements.txt ('' for none).
+    requirements: NotRequired[str | None]
+    # A dataset version of the project, materialised for the code in $SAMPAN_DATA_DIR.
+    dataset_version: NotRequired[int | None]
+    queue: NotRequired[DeviceEnum]
+    # Defaults from the platform's settings, up to its caps.
+    limits: NotRequired[CustomJobLimitsRequest]
+    # May the code open network connections (default: the platform's setting).
+    network: NotRequired[bool | None]
+    # Defaults to the code's name.
+    name: NotRequired[str]
+
+
+class CustomJobLimitsRequest(TypedDict):
+    # Seconds before the run is stopped.
+    wall_time_s: NotRequired[int]
+    # Resident memory of the run's whole process tree, MiB.
+    memory_mb: NotRequired[int]
+    # CPU cores (and threads) the run may use.
+    cpus: NotRequired[int]
+
+
+# What made a model version trained by custom code (kept on the model version).
+class CustomJobLineage(TypedDict):
+    kind: CustomJobLineageKindEnum
+    version: int
+    code_archive: int
+    code_sha256: str
+    code_name: str
+    entry_point: str
+    args: list[str]
+    hyperparameters: dict[str, float | str | bool]
+    requirements: str
+    requirements_hash: str
+    dataset_version: int | None
+    environment: RunEnvironment
+    job: int
+
+
+CustomJobLineageKindEnum: TypeAlias = Literal["custom_job_lineage"]
+
+
+# A custom training job: the code archive, the spec the worker runs, the dataset version, its display name,
+# and the AutoML trial it is (custom-code studies).
+class CustomJobParams(TypedDict):
+    kind: CustomJobParamsKindEnum
+    version: int
+    code_archive: int
+    spec: CustomJobSpec
+    dataset_version: int | None
+    name: NotRequired[str]
+    trial: NotRequired[int]
+
+
+CustomJobParamsKindEnum: TypeAlias = Literal["training.custom"]
+
+
+# What a run produced (worker -> platform). ``exit_code`` is the process's (None when it was killed);
+# ``stopped`` says why it was stopped early, ``reason`` says it in words (the limit and what was used);
+# ``metrics`` holds each metric's last value; ``history`` every ``metrics`` event's step and values in order.
+class CustomJobResult(TypedDict):
+    kind: CustomJobResultKindEnum
+    version: int
+    exit_code: int | None
+    stopped: StoppedEnum | NullEnum | None
+    reason: str
+    duration_s: float
+    peak_memory_mb: float
+    metrics: dict[str, float]
+    history: list[dict[str, float]]
+    artifacts: list[dict[str, str]]
+    model: CustomModelOutput | None
+    environment: RunEnvironment
+    requirements_hash: str
+    isolation: dict[str, bool]
+    model_version: NotRequired[int | None]
+    model_version_name: NotRequired[str | None]
+
+
+CustomJobResultKindEnum: TypeAlias = Literal["custom_job_result"]
+
+
+# Everything the worker needs to run a user's code (platform -> worker).
+class CustomJobSpec(TypedDict):
+    kind: CustomJobSpecKindEnum
+    version: int
+    code_sha256: str
+    code_kind: CustomJobSpecCodeKindEnum
+    entry_point: str
+    args: list[str]
+    hyperparameters: dict[str, float | str | bool]
+    requirements: str
+    requirements_hash: str
+    limits: ResourceLimits
+    network: bool
+    queue: DeviceEnum
+    objective: NotRequired[dict[str, str]]
+
+
+CustomJobSpecCodeKindEnum: TypeAlias = Literal["script", "zip", "notebook"]
+
+
+CustomJobSpecKindEnum: TypeAlias = Literal["custom_job_spec"]
+
+
+class CustomLimits(TypedDict):
+    wall_time_s: NotRequired[int]
+    memory_mb: NotRequired[int]
+    cpus: NotRequired[int]
+
+
+class CustomLimitsRequest(TypedDict):
+    wall_time_s: NotRequired[int]
+    memory_mb: NotRequired[int]
+    cpus: NotRequired[int]
+
+
+# A model the code wrote to ``$SAMPAN_OUTPUT_DIR``: ``model.onnx``, ``labels.json`` and ``preprocess.json``
+# (the same files, and the same checks, as an uploaded model).
+class CustomModelOutput(TypedDict):
+    onnx: str
+    labels: str
+    preprocessing: str
+
+
+# A custom-code study (``template="custom"``): each trial runs the code with sampled hyperparameters; the code
+# reports ``objective.metric`` with ``run.log_metrics``.
+class CustomStudyCreateRequest(TypedDict):
+    # Defaults to the code archive's project.
+    project: NotRequired[int]
+    name: NotRequired[str]
+    code_archive: int
+    # Defaults to the archive's entry point.
+    entry_point: NotRequired[str]
+    args: NotRequired[list[str]]
+    # pip requirement lines; defaults to the archive's requirements.txt.
+    requirements: NotRequired[str | None]
+    dataset_version: NotRequired[int | None]
+    # A list of dimensions over the code's hyperparameters (required: no default).
+    search_space: list[SearchDimensionRequest]
+    # The metric the code reports with run.log_metrics and whether higher is better.
+    objective: ObjectiveRequest
+    limits: NotRequired[CustomLimitsRequest]
+    network: NotRequired[bool]
+    sampler: NotRequired[SamplerEnum]
+    pruner: NotRequired[PrunerEnum]
+    n_trials: int
+    timeout_seconds: NotRequired[int | None]
+    parallelism: NotRequired[int]
+    seed: NotRequired[int]
 
 
 DataKindEnum: TypeAlias = Literal["image", "text", "tabular", "time_series"]
@@ -1438,7 +1668,7 @@ class DetectionStatistics(TypedDict):
     annotated: int
 
 
-DeviceEnum: TypeAlias = Literal["gpu", "cpu"]
+DeviceEnum: TypeAlias = Literal["cpu", "gpu"]
 
 
 # The device SDK: the archive, its fp32 and int8 models, the compression report, test vectors, files.
@@ -1992,6 +2222,8 @@ class Job(TypedDict):
         | QualityReportJobParams
         | SmartRoundJobParams
         | BatchPredictJobParams
+        | CustomJobParams
+        | NotebookServeParams
     )
     status: JobStatusEnum
     queue: str
@@ -2019,6 +2251,7 @@ class Job(TypedDict):
         | QualityReportJobResult
         | SmartRoundJobResult
         | BatchPredictJobResult
+        | CustomJobResult
         | None
     )
     error: str
@@ -2075,6 +2308,16 @@ class JobLogData(TypedDict):
 
 
 JobLogDataKindEnum: TypeAlias = Literal["job_log"]
+
+
+# A page of a job's output (``GET /api/v1/jobs/{id}/logs/``).
+class JobLogPage(TypedDict):
+    # Lines with seq > after, in order.
+    lines: list[LogLine]
+    # Ask again with after=next_after for what follows.
+    next_after: int
+    # The job is in a final state and this page ends with its last line: nothing more comes.
+    finished: bool
 
 
 # A status event's data: the status the job entered, on which attempt, and (when it started running) on which
@@ -2306,6 +2549,14 @@ LiftErrorRoleEnum: TypeAlias = Literal["baseline", "best"]
 LiftStatusEnum: TypeAlias = Literal["disabled", "not_started", "running", "finished"]
 
 
+# One line of a job's output, as stored and served (``GET /api/v1/jobs/{id}/logs/``).
+class LogLine(TypedDict):
+    seq: int
+    stream: StreamEnum
+    text: str
+    at: str
+
+
 class LoginRequest(TypedDict):
     username: str
     password: str
@@ -2451,7 +2702,8 @@ class ModelVersion(TypedDict):
     name: str
     number: int
     # trained: by a training job here; uploaded: an ONNX file or a state_dict a developer brought (its file,
-    # format and sha256 in params).
+    # format and sha256 in params); custom: by a custom training job (its code, requirements, arguments and
+    # environment in lineage).
     source: ModelVersionSourceEnum
     workspace: int
     project: int
@@ -2477,6 +2729,9 @@ class ModelVersion(TypedDict):
     preprocessing: ImagePreprocessing | TextPreprocessing | TablePreprocessing | None
     onnx_sha256: str
     metrics: ModelVersionMetrics
+    # Made by custom code (source custom): the code (sha256), entry point, arguments, hyperparameters,
+    # requirements, dataset version and environment of the run; null otherwise.
+    lineage: CustomJobLineage | None
     # Forecasters: what a prediction request must send (frequency, fewest history points, largest horizon,
     # quantiles, covariates); null for other templates.
     forecast_contract: ForecastContract | None
@@ -2601,7 +2856,7 @@ class ModelVersionRegressionComparison(TypedDict):
 ModelVersionRegressionComparisonKindEnum: TypeAlias = Literal["regression_comparison"]
 
 
-ModelVersionSourceEnum: TypeAlias = Literal["trained", "uploaded"]
+ModelVersionSourceEnum: TypeAlias = Literal["trained", "uploaded", "custom"]
 
 
 ModelVersionUploadFormatEnum: TypeAlias = Literal["onnx", "state_dict"]
@@ -2629,11 +2884,64 @@ class ModelVersionUploadRequest(TypedDict):
     dataset_version: NotRequired[int | None]
 
 
+class Notebook(TypedDict):
+    id: int
+    project: int
+    status: NotebookStatusEnum
+    # Where the server answers (without its secret).
+    url: str
+    # The server's address with its secret: only in its owner's answers, only while it runs.
+    open_url: str | None
+    idle_timeout_s: int
+    limits: ResourceLimits
+    started_at: str | None
+    last_activity_at: str | None
+    stopped_at: str | None
+    stop_reason: str
+    job: int | None
+    created_at: str
+
+
+class NotebookCreateRequest(TypedDict):
+    project: int
+    # Stop the server after this long without activity (default SAMPAN_NOTEBOOK_IDLE_TIMEOUT_S).
+    idle_timeout_s: NotRequired[int]
+    limits: NotRequired[NotebookLimitsRequestRequest]
+
+
+# Any of the limits; the rest take the platform's defaults (``SAMPAN_CUSTOM_JOB_*``).
+class NotebookLimitsRequestRequest(TypedDict):
+    # The server's lifetime cap (seconds).
+    wall_time_s: NotRequired[int]
+    # Resident memory of server + kernels (MiB).
+    memory_mb: NotRequired[int]
+    # CPU threads.
+    cpus: NotRequired[int]
+
+
+class NotebookServeParams(TypedDict):
+    kind: NotebookServeParamsKindEnum
+    version: int
+    notebook: int
+
+
+NotebookServeParamsKindEnum: TypeAlias = Literal["notebooks.serve"]
+
+
+NotebookStatusEnum: TypeAlias = Literal["starting", "running", "stopping", "stopped", "failed"]
+
+
 NullEnum: TypeAlias = "None"
 
 
 # What trials are scored by: a progress metric and whether higher is better.
 class Objective(TypedDict):
+    metric: str
+    direction: DirectionEnum
+
+
+# What trials are scored by: a progress metric and whether higher is better.
+class ObjectiveRequest(TypedDict):
     metric: str
     direction: DirectionEnum
 
@@ -2745,6 +3053,13 @@ class PaginatedCapturedRequestList(TypedDict):
     results: list[CapturedRequest]
 
 
+class PaginatedCodeArchiveList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[CodeArchive]
+
+
 class PaginatedDatasetList(TypedDict):
     count: int
     next: NotRequired[str | None]
@@ -2834,6 +3149,13 @@ class PaginatedModelVersionList(TypedDict):
     next: NotRequired[str | None]
     previous: NotRequired[str | None]
     results: list[ModelVersion]
+
+
+class PaginatedNotebookList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[Notebook]
 
 
 class PaginatedPackageList(TypedDict):
@@ -3161,6 +3483,7 @@ class ProgressEvent(TypedDict):
     size_bytes: NotRequired[int]
     top1_agreement: NotRequired[float | None]
     gflops: NotRequired[float]
+    custom_metrics: NotRequired[dict[str, float]]
 
 
 ProgressEventKindEnum: TypeAlias = Literal["progress"]
@@ -3405,6 +3728,14 @@ class Residuals(TypedDict):
 ResizeModeEnum: TypeAlias = Literal["stretch", "center_crop"]
 
 
+# What one run may use: wall time (seconds), resident memory of the whole process tree (MiB) and CPU threads.
+# The platform's caps (settings ``SAMPAN_CUSTOM_JOB_MAX_*``) bound each.
+class ResourceLimits(TypedDict):
+    wall_time_s: int
+    memory_mb: int
+    cpus: int
+
+
 # The checkpoint a resumed run continued from.
 class ResumedFrom(TypedDict):
     epoch: int
@@ -3447,6 +3778,13 @@ ReviewSkipReasonEnum: TypeAlias = Literal["not_submitted"]
 
 
 RoleEnum: TypeAlias = Literal["owner", "editor", "viewer", "annotator"]
+
+
+# Where the code ran: Python, the platform's version, and every installed distribution.
+class RunEnvironment(TypedDict):
+    python: str
+    platform: str
+    packages: dict[str, str]
 
 
 class Sample(TypedDict):
@@ -3942,7 +4280,13 @@ class Spread(TypedDict):
 StateEnum: TypeAlias = Literal["running", "complete", "pruned", "failed"]
 
 
+StoppedEnum: TypeAlias = Literal["time_limit", "memory_limit", "cancelled", "pruned", "preempted"]
+
+
 StrategyEnum: TypeAlias = Literal["uncertainty_diversity", "uncertainty", "random"]
+
+
+StreamEnum: TypeAlias = Literal["stdout", "stderr", "system"]
 
 
 class StudyTrials(TypedDict):
@@ -3958,11 +4302,15 @@ class Study(TypedDict):
     workspace: int
     project: int
     name: str
-    dataset: int
-    dataset_name: str
-    dataset_version: int
-    dataset_version_name: str
+    dataset: int | None
+    dataset_name: str | None
+    # The data every trial trains on (a custom-code study may have none).
+    dataset_version: int | None
+    dataset_version_name: str | None
+    # A task template, or "custom" (the user's code).
     template: str
+    # What a custom-code study (template "custom") runs.
+    custom_code: CustomCode | None
     # The preset every trial starts from.
     preset: str
     # Parameters every trial uses as given.
@@ -4050,6 +4398,9 @@ class StudyResults(TypedDict):
     # PED-ANOVA importance per searched parameter (sums to 1).
     importances: dict[str, float]
     lift: Lift
+
+
+StudyStartRequest: TypeAlias = "StudyCreateRequest | CustomStudyCreateRequest"
 
 
 StudyStatusEnum: TypeAlias = Literal["running", "paused", "stopped", "completed"]
@@ -4691,11 +5042,16 @@ class Trial(TypedDict):
     model_version_name: str | None
 
 
+# A study's trial; a custom-code study's trial also carries the code it runs (the spec with the sampled
+# hyperparameters) and the dataset version.
 class TrialParams(TypedDict):
     kind: TrialParamsKindEnum
     version: int
     study: int
     trial: int
+    code_archive: NotRequired[int]
+    spec: NotRequired[CustomJobSpec]
+    dataset_version: NotRequired[int | None]
 
 
 TrialParamsKindEnum: TypeAlias = Literal["automl.trial"]
@@ -4984,6 +5340,11 @@ __all__ = [
     "ClassificationPrediction",
     "ClassificationReport",
     "ClassificationReportKindEnum",
+    "CodeArchive",
+    "CodeArchiveCodeKindEnum",
+    "CodeArchiveCreateRequest",
+    "CodeFile",
+    "CodeFileText",
     "ColorEnum",
     "ColumnProfile",
     "ColumnTypeEnum",
@@ -4995,6 +5356,22 @@ __all__ = [
     "Csrf",
     "CudaDevice",
     "CurrentLabel",
+    "CustomCode",
+    "CustomJobCreateRequest",
+    "CustomJobLimitsRequest",
+    "CustomJobLineage",
+    "CustomJobLineageKindEnum",
+    "CustomJobParams",
+    "CustomJobParamsKindEnum",
+    "CustomJobResult",
+    "CustomJobResultKindEnum",
+    "CustomJobSpec",
+    "CustomJobSpecCodeKindEnum",
+    "CustomJobSpecKindEnum",
+    "CustomLimits",
+    "CustomLimitsRequest",
+    "CustomModelOutput",
+    "CustomStudyCreateRequest",
     "DataKindEnum",
     "DataProfile",
     "DataRequirementsDescription",
@@ -5092,6 +5469,7 @@ __all__ = [
     "JobKind",
     "JobLogData",
     "JobLogDataKindEnum",
+    "JobLogPage",
     "JobStatusData",
     "JobStatusDataKindEnum",
     "JobStatusDataStatusEnum",
@@ -5122,6 +5500,7 @@ __all__ = [
     "LiftError",
     "LiftErrorRoleEnum",
     "LiftStatusEnum",
+    "LogLine",
     "LoginRequest",
     "Me",
     "Membership",
@@ -5158,8 +5537,15 @@ __all__ = [
     "ModelVersionSourceEnum",
     "ModelVersionUploadFormatEnum",
     "ModelVersionUploadRequest",
+    "Notebook",
+    "NotebookCreateRequest",
+    "NotebookLimitsRequestRequest",
+    "NotebookServeParams",
+    "NotebookServeParamsKindEnum",
+    "NotebookStatusEnum",
     "NullEnum",
     "Objective",
+    "ObjectiveRequest",
     "OnnxDescription",
     "Package",
     "PackageCreateRequest",
@@ -5172,6 +5558,7 @@ __all__ = [
     "PaginatedBackboneList",
     "PaginatedBatchPredictionList",
     "PaginatedCapturedRequestList",
+    "PaginatedCodeArchiveList",
     "PaginatedDatasetList",
     "PaginatedDatasetVersionList",
     "PaginatedDeploymentList",
@@ -5185,6 +5572,7 @@ __all__ = [
     "PaginatedLabelingTaskList",
     "PaginatedMembershipList",
     "PaginatedModelVersionList",
+    "PaginatedNotebookList",
     "PaginatedPackageList",
     "PaginatedProjectList",
     "PaginatedQualityReportSummaryList",
@@ -5257,6 +5645,7 @@ __all__ = [
     "ResidualPoint",
     "Residuals",
     "ResizeModeEnum",
+    "ResourceLimits",
     "ResumedFrom",
     "RetrainRequest",
     "ReviewEnum",
@@ -5265,6 +5654,7 @@ __all__ = [
     "ReviewSkip",
     "ReviewSkipReasonEnum",
     "RoleEnum",
+    "RunEnvironment",
     "Sample",
     "SampleActivity",
     "SampleActivityActionEnum",
@@ -5315,11 +5705,14 @@ __all__ = [
     "SpeedEstimate",
     "Spread",
     "StateEnum",
+    "StoppedEnum",
     "StrategyEnum",
+    "StreamEnum",
     "Study",
     "StudyCreateRequest",
     "StudyDefaults",
     "StudyResults",
+    "StudyStartRequest",
     "StudyStatusEnum",
     "StudyTrials",
     "SubmitRequest",
