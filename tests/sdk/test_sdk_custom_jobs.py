@@ -229,3 +229,33 @@ def test_the_wait_bar_shows_a_custom_runs_own_metrics():
     job._show(bar, seen)
     assert bar.n == 50.0
     assert bar.shown == {"status": "running", "step": 4, "loss": "0.1235", "val_accuracy": "0.75"}
+
+
+def test_a_module_entry_point_on_a_table_keeps_an_artifact_to_download(sdk, project, tmp_path):
+    import pandas as pd
+    from sklearn.datasets import load_iris
+
+    iris = load_iris(as_frame=True).frame.rename(columns=lambda c: c.replace(" (cm)", "").replace(" ", "_"))
+    iris["species"] = iris.pop("target").map(dict(enumerate(load_iris().target_names)))
+    iris = pd.concat([iris[iris.species == s].head(20) for s in iris.species.unique()])
+    table = sdk.datasets.create("iris", project=project, task_type="tabular_classification")
+    table.import_table(iris, target_column="species")
+    version = table.create_version(seed=2)
+
+    code = sdk.code_archives.upload(
+        project, REPO / "examples" / "custom-code" / "tabular-forest", entry_point="trainer"
+    )
+    assert code.entry_point == "trainer"
+    job = sdk.custom_jobs.submit(project, code, dataset_version=version, hyperparameters={"n_estimators": 20})
+    job.wait(timeout=600, progress=False)
+    result = job.data["result"]
+    assert [point["step"] for point in result["history"]] == [10, 20]
+    assert 0.0 <= result["metrics"]["val_accuracy"] <= 1.0
+    assert [a["path"] for a in job.artifacts()] == ["importances.json"]
+    path = job.download_artifact("importances.json", tmp_path / "kept" / "importances.json")
+    importances = json.loads(path.read_text())
+    assert set(importances) >= {"sepal_length", "petal_width"}
+    with pytest.raises(sampan.NotFound):
+        job.download_artifact("../secrets.json", tmp_path / "nothing")
+    with pytest.raises(ValueError, match="recorded no model version"):
+        job.model_version()  # a table run writes no model
