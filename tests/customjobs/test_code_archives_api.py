@@ -233,3 +233,21 @@ def test_roles_and_tenants(tenants, api_client, isolated_storage):
     listed = alice.get(f"/api/v1/code-archives/?project={tenants['project_a'].pk}").json()
     assert [row["id"] for row in listed["results"]] == [archive["id"]]
     assert alice.get(f"/api/v1/code-archives/?project={tenants['project_b'].pk}").json()["count"] == 0
+
+
+def test_zip_bombs_and_too_many_files_are_413(tenants, api_client, isolated_storage, settings, monkeypatch):
+    from customjobs import archives
+
+    client = api_client(tenants["alice"])
+    settings.SAMPAN_DATASET_MAX_COMPRESSION_RATIO = 100
+    bomb = make_code_zip({"train.py": TRAIN_PY, "zeros.bin": bytes(4 * 1024 * 1024)})
+    response = post_code(client, tenants["project_a"], bomb, filename="c.zip")
+    assert response.status_code == 413, response.content
+    error = error_of(response)
+    assert error["code"] == "code_archive_too_large" and "zeros.bin" in error["message"]
+    assert "zip bomb" in error["message"] and error["details"]["reason"] == "compression_ratio"
+    monkeypatch.setattr(archives, "CODE_MAX_FILES", 3)
+    many = make_code_zip({f"m{i}.py": b"" for i in range(4)} | {"train.py": TRAIN_PY})
+    response = post_code(client, tenants["project_a"], many, filename="c.zip")
+    assert response.status_code == 413 and "more than 3 files" in error_of(response)["message"]
+    assert CodeArchive.objects.count() == 0 and blob_files(isolated_storage) == []
