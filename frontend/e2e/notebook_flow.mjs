@@ -101,7 +101,7 @@ async function main() {
       await tab.waitForLoadState('domcontentloaded');
       await tab.locator('#jp-main-dock-panel').waitFor({ timeout: 90_000 });
       result.labOrigin = new URL(tab.url()).origin;
-      await screenshot(tab, 'jupyterlab-launcher');
+      await screenshot(tab, 'jupyterlab');
       return tab;
     });
 

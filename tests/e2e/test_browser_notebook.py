@@ -6,9 +6,11 @@ see it stopped. Screenshots under artifacts/e2e-notebook."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -35,6 +37,7 @@ def result_of(stdout: str) -> dict:
 def test_start_open_run_an_sdk_cell_and_stop_a_notebook(live_web, live_worker, make_user):
     assert (frontend_dist() / "index.html").exists(), "the frontend is not built: run `make frontend`"
     from notebooks.models import Notebook
+    from notebooks.services import notebook_files_restore
     from workspaces.services import project_create, workspace_create
 
     user = make_user("e2e-notebook", password=PASSWORD)
@@ -68,7 +71,18 @@ def test_start_open_run_an_sdk_cell_and_stop_a_notebook(live_web, live_worker, m
     assert outcome["sent"]["limits"] == {"memory_mb": 2048, "cpus": 1}
     assert outcome["firstStatus"] in ("starting", "running")
     assert f"PROJECT={PROJECT_NAME}" in outcome["output"]
+    # the notebook saved in JupyterLab is kept in the platform's storage, its SDK cell and output with it
+    archive = notebook_files_restore(notebook=notebook)
+    assert archive is not None, "stopping saved no files"
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
+        member = tar.extractfile(outcome["saved"])
+        assert member is not None, (outcome["saved"], tar.getnames())
+        saved = json.loads(member.read())
+    cell = saved["cells"][0]
+    assert "sampan.Client().projects.get(" in "".join(cell["source"])
+    printed = "".join("".join(output.get("text", "")) for output in cell["outputs"])
+    assert f"PROJECT={PROJECT_NAME}" in printed
     # the server was not Sampan's own origin, and Open carried the owner's secret only to it
     assert outcome["labOrigin"] != live_web.rstrip("/")
-    for name in ("notebooks-tab", "running", "jupyterlab-launcher", "sdk-cell", "saved", "stopped"):
+    for name in ("notebooks-tab", "running", "jupyterlab", "new-notebook", "sdk-cell", "saved", "stopped"):
         assert any(out_dir.glob(f"*-{name}.png")), f"no {name} screenshot"
