@@ -145,7 +145,9 @@ def test_a_run_without_a_model_succeeds_with_its_metrics_parameters_and_artifact
     assert "argv ['--flag', '--alpha=0.5']" in log_text(job, "stdout")
 
 
-def test_a_crash_fails_with_its_exit_code_and_traceback_and_a_retry_numbers_on(live_worker, tenants):
+def test_a_crash_fails_with_its_exit_code_and_traceback_and_a_retry_numbers_on(
+    live_worker, tenants, api_client
+):
     from jobs.services import job_retry
 
     alice = tenants["alice"]
@@ -167,6 +169,12 @@ def test_a_crash_fails_with_its_exit_code_and_traceback_and_a_retry_numbers_on(l
     assert job.error.rstrip().endswith("ZeroDivisionError: division by zero") and "ratio(1, 0)" in job.error
     assert "about to divide" in log_text(job, "stdout") and "ZeroDivisionError" in log_text(job, "stderr")
     first = JobLogLine.objects.filter(job=job).count()
+    # the owner reads the reason and the traceback; another workspace does not learn the job exists
+    mine = api_client(alice).get(f"/api/v1/jobs/{job.pk}/")
+    assert mine.status_code == 200 and mine.json()["error"] == job.error
+    bob = api_client(tenants["bob"])
+    assert bob.get(f"/api/v1/jobs/{job.pk}/").status_code == 404
+    assert bob.get(f"/api/v1/jobs/{job.pk}/logs/").status_code == 404
 
     job_retry(job=job)
     job = finished(job)
