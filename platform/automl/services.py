@@ -87,6 +87,13 @@ class StudyConflict(Conflict):
     default_code = "study_conflict"
 
 
+def template_data(study: Study):
+    """A template study's dataset version (always set; only a custom-code study may have none)."""
+    if study.dataset_version is None:
+        raise StudyConflict(f"Study {study.pk} runs custom code; it has no template run to train.")
+    return study.dataset_version
+
+
 # --- search spaces ----------------------------------------------------------------------------
 
 
@@ -565,6 +572,13 @@ def trial_promote(*, user, trial: Trial):
     from training.models import ModelVersion
     from training.services import model_version_record
 
+    if trial.study.template == CUSTOM_TEMPLATE:  # its run made the model version, if its code saved one
+        if trial.model_version is not None:
+            raise StudyConflict(f"Trial {trial.number} is already model version {trial.model_version.name}.")
+        raise StudyConflict(
+            f"Trial {trial.number} wrote no model: a custom-code trial is a model version when its code "
+            "saves one (run.save_model)."
+        )
     if trial.state != TrialState.COMPLETE or not trial.artifacts.get("onnx_key"):
         raise StudyConflict(f"Trial {trial.number} is {trial.state}; only a completed trial can be promoted.")
     if trial.model_version is not None:
@@ -599,7 +613,7 @@ def trial_promote(*, user, trial: Trial):
                 raise StudyConflict(f"Trial {trial.number} was promoted meanwhile.")
             version = model_version_record(
                 job=trial.job,
-                dataset_version=study.dataset_version,
+                dataset_version=template_data(study),
                 template=study.template,
                 params=params,
                 result=result,
@@ -720,7 +734,7 @@ def trial_run(*, job: Job, report: Report) -> dict[str, Any]:
         run = template_train_and_evaluate(
             job=job,
             template=registry.get(study.template),
-            dataset_version=study.dataset_version,
+            dataset_version=template_data(study),
             params=trial.train_params,
             report=PruningReport(report, trial=trial, metric=metric),
         )
@@ -840,7 +854,7 @@ def report_run_run(*, job: Job, report: Report) -> dict[str, Any]:
         trained = template_train_and_evaluate(
             job=job,
             template=registry.get(run.study.template),
-            dataset_version=run.study.dataset_version,
+            dataset_version=template_data(run.study),
             params=run.params,
             report=report,
         )

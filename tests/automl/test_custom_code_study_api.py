@@ -127,3 +127,15 @@ def test_another_workspaces_code_does_not_exist_and_a_viewer_cannot_start_a_stud
     carols = post(api_client(tenants["carol"]), code)
     assert carols.status_code == 403, carols.content
     assert not Study.objects.exists()
+
+
+def test_a_custom_trial_without_a_model_is_not_promoted_and_says_why(tenants, api_client, code):
+    from automl.models import Trial
+
+    client = api_client(tenants["alice"])
+    study = post(client, code, n_trials=1).json()
+    Trial.objects.filter(study_id=study["id"]).update(state="complete", value=0.9)
+    promoted = client.post(f"/api/v1/studies/{study['id']}/promote/", {}, format="json")
+    assert promoted.status_code == 409, promoted.content
+    assert "wrote no model" in promoted.json()["error"]["message"]
+    assert "run.save_model" in promoted.json()["error"]["message"]
