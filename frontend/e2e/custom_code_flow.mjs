@@ -76,7 +76,7 @@ async function main() {
       await screenshot(page, 'code-tab', { fullPage: true });
     });
 
-    const jobId = await step('run it with epochs=2 on the digits dataset version', async () => {
+    await step('run it with epochs=2 on the digits dataset version', async () => {
       await page.getByTestId('run-hyper-name-0').fill('epochs');
       await page.getByTestId('run-hyper-value-0').fill('2');
       await choose(page, 'run-dataset', datasetName);

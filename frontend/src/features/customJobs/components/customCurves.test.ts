@@ -7,7 +7,7 @@ describe('toCustomCurves', () => {
       { seq: 1, data: { kind: 'status' } },
       { seq: 2, data: { kind: 'progress', step: 1, custom_metrics: { loss: 0.9, acc: 0.5 } } },
       { seq: 3, data: { kind: 'progress', step: 2, custom_metrics: { loss: 0.5 } } },
-      { seq: 4, data: { kind: 'progress', message: 'status only' } },
+      { seq: 4, data: { kind: 'progress' } }, // a status report: no metrics
       { seq: 5, data: { kind: 'progress', step: 1, custom_metrics: { acc: 0.6 } } },
       { seq: 6, data: { kind: 'progress', step: 3, custom_metrics: { loss: 0.3, acc: 0.8 } } },
     ]);
