@@ -20,6 +20,7 @@ from notebooks.models import Notebook, NotebookStatus
 from workers.progress import JobCancelled
 
 logger = logging.getLogger("sampan.notebooks")
+REPORT_INTERVAL_S = 60.0
 
 
 class _Log:
@@ -90,7 +91,7 @@ def _serve(job, report) -> dict[str, Any]:
         host=settings.SAMPAN_NOTEBOOK_HOST,
         user=sandbox_user,
     )
-    state = {"saved_at": time.monotonic(), "activity_at": 0.0, "saved": 0}
+    state = {"saved_at": time.monotonic(), "activity_at": 0.0, "reported_at": 0.0, "saved": 0}
 
     def save() -> None:
         if not files_dir.exists():
@@ -118,7 +119,17 @@ def _serve(job, report) -> dict[str, Any]:
                 save()
             except Exception:  # a storage blip skips one save; the next one catches up
                 logger.exception("notebook %s: saving its files failed", notebook.pk)
-        report("notebook running" if status is not None else "notebook starting")  # raises JobCancelled
+        # a progress point a minute (a notebook may run for hours); between them only the cheap
+        # stop check, which raises JobCancelled once the owner stopped it
+        if now - state["reported_at"] >= REPORT_INTERVAL_S:
+            state["reported_at"] = now
+            report("notebook running" if status is not None else "notebook starting")
+        else:
+            check = getattr(report, "check", None)
+            if check is not None:
+                check()
+            else:
+                report("notebook running" if status is not None else "notebook starting")
 
     try:
         outcome = serve_notebook(spec, archive=archive, on_ready=ready, on_tick=tick, on_output=log.add)
