@@ -65,7 +65,10 @@ function shownMistakes(evaluation: ClassificationReport): ShownMistake[] {
 function Lineage({ version }: { version: ModelVersion }) {
   const { t } = useTranslation('training');
   const names = useDatasetVersionNames([version]);
-  const params = version.params && typeof version.params === 'object' ? Object.entries(version.params as Record<string, unknown>) : [];
+  // scalar parameters as chips; nested ones (a custom run's hyperparameters and metrics) have their own view
+  const params = version.params && typeof version.params === 'object'
+    ? Object.entries(version.params as Record<string, unknown>).filter(([, value]) => value === null || typeof value !== 'object')
+    : [];
   return (
     <Paper withBorder p="md" data-testid="model-lineage">
       <Title order={5} mb="xs">
