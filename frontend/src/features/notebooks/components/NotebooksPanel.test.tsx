@@ -1,6 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
+import { i18n } from '@/i18n';
 import { apiError, fakeApi, json, page, type RecordedCall } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import type { Notebook } from '../api/notebooks';
@@ -154,5 +155,16 @@ describe('NotebooksPanel', () => {
     renderWithApp(<NotebooksPanel projectId={3} canEdit={false} />);
     expect(await screen.findByTestId('notebook-stop')).toBeDisabled();
     expect(screen.getByTestId('notebook-open')).not.toHaveAttribute('data-disabled');
+  });
+
+  it('reads in Chinese', async () => {
+    await i18n.changeLanguage('zh-CN');
+    fakeApi({ [`GET ${LIST}`]: page([notebook({ status: 'starting', open_url: null, started_at: null })]) });
+    renderWithApp(<NotebooksPanel projectId={3} />);
+    expect(await screen.findByTestId('notebook-status')).toHaveTextContent('启动中');
+    expect(screen.getByText('正在启动服务器，需要几秒钟…')).toBeInTheDocument();
+    expect(screen.getByTestId('notebook-stop')).toHaveTextContent('停止');
+    expect(screen.getByTestId('notebook-limits')).toHaveTextContent('4096 MiB，2 个 CPU');
+    expect(screen.getByTestId('notebooks-intro')).toHaveTextContent('sampan.Client()');
   });
 });
