@@ -336,12 +336,12 @@ def sampan_home() -> Path:
     umask = _raw("SAMPAN_UMASK")
     if umask is not None:
         try:
-            value = int(umask, 8)
+            mask = int(umask, 8)
         except ValueError:
             raise EnvError("SAMPAN_UMASK", f"must be an octal number such as 002, got {umask!r}") from None
-        if not 0 <= value <= 0o777:
+        if not 0 <= mask <= 0o777:
             raise EnvError("SAMPAN_UMASK", f"must be between 000 and 777, got {umask!r}")
-        os.umask(value)
+        os.umask(mask)
     path.mkdir(parents=True, exist_ok=True)
     path = path.resolve()
     sampan_home_harden(path)
@@ -350,26 +350,29 @@ def sampan_home() -> Path:
 
 # What the sandbox user (custom code, notebooks) may reach under SAMPAN_HOME by its exact path: the
 # working folders and the cached environments. Everything else (blobs, the SQLite database, the broker,
-# caches, run directories) is private to the platform's own user.
+# caches, run directories) is closed to other users.
 SANDBOX_REACHABLE = frozenset({"sandbox", "custom-envs"})
 
 
 def sampan_home_harden(path: Path) -> None:
-    """SAMPAN_HOME becomes 0711 (others may pass through, not list it) and each entry in it but the
-    sandbox's own folders private (folders 0700, files 0600), so code run as the sandbox user cannot
-    read blobs, databases or the broker even by a known path. Only what this user owns is changed;
-    a failure to change a mode (a read-only mount) is left as it is."""
+    """Close SAMPAN_HOME to other users (the sandbox user among them): SAMPAN_HOME keeps only o+x
+    (others may pass through, not list it) and each entry in it but the sandbox's own folders loses
+    every permission for others, so code run as the sandbox user cannot read blobs, databases or the
+    broker even by a known path. The owner's and the group's bits stay (docker-compose's web server
+    shares the volume through its group). Only what this user owns is changed; a failure to change a
+    mode (a read-only mount) is left as it is."""
     me = os.geteuid()
 
-    def restrict(target: Path, mode: int) -> None:
+    def restrict(target: Path, *, others: int) -> None:
         try:
             info = target.lstat()
+            mode = (info.st_mode & 0o770) | others
             if info.st_uid == me and (info.st_mode & 0o777) != mode:
                 target.chmod(mode)
         except OSError:
             pass
 
-    restrict(path, 0o711)
+    restrict(path, others=0o001)
     try:
         entries = list(path.iterdir())
     except OSError:
@@ -377,7 +380,7 @@ def sampan_home_harden(path: Path) -> None:
     for entry in entries:
         if entry.name in SANDBOX_REACHABLE or entry.is_symlink():
             continue
-        restrict(entry, 0o700 if entry.is_dir() else 0o600)
+        restrict(entry, others=0)
 
 
 def database_from_url(name: str, default_sqlite: Path) -> dict:

@@ -126,15 +126,9 @@ def test_sampan_home_lets_others_pass_but_keeps_its_data_private(tmp_path):
     home = tmp_path / "home"
     for folder in ("blobs/ab", "broker", "tmp/uploads", "sandbox/jobs", "custom-envs/x"):
         (home / folder).mkdir(parents=True)
-    for folder in (
-        home,
-        home / "blobs",
-        home / "broker",
-        home / "tmp",
-        home / "sandbox",
-        home / "custom-envs",
-    ):
+    for folder in (home, home / "broker", home / "tmp", home / "sandbox", home / "custom-envs"):
         folder.chmod(0o755)
+    (home / "blobs").chmod(0o775)  # group-writable: a web server of the group shares the volume
     (home / "sampan.sqlite3").write_bytes(b"db")
     (home / "sampan.sqlite3").chmod(0o644)
     sampan_home_harden(home)
@@ -142,12 +136,14 @@ def test_sampan_home_lets_others_pass_but_keeps_its_data_private(tmp_path):
     def mode(path: Path) -> int:
         return path.stat().st_mode & 0o777
 
-    assert mode(home) == 0o711
-    assert mode(home / "blobs") == mode(home / "broker") == mode(home / "tmp") == 0o700
-    assert mode(home / "sampan.sqlite3") == 0o600
+    assert mode(home) == 0o751
+    assert mode(home / "broker") == mode(home / "tmp") == 0o750
+    assert mode(home / "blobs") == 0o770, "the group keeps its access"
+    assert mode(home / "sampan.sqlite3") == 0o640
     assert mode(home / "sandbox") == mode(home / "custom-envs") == 0o755, (
         "the sandbox's own folders stay open"
     )
+    assert mode(home / "blobs" / "ab") == 0o755, "inside a closed folder nothing needs changing"
 
 
 def _zip(entries: dict[str, bytes], *, link: str | None = None) -> bytes:
