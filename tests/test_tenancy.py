@@ -157,12 +157,13 @@ OBJECT_ROUTES = {
     "code-archive-detail": lambda t: {"pk": code_archive(t).pk},
     "code-archive-files": lambda t: {"pk": code_archive(t).pk},
     "job-logs": lambda t: {"pk": t["job_a"].pk},
+    "job-artifacts": lambda t: {"pk": custom_job(t).pk},
     # a notebook is its owner's alone: alice's, in project A
     "notebook-detail": lambda t: {"pk": notebook(t).pk},
     "notebook-stop": lambda t: {"pk": notebook(t).pk},
 }
 # The query string an object route needs to answer its owner (the rest of the path is the fixture's).
-OBJECT_QUERY = {"code-archive-files": "?path=train.py"}
+OBJECT_QUERY = {"code-archive-files": "?path=train.py", "job-artifacts": "?path=notes.txt"}
 STAFF_ROUTES = {
     "user-list",
     "user-detail",
@@ -431,6 +432,20 @@ def code_archive(world: dict):
 
         world["code_archive"] = make_archive(user=world["alice"], project=world["project_a"])
     return world["code_archive"]
+
+
+def custom_job(world: dict):
+    """A finished custom job of project A that kept one artifact (its row and the blob, nothing ran)."""
+    if "custom_job" not in world:
+        from django.core.files.base import ContentFile
+        from django.core.files.storage import default_storage
+
+        job = jobs_rows.job(world["project_a"], kind="training.custom", params={"code_archive": 0})
+        key = default_storage.save(f"custom-jobs/job-{job.pk}/artifacts/notes.txt", ContentFile(b"kept"))
+        job.result = {"artifacts": [{"path": "notes.txt", "name": "notes.txt", "key": key}]}
+        job.save(update_fields=["result"])
+        world["custom_job"] = job
+    return world["custom_job"]
 
 
 def notebook(world: dict):

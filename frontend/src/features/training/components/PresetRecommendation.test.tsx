@@ -52,8 +52,8 @@ const BALANCED = recommendation('balanced', [
     value: 40,
     preset_value: 15,
     reason: '1,080 training images: small data needs more passes',
-    // TODO(lead): generated type carries these after make api-client
-    ...({ reason_code: 'images_more_epochs', reason_params: { count: 1080 } } as object),
+    reason_code: 'images_more_epochs',
+    reason_params: { count: 1080 },
   },
 ]);
 

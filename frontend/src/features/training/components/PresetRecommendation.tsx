@@ -25,10 +25,6 @@ export function translatedReason(
   return translateDynamic(`training:reasons.${code}`, reason, values);
 }
 
-// TODO(lead): generated type (reason_code/reason_params arrive with make api-client)
-type Coded = { reason_code?: string; reason_params?: Record<string, string | number> };
-export const coded = (value: object): Coded => value as Coded;
-
 function shown(value: ParamScalar): string {
   if (typeof value === 'number') return formatNumber(value, { maximumSignificantDigits: 4 });
   return String(value);
@@ -83,8 +79,8 @@ export function RecommendationChoices({
             <Text size="sm" fw={500} style={{ whiteSpace: 'nowrap' }}>
               {t('recommendation.change', { param: title(choice.param), from: shown(choice.preset_value), to: shown(choice.value) })}
             </Text>
-            <Text size="sm" c="dimmed" data-testid="auto-choice-reason" data-code={coded(choice).reason_code}>
-              {translatedReason(choice.reason, coded(choice).reason_code, coded(choice).reason_params)}
+            <Text size="sm" c="dimmed" data-testid="auto-choice-reason" data-code={choice.reason_code}>
+              {translatedReason(choice.reason, choice.reason_code, choice.reason_params)}
             </Text>
           </Group>
         ))

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { formatNumber as formatCount } from '@/lib/numbers';
 import { formatNumber, formatPercent } from '../api/modelVersions';
 import { formatMetric, isFraction, useMetricName, type CrossValidation, type MetricInterval } from './spreadFormat';
-import { coded, translatedReason } from './PresetRecommendation';
+import { translatedReason } from './PresetRecommendation';
 
 /**
  * One metric's bootstrap interval, as a line under its figure: "95% interval 86.7%–100.0% · bootstrap
@@ -144,8 +144,8 @@ export function CrossValidationPanel({ cv }: { cv: CrossValidation }) {
           direction: t(`crossValidation.directions.${cv.direction}`),
         })}
       </Text>
-      <Text size="xs" c="dimmed" mb="xs" data-testid="cv-reason" data-code={coded(cv).reason_code}>
-        {translatedReason(cv.reason, coded(cv).reason_code, coded(cv).reason_params)}
+      <Text size="xs" c="dimmed" mb="xs" data-testid="cv-reason" data-code={cv.reason_code}>
+        {translatedReason(cv.reason, cv.reason_code, cv.reason_params)}
       </Text>
       <SimpleGrid cols={{ base: 1, lg: candidates.length > 0 ? 2 : 1 }}>
         <Stack gap={4}>
