@@ -71,3 +71,18 @@ def test_a_server_over_its_memory_limit_is_stopped(tmp_path):
     )
     assert outcome.stopped == "memory_limit" and "over its memory limit of 20 MiB" in outcome.reason
     assert outcome.peak_memory_mb > 20
+
+
+def test_a_server_past_its_wall_time_is_stopped(tmp_path):
+    spec = NotebookServerSpec(
+        root_dir=tmp_path / "nb" / "files",
+        home_dir=tmp_path / "nb" / "home",
+        token="t0ken",
+        idle_timeout_s=60,
+        limits={"wall_time_s": 2, "memory_mb": 4096, "cpus": 1},
+        user=None,
+    )
+    outcome = serve_notebook(
+        spec, on_ready=lambda url: None, on_tick=lambda s: None, on_output=lambda s, t: None
+    )
+    assert outcome.stopped == "time_limit" and "wall-time limit of 2 s" in outcome.reason

@@ -99,10 +99,11 @@ def run_cell(url: str, token: str, code: str, timeout: float = 120) -> tuple[str
 
 
 def test_a_notebook_runs_sdk_code_keeps_files_and_only_its_token_opens_it(
-    live_worker, live_web, tenants, token_for
+    live_worker, live_web, tenants, token_for, settings
 ):
     key = token_for(tenants["alice"])
     project = tenants["project_a"]
+    (settings.SAMPAN_HOME / "blobs").mkdir(parents=True, exist_ok=True)  # the platform's blobs
     started = api(live_web, key, "POST", "/notebooks/", json={"project": project.pk, "idle_timeout_s": 600})
     assert started.status_code == 201, started.text
     first = until(started.json()["id"], ("running",))
@@ -128,11 +129,16 @@ def test_a_notebook_runs_sdk_code_keeps_files_and_only_its_token_opens_it(
         "print('projects:', sorted(p.name for p in client.projects.list()))\n"
         "print('project:', os.environ['SAMPAN_PROJECT'])\n"
         "print('user:', os.getuid() != 0)\n"
+        f"try:\n    os.listdir({str(settings.SAMPAN_HOME / 'blobs')!r})\n    print('blobs: readable')\n"
+        "except PermissionError:\n    print('blobs: denied')\n"
+        "print('platform env:', [k for k in ('DATABASE_URL', 'CELERY_BROKER_URL', 'DJANGO_SECRET_KEY')"
+        " if k in os.environ])\n"
     )
     out, errors = run_cell(url, secret, code)
     assert errors == [], "\n".join(errors)
     assert "projects: ['Project A']" in out, out  # alice's project, not bob's
     assert f"project: {project.pk}" in out and "user: True" in out  # the kernel is not root
+    assert "blobs: denied" in out and "platform env: []" in out  # nor can it read the platform's secrets
 
     # a file written in the notebook is saved when it stops
     folder = requests.put(
