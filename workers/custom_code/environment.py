@@ -11,6 +11,7 @@ interrupted build is rebuilt.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
 import hashlib
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workers.contracts.custom_code import RunEnvironment
-from workers.custom_code.sandbox import SandboxPolicy, run_sandboxed
+from workers.custom_code.sandbox import SandboxPolicy, allocate_run_uid, run_sandboxed
 
 __all__ = [
     "EnvironmentError_",
@@ -127,6 +128,23 @@ def _build(
     lines = [f"import site; site.addsitedir({p!r})" for p in base_sites]
     Path(own_site, "_sampan_base.pth").write_text("\n".join(lines) + "\n")
     user = sandbox_user if os.geteuid() == 0 else None
+    # pip (and whatever a requirement's build runs) as a uid of its own: no other run or build can
+    # touch this environment while it is being made
+    with allocate_run_uid() if user else contextlib.nullcontext(None) as uid:
+        _install(env_dir, python, requirements, user=user, uid=uid, network=network, on_output=on_output)
+    _seal(env_dir)
+
+
+def _install(
+    env_dir: Path,
+    python: Path,
+    requirements: str,
+    *,
+    user: str | None,
+    uid: int | None,
+    network: bool,
+    on_output: Callable[[str, str], None],
+) -> None:
     scratch = Path(tempfile.mkdtemp(prefix="sampan-pip-"))
     try:
         os.chmod(scratch, 0o700)
@@ -134,8 +152,9 @@ def _build(
         req_file.write_text("\n".join(normalise_requirements(requirements)) + "\n")
         if user:
             entry = pwd.getpwnam(user)
-            _chown_tree(env_dir, entry.pw_uid, entry.pw_gid)
-            _chown_tree(scratch, entry.pw_uid, entry.pw_gid)
+            owner = (uid, uid) if uid is not None else (entry.pw_uid, entry.pw_gid)
+            _chown_tree(env_dir, *owner)
+            _chown_tree(scratch, *owner)
         env = {
             "PATH": f"{python.parent}:/usr/local/bin:/usr/bin:/bin",
             "HOME": str(scratch),
@@ -143,6 +162,8 @@ def _build(
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",
             "PIP_NO_INPUT": "1",
             "LANG": "C.UTF-8",
+            "USER": "sandbox",
+            "LOGNAME": "sandbox",
         }
         for name in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_TRUSTED_HOST"):
             if name in os.environ:
@@ -162,6 +183,7 @@ def _build(
                 limits={"wall_time_s": INSTALL_WALL_TIME_S, "memory_mb": INSTALL_MEMORY_MB, "cpus": 1},
                 network=network,
                 user=user,
+                uid=uid,
             ),
             on_output=output,
         )
@@ -172,7 +194,6 @@ def _build(
             )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    _seal(env_dir)
 
 
 def prepare_environment(
