@@ -11,6 +11,7 @@ import os
 import pwd
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -345,3 +346,45 @@ def test_output_lines_are_cut_progress_bars_redrawn_and_nothing_lost(open_dir: P
     assert out[1] == "epoch 1: 100%"
     assert out[2:-1] == [str(i) for i in range(30_000)]
     assert out[-1] == "no newline at the end"
+
+
+def test_a_worker_that_is_not_root_runs_unisolated_and_says_so(open_dir: Path) -> None:
+    """The sandbox run by an unprivileged worker (here: as nobody) cannot switch users or cut the
+    network: it runs the code anyway, records isolation false and says why in system lines."""
+    repo = Path(__file__).resolve().parents[2]
+    driver = open_dir / "driver.py"
+    driver.write_text(
+        textwrap.dedent(f"""
+        import json, sys
+        from pathlib import Path
+        sys.path.insert(0, {str(repo)!r})
+        from workers.custom_code.sandbox import SandboxPolicy, run_sandboxed
+        lines = []
+        outcome = run_sandboxed(
+            [sys.executable, "-c", "import os; print(os.getuid())"], cwd=Path({str(open_dir)!r}),
+            env={{"PATH": "/usr/bin:/bin"}},
+            policy=SandboxPolicy(limits={{"wall_time_s": 30, "memory_mb": 256, "cpus": 1}}, network=False),
+            on_output=lambda stream, line: lines.append([stream, line]),
+        )
+        print(json.dumps({{"isolation": outcome.isolation, "exit_code": outcome.exit_code, "lines": lines}}))
+        """)
+    )
+    os.chmod(driver, 0o644)
+    ran = subprocess.run(
+        ["su", "-s", "/bin/sh", "nobody", "-c", f"{sys.executable} {driver}"],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin"},
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    result = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert result["exit_code"] == 0
+    assert result["isolation"] == {"user": False, "network": False}
+    system = [line for stream, line in result["lines"] if stream == "system"]
+    assert any(
+        line.startswith("network isolation unavailable: unshare(CLONE_NEWNET) failed") for line in system
+    )
+    assert "not running as root: the code runs as the worker's own user" in system
+    assert ["stdout", str(pwd.getpwnam("nobody").pw_uid)] in result["lines"]

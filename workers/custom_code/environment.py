@@ -3,9 +3,9 @@ on top of it with the job's requirements installed, cached by their hash and sha
 
 A requirements environment is a venv (``--system-site-packages``, plus a ``.pth`` that adds the
 worker's own site-packages, so torch, numpy and ``sampan`` stay importable and the requirements
-override them). pip runs as the sandbox user (the only step with the network on), then the tree is
-made root-owned and read-only to everyone else, so no later job can change what another one runs
-with. Building is locked per hash (``fcntl.flock``) and marked complete only at the end: an
+override them). pip runs as a run uid of its own (the only step with the network on), then the
+tree is made root-owned and read-only to everyone else, so no later job can change what another
+one runs with. Building is locked per hash (``fcntl.flock``) and marked complete only at the end: an
 interrupted build is rebuilt.
 """
 
