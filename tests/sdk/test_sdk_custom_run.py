@@ -408,3 +408,48 @@ def test_the_tabular_example_runs_as_a_module_with_curves_and_an_artifact(tmp_pa
     importances = json.loads((tmp_path / "output" / "importances.json").read_text())
     assert next(iter(importances)).startswith("petal_")  # the petals separate the species
     assert "garden_north" in importances and "training rows" in child.stdout
+
+
+NOTEBOOK_EXAMPLE = REPO / "examples" / "custom-code" / "digits-notebook" / "train.ipynb"
+
+
+def test_the_notebook_example_runs_cell_by_cell_with_sampan_run(tmp_path):
+    """The notebook example as a worker runs a notebook entry point (workers.custom_code.notebook_exec):
+    its cells' output streams, log_metrics from a cell reaches the worker over the inherited pipes."""
+    root = write_layout(tmp_path / "data", per_class=8)
+    code = tmp_path / "code"
+    code.mkdir()
+    shutil.copyfile(NOTEBOOK_EXAMPLE, code / "train.ipynb")
+    (tmp_path / "output").mkdir()
+    worker = Worker()
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "OMP_NUM_THREADS": "1",
+        "PYTHONPATH": str(REPO),
+        "SAMPAN_DATA_DIR": str(root),
+        "SAMPAN_OUTPUT_DIR": str(tmp_path / "output"),
+        "SAMPAN_PARAMS": json.dumps({"epochs": 3}),
+        **worker.env(),
+    }
+    child = subprocess.run(
+        [sys.executable, "-u", "-m", "workers.custom_code.notebook_exec", "train.ipynb", "--epochs=3"],
+        cwd=code,
+        env=env,
+        pass_fds=(worker.events_w, worker.reply_r),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    worker.close_child_ends()
+    events = worker.finish()
+    assert child.returncode == 0, (child.stdout[-2000:], child.stderr[-3000:])
+    assert [e["step"] for e in events if e["kind"] == "metrics"] == [1, 2, 3]
+    assert all(
+        set(e["metrics"]) == {"train_accuracy", "val_accuracy"} for e in events if e["kind"] == "metrics"
+    )
+    assert [e["path"] for e in events if e["kind"] == "artifact"] == ["confusion.json"]
+    assert "60 training images, 10 validation images" in child.stdout
+    confusion = json.loads((tmp_path / "output" / "confusion.json").read_text())
+    assert sum(map(sum, confusion["counts"])) == 10
+    assert (tmp_path / "output" / "train.executed.ipynb").is_file()
