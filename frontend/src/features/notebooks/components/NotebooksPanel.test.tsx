@@ -96,6 +96,7 @@ describe('NotebooksPanel', () => {
     expect(screen.getByTestId('notebook-last-activity')).toHaveTextContent(/ago/);
     expect(screen.getByTestId('notebook-limits')).toHaveTextContent('4096 MiB, 2 CPUs');
     expect(screen.getByTestId('notebook-idle')).toHaveTextContent('1h 00');
+    expect(screen.getByTestId('notebook-job-link')).toHaveAttribute('href', '/jobs/77');
     expect(screen.queryByTestId('notebook-start')).not.toBeInTheDocument();
 
     await user.click(screen.getByTestId('notebook-stop'));

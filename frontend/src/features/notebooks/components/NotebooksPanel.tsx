@@ -1,6 +1,7 @@
-import { Alert, Badge, Button, Code, Group, Loader, NumberInput, Paper, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Code, Group, Loader, NumberInput, Paper, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import { WithReason } from '@/components/WithReason';
 import { translateDynamic } from '@/i18n';
 import { formatDateTime, formatRelative, formatSeconds } from '@/lib/datetime';
@@ -122,6 +123,11 @@ function NotebookCard({ notebook, projectId, canEdit }: { notebook: Notebook; pr
             <StatusBadge status={notebook.status} />
             {notebook.status === 'starting' && <Text size="sm">{t('progress.starting')}</Text>}
             {notebook.status === 'stopping' && <Text size="sm">{t('progress.stopping')}</Text>}
+            {notebook.job !== null && (
+              <Anchor component={Link} to={`/jobs/${notebook.job}`} size="sm" data-testid="notebook-job-link">
+                {t('serverLog')}
+              </Anchor>
+            )}
           </Group>
           {live && (
             <Group gap="xs">
