@@ -15,7 +15,14 @@ export function NewStudyRoute() {
   const navigate = useNavigate();
   const { data: workspaces } = useWorkspaces();
   const roles = Object.fromEntries((workspaces?.results ?? []).map((workspace) => [workspace.id, workspace.role]));
-  const initial = { project: idParam(params.get('project')), dataset: idParam(params.get('dataset')), version: idParam(params.get('version')) };
+  const initial = {
+    project: idParam(params.get('project')),
+    dataset: idParam(params.get('dataset')),
+    version: idParam(params.get('version')),
+    // a "Tune with AutoML" link from a project's Code tab: /studies/new?source=custom&project=P&code=ID
+    source: params.get('source') === 'custom' ? ('custom' as const) : undefined,
+    codeArchive: idParam(params.get('code')),
+  };
   return (
     <Stack>
       <Breadcrumbs>

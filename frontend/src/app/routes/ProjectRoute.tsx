@@ -105,6 +105,7 @@ export function ProjectRoute() {
             canEdit={canEdit}
             disabledReason={canEdit ? null : t('detail.viewersCannotRunJobs')}
             onJobStarted={(jobId) => navigate(`/jobs/${jobId}`)}
+            onTune={(archiveId) => navigate(`/studies/new?source=custom&project=${project.id}&code=${archiveId}`)}
           />
         </Tabs.Panel>
         <Tabs.Panel value="notebooks" pt="md">

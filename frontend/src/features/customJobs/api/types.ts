@@ -62,7 +62,8 @@ export type CustomJobResult = {
   peak_memory_mb: number;
   metrics: Record<string, number>;
   history: Record<string, number>[];
-  artifacts: Record<string, string>[];
+  /** What the code kept with log_artifact: `path` in the output, its `name`, `size_bytes` (as text), `sha256`, `key`. */
+  artifacts: { path: string; name?: string; size_bytes?: string; sha256?: string; key?: string }[];
   model: { onnx: string; labels: string; preprocessing: string } | null;
   environment: RunEnvironment;
   requirements_hash: string;

@@ -18,11 +18,14 @@ export function CodePanel({
   canEdit,
   disabledReason = null,
   onJobStarted,
+  onTune,
 }: {
   projectId: number;
   canEdit: boolean;
   disabledReason?: string | null;
   onJobStarted: (jobId: number) => void;
+  /** Opens an AutoML study over this code (its hyperparameters searched). */
+  onTune?: (archiveId: number) => void;
 }) {
   const { t } = useTranslation('customJobs');
   const { data } = useCodeArchives(projectId);
@@ -37,9 +40,16 @@ export function CodePanel({
         <Stack data-testid="code-archive-detail" data-archive={selected.id}>
           <Group justify="space-between">
             <Title order={4}>{selected.name}</Title>
-            <Button variant="subtle" size="xs" onClick={() => setSelectedId(null)}>
-              {t('archives.close')}
-            </Button>
+            <Group gap="xs">
+              {canEdit && onTune && (
+                <Button variant="light" size="xs" onClick={() => onTune(selected.id)} data-testid="code-archive-tune">
+                  {t('archives.tune')}
+                </Button>
+              )}
+              <Button variant="subtle" size="xs" onClick={() => setSelectedId(null)}>
+                {t('archives.close')}
+              </Button>
+            </Group>
           </Group>
           <CodeFileView key={selected.id} archive={selected} />
           <RunCustomJobForm

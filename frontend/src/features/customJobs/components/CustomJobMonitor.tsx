@@ -1,6 +1,6 @@
 import '@mantine/charts/styles.css';
 import { LineChart } from '@mantine/charts';
-import { Alert, Badge, Button, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useMemo, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
@@ -8,7 +8,7 @@ import { Stat } from '@/components/Stat';
 import { useJobEvents, type Job } from '@/features/jobs';
 import { formatSeconds } from '@/lib/datetime';
 import { errorMessage } from '@/lib/notifications';
-import { formatNumber } from '@/lib/numbers';
+import { formatBytes, formatNumber } from '@/lib/numbers';
 import { isCustomJobResult, specOf } from '../api/types';
 import { toCustomCurves, type MetricSeries } from './customCurves';
 import { RunEnvironmentView } from './RunEnvironmentView';
@@ -180,6 +180,27 @@ export function CustomJobMonitor({
               )}
             </Table.Tbody>
           </Table>
+        </Paper>
+      )}
+      {result && (result.artifacts ?? []).length > 0 && (
+        <Paper withBorder p="sm" data-testid="custom-job-artifact-list">
+          <Title order={6} mb={4}>
+            {t('monitor.artifacts')}
+          </Title>
+          <Stack gap={2}>
+            {(result.artifacts ?? []).map((artifact) => (
+              <Group key={artifact.path} gap="xs">
+                <Anchor href={`/api/v1/jobs/${job.id}/artifacts/?path=${encodeURIComponent(artifact.path)}`} download size="sm" data-testid={`custom-job-artifact-${artifact.path}`}>
+                  {artifact.name || artifact.path}
+                </Anchor>
+                {artifact.size_bytes && (
+                  <Text size="xs" c="dimmed">
+                    {formatBytes(Number(artifact.size_bytes))}
+                  </Text>
+                )}
+              </Group>
+            ))}
+          </Stack>
         </Paper>
       )}
       {result?.environment && <RunEnvironmentView environment={result.environment} />}
