@@ -4,8 +4,9 @@
 trial over custom code, which passes ``on_metrics``). It
 
 1. hardens SAMPAN_HOME (``config.env.sampan_home_harden``: blobs, databases and the broker private to
-   the platform's user) and makes the job's working folder ``SAMPAN_SANDBOX_ROOT/jobs/<id>-<created>/``
-   (``code/``, ``data/``, ``output/``, ``home/``), fresh on every attempt;
+   the platform's user) and makes the job's working folder
+   ``SAMPAN_SANDBOX_ROOT/jobs/<id>-<created>-<random>/`` (``code/``, ``data/``, ``output/``, ``home/``),
+   fresh on every attempt;
 2. extracts the code archive (checked against its sha256; a zip entry that is absolute, climbs out with
    ``..`` or is a link is refused) and materialises the dataset version in the documented layout;
 3. runs it with ``workers.custom_code.runner.run_custom_job`` (the compute plane, imported here only):
@@ -28,6 +29,7 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
 import stat
 import tempfile
@@ -134,14 +136,25 @@ class JobLog:
 # --- the working folder --------------------------------------------------------------------------
 
 
-def _work_dir_name(pk: int, created_at) -> str:
+WORK_DIR_NAME = re.compile(r"^(\d+)-(\d{20})(-[0-9a-f]{32})?$")
+
+
+def _work_dir_prefix(pk: int, created_at) -> str:
     return f"{pk}-{created_at:%Y%m%d%H%M%S%f}"
 
 
-def job_work_dir(job: Job) -> Path:
-    """``SAMPAN_SANDBOX_ROOT/jobs/<id>-<created>``: the creation time keeps the name unique if the
-    database is reset (or another one shares SAMPAN_HOME), as training's run folders do."""
-    return Path(settings.SAMPAN_SANDBOX_ROOT) / "jobs" / _work_dir_name(job.pk, job.created_at)
+def job_work_dirs(job: Job) -> list[Path]:
+    """The job's working folders now on disk: ``SAMPAN_SANDBOX_ROOT/jobs/<id>-<created>-<random>``.
+    The creation time keeps the name unique if the database is reset (or another one shares
+    SAMPAN_HOME), as training's run folders do; the random part (new on every attempt) keeps another
+    run, which cannot list ``jobs/``, from guessing its way in."""
+    jobs_dir = Path(settings.SAMPAN_SANDBOX_ROOT) / "jobs"
+    prefix = _work_dir_prefix(job.pk, job.created_at)
+    try:
+        names = [entry.name for entry in os.scandir(jobs_dir)]
+    except OSError:
+        return []
+    return sorted(jobs_dir / n for n in names if n == prefix or n.startswith(f"{prefix}-"))
 
 
 def _sandbox_user() -> str | None:
@@ -168,7 +181,7 @@ def _make_private_dir(path: Path, mode: int) -> None:
 
 
 def prepare_work_dir(job: Job) -> Path:
-    """A fresh working folder (:func:`job_work_dir`; ``jobs/`` is 0711: the sandbox user reaches only
+    """A fresh working folder (:func:`job_work_dirs`; ``jobs/`` is 0711: the sandbox user reaches only
     what the runner hands it, and nobody lists the jobs); ended jobs' folders are swept first."""
     root = Path(settings.SAMPAN_SANDBOX_ROOT)
     root.mkdir(parents=True, exist_ok=True)
@@ -184,8 +197,9 @@ def prepare_work_dir(job: Job) -> Path:
                 "(e.g. /var/lib/sampan/sandbox)."
             )
     sweep_work_dirs()
-    work = job_work_dir(job)
-    remove_work_dir(work)
+    for earlier in job_work_dirs(job):  # an earlier attempt's
+        remove_work_dir(earlier)
+    work = root / "jobs" / f"{_work_dir_prefix(job.pk, job.created_at)}-{secrets.token_hex(16)}"
     work.mkdir(mode=0o711)
     os.chmod(work, 0o711)
     for name in ("code", "data"):
@@ -203,14 +217,19 @@ def sweep_work_dirs() -> list[int]:
         names = {entry.name for entry in os.scandir(jobs_dir)}
     except OSError:
         return []
-    ids = {int(name.split("-", 1)[0]) for name in names if re.match(r"^\d+-\d{20}$", name)}
-    ended = Job.objects.filter(pk__in=ids, status__in=["succeeded", "failed", "cancelled"])
-    swept = []
+    found: dict[int, list[str]] = {}
+    for name in names:
+        match = WORK_DIR_NAME.match(name)
+        if match:
+            found.setdefault(int(match.group(1)), []).append(name)
+    ended = Job.objects.filter(pk__in=list(found), status__in=["succeeded", "failed", "cancelled"])
+    swept = set()
     for pk, created_at in ended.values_list("pk", "created_at"):
-        name = _work_dir_name(pk, created_at)
-        if name in names:
-            remove_work_dir(jobs_dir / name)
-            swept.append(pk)
+        prefix = _work_dir_prefix(pk, created_at)
+        for name in found[pk]:
+            if name == prefix or name.startswith(f"{prefix}-"):
+                remove_work_dir(jobs_dir / name)
+                swept.add(pk)
     return sorted(swept)
 
 

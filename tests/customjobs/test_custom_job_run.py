@@ -49,7 +49,7 @@ def curve_points(job) -> list[tuple[int, dict]]:
 def test_digits_example_becomes_an_evaluated_model_version_that_deploys_and_predicts(
     live_worker, tenants, api_client, settings
 ):
-    from customjobs.running import job_work_dir
+    from customjobs.running import job_work_dirs
     from deploy import services as deploy_services
     from training.models import ModelVersion
 
@@ -81,7 +81,7 @@ def test_digits_example_becomes_an_evaluated_model_version_that_deploys_and_pred
     assert seqs == list(range(1, len(seqs) + 1))
     if os.geteuid() == 0:
         assert result["isolation"]["user"] is True
-    assert not job_work_dir(job).exists(), "work dir removed"
+    assert job_work_dirs(job) == [], "work dir removed"
 
     model = ModelVersion.objects.get(pk=result["model_version"])
     assert result["model_version_name"] == model.name == "V1"

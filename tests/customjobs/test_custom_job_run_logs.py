@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from jobs.models import JobLogLine
 
@@ -60,8 +62,9 @@ def test_a_failure_names_the_exit_code_and_the_last_traceback():
 
 
 def test_work_dirs_of_ended_jobs_are_swept(tenants, settings, tmp_path):
-    from customjobs.running import job_work_dir, sweep_work_dirs
+    from customjobs.running import _work_dir_prefix, job_work_dirs, prepare_work_dir, sweep_work_dirs
     from jobs.models import Job
+    from jobs.runner import JobInputRejected
 
     from tests.jobs.factories import job as make_job
 
@@ -70,12 +73,28 @@ def test_work_dirs_of_ended_jobs_are_swept(tenants, settings, tmp_path):
     for status in ("running", "failed", "succeeded"):
         row = make_job(tenants["project_a"], kind="system.check", params={"seconds": 1}, created_by=None)
         Job.objects.filter(pk=row.pk).update(status=status)
-        (job_work_dir(row) / "output").mkdir(parents=True)
         jobs[status] = row
+    if os.geteuid() == 0:  # pytest's tmp_path lies in a folder only root passes: said, not run into
+        with pytest.raises(JobInputRejected, match=r"sandbox user 'nobody' cannot reach .* does not let"):
+            prepare_work_dir(jobs["running"])
+    settings.SAMPAN_SANDBOX_USER = ""  # the worker's own user
+    first = prepare_work_dir(jobs["running"])
+    again = prepare_work_dir(jobs["running"])  # a retry: a new random name, the earlier folder gone
+    assert first != again and job_work_dirs(jobs["running"]) == [again] and not first.exists()
+    assert (
+        first.name.rsplit("-", 1)[0] == again.name.rsplit("-", 1)[0]
+        and len(again.name.rsplit("-", 1)[1]) == 32
+    )
+    assert (again.stat().st_mode & 0o777) == 0o711 and (again.parent.stat().st_mode & 0o777) == 0o711
+    for status in ("failed", "succeeded"):  # left by a worker killed mid-run
+        row = jobs[status]
+        (again.parent / f"{_work_dir_prefix(row.pk, row.created_at)}-{'b' * 32}" / "output").mkdir(
+            parents=True
+        )
     # the same id made by another database sharing SAMPAN_HOME (another creation time): not ours to remove
-    other = settings.SAMPAN_SANDBOX_ROOT / "jobs" / f"{jobs['failed'].pk}-20000101000000000000"
+    other = settings.SAMPAN_SANDBOX_ROOT / "jobs" / f"{jobs['failed'].pk}-20000101000000000000-{'a' * 32}"
     other.mkdir()
 
     assert sweep_work_dirs() == sorted([jobs["failed"].pk, jobs["succeeded"].pk])
     left = sorted(p.name for p in (settings.SAMPAN_SANDBOX_ROOT / "jobs").iterdir())
-    assert left == sorted([job_work_dir(jobs["running"]).name, other.name])
+    assert left == sorted([again.name, other.name])
