@@ -2,6 +2,8 @@ import { api, unwrap, type Paginated } from '@/api/client';
 import { i18n } from '@/i18n';
 import type { SearchDimension, Study, StudyCreate } from './studies';
 
+export { CUSTOM_TEMPLATE, customCodeOf, type CustomCode } from './customCode';
+
 // TODO(lead): generated type — components['schemas']['CustomStudyCreateRequest'] once `make api-client` has run.
 /** POST /api/v1/studies/ with a code archive: a study whose trials run the user's own code. */
 export type CustomStudyCreate = {
@@ -24,34 +26,11 @@ export type CustomStudyCreate = {
   seed?: number;
 };
 
-// TODO(lead): generated type — components['schemas']['CustomCode'] (Study.custom_code).
-/** What a custom-code study (template "custom") runs. */
-export type CustomCode = {
-  code_archive: number;
-  code_name: string;
-  code_sha256: string;
-  code_kind: string;
-  entry_point: string;
-  args: string[];
-  requirements: string;
-  requirements_hash: string;
-  limits: { wall_time_s: number; memory_mb: number; cpus: number };
-  network: boolean;
-};
-
 /** The bits of a code archive the form shows (GET /api/v1/code-archives/). */
 export type CodeArchiveChoice = { id: number; name: string; filename: string; entry_point: string; files: { path: string }[] };
 
-export const CUSTOM_TEMPLATE = 'custom';
 export const HYPERPARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const METRIC_NAME = /^[A-Za-z_][A-Za-z0-9_./-]{0,99}$/;
-
-/** The study's code, when it is a custom-code study. */
-export function customCodeOf(study: Study): CustomCode | null {
-  // TODO(lead): generated type — Study.custom_code
-  const code = (study as Study & { custom_code?: CustomCode | null }).custom_code;
-  return study.template === CUSTOM_TEMPLATE && code ? code : null;
-}
 
 export function createCustomStudy(body: CustomStudyCreate): Promise<Study> {
   // TODO(lead): generated type — the request body is StudyStartRequest (StudyCreate | CustomStudyCreate)

@@ -2,7 +2,7 @@ import { Anchor, Table, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { translateDynamic } from '@/i18n';
-import { customCodeOf } from '../api/customStudies';
+import { customCodeOf } from '../api/customCode';
 import { formatValue } from '../api/studies';
 import { useStudies } from '../hooks/useStudies';
 import { StateBadge } from './StateBadge';

@@ -231,3 +231,58 @@ describe('StudyView', () => {
     expect(screen.getByText('试验', { selector: 'h5' })).toBeInTheDocument();
   }, 20_000);
 });
+
+describe('StudyView of a custom-code study', () => {
+  it('names the code, counts steps, and shows neither a test column, a lift report nor promotion', async () => {
+    const custom = {
+      code_archive: 5,
+      code_name: 'quadratic',
+      code_sha256: 'ab'.repeat(32),
+      code_kind: 'script',
+      entry_point: 'quadratic.py',
+      args: [],
+      requirements: '',
+      requirements_hash: 'cd'.repeat(32),
+      limits: { wall_time_s: 120, memory_mb: 1024, cpus: 1 },
+      network: false,
+    };
+    const best = { ...BEST, params: { x: 0.69 }, test_metrics: {} };
+    const customTrial = (number: number, state: string, value: number, steps: number[]) => ({
+      ...trial(number, state, value, steps),
+      params: { x: 0.2 * (number + 1) },
+      test_metrics: {},
+    });
+    fakeApi({
+      'GET /api/v1/studies/8/': json(
+        study({
+          id: 8,
+          name: 'quadratic',
+          template: 'custom',
+          custom_code: custom,
+          preset: '',
+          dataset: null,
+          dataset_name: null,
+          dataset_version: null,
+          dataset_version_name: null,
+          search_space: [{ name: 'x', type: 'float', low: 0, high: 1, log: false }],
+          objective: { metric: 'score', direction: 'maximize' },
+          report_seeds: 0,
+          best_trial: best,
+        }),
+      ),
+      'GET /api/v1/studies/8/trials/': json([customTrial(0, 'complete', 0.8, [1, 2, 3, 4, 5]), customTrial(1, 'complete', 0.9, [1, 2, 3, 4, 5]), customTrial(2, 'pruned', 0.1, [1])]),
+      'GET /api/v1/studies/8/results/': json({ ...RESULTS, best_trial: best, importances: {}, lift: { ...RESULTS.lift, status: 'disabled', seeds: [], lift: null } }),
+    });
+    renderWithApp(<StudyView studyId={8} />);
+    await waitFor(() => expect(screen.getByTestId('trials-table')).toHaveAttribute('data-rows', '3'));
+    expect(screen.getByTestId('study-custom-code')).toHaveTextContent('Code quadratic (quadratic.py)');
+    expect(screen.getByText('Steps')).toBeInTheDocument();
+    expect(screen.queryByTestId('trial-0-test')).not.toBeInTheDocument();
+    expect(screen.getByTestId('best-trial')).toHaveTextContent('Best trial #1: score = 0.9000');
+    expect(screen.getByTestId('best-trial')).toHaveTextContent('x=0.690');
+    expect(screen.queryByTestId('promote-best')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('trial-1-promote')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('lift-value')).not.toBeInTheDocument();
+    expect(screen.queryByText(/Digits/)).not.toBeInTheDocument();
+  }, 20_000);
+});

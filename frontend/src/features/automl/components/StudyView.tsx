@@ -15,7 +15,7 @@ import { usePromote, useResults, useStudy, useStudyAction, useTrials } from '../
 import { StateBadge } from './StateBadge';
 import { HistoryChart, ImportanceChart, IntermediateChart, ParallelCoordinates } from './StudyCharts';
 import { templateName } from '@/features/training';
-import { customCodeOf } from '../api/customStudies';
+import { customCodeOf } from '../api/customCode';
 
 /** The test metric a study's trials are judged by: test accuracy for classifiers, mAP@.5 for
  * detectors, MASE for forecasters (lower is better; a number, not a percentage). */
@@ -42,7 +42,8 @@ function TrialModel({ study, trial }: { study: Study; trial: Trial }) {
         {trial.model_version_name ?? promote.data?.name}
       </Anchor>
     );
-  if (trial.state !== 'complete') return <>—</>;
+  // a custom-code trial's model version is made by its own run (when its code saves one), not promoted
+  if (trial.state !== 'complete' || customCodeOf(study)) return <>—</>;
   const reason = canChange(study) ? null : t('view.viewerCannot');
   return (
     <WithReason reason={reason}>
@@ -191,7 +192,7 @@ function Actions({ study }: { study: Study }) {
             </Button>
           </WithReason>
         )}
-        {versionId === null && (
+        {versionId === null && !customCodeOf(study) && (
           <WithReason reason={viewer ?? (best ? null : t('view.noBestYet'))}>
             <Button onClick={() => promote.mutate(undefined)} disabled={!!viewer || !best} loading={promote.isPending} data-testid="promote-best">
               {t('view.promoteBest')}
