@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-pytestmark = [pytest.mark.django_db]
+pytestmark = [pytest.mark.openapi_conformance, pytest.mark.django_db]
 
 SCRIPT = b"import sampan.run as run\nrun.log_metrics(step=1, score=float(run.params['x']))\n"
 SPACE = [
