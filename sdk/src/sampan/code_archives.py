@@ -14,8 +14,9 @@ import io
 import os
 import zipfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any
 
+from sampan import _schema as schema
 from sampan._resource import Resource
 from sampan._resource import id_of as _id
 
@@ -44,31 +45,7 @@ SKIPPED_NAMES = frozenset({".DS_Store", "Thumbs.db"})
 UPLOADABLE = (".py", ".zip", ".ipynb")
 
 
-# TODO(lead): generated type (sampan._schema.CodeArchive / CodeFile once `make api-client` runs)
-class CodeFile(TypedDict):
-    path: str
-    size_bytes: int
-
-
-class CodeArchiveData(TypedDict):
-    """``GET /api/v1/code-archives/{id}/`` (API.md §3)."""
-
-    id: int
-    workspace: int
-    project: int
-    name: str
-    filename: str
-    code_kind: Literal["script", "zip", "notebook"]
-    sha256: str
-    size_bytes: int
-    files: list[CodeFile]
-    entry_point: str
-    requirements: str
-    created_by: str
-    created_at: str
-
-
-class CodeArchive(Resource[CodeArchiveData]):
+class CodeArchive(Resource[schema.CodeArchive]):
     """Uploaded training code: ``name``, ``code_kind`` (script, zip, notebook), ``sha256``,
     ``files``, ``entry_point`` (what a job runs by default) and ``requirements`` (a zip's
     requirements.txt)."""
@@ -77,7 +54,7 @@ class CodeArchive(Resource[CodeArchiveData]):
 
     def file_text(self, path: str) -> str:
         """One file of the code as text (UTF-8 files up to 1 MiB)."""
-        answer: dict[str, str] = self._client.http.request(
+        answer: schema.CodeFileText = self._client.http.request(
             "GET", f"code-archives/{self.id}/files/", params={"path": path}
         )
         return answer["text"]
@@ -138,7 +115,7 @@ class CodeArchives:
             form["name"] = name
         if entry_point:
             form["entry_point"] = entry_point
-        data: CodeArchiveData = self._client.http.post(
+        data: schema.CodeArchive = self._client.http.post(
             "code-archives/",
             None,
             data=form,

@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from sampan import _html, _optional
 from sampan import _schema as schema
@@ -27,16 +27,6 @@ FINISHED = frozenset({"succeeded", "failed", "cancelled"})
 SHOWN_METRICS = ("epoch", "loss", "train_acc", "val_loss", "val_acc", "val_map50", "lr", "eta_s")
 ENVELOPE = frozenset({"kind", "version"})  # every contract's own fields, not a metric
 LOG_PAGE = 1000  # lines per GET /jobs/{id}/logs/ (the server's most)
-
-
-# TODO(lead): generated type (sampan._schema.LogLine once `make api-client` runs)
-class LogLine(TypedDict):
-    """One line of a job's output (``GET /api/v1/jobs/{id}/logs/``)."""
-
-    seq: int
-    stream: Literal["stdout", "stderr", "system"]
-    text: str
-    at: str
 
 
 # A job's payload: any job (GET /jobs/{id}/) or a training job with what it trains (GET /training-jobs/{id}/).
@@ -124,7 +114,7 @@ class BaseJob(Resource[JobData]):
         poll: float = 1.0,
         timeout: float | None = None,
         max_outage: float = 300.0,
-    ) -> Iterator[LogLine]:
+    ) -> Iterator[schema.LogLine]:
         """The job's output lines after ``seq`` ``after``, in order: ``seq``, ``stream`` (stdout,
         stderr, system), ``text``, ``at``. ``follow=True`` polls for new lines until the job has
         finished and every line was read (then the job is refreshed: ``job.status`` is final);
@@ -141,8 +131,8 @@ class BaseJob(Resource[JobData]):
                     f"jobs/{self.id}/logs/", after=after, limit=LOG_PAGE
                 )
             ):
-                page: Mapping[str, Any] = outage.value
-                lines: list[LogLine] = page["lines"]
+                page: schema.JobLogPage = outage.value
+                lines = page["lines"]
                 yield from lines
                 after = max(int(page["next_after"]), after)
                 if len(lines) >= LOG_PAGE:

@@ -17,7 +17,7 @@ function notebook(overrides: Partial<Notebook> = {}): Notebook {
     url: 'http://127.0.0.1:9100/notebooks/5/',
     open_url: 'http://127.0.0.1:9100/notebooks/5/lab?token=SECRET',
     idle_timeout_s: 3600,
-    limits: { memory_mb: 4096, cpus: 2 },
+    limits: { wall_time_s: 86400, memory_mb: 4096, cpus: 2 },
     started_at: '2026-12-05T10:00:00Z',
     last_activity_at: '2026-12-05T10:05:00Z',
     stopped_at: null,
