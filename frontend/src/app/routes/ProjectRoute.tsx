@@ -1,16 +1,19 @@
-import { Anchor, Breadcrumbs, Group, Stack, Tabs, Title } from '@mantine/core';
+import { Anchor, Breadcrumbs, Group, Skeleton, Stack, Tabs, Title } from '@mantine/core';
+import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { NotFound } from '@/components/NotFound';
 import { QueryState } from '@/components/QueryState';
-import { CodePanel } from '@/features/customJobs';
 import { CreateDatasetButton, DatasetsTable } from '@/features/datasets';
 import { BatchTabLabel, CreateDeploymentButton, DeploymentsTable, PackagesPanel, ProjectBatchPanel } from '@/features/deploy';
 import { JobsPanel } from '@/features/jobs';
-import { NotebooksPanel } from '@/features/notebooks';
 import { ProjectHeader, useProject } from '@/features/projects';
 import { ModelVersionsTable } from '@/features/training';
 import { useWorkspace } from '@/features/workspaces';
+
+// The Code and Notebooks tabs load their features only when opened (the project page stays light).
+const CodePanel = lazy(() => import('@/features/customJobs').then((module) => ({ default: module.CodePanel })));
+const NotebooksPanel = lazy(() => import('@/features/notebooks').then((module) => ({ default: module.NotebooksPanel })));
 
 const TABS = ['datasets', 'models', 'deployments', 'batch', 'jobs', 'code', 'notebooks'] as const;
 
@@ -100,16 +103,20 @@ export function ProjectRoute() {
           />
         </Tabs.Panel>
         <Tabs.Panel value="code" pt="md">
-          <CodePanel
-            projectId={project.id}
-            canEdit={canEdit}
-            disabledReason={canEdit ? null : t('detail.viewersCannotRunJobs')}
-            onJobStarted={(jobId) => navigate(`/jobs/${jobId}`)}
-            onTune={(archiveId) => navigate(`/studies/new?source=custom&project=${project.id}&code=${archiveId}`)}
-          />
+          <Suspense fallback={<Skeleton h={240} />}>
+            <CodePanel
+              projectId={project.id}
+              canEdit={canEdit}
+              disabledReason={canEdit ? null : t('detail.viewersCannotRunJobs')}
+              onJobStarted={(jobId) => navigate(`/jobs/${jobId}`)}
+              onTune={(archiveId) => navigate(`/studies/new?source=custom&project=${project.id}&code=${archiveId}`)}
+            />
+          </Suspense>
         </Tabs.Panel>
         <Tabs.Panel value="notebooks" pt="md">
-          <NotebooksPanel projectId={project.id} canEdit={canEdit} />
+          <Suspense fallback={<Skeleton h={240} />}>
+            <NotebooksPanel projectId={project.id} canEdit={canEdit} />
+          </Suspense>
         </Tabs.Panel>
       </Tabs>
     </Stack>
