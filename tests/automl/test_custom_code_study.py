@@ -73,9 +73,8 @@ def test_a_custom_code_study_runs_the_code_per_trial_prunes_and_records_the_best
         seed=SEED,
         limits={"wall_time_s": 120, "memory_mb": 1024, "cpus": 1},
     )
-    assert (
-        started.data["template"] == "custom" and started.data["custom_code"]["entry_point"] == "quadratic.py"
-    )
+    code = started.data["custom_code"]
+    assert started.data["template"] == "custom" and code is not None and code["entry_point"] == "quadratic.py"
     study_id = started.id
     client = api_client(tenants["alice"])
 
@@ -103,7 +102,7 @@ def test_a_custom_code_study_runs_the_code_per_trial_prunes_and_records_the_best
         assert trial["value"] == pytest.approx(quality(trial))
         job = Job.objects.get(pk=trial["job"])
         assert job.status == "succeeded" and job.params["spec"]["hyperparameters"] == trial["params"]
-        assert job.result["metrics"]["score"] == pytest.approx(quality(trial))
+        assert job.result is not None and job.result["metrics"]["score"] == pytest.approx(quality(trial))
     # the seed's draws make a later trial worse than both: the median pruner stops it at step 1
     median = sorted(quality(t) for t in trials[:2])
     worse = [t for t in trials[2:] if quality(t) < sum(median) / 2]

@@ -58,7 +58,8 @@ def test_a_custom_code_study_queues_trials_that_run_the_code_with_sampled_hyperp
     assert study["custom_code"]["limits"]["wall_time_s"] == 60
     assert study["custom_code"]["code_sha256"] == code.sha256
     assert study["trials"]["running"] == 2 and study["report_seeds"] == 0
-    assert Study.objects.get(pk=study["id"]).custom_code["args"] == ["--v"]
+    kept = Study.objects.get(pk=study["id"]).custom_code
+    assert kept is not None and kept["args"] == ["--v"]
 
     trials = client.get(f"/api/v1/studies/{study['id']}/trials/").json()
     assert [t["number"] for t in trials] == [0, 1]
