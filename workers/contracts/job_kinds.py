@@ -150,6 +150,7 @@ class NotebookServeParams(TypedDict):
     kind: Literal["notebooks.serve"]
     version: int
     notebook: int
+    platform_url: NotRequired[str]  # the SDK's SAMPAN_URL inside the notebook
 
 
 JOB_PARAMS: dict[str, type] = {
@@ -322,6 +323,20 @@ class BatchPredictJobResult(TypedDict):
     errors: int
 
 
+class NotebookServeResult(TypedDict):
+    """``notebooks.serve``: why the server stopped by itself (a stop by its owner cancels the job);
+    ``before_start``: the notebook was stopped before a worker took it."""
+
+    kind: Literal["notebook_serve_result"]
+    version: int
+    notebook: int
+    stopped: Literal["idle", "exited", "time_limit", "memory_limit", "before_start"]
+    reason: str
+    files_restored: NotRequired[int]
+    files_saved: NotRequired[int]
+    peak_memory_mb: NotRequired[float]
+
+
 # The result kind of each job kind (the training kinds' is workers.contracts.jobs.TrainingJobResult).
 RESULT_KINDS: dict[str, str] = {
     "system.check": "system_check_result",
@@ -336,6 +351,8 @@ RESULT_KINDS: dict[str, str] = {
     "datasets.quality_report": "quality_report_result",
     "labeling.smart_round": "smart_round_result",
     "deploy.batch_predict": "batch_predict_result",
+    "training.custom": "custom_job_result",
+    "notebooks.serve": "notebook_serve_result",
 }
 
 

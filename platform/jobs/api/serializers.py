@@ -66,6 +66,7 @@ JOB_RESULT = PolymorphicProxySerializer(
         "smart_round_result": contract_serializer(job_kinds.SmartRoundJobResult),
         "batch_predict_result": contract_serializer(job_kinds.BatchPredictJobResult),
         "custom_job_result": contract_serializer(custom_code_contracts.CustomJobResult),
+        "notebook_serve_result": contract_serializer(job_kinds.NotebookServeResult),
     },
     resource_type_field_name="kind",
 )
