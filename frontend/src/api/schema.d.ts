@@ -4202,7 +4202,7 @@ export interface components {
             kind: "custom_job_result";
             version: number;
             exit_code: number | null;
-            stopped: (components["schemas"]["StoppedEnum"] | components["schemas"]["NullEnum"]) | null;
+            stopped: (components["schemas"]["CustomJobResultStoppedEnum"] | components["schemas"]["NullEnum"]) | null;
             reason: string;
             /** Format: double */
             duration_s: number;
@@ -4231,6 +4231,15 @@ export interface components {
          * @enum {string}
          */
         CustomJobResultKindEnum: "custom_job_result";
+        /**
+         * @description * `time_limit` - time_limit
+         *     * `memory_limit` - memory_limit
+         *     * `cancelled` - cancelled
+         *     * `pruned` - pruned
+         *     * `preempted` - preempted
+         * @enum {string}
+         */
+        CustomJobResultStoppedEnum: "time_limit" | "memory_limit" | "cancelled" | "pruned" | "preempted";
         /**
          * @description Everything the worker needs to run a user's code (platform -> worker).
          *
@@ -5536,7 +5545,7 @@ export interface components {
             /** @description The latest progress report. */
             readonly progress: components["schemas"]["ProgressEvent"];
             /** @description A finished job's result, by its kind; null until then. */
-            readonly result: (components["schemas"]["SystemCheckResult"] | components["schemas"]["DatasetImportResult"] | components["schemas"]["TrainingJobResult"] | components["schemas"]["BackboneCheckResult"] | components["schemas"]["ModelImportResult"] | components["schemas"]["TrialResult"] | components["schemas"]["ReportRunResult"] | components["schemas"]["BuildPackageResult"] | components["schemas"]["QualityReportJobResult"] | components["schemas"]["SmartRoundJobResult"] | components["schemas"]["BatchPredictJobResult"] | components["schemas"]["CustomJobResult"]) | null;
+            readonly result: (components["schemas"]["SystemCheckResult"] | components["schemas"]["DatasetImportResult"] | components["schemas"]["TrainingJobResult"] | components["schemas"]["BackboneCheckResult"] | components["schemas"]["ModelImportResult"] | components["schemas"]["TrialResult"] | components["schemas"]["ReportRunResult"] | components["schemas"]["BuildPackageResult"] | components["schemas"]["QualityReportJobResult"] | components["schemas"]["SmartRoundJobResult"] | components["schemas"]["BatchPredictJobResult"] | components["schemas"]["CustomJobResult"] | components["schemas"]["NotebookServeResult"]) | null;
             readonly error: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
@@ -6335,12 +6344,46 @@ export interface components {
             kind: "notebooks.serve";
             version: number;
             notebook: number;
+            platform_url?: string;
         };
         /**
          * @description * `notebooks.serve` - notebooks.serve
          * @enum {string}
          */
         NotebookServeParamsKindEnum: "notebooks.serve";
+        /**
+         * @description ``notebooks.serve``: why the server stopped by itself (a stop by its owner cancels the job);
+         *     ``before_start``: the notebook was stopped before a worker took it.
+         */
+        NotebookServeResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "notebook_serve_result";
+            version: number;
+            notebook: number;
+            stopped: components["schemas"]["NotebookServeResultStoppedEnum"];
+            reason: string;
+            files_restored?: number;
+            files_saved?: number;
+            /** Format: double */
+            peak_memory_mb?: number;
+        };
+        /**
+         * @description * `notebook_serve_result` - notebook_serve_result
+         * @enum {string}
+         */
+        NotebookServeResultKindEnum: "notebook_serve_result";
+        /**
+         * @description * `idle` - idle
+         *     * `exited` - exited
+         *     * `time_limit` - time_limit
+         *     * `memory_limit` - memory_limit
+         *     * `before_start` - before_start
+         * @enum {string}
+         */
+        NotebookServeResultStoppedEnum: "idle" | "exited" | "time_limit" | "memory_limit" | "before_start";
         /**
          * @description * `starting` - Starting
          *     * `running` - Running
@@ -8209,15 +8252,6 @@ export interface components {
          * @enum {string}
          */
         StateEnum: "running" | "complete" | "pruned" | "failed";
-        /**
-         * @description * `time_limit` - time_limit
-         *     * `memory_limit` - memory_limit
-         *     * `cancelled` - cancelled
-         *     * `pruned` - pruned
-         *     * `preempted` - preempted
-         * @enum {string}
-         */
-        StoppedEnum: "time_limit" | "memory_limit" | "cancelled" | "pruned" | "preempted";
         /**
          * @description * `uncertainty_diversity` - uncertainty_diversity
          *     * `uncertainty` - uncertainty

@@ -1164,7 +1164,7 @@ class CustomJobResult(TypedDict):
     kind: CustomJobResultKindEnum
     version: int
     exit_code: int | None
-    stopped: StoppedEnum | NullEnum | None
+    stopped: CustomJobResultStoppedEnum | NullEnum | None
     reason: str
     duration_s: float
     peak_memory_mb: float
@@ -1180,6 +1180,15 @@ class CustomJobResult(TypedDict):
 
 
 CustomJobResultKindEnum: TypeAlias = Literal["custom_job_result"]
+
+
+CustomJobResultStoppedEnum: TypeAlias = Literal[
+    "time_limit",
+    "memory_limit",
+    "cancelled",
+    "pruned",
+    "preempted",
+]
 
 
 # Everything the worker needs to run a user's code (platform -> worker).
@@ -2252,6 +2261,7 @@ class Job(TypedDict):
         | SmartRoundJobResult
         | BatchPredictJobResult
         | CustomJobResult
+        | NotebookServeResult
         | None
     )
     error: str
@@ -2923,9 +2933,35 @@ class NotebookServeParams(TypedDict):
     kind: NotebookServeParamsKindEnum
     version: int
     notebook: int
+    platform_url: NotRequired[str]
 
 
 NotebookServeParamsKindEnum: TypeAlias = Literal["notebooks.serve"]
+
+
+# ``notebooks.serve``: why the server stopped by itself (a stop by its owner cancels the job);
+# ``before_start``: the notebook was stopped before a worker took it.
+class NotebookServeResult(TypedDict):
+    kind: NotebookServeResultKindEnum
+    version: int
+    notebook: int
+    stopped: NotebookServeResultStoppedEnum
+    reason: str
+    files_restored: NotRequired[int]
+    files_saved: NotRequired[int]
+    peak_memory_mb: NotRequired[float]
+
+
+NotebookServeResultKindEnum: TypeAlias = Literal["notebook_serve_result"]
+
+
+NotebookServeResultStoppedEnum: TypeAlias = Literal[
+    "idle",
+    "exited",
+    "time_limit",
+    "memory_limit",
+    "before_start",
+]
 
 
 NotebookStatusEnum: TypeAlias = Literal["starting", "running", "stopping", "stopped", "failed"]
@@ -4280,9 +4316,6 @@ class Spread(TypedDict):
 StateEnum: TypeAlias = Literal["running", "complete", "pruned", "failed"]
 
 
-StoppedEnum: TypeAlias = Literal["time_limit", "memory_limit", "cancelled", "pruned", "preempted"]
-
-
 StrategyEnum: TypeAlias = Literal["uncertainty_diversity", "uncertainty", "random"]
 
 
@@ -5365,6 +5398,7 @@ __all__ = [
     "CustomJobParamsKindEnum",
     "CustomJobResult",
     "CustomJobResultKindEnum",
+    "CustomJobResultStoppedEnum",
     "CustomJobSpec",
     "CustomJobSpecCodeKindEnum",
     "CustomJobSpecKindEnum",
@@ -5542,6 +5576,9 @@ __all__ = [
     "NotebookLimitsRequestRequest",
     "NotebookServeParams",
     "NotebookServeParamsKindEnum",
+    "NotebookServeResult",
+    "NotebookServeResultKindEnum",
+    "NotebookServeResultStoppedEnum",
     "NotebookStatusEnum",
     "NullEnum",
     "Objective",
@@ -5705,7 +5742,6 @@ __all__ = [
     "SpeedEstimate",
     "Spread",
     "StateEnum",
-    "StoppedEnum",
     "StrategyEnum",
     "StreamEnum",
     "Study",
