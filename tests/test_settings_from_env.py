@@ -55,6 +55,8 @@ def manage(*args: str, tmp_path: Path, **env: str) -> subprocess.CompletedProces
         ("SAMPAN_STORAGE_URL", "s3://bucket?endpoint_url=minio:9000", "endpoint_url must be an http(s) URL"),
         ("SAMPAN_STORAGE_URL", "s3://bucket?colour=blue", "unknown option"),
         ("SAMPAN_UMASK", "rw-r--r--", "must be an octal number"),
+        ("SAMPAN_NOTEBOOK_PORTS", "8800:8819", "expected a port range"),
+        ("SAMPAN_NOTEBOOK_PORTS", "8819-8800", "the first no larger than the last"),
         ("SAMPAN_UMASK", "1777", "between 000 and 777"),
         ("SAMPAN_CUSTOM_JOB_MEMORY_MB", "12", "at least 64"),
         ("SAMPAN_CUSTOM_JOB_NETWORK", "perhaps", "expected true/false"),

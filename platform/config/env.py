@@ -100,6 +100,10 @@ ENV_VARS: dict[str, EnvVar] = {
         ),
         EnvVar("SAMPAN_NOTEBOOK_TOKEN_TTL_S", "lifetime of the SDK token a notebook gets (default 43200)"),
         EnvVar(
+            "SAMPAN_NOTEBOOK_PORTS",
+            "the range of ports notebook servers take, e.g. 8800-8819 (default: any free port)",
+        ),
+        EnvVar(
             "SAMPAN_NOTEBOOK_PLATFORM_URL",
             "the platform's URL as a notebook reaches it (default: the URL the user started it from)",
         ),
@@ -528,3 +532,18 @@ def storage_from_url(name: str, default_location: Path) -> dict:
     if access is not None:
         options.update(access_key=access, secret_key=secret)
     return {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": options}
+
+
+def env_port_range(name: str) -> tuple[int, int] | None:
+    """``8800-8819`` as (8800, 8819); unset: None."""
+    value = _raw(name)
+    if value is None:
+        return None
+    low, sep, high = value.partition("-")
+    try:
+        first, last = int(low), int(high if sep else low)
+    except ValueError:
+        raise EnvError(name, f"expected a port range such as 8800-8819, got {value!r}") from None
+    if not 1 <= first <= last <= 65535:
+        raise EnvError(name, f"expected ports 1-65535, the first no larger than the last, got {value!r}")
+    return first, last

@@ -89,6 +89,7 @@ def _serve(job, report) -> dict[str, Any]:
         limits=notebook.limits,
         env=env,
         host=settings.SAMPAN_NOTEBOOK_HOST,
+        ports=settings.SAMPAN_NOTEBOOK_PORTS,
         user=sandbox_user,
     )
     state = {"saved_at": time.monotonic(), "activity_at": 0.0, "reported_at": 0.0, "saved": 0}

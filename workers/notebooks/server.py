@@ -57,6 +57,7 @@ class NotebookServerSpec:
     env: Mapping[str, str] = field(default_factory=dict)  # SAMPAN_URL, SAMPAN_API_KEY, SAMPAN_PROJECT...
     host: str = "127.0.0.1"
     port: int = 0  # 0: a free port
+    ports: tuple[int, int] | None = None  # where to look for it (SAMPAN_NOTEBOOK_PORTS); None: anywhere
     python: str = sys.executable
     user: str | None = "nobody"  # None: stay the worker's own user
 
@@ -81,10 +82,18 @@ class ServeOutcome:
     restored: int = 0  # files restored from the archive before the start
 
 
-def free_port(host: str) -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
+def free_port(host: str, ports: tuple[int, int] | None = None) -> int:
+    """A port nothing listens on at ``host``: any (``ports`` None) or the first free one in the
+    inclusive range (docker-compose publishes a fixed range of the worker's ports)."""
+    candidates = [0] if ports is None else list(range(ports[0], ports[1] + 1))
+    for candidate in candidates:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind((host, candidate))
+            except OSError:
+                continue
+            return int(s.getsockname()[1])
+    raise RuntimeError(f"no free notebook port in {ports[0]}-{ports[1]} on {host} (SAMPAN_NOTEBOOK_PORTS)")
 
 
 def server_url(host: str, port: int) -> str:
@@ -250,7 +259,7 @@ def _serve(
 ) -> ServeOutcome:
     from workers.custom_code.sandbox import run_sandboxed
 
-    port = spec.port or free_port(spec.host)
+    port = spec.port or free_port(spec.host, spec.ports)
     url = server_url(spec.host, port)
     started = time.monotonic()
     state: dict[str, Any] = {"ready": False, "status": None, "next": 0.0, "idle_since": None}

@@ -11,6 +11,7 @@ from config.env import (
     env_choice,
     env_int,
     env_list,
+    env_port_range,
     env_str,
     sampan_home,
     storage_from_url,
@@ -267,6 +268,7 @@ SAMPAN_NOTEBOOK_IDLE_TIMEOUT_S = env_int("SAMPAN_NOTEBOOK_IDLE_TIMEOUT_S", 3600,
 SAMPAN_NOTEBOOK_HOST = env_str("SAMPAN_NOTEBOOK_HOST", "127.0.0.1")
 SAMPAN_NOTEBOOK_TOKEN_TTL_S = env_int("SAMPAN_NOTEBOOK_TOKEN_TTL_S", 12 * 3600, minimum=60)
 SAMPAN_NOTEBOOK_PLATFORM_URL = env_str("SAMPAN_NOTEBOOK_PLATFORM_URL")
+SAMPAN_NOTEBOOK_PORTS = env_port_range("SAMPAN_NOTEBOOK_PORTS")
 SAMPAN_SANDBOX_ROOT = Path(env_str("SAMPAN_SANDBOX_ROOT") or SAMPAN_HOME / "sandbox")
 SAMPAN_REAPER_INTERVAL_SECONDS = env_int("SAMPAN_REAPER_INTERVAL_SECONDS", 15, minimum=1, maximum=3600)
 SAMPAN_WORKER_QUEUES = env_str("SAMPAN_WORKER_QUEUES", "auto")
