@@ -1,25 +1,5 @@
-import { errorFromText, postFormWithProgress, readCookie, type Paginated, type UploadProgress } from '@/api/client';
-import type { CodeArchive, CodeFileText, CustomJobCreateBody } from './types';
-
-// The custom-code routes are not in the generated client yet; these calls follow the same
-// conventions as `api` (same-origin cookies, the CSRF header, failures thrown as ApiError).
-// TODO(lead): generated type — move to `api.GET/POST` once `make api-client` has run.
-async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const token = method === 'POST' ? readCookie('csrftoken') : null;
-  if (token) headers['X-CSRFToken'] = token;
-  const base = typeof window === 'undefined' ? '' : window.location.origin;
-  const response = await globalThis.fetch(new Request(`${base}${path}`, {
-    method,
-    headers,
-    credentials: 'same-origin',
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }));
-  const text = await response.text();
-  if (!response.ok) throw errorFromText(response.status, response.statusText, text);
-  return JSON.parse(text) as T;
-}
+import { api, postFormWithProgress, unwrap, type UploadProgress } from '@/api/client';
+import type { CodeArchive, CustomJobCreateBody } from './types';
 
 export const CODE_ARCHIVES_PAGE_SIZE = 50;
 
@@ -39,15 +19,15 @@ export function acceptsCodeFile(name: string): boolean {
 }
 
 export function listCodeArchives(projectId: number) {
-  return request<Paginated<CodeArchive>>('GET', `/api/v1/code-archives/?project=${projectId}&page_size=${CODE_ARCHIVES_PAGE_SIZE}`);
+  return unwrap(api.GET('/api/v1/code-archives/', { params: { query: { project: projectId, page_size: CODE_ARCHIVES_PAGE_SIZE } } }));
 }
 
 export function getCodeArchive(id: number) {
-  return request<CodeArchive>('GET', `/api/v1/code-archives/${id}/`);
+  return unwrap(api.GET('/api/v1/code-archives/{id}/', { params: { path: { id } } }));
 }
 
 export function getCodeFile(id: number, path: string) {
-  return request<CodeFileText>('GET', `/api/v1/code-archives/${id}/files/?path=${encodeURIComponent(path)}`);
+  return unwrap(api.GET('/api/v1/code-archives/{id}/files/', { params: { path: { id }, query: { path } } }));
 }
 
 export function uploadCodeArchive(
@@ -59,12 +39,13 @@ export function uploadCodeArchive(
   form.append('file', file, file.name);
   if (name?.trim()) form.append('name', name.trim());
   if (entryPoint?.trim()) form.append('entry_point', entryPoint.trim());
+  // Multipart with upload progress (XMLHttpRequest), as dataset imports send theirs.
   return postFormWithProgress<CodeArchive>('/api/v1/code-archives/', form, { onProgress });
 }
 
 /** The created job (a `training.custom` job, as GET /jobs/{id}/ serves it). */
 export function createCustomJob(body: CustomJobCreateBody) {
-  return request<{ id: number; kind: string; status: string }>('POST', '/api/v1/custom-jobs/', body);
+  return unwrap(api.POST('/api/v1/custom-jobs/', { body }));
 }
 
 /** A short form of a sha256 for tables: its first 12 hex digits. */

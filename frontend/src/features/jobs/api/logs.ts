@@ -1,10 +1,11 @@
-import { errorFromText } from '@/api/client';
+import { api, unwrap } from '@/api/client';
+import type { components } from '@/api/schema';
 
-/** One line of a job's output (workers/contracts/custom_code.py LogLine). TODO(lead): generated type */
-export type LogLine = { seq: number; stream: 'stdout' | 'stderr' | 'system'; text: string; at: string };
+/** One line of a job's output (workers/contracts/custom_code.py LogLine). */
+export type LogLine = components['schemas']['LogLine'];
 
-/** A page of GET /api/v1/jobs/{id}/logs/. TODO(lead): generated type */
-export type LogPage = { lines: LogLine[]; next_after: number; finished: boolean };
+/** A page of GET /api/v1/jobs/{id}/logs/. */
+export type LogPage = components['schemas']['JobLogPage'];
 
 /** What the logs panel holds: every line read so far (the newest MAX_LOG_LINES), where to go on from. */
 export type LogState = { lines: LogLine[]; next_after: number; finished: boolean; dropped: number };
@@ -17,15 +18,8 @@ const PAGES_PER_POLL = 5;
 
 export const EMPTY_LOGS: LogState = { lines: [], next_after: 0, finished: false, dropped: 0 };
 
-// TODO(lead): generated type — `api.GET('/api/v1/jobs/{id}/logs/')` once the client is regenerated.
-export async function getLogPage(id: number, after: number, limit = LOG_PAGE_LIMIT): Promise<LogPage> {
-  const base = typeof window === 'undefined' ? '' : window.location.origin;
-  const response = await globalThis.fetch(
-    new Request(`${base}/api/v1/jobs/${id}/logs/?after=${after}&limit=${limit}`, { headers: { Accept: 'application/json' }, credentials: 'same-origin' }),
-  );
-  const text = await response.text();
-  if (!response.ok) throw errorFromText(response.status, response.statusText, text);
-  return JSON.parse(text) as LogPage;
+export function getLogPage(id: number, after: number, limit = LOG_PAGE_LIMIT): Promise<LogPage> {
+  return unwrap(api.GET('/api/v1/jobs/{id}/logs/', { params: { path: { id }, query: { after, limit } } }));
 }
 
 /** Appends what came after `state` (a few pages at most per call), keeping the newest MAX_LOG_LINES. */
