@@ -89,6 +89,7 @@ describe('StudyForm, custom code source', () => {
       n_trials: 4,
       parallelism: 1,
       limits: { wall_time_s: 120 },
+      network: false,
     });
     expect(body).not.toHaveProperty('entry_point');
     expect(body.search_space).toEqual([

@@ -82,6 +82,7 @@ export function CustomStudyForm({ initial, onCreated, roles }: Props) {
       search_space: space,
       objective: { metric: metric.trim(), direction },
       limits,
+      network: false,
       sampler,
       pruner,
       n_trials: nTrials,
