@@ -55,6 +55,7 @@ from workers.contracts.custom_code import (
     CustomJobLineage,
     CustomJobResult,
     CustomJobSpec,
+    RunArtifact,
 )
 
 # A log line longer than this is cut (with a marker); a run writing more lines than this keeps the
@@ -425,12 +426,10 @@ def _read_output(output: Path, name: str, dest: Path) -> Path:
     return target
 
 
-def store_artifacts(
-    job: Job, output: Path, artifacts: list[dict[str, str]], log: JobLog
-) -> list[dict[str, str]]:
+def store_artifacts(job: Job, output: Path, artifacts: list[RunArtifact], log: JobLog) -> list[RunArtifact]:
     """Keep the files the run named with ``log_artifact`` in blob storage (``key`` added to each), up
     to ARTIFACTS_MAX_COUNT files and ARTIFACTS_MAX_BYTES in all; what cannot be kept is said in the log."""
-    kept: list[dict[str, str]] = []
+    kept: list[RunArtifact] = []
     total = 0
     seen: set[str] = set()
     for artifact in artifacts:
@@ -462,7 +461,7 @@ def store_artifacts(
             if default_storage.exists(key):
                 default_storage.delete(key)
             stored = default_storage.save(key, File(fh, name=PurePosixPath(relative).name))
-        kept.append({**artifact, "key": stored, "sha256": digest.hexdigest(), "size_bytes": str(size)})
+        kept.append({**artifact, "key": stored, "sha256": digest.hexdigest(), "size_bytes": size})
     return kept
 
 

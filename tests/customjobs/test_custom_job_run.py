@@ -137,7 +137,7 @@ def test_a_run_without_a_model_succeeds_with_its_metrics_parameters_and_artifact
     assert job.result["model"] is None and job.result["model_version"] is None
     # an artifact is kept with the job in blob storage (the work dir is gone)
     [artifact] = job.result["artifacts"]
-    assert artifact["name"] == "report" and artifact["path"] == "report.txt" and artifact["size_bytes"] == "8"
+    assert artifact["name"] == "report" and artifact["path"] == "report.txt" and artifact["size_bytes"] == 8
     with default_storage.open(artifact["key"], "rb") as kept:
         assert kept.read() == b"all good"
     assert job.result["metrics"] == {"score": 1.5}

@@ -100,8 +100,8 @@ def test_a_kept_artifact_is_downloaded_by_members_only(tenants, api_client, isol
     )
     foreign = default_storage.save("custom-jobs/job-999999/artifacts/x.txt", ContentFile(b"not yours"))
     artifacts = [
-        {"path": "plots/loss.png", "name": "loss", "key": key, "sha256": "0" * 64, "size_bytes": "9"},
-        {"path": "x.txt", "name": "x", "key": foreign, "sha256": "0" * 64, "size_bytes": "9"},
+        {"path": "plots/loss.png", "name": "loss", "key": key, "sha256": "0" * 64, "size_bytes": 9},
+        {"path": "x.txt", "name": "x", "key": foreign, "sha256": "0" * 64, "size_bytes": 9},
     ]
     Job.objects.filter(pk=job.pk).update(status=JobStatus.SUCCEEDED, result={"artifacts": artifacts})
     url = f"/api/v1/jobs/{job.pk}/artifacts/"

@@ -132,6 +132,18 @@ class CustomModelOutput(TypedDict):
     preprocessing: str
 
 
+class RunArtifact(TypedDict):
+    """A file the code kept with ``sampan.run.log_artifact``: ``path`` in its output folder and its
+    ``name``; once the platform stored it, its blob ``key``, ``sha256`` and ``size_bytes``
+    (``GET /api/v1/jobs/{id}/artifacts/?path=`` downloads it)."""
+
+    path: str
+    name: str
+    key: NotRequired[str]
+    sha256: NotRequired[str]
+    size_bytes: NotRequired[int]
+
+
 class CustomJobResult(TypedDict):
     """What a run produced (worker -> platform). ``exit_code`` is the process's (None when it was
     killed); ``stopped`` says why it was stopped early, ``reason`` says it in words (the limit and
@@ -147,7 +159,7 @@ class CustomJobResult(TypedDict):
     peak_memory_mb: float
     metrics: dict[str, float]
     history: list[dict[str, float]]
-    artifacts: list[dict[str, str]]
+    artifacts: list[RunArtifact]
     model: CustomModelOutput | None
     environment: RunEnvironment
     requirements_hash: str

@@ -29,6 +29,7 @@ from workers.contracts.custom_code import (
     CustomJobSpec,
     CustomModelOutput,
     HyperValue,
+    RunArtifact,
     RunEvent,
     RunReply,
 )
@@ -281,7 +282,7 @@ def _run_prepared(
 
     last_values: dict[str, float] = {}
     history: list[dict[str, float]] = []
-    artifacts: list[dict[str, str]] = []
+    artifacts: list[RunArtifact] = []
     pruned_at: list[int] = []
     last_report = [time.monotonic()]
 

@@ -86,6 +86,7 @@ def free_port(host: str, ports: tuple[int, int] | None = None) -> int:
     """A port nothing listens on at ``host``: any (``ports`` None) or the first free one in the
     inclusive range (docker-compose publishes a fixed range of the worker's ports)."""
     candidates = [0] if ports is None else list(range(ports[0], ports[1] + 1))
+    where = "" if ports is None else f" in {ports[0]}-{ports[1]}"
     for candidate in candidates:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
             try:
@@ -93,7 +94,7 @@ def free_port(host: str, ports: tuple[int, int] | None = None) -> int:
             except OSError:
                 continue
             return int(s.getsockname()[1])
-    raise RuntimeError(f"no free notebook port in {ports[0]}-{ports[1]} on {host} (SAMPAN_NOTEBOOK_PORTS)")
+    raise RuntimeError(f"no free notebook port{where} on {host} (SAMPAN_NOTEBOOK_PORTS)")
 
 
 def server_url(host: str, port: int) -> str:

@@ -4214,9 +4214,7 @@ export interface components {
             history: {
                 [key: string]: number;
             }[];
-            artifacts: {
-                [key: string]: string;
-            }[];
+            artifacts: components["schemas"]["RunArtifact"][];
             model: components["schemas"]["CustomModelOutput"] | null;
             environment: components["schemas"]["RunEnvironment"];
             requirements_hash: string;
@@ -7624,6 +7622,18 @@ export interface components {
          * @enum {string}
          */
         RoleEnum: "owner" | "editor" | "viewer" | "annotator";
+        /**
+         * @description A file the code kept with ``sampan.run.log_artifact``: ``path`` in its output folder and its
+         *     ``name``; once the platform stored it, its blob ``key``, ``sha256`` and ``size_bytes``
+         *     (``GET /api/v1/jobs/{id}/artifacts/?path=`` downloads it).
+         */
+        RunArtifact: {
+            path: string;
+            name: string;
+            key?: string;
+            sha256?: string;
+            size_bytes?: number;
+        };
         /** @description Where the code ran: Python, the platform's version, and every installed distribution. */
         RunEnvironment: {
             python: string;

@@ -1170,7 +1170,7 @@ class CustomJobResult(TypedDict):
     peak_memory_mb: float
     metrics: dict[str, float]
     history: list[dict[str, float]]
-    artifacts: list[dict[str, str]]
+    artifacts: list[RunArtifact]
     model: CustomModelOutput | None
     environment: RunEnvironment
     requirements_hash: str
@@ -3816,6 +3816,17 @@ ReviewSkipReasonEnum: TypeAlias = Literal["not_submitted"]
 RoleEnum: TypeAlias = Literal["owner", "editor", "viewer", "annotator"]
 
 
+# A file the code kept with ``sampan.run.log_artifact``: ``path`` in its output folder and its ``name``; once
+# the platform stored it, its blob ``key``, ``sha256`` and ``size_bytes`` (``GET
+# /api/v1/jobs/{id}/artifacts/?path=`` downloads it).
+class RunArtifact(TypedDict):
+    path: str
+    name: str
+    key: NotRequired[str]
+    sha256: NotRequired[str]
+    size_bytes: NotRequired[int]
+
+
 # Where the code ran: Python, the platform's version, and every installed distribution.
 class RunEnvironment(TypedDict):
     python: str
@@ -5691,6 +5702,7 @@ __all__ = [
     "ReviewSkip",
     "ReviewSkipReasonEnum",
     "RoleEnum",
+    "RunArtifact",
     "RunEnvironment",
     "Sample",
     "SampleActivity",

@@ -147,7 +147,7 @@ class BaseJob(Resource[JobData]):
                 raise WaitTimeout(f"Job {self.id} is still running after {timeout:g} s.", code="wait_timeout")
             time.sleep(poll)
 
-    def artifacts(self) -> list[dict[str, str]]:
+    def artifacts(self) -> list[dict[str, Any]]:
         """The files a custom run kept with ``sampan.run.log_artifact``: ``path`` (in its output
         folder), ``name``, ``sha256``, ``size_bytes`` (empty for other kinds, or before it ends)."""
         result = cast(Mapping[str, Any], self.data.get("result") or {})

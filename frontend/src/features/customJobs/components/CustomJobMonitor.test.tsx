@@ -30,7 +30,7 @@ const RESULT = {
   peak_memory_mb: 310.4,
   metrics: { loss: 0.2, val_acc: 0.91 },
   history: [],
-  artifacts: [{ path: 'confusion.png', name: 'confusion matrix', size_bytes: '2048', sha256: 'b'.repeat(64), key: 'custom-jobs/job-8/artifacts/confusion.png' }],
+  artifacts: [{ path: 'confusion.png', name: 'confusion matrix', size_bytes: 2048, sha256: 'b'.repeat(64), key: 'custom-jobs/job-8/artifacts/confusion.png' }],
   model: { onnx: 'model.onnx', labels: 'labels.json', preprocessing: 'preprocess.json' },
   environment: { python: '3.12.1', platform: 'Linux-6.1-x86_64', packages: { numpy: '2.1.0', torch: '2.5.0' } },
   requirements_hash: 'e3b0',

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { formatNumber as formatCount } from '@/lib/numbers';
 import { formatNumber, formatPercent } from '../api/modelVersions';
 import { formatMetric, isFraction, useMetricName, type CrossValidation, type MetricInterval } from './spreadFormat';
-import { translatedReason } from './PresetRecommendation';
+import { translatedReason } from '../api/reasons';
 
 /**
  * One metric's bootstrap interval, as a line under its figure: "95% interval 86.7%–100.0% · bootstrap
