@@ -5,6 +5,7 @@ an idle server stops by itself."""
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from datetime import UTC, datetime
 
@@ -140,6 +141,23 @@ def test_a_notebook_runs_sdk_code_keeps_files_and_only_its_token_opens_it(
     assert f"project: {project.pk}" in out and "user: True" in out  # the kernel is not root
     assert "blobs: denied" in out and "platform env: []" in out  # nor can it read the platform's secrets
 
+    # a cell submits the notebook's own code as a custom training job (it runs once a worker is free:
+    # the test's single worker is busy serving this notebook until it stops)
+    script = (
+        'import sampan.run as run\nrun.log_metrics(step=1, score=0.5)\nprint("hello from the notebook")\n'
+    )
+    submit = (
+        "import pathlib, sampan.jobs\n"
+        f"pathlib.Path('from_notebook.py').write_text({script!r})\n"
+        "job = sampan.jobs.submit('from_notebook.py', hyperparameters={'epochs': 1})\n"
+        "print('submitted:', job.id, job.data['kind'])\n"
+    )
+    out, errors = run_cell(url, secret, submit)
+    assert errors == [], "\n".join(errors)
+    submitted = re.search(r"submitted: (\d+) training.custom", out)
+    assert submitted, out
+    submitted_job = int(submitted.group(1))
+
     # a file written in the notebook is saved when it stops
     folder = requests.put(
         f"{url}api/contents/notes",
@@ -170,6 +188,18 @@ def test_a_notebook_runs_sdk_code_keeps_files_and_only_its_token_opens_it(
         requests.get(f"{url}api/status", timeout=10)
     assert JobLogLine.objects.filter(job_id=first.job_id, text__startswith="notebook stopped").exists()
     assert api(live_web, key, "POST", f"/notebooks/{first.pk}/stop/").status_code == 409
+
+    # the job the notebook submitted ran its code for alice, in this project
+    wait_for(
+        lambda: Job.objects.filter(pk=submitted_job, status__in=("succeeded", "failed")).exists(),
+        timeout=180,
+        what="the job a notebook cell submitted to finish",
+    )
+    ran = Job.objects.get(pk=submitted_job)
+    assert ran.status == "succeeded", ran.error
+    assert ran.project_id == project.pk and ran.created_by_id == tenants["alice"].pk
+    assert ran.result["metrics"] == {"score": 0.5} and ran.params["spec"]["hyperparameters"] == {"epochs": 1}
+    assert JobLogLine.objects.filter(job_id=submitted_job, text="hello from the notebook").exists()
 
     # another user (even an editor in the same workspace) never sees it
     erin = token_for(tenants["erin"])
