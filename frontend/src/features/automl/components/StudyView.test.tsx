@@ -190,8 +190,16 @@ describe('StudyView', () => {
       expect(button).toBeDisabled();
       expect(button.closest('[data-disabled-reason]')).toHaveAttribute('data-disabled-reason', expect.stringContaining('Viewers cannot start, pause, stop or promote studies'));
     }
-    await userEvent.setup().hover(screen.getByTestId('promote-best').closest('[data-disabled-reason]') as HTMLElement);
-    expect(await screen.findByRole('tooltip')).toHaveTextContent('Viewers cannot start, pause, stop or promote studies');
+    // Hovering opens the reason's tooltip, which the wrapper names as its description (aria-describedby).
+    // Not findByRole('tooltip'): jsdom lays nothing out, so once floating-ui has positioned the tooltip
+    // (a few ms after it opens) its hide middleware reads the 0x0 reference as hidden and Mantine sets
+    // display: none; a role query passed only when its first look fell inside that window, and failed
+    // when anything (a busy machine, the study's 2 s poll re-rendering) delayed it.
+    const wrapper = screen.getByTestId('promote-best').closest('[data-disabled-reason]') as HTMLElement;
+    expect(wrapper).not.toHaveAccessibleDescription(/Viewers cannot/);
+    await userEvent.setup().hover(wrapper);
+    await waitFor(() => expect(wrapper).toHaveAccessibleDescription(/Viewers cannot start, pause, stop or promote studies/));
+    expect(screen.getByRole('tooltip', { hidden: true })).toHaveTextContent('Viewers cannot start, pause, stop or promote studies');
     expect(server.callsTo('POST', '/api/v1/studies/7/promote/')).toHaveLength(0);
   }, 20_000);
 
