@@ -64,6 +64,9 @@ def test_a_small_dataset_runs_the_fitted_preset_and_records_why(tenants, api_cli
             "value": 4,
             "preset_value": 16,
             "reason": "18 training images: batches of 4 make 5 optimizer steps per epoch instead of 2.",
+            # the same reason as a code and its values, which the UI says in the user's language
+            "reason_code": "images_batch_steps",
+            "reason_params": {"count": 18, "batch": 4, "steps": 5, "before": 2},
         }
     ]
     # the generic job resource answers the same record in the job's params
