@@ -16,10 +16,8 @@ from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import transaction
-from django.utils import timezone
-from jobs import registry
-from jobs.models import Job, JobStatus
-from jobs.services import _enqueue_on_commit, _event
+from jobs.models import Job
+from jobs.services import job_create
 from workspaces.models import Project
 
 from customjobs import archives
@@ -296,24 +294,11 @@ def custom_job_create(
     }
     if trial is not None:
         params["trial"] = trial
-    return _job_create_on_queue(project=project, params=params, queue=spec["queue"], user=user)
-
-
-def _job_create_on_queue(*, project: Project, params: dict[str, Any], queue: str, user) -> Job:
-    # jobs.services.job_create picks the queue from the kind; a custom job names its own
-    # TODO(lead): a ``queue=`` keyword on jobs.services.job_create would replace this (requests.md)
-    kind = registry.get("training.custom")
-    assert kind is not None
-    job = Job.objects.create(
-        workspace_id=project.workspace_id,
+    return job_create(
+        workspace=project.workspace,
         project=project,
-        kind=kind.name,
+        kind="training.custom",
         params=params,
-        queue=queue,
-        max_attempts=settings.SAMPAN_JOB_MAX_ATTEMPTS,
-        created_by=user if user is not None and user.is_authenticated else None,
-        enqueued_at=timezone.now(),
+        user=user,
+        queue=spec["queue"],
     )
-    _event(job.pk, "status", f"queued on {job.queue}", {"status": JobStatus.QUEUED})
-    _enqueue_on_commit(job)
-    return job

@@ -77,9 +77,17 @@ def choose_queue(kind: registry.JobKind) -> str:
 
 @transaction.atomic
 def job_create(
-    *, workspace, kind: str, params: dict, user=None, project=None, max_attempts: int | None = None
+    *,
+    workspace,
+    kind: str,
+    params: dict,
+    user=None,
+    project=None,
+    max_attempts: int | None = None,
+    queue: str | None = None,
 ) -> Job:
-    """Record a job and enqueue it once the transaction commits.
+    """Record a job and enqueue it once the transaction commits, on ``queue`` (None: the kind's
+    choice, ``choose_queue``; a custom job names its own).
 
     e.g. ``job_create(workspace=ws, kind="system.check", params={"seconds": 2}, user=u)``
     """
@@ -91,7 +99,7 @@ def job_create(
         project=project,
         kind=kind,
         params=params,
-        queue=choose_queue(job_kind),
+        queue=queue or choose_queue(job_kind),
         max_attempts=max_attempts or settings.SAMPAN_JOB_MAX_ATTEMPTS,
         created_by=user if user is not None and user.is_authenticated else None,
         enqueued_at=timezone.now(),
