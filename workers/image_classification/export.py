@@ -57,13 +57,14 @@ def load_classifier(checkpoint: str | os.PathLike[str]) -> tuple[torch.nn.Module
 
 def load_model_file(
     checkpoint: str | os.PathLike[str],
-    build: Callable[[str, int], torch.nn.Module],
+    build: Callable[..., torch.nn.Module],
     what: str,
     *,
     template: str | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """Read a model file (weights_only=True), check its entries (and its ``template`` when given),
-    rebuild the network with ``build(arch, num_classes)`` and load its weights, in eval mode."""
+    rebuild the network with ``build(arch, num_classes)`` (plus ``channels=`` when the file stores a
+    pruned network's channel configuration) and load its weights, in eval mode."""
     state = torch.load(checkpoint, map_location="cpu", weights_only=True)
     missing = [
         key for key in ("arch", "num_classes", "classes", "preprocessing", "model") if key not in state
@@ -73,7 +74,9 @@ def load_model_file(
             f"{os.fspath(checkpoint)} is not a Sampan {what}"
             + (f" (missing {', '.join(missing)})" if missing else "")
         )
-    model = build(state["arch"], state["num_classes"])
+    # a pruned or narrowed network's model file stores its channel configuration
+    shape = {"channels": state["channels"]} if state.get("channels") is not None else {}
+    model = build(state["arch"], state["num_classes"], **shape)
     model.load_state_dict(state["model"])
     model.eval()
     return model, state

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import pickle
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import torch
@@ -34,24 +34,32 @@ def conv_bn_relu(in_channels: int, out_channels: int) -> nn.Sequential:
 
 
 class SmallCNN(nn.Module):
+    """``channels``: the six convolutions' output channels (default ``widths`` a, a, b, b, c, c); a
+    pruned or narrowed network sets them one by one."""
+
     def __init__(
-        self, num_classes: int, widths: tuple[int, int, int] = (16, 32, 64), dropout: float = 0.2
+        self,
+        num_classes: int,
+        widths: tuple[int, int, int] = (16, 32, 64),
+        dropout: float = 0.2,
+        channels: list[int] | None = None,
     ) -> None:
         super().__init__()
         a, b, c = widths
+        c1, c2, c3, c4, c5, c6 = channels if channels is not None else (a, a, b, b, c, c)
         self.features = nn.Sequential(
-            conv_bn_relu(3, a),
-            conv_bn_relu(a, a),
+            conv_bn_relu(3, c1),
+            conv_bn_relu(c1, c2),
             nn.MaxPool2d(2),
-            conv_bn_relu(a, b),
-            conv_bn_relu(b, b),
+            conv_bn_relu(c2, c3),
+            conv_bn_relu(c3, c4),
             nn.MaxPool2d(2),
-            conv_bn_relu(b, c),
-            conv_bn_relu(c, c),
+            conv_bn_relu(c4, c5),
+            conv_bn_relu(c5, c6),
         )
         self.pool = nn.AdaptiveAvgPool2d(1)
         self.dropout = nn.Dropout(dropout)
-        self.fc = nn.Linear(c, num_classes)
+        self.fc = nn.Linear(c6, num_classes)
         _init_weights(self)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -60,15 +68,29 @@ class SmallCNN(nn.Module):
 
 
 class BasicBlock(nn.Module):
-    def __init__(self, in_channels: int, out_channels: int, stride: int = 1) -> None:
+    """``inner``: the channels between the two convolutions (default ``out_channels``; pruning
+    narrows it on its own, while ``out_channels`` is shared by every block adding to the same stream)."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        stride: int = 1,
+        *,
+        inner: int | None = None,
+        downsample: bool | None = None,
+    ) -> None:
         super().__init__()
-        self.conv1 = nn.Conv2d(in_channels, out_channels, 3, stride=stride, padding=1, bias=False)
-        self.bn1 = nn.BatchNorm2d(out_channels)
+        inner = out_channels if inner is None else inner
+        self.conv1 = nn.Conv2d(in_channels, inner, 3, stride=stride, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(inner)
         self.relu = nn.ReLU(inplace=True)
-        self.conv2 = nn.Conv2d(out_channels, out_channels, 3, padding=1, bias=False)
+        self.conv2 = nn.Conv2d(inner, out_channels, 3, padding=1, bias=False)
         self.bn2 = nn.BatchNorm2d(out_channels)
         self.downsample: nn.Module | None = None
-        if stride != 1 or in_channels != out_channels:
+        if downsample is None:
+            downsample = stride != 1 or in_channels != out_channels
+        if downsample:
             self.downsample = nn.Sequential(
                 nn.Conv2d(in_channels, out_channels, 1, stride=stride, bias=False),
                 nn.BatchNorm2d(out_channels),
@@ -83,10 +105,28 @@ class BasicBlock(nn.Module):
 
 
 class ResNet(nn.Module):
+    """``channels`` (pruned or narrowed networks): ``{"stages": [width per stage], "inner": [[inner
+    channels per block] per stage]}``; a stage's width is its residual stream's, shared by the stem
+    (stage 1), the blocks' second convolutions and the downsampling shortcut. Which blocks have a
+    shortcut convolution follows the unpruned layout, so pruning never changes the graph's shape."""
+
     def __init__(
-        self, num_classes: int, *, blocks: tuple[int, ...], widths: tuple[int, ...], stem: str
+        self,
+        num_classes: int,
+        *,
+        blocks: tuple[int, ...],
+        widths: tuple[int, ...],
+        stem: str,
+        channels: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__()
+        base_widths = widths
+        inner_channels: list[list[int]] = [[w] * n for n, w in zip(blocks, widths, strict=True)]
+        if channels is not None:
+            widths = tuple(int(w) for w in channels["stages"])
+            inner_channels = [[int(c) for c in stage] for stage in channels["inner"]]
+            if len(widths) != len(blocks) or [len(stage) for stage in inner_channels] != list(blocks):
+                raise ValueError(f"channels {dict(channels)!r} do not fit a ResNet with blocks {blocks}")
         first = widths[0]
         if stem == "imagenet":
             self.conv1 = nn.Conv2d(3, first, 7, stride=2, padding=3, bias=False)
@@ -98,13 +138,22 @@ class ResNet(nn.Module):
             raise ValueError(f"unknown stem {stem!r}")
         self.bn1 = nn.BatchNorm2d(first)
         self.relu = nn.ReLU(inplace=True)
-        in_channels = first
+        in_channels, base_in = first, base_widths[0]
         for stage, (count, width) in enumerate(zip(blocks, widths, strict=True), start=1):
             layers = []
             for index in range(count):
                 stride = 2 if stage > 1 and index == 0 else 1
-                layers.append(BasicBlock(in_channels, width, stride))
-                in_channels = width
+                shortcut = stride != 1 or base_in != base_widths[stage - 1]
+                layers.append(
+                    BasicBlock(
+                        in_channels,
+                        width,
+                        stride,
+                        inner=inner_channels[stage - 1][index],
+                        downsample=shortcut,
+                    )
+                )
+                in_channels, base_in = width, base_widths[stage - 1]
             setattr(self, f"layer{stage}", nn.Sequential(*layers))
         self.stages = len(blocks)
         self.avgpool = nn.AdaptiveAvgPool2d(1)
@@ -131,23 +180,61 @@ def _init_weights(model: nn.Module) -> None:
             nn.init.zeros_(module.bias)
 
 
-ARCHITECTURES: dict[str, Callable[[int], nn.Module]] = {
-    "cnn_small": lambda num_classes: SmallCNN(num_classes),
-    "resnet_narrow": lambda num_classes: ResNet(
-        num_classes, blocks=(1, 1, 1, 1), widths=(32, 64, 128, 256), stem="small"
-    ),
-    "resnet18": lambda num_classes: ResNet(
-        num_classes, blocks=(2, 2, 2, 2), widths=(64, 128, 256, 512), stem="imagenet"
-    ),
+SMALL_CNN_CHANNELS = (16, 16, 32, 32, 64, 64)
+RESNET_LAYOUTS: dict[str, dict[str, Any]] = {
+    "resnet_narrow": {"blocks": (1, 1, 1, 1), "widths": (32, 64, 128, 256), "stem": "small"},
+    "resnet18": {"blocks": (2, 2, 2, 2), "widths": (64, 128, 256, 512), "stem": "imagenet"},
 }
+ARCHITECTURES = ("cnn_small", "resnet_narrow", "resnet18")
 
 
-def build_model(arch: str, num_classes: int) -> nn.Module:
+def default_channels(arch: str, width: float = 1.0) -> list[int] | dict[str, Any]:
+    """The channel configuration of ``arch`` at a width multiplier (each layer's channels scaled and
+    rounded, at least 4): the form ``build_model(channels=...)`` takes and model files store."""
+
+    def scaled(channels: int) -> int:
+        return max(4, round(channels * width))
+
+    if arch == "cnn_small":
+        return [scaled(c) for c in SMALL_CNN_CHANNELS]
+    if arch in RESNET_LAYOUTS:
+        layout = RESNET_LAYOUTS[arch]
+        return {
+            "stages": [scaled(w) for w in layout["widths"]],
+            "inner": [[scaled(w)] * n for n, w in zip(layout["blocks"], layout["widths"], strict=True)],
+        }
+    raise ValueError(f"unknown model {arch!r}; one of {', '.join(ARCHITECTURES)}")
+
+
+def build_model(
+    arch: str,
+    num_classes: int,
+    *,
+    width: float = 1.0,
+    channels: list[int] | Mapping[str, Any] | None = None,
+) -> nn.Module:
+    """The network ``arch`` for ``num_classes`` classes; ``width`` scales every layer's channels,
+    ``channels`` (a pruned network's configuration, stored in its model file under ``channels``)
+    sets them one by one (see :func:`default_channels` for its form).
+
+    >>> build_model("cnn_small", 10, width=0.5).fc.in_features
+    32
+    """
     if arch not in ARCHITECTURES:
         raise ValueError(f"unknown model {arch!r}; one of {', '.join(ARCHITECTURES)}")
     if num_classes < 2:
         raise ValueError("a classifier needs at least 2 classes")
-    return ARCHITECTURES[arch](num_classes)
+    if not 0.0 < width <= 4.0:
+        raise ValueError(f"width must be in (0, 4], got {width}")
+    if channels is None and width != 1.0:
+        channels = default_channels(arch, width)
+    if arch == "cnn_small":
+        if channels is not None and (not isinstance(channels, list | tuple) or len(channels) != 6):
+            raise ValueError(f"cnn_small channels are 6 numbers, got {channels!r}")
+        return SmallCNN(num_classes, channels=None if channels is None else [int(c) for c in channels])
+    if channels is not None and not isinstance(channels, Mapping):
+        raise ValueError(f"{arch} channels are {{'stages': [...], 'inner': [[...]]}}, got {channels!r}")
+    return ResNet(num_classes, **RESNET_LAYOUTS[arch], channels=channels)
 
 
 class BackboneError(ValueError):
