@@ -32,6 +32,7 @@ export function AppLayout() {
         ...(hasAssignments.data ? [myLabeling] : []),
         { to: '/studies', label: t('nav.studies'), testId: 'nav-studies' },
         { to: '/jobs', label: t('nav.jobs'), testId: 'nav-jobs' },
+        { to: '/targets', label: t('nav.targets'), testId: 'nav-targets' },
         { to: '/tokens', label: t('nav.tokens'), testId: 'nav-tokens' },
         ...(me.data?.is_staff ? [{ to: '/users', label: t('nav.users'), testId: 'nav-users' }] : []),
       ];

@@ -25,6 +25,7 @@ const StudyRoute = lazy(() => import('./routes/StudyRoute').then((module) => ({ 
 const LabelingQueueRoute = lazy(() => import('./routes/LabelingQueueRoute').then((module) => ({ default: module.LabelingQueueRoute })));
 const AssignmentRoute = lazy(() => import('./routes/AssignmentRoute').then((module) => ({ default: module.AssignmentRoute })));
 const LabelingTaskRoute = lazy(() => import('./routes/LabelingTaskRoute').then((module) => ({ default: module.LabelingTaskRoute })));
+const TargetsRoute = lazy(() => import('./routes/TargetsRoute').then((module) => ({ default: module.TargetsRoute })));
 const DeploymentRoute = lazy(() => import('./routes/DeploymentRoute').then((module) => ({ default: module.DeploymentRoute })));
 
 /** Home: the workspaces, or the labeling queue for someone who is only an annotator. */
@@ -66,6 +67,7 @@ export function AppRoutes() {
         <Route path="/labeling-tasks/:taskId/:tab?" element={<Lazy><LabelingTaskRoute /></Lazy>} />
         <Route path="/jobs" element={<JobsRoute />} />
         <Route path="/jobs/:jobId" element={<Lazy><JobRoute /></Lazy>} />
+        <Route path="/targets" element={<Lazy><TargetsRoute /></Lazy>} />
         <Route path="/tokens" element={<TokensRoute />} />
         <Route path="/users" element={<UsersRoute />} />
       </Route>

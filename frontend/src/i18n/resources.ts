@@ -13,6 +13,7 @@ import enJobs from './locales/en/jobs.json';
 import enLabeling from './locales/en/labeling.json';
 import enNotebooks from './locales/en/notebooks.json';
 import enProjects from './locales/en/projects.json';
+import enTargets from './locales/en/targets.json';
 import enTokens from './locales/en/tokens.json';
 import enTraining from './locales/en/training.json';
 import enWorkers from './locales/en/workers.json';
@@ -31,6 +32,7 @@ import zhJobs from './locales/zh-CN/jobs.json';
 import zhLabeling from './locales/zh-CN/labeling.json';
 import zhNotebooks from './locales/zh-CN/notebooks.json';
 import zhProjects from './locales/zh-CN/projects.json';
+import zhTargets from './locales/zh-CN/targets.json';
 import zhTokens from './locales/zh-CN/tokens.json';
 import zhTraining from './locales/zh-CN/training.json';
 import zhWorkers from './locales/zh-CN/workers.json';
@@ -56,6 +58,7 @@ export const NAMESPACES = [
   'labeling',
   'customJobs',
   'notebooks',
+  'targets',
 ] as const;
 
 export const en = {
@@ -77,6 +80,7 @@ export const en = {
   labeling: enLabeling,
   customJobs: enCustomJobs,
   notebooks: enNotebooks,
+  targets: enTargets,
 };
 
 export const zhCN: Record<keyof typeof en, ResourceKey> = {
@@ -98,6 +102,7 @@ export const zhCN: Record<keyof typeof en, ResourceKey> = {
   labeling: zhLabeling,
   customJobs: zhCustomJobs,
   notebooks: zhNotebooks,
+  targets: zhTargets,
 };
 
 export const resources = { en, 'zh-CN': zhCN } as const;
