@@ -61,25 +61,77 @@ def sde_sampler_class():
     return SdeSampler
 
 
-def make_sampler(kind: str, *, seed: int, study_seed: int | None = None, parallelism: int = 1):
-    """A sampler of ``kind`` (sde, tpe, cmaes, random). ``seed`` differs per ask (the study's seed
-    plus the number of trials so far), so asks from different processes never replay one stream.
-    The SDE sampler takes the study's fixed seed instead: it draws from (seed, trial number) itself,
-    and one seed keeps its quasi-random start a single Halton sequence. It gets at least one
-    particle per concurrent trial, so parallel asks rarely find their particle busy."""
+def trial_constraints(trial, *, count: int) -> list[float]:
+    """A trial's constraint values (Optuna's convention: <= 0 is feasible), from the ``constraints``
+    user attr the trial's job sets before ``tell``. A trial without it (pruned before measuring)
+    counts as violating every constraint."""
+    found = trial.user_attrs.get("constraints")
+    if isinstance(found, list) and len(found) == count:
+        return [float(v) for v in found]
+    return [1.0] * count
+
+
+def _sde_takes_constraints(sde) -> bool:
+    import inspect
+
+    return "constraints_func" in inspect.signature(sde.__init__).parameters
+
+
+def sampler_in_use(kind: str, *, multi_objective: bool = False, constrained: bool = False) -> str:
+    """The sampler a study's trials are really asked from: sde falls back to tpe while it is not
+    installed, and to nsga2 for a multi-objective or constrained study while it cannot take those."""
+    if kind != "sde":
+        return kind
+    sde = sde_sampler_class()
+    if sde is None:
+        return "tpe"
+    if (multi_objective or constrained) and not _sde_takes_constraints(sde):
+        return "nsga2"
+    return "sde"
+
+
+def make_sampler(
+    kind: str,
+    *,
+    seed: int,
+    study_seed: int | None = None,
+    parallelism: int = 1,
+    constraints: int = 0,
+    multi_objective: bool = False,
+):
+    """A sampler of ``kind`` (sde, tpe, cmaes, random, nsga2, gp). ``seed`` differs per ask (the
+    study's seed plus the number of trials so far), so asks from different processes never replay
+    one stream. The SDE sampler takes the study's fixed seed instead: it draws from (seed, trial
+    number) itself, and one seed keeps its quasi-random start a single Halton sequence. It gets at
+    least one particle per concurrent trial, so parallel asks rarely find their particle busy.
+    ``constraints`` > 0: the samplers that can take constraints get a ``constraints_func`` reading
+    the trial's ``constraints`` user attr (see :func:`trial_constraints`)."""
+    import functools
+
     import optuna
 
+    constraints_func = functools.partial(trial_constraints, count=constraints) if constraints else None
+    kind = sampler_in_use(kind, multi_objective=multi_objective, constrained=bool(constraints))
     if kind == "sde":
         sde = sde_sampler_class()
-        if sde is not None:
-            return sde(seed=seed if study_seed is None else study_seed, n_particles=max(8, parallelism))
-        return optuna.samplers.TPESampler(seed=seed, constant_liar=True)
+        assert sde is not None  # sampler_in_use said so
+        extra = {"constraints_func": constraints_func} if constraints_func is not None else {}
+        return sde(seed=seed if study_seed is None else study_seed, n_particles=max(8, parallelism), **extra)
     if kind == "tpe":
-        return optuna.samplers.TPESampler(seed=seed, constant_liar=True)
+        return optuna.samplers.TPESampler(seed=seed, constant_liar=True, constraints_func=constraints_func)
     if kind == "cmaes":
         return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
     if kind == "random":
         return optuna.samplers.RandomSampler(seed=seed)
+    if kind == "nsga2":
+        # a small population: studies are tens of trials, and a generation waits for its population
+        return optuna.samplers.NSGAIISampler(
+            seed=seed, population_size=max(4, min(20, parallelism * 2)), constraints_func=constraints_func
+        )
+    if kind == "gp":
+        return optuna.samplers.GPSampler(
+            seed=seed, constraints_func=constraints_func, warn_independent_sampling=False
+        )
     raise ValueError(f"unknown sampler {kind!r}")
 
 
@@ -125,23 +177,31 @@ def optuna_study(study, *, seed: int | None = None):
             seed=study.seed if seed is None else seed,
             study_seed=study.seed,
             parallelism=study.parallelism,
+            constraints=len(study.constraints),
+            multi_objective=study.is_multi_objective,
         ),
         pruner=make_pruner(study.pruner),
     )
 
 
 def optuna_study_create(study) -> None:
+    """Record the study in Optuna's storage: one direction per objective."""
     import optuna
 
-    direction: Literal["maximize", "minimize"] = (
-        "maximize" if study.objective.get("direction", "maximize") == "maximize" else "minimize"
-    )
+    directions: list[Literal["maximize", "minimize"]] = [
+        "maximize" if goal.get("direction", "maximize") == "maximize" else "minimize" for goal in study.goals
+    ]
     optuna.create_study(
         study_name=study.optuna_name,
         storage=storage(),
-        direction=direction,
+        directions=directions,
         sampler=make_sampler(
-            study.sampler, seed=study.seed, study_seed=study.seed, parallelism=study.parallelism
+            study.sampler,
+            seed=study.seed,
+            study_seed=study.seed,
+            parallelism=study.parallelism,
+            constraints=len(study.constraints),
+            multi_objective=study.is_multi_objective,
         ),
         pruner=make_pruner(study.pruner),
     )

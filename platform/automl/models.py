@@ -9,6 +9,8 @@ class SamplerKind(models.TextChoices):
     TPE = "tpe", "TPE"
     CMAES = "cmaes", "CMA-ES"
     RANDOM = "random", "Random"
+    NSGA2 = "nsga2", "NSGA-II (multi-objective)"
+    GP = "gp", "Gaussian process"
 
 
 class PrunerKind(models.TextChoices):
@@ -65,6 +67,25 @@ class Study(models.Model):
         "log, step} | {name, type: categorical, choices}].",
     )
     objective = models.JSONField(default=dict, help_text="{metric, direction} from the template.")
+    objectives = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="[{metric, direction}] (1 to 3): the template's metric, latency_ms (on the target), "
+        "size_bytes. Empty: the single objective above. More than one: a multi-objective study.",
+    )
+    constraints = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='[{metric, op: "<=" | ">=", value}]: a trial outside any is infeasible.',
+    )
+    target_profile = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Snapshot of the target profile latency is measured with (a TargetProfile contract).",
+    )
+    target_profile_ref = models.ForeignKey(
+        "deploy.TargetProfile", null=True, blank=True, on_delete=models.SET_NULL, related_name="studies"
+    )
     sampler = models.CharField(max_length=16, choices=SamplerKind.choices, default=SamplerKind.SDE)
     pruner = models.CharField(max_length=24, choices=PrunerKind.choices, default=PrunerKind.MEDIAN)
     n_trials = models.PositiveIntegerField()
@@ -94,6 +115,22 @@ class Study(models.Model):
     def __str__(self) -> str:
         return f"study {self.pk} {self.name}"
 
+    @property
+    def goals(self) -> list[dict]:
+        """The objectives, in order (a single-objective study: its ``objective``)."""
+        return list(self.objectives) if self.objectives else [dict(self.objective)]
+
+    @property
+    def is_multi_objective(self) -> bool:
+        return len(self.objectives) > 1
+
+    @property
+    def measures_deployment(self) -> bool:
+        """Trials measure their ONNX on the target (latency, size) after training."""
+        metrics = {g["metric"] for g in self.goals} | {c["metric"] for c in self.constraints}
+        quantized = any(d.get("name") == "quantization" for d in self.search_space)
+        return bool(metrics & {"latency_ms", "size_bytes"}) or quantized or self.target_profile is not None
+
 
 class TrialState(models.TextChoices):
     RUNNING = "running", "Running"
@@ -114,6 +151,16 @@ class Trial(models.Model):
         max_length=16, choices=TrialState.choices, default=TrialState.RUNNING, db_index=True
     )
     value = models.FloatField(null=True, blank=True, help_text="The objective (best validation metric).")
+    values = models.JSONField(
+        default=list, blank=True, help_text="One value per objective (a multi-objective study)."
+    )
+    measurements = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="{latency_ms, size_bytes, flops, latency: LatencyMeasurement}: the trial's ONNX on the target.",
+    )
+    feasible = models.BooleanField(null=True, blank=True, help_text="Within every constraint (null: none).")
+    quantized = models.BooleanField(default=False, help_text="The trial measures and serves the int8 ONNX.")
     intermediate = models.JSONField(default=dict, blank=True, help_text="{epoch: validation metric}.")
     pruned_at_epoch = models.PositiveIntegerField(null=True, blank=True)
     test_metrics = models.JSONField(default=dict, blank=True, help_text="Headline metrics on the test split.")

@@ -23,6 +23,11 @@ from workers.templates import TemplateParamError
 
 SearchDimensionContract = contract_serializer(SearchDimension)
 
+# A dimension every template's space may hold: the trial measures and serves its ONNX in int8
+# (``workers.compression.quantize_onnx``) or as trained.
+QUANTIZATION = "quantization"
+QUANTIZATION_CHOICES = ("none", "int8")
+
 
 def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
@@ -44,6 +49,16 @@ class SearchDimensionSerializer(SearchDimensionContract):  # type: ignore[misc,v
             return serializers.ValidationError({field: [message]})
 
         name = attrs["name"]
+        if name == QUANTIZATION:  # not a trainer's parameter: the trial quantizes its ONNX after training
+            if name in seen:
+                raise bad("name", f"{name!r} appears twice in the search space.")
+            seen.add(name)
+            choices = attrs.get("choices")
+            if attrs["type"] != "categorical" or not choices:
+                raise bad("type", f'{name} is categorical with choices from {", ".join(QUANTIZATION_CHOICES)}.')
+            if len(set(map(str, choices))) != len(choices) or any(c not in QUANTIZATION_CHOICES for c in choices):
+                raise bad("choices", f"Distinct choices from {', '.join(QUANTIZATION_CHOICES)}.")
+            return {"name": name, "type": "categorical", "choices": list(choices)}
         if name not in params:
             raise bad("name", f"Unknown parameter {name!r}; {template.name} has {', '.join(sorted(params))}.")
         if name in seen:

@@ -253,3 +253,27 @@ def study_defaults(*, template: str) -> StudyDefaults:
         "estimated_seconds": estimated,
         "explanation": explanation,
     }
+
+
+def pareto_front(*, study: Study) -> list[int]:
+    """The numbers of the completed, feasible trials no other such trial dominates (at least as
+    good in every objective, better in one), in trial order. A single-objective study's front is
+    its best feasible trial(s)."""
+    goals = study.goals
+    signs = [1.0 if g.get("direction", "maximize") == "minimize" else -1.0 for g in goals]
+    points: list[tuple[int, list[float]]] = []
+    for number, values, value, feasible in (
+        study.trials.filter(state=TrialState.COMPLETE)
+        .exclude(feasible=False)
+        .order_by("number")
+        .values_list("number", "values", "value", "feasible")
+    ):
+        found = list(values or ([] if value is None else [value]))
+        if len(found) != len(goals) or not all(isinstance(v, int | float) and math.isfinite(v) for v in found):
+            continue
+        points.append((number, [s * float(v) for s, v in zip(signs, found, strict=True)]))
+
+    def dominates(a: list[float], b: list[float]) -> bool:
+        return all(x <= y for x, y in zip(a, b, strict=True)) and any(x < y for x, y in zip(a, b, strict=True))
+
+    return [n for n, p in points if not any(dominates(q, p) for m, q in points if m != n)]

@@ -11,6 +11,7 @@ on another.
 from __future__ import annotations
 
 import logging
+import math
 import tempfile
 import uuid
 from datetime import timedelta
@@ -39,7 +40,7 @@ from automl.models import (
     Trial,
     TrialState,
 )
-from automl.search_space import search_space_validate
+from automl.search_space import QUANTIZATION, QUANTIZATION_CHOICES, search_space_validate
 from workers.contracts.templates import SearchDimension
 from workers.progress import JobCancelled, Report
 from workers.templates import TemplateParamError, registry
@@ -101,6 +102,106 @@ def default_search_space(template_name: str) -> list[SearchDimension]:
     return [dim.as_dict() for dim in registry.get(template_name).search_space]
 
 
+# --- objectives, constraints, targets -------------------------------------------------------
+
+DEPLOYMENT_METRICS = ("latency_ms", "size_bytes")
+DEFAULT_TARGET = "worker-cpu"
+MAX_OBJECTIVES = 3
+
+
+def _metric_names(template) -> list[str]:
+    return [template.objective["metric"], *DEPLOYMENT_METRICS]
+
+
+def objectives_validate(*, template, objectives: Any) -> list[dict[str, str]] | None:
+    """``[{metric, direction?}]``, 1 to 3, each metric once: the template's objective metric (its
+    direction by default), ``latency_ms`` or ``size_bytes`` (minimize by default). None: the
+    template's single objective."""
+    if objectives is None:
+        return None
+    if not isinstance(objectives, list) or not 1 <= len(objectives) <= MAX_OBJECTIVES:
+        raise field_error("objectives", f"Give 1 to {MAX_OBJECTIVES} objectives.")
+    names = _metric_names(template)
+    clean: list[dict[str, str]] = []
+    for i, goal in enumerate(objectives):
+        where = f"objectives[{i}]"
+        if not isinstance(goal, dict) or not isinstance(goal.get("metric"), str):
+            raise field_error(f"{where}.metric", f"Give an object with a metric: one of {', '.join(names)}.")
+        metric = goal["metric"]
+        if metric not in names:
+            raise field_error(f"{where}.metric", f"Unknown metric {metric!r}; one of {', '.join(names)}.")
+        if any(c["metric"] == metric for c in clean):
+            raise field_error(f"{where}.metric", f"{metric!r} appears twice.")
+        default = template.objective["direction"] if metric == names[0] else "minimize"
+        direction = goal.get("direction", default)
+        if direction not in ("maximize", "minimize"):
+            raise field_error(f"{where}.direction", "Must be maximize or minimize.")
+        clean.append({"metric": metric, "direction": direction})
+    return clean
+
+
+def constraints_validate(*, template, constraints: Any, profile: dict | None) -> list[dict[str, Any]]:
+    """``[{metric, op: "<=" | ">=", value}]`` over the same metrics as objectives; the target
+    profile's budgets (latency, size) are added as ``<=`` constraints unless one is given."""
+    names = _metric_names(template)
+    clean: list[dict[str, Any]] = []
+    if constraints is not None and not isinstance(constraints, list):
+        raise field_error("constraints", "Give a list of {metric, op, value}.")
+    for i, limit in enumerate(constraints or []):
+        where = f"constraints[{i}]"
+        if not isinstance(limit, dict):
+            raise field_error(where, "Give an object {metric, op, value}.")
+        metric, op, value = limit.get("metric"), limit.get("op", "<="), limit.get("value")
+        if metric not in names:
+            raise field_error(f"{where}.metric", f"Unknown metric {metric!r}; one of {', '.join(names)}.")
+        if op not in ("<=", ">="):
+            raise field_error(f"{where}.op", 'Must be "<=" or ">=".')
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise field_error(f"{where}.value", f"Must be a number, got {value!r}.")
+        clean.append({"metric": metric, "op": op, "value": float(value)})
+    if len(clean) > 8:
+        raise field_error("constraints", "At most 8 constraints.")
+    if profile is not None:
+        given = {c["metric"] for c in clean}
+        if profile.get("latency_budget_ms") is not None and "latency_ms" not in given:
+            clean.append({"metric": "latency_ms", "op": "<=", "value": float(profile["latency_budget_ms"])})
+        if profile.get("size_budget_bytes") is not None and "size_bytes" not in given:
+            clean.append({"metric": "size_bytes", "op": "<=", "value": float(profile["size_budget_bytes"])})
+    return clean
+
+
+def quantizer_installed() -> bool:
+    """Whether the compute plane has ``workers.compression.quantize_onnx`` (looked up without
+    importing it: the web process never imports onnxruntime)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("workers.compression")
+    if spec is None or not spec.submodule_search_locations:
+        return False
+    from pathlib import Path as _Path
+
+    return any(
+        "def quantize_onnx" in path.read_text(errors="replace")
+        for folder in spec.submodule_search_locations
+        for path in _Path(folder).glob("*.py")
+    )
+
+
+def constraint_values(constraints: list[dict[str, Any]], measured: dict[str, float | None]) -> list[float]:
+    """Optuna's convention: ``<= 0`` is feasible (``x <= v`` -> ``x - v``; ``x >= v`` -> ``v - x``);
+    a metric not measured violates its constraint."""
+    found = []
+    for limit in constraints:
+        value = measured.get(limit["metric"])
+        if value is None:
+            found.append(1.0)
+        elif limit["op"] == "<=":
+            found.append(float(value) - limit["value"])
+        else:
+            found.append(limit["value"] - float(value))
+    return found
+
+
 # --- creating and scheduling ------------------------------------------------------------------
 
 
@@ -121,6 +222,9 @@ def study_create(
     parallelism: int | None = None,
     seed: int = 0,
     report_seeds: int = 3,
+    objectives: Any = None,
+    constraints: Any = None,
+    target_profile: Any = None,
 ) -> Study:
     """Validate a study, record it in Optuna's storage and start its first ``parallelism`` trials.
     A budget left out (``n_trials``, ``parallelism``) is the one that fits the workers online
@@ -128,6 +232,13 @@ def study_create(
 
     e.g. ``study_create(user=u, dataset_version=v, n_trials=20, parallelism=4,
     fixed_params={"epochs": 5}, sampler="sde", pruner="median")``
+
+    Deployment-aware: ``objectives=[{"metric": "val_acc"}, {"metric": "latency_ms"}]`` (1-3 of the
+    template's metric, ``latency_ms`` on the target, ``size_bytes``), ``constraints=[{"metric":
+    "latency_ms", "op": "<=", "value": 5}]`` and ``target_profile`` (a builtin's name or a workspace
+    profile's id; its budgets become constraints). Such a study's trials measure their ONNX after
+    training (and quantize it when the space searches ``quantization``); a multi-objective study does
+    not prune (Optuna prunes single-objective studies only).
     """
     from datasets.services import dataset_version_check_trainable
     from training.services import template_named
@@ -146,6 +257,7 @@ def study_create(
     except TemplateParamError as exc:
         field = exc.field if exc.field == "preset" else f"fixed_params.{exc.field}"
         raise field_error(field, exc.message) from None
+    defaulted = search_space is None
     if search_space is None:  # the template's default space, less what the user fixed
         search_space = [dim for dim in default_search_space(chosen.name) if dim["name"] not in fixed]
         if not search_space:
@@ -177,6 +289,30 @@ def study_create(
     if timeout_seconds is not None and (not isinstance(timeout_seconds, int) or timeout_seconds < 1):
         raise field_error("timeout_seconds", "Must be a positive number of seconds, or null for no limit.")
     dataset_version_check_trainable(version=dataset_version, min_per_class=chosen.data.min_samples_per_class)
+    goals = objectives_validate(template=chosen, objectives=objectives)
+    profile, profile_row = None, None
+    if target_profile is not None:
+        from deploy.targets import target_profile_resolve
+
+        profile, profile_row = target_profile_resolve(
+            value=target_profile, workspace_id=dataset_version.dataset.workspace_id
+        )
+    limits = constraints_validate(template=chosen, constraints=constraints, profile=profile)
+    deployment_metrics = {g["metric"] for g in goals or []} | {c["metric"] for c in limits}
+    if profile is None and (deployment_metrics & {"latency_ms", "size_bytes"}):
+        from deploy.targets import target_profile_resolve
+
+        profile, profile_row = target_profile_resolve(value=DEFAULT_TARGET, workspace_id=0)
+    if defaulted and (deployment_metrics & {"latency_ms"}) and quantizer_installed():
+        # the target decides: int8 is searched next to the template's parameters
+        space = [*space, {"name": QUANTIZATION, "type": "categorical", "choices": list(QUANTIZATION_CHOICES)}]
+    if goals and goals[0]["metric"] in DEPLOYMENT_METRICS:
+        pruner = PrunerKind.NONE  # the pruner reads validation curves, not a latency
+    if goals is not None and len(goals) > 1:
+        if sampler == SamplerKind.CMAES:
+            raise field_error("sampler", "CMA-ES optimizes one objective; use sde, nsga2, tpe, gp or random.")
+        pruner = PrunerKind.NONE  # Optuna's pruners judge one objective
+        report_seeds = 0  # the honest-lift report compares one best trial; a front has no single best
     study = Study.objects.create(
         workspace=dataset_version.dataset.workspace,
         project=dataset_version.dataset.project,
@@ -187,7 +323,11 @@ def study_create(
         preset=preset,
         fixed_params=fixed,
         search_space=space,
-        objective=dict(chosen.objective),
+        objective=dict(goals[0]) if goals else dict(chosen.objective),
+        objectives=goals if goals is not None and len(goals) > 1 else [],
+        constraints=limits,
+        target_profile=profile,
+        target_profile_ref=profile_row,
         sampler=sampler,
         pruner=pruner,
         n_trials=n_trials,
@@ -311,7 +451,9 @@ def _ask(study: Study, trials_so_far: int) -> Trial | None:
         return _ask_custom(study, trial)
     template = registry.get(study.template)
     try:
-        trial.train_params = template.validate_params(study.preset, {**study.fixed_params, **params})
+        searched = {k: v for k, v in params.items() if k != QUANTIZATION}  # not a trainer's parameter
+        trial.train_params = template.validate_params(study.preset, {**study.fixed_params, **searched})
+        trial.quantized = params.get(QUANTIZATION) == "int8"
     except (
         TemplateParamError
     ) as exc:  # a combination the template refuses: the trial fails, the study goes on
@@ -438,14 +580,14 @@ def trial_report_epoch(*, trial: Trial, epoch: int, value: float, may_prune: boo
     trial.intermediate[str(int(epoch))] = float(value)
     Trial.objects.filter(pk=trial.pk).update(intermediate=trial.intermediate)
     study = trial.study
-    if study.pruner == PrunerKind.NONE or not may_prune:
+    if study.pruner == PrunerKind.NONE or not may_prune or study.is_multi_objective:
         return False
     optuna_study = engine.optuna_study(study)
     frozen = storage.get_trial(trial.optuna_trial_id)
     return bool(optuna_study.pruner.prune(optuna_study, copy.deepcopy(frozen)))
 
 
-def _tell(trial: Trial, *, state, value: float | None = None) -> None:
+def _tell(trial: Trial, *, state, value: float | None = None, values: list[float] | None = None) -> None:
     from optuna.trial import TrialState as OptunaState
 
     optuna_study = engine.optuna_study(trial.study)
@@ -453,7 +595,7 @@ def _tell(trial: Trial, *, state, value: float | None = None) -> None:
     if current.state.is_finished():
         return
     if state == OptunaState.COMPLETE:
-        optuna_study.tell(trial.number, value)
+        optuna_study.tell(trial.number, values if values is not None else value)
     else:
         optuna_study.tell(trial.number, state=state)
 
@@ -494,24 +636,43 @@ def _store_file(path: Path, key: str) -> str:
 
 
 def trial_record_complete(
-    *, trial: Trial, value: float, result: dict[str, Any], evaluation: dict[str, Any]
+    *,
+    trial: Trial,
+    value: float,
+    result: dict[str, Any],
+    evaluation: dict[str, Any],
+    values: list[float] | None = None,
+    measurements: dict[str, Any] | None = None,
+    constraints: list[float] | None = None,
+    onnx: Path | None = None,
 ) -> None:
-    """Store the trial's model and ONNX file (shared storage, so any host can promote it later),
-    tell Optuna the objective value and schedule the next trial."""
+    """Store the trial's model and ONNX file (shared storage, so any host can promote it later; an
+    int8 trial's ``onnx`` is its int8 model, the fp32 one kept next to it), tell Optuna the
+    objective value(s) (constraint values first, as the trial's ``constraints`` user attr) and
+    schedule the next trial."""
     from optuna.trial import TrialState as OptunaState
 
     prefix = f"automl/study-{trial.study_id}/trial-{trial.number}-job-{trial.job_id}"
+    served = Path(onnx) if onnx is not None else Path(result["onnx"])
     artifacts = {
         "model_key": _store_file(Path(result["model"]), f"{prefix}/model.pt"),
-        "onnx_key": _store_file(Path(result["onnx"]), f"{prefix}/model.onnx"),
+        "onnx_key": _store_file(served, f"{prefix}/model.onnx"),
         "result": {k: v for k, v in result.items() if k not in ("history",)},
         "evaluation": evaluation,
     }
-    _tell(trial, state=OptunaState.COMPLETE, value=value)
+    if served != Path(result["onnx"]):
+        artifacts["onnx_fp32_key"] = _store_file(Path(result["onnx"]), f"{prefix}/model.fp32.onnx")
+    if constraints:
+        engine.storage().set_trial_user_attr(trial.optuna_trial_id, "constraints", [float(c) for c in constraints])
+    study = trial.study
+    _tell(trial, state=OptunaState.COMPLETE, value=value, values=values if study.is_multi_objective else None)
     headline = test_headline(evaluation)
     Trial.objects.filter(pk=trial.pk, state=TrialState.RUNNING).update(
         state=TrialState.COMPLETE,
         value=value,
+        values=list(values or [value]),
+        measurements=measurements or {},
+        feasible=all(c <= 0 for c in constraints) if constraints else None,
         test_metrics=headline,
         artifacts=artifacts,
         finished_at=timezone.now(),
@@ -606,6 +767,19 @@ def trial_promote(*, user, trial: Trial):
             "objective": study.objective,
             "value": trial.value,
             "sampler": study.sampler,
+            **(
+                {
+                    "objectives": study.goals,
+                    "values": trial.values,
+                    "constraints": study.constraints,
+                    "feasible": trial.feasible,
+                    "measurements": {k: v for k, v in trial.measurements.items() if k != "latency"},
+                    "target_profile": (study.target_profile or {}).get("name"),
+                    "precision": "int8" if trial.quantized else "fp32",
+                }
+                if study.measures_deployment or study.is_multi_objective
+                else {}
+            ),
         }
         with transaction.atomic():
             locked = Trial.objects.select_for_update().get(pk=trial.pk)
@@ -718,7 +892,9 @@ def _objective(result: dict[str, Any], metric: str, direction: str) -> float:
 def trial_run(*, job: Job, report: Report) -> dict[str, Any]:
     """The body of an ``automl.trial`` job: train and evaluate the trial's parameters on the
     study's data (``training.services.template_train_and_evaluate``, as a training job does),
-    record complete, pruned or failed, and schedule the next trial."""
+    record complete, pruned or failed, and schedule the next trial. A deployment-aware study's
+    trial then quantizes its ONNX when the trial searched int8, measures its latency on the study's
+    target and its size (:func:`trial_measure`), and scores every objective and constraint."""
     from training.services import template_train_and_evaluate
 
     trial = Trial.objects.select_related("study", "study__dataset_version").get(
@@ -729,16 +905,28 @@ def trial_run(*, job: Job, report: Report) -> dict[str, Any]:
     study = trial.study
     if study.template == CUSTOM_TEMPLATE:
         return custom_trial_run(job=job, report=report, trial=trial)
-    metric, direction = study.objective.get("metric", "val_acc"), study.objective.get("direction", "maximize")
+    template = registry.get(study.template)
+    metric, direction = template.objective["metric"], template.objective.get("direction", "maximize")
+    if study.objective.get("metric") not in DEPLOYMENT_METRICS:  # a single-objective study, as before
+        metric, direction = study.objective.get("metric", metric), study.objective.get("direction", direction)
+    measurements: dict[str, Any] = {}
     try:
         run = template_train_and_evaluate(
             job=job,
-            template=registry.get(study.template),
+            template=template,
             dataset_version=template_data(study),
             params=trial.train_params,
             report=PruningReport(report, trial=trial, metric=metric),
         )
         value = _objective(run.result, metric, direction)
+        evaluation, onnx = run.evaluation, Path(run.result["onnx"])
+        if study.measures_deployment:
+            measurements, evaluation, onnx = trial_measure(
+                study=study, trial=trial, result=run.result, evaluation=run.evaluation, report=report
+            )
+            # an int8 model is scored by its fp32 run's validation value less what int8 lost on the test split
+            delta = float(measurements.get("quantization_delta", 0.0))
+            value += min(0.0, delta) if direction == "maximize" else max(0.0, delta)
     except TrialPrunedHere as pruned:
         trial_record_pruned(trial=trial, epoch=pruned.epoch)
         return {"trial": trial.number, "state": "pruned", "epoch": pruned.epoch}
@@ -750,19 +938,83 @@ def trial_run(*, job: Job, report: Report) -> dict[str, Any]:
     except Exception as exc:
         trial_record_failed(trial=trial, error=f"{type(exc).__name__}: {exc}")
         raise
-    trial_record_complete(trial=trial, value=value, result=run.result, evaluation=run.evaluation)
+    scored = {metric: value, **{k: measurements.get(k) for k in DEPLOYMENT_METRICS}}
+    values = [float(scored[g["metric"]]) for g in study.goals]
+    constraints = constraint_values(study.constraints, scored)
+    trial_record_complete(
+        trial=trial,
+        value=values[0],
+        result=run.result,
+        evaluation=evaluation,
+        values=values,
+        measurements=measurements,
+        constraints=constraints,
+        onnx=onnx,
+    )
     return {
         "trial": trial.number,
         "state": "complete",
-        "value": value,
-        "test_accuracy": run.evaluation.get("accuracy"),
-        **({"test_map50": run.evaluation["map50"]} if "map50" in run.evaluation else {}),
+        "value": values[0],
+        **({"values": values} if study.is_multi_objective else {}),
+        **({"feasible": all(c <= 0 for c in constraints)} if constraints else {}),
+        **({k: measurements[k] for k in DEPLOYMENT_METRICS if k in measurements}),
+        "test_accuracy": evaluation.get("accuracy"),
+        **({"test_map50": evaluation["map50"]} if "map50" in evaluation else {}),
         **(
-            {"test_mase": test_metric_value(study.template, run.evaluation)}
-            if run.evaluation.get("kind") == "forecast_report"
+            {"test_mase": test_metric_value(study.template, evaluation)}
+            if evaluation.get("kind") == "forecast_report"
             else {}
         ),
     }
+
+
+def trial_measure(
+    *, study: Study, trial: Trial, result: dict[str, Any], evaluation: dict[str, Any], report: Report
+) -> tuple[dict[str, Any], dict[str, Any], Path]:
+    """Measure a trained trial for its target (runs on the worker; onnxruntime is imported here):
+    the int8 ONNX (``workers.compression.quantize_onnx``, evaluated on the test split) when the trial
+    searched ``quantization=int8``, its latency with the study's target profile
+    (``workers.deployment_targets.measure_latency``: ``latency_ms`` is the target's estimate), its
+    size on disk and FLOPs. Returns the measurements, the evaluation of the model the trial serves and
+    its ONNX path."""
+    from workers.deployment_targets import measure_latency, model_size, target_profile
+
+    profile = target_profile(study.target_profile or DEFAULT_TARGET)
+    onnx = Path(result["onnx"])
+    measured: dict[str, Any] = {"precision": "fp32"}
+    if trial.quantized:
+        try:
+            from workers.compression import quantize_onnx  # type: ignore[attr-defined]
+        except ImportError:
+            raise RuntimeError(
+                "int8 quantization is not installed on this worker (workers.compression.quantize_onnx)"
+            ) from None
+        from datasets.services import dataset_version_manifest
+
+        manifest = dataset_version_manifest(version=template_data(study))
+        report("quantizing to int8")
+        int8 = Path(
+            quantize_onnx(template=study.template, onnx=onnx, manifest=manifest, out=onnx.with_name("model.int8.onnx"))
+        )
+        int8_evaluation = registry.get(study.template).load("evaluate")(
+            str(int8), manifest, preprocessing=result["preprocessing"], report=report
+        )
+        before = test_metric_value(study.template, evaluation)
+        after = test_metric_value(study.template, int8_evaluation)
+        if before is not None and after is not None:  # the int8 model's test metric minus the fp32 one's
+            measured["quantization_delta"] = float(after) - float(before)
+        measured.update(precision="int8", fp32_size_bytes=model_size(onnx))
+        onnx, evaluation = int8, int8_evaluation
+    report(f"measuring latency on {profile['name']}")
+    latency = measure_latency(onnx, profile)
+    measured.update(latency_ms=float(latency["target_ms"]), size_bytes=int(model_size(onnx)), latency=latency)
+    try:
+        from workers.compression.measure import count_flops
+
+        measured["flops"] = int(count_flops(onnx))
+    except ImportError:
+        pass
+    return measured, evaluation, onnx
 
 
 def custom_trial_run(*, job: Job, report: Report, trial: Trial) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from datasets.api.views import (
 from deploy.api.batch import BatchPredictionViewSet
 from deploy.api.capture_views import CapturedRequestViewSet, DeploymentCapturePolicyView
 from deploy.api.retrain import DeploymentRetrainView
+from deploy.api.targets import TargetProfileViewSet
 from deploy.api.views import (
     DeploymentKeyViewSet,
     DeploymentPredictView,
@@ -33,6 +34,7 @@ from labeling.api.tasks import LabelingAssignmentViewSet, LabelingTaskViewSet
 from notebooks.api import routes as notebook_routes
 from training.api.views import (
     BackboneViewSet,
+    CompressionViewSet,
     ModelVersionViewSet,
     TemplateDetailView,
     TemplateListView,
@@ -75,7 +77,9 @@ router.register("datasets/<id:dataset_id>/suggestions", SuggestionViewSet, basen
 router.register("training-jobs", TrainingJobViewSet, basename="training-job")
 router.register("model-versions", ModelVersionViewSet, basename="model-version")
 router.register("backbones", BackboneViewSet, basename="backbone")
+router.register("compressions", CompressionViewSet, basename="compression")
 router.register("studies", StudyViewSet, basename="study")
+router.register("target-profiles", TargetProfileViewSet, basename="target-profile")
 router.register("deployments", DeploymentViewSet, basename="deployment")
 router.register("deployments/<id:deployment_id>/keys", DeploymentKeyViewSet, basename="deployment-key")
 router.register(

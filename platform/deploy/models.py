@@ -383,3 +383,58 @@ class Package(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project_id}:{self.kind} of {self.model_version_id}"
+
+
+class TargetProfile(models.Model):
+    """A deployment target a workspace registered: the runtime and thread settings a model will run
+    with there, how much slower than this worker's CPU that device is (``slowdown``), and optional
+    budgets. Studies and training jobs measure latency with it (``workers.deployment_targets``).
+    The builtin profiles (``BUILTIN_TARGETS``: worker-cpu, worker-cpu-4t, edge-arm-slow) are not rows;
+    a workspace's profile may not take a builtin's name."""
+
+    workspace = models.ForeignKey(
+        "workspaces.Workspace", on_delete=models.CASCADE, related_name="target_profiles"
+    )
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True)
+    runtime = models.CharField(max_length=32, default="onnxruntime")
+    execution_provider = models.CharField(max_length=64, default="CPUExecutionProvider")
+    intra_op_threads = models.PositiveIntegerField(default=1)
+    inter_op_threads = models.PositiveIntegerField(default=1)
+    batch_size = models.PositiveIntegerField(default=1)
+    slowdown = models.FloatField(
+        default=1.0, help_text="Target latency = latency measured on the worker x slowdown (1.0: the worker)."
+    )
+    latency_budget_ms = models.FloatField(null=True, blank=True)
+    size_budget_bytes = models.BigIntegerField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "name"], name="target_profile_name_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"target {self.name}"
+
+    def as_profile(self) -> dict:
+        """The profile's contract (``workers.contracts.targets.TargetProfile``)."""
+        return {
+            "kind": "target_profile",
+            "version": 1,
+            "name": self.name,
+            "description": self.description,
+            "runtime": self.runtime,
+            "execution_provider": self.execution_provider,
+            "intra_op_threads": self.intra_op_threads,
+            "inter_op_threads": self.inter_op_threads,
+            "batch_size": self.batch_size,
+            "slowdown": self.slowdown,
+            "latency_budget_ms": self.latency_budget_ms,
+            "size_budget_bytes": self.size_budget_bytes,
+        }

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from accounts.models import User
 from config.contract_fields import ParamValuesField
@@ -16,11 +16,62 @@ from workspaces.selectors import scoped_to_member
 
 from automl import engine, selectors
 from automl.models import PrunerKind, ReportRole, SamplerKind, Study, Trial
+from workers.contracts.targets import LatencyMeasurement, TargetProfile
 from workers.contracts.templates import Objective, SearchDimension
 
 # The contract's serializer: answers show it, and automl.search_space validates requests with it.
 SearchDimensionSerializer = contract_serializer(SearchDimension)
 ObjectiveSerializer = contract_serializer(Objective)
+
+
+class StudyGoal(TypedDict):
+    """One objective of a study: ``metric`` is the template's objective metric (val_acc, val_map50,
+    val_mase ...), ``latency_ms`` (the trial's ONNX on the study's target) or ``size_bytes``."""
+
+    metric: str
+    direction: NotRequired[Literal["maximize", "minimize"]]
+
+
+class StudyConstraint(TypedDict):
+    metric: str
+    op: Literal["<=", ">="]
+    value: float
+
+
+class TrialMeasurements(TypedDict):
+    """What a deployment-aware study's trial measured of the model it serves."""
+
+    latency_ms: NotRequired[float]
+    size_bytes: NotRequired[int]
+    flops: NotRequired[int]
+    precision: NotRequired[Literal["fp32", "int8"]]
+    quantization_delta: NotRequired[float]
+    fp32_size_bytes: NotRequired[int]
+    latency: NotRequired[LatencyMeasurement]
+
+
+StudyGoalSerializer = contract_serializer(StudyGoal)
+StudyConstraintSerializer = contract_serializer(StudyConstraint)
+TrialMeasurementsSerializer = contract_serializer(TrialMeasurements)
+
+
+class DeploymentTargetSerializer(contract_serializer(TargetProfile)):  # type: ignore[misc]
+    """A target profile's contract (workers.contracts.targets.TargetProfile), named apart from the
+    datasets' target-column profile."""
+
+
+
+@extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string"}]})
+class TargetProfileRefField(serializers.Field):
+    """A target profile's id, or a builtin target's name (resolved by the service)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int | str):
+            raise serializers.ValidationError("Give a builtin target's name or a target profile's id.")
+        return data
+
+    def to_representation(self, value):
+        return value
 
 
 class TrialTestMetrics(TypedDict):
@@ -84,6 +135,30 @@ class StudyCreateSerializer(serializers.Serializer):
     seed = serializers.IntegerField(default=0, min_value=0, max_value=2**31 - 1)
     report_seeds = serializers.IntegerField(
         default=3, min_value=0, max_value=10, help_text="Seeds of the honest-lift report (0: no report)."
+    )
+    objectives = StudyGoalSerializer(
+        many=True,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="1 to 3 objectives: the template's metric, latency_ms (on the target), size_bytes. "
+        "More than one: a multi-objective study (no pruning, no lift report; sampler sde, nsga2, tpe, "
+        "gp or random). Defaults to the template's objective.",
+    )
+    constraints = StudyConstraintSerializer(
+        many=True,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A trial outside any constraint is infeasible (never on the Pareto front).",
+    )
+    target_profile = TargetProfileRefField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Where latency is measured: a builtin target's name (worker-cpu, worker-cpu-4t, "
+        "edge-arm-slow) or a target profile's id; its budgets become constraints. Default with a "
+        "latency or size objective: worker-cpu.",
     )
 
 
@@ -211,6 +286,23 @@ class StudySerializer(serializers.ModelSerializer):
     search_space = SearchDimensionSerializer(many=True, read_only=True)
     fixed_params = ParamValuesField(read_only=True, help_text="Parameters every trial uses as given.")
     objective = ObjectiveSerializer(read_only=True, help_text="What the trials are scored by.")
+    objectives = serializers.SerializerMethodField(
+        help_text="Every objective in order (a single-objective study: its objective); a trial's values follow it."
+    )
+    constraints = StudyConstraintSerializer(many=True, read_only=True)
+    target_profile = DeploymentTargetSerializer(
+        read_only=True, allow_null=True, help_text="The profile latency is measured with (a snapshot)."
+    )
+    target_profile_id = serializers.IntegerField(
+        source="target_profile_ref_id",
+        read_only=True,
+        allow_null=True,
+        help_text="The workspace profile it was taken from (null: a builtin, or deleted since).",
+    )
+    multi_objective = serializers.BooleanField(source="is_multi_objective", read_only=True)
+    pareto_front = serializers.SerializerMethodField(
+        help_text="Numbers of the completed feasible trials no other dominates."
+    )
     trials = serializers.SerializerMethodField()
     best_trial = serializers.SerializerMethodField()
     my_role = serializers.ChoiceField(
@@ -238,6 +330,12 @@ class StudySerializer(serializers.ModelSerializer):
             "fixed_params",
             "search_space",
             "objective",
+            "objectives",
+            "constraints",
+            "target_profile",
+            "target_profile_id",
+            "multi_objective",
+            "pareto_front",
             "sampler",
             "sampler_in_use",
             "pruner",
@@ -258,9 +356,20 @@ class StudySerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_sampler_in_use(self, study: Study) -> str:
-        if study.sampler == SamplerKind.SDE and engine.sde_sampler_class() is None:
-            return "tpe"
-        return study.sampler
+        return engine.sampler_in_use(
+            study.sampler, multi_objective=study.is_multi_objective, constrained=bool(study.constraints)
+        )
+
+    @extend_schema_field(StudyGoalSerializer(many=True))
+    def get_objectives(self, study: Study) -> list[dict]:
+        return study.goals
+
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    def get_pareto_front(self, study: Study) -> list[int]:
+        if not study.is_multi_objective and not study.constraints:
+            best = selectors.best_trial(study=study)
+            return [] if best is None else [best.number]
+        return selectors.pareto_front(study=study)
 
     @extend_schema_field(
         {
@@ -309,6 +418,11 @@ class TrialSerializer(serializers.ModelSerializer):
     model_version_name = serializers.CharField(
         source="model_version.name", read_only=True, default=None, allow_null=True
     )
+    values = serializers.ListField(
+        child=serializers.FloatField(), read_only=True, help_text="One value per objective (study.objectives)."
+    )
+    measurements = TrialMeasurementsSerializer(read_only=True)
+    on_front = serializers.SerializerMethodField(help_text="On the study's Pareto front.")
 
     class Meta:
         model = Trial
@@ -318,6 +432,11 @@ class TrialSerializer(serializers.ModelSerializer):
             "state",
             "params",
             "value",
+            "values",
+            "measurements",
+            "feasible",
+            "quantized",
+            "on_front",
             "intermediate",
             "pruned_at_epoch",
             "test_metrics",
@@ -331,6 +450,9 @@ class TrialSerializer(serializers.ModelSerializer):
             "model_version_name",
         ]
         read_only_fields = fields
+
+    def get_on_front(self, trial: Trial) -> bool:
+        return trial.number in self.context.get("front", ())
 
     @extend_schema_field(IntermediateValueSerializer(many=True))
     def get_intermediate(self, trial: Trial) -> list[dict]:

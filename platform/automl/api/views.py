@@ -107,7 +107,11 @@ class StudyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     )
     @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
     def trials(self, request, pk=None):
-        return Response(TrialSerializer(selectors.trials_of(study=self.get_object()), many=True).data)
+        study = self.get_object()
+        front = set(selectors.pareto_front(study=study))
+        return Response(
+            TrialSerializer(selectors.trials_of(study=study), many=True, context={"front": front}).data
+        )
 
     @extend_schema(
         responses=StudyResultsSerializer,
@@ -158,7 +162,8 @@ class StudyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     @extend_schema(
         request=PromoteSerializer,
         responses={201: ModelVersionSerializer, 409: CONFLICT},
-        summary="Promote a completed trial (the best by default) to a model version with its lineage",
+        summary="Promote a completed trial (the best by default; any trial of a Pareto front by number) to a "
+        "model version with its lineage (an int8 trial: its int8 ONNX)",
     )
     @action(detail=True, methods=["post"], filter_backends=[])
     def promote(self, request, pk=None):
