@@ -377,6 +377,17 @@ def studies(world, n):
     return {}
 
 
+def target_profiles(world, n):
+    from deploy.targets import target_profile_create
+
+    for _ in range(n):
+        count = len(world.setdefault("target_profiles", []))
+        world["target_profiles"].append(
+            target_profile_create(user=world["alice"], workspace=world["ws_a"], name=f"board {count}")
+        )
+    return {}
+
+
 def trials(world, n):
     from tests.automl.factories import trial
     from tests.jobs.factories import job

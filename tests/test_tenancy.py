@@ -329,6 +329,17 @@ def backbone(world: dict):
     return world["backbone"]
 
 
+def target_profile(world: dict):
+    """A target profile of workspace A."""
+    if "target_profile" not in world:
+        from deploy.targets import target_profile_create
+
+        world["target_profile"] = target_profile_create(
+            user=world["alice"], workspace=world["ws_a"], name="A's board", slowdown=2.0
+        )
+    return world["target_profile"]
+
+
 def study(world: dict):
     """A study of project A (its rows only: no route here reads Optuna's record of it)."""
     if "study" not in world:

@@ -157,7 +157,8 @@ class Trial(models.Model):
     measurements = models.JSONField(
         default=dict,
         blank=True,
-        help_text="{latency_ms, size_bytes, flops, latency: LatencyMeasurement}: the trial's ONNX on the target.",
+        help_text="{latency_ms, size_bytes, flops, latency: LatencyMeasurement}: "
+        "the trial's ONNX on the target.",
     )
     feasible = models.BooleanField(null=True, blank=True, help_text="Within every constraint (null: none).")
     quantized = models.BooleanField(default=False, help_text="The trial measures and serves the int8 ONNX.")

@@ -55,8 +55,12 @@ class SearchDimensionSerializer(SearchDimensionContract):  # type: ignore[misc,v
             seen.add(name)
             choices = attrs.get("choices")
             if attrs["type"] != "categorical" or not choices:
-                raise bad("type", f'{name} is categorical with choices from {", ".join(QUANTIZATION_CHOICES)}.')
-            if len(set(map(str, choices))) != len(choices) or any(c not in QUANTIZATION_CHOICES for c in choices):
+                raise bad(
+                    "type", f"{name} is categorical with choices from {', '.join(QUANTIZATION_CHOICES)}."
+                )
+            if len(set(map(str, choices))) != len(choices) or any(
+                c not in QUANTIZATION_CHOICES for c in choices
+            ):
                 raise bad("choices", f"Distinct choices from {', '.join(QUANTIZATION_CHOICES)}.")
             return {"name": name, "type": "categorical", "choices": list(choices)}
         if name not in params:

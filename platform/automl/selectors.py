@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import math
 import statistics
+from collections.abc import Iterable
 from typing import Any, TypedDict
 
 from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
@@ -255,25 +256,33 @@ def study_defaults(*, template: str) -> StudyDefaults:
     }
 
 
-def pareto_front(*, study: Study) -> list[int]:
+def pareto_front(*, study: Study, trials: Iterable[Trial] | None = None) -> list[int]:
     """The numbers of the completed, feasible trials no other such trial dominates (at least as
     good in every objective, better in one), in trial order. A single-objective study's front is
-    its best feasible trial(s)."""
+    its best feasible trial(s). ``trials``: rows already read (a list page), else the study's
+    prefetched completed trials (``studies_for``), else one query."""
     goals = study.goals
     signs = [1.0 if g.get("direction", "maximize") == "minimize" else -1.0 for g in goals]
+    if trials is None:
+        trials = getattr(study, "completed_trials", None)
+    if trials is None:
+        trials = study.trials.filter(state=TrialState.COMPLETE).only(
+            "number", "values", "value", "feasible", "state"
+        )
     points: list[tuple[int, list[float]]] = []
-    for number, values, value, feasible in (
-        study.trials.filter(state=TrialState.COMPLETE)
-        .exclude(feasible=False)
-        .order_by("number")
-        .values_list("number", "values", "value", "feasible")
-    ):
-        found = list(values or ([] if value is None else [value]))
-        if len(found) != len(goals) or not all(isinstance(v, int | float) and math.isfinite(v) for v in found):
+    for trial in sorted(trials, key=lambda t: t.number):
+        if trial.state != TrialState.COMPLETE or trial.feasible is False:
             continue
-        points.append((number, [s * float(v) for s, v in zip(signs, found, strict=True)]))
+        found = list(trial.values or ([] if trial.value is None else [trial.value]))
+        if len(found) != len(goals) or not all(
+            isinstance(v, int | float) and math.isfinite(v) for v in found
+        ):
+            continue
+        points.append((trial.number, [s * float(v) for s, v in zip(signs, found, strict=True)]))
 
     def dominates(a: list[float], b: list[float]) -> bool:
-        return all(x <= y for x, y in zip(a, b, strict=True)) and any(x < y for x, y in zip(a, b, strict=True))
+        return all(x <= y for x, y in zip(a, b, strict=True)) and any(
+            x < y for x, y in zip(a, b, strict=True)
+        )
 
     return [n for n, p in points if not any(dominates(q, p) for m, q in points if m != n)]

@@ -663,7 +663,9 @@ def trial_record_complete(
     if served != Path(result["onnx"]):
         artifacts["onnx_fp32_key"] = _store_file(Path(result["onnx"]), f"{prefix}/model.fp32.onnx")
     if constraints:
-        engine.storage().set_trial_user_attr(trial.optuna_trial_id, "constraints", [float(c) for c in constraints])
+        engine.storage().set_trial_user_attr(
+            trial.optuna_trial_id, "constraints", [float(c) for c in constraints]
+        )
     study = trial.study
     _tell(trial, state=OptunaState.COMPLETE, value=value, values=values if study.is_multi_objective else None)
     headline = test_headline(evaluation)
@@ -994,7 +996,9 @@ def trial_measure(
         manifest = dataset_version_manifest(version=template_data(study))
         report("quantizing to int8")
         int8 = Path(
-            quantize_onnx(template=study.template, onnx=onnx, manifest=manifest, out=onnx.with_name("model.int8.onnx"))
+            quantize_onnx(
+                template=study.template, onnx=onnx, manifest=manifest, out=onnx.with_name("model.int8.onnx")
+            )
         )
         int8_evaluation = registry.get(study.template).load("evaluate")(
             str(int8), manifest, preprocessing=result["preprocessing"], report=report

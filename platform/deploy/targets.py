@@ -104,7 +104,9 @@ def target_profile_delete(*, profile: TargetProfile) -> None:
     profile.delete()  # studies keep their snapshot (the reference is set null)
 
 
-def target_profile_resolve(*, value: Any, workspace_id: int) -> tuple[TargetProfileContract, TargetProfile | None]:
+def target_profile_resolve(
+    *, value: Any, workspace_id: int
+) -> tuple[TargetProfileContract, TargetProfile | None]:
     """A request's ``target_profile``: a builtin's name, or the id of one of ``workspace_id``'s
     profiles (another workspace's id does not exist here). Returns the contract and the row."""
     if isinstance(value, str) and not value.isdigit():

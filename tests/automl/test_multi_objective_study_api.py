@@ -122,7 +122,9 @@ def test_another_workspaces_target_profile_does_not_exist(tenants, api_client, v
     assert response.status_code == 400 and "target_profile" in response.json()["error"]["details"]
 
 
-def test_quantization_is_searched_when_a_latency_objective_has_the_default_space(tenants, api_client, version):
+def test_quantization_is_searched_when_a_latency_objective_has_the_default_space(
+    tenants, api_client, version
+):
     from automl.services import quantizer_installed
 
     client = api_client(tenants["alice"])
@@ -145,13 +147,21 @@ def test_quantization_is_searched_when_a_latency_objective_has_the_default_space
 def test_pareto_front_holds_the_feasible_non_dominated_trials(tenants, api_client, version):
     study = rows.study(
         version,
-        objectives=[{"metric": "val_acc", "direction": "maximize"}, {"metric": "latency_ms", "direction": "minimize"}],
+        objectives=[
+            {"metric": "val_acc", "direction": "maximize"},
+            {"metric": "latency_ms", "direction": "minimize"},
+        ],
         constraints=[{"metric": "size_bytes", "op": "<=", "value": 1000.0}],
         n_trials=6,
     )
     # (accuracy, latency, feasible): 0 and 1 trade off; 2 is dominated by 0; 3 would dominate all but
     # is infeasible; 4 failed
-    for values, feasible in (([0.9, 5.0], True), ([0.7, 1.0], True), ([0.8, 6.0], True), ([0.95, 0.5], False)):
+    for values, feasible in (
+        ([0.9, 5.0], True),
+        ([0.7, 1.0], True),
+        ([0.8, 6.0], True),
+        ([0.95, 0.5], False),
+    ):
         rows.trial(study, value=values[0], values=values, feasible=feasible)
     rows.trial(study, state="failed", value=None)
     client = api_client(tenants["alice"])
@@ -170,6 +180,6 @@ def test_constraint_values_follow_optunas_convention():
         {"metric": "val_acc", "op": ">=", "value": 0.8},
         {"metric": "size_bytes", "op": "<=", "value": 10.0},
     ]
-    assert constraint_values(limits, {"latency_ms": 4.0, "val_acc": 0.9, "size_bytes": None}) == pytest.approx(
-        [-1.0, -0.1, 1.0]
-    )
+    assert constraint_values(
+        limits, {"latency_ms": 4.0, "val_acc": 0.9, "size_bytes": None}
+    ) == pytest.approx([-1.0, -0.1, 1.0])

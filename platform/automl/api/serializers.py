@@ -60,7 +60,6 @@ class DeploymentTargetSerializer(contract_serializer(TargetProfile)):  # type: i
     datasets' target-column profile."""
 
 
-
 @extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string"}]})
 class TargetProfileRefField(serializers.Field):
     """A target profile's id, or a builtin target's name (resolved by the service)."""
@@ -287,7 +286,8 @@ class StudySerializer(serializers.ModelSerializer):
     fixed_params = ParamValuesField(read_only=True, help_text="Parameters every trial uses as given.")
     objective = ObjectiveSerializer(read_only=True, help_text="What the trials are scored by.")
     objectives = serializers.SerializerMethodField(
-        help_text="Every objective in order (a single-objective study: its objective); a trial's values follow it."
+        help_text="Every objective in order (a single-objective study: its objective); "
+        "a trial's values follow it."
     )
     constraints = StudyConstraintSerializer(many=True, read_only=True)
     target_profile = DeploymentTargetSerializer(
@@ -366,9 +366,6 @@ class StudySerializer(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
     def get_pareto_front(self, study: Study) -> list[int]:
-        if not study.is_multi_objective and not study.constraints:
-            best = selectors.best_trial(study=study)
-            return [] if best is None else [best.number]
         return selectors.pareto_front(study=study)
 
     @extend_schema_field(
@@ -419,7 +416,9 @@ class TrialSerializer(serializers.ModelSerializer):
         source="model_version.name", read_only=True, default=None, allow_null=True
     )
     values = serializers.ListField(
-        child=serializers.FloatField(), read_only=True, help_text="One value per objective (study.objectives)."
+        child=serializers.FloatField(),
+        read_only=True,
+        help_text="One value per objective (study.objectives).",
     )
     measurements = TrialMeasurementsSerializer(read_only=True)
     on_front = serializers.SerializerMethodField(help_text="On the study's Pareto front.")

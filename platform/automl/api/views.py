@@ -108,10 +108,9 @@ class StudyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
     def trials(self, request, pk=None):
         study = self.get_object()
-        front = set(selectors.pareto_front(study=study))
-        return Response(
-            TrialSerializer(selectors.trials_of(study=study), many=True, context={"front": front}).data
-        )
+        trials = list(selectors.trials_of(study=study))
+        front = set(selectors.pareto_front(study=study, trials=trials))
+        return Response(TrialSerializer(trials, many=True, context={"front": front}).data)
 
     @extend_schema(
         responses=StudyResultsSerializer,

@@ -5,56 +5,94 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('automl', '0002_study_custom_code'),
-        ('deploy', '0005_target_profile'),
+        ("automl", "0002_study_custom_code"),
+        ("deploy", "0005_target_profile"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='study',
-            name='constraints',
-            field=models.JSONField(blank=True, default=list, help_text='[{metric, op: "<=" | ">=", value}]: a trial outside any is infeasible.'),
+            model_name="study",
+            name="constraints",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text='[{metric, op: "<=" | ">=", value}]: a trial outside any is infeasible.',
+            ),
         ),
         migrations.AddField(
-            model_name='study',
-            name='objectives',
-            field=models.JSONField(blank=True, default=list, help_text="[{metric, direction}] (1 to 3): the template's metric, latency_ms (on the target), size_bytes. Empty: the single objective above. More than one: a multi-objective study."),
+            model_name="study",
+            name="objectives",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text="[{metric, direction}] (1 to 3): the template's metric, latency_ms (on the target), size_bytes. Empty: the single objective above. More than one: a multi-objective study.",
+            ),
         ),
         migrations.AddField(
-            model_name='study',
-            name='target_profile',
-            field=models.JSONField(blank=True, help_text='Snapshot of the target profile latency is measured with (a TargetProfile contract).', null=True),
+            model_name="study",
+            name="target_profile",
+            field=models.JSONField(
+                blank=True,
+                help_text="Snapshot of the target profile latency is measured with (a TargetProfile contract).",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='study',
-            name='target_profile_ref',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='studies', to='deploy.targetprofile'),
+            model_name="study",
+            name="target_profile_ref",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="studies",
+                to="deploy.targetprofile",
+            ),
         ),
         migrations.AddField(
-            model_name='trial',
-            name='feasible',
-            field=models.BooleanField(blank=True, help_text='Within every constraint (null: none).', null=True),
+            model_name="trial",
+            name="feasible",
+            field=models.BooleanField(
+                blank=True, help_text="Within every constraint (null: none).", null=True
+            ),
         ),
         migrations.AddField(
-            model_name='trial',
-            name='measurements',
-            field=models.JSONField(blank=True, default=dict, help_text="{latency_ms, size_bytes, flops, latency: LatencyMeasurement}: the trial's ONNX on the target."),
+            model_name="trial",
+            name="measurements",
+            field=models.JSONField(
+                blank=True,
+                default=dict,
+                help_text="{latency_ms, size_bytes, flops, latency: LatencyMeasurement}: the trial's ONNX on the target.",
+            ),
         ),
         migrations.AddField(
-            model_name='trial',
-            name='quantized',
-            field=models.BooleanField(default=False, help_text='The trial measures and serves the int8 ONNX.'),
+            model_name="trial",
+            name="quantized",
+            field=models.BooleanField(
+                default=False, help_text="The trial measures and serves the int8 ONNX."
+            ),
         ),
         migrations.AddField(
-            model_name='trial',
-            name='values',
-            field=models.JSONField(blank=True, default=list, help_text='One value per objective (a multi-objective study).'),
+            model_name="trial",
+            name="values",
+            field=models.JSONField(
+                blank=True, default=list, help_text="One value per objective (a multi-objective study)."
+            ),
         ),
         migrations.AlterField(
-            model_name='study',
-            name='sampler',
-            field=models.CharField(choices=[('sde', "SDE (Sampan's swarm sampler)"), ('tpe', 'TPE'), ('cmaes', 'CMA-ES'), ('random', 'Random'), ('nsga2', 'NSGA-II (multi-objective)'), ('gp', 'Gaussian process')], default='sde', max_length=16),
+            model_name="study",
+            name="sampler",
+            field=models.CharField(
+                choices=[
+                    ("sde", "SDE (Sampan's swarm sampler)"),
+                    ("tpe", "TPE"),
+                    ("cmaes", "CMA-ES"),
+                    ("random", "Random"),
+                    ("nsga2", "NSGA-II (multi-objective)"),
+                    ("gp", "Gaussian process"),
+                ],
+                default="sde",
+                max_length=16,
+            ),
         ),
     ]

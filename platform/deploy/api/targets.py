@@ -19,10 +19,8 @@ from deploy.models import TargetProfile
 from workers.contracts.targets import TargetProfile as TargetProfileContract
 
 
-
 class BuiltinTargetSerializer(contract_serializer(TargetProfileContract)):  # type: ignore[misc]
     """A builtin target profile (workers.contracts.targets.TargetProfile)."""
-
 
 
 class WorkspaceTargetProfileSerializer(serializers.ModelSerializer):
