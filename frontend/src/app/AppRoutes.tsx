@@ -27,6 +27,7 @@ const AssignmentRoute = lazy(() => import('./routes/AssignmentRoute').then((modu
 const LabelingTaskRoute = lazy(() => import('./routes/LabelingTaskRoute').then((module) => ({ default: module.LabelingTaskRoute })));
 const TargetsRoute = lazy(() => import('./routes/TargetsRoute').then((module) => ({ default: module.TargetsRoute })));
 const DeploymentRoute = lazy(() => import('./routes/DeploymentRoute').then((module) => ({ default: module.DeploymentRoute })));
+const CompressionRoute = lazy(() => import('./routes/CompressionRoute').then((module) => ({ default: module.CompressionRoute })));
 
 /** Home: the workspaces, or the labeling queue for someone who is only an annotator. */
 function HomeRedirect() {
@@ -58,6 +59,7 @@ export function AppRoutes() {
         <Route path="/datasets/:datasetId/:tab?" element={<Lazy><DatasetRoute /></Lazy>} />
         <Route path="/model-versions/compare" element={<Lazy><CompareRoute /></Lazy>} />
         <Route path="/model-versions/:modelVersionId" element={<Lazy><ModelVersionRoute /></Lazy>} />
+        <Route path="/compressions/:compressionId" element={<Lazy><CompressionRoute /></Lazy>} />
         <Route path="/deployments/:deploymentId/:tab?" element={<Lazy><DeploymentRoute /></Lazy>} />
         <Route path="/studies" element={<Lazy><StudiesRoute /></Lazy>} />
         <Route path="/studies/new" element={<Lazy><NewStudyRoute /></Lazy>} />

@@ -6,6 +6,7 @@ import enAutoml from './locales/en/automl.json';
 import enCustomJobs from './locales/en/customJobs.json';
 import enBatch from './locales/en/batch.json';
 import enCommon from './locales/en/common.json';
+import enCompression from './locales/en/compression.json';
 import enDatasets from './locales/en/datasets.json';
 import enDeploy from './locales/en/deploy.json';
 import enErrors from './locales/en/errors.json';
@@ -25,6 +26,7 @@ import zhAutoml from './locales/zh-CN/automl.json';
 import zhCustomJobs from './locales/zh-CN/customJobs.json';
 import zhBatch from './locales/zh-CN/batch.json';
 import zhCommon from './locales/zh-CN/common.json';
+import zhCompression from './locales/zh-CN/compression.json';
 import zhDatasets from './locales/zh-CN/datasets.json';
 import zhDeploy from './locales/zh-CN/deploy.json';
 import zhErrors from './locales/zh-CN/errors.json';
@@ -58,6 +60,7 @@ export const NAMESPACES = [
   'labeling',
   'customJobs',
   'notebooks',
+  'compression',
   'targets',
 ] as const;
 
@@ -80,6 +83,7 @@ export const en = {
   labeling: enLabeling,
   customJobs: enCustomJobs,
   notebooks: enNotebooks,
+  compression: enCompression,
   targets: enTargets,
 };
 
@@ -102,6 +106,7 @@ export const zhCN: Record<keyof typeof en, ResourceKey> = {
   labeling: zhLabeling,
   customJobs: zhCustomJobs,
   notebooks: zhNotebooks,
+  compression: zhCompression,
   targets: zhTargets,
 };
 

@@ -11,6 +11,7 @@ import {
   RetrainButton,
   WarmStartPanel,
 } from '@/features/deploy';
+import { CompressButton, CompressionLineage, compressionLineageOf } from '@/features/compression';
 import { useProject } from '@/features/projects';
 import { EvaluationReport, lineageOf, ModelVersionLineage, useModelVersion } from '@/features/training';
 import { useWorkspace } from '@/features/workspaces';
@@ -22,6 +23,8 @@ export function ModelVersionRoute() {
   const { data: version } = useModelVersion(modelVersionId);
   const { data: project } = useProject(version?.project ?? Number.NaN);
   const { data: workspace } = useWorkspace(project?.workspace ?? Number.NaN);
+  const compressedFrom = compressionLineageOf(version);
+  const { data: parent } = useModelVersion(compressedFrom?.parent ?? Number.NaN);
   if (!Number.isInteger(modelVersionId)) return <NotFound kind="modelVersion" />;
   const viewer = workspace?.role === 'viewer';
   const lineage = lineageOf(version);
@@ -43,6 +46,13 @@ export function ModelVersionRoute() {
             onDeployed={(deployment) => navigate(`/deployments/${deployment.id}/keys`)}
           />
           {lineage && <ModelVersionLineage lineage={lineage} />}
+          {compressedFrom && <CompressionLineage lineage={compressedFrom} parentName={parent?.name} />}
+          {/* compression makes smaller/faster variants of trained models (custom code and forecasters are not compressed) */}
+          {!lineage && !isForecastingTemplate(version.template) && (
+            <Group>
+              <CompressButton version={version} canEdit={!viewer} />
+            </Group>
+          )}
           {/* custom code's versions are retrained by running the code again (its job's page) */}
           {!lineage && <WarmStartPanel version={version} canEdit={!viewer} />}
           {/* tabular models and forecasters are not warm-started: retraining is a new training run */}

@@ -1,0 +1,141 @@
+import { api, errorFromText, readCookie, unwrap } from '@/api/client';
+import { i18n } from '@/i18n';
+import type {
+  BrowserLatency,
+  CompressBody,
+  Compression,
+  CompressionLineage,
+  CompressionRecipe,
+  CompressionReport,
+  TargetProfileRow,
+} from './types';
+
+/**
+ * JSON over the same conventions as the generated client (same-origin cookies, CSRF header, failures
+ * thrown as ApiError) for the endpoints the generated schema does not list yet.
+ * TODO(lead): swap for the generated client (api.GET/api.POST) after `make api-client`.
+ */
+async function requestJson<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (method !== 'GET') {
+    const token = readCookie('csrftoken');
+    if (token) headers['X-CSRFToken'] = token;
+  }
+  const base = typeof window === 'undefined' ? '' : window.location.origin;
+  const response = await globalThis.fetch(new Request(`${base}${path}`, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }));
+  const text = await response.text();
+  if (!response.ok) throw errorFromText(response.status, response.statusText, text);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+/** The presets the dialog offers: the server's three, and a distilled student (sent as recipes). */
+export const PRESETS = ['smaller', 'balanced', 'faster', 'distilled'] as const;
+export type DialogPreset = (typeof PRESETS)[number];
+
+/** Distilled: a smaller student (the template's default student) trained on the parent's outputs, then int8. */
+export const DISTILLED_RECIPES: CompressionRecipe[] = [{ name: 'distilled-int8', distill: { temperature: 4, alpha: 0.7 }, quantize: 'auto' }];
+
+export const QUANTIZE_MODES = ['none', 'static', 'qat', 'auto', 'dynamic'] as const;
+
+/** The body of POST /model-versions/{id}/compress/ for a preset (or advanced recipes when given). */
+export function compressBody({
+  preset,
+  recipes,
+  teacher,
+  target,
+  maxMetricDrop,
+}: {
+  preset: DialogPreset;
+  recipes?: CompressionRecipe[] | null;
+  teacher?: number | null;
+  target?: number | string | null;
+  maxMetricDrop?: number | null;
+}): CompressBody {
+  const body: CompressBody = {};
+  if (recipes && recipes.length) body.recipes = recipes;
+  else if (preset === 'distilled') body.recipes = DISTILLED_RECIPES;
+  else body.preset = preset;
+  if (teacher !== null && teacher !== undefined) body.teacher = teacher;
+  if (target !== null && target !== undefined && target !== '') body.target_profile = target;
+  if (typeof maxMetricDrop === 'number' && Number.isFinite(maxMetricDrop)) body.max_metric_drop = maxMetricDrop;
+  return body;
+}
+
+export function compressModelVersion(modelVersionId: number, body: CompressBody) {
+  return requestJson<Compression>('POST', `/api/v1/model-versions/${modelVersionId}/compress/`, body);
+}
+
+export function getCompression(id: number) {
+  return requestJson<Compression>('GET', `/api/v1/compressions/${id}/`);
+}
+
+export function listCompressions(projectId: number) {
+  return requestJson<{ results: Compression[] } | Compression[]>('GET', `/api/v1/compressions/?project=${projectId}&page_size=100`).then((data) =>
+    Array.isArray(data) ? data : data.results,
+  );
+}
+
+export function postBrowserLatency(compressionId: number, body: Omit<BrowserLatency, 'measured_at'>) {
+  return requestJson<unknown>('POST', `/api/v1/compressions/${compressionId}/browser-latency/`, body);
+}
+
+/** Target profiles (builtins + the workspace's); an empty list when the endpoint is missing or fails. */
+export async function listTargetProfiles(workspaceId: number | null): Promise<TargetProfileRow[]> {
+  try {
+    const query = workspaceId === null ? '' : `?workspace=${workspaceId}`;
+    const data = await requestJson<{ results: TargetProfileRow[] } | TargetProfileRow[]>('GET', `/api/v1/target-profiles/${query}`);
+    return Array.isArray(data) ? data : (data?.results ?? []);
+  } catch {
+    return [];
+  }
+}
+
+/** The value a target profile is sent as: its id, or a builtin's name. */
+export function targetValue(profile: TargetProfileRow): string {
+  return profile.id === null || profile.id === undefined ? profile.name : String(profile.id);
+}
+
+export function getJob(id: number) {
+  return unwrap(api.GET('/api/v1/jobs/{id}/', { params: { path: { id } } }));
+}
+
+export function jobIdOf(compression: Pick<Compression, 'job'> | undefined): number | null {
+  const job = compression?.job;
+  if (job === null || job === undefined) return null;
+  return typeof job === 'number' ? job : job.id;
+}
+
+/** A compressed model version's lineage, or null for any other version. */
+export function compressionLineageOf(version: { source?: string; lineage?: unknown } | null | undefined): CompressionLineage | null {
+  const lineage = version?.lineage as { kind?: string } | null | undefined;
+  return lineage && lineage.kind === 'compression_lineage' ? (lineage as CompressionLineage) : null;
+}
+
+/** A recipe in a few words ("prune to 50% FLOPs + int8 (auto)") in the UI's language. */
+export function describeRecipe(recipe: CompressionRecipe): string {
+  const parts: string[] = [];
+  if (recipe.prune?.flops_ratio !== undefined) parts.push(i18n.t('compression:recipe.pruneFlops', { percent: Math.round(recipe.prune.flops_ratio * 100) }));
+  if (recipe.prune?.latency_ms !== undefined) parts.push(i18n.t('compression:recipe.pruneLatency', { ms: recipe.prune.latency_ms }));
+  if (recipe.distill) parts.push(recipe.distill.student ? i18n.t('compression:recipe.distillTo', { student: recipe.distill.student }) : i18n.t('compression:recipe.distill'));
+  if (recipe.quantize) parts.push(i18n.t('compression:recipe.quantize', { mode: recipe.quantize }));
+  if (recipe.fine_tune_epochs) parts.push(i18n.t('compression:recipe.fineTune', { count: recipe.fine_tune_epochs }));
+  return parts.length ? parts.join(' + ') : i18n.t('compression:recipe.none');
+}
+
+/** The browser measurement of each model version in a report (the latest one wins). */
+export function browserLatencyByVersion(report: CompressionReport | null | undefined): Map<number, BrowserLatency> {
+  const map = new Map<number, BrowserLatency>();
+  for (const row of report?.browser_latency ?? []) map.set(row.model_version, row);
+  return map;
+}
+
+/** The project's model versions (the teacher picker). */
+export function listProjectModelVersions(projectId: number) {
+  return unwrap(api.GET('/api/v1/model-versions/', { params: { query: { project: projectId, page_size: 100 } } })).then((data) => data.results);
+}
