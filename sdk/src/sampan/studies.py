@@ -39,6 +39,14 @@ class Study(Resource[schema.Study]):
     def status(self) -> schema.StudyStatusEnum:
         return self.data["status"]
 
+    def pareto_front(self) -> list[dict[str, Any]]:
+        """The trials of the study's Pareto front (completed, feasible, non-dominated), each with its
+        ``values`` (one per objective) and ``measurements`` (latency_ms, size_bytes ...); promote
+        one with :meth:`promote` ``(trial=number)``."""
+        data: dict[str, Any] = dict(self.refresh().data)
+        front: list[int] = list(data.get("pareto_front") or [])
+        return [dict(t) for t in self.trials() if t["number"] in front]
+
     def trials(self) -> list[schema.Trial]:
         trials: list[schema.Trial] = self._client.http.get(f"studies/{self.id}/trials/")
         return trials
@@ -185,6 +193,9 @@ class Studies:
         seed: int | None = None,
         report_seeds: int | None = None,
         template: str | None = None,
+        objectives: Sequence[Mapping[str, Any]] | None = None,
+        constraints: Sequence[Mapping[str, Any]] | None = None,
+        target: int | str | Resource[Any] | None = None,
     ) -> Study:
         """Start a study; unset options take the server's defaults (sampler sde, pruner median, the
         template's search space, and a budget that fits the workers online: see :meth:`defaults`).
@@ -192,6 +203,10 @@ class Studies:
         it), so ``fixed_params={"epochs": 5}`` searches everything else.
 
         e.g. ``client.studies.create(version, n_trials=6, fixed_params={"epochs": 2}, parallelism=1)``
+
+        Deployment-aware: ``objectives=[{"metric": "val_acc"}, {"metric": "latency_ms"}]``,
+        ``constraints=[{"metric": "latency_ms", "op": "<=", "value": 5}]``, ``target="edge-arm-slow"``
+        (a builtin's name or a target profile); then :meth:`Study.pareto_front`.
         """
         if fixed_params and search_space is None:
             search_space = self._default_space_without(dataset_version, template, fixed_params)
@@ -211,6 +226,9 @@ class Studies:
             ("seed", seed),
             ("report_seeds", report_seeds),
             ("template", template),
+            ("objectives", [dict(o) for o in objectives] if objectives is not None else None),
+            ("constraints", [dict(c) for c in constraints] if constraints is not None else None),
+            ("target_profile", target if isinstance(target, int | str) or target is None else _id(target)),
         ):
             if value is not None:
                 body[key] = value
