@@ -18,7 +18,9 @@ TARGET_PROFILE_VERSION = 1
 LATENCY_MEASUREMENT_VERSION = 1
 
 
-class TargetProfile(TypedDict):
+class DeploymentTarget(TypedDict):
+    """A deployment target's profile (named apart from a dataset's target-column profile in the API)."""
+
     kind: Literal["target_profile"]
     version: int
     name: str
@@ -32,6 +34,10 @@ class TargetProfile(TypedDict):
     slowdown: float
     latency_budget_ms: float | None  # a constraint on the target's latency per call
     size_budget_bytes: int | None  # a constraint on the model file's size
+
+
+# the name the compute plane uses; the OpenAPI component is DeploymentTarget
+TargetProfile = DeploymentTarget
 
 
 class LatencyMeasurement(TypedDict):
