@@ -35,6 +35,27 @@ BBOB_NAMES = {
     17: "Schaffer F7",
     21: "Gallagher 101 peaks",
 }
+BBOB_ALL = tuple(range(1, 25))  # the whole noiseless suite (issue 21: "all 24 BBOB functions")
+BBOB_NAMES.update(
+    {
+        3: "Rastrigin",
+        4: "Bueche-Rastrigin",
+        5: "linear slope",
+        7: "step ellipsoid",
+        9: "Rosenbrock rotated",
+        11: "discus",
+        12: "bent cigar",
+        13: "sharp ridge",
+        14: "different powers",
+        16: "Weierstrass",
+        18: "Schaffer F7 ill-cond.",
+        19: "Griewank-Rosenbrock",
+        20: "Schwefel",
+        22: "Gallagher 21 peaks",
+        23: "Katsuura",
+        24: "Lunacek bi-Rastrigin",
+    }
+)
 HPOBENCH_DATASETS = (
     "australian",
     "blood_transfusion",
@@ -146,8 +167,9 @@ class HpoBenchProblem(Problem):
         return self._means[key] - self._best
 
 
-def make_problem(suite: str, name: str, dim: int, instance: int) -> Problem:
-    budget = 100 if dim <= 5 else 200
+def make_problem(suite: str, name: str, dim: int, instance: int, budget: int | None = None) -> Problem:
+    """The budget defaults to 100 evaluations at d <= 5 and 200 above."""
+    budget = budget or (100 if dim <= 5 else 200)
     if suite == "bbob":
         return BbobProblem(int(name), dim, instance, budget)
     return HpoBenchProblem(name, instance, budget)

@@ -34,15 +34,33 @@ sys.path.insert(0, str(REPO / "platform"))
 
 from automl.sampler import SdeSampler  # noqa: E402
 
-from benchmarks.hpo.problems import BBOB_FUNCTIONS, HPOBENCH_DATASETS, make_problem  # noqa: E402
+from benchmarks.hpo.problems import BBOB_ALL, BBOB_FUNCTIONS, HPOBENCH_DATASETS, make_problem  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "hpo" / "results" / "runs.jsonl"
 SAMPLERS = ("sde", "tpe", "cmaes", "random", "qmc")
+# Also runnable: "gp" (Optuna's GPSampler, needs torch) and "sde-sg" (SDE with its surrogate screen).
+EXTRA_SAMPLERS = ("gp", "sde-sg")
+LABELS_EXTRA = {
+    "sde": "SDE (Sampan)",
+    "sde-sg": "SDE + surrogate screen",
+    "gp": "GPSampler",
+    "tpe": "TPE",
+    "cmaes": "CMA-ES",
+    "random": "random",
+    "qmc": "QMC (Sobol)",
+}
 
 
 def make_sampler(name: str, seed: int, sde_options: dict | None = None) -> optuna.samplers.BaseSampler:
     if name == "sde":
         return SdeSampler(seed=seed, **(sde_options or {}))
+    if name == "sde-sg":
+        return SdeSampler(seed=seed, **{"surrogate": True, **(sde_options or {})})
+    if name == "gp":
+        import torch
+
+        torch.set_num_threads(1)  # one core per run: the pool runs several at once
+        return optuna.samplers.GPSampler(seed=seed)
     if name == "tpe":
         return optuna.samplers.TPESampler(seed=seed)
     if name == "cmaes":
@@ -57,7 +75,7 @@ def make_sampler(name: str, seed: int, sde_options: dict | None = None) -> optun
 def run_one(task: dict) -> dict:
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.filterwarnings("ignore")
-    problem = make_problem(task["suite"], task["name"], task["dim"], task["seed"] + 1)
+    problem = make_problem(task["suite"], task["name"], task["dim"], task["seed"] + 1, task.get("budget"))
     sampler = make_sampler(task["sampler"], task["seed"], task.get("sde_options"))
     study = optuna.create_study(sampler=sampler)
     q, budget = task["q"], problem.budget
@@ -137,6 +155,7 @@ def tasks_for(args: argparse.Namespace) -> list[dict]:
                                     "q": q,
                                     "sampler": sampler,
                                     "tag": args.tag,
+                                    "budget": args.budget,
                                     "sde_options": json.loads(args.sde_options) if args.sde_options else None,
                                 }
                             )
@@ -155,12 +174,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--functions", type=int, nargs="*", help=f"BBOB function ids (default {BBOB_FUNCTIONS})"
     )
+    parser.add_argument("--all-functions", action="store_true", help="all 24 BBOB functions")
+    parser.add_argument("--budget", type=int, help="evaluations per run (default 100 at d<=5, else 200)")
     parser.add_argument("--datasets", nargs="*", help="HPOBench datasets (default: all 8)")
     parser.add_argument("--dims", type=int, nargs="*", default=[5, 20], help="BBOB dimensions")
     parser.add_argument("--q", type=int, nargs="*", default=[1, 8], help="concurrent workers")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--seed-start", type=int, default=0)
-    parser.add_argument("--samplers", nargs="*", default=list(SAMPLERS), choices=SAMPLERS)
+    parser.add_argument("--samplers", nargs="*", default=list(SAMPLERS), choices=SAMPLERS + EXTRA_SAMPLERS)
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--tag", default="", help="label for runs with non-default SDE options")
@@ -169,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="smoke: 2 functions, d=5, 2 seeds, all samplers")
     args = parser.parse_args(argv)
+    if args.all_functions:
+        args.functions = list(BBOB_ALL)
     if args.quick:
         args.suite, args.functions, args.dims, args.seeds = "bbob", [1, 15], [5], 2
         args.out = Path("/tmp/sampan-hpo-quick.jsonl")

@@ -34,6 +34,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from .encoding import SpaceEncoding
 from .qmc import halton
+from .surrogate import screen
 
 _ATTR = "sde"  # the system attr holding a trial's sampler state
 _MOVE_KINDS = ("init", "move", "restart")
@@ -66,6 +67,9 @@ class SdeSampler(BaseSampler):
         patience: steps without a personal improvement after which a collapsed particle restarts.
         explore_fraction: share of the other asks that sample around the consensus (as a busy
             particle does) instead of moving a particle.
+        surrogate: screen the swarm's proposals with a small GP (surrogate.py): each ask draws this
+            many candidates (True: 32) from the move's own distribution and keeps the one with
+            the highest expected improvement; False (default) keeps the single draw.
         smoothing: in spaces with int, step or categorical parameters, trials are ranked by a
             Gaussian-kernel average of the values around them (this bandwidth in cube units), which
             keeps a noisy lucky value from pulling the swarm; None ranks raw values.
@@ -85,6 +89,7 @@ class SdeSampler(BaseSampler):
         local_radius: float = 1.0,
         patience: int = 4,
         explore_fraction: float = 0.5,
+        surrogate: bool | int = False,
         smoothing: float | None = 0.25,
     ) -> None:
         if n_particles is not None and n_particles < 2:
@@ -107,6 +112,7 @@ class SdeSampler(BaseSampler):
         self._patience = patience
         self._explore_fraction = explore_fraction
         self._smoothing = smoothing
+        self._surrogate = 32 if surrogate is True else int(surrogate)
         self._spaces: dict[tuple[int, int], tuple[dict[str, BaseDistribution] | None, set[int]]] = {}
         self._lock = threading.Lock()
         self._encodings: dict[str, SpaceEncoding] = {}
@@ -188,6 +194,12 @@ class SdeSampler(BaseSampler):
         spread = np.sqrt(np.maximum(w @ (x_all - v) ** 2, 0.0))
         e_min = self._e_min if self._e_min is not None else 0.02 / math.sqrt(max(dim, 5) / 5)
         best = x_all[order[0]]
+        n_cand = max(1, self._surrogate)
+        pending = self._pending(trial, trials, enc) if n_cand > 1 else None
+
+        def pick(candidates: np.ndarray) -> np.ndarray:
+            # One row: the swarm's own draw, or the surrogate's choice among n_cand draws.
+            return candidates[screen(x_all, score, candidates, pending=pending) if n_cand > 1 else 0]
 
         particle = trial.number % n_particles
         history = [t for t in trials if t.number < trial.number and _attrs(t).get("particle") == particle]
@@ -199,14 +211,14 @@ class SdeSampler(BaseSampler):
         busy = prev is not None and not prev.state.is_finished()
         if rng.random() < local_share:
             radius = np.maximum(self._local_radius * spread, e_min)
-            x = _reflect(best + radius * rng.standard_normal(dim))
+            x = pick(_reflect(best + radius * rng.standard_normal((n_cand, dim))))
             return self._propose(
                 study, trial, enc, trials, rng, x, e_min, {"kind": "local", "particle": particle}
             )
         if busy or rng.random() < self._explore_fraction:
             # The particle is busy elsewhere (or this ask explores): sample around the consensus
             # with the spread of the best trials; the particle keeps its state.
-            x = _reflect(v + np.maximum(spread, e_min) * rng.standard_normal(dim))
+            x = pick(_reflect(v + np.maximum(spread, e_min) * rng.standard_normal((n_cand, dim))))
             return self._propose(
                 study, trial, enc, trials, rng, x, e_min, {"kind": "explore", "particle": particle}
             )
@@ -229,15 +241,15 @@ class SdeSampler(BaseSampler):
                 p_best = x
             collapsed = float(np.max(np.abs(x - v))) < 2 * e_min and float(np.max(np.abs(m))) < 2 * e_min
             if stale >= self._patience and collapsed:
-                x = rng.random(dim)
+                x = pick(rng.random((n_cand, dim)))
                 state = _state(particle, "restart", x, np.zeros(dim), 1, epoch + 1, None)
                 return self._propose(study, trial, enc, trials, rng, x, e_min, state)
 
         a = self._step
         s_k = self._noise / math.sqrt(k)
         m = max(0.0, 1.0 - 3.0 * a / k) * m - a * (x - p_best) - a * (x - v)
-        x = x + a * m + s_k * (x - v) * rng.standard_normal(dim) + e_min * rng.standard_normal(dim)
-        x = _reflect(x)
+        noise = (rng.standard_normal((n_cand, dim)), rng.standard_normal((n_cand, dim)))
+        x = pick(_reflect(x + a * m + s_k * (x - v) * noise[0] + e_min * noise[1]))
         return self._propose(
             study, trial, enc, trials, rng, x, e_min, _state(particle, kind, x, m, k, epoch, origin_number)
         )
@@ -276,6 +288,17 @@ class SdeSampler(BaseSampler):
         return params
 
     # -- internals ------------------------------------------------------------------------------
+
+    def _pending(self, trial: FrozenTrial, trials: Sequence[FrozenTrial], enc: SpaceEncoding) -> np.ndarray:
+        """Encoded points of the other running trials that have all the space's params."""
+        points = [
+            enc.encode(t.params)
+            for t in trials
+            if t.state == TrialState.RUNNING
+            and t.number != trial.number
+            and all(n in t.params for n in enc.names)
+        ]
+        return np.array(points) if points else np.empty((0, enc.dim))
 
     def _encoding(self, search_space: dict[str, BaseDistribution]) -> SpaceEncoding:
         enc = SpaceEncoding(search_space)
