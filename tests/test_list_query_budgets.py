@@ -325,6 +325,15 @@ def job_events(world, n):
     return {"id": world["job_a"].pk}
 
 
+def compressions(world, n):
+    from tests.training.factories import compression, model_version
+
+    parent = model_version(world["project_a"], dataset_version=_dataset_version(world))
+    for _ in range(n):
+        compression(parent, created_by=world["alice"])
+    return {}
+
+
 def model_versions(world, n):
     from tests.jobs.factories import job
     from tests.training.factories import model_version
@@ -595,11 +604,16 @@ ROUTES: dict[str, Route] = {
     "/api/v1/jobs/": Route(jobs, 4),
     "/api/v1/jobs/{id}/events/": Route(job_events, 3),
     "/api/v1/model-versions/": Route(model_versions, 2),
+    # count, page (parent, job and user joined)
+    "/api/v1/compressions/": Route(compressions, 2),
     "/api/v1/packages/": Route(packages, 2),
     # count, page (model version, dataset version and its dataset, dataset, job, user joined)
     "/api/v1/batch-predictions/": Route(batch_predictions, 2),
     "/api/v1/projects/": Route(projects, 2),
     "/api/v1/studies/": Route(studies, 3),
+    # count, page (created_by joined); the builtins are constants
+    "/api/v1/target-profiles/": Route(target_profiles, 2),
+    "/api/v1/target-profiles/builtins/": Route(nothing, 0, counts_rows=False),
     "/api/v1/studies/{id}/trials/": Route(trials, 3),
     "/api/v1/templates/": Route(nothing, 0, counts_rows=False),
     "/api/v1/tokens/": Route(tokens, 2),

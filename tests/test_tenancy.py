@@ -106,6 +106,9 @@ OBJECT_ROUTES = {
     "model-version-onnx": lambda t: {"pk": model_version(t).pk},
     "model-version-try": lambda t: {"pk": model_version(t).pk},
     "model-version-retrain": lambda t: {"pk": model_version(t).pk},
+    "model-version-compress": lambda t: {"pk": model_version(t).pk},
+    "compression-detail": lambda t: {"pk": compression(t).pk},
+    "compression-browser-latency": lambda t: {"pk": compression(t).pk},
     "backbone-detail": lambda t: {"pk": backbone(t).pk},
     "deployment-detail": lambda t: {"pk": deployment(t).pk},
     "deployment-switch": lambda t: {"pk": deployment(t).pk},
@@ -133,6 +136,7 @@ OBJECT_ROUTES = {
     "batch-prediction-cancel": lambda t: {"pk": batch_prediction(t).pk},
     "batch-prediction-download": lambda t: {"pk": batch_prediction(t).pk},
     "study-detail": lambda t: {"pk": study(t).pk},
+    "target-profile-detail": lambda t: {"pk": target_profile(t).pk},
     "study-trials": lambda t: {"pk": study(t).pk},
     "study-results": lambda t: {"pk": study(t).pk},
     "study-pause": lambda t: {"pk": study(t).pk},
@@ -192,6 +196,7 @@ CREATE_IN_A = {
     "training-job-list": lambda t: {"dataset_version": ds(t)["version"].pk, "preset": "fast"},
     "backbone-list": lambda t: {"project": t["project_a"].pk, "name": "viewer's backbone"},
     "study-list": lambda t: {"dataset_version": ds(t)["version"].pk},
+    "target-profile-list": lambda t: {"workspace": t["ws_a"].pk, "name": "viewer's board"},
     "model-version-upload": lambda t: {"project": t["project_a"].pk, "format": "onnx"},
     "labeling-task-list": lambda t: {
         "dataset": ds(t)["dataset"].pk,
@@ -227,7 +232,7 @@ OWN_QUEUE_ROUTES = {
     "labeling-assignment-thumbnail",
 }
 # Collection routes that read tenant objects named in the query string.
-QUERY_ROUTES = {"model-version-list", "model-version-compare", "training-estimates"}
+QUERY_ROUTES = {"model-version-list", "model-version-compare", "training-estimates", "compression-list"}
 # Object routes a viewer may POST to: trying a model answers a prediction and changes nothing.
 VIEWER_MAY_POST = {"model-version-try", "deployment-try"}
 # deployment-predict is authenticated by deployment keys only (tests/deploy: other deployment's key -> 403).
@@ -244,6 +249,7 @@ PERSONAL_OR_OPEN = {
     "templates",
     "template-detail",
     "deployment-predict",
+    "target-profile-builtins",  # the builtin profiles: no tenant object
     "study-defaults",  # a template's budget for the workers online: no tenant object read
     "labeling-assignment-list",  # the caller's own queue
 }
@@ -269,6 +275,13 @@ def model_version(world: dict):
             evaluation=training_rows.EVALUATION,
         )
     return world["model_version"]
+
+
+def compression(world: dict):
+    """A finished compression run of project A's model version (its rows only: nothing runs it)."""
+    if "compression" not in world:
+        world["compression"] = training_rows.compression(model_version(world))
+    return world["compression"]
 
 
 def deployment(world: dict):

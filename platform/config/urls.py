@@ -34,6 +34,7 @@ from labeling.api.tasks import LabelingAssignmentViewSet, LabelingTaskViewSet
 from notebooks.api import routes as notebook_routes
 from training.api.views import (
     BackboneViewSet,
+    CompressionViewSet,
     ModelVersionViewSet,
     TemplateDetailView,
     TemplateListView,
@@ -76,6 +77,7 @@ router.register("datasets/<id:dataset_id>/suggestions", SuggestionViewSet, basen
 router.register("training-jobs", TrainingJobViewSet, basename="training-job")
 router.register("model-versions", ModelVersionViewSet, basename="model-version")
 router.register("backbones", BackboneViewSet, basename="backbone")
+router.register("compressions", CompressionViewSet, basename="compression")
 router.register("studies", StudyViewSet, basename="study")
 router.register("target-profiles", TargetProfileViewSet, basename="target-profile")
 router.register("deployments", DeploymentViewSet, basename="deployment")

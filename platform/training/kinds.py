@@ -100,3 +100,28 @@ MODEL_EVALUATION = register(
         start_endpoint="/api/v1/model-versions/upload/",
     )
 )
+
+
+class CompressionParams(serializers.Serializer):
+    model_version = serializers.IntegerField(help_text="The model version compressed.")
+    spec = serializers.DictField(help_text="What to make (workers.contracts.compression.CompressionSpec).")
+    teacher = serializers.IntegerField(
+        allow_null=True, help_text="The model version distillation learns from; null: the parent."
+    )
+    compression = serializers.IntegerField(help_text="The compression run it records into.")
+
+
+MODEL_COMPRESSION = register(
+    JobKind(
+        name="training.compress",
+        title="Compression",
+        description="Prunes, distills and/or quantizes a model version into smaller, faster variants, "
+        "measures and evaluates each against it on the same test split, and records each as a compressed "
+        "model version.",
+        task_name="training.compress",
+        params_serializer=CompressionParams,
+        prefers_gpu=True,
+        start_endpoint="/api/v1/model-versions/{id}/compress/",
+        retryable=True,  # the variants and the report are recorded in one transaction, once
+    )
+)

@@ -8,6 +8,7 @@ class ModelVersionSource(models.TextChoices):
     TRAINED = "trained", "Trained on the platform"
     UPLOADED = "uploaded", "Uploaded (bring your own model)"
     CUSTOM = "custom", "Trained by custom code on the platform"
+    COMPRESSED = "compressed", "Compressed from another model version"
 
 
 class ModelVersion(models.Model):
@@ -26,7 +27,8 @@ class ModelVersion(models.Model):
         default=ModelVersionSource.TRAINED,
         help_text="trained: by a training job here; uploaded: an ONNX file or a state_dict "
         "a developer brought (its file, format and sha256 in params); custom: by a custom training "
-        "job (its code, requirements, arguments and environment in lineage).",
+        "job (its code, requirements, arguments and environment in lineage); compressed: by a "
+        "compression job from the version in compressed_from (recipe and teacher in lineage).",
     )
     dataset_version = models.ForeignKey(
         "datasets.DatasetVersion", null=True, on_delete=models.SET_NULL, related_name="model_versions"
@@ -60,11 +62,19 @@ class ModelVersion(models.Model):
         related_name="+",
         help_text="The model version whose weights this run started from (retrain from a version).",
     )
+    compressed_from = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="compressed_versions",
+        help_text="The model version this one was compressed from (source compressed).",
+    )
     lineage = models.JSONField(
         null=True,
         blank=True,
-        help_text="A custom-code model version's lineage (workers.contracts.custom_code.CustomJobLineage); "
-        "null otherwise.",
+        help_text="A custom-code model version's lineage (workers.contracts.custom_code.CustomJobLineage) "
+        "or a compressed one's (workers.contracts.compression_report.CompressionLineage); null otherwise.",
     )
     metrics = models.JSONField(default=dict, help_text="Headline test metrics and the training summary.")
     evaluation = models.JSONField(default=dict, help_text="The full evaluation report on the test split.")
@@ -140,3 +150,40 @@ class Backbone(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project_id}:{self.name}"
+
+
+class Compression(models.Model):
+    """A compression run of a model version: the recipes asked for (``spec``, a
+    workers.contracts.compression.CompressionSpec), the job that runs them and, when it finished,
+    the report (workers.contracts.compression_report.CompressionRunReport): the parent's and each
+    variant's size, FLOPs, latency and metric, each variant recorded as a compressed model version."""
+
+    workspace = models.ForeignKey(
+        "workspaces.Workspace", on_delete=models.CASCADE, related_name="compressions"
+    )
+    project = models.ForeignKey("workspaces.Project", on_delete=models.CASCADE, related_name="compressions")
+    parent = models.ForeignKey(ModelVersion, on_delete=models.CASCADE, related_name="compressions")
+    teacher = models.ForeignKey(
+        ModelVersion,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The model version distillation learns from; null: the parent.",
+    )
+    preset = models.CharField(
+        max_length=16, blank=True, help_text="smaller, balanced, faster, distilled or blank."
+    )
+    spec = models.JSONField(help_text="The recipes, target profile and tolerance the job runs.")
+    job = models.ForeignKey("jobs.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    report = models.JSONField(null=True, blank=True, help_text="Null until the job finished.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.project_id}:compression-{self.pk}"

@@ -7,7 +7,7 @@ from django.db.models import F, Q, QuerySet
 from jobs.models import Job, JobStatus
 from workspaces.selectors import scoped_to_member
 
-from training.models import Backbone, ModelVersion
+from training.models import Backbone, Compression, ModelVersion
 from workers.contracts.forecasting import ForecastContract
 
 
@@ -116,3 +116,11 @@ def model_versions_compared(a: ModelVersion, b: ModelVersion) -> dict[str, Any]:
     from workers.image_classification.evaluation import compare
 
     return {**names, **compare(a.evaluation, b.evaluation)}
+
+
+def compressions_for(*, user) -> QuerySet[Compression]:
+    """Compression runs in the user's workspaces, with their parent and job (one query per page)."""
+    return scoped_to_member(
+        Compression.objects.select_related("parent", "job", "created_by"),
+        user=user,
+    )

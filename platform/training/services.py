@@ -447,6 +447,17 @@ def _with_worker_class(runtime: dict[str, Any], *, job: Job) -> dict[str, Any]:
     return {**runtime, "worker_class": worker_class_of(devices)}
 
 
+def evaluation_headline(evaluation: dict[str, Any]) -> dict[str, Any]:
+    """A model version's ``metrics.test``: a template's evaluation may name its own headline
+    (regression: MAE, RMSE, R2); a classification report's is accuracy, F1 and top-k."""
+    return evaluation.get("headline") or {
+        "accuracy": evaluation["accuracy"],
+        "macro_f1": evaluation["macro"]["f1"],
+        "weighted_f1": evaluation["weighted"]["f1"],
+        "top_k_accuracy": evaluation["top_k_accuracy"],
+    }
+
+
 @transaction.atomic
 def model_version_record(
     *,
@@ -474,13 +485,7 @@ def model_version_record(
     prefix = f"models/project-{project.pk}/v{number}-job-{job.pk}"
     checkpoint_key, _ = _store(checkpoint, f"{prefix}/checkpoint.pt")
     onnx_key, onnx_sha = _store(onnx, f"{prefix}/model.onnx")
-    # a template's evaluation may name its own headline (regression: MAE, RMSE, R2)
-    headline = evaluation.get("headline") or {
-        "accuracy": evaluation["accuracy"],
-        "macro_f1": evaluation["macro"]["f1"],
-        "weighted_f1": evaluation["weighted"]["f1"],
-        "top_k_accuracy": evaluation["top_k_accuracy"],
-    }
+    headline = evaluation_headline(evaluation)
     return ModelVersion.objects.create(
         workspace_id=job.workspace_id,
         project=project,

@@ -36,3 +36,10 @@ def training_evaluate_model(job_id: int) -> None:
         job_id,
         lambda job, report: evaluate_uploaded(model_version_id=job.params["model_version"], report=report),
     )
+
+
+@shared_task(name="training.compress")
+def training_compress(job_id: int) -> None:
+    from training.compression import compression_run
+
+    run_job(job_id, lambda job, report: compression_run(job=job, report=report))

@@ -84,3 +84,72 @@ def backbone(project, *, name: str | None = None, status: str = "valid", **field
         status=status,
         **values,
     )
+
+
+def compression(parent, *, variants=(), report: bool = True, **fields):
+    """A compression run of ``parent`` with a finished ``training.compress`` job and, with ``report``,
+    a report naming ``variants`` (model versions) measured against it (placeholder figures)."""
+    from training.models import Compression
+
+    from tests.jobs.factories import job
+
+    summary = {
+        "size_bytes": 1000,
+        "parameters": 100,
+        "flops": 2000,
+        "precision": "fp32",
+        "latency": {
+            "kind": "latency_measurement",
+            "version": 1,
+            "median_ms": 1.0,
+            "p90_ms": 1.2,
+            "runs": 30,
+            "target_ms": 1.0,
+            "profile": "worker-cpu",
+            "threads": 1,
+            "provider": "CPUExecutionProvider",
+            "machine": "test",
+        },
+        "metric": "accuracy",
+        "value": 0.5,
+        "delta": 0.0,
+    }
+    recipe = {"name": "int8", "quantize": "auto"}
+    values = {
+        "workspace": parent.workspace,
+        "project": parent.project,
+        "parent": parent,
+        "preset": "smaller",
+        "spec": {"kind": "compression_spec", "version": 1, "recipes": [recipe]},
+        "job": job(
+            parent.project,
+            kind="training.compress",
+            params={"model_version": parent.pk, "compression": 0},
+            status="succeeded",
+            created_by=None,
+        ),
+        "report": {
+            "kind": "compression_report",
+            "version": 1,
+            "template": parent.template,
+            "target": "worker-cpu",
+            "parent": {**summary, "model_version": parent.pk, "model_version_name": parent.name},
+            "variants": [
+                {
+                    "name": "int8",
+                    "recipe": recipe,
+                    "model_version": v.pk,
+                    "model_version_name": v.name,
+                    "summary": {**summary, "precision": "int8", "size_bytes": 300},
+                    "notes": [],
+                }
+                for v in variants
+            ],
+            "skipped": [],
+            "browser_latency": [],
+        }
+        if report
+        else None,
+        **fields,
+    }
+    return Compression.objects.create(**values)

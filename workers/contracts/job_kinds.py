@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict
 
+from workers.contracts.compression import CompressionSpec
 from workers.contracts.custom_code import CustomJobSpec
 from workers.contracts.preprocessing import ImagePreprocessing
 from workers.contracts.templates import ParamValues, PresetRecommendation
@@ -146,6 +147,18 @@ class CustomJobParams(TypedDict):
     trial: NotRequired[int]
 
 
+class CompressionJobParams(TypedDict):
+    """A compression run (``training.compress``): the model version compressed, what to make
+    (``spec``), the teacher of distillation recipes (null: the parent) and the ``Compression`` row."""
+
+    kind: Literal["training.compress"]
+    version: int
+    model_version: int
+    spec: CompressionSpec
+    teacher: int | None
+    compression: int
+
+
 class NotebookServeParams(TypedDict):
     kind: Literal["notebooks.serve"]
     version: int
@@ -168,6 +181,7 @@ JOB_PARAMS: dict[str, type] = {
     "deploy.batch_predict": BatchPredictJobParams,
     "training.custom": CustomJobParams,
     "notebooks.serve": NotebookServeParams,
+    "training.compress": CompressionJobParams,
 }
 
 
@@ -337,6 +351,17 @@ class NotebookServeResult(TypedDict):
     peak_memory_mb: NotRequired[float]
 
 
+class CompressionJobResult(TypedDict):
+    """``training.compress``: the compression run and the model versions it recorded (one per
+    variant), and how many recipes did not apply."""
+
+    kind: Literal["compression_job_result"]
+    version: int
+    compression: int
+    model_versions: list[int]
+    skipped: int
+
+
 # The result kind of each job kind (the training kinds' is workers.contracts.jobs.TrainingJobResult).
 RESULT_KINDS: dict[str, str] = {
     "system.check": "system_check_result",
@@ -353,6 +378,7 @@ RESULT_KINDS: dict[str, str] = {
     "deploy.batch_predict": "batch_predict_result",
     "training.custom": "custom_job_result",
     "notebooks.serve": "notebook_serve_result",
+    "training.compress": "compression_job_result",
 }
 
 

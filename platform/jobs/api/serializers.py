@@ -67,6 +67,7 @@ JOB_RESULT = PolymorphicProxySerializer(
         "batch_predict_result": contract_serializer(job_kinds.BatchPredictJobResult),
         "custom_job_result": contract_serializer(custom_code_contracts.CustomJobResult),
         "notebook_serve_result": contract_serializer(job_kinds.NotebookServeResult),
+        "compression_job_result": contract_serializer(job_kinds.CompressionJobResult),
     },
     resource_type_field_name="kind",
 )

@@ -6,14 +6,17 @@ from config.contracts import JSONScalarField, contract_field, contract_serialize
 from datasets.models import DatasetVersion
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
-from jobs.api.serializers import MemberProjectField
+from jobs.api.serializers import MemberProjectField, ProgressField
 from rest_framework import serializers
 from workspaces.selectors import scoped_to_member
 
 from training import selectors
+from training.compression import PRESETS
 from training.estimates import TrainingEstimates
-from training.models import Backbone, ModelVersion
+from training.models import Backbone, Compression, ModelVersion
 from workers.contracts import annotations as annotation_contracts
+from workers.contracts import compression as compression_contracts
+from workers.contracts import compression_report as compression_report_contracts
 from workers.contracts import evaluation as evaluation_contracts
 from workers.contracts import forecasting as forecasting_contracts
 from workers.contracts.custom_code import CustomJobLineage
@@ -144,6 +147,16 @@ class ModelVersionBackboneSerializer(serializers.Serializer):
     tensors = serializers.IntegerField(allow_null=True, help_text="Entries copied into the model.")
 
 
+MODEL_VERSION_LINEAGE = PolymorphicProxySerializer(
+    component_name="ModelVersionLineage",
+    serializers={
+        "custom_job_lineage": contract_serializer(CustomJobLineage),
+        "compression_lineage": contract_serializer(compression_report_contracts.CompressionLineage),
+    },
+    resource_type_field_name="kind",
+)
+
+
 class ModelVersionSerializer(serializers.ModelSerializer):
     name = serializers.CharField(read_only=True)
     backbone = ModelVersionBackboneSerializer(
@@ -173,11 +186,18 @@ class ModelVersionSerializer(serializers.ModelSerializer):
         "when unknown).",
     )
     metrics = contract_field(contract_serializer(ModelVersionMetrics))
+    compressed_from = serializers.IntegerField(
+        source="compressed_from_id",
+        read_only=True,
+        allow_null=True,
+        help_text="The model version this one was compressed from (source compressed); null otherwise.",
+    )
     lineage = contract_field(
-        contract_serializer(CustomJobLineage),
+        MODEL_VERSION_LINEAGE,
         allow_null=True,
         help_text="Made by custom code (source custom): the code (sha256), entry point, arguments, "
-        "hyperparameters, requirements, dataset version and environment of the run; null otherwise.",
+        "hyperparameters, requirements, dataset version and environment of the run; compressed (source "
+        "compressed): the parent, teacher, recipe and compression run; null otherwise.",
     )
     forecast_contract = serializers.SerializerMethodField(
         help_text="Forecasters: what a prediction request must send (frequency, fewest history points, "
@@ -202,6 +222,7 @@ class ModelVersionSerializer(serializers.ModelSerializer):
             "backbone",
             "warm_start_from",
             "warm_start_from_name",
+            "compressed_from",
             "code_version",
             "classes",
             "preprocessing",
@@ -367,3 +388,88 @@ class ModelVersionUploadSerializer(ModelVersionUploadTargetSerializer):
 
 
 TrainingEstimatesSerializer = contract_serializer(TrainingEstimates)  # training.estimates
+
+
+# --- compression ----------------------------------------------------------------------------------
+
+
+class CompressionCreateSerializer(serializers.Serializer):
+    recipes = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="Variants to make (workers.contracts.compression.CompressionRecipe), e.g. "
+        '[{"name": "pruned-50-int8", "prune": {"flops_ratio": 0.5}, "quantize": "auto"}]; or a preset.',
+    )
+    preset = serializers.ChoiceField(
+        choices=list(PRESETS),
+        required=False,
+        help_text="smaller (int8), balanced (half the FLOPs pruned + int8), faster (pruned to the target's "
+        "latency budget + int8), distilled (half-width student + int8). Default smaller.",
+    )
+    teacher = MemberModelVersionField(
+        required=False,
+        allow_null=True,
+        help_text="Distillation's teacher: a model version of the same project, template and classes "
+        "(default the version compressed).",
+    )
+    target_profile = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="Latency is measured with this target profile: a builtin name (worker-cpu, worker-cpu-4t, "
+        "edge-arm-slow) or the id or name of the workspace's profile. Default worker-cpu.",
+    )
+    max_metric_drop = serializers.FloatField(
+        required=False,
+        min_value=0.0,
+        max_value=1.0,
+        help_text="quantize auto: static int8 unless it loses more than this (default 0.005 top-1, "
+        "0.02 mAP), then quantization-aware training.",
+    )
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
+
+
+class CompressionSerializer(serializers.ModelSerializer):
+    parent_name = serializers.CharField(source="parent.name", read_only=True)
+    spec = contract_field(contract_serializer(compression_contracts.CompressionSpec))
+    report = contract_field(
+        contract_serializer(compression_report_contracts.CompressionRunReport),
+        allow_null=True,
+        help_text="Null until the job finished: the parent's and each variant's size, parameters, FLOPs, "
+        "latency and metric on the same test split, each variant's model version.",
+    )
+    status = serializers.CharField(source="job.status", read_only=True, allow_null=True, default=None)
+    progress = ProgressField(source="job.progress", read_only=True, allow_null=True, default=None)
+    error = serializers.CharField(source="job.error", read_only=True, allow_null=True, default=None)
+    created_by: serializers.SlugRelatedField[User] = serializers.SlugRelatedField(
+        slug_field="username", read_only=True
+    )
+
+    class Meta:
+        model = Compression
+        fields = [
+            "id",
+            "workspace",
+            "project",
+            "parent",
+            "parent_name",
+            "teacher",
+            "preset",
+            "spec",
+            "job",
+            "status",
+            "progress",
+            "error",
+            "report",
+            "created_by",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+class BrowserLatencySerializer(serializers.Serializer):
+    model_version = serializers.IntegerField(help_text="The parent or a variant of this compression run.")
+    median_ms = serializers.FloatField(min_value=0.0, max_value=1e7)
+    p90_ms = serializers.FloatField(min_value=0.0, max_value=1e7)
+    runs = serializers.IntegerField(min_value=1, max_value=100000)
+    user_agent = serializers.CharField(max_length=400, allow_blank=True)
+    backend = serializers.ChoiceField(choices=["wasm"], default="wasm")

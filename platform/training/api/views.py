@@ -20,12 +20,15 @@ from rest_framework.views import APIView
 from workspaces.permissions import WorkspaceRolePermission, require_role
 from workspaces.selectors import scoped_to_member
 
-from training import estimates, model_uploads, selectors, services
+from training import compression, estimates, model_uploads, selectors, services
 from training.api.serializers import (
     MODEL_VERSION_COMPARISON,
     BackboneCreateSerializer,
     BackboneSerializer,
     BackboneTargetSerializer,
+    BrowserLatencySerializer,
+    CompressionCreateSerializer,
+    CompressionSerializer,
     ModelVersionEvaluationSerializer,
     ModelVersionSerializer,
     ModelVersionUploadSerializer,
@@ -36,7 +39,7 @@ from training.api.serializers import (
     TrainingJobCreateSerializer,
 )
 from training.api.training_jobs import TrainingJobSerializer
-from training.models import Backbone, ModelVersion
+from training.models import Backbone, Compression, ModelVersion
 from workers.templates import registry
 
 
@@ -219,6 +222,36 @@ class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
         version = self.get_object()
         return retrain_response(request, version)
 
+    @extend_schema(
+        request=CompressionCreateSerializer,
+        responses={202: CompressionSerializer},
+        summary="Compress this version: pruned, distilled and/or int8 variants, each a new model version",
+        description="A `training.compress` job makes each recipe's variant (or the preset's), evaluates it "
+        "on the version's test split and measures its size, FLOPs and latency on the target profile; each "
+        "variant becomes a model version with `compressed_from` this one. 400 `compression_not_supported` "
+        "(template, a version without a model file or dataset version), `compression_bad_recipe`, "
+        "`teacher_mismatch`.",
+    )
+    @action(detail=True, methods=["post"], filter_backends=[])
+    def compress(self, request, pk=None):
+        version = self.get_object()
+        require_role(user=request.user, workspace_id=version.workspace_id, action="compress models")
+        serializer = CompressionCreateSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        made = compression.compression_create(
+            user=request.user,
+            model_version=version,
+            preset=data.get("preset"),
+            recipes=data.get("recipes"),
+            teacher=data.get("teacher"),
+            target=data.get("target_profile") or None,
+            max_metric_drop=data.get("max_metric_drop"),
+            seed=data.get("seed"),
+        )
+        made = selectors.compressions_for(user=request.user).get(pk=made.pk)
+        return Response(CompressionSerializer(made).data, status=status.HTTP_202_ACCEPTED)
+
     @extend_schema(responses=ModelVersionEvaluationSerializer)
     @action(detail=True, methods=["get"], filter_backends=[])
     def evaluation(self, request, pk=None):
@@ -306,6 +339,43 @@ class ModelVersionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, view
         queryset = self.get_queryset()
         a, b = (get_object_or_404(queryset, pk=ids[k]) for k in ("a", "b"))
         return Response(selectors.model_versions_compared(a, b))
+
+
+class CompressionFilter(filters.FilterSet):
+    class Meta:
+        model = Compression
+        fields = ["workspace", "project", "parent"]
+
+
+class CompressionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Compression runs of model versions (POST /model-versions/{id}/compress/ starts one): the recipes,
+    the job and, once finished, the report comparing each variant with its parent."""
+
+    serializer_class = CompressionSerializer
+    queryset = Compression.objects.none()
+    permission_classes = [WorkspaceRolePermission]
+    filterset_class = CompressionFilter
+
+    def get_queryset(self):
+        return selectors.compressions_for(user=self.request.user)
+
+    @staticmethod
+    def workspace_id_of(obj) -> int:
+        return obj.workspace_id
+
+    @extend_schema(
+        request=BrowserLatencySerializer,
+        responses={200: CompressionSerializer},
+        summary="Record a latency measured in the browser with onnxruntime-web for the parent or a variant",
+    )
+    @action(detail=True, methods=["post"], filter_backends=[], url_path="browser-latency")
+    def browser_latency(self, request, pk=None):
+        run = self.get_object()
+        require_role(user=request.user, workspace_id=run.workspace_id, action="record measurements")
+        body = BrowserLatencySerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        compression.compression_browser_latency_add(compression=run, **body.validated_data)
+        return Response(CompressionSerializer(self.get_queryset().get(pk=run.pk)).data)
 
 
 class TrainingEstimateView(APIView):
