@@ -254,12 +254,15 @@ def _modules() -> tuple[Any, Any]:
 
         @classmethod
         def fold(cls, conv: nn.Conv2d, bn: nn.BatchNorm2d) -> _FoldedConv:
+            mean, var = bn.running_mean, bn.running_var
+            if mean is None or var is None:
+                raise ValueError("QAT folds batch norms that track running statistics")
             with torch.no_grad():
-                std = torch.sqrt(bn.running_var + bn.eps)
+                std = torch.sqrt(var + bn.eps)
                 factor = bn.weight / std
                 weight = conv.weight * factor.reshape(-1, 1, 1, 1)
-                conv_bias = conv.bias if conv.bias is not None else torch.zeros_like(bn.running_mean)
-                bias = (conv_bias - bn.running_mean) * factor + bn.bias
+                conv_bias = conv.bias if conv.bias is not None else torch.zeros_like(mean)
+                bias = (conv_bias - mean) * factor + bn.bias
             return cls(conv, weight.clone(), bias.clone())
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
