@@ -15,6 +15,7 @@ __version__ = "0.3.0"
 from sampan.batch import BatchPrediction, BatchPredictionFailed  # noqa: E402
 from sampan.client import Client  # noqa: E402 - the transport reads __version__
 from sampan.code_archives import CodeArchive  # noqa: E402
+from sampan.compression import Compression  # noqa: E402
 from sampan.datasets import Dataset, DatasetVersion, UploadResult, box  # noqa: E402
 from sampan.deployments import Deployment, Package, Prediction, encode_image  # noqa: E402
 from sampan.errors import (  # noqa: E402
@@ -63,6 +64,7 @@ __all__ = [
     "ClassMetrics",
     "Client",
     "CodeArchive",
+    "Compression",
     "Conflict",
     "Dataset",
     "DatasetVersion",

@@ -13,6 +13,7 @@
     sampan train --dataset 7 --preset fast --param epochs=3 --wait
     sampan train --version 9 --preset balanced --no-adapt          (the preset as declared, not fitted)
     sampan wait 42
+    sampan compress 5 --preset balanced --target worker-cpu --wait
     sampan deploy 5 --name digits --key
     sampan predict 2 img1.png img2.png --key spd_...
     sampan batch-predict --model-version 5 --dataset-version 9 --split test --format csv --out test.csv
@@ -247,6 +248,26 @@ def cmd_wait(args: argparse.Namespace) -> int:
         }
     )
     return 0 if job.status == "succeeded" else 1
+
+
+def cmd_compress(args: argparse.Namespace) -> int:
+    run = Client().model_versions.compress(
+        args.model_version, preset=args.preset, target=args.target, teacher=args.teacher
+    )
+    if args.wait:
+        run.wait(progress=not args.quiet, raise_on_failure=False)
+    _print(
+        {
+            "compression": run.id,
+            "job": run.data["job"],
+            "status": run.status,
+            "model_versions": [v["model_version"] for v in (run.report or {}).get("variants", [])],
+            "variants": run.rows(),
+            "skipped": (run.report or {}).get("skipped", []),
+            "error": run.data.get("error") or None,
+        }
+    )
+    return 0 if not args.wait or run.status == "succeeded" else 1
 
 
 def cmd_deploy(args: argparse.Namespace) -> int:
@@ -488,6 +509,27 @@ def build_parser() -> argparse.ArgumentParser:
     wait.add_argument("--timeout", type=float)
     wait.add_argument("--quiet", action="store_true")
     wait.set_defaults(func=cmd_wait)
+
+    compress = sub.add_parser(
+        "compress", help="compress a model version into smaller, faster variants (new model versions)"
+    )
+    compress.add_argument("model_version", type=int)
+    compress.add_argument(
+        "--preset",
+        choices=["smaller", "balanced", "faster", "distilled"],
+        default="smaller",
+        help="smaller: int8; balanced: half the FLOPs pruned + int8; faster: pruned to the target's "
+        "latency budget + int8; distilled: a half-width student + int8",
+    )
+    compress.add_argument(
+        "--target", help="target profile: a builtin name (worker-cpu) or your profile's name"
+    )
+    compress.add_argument(
+        "--teacher", type=int, help="distilled: the teacher model version (default the parent)"
+    )
+    compress.add_argument("--wait", action="store_true")
+    compress.add_argument("--quiet", action="store_true")
+    compress.set_defaults(func=cmd_compress)
 
     deploy = sub.add_parser("deploy", help="deploy a model version as a hosted endpoint")
     deploy.add_argument("model_version", type=int)

@@ -10,6 +10,7 @@ from sampan import _schema as schema
 from sampan._transport import Timeout, Transport
 from sampan.batch import BatchPredictions
 from sampan.code_archives import CodeArchives
+from sampan.compression import Compressions
 from sampan.custom_jobs import CustomJobs
 from sampan.datasets import Datasets
 from sampan.deployments import Deployments, Packages
@@ -80,6 +81,7 @@ class Client:
         self.training_jobs = TrainingJobs(self)
         self.model_versions = ModelVersions(self)
         self.backbones = Backbones(self)
+        self.compressions = Compressions(self)
         self.studies = Studies(self)
         self.deployments = Deployments(self)
         self.packages = Packages(self)

@@ -21,6 +21,7 @@ from sampan.forecasting import ForecastReport
 if TYPE_CHECKING:
     from sampan.batch import BatchPrediction
     from sampan.client import Client
+    from sampan.compression import Compression
     from sampan.deployments import Deployment, Package, Prediction
     from sampan.training import Job, TrainingJob
 
@@ -786,6 +787,39 @@ class ModelVersion(Resource[schema.ModelVersion]):
         job = self._client.http.post(f"model-versions/{self.id}/retrain/", body, idempotent=True)
         return self._client.training_jobs.get(job["id"])
 
+    def compress(
+        self,
+        *,
+        preset: str | None = None,
+        recipes: Sequence[Mapping[str, Any]] | None = None,
+        teacher: int | Resource[Any] | None = None,
+        target: str | int | None = None,
+        max_metric_drop: float | None = None,
+        wait: bool = False,
+        progress: bool = True,
+        timeout: float | None = None,
+    ) -> Compression:
+        """Compress this version into smaller, faster variants, each a new model version with
+        ``compressed_from`` this one; see :meth:`sampan.compression.Compressions.start`.
+
+        e.g. ``model.compress(preset="smaller", wait=True).variants()[0].evaluation().accuracy``
+        """
+        return self._client.compressions.start(
+            self,
+            preset=preset,
+            recipes=recipes,
+            teacher=teacher,
+            target=target,
+            max_metric_drop=max_metric_drop,
+            wait=wait,
+            progress=progress,
+            timeout=timeout,
+        )
+
+    def compressions(self) -> builtins.list[Compression]:
+        """The compression runs of this version, newest first."""
+        return self._client.compressions.list(parent=self)
+
     def batch_predictions(self) -> builtins.list[BatchPrediction]:
         """This version's batch predictions, newest first."""
         return self._client.batch_predictions.list(model_version=self)
@@ -836,6 +870,35 @@ class ModelVersions:
 
     def get(self, model_version_id: int) -> ModelVersion:
         return ModelVersion(self._client, self._client.http.get(f"model-versions/{int(model_version_id)}/"))
+
+    def compress(
+        self,
+        model_version: int | ModelVersion,
+        *,
+        preset: str | None = None,
+        recipes: Sequence[Mapping[str, Any]] | None = None,
+        teacher: int | Resource[Any] | None = None,
+        target: str | int | None = None,
+        max_metric_drop: float | None = None,
+        wait: bool = False,
+        progress: bool = True,
+        timeout: float | None = None,
+    ) -> Compression:
+        """Compress a model version (a preset or recipes); see :meth:`sampan.compression.Compressions.start`.
+
+        e.g. ``client.model_versions.compress(5, preset="smaller", wait=True).report["variants"]``
+        """
+        return self._client.compressions.start(
+            model_version,
+            preset=preset,
+            recipes=recipes,
+            teacher=teacher,
+            target=target,
+            max_metric_drop=max_metric_drop,
+            wait=wait,
+            progress=progress,
+            timeout=timeout,
+        )
 
     def evaluation(self, model_version: int | ModelVersion) -> Report:
         answer: schema.ModelVersionEvaluation = self._client.http.get(
