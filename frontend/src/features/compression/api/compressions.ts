@@ -34,12 +34,9 @@ async function requestJson<T>(method: 'GET' | 'POST', path: string, body?: unkno
   return (text ? JSON.parse(text) : null) as T;
 }
 
-/** The presets the dialog offers: the server's three, and a distilled student (sent as recipes). */
+/** The server's presets: int8; half the FLOPs pruned + int8; pruned to the target's budget + int8; a distilled student + int8. */
 export const PRESETS = ['smaller', 'balanced', 'faster', 'distilled'] as const;
 export type DialogPreset = (typeof PRESETS)[number];
-
-/** Distilled: a smaller student (the template's default student) trained on the parent's outputs, then int8. */
-export const DISTILLED_RECIPES: CompressionRecipe[] = [{ name: 'distilled-int8', distill: { temperature: 4, alpha: 0.7 }, quantize: 'auto' }];
 
 export const QUANTIZE_MODES = ['none', 'static', 'qat', 'auto', 'dynamic'] as const;
 
@@ -59,10 +56,9 @@ export function compressBody({
 }): CompressBody {
   const body: CompressBody = {};
   if (recipes && recipes.length) body.recipes = recipes;
-  else if (preset === 'distilled') body.recipes = DISTILLED_RECIPES;
   else body.preset = preset;
   if (teacher !== null && teacher !== undefined) body.teacher = teacher;
-  if (target !== null && target !== undefined && target !== '') body.target_profile = target;
+  if (target !== null && target !== undefined && target !== '') body.target_profile = String(target);
   if (typeof maxMetricDrop === 'number' && Number.isFinite(maxMetricDrop)) body.max_metric_drop = maxMetricDrop;
   return body;
 }
@@ -85,20 +81,23 @@ export function postBrowserLatency(compressionId: number, body: Omit<BrowserLate
   return requestJson<unknown>('POST', `/api/v1/compressions/${compressionId}/browser-latency/`, body);
 }
 
-/** Target profiles (builtins + the workspace's); an empty list when the endpoint is missing or fails. */
+/** Target profiles: the builtins (GET /target-profiles/builtins/, no id) then the workspace's own; a part
+ * that fails (an older server without the endpoint) is left out, so the dialog falls back to the default. */
 export async function listTargetProfiles(workspaceId: number | null): Promise<TargetProfileRow[]> {
-  try {
-    const query = workspaceId === null ? '' : `?workspace=${workspaceId}`;
-    const data = await requestJson<{ results: TargetProfileRow[] } | TargetProfileRow[]>('GET', `/api/v1/target-profiles/${query}`);
-    return Array.isArray(data) ? data : (data?.results ?? []);
-  } catch {
-    return [];
-  }
+  const [builtins, own] = await Promise.all([
+    requestJson<TargetProfileRow[]>('GET', '/api/v1/target-profiles/builtins/').catch(() => [] as TargetProfileRow[]),
+    workspaceId === null
+      ? Promise.resolve([] as TargetProfileRow[])
+      : requestJson<{ results: TargetProfileRow[] } | TargetProfileRow[]>('GET', `/api/v1/target-profiles/?workspace=${workspaceId}&page_size=100`)
+          .then((data) => (Array.isArray(data) ? data : (data?.results ?? [])))
+          .catch(() => [] as TargetProfileRow[]),
+  ]);
+  return [...(Array.isArray(builtins) ? builtins : []).map((row) => ({ ...row, id: null, builtin: true })), ...own.map((row) => ({ ...row, builtin: false }))];
 }
 
-/** The value a target profile is sent as: its id, or a builtin's name. */
+/** The value a target profile is sent as: a builtin's name, a workspace profile's id. */
 export function targetValue(profile: TargetProfileRow): string {
-  return profile.id === null || profile.id === undefined ? profile.name : String(profile.id);
+  return profile.builtin || profile.id === null || profile.id === undefined ? profile.name : String(profile.id);
 }
 
 export function getJob(id: number) {

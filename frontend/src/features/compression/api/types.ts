@@ -46,6 +46,7 @@ export type CompressionReportVariant = {
   recipe: CompressionRecipe;
   /** the variant's model version (the report's paths replaced by ids) */
   model_version: number;
+  model_version_name?: string;
   summary: VariantSummary;
   notes: string[];
 };
@@ -65,10 +66,13 @@ export type CompressionReport = {
   kind: 'compression_report' | 'compression_result';
   version: number;
   template: string;
-  parent: VariantSummary;
+  /** the target profile the latency was measured with */
+  target?: string;
+  parent: VariantSummary & { model_version?: number; model_version_name?: string };
   variants: CompressionReportVariant[];
   skipped: { name: string; reason: string }[];
   browser_latency?: BrowserLatency[];
+  notes?: string[];
 };
 
 export type CompressionSpec = {
@@ -90,20 +94,25 @@ export type Compression = {
   parent: number;
   parent_name?: string;
   teacher: number | null;
+  preset?: string | null;
   spec: CompressionSpec;
   job: number | CompressionJobRef | null;
+  /** the job's status, progress and error, copied onto the row */
+  status?: string | null;
+  progress?: unknown;
+  error?: string | null;
   report: CompressionReport | null;
   created_by?: string;
   created_at?: string;
 };
 
-export type CompressionPreset = 'smaller' | 'balanced' | 'faster';
+export type CompressionPreset = 'smaller' | 'balanced' | 'faster' | 'distilled';
 
 export type CompressBody = {
   preset?: CompressionPreset;
   recipes?: CompressionRecipe[];
   teacher?: number;
-  target_profile?: number | string;
+  target_profile?: string;
   max_metric_drop?: number;
 };
 

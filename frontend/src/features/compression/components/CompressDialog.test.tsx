@@ -8,13 +8,12 @@ import { COMPRESSION, VERSIONS } from './compressionFixtures';
 
 const VERSION = { id: 11, name: 'V1', project: 3, workspace: 1, template: 'image_classification' };
 
-const TARGETS = page([
-  { id: null, name: 'worker-cpu', builtin: true, slowdown: 1, latency_budget_ms: null },
-  { id: 5, name: 'kiosk', builtin: false, slowdown: 3, latency_budget_ms: 5 },
-]);
+const BUILTINS = [{ kind: 'target_profile', version: 1, name: 'worker-cpu', slowdown: 1, latency_budget_ms: null }];
+const TARGETS = page([{ id: 5, name: 'kiosk', workspace: 1, slowdown: 3, latency_budget_ms: 5 }]);
 
-function routes(post: (body: unknown) => Response, targets: unknown = TARGETS) {
+function routes(post: (body: unknown) => Response, targets: unknown = TARGETS, builtins: unknown = BUILTINS) {
   return fakeApi({
+    'GET /api/v1/target-profiles/builtins/': builtins,
     'GET /api/v1/target-profiles/': targets,
     'GET /api/v1/model-versions/': page(VERSIONS),
     'POST /api/v1/model-versions/11/compress/': (call: { body: unknown }) => post(call.body),
@@ -36,10 +35,10 @@ describe('CompressDialog', () => {
     await userEvent.selectOptions(screen.getByTestId('compress-teacher'), '13');
     await userEvent.click(screen.getByTestId('compress-submit'));
     await screen.findByTestId('elsewhere');
-    expect(server.callsTo('POST', '/api/v1/model-versions/11/compress/')[0].body).toEqual({ preset: 'balanced', target_profile: 5, teacher: 13 });
+    expect(server.callsTo('POST', '/api/v1/model-versions/11/compress/')[0].body).toEqual({ preset: 'balanced', target_profile: '5', teacher: 13 });
   });
 
-  it('sends a builtin target by name, the distilled preset as recipes and the tolerance as a fraction', async () => {
+  it('sends a builtin target by name, the distilled preset and the tolerance as a fraction', async () => {
     const server = routes(() => json(COMPRESSION, 202));
     renderWithApp(<CompressButton version={VERSION} canEdit />);
     await userEvent.click(screen.getByTestId('compress-open'));
@@ -52,12 +51,12 @@ describe('CompressDialog', () => {
     const body = server.callsTo('POST', '/api/v1/model-versions/11/compress/')[0].body as Record<string, unknown>;
     expect(body.target_profile).toBe('worker-cpu');
     expect(body.max_metric_drop).toBeCloseTo(0.01);
-    expect(body.recipes).toEqual([{ name: 'distilled-int8', distill: { temperature: 4, alpha: 0.7 }, quantize: 'auto' }]);
-    expect(body.preset).toBeUndefined();
+    expect(body.preset).toBe('distilled');
+    expect(body.recipes).toBeUndefined();
   });
 
   it('sends advanced recipes, warns when "Faster" has no budget, and still works without target profiles', async () => {
-    const server = routes(() => json(COMPRESSION, 202), apiError(404, 'not_found', 'no such route'));
+    const server = routes(() => json(COMPRESSION, 202), apiError(404, 'not_found', 'no such route'), apiError(404, 'not_found', 'no such route'));
     renderWithApp(<CompressButton version={VERSION} canEdit />);
     await userEvent.click(screen.getByTestId('compress-open'));
     await userEvent.click(await screen.findByLabelText('Faster'));

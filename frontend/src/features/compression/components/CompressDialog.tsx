@@ -47,7 +47,7 @@ export function CompressDialog({ version, opened, onClose }: { version: Compress
       preset,
       recipes: advanced ? rows.map(toRecipe) : null,
       teacher: teacher ? Number(teacher) : null,
-      target: chosen ? (chosen.id ?? chosen.name) : null,
+      target: chosen ? targetValue(chosen) : null,
       maxMetricDrop: maxDrop === '' ? null : maxDrop / 100,
     });
     compress.mutate(body, {

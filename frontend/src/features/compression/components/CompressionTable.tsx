@@ -55,7 +55,7 @@ export function CompressionTable({
       notes: variant.notes ?? [],
     })),
   ];
-  const target = report.parent.latency.profile;
+  const target = report.target ?? report.parent.latency.profile;
   return (
     <Table.ScrollContainer minWidth={980}>
       <Table striped highlightOnHover data-testid="compression-table" fz="sm">

@@ -28,7 +28,7 @@ function MeasureButton({ compression, onCell }: { compression: Compression; onCe
         const timing = await measureInBrowser(modelVersion);
         onCell(modelVersion, { state: 'done', timing });
         try {
-          await save.mutateAsync({ model_version: modelVersion, ...timing, user_agent: navigator.userAgent, backend: 'wasm' });
+          await save.mutateAsync({ model_version: modelVersion, ...timing, user_agent: navigator.userAgent.slice(0, 400), backend: 'wasm' });
         } catch (error) {
           setSaveError(errorMessage(error));
         }
@@ -77,14 +77,16 @@ export function CompressionView({ compressionId }: { compressionId: number }) {
       </Alert>
     );
   const data = compression.data;
-  const names = new Map((versions.data ?? []).map((version) => [version.id, version.name]));
-  const parentName = names.get(data.parent) ?? `#${data.parent}`;
   const report = data.report;
+  const names = new Map<number, string>((versions.data ?? []).map((version) => [version.id, version.name]));
+  if (data.parent_name) names.set(data.parent, data.parent_name);
+  for (const variant of report?.variants ?? []) if (variant.model_version_name) names.set(variant.model_version, variant.model_version_name);
+  const parentName = names.get(data.parent) ?? `#${data.parent}`;
   const saved = browserLatencyByVersion(report);
   const browser = new Map<number, BrowserCell>();
   for (const [modelVersion, row] of saved) browser.set(modelVersion, { state: 'done', timing: row });
   for (const [modelVersion, cell] of cells) browser.set(modelVersion, cell);
-  const jobStatus = job.data?.status ?? (typeof data.job === 'object' && data.job ? data.job.status : null);
+  const jobStatus = job.data?.status ?? data.status ?? (typeof data.job === 'object' && data.job ? data.job.status : null);
 
   return (
     <Stack data-testid="compression-view" data-status={jobStatus ?? ''} data-has-report={report ? 'true' : 'false'}>
@@ -106,7 +108,7 @@ export function CompressionView({ compressionId }: { compressionId: number }) {
             </Anchor>
           </>
         )}
-        {data.spec?.target?.name && <>{' · '}{t('view.target', { name: data.spec.target.name })}</>}
+        {(report?.target ?? data.spec?.target?.name) && <>{' · '}{t('view.target', { name: report?.target ?? data.spec?.target?.name })}</>}
       </Text>
       {data.spec?.recipes?.length ? (
         <Text size="xs" c="dimmed" data-testid="compression-recipes">
@@ -126,7 +128,7 @@ export function CompressionView({ compressionId }: { compressionId: number }) {
       )}
       {job.data?.status === 'failed' && (
         <Alert color="red" title={t('view.failed')} data-testid="compression-failed">
-          {job.data.error}
+          {job.data.error || data.error}
         </Alert>
       )}
       {report && (
