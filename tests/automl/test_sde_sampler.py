@@ -195,12 +195,6 @@ def test_pruned_and_failed_trials_do_not_corrupt_the_state():
             assert len(t.system_attrs["sde"]["x"]) == 4 and t.system_attrs["sde"]["k"] >= 2
 
 
-def test_multi_objective_studies_get_a_clear_error():
-    study = optuna.create_study(directions=["minimize", "minimize"], sampler=SdeSampler(seed=0))
-    with pytest.raises(ValueError, match="multi-objective"):
-        study.optimize(lambda t: (t.suggest_float("x", 0, 1), 1.0), n_trials=1)
-
-
 def test_dynamic_parameters_fall_back_to_independent_sampling():
     def objective(trial: optuna.Trial) -> float:
         kind = trial.suggest_categorical("kind", ["a", "b"])

@@ -23,16 +23,18 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from optuna.distributions import BaseDistribution
 from optuna.samplers import BaseSampler
+from optuna.samplers._base import _process_constraints_after_trial
 from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from .encoding import SpaceEncoding
+from .objectives import fitness, particle_weights
 from .qmc import halton
 from .surrogate import screen
 
@@ -42,7 +44,8 @@ _MISSING = object()
 
 
 class SdeSampler(BaseSampler):
-    """An asynchronous particle sampler (momentum + consensus) for single-objective studies.
+    """An asynchronous particle sampler (momentum + consensus); multi-objective and constrained
+    studies rank trials by objectives.fitness (per-particle Chebyshev weights, Deb's rules).
 
     Example::
 
@@ -73,6 +76,8 @@ class SdeSampler(BaseSampler):
         smoothing: in spaces with int, step or categorical parameters, trials are ranked by a
             Gaussian-kernel average of the values around them (this bandwidth in cube units), which
             keeps a noisy lucky value from pulling the swarm; None ranks raw values.
+        constraints_func: Optuna's convention: trial -> constraint values, ``<= 0`` feasible;
+            stored as the trial's ``constraints`` system attr after it finishes.
     """
 
     def __init__(
@@ -91,6 +96,7 @@ class SdeSampler(BaseSampler):
         explore_fraction: float = 0.5,
         surrogate: bool | int = False,
         smoothing: float | None = 0.25,
+        constraints_func: Callable[[FrozenTrial], Sequence[float]] | None = None,
     ) -> None:
         if n_particles is not None and n_particles < 2:
             raise ValueError("n_particles must be at least 2")
@@ -112,6 +118,7 @@ class SdeSampler(BaseSampler):
         self._patience = patience
         self._explore_fraction = explore_fraction
         self._smoothing = smoothing
+        self._constraints_func = constraints_func
         self._surrogate = 32 if surrogate is True else int(surrogate)
         self._spaces: dict[tuple[int, int], tuple[dict[str, BaseDistribution] | None, set[int]]] = {}
         self._lock = threading.Lock()
@@ -126,8 +133,14 @@ class SdeSampler(BaseSampler):
         # threads or processes never repeat each other's points, so there is nothing to reseed.
         pass
 
+    def after_trial(
+        self, study: Study, trial: FrozenTrial, state: TrialState, values: Sequence[float] | None
+    ) -> None:
+        # The `constraints` system attr, written as Optuna's samplers write it (NSGA-II, TPE read it).
+        if self._constraints_func is not None:
+            _process_constraints_after_trial(self._constraints_func, study, trial, state)
+
     def infer_relative_search_space(self, study: Study, trial: FrozenTrial) -> dict[str, BaseDistribution]:
-        self._raise_error_if_multi_objective(study)
         # The intersection of the spaces of all finished (complete or pruned) trials, updated
         # incrementally: finished trials never change.
         key = (id(study._storage), study._study_id)
@@ -149,7 +162,6 @@ class SdeSampler(BaseSampler):
     ) -> Any:
         # Parameters outside the joint space (the first trials, dynamic ones): a Halton coordinate
         # chosen by the parameter's position in this trial.
-        self._raise_error_if_multi_objective(study)
         q = halton(self._seed, trial.number, len(trial.params))
         return SpaceEncoding({param_name: param_distribution}).from_quantiles(np.array([q]))[param_name]
 
@@ -172,8 +184,15 @@ class SdeSampler(BaseSampler):
             return enc.from_quantiles(q)
 
         rng = np.random.default_rng([self._seed, trial.number])
-        sign = 1.0 if study.direction == StudyDirection.MINIMIZE else -1.0
-        y = sign * np.array([t.value for t in complete], dtype=float)
+        if len(study.directions) > 1 or self._constraints_func is not None:
+            # Several objectives or constraints: objectives.py ranks (per-particle weights, Deb).
+            weights = particle_weights(
+                self._seed, trial.number % n_particles, n_particles, len(study.directions)
+            )
+            y = fitness(complete, study.directions, weights=weights)
+        else:
+            sign = 1.0 if study.direction == StudyDirection.MINIMIZE else -1.0
+            y = sign * np.array([t.value for t in complete], dtype=float)
         score = y
         if self._smoothing and enc.discrete and np.all(np.isfinite(y)):
             # Noisy discrete spaces: rank by a kernel average over nearby configurations.
