@@ -8,7 +8,6 @@ import type { ParamValue } from '@/api/templates';
 import {
   fieldErrors,
   PRUNERS,
-  SAMPLERS,
   searchSpaceProblems,
   type SearchDimension,
   type Study,
@@ -16,7 +15,9 @@ import {
   type StudyDefaults,
 } from '../api/studies';
 import { useCreateStudy, useDatasets, useDatasetVersions, useProjects, useStudyDefaults, useTemplates } from '../hooks/useStudies';
+import { ALL_SAMPLERS, deploymentDraft, goalProblems, MULTI_OBJECTIVE_SAMPLERS, QUANTIZATION_DIMENSION, type DeploymentDraft, type Direction, type MultiObjectiveStudyCreate, type SamplerChoice } from '../api/multiObjective';
 import { CustomStudyForm } from './CustomStudyForm';
+import { DeploymentObjectives } from './DeploymentObjectives';
 import { SearchSpaceEditor } from './SearchSpaceEditor';
 
 export type StudySource = 'template' | 'custom';
@@ -107,7 +108,8 @@ function TemplateStudyForm({ initial, onCreated, roles }: Props) {
   const [preset, setPreset] = useState<string>('');
   const [fixed, setFixed] = useState('{}');
   const [space, setSpace] = useState<SearchDimension[] | null>(null);
-  const [sampler, setSampler] = useState<StudyCreate['sampler']>('sde');
+  const [sampler, setSampler] = useState<SamplerChoice>('sde');
+  const [deployment, setDeployment] = useState<DeploymentDraft | null>(null);
   const [pruner, setPruner] = useState<StudyCreate['pruner']>('median');
   const [nTrials, setNTrials] = useState<number>(12);
   const [timeoutMinutes, setTimeoutMinutes] = useState<number | ''>('');
@@ -149,6 +151,13 @@ function TemplateStudyForm({ initial, onCreated, roles }: Props) {
   // Once the template has loaded, its defaults fill the empty fields (adjusted while rendering).
   if (template && space === null) setSpace(defaultSpace);
   if (template && !preset && template.default_preset) setPreset(template.default_preset);
+  // (a template without a declared objective offers no deployment section)
+  const templateGoal = template?.objective ? { metric: template.objective.metric, direction: template.objective.direction as Direction } : null;
+  if (templateGoal && deployment?.objectives[0]?.metric !== templateGoal.metric && !deployment?.enabled) setDeployment(deploymentDraft(templateGoal.metric, templateGoal.direction));
+  const deploymentOn = !!deployment?.enabled;
+  const multiObjective = deploymentOn && (deployment?.objectives.length ?? 0) > 1;
+  const samplers: readonly SamplerChoice[] = multiObjective ? MULTI_OBJECTIVE_SAMPLERS : ALL_SAMPLERS;
+  if (!samplers.includes(sampler)) setSampler('sde');
 
   const dims = space ?? [];
   let fixedParams: Record<string, ParamValue> | null = null;
@@ -162,6 +171,9 @@ function TemplateStudyForm({ initial, onCreated, roles }: Props) {
     ...searchSpaceProblems(dims),
     ...(fixedParams === null ? { fixed_params: t('problems.fixedJson') } : {}),
     ...(version === null ? { dataset_version: t('problems.pickVersion') } : {}),
+    ...(deployment && deploymentOn
+      ? Object.fromEntries(Object.entries(goalProblems(deployment.objectives, deployment.constraints)).map(([field, key]) => [field, t(key as 'problems.number')]))
+      : {}),
   };
   const errors = { ...(tried ? local : {}), ...serverErrors };
   const parameters = (template?.params ?? []).map((param) => String(param.name)).filter((param) => param !== 'seed');
@@ -171,12 +183,20 @@ function TemplateStudyForm({ initial, onCreated, roles }: Props) {
     setServerErrors({});
     setMessage(null);
     if (Object.keys(local).length > 0 || version === null || fixedParams === null || viewerReason) return;
-    const body: StudyCreate = {
+    const searchQuantization = deploymentOn && deployment?.quantization && !dims.some((dim) => dim.name === QUANTIZATION_DIMENSION.name);
+    const body: MultiObjectiveStudyCreate = {
       dataset_version: version,
       name,
       preset: preset || undefined,
       fixed_params: fixedParams,
-      search_space: dims,
+      search_space: searchQuantization ? [...dims, { ...QUANTIZATION_DIMENSION, choices: [...QUANTIZATION_DIMENSION.choices] }] : dims,
+      ...(deployment && deploymentOn
+        ? {
+            objectives: deployment.objectives,
+            constraints: deployment.constraints.map((limit) => ({ ...limit, value: Number(limit.value) })),
+            ...(deployment.target ? { target_profile: /^\d+$/.test(deployment.target) ? Number(deployment.target) : deployment.target } : {}),
+          }
+        : {}),
       sampler,
       pruner,
       n_trials: nTrials,
@@ -185,7 +205,8 @@ function TemplateStudyForm({ initial, onCreated, roles }: Props) {
       seed,
       report_seeds: reportSeeds,
     };
-    create.mutate(body, {
+    // TODO(lead): drop the cast once the generated StudyCreate has objectives, constraints and target_profile
+    create.mutate(body as unknown as StudyCreate, {
       onSuccess: (study) => onCreated(study),
       onError: (error) => {
         setMessage(error instanceof ApiError ? error.message : String(error));
@@ -284,13 +305,22 @@ function TemplateStudyForm({ initial, onCreated, roles }: Props) {
         )}
       </Paper>
 
+      {template && templateGoal && deployment && (
+        <Paper withBorder p="md">
+          <Title order={5} mb="sm">
+            {t('objectives.section')}
+          </Title>
+          <DeploymentObjectives value={deployment} onChange={setDeployment} templateMetric={templateGoal} workspace={projectRow?.workspace ?? null} errors={errors} />
+        </Paper>
+      )}
+
       <Paper withBorder p="md">
         <Title order={5} mb="sm">
           {t('form.search')}
         </Title>
         <SimpleGrid cols={{ base: 2, sm: 4 }}>
           <TextInput label={t('form.name')} value={name} onChange={(event) => setName(event.currentTarget.value)} placeholder={t('form.optional')} data-testid="study-name" />
-          <NativeSelect label={t('form.sampler')} data={SAMPLERS.map((value) => ({ value, label: t(`sampler.${value}`) }))} value={sampler} onChange={(event) => setSampler(event.currentTarget.value as StudyCreate['sampler'])} error={errors.sampler} data-testid="study-sampler" />
+          <NativeSelect label={t('form.sampler')} data={samplers.map((value) => ({ value, label: t(`sampler.${value}`) }))} value={sampler} onChange={(event) => setSampler(event.currentTarget.value as SamplerChoice)} error={errors.sampler} data-testid="study-sampler" />
           <NativeSelect label={t('form.pruning')} data={PRUNERS.map((value) => ({ value, label: t(`pruner.${value}`) }))} value={pruner} onChange={(event) => setPruner(event.currentTarget.value as StudyCreate['pruner'])} error={errors.pruner} data-testid="study-pruner" />
           <NumberInput
             label={t('form.trials')}

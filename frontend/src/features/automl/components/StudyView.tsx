@@ -16,6 +16,8 @@ import { StateBadge } from './StateBadge';
 import { HistoryChart, ImportanceChart, IntermediateChart, ParallelCoordinates } from './StudyCharts';
 import { templateName } from '@/features/training';
 import { customCodeOf } from '../api/customCode';
+import { formatMetric, goalsOf, isMultiObjective, type MultiObjectiveTrial } from '../api/multiObjective';
+import { ParetoPanel } from './ParetoPanel';
 
 /** The test metric a study's trials are judged by: test accuracy for classifiers, mAP@.5 for
  * detectors, MASE for forecasters (lower is better; a number, not a percentage). */
@@ -83,7 +85,13 @@ function TrialsTable({ study, trials, space }: { study: Study; trials: Trial[]; 
               <Table.Td>
                 <StateBadge kind="trial" state={trial.state} title={trial.error || undefined} testId={`trial-${trial.number}-state`} />
               </Table.Td>
-              <Table.Td>{formatValue(trial.value)}</Table.Td>
+              <Table.Td data-testid={`trial-${trial.number}-value`}>
+                {isMultiObjective(study)
+                  ? goalsOf(study)
+                      .map((goal, index) => formatMetric(goal.metric, (trial as MultiObjectiveTrial).values?.[index]))
+                      .join(' · ')
+                  : formatValue(trial.value)}
+              </Table.Td>
               {space.map((name) => (
                 <Table.Td key={name}>{name in trial.params ? formatParam(trial.params[name]) : '—'}</Table.Td>
               ))}
@@ -192,7 +200,7 @@ function Actions({ study }: { study: Study }) {
             </Button>
           </WithReason>
         )}
-        {versionId === null && !customCodeOf(study) && (
+        {versionId === null && !customCodeOf(study) && !isMultiObjective(study) && (
           <WithReason reason={viewer ?? (best ? null : t('view.noBestYet'))}>
             <Button onClick={() => promote.mutate(undefined)} disabled={!!viewer || !best} loading={promote.isPending} data-testid="promote-best">
               {t('view.promoteBest')}
@@ -321,6 +329,7 @@ export function StudyView({ studyId }: { studyId: number }) {
         </Paper>
       )}
       {results.data && !code && <LiftReport lift={results.data.lift} template={study.template} />}
+      {isMultiObjective(study) && <ParetoPanel study={study} trials={rows} finished={finished} />}
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <HistoryChart history={results.data?.history ?? []} finished={finished} />
         <ParallelCoordinates space={study.search_space} trials={rows} maximize={maximize} finished={finished} />

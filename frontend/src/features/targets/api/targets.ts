@@ -56,12 +56,15 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   return (text ? JSON.parse(text) : null) as T;
 }
 
-/** Builtins first, then the workspace's own (a page or a plain list, whichever the server sends). */
+/** Builtins first (GET /target-profiles/builtins/, contracts without an id), then the workspace's own (a page). */
 export async function listTargetProfiles(workspace: number | null): Promise<TargetProfile[]> {
-  const query = workspace === null ? '?page_size=100' : `?workspace=${workspace}&page_size=100`;
-  const data = await request<Paginated<TargetProfile> | TargetProfile[]>('GET', `/api/v1/target-profiles/${query}`);
-  const rows = Array.isArray(data) ? data : data.results;
-  return [...rows.filter((row) => row.builtin), ...rows.filter((row) => !row.builtin)];
+  const builtins = await request<Omit<TargetProfile, 'id' | 'builtin' | 'workspace'>[]>('GET', '/api/v1/target-profiles/builtins/');
+  const own =
+    workspace === null ? [] : await request<Paginated<TargetProfile> | TargetProfile[]>('GET', `/api/v1/target-profiles/?workspace=${workspace}&page_size=100`);
+  return [
+    ...builtins.map((row) => ({ ...row, id: null, builtin: true, workspace: null })),
+    ...(Array.isArray(own) ? own : own.results).map((row) => ({ ...row, builtin: false })),
+  ];
 }
 
 export function createTargetProfile(body: TargetProfileBody) {
@@ -113,11 +116,11 @@ export function draftProblems(draft: ProfileDraft, taken: string[]): Record<stri
   const problems: Record<string, string> = {};
   const name = draft.name.trim();
   if (!name) problems.name = 'problems.nameRequired';
-  else if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) problems.name = 'problems.nameChars';
+  else if (name.length > 100) problems.name = 'problems.nameLong';
   else if (taken.includes(name)) problems.name = 'problems.nameTaken';
   for (const field of ['intra_op_threads', 'inter_op_threads'] as const) {
     const value = draft[field];
-    if (value === '' || !Number.isInteger(value) || value < 1 || value > 256) problems[field] = 'problems.threads';
+    if (value === '' || !Number.isInteger(value) || value < 1 || value > 64) problems[field] = 'problems.threads';
   }
   if (draft.slowdown === '' || !(draft.slowdown > 0) || draft.slowdown > 1000) problems.slowdown = 'problems.slowdown';
   if (draft.latency_budget_ms !== '' && !(draft.latency_budget_ms > 0)) problems.latency_budget_ms = 'problems.positive';

@@ -4,6 +4,8 @@ import { useTranslation } from 'react-i18next';
 import { ApiError } from '@/api/client';
 import type { components } from '@/api/schema';
 import { WithReason } from '@/components/WithReason';
+import { useProject } from '@/features/projects';
+import { TargetProfileSelect } from '@/features/targets';
 import { translateDynamic } from '@/i18n';
 import { isForecastingTemplate } from '@/lib/forecasting';
 import { errorMessage } from '@/lib/notifications';
@@ -69,6 +71,9 @@ export function TrainingForm({
   const [backboneId, setBackboneId] = useState<number | null>(null);
   // false: run the preset's values as declared (adapt=false), not fitted to the data and workers
   const [adapt, setAdapt] = useState(true);
+  // a builtin target's name or a workspace profile's id ('' : no target)
+  const [target, setTarget] = useState('');
+  const project = useProject(projectId);
   // An upload from this form is chosen once its check finds it valid (unless another was picked).
   const [awaitingId, setAwaitingId] = useState<number | null>(null);
   const backbones = useBackbones(projectId);
@@ -109,7 +114,7 @@ export function TrainingForm({
 
   const submit = () => {
     if (chosenVersion === null) return;
-    const body = { dataset_version: chosenVersion, template: template.name, preset: chosenPreset, params: overrides, ...(adapt ? {} : { adapt: false }) };
+    const body = { dataset_version: chosenVersion, template: template.name, preset: chosenPreset, params: overrides, ...(adapt ? {} : { adapt: false }), ...(target ? { target_profile: target } : {}) };
     start.mutate(chosenBackbone ? { ...body, backbone: chosenBackbone.id } : body, {
       onSuccess: (job) => onStarted(job),
       onError: (failure) => {
@@ -261,6 +266,16 @@ export function TrainingForm({
           </Accordion.Item>
         </Accordion>
       )}
+
+      <TargetProfileSelect
+        workspace={project.data?.workspace ?? null}
+        value={target}
+        onChange={(next) => setTarget(next)}
+        label={t('target.label')}
+        description={t('target.hint')}
+        error={errors.fields.target_profile}
+        testId="training-target-profile"
+      />
 
       <Accordion variant="contained" value={advancedOpen} onChange={setAdvancedOpen} data-testid="advanced-settings">
         <Accordion.Item value="advanced">

@@ -11,6 +11,8 @@ import { formatNumber, formatPercent } from '@/lib/numbers';
 import { recommendationOf } from '../api/recommendations';
 import { modelVersionOf, type Job } from '../api/trainingJobs';
 import { RecommendationChoices } from './PresetRecommendation';
+import { targetFitOf } from '../api/targetFit';
+import { TargetFitPanel } from './TargetFitPanel';
 import { useTrainingCurves } from '../hooks/useTraining';
 import { formatEta, toCurves, type CurvePoint } from './trainingCurves';
 import { isForecastingTemplate } from '@/lib/forecasting';
@@ -116,6 +118,7 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
   const lastVal = lastEpoch?.[valKey] ?? null;
   const model = modelVersionOf(job);
   const recommendation = recommendationOf(job.params);
+  const targetFit = targetFitOf(job);
 
   const lossData = axis === 'step' ? stepRows(curves.steps, curves.epochs, 'loss', 'val_loss') : rows(curves.epochs, ['loss', 'val_loss'], 'epoch');
   const accData = detector
@@ -172,6 +175,7 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
           <RecommendationChoices recommendation={recommendation} params={[]} testId="job-recommendation" />
         </Paper>
       )}
+      {targetFit && <TargetFitPanel fit={targetFit} />}
       {forecaster && <ForecastValidation reports={forecastReports} fraction={status.fraction} />}
       {!forecaster && (
         <>
