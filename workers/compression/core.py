@@ -56,7 +56,7 @@ class CompressionError(ValueError):
         self.code = code
 
 
-class RecipeNotApplicable(Exception):
+class RecipeNotApplicable(ValueError):
     """Raised by a compressor for a recipe that does not apply to this model: the recipe is skipped
     with this message as the reason."""
 

@@ -20,12 +20,19 @@ from __future__ import annotations
 import copy
 import json
 import math
+import os
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from workers.compression.core import CompressionError, RecipeNotApplicable, evaluate_onnx, max_metric_drop
+from workers.compression.core import (
+    DEFAULT_TARGET,
+    CompressionError,
+    RecipeNotApplicable,
+    evaluate_onnx,
+    max_metric_drop,
+)
 from workers.compression.distillation import (
     DEFAULT_ALPHA,
     DEFAULT_TEMPERATURE,
@@ -93,7 +100,14 @@ def compress_variant(
 
     if "prune" in recipe:
         model, channels, notes_prune = _prune(
-            parent, state, recipe, data=data, report=stage_report(done), seed=seed, out_dir=out_dir
+            parent,
+            state,
+            recipe,
+            data=data,
+            report=stage_report(done),
+            seed=seed,
+            out_dir=out_dir,
+            target=spec.get("target"),
         )
         notes += notes_prune
         done += share
@@ -174,9 +188,9 @@ def compress_variant(
     qat_int8 = out_dir / "model.qat.onnx"
     quantize_onnx(template=TEMPLATE, onnx=qat_fp32, manifest=dict(manifest), out=qat_int8)
     if quantize == "qat":
-        os_replace(qat_int8, final)
-        os_replace(qat_checkpoint, out_dir / "model.pt")
-        os_replace(qat_fp32, fp32)
+        os.replace(qat_int8, final)
+        os.replace(qat_checkpoint, out_dir / "model.pt")
+        os.replace(qat_fp32, fp32)
         notes.append(qat_note)
         return out_dir / "model.pt", final, params, notes
     metric, qat_value = _metric(qat_int8, manifest)
@@ -186,9 +200,9 @@ def compress_variant(
             f"{fp32_value:.4f}), more than the {tolerance * 100:.2f}-point tolerance; QAT used "
             f"({metric} {qat_value:.4f}). {qat_note}"
         )
-        os_replace(qat_int8, final)
-        os_replace(qat_checkpoint, out_dir / "model.pt")
-        os_replace(qat_fp32, fp32)
+        os.replace(qat_int8, final)
+        os.replace(qat_checkpoint, out_dir / "model.pt")
+        os.replace(qat_fp32, fp32)
         checkpoint = out_dir / "model.pt"
     else:
         notes.append(
@@ -200,12 +214,6 @@ def compress_variant(
             path.unlink(missing_ok=True)
     static_copy.unlink(missing_ok=True)
     return checkpoint, final, params, notes
-
-
-def os_replace(source: Path, target: Path) -> None:
-    import os
-
-    os.replace(source, target)
 
 
 def _metric(onnx: Path, manifest: Mapping[str, Any]) -> tuple[str, float]:
@@ -234,6 +242,7 @@ def _prune(
     report: Report,
     seed: int,
     out_dir: Path,
+    target: Any,
 ) -> tuple[Any, Any, list[str]]:
     from workers.compression.pruning import prune_model
     from workers.image_classification.models import default_channels
@@ -246,7 +255,9 @@ def _prune(
     if arch not in ("cnn_small", "resnet_narrow", "resnet18"):
         raise RecipeNotApplicable(f"no channel pruning for the {arch} architecture")
     if "latency_ms" in spec:
-        ratio, note = _ratio_for_latency(parent, state, float(spec["latency_ms"]), channels, out_dir)
+        ratio, note = _ratio_for_latency(
+            parent, state, float(spec["latency_ms"]), channels, out_dir, target=target
+        )
     else:
         ratio, note = float(spec["flops_ratio"]), ""
     report(f"pruning to {ratio:.0%} of the FLOPs", fraction=0.0)
@@ -273,7 +284,7 @@ def _prune(
 
 
 def _ratio_for_latency(
-    parent: Any, state: Mapping[str, Any], latency_ms: float, channels: Any, out_dir: Path
+    parent: Any, state: Mapping[str, Any], latency_ms: float, channels: Any, out_dir: Path, *, target: Any
 ) -> tuple[float, str]:
     """The largest FLOPs ratio whose pruned network meets ``latency_ms`` on the target (bisection;
     the latency of an untrained network equals a trained one's)."""
@@ -281,7 +292,7 @@ def _ratio_for_latency(
     from workers.deployment_targets import measure_latency, target_profile
     from workers.image_classification.export import write_verified_onnx
 
-    profile = target_profile("worker-cpu")
+    profile = target_profile(target or DEFAULT_TARGET)
     size = tuple(state["preprocessing"]["image_size"])
     probe = out_dir / "latency-probe.onnx"
 

@@ -99,7 +99,8 @@ def quantize_static_qdq(
 
     with tempfile.TemporaryDirectory(prefix="sampan-quantize-") as workdir:
         prepared = Path(workdir) / "model.prepared.onnx"
-        quant_pre_process(str(onnx), str(prepared))
+        # ONNX shape inference only: the symbolic one cannot follow some detectors' graphs
+        quant_pre_process(str(onnx), str(prepared), skip_symbolic_shape=True)
         quantize_static(
             str(prepared),
             str(out),
