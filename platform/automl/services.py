@@ -14,6 +14,7 @@ import logging
 import math
 import tempfile
 import uuid
+from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -140,7 +141,9 @@ def objectives_validate(*, template, objectives: Any) -> list[dict[str, str]] | 
     return clean
 
 
-def constraints_validate(*, template, constraints: Any, profile: dict | None) -> list[dict[str, Any]]:
+def constraints_validate(
+    *, template, constraints: Any, profile: Mapping[str, Any] | None
+) -> list[dict[str, Any]]:
     """``[{metric, op: "<=" | ">=", value}]`` over the same metrics as objectives; the target
     profile's budgets (latency, size) are added as ``<=`` constraints unless one is given."""
     names = _metric_names(template)
@@ -940,7 +943,7 @@ def trial_run(*, job: Job, report: Report) -> dict[str, Any]:
     except Exception as exc:
         trial_record_failed(trial=trial, error=f"{type(exc).__name__}: {exc}")
         raise
-    scored = {metric: value, **{k: measurements.get(k) for k in DEPLOYMENT_METRICS}}
+    scored: dict[str, Any] = {metric: value, **{k: measurements.get(k) for k in DEPLOYMENT_METRICS}}
     values = [float(scored[g["metric"]]) for g in study.goals]
     constraints = constraint_values(study.constraints, scored)
     trial_record_complete(
@@ -986,7 +989,7 @@ def trial_measure(
     measured: dict[str, Any] = {"precision": "fp32"}
     if trial.quantized:
         try:
-            from workers.compression import quantize_onnx  # type: ignore[attr-defined]
+            from workers.compression import quantize_onnx
         except ImportError:
             raise RuntimeError(
                 "int8 quantization is not installed on this worker (workers.compression.quantize_onnx)"

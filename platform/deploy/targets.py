@@ -9,6 +9,7 @@ profile a study snapshots is exactly what the worker measures with.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from config.exceptions import Conflict, InvalidInput, field_error
@@ -126,3 +127,85 @@ def target_profile_resolve(
             field="target_profile",
         )
     return _validated(row.as_profile()), row
+
+
+# --- a training job given a target (runs on the worker: torch and onnxruntime inside) -------------
+
+
+class TargetUnreachableError(InvalidInput):
+    default_code = "target_unreachable"
+
+
+def target_fit_run(*, job, dataset_version, params: dict[str, Any], report) -> tuple[dict[str, Any], dict]:
+    """Before a ``training.run`` job given ``target_profile`` trains: fit ``image_size`` and ``width``
+    (and int8) to the profile's budgets (``workers.target_fitting``). The choice is kept in the job's
+    params (``target_fit``), so a retried attempt resumes the same network. Returns the run's
+    parameters and the fit; raises ``target_unreachable`` naming the smallest latency reached."""
+    from datasets.services import dataset_version_manifest
+    from jobs.models import Job
+    from training.services import run_dir_for
+
+    from workers.target_fitting import TargetUnreachable, fit_image_classifier
+
+    fit = job.params.get("target_fit")
+    if fit is None:
+        profile, _ = target_profile_resolve(value=job.params["target_profile"], workspace_id=job.workspace_id)
+        manifest = dataset_version_manifest(version=dataset_version)
+        report(f"fitting the model to target {profile['name']}")
+        try:
+            fit = fit_image_classifier(
+                params=params,
+                num_classes=len(list(manifest.get("classes") or [])),  # type: ignore[call-overload]
+                profile=profile,
+                work_dir=run_dir_for(job) / "target-fit",
+                report=report,
+            )
+        except TargetUnreachable as exc:
+            raise TargetUnreachableError(str(exc), smallest_ms=exc.smallest_ms) from None
+        job.params = {**job.params, "target_fit": fit}
+        Job.objects.filter(pk=job.pk).update(params=job.params)
+    chosen = fit["chosen"]
+    return {**params, "image_size": chosen["image_size"], "width": chosen["width"]}, dict(fit)
+
+
+def target_fit_finish(
+    *, job, fit: dict, result: dict[str, Any], evaluation: dict[str, Any], dataset_version, template, report
+) -> tuple[dict, Path, dict[str, Any]]:
+    """After training: the int8 model when the fit chose int8 (``workers.compression.quantize_onnx``,
+    evaluated on the test split), and the trained model's latency on the target, added to the fit's
+    reasons. Returns the fit, the ONNX the model version serves and its evaluation."""
+    from workers.deployment_targets import measure_latency
+
+    onnx = Path(result["onnx"])
+    if fit["chosen"]["precision"] == "int8":
+        from datasets.services import dataset_version_manifest
+
+        from workers.compression import quantize_onnx
+
+        manifest = dataset_version_manifest(version=dataset_version)
+        report("quantizing the trained model to int8 for the target")
+        onnx = Path(
+            quantize_onnx(
+                template=template.name, onnx=onnx, manifest=manifest, out=onnx.with_name("model.int8.onnx")
+            )
+        )
+        evaluation = template.load("evaluate")(
+            str(onnx), manifest, preprocessing=result["preprocessing"], report=report
+        )
+    try:
+        profile: TargetProfileContract | None = target_profile_resolve(
+            value=job.params["target_profile"], workspace_id=job.workspace_id
+        )[0]
+    except InvalidInput:  # the profile was deleted while the model trained
+        profile = None
+    if profile is not None:
+        measured = measure_latency(onnx, profile)
+        fit = {
+            **fit,
+            "trained_latency_ms": float(measured["target_ms"]),
+            "reasons": [
+                *fit["reasons"],
+                f"The trained model takes {measured['target_ms']:.2f} ms on {fit['profile']}.",
+            ],
+        }
+    return fit, onnx, evaluation

@@ -300,6 +300,7 @@ def training_job_create(
     backbone: Backbone | None = None,
     warm_start_from: ModelVersion | None = None,
     adapt: bool = True,
+    target_profile: int | str | None = None,
 ) -> Job:
     """Validate the run's parameters, data and backbone, then queue it (on `gpu` when a GPU worker
     is alive). ``backbone``: a valid backbone of the same project to initialise all but the head from.
@@ -310,6 +311,10 @@ def training_job_create(
     job's ``recommendation``; false runs the preset's values as declared.
 
     e.g. ``training_job_create(user=u, dataset_version=v, preset="fast", params={"epochs": 3})``
+
+    ``target_profile`` (a builtin target's name or a workspace profile's id; image classification):
+    before training, the worker fits image_size, width and int8 to the profile's budgets
+    (``workers.target_fitting``) and records the choice in the model version's ``metrics.target``.
     """
     from datasets.services import dataset_version_check_trainable
 
@@ -350,6 +355,23 @@ def training_job_create(
             parent=warm_start_from, template=chosen, dataset_version=dataset_version, values=values
         )
     dataset_version_check_trainable(version=dataset_version, min_per_class=chosen.data.min_samples_per_class)
+    if target_profile is not None:
+        from deploy.targets import target_profile_resolve
+
+        if chosen.name != "image_classification":
+            raise field_error(
+                "target_profile",
+                f"Fitting a model to a target works for image classification; {chosen.title} runs "
+                "cannot take one (measure the model version on the target instead).",
+            )
+        profile, _ = target_profile_resolve(
+            value=target_profile, workspace_id=dataset_version.dataset.workspace_id
+        )
+        if profile["latency_budget_ms"] is None and profile["size_budget_bytes"] is None:
+            raise field_error(
+                "target_profile",
+                f"Target {profile['name']!r} has no latency or size budget to fit the model to; give it one.",
+            )
     job_params: dict[str, Any] = {
         "dataset_version": dataset_version.pk,
         "template": chosen.name,
@@ -362,6 +384,8 @@ def training_job_create(
         job_params["warm_start_from"] = warm_start_from.pk
     if recommendation is not None:
         job_params["recommendation"] = recommendation
+    if target_profile is not None:
+        job_params["target_profile"] = target_profile
     return job_create(
         workspace=dataset_version.dataset.workspace,
         project=dataset_version.dataset.project,
@@ -600,27 +624,48 @@ def training_job_run(*, job: Job, report: Report) -> dict[str, Any]:
             )
     template = registry.get(job.params["template"])
     version = DatasetVersion.objects.select_related("dataset").get(pk=job.params["dataset_version"])
+    params, fit = job.params["params"], None
+    if job.params.get("target_profile") is not None:  # fit the network to the target first
+        from deploy.targets import target_fit_run
+
+        params, fit = target_fit_run(job=job, dataset_version=version, params=params, report=report)
     run = template_train_and_evaluate(
         job=job,
         template=template,
         dataset_version=version,
-        params=job.params["params"],
+        params=params,
         report=report,
         backbone=backbone,
         warm_start_from=warm_start_from,
     )
+    evaluation, onnx = run.evaluation, Path(run.result["onnx"])
+    if fit is not None:
+        from deploy.targets import target_fit_finish
+
+        fit, onnx, evaluation = target_fit_finish(
+            job=job,
+            fit=fit,
+            result=run.result,
+            evaluation=evaluation,
+            dataset_version=version,
+            template=template,
+            report=report,
+        )
     model_version = model_version_record(
         job=job,
         dataset_version=version,
         template=template.name,
         params=run.result["params"],
         result=run.result,
-        evaluation=run.evaluation,
+        evaluation=evaluation,
         checkpoint=Path(run.result["model"]),
-        onnx=Path(run.result["onnx"]),
+        onnx=onnx,
         backbone=backbone,
         warm_start_from=warm_start_from,
     )
+    if fit is not None:  # what was fitted to the target, and why, next to the metrics
+        model_version.metrics = {**model_version.metrics, "target": fit}
+        ModelVersion.objects.filter(pk=model_version.pk).update(metrics=model_version.metrics)
     return {
         "kind": "training_job_result",
         "version": 1,

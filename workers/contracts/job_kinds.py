@@ -14,6 +14,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 from workers.contracts.compression import CompressionSpec
 from workers.contracts.custom_code import CustomJobSpec
 from workers.contracts.preprocessing import ImagePreprocessing
+from workers.contracts.target_fit import TargetFit
 from workers.contracts.templates import ParamValues, PresetRecommendation
 
 JOB_PARAMS_VERSION = 1
@@ -63,6 +64,8 @@ class TrainingRunParams(TypedDict):
     params: ParamValues
     backbone: NotRequired[int]
     recommendation: NotRequired[PresetRecommendation]
+    target_profile: NotRequired[int | str]  # a workspace profile's id or a builtin's name
+    target_fit: NotRequired[TargetFit]  # set by the worker before training (kept for a retry)
 
 
 class BackboneCheckParams(TypedDict):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict
 
+from workers.contracts.target_fit import TargetFit
 from workers.contracts.templates import Objective, ParamValues
 
 PROGRESS_VERSION = 1
@@ -214,6 +215,20 @@ class AutomlLineage(TypedDict):
     objective: Objective
     value: float | None
     sampler: str
+    # a deployment-aware or multi-objective study's trial
+    objectives: NotRequired[list[Objective]]
+    values: NotRequired[list[float]]
+    constraints: NotRequired[list[AutomlConstraint]]
+    feasible: NotRequired[bool | None]
+    measurements: NotRequired[dict[str, float | int | str]]
+    target_profile: NotRequired[str | None]
+    precision: NotRequired[Literal["fp32", "int8"]]
+
+
+class AutomlConstraint(TypedDict):
+    metric: str
+    op: Literal["<=", ">="]
+    value: float
 
 
 class ModelVersionMetrics(TypedDict):
@@ -227,6 +242,7 @@ class ModelVersionMetrics(TypedDict):
     best_epoch: NotRequired[int | None]
     runtime: NotRequired[TrainingRuntime]
     automl: NotRequired[AutomlLineage]
+    target: NotRequired[TargetFit]  # a run given a target profile: what was fitted to it, and why
 
 
 class TrainingJobResult(TypedDict):

@@ -107,6 +107,16 @@ PARAMS = (
     ),
     Param("label_smoothing", "float", "Label smoothing", 0.0, low=0.0, high=0.5),
     Param(
+        "width",
+        "float",
+        "Width",
+        1.0,
+        low=0.25,
+        high=1.0,
+        help="Channel multiplier of the network (0.25-1.0): narrower is smaller and faster, usually less "
+        "accurate. A training job given a target profile fits it to the target's latency budget.",
+    ),
+    Param(
         "seed",
         "int",
         "Random seed",

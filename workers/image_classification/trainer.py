@@ -370,7 +370,9 @@ class TrainingRun:
 
     def _create_model(self) -> nn.Module:
         """The network (with the uploaded backbone loaded, recorded in ``backbone_info``) and its loss."""
-        model = build_model(self.params["model"], len(self.data.classes))
+        model = build_model(
+            self.params["model"], len(self.data.classes), width=float(self.params.get("width", 1.0))
+        )
         self.backbone_info = load_backbone(model, self.backbone) if self.backbone else None
         self.criterion = nn.CrossEntropyLoss(label_smoothing=self.params["label_smoothing"])
         return model
@@ -689,6 +691,15 @@ class TrainingRun:
         # best_model is replaced on improvement, never changed in place: the writer may share it.
         self.writer.submit(self._state(), epoch=self.epoch, step=self.step, immutable=("best_model",))
 
+    def _channels_tag(self) -> dict[str, Any]:
+        """A narrowed network's channels (``width`` < 1), which export and compression rebuild it with."""
+        width = float(self.params.get("width", 1.0))
+        if width == 1.0:
+            return {}
+        from workers.image_classification.models import default_channels
+
+        return {"channels": default_channels(self.params["model"], width)}
+
     def _model_file_tags(self) -> dict[str, Any]:
         """Entries a subclass adds to model.pt (e.g. its template)."""
         return {}
@@ -710,6 +721,7 @@ class TrainingRun:
             "format": self.model_format,
             **self._model_file_tags(),
             "arch": self.params["model"],
+            **self._channels_tag(),
             "num_classes": len(self.data.classes),
             "classes": list(self.data.classes),
             "preprocessing": self.preprocessing,

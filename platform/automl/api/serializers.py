@@ -55,9 +55,8 @@ StudyConstraintSerializer = contract_serializer(StudyConstraint)
 TrialMeasurementsSerializer = contract_serializer(TrialMeasurements)
 
 
-class DeploymentTargetSerializer(contract_serializer(TargetProfile)):  # type: ignore[misc]
-    """A target profile's contract (workers.contracts.targets.TargetProfile), named apart from the
-    datasets' target-column profile."""
+# the contract's component is DeploymentTarget (a dataset's target-column profile owns TargetProfile)
+DeploymentTargetSerializer = contract_serializer(TargetProfile)
 
 
 @extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string"}]})

@@ -48,6 +48,19 @@ class MemberModelVersionField(serializers.PrimaryKeyRelatedField):
         return selectors.model_versions_for(user=self.context["request"].user)
 
 
+@extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string"}]})
+class TargetProfileRefField(serializers.Field):
+    """A target profile's id, or a builtin target's name (resolved by the service)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int | str):
+            raise serializers.ValidationError("Give a builtin target's name or a target profile's id.")
+        return data
+
+    def to_representation(self, value):
+        return value
+
+
 class TrainingJobCreateSerializer(serializers.Serializer):
     dataset_version = MemberDatasetVersionField()
     template = serializers.CharField(required=False, help_text="Defaults to the dataset's task type.")
@@ -75,6 +88,15 @@ class TrainingJobCreateSerializer(serializers.Serializer):
         help_text="Fit the preset to the dataset version and the workers online (batch size, epochs, "
         "model size... by the template's rule; the job records the choices as its recommendation). "
         "Parameters in params are never changed. false: the preset's values as declared.",
+    )
+    target_profile = TargetProfileRefField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Where the model will run (a builtin target's name or a target profile's id; image "
+        "classification): before training, the worker fits image_size, width and int8 to its latency and "
+        "size budgets and records the choice and reasons (the job fails with target_unreachable, naming the "
+        "smallest latency reached, when nothing fits).",
     )
 
 

@@ -111,6 +111,7 @@ class TrainingJobViewSet(
             backbone=data.get("backbone"),
             warm_start_from=data.get("warm_start_from"),
             adapt=data.get("adapt", True),
+            target_profile=data.get("target_profile"),
         )
         return Response(JobSerializer(job).data, status=status.HTTP_201_CREATED)
 

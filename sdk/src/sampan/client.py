@@ -17,6 +17,7 @@ from sampan.deployments import Deployments, Packages
 from sampan.labeling_tasks import Assignments, LabelingTasks
 from sampan.models import Backbones, ModelVersions
 from sampan.studies import Studies
+from sampan.targets import TargetProfiles
 from sampan.training import Jobs, Training, TrainingJobs
 from sampan.users import Users
 from sampan.workspaces import Projects, Workspaces
@@ -83,6 +84,7 @@ class Client:
         self.backbones = Backbones(self)
         self.compressions = Compressions(self)
         self.studies = Studies(self)
+        self.target_profiles = TargetProfiles(self)  # where models will run: builtins and your own
         self.deployments = Deployments(self)
         self.packages = Packages(self)
         self.batch_predictions = BatchPredictions(self)

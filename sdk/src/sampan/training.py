@@ -416,6 +416,7 @@ class Training:
         backbone: int | Resource[Any] | None = None,
         warm_start_from: int | Resource[Any] | None = None,
         adapt: bool = True,
+        target: int | str | Resource[Any] | None = None,
     ) -> Job:
         """Train on a dataset version with a preset (fast, balanced, accurate) and optional parameter
         overrides; returns the job (see :meth:`TrainingJobs.create` for the training job resource).
@@ -424,6 +425,10 @@ class Training:
         ``adapt``: the server fits the preset to the data and the workers online (batch size, epochs,
         model size; ``params`` are never changed) and records why in ``job.recommendation``;
         ``False`` runs the preset's values as declared.
+        ``target``: where the model will run (a builtin target's name such as ``"edge-arm-slow"``, or a
+        target profile with a latency or size budget; image classification): the worker fits image size,
+        width and int8 to the budget before training and records why in the model version's
+        ``metrics["target"]``.
 
         e.g. ``client.training.start(version, preset="fast", params={"epochs": 3}).wait()``
         """
@@ -440,6 +445,8 @@ class Training:
             body["backbone"] = _id(backbone)
         if warm_start_from is not None:
             body["warm_start_from"] = _id(warm_start_from)
+        if target is not None:
+            body["target_profile"] = target if isinstance(target, int | str) else _id(target)
         return Job(self._client, self._client.http.post("training-jobs/", body, idempotent=True))
 
 
@@ -485,12 +492,19 @@ class TrainingJobs:
         template: str | None = None,
         backbone: int | Resource[Any] | None = None,
         adapt: bool = True,
+        target: int | str | Resource[Any] | None = None,
     ) -> TrainingJob:
         """Start a training job (as :meth:`Training.start`) and answer it as a :class:`TrainingJob`.
 
         e.g. ``client.training_jobs.create(version, preset="fast", params={"epochs": 3}).wait()``
         """
         job = self._client.training.start(
-            dataset_version, preset=preset, params=params, template=template, backbone=backbone, adapt=adapt
+            dataset_version,
+            preset=preset,
+            params=params,
+            template=template,
+            backbone=backbone,
+            adapt=adapt,
+            target=target,
         )
         return self.get(job)
