@@ -47,7 +47,7 @@ def test_sde_covers_more_of_a_zdt_front_than_random_search():
             wins += scores[0] > scores[1]
             sde_total += scores[0]
             random_total += scores[1]
-    # Measured (seeds 0-2): SDE wins 5 of 6 and its mean hypervolume is ~10% larger.
+    # Measured (seeds 0-2): SDE wins 5 of 6 and its total hypervolume is 8% larger (20.2 vs 18.7).
     assert wins >= 4, wins
     assert sde_total > 1.04 * random_total, (sde_total, random_total)
 
