@@ -52,6 +52,20 @@ def test_sde_covers_more_of_a_zdt_front_than_random_search():
     assert sde_total > 1.04 * random_total, (sde_total, random_total)
 
 
+def test_with_the_surrogate_screen_the_swarm_gets_much_closer_to_the_front():
+    # The GP screen on the same per-particle ranking (ParEGO-like) converges far faster than
+    # random search: hypervolume against a tight reference point that only near-front points reach
+    # (measured, seeds 0-1: 1.19 and 1.35 against 0.24 and 0.72).
+    objective = functools.partial(zdt, 1)
+    for seed in (0, 1):
+        scores = []
+        for sampler in (SdeSampler(seed=seed, surrogate=True), optuna.samplers.RandomSampler(seed=seed)):
+            study = optuna.create_study(directions=["minimize", "minimize"], sampler=sampler)
+            study.optimize(objective, n_trials=100)
+            scores.append(hypervolume(study, reference=(1.1, 2.0)))
+        assert scores[0] > 1.5 * scores[1] and scores[0] > 1.0, (seed, scores)
+
+
 def test_the_same_seed_gives_the_same_multi_objective_trials():
     runs = []
     for _ in range(2):
