@@ -56,7 +56,7 @@ class CompressionNotFinished(Conflict):
     default_code = "compression_not_finished"
 
 
-def _refuse(error: type[DomainError], field: str, message: str) -> DomainError:
+def _refused(error: type[DomainError], field: str, message: str) -> DomainError:
     return field_error(field, message, error=error)
 
 
@@ -89,7 +89,7 @@ def preset_recipes(*, preset: str, parent: ModelVersion, target: dict[str, Any])
     if preset == "distilled":
         model = (parent.params or {}).get("model")
         if not model:
-            raise _refuse(
+            raise _refused(
                 CompressionNotSupported,
                 "preset",
                 f"Model version {parent.name} names no architecture to shrink into a student; give "
@@ -102,14 +102,14 @@ def preset_recipes(*, preset: str, parent: ModelVersion, target: dict[str, Any])
                 "quantize": "auto",
             }
         ]
-    raise _refuse(
+    raise _refused(
         CompressionBadRecipe, "preset", f"Unknown preset {preset!r}; choose one of {', '.join(PRESETS)}."
     )
 
 
 def _number(value: Any, field: str, *, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
-        raise _refuse(
+        raise _refused(
             CompressionBadRecipe, field, f"Must be a number from {low:g} to {high:g} (got {value!r})."
         )
     return float(value)
@@ -124,7 +124,7 @@ def recipes_checked(recipes: Any) -> list[CompressionRecipe]:
     from workers.compression import CompressionError, validate_spec
 
     if isinstance(recipes, list) and len(recipes) > MAX_RECIPES:
-        raise _refuse(
+        raise _refused(
             CompressionBadRecipe, "recipes", f"At most {MAX_RECIPES} recipes per run (got {len(recipes)})."
         )
     try:
@@ -132,7 +132,7 @@ def recipes_checked(recipes: Any) -> list[CompressionRecipe]:
             {"kind": "compression_spec", "version": COMPRESSION_SPEC_VERSION, "recipes": recipes}
         )
     except CompressionError as exc:
-        raise _refuse(CompressionBadRecipe, "recipes", f"{exc}.") from None
+        raise _refused(CompressionBadRecipe, "recipes", f"{exc}.") from None
     return [dict(recipe) for recipe in spec["recipes"]]  # type: ignore[misc]
 
 
@@ -166,21 +166,21 @@ def _check_parent(parent: ModelVersion) -> None:
     from workers.compression import COMPRESSORS  # names only: no torch
 
     if parent.template not in COMPRESSORS:
-        raise _refuse(
+        raise _refused(
             CompressionNotSupported,
             "model_version",
             f"{parent.template} models cannot be compressed; compression applies to "
             f"{', '.join(COMPRESSORS)}.",
         )
     if not parent.checkpoint_key:
-        raise _refuse(
+        raise _refused(
             CompressionNotSupported,
             "model_version",
             f"Model version {parent.name} has no model file to compress (an ONNX-only upload or an "
             "int8 variant); compress the version it came from.",
         )
     if parent.dataset_version_id is None:
-        raise _refuse(
+        raise _refused(
             CompressionNotSupported,
             "model_version",
             f"Model version {parent.name} has no dataset version: variants are compared with it on its "
@@ -190,26 +190,26 @@ def _check_parent(parent: ModelVersion) -> None:
 
 def _check_teacher(*, teacher: ModelVersion, parent: ModelVersion) -> None:
     if teacher.project_id != parent.project_id:
-        raise _refuse(
+        raise _refused(
             TeacherMismatch,
             "teacher",
             f"Model version {teacher.name} belongs to another project than {parent.name}.",
         )
     if teacher.template != parent.template:
-        raise _refuse(
+        raise _refused(
             TeacherMismatch,
             "teacher",
             f"Model version {teacher.name} is a {teacher.template} model; {parent.name} is "
             f"{parent.template}: a teacher has the same template.",
         )
     if list(teacher.classes or []) != list(parent.classes or []):
-        raise _refuse(
+        raise _refused(
             TeacherMismatch,
             "teacher",
             f"Model version {teacher.name} predicts other classes (or another order) than {parent.name}.",
         )
     if not teacher.checkpoint_key:
-        raise _refuse(
+        raise _refused(
             TeacherMismatch, "teacher", f"Model version {teacher.name} has no model file to teach with."
         )
 
@@ -236,7 +236,7 @@ def compression_create(
     """
     _check_parent(model_version)
     if preset is not None and recipes is not None:
-        raise _refuse(CompressionBadRecipe, "preset", "Give recipes or a preset, not both.")
+        raise _refused(CompressionBadRecipe, "preset", "Give recipes or a preset, not both.")
     profile = target_for(target=target, workspace_id=model_version.workspace_id)
     if recipes is not None:
         checked = recipes_checked(recipes)
@@ -244,7 +244,7 @@ def compression_create(
         checked = preset_recipes(preset=preset or "smaller", parent=model_version, target=profile)
     if teacher is not None:
         if not any("distill" in recipe for recipe in checked):
-            raise _refuse(
+            raise _refused(
                 CompressionBadRecipe, "teacher", "A teacher is for distillation; no recipe distills."
             )
         _check_teacher(teacher=teacher, parent=model_version)
@@ -329,8 +329,7 @@ def compression_run(*, job: Job, report: Report) -> dict[str, Any]:
         report=report,
         teacher_checkpoint=teacher_checkpoint,
     )
-    compression_record(compression=compression, result=dict(result))
-    return _job_result(compression)
+    return _job_result(compression_record(compression=compression, result=dict(result)))
 
 
 def _job_result(compression: Compression) -> dict[str, Any]:
