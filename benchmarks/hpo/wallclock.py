@@ -138,17 +138,34 @@ def chart(traces: list[dict], path: Path) -> None:
     fig.savefig(path)
 
 
+def final_ranks(traces: list[dict]) -> dict[str, float]:
+    """Mean rank (1 = best) of each sampler's final regret, per (function, seed): q=1, whole budget."""
+    from scipy.stats import rankdata
+
+    groups: dict[tuple, dict[str, float]] = {}
+    for t in traces:
+        groups.setdefault((t["function"], t["seed"]), {})[t["sampler"]] = min(t["nreg"])
+    present = [s for s in SAMPLERS if any(s in g for g in groups.values())]
+    ranks: dict[str, list[float]] = {s: [] for s in present}
+    for g in groups.values():
+        if all(s in g for s in present):
+            for s, r in zip(present, rankdata([g[s] for s in present]), strict=True):
+                ranks[s].append(float(r))
+    return {s: float(np.mean(v)) for s, v in ranks.items() if v}
+
+
 def table(traces: list[dict]) -> str:
     """The markdown view: median normalized regret at fixed elapsed times, per cost."""
     lines = []
-    checkpoints = {0.0: (0.1, 1.0, 5.0, 30.0), 10.0: (250.0, 500.0, 1000.0, 2000.0)}
+    checkpoints = {0.0: (0.01, 0.1, 1.0, 10.0), 10.0: (250.0, 500.0, 750.0, 1000.0)}
+    ranks = final_ranks(traces)
     for cost in COSTS:
         grid = np.array(checkpoints[cost])
         lines += [
             f"| cost {cost:g} s/eval: elapsed | "
             + " | ".join(f"{g:g} s" for g in grid)
-            + " | sampler s total |",
-            "| --- | " + " | ".join("---:" for _ in grid) + " | ---: |",
+            + " | sampler s total | rank at budget end |",
+            "| --- | " + " | ".join("---:" for _ in grid) + " | ---: | ---: |",
         ]
         for s in SAMPLERS:
             sel = [t for t in traces if t["sampler"] == s]
@@ -158,7 +175,7 @@ def table(traces: list[dict]) -> str:
                 lines.append(
                     f"| {LABELS_EXTRA.get(s, s)} | "
                     + " | ".join(f"{v:.3f}" for v in med)
-                    + f" | {total:.1f} |"
+                    + f" | {total:.2f} | {ranks.get(s, float('nan')):.2f} |"
                 )
         lines.append("")
     return "\n".join(lines)
@@ -194,10 +211,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     TRACES.parent.mkdir(parents=True, exist_ok=True)
-    done = []
+    done, have = [], set()
     if TRACES.exists():
-        done = [json.loads(line) for line in TRACES.read_text().splitlines() if line.strip()]
-    have = {(t["sampler"], t["function"], t["dim"], t["seed"]) for t in done}
+        for line in TRACES.read_text().splitlines():
+            t = json.loads(line) if line.strip() else None
+            if t and (t["sampler"], t["function"], t["dim"], t["seed"]) not in have:
+                have.add((t["sampler"], t["function"], t["dim"], t["seed"]))
+                done.append(t)
     with open(TRACES, "a") as out:
         for f in FUNCTIONS:
             for seed in range(args.seeds):
