@@ -36,6 +36,7 @@ def compressed(tmp_path_factory):
                 "fine_tune_epochs": 1,
                 "quantize": "auto",
             },
+            {"name": "qat", "quantize": "qat", "fine_tune_epochs": 1},
             {"name": "dynamic", "quantize": "dynamic"},
             {"name": "text-student", "distill": {"student": "bag_of_embeddings"}},
         ],
@@ -72,7 +73,7 @@ def test_variants_are_smaller_and_evaluate_with_the_template(compressed):
     run, result = compressed
     parent = result["parent"]
     variants = {v["name"]: v for v in result["variants"]}
-    assert set(variants) == {"pruned-50", "int8", "pruned-40-int8"}
+    assert set(variants) == {"pruned-50", "int8", "pruned-40-int8", "qat"}
     test_images = sum(1 for s in run.manifest["samples"] if s["split"] == "test")
     for variant in variants.values():
         assert variant["evaluation"]["kind"] == "detection_report"
@@ -87,6 +88,14 @@ def test_variants_are_smaller_and_evaluate_with_the_template(compressed):
     assert both["summary"]["precision"] == "int8"
     assert both["summary"]["size_bytes"] < 0.35 * parent["size_bytes"]
     assert any("tolerance" in note for note in both["notes"])  # auto: the val check is reported
+    qat = variants["qat"]  # fake-quant fine-tuning, folded back into the template's model file
+    assert (
+        qat["summary"]["precision"] == "int8" and qat["summary"]["size_bytes"] < 0.35 * parent["size_bytes"]
+    )
+    model, _ = load_pruned(qat["checkpoint"])
+    assert sum(p.numel() for p in model.parameters()) == sum(
+        p.numel() for p in load_pruned(run.model_dir / "model.pt")[0].parameters()
+    )
 
 
 def test_a_pruned_variant_serves_and_its_model_file_rebuilds(compressed):
