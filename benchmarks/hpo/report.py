@@ -258,6 +258,26 @@ def nextbar(rows: list[dict]) -> str:
         lines.append("")
     if verdicts:
         lines.append("Target (issue 21): SDE's mean rank at q=8 <= GPSampler's: " + "; ".join(verdicts) + ".")
+    per: dict[tuple, dict[int, dict[str, dict]]] = defaultdict(lambda: defaultdict(dict))
+    for r in bbob:
+        per[(r["dim"], r["q"], int(r["name"]))][r["seed"]][r["label"]] = r
+    lines += ["", "Mean rank per function (over the seeds that ran; 1 = best):", "", head, sep]
+    for (dim, q, fn), seeds in sorted(per.items()):
+        ranks = defaultdict(list)
+        for by in seeds.values():
+            if all(s in by for s in present):
+                for s, rank in zip(present, rankdata([by[s]["regret"] for s in present]), strict=True):
+                    ranks[s].append(rank)
+        if ranks:
+            best = min(np.mean(ranks[s]) for s in present)
+            cells = [
+                (f"**{np.mean(ranks[s]):.1f}**" if np.mean(ranks[s]) == best else f"{np.mean(ranks[s]):.1f}")
+                for s in present
+            ]
+            label = f"d={dim} q={q} f{fn} {BBOB_NAMES.get(fn, '')}" + (
+                " (held out)" if fn not in TUNED_FUNCTIONS else ""
+            )
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
