@@ -178,8 +178,8 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--work", default="/tmp/sampan-bench-compression-image")
-    parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--fine-tune-epochs", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--fine-tune-epochs", type=int, default=2)
     parser.add_argument("--image-size", type=int, default=32)
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
     args = parser.parse_args()

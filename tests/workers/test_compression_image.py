@@ -17,18 +17,18 @@ import onnx
 import onnxruntime
 import pytest
 import torch
-from digits_data import write_digits
 from onnx import TensorProto, helper
 
+from tests.workers.digits_data import write_digits
 from workers.compression import CompressionError, compress, count_flops, count_parameters, validate_spec
 from workers.compression.distillation import distillation_loss
-from workers.contracts.compression import CompressionResult
+from workers.contracts.compression import CompressionRecipe, CompressionResult
 from workers.image_classification.export import load_classifier
 from workers.image_classification.models import build_model, default_channels
 from workers.image_classification.preprocessing import open_image, preprocess_batch
 from workers.image_classification.trainer import train
 
-RECIPES = [
+RECIPES: list[CompressionRecipe] = [
     {"name": "int8", "quantize": "static"},
     {"name": "pruned-50", "prune": {"flops_ratio": 0.5}, "fine_tune_epochs": 1},
     {"name": "distilled", "distill": {"student": "cnn_small@0.5"}, "fine_tune_epochs": 3},
@@ -187,7 +187,7 @@ def test_build_model_rebuilds_narrow_and_pruned_networks() -> None:
     full = build_model("resnet_narrow", 10)
     assert sum(p.numel() for p in narrow.parameters()) < 0.3 * sum(p.numel() for p in full.parameters())
     channels = {"stages": [8, 16, 24, 40], "inner": [[4], [12], [20], [36]]}
-    pruned = build_model("resnet_narrow", 10, channels=channels)
+    pruned: Any = build_model("resnet_narrow", 10, channels=channels)
     assert pruned.fc.in_features == 40 and pruned.layer3[0].conv1.out_channels == 20
     assert pruned(torch.zeros(2, 3, 32, 32)).shape == (2, 10)
     with pytest.raises(ValueError, match="do not fit"):
@@ -248,3 +248,26 @@ def test_an_unknown_student_fails_clearly(parent, tmp_path: Path) -> None:
             out_dir=tmp_path,
             report=lambda *args, **kwargs: None,
         )
+
+
+def test_a_latency_target_no_pruning_reaches_skips_the_recipe_with_the_reason(parent, tmp_path: Path) -> None:
+    result = compress(
+        template="image_classification",
+        parent_checkpoint=parent["model"],
+        parent_onnx=parent["onnx"],
+        manifest=parent["manifest"],
+        spec={
+            "kind": "compression_spec",
+            "version": 1,
+            "recipes": [{"name": "instant", "prune": {"latency_ms": 1e-6}}],
+        },
+        out_dir=tmp_path,
+        report=lambda *args, **kwargs: None,
+    )
+    assert result["variants"] == []
+    assert result["skipped"] == [
+        {
+            "name": "instant",
+            "reason": "pruning cannot reach 1e-06 ms: 5% of the FLOPs still takes longer on the target",
+        }
+    ]
