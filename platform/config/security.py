@@ -6,6 +6,8 @@ The policy allows only this origin's scripts: the built SPA (one module script a
 from /api/docs/?script, nothing inline) and Django admin. Styles may be inline ('unsafe-inline' in
 style-src only): Mantine and Swagger UI set style attributes and inject <style> elements at run time.
 Images may be data: and blob: URLs (Swagger UI's icons, local previews of files to upload).
+'wasm-unsafe-eval' lets this origin's scripts compile WebAssembly (onnxruntime-web times a model in the
+browser on a compression's page, from the build's own /assets/*.wasm); it allows no JavaScript eval.
 
 API answers hold private data and sometimes secrets shown once (a new personal token or deployment
 key), so none may be stored by a browser or a proxy unless its view sets its own Cache-Control
@@ -18,7 +20,7 @@ from __future__ import annotations
 CONTENT_SECURITY_POLICY = "; ".join(
     [
         "default-src 'self'",
-        "script-src 'self'",
+        "script-src 'self' 'wasm-unsafe-eval'",
         "style-src 'self' 'unsafe-inline'",
         "img-src 'self' data: blob:",
         "font-src 'self' data:",
