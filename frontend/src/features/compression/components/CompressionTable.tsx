@@ -58,7 +58,7 @@ export function CompressionTable({
   const target = report.target ?? report.parent.latency.profile;
   return (
     <Table.ScrollContainer minWidth={980}>
-      <Table striped highlightOnHover data-testid="compression-table" fz="sm">
+      <Table striped highlightOnHover data-testid="compression-table" fz="sm" styles={{ td: { whiteSpace: 'nowrap' } }}>
         <Table.Thead>
           <Table.Tr>
             <Table.Th>{t('table.variant')}</Table.Th>
@@ -79,7 +79,7 @@ export function CompressionTable({
             const ratio = timesSmaller(report.parent, row.summary);
             return (
               <Table.Tr key={row.key} data-testid={`compression-row-${row.key}`} data-model-version={row.modelVersion} fw={row.isParent ? 600 : undefined}>
-                <Table.Td>
+                <Table.Td style={{ whiteSpace: 'normal' }} maw={320}>
                   <Anchor component={Link} to={`/model-versions/${row.modelVersion}`} size="sm" data-testid={`compression-link-${row.key}`}>
                     {row.label}
                   </Anchor>{' '}
