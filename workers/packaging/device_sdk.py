@@ -6,6 +6,7 @@ Runtime C++ API)."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -46,6 +47,34 @@ QUANTIZATION = {
     "calibration": "MinMax",
     "tool": "onnxruntime.quantization.quantize_static",
 }
+
+
+# A model version that is already int8 (compressed: QDQ or integer operators) is shipped as it is.
+QUANTIZED_OPS = frozenset(
+    {
+        "QuantizeLinear",
+        "DequantizeLinear",
+        "QLinearConv",
+        "QLinearMatMul",
+        "ConvInteger",
+        "MatMulInteger",
+        "DynamicQuantizeLinear",
+    }
+)
+ALREADY_QUANTIZED = {
+    "method": "the model version is already int8 (a compressed version): model.fp32.onnx and "
+    "model.int8.onnx are its own file, not quantized again",
+    "calibration_images": 0,
+}
+
+
+def is_quantized(path: Path) -> bool:
+    """Whether the ONNX graph already holds quantization operators (a compressed int8 model)."""
+    import onnx
+
+    return any(
+        node.op_type in QUANTIZED_OPS for node in onnx.load(str(path), load_external_data=False).graph.node
+    )
 
 
 class _Ranked:
@@ -288,12 +317,20 @@ def build_device_sdk(
             "training images",
             fraction=0.15,
         )
-        calibration_count = quantize_int8(fp32_path, int8_path, calibration_images, spec, Path(workdir))
+        already = is_quantized(fp32_path)
+        if already:  # a compressed int8 model version: quantizing its QDQ graph again is invalid
+            shutil.copyfile(fp32_path, int8_path)
+            calibration_count = 0
+        else:
+            calibration_count = quantize_int8(fp32_path, int8_path, calibration_images, spec, Path(workdir))
         classes = list(artifacts.classes)
         fp32 = ImageClassifier(fp32_path, preprocessing=spec, classes=classes)
         int8 = ImageClassifier(int8_path, preprocessing=spec, classes=classes)
         report("Measuring fp32 and int8 on the test images", fraction=0.5)
         compression = compression_report(fp32, int8, fp32_path, int8_path, artifacts, calibration_count)
+        if already:
+            compression["quantization"] = ALREADY_QUANTIZED
+            compression["int8_note"] = ALREADY_QUANTIZED["method"]
         write_json(root / "compression_report.json", compression)
         report("Writing the test vectors and samples", fraction=0.75)
         vectors = write_vector_images(
