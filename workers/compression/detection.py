@@ -551,12 +551,24 @@ def compress_variant(
     if not quantize:
         return checkpoint, fp32, params, notes
     fp32_model = model if model is not None else parent
-    qat = {"model": fp32_model, "state": {**state, "params": params}, "data": data, "seed": seed}
+    variant_state = {**state, "params": params}
+
+    def quantization_aware(epochs: int, folder: Path) -> tuple[Path, Path]:
+        return _quantization_aware(
+            model=fp32_model,
+            state=variant_state,
+            data=data,
+            seed=seed,
+            epochs=epochs,
+            out_dir=folder,
+            report=report,
+        )
+
     if quantize == "qat":
         epochs = (
             int(recipe.get("fine_tune_epochs", DEFAULT_QAT_EPOCHS)) if model is None else DEFAULT_QAT_EPOCHS
         )
-        checkpoint, int8 = _quantization_aware(**qat, epochs=epochs, out_dir=out_dir, report=report)
+        checkpoint, int8 = quantization_aware(epochs, out_dir)
         notes.append(f"quantization-aware training: {epochs} epochs, then static int8 (QDQ)")
         return checkpoint, int8, params, notes
     report("int8: calibrating on training images", fraction=0.85)
@@ -570,9 +582,7 @@ def compress_variant(
             notes.append(f"static int8 within tolerance on val: mAP@.5 {before:.3f} -> {after:.3f}")
             return checkpoint, int8, params, notes
         qat_dir = out_dir / "qat"
-        qat_checkpoint, qat_int8 = _quantization_aware(
-            **qat, epochs=DEFAULT_QAT_EPOCHS, out_dir=qat_dir, report=report
-        )
+        qat_checkpoint, qat_int8 = quantization_aware(DEFAULT_QAT_EPOCHS, qat_dir)
         trained = val_map50(qat_int8, detection_manifest, preprocessing)
         note = (
             f"static int8 lost {before - after:.3f} mAP@.5 on val (tolerance {tolerance}); "
