@@ -116,6 +116,8 @@ describe('ParetoPanel in StudyView', () => {
     expect(within(table).getByTestId('front-row-2')).toHaveTextContent('int8');
     // a multi-objective study has no single best to promote: a point is picked instead
     expect(screen.queryByTestId('promote-best')).toBeNull();
+    expect(screen.queryByTestId('best-trial')).toBeNull();
+    expect(screen.getByTestId('study-front-count')).toHaveTextContent('2');
     expect(screen.getByTestId('trial-0-value')).toHaveTextContent('0.9000 · 4.00 ms');
 
     const user = userEvent.setup();

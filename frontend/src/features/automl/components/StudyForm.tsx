@@ -158,6 +158,8 @@ function TemplateStudyForm({ initial, onCreated, roles }: Props) {
   const multiObjective = deploymentOn && (deployment?.objectives.length ?? 0) > 1;
   const samplers: readonly SamplerChoice[] = multiObjective ? MULTI_OBJECTIVE_SAMPLERS : ALL_SAMPLERS;
   if (!samplers.includes(sampler)) setSampler('sde');
+  // Optuna prunes single-objective studies only (the server stores none for several objectives)
+  if (multiObjective && pruner !== 'none') setPruner('none');
 
   const dims = space ?? [];
   let fixedParams: Record<string, ParamValue> | null = null;
@@ -321,7 +323,7 @@ function TemplateStudyForm({ initial, onCreated, roles }: Props) {
         <SimpleGrid cols={{ base: 2, sm: 4 }}>
           <TextInput label={t('form.name')} value={name} onChange={(event) => setName(event.currentTarget.value)} placeholder={t('form.optional')} data-testid="study-name" />
           <NativeSelect label={t('form.sampler')} data={samplers.map((value) => ({ value, label: t(`sampler.${value}`) }))} value={sampler} onChange={(event) => setSampler(event.currentTarget.value as SamplerChoice)} error={errors.sampler} data-testid="study-sampler" />
-          <NativeSelect label={t('form.pruning')} data={PRUNERS.map((value) => ({ value, label: t(`pruner.${value}`) }))} value={pruner} onChange={(event) => setPruner(event.currentTarget.value as StudyCreate['pruner'])} error={errors.pruner} data-testid="study-pruner" />
+          <NativeSelect label={t('form.pruning')} data={PRUNERS.map((value) => ({ value, label: t(`pruner.${value}`) }))} value={pruner} onChange={(event) => setPruner(event.currentTarget.value as StudyCreate['pruner'])} disabled={multiObjective} description={multiObjective ? t('objectives.noPruning') : undefined} error={errors.pruner} data-testid="study-pruner" />
           <NumberInput
             label={t('form.trials')}
             min={1}

@@ -60,6 +60,9 @@ describe('StudyForm deployment section', () => {
     expect(samplers).not.toContain('cmaes');
     expect(samplers).toContain('nsga2');
     await user.selectOptions(screen.getByTestId('study-sampler'), 'nsga2');
+    // several objectives are not pruned: the pruner reads none and cannot be changed
+    expect(screen.getByTestId('study-pruner')).toHaveValue('none');
+    expect(screen.getByTestId('study-pruner')).toBeDisabled();
 
     await user.click(screen.getByTestId('constraint-add'));
     await user.click(screen.getByTestId('study-submit'));
@@ -75,6 +78,7 @@ describe('StudyForm deployment section', () => {
     const body = server.callsTo('POST', '/api/v1/studies/')[0].body as Record<string, unknown>;
     expect(body).toMatchObject({
       sampler: 'nsga2',
+      pruner: 'none',
       objectives: [
         { metric: 'val_acc', direction: 'maximize' },
         { metric: 'latency_ms', direction: 'minimize' },

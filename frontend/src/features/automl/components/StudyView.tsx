@@ -16,7 +16,7 @@ import { StateBadge } from './StateBadge';
 import { HistoryChart, ImportanceChart, IntermediateChart, ParallelCoordinates } from './StudyCharts';
 import { templateName } from '@/features/training';
 import { customCodeOf } from '../api/customCode';
-import { formatMetric, goalsOf, isMultiObjective, type MultiObjectiveTrial } from '../api/multiObjective';
+import { formatMetric, goalsOf, isMultiObjective, type MultiObjectiveStudy, type MultiObjectiveTrial } from '../api/multiObjective';
 import { ParetoPanel } from './ParetoPanel';
 
 /** The test metric a study's trials are judged by: test accuracy for classifiers, mAP@.5 for
@@ -288,9 +288,13 @@ export function StudyView({ studyId }: { studyId: number }) {
         <Stat label={t('view.stats.running')} value={String(study.trials.running)} testId="study-running" />
         <Stat label={t('view.stats.pruned')} value={String(study.trials.pruned)} testId="study-pruned" />
         <Stat label={t('view.stats.failed')} value={String(study.trials.failed)} testId="study-failed" />
-        <Stat label={t('view.stats.best')} value={formatValue(study.best_trial?.value ?? null)} testId="study-best-value" />
+        {isMultiObjective(study) ? (
+          <Stat label={t('pareto.onFront')} value={String((study as MultiObjectiveStudy).pareto_front?.length ?? 0)} testId="study-front-count" />
+        ) : (
+          <Stat label={t('view.stats.best')} value={formatValue(study.best_trial?.value ?? null)} testId="study-best-value" />
+        )}
       </SimpleGrid>
-      {study.best_trial && (
+      {study.best_trial && !isMultiObjective(study) && (
         <Paper withBorder p="sm" data-testid="best-trial">
           <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
             {code ? (

@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { apiError, fakeApi, json, page } from '@/test/fakeApi';
+import { apiError, fakeApi, json, page, type RecordedCall } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { TargetProfilesPanel } from './TargetProfilesPanel';
 
@@ -27,7 +27,7 @@ describe('TargetProfilesPanel', () => {
       'GET /api/v1/workspaces/': json(page([{ id: 1, name: 'Lab', role: 'owner', member_count: 1, created_at: '2026-11-29T10:00:00Z' }])),
       'GET /api/v1/target-profiles/builtins/': json([BUILTIN]),
       'GET /api/v1/target-profiles/': json(page([OWN])),
-      'POST /api/v1/target-profiles/': (call) =>
+      'POST /api/v1/target-profiles/': (call: RecordedCall) =>
         (call.body as { slowdown: number }).slowdown > 100 ? apiError(400, 'invalid', 'Invalid input.', { slowdown: ['At most 100 here.'] }) : json({ ...OWN, id: 6, name: 'phone' }, 201),
       'DELETE /api/v1/target-profiles/5/': () => new Response(null, { status: 204 }),
     });

@@ -1,38 +1,45 @@
-// TODO(lead): swap for generated type once H5's target-aware training records its choice in the schema.
-/** What a training job given a target profile adapted to meet it (job.result.target_fit or job.params.target_fit). */
+// TODO(lead): swap for generated type once the TargetFit contract (workers/contracts/target_fit.py) is in the schema.
+/** What a training job given a target profile adapted to meet it, read from the job. */
 export type TargetFit = {
   profile: string;
-  /** the parameters chosen for the target (image_size, width, quantization, ...) */
+  /** what was chosen for the target: image_size, width, precision */
   choice: Record<string, string | number | boolean | null>;
   /** why, in the server's words */
   reasons: string[];
+  /** the trained model on the target when measured, else the chosen candidate's estimate */
   latency_ms: number | null;
   budget_ms: number | null;
+  /** how many configurations were measured */
+  candidates: number;
 };
 
 function record(value: unknown): Record<string, unknown> | null {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
-function text(reason: unknown): string | null {
-  if (typeof reason === 'string') return reason;
-  const row = record(reason);
-  const message = row?.message ?? row?.reason;
-  return typeof message === 'string' ? message : null;
+function number(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
-/** The recorded fit, read leniently (null when the job was not given a target). */
+/**
+ * The recorded fit (`kind: "target_fit"`): the finished job's `result.metrics.target` (with the trained
+ * model's latency), else the choice the running job keeps in `params.target_fit`; null without a target.
+ */
 export function targetFitOf(job: { params?: unknown; result?: unknown }): TargetFit | null {
-  const fit = record(record(job.result)?.target_fit) ?? record(record(job.params)?.target_fit);
+  const fit = record(record(record(job.result)?.metrics)?.target) ?? record(record(job.params)?.target_fit);
   if (!fit) return null;
-  const profile = record(fit.profile);
-  const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
-  const choice = record(fit.choice) ?? {};
+  const chosen = record(fit.chosen) ?? {};
+  const choice: TargetFit['choice'] = {};
+  for (const key of ['image_size', 'width', 'precision']) {
+    const value = chosen[key];
+    if (typeof value === 'string' || typeof value === 'number') choice[key] = value;
+  }
   return {
-    profile: typeof fit.profile === 'string' ? fit.profile : typeof profile?.name === 'string' ? profile.name : '',
-    choice: Object.fromEntries(Object.entries(choice).filter(([, value]) => value === null || ['string', 'number', 'boolean'].includes(typeof value))) as TargetFit['choice'],
-    reasons: (Array.isArray(fit.reasons) ? fit.reasons : []).map(text).filter((reason): reason is string => reason !== null),
-    latency_ms: number(fit.latency_ms),
-    budget_ms: number(fit.budget_ms ?? profile?.latency_budget_ms),
+    profile: typeof fit.profile === 'string' ? fit.profile : '',
+    choice,
+    reasons: (Array.isArray(fit.reasons) ? fit.reasons : []).filter((reason): reason is string => typeof reason === 'string'),
+    latency_ms: number(fit.trained_latency_ms) ?? number(chosen.latency_ms),
+    budget_ms: number(fit.latency_budget_ms),
+    candidates: Array.isArray(fit.candidates) ? fit.candidates.length : 0,
   };
 }

@@ -9,6 +9,11 @@ export function TargetFitPanel({ fit }: { fit: TargetFit }) {
   return (
     <Paper withBorder p="sm" data-testid="job-target-fit">
       <Title order={6}>{t('target.fitTitle', { profile: fit.profile })}</Title>
+      {fit.candidates > 0 && (
+        <Text size="xs" c="dimmed">
+          {t('target.candidates', { count: fit.candidates })}
+        </Text>
+      )}
       {choice.length > 0 && (
         <Text size="sm">
           {t('target.chosen')}{' '}
