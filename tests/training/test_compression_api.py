@@ -210,3 +210,76 @@ def test_browser_latency_is_stored_into_a_finished_report(tenants, api_client, p
     unfinished = compression(parent, report=False)
     waiting = client.post(f"/api/v1/compressions/{unfinished.pk}/browser-latency/", body, format="json")
     assert waiting.status_code == 409 and waiting.json()["error"]["code"] == "compression_not_finished"
+
+
+def test_a_result_is_recorded_once_as_model_versions_with_lineage(tenants, parent, tmp_path):
+    """What the job records from the compute plane's result (``compression_record``): each variant
+    as the project's next model version with its files, lineage and evaluation, and the report with
+    model versions in place of files; a retried job's second recording changes nothing."""
+    from django.core.files.storage import default_storage
+    from training.compression import compression_record
+    from training.models import ModelVersion
+
+    run = compression(parent, report=False)
+    (tmp_path / "int8.onnx").write_bytes(b"int8 onnx")
+    (tmp_path / "pruned.onnx").write_bytes(b"pruned onnx")
+    (tmp_path / "pruned.pt").write_bytes(b"pruned checkpoint")
+    summary = {"size_bytes": 9, "parameters": 10, "flops": 20, "precision": "int8", "metric": "accuracy"}
+    variant = {
+        "preprocessing": {"image_size": [32, 32]},
+        "classes": ["0", "1"],
+        "evaluation": EVALUATION,
+        "notes": ["static int8 kept"],
+    }
+    result = {
+        "kind": "compression_result",
+        "version": 1,
+        "template": "image_classification",
+        "parent": {**summary, "precision": "fp32", "value": 0.5, "delta": 0.0},
+        "variants": [
+            {
+                **variant,
+                "name": "int8",
+                "recipe": {"name": "int8", "quantize": "static"},
+                "checkpoint": None,
+                "onnx": str(tmp_path / "int8.onnx"),
+                "params": {},
+                "summary": {**summary, "value": 0.5, "delta": 0.0},
+            },
+            {
+                **variant,
+                "name": "pruned-50",
+                "recipe": {"name": "pruned-50", "prune": {"flops_ratio": 0.5}},
+                "checkpoint": str(tmp_path / "pruned.pt"),
+                "onnx": str(tmp_path / "pruned.onnx"),
+                "params": {"channels": [4, 8]},
+                "summary": {**summary, "precision": "fp32", "value": 0.4, "delta": -0.1},
+            },
+        ],
+        "skipped": [{"name": "distilled", "reason": "no student"}],
+    }
+    recorded = compression_record(compression=run, result=result)
+    int8, pruned = ModelVersion.objects.filter(compressed_from=parent).order_by("number")
+    assert (int8.name, pruned.name) == ("V2", "V3") and int8.source == pruned.source == "compressed"
+    assert int8.checkpoint_key == "" and default_storage.open(int8.onnx_key).read() == b"int8 onnx"
+    assert default_storage.open(pruned.checkpoint_key).read() == b"pruned checkpoint"
+    assert pruned.params == {**parent.params, "channels": [4, 8]}
+    assert pruned.lineage == {
+        "kind": "compression_lineage",
+        "version": 1,
+        "parent": parent.pk,
+        "teacher": None,
+        "recipe": {"name": "pruned-50", "prune": {"flops_ratio": 0.5}},
+        "compression": run.pk,
+    }
+    assert pruned.metrics["test"]["accuracy"] == EVALUATION["accuracy"] and pruned.evaluation == EVALUATION
+    report = recorded.report
+    assert [(v["name"], v["model_version"], v["model_version_name"]) for v in report["variants"]] == [
+        ("int8", int8.pk, "V2"),
+        ("pruned-50", pruned.pk, "V3"),
+    ]
+    assert report["parent"]["model_version"] == parent.pk and report["skipped"][0]["name"] == "distilled"
+    assert report["browser_latency"] == [] and "checkpoint" not in report["variants"][0]
+
+    again = compression_record(compression=run, result=result)
+    assert again.report == report and ModelVersion.objects.filter(compressed_from=parent).count() == 2
