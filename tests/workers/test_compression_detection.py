@@ -15,6 +15,7 @@ import torch
 from tests.workers.detection_models import tiny_run
 from workers.compression.core import compress
 from workers.compression.detection import conv_flops, load_pruned, prune, ratio_for_flops
+from workers.object_detection.export import load_detector
 from workers.object_detection.models import DetectionOutputs
 from workers.object_detection.predictor import Detector
 from workers.progress import silent_report
@@ -37,6 +38,7 @@ def compressed(tmp_path_factory):
                 "quantize": "auto",
             },
             {"name": "qat", "quantize": "qat", "fine_tune_epochs": 1},
+            {"name": "distilled", "distill": {"student": "det_small", "alpha": 0.5}, "fine_tune_epochs": 1},
             {"name": "dynamic", "quantize": "dynamic"},
             {"name": "text-student", "distill": {"student": "bag_of_embeddings"}},
         ],
@@ -73,13 +75,14 @@ def test_variants_are_smaller_and_evaluate_with_the_template(compressed):
     run, result = compressed
     parent = result["parent"]
     variants = {v["name"]: v for v in result["variants"]}
-    assert set(variants) == {"pruned-50", "int8", "pruned-40-int8", "qat"}
+    assert set(variants) == {"pruned-50", "int8", "pruned-40-int8", "qat", "distilled"}
     test_images = sum(1 for s in run.manifest["samples"] if s["split"] == "test")
     for variant in variants.values():
         assert variant["evaluation"]["kind"] == "detection_report"
         assert variant["evaluation"]["samples"] == test_images
-        assert variant["summary"]["size_bytes"] < parent["size_bytes"]
         assert variant["summary"]["metric"] == parent["metric"]
+        if variant["name"] != "distilled":  # a student of the parent's own size here
+            assert variant["summary"]["size_bytes"] < parent["size_bytes"]
     pruned, int8, both = variants["pruned-50"], variants["int8"], variants["pruned-40-int8"]
     assert pruned["summary"]["flops"] < 0.6 * parent["flops"]  # the graph's FLOPs, heads' 1x1 included
     assert pruned["summary"]["parameters"] < parent["parameters"]
@@ -117,6 +120,14 @@ def test_a_pruned_variant_serves_and_its_model_file_rebuilds(compressed):
     np.testing.assert_allclose(scores, expected_scores.numpy(), atol=1e-4)
     np.testing.assert_allclose(boxes, expected_boxes.numpy(), atol=1e-3, rtol=1e-4)
     assert Path(variant["checkpoint"]).name == "model.pt"
+
+
+def test_a_distilled_student_is_a_template_model(compressed):
+    _, result = compressed
+    student = next(v for v in result["variants"] if v["name"] == "distilled")
+    assert student["params"]["model"] == "det_small" and "distilled" in student["notes"][0]
+    model, state = load_detector(student["checkpoint"])  # the template's own loader
+    assert state["arch"] == "det_small" and state["template"] == "object_detection"
 
 
 def test_what_does_not_apply_is_skipped_with_the_reason(compressed):
