@@ -32,7 +32,7 @@ function splitTrainingErrors(error: unknown): { params: Record<string, string>; 
     if (key.startsWith('params.')) params[key.slice('params.'.length)] = message;
     else fields[key] = message;
   }
-  const known = Object.keys(params).length > 0 || 'preset' in fields || 'dataset_version' in fields || 'backbone' in fields;
+  const known = Object.keys(params).length > 0 || 'preset' in fields || 'dataset_version' in fields || 'backbone' in fields || 'target_profile' in fields;
   return { params, fields, other: known ? null : errorMessage(error) };
 }
 
@@ -114,7 +114,7 @@ export function TrainingForm({
 
   const submit = () => {
     if (chosenVersion === null) return;
-    const body = { dataset_version: chosenVersion, template: template.name, preset: chosenPreset, params: overrides, ...(adapt ? {} : { adapt: false }), ...(target ? { target_profile: target } : {}) };
+    const body = { dataset_version: chosenVersion, template: template.name, preset: chosenPreset, params: overrides, ...(adapt ? {} : { adapt: false }), ...(target ? { target_profile: /^\d+$/.test(target) ? Number(target) : target } : {}) };
     start.mutate(chosenBackbone ? { ...body, backbone: chosenBackbone.id } : body, {
       onSuccess: (job) => onStarted(job),
       onError: (failure) => {
