@@ -248,7 +248,7 @@ def _check_backbone_for_run(
 
 
 # parameters that fix a network's shape or its input: a warm start keeps the parent's
-WARM_START_FIXED_PARAMS = ("model", "image_size", "embedding_dim")
+WARM_START_FIXED_PARAMS = ("model", "image_size", "width", "embedding_dim")
 
 
 def _check_warm_start_for_run(
@@ -278,6 +278,13 @@ def _check_warm_start_for_run(
         raise field_error(
             "warm_start_from",
             f"Model version {parent.name} has no model file to start from (an ONNX-only upload).",
+        )
+    if parent.source == "compressed":
+        raise field_error(
+            "warm_start_from",
+            f"Model version {parent.name} is compressed (a pruned, distilled or int8 network the "
+            "template's trainer does not build); retrain the version it was compressed from and "
+            "compress the result.",
         )
     for name in WARM_START_FIXED_PARAMS:
         before, now = parent.params.get(name), values.get(name)
