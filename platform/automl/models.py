@@ -83,6 +83,11 @@ class Study(models.Model):
         blank=True,
         help_text="Snapshot of the target profile latency is measured with (a TargetProfile contract).",
     )
+    space_notes = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="How the default search space was adapted to the study's target, in sentences.",
+    )
     target_profile_ref = models.ForeignKey(
         "deploy.TargetProfile", null=True, blank=True, on_delete=models.SET_NULL, related_name="studies"
     )

@@ -173,6 +173,24 @@ def constraints_validate(
     return clean
 
 
+def _space_for_target(
+    *, template, space: list[SearchDimension], fixed: dict[str, Any]
+) -> tuple[list[SearchDimension], list[str]]:
+    """The default search space of a study that measures latency or size, adapted to it: the
+    network's width (where the template has one) and int8 (where the workers can quantize) are
+    searched too, so the study can reach networks that meet the target. Returns the space and what
+    was changed, in sentences (``Study.space_notes``)."""
+    notes = []
+    names = {p.name for p in template.params}
+    if "width" in names and "width" not in fixed and all(d["name"] != "width" for d in space):
+        space = [*space, {"name": "width", "type": "float", "low": 0.25, "high": 1.0, "log": False}]
+        notes.append("width (0.25-1.0) is searched: narrower networks are faster and smaller on the target.")
+    if quantizer_installed():
+        space = [*space, {"name": QUANTIZATION, "type": "categorical", "choices": list(QUANTIZATION_CHOICES)}]
+        notes.append("quantization (none, int8) is searched: int8 models are smaller and often faster.")
+    return space, notes
+
+
 def quantizer_installed() -> bool:
     """Whether the compute plane has ``workers.compression.quantize_onnx`` (looked up without
     importing it: the web process never imports onnxruntime)."""
@@ -306,9 +324,9 @@ def study_create(
         from deploy.targets import target_profile_resolve
 
         profile, profile_row = target_profile_resolve(value=DEFAULT_TARGET, workspace_id=0)
-    if defaulted and (deployment_metrics & {"latency_ms"}) and quantizer_installed():
-        # the target decides: int8 is searched next to the template's parameters
-        space = [*space, {"name": QUANTIZATION, "type": "categorical", "choices": list(QUANTIZATION_CHOICES)}]
+    notes: list[str] = []
+    if defaulted and (deployment_metrics & {"latency_ms", "size_bytes"}):
+        space, notes = _space_for_target(template=chosen, space=space, fixed=fixed)
     if goals and goals[0]["metric"] in DEPLOYMENT_METRICS:
         pruner = PrunerKind.NONE  # the pruner reads validation curves, not a latency
     if goals is not None and len(goals) > 1:
@@ -331,6 +349,7 @@ def study_create(
         constraints=limits,
         target_profile=profile,
         target_profile_ref=profile_row,
+        space_notes=notes,
         sampler=sampler,
         pruner=pruner,
         n_trials=n_trials,

@@ -122,9 +122,7 @@ def test_another_workspaces_target_profile_does_not_exist(tenants, api_client, v
     assert response.status_code == 400 and "target_profile" in response.json()["error"]["details"]
 
 
-def test_quantization_is_searched_when_a_latency_objective_has_the_default_space(
-    tenants, api_client, version
-):
+def test_a_latency_objective_adapts_the_default_space_and_says_so(tenants, api_client, version):
     from automl.services import quantizer_installed
 
     client = api_client(tenants["alice"])
@@ -139,9 +137,13 @@ def test_quantization_is_searched_when_a_latency_objective_has_the_default_space
         format="json",
     )
     assert response.status_code == 201, response.content
-    names = [d["name"] for d in response.json()["search_space"]]
-    assert ("quantization" in names) == quantizer_installed()
-    assert response.json()["target_profile"]["name"] == "worker-cpu", "the default target"
+    study = response.json()
+    names = [d["name"] for d in study["search_space"]]
+    assert "width" in names and ("quantization" in names) == quantizer_installed()
+    assert any("width" in note for note in study["space_notes"])
+    assert study["target_profile"]["name"] == "worker-cpu", "the default target"
+    plain = post(client, version)
+    assert plain.json()["space_notes"] == [] and plain.json()["pareto_front"] == []
 
 
 def test_pareto_front_holds_the_feasible_non_dominated_trials(tenants, api_client, version):

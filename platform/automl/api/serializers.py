@@ -299,6 +299,11 @@ class StudySerializer(serializers.ModelSerializer):
         help_text="The workspace profile it was taken from (null: a builtin, or deleted since).",
     )
     multi_objective = serializers.BooleanField(source="is_multi_objective", read_only=True)
+    space_notes = serializers.ListField(
+        child=serializers.CharField(),
+        read_only=True,
+        help_text="How the default search space was adapted to the target (English sentences).",
+    )
     pareto_front = serializers.SerializerMethodField(
         help_text="Numbers of the completed feasible trials no other dominates."
     )
@@ -334,6 +339,7 @@ class StudySerializer(serializers.ModelSerializer):
             "target_profile",
             "target_profile_id",
             "multi_objective",
+            "space_notes",
             "pareto_front",
             "sampler",
             "sampler_in_use",
