@@ -279,6 +279,13 @@ def _check_warm_start_for_run(
             "warm_start_from",
             f"Model version {parent.name} has no model file to start from (an ONNX-only upload).",
         )
+    if parent.source == "compressed":
+        raise field_error(
+            "warm_start_from",
+            f"Model version {parent.name} is compressed (a pruned, distilled or int8 network the "
+            "template's trainer does not build); retrain the version it was compressed from and "
+            "compress the result.",
+        )
     for name in WARM_START_FIXED_PARAMS:
         before, now = parent.params.get(name), values.get(name)
         if before is not None and now is not None and before != now:

@@ -179,6 +179,14 @@ def test_a_compressed_version_shows_its_parent_and_lineage(tenants, api_client, 
     shown = client.get(f"/api/v1/model-versions/{child.pk}/").json()
     assert shown["source"] == "compressed" and shown["compressed_from"] == parent.pk
     assert shown["lineage"]["kind"] == "compression_lineage" and shown["lineage"]["parent"] == parent.pk
+    child.checkpoint_key = "models/placeholder/pruned.pt"
+    child.save(update_fields=["checkpoint_key"])
+    retrain = client.post(
+        f"/api/v1/model-versions/{child.pk}/retrain/",
+        {"dataset_version": parent.dataset_version_id},
+        format="json",
+    )
+    assert retrain.status_code == 400 and "is compressed" in retrain.json()["error"]["message"]
     listed = client.get("/api/v1/model-versions/", {"source": "compressed"}).json()["results"]
     assert [v["id"] for v in listed] == [child.pk]
     assert client.get(f"/api/v1/model-versions/{parent.pk}/").json()["compressed_from"] is None
