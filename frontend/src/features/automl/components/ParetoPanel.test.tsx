@@ -119,6 +119,8 @@ describe('ParetoPanel in StudyView', () => {
     expect(screen.queryByTestId('best-trial')).toBeNull();
     expect(screen.getByTestId('study-front-count')).toHaveTextContent('2');
     expect(screen.getByTestId('trial-0-value')).toHaveTextContent('0.9000 · 4.00 ms');
+    expect(screen.getByTestId('trial-3-infeasible')).toBeInTheDocument();
+    expect(screen.queryByTestId('trial-0-infeasible')).toBeNull();
 
     const user = userEvent.setup();
     await user.click(screen.getByTestId('pareto-point-2'));

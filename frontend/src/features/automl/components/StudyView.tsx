@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
@@ -91,6 +91,11 @@ function TrialsTable({ study, trials, space }: { study: Study; trials: Trial[]; 
                       .map((goal, index) => formatMetric(goal.metric, (trial as MultiObjectiveTrial).values?.[index]))
                       .join(' · ')
                   : formatValue(trial.value)}
+                {(trial as MultiObjectiveTrial).feasible === false && (
+                  <Badge ml={6} size="xs" color="gray" variant="light" data-testid={`trial-${trial.number}-infeasible`}>
+                    {t('pareto.kind.infeasible')}
+                  </Badge>
+                )}
               </Table.Td>
               {space.map((name) => (
                 <Table.Td key={name}>{name in trial.params ? formatParam(trial.params[name]) : '—'}</Table.Td>
