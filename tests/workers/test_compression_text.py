@@ -105,3 +105,28 @@ def test_what_does_not_apply_is_skipped_with_the_reason(compressed):
     reasons = {s["name"]: s["reason"] for s in result["skipped"]}
     assert "pruning" in reasons["pruned"] and "bag_of_embeddings" in reasons["pruned"]
     assert "minilm_head" in reasons["wide-student"]
+
+
+def test_a_teacher_of_other_classes_is_refused(compressed, tmp_path):
+    from workers.compression.core import CompressionError
+    from workers.compression.text import compress_variant
+
+    data, parent, _ = compressed
+    order = list(reversed(data["classes"]))
+    relabelled = {
+        **data,
+        "classes": order,
+        "samples": [{**s, "label": order.index(data["classes"][s["label"]])} for s in data["samples"]],
+    }
+    other = train({"preset": "fast", "epochs": 2}, relabelled, tmp_path / "other")
+    with pytest.raises(CompressionError) as refused:
+        compress_variant(
+            recipe={"name": "distilled", "distill": {"student": "bag_of_embeddings"}},
+            parent_checkpoint=Path(parent["model"]),
+            manifest=data,
+            out_dir=tmp_path / "variant",
+            report=silent_report,
+            teacher_checkpoint=Path(other["model"]),
+            spec={"kind": "compression_spec", "version": 1, "recipes": []},
+        )
+    assert refused.value.code == "teacher_mismatch" and "classes" in str(refused.value)

@@ -44,7 +44,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from workers.compression.core import RecipeNotApplicable
+from workers.compression.core import CompressionError, RecipeNotApplicable
 from workers.contracts.annotations import DetectionManifest
 from workers.contracts.compression import CompressionRecipe, CompressionSpec
 from workers.image_classification.export import DEFAULT_OPSET, VERIFY_BATCH_SIZES, write_verified_onnx
@@ -515,7 +515,9 @@ def compress_variant(
             if list(teacher_state["classes"]) != list(state["classes"]) or (
                 teacher_state["preprocessing"]["image_size"] != preprocessing["image_size"]
             ):
-                raise RecipeNotApplicable("the teacher must have the parent's classes and image size")
+                raise CompressionError(
+                    "the teacher must have the parent's classes and image size", code="teacher_mismatch"
+                )
         model = build_model(student, len(state["classes"]))
         epochs = int(recipe.get("fine_tune_epochs", DEFAULT_DISTILL_EPOCHS))
         model = train_detector(

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from workers.compression.core import RecipeNotApplicable
+from workers.compression.core import CompressionError, RecipeNotApplicable
 from workers.contracts.compression import CompressionRecipe, CompressionSpec
 from workers.progress import Report
 from workers.text_classification.models import BagOfEmbeddings
@@ -252,7 +252,9 @@ def compress_variant(
         if teacher_checkpoint is not None:
             chosen = torch.load(os.fspath(teacher_checkpoint), map_location="cpu", weights_only=True)
             if list(chosen["classes"]) != list(parent["classes"]):
-                raise RecipeNotApplicable("the teacher must have the parent's classes, in the same order")
+                raise CompressionError(
+                    "the teacher must have the parent's classes, in the same order", code="teacher_mismatch"
+                )
         teacher_onnx = _onnx_of(teacher, out_dir / "teacher.onnx")
         checkpoint, fp32, params, notes = _distill(
             teacher_onnx=teacher_onnx,
