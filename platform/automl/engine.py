@@ -107,6 +107,7 @@ def make_sampler(
     ``constraints`` > 0: the samplers that can take constraints get a ``constraints_func`` reading
     the trial's ``constraints`` user attr (see :func:`trial_constraints`)."""
     import functools
+    import inspect
 
     import optuna
 
@@ -115,7 +116,11 @@ def make_sampler(
     if kind == "sde":
         sde = sde_sampler_class()
         assert sde is not None  # sampler_in_use said so
-        extra = {"constraints_func": constraints_func} if constraints_func is not None else {}
+        extra: dict[str, Any] = {"constraints_func": constraints_func} if constraints_func is not None else {}
+        if (multi_objective or constraints) and "surrogate" in inspect.signature(sde.__init__).parameters:
+            # with several objectives or constraints the surrogate screen ranks better (benchmarks/hpo,
+            # docs/benchmarks.md hpo_multi_objective)
+            extra["surrogate"] = True
         return sde(seed=seed if study_seed is None else study_seed, n_particles=max(8, parallelism), **extra)
     if kind == "tpe":
         return optuna.samplers.TPESampler(seed=seed, constant_liar=True, constraints_func=constraints_func)

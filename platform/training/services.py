@@ -681,6 +681,7 @@ def training_job_run(*, job: Job, report: Report) -> dict[str, Any]:
         "metrics": model_version.metrics,
         "resumed_from": run.result.get("resumed_from"),
         "run_dir": str(run.run_dir),
+        **({"target_fit": fit} if fit is not None else {}),
     }
 
 

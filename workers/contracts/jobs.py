@@ -256,3 +256,4 @@ class TrainingJobResult(TypedDict):
     metrics: ModelVersionMetrics
     resumed_from: NotRequired[ResumedFrom | None]
     run_dir: NotRequired[str]
+    target_fit: NotRequired[TargetFit]  # a run given a target profile: what was fitted, and why

@@ -18,9 +18,8 @@ from deploy import targets
 from deploy.models import TargetProfile
 from workers.contracts.targets import TargetProfile as TargetProfileContract
 
-
-class BuiltinTargetSerializer(contract_serializer(TargetProfileContract)):  # type: ignore[misc]
-    """A builtin target profile (workers.contracts.targets.TargetProfile)."""
+# the contract's component is DeploymentTarget (a dataset's target-column profile owns TargetProfile)
+BuiltinTargetSerializer = contract_serializer(TargetProfileContract)
 
 
 class WorkspaceTargetProfileSerializer(serializers.ModelSerializer):
