@@ -25,6 +25,8 @@ export type MultiObjectiveStudy = Study & {
   target_profile_id?: number | null;
   multi_objective?: boolean;
   pareto_front?: number[];
+  /** how the default search space was adapted to the target (the server's sentences) */
+  space_notes?: string[];
 };
 // TODO(lead): swap for generated type
 export type MultiObjectiveTrial = Trial & {

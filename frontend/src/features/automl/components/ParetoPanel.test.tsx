@@ -30,6 +30,7 @@ function study(overrides: Record<string, unknown> = {}) {
     target_profile_id: null,
     multi_objective: true,
     pareto_front: [0, 2],
+    space_notes: ['Searching width 0.25-1.0 and int8: latency is an objective.'],
     sampler: 'nsga2',
     sampler_in_use: 'nsga2',
     pruner: 'none',
@@ -109,6 +110,7 @@ describe('ParetoPanel in StudyView', () => {
     expect(screen.getByTestId('pareto-point-1')).toHaveAttribute('data-kind', 'feasible');
     expect(screen.getByTestId('pareto-point-3')).toHaveAttribute('data-kind', 'infeasible');
     expect(screen.getByTestId('pareto-front-line')).toHaveAttribute('data-points', '2');
+    expect(screen.getByTestId('study-space-notes')).toHaveTextContent('Searching width 0.25-1.0 and int8');
     expect(screen.getByTestId('study-goals')).toHaveTextContent('latency_ms <= 5.00 ms'.replace('latency_ms', 'Latency on target'));
     // the front table lists the front, sorted by the first objective
     const table = screen.getByTestId('pareto-front-table');

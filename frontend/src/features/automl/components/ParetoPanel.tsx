@@ -232,6 +232,18 @@ export function ParetoPanel({ study, trials, finished }: { study: MultiObjective
           </Group>
         )}
       </Group>
+      {!!study.space_notes?.length && (
+        <Paper withBorder p="sm" data-testid="study-space-notes">
+          <Text size="sm" fw={500}>
+            {t('pareto.spaceNotes')}
+          </Text>
+          {study.space_notes.map((note) => (
+            <Text key={note} size="sm" c="dimmed">
+              {note}
+            </Text>
+          ))}
+        </Paper>
+      )}
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Paper withBorder p="sm" data-testid="chart-pareto" data-points={points.length} miw={0}>
           {points.length === 0 ? (

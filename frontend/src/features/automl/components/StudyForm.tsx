@@ -178,7 +178,11 @@ function TemplateStudyForm({ initial, onCreated, roles }: Props) {
       : {}),
   };
   const errors = { ...(tried ? local : {}), ...serverErrors };
-  const parameters = (template?.params ?? []).map((param) => String(param.name)).filter((param) => param !== 'seed');
+  const parameters = [
+    ...(template?.params ?? []).map((param) => String(param.name)).filter((param) => param !== 'seed'),
+    // a deployment-aware study may also search int8 (the server accepts it there)
+    ...(deploymentOn ? [QUANTIZATION_DIMENSION.name] : []),
+  ];
 
   const submit = () => {
     setTried(true);
