@@ -25,6 +25,7 @@ import datetime
 import json
 import os
 import platform as stdlib_platform  # the stdlib module; Sampan's platform/ is never a package
+import shutil
 import sys
 import time
 from importlib import metadata
@@ -72,6 +73,7 @@ def trained_parent(work: Path, args: argparse.Namespace) -> tuple[dict[str, Any]
         "preset": "balanced",
         "image_size": args.image_size,
         "epochs": args.epochs,
+        "batch_size": args.batch_size,
         "validation": "holdout",
         "seed": 0,
         "per_class": args.per_class,
@@ -84,6 +86,7 @@ def trained_parent(work: Path, args: argparse.Namespace) -> tuple[dict[str, Any]
         and manifest_path.is_file()
     ):
         return json.loads(manifest_path.read_text()), run, 0.0
+    shutil.rmtree(run, ignore_errors=True)  # another run's checkpoints would refuse to resume
     manifest = write_digits(work / "data", per_class=args.per_class)
     manifest_path.write_text(json.dumps(manifest))
     started = time.perf_counter()
@@ -135,7 +138,7 @@ def render(measured: dict[str, Any], args: argparse.Namespace) -> tuple[str, boo
             f"| {name} | {s['size_bytes']:,} | {s['size_bytes'] / parent['size_bytes']:.3f} | "
             f"{s['parameters']:,} | {s['flops']:,} | {latency:.3f} "
             f"({latency / parent['latency']['median_ms']:.2f}) | {s['value']:.4f} | "
-            f"{-s['delta'] * 100:+.2f} |"
+            + (f"{-s['delta'] * 100:+.2f} |" if s is not parent else "- |")
         )
 
     rows.append(row("parent fp32 (resnet_narrow)", parent))
@@ -157,7 +160,8 @@ def render(measured: dict[str, Any], args: argparse.Namespace) -> tuple[str, boo
         f"{os.cpu_count()} cores, "
         f"Python {stdlib_platform.python_version()}, {versions}; 1-minute load average {load:.1f} at the end "
         f"of the run (other sessions share these cores: latencies move with them). Parent: the `balanced` "
-        f"preset (resnet_narrow) at {args.image_size}x{args.image_size} pixels, {args.epochs} epochs, on the "
+        f"preset (resnet_narrow) at {args.image_size}x{args.image_size} pixels, {args.epochs} epochs, "
+        f"batches of {args.batch_size}, on the "
         f"digits, {args.per_class} per class ({splits['train']} train / {splits['val']} val / "
         f"{splits['test']} test), CPU"
         + (
@@ -182,9 +186,10 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--work", default="/tmp/sampan-bench-compression-image")
-    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--fine-tune-epochs", type=int, default=2)
     parser.add_argument("--image-size", type=int, default=32)
+    parser.add_argument("--batch-size", type=int, default=16, help="small data: more optimizer steps")
     parser.add_argument("--per-class", type=int, default=50, help="digits per class (all: 180)")
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
     args = parser.parse_args()

@@ -8,6 +8,7 @@ mechanics; benchmarks/compression_image.py measures the accuracy).
 
 from __future__ import annotations
 
+import copy
 import typing
 from pathlib import Path
 from typing import Any
@@ -271,3 +272,28 @@ def test_a_latency_target_no_pruning_reaches_skips_the_recipe_with_the_reason(pa
             "reason": "pruning cannot reach 1e-06 ms: 5% of the FLOPs still takes longer on the target",
         }
     ]
+
+
+@pytest.mark.parametrize("arch", ["cnn_small", "resnet_narrow"])
+def test_qat_folds_batch_norms_and_writes_back_the_same_function(arch: str) -> None:
+    from workers.compression.quantization import finish_qat, prepare_qat
+
+    torch.manual_seed(0)
+    model = build_model(arch, 10)
+    for module in model.modules():  # trained-looking statistics
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.weight.data.uniform_(0.2, 1.5)
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
+    model.eval()
+    prepared = prepare_qat(copy.deepcopy(model))
+    assert not any(isinstance(m, torch.nn.BatchNorm2d) for m in prepared.modules())
+    prepared.eval()
+    images = torch.randn(4, 3, 32, 32)
+    with torch.no_grad():
+        expected, fake_quantized = model(images), prepared(images)
+    # the fake-quant network computes nearly the same function (int8 rounding only)
+    assert float((fake_quantized - expected).abs().max()) < 0.1 * float(expected.abs().max())
+    plain = finish_qat(prepared, build_model(arch, 10))
+    with torch.no_grad():
+        np.testing.assert_allclose(plain(images).numpy(), expected.numpy(), rtol=1e-4, atol=1e-4)
