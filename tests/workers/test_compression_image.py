@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import typing
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import onnx
@@ -24,6 +24,7 @@ from tests.workers.digits_data import write_digits
 from workers.compression import CompressionError, compress, count_flops, count_parameters, validate_spec
 from workers.compression.distillation import distillation_loss
 from workers.contracts.compression import CompressionRecipe, CompressionResult
+from workers.contracts.manifest import ImageManifest
 from workers.image_classification.export import load_classifier
 from workers.image_classification.models import build_model, default_channels
 from workers.image_classification.preprocessing import open_image, preprocess_batch
@@ -41,7 +42,7 @@ def parent(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("compression-image")
     manifest = write_digits(root / "data", per_class=20)
     params = {"preset": "fast", "epochs": 4, "batch_size": 16, "validation": "holdout"}
-    result = train(params, manifest, root / "parent", num_workers=0)
+    result = train(params, cast(ImageManifest, manifest), root / "parent", num_workers=0)
     return {"root": root, "manifest": manifest, "model": Path(result["model"]), "onnx": Path(result["onnx"])}
 
 
@@ -282,6 +283,7 @@ def test_qat_folds_batch_norms_and_writes_back_the_same_function(arch: str) -> N
     model = build_model(arch, 10)
     for module in model.modules():  # trained-looking statistics
         if isinstance(module, torch.nn.BatchNorm2d):
+            assert module.running_mean is not None and module.running_var is not None
             module.weight.data.uniform_(0.2, 1.5)
             module.running_mean.uniform_(-0.5, 0.5)
             module.running_var.uniform_(0.5, 2.0)
