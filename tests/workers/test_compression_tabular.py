@@ -108,3 +108,18 @@ def test_a_tree_ensemble_is_skipped_with_the_reason(tmp_path):
     assert "tree ensemble" in reasons["pruned"] and "MLP" in reasons["pruned"]
     assert "tree ensembles" in reasons["int8"] and "int8" in reasons["int8"]
     assert "distillation" in reasons["distilled"]
+
+
+def test_pruning_to_a_latency_target(tmp_path):
+    data = manifest("wine")
+    parent = train({"preset": "neural", "validation": "holdout", "epochs": 20}, data, tmp_path / "run")
+    recipes = [
+        {"name": "easy", "prune": {"latency_ms": 1000.0}, "fine_tune_epochs": 2},
+        {"name": "impossible", "prune": {"latency_ms": 1e-6}},
+    ]
+    result = run_compress(tmp_path, data, parent, recipes)
+    (easy,) = result["variants"]
+    assert easy["name"] == "easy" and easy["params"]["hidden_size"] == 96  # the first size tried fits
+    assert "ms on the target" in easy["notes"][0]
+    (impossible,) = result["skipped"]
+    assert impossible["name"] == "impossible" and "no pruning of this MLP reaches" in impossible["reason"]

@@ -5,7 +5,8 @@
   same count (the template's MLP has one ``hidden_size``), the largest count whose FLOPs are at most
   ``flops_ratio`` of the parent's, or (``latency_ms``) the largest whose ONNX meets the latency on
   the target. Then fine-tuning on the training split (the trainer's loss, a one-cycle schedule at the
-  parent's learning rate / 3; the epoch with the best val score is kept).
+  neural preset's learning rate / 3, as the MLP's model file keeps no training parameters; the epoch
+  with the best val score is kept).
 - ``quantize``: dynamic int8 (ONNX Runtime ``quantize_dynamic``) of the MLP (pruned or the parent)
   or of a linear model; ``static`` / ``auto`` mean the same here, and ``auto`` notes the val score
   before and after. Quantization-aware training does not apply.
@@ -38,6 +39,7 @@ __all__ = ["compress_variant", "mlp_flops", "prune_mlp"]
 
 DEFAULT_FINE_TUNE_EPOCHS = 30
 FINE_TUNE_LR_SCALE = 1 / 3
+NEURAL_LEARNING_RATE = 3e-3  # the template's neural preset
 FINE_TUNE_BATCH = 64
 DEFAULT_MAX_DROP = 0.005
 LATENCY_RATIOS = (0.75, 0.5, 0.35, 0.25, 0.15, 0.1)
@@ -295,7 +297,7 @@ def compress_variant(
                 x_val,
                 y_val,
                 epochs=epochs,
-                learning_rate=FINE_TUNE_LR_SCALE * 3e-3,
+                learning_rate=FINE_TUNE_LR_SCALE * NEURAL_LEARNING_RATE,
                 seed=seed,
                 report=report,
             )
