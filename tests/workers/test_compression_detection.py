@@ -39,6 +39,7 @@ def compressed(tmp_path_factory):
             },
             {"name": "qat", "quantize": "qat", "fine_tune_epochs": 1},
             {"name": "distilled", "distill": {"student": "det_small", "alpha": 0.5}, "fine_tune_epochs": 1},
+            {"name": "fast-enough", "prune": {"latency_ms": 1000.0}, "fine_tune_epochs": 0},
             {"name": "dynamic", "quantize": "dynamic"},
             {"name": "text-student", "distill": {"student": "bag_of_embeddings"}},
         ],
@@ -75,7 +76,8 @@ def test_variants_are_smaller_and_evaluate_with_the_template(compressed):
     run, result = compressed
     parent = result["parent"]
     variants = {v["name"]: v for v in result["variants"]}
-    assert set(variants) == {"pruned-50", "int8", "pruned-40-int8", "qat", "distilled"}
+    assert set(variants) == {"pruned-50", "int8", "pruned-40-int8", "qat", "distilled", "fast-enough"}
+    assert variants["fast-enough"]["notes"][0].startswith("kept 80% of the prunable channels")
     test_images = sum(1 for s in run.manifest["samples"] if s["split"] == "test")
     for variant in variants.values():
         assert variant["evaluation"]["kind"] == "detection_report"
