@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { fakeApi, json } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { paretoPoints } from '../api/multiObjective';
+import { ParetoChart } from './ParetoPanel';
 import { StudyView } from './StudyView';
 
 function study(overrides: Record<string, unknown> = {}) {
@@ -93,6 +94,16 @@ describe('paretoPoints', () => {
       [2, 0.8, 1.5, 'front'],
       [3, 0.95, 9.0, 'infeasible'],
     ]);
+  });
+});
+
+describe('ParetoChart', () => {
+  it('labels the ticks of a narrow range apart (latencies a few microseconds apart)', () => {
+    const points = paretoPoints([trial(0, [0.1, 0.2531], true, true), trial(1, [0.1, 0.2562], true, false)] as never, [0]);
+    renderWithApp(<ParetoChart points={points} x={{ metric: 'val_acc', direction: 'maximize' }} y={{ metric: 'latency_ms', direction: 'minimize' }} selected={null} onSelect={() => {}} />);
+    const labels = [...screen.getByTestId('pareto-chart-svg').querySelectorAll('text')].map((node) => node.textContent).filter((text) => text?.endsWith(' ms'));
+    expect(labels).toHaveLength(5);
+    expect(new Set(labels).size).toBe(5);
   });
 });
 

@@ -23,7 +23,17 @@ function scale(values: number[], from: number, to: number) {
   const pad = (high - low) * 0.06;
   low -= pad;
   high += pad;
-  return { at: (value: number) => from + ((value - low) / (high - low)) * (to - from), ticks: [0, 0.25, 0.5, 0.75, 1].map((f) => low + f * (high - low)) };
+  return { at: (value: number) => from + ((value - low) / (high - low)) * (to - from), ticks: [0, 0.25, 0.5, 0.75, 1].map((f) => low + f * (high - low)), step: (high - low) / 4 };
+}
+
+/** A tick's label with enough decimals to tell neighbouring ticks apart (a narrow range gets more). */
+function tickLabel(metric: string, value: number, step: number): string {
+  const unit = metric === 'size_bytes' ? (Math.abs(value) >= 1e6 ? 1e6 : 1e3) : 1;
+  const digits = Math.min(6, Math.max(metric === 'latency_ms' ? 1 : metric === 'size_bytes' ? 0 : 2, Math.ceil(-Math.log10(step / unit || 1)) + 1));
+  const number = (value / unit).toFixed(digits);
+  if (metric === 'latency_ms') return `${number} ms`;
+  if (metric === 'size_bytes') return `${number} ${unit === 1e6 ? 'MB' : 'kB'}`;
+  return number;
 }
 
 function useGoalLabel() {
@@ -70,12 +80,12 @@ export function ParetoChart({
       <line x1={PAD.left} y1={PAD.top} x2={PAD.left} y2={HEIGHT - PAD.bottom} stroke="var(--mantine-color-gray-5)" />
       {sx.ticks.map((value) => (
         <text key={`x${value}`} x={sx.at(value)} y={HEIGHT - PAD.bottom + 14} fontSize={10} textAnchor="middle" fill="var(--mantine-color-dimmed)">
-          {formatMetric(x.metric, value)}
+          {tickLabel(x.metric, value, sx.step)}
         </text>
       ))}
       {sy.ticks.map((value) => (
         <text key={`y${value}`} x={PAD.left - 4} y={sy.at(value) + 3} fontSize={10} textAnchor="end" fill="var(--mantine-color-dimmed)">
-          {formatMetric(y.metric, value)}
+          {tickLabel(y.metric, value, sy.step)}
         </text>
       ))}
       <text x={(PAD.left + WIDTH - PAD.right) / 2} y={HEIGHT - 6} fontSize={11} textAnchor="middle" fill="currentColor">
