@@ -125,6 +125,14 @@ async function main() {
       await screenshot(page, 'compression-browser-latency');
     });
 
+    await step("the parent's page lists the compression", async () => {
+      const response = await page.goto(`${baseUrl}/model-versions/${parent}`, { waitUntil: 'load' });
+      if (!response || !response.ok()) fail(`the page answered ${response ? response.status() : 'nothing'}`);
+      const row = page.getByTestId(`compressions-list-${result.compression}`);
+      await row.waitFor();
+      result.parentListText = (await row.innerText()).trim();
+    });
+
     await step("a variant's page says which version it was compressed from", async () => {
       const variant = result.variantVersions[0];
       const response = await page.goto(`${baseUrl}/model-versions/${variant}`, { waitUntil: 'load' });

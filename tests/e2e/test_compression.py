@@ -114,7 +114,8 @@ def test_compress_see_the_report_and_measure_latency_in_the_browser(
     # the runtime's WebAssembly came from this server's built assets
     assert seen["wasm"] and all(w["path"].startswith("/assets/") and w["status"] == 200 for w in seen["wasm"])
     assert seen["foreign"] == []
-    # a variant's page names its parent
+    # the parent's page lists the run; a variant's page names its parent
+    assert seen["parentListText"].startswith(f"Compression #{run.pk}")
     variant = ModelVersion.objects.get(pk=variants[0])
     assert variant.source == "compressed" and variant.compressed_from_id == parent
     assert seen["lineageParentHref"] == f"/model-versions/{parent}"

@@ -11,7 +11,7 @@ import {
   RetrainButton,
   WarmStartPanel,
 } from '@/features/deploy';
-import { CompressButton, CompressionLineage, compressionLineageOf } from '@/features/compression';
+import { CompressButton, CompressionLineage, compressionLineageOf, CompressionsList } from '@/features/compression';
 import { useProject } from '@/features/projects';
 import { EvaluationReport, lineageOf, ModelVersionLineage, useModelVersion } from '@/features/training';
 import { useWorkspace } from '@/features/workspaces';
@@ -53,6 +53,7 @@ export function ModelVersionRoute() {
               <CompressButton version={version} canEdit={!viewer} />
             </Group>
           )}
+          {!lineage && <CompressionsList modelVersionId={version.id} />}
           {/* custom code's versions are retrained by running the code again (its job's page) */}
           {!lineage && <WarmStartPanel version={version} canEdit={!viewer} />}
           {/* tabular models and forecasters are not warm-started: retraining is a new training run */}

@@ -71,8 +71,9 @@ export function getCompression(id: number) {
   return requestJson<Compression>('GET', `/api/v1/compressions/${id}/`);
 }
 
-export function listCompressions(projectId: number) {
-  return requestJson<{ results: Compression[] } | Compression[]>('GET', `/api/v1/compressions/?project=${projectId}&page_size=100`).then((data) =>
+/** The compression runs of a model version (newest first, as the API orders them). */
+export function listCompressionsOf(parentId: number) {
+  return requestJson<{ results: Compression[] } | Compression[]>('GET', `/api/v1/compressions/?parent=${parentId}&page_size=100`).then((data) =>
     Array.isArray(data) ? data : data.results,
   );
 }

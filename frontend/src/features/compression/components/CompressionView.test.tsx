@@ -35,6 +35,21 @@ describe('CompressionView', () => {
     expect(screen.queryByTestId('compression-table')).not.toBeInTheDocument();
   });
 
+  it('keeps reading the compression until its report is in, even when the job is seen finished first', async () => {
+    let reads = 0;
+    fakeApi({
+      'GET /api/v1/compressions/7/': () => {
+        reads += 1;
+        return json(reads < 3 ? { ...COMPRESSION, report: null, status: 'running' } : { ...COMPRESSION, status: 'succeeded' });
+      },
+      'GET /api/v1/jobs/40/': job('succeeded'),
+      'GET /api/v1/model-versions/': page(VERSIONS),
+    });
+    renderWithApp(<CompressionView compressionId={7} />);
+    expect(await screen.findByTestId('compression-table', {}, { timeout: 15_000 })).toBeInTheDocument();
+    expect(reads).toBeGreaterThanOrEqual(3);
+  });
+
   it('shows the report: parent first, sizes against it, metric drops, links, skipped recipes and the chart', async () => {
     fakeApi({
       'GET /api/v1/compressions/7/': { ...COMPRESSION, report: { ...REPORT, browser_latency: [{ model_version: 12, median_ms: 3.25, p90_ms: 4, runs: 20, user_agent: 'x', backend: 'wasm' }] } },

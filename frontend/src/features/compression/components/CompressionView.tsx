@@ -1,10 +1,12 @@
 import { Alert, Anchor, Badge, Button, Group, List, Paper, Skeleton, Stack, Text, Title } from '@mantine/core';
-import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { JobProgressBar } from '@/features/jobs';
 import { errorMessage } from '@/lib/notifications';
 import { browserLatencyByVersion, describeRecipe, jobIdOf } from '../api/compressions';
+import { compressionKeys } from '../api/keys';
 import { measureInBrowser } from '../api/browserLatency';
 import type { Compression } from '../api/types';
 import { isActiveStatus, useCompression, useCompressionJob, useProjectModelVersions, useSaveBrowserLatency } from '../hooks/useCompression';
@@ -60,14 +62,18 @@ function MeasureButton({ compression, onCell }: { compression: Compression; onCe
 /** A compression: its job's progress while it runs, then the report (table, size-vs-metric chart, browser latency). */
 export function CompressionView({ compressionId }: { compressionId: number }) {
   const { t } = useTranslation('compression');
-  const [jobDone, setJobDone] = useState(false);
-  const compression = useCompression(compressionId, jobDone);
+  const compression = useCompression(compressionId);
   const jobId = jobIdOf(compression.data);
   const job = useCompressionJob(jobId);
   const versions = useProjectModelVersions(compression.data?.project ?? Number.NaN, !!compression.data);
   const [cells, setCells] = useState<Map<number, BrowserCell>>(new Map());
   const finished = !!job.data && !isActiveStatus(job.data.status);
-  if (finished !== jobDone) setJobDone(finished);
+  const queryClient = useQueryClient();
+  // when the job ends, read the compression once more: its report is stored before the job finishes
+  useEffect(() => {
+    if (!finished) return;
+    void queryClient.invalidateQueries({ queryKey: compressionKeys.detail(compressionId) });
+  }, [finished, compressionId, queryClient]);
 
   if (compression.isPending) return <Skeleton h={240} />;
   if (compression.isError || !compression.data)

@@ -4,6 +4,7 @@ import {
   compressModelVersion,
   getCompression,
   getJob,
+  listCompressionsOf,
   listProjectModelVersions,
   listTargetProfiles,
   postBrowserLatency,
@@ -18,13 +19,21 @@ export function isActiveStatus(status: string | null | undefined): boolean {
   return !!status && ACTIVE.has(status);
 }
 
-/** A compression, polled until its report is in (or its job ended without one). */
-export function useCompression(id: number, jobDone: boolean) {
+/**
+ * A compression, polled until its report is in or it ended without one: the row's own status (its job's,
+ * read in the same answer as the report) decides.
+ */
+export function useCompression(id: number) {
   return useQuery({
     queryKey: compressionKeys.detail(id),
     queryFn: () => getCompression(id),
     enabled: Number.isInteger(id),
-    refetchInterval: (query) => (query.state.data && (query.state.data.report || jobDone) ? false : LIVE_INTERVAL_MS),
+    refetchInterval: (query) => {
+      const data = query.state.data;
+      if (!data) return LIVE_INTERVAL_MS;
+      if (data.report) return false;
+      return data.status && !isActiveStatus(data.status) ? false : LIVE_INTERVAL_MS;
+    },
   });
 }
 
@@ -62,5 +71,15 @@ export function useSaveBrowserLatency(compressionId: number) {
   return useMutation({
     mutationFn: (body: Omit<BrowserLatency, 'measured_at'>) => postBrowserLatency(compressionId, body),
     onSettled: () => queryClient.invalidateQueries({ queryKey: compressionKeys.detail(compressionId) }),
+  });
+}
+
+/** A version's compression runs, polled while one of them is still running. */
+export function useCompressionsOf(parentId: number) {
+  return useQuery({
+    queryKey: compressionKeys.ofParent(parentId),
+    queryFn: () => listCompressionsOf(parentId),
+    enabled: Number.isInteger(parentId),
+    refetchInterval: (query) => (query.state.data?.some((run) => isActiveStatus(run.status)) ? LIVE_INTERVAL_MS * 2 : false),
   });
 }
