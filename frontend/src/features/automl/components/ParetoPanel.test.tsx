@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
+import { i18n } from '@/i18n';
 import { fakeApi, json } from '@/test/fakeApi';
 import { renderWithApp } from '@/test/render';
 import { paretoPoints } from '../api/multiObjective';
@@ -156,5 +157,23 @@ describe('ParetoPanel in StudyView', () => {
     await screen.findByTestId('trials-table');
     expect(screen.queryByTestId('pareto-panel')).toBeNull();
     expect(screen.getByTestId('promote-best')).toBeInTheDocument();
+  }, 20_000);
+
+  it('reads in Chinese', async () => {
+    await i18n.changeLanguage('zh-CN');
+    try {
+      fakeApi({
+        'GET /api/v1/studies/8/': json(study()),
+        'GET /api/v1/studies/8/trials/': json(TRIALS),
+        'GET /api/v1/studies/8/results/': json(RESULTS),
+      });
+      renderWithApp(<StudyView studyId={8} />);
+      await waitFor(() => expect(screen.getByTestId('chart-pareto')).toHaveAttribute('data-points', '4'));
+      expect(screen.getByText('权衡（帕累托前沿）')).toBeInTheDocument();
+      expect(screen.getByTestId('study-goals')).toHaveTextContent('目标：val_acc（越大越好） · 目标设备延迟（越小越好）');
+      expect(screen.getByTestId('pareto-point-3')).toHaveAccessibleName('试验 3：0.9500，9.00 ms（不可行）');
+    } finally {
+      await i18n.changeLanguage('en');
+    }
   }, 20_000);
 });
