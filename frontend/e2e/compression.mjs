@@ -140,6 +140,8 @@ async function main() {
       const lineage = page.getByTestId('compression-lineage');
       await lineage.waitFor();
       await page.getByTestId('compression-lineage-parent').waitFor();
+      // the parent's name replaces its id once the parent version is read
+      await page.waitForFunction(() => !document.querySelector('[data-testid="compression-lineage-parent"]')?.textContent?.startsWith('#'));
       result.lineageText = (await lineage.innerText()).trim();
       result.lineageParentHref = await page.getByTestId('compression-lineage-parent').getAttribute('href');
       await screenshot(page, 'compressed-version', { fullPage: false });
