@@ -93,7 +93,9 @@ def test_compress_see_the_report_and_measure_latency_in_the_browser(
     )
     print(result.stdout[-8000:])
     assert result.returncode == 0, f"browser e2e failed:\n{result.stdout[-8000:]}\n{result.stderr[-2000:]}"
-    seen = json.loads(re.search(r"\[e2e\] RESULT (.*)", result.stdout).group(1))
+    found = re.search(r"\[e2e\] RESULT (.*)", result.stdout)
+    assert found, "the script printed no RESULT line"
+    seen = json.loads(found.group(1))
 
     # the dialog sent the preset and the builtin target by name
     assert seen["sent"] == {"preset": "smaller", "target_profile": "worker-cpu"}
