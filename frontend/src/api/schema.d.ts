@@ -273,6 +273,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/compressions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Compression runs of model versions (POST /model-versions/{id}/compress/ starts one): the recipes,
+         *     the job and, once finished, the report comparing each variant with its parent.
+         */
+        get: operations["compressions_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/compressions/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Compression runs of model versions (POST /model-versions/{id}/compress/ starts one): the recipes,
+         *     the job and, once finished, the report comparing each variant with its parent.
+         */
+        get: operations["compressions_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/compressions/{id}/browser-latency/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a latency measured in the browser with onnxruntime-web for the parent or a variant
+         * @description Compression runs of model versions (POST /model-versions/{id}/compress/ starts one): the recipes,
+         *     the job and, once finished, the report comparing each variant with its parent.
+         */
+        post: operations["compressions_browser_latency_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/custom-jobs/": {
         parameters: {
             query?: never;
@@ -1923,6 +1984,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/model-versions/{id}/compress/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compress this version: pruned, distilled and/or int8 variants, each a new model version
+         * @description A `training.compress` job makes each recipe's variant (or the preset's), evaluates it on the version's test split and measures its size, FLOPs and latency on the target profile; each variant becomes a model version with `compressed_from` this one. 400 `compression_not_supported` (template, a version without a model file or dataset version), `compression_bad_recipe`, `teacher_mismatch`.
+         */
+        post: operations["model_versions_compress_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/model-versions/{id}/evaluation/": {
         parameters: {
             query?: never;
@@ -2273,7 +2354,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Promote a completed trial (the best by default) to a model version with its lineage
+         * Promote a completed trial (the best by default; any trial of a Pareto front by number) to a model version with its lineage (an int8 trial: its int8 ONNX)
          * @description Hyperparameter studies: trials are training runs on workers; results, pause/resume/stop, promote.
          */
         post: operations["studies_promote_create"];
@@ -2375,6 +2456,81 @@ export interface paths {
          * @description Hyperparameter studies: trials are training runs on workers; results, pause/resume/stop, promote.
          */
         get: operations["studies_defaults_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/target-profiles/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Where models will run: the runtime settings, the slowdown against this worker and budgets.
+         *     Studies and training jobs take one (``target_profile``: its id, or a builtin's name).
+         */
+        get: operations["target_profiles_list"];
+        put?: never;
+        /**
+         * Register a target profile in a workspace
+         * @description Where models will run: the runtime settings, the slowdown against this worker and budgets.
+         *     Studies and training jobs take one (``target_profile``: its id, or a builtin's name).
+         */
+        post: operations["target_profiles_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/target-profiles/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description Where models will run: the runtime settings, the slowdown against this worker and budgets.
+         *     Studies and training jobs take one (``target_profile``: its id, or a builtin's name).
+         */
+        get: operations["target_profiles_retrieve"];
+        put?: never;
+        post?: never;
+        /**
+         * @description Where models will run: the runtime settings, the slowdown against this worker and budgets.
+         *     Studies and training jobs take one (``target_profile``: its id, or a builtin's name).
+         */
+        delete: operations["target_profiles_destroy"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a target profile (studies keep the snapshot they started with)
+         * @description Where models will run: the runtime settings, the slowdown against this worker and budgets.
+         *     Studies and training jobs take one (``target_profile``: its id, or a builtin's name).
+         */
+        patch: operations["target_profiles_partial_update"];
+        trace?: never;
+    };
+    "/api/v1/target-profiles/builtins/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The builtin target profiles (this worker's CPU with the device SDK's settings, ...)
+         * @description Where models will run: the runtime settings, the slowdown against this worker and budgets.
+         *     Studies and training jobs take one (``target_profile``: its id, or a builtin's name).
+         */
+        get: operations["target_profiles_builtins_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3074,6 +3230,12 @@ export interface components {
                 [key: string]: number | string;
             };
         };
+        AutomlConstraint: {
+            metric: string;
+            op: components["schemas"]["OpEnum"];
+            /** Format: double */
+            value: number;
+        };
         /** @description Where a model version promoted from a study's trial comes from (``automl.services.trial_promote``). */
         AutomlLineage: {
             study: number;
@@ -3086,6 +3248,15 @@ export interface components {
             /** Format: double */
             value: number | null;
             sampler: string;
+            objectives?: components["schemas"]["Objective"][];
+            values?: number[];
+            constraints?: components["schemas"]["AutomlConstraint"][];
+            feasible?: boolean | null;
+            measurements?: {
+                [key: string]: number | string;
+            };
+            target_profile?: string | null;
+            precision?: components["schemas"]["PrecisionEnum"];
         };
         Averages: {
             /** Format: double */
@@ -3185,6 +3356,11 @@ export interface components {
             head_classes: number | null;
             dtypes: string[];
         };
+        /**
+         * @description * `wasm` - wasm
+         * @enum {string}
+         */
+        BackendEnum: "wasm";
         /**
          * @description One rolling-origin window: forecasts from history up to ``cutoff`` (the last timestamp seen)
          *     for the next ``horizon`` steps. ``role``: ``validation`` windows chose the model (it was fitted
@@ -3467,6 +3643,33 @@ export interface components {
             /** @description Bin edges: counts[i] is of values in [bins[i], bins[i+1]) (the last bin closed). */
             bins: number[];
             counts: number[];
+        };
+        /**
+         * @description A latency measured in a browser with onnxruntime-web (the device SDK's JavaScript runtime)
+         *     for the parent or a variant, posted by the UI (``POST /compressions/{id}/browser-latency/``).
+         */
+        BrowserLatency: {
+            model_version: number;
+            /** Format: double */
+            median_ms: number;
+            /** Format: double */
+            p90_ms: number;
+            runs: number;
+            user_agent: string;
+            backend: components["schemas"]["BackendEnum"];
+            measured_at: string;
+        };
+        BrowserLatencyRequest: {
+            /** @description The parent or a variant of this compression run. */
+            model_version: number;
+            /** Format: double */
+            median_ms: number;
+            /** Format: double */
+            p90_ms: number;
+            runs: number;
+            user_agent: string;
+            /** @default wasm */
+            backend: components["schemas"]["BackendEnum"];
         };
         BuildPackageParams: {
             /**
@@ -4000,6 +4203,127 @@ export interface components {
          * @enum {string}
          */
         ColumnTypeEnum: "numeric" | "categorical" | "datetime" | "text" | "empty";
+        Compression: {
+            readonly id: number;
+            readonly workspace: number;
+            readonly project: number;
+            readonly parent: number;
+            readonly parent_name: string;
+            /** @description The model version distillation learns from; null: the parent. */
+            readonly teacher: number | null;
+            /** @description smaller, balanced, faster, distilled or blank. */
+            readonly preset: string;
+            readonly spec: components["schemas"]["CompressionSpec"];
+            readonly job: number | null;
+            readonly status: string | null;
+            readonly progress: components["schemas"]["ProgressEvent"] | null;
+            readonly error: string | null;
+            /** @description Null until the job finished: the parent's and each variant's size, parameters, FLOPs, latency and metric on the same test split, each variant's model version. */
+            readonly report: components["schemas"]["CompressionRunReport"] | null;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        CompressionCreateRequest: {
+            /** @description Variants to make (workers.contracts.compression.CompressionRecipe), e.g. [{"name": "pruned-50-int8", "prune": {"flops_ratio": 0.5}, "quantize": "auto"}]; or a preset. */
+            recipes?: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * @description smaller (int8), balanced (half the FLOPs pruned + int8), faster (pruned to the target's latency budget + int8), distilled (half-width student + int8). Default smaller.
+             *
+             *     * `smaller` - smaller
+             *     * `balanced` - balanced
+             *     * `faster` - faster
+             *     * `distilled` - distilled
+             */
+            preset?: components["schemas"]["PresetEnum"];
+            /** @description Distillation's teacher: a model version of the same project, template and classes (default the version compressed). */
+            teacher?: number | null;
+            /** @description Latency is measured with this target profile: a builtin name (worker-cpu, worker-cpu-4t, edge-arm-slow) or the id or name of the workspace's profile. Default worker-cpu. */
+            target_profile?: string;
+            /**
+             * Format: double
+             * @description quantize auto: static int8 unless it loses more than this (default 0.005 top-1, 0.02 mAP), then quantization-aware training.
+             */
+            max_metric_drop?: number;
+            seed?: number;
+        };
+        /**
+         * @description A compression run (``training.compress``): the model version compressed, what to make
+         *     (``spec``), the teacher of distillation recipes (null: the parent) and the ``Compression`` row.
+         */
+        CompressionJobParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "training.compress";
+            version: number;
+            model_version: number;
+            spec: components["schemas"]["CompressionSpec"];
+            teacher: number | null;
+            compression: number;
+        };
+        /**
+         * @description * `training.compress` - training.compress
+         * @enum {string}
+         */
+        CompressionJobParamsKindEnum: "training.compress";
+        /**
+         * @description ``training.compress``: the compression run and the model versions it recorded (one per
+         *     variant), and how many recipes did not apply.
+         */
+        CompressionJobResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "compression_job_result";
+            version: number;
+            compression: number;
+            model_versions: number[];
+            skipped: number;
+        };
+        /**
+         * @description * `compression_job_result` - compression_job_result
+         * @enum {string}
+         */
+        CompressionJobResultKindEnum: "compression_job_result";
+        /**
+         * @description What made a compressed model version (``ModelVersion.lineage`` with source ``compressed``):
+         *     the version it was compressed from, the teacher of a distillation (null: the parent or none),
+         *     the recipe, and the compression run (``/api/v1/compressions/{id}/``).
+         */
+        CompressionLineage: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "compression_lineage";
+            version: number;
+            parent: number;
+            teacher: number | null;
+            recipe: components["schemas"]["CompressionRecipe"];
+            compression: number;
+        };
+        /**
+         * @description * `compression_lineage` - compression_lineage
+         * @enum {string}
+         */
+        CompressionLineageKindEnum: "compression_lineage";
+        /**
+         * @description One variant to produce, e.g. ``{"name": "pruned-50-int8", "prune": {"flops_ratio": 0.5},
+         *     "quantize": "static"}``; ``fine_tune_epochs``: epochs after pruning (or of distillation).
+         */
+        CompressionRecipe: {
+            name: string;
+            prune?: components["schemas"]["PruneSpec"];
+            distill?: components["schemas"]["DistillSpec"];
+            quantize?: components["schemas"]["QuantizeEnum"];
+            fine_tune_epochs?: number;
+        };
         /**
          * @description fp32 against int8 on the test split (``test_images`` or ``test_instances``): sizes, accuracies,
          *     top-1 agreement and the largest score difference (regression: value differences). ``int8`` is
@@ -4040,6 +4364,45 @@ export interface components {
          * @enum {string}
          */
         CompressionReportTaskEnum: "classification" | "detection";
+        /**
+         * @description A finished compression run: the parent's and each variant's size, parameters, FLOPs,
+         *     latency (worker, and browsers that measured it) and metric on the parent's test split.
+         */
+        CompressionRunReport: {
+            kind: components["schemas"]["CompressionRunReportKindEnum"];
+            version: number;
+            template: string;
+            target: string;
+            parent: components["schemas"]["ReportedParent"];
+            variants: components["schemas"]["ReportedVariant"][];
+            skipped: components["schemas"]["SkippedRecipe"][];
+            browser_latency: components["schemas"]["BrowserLatency"][];
+            notes?: string[];
+        };
+        /**
+         * @description * `compression_report` - compression_report
+         * @enum {string}
+         */
+        CompressionRunReportKindEnum: "compression_report";
+        /**
+         * @description What a compression job makes. ``target``: the profile latency is measured with (default the
+         *     builtin ``worker-cpu``); ``max_metric_drop``: the tolerance of ``quantize="auto"`` (default
+         *     0.005 top-1 accuracy, 0.02 mAP).
+         */
+        CompressionSpec: {
+            kind: components["schemas"]["CompressionSpecKindEnum"];
+            version: number;
+            recipes: components["schemas"]["CompressionRecipe"][];
+            target?: components["schemas"]["DeploymentTarget"];
+            /** Format: double */
+            max_metric_drop?: number;
+            seed?: number;
+        };
+        /**
+         * @description * `compression_spec` - compression_spec
+         * @enum {string}
+         */
+        CompressionSpecKindEnum: "compression_spec";
         /** @description Rows: true classes, columns: predicted classes (the report's ``classes`` order). */
         ConfusionMatrix: {
             counts: number[][];
@@ -4145,7 +4508,11 @@ export interface components {
         };
         /** @description What made a model version trained by custom code (kept on the model version). */
         CustomJobLineage: {
-            kind: components["schemas"]["CustomJobLineageKindEnum"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "custom_job_lineage";
             version: number;
             code_archive: number;
             code_sha256: string;
@@ -4722,6 +5089,28 @@ export interface components {
             /** @description A model version of the deployment's project. */
             model_version: number;
         };
+        /** @description A deployment target's profile (named apart from a dataset's target-column profile in the API). */
+        DeploymentTarget: {
+            kind: components["schemas"]["DeploymentTargetKindEnum"];
+            version: number;
+            name: string;
+            description: string;
+            runtime: components["schemas"]["RuntimeEnum"];
+            execution_provider: string;
+            intra_op_threads: number;
+            inter_op_threads: number;
+            batch_size: number;
+            /** Format: double */
+            slowdown: number;
+            /** Format: double */
+            latency_budget_ms: number | null;
+            size_budget_bytes: number | null;
+        };
+        /**
+         * @description * `target_profile` - target_profile
+         * @enum {string}
+         */
+        DeploymentTargetKindEnum: "target_profile";
         DeploymentTrafficRequest: {
             /** @description The canaries and their weights (sum at most 99); [] rolls the canaries back. */
             canaries: components["schemas"]["CanaryRequest"][];
@@ -4878,6 +5267,18 @@ export interface components {
          */
         DirectionEnum: "maximize" | "minimize";
         /**
+         * @description Knowledge distillation: train ``student`` (an architecture of the template, or
+         *     ``"<parent arch>@<width>"`` for the parent's architecture at a width multiplier) on the teacher's
+         *     soft targets at ``temperature`` mixed with the labels: loss = alpha * KL * T^2 + (1 - alpha) * CE.
+         */
+        DistillSpec: {
+            student: string;
+            /** Format: double */
+            temperature?: number;
+            /** Format: double */
+            alpha?: number;
+        };
+        /**
          * @description A histogram for the report's charts: ``name`` e.g. ``brightness``, ``sharpness``,
          *     ``text_length``, ``aspect_ratio``; ``edges`` has one more entry than ``counts``.
          */
@@ -4966,6 +5367,16 @@ export interface components {
             /** Format: double */
             value?: number;
             language?: string;
+        };
+        FitCandidate: {
+            image_size: number;
+            /** Format: double */
+            width: number;
+            precision: components["schemas"]["PrecisionEnum"];
+            /** Format: double */
+            latency_ms: number;
+            size_bytes: number;
+            fits: boolean;
         };
         /** @description One fold: trained on ``train_samples``, scored on the ``samples`` it held out. */
         FoldScore: {
@@ -5527,7 +5938,7 @@ export interface components {
             readonly project: number | null;
             readonly kind: string;
             /** @description The job's parameters, by its kind. */
-            readonly params: components["schemas"]["SystemCheckParams"] | components["schemas"]["DatasetImportParams"] | components["schemas"]["TrainingRunParams"] | components["schemas"]["BackboneCheckParams"] | components["schemas"]["ModelImportParams"] | components["schemas"]["ModelEvaluationParams"] | components["schemas"]["TrialParams"] | components["schemas"]["ReportRunParams"] | components["schemas"]["BuildPackageParams"] | components["schemas"]["QualityReportJobParams"] | components["schemas"]["SmartRoundJobParams"] | components["schemas"]["BatchPredictJobParams"] | components["schemas"]["CustomJobParams"] | components["schemas"]["NotebookServeParams"];
+            readonly params: components["schemas"]["SystemCheckParams"] | components["schemas"]["DatasetImportParams"] | components["schemas"]["TrainingRunParams"] | components["schemas"]["BackboneCheckParams"] | components["schemas"]["ModelImportParams"] | components["schemas"]["ModelEvaluationParams"] | components["schemas"]["TrialParams"] | components["schemas"]["ReportRunParams"] | components["schemas"]["BuildPackageParams"] | components["schemas"]["QualityReportJobParams"] | components["schemas"]["SmartRoundJobParams"] | components["schemas"]["BatchPredictJobParams"] | components["schemas"]["CustomJobParams"] | components["schemas"]["NotebookServeParams"] | components["schemas"]["CompressionJobParams"];
             readonly status: components["schemas"]["JobStatusEnum"];
             readonly queue: string;
             /** @description Starts so far; the running attempt's number. */
@@ -5543,7 +5954,7 @@ export interface components {
             /** @description The latest progress report. */
             readonly progress: components["schemas"]["ProgressEvent"];
             /** @description A finished job's result, by its kind; null until then. */
-            readonly result: (components["schemas"]["SystemCheckResult"] | components["schemas"]["DatasetImportResult"] | components["schemas"]["TrainingJobResult"] | components["schemas"]["BackboneCheckResult"] | components["schemas"]["ModelImportResult"] | components["schemas"]["TrialResult"] | components["schemas"]["ReportRunResult"] | components["schemas"]["BuildPackageResult"] | components["schemas"]["QualityReportJobResult"] | components["schemas"]["SmartRoundJobResult"] | components["schemas"]["BatchPredictJobResult"] | components["schemas"]["CustomJobResult"] | components["schemas"]["NotebookServeResult"]) | null;
+            readonly result: (components["schemas"]["SystemCheckResult"] | components["schemas"]["DatasetImportResult"] | components["schemas"]["TrainingJobResult"] | components["schemas"]["BackboneCheckResult"] | components["schemas"]["ModelImportResult"] | components["schemas"]["TrialResult"] | components["schemas"]["ReportRunResult"] | components["schemas"]["BuildPackageResult"] | components["schemas"]["QualityReportJobResult"] | components["schemas"]["SmartRoundJobResult"] | components["schemas"]["BatchPredictJobResult"] | components["schemas"]["CustomJobResult"] | components["schemas"]["NotebookServeResult"] | components["schemas"]["CompressionJobResult"]) | null;
             readonly error: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
@@ -5860,6 +6271,27 @@ export interface components {
             /** Format: double */
             p99: number | null;
         };
+        /** @description One model's latency per call, measured on the worker with a profile's settings. */
+        LatencyMeasurement: {
+            kind: components["schemas"]["LatencyMeasurementKindEnum"];
+            version: number;
+            /** Format: double */
+            median_ms: number;
+            /** Format: double */
+            p90_ms: number;
+            runs: number;
+            /** Format: double */
+            target_ms: number;
+            profile: string;
+            threads: number;
+            provider: string;
+            machine: string;
+        };
+        /**
+         * @description * `latency_measurement` - latency_measurement
+         * @enum {string}
+         */
+        LatencyMeasurementKindEnum: "latency_measurement";
         /**
          * @description * `NCHW` - NCHW
          * @enum {string}
@@ -6086,11 +6518,12 @@ export interface components {
             readonly name: string;
             readonly number: number;
             /**
-             * @description trained: by a training job here; uploaded: an ONNX file or a state_dict a developer brought (its file, format and sha256 in params); custom: by a custom training job (its code, requirements, arguments and environment in lineage).
+             * @description trained: by a training job here; uploaded: an ONNX file or a state_dict a developer brought (its file, format and sha256 in params); custom: by a custom training job (its code, requirements, arguments and environment in lineage); compressed: by a compression job from the version in compressed_from (recipe and teacher in lineage).
              *
              *     * `trained` - Trained on the platform
              *     * `uploaded` - Uploaded (bring your own model)
              *     * `custom` - Trained by custom code on the platform
+             *     * `compressed` - Compressed from another model version
              */
             readonly source: components["schemas"]["ModelVersionSourceEnum"];
             readonly workspace: number;
@@ -6110,6 +6543,8 @@ export interface components {
             readonly warm_start_from: number | null;
             /** @description That version's name (V3), or null. */
             readonly warm_start_from_name: string | null;
+            /** @description The model version this one was compressed from (source compressed); null otherwise. */
+            readonly compressed_from: number | null;
             /** @description Sampan version (and git commit when known). */
             readonly code_version: string;
             /** @description Class names in the model's output order. */
@@ -6117,8 +6552,8 @@ export interface components {
             readonly preprocessing: (components["schemas"]["ImagePreprocessing"] | components["schemas"]["TextPreprocessing"] | components["schemas"]["TablePreprocessing"]) | null;
             readonly onnx_sha256: string;
             readonly metrics: components["schemas"]["ModelVersionMetrics"];
-            /** @description Made by custom code (source custom): the code (sha256), entry point, arguments, hyperparameters, requirements, dataset version and environment of the run; null otherwise. */
-            readonly lineage: components["schemas"]["CustomJobLineage"] | null;
+            /** @description Made by custom code (source custom): the code (sha256), entry point, arguments, hyperparameters, requirements, dataset version and environment of the run; compressed (source compressed): the parent, teacher, recipe and compression run; null otherwise. */
+            readonly lineage: (components["schemas"]["CustomJobLineage"] | components["schemas"]["CompressionLineage"]) | null;
             /** @description Forecasters: what a prediction request must send (frequency, fewest history points, largest horizon, quantiles, covariates); null for other templates. */
             readonly forecast_contract: components["schemas"]["ForecastContract"] | null;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
@@ -6231,6 +6666,7 @@ export interface components {
             best_epoch?: number | null;
             runtime?: components["schemas"]["TrainingRuntime"];
             automl?: components["schemas"]["AutomlLineage"];
+            target?: components["schemas"]["TargetFit"];
         };
         /** @description Two regression models' reports side by side (``workers.contracts.evaluation.RegressionComparison``). */
         ModelVersionRegressionComparison: {
@@ -6260,9 +6696,10 @@ export interface components {
          * @description * `trained` - Trained on the platform
          *     * `uploaded` - Uploaded (bring your own model)
          *     * `custom` - Trained by custom code on the platform
+         *     * `compressed` - Compressed from another model version
          * @enum {string}
          */
-        ModelVersionSourceEnum: "trained" | "uploaded" | "custom";
+        ModelVersionSourceEnum: "trained" | "uploaded" | "custom" | "compressed";
         /**
          * @description * `onnx` - onnx
          *     * `state_dict` - state_dict
@@ -6414,6 +6851,12 @@ export interface components {
             inputs: components["schemas"]["TensorDescription"][];
             outputs: components["schemas"]["TensorDescription"][];
         };
+        /**
+         * @description * `<=` - <=
+         *     * `>=` - >=
+         * @enum {string}
+         */
+        OpEnum: "<=" | ">=";
         Package: {
             readonly id: number;
             readonly workspace: number;
@@ -6565,6 +7008,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["CodeArchive"][];
+        };
+        PaginatedCompressionList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Compression"][];
         };
         PaginatedDatasetList: {
             /** @example 123 */
@@ -6911,6 +7369,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Workspace"][];
         };
+        PaginatedWorkspaceTargetProfileList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["WorkspaceTargetProfile"][];
+        };
         PairAgreement: {
             annotator_a: number;
             annotator_b: number;
@@ -7034,12 +7507,42 @@ export interface components {
             name?: string;
             description?: string;
         };
+        /**
+         * @description A workspace's target profile. Fields are validated as the worker validates a profile
+         *     (threads 1-64, slowdown 0.01-1000, provider ``*ExecutionProvider``); the name may not be a
+         *     builtin's (worker-cpu, worker-cpu-4t, edge-arm-slow).
+         */
+        PatchedWorkspaceTargetProfileUpdateRequest: {
+            name?: string;
+            description?: string;
+            /** @default onnxruntime */
+            runtime: components["schemas"]["RuntimeEnum"];
+            execution_provider?: string;
+            intra_op_threads?: number;
+            inter_op_threads?: number;
+            batch_size?: number;
+            /**
+             * Format: double
+             * @description Target latency = latency measured on the worker x slowdown (1.0: the worker).
+             */
+            slowdown?: number;
+            /** Format: double */
+            latency_budget_ms?: number | null;
+            /** Format: int64 */
+            size_budget_bytes?: number | null;
+        };
         PerLabelCount: {
             id: number;
             name: string;
             color: string;
             count: number;
         };
+        /**
+         * @description * `fp32` - fp32
+         *     * `int8` - int8
+         * @enum {string}
+         */
+        PrecisionEnum: "fp32" | "int8";
         /**
          * @description A class's precision-recall curve at IoU 0.5 (COCO's 101 recall points, precision
          *     interpolated), for drawing.
@@ -7119,6 +7622,14 @@ export interface components {
                 [key: string]: number | string | boolean;
             };
         };
+        /**
+         * @description * `smaller` - smaller
+         *     * `balanced` - balanced
+         *     * `faster` - faster
+         *     * `distilled` - distilled
+         * @enum {string}
+         */
+        PresetEnum: "smaller" | "balanced" | "faster" | "distilled";
         /**
          * @description A preset as a training job would run it now: ``recommendation`` is the preset fitted to this
          *     dataset version and the workers online (what the job records unless it is started with
@@ -7279,6 +7790,16 @@ export interface components {
             trial?: number;
         };
         /**
+         * @description Structured (channel) pruning: keep ``flops_ratio`` of the parent's FLOPs (0 < r < 1), or prune
+         *     until the target latency is at most ``latency_ms`` (bisection on the ratio). One of the two.
+         */
+        PruneSpec: {
+            /** Format: double */
+            flops_ratio?: number;
+            /** Format: double */
+            latency_ms?: number;
+        };
+        /**
          * @description * `none` - No pruning
          *     * `median` - Median
          *     * `successive_halving` - Successive halving
@@ -7416,6 +7937,14 @@ export interface components {
             calibration_images?: number;
             tool?: string;
         };
+        /**
+         * @description * `static` - static
+         *     * `qat` - qat
+         *     * `auto` - auto
+         *     * `dynamic` - dynamic
+         * @enum {string}
+         */
+        QuantizeEnum: "static" | "qat" | "auto" | "dynamic";
         /** @description Why a queued job waits. */
         QueueState: {
             /** @description The queue it waits in (cpu, gpu). */
@@ -7532,6 +8061,33 @@ export interface components {
          * @enum {string}
          */
         ReportRunResultKindEnum: "automl_report_run_result";
+        /** @description The parent's measurements, on the same test split and target as the variants'. */
+        ReportedParent: {
+            size_bytes: number;
+            parameters: number;
+            flops: number;
+            precision: components["schemas"]["PrecisionEnum"];
+            latency: components["schemas"]["LatencyMeasurement"];
+            metric: string;
+            /** Format: double */
+            value: number;
+            /** Format: double */
+            delta: number;
+            model_version: number;
+            model_version_name: string;
+        };
+        /**
+         * @description One variant: its recipe, the model version recorded for it, its measurements against the
+         *     parent (``summary.delta`` = its metric - the parent's) and notes on choices the job made.
+         */
+        ReportedVariant: {
+            name: string;
+            recipe: components["schemas"]["CompressionRecipe"];
+            model_version: number;
+            model_version_name: string;
+            summary: components["schemas"]["VariantSummary"];
+            notes: string[];
+        };
         /**
          * @description * `bilinear` - bilinear
          *     * `bicubic` - bicubic
@@ -7642,6 +8198,11 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /**
+         * @description * `onnxruntime` - onnxruntime
+         * @enum {string}
+         */
+        RuntimeEnum: "onnxruntime";
         Sample: {
             readonly id: number;
             readonly original_name: string;
@@ -7876,9 +8437,11 @@ export interface components {
          *     * `tpe` - TPE
          *     * `cmaes` - CMA-ES
          *     * `random` - Random
+         *     * `nsga2` - NSGA-II (multi-objective)
+         *     * `gp` - Gaussian process
          * @enum {string}
          */
-        SamplerEnum: "sde" | "tpe" | "cmaes" | "random";
+        SamplerEnum: "sde" | "tpe" | "cmaes" | "random" | "nsga2" | "gp";
         /**
          * @description One axis of an AutoML search space, over one parameter (Optuna-shaped): ``float`` and ``int``
          *     dimensions have ``low``, ``high``, ``log`` and an optional ``step``; ``categorical`` ones ``choices``.
@@ -8113,6 +8676,11 @@ export interface components {
             code: components["schemas"]["FindingCodeEnum"];
             reason: string;
         };
+        /** @description A recipe that does not apply to this model (e.g. pruning a tree ensemble), and why. */
+        SkippedRecipe: {
+            name: string;
+            reason: string;
+        };
         SkippedSuggestion: {
             id: number;
             reason: components["schemas"]["SkippedSuggestionReasonEnum"];
@@ -8299,6 +8867,18 @@ export interface components {
             readonly search_space: components["schemas"]["SearchDimension"][];
             /** @description What the trials are scored by. */
             readonly objective: components["schemas"]["Objective"];
+            /** @description Every objective in order (a single-objective study: its objective); a trial's values follow it. */
+            readonly objectives: components["schemas"]["StudyGoal"][];
+            readonly constraints: components["schemas"]["StudyConstraint"][];
+            /** @description The profile latency is measured with (a snapshot). */
+            readonly target_profile: components["schemas"]["DeploymentTarget"] | null;
+            /** @description The workspace profile it was taken from (null: a builtin, or deleted since). */
+            readonly target_profile_id: number | null;
+            readonly multi_objective: boolean;
+            /** @description How the default search space was adapted to the target (English sentences). */
+            readonly space_notes: string[];
+            /** @description Numbers of the completed feasible trials no other dominates. */
+            readonly pareto_front: number[];
             readonly sampler: components["schemas"]["SamplerEnum"];
             /** @description The sampler the trials are asked from (sde falls back to tpe while it is not installed). */
             readonly sampler_in_use: string;
@@ -8338,6 +8918,18 @@ export interface components {
              */
             readonly my_role: (components["schemas"]["RoleEnum"] | components["schemas"]["NullEnum"]) | null;
         };
+        StudyConstraint: {
+            metric: string;
+            op: components["schemas"]["OpEnum"];
+            /** Format: double */
+            value: number;
+        };
+        StudyConstraintRequest: {
+            metric: string;
+            op: components["schemas"]["OpEnum"];
+            /** Format: double */
+            value: number;
+        };
         StudyCreateRequest: {
             dataset_version: number;
             name?: string;
@@ -8368,6 +8960,12 @@ export interface components {
              * @default 3
              */
             report_seeds: number;
+            /** @description 1 to 3 objectives: the template's metric, latency_ms (on the target), size_bytes. More than one: a multi-objective study (no pruning, no lift report; sampler sde, nsga2, tpe, gp or random). Defaults to the template's objective. */
+            objectives?: components["schemas"]["StudyGoalRequest"][] | null;
+            /** @description A trial outside any constraint is infeasible (never on the Pareto front). */
+            constraints?: components["schemas"]["StudyConstraintRequest"][] | null;
+            /** @description Where latency is measured: a builtin target's name (worker-cpu, worker-cpu-4t, edge-arm-slow) or a target profile's id; its budgets become constraints. Default with a latency or size objective: worker-cpu. */
+            target_profile?: (number | string) | null;
         };
         /** @description A study's budget that fits the workers online now, and why. */
         StudyDefaults: {
@@ -8398,6 +8996,22 @@ export interface components {
             estimated_seconds: number | null;
             /** @description The reasoning in a sentence (English). */
             explanation: string;
+        };
+        /**
+         * @description One objective of a study: ``metric`` is the template's objective metric (val_acc, val_map50,
+         *     val_mase ...), ``latency_ms`` (the trial's ONNX on the study's target) or ``size_bytes``.
+         */
+        StudyGoal: {
+            metric: string;
+            direction?: components["schemas"]["DirectionEnum"];
+        };
+        /**
+         * @description One objective of a study: ``metric`` is the template's objective metric (val_acc, val_map50,
+         *     val_mase ...), ``latency_ms`` (the trial's ONNX on the study's target) or ``size_bytes``.
+         */
+        StudyGoalRequest: {
+            metric: string;
+            direction?: components["schemas"]["DirectionEnum"];
         };
         StudyResults: {
             best_trial: components["schemas"]["BestTrial"] | null;
@@ -8756,6 +9370,24 @@ export interface components {
          * @enum {string}
          */
         TableTaskEnum: "classification" | "regression";
+        TargetFit: {
+            kind: components["schemas"]["TargetFitKindEnum"];
+            version: number;
+            profile: string;
+            /** Format: double */
+            latency_budget_ms: number | null;
+            size_budget_bytes: number | null;
+            chosen: components["schemas"]["FitCandidate"];
+            candidates: components["schemas"]["FitCandidate"][];
+            reasons: string[];
+            /** Format: double */
+            trained_latency_ms?: number;
+        };
+        /**
+         * @description * `target_fit` - target_fit
+         * @enum {string}
+         */
+        TargetFitKindEnum: "target_fit";
         /** @description The target's balance: class counts (``classes``), or a numeric target's distribution. */
         TargetProfile: {
             name: string | null;
@@ -9100,6 +9732,8 @@ export interface components {
              * @default true
              */
             adapt: boolean;
+            /** @description Where the model will run (a builtin target's name or a target profile's id; image classification): before training, the worker fits image_size, width and int8 to its latency and size budgets and records the choice and reasons (the job fails with target_unreachable, naming the smallest latency reached, when nothing fits). */
+            target_profile?: (number | string) | null;
         };
         /**
          * @description A finished training job's ``result`` (``training.run``; ``training.evaluate_model`` records
@@ -9117,6 +9751,7 @@ export interface components {
             metrics: components["schemas"]["ModelVersionMetrics"];
             resumed_from?: components["schemas"]["ResumedFrom"] | null;
             run_dir?: string;
+            target_fit?: components["schemas"]["TargetFit"];
         };
         /**
          * @description * `training_job_result` - training_job_result
@@ -9179,6 +9814,8 @@ export interface components {
             };
             backbone?: number;
             recommendation?: components["schemas"]["PresetRecommendation"];
+            target_profile?: number | string;
+            target_fit?: components["schemas"]["TargetFit"];
         };
         /**
          * @description * `training.run` - training.run
@@ -9210,6 +9847,15 @@ export interface components {
              * @description The objective (best validation metric).
              */
             readonly value: number | null;
+            /** @description One value per objective (study.objectives). */
+            readonly values: number[];
+            readonly measurements: components["schemas"]["TrialMeasurements"];
+            /** @description Within every constraint (null: none). */
+            readonly feasible: boolean | null;
+            /** @description The trial measures and serves the int8 ONNX. */
+            readonly quantized: boolean;
+            /** @description On the study's Pareto front. */
+            readonly on_front: boolean;
             readonly intermediate: components["schemas"]["IntermediateValue"][];
             readonly pruned_at_epoch: number | null;
             /** @description Headline metrics on the test split (completed trials). */
@@ -9225,6 +9871,18 @@ export interface components {
             readonly finished_at: string | null;
             readonly model_version: number | null;
             readonly model_version_name: string | null;
+        };
+        /** @description What a deployment-aware study's trial measured of the model it serves. */
+        TrialMeasurements: {
+            /** Format: double */
+            latency_ms?: number;
+            size_bytes?: number;
+            flops?: number;
+            precision?: components["schemas"]["PrecisionEnum"];
+            /** Format: double */
+            quantization_delta?: number;
+            fp32_size_bytes?: number;
+            latency?: components["schemas"]["LatencyMeasurement"];
         };
         /**
          * @description A study's trial; a custom-code study's trial also carries the code it runs (the spec with the
@@ -9357,6 +10015,23 @@ export interface components {
             count: number;
         };
         /**
+         * @description A model's measurements: file size, parameters, FLOPs (2 x multiply-accumulates of
+         *     Conv/Gemm/MatMul), precision, latency on the target, and its headline metric on the test split;
+         *     ``delta`` = value - the parent's value (0 for the parent).
+         */
+        VariantSummary: {
+            size_bytes: number;
+            parameters: number;
+            flops: number;
+            precision: components["schemas"]["PrecisionEnum"];
+            latency: components["schemas"]["LatencyMeasurement"];
+            metric: string;
+            /** Format: double */
+            value: number;
+            /** Format: double */
+            delta: number;
+        };
+        /**
          * @description * `accept` - accept
          *     * `reject` - reject
          * @enum {string}
@@ -9461,6 +10136,65 @@ export interface components {
         WorkspaceRequest: {
             name: string;
             description?: string;
+        };
+        /**
+         * @description A workspace's target profile. Fields are validated as the worker validates a profile
+         *     (threads 1-64, slowdown 0.01-1000, provider ``*ExecutionProvider``); the name may not be a
+         *     builtin's (worker-cpu, worker-cpu-4t, edge-arm-slow).
+         */
+        WorkspaceTargetProfile: {
+            readonly id: number;
+            workspace: number;
+            name: string;
+            description?: string;
+            /** @default onnxruntime */
+            runtime: components["schemas"]["RuntimeEnum"];
+            execution_provider?: string;
+            intra_op_threads?: number;
+            inter_op_threads?: number;
+            batch_size?: number;
+            /**
+             * Format: double
+             * @description Target latency = latency measured on the worker x slowdown (1.0: the worker).
+             */
+            slowdown?: number;
+            /** Format: double */
+            latency_budget_ms?: number | null;
+            /** Format: int64 */
+            size_budget_bytes?: number | null;
+            /** @description Always false here (builtins: /builtins/). */
+            readonly builtin: boolean;
+            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
+            readonly created_by: string | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        /**
+         * @description A workspace's target profile. Fields are validated as the worker validates a profile
+         *     (threads 1-64, slowdown 0.01-1000, provider ``*ExecutionProvider``); the name may not be a
+         *     builtin's (worker-cpu, worker-cpu-4t, edge-arm-slow).
+         */
+        WorkspaceTargetProfileRequest: {
+            workspace: number;
+            name: string;
+            description?: string;
+            /** @default onnxruntime */
+            runtime: components["schemas"]["RuntimeEnum"];
+            execution_provider?: string;
+            intra_op_threads?: number;
+            inter_op_threads?: number;
+            batch_size?: number;
+            /**
+             * Format: double
+             * @description Target latency = latency measured on the worker x slowdown (1.0: the worker).
+             */
+            slowdown?: number;
+            /** Format: double */
+            latency_budget_ms?: number | null;
+            /** Format: int64 */
+            size_budget_bytes?: number | null;
         };
         Error: {
             error: {
@@ -10478,6 +11212,169 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CodeFileText"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    compressions_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                parent?: number;
+                project?: number;
+                workspace?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedCompressionList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    compressions_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Compression"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    compressions_browser_latency_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BrowserLatencyRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Compression"];
                 };
             };
             /** @description Error */
@@ -16465,13 +17362,14 @@ export interface operations {
                 page_size?: number;
                 project?: number;
                 /**
-                 * @description trained: by a training job here; uploaded: an ONNX file or a state_dict a developer brought (its file, format and sha256 in params); custom: by a custom training job (its code, requirements, arguments and environment in lineage).
+                 * @description trained: by a training job here; uploaded: an ONNX file or a state_dict a developer brought (its file, format and sha256 in params); custom: by a custom training job (its code, requirements, arguments and environment in lineage); compressed: by a compression job from the version in compressed_from (recipe and teacher in lineage).
                  *
                  *     * `trained` - Trained on the platform
                  *     * `uploaded` - Uploaded (bring your own model)
                  *     * `custom` - Trained by custom code on the platform
+                 *     * `compressed` - Compressed from another model version
                  */
-                source?: "custom" | "trained" | "uploaded";
+                source?: "compressed" | "custom" | "trained" | "uploaded";
                 workspace?: number;
             };
             header?: never;
@@ -16534,6 +17432,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ModelVersion"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    model_versions_compress_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CompressionCreateRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Compression"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -18325,6 +19284,301 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    target_profiles_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Number of results to return per page. */
+                page_size?: number;
+                workspace?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedWorkspaceTargetProfileList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    target_profiles_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkspaceTargetProfileRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceTargetProfile"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    target_profiles_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceTargetProfile"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    target_profiles_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    target_profiles_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedWorkspaceTargetProfileUpdateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceTargetProfile"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    target_profiles_builtins_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentTarget"][];
                 };
             };
             /** @description Error */

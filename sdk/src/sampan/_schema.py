@@ -233,6 +233,12 @@ class AutoChoice(TypedDict):
     reason_params: NotRequired[dict[str, float | str]]
 
 
+class AutomlConstraint(TypedDict):
+    metric: str
+    op: OpEnum
+    value: float
+
+
 # Where a model version promoted from a study's trial comes from (``automl.services.trial_promote``).
 class AutomlLineage(TypedDict):
     study: int
@@ -242,6 +248,13 @@ class AutomlLineage(TypedDict):
     objective: Objective
     value: float | None
     sampler: str
+    objectives: NotRequired[list[Objective]]
+    values: NotRequired[list[float]]
+    constraints: NotRequired[list[AutomlConstraint]]
+    feasible: NotRequired[bool | None]
+    measurements: NotRequired[dict[str, float | str]]
+    target_profile: NotRequired[str | None]
+    precision: NotRequired[PrecisionEnum]
 
 
 class Averages(TypedDict):
@@ -319,6 +332,9 @@ class BackboneSummary(TypedDict):
     parameters: int
     head_classes: int | None
     dtypes: list[str]
+
+
+BackendEnum: TypeAlias = Literal["wasm"]
 
 
 # One rolling-origin window: forecasts from history up to ``cutoff`` (the last timestamp seen) for the next
@@ -540,6 +556,28 @@ class BoxHistogram(TypedDict):
     # Bin edges: counts[i] is of values in [bins[i], bins[i+1]) (the last bin closed).
     bins: list[float]
     counts: list[int]
+
+
+# A latency measured in a browser with onnxruntime-web (the device SDK's JavaScript runtime) for the parent or
+# a variant, posted by the UI (``POST /compressions/{id}/browser-latency/``).
+class BrowserLatency(TypedDict):
+    model_version: int
+    median_ms: float
+    p90_ms: float
+    runs: int
+    user_agent: str
+    backend: BackendEnum
+    measured_at: str
+
+
+class BrowserLatencyRequest(TypedDict):
+    # The parent or a variant of this compression run.
+    model_version: int
+    median_ms: float
+    p90_ms: float
+    runs: int
+    user_agent: str
+    backend: NotRequired[BackendEnum]
 
 
 class BuildPackageParams(TypedDict):
@@ -1002,6 +1040,100 @@ class ColumnProfile(TypedDict):
 ColumnTypeEnum: TypeAlias = Literal["numeric", "categorical", "datetime", "text", "empty"]
 
 
+class Compression(TypedDict):
+    id: int
+    workspace: int
+    project: int
+    parent: int
+    parent_name: str
+    # The model version distillation learns from; null: the parent.
+    teacher: int | None
+    # smaller, balanced, faster, distilled or blank.
+    preset: str
+    spec: CompressionSpec
+    job: int | None
+    status: str | None
+    progress: ProgressEvent | None
+    error: str | None
+    # Null until the job finished: the parent's and each variant's size, parameters, FLOPs, latency and metric
+    # on the same test split, each variant's model version.
+    report: CompressionRunReport | None
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    created_by: str
+    created_at: str
+
+
+class CompressionCreateRequest(TypedDict):
+    # Variants to make (workers.contracts.compression.CompressionRecipe), e.g. [{"name": "pruned-50-int8",
+    # "prune": {"flops_ratio": 0.5}, "quantize": "auto"}]; or a preset.
+    recipes: NotRequired[list[dict[str, Any]]]
+    # smaller (int8), balanced (half the FLOPs pruned + int8), faster (pruned to the target's latency budget +
+    # int8), distilled (half-width student + int8). Default smaller.
+    preset: NotRequired[PresetEnum]
+    # Distillation's teacher: a model version of the same project, template and classes (default the version
+    # compressed).
+    teacher: NotRequired[int | None]
+    # Latency is measured with this target profile: a builtin name (worker-cpu, worker-cpu-4t, edge-arm-slow)
+    # or the id or name of the workspace's profile. Default worker-cpu.
+    target_profile: NotRequired[str]
+    # quantize auto: static int8 unless it loses more than this (default 0.005 top-1, 0.02 mAP), then
+    # quantization-aware training.
+    max_metric_drop: NotRequired[float]
+    seed: NotRequired[int]
+
+
+# A compression run (``training.compress``): the model version compressed, what to make (``spec``), the
+# teacher of distillation recipes (null: the parent) and the ``Compression`` row.
+class CompressionJobParams(TypedDict):
+    kind: CompressionJobParamsKindEnum
+    version: int
+    model_version: int
+    spec: CompressionSpec
+    teacher: int | None
+    compression: int
+
+
+CompressionJobParamsKindEnum: TypeAlias = Literal["training.compress"]
+
+
+# ``training.compress``: the compression run and the model versions it recorded (one per variant), and how
+# many recipes did not apply.
+class CompressionJobResult(TypedDict):
+    kind: CompressionJobResultKindEnum
+    version: int
+    compression: int
+    model_versions: list[int]
+    skipped: int
+
+
+CompressionJobResultKindEnum: TypeAlias = Literal["compression_job_result"]
+
+
+# What made a compressed model version (``ModelVersion.lineage`` with source ``compressed``): the version it
+# was compressed from, the teacher of a distillation (null: the parent or none), the recipe, and the
+# compression run (``/api/v1/compressions/{id}/``).
+class CompressionLineage(TypedDict):
+    kind: CompressionLineageKindEnum
+    version: int
+    parent: int
+    teacher: int | None
+    recipe: CompressionRecipe
+    compression: int
+
+
+CompressionLineageKindEnum: TypeAlias = Literal["compression_lineage"]
+
+
+# One variant to produce, e.g. ``{"name": "pruned-50-int8", "prune": {"flops_ratio": 0.5}, "quantize":
+# "static"}``; ``fine_tune_epochs``: epochs after pruning (or of distillation).
+class CompressionRecipe(TypedDict):
+    name: str
+    prune: NotRequired[PruneSpec]
+    distill: NotRequired[DistillSpec]
+    quantize: NotRequired[QuantizeEnum]
+    fine_tune_epochs: NotRequired[int]
+
+
 # fp32 against int8 on the test split (``test_images`` or ``test_instances``): sizes, accuracies, top-1
 # agreement and the largest score difference (regression: value differences). ``int8`` is null, with
 # ``int8_note`` saying why, when the model could not be quantized. Detectors (``task`` ``"detection"``): each
@@ -1027,6 +1159,38 @@ class CompressionReport(TypedDict):
 
 
 CompressionReportTaskEnum: TypeAlias = Literal["classification", "detection"]
+
+
+# A finished compression run: the parent's and each variant's size, parameters, FLOPs, latency (worker, and
+# browsers that measured it) and metric on the parent's test split.
+class CompressionRunReport(TypedDict):
+    kind: CompressionRunReportKindEnum
+    version: int
+    template: str
+    target: str
+    parent: ReportedParent
+    variants: list[ReportedVariant]
+    skipped: list[SkippedRecipe]
+    browser_latency: list[BrowserLatency]
+    notes: NotRequired[list[str]]
+
+
+CompressionRunReportKindEnum: TypeAlias = Literal["compression_report"]
+
+
+# What a compression job makes. ``target``: the profile latency is measured with (default the builtin
+# ``worker-cpu``); ``max_metric_drop``: the tolerance of ``quantize="auto"`` (default 0.005 top-1 accuracy,
+# 0.02 mAP).
+class CompressionSpec(TypedDict):
+    kind: CompressionSpecKindEnum
+    version: int
+    recipes: list[CompressionRecipe]
+    target: NotRequired[DeploymentTarget]
+    max_metric_drop: NotRequired[float]
+    seed: NotRequired[int]
+
+
+CompressionSpecKindEnum: TypeAlias = Literal["compression_spec"]
 
 
 # Rows: true classes, columns: predicted classes (the report's ``classes`` order).
@@ -1579,6 +1743,25 @@ class DeploymentSwitchRequest(TypedDict):
     model_version: int
 
 
+# A deployment target's profile (named apart from a dataset's target-column profile in the API).
+class DeploymentTarget(TypedDict):
+    kind: DeploymentTargetKindEnum
+    version: int
+    name: str
+    description: str
+    runtime: RuntimeEnum
+    execution_provider: str
+    intra_op_threads: int
+    inter_op_threads: int
+    batch_size: int
+    slowdown: float
+    latency_budget_ms: float | None
+    size_budget_bytes: int | None
+
+
+DeploymentTargetKindEnum: TypeAlias = Literal["target_profile"]
+
+
 class DeploymentTrafficRequest(TypedDict):
     # The canaries and their weights (sum at most 99); [] rolls the canaries back.
     canaries: list[CanaryRequest]
@@ -1700,6 +1883,15 @@ DeviceSdkReportKindEnum: TypeAlias = Literal["device"]
 DirectionEnum: TypeAlias = Literal["maximize", "minimize"]
 
 
+# Knowledge distillation: train ``student`` (an architecture of the template, or ``"<parent arch>@<width>"``
+# for the parent's architecture at a width multiplier) on the teacher's soft targets at ``temperature`` mixed
+# with the labels: loss = alpha * KL * T^2 + (1 - alpha) * CE.
+class DistillSpec(TypedDict):
+    student: str
+    temperature: NotRequired[float]
+    alpha: NotRequired[float]
+
+
 # A histogram for the report's charts: ``name`` e.g. ``brightness``, ``sharpness``, ``text_length``,
 # ``aspect_ratio``; ``edges`` has one more entry than ``counts``.
 class Distribution(TypedDict):
@@ -1775,6 +1967,15 @@ class FindingItem(TypedDict):
     confidence: NotRequired[float]
     value: NotRequired[float]
     language: NotRequired[str]
+
+
+class FitCandidate(TypedDict):
+    image_size: int
+    width: float
+    precision: PrecisionEnum
+    latency_ms: float
+    size_bytes: int
+    fits: bool
 
 
 # One fold: trained on ``train_samples``, scored on the ``samples`` it held out.
@@ -2233,6 +2434,7 @@ class Job(TypedDict):
         | BatchPredictJobParams
         | CustomJobParams
         | NotebookServeParams
+        | CompressionJobParams
     )
     status: JobStatusEnum
     queue: str
@@ -2262,6 +2464,7 @@ class Job(TypedDict):
         | BatchPredictJobResult
         | CustomJobResult
         | NotebookServeResult
+        | CompressionJobResult
         | None
     )
     error: str
@@ -2529,6 +2732,23 @@ class Latency(TypedDict):
     p99: float | None
 
 
+# One model's latency per call, measured on the worker with a profile's settings.
+class LatencyMeasurement(TypedDict):
+    kind: LatencyMeasurementKindEnum
+    version: int
+    median_ms: float
+    p90_ms: float
+    runs: int
+    target_ms: float
+    profile: str
+    threads: int
+    provider: str
+    machine: str
+
+
+LatencyMeasurementKindEnum: TypeAlias = Literal["latency_measurement"]
+
+
 LayoutEnum: TypeAlias = Literal["NCHW"]
 
 
@@ -2713,7 +2933,8 @@ class ModelVersion(TypedDict):
     number: int
     # trained: by a training job here; uploaded: an ONNX file or a state_dict a developer brought (its file,
     # format and sha256 in params); custom: by a custom training job (its code, requirements, arguments and
-    # environment in lineage).
+    # environment in lineage); compressed: by a compression job from the version in compressed_from (recipe
+    # and teacher in lineage).
     source: ModelVersionSourceEnum
     workspace: int
     project: int
@@ -2732,6 +2953,8 @@ class ModelVersion(TypedDict):
     warm_start_from: int | None
     # That version's name (V3), or null.
     warm_start_from_name: str | None
+    # The model version this one was compressed from (source compressed); null otherwise.
+    compressed_from: int | None
     # Sampan version (and git commit when known).
     code_version: str
     # Class names in the model's output order.
@@ -2740,8 +2963,9 @@ class ModelVersion(TypedDict):
     onnx_sha256: str
     metrics: ModelVersionMetrics
     # Made by custom code (source custom): the code (sha256), entry point, arguments, hyperparameters,
-    # requirements, dataset version and environment of the run; null otherwise.
-    lineage: CustomJobLineage | None
+    # requirements, dataset version and environment of the run; compressed (source compressed): the parent,
+    # teacher, recipe and compression run; null otherwise.
+    lineage: CustomJobLineage | CompressionLineage | None
     # Forecasters: what a prediction request must send (frequency, fewest history points, largest horizon,
     # quantiles, covariates); null for other templates.
     forecast_contract: ForecastContract | None
@@ -2845,6 +3069,7 @@ class ModelVersionMetrics(TypedDict):
     best_epoch: NotRequired[int | None]
     runtime: NotRequired[TrainingRuntime]
     automl: NotRequired[AutomlLineage]
+    target: NotRequired[TargetFit]
 
 
 # Two regression models' reports side by side (``workers.contracts.evaluation.RegressionComparison``).
@@ -2866,7 +3091,7 @@ class ModelVersionRegressionComparison(TypedDict):
 ModelVersionRegressionComparisonKindEnum: TypeAlias = Literal["regression_comparison"]
 
 
-ModelVersionSourceEnum: TypeAlias = Literal["trained", "uploaded", "custom"]
+ModelVersionSourceEnum: TypeAlias = Literal["trained", "uploaded", "custom", "compressed"]
 
 
 ModelVersionUploadFormatEnum: TypeAlias = Literal["onnx", "state_dict"]
@@ -2992,6 +3217,9 @@ class OnnxDescription(TypedDict):
     outputs: list[TensorDescription]
 
 
+OpEnum: TypeAlias = Literal["<=", ">="]
+
+
 class Package(TypedDict):
     id: int
     workspace: int
@@ -3094,6 +3322,13 @@ class PaginatedCodeArchiveList(TypedDict):
     next: NotRequired[str | None]
     previous: NotRequired[str | None]
     results: list[CodeArchive]
+
+
+class PaginatedCompressionList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[Compression]
 
 
 class PaginatedDatasetList(TypedDict):
@@ -3257,6 +3492,13 @@ class PaginatedWorkspaceList(TypedDict):
     results: list[Workspace]
 
 
+class PaginatedWorkspaceTargetProfileList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[WorkspaceTargetProfile]
+
+
 class PairAgreement(TypedDict):
     annotator_a: int
     annotator_b: int
@@ -3355,11 +3597,31 @@ class PatchedWorkspaceRequest(TypedDict):
     description: NotRequired[str]
 
 
+# A workspace's target profile. Fields are validated as the worker validates a profile (threads 1-64, slowdown
+# 0.01-1000, provider ``*ExecutionProvider``); the name may not be a builtin's (worker-cpu, worker-cpu-4t,
+# edge-arm-slow).
+class PatchedWorkspaceTargetProfileUpdateRequest(TypedDict):
+    name: NotRequired[str]
+    description: NotRequired[str]
+    runtime: NotRequired[RuntimeEnum]
+    execution_provider: NotRequired[str]
+    intra_op_threads: NotRequired[int]
+    inter_op_threads: NotRequired[int]
+    batch_size: NotRequired[int]
+    # Target latency = latency measured on the worker x slowdown (1.0: the worker).
+    slowdown: NotRequired[float]
+    latency_budget_ms: NotRequired[float | None]
+    size_budget_bytes: NotRequired[int | None]
+
+
 class PerLabelCount(TypedDict):
     id: int
     name: str
     color: str
     count: int
+
+
+PrecisionEnum: TypeAlias = Literal["fp32", "int8"]
 
 
 # A class's precision-recall curve at IoU 0.5 (COCO's 101 recall points, precision interpolated), for drawing.
@@ -3435,6 +3697,9 @@ class PresetDescription(TypedDict):
     title: str
     description: str
     values: dict[str, float | str | bool]
+
+
+PresetEnum: TypeAlias = Literal["smaller", "balanced", "faster", "distilled"]
 
 
 # A preset as a training job would run it now: ``recommendation`` is the preset fitted to this dataset version
@@ -3544,6 +3809,13 @@ class ProjectRequest(TypedDict):
 class PromoteRequest(TypedDict):
     # The trial's number; defaults to the best trial.
     trial: NotRequired[int]
+
+
+# Structured (channel) pruning: keep ``flops_ratio`` of the parent's FLOPs (0 < r < 1), or prune until the
+# target latency is at most ``latency_ms`` (bisection on the ratio). One of the two.
+class PruneSpec(TypedDict):
+    flops_ratio: NotRequired[float]
+    latency_ms: NotRequired[float]
 
 
 PrunerEnum: TypeAlias = Literal["none", "median", "successive_halving"]
@@ -3657,6 +3929,9 @@ class Quantization(TypedDict):
     tool: NotRequired[str]
 
 
+QuantizeEnum: TypeAlias = Literal["static", "qat", "auto", "dynamic"]
+
+
 # Why a queued job waits.
 class QueueState(TypedDict):
     # The queue it waits in (cpu, gpu).
@@ -3746,6 +4021,31 @@ class ReportRunResult(TypedDict):
 ReportRunResultKindEnum: TypeAlias = Literal["automl_report_run_result"]
 
 
+# The parent's measurements, on the same test split and target as the variants'.
+class ReportedParent(TypedDict):
+    size_bytes: int
+    parameters: int
+    flops: int
+    precision: PrecisionEnum
+    latency: LatencyMeasurement
+    metric: str
+    value: float
+    delta: float
+    model_version: int
+    model_version_name: str
+
+
+# One variant: its recipe, the model version recorded for it, its measurements against the parent
+# (``summary.delta`` = its metric - the parent's) and notes on choices the job made.
+class ReportedVariant(TypedDict):
+    name: str
+    recipe: CompressionRecipe
+    model_version: int
+    model_version_name: str
+    summary: VariantSummary
+    notes: list[str]
+
+
 ResampleEnum: TypeAlias = Literal["bilinear", "bicubic", "nearest"]
 
 
@@ -3832,6 +4132,9 @@ class RunEnvironment(TypedDict):
     python: str
     platform: str
     packages: dict[str, str]
+
+
+RuntimeEnum: TypeAlias = Literal["onnxruntime"]
 
 
 class Sample(TypedDict):
@@ -4027,7 +4330,7 @@ class SampleSuggestionBox(TypedDict):
     score: float
 
 
-SamplerEnum: TypeAlias = Literal["sde", "tpe", "cmaes", "random"]
+SamplerEnum: TypeAlias = Literal["sde", "tpe", "cmaes", "random", "nsga2", "gp"]
 
 
 # One axis of an AutoML search space, over one parameter (Optuna-shaped): ``float`` and ``int`` dimensions
@@ -4215,6 +4518,12 @@ class SkippedCheck(TypedDict):
     reason: str
 
 
+# A recipe that does not apply to this model (e.g. pruning a tree ensemble), and why.
+class SkippedRecipe(TypedDict):
+    name: str
+    reason: str
+
+
 class SkippedSuggestion(TypedDict):
     id: int
     reason: SkippedSuggestionReasonEnum
@@ -4362,6 +4671,18 @@ class Study(TypedDict):
     search_space: list[SearchDimension]
     # What the trials are scored by.
     objective: Objective
+    # Every objective in order (a single-objective study: its objective); a trial's values follow it.
+    objectives: list[StudyGoal]
+    constraints: list[StudyConstraint]
+    # The profile latency is measured with (a snapshot).
+    target_profile: DeploymentTarget | None
+    # The workspace profile it was taken from (null: a builtin, or deleted since).
+    target_profile_id: int | None
+    multi_objective: bool
+    # How the default search space was adapted to the target (English sentences).
+    space_notes: list[str]
+    # Numbers of the completed feasible trials no other dominates.
+    pareto_front: list[int]
     sampler: SamplerEnum
     # The sampler the trials are asked from (sde falls back to tpe while it is not installed).
     sampler_in_use: str
@@ -4384,6 +4705,18 @@ class Study(TypedDict):
     finished_at: str | None
     # Your role in the study's workspace (a viewer cannot start, control or promote).
     my_role: RoleEnum | NullEnum | None
+
+
+class StudyConstraint(TypedDict):
+    metric: str
+    op: OpEnum
+    value: float
+
+
+class StudyConstraintRequest(TypedDict):
+    metric: str
+    op: OpEnum
+    value: float
 
 
 class StudyCreateRequest(TypedDict):
@@ -4409,6 +4742,16 @@ class StudyCreateRequest(TypedDict):
     seed: NotRequired[int]
     # Seeds of the honest-lift report (0: no report).
     report_seeds: NotRequired[int]
+    # 1 to 3 objectives: the template's metric, latency_ms (on the target), size_bytes. More than one: a
+    # multi-objective study (no pruning, no lift report; sampler sde, nsga2, tpe, gp or random). Defaults to
+    # the template's objective.
+    objectives: NotRequired[list[StudyGoalRequest] | None]
+    # A trial outside any constraint is infeasible (never on the Pareto front).
+    constraints: NotRequired[list[StudyConstraintRequest] | None]
+    # Where latency is measured: a builtin target's name (worker-cpu, worker-cpu-4t, edge-arm-slow) or a
+    # target profile's id; its budgets become constraints. Default with a latency or size objective:
+    # worker-cpu.
+    target_profile: NotRequired[int | str | None]
 
 
 # A study's budget that fits the workers online now, and why.
@@ -4434,6 +4777,20 @@ class StudyDefaults(TypedDict):
     estimated_seconds: float | None
     # The reasoning in a sentence (English).
     explanation: str
+
+
+# One objective of a study: ``metric`` is the template's objective metric (val_acc, val_map50, val_mase ...),
+# ``latency_ms`` (the trial's ONNX on the study's target) or ``size_bytes``.
+class StudyGoal(TypedDict):
+    metric: str
+    direction: NotRequired[DirectionEnum]
+
+
+# One objective of a study: ``metric`` is the template's objective metric (val_acc, val_map50, val_mase ...),
+# ``latency_ms`` (the trial's ONNX on the study's target) or ``size_bytes``.
+class StudyGoalRequest(TypedDict):
+    metric: str
+    direction: NotRequired[DirectionEnum]
 
 
 class StudyResults(TypedDict):
@@ -4701,6 +5058,21 @@ class TableSuggestion(TypedDict):
 
 
 TableTaskEnum: TypeAlias = Literal["classification", "regression"]
+
+
+class TargetFit(TypedDict):
+    kind: TargetFitKindEnum
+    version: int
+    profile: str
+    latency_budget_ms: float | None
+    size_budget_bytes: int | None
+    chosen: FitCandidate
+    candidates: list[FitCandidate]
+    reasons: list[str]
+    trained_latency_ms: NotRequired[float]
+
+
+TargetFitKindEnum: TypeAlias = Literal["target_fit"]
 
 
 # The target's balance: class counts (``classes``), or a numeric target's distribution.
@@ -4998,6 +5370,11 @@ class TrainingJobCreateRequest(TypedDict):
     # template's rule; the job records the choices as its recommendation). Parameters in params are never
     # changed. false: the preset's values as declared.
     adapt: NotRequired[bool]
+    # Where the model will run (a builtin target's name or a target profile's id; image classification):
+    # before training, the worker fits image_size, width and int8 to its latency and size budgets and records
+    # the choice and reasons (the job fails with target_unreachable, naming the smallest latency reached, when
+    # nothing fits).
+    target_profile: NotRequired[int | str | None]
 
 
 # A finished training job's ``result`` (``training.run``; ``training.evaluate_model`` records the same without
@@ -5010,6 +5387,7 @@ class TrainingJobResult(TypedDict):
     metrics: ModelVersionMetrics
     resumed_from: NotRequired[ResumedFrom | None]
     run_dir: NotRequired[str]
+    target_fit: NotRequired[TargetFit]
 
 
 TrainingJobResultKindEnum: TypeAlias = Literal["training_job_result"]
@@ -5047,6 +5425,8 @@ class TrainingRunParams(TypedDict):
     params: dict[str, float | str | bool]
     backbone: NotRequired[int]
     recommendation: NotRequired[PresetRecommendation]
+    target_profile: NotRequired[int | str]
+    target_fit: NotRequired[TargetFit]
 
 
 TrainingRunParamsKindEnum: TypeAlias = Literal["training.run"]
@@ -5072,6 +5452,15 @@ class Trial(TypedDict):
     params: dict[str, float | str | bool]
     # The objective (best validation metric).
     value: float | None
+    # One value per objective (study.objectives).
+    values: list[float]
+    measurements: TrialMeasurements
+    # Within every constraint (null: none).
+    feasible: bool | None
+    # The trial measures and serves the int8 ONNX.
+    quantized: bool
+    # On the study's Pareto front.
+    on_front: bool
     intermediate: list[IntermediateValue]
     pruned_at_epoch: int | None
     # Headline metrics on the test split (completed trials).
@@ -5084,6 +5473,17 @@ class Trial(TypedDict):
     finished_at: str | None
     model_version: int | None
     model_version_name: str | None
+
+
+# What a deployment-aware study's trial measured of the model it serves.
+class TrialMeasurements(TypedDict):
+    latency_ms: NotRequired[float]
+    size_bytes: NotRequired[int]
+    flops: NotRequired[int]
+    precision: NotRequired[PrecisionEnum]
+    quantization_delta: NotRequired[float]
+    fp32_size_bytes: NotRequired[int]
+    latency: NotRequired[LatencyMeasurement]
 
 
 # A study's trial; a custom-code study's trial also carries the code it runs (the spec with the sampled
@@ -5177,6 +5577,20 @@ class ValueCount(TypedDict):
     count: int
 
 
+# A model's measurements: file size, parameters, FLOPs (2 x multiply-accumulates of Conv/Gemm/MatMul),
+# precision, latency on the target, and its headline metric on the test split; ``delta`` = value - the
+# parent's value (0 for the parent).
+class VariantSummary(TypedDict):
+    size_bytes: int
+    parameters: int
+    flops: int
+    precision: PrecisionEnum
+    latency: LatencyMeasurement
+    metric: str
+    value: float
+    delta: float
+
+
 VerdictEnum: TypeAlias = Literal["accept", "reject"]
 
 
@@ -5262,6 +5676,49 @@ class WorkspaceRequest(TypedDict):
     description: NotRequired[str]
 
 
+# A workspace's target profile. Fields are validated as the worker validates a profile (threads 1-64, slowdown
+# 0.01-1000, provider ``*ExecutionProvider``); the name may not be a builtin's (worker-cpu, worker-cpu-4t,
+# edge-arm-slow).
+class WorkspaceTargetProfile(TypedDict):
+    id: int
+    workspace: int
+    name: str
+    description: NotRequired[str]
+    runtime: NotRequired[RuntimeEnum]
+    execution_provider: NotRequired[str]
+    intra_op_threads: NotRequired[int]
+    inter_op_threads: NotRequired[int]
+    batch_size: NotRequired[int]
+    # Target latency = latency measured on the worker x slowdown (1.0: the worker).
+    slowdown: NotRequired[float]
+    latency_budget_ms: NotRequired[float | None]
+    size_budget_bytes: NotRequired[int | None]
+    # Always false here (builtins: /builtins/).
+    builtin: bool
+    # Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only.
+    created_by: str | None
+    created_at: str
+    updated_at: str
+
+
+# A workspace's target profile. Fields are validated as the worker validates a profile (threads 1-64, slowdown
+# 0.01-1000, provider ``*ExecutionProvider``); the name may not be a builtin's (worker-cpu, worker-cpu-4t,
+# edge-arm-slow).
+class WorkspaceTargetProfileRequest(TypedDict):
+    workspace: int
+    name: str
+    description: NotRequired[str]
+    runtime: NotRequired[RuntimeEnum]
+    execution_provider: NotRequired[str]
+    intra_op_threads: NotRequired[int]
+    inter_op_threads: NotRequired[int]
+    batch_size: NotRequired[int]
+    # Target latency = latency measured on the worker x slowdown (1.0: the worker).
+    slowdown: NotRequired[float]
+    latency_budget_ms: NotRequired[float | None]
+    size_budget_bytes: NotRequired[int | None]
+
+
 class ErrorError(TypedDict):
     code: str
     message: str
@@ -5301,6 +5758,7 @@ __all__ = [
     "AssignmentStatusEnum",
     "AssignmentTask",
     "AutoChoice",
+    "AutomlConstraint",
     "AutomlLineage",
     "Averages",
     "Backbone",
@@ -5311,6 +5769,7 @@ __all__ = [
     "BackboneCreateRequest",
     "BackboneStatusEnum",
     "BackboneSummary",
+    "BackendEnum",
     "BacktestWindow",
     "BacktestWindowRoleEnum",
     "BadCase",
@@ -5339,6 +5798,8 @@ __all__ = [
     "BoxGeometry",
     "BoxGeometryRequest",
     "BoxHistogram",
+    "BrowserLatency",
+    "BrowserLatencyRequest",
     "BuildPackageParams",
     "BuildPackageParamsKindEnum",
     "BuildPackageResult",
@@ -5392,8 +5853,21 @@ __all__ = [
     "ColorEnum",
     "ColumnProfile",
     "ColumnTypeEnum",
+    "Compression",
+    "CompressionCreateRequest",
+    "CompressionJobParams",
+    "CompressionJobParamsKindEnum",
+    "CompressionJobResult",
+    "CompressionJobResultKindEnum",
+    "CompressionLineage",
+    "CompressionLineageKindEnum",
+    "CompressionRecipe",
     "CompressionReport",
     "CompressionReportTaskEnum",
+    "CompressionRunReport",
+    "CompressionRunReportKindEnum",
+    "CompressionSpec",
+    "CompressionSpecKindEnum",
     "ConfusionMatrix",
     "CrossValidation",
     "CrossValidationKindEnum",
@@ -5446,6 +5920,8 @@ __all__ = [
     "DeploymentShadowRequest",
     "DeploymentStatusEnum",
     "DeploymentSwitchRequest",
+    "DeploymentTarget",
+    "DeploymentTargetKindEnum",
     "DeploymentTrafficRequest",
     "DeploymentUsage",
     "DetectedBox",
@@ -5460,6 +5936,7 @@ __all__ = [
     "DeviceSdkReport",
     "DeviceSdkReportKindEnum",
     "DirectionEnum",
+    "DistillSpec",
     "Distribution",
     "DtypeEnum",
     "Error",
@@ -5470,6 +5947,7 @@ __all__ = [
     "Finding",
     "FindingCodeEnum",
     "FindingItem",
+    "FitCandidate",
     "FoldScore",
     "ForecastContract",
     "ForecastInstanceRequest",
@@ -5540,6 +6018,8 @@ __all__ = [
     "LanguageEnum",
     "LargestError",
     "Latency",
+    "LatencyMeasurement",
+    "LatencyMeasurementKindEnum",
     "LayoutEnum",
     "Lift",
     "LiftError",
@@ -5595,6 +6075,7 @@ __all__ = [
     "Objective",
     "ObjectiveRequest",
     "OnnxDescription",
+    "OpEnum",
     "Package",
     "PackageCreateRequest",
     "PackageFile",
@@ -5607,6 +6088,7 @@ __all__ = [
     "PaginatedBatchPredictionList",
     "PaginatedCapturedRequestList",
     "PaginatedCodeArchiveList",
+    "PaginatedCompressionList",
     "PaginatedDatasetList",
     "PaginatedDatasetVersionList",
     "PaginatedDeploymentList",
@@ -5630,6 +6112,7 @@ __all__ = [
     "PaginatedSuggestionList",
     "PaginatedTrainingJobList",
     "PaginatedWorkspaceList",
+    "PaginatedWorkspaceTargetProfileList",
     "PairAgreement",
     "ParamDescription",
     "ParamTypeEnum",
@@ -5644,7 +6127,9 @@ __all__ = [
     "PatchedProjectRequest",
     "PatchedSampleLabelWriteRequest",
     "PatchedWorkspaceRequest",
+    "PatchedWorkspaceTargetProfileUpdateRequest",
     "PerLabelCount",
+    "PrecisionEnum",
     "PrecisionRecallCurve",
     "PredictMultipartRequest",
     "PredictRequestRequest",
@@ -5654,6 +6139,7 @@ __all__ = [
     "Prediction",
     "PredictionModelVersion",
     "PresetDescription",
+    "PresetEnum",
     "PresetEstimate",
     "PresetRecommendation",
     "PresetRecommendationKindEnum",
@@ -5664,6 +6150,7 @@ __all__ = [
     "Project",
     "ProjectRequest",
     "PromoteRequest",
+    "PruneSpec",
     "PrunerEnum",
     "QualityEstimate",
     "QualityParams",
@@ -5677,6 +6164,7 @@ __all__ = [
     "QualityReportSummary",
     "QualityThresholdsRequest",
     "Quantization",
+    "QuantizeEnum",
     "QueueState",
     "QueueStateReasonEnum",
     "Range",
@@ -5689,6 +6177,8 @@ __all__ = [
     "ReportRunParamsKindEnum",
     "ReportRunResult",
     "ReportRunResultKindEnum",
+    "ReportedParent",
+    "ReportedVariant",
     "ResampleEnum",
     "ResidualPoint",
     "Residuals",
@@ -5704,6 +6194,7 @@ __all__ = [
     "RoleEnum",
     "RunArtifact",
     "RunEnvironment",
+    "RuntimeEnum",
     "Sample",
     "SampleActivity",
     "SampleActivityActionEnum",
@@ -5740,6 +6231,7 @@ __all__ = [
     "SizeCount",
     "SizeEstimate",
     "SkippedCheck",
+    "SkippedRecipe",
     "SkippedSuggestion",
     "SkippedSuggestionReasonEnum",
     "SmartLabelingParams",
@@ -5757,8 +6249,12 @@ __all__ = [
     "StrategyEnum",
     "StreamEnum",
     "Study",
+    "StudyConstraint",
+    "StudyConstraintRequest",
     "StudyCreateRequest",
     "StudyDefaults",
+    "StudyGoal",
+    "StudyGoalRequest",
     "StudyResults",
     "StudyStartRequest",
     "StudyStatusEnum",
@@ -5791,6 +6287,8 @@ __all__ = [
     "TablePreviewRequestRequest",
     "TableSuggestion",
     "TableTaskEnum",
+    "TargetFit",
+    "TargetFitKindEnum",
     "TargetProfile",
     "TargetTypeEnum",
     "TaskAnswer",
@@ -5826,6 +6324,7 @@ __all__ = [
     "TrainingRunParamsKindEnum",
     "TrainingRuntime",
     "Trial",
+    "TrialMeasurements",
     "TrialParams",
     "TrialParamsKindEnum",
     "TrialResult",
@@ -5837,6 +6336,7 @@ __all__ = [
     "UserBrief",
     "UserCreateRequest",
     "ValueCount",
+    "VariantSummary",
     "VerdictEnum",
     "VersionSeriesPoint",
     "VersionUsage",
@@ -5849,4 +6349,6 @@ __all__ = [
     "Workspace",
     "WorkspaceBrief",
     "WorkspaceRequest",
+    "WorkspaceTargetProfile",
+    "WorkspaceTargetProfileRequest",
 ]
