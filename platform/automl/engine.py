@@ -135,9 +135,31 @@ def make_sampler(
         )
     if kind == "gp":
         return optuna.samplers.GPSampler(
-            seed=seed, constraints_func=constraints_func, warn_independent_sampling=False
+            seed=seed,
+            n_startup_trials=GP_STARTUP_TRIALS,
+            constraints_func=constraints_func,
+            warn_independent_sampling=False,
         )
     raise ValueError(f"unknown sampler {kind!r}")
+
+
+# Optuna's GPSampler fits its model with torch once a study has GP_STARTUP_TRIALS finished trials
+# (before that it samples at random). The web process never imports torch (DESIGN §2), so it leaves
+# a gp study's later asks to the processes that may: the worker that records a trial and the
+# housekeeping reconciler (every SAMPAN_REAPER_INTERVAL_SECONDS) fill the free slots instead.
+GP_STARTUP_TRIALS = 10
+_torch_allowed = True
+
+
+def forbid_torch() -> None:
+    """Called once by the web process (config/wsgi.py): asks that would import torch are left to others."""
+    global _torch_allowed
+    _torch_allowed = False
+
+
+def may_ask_here(sampler: str, finished_trials: int) -> bool:
+    """Whether this process may ask a study with ``sampler`` that has ``finished_trials`` for a trial."""
+    return _torch_allowed or sampler != "gp" or finished_trials < GP_STARTUP_TRIALS
 
 
 def make_pruner(kind: str):

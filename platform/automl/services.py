@@ -552,6 +552,8 @@ def _schedule_locked(study: Study) -> Study:
         if _out_of_time(study):
             budget_left = 0
         free = min(budget_left, study.parallelism - in_flight)
+        if not engine.may_ask_here(study.sampler, total - in_flight):
+            free = 0  # a gp study past its random start: a worker or the reconciler asks (engine)
         for _ in range(max(0, free)):
             trial = _ask(study, total)
             total += 1

@@ -17,8 +17,10 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 django_application = get_wsgi_application()
 
+from automl import engine  # noqa: E402
 from deploy import warm  # noqa: E402
 from deploy.api.fastpath import PredictFastPath  # noqa: E402 - needs the apps loaded
 
+engine.forbid_torch()  # the web process never imports torch; Optuna's GP fits with it
 application = PredictFastPath(django_application)
 warm.start()
