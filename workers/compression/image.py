@@ -122,6 +122,8 @@ def compress_variant(
             seed=seed,
         )
         params["model"] = arch
+        if "width" in params:  # the student's own width, not the parent's
+            params["width"] = parse_student(str(recipe["distill"]["student"]))[1]
         notes += notes_distill
         done += share
     checkpoint: Path | None = None
