@@ -256,14 +256,15 @@ def cmd_compress(args: argparse.Namespace) -> int:
     )
     if args.wait:
         run.wait(progress=not args.quiet, raise_on_failure=False)
+    report = run.report
     _print(
         {
             "compression": run.id,
             "job": run.data["job"],
             "status": run.status,
-            "model_versions": [v["model_version"] for v in (run.report or {}).get("variants", [])],
+            "model_versions": [v["model_version"] for v in report["variants"]] if report else [],
             "variants": run.rows(),
-            "skipped": (run.report or {}).get("skipped", []),
+            "skipped": report["skipped"] if report else [],
             "error": run.data.get("error") or None,
         }
     )

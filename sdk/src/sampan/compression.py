@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sampan import _optional
+from sampan import _schema as schema
 from sampan._resource import Resource
 from sampan._resource import id_of as _id
 
@@ -22,11 +23,8 @@ if TYPE_CHECKING:
 
 PRESETS = ("smaller", "balanced", "faster", "distilled")
 
-# TODO(lead): swap for the generated schema.Compression once `make api-client` has run.
-CompressionData = Mapping[str, Any]
 
-
-class Compression(Resource[CompressionData]):
+class Compression(Resource[schema.Compression]):
     """A compression run (``/api/v1/compressions/{id}/``): the recipes (``spec``), its job's status
     and, once it finished, the ``report``: the parent's and each variant's size, parameters, FLOPs,
     latency on the target profile and metric on the same test split (``delta`` = variant - parent)."""
@@ -35,16 +33,19 @@ class Compression(Resource[CompressionData]):
 
     @property
     def status(self) -> str | None:
-        return self._fields.get("status")
+        return self.data["status"]
 
     @property
-    def report(self) -> Mapping[str, Any] | None:
+    def report(self) -> schema.CompressionRunReport | None:
         """The finished run's report (``kind`` ``"compression_report"``), None until then."""
-        return self._fields.get("report")
+        return self.data["report"]
 
     def job(self) -> Job:
         """The ``training.compress`` job that makes the variants."""
-        return self._client.jobs.get(int(self._fields["job"]))
+        job = self.data["job"]
+        if job is None:
+            raise ValueError(f"compression {self.id} has no job")
+        return self._client.jobs.get(job)
 
     def wait(
         self, *, timeout: float | None = None, progress: bool = True, raise_on_failure: bool = True
@@ -56,8 +57,10 @@ class Compression(Resource[CompressionData]):
 
     def variants(self) -> builtins.list[ModelVersion]:
         """The model versions the run recorded, one per variant, in the report's order."""
-        report = self.report or {}
-        return [self._client.model_versions.get(v["model_version"]) for v in report.get("variants", [])]
+        report = self.report
+        if report is None:
+            return []
+        return [self._client.model_versions.get(v["model_version"]) for v in report["variants"]]
 
     def rows(self) -> builtins.list[dict[str, Any]]:
         """The parent and each variant as flat rows: name, model version, size, parameters, FLOPs,
@@ -66,7 +69,9 @@ class Compression(Resource[CompressionData]):
         if report is None:
             return []
 
-        def row(name: str, model_version: int, summary: Mapping[str, Any]) -> dict[str, Any]:
+        def row(
+            name: str, model_version: int, summary: schema.VariantSummary | schema.ReportedParent
+        ) -> dict[str, Any]:
             latency = summary["latency"]
             return {
                 "name": name,
