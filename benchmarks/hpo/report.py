@@ -215,7 +215,8 @@ def nextbar(rows: list[dict]) -> str:
         for st in summary:
             name = (
                 f"{st['suite']} d={st['dim']} q={st['q']} "
-                f"({st['problems']}x{st['seeds']}, {st['budget']} evals)"
+                f"({st['pairs']} function-seed pairs: {st['problems']} functions, "
+                f"{st['seeds']} seeds; {st['budget']} evals)"
             )
             best = min(st["mean_rank"].values())
             cells = [
