@@ -17,9 +17,11 @@ from typing import Any
 from workers.contracts.annotations import DetectionBox, DetectionPrediction
 from workers.packaging.artifacts import ModelArtifacts
 from workers.packaging.device_sdk import (
+    ALREADY_QUANTIZED,
     MAX_CALIBRATION_IMAGES,
     ONNXRUNTIME_WEB_VERSION,
     archive_device_sdk,
+    is_quantized,
     quantize_int8,
 )
 from workers.packaging.package_contents import (
@@ -238,19 +240,28 @@ def build_detection_device_sdk(
         report("Checking and copying the model", fraction=0.05)
         stage_model_files(artifacts, root, model_name="model.fp32.onnx")
         paths = {"fp32": root / "model.fp32.onnx", "int8": root / "model.int8.onnx"}
-        report(
-            f"Quantizing to int8, calibrated on {min(len(calibration_images), MAX_CALIBRATION_IMAGES)} "
-            "training images",
-            fraction=0.15,
-        )
-        calibration_count = quantize_int8(
-            paths["fp32"], paths["int8"], calibration_images, spec, work, symbolic_shape=False
-        )
+        already = is_quantized(paths["fp32"])
+        if already:  # a compressed int8 model version: quantizing its QDQ graph again is invalid
+            report("The model is already int8: shipped as it is", fraction=0.15)
+            shutil.copyfile(paths["fp32"], paths["int8"])
+            calibration_count = 0
+        else:
+            report(
+                f"Quantizing to int8, calibrated on {min(len(calibration_images), MAX_CALIBRATION_IMAGES)} "
+                "training images",
+                fraction=0.15,
+            )
+            calibration_count = quantize_int8(
+                paths["fp32"], paths["int8"], calibration_images, spec, work, symbolic_shape=False
+            )
         detectors = {
             name: load_detector(model_dir_for(path, root, work / name)) for name, path in paths.items()
         }
         report("Measuring mAP@.5 of fp32 and int8 on the test images", fraction=0.45)
         compression = compression_report(detectors, paths, artifacts, calibration_count)
+        if already:
+            compression["quantization"] = ALREADY_QUANTIZED
+            compression["int8_note"] = ALREADY_QUANTIZED["method"]
         write_json(root / "compression_report.json", compression)
         report("Writing the test vectors and samples", fraction=0.75)
         vectors = write_vector_images(

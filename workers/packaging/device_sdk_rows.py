@@ -7,6 +7,7 @@ and C++ samples are image-only: they are not shipped for these templates (the RE
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from workers.packaging.artifacts import ModelArtifacts
-from workers.packaging.device_sdk import archive_device_sdk
+from workers.packaging.device_sdk import ALREADY_QUANTIZED, archive_device_sdk, is_quantized
 from workers.packaging.package_contents import (
     TEMPLATES_DIR,
     PackagingError,
@@ -156,7 +157,12 @@ def build_rows_device_sdk(
         if data_kind == "text":
             (root / "tokenizer.json").write_text(fp32.model.tokenizer.tokenizer.to_str())
         int8: _Local | None = None
-        if tree_ensemble(fp32_path):
+        already = is_quantized(fp32_path)
+        if already:  # a compressed int8 model version: shipped as it is, not quantized again
+            shutil.copyfile(fp32_path, int8_path)
+            int8 = _Local(int8_path, artifacts, data_kind)
+            note = str(ALREADY_QUANTIZED["method"])
+        elif tree_ensemble(fp32_path):
             note = (
                 "int8 does not apply: the model is a tree ensemble (its thresholds and leaves stay float32)"
             )
@@ -174,6 +180,8 @@ def build_rows_device_sdk(
             write_vector_instances([(x, None) for x in inputs_all], data_kind), data_kind, root
         )
         compression = compression_report(fp32, int8, fp32_path, int8_path, artifacts, test_inputs, note)
+        if already:
+            compression["quantization"] = ALREADY_QUANTIZED
         write_json(root / "compression_report.json", compression)
         report("Writing the test vectors and the Python sample", fraction=0.75)
         vectors = write_vector_instances(
@@ -196,7 +204,10 @@ def build_rows_device_sdk(
             **template_values(artifacts, when),
             "data_kind": data_kind,
             "int8_line": (
-                "| `model.int8.onnx` | the same model with int8 weights (ONNX Runtime dynamic quantization) |"
+                f"| `model.int8.onnx` | {note} |"
+                if already
+                else "| `model.int8.onnx` | the same model with int8 weights "
+                "(ONNX Runtime dynamic quantization) |"
                 if int8 is not None
                 else f"| (no int8 model) | {note} |"
             ),
