@@ -14,7 +14,7 @@ import json
 import logging
 import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +61,13 @@ def load_model_file(
     what: str,
     *,
     template: str | None = None,
+    fit: Callable[[torch.nn.Module, Mapping[str, torch.Tensor]], torch.nn.Module] | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """Read a model file (weights_only=True), check its entries (and its ``template`` when given),
     rebuild the network with ``build(arch, num_classes)`` (plus ``channels=`` when the file stores a
-    pruned network's channel configuration) and load its weights, in eval mode."""
+    pruned network's channel configuration) and load its weights, in eval mode. ``fit(model,
+    state_dict)``, when given, first shrinks the built network's layers to the weights' shapes (a
+    pruned detector's file stores narrower convolutions and no channel configuration)."""
     state = torch.load(checkpoint, map_location="cpu", weights_only=True)
     missing = [
         key for key in ("arch", "num_classes", "classes", "preprocessing", "model") if key not in state
@@ -77,6 +80,8 @@ def load_model_file(
     # a pruned or narrowed network's model file stores its channel configuration
     shape = {"channels": state["channels"]} if state.get("channels") is not None else {}
     model = build(state["arch"], state["num_classes"], **shape)
+    if fit is not None:
+        model = fit(model, state["model"])
     model.load_state_dict(state["model"])
     model.eval()
     return model, state

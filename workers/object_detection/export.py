@@ -37,8 +37,14 @@ ATOL = 1e-4
 
 
 def load_detector(checkpoint: str | os.PathLike[str]) -> tuple[CenterNet, dict[str, Any]]:
-    """Rebuild the model of a model file or training checkpoint (weights_only=True), in eval mode."""
-    model, state = load_model_file(checkpoint, build_model, "detector", template="object_detection")
+    """Rebuild the model of a model file or training checkpoint (weights_only=True), in eval mode; a
+    pruned detector's narrower convolutions are rebuilt to the file's shapes."""
+    # imported here: workers.compression.detection imports this module
+    from workers.compression.detection import fit_to_state_dict
+
+    model, state = load_model_file(
+        checkpoint, build_model, "detector", template="object_detection", fit=fit_to_state_dict
+    )
     return model, state
 
 
