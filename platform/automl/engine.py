@@ -98,6 +98,7 @@ def make_sampler(
     parallelism: int = 1,
     constraints: int = 0,
     multi_objective: bool = False,
+    continuous: bool = False,
 ):
     """A sampler of ``kind`` (sde, tpe, cmaes, random, nsga2, gp). ``seed`` differs per ask (the
     study's seed plus the number of trials so far), so asks from different processes never replay
@@ -117,9 +118,12 @@ def make_sampler(
         sde = sde_sampler_class()
         assert sde is not None  # sampler_in_use said so
         extra: dict[str, Any] = {"constraints_func": constraints_func} if constraints_func is not None else {}
-        if (multi_objective or constraints) and "surrogate" in inspect.signature(sde.__init__).parameters:
-            # with several objectives or constraints the surrogate screen ranks better (benchmarks/hpo,
-            # docs/benchmarks.md hpo_multi_objective)
+        if (multi_objective or constraints or continuous) and "surrogate" in inspect.signature(
+            sde.__init__
+        ).parameters:
+            # the surrogate screen ranks better with several objectives or constraints and on mostly
+            # continuous spaces (docs/benchmarks.md hpo_multi_objective, hpo-nextbar); on mostly
+            # discrete ones (HPOBench's tables) it ranked worse, so those keep the plain swarm
             extra["surrogate"] = True
         return sde(seed=seed if study_seed is None else study_seed, n_particles=max(8, parallelism), **extra)
     if kind == "tpe":
@@ -192,6 +196,19 @@ def distributions(search_space: list[dict[str, Any]]) -> dict[str, Any]:
     return found
 
 
+def mostly_continuous(search_space: list[dict[str, Any]]) -> bool:
+    """At least half of the dimensions are floats, or ints with more than 16 values."""
+    if not search_space:
+        return False
+    continuous = sum(
+        1
+        for dim in search_space
+        if dim["type"] == "float"
+        or (dim["type"] == "int" and (int(dim["high"]) - int(dim["low"])) / int(dim.get("step") or 1) >= 16)
+    )
+    return continuous * 2 >= len(search_space)
+
+
 def optuna_study(study, *, seed: int | None = None):
     """Load a platform study's Optuna study with its sampler (seeded by ``seed``) and pruner."""
     import optuna
@@ -206,6 +223,7 @@ def optuna_study(study, *, seed: int | None = None):
             parallelism=study.parallelism,
             constraints=len(study.constraints),
             multi_objective=study.is_multi_objective,
+            continuous=mostly_continuous(study.search_space),
         ),
         pruner=make_pruner(study.pruner),
     )
@@ -229,6 +247,7 @@ def optuna_study_create(study) -> None:
             parallelism=study.parallelism,
             constraints=len(study.constraints),
             multi_objective=study.is_multi_objective,
+            continuous=mostly_continuous(study.search_space),
         ),
         pruner=make_pruner(study.pruner),
     )
