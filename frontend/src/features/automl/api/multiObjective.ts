@@ -1,49 +1,18 @@
-import type { StudyCreate, Study, Trial } from './studies';
+import type { components } from '@/api/schema';
+import type { Study, StudyCreate, Trial } from './studies';
 
-// TODO(lead): swap for generated types once H5's study fields are in the schema (`make api-client`).
-export type Direction = 'maximize' | 'minimize';
-export type StudyGoal = { metric: string; direction: Direction };
-export type ConstraintOp = '<=' | '>=';
-export type StudyConstraint = { metric: string; op: ConstraintOp; value: number };
+/** The deployment-aware parts of a study as the API serves them (platform/automl/api/serializers.py). */
+type Schemas = components['schemas'];
+
+export type Direction = Schemas['DirectionEnum'];
+/** An objective with its direction (the server stores every goal with one; a request may leave it out). */
+export type StudyGoal = Schemas['StudyGoal'] & { direction: Direction };
+export type ConstraintOp = Schemas['OpEnum'];
+export type StudyConstraint = Schemas['StudyConstraint'];
 /** The target profile snapshot a study measures latency with (workers.contracts.targets.TargetProfile). */
-export type StudyTarget = {
-  name: string;
-  description?: string;
-  intra_op_threads: number;
-  inter_op_threads: number;
-  slowdown: number;
-  latency_budget_ms: number | null;
-  size_budget_bytes: number | null;
-};
-export type TrialMeasurements = { latency_ms?: number | null; size_bytes?: number | null; flops?: number | null; [key: string]: unknown };
-
-// TODO(lead): swap for generated type
-export type MultiObjectiveStudy = Study & {
-  objectives?: StudyGoal[];
-  constraints?: StudyConstraint[];
-  target_profile?: StudyTarget | null;
-  target_profile_id?: number | null;
-  multi_objective?: boolean;
-  pareto_front?: number[];
-  /** how the default search space was adapted to the target (the server's sentences) */
-  space_notes?: string[];
-};
-// TODO(lead): swap for generated type
-export type MultiObjectiveTrial = Trial & {
-  values?: number[] | null;
-  measurements?: TrialMeasurements | null;
-  feasible?: boolean | null;
-  quantized?: boolean;
-  on_front?: boolean;
-};
-export type SamplerChoice = StudyCreate['sampler'] | 'nsga2' | 'gp';
-// TODO(lead): swap for generated type
-export type MultiObjectiveStudyCreate = Omit<StudyCreate, 'sampler'> & {
-  sampler: SamplerChoice;
-  objectives?: StudyGoal[];
-  constraints?: StudyConstraint[];
-  target_profile?: string | number;
-};
+export type StudyTarget = Schemas['DeploymentTarget'];
+export type TrialMeasurements = Schemas['TrialMeasurements'];
+export type SamplerChoice = StudyCreate['sampler'];
 
 /** The samplers a study may use: cmaes optimizes one objective only; nsga2 and gp also take several. */
 export const ALL_SAMPLERS = ['sde', 'tpe', 'cmaes', 'gp', 'nsga2', 'random'] as const satisfies readonly SamplerChoice[];
@@ -54,20 +23,24 @@ export const MAX_OBJECTIVES = 3;
 export const QUANTIZATION_DIMENSION = { name: 'quantization', type: 'categorical' as const, choices: ['none', 'int8'] };
 
 /** The objectives a study shows: `objectives` when the server sends them, else its single objective. */
-export function goalsOf(study: MultiObjectiveStudy): StudyGoal[] {
-  return study.objectives?.length ? study.objectives : [{ metric: study.objective.metric, direction: study.objective.direction as Direction }];
+export function goalsOf(study: Pick<Study, 'objective' | 'objectives'>): StudyGoal[] {
+  const first = study.objective.direction;
+  return study.objectives?.length
+    ? study.objectives.map((goal, index) => ({ metric: goal.metric, direction: goal.direction ?? (index === 0 ? first : 'minimize') }))
+    : [{ metric: study.objective.metric, direction: first }];
 }
 
-export function isMultiObjective(study: MultiObjectiveStudy): boolean {
+export function isMultiObjective(study: Pick<Study, 'objective' | 'objectives' | 'multi_objective'>): boolean {
+  // a study read from an older server may lack both fields
   return study.multi_objective ?? goalsOf(study).length > 1;
 }
 
 /** Where a trial sits on the chart: on the feasible non-dominated front, feasible but dominated, infeasible, or not drawn. */
 export type PointKind = 'front' | 'feasible' | 'infeasible';
-export type ParetoPoint = { trial: MultiObjectiveTrial; x: number; y: number; kind: PointKind };
+export type ParetoPoint = { trial: Trial; x: number; y: number; kind: PointKind };
 
 /** Completed trials with a value for both charted objectives (indexes `xi`, `yi` into `values`). */
-export function paretoPoints(trials: MultiObjectiveTrial[], front: number[] | undefined, xi = 0, yi = 1): ParetoPoint[] {
+export function paretoPoints(trials: Trial[], front: number[] | undefined, xi = 0, yi = 1): ParetoPoint[] {
   const onFront = new Set(front ?? trials.filter((trial) => trial.on_front).map((trial) => trial.number));
   const points: ParetoPoint[] = [];
   for (const trial of trials) {

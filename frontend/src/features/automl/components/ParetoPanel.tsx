@@ -4,8 +4,8 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { WithReason } from '@/components/WithReason';
 import { errorMessage } from '@/lib/notifications';
-import { formatMetric, goalsOf, paretoPoints, type MultiObjectiveStudy, type MultiObjectiveTrial, type ParetoPoint, type StudyGoal } from '../api/multiObjective';
-import { canChange, formatParam } from '../api/studies';
+import { formatMetric, goalsOf, paretoPoints, type ParetoPoint, type StudyGoal } from '../api/multiObjective';
+import { canChange, formatParam, type Study, type Trial } from '../api/studies';
 import { usePromote } from '../hooks/useStudies';
 
 const WIDTH = 520;
@@ -131,7 +131,7 @@ export function ParetoChart({
   );
 }
 
-function PromoteTrial({ study, trial }: { study: MultiObjectiveStudy; trial: MultiObjectiveTrial }) {
+function PromoteTrial({ study, trial }: { study: Study; trial: Trial }) {
   const { t } = useTranslation('automl');
   const promote = usePromote(study.id);
   const id = trial.model_version ?? promote.data?.id ?? null;
@@ -158,7 +158,7 @@ function PromoteTrial({ study, trial }: { study: MultiObjectiveStudy; trial: Mul
   );
 }
 
-function Measurements({ trial }: { trial: MultiObjectiveTrial }) {
+function Measurements({ trial }: { trial: Trial }) {
   const { t } = useTranslation('automl');
   const m = trial.measurements ?? {};
   return (
@@ -173,7 +173,7 @@ function Measurements({ trial }: { trial: MultiObjectiveTrial }) {
 }
 
 /** The chosen point's trial: its objective values, what was measured, its parameters, and Promote. */
-function TrialDetails({ study, trial, goals }: { study: MultiObjectiveStudy; trial: MultiObjectiveTrial; goals: StudyGoal[] }) {
+function TrialDetails({ study, trial, goals }: { study: Study; trial: Trial; goals: StudyGoal[] }) {
   const { t } = useTranslation('automl');
   const label = useGoalLabel();
   return (
@@ -211,7 +211,7 @@ function TrialDetails({ study, trial, goals }: { study: MultiObjectiveStudy; tri
  * A multi-objective (or constrained) study's trade-offs: the Pareto chart (two objectives at a time),
  * the chosen point's trial with Promote, and a table of the front.
  */
-export function ParetoPanel({ study, trials, finished }: { study: MultiObjectiveStudy; trials: MultiObjectiveTrial[]; finished: boolean }) {
+export function ParetoPanel({ study, trials, finished }: { study: Study; trials: Trial[]; finished: boolean }) {
   const { t } = useTranslation('automl');
   const label = useGoalLabel();
   const goals = goalsOf(study);

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { translateDynamic } from '@/i18n';
 import { customCodeOf } from '../api/customCode';
-import { isMultiObjective, type MultiObjectiveStudy } from '../api/multiObjective';
+import { isMultiObjective } from '../api/multiObjective';
 import { formatValue } from '../api/studies';
 import { useStudies } from '../hooks/useStudies';
 import { StateBadge } from './StateBadge';
@@ -51,8 +51,8 @@ export function StudiesTable({ projectId }: { projectId?: number }) {
               <Table.Td>{t('list.trialCount', { total: study.trials.total, budget: study.n_trials, pruned: study.trials.pruned })}</Table.Td>
               <Table.Td data-testid={`study-${study.id}-best`}>
                 {/* several objectives: how many trade-offs the front offers, not one best value */}
-                {isMultiObjective(study as MultiObjectiveStudy)
-                  ? t('list.front', { count: (study as MultiObjectiveStudy).pareto_front?.length ?? 0 })
+                {isMultiObjective(study)
+                  ? t('list.front', { count: study.pareto_front?.length ?? 0 })
                   : formatValue(study.best_trial?.value ?? null)}
               </Table.Td>
               <Table.Td>{translateDynamic(`automl:sampler.${study.sampler_in_use}`, study.sampler_in_use)}</Table.Td>

@@ -15,7 +15,7 @@ import {
   type StudyDefaults,
 } from '../api/studies';
 import { useCreateStudy, useDatasets, useDatasetVersions, useProjects, useStudyDefaults, useTemplates } from '../hooks/useStudies';
-import { ALL_SAMPLERS, deploymentDraft, goalProblems, MULTI_OBJECTIVE_SAMPLERS, QUANTIZATION_DIMENSION, type DeploymentDraft, type Direction, type MultiObjectiveStudyCreate, type SamplerChoice } from '../api/multiObjective';
+import { ALL_SAMPLERS, deploymentDraft, goalProblems, MULTI_OBJECTIVE_SAMPLERS, QUANTIZATION_DIMENSION, type DeploymentDraft, type Direction, type SamplerChoice } from '../api/multiObjective';
 import { CustomStudyForm } from './CustomStudyForm';
 import { DeploymentObjectives } from './DeploymentObjectives';
 import { SearchSpaceEditor } from './SearchSpaceEditor';
@@ -190,7 +190,7 @@ function TemplateStudyForm({ initial, onCreated, roles }: Props) {
     setMessage(null);
     if (Object.keys(local).length > 0 || version === null || fixedParams === null || viewerReason) return;
     const searchQuantization = deploymentOn && deployment?.quantization && !dims.some((dim) => dim.name === QUANTIZATION_DIMENSION.name);
-    const body: MultiObjectiveStudyCreate = {
+    const body: StudyCreate = {
       dataset_version: version,
       name,
       preset: preset || undefined,
@@ -211,8 +211,7 @@ function TemplateStudyForm({ initial, onCreated, roles }: Props) {
       seed,
       report_seeds: reportSeeds,
     };
-    // TODO(lead): drop the cast once the generated StudyCreate has objectives, constraints and target_profile
-    create.mutate(body as unknown as StudyCreate, {
+    create.mutate(body, {
       onSuccess: (study) => onCreated(study),
       onError: (error) => {
         setMessage(error instanceof ApiError ? error.message : String(error));

@@ -16,7 +16,7 @@ import { StateBadge } from './StateBadge';
 import { HistoryChart, ImportanceChart, IntermediateChart, ParallelCoordinates } from './StudyCharts';
 import { templateName } from '@/features/training';
 import { customCodeOf } from '../api/customCode';
-import { formatMetric, goalsOf, isMultiObjective, type MultiObjectiveStudy, type MultiObjectiveTrial } from '../api/multiObjective';
+import { formatMetric, goalsOf, isMultiObjective } from '../api/multiObjective';
 import { ParetoPanel } from './ParetoPanel';
 
 /** The test metric a study's trials are judged by: test accuracy for classifiers, mAP@.5 for
@@ -88,10 +88,10 @@ function TrialsTable({ study, trials, space }: { study: Study; trials: Trial[]; 
               <Table.Td data-testid={`trial-${trial.number}-value`}>
                 {isMultiObjective(study)
                   ? goalsOf(study)
-                      .map((goal, index) => formatMetric(goal.metric, (trial as MultiObjectiveTrial).values?.[index]))
+                      .map((goal, index) => formatMetric(goal.metric, trial.values?.[index]))
                       .join(' · ')
                   : formatValue(trial.value)}
-                {(trial as MultiObjectiveTrial).feasible === false && (
+                {trial.feasible === false && (
                   <Badge ml={6} size="xs" color="gray" variant="light" data-testid={`trial-${trial.number}-infeasible`}>
                     {t('pareto.kind.infeasible')}
                   </Badge>
@@ -294,7 +294,7 @@ export function StudyView({ studyId }: { studyId: number }) {
         <Stat label={t('view.stats.pruned')} value={String(study.trials.pruned)} testId="study-pruned" />
         <Stat label={t('view.stats.failed')} value={String(study.trials.failed)} testId="study-failed" />
         {isMultiObjective(study) ? (
-          <Stat label={t('pareto.onFront')} value={String((study as MultiObjectiveStudy).pareto_front?.length ?? 0)} testId="study-front-count" />
+          <Stat label={t('pareto.onFront')} value={String(study.pareto_front?.length ?? 0)} testId="study-front-count" />
         ) : (
           <Stat label={t('view.stats.best')} value={formatValue(study.best_trial?.value ?? null)} testId="study-best-value" />
         )}

@@ -1,7 +1,8 @@
-import { api, errorFromText, readCookie, unwrap } from '@/api/client';
+import { api, unwrap } from '@/api/client';
 import { i18n } from '@/i18n';
 import type {
   BrowserLatency,
+  BrowserLatencyBody,
   CompressBody,
   Compression,
   CompressionLineage,
@@ -9,30 +10,6 @@ import type {
   CompressionReport,
   TargetProfileRow,
 } from './types';
-
-/**
- * JSON over the same conventions as the generated client (same-origin cookies, CSRF header, failures
- * thrown as ApiError) for the endpoints the generated schema does not list yet.
- * TODO(lead): swap for the generated client (api.GET/api.POST) after `make api-client`.
- */
-async function requestJson<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  if (method !== 'GET') {
-    const token = readCookie('csrftoken');
-    if (token) headers['X-CSRFToken'] = token;
-  }
-  const base = typeof window === 'undefined' ? '' : window.location.origin;
-  const response = await globalThis.fetch(new Request(`${base}${path}`, {
-    method,
-    headers,
-    credentials: 'same-origin',
-    body: body === undefined ? undefined : JSON.stringify(body),
-  }));
-  const text = await response.text();
-  if (!response.ok) throw errorFromText(response.status, response.statusText, text);
-  return (text ? JSON.parse(text) : null) as T;
-}
 
 /** The server's presets: int8; half the FLOPs pruned + int8; pruned to the target's budget + int8; a distilled student + int8. */
 export const PRESETS = ['smaller', 'balanced', 'faster', 'distilled'] as const;
@@ -49,7 +26,7 @@ export function compressBody({
   maxMetricDrop,
 }: {
   preset: DialogPreset;
-  recipes?: CompressionRecipe[] | null;
+  recipes?: CompressBody['recipes'] | null;
   teacher?: number | null;
   target?: number | string | null;
   maxMetricDrop?: number | null;
@@ -64,36 +41,37 @@ export function compressBody({
 }
 
 export function compressModelVersion(modelVersionId: number, body: CompressBody) {
-  return requestJson<Compression>('POST', `/api/v1/model-versions/${modelVersionId}/compress/`, body);
+  return unwrap(api.POST('/api/v1/model-versions/{id}/compress/', { params: { path: { id: modelVersionId } }, body }));
 }
 
 export function getCompression(id: number) {
-  return requestJson<Compression>('GET', `/api/v1/compressions/${id}/`);
+  return unwrap(api.GET('/api/v1/compressions/{id}/', { params: { path: { id } } }));
 }
 
 /** The compression runs of a model version (newest first, as the API orders them). */
-export function listCompressionsOf(parentId: number) {
-  return requestJson<{ results: Compression[] } | Compression[]>('GET', `/api/v1/compressions/?parent=${parentId}&page_size=100`).then((data) =>
-    Array.isArray(data) ? data : data.results,
-  );
+export function listCompressionsOf(parentId: number): Promise<Compression[]> {
+  return unwrap(api.GET('/api/v1/compressions/', { params: { query: { parent: parentId, page_size: 100 } } })).then((data) => data.results);
 }
 
-export function postBrowserLatency(compressionId: number, body: Omit<BrowserLatency, 'measured_at'>) {
-  return requestJson<unknown>('POST', `/api/v1/compressions/${compressionId}/browser-latency/`, body);
+export function postBrowserLatency(compressionId: number, body: BrowserLatencyBody) {
+  return unwrap(api.POST('/api/v1/compressions/{id}/browser-latency/', { params: { path: { id: compressionId } }, body }));
 }
 
 /** Target profiles: the builtins (GET /target-profiles/builtins/, no id) then the workspace's own; a part
  * that fails (an older server without the endpoint) is left out, so the dialog falls back to the default. */
 export async function listTargetProfiles(workspaceId: number | null): Promise<TargetProfileRow[]> {
   const [builtins, own] = await Promise.all([
-    requestJson<TargetProfileRow[]>('GET', '/api/v1/target-profiles/builtins/').catch(() => [] as TargetProfileRow[]),
+    unwrap(api.GET('/api/v1/target-profiles/builtins/')).catch(() => []),
     workspaceId === null
-      ? Promise.resolve([] as TargetProfileRow[])
-      : requestJson<{ results: TargetProfileRow[] } | TargetProfileRow[]>('GET', `/api/v1/target-profiles/?workspace=${workspaceId}&page_size=100`)
-          .then((data) => (Array.isArray(data) ? data : (data?.results ?? [])))
-          .catch(() => [] as TargetProfileRow[]),
+      ? Promise.resolve([])
+      : unwrap(api.GET('/api/v1/target-profiles/', { params: { query: { workspace: workspaceId, page_size: 100 } } }))
+          .then((data) => data?.results ?? [])
+          .catch(() => []),
   ]);
-  return [...(Array.isArray(builtins) ? builtins : []).map((row) => ({ ...row, id: null, builtin: true })), ...own.map((row) => ({ ...row, builtin: false }))];
+  return [
+    ...(Array.isArray(builtins) ? builtins : []).map((row): TargetProfileRow => ({ ...row, id: null, builtin: true })),
+    ...own.map((row): TargetProfileRow => ({ ...row, builtin: false })),
+  ];
 }
 
 /** The value a target profile is sent as: a builtin's name, a workspace profile's id. */
@@ -106,9 +84,7 @@ export function getJob(id: number) {
 }
 
 export function jobIdOf(compression: Pick<Compression, 'job'> | undefined): number | null {
-  const job = compression?.job;
-  if (job === null || job === undefined) return null;
-  return typeof job === 'number' ? job : job.id;
+  return compression?.job ?? null;
 }
 
 /** A compressed model version's lineage, or null for any other version. */

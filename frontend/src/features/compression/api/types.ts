@@ -1,138 +1,47 @@
-// Local types for the compression endpoints (API.md "Platform (H3)"; workers/contracts/compression.py).
-// TODO(lead): swap for generated type (components['schemas']['Compression'] etc.) after `make api-client`.
+import type { components } from '@/api/schema';
 
-export type Precision = 'fp32' | 'int8';
-export type QuantizeMode = 'static' | 'qat' | 'auto' | 'dynamic';
+/** The compression resources as the API serves them (workers/contracts/compression.py, workers/contracts/targets.py). */
+type Schemas = components['schemas'];
 
-export type PruneSpec = { flops_ratio?: number; latency_ms?: number };
-export type DistillSpec = { student?: string; temperature?: number; alpha?: number };
+export type Precision = Schemas['PrecisionEnum'];
+export type QuantizeMode = Schemas['QuantizeEnum'];
+
+export type PruneSpec = Schemas['PruneSpec'];
+export type DistillSpec = Schemas['DistillSpec'];
 
 /** One variant to produce. */
-export type CompressionRecipe = {
-  name: string;
-  prune?: PruneSpec;
-  distill?: DistillSpec;
-  quantize?: QuantizeMode;
-  fine_tune_epochs?: number;
-};
+export type CompressionRecipe = Schemas['CompressionRecipe'];
 
 /** A latency measured with a target profile's settings (workers/contracts/targets.py). */
-export type LatencyMeasurement = {
-  kind?: 'latency_measurement';
-  version?: number;
-  median_ms: number;
-  p90_ms: number;
-  runs: number;
-  target_ms: number;
-  profile: string;
-  threads: number;
-  provider: string;
-  machine: string;
-};
+export type LatencyMeasurement = Schemas['LatencyMeasurement'];
 
-export type VariantSummary = {
-  size_bytes: number;
-  parameters: number;
-  flops: number;
-  precision: Precision;
-  latency: LatencyMeasurement;
-  metric: string;
-  value: number;
-  delta: number;
-};
+export type VariantSummary = Schemas['VariantSummary'];
 
-export type CompressionReportVariant = {
-  name: string;
-  recipe: CompressionRecipe;
-  /** the variant's model version (the report's paths replaced by ids) */
-  model_version: number;
-  model_version_name?: string;
-  summary: VariantSummary;
-  notes: string[];
-};
+/** A variant in the report: its model version (the report's paths replaced by ids), summary and notes. */
+export type CompressionReportVariant = Schemas['ReportedVariant'];
 
 /** A latency measured in a browser with onnxruntime-web (POST /compressions/{id}/browser-latency/). */
-export type BrowserLatency = {
-  model_version: number;
-  median_ms: number;
-  p90_ms: number;
-  runs: number;
-  user_agent: string;
-  backend: 'wasm';
-  measured_at?: string;
-};
+export type BrowserLatency = Schemas['BrowserLatency'];
+/** What the UI posts: the measurement without its time (the server stamps it). */
+export type BrowserLatencyBody = Schemas['BrowserLatencyRequest'];
 
-export type CompressionReport = {
-  kind: 'compression_report' | 'compression_result';
-  version: number;
-  template: string;
-  /** the target profile the latency was measured with */
-  target?: string;
-  parent: VariantSummary & { model_version?: number; model_version_name?: string };
-  variants: CompressionReportVariant[];
-  skipped: { name: string; reason: string }[];
-  browser_latency?: BrowserLatency[];
-  notes?: string[];
-};
+export type CompressionReport = Schemas['CompressionRunReport'];
 
-export type CompressionSpec = {
-  kind?: 'compression_spec';
-  version?: number;
-  recipes: CompressionRecipe[];
-  target?: { name: string; latency_budget_ms?: number | null; slowdown?: number } & Record<string, unknown>;
-  max_metric_drop?: number;
-  seed?: number;
-};
+export type CompressionSpec = Schemas['CompressionSpec'];
 
-/** The job as the compression row may nest it (or only its id). */
-export type CompressionJobRef = { id: number; status: string; progress?: unknown; error?: string | null };
+export type Compression = Schemas['Compression'];
 
-export type Compression = {
-  id: number;
-  workspace: number;
-  project: number;
-  parent: number;
-  parent_name?: string;
-  teacher: number | null;
-  preset?: string | null;
-  spec: CompressionSpec;
-  job: number | CompressionJobRef | null;
-  /** the job's status, progress and error, copied onto the row */
-  status?: string | null;
-  progress?: unknown;
-  error?: string | null;
-  report: CompressionReport | null;
-  created_by?: string;
-  created_at?: string;
-};
+export type CompressionPreset = Schemas['PresetEnum'];
 
-export type CompressionPreset = 'smaller' | 'balanced' | 'faster' | 'distilled';
+/** The body of POST /model-versions/{id}/compress/. */
+export type CompressBody = Schemas['CompressionCreateRequest'];
 
-export type CompressBody = {
-  preset?: CompressionPreset;
-  recipes?: CompressionRecipe[];
-  teacher?: number;
-  target_profile?: string;
-  max_metric_drop?: number;
-};
-
-/** A deployment target (GET /api/v1/target-profiles/, H5): builtins have id null and are named. */
-export type TargetProfileRow = {
-  id: number | null;
-  name: string;
-  builtin?: boolean;
-  description?: string;
-  slowdown?: number;
-  latency_budget_ms?: number | null;
-  size_budget_bytes?: number | null;
-};
+/** A deployment target as the dialog lists it: builtins (GET /target-profiles/builtins/) have id null and are named. */
+export type TargetProfileRow = Pick<Schemas['DeploymentTarget'], 'name'> &
+  Partial<Pick<Schemas['DeploymentTarget'], 'description' | 'slowdown' | 'latency_budget_ms' | 'size_budget_bytes'>> & {
+    id: number | null;
+    builtin?: boolean;
+  };
 
 /** A compressed model version's lineage (ModelVersion.lineage when source is "compressed"). */
-export type CompressionLineage = {
-  kind: 'compression_lineage';
-  version: number;
-  parent: number;
-  teacher: number | null;
-  recipe: CompressionRecipe;
-  compression: number;
-};
+export type CompressionLineage = Schemas['CompressionLineage'];

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { notifyError } from '@/lib/notifications';
 import { compressBody, PRESETS, QUANTIZE_MODES, targetValue, type DialogPreset } from '../api/compressions';
-import type { CompressionRecipe, QuantizeMode } from '../api/types';
+import type { CompressionRecipe, DistillSpec, QuantizeMode } from '../api/types';
 import { useCompress, useProjectModelVersions, useTargetProfiles } from '../hooks/useCompression';
 
 export type CompressibleVersion = { id: number; name: string; project: number; workspace: number; template: string };
@@ -14,8 +14,11 @@ type RecipeRow = { name: string; prunePercent: number | ''; distill: boolean; st
 
 const NEW_ROW: RecipeRow = { name: 'int8', prunePercent: '', distill: false, student: '', quantize: 'static', epochs: '' };
 
-function toRecipe(row: RecipeRow, index: number): CompressionRecipe {
-  const recipe: CompressionRecipe = { name: row.name.trim() || `variant-${index + 1}` };
+/** A recipe as the dialog sends it: a distillation without a student goes out as `{}` (the server names the problem). */
+type RecipeDraft = Omit<CompressionRecipe, 'distill'> & { distill?: Partial<DistillSpec> };
+
+function toRecipe(row: RecipeRow, index: number): RecipeDraft {
+  const recipe: RecipeDraft = { name: row.name.trim() || `variant-${index + 1}` };
   if (row.prunePercent !== '') recipe.prune = { flops_ratio: Math.min(1, Math.max(0.01, row.prunePercent / 100)) };
   if (row.distill) recipe.distill = row.student.trim() ? { student: row.student.trim() } : {};
   if (row.quantize !== 'none') recipe.quantize = row.quantize;

@@ -92,7 +92,7 @@ export function CompressionView({ compressionId }: { compressionId: number }) {
   const browser = new Map<number, BrowserCell>();
   for (const [modelVersion, row] of saved) browser.set(modelVersion, { state: 'done', timing: row });
   for (const [modelVersion, cell] of cells) browser.set(modelVersion, cell);
-  const jobStatus = job.data?.status ?? data.status ?? (typeof data.job === 'object' && data.job ? data.job.status : null);
+  const jobStatus = job.data?.status ?? data.status;
 
   return (
     <Stack data-testid="compression-view" data-status={jobStatus ?? ''} data-has-report={report ? 'true' : 'false'}>

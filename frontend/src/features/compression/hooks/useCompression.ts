@@ -9,7 +9,7 @@ import {
   listTargetProfiles,
   postBrowserLatency,
 } from '../api/compressions';
-import type { BrowserLatency, CompressBody, Compression } from '../api/types';
+import type { BrowserLatencyBody, CompressBody, Compression } from '../api/types';
 
 export const LIVE_INTERVAL_MS = 1500;
 
@@ -69,7 +69,7 @@ export function useCompress(modelVersionId: number) {
 export function useSaveBrowserLatency(compressionId: number) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: Omit<BrowserLatency, 'measured_at'>) => postBrowserLatency(compressionId, body),
+    mutationFn: (body: BrowserLatencyBody) => postBrowserLatency(compressionId, body),
     onSettled: () => queryClient.invalidateQueries({ queryKey: compressionKeys.detail(compressionId) }),
   });
 }

@@ -1,82 +1,61 @@
-import { errorFromText, readCookie, type Paginated } from '@/api/client';
+import { api, unwrap } from '@/api/client';
+import type { components } from '@/api/schema';
 
-// TODO(lead): swap for generated type (GET/POST /api/v1/target-profiles/ once H5's endpoints are in the schema)
-/** A deployment target: where a model will run, and what it must meet there (workers/contracts/targets.py). */
-export type TargetProfile = {
+/** Target profiles as the API serves them (platform/deploy/api/targets.py, workers/contracts/targets.py). */
+type Schemas = components['schemas'];
+type Builtin = Schemas['DeploymentTarget'];
+type WorkspaceProfile = Schemas['WorkspaceTargetProfile'];
+
+/** A deployment target: where a model will run, and what it must meet there (a builtin's contract or a workspace's row, as one). */
+export type TargetProfile = Omit<Builtin, 'kind' | 'version'> & {
   /** null for a builtin profile (named, read-only, the same in every workspace). */
-  id: number | null;
-  name: string;
+  id: WorkspaceProfile['id'] | null;
   builtin: boolean;
-  workspace: number | null;
-  description: string;
-  runtime: string;
-  execution_provider: string;
-  intra_op_threads: number;
-  inter_op_threads: number;
-  batch_size: number;
-  /** target latency = latency measured on the worker x slowdown (1.0: the worker itself). */
-  slowdown: number;
-  latency_budget_ms: number | null;
-  size_budget_bytes: number | null;
+  workspace: WorkspaceProfile['workspace'] | null;
 };
 
-// TODO(lead): swap for generated type
-export type TargetProfileBody = {
-  workspace: number;
-  name: string;
-  description: string;
-  intra_op_threads: number;
-  inter_op_threads: number;
-  slowdown: number;
-  latency_budget_ms: number | null;
-  size_budget_bytes: number | null;
-};
+/** What the form sends to create (POST) or change (PATCH) a workspace's profile. */
+export type TargetProfileBody = Schemas['WorkspaceTargetProfileRequest'];
 
 export const targetKeys = {
   all: ['target-profiles'] as const,
   list: (workspace: number | null) => [...targetKeys.all, 'list', { workspace }] as const,
 };
 
-/** A call to an endpoint the generated client does not know yet: same cookies, CSRF header and errors as `api`. */
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const token = method === 'GET' ? null : readCookie('csrftoken');
-  if (token) headers['X-CSRFToken'] = token;
-  const response = await globalThis.fetch(
-    new Request(`${typeof window === 'undefined' ? '' : window.location.origin}${path}`, {
-      method,
-      headers,
-      credentials: 'same-origin',
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-  );
-  const text = await response.text();
-  if (!response.ok) throw errorFromText(response.status, response.statusText, text);
-  return (text ? JSON.parse(text) : null) as T;
+/** A workspace's row with the model's defaults for the fields the schema marks optional (the server always sends them). */
+function fromWorkspace(row: WorkspaceProfile): TargetProfile {
+  return {
+    ...row,
+    builtin: false,
+    description: row.description ?? '',
+    execution_provider: row.execution_provider ?? 'CPUExecutionProvider',
+    intra_op_threads: row.intra_op_threads ?? 1,
+    inter_op_threads: row.inter_op_threads ?? 1,
+    batch_size: row.batch_size ?? 1,
+    slowdown: row.slowdown ?? 1,
+    latency_budget_ms: row.latency_budget_ms ?? null,
+    size_budget_bytes: row.size_budget_bytes ?? null,
+  };
 }
 
 /** Builtins first (GET /target-profiles/builtins/, contracts without an id), then the workspace's own (a page). */
 export async function listTargetProfiles(workspace: number | null): Promise<TargetProfile[]> {
-  const builtins = await request<Omit<TargetProfile, 'id' | 'builtin' | 'workspace'>[]>('GET', '/api/v1/target-profiles/builtins/');
+  const builtins = await unwrap(api.GET('/api/v1/target-profiles/builtins/'));
   const own =
-    workspace === null ? [] : await request<Paginated<TargetProfile> | TargetProfile[]>('GET', `/api/v1/target-profiles/?workspace=${workspace}&page_size=100`);
-  return [
-    ...builtins.map((row) => ({ ...row, id: null, builtin: true, workspace: null })),
-    ...(Array.isArray(own) ? own : own.results).map((row) => ({ ...row, builtin: false })),
-  ];
+    workspace === null ? [] : (await unwrap(api.GET('/api/v1/target-profiles/', { params: { query: { workspace, page_size: 100 } } }))).results;
+  return [...builtins.map((row): TargetProfile => ({ ...row, id: null, builtin: true, workspace: null })), ...own.map(fromWorkspace)];
 }
 
 export function createTargetProfile(body: TargetProfileBody) {
-  return request<TargetProfile>('POST', '/api/v1/target-profiles/', body);
+  return unwrap(api.POST('/api/v1/target-profiles/', { body }));
 }
 
-export function updateTargetProfile(id: number, body: Partial<TargetProfileBody>) {
-  return request<TargetProfile>('PATCH', `/api/v1/target-profiles/${id}/`, body);
+export function updateTargetProfile(id: number, body: Schemas['PatchedWorkspaceTargetProfileUpdateRequest']) {
+  return unwrap(api.PATCH('/api/v1/target-profiles/{id}/', { params: { path: { id } }, body }));
 }
 
 export function deleteTargetProfile(id: number) {
-  return request<null>('DELETE', `/api/v1/target-profiles/${id}/`);
+  return unwrap(api.DELETE('/api/v1/target-profiles/{id}/', { params: { path: { id } } }));
 }
 
 /** How a profile is named where one is picked: a builtin by its name, a workspace's by its id. */
@@ -131,6 +110,8 @@ export function draftProblems(draft: ProfileDraft, taken: string[]): Record<stri
 export function bodyOf(draft: ProfileDraft, workspace: number): TargetProfileBody {
   return {
     workspace,
+    // the only runtime there is, and the server's default (the generated type asks for it)
+    runtime: 'onnxruntime',
     name: draft.name.trim(),
     description: draft.description.trim(),
     intra_op_threads: Number(draft.intra_op_threads),

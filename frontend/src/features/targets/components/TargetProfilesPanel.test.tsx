@@ -63,6 +63,7 @@ describe('TargetProfilesPanel', () => {
     await waitFor(() => expect(server.callsTo('POST', '/api/v1/target-profiles/')).toHaveLength(2));
     expect(server.callsTo('POST', '/api/v1/target-profiles/')[1].body).toEqual({
       workspace: 1,
+      runtime: 'onnxruntime',
       name: 'phone',
       description: '',
       intra_op_threads: 1,

@@ -1,14 +1,16 @@
-// TODO(lead): swap for generated type once the TargetFit contract (workers/contracts/target_fit.py) is in the schema.
+import type { components } from '@/api/schema';
+
+/** The recorded fit (workers/contracts/target_fit.py): in a running job's `params.target_fit`, a finished one's `result.metrics.target`. */
+type TargetFitContract = components['schemas']['TargetFit'];
+type FitCandidate = components['schemas']['FitCandidate'];
+
 /** What a training job given a target profile adapted to meet it, read from the job. */
-export type TargetFit = {
-  profile: string;
+export type TargetFit = Pick<TargetFitContract, 'profile' | 'reasons'> & {
   /** what was chosen for the target: image_size, width, precision */
-  choice: Record<string, string | number | boolean | null>;
-  /** why, in the server's words */
-  reasons: string[];
+  choice: Partial<Pick<FitCandidate, 'image_size' | 'width' | 'precision'>>;
   /** the trained model on the target when measured, else the chosen candidate's estimate */
   latency_ms: number | null;
-  budget_ms: number | null;
+  budget_ms: TargetFitContract['latency_budget_ms'];
   /** how many configurations were measured */
   candidates: number;
 };
@@ -28,12 +30,12 @@ function number(value: unknown): number | null {
 export function targetFitOf(job: { params?: unknown; result?: unknown }): TargetFit | null {
   const fit = record(record(record(job.result)?.metrics)?.target) ?? record(record(job.params)?.target_fit);
   if (!fit) return null;
+  // read defensively: the job's params and result are typed per job kind, and an older job may lack a field
   const chosen = record(fit.chosen) ?? {};
   const choice: TargetFit['choice'] = {};
-  for (const key of ['image_size', 'width', 'precision']) {
-    const value = chosen[key];
-    if (typeof value === 'string' || typeof value === 'number') choice[key] = value;
-  }
+  if (typeof chosen.image_size === 'number') choice.image_size = chosen.image_size;
+  if (typeof chosen.width === 'number') choice.width = chosen.width;
+  if (chosen.precision === 'fp32' || chosen.precision === 'int8') choice.precision = chosen.precision;
   return {
     profile: typeof fit.profile === 'string' ? fit.profile : '',
     choice,
