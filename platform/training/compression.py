@@ -136,6 +136,22 @@ def recipes_checked(recipes: Any) -> list[CompressionRecipe]:
     return [dict(recipe) for recipe in spec["recipes"]]  # type: ignore[misc]
 
 
+def _with_default_students(recipes: Any, *, parent: ModelVersion) -> Any:
+    """An image classifier's distill recipe without a student gets the distilled preset's: the
+    parent's architecture at half width (the web app's "default" student)."""
+    model = (parent.params or {}).get("model")
+    if parent.template != "image_classification" or not model or not isinstance(recipes, list):
+        return recipes
+    return [
+        {**recipe, "distill": {**recipe["distill"], "student": f"{model}@{DISTILLED_WIDTH:g}"}}
+        if isinstance(recipe, dict)
+        and isinstance(recipe.get("distill"), dict)
+        and not recipe["distill"].get("student")
+        else recipe
+        for recipe in recipes
+    ]
+
+
 def target_for(*, target: Any, workspace_id: int) -> dict[str, Any]:
     """The target profile latency is measured with: a builtin's name (``worker-cpu``), or the id or
     name of a profile of the workspace (``deploy.TargetProfile``); None: the builtin ``worker-cpu``."""
@@ -239,7 +255,7 @@ def compression_create(
         raise _refused(CompressionBadRecipe, "preset", "Give recipes or a preset, not both.")
     profile = target_for(target=target, workspace_id=model_version.workspace_id)
     if recipes is not None:
-        checked = recipes_checked(recipes)
+        checked = recipes_checked(_with_default_students(recipes, parent=model_version))
     else:
         checked = preset_recipes(preset=preset or "smaller", parent=model_version, target=profile)
     if teacher is not None:

@@ -78,6 +78,9 @@ def test_a_preset_queues_a_compress_job_with_its_recipes_and_the_target(tenants,
         {"name": "distilled-int8", "distill": {"student": "cnn_small@0.5"}, "quantize": "auto"}
     ]
     assert distilled["spec"]["max_metric_drop"] == 0.01
+    # a distill recipe that names no student (the web app's "default") gets the preset's student
+    unnamed = compress(client, parent.pk, {"recipes": [{"name": "small", "distill": {}}]}).json()
+    assert unnamed["spec"]["recipes"] == [{"name": "small", "distill": {"student": "cnn_small@0.5"}}]
 
 
 def test_faster_prunes_to_the_latency_budget_of_a_workspace_target(tenants, api_client, parent):
