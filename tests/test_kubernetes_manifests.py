@@ -268,7 +268,13 @@ def test_every_variable_the_code_reads_is_set_or_documented_as_default():
 def test_production_settings_load_from_the_manifests_environment(tmp_path):
     web = objects("Deployment")["sampan-web"]["spec"]["template"]["spec"]["containers"][0]
     env = environment(web)
-    env.update({"SAMPAN_HOME": str(tmp_path), "DJANGO_SECRET_KEY": "k8s-test-" + "abcdefghij" * 5, "PATH": "/usr/bin:/bin"})
+    env.update(
+        {
+            "SAMPAN_HOME": str(tmp_path),
+            "DJANGO_SECRET_KEY": "k8s-test-" + "abcdefghij" * 5,
+            "PATH": "/usr/bin:/bin",
+        }
+    )
     probe = (
         "import django; django.setup(); from django.conf import settings as s; "
         "print(s.SECURE_SSL_REDIRECT, s.DATABASES['default']['HOST'], s.STORAGES['default']['BACKEND'])"

@@ -6,36 +6,63 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('deploy', '0004_traffic_capture_batch'),
-        ('workspaces', '0003_annotator_role'),
+        ("deploy", "0004_traffic_capture_batch"),
+        ("workspaces", "0003_annotator_role"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='TargetProfile',
+            name="TargetProfile",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('description', models.TextField(blank=True)),
-                ('runtime', models.CharField(default='onnxruntime', max_length=32)),
-                ('execution_provider', models.CharField(default='CPUExecutionProvider', max_length=64)),
-                ('intra_op_threads', models.PositiveIntegerField(default=1)),
-                ('inter_op_threads', models.PositiveIntegerField(default=1)),
-                ('batch_size', models.PositiveIntegerField(default=1)),
-                ('slowdown', models.FloatField(default=1.0, help_text='Target latency = latency measured on the worker x slowdown (1.0: the worker).')),
-                ('latency_budget_ms', models.FloatField(blank=True, null=True)),
-                ('size_budget_bytes', models.BigIntegerField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('workspace', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='target_profiles', to='workspaces.workspace')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100)),
+                ("description", models.TextField(blank=True)),
+                ("runtime", models.CharField(default="onnxruntime", max_length=32)),
+                ("execution_provider", models.CharField(default="CPUExecutionProvider", max_length=64)),
+                ("intra_op_threads", models.PositiveIntegerField(default=1)),
+                ("inter_op_threads", models.PositiveIntegerField(default=1)),
+                ("batch_size", models.PositiveIntegerField(default=1)),
+                (
+                    "slowdown",
+                    models.FloatField(
+                        default=1.0,
+                        help_text="Target latency = latency measured on the worker x slowdown (1.0: the worker).",
+                    ),
+                ),
+                ("latency_budget_ms", models.FloatField(blank=True, null=True)),
+                ("size_budget_bytes", models.BigIntegerField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "workspace",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="target_profiles",
+                        to="workspaces.workspace",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name', 'id'],
-                'constraints': [models.UniqueConstraint(fields=('workspace', 'name'), name='target_profile_name_unique')],
+                "ordering": ["name", "id"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("workspace", "name"), name="target_profile_name_unique")
+                ],
             },
         ),
     ]
