@@ -396,7 +396,14 @@ def deployment_set_status(*, user, deployment: Deployment, status: str) -> Deplo
 
 
 @transaction.atomic
+@transaction.atomic
 def deployment_delete(*, deployment: Deployment) -> None:
+    """Delete ``deployment`` with its keys and usage. A web process may be writing a usage minute of
+    one of its keys at that moment: locking the deployment and its keys first makes that write wait
+    (it then finds them gone and drops the minute), and the rows it had written before the locks
+    were granted are deleted with the rest instead of failing the deletion at commit."""
+    Deployment.objects.select_for_update().filter(pk=deployment.pk).first()
+    list(DeploymentKey.objects.select_for_update().filter(deployment=deployment).values_list("pk", flat=True))
     deployment.delete()
 
 
