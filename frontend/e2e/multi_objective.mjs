@@ -108,7 +108,17 @@ async function main() {
     });
 
     const chosen = await step('see the trials on the Pareto chart with the front', async () => {
-      await page.waitForFunction(() => Number(document.querySelector('[data-testid="chart-pareto"]')?.getAttribute('data-points')) > 0, null, { timeout: 30_000 });
+      // the trials list is polled apart from the study: it can still show the last trial running for one
+      // poll (2 s) after the study reads completed, so wait until the chart and the front table agree
+      await page.waitForFunction(
+        () => {
+          const front = document.querySelectorAll('[data-testid^="pareto-point-"][data-kind="front"]').length;
+          const rows = Number(document.querySelector('[data-testid="pareto-front-table"]')?.getAttribute('data-rows'));
+          return front > 0 && front === rows;
+        },
+        null,
+        { timeout: 30_000 },
+      );
       const points = Number(await page.getByTestId('chart-pareto').getAttribute('data-points'));
       const front = page.locator('[data-testid^="pareto-point-"][data-kind="front"]');
       if ((await front.count()) < 1) fail(`no point of ${points} is on the front`);
