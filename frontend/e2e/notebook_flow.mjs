@@ -127,6 +127,22 @@ async function main() {
       await lab.locator(`${NOTEBOOK} .jp-Cell .cm-content`).first().click();
       await lab.keyboard.insertText(code);
       await lab.keyboard.press('Shift+Enter');
+      // a run pressed while the kernel's session is still connecting can be dropped (the prompt stays
+      // "[ ]:" with no output, seen once on a busy machine): run the first cell again in place
+      const started = () => lab.waitForFunction(
+        (selector) => {
+          const prompt = document.querySelector(`${selector} .jp-InputPrompt`)?.textContent ?? '';
+          return /\[(\*|\d+)\]/.test(prompt) || Boolean(document.querySelector(`${selector} .jp-OutputArea`)?.textContent);
+        },
+        NOTEBOOK,
+        { timeout: 30_000, polling: 500 },
+      );
+      for (let attempt = 1; attempt <= 3; attempt += 1) {
+        if (await started().then(() => true, () => false)) break;
+        log(`the cell did not start (attempt ${attempt}); running it again`);
+        await lab.locator(`${NOTEBOOK} .jp-Cell`).first().click();
+        await lab.keyboard.press('Control+Enter');
+      }
       // what the kernel is doing while we wait: the execution indicator and the cell's prompt ([*] = running)
       const watch = setInterval(() => {
         lab.evaluate((selector) => ({
