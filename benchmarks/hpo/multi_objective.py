@@ -19,7 +19,6 @@ Each run appends one JSON line to results/multi_objective.jsonl; runs already th
 from __future__ import annotations
 
 import argparse
-import heapq
 import json
 import multiprocessing
 import sys
@@ -40,6 +39,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "platform"))
 
 from automl.sampler import SdeSampler  # noqa: E402
+
+from benchmarks.hpo.run import schedule  # noqa: E402
 
 RESULTS = REPO / "benchmarks" / "hpo" / "results" / "multi_objective.jsonl"
 DOCS = REPO / "docs" / "benchmarks.md"
@@ -252,23 +253,7 @@ def run_one(task: dict) -> dict:
             trial.set_user_attr("constraints", constraints)
         study.tell(trial, values)
 
-    if q == 1:
-        for _ in range(budget):
-            evaluate_and_tell(ask())
-    else:
-        running: list[tuple[float, int, optuna.Trial]] = []
-        asked = 0
-        for _ in range(min(q, budget)):
-            trial = ask()
-            asked += 1
-            heapq.heappush(running, (durations.lognormal(0.0, 0.5), trial.number, trial))
-        while running:
-            now, _, trial = heapq.heappop(running)
-            evaluate_and_tell(trial)
-            if asked < budget:
-                new = ask()
-                asked += 1
-                heapq.heappush(running, (now + durations.lognormal(0.0, 0.5), new.number, new))
+    schedule(ask, evaluate_and_tell, q=q, budget=budget, durations=durations)
 
     trials = study.get_trials(deepcopy=False, states=[optuna.trial.TrialState.COMPLETE])
     feasible = [t for t in trials if all(c <= 0 for c in t.user_attrs.get("constraints", []))]

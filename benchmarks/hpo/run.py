@@ -24,6 +24,7 @@ import multiprocessing
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -72,6 +73,38 @@ def make_sampler(name: str, seed: int, sde_options: dict | None = None) -> optun
     raise ValueError(f"unknown sampler {name!r}")
 
 
+def schedule(
+    ask: Callable[[], optuna.Trial],
+    evaluate_and_tell: Callable[[optuna.Trial], None],
+    *,
+    q: int,
+    budget: int,
+    durations: np.random.Generator,
+) -> None:
+    """Run ``budget`` trials: one after another (q=1), or as q asynchronous workers whose evaluations
+    take log-normal times, each asking when it frees and told in completion order. The objective is
+    computed at completion time (it is deterministic given the params, and HPOBench's noise stream
+    then follows completion order); what matters is that the sampler asks while the other workers'
+    trials are still running."""
+    if q == 1:
+        for _ in range(budget):
+            evaluate_and_tell(ask())
+        return
+    running: list[tuple[float, int, optuna.Trial]] = []
+    asked = 0
+    for _ in range(min(q, budget)):
+        trial = ask()
+        asked += 1
+        heapq.heappush(running, (durations.lognormal(0.0, 0.5), trial.number, trial))
+    while running:
+        now, _, trial = heapq.heappop(running)
+        evaluate_and_tell(trial)
+        if asked < budget:
+            new = ask()
+            asked += 1
+            heapq.heappush(running, (now + durations.lognormal(0.0, 0.5), new.number, new))
+
+
 def run_one(task: dict) -> dict:
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.filterwarnings("ignore")
@@ -95,26 +128,7 @@ def run_one(task: dict) -> dict:
     def evaluate_and_tell(trial: optuna.Trial) -> None:
         study.tell(trial, problem.evaluate(params_of.pop(trial.number)))
 
-    if q == 1:
-        for _ in range(budget):
-            evaluate_and_tell(ask())
-    else:
-        # The objective is computed at completion time (it is deterministic given the params, and
-        # HPOBench's noise stream then follows completion order); what matters is that the sampler
-        # asks while the other workers' trials are still running.
-        running: list[tuple[float, int, optuna.Trial]] = []
-        asked = 0
-        for _ in range(min(q, budget)):
-            trial = ask()
-            asked += 1
-            heapq.heappush(running, (durations.lognormal(0.0, 0.5), trial.number, trial))
-        while running:
-            now, _, trial = heapq.heappop(running)
-            evaluate_and_tell(trial)
-            if asked < budget:
-                new = ask()
-                asked += 1
-                heapq.heappush(running, (now + durations.lognormal(0.0, 0.5), new.number, new))
+    schedule(ask, evaluate_and_tell, q=q, budget=budget, durations=durations)
 
     best = study.best_trial
     regret = problem.true_regret(best)
