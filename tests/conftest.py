@@ -61,6 +61,7 @@ DIRECTORY_MARKERS = {
     "e2e": ("browser",),
     "packages": ("packages",),
     "faults": ("faults", "integration"),
+    "scale": ("integration", "slow"),
 }
 # A test that uses one of these fixtures (directly or through another fixture) carries the marker.
 FIXTURE_MARKERS = {
