@@ -108,6 +108,31 @@ class EpochSampler(Sampler[tuple[int, int]]):
         return max(0, self.size - self.skip)
 
 
+class RankSampler(EpochSampler):
+    """One rank's part of each global batch of an ``EpochSampler``'s order: positions
+    ``[first, last)`` of every ``batch_size`` run of the permutation (the last partial batch
+    dropped). The ranks' parts of a batch together are the batch one process would train on, so a
+    data-parallel run sees the single-process run's batches, with the same augmentations.
+    ``set_epoch(epoch, skip=n)``: ``n`` counts samples of the global order (whole batches)."""
+
+    def __init__(self, size: int, *, seed: int, batch_size: int, part: tuple[int, int]) -> None:
+        super().__init__(size, seed=seed)
+        self.batch_size = batch_size
+        self.first, self.last = part
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        order = self.order(self.epoch)
+        batches = len(order) // self.batch_size
+        for batch in range(self.skip // self.batch_size, batches):
+            start = batch * self.batch_size
+            for position in order[start + self.first : start + self.last]:
+                yield position, self.epoch
+
+    def __len__(self) -> int:
+        batches = self.size // self.batch_size - self.skip // self.batch_size
+        return max(0, batches) * (self.last - self.first)
+
+
 def make_loader(
     dataset: Dataset[tuple[torch.Tensor, int]],
     *,

@@ -40,7 +40,7 @@ import random
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -63,6 +63,7 @@ from workers.image_classification.data import (
     DECODED_CACHE_BYTES,
     EpochSampler,
     ImageSamples,
+    RankSampler,
     default_loader_workers,
     make_loader,
     usable_cpus,
@@ -75,6 +76,9 @@ from workers.image_classification.transforms import EvalTransform, TrainTransfor
 from workers.progress import JobCancelled, Report, silent_report
 from workers.shared.validation import ValidationPlan
 from workers.shared.warm_start import warm_start as warm_start_from_file
+
+if TYPE_CHECKING:
+    from workers.distributed import Ranks
 
 CHECKPOINT_FORMAT = "sampan.image_classification.checkpoint/1"
 MODEL_FORMAT = "sampan.image_classification.model/1"
@@ -107,6 +111,8 @@ def train(
     warm_start: str | Path | None = None,
     num_workers: int | None = None,
     threads: int | None = None,
+    processes: int = 1,
+    distributed: Ranks | None = None,
 ) -> dict[str, Any]:
     """Train an image classifier on ``manifest`` with the parameters ``spec``; resume if ``out_dir``
     holds a complete checkpoint of the same run.
@@ -124,12 +130,32 @@ def train(
     model trains on all of them and ``result["cross_validation"]`` describes the folds (see
     ``workers.image_classification.cross_validation``); otherwise the val split picks the best epoch.
 
+    ``processes`` > 1: data-parallel training with that many ranks on this host (DistributedDataParallel
+    under torch's elastic launcher, see ``workers.distributed``; the same global ``batch_size``, each
+    rank a slice of every batch). Small data that cross-validates trains its folds in one process.
+    ``distributed``: set by the launcher in each rank, never by a caller.
+
     Raises ``TemplateParamError`` or ``ManifestError`` for bad input, ``JobCancelled`` when
     ``report`` asks to stop (after saving a checkpoint).
     """
     params = TEMPLATE.validate_params(spec.get("preset"), spec)
     data = parse_manifest(manifest, check_files=True)
     decision = validation_plan(params, data, device_type=resolve_device(device).type)
+    if processes > 1 and not decision.cross_validate:
+        check_processes(processes, params, data, device)
+        from workers.distributed import launch_training
+
+        options = {k: str(v) for k, v in (("backbone", backbone), ("warm_start", warm_start)) if v}
+        return launch_training(
+            "workers.image_classification.trainer:train",
+            params,
+            dict(manifest),
+            out_dir,
+            report,
+            processes=processes,
+            device=device,
+            options=options,
+        )
     if decision.cross_validate:
         return cross_validate_and_train(
             params,
@@ -153,7 +179,25 @@ def train(
         warm_start=warm_start,
         num_workers=num_workers,
         threads=threads,
+        distributed=distributed,
     )
+
+
+def check_processes(processes: int, params: Mapping[str, Any], data: Manifest, device: str | None) -> None:
+    """A data-parallel run needs a batch slice for every rank and, on CUDA, a GPU for every rank."""
+    from workers.distributed import max_processes
+
+    batch = min(int(params["batch_size"]), len(data.split("train")))
+    if processes > batch:
+        raise ValueError(
+            f"processes {processes} is more than the global batch of {batch} images: every rank "
+            "needs a part of each batch"
+        )
+    resolved = resolve_device(device)
+    if resolved.type == "cuda" and processes > max_processes("cuda"):
+        raise ValueError(
+            f"processes {processes} asks for more GPUs than this worker has ({max_processes('cuda')})"
+        )
 
 
 def run_fingerprint(
@@ -262,6 +306,7 @@ class TrainingRun:
         num_workers: int | None,
         threads: int | None,
         warm_start: str | Path | None = None,
+        distributed: Ranks | None = None,
     ) -> dict[str, Any]:
         """Run (or resume) to the end; torch's intra-op thread count is given back afterwards."""
         run = cls(
@@ -274,6 +319,7 @@ class TrainingRun:
             warm_start=warm_start,
             num_workers=num_workers,
             threads=threads,
+            distributed=distributed,
         )
         previous_threads = torch.get_num_threads()
         try:
@@ -293,8 +339,10 @@ class TrainingRun:
         num_workers: int | None,
         threads: int | None,
         warm_start: str | Path | None = None,
+        distributed: Ranks | None = None,
     ) -> None:
         self.params = params
+        self.ranks = distributed
         self.data = data
         self.out_dir = out_dir
         self.checkpoint_dir = out_dir / "checkpoints"
@@ -314,6 +362,13 @@ class TrainingRun:
         if self.batch_size < 2:
             raise ValueError("training needs at least 2 samples in the train split")
         self.steps_per_epoch = len(self.train_samples) // self.batch_size  # the last partial batch is dropped
+        # a rank's slice of every global batch [first, last); its loss is scaled so that DDP's mean of
+        # the ranks' gradients is the gradient of the global batch's mean loss, for any split
+        world = distributed.world_size if distributed else 1
+        rank = distributed.rank if distributed else 0
+        self.slice = (rank * self.batch_size // world, (rank + 1) * self.batch_size // world)
+        self.local_batch = self.slice[1] - self.slice[0]
+        self.loss_scale = self.local_batch * world / self.batch_size
         # epochs this call trains to (a cross-validated final fit stops at the folds' choice; the
         # learning-rate schedule always spans params["epochs"])
         self.epochs: int = params["epochs"]
@@ -339,17 +394,32 @@ class TrainingRun:
                 class_keys=self.class_keys,
                 expect=self._warm_start_tags(),
             )
+        if self.ranks is not None and self.device.type == "cuda":  # batch statistics over all ranks
+            self.model = nn.SyncBatchNorm.convert_sync_batchnorm(self.model)
         # Module.to takes memory_format (torch's docs); its type stub's overloads leave it out
         self.model.to(self.device, memory_format=torch.channels_last)  # type: ignore[call-overload]
+        self.train_model: nn.Module = self.model  # what training steps call: DDP's wrapper when distributed
+        if self.ranks is not None:
+            from torch.nn.parallel import DistributedDataParallel
+
+            self.train_model = DistributedDataParallel(
+                self.model, device_ids=[self.device.index] if self.device.type == "cuda" else None
+            )
         self.optimizer = torch.optim.AdamW(
             parameter_groups(self.model, params["weight_decay"]), lr=params["learning_rate"]
         )
         self.scheduler = lr_schedule(self.optimizer, params, self.steps_per_epoch)
         self.train_set, val_set = self._datasets(DECODED_CACHE_BYTES // max(1, self.num_workers))
-        self.sampler = EpochSampler(len(self.train_set), seed=params["seed"])
+        self.sampler = (
+            EpochSampler(len(self.train_set), seed=params["seed"])
+            if self.ranks is None
+            else RankSampler(
+                len(self.train_set), seed=params["seed"], batch_size=self.batch_size, part=self.slice
+            )
+        )
         self.train_loader = make_loader(
             self.train_set,
-            batch_size=self.batch_size,
+            batch_size=self.local_batch,
             sampler=self.sampler,
             num_workers=self.num_workers,
             device_type=self.device.type,
@@ -401,8 +471,15 @@ class TrainingRun:
         return torch.autocast("cuda", dtype=torch.bfloat16) if self.use_amp else contextlib.nullcontext()
 
     def _resume(self) -> None:
-        """Load the newest complete checkpoint, if any; otherwise start at epoch 0."""
-        self.removed_files = checkpoints.remove_incomplete(self.checkpoint_dir)
+        """Load the newest complete checkpoint, if any; otherwise start at epoch 0. Distributed: rank 0
+        clears what a killed writer left before any rank reads."""
+        self.removed_files = []
+        if self.ranks is None or self.ranks.leader:
+            self.removed_files = checkpoints.remove_incomplete(self.checkpoint_dir)
+        if self.ranks is not None:
+            import torch.distributed as dist
+
+            dist.barrier()
         state, info, self.skipped_checkpoints = checkpoints.load_latest(
             self.checkpoint_dir, map_location=self.device
         )
@@ -452,7 +529,8 @@ class TrainingRun:
         self.run_steps = 0  # steps taken by this call (for the ETA)
         self.run_step_seconds = 0.0
         self.val_seconds: list[float] = []
-        if self.resumed_from is not None and self.batch_in_epoch == 0 and self.history:
+        leader = self.ranks is None or self.ranks.leader
+        if leader and self.resumed_from is not None and self.batch_in_epoch == 0 and self.history:
             # the checkpoint of an epoch is written before its report is sent: an attempt killed
             # in between left that epoch unreported (a study's pruner would never see it), so a
             # run resumed at an epoch boundary sends its last finished epoch's report again
@@ -462,6 +540,10 @@ class TrainingRun:
             while self.epoch < self.epochs:
                 dirty = True
                 self._train_epoch()
+                if not leader:  # the other ranks leave validation, checkpoints and reports to rank 0
+                    self._finish_epoch(None, None, 0.0)
+                    dirty = False
+                    continue
                 val_loss, val_acc, val_seconds = self._validate()
                 self._finish_epoch(val_loss, val_acc, val_seconds)
                 self._checkpoint()
@@ -478,6 +560,8 @@ class TrainingRun:
                 self.writer.wait()
             raise
         self.writer.wait()
+        if not leader:
+            return {"rank": self.ranks.rank if self.ranks else 0, "epochs": self.epoch}
         return self._finish()
 
     def _train_step(self, batch: Any) -> tuple[torch.Tensor, int, torch.Tensor | None]:
@@ -487,7 +571,7 @@ class TrainingRun:
         inputs = inputs.to(self.device, non_blocking=True, memory_format=torch.channels_last)
         labels = labels.to(self.device, non_blocking=True)
         with self._autocast():
-            logits = self.model(inputs)
+            logits = self.train_model(inputs)
             loss = self.criterion(logits, labels)
         return loss, labels.shape[0], (logits.detach().argmax(1) == labels).sum()
 
@@ -515,7 +599,7 @@ class TrainingRun:
         for batch in self.train_loader:
             loss, count, batch_correct = self._train_step(batch)
             self.optimizer.zero_grad(set_to_none=True)
-            loss.backward()
+            (loss * self.loss_scale if self.loss_scale != 1.0 else loss).backward()
             self.optimizer.step()
             self.scheduler.step()
             self.step += 1
@@ -541,9 +625,16 @@ class TrainingRun:
                     loss=current["loss_sum"] / max(1, current["seen"]),
                     **self._accuracy(current),
                     lr=self.optimizer.param_groups[0]["lr"],
-                    samples_per_s=seen / max(1e-9, now - epoch_start),
+                    samples_per_s=seen * self.batch_size / self.local_batch / max(1e-9, now - epoch_start),
                     eta_s=self._eta(),
                 )
+        if self.ranks is not None:  # the epoch's figures over every rank's slice
+            import torch.distributed as dist
+
+            count = torch.tensor(float(seen), dtype=torch.float64, device=device)
+            totals = torch.stack([loss_sum, correct.to(torch.float64), count])
+            dist.all_reduce(totals)
+            loss_sum, correct, seen = totals[0], totals[1].round().to(torch.int64), int(totals[2].item())
         self.epoch_progress = snapshot()
         self.run_step_seconds = time.monotonic() - self.started - sum(self.val_seconds)
         self._check_finite(self.epoch_progress)
@@ -784,6 +875,8 @@ class TrainingRun:
                 "loader_workers": self.num_workers,
                 "amp": "bfloat16" if self.use_amp else None,
                 "torch": torch.__version__,
+                "processes": self.ranks.world_size if self.ranks else 1,
+                **({"backend": self.ranks.backend, "restarts": self.ranks.restarts} if self.ranks else {}),
             },
         }
         checkpoints.atomic_write_json(self.out_dir / "result.json", result)
