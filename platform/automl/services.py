@@ -921,6 +921,7 @@ def trial_run(*, job: Job, report: Report) -> dict[str, Any]:
     record complete, pruned or failed, and schedule the next trial. A deployment-aware study's
     trial then quantizes its ONNX when the trial searched int8, measures its latency on the study's
     target and its size (:func:`trial_measure`), and scores every objective and constraint."""
+    from training.checkpoint_mirror import checkpoint_mirror_forget
     from training.services import template_train_and_evaluate
 
     trial = Trial.objects.select_related("study", "study__dataset_version").get(
@@ -955,6 +956,7 @@ def trial_run(*, job: Job, report: Report) -> dict[str, Any]:
             value += min(0.0, delta) if direction == "maximize" else max(0.0, delta)
     except TrialPrunedHere as pruned:
         trial_record_pruned(trial=trial, epoch=pruned.epoch)
+        checkpoint_mirror_forget(job=job)
         return {"trial": trial.number, "state": "pruned", "epoch": pruned.epoch}
     except (LeaseLost, JobPreempted):
         raise  # another attempt owns the trial now, or will resume it after this worker's shutdown
@@ -963,6 +965,7 @@ def trial_run(*, job: Job, report: Report) -> dict[str, Any]:
         raise
     except Exception as exc:
         trial_record_failed(trial=trial, error=f"{type(exc).__name__}: {exc}")
+        checkpoint_mirror_forget(job=job)  # a failed trial is final: nothing resumes it
         raise
     scored: dict[str, Any] = {metric: value, **{k: measurements.get(k) for k in DEPLOYMENT_METRICS}}
     values = [float(scored[g["metric"]]) for g in study.goals]
@@ -977,6 +980,7 @@ def trial_run(*, job: Job, report: Report) -> dict[str, Any]:
         constraints=constraints,
         onnx=onnx,
     )
+    checkpoint_mirror_forget(job=job)
     return {
         "trial": trial.number,
         "state": "complete",
@@ -1125,6 +1129,7 @@ def trial_record_custom_complete(*, trial: Trial, value: float, result: dict[str
 def report_run_run(*, job: Job, report: Report) -> dict[str, Any]:
     """The body of an ``automl.report_run`` job: one seed of the baseline or of the best trial's
     parameters, trained and evaluated as a training job is; its test metric is recorded."""
+    from training.checkpoint_mirror import checkpoint_mirror_forget
     from training.services import template_train_and_evaluate
 
     run = ReportRun.objects.select_related("study", "study__dataset_version").get(pk=job.params["report_run"])
@@ -1145,4 +1150,5 @@ def report_run_run(*, job: Job, report: Report) -> dict[str, Any]:
         raise
     metric = test_metric_value(run.study.template, trained.evaluation)
     report_run_record(run=run, test_metric=metric)
+    checkpoint_mirror_forget(job=job)
     return {"report_run": run.pk, "role": run.role, "seed": run.seed, "test_metric": metric}

@@ -596,8 +596,13 @@ def template_train_and_evaluate(
         extra["warm_start"] = blob_local_path(
             warm_start_from.checkpoint_key, run_dir / "inputs" / "warm-start"
         )
+    from training.checkpoint_mirror import CheckpointMirror, checkpoint_restore
+
+    # another host's attempt may have left the checkpoints: resume from their mirror in blob storage
+    checkpoint_restore(job=job, checkpoint_dir=run_dir / "checkpoints", report=report)
     try:
-        result = template.load("train")(params, manifest, run_dir, report, **extra)
+        with CheckpointMirror(job=job, checkpoint_dir=run_dir / "checkpoints"):
+            result = template.load("train")(params, manifest, run_dir, report, **extra)
     except ValueError as exc:
         path = str(extra.get("backbone", ""))
         if backbone is None or path not in str(exc):
@@ -629,6 +634,8 @@ def training_job_run(*, job: Job, report: Report) -> dict[str, Any]:
             raise WarmStartUnavailable(
                 f"Model version #{parent_id} was deleted before the run could start from it."
             )
+    from training.checkpoint_mirror import checkpoint_mirror_forget
+
     template = registry.get(job.params["template"])
     version = DatasetVersion.objects.select_related("dataset").get(pk=job.params["dataset_version"])
     params, fit = job.params["params"], None
@@ -673,6 +680,7 @@ def training_job_run(*, job: Job, report: Report) -> dict[str, Any]:
     if fit is not None:  # what was fitted to the target, and why, next to the metrics
         model_version.metrics = {**model_version.metrics, "target": fit}
         ModelVersion.objects.filter(pk=model_version.pk).update(metrics=model_version.metrics)
+    checkpoint_mirror_forget(job=job)  # the model version is stored: nothing resumes this run
     return {
         "kind": "training_job_result",
         "version": 1,

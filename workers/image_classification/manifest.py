@@ -60,14 +60,36 @@ class Manifest:
         return counts
 
     def fingerprint(self) -> str:
-        """A digest of classes, paths, labels and splits: a checkpoint belongs to one manifest."""
+        """A digest of classes, paths, labels and splits: a checkpoint belongs to one manifest. Paths
+        count relative to their common folder (``portable_paths``), so the same data cached under
+        another host's SAMPAN_HOME has the same fingerprint and a moved job resumes there."""
+        paths = portable_paths([s.path for s in self.samples])
         canonical = json.dumps(
-            [list(self.classes), [[s.path, s.label, s.split] for s in self.samples]], separators=(",", ":")
+            [list(self.classes), [[p, s.label, s.split] for p, s in zip(paths, self.samples, strict=True)]],
+            separators=(",", ":"),
         )
         return hashlib.sha256(canonical.encode()).hexdigest()
 
     def summary(self) -> dict[str, Any]:
         return {"classes": list(self.classes), "samples": len(self.samples), "counts": self.counts()}
+
+
+def portable_paths(paths: list[str]) -> list[str]:
+    """``paths`` relative to the folder they all share: ``/a/cache/s/1.png`` and ``/b/cache/s/1.png``
+    (one host's copy and another's) give the same list.
+
+    >>> portable_paths(["/h1/cache/samples/ab/ab1.png", "/h1/cache/samples/cd/cd2.png"])
+    ['ab/ab1.png', 'cd/cd2.png']
+    """
+    if not paths:
+        return []
+    try:
+        root = os.path.commonpath(paths)
+    except ValueError:  # absolute and relative paths mixed: keep them as given
+        return list(paths)
+    if len(set(paths)) == 1:
+        root = os.path.dirname(root)
+    return [os.path.relpath(path, root) for path in paths]
 
 
 def parse_manifest(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workers.contracts.annotations import DetectionManifest
-from workers.image_classification.manifest import SPLITS, ManifestError
+from workers.image_classification.manifest import SPLITS, ManifestError, portable_paths
 from workers.object_detection.template import MIN_BOXES_PER_CLASS
 
 __all__ = ["SPLITS", "Manifest", "ManifestError", "Sample", "check_manifest", "parse_manifest"]
@@ -54,9 +54,14 @@ class Manifest:
         return counts
 
     def fingerprint(self) -> str:
-        """A digest of classes, paths, boxes and splits: a checkpoint belongs to one manifest."""
+        """A digest of classes, paths, boxes and splits: a checkpoint belongs to one manifest (paths
+        relative to their common folder, so another host's cached copy of the data matches)."""
+        paths = portable_paths([s.path for s in self.samples])
         canonical = json.dumps(
-            [list(self.classes), [[s.path, [list(b) for b in s.boxes], s.split] for s in self.samples]],
+            [
+                list(self.classes),
+                [[p, [list(b) for b in s.boxes], s.split] for p, s in zip(paths, self.samples, strict=True)],
+            ],
             separators=(",", ":"),
         )
         return hashlib.sha256(canonical.encode()).hexdigest()

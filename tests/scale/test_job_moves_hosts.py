@@ -1,0 +1,99 @@
+"""A training job survives losing its host (issue 22, "Many hosts"): worker A trains digits with its
+checkpoints mirrored to the S3 bucket (training.checkpoint_mirror), is SIGKILLed after a mirrored
+checkpoint and its SAMPAN_HOME deleted; the reaper requeues the job, worker B (another host, an empty
+disk) downloads the mirrored checkpoint, resumes from that epoch instead of epoch 0 and records the model
+version; the mirror is deleted once the model version is stored."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from jobs.models import Job, JobEvent
+
+from tests.datasets.factories import dataset_with_samples
+from tests.harness import wait_for
+from tests.training.test_train_detection_through_the_api import finished
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+EPOCHS = 12
+MARKER = re.compile(r"/checkpoints/epoch-(\d+)-step-(\d+)\.pt\.complete$")
+
+
+def mirrored_epochs(storage) -> list[int]:
+    return sorted(int(m[1]) for key in storage.keys(f"{storage.prefix}/runs/") if (m := MARKER.search(key)))
+
+
+def test_a_training_job_resumes_on_another_host_from_its_mirrored_checkpoint(
+    hosts, object_storage, tenants, api_client
+):
+    from jobs.services import jobs_reap_stale
+    from training.models import ModelVersion
+
+    a = hosts.worker("a")
+    b = hosts.worker("b", start=False)
+    client = api_client(tenants["alice"])
+    dataset = dataset_with_samples(
+        user=tenants["alice"], project=tenants["project_a"], per_class=12, classes=range(10)
+    )
+    version = client.post(f"/api/v1/datasets/{dataset.pk}/versions/", {"seed": 3}, format="json")
+    assert version.status_code == 201, version.content
+    started = client.post(
+        "/api/v1/training-jobs/",
+        {
+            "dataset_version": version.json()["id"],
+            "preset": "fast",
+            "params": {
+                "epochs": EPOCHS,
+                "model": "cnn_small",
+                "image_size": 48,
+                "batch_size": 16,
+                "validation": "holdout",
+            },
+        },
+        format="json",
+    )
+    assert started.status_code == 201, started.content
+    job_id = started.json()["id"]
+
+    # A trains until a checkpoint of a finished epoch is in the bucket, then the host is lost
+    wait_for(lambda: mirrored_epochs(object_storage), timeout=600, interval=0.2, what="a mirrored checkpoint")
+    job = Job.objects.get(pk=job_id)
+    assert job.status == "running" and job.lease_node == a.hostname, (job.status, job.lease_node)
+    assert (a.home / "runs").is_dir()
+    a.kill()
+    mirrored = mirrored_epochs(object_storage)
+    a.wipe_home()
+    assert len(mirrored) == 1 and mirrored[0] >= 1, mirrored  # only the newest is kept
+    b.start()
+
+    def requeued() -> bool:
+        jobs_reap_stale()
+        return Job.objects.get(pk=job_id).attempt >= 2
+
+    wait_for(requeued, timeout=120, interval=1, what="the reaper to requeue the lost host's job")
+    job = finished(job_id, timeout=900)
+    assert job.attempt == 2 and job.lease_node == b.hostname, (job.attempt, job.lease_node)
+
+    # B resumed from the mirrored epoch, not from 0; the epochs before it were not trained again
+    resumed = job.result["resumed_from"]
+    assert resumed is not None and resumed["epoch"] >= mirrored[0] >= 1, job.result
+    assert resumed["checkpoint"].startswith(str(b.home)), resumed
+    restored = JobEvent.objects.filter(job_id=job_id, message__startswith="restored checkpoint").values_list(
+        "message", flat=True
+    )
+    assert len(restored) == 1 and f"(epoch {resumed['epoch']}," in restored[0], list(restored)
+    validated = list(
+        JobEvent.objects.filter(job_id=job_id, type="progress", data__has_key="val_acc")
+        .exclude(data__val_acc=None)
+        .values_list("data__epoch", flat=True)
+    )
+    assert set(validated) == set(range(1, EPOCHS + 1))
+    assert all(validated.count(e) == 1 for e in range(1, resumed["epoch"])), validated
+
+    model = ModelVersion.objects.get(job_id=job_id)
+    assert model.metrics["epochs"] == EPOCHS and model.metrics["test"]["accuracy"] > 0.2
+    # the model version is stored: its mirrored checkpoints are gone; no host kept blobs on its disk
+    assert mirrored_epochs(object_storage) == []
+    assert hosts.blob_files() == {}

@@ -1,0 +1,149 @@
+"""A training run's newest complete checkpoint is mirrored to S3-compatible storage (moto's server) and
+restored on a host whose run directory has none (training.checkpoint_mirror); the older mirrored ones,
+damaged ones and a finished job's mirror are removed or ignored. tests/scale/test_job_moves_hosts.py runs
+the whole move with real worker processes."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from tests.jobs.factories import job as make_job
+from tests.scale.hosts import ObjectStorage
+from workers.image_classification.checkpoints import complete_checkpoints, load_latest, save_checkpoint
+from workers.image_classification.manifest import Manifest, Sample, portable_paths
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def storage():
+    with ObjectStorage() as started:
+        yield started
+
+
+@pytest.fixture
+def on_s3(storage, settings, tmp_path):
+    storage.use_in_this_process(settings, tmp_path / "home")
+    return storage
+
+
+def state(epoch: int) -> dict:
+    return {"weights": torch.full((64,), float(epoch)), "epoch": epoch}
+
+
+def mirrored_names(storage: ObjectStorage, job) -> list[str]:
+    from training.checkpoint_mirror import mirror_prefix
+
+    prefix = f"{storage.prefix}/{mirror_prefix(job)}/"
+    return sorted(key.removeprefix(prefix) for key in storage.keys(prefix))
+
+
+def test_the_newest_complete_checkpoint_is_mirrored_and_restored_elsewhere(on_s3, tenants, tmp_path):
+    from training.checkpoint_mirror import CheckpointMirror, checkpoint_mirror_forget, checkpoint_restore
+
+    job = make_job(tenants["project_a"], kind="training.run")
+    host_a, host_b = tmp_path / "a" / "checkpoints", tmp_path / "b" / "checkpoints"
+    mirror = CheckpointMirror(job=job, checkpoint_dir=host_a)
+    assert mirror.sync() is None  # nothing written yet
+
+    save_checkpoint(host_a, state(1), epoch=1, step=10)
+    assert mirror.sync() == "epoch-0001-step-000000010.pt"
+    save_checkpoint(host_a, state(2), epoch=2, step=20)
+    (host_a / "epoch-0003-step-000000030.pt").write_bytes(b"a write killed before its marker")
+    assert mirror.sync() == "epoch-0002-step-000000020.pt"
+    assert mirror.sync() is None  # already mirrored
+    # only the newest complete one is kept, its marker beside it
+    assert mirrored_names(on_s3, job) == [
+        "epoch-0002-step-000000020.pt",
+        "epoch-0002-step-000000020.pt.complete",
+    ]
+    assert [u["checkpoint"] for u in mirror.uploads] == [
+        "epoch-0001-step-000000010.pt",
+        "epoch-0002-step-000000020.pt",
+    ]
+
+    # another host, nothing on its disk: the mirrored checkpoint comes back, verified, with its marker
+    events: list[tuple[str, dict]] = []
+    restored = checkpoint_restore(
+        job=job, checkpoint_dir=host_b, report=lambda message="", **kw: events.append((message, kw))
+    )
+    assert restored is not None and (restored["epoch"], restored["step"]) == (2, 20)
+    assert "restored checkpoint epoch-0002-step-000000020.pt (epoch 2, step 20)" in events[0][0]
+    loaded, info, skipped = load_latest(host_b)
+    assert loaded is not None and info is not None and not skipped
+    assert info.epoch == 2 and torch.equal(loaded["weights"], state(2)["weights"])
+
+    # a host that has its own complete checkpoint keeps it (a retry on the same host)
+    assert checkpoint_restore(job=job, checkpoint_dir=host_a, report=lambda *a, **k: None) is None
+
+    assert checkpoint_mirror_forget(job=job) == 2
+    assert mirrored_names(on_s3, job) == []
+
+
+def test_an_older_upload_never_deletes_a_newer_mirror_and_damaged_ones_are_not_restored(
+    on_s3, tenants, tmp_path
+):
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+    from training.checkpoint_mirror import CheckpointMirror, checkpoint_restore, mirror_prefix
+
+    job = make_job(tenants["project_a"], kind="training.run")
+    new_host, stale_host = tmp_path / "new" / "checkpoints", tmp_path / "stale" / "checkpoints"
+    save_checkpoint(new_host, state(3), epoch=3, step=30)
+    CheckpointMirror(job=job, checkpoint_dir=new_host).sync()
+    # an attempt that lost its lease (still running somewhere) uploads its older checkpoint
+    save_checkpoint(stale_host, state(1), epoch=1, step=10)
+    CheckpointMirror(job=job, checkpoint_dir=stale_host).sync()
+    names = mirrored_names(on_s3, job)
+    assert (
+        "epoch-0003-step-000000030.pt.complete" in names and "epoch-0001-step-000000010.pt.complete" in names
+    )
+    restored = checkpoint_restore(
+        job=job, checkpoint_dir=tmp_path / "c" / "checkpoints", report=lambda *a, **k: None
+    )
+    assert restored is not None and restored["epoch"] == 3  # the newest wins
+
+    # the newest's bytes damaged in storage: skipped, the older one is restored
+    key = f"{mirror_prefix(job)}/epoch-0003-step-000000030.pt"
+    default_storage.delete(key)
+    default_storage.save(key, ContentFile(b"not a checkpoint"))
+    empty = tmp_path / "d" / "checkpoints"
+    restored = checkpoint_restore(job=job, checkpoint_dir=empty, report=lambda *a, **k: None)
+    assert restored is not None and restored["epoch"] == 1
+    assert [info.epoch for info in complete_checkpoints(empty)] == [1]
+
+    # a checkpoint whose marker never arrived is not restored
+    default_storage.delete(f"{mirror_prefix(job)}/epoch-0001-step-000000010.pt.complete")
+    nothing = tmp_path / "e" / "checkpoints"
+    assert checkpoint_restore(job=job, checkpoint_dir=nothing, report=lambda *a, **k: None) is None
+    assert not complete_checkpoints(nothing)
+
+
+def test_local_blob_storage_mirrors_nothing(tenants, tmp_path):
+    from training.checkpoint_mirror import CheckpointMirror, checkpoint_restore, mirror_enabled
+
+    job = make_job(tenants["project_a"], kind="training.run")
+    assert not mirror_enabled()
+    save_checkpoint(tmp_path / "checkpoints", state(1), epoch=1, step=10)
+    with CheckpointMirror(job=job, checkpoint_dir=tmp_path / "checkpoints") as mirror:
+        pass
+    assert mirror.uploads == []
+    assert checkpoint_restore(job=job, checkpoint_dir=tmp_path / "empty", report=lambda *a, **k: None) is None
+
+
+def test_a_manifest_fingerprint_is_the_same_under_another_hosts_cache():
+    def manifest(root: str, labels: tuple[int, ...] = (0, 1, 1)) -> Manifest:
+        names = ["ab/ab1.png", "cd/cd2.png", "ef/ef3.png"]
+        return Manifest(
+            classes=("cat", "dog"),
+            samples=tuple(
+                Sample(index=i, path=f"{root}/cache/samples/{name}", label=label, split="train")
+                for i, (name, label) in enumerate(zip(names, labels, strict=True))
+            ),
+        )
+
+    assert manifest("/hosts/a").fingerprint() == manifest("/srv/other-host/home").fingerprint()
+    assert manifest("/hosts/a").fingerprint() != manifest("/hosts/a", labels=(1, 1, 1)).fingerprint()
+    assert portable_paths(["/x/only.png"]) == ["only.png"]
+    assert portable_paths([]) == []
