@@ -56,6 +56,10 @@ ENV_VARS: dict[str, EnvVar] = {
             "queues a worker consumes: auto (cpu, plus gpu when a GPU is found), or a list",
         ),
         EnvVar("SAMPAN_WORKER_CONCURRENCY", "worker processes per worker host (default 1)"),
+        EnvVar(
+            "SAMPAN_MAX_PROCESSES",
+            "most data-parallel processes (ranks) a training job may ask for on one worker host (default 8)",
+        ),
         EnvVar("SAMPAN_JOB_HEARTBEAT_SECONDS", "how often a running job reports it is alive (default 5)"),
         EnvVar("SAMPAN_JOB_STALE_SECONDS", "a running job silent this long is reaped (default 60)"),
         EnvVar(

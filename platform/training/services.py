@@ -296,6 +296,26 @@ def _check_warm_start_for_run(
             )
 
 
+# templates whose trainer runs data-parallel (``train(..., processes=N)``, see workers.distributed)
+DISTRIBUTED_TEMPLATES = ("image_classification",)
+
+
+def _check_processes(*, processes: int, template) -> None:
+    if processes == 1:
+        return
+    limit = settings.SAMPAN_MAX_PROCESSES
+    if not 1 <= processes <= limit:
+        raise field_error(
+            "processes", f"processes must be between 1 and {limit} (SAMPAN_MAX_PROCESSES); got {processes}."
+        )
+    if template.name not in DISTRIBUTED_TEMPLATES:
+        raise field_error(
+            "processes",
+            f"{template.title} trains in one process; processes > 1 (data-parallel training) works for "
+            "image classification.",
+        )
+
+
 @transaction.atomic
 def training_job_create(
     *,
@@ -308,6 +328,7 @@ def training_job_create(
     warm_start_from: ModelVersion | None = None,
     adapt: bool = True,
     target_profile: int | str | None = None,
+    processes: int = 1,
 ) -> Job:
     """Validate the run's parameters, data and backbone, then queue it (on `gpu` when a GPU worker
     is alive). ``backbone``: a valid backbone of the same project to initialise all but the head from.
@@ -322,6 +343,9 @@ def training_job_create(
     ``target_profile`` (a builtin target's name or a workspace profile's id; image classification):
     before training, the worker fits image_size, width and int8 to the profile's budgets
     (``workers.target_fitting``) and records the choice in the model version's ``metrics.target``.
+
+    ``processes`` (image classification): data-parallel ranks on the worker's host, 1 to
+    ``SAMPAN_MAX_PROCESSES`` (``workers.distributed``; the same global batch, split between them).
     """
     from datasets.services import dataset_version_check_trainable
 
@@ -331,6 +355,7 @@ def training_job_create(
             "template",
             f"Template {chosen.name!r} cannot train a {dataset_version.dataset.task_type!r} dataset.",
         )
+    _check_processes(processes=processes, template=chosen)
     try:
         values = chosen.validate_params(preset, params or {})
     except TemplateParamError as exc:
@@ -362,6 +387,12 @@ def training_job_create(
             parent=warm_start_from, template=chosen, dataset_version=dataset_version, values=values
         )
     dataset_version_check_trainable(version=dataset_version, min_per_class=chosen.data.min_samples_per_class)
+    if processes > int(values.get("batch_size") or processes):
+        raise field_error(
+            "processes",
+            f"processes {processes} is more than batch_size {values['batch_size']}: every process "
+            "trains on a part of each batch.",
+        )
     if target_profile is not None:
         from deploy.targets import target_profile_resolve
 
@@ -393,6 +424,8 @@ def training_job_create(
         job_params["recommendation"] = recommendation
     if target_profile is not None:
         job_params["target_profile"] = target_profile
+    if processes > 1:
+        job_params["processes"] = processes
     return job_create(
         workspace=dataset_version.dataset.workspace,
         project=dataset_version.dataset.project,
@@ -588,6 +621,8 @@ def template_train_and_evaluate(
     manifest = dataset_version_manifest(version=dataset_version)
     run_dir = run_dir_for(job)
     extra: dict[str, Any] = {}
+    if job.params.get("processes", 1) > 1:  # data-parallel ranks on this host (workers.distributed)
+        extra["processes"] = job.params["processes"]
     if backbone is not None:
         extra["backbone"] = backbone_fetch(backbone=backbone, dest=run_dir / "inputs" / "backbone.pt")
     if warm_start_from is not None:

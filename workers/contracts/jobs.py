@@ -152,6 +152,11 @@ class TrainingRuntime(TypedDict):
     torch: NotRequired[str]
     # the kind of worker that ran it, recorded by the platform: "gpu:<name>" or "cpu:<cores>"
     worker_class: NotRequired[str]
+    # data-parallel ranks (workers.distributed): 1 for a single process; with more, the process
+    # group's backend (gloo, nccl) and how often a lost rank made the launcher restart the group
+    processes: NotRequired[int]
+    backend: NotRequired[str]
+    restarts: NotRequired[int]
 
 
 class BackboneUse(TypedDict):

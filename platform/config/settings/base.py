@@ -290,6 +290,8 @@ if _broker is None:
         "data_folder_in": str(_queue_dir / "queue"),
         "data_folder_out": str(_queue_dir / "queue"),
         "processed_folder": str(_queue_dir / "processed"),
+# a training job's `processes` (DDP ranks on one worker host: CPU processes or GPUs) is at most this
+SAMPAN_MAX_PROCESSES = env_int("SAMPAN_MAX_PROCESSES", 8, minimum=1, maximum=256)
         "control_folder": str(_queue_dir / "control"),
         "store_processed": False,
         "polling_interval": 0.5,

@@ -98,6 +98,14 @@ class TrainingJobCreateSerializer(serializers.Serializer):
         "size budgets and records the choice and reasons (the job fails with target_unreachable, naming the "
         "smallest latency reached, when nothing fits).",
     )
+    processes = serializers.IntegerField(
+        required=False,
+        default=1,
+        min_value=1,
+        help_text="Data-parallel processes on the worker's host (image classification): CPU processes, "
+        "or one GPU each on a GPU worker; the batch_size stays the global batch, split between them. "
+        "At most SAMPAN_MAX_PROCESSES.",
+    )
 
 
 class RetrainSerializer(serializers.Serializer):

@@ -42,6 +42,12 @@ class TrainingJobSerializer(JobSerializer):
         default=None,
         help_text="The model version whose weights the run starts from (retrain from a version), or null.",
     )
+    processes = serializers.IntegerField(
+        source="params.processes",
+        read_only=True,
+        default=1,
+        help_text="Data-parallel processes (ranks) the job trains with on its worker's host.",
+    )
     recommendation = contract_field(
         contract_serializer(PresetRecommendation),
         source="params.recommendation",
@@ -73,6 +79,7 @@ class TrainingJobSerializer(JobSerializer):
             "dataset_version",
             "backbone",
             "warm_start_from",
+            "processes",
             "recommendation",
             "model_version",
             *JobSerializer.Meta.fields[JobSerializer.Meta.fields.index("params") + 1 :],

@@ -112,6 +112,7 @@ class TrainingJobViewSet(
             warm_start_from=data.get("warm_start_from"),
             adapt=data.get("adapt", True),
             target_profile=data.get("target_profile"),
+            processes=data.get("processes", 1),
         )
         return Response(JobSerializer(job).data, status=status.HTTP_201_CREATED)
 
