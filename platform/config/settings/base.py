@@ -273,6 +273,8 @@ SAMPAN_SANDBOX_ROOT = Path(env_str("SAMPAN_SANDBOX_ROOT") or SAMPAN_HOME / "sand
 SAMPAN_REAPER_INTERVAL_SECONDS = env_int("SAMPAN_REAPER_INTERVAL_SECONDS", 15, minimum=1, maximum=3600)
 SAMPAN_WORKER_QUEUES = env_str("SAMPAN_WORKER_QUEUES", "auto")
 SAMPAN_WORKER_CONCURRENCY = env_int("SAMPAN_WORKER_CONCURRENCY", 1, minimum=1, maximum=64)
+# a training job's `processes` (DDP ranks on one worker host: CPU processes or GPUs) is at most this
+SAMPAN_MAX_PROCESSES = env_int("SAMPAN_MAX_PROCESSES", 8, minimum=1, maximum=256)
 SAMPAN_WEB_THREADS = env_int("SAMPAN_WEB_THREADS", 8, minimum=1, maximum=256)
 SAMPAN_HOST = env_str("SAMPAN_HOST", "127.0.0.1")
 SAMPAN_PORT = env_int("SAMPAN_PORT", 8000, minimum=1, maximum=65535)
@@ -290,8 +292,6 @@ if _broker is None:
         "data_folder_in": str(_queue_dir / "queue"),
         "data_folder_out": str(_queue_dir / "queue"),
         "processed_folder": str(_queue_dir / "processed"),
-# a training job's `processes` (DDP ranks on one worker host: CPU processes or GPUs) is at most this
-SAMPAN_MAX_PROCESSES = env_int("SAMPAN_MAX_PROCESSES", 8, minimum=1, maximum=256)
         "control_folder": str(_queue_dir / "control"),
         "store_processed": False,
         "polling_interval": 0.5,
