@@ -65,8 +65,11 @@ class ObjectStorage:
         self._server = None
 
     def start(self) -> ObjectStorage:
+        import logging
+
         from moto.server import ThreadedMotoServer
 
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # a line per request otherwise
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
         self._server.start()
         self.client().create_bucket(Bucket=self.bucket)
