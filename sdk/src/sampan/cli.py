@@ -210,7 +210,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     else:
         raise SystemExit("train: give --version ID, or --dataset ID to snapshot a new version")
     job = client.training.start(
-        version, preset=args.preset, params=dict(args.param or []), adapt=not args.no_adapt
+        version,
+        preset=args.preset,
+        params=dict(args.param or []),
+        adapt=not args.no_adapt,
+        processes=args.processes,
     )
     recommendation = job.recommendation
     choices = recommendation["choices"] if recommendation else []
@@ -500,6 +504,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run the preset's values as declared (by default the server fits batch size, epochs and "
         "model size to the data and the workers online; the choices are printed)",
+    )
+    train.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="data-parallel processes on the worker's host (image classification; default 1)",
     )
     train.add_argument("--wait", action="store_true")
     train.add_argument("--quiet", action="store_true")

@@ -111,11 +111,19 @@ class DatasetVersion(Resource[schema.DatasetVersion]):
         template: str | None = None,
         backbone: int | Resource[Any] | None = None,
         adapt: bool = True,
+        processes: int = 1,
     ) -> Job:
         """Start a training job on this version; see :meth:`sampan.training.Training.start`
-        (``adapt=False``: the preset's values as declared, not fitted to the data and workers)."""
+        (``adapt=False``: the preset's values as declared, not fitted to the data and workers;
+        ``processes=2``: two data-parallel processes on the worker's host)."""
         return self._client.training.start(
-            self, preset=preset, params=params, template=template, backbone=backbone, adapt=adapt
+            self,
+            preset=preset,
+            params=params,
+            template=template,
+            backbone=backbone,
+            adapt=adapt,
+            processes=processes,
         )
 
     def export(

@@ -417,6 +417,7 @@ class Training:
         warm_start_from: int | Resource[Any] | None = None,
         adapt: bool = True,
         target: int | str | Resource[Any] | None = None,
+        processes: int = 1,
     ) -> Job:
         """Train on a dataset version with a preset (fast, balanced, accurate) and optional parameter
         overrides; returns the job (see :meth:`TrainingJobs.create` for the training job resource).
@@ -429,6 +430,9 @@ class Training:
         target profile with a latency or size budget; image classification): the worker fits image size,
         width and int8 to the budget before training and records why in the model version's
         ``metrics["target"]``.
+        ``processes``: data-parallel processes on the worker's host (image classification; CPU
+        processes, or one GPU each): the same global ``batch_size``, split between them; the model
+        version's ``metrics["runtime"]`` records ``processes``.
 
         e.g. ``client.training.start(version, preset="fast", params={"epochs": 3}).wait()``
         """
@@ -447,6 +451,8 @@ class Training:
             body["warm_start_from"] = _id(warm_start_from)
         if target is not None:
             body["target_profile"] = target if isinstance(target, int | str) else _id(target)
+        if processes != 1:
+            body["processes"] = processes
         return Job(self._client, self._client.http.post("training-jobs/", body, idempotent=True))
 
 
@@ -493,6 +499,7 @@ class TrainingJobs:
         backbone: int | Resource[Any] | None = None,
         adapt: bool = True,
         target: int | str | Resource[Any] | None = None,
+        processes: int = 1,
     ) -> TrainingJob:
         """Start a training job (as :meth:`Training.start`) and answer it as a :class:`TrainingJob`.
 
@@ -506,5 +513,6 @@ class TrainingJobs:
             backbone=backbone,
             adapt=adapt,
             target=target,
+            processes=processes,
         )
         return self.get(job)
