@@ -137,18 +137,26 @@ class CheckpointMirror:
     """Copies the newest complete checkpoint of ``checkpoint_dir`` to blob storage on a background
     thread while the run trains (``with CheckpointMirror(job=j, checkpoint_dir=d) as mirror:``).
 
-    ``close(upload=True)`` stops the thread and uploads once more (an attempt that stops on a cancel
+    ``mirrored`` names a checkpoint that is in storage already (restored from it), so it is not sent
+    again. ``close(upload=True)`` stops the thread and uploads once more (an attempt that stops on a cancel
     or a worker shutdown saves a last checkpoint: the next attempt may run elsewhere). Uploads never
     delete a mirrored checkpoint newer than the one uploaded, so an attempt that lost its lease
     cannot undo its successor's progress.
     """
 
-    def __init__(self, *, job: Job, checkpoint_dir: Path, poll_seconds: float = MIRROR_POLL_SECONDS) -> None:
+    def __init__(
+        self,
+        *,
+        job: Job,
+        checkpoint_dir: Path,
+        mirrored: str | None = None,
+        poll_seconds: float = MIRROR_POLL_SECONDS,
+    ) -> None:
         self.job = job
         self.checkpoint_dir = checkpoint_dir
         self.prefix = mirror_prefix(job)
         self.poll_seconds = poll_seconds
-        self.uploaded: str | None = None
+        self.uploaded = mirrored  # the checkpoint already in storage (the one just restored from it)
         self.uploads: list[dict[str, Any]] = []  # name, bytes, seconds of each upload
         self._stop = threading.Event()
         self._lock = threading.Lock()

@@ -11,6 +11,7 @@ from importlib import metadata
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from blobs.services import blob_reuse
 from config.exceptions import Conflict, TooLarge, field_error
 from datasets.models import DatasetVersion
 from django.conf import settings
@@ -120,7 +121,7 @@ def backbone_create(*, user, project, upload, name: str = "") -> Backbone:
     if same is not None:
         raise field_error("file", f"This file is already uploaded to the project as {same.name!r}.")
     key = backbone_blob_key(sha256)
-    if not default_storage.exists(key):
+    if not blob_reuse(key):
         saved = default_storage.save(key, File(upload, name=filename))
         if saved != key:  # a concurrent upload stored the same content first
             default_storage.delete(saved)
@@ -634,9 +635,10 @@ def template_train_and_evaluate(
     from training.checkpoint_mirror import CheckpointMirror, checkpoint_restore
 
     # another host's attempt may have left the checkpoints: resume from their mirror in blob storage
-    checkpoint_restore(job=job, checkpoint_dir=run_dir / "checkpoints", report=report)
+    restored = checkpoint_restore(job=job, checkpoint_dir=run_dir / "checkpoints", report=report)
+    mirrored = restored["checkpoint"] if restored else None
     try:
-        with CheckpointMirror(job=job, checkpoint_dir=run_dir / "checkpoints"):
+        with CheckpointMirror(job=job, checkpoint_dir=run_dir / "checkpoints", mirrored=mirrored):
             result = template.load("train")(params, manifest, run_dir, report, **extra)
     except ValueError as exc:
         path = str(extra.get("backbone", ""))

@@ -74,6 +74,9 @@ def test_the_newest_complete_checkpoint_is_mirrored_and_restored_elsewhere(on_s3
     assert loaded is not None and info is not None and not skipped
     assert info.epoch == 2 and torch.equal(loaded["weights"], state(2)["weights"])
 
+    # the attempt on B does not send the checkpoint it was restored from back to storage
+    assert CheckpointMirror(job=job, checkpoint_dir=host_b, mirrored=restored["checkpoint"]).sync() is None
+
     # a host that has its own complete checkpoint keeps it (a retry on the same host)
     assert checkpoint_restore(job=job, checkpoint_dir=host_a, report=lambda *a, **k: None) is None
 
