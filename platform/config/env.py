@@ -67,6 +67,10 @@ ENV_VARS: dict[str, EnvVar] = {
         ),
         EnvVar("SAMPAN_REAPER_INTERVAL_SECONDS", "how often the reaper looks for stale jobs (default 15)"),
         EnvVar(
+            "SAMPAN_BLOB_GC_GRACE_HOURS",
+            "an unreferenced blob younger than this is kept by the blob garbage collector (default 24)",
+        ),
+        EnvVar(
             "SAMPAN_CUSTOM_JOB_WALL_TIME_S",
             "a custom job's default wall-time limit in seconds (default 3600)",
         ),

@@ -10,6 +10,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Any, BinaryIO, cast
 
+from blobs.services import blob_reuse
 from config.exceptions import InvalidInput, field_error
 from datasets.models import DatasetVersion
 from django.conf import settings
@@ -79,7 +80,7 @@ def code_archive_create(
     )
     sha256 = _sha256_of(upload)
     key = code_blob_key(sha256, inspection.code_kind)
-    if not default_storage.exists(key):
+    if not blob_reuse(key):
         saved = default_storage.save(key, File(upload, name=filename))
         if saved != key:  # a concurrent upload stored the same content first
             default_storage.delete(saved)

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from blobs.services import blob_reuse
 from config.exceptions import DomainError, field_error
 from django.conf import settings
 from django.core.files import File
@@ -403,7 +404,7 @@ def model_version_upload_state_dict(
     filename = PurePosixPath(upload.name or "model.pt").name[-255:]
     sha256 = _sha256_of(upload)
     key = upload_blob_key(sha256)
-    if not default_storage.exists(key):
+    if not blob_reuse(key):
         saved = default_storage.save(key, File(upload, name=filename))
         if saved != key:  # a concurrent upload stored the same content first
             default_storage.delete(saved)

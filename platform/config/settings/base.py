@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "deploy.apps.DeployConfig",
     "customjobs.apps.CustomJobsConfig",
     "notebooks.apps.NotebooksConfig",
+    "blobs.apps.BlobsConfig",
 ]
 
 MIDDLEWARE = [
@@ -272,6 +273,9 @@ SAMPAN_NOTEBOOK_PORTS = env_port_range("SAMPAN_NOTEBOOK_PORTS")
 SAMPAN_SANDBOX_ROOT = Path(env_str("SAMPAN_SANDBOX_ROOT") or SAMPAN_HOME / "sandbox")
 SAMPAN_REAPER_INTERVAL_SECONDS = env_int("SAMPAN_REAPER_INTERVAL_SECONDS", 15, minimum=1, maximum=3600)
 SAMPAN_WORKER_QUEUES = env_str("SAMPAN_WORKER_QUEUES", "auto")
+# blobs.services: an unreferenced blob younger than this is kept (an upload or a job may be about to
+# record it); the sweep runs every 6 hours on the housekeeping queue.
+SAMPAN_BLOB_GC_GRACE_HOURS = env_int("SAMPAN_BLOB_GC_GRACE_HOURS", 24, minimum=1, maximum=24 * 365)
 SAMPAN_WORKER_CONCURRENCY = env_int("SAMPAN_WORKER_CONCURRENCY", 1, minimum=1, maximum=64)
 # a training job's `processes` (DDP ranks on one worker host: CPU processes or GPUs) is at most this
 SAMPAN_MAX_PROCESSES = env_int("SAMPAN_MAX_PROCESSES", 8, minimum=1, maximum=256)
@@ -326,6 +330,12 @@ CELERY_BEAT_SCHEDULE = {
     },
     # stale upload temp files; checkpoints of runs whose model version is stored
     "tidy": {"task": "jobs.tidy", "schedule": 600.0, "options": {"queue": "housekeeping", "expires": 600.0}},
+    # blobs nothing references any more, older than SAMPAN_BLOB_GC_GRACE_HOURS (blobs.services)
+    "blobs-gc": {
+        "task": "blobs.collect_garbage",
+        "schedule": 6 * 3600.0,
+        "options": {"queue": "housekeeping", "expires": 6 * 3600.0},
+    },
     # captured prediction requests past their deployment's retention (deploy.capture_services)
     "capture-cleanup": {
         "task": "deploy.capture_cleanup",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import BinaryIO
 
+from blobs.services import blob_reuse
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
@@ -32,8 +33,9 @@ IMPORT_WINDOW = 64  # images in flight: bounds memory whatever the archive's siz
 
 
 def _store_blob(key: str, data: bytes) -> None:
-    """Content-addressed: a key that exists already holds these bytes."""
-    if default_storage.exists(key):
+    """Content-addressed: a key that exists already holds these bytes (touched, so the blob
+    garbage collector's grace period keeps it until the sample is recorded)."""
+    if blob_reuse(key):
         return
     saved = default_storage.save(key, ContentFile(data))
     if saved != key:  # a concurrent import stored the same content first
