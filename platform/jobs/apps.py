@@ -11,4 +11,4 @@ class JobsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from jobs import kinds, worker_heartbeat  # noqa: F401 - registration and signal hookup
+        from jobs import host_cache, kinds, worker_heartbeat  # noqa: F401 - registration and signal hookup

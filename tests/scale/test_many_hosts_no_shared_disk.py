@@ -14,6 +14,7 @@ import zipfile
 import pytest
 import sampan
 
+from tests.harness import wait_for
 from tests.sdk.live_platform import write_digits_folder
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -64,6 +65,11 @@ def test_trained_on_one_host_packaged_on_another_served_by_the_web(
     assert _ran_in(job, worker_a)
     model = job.model_version()
     assert any((worker_a.home / "runs").iterdir()), "A trained in its own SAMPAN_HOME"
+    # no other host can reach A's disk (the housekeeping process tidies only its own): a worker tidies
+    # its own SAMPAN_HOME, here when it starts again, and the finished run's directory goes
+    worker_a.stop()
+    worker_a.start()
+    wait_for(lambda: not any((worker_a.home / "runs").iterdir()), timeout=60, what="A to prune its run")
 
     # --- worker A is lost with its disk; worker B takes over -------------------------------------
     worker_a.kill()
