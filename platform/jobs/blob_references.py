@@ -1,5 +1,5 @@
-"""The jobs app's blob references (blobs.services): keys a job's params or result name, the mirrored
-checkpoints of a job that may still resume, and a marker for every queued or running job."""
+"""The jobs app's blob references (blobs.services): keys a job's params or result name, and a
+marker for every queued or running job."""
 
 from __future__ import annotations
 
@@ -21,13 +21,6 @@ def _keys() -> Iterator[str]:
         yield from keys_in_json(result)
 
 
-def _prefixes() -> Iterator[str]:
-    # checkpoints mirrored under runs/job-<id>/: a failed or cancelled job can be retried and
-    # resume from them (as housekeeping.runs_prune keeps its local run directory)
-    for pk in Job.objects.exclude(status=JobStatus.SUCCEEDED).values_list("pk", flat=True).iterator():
-        yield f"runs/job-{pk}/"
-
-
 def _markers() -> Iterator[str]:
     for pk in Job.objects.filter(status__in=ACTIVE).values_list("pk", flat=True).iterator():
         yield f"job-{pk}"
@@ -39,7 +32,6 @@ blob_references_register(
         computed_fields=("Job.params", "Job.result"),
         not_blob_fields=("IdempotencyRecord.key",),
         keys=_keys,
-        prefixes=_prefixes,
         markers=_markers,
     ),
 )

@@ -125,24 +125,33 @@ def test_a_model_versions_files_stay_while_it_exists(tenants, isolated_storage):
 
 
 def test_blobs_of_a_running_job_are_kept_whatever_their_age(tenants, isolated_storage):
-    running = job(tenants["project_a"], kind="training.run", status="running")
-    finished = job(tenants["project_a"], kind="training.run", status="succeeded")
-    project = tenants["project_a"].pk
-    running_keys = {
-        f"runs/job-{running.pk}/checkpoints/last.pt",
-        f"models/project-{project}/v3-job-{running.pk}/model.onnx",  # stored before its version commits
+    from training.services import run_dir_for
+
+    project = tenants["project_a"]
+    running = job(project, kind="training.run", status="running")
+    failed = job(project, kind="training.run", status="failed")  # a retry resumes from its mirror
+    succeeded = job(project, kind="training.run", status="succeeded")
+
+    def mirrored(of) -> str:  # training.checkpoint_mirror's key of a run's checkpoint
+        return f"runs/{run_dir_for(of).name}/checkpoints/epoch-0003-step-000000120.pt"
+
+    kept = {
+        mirrored(running),
+        f"models/project-{project.pk}/v3-job-{running.pk}/model.onnx",  # stored before its version commits
         f"custom-jobs/job-{running.pk}/artifacts/a.txt",
+        mirrored(failed),
     }
-    finished_keys = {
-        f"runs/job-{finished.pk}/checkpoints/last.pt",  # mirrored checkpoints of a succeeded job
-        f"models/project-{project}/v4-job-{finished.pk}/model.onnx",  # its version was never recorded
+    garbage = {
+        mirrored(succeeded),
+        f"models/project-{project.pk}/v4-job-{succeeded.pk}/model.onnx",  # its version was never recorded
+        f"custom-jobs/job-{failed.pk}/artifacts/b.txt",  # not in its result
     }
-    for key in running_keys | finished_keys:
+    for key in kept | garbage:
         default_storage.save(key, ContentFile(b"x"))
 
     swept = _sweep(now=_later(24 * 30))
-    assert set(swept.deleted_keys) == finished_keys
-    assert _exists(running_keys) == running_keys
+    assert set(swept.deleted_keys) == garbage
+    assert _exists(kept) == kept
 
 
 def test_keys_named_by_a_job_are_kept(tenants, isolated_storage):
