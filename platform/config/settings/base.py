@@ -117,6 +117,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = SAMPAN_MAX_REQUEST_BYTES
 # Large uploads spill here (not /tmp) so housekeeping can delete the files a killed web leaves.
 FILE_UPLOAD_TEMP_DIR = str(SAMPAN_HOME / "tmp" / "uploads")
 (SAMPAN_HOME / "tmp" / "uploads").mkdir(parents=True, exist_ok=True)
+FILE_UPLOAD_HANDLERS = [
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "config.uploads.RecreatingTemporaryFileUploadHandler",  # the folder above may vanish (a cache)
+]
 
 # --- datasets: limits on imports (DESIGN §6) ----------------------------------------------------
 SAMPAN_DATASET_MAX_UPLOAD_BYTES = env_int("SAMPAN_DATASET_MAX_UPLOAD_BYTES", 2 * 1024**3, minimum=1024)
