@@ -137,11 +137,15 @@ def test_max_attempts_ends_in_failed_with_the_reason(live_worker, tenants):
     assert "no heartbeat" in job.error and "gave up after 3 attempts" in job.error
 
 
-def test_cancel_a_queued_job_never_runs_it(live_worker, tenants):
+def test_cancel_a_queued_job_never_runs_it(live_worker, tenants, publishes):
     with transaction.atomic():
         job = job_create(workspace=tenants["ws_a"], kind="system.check", params={"seconds": 0.2})
         job_cancel(job=job)
     assert status_of(job) == JobStatus.CANCELLED
+    # the scheduler (jobs.scheduling) never sends a cancelled job's message; a late delivery of one
+    # (a message sent before the cancel) is received and ignored
+    assert publishes == []
+    _send(job.pk, kind=job.kind, queue=job.queue)
     wait_for(
         lambda: JobEvent.objects.filter(job=job, message__contains="ignored").exists(),
         timeout=30,

@@ -54,6 +54,7 @@ def api_routes() -> list[tuple[str, str, set[str]]]:
 # How to address tenant A's object for each route that takes ids; "staff" routes are admin-only.
 OBJECT_ROUTES = {
     "workspace-detail": lambda t: {"pk": t["ws_a"].pk},
+    "workspace-limits": lambda t: {"pk": t["ws_a"].pk},  # writes: staff only (tests/jobs/test_fair_queues.py)
     "membership-list": lambda t: {"workspace_id": t["ws_a"].pk},
     "membership-detail": lambda t: {"workspace_id": t["ws_a"].pk, "pk": t["carol_membership"].pk},
     "project-detail": lambda t: {"pk": t["project_a"].pk},

@@ -3,7 +3,7 @@ epoch's validation value for pruning) and a run of the study's honest-lift repor
 
 from __future__ import annotations
 
-from jobs.registry import JobKind, register
+from jobs.registry import PRIORITY_AUTOML, JobKind, register
 from rest_framework import serializers
 
 
@@ -30,6 +30,7 @@ TRIAL = register(
         prefers_gpu=True,
         start_endpoint="/api/v1/studies/",
         preemptible=True,  # a worker shutdown hands the trial back; the next attempt resumes its checkpoint
+        priority=PRIORITY_AUTOML,
     )
 )
 
@@ -43,5 +44,6 @@ REPORT_RUN = register(
         params_serializer=ReportRunParams,
         prefers_gpu=True,
         start_endpoint="/api/v1/studies/",
+        priority=PRIORITY_AUTOML,
     )
 )

@@ -71,6 +71,19 @@ ENV_VARS: dict[str, EnvVar] = {
             "an unreferenced blob younger than this is kept by the blob garbage collector (default 24)",
         ),
         EnvVar(
+            "SAMPAN_JOB_SCHEDULING",
+            "which queued job a free worker slot gets: fair (priority class, then the workspace running "
+            "the fewest jobs, then the oldest) or fifo (the oldest) (default fair)",
+        ),
+        EnvVar(
+            "SAMPAN_WORKSPACE_MAX_JOBS",
+            "jobs a workspace without its own limits may run at once; 0: unlimited (default 0)",
+        ),
+        EnvVar(
+            "SAMPAN_WORKSPACE_MAX_GPU_JOBS",
+            "gpu-queue jobs a workspace without its own limits may run at once; 0: unlimited (default 0)",
+        ),
+        EnvVar(
             "SAMPAN_CUSTOM_JOB_WALL_TIME_S",
             "a custom job's default wall-time limit in seconds (default 3600)",
         ),

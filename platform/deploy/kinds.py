@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jobs.registry import JobKind, register
+from jobs.registry import PRIORITY_BATCH, JobKind, register
 from rest_framework import serializers
 
 
@@ -21,6 +21,7 @@ BUILD_PACKAGE = register(
         params_serializer=BuildPackageParams,
         prefers_gpu=False,
         start_endpoint="/api/v1/packages/",
+        priority=PRIORITY_BATCH,
     )
 )
 
@@ -41,5 +42,6 @@ BATCH_PREDICT = register(
         params_serializer=BatchPredictParams,
         prefers_gpu=False,
         start_endpoint="/api/v1/batch-predictions/",
+        priority=PRIORITY_BATCH,
     )
 )

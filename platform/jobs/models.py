@@ -146,3 +146,29 @@ class IdempotencyRecord(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["principal", "key"], name="idempotency_principal_key")]
+
+
+class WorkspaceLimits(models.Model):
+    """What one workspace may run at once, set by an administrator (Django admin or
+    PUT /api/v1/workspaces/{id}/limits/, staff only). A null limit falls back to the installation's
+    default (SAMPAN_WORKSPACE_MAX_JOBS, SAMPAN_WORKSPACE_MAX_GPU_JOBS; 0 there: unlimited).
+
+    A queued job over its workspace's limit is not handed to a worker; it waits (queue_state reason
+    ``workspace_limit``) until one of the workspace's jobs ends."""
+
+    workspace = models.OneToOneField(
+        "workspaces.Workspace", on_delete=models.CASCADE, related_name="job_limits", primary_key=True
+    )
+    max_jobs = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Jobs running at once (null: the default; 0: unlimited)."
+    )
+    max_gpu_jobs = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Jobs on the gpu queue at once (null: the default; 0: unlimited)."
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "workspace limits"
+
+    def __str__(self) -> str:
+        return f"limits of workspace {self.workspace_id}"

@@ -6,6 +6,15 @@ from dataclasses import dataclass, field
 
 from rest_framework import serializers
 
+# Priority classes (higher runs first): the scheduler (jobs.scheduling) publishes a queued job of a
+# higher class before any of a lower one, whatever its workspace; within a class it shares the
+# workers fairly between workspaces. Interactive work (a training someone watches, a notebook, a
+# check) first, then AutoML trials, then batch work (batch predictions, packages).
+PRIORITY_INTERACTIVE = 30
+PRIORITY_AUTOML = 20
+PRIORITY_BATCH = 10
+PRIORITY_BACKGROUND = 0
+
 
 @dataclass(frozen=True)
 class JobKind:
@@ -27,6 +36,8 @@ class JobKind:
     # requeued at once without spending an attempt. Kinds that record a JobCancelled as the end of
     # their domain object leave this False; a shutdown then waits for them to finish.
     preemptible: bool = False
+    # The priority class of its jobs (PRIORITY_*): also the Celery message's priority.
+    priority: int = PRIORITY_INTERACTIVE
 
 
 _KINDS: dict[str, JobKind] = {}

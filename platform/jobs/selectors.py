@@ -8,7 +8,8 @@ from django.utils import timezone
 from workspaces.models import CONTENT_ROLES, Membership
 from workspaces.selectors import scoped_to_member
 
-from jobs.models import FINISHED, Job, JobEvent, JobLogLine, WorkerNode
+from jobs.models import FINISHED, Job, JobEvent, JobLogLine, WorkerNode, WorkspaceLimits
+from jobs.scheduling import GPU_QUEUE, Limits, LimitState, effective_limits, over_limit
 from jobs.services import WORKER_ALIVE_SECONDS
 
 if TYPE_CHECKING:
@@ -123,17 +124,19 @@ class QueueState(TypedDict):
     queue: str
     position: int  # 1 = the next one a worker takes from this queue
     ahead: int
-    reason: str  # "no_worker" | "workers_busy" | "next"
+    reason: str  # "no_worker" | "workspace_limit" | "workers_busy" | "next"
     workers: int
     slots: int
     busy_with: list[BusyWith]
+    workspace_limit: LimitState | None  # the workspace's limit it waits for (jobs.scheduling)
 
 
 def queue_states(jobs: list[Job], *, user=None) -> dict[int, QueueState]:
     """Why each queued job of ``jobs`` waits: its place in its queue (queued jobs in the order the
     workers take them: the order their messages were sent, ``enqueued_at``), the live workers
-    consuming that queue, and what those workers are busy with. Two queries for any number of
-    jobs, none when no job is queued.
+    consuming that queue, what those workers are busy with, and the workspace's limit when the job
+    waits for it (reason ``workspace_limit``: the workspace runs as many jobs as an administrator
+    allows it). Two queries for any number of jobs, none when no job is queued.
 
     e.g. ``queue_states([job])[job.pk]["reason"]`` -> ``"no_worker"``
     """
@@ -148,30 +151,60 @@ def queue_states(jobs: list[Job], *, user=None) -> dict[int, QueueState]:
         for node in worker_nodes().filter(alive=True)
     ]
     hostnames = [hostname for hostname, _, _ in alive]
+    workspaces = {job.workspace_id for job in waiting}
+    own_limits = WorkspaceLimits.objects.filter(workspace=OuterRef("workspace"))
     rows = (
         Job.objects.filter(
             Q(status=JobStatus.QUEUED, queue__in=queues)
             | Q(status=JobStatus.RUNNING, lease_node__in=hostnames)
+            # what the waiting jobs' workspaces run (their limits): jobs_in_flight
+            | Q(workspace_id__in=workspaces, status=JobStatus.RUNNING)
+            | Q(workspace_id__in=workspaces, status=JobStatus.QUEUED, published_at__isnull=False)
         )
         .annotate(
             visible=Exists(
                 Membership.objects.filter(workspace=OuterRef("workspace"), user=user, role__in=CONTENT_ROLES)
             )
             if user is not None and user.is_authenticated
-            else Value(False)
+            else Value(False),
+            # the workspace's own limits (every waiting job is a row here: its limits come with it)
+            own_max_jobs=Subquery(own_limits.values("max_jobs")[:1]),
+            own_max_gpu_jobs=Subquery(own_limits.values("max_gpu_jobs")[:1]),
         )
         .order_by("enqueued_at", "id")
-        .values_list("id", "status", "queue", "lease_node", "kind", "visible")
+        .values_list(
+            "id",
+            "status",
+            "queue",
+            "lease_node",
+            "kind",
+            "visible",
+            "workspace_id",
+            "published_at",
+            "own_max_jobs",
+            "own_max_gpu_jobs",
+        )
     )
     line: dict[str, list[int]] = {queue: [] for queue in queues}
     running: dict[str, list[BusyWith]] = {hostname: [] for hostname in hostnames}
-    for job_id, status, queue, node, kind, visible in rows:
+    usage = {workspace_id: (0, 0) for workspace_id in workspaces}
+    limits: dict[int, Limits] = {}
+    for job_id, status, queue, node, kind, visible, workspace_id, published_at, max_jobs, max_gpu in rows:
+        if workspace_id in usage and workspace_id not in limits:
+            limits[workspace_id] = effective_limits(max_jobs, max_gpu)
+        if workspace_id in usage and (status == JobStatus.RUNNING or published_at is not None):
+            total, gpu = usage[workspace_id]
+            usage[workspace_id] = (total + 1, gpu + (queue == GPU_QUEUE))
         if status == JobStatus.QUEUED:
-            line[queue].append(job_id)
-        else:
+            if queue in line:
+                line[queue].append(job_id)
+        elif node in running:
             running[node].append({"worker": node, "job_id": job_id if visible else None, "kind": kind})
     states: dict[int, QueueState] = {}
     for job in waiting:
+        limited = over_limit(
+            limits.get(job.workspace_id) or effective_limits(None, None), usage[job.workspace_id], job.queue
+        )
         serving = [(hostname, slots) for hostname, consumed, slots in alive if job.queue in consumed]
         order = line[job.queue]
         ahead = order.index(job.pk) if job.pk in order else 0
@@ -179,6 +212,8 @@ def queue_states(jobs: list[Job], *, user=None) -> dict[int, QueueState]:
         busy = [entry for hostname, _ in serving for entry in running[hostname]]
         if not serving:
             reason = "no_worker"
+        elif limited is not None:
+            reason = "workspace_limit"
         elif ahead < slots - len(busy):
             reason = "next"
         else:
@@ -191,5 +226,6 @@ def queue_states(jobs: list[Job], *, user=None) -> dict[int, QueueState]:
             "workers": len(serving),
             "slots": slots,
             "busy_with": busy,
+            "workspace_limit": limited,
         }
     return states

@@ -24,8 +24,6 @@ logger = logging.getLogger("sampan.jobs")
 
 # A worker host beats every worker_heartbeat.BEAT_SECONDS; three missed beats and it counts as gone.
 WORKER_ALIVE_SECONDS = 10
-# A queued job whose message the broker refused is re-sent by the reaper once it is this old.
-UNPUBLISHED_RESEND_SECONDS = 2
 
 
 class JobConflict(Conflict):
@@ -43,7 +41,11 @@ def _send(job_id: int, *, kind: str, queue: str) -> None:
     job_kind = registry.get(kind)
     if job_kind is None:
         raise LookupError(f"no job kind {kind!r} is registered")
-    app.send_task(job_kind.task_name, args=[job_id], queue=queue, routing_key=queue)
+    from jobs.scheduling import celery_priority
+
+    app.send_task(
+        job_kind.task_name, args=[job_id], queue=queue, routing_key=queue, priority=celery_priority(job_kind)
+    )
 
 
 def _publish(job_id: int, *, kind: str, queue: str) -> bool:
@@ -64,8 +66,11 @@ def _publish(job_id: int, *, kind: str, queue: str) -> bool:
 
 
 def _enqueue_on_commit(job: Job) -> None:
-    job_id, kind, queue = job.pk, job.kind, job.queue
-    transaction.on_commit(lambda: _publish(job_id, kind=kind, queue=queue))
+    """Once the transaction commits, let the scheduler send the messages of the jobs that may start
+    (jobs.scheduling: a free worker slot, the workspace under its limits, fair order)."""
+    from jobs.scheduling import dispatch_on_commit
+
+    dispatch_on_commit()
 
 
 def choose_queue(kind: registry.JobKind) -> str:
@@ -232,6 +237,7 @@ def _finish(job: Job, status: str, *, message: str, **fields) -> bool:
         done = _held(job).update(status=status, finished_at=timezone.now(), **fields)
         if done == 1:
             _event(job.pk, JobEventType.STATUS, message, {"status": status, "attempt": job.attempt})
+            _enqueue_on_commit(job)  # its slot is free: the next queued job may start
     return done == 1
 
 
@@ -347,6 +353,8 @@ def job_cancel(*, job: Job) -> Job:
         job.finished_at = timezone.now()
         job.save(update_fields=["status", "cancel_requested", "finished_at"])
         _event(job.pk, JobEventType.STATUS, "cancelled before it started", {"status": JobStatus.CANCELLED})
+        if job.published_at is not None:  # it held a slot
+            _enqueue_on_commit(job)
     elif not job.cancel_requested:
         job.cancel_requested = True
         job.save(update_fields=["cancel_requested"])
@@ -409,18 +417,18 @@ def jobs_reap_stale(*, now=None) -> dict[str, list[int]]:
             _event(job.pk, JobEventType.STATUS, message, {"status": job.status, "attempt": job.attempt})
             outcome[key].append(job.pk)
             logger.warning("reaper: job %s %s", job.pk, message)
-    # never published (the broker refused it) or published so long ago that the broker lost it
-    unsent = Job.objects.filter(
-        status=JobStatus.QUEUED,
-        published_at__isnull=True,
-        enqueued_at__lt=now - timedelta(seconds=UNPUBLISHED_RESEND_SECONDS),
-    )
-    lost_messages = Job.objects.filter(status=JobStatus.QUEUED, enqueued_at__lt=now - 10 * stale)
-    for job in (unsent | lost_messages).distinct():
-        if Job.objects.filter(pk=job.pk, status=JobStatus.QUEUED, enqueued_at=job.enqueued_at).update(
-            enqueued_at=now
+    # published so long ago that the broker lost it (it holds its slot: send it again)
+    lost_messages = Job.objects.filter(status=JobStatus.QUEUED, published_at__lt=now - 10 * stale)
+    for job in lost_messages:
+        if Job.objects.filter(pk=job.pk, status=JobStatus.QUEUED, published_at=job.published_at).update(
+            published_at=now
         ) and _publish(job.pk, kind=job.kind, queue=job.queue):
             outcome["resent"].append(job.pk)
+    # never published (no free slot yet, or the broker refused it): the scheduler sends those that
+    # may start now
+    from jobs.scheduling import jobs_dispatch
+
+    outcome["resent"].extend(jobs_dispatch())
     return outcome
 
 

@@ -34,11 +34,15 @@ def detect_devices() -> dict:
 
 
 def _loop() -> None:
+    from jobs.scheduling import jobs_dispatch
     from jobs.services import worker_node_beat
 
     while True:
         try:
             worker_node_beat(**_state)
+            # jobs wait in the database until a slot is free (jobs.scheduling): a worker that just
+            # reported in, or one whose jobs' own dispatch was lost, fills its slots here
+            jobs_dispatch()
         except Exception:
             logger.exception("worker heartbeat failed")
         finally:

@@ -34,6 +34,7 @@ def test_no_worker_online_for_the_queue(tenants, api_client):
         "workers": 0,
         "slots": 0,
         "busy_with": [],
+        "workspace_limit": None,
     }
 
 

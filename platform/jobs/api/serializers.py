@@ -63,6 +63,8 @@ JOB_RESULT = PolymorphicProxySerializer(
         "automl_report_run_result": contract_serializer(job_kinds.ReportRunResult),
         "package_build_result": contract_serializer(job_kinds.BuildPackageResult),
         "quality_report_result": contract_serializer(job_kinds.QualityReportJobResult),
+        "dataset_version_result": contract_serializer(job_kinds.DatasetVersionJobResult),
+        "dataset_export_result": contract_serializer(job_kinds.DatasetExportJobResult),
         "smart_round_result": contract_serializer(job_kinds.SmartRoundJobResult),
         "batch_predict_result": contract_serializer(job_kinds.BatchPredictJobResult),
         "custom_job_result": contract_serializer(custom_code_contracts.CustomJobResult),
@@ -107,6 +109,15 @@ class BusyWithSerializer(serializers.Serializer):
     kind = serializers.CharField(help_text="That job's kind.")
 
 
+class WorkspaceLimitStateSerializer(serializers.Serializer):
+    scope = serializers.ChoiceField(
+        choices=[("jobs", "Jobs running at once"), ("gpu_jobs", "GPU jobs running at once")],
+        help_text="Which of the workspace's limits.",
+    )
+    running = serializers.IntegerField(help_text="The workspace's jobs running (or handed to a worker) now.")
+    limit = serializers.IntegerField(help_text="The most it may run at once.")
+
+
 class QueueStateSerializer(serializers.Serializer):
     """Why a queued job waits."""
 
@@ -116,6 +127,7 @@ class QueueStateSerializer(serializers.Serializer):
     reason = serializers.ChoiceField(
         choices=[
             ("no_worker", "No worker online consumes this queue"),
+            ("workspace_limit", "Its workspace runs as many jobs as its limit allows"),
             ("workers_busy", "Every slot of the queue's workers is busy or taken by jobs ahead"),
             ("next", "A worker has a free slot: it starts shortly"),
         ]
@@ -123,6 +135,10 @@ class QueueStateSerializer(serializers.Serializer):
     workers = serializers.IntegerField(help_text="Workers online consuming the queue.")
     slots = serializers.IntegerField(help_text="Jobs those workers run at once, together.")
     busy_with = BusyWithSerializer(many=True, help_text="What the queue's workers run now.")
+    workspace_limit = WorkspaceLimitStateSerializer(
+        allow_null=True,
+        help_text="The workspace's limit the job waits for (null: it is under its limits).",
+    )
 
 
 class JobListSerializer(serializers.ListSerializer):
