@@ -108,8 +108,8 @@ def blob_reuse(key: str, storage: Storage | None = None) -> bool:
         item = bucket.Object(name)
         try:
             item.load()
-        except Exception as exc:  # botocore's ClientError: 404 when missing
-            if getattr(exc, "response", {}).get("Error", {}).get("Code") in {"404", "NoSuchKey", "NotFound"}:
+        except Exception as exc:
+            if _not_found(exc):
                 return False
             raise
         item.copy_from(
@@ -235,7 +235,7 @@ def blobs_sweep(
         if not dry_run:
             try:
                 storage.delete(blob.key)
-            except OSError:
+            except Exception:  # a refused delete (permissions, an S3 error) must not stop the sweep
                 logger.exception("blob gc: could not delete %s", blob.key)
                 result.failed += 1
                 continue
@@ -250,10 +250,16 @@ def _touched_since(storage: Storage, key: str, cutoff: datetime) -> bool:
         return storage.get_modified_time(key) >= cutoff
     except (FileNotFoundError, OSError):
         return True  # gone meanwhile: nothing to delete
-    except Exception as exc:  # S3: a missing object answers 404
-        if getattr(exc, "response", {}).get("Error", {}).get("Code") in {"404", "NoSuchKey", "NotFound"}:
+    except Exception as exc:
+        if _not_found(exc):
             return True
         raise
+
+
+def _not_found(exc: Exception) -> bool:
+    """botocore's ClientError for a missing object (S3 answers 404), without importing botocore."""
+    code = getattr(exc, "response", {}).get("Error", {}).get("Code")
+    return code in {"404", "NoSuchKey", "NotFound"}
 
 
 def blobs_collect_garbage(*, grace: timedelta | None = None, dry_run: bool = False) -> dict[str, Any]:
