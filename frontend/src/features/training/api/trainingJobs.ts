@@ -1,8 +1,12 @@
 import { api, unwrap } from '@/api/client';
 import type { components } from '@/api/schema';
 
-// `adapt` has a server-side default (true), which the generated type makes required: here it is optional.
-export type TrainingJobBody = Omit<components['schemas']['TrainingJobCreateRequest'], 'adapt'> & { adapt?: boolean };
+// `adapt` and `processes` have server-side defaults (true, 1), which the generated type makes required:
+// here they are optional.
+export type TrainingJobBody = Omit<components['schemas']['TrainingJobCreateRequest'], 'adapt' | 'processes'> & {
+  adapt?: boolean;
+  processes?: number;
+};
 export type Job = components['schemas']['Job'];
 export type JobEvent = components['schemas']['JobEvent'];
 export type ProgressEvent = components['schemas']['ProgressEvent'];

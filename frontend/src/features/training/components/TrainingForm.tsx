@@ -1,4 +1,4 @@
-import { Accordion, Alert, Badge, Button, Group, Paper, Select, SimpleGrid, Skeleton, Stack, Text, Title, UnstyledButton } from '@mantine/core';
+import { Accordion, Alert, Badge, Button, Group, NumberInput, Paper, Select, SimpleGrid, Skeleton, Stack, Text, Title, UnstyledButton } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '@/api/client';
@@ -32,13 +32,16 @@ function splitTrainingErrors(error: unknown): { params: Record<string, string>; 
     if (key.startsWith('params.')) params[key.slice('params.'.length)] = message;
     else fields[key] = message;
   }
-  const known = Object.keys(params).length > 0 || 'preset' in fields || 'dataset_version' in fields || 'backbone' in fields || 'target_profile' in fields;
+  const known = Object.keys(params).length > 0 || 'preset' in fields || 'dataset_version' in fields || 'backbone' in fields || 'target_profile' in fields || 'processes' in fields;
   return { params, fields, other: known ? null : errorMessage(error) };
 }
 
 const NO_BACKBONE = 'none';
 
 const PRESET_VALUES = ['model', 'epochs', 'image_size'] as const;
+
+// templates whose trainer runs data-parallel (the server's training.services.DISTRIBUTED_TEMPLATES)
+const DISTRIBUTED_TEMPLATES = ['image_classification'];
 
 /**
  * Start a training run: a dataset version, a preset card, optional pretrained weights (a valid
@@ -73,6 +76,8 @@ export function TrainingForm({
   const [adapt, setAdapt] = useState(true);
   // a builtin target's name or a workspace profile's id ('' : no target)
   const [target, setTarget] = useState('');
+  // data-parallel processes on the worker's host (1: one process; '' while the field is being edited)
+  const [processes, setProcesses] = useState<number | string>(1);
   const project = useProject(projectId);
   // An upload from this form is chosen once its check finds it valid (unless another was picked).
   const [awaitingId, setAwaitingId] = useState<number | null>(null);
@@ -114,12 +119,12 @@ export function TrainingForm({
 
   const submit = () => {
     if (chosenVersion === null) return;
-    const body = { dataset_version: chosenVersion, template: template.name, preset: chosenPreset, params: overrides, ...(adapt ? {} : { adapt: false }), ...(target ? { target_profile: /^\d+$/.test(target) ? Number(target) : target } : {}) };
+    const body = { dataset_version: chosenVersion, template: template.name, preset: chosenPreset, params: overrides, ...(adapt ? {} : { adapt: false }), ...(target ? { target_profile: /^\d+$/.test(target) ? Number(target) : target } : {}), ...(typeof processes === 'number' && processes !== 1 ? { processes } : {}) };
     start.mutate(chosenBackbone ? { ...body, backbone: chosenBackbone.id } : body, {
       onSuccess: (job) => onStarted(job),
       onError: (failure) => {
         const problems = splitTrainingErrors(failure);
-        if (Object.keys(problems.params).length > 0) setAdvancedOpen('advanced');
+        if (Object.keys(problems.params).length > 0 || 'processes' in problems.fields) setAdvancedOpen('advanced');
         if ('backbone' in problems.fields) setWeightsOpen('weights');
       },
     });
@@ -282,6 +287,20 @@ export function TrainingForm({
           <Accordion.Control data-testid="advanced-settings-toggle">{t('form.advanced')}</Accordion.Control>
           <Accordion.Panel>
             <AdvancedSettings params={params} preset={preset} overrides={overrides} errors={errors.params} onChange={setOverrides} template={template.name} />
+            {DISTRIBUTED_TEMPLATES.includes(template.name) && (
+              <NumberInput
+                mt="md"
+                label={t('form.processes')}
+                description={t('form.processesHint')}
+                min={1}
+                step={1}
+                allowDecimal={false}
+                value={processes}
+                onChange={setProcesses}
+                error={errors.fields.processes}
+                data-testid="training-processes"
+              />
+            )}
           </Accordion.Panel>
         </Accordion.Item>
       </Accordion>
