@@ -68,6 +68,8 @@ OBJECT_ROUTES = {
     "dataset-detail": lambda t: {"pk": ds(t)["dataset"].pk},
     "dataset-statistics": lambda t: {"pk": ds(t)["dataset"].pk},
     "dataset-export": lambda t: {"pk": ds(t)["dataset"].pk},
+    "dataset-exports": lambda t: {"pk": ds(t)["dataset"].pk},
+    "dataset-export-download": lambda t: {"pk": ds(t)["dataset"].pk, "job_id": export_job(t).pk},
     "dataset-profile": lambda t: {"pk": ds(t)["dataset"].pk},
     "dataset-series": lambda t: {"pk": ds(t)["dataset"].pk},
     "dataset-import-preview": lambda t: {"dataset_id": ds(t)["dataset"].pk},
@@ -235,7 +237,7 @@ OWN_QUEUE_ROUTES = {
 # Collection routes that read tenant objects named in the query string.
 QUERY_ROUTES = {"model-version-list", "model-version-compare", "training-estimates", "compression-list"}
 # Object routes a viewer may POST to: trying a model answers a prediction and changes nothing.
-VIEWER_MAY_POST = {"model-version-try", "deployment-try"}
+VIEWER_MAY_POST = {"model-version-try", "deployment-try", "dataset-exports"}  # exporting is reading
 # deployment-predict is authenticated by deployment keys only (tests/deploy: other deployment's key -> 403).
 PERSONAL_OR_OPEN = {
     "auth-csrf",
@@ -394,6 +396,23 @@ def quality_report(world: dict):
 
         world["quality_report"] = QualityReport.objects.create(dataset=ds(world)["dataset"], status="failed")
     return world["quality_report"]
+
+
+def export_job(world: dict):
+    """A succeeded export job of project A's dataset (its body run here, its zip stored)."""
+    if "export_job" not in world:
+        from datasets.services.dataset_jobs import dataset_export_job_create, dataset_export_job_run
+        from jobs.models import JobStatus
+        from workers.progress import silent_report
+
+        job = dataset_export_job_create(
+            dataset=ds(world)["dataset"], version=None, format=None, user=world["alice"]
+        )
+        job.result = dataset_export_job_run(job=job, report=silent_report)
+        job.status = JobStatus.SUCCEEDED
+        job.save(update_fields=["result", "status"])
+        world["export_job"] = job
+    return world["export_job"]
 
 
 def activity_entry(world: dict):

@@ -191,6 +191,16 @@ ENV_VARS: dict[str, EnvVar] = {
             "(default 300)",
         ),
         EnvVar(
+            "SAMPAN_DATASET_SYNC_VERSION_MAX_SAMPLES",
+            "dataset versions of more samples than this are made by a background job (the API answers 202 "
+            "with the job) instead of inside the request (default 5000)",
+        ),
+        EnvVar(
+            "SAMPAN_DATASET_SYNC_EXPORT_MAX_SAMPLES",
+            "exports of more samples than this are refused inside the request (409 export_needs_job) and run "
+            "as a job that stores the zip for download (default 5000)",
+        ),
+        EnvVar(
             "SAMPAN_DATASET_MAX_TABLE_BYTES",
             "largest table file (CSV, TSV, JSONL, XLSX, Parquet) one text or tabular import accepts (default "
             "256 MiB)",

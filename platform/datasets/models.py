@@ -288,9 +288,20 @@ class Split(models.TextChoices):
     TEST = "test", "Test"
 
 
+class ReadyVersions(models.Manager["DatasetVersion"]):
+    """Versions a user can see: a version a ``datasets.version`` job is still filling is left out
+    until its last batch is in (related lookups, e.g. a VersionSample's version, still find it)."""
+
+    def get_queryset(self) -> models.QuerySet[DatasetVersion]:
+        return super().get_queryset().filter(ready=True)
+
+
 class DatasetVersion(models.Model):
     """An immutable snapshot of a dataset's labeled samples, their labels and a seeded, stratified
     train/val/test split. Later changes to samples or labels never touch it."""
+
+    objects = ReadyVersions()
+    all_objects = models.Manager()
 
     dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
@@ -326,6 +337,17 @@ class DatasetVersion(models.Model):
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    ready = models.BooleanField(
+        default=True, help_text="False while a datasets.version job is still adding its samples."
+    )
+    job = models.ForeignKey(
+        "jobs.Job",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The datasets.version job that made it (null: made inside the request).",
+    )
 
     class Meta:
         ordering = ["-number"]

@@ -26,3 +26,25 @@ def _quality_report(job, report) -> dict:
 @shared_task(name="datasets.quality_report")
 def dataset_quality_report(job_id: int) -> None:
     run_job(job_id, _quality_report)
+
+
+def _version(job, report) -> dict:
+    from datasets.services.dataset_jobs import dataset_version_job_run
+
+    return dataset_version_job_run(job=job, report=report)
+
+
+@shared_task(name="datasets.version")
+def dataset_version(job_id: int) -> None:
+    run_job(job_id, _version)
+
+
+def _export(job, report) -> dict:
+    from datasets.services.dataset_jobs import dataset_export_job_run
+
+    return dataset_export_job_run(job=job, report=report)
+
+
+@shared_task(name="datasets.export")
+def dataset_export(job_id: int) -> None:
+    run_job(job_id, _export)

@@ -125,6 +125,34 @@ class QualityReportJobParams(TypedDict):
     quality_report: int
 
 
+class DatasetVersionJobParams(TypedDict):
+    """``datasets.version``: the dataset and the version's split (the seed drawn when it was queued),
+    and how many samples it was expected to hold."""
+
+    kind: Literal["datasets.version"]
+    version: int
+    dataset: int
+    seed: int
+    samples: int
+    train_ratio: NotRequired[float]
+    val_ratio: NotRequired[float]
+    test_ratio: NotRequired[float]
+    note: NotRequired[str]
+    reviewed_only: NotRequired[bool]
+
+
+class DatasetExportJobParams(TypedDict):
+    """``datasets.export``: the dataset, the version exported (null: its current samples), the
+    object-detection format ("" otherwise) and how many samples it was expected to hold."""
+
+    kind: Literal["datasets.export"]
+    version: int
+    dataset: int
+    dataset_version: int | None
+    format: str
+    samples: int
+
+
 class SmartRoundJobParams(TypedDict):
     kind: Literal["labeling.smart_round"]
     version: int
@@ -180,6 +208,8 @@ JOB_PARAMS: dict[str, type] = {
     "automl.report_run": ReportRunParams,
     "deploy.build_package": BuildPackageParams,
     "datasets.quality_report": QualityReportJobParams,
+    "datasets.version": DatasetVersionJobParams,
+    "datasets.export": DatasetExportJobParams,
     "labeling.smart_round": SmartRoundJobParams,
     "deploy.batch_predict": BatchPredictJobParams,
     "training.custom": CustomJobParams,
@@ -319,6 +349,28 @@ class QualityReportJobResult(TypedDict):
     findings: int
 
 
+class DatasetVersionJobResult(TypedDict):
+    """``datasets.version``: the version made, its number and how many samples it holds."""
+
+    kind: Literal["dataset_version_result"]
+    version: int
+    dataset_version: int
+    number: int
+    sample_count: int
+
+
+class DatasetExportJobResult(TypedDict):
+    """``datasets.export``: where the zip is stored, its download name and size; download it from
+    ``GET /api/v1/datasets/{dataset}/exports/{job id}/``."""
+
+    kind: Literal["dataset_export_result"]
+    version: int
+    dataset: int
+    blob_key: str
+    filename: str
+    size_bytes: int
+
+
 class SmartRoundJobResult(TypedDict):
     """``labeling.smart_round``: the round, its suggestions and how many of them are ranked."""
 
@@ -377,6 +429,8 @@ RESULT_KINDS: dict[str, str] = {
     "automl.report_run": "automl_report_run_result",
     "deploy.build_package": "package_build_result",
     "datasets.quality_report": "quality_report_result",
+    "datasets.version": "dataset_version_result",
+    "datasets.export": "dataset_export_result",
     "labeling.smart_round": "smart_round_result",
     "deploy.batch_predict": "batch_predict_result",
     "training.custom": "custom_job_result",

@@ -24,7 +24,12 @@ from datasets.models import (
 )
 from datasets.services.annotations import MAX_ANNOTATIONS_PER_SAMPLE, MAX_BULK_ITEMS
 from datasets.services.detection_imports import ANNOTATION_FORMAT_CHOICES
-from workers.contracts.annotations import ANNOTATION_STATUSES, AnnotationRecord, SampleAnnotations
+from workers.contracts.annotations import (
+    ANNOTATION_STATUSES,
+    EXPORT_FORMATS,
+    AnnotationRecord,
+    SampleAnnotations,
+)
 from workers.contracts.forecasting import (
     FILL_RULES,
     FREQUENCIES,
@@ -1041,6 +1046,22 @@ class DatasetVersionCreateSerializer(serializers.Serializer):
         if attrs["train_ratio"] <= 0:
             raise serializers.ValidationError({"train_ratio": ["The training split needs a ratio above 0."]})
         return attrs
+
+
+class DatasetExportJobCreateSerializer(serializers.Serializer):
+    version = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Export this version (id) instead of the samples.",
+    )
+    format = serializers.ChoiceField(
+        choices=list(EXPORT_FORMATS),
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="Object-detection datasets: coco (default), voc or yolo. Other datasets: leave it out.",
+    )
 
 
 class DatasetVersionSerializer(serializers.ModelSerializer):

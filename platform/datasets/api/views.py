@@ -11,11 +11,14 @@ from django.utils.functional import cached_property
 from django_filters import rest_framework as filters
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from jobs.api.serializers import JobSerializer
+from jobs.models import Job
 from labeling.selectors import with_pending_suggestion
 from rest_framework import generics, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from workspaces.permissions import WorkspaceRolePermission, require_role
 
@@ -36,6 +39,7 @@ from datasets.api.serializers import (
     BulkAnnotationsWriteSerializer,
     BulkLabelResultSerializer,
     BulkLabelSerializer,
+    DatasetExportJobCreateSerializer,
     DatasetSerializer,
     DatasetStatisticsSerializer,
     DatasetVersionCreateSerializer,
@@ -65,8 +69,13 @@ from datasets.services.annotations import (
     require_annotation_task,
     sample_annotations,
 )
+from datasets.services.dataset_jobs import (
+    dataset_export_download,
+    dataset_export_job_create,
+    dataset_export_request,
+    dataset_version_request,
+)
 from datasets.services.datasets import dataset_create, dataset_delete, dataset_update
-from datasets.services.export import dataset_export
 from datasets.services.image_imports import import_archive, import_files
 from datasets.services.labels import (
     label_create,
@@ -86,7 +95,6 @@ from datasets.services.time_series import (
     series_points,
     time_series_settings_update,
 )
-from datasets.services.versions import dataset_version_create
 from workers.contracts.annotations import EXPORT_FORMATS
 
 DATASET_ID = OpenApiParameter("dataset_id", int, OpenApiParameter.PATH)
@@ -302,23 +310,73 @@ class DatasetViewSet(viewsets.ModelViewSet):
             (200, "application/zip"): OpenApiResponse(
                 OpenApiTypes.BINARY,
                 description="folder per class + manifest.csv; object detection: a COCO, VOC or YOLO layout",
-            )
+            ),
+            409: OpenApiResponse(
+                description="export_needs_job: more samples than an export inside a request holds; POST exports/"
+            ),
         },
-        summary="Download as a zip: a folder per class plus manifest.csv (object detection: COCO, VOC, YOLO)",
+        summary="Download as a zip: a folder per class plus manifest.csv (object detection: COCO, VOC, "
+        "YOLO); 409 export_needs_job above SAMPAN_DATASET_SYNC_EXPORT_MAX_SAMPLES samples",
     )
     @action(detail=True, methods=["get"])
     def export(self, request, *args, **kwargs):
         dataset = self.get_object()
-        version = None
-        if request.query_params.get("version"):
-            try:
-                version = DatasetVersion.objects.get(dataset=dataset, pk=int(request.query_params["version"]))
-            except (ValueError, DatasetVersion.DoesNotExist):
-                raise ValidationError({"version": ["No such version in this dataset."]}) from None
-        archive, filename = dataset_export(
-            dataset=dataset, version=version, format=request.query_params.get("format") or None
+        archive, filename = dataset_export_request(
+            dataset=dataset,
+            version=_export_version(dataset, request.query_params.get("version")),
+            format=request.query_params.get("format") or None,
         )
         return FileResponse(archive, as_attachment=True, filename=filename, content_type="application/zip")
+
+    @extend_schema(
+        request=DatasetExportJobCreateSerializer,
+        responses={202: JobSerializer},
+        summary="Export as a job (any size): the zip is stored, then downloaded from exports/{job_id}/",
+    )
+    @action(detail=True, methods=["post"], url_path="exports", permission_classes=[IsAuthenticated])
+    def exports(self, request, *args, **kwargs):
+        dataset = self.get_object()  # any member may export, as with GET export/
+        body = DatasetExportJobCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        job = dataset_export_job_create(
+            dataset=dataset,
+            version=_export_version(dataset, body.validated_data.get("version")),
+            format=body.validated_data.get("format") or None,
+            user=request.user,
+        )
+        return Response(
+            JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED
+        )
+
+    @extend_schema(
+        parameters=[OpenApiParameter("job_id", int, OpenApiParameter.PATH)],
+        responses={
+            (200, "application/zip"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="the export job's zip"
+            ),
+            409: OpenApiResponse(description="export_not_ready: the job has not succeeded (yet)"),
+        },
+        summary="Download the zip a datasets.export job stored (409 export_not_ready until it succeeded)",
+    )
+    @action(detail=True, methods=["get"], url_path="exports/<id:job_id>")
+    def export_download(self, request, *args, **kwargs):
+        dataset = self.get_object()
+        job = Job.objects.filter(
+            pk=int(kwargs["job_id"]), kind="datasets.export", workspace_id=dataset.workspace_id
+        ).first()
+        if job is None or job.params.get("dataset") != dataset.pk:
+            raise NotFound("No such export of this dataset.")
+        archive, filename = dataset_export_download(dataset=dataset, job=job)
+        return FileResponse(archive, as_attachment=True, filename=filename, content_type="application/zip")
+
+
+def _export_version(dataset: Dataset, version: object) -> DatasetVersion | None:
+    if version in (None, ""):
+        return None
+    try:
+        return DatasetVersion.objects.get(dataset=dataset, pk=int(str(version)))
+    except (ValueError, DatasetVersion.DoesNotExist):
+        raise ValidationError({"version": ["No such version in this dataset."]}) from None
 
 
 class DatasetChildMixin(generics.GenericAPIView[Any]):
@@ -692,12 +750,17 @@ class DatasetVersionViewSet(
 
     @extend_schema(
         request=DatasetVersionCreateSerializer,
-        responses={201: DatasetVersionSerializer},
-        summary="Snapshot the labeled samples as a new version",
+        responses={201: DatasetVersionSerializer, 202: JobSerializer},
+        summary="Snapshot the labeled samples as a new version (201 made; 202 a datasets.version job makes "
+        "it: more than SAMPAN_DATASET_SYNC_VERSION_MAX_SAMPLES samples)",
     )
     def create(self, request, *args, **kwargs):
         self.require_writer("create dataset versions")
         body = DatasetVersionCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        version = dataset_version_create(dataset=self.dataset, user=request.user, **body.validated_data)
-        return Response(DatasetVersionSerializer(version).data, status=status.HTTP_201_CREATED)
+        made = dataset_version_request(dataset=self.dataset, user=request.user, **body.validated_data)
+        if isinstance(made, Job):
+            return Response(
+                JobSerializer(made, context={"request": request}).data, status=status.HTTP_202_ACCEPTED
+            )
+        return Response(DatasetVersionSerializer(made).data, status=status.HTTP_201_CREATED)

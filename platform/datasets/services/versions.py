@@ -8,9 +8,10 @@ import math
 import os
 import random
 import secrets
+import time
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 from uuid import uuid4
 
 from config.exceptions import field_error
@@ -35,7 +36,7 @@ from datasets.models import (
     TaskType,
     VersionSample,
 )
-from datasets.services.imports import chunks
+from datasets.services.imports import Report, chunks
 from workers.contracts.annotations import DetectionBox, DetectionManifest, DetectionSample
 from workers.contracts.forecasting import TimeSeriesManifest
 from workers.contracts.manifest import (
@@ -49,6 +50,7 @@ from workers.contracts.manifest import (
     TextManifest,
     TextSample,
 )
+from workers.progress import silent_report
 
 ROWS_KEY = "rows"  # a regression version's counts: {"train": {"rows": n}, ...}
 MIN_REGRESSION_ROWS = 10
@@ -90,6 +92,40 @@ def stratified_split(
     return splits
 
 
+VERSION_BATCH = 5000  # samples read, copied and committed together; progress is reported per batch
+
+
+def version_ratios(*, train_ratio: float, val_ratio: float, test_ratio: float) -> tuple[float, float, float]:
+    """The split ratios, or a 400 naming what is wrong with them."""
+    ratios = (float(train_ratio), float(val_ratio), float(test_ratio))
+    if any(r < 0 or r > 1 for r in ratios) or abs(sum(ratios) - 1.0) > 1e-6:
+        raise field_error(
+            "train_ratio",
+            f"The ratios must each be between 0 and 1 and add up to 1; they add up to {sum(ratios):g}.",
+        )
+    if ratios[0] <= 0:
+        raise field_error("train_ratio", "The training split needs a ratio above 0.")
+    return ratios
+
+
+def version_candidate_count(*, dataset: Dataset, reviewed_only: bool = False) -> int:
+    """How many samples a new version of ``dataset`` would hold (what decides whether it is made
+    inside the request or by a ``datasets.version`` job)."""
+    if dataset.task_type in FORECASTING_TASKS:
+        return Sample.objects.filter(dataset=dataset).count()
+    if dataset.task_type in ANNOTATION_TASKS:
+        return (
+            Sample.objects.filter(dataset=dataset, **_review_filter(reviewed_only))
+            .exclude(annotation_status=AnnotationStatus.UNLABELED)
+            .count()
+        )
+    return Sample.objects.filter(_labeled(dataset), dataset=dataset, **_review_filter(reviewed_only)).count()
+
+
+def _labeled(dataset: Dataset) -> Q:
+    return Q(target__isnull=False) if dataset.task_type in REGRESSION_TASKS else Q(label__isnull=False)
+
+
 def dataset_version_create(
     *,
     dataset: Dataset,
@@ -101,11 +137,18 @@ def dataset_version_create(
     note: str = "",
     reviewed_only: bool = False,
     horizon: int | None = None,
+    job=None,
+    report: Report | None = None,
 ) -> DatasetVersion:
     """Snapshot the dataset's labeled samples with a stratified split; numbered V1, V2, ...
     ``reviewed_only``: only the samples a reviewer accepted (``review_status`` accepted).
     Forecasting datasets are split by time instead, by ``horizon`` (required; the ratios are
     ignored): ``datasets.services.time_series.forecasting_version_create``.
+
+    The samples are copied in batches of ``VERSION_BATCH``, each committed and reported to ``report``
+    (``processed`` of ``total``, ``eta_s``); the version stays hidden (``ready`` False) until the last
+    batch is in, and is removed again when a batch fails or the job is cancelled. ``job``: the
+    ``datasets.version`` job making it (recorded on the version, so a redelivery finds it).
 
     e.g. ``dataset_version_create(dataset=d, user=u, train_ratio=0.7, val_ratio=0.15, test_ratio=0.15,
     seed=42)``
@@ -113,102 +156,164 @@ def dataset_version_create(
     if dataset.task_type in FORECASTING_TASKS:
         from datasets.services.time_series import forecasting_version_create
 
-        return forecasting_version_create(
-            dataset=dataset,
-            user=user,
-            horizon=horizon,
-            note=note,
-            seed=secrets.randbelow(2**31) if seed is None else int(seed),
-        )
-    ratios = (float(train_ratio), float(val_ratio), float(test_ratio))
-    if any(r < 0 or r > 1 for r in ratios) or abs(sum(ratios) - 1.0) > 1e-6:
-        raise field_error(
-            "train_ratio",
-            f"The ratios must each be between 0 and 1 and add up to 1; they add up to {sum(ratios):g}.",
-        )
-    if ratios[0] <= 0:
-        raise field_error("train_ratio", "The training split needs a ratio above 0.")
+        with transaction.atomic():
+            version = forecasting_version_create(
+                dataset=dataset,
+                user=user,
+                horizon=horizon,
+                note=note,
+                seed=secrets.randbelow(2**31) if seed is None else int(seed),
+            )
+            if job is not None:
+                DatasetVersion.objects.filter(pk=version.pk).update(job=job)
+        return version
+    ratios = version_ratios(train_ratio=train_ratio, val_ratio=val_ratio, test_ratio=test_ratio)
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     if dataset.task_type in ANNOTATION_TASKS:
-        return _detection_version_create(
-            dataset=dataset, user=user, ratios=ratios, seed=seed, note=note, reviewed_only=reviewed_only
+        with transaction.atomic():
+            version = _detection_version_create(
+                dataset=dataset, user=user, ratios=ratios, seed=seed, note=note, reviewed_only=reviewed_only
+            )
+            if job is not None:
+                DatasetVersion.objects.filter(pk=version.pk).update(job=job)
+        return version
+    return _version_build(
+        dataset=dataset,
+        user=user,
+        ratios=ratios,
+        seed=seed,
+        note=note,
+        reviewed_only=reviewed_only,
+        job=job,
+        report=silent_report if report is None else report,
+    )
+
+
+def _version_build(
+    *,
+    dataset: Dataset,
+    user,
+    ratios: tuple[float, float, float],
+    seed: int,
+    note: str,
+    reviewed_only: bool,
+    job,
+    report: Report,
+) -> DatasetVersion:
+    """Classification, regression, text and tabular versions, streamed: one pass reads only (id,
+    label) to split, then the samples are copied ``VERSION_BATCH`` at a time. The memory it holds
+    grows with the number of samples only by a few integers each (never their texts or rows)."""
+    regression = dataset.task_type in REGRESSION_TASKS
+    report("reading the labels", fraction=0.0, milestone=True)
+    members: dict[str, list[int]] = defaultdict(list)
+    for pk, name in (
+        Sample.objects.filter(_labeled(dataset), dataset=dataset, **_review_filter(reviewed_only))
+        .order_by("pk")
+        .values_list("pk", "label__name")
+        .iterator(chunk_size=VERSION_BATCH)
+    ):
+        members[ROWS_KEY if regression else name].append(pk)
+    total = sum(len(ids) for ids in members.values())
+    if not total and reviewed_only:
+        raise field_error("reviewed_only", NO_ACCEPTED_SAMPLES)
+    if not total:
+        raise field_error(
+            "dataset", "The dataset has no labeled samples; label some before making a version."
         )
+    # Classes in the labels' order (the user's), so class indices, keys and every table of the
+    # report agree; a version keeps the order it was made with.
+    order = {} if regression else _label_order(dataset)
+    classes = [] if regression else sorted(members, key=lambda n: (order.get(n, len(order)), n))
+    splits = stratified_split(members=members, ratios=ratios, seed=seed)
+    names = classes or [ROWS_KEY]
+    label_of = {pk: i for i, name in enumerate(names) for pk in members[name]}
+    del members
+    unlabeled = Sample.objects.filter(~_labeled(dataset), dataset=dataset).count()
     with transaction.atomic():
         list(Dataset.objects.select_for_update().filter(pk=dataset.pk).values_list("pk"))
-        regression = dataset.task_type in REGRESSION_TASKS
-        labeled = Q(target__isnull=False) if regression else Q(label__isnull=False)
-        rows: list[tuple[Any, ...]] = list(
-            Sample.objects.filter(labeled, dataset=dataset, **_review_filter(reviewed_only))
-            .order_by("pk")
-            .values_list("pk", "label__name", "blob_key", "sha256", "original_name")
-        )
-        if not rows and reviewed_only:
-            raise field_error("reviewed_only", NO_ACCEPTED_SAMPLES)
-        if not rows:
-            raise field_error(
-                "dataset", "The dataset has no labeled samples; label some before making a version."
-            )
-        unlabeled = Sample.objects.filter(~labeled, dataset=dataset).count()
-        members: dict[str, list[int]] = defaultdict(list)
-        for pk, name, *_ in rows:
-            members[ROWS_KEY if regression else name].append(pk)
-        # Classes in the labels' order (the user's), so class indices, keys and every table of the
-        # report agree; a version keeps the order it was made with.
-        order = {} if regression else _label_order(dataset)
-        classes = [] if regression else sorted(members, key=lambda n: (order.get(n, len(order)), n))
-        if regression:
-            rows = [(pk, ROWS_KEY, *rest) for pk, _, *rest in rows]
-        index = {name: i for i, name in enumerate(classes)} if classes else {ROWS_KEY: 0}
-        splits = stratified_split(members=members, ratios=ratios, seed=seed)
-        counts: dict[str, Counter] = {s.value: Counter() for s in Split}
-        for pk, name, *_ in rows:
-            counts[splits[pk]][name] += 1
-        number = _next_version_number(dataset)
-        version = DatasetVersion.objects.create(
+        version = DatasetVersion.all_objects.create(
             dataset=dataset,
-            number=number,
+            number=_next_version_number(dataset),
             note=note,
             seed=seed,
             train_ratio=ratios[0],
             val_ratio=ratios[1],
             test_ratio=ratios[2],
             classes=classes,
-            counts={s: {n: c[n] for n in (classes or [ROWS_KEY]) if n in c} for s, c in counts.items()},
-            sample_count=len(rows),
+            sample_count=0,
             unlabeled_excluded=unlabeled,
             schema=dataset.schema or {},
             reviewed_only=reviewed_only,
-            created_by=user,
+            created_by=user if user is not None and user.is_authenticated else None,
+            ready=False,
+            job=job,
         )
-        content: dict[int, tuple] = {}
-        if dataset.task_type not in IMAGE_TASKS:
-            for chunk in chunks([row[0] for row in rows], 5000):
-                content.update(
-                    (pk, tuple(rest))
-                    for pk, *rest in Sample.objects.filter(pk__in=chunk).values_list(
-                        "pk", "text", "values", "target"
-                    )
+    try:
+        counts = _version_fill(version=version, splits=splits, label_of=label_of, names=names, report=report)
+    except BaseException:
+        DatasetVersion.all_objects.filter(pk=version.pk).delete()  # its entries go with it
+        raise
+    copied = sum(sum(c.values()) for c in counts.values())
+    DatasetVersion.all_objects.filter(pk=version.pk).update(
+        ready=True,
+        sample_count=copied,
+        counts={s: {n: c[n] for n in names if n in c} for s, c in counts.items()},
+    )
+    return DatasetVersion.objects.get(pk=version.pk)
+
+
+def _version_fill(
+    *,
+    version: DatasetVersion,
+    splits: dict[int, str],
+    label_of: dict[int, int],
+    names: list[str],
+    report: Report,
+) -> dict[str, Counter]:
+    """Copy the split samples into ``version``, a batch per transaction; returns the counts per split
+    and class of what was copied (a sample deleted since the split was read is left out)."""
+    regression = version.dataset.task_type in REGRESSION_TASKS
+    counts: dict[str, Counter] = {s.value: Counter() for s in Split}
+    total, done = len(splits), 0
+    started = time.monotonic()
+    for chunk in chunks(sorted(splits), VERSION_BATCH):
+        rows = (
+            Sample.objects.filter(pk__in=chunk)
+            .order_by("pk")
+            .values_list("pk", "blob_key", "sha256", "original_name", "text", "values", "target")
+        )
+        entries = []
+        for pk, key, sha, original, text, values, target in rows:
+            name = names[label_of[pk]]
+            counts[splits[pk]][name] += 1
+            entries.append(
+                VersionSample(
+                    version=version,
+                    sample_id=pk,
+                    split=splits[pk],
+                    label_index=label_of[pk],
+                    label_name="" if regression else name,
+                    blob_key=key,
+                    sha256=sha,
+                    original_name=original,
+                    text=text,
+                    values=values,
+                    target=target,
                 )
-        for chunk in chunks(rows, 5000):
-            VersionSample.objects.bulk_create(
-                [
-                    VersionSample(
-                        version=version,
-                        sample_id=pk,
-                        split=splits[pk],
-                        label_index=index[name],
-                        label_name="" if regression else name,
-                        blob_key=key,
-                        sha256=sha,
-                        original_name=original,
-                        **dict(
-                            zip(("text", "values", "target"), content.get(pk, ("", None, None)), strict=True)
-                        ),
-                    )
-                    for pk, name, key, sha, original in chunk
-                ]
             )
-    return version
+        with transaction.atomic():
+            VersionSample.objects.bulk_create(entries)
+        done += len(chunk)
+        elapsed = time.monotonic() - started
+        report(
+            f"copied {done} of {total} samples",
+            fraction=done / total,
+            milestone=done == total,  # the last batch is always recorded
+            processed=done,
+            total=total,
+            eta_s=round(elapsed / done * (total - done), 1),
+        )
+    return counts
 
 
 NO_OBJECTS_GROUP = "\x00no objects"  # the split's group of reviewed images without boxes (no label name)
@@ -320,9 +425,10 @@ def _detection_version_create(
 
 
 def _next_version_number(dataset: Dataset) -> int:
-    """The number the dataset's next version takes (called under the dataset's row lock)."""
+    """The number the dataset's next version takes (called under the dataset's row lock; a version
+    a job is still filling holds its number)."""
     last = (
-        DatasetVersion.objects.filter(dataset=dataset)
+        DatasetVersion.all_objects.filter(dataset=dataset)
         .order_by("-number")
         .values_list("number", flat=True)
         .first()
@@ -336,11 +442,16 @@ def _label_order(dataset: Dataset) -> dict[str, int]:
 
 
 def blob_local_path(key: str, cache_dir: Path) -> str:
+    """A local path for a stored blob: the blob itself on filesystem storage, else a copy under
+    ``cache_dir``, downloaded when missing (a host's cache may vanish at any time: DESIGN §13) and
+    touched on every use, so the host's tidy (``jobs.host_cache``) evicts only copies unused for days."""
     try:
         return default_storage.path(key)
     except NotImplementedError:
         target = cache_dir / key
-        if not target.exists():
+        try:
+            os.utime(target)
+        except FileNotFoundError:
             target.parent.mkdir(parents=True, exist_ok=True)
             partial = target.with_name(f".{target.name}.{uuid4().hex}.part")
             with default_storage.open(key, "rb") as remote, open(partial, "wb") as out:
