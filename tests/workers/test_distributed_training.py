@@ -17,6 +17,7 @@ from workers.distributed import distributed_dir
 from workers.image_classification.checkpoints import complete_checkpoints
 from workers.image_classification.data import EpochSampler, RankSampler
 from workers.image_classification.trainer import train
+from workers.progress import JobCancelled
 
 SPEC = {"preset": "fast", "batch_size": 32, "horizontal_flip": False, "validation": "holdout"}
 # The ranks' slices of a batch are exactly the single process's batch and the gradients are averaged
@@ -97,3 +98,27 @@ def test_a_rank_killed_mid_training_restarts_the_group_from_the_last_checkpoint(
     assert [h["epoch"] for h in result["history"]] == list(range(1, 7))  # every epoch, once
     assert int((distributed_dir(out_dir) / "rank-1.pid").read_text()) != killed[0]  # a new rank 1
     assert result["metrics"]["val_acc"] > 0.8
+
+
+def test_a_cancelled_run_stops_every_rank_and_the_next_call_resumes(tmp_path):
+    manifest = write_digits(tmp_path / "digits", per_class=60)
+    out_dir = tmp_path / "run"
+    spec = {**SPEC, "epochs": 3}
+
+    def cancel_after_epoch_1(
+        message: str = "", *, fraction=None, milestone: bool = False, **metrics: Any
+    ) -> None:
+        if milestone and metrics.get("epoch") == 1 and "val_acc" in metrics:
+            deadline = time.monotonic() + 30  # epoch 1's checkpoint is written in the background
+            while not complete_checkpoints(out_dir / "checkpoints") and time.monotonic() < deadline:
+                time.sleep(0.05)
+            raise JobCancelled("cancelled by the test")
+
+    with pytest.raises(JobCancelled):
+        train(spec, manifest, out_dir, cancel_after_epoch_1, processes=2)
+    ranks = [int((distributed_dir(out_dir) / f"rank-{r}.pid").read_text()) for r in (0, 1)]
+    assert not any(Path(f"/proc/{pid}").exists() for pid in ranks), "a rank outlived the cancellation"
+
+    result = train(spec, manifest, out_dir, processes=2)
+    assert result["resumed_from"] is not None and result["resumed_from"]["epoch"] >= 1
+    assert [h["epoch"] for h in result["history"]] == [1, 2, 3]

@@ -631,8 +631,8 @@ class TrainingRun:
         if self.ranks is not None:  # the epoch's figures over every rank's slice
             import torch.distributed as dist
 
-            count = torch.tensor(float(seen), dtype=torch.float64, device=device)
-            totals = torch.stack([loss_sum, correct.to(torch.float64), count])
+            images = torch.tensor(float(seen), dtype=torch.float64, device=device)
+            totals = torch.stack([loss_sum, correct.to(torch.float64), images])
             dist.all_reduce(totals)
             loss_sum, correct, seen = totals[0], totals[1].round().to(torch.int64), int(totals[2].item())
         self.epoch_progress = snapshot()
