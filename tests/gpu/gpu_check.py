@@ -190,6 +190,27 @@ def check(args: argparse.Namespace) -> Verdict:
                 "serving uses the CPU provider (install onnxruntime-gpu for CUDA serving)",
             )
 
+        # data-parallel training (workers.distributed): one nccl rank per GPU, on multi-GPU hosts only
+        if len(cuda) >= 2:
+            ranks = len(cuda) if args.processes is None else args.processes
+            started = time.monotonic()
+            ddp = version.train("fast", params={"epochs": args.epochs}, adapt=False, processes=ranks)
+            ddp.wait(progress=False, poll=0.5, timeout=args.timeout, raise_on_failure=False)
+            ddp_runtime = (
+                ddp.model_version().metrics.get("runtime") or {} if ddp.status == "succeeded" else {}
+            )
+            verdict.add(
+                f"data-parallel training, {ranks} GPUs",
+                "PASS"
+                if ddp_runtime.get("processes") == ranks and ddp_runtime.get("backend") == "nccl"
+                else "FAIL",
+                f"status {ddp.status}, processes {ddp_runtime.get('processes')}, backend "
+                f"{ddp_runtime.get('backend')}, {time.monotonic() - started:.0f} s"
+                + (f": {ddp.data.get('error')}" if ddp.status != "succeeded" else ""),
+            )
+        elif cuda:
+            verdict.add("data-parallel training", "INFO", "one GPU: the nccl check needs two or more")
+
         deployment = model.deploy("gpu-check")
         deployment.create_key("gpu-check")
         # the first image of the batch: the endpoint must give the exported model's answer
@@ -216,6 +237,9 @@ def main() -> int:
     parser.add_argument("--images", type=int, default=1797, help="digits to train on (at most 1,797)")
     parser.add_argument("--timeout", type=float, default=240.0, help="seconds the training job may take")
     parser.add_argument("--out", type=Path, default=REPO / "artifacts" / "gpu_check.json")
+    parser.add_argument(
+        "--processes", type=int, help="ranks of the data-parallel check (default: every GPU; 2+ GPUs only)"
+    )
     args = parser.parse_args()
     started = time.monotonic()
     verdict = check(args)
