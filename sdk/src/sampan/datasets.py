@@ -792,9 +792,15 @@ class Dataset(Resource[schema.Dataset]):
         note: str = "",
         reviewed_only: bool = False,
         horizon: int | None = None,
+        progress: bool = True,
+        timeout: float | None = None,
     ) -> DatasetVersion:
         """Snapshot the labeled samples as a new version with a stratified split; ``reviewed_only``:
         only the samples a reviewer accepted (team labeling).
+
+        A large dataset's version is made by a ``datasets.version`` job on a worker (the platform's
+        SAMPAN_DATASET_SYNC_VERSION_MAX_SAMPLES); this waits for it with a progress bar (``progress``)
+        and returns the version all the same; :class:`sampan.WaitTimeout` after ``timeout`` seconds.
 
         A time-series forecasting dataset is split by time instead: ``horizon`` (required there,
         1-1000) steps at the end of each series are the test window and the ``horizon`` before them
@@ -816,9 +822,17 @@ class Dataset(Resource[schema.Dataset]):
             }
         if seed is not None:
             body["seed"] = seed
-        return DatasetVersion(
-            self._client, self._client.http.post(f"datasets/{self.id}/versions/", body, idempotent=True)
-        )
+        answer = self._client.http.post(f"datasets/{self.id}/versions/", body, idempotent=True)
+        if "number" in answer:  # 201: made inside the request
+            return DatasetVersion(self._client, answer)
+        from sampan.training import Job
+
+        # 202: a datasets.version job makes it
+        job = Job(self._client, answer).wait(progress=progress, timeout=timeout)
+        result = job.data["result"]
+        if result is None or result["kind"] != "dataset_version_result":
+            raise SampanError(f"Job {job.id} made no dataset version.", code="no_result")
+        return self.version(result["dataset_version"])
 
     def versions(self) -> builtins.list[DatasetVersion]:
         return [
@@ -1002,10 +1016,15 @@ class Dataset(Resource[schema.Dataset]):
         version: int | DatasetVersion | None = None,
         format: str | None = None,
         progress: bool = False,
+        timeout: float | None = None,
     ) -> Path | None:
         """Download the dataset (or one version) as a zip: a folder per class plus manifest.csv; an
         object-detection dataset in ``format`` ``"coco"``, ``"voc"`` or ``"yolo"`` (images and their
         boxes, the format's layout).
+
+        An export too large for one request (the platform's SAMPAN_DATASET_SYNC_EXPORT_MAX_SAMPLES)
+        is written by a ``datasets.export`` job: this starts it, waits (a progress bar with
+        ``progress``; :class:`sampan.WaitTimeout` after ``timeout`` seconds) and downloads its zip.
 
         e.g. ``dataset.export("scenes-coco.zip", format="coco")``"""
         if format is not None and format not in EXPORT_FORMATS:
@@ -1015,12 +1034,23 @@ class Dataset(Resource[schema.Dataset]):
             params["version"] = _id(version)
         if format is not None:
             params["format"] = format
+        try:
+            return self._client.http.download(
+                f"datasets/{self.id}/export/",
+                dest,
+                params=params or None,
+                progress=progress,
+                description="export",
+            )
+        except SampanError as exc:
+            if exc.code != "export_needs_job":
+                raise
+        from sampan.training import Job
+
+        answer = self._client.http.post(f"datasets/{self.id}/exports/", params, idempotent=True)
+        job = Job(self._client, answer).wait(progress=progress, timeout=timeout)
         return self._client.http.download(
-            f"datasets/{self.id}/export/",
-            dest,
-            params=params or None,
-            progress=progress,
-            description="export",
+            f"datasets/{self.id}/exports/{job.id}/", dest, progress=progress, description="export"
         )
 
 
