@@ -265,7 +265,7 @@ SAMPAN_JOB_MAX_ATTEMPTS = env_int("SAMPAN_JOB_MAX_ATTEMPTS", 3, minimum=1, maxim
 # Custom code jobs and notebooks (docs/custom-code.md): the defaults a job gets and the caps it may ask
 # jobs.scheduling: which queued job a free worker slot gets. "fair": the highest priority class, then
 # the workspace running the fewest jobs, then the oldest; "fifo": the oldest (the benchmark's baseline).
-SAMPAN_JOB_SCHEDULING = env_choice("SAMPAN_JOB_SCHEDULING", "fair", {"fair", "fifo"})
+SAMPAN_JOB_SCHEDULING = env_choice("SAMPAN_JOB_SCHEDULING", "FAIR", {"FAIR", "FIFO"}).lower()
 # What a workspace without its own limits (jobs.WorkspaceLimits) may run at once; 0: unlimited.
 SAMPAN_WORKSPACE_MAX_JOBS = env_int("SAMPAN_WORKSPACE_MAX_JOBS", 0, minimum=0)
 SAMPAN_WORKSPACE_MAX_GPU_JOBS = env_int("SAMPAN_WORKSPACE_MAX_GPU_JOBS", 0, minimum=0)

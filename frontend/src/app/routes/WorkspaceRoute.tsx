@@ -5,7 +5,7 @@ import { NotFound } from '@/components/NotFound';
 import { QueryState } from '@/components/QueryState';
 import { JobsPanel } from '@/features/jobs';
 import { CreateProjectButton, ProjectsTable } from '@/features/projects';
-import { MembersPanel, useWorkspace, WorkspaceHeader } from '@/features/workspaces';
+import { LimitsPanel, MembersPanel, useWorkspace, WorkspaceHeader } from '@/features/workspaces';
 
 export function WorkspaceRoute() {
   const workspaceId = Number(useParams().workspaceId);
@@ -36,6 +36,9 @@ export function WorkspaceRoute() {
           <Tabs.Tab value="jobs" data-testid="tab-jobs">
             {t('detail.tabs.jobs')}
           </Tabs.Tab>
+          <Tabs.Tab value="limits" data-testid="tab-limits">
+            {t('detail.tabs.limits')}
+          </Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="projects" pt="md">
           <Stack>
@@ -54,6 +57,9 @@ export function WorkspaceRoute() {
         </Tabs.Panel>
         <Tabs.Panel value="jobs" pt="md">
           <JobsPanel workspaceId={workspace.id} runDisabledReason={canEdit ? null : t('detail.viewersCannotRunJobs')} />
+        </Tabs.Panel>
+        <Tabs.Panel value="limits" pt="md">
+          <LimitsPanel workspaceId={workspace.id} />
         </Tabs.Panel>
       </Tabs>
     </Stack>

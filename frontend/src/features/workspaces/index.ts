@@ -8,3 +8,4 @@ export { WorkspaceSelect } from './components/WorkspaceSelect';
 export { WorkspacesTable } from './components/WorkspacesTable';
 export { useWorkspace, useWorkspaces } from './hooks/useWorkspaces';
 export { useMembers } from './hooks/useMembers';
+export { LimitsPanel } from './components/LimitsPanel';

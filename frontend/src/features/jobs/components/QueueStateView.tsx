@@ -11,7 +11,9 @@ export function QueueStateShort({ jobId, state }: { jobId: number; state: QueueS
       ? t('wait.short.no_worker', { queue: state.queue })
       : state.reason === 'next'
         ? t('wait.short.next')
-        : t('wait.short.workers_busy', { queue: state.queue, position: state.position });
+        : state.reason === 'workspace_limit' && state.workspace_limit
+          ? t('wait.short.workspace_limit', { running: state.workspace_limit.running, limit: state.workspace_limit.limit })
+          : t('wait.short.workers_busy', { queue: state.queue, position: state.position });
   return (
     <Text size="xs" c={state.reason === 'no_worker' ? 'orange' : 'dimmed'} data-testid={`job-wait-${jobId}`} data-reason={state.reason}>
       {text}
@@ -22,8 +24,15 @@ export function QueueStateShort({ jobId, state }: { jobId: number; state: QueueS
 /** Why a queued job waits, in plain words: its place in the queue, the workers for it and what they run. */
 export function QueueStateView({ state }: { state: QueueState }) {
   const { t } = useTranslation('jobs');
+  const limit = state.workspace_limit;
   const reason = {
     no_worker: t('wait.reason.no_worker', { queue: state.queue }),
+    workspace_limit: limit
+      ? t(limit.scope === 'gpu_jobs' ? 'wait.reason.workspace_limit_gpu' : 'wait.reason.workspace_limit', {
+          running: limit.running,
+          limit: limit.limit,
+        })
+      : '',
     workers_busy: t('wait.reason.workers_busy', { queue: state.queue }),
     next: t('wait.reason.next'),
   }[state.reason];

@@ -1,0 +1,15 @@
+import { api, unwrap } from '@/api/client';
+import type { components } from '@/api/schema';
+
+export type WorkspaceLimits = components['schemas']['WorkspaceLimits'];
+export type WorkspaceLimitsUpdate = components['schemas']['WorkspaceLimitsUpdateRequest'];
+
+export const limitsKey = (workspaceId: number) => ['workspaces', 'detail', workspaceId, 'limits'] as const;
+
+export function getLimits(workspaceId: number) {
+  return unwrap(api.GET('/api/v1/workspaces/{id}/limits/', { params: { path: { id: workspaceId } } }));
+}
+
+export function updateLimits(workspaceId: number, body: WorkspaceLimitsUpdate) {
+  return unwrap(api.PUT('/api/v1/workspaces/{id}/limits/', { params: { path: { id: workspaceId } }, body }));
+}
