@@ -150,3 +150,57 @@ def test_a_manifest_fingerprint_is_the_same_under_another_hosts_cache():
     assert manifest("/hosts/a").fingerprint() != manifest("/hosts/a", labels=(1, 1, 1)).fingerprint()
     assert portable_paths(["/x/only.png"]) == ["only.png"]
     assert portable_paths([]) == []
+
+
+def test_an_attempt_that_stops_uploads_its_last_checkpoint_unless_it_lost_its_lease(on_s3, tenants, tmp_path):
+    from jobs.runner import JobPreempted, LeaseLost
+    from training.checkpoint_mirror import CheckpointMirror
+
+    job = make_job(tenants["project_a"], kind="training.run")
+    checkpoint_dir = tmp_path / "run" / "checkpoints"
+    # (the thread's poll would come only after an hour: what is uploaded is the exit's)
+    with (
+        pytest.raises(LeaseLost),
+        CheckpointMirror(job=job, checkpoint_dir=checkpoint_dir, poll_seconds=3600),
+    ):
+        save_checkpoint(checkpoint_dir, state(1), epoch=1, step=10)
+        raise LeaseLost("another attempt holds the job")
+    assert mirrored_names(on_s3, job) == []  # the attempt holding the job now owns the mirror
+    # a worker shutting down: the trainer saves a checkpoint and the job is handed back to any host
+    with (
+        pytest.raises(JobPreempted),
+        CheckpointMirror(job=job, checkpoint_dir=checkpoint_dir, poll_seconds=3600),
+    ):
+        save_checkpoint(checkpoint_dir, state(2), epoch=2, step=20)
+        raise JobPreempted("worker shutting down")
+    assert mirrored_names(on_s3, job) == [
+        "epoch-0002-step-000000020.pt",
+        "epoch-0002-step-000000020.pt.complete",
+    ]
+    # a finished run uploads nothing at its end (its mirror is deleted once the outcome is stored)
+    with CheckpointMirror(job=job, checkpoint_dir=checkpoint_dir, poll_seconds=3600) as mirror:
+        save_checkpoint(checkpoint_dir, state(3), epoch=3, step=30)
+    assert mirror.uploads == []
+
+
+def test_a_detection_manifest_fingerprint_is_the_same_under_another_hosts_cache():
+    from workers.object_detection.manifest import Manifest as DetectionManifest
+    from workers.object_detection.manifest import Sample as DetectionSample
+
+    def manifest(root: str) -> DetectionManifest:
+        return DetectionManifest(
+            classes=("cat",),
+            samples=tuple(
+                DetectionSample(
+                    index=i,
+                    path=f"{root}/samples/{i:02d}/{i}.png",
+                    width=8,
+                    height=8,
+                    boxes=((0, 1.0, 1.0, 4.0, 4.0),),
+                    split="train",
+                )
+                for i in range(3)
+            ),
+        )
+
+    assert manifest("/a/cache").fingerprint() == manifest("/b/elsewhere/cache").fingerprint()
