@@ -17,5 +17,7 @@ export const datasetKeys = {
   /** One sample's activity log; `version` (its label_version / revision) refetches it after each write. */
   activity: (id: number, sampleId: number, version?: number) => [...resourceKeys.detail(id), 'activity', sampleId, ...(version === undefined ? [] : [version])] as const,
   imports: (id: number) => [...resourceKeys.detail(id), 'imports'] as const,
+  /** A datasets.version or datasets.export job of the dataset (polled until it finishes). */
+  job: (id: number, jobId: number | null) => [...resourceKeys.detail(id), 'job', jobId] as const,
   importBatch: (id: number, batchId: number) => [...datasetKeys.imports(id), batchId] as const,
 };

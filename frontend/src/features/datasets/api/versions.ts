@@ -42,3 +42,28 @@ export function validateHorizon(horizon: number | string): 'horizonRequired' | '
   return null;
 }
 
+
+/** A background job as the API answers it (a large dataset's version or export is made by one). */
+export type DatasetJob = components['schemas']['Job'];
+
+/** POST versions/ answers the version (201, made in the request) or the datasets.version job making it (202). */
+export function isJob(answer: DatasetVersion | DatasetJob): answer is DatasetJob {
+  return 'kind' in answer && 'status' in answer;
+}
+
+export function isJobFinished(job: DatasetJob): boolean {
+  return job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled';
+}
+
+export function getJob(id: number) {
+  return unwrap(api.GET('/api/v1/jobs/{id}/', { params: { path: { id } } }));
+}
+
+/** Start a datasets.export job (any size); its zip downloads from exportJobUrl once it succeeded. */
+export function startExportJob(datasetId: number, versionId?: number | null) {
+  return unwrap(api.POST('/api/v1/datasets/{id}/exports/', { params: { path: { id: datasetId } }, body: { version: versionId ?? null } }));
+}
+
+export function exportJobUrl(datasetId: number, jobId: number): string {
+  return `/api/v1/datasets/${datasetId}/exports/${jobId}/`;
+}

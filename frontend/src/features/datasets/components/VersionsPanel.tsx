@@ -1,6 +1,6 @@
 import { Accordion, Alert, Badge, Button, Group, NumberInput, Paper, Skeleton, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '@/api/client';
 import { WithReason } from '@/components/WithReason';
@@ -10,7 +10,8 @@ import { formatNumber } from '@/lib/numbers';
 import { getProfile, isForecastingDataset } from '../api/datasets';
 import { datasetKeys } from '../api/keys';
 import { isTimeSeriesProfile } from '../api/timeSeries';
-import { MAX_HORIZON, validateHorizon, validateRatios, type DatasetVersion, type DatasetVersionCreateBody, type Ratios } from '../api/versions';
+import { isJob, MAX_HORIZON, validateHorizon, validateRatios, type DatasetJob, type DatasetVersion, type DatasetVersionCreateBody, type Ratios } from '../api/versions';
+import { DatasetJobProgress } from './DatasetJobProgress';
 import { useDataset } from '../hooks/useDatasets';
 import { useCreateVersion, useVersions } from '../hooks/useVersions';
 
@@ -30,6 +31,8 @@ function CreateVersionForm({ datasetId, disabled }: { datasetId: number; disable
   const [note, setNote] = useState('');
   const [reviewedOnly, setReviewedOnly] = useState(false);
   const create = useCreateVersion(datasetId);
+  const queryClient = useQueryClient();
+  const [jobId, setJobId] = useState<number | null>(null);
   const local = validateRatios(ratios);
   const server = fieldErrors(create.error);
   const invalid = Object.keys(local).length > 0;
@@ -39,9 +42,27 @@ function CreateVersionForm({ datasetId, disabled }: { datasetId: number; disable
     if (invalid) return;
     create.mutate(
       { ...ratios, seed: typeof seed === 'number' ? seed : undefined, note: note.trim(), reviewed_only: reviewedOnly },
-      { onSuccess: (version) => notifySuccess(t('versions.created', { name: version.name, count: version.sample_count, formatted: formatNumber(version.sample_count) })) },
+      {
+        onSuccess: (answer) => {
+          if (isJob(answer)) {
+            setJobId(answer.id); // 202: a datasets.version job makes it; its progress shows below
+            return;
+          }
+          notifySuccess(t('versions.created', { name: answer.name, count: answer.sample_count, formatted: formatNumber(answer.sample_count) }));
+        },
+      },
     );
   };
+  const jobFinished = useCallback(
+    (job: DatasetJob) => {
+      void queryClient.invalidateQueries({ queryKey: datasetKeys.versions(datasetId) });
+      const result = job.result as { number?: number; sample_count?: number } | null;
+      if (job.status === 'succeeded' && result?.number !== undefined) {
+        notifySuccess(t('versionsJob.done', { name: `V${result.number}`, formatted: formatNumber(result.sample_count ?? 0) }));
+      }
+    },
+    [datasetId, queryClient, t],
+  );
 
   const ratioInput = (key: keyof Ratios, label: string) => (
     <NumberInput
@@ -102,6 +123,9 @@ function CreateVersionForm({ datasetId, disabled }: { datasetId: number; disable
               </Button>
             </WithReason>
           </Group>
+          {jobId !== null && (
+            <DatasetJobProgress key={jobId} datasetId={datasetId} jobId={jobId} title={t('datasetJob.versionTitle')} onFinished={jobFinished} />
+          )}
         </Stack>
       </form>
     </Paper>
@@ -127,7 +151,9 @@ function CreateForecastVersionForm({ datasetId, disabled }: { datasetId: number;
     if (local || typeof horizon !== 'number') return;
     // The ratios are ignored for a forecasting dataset: the split is by time.
     create.mutate({ horizon, note: note.trim() } as DatasetVersionCreateBody, {
-      onSuccess: (version) => notifySuccess(t('versions.createdForecast', { name: version.name, horizon })),
+      onSuccess: (version) => {
+        if (!isJob(version)) notifySuccess(t('versions.createdForecast', { name: version.name, horizon })); // forecasting: always in the request
+      },
     });
   };
   return (
