@@ -35,6 +35,20 @@ def _remember_pids(host) -> None:
     host.pids = {parent.pid, *(child.pid for child in parent.children(recursive=True))}
 
 
+def _noise_archive(path, *, count: int):
+    """A zip of ``count`` noise images (folder "noise"), about 270 kB each: PNG cannot compress noise."""
+    import numpy as np
+    from PIL import Image
+
+    rng = np.random.default_rng(7)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+        for i in range(count):
+            out = io.BytesIO()
+            Image.fromarray(rng.integers(0, 256, (300, 300, 3), dtype=np.uint8)).save(out, "PNG")
+            archive.writestr(f"noise/noise-{i:02d}.png", out.getvalue())
+    return path
+
+
 def test_trained_on_one_host_packaged_on_another_served_by_the_web(
     hosts, object_storage, tenants, token_for, tmp_path
 ):
@@ -122,6 +136,16 @@ def test_trained_on_one_host_packaged_on_another_served_by_the_web(
     client = sampan.Client(web.url, token_for(tenants["alice"]), timeout=60, backoff=0.1, max_backoff=2)
     again = client.deployments.get(deployment.id).predict(image, key=deployment.key)
     assert again.label == first.label and again.score == pytest.approx(first.score, rel=1e-5)
+
+    # ... and lost under the running web: it still serves, and an upload big enough to be spooled to its
+    # disk (over Django's 2.5 MB in memory) still lands, imported by worker B from the bucket
+    web.wipe_home()
+    assert client.deployments.get(deployment.id).predict(image, key=deployment.key).label == first.label
+    archive = _noise_archive(tmp_path / "noise.zip", count=12)
+    assert archive.stat().st_size > 2.5 * 2**20
+    imported = client.datasets.get(dataset.id).upload_archive(archive, background=True, progress=False)
+    assert imported.imported == 12 and imported.failed == 0, imported.problems
+    assert _ran_in(client.jobs.get(imported.batches[-1]["job"]), worker_b)
 
     # --- nothing was stored on any host's disk: every blob is in the bucket ----------------------
     assert hosts.blob_files() == {}
