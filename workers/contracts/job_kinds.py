@@ -66,6 +66,7 @@ class TrainingRunParams(TypedDict):
     recommendation: NotRequired[PresetRecommendation]
     target_profile: NotRequired[int | str]  # a workspace profile's id or a builtin's name
     target_fit: NotRequired[TargetFit]  # set by the worker before training (kept for a retry)
+    processes: NotRequired[int]  # data-parallel ranks on the worker's host (absent: 1)
 
 
 class BackboneCheckParams(TypedDict):

@@ -86,4 +86,11 @@ describe('toCurves', () => {
     const curves = toCurves([STEP1, STEP2, EPOCH1, repeated, STEP3]);
     expect(curves.epochs.map((point) => [point.epoch, point.seq])).toEqual([[1, 6]]);
   });
+
+  it('says how many data-parallel processes the job trains with', async () => {
+    fakeApi({ 'GET /api/v1/jobs/43/events/': () => json(page([STEP1])) });
+    const job = { id: 43, status: 'running' as const, progress: STEP1.data, result: null, params: { kind: 'training.run', processes: 2 } };
+    renderWithApp(<TrainingMonitor job={job as never} />);
+    expect(await screen.findByTestId('training-processes-badge')).toHaveTextContent('2 processes (data-parallel)');
+  });
 });

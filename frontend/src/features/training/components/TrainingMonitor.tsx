@@ -118,6 +118,8 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
   const lastVal = lastEpoch?.[valKey] ?? null;
   const model = modelVersionOf(job);
   const recommendation = recommendationOf(job.params);
+  // data-parallel ranks the job asked for (absent: one process)
+  const processes = (job.params as { processes?: number } | null | undefined)?.processes ?? 1;
   const targetFit = targetFitOf(job);
 
   const lossData = axis === 'step' ? stepRows(curves.steps, curves.epochs, 'loss', 'val_loss') : rows(curves.epochs, ['loss', 'val_loss'], 'epoch');
@@ -137,6 +139,11 @@ export function TrainingMonitor({ job }: { job: Pick<Job, 'id' | 'status' | 'pro
           {live && (
             <Badge variant="dot" color="blue" data-testid="training-live">
               {t('monitor.live')}
+            </Badge>
+          )}
+          {processes > 1 && (
+            <Badge variant="light" color="grape" data-testid="training-processes-badge">
+              {t('monitor.processes', { count: processes })}
             </Badge>
           )}
           {status.evaluated !== undefined && status.total !== undefined && live && (
