@@ -170,7 +170,9 @@ def test_bad_input_is_refused_in_the_request_as_before(many, body, field, says):
 def test_a_large_export_is_a_job_whose_zip_is_downloaded_afterwards(many, tenants, api_client, settings):
     client, url = many["client"], many["url"]
     refused = client.get(f"{url}export/")
-    assert refused.status_code == 409 and refused.json()["error"]["code"] == "export_needs_job", refused.json()
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "export_needs_job", (
+        refused.json()
+    )
     assert "POST /api/v1/datasets/" in refused.json()["error"]["message"]
     response = client.post(f"{url}exports/", {}, format="json")
     assert response.status_code == 202, response.json()
@@ -195,6 +197,13 @@ def test_a_large_export_is_a_job_whose_zip_is_downloaded_afterwards(many, tenant
     assert stored == b"".join(inline.streaming_content), "the job's zip differs from the request's"
     table = zipfile.ZipFile(io.BytesIO(stored)).read("data.csv").decode()
     assert table.count("\n") == 61 and "'=" in table, "rows or formula escaping lost"
+
+    # a zip no longer stored (removed from the storage): a 404 that says so, not a 500
+    from django.core.files.storage import default_storage
+
+    default_storage.delete(result["blob_key"])
+    gone = client.get(f"{url}exports/{job.pk}/")
+    assert gone.status_code == 404 and gone.json()["error"]["code"] == "export_gone"
 
     # another tenant, another dataset's export, an unknown job: 404
     assert api_client(tenants["bob"]).get(f"{url}exports/{job.pk}/").status_code == 404

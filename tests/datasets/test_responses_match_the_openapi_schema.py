@@ -172,7 +172,31 @@ def tour(client, *, project, dataset, gone_creator_dataset, settings) -> None:
     client.get(f"{base}/versions/{version['id']}/")
     assert client.get(f"{base}/export/", {"version": version["id"]}).status_code == 200
     assert client.get(f"{base}/export/", {"version": "x"}).status_code == 400
+    large_dataset_jobs_tour(client, base=base, version=version, settings=settings)
     detection_tour(client, project=project)
+
+
+def large_dataset_jobs_tour(client, *, base: str, version: dict, settings) -> None:
+    """Versions and exports above the sync thresholds: 202 with their jobs (the export's body run
+    here), the 409s before the zip is ready and for a large export inside the request."""
+    from datasets.services.dataset_jobs import dataset_export_job_run
+    from jobs.models import Job, JobStatus
+    from workers.progress import silent_report
+
+    settings.SAMPAN_DATASET_SYNC_VERSION_MAX_SAMPLES = 1
+    settings.SAMPAN_DATASET_SYNC_EXPORT_MAX_SAMPLES = 1
+    assert client.post(f"{base}/versions/", {"seed": 2}, format="json").status_code == 202
+    assert client.get(f"{base}/export/").status_code == 409
+    started = client.post(f"{base}/exports/", {"version": version["id"]}, format="json")
+    assert started.status_code == 202
+    job = Job.objects.get(pk=started.json()["id"])
+    assert client.get(f"{base}/exports/{job.pk}/").status_code == 409
+    job.result = dataset_export_job_run(job=job, report=silent_report)
+    job.status = JobStatus.SUCCEEDED
+    job.save(update_fields=["result", "status"])
+    assert client.get(f"{base}/exports/{job.pk}/").status_code == 200
+    settings.SAMPAN_DATASET_SYNC_VERSION_MAX_SAMPLES = 5000
+    settings.SAMPAN_DATASET_SYNC_EXPORT_MAX_SAMPLES = 5000
 
 
 def smart_labeling_tour(client, *, project) -> None:

@@ -9,7 +9,7 @@ import secrets
 import tempfile
 from typing import IO, Any
 
-from config.exceptions import Conflict
+from config.exceptions import Conflict, NotFound
 from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import default_storage
@@ -162,4 +162,9 @@ def dataset_export_download(*, dataset: Dataset, job: Job) -> tuple[IO[bytes], s
             code="export_not_ready",
             job=job.pk,
         )
-    return default_storage.open(job.result["blob_key"], "rb"), str(job.result["filename"])
+    try:
+        return default_storage.open(job.result["blob_key"], "rb"), str(job.result["filename"])
+    except FileNotFoundError:
+        raise NotFound(
+            f"The zip of export job {job.pk} is no longer stored; start the export again.", code="export_gone"
+        ) from None
