@@ -47,7 +47,7 @@ def test_a_study_spends_its_budget_on_two_hosts_when_one_is_lost_mid_trial(
                 "validation": "holdout",
             },
             "search_space": [
-                {"name": "learning_rate", "type": "float", "low": 1e-4, "high": 3e-2, "log": True},
+                {"name": "learning_rate", "type": "float", "low": 1e-4, "high": 1e-2, "log": True},
                 {"name": "weight_decay", "type": "float", "low": 1e-6, "high": 1e-2, "log": True},
             ],
             "sampler": "sde",
