@@ -86,7 +86,8 @@ def dataset_version_job_run(*, job: Job, report: Report) -> dict[str, Any]:
         if k in job.params
     }
     version = dataset_version_create(dataset=dataset, user=job.created_by, job=job, report=report, **fields)
-    report(f"{version.name} ready", fraction=1.0, milestone=True)
+    n = version.sample_count
+    report(f"{version.name} ready", fraction=1.0, milestone=True, processed=n, total=n)
     return {"dataset_version": version.pk, "number": version.number, "sample_count": version.sample_count}
 
 
