@@ -30,6 +30,7 @@ import sys
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 PLATFORM = REPO / "platform"
@@ -129,12 +130,17 @@ def run_mode(mode: str, seconds: float, log_dir: Path) -> dict[str, dict[str, fl
             total * (seconds + 5) + 120,
             "the jobs to finish",
         )
-        rows = list(
-            Job.objects.filter(workspace_id__in=ids.values()).values(
-                "workspace_id", "status", "enqueued_at", "started_at", "finished_at"
-            )
-        )
-        assert all(r["status"] == JobStatus.SUCCEEDED for r in rows), "a job failed"
+        jobs = list(Job.objects.filter(workspace_id__in=ids.values()))
+        assert all(job.status == JobStatus.SUCCEEDED for job in jobs), "a job failed"
+        rows: list[dict[str, Any]] = [
+            {
+                "workspace_id": job.workspace_id,
+                "enqueued_at": job.enqueued_at,
+                "started_at": job.started_at,
+                "finished_at": job.finished_at,
+            }
+            for job in jobs
+        ]
     finally:
         for worker in workers:
             _stop(worker)

@@ -66,7 +66,7 @@ def limits_of(workspace_ids) -> dict[int, Limits]:
     out: dict[int, Limits] = {}
     for workspace_id in set(workspace_ids):
         row = own.get(workspace_id)
-        out[workspace_id] = effective_limits(row and row.max_jobs, row and row.max_gpu_jobs)
+        out[workspace_id] = effective_limits(row.max_jobs if row else None, row.max_gpu_jobs if row else None)
     return out
 
 
