@@ -112,6 +112,45 @@ def populate(n: int, *, user, project):
     return bulk_text_dataset(user=user, project=project, samples=n, classes=4, name=f"{n} texts")
 
 
+def populate_images(n: int, *, user, project, blobs: int = 8):
+    """An image-classification dataset of n labeled samples sharing ``blobs`` stored 32x32 PNGs (each
+    sample its own sha256 and name, so the export writes n files)."""
+    import hashlib
+
+    from datasets.models import Label, Sample
+    from datasets.services import dataset_create
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+
+    from tests.datasets.factories import digit_bytes
+
+    dataset = dataset_create(user=user, project=project, name=f"{n} images", task_type="image_classification")
+    labels = [Label.objects.create(dataset=dataset, name=f"digit {i}", position=i) for i in range(4)]
+    keys = []
+    for i in range(blobs):
+        content = digit_bytes(i)
+        sha = hashlib.sha256(content).hexdigest()
+        keys.append(default_storage.save(f"samples/{sha[:2]}/{sha}.png", ContentFile(content)))
+    for start in range(0, n, 10_000):
+        Sample.objects.bulk_create(
+            [
+                Sample(
+                    dataset=dataset,
+                    label=labels[i % 4],
+                    sha256=f"{i:064x}",
+                    blob_key=keys[i % blobs],
+                    original_name=f"img_{i:06d}.png",
+                    format="PNG",
+                    width=32,
+                    height=32,
+                    size_bytes=300,
+                )
+                for i in range(start, min(start + 10_000, n))
+            ]
+        )
+    return dataset
+
+
 def run(n: int, rounds: int) -> str:
     from accounts.models import User
     from accounts.services import api_token_create
@@ -143,7 +182,7 @@ def run(n: int, rounds: int) -> str:
         VersionSample.objects.all().delete()
         DatasetVersion.all_objects.all().delete()
 
-    results: dict[str, list[dict]] = {k: [] for k in ("v_old", "v_job", "e_old", "e_job")}
+    results: dict[str, list[dict]] = {k: [] for k in ("v_old", "v_job", "e_old", "e_job", "i_old", "i_job")}
     for r in range(rounds):
         order = ["old", "job"] if r % 2 == 0 else ["job", "old"]
         for which in order:
@@ -178,6 +217,19 @@ def run(n: int, rounds: int) -> str:
                 assert job.status == "succeeded", job.error
                 size = job.result["size_bytes"]
         print(f"round {r + 1}/{rounds} done", file=sys.stderr)
+
+    # an image dataset's export: n image files (sharing a few blobs) plus manifest.csv
+    images = populate_images(n, user=user, project=project)
+    print(f"inserted {n:,} image samples", file=sys.stderr)
+    for which in ["old", "job"]:
+        if which == "old":
+            results["i_old"].append(in_child(lambda: old_export.dataset_export(dataset=images)[0].close()))
+        else:
+            job = dataset_export_job_create(dataset=images, version=None, format=None, user=user)
+            results["i_job"].append(in_child(lambda job=job: run_job(job.pk, _export)))
+            job.refresh_from_db()
+            assert job.status == "succeeded", job.error
+            image_zip = job.result["size_bytes"]
 
     # what the user waits for: the request answering 202 with the job, or the work done inside it
     client = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
@@ -242,6 +294,11 @@ def run(n: int, rounds: int) -> str:
             "|---|---|---|---|---|---|---|",
             line(f"version of {n:,} samples", results["v_old"], results["v_job"]),
             line("export of that version (CSV zip)", results["e_old"], results["e_job"]),
+            line(
+                f"export of {n:,} image samples (folder per class; one round; zip {image_zip / 1e6:.0f} MB)",
+                results["i_old"],
+                results["i_job"],
+            ),
             "",
             "The request a user waits for (one run each, through Django's test client with a token):",
             "",
@@ -253,6 +310,14 @@ def run(n: int, rounds: int) -> str:
             f"| POST /exports/ | 202 + the job | {latency['export_job']:.2f} |",
             f"| GET export/ (threshold raised: inside the request) | 200 + the zip, read to the end | "
             f"{latency['export_inline']:.2f} |",
+            "",
+            "The job path's memory no longer grows with the dataset's texts, rows or archive: it keeps a few "
+            "integers per sample (each id's split and label index) and one batch of rows, and writes the zip "
+            "to a temporary file; the in-request code held every row (and the whole CSV, and up to 64 MiB of "
+            "the zip) in memory. An image export still holds one entry record per file (zipfile writes the "
+            "archive's central directory last) and the set of names given. Its time is the baseline's plus "
+            "the per-batch commits and progress events; "
+            "what the user waits for drops from the whole work to the 202.",
             "",
             f"Measured {machine()}.",
         ]
