@@ -134,3 +134,31 @@ def test_model_artifacts_on_object_storage(s3, tenants, api_client, tmp_path):
     assert f"sampan/{model.onnx_key}" in s3["keys"]() and f"sampan/{model.checkpoint_key}" in s3["keys"]()
     response = api_client(tenants["alice"]).get(f"/api/v1/model-versions/{model.pk}/onnx/")
     assert response.status_code == 200 and b"".join(response.streaming_content) == b"onnx-bytes"
+
+
+def test_export_job_stores_its_zip_on_object_storage(s3, tenants, api_client, settings):
+    """A datasets.export job (its body run here) streams the zip to S3 and the web downloads it from there."""
+    from datasets.services.dataset_jobs import dataset_export_job_run
+    from jobs.models import Job, JobStatus
+
+    from tests.datasets.factories import dataset_with_samples
+    from workers.progress import silent_report
+
+    dataset = dataset_with_samples(
+        user=tenants["alice"], project=tenants["project_a"], per_class=4, classes=range(2)
+    )
+    settings.SAMPAN_DATASET_SYNC_EXPORT_MAX_SAMPLES = 3
+    client = api_client(tenants["alice"])
+    assert client.get(f"/api/v1/datasets/{dataset.pk}/export/").status_code == 409
+    job = Job.objects.get(
+        pk=client.post(f"/api/v1/datasets/{dataset.pk}/exports/", {}, format="json").json()["id"]
+    )
+    result = dataset_export_job_run(job=job, report=silent_report)
+    assert f"sampan/{result['blob_key']}" in s3["keys"](f"sampan/exports/{job.pk}/")
+    Job.objects.filter(pk=job.pk).update(status=JobStatus.SUCCEEDED, result=result)
+    download = client.get(f"/api/v1/datasets/{dataset.pk}/exports/{job.pk}/")
+    assert download.status_code == 200
+    with zipfile.ZipFile(io.BytesIO(b"".join(download.streaming_content))) as zipped:
+        names = zipped.namelist()
+    assert sum(name.endswith(".png") for name in names) == 8 and "manifest.csv" in names
+    assert not s3["local"].exists(), "no blob may land on the local filesystem"
