@@ -45,7 +45,7 @@ def dataset_update(*, dataset: Dataset, **fields: Any) -> Dataset:
 def dataset_delete(*, dataset: Dataset) -> None:
     """Delete the dataset's rows in bulk (its blobs stay: content-addressed, possibly shared)."""
     VersionSample.objects.filter(version__dataset=dataset).delete()
-    DatasetVersion.objects.filter(dataset=dataset).delete()
+    DatasetVersion.all_objects.filter(dataset=dataset).delete()  # a version a job is filling too
     Annotation.objects.filter(sample__dataset=dataset)._raw_delete(Annotation.objects.db)
     # Nothing references these samples any more; skip the collector, which would load every row.
     Sample.objects.filter(dataset=dataset)._raw_delete(Sample.objects.db)
