@@ -6,6 +6,7 @@ left at its default)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -197,19 +198,60 @@ def test_keda_scaled_objects_are_well_formed_and_watch_their_workers_queue():
                 "metricType",
                 "useCachedMetrics",
             }
-            assert trigger["type"] == "redis"
+            # the scheduler keeps the backlog in the database (docs/scheduling.md): Redis lists show only
+            # the free slots, so the workers scale on the jobs table
+            assert trigger["type"] == "postgresql"
             metadata = trigger["metadata"]
             assert all(isinstance(v, str) for v in metadata.values()), "KEDA metadata values are strings"
-            assert metadata["listName"] in consumed, (
-                f"{name} scales on {metadata['listName']}, its pods consume {consumed}"
+            known = {"connectionFromEnv", "query", "targetQueryValue", "activationTargetQueryValue"}
+            assert set(metadata) <= known
+            assert int(metadata["targetQueryValue"]) >= 1
+            env = environment(target["spec"]["template"]["spec"]["containers"][0])
+            assert env[metadata["connectionFromEnv"]].startswith(("postgres://", "postgresql://")), (
+                "KEDA connects with the worker's own database URL"
             )
-            assert int(metadata["listLength"]) >= 1
-            host, _, port = metadata["address"].rpartition(":")
-            assert host and port.isdigit()
-            broker = environment(target["spec"]["template"]["spec"]["containers"][0])["CELERY_BROKER_URL"]
-            assert f"//{metadata['address']}/{metadata['databaseIndex']}" in broker, (
-                "KEDA watches the broker's Redis"
-            )
+            watched = set(re.findall(r"queue = '(\w+)'", metadata["query"]))
+            assert watched, name
+            assert watched <= set(consumed), f"{name} scales on {watched}, its pods consume {consumed}"
+
+
+def _scaler_query(name: str) -> str:
+    return objects("ScaledObject")[name]["spec"]["triggers"][0]["metadata"]["query"]
+
+
+@pytest.mark.django_db
+def test_keda_queries_count_the_jobs_each_queue_may_run_within_workspace_limits(tenants):
+    """The ScaledObjects' SQL runs on the real schema and counts what a worker pod could take: queued
+    and running jobs of its queue, a workspace's only up to its limits, finished ones not at all."""
+    from django.db import connection
+    from jobs.models import WorkspaceLimits
+
+    from tests.jobs.factories import job
+
+    def scaler_value(name: str) -> int:
+        with connection.cursor() as cursor:
+            cursor.execute(_scaler_query(name))
+            return int(cursor.fetchone()[0])
+
+    a, b = tenants["project_a"], tenants["project_b"]
+    from jobs.models import Job
+
+    Job.objects.all().delete()  # rows a live test left committed in a reused test database
+    assert scaler_value("sampan-worker-cpu") == scaler_value("sampan-worker-gpu") == 0
+    for _ in range(3):
+        job(a, queue="cpu")
+    job(a, queue="cpu", status="running")
+    job(a, queue="cpu", status="succeeded")
+    job(b, queue="cpu", status="failed")
+    job(b, queue="gpu")
+    job(b, queue="gpu", status="running")
+    job(b, queue="gpu")
+    assert scaler_value("sampan-worker-cpu") == 4
+    assert scaler_value("sampan-worker-gpu") == 3
+    WorkspaceLimits.objects.create(workspace=a.workspace, max_jobs=2)
+    WorkspaceLimits.objects.create(workspace=b.workspace, max_jobs=0, max_gpu_jobs=1)
+    assert scaler_value("sampan-worker-cpu") == 2
+    assert scaler_value("sampan-worker-gpu") == 1
 
 
 def test_gpu_workers_ask_for_a_gpu_on_gpu_nodes_and_cpu_workers_do_not():
