@@ -261,14 +261,14 @@ if SAMPAN_JOB_STALE_SECONDS <= 2 * SAMPAN_JOB_HEARTBEAT_SECONDS:
         f"must be more than twice SAMPAN_JOB_HEARTBEAT_SECONDS ({SAMPAN_JOB_HEARTBEAT_SECONDS})",
     )
 SAMPAN_JOB_MAX_ATTEMPTS = env_int("SAMPAN_JOB_MAX_ATTEMPTS", 3, minimum=1, maximum=100)
-
-# Custom code jobs and notebooks (docs/custom-code.md): the defaults a job gets and the caps it may ask
 # jobs.scheduling: which queued job a free worker slot gets. "fair": the highest priority class, then
 # the workspace running the fewest jobs, then the oldest; "fifo": the oldest (the benchmark's baseline).
 SAMPAN_JOB_SCHEDULING = env_choice("SAMPAN_JOB_SCHEDULING", "FAIR", {"FAIR", "FIFO"}).lower()
 # What a workspace without its own limits (jobs.WorkspaceLimits) may run at once; 0: unlimited.
 SAMPAN_WORKSPACE_MAX_JOBS = env_int("SAMPAN_WORKSPACE_MAX_JOBS", 0, minimum=0)
 SAMPAN_WORKSPACE_MAX_GPU_JOBS = env_int("SAMPAN_WORKSPACE_MAX_GPU_JOBS", 0, minimum=0)
+
+# Custom code jobs and notebooks (docs/custom-code.md): the defaults a job gets and the caps it may ask
 # up to; the sandbox's unprivileged user (a worker running as root drops to it; "" runs the code as
 # the worker's own user, which a plain non-root host has to); the network default; where per-job
 # virtual environments are cached by the hash of their requirements.

@@ -65,8 +65,6 @@ JOB_RESULT = PolymorphicProxySerializer(
         "quality_report_result": contract_serializer(job_kinds.QualityReportJobResult),
         "dataset_version_result": contract_serializer(job_kinds.DatasetVersionJobResult),
         "dataset_export_result": contract_serializer(job_kinds.DatasetExportJobResult),
-        "dataset_version_result": contract_serializer(job_kinds.DatasetVersionJobResult),
-        "dataset_export_result": contract_serializer(job_kinds.DatasetExportJobResult),
         "smart_round_result": contract_serializer(job_kinds.SmartRoundJobResult),
         "batch_predict_result": contract_serializer(job_kinds.BatchPredictJobResult),
         "custom_job_result": contract_serializer(custom_code_contracts.CustomJobResult),
