@@ -877,7 +877,7 @@ export interface paths {
         get: operations["datasets_versions_list"];
         put?: never;
         /**
-         * Snapshot the labeled samples as a new version
+         * Snapshot the labeled samples as a new version (201 made; 202 a datasets.version job makes it: more than SAMPAN_DATASET_SYNC_VERSION_MAX_SAMPLES samples)
          * @description Dataset versions: immutable snapshots with a seeded, stratified train/val/test split.
          */
         post: operations["datasets_versions_create"];
@@ -952,10 +952,50 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Download as a zip: a folder per class plus manifest.csv (object detection: COCO, VOC, YOLO)
+         * Download as a zip: a folder per class plus manifest.csv (object detection: COCO, VOC, YOLO); 409 export_needs_job above SAMPAN_DATASET_SYNC_EXPORT_MAX_SAMPLES samples
          * @description Datasets in the caller's workspaces, with sample and label counts.
          */
         get: operations["datasets_export_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{id}/exports/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export as a job (any size): the zip is stored, then downloaded from exports/{job_id}/
+         * @description Datasets in the caller's workspaces, with sample and label counts.
+         */
+        post: operations["datasets_exports_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasets/{id}/exports/{job_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the zip a datasets.export job stored (409 export_not_ready until it succeeded)
+         * @description Datasets in the caller's workspaces, with sample and label counts.
+         */
+        get: operations["datasets_exports_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2874,6 +2914,30 @@ export interface paths {
         patch: operations["workspaces_partial_update"];
         trace?: never;
     };
+    "/api/v1/workspaces/{id}/limits/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's job limits and what it runs now
+         * @description A workspace's job limits (unlimited by default).
+         */
+        get: operations["workspaces_limits_retrieve"];
+        /**
+         * Change the workspace's job limits (staff only)
+         * @description A workspace's job limits (unlimited by default).
+         */
+        put: operations["workspaces_limits_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workspaces/{workspace_id}/invitations/": {
         parameters: {
             query?: never;
@@ -4744,6 +4808,68 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
+        /**
+         * @description * `coco` - coco
+         *     * `voc` - voc
+         *     * `yolo` - yolo
+         * @enum {string}
+         */
+        DatasetExportJobCreateFormatEnum: "coco" | "voc" | "yolo";
+        DatasetExportJobCreateRequest: {
+            /** @description Export this version (id) instead of the samples. */
+            version?: number | null;
+            /**
+             * @description Object-detection datasets: coco (default), voc or yolo. Other datasets: leave it out.
+             *
+             *     * `coco` - coco
+             *     * `voc` - voc
+             *     * `yolo` - yolo
+             * @default
+             */
+            format: components["schemas"]["DatasetExportJobCreateFormatEnum"] | components["schemas"]["BlankEnum"];
+        };
+        /**
+         * @description ``datasets.export``: the dataset, the version exported (null: its current samples), the
+         *     object-detection format ("" otherwise) and how many samples it was expected to hold.
+         */
+        DatasetExportJobParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "datasets.export";
+            version: number;
+            dataset: number;
+            dataset_version: number | null;
+            format: string;
+            samples: number;
+        };
+        /**
+         * @description * `datasets.export` - datasets.export
+         * @enum {string}
+         */
+        DatasetExportJobParamsKindEnum: "datasets.export";
+        /**
+         * @description ``datasets.export``: where the zip is stored, its download name and size; download it from
+         *     ``GET /api/v1/datasets/{dataset}/exports/{job id}/``.
+         */
+        DatasetExportJobResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dataset_export_result";
+            version: number;
+            dataset: number;
+            blob_key: string;
+            filename: string;
+            size_bytes: number;
+        };
+        /**
+         * @description * `dataset_export_result` - dataset_export_result
+         * @enum {string}
+         */
+        DatasetExportJobResultKindEnum: "dataset_export_result";
         DatasetImportParams: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -4956,6 +5082,51 @@ export interface components {
             /** @description Forecasting datasets (required): steps to forecast. Each series' last horizon steps are its test window, the horizon before its validation window (the ratios are ignored). */
             horizon?: number | null;
         };
+        /**
+         * @description ``datasets.version``: the dataset and the version's split (the seed drawn when it was queued),
+         *     and how many samples it was expected to hold.
+         */
+        DatasetVersionJobParams: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "datasets.version";
+            version: number;
+            dataset: number;
+            seed: number;
+            samples: number;
+            /** Format: double */
+            train_ratio?: number;
+            /** Format: double */
+            val_ratio?: number;
+            /** Format: double */
+            test_ratio?: number;
+            note?: string;
+            reviewed_only?: boolean;
+        };
+        /**
+         * @description * `datasets.version` - datasets.version
+         * @enum {string}
+         */
+        DatasetVersionJobParamsKindEnum: "datasets.version";
+        /** @description ``datasets.version``: the version made, its number and how many samples it holds. */
+        DatasetVersionJobResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "dataset_version_result";
+            version: number;
+            dataset_version: number;
+            number: number;
+            sample_count: number;
+        };
+        /**
+         * @description * `dataset_version_result` - dataset_version_result
+         * @enum {string}
+         */
+        DatasetVersionJobResultKindEnum: "dataset_version_result";
         /**
          * @description * `.` - .
          *     * `,` - ,
@@ -5938,7 +6109,7 @@ export interface components {
             readonly project: number | null;
             readonly kind: string;
             /** @description The job's parameters, by its kind. */
-            readonly params: components["schemas"]["SystemCheckParams"] | components["schemas"]["DatasetImportParams"] | components["schemas"]["TrainingRunParams"] | components["schemas"]["BackboneCheckParams"] | components["schemas"]["ModelImportParams"] | components["schemas"]["ModelEvaluationParams"] | components["schemas"]["TrialParams"] | components["schemas"]["ReportRunParams"] | components["schemas"]["BuildPackageParams"] | components["schemas"]["QualityReportJobParams"] | components["schemas"]["SmartRoundJobParams"] | components["schemas"]["BatchPredictJobParams"] | components["schemas"]["CustomJobParams"] | components["schemas"]["NotebookServeParams"] | components["schemas"]["CompressionJobParams"];
+            readonly params: components["schemas"]["SystemCheckParams"] | components["schemas"]["DatasetImportParams"] | components["schemas"]["TrainingRunParams"] | components["schemas"]["BackboneCheckParams"] | components["schemas"]["ModelImportParams"] | components["schemas"]["ModelEvaluationParams"] | components["schemas"]["TrialParams"] | components["schemas"]["ReportRunParams"] | components["schemas"]["BuildPackageParams"] | components["schemas"]["QualityReportJobParams"] | components["schemas"]["DatasetVersionJobParams"] | components["schemas"]["DatasetExportJobParams"] | components["schemas"]["SmartRoundJobParams"] | components["schemas"]["BatchPredictJobParams"] | components["schemas"]["CustomJobParams"] | components["schemas"]["NotebookServeParams"] | components["schemas"]["CompressionJobParams"];
             readonly status: components["schemas"]["JobStatusEnum"];
             readonly queue: string;
             /** @description Starts so far; the running attempt's number. */
@@ -5954,7 +6125,7 @@ export interface components {
             /** @description The latest progress report. */
             readonly progress: components["schemas"]["ProgressEvent"];
             /** @description A finished job's result, by its kind; null until then. */
-            readonly result: (components["schemas"]["SystemCheckResult"] | components["schemas"]["DatasetImportResult"] | components["schemas"]["TrainingJobResult"] | components["schemas"]["BackboneCheckResult"] | components["schemas"]["ModelImportResult"] | components["schemas"]["TrialResult"] | components["schemas"]["ReportRunResult"] | components["schemas"]["BuildPackageResult"] | components["schemas"]["QualityReportJobResult"] | components["schemas"]["SmartRoundJobResult"] | components["schemas"]["BatchPredictJobResult"] | components["schemas"]["CustomJobResult"] | components["schemas"]["NotebookServeResult"] | components["schemas"]["CompressionJobResult"]) | null;
+            readonly result: (components["schemas"]["SystemCheckResult"] | components["schemas"]["DatasetImportResult"] | components["schemas"]["TrainingJobResult"] | components["schemas"]["BackboneCheckResult"] | components["schemas"]["ModelImportResult"] | components["schemas"]["TrialResult"] | components["schemas"]["ReportRunResult"] | components["schemas"]["BuildPackageResult"] | components["schemas"]["QualityReportJobResult"] | components["schemas"]["DatasetVersionJobResult"] | components["schemas"]["DatasetExportJobResult"] | components["schemas"]["SmartRoundJobResult"] | components["schemas"]["BatchPredictJobResult"] | components["schemas"]["CustomJobResult"] | components["schemas"]["NotebookServeResult"] | components["schemas"]["CompressionJobResult"]) | null;
             readonly error: string;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly created_by: string;
@@ -7960,14 +8131,17 @@ export interface components {
             slots: number;
             /** @description What the queue's workers run now. */
             busy_with: components["schemas"]["BusyWith"][];
+            /** @description The workspace's limit the job waits for (null: it is under its limits). */
+            workspace_limit: components["schemas"]["WorkspaceLimitState"] | null;
         };
         /**
          * @description * `no_worker` - No worker online consumes this queue
+         *     * `workspace_limit` - Its workspace runs as many jobs as its limit allows
          *     * `workers_busy` - Every slot of the queue's workers is busy or taken by jobs ahead
          *     * `next` - A worker has a free slot: it starts shortly
          * @enum {string}
          */
-        QueueStateReasonEnum: "no_worker" | "workers_busy" | "next";
+        QueueStateReasonEnum: "no_worker" | "workspace_limit" | "workers_busy" | "next";
         Range: {
             min: number | null;
             max: number | null;
@@ -8442,6 +8616,12 @@ export interface components {
          * @enum {string}
          */
         SamplerEnum: "sde" | "tpe" | "cmaes" | "random" | "nsga2" | "gp";
+        /**
+         * @description * `jobs` - Jobs running at once
+         *     * `gpu_jobs` - GPU jobs running at once
+         * @enum {string}
+         */
+        ScopeEnum: "jobs" | "gpu_jobs";
         /**
          * @description One axis of an AutoML search space, over one parameter (Optuna-shaped): ``float`` and ``int``
          *     dimensions have ``low``, ``high``, ``log`` and an optional ``step``; ``categorical`` ones ``choices``.
@@ -9675,6 +9855,11 @@ export interface components {
             readonly backbone: number | null;
             /** @description The model version whose weights the run starts from (retrain from a version), or null. */
             readonly warm_start_from: number | null;
+            /**
+             * @description Data-parallel processes (ranks) the job trains with on its worker's host.
+             * @default 1
+             */
+            readonly processes: number;
             /** @description The preset fitted to the dataset version and the workers online when the job was created: the values it runs and each parameter chosen for the data and hardware, with why; null when it was started with adapt false (or before this was recorded). */
             readonly recommendation: components["schemas"]["PresetRecommendation"] | null;
             /** @description The model version the run produced; null until it succeeds. */
@@ -9734,6 +9919,11 @@ export interface components {
             adapt: boolean;
             /** @description Where the model will run (a builtin target's name or a target profile's id; image classification): before training, the worker fits image_size, width and int8 to its latency and size budgets and records the choice and reasons (the job fails with target_unreachable, naming the smallest latency reached, when nothing fits). */
             target_profile?: (number | string) | null;
+            /**
+             * @description Data-parallel processes on the worker's host (image classification): CPU processes, or one GPU each on a GPU worker; the batch_size stays the global batch, split between them. At most SAMPAN_MAX_PROCESSES.
+             * @default 1
+             */
+            processes: number;
         };
         /**
          * @description A finished training job's ``result`` (``training.run``; ``training.evaluate_model`` records
@@ -9816,6 +10006,7 @@ export interface components {
             recommendation?: components["schemas"]["PresetRecommendation"];
             target_profile?: number | string;
             target_fit?: components["schemas"]["TargetFit"];
+            processes?: number;
         };
         /**
          * @description * `training.run` - training.run
@@ -9832,6 +10023,9 @@ export interface components {
             amp?: string | null;
             torch?: string;
             worker_class?: string;
+            processes?: number;
+            backend?: string;
+            restarts?: number;
         };
         Trial: {
             readonly id: number;
@@ -10132,6 +10326,51 @@ export interface components {
         WorkspaceBrief: {
             readonly id: number;
             readonly name: string;
+        };
+        WorkspaceLimitState: {
+            /**
+             * @description Which of the workspace's limits.
+             *
+             *     * `jobs` - Jobs running at once
+             *     * `gpu_jobs` - GPU jobs running at once
+             */
+            scope: components["schemas"]["ScopeEnum"];
+            /** @description The workspace's jobs running (or handed to a worker) now. */
+            running: number;
+            /** @description The most it may run at once. */
+            limit: number;
+        };
+        /** @description What the workspace may run at once, and what it runs now. */
+        WorkspaceLimits: {
+            /** @description The workspace's own limit of jobs at once (null: the default). */
+            max_jobs: number | null;
+            /** @description Its own limit of GPU-queue jobs at once (null: the default). */
+            max_gpu_jobs: number | null;
+            /** @description The limit that applies (0: unlimited). */
+            effective_max_jobs: number;
+            /** @description The GPU limit that applies (0: unlimited). */
+            effective_max_gpu_jobs: number;
+            /** @description Its jobs running (or handed to a worker) now. */
+            running: number;
+            /** @description Of them on the gpu queue. */
+            running_gpu: number;
+            /** @description Whether you may change them (staff only). */
+            can_edit: boolean;
+            /**
+             * Format: date-time
+             * @description Last change (null: never set).
+             */
+            updated_at: string | null;
+        };
+        /**
+         * @description New limits: any of the fields (the others keep their values). null: the installation's
+         *     default; 0: unlimited.
+         */
+        WorkspaceLimitsUpdateRequest: {
+            /** @description Jobs running at once. */
+            max_jobs?: number | null;
+            /** @description GPU jobs running at once. */
+            max_gpu_jobs?: number | null;
         };
         WorkspaceRequest: {
             name: string;
@@ -13681,6 +13920,14 @@ export interface operations {
                     "application/json": components["schemas"]["DatasetVersion"];
                 };
             };
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
             /** @description Error */
             400: {
                 headers: {
@@ -14109,6 +14356,135 @@ export interface operations {
             };
             /** @description Error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description export_needs_job: more samples than an export inside a request holds; POST exports/ */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_exports_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DatasetExportJobCreateRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    datasets_exports_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the export job's zip */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description export_not_ready: the job has not succeeded (yet) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20862,6 +21238,115 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    workspaces_limits_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceLimits"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    workspaces_limits_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WorkspaceLimitsUpdateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceLimits"];
                 };
             };
             /** @description Error */

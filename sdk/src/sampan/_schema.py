@@ -1463,6 +1463,44 @@ class Dataset(TypedDict):
     created_at: str
 
 
+DatasetExportJobCreateFormatEnum: TypeAlias = Literal["coco", "voc", "yolo"]
+
+
+class DatasetExportJobCreateRequest(TypedDict):
+    # Export this version (id) instead of the samples.
+    version: NotRequired[int | None]
+    # Object-detection datasets: coco (default), voc or yolo. Other datasets: leave it out.
+    format: NotRequired[DatasetExportJobCreateFormatEnum | BlankEnum]
+
+
+# ``datasets.export``: the dataset, the version exported (null: its current samples), the object-detection
+# format ("" otherwise) and how many samples it was expected to hold.
+class DatasetExportJobParams(TypedDict):
+    kind: DatasetExportJobParamsKindEnum
+    version: int
+    dataset: int
+    dataset_version: int | None
+    format: str
+    samples: int
+
+
+DatasetExportJobParamsKindEnum: TypeAlias = Literal["datasets.export"]
+
+
+# ``datasets.export``: where the zip is stored, its download name and size; download it from ``GET
+# /api/v1/datasets/{dataset}/exports/{job id}/``.
+class DatasetExportJobResult(TypedDict):
+    kind: DatasetExportJobResultKindEnum
+    version: int
+    dataset: int
+    blob_key: str
+    filename: str
+    size_bytes: int
+
+
+DatasetExportJobResultKindEnum: TypeAlias = Literal["dataset_export_result"]
+
+
 class DatasetImportParams(TypedDict):
     kind: DatasetImportParamsKindEnum
     version: int
@@ -1615,6 +1653,36 @@ class DatasetVersionCreateRequest(TypedDict):
     # Forecasting datasets (required): steps to forecast. Each series' last horizon steps are its test window,
     # the horizon before its validation window (the ratios are ignored).
     horizon: NotRequired[int | None]
+
+
+# ``datasets.version``: the dataset and the version's split (the seed drawn when it was queued), and how many
+# samples it was expected to hold.
+class DatasetVersionJobParams(TypedDict):
+    kind: DatasetVersionJobParamsKindEnum
+    version: int
+    dataset: int
+    seed: int
+    samples: int
+    train_ratio: NotRequired[float]
+    val_ratio: NotRequired[float]
+    test_ratio: NotRequired[float]
+    note: NotRequired[str]
+    reviewed_only: NotRequired[bool]
+
+
+DatasetVersionJobParamsKindEnum: TypeAlias = Literal["datasets.version"]
+
+
+# ``datasets.version``: the version made, its number and how many samples it holds.
+class DatasetVersionJobResult(TypedDict):
+    kind: DatasetVersionJobResultKindEnum
+    version: int
+    dataset_version: int
+    number: int
+    sample_count: int
+
+
+DatasetVersionJobResultKindEnum: TypeAlias = Literal["dataset_version_result"]
 
 
 DecimalEnum: TypeAlias = Literal[".", ","]
@@ -2430,6 +2498,8 @@ class Job(TypedDict):
         | ReportRunParams
         | BuildPackageParams
         | QualityReportJobParams
+        | DatasetVersionJobParams
+        | DatasetExportJobParams
         | SmartRoundJobParams
         | BatchPredictJobParams
         | CustomJobParams
@@ -2460,6 +2530,8 @@ class Job(TypedDict):
         | ReportRunResult
         | BuildPackageResult
         | QualityReportJobResult
+        | DatasetVersionJobResult
+        | DatasetExportJobResult
         | SmartRoundJobResult
         | BatchPredictJobResult
         | CustomJobResult
@@ -3947,9 +4019,11 @@ class QueueState(TypedDict):
     slots: int
     # What the queue's workers run now.
     busy_with: list[BusyWith]
+    # The workspace's limit the job waits for (null: it is under its limits).
+    workspace_limit: WorkspaceLimitState | None
 
 
-QueueStateReasonEnum: TypeAlias = Literal["no_worker", "workers_busy", "next"]
+QueueStateReasonEnum: TypeAlias = Literal["no_worker", "workspace_limit", "workers_busy", "next"]
 
 
 class Range(TypedDict):
@@ -4331,6 +4405,9 @@ class SampleSuggestionBox(TypedDict):
 
 
 SamplerEnum: TypeAlias = Literal["sde", "tpe", "cmaes", "random", "nsga2", "gp"]
+
+
+ScopeEnum: TypeAlias = Literal["jobs", "gpu_jobs"]
 
 
 # One axis of an AutoML search space, over one parameter (Optuna-shaped): ``float`` and ``int`` dimensions
@@ -5315,6 +5392,8 @@ class TrainingJob(TypedDict):
     backbone: int | None
     # The model version whose weights the run starts from (retrain from a version), or null.
     warm_start_from: int | None
+    # Data-parallel processes (ranks) the job trains with on its worker's host.
+    processes: int
     # The preset fitted to the dataset version and the workers online when the job was created: the values it
     # runs and each parameter chosen for the data and hardware, with why; null when it was started with adapt
     # false (or before this was recorded).
@@ -5375,6 +5454,9 @@ class TrainingJobCreateRequest(TypedDict):
     # the choice and reasons (the job fails with target_unreachable, naming the smallest latency reached, when
     # nothing fits).
     target_profile: NotRequired[int | str | None]
+    # Data-parallel processes on the worker's host (image classification): CPU processes, or one GPU each on a
+    # GPU worker; the batch_size stays the global batch, split between them. At most SAMPAN_MAX_PROCESSES.
+    processes: NotRequired[int]
 
 
 # A finished training job's ``result`` (``training.run``; ``training.evaluate_model`` records the same without
@@ -5427,6 +5509,7 @@ class TrainingRunParams(TypedDict):
     recommendation: NotRequired[PresetRecommendation]
     target_profile: NotRequired[int | str]
     target_fit: NotRequired[TargetFit]
+    processes: NotRequired[int]
 
 
 TrainingRunParamsKindEnum: TypeAlias = Literal["training.run"]
@@ -5441,6 +5524,9 @@ class TrainingRuntime(TypedDict):
     amp: NotRequired[str | None]
     torch: NotRequired[str]
     worker_class: NotRequired[str]
+    processes: NotRequired[int]
+    backend: NotRequired[str]
+    restarts: NotRequired[int]
 
 
 class Trial(TypedDict):
@@ -5671,6 +5757,44 @@ class WorkspaceBrief(TypedDict):
     name: str
 
 
+class WorkspaceLimitState(TypedDict):
+    # Which of the workspace's limits.
+    scope: ScopeEnum
+    # The workspace's jobs running (or handed to a worker) now.
+    running: int
+    # The most it may run at once.
+    limit: int
+
+
+# What the workspace may run at once, and what it runs now.
+class WorkspaceLimits(TypedDict):
+    # The workspace's own limit of jobs at once (null: the default).
+    max_jobs: int | None
+    # Its own limit of GPU-queue jobs at once (null: the default).
+    max_gpu_jobs: int | None
+    # The limit that applies (0: unlimited).
+    effective_max_jobs: int
+    # The GPU limit that applies (0: unlimited).
+    effective_max_gpu_jobs: int
+    # Its jobs running (or handed to a worker) now.
+    running: int
+    # Of them on the gpu queue.
+    running_gpu: int
+    # Whether you may change them (staff only).
+    can_edit: bool
+    # Last change (null: never set).
+    updated_at: str | None
+
+
+# New limits: any of the fields (the others keep their values). null: the installation's default; 0:
+# unlimited.
+class WorkspaceLimitsUpdateRequest(TypedDict):
+    # Jobs running at once.
+    max_jobs: NotRequired[int | None]
+    # GPU jobs running at once.
+    max_gpu_jobs: NotRequired[int | None]
+
+
 class WorkspaceRequest(TypedDict):
     name: str
     description: NotRequired[str]
@@ -5895,6 +6019,12 @@ __all__ = [
     "DataProfile",
     "DataRequirementsDescription",
     "Dataset",
+    "DatasetExportJobCreateFormatEnum",
+    "DatasetExportJobCreateRequest",
+    "DatasetExportJobParams",
+    "DatasetExportJobParamsKindEnum",
+    "DatasetExportJobResult",
+    "DatasetExportJobResultKindEnum",
     "DatasetImportParams",
     "DatasetImportParamsKindEnum",
     "DatasetImportResult",
@@ -5907,6 +6037,10 @@ __all__ = [
     "DatasetStatistics",
     "DatasetVersion",
     "DatasetVersionCreateRequest",
+    "DatasetVersionJobParams",
+    "DatasetVersionJobParamsKindEnum",
+    "DatasetVersionJobResult",
+    "DatasetVersionJobResultKindEnum",
     "DecimalEnum",
     "Deployment",
     "DeploymentCreateRequest",
@@ -6213,6 +6347,7 @@ __all__ = [
     "SampleSuggestion",
     "SampleSuggestionBox",
     "SamplerEnum",
+    "ScopeEnum",
     "SearchDimension",
     "SearchDimensionRequest",
     "SearchDimensionTypeEnum",
@@ -6348,6 +6483,9 @@ __all__ = [
     "WorkersOnline",
     "Workspace",
     "WorkspaceBrief",
+    "WorkspaceLimitState",
+    "WorkspaceLimits",
+    "WorkspaceLimitsUpdateRequest",
     "WorkspaceRequest",
     "WorkspaceTargetProfile",
     "WorkspaceTargetProfileRequest",
