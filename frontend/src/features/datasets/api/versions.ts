@@ -61,7 +61,7 @@ export function getJob(id: number) {
 
 /** Start a datasets.export job (any size); its zip downloads from exportJobUrl once it succeeded. */
 export function startExportJob(datasetId: number, versionId?: number | null) {
-  return unwrap(api.POST('/api/v1/datasets/{id}/exports/', { params: { path: { id: datasetId } }, body: { version: versionId ?? null } }));
+  return unwrap(api.POST('/api/v1/datasets/{id}/exports/', { params: { path: { id: datasetId } }, body: { version: versionId ?? null, format: '' } }));
 }
 
 export function exportJobUrl(datasetId: number, jobId: number): string {
