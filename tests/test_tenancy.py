@@ -403,6 +403,7 @@ def export_job(world: dict):
     if "export_job" not in world:
         from datasets.services.dataset_jobs import dataset_export_job_create, dataset_export_job_run
         from jobs.models import JobStatus
+
         from workers.progress import silent_report
 
         job = dataset_export_job_create(

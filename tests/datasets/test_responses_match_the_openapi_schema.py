@@ -181,6 +181,7 @@ def large_dataset_jobs_tour(client, *, base: str, version: dict, settings) -> No
     here), the 409s before the zip is ready and for a large export inside the request."""
     from datasets.services.dataset_jobs import dataset_export_job_run
     from jobs.models import Job, JobStatus
+
     from workers.progress import silent_report
 
     settings.SAMPAN_DATASET_SYNC_VERSION_MAX_SAMPLES = 1

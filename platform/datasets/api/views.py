@@ -312,7 +312,7 @@ class DatasetViewSet(viewsets.ModelViewSet):
                 description="folder per class + manifest.csv; object detection: a COCO, VOC or YOLO layout",
             ),
             409: OpenApiResponse(
-                description="export_needs_job: more samples than an export inside a request holds; POST exports/"
+                description="export_needs_job: too many samples for an export inside a request; POST exports/"
             ),
         },
         summary="Download as a zip: a folder per class plus manifest.csv (object detection: COCO, VOC, "
