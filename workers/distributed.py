@@ -231,6 +231,10 @@ def run_launcher(launch_path: Path) -> int:
 
     launch = json.loads(launch_path.read_text())
     watch_parent(os.getppid())
+    # A fresh store for every round: the rendezvous's shared TCPStore outlives a restart, and the new
+    # ranks' gloo would read the dead ranks' addresses from it and wait for them (a hang, seen after
+    # kill -9). Unshared, rank 0 of each round hosts its own store on a new port.
+    os.environ["TORCH_DISABLE_SHARE_RDZV_TCP_STORE"] = "1"
     config = LaunchConfig(
         min_nodes=1,
         max_nodes=1,
