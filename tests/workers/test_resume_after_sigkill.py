@@ -12,9 +12,10 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 from digits_data import Recorder, write_digits
 
-from workers.image_classification import trainer
+from workers.image_classification import checkpoints, trainer
 from workers.image_classification.checkpoints import complete_checkpoints
 from workers.image_classification.trainer import train
 
@@ -82,3 +83,40 @@ def test_a_run_killed_mid_epoch_resumes_from_its_last_complete_checkpoint(tmp_pa
     assert [h["epoch"] for h in result["history"]] == [1, 2, 3] and result["epochs"] == 3
     assert result["history"][-1]["step"] == 15
     assert Path(result["onnx"]).is_file()
+
+
+@pytest.mark.parametrize("interval", [0.0, 0.2])
+def test_an_epoch_is_reported_done_only_once_its_checkpoint_is_complete(tmp_path, monkeypatch, interval):
+    """The promise a kill relies on: after "epoch k done" a resume starts at epoch k or later. The
+    background write is slowed down here; the epoch's report waits for its marker, no report of the
+    next epoch (a step, a validation) comes before it, and steps are still reported at most once per
+    REPORT_INTERVAL_S (counted from the held-back report too)."""
+    manifest = write_digits(tmp_path / "digits", per_class=24)  # 5 steps per epoch
+    out_dir = tmp_path / "run"
+    write = checkpoints.save_checkpoint
+
+    def slow_write(*args, **kwargs):
+        time.sleep(0.5)
+        return write(*args, **kwargs)
+
+    monkeypatch.setattr(checkpoints, "save_checkpoint", slow_write)
+    monkeypatch.setattr(trainer, "REPORT_INTERVAL_S", interval)
+    recorder = Recorder()
+    on_disk_at_epoch_end = []
+
+    def report(message="", **kwargs):
+        recorder(message, **kwargs)
+        if kwargs.get("milestone") and "val_acc" in kwargs:
+            done = complete_checkpoints(out_dir / "checkpoints")
+            on_disk_at_epoch_end.append((kwargs["epoch"], max((c.epoch for c in done), default=0)))
+
+    result = train(SPEC, manifest, out_dir, report)
+    assert on_disk_at_epoch_end == [(1, 1), (2, 2), (3, 3)]
+    epochs = [c["epoch"] for c in recorder.calls]
+    assert epochs == sorted(epochs), "a report of the next epoch came before an epoch's end"
+    for before, after in zip(recorder.calls, recorder.calls[1:], strict=False):
+        if not after["milestone"]:
+            assert after["at"] - before["at"] >= interval - 1e-3
+    if not interval:
+        assert [c["step"] for c in recorder.steps()] == list(range(1, 16)), "every step still reported"
+    assert result["epochs"] == 3 and result["resumed_from"] is None

@@ -215,6 +215,11 @@ class CheckpointWriter:
         except BaseException as exc:  # handed to the training thread by wait()
             self._error = exc
 
+    @property
+    def busy(self) -> bool:
+        """A write is in flight."""
+        return self._thread is not None and self._thread.is_alive()
+
     def wait(self) -> CheckpointInfo | None:
         if self._thread is not None:
             self._thread.join()

@@ -2,9 +2,9 @@
 
 One call trains (or resumes) a run in ``out_dir``, then writes the model file, the ONNX export and
 its JSON companions. A checkpoint is taken at the end of every epoch and written by a background
-thread while the next epoch trains. ``JobCancelled`` raised by ``report`` is honoured after the
-checkpoint is on disk (one is also taken in the middle of an epoch), so the next call continues
-exactly where this one stopped.
+thread while the next epoch trains; the epoch's report waits for the write (see below).
+``JobCancelled`` raised by ``report`` is honoured after the checkpoint is on disk (one is also
+taken in the middle of an epoch), so the next call continues exactly where this one stopped.
 
 Progress (``report(message, fraction=..., milestone=..., **metrics)``, see ``workers.progress``),
 at most one non-milestone call per ``REPORT_INTERVAL_S``:
@@ -15,9 +15,13 @@ at most one non-milestone call per ``REPORT_INTERVAL_S``:
 - validation: ``epoch``, ``epochs``, ``step``, ``steps``, ``validated``, ``validation_size``;
 - end of each epoch, ``milestone=True``: ``epoch`` (just completed), ``epochs``, ``step``,
   ``steps``, ``loss``, ``train_acc``, ``val_loss``, ``val_acc`` (None without a val split),
-  ``lr``, ``samples_per_s``, ``eta_s``, ``best_epoch``; a run resumed at an epoch boundary
-  sends its last finished epoch's report once more first (its attempt may have been killed
-  between that epoch's checkpoint and its report);
+  ``lr``, ``samples_per_s``, ``eta_s``, ``best_epoch``. It is sent once the epoch's checkpoint
+  is complete (marker written), so "epoch k done" means a resume starts at epoch k or later:
+  before the first step of the next epoch that finds the write done (or is due to report: it
+  then waits for the write), at the latest before the next validation or the export; no other
+  report comes before it. A run resumed at an epoch boundary sends its last finished epoch's
+  report once more first (its attempt may have been killed between that epoch's checkpoint and
+  its report);
 - before the export, ``milestone=True``: ``epoch``, ``epochs``, ``step``, ``steps``, ``eta_s=0``.
 
 Files in ``out_dir``::
@@ -33,12 +37,13 @@ Files in ``out_dir``::
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import math
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -530,11 +535,13 @@ class TrainingRun:
         self.run_step_seconds = 0.0
         self.val_seconds: list[float] = []
         leader = self.ranks is None or self.ranks.leader
+        # the finished epoch's report, held back until its checkpoint is complete (_send_epoch_report)
+        self.epoch_report: Callable[[], None] | None = None
         if leader and self.resumed_from is not None and self.batch_in_epoch == 0 and self.history:
             # the checkpoint of an epoch is written before its report is sent: an attempt killed
             # in between left that epoch unreported (a study's pruner would never see it), so a
             # run resumed at an epoch boundary sends its last finished epoch's report again
-            self._report_epoch()
+            self._epoch_report()()
         dirty = False  # weights changed since the last checkpoint
         try:
             while self.epoch < self.epochs:
@@ -544,22 +551,28 @@ class TrainingRun:
                     self._finish_epoch(None, None, 0.0)
                     dirty = False
                     continue
+                self._send_epoch_report(wait=True)  # the previous epoch's, if no step sent it
                 val_loss, val_acc, val_seconds = self._validate()
                 self._finish_epoch(val_loss, val_acc, val_seconds)
                 self._checkpoint()
                 dirty = False
-                self._report_epoch()
+                self.epoch_report = self._epoch_report()
         except JobCancelled:
-            self.writer.wait()
-            if dirty:
+            last = self.writer.wait()
+            with contextlib.suppress(JobCancelled):  # recorded before report raises again
+                self._send_epoch_report(wait=True)
+            # cancelled by the held-back epoch report before this epoch's first step: nothing new
+            if dirty and (last is None or last.step != self.step):
                 self._checkpoint()
                 self.writer.wait()
             raise
         except BaseException:
             with contextlib.suppress(Exception):  # keep the last good checkpoint; report the original error
                 self.writer.wait()
+                self._send_epoch_report(wait=True)  # not when the write failed: wait() raised
             raise
         self.writer.wait()
+        self._send_epoch_report(wait=True)
         if not leader:
             return {"rank": self.ranks.rank if self.ranks else 0, "epochs": self.epoch}
         return self._finish()
@@ -597,6 +610,8 @@ class TrainingRun:
             }
 
         for batch in self.train_loader:
+            if self.epoch_report is not None:  # the previous epoch's report, before this epoch's first
+                self._send_epoch_report(wait=time.monotonic() - self.last_report >= REPORT_INTERVAL_S)
             loss, count, batch_correct = self._train_step(batch)
             self.optimizer.zero_grad(set_to_none=True)
             (loss * self.loss_scale if self.loss_scale != 1.0 else loss).backward()
@@ -611,6 +626,9 @@ class TrainingRun:
             seen += count
             now = time.monotonic()
             if now - self.last_report >= REPORT_INTERVAL_S:
+                if self.epoch_report is not None:  # still held back: it comes first, in this one's place
+                    self._send_epoch_report(wait=True)
+                    continue
                 self.last_report = now
                 self.epoch_progress = current = snapshot()
                 self.run_step_seconds = now - self.started - sum(self.val_seconds)
@@ -727,11 +745,13 @@ class TrainingRun:
         remaining_epochs: int = self.epochs - self.epoch - (0 if self.batch_in_epoch == 0 else 1)
         return remaining_steps * per_step + max(0, remaining_epochs) * per_validation
 
-    def _report_epoch(self) -> None:
+    def _epoch_report(self) -> Callable[[], None]:
+        """The report of the epoch just finished, as it stands now, to send later."""
         entry = self.history[-1]
         epochs = self.epochs
         value = entry[self.metric]
-        self.report(
+        return functools.partial(
+            self.report,
             f"epoch {self.epoch}/{epochs} done: {self.metric} {value:.4f}"
             if value is not None
             else f"epoch {self.epoch}/{epochs} done",
@@ -750,6 +770,18 @@ class TrainingRun:
             eta_s=self._eta(),
             best_epoch=self.best["epoch"] if self.best else None,
         )
+
+    def _send_epoch_report(self, *, wait: bool) -> None:
+        """Send the held-back epoch report once its checkpoint is on disk with its marker (a worker
+        killed after "epoch k done" then resumes from epoch k, never before); ``wait=False`` sends
+        only when the write is already done."""
+        send = self.epoch_report
+        if send is None or (not wait and self.writer.busy):
+            return
+        self.epoch_report = None
+        self.writer.wait()  # re-raises a failed write: that epoch is then never reported as done
+        send()
+        self.last_report = time.monotonic()  # the next step report comes REPORT_INTERVAL_S later
 
     # --- persistence ----------------------------------------------------------------------------
 
