@@ -181,6 +181,9 @@ class Transport:
     def patch(self, path: str, json: Any = None) -> Any:
         return self.request("PATCH", path, json=json)
 
+    def put(self, path: str, json: Any = None) -> Any:
+        return self.request("PUT", path, json=json)
+
     def delete(self, path: str, **params: Any) -> Any:
         return self.request("DELETE", path, params=params or None)
 

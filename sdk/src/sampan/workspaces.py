@@ -9,6 +9,9 @@ from sampan import _schema as schema
 from sampan._resource import Resource
 from sampan._resource import id_of as _id
 
+# set_limits: a limit not passed keeps its value (None is a value: the installation's default)
+_KEEP: Any = object()
+
 if TYPE_CHECKING:
     from sampan.client import Client
     from sampan.datasets import Dataset
@@ -51,6 +54,11 @@ class Workspace(Resource[schema.Workspace]):
             for i in self._client.http.paginate(f"workspaces/{self.id}/invitations/")
         ]
 
+    def limits(self) -> schema.WorkspaceLimits:
+        """How many jobs this workspace may run at once, and how many it runs now
+        (``client.workspaces.limits(workspace)``)."""
+        return self._client.workspaces.limits(self)
+
 
 class Invitation(Resource[schema.Invitation]):
     """An invitation to a workspace; ``status`` is pending, accepted, declined or revoked."""
@@ -87,7 +95,8 @@ class Project(Resource[schema.Project]):
 
 
 class Workspaces:
-    """``client.workspaces``: list, get, create, update, delete; your pending invitations."""
+    """``client.workspaces``: list, get, create, update, delete; your pending invitations; a
+    workspace's job limits (``limits``; ``set_limits`` for administrators)."""
 
     def __init__(self, client: Client) -> None:
         self._client = client
@@ -109,6 +118,36 @@ class Workspaces:
 
     def delete(self, workspace: int | Workspace) -> None:
         self._client.http.delete(f"workspaces/{_id(workspace)}/")
+
+    def limits(self, workspace: int | Workspace) -> schema.WorkspaceLimits:
+        """The workspace's job limits (its members): ``effective_max_jobs`` and
+        ``effective_max_gpu_jobs`` apply (0: unlimited), ``max_jobs`` / ``max_gpu_jobs`` are its own
+        (None: the installation's default), ``running`` / ``running_gpu`` what it runs now and
+        ``can_edit`` whether you may change them. A queued job over the limit waits with
+        ``queue_state["reason"] == "workspace_limit"``.
+
+        e.g. ``client.workspaces.limits(workspace)["effective_max_jobs"]``
+        """
+        limits: schema.WorkspaceLimits = self._client.http.get(f"workspaces/{_id(workspace)}/limits/")
+        return limits
+
+    def set_limits(
+        self, workspace: int | Workspace, *, max_jobs: int | None = _KEEP, max_gpu_jobs: int | None = _KEEP
+    ) -> schema.WorkspaceLimits:
+        """Change the workspace's job limits (administrators, i.e. staff: anyone else gets
+        :class:`sampan.PermissionDenied`). ``max_jobs``: jobs at once, ``max_gpu_jobs``: jobs on the
+        ``gpu`` queue at once; 0 is unlimited, None the installation's default
+        (``SAMPAN_WORKSPACE_MAX_JOBS``); a limit not passed keeps its value. Returns the new limits.
+
+        e.g. ``client.workspaces.set_limits(workspace, max_jobs=4, max_gpu_jobs=1)``
+        """
+        body: schema.WorkspaceLimitsUpdateRequest = {}
+        if max_jobs is not _KEEP:
+            body["max_jobs"] = max_jobs
+        if max_gpu_jobs is not _KEEP:
+            body["max_gpu_jobs"] = max_gpu_jobs
+        limits: schema.WorkspaceLimits = self._client.http.put(f"workspaces/{_id(workspace)}/limits/", body)
+        return limits
 
     def invitations(self) -> builtins.list[Invitation]:
         """The invitations addressed to you that wait for your answer (``accept()`` or ``decline()``)."""
