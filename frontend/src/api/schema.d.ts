@@ -14363,7 +14363,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description export_needs_job: more samples than an export inside a request holds; POST exports/ */
+            /** @description export_needs_job: too many samples for an export inside a request; POST exports/ */
             409: {
                 headers: {
                     [name: string]: unknown;
