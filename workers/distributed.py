@@ -274,6 +274,7 @@ def rank_main(launch_path: str) -> None:
     folder = distributed_dir(out_dir)
     watch_parent(os.getppid())
     (folder / f"rank-{rank}.pid").write_text(str(os.getpid()))  # for operators (and the tests) to find
+    from workers.image_classification.data import default_loader_workers
     from workers.image_classification.trainer import resolve_device
 
     device = resolve_device(launch["device"])
@@ -295,7 +296,7 @@ def rank_main(launch_path: str) -> None:
             report,
             device=str(device),
             threads=threads,
-            num_workers=0 if device.type == "cpu" else None,
+            num_workers=0 if device.type == "cpu" else default_loader_workers("cuda", threads),
             distributed=Ranks(rank, world_size, restarts=restarts, backend=backend),
             **launch["options"],
         )
