@@ -407,8 +407,13 @@ class TrainingRun:
         if self.ranks is not None:
             from torch.nn.parallel import DistributedDataParallel
 
+            # broadcast_buffers=False: no broadcast of rank 0's BatchNorm statistics before every
+            # forward (measured ~7 % of a CPU step); rank 0 validates and saves with its own, and
+            # SyncBatchNorm on CUDA keeps every rank's statistics equal anyway
             self.train_model = DistributedDataParallel(
-                self.model, device_ids=[self.device.index] if self.device.type == "cuda" else None
+                self.model,
+                device_ids=[self.device.index] if self.device.type == "cuda" else None,
+                broadcast_buffers=False,
             )
         self.optimizer = torch.optim.AdamW(
             parameter_groups(self.model, params["weight_decay"]), lr=params["learning_rate"]
