@@ -58,12 +58,13 @@ test: lint install frontend browser sandbox test-frontend test-python ## lint, t
 test-frontend: frontend/node_modules/.installed
 	cd frontend && $(NPM) run typecheck && $(NPM) test
 
-# The fault suite (-m faults) runs in a pytest process of its own after the rest: its tests start
-# their own workers and kill them, so the session-wide live worker of the other tests must not be
-# consuming the same test broker meanwhile. With PYTEST_ARGS naming other tests it may select none.
+# The tests that start their own workers and kill them (-m own_workers: the fault suite, tests/faults,
+# and the many-hosts tests, tests/scale) run in a pytest process of their own after the rest: the
+# session-wide live worker of the other tests must not be consuming the same test broker, or
+# dispatching from the same database, meanwhile. With PYTEST_ARGS naming other tests it may select none.
 test-python: install frontend browser sandbox
-	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -m "not faults" --durations=25 $(PYTEST_ARGS)
-	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -m faults $(PYTEST_ARGS)$(if $(PYTEST_ARGS), || test $$? -eq 5,)
+	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -m "not own_workers" --durations=25 $(PYTEST_ARGS)
+	CHROMIUM=$(CHROMIUM) $(PY) -m pytest -m own_workers $(PYTEST_ARGS)$(if $(PYTEST_ARGS), || test $$? -eq 5,)
 
 # The fast subset: no live worker, browser, package build, fault injection or test measured over
 # ~20 s (the markers are applied in tests/conftest.py). Needs PostgreSQL and Redis, not a built frontend.

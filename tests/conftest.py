@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import LiveProcess, live_env, purge_broker, start_web, start_worker
+from tests.harness import LiveProcess, live_env, purge_broker, start_web, start_worker, wait_for
 
 TESTS = Path(__file__).resolve().parent
 
@@ -60,8 +60,8 @@ DIRECTORY_MARKERS = {
     "datasets": ("openapi_conformance",),
     "e2e": ("browser",),
     "packages": ("packages",),
-    "faults": ("faults", "integration"),
-    "scale": ("integration", "slow"),
+    "faults": ("faults", "integration", "own_workers"),
+    "scale": ("integration", "slow", "own_workers"),
 }
 # A test that uses one of these fixtures (directly or through another fixture) carries the marker.
 FIXTURE_MARKERS = {
@@ -108,13 +108,13 @@ def pytest_collection_modifyitems(config, items) -> None:
         for name in sorted(_markers_for(item)):
             if not item.get_closest_marker(name):
                 item.add_marker(name)
-        # The fault suite runs in a pytest process of its own and starts its own workers
-        # (tests/faults/job_stack.py); the session's live worker would stay alive there and take
-        # the jobs of the fault tests that follow (four of them failed that way).
-        if item.get_closest_marker("faults") and "live_worker" in item.fixturenames:
+        # The fault suite and the many-hosts tests run in a pytest process of their own and start
+        # their own workers (tests/faults/job_stack.py, tests/scale/hosts.py); the session's live
+        # worker would stay alive there, take their jobs and count as a slot in the scheduler.
+        if item.get_closest_marker("own_workers") and "live_worker" in item.fixturenames:
             raise pytest.UsageError(
-                f"{item.nodeid}: a fault test must start its own workers (tests/faults/job_stack.py), "
-                "not use the session's live_worker"
+                f"{item.nodeid}: a test that starts its own workers (tests/faults, tests/scale) "
+                "must not use the session's live_worker"
             )
 
 
@@ -129,6 +129,26 @@ def live_worker(django_db_setup, django_db_blocker) -> Iterator[LiveProcess]:
         worker = start_worker()
     yield worker
     worker.stop()
+
+
+@pytest.fixture(autouse=True)
+def _live_worker_reported_in(request, django_db_blocker) -> None:
+    """A test using the live worker starts once the worker's WorkerNode row is there: the flush after a
+    transactional test empties jobs_workernode, and the worker writes its row again only at its next
+    heartbeat (3 s). Until then the scheduler sees no worker for `cpu` and sends no job's message (a
+    job created in that window waited, and a test asserting its publish at commit failed)."""
+    if "live_worker" not in request.fixturenames:
+        return
+    worker = request.getfixturevalue("live_worker")
+    from jobs.models import WorkerNode
+
+    with django_db_blocker.unblock():
+        wait_for(
+            lambda: WorkerNode.objects.filter(hostname=worker.hostname).exists() or not worker.alive(),
+            timeout=60,
+            what=f"the live worker {worker.hostname} to report in again",
+        )
+    assert worker.alive(), worker.log()
 
 
 @pytest.fixture(scope="session")

@@ -67,6 +67,7 @@ class LiveProcess:
     def __init__(self, name: str, args: list[str], env: dict[str, str]) -> None:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         self.name = name
+        self.hostname = ""  # a worker's Celery node name (start_worker)
         self.log_path = ARTIFACTS / f"{name}.log"
         self._log = self.log_path.open("ab")
         self.proc = subprocess.Popen(
@@ -116,6 +117,7 @@ def start_worker(name: str = "worker", hostname: str | None = None) -> LiveProce
         ],
         live_env(),
     )
+    worker.hostname = hostname
     from jobs.models import WorkerNode
 
     wait_for(
