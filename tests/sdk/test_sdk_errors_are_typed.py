@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -94,7 +95,15 @@ def flaky_server():
 
 def test_429_and_503_are_retried_honouring_retry_after(flaky_server, monkeypatch):
     slept: list[float] = []
-    monkeypatch.setattr("sampan._transport.time.sleep", slept.append)
+    real_sleep, caller = time.sleep, threading.get_ident()
+
+    def sleep(seconds: float) -> None:  # the module is shared: another test's leftover thread sleeps too
+        if threading.get_ident() == caller:
+            slept.append(seconds)
+        else:
+            real_sleep(seconds)
+
+    monkeypatch.setattr("sampan._transport.time.sleep", sleep)
     _Flaky.failures[:] = [(429, "7"), (503, None), (429, "0")]
     _Flaky.seen[:] = []
     client = sampan.Client(flaky_server, "spk_x", max_retries=3, backoff=0.25, max_backoff=30)
