@@ -203,7 +203,7 @@ def jobs_dispatch() -> list[int]:
 
     Call it outside a transaction (from ``transaction.on_commit``): the messages are sent after the
     choice is committed."""
-    from jobs.services import _send
+    from jobs.services import _send_or_log
 
     now = timezone.now()
     with transaction.atomic():
@@ -217,15 +217,8 @@ def jobs_dispatch() -> list[int]:
         ]
     sent: list[int] = []
     for index, c in enumerate(chosen):
-        try:
-            _send(c.id, kind=c.kind, queue=c.queue)
-        except Exception as exc:  # the broker is down: unmark the rest, the next dispatch retries them
-            logger.warning(
-                "job %s: broker refused the message (%s: %s); it is re-sent when the broker is back",
-                c.id,
-                type(exc).__name__,
-                exc,
-            )
+        if not _send_or_log(c.id, kind=c.kind, queue=c.queue):
+            # the broker is down: unmark the rest, the next dispatch retries them
             Job.objects.filter(pk__in=[x.id for x in chosen[index:]], published_at=now).update(
                 published_at=None
             )

@@ -48,18 +48,25 @@ def _send(job_id: int, *, kind: str, queue: str) -> None:
     )
 
 
-def _publish(job_id: int, *, kind: str, queue: str) -> bool:
-    """Publish and record it; a broker that refuses is logged, never raised: the row is committed
-    and the reaper re-sends jobs still unpublished once the broker answers again."""
+def _send_or_log(job_id: int, *, kind: str, queue: str) -> bool:
+    """Send the job's message; a broker that refuses is logged, never raised (the committed job must
+    not turn into a 500): False, and a later dispatch or the reaper sends it again."""
     try:
         _send(job_id, kind=kind, queue=queue)
-    except Exception as exc:  # the broker is down or unreachable; the committed job must not turn into a 500
+    except Exception as exc:  # the broker is down or unreachable
         logger.warning(
             "job %s: broker refused the message (%s: %s); it is re-sent when the broker is back",
             job_id,
             type(exc).__name__,
             exc,
         )
+        return False
+    return True
+
+
+def _publish(job_id: int, *, kind: str, queue: str) -> bool:
+    """Publish and record it (``_send_or_log``)."""
+    if not _send_or_log(job_id, kind=kind, queue=queue):
         return False
     Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(published_at=timezone.now())
     return True
