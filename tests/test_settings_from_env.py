@@ -60,6 +60,9 @@ def manage(*args: str, tmp_path: Path, **env: str) -> subprocess.CompletedProces
         ("SAMPAN_UMASK", "1777", "between 000 and 777"),
         ("SAMPAN_CUSTOM_JOB_MEMORY_MB", "12", "at least 64"),
         ("SAMPAN_CUSTOM_JOB_NETWORK", "perhaps", "expected true/false"),
+        ("SAMPAN_CHECKPOINT_MIRROR_SECONDS", "often", "expected a number"),
+        ("SAMPAN_CHECKPOINT_MIRROR_SECONDS", "0", "at least 0.05"),
+        ("SAMPAN_CHECKPOINT_MIRROR_SECONDS", "nan", "at least 0.05"),
     ],
 )
 def test_malformed_variable_stops_startup_naming_it(variable, value, says, tmp_path):

@@ -67,6 +67,11 @@ ENV_VARS: dict[str, EnvVar] = {
         ),
         EnvVar("SAMPAN_REAPER_INTERVAL_SECONDS", "how often the reaper looks for stale jobs (default 15)"),
         EnvVar(
+            "SAMPAN_CHECKPOINT_MIRROR_SECONDS",
+            "how often a training's newest checkpoint is copied to remote blob storage, so another host "
+            "can resume it (seconds, default 2)",
+        ),
+        EnvVar(
             "SAMPAN_BLOB_GC_GRACE_HOURS",
             "an unreferenced blob younger than this is kept by the blob garbage collector (default 24)",
         ),
@@ -329,6 +334,23 @@ def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int
         raise EnvError(name, f"must be at least {minimum}, got {number}")
     if maximum is not None and number > maximum:
         raise EnvError(name, f"must be at most {maximum}, got {number}")
+    return number
+
+
+def env_float(
+    name: str, default: float, *, minimum: float | None = None, maximum: float | None = None
+) -> float:
+    value = _raw(name)
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise EnvError(name, f"expected a number, got {value!r}") from None
+    if number != number or (minimum is not None and number < minimum):  # NaN too
+        raise EnvError(name, f"must be at least {minimum}, got {value}")
+    if maximum is not None and number > maximum:
+        raise EnvError(name, f"must be at most {maximum}, got {value}")
     return number
 
 

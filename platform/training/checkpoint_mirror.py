@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.files.base import ContentFile, File
 from django.core.files.storage import default_storage
 from jobs.models import Job
@@ -42,8 +43,6 @@ from workers.progress import Report
 
 logger = logging.getLogger("sampan.training")
 
-# how often the watcher looks for a new complete checkpoint (a glob of one folder: cheap)
-MIRROR_POLL_SECONDS = 2.0
 MARKER_SUFFIX = ".complete"
 
 
@@ -150,12 +149,15 @@ class CheckpointMirror:
         job: Job,
         checkpoint_dir: Path,
         mirrored: str | None = None,
-        poll_seconds: float = MIRROR_POLL_SECONDS,
+        poll_seconds: float | None = None,
     ) -> None:
         self.job = job
         self.checkpoint_dir = checkpoint_dir
         self.prefix = mirror_prefix(job)
-        self.poll_seconds = poll_seconds
+        # how often the watcher looks for a new complete checkpoint (a listing of one folder: cheap)
+        self.poll_seconds = (
+            settings.SAMPAN_CHECKPOINT_MIRROR_SECONDS if poll_seconds is None else poll_seconds
+        )
         self.uploaded = mirrored  # the checkpoint already in storage (the one just restored from it)
         self.uploads: list[dict[str, Any]] = []  # name, bytes, seconds of each upload
         self._stop = threading.Event()

@@ -26,7 +26,9 @@ def test_a_study_spends_its_budget_on_two_hosts_when_one_is_lost_mid_trial(
     from jobs.services import jobs_reap_stale
     from training.checkpoint_mirror import mirror_prefix
 
-    a, b = hosts.worker("a"), hosts.worker("b")
+    # checkpoints are copied often, so a trial of a few fast epochs is mirrored while it trains
+    mirror_every = {"SAMPAN_CHECKPOINT_MIRROR_SECONDS": "0.1"}
+    a, b = hosts.worker("a", env=mirror_every), hosts.worker("b", env=mirror_every)
     client = api_client(tenants["alice"])
     dataset = dataset_with_samples(
         user=tenants["alice"], project=tenants["project_a"], per_class=12, classes=range(10)

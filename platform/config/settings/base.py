@@ -9,6 +9,7 @@ from config.env import (
     database_from_url,
     env_bool,
     env_choice,
+    env_float,
     env_int,
     env_list,
     env_port_range,
@@ -293,6 +294,11 @@ SAMPAN_WORKER_QUEUES = env_str("SAMPAN_WORKER_QUEUES", "auto")
 # blobs.services: an unreferenced blob younger than this is kept (an upload or a job may be about to
 # record it); the sweep runs every 6 hours on the housekeeping queue.
 SAMPAN_BLOB_GC_GRACE_HOURS = env_int("SAMPAN_BLOB_GC_GRACE_HOURS", 24, minimum=1, maximum=24 * 365)
+# training.checkpoint_mirror: how often a run's newest complete checkpoint is looked for and copied to
+# remote blob storage (a host lost mid-run costs the epochs since the last copy)
+SAMPAN_CHECKPOINT_MIRROR_SECONDS = env_float(
+    "SAMPAN_CHECKPOINT_MIRROR_SECONDS", 2.0, minimum=0.05, maximum=3600
+)
 SAMPAN_WORKER_CONCURRENCY = env_int("SAMPAN_WORKER_CONCURRENCY", 1, minimum=1, maximum=64)
 # a training job's `processes` (DDP ranks on one worker host: CPU processes or GPUs) is at most this
 SAMPAN_MAX_PROCESSES = env_int("SAMPAN_MAX_PROCESSES", 8, minimum=1, maximum=256)
