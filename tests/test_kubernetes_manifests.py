@@ -253,6 +253,45 @@ def test_keda_queries_count_the_jobs_each_queue_may_run_within_workspace_limits(
     assert scaler_value("sampan-worker-cpu") == 2
     assert scaler_value("sampan-worker-gpu") == 1
 
+    # a limit a workspace leaves unset is the installation's default, as in jobs.scheduling.limits_of
+    WorkspaceLimits.objects.filter(workspace=b.workspace).update(max_jobs=None, max_gpu_jobs=None)
+    WorkspaceLimits.objects.filter(workspace=a.workspace).delete()
+    assert scaler_value("sampan-worker-cpu") == 4 and scaler_value("sampan-worker-gpu") == 3  # "0"
+
+    def with_defaults(name: str, jobs: int, gpu_jobs: int) -> int:
+        query = _scaler_query(name)
+        for variable, value in (
+            ("SAMPAN_WORKSPACE_MAX_JOBS", jobs),
+            ("SAMPAN_WORKSPACE_MAX_GPU_JOBS", gpu_jobs),
+        ):
+            query = re.sub(rf"\b\d+ /\* {variable} \*/", str(value), query)
+        with connection.cursor() as cursor:
+            cursor.execute(query)
+            return int(cursor.fetchone()[0])
+
+    assert with_defaults("sampan-worker-cpu", 1, 0) == 1  # A's 4 jobs, as a default of 1 lets it run
+    assert with_defaults("sampan-worker-gpu", 0, 2) == 2
+    assert with_defaults("sampan-worker-gpu", 1, 0) == 1
+    WorkspaceLimits.objects.filter(workspace=b.workspace).update(max_gpu_jobs=0)  # its own: unlimited
+    assert with_defaults("sampan-worker-gpu", 0, 2) == 3
+
+
+def test_keda_queries_repeat_the_configmaps_default_workspace_limits():
+    """The scaler cannot read the ConfigMap: its query writes each default beside the variable's name,
+    and the two must agree (or KEDA would start pods for jobs the scheduler holds back)."""
+    config = objects("ConfigMap")["sampan-config"]["data"]
+    expected = {
+        "sampan-worker-cpu": ["SAMPAN_WORKSPACE_MAX_JOBS"],
+        "sampan-worker-gpu": ["SAMPAN_WORKSPACE_MAX_JOBS", "SAMPAN_WORKSPACE_MAX_GPU_JOBS"],
+    }
+    for name, variables in expected.items():
+        query = _scaler_query(name)
+        for variable in variables:
+            written = re.findall(rf"\b(\d+) /\* {variable} \*/", query)
+            assert written == [config[variable]], (
+                f"{name}'s query has {variable} = {written}, the ConfigMap {config[variable]}"
+            )
+
 
 def test_gpu_workers_ask_for_a_gpu_on_gpu_nodes_and_cpu_workers_do_not():
     gpu = objects("Deployment")["sampan-worker-gpu"]["spec"]["template"]["spec"]
