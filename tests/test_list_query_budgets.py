@@ -11,6 +11,7 @@ serializer reading a relation the selector did not join or prefetch) makes the s
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -441,6 +442,19 @@ def users(world, n):
     return {}
 
 
+def workspaces_with_limits(world, n):
+    from jobs.models import WorkspaceLimits
+    from workspaces.services import workspace_create
+
+    from tests.jobs.factories import job
+
+    for i in range(n):
+        workspace = workspace_create(user=world["carol"], name=f"Pool {i} {uuid.uuid4().hex[:6]}")
+        WorkspaceLimits.objects.create(workspace=workspace, max_jobs=i)
+        job(world["project_a"], queue="gpu", status="running")
+    return {}
+
+
 def workers(world, n):
     from tests.jobs.factories import worker_node
 
@@ -621,6 +635,8 @@ ROUTES: dict[str, Route] = {
     "/api/v1/training-jobs/": Route(training_jobs, 3),
     "/api/v1/users/": Route(users, 2, as_user="staff"),
     "/api/v1/workers/": Route(workers, 1),
+    # count, page, the page's owners (prefetched), their limits rows, their running jobs (one grouped read)
+    "/api/v1/workspace-limits/": Route(workspaces_with_limits, 5, as_user="staff"),
     "/api/v1/workspaces/": Route(workspaces, 2),
     "/api/v1/workspaces/{workspace_id}/members/": Route(members, 3),
     "/api/v1/workspaces/{workspace_id}/invitations/": Route(workspace_invitations, 3),

@@ -179,6 +179,7 @@ STAFF_ROUTES = {
     "user-make-admin",
     "user-remove-admin",
     "user-reset-password",
+    "workspace-limits-list",
 }
 # Routes without ids: what a viewer of workspace A may not create there (None: personal or open routes).
 CREATE_IN_A = {

@@ -28,7 +28,7 @@ from deploy.api.views import (
 from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
-from jobs.api.limits import WorkspaceLimitsView
+from jobs.api.limits import WorkspaceLimitsListView, WorkspaceLimitsView
 from jobs.api.views import JobKindListView, JobViewSet, WorkerNodeListView
 from labeling.api.smart import SmartLabelingRoundViewSet, SuggestionViewSet
 from labeling.api.tasks import LabelingAssignmentViewSet, LabelingTaskViewSet
@@ -111,6 +111,7 @@ api_v1 = [
     path("job-kinds/", JobKindListView.as_view(), name="job-kinds"),
     path("workers/", WorkerNodeListView.as_view(), name="workers"),
     path("workspaces/<id:pk>/limits/", WorkspaceLimitsView.as_view(), name="workspace-limits"),
+    path("workspace-limits/", WorkspaceLimitsListView.as_view(), name="workspace-limits-list"),
     path("templates/", TemplateListView.as_view(), name="templates"),
     path("templates/<str:name>/", TemplateDetailView.as_view(), name="template-detail"),
     path("training-estimates/", TrainingEstimateView.as_view(), name="training-estimates"),

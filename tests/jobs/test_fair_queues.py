@@ -164,6 +164,36 @@ def test_members_read_the_limits_and_only_staff_change_them(tenants, api_client,
     assert (seen["max_jobs"], seen["max_gpu_jobs"], seen["effective_max_jobs"]) == (4, None, 4)
 
 
+@override_settings(SAMPAN_WORKSPACE_MAX_GPU_JOBS=2)
+def test_staff_list_every_workspaces_limits_and_use_members_or_not(tenants, api_client, make_user):
+    from tests.jobs.factories import job
+
+    WorkspaceLimits.objects.create(workspace=tenants["ws_b"], max_jobs=5)
+    job(tenants["project_a"], status="running")
+    job(tenants["project_a"], queue="gpu", status="running")
+    job(tenants["project_a"], status="succeeded")  # finished: not counted
+    admin = api_client(make_user("root", is_staff=True))  # a member of no workspace
+    answer = admin.get("/api/v1/workspace-limits/")
+    assert answer.status_code == 200, answer.content
+    rows = {row["workspace_name"]: row for row in answer.json()["results"]}
+    assert answer.json()["count"] == len(rows) >= 2
+    a, b = rows["Workspace A"], rows["Workspace B"]
+    assert a["workspace"] == tenants["ws_a"].pk and a["owners"] == ["alice"]
+    assert (a["max_jobs"], a["effective_max_jobs"], a["running"], a["running_gpu"]) == (None, 0, 2, 1)
+    assert (a["max_gpu_jobs"], a["effective_max_gpu_jobs"], a["can_edit"]) == (None, 2, True)  # the default
+    assert (b["max_jobs"], b["effective_max_jobs"], b["running"]) == (5, 5, 0) and b["owners"] == ["bob"]
+    names = [row["workspace_name"] for row in answer.json()["results"]]
+    assert names == sorted(names)
+    found = admin.get("/api/v1/workspace-limits/?search=space b").json()["results"]
+    assert [row["workspace"] for row in found] == [tenants["ws_b"].pk]
+    # what the list says is what the workspace's own page says
+    own = admin.get(f"/api/v1/workspaces/{tenants['ws_b'].pk}/limits/").json()
+    assert {k: v for k, v in b.items() if k in own} == own
+    # anyone else: refused, owners included
+    refused = api_client(tenants["alice"]).get("/api/v1/workspace-limits/")
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "permission_denied"
+
+
 @override_settings(SAMPAN_WORKSPACE_MAX_JOBS=3)
 def test_the_installation_default_applies_without_own_limits(tenants, api_client):
     body = api_client(tenants["alice"]).get(f"/api/v1/workspaces/{tenants['ws_a'].pk}/limits/").json()

@@ -1,6 +1,7 @@
-"""``client.workspaces.limits`` / ``set_limits`` against the live platform (gunicorn + a Celery
-worker): a member reads the limits, only an administrator (staff) changes them, a limit not passed
-keeps its value, and with a limit of 1 the second queued job says it waits for it."""
+"""``client.workspaces.limits`` / ``set_limits`` / ``all_limits`` against the live platform (gunicorn + a
+Celery worker): a member reads the limits, only an administrator (staff) changes them and lists every
+workspace's, a limit not passed keeps its value, and with a limit of 1 the second queued job says it
+waits for it."""
 
 from __future__ import annotations
 
@@ -50,6 +51,15 @@ def test_members_read_the_limits_staff_sets_them_and_a_job_waits_for_them(
 
     seen = sdk.workspaces.limits(workspace)
     assert (seen["effective_max_jobs"], seen["can_edit"]) == (1, False)
+
+    # the administrator, no member of it, finds it among every workspace's limits
+    rows = admin.workspaces.all_limits(search="limited team")
+    assert [r["workspace"] for r in rows] == [workspace.id], rows
+    assert rows[0]["owners"] == ["alice"] and rows[0]["workspace_name"] == "Limited team"
+    assert {k: v for k, v in rows[0].items() if k in seen} == {**seen, "can_edit": True}
+    assert len(admin.workspaces.all_limits()) >= 2  # the fixtures' workspaces too
+    with pytest.raises(sampan.PermissionDenied):
+        sdk.workspaces.all_limits()
 
     # two long checks: the first takes the workspace's one slot, the second waits for the limit
     body = {"workspace": workspace.id, "kind": "system.check", "params": {"seconds": 120}}

@@ -2882,6 +2882,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/workspace-limits/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every workspace's job limits and use (staff only)
+         * @description Every workspace's job limits and what it runs now (administrators: staff), by name.
+         */
+        get: operations["workspace_limits_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workspaces/": {
         parameters: {
             query?: never;
@@ -7525,6 +7545,21 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["TrainingJob"][];
         };
+        PaginatedWorkspaceLimitsRowList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["WorkspaceLimitsRow"][];
+        };
         PaginatedWorkspaceList: {
             /** @example 123 */
             count: number;
@@ -10361,6 +10396,34 @@ export interface components {
              * @description Last change (null: never set).
              */
             updated_at: string | null;
+        };
+        /** @description One workspace of the administrators' list: which one, who owns it, its limits and use. */
+        WorkspaceLimitsRow: {
+            /** @description The workspace's own limit of jobs at once (null: the default). */
+            max_jobs: number | null;
+            /** @description Its own limit of GPU-queue jobs at once (null: the default). */
+            max_gpu_jobs: number | null;
+            /** @description The limit that applies (0: unlimited). */
+            effective_max_jobs: number;
+            /** @description The GPU limit that applies (0: unlimited). */
+            effective_max_gpu_jobs: number;
+            /** @description Its jobs running (or handed to a worker) now. */
+            running: number;
+            /** @description Of them on the gpu queue. */
+            running_gpu: number;
+            /** @description Whether you may change them (staff only). */
+            can_edit: boolean;
+            /**
+             * Format: date-time
+             * @description Last change (null: never set).
+             */
+            updated_at: string | null;
+            /** @description The workspace's id. */
+            workspace: number;
+            /** @description The workspace's name. */
+            workspace_name: string;
+            /** @description Its owners' usernames. */
+            owners: string[];
         };
         /**
          * @description New limits: any of the fields (the others keep their values). null: the installation's
@@ -20947,6 +21010,59 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WorkerNode"][];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    workspace_limits_list: {
+        parameters: {
+            query?: {
+                /** @description The page (50 a page). */
+                page?: number;
+                /** @description Workspaces a page (at most 500). */
+                page_size?: number;
+                /** @description Only workspaces whose name contains this. */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedWorkspaceLimitsRowList"];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */

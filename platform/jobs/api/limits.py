@@ -1,18 +1,23 @@
 """A workspace's job limits over REST (``workspaces/{id}/limits/``): its members read them, only
-staff (an installation administrator) changes them; the Django admin edits the same rows."""
+staff (an installation administrator) changes them; the Django admin edits the same rows.
+``workspace-limits/`` lists every workspace's limits and use for staff (the Users page's resource
+pools), members or not."""
 
 from __future__ import annotations
 
+from config.pagination import PageNumberPagination
 from django.db import transaction
-from drf_spectacular.utils import extend_schema
+from django.db.models import Prefetch
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
-from workspaces.models import CONTENT_ROLES, Membership, Workspace
+from workspaces.models import CONTENT_ROLES, Membership, Role, Workspace
 
 from jobs.models import WorkspaceLimits
-from jobs.scheduling import dispatch_on_commit, limits_of, workspace_usage
+from jobs.scheduling import dispatch_on_commit, effective_limits, limits_of, workspace_usage
 
 
 class WorkspaceLimitsUpdateSerializer(serializers.Serializer):
@@ -44,6 +49,14 @@ class WorkspaceLimitsSerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField(allow_null=True, help_text="Last change (null: never set).")
 
 
+class WorkspaceLimitsRowSerializer(WorkspaceLimitsSerializer):
+    """One workspace of the administrators' list: which one, who owns it, its limits and use."""
+
+    workspace = serializers.IntegerField(help_text="The workspace's id.")
+    workspace_name = serializers.CharField(help_text="The workspace's name.")
+    owners = serializers.ListField(child=serializers.CharField(), help_text="Its owners' usernames.")
+
+
 def _workspace(request, pk: int) -> Workspace:
     workspace = Workspace.objects.filter(pk=pk).first()
     if workspace is None:
@@ -52,6 +65,34 @@ def _workspace(request, pk: int) -> Workspace:
     if not request.user.is_staff and not members.exists():
         raise NotFound("No such workspace.")
     return workspace
+
+
+def _rows(workspaces: list[Workspace]) -> list[dict]:
+    """The limits and use of ``workspaces``, in two queries whatever their number."""
+    ids = [w.pk for w in workspaces]
+    own = {row.workspace_id: row for row in WorkspaceLimits.objects.filter(workspace_id__in=ids)}
+    usage = workspace_usage(ids)
+    rows = []
+    for workspace in workspaces:
+        row = own.get(workspace.pk)
+        effective = effective_limits(row.max_jobs if row else None, row.max_gpu_jobs if row else None)
+        running, gpu = usage[workspace.pk]
+        rows.append(
+            {
+                "workspace": workspace.pk,
+                "workspace_name": workspace.name,
+                "owners": sorted(m.user.username for m in workspace.owner_memberships),  # type: ignore[attr-defined]
+                "max_jobs": row.max_jobs if row else None,
+                "max_gpu_jobs": row.max_gpu_jobs if row else None,
+                "effective_max_jobs": effective.max_jobs,
+                "effective_max_gpu_jobs": effective.max_gpu_jobs,
+                "running": running,
+                "running_gpu": gpu,
+                "can_edit": True,
+                "updated_at": row.updated_at if row else None,
+            }
+        )
+    return rows
 
 
 def _answer(request, workspace: Workspace) -> Response:
@@ -104,3 +145,33 @@ class WorkspaceLimitsView(APIView):
             limits.save()
             dispatch_on_commit()  # a raised limit lets waiting jobs start
         return _answer(request, workspace)
+
+
+class WorkspaceLimitsListView(APIView):
+    """Every workspace's job limits and what it runs now (administrators: staff), by name."""
+
+    permission_classes = [IsAdminUser]
+    pagination_class = PageNumberPagination
+
+    @extend_schema(
+        operation_id="workspace_limits_list",
+        parameters=[
+            OpenApiParameter("search", str, description="Only workspaces whose name contains this."),
+            OpenApiParameter("page", int, description="The page (50 a page)."),
+            OpenApiParameter("page_size", int, description="Workspaces a page (at most 500)."),
+        ],
+        responses=WorkspaceLimitsRowSerializer(many=True),
+        summary="Every workspace's job limits and use (staff only)",
+    )
+    def get(self, request):
+        owners = Membership.objects.filter(role=Role.OWNER).select_related("user")
+        workspaces = Workspace.objects.order_by("name", "id").prefetch_related(
+            Prefetch("memberships", queryset=owners, to_attr="owner_memberships")
+        )
+        search = (request.query_params.get("search") or "").strip()
+        if search:
+            workspaces = workspaces.filter(name__icontains=search)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(workspaces, request, view=self)
+        rows = _rows(list(page or []))
+        return paginator.get_paginated_response(WorkspaceLimitsRowSerializer(rows, many=True).data)

@@ -3557,6 +3557,13 @@ class PaginatedTrainingJobList(TypedDict):
     results: list[TrainingJob]
 
 
+class PaginatedWorkspaceLimitsRowList(TypedDict):
+    count: int
+    next: NotRequired[str | None]
+    previous: NotRequired[str | None]
+    results: list[WorkspaceLimitsRow]
+
+
 class PaginatedWorkspaceList(TypedDict):
     count: int
     next: NotRequired[str | None]
@@ -5786,6 +5793,32 @@ class WorkspaceLimits(TypedDict):
     updated_at: str | None
 
 
+# One workspace of the administrators' list: which one, who owns it, its limits and use.
+class WorkspaceLimitsRow(TypedDict):
+    # The workspace's own limit of jobs at once (null: the default).
+    max_jobs: int | None
+    # Its own limit of GPU-queue jobs at once (null: the default).
+    max_gpu_jobs: int | None
+    # The limit that applies (0: unlimited).
+    effective_max_jobs: int
+    # The GPU limit that applies (0: unlimited).
+    effective_max_gpu_jobs: int
+    # Its jobs running (or handed to a worker) now.
+    running: int
+    # Of them on the gpu queue.
+    running_gpu: int
+    # Whether you may change them (staff only).
+    can_edit: bool
+    # Last change (null: never set).
+    updated_at: str | None
+    # The workspace's id.
+    workspace: int
+    # The workspace's name.
+    workspace_name: str
+    # Its owners' usernames.
+    owners: list[str]
+
+
 # New limits: any of the fields (the others keep their values). null: the installation's default; 0:
 # unlimited.
 class WorkspaceLimitsUpdateRequest(TypedDict):
@@ -6245,6 +6278,7 @@ __all__ = [
     "PaginatedStudyList",
     "PaginatedSuggestionList",
     "PaginatedTrainingJobList",
+    "PaginatedWorkspaceLimitsRowList",
     "PaginatedWorkspaceList",
     "PaginatedWorkspaceTargetProfileList",
     "PairAgreement",
@@ -6485,6 +6519,7 @@ __all__ = [
     "WorkspaceBrief",
     "WorkspaceLimitState",
     "WorkspaceLimits",
+    "WorkspaceLimitsRow",
     "WorkspaceLimitsUpdateRequest",
     "WorkspaceRequest",
     "WorkspaceTargetProfile",

@@ -131,6 +131,16 @@ class Workspaces:
         limits: schema.WorkspaceLimits = self._client.http.get(f"workspaces/{_id(workspace)}/limits/")
         return limits
 
+    def all_limits(self, search: str | None = None) -> builtins.list[schema.WorkspaceLimitsRow]:
+        """Every workspace's job limits and what it runs now, by name (administrators, i.e. staff,
+        whether members or not; anyone else gets :class:`sampan.PermissionDenied`). Each row is
+        :meth:`limits` with ``workspace`` (its id), ``workspace_name`` and ``owners``; ``search``
+        keeps the workspaces whose name contains it.
+
+        e.g. ``[(r["workspace_name"], r["running"]) for r in client.workspaces.all_limits()]``
+        """
+        return builtins.list(self._client.http.paginate("workspace-limits/", search=search))
+
     def set_limits(
         self, workspace: int | Workspace, *, max_jobs: int | None = _KEEP, max_gpu_jobs: int | None = _KEEP
     ) -> schema.WorkspaceLimits:
