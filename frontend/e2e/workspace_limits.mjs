@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Browser check of a workspace's job limits through the real UI of a live Sampan server with a real
-// worker: an administrator (staff) sets the workspace's limit to 1 job at once on its Limits tab; a
-// member sees the limit there (and no form); the member queues two long system checks, and the
+// worker: an administrator (staff) who is no member of the workspace finds it on the Users page's
+// Workspace limits tab and sets its limit to 1 job at once; a member sees the limit on the workspace's
+// Limits tab (and no form); the member queues two long system checks, and the
 // second one's job page says it waits for the workspace's limit, in English and in zh-CN (a Chromium
 // whose language is zh-CN), where the Limits tab is in Chinese too.
 //
-// Env: SAMPAN_URL, E2E_ADMIN, E2E_MEMBER, SAMPAN_PASSWORD, E2E_WORKSPACE, E2E_PROJECT, E2E_ARTIFACTS,
-// CHROMIUM_PATH. Prints "[e2e] RESULT {...}" and exits 0, or a "FAILED: ..." line and exits 1.
+// Env: SAMPAN_URL, E2E_ADMIN, E2E_MEMBER, SAMPAN_PASSWORD, E2E_WORKSPACE, E2E_WORKSPACE_NAME, E2E_PROJECT,
+// E2E_ARTIFACTS, CHROMIUM_PATH. Prints "[e2e] RESULT {...}" and exits 0, or a "FAILED: ..." line and exits 1.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -17,6 +18,7 @@ const admin = process.env.E2E_ADMIN;
 const member = process.env.E2E_MEMBER;
 const password = process.env.SAMPAN_PASSWORD;
 const workspaceId = Number(process.env.E2E_WORKSPACE);
+const workspaceName = process.env.E2E_WORKSPACE_NAME || '';
 const projectId = Number(process.env.E2E_PROJECT);
 const artifacts = path.resolve(process.env.E2E_ARTIFACTS || 'e2e-artifacts');
 const screenshot = screenshots(artifacts, { fullPage: true });
@@ -42,6 +44,26 @@ async function limitsTab(page) {
     running: (await page.getByTestId('limits-running').innerText()).trim(),
     form: await page.getByTestId('limits-form').count(),
     staffOnly: await page.getByTestId('limits-staff-only').count(),
+  };
+}
+
+/** The Users page's Workspace limits tab, searched for the workspace: its row, then its dialog. */
+async function adminLimits(page) {
+  await page.goto(`${baseUrl}/users`);
+  await page.getByTestId('admin-tab-workspace-limits').click();
+  await page.getByTestId('all-limits-search').fill(workspaceName);
+  await page.getByTestId(`all-limits-row-${workspaceId}`).waitFor();
+  const listed = page.locator('[data-testid^="all-limits-row-"]');
+  for (let i = 0; i < 40 && (await listed.count()) > 1; i += 1) await page.waitForTimeout(250); // the search applies
+  const rows = await listed.count();
+  const row = (await page.getByTestId(`all-limits-jobs-${workspaceId}`).innerText()).trim();
+  await page.getByTestId(`all-limits-edit-${workspaceId}`).click();
+  await page.getByTestId('limits-panel').waitFor();
+  return {
+    row,
+    rows,
+    maxJobs: (await page.getByTestId('limits-max-jobs').innerText()).trim(),
+    form: await page.getByTestId('limits-form').count(),
   };
 }
 
@@ -87,9 +109,12 @@ async function main() {
   try {
     const staff = await openContext(browser, 'en-US');
     errors.push(staff.errors);
-    await step('the administrator sets the limit to 1 job on the Limits tab', async () => {
+    await step("the administrator, no member, sets the limit to 1 job on the Users page's Workspace limits", async () => {
       await logIn(staff.page, baseUrl, admin, password);
-      result.adminBefore = await limitsTab(staff.page);
+      await staff.page.goto(`${baseUrl}/workspaces/${workspaceId}`);  // not a member: not its page
+      await staff.page.getByTestId('not-found').waitFor();
+      result.adminWorkspacePage = 'not found';
+      result.adminBefore = await adminLimits(staff.page);
       await staff.page.getByTestId('limits-max-jobs-input').fill('1');
       const saved = staff.page.waitForResponse((r) => isApi(r, 'PUT', `/api/v1/workspaces/${workspaceId}/limits/`));
       await staff.page.getByTestId('limits-save').click();
@@ -99,6 +124,11 @@ async function main() {
       await staff.page.getByTestId('limits-max-jobs').filter({ hasText: /^1$/ }).waitFor();
       result.adminAfter = (await staff.page.getByTestId('limits-max-jobs').innerText()).trim();
       await screenshot(staff.page, 'admin-limits');
+      await staff.page.keyboard.press('Escape');  // the dialog closes; the list shows the new limit
+      await staff.page.getByTestId('limits-panel').waitFor({ state: 'detached' });
+      await staff.page.getByTestId(`all-limits-jobs-${workspaceId}`).filter({ hasText: /^0 \/ 1$/ }).waitFor();
+      result.adminRowAfter = (await staff.page.getByTestId(`all-limits-jobs-${workspaceId}`).innerText()).trim();
+      await screenshot(staff.page, 'admin-all-limits');
       log(`limit saved: ${JSON.stringify(result.saved)}`);
     });
     await staff.context.close();

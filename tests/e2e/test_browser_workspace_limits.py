@@ -1,6 +1,7 @@
 """Browser check (frontend/e2e/workspace_limits.mjs) of a workspace's job limits in headless Chromium
-against a live web process and a real worker: an administrator sets the limit to 1 on the Limits tab,
-a member reads it there (without the form), and the second of the member's two queued system checks
+against a live web process and a real worker: an administrator who is no member of the workspace
+finds it on the Users page's Workspace limits tab and sets its limit to 1, a member reads it on the
+workspace's Limits tab (without the form), and the second of the member's two queued system checks
 says on its job page that it waits for the workspace limit, in English and in zh-CN."""
 
 from __future__ import annotations
@@ -24,17 +25,15 @@ def test_admin_sets_a_limit_and_the_members_second_job_waits_for_it(live_web, li
     from django.conf import settings
     from jobs.models import Job, JobStatus, WorkspaceLimits
     from jobs.services import job_cancel
-    from workspaces.models import Role
+    from workspaces.models import Membership
     from workspaces.services import project_create, workspace_create
-
-    from tests.workspaces.factories import membership
 
     assert (settings.FRONTEND_DIST / "index.html").exists(), "the frontend is not built: run `make frontend`"
     member = make_user("e2e-limits-member", password=PASSWORD)
     admin = make_user("e2e-limits-admin", password=PASSWORD, is_staff=True)
     workspace = workspace_create(user=member, name="Limited team")
     project = project_create(user=member, workspace=workspace, name="Checks")
-    membership(workspace, admin, Role.VIEWER)  # the workspace page lists the workspaces one is in
+    other = workspace_create(user=member, name="Limited elsewhere")  # the search leaves it out
     out_dir = ARTIFACTS / "e2e-workspace-limits"
     shutil.rmtree(out_dir, ignore_errors=True)
     env = dict(
@@ -44,6 +43,7 @@ def test_admin_sets_a_limit_and_the_members_second_job_waits_for_it(live_web, li
         E2E_MEMBER=member.username,
         SAMPAN_PASSWORD=PASSWORD,
         E2E_WORKSPACE=str(workspace.pk),
+        E2E_WORKSPACE_NAME="Limited team",
         E2E_PROJECT=str(project.pk),
         E2E_ARTIFACTS=str(out_dir),
         CHROMIUM_PATH=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
@@ -59,10 +59,15 @@ def test_admin_sets_a_limit_and_the_members_second_job_waits_for_it(live_web, li
     assert result.returncode == 0, f"browser check failed:\n{result.stdout[-8000:]}\n{result.stderr[-2000:]}"
     shown = json.loads(result.stdout.split("[e2e] RESULT ", 1)[1].splitlines()[0])
 
-    # the administrator: unlimited before, a form, the PUT stored 1 and the table shows it
+    # the administrator, no member: the workspace's page is not theirs, the Users page lists it (the
+    # search leaves the other out) unlimited by default, a form, the PUT stored 1, the list shows it
+    assert not Membership.objects.filter(user=admin).exists() and shown["adminWorkspacePage"] == "not found"
+    assert shown["adminBefore"]["row"] == "0 / unlimited (default)" and shown["adminBefore"]["rows"] == 1
     assert shown["adminBefore"]["maxJobs"] == "unlimited" and shown["adminBefore"]["form"] == 1
     assert shown["saveStatus"] == 200 and shown["saved"]["max_jobs"] == 1
     assert shown["saved"]["effective_max_jobs"] == 1 and shown["adminAfter"] == "1"
+    assert shown["adminRowAfter"] == "0 / 1"
+    assert not WorkspaceLimits.objects.filter(workspace=other).exists()
     limits = WorkspaceLimits.objects.get(workspace=workspace)
     assert (limits.max_jobs, limits.max_gpu_jobs) == (1, None)
     # the member: the limit, no form, the staff-only note

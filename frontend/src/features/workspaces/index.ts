@@ -9,3 +9,4 @@ export { WorkspacesTable } from './components/WorkspacesTable';
 export { useWorkspace, useWorkspaces } from './hooks/useWorkspaces';
 export { useMembers } from './hooks/useMembers';
 export { LimitsPanel } from './components/LimitsPanel';
+export { AllLimitsPanel } from './components/AllLimitsPanel';

@@ -171,4 +171,31 @@ describe('UsersRoute', () => {
     renderWithApp(<UsersRoute />);
     expect(await screen.findByTestId('user-row-1')).toHaveTextContent('root (you)');
   });
+
+  it("shows an administrator every workspace's limits on its own tab", async () => {
+    const server = fakeApi({
+      'GET /api/v1/auth/me/': ROOT,
+      'GET /api/v1/users/': page([ROOT]),
+      'GET /api/v1/workspace-limits/': page([
+        {
+          workspace: 4,
+          workspace_name: 'Vision team',
+          owners: ['mei'],
+          max_jobs: 2,
+          max_gpu_jobs: null,
+          effective_max_jobs: 2,
+          effective_max_gpu_jobs: 0,
+          running: 1,
+          running_gpu: 0,
+          can_edit: true,
+          updated_at: null,
+        },
+      ]),
+    });
+    const user = userEvent.setup();
+    renderWithApp(<UsersRoute />);
+    expect(server.callsTo('GET', '/api/v1/workspace-limits/')).toHaveLength(0); // not before the tab opens
+    await user.click(await screen.findByTestId('admin-tab-workspace-limits'));
+    expect(await screen.findByTestId('all-limits-jobs-4')).toHaveTextContent('1 / 2');
+  });
 });
