@@ -206,6 +206,11 @@ ENV_VARS: dict[str, EnvVar] = {
             "as a job that stores the zip for download (default 5000)",
         ),
         EnvVar(
+            "SAMPAN_DATASET_EXPORT_RETENTION_HOURS",
+            "the zip an export job stored is deleted this many hours after the job finished; its download "
+            "then answers 404 export_expired (default 168: 7 days)",
+        ),
+        EnvVar(
             "SAMPAN_DATASET_MAX_TABLE_BYTES",
             "largest table file (CSV, TSV, JSONL, XLSX, Parquet) one text or tabular import accepts (default "
             "256 MiB)",

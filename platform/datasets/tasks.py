@@ -48,3 +48,11 @@ def _export(job, report) -> dict:
 @shared_task(name="datasets.export")
 def dataset_export(job_id: int) -> None:
     run_job(job_id, _export)
+
+
+@shared_task(name="datasets.exports_expire")
+def dataset_exports_expire() -> int:
+    """Hourly on the housekeeping queue: delete export zips past SAMPAN_DATASET_EXPORT_RETENTION_HOURS."""
+    from datasets.services.dataset_jobs import dataset_exports_expire as expire
+
+    return expire()

@@ -210,6 +210,53 @@ def test_a_large_export_is_a_job_whose_zip_is_downloaded_afterwards(many, tenant
     assert client.get(f"{url}exports/{job.pk + 1000}/").status_code == 404
 
 
+def test_a_stored_export_expires_after_its_retention_and_says_so(many, settings):
+    from datetime import timedelta
+
+    from datasets.services.dataset_jobs import dataset_exports_expire
+    from django.core.files.storage import default_storage
+    from django.utils import timezone
+    from jobs.services import job_create
+
+    settings.SAMPAN_DATASET_EXPORT_RETENTION_HOURS = 24
+    client, url = many["client"], many["url"]
+    now = timezone.now()
+
+    def export(finished_hours_ago: float | None, status=JobStatus.SUCCEEDED) -> Job:
+        job = Job.objects.get(pk=client.post(f"{url}exports/", {}, format="json").json()["id"])
+        result = dataset_export_job_run(job=job, report=Reports())
+        finished = None if finished_hours_ago is None else now - timedelta(hours=finished_hours_ago)
+        Job.objects.filter(pk=job.pk).update(status=status, result=result, finished_at=finished)
+        return Job.objects.get(pk=job.pk)
+
+    old, young = export(25), export(23)
+    assert default_storage.exists(old.result["blob_key"]) and default_storage.exists(young.result["blob_key"])
+    other = job_create(  # another kind of job with a blob_key in its result: not an export, kept
+        workspace=many["dataset"].workspace, kind="system.check", params={"seconds": 0.1}
+    )
+    Job.objects.filter(pk=other.pk).update(
+        status=JobStatus.SUCCEEDED,
+        result={"blob_key": young.result["blob_key"]},
+        finished_at=now - timedelta(days=9),
+    )
+
+    assert dataset_exports_expire(now=now) == 1
+    assert dataset_exports_expire(now=now) == 0  # once
+    old.refresh_from_db()
+    assert not default_storage.exists(f"exports/{old.pk}/{old.result['filename']}")
+    assert old.result["blob_key"] is None and old.result["expired_at"] == now.isoformat()
+    assert old.result["filename"].endswith(".zip") and old.result["size_bytes"] > 0  # what it was, kept
+    gone = client.get(f"{url}exports/{old.pk}/")
+    assert gone.status_code == 404 and gone.json()["error"]["code"] == "export_expired", gone.json()
+    assert "SAMPAN_DATASET_EXPORT_RETENTION_HOURS" in gone.json()["error"]["message"]
+    # the younger export and the other job are untouched; the younger one still downloads
+    assert client.get(f"{url}exports/{young.pk}/").status_code == 200
+    assert Job.objects.get(pk=other.pk).result == {"blob_key": young.result["blob_key"]}
+    # a day later the younger one expires too
+    assert dataset_exports_expire(now=now + timedelta(hours=2)) == 1
+    assert client.get(f"{url}exports/{young.pk}/").json()["error"]["code"] == "export_expired"
+
+
 def test_a_viewer_may_export_as_a_job_and_bad_input_is_refused(many, tenants, api_client):
     url = many["url"]
     viewer = api_client(tenants["carol"])

@@ -992,7 +992,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Download the zip a datasets.export job stored (409 export_not_ready until it succeeded)
+         * Download the zip a datasets.export job stored (409 export_not_ready until it succeeded, 404 export_expired after SAMPAN_DATASET_EXPORT_RETENTION_HOURS)
          * @description Datasets in the caller's workspaces, with sample and label counts.
          */
         get: operations["datasets_exports_retrieve"];
@@ -14537,7 +14537,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error */
+            /** @description export_expired: the zip was deleted SAMPAN_DATASET_EXPORT_RETENTION_HOURS after the export (export again); export_gone: it is no longer stored */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -137,6 +137,11 @@ SAMPAN_DATASET_MAX_IMAGE_BYTES = env_int("SAMPAN_DATASET_MAX_IMAGE_BYTES", 64 * 
 SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES = env_int("SAMPAN_DATASET_SYNC_IMPORT_MAX_FILES", 300, minimum=0)
 SAMPAN_DATASET_SYNC_VERSION_MAX_SAMPLES = env_int("SAMPAN_DATASET_SYNC_VERSION_MAX_SAMPLES", 5000, minimum=0)
 SAMPAN_DATASET_SYNC_EXPORT_MAX_SAMPLES = env_int("SAMPAN_DATASET_SYNC_EXPORT_MAX_SAMPLES", 5000, minimum=0)
+# a datasets.export job's stored zip is deleted this long after the job finished (the hourly
+# datasets.exports_expire task); its download then answers 404 export_expired
+SAMPAN_DATASET_EXPORT_RETENTION_HOURS = env_int(
+    "SAMPAN_DATASET_EXPORT_RETENTION_HOURS", 7 * 24, minimum=1, maximum=24 * 3650
+)
 # Table files (CSV, TSV, JSONL, XLSX, Parquet) of text and tabular datasets: one file at most this big.
 SAMPAN_DATASET_MAX_TABLE_BYTES = env_int("SAMPAN_DATASET_MAX_TABLE_BYTES", 256 * 1024**2, minimum=1024)
 
@@ -358,6 +363,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "blobs.collect_garbage",
         "schedule": 6 * 3600.0,
         "options": {"queue": "housekeeping", "expires": 6 * 3600.0},
+    },
+    # stored export zips older than SAMPAN_DATASET_EXPORT_RETENTION_HOURS (datasets.services.dataset_jobs)
+    "exports-expire": {
+        "task": "datasets.exports_expire",
+        "schedule": 3600.0,
+        "options": {"queue": "housekeeping", "expires": 3600.0},
     },
     # captured prediction requests past their deployment's retention (deploy.capture_services)
     "capture-cleanup": {

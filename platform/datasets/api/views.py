@@ -354,9 +354,14 @@ class DatasetViewSet(viewsets.ModelViewSet):
             (200, "application/zip"): OpenApiResponse(
                 OpenApiTypes.BINARY, description="the export job's zip"
             ),
+            404: OpenApiResponse(
+                description="export_expired: the zip was deleted SAMPAN_DATASET_EXPORT_RETENTION_HOURS after "
+                "the export (export again); export_gone: it is no longer stored"
+            ),
             409: OpenApiResponse(description="export_not_ready: the job has not succeeded (yet)"),
         },
-        summary="Download the zip a datasets.export job stored (409 export_not_ready until it succeeded)",
+        summary="Download the zip a datasets.export job stored (409 export_not_ready until it succeeded, "
+        "404 export_expired after SAMPAN_DATASET_EXPORT_RETENTION_HOURS)",
     )
     @action(detail=True, methods=["get"], url_path="exports/<id:job_id>")
     def export_download(self, request, *args, **kwargs):

@@ -5,14 +5,17 @@ job, both reporting progress per batch; below it the request does the work, as i
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import tempfile
+from datetime import datetime, timedelta
 from typing import IO, Any
 
 from config.exceptions import Conflict, NotFound
 from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import default_storage
+from django.utils import timezone
 from jobs.models import Job, JobStatus
 from jobs.services import job_create
 
@@ -156,12 +159,20 @@ def dataset_export_job_run(*, job: Job, report: Report) -> dict[str, Any]:
 
 def dataset_export_download(*, dataset: Dataset, job: Job) -> tuple[IO[bytes], str]:
     """The stored zip of a succeeded ``datasets.export`` job of ``dataset`` (409 ``export_not_ready``
-    before it succeeded)."""
+    before it succeeded, 404 ``export_expired`` once ``dataset_exports_expire`` deleted it)."""
     if job.status != JobStatus.SUCCEEDED or not job.result:
         raise Conflict(
             f"Export job {job.pk} is {job.status}; download it once it has succeeded.",
             code="export_not_ready",
             job=job.pk,
+        )
+    if job.result.get("expired_at"):
+        raise NotFound(
+            f"The zip of export job {job.pk} was deleted "
+            f"{settings.SAMPAN_DATASET_EXPORT_RETENTION_HOURS} hours after the export "
+            "(SAMPAN_DATASET_EXPORT_RETENTION_HOURS); start the export again.",
+            code="export_expired",
+            expired_at=job.result["expired_at"],
         )
     try:
         return default_storage.open(job.result["blob_key"], "rb"), str(job.result["filename"])
@@ -169,3 +180,24 @@ def dataset_export_download(*, dataset: Dataset, job: Job) -> tuple[IO[bytes], s
         raise NotFound(
             f"The zip of export job {job.pk} is no longer stored; start the export again.", code="export_gone"
         ) from None
+
+
+def dataset_exports_expire(*, now: datetime | None = None) -> int:
+    """Delete the zips of export jobs that finished more than ``SAMPAN_DATASET_EXPORT_RETENTION_HOURS``
+    ago; each job's result keeps what it was (filename, size) with ``expired_at`` and no ``blob_key``,
+    so its download says it expired and the blob collector no longer counts it as referenced.
+    Returns how many expired. The hourly ``datasets.exports_expire`` task (housekeeping)."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(hours=settings.SAMPAN_DATASET_EXPORT_RETENTION_HOURS)
+    expired = 0
+    old = Job.objects.filter(
+        kind="datasets.export", status=JobStatus.SUCCEEDED, finished_at__lt=cutoff, result__has_key="blob_key"
+    ).exclude(result__blob_key=None)
+    for job_id, result in old.values_list("pk", "result").iterator():
+        with contextlib.suppress(FileNotFoundError):  # gone already: the result says so all the same
+            default_storage.delete(result["blob_key"])
+        Job.objects.filter(pk=job_id).update(
+            result={**result, "blob_key": None, "expired_at": now.isoformat()}
+        )
+        expired += 1
+    return expired
