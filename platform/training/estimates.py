@@ -218,6 +218,12 @@ def _measured_run(version: ModelVersion, live_nodes: dict[str, str]) -> _Run | N
     )
 
 
+def _processes(version: ModelVersion) -> int:
+    """The data-parallel ranks the run trained with (``processes`` of its job; 1 without a job)."""
+    job = version.job
+    return int((job.params or {}).get("processes") or 1) if job is not None else 1
+
+
 def _config(template: str, params: dict[str, Any]) -> tuple[str, str]:
     """What makes runs comparable: the template and its model (sizes and epochs are scaled)."""
     return (template, str(params.get("model", "")))
@@ -430,7 +436,9 @@ def training_estimates(*, user, dataset_version: DatasetVersion) -> TrainingEsti
     for preset in description["presets"]:
         params = presets_values[preset["name"]]
         same_model = by_config.get(_config(template.name, params), [])
-        runs = [r for r in (_measured_run(v, live_nodes) for v in same_model) if r is not None]
+        # a preset runs in one process: data-parallel runs measured another speed, so they are left out
+        single = [v for v in same_model if _processes(v) == 1]
+        runs = [r for r in (_measured_run(v, live_nodes) for v in single) if r is not None]
         on_this_dataset = [
             v
             for v in history

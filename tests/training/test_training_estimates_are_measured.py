@@ -158,6 +158,13 @@ def test_the_measured_time_scales_with_the_dataset_on_the_worker_class_online(
     worker_node("gone@host", queues=("cpu",), devices=CPU4)
     _, presets = estimates(api_client(tenants["alice"]), big)
     assert presets["fast"]["time"]["runs"] == 3
+    # a data-parallel run (2 ranks) measured another speed: a preset's single-process time leaves it out
+    ddp = earlier_run(project, small, train_seconds=5.0, total=6.0)
+    ddp.job.params = {**ddp.job.params, "processes": 2}
+    ddp.job.save(update_fields=["params"])
+    _, presets = estimates(api_client(tenants["alice"]), big)
+    assert presets["fast"]["time"]["runs"] == 3
+    assert presets["fast"]["time"]["seconds"] == pytest.approx(10 + work(presets["fast"], 200) * 0.2)
 
 
 @pytest.mark.openapi_conformance
