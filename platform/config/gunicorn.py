@@ -41,7 +41,11 @@ logger_class = "config.gunicorn_logging.SampanLogger"
 
 def post_worker_init(worker):
     """Each web process preloads the models of the active deployments (deploy.warm) once its app is
-    loaded, and keeps them current after every deploy, switch, canary or shadow change."""
+    loaded, and keeps them current after every deploy, switch, canary or shadow change; and sweeps
+    its host's stale spooled uploads (config.uploads)."""
     from deploy import warm
 
+    from config.uploads import upload_spool_sweep_start
+
     warm.start()
+    upload_spool_sweep_start()  # a web-only host's stale spooled uploads (no worker there tidies them)
