@@ -18,6 +18,12 @@ Only the compute plane writes the checkpoints; this module watches the folder fr
 classification, object detection, a DDP run's rank 0) is covered. With local filesystem storage the
 run directory and the blobs share a disk, so nothing is mirrored.
 
+A cross-validated run (``workers.image_classification.cross_validation``) trains its folds under
+``<run dir>/folds/fold-<i>/``: ``RunMirror`` also copies each fold in progress's newest checkpoint to
+``runs/<run dir name>/folds/fold-<i>/checkpoints/`` and, once the fold finished, its ``fold.json`` (the
+fold's held-out scores) to ``runs/<run dir name>/folds/fold-<i>/fold.json``, deleting that fold's
+mirrored checkpoints; ``run_restore`` brings all of it back, so another host skips the finished folds.
+
 A succeeded job's mirror is deleted by the job's body once its outcome is stored
 (``checkpoint_mirror_forget``); a failed or cancelled job keeps it, as it keeps its run directory,
 because a retry resumes from it.
@@ -55,10 +61,21 @@ def mirror_enabled() -> bool:
     return False
 
 
-def mirror_prefix(job: Job) -> str:
-    """The storage folder of a job's mirrored checkpoints (named as its run directory, which is
+def run_prefix(job: Job) -> str:
+    """The storage folder of everything mirrored of a job's run (named as its run directory, which is
     unique even when a reset database reuses the job's id)."""
-    return f"runs/{run_dir_for(job).name}/checkpoints"
+    return f"runs/{run_dir_for(job).name}"
+
+
+def mirror_prefix(job: Job) -> str:
+    """The storage folder of a job's mirrored checkpoints."""
+    return f"{run_prefix(job)}/checkpoints"
+
+
+def fold_prefix(job: Job, fold: str) -> str:
+    """The storage folder of a cross-validated run's fold (``fold-<i>``): its ``fold.json`` once the
+    fold finished, its newest checkpoint under ``checkpoints/`` while it trains."""
+    return f"{run_prefix(job)}/folds/{fold}"
 
 
 def _mirrored(prefix: str) -> tuple[list[str], list[str]]:
@@ -81,15 +98,18 @@ def _step_of(name: str) -> tuple[int, int]:
     return (int(match[2]), int(match[1])) if match else (-1, -1)
 
 
-def checkpoint_restore(*, job: Job, checkpoint_dir: Path, report: Report) -> dict[str, Any] | None:
+def checkpoint_restore(
+    *, job: Job, checkpoint_dir: Path, report: Report, prefix: str | None = None, what: str = "checkpoint"
+) -> dict[str, Any] | None:
     """Before an attempt trains: with no complete checkpoint in ``checkpoint_dir`` (a new host, a wiped
-    disk), download the newest mirrored one that verifies. Returns what was restored, or None."""
+    disk), download the newest mirrored one under ``prefix`` (default: the run's, ``mirror_prefix``)
+    that verifies. Returns what was restored, or None."""
     from workers.image_classification.checkpoints import complete_checkpoints
     from workers.shared.atomic_files import atomic_write, atomic_write_json, sha256_of
 
     if not mirror_enabled() or complete_checkpoints(checkpoint_dir):
         return None
-    prefix = mirror_prefix(job)
+    prefix = prefix or mirror_prefix(job)
     complete, _ = _mirrored(prefix)
     for name in complete:
         started = time.monotonic()
@@ -124,7 +144,7 @@ def checkpoint_restore(*, job: Job, checkpoint_dir: Path, report: Report) -> dic
             "job %s: restored %s (%d bytes) in %.2fs", job.pk, name, restored["bytes"], restored["seconds"]
         )
         report(
-            f"restored checkpoint {name} (epoch {restored['epoch']}, step {restored['step']}) from "
+            f"restored {what} {name} (epoch {restored['epoch']}, step {restored['step']}) from "
             f"blob storage in {restored['seconds']:.1f}s",
             milestone=True,
         )
@@ -150,10 +170,11 @@ class CheckpointMirror:
         checkpoint_dir: Path,
         mirrored: str | None = None,
         poll_seconds: float | None = None,
+        prefix: str | None = None,
     ) -> None:
         self.job = job
         self.checkpoint_dir = checkpoint_dir
-        self.prefix = mirror_prefix(job)
+        self.prefix = prefix or mirror_prefix(job)
         # how often the watcher looks for a new complete checkpoint (a listing of one folder: cheap)
         self.poll_seconds = (
             settings.SAMPAN_CHECKPOINT_MIRROR_SECONDS if poll_seconds is None else poll_seconds
@@ -252,14 +273,185 @@ def _older(file: str, than: tuple[int, int]) -> bool:
     return step != (-1, -1) and step < than
 
 
+def _files_under(prefix: str) -> list[str]:
+    """Every file's key under ``prefix``, its sub-folders' included (markers first in each folder)."""
+    try:
+        folders, files = default_storage.listdir(prefix)
+    except FileNotFoundError:
+        return []
+    keys = [f"{prefix}/{f}" for f in sorted(files, key=lambda f: not f.endswith(MARKER_SUFFIX))]
+    for folder in folders:
+        keys.extend(_files_under(f"{prefix}/{folder}"))
+    return keys
+
+
 def checkpoint_mirror_forget(*, job: Job) -> int:
-    """Delete a job's mirrored checkpoints (its outcome is stored: nothing will resume it).
-    Returns how many files were deleted."""
+    """Delete everything mirrored of a job's run: its checkpoints and a cross-validated run's folds
+    (its outcome is stored: nothing will resume it). Returns how many files were deleted."""
     if not mirror_enabled():
         return 0
-    prefix = mirror_prefix(job)
-    _, files = _mirrored(prefix)
-    for file in sorted(files, key=lambda f: not f.endswith(MARKER_SUFFIX)):
+    keys = _files_under(run_prefix(job))
+    for key in keys:
         with contextlib.suppress(Exception):
-            default_storage.delete(f"{prefix}/{file}")
-    return len(files)
+            default_storage.delete(key)
+    return len(keys)
+
+
+class RunMirror:
+    """Every checkpoint folder of a run, mirrored from one background thread while it trains: the run's
+    ``checkpoints/`` (``CheckpointMirror``) and, for a cross-validated run, each fold in progress
+    (``folds/fold-<i>/checkpoints/``, its newest complete checkpoint) and each finished fold's
+    ``fold.json`` (small: the fold's per-epoch held-out scores), so an attempt on another host skips
+    the finished folds and resumes the fold in progress (``run_restore``). Used as
+    ``with RunMirror(job=j, run_dir=d, restored=r):``, with ``CheckpointMirror``'s exit rules."""
+
+    def __init__(
+        self,
+        *,
+        job: Job,
+        run_dir: Path,
+        restored: dict[str, Any] | None = None,
+        poll_seconds: float | None = None,
+    ) -> None:
+        restored = restored or {}
+        self.job = job
+        self.run_dir = run_dir
+        self.poll_seconds = (
+            settings.SAMPAN_CHECKPOINT_MIRROR_SECONDS if poll_seconds is None else poll_seconds
+        )
+        main = restored.get("checkpoint")
+        self.main = CheckpointMirror(job=job, checkpoint_dir=run_dir / "checkpoints", mirrored=main)
+        # the checkpoints each fold was restored from (not sent back), and the finished folds in storage
+        self._fold_restored: dict[str, str] = dict(restored.get("fold_checkpoints") or {})
+        self.folds_sent: set[str] = set(restored.get("folds") or [])
+        self.folds: dict[str, CheckpointMirror] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def uploads(self) -> list[dict[str, Any]]:
+        return [*self.main.uploads, *(u for fold in self.folds.values() for u in fold.uploads)]
+
+    def __enter__(self) -> RunMirror:
+        if mirror_enabled():
+            self._thread = threading.Thread(
+                target=self._watch, name=f"job-{self.job.pk}-run-mirror", daemon=True
+            )
+            self._thread.start()
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        from jobs.runner import LeaseLost
+
+        self.close(upload=exc_type is not None and not issubclass(exc_type, LeaseLost))
+
+    def close(self, *, upload: bool) -> None:
+        if self._thread is None:
+            return
+        self._stop.set()
+        self._thread.join()
+        self._thread = None
+        if upload:
+            with contextlib.suppress(Exception):
+                self.sync()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(self.poll_seconds):
+            try:
+                self.sync()
+            except Exception:  # storage unreachable for a while: the next poll tries again
+                logger.warning("job %s: mirroring its run failed", self.job.pk, exc_info=True)
+
+    def sync(self) -> None:
+        """Upload what is new: the run's newest checkpoint, each fold's newest checkpoint, each newly
+        finished fold's record (whose mirrored checkpoints are then deleted)."""
+        self.main.sync()
+        root = self.run_dir / "folds"
+        if not root.is_dir():
+            return
+        for fold_dir in sorted(p for p in root.iterdir() if p.name.startswith("fold-")):
+            fold = fold_dir.name
+            prefix = fold_prefix(self.job, fold)
+            record = fold_dir / "fold.json"
+            if fold in self.folds_sent:
+                continue
+            if record.is_file():  # written atomically before the fold's checkpoints are removed
+                self._save(f"{prefix}/fold.json", record)
+                self.folds_sent.add(fold)
+                for key in _files_under(f"{prefix}/checkpoints"):
+                    with contextlib.suppress(Exception):
+                        default_storage.delete(key)
+                logger.info("job %s: mirrored the record of finished %s", self.job.pk, fold)
+                continue
+            mirror = self.folds.get(fold)
+            if mirror is None:
+                mirror = self.folds[fold] = CheckpointMirror(
+                    job=self.job,
+                    checkpoint_dir=fold_dir / "checkpoints",
+                    mirrored=self._fold_restored.get(fold),
+                    prefix=f"{prefix}/checkpoints",
+                )
+            mirror.sync()
+
+    @staticmethod
+    def _save(key: str, path: Path) -> None:
+        with path.open("rb") as handle:
+            if default_storage.exists(key):
+                default_storage.delete(key)
+            stored = default_storage.save(key, File(handle, name=path.name))
+        if stored != key:
+            default_storage.delete(stored)
+
+
+def run_restore(*, job: Job, run_dir: Path, report: Report) -> dict[str, Any]:
+    """Before an attempt trains on a host whose run directory lacks them: the run's newest mirrored
+    checkpoint (``checkpoint_restore``), every finished fold's ``fold.json`` and the newest checkpoint
+    of each fold in progress. Returns ``{"checkpoint": ..., "epoch": ..., ...}`` as
+    ``checkpoint_restore`` for the run's own checkpoint (absent when none), with ``folds`` (the finished
+    folds restored or already here) and ``fold_checkpoints`` (fold -> the checkpoint restored)."""
+    from workers.shared.atomic_files import atomic_write
+
+    if not mirror_enabled():
+        return {}
+    restored: dict[str, Any] = dict(
+        checkpoint_restore(job=job, checkpoint_dir=run_dir / "checkpoints", report=report) or {}
+    )
+    try:
+        folds, _ = default_storage.listdir(f"{run_prefix(job)}/folds")
+    except FileNotFoundError:
+        folds = []
+    finished: list[str] = []
+    fold_checkpoints: dict[str, str] = {}
+    for fold in sorted(f for f in folds if f.startswith("fold-")):
+        prefix, local = fold_prefix(job, fold), run_dir / "folds" / fold
+        record = local / "fold.json"
+        if not record.is_file() and default_storage.exists(f"{prefix}/fold.json"):
+
+            def download(out, key=f"{prefix}/fold.json") -> None:
+                with default_storage.open(key, "rb") as source:
+                    out.write(source.read())
+
+            local.mkdir(parents=True, exist_ok=True)
+            try:
+                atomic_write(record, download)
+            except OSError as exc:  # gone meanwhile: the fold is trained again
+                logger.warning("job %s: the record of %s could not be restored: %s", job.pk, fold, exc)
+                continue
+        if record.is_file():
+            finished.append(fold)
+            continue
+        got = checkpoint_restore(
+            job=job,
+            checkpoint_dir=local / "checkpoints",
+            report=report,
+            prefix=f"{prefix}/checkpoints",
+            what=f"{fold} checkpoint",
+        )
+        if got is not None:
+            fold_checkpoints[fold] = got["checkpoint"]
+    if finished:
+        report(
+            f"restored {len(finished)} finished fold(s) from blob storage: {', '.join(finished)}",
+            milestone=True,
+        )
+    return {**restored, "folds": finished, "fold_checkpoints": fold_checkpoints}

@@ -632,13 +632,12 @@ def template_train_and_evaluate(
         extra["warm_start"] = blob_local_path(
             warm_start_from.checkpoint_key, run_dir / "inputs" / "warm-start"
         )
-    from training.checkpoint_mirror import CheckpointMirror, checkpoint_restore
+    from training.checkpoint_mirror import RunMirror, run_restore
 
-    # another host's attempt may have left the checkpoints: resume from their mirror in blob storage
-    restored = checkpoint_restore(job=job, checkpoint_dir=run_dir / "checkpoints", report=report)
-    mirrored = restored["checkpoint"] if restored else None
+    # another host's attempt may have left checkpoints (and finished folds): resume from their mirror
+    restored = run_restore(job=job, run_dir=run_dir, report=report)
     try:
-        with CheckpointMirror(job=job, checkpoint_dir=run_dir / "checkpoints", mirrored=mirrored):
+        with RunMirror(job=job, run_dir=run_dir, restored=restored):
             result = template.load("train")(params, manifest, run_dir, report, **extra)
     except ValueError as exc:
         path = str(extra.get("backbone", ""))

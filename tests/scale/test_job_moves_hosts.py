@@ -112,3 +112,90 @@ def test_a_training_job_resumes_on_another_host_from_its_mirrored_checkpoint(
     # the model version is stored: its mirrored checkpoints are gone; no host kept blobs on its disk
     assert mirrored_epochs(object_storage) == []
     assert hosts.blob_files() == {}
+
+
+FOLD_RECORD = re.compile(r"/folds/(fold-\d+)/fold\.json$")
+FOLD_CHECKPOINT = re.compile(r"/folds/(fold-\d+)/checkpoints/epoch-\d+-step-\d+\.pt\.complete$")
+
+
+def test_a_cross_validated_job_moves_hosts_without_training_its_finished_folds_again(
+    hosts, object_storage, tenants, api_client
+):
+    """A cross-validated training (3 folds) loses host A after its first fold finished: B restores the
+    finished folds' records and the fold in progress's checkpoint from the bucket, so no finished fold
+    is trained twice."""
+    from jobs.services import jobs_reap_stale
+    from training.models import ModelVersion
+
+    a = hosts.worker("a", env=MIRROR_EVERY)
+    b = hosts.worker("b", env=MIRROR_EVERY, start=False)
+    client = api_client(tenants["alice"])
+    dataset = dataset_with_samples(
+        user=tenants["alice"], project=tenants["project_a"], per_class=10, classes=range(10)
+    )
+    version = client.post(f"/api/v1/datasets/{dataset.pk}/versions/", {"seed": 3}, format="json")
+    assert version.status_code == 201, version.content
+    started = client.post(
+        "/api/v1/training-jobs/",
+        {
+            "dataset_version": version.json()["id"],
+            "preset": "fast",
+            "params": {
+                "epochs": 4,
+                "model": "cnn_small",
+                "image_size": 48,
+                "batch_size": 16,
+                "validation": "cross_validation",
+                "folds": 3,
+            },
+        },
+        format="json",
+    )
+    assert started.status_code == 201, started.content
+    job_id = started.json()["id"]
+
+    def keys(pattern: re.Pattern) -> set[str]:
+        return {
+            m[1]
+            for key in object_storage.keys(f"{object_storage.prefix}/runs/")
+            if (m := pattern.search(key))
+        }
+
+    def first_fold_mirrored() -> bool:
+        job = Job.objects.get(pk=job_id)
+        assert job.status in ("queued", "running"), (
+            f"job {job_id} ended ({job.status}) first:\n{a.log()[-4000:]}"
+        )
+        return "fold-0" in keys(FOLD_RECORD)
+
+    wait_for(first_fold_mirrored, timeout=600, interval=0.1, what="the first fold's record in the bucket")
+    assert Job.objects.get(pk=job_id).lease_node == a.hostname
+    a.kill()
+    finished_folds = sorted(keys(FOLD_RECORD))
+    folds_in_progress = keys(FOLD_CHECKPOINT) - set(finished_folds)
+    a.wipe_home()
+    b.start()
+
+    def requeued() -> bool:
+        jobs_reap_stale()
+        return Job.objects.get(pk=job_id).attempt >= 2
+
+    wait_for(requeued, timeout=120, interval=1, what="the reaper to requeue the lost host's job")
+    job = finished(job_id, timeout=900)
+    assert job.attempt == 2 and job.lease_node == b.hostname, (job.attempt, job.lease_node)
+
+    events = list(JobEvent.objects.filter(job_id=job_id).values_list("message", flat=True))
+    restored = [e for e in events if e.startswith(f"restored {len(finished_folds)} finished fold(s)")]
+    assert len(restored) == 1 and all(f in restored[0] for f in finished_folds), events
+    for fold in folds_in_progress:  # its mirrored checkpoint came back
+        assert any(e.startswith(f"restored {fold} checkpoint") for e in events), (fold, events)
+    # every fold finished exactly once over both hosts: the restored ones were not trained again
+    for i in range(1, 4):
+        done = [e for e in events if e.startswith(f"fold {i}/3 done")]
+        assert len(done) == 1, (i, done)
+    model = ModelVersion.objects.get(job_id=job_id)
+    spread = model.evaluation["cross_validation"]  # the three folds' held-out scores, in the report
+    assert spread["folds"] == 3 and len(spread["scores"]) == 3, spread
+    # the outcome is stored: nothing of the run is left in the bucket, no host kept blobs
+    assert not object_storage.keys(f"{object_storage.prefix}/runs/")
+    assert hosts.blob_files() == {}

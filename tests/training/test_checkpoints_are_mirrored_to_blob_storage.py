@@ -204,3 +204,69 @@ def test_a_detection_manifest_fingerprint_is_the_same_under_another_hosts_cache(
         )
 
     assert manifest("/a/cache").fingerprint() == manifest("/b/elsewhere/cache").fingerprint()
+
+
+def test_a_cross_validated_runs_finished_folds_and_fold_in_progress_move_to_another_host(
+    on_s3, tenants, tmp_path
+):
+    """A cross-validated run on host A: fold-0 finished (its fold.json), fold-1 training (checkpoints).
+    The whole run's mirror lets host B skip fold-0 and resume fold-1; a fold that finishes replaces its
+    mirrored checkpoints with its record; the stored outcome deletes everything."""
+    import json
+
+    from training.checkpoint_mirror import RunMirror, checkpoint_mirror_forget, run_prefix, run_restore
+
+    from workers.image_classification.cross_validation import write_fold
+
+    job = make_job(tenants["project_a"], kind="training.run")
+    run_a, run_b = tmp_path / "a" / "run", tmp_path / "b" / "run"
+    record = {"format": "test", "fingerprint": "same-run", "history": [{"epoch": 1, "val_acc": 0.5}]}
+    (run_a / "folds" / "fold-0").mkdir(parents=True)
+    write_fold(run_a / "folds" / "fold-0" / "fold.json", record)
+    save_checkpoint(run_a / "folds" / "fold-1" / "checkpoints", state(1), epoch=1, step=5)
+    save_checkpoint(run_a / "folds" / "fold-1" / "checkpoints", state(2), epoch=2, step=10)
+
+    def stored() -> list[str]:
+        prefix = f"{on_s3.prefix}/{run_prefix(job)}/"
+        return sorted(key.removeprefix(prefix) for key in on_s3.keys(prefix))
+
+    mirror = RunMirror(job=job, run_dir=run_a)
+    mirror.sync()
+    assert stored() == [
+        "folds/fold-0/fold.json",
+        "folds/fold-1/checkpoints/epoch-0002-step-000000010.pt",
+        "folds/fold-1/checkpoints/epoch-0002-step-000000010.pt.complete",
+    ]
+    mirror.sync()
+    assert len(mirror.uploads) == 1  # nothing new: nothing sent again
+
+    # host B, an empty disk: fold-0's record and fold-1's newest checkpoint come back
+    events: list[str] = []
+    restored = run_restore(job=job, run_dir=run_b, report=lambda message="", **kw: events.append(message))
+    assert restored["folds"] == ["fold-0"] and "checkpoint" not in restored  # no final fit yet
+    assert restored["fold_checkpoints"] == {"fold-1": "epoch-0002-step-000000010.pt"}
+    assert json.loads((run_b / "folds" / "fold-0" / "fold.json").read_text()) == record
+    loaded, info, _ = load_latest(run_b / "folds" / "fold-1" / "checkpoints")
+    assert info is not None and info.epoch == 2 and torch.equal(loaded["weights"], state(2)["weights"])
+    assert any(e.startswith("restored fold-1 checkpoint epoch-0002") for e in events), events
+    assert any("1 finished fold(s)" in e and "fold-0" in e for e in events), events
+
+    # B trains on: the restored checkpoint is not sent back; fold-1 finishes, then the final fit starts
+    on_b = RunMirror(job=job, run_dir=run_b, restored=restored)
+    on_b.sync()
+    assert on_b.uploads == []
+    write_fold(run_b / "folds" / "fold-1" / "fold.json", {**record, "fold": 1})
+    save_checkpoint(run_b / "checkpoints", state(1), epoch=1, step=12)
+    on_b.sync()
+    assert stored() == [
+        "checkpoints/epoch-0001-step-000000012.pt",
+        "checkpoints/epoch-0001-step-000000012.pt.complete",
+        "folds/fold-0/fold.json",
+        "folds/fold-1/fold.json",
+    ]
+    # a third host restores both records and the final fit's checkpoint
+    again = run_restore(job=job, run_dir=tmp_path / "c" / "run", report=lambda *a, **k: None)
+    assert again["folds"] == ["fold-0", "fold-1"] and again["epoch"] == 1
+
+    assert checkpoint_mirror_forget(job=job) == 4
+    assert stored() == []
