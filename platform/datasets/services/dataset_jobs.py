@@ -194,6 +194,8 @@ def dataset_exports_expire(*, now: datetime | None = None) -> int:
         kind="datasets.export", status=JobStatus.SUCCEEDED, finished_at__lt=cutoff, result__has_key="blob_key"
     ).exclude(result__blob_key=None)
     for job_id, result in old.values_list("pk", "result").iterator():
+        if not isinstance(result, dict):  # (the filter above means a dict with a blob_key)
+            continue
         with contextlib.suppress(FileNotFoundError):  # gone already: the result says so all the same
             default_storage.delete(result["blob_key"])
         Job.objects.filter(pk=job_id).update(
