@@ -37,7 +37,7 @@ import logging
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from django.conf import settings
 from django.core.files.base import ContentFile, File
@@ -152,7 +152,53 @@ def checkpoint_restore(
     return None
 
 
-class CheckpointMirror:
+class _MirrorThread:
+    """What both mirrors share: ``sync()`` on a background thread every ``poll_seconds`` while the run
+    trains (a context manager), and once more on an exit by an exception other than ``LeaseLost``."""
+
+    job: Job
+    poll_seconds: float
+    _thread: threading.Thread | None = None
+    _stop: threading.Event
+
+    def sync(self) -> object:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self._stop = threading.Event()
+        if mirror_enabled():
+            self._thread = threading.Thread(
+                target=self._watch, name=f"job-{self.job.pk}-{type(self).__name__}", daemon=True
+            )
+            self._thread.start()
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        from jobs.runner import LeaseLost
+
+        # a finished run needs no mirror (it is deleted once the outcome is stored); an attempt
+        # that lost its lease leaves the mirror to the attempt that holds the job now
+        self.close(upload=exc_type is not None and not issubclass(exc_type, LeaseLost))
+
+    def close(self, *, upload: bool) -> None:
+        if self._thread is None:
+            return
+        self._stop.set()
+        self._thread.join()
+        self._thread = None
+        if upload:
+            with contextlib.suppress(Exception):
+                self.sync()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(self.poll_seconds):
+            try:
+                self.sync()
+            except Exception:  # storage unreachable for a while: the next poll tries again
+                logger.warning("job %s: mirroring its checkpoints failed", self.job.pk, exc_info=True)
+
+
+class CheckpointMirror(_MirrorThread):
     """Copies the newest complete checkpoint of ``checkpoint_dir`` to blob storage on a background
     thread while the run trains (``with CheckpointMirror(job=j, checkpoint_dir=d) as mirror:``).
 
@@ -181,41 +227,7 @@ class CheckpointMirror:
         )
         self.uploaded = mirrored  # the checkpoint already in storage (the one just restored from it)
         self.uploads: list[dict[str, Any]] = []  # name, bytes, seconds of each upload
-        self._stop = threading.Event()
         self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-
-    def __enter__(self) -> CheckpointMirror:
-        if mirror_enabled():
-            self._thread = threading.Thread(
-                target=self._watch, name=f"job-{self.job.pk}-checkpoint-mirror", daemon=True
-            )
-            self._thread.start()
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        from jobs.runner import LeaseLost
-
-        # a finished run needs no mirror (it is deleted once the outcome is stored); an attempt
-        # that lost its lease leaves the mirror to the attempt that holds the job now
-        self.close(upload=exc_type is not None and not issubclass(exc_type, LeaseLost))
-
-    def close(self, *, upload: bool) -> None:
-        if self._thread is None:
-            return
-        self._stop.set()
-        self._thread.join()
-        self._thread = None
-        if upload:
-            with contextlib.suppress(Exception):
-                self.sync()
-
-    def _watch(self) -> None:
-        while not self._stop.wait(self.poll_seconds):
-            try:
-                self.sync()
-            except Exception:  # storage unreachable for a while: the next poll tries again
-                logger.warning("job %s: mirroring a checkpoint failed", self.job.pk, exc_info=True)
 
     def sync(self) -> str | None:
         """Upload the newest complete local checkpoint if it is not mirrored yet; returns its name."""
@@ -297,7 +309,7 @@ def checkpoint_mirror_forget(*, job: Job) -> int:
     return len(keys)
 
 
-class RunMirror:
+class RunMirror(_MirrorThread):
     """Every checkpoint folder of a run, mirrored from one background thread while it trains: the run's
     ``checkpoints/`` (``CheckpointMirror``) and, for a cross-validated run, each fold in progress
     (``folds/fold-<i>/checkpoints/``, its newest complete checkpoint) and each finished fold's
@@ -325,42 +337,10 @@ class RunMirror:
         self._fold_restored: dict[str, str] = dict(restored.get("fold_checkpoints") or {})
         self.folds_sent: set[str] = set(restored.get("folds") or [])
         self.folds: dict[str, CheckpointMirror] = {}
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     @property
     def uploads(self) -> list[dict[str, Any]]:
         return [*self.main.uploads, *(u for fold in self.folds.values() for u in fold.uploads)]
-
-    def __enter__(self) -> RunMirror:
-        if mirror_enabled():
-            self._thread = threading.Thread(
-                target=self._watch, name=f"job-{self.job.pk}-run-mirror", daemon=True
-            )
-            self._thread.start()
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        from jobs.runner import LeaseLost
-
-        self.close(upload=exc_type is not None and not issubclass(exc_type, LeaseLost))
-
-    def close(self, *, upload: bool) -> None:
-        if self._thread is None:
-            return
-        self._stop.set()
-        self._thread.join()
-        self._thread = None
-        if upload:
-            with contextlib.suppress(Exception):
-                self.sync()
-
-    def _watch(self) -> None:
-        while not self._stop.wait(self.poll_seconds):
-            try:
-                self.sync()
-            except Exception:  # storage unreachable for a while: the next poll tries again
-                logger.warning("job %s: mirroring its run failed", self.job.pk, exc_info=True)
 
     def sync(self) -> None:
         """Upload what is new: the run's newest checkpoint, each fold's newest checkpoint, each newly

@@ -11,8 +11,8 @@ import re
 import pytest
 from jobs.models import Job, JobEvent
 
-from tests.datasets.factories import dataset_with_samples
 from tests.harness import wait_for
+from tests.scale.digits import digits_version, start_training
 from tests.training.test_train_detection_through_the_api import finished
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -37,28 +37,12 @@ def test_a_training_job_resumes_on_another_host_from_its_mirrored_checkpoint(
     a = hosts.worker("a", env=MIRROR_EVERY)
     b = hosts.worker("b", env=MIRROR_EVERY, start=False)
     client = api_client(tenants["alice"])
-    dataset = dataset_with_samples(
-        user=tenants["alice"], project=tenants["project_a"], per_class=20, classes=range(10)
+    version = digits_version(client, tenants, per_class=20)
+    job_id = start_training(
+        client,
+        version,
+        {"epochs": EPOCHS, "model": "cnn_small", "image_size": 64, "batch_size": 16, "validation": "holdout"},
     )
-    version = client.post(f"/api/v1/datasets/{dataset.pk}/versions/", {"seed": 3}, format="json")
-    assert version.status_code == 201, version.content
-    started = client.post(
-        "/api/v1/training-jobs/",
-        {
-            "dataset_version": version.json()["id"],
-            "preset": "fast",
-            "params": {
-                "epochs": EPOCHS,
-                "model": "cnn_small",
-                "image_size": 64,
-                "batch_size": 16,
-                "validation": "holdout",
-            },
-        },
-        format="json",
-    )
-    assert started.status_code == 201, started.content
-    job_id = started.json()["id"]
 
     def mirrored_while_a_trains() -> list[int]:
         if epochs := mirrored_epochs(object_storage):
@@ -130,29 +114,19 @@ def test_a_cross_validated_job_moves_hosts_without_training_its_finished_folds_a
     a = hosts.worker("a", env=MIRROR_EVERY)
     b = hosts.worker("b", env=MIRROR_EVERY, start=False)
     client = api_client(tenants["alice"])
-    dataset = dataset_with_samples(
-        user=tenants["alice"], project=tenants["project_a"], per_class=10, classes=range(10)
-    )
-    version = client.post(f"/api/v1/datasets/{dataset.pk}/versions/", {"seed": 3}, format="json")
-    assert version.status_code == 201, version.content
-    started = client.post(
-        "/api/v1/training-jobs/",
+    version = digits_version(client, tenants, per_class=10)
+    job_id = start_training(
+        client,
+        version,
         {
-            "dataset_version": version.json()["id"],
-            "preset": "fast",
-            "params": {
-                "epochs": 4,
-                "model": "cnn_small",
-                "image_size": 48,
-                "batch_size": 16,
-                "validation": "cross_validation",
-                "folds": 3,
-            },
+            "epochs": 4,
+            "model": "cnn_small",
+            "image_size": 48,
+            "batch_size": 16,
+            "validation": "cross_validation",
+            "folds": 3,
         },
-        format="json",
     )
-    assert started.status_code == 201, started.content
-    job_id = started.json()["id"]
 
     def keys(pattern: re.Pattern) -> set[str]:
         return {

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from jobs.models import Job, JobEvent
 
-from tests.datasets.factories import dataset_with_samples
 from tests.harness import wait_for
+from tests.scale.digits import digits_version
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -30,15 +30,11 @@ def test_a_study_spends_its_budget_on_two_hosts_when_one_is_lost_mid_trial(
     mirror_every = {"SAMPAN_CHECKPOINT_MIRROR_SECONDS": "0.1"}
     a, b = hosts.worker("a", env=mirror_every), hosts.worker("b", env=mirror_every)
     client = api_client(tenants["alice"])
-    dataset = dataset_with_samples(
-        user=tenants["alice"], project=tenants["project_a"], per_class=12, classes=range(10)
-    )
-    version = client.post(f"/api/v1/datasets/{dataset.pk}/versions/", {"seed": 3}, format="json")
-    assert version.status_code == 201, version.content
+    version = digits_version(client, tenants, per_class=12)
     created = client.post(
         "/api/v1/studies/",
         {
-            "dataset_version": version.json()["id"],
+            "dataset_version": version,
             "name": "digits on two hosts",
             "preset": "fast",
             "fixed_params": {

@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 from workspaces.models import CONTENT_ROLES, Membership, Role, Workspace
 
 from jobs.models import WorkspaceLimits
-from jobs.scheduling import dispatch_on_commit, effective_limits, limits_of, workspace_usage
+from jobs.scheduling import dispatch_on_commit, effective_limits, workspace_usage
 
 
 class WorkspaceLimitsUpdateSerializer(serializers.Serializer):
@@ -67,52 +67,44 @@ def _workspace(request, pk: int) -> Workspace:
     return workspace
 
 
+def _fields(own: WorkspaceLimits | None, usage: tuple[int, int], *, can_edit: bool) -> dict:
+    """A workspace's limits as the API shows them: its own row (None: not set), the limits that apply
+    (the installation's defaults filled in) and its jobs in flight."""
+    max_jobs, max_gpu_jobs = (own.max_jobs, own.max_gpu_jobs) if own else (None, None)
+    effective = effective_limits(max_jobs, max_gpu_jobs)
+    return {
+        "max_jobs": max_jobs,
+        "max_gpu_jobs": max_gpu_jobs,
+        "effective_max_jobs": effective.max_jobs,
+        "effective_max_gpu_jobs": effective.max_gpu_jobs,
+        "running": usage[0],
+        "running_gpu": usage[1],
+        "can_edit": can_edit,
+        "updated_at": own.updated_at if own else None,
+    }
+
+
 def _rows(workspaces: list[Workspace]) -> list[dict]:
     """The limits and use of ``workspaces``, in two queries whatever their number."""
     ids = [w.pk for w in workspaces]
     own = {row.workspace_id: row for row in WorkspaceLimits.objects.filter(workspace_id__in=ids)}
     usage = workspace_usage(ids)
-    rows = []
-    for workspace in workspaces:
-        row = own.get(workspace.pk)
-        effective = effective_limits(row.max_jobs if row else None, row.max_gpu_jobs if row else None)
-        running, gpu = usage[workspace.pk]
-        rows.append(
-            {
-                "workspace": workspace.pk,
-                "workspace_name": workspace.name,
-                "owners": sorted(m.user.username for m in workspace.owner_memberships),  # type: ignore[attr-defined]
-                "max_jobs": row.max_jobs if row else None,
-                "max_gpu_jobs": row.max_gpu_jobs if row else None,
-                "effective_max_jobs": effective.max_jobs,
-                "effective_max_gpu_jobs": effective.max_gpu_jobs,
-                "running": running,
-                "running_gpu": gpu,
-                "can_edit": True,
-                "updated_at": row.updated_at if row else None,
-            }
-        )
-    return rows
+    return [
+        {
+            "workspace": workspace.pk,
+            "workspace_name": workspace.name,
+            "owners": sorted(m.user.username for m in workspace.owner_memberships),  # type: ignore[attr-defined]
+            **_fields(own.get(workspace.pk), usage[workspace.pk], can_edit=True),
+        }
+        for workspace in workspaces
+    ]
 
 
 def _answer(request, workspace: Workspace) -> Response:
     own = WorkspaceLimits.objects.filter(workspace=workspace).first()
-    effective = limits_of([workspace.pk])[workspace.pk]
-    running, gpu = workspace_usage([workspace.pk])[workspace.pk]
-    return Response(
-        WorkspaceLimitsSerializer(
-            {
-                "max_jobs": own.max_jobs if own else None,
-                "max_gpu_jobs": own.max_gpu_jobs if own else None,
-                "effective_max_jobs": effective.max_jobs,
-                "effective_max_gpu_jobs": effective.max_gpu_jobs,
-                "running": running,
-                "running_gpu": gpu,
-                "can_edit": bool(request.user.is_staff),
-                "updated_at": own.updated_at if own else None,
-            }
-        ).data
-    )
+    usage = workspace_usage([workspace.pk])[workspace.pk]
+    fields = _fields(own, usage, can_edit=bool(request.user.is_staff))
+    return Response(WorkspaceLimitsSerializer(fields).data)
 
 
 class WorkspaceLimitsView(APIView):
