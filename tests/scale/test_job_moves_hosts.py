@@ -28,10 +28,23 @@ def mirrored_epochs(storage) -> list[int]:
     return sorted(int(m[1]) for key in storage.keys(f"{storage.prefix}/runs/") if (m := MARKER.search(key)))
 
 
+def resumed_on(b, job_id: int) -> Job:
+    """The reaper requeues the lost host's job, and host ``b`` runs its second attempt to success."""
+    from jobs.services import jobs_reap_stale
+
+    def requeued() -> bool:
+        jobs_reap_stale()
+        return Job.objects.get(pk=job_id).attempt >= 2
+
+    wait_for(requeued, timeout=120, interval=1, what="the reaper to requeue the lost host's job")
+    job = finished(job_id, timeout=900)
+    assert job.attempt == 2 and job.lease_node == b.hostname, (job.attempt, job.lease_node)
+    return job
+
+
 def test_a_training_job_resumes_on_another_host_from_its_mirrored_checkpoint(
     hosts, object_storage, tenants, api_client
 ):
-    from jobs.services import jobs_reap_stale
     from training.models import ModelVersion
 
     a = hosts.worker("a", env=MIRROR_EVERY)
@@ -67,13 +80,7 @@ def test_a_training_job_resumes_on_another_host_from_its_mirrored_checkpoint(
     assert 1 <= len(mirrored) <= 2 and mirrored[0] >= 1, mirrored
     b.start()
 
-    def requeued() -> bool:
-        jobs_reap_stale()
-        return Job.objects.get(pk=job_id).attempt >= 2
-
-    wait_for(requeued, timeout=120, interval=1, what="the reaper to requeue the lost host's job")
-    job = finished(job_id, timeout=900)
-    assert job.attempt == 2 and job.lease_node == b.hostname, (job.attempt, job.lease_node)
+    job = resumed_on(b, job_id)
 
     # B resumed from the mirrored epoch, not from 0; the epochs before it were not trained again
     resumed = job.result["resumed_from"]
@@ -108,7 +115,6 @@ def test_a_cross_validated_job_moves_hosts_without_training_its_finished_folds_a
     """A cross-validated training (3 folds) loses host A after its first fold finished: B restores the
     finished folds' records and the fold in progress's checkpoint from the bucket, so no finished fold
     is trained twice."""
-    from jobs.services import jobs_reap_stale
     from training.models import ModelVersion
 
     a = hosts.worker("a", env=MIRROR_EVERY)
@@ -150,13 +156,7 @@ def test_a_cross_validated_job_moves_hosts_without_training_its_finished_folds_a
     a.wipe_home()
     b.start()
 
-    def requeued() -> bool:
-        jobs_reap_stale()
-        return Job.objects.get(pk=job_id).attempt >= 2
-
-    wait_for(requeued, timeout=120, interval=1, what="the reaper to requeue the lost host's job")
-    job = finished(job_id, timeout=900)
-    assert job.attempt == 2 and job.lease_node == b.hostname, (job.attempt, job.lease_node)
+    resumed_on(b, job_id)
 
     events = list(JobEvent.objects.filter(job_id=job_id).values_list("message", flat=True))
     restored = [e for e in events if e.startswith(f"restored {len(finished_folds)} finished fold(s)")]
